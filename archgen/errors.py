@@ -1,0 +1,80 @@
+"""Errors are data with a location; their messages are derived from the fields.
+
+Library code raises these; only `archgen.cli` prints them or exits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A place in a spec file: 1-based line and column."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if not self.line:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class ArchgenError(Exception):
+    """Base of every error a user can cause; the CLI turns it into a message and exit code 2."""
+
+
+@dataclass(frozen=True)
+class SpecProblem:
+    """One problem in a spec: where it is, which field, what was found and what was expected."""
+
+    location: Location | None
+    path: str = ""
+    message: str = ""
+    value: object = None
+    expected: str = ""
+    hint: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        what = f"{self.path}: " if self.path else ""
+        text = self.message
+        if self.expected:
+            got = "" if self.value is None else f", got {_show(self.value)}"
+            text = f"{text}: " if text else ""
+            text = f"{text}expected {self.expected}{got}"
+        line = f"{where}error: {what}{text}"
+        return f"{line}\n  hint: {self.hint}" if self.hint else line
+
+
+def _show(value: object) -> str:
+    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+@dataclass
+class SpecError(ArchgenError):
+    """One or more problems in the user's specs, collected by one stage and raised once."""
+
+    problems: list[SpecProblem] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in sorted(self.problems, key=_order))
+
+
+def _order(p: SpecProblem) -> tuple:
+    loc = p.location or Location("")
+    return (loc.file, loc.line, loc.column, p.path, p.message)
+
+
+class UsageError(ArchgenError):
+    """A command was called wrongly: a missing path, a directory where a file was expected, an unknown id."""
+
+
+class InternalError(Exception):
+    """A bug in archgen; shown with a traceback and a request for a bug report."""

@@ -1,0 +1,222 @@
+"""Find spec files and load their YAML documents safely, with a source map of every key.
+
+Safety: YAML 1.2 (ruamel, round-trip loader, no Python object tags), duplicate keys rejected, files larger than
+`MAX_FILE_BYTES` refused before parsing, alias expansion bounded by `MAX_NODES`, and deep nesting reported as an error.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from archgen.errors import Location, SpecError, SpecProblem, UsageError
+
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_NODES = 200_000
+_MAX_DEPTH = 64
+
+Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class Document:
+    """One YAML document: plain Python data plus the file:line:col of every key path in it."""
+
+    file: str
+    data: dict[str, Any]
+    positions: Positions
+
+    @property
+    def kind(self) -> str:
+        """The document's `kind` (e.g. `Rack`)."""
+        return str(self.data.get("kind", ""))
+
+    @property
+    def id(self) -> str:
+        """The document's `id`."""
+        return str(self.data.get("id", ""))
+
+    def locate(self, path: Sequence[str | int] = ()) -> Location:
+        """Location of the deepest prefix of `path` present in the document."""
+        path = tuple(path)
+        for n in range(len(path), -1, -1):
+            pos = self.positions.get(path[:n])
+            if pos:
+                return Location(self.file, *pos)
+        return Location(self.file)
+
+
+def find_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a usage error."""
+    found: set[Path] = set()
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found.update(f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
+                         and not any(part.startswith(".") for part in f.relative_to(p).parts))
+        elif p.is_file():
+            found.add(p)
+        else:
+            raise UsageError(f"{raw}: no such file or directory")
+    return sorted(found)
+
+
+def load_paths(paths: Iterable[str | Path]) -> list[Document]:
+    """Load every document of every spec file under `paths`; all problems are collected and raised once."""
+    docs: list[Document] = []
+    problems: list[SpecProblem] = []
+    for f in find_files(paths):
+        try:
+            docs.extend(load_file(f))
+        except SpecError as err:
+            problems.extend(err.problems)
+    if problems:
+        raise SpecError(problems)
+    return docs
+
+
+def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """Read a spec file as UTF-8, refusing directories, huge files and undecodable bytes with a located error."""
+    name = str(path)
+    if path.is_dir():
+        raise UsageError(f"{name}: is a directory, expected a file")
+    if not path.exists():
+        raise UsageError(f"{name}: no such file or directory")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise SpecError([SpecProblem(Location(name), message=f"file is {size / 2**20:.1f} MiB",
+                                     expected=f"a spec file of at most {max_bytes // 2**20} MiB")])
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SpecError([SpecProblem(Location(name, line, col), message=f"byte 0x{raw[exc.start]:02x} is not UTF-8",
+                                     expected="a UTF-8 text file")]) from None
+
+
+def load_file(path: Path) -> list[Document]:
+    """Load all documents of one YAML file."""
+    return load_text(read_text(path), str(path))
+
+
+def load_text(text: str, name: str) -> list[Document]:
+    """Parse YAML text (one or more documents) into `Document`s; `name` is used in locations."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError
+
+    if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
+        raise SpecError([SpecProblem(Location(name, 1, 1), message="file is empty",
+                                     expected="one or more YAML documents with 'kind' and 'id'")])
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    try:
+        raw_docs = [d for d in yaml.load_all(io.StringIO(text)) if d is not None]
+    except DuplicateKeyError as exc:
+        mark = exc.problem_mark
+        key = (exc.problem or "").split('"')[1] if '"' in (exc.problem or "") else ""
+        first = exc.context_mark.line + 1 if exc.context_mark else 0
+        raise SpecError([SpecProblem(Location(name, mark.line + 1, mark.column + 1),
+                                     message=f"duplicate key '{key}' (first defined in the mapping at line {first})",
+                                     hint="remove or rename one of the keys")]) from None
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        loc = Location(name, mark.line + 1, mark.column + 1) if mark else Location(name)
+        what = " ".join(x for x in (exc.context, exc.problem) if x)
+        raise SpecError([SpecProblem(loc, message=f"YAML syntax error: {what}")]) from None
+    except RecursionError:
+        raise SpecError([SpecProblem(Location(name), message="YAML nesting is too deep")]) from None
+    docs = []
+    for raw in raw_docs:
+        positions: dict[tuple[str | int, ...], tuple[int, int]] = {}
+        start = (raw.lc.line + 1, raw.lc.col + 1) if hasattr(raw, "lc") else (1, 1)
+        positions[()] = start
+        if not isinstance(raw, dict):
+            raise SpecError([SpecProblem(Location(name, *start), message="a document must be a mapping",
+                                         value=_scalar(raw), expected="a mapping with 'kind' and 'id'")])
+        counter = _Counter(name)
+        docs.append(Document(name, _plain(raw, (), positions, counter, 0), positions))
+    return docs
+
+
+class _Counter:
+    def __init__(self, name: str) -> None:
+        self.name, self.n = name, 0
+
+    def tick(self, pos: tuple[int, int]) -> None:
+        self.n += 1
+        if self.n > MAX_NODES:
+            raise SpecError([SpecProblem(Location(self.name, *pos),
+                                         message=f"document expands to more than {MAX_NODES:,} nodes",
+                                         hint="aliases (*name) that repeat large anchors multiply the document; "
+                                              "write the content out or use counts")])
+
+
+def _scalar(value: Any) -> Any:
+    """ruamel scalar subclasses (ScalarFloat, HexInt, TaggedScalar) to plain Python values."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    if hasattr(value, "value") and isinstance(value.value, str):  # TaggedScalar: keep the text, drop the tag
+        return str(value.value)
+    return str(value)
+
+
+def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        raise SpecError([SpecProblem(Location(counter.name, *positions.get(path, (0, 0))),
+                                     message=f"YAML nesting deeper than {_MAX_DEPTH} levels")])
+    if isinstance(node, Mapping):
+        out = {}
+        for key, value in node.items():
+            k = _scalar(key)
+            k = k if isinstance(k, str) else str(k)
+            pos = _pos(node, key, is_map=True)
+            positions[path + (k,)] = pos
+            counter.tick(pos)
+            out[k] = _plain(value, path + (k,), positions, counter, depth + 1)
+        return out
+    if isinstance(node, list):
+        out_list = []
+        for i, value in enumerate(node):
+            pos = _pos(node, i, is_map=False) or positions.get(path, (0, 0))
+            positions[path + (i,)] = pos
+            counter.tick(pos)
+            out_list.append(_plain(value, path + (i,), positions, counter, depth + 1))
+        return out_list
+    return _scalar(node)
+
+
+def _pos(node: Any, key: Any, *, is_map: bool) -> tuple[int, int]:
+    lc = getattr(node, "lc", None)
+    if lc is None:
+        return (0, 0)
+    try:
+        line, col = lc.value(key) if is_map else lc.item(key)
+        if is_map and isinstance(node[key], Mapping | list):
+            line, col = lc.key(key)
+    except (KeyError, TypeError, IndexError):
+        return (0, 0)
+    return (line + 1, col + 1)
+
+
+def iter_paths(data: Any, prefix: tuple = ()) -> Iterator[tuple]:
+    """Every key path in plain data (for tests and source-map checks)."""
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield prefix + (k,)
+            yield from iter_paths(v, prefix + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield prefix + (i,)
+            yield from iter_paths(v, prefix + (i,))

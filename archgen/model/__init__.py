@@ -1,0 +1,22 @@
+"""Spec models, one module per domain, and the table of document kinds."""
+
+from __future__ import annotations
+
+from archgen.model.accelerator import Accelerator
+from archgen.model.base import Document, Part
+from archgen.model.cooling import CoolingUnit
+from archgen.model.facility import Facility
+from archgen.model.network import NIC, Link, Switch
+from archgen.model.power import PDU, PowerShelf
+from archgen.model.rack import Rack
+from archgen.model.requirements import Requirements
+from archgen.model.system import System
+
+#: Every document kind, by the name used in `kind:`.
+KINDS: dict[str, type[Document]] = {
+    cls.__name__: cls
+    for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Rack, Facility, Requirements)
+}
+
+__all__ = ["KINDS", "Document", "Part", "Accelerator", "System", "Switch", "NIC", "Link", "PowerShelf", "PDU",
+           "CoolingUnit", "Rack", "Facility", "Requirements"]

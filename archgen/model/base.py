@@ -1,0 +1,72 @@
+"""Shared bases of every spec model: frozen, unknown keys rejected, every field described."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from archgen.units import Mass, PowerOrZero, RackSpace
+
+Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
+Ref = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
+Count = Annotated[int, Field(gt=0, le=10_000_000)]
+Redundancy = Annotated[str, StringConstraints(pattern=r"^N(\+[0-9]+|\+N)?$")]
+
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+
+class Spec(BaseModel):
+    """Base of every spec model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False, arbitrary_types_allowed=True)
+
+
+class Document(Spec):
+    """Base of every top-level document: it has a kind and an id."""
+
+    id: Id = Field(description="Unique id, lower-case letters, digits, '.', '_' and '-'; other specs refer to it.")
+    name: str = Field("", description="Human-readable name used in documents.")
+    description: str = Field("", description="A paragraph describing the item, shown in documents.")
+
+
+class Part(Document):
+    """A catalog part: every figure cites a public source."""
+
+    vendor: str = Field("", description="Manufacturer.")
+    source: str | list[str] = Field(description="Public source(s) of the figures: URL or document and table.")
+    unconfirmed: bool | list[str] = Field(
+        False, description="True, or the names of fields, when a figure could not be confirmed from a public source.")
+    notes: str = Field("", description="Assumptions and remarks.")
+
+    def unconfirmed_fields(self) -> list[str]:
+        """Names of fields marked unconfirmed ('*' for the whole part)."""
+        if self.unconfirmed is True:
+            return ["*"]
+        return list(self.unconfirmed) if isinstance(self.unconfirmed, list) else []
+
+
+class Cooling(Spec):
+    """How a piece of equipment rejects its heat."""
+
+    type: Literal["air", "liquid", "hybrid"] = Field("air", description="air, liquid (cold plates) or hybrid.")
+    liquid_fraction: float = Field(
+        0.0, ge=0, le=1, description="Share of the heat removed by liquid (0 for air cooled, e.g. 0.85 for GB200).")
+
+
+class Mechanical(Spec):
+    """Size and weight of a rack-mounted item."""
+
+    height: RackSpace = Field(description="Height in rack units, e.g. '1 U'.")
+    weight: Mass = Field(description="Weight including its trays/rails as installed, e.g. '34 kg'.")
+    depth: Literal["full", "half"] = Field("full", description="Occupies the full rack depth or only one face.")
+
+
+class Electrical(Spec):
+    """Power draw of an item."""
+
+    max: PowerOrZero = Field(description="Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'.")
+    typical: PowerOrZero | None = Field(None, description="Typical draw under load, when published.")
+    heat_output: PowerOrZero | None = Field(
+        None, description="Rated heat output when the datasheet gives one (e.g. in BTU/h), checked against max.")

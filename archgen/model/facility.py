@@ -1,0 +1,41 @@
+"""The `Facility` kind: the data hall a rack or cluster is installed in, and the ASHRAE classes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from archgen.model.base import Document, Spec
+from archgen.units import AreaLoad, Temperature, Voltage
+
+AirClass = Literal["A1", "A2", "A3", "A4"]
+LiquidClass = Literal["W17", "W27", "W32", "W40", "W45", "W+"]
+
+#: ASHRAE TC 9.9 (Thermal Guidelines, 5th ed., 2021) allowable inlet air dry-bulb range per class, degC.
+AIR_CLASS_RANGE: dict[str, tuple[float, float]] = {"A1": (15, 32), "A2": (10, 35), "A3": (5, 40), "A4": (5, 45)}
+#: ASHRAE TC 9.9 (Liquid Cooling Guidelines, 2021) maximum facility water supply temperature per class, degC.
+LIQUID_CLASS_MAX: dict[str, float] = {"W17": 17, "W27": 27, "W32": 32, "W40": 40, "W45": 45, "W+": 60}
+
+
+class FacilityWater(Spec):
+    """Facility water (FWS) delivered to CDUs."""
+
+    supply: Temperature = Field(description="Facility water supply temperature, e.g. '30 degC'.")
+
+
+class FacilityAir(Spec):
+    """Air delivered to rack inlets."""
+
+    supply: Temperature = Field(description="Design inlet air temperature, e.g. '25 degC'.")
+
+
+class Facility(Document):
+    """A data hall: floor rating, facility water and air conditions."""
+
+    kind: Literal["Facility"] = "Facility"
+    floor_rating: AreaLoad = Field(description="Allowed distributed floor load, e.g. '1200 kg/m**2'.")
+    water: FacilityWater | None = Field(None, description="Facility water, when liquid cooling is available.")
+    air: FacilityAir = Field(description="Inlet air conditions.")
+    voltage: Voltage | None = Field(None, description="Distribution voltage to the racks.")
+    source: str = Field("", description="Where the facility figures come from.")

@@ -1,0 +1,108 @@
+"""The `Rack` kind: parts placed by U position, the power chain and the cooling paths."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from archgen.model.base import Document, Redundancy, Ref, Spec
+from archgen.model.facility import AirClass, LiquidClass
+from archgen.model.requirements import Requirement
+from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
+
+
+class FormFactor(Spec):
+    """The rack enclosure."""
+
+    standard: Literal["eia-19", "orv3", "orv2", "mgx"] = Field(description="Rack standard.")
+    height: RackSpace = Field(description="Usable height, e.g. '48 U'.")
+    width: Length = Field(description="External width, e.g. '600 mm'.")
+    depth: Length = Field(description="External depth, e.g. '1068 mm'.")
+    max_payload: Mass = Field(description="Rated static payload, e.g. '1400 kg'.")
+    weight: Mass = Field(description="Empty rack weight (frame, busbar, manifolds), e.g. '150 kg'.")
+
+
+class Slot(Spec):
+    """Parts placed at a U position (counted from the bottom, 1-based); `count` stacks them upward."""
+
+    at: int = Field(ge=1, description="Lowest U the first item occupies.")
+    part: Ref = Field(description="Id of a System, Switch, PowerShelf, PDU or CoolingUnit.")
+    count: int = Field(1, gt=0, le=200, description="Identical items stacked upward from `at`.")
+    face: Literal["front", "rear"] = Field("front", description="Face it is mounted from (matters for half depth).")
+
+
+class Feeds(Spec):
+    """The rack's power feeds (whips)."""
+
+    count: int = Field(gt=0, le=64, description="Number of feeds.")
+    voltage: Voltage = Field(description="Feed voltage, e.g. '415 V'.")
+    basis: Literal["line-to-line", "line-to-neutral"] = Field(description="What `voltage` is measured between.")
+    phases: Literal[1, 3] = Field(description="1 or 3 phase.")
+    current: Current = Field(description="Breaker rating per feed, e.g. '60 A'.")
+    redundancy: Redundancy = Field("N", description="N, N+1 or N+N (2N).")
+    derating: float = Field(0.8, gt=0, le=1, description="Continuous-load factor; 80 % per NEC 210.20 by default.")
+
+
+class Shelves(Spec):
+    """Redundancy of the power shelves placed in the slots."""
+
+    redundancy: Redundancy = Field("N", description="N, N+1 or N+N across the rack's shelves.")
+
+
+class PowerChain(Spec):
+    """Feeds and the conversion stage (shelves or PDUs)."""
+
+    feeds: Feeds = Field(description="The rack's feeds.")
+    shelves: Shelves | None = Field(None, description="Shelf redundancy, for racks with power shelves.")
+    pdus: Shelves | None = Field(None, description="PDU redundancy, for racks with PDUs.")
+
+
+class LiquidPath(Spec):
+    """The liquid loop serving the rack."""
+
+    cdu: Ref = Field(description="Id of the CoolingUnit (CDU) serving this rack.")
+    cdu_count: int = Field(1, gt=0, description="CDUs of that type serving this rack's group.")
+    cdu_redundancy: Redundancy = Field("N", description="Redundancy across those CDUs.")
+    racks_per_cdu: int = Field(1, gt=0, description="Racks of this type sharing the CDU group.")
+    supply: Temperature = Field(description="Maximum secondary coolant supply temperature the trays accept.")
+    delta_t: TemperatureDelta = Field(description="Coolant temperature rise across the rack, e.g. '10 K'.")
+    coolant: Literal["water", "pg25"] = Field("pg25", description="water or 25 % propylene glycol.")
+    class_: LiquidClass = Field(alias="class", description="ASHRAE liquid class the rack is designed for.")
+
+
+class AirPath(Spec):
+    """Air cooling of the rack."""
+
+    class_: AirClass = Field(alias="class", description="ASHRAE air class of the equipment.")
+    delta_t: TemperatureDelta = Field(description="Inlet-to-exhaust air temperature rise, e.g. '20 K'.")
+
+
+class CoolingPaths(Spec):
+    """How the rack's heat leaves: to liquid, to air, or both."""
+
+    liquid: LiquidPath | None = Field(None, description="Liquid loop, if any.")
+    air: AirPath = Field(description="Air path (every rack rejects some heat to air).")
+
+
+class Rack(Document):
+    """A rack: enclosure, placed parts, power chain, cooling and requirements."""
+
+    kind: Literal["Rack"] = "Rack"
+    form_factor: FormFactor = Field(description="Enclosure.")
+    slots: list[Slot] = Field(min_length=1, description="Parts placed by U position.")
+    power: PowerChain = Field(description="Power feeds and conversion.")
+    cooling: CoolingPaths = Field(description="Air and liquid paths.")
+    facility: Ref | None = Field(None, description="Id of the Facility the rack is installed in.")
+    requirements: list[Requirement] = Field(default_factory=list, description="Requirements on this rack's metrics.")
+    waivers: list[Waiver] = Field(default_factory=list, description="Checks waived for this rack, with reasons.")
+
+
+class Waiver(Spec):
+    """A check deliberately waived, with a reason."""
+
+    check: str = Field(description="Check id, e.g. 'PWR003'.")
+    reason: str = Field(min_length=3, description="Why the finding is accepted.")
+
+
+Rack.model_rebuild()

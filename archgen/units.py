@@ -1,0 +1,207 @@
+"""The one pint registry of archgen and the pydantic field types that carry quantities.
+
+Every physical value in archgen is a `pint.Quantity` of the registry `ureg` defined here. Spec authors write
+quantities as strings with a unit (``"132 kW"``, ``"1.8 TB/s"``, ``"45 degC"``) or as ``{value, unit}`` mappings;
+the `Dim` annotation checks the dimension and keeps the author's unit. Numbers are parsed with `float()`, never by
+pint's expression evaluator, so a hostile spec cannot make the parser hang (``"10**10**10 W"``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from importlib import resources
+from typing import Annotated, Any
+
+import pint
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic_core import PydanticCustomError, core_schema
+
+
+def _build_registry() -> pint.UnitRegistry:
+    pkg = resources.files("pint")
+    text = pkg.joinpath("default_en.txt").read_text(encoding="utf-8")
+    text = text.replace("@import constants_en.txt", pkg.joinpath("constants_en.txt").read_text(encoding="utf-8"))
+    text = text.replace("\nbit = []\n", "\nbit = [information]\n")  # bandwidth must not be compatible with Hz
+    text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
+    reg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=True)  # "35 degC" parses
+    reg.load_definitions(text.splitlines())
+    reg.define("rack_unit = 1.75 * inch = U = RU")
+    reg.define("FLOP = [computation] = flop")
+    reg.define("FLOPS = FLOP / second = _ = flops")
+    reg.formatter.default_format = "~P"
+    return reg
+
+
+ureg: pint.UnitRegistry = _build_registry()
+pint.set_application_registry(ureg)  # pickled quantities come back on this registry
+Q_ = ureg.Quantity
+Quantity = pint.Quantity
+
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_QTY = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<unit>\S.*?)?\s*$")
+_EXP = re.compile(r"(?:\*\*|\^)\s*[-+]?(\d+)")
+_TOWER = re.compile(r"(\*\*|\^)[^*^]*(\*\*|\^)\s*[-+]?\d")
+_UNIT_ALIASES = {"Gbps": "Gbit/s", "Mbps": "Mbit/s", "Tbps": "Tbit/s", "GBps": "GB/s", "TBps": "TB/s"}
+
+
+def parse_unit(text: str) -> pint.Unit:
+    """Parse a unit expression safely (length- and exponent-bounded) into a unit of `ureg`."""
+    text = _UNIT_ALIASES.get(text, text)
+    if len(text) > 64 or any(len(e) > 2 for e in _EXP.findall(text)) or _TOWER.search(text):
+        raise PydanticCustomError("quantity_unit", "unit expression '{unit}' is not allowed", {"unit": text})
+    try:
+        return ureg.parse_units(text)
+    except Exception as exc:  # pint also raises AssertionError/TypeError/ValueError on odd input
+        raise PydanticCustomError("quantity_unit", "unknown unit '{unit}' ({err})", {"unit": text, "err": str(exc)}) from None
+
+
+def _number(text: str) -> int | float:
+    value = float(text) if any(c in text for c in ".eE") else int(text)
+    if not math.isfinite(value):
+        raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": text})
+    return value
+
+
+def parse_quantity(value: Any) -> pint.Quantity:
+    """Parse ``'132 kW'``, ``{'value': 132, 'unit': 'kW'}`` or a Quantity of the shared registry."""
+    if isinstance(value, pint.Quantity):
+        if value._REGISTRY is not ureg:
+            raise PydanticCustomError("quantity_registry", "quantity comes from a foreign pint registry")
+        return value
+    if isinstance(value, dict):
+        if set(value) != {"value", "unit"} or isinstance(value["value"], bool) \
+                or not isinstance(value["value"], int | float) or not isinstance(value["unit"], str):
+            raise PydanticCustomError("quantity_type", "expected a mapping with keys value (number) and unit (string)")
+        return Q_(value["value"], parse_unit(value["unit"]))
+    if isinstance(value, str):
+        m = _QTY.match(value)
+        if not m:
+            raise PydanticCustomError(
+                "quantity_parse", "expected '<number> <unit>' such as '132 kW', got '{input}'", {"input": value})
+        if not m["unit"]:
+            raise PydanticCustomError("quantity_missing_unit", "number '{input}' has no unit", {"input": value})
+        return Q_(_number(m["num"]), parse_unit(m["unit"]))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise PydanticCustomError("quantity_missing_unit", "number '{input}' has no unit", {"input": value})
+    raise PydanticCustomError("quantity_type", "expected a quantity string such as '132 kW'")
+
+
+def format_quantity(q: pint.Quantity) -> str:
+    """Format a quantity so that `parse_quantity` reads it back equal: ``'132 kW'``, ``'1.5 kW/m²'``."""
+    m = q.magnitude
+    num = repr(m) if isinstance(m, int) else repr(float(m))
+    if num.endswith(".0"):
+        num = num[:-2]
+    return f"{num} {q.units:~P}".strip()
+
+
+def to_json(q: pint.Quantity) -> dict[str, Any]:
+    """The JSON contract for a quantity: ``{"value": float, "unit": str}`` in SI base or derived units."""
+    unit = json_unit(q)
+    return {"value": float(q.to(unit).magnitude), "unit": unit}
+
+
+_JSON_UNITS = [
+    ("W", "W"), ("J", "J"), ("s", "s"), ("m", "m"), ("kg", "kg"), ("B/s", "B/s"), ("B", "B"), ("FLOPS", "FLOP/s"),
+    ("FLOP", "FLOP"), ("m**3/s", "m^3/s"), ("m**2", "m^2"), ("kg/m**2", "kg/m^2"), ("A", "A"), ("V", "V"),
+    ("Pa", "Pa"), ("J/kg/K", "J/(kg K)"), ("kg/m**3", "kg/m^3"), ("m**3", "m^3"),
+]
+
+
+def json_unit(q: pint.Quantity) -> str:
+    """Name of the SI unit a quantity is reported in by the JSON outputs."""
+    if q.units in (ureg.degC, ureg.degF):
+        return "degC"
+    if q.dimensionality == ureg.K.dimensionality:
+        return "K"
+    for unit, label in _JSON_UNITS:
+        if q.is_compatible_with(unit):
+            return label
+    if q.dimensionless:
+        return ""
+    return f"{q.to_base_units().units:~C}"
+
+
+def _to_unit_expr(label: str) -> str:
+    return {"FLOP/s": "FLOPS", "m^3/s": "m**3/s", "m^2": "m**2", "kg/m^2": "kg/m**2", "J/(kg K)": "J/kg/K",
+            "kg/m^3": "kg/m**3", "m^3": "m**3", "": "dimensionless"}.get(label, label)
+
+
+def json_magnitude(q: pint.Quantity) -> float:
+    """Magnitude of `q` in the unit named by `json_unit`."""
+    return float(q.to(_to_unit_expr(json_unit(q))).magnitude)
+
+
+class Dim:
+    """``Annotated[pint.Quantity, Dim("kW")]`` accepts anything convertible to kW and keeps the author's unit."""
+
+    def __init__(self, unit: str, *, gt: float | None = None, ge: float | None = None, label: str | None = None,
+                 example: str | None = None) -> None:
+        self.unit = ureg.parse_units(unit)
+        self.example = example or f"1 {unit}"
+        self.gt, self.ge = gt, ge
+        self.label = label or str(self.unit.dimensionality)
+
+    def validate(self, value: Any) -> pint.Quantity:
+        """Parse `value` and check its dimension and bounds."""
+        q = parse_quantity(value)
+        if not q.is_compatible_with(self.unit):
+            raise PydanticCustomError(
+                "quantity_dimension", "expected {expected} such as '{example}', got '{got}' which is {got_dim}",
+                {"expected": self.label, "example": self.example, "got": format_quantity(q),
+                 "got_dim": "dimensionless" if q.dimensionless else str(q.dimensionality)})
+        mag = q.m_as(self.unit)
+        if self.gt is not None and not mag > self.gt:
+            raise PydanticCustomError("quantity_gt", "expected {expected} greater than {gt} {unit}, got '{got}'",
+                                      {"expected": self.label, "gt": _num(self.gt), "unit": f"{self.unit:~P}",
+                                       "got": format_quantity(q)})
+        if self.ge is not None and not mag >= self.ge:
+            raise PydanticCustomError("quantity_ge", "expected {expected} of at least {ge} {unit}, got '{got}'",
+                                      {"expected": self.label, "ge": _num(self.ge), "unit": f"{self.unit:~P}",
+                                       "got": format_quantity(q)})
+        return q
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            self.validate,
+            serialization=core_schema.plain_serializer_function_ser_schema(format_quantity, when_used="json"))
+
+    def __get_pydantic_json_schema__(self, cs: core_schema.CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        unit = f"{self.unit:~P}"
+        if handler.mode == "serialization":
+            return {"type": "string", "x-unit": unit}
+        return {"anyOf": [
+                    {"type": "string", "pattern": rf"^\s*{_NUM}\s*\S", "examples": [self.example]},
+                    {"type": "object", "properties": {"value": {"type": "number"}, "unit": {"type": "string"}},
+                     "required": ["value", "unit"], "additionalProperties": False}],
+                "description": f"{self.label} with a unit, convertible to {unit}",
+                "x-unit": unit, "x-dimensionality": str(self.unit.dimensionality)}
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+Q = pint.Quantity
+Power = Annotated[Q, Dim("kW", gt=0, label="a power", example="33 kW")]
+PowerOrZero = Annotated[Q, Dim("W", ge=0, label="a power", example="12 W")]
+Energy = Annotated[Q, Dim("kWh", ge=0, label="an energy", example="10 kWh")]
+Voltage = Annotated[Q, Dim("V", gt=0, label="a voltage", example="415 V")]
+Current = Annotated[Q, Dim("A", gt=0, label="a current", example="60 A")]
+Temperature = Annotated[Q, Dim("degC", label="a temperature", example="45 degC")]
+TemperatureDelta = Annotated[Q, Dim("K", gt=0, label="a temperature difference", example="10 K")]
+Bandwidth = Annotated[Q, Dim("Gbit/s", gt=0, label="a bandwidth", example="400 Gb/s")]
+FlowRate = Annotated[Q, Dim("L/min", gt=0, label="a volumetric flow", example="80 L/min")]
+FlowPerPower = Annotated[Q, Dim("L/min/kW", gt=0, label="a flow per power", example="1.5 L/min/kW")]
+ComputeRate = Annotated[Q, Dim("TFLOPS", gt=0, label="a compute rate", example="2.25 PFLOPS")]
+Information = Annotated[Q, Dim("GB", gt=0, label="an amount of data", example="141 GB")]
+InformationOrZero = Annotated[Q, Dim("GB", ge=0, label="an amount of data", example="50 MB")]
+Length = Annotated[Q, Dim("m", gt=0, label="a length", example="3 m")]
+LengthOrZero = Annotated[Q, Dim("m", ge=0, label="a length", example="0.6 m")]
+RackSpace = Annotated[Q, Dim("U", gt=0, label="a rack height", example="2 U")]
+Mass = Annotated[Q, Dim("kg", gt=0, label="a mass", example="34 kg")]
+AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, label="a floor loading", example="1200 kg/m**2")]
+Duration = Annotated[Q, Dim("s", gt=0, label="a time", example="2 us")]
+DurationOrZero = Annotated[Q, Dim("s", ge=0, label="a time", example="0 us")]
+Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
