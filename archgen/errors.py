@@ -72,6 +72,10 @@ def _order(p: SpecProblem) -> tuple:
     return (loc.file, loc.line, loc.column, p.path, p.message)
 
 
+class UnreadableError(SpecError):
+    """A spec file that cannot be read as YAML at all (syntax, encoding, size, alias bomb): exit code 2."""
+
+
 class UsageError(ArchgenError):
     """A command was called wrongly: a missing path, a directory where a file was expected, an unknown id."""
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from archgen.errors import Location, SpecError, SpecProblem, UsageError
+from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, UsageError
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_NODES = 200_000
@@ -74,7 +74,7 @@ def load_paths(paths: Iterable[str | Path]) -> list[Document]:
         except SpecError as err:
             problems.extend(err.problems)
     if problems:
-        raise SpecError(problems)
+        raise UnreadableError(problems)
     return docs
 
 
@@ -87,7 +87,7 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
         raise UsageError(f"{name}: no such file or directory")
     size = path.stat().st_size
     if size > max_bytes:
-        raise SpecError([SpecProblem(Location(name), message=f"file is {size / 2**20:.1f} MiB",
+        raise UnreadableError([SpecProblem(Location(name), message=f"file is {size / 2**20:.1f} MiB",
                                      expected=f"a spec file of at most {max_bytes // 2**20} MiB")])
     raw = path.read_bytes()
     try:
@@ -95,7 +95,7 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise SpecError([SpecProblem(Location(name, line, col), message=f"byte 0x{raw[exc.start]:02x} is not UTF-8",
+        raise UnreadableError([SpecProblem(Location(name, line, col), message=f"byte 0x{raw[exc.start]:02x} is not UTF-8",
                                      expected="a UTF-8 text file")]) from None
 
 
@@ -111,7 +111,7 @@ def load_text(text: str, name: str) -> list[Document]:
     from ruamel.yaml.error import MarkedYAMLError
 
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
-        raise SpecError([SpecProblem(Location(name, 1, 1), message="file is empty",
+        raise UnreadableError([SpecProblem(Location(name, 1, 1), message="file is empty",
                                      expected="one or more YAML documents with 'kind' and 'id'")])
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
@@ -121,23 +121,23 @@ def load_text(text: str, name: str) -> list[Document]:
         mark = exc.problem_mark
         key = (exc.problem or "").split('"')[1] if '"' in (exc.problem or "") else ""
         first = exc.context_mark.line + 1 if exc.context_mark else 0
-        raise SpecError([SpecProblem(Location(name, mark.line + 1, mark.column + 1),
+        raise UnreadableError([SpecProblem(Location(name, mark.line + 1, mark.column + 1),
                                      message=f"duplicate key '{key}' (first defined in the mapping at line {first})",
                                      hint="remove or rename one of the keys")]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(name, mark.line + 1, mark.column + 1) if mark else Location(name)
         what = " ".join(x for x in (exc.context, exc.problem) if x)
-        raise SpecError([SpecProblem(loc, message=f"YAML syntax error: {what}")]) from None
+        raise UnreadableError([SpecProblem(loc, message=f"YAML syntax error: {what}")]) from None
     except RecursionError:
-        raise SpecError([SpecProblem(Location(name), message="YAML nesting is too deep")]) from None
+        raise UnreadableError([SpecProblem(Location(name), message="YAML nesting is too deep")]) from None
     docs = []
     for raw in raw_docs:
         positions: dict[tuple[str | int, ...], tuple[int, int]] = {}
         start = (raw.lc.line + 1, raw.lc.col + 1) if hasattr(raw, "lc") else (1, 1)
         positions[()] = start
         if not isinstance(raw, dict):
-            raise SpecError([SpecProblem(Location(name, *start), message="a document must be a mapping",
+            raise UnreadableError([SpecProblem(Location(name, *start), message="a document must be a mapping",
                                          value=_scalar(raw), expected="a mapping with 'kind' and 'id'")])
         counter = _Counter(name)
         docs.append(Document(name, _plain(raw, (), positions, counter, 0), positions))
@@ -151,7 +151,7 @@ class _Counter:
     def tick(self, pos: tuple[int, int]) -> None:
         self.n += 1
         if self.n > MAX_NODES:
-            raise SpecError([SpecProblem(Location(self.name, *pos),
+            raise UnreadableError([SpecProblem(Location(self.name, *pos),
                                          message=f"document expands to more than {MAX_NODES:,} nodes",
                                          hint="aliases (*name) that repeat large anchors multiply the document; "
                                               "write the content out or use counts")])
@@ -174,7 +174,7 @@ def _scalar(value: Any) -> Any:
 
 def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: int) -> Any:
     if depth > _MAX_DEPTH:
-        raise SpecError([SpecProblem(Location(counter.name, *positions.get(path, (0, 0))),
+        raise UnreadableError([SpecProblem(Location(counter.name, *positions.get(path, (0, 0))),
                                      message=f"YAML nesting deeper than {_MAX_DEPTH} levels")])
     if isinstance(node, Mapping):
         out = {}

@@ -1,4 +1,9 @@
-"""The `Accelerator` kind: a GPU or other AI accelerator, with the figures the performance model needs."""
+"""The `Accelerator` kind: a GPU or other AI accelerator, with the figures the performance model needs.
+
+Peak figures are the datasheet's dense (no 2:4 sparsity) numbers. What the silicon really sustains is kept apart, in
+`Efficiency`: fractions of peak taken from published microbenchmarks (best dense GEMM, HBM copy, nccl-tests bus
+bandwidth), each with its own source. The performance model multiplies the two; it never fits per-workload factors.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from archgen.model.base import Part, Spec
-from archgen.units import Bandwidth, ComputeRate, Information, Power
+from archgen.units import Bandwidth, ComputeRate, Duration, Information, Power
 
 Dtype = Literal["fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8"]
 
@@ -18,6 +23,30 @@ class ScaleUp(Spec):
     technology: str = Field(description="e.g. 'NVLink 5'.")
     bandwidth: Bandwidth = Field(description="Bandwidth per accelerator per direction, e.g. '900 GB/s'.")
     links: int = Field(0, ge=0, description="Number of links per accelerator.")
+    latency: Duration = Field(
+        "1.9 us", description="Latency of one step of a ring collective over this link (NCCL's tuning model uses "
+                              "1.9 us per NVLink hop for the LL128 protocol).")
+    in_network_reduction: bool = Field(
+        False, description="Whether the scale-up switches can reduce in the network (NVLink SHARP / NVLS).")
+
+
+class Efficiency(Spec):
+    """Achievable fractions of peak, each from a published microbenchmark."""
+
+    gemm: dict[Dtype, float] = Field(
+        default_factory=dict,
+        description="Best measured dense-GEMM throughput over peak, per data type, e.g. {bf16: 0.80} (MAMF).")
+    gemm_half_size: int = Field(
+        128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
+                               "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N, K.")
+    hbm: float = Field(0.85, gt=0, le=1, description="Sustained HBM bandwidth over peak (stream-like copy).")
+    vector: float = Field(0.7, gt=0, le=1, description="Sustained non-tensor throughput over `vector_peak`.")
+    scale_up: float = Field(
+        0.8, gt=0, le=1, description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages.")
+    in_network_reduction: float = Field(
+        0.8, gt=0, le=1,
+        description="In-switch (NVLS) reduction efficiency relative to `scale_up`, large messages.")
+    source: str | list[str] = Field("", description="Where the efficiency figures come from.")
 
 
 class Accelerator(Part):
@@ -30,8 +59,10 @@ class Accelerator(Part):
         description="Dense (not sparse) tensor-core peak per data type, e.g. {bf16: '989 TFLOPS'}.")
     vector_peak: ComputeRate | None = Field(None, description="Non-tensor (vector) FP32 peak.")
     l2_cache: Information | None = Field(None, description="On-chip last-level cache (L2 / Infinity Cache).")
+    l2_bandwidth: Bandwidth | None = Field(
+        None, description="On-chip last-level cache bandwidth; working sets that fit are served at this rate.")
     tdp: Power = Field(description="Maximum (configurable) board power, e.g. '700 W'.")
     scale_up: ScaleUp | None = Field(None, description="Scale-up interconnect per accelerator.")
-    efficiency: dict[str, float] = Field(
-        default_factory=dict,
-        description="Achievable fractions of peak from microbenchmarks, e.g. {gemm_bf16: 0.75, hbm: 0.9}.")
+    efficiency: Efficiency = Field(
+        default_factory=Efficiency,
+        description="Achievable fractions of peak from microbenchmarks (GEMM per dtype, HBM, links).")

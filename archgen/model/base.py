@@ -23,12 +23,20 @@ class Spec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=False, arbitrary_types_allowed=True)
 
 
+class Waiver(Spec):
+    """A check deliberately waived for this document, with a reason."""
+
+    check: str = Field(pattern=r"^[A-Z]{2,4}[0-9]{3}$", description="Check id, e.g. 'CAT001'.")
+    reason: str = Field(min_length=3, description="Why the finding is accepted.")
+
+
 class Document(Spec):
     """Base of every top-level document: it has a kind and an id."""
 
     id: Id = Field(description="Unique id, lower-case letters, digits, '.', '_' and '-'; other specs refer to it.")
     name: str = Field("", description="Human-readable name used in documents.")
     description: str = Field("", description="A paragraph describing the item, shown in documents.")
+    waivers: list[Waiver] = Field(default_factory=list, description="Checks waived for this document, with reasons.")
 
 
 class Part(Document):

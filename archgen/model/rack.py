@@ -42,6 +42,7 @@ class Feeds(Spec):
     current: Current = Field(description="Breaker rating per feed, e.g. '60 A'.")
     redundancy: Redundancy = Field("N", description="N, N+1 or N+N (2N).")
     derating: float = Field(0.8, gt=0, le=1, description="Continuous-load factor; 80 % per NEC 210.20 by default.")
+    power_factor: float = Field(1.0, gt=0, le=1, description="Load power factor (W per VA); 1.0 unless stated.")
 
 
 class Shelves(Spec):
@@ -95,14 +96,3 @@ class Rack(Document):
     cooling: CoolingPaths = Field(description="Air and liquid paths.")
     facility: Ref | None = Field(None, description="Id of the Facility the rack is installed in.")
     requirements: list[Requirement] = Field(default_factory=list, description="Requirements on this rack's metrics.")
-    waivers: list[Waiver] = Field(default_factory=list, description="Checks waived for this rack, with reasons.")
-
-
-class Waiver(Spec):
-    """A check deliberately waived, with a reason."""
-
-    check: str = Field(description="Check id, e.g. 'PWR003'.")
-    reason: str = Field(min_length=3, description="Why the finding is accepted.")
-
-
-Rack.model_rebuild()

@@ -1,0 +1,1 @@
+"""Pure analyses: `Design` → metrics. Analysers never format text."""

@@ -1,0 +1,224 @@
+"""Rack analyses: U space, weight and floor load, power chain, and cooling paths.
+
+Every result is a pint quantity; the formulas are written next to the constants they use.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from archgen.build import Design, Placed, RackDesign
+from archgen.model import CoolingUnit, PowerShelf, Switch, System
+from archgen.model.power import PDU
+from archgen.units import Q, Q_
+
+#: Coolant properties at typical secondary-loop temperatures (25–45 degC).
+#: Water: NIST Chemistry WebBook (saturated liquid, 30 degC): rho 995.6 kg/m^3, c_p 4.180 kJ/(kg K).
+#: PG25 (25 % propylene glycol by mass): ASHRAE Handbook—Fundamentals 2021, ch. 31, Tables 5-6, at 40 degC:
+#: rho ≈ 1,015 kg/m^3, c_p ≈ 3.93 kJ/(kg K).
+COOLANTS: dict[str, tuple[Q, Q]] = {
+    "water": (Q_(995.6, "kg/m**3"), Q_(4180, "J/kg/K")),
+    "pg25": (Q_(1015, "kg/m**3"), Q_(3930, "J/kg/K")),
+}
+#: Air at 20 degC, sea level (ISA): rho 1.204 kg/m^3, c_p 1.006 kJ/(kg K).
+AIR = (Q_(1.204, "kg/m**3"), Q_(1006, "J/kg/K"))
+
+
+def spare_units(redundancy: str, count: int) -> int:
+    """Units held in reserve by a redundancy scheme: N → 0, N+k → k, N+N → half (rounded up)."""
+    if redundancy == "N":
+        return 0
+    if redundancy == "N+N":
+        return math.ceil(count / 2)
+    return int(redundancy.split("+")[1])
+
+
+@dataclass(frozen=True)
+class Space:
+    """U map and weight of a rack."""
+
+    height: int
+    used: int
+    overlaps: tuple[tuple[Placed, Placed], ...]
+    outside: tuple[Placed, ...]
+    payload: Q
+    weight: Q
+    footprint: Q
+    floor_load: Q
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A redundant set of identical units (power shelves, PDUs, feeds or CDUs) and what they can carry."""
+
+    count: int
+    unit_capacity: Q
+    redundancy: str
+    spare: int
+
+    @property
+    def usable(self) -> Q:
+        """Capacity with the spare units held back."""
+        return self.unit_capacity * max(self.count - self.spare, 0)
+
+    @property
+    def after_one_loss(self) -> Q:
+        """Capacity left with any one unit lost."""
+        return self.unit_capacity * max(self.count - 1, 0)
+
+
+@dataclass(frozen=True)
+class Power:
+    """Power chain of a rack, from IT load to feeds."""
+
+    it_power: Q
+    other_power: Q
+    load: Q
+    input_power: Q
+    conversion: Stage | None
+    conversion_kind: str
+    feed_capacity: Q
+    phase_factor: float
+    feeds: Stage
+
+
+@dataclass(frozen=True)
+class Cooling:
+    """Heat split and what the liquid and air paths must move."""
+
+    heat: Q
+    heat_liquid: Q
+    heat_air: Q
+    coolant_flow: Q
+    air_flow: Q
+    declared_air_flow: Q | None
+    cdu: Stage | None
+    cdu_flow: Q | None
+    cdu_load: Q
+    cdu_flow_needed: Q
+
+
+@dataclass(frozen=True)
+class RackAnalysis:
+    """Everything computed for one rack."""
+
+    rack: RackDesign
+    space: Space
+    power: Power
+    cooling: Cooling
+    metrics: dict[str, Q] = field(default_factory=dict)
+
+
+def analyse_rack(rack: RackDesign) -> RackAnalysis:
+    """Space, power and cooling of one rack."""
+    space = _space(rack)
+    power = _power(rack)
+    cooling = _cooling(rack, power)
+    metrics = {
+        "it_power": power.it_power, "rack_load": power.load, "input_power": power.input_power,
+        "feed_capacity_usable": power.feeds.usable, "heat_to_liquid": cooling.heat_liquid,
+        "heat_to_air": cooling.heat_air, "coolant_flow": cooling.coolant_flow, "air_flow": cooling.air_flow,
+        "u_used": Q_(space.used, "U"), "u_free": Q_(space.height - space.used, "U"), "weight": space.weight,
+        "floor_load": space.floor_load,
+        "accelerators": Q_(sum(p.part.accelerators for p in rack.items if isinstance(p.part, System)), ""),
+    }
+    if power.conversion:
+        metrics["conversion_capacity_usable"] = power.conversion.usable
+    return RackAnalysis(rack, space, power, cooling, metrics)
+
+
+def _space(rack: RackDesign) -> Space:
+    spec = rack.spec
+    height = round(spec.form_factor.height.m_as("U"))
+    occupied: dict[tuple[int, str], Placed] = {}
+    overlaps: list[tuple[Placed, Placed]] = []
+    for item in rack.items:
+        depth = getattr(getattr(item.part, "mechanical", None), "depth", "full")
+        faces = ("front", "rear") if depth == "full" else (spec.slots[item.slot].face,)
+        for u in range(item.u, item.top + 1):
+            for face in faces:
+                other = occupied.setdefault((u, face), item)
+                if other is not item and (not overlaps or overlaps[-1] != (other, item)):
+                    overlaps.append((other, item))
+    outside = tuple(p for p in rack.items if p.top > height)
+    used = len({u for u, _ in occupied if u <= height})
+    payload = sum((p.part.mechanical.weight for p in rack.items if getattr(p.part, "mechanical", None)), Q_(0, "kg"))
+    weight = (payload + spec.form_factor.weight).to("kg")
+    footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
+    return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
+                 (weight / footprint).to("kg/m**2"))
+
+
+def _power(rack: RackDesign) -> Power:
+    spec = rack.spec
+    it = sum((p.part.power.max for p in rack.items if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
+    other = sum((p.part.power for p in rack.items if isinstance(p.part, CoolingUnit) and p.part.power is not None),
+                Q_(0, "W")).to("kW")
+    load = it + other
+    shelves = [p.part for p in rack.items if isinstance(p.part, PowerShelf)]
+    pdus = [p.part for p in rack.items if isinstance(p.part, PDU)]
+    conversion, kind, efficiency = None, "none", 1.0
+    if shelves:
+        red = spec.power.shelves.redundancy if spec.power.shelves else "N"
+        conversion = Stage(len(shelves), min(s.capacity for s in shelves), red, spare_units(red, len(shelves)))
+        kind, efficiency = "power shelves", min(s.efficiency for s in shelves)
+    elif pdus:
+        red = spec.power.pdus.redundancy if spec.power.pdus else "N"
+        cap = min(_pdu_capacity(p) for p in pdus)
+        conversion, kind = Stage(len(pdus), cap, red, spare_units(red, len(pdus))), "PDUs"
+    feeds = spec.power.feeds
+    factor = phase_factor(feeds.phases, feeds.basis)
+    per_feed = (feeds.voltage * feeds.current * factor * feeds.derating * feeds.power_factor).to("kW")
+    feed_stage = Stage(feeds.count, per_feed, feeds.redundancy, spare_units(feeds.redundancy, feeds.count))
+    return Power(it, other, load, (load / efficiency).to("kW"), conversion, kind, per_feed, factor, feed_stage)
+
+
+def phase_factor(phases: int, basis: str) -> float:
+    """Multiplier of V × A giving a circuit's apparent power: 1 (1-phase), √3 (3-phase, V line-to-line),
+    3 (3-phase, V line-to-neutral)."""
+    if phases == 1:
+        return 1.0
+    return math.sqrt(3) if basis == "line-to-line" else 3.0
+
+
+def _pdu_capacity(pdu: PDU) -> Q:
+    if pdu.capacity is not None:
+        return pdu.capacity.to("kW")
+    return (pdu.voltage * pdu.current * phase_factor(pdu.phases, pdu.basis)).to("kW")
+
+
+def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:
+    """Flow that carries `heat` with a temperature rise `delta_t`: V̇ = Q̇ / (ρ · c_p · ΔT)."""
+    return (heat / (density * heat_capacity * delta_t)).to("L/min")
+
+
+def _cooling(rack: RackDesign, power: Power) -> Cooling:
+    spec = rack.spec
+    liquid = sum((p.part.power.max * p.part.cooling.liquid_fraction for p in rack.items
+                  if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
+    heat = (power.input_power).to("kW")  # every watt drawn, conversion losses included, ends up as heat
+    air = heat - liquid
+    path = spec.cooling.liquid
+    coolant_flow = Q_(0, "L/min")
+    cdu, cdu_flow, cdu_load, cdu_flow_needed = None, None, Q_(0, "kW"), Q_(0, "L/min")
+    if path and liquid.magnitude > 0:
+        rho, cp = COOLANTS[path.coolant]
+        coolant_flow = volume_flow(liquid, rho, cp, path.delta_t)
+        cdu_load, cdu_flow_needed = liquid * path.racks_per_cdu, coolant_flow * path.racks_per_cdu
+    if path and rack.cdu is not None:
+        unit: CoolingUnit = rack.cdu
+        cdu = Stage(path.cdu_count, unit.capacity.to("kW"), path.cdu_redundancy,
+                    spare_units(path.cdu_redundancy, path.cdu_count))
+        if unit.flow is not None:
+            cdu_flow = (unit.flow * (cdu.count - cdu.spare)).to("L/min")
+    declared = [p.part.airflow for p in rack.items if isinstance(p.part, System) and p.part.airflow is not None]
+    declared_flow = sum(declared, Q_(0, "m**3/s")).to("ft**3/min") if declared else None
+    air_flow = volume_flow(air, *AIR, spec.cooling.air.delta_t).to("ft**3/min")
+    return Cooling(heat, liquid, air, coolant_flow, air_flow, declared_flow, cdu, cdu_flow, cdu_load,
+                   cdu_flow_needed)
+
+
+def analyse(design: Design) -> dict[str, RackAnalysis]:
+    """Analyse every rack of the design, keyed by its object path."""
+    return {r.path: analyse_rack(r) for r in design.racks}

@@ -1,0 +1,22 @@
+"""Checks with stable IDs. The prefix names the domain and the module that holds the rules.
+
+| prefix | module | domain |
+|---|---|---|
+| SPC | (validation, registry) | spec schema and hygiene: SPC001 schema/units errors, SPC002 unused waivers |
+| REF | `checks/references.py` | references between specs |
+| MECH | `checks/mechanical.py` | U space, weight, floor loading |
+| PWR | `checks/power.py` | power chain: shelves/PDUs, feeds, redundancy |
+| COOL | `checks/cooling.py` | liquid and air cooling, ASHRAE classes |
+| CAT | `checks/catalog.py` | consistency of catalog data |
+| REQ | `checks/requirements.py` | requirements with targets on computed metrics |
+"""
+
+from archgen.checks import catalog, cooling, mechanical, power, references, requirements  # noqa: F401  (registers)
+from archgen.checks.registry import REGISTRY, Context, Finding, Violation, check, run_checks
+
+MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements}
+#: IDs that are not produced by a registered function (schema errors and registry hygiene), with their summaries.
+RESERVED = {"SPC001": "Spec does not match the schema or has a unit error",
+            "SPC002": "Unused waiver"}
+
+__all__ = ["REGISTRY", "RESERVED", "MODULES", "Context", "Finding", "Violation", "check", "run_checks"]

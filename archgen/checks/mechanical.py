@@ -1,0 +1,63 @@
+"""MECH: U space, overlap, rack payload and floor loading."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archgen.checks.registry import Context, Violation, check
+from archgen.units import Q_
+
+
+@check("MECH001", "mechanical.fits")
+def fits_height(ctx: Context) -> Iterator[Violation]:
+    """Every placed item lies within the rack's usable height.
+
+    Fix: move the slot lower (`at`), reduce its `count`, or use a taller rack.
+    """
+    for path, a in ctx.racks.items():
+        for item in a.space.outside:
+            yield Violation(path, a.rack.spec.id, ("slots", item.slot, "at"),
+                            f"{item.part.id} at U{item.u}-U{item.top} extends beyond the {a.space.height} U rack",
+                            Q_(item.top, "U"), Q_(a.space.height, "U"))
+
+
+@check("MECH002", "mechanical.overlap")
+def no_overlap(ctx: Context) -> Iterator[Violation]:
+    """No two items occupy the same rack unit on the same face.
+
+    Fix: move one of the slots, or mark half-depth items with `face: rear`.
+    """
+    for path, a in ctx.racks.items():
+        for first, second in a.space.overlaps:
+            yield Violation(path, a.rack.spec.id, ("slots", second.slot, "at"),
+                            f"{second.part.id} at U{second.u}-U{second.top} overlaps {first.part.id} at "
+                            f"U{first.u}-U{first.top} (slot {first.slot + 1})")
+
+
+@check("MECH003", "mechanical.payload")
+def payload(ctx: Context) -> Iterator[Violation]:
+    """The weight of the installed equipment is within the rack's rated payload.
+
+    Fix: remove equipment, or choose a rack with a higher `form_factor.max_payload`.
+    """
+    for path, a in ctx.racks.items():
+        limit = a.rack.spec.form_factor.max_payload
+        if a.space.payload > limit:
+            yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
+                            f"installed equipment weighs {a.space.payload:.1f~P}, above the rated payload "
+                            f"{limit:~P}", a.space.payload, limit)
+
+
+@check("MECH004", "mechanical.floor_load")
+def floor_load(ctx: Context) -> Iterator[Violation]:
+    """The rack's weight over its footprint is within the facility's floor rating.
+
+    Fix: spread the load (spreader plates, lighter configuration) or install in a hall with a higher `floor_rating`.
+    """
+    for path, a in ctx.racks.items():
+        fac = a.rack.facility
+        if fac is not None and a.space.floor_load > fac.floor_rating:
+            yield Violation(path, a.rack.spec.id, ("facility",),
+                            f"floor load {a.space.floor_load:.0f~P} ({a.space.weight:.0f~P} on "
+                            f"{a.space.footprint:.3f~P}) exceeds the floor rating {fac.floor_rating:~P} of {fac.id}",
+                            a.space.floor_load, fac.floor_rating)

@@ -1,0 +1,37 @@
+"""REF: references between specs resolve to documents of the right kind."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from archgen.checks.registry import Context, Violation, check
+
+
+@check("REF001", "references.unknown")
+def unknown_reference(ctx: Context) -> Iterator[Violation]:
+    """A reference names no document.
+
+    Fix: correct the id, or add the part to the catalog (`archgen catalog list` shows the ids).
+    """
+    known = sorted(ctx.design.specs.items)
+    for u in ctx.design.unresolved:
+        if not u.found:
+            close = difflib.get_close_matches(u.ref, known, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            yield Violation(u.subject, u.owner, u.path, f"'{u.ref}' names no document (expected {_a(u.expected)}){hint}")
+
+
+@check("REF002", "references.kind")
+def wrong_kind(ctx: Context) -> Iterator[Violation]:
+    """A reference names a document of the wrong kind.
+
+    Fix: point the reference at a document of the kind the field expects.
+    """
+    for u in ctx.design.unresolved:
+        if u.found:
+            yield Violation(u.subject, u.owner, u.path, f"'{u.ref}' is {_a(u.found)}, expected {_a(u.expected)}")
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1] in "AEIOU" else f"a {noun}"

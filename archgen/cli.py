@@ -1,0 +1,254 @@
+"""The command line: argument parsing, formats and exit codes. The only module that prints or exits.
+
+Exit codes: 0 clean, 1 the specs have error findings, 2 usage error, unreadable input or internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from archgen import __version__
+from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Specs as code for AI racks and clusters.")
+catalog_app = typer.Typer(no_args_is_help=False, help="Browse the parts catalog.")
+app.add_typer(catalog_app, name="catalog")
+
+Paths = Annotated[list[Path] | None, typer.Argument(help="Spec files or directories (default: specs/).")]
+Format = Annotated[str, typer.Option("--format", "-f", help="text, json, sarif, junit or github.")]
+_STATE = {"debug": False}
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"archgen {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for every error.")] = False,
+) -> None:
+    """Specs as code for AI racks and clusters."""
+    _STATE["debug"] = debug
+
+
+def _paths(paths: list[Path] | None) -> list[Path]:
+    return list(paths) if paths else [Path("specs")]
+
+
+def _split(codes: str) -> tuple[str, ...]:
+    return tuple(c.strip() for c in codes.split(",") if c.strip())
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from archgen.render.files import write_atomic
+    write_atomic(output, text.encode())
+
+
+def _guarded(func: Callable[[], int]) -> None:
+    """Run a command body; turn user errors into messages and exit codes, other errors into a bug report."""
+    try:
+        code = func()
+    except UnreadableError as err:
+        print(err, file=sys.stderr)
+        code = 2
+    except SpecError as err:
+        print(err, file=sys.stderr)
+        code = 1
+    except (UsageError, ArchgenError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        code = 2
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except Exception:  # a bug in archgen, not a user mistake
+        traceback.print_exc()
+        print("internal error: this is a bug in archgen; please report it with the traceback above.", file=sys.stderr)
+        code = 2
+    raise typer.Exit(code)
+
+
+@app.command()
+def validate(paths: Paths = None) -> None:
+    """Check schema, units and references of the specs."""
+
+    def body() -> int:
+        from archgen.pipeline import load
+        from archgen.validate import validate as run_validate
+        docs, library = load(_paths(paths))
+        specs = run_validate(docs, library)
+        print(f"{len(docs)} document(s) valid ({len(specs.items)} with the shipped catalog)")
+        return 0
+
+    _guarded(body)
+
+
+@app.command()
+def check(
+    paths: Paths = None,
+    fmt: Format = "text",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
+    select: Annotated[str, typer.Option(help="Only these check IDs or prefixes, e.g. 'PWR,NET004'.")] = "",
+    ignore: Annotated[str, typer.Option(help="Skip these check IDs or prefixes.")] = "",
+    show_waived: Annotated[bool, typer.Option(help="List waived findings in text output.")] = False,
+) -> None:
+    """Validate, analyse and check the specs; report findings."""
+    from archgen import report
+    if fmt not in report.FORMATS:
+        print(f"error: unknown format '{fmt}'; expected one of {', '.join(report.FORMATS)}", file=sys.stderr)
+        raise typer.Exit(2)
+
+    def body() -> int:
+        from archgen.pipeline import run
+        try:
+            result = run(_paths(paths), _split(select), _split(ignore))
+        except SpecError as err:
+            if fmt == "text":
+                raise
+            code = "SPC000" if isinstance(err, UnreadableError) else "SPC001"
+            _write(report.render(fmt, report.problem_findings(err.problems, code), {}), output)
+            return 2 if code == "SPC000" else 1
+        if fmt == "text":
+            _write(report.text(result.findings, show_waived=show_waived), output)
+        else:
+            _write(report.render(fmt, result.findings, result.metrics), output)
+        return 1 if result.errors else 0
+
+    _guarded(body)
+
+
+@app.command()
+def checks() -> None:
+    """List every check: ID, severity and summary."""
+    from archgen.checks import REGISTRY, RESERVED
+    for cid, c in sorted(REGISTRY.items()):
+        print(f"{cid:8} {c.severity:8} {c.summary}")
+    for cid, summary in sorted(RESERVED.items()):
+        print(f"{cid:8} {'error':8} {summary}")
+
+
+@app.command()
+def render(
+    paths: Paths = None,
+    target: Annotated[str | None, typer.Option(help="Only this rack or cluster id.")] = None,
+    out: Annotated[Path, typer.Option(help="Output directory.")] = Path("out"),
+    formats: Annotated[str, typer.Option(help="Comma-separated: md,html,pdf,xlsx,csv,svg,png.")] = "md,svg",
+    templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
+) -> None:
+    """Render partner-facing documents and diagrams into OUT/<target>/."""
+
+    def body() -> int:
+        from archgen.pipeline import run
+        from archgen.render import render_all
+        result = run(_paths(paths))
+        for written in render_all(result, out, target=target, formats=_split(formats), templates=templates):
+            print(written)
+        return 0
+
+    _guarded(body)
+
+
+@catalog_app.callback(invoke_without_command=True)
+def catalog(
+    ctx: typer.Context,
+    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
+) -> None:
+    """List the catalog's parts (with the user's specs)."""
+    if ctx.invoked_subcommand is not None:
+        return
+
+    def body() -> int:
+        for line in _catalog_lines(paths, unconfirmed):
+            print(line)
+        return 0
+
+    _guarded(body)
+
+
+@catalog_app.command("list")
+def catalog_list(
+    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
+) -> None:
+    """List the catalog's parts."""
+    _guarded(lambda: [print(line) for line in _catalog_lines(paths, unconfirmed)] and 0)
+
+
+def _load_specs(paths: list[Path] | None):
+    from archgen.pipeline import load
+    from archgen.validate import validate as run_validate
+    existing = [p for p in _paths(paths) if p.exists()] if not paths else list(paths)
+    return run_validate(*load(existing))
+
+
+def _catalog_lines(paths: list[Path] | None, unconfirmed: bool) -> list[str]:
+    from archgen.model import Part
+    specs = _load_specs(paths)
+    lines = []
+    for part in specs.of(Part):
+        fields = part.unconfirmed_fields()
+        if unconfirmed and not fields:
+            continue
+        flag = f"  unconfirmed: {', '.join(fields)}" if fields else ""
+        lines.append(f"{part.kind:12} {part.id:28} {part.name}{flag}")
+    return lines
+
+
+@catalog_app.command("show")
+def catalog_show(
+    part_id: Annotated[str, typer.Argument(help="Part id.")],
+    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+) -> None:
+    """Show one part with its figures and sources."""
+
+    def body() -> int:
+        import json
+        specs = _load_specs(paths)
+        part = specs.get(part_id)
+        if part is None:
+            import difflib
+            close = difflib.get_close_matches(part_id, list(specs.items), n=1)
+            raise UsageError(f"no part '{part_id}'" + (f"; did you mean '{close[0]}'?" if close else ""))
+        print(f"# {specs.locate(part_id)}")
+        print(json.dumps(part.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2))
+        return 0
+
+    _guarded(body)
+
+
+@app.command()
+def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schema.json per kind into DIR.")] = None,
+           ) -> None:
+    """JSON Schema of every spec kind, for editors (yaml-language-server)."""
+
+    def body() -> int:
+        from archgen.schema import schemas
+        docs = schemas()
+        if out is None:
+            import json
+            print(json.dumps(docs, indent=2, sort_keys=True))
+            return 0
+        from archgen.render.files import write_atomic
+        for name, text in schemas(as_text=True).items():
+            write_atomic(out / f"{name}.schema.json", text.encode())
+            print(out / f"{name}.schema.json")
+        return 0
+
+    _guarded(body)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,56 @@
+"""The library API: `run(paths)` performs the stages in order. Stages are added here and nowhere else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from archgen import checks
+from archgen.analyse.rack import RackAnalysis, analyse
+from archgen.build import Design, build
+from archgen.load import Document, load_paths
+from archgen.units import Q
+from archgen.validate import Specs, validate
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything one run of the pipeline produced."""
+
+    specs: Specs
+    design: Design
+    racks: dict[str, RackAnalysis]
+    metrics: dict[str, dict[str, Q]]
+    findings: list[checks.Finding]
+
+    @property
+    def errors(self) -> list[checks.Finding]:
+        """Unwaived error findings."""
+        return [f for f in self.findings if f.severity == "error" and not f.waived]
+
+
+def shipped_catalog() -> Path:
+    """Directory of the catalog shipped with archgen (inside the installed package)."""
+    return Path(str(resources.files("archgen") / "catalog"))
+
+
+def load(paths: Sequence[str | Path]) -> tuple[list[Document], list[Document]]:
+    """Load the user's specs and the shipped catalog (files under both are loaded once, as the user's)."""
+    docs = load_paths(paths)
+    mine = {Path(d.file).resolve() for d in docs}
+    catalog = shipped_catalog()
+    library = [d for d in load_paths([catalog]) if Path(d.file).resolve() not in mine] if catalog.is_dir() else []
+    return docs, library
+
+
+def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Run:
+    """Load → validate → build → analyse → check."""
+    docs, library = load(paths)                    # YAML with source positions; unreadable files raise
+    specs = validate(docs, library)                # typed models; schema and unit errors raise, all at once
+    design = build(specs)                          # references bound, counts expanded
+    racks = analyse(design)                        # space, power, cooling per rack
+    metrics = {path: a.metrics for path, a in racks.items()}
+    findings = checks.run_checks(checks.Context(design, racks, metrics), select, ignore)
+    return Run(specs, design, racks, metrics, findings)

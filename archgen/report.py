@@ -1,0 +1,161 @@
+"""Findings and metrics as text, JSON, SARIF, JUnit and GitHub annotations. Pure functions returning strings."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from xml.sax.saxutils import escape, quoteattr
+
+from archgen import __version__
+from archgen.checks import REGISTRY, RESERVED, Finding
+from archgen.errors import SpecProblem
+from archgen.units import Q, json_magnitude, json_unit
+
+FORMATS = ("text", "json", "sarif", "junit", "github")
+
+
+def quantity(q: Q | None) -> dict | None:
+    """The JSON contract for a quantity: {"value": float, "unit": str} in SI units."""
+    if q is None:
+        return None
+    return {"value": json_magnitude(q), "unit": json_unit(q)}
+
+
+def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Finding]:
+    """Schema/unit problems (or unreadable files) as findings, so every output format can carry them."""
+    out = []
+    for p in problems:
+        msg = str(p).split(": error: ", 1)[-1] if p.location else str(p).removeprefix("error: ")
+        out.append(Finding(check_id, "error", p.path, p.location, msg, RESERVED[check_id], p.hint))
+    return out
+
+
+def summary(findings: list[Finding], checks_run: int | None = None) -> dict:
+    """Counts of unwaived errors and warnings, and of checks that found nothing."""
+    live = [f for f in findings if not f.waived]
+    failing = {f.id for f in live if f.severity in ("error", "warning")}
+    total = len(REGISTRY) if checks_run is None else checks_run
+    return {"errors": sum(f.severity == "error" for f in live), "warnings": sum(f.severity == "warning" for f in live),
+            "passed": max(total - len(failing & set(REGISTRY)), 0), "waived": sum(bool(f.waived) for f in findings)}
+
+
+def text(findings: list[Finding], *, show_waived: bool = False) -> str:
+    """flake8-style lines: ``file:line:col: severity: ID object: message``."""
+    lines = []
+    for f in findings:
+        if f.waived and not show_waived:
+            continue
+        where = f"{f.location}: " if f.location else ""
+        tag = f" (waived: {f.waived})" if f.waived else ""
+        lines.append(f"{where}{f.severity}: {f.id} {f.object}: {f.message}{tag}".replace(" : ", ": "))
+    s = summary(findings)
+    lines.append(f"{s['errors']} error(s), {s['warnings']} warning(s), {s['waived']} waived")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]]) -> str:
+    """The `check --format json` contract."""
+    doc = {
+        "archgen": __version__,
+        "summary": summary(findings),
+        "findings": [_finding_json(f) for f in findings],
+        "metrics": {subject: {k: quantity(v) for k, v in sorted(m.items())} for subject, m in sorted(metrics.items())},
+    }
+    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+
+
+def _finding_json(f: Finding) -> dict:
+    loc = f.location
+    out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
+           "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
+           "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}
+    if f.waived:
+        out["waived"] = f.waived
+    if f.hint:
+        out["hint"] = f.hint
+    return out
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def sarif(findings: list[Finding]) -> str:
+    """SARIF 2.1.0 for GitHub code scanning, with stable partial fingerprints."""
+    rules = [{"id": c.id, "name": c.name, "shortDescription": {"text": c.summary}, "help": {"text": c.fix},
+              "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]}} for c in sorted(REGISTRY.values(),
+                                                                                         key=lambda c: c.id)]
+    rules += [{"id": k, "name": k.lower(), "shortDescription": {"text": v},
+               "defaultConfiguration": {"level": "error"}} for k, v in sorted(RESERVED.items())]
+    results = []
+    for f in findings:
+        if f.waived:
+            continue
+        r = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": f"{f.object}: {f.message}"},
+             "partialFingerprints": {"archgenPath/v1": hashlib.sha256(
+                 f"{f.location.file if f.location else ''}|{f.id}|{f.object}".encode()).hexdigest()[:32]}}
+        if f.location:
+            region = {"startLine": max(f.location.line, 1)}
+            if f.location.column:
+                region["startColumn"] = f.location.column
+            r["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": f.location.file,
+                                                                         "uriBaseId": "%SRCROOT%"},
+                                                    "region": region}}]
+        results.append(r)
+    doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
+           "runs": [{"tool": {"driver": {"name": "archgen", "version": __version__, "rules": rules}},
+                     "results": results}]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def junit(findings: list[Finding]) -> str:
+    """JUnit XML: one test case per check; a check with error findings fails."""
+    cases = []
+    by_id: dict[str, list[Finding]] = {}
+    for f in findings:
+        if not f.waived:
+            by_id.setdefault(f.id, []).append(f)
+    ids = sorted(set(REGISTRY) | set(by_id))
+    failures = 0
+    for cid in ids:
+        fs = by_id.get(cid, [])
+        errs = [f for f in fs if f.severity == "error"]
+        body = "\n".join(f"{f.location or ''}: {f.severity}: {f.object}: {f.message}" for f in fs)
+        if errs:
+            failures += 1
+            cases.append(f'  <testcase classname="archgen" name={quoteattr(cid)}><failure message='
+                         f'{quoteattr(f"{len(errs)} error(s)")}>{escape(body)}</failure></testcase>')
+        elif fs:
+            cases.append(f'  <testcase classname="archgen" name={quoteattr(cid)}><system-out>{escape(body)}'
+                         f'</system-out></testcase>')
+        else:
+            cases.append(f'  <testcase classname="archgen" name={quoteattr(cid)}/>')
+    head = f'<testsuite name="archgen check" tests="{len(ids)}" failures="{failures}" errors="0">'
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + head + "\n" + "\n".join(cases) + "\n</testsuite>\n"
+
+
+def _gh_escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def github(findings: list[Finding]) -> str:
+    """GitHub Actions workflow commands that annotate the pull request diff."""
+    level = {"error": "error", "warning": "warning", "info": "notice"}
+    lines = []
+    for f in findings:
+        if f.waived:
+            continue
+        props = [f"title={_gh_escape(f.id, True)}"]
+        if f.location:
+            props = [f"file={_gh_escape(f.location.file, True)}", f"line={f.location.line}",
+                     f"col={f.location.column}"] + props
+        lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(f'{f.object}: {f.message}')}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]]) -> str:
+    """Findings in one of `FORMATS`."""
+    if fmt == "json":
+        return to_json(findings, metrics)
+    return {"text": text, "sarif": sarif, "junit": junit, "github": github}[fmt](findings)

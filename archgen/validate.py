@@ -1,0 +1,162 @@
+"""Raw documents → typed, frozen models; every problem mapped to file:line:col, all collected, raised once."""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ValidationError
+
+from archgen.errors import Location, SpecError, SpecProblem
+from archgen.load import Document as Source
+from archgen.model import KINDS, Document
+
+
+@dataclass(frozen=True)
+class Specs:
+    """Every validated document by id, with the source each came from."""
+
+    items: Mapping[str, Document]
+    sources: Mapping[str, Source]
+
+    def get(self, ref: str) -> Document | None:
+        """The document with id `ref`, or None."""
+        return self.items.get(ref)
+
+    def of(self, cls: type) -> list:
+        """All documents of a model class, sorted by id."""
+        return [d for _, d in sorted(self.items.items()) if isinstance(d, cls)]
+
+    def locate(self, ref: str, path: Iterable[str | int] = ()) -> Location | None:
+        """Source location of a field of document `ref` (the deepest existing prefix of `path`)."""
+        src = self.sources.get(ref)
+        return src.locate(tuple(path)) if src else None
+
+
+def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
+    """Validate user documents and the shipped `library` catalog; user ids shadow library ids."""
+    items: dict[str, Document] = {}
+    sources: dict[str, Source] = {}
+    problems: list[SpecProblem] = []
+    user_ids = {d.id for d in docs}
+    for doc in [d for d in library if d.id not in user_ids] + list(docs):
+        model = _validate_one(doc, problems)
+        if model is None:
+            continue
+        if model.id in items:
+            first = sources[model.id].locate(("id",))
+            problems.append(SpecProblem(doc.locate(("id",)), "id", f"duplicate id '{model.id}'",
+                                        hint=f"already defined at {first}; ids must be unique across all specs"))
+            continue
+        items[model.id], sources[model.id] = model, doc
+    if problems:
+        raise SpecError(problems)
+    return Specs(items, sources)
+
+
+def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
+    kind = doc.data.get("kind")
+    if kind not in KINDS:
+        close = difflib.get_close_matches(str(kind), KINDS, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"one of: {', '.join(sorted(KINDS))}"
+        where = ("kind",) if "kind" in doc.data else ()
+        problems.append(SpecProblem(doc.locate(where), "kind", "unknown document kind" if kind else "missing 'kind'",
+                                    value=kind, expected="a known kind", hint=hint))
+        return None
+    cls = KINDS[kind]
+    try:
+        return cls.model_validate(doc.data)
+    except ValidationError as exc:
+        problems.extend(_problem(doc, cls, err) for err in exc.errors(include_url=False))
+        return None
+
+
+def _problem(doc: Source, cls: type[BaseModel], err: Mapping) -> SpecProblem:
+    loc = tuple(err["loc"])
+    path = ".".join(str(p) for p in loc)
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if kind == "extra_forbidden":
+        allowed = _fields_at(cls, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else (f"allowed keys: {', '.join(allowed)}" if allowed else "")
+        return SpecProblem(doc.locate(loc), path, f"unknown key '{loc[-1]}'", hint=hint)
+    if kind == "missing":
+        return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")
+    if kind.startswith("quantity_") or kind == "target":
+        return SpecProblem(doc.locate(loc), path, err["msg"])
+    expected = _EXPECTED.get(kind)
+    if expected:
+        shown = value if not isinstance(value, dict | list) else type(value).__name__
+        return SpecProblem(doc.locate(loc), path, "", value=shown, expected=expected.format(**ctx))
+    return SpecProblem(doc.locate(loc), path, f"{err['msg']}, got {_short(value)}")
+
+
+_EXPECTED = {
+    "greater_than": "a number greater than {gt}",
+    "greater_than_equal": "a number of at least {ge}",
+    "less_than_equal": "a number of at most {le}",
+    "less_than": "a number less than {lt}",
+    "int_parsing": "a whole number",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "float_parsing": "a number",
+    "float_type": "a number",
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "literal_error": "one of {expected}",
+    "string_pattern_mismatch": "a string matching {pattern}",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "dict_type": "a mapping",
+    "list_type": "a list",
+    "too_short": "at least {min_length} item(s)",
+    "string_too_short": "at least {min_length} character(s)",
+    "string_too_long": "at most {max_length} characters",
+}
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fields_at(cls: type[BaseModel], loc: tuple) -> list[str]:
+    """Allowed keys of the model reached by following `loc` from `cls` (for 'did you mean')."""
+    current: object = cls
+    for part in loc:
+        model = _model_of(current)
+        if model is None:
+            return []
+        if isinstance(part, int):
+            current = _item_of(current)
+            continue
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return []
+        current = field.annotation
+    model = _model_of(current)
+    return sorted((f.alias or n) for n, f in model.model_fields.items()) if model else []
+
+
+def _model_of(tp: object) -> type[BaseModel] | None:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return tp
+    for arg in typing.get_args(tp):
+        found = _model_of(arg)
+        if found:
+            return found
+    return None
+
+
+def _item_of(tp: object) -> object:
+    origin = typing.get_origin(tp)
+    if origin in (list, tuple, set) or isinstance(tp, types.GenericAlias):
+        return typing.get_args(tp)[0] if typing.get_args(tp) else tp
+    for arg in typing.get_args(tp):
+        if typing.get_origin(arg) in (list, tuple):
+            return typing.get_args(arg)[0]
+    return tp
