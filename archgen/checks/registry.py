@@ -21,12 +21,12 @@ ID_RE = re.compile(r"^[A-Z]{2,4}[0-9]{3}$")
 
 @dataclass(frozen=True)
 class Context:
-    """What checks read: the design, the per-rack analyses, the metrics by object path, and any extras."""
+    """What checks read: the design, the per-rack and per-cluster analyses, and the metrics by object path."""
 
     design: Design
     racks: dict
     metrics: dict[str, dict[str, Q]]
-    extra: dict = field(default_factory=dict)
+    clusters: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

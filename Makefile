@@ -1,0 +1,39 @@
+# archgen — everything a new machine with Python 3.11+ and make needs.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test bench golden docs lint clean browser
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[pdf,office,test]'
+	touch $(STAMP)
+
+# Debian's Chromium for the HTML tests (skipped with a clear reason where it cannot be installed).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	  echo "note: chromium not installed; the browser tests will be skipped"; }
+
+demo: $(STAMP)
+	$(VENV)/bin/archgen check specs/
+	$(VENV)/bin/archgen render specs/ --out out --formats md,html,pdf,xlsx,csv,svg,png
+
+test: $(STAMP) browser
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	@mkdir -p bench/results
+	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+golden: $(STAMP)
+	$(PY) -m tests.update_golden
+
+docs: $(STAMP)
+	$(PY) -m archgen.docs
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache
