@@ -22,7 +22,10 @@ def _build_registry() -> pint.UnitRegistry:
     pkg = resources.files("pint")
     text = pkg.joinpath("default_en.txt").read_text(encoding="utf-8")
     text = text.replace("@import constants_en.txt", pkg.joinpath("constants_en.txt").read_text(encoding="utf-8"))
-    text = text.replace("\nbit = []\n", "\nbit = [information]\n")  # bandwidth must not be compatible with Hz
+    text = text.replace("\nbit = []\n", "\nbit = [information] = b\n")  # bandwidth must not be compatible with Hz
+    text = text.replace("baud = bit / second = Bd = bps", "baud = bit / second = Bd\nbps = bit / second")
+    text = text.replace("barn = 1e-28 * meter ** 2 = b", "barn = 1e-28 * meter ** 2")  # "b" is the bit
+    text = text.replace("biot_turn = Gb", "biot_turn")  # "Gb" is the gigabit, not the gilbert
     text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
     reg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=True)  # "35 degC" parses
     reg.load_definitions(text.splitlines())
@@ -42,12 +45,10 @@ _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _QTY = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<unit>\S.*?)?\s*$")
 _EXP = re.compile(r"(?:\*\*|\^)\s*[-+]?(\d+)")
 _TOWER = re.compile(r"(\*\*|\^)[^*^]*(\*\*|\^)\s*[-+]?\d")
-_UNIT_ALIASES = {"Gbps": "Gbit/s", "Mbps": "Mbit/s", "Tbps": "Tbit/s", "GBps": "GB/s", "TBps": "TB/s"}
 
 
 def parse_unit(text: str) -> pint.Unit:
     """Parse a unit expression safely (length- and exponent-bounded) into a unit of `ureg`."""
-    text = _UNIT_ALIASES.get(text, text)
     if len(text) > 64 or any(len(e) > 2 for e in _EXP.findall(text)) or _TOWER.search(text):
         raise PydanticCustomError("quantity_unit", "unit expression '{unit}' is not allowed", {"unit": text})
     try:
