@@ -66,7 +66,7 @@ def secondary_supply(ctx: Context) -> Iterator[Violation]:
         lp, fac, cdu = a.rack.spec.cooling.liquid, a.rack.facility, a.rack.cdu
         if not (lp and fac and fac.water and cdu and cdu.approach):
             continue
-        supply = fac.water.supply.to("degC") + cdu.approach
+        supply = (fac.water.supply.to("K") + cdu.approach.to("K")).to("degC")
         if supply > lp.supply.to("degC"):
             yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "supply"),
                             f"coolant supply {supply.to('degC'):.1f~P} (facility {fac.water.supply:~P} + approach "
