@@ -2,7 +2,7 @@
 
 | prefix | module | domain |
 |---|---|---|
-| SPC | (validation, registry) | spec schema and hygiene: SPC001 schema/units errors, SPC002 unused waivers |
+| SPC | (load, validation, registry) | SPC000 unreadable file, SPC001 schema/unit errors, SPC002 unused waivers |
 | REF | `checks/references.py` | references between specs |
 | MECH | `checks/mechanical.py` | U space, weight, floor loading |
 | PWR | `checks/power.py` | power chain: shelves/PDUs, feeds, redundancy |
@@ -16,7 +16,8 @@ from archgen.checks.registry import REGISTRY, Context, Finding, Violation, check
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements}
 #: IDs that are not produced by a registered function (schema errors and registry hygiene), with their summaries.
-RESERVED = {"SPC001": "Spec does not match the schema or has a unit error",
+RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size, alias expansion)",
+            "SPC001": "Spec does not match the schema or has a unit error",
             "SPC002": "Unused waiver"}
 
 __all__ = ["REGISTRY", "RESERVED", "MODULES", "Context", "Finding", "Violation", "check", "run_checks"]

@@ -127,7 +127,14 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
                 if (doc_id, i) not in used_waivers and selected(w.check, select, ignore):
-                    findings.append(Finding("SPC002", "warning", doc_id, specs.locate(doc_id, ("waivers", i)),
+                    findings.append(Finding("SPC002", "warning", object_path(doc), specs.locate(doc_id, ("waivers", i)),
                                             f"waiver of {w.check} matches no finding", "Unused waiver",
                                             "Remove the waiver."))
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
+
+
+def object_path(doc: object) -> str:
+    """Stable object path of a document: ``rack/<id>``, ``part/<id>``, ``facility/<id>``, ``cluster/<id>``."""
+    from archgen.model import Part
+    kind = "part" if isinstance(doc, Part) else type(doc).__name__.lower()
+    return f"{kind}/{doc.id}"

@@ -1,0 +1,53 @@
+"""The check registry: IDs unique and well-formed, prefix matches the module, docstrings documented, case files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from archgen.checks import MODULES, REGISTRY, RESERVED
+from archgen.checks.registry import ID_RE
+
+CASES = Path(__file__).parent / "cases"
+
+
+def test_ids_well_formed_and_prefix_matches_module():
+    for cid, chk in REGISTRY.items():
+        assert ID_RE.match(cid), cid
+        prefix = cid.rstrip("0123456789")
+        assert prefix in MODULES, f"{cid}: no module for prefix {prefix}"
+        assert chk.func.__module__ == MODULES[prefix].__name__, f"{cid} defined in {chk.func.__module__}"
+
+
+def test_reserved_ids_do_not_collide():
+    assert not set(RESERVED) & set(REGISTRY)
+    assert all(ID_RE.match(c) for c in RESERVED)
+
+
+def test_names_unique():
+    names = [c.name for c in REGISTRY.values()]
+    assert len(names) == len(set(names))
+
+
+def test_docstrings_have_summary_and_fix():
+    for cid, chk in REGISTRY.items():
+        assert chk.summary and chk.summary.endswith("."), f"{cid}: first docstring line is the summary"
+        assert chk.fix, f"{cid}: docstring needs a 'Fix:' paragraph"
+
+
+def test_every_id_has_a_case_file_with_pass_and_fail():
+    from ruamel.yaml import YAML
+    for cid in sorted(set(REGISTRY) | {"SPC002"}):
+        path = CASES / f"{cid}.yml"
+        assert path.exists(), f"{cid}: add {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}"
+        names = [c["name"] for c in YAML(typ="safe", pure=True).load(path.read_text())["cases"]]
+        assert any(n.startswith("pass") for n in names) and any(n.startswith("fail") for n in names), cid
+
+
+def test_registering_a_duplicate_id_fails():
+    import pytest
+
+    from archgen.checks import check
+    with pytest.raises(ValueError, match="registered twice"):
+        check("PWR001", "dup")(lambda ctx: iter(()))
+    with pytest.raises(ValueError, match="does not match"):
+        check("pwr1", "bad")

@@ -1,0 +1,50 @@
+"""Shared fixtures: spec trees in a temp dir, and the CLI run in-process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+REPO = Path(__file__).resolve().parent.parent
+SPECS = REPO / "specs"
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Write {relative path: text or bytes} under `root` and return it."""
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def spec_tree(tmp_path):
+    """`spec_tree({name: yaml})` writes a spec directory and returns its path."""
+    return lambda files: write_tree(tmp_path / "specs", files)
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(*args: str) -> CliResult:
+    """Run `archgen ARGS` in-process; stdout and stderr separately."""
+    from archgen.cli import app
+    result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+    return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
+@pytest.fixture
+def cli():
+    """The `run_cli` helper as a fixture."""
+    return run_cli
