@@ -30,6 +30,7 @@ bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 golden: $(STAMP)
+	ARCHGEN_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_errors.py
 	$(PY) -m tests.update_golden
 
 docs: $(STAMP)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archgen.model import NIC, Accelerator, CoolingUnit, Facility, PowerShelf, Rack, Switch, System
+from archgen.model import NIC, Accelerator, Cluster, CoolingUnit, Facility, Link, PowerShelf, Rack, Switch, System
 from archgen.model.base import Part
+from archgen.model.cluster import FatTree, LinkChoice
 from archgen.model.power import PDU
 from archgen.model.requirements import Requirement, Requirements
 from archgen.validate import Specs
@@ -73,12 +74,13 @@ class BoundRequirement:
 
 @dataclass(frozen=True)
 class Design:
-    """The derived design: racks, requirements and anything that could not be resolved."""
+    """The derived design: racks, clusters, requirements and anything that could not be resolved."""
 
     specs: Specs
     racks: tuple[RackDesign, ...]
     requirements: tuple[BoundRequirement, ...]
     unresolved: tuple[Unresolved, ...]
+    clusters: tuple[ClusterDesign, ...] = ()
 
 
 def build(specs: Specs) -> Design:
@@ -93,7 +95,10 @@ def build(specs: Specs) -> Design:
             for r in racks for i, q in enumerate(r.spec.requirements)]
     for doc in specs.of(Requirements):
         reqs += [BoundRequirement(q, q.subject, doc.id, ("requirements", i)) for i, q in enumerate(doc.requirements)]
-    return Design(specs, racks, tuple(reqs), tuple(unresolved))
+    clusters = tuple(bind_cluster(specs, c, racks, unresolved) for c in specs.of(Cluster))
+    reqs += [BoundRequirement(q, q.subject or c.path, c.spec.id, ("requirements", i))
+             for c in clusters for i, q in enumerate(c.spec.requirements)]
+    return Design(specs, racks, tuple(reqs), tuple(unresolved), clusters)
 
 
 def _ref(specs: Specs, owner: str, ref: str | None, kinds: tuple[type, ...], path: tuple,
@@ -103,7 +108,8 @@ def _ref(specs: Specs, owner: str, ref: str | None, kinds: tuple[type, ...], pat
     found = specs.get(ref)
     if isinstance(found, kinds):
         return found
-    expected = " or ".join(k.__name__ for k in kinds)
+    names = [k.__name__ for k in kinds]
+    expected = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
     unresolved.append(Unresolved(subject or f"part/{owner}", owner, ref, path, expected,
                                  type(found).__name__ if found else ""))
     return None
@@ -123,3 +129,206 @@ def _rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDesign:
     facility = _ref(specs, rack.id, rack.facility, (Facility,), ("facility",), unresolved, f"rack/{rack.id}")
     return RackDesign(rack, tuple(items), cdu, facility)
 
+
+
+# ---------------------------------------------------------------------------------------------------- clusters
+
+#: Largest number of rack instances a cluster is expanded into; larger clusters are analysed from counts only.
+MAX_RACKS = 100_000
+
+
+@dataclass(frozen=True)
+class RackInstance:
+    """One rack on the floor: its type, the unit instance it belongs to, and its row and position in the row."""
+
+    name: str
+    rack: RackDesign
+    unit: str
+    unit_index: int
+    row: int
+    col: int
+
+
+@dataclass(frozen=True)
+class LinkOption:
+    """A bound link option: the parts at the lower (`a`) and upper (`b`) end, and where it is written."""
+
+    a: Link
+    b: Link
+    path: tuple
+
+    @property
+    def reach(self):
+        """Reach of the run: the shorter of the two ends."""
+        return min(self.a.reach, self.b.reach)
+
+    @property
+    def label(self) -> str:
+        """Ids of the parts, 'a' or 'a/b'."""
+        return self.a.id if self.a.id == self.b.id else f"{self.a.id}/{self.b.id}"
+
+
+@dataclass(frozen=True)
+class BoundTier:
+    """One tier of a fabric with its switch part and the link options of the links below it."""
+
+    name: str
+    switch: Switch | None
+    links: tuple[LinkOption, ...]
+    links_path: tuple
+
+
+@dataclass(frozen=True)
+class BoundFabric:
+    """A fabric with its parts bound."""
+
+    cluster: str
+    index: int
+    spec: FatTree
+    tiers: dict[str, BoundTier]
+
+    @property
+    def path(self) -> str:
+        """Object path, e.g. 'cluster/b200-superpod/fabric/compute'."""
+        return f"cluster/{self.cluster}/fabric/{self.spec.id}"
+
+    @property
+    def owner_path(self) -> tuple:
+        """Field path of the fabric inside the Cluster document."""
+        return ("fabrics", self.index)
+
+
+@dataclass(frozen=True)
+class ClusterDesign:
+    """A cluster with its rack types bound, its layout expanded to racks, and its fabrics bound."""
+
+    spec: Cluster
+    rack_types: dict[str, RackDesign]
+    rack_counts: dict[str, int]
+    unit_counts: dict[str, int]
+    unit_racks: dict[str, tuple[tuple[str, int], ...]]
+    instances: tuple[RackInstance, ...]
+    too_large: bool
+    fabrics: tuple[BoundFabric, ...]
+    scale_up_switch: Switch | None
+    scale_up_link: Link | None
+    facility: Facility | None
+    problems: tuple[tuple[tuple, str], ...]
+
+    @property
+    def path(self) -> str:
+        """Object path, e.g. 'cluster/gb200-su'."""
+        return f"cluster/{self.spec.id}"
+
+    @property
+    def rack_total(self) -> int:
+        """Racks of every type."""
+        return sum(self.rack_counts.values())
+
+
+def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
+                 unresolved: list[Unresolved]) -> ClusterDesign:
+    """Bind a cluster's rack types, switches and links, and expand its layout into rack instances."""
+    cid, subject = cluster.id, f"cluster/{cluster.id}"
+    by_id = {r.spec.id: r for r in racks}
+    problems: list[tuple[tuple, str]] = []
+    rack_types: dict[str, RackDesign] = {}
+
+    def rack_ref(ref: str, path: tuple) -> str | None:
+        if ref in by_id:
+            rack_types[ref] = by_id[ref]
+            return ref
+        _ref(specs, cid, ref, (Rack,), path, unresolved, subject)
+        return None
+
+    unit_racks: dict[str, tuple[tuple[str, int], ...]] = {}
+    for i, unit in enumerate(cluster.units):
+        if unit.id in unit_racks:
+            problems.append((("units", i, "id"), f"unit '{unit.id}' is defined twice"))
+        unit_racks[unit.id] = tuple((r.rack, r.count) for j, r in enumerate(unit.racks)
+                                    if rack_ref(r.rack, ("units", i, "racks", j, "rack")))
+    rack_counts: dict[str, int] = {}
+    unit_counts: dict[str, int] = {}
+    entries: list[tuple[int, object]] = []
+    for i, place in enumerate(cluster.layout):
+        if place.unit is not None:
+            if place.unit not in unit_racks:
+                problems.append((("layout", i, "unit"), f"unit '{place.unit}' is not defined in `units` "
+                                 f"(defined: {', '.join(sorted(unit_racks)) or 'none'})"))
+                continue
+            unit_counts[place.unit] = unit_counts.get(place.unit, 0) + place.count
+            for rid, n in unit_racks[place.unit]:
+                rack_counts[rid] = rack_counts.get(rid, 0) + n * place.count
+        elif rack_ref(place.rack, ("layout", i, "rack")):
+            rack_counts[place.rack] = rack_counts.get(place.rack, 0) + place.count
+        entries.append((i, place))
+    too_large = sum(rack_counts.values()) > MAX_RACKS
+    instances = () if too_large else _expand(cluster, entries, unit_racks, rack_types)
+    fabrics = tuple(_fabric(specs, cluster, i, f, unresolved) for i, f in enumerate(cluster.fabrics))
+    for i, f in enumerate(cluster.fabrics):
+        for tier in ("leaf", "spine", "core"):
+            ref = getattr(f, tier).rack
+            if ref is not None:
+                rack_ref(ref, ("fabrics", i, tier, "rack"))
+    su = cluster.scale_up
+    su_switch = _ref(specs, cid, su.switch if su else None, (Switch,), ("scale_up", "switch"), unresolved, subject)
+    su_link = _ref(specs, cid, su.link if su else None, (Link,), ("scale_up", "link"), unresolved, subject)
+    facility = _ref(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
+    return ClusterDesign(cluster, rack_types, rack_counts, unit_counts, unit_racks, instances, too_large, fabrics,
+                         su_switch, su_link, facility, tuple(problems))
+
+
+def _expand(cluster: Cluster, entries: list[tuple[int, object]], unit_racks: dict[str, tuple[tuple[str, int], ...]],
+            rack_types: dict[str, RackDesign]) -> tuple[RackInstance, ...]:
+    """Place racks row by row in layout order; a unit marked `new_row` starts each instance on a fresh row."""
+    per_row = cluster.floor.racks_per_row
+    new_row = {u.id: u.new_row for u in cluster.units}
+    out: list[RackInstance] = []
+    row = col = 0
+    seen: dict[str, int] = {}
+    for _, place in entries:
+        for k in range(place.count):
+            fresh = place.new_row and k == 0
+            if place.unit is not None:
+                fresh = fresh or new_row.get(place.unit, False)
+                index = seen.get(place.unit, 0)
+                seen[place.unit] = index + 1
+                members = [(rid, n) for rid, n in unit_racks[place.unit]]
+                prefix, unit = f"{place.unit}{index + 1:02d}/", place.unit
+            else:
+                index = seen.get("rack:" + place.rack, 0)
+                seen["rack:" + place.rack] = index + 1
+                members, prefix, unit, index = [(place.rack, 1)], "", "", -1
+            if fresh and col:
+                row, col = row + 1, 0
+            counter: dict[str, int] = {}
+            for rid, n in members:
+                for _ in range(n):
+                    counter[rid] = counter.get(rid, 0) + 1
+                    number = counter[rid] if unit else seen["rack:" + rid]
+                    out.append(RackInstance(f"{prefix}{rid}-{number:02d}", rack_types[rid], unit, index, row, col))
+                    col += 1
+                    if col == per_row:
+                        row, col = row + 1, 0
+    return tuple(out)
+
+
+def _fabric(specs: Specs, cluster: Cluster, i: int, f: FatTree, unresolved: list[Unresolved]) -> BoundFabric:
+    subject = f"cluster/{cluster.id}/fabric/{f.id}"
+    default = _ref(specs, cluster.id, f.switch, (Switch,), ("fabrics", i, "switch"), unresolved, subject)
+    tiers: dict[str, BoundTier] = {}
+    for tier, key in (("leaf", "access"), ("spine", "leaf_spine"), ("core", "spine_core")):
+        spec = getattr(f, tier)
+        switch = default if spec.switch is None else _ref(specs, cluster.id, spec.switch, (Switch,),
+                                                         ("fabrics", i, tier, "switch"), unresolved, subject)
+        options = []
+        for j, opt in enumerate(getattr(f.links, key)):
+            path = ("fabrics", i, "links", key, j)
+            a_ref, b_ref = (opt.a, opt.b) if isinstance(opt, LinkChoice) else (opt, opt)
+            a = _ref(specs, cluster.id, a_ref, (Link,), path + (("a",) if a_ref != b_ref else ()), unresolved,
+                     subject)
+            b = a if b_ref == a_ref else _ref(specs, cluster.id, b_ref, (Link,), path + ("b",), unresolved, subject)
+            if a is not None and b is not None:
+                options.append(LinkOption(a, b, path))
+        tiers[tier] = BoundTier(tier, switch, tuple(options), ("fabrics", i, "links", key))
+    return BoundFabric(cluster.id, i, f, tiers)

@@ -53,6 +53,8 @@ def _write(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    if output.is_dir():
+        raise UsageError(f"{output}: is a directory, expected a file")
     from archgen.render.files import write_atomic
     write_atomic(output, text.encode())
 
@@ -111,6 +113,8 @@ def check(
 
     def body() -> int:
         from archgen.pipeline import run
+        if output is not None and output.is_dir():
+            raise UsageError(f"{output}: is a directory, expected a file")
         try:
             result = run(_paths(paths), _split(select), _split(ignore))
         except SpecError as err:

@@ -7,6 +7,7 @@ Safety: YAML 1.2 (ruamel, round-trip loader, no Python object tags), duplicate k
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,10 +121,10 @@ def load_text(text: str, name: str) -> list[Document]:
     except DuplicateKeyError as exc:
         mark = exc.problem_mark
         key = (exc.problem or "").split('"')[1] if '"' in (exc.problem or "") else ""
-        first = exc.context_mark.line + 1 if exc.context_mark else 0
+        first = _first_key_line(text, key, exc.context_mark.line if exc.context_mark else 0, mark.line)
         raise UnreadableError([SpecProblem(Location(name, mark.line + 1, mark.column + 1),
-                                     message=f"duplicate key '{key}' (first defined in the mapping at line {first})",
-                                     hint="remove or rename one of the keys")]) from None
+                                           message=f"duplicate key '{key}' (first defined at line {first})",
+                                           hint="remove or rename one of the keys")]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(name, mark.line + 1, mark.column + 1) if mark else Location(name)
@@ -142,6 +143,15 @@ def load_text(text: str, name: str) -> list[Document]:
         counter = _Counter(name)
         docs.append(Document(name, _plain(raw, (), positions, counter, 0), positions))
     return docs
+
+
+def _first_key_line(text: str, key: str, start: int, end: int) -> int:
+    """1-based line of the first `key:` between lines `start` and `end` (0-based), else the mapping's start."""
+    pattern = re.compile(rf"^\s*(-\s+)?['\"]?{re.escape(key)}['\"]?\s*:")
+    for n, line in enumerate(text.splitlines()[start:end], start=start):
+        if pattern.match(line) or re.search(rf"[{{,]\s*{re.escape(key)}\s*:", line):
+            return n + 1
+    return start + 1
 
 
 class _Counter:

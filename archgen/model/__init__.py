@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from archgen.model.accelerator import Accelerator
 from archgen.model.base import Document, Part
+from archgen.model.cluster import Cluster
 from archgen.model.cooling import CoolingUnit
 from archgen.model.facility import Facility
 from archgen.model.network import NIC, Link, Switch
@@ -15,8 +16,9 @@ from archgen.model.system import System
 #: Every document kind, by the name used in `kind:`.
 KINDS: dict[str, type[Document]] = {
     cls.__name__: cls
-    for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Rack, Facility, Requirements)
+    for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Rack, Facility, Requirements,
+                Cluster)
 }
 
 __all__ = ["KINDS", "Document", "Part", "Accelerator", "System", "Switch", "NIC", "Link", "PowerShelf", "PDU",
-           "CoolingUnit", "Rack", "Facility", "Requirements"]
+           "CoolingUnit", "Rack", "Facility", "Requirements", "Cluster"]

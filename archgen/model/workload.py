@@ -1,0 +1,130 @@
+"""The `Model` kind (an LLM architecture) and the `Workload` kind (a training or inference job on a cluster).
+
+A workload states what it runs and, optionally, how: a parallel layout left out is searched by the performance
+model (the best layout that fits). Targets are ordinary `Requirement`s on the performance metrics (`step_time`,
+`mfu`, `tokens_per_second`, `ttft`, `tpot`, `memory_headroom`, ...); they become PERF checks.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from archgen.model.base import Document, Ref, Spec
+from archgen.model.requirements import Requirement
+
+Precision = Literal["fp16", "bf16", "fp8", "fp4"]
+Recompute = Literal["none", "selective", "full"]
+AttentionKernel = Literal["flash", "materialized"]
+
+#: Metrics a workload requirement may target, with their dimension (the unit a target must convert to).
+PERF_METRICS: dict[str, str] = {
+    "step_time": "s", "tokens_per_second": "1/s", "tokens_per_second_per_gpu": "1/s", "mfu": "dimensionless",
+    "tflops_per_gpu": "FLOPS", "memory_per_gpu": "B", "memory_headroom": "B", "ttft": "s", "tpot": "s",
+    "tokens_per_second_per_rack": "1/s", "concurrency": "dimensionless", "busbw": "B/s",
+}
+
+
+class MoE(Spec):
+    """Mixture-of-experts feed-forward layers."""
+
+    experts: int = Field(gt=0, description="Routed experts per MoE layer.")
+    top_k: int = Field(gt=0, description="Experts each token is routed to.")
+    expert_ffn: int = Field(gt=0, description="Intermediate size of one expert.")
+    shared_experts: int = Field(0, ge=0, description="Always-active experts per MoE layer.")
+    dense_layers: int = Field(0, ge=0, description="Leading layers that keep a dense FFN.")
+
+    @model_validator(mode="after")
+    def _top_k_fits(self) -> MoE:
+        if self.top_k > self.experts:
+            raise ValueError(f"top_k ({self.top_k}) is larger than the number of experts ({self.experts})")
+        return self
+
+
+class Model(Document):
+    """A decoder-only transformer (GPT/Llama family)."""
+
+    kind: Literal["Model"] = "Model"
+    layers: int = Field(gt=0, description="Transformer blocks.")
+    hidden: int = Field(gt=0, description="Model (embedding) dimension h.")
+    heads: int = Field(gt=0, description="Query attention heads.")
+    kv_heads: int | None = Field(None, gt=0, description="Key/value heads (GQA/MQA); defaults to `heads` (MHA).")
+    head_dim: int | None = Field(None, gt=0, description="Dimension per head; defaults to hidden / heads.")
+    ffn: int = Field(gt=0, description="Feed-forward intermediate size (4h for GPT-3, 28672 for Llama-2-70B).")
+    vocab: int = Field(gt=0, description="Vocabulary size (padded as trained).")
+    gated_ffn: bool = Field(False, description="SwiGLU/GeGLU: three FFN matrices instead of two.")
+    moe: MoE | None = Field(None, description="Mixture-of-experts layers, if any.")
+    source: str = Field("", description="Where the architecture is published.")
+
+    @model_validator(mode="after")
+    def _heads_divide(self) -> Model:
+        kv = self.kv_heads or self.heads
+        if self.heads % kv:
+            raise ValueError(f"heads ({self.heads}) must be a multiple of kv_heads ({kv})")
+        if self.head_dim is None and self.hidden % self.heads:
+            raise ValueError(f"hidden ({self.hidden}) is not divisible by heads ({self.heads}); give head_dim")
+        return self
+
+
+class Parallelism(Spec):
+    """Parallel layout; every field left out is searched."""
+
+    tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain).")
+    pp: int | None = Field(None, gt=0, description="Pipeline-parallel stages.")
+    dp: int | None = Field(None, gt=0, description="Data-parallel replicas.")
+    cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, ring attention).")
+    ep: int = Field(1, gt=0, description="Expert-parallel size (MoE), carved out of the data-parallel ranks.")
+    interleave: int | None = Field(None, gt=0, description="Virtual stages per pipeline rank (interleaved 1F1B).")
+    micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
+    sequence_parallel: bool = Field(True, description="Megatron sequence parallelism with TP.")
+
+
+class Training(Spec):
+    """A pre-training job."""
+
+    seq_len: int = Field(gt=0, description="Tokens per sequence.")
+    global_batch: int = Field(gt=0, description="Sequences per optimizer step.")
+    precision: Precision = Field("bf16", description="GEMM data type (fp16, bf16, fp8, fp4).")
+    recompute: Recompute | None = Field(None, description="Activation recomputation; searched when left out.")
+    parallelism: Parallelism = Field(default_factory=Parallelism, description="Parallel layout (optional).")
+    attention: AttentionKernel = Field("flash", description="Attention kernel: flash or materialized scores.")
+    distributed_optimizer: bool = Field(True, description="Shard optimizer state over DP ranks (ZeRO-1).")
+    overlap_grad_reduce: bool = Field(True, description="Overlap the DP gradient reduction with backward.")
+
+
+class Inference(Spec):
+    """A serving job: replicas of a model, each on `tp` accelerators of one scale-up domain."""
+
+    precision: Precision = Field("fp8", description="Weight and GEMM data type.")
+    kv_precision: Precision | None = Field(None, description="KV-cache data type; defaults to `precision`.")
+    tp: int | None = Field(None, gt=0, description="Tensor-parallel size of a replica; searched when left out.")
+    replicas: int | None = Field(None, gt=0, description="Replicas; defaults to all accelerators / tp.")
+    batch: int | None = Field(None, gt=0, description="Concurrent sequences per replica; defaults to the most "
+                                                      "that fits the KV cache.")
+    input_len: int = Field(gt=0, description="Prompt tokens per request.")
+    output_len: int = Field(gt=0, description="Generated tokens per request.")
+    scenario: Literal["offline", "server"] = Field("offline", description="MLPerf-style scenario.")
+
+
+class Workload(Document):
+    """A training or inference job of a model on a cluster, with optional parallelism and targets."""
+
+    kind: Literal["Workload"] = "Workload"
+    model: Ref = Field(description="Id of the `Model`.")
+    cluster: Ref | None = Field(None, description="Id of the cluster it runs on (or give it on the command line).")
+    accelerators: int | None = Field(None, gt=0, description="Accelerators used; defaults to the whole cluster.")
+    training: Training | None = Field(None, description="Training job.")
+    inference: Inference | None = Field(None, description="Inference job.")
+    requirements: list[Requirement] = Field(
+        default_factory=list, description="Targets on performance metrics, e.g. {metric: mfu, target: '>= 0.4'}.")
+
+    @model_validator(mode="after")
+    def _one_job(self) -> Workload:
+        if (self.training is None) == (self.inference is None):
+            raise ValueError("give exactly one of 'training' or 'inference'")
+        for req in self.requirements:
+            if req.metric not in PERF_METRICS:
+                raise ValueError(f"requirement {req.id}: unknown metric '{req.metric}' (known: "
+                                 f"{', '.join(sorted(PERF_METRICS))})")
+        return self

@@ -1,0 +1,120 @@
+"""The transformer shape the model computes with, and the FLOP-counting conventions.
+
+FLOP convention (stated once, used everywhere): a GEMM of M x K by K x N is 2·M·N·K FLOP; attention scores and
+the weighted sum count the full s x s square (no causal discount), as Megatron-LM and PaLM count them. *Model
+FLOPs* are forward + backward = 3 x forward, without recomputation; they give MFU. *Hardware FLOPs* add the
+recomputed forward work. For a GPT block stack (ffn = 4h, MHA) model FLOPs per step reduce to Megatron's
+72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) and full-recompute hardware FLOPs to 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h))
+(Narayanan et al., SC21, eq. 3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archgen.model.workload import Model
+
+
+@dataclass(frozen=True)
+class Arch:
+    """A decoder-only transformer's dimensions (plain ints)."""
+
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    vocab: int
+    gated: bool = False
+    experts: int = 0
+    top_k: int = 0
+    expert_ffn: int = 0
+    shared_experts: int = 0
+    dense_layers: int = 0
+
+    @classmethod
+    def from_model(cls, m: Model) -> Arch:
+        """The shape of a `Model` spec."""
+        moe = m.moe
+        return cls(layers=m.layers, hidden=m.hidden, heads=m.heads, kv_heads=m.kv_heads or m.heads,
+                   head_dim=m.head_dim or m.hidden // m.heads, ffn=m.ffn, vocab=m.vocab, gated=m.gated_ffn,
+                   experts=moe.experts if moe else 0, top_k=moe.top_k if moe else 0,
+                   expert_ffn=moe.expert_ffn if moe else 0, shared_experts=moe.shared_experts if moe else 0,
+                   dense_layers=moe.dense_layers if moe else 0)
+
+    @property
+    def ffn_mats(self) -> int:
+        """FFN weight matrices: 3 for a gated (SwiGLU) FFN, else 2."""
+        return 3 if self.gated else 2
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers with a mixture-of-experts FFN."""
+        return self.layers - self.dense_layers if self.experts else 0
+
+    @property
+    def attn_params(self) -> int:
+        """Weights of one attention block (QKV and output projection)."""
+        q = self.heads * self.head_dim
+        return self.hidden * (q + 2 * self.kv_heads * self.head_dim) + q * self.hidden
+
+    @property
+    def dense_ffn_params(self) -> int:
+        """Weights of one dense FFN."""
+        return self.ffn_mats * self.hidden * self.ffn
+
+    @property
+    def expert_params(self) -> int:
+        """Weights of one expert."""
+        return self.ffn_mats * self.hidden * self.expert_ffn
+
+    def layer_params(self, moe: bool) -> int:
+        """Weights of one layer (all experts when `moe`), with its two norms."""
+        ffn = (self.experts + self.shared_experts) * self.expert_params + self.hidden * self.experts if moe \
+            else self.dense_ffn_params
+        return self.attn_params + ffn + 2 * self.hidden
+
+    def params(self) -> int:
+        """Total parameters, with untied input and output embeddings."""
+        dense = self.layers - self.moe_layers
+        return (dense * self.layer_params(False) + self.moe_layers * self.layer_params(True)
+                + 2 * self.vocab * self.hidden + self.hidden)
+
+    def active_ffn_params(self, moe: bool) -> int:
+        """FFN weights one token passes through."""
+        if not moe:
+            return self.dense_ffn_params
+        return (self.top_k + self.shared_experts) * self.expert_params + self.hidden * self.experts
+
+    def forward_flops_per_token(self, seq_len: float) -> float:
+        """Forward FLOP per token of a sequence of `seq_len` (full s² attention, logits included)."""
+        dense = self.layers - self.moe_layers
+        gemm = dense * (self.attn_params + self.dense_ffn_params) \
+            + self.moe_layers * (self.attn_params + self.active_ffn_params(True))
+        attn = 2.0 * self.layers * seq_len * self.heads * self.head_dim  # QK^T and AV, 2 FLOP per MAC
+        return 2.0 * gemm + 2.0 * attn + 2.0 * self.hidden * self.vocab
+
+    def model_flops(self, tokens: float, seq_len: float) -> float:
+        """Model FLOPs (forward + backward, no recompute) for `tokens` tokens: what MFU counts."""
+        return 3.0 * tokens * self.forward_flops_per_token(seq_len)
+
+
+def megatron_flops(arch: Arch, batch: float, seq_len: float, convention: str) -> float:
+    """FLOPs per iteration by a published formula (the `flop_counting` of a validation case).
+
+    Args:
+        arch: Model shape.
+        batch: Sequences per iteration.
+        seq_len: Tokens per sequence.
+        convention: 'megatron_96' (SC21 eq. 3, full recompute) or 'model_72' (no recompute).
+
+    Returns:
+        FLOP per iteration.
+    """
+    b, s, l, h, v = batch, seq_len, arch.layers, arch.hidden, arch.vocab
+    if convention == "megatron_96":
+        return 96.0 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
+    if convention == "model_72":
+        return 72.0 * b * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))
+    raise ValueError(f"unknown FLOP-counting convention '{convention}'")

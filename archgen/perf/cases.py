@@ -1,0 +1,347 @@
+"""Read validation cases (schema `archgen-validation/1`) and score the model against their measurements.
+
+Defaults for what a case leaves out (the format's own defaults are in its header):
+
+* training: `micro_batch` 1; `interleave` 1; `cp`, `ep` 1; `sequence_parallel` false (all cases in the shipped file
+  predate it); `attention` materialized (Megatron's fused softmax, the kernel every published run in the file
+  used, before FlashAttention); the DP gradient all-reduce runs after the backward pass (no overlap, no
+  distributed optimizer), as in Megatron-LM and DeepSpeed of 2021-22. A case may override any of these in its
+  `training` mapping (`attention`, `overlap_grad_reduce`, `distributed_optimizer`, `sequence_parallel`).
+* system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` (it needs the fabric
+  manager's multicast support, which a measurement does not state); scale-out efficiency 0.9.
+* inference: the KV cache in the weights' precision; `batch` sequences per replica.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from archgen.errors import SpecError, SpecProblem
+from archgen.load import Document, load_file
+from archgen.model.accelerator import Accelerator
+from archgen.model.base import Spec
+from archgen.model.workload import MoE, Precision, Recompute
+from archgen.perf.arch import Arch, megatron_flops
+from archgen.perf.catalog import load_accelerators, locate, problems_from
+from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.hardware import Hardware, hardware_for
+from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
+from archgen.units import Bandwidth, Information, Q_, parse_quantity
+
+SCHEMA = "archgen-validation/1"
+METRIC_UNITS = {"step_time": "s", "tflops_per_gpu": "FLOPS", "mfu": "dimensionless", "tokens_per_second": "1/s",
+                "busbw": "B/s", "time": "s"}
+
+
+class CaseScaleUp(Spec):
+    """Scale-up domain of a case's system."""
+
+    domain: int = Field(gt=0, description="Accelerators per scale-up domain.")
+    bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
+
+
+class CaseScaleOut(Spec):
+    """Scale-out fabric of a case's system."""
+
+    bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
+    oversubscription: float = Field(1.0, ge=1, description="Taper above `pod` accelerators.")
+    pod: int = Field(0, ge=0, description="Accelerators below the oversubscribed tier.")
+
+
+class CaseSystem(Spec):
+    """The measured system."""
+
+    accelerator: str = Field(description="Catalog id of the accelerator.")
+    count: int = Field(gt=0, description="Accelerators in the job.")
+    scale_up: CaseScaleUp = Field(description="Scale-up domain.")
+    scale_out: CaseScaleOut | None = Field(None, description="Scale-out fabric.")
+
+
+class CaseModel(Spec):
+    """Decoder-only transformer of a case."""
+
+    layers: int = Field(gt=0)
+    hidden: int = Field(gt=0)
+    heads: int = Field(gt=0)
+    kv_heads: int | None = Field(None, gt=0)
+    ffn: int = Field(gt=0)
+    vocab: int = Field(gt=0)
+    gated_ffn: bool = False
+    moe: MoE | None = None
+
+    @model_validator(mode="after")
+    def _divides(self) -> CaseModel:
+        if self.hidden % self.heads:
+            raise ValueError(f"hidden ({self.hidden}) is not divisible by heads ({self.heads})")
+        if self.heads % (self.kv_heads or self.heads):
+            raise ValueError(f"heads ({self.heads}) is not a multiple of kv_heads ({self.kv_heads})")
+        return self
+
+    def arch(self) -> Arch:
+        """The model's shape."""
+        m = self.moe
+        return Arch(self.layers, self.hidden, self.heads, self.kv_heads or self.heads, self.hidden // self.heads,
+                    self.ffn, self.vocab, self.gated_ffn, m.experts if m else 0, m.top_k if m else 0,
+                    m.expert_ffn if m else 0, m.shared_experts if m else 0, m.dense_layers if m else 0)
+
+
+class CaseTraining(Spec):
+    """Training job of a case."""
+
+    seq_len: int = Field(gt=0)
+    global_batch: int = Field(gt=0)
+    micro_batch: int = Field(1, gt=0)
+    precision: Precision
+    tp: int = Field(gt=0)
+    pp: int = Field(gt=0)
+    dp: int = Field(gt=0)
+    cp: int = Field(1, gt=0)
+    ep: int = Field(1, gt=0)
+    interleave: int = Field(1, gt=0)
+    recompute: Recompute = "none"
+    sequence_parallel: bool = False
+    attention: Literal["flash", "materialized"] = "materialized"
+    overlap_grad_reduce: bool = False
+    distributed_optimizer: bool = False
+
+
+class CaseInference(Spec):
+    """Inference job of a case."""
+
+    precision: Precision
+    tp: int = Field(gt=0)
+    replicas: int = Field(1, gt=0)
+    batch: int = Field(gt=0)
+    input_len: int = Field(gt=0)
+    output_len: int = Field(gt=0)
+    scenario: Literal["offline", "server"] = "offline"
+    kv_precision: Precision | None = None
+
+
+class CaseCollective(Spec):
+    """A collective benchmark."""
+
+    op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+    size: Information
+    algorithm: Literal["ring", "nvls", "auto", "tree", "hierarchical"] = "auto"
+
+
+class Measurement(Spec):
+    """One measured figure."""
+
+    metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time"]
+    value: float = Field(gt=0)
+    unit: str
+
+
+class Case(Spec):
+    """One published measurement with its full description."""
+
+    id: str
+    source: str
+    status: Literal["confirmed", "secondary", "unconfirmed"]
+    system: CaseSystem
+    model: CaseModel | None = None
+    training: CaseTraining | None = None
+    inference: CaseInference | None = None
+    collective: CaseCollective | None = None
+    flop_counting: Literal["megatron_96", "model_72"] | None = None
+    measured: list[Measurement] = Field(min_length=1)
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Case:
+        kinds = [k for k in ("training", "inference", "collective") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError("a case needs exactly one of training, inference or collective")
+        if kinds[0] != "collective" and self.model is None:
+            raise ValueError(f"a {kinds[0]} case needs a model")
+        needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
+        if needs_flops and self.flop_counting is None:
+            raise ValueError(f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or model_72)")
+        return self
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """Predicted against measured for one metric of one case."""
+
+    id: str
+    metric: str
+    unit: str
+    measured: float
+    predicted: float
+    status: str
+    source: str
+
+    @property
+    def error(self) -> float:
+        """(predicted - measured) / measured."""
+        return (self.predicted - self.measured) / self.measured
+
+
+def read_cases(path: str | Path) -> tuple[list[Case], Document]:
+    """Parse and validate a case file; every problem is reported at once with its file:line:col."""
+    docs = load_file(Path(path))
+    doc = docs[0]
+    problems: list[SpecProblem] = []
+    if len(docs) != 1:
+        problems.append(SpecProblem(doc.locate(()), message="a case file holds one YAML document",
+                                    expected="one mapping with 'schema' and 'cases'"))
+    data = doc.data
+    if data.get("schema") != SCHEMA:
+        problems.append(SpecProblem(locate(doc, ("schema",)), path="schema", value=data.get("schema"),
+                                    expected=f"'{SCHEMA}'"))
+    raw = data.get("cases")
+    if not isinstance(raw, list):
+        problems.append(SpecProblem(locate(doc, ("cases",)), path="cases", value=None if raw is None else raw,
+                                    expected="a list of cases"))
+        raise SpecError(problems)
+    extra = sorted(set(data) - {"schema", "cases"})
+    for k in extra:
+        problems.append(SpecProblem(locate(doc, (k,)), path=k, message="unknown key", expected="schema, cases"))
+    cases, seen = [], set()
+    for i, item in enumerate(raw):
+        try:
+            case = Case.model_validate(item)
+        except ValidationError as err:
+            problems.extend(problems_from(err, doc, ("cases", i)))
+            continue
+        if case.id in seen:
+            problems.append(SpecProblem(locate(doc, ("cases", i, "id")), path=f"cases.{i}.id",
+                                        message=f"duplicate case id '{case.id}'"))
+        seen.add(case.id)
+        problems.extend(_check_case(case, doc, i))
+        cases.append(case)
+    if problems:
+        raise SpecError(problems)
+    return cases, doc
+
+
+def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
+    out = []
+    for j, m in enumerate(case.measured):
+        try:
+            q = parse_quantity(f"{m.value} {m.unit}")
+            ok = q.is_compatible_with(METRIC_UNITS[m.metric])
+        except Exception:
+            ok = False
+        if not ok:
+            out.append(SpecProblem(locate(doc, ("cases", i, "measured", j, "unit")), path=f"{case.id}.measured",
+                                   value=m.unit, expected=f"a unit convertible to {METRIC_UNITS[m.metric]}"))
+    t = case.training
+    if t is not None and case.model is not None:
+        where = locate(doc, ("cases", i, "training"))
+        gpus = t.tp * t.pp * t.dp * t.cp
+        a = case.model
+        if gpus != case.system.count:
+            out.append(SpecProblem(where, path=f"{case.id}.training",
+                                   message=f"tp x pp x dp x cp = {t.tp} x {t.pp} x {t.dp} x {t.cp} = {gpus} does not "
+                                           f"equal system.count {case.system.count}"))
+        if a.layers < t.pp * t.interleave or (t.interleave > 1 and a.layers % (t.pp * t.interleave)):
+            out.append(SpecProblem(where, path=f"{case.id}.training.pp",
+                                   message=f"layers ({a.layers}) cannot be split into pp x interleave "
+                                           f"({t.pp} x {t.interleave}) stages",
+                                   expected="at least one layer per stage, and an even split when interleaved"))
+        if a.heads % t.tp or (a.kv_heads or a.heads) % t.tp and t.tp % (a.kv_heads or a.heads):
+            out.append(SpecProblem(where, path=f"{case.id}.training.tp",
+                                   message=f"heads ({a.heads}, kv {a.kv_heads or a.heads}) are not divisible by tp "
+                                           f"({t.tp})"))
+        if t.global_batch % (t.dp * t.micro_batch):
+            out.append(SpecProblem(where, path=f"{case.id}.training.global_batch",
+                                   message=f"global_batch ({t.global_batch}) is not divisible by dp x micro_batch "
+                                           f"({t.dp} x {t.micro_batch})"))
+    inf = case.inference
+    if inf is not None and inf.tp * inf.replicas > case.system.count:
+        out.append(SpecProblem(locate(doc, ("cases", i, "inference")), path=f"{case.id}.inference",
+                               message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
+                                       f"{case.system.count}"))
+    return out
+
+
+def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: bool = False) -> Hardware:
+    """The `Hardware` of a case's system."""
+    s = case.system
+    so = s.scale_out
+    return hardware_for(accelerators[s.accelerator], scale_up_size=s.scale_up.domain,
+                        scale_up_bandwidth=s.scale_up.bandwidth, scale_out_bandwidth=so.bandwidth if so else None,
+                        oversubscription=so.oversubscription if so else 1.0, pod=so.pod if so else 0,
+                        in_network_reduction=nvls)
+
+
+def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
+    """The model's value (SI) for every metric the case measured."""
+    metrics = {m.metric for m in case.measured}
+    if case.collective is not None:
+        c = case.collective
+        hw = case_hardware(case, accelerators, nvls=c.algorithm == "nvls")
+        size = float(c.size.to("B").magnitude)
+        n = case.system.count
+        t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
+        return {"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))}
+    hw = case_hardware(case, accelerators)
+    arch = case.model.arch()
+    if case.training is not None:
+        t = case.training
+        job = Job(arch, t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
+                  t.overlap_grad_reduce)
+        lay = Layout(t.tp, t.pp, t.dp, t.micro_batch, t.cp, t.ep, t.interleave, RECOMPUTE_CODES[t.recompute],
+                     t.sequence_parallel)
+        est = estimate_training(hw, job, lay)
+        step = float(est.step_time)
+        out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
+        if metrics & {"tflops_per_gpu", "mfu"}:
+            flops = megatron_flops(arch, t.global_batch, t.seq_len, case.flop_counting)
+            out["tflops_per_gpu"] = flops / step / case.system.count
+            out["mfu"] = out["tflops_per_gpu"] / hw.peak_for(t.precision)
+        return out
+    inf = case.inference
+    est = estimate_inference(hw, ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision),
+                             inf.tp, inf.batch)
+    return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
+            "time": float(est.ttft)}
+
+
+def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
+          doc: Document | None = None) -> list[CaseResult]:
+    """Predicted against measured for every (case, metric); unknown accelerator ids are reported together."""
+    accs = accelerators if accelerators is not None else load_accelerators()
+    problems = []
+    for i, c in enumerate(cases):
+        if c.system.accelerator not in accs:
+            where = locate(doc, ("cases", i, "system", "accelerator")) if doc else None
+            problems.append(SpecProblem(where, path=f"{c.id}.system.accelerator",
+                                        message=f"unknown accelerator '{c.system.accelerator}'",
+                                        expected=f"one of: {', '.join(sorted(accs))}"))
+    if problems:
+        raise SpecError(problems)
+    results = []
+    for c in cases:
+        pred = predict(c, accs)
+        for m in c.measured:
+            unit = METRIC_UNITS[m.metric]
+            measured = float(Q_(m.value, m.unit).to(unit).magnitude) if unit != "dimensionless" else m.value
+            results.append(CaseResult(c.id, m.metric, unit, measured, pred[m.metric], c.status, c.source))
+    return results
+
+
+def score_file(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[CaseResult]:
+    """Read and score a case file."""
+    cases, doc = read_cases(path)
+    return score(cases, accelerators, doc)
+
+
+def summary(results: list[CaseResult]) -> dict[str, float]:
+    """Median and worst absolute relative error, and the count."""
+    errs = sorted(abs(r.error) for r in results)
+    if not errs:
+        return {"count": 0, "median": math.nan, "worst": math.nan}
+    mid = len(errs) // 2
+    median = errs[mid] if len(errs) % 2 else (errs[mid - 1] + errs[mid]) / 2
+    return {"count": len(errs), "median": median, "worst": errs[-1]}

@@ -1,0 +1,154 @@
+"""Collectives with an α-β model: ring, tree, hierarchical and in-switch (NVLS) algorithms on a two-tier fabric.
+
+Sizes follow nccl-tests: `size` is the per-rank buffer of an all-reduce, and the full (gathered) buffer of an
+all-gather or reduce-scatter; for all-to-all it is the buffer each rank sends (its n slices). Bus bandwidth is
+reported as nccl-tests defines it (NVIDIA/nccl-tests doc/PERFORMANCE.md): busbw = algbw · 2(n-1)/n for all-reduce,
+algbw · (n-1)/n for all-gather, reduce-scatter and all-to-all, algbw for point-to-point, with algbw = size / time.
+
+Time of one algorithm = base latency + steps · per-step latency + bytes on the busiest link / achievable bandwidth.
+Base latencies and per-step latencies follow NCCL's own tuning model (src/graph/tuning.cc: ring/tree base 8.4 us for
+the Simple protocol, about 2 us per NVLink step, 25 us for NVLS). Achievable bandwidth = link bandwidth x the
+catalog's measured ring efficiency. A group of `n` ranks with `k` ranks per scale-up domain (k = n: inside one
+domain) uses the scale-up link inside a domain and the scale-out NIC between domains; oversubscription divides the
+scale-out bandwidth once the group is larger than the non-blocking pod.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.errors import UsageError
+from archgen.perf.hardware import Hardware
+
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "p2p")
+ALGORITHMS = ("auto", "ring", "tree", "hierarchical", "nvls")
+
+#: NCCL base latency of a ring or tree collective, Simple protocol (src/graph/tuning.cc `baseLat`).
+BASE_LATENCY = 8.4e-6
+#: NCCL latency of an NVLS collective (src/graph/tuning.cc `hwLat` NVLS, Simple).
+NVLS_LATENCY = 25e-6
+
+
+def busbw_factor(op: str, n):
+    """nccl-tests factor from algorithm bandwidth to bus bandwidth."""
+    if op == "all_reduce":
+        return 2.0 * (n - 1) / n
+    if op in ("all_gather", "reduce_scatter", "all_to_all"):
+        return (n - 1) / n
+    return 1.0 + 0.0 * n
+
+
+def bus_bandwidth(op: str, size, time, n):
+    """Bus bandwidth (B/s) of a collective of `size` bytes that took `time` seconds on `n` ranks."""
+    return size / time * busbw_factor(op, n)
+
+
+def _up(hw: Hardware) -> float:
+    return hw.scale_up_bandwidth * hw.scale_up_efficiency
+
+
+def _out(hw: Hardware, n) -> np.ndarray | float:
+    bw = hw.scale_out_bandwidth * hw.scale_out_efficiency
+    if bw <= 0:
+        return 1e-30  # no scale-out fabric: a cross-domain collective takes effectively forever
+    taper = np.where((hw.pod <= 0) | (np.asarray(n) > hw.pod), hw.oversubscription, 1.0)
+    return bw / taper
+
+
+def _ring(hw: Hardware, op: str, size, n, k):
+    """Flat ring (NCCL Ring) over n ranks; bandwidth of the slowest hop, latency of every step."""
+    cross = np.asarray(k) < np.asarray(n)
+    bw = np.where(cross, np.minimum(_up(hw), _out(hw, n)), _up(hw))
+    lat = np.where(cross, hw.scale_out_latency, hw.scale_up_latency)
+    steps = (2.0 if op == "all_reduce" else 1.0) * (n - 1)
+    return BASE_LATENCY + steps * lat + busbw_factor(op, n) * size / bw
+
+
+def _tree(hw: Hardware, op: str, size, n, k):
+    """NCCL Tree all-reduce: a chain inside each domain, double binary trees between domains."""
+    domains = np.maximum(np.asarray(n) / np.maximum(k, 1), 1.0)
+    bw = np.where(domains > 1, np.minimum(_up(hw), _out(hw, n)), _up(hw))
+    lat = 2.0 * (k - 1) * hw.scale_up_latency + 2.0 * np.log2(domains) * hw.scale_out_latency
+    return BASE_LATENCY + lat + 2.0 * size / bw
+
+
+def _hierarchical(hw: Hardware, op: str, size, n, k):
+    """Reduce-scatter inside the domain, the operation across domains on 1/k of the data, all-gather inside."""
+    k = np.minimum(np.maximum(k, 1), n)
+    domains = np.maximum(np.asarray(n) / k, 1.0)
+    inner_op = {"all_reduce": "reduce_scatter"}.get(op, op)
+    inner = np.where(k > 1, _ring(hw, inner_op, size, k, k), 0.0)
+    outer = np.where(domains > 1, _ring(hw, op, size / k, domains, 1.0), 0.0)
+    if op == "all_reduce":
+        inner = inner + np.where(k > 1, _ring(hw, "all_gather", size, k, k), 0.0)
+    return inner + outer
+
+
+def _nvls(hw: Hardware, op: str, size, n, k):
+    """In-switch reduction (NVLink SHARP): each rank sends and receives size·(1 + 1/n) for an all-reduce."""
+    bw = _up(hw) * hw.nvls_efficiency
+    traffic = (1.0 + 1.0 / n) if op == "all_reduce" else (n - 1) / n
+    return NVLS_LATENCY + traffic * size / bw
+
+
+def _all_to_all(hw: Hardware, size, n, k):
+    k = np.minimum(np.maximum(k, 1), n)
+    t_up = (k - 1) / n * size / _up(hw)
+    t_out = np.where(k < n, (n - k) / n * size / _out(hw, n), 0.0)
+    lat = np.where(k < n, hw.scale_out_latency, hw.scale_up_latency)
+    return BASE_LATENCY + (n - 1) * lat / 8.0 + np.maximum(t_up, t_out)
+
+
+def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "auto"):
+    """Time of one collective.
+
+    Args:
+        hw: Hardware.
+        op: One of `OPS`.
+        size: nccl-tests size in bytes (see the module docstring).
+        n: Ranks in the group.
+        k: Ranks of the group inside one scale-up domain (defaults to all of them when n fits a domain, else
+            the domain size).
+        algorithm: 'auto' (the fastest of ring, tree, hierarchical, and NVLS when the hardware has it enabled),
+            or one of them by name.
+
+    Returns:
+        Seconds; 0 for a group of one rank.
+    """
+    if op not in OPS:
+        raise UsageError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
+    if algorithm not in ALGORITHMS:
+        raise UsageError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
+    n = np.asarray(n, dtype=float)
+    k = np.minimum(n, hw.scale_up_size) if k is None else np.asarray(k, dtype=float)
+    if op == "p2p":
+        cross = k < 2
+        bw = np.where(cross, _out(hw, 2), _up(hw))
+        t = np.where(cross, hw.scale_out_latency, hw.scale_up_latency) + size / bw
+    elif op == "all_to_all":
+        t = _all_to_all(hw, size, n, k)
+    elif algorithm == "ring":
+        t = _ring(hw, op, size, n, k)
+    elif algorithm == "tree":
+        t = _tree(hw, op, size, n, k) if op == "all_reduce" else _ring(hw, op, size, n, k)
+    elif algorithm == "hierarchical":
+        t = _hierarchical(hw, op, size, n, k)
+    elif algorithm == "nvls":
+        if not hw.in_network_reduction:
+            raise UsageError(f"accelerator '{hw.accelerator}' has no in-network reduction (NVLS) in its scale-up "
+                             "domain")
+        t = np.where(k >= n, _nvls(hw, op, size, n, k), _hierarchical(hw, op, size, n, k))
+    else:
+        t = np.minimum(_ring(hw, op, size, n, k), _hierarchical(hw, op, size, n, k))
+        if op == "all_reduce":
+            t = np.minimum(t, _tree(hw, op, size, n, k))
+        if hw.in_network_reduction:
+            t = np.minimum(t, np.where(k >= n, _nvls(hw, op, size, n, k), np.inf))
+    return np.where(n > 1, t, 0.0)
+
+
+def members_per_domain(hw: Hardware, n, stride):
+    """Ranks of a group (size n, consecutive members `stride` ranks apart) that share one scale-up domain."""
+    stride = np.asarray(stride, dtype=float)
+    per = np.floor(hw.scale_up_size / stride)
+    return np.clip(np.where(stride < hw.scale_up_size, per, 1.0), 1.0, n)

@@ -1,0 +1,158 @@
+"""The hardware description the performance model reads: plain SI floats, built once from the specs.
+
+`Hardware` is deliberately small and flat so that the model can evaluate thousands of configurations quickly and
+so that any layer can build it: `hardware_for` takes the figures a cluster spec or a validation case provides
+(accelerator, scale-up domain size and bandwidth, scale-out bandwidth and oversubscription).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from archgen.errors import UsageError
+from archgen.model.accelerator import Accelerator
+from archgen.units import Q, Q_
+
+#: Parameters `sensitivity` may scale, with what each means.
+PARAMETERS: dict[str, str] = {
+    "peak": "tensor peak FLOP/s of the workload's data type",
+    "hbm_bandwidth": "HBM bandwidth",
+    "hbm_capacity": "HBM capacity",
+    "scale_up_bandwidth": "scale-up bandwidth per accelerator",
+    "scale_out_bandwidth": "scale-out bandwidth per accelerator",
+    "latency": "scale-up and scale-out link latencies",
+}
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One accelerator and its place in the fabric, in SI units.
+
+    Attributes:
+        accelerator: Catalog id of the accelerator.
+        peak: Dense tensor peak per data type (FLOP/s).
+        gemm_efficiency: Best dense-GEMM fraction of peak per data type.
+        gemm_half_size: GEMM dimension that alone halves the efficiency (size ramp).
+        vector_peak: Non-tensor peak (FLOP/s); 0 when unknown.
+        vector_efficiency: Sustained fraction of `vector_peak`.
+        hbm_capacity: HBM capacity (B).
+        hbm_bandwidth: HBM peak bandwidth (B/s).
+        hbm_efficiency: Sustained fraction of `hbm_bandwidth`.
+        l2_capacity: Last-level cache (B); 0 when unknown.
+        l2_bandwidth: Last-level cache bandwidth (B/s); 0 when unknown.
+        scale_up_size: Accelerators per scale-up domain.
+        scale_up_bandwidth: Scale-up bandwidth per accelerator per direction (B/s).
+        scale_up_efficiency: nccl-tests ring busbw over `scale_up_bandwidth`.
+        scale_up_latency: Latency per ring step in the scale-up domain (s).
+        in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
+        nvls_efficiency: In-switch reduction efficiency relative to `scale_up_efficiency`.
+        scale_out_bandwidth: Scale-out bandwidth per accelerator per direction (B/s); 0 for a single domain.
+        scale_out_efficiency: Achievable fraction of `scale_out_bandwidth`.
+        scale_out_latency: Latency per ring step across the scale-out fabric (s).
+        oversubscription: Taper above `pod` accelerators (1 = non-blocking).
+        pod: Accelerators below the oversubscribed tier; 0 means the taper applies to every cross-domain flow.
+    """
+
+    accelerator: str
+    peak: dict[str, float]
+    gemm_efficiency: dict[str, float]
+    hbm_capacity: float
+    hbm_bandwidth: float
+    scale_up_size: int
+    scale_up_bandwidth: float
+    gemm_half_size: float = 128.0
+    vector_peak: float = 0.0
+    vector_efficiency: float = 0.7
+    hbm_efficiency: float = 0.85
+    l2_capacity: float = 0.0
+    l2_bandwidth: float = 0.0
+    scale_up_efficiency: float = 0.8
+    scale_up_latency: float = 1.9e-6
+    in_network_reduction: bool = False
+    nvls_efficiency: float = 0.8
+    scale_out_bandwidth: float = 0.0
+    scale_out_efficiency: float = 0.9
+    scale_out_latency: float = 5.0e-6
+    oversubscription: float = 1.0
+    pod: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def peak_for(self, dtype: str) -> float:
+        """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""
+        if dtype not in self.peak:
+            have = ", ".join(sorted(self.peak))
+            raise UsageError(f"accelerator '{self.accelerator}' has no {dtype} peak (it has: {have})")
+        return self.peak[dtype]
+
+    def gemm_rate(self, dtype: str) -> float:
+        """Best achievable dense-GEMM FLOP/s for `dtype` (peak x measured efficiency)."""
+        return self.peak_for(dtype) * self.gemm_efficiency.get(dtype, _default_gemm_eff(self.gemm_efficiency))
+
+    def scaled(self, parameter: str, factor: float, dtype: str = "bf16") -> Hardware:
+        """A copy with one parameter of `PARAMETERS` multiplied by `factor` (for what-if and sensitivity)."""
+        if parameter == "peak":
+            return dataclasses.replace(self, peak={**self.peak, dtype: self.peak_for(dtype) * factor})
+        if parameter == "latency":
+            return dataclasses.replace(self, scale_up_latency=self.scale_up_latency * factor,
+                                       scale_out_latency=self.scale_out_latency * factor)
+        if parameter not in PARAMETERS:
+            raise UsageError(f"unknown hardware parameter '{parameter}' (known: {', '.join(PARAMETERS)})")
+        return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
+
+
+def _default_gemm_eff(known: dict[str, float]) -> float:
+    return min(known.values()) if known else 0.7
+
+
+def _si(q: Q | None, unit: str) -> float:
+    return 0.0 if q is None else float(q.to(unit).magnitude)
+
+
+def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandwidth: Q | None = None,
+                 scale_out_bandwidth: Q | None = None, oversubscription: float = 1.0, pod: int = 0,
+                 scale_out_latency: Q = Q_(5.0, "us"), in_network_reduction: bool | None = None) -> Hardware:
+    """Build the model's `Hardware` from an accelerator spec and the fabric figures of a system or cluster.
+
+    Args:
+        accelerator: The catalog accelerator.
+        scale_up_size: Accelerators per scale-up domain (8 for HGX, 72 for NVL72).
+        scale_up_bandwidth: Per accelerator per direction; defaults to the accelerator's `scale_up.bandwidth`.
+        scale_out_bandwidth: Per accelerator per direction (e.g. '400 Gb/s'); None for a single domain.
+        oversubscription: Taper of the scale-out fabric above `pod` accelerators (1 = non-blocking).
+        pod: Accelerators under the non-blocking part of the fabric (0: taper applies to all cross-domain traffic).
+        scale_out_latency: Latency per ring step across the scale-out fabric.
+        in_network_reduction: Override whether NVLS is enabled; defaults to the accelerator's capability.
+
+    Returns:
+        The flat SI description the model evaluates.
+    """
+    su = accelerator.scale_up
+    eff = accelerator.efficiency
+    bw_up = scale_up_bandwidth if scale_up_bandwidth is not None else (su.bandwidth if su else None)
+    if scale_up_size > 1 and bw_up is None:
+        raise UsageError(f"accelerator '{accelerator.id}' has no scale-up link; give the scale-up bandwidth")
+    nvls = (su.in_network_reduction if su else False) if in_network_reduction is None else in_network_reduction
+    return Hardware(
+        accelerator=accelerator.id,
+        peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
+        gemm_efficiency=dict(eff.gemm),
+        gemm_half_size=float(eff.gemm_half_size),
+        vector_peak=_si(accelerator.vector_peak, "FLOPS"),
+        vector_efficiency=eff.vector,
+        hbm_capacity=_si(accelerator.memory, "B"),
+        hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
+        hbm_efficiency=eff.hbm,
+        l2_capacity=_si(accelerator.l2_cache, "B"),
+        l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
+        scale_up_size=max(1, int(scale_up_size)),
+        scale_up_bandwidth=_si(bw_up, "B/s"),
+        scale_up_efficiency=eff.scale_up,
+        scale_up_latency=_si(su.latency, "s") if su else 1.9e-6,
+        in_network_reduction=bool(nvls),
+        nvls_efficiency=eff.in_network_reduction,
+        scale_out_bandwidth=_si(scale_out_bandwidth, "B/s"),
+        scale_out_latency=_si(scale_out_latency, "s"),
+        oversubscription=float(oversubscription),
+        pod=int(pod),
+    )

@@ -1,0 +1,129 @@
+"""Kernel-level roofline times: GEMMs, attention (flash or materialised), memory-bound ops.
+
+Every function accepts numpy arrays (or floats) for the shape arguments and broadcasts, so a search evaluates
+thousands of configurations in one call. Times are in seconds, sizes in bytes, work in FLOP.
+
+Conventions:
+    * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline).
+    * Its time is max(FLOP / (peak · e_gemm · size_eff), bytes / (HBM · e_hbm)), where `e_gemm` is the best
+      measured dense-GEMM fraction of peak (catalog, per dtype) and size_eff = prod over M, N, K of
+      d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`).
+    * Flash attention runs at `FLASH_EFFICIENCY` of the GEMM rate (FlashAttention-2 reaches 50-73 % of A100
+      peak in the forward pass against ~86 % for the best GEMM: Dao, arXiv 2307.08691, §4.1); a causal mask
+      halves its FLOP. Materialised attention is two batched GEMMs (QKᵀ, AV) over the full s×s scores plus the
+      memory traffic of mask/softmax/dropout on those scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.perf.hardware import Hardware
+
+#: Bytes per element of each data type.
+DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1,
+                                 "fp6": 0.75, "fp4": 0.5}
+
+#: Flash attention throughput relative to the best dense GEMM (FlashAttention-2: up to 73 % of A100 peak forward,
+#: 63 % backward, against 86 % for cuBLAS GEMM).
+FLASH_EFFICIENCY = 0.8
+
+#: Forward-pass bytes moved per s×s score element by Megatron's fused scale-mask-softmax (read 2 + write 2) and
+#: attention dropout (read 2, write 2, mask 1), 16-bit scores.
+SCORE_BYTES_FWD = 9.0
+#: Backward bytes per score element: dropout backward (read grad 2, mask 1, write 2) and softmax backward (read
+#: probabilities 2, grad 2, write 2).
+SCORE_BYTES_BWD = 11.0
+
+
+def size_efficiency(hw: Hardware, *dims: np.ndarray | float) -> np.ndarray | float:
+    """Fraction of the best GEMM rate reached by a GEMM with these dimensions (tile/wave ramp)."""
+    f = 1.0
+    for d in dims:
+        f = f * (d / (d + hw.gemm_half_size))
+    return f
+
+
+def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
+    """Roofline time of `batch` GEMMs of (m x k) @ (k x n) in `dtype`.
+
+    Args:
+        hw: Hardware.
+        dtype: Data type of the inputs (selects the peak and the measured efficiency).
+        m: Rows of the output (tokens).
+        n: Columns of the output.
+        k: Reduction dimension.
+        batch: Number of independent GEMMs of that shape.
+
+    Returns:
+        Seconds (broadcast over the inputs).
+    """
+    flop = 2.0 * m * n * k * batch
+    rate = hw.gemm_rate(dtype) * size_efficiency(hw, m, n, k)
+    nbytes = (m * k + k * n + m * n) * batch * DTYPE_BYTES[dtype]
+    return np.maximum(flop / rate, nbytes / (hw.hbm_bandwidth * hw.hbm_efficiency))
+
+
+def memory_time(hw: Hardware, nbytes, working_set=None):
+    """Time of a memory-bound operation moving `nbytes`; served from L2 when its working set fits there."""
+    hbm = nbytes / (hw.hbm_bandwidth * hw.hbm_efficiency)
+    if hw.l2_bandwidth <= 0 or working_set is None:
+        return hbm
+    l2 = nbytes / (hw.l2_bandwidth * hw.hbm_efficiency)
+    return np.where(np.asarray(working_set) <= hw.l2_capacity, l2, hbm)
+
+
+def vector_time(hw: Hardware, flop):
+    """Time of non-tensor arithmetic (e.g. softmax exponentials) on the vector pipe."""
+    if hw.vector_peak <= 0:
+        return 0.0 * flop
+    return flop / (hw.vector_peak * hw.vector_efficiency)
+
+
+def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
+                      causal: bool = True):
+    """Forward time of the attention core (scores, softmax, weighted sum) for `heads` heads on one device.
+
+    Args:
+        hw: Hardware.
+        dtype: Compute data type.
+        batch: Sequences.
+        q_len: Query tokens per sequence.
+        kv_len: Key/value tokens per sequence.
+        heads: Query heads on this device.
+        head_dim: Dimension per head.
+        kernel: 'flash' (fused, scores never written) or 'materialized' (Megatron fused softmax, scores in HBM).
+        causal: Whether a causal mask lets a flash kernel skip half the tiles.
+
+    Returns:
+        Seconds.
+    """
+    if kernel == "flash":
+        frac = 0.5 if causal else 1.0
+        flop = 4.0 * batch * heads * q_len * kv_len * head_dim * frac
+        rate = hw.gemm_rate(dtype) * FLASH_EFFICIENCY * size_efficiency(hw, q_len, head_dim)
+        return flop / rate
+    qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
+    av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
+    scores = batch * heads * q_len * kv_len
+    return qk + av + memory_time(hw, scores * SCORE_BYTES_FWD)
+
+
+def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
+                       causal: bool = True):
+    """Backward time of the attention core: 2.5x the forward FLOP for flash (5 matmuls against 2), twice the
+    forward GEMMs plus the score-gradient traffic for a materialised kernel."""
+    if kernel == "flash":
+        return 2.5 * attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads,
+                                       head_dim=head_dim, kernel=kernel, causal=causal)
+    qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
+    av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
+    scores = batch * heads * q_len * kv_len
+    return 2.0 * (qk + av) + memory_time(hw, scores * SCORE_BYTES_BWD)
+
+
+def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_bytes: float, heads, dtype: str):
+    """One decode step's attention on one device: bandwidth-bound read of the KV cache (roofline with its FLOP)."""
+    nbytes = 2.0 * batch * context * kv_heads * head_dim * kv_bytes
+    flop = 4.0 * batch * heads * context * head_dim
+    return np.maximum(memory_time(hw, nbytes), flop / (hw.gemm_rate(dtype) * FLASH_EFFICIENCY))

@@ -1,0 +1,169 @@
+"""The document model: sections of plain blocks (paragraphs, tables, figures, lists) that every format renders.
+
+The builders in `archgen.render.rack` and `archgen.render.common` fill this model from a pipeline `Run`; the
+templates (`templates/document.*`) only lay it out. Keeping one model means the Markdown, HTML and PDF carry the
+same content, and text from a spec is escaped once per format, in the template layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from archgen.render import fmt
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: its title, the display unit and decimals of its quantities, and alignment."""
+
+    title: str
+    unit: str | None = None
+    digits: int = 1
+    align: str = "left"
+
+    @property
+    def heading(self) -> str:
+        """Title with the unit, e.g. ``'Power (kW)'``."""
+        label = fmt.unit_label(self.unit) if self.unit else ""
+        return f"{self.title} ({label})" if label else self.title
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table. Cells hold raw values (quantities, numbers, text); `text()` formats them per column."""
+
+    id: str
+    caption: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    anchors: tuple[str | None, ...] = ()
+    status_column: int | None = None
+    kind: str = "table"
+
+    def text(self) -> list[list[str]]:
+        """Every cell as display text; a quantity is shown as its number, the unit being in the heading."""
+        out = []
+        for row in self.rows:
+            out.append([_plain(v, c) for v, c in zip(row, self.columns, strict=True)])
+        return out
+
+    def row_anchor(self, i: int) -> str | None:
+        """Anchor of row `i`, if any."""
+        return self.anchors[i] if i < len(self.anchors) else None
+
+    def row_status(self, i: int) -> str:
+        """Status word of row `i` (``pass``, ``fail``, ``warn``...) used for styling, or ''."""
+        if self.status_column is None:
+            return ""
+        return str(self.rows[i][self.status_column]).lower()
+
+
+def _plain(value: Any, col: Column) -> str:
+    """Cell text without the unit when the column heading carries it."""
+    text = fmt.cell(value, col.unit, col.digits)
+    label = fmt.unit_label(col.unit) if col.unit else ""
+    if label and text.endswith(" " + label):
+        return text[: -len(label) - 1]
+    return text
+
+
+@dataclass(frozen=True)
+class Para:
+    """A paragraph of plain text. `style` is ``text``, ``note`` (an aside) or ``lead`` (the abstract)."""
+
+    text: str
+    style: str = "text"
+    kind: str = "para"
+
+
+@dataclass(frozen=True)
+class Bullets:
+    """A bulleted list of plain-text items."""
+
+    items: tuple[str, ...]
+    kind: str = "bullets"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A diagram by name (``elevation`` → ``<target>-elevation.svg``) with its caption."""
+
+    id: str
+    name: str
+    caption: str
+    kind: str = "figure"
+
+
+Block = Table | Para | Bullets | Figure
+
+
+@dataclass
+class Section:
+    """A numbered section with blocks and subsections."""
+
+    id: str
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    number: str = ""
+
+    def add(self, *blocks: Block) -> Section:
+        """Append blocks; returns self."""
+        self.blocks.extend(b for b in blocks if b is not None)
+        return self
+
+    def sub(self, sid: str, title: str, *blocks: Block) -> Section:
+        """Append and return a subsection."""
+        child = Section(sid, title, [b for b in blocks if b is not None])
+        self.sections.append(child)
+        return child
+
+
+@dataclass
+class Document:
+    """A whole document: control data, key metrics and sections, plus the diagrams it references."""
+
+    target: str
+    kind: str
+    title: str
+    control: list[tuple[str, str]]
+    sections: list[Section]
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def number(self) -> Document:
+        """Give every section its number (1, 1.1, ...) and make ids unique; returns self."""
+        seen: set[str] = set()
+
+        def walk(sections: list[Section], prefix: str) -> None:
+            for i, s in enumerate(sections, 1):
+                s.number = f"{prefix}{i}"
+                base, n = fmt.slug(s.id), 2
+                s.id = base
+                while s.id in seen:
+                    s.id, n = f"{base}-{n}", n + 1
+                seen.add(s.id)
+                walk(s.sections, f"{s.number}.")
+
+        walk(self.sections, "")
+        return self
+
+    def walk(self) -> list[Section]:
+        """Every section, depth first."""
+        out: list[Section] = []
+
+        def rec(sections: list[Section]) -> None:
+            for s in sections:
+                out.append(s)
+                rec(s.sections)
+
+        rec(self.sections)
+        return out
+
+    def tables(self) -> list[Table]:
+        """Every table, in document order."""
+        return [b for s in self.walk() for b in s.blocks if isinstance(b, Table)]
+
+    def figure_blocks(self) -> list[Figure]:
+        """Every figure block, in document order."""
+        return [b for s in self.walk() for b in s.blocks if isinstance(b, Figure)]

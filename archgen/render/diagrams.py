@@ -1,0 +1,157 @@
+"""Diagrams with matplotlib, as SVG and PNG bytes, byte-identical for identical input.
+
+Determinism: no pyplot (no global state), an explicit `Figure`, fixed DejaVu Sans (shipped with matplotlib), text
+drawn as paths in SVG, `svg.hashsalt` per diagram (so ids of two SVGs inlined in one HTML page never collide) and no
+date or software metadata. Labels are formatted with `archgen.render.fmt`; no figure computes physics.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from archgen.analyse.rack import RackAnalysis, Stage
+from archgen.render import fmt
+from archgen.render.rack import CLASSES, part_class
+
+RC = {"font.family": "DejaVu Sans", "font.size": 8, "svg.fonttype": "path", "axes.spines.top": False,
+      "axes.spines.right": False, "figure.dpi": 100, "savefig.dpi": 150, "axes.titlesize": 9,
+      "path.simplify": True, "hatch.linewidth": 0.5}
+
+
+def render(name: str, draw: Callable[[], Figure], formats: tuple[str, ...]) -> dict[str, bytes]:
+    """Draw one diagram and save it in each of `formats` ('svg', 'png')."""
+    out: dict[str, bytes] = {}
+    with matplotlib.rc_context({**RC, "svg.hashsalt": f"archgen-{name}"}):
+        fig = draw()
+        for f in formats:
+            buf = io.BytesIO()
+            meta = {"Date": None, "Creator": None} if f == "svg" else {"Software": None}
+            fig.savefig(buf, format=f, metadata=meta, bbox_inches="tight", pad_inches=0.1)
+            out[f] = buf.getvalue()
+    return out
+
+
+def elevation(a: RackAnalysis) -> Figure:
+    """Front and rear elevation of a rack, coloured by part class, with U numbers and 0U items beside."""
+    height = a.space.height
+    spec = a.rack.spec
+    fig = Figure(figsize=(7.0, max(3.5, 0.15 * height + 1.0)))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, face in zip(axes, ("front", "rear"), strict=True):
+        ax.add_patch(Rectangle((0, 0.5), 1, height, facecolor="#f4f4f4", edgecolor="#333333", linewidth=1.0))
+        zero_u = []
+        for item in a.rack.items:
+            depth = getattr(getattr(item.part, "mechanical", None), "depth", "full")
+            if depth != "full" and spec.slots[item.slot].face != face:
+                continue
+            if item.height == 0:
+                zero_u.append(item)
+                continue
+            colour = CLASSES[part_class(item.part)]
+            hatch = None if depth == "full" or spec.slots[item.slot].face == face else "//"
+            ax.add_patch(Rectangle((0.03, item.u - 0.5), 0.94, item.height, facecolor=colour, edgecolor="#222222",
+                                   linewidth=0.4, hatch=hatch))
+            ax.text(0.5, item.u - 0.5 + item.height / 2, item.part.id, ha="center", va="center",
+                    fontsize=5.5 if item.height == 1 else 6.5, clip_on=True)
+        for i, item in enumerate(zero_u):
+            ax.add_patch(Rectangle((1.04 + 0.06 * i, item.u - 0.5), 0.05, height - item.u + 1,
+                                   facecolor=CLASSES[part_class(item.part)], edgecolor="#222222", linewidth=0.4))
+        ax.set_xlim(-0.02, 1.04 + 0.06 * max(len(zero_u), 1))
+        ax.set_ylim(0.3, height + 0.7)
+        ax.set_yticks(range(1, height + 1))
+        ax.set_yticklabels([str(u) for u in range(1, height + 1)], fontsize=5)
+        ax.set_xticks([])
+        ax.spines[["bottom", "left"]].set_visible(False)
+        ax.tick_params(axis="y", length=0)
+        ax.set_title(f"{face.capitalize()}")
+    used = {part_class(p.part) for p in a.rack.items}
+    handles = [Patch(facecolor=c, edgecolor="#222222", label=k) for k, c in CLASSES.items() if k in used]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=7)
+    fig.suptitle(f"{spec.id}: {height} U {spec.form_factor.standard.upper()}", fontsize=9)
+    fig.subplots_adjust(bottom=0.06, top=0.94, wspace=0.25)
+    return fig
+
+
+def _stage_bars(ax: Any, title: str, stage: Stage, load: Any) -> None:
+    labels = ["nameplate", f"usable ({stage.redundancy})", "one unit lost"]
+    values = [stage.unit_capacity * stage.count, stage.usable, stage.after_one_loss]
+    kw = [fmt.magnitude(v, "kW") for v in values]
+    colours = ["#c9d6e8", "#4a90d9", "#8fb3e0"]
+    ys = list(range(len(labels)))[::-1]
+    ax.barh(ys, kw, color=colours, edgecolor="#333333", linewidth=0.4, height=0.6)
+    for y, v, q in zip(ys, kw, values, strict=True):
+        ax.text(v, y, " " + fmt.q(q, "kW", 1), va="center", fontsize=7)
+    load_kw = fmt.magnitude(load, "kW")
+    ax.axvline(load_kw, color="#d0021b", linewidth=1.2)
+    ax.text(load_kw, len(labels) - 0.35, f"load {fmt.q(load, 'kW', 1)}", color="#d0021b", fontsize=7, ha="center")
+    ax.set_yticks(ys)
+    ax.set_yticklabels(labels)
+    ax.set_xlim(0, max(kw + [load_kw]) * 1.3 or 1)
+    ax.set_ylim(-0.6, len(labels) - 0.1)
+    ax.set_xlabel("kW")
+    ax.set_title(title, loc="left")
+
+
+def power_budget(a: RackAnalysis) -> Figure:
+    """Load against nameplate, usable and one-unit-lost capacity of the conversion stage and of the feeds."""
+    p = a.power
+    stages = ([(f"{p.conversion_kind.capitalize()}: {p.conversion.count} × {fmt.q(p.conversion.unit_capacity, 'kW', 1)}",
+                p.conversion, p.load)] if p.conversion is not None else [])
+    stages.append((f"Feeds after derating: {p.feeds.count} × {fmt.q(p.feeds.unit_capacity, 'kW', 1)}", p.feeds,
+                   p.input_power))
+    fig = Figure(figsize=(7.0, 1.9 * len(stages) + 0.3))
+    axes = fig.subplots(len(stages), 1, squeeze=False)[:, 0]
+    for ax, (title, stage, load) in zip(axes, stages, strict=True):
+        _stage_bars(ax, title, stage, load)
+    fig.tight_layout()
+    return fig
+
+
+def cooling_split(a: RackAnalysis) -> Figure:
+    """Heat to liquid and to air, and (with a CDU) the CDU group's load against its usable capacity."""
+    c = a.cooling
+    panels = 2 if c.cdu is not None else 1
+    fig = Figure(figsize=(7.0, 2.2))
+    axes = fig.subplots(1, panels, squeeze=False)[0]
+    ax = axes[0]
+    liquid, air = fmt.magnitude(c.heat_liquid, "kW"), fmt.magnitude(c.heat_air, "kW")
+    ax.barh([0], [liquid], color="#50c8c8", edgecolor="#333333", linewidth=0.4, label="liquid")
+    ax.barh([0], [air], left=[liquid], color="#f0c27b", edgecolor="#333333", linewidth=0.4, label="air")
+    total = liquid + air or 1.0
+    for x0, w, q in ((0, liquid, c.heat_liquid), (liquid, air, c.heat_air)):
+        if w / total > 0.12:
+            ax.text(x0 + w / 2, 0, f"{fmt.q(q, 'kW', 1)}\n{fmt.pct(w / total)}", ha="center", va="center",
+                    fontsize=7)
+    ax.set_yticks([])
+    ax.set_xlabel("kW")
+    ax.set_xlim(0, total * 1.05)
+    ax.set_title(f"Heat split of {fmt.q(c.heat, 'kW', 1)}", loc="left")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False, fontsize=7)
+    if c.cdu is not None:
+        ax2 = axes[1]
+        values = [c.cdu_load, c.cdu.usable, c.cdu.unit_capacity * c.cdu.count]
+        labels = ["group load", f"usable ({c.cdu.redundancy})", "nameplate"]
+        kw = [fmt.magnitude(v, "kW") for v in values]
+        ax2.barh([2, 1, 0], kw, color=["#50c8c8", "#4a90d9", "#c9d6e8"], edgecolor="#333333", linewidth=0.4,
+                 height=0.6)
+        for y, v, q in zip([2, 1, 0], kw, values, strict=True):
+            ax2.text(v, y, " " + fmt.q(q, "kW", 0), va="center", fontsize=7)
+        ax2.set_yticks([2, 1, 0])
+        ax2.set_yticklabels(labels)
+        ax2.set_xlim(0, max(kw) * 1.35 or 1)
+        ax2.set_xlabel("kW")
+        ax2.set_title(f"CDU group ({a.rack.spec.cooling.liquid.racks_per_cdu} racks)", loc="left")
+    fig.tight_layout()
+    return fig
+
+
+#: The rack diagrams by name; the document's `Figure` blocks refer to these names.
+RACK_DIAGRAMS: dict[str, Callable[[RackAnalysis], Figure]] = {
+    "elevation": elevation, "power": power_budget, "cooling": cooling_split,
+}

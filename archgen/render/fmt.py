@@ -1,0 +1,100 @@
+"""Formatting helpers: the one place where quantities are converted to display units and turned into text.
+
+Every output format (Markdown, HTML, Typst/PDF, CSV, XLSX, diagram labels) formats numbers through these
+functions, so a value reads the same everywhere. They never compute anything but unit conversions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pint
+
+from archgen.units import ureg
+
+#: Display names for units whose pint symbol is awkward in a document.
+UNIT_NAMES = {"ft ** 3 / min": "CFM", "ft³/min": "CFM", "dimensionless": "", "rack_unit": "U", "U": "U",
+              "degC": "°C", "kg / m ** 2": "kg/m²", "kg/m²": "kg/m²"}
+
+
+def unit_label(unit: str) -> str:
+    """Short display symbol of a unit expression: ``'kW'``, ``'L/min'``, ``'CFM'``, ``'°C'``."""
+    if unit in UNIT_NAMES:
+        return UNIT_NAMES[unit]
+    text = f"{ureg.parse_units(unit):~P}"
+    return UNIT_NAMES.get(text, text)
+
+
+def number(value: float | int, digits: int = 1) -> str:
+    """A number with thousands separators and `digits` decimals (``1,340.0``); ``'—'`` for NaN/None."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,d}"
+    text = f"{value:,.{digits}f}"
+    if text.startswith("-") and float(text[1:].replace(",", "")) == 0:
+        text = text[1:]  # no "-0.0"
+    return text
+
+
+def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> str:
+    """Format a quantity in `unit` with `digits` decimals: ``q(Q_(131400, "W"), "kW", 1) == '131.4 kW'``.
+
+    Without `unit` the quantity keeps its own unit. None gives ``'—'``.
+    """
+    if value is None:
+        return "—"
+    if not isinstance(value, pint.Quantity):
+        return number(value, digits) + (f" {unit_label(unit)}" if unit else "")
+    if unit is None:
+        shown, label = value, UNIT_NAMES.get(f"{value.units:~P}", f"{value.units:~P}")
+    else:
+        shown, label = value.to(unit), unit_label(unit)
+    text = number(float(shown.magnitude), digits)
+    return f"{text} {label}".strip()
+
+
+def pct(value: float | None, digits: int = 0) -> str:
+    """A fraction as a percentage: ``pct(0.85) == '85 %'``."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"{value * 100:.{digits}f} %"
+
+
+def magnitude(value: pint.Quantity | None, unit: str) -> float | None:
+    """Plain float of a quantity in `unit` (for spreadsheets and plots), or None."""
+    return None if value is None else float(value.to(unit).magnitude)
+
+
+def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
+    """Text of one table cell: quantities in the column's unit, numbers with separators, the rest as text."""
+    if value is None:
+        return "—"
+    if isinstance(value, pint.Quantity):
+        return q(value, unit, digits)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return number(value, digits) + (f" {unit_label(unit)}" if unit else "")
+    if isinstance(value, list | tuple):
+        return "; ".join(cell(v, unit, digits) for v in value)
+    return " ".join(str(value).split())
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|&~$!])")
+_MD_LINE_START = re.compile(r"^(\s*)([-+=>]|\d+[.)])")
+
+
+def md(text: Any) -> str:
+    """Escape text so that Markdown shows it literally (CommonMark backslash escapes), on one line."""
+    flat = " ".join(str(text).split())
+    escaped = _MD_SPECIAL.sub(r"\\\1", flat)
+    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2) if len(m.group(2)) == 1
+                              else m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], escaped)
+
+
+def slug(text: str) -> str:
+    """An HTML/Markdown anchor from an id or title: lower case, letters, digits and '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"

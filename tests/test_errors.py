@@ -1,0 +1,89 @@
+"""Golden user-facing messages for bad input (netlab-style): `errors/<case>.yaml` → `errors/<case>.txt`.
+
+Each `.txt` holds the exit code and exactly what `archgen check <case>.yaml` prints. Regenerate with
+`make golden` (it sets ARCHGEN_UPDATE_GOLDEN=1) and review the diff; never edit a `.txt` by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+ERRORS = Path(__file__).parent / "errors"
+UPDATE = os.environ.get("ARCHGEN_UPDATE_GOLDEN") == "1"
+
+
+def _transcript(case: Path) -> str:
+    result = run_cli("check", case.name)
+    return f"exit {result.code}\n{result.err}{result.out}"
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_golden_message(case, monkeypatch):
+    monkeypatch.chdir(ERRORS)
+    got = _transcript(case)
+    golden = case.with_suffix(".txt")
+    if UPDATE:
+        golden.write_text(got, encoding="utf-8")
+    assert got == golden.read_text(encoding="utf-8")
+    assert "Traceback" not in got
+
+
+def test_every_case_has_a_golden_file():
+    assert sorted(p.stem for p in ERRORS.glob("*.txt")) == sorted(p.stem for p in ERRORS.glob("*.yaml"))
+
+
+def test_huge_file_refused_before_parsing(tmp_path):
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as fh:
+        fh.write(b"kind: Facility\nid: x\nname: '")
+        fh.write(b"x" * (50 * 2**20))
+        fh.write(b"'\n")
+    t = time.perf_counter()
+    result = run_cli("check", big)
+    assert time.perf_counter() - t < 5
+    assert result.code == 2
+    assert result.err == f"{big}: error: file is 50.0 MiB: expected a spec file of at most 5 MiB\n"
+
+
+def test_alias_bomb_rejected_quickly(monkeypatch):
+    monkeypatch.chdir(ERRORS)
+    t = time.perf_counter()
+    assert run_cli("check", "alias_bomb.yaml").code == 2
+    assert time.perf_counter() - t < 5
+
+
+def test_missing_path(tmp_path):
+    result = run_cli("check", tmp_path / "nope")
+    assert (result.code, result.err) == (2, f"error: {tmp_path / 'nope'}: no such file or directory\n")
+
+
+def test_directory_where_a_file_is_expected(tmp_path):
+    result = run_cli("check", ERRORS / "duplicate_id.yaml", "--output", tmp_path)
+    assert (result.code, result.err) == (2, f"error: {tmp_path}: is a directory, expected a file\n")
+
+
+def test_unreadable_file_in_json_mode_is_still_json(monkeypatch):
+    monkeypatch.chdir(ERRORS)
+    result = run_cli("check", "yaml_syntax.yaml", "--format", "json")
+    doc = json.loads(result.out)
+    assert result.code == 2
+    assert doc["findings"][0]["id"] == "SPC000"
+    assert (doc["findings"][0]["file"], doc["findings"][0]["line"]) == ("yaml_syntax.yaml", 4)
+
+
+def test_schema_error_in_json_mode(monkeypatch):
+    monkeypatch.chdir(ERRORS)
+    result = run_cli("check", "wrong_dimension.yaml", "--format", "json")
+    doc = json.loads(result.out)
+    assert result.code == 1
+    assert doc["summary"]["errors"] == 1
+    f = doc["findings"][0]
+    assert (f["id"], f["line"], f["column"]) == ("SPC001", 6, 8)
+    assert f["message"] == "power.max: expected a power such as '12 W', got '5 m' which is [length]"
