@@ -12,12 +12,13 @@ from archgen.model.power import PDU, PowerShelf
 from archgen.model.rack import Rack
 from archgen.model.requirements import Requirements
 from archgen.model.system import System
+from archgen.model.workload import Model, Workload
 
 #: Every document kind, by the name used in `kind:`.
 KINDS: dict[str, type[Document]] = {
     cls.__name__: cls
     for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Rack, Facility, Requirements,
-                Cluster)
+                Cluster, Model, Workload)
 }
 
 __all__ = ["KINDS", "Document", "Part", "Accelerator", "System", "Switch", "NIC", "Link", "PowerShelf", "PDU",
