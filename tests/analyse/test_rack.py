@@ -1,0 +1,92 @@
+"""Key figures of the shipped example racks, each derived by hand from the catalog values (cited there).
+
+Catalog inputs used below (see the YAML files for their sources):
+  gb200-compute-tray: 5.4 kW max, liquid fraction 0.85, 1 U, 40 kg     nvlink5-switch-tray: 3.8 kW, 0.85, 1 U, 30 kg
+  orv3-power-shelf-33kw: 33 kW, efficiency 0.97, 1 U, 25 kg           sn2201: 98 W, 1 U, 7.41 kg
+  dgx-h100: 10.2 kW max, 8 U, 130.45 kg, 1105 CFM                       pdu-415v-60a-3ph: 415 V L-L, 60 A, 3-phase
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from archgen.pipeline import run
+from tests.conftest import SPECS
+
+
+@pytest.fixture(scope="module")
+def result():
+    return run([SPECS])
+
+
+def test_shipped_examples_are_clean(result):
+    assert [f for f in result.findings if not f.waived] == []
+
+
+def test_gb200_nvl72_power(result):
+    a = result.racks["rack/gb200-nvl72"]
+    # IT load: 18 trays x 5.4 kW + 9 switch trays x 3.8 kW + 2 x 0.098 kW = 97.2 + 34.2 + 0.196 = 131.596 kW
+    assert a.power.it_power.m_as("kW") == pytest.approx(131.596)
+    # Shelves N+N: 8 shelves, 4 usable x 33 kW = 132 kW
+    assert a.power.conversion.usable.m_as("kW") == pytest.approx(132)
+    # Input at the feeds: 131.596 kW / 0.97 = 135.666 kW
+    assert a.power.input_power.m_as("kW") == pytest.approx(131.596 / 0.97)
+    # Feed: 415 V x 60 A x sqrt(3) x 0.8 (NEC 210.20 continuous) = 34.501 kW; N+N of 8 -> 4 x 34.501 = 138.01 kW
+    assert a.power.feed_capacity.m_as("kW") == pytest.approx(415 * 60 * math.sqrt(3) * 0.8 / 1000)
+    assert a.power.feeds.usable.m_as("kW") == pytest.approx(4 * 415 * 60 * math.sqrt(3) * 0.8 / 1000)
+
+
+def test_gb200_nvl72_cooling(result):
+    a = result.racks["rack/gb200-nvl72"]
+    # Heat to liquid: 0.85 x (97.2 + 34.2) kW = 111.69 kW
+    assert a.cooling.heat_liquid.m_as("kW") == pytest.approx(111.69)
+    # Heat to air: all input power (conversion losses included) minus liquid = 135.666 - 111.69 = 23.976 kW
+    assert a.cooling.heat_air.m_as("kW") == pytest.approx(131.596 / 0.97 - 111.69)
+    # PG25 flow: V = Q / (rho c_p dT) = 111,690 W / (1015 kg/m3 x 3930 J/kg/K x 10 K) = 2.800e-3 m3/s = 168.0 L/min
+    assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(111690 / (1015 * 3930 * 10) * 60000)
+    assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(168.0, abs=0.1)
+    # Sanity against the industry rule of thumb 1.5 L/min/kW at 10 K: 111.69 kW -> 167.5 L/min
+    assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(1.5 * 111.69, rel=0.01)
+
+
+def test_gb200_nvl72_space_and_weight(result):
+    a = result.racks["rack/gb200-nvl72"]
+    # U used: 8 shelves + 18 trays + 9 switch trays + 2 ToR = 37 U of 48
+    assert (a.space.used, a.space.height) == (37, 48)
+    # Weight: 18 x 40 + 9 x 30 + 8 x 25 + 2 x 7.41 + 150 (empty rack) = 1354.82 kg (published: about 1.36 t)
+    assert a.space.weight.m_as("kg") == pytest.approx(1354.82)
+    # Floor load: 1354.82 kg / (0.600 m x 1.068 m) = 2114.3 kg/m2
+    assert a.space.floor_load.m_as("kg/m**2") == pytest.approx(1354.82 / (0.6 * 1.068))
+
+
+def test_dgx_h100_rack(result):
+    a = result.racks["rack/dgx-h100-4"]
+    # IT load: 4 x 10.2 kW + 0.098 kW = 40.898 kW, all to air (no conversion stage losses: PDUs)
+    assert a.power.it_power.m_as("kW") == pytest.approx(40.898)
+    assert a.cooling.heat_liquid.m_as("kW") == 0
+    # Feeds N+1 of 3: 2 x 34.501 kW = 69.0 kW usable, and 69.0 kW with any one lost
+    assert a.power.feeds.usable.m_as("kW") == pytest.approx(2 * 415 * 60 * math.sqrt(3) * 0.8 / 1000)
+    # Air flow at 20 K: 40,898 W / (1.204 kg/m3 x 1006 J/kg/K x 20 K) = 1.6883 m3/s = 3577 CFM,
+    # below the 4 x 1105 = 4420 CFM the systems move
+    assert a.cooling.air_flow.m_as("m**3/s") == pytest.approx(40898 / (1.204 * 1006 * 20))
+    assert a.cooling.declared_air_flow.m_as("ft**3/min") == pytest.approx(4420)
+    # U: 4 x 8 U + 1 U = 33 U; weight 4 x 130.45 + 7.41 + 170 (rack) = 699.21 kg; floor 699.21 / 0.72 = 971.1 kg/m2
+    assert a.space.used == 33
+    assert a.space.weight.m_as("kg") == pytest.approx(699.21)
+    assert a.space.floor_load.m_as("kg/m**2") == pytest.approx(699.21 / 0.72)
+
+
+def test_phase_factor_depends_on_voltage_basis():
+    from archgen.analyse.rack import phase_factor
+    assert phase_factor(3, "line-to-line") == pytest.approx(math.sqrt(3))
+    assert phase_factor(3, "line-to-neutral") == 3.0
+    assert phase_factor(1, "line-to-neutral") == 1.0
+
+
+@pytest.mark.parametrize(("redundancy", "count", "spare"), [("N", 4, 0), ("N+1", 4, 1), ("N+2", 6, 2), ("N+N", 8, 4),
+                                                          ("N+N", 3, 2)])
+def test_spare_units(redundancy, count, spare):
+    from archgen.analyse.rack import spare_units
+    assert spare_units(redundancy, count) == spare

@@ -1,0 +1,119 @@
+"""The CLI contract: commands, formats, exit codes (ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.conftest import SPECS, run_cli
+
+OVERLOADED = """kind: Rack
+id: hot
+form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
+slots:
+  - {at: 1, part: dgx-h100, count: 5}
+power:
+  feeds: {count: 1, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A}
+cooling:
+  air: {class: A2, delta_t: 20 K}
+requirements:
+  - {id: REQ-PWR-001, statement: Rack IT load, metric: it_power, target: "<= 40 kW"}
+"""
+
+
+def test_version():
+    r = run_cli("--version")
+    assert (r.code, r.out) == (0, "archgen 0.1.0\n")
+
+
+def test_check_shipped_specs_is_clean():
+    r = run_cli("check", SPECS)
+    assert r.code == 0, r.out + r.err
+    assert r.out.endswith("0 error(s), 0 warning(s), 1 waived\n")
+
+
+def test_validate(spec_tree):
+    assert run_cli("validate", SPECS).code == 0
+    bad = spec_tree({"r.yaml": OVERLOADED.replace("60 A", "60")})
+    r = run_cli("validate", bad)
+    assert r.code == 1 and "power.feeds.current: number '60' has no unit" in r.err
+
+
+def test_json_contract(spec_tree):
+    r = run_cli("check", spec_tree({"r.yaml": OVERLOADED}), "--format", "json")
+    assert r.code == 1
+    doc = json.loads(r.out)
+    assert set(doc) == {"archgen", "summary", "findings", "metrics"}
+    assert set(doc["summary"]) >= {"errors", "warnings", "passed"}
+    pwr = next(f for f in doc["findings"] if f["id"] == "PWR002")
+    assert set(pwr) >= {"id", "severity", "object", "file", "line", "column", "message", "value", "limit",
+                        "requirement"}
+    assert (pwr["severity"], pwr["object"], pwr["line"]) == ("error", "rack/hot", 7)
+    # 5 x 10.2 kW = 51 kW against one 415 V x 60 A x sqrt(3) x 0.8 = 34,502 W feed
+    assert pwr["value"] == {"value": pytest.approx(51000.0), "unit": "W"}
+    assert pwr["limit"] == {"value": pytest.approx(415 * 60 * 3**0.5 * 0.8), "unit": "W"}
+    req = next(f for f in doc["findings"] if f["id"] == "REQ001")
+    assert req["requirement"] == "REQ-PWR-001" and req["line"] == 11
+    assert doc["metrics"]["rack/hot"]["it_power"] == {"value": pytest.approx(51000.0), "unit": "W"}
+
+
+def test_sarif_junit_github(spec_tree):
+    root = spec_tree({"r.yaml": OVERLOADED})
+    sarif = json.loads(run_cli("check", root, "--format", "sarif").out)
+    assert sarif["version"] == "2.1.0"
+    res = sarif["runs"][0]["results"]
+    assert {r["ruleId"] for r in res} >= {"PWR002", "REQ001"}
+    assert all(len(r["partialFingerprints"]["archgenPath/v1"]) == 32 for r in res)
+    suite = ET.fromstring(run_cli("check", root, "--format", "junit").out)
+    failed = {tc.get("name") for tc in suite if tc.find("failure") is not None}
+    assert {"PWR002", "REQ001"} <= failed and suite.get("failures") == str(len(failed))
+    gh = run_cli("check", root, "--format", "github").out.splitlines()
+    assert any(line.startswith("::error file=") and "title=PWR002" in line for line in gh)
+
+
+def test_select_and_ignore(spec_tree):
+    root = spec_tree({"r.yaml": OVERLOADED})
+    only = json.loads(run_cli("check", root, "--format", "json", "--select", "REQ").out)
+    assert {f["id"] for f in only["findings"]} == {"REQ001"}
+    none = run_cli("check", root, "--ignore", "PWR,REQ,MECH,COOL,CAT,SPC")
+    assert none.code == 0
+
+
+def test_output_file_written_atomically(tmp_path):
+    out = tmp_path / "report.json"
+    assert run_cli("check", SPECS, "--format", "json", "--output", out).code == 0
+    assert json.loads(out.read_text())["summary"]["errors"] == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_unknown_format_is_a_usage_error():
+    r = run_cli("check", SPECS, "--format", "xml")
+    assert r.code == 2 and "unknown format 'xml'" in r.err
+
+
+def test_catalog_list_show_unconfirmed():
+    r = run_cli("catalog", "list", "--path", SPECS)
+    assert r.code == 0 and "dgx-h100" in r.out
+    unconfirmed = run_cli("catalog", "--unconfirmed", "--path", SPECS).out
+    assert "in-row-cdu-1.3mw" in unconfirmed and "unconfirmed: *" in unconfirmed
+    show = run_cli("catalog", "show", "dgx-h100", "--path", SPECS)
+    assert show.code == 0 and json.loads(show.out.split("\n", 1)[1])["power"]["max"] == "10.2 kW"
+    missing = run_cli("catalog", "show", "dgx-h10", "--path", SPECS)
+    assert missing.code == 2 and "did you mean 'dgx-h100'" in missing.err
+
+
+def test_schema_per_kind(tmp_path):
+    import jsonschema
+    r = run_cli("schema")
+    docs = json.loads(r.out)
+    assert {"Rack", "System", "Accelerator", "Facility"} <= set(docs)
+    jsonschema.Draft7Validator.check_schema(docs["Rack"])
+    assert run_cli("schema", "--out", tmp_path).code == 0
+    assert (tmp_path / "Rack.schema.json").exists()
+
+
+def test_checks_list():
+    out = run_cli("checks").out
+    assert "PWR002" in out and "SPC001" in out

@@ -1,0 +1,97 @@
+"""The unit registry and the quantity field types."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import time
+from typing import Annotated
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from archgen.units import (Q_, Bandwidth, ComputeRate, Dim, Power, RackSpace, Temperature, TemperatureDelta,
+                           format_quantity, json_magnitude, json_unit, parse_quantity, ureg)
+
+
+class M(BaseModel):
+    p: Power
+    bw: Bandwidth | None = None
+    t: Temperature | None = None
+    dt: TemperatureDelta | None = None
+    h: RackSpace | None = None
+    c: ComputeRate | None = None
+
+
+def test_accepts_strings_and_mappings_and_keeps_the_authors_unit():
+    m = M(p="132 kW", bw={"value": 400, "unit": "Gb/s"}, h="42 U", c="2.25 PFLOPS")
+    assert m.p.units == ureg.kW and m.p.magnitude == 132
+    assert m.bw.m_as("GB/s") == pytest.approx(50)          # 400 Gb/s = 50 GB/s
+    assert m.h.m_as("mm") == pytest.approx(42 * 44.45)      # EIA-310: 1 U = 1.75 in = 44.45 mm
+    assert m.c.m_as("FLOPS") == pytest.approx(2.25e15)
+
+
+@pytest.mark.parametrize("text", ["400 Gb/s", "400 Gbps", "400 Gbit/s", "50 GB/s"])
+def test_network_rates_are_bits_not_gilberts_or_baud(text):
+    assert parse_quantity(text).m_as("Gbit/s") == pytest.approx(400)
+
+
+def test_bandwidth_is_not_frequency():
+    with pytest.raises(ValidationError, match="expected a bandwidth"):
+        M(p="1 kW", bw="400 MHz")
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("5 m", "expected a power such as '33 kW', got '5 m' which is [length]"),
+    ("132", "number '132' has no unit"),
+    (132, "number '132' has no unit"),
+    ("132 kw", "unknown unit 'kw'"),
+    ("-1 kW", "expected a power greater than 0 kW, got '-1 kW'"),
+    ("0 kW", "expected a power greater than 0 kW, got '0 kW'"),
+    ("1e999 W", "is not finite"),
+    ("kW", "expected '<number> <unit>'"),
+])
+def test_rejections_name_the_value_and_what_was_expected(value, message):
+    with pytest.raises(ValidationError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        M(p=value)
+
+
+@pytest.mark.parametrize("hostile", ["10**10**10 W", "1 W**10**10**10", "1 W^999", "1 " + "W*" * 100 + "W"])
+def test_hostile_unit_expressions_fail_fast(hostile):
+    t = time.perf_counter()
+    with pytest.raises(ValidationError):
+        M(p=hostile)
+    assert time.perf_counter() - t < 0.5
+
+
+def test_temperatures_and_differences():
+    m = M(p="1 kW", t="45 degC", dt="10 K")
+    assert m.t.to("K").magnitude == pytest.approx(318.15)
+    assert (m.t.to("K") + m.dt).to("degC").magnitude == pytest.approx(55)
+    with pytest.raises(ValidationError, match="temperature difference"):
+        M(p="1 kW", dt="10 m")
+
+
+def test_round_trip_formatting():
+    for text in ["132 kW", "1.5 kW/m**2", "35 degC", "3 us", "1e-07 W", "1.8 TB/s"]:
+        q = parse_quantity(text)
+        assert parse_quantity(format_quantity(q)) == q
+
+
+def test_json_units_are_si():
+    assert (json_unit(Q_(132, "kW")), json_magnitude(Q_(132, "kW"))) == ("W", 132000.0)
+    assert (json_unit(Q_(1.8, "TB/s")), json_magnitude(Q_(1.8, "TB/s"))) == ("B/s", 1.8e12)
+    assert json_unit(Q_(2.25, "PFLOPS")) == "FLOP/s"
+    assert json_unit(Q_(10, "L/min")) == "m^3/s"
+    assert json_unit(Q_(35, "degC")) == "degC"
+
+
+def test_pickled_quantities_return_to_the_one_registry():
+    q = pickle.loads(pickle.dumps(Q_(33, "kW")))
+    assert q._REGISTRY is ureg and q + Q_(1, "kW") == Q_(34, "kW")
+
+
+def test_custom_dimension_type():
+    class Flow(BaseModel):
+        f: Annotated[object, Dim("L/min/kW", gt=0, label="a flow per power")]
+    assert math.isclose(Flow(f="1.5 L/min/kW").f.m_as("L/min/kW"), 1.5)
