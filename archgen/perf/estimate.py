@@ -1,0 +1,208 @@
+"""Estimate a `Workload` on given hardware: the entry point the CLI and the PERF checks call.
+
+`estimate(workload, model, hw, gpus)` returns an `Estimate`: the layout used (given, or the best one searched),
+metrics as pint quantities, the step-time breakdown, memory per accelerator, requirement outcomes and
+elasticities. A model that does not fit is a result with `fits = False` and a note, not an exception.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from archgen.errors import UsageError
+from archgen.model.requirements import Requirement
+from archgen.model.workload import PERF_METRICS, Model, Workload
+from archgen.perf.arch import Arch
+from archgen.perf.hardware import Hardware
+from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.search import layout_problems, search_training
+from archgen.perf.sensitivity import elasticities
+from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
+from archgen.units import Q, Q_
+
+
+@dataclass(frozen=True)
+class RequirementOutcome:
+    """A workload requirement against the estimated value."""
+
+    requirement: Requirement
+    value: Q | None
+    met: bool | None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Everything `estimate` found for one workload."""
+
+    workload: str
+    kind: str
+    accelerator: str
+    gpus: int
+    layout: dict[str, int | str]
+    metrics: dict[str, Q]
+    breakdown: dict[str, Q]
+    memory: dict[str, Q]
+    fits: bool
+    searched: dict[str, int] = field(default_factory=dict)
+    sensitivity: dict[str, float] = field(default_factory=dict)
+    requirements: list[RequirementOutcome] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    conventions: dict[str, str] = field(default_factory=dict)
+
+
+def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:
+    t = workload.training
+    p = t.parallelism
+    job = Job(arch, t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
+              t.overlap_grad_reduce)
+    fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+             "interleave": p.interleave, "recompute": t.recompute}
+    complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, t.recompute)
+    notes: list[str] = []
+    searched: dict[str, int] = {}
+    if complete:
+        problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
+                                   micro_batch=p.micro_batch, interleave=p.interleave or 1,
+                                   scale_up_size=hw.scale_up_size)
+        if problems:
+            raise UsageError(f"workload '{workload.id}': " + "; ".join(problems))
+        layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+                  "interleave": p.interleave or 1, "recompute": t.recompute}
+    else:
+        res = search_training(hw, job, gpus, fixed, p.sequence_parallel)
+        searched = {"evaluated": res.evaluated, "fitting": res.fitting}
+        if res.best is None:
+            why = "no valid layout" if res.evaluated == 0 else f"none of {res.evaluated} valid layouts fits in HBM"
+            return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
+                            notes=[f"{why}; the model does not fit on {gpus} x {hw.accelerator}"])
+        layout = res.best
+        notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
+    lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
+                 layout["interleave"], RECOMPUTE_CODES[layout["recompute"]], p.sequence_parallel)
+    est = estimate_training(hw, job, lay)
+    fits = bool(est.fits)
+    if not fits:
+        notes.append(f"does not fit: needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, "
+                     f"{hw.hbm_capacity / 1e9:.1f} GB available")
+    s = float(est.step_time)
+    metrics = {
+        "step_time": Q_(s, "s"),
+        "tokens_per_second": Q_(float(est.tokens_per_second), "1/s"),
+        "tokens_per_second_per_gpu": Q_(float(est.tokens_per_second) / gpus, "1/s"),
+        "tflops_per_gpu": Q_(float(est.tflops_per_gpu), "FLOPS"),
+        "mfu": Q_(float(est.mfu), "dimensionless"),
+        "memory_per_gpu": Q_(float(est.memory.total), "B"),
+        "memory_headroom": Q_(hw.hbm_capacity - float(est.memory.total), "B"),
+    }
+    parts = ("compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer")
+    breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
+    memory = {k: Q_(float(getattr(est.memory, k)), "B") for k in ("weights", "gradients", "optimizer", "activations")}
+    memory["total"] = Q_(float(est.memory.total), "B")
+    sens = {}
+    if with_sensitivity:
+        def step(h: Hardware) -> float:
+            e = estimate_training(h, job, lay)
+            return float(e.step_time) if bool(e.fits) else math.inf
+        sens = elasticities(hw, step, t.precision)
+    conv = {"flop_counting": "model FLOPs = 3 x forward (2 FLOP per MAC, full s^2 attention, logits included, "
+                             "no recomputation)",
+            "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: {hw.peak_for(t.precision) / 1e12:g} TFLOP/s"}
+    return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
+                    sens, notes=notes, conventions=conv)
+
+
+def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
+               with_sensitivity: bool) -> Estimate:
+    inf = workload.inference
+    job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision)
+    notes: list[str] = []
+    if inf.tp is None:
+        cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= hw.scale_up_size and gpus % t == 0
+                 and (arch.heads % t == 0)]
+        best, best_tp = -1.0, None
+        for t in cands:
+            e = estimate_inference(hw, job, t, inf.batch)
+            if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
+                best, best_tp = float(e.tokens_per_second_per_gpu), t
+        if best_tp is None:
+            return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False,
+                            notes=[f"the model does not fit on up to {hw.scale_up_size} x {hw.accelerator}"])
+        tp = best_tp
+        notes.append(f"tp searched: {tp} gives the most tokens/s per accelerator")
+    else:
+        tp = inf.tp
+        if tp > hw.scale_up_size:
+            raise UsageError(f"workload '{workload.id}': tp ({tp}) exceeds the scale-up domain of "
+                             f"{hw.scale_up_size} accelerators")
+        if arch.heads % tp:
+            raise UsageError(f"workload '{workload.id}': tp ({tp}) does not divide the {arch.heads} attention heads")
+    replicas = inf.replicas or max(gpus // tp, 1)
+    if replicas * tp > gpus:
+        raise UsageError(f"workload '{workload.id}': tp x replicas = {tp * replicas} exceeds the {gpus} accelerators")
+    e = estimate_inference(hw, job, tp, inf.batch)
+    fits = bool(e.fits)
+    if not fits:
+        notes.append(f"does not fit: weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of "
+                     f"{float(e.batch):g} sequences need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator")
+    per_gpu = float(e.tokens_per_second_per_gpu)
+    metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
+               "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
+               "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
+               "concurrency": Q_(float(e.max_batch), "dimensionless"),
+               "memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
+               "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
+    if gpus_per_rack:
+        metrics["tokens_per_second_per_rack"] = Q_(per_gpu * gpus_per_rack, "1/s")
+    memory = {"weights": Q_(float(e.weights_per_gpu), "B"),
+              "kv_cache": Q_(float(e.memory_per_gpu - e.weights_per_gpu), "B"),
+              "total": Q_(float(e.memory_per_gpu), "B")}
+    breakdown = {"prefill_per_request": Q_(float(e.prefill_per_request), "s"), "decode_step": Q_(float(e.tpot), "s")}
+    sens = {}
+    if with_sensitivity:
+        def tput(h: Hardware) -> float:
+            x = estimate_inference(h, job, tp, float(e.batch))
+            return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
+        sens = elasticities(hw, tput, inf.precision)
+    layout = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
+    return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
+                    sensitivity=sens, notes=notes)
+
+
+def estimate(workload: Workload, model: Model, hw: Hardware, gpus: int | None = None, *,
+             gpus_per_rack: int | None = None, with_sensitivity: bool = True) -> Estimate:
+    """Estimate `workload` (running `model`) on `gpus` accelerators described by `hw`.
+
+    Args:
+        workload: The job, with optional layout and targets.
+        model: The model it runs (`workload.model` must name it).
+        hw: Hardware (see `hardware.hardware_for`).
+        gpus: Accelerators used; defaults to `workload.accelerators`.
+        gpus_per_rack: For the per-rack throughput of inference.
+        with_sensitivity: Also compute elasticities to each hardware parameter.
+
+    Returns:
+        The estimate, with each requirement's outcome.
+    """
+    if model.id != workload.model:
+        raise UsageError(f"workload '{workload.id}' runs model '{workload.model}', not '{model.id}'")
+    n = gpus or workload.accelerators
+    if not n or n <= 0:
+        raise UsageError(f"workload '{workload.id}': the number of accelerators must be positive")
+    arch = Arch.from_model(model)
+    if workload.training is not None:
+        est = _training(workload, arch, hw, n, with_sensitivity)
+    else:
+        est = _inference(workload, arch, hw, n, gpus_per_rack, with_sensitivity)
+    outcomes = []
+    for req in workload.requirements:
+        value = est.metrics.get(req.metric)
+        if value is None:
+            outcomes.append(RequirementOutcome(req, None, None))
+            continue
+        limit = req.target.limit
+        if not limit.is_compatible_with(value.units):
+            raise UsageError(f"requirement {req.id}: target '{req.target}' is not comparable with {req.metric} "
+                             f"(expected {PERF_METRICS[req.metric]})")
+        outcomes.append(RequirementOutcome(req, value, req.target.met_by(value)))
+    return Estimate(**{**est.__dict__, "requirements": outcomes})

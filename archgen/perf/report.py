@@ -1,0 +1,122 @@
+"""Text and JSON renderings of performance estimates and validation-case scores (no printing here).
+
+JSON follows the contract of ARCHITECTURE.md: quantities are ``{"value": float, "unit": str}`` in SI units, and
+`estimate --cases --format json` is a list of ``{"id", "metric", "measured", "predicted", "error"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from archgen.perf.cases import CaseResult, summary
+from archgen.perf.estimate import Estimate
+from archgen.units import Q_, to_json
+
+_DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
+            "B": ("GB", 1e-9), "dimensionless": ("", 1.0)}
+
+
+def _show(value: float, unit: str) -> str:
+    label, scale = _DISPLAY.get(unit, (unit, 1.0))
+    if unit == "s" and value >= 1:
+        label, scale = "s", 1.0
+    if unit == "dimensionless":
+        return f"{value:.3f}"
+    return f"{value * scale:,.4g} {label}".strip()
+
+
+def case_results_json(results: list[CaseResult]) -> list[dict[str, Any]]:
+    """The `estimate --cases --format json` list."""
+    out = []
+    for r in results:
+        unit = "" if r.unit == "dimensionless" else r.unit
+        out.append({"id": r.id, "metric": r.metric,
+                    "measured": to_json(Q_(r.measured, r.unit)) if unit else {"value": r.measured, "unit": ""},
+                    "predicted": to_json(Q_(r.predicted, r.unit)) if unit else {"value": r.predicted, "unit": ""},
+                    "error": r.error})
+    return out
+
+
+def case_results_text(results: list[CaseResult]) -> str:
+    """A table of predicted against measured, with the median and worst error."""
+    width = max([len(r.id) for r in results] + [4])
+    lines = [f"{'case':{width}}  {'metric':15} {'measured':>16} {'predicted':>16} {'error':>8}"]
+    for r in results:
+        lines.append(f"{r.id:{width}}  {r.metric:15} {_show(r.measured, r.unit):>16} "
+                     f"{_show(r.predicted, r.unit):>16} {r.error:+8.1%}")
+    s = summary(results)
+    if s["count"]:
+        lines.append(f"{s['count']} measurements: median |error| {s['median']:.1%}, worst {s['worst']:.1%}")
+    return "\n".join(lines) + "\n"
+
+
+def _q(q) -> dict[str, Any]:
+    if q.dimensionless:
+        return {"value": float(q.to("dimensionless").magnitude), "unit": ""}
+    return to_json(q)
+
+
+def estimate_json(est: Estimate) -> dict[str, Any]:
+    """An estimate as JSON-ready data."""
+    return {
+        "workload": est.workload, "kind": est.kind, "accelerator": est.accelerator, "accelerators": est.gpus,
+        "layout": est.layout, "fits": est.fits,
+        "metrics": {k: _q(v) for k, v in est.metrics.items()},
+        "breakdown": {k: _q(v) for k, v in est.breakdown.items()},
+        "memory": {k: _q(v) for k, v in est.memory.items()},
+        "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
+        "searched": est.searched,
+        "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
+                          "value": _q(o.value) if o.value is not None else None, "met": o.met}
+                         for o in est.requirements],
+        "conventions": est.conventions, "notes": est.notes,
+    }
+
+
+def estimate_text(est: Estimate) -> str:
+    """A readable report of an estimate."""
+    lines = [f"{est.kind} workload '{est.workload}' on {est.gpus} x {est.accelerator}"]
+    if est.layout:
+        lines.append("layout: " + ", ".join(f"{k}={v}" for k, v in est.layout.items()))
+    for note in est.notes:
+        lines.append(f"note: {note}")
+    if est.metrics:
+        lines.append("metrics:")
+        for k, v in est.metrics.items():
+            lines.append(f"  {k:28} {_show(float(v.to_base_units().magnitude), _unit(v))}")
+    if est.breakdown:
+        total = sum(float(v.to('s').magnitude) for v in est.breakdown.values()) if est.kind == "training" else 0
+        lines.append("breakdown:")
+        for k, v in est.breakdown.items():
+            s = float(v.to("s").magnitude)
+            share = f"  ({s / total:.1%})" if total else ""
+            lines.append(f"  {k:28} {_show(s, 's')}{share}")
+    if est.memory:
+        lines.append("memory per accelerator:")
+        for k, v in est.memory.items():
+            lines.append(f"  {k:28} {_show(float(v.to('B').magnitude), 'B')}")
+    if est.sensitivity:
+        what = "step time" if est.kind == "training" else "tokens/s per accelerator"
+        lines.append(f"elasticity of {what} (d ln / d ln):")
+        for k, v in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
+            lines.append(f"  {k:28} {v:+.3f}" if math.isfinite(v) else f"  {k:28} stops fitting")
+    for o in est.requirements:
+        state = "n/a" if o.met is None else ("met" if o.met else "NOT MET")
+        lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {state}")
+    for k, v in est.conventions.items():
+        lines.append(f"{k}: {v}")
+    return "\n".join(lines) + "\n"
+
+
+def _unit(q) -> str:
+    for u in ("s", "FLOPS", "B/s", "1/s", "B"):
+        if q.is_compatible_with(u):
+            return u
+    return "dimensionless"
+
+
+def dumps(data: Any) -> str:
+    """JSON text, stable key order."""
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"
