@@ -253,6 +253,32 @@ def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schem
     _guarded(body)
 
 
+@app.command()
+def estimate(
+    cases: Annotated[Path | None, typer.Option("--cases", help="Score a validation-case file (archgen-validation/1).")] = None,
+    cluster: Annotated[str | None, typer.Option("--cluster", help="Cluster id.")] = None,
+    workload: Annotated[str | None, typer.Option("--workload", help="Workload id.")] = None,
+    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+) -> None:
+    """Performance estimate of a workload on a cluster, or predicted vs measured for validation cases."""
+
+    def body() -> int:
+        from archgen.perf import command
+        if cases is not None:
+            if cluster or workload:
+                raise UsageError("give either --cases or --cluster and --workload, not both")
+            text, code = command.estimate_cases(cases, fmt)
+        elif cluster and workload:
+            text, code = command.estimate_workload(_load_specs(paths).items, cluster, workload, fmt)
+        else:
+            raise UsageError("give --cases FILE, or --cluster ID and --workload ID")
+        sys.stdout.write(text)
+        return code
+
+    _guarded(body)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

@@ -1,0 +1,77 @@
+"""Derive the model's `Hardware` from a `Cluster` spec and the parts it references.
+
+Only counts and rates are read: the accelerators placed (layout → units → racks → slots → systems), the scale-up
+domain (size, and its bandwidth, which the cluster states for both directions), and the compute fabric: per
+accelerator, the node's compute-NIC bandwidth (ports x speed of NICs with role `compute`) divided by its
+accelerators, and the fabric's default oversubscription. The network analysis may later replace this with the
+bandwidth it derives from the built topology; `hardware_for` is the seam.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from archgen.errors import UsageError
+from archgen.model import NIC, Accelerator, Cluster, Rack, System
+from archgen.model.base import Document
+from archgen.perf.hardware import Hardware, hardware_for
+from archgen.units import Q_
+
+
+def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):
+    part = items.get(ref)
+    if not isinstance(part, cls):
+        raise UsageError(f"{what} '{ref}' is not a {cls.__name__} in the specs")
+    return part
+
+
+def cluster_hardware(cluster: Cluster, items: Mapping[str, Document]) -> tuple[Hardware, int, int]:
+    """Hardware, accelerator count and accelerators per rack of a cluster.
+
+    Args:
+        cluster: The cluster spec.
+        items: Every validated spec by id (racks, systems, accelerators, NICs).
+
+    Returns:
+        (hardware, accelerators in the cluster, accelerators in its largest rack).
+    """
+    units = {u.id: u for u in cluster.units}
+    rack_counts: dict[str, int] = {}
+    for place in cluster.layout:
+        if place.unit is not None:
+            for rc in units[place.unit].racks:
+                rack_counts[rc.rack] = rack_counts.get(rc.rack, 0) + rc.count * place.count
+        else:
+            rack_counts[place.rack] = rack_counts.get(place.rack, 0) + place.count
+    total, per_rack, acc_ids, node = 0, 0, set(), None
+    for rack_id, n in sorted(rack_counts.items()):
+        rack = _get(items, rack_id, Rack, "rack")
+        in_rack = 0
+        for slot in rack.slots:
+            part = items.get(slot.part)
+            if isinstance(part, System) and part.accelerator and part.accelerators:
+                in_rack += part.accelerators * slot.count
+                acc_ids.add(part.accelerator)
+                node = node or part
+        total += in_rack * n
+        per_rack = max(per_rack, in_rack)
+    if not acc_ids:
+        raise UsageError(f"cluster '{cluster.id}' has no accelerators")
+    if len(acc_ids) > 1:
+        raise UsageError(f"cluster '{cluster.id}' mixes accelerators ({', '.join(sorted(acc_ids))}); the performance "
+                         "model needs one kind")
+    acc = _get(items, acc_ids.pop(), Accelerator, "accelerator")
+    su = cluster.scale_up
+    size = su.size if su else node.accelerators
+    bw_up = su.bandwidth / 2 if su else None
+    nic_bw = Q_(0.0, "Gbit/s")
+    for slot in node.nics:
+        nic = items.get(slot.part)
+        if slot.role == "compute" and isinstance(nic, NIC):
+            nic_bw = nic_bw + slot.count * nic.ports.count * nic.ports.speed
+    fabric = next((f for f in cluster.fabrics if f.role in ("compute", "converged")), None)
+    over = float(getattr(fabric, "oversubscription", 1.0) or 1.0) if fabric else 1.0
+    out = nic_bw / node.accelerators if nic_bw.magnitude > 0 else None
+    hw = hardware_for(acc, scale_up_size=size, scale_up_bandwidth=bw_up, scale_out_bandwidth=out,
+                      oversubscription=over)
+    return hw, total, per_rack

@@ -1,0 +1,52 @@
+"""What `archgen estimate` does, as functions returning (text, exit code); the CLI only prints and exits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from archgen.errors import UsageError
+from archgen.model import Cluster
+from archgen.model.base import Document
+from archgen.model.workload import Model, Workload
+from archgen.perf.cases import score_file
+from archgen.perf.cluster import cluster_hardware
+from archgen.perf.estimate import estimate
+from archgen.perf.report import case_results_json, case_results_text, dumps, estimate_json, estimate_text
+
+FORMATS = ("text", "json")
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format '{fmt}' (expected one of: {', '.join(FORMATS)})")
+
+
+def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
+    """Score a validation-case file; exit code 0 (accuracy is reported, not judged, here)."""
+    _check_format(fmt)
+    results = score_file(path)
+    return (dumps(case_results_json(results)) if fmt == "json" else case_results_text(results)), 0
+
+
+def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_id: str,
+                      fmt: str = "text") -> tuple[str, int]:
+    """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target."""
+    _check_format(fmt)
+    cluster = items.get(cluster_id)
+    if not isinstance(cluster, Cluster):
+        raise UsageError(f"no cluster '{cluster_id}' in the specs")
+    workload = items.get(workload_id)
+    if not isinstance(workload, Workload):
+        raise UsageError(f"no workload '{workload_id}' in the specs")
+    model = items.get(workload.model)
+    if not isinstance(model, Model):
+        raise UsageError(f"workload '{workload_id}' runs model '{workload.model}', which is not in the specs")
+    hw, total, per_rack = cluster_hardware(cluster, items)
+    gpus = workload.accelerators or total
+    if gpus > total:
+        raise UsageError(f"workload '{workload_id}' asks for {gpus} accelerators; cluster '{cluster_id}' has {total}")
+    est = estimate(workload, model, hw, gpus, gpus_per_rack=per_rack)
+    failed = not est.fits or any(o.met is False for o in est.requirements)
+    text = dumps(estimate_json(est)) if fmt == "json" else estimate_text(est)
+    return text, 1 if failed else 0
