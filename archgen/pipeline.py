@@ -10,7 +10,7 @@ from pathlib import Path
 from archgen import checks
 from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.build import Design, build
-from archgen.load import Document, load_paths
+from archgen.load import Document, find_files, load_paths
 from archgen.units import Q
 from archgen.validate import Specs, validate
 
@@ -41,8 +41,8 @@ def load(paths: Sequence[str | Path]) -> tuple[list[Document], list[Document]]:
     docs = load_paths(paths)
     mine = {Path(d.file).resolve() for d in docs}
     catalog = shipped_catalog()
-    library = [d for d in load_paths([catalog]) if Path(d.file).resolve() not in mine] if catalog.is_dir() else []
-    return docs, library
+    shipped = [f for f in find_files([catalog]) if f.resolve() not in mine] if catalog.is_dir() else []
+    return docs, load_paths(shipped)
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Run:
