@@ -8,9 +8,12 @@ pint's expression evaluator, so a hostile spec cannot make the parser hang (``"1
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 import re
 from importlib import resources
+from pathlib import Path
 from typing import Annotated, Any
 
 import pint
@@ -18,7 +21,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
 
-def _build_registry() -> pint.UnitRegistry:
+def _definitions() -> str:
     pkg = resources.files("pint")
     text = pkg.joinpath("default_en.txt").read_text(encoding="utf-8")
     text = text.replace("@import constants_en.txt", pkg.joinpath("constants_en.txt").read_text(encoding="utf-8"))
@@ -27,11 +30,25 @@ def _build_registry() -> pint.UnitRegistry:
     text = text.replace("barn = 1e-28 * meter ** 2 = b", "barn = 1e-28 * meter ** 2")  # "b" is the bit
     text = text.replace("biot_turn = Gb", "biot_turn")  # "Gb" is the gigabit, not the gilbert
     text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
-    reg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=True)  # "35 degC" parses
-    reg.load_definitions(text.splitlines())
-    reg.define("rack_unit = 1.75 * inch = U = RU")
-    reg.define("FLOP = [computation] = flop")
-    reg.define("FLOPS = FLOP / second = _ = flops")
+    return text + "\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\nFLOPS = FLOP / second = _ = flops\n"
+
+
+def _build_registry() -> pint.UnitRegistry:
+    """The registry from pint's definitions, patched for our domain; cached on disk (100 ms → 20 ms per start)."""
+    text = _definitions()
+    options = {"autoconvert_offset_to_baseunit": True}  # "35 degC" parses
+    try:
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "archgen" / "units"
+        defs = cache / f"definitions-{hashlib.sha256(text.encode()).hexdigest()[:16]}.txt"
+        if not defs.exists():
+            cache.mkdir(parents=True, exist_ok=True)
+            tmp = defs.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, defs)
+        reg = pint.UnitRegistry(str(defs), cache_folder=str(cache / "pint"), **options)
+    except OSError:  # read-only home: build in memory
+        reg = pint.UnitRegistry(None, **options)
+        reg.load_definitions(text.splitlines())
     reg.formatter.default_format = "~P"
     return reg
 
