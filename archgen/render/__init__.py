@@ -1,0 +1,123 @@
+"""Render partner-facing deliverables from a pipeline `Run`: documents, diagrams and tables per target.
+
+`render_all` finds the targets (every rack, and every cluster once the cluster layer provides them), builds each
+target's document model (`archgen.render.blocks`), renders every requested format into memory, and only then
+writes the files, each atomically: a render that fails leaves the previous output intact.
+
+Layout of ``OUT/<target>/``: ``<target>.md``, ``<target>.html``, ``<target>.pdf``, ``<target>.xlsx``,
+``bom.csv``, ``requirements.csv`` (``cabling.csv`` for clusters) and one ``<diagram>.svg``/``.png`` per diagram.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from archgen.errors import UsageError
+from archgen.render.files import write_atomic
+
+FORMATS = ("md", "html", "pdf", "xlsx", "csv", "svg", "png")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One thing a document is written for: a rack or a cluster, by id."""
+
+    id: str
+    kind: str
+    analysis: Any
+
+
+def targets(result: Any) -> list[Target]:
+    """Every rack and cluster of a run, sorted by kind then id."""
+    found = [Target(a.rack.spec.id, "rack", a) for a in result.racks.values()]
+    for key, analysis in sorted(getattr(result, "clusters", {}).items()):
+        cid = getattr(getattr(analysis, "spec", None), "id", None) or str(key).split("/", 1)[-1]
+        found.append(Target(cid, "cluster", analysis))
+    return sorted(found, key=lambda t: (t.kind != "cluster", t.id))
+
+
+def render_all(result: Any, out: str | Path, *, target: str | None = None, formats: Sequence[str] = ("md", "svg"),
+               templates: str | Path | None = None, revision: str | None = None, date: str | None = None,
+               progress: bool | None = None) -> list[Path]:
+    """Render every target (or only `target`) of `result` into ``out/<target>/`` and return the written paths.
+
+    Args:
+        result: a `archgen.pipeline.Run`.
+        out: output directory.
+        target: a rack or cluster id; None renders all of them.
+        formats: any of md, html, pdf, xlsx, csv, svg, png.
+        templates: a directory whose templates override the shipped ones of the same name.
+        revision: the source revision to print; None asks git for the spec files' revision.
+        date: a date to print in document control; None prints none (output never depends on the clock).
+        progress: show a progress display on stderr; None shows it only when stderr is a terminal.
+
+    Raises:
+        UsageError: an unknown format or target, or a templates directory that does not exist.
+    """
+    from archgen.render.target import render_target
+
+    wanted = _formats(formats)
+    override = Path(templates) if templates else None
+    if override is not None and not override.is_dir():
+        raise UsageError(f"templates directory '{override}' does not exist")
+    found = targets(result)
+    if target is not None:
+        chosen = [t for t in found if t.id == target]
+        if not chosen:
+            known = ", ".join(t.id for t in found) or "none"
+            raise UsageError(f"no rack or cluster '{target}' (known: {known})")
+        found = chosen
+    written: list[Path] = []
+    with _progress(progress, len(found)) as step:
+        for t in found:
+            files = render_target(result, t, wanted, override, revision, date, lambda msg, t=t: step(t.id, msg))
+            base = Path(out) / t.id
+            for name in sorted(files):
+                written.append(write_atomic(base / name, files[name]))
+            step(t.id, None)
+    return written
+
+
+def _formats(formats: Iterable[str]) -> tuple[str, ...]:
+    wanted = tuple(dict.fromkeys(f.strip().lower() for f in formats if f.strip()))
+    unknown = [f for f in wanted if f not in FORMATS]
+    if unknown:
+        raise UsageError(f"unknown format(s) {', '.join(unknown)}; expected some of {','.join(FORMATS)}")
+    return wanted
+
+
+class _progress:
+    """A rich progress bar on stderr, one task per target; silent when stderr is not a terminal."""
+
+    def __init__(self, enabled: bool | None, total: int) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.total = total
+        self.bar: Any = None
+
+    def __enter__(self) -> Callable[[str, str | None], None]:
+        if not self.enabled:
+            return lambda target, message: None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.description}"), TimeElapsedColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("", total=self.total)
+
+        def step(target: str, message: str | None) -> None:
+            if message is None:
+                self.bar.advance(task)
+            else:
+                self.bar.update(task, description=f"{target}: {message}")
+
+        return step
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -69,8 +69,11 @@ def where(location: Any) -> str:
         return ""
     path = Path(location.file)
     parts = path.parts
-    if "catalog" in parts and path.is_absolute():
-        path = Path("catalog", *parts[parts.index("catalog") + 1:])
+    if path.is_absolute():
+        if "catalog" in parts:
+            path = Path("catalog", *parts[len(parts) - 1 - parts[::-1].index("catalog") + 1:])
+        elif path.is_relative_to(Path.cwd()):
+            path = path.relative_to(Path.cwd())
     text = path.as_posix()
     return f"{text}:{location.line}" if location.line else text
 

@@ -89,7 +89,8 @@ def _stage_bars(ax: Any, title: str, stage: Stage, load: Any) -> None:
         ax.text(v, y, " " + fmt.q(q, "kW", 1), va="center", fontsize=7)
     load_kw = fmt.magnitude(load, "kW")
     ax.axvline(load_kw, color="#d0021b", linewidth=1.2)
-    ax.text(load_kw, len(labels) - 0.35, f"load {fmt.q(load, 'kW', 1)}", color="#d0021b", fontsize=7, ha="center")
+    ax.text(load_kw, len(labels) - 0.35, f"load {fmt.q(load, 'kW', 1)}", color="#d0021b", fontsize=7, ha="center",
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
     ax.set_yticks(ys)
     ax.set_yticklabels(labels)
     ax.set_xlim(0, max(kw + [load_kw]) * 1.3 or 1)

@@ -7,6 +7,16 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: Mode of written files: what `open()` would give (mkstemp alone makes them private, 0600).
+FILE_MODE = 0o666 & ~_umask()
+
+
 def write_atomic(path: Path, data: bytes) -> Path:
     """Write `data` to `path` atomically, creating parent directories."""
     path = Path(path)
@@ -15,6 +25,7 @@ def write_atomic(path: Path, data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -14,15 +14,20 @@ import pint
 
 from archgen.units import ureg
 
-#: Display names for units whose pint symbol is awkward in a document.
-UNIT_NAMES = {"ft ** 3 / min": "CFM", "ft³/min": "CFM", "dimensionless": "", "rack_unit": "U", "U": "U",
-              "degC": "°C", "kg / m ** 2": "kg/m²", "kg/m²": "kg/m²"}
+#: Display symbols for unit expressions whose pint symbol is awkward in a document.
+UNIT_NAMES = {"ft**3/min": "CFM", "ft³/min": "CFM", "kg/m**2": "kg/m²", "m**2": "m²", "degC": "°C",
+              "Gbit/s": "Gb/s", "dimensionless": "", "": "", "rack_unit": "U", "l/min": "L/min", "l": "L"}
 
 
 def unit_label(unit: str) -> str:
-    """Short display symbol of a unit expression: ``'kW'``, ``'L/min'``, ``'CFM'``, ``'°C'``."""
+    """Display symbol of a unit expression: ``'kW'``, ``'L/min'``, ``'CFM'``, ``'°C'``.
+
+    A plain expression (letters and slashes, as written by the caller) is shown as written.
+    """
     if unit in UNIT_NAMES:
         return UNIT_NAMES[unit]
+    if re.fullmatch(r"[A-Za-z/]+", unit):
+        return unit
     text = f"{ureg.parse_units(unit):~P}"
     return UNIT_NAMES.get(text, text)
 
@@ -49,7 +54,7 @@ def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> 
     if not isinstance(value, pint.Quantity):
         return number(value, digits) + (f" {unit_label(unit)}" if unit else "")
     if unit is None:
-        shown, label = value, UNIT_NAMES.get(f"{value.units:~P}", f"{value.units:~P}")
+        shown, label = value, unit_label(f"{value.units:~P}")
     else:
         shown, label = value.to(unit), unit_label(unit)
     text = number(float(shown.magnitude), digits)
@@ -84,7 +89,7 @@ def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|&~$!])")
-_MD_LINE_START = re.compile(r"^(\s*)([-+=>]|\d+[.)])")
+_MD_LINE_START = re.compile(r"^(\s*)([-+*=]|\d+[.)])(?=\s|$)")
 
 
 def md(text: Any) -> str:

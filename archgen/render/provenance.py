@@ -24,7 +24,9 @@ def input_hash(docs: Iterable[SpecDocument]) -> str:
 
 
 def git_revision(files: Iterable[str | Path]) -> str:
-    """``<short commit>`` of the repository holding `files`, with ``+uncommitted`` when any of them differs.
+    """The last commit that changed any of `files` (``+uncommitted`` when one differs from it), or ''.
+
+    Commits that touch other files do not change it, so documents only change when their inputs do.
 
     Returns '' when git or a repository is not available.
     """
@@ -33,8 +35,8 @@ def git_revision(files: Iterable[str | Path]) -> str:
         return ""
     cwd = paths[0].parent
     try:
-        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=cwd, capture_output=True, text=True,
-                              timeout=10, check=False)
+        head = subprocess.run(["git", "log", "-1", "--format=%h", "--abbrev=12", "--", *map(str, paths)], cwd=cwd,
+                              capture_output=True, text=True, timeout=10, check=False)
         if head.returncode != 0:
             return ""
         status = subprocess.run(["git", "status", "--porcelain", "--", *map(str, paths)], cwd=cwd,
@@ -42,4 +44,6 @@ def git_revision(files: Iterable[str | Path]) -> str:
     except (OSError, subprocess.SubprocessError):
         return ""
     rev = head.stdout.strip()
+    if not rev:
+        return "uncommitted"
     return f"{rev}+uncommitted" if status.stdout.strip() else rev

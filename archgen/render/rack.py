@@ -142,7 +142,9 @@ def u_map(a: RackAnalysis) -> Table:
         part = first.part
         depth = getattr(getattr(part, "mechanical", None), "depth", "full")
         face = "front + rear" if depth == "full" else spec.slots[slot].face
-        span = f"{first.u}–{last.top}" if last.top > first.u else (f"{first.u}" if first.height else f"{first.u} (0U)")
+        span = f"{first.u}–{last.top}" if last.top > first.u else f"{first.u}"
+        if first.height == 0:
+            span, face = "0U", "side (0U)"
         mech = getattr(part, "mechanical", None)
         power = unit_power(part)
         weight = mech.weight if mech else None
@@ -192,7 +194,7 @@ def _ratio(value: Any, limit: Any) -> float | None:
 
 def _stage_row(name: str, stage: Stage, load: Any) -> tuple:
     return (name, stage.count, stage.unit_capacity, stage.redundancy, stage.unit_capacity * stage.count,
-            stage.usable, stage.after_one_loss, load, fmt.pct(_ratio(load, stage.usable)))
+            stage.usable, stage.after_one_loss, load, fmt.pct(_ratio(load, stage.usable), 1))
 
 
 def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
@@ -204,7 +206,7 @@ def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
     rows = []
     for case, capacity in cases:
         headroom = capacity - load
-        rows.append((name, case, capacity, load, headroom, fmt.pct(_ratio(load, capacity)),
+        rows.append((name, case, capacity, load, headroom, fmt.pct(_ratio(load, capacity), 1),
                      "pass" if headroom.magnitude >= 0 else "fail"))
     return rows
 

@@ -1,0 +1,72 @@
+"""The jinja2 environment: shipped templates with one optional override directory, strict and escaped.
+
+`StrictUndefined` makes a misspelt variable an error instead of an empty string; HTML templates (``*.html.j2``)
+are autoescaped, so text from a spec shows literally; Markdown text goes through the `md` filter. Template errors
+are raised as `TemplateError` with the template's file and line.
+"""
+
+from __future__ import annotations
+
+import traceback
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from archgen.errors import ArchgenError
+from archgen.render import fmt
+
+
+class TemplateError(ArchgenError):
+    """A template could not be loaded or rendered; the message names the template file and line."""
+
+
+def shipped_templates() -> Path:
+    """The templates shipped with archgen (``templates/``, inside the wheel as ``archgen/templates``)."""
+    return Path(str(resources.files("archgen") / "templates"))
+
+
+def _autoescape(name: str | None) -> bool:
+    return bool(name) and (name.endswith(".html.j2") or name.endswith(".html"))
+
+
+def environment(override: Path | None = None) -> jinja2.Environment:
+    """A jinja2 environment that looks in `override` first, then in the shipped templates."""
+    dirs = ([str(override)] if override else []) + [str(shipped_templates())]
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(dirs), undefined=jinja2.StrictUndefined, autoescape=_autoescape,
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
+    env.filters.update(md=fmt.md, q=fmt.q, pct=fmt.pct, cell=fmt.cell, slug=fmt.slug)
+    return env
+
+
+def template_path(name: str, override: Path | None = None) -> Path:
+    """Path of a non-jinja template (the Typst driver), honouring the override directory."""
+    for base in ([override] if override else []) + [shipped_templates()]:
+        if (Path(base) / name).is_file():
+            return Path(base) / name
+    raise TemplateError(f"template '{name}' not found in {override or ''} {shipped_templates()}".strip())
+
+
+def render_template(env: jinja2.Environment, name: str, **context: Any) -> str:
+    """Render a template; errors become `TemplateError` with ``file:line``."""
+    try:
+        return env.get_template(name).render(**context)
+    except jinja2.TemplateSyntaxError as err:
+        raise TemplateError(f"{err.filename or name}:{err.lineno}: template syntax error: {err.message}") from None
+    except jinja2.TemplateNotFound as err:
+        raise TemplateError(f"template '{err.name}' not found") from None
+    except (jinja2.UndefinedError, TypeError, ValueError, AttributeError) as err:
+        where = _where(err)
+        if where is None and not isinstance(err, jinja2.UndefinedError):
+            raise  # a bug in archgen's Python code, not in a template
+        raise TemplateError(f"{where or name}: template error: {err}") from None
+
+
+def _where(err: BaseException) -> str | None:
+    """File:line of the innermost template frame of a rendering error (jinja maps frames to template lines)."""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if frame.filename.endswith(".j2"):
+            return f"{frame.filename}:{frame.lineno}"
+    return None

@@ -1,0 +1,120 @@
+"""render_all: files per target, determinism, literal text, errors, template overrides and atomic writes."""
+
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from archgen.errors import UsageError
+from archgen.render import render_all
+from archgen.render.env import TemplateError
+from tests.render.conftest import HOSTILE
+
+RACK = "nvl72-test"
+
+
+def _render(run, out, formats=("md", "svg", "png"), **kw):
+    return render_all(run, out, target=RACK, formats=formats, revision="test", **kw)
+
+
+def test_rack_markdown_with_elevation_and_budget(test_run, tmp_path):
+    written = _render(test_run, tmp_path)
+    names = sorted(p.name for p in written)
+    assert names == sorted(["nvl72-test.md", "elevation.svg", "elevation.png", "power.svg", "power.png",
+                            "cooling.svg", "cooling.png"])
+    assert all(p.parent == tmp_path / RACK for p in written)
+    md = (tmp_path / RACK / "nvl72-test.md").read_text()
+    for heading in ("Abstract and key metrics", "Conventions", "Requirements and assumptions", "Key components",
+                    "Rack design", "Power", "Cooling", "Validation report", "Open items and gaps", "Appendices"):
+        assert re.search(rf"^##+ [0-9.]+ {heading}$", md, re.M), heading
+    assert "![Rack elevation of nvl72-test, front and rear, coloured by part class](elevation.svg)" in md
+    # power budget: 8 x 33 kW shelves N+N -> 132 kW usable for a 131.4 kW load; feeds 8 x 34.5 kW derated
+    assert "| Power shelves | 8 | 33.0 | N+N | 264.0 | 132.0 | 231.0 | 131.4 | 99.5 % |" in md
+    assert "| Feeds (after derating) | 8 | 34.5 | N+N | 276.0 | 138.0 | 241.5 | 135.5 | 98.2 % |" in md
+    assert "| Continuous-load derating | 80 % |" in md
+    # cooling: 0.85 x 131.4 kW to liquid, the rest of the 135.5 kW input to air; CDU group of 8 racks
+    assert "| Liquid | 111.7 | 82 % | pg25, ΔT 10 K | 168.0 L/min | 1.50 L/min/kW |" in md
+    assert "| Group liquid load / utilisation | 893.5 kW / 69 % |" in md
+    svg = (tmp_path / RACK / "elevation.svg").read_text()
+    assert svg.startswith("<?xml") and "<dc:date>" not in svg
+
+
+def test_output_is_byte_identical(test_run, tmp_path):
+    a = {p.name: p.read_bytes() for p in _render(test_run, tmp_path / "a", ("md", "html", "svg", "png", "csv"))}
+    b = {p.name: p.read_bytes() for p in _render(test_run, tmp_path / "b", ("md", "html", "svg", "png", "csv"))}
+    assert a.keys() == b.keys()
+    assert [n for n in a if a[n] != b[n]] == []
+
+
+def test_markdown_shows_spec_text_literally(test_run, tmp_path):
+    _render(test_run, tmp_path, ("md",))
+    md = (tmp_path / RACK / "nvl72-test.md").read_text()
+    rendered = html.unescape(re.sub(r"<[^>]+>", "", MarkdownIt("commonmark").enable("table").render(md)))
+    assert HOSTILE in rendered
+    assert "Rack weight <script>alert(1)</script>" in rendered
+
+
+class _Text(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.parts, self.tags = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, data):
+        self.parts.append(data)
+
+
+def test_html_shows_spec_text_literally(test_run, tmp_path):
+    _render(test_run, tmp_path, ("html",))
+    page = (tmp_path / RACK / "nvl72-test.html").read_text()
+    parser = _Text()
+    parser.feed(page)
+    text = "".join(parser.parts)
+    assert HOSTILE in text
+    assert "Rack weight <script>alert(1)</script>" in text
+    assert "script" not in parser.tags and "b" not in parser.tags
+
+
+def test_unknown_target_and_format_are_usage_errors(test_run, tmp_path):
+    with pytest.raises(UsageError, match="no rack or cluster 'nope'"):
+        render_all(test_run, tmp_path, target="nope")
+    with pytest.raises(UsageError, match="unknown format"):
+        render_all(test_run, tmp_path, target=RACK, formats=("md", "docx"))
+    with pytest.raises(UsageError, match="templates directory"):
+        render_all(test_run, tmp_path, target=RACK, templates=tmp_path / "missing")
+
+
+def test_template_override(test_run, tmp_path):
+    override = tmp_path / "tpl"
+    override.mkdir()
+    (override / "document.md.j2").write_text("# {{ doc.title | md }}\n{% for s in doc.sections %}- {{ s.title }}\n"
+                                             "{% endfor %}")
+    _render(test_run, tmp_path / "out", ("md",), templates=override)
+    md = (tmp_path / "out" / RACK / "nvl72-test.md").read_text()
+    assert md.startswith("# GB200 NVL72 test rack \\<b\\>") and "- Power\n" in md
+
+
+def test_template_error_names_file_and_line_and_keeps_previous_output(test_run, tmp_path):
+    out = tmp_path / "out"
+    _render(test_run, out, ("md", "svg"))
+    before = {p: p.read_bytes() for p in (out / RACK).iterdir()}
+    override = tmp_path / "tpl"
+    override.mkdir()
+    (override / "document.md.j2").write_text("# title\n\n{{ doc.no_such_field }}\n")
+    with pytest.raises(TemplateError, match=r"document\.md\.j2:3: template error: .*no_such_field"):
+        _render(test_run, out, ("md", "svg"), templates=override)
+    after = {p: p.read_bytes() for p in (out / RACK).iterdir()}
+    assert after == before
+
+
+def test_all_targets_when_none_given(shipped_run, tmp_path):
+    written = render_all(shipped_run, tmp_path, formats=("md",), revision="test")
+    dirs = {p.parent.name for p in written}
+    assert {"gb200-nvl72", "dgx-h100-4"} <= dirs
