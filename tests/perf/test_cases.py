@@ -1,0 +1,92 @@
+"""Reading validation-case files: the shipped file as it is, and bad input with exact located messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.errors import SpecError
+from archgen.perf.cases import read_cases, score_file
+
+from .conftest import CASES
+
+GOOD = """\
+schema: archgen-validation/1
+cases:
+- id: one
+  source: "test"
+  status: confirmed
+  system: &s {accelerator: h100-sxm5-80gb, count: 8, scale_up: {domain: 8, bandwidth: "450 GB/s"}}
+  collective: {op: all_reduce, size: "1 GiB", algorithm: ring}
+  measured: [{metric: busbw, value: 360, unit: "GB/s"}]
+"""
+
+
+def write(tmp_path, text):
+    p = tmp_path / "cases.yaml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def messages(tmp_path, text):
+    with pytest.raises(SpecError) as err:
+        score_file(write(tmp_path, text))
+    return str(err.value).replace(str(tmp_path) + "/", "")
+
+
+def test_reads_the_shared_file_with_merge_keys():
+    cases, _ = read_cases(CASES)
+    by_id = {c.id: c for c in cases}
+    # `system: {<<: *selene, count: 64}` keeps the anchor's accelerator and overrides the count
+    assert by_id["megatron-sc21-t1-3.6b"].system.count == 64
+    assert by_id["megatron-sc21-t1-3.6b"].system.accelerator == "a100-sxm4-80gb"
+    assert by_id["vidur-dgx-h100-allreduce-4x-64mib"].system.count == 4
+
+
+def test_good_file_scores(tmp_path):
+    (r,) = score_file(write(tmp_path, GOOD))
+    assert r.metric == "busbw" and r.unit == "B/s" and abs(r.error) < 0.05
+
+
+def test_wrong_schema(tmp_path):
+    assert messages(tmp_path, GOOD.replace("archgen-validation/1", "v2")) == (
+        "cases.yaml:1:9: error: schema: expected 'archgen-validation/1', got 'v2'")
+
+
+def test_cases_not_a_list(tmp_path):
+    assert messages(tmp_path, "schema: archgen-validation/1\ncases: {a: 1}\n") == (
+        "cases.yaml:2:1: error: cases: expected a list of cases, got {'a': 1}")
+
+
+def test_unknown_accelerator(tmp_path):
+    assert messages(tmp_path, GOOD.replace("h100-sxm5-80gb", "h100-pcie")) == (
+        "cases.yaml:6:28: error: one.system.accelerator: unknown accelerator 'h100-pcie': expected one of: "
+        "a100-sxm4-80gb, b200-sxm-180gb, gb200, gb300, h100-sxm5-80gb, h200-sxm-141gb, h800-sxm5-80gb, mi300x")
+
+
+def test_zero_dimension(tmp_path):
+    assert messages(tmp_path, GOOD.replace("count: 8", "count: 0")) == (
+        "cases.yaml:6:51: error: cases.0.system.count: Input should be greater than 0")
+
+
+def test_layout_that_does_not_divide(tmp_path):
+    text = GOOD.replace("  collective: {op: all_reduce, size: \"1 GiB\", algorithm: ring}\n", """\
+  model: {layers: 4, hidden: 1024, heads: 16, ffn: 4096, vocab: 32000}
+  training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 3, pp: 8, dp: 1}
+""")
+    text = text.replace('{metric: busbw, value: 360, unit: "GB/s"}', "{metric: step_time, value: 1, unit: s}")
+    assert messages(tmp_path, text) == "\n".join([
+        "cases.yaml:8:3: error: one.training: tp x pp x dp x cp = 3 x 8 x 1 x 1 = 24 does not equal system.count 8",
+        "cases.yaml:8:3: error: one.training.pp: layers (4) cannot be split into pp x interleave (8 x 1) stages: "
+        "expected at least one layer per stage, and an even split when interleaved",
+        "cases.yaml:8:3: error: one.training.tp: heads (16, kv 16) are not divisible by tp (3)",
+    ])
+
+
+def test_wrong_unit_for_metric(tmp_path):
+    assert messages(tmp_path, GOOD.replace('unit: "GB/s"', "unit: s")) == (
+        "cases.yaml:8:48: error: one.measured: expected a unit convertible to B/s, got 's'")
+
+
+def test_not_yaml(tmp_path):
+    msg = messages(tmp_path, "schema: [unclosed\n")
+    assert msg.startswith("cases.yaml:2:1: error: YAML syntax error")

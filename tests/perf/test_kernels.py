@@ -1,0 +1,52 @@
+"""Kernel rooflines against their closed forms."""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.errors import UsageError
+from archgen.perf import kernels as K
+
+
+def test_large_gemm_is_compute_bound_at_measured_efficiency(h100):
+    m = n = k = 16384
+    t = K.gemm_time(h100, "bf16", m, n, k)
+    size = (m / (m + 128)) ** 3
+    assert t == pytest.approx(2 * m * n * k / (989e12 * 0.801 * size), rel=1e-9)
+
+
+def test_skinny_gemm_is_bandwidth_bound(h100):
+    # decode with batch 1: read the 8192 x 8192 fp8 weight once
+    t = K.gemm_time(h100, "fp8", 1, 8192, 8192)
+    assert t == pytest.approx((8192 * 8192 + 8192 + 8192) / (3.35e12 * 0.85), rel=1e-9)
+
+
+def test_size_efficiency_ramps_towards_one(h100):
+    assert K.size_efficiency(h100, 128) == pytest.approx(0.5)
+    assert K.size_efficiency(h100, 1 << 20) > 0.999
+
+
+def test_flash_causal_attention_halves_the_work(h100):
+    args = dict(batch=1, q_len=8192, kv_len=8192, heads=64, head_dim=128, kernel="flash")
+    full = K.attention_forward(h100, "bf16", causal=False, **args)
+    causal = K.attention_forward(h100, "bf16", causal=True, **args)
+    assert causal == pytest.approx(full / 2)
+    assert K.attention_backward(h100, "bf16", causal=True, **args) == pytest.approx(2.5 * causal)
+
+
+def test_materialized_attention_pays_for_the_scores(h100):
+    args = dict(batch=1, q_len=2048, kv_len=2048, heads=32, head_dim=128, causal=True)
+    assert K.attention_forward(h100, "bf16", kernel="materialized", **args) > \
+        K.attention_forward(h100, "bf16", kernel="flash", **args)
+
+
+def test_memory_time_uses_l2_when_the_working_set_fits(accelerators):
+    from archgen.perf.hardware import hardware_for
+    mi = hardware_for(accelerators["mi300x"], scale_up_size=8)
+    assert K.memory_time(mi, 1e6, working_set=1e6) < K.memory_time(mi, 1e6, working_set=1e9)
+
+
+def test_missing_dtype_is_a_clear_error(a100):
+    with pytest.raises(UsageError, match=r"accelerator 'a100-sxm4-80gb' has no fp8 peak \(it has: bf16, fp16, "
+                                         r"fp64, int8, tf32\)"):
+        K.gemm_time(a100, "fp8", 1024, 1024, 1024)

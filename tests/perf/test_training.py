@@ -1,0 +1,97 @@
+"""Training: FLOP counting against the Megatron formulas, schedule terms, memory against Korthikanti et al."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from archgen.perf.arch import Arch, megatron_flops
+from archgen.perf.memory import activation_bytes, training_memory
+from archgen.perf.training import Job, Layout, estimate_training
+
+GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
+
+
+def test_parameter_count_matches_narayanan_eq2():
+    # P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)): tied embeddings, learned positions, biases (SC21 eq. 2)
+    l, h, v, s = 96, 12288, 51200, 2048
+    eq2 = 12 * l * h * h * (1 + 13 / (12 * h) + (v + s) / (12 * l * h))
+    ours = GPT3.params() - v * h + s * h  # ours: untied embeddings, rotary/none, no biases
+    assert ours == pytest.approx(eq2, rel=1e-3)
+    assert eq2 == pytest.approx(174.6e9, rel=1e-3)  # Table 1, 175B row
+
+
+def test_model_flops_equal_megatron_72():
+    b, s = 1536, 2048
+    assert GPT3.model_flops(b * s, s) == pytest.approx(megatron_flops(GPT3, b, s, "model_72"), rel=1e-12)
+
+
+def test_full_recompute_hardware_flops_equal_megatron_96(a100):
+    job = Job(GPT3, 2048, 1536, "fp16", "materialized", False, False)
+    est = estimate_training(a100, job, Layout(8, 12, 4, 1, recompute=2, sequence_parallel=False))
+    assert float(est.hardware_flops) == pytest.approx(megatron_flops(GPT3, 1536, 2048, "megatron_96"), rel=1e-12)
+
+
+def test_gated_gqa_flops_per_token():
+    llama70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32000, gated=True)
+    params_nonembed = llama70.params() - 2 * 32000 * 8192
+    assert llama70.params() == pytest.approx(68.98e9, rel=0.01)  # Llama-2-70B: 68,976,648,192 parameters
+    s = 4096
+    fwd = llama70.forward_flops_per_token(s)
+    assert fwd == pytest.approx(2 * (params_nonembed - 80 * 2 * 8192 - 8192) + 4 * 80 * s * 8192 + 2 * 8192 * 32000,
+                                rel=1e-9)
+
+
+def test_bubble_follows_p_minus_one_over_v_m(h100):
+    job = Job(GPT3, 2048, 512)
+    base = dict(tp=8, dp=4, micro_batch=1, recompute=1)
+    one = estimate_training(h100, job, Layout(pp=8, interleave=1, **base))
+    two = estimate_training(h100, job, Layout(pp=8, interleave=2, **base))
+    m = 512 / 4
+    stage = (float(one.step_time) - float(one.bubble) - float(one.pp_comm) - float(one.dp_comm)
+             - float(one.optimizer)) / m
+    assert float(one.bubble) == pytest.approx(7 * stage, rel=1e-6)
+    assert float(two.bubble) == pytest.approx(float(one.bubble) / 2, rel=1e-6)
+
+
+def test_mfu_uses_model_flops_and_the_dtype_peak(h100):
+    job = Job(GPT3, 2048, 512)
+    est = estimate_training(h100, job, Layout(8, 8, 4, 1, recompute=2))
+    assert float(est.mfu) == pytest.approx(est.model_flops / float(est.step_time) / 256 / 989e12)
+    assert float(est.tflops_per_gpu) < float(est.hardware_flops) / float(est.step_time) / 256
+
+
+def test_vectorised_equals_scalar(h100):
+    job = Job(GPT3, 2048, 512)
+    tps, pps = np.array([8, 4, 8]), np.array([8, 16, 4])
+    many = estimate_training(h100, job, Layout(tps, pps, 256 // (tps * pps), 1, recompute=np.array([2, 1, 0])))
+    for i in range(3):
+        one = estimate_training(h100, job, Layout(int(tps[i]), int(pps[i]), 256 // int(tps[i] * pps[i]), 1,
+                                                  recompute=[2, 1, 0][i]))
+        assert float(many.step_time[i]) == pytest.approx(float(one.step_time))
+
+
+def test_activation_memory_matches_korthikanti_table2():
+    # no parallelism, no recompute, materialised scores: s b h (34 + 5 a s / h) bytes per layer
+    s, b, h, a = 2048, 1, 12288, 96
+    per_layer = s * b * h * (34 + 5 * a * s / h)
+    got = activation_bytes(GPT3, seq_len=s, micro_batch=b, tp=1, pp=1, cp=1, interleave=1, recompute=0, sp=False,
+                           flash=False, microbatches=8)
+    assert float(got) == pytest.approx(per_layer * 96)
+    # tensor + sequence parallel, selective recompute: s b h 34 / t
+    got = activation_bytes(GPT3, seq_len=s, micro_batch=b, tp=8, pp=1, cp=1, interleave=1, recompute=1, sp=True,
+                           flash=False, microbatches=8)
+    assert float(got) == pytest.approx(s * b * h * 34 / 8 * 96)
+    # full recompute keeps the layer inputs: 2 s b h (split by t with SP)
+    got = activation_bytes(GPT3, seq_len=s, micro_batch=b, tp=8, pp=1, cp=1, interleave=1, recompute=2, sp=True,
+                           flash=False, microbatches=8)
+    assert float(got) == pytest.approx(2 * s * b * h / 8 * 96)
+
+
+def test_optimizer_state_is_sharded_by_the_distributed_optimizer():
+    common = dict(precision="bf16", seq_len=2048, micro_batch=1, tp=8, pp=8, cp=1, ep=1, interleave=1, recompute=2,
+                  sp=True, flash=True, microbatches=64)
+    plain = training_memory(GPT3, dp=16, distributed_optimizer=False, **common)
+    zero1 = training_memory(GPT3, dp=16, distributed_optimizer=True, **common)
+    assert float(zero1.optimizer) == pytest.approx(float(plain.optimizer) / 16)
+    assert float(plain.weights) == pytest.approx(2 * float(plain.gradients) / 4)
