@@ -1,0 +1,30 @@
+"""The shipped accelerator catalog covers the validation ids and cites its figures."""
+
+from __future__ import annotations
+
+import re
+
+from .conftest import CASES
+
+
+def test_every_validation_accelerator_is_in_the_catalog(accelerators):
+    header = CASES.read_text(encoding="utf-8").split("schema:")[0]
+    listed = set(re.findall(r"\b(a100-sxm4-80gb|h100-sxm5-80gb|h200-sxm-141gb|h800-sxm5-80gb|b200-sxm-180gb|gb200|"
+                            r"gb300|mi300x)\b", header))
+    assert len(listed) == 8 and listed <= set(accelerators)
+
+
+def test_every_accelerator_cites_sources_and_efficiencies(accelerators):
+    for acc in accelerators.values():
+        assert acc.source and acc.efficiency.source, acc.id
+        assert set(acc.efficiency.gemm) >= {"bf16", "fp16"}, acc.id
+        assert all(0 < e <= 1 for e in acc.efficiency.gemm.values()), acc.id
+        assert "bf16" in acc.peak and acc.scale_up is not None, acc.id
+
+
+def test_datasheet_figures(accelerators):
+    h100 = accelerators["h100-sxm5-80gb"]
+    assert h100.peak["bf16"].to("TFLOPS").m == 989 and h100.peak["fp8"].to("TFLOPS").m == 1979
+    assert h100.memory_bandwidth.to("TB/s").m == 3.35 and h100.scale_up.bandwidth.to("GB/s").m == 450
+    assert accelerators["b200-sxm-180gb"].peak["fp4"].to("TFLOPS").m == 9000
+    assert accelerators["mi300x"].memory.to("GB").m == 192

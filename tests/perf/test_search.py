@@ -1,0 +1,118 @@
+"""Layout validation, search and the workload estimate entry point."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from archgen.errors import UsageError
+from archgen.model.workload import Model, Workload
+from archgen.perf.arch import Arch
+from archgen.perf.estimate import estimate
+from archgen.perf.search import layout_problems, search_training
+from archgen.perf.training import Job
+
+GPT3 = Model(id="gpt3-175b", layers=96, hidden=12288, heads=96, ffn=49152, vocab=51200)
+MT530 = Arch(layers=105, hidden=20480, heads=128, kv_heads=128, head_dim=160, ffn=81920, vocab=51200)
+
+
+def workload(requirements=(), **training) -> Workload:
+    t = {"seq_len": 2048, "global_batch": 1536, "precision": "bf16"} | training
+    return Workload(id="w", model="gpt3-175b", accelerators=1024, training=t, requirements=list(requirements))
+
+
+def test_layout_problems_are_explained():
+    job = Job(MT530, 2048, 2048)
+    assert layout_problems(MT530, job, 64, tp=3, pp=4, dp=4, interleave=2, scale_up_size=8) == [
+        "tp x pp x dp x cp = 3 x 4 x 4 x 1 = 48 does not equal the 64 accelerators",
+        "tp (3) does not divide the 128 attention heads",
+        "tp (3) and the 128 key/value heads do not divide one another",
+        "interleaving needs the 105 layers divisible by pp x interleave = 8",
+    ]
+    assert layout_problems(MT530, job, 64, tp=0, pp=1, dp=64) == ["tp must be a positive integer, got 0"]
+    assert layout_problems(MT530, job, 64, tp=16, pp=1, dp=4, scale_up_size=8) == [
+        "tp (16) exceeds the scale-up domain of 8 accelerators"]
+
+
+def test_search_finds_the_fastest_fitting_layout(h100):
+    job = Job(MT530, 2048, 2048)
+    res = search_training(h100, job, 2240)
+    assert res.evaluated > 50 and 0 < res.fitting <= res.evaluated
+    assert res.best["tp"] * res.best["pp"] * res.best["dp"] == 2240
+    assert bool(res.estimate.fits)
+    assert float(res.estimate.step_time) == pytest.approx(float(res.step_times[res.fits].min()))
+
+
+def test_a_model_that_does_not_fit_is_a_finding_not_a_crash(h100):
+    # 5,128 = 8 x 641 leaves tp x pp <= 8: 66B parameters per GPU never fit in 80 GB
+    res = search_training(h100, Job(MT530, 2048, 5128), 5128)
+    assert res.evaluated > 0 and res.fitting == 0 and res.best is None
+
+
+def test_estimate_with_search_and_targets(h100):
+    w = workload([{"id": "REQ-PERF-001", "statement": "MFU", "metric": "mfu", "target": ">= 0.3"},
+                  {"id": "REQ-PERF-002", "statement": "step", "metric": "step_time", "target": "<= 1 s"}])
+    est = estimate(w, GPT3, h100)
+    assert est.fits and est.searched["evaluated"] > 100
+    assert [o.met for o in est.requirements] == [True, False]
+    assert est.sensitivity["peak"] < -0.3 and est.sensitivity["hbm_capacity"] == 0.0
+    assert math.isclose(sum(v.to("s").magnitude for v in est.breakdown.values()) - est.breakdown["compute"].m,
+                        est.metrics["step_time"].m - est.breakdown["compute"].m, rel_tol=1e-6)
+
+
+def test_explicit_layout_that_does_not_divide_is_a_usage_error(h100):
+    w = workload(parallelism={"tp": 8, "pp": 5, "dp": 16, "micro_batch": 1}, recompute="full")
+    with pytest.raises(UsageError, match=r"workload 'w': tp x pp x dp x cp = 8 x 5 x 16 x 1 = 640 does not equal "
+                                         r"the 1024 accelerators"):
+        estimate(w, GPT3, h100)
+
+
+def test_model_that_does_not_fit_anywhere(h100):
+    big = Model(id="gpt3-175b", layers=96, hidden=12288, heads=96, ffn=49152, vocab=51200)
+    w = Workload(id="w", model="gpt3-175b", accelerators=8, training={"seq_len": 2048, "global_batch": 64})
+    est = estimate(w, big, h100)
+    assert not est.fits and "does not fit on 8 x h100-sxm5-80gb" in est.notes[0]
+
+
+def test_inference_estimate(h100):
+    llama = Model(id="llama2-70b", layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=32000,
+                  gated_ffn=True)
+    w = Workload(id="serve", model="llama2-70b", accelerators=8,
+                 inference={"input_len": 2048, "output_len": 256, "precision": "fp8"})
+    est = estimate(w, llama, h100, gpus_per_rack=32)
+    assert est.fits and est.layout["tp"] in (1, 2, 4, 8)
+    m = est.metrics
+    assert m["ttft"].m > m["tpot"].m > 0
+    assert m["tokens_per_second_per_rack"].m == pytest.approx(32 * m["tokens_per_second_per_gpu"].m)
+
+
+def test_bad_specs_are_rejected():
+    with pytest.raises(ValueError, match="heads \\(96\\) must be a multiple of kv_heads \\(7\\)"):
+        Model(id="m", layers=1, hidden=96, heads=96, kv_heads=7, ffn=4, vocab=4)
+    with pytest.raises(ValueError, match="greater than 0"):
+        Model(id="m", layers=0, hidden=96, heads=96, ffn=4, vocab=4)
+    with pytest.raises(ValueError, match="give exactly one of 'training' or 'inference'"):
+        Workload(id="w", model="m")
+
+
+def test_cli_estimate_cases_json(cli):
+    import json
+
+    from .conftest import CASES
+    res = cli("estimate", "--cases", CASES, "--format", "json")
+    assert res.code == 0
+    rows = json.loads(res.out)
+    assert len(rows) == 35
+    assert set(rows[0]) == {"id", "metric", "measured", "predicted", "error"}
+    assert rows[0]["measured"] == {"value": 137e12, "unit": "FLOP/s"}
+    assert rows[0]["error"] == pytest.approx((rows[0]["predicted"]["value"] - 137e12) / 137e12)
+
+
+def test_cli_estimate_usage(cli, tmp_path):
+    assert cli("estimate").err == "error: give --cases FILE, or --cluster ID and --workload ID\n"
+    res = cli("estimate", "--cases", tmp_path)
+    assert res.code == 2 and res.err == f"error: {tmp_path}: is a directory, expected a file\n"
+    from .conftest import CASES
+    assert cli("estimate", "--cases", CASES, "--format", "xml").err == \
+        "error: unknown format 'xml' (expected one of: text, json)\n"
