@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from archgen import checks
+from archgen.analyse.cabling import analyse_clusters
+from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.build import Design, build
 from archgen.load import Document, find_files, load_paths
@@ -24,6 +26,7 @@ class Run:
     racks: dict[str, RackAnalysis]
     metrics: dict[str, dict[str, Q]]
     findings: list[checks.Finding]
+    clusters: dict[str, ClusterAnalysis] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[checks.Finding]:
@@ -51,6 +54,10 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     specs = validate(docs, library)                # typed models; schema and unit errors raise, all at once
     design = build(specs)                          # references bound, counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
+    clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     metrics = {path: a.metrics for path, a in racks.items()}
-    findings = checks.run_checks(checks.Context(design, racks, metrics), select, ignore)
-    return Run(specs, design, racks, metrics, findings)
+    for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
+        metrics[path] = c.metrics
+        metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
+    findings = checks.run_checks(checks.Context(design, racks, metrics, clusters), select, ignore)
+    return Run(specs, design, racks, metrics, findings, clusters)

@@ -18,7 +18,7 @@ from pydantic_core import PydanticCustomError
 from archgen.model.base import Count, Document, Id, Ref, Spec
 from archgen.model.requirements import Requirement
 from archgen.model.system import NicRole
-from archgen.units import Bandwidth, Length, LengthOrZero
+from archgen.units import Q_, Bandwidth, Length, LengthOrZero
 
 _RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
 
@@ -76,8 +76,8 @@ class Floor(Spec):
     rack_pitch: Length = Field(description="Centre-to-centre distance of neighbouring racks in a row, e.g. '600 mm'.")
     row_pitch: Length = Field(description="Centre-to-centre distance of neighbouring rows (rack depth plus an aisle).")
     tray_drop: LengthOrZero = Field(description="Vertical run from a port up to the overhead tray, at each end.")
-    slack: LengthOrZero = Field("2 m", description="Service loop added to every run between racks.")
-    in_rack: LengthOrZero = Field("1 m", description="Length of a run between two items in the same rack.")
+    slack: LengthOrZero = Field(Q_(2, "m"), description="Service loop added to every run between racks.")
+    in_rack: LengthOrZero = Field(Q_(1, "m"), description="Length of a run between two items in the same rack.")
     length_bins: list[Length] = Field(
         default_factory=lambda: [], description="Lengths cables are ordered in; a run takes the next bin up. "
         "Default: 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000 m.")

@@ -1,0 +1,472 @@
+"""Cable runs, lengths, media, optics and the bill of materials of a cluster, vectorised with numpy.
+
+Geometry: racks stand in rows (`floor.racks_per_row`) at `rack_pitch` along a row and `row_pitch` between rows;
+cables run in overhead trays laid as a grid above the racks, so a run between two racks is
+``tray_drop (up) + |Δx| + |Δy| (Manhattan along the trays) + tray_drop (down) + slack`` and a run inside one rack is
+``|Δheight| + in_rack``. Each run takes the first link option of its tier whose reach covers it (and whose minimum
+length it meets), and is ordered in the next length bin up.
+
+Counting: a link is one logical port-to-port connection at the fabric rate (what NVIDIA's tables call a cable).
+A module of rate r serves r / speed links (a twin-port 800G OSFP serves two 400G links), so modules per end =
+⌈links / ports per module⌉; optical runs are counted per link (one fibre each), copper assemblies per module.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
+from archgen.build import ClusterDesign, Design, LinkOption
+from archgen.model import PDU, CoolingUnit, PowerShelf, Switch, System
+from archgen.units import Q, Q_
+
+DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
+COPPER = ("dac", "acc", "aec", "copper-backplane")
+U_M = 0.04445
+
+
+@dataclass(frozen=True)
+class TierRuns:
+    """Every link of one tier of one fabric: ends, chosen option, length and bin, as parallel arrays."""
+
+    fabric: str
+    tier: str
+    a_rack: np.ndarray
+    a_u: np.ndarray
+    b_rack: np.ndarray
+    b_u: np.ndarray
+    group: np.ndarray
+    option: np.ndarray
+    length: np.ndarray
+    bin: np.ndarray
+    weight: np.ndarray
+
+
+@dataclass(frozen=True)
+class TierCabling:
+    """Totals of one tier: links by option and bin, modules, optics power, longest run and reach problems."""
+
+    fabric: str
+    tier: str
+    links: int
+    options: tuple[LinkOption, ...]
+    by_option_bin: dict[tuple[str, float], int]
+    modules: dict[str, int]
+    cables: dict[str, int]
+    optics_power: Q
+    max_length: Q | None
+    over_reach: tuple[tuple[LinkOption, int, float], ...]
+    lengths_known: bool
+
+
+@dataclass(frozen=True)
+class BomLine:
+    """One part with quantity, unit power and total power."""
+
+    part: str
+    kind: str
+    quantity: int
+    unit_power: Q
+    note: str = ""
+
+    @property
+    def total_power(self) -> Q:
+        """Quantity × unit power."""
+        return (self.unit_power * self.quantity).to("kW")
+
+
+@dataclass(frozen=True)
+class Cabling:
+    """The cluster's cabling: tiers, runs, BOM and placement problems."""
+
+    tiers: tuple[TierCabling, ...]
+    runs: tuple[TierRuns, ...]
+    rack_names: tuple[str, ...]
+    bom: tuple[BomLine, ...]
+    problems: tuple[Problem, ...]
+    optics_power: Q
+    network_power: dict[str, Q] = field(default_factory=dict)
+
+
+def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
+    """Network, cabling and BOM of every cluster, keyed by object path."""
+    out: dict[str, ClusterAnalysis] = {}
+    for cluster in design.clusters:
+        a = analyse_cluster(design, cluster, racks)
+        cab = analyse_cabling(a)
+        a.metrics.update(_cluster_metrics(a, cab))
+        for fa in a.fabrics:
+            fa.metrics["network_power"] = cab.network_power.get(fa.fabric.spec.id, Q_(0, "kW"))
+            fa.metrics["optics_power"] = sum((t.optics_power for t in cab.tiers if t.fabric == fa.fabric.spec.id),
+                                             Q_(0, "W")).to("kW")
+            for t in cab.tiers:
+                if t.fabric == fa.fabric.spec.id and t.max_length is not None:
+                    fa.metrics[f"links.{t.tier}.max_length"] = t.max_length
+        out[cluster.path] = ClusterAnalysis(a.cluster, a.nodes, a.node_count, a.accelerators, a.scale_up, a.fabrics,
+                                            a.problems, a.metrics, cab)
+    return out
+
+
+def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
+    net = sum(cab.network_power.values(), Q_(0, "kW"))
+    placed = {line.part for line in cab.bom if line.note == "not placed in a rack"}
+    unplaced = sum((line.total_power for line in cab.bom if line.part in placed), Q_(0, "kW"))
+    return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"),
+            "it_power": (a.metrics["it_power_racks"] + cab.optics_power + unplaced).to("kW"),
+            "links": count(sum(t.links for t in cab.tiers))}
+
+
+# ------------------------------------------------------------------------------------------------ geometry
+
+def _bins(cluster: ClusterDesign) -> np.ndarray:
+    bins = cluster.spec.floor.length_bins
+    return np.array(sorted(b.m_as("m") for b in bins) if bins else DEFAULT_BINS_M, dtype=float)
+
+
+def _slots(cluster: ClusterDesign, rack_id: str | None, switch: Switch | None) -> list[tuple[int, int]]:
+    """(rack instance index, U) of every slot holding `switch` in racks of type `rack_id`, in floor order."""
+    if rack_id is None or switch is None:
+        return []
+    us = [p.u for p in cluster.rack_types[rack_id].items if p.part.id == switch.id] if rack_id in \
+        cluster.rack_types else []
+    return [(i, u) for i, inst in enumerate(cluster.instances) if inst.rack.spec.id == rack_id for u in us]
+
+
+def _positions(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
+    f = cluster.spec.floor
+    pitch, row = f.rack_pitch.m_as("m"), f.row_pitch.m_as("m")
+    x = np.array([i.col * pitch for i in cluster.instances], dtype=float)
+    y = np.array([i.row * row for i in cluster.instances], dtype=float)
+    return x, y
+
+
+def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,
+             b_rack: np.ndarray, b_u: np.ndarray) -> np.ndarray:
+    f = cluster.spec.floor
+    drop, slack, inside = f.tray_drop.m_as("m"), f.slack.m_as("m"), f.in_rack.m_as("m")
+    same = a_rack == b_rack
+    between = 2 * drop + np.abs(x[a_rack] - x[b_rack]) + np.abs(y[a_rack] - y[b_rack]) + slack
+    within = np.abs(a_u - b_u) * U_M + inside
+    return np.where(same, within, between)
+
+
+# ------------------------------------------------------------------------------------------------ runs
+
+def analyse_cabling(a: ClusterAnalysis) -> Cabling:
+    """Runs, media choice, length bins, modules, optics power and BOM of a cluster."""
+    cluster = a.cluster
+    problems: list[Problem] = []
+    tiers: list[TierCabling] = []
+    runs: list[TierRuns] = []
+    known = bool(cluster.instances)
+    x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
+    bins = _bins(cluster)
+    for fa in a.fabrics:
+        placed = _place_switches(cluster, fa, problems) if known else {}
+        for tier_name, key in (("access", "leaf"), ("leaf_spine", "spine"), ("spine_core", "core")):
+            if tier_name not in fa.links:
+                continue
+            options = fa.fabric.tiers[key].links
+            if known:
+                ends = _ends(cluster, fa, tier_name, placed)
+                tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends, options, x, y, bins)
+                runs.append(tr)
+            else:
+                tr = None
+            tiers.append(_tier_totals(fa, tier_name, options, tr))
+    bom, net_power, optics = _bom(a, tiers)
+    return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
+                   tuple(problems), optics, net_power)
+
+
+def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem]) -> dict[str, np.ndarray]:
+    """(rack instance, U) per switch of each tier, planes one after the other; overflow goes to the last slot."""
+    out: dict[str, np.ndarray] = {}
+    spec = fa.fabric.spec
+    for t in fa.tiers:
+        total = t.switches * fa.planes
+        rack_id = getattr(spec, t.name).rack
+        slots = _slots(cluster, rack_id, t.switch)
+        if rack_id is not None and len(slots) < total:
+            problems.append(Problem("placement", fa.fabric.owner_path + (t.name, "rack"),
+                                    f"{fa.fabric.path}: {t.name} needs {total} x {t.switch.id if t.switch else '?'}; "
+                                    f"the '{rack_id}' racks hold {len(slots)}", count(total), count(len(slots))))
+        if not slots:
+            out[t.name] = np.full((total, 2), -1, dtype=np.int64)
+            continue
+        arr = np.array(slots, dtype=np.int64)
+        idx = np.minimum(np.arange(total), len(arr) - 1)
+        out[t.name] = arr[idx]
+    return out
+
+
+def _node_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray, ...]:
+    """Per node port of this fabric: rack instance, U, plane, leaf index within the plane."""
+    spec = fa.fabric.spec
+    leaf = fa.tier("leaf")
+    down = leaf.down if leaf else 1
+    per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
+    racks, us, planes, leaves = [], [], [], []
+    running = [0] * fa.planes
+    base = fa.groups * fa.leaves_per_group
+    in_unit: dict[tuple[str, int], int] = {}
+    ordinal: dict[tuple[str, int], int] = {}
+    for ri, inst in enumerate(cluster.instances):
+        for item in inst.rack.items:
+            ppn = fa.ports_per_node.get(item.part.id, 0) if isinstance(item.part, System) else 0
+            if not ppn:
+                continue
+            grouped = spec.rail_optimized and bool(inst.unit) and fa.group_domains > 0
+            key = (inst.unit, inst.unit_index)
+            g = ordinal.setdefault(key, len(ordinal))
+            node_index = in_unit.get(key, 0)
+            in_unit[key] = node_index + 1
+            nodes_per_domain = max(1, (fa.rails * fa.planes) // ppn) if per_domain_rack else 1
+            dj, within = divmod(node_index, nodes_per_domain)
+            for p in range(ppn):
+                q = within * ppn + p
+                plane = min(q // max(fa.rails, 1), fa.planes - 1) if spec.rail_optimized else p * fa.planes // ppn
+                if grouped:
+                    rail = q % fa.rails
+                    if fa.group_domains <= down:
+                        lf = g * fa.leaves_per_group + rail // max(fa.rails_per_leaf, 1)
+                    else:
+                        lpr = math.ceil(fa.group_domains / down)
+                        lf = g * fa.leaves_per_group + rail * lpr + dj // down
+                else:
+                    lf = base + running[plane] // down
+                    running[plane] += 1
+                racks.append(ri)
+                us.append(item.u)
+                planes.append(plane)
+                leaves.append(lf)
+    return (np.array(racks, dtype=np.int64), np.array(us, dtype=np.int64), np.array(planes, dtype=np.int64),
+            np.array(leaves, dtype=np.int64))
+
+
+def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[str, np.ndarray]) -> tuple:
+    """A-end rack/U, B-end rack/U, port group and weight (links per row) of every run of a tier."""
+    per_plane = {t.name: t.switches for t in fa.tiers}
+    if tier == "access":
+        racks, us, planes, leaves = _node_ports(cluster, fa)
+        n_leaves = per_plane["leaf"]
+        leaves = np.minimum(leaves, max(n_leaves - 1, 0))
+        b = placed["leaf"][planes * n_leaves + leaves] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
+        extra = fa.links["access"] * fa.planes - len(racks)
+        a_rack, a_u, group = racks, us, leaves % 10_000
+        weight = np.ones(len(racks), dtype=np.int64)
+        if extra > 0 and len(placed["leaf"]):
+            # switch management ports, extra and reserved ports: placed at the leaves, spread evenly
+            lf = np.arange(extra) % max(len(placed["leaf"]), 1)
+            a_rack = np.concatenate([a_rack, placed["leaf"][lf, 0]])
+            a_u = np.concatenate([a_u, placed["leaf"][lf, 1]])
+            b = np.concatenate([b, placed["leaf"][lf]])
+            group = np.concatenate([group, np.full(extra, -1)])
+            weight = np.concatenate([weight, np.ones(extra, dtype=np.int64)])
+        return a_rack, a_u, b[:, 0], b[:, 1], group, weight
+    lower, upper = ("leaf", "spine") if tier == "leaf_spine" else ("spine", "core")
+    n_low, n_up = per_plane[lower], per_plane[upper]
+    pairs_low, pairs_up, weights = [], [], []
+    if tier == "leaf_spine" and fa.tiers_used == 2:
+        up = fa.tier("leaf").up
+        m = max(up // max(n_up, 1), 1)
+        lo, hi = np.meshgrid(np.arange(n_low), np.arange(n_up), indexing="ij")
+        pairs_low, pairs_up = lo.ravel(), hi.ravel()
+        weights = np.full(len(pairs_low), m)
+    elif tier == "leaf_spine":
+        sp = fa.spines_per_pod
+        m = max(fa.tier("leaf").up // max(sp, 1), 1)
+        lo, j = np.meshgrid(np.arange(n_low), np.arange(sp), indexing="ij")
+        pod_leaves = max(fa.tier("spine").down // m, 1)
+        pairs_low, pairs_up = lo.ravel(), ((lo // pod_leaves) * sp + j).ravel()
+        weights = np.full(len(pairs_low), m)
+    else:
+        sp, pl = fa.spines_per_pod, max(fa.core_links_per_spine_pair, 1)
+        group = max(fa.tier("spine").up // pl, 1)
+        lo, j = np.meshgrid(np.arange(n_low), np.arange(group), indexing="ij")
+        pairs_low, pairs_up = lo.ravel(), ((lo % sp) * group + j).ravel()
+        weights = np.full(len(pairs_low), pl)
+    pairs_up = np.minimum(pairs_up, max(n_up - 1, 0))
+    a_list, b_list = [], []
+    for p in range(fa.planes):
+        a_list.append(placed[lower][p * n_low + pairs_low])
+        b_list.append(placed[upper][p * n_up + pairs_up])
+    a, b = np.concatenate(a_list), np.concatenate(b_list)
+    weight = np.tile(weights, fa.planes)
+    group = np.tile(pairs_up, fa.planes)
+    return a[:, 0], a[:, 1], b[:, 0], b[:, 1], group, weight
+
+
+def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options: tuple[LinkOption, ...],
+            x: np.ndarray, y: np.ndarray, bins: np.ndarray) -> TierRuns:
+    a_rack, a_u, b_rack, b_u, group, weight = ends
+    known = (a_rack >= 0) & (b_rack >= 0)
+    length = np.full(len(a_rack), cluster.spec.floor.in_rack.m_as("m"))
+    if known.any():
+        length[known] = _lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known])
+    choice = np.full(len(length), -1, dtype=np.int64)
+    for strict in (True, False):
+        for i, opt in enumerate(options):
+            low = opt.a.min_length.m_as("m") if strict and opt.a.min_length is not None else 0.0
+            ok = (choice < 0) & (length <= opt.reach.m_as("m")) & (length >= low)
+            choice[ok] = i
+    if options:
+        longest = int(np.argmax([o.reach.m_as("m") for o in options]))
+        choice[choice < 0] = longest
+    idx = np.minimum(np.searchsorted(bins, length - 1e-9, side="left"), len(bins) - 1)
+    return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, bins[idx], weight)
+
+
+def _ports_per_module(link, speed: Q) -> int:
+    return max(1, round(float((link.rate / speed).to("").magnitude)))
+
+
+def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...], tr: TierRuns | None) -> TierCabling:
+    links = fa.links[tier] * fa.planes
+    speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
+    by: dict[tuple[str, float], int] = {}
+    per_option = np.zeros(max(len(options), 1), dtype=np.int64)
+    over: list[tuple[LinkOption, int, float]] = []
+    max_len = None
+    if tr is not None and len(tr.length):
+        if options:
+            keys = tr.option * 10_000_000 + np.round(tr.bin * 100).astype(np.int64)
+            uniq, inv = np.unique(keys, return_inverse=True)
+            sums = np.bincount(inv, weights=tr.weight).astype(np.int64)
+            for k, s in zip(uniq, sums, strict=True):
+                o = int(k // 10_000_000)
+                by[(options[o].label, (k % 10_000_000) / 100)] = int(s)
+                per_option[o] += int(s)
+            for i, opt in enumerate(options):
+                bad = (tr.option == i) & (tr.length > opt.reach.m_as("m") + 1e-9)
+                if bad.any():
+                    over.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
+        max_len = Q_(float(tr.length.max()), "m")
+    elif options:
+        per_option[0] = links
+        by[(options[0].label, 0.0)] = links
+    modules: dict[str, int] = {}
+    cables: dict[str, int] = {}
+    power = Q_(0, "W")
+    for i, opt in enumerate(options):
+        n = int(per_option[i])
+        if not n:
+            continue
+        for end in (opt.a, opt.b):
+            k = math.ceil(n / _ports_per_module(end, speed))
+            modules[end.id] = modules.get(end.id, 0) + k
+            power = power + end.power_per_end * k
+        if opt.a.media in COPPER:
+            c = math.ceil(n / min(_ports_per_module(opt.a, speed), _ports_per_module(opt.b, speed)))
+            cables[opt.label] = cables.get(opt.label, 0) + c
+        else:
+            cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + n
+    return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
+                       tuple(over), tr is not None)
+
+
+# ------------------------------------------------------------------------------------------------ BOM
+
+def _bom(a: ClusterAnalysis, tiers: list[TierCabling]) -> tuple[list[BomLine], dict[str, Q], Q]:
+    cluster = a.cluster
+    placed: dict[str, tuple[object, int]] = {}
+    for rid, n in sorted(cluster.rack_counts.items()):
+        for item in cluster.rack_types[rid].items:
+            part, q = placed.get(item.part.id, (item.part, 0))
+            placed[item.part.id] = (part, q + n)
+    lines = [BomLine(rid, "Rack", n, Q_(0, "W")) for rid, n in sorted(cluster.rack_counts.items())]
+    for pid, (part, q) in sorted(placed.items()):
+        lines.append(BomLine(pid, type(part).__name__, q, _unit_power(part)))
+    needed: dict[str, tuple[Switch, int]] = {}
+    net_power: dict[str, Q] = {}
+    for fa in a.fabrics:
+        p = Q_(0, "W")
+        for t in fa.tiers:
+            if t.switch is None:
+                continue
+            sw, q = needed.get(t.switch.id, (t.switch, 0))
+            needed[t.switch.id] = (sw, q + t.switches * fa.planes)
+            p = p + t.switch.power.max * t.switches * fa.planes
+        p = p + sum((t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id), Q_(0, "W"))
+        net_power[fa.fabric.spec.id] = p.to("kW")
+    for sid, (sw, q) in sorted(needed.items()):
+        have = placed.get(sid, (None, 0))[1]
+        if q > have:
+            lines.append(BomLine(sid, "Switch", q - have, sw.power.max, "not placed in a rack"))
+    modules: dict[str, tuple[object, int]] = {}
+    for t in tiers:
+        for opt in t.options:
+            for end in (opt.a, opt.b):
+                modules.setdefault(end.id, (end, 0))
+        for mid, q in t.modules.items():
+            part, have = modules[mid]
+            modules[mid] = (part, have + q)
+    optics = Q_(0, "W")
+    for mid, (part, q) in sorted(modules.items()):
+        if q:
+            lines.append(BomLine(mid, "Link", q, part.power_per_end, "modules/cable ends"))
+            optics = optics + part.power_per_end * q
+    return lines, net_power, optics.to("kW")
+
+
+def _unit_power(part: object) -> Q:
+    if isinstance(part, System | Switch):
+        return part.power.max
+    if isinstance(part, CoolingUnit) and getattr(part, "power", None) is not None:
+        return part.power
+    if isinstance(part, PowerShelf | PDU):
+        return Q_(0, "W")
+    return Q_(0, "W")
+
+
+# ------------------------------------------------------------------------------------------------ outputs
+
+CSV_COLUMNS = ("fabric", "tier", "a_rack", "a_u", "b_rack", "b_u", "port_group", "media", "length_bin_m", "count")
+
+
+def cable_runs(a: ClusterAnalysis) -> Iterator[tuple]:
+    """Deduplicated cable runs: one row per (fabric, tier, A rack/U, B rack/U, port group, media, bin), counted."""
+    cab = a.cabling
+    if cab is None:
+        return
+    names = cab.rack_names
+    opts = {(t.fabric, t.tier): t.options for t in cab.tiers}
+    for tr in cab.runs:
+        options = opts[(tr.fabric, tr.tier)]
+        cols = np.stack([tr.a_rack, tr.a_u, tr.b_rack, tr.b_u, tr.group, tr.option,
+                         np.round(tr.bin * 100).astype(np.int64)], axis=1)
+        uniq, inv = np.unique(cols, axis=0, return_inverse=True)
+        sums = np.bincount(inv.ravel(), weights=tr.weight).astype(np.int64)
+        for row, n in zip(uniq.tolist(), sums.tolist(), strict=True):
+            ar, au, br, bu, grp, opt, b = row
+            media = options[opt].label if options and opt >= 0 else ""
+            group = f"rail {grp}" if tr.tier == "access" and grp >= 0 else ("other" if grp < 0 else f"to {grp}")
+            yield (tr.fabric, tr.tier, names[ar] if ar >= 0 else "", au if au >= 0 else "",
+                   names[br] if br >= 0 else "", bu if bu >= 0 else "", group, media, b / 100, n)
+
+
+def cable_runs_csv(a: ClusterAnalysis) -> str:
+    """The deduplicated cable-run list as CSV text (header + rows, deterministic order)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for row in cable_runs(a):
+        w.writerow(row)
+    return buf.getvalue()
+
+
+def bom_csv(a: ClusterAnalysis) -> str:
+    """The bill of materials as CSV: part, kind, quantity, unit power (W), total power (kW), note."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(("part", "kind", "quantity", "unit_power_w", "total_power_kw", "note"))
+    for line in a.cabling.bom:
+        w.writerow((line.part, line.kind, line.quantity, f"{line.unit_power.m_as('W'):g}",
+                    f"{line.total_power.m_as('kW'):.3f}", line.note))
+    return buf.getvalue()

@@ -1,0 +1,101 @@
+"""The cluster layer reproduces NVIDIA's published DGX SuperPOD B200 compute-fabric tables exactly.
+
+Sources (both read 2026 from docs.nvidia.com, NVIDIA DGX SuperPOD Reference Architecture featuring DGX B200,
+RA-11334-001):
+
+* SCALING: "DGX SuperPOD Architecture" page, table of larger DGX SuperPOD component counts (SU count, node count,
+  GPU count, InfiniBand leaf/spine/core switch counts, node-leaf/leaf-spine/spine-core cable counts),
+  https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/dgx-superpod-architecture.html
+* TABLE_4: "Network Fabrics" page, Table 4 "Compute fabric component count" (31/63/95/127 nodes: one DGX gives way
+  to the UFM connections), https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/network-fabrics.html
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from archgen.pipeline import run
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "specs" / "clusters" / "dgx-b200-superpod.yaml"
+RACKS = ROOT / "specs" / "racks"
+
+#: (SUs, nodes, GPUs, leaf, spine, core, node-leaf, leaf-spine, spine-core); core 0 = none ("–" in the RA).
+SCALING = [
+    (2, 64, 512, 16, 8, 0, 512, 512, 0),
+    (4, 128, 1024, 32, 16, 0, 1024, 1024, 0),
+    (8, 256, 2048, 64, 32, 0, 2048, 2048, 0),
+    (16, 512, 4096, 128, 128, 64, 4096, 4096, 4096),
+    (32, 1024, 8192, 256, 256, 128, 8192, 8192, 8192),
+    (64, 2048, 16384, 512, 512, 256, 16384, 16384, 16384),
+]
+#: (SUs, nodes, GPUs, leaf, spine, compute-and-UFM cables, spine-leaf cables).
+TABLE_4 = [
+    (1, 31, 248, 8, 4, 252, 256),
+    (2, 63, 504, 16, 8, 508, 512),
+    (3, 95, 760, 24, 16, 764, 768),
+    (4, 127, 1016, 32, 16, 1020, 1024),
+]
+
+
+def _superpod(tmp_path: Path, full: int, short: int, ufm: bool) -> Path:
+    """The shipped B200 SuperPOD spec with `full` 32-node SUs and `short` 31-node SUs, enough spine racks."""
+    yaml = YAML()
+    doc = yaml.load(SPEC.read_text())
+    doc["layout"] = ([{"unit": "su", "count": full}] if full else []) + \
+        ([{"unit": "su-ufm", "count": short}] if short else [])
+    doc["layout"].append({"rack": "dgx-b200-spine", "count": max(1, math.ceil((full + short) * 8 * 1.5 / 32)),
+                          "new_row": True})
+    if not ufm:
+        doc["fabrics"][0]["reserved"] = []
+    doc.pop("expect")
+    doc["fabrics"] = doc["fabrics"][:1]
+    out = tmp_path / "specs"
+    (out / "clusters").mkdir(parents=True)
+    with (out / "clusters" / "c.yaml").open("w") as f:
+        yaml.dump(doc, f)
+    return out
+
+
+def _compute(result) -> dict:
+    return result.metrics["cluster/dgx-b200-superpod/fabric/compute"]
+
+
+@pytest.mark.parametrize("row", SCALING, ids=lambda r: f"{r[0]}su")
+def test_b200_scaling_table(tmp_path: Path, row: tuple) -> None:
+    """Leaf, spine and core switches and cables per tier match the RA's scaling table for 2 to 64 SUs."""
+    sus, nodes, gpus, leaf, spine, core, node_leaf, leaf_spine, spine_core = row
+    result = run([_superpod(tmp_path, sus, 0, ufm=False), RACKS])
+    cluster, m = result.metrics["cluster/dgx-b200-superpod"], _compute(result)
+    assert cluster["nodes"].m == nodes and cluster["accelerators"].m == gpus
+    assert m["tiers"].m == (3 if core else 2)
+    assert m["leaf.switches"].m == leaf and m["spine.switches"].m == spine
+    assert m.get("core.switches", 0 * m["tiers"]).m == core
+    assert m["links.access"].m == node_leaf and m["links.leaf_spine"].m == leaf_spine
+    assert m.get("links.spine_core", 0 * m["tiers"]).m == spine_core
+    assert not [f for f in result.errors if f.id.startswith(("NET", "CAB"))]
+
+
+@pytest.mark.parametrize("row", TABLE_4, ids=lambda r: f"{r[0]}su")
+def test_b200_table_4_with_ufm(tmp_path: Path, row: tuple) -> None:
+    """With the UFM appliance on 4 leaf ports and one DGX removed, Table 4 of the Network Fabrics page holds."""
+    sus, nodes, gpus, leaf, spine, compute_ufm, spine_leaf = row
+    result = run([_superpod(tmp_path, sus - 1, 1, ufm=True), RACKS])
+    cluster, m = result.metrics["cluster/dgx-b200-superpod"], _compute(result)
+    assert (cluster["nodes"].m, cluster["accelerators"].m) == (nodes, gpus)
+    assert (m["leaf.switches"].m, m["spine.switches"].m) == (leaf, spine)
+    assert (m["links.access"].m, m["links.leaf_spine"].m) == (compute_ufm, spine_leaf)
+    assert not [f for f in result.errors if f.id.startswith(("NET", "CAB"))]
+
+
+def test_two_tier_limit_is_k_squared_over_two(tmp_path: Path) -> None:
+    """2 tiers of 64-port switches reach 64²/2 = 2,048 GPUs (8 SUs); 3 tiers reach 64³/4 = 65,536."""
+    m8 = _compute(run([_superpod(tmp_path / "a", 8, 0, ufm=False), RACKS]))
+    m16 = _compute(run([_superpod(tmp_path / "b", 16, 0, ufm=False), RACKS]))
+    assert m8["max_endpoints"].m == 64 ** 2 // 2
+    assert m16["max_endpoints"].m == 64 ** 3 // 4
+    assert (m8["hops_max"].m, m16["hops_max"].m) == (3, 5)
