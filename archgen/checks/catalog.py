@@ -37,3 +37,19 @@ def accelerator_count(ctx: Context) -> Iterator[Violation]:
         if bool(part.accelerator) != bool(part.accelerators):
             yield Violation(f"part/{part.id}", part.id, ("accelerators",),
                             f"accelerator '{part.accelerator or ''}' with count {part.accelerators}")
+
+
+@check("CAT003", "catalog.cooling_type")
+def cooling_type(ctx: Context) -> Iterator[Violation]:
+    """A part's cooling type agrees with its liquid fraction (air: 0; liquid: above 0; hybrid: between 0 and 1).
+
+    Fix: set `cooling.type` and `cooling.liquid_fraction` consistently.
+    """
+    specs = ctx.design.specs
+    for part in specs.of(System) + specs.of(Switch):
+        c = part.cooling
+        ok = {"air": c.liquid_fraction == 0, "liquid": c.liquid_fraction > 0,
+              "hybrid": 0 < c.liquid_fraction < 1}[c.type]
+        if not ok:
+            yield Violation(f"part/{part.id}", part.id, ("cooling",),
+                            f"cooling type '{c.type}' with liquid_fraction {c.liquid_fraction:g}")
