@@ -1,0 +1,352 @@
+"""The cluster document: scaling, rack types, power and cooling totals, fabrics, cabling and optics, BOM.
+
+Figures come from `archgen.analyse.network.ClusterAnalysis` (fabrics, scale-up) and its `cabling`
+(`archgen.analyse.cabling.Cabling`). Presentation arithmetic only: per-rack-type figures times the rack count,
+and their sums, for the power and cooling tables.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from archgen.model import Part
+from archgen.render import common, fmt, provenance
+from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
+from archgen.render.common import Scope
+from archgen.render.rack import rack_parts
+from archgen.render.tables import sources_text
+
+ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend": "in-band (front end)",
+               "management": "out-of-band management", "converged": "converged"}
+
+
+def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -> tuple[Scope, dict[str, int]]:
+    """Parts used by the cluster (rack types' parts, fabric switches, links) and the subjects of its findings."""
+    specs = result.design.specs
+    cluster = a.cluster
+    parts: dict[str, Part] = {}
+    counts: Counter[str] = Counter()
+    for rid, n in cluster.rack_counts.items():
+        rack_a = result.racks.get(f"rack/{rid}")
+        if rack_a is None:
+            continue
+        rparts, rcounts = rack_parts(rack_a, specs)
+        for p in rparts:
+            parts.setdefault(p.id, p)
+            counts[p.id] += rcounts.get(p.id, 0) * n
+    cab = a.cabling
+    for line in getattr(cab, "bom", ()):
+        part = specs.get(line.part)
+        if isinstance(part, Part):
+            parts.setdefault(part.id, part)
+            if line.kind in ("Switch", "Link") and line.note in ("not placed in a rack", "modules/cable ends"):
+                counts[part.id] += line.quantity
+    docs = [cluster.spec, *parts.values(), *(r.spec for r in cluster.rack_types.values())]
+    if cluster.facility is not None:
+        docs.append(cluster.facility)
+    if revision is None:
+        revision = provenance.git_revision([specs.sources[d.id].file for d in docs if d.id in specs.sources])
+    subjects = {cluster.path, cluster.spec.id, *(fa.fabric.path for fa in a.fabrics),
+                *(f"rack/{rid}" for rid in cluster.rack_counts), *(f"part/{p}" for p in parts)}
+    ordered = sorted(parts.values(), key=lambda p: (p.kind, p.id))
+    return Scope(result, cluster.path, cluster.spec, ordered, subjects, revision, provenance.input_hash(docs),
+                 date), dict(counts)
+
+
+def build(scope: Scope, a: Any, counts: dict[str, int]) -> Document:
+    """The whole cluster document."""
+    spec = a.cluster.spec
+    title = spec.name or spec.id
+    control = common.document_control(scope, f"AG-CLUSTER-{spec.id.upper()}", title,
+                                      "ODM/JDM, networking, power and cooling, and facility partners")
+    sections = [abstract(scope, a), common.conventions(), common.requirements_section(scope),
+                common.components_section(scope, counts), architecture(a), rack_types(scope, a),
+                power_cooling(scope, a), fabrics(scope, a)]
+    if a.cabling is not None:
+        sections.append(cabling(a))
+    perf = performance(scope)
+    missing = [] if perf is not None else ["Performance: no workload estimate is attached to this cluster."]
+    if perf is not None:
+        sections.append(perf)
+    sections += [common.validation_section(scope), common.open_items_section(scope, missing), appendices(scope, a)]
+    return Document(spec.id, "cluster", title, control, sections).number()
+
+
+def abstract(scope: Scope, a: Any) -> Section:
+    """Abstract and key metrics."""
+    spec, m = a.cluster.spec, scope.metrics
+    lead = (f"{spec.name or spec.id}: {a.accelerators:,} accelerators in {a.node_count:,} nodes and "
+            f"{a.cluster.rack_total:,} racks, with {len(a.fabrics)} fabric(s). IT power "
+            f"{fmt.q(m.get('it_power'), 'kW', 1)}, of which network {fmt.q(m.get('network_power'), 'kW', 1)} and "
+            f"optics {fmt.q(m.get('optics_power'), 'kW', 1)}.")
+    section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
+    if spec.description:
+        section.add(Para(spec.description))
+    rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count), ("Racks", a.cluster.rack_total),
+            ("IT power (racks + optics + unplaced switches)", fmt.q(m.get("it_power"), "kW", 1)),
+            ("Network power (switches and optics)", fmt.q(m.get("network_power"), "kW", 1)),
+            ("Links", m["links"].magnitude if "links" in m else None)]
+    if a.scale_up is not None:
+        rows.append(("Scale-up domains × size", f"{a.scale_up.domains:,} × {a.scale_up.size}"))
+    for fa in a.fabrics:
+        over = max(fa.oversubscription.values(), default=1.0)
+        per = fa.metrics.get("bisection_per_accelerator")
+        rows.append((f"Fabric {fa.fabric.spec.id}", f"{fa.tiers_used} tier(s), {fa.planes} plane(s), bisection "
+                     f"{fmt.q(per, 'Gbit/s', 0)} per accelerator, oversubscription {over:.2f}:1"))
+    return section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
+
+
+def architecture(a: Any) -> Section:
+    """Units, rack types and the scaling table per fabric tier; the floor plan."""
+    c = a.cluster
+    unit_rows = [(uid, c.unit_counts.get(uid, 0), ", ".join(f"{n} × {rid}" for rid, n in c.unit_racks.get(uid, ())))
+                 for uid in sorted(c.unit_counts)]
+    section = Section("architecture", "Architecture and scaling").add(
+        Para("Node → rack → unit → cluster. Counts are derived from the layout and the fabric rules; nothing is "
+             "listed per device."),
+        Table("units", "Building blocks", (Column("Unit"), Column("Instances", digits=0, align="right"),
+                                           Column("Racks per instance")), tuple(unit_rows)))
+    rows = []
+    for fa in a.fabrics:
+        for t in fa.tiers:
+            rows.append((fa.fabric.spec.id, t.name, t.switch.id if t.switch else "—", t.switches * fa.planes,
+                         t.radix, t.down, t.up, t.ports_used * fa.planes, fa.oversubscription.get(t.name)))
+    cols = (Column("Fabric"), Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
+            Column("Radix", digits=0, align="right"), Column("Down", digits=0, align="right"),
+            Column("Up", digits=0, align="right"), Column("Ports used", digits=0, align="right"),
+            Column("Oversubscription (down:up)", digits=2, align="right"))
+    section.add(Table("scaling", "Scaling table: switches per fabric tier", cols, tuple(rows)))
+    if c.instances:
+        section.add(Figure("fig-floor", "floor", f"Floor plan: {len(c.instances)} racks by row, coloured by rack "
+                                                 f"type"))
+    return section
+
+
+def rack_types(scope: Scope, a: Any) -> Section:
+    """Each rack type with its count and per-rack figures; elevations of each type."""
+    rows = []
+    section = Section("rack-types", "Rack design")
+    for rid, n in sorted(a.cluster.rack_counts.items()):
+        r = scope.run.racks.get(f"rack/{rid}")
+        if r is None:
+            continue
+        rows.append((rid, n, r.space.used, r.power.it_power, r.cooling.heat_liquid, r.cooling.heat_air,
+                     r.space.weight, r.space.floor_load))
+    cols = (Column("Rack type"), Column("Count", digits=0, align="right"), Column("U used", digits=0, align="right"),
+            Column("IT power", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
+            Column("Heat to air", "kW", 1, "right"), Column("Weight", "kg", 0, "right"),
+            Column("Floor load", "kg/m**2", 0, "right"))
+    section.add(Para("Per-rack figures; each rack type has its own rack document with the full power and cooling "
+                     "budget."), Table("rack-types", "Rack types", cols, tuple(rows)))
+    for rid, *_ in rows:
+        section.add(Figure(f"fig-elevation-{rid}", f"elevation-{rid}", f"Elevation of rack type {rid}"))
+    return section
+
+
+def power_cooling(scope: Scope, a: Any) -> Section:
+    """Power and heat per rack type times its count, network and optics power."""
+    rows: list[tuple] = []
+    for rid, n in sorted(a.cluster.rack_counts.items()):
+        r = scope.run.racks.get(f"rack/{rid}")
+        if r is not None:
+            rows.append((rid, n, r.power.it_power * n, r.power.input_power * n, r.cooling.heat_liquid * n,
+                         r.cooling.heat_air * n))
+    if rows:
+        rows.append(("All racks", *(sum(col[1:], col[0]) for col in list(zip(*rows, strict=True))[1:])))
+    cols = (Column("Rack type"), Column("Racks", digits=0, align="right"), Column("IT power", "kW", 1, "right"),
+            Column("Input power", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
+            Column("Heat to air", "kW", 1, "right"))
+    section = Section("power", "Power and cooling").add(
+        Para("Rack figures times the number of racks of each type. Switches outside any rack and transceivers add "
+             "to the cluster IT power below."),
+        Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)))
+    net = getattr(a.cabling, "network_power", {}) or {}
+    if net:
+        nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) for fid, p in sorted(net.items())]
+        section.add(Table("network-power", "Network power by fabric (switches and optics)",
+                          (Column("Fabric"), Column("Network power", "kW", 2, "right"),
+                           Column("Of which optics", "kW", 2, "right")), tuple(nrows)))
+    return section
+
+
+def _fabric_metric(a: Any, fabric_id: str, name: str) -> Any:
+    for fa in a.fabrics:
+        if fa.fabric.spec.id == fabric_id:
+            return fa.metrics.get(name)
+    return None
+
+
+def fabrics(scope: Scope, a: Any) -> Section:
+    """Scale-up domain, each fabric's tiers, bandwidths and failure cases, and the per-node port map."""
+    section = Section("network", "Network fabrics")
+    summary = []
+    for fa in a.fabrics:
+        s = fa.fabric.spec
+        summary.append((s.id, ROLE_TITLES.get(s.role, s.role), s.topology, fa.tiers_used, fa.planes, fa.rails,
+                        s.speed, fa.metrics.get("injection_per_accelerator"),
+                        fa.metrics.get("bisection_per_accelerator"), max(fa.oversubscription.values(), default=1.0),
+                        fa.hops))
+    cols = (Column("Fabric"), Column("Role"), Column("Topology"), Column("Tiers", digits=0, align="right"),
+            Column("Planes", digits=0, align="right"), Column("Rails", digits=0, align="right"),
+            Column("Port speed", "Gbit/s", 0, "right"), Column("Injection / accelerator", "Gbit/s", 0, "right"),
+            Column("Bisection / accelerator", "Gbit/s", 0, "right"),
+            Column("Max oversubscription", digits=2, align="right"), Column("Max hops", digits=0, align="right"))
+    section.add(Para("Bandwidths are one direction. Oversubscription is down:up bandwidth at a tier (1.00 is "
+                     "non-blocking)."), Table("fabrics", "Fabrics", cols, tuple(summary)))
+    if a.fabrics:
+        section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
+    if a.scale_up is not None:
+        su = a.scale_up
+        rows = (("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size)),
+                ("Links per accelerator", f"{su.links_per_accelerator:g}"), ("Links needed", f"{su.links_needed:,}"),
+                ("Switch ports", f"{su.switch_ports:,}"), ("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
+        section.sub("scale-up", "Scale-up domain", Table("scale-up", "Scale-up domain",
+                                                         (Column("Item"), Column("Value")), rows))
+    ports = []
+    specs = scope.run.design.specs
+    for nt in a.nodes:
+        for nic in nt.part.nics:
+            part = specs.get(nic.part)
+            p = getattr(part, "ports", None)
+            ports.append((nt.part.id, nt.count, nic.role, nic.part, nic.count, p.count * nic.count if p else None,
+                          p.speed if p else None))
+    if ports:
+        cols = (Column("Node"), Column("Nodes", digits=0, align="right"), Column("Role"), Column("NIC"),
+                Column("NICs per node", digits=0, align="right"), Column("Ports per node", digits=0, align="right"),
+                Column("Port speed", "Gbit/s", 0, "right"))
+        section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", cols, tuple(ports)))
+    for fa in a.fabrics:
+        s = fa.fabric.spec
+        tiers = [(t.name, t.switch.id if t.switch else "—", t.switches * fa.planes, t.radix, t.breakout, t.down,
+                  t.up, t.up_speed, t.down_used * fa.planes, t.up_used * fa.planes,
+                  fa.oversubscription.get(t.name)) for t in fa.tiers]
+        cols = (Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
+                Column("Radix", digits=0, align="right"), Column("Breakout", digits=0, align="right"),
+                Column("Down ports", digits=0, align="right"), Column("Up ports", digits=0, align="right"),
+                Column("Up speed", "Gbit/s", 0, "right"), Column("Down used", digits=0, align="right"),
+                Column("Up used", digits=0, align="right"), Column("Oversubscription", digits=2, align="right"))
+        failures = [(k.removeprefix("failure."), fmt.pct(float(v.magnitude), 1) if "bandwidth" in k
+                     else f"{float(v.magnitude):,.0f}") for k, v in sorted(fa.failure.items())]
+        sub = section.sub(f"fabric-{s.id}", f"Fabric {s.id}: {ROLE_TITLES.get(s.role, s.role)}",
+                          Para(f"{s.name or s.id}: {s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s), "
+                               f"{fa.rails} rail(s){', rail-optimised' if getattr(s, 'rail_optimized', False) else ''};"
+                               f" {fa.node_ports:,} node ports, {fa.reserved_ports:,} reserved; up to "
+                               f"{fa.max_accelerators:,} accelerators at this design. Bisection "
+                               f"{fmt.q(fa.bisection, 'Tbit/s', 1)}."),
+                          Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", cols, tuple(tiers)))
+        if failures:
+            sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
+                          tuple(failures)))
+    return section
+
+
+def cabling(a: Any) -> Section:
+    """Links, media, modules and cables per fabric tier; length bins; the run list in cabling.csv."""
+    cab = a.cabling
+    rows, bins = [], []
+    for t in cab.tiers:
+        media = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.modules.items())) or "—"
+        cables = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.cables.items())) or "—"
+        rows.append((t.fabric, t.tier, t.links, media, cables, t.optics_power, t.max_length))
+        for (part, length), n in sorted(t.by_option_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
+            bins.append((t.fabric, t.tier, part, f"{float(length):g} m", n))
+    cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"), Column("Modules / cable ends"),
+            Column("Cables"), Column("Optics power", "kW", 2, "right"), Column("Longest run", "m", 1, "right"))
+    section = Section("cabling", "Cabling and optics").add(
+        Para("Each run takes the first link option whose reach covers its length (floor geometry: rack and row "
+             "pitch, tray drops, slack) and the next length bin up. The deduplicated A→Z run list is in "
+             "cabling.csv."),
+        Table("cabling-tiers", "Links, modules and cables per tier", cols, tuple(rows)))
+    section.sub("length-bins", "Length bins", Table("length-bins", "Runs per link type and length bin",
+                                                    (Column("Fabric"), Column("Tier"), Column("Link"),
+                                                     Column("Bin"), Column("Runs", digits=0, align="right")),
+                                                    tuple(bins)))
+    if cab.problems:
+        section.add(Bullets(tuple(p.message for p in cab.problems)))
+    return section
+
+
+def performance(scope: Scope) -> Section | None:
+    """Performance targets against estimates, when the run carries estimates for this cluster (issue 4)."""
+    estimates = getattr(scope.run, "performance", {}) or {}
+    est = estimates.get(scope.subject) if isinstance(estimates, dict) else None
+    if not est:
+        return None
+    rows = [(k, v) for k, v in sorted(getattr(est, "metrics", {}).items())]
+    return Section("performance", "Performance").add(
+        Table("performance", "Performance estimates", (Column("Metric"), Column("Estimate")),
+              tuple((k, fmt.q(v, digits=3)) for k, v in rows)))
+
+
+def run_list(a: Any) -> Table:
+    """The deduplicated A→Z cable-run list: identical runs (same racks, U, link and bin) counted once."""
+    cab = a.cabling
+    options = {(t.fabric, t.tier): t.options for t in cab.tiers}
+    rows = []
+    for r in cab.runs:
+        if len(r.a_rack) == 0:
+            continue
+        keys = np.stack([r.a_rack, r.a_u, r.b_rack, r.b_u, r.option, np.round(r.bin * 1000).astype(np.int64)])
+        uniq, inverse = np.unique(keys, axis=1, return_inverse=True)
+        weights = np.bincount(inverse.ravel(), weights=r.weight, minlength=uniq.shape[1])
+        lengths = np.zeros(uniq.shape[1])
+        np.maximum.at(lengths, inverse.ravel(), r.length)
+        opts = options.get((r.fabric, r.tier), ())
+        for j in range(uniq.shape[1]):
+            a_rack, a_u, b_rack, b_u, opt, bin_mm = (int(x) for x in uniq[:, j])
+            link = opts[opt] if 0 <= opt < len(opts) else None
+            name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
+            rows.append((r.fabric, r.tier, cab.rack_names[a_rack], a_u, cab.rack_names[b_rack], b_u, name,
+                         float(lengths[j]), bin_mm / 1000, int(weights[j])))
+    cols = (Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0), Column("Z rack"),
+            Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Bin (m)", digits=1),
+            Column("Runs", digits=0))
+    return Table("cabling", "Cable runs", cols, tuple(rows))
+
+
+def appendices(scope: Scope, a: Any) -> Section:
+    """Cluster BOM, glossary, sources."""
+    specs = scope.run.design.specs
+    rows = []
+    for line in getattr(a.cabling, "bom", ()):
+        part = specs.get(line.part)
+        rows.append((line.part, getattr(part, "name", "") or line.part, line.kind, line.note or "—", line.quantity,
+                     line.unit_power, line.total_power, sources_text(getattr(part, "source", "")) or "—"))
+    cols = (Column("Part"), Column("Name"), Column("Kind"), Column("Note"), Column("Qty", digits=0, align="right"),
+            Column("Unit power", "kW", 3, "right"), Column("Total power", "kW", 1, "right"), Column("Source"))
+    section = Section("appendices", "Appendices")
+    section.sections += [
+        Section("bom", "Bill of materials").add(
+            Para("Racks by type, their placed parts, switches outside racks, and link modules or cable ends. The "
+                 "same table is written as CSV and XLSX."),
+            Table("bom", "Bill of materials", cols, tuple(rows))),
+        common.glossary_section(), common.sources_section(scope, [])]
+    return section
+
+
+def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates: Path | None,
+                   revision: str | None, date: str | None, step: Callable[[str], None]) -> dict[str, bytes]:
+    """Every requested file of one cluster target, rendered in memory."""
+    from archgen.render import cluster_diagrams, diagrams
+    from archgen.render.common import requirements_table
+    from archgen.render.target import doc_table, render_document
+
+    step("document model")
+    a = target.analysis
+    scope, counts = cluster_scope(result, a, revision, date)
+    doc = build(scope, a, counts)
+    figures: dict[str, Callable[[], Any]] = {
+        "floor": lambda: cluster_diagrams.floor_plan(a), "topology": lambda: cluster_diagrams.topology(a)}
+    for rid in a.cluster.rack_counts:
+        rack_a = result.racks.get(f"rack/{rid}")
+        if rack_a is not None:
+            figures[f"elevation-{rid}"] = lambda r=rack_a: diagrams.elevation(r)
+    tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
+    if a.cabling is not None and {"csv", "xlsx"} & set(formats):
+        tables["cabling.csv"] = run_list(a)
+    return render_document(doc, figures, tables, formats, templates, step)

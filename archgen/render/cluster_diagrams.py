@@ -1,0 +1,86 @@
+"""Cluster diagrams: floor plan (racks by row, coloured by type) and fabric topology by tier with counts.
+
+Both scale to any cluster size: the floor plan is one image of rack-type indices (not one patch per rack) and
+the topology draws one box per tier with its count, never one box per switch or node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch, Patch
+
+PALETTE = ["#76b900", "#4a90d9", "#f5a623", "#50c8c8", "#9b59b6", "#e74c3c", "#95a5a6", "#2ecc71", "#34495e",
+           "#f1c40f"]
+
+
+def floor_plan(a: Any) -> Figure:
+    """Racks on the floor by row and position, coloured by rack type."""
+    inst = a.cluster.instances
+    types = sorted({i.rack.spec.id for i in inst})
+    rows = max(i.row for i in inst) + 1
+    cols = max(i.col for i in inst) + 1
+    grid = np.full((rows, cols), -1.0)
+    for i in inst:
+        grid[i.row, i.col] = types.index(i.rack.spec.id)
+    colours = ["#ffffff"] + [PALETTE[k % len(PALETTE)] for k in range(len(types))]
+    fig = Figure(figsize=(7.0, min(1.2 + 0.35 * rows, 9.0)))
+    ax = fig.subplots()
+    ax.imshow(grid + 1, cmap=ListedColormap(colours), vmin=0, vmax=len(types), aspect="auto",
+              interpolation="nearest")
+    if rows * cols <= 2000:
+        ax.set_xticks(np.arange(-0.5, cols, 1), minor=True)
+        ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
+        ax.grid(which="minor", color="#333333", linewidth=0.4)
+        ax.tick_params(which="minor", length=0)
+    ax.set_xlabel("position in row")
+    ax.set_ylabel("row")
+    ax.set_yticks(range(rows))
+    ax.set_yticklabels([str(r + 1) for r in range(rows)], fontsize=6)
+    ax.set_xticks(range(0, cols, max(1, cols // 20)))
+    ax.set_xticklabels([str(c + 1) for c in range(0, cols, max(1, cols // 20))], fontsize=6)
+    counts = {t: sum(1 for i in inst if i.rack.spec.id == t) for t in types}
+    handles = [Patch(facecolor=colours[k + 1], edgecolor="#333333", label=f"{t} ({counts[t]})")
+               for k, t in enumerate(types)]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=7)
+    ax.set_title(f"{a.cluster.spec.id}: {len(inst)} racks in {rows} row(s)", loc="left")
+    return fig
+
+
+def _box(ax: Any, x: float, y: float, text: str, colour: str) -> None:
+    ax.add_patch(FancyBboxPatch((x - 0.42, y - 0.2), 0.84, 0.4, boxstyle="round,pad=0.02", facecolor=colour,
+                                edgecolor="#333333", linewidth=0.6))
+    ax.text(x, y, text, ha="center", va="center", fontsize=6.5)
+
+
+def topology(a: Any) -> Figure:
+    """One column per fabric: nodes at the bottom, then each tier, with switch counts and link counts between."""
+    fabrics = a.fabrics
+    fig = Figure(figsize=(max(7.0, 2.3 * len(fabrics)), 3.6))
+    ax = fig.subplots()
+    colours = {"leaf": "#8fb3e0", "spine": "#4a90d9", "core": "#2f6db5"}
+    top = 0
+    for x, fa in enumerate(fabrics):
+        s = fa.fabric.spec
+        _box(ax, x, 0, f"{fa.node_ports + fa.reserved_ports:,} ports\n({s.role})", "#d9f0b5")
+        links = fa.links
+        names = list(links)
+        for level, t in enumerate(fa.tiers, 1):
+            n = t.switches * fa.planes
+            _box(ax, x, level, f"{t.name}: {n:,} ×\n{t.switch.id if t.switch else '—'}",
+                 colours.get(t.name, "#c9d6e8"))
+            ax.plot([x, x], [level - 0.8, level - 0.2], color="#555555", linewidth=1)
+            if level - 1 < len(names):
+                ax.text(x + 0.04, level - 0.5, f"{links[names[level - 1]] * fa.planes:,} links", fontsize=6,
+                        va="center")
+            top = max(top, level)
+        ax.text(x, top + 0.55 if fa.tiers else 0.55, f"{s.id} ({fa.planes} plane(s))", ha="center", fontsize=7.5,
+                weight="bold")
+    ax.set_xlim(-0.6, len(fabrics) - 0.4)
+    ax.set_ylim(-0.4, top + 0.8)
+    ax.axis("off")
+    ax.set_title(f"{a.cluster.spec.id}: fabrics by tier ({a.accelerators:,} accelerators)", loc="left")
+    return fig

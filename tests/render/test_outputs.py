@@ -1,0 +1,68 @@
+"""PDF, XLSX and CSV outputs, compared by extracted content (XLSX and PDF are not diffed as bytes)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+
+import pytest
+
+from archgen.render import render_all
+from tests.render.conftest import HOSTILE
+
+RACK = "nvl72-test"
+
+
+@pytest.fixture(scope="module")
+def outputs(test_run, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    render_all(test_run, out, target=RACK, formats=("pdf", "xlsx", "csv"), revision="test")
+    return out / RACK
+
+
+def test_pdf_is_reproducible_and_shows_text_literally(test_run, outputs, tmp_path):
+    pdf = (outputs / f"{RACK}.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-")
+    render_all(test_run, tmp_path, target=RACK, formats=("pdf",), revision="test")
+    assert (tmp_path / RACK / f"{RACK}.pdf").read_bytes() == pdf
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed; PDF text not extracted")
+    text = subprocess.run(["pdftotext", "-layout", str(outputs / f"{RACK}.pdf"), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    flat = " ".join(text.split())
+    assert HOSTILE in flat
+    assert "<script>alert(1)</script>" in flat.replace(" ", "") or ("<script>" in flat and "alert(1)" in flat)
+    for heading in ("Abstract and key metrics", "Power budget", "Validation report", "Bill of materials"):
+        assert heading in flat
+    fonts = subprocess.run(["pdffonts", str(outputs / f"{RACK}.pdf")], capture_output=True, text=True).stdout
+    rows = [line.split() for line in fonts.splitlines()[2:]]
+    assert rows and all("yes" in r[-5:-2][0] for r in rows)  # every font embedded
+
+
+def test_bom_csv(outputs):
+    rows = list(csv.reader(io.StringIO((outputs / "bom.csv").read_text())))
+    assert rows[0] == ["Part", "Name", "Kind", "In", "Qty", "Unit power (kW)", "Total power (kW)",
+                       "Unit weight (kg)", "Total weight (kg)", "Source"]
+    by_part = {r[0]: r for r in rows[1:]}
+    assert by_part["gb200-compute-tray"][4:9] == ["18", "5.40", "97.20", "40.0", "720.0"]
+    assert by_part["gb200"][3:5] == ["gb200-compute-tray", "72"]
+
+
+def test_requirements_csv(outputs):
+    rows = list(csv.DictReader(io.StringIO((outputs / "requirements.csv").read_text())))
+    assert [(r["REQ id"], r["Status"]) for r in rows] == [
+        ("REQ-PWR-001", "pass"), ("REQ-MECH-001", "pass"), ("REQ-COOL-001", "warn")]
+    assert rows[2]["Computed"] == "23.8 kW" and rows[2]["Target"] == "<= 20 kW"
+
+
+def test_xlsx_content(outputs):
+    from openpyxl import load_workbook
+    wb = load_workbook(outputs / f"{RACK}.xlsx")
+    assert wb.sheetnames == ["bom", "requirements"]
+    bom = list(wb["bom"].iter_rows(values_only=True))
+    assert bom[0][4:7] == ("Qty", "Unit power (kW)", "Total power (kW)")
+    tray = next(r for r in bom if r[0] == "gb200-compute-tray")
+    assert tray[4:9] == (18, 5.4, 97.2, 40.0, 720.0)
+    assert wb["bom"].freeze_panes == "A2"
