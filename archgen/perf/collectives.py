@@ -29,6 +29,29 @@ BASE_LATENCY = 8.4e-6
 NVLS_LATENCY = 25e-6
 
 
+def _sel(cond, a, b):
+    """`np.where` that stays a plain float for scalar input (numpy ufuncs on scalars are slow)."""
+    if not isinstance(cond, np.ndarray) and not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        return a if cond else b
+    return np.where(cond, a, b)
+
+
+def _max(a, b):
+    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        return a if a > b else b
+    return np.maximum(a, b)
+
+
+def _min(a, b):
+    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        return a if a < b else b
+    return np.minimum(a, b)
+
+
+def _arr(x):
+    return np.asarray(x, dtype=float) if isinstance(x, np.ndarray | list | tuple) else float(x)
+
+
 def busbw_factor(op: str, n):
     """nccl-tests factor from algorithm bandwidth to bus bandwidth."""
     if op == "all_reduce":
@@ -51,36 +74,37 @@ def _out(hw: Hardware, n) -> np.ndarray | float:
     bw = hw.scale_out_bandwidth * hw.scale_out_efficiency
     if bw <= 0:
         return 1e-30  # no scale-out fabric: a cross-domain collective takes effectively forever
-    taper = np.where((hw.pod <= 0) | (np.asarray(n) > hw.pod), hw.oversubscription, 1.0)
-    return bw / taper
+    if hw.oversubscription == 1.0:
+        return bw
+    return bw / _sel((hw.pod <= 0) | (n > hw.pod), hw.oversubscription, 1.0)
 
 
 def _ring(hw: Hardware, op: str, size, n, k):
     """Flat ring (NCCL Ring) over n ranks; bandwidth of the slowest hop, latency of every step."""
-    cross = np.asarray(k) < np.asarray(n)
-    bw = np.where(cross, np.minimum(_up(hw), _out(hw, n)), _up(hw))
-    lat = np.where(cross, hw.scale_out_latency, hw.scale_up_latency)
+    cross = k < n
+    bw = _sel(cross, _min(_up(hw), _out(hw, n)), _up(hw))
+    lat = _sel(cross, hw.scale_out_latency, hw.scale_up_latency)
     steps = (2.0 if op == "all_reduce" else 1.0) * (n - 1)
     return BASE_LATENCY + steps * lat + busbw_factor(op, n) * size / bw
 
 
 def _tree(hw: Hardware, op: str, size, n, k):
     """NCCL Tree all-reduce: a chain inside each domain, double binary trees between domains."""
-    domains = np.maximum(np.asarray(n) / np.maximum(k, 1), 1.0)
-    bw = np.where(domains > 1, np.minimum(_up(hw), _out(hw, n)), _up(hw))
+    domains = np.maximum(n / np.maximum(k, 1), 1.0)
+    bw = _sel(domains > 1, _min(_up(hw), _out(hw, n)), _up(hw))
     lat = 2.0 * (k - 1) * hw.scale_up_latency + 2.0 * np.log2(domains) * hw.scale_out_latency
     return BASE_LATENCY + lat + 2.0 * size / bw
 
 
 def _hierarchical(hw: Hardware, op: str, size, n, k):
     """Reduce-scatter inside the domain, the operation across domains on 1/k of the data, all-gather inside."""
-    k = np.minimum(np.maximum(k, 1), n)
-    domains = np.maximum(np.asarray(n) / k, 1.0)
+    k = _min(_max(k, 1.0), n)
+    domains = _max(n / k, 1.0)
     inner_op = {"all_reduce": "reduce_scatter"}.get(op, op)
-    inner = np.where(k > 1, _ring(hw, inner_op, size, k, k), 0.0)
-    outer = np.where(domains > 1, _ring(hw, op, size / k, domains, 1.0), 0.0)
+    inner = _sel(k > 1, _ring(hw, inner_op, size, k, k), 0.0)
+    outer = _sel(domains > 1, _ring(hw, op, size / k, domains, 1.0), 0.0)
     if op == "all_reduce":
-        inner = inner + np.where(k > 1, _ring(hw, "all_gather", size, k, k), 0.0)
+        inner = inner + _sel(k > 1, _ring(hw, "all_gather", size, k, k), 0.0)
     return inner + outer
 
 
@@ -92,11 +116,11 @@ def _nvls(hw: Hardware, op: str, size, n, k):
 
 
 def _all_to_all(hw: Hardware, size, n, k):
-    k = np.minimum(np.maximum(k, 1), n)
+    k = _min(_max(k, 1.0), n)
     t_up = (k - 1) / n * size / _up(hw)
-    t_out = np.where(k < n, (n - k) / n * size / _out(hw, n), 0.0)
-    lat = np.where(k < n, hw.scale_out_latency, hw.scale_up_latency)
-    return BASE_LATENCY + (n - 1) * lat / 8.0 + np.maximum(t_up, t_out)
+    t_out = _sel(k < n, (n - k) / n * size / _out(hw, n), 0.0)
+    lat = _sel(k < n, hw.scale_out_latency, hw.scale_up_latency)
+    return BASE_LATENCY + (n - 1) * lat / 8.0 + _max(t_up, t_out)
 
 
 def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "auto"):
@@ -119,12 +143,12 @@ def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "au
         raise UsageError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
     if algorithm not in ALGORITHMS:
         raise UsageError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
-    n = np.asarray(n, dtype=float)
-    k = np.minimum(n, hw.scale_up_size) if k is None else np.asarray(k, dtype=float)
+    n = _arr(n)
+    k = _min(n, float(hw.scale_up_size)) if k is None else _arr(k)
     if op == "p2p":
         cross = k < 2
-        bw = np.where(cross, _out(hw, 2), _up(hw))
-        t = np.where(cross, hw.scale_out_latency, hw.scale_up_latency) + size / bw
+        bw = _sel(cross, _out(hw, 2), _up(hw))
+        t = _sel(cross, hw.scale_out_latency, hw.scale_up_latency) + size / bw
     elif op == "all_to_all":
         t = _all_to_all(hw, size, n, k)
     elif algorithm == "ring":
@@ -137,18 +161,18 @@ def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "au
         if not hw.in_network_reduction:
             raise UsageError(f"accelerator '{hw.accelerator}' has no in-network reduction (NVLS) in its scale-up "
                              "domain")
-        t = np.where(k >= n, _nvls(hw, op, size, n, k), _hierarchical(hw, op, size, n, k))
+        t = _sel(k >= n, _nvls(hw, op, size, n, k), _hierarchical(hw, op, size, n, k))
     else:
-        t = np.minimum(_ring(hw, op, size, n, k), _hierarchical(hw, op, size, n, k))
+        t = _min(_ring(hw, op, size, n, k), _hierarchical(hw, op, size, n, k))
         if op == "all_reduce":
-            t = np.minimum(t, _tree(hw, op, size, n, k))
+            t = _min(t, _tree(hw, op, size, n, k))
         if hw.in_network_reduction:
-            t = np.minimum(t, np.where(k >= n, _nvls(hw, op, size, n, k), np.inf))
-    return np.where(n > 1, t, 0.0)
+            t = _min(t, _sel(k >= n, _nvls(hw, op, size, n, k), np.inf))
+    return _sel(n > 1, t, 0.0)
 
 
 def members_per_domain(hw: Hardware, n, stride):
     """Ranks of a group (size n, consecutive members `stride` ranks apart) that share one scale-up domain."""
-    stride = np.asarray(stride, dtype=float)
-    per = np.floor(hw.scale_up_size / stride)
-    return np.clip(np.where(stride < hw.scale_up_size, per, 1.0), 1.0, n)
+    stride = _arr(stride)
+    per = np.floor(hw.scale_up_size / stride) if isinstance(stride, np.ndarray) else float(hw.scale_up_size // stride)
+    return _min(_max(_sel(stride < hw.scale_up_size, per, 1.0), 1.0), _arr(n))

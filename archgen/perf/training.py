@@ -93,6 +93,11 @@ class TrainingEstimate:
         return self.memory.total <= self.capacity
 
 
+def _num(x):
+    """A float for scalars (fast path), a float array otherwise."""
+    return np.asarray(x, dtype=float) if isinstance(x, np.ndarray | list | tuple) else float(x)
+
+
 def stage_layer_count(layers, pp, interleave=1):
     """Layers on the busiest pipeline rank: uneven partitions put ceil(l / (p·v)) layers in each virtual stage."""
     return np.ceil(layers / (pp * interleave)) * interleave
@@ -133,9 +138,9 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     The caller has checked that the layout divides the GPUs, layers, heads and batch (see `search.check_layout`).
     """
     a = job.arch
-    tp, pp, dp = (np.asarray(x, dtype=float) for x in (layout.tp, layout.pp, layout.dp))
-    cp, ep, v = (np.asarray(x, dtype=float) for x in (layout.cp, layout.ep, layout.interleave))
-    mb = np.asarray(layout.micro_batch, dtype=float)
+    tp, pp, dp = (_num(x) for x in (layout.tp, layout.pp, layout.dp))
+    cp, ep, v = (_num(x) for x in (layout.cp, layout.ep, layout.interleave))
+    mb = _num(layout.micro_batch)
     rc = np.asarray(layout.recompute)
     sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
     s_q = job.seq_len / cp
