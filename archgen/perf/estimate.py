@@ -161,7 +161,7 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
     sens = {}
     if with_sensitivity:
         def tput(h: Hardware) -> float:
-            x = estimate_inference(h, job, tp, float(e.batch))
+            x = estimate_inference(h, job, tp, inf.batch)  # a batch left out follows the KV-cache capacity
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
     layout = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}

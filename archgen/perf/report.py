@@ -23,7 +23,7 @@ def _show(value: float, unit: str) -> str:
     if unit == "s" and value >= 1:
         label, scale = "s", 1.0
     if unit == "dimensionless":
-        return f"{value:.3f}"
+        return f"{value:,.0f}" if value >= 10 else f"{value:.3f}"
     return f"{value * scale:,.4g} {label}".strip()
 
 
@@ -85,7 +85,8 @@ def estimate_text(est: Estimate) -> str:
     if est.metrics:
         lines.append("metrics:")
         for k, v in est.metrics.items():
-            lines.append(f"  {k:28} {_show(float(v.to_base_units().magnitude), _unit(v))}")
+            unit = _unit(v)
+            lines.append(f"  {k:28} {_show(float(v.to(unit).magnitude), unit)}")
     if est.breakdown:
         total = sum(float(v.to('s').magnitude) for v in est.breakdown.values()) if est.kind == "training" else 0
         lines.append("breakdown:")

@@ -116,3 +116,23 @@ def test_cli_estimate_usage(cli, tmp_path):
     from .conftest import CASES
     assert cli("estimate", "--cases", CASES, "--format", "xml").err == \
         "error: unknown format 'xml' (expected one of: text, json)\n"
+
+
+def test_cli_estimate_workload_on_a_shipped_cluster(cli):
+    import json
+    from pathlib import Path
+
+    from tests.conftest import SPECS
+    clusters = sorted((SPECS / "clusters").glob("*.yaml")) if (SPECS / "clusters").is_dir() else []
+    if not clusters:
+        pytest.skip("no shipped cluster spec")
+    data = Path(__file__).resolve().parent / "data" / "llama3-70b.yaml"
+    cluster = clusters[0].stem
+    res = cli("estimate", "--cluster", cluster, "--workload", "llama3-70b-serve", "--path", SPECS, "--path", data,
+              "--format", "json")
+    assert res.code in (0, 1), res.err
+    out = json.loads(res.out)
+    assert out["kind"] == "inference" and out["metrics"]["tpot"]["unit"] == "s"
+    assert out["requirements"][0]["id"] == "REQ-PERF-002"
+    res = cli("estimate", "--cluster", cluster, "--workload", "nope", "--path", SPECS, "--path", data)
+    assert res.code == 2 and res.err == "error: no workload 'nope' in the specs\n"
