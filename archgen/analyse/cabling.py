@@ -23,6 +23,7 @@ import numpy as np
 
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.build import ClusterDesign, Design, LinkOption
+from archgen.topology import tier_pairs
 from archgen.model import PDU, CoolingUnit, PowerShelf, Switch, System
 from archgen.units import Q, Q_
 
@@ -167,8 +168,9 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     known = bool(cluster.instances)
     x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
     bins = _bins(cluster)
+    taken: dict[tuple[str, str], int] = {}
     for fa in a.fabrics:
-        placed = _place_switches(cluster, fa, problems) if known else {}
+        placed = _place_switches(cluster, fa, problems, taken) if known else {}
         for tier_name, key in (("access", "leaf"), ("leaf_spine", "spine"), ("spine_core", "core")):
             if tier_name not in fa.links:
                 continue
@@ -185,18 +187,28 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                    tuple(problems), optics, net_power)
 
 
-def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem]) -> dict[str, np.ndarray]:
-    """(rack instance, U) per switch of each tier, planes one after the other; overflow goes to the last slot."""
+def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem],
+                    taken: dict[tuple[str, str], int]) -> dict[str, np.ndarray]:
+    """(rack instance, U) per switch of each tier, planes one after the other; overflow goes to the last slot.
+
+    Slots are handed out in fabric and tier order, so two fabrics placing the same switch in the same rack type
+    share its slots instead of both claiming the first ones.
+    """
     out: dict[str, np.ndarray] = {}
     spec = fa.fabric.spec
     for t in fa.tiers:
         total = t.switches * fa.planes
         rack_id = getattr(spec, t.name).rack
         slots = _slots(cluster, rack_id, t.switch)
-        if rack_id is not None and len(slots) < total:
+        key = (rack_id or "", t.switch.id if t.switch else "")
+        first = taken.get(key, 0)
+        taken[key] = first + total
+        if rack_id is not None and len(slots) < first + total:
             problems.append(Problem("placement", fa.fabric.owner_path + (t.name, "rack"),
-                                    f"{fa.fabric.path}: {t.name} needs {total} x {t.switch.id if t.switch else '?'}; "
-                                    f"the '{rack_id}' racks hold {len(slots)}", count(total), count(len(slots))))
+                                    f"{fa.fabric.path}: {t.name} needs {total} x {key[1] or '?'}; the '{rack_id}' "
+                                    f"racks hold {len(slots)}, {min(first, len(slots))} taken by other fabrics",
+                                    count(total), count(max(len(slots) - first, 0))))
+        slots = slots[first:] if first < len(slots) else slots[-1:]
         if not slots:
             out[t.name] = np.full((total, 2), -1, dtype=np.int64)
             continue
@@ -272,26 +284,7 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
         return a_rack, a_u, b[:, 0], b[:, 1], group, weight
     lower, upper = ("leaf", "spine") if tier == "leaf_spine" else ("spine", "core")
     n_low, n_up = per_plane[lower], per_plane[upper]
-    pairs_low, pairs_up, weights = [], [], []
-    if tier == "leaf_spine" and fa.tiers_used == 2:
-        up = fa.tier("leaf").up
-        m = max(up // max(n_up, 1), 1)
-        lo, hi = np.meshgrid(np.arange(n_low), np.arange(n_up), indexing="ij")
-        pairs_low, pairs_up = lo.ravel(), hi.ravel()
-        weights = np.full(len(pairs_low), m)
-    elif tier == "leaf_spine":
-        sp = fa.spines_per_pod
-        m = max(fa.tier("leaf").up // max(sp, 1), 1)
-        lo, j = np.meshgrid(np.arange(n_low), np.arange(sp), indexing="ij")
-        pod_leaves = max(fa.tier("spine").down // m, 1)
-        pairs_low, pairs_up = lo.ravel(), ((lo // pod_leaves) * sp + j).ravel()
-        weights = np.full(len(pairs_low), m)
-    else:
-        sp, pl = fa.spines_per_pod, max(fa.core_links_per_spine_pair, 1)
-        group = max(fa.tier("spine").up // pl, 1)
-        lo, j = np.meshgrid(np.arange(n_low), np.arange(group), indexing="ij")
-        pairs_low, pairs_up = lo.ravel(), ((lo % sp) * group + j).ravel()
-        weights = np.full(len(pairs_low), pl)
+    pairs_low, pairs_up, weights = tier_pairs(fa.shape, tier)
     pairs_up = np.minimum(pairs_up, max(n_up - 1, 0))
     a_list, b_list = [], []
     for p in range(fa.planes):

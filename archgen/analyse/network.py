@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from archgen.build import BoundFabric, ClusterDesign, Design, RackDesign
 from archgen.model import NIC, Switch, System
+from archgen.topology import ClosShape
 from archgen.units import Q, Q_
 
 TIERS = ("leaf", "spine", "core")
@@ -120,6 +121,23 @@ class FabricAnalysis:
     def tier(self, name: str) -> TierCount | None:
         """The tier named `name`, if the fabric has it."""
         return next((t for t in self.tiers if t.name == name), None)
+
+    @property
+    def shape(self) -> ClosShape:
+        """The numbers that fix one plane's wiring (see `archgen.topology.tier_pairs`)."""
+        leaf, spine, core = self.tier("leaf"), self.tier("spine"), self.tier("core")
+        return ClosShape(self.tiers_used, leaf.switches, spine.switches if spine else 0,
+                         core.switches if core else 0, leaf.up, self.spines_per_pod, spine.down if spine else 0,
+                         spine.up if spine else 0, self.core_links_per_spine_pair)
+
+    def leaf_endpoints(self) -> list[int]:
+        """Access ports per leaf of one plane, filling leaves in order."""
+        leaf, left, out = self.tier("leaf"), self.links["access"], []
+        for _ in range(leaf.switches):
+            n = min(leaf.down, left)
+            out.append(n)
+            left -= n
+        return out
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,259 @@
+"""NET: cluster fabrics and scale-up domains can be built as specified and meet their requirements."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archgen import topology
+from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, count, nic_bandwidth, nic_ports
+from archgen.checks.registry import Context, Violation, check
+
+#: Graphs larger than this (switch vertices per plane) are not built for the failure check.
+MAX_GRAPH_SWITCHES = 20_000
+
+
+def _fabric_problems(ctx: Context, code: str) -> Iterator[Violation]:
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            for p in fa.problems:
+                if p.code == code:
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+
+
+def _cluster_problems(ctx: Context, codes: tuple[str, ...], extra: bool = False) -> Iterator[Violation]:
+    for c in ctx.clusters.values():
+        problems: list[Problem] = list(c.problems)
+        if c.scale_up is not None:
+            problems += c.scale_up.problems
+        if extra and c.cabling is not None:
+            problems += c.cabling.problems
+        for p in problems:
+            if p.code in codes:
+                yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+
+
+@check("NET001", "network.radix")
+def radix(ctx: Context) -> Iterator[Violation]:
+    """No switch needs more ports than its radix at the fabric's line rate.
+
+    Fix: use a switch with more ports, raise the oversubscription, or add a tier.
+    """
+    yield from _fabric_problems(ctx, "radix")
+
+
+@check("NET002", "network.uplinks_divisible")
+def uplinks_divisible(ctx: Context) -> Iterator[Violation]:
+    """Each leaf's uplinks divide evenly over the spines it connects to.
+
+    Fix: choose a spine count that divides the leaf uplinks (NVIDIA's 3-SU design uses 16 spines, not 12), or
+    leave `spine.count` out to have it derived.
+    """
+    yield from _fabric_problems(ctx, "divisible")
+
+
+@check("NET003", "network.tiers")
+def tiers(ctx: Context) -> Iterator[Violation]:
+    """The fabric fits in the tiers asked: k·d endpoints for 2 tiers (k²/2 at 1:1), k³/4 for 3.
+
+    Fix: add a tier (`tiers: 3` or `auto`), use higher-radix switches, add planes, or shrink the cluster.
+    """
+    yield from _fabric_problems(ctx, "tiers")
+
+
+@check("NET004", "network.rails")
+def rails(ctx: Context) -> Iterator[Violation]:
+    """Rails × planes equal the fabric ports of one scale-up domain, so NIC n lands on the leaf of rail n.
+
+    Fix: set `rails` to the NIC ports per node (DGX: 8) or per rack-scale domain (NVL72: 72), divided by `planes`.
+    """
+    yield from _fabric_problems(ctx, "rails")
+
+
+@check("NET005", "network.planes")
+def planes(ctx: Context) -> Iterator[Violation]:
+    """The plane count divides every node's NIC ports into equal shares.
+
+    Fix: make `planes` a divisor of the NIC ports per node, or change `ports_per_node`.
+    """
+    yield from _fabric_problems(ctx, "planes")
+
+
+@check("NET006", "network.oversubscription_bisection")
+def oversubscription_bisection(ctx: Context) -> Iterator[Violation]:
+    """Every tier's oversubscription and the bisection per accelerator meet the fabric's requirements.
+
+    Fix: add spines or uplinks (lower the oversubscription), or relax `max_oversubscription` /
+    `min_bisection_per_accelerator` with the requirement's owner.
+    """
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            spec = fa.fabric.spec
+            if spec.max_oversubscription is not None:
+                for tier, ratio in fa.oversubscription.items():
+                    if ratio > spec.max_oversubscription + 1e-9:
+                        yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
+                                        ("max_oversubscription",),
+                                        f"{tier} oversubscription {ratio:.3g}:1 exceeds "
+                                        f"{spec.max_oversubscription:g}:1", count(ratio),
+                                        count(spec.max_oversubscription))
+            need = spec.min_bisection_per_accelerator
+            if need is not None and fa.accelerators:
+                have = (fa.bisection / fa.accelerators).to(need.units)
+                if have < need:
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
+                                    ("min_bisection_per_accelerator",),
+                                    f"bisection {have:.4g~P} per accelerator is below {need:~P}", have, need)
+
+
+@check("NET007", "network.nic_bandwidth")
+def nic_bandwidth_per_accelerator(ctx: Context) -> Iterator[Violation]:
+    """NIC bandwidth into the fabric per accelerator meets the requirement.
+
+    Fix: fit more or faster NICs, use more ports per node, or relax `min_bandwidth_per_accelerator`.
+    """
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            need = fa.fabric.spec.min_bandwidth_per_accelerator
+            if need is None:
+                continue
+            for nt in c.nodes:
+                ports = fa.ports_per_node.get(nt.part.id, 0)
+                if not nt.part.accelerators:
+                    continue
+                role = fa.fabric.spec.nic_role or fa.fabric.spec.role
+                have_ports = nic_ports(ctx.design, nt.part, role)
+                speed = nic_bandwidth(ctx.design, nt.part, role) / have_ports if have_ports else fa.fabric.spec.speed
+                line = min(speed, fa.fabric.spec.speed)
+                per_acc = (line * ports / nt.part.accelerators).to(need.units)
+                if per_acc < need:
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
+                                    ("min_bandwidth_per_accelerator",),
+                                    f"{nt.part.id}: {ports} x {line:~P} for {nt.part.accelerators} accelerators = "
+                                    f"{per_acc:.4g~P} each, below {need:~P}", per_acc, need)
+
+
+@check("NET008", "network.totals")
+def totals(ctx: Context) -> Iterator[Violation]:
+    """Accelerators = nodes × accelerators per node, and the cluster's expected totals match the derived ones.
+
+    Fix: correct `expect`, or the rack counts and rack contents that the totals come from.
+    """
+    for c in ctx.clusters.values():
+        spec = c.cluster.spec
+        derived = {"accelerators": c.accelerators, "nodes": c.node_count, "racks": c.cluster.rack_total}
+        by_nodes = sum(nt.part.accelerators * nt.count for nt in c.nodes)
+        if by_nodes != c.accelerators:
+            yield Violation(c.cluster.path, spec.id, ("layout",), f"accelerators {c.accelerators} != nodes x "
+                            f"accelerators per node {by_nodes}", count(c.accelerators), count(by_nodes))
+        if c.accelerators == 0 and not c.cluster.too_large:
+            yield Violation(c.cluster.path, spec.id, ("layout",), "the cluster holds no accelerators")
+        for key, value in derived.items():
+            want = getattr(spec.expect, key)
+            if want is not None and want != value:
+                yield Violation(c.cluster.path, spec.id, ("expect", key),
+                                f"expected {want} {key}, the layout gives {value}", count(value), count(want))
+
+
+@check("NET009", "network.reserved_ports")
+def reserved_ports(ctx: Context) -> Iterator[Violation]:
+    """Reserved leaf ports (UFM / fabric manager, storage, services) fit beside the nodes' ports.
+
+    Fix: free leaf ports by removing a node per SU (NVIDIA's 31-node SU makes room for the UFM), or add a leaf.
+    """
+    yield from _fabric_problems(ctx, "reserved")
+
+
+@check("NET010", "network.scale_up")
+def scale_up(ctx: Context) -> Iterator[Violation]:
+    """The scale-up domain holds the accelerators it claims and its switches have a port for every link.
+
+    Fix: set `scale_up.size` to the accelerators per node or rack, and `switches` to enough trays for
+    size × links per accelerator.
+    """
+    yield from _cluster_problems(ctx, ("scale_up_size", "scale_up_ports"))
+
+
+@check("NET011", "network.nic_ports")
+def nic_ports_used(ctx: Context) -> Iterator[Violation]:
+    """The fabrics use no more NIC ports of a role than the nodes have.
+
+    Fix: lower `ports_per_node`, or fit the NICs the fabrics need.
+    """
+    yield from _fabric_problems(ctx, "nic_ports")
+    for c in ctx.clusters.values():
+        for nt in c.nodes:
+            used: dict[str, int] = {}
+            for fa in c.fabrics:
+                role = fa.fabric.spec.nic_role or fa.fabric.spec.role
+                used[role] = used.get(role, 0) + fa.ports_per_node.get(nt.part.id, 0)
+            for role, n in sorted(used.items()):
+                have = nic_ports(ctx.design, nt.part, role)
+                if n > have and have:
+                    yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
+                                    f"{nt.part.id}: the fabrics use {n} NIC ports of role '{role}', it has {have}",
+                                    count(n), count(have))
+
+
+@check("NET012", "network.placement", severity="warning")
+def placement(ctx: Context) -> Iterator[Violation]:
+    """The racks named for a tier hold as many of its switches as the fabric needs.
+
+    Fix: add racks of that type to the layout, or more switch slots to the rack type.
+    """
+    yield from _cluster_problems(ctx, ("placement",), extra=True)
+
+
+@check("NET013", "network.single_points_of_failure", severity="warning")
+def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
+    """No single spine or core switch failure disconnects part of a fabric (checked on the switch graph).
+
+    Fix: use at least two spines (and cores), each leaf connected to more than one.
+    """
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            shape = fa.shape
+            if fa.tiers_used < 2 or shape.leaves + shape.spines + shape.cores > MAX_GRAPH_SWITCHES:
+                continue
+            g = topology.clos_graph(shape, fa.leaf_endpoints())
+            if not topology.connected(g):
+                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
+                                "the fabric graph is not connected")
+                continue
+            spof = topology.single_points_of_failure(g)
+            if spof:
+                names = ", ".join(f"{t} {i}" for t, i in spof[:5])
+                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
+                                f"{len(spof)} switch(es) whose loss disconnects node groups: {names}",
+                                count(len(spof)), count(0))
+
+
+@check("NET014", "network.structure")
+def structure(ctx: Context) -> Iterator[Violation]:
+    """Units named in the layout are defined, once.
+
+    Fix: define the unit in `units`, or correct the name in `layout`.
+    """
+    yield from _cluster_problems(ctx, ("structure",))
+
+
+@check("NET015", "network.size")
+def size(ctx: Context) -> Iterator[Violation]:
+    """The cluster is small enough to lay out rack by rack (cable lengths need positions).
+
+    Fix: split the cluster into halls described separately, or check the counts for a typo.
+    """
+    yield from _cluster_problems(ctx, ("size",))
+
+
+@check("NET016", "network.switch_speed")
+def switch_speed(ctx: Context) -> Iterator[Violation]:
+    """Every switch runs at least the fabric's line rate (ports split evenly by breakout).
+
+    Fix: use a switch whose ports run at `speed` or a multiple of it.
+    """
+    yield from _fabric_problems(ctx, "speed")
+
+
+def fabric_of(analysis: ClusterAnalysis, fabric_id: str) -> FabricAnalysis | None:
+    """The analysed fabric with id `fabric_id`."""
+    return next((f for f in analysis.fabrics if f.fabric.spec.id == fabric_id), None)

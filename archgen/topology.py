@@ -1,0 +1,123 @@
+"""Fabric wiring patterns and networkx graphs at switch and node-group granularity.
+
+`tier_pairs` is the closed-form wiring of a folded Clos (which leaf meets which spine, which spine which core, with
+how many parallel links); cabling and graphs both use it, so they cannot disagree. `clos_graph` turns one plane
+into a networkx graph: one vertex per switch and one per node group (the endpoints behind one leaf), edges weighted
+by capacity. Graphs are built only where a check or a test needs them (connectivity, single points of failure,
+min-cut bisection); the figures themselves come from closed forms in `archgen.analyse.network`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ClosShape:
+    """The numbers that fix one plane's wiring (per plane, at the fabric rate)."""
+
+    tiers: int
+    leaves: int
+    spines: int
+    cores: int
+    leaf_up: int
+    spines_per_pod: int
+    spine_down: int
+    spine_up: int
+    core_pair_links: int
+
+    @property
+    def pod_leaves(self) -> int:
+        """Leaves per pod (3 tiers): spine down ports over the links each leaf sends to each spine."""
+        per_pair = max(self.leaf_up // max(self.spines_per_pod, 1), 1)
+        return max(self.spine_down // per_pair, 1)
+
+
+def tier_pairs(shape: ClosShape, tier: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lower switch index, upper switch index, parallel links) of every switch pair of `tier` in one plane.
+
+    `tier` is 'leaf_spine' or 'spine_core'. Two tiers: every leaf meets every spine with u/S links. Three tiers:
+    leaf l meets the `spines_per_pod` spines of pod ⌊l / P⌋; spine j of every pod meets core group j.
+    """
+    if tier == "leaf_spine":
+        if shape.tiers == 2:
+            m = max(shape.leaf_up // max(shape.spines, 1), 1)
+            lo, hi = np.meshgrid(np.arange(shape.leaves), np.arange(shape.spines), indexing="ij")
+            return lo.ravel(), hi.ravel(), np.full(lo.size, m, dtype=np.int64)
+        sp = max(shape.spines_per_pod, 1)
+        m = max(shape.leaf_up // sp, 1)
+        lo, j = np.meshgrid(np.arange(shape.leaves), np.arange(sp), indexing="ij")
+        hi = (lo // shape.pod_leaves) * sp + j
+        return lo.ravel(), np.minimum(hi.ravel(), max(shape.spines - 1, 0)), np.full(lo.size, m, dtype=np.int64)
+    sp, pl = max(shape.spines_per_pod, 1), max(shape.core_pair_links, 1)
+    group = max(shape.spine_up // pl, 1)
+    lo, j = np.meshgrid(np.arange(shape.spines), np.arange(group), indexing="ij")
+    hi = (lo % sp) * group + j
+    return lo.ravel(), np.minimum(hi.ravel(), max(shape.cores - 1, 0)), np.full(lo.size, pl, dtype=np.int64)
+
+
+def clos_graph(shape: ClosShape, leaf_endpoints: Sequence[int], speed_gbps: float = 1.0) -> nx.Graph:
+    """One plane as a graph: ('ep', i) node groups, ('leaf', i), ('spine', j), ('core', c); edge 'capacity' in Gb/s."""
+    g = nx.Graph()
+    for i, n in enumerate(leaf_endpoints):
+        if n:
+            g.add_edge(("ep", i), ("leaf", i), capacity=n * speed_gbps, links=int(n))
+    for i in range(shape.leaves):
+        g.add_node(("leaf", i))
+    tiers = [("leaf_spine", "leaf", "spine")] + ([("spine_core", "spine", "core")] if shape.tiers == 3 else [])
+    if shape.tiers >= 2:
+        for tier, low, up in tiers:
+            lo, hi, w = tier_pairs(shape, tier)
+            for a, b, m in zip(lo.tolist(), hi.tolist(), w.tolist(), strict=True):
+                key = ((low, a), (up, b))
+                if g.has_edge(*key):
+                    g.edges[key]["links"] += m
+                    g.edges[key]["capacity"] += m * speed_gbps
+                else:
+                    g.add_edge(*key, capacity=m * speed_gbps, links=m)
+    return g
+
+
+def cut_capacity(g: nx.Graph, side_a: Sequence[int], side_b: Sequence[int]) -> float:
+    """Max flow (= min cut) from the node groups behind leaves `side_a` to those behind `side_b`."""
+    d = nx.DiGraph()
+    for u, v, data in g.edges(data=True):
+        d.add_edge(u, v, capacity=data["capacity"])
+        d.add_edge(v, u, capacity=data["capacity"])
+    for i in side_a:
+        if d.has_node(("ep", i)):
+            d.add_edge("source", ("ep", i), capacity=float("inf"))
+    for i in side_b:
+        if d.has_node(("ep", i)):
+            d.add_edge(("ep", i), "sink", capacity=float("inf"))
+    if not d.has_node("source") or not d.has_node("sink"):
+        return 0.0
+    return float(nx.maximum_flow_value(d, "source", "sink"))
+
+
+def single_points_of_failure(g: nx.Graph) -> list[tuple[str, int]]:
+    """Spine and core switches whose loss alone disconnects some node groups from others."""
+    return sorted(v for v in nx.articulation_points(g) if v[0] in ("spine", "core"))
+
+
+def connected(g: nx.Graph) -> bool:
+    """Whether every node group reaches every other."""
+    groups = [v for v in g if v[0] == "ep"]
+    if len(groups) < 2:
+        return True
+    comp = nx.node_connected_component(g, groups[0])
+    return all(v in comp for v in groups)
+
+
+def max_switch_hops(g: nx.Graph) -> int:
+    """Switches on the longest shortest path between two node groups (small graphs only)."""
+    groups = [v for v in g if v[0] == "ep"]
+    worst = 0
+    for src in groups:
+        lengths = nx.single_source_shortest_path_length(g, src)
+        worst = max([worst] + [lengths[t] - 1 for t in groups if t != src and t in lengths])
+    return worst
