@@ -8,7 +8,7 @@ so that any layer can build it: `hardware_for` takes the figures a cluster spec 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from archgen.errors import UsageError
 from archgen.model.accelerator import Accelerator
@@ -23,6 +23,9 @@ PARAMETERS: dict[str, str] = {
     "scale_out_bandwidth": "scale-out bandwidth per accelerator",
     "latency": "scale-up and scale-out link latencies",
 }
+
+#: Further parameters `Hardware.scaled` accepts for what-if studies (not in the default sensitivity set).
+EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,6 @@ class Hardware:
     scale_out_latency: float = 5.0e-6
     oversubscription: float = 1.0
     pod: int = 0
-    notes: tuple[str, ...] = field(default=())
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""
@@ -96,8 +98,9 @@ class Hardware:
         if parameter == "latency":
             return dataclasses.replace(self, scale_up_latency=self.scale_up_latency * factor,
                                        scale_out_latency=self.scale_out_latency * factor)
-        if parameter not in PARAMETERS:
-            raise UsageError(f"unknown hardware parameter '{parameter}' (known: {', '.join(PARAMETERS)})")
+        if parameter not in PARAMETERS and parameter not in EXTRA_PARAMETERS:
+            known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))
+            raise UsageError(f"unknown hardware parameter '{parameter}' (known: {known})")
         return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
 
 

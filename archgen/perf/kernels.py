@@ -8,7 +8,8 @@ Conventions:
     * Its time is max(FLOP / (peak · e_gemm · size_eff), bytes / (HBM · e_hbm)), where `e_gemm` is the best
       measured dense-GEMM fraction of peak (catalog, per dtype) and size_eff = prod over M, N, K of
       d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`).
-    * Flash attention runs at `FLASH_EFFICIENCY` of the GEMM rate (FlashAttention-2 reaches 50-73 % of A100
+    * Flash attention runs at `FLASH_EFFICIENCY` of the GEMM rate, or at the vector pipe's softmax rate when that is
+      slower (`vector_peak`) (FlashAttention-2 reaches 50-73 % of A100
       peak in the forward pass against ~86 % for the best GEMM: Dao, arXiv 2307.08691, §4.1); a causal mask
       halves its FLOP. Materialised attention is two batched GEMMs (QKᵀ, AV) over the full s×s scores plus the
       memory traffic of mask/softmax/dropout on those scores.
@@ -27,6 +28,9 @@ DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf
 #: Flash attention throughput relative to the best dense GEMM (FlashAttention-2: up to 73 % of A100 peak forward,
 #: 63 % backward, against 86 % for cuBLAS GEMM).
 FLASH_EFFICIENCY = 0.8
+
+#: Vector (non-tensor) FLOP per attention score element in the forward pass: scale, running max, exp, sum.
+SOFTMAX_FLOP = 4.0
 
 #: Forward-pass bytes moved per s×s score element by Megatron's fused scale-mask-softmax (read 2 + write 2) and
 #: attention dropout (read 2, write 2, mask 1), 16-bit scores.
@@ -102,7 +106,8 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         frac = 0.5 if causal else 1.0
         flop = 4.0 * batch * heads * q_len * kv_len * head_dim * frac
         rate = hw.gemm_rate(dtype) * FLASH_EFFICIENCY * size_efficiency(hw, q_len, head_dim)
-        return flop / rate
+        softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
+        return np.maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
     av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
     scores = batch * heads * q_len * kv_len

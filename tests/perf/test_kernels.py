@@ -50,3 +50,14 @@ def test_missing_dtype_is_a_clear_error(a100):
     with pytest.raises(UsageError, match=r"accelerator 'a100-sxm4-80gb' has no fp8 peak \(it has: bf16, fp16, "
                                          r"fp64, int8, tf32\)"):
         K.gemm_time(a100, "fp8", 1024, 1024, 1024)
+
+
+def test_a_slow_vector_pipe_limits_flash_attention(h100):
+    args = dict(batch=1, q_len=8192, kv_len=8192, heads=64, head_dim=128, kernel="flash")
+    base = K.attention_forward(h100, "bf16", **args)
+    assert K.attention_forward(h100.scaled("vector_peak", 0.01), "bf16", **args) > 5 * base
+
+
+def test_unknown_parameter(h100):
+    with pytest.raises(UsageError, match="unknown hardware parameter 'clock'"):
+        h100.scaled("clock", 2.0)
