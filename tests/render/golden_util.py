@@ -1,0 +1,58 @@
+"""Golden files of the shipped examples: how they are produced (shared by the test and `make golden`).
+
+Markdown is kept byte for byte. In HTML each inline diagram is replaced by a placeholder: the SVG bytes are
+tested for determinism separately, and keeping them out makes golden diffs readable.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from archgen.pipeline import run
+from archgen.render import render_all
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+#: Fixed revision printed in golden documents (the real one comes from git and changes with every commit).
+REVISION = "golden"
+_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+
+
+def normalise_html(text: str) -> str:
+    """HTML with every inline SVG replaced by ``<svg data-golden="elided"></svg>``."""
+    return _SVG.sub('<svg data-golden="elided"></svg>', text)
+
+
+def render_golden() -> dict[str, str]:
+    """{relative golden path: text} for every target of the shipped examples (rendered from the repo root)."""
+    old = Path.cwd()
+    os.chdir(REPO)
+    try:
+        result = run([Path("specs")])
+        with tempfile.TemporaryDirectory() as tmp:
+            written = render_all(result, tmp, formats=("md", "html"), revision=REVISION, progress=False)
+            out = {}
+            for path in written:
+                rel = path.relative_to(tmp).as_posix()
+                if path.suffix == ".md":
+                    out[rel] = path.read_text(encoding="utf-8")
+                elif path.suffix == ".html":
+                    out[rel] = normalise_html(path.read_text(encoding="utf-8"))
+            return out
+    finally:
+        os.chdir(old)
+
+
+def render_golden_fresh() -> dict[str, str]:
+    """`render_golden` in a fresh interpreter, so the checks registered are exactly those `archgen` imports
+    (other test modules may register more in this process)."""
+    import json
+    import subprocess
+    import sys
+
+    code = "import json, sys; from tests.render.golden_util import render_golden; json.dump(render_golden(), sys.stdout)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)

@@ -1,0 +1,89 @@
+"""The HTML document in a real headless Chromium: no console errors, no broken images, TOC links resolve.
+
+Debian's `chromium` (`make test` installs it with apt when run as root). A screenshot of each page is written to
+out/screenshots/ for review. The checks run in a copy of the page with a small probe script injected at the top
+of <head>; the screenshot and the console log are of the unmodified page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from archgen.render import render_all
+from tests.conftest import REPO
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing (Debian package "
+                                "'chromium'; `make test` installs it when run as root)")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
+
+PROBE = """<script>
+(function () {
+  var errors = [];
+  window.addEventListener("error", function (e) {
+    errors.push(e.message || ("failed to load " + ((e.target && (e.target.src || e.target.href)) || "resource")));
+  }, true);
+  var origError = console.error;
+  console.error = function () { errors.push(Array.prototype.join.call(arguments, " ")); origError.apply(console, arguments); };
+  window.addEventListener("load", function () {
+    var broken = Array.prototype.filter.call(document.images, function (i) { return !i.complete || i.naturalWidth === 0; })
+      .map(function (i) { return i.src; });
+    var links = Array.prototype.map.call(document.querySelectorAll('a[href^="#"]'), function (a) { return a.getAttribute("href").slice(1); });
+    var missing = links.filter(function (id) { return !document.getElementById(decodeURIComponent(id)); });
+    var toc = document.querySelectorAll('nav.toc a[href^="#"]').length;
+    var svgs = Array.prototype.map.call(document.querySelectorAll("figure svg"), function (s) { var r = s.getBoundingClientRect(); return [r.width, r.height]; });
+    var out = document.createElement("pre");
+    out.id = "archgen-probe";
+    out.textContent = JSON.stringify({errors: errors, broken: broken, missing: missing, links: links.length, toc: toc, svgs: svgs});
+    document.body.appendChild(out);
+  });
+})();
+</script>"""
+
+
+def _chromium(args, tmp_path, timeout=90):
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+@pytest.fixture(scope="module")
+def pages(test_run, shipped_run, tmp_path_factory):
+    out = tmp_path_factory.mktemp("html")
+    render_all(test_run, out, target="nvl72-test", formats=("html",), revision="test")
+    render_all(shipped_run, out, target="gb200-nvl72", formats=("html",), revision="test")
+    render_all(shipped_run, out, target="dgx-b200-superpod", formats=("html",), revision="test") \
+        if "cluster/dgx-b200-superpod" in getattr(shipped_run, "clusters", {}) else None
+    return sorted(out.glob("*/*.html"))
+
+
+def test_pages_load_cleanly_in_chromium(pages, tmp_path):
+    assert pages
+    shots = REPO / "out" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    for page in pages:
+        probed = tmp_path / f"probe-{page.name}"
+        probed.write_text(page.read_text(encoding="utf-8").replace("<head>", "<head>\n" + PROBE, 1), encoding="utf-8")
+        dom = _chromium(["--dump-dom", probed.as_uri()], tmp_path)
+        m = re.search(r'<pre id="archgen-probe">(.*?)</pre>', dom.stdout, re.S)
+        assert m, f"{page.name}: probe did not run; chromium said: {dom.stderr[-2000:]}"
+        result = json.loads(m.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+                            .replace("&amp;", "&"))
+        assert result["errors"] == [], page.name
+        assert result["broken"] == [], page.name
+        assert result["missing"] == [], f"{page.name}: links without a target"
+        assert result["toc"] >= 10 and result["links"] >= result["toc"]
+        assert result["svgs"] and all(w > 100 and h > 50 for w, h in result["svgs"]), result["svgs"]
+        shot = shots / f"{page.stem}.png"
+        run = _chromium(["--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--window-size=1400,1800",
+                         page.as_uri()], tmp_path)
+        console = [line for line in run.stderr.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
+        assert console == [], console
+        assert shot.exists() and shot.stat().st_size > 10_000
