@@ -58,15 +58,20 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
               t.overlap_grad_reduce)
     fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
              "interleave": p.interleave, "recompute": t.recompute}
-    complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, t.recompute)
+    complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, p.interleave, t.recompute)
     notes: list[str] = []
     searched: dict[str, int] = {}
-    if complete:
-        problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
-                                   micro_batch=p.micro_batch, interleave=p.interleave or 1,
+    if None not in (p.tp, p.pp, p.dp) or (p.tp is not None and (arch.heads % p.tp or p.tp > hw.scale_up_size)):
+        # the given part of the layout must be valid on its own; the search only fills in what is missing
+        problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp or 1, dp=p.dp or gpus // (p.tp * (p.pp or 1)
+                                                                                              * p.cp) or 1,
+                                   cp=p.cp, ep=p.ep, micro_batch=p.micro_batch or 1, interleave=p.interleave or 1,
                                    scale_up_size=hw.scale_up_size)
+        if None in (p.pp, p.dp):
+            problems = [x for x in problems if x.startswith("tp ")]
         if problems:
             raise UsageError(f"workload '{workload.id}': " + "; ".join(problems))
+    if complete:
         layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
                   "interleave": p.interleave or 1, "recompute": t.recompute}
     else:

@@ -136,3 +136,11 @@ def test_cli_estimate_workload_on_a_shipped_cluster(cli):
     assert out["requirements"][0]["id"] == "REQ-PERF-002"
     res = cli("estimate", "--cluster", cluster, "--workload", "nope", "--path", SPECS, "--path", data)
     assert res.code == 2 and res.err == "error: no workload 'nope' in the specs\n"
+
+
+def test_partial_layout_is_checked_then_searched(h100):
+    w = workload(parallelism={"tp": 16})
+    with pytest.raises(UsageError, match="tp \\(16\\) exceeds the scale-up domain of 8 accelerators"):
+        estimate(w, GPT3, h100)
+    est = estimate(workload(parallelism={"tp": 4}), GPT3, h100, with_sensitivity=False)
+    assert est.layout["tp"] == 4 and est.searched["evaluated"] > 0
