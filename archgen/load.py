@@ -191,7 +191,7 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
         for key, value in node.items():
             k = _scalar(key)
             k = k if isinstance(k, str) else str(k)
-            pos = _pos(node, key, is_map=True)
+            pos = _pos(node, key, is_map=True) or positions.get(path, (0, 0))  # merged keys: the mapping's line
             positions[path + (k,)] = pos
             counter.tick(pos)
             out[k] = _plain(value, path + (k,), positions, counter, depth + 1)
@@ -207,16 +207,16 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
     return _scalar(node)
 
 
-def _pos(node: Any, key: Any, *, is_map: bool) -> tuple[int, int]:
+def _pos(node: Any, key: Any, *, is_map: bool) -> tuple[int, int] | None:
     lc = getattr(node, "lc", None)
     if lc is None:
-        return (0, 0)
+        return None
     try:
         line, col = lc.value(key) if is_map else lc.item(key)
         if is_map and isinstance(node[key], Mapping | list):
             line, col = lc.key(key)
     except (KeyError, TypeError, IndexError):
-        return (0, 0)
+        return None
     return (line + 1, col + 1)
 
 

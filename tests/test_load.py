@@ -56,3 +56,9 @@ def test_all_file_problems_collected(tmp_path):
     with pytest.raises(SpecError) as err:
         load_paths([tmp_path])
     assert [p.location.file.rsplit("/", 1)[-1] for p in err.value.problems] == ["a.yaml", "b.yaml"]
+
+
+def test_merged_keys_are_located_at_the_merging_mapping():
+    doc = load_text("base: &b {x: 1}\nkind: A\nid: a\nz:\n  <<: *b\n  y: 3\n", "x.yaml")[0]
+    assert doc.locate(("z", "x")).line in (4, 5)
+    assert doc.locate(("z", "y")).line == 6
