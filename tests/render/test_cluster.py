@@ -1,0 +1,57 @@
+"""The cluster document: sections that appear when cluster data exists, the run list, the diagrams."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+
+from archgen.render import render_all
+
+CLUSTER = "dgx-b200-superpod"
+
+
+@pytest.fixture(scope="module")
+def cluster_out(shipped_run, tmp_path_factory):
+    if f"cluster/{CLUSTER}" not in getattr(shipped_run, "clusters", {}):
+        pytest.skip(f"the shipped specs have no cluster '{CLUSTER}'")
+    out = tmp_path_factory.mktemp("cluster")
+    written = render_all(shipped_run, out, target=CLUSTER, formats=("md", "csv", "png"), revision="test")
+    return out / CLUSTER, written, shipped_run.clusters[f"cluster/{CLUSTER}"]
+
+
+def test_cluster_sections_and_diagrams(cluster_out):
+    folder, written, _ = cluster_out
+    md = (folder / f"{CLUSTER}.md").read_text()
+    for heading in ("Architecture and scaling", "Rack design", "Power and cooling", "Network fabrics",
+                    "Cabling and optics", "Validation report", "Bill of materials"):
+        assert re.search(rf"^##+ [0-9.]+ {heading}$", md, re.M), heading
+    assert "Performance: no workload estimate is attached to this cluster." in md
+    names = {p.name for p in written}
+    assert {"floor.png", "topology.png", "floor.svg", "topology.svg", "cabling.csv", "bom.csv"} <= names
+
+
+def test_run_list_counts_every_link_once(cluster_out):
+    folder, _, analysis = cluster_out
+    rows = list(csv.DictReader(io.StringIO((folder / "cabling.csv").read_text())))
+    assert sum(int(r["Runs"]) for r in rows) == sum(t.links for t in analysis.cabling.tiers)
+    keys = [(r["Fabric"], r["Tier"], r["A rack"], r["A U"], r["Z rack"], r["Z U"], r["Link"], r["Bin (m)"])
+            for r in rows]
+    assert len(keys) == len(set(keys))
+
+
+def test_scaling_table_matches_the_analysis(cluster_out):
+    folder, _, analysis = cluster_out
+    md = (folder / f"{CLUSTER}.md").read_text()
+    for fa in analysis.fabrics:
+        for t in fa.tiers:
+            assert re.search(rf"^\| {fa.fabric.spec.id} \| {t.name} \| {t.switch.id} \| {t.switches * fa.planes:,} \|",
+                             md, re.M), (fa.fabric.spec.id, t.name)
+
+
+def test_progress_is_quiet_off_a_terminal(test_run, tmp_path, capfd):
+    render_all(test_run, tmp_path, target="nvl72-test", formats=("md",), revision="test")
+    assert capfd.readouterr().err == ""
+    render_all(test_run, tmp_path, target="nvl72-test", formats=("md",), revision="test", progress=True)
