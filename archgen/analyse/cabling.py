@@ -222,7 +222,7 @@ def _node_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray,
     """Per node port of this fabric: rack instance, U, plane, leaf index within the plane."""
     spec = fa.fabric.spec
     leaf = fa.tier("leaf")
-    down = leaf.down if leaf else 1
+    down = max(leaf.down if leaf else 1, 1)
     per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
     racks, us, planes, leaves = [], [], [], []
     running = [0] * fa.planes

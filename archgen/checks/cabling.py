@@ -33,8 +33,10 @@ def reach(ctx: Context) -> Iterator[Violation]:
 
 @check("CAB002", "cabling.media_rate")
 def media_rate(ctx: Context) -> Iterator[Violation]:
-    """Each link option runs at the tier's line rate (one or a whole number of ports per module), and passive
-    copper or multimode is not used at 200 Gb/s per lane or more.
+    """Each link option runs at the tier's line rate and is a media type offered at its lane rate.
+
+    A module must carry one or a whole number (2, 4, 8) of the tier's ports; passive copper and multimode are not
+    offered at 200 Gb/s per lane or more.
 
     Fix: pick link parts whose rate is the fabric speed or a multiple (twin-port), and LACC or single-mode at XDR.
     """
@@ -44,13 +46,10 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
                 tier = fa.tier(key)
                 if tier is None:
                     continue
-                speed = tier.speed if key == "leaf" else tier.speed
-                if key == "leaf":
-                    speed = fa.fabric.spec.speed
-                else:
-                    speed = fa.tier("leaf").up_speed
+                speed = fa.fabric.spec.speed if key == "leaf" else fa.tier("leaf").up_speed
                 for opt in t.links:
-                    for end, tag in ((opt.a, "a"), (opt.b, "b")):
+                    ends = ((opt.a, "a"),) if opt.a.id == opt.b.id else ((opt.a, "a"), (opt.b, "b"))
+                    for end, tag in ends:
                         ratio = float((end.rate / speed).to("").magnitude)
                         path = opt.path + ((tag,) if opt.a.id != opt.b.id else ())
                         if ratio < 1 - 1e-9 or abs(ratio - round(ratio)) > 1e-9 or round(ratio) not in (1, 2, 4, 8):

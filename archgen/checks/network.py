@@ -183,12 +183,16 @@ def nic_ports_used(ctx: Context) -> Iterator[Violation]:
     for c in ctx.clusters.values():
         for nt in c.nodes:
             used: dict[str, int] = {}
+            alone: set[str] = set()
             for fa in c.fabrics:
                 role = fa.fabric.spec.nic_role or fa.fabric.spec.role
-                used[role] = used.get(role, 0) + fa.ports_per_node.get(nt.part.id, 0)
+                n = fa.ports_per_node.get(nt.part.id, 0)
+                used[role] = used.get(role, 0) + n
+                if n > nic_ports(ctx.design, nt.part, role):
+                    alone.add(role)       # already reported for that fabric
             for role, n in sorted(used.items()):
                 have = nic_ports(ctx.design, nt.part, role)
-                if n > have and have:
+                if n > have and have and role not in alone:
                     yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
                                     f"{nt.part.id}: the fabrics use {n} NIC ports of role '{role}', it has {have}",
                                     count(n), count(have))
