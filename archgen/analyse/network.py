@@ -496,8 +496,8 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                     count(n), count(su.size)))
     domains = accelerators // su.size if su.size else 0
     link = cluster.scale_up_link
-    per_acc = float((su.bandwidth / (2 * link.rate)).to("").magnitude) if link is not None else 0.0
-    needed = math.ceil(per_acc * su.size)
+    per_acc = round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None else 0.0
+    needed = math.ceil(round(per_acc * su.size, 6))
     ports = su.switches * cluster.scale_up_switch.ports.count if cluster.scale_up_switch is not None else 0
     if cluster.scale_up_switch is not None and needed > ports:
         problems.append(Problem("scale_up_ports", ("scale_up", "switches"),
