@@ -13,6 +13,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.build import Design, build
 from archgen.load import Document, find_files, load_paths
+from archgen.perf.workloads import WorkloadResult, estimate_workloads
 from archgen.units import Q
 from archgen.validate import Specs, validate
 
@@ -27,6 +28,7 @@ class Run:
     metrics: dict[str, dict[str, Q]]
     findings: list[checks.Finding]
     clusters: dict[str, ClusterAnalysis] = field(default_factory=dict)
+    workloads: dict[str, WorkloadResult] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[checks.Finding]:
@@ -49,7 +51,7 @@ def load(paths: Sequence[str | Path]) -> tuple[list[Document], list[Document]]:
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Run:
-    """Load → validate → build → analyse → check."""
+    """Load → validate → build → analyse (racks, clusters, workloads) → check."""
     docs, library = load(paths)                    # YAML with source positions; unreadable files raise
     specs = validate(docs, library)                # typed models; schema and unit errors raise, all at once
     design = build(specs)                          # references bound, counts expanded
@@ -59,5 +61,8 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
-    findings = checks.run_checks(checks.Context(design, racks, metrics, clusters), select, ignore)
-    return Run(specs, design, racks, metrics, findings, clusters)
+    workloads = estimate_workloads(specs)          # performance of each workload on its cluster
+    metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
+    context = checks.Context(design, racks, metrics, clusters, workloads)
+    findings = checks.run_checks(context, select, ignore)
+    return Run(specs, design, racks, metrics, findings, clusters, workloads)

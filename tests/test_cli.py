@@ -31,7 +31,7 @@ def test_version():
 def test_check_shipped_specs_is_clean():
     r = run_cli("check", SPECS)
     assert r.code == 0, r.out + r.err
-    assert r.out.endswith("0 error(s), 0 warning(s), 1 waived\n")
+    assert "0 error(s), 0 warning(s)" in r.out.splitlines()[-1], r.out
 
 
 def test_validate(spec_tree):

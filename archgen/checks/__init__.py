@@ -9,15 +9,17 @@
 | COOL | `checks/cooling.py` | liquid and air cooling, ASHRAE classes |
 | CAT | `checks/catalog.py` | consistency of catalog data |
 | REQ | `checks/requirements.py` | requirements with targets on computed metrics |
+| PERF | `checks/perf.py` | workloads: they run, fit in memory and meet their performance targets |
 | NET | `checks/network.py` | cluster fabrics and scale-up domains: radix, tiers, rails, planes, bandwidth |
 | CAB | `checks/cabling.py` | cable runs: media reach and line rate |
 """
 
-from archgen.checks import cabling, catalog, cooling, mechanical, network, power, references, requirements  # noqa: F401
+from archgen.checks import (  # noqa: F401  (importing registers the checks)
+    cabling, catalog, cooling, mechanical, network, perf, power, references, requirements)
 from archgen.checks.registry import REGISTRY, Context, Finding, Violation, check, run_checks
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,
-           "NET": network, "CAB": cabling}
+           "PERF": perf, "NET": network, "CAB": cabling}
 #: IDs that are not produced by a registered function (schema errors and registry hygiene), with their summaries.
 RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size, alias expansion)",
             "SPC001": "Spec does not match the schema or has a unit error",

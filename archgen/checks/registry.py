@@ -27,6 +27,7 @@ class Context:
     racks: dict
     metrics: dict[str, dict[str, Q]]
     clusters: dict = field(default_factory=dict)
+    workloads: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ def result():
 
 
 def test_shipped_examples_are_clean(result):
-    assert [f for f in result.findings if not f.waived] == []
+    assert [f for f in result.findings if not f.waived and f.severity != "info"] == []
 
 
 def test_gb200_nvl72_power(result):

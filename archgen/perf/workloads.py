@@ -1,0 +1,48 @@
+"""The pipeline's performance stage: estimate every `Workload` that names its cluster."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archgen.errors import ArchgenError
+from archgen.model import Cluster
+from archgen.model.workload import Model, Workload
+from archgen.perf.cluster import cluster_hardware
+from archgen.perf.estimate import Estimate, estimate
+
+
+@dataclass(frozen=True)
+class WorkloadResult:
+    """A workload's estimate, or why it could not be estimated."""
+
+    workload: Workload
+    estimate: Estimate | None
+    error: str = ""
+
+    @property
+    def path(self) -> str:
+        """Object path of the workload."""
+        return f"workload/{self.workload.id}"
+
+
+def estimate_workloads(specs) -> dict[str, WorkloadResult]:
+    """Estimate each workload with a `cluster` on that cluster (sensitivities included), keyed by object path.
+
+    Unknown model or cluster ids are left to the REF checks; a layout that cannot run becomes a result with an
+    `error`, reported by PERF003.
+    """
+    out: dict[str, WorkloadResult] = {}
+    for w in specs.of(Workload):
+        model, cluster = specs.get(w.model), specs.get(w.cluster) if w.cluster else None
+        if not isinstance(model, Model) or not isinstance(cluster, Cluster):
+            continue
+        try:
+            hw, total, per_rack = cluster_hardware(cluster, specs.items)
+            gpus = w.accelerators or total
+            if gpus > total:
+                raise ArchgenError(f"asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
+            result = WorkloadResult(w, estimate(w, model, hw, gpus, gpus_per_rack=per_rack))
+        except ArchgenError as err:
+            result = WorkloadResult(w, None, str(err))
+        out[result.path] = result
+    return out
