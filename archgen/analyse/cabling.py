@@ -203,7 +203,8 @@ def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[P
         key = (rack_id or "", t.switch.id if t.switch else "")
         first = taken.get(key, 0)
         taken[key] = first + total
-        if rack_id is not None and len(slots) < first + total:
+        grouped = t.name == "leaf" and bool(fa.leaves_per_group) and spec.rail_optimized
+        if rack_id is not None and len(slots) < first + total and not grouped:
             problems.append(Problem("placement", fa.fabric.owner_path + (t.name, "rack"),
                                     f"{fa.fabric.path}: {t.name} needs {total} x {key[1] or '?'}; the '{rack_id}' "
                                     f"racks hold {len(slots)}, {min(first, len(slots))} taken by other fabrics",
@@ -213,9 +214,71 @@ def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[P
             out[t.name] = np.full((total, 2), -1, dtype=np.int64)
             continue
         arr = np.array(slots, dtype=np.int64)
-        idx = np.minimum(np.arange(total), len(arr) - 1)
+        if grouped:
+            out[t.name] = _group_leaf_slots(cluster, fa, arr, t.switches, problems)
+            continue
+        idx = np.minimum(_slot_order(fa, t.name, t.switches), len(arr) - 1)
         out[t.name] = arr[idx]
     return out
+
+
+def _group_keys(cluster: ClusterDesign, fa: FabricAnalysis) -> list[tuple[str, int]]:
+    """Unit instances holding nodes of this fabric, in floor order (the group ordinal of `_node_ports`)."""
+    keys: list[tuple[str, int]] = []
+    for inst in cluster.instances:
+        key = (inst.unit, inst.unit_index)
+        if inst.unit and (not keys or keys[-1] != key) and key not in keys and any(
+                isinstance(p.part, System) and fa.ports_per_node.get(p.part.id) for p in inst.rack.items):
+            keys.append(key)
+    return keys
+
+
+def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per_plane: int,
+                      problems: list[Problem]) -> np.ndarray:
+    """Rail leaves of group g (every plane) take the slots in unit instance g's own racks; the rest follow."""
+    unit_of = [(i.unit, i.unit_index) for i in cluster.instances]
+    pools: dict[tuple[str, int], list[int]] = {}
+    for j, (rack, _) in enumerate(arr.tolist()):
+        pools.setdefault(unit_of[rack], []).append(j)
+    keys = _group_keys(cluster, fa)
+    order = _slot_order(fa, "leaf", per_plane)        # position of each switch in the group-major sequence
+    need = fa.leaves_per_group * fa.planes
+    chosen = np.zeros(len(order), dtype=np.int64)
+    used: set[int] = set()
+    short = 0
+    seq_to_slot: list[int] = []
+    for key in keys:
+        pool = pools.get(key, [])
+        short += max(need - len(pool), 0)
+        seq_to_slot += (pool + [pool[-1] if pool else len(arr) - 1] * need)[:need]
+        used.update(pool[:need])
+    rest = [j for j in range(len(arr)) if j not in used] or [len(arr) - 1]
+    extra = len(order) - len(seq_to_slot)
+    seq_to_slot += (rest + [rest[-1]] * max(extra, 0))[:max(extra, 0)]
+    chosen[:] = np.array(seq_to_slot, dtype=np.int64)[np.minimum(order, len(seq_to_slot) - 1)]
+    if short:
+        problems.append(Problem("placement", fa.fabric.owner_path + ("leaf", "rack"),
+                                f"{fa.fabric.path}: {short} rail leaves do not fit in their own unit's racks",
+                                count(short), count(0)))
+    return arr[chosen]
+
+
+def _slot_order(fa: FabricAnalysis, tier: str, per_plane: int) -> np.ndarray:
+    """Slot index of switch (plane p, index i) stored at p·per_plane + i.
+
+    Rail leaves of one group are kept together across planes (group g's leaves of every plane take the g-th run
+    of slots), so each SU's leaves of all planes land in that SU's network racks; other switches fill in order.
+    """
+    planes = fa.planes
+    idx = np.arange(per_plane * planes)
+    if tier != "leaf" or not fa.leaves_per_group or planes == 1:
+        return idx
+    p, i = np.divmod(idx, per_plane)
+    grouped = fa.groups * fa.leaves_per_group
+    g, r = np.divmod(i, fa.leaves_per_group)
+    in_group = g * fa.leaves_per_group * planes + p * fa.leaves_per_group + r
+    rest = grouped * planes + p * max(per_plane - grouped, 0) + (i - grouped)
+    return np.where(i < grouped, in_group, rest)
 
 
 def _node_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray, ...]:
@@ -300,7 +363,7 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
             x: np.ndarray, y: np.ndarray, bins: np.ndarray) -> TierRuns:
     a_rack, a_u, b_rack, b_u, group, weight = ends
     known = (a_rack >= 0) & (b_rack >= 0)
-    length = np.full(len(a_rack), cluster.spec.floor.in_rack.m_as("m"))
+    length = np.full(len(a_rack), float(cluster.spec.floor.in_rack.m_as("m")), dtype=float)
     if known.any():
         length[known] = _lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known])
     choice = np.full(len(length), -1, dtype=np.int64)

@@ -348,7 +348,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                                 count(access), count(k_leaf)))
     if tiers_used == 2:
         max_endpoints = k_spine * down
-        need = math.ceil(uplinks / k_spine) if k_spine else 0
+        # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
+        need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
         fixed = spec.spine.count
         if fixed is not None:
             spines = fixed

@@ -1,0 +1,80 @@
+"""Closed-form network figures: fat-tree sizes, rails, planes, scale-up domains and failure domains."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.pipeline import run
+from tests.data.clusters.small import files
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    """The shipped examples, run once."""
+    return run([SPECS])
+
+
+def _fabric(result, cluster: str, fabric: str):
+    return next(f for f in result.clusters[f"cluster/{cluster}"].fabrics if f.fabric.spec.id == fabric)
+
+
+def test_gb200_su_scale_up_domain(shipped) -> None:
+    """NVL72: 72 GPUs x 18 NVLink 5 links = 1,296 links on 9 trays x 144 ports (1.8 TB/s / 2 x 400 Gb/s = 18)."""
+    su = shipped.clusters["cluster/gb200-nvl72-su"].scale_up
+    assert (su.domains, su.links_per_accelerator, su.links_needed, su.switch_ports) == (8, 18, 1296, 1296)
+
+
+def test_gb200_su_compute_fabric(shipped) -> None:
+    """576 GPU ports on 72 rails (one per GPU of a rack), 4 rails per 32-port leaf: 18 leaves; spines divide 32."""
+    fa = _fabric(shipped, "gb200-nvl72-su", "compute")
+    assert (fa.rails, fa.rails_per_leaf, fa.tier("leaf").switches) == (72, 4, 18)
+    assert fa.tier("spine").switches == 16 and 32 % fa.tier("spine").switches == 0
+    assert fa.links == {"access": 576, "leaf_spine": 576}
+    assert fa.bisection.m_as("Tbit/s") == pytest.approx(576 * 0.4 / 2)
+    assert fa.metrics["injection_per_accelerator"].m_as("Gbit/s") == pytest.approx(400)
+
+
+def test_totals_of_shipped_clusters(shipped) -> None:
+    """Accelerators = nodes x accelerators per node; the B200 SuperPOD has 127 nodes and 38 racks."""
+    b200 = shipped.metrics["cluster/dgx-b200-superpod"]
+    assert (b200["nodes"].m, b200["accelerators"].m, b200["racks"].m) == (127, 1016, 38)
+    gb = shipped.metrics["cluster/gb200-nvl72-su"]
+    assert (gb["nodes"].m, gb["accelerators"].m) == (144, 576)
+
+
+@pytest.mark.parametrize(("switch", "tiers", "limit"), [("qm9700", 2, 64 ** 2 // 2), ("qm9700", 3, 64 ** 3 // 4),
+                                                         ("sw8", 2, 8 ** 2 // 2), ("sw8", 3, 8 ** 3 // 4)])
+def test_largest_size_is_k2_over_2_and_k3_over_4(spec_tree, switch, tiers, limit) -> None:
+    """A 1:1 fat tree of k-port switches grows to k²/2 endpoints with 2 tiers and k³/4 with 3."""
+    fa = run([spec_tree(files(sus=1, racks=1, switch=switch, tiers=tiers, rail=False))]).clusters["cluster/c"]
+    assert fa.fabrics[0].max_endpoints == limit
+
+
+def test_oversubscription_trades_uplinks_for_reach(spec_tree) -> None:
+    """3:1 leaves: 48 down and 16 up of 64 ports; 2 tiers then reach 64 x 48 = 3,072 ports."""
+    fa = run([spec_tree(files(over="3:1", rail=False))]).clusters["cluster/c"].fabrics[0]
+    leaf = fa.tier("leaf")
+    assert (leaf.down, leaf.up, fa.max_endpoints) == (48, 16, 3072)
+    assert fa.oversubscription["leaf"] == pytest.approx(128 / (3 * 16))  # 128 ports on 3 leaves of 16 uplinks
+
+
+def test_planes_halve_each_fabric_and_double_capacity(spec_tree) -> None:
+    """Two planes: each takes half of every node's 8 NIC ports (4 rails), counts double, failure of a plane = 1/2."""
+    one = run([spec_tree(files(sus=4))]).clusters["cluster/c"].fabrics[0]
+    two = run([spec_tree(files(sus=4, planes=2))]).clusters["cluster/c"].fabrics[0]
+    assert (one.rails, two.rails) == (8, 4)
+    assert two.max_endpoints == 2 * one.max_endpoints
+    assert two.metrics["links.access"].m == one.metrics["links.access"].m == 4 * 8 * 8
+    assert two.metrics["failure.plane.bandwidth_lost"].m == 0.5
+
+
+def test_tiers_auto_picks_the_fewest_that_fit(spec_tree) -> None:
+    """8-port switches at 1:1: 32 DGX ports fit 2 tiers (8 x 4 = 32 endpoints); 64 ports need 3."""
+    small = run([spec_tree(files(sus=1, racks=1, switch="sw8", tiers='"auto"', rail=False))])
+    assert small.clusters["cluster/c"].fabrics[0].tiers_used == 2
+    large = run([spec_tree(files(sus=1, racks=2, switch="sw8", tiers='"auto"', rail=False))])
+    assert large.clusters["cluster/c"].fabrics[0].tiers_used == 3

@@ -1,0 +1,73 @@
+"""Small cluster specs for the topology and network tests: a DGX H100 cluster and an 8-port test switch."""
+
+from __future__ import annotations
+
+RACKS = """kind: Rack
+id: c4
+form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
+slots:
+- {at: 3, part: dgx-h100, count: 4}
+- {at: 1, part: pdu-415v-60a-3ph, count: 3}
+power:
+  feeds: {count: 3, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+1}
+  pdus: {redundancy: N+1}
+cooling:
+  air: {class: A2, delta_t: 20 K}
+---
+kind: Rack
+id: net
+form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
+slots:
+- {at: 3, part: SWITCH, count: 36}
+- {at: 1, part: pdu-415v-60a-3ph, count: 2}
+power:
+  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
+  pdus: {redundancy: N+N}
+cooling:
+  air: {class: A2, delta_t: 20 K}
+---
+kind: Switch
+id: sw8
+name: Eight-port test switch
+source: test fixture (not a real part)
+technology: infiniband
+ports: {count: 8, speed: 400 Gbit/s}
+mechanical: {height: 1 U, weight: 5 kg}
+power: {max: 100 W}
+"""
+
+CLUSTER = """kind: Cluster
+id: c
+units:
+- id: su
+  racks: [{{rack: c4, count: {racks}}}, {{rack: net, count: 1}}]
+layout:
+- {{unit: su, count: {sus}}}
+floor: {{racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}}
+scale_up: {{domain: node, size: 8, bandwidth: 900 GB/s}}
+fabrics:
+- id: f
+  topology: fat-tree
+  role: compute
+  speed: 400 Gb/s
+  switch: {switch}
+  tiers: {tiers}
+  planes: {planes}
+  rail_optimized: {rail}
+  oversubscription: "{over}"
+  leaf: {{rack: net}}
+  spine: {{rack: net}}
+  core: {{rack: net}}
+  links:
+    access: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
+    leaf_spine: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
+    spine_core: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
+"""
+
+
+def files(racks: int = 2, sus: int = 2, switch: str = "qm9700", tiers: object = 2, planes: int = 1,
+          rail: bool = True, over: str = "1:1") -> dict[str, str]:
+    """Spec files of a small cluster: `sus` units of `racks` four-DGX racks and one network rack each."""
+    return {"racks/r.yaml": RACKS.replace("SWITCH", switch),
+            "clusters/c.yaml": CLUSTER.format(racks=racks, sus=sus, switch=switch, tiers=tiers, planes=planes,
+                                              rail=str(rail).lower(), over=over)}

@@ -1,0 +1,66 @@
+"""Closed-form fabric figures cross-checked against networkx graphs of small instances."""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen import topology
+from archgen.pipeline import run
+from tests.data.clusters.small import files
+
+
+def _fabric(spec_tree, **kw):
+    result = run([spec_tree(files(**kw))])
+    return result.clusters["cluster/c"].fabrics[0]
+
+
+CASES = [
+    dict(sus=2, rail=True),                                 # 2 tiers, rail-optimized, 1:1
+    dict(sus=3, racks=1, rail=False, over="3:1"),           # 2 tiers, plain, oversubscribed leaves
+    dict(sus=2, switch="sw8", tiers=3, rail=False),         # 3 tiers of 8-port switches, 1:1
+    dict(sus=1, racks=2, switch="sw8", tiers=3, rail=False, over="3:1"),  # 3 tiers, 3:1 at leaf and spine
+]
+
+
+@pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
+def test_bisection_matches_min_cut(spec_tree, kw) -> None:
+    """Closed-form bisection equals the max flow between the two halves of the leaves (pods for 3 tiers)."""
+    fa = _fabric(spec_tree, **kw)
+    shape = fa.shape
+    g = topology.clos_graph(shape, fa.leaf_endpoints(), speed_gbps=400)
+    half = shape.pod_leaves * (len(range(0, shape.leaves, shape.pod_leaves)) // 2) if shape.tiers == 3 \
+        else shape.leaves // 2
+    cut = topology.cut_capacity(g, range(half), range(half, shape.leaves))
+    closed = fa.bisection.m_as("Gbit/s") / fa.planes
+    assert cut == pytest.approx(closed)
+
+
+@pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
+def test_hops_and_connectivity(spec_tree, kw) -> None:
+    """The graph is connected, has no spine/core single point of failure, and its diameter is 2·tiers − 1."""
+    fa = _fabric(spec_tree, **kw)
+    g = topology.clos_graph(fa.shape, fa.leaf_endpoints())
+    assert topology.connected(g)
+    assert topology.single_points_of_failure(g) == []
+    assert topology.max_switch_hops(g) == fa.hops
+
+
+@pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
+def test_wiring_uses_every_uplink_within_radix(spec_tree, kw) -> None:
+    """Every leaf sends exactly its uplinks, and no upper switch takes more links than its radix."""
+    fa = _fabric(spec_tree, **kw)
+    g = topology.clos_graph(fa.shape, fa.leaf_endpoints())
+    leaf = fa.tier("leaf")
+    for i in range(leaf.switches):
+        ups = sum(d["links"] for n, d in g[("leaf", i)].items() if n[0] == "spine")
+        assert ups == leaf.up
+    for t in fa.tiers[1:]:
+        for i in range(t.switches):
+            assert sum(d["links"] for d in g[(t.name, i)].values()) <= t.radix
+
+
+def test_single_spine_is_a_single_point_of_failure() -> None:
+    """A 2-tier fabric with one spine has that spine as a single point of failure."""
+    shape = topology.ClosShape(2, 3, 1, 0, 4, 1, 0, 0, 0)
+    g = topology.clos_graph(shape, [4, 4, 4])
+    assert topology.single_points_of_failure(g) == [("spine", 0)]
