@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from archgen.model import Part
-from archgen.render import common, fmt, provenance
+from archgen.render import common, fmt, performance, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.rack import rack_parts
@@ -69,8 +69,8 @@ def build(scope: Scope, a: Any, counts: dict[str, int]) -> Document:
                 power_cooling(scope, a), fabrics(scope, a)]
     if a.cabling is not None:
         sections.append(cabling(a))
-    perf = performance(scope)
-    missing = [] if perf is not None else ["Performance: no workload estimate is attached to this cluster."]
+    perf = performance.section(performance.workloads_for(scope.run, spec.id))
+    missing = [] if perf is not None else ["Performance: no workload runs on this cluster."]
     if perf is not None:
         sections.append(perf)
     sections += [common.validation_section(scope), common.open_items_section(scope, missing), appendices(scope, a)]
@@ -271,18 +271,6 @@ def cabling(a: Any) -> Section:
     return section
 
 
-def performance(scope: Scope) -> Section | None:
-    """Performance targets against estimates, when the run carries estimates for this cluster (issue 4)."""
-    estimates = getattr(scope.run, "performance", {}) or {}
-    est = estimates.get(scope.subject) if isinstance(estimates, dict) else None
-    if not est:
-        return None
-    rows = [(k, v) for k, v in sorted(getattr(est, "metrics", {}).items())]
-    return Section("performance", "Performance").add(
-        Table("performance", "Performance estimates", (Column("Metric"), Column("Estimate")),
-              tuple((k, fmt.q(v, digits=3)) for k, v in rows)))
-
-
 def run_list(a: Any) -> Table:
     """The deduplicated A→Z cable-run list: identical runs (same racks, U, link and bin) counted once."""
     cab = a.cabling
@@ -341,7 +329,8 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     scope, counts = cluster_scope(result, a, revision, date)
     doc = build(scope, a, counts)
     figures: dict[str, Callable[[], Any]] = {
-        "floor": lambda: cluster_diagrams.floor_plan(a), "topology": lambda: cluster_diagrams.topology(a)}
+        "floor": lambda: cluster_diagrams.floor_plan(a), "topology": lambda: cluster_diagrams.topology(a),
+        **performance.figures(performance.workloads_for(result, a.cluster.spec.id))}
     for rid in a.cluster.rack_counts:
         rack_a = result.racks.get(f"rack/{rid}")
         if rack_a is not None:
