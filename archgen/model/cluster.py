@@ -76,8 +76,10 @@ class Floor(Spec):
     rack_pitch: Length = Field(description="Centre-to-centre distance of neighbouring racks in a row, e.g. '600 mm'.")
     row_pitch: Length = Field(description="Centre-to-centre distance of neighbouring rows (rack depth plus an aisle).")
     tray_drop: LengthOrZero = Field(description="Vertical run from a port up to the overhead tray, at each end.")
-    slack: LengthOrZero = Field(Q_(2, "m"), description="Service loop added to every run between racks.")
-    in_rack: LengthOrZero = Field(Q_(1, "m"), description="Length of a run between two items in the same rack.")
+    slack: LengthOrZero = Field(default_factory=lambda: Q_(2, "m"),
+                                description="Service loop added to every run between racks (default 2 m).")
+    in_rack: LengthOrZero = Field(default_factory=lambda: Q_(1, "m"),
+                                  description="Length of a run between two items in the same rack (default 1 m).")
     length_bins: list[Length] = Field(
         default_factory=lambda: [], description="Lengths cables are ordered in; a run takes the next bin up. "
         "Default: 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000 m.")
