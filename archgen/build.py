@@ -261,6 +261,8 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
                 rack_counts[rid] = rack_counts.get(rid, 0) + n * place.count
         elif rack_ref(place.rack, ("layout", i, "rack")):
             rack_counts[place.rack] = rack_counts.get(place.rack, 0) + place.count
+        else:
+            continue                                  # unresolved rack: reported by REF001
         entries.append((i, place))
     too_large = sum(rack_counts.values()) > MAX_RACKS
     instances = () if too_large else _expand(cluster, entries, unit_racks, rack_types)

@@ -78,3 +78,14 @@ def test_tiers_auto_picks_the_fewest_that_fit(spec_tree) -> None:
     assert small.clusters["cluster/c"].fabrics[0].tiers_used == 2
     large = run([spec_tree(files(sus=1, racks=2, switch="sw8", tiers='"auto"', rail=False))])
     assert large.clusters["cluster/c"].fabrics[0].tiers_used == 3
+
+
+def test_unknown_rack_type_is_a_finding_not_a_crash(spec_tree) -> None:
+    """A rack type named in the layout but defined nowhere is REF001 at its line; the rest still runs."""
+    tree = files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("- {unit: su, count: 2}",
+                                                              "- {unit: su, count: 2}\n- {rack: ghost, count: 3}")
+    result = run([spec_tree(tree)])
+    refs = [f for f in result.findings if f.id == "REF001" and f.object == "cluster/c"]
+    assert len(refs) == 1 and "ghost" in refs[0].message and refs[0].location.line == 8
+    assert result.metrics["cluster/c"]["racks"].m == 6
