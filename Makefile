@@ -35,6 +35,7 @@ golden: $(STAMP)
 
 docs: $(STAMP)
 	$(PY) -m archgen.docs
+	$(PY) docs/gen_accuracy.py > docs/accuracy.md.tmp && mv docs/accuracy.md.tmp docs/accuracy.md
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache
