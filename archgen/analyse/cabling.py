@@ -28,7 +28,7 @@ from archgen.model import PDU, CoolingUnit, PowerShelf, Switch, System
 from archgen.units import Q, Q_
 
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
-COPPER = ("dac", "acc", "aec", "copper-backplane")
+COPPER = ("dac", "acc", "aec", "copper-backplane", "twisted-pair")
 U_M = 0.04445
 
 
@@ -414,15 +414,17 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
         n = int(per_option[i])
         if not n:
             continue
-        for end in (opt.a, opt.b):
+        if opt.a.media in COPPER:  # a cable assembly: one orderable part with its ends built in
+            c = math.ceil(n / min(_ports_per_module(opt.a, speed), _ports_per_module(opt.b, speed)))
+            cables[opt.label] = cables.get(opt.label, 0) + c
+            modules[opt.a.id] = modules.get(opt.a.id, 0) + c
+            power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
+            continue
+        for end in (opt.a, opt.b):  # transceivers at both ends, and a fibre between them
             k = math.ceil(n / _ports_per_module(end, speed))
             modules[end.id] = modules.get(end.id, 0) + k
             power = power + end.power_per_end * k
-        if opt.a.media in COPPER:
-            c = math.ceil(n / min(_ports_per_module(opt.a, speed), _ports_per_module(opt.b, speed)))
-            cables[opt.label] = cables.get(opt.label, 0) + c
-        else:
-            cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + n
+        cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + n
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None)
 
@@ -463,11 +465,12 @@ def _bom(a: ClusterAnalysis, tiers: list[TierCabling]) -> tuple[list[BomLine], d
         for mid, q in t.modules.items():
             part, have = modules[mid]
             modules[mid] = (part, have + q)
-    optics = Q_(0, "W")
+    optics = sum((t.optics_power for t in tiers), Q_(0, "W"))
     for mid, (part, q) in sorted(modules.items()):
         if q:
-            lines.append(BomLine(mid, "Link", q, part.power_per_end, "modules/cable ends"))
-            optics = optics + part.power_per_end * q
+            copper = part.media in COPPER
+            lines.append(BomLine(mid, "Link", q, part.power_per_end * (2 if copper else 1),
+                                 "cable assemblies" if copper else "transceivers"))
     return lines, net_power, optics.to("kW")
 
 

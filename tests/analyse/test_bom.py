@@ -1,0 +1,42 @@
+"""BOM of link parts: a copper cable assembly is ordered once per cable (its ends are built in); a transceiver is
+ordered once per end. (A twin-port 800G OSFP DAC carries two 400G links: 576 leaf-spine links of the GB200 SU's
+compute fabric need 288 cables, not 576 "ends".)"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.analyse.cabling import COPPER
+from archgen.pipeline import run
+from tests.conftest import SPECS
+
+
+@pytest.fixture(scope="module")
+def clusters():
+    return run([SPECS]).clusters
+
+
+@pytest.mark.parametrize("cluster", ["cluster/gb200-nvl72-su", "cluster/dgx-b200-superpod"])
+def test_link_quantities(clusters, cluster):
+    cab = clusters[cluster].cabling
+    cables: dict[str, int] = {}
+    ends: dict[str, int] = {}
+    for t in cab.tiers:
+        for opt in t.options:
+            if opt.a.media in COPPER:
+                cables[opt.a.id] = cables.get(opt.a.id, 0) + t.cables.get(opt.label, 0)
+        for pid, n in t.modules.items():
+            ends[pid] = ends.get(pid, 0) + n
+    links = {line.part: line for line in cab.bom if line.kind == "Link"}
+    for pid, line in links.items():
+        if line.note == "cable assemblies":
+            assert line.quantity == cables[pid], pid
+        else:
+            assert line.quantity == ends[pid], pid
+
+
+def test_gb200_su_compute_leaf_spine_dacs(clusters):
+    tier = next(t for t in clusters["cluster/gb200-nvl72-su"].cabling.tiers
+                if (t.fabric, t.tier) == ("compute", "leaf_spine"))
+    assert tier.links == 576 and tier.cables["dac-800g-osfp"] == 288
+    assert tier.modules == {"dac-800g-osfp": 288}
