@@ -9,6 +9,7 @@ from archgen.model.base import Part
 from archgen.model.cluster import FatTree, LinkChoice
 from archgen.model.power import PDU
 from archgen.model.requirements import Requirement, Requirements
+from archgen.model.workload import Model, Workload
 from archgen.validate import Specs
 
 #: Part kinds that may be placed in a rack slot.
@@ -90,6 +91,9 @@ def build(specs: Specs) -> Design:
         _ref(specs, system.id, system.accelerator, (Accelerator,), ("accelerator",), unresolved)
         for j, nic in enumerate(system.nics):
             _ref(specs, system.id, nic.part, (NIC,), ("nics", j, "part"), unresolved)
+    for w in specs.of(Workload):  # the performance stage estimates the workloads whose references resolve
+        _ref(specs, w.id, w.model, (Model,), ("model",), unresolved, f"workload/{w.id}")
+        _ref(specs, w.id, w.cluster, (Cluster,), ("cluster",), unresolved, f"workload/{w.id}")
     racks = tuple(_rack(specs, r, unresolved) for r in specs.of(Rack))
     reqs = [BoundRequirement(q, f"rack/{r.spec.id}", r.spec.id, ("requirements", i))
             for r in racks for i, q in enumerate(r.spec.requirements)]
