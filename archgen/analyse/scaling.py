@@ -1,0 +1,176 @@
+"""How a cluster's network grows: switches per tier, transceivers and network power as the design is scaled.
+
+The cluster is re-analysed at 1, 2, 4, 8, ... times its layout: every `layout` entry's count (unit instances and
+stand-alone racks such as spine rows) is multiplied by the factor, and the scaled spec goes through the same
+`bind_cluster` → `analyse_cluster` → `analyse_cabling` as the design itself, so every count follows the fabric
+rules and the floor geometry (run lengths decide copper or optics). This is how tests/test_clusters.py grows the
+DGX SuperPOD B200 from 2 to 64 scalable units (its spine racks: one per two SUs), done in memory.
+
+The series stops at the *sizing fabric's* largest size: the first fabric of role `compute` (else the fabric with
+the most node ports), at the tiers its spec allows (`tiers: auto` goes up to 3). A point whose sizing fabric
+reports that it outgrows its tiers is left out. Other fabrics are analysed at every point; their problems at that
+size (an OOB spine pair that runs out of ports, say) are listed with the point, not hidden.
+
+Transceivers are the module ends of optical links (media other than copper), counted as `analyse_cabling` counts
+modules (a twin-port 800G module serving two 400G links is one module). Network power is switches at their
+maximum power plus optics, over all fabrics (`Cabling.network_power`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from archgen.analyse.cabling import COPPER, analyse_cabling
+from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, analyse_cluster
+from archgen.build import ClusterDesign, Design, bind_cluster
+from archgen.units import Q, Q_
+
+#: Largest scaled design analysed (racks): bounds the time a cluster document spends on its scaling chart.
+MAX_RACKS = 10_000
+#: At most this many doublings of the design.
+MAX_POINTS = 12
+
+
+@dataclass(frozen=True)
+class ScalePoint:
+    """One size of the scaled design.
+
+    Attributes:
+        factor: Multiple of the design's layout counts.
+        units: Unit instances (scalable units, pods) at this size.
+        accelerators: Accelerators.
+        nodes: Nodes with accelerators.
+        racks: Racks of every type.
+        tiers: Tiers used by each fabric, by fabric id.
+        switches: Switches per tier (all planes), by fabric id then tier name.
+        transceivers: Optical module ends over all fabrics.
+        network_power: Switches at maximum power plus optics, all fabrics.
+        problems: Fabric problems at this size, as 'fabric: message'.
+    """
+
+    factor: int
+    units: int
+    accelerators: int
+    nodes: int
+    racks: int
+    tiers: dict[str, int]
+    switches: dict[str, dict[str, int]]
+    transceivers: int
+    network_power: Q
+    problems: tuple[str, ...] = ()
+
+    def switches_by_tier(self) -> dict[str, int]:
+        """Switches per tier name summed over the fabrics (leaf, spine, core)."""
+        out: dict[str, int] = {}
+        for tiers in self.switches.values():
+            for name, n in tiers.items():
+                out[name] = out.get(name, 0) + n
+        return out
+
+    @property
+    def switch_total(self) -> int:
+        """Switches of every tier and fabric."""
+        return sum(self.switches_by_tier().values())
+
+    @property
+    def network_power_per_accelerator(self) -> Q:
+        """Network power divided by the accelerators (zero when there are none)."""
+        return (self.network_power / self.accelerators).to("W") if self.accelerators else Q_(0, "W")
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """The scaling series of one cluster.
+
+    Attributes:
+        cluster: Cluster id.
+        fabric: Id of the sizing fabric ('' when the cluster has no fabric).
+        max_accelerators: The sizing fabric's largest size at the most tiers its spec allows (0 when unknown).
+        points: The sizes analysed, smallest first (the design itself is factor 1).
+        stop: Why the series ends.
+    """
+
+    cluster: str
+    fabric: str
+    max_accelerators: int
+    points: tuple[ScalePoint, ...] = field(default_factory=tuple)
+    stop: str = ""
+
+
+def scaled_spec(cluster: ClusterDesign, factor: int):
+    """The cluster's spec with every layout entry's count multiplied by `factor` (a validated copy)."""
+    layout = [p.model_copy(update={"count": p.count * factor}) for p in cluster.spec.layout]
+    return cluster.spec.model_copy(update={"layout": layout})
+
+
+def sizing_fabric(a: ClusterAnalysis) -> FabricAnalysis | None:
+    """The fabric whose largest size bounds the series: the first compute fabric, else the most node ports."""
+    compute = [fa for fa in a.fabrics if fa.fabric.spec.role == "compute"]
+    if compute:
+        return compute[0]
+    return max(a.fabrics, key=lambda fa: fa.node_ports, default=None)
+
+
+def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
+    cab = analyse_cabling(a)
+    optical = 0
+    for t in cab.tiers:
+        media = {end.id: end.media for opt in t.options for end in (opt.a, opt.b)}
+        optical += sum(n for mid, n in t.modules.items() if media.get(mid) not in COPPER)
+    problems = tuple(f"{fa.fabric.spec.id}: {p.message}" for fa in a.fabrics for p in fa.problems)
+    return ScalePoint(
+        factor=factor, units=sum(a.cluster.unit_counts.values()), accelerators=a.accelerators, nodes=a.node_count,
+        racks=a.cluster.rack_total, tiers={fa.fabric.spec.id: fa.tiers_used for fa in a.fabrics},
+        switches={fa.fabric.spec.id: {t.name: t.switches * fa.planes for t in fa.tiers} for fa in a.fabrics},
+        transceivers=optical, network_power=sum(cab.network_power.values(), Q_(0, "kW")).to("kW"),
+        problems=problems)
+
+
+def _too_big(fa: FabricAnalysis) -> bool:
+    """Whether the sizing fabric has outgrown its tiers (or its largest size) at this size."""
+    return any(p.code == "tiers" for p in fa.problems) or (
+        fa.max_accelerators > 0 and fa.accelerators > fa.max_accelerators)
+
+
+def scaling(design: Design, racks: dict, cluster: ClusterDesign, *, max_racks: int = MAX_RACKS,
+            max_points: int = MAX_POINTS) -> Scaling:
+    """Analyse `cluster` at 1, 2, 4, ... times its layout, up to its sizing fabric's largest size.
+
+    Args:
+        design: The built design the cluster belongs to (its specs and rack designs are reused).
+        racks: Rack analyses by object path (for the racks' IT power).
+        cluster: The cluster as built.
+        max_racks: Stop before a size with more racks than this.
+        max_points: Stop after this many sizes.
+
+    Returns:
+        The series; empty when the cluster has no layout.
+    """
+    sizing_id, largest, points, stop = "", 0, [], ""
+    factor = 1
+    while len(points) < max_points:
+        if factor > 1 and cluster.rack_total * factor > max_racks:
+            stop = f"the next size ({cluster.rack_total * factor:,} racks) exceeds the {max_racks:,} racks analysed"
+            break
+        bound = bind_cluster(design.specs, scaled_spec(cluster, factor), design.racks, [])
+        a = analyse_cluster(design, bound, racks)
+        fa = sizing_fabric(a)
+        if fa is None:
+            stop = "the cluster has no fabric"
+            points.append(_point(factor, a))
+            break
+        sizing_id = fa.fabric.spec.id
+        if _too_big(fa):
+            if factor == 1:                       # the design itself is shown whatever its problems
+                points.append(_point(factor, a))
+                stop = f"fabric {sizing_id} does not hold the design itself"
+            else:
+                stop = (f"fabric {sizing_id} reaches at most {largest:,} accelerators at its tiers; "
+                        f"{factor} × the design needs {fa.accelerators:,}")
+            break
+        largest = max(largest, fa.max_accelerators)
+        points.append(_point(factor, a))
+        factor *= 2
+    else:
+        stop = f"{max_points} sizes analysed"
+    return Scaling(cluster.spec.id, sizing_id, largest, tuple(points), stop)

@@ -1,0 +1,107 @@
+"""The scaling series: the same cluster analysis at 1, 2, 4, ... times the layout, up to the fabric's largest size.
+
+Switch counts are checked against NVIDIA's DGX SuperPOD B200 scaling table (the rows and citation are in
+tests/test_clusters.py, whose `_superpod` helper writes the scaled specs the pipeline is compared with).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.analyse.scaling import scaled_spec, scaling
+from archgen.pipeline import run
+from tests.test_clusters import RACKS, SCALING, _superpod
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    """The shipped examples, run once."""
+    return run([SPECS])
+
+
+def _series(result, cluster_id: str):
+    cluster = next(c for c in result.design.clusters if c.spec.id == cluster_id)
+    return scaling(result.design, result.racks, cluster)
+
+
+def _transceivers(analysis) -> int:
+    """Optical module ends of a pipeline cluster analysis, counted independently of `scaling`."""
+    optical = {end.id for t in analysis.cabling.tiers for opt in t.options for end in (opt.a, opt.b)
+               if end.media in ("multimode", "singlemode")}
+    return sum(line.quantity for line in analysis.cabling.bom if line.kind == "Link" and line.part in optical)
+
+
+def test_the_design_is_the_first_point(shipped) -> None:
+    """Factor 1 is the design itself: the pipeline's accelerators, switches, optics and network power."""
+    for cid in ("dgx-b200-superpod", "gb200-nvl72-su"):
+        a, m = shipped.clusters[f"cluster/{cid}"], shipped.metrics[f"cluster/{cid}"]
+        first = _series(shipped, cid).points[0]
+        assert (first.factor, first.accelerators, first.racks) == (1, m["accelerators"].m, m["racks"].m)
+        assert first.network_power.m_as("kW") == pytest.approx(m["network_power"].m_as("kW"))
+        assert first.switches == {fa.fabric.spec.id: {t.name: t.switches * fa.planes for t in fa.tiers}
+                                  for fa in a.fabrics}
+        assert first.transceivers == _transceivers(a)
+
+
+def test_b200_series_reproduces_the_ra_scaling_table(tmp_path: Path) -> None:
+    """2 SUs doubled five times: leaf/spine/core switches of the compute fabric match the RA for 2 to 64 SUs."""
+    result = run([_superpod(tmp_path, 2, 0, ufm=False), RACKS])
+    series = _series(result, "dgx-b200-superpod")
+    got = {p.units: p.switches["compute"] for p in series.points}
+    for sus, _nodes, gpus, leaf, spine, core, *_ in SCALING:
+        assert got[sus] == {"leaf": leaf, "spine": spine, **({"core": core} if core else {})}
+        assert next(p for p in series.points if p.units == sus).accelerators == gpus
+
+
+def test_a_scaled_point_equals_the_pipeline_on_the_scaled_spec(tmp_path: Path) -> None:
+    """8 SUs from 2 SUs × 4 in memory = the pipeline run of the spec written with 8 SUs (and 4 spine racks)."""
+    small = run([_superpod(tmp_path / "a", 2, 0, ufm=False), RACKS])
+    point = next(p for p in _series(small, "dgx-b200-superpod").points if p.factor == 4)
+    big = run([_superpod(tmp_path / "b", 8, 0, ufm=False), RACKS])
+    a, m = big.clusters["cluster/dgx-b200-superpod"], big.metrics["cluster/dgx-b200-superpod"]
+    assert (point.accelerators, point.racks) == (m["accelerators"].m, m["racks"].m)
+    assert point.network_power.m_as("kW") == pytest.approx(m["network_power"].m_as("kW"))
+    assert point.transceivers == _transceivers(a) > 0
+
+
+def test_series_stops_at_the_fabric_largest_size(shipped) -> None:
+    """B200: 3 tiers of 64-port switches reach 64³/4 = 65,536 GPUs, so 4 SUs double six times (65,024 GPUs);
+    GB200 SU: a 2-tier compute fabric reaches 64²/2 = 2,048 GPUs, so 576 GPUs double once."""
+    b200 = _series(shipped, "dgx-b200-superpod")
+    assert [p.factor for p in b200.points] == [1, 2, 4, 8, 16, 32, 64]
+    assert b200.fabric == "compute" and b200.max_accelerators == 64 ** 3 // 4
+    assert b200.points[-1].accelerators <= b200.max_accelerators < 2 * b200.points[-1].accelerators
+    assert [p.switches["compute"].get("core", 0) for p in b200.points][:3] == [0, 0, 64]
+    gb = _series(shipped, "gb200-nvl72-su")
+    assert [p.accelerators for p in gb.points] == [576, 1152] and gb.max_accelerators == 64 ** 2 // 2
+    assert "2,048" in gb.stop
+
+
+def test_series_grows_and_reports_other_fabrics_problems(shipped) -> None:
+    """Counts never shrink as the design doubles; the OOB spine pair's overflow is listed, not hidden."""
+    points = _series(shipped, "dgx-b200-superpod").points
+    for small, big in zip(points, points[1:], strict=False):
+        assert big.switch_total > small.switch_total and big.transceivers > small.transceivers
+        assert big.network_power > small.network_power
+    assert not points[0].problems
+    assert any(p.startswith("oob:") for p in points[-1].problems)
+
+
+def test_rack_limit_bounds_the_series(shipped) -> None:
+    """A rack limit stops the doubling early and says so."""
+    cluster = next(c for c in shipped.design.clusters if c.spec.id == "dgx-b200-superpod")
+    series = scaling(shipped.design, shipped.racks, cluster, max_racks=200)
+    assert [p.racks for p in series.points] == [38, 76, 152] and "200 racks" in series.stop
+
+
+def test_scaled_spec_multiplies_every_layout_entry(shipped) -> None:
+    """Units and stand-alone racks alike; the original spec is untouched (models are frozen values)."""
+    cluster = next(c for c in shipped.design.clusters if c.spec.id == "dgx-b200-superpod")
+    before = [p.count for p in cluster.spec.layout]
+    spec = scaled_spec(cluster, 4)
+    assert [p.count for p in spec.layout] == [4 * n for n in before]
+    assert [p.count for p in cluster.spec.layout] == before
