@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from archgen import cache
 from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, UsageError
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -101,8 +102,15 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
 
 
 def load_file(path: Path) -> list[Document]:
-    """Load all documents of one YAML file."""
-    return load_text(read_text(path), str(path))
+    """Load all documents of one YAML file (parsed documents are cached by content: YAML parsing is slow)."""
+    text = read_text(path)
+    key = cache.digest(text, str(MAX_NODES))
+    hit = cache.load("yaml", key)
+    if hit is not None:
+        return [Document(str(path), data, positions) for data, positions in hit]
+    docs = load_text(text, str(path))
+    cache.store("yaml", key, [(d.data, d.positions) for d in docs])
+    return docs
 
 
 def load_text(text: str, name: str) -> list[Document]:

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # networkx costs ~0.1 s to import; only graph-building calls load it
+    import networkx as nx
+
 import numpy as np
 
 
@@ -62,6 +65,7 @@ def tier_pairs(shape: ClosShape, tier: str) -> tuple[np.ndarray, np.ndarray, np.
 
 def clos_graph(shape: ClosShape, leaf_endpoints: Sequence[int], speed_gbps: float = 1.0) -> nx.Graph:
     """One plane as a graph: ('ep', i) node groups, ('leaf', i), ('spine', j), ('core', c); edge 'capacity' in Gb/s."""
+    import networkx as nx
     g = nx.Graph()
     for i, n in enumerate(leaf_endpoints):
         if n:
@@ -84,6 +88,7 @@ def clos_graph(shape: ClosShape, leaf_endpoints: Sequence[int], speed_gbps: floa
 
 def cut_capacity(g: nx.Graph, side_a: Sequence[int], side_b: Sequence[int]) -> float:
     """Max flow (= min cut) from the node groups behind leaves `side_a` to those behind `side_b`."""
+    import networkx as nx
     d = nx.DiGraph()
     for u, v, data in g.edges(data=True):
         d.add_edge(u, v, capacity=data["capacity"])
@@ -101,11 +106,13 @@ def cut_capacity(g: nx.Graph, side_a: Sequence[int], side_b: Sequence[int]) -> f
 
 def single_points_of_failure(g: nx.Graph) -> list[tuple[str, int]]:
     """Spine and core switches whose loss alone disconnects some node groups from others."""
+    import networkx as nx
     return sorted(v for v in nx.articulation_points(g) if v[0] in ("spine", "core"))
 
 
 def connected(g: nx.Graph) -> bool:
     """Whether every node group reaches every other."""
+    import networkx as nx
     groups = [v for v in g if v[0] == "ep"]
     if len(groups) < 2:
         return True
@@ -115,6 +122,7 @@ def connected(g: nx.Graph) -> bool:
 
 def max_switch_hops(g: nx.Graph) -> int:
     """Switches on the longest shortest path between two node groups (small graphs only)."""
+    import networkx as nx
     groups = [v for v in g if v[0] == "ep"]
     worst = 0
     for src in groups:

@@ -8,17 +8,17 @@ pint's expression evaluator, so a hostile spec cannot make the parser hang (``"1
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import re
 from importlib import resources
-from pathlib import Path
 from typing import Annotated, Any
 
 import pint
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
+
+from archgen.cache import cache_dir, digest
 
 
 def _definitions() -> str:
@@ -38,8 +38,8 @@ def _build_registry() -> pint.UnitRegistry:
     text = _definitions()
     options = {"autoconvert_offset_to_baseunit": True}  # "35 degC" parses
     try:
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "archgen" / "units"
-        defs = cache / f"definitions-{hashlib.sha256(text.encode()).hexdigest()[:16]}.txt"
+        cache = cache_dir("units")
+        defs = cache / f"definitions-{digest(text)}.txt"
         if not defs.exists():
             cache.mkdir(parents=True, exist_ok=True)
             tmp = defs.with_suffix(f".{os.getpid()}.tmp")

@@ -62,3 +62,17 @@ def test_merged_keys_are_located_at_the_merging_mapping():
     doc = load_text("base: &b {x: 1}\nkind: A\nid: a\nz:\n  <<: *b\n  y: 3\n", "x.yaml")[0]
     assert doc.locate(("z", "x")).line in (4, 5)
     assert doc.locate(("z", "y")).line == 6
+
+
+def test_parsed_files_are_cached_by_content(tmp_path, monkeypatch):
+    from archgen.load import load_file
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    f = tmp_path / "a.yaml"
+    f.write_text("kind: A\nid: a\nx: {y: 1}\n")
+    first = load_file(f)
+    assert list((tmp_path / "cache" / "archgen" / "yaml").glob("*.pickle"))
+    assert load_file(f) == first                        # served from the cache, same data and positions
+    f.write_text("kind: A\nid: a\nx: {y: 2}\n")
+    assert load_file(f)[0].data["x"] == {"y": 2}        # new content, new key
+    monkeypatch.setenv("XDG_CACHE_HOME", "/proc/not-writable")
+    assert load_file(f)[0].data["x"] == {"y": 2}        # no cache: still loads
