@@ -1,4 +1,5 @@
-"""The pipeline's performance stage: estimate every `Workload` that names its cluster."""
+"""The pipeline's performance stage: estimate every `Workload` that names its cluster, and place the kernels of
+one layer of its chosen layout on the accelerator's roofline (`perf/roofline.py`)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ from archgen.model import Cluster
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.estimate import Estimate, estimate
+from archgen.perf.roofline import Roofline, workload_roofline
 
 
 @dataclass(frozen=True)
 class WorkloadResult:
-    """A workload's estimate, or why it could not be estimated."""
+    """A workload's estimate and the roofline of its layout's kernels, or why it could not be estimated."""
 
     workload: Workload
     estimate: Estimate | None
     error: str = ""
+    roofline: Roofline | None = None
 
     @property
     def path(self) -> str:
@@ -26,7 +29,8 @@ class WorkloadResult:
 
 
 def estimate_workloads(specs) -> dict[str, WorkloadResult]:
-    """Estimate each workload with a `cluster` on that cluster (sensitivities included), keyed by object path.
+    """Estimate each workload with a `cluster` on that cluster (sensitivities included, and the roofline of the
+    chosen layout's kernels), keyed by object path.
 
     Unknown model or cluster ids are left to the REF checks; a layout that cannot run becomes a result with an
     `error`, reported by PERF003.
@@ -41,7 +45,8 @@ def estimate_workloads(specs) -> dict[str, WorkloadResult]:
             gpus = w.accelerators or total
             if gpus > total:
                 raise ArchgenError(f"asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
-            result = WorkloadResult(w, estimate(w, model, hw, gpus, gpus_per_rack=per_rack))
+            est = estimate(w, model, hw, gpus, gpus_per_rack=per_rack)
+            result = WorkloadResult(w, est, roofline=workload_roofline(w, model, hw, est.layout))
         except ArchgenError as err:
             result = WorkloadResult(w, None, str(err))
         out[result.path] = result
