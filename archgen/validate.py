@@ -91,6 +91,8 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping) -> SpecProblem:
     if expected:
         shown = value if not isinstance(value, dict | list) else type(value).__name__
         return SpecProblem(doc.locate(loc), path, "", value=shown, expected=expected.format(**ctx))
+    if kind == "value_error":  # a model validator's own message says what is wrong; the input is the whole mapping
+        return SpecProblem(doc.locate(loc), path, str(err["msg"]).removeprefix("Value error, "))
     return SpecProblem(doc.locate(loc), path, f"{err['msg']}, got {_short(value)}")
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterable, Iterator
 
 from archgen.checks.registry import Context, Violation, check
 
@@ -34,12 +35,17 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
         metrics = ctx.metrics.get(b.subject)
         if metrics is None:
             yield Violation(b.subject or b.owner, b.owner, b.path + ("subject",),
-                            f"{b.req.id}: unknown subject '{b.subject}' (known: {', '.join(sorted(ctx.metrics))})")
+                            f"{b.req.id}: unknown subject '{b.subject}'{_suggest(b.subject, ctx.metrics)}")
         elif b.req.metric not in metrics:
             yield Violation(b.subject, b.owner, b.path + ("metric",),
-                            f"{b.req.id}: {b.subject} has no metric '{b.req.metric}' "
+                            f"{b.req.id}: {b.subject} has no metric '{b.req.metric}'{_suggest(b.req.metric, metrics)} "
                             f"(known: {', '.join(sorted(metrics))})")
         elif not metrics[b.req.metric].is_compatible_with(b.req.target.limit):
             yield Violation(b.subject, b.owner, b.path + ("target",),
                             f"{b.req.id}: target {b.req.target} does not have the dimension of {b.req.metric} "
                             f"({metrics[b.req.metric].dimensionality})")
+
+
+def _suggest(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.7)
+    return f"; did you mean '{close[0]}'?" if close else ""
