@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import json
 
+import pint
+from pydantic.json_schema import GenerateJsonSchema
+
 from archgen.model import KINDS
+from archgen.units import format_quantity
+
+
+class _Generator(GenerateJsonSchema):
+    """Writes quantity defaults the way a spec author would (``"2 m"``)."""
+
+    def encode_default(self, dft: object) -> object:
+        if isinstance(dft, pint.Quantity):
+            return format_quantity(dft)
+        return super().encode_default(dft)
 
 
 def schemas(as_text: bool = False) -> dict:
     """One JSON Schema per kind, keyed by kind name; `as_text` gives deterministic JSON text instead."""
-    out = {kind: cls.model_json_schema(by_alias=True) for kind, cls in sorted(KINDS.items())}
+    out = {kind: cls.model_json_schema(by_alias=True, schema_generator=_Generator)
+           for kind, cls in sorted(KINDS.items())}
     if as_text:
         return {k: json.dumps(v, indent=2, sort_keys=True) + "\n" for k, v in out.items()}
     return out
