@@ -1,8 +1,10 @@
 """The cluster document: scaling, rack types, power and cooling totals, fabrics, cabling and optics, BOM.
 
-Figures come from `archgen.analyse.network.ClusterAnalysis` (fabrics, scale-up) and its `cabling`
-(`archgen.analyse.cabling.Cabling`). Presentation arithmetic only: per-rack-type figures times the rack count,
-and their sums, for the power and cooling tables.
+Figures come from `archgen.analyse.network.ClusterAnalysis` (fabrics, scale-up), its `cabling`
+(`archgen.analyse.cabling.Cabling`) and, for the growth table and chart, `archgen.analyse.scaling.scaling`, which
+the renderer asks for because only documents show it (the pipeline does not pay for it on every `check`).
+Presentation arithmetic only: per-rack-type figures times the rack count, and their sums, for the power and
+cooling tables.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from archgen.analyse.scaling import Scaling, scaling
 from archgen.model import Part
 from archgen.render import common, fmt, performance, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
@@ -58,14 +61,14 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
                  date), dict(counts)
 
 
-def build(scope: Scope, a: Any, counts: dict[str, int]) -> Document:
-    """The whole cluster document."""
+def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None = None) -> Document:
+    """The whole cluster document (with the growth table when `series` is given)."""
     spec = a.cluster.spec
     title = spec.name or spec.id
     control = common.document_control(scope, f"AG-CLUSTER-{spec.id.upper()}", title,
                                       "ODM/JDM, networking, power and cooling, and facility partners")
     sections = [abstract(scope, a), common.conventions(), common.requirements_section(scope),
-                common.components_section(scope, counts), architecture(a), rack_types(scope, a),
+                common.components_section(scope, counts), architecture(a, series), rack_types(scope, a),
                 power_cooling(scope, a), fabrics(scope, a)]
     if a.cabling is not None:
         sections.append(cabling(a))
@@ -101,8 +104,8 @@ def abstract(scope: Scope, a: Any) -> Section:
     return section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
 
 
-def architecture(a: Any) -> Section:
-    """Units, rack types and the scaling table per fabric tier; the floor plan."""
+def architecture(a: Any, series: Scaling | None = None) -> Section:
+    """Units, rack types and the scaling table per fabric tier; the growth of the design; the floor plan."""
     c = a.cluster
     unit_rows = [(uid, c.unit_counts.get(uid, 0), ", ".join(f"{n} × {rid}" for rid, n in c.unit_racks.get(uid, ())))
                  for uid in sorted(c.unit_counts)]
@@ -121,10 +124,45 @@ def architecture(a: Any) -> Section:
             Column("Up", digits=0, align="right"), Column("Ports used", digits=0, align="right"),
             Column("Oversubscription (down:up)", digits=2, align="right"))
     section.add(Table("scaling", "Scaling table: switches per fabric tier", cols, tuple(rows)))
+    if series is not None and series.points:
+        section.sub("growth", "Growth of the design", *growth(series))
     if c.instances:
         section.add(Figure("fig-floor", "floor", f"Floor plan: {len(c.instances)} racks by row, coloured by rack "
                                                  f"type"))
     return section
+
+
+def growth(series: Scaling) -> tuple:
+    """The design at 1, 2, 4, ... times its layout: what the network takes at each size, and the chart."""
+    tiers = [t for t in ("leaf", "spine", "core") if any(t in p.switches_by_tier() for p in series.points)]
+    fabric = series.fabric
+    rows = [(f"{p.factor} ×", p.units, p.accelerators, p.racks, p.tiers.get(fabric),
+             *(p.switches_by_tier().get(t, 0) for t in tiers), p.transceivers, p.network_power,
+             p.network_power_per_accelerator) for p in series.points]
+    cols = (Column("Size"), Column("Units", digits=0, align="right"), Column("Accelerators", digits=0, align="right"),
+            Column("Racks", digits=0, align="right"), Column(f"Tiers ({fabric})", digits=0, align="right"),
+            *(Column(f"{t.capitalize()} switches", digits=0, align="right") for t in tiers),
+            Column("Transceivers", digits=0, align="right"), Column("Network power", "kW", 1, "right"),
+            Column("Per accelerator", "W", 1, "right"))
+    largest = f" ({series.max_accelerators:,} accelerators)" if series.max_accelerators else ""
+    blocks: list = [
+        Para(f"The same analysis at 1, 2, 4, ... times the layout (every unit and stand-alone rack count doubled), up "
+             f"to the largest size of fabric {fabric}{largest}: the series stops because {series.stop}. Switches "
+             "are summed over all fabrics by tier; transceivers are the optical module ends; network power is "
+             "switches at maximum power plus optics."),
+        Table("growth", "Growth of the design: switches, transceivers and network power", cols, tuple(rows)),
+        Figure("fig-scaling", "scaling", "Switches per tier, transceivers and network power against accelerators "
+                                         "as the design doubles")]
+    first: dict[str, tuple[int, list[str]]] = {}
+    for p in series.points:
+        for text in p.problems:
+            fid, _, message = text.partition(": ")
+            if fid not in first or first[fid][0] == p.factor:
+                first.setdefault(fid, (p.factor, []))[1].append(message)
+    if first:
+        blocks.append(Bullets(tuple(f"From {k} × the design, fabric {fid}: {'; '.join(msgs)}"
+                                    for fid, (k, msgs) in sorted(first.items()))))
+    return tuple(blocks)
 
 
 def rack_types(scope: Scope, a: Any) -> Section:
@@ -327,9 +365,12 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     step("document model")
     a = target.analysis
     scope, counts = cluster_scope(result, a, revision, date)
-    doc = build(scope, a, counts)
+    step("scaling")
+    series = scaling(result.design, result.racks, a.cluster)
+    doc = build(scope, a, counts, series)
     figures: dict[str, Callable[[], Any]] = {
         "floor": lambda: cluster_diagrams.floor_plan(a), "topology": lambda: cluster_diagrams.topology(a),
+        "scaling": lambda: cluster_diagrams.scaling_chart(series),
         **performance.figures(performance.workloads_for(result, a.cluster.spec.id))}
     for rid in a.cluster.rack_counts:
         rack_a = result.racks.get(f"rack/{rid}")

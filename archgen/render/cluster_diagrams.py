@@ -1,7 +1,9 @@
-"""Cluster diagrams: floor plan (racks by row, coloured by type) and fabric topology by tier with counts.
+"""Cluster diagrams: floor plan (racks by row, coloured by type), fabric topology by tier with counts, and the
+scaling chart (switches, transceivers and network power against accelerators as the design is doubled).
 
-Both scale to any cluster size: the floor plan is one image of rack-type indices (not one patch per rack) and
-the topology draws one box per tier with its count, never one box per switch or node.
+All scale to any cluster size: the floor plan is one image of rack-type indices (not one patch per rack), the
+topology draws one box per tier with its count, never one box per switch or node, and the scaling chart plots the
+few sizes of `archgen.analyse.scaling.Scaling`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+from archgen.render import fmt
 
 PALETTE = ["#76b900", "#4a90d9", "#f5a623", "#50c8c8", "#9b59b6", "#e74c3c", "#95a5a6", "#2ecc71", "#34495e",
            "#f1c40f"]
@@ -83,4 +88,55 @@ def topology(a: Any) -> Figure:
     ax.set_ylim(-0.4, top + 0.8)
     ax.axis("off")
     ax.set_title(f"{a.cluster.spec.id}: fabrics by tier ({a.accelerators:,} accelerators)", loc="left")
+    return fig
+
+
+TIER_STYLES = {"leaf": ("#8fb3e0", "o"), "spine": ("#4a90d9", "s"), "core": ("#2f6db5", "D")}
+
+
+def scaling_chart(series: Any) -> Figure:
+    """Switches per tier and transceivers (left), network power in total and per accelerator (right), against
+    accelerators, on log axes; the design itself is ringed."""
+    points = series.points
+    acc = [p.accelerators for p in points]
+    fig = Figure(figsize=(7.0, 3.4))
+    left, right = fig.subplots(1, 2)
+    tiers = [t for t in ("leaf", "spine", "core") if any(t in p.switches_by_tier() for p in points)]
+    for t in tiers:
+        colour, marker = TIER_STYLES[t]
+        left.plot(acc, [p.switches_by_tier().get(t) or np.nan for p in points], marker=marker, markersize=3.5,
+                  color=colour, linewidth=1.0, label=f"{t} switches")
+    left.plot(acc, [p.switch_total for p in points], color="#333333", linewidth=1.0, marker=".", label="all switches")
+    left.plot(acc, [p.transceivers or np.nan for p in points], color="#f5a623", linewidth=1.2, marker="^",
+              markersize=3.5, label="transceivers")
+    power = [fmt.magnitude(p.network_power, "kW") for p in points]
+    per_acc = [fmt.magnitude(p.network_power_per_accelerator, "W") for p in points]
+    right.plot(acc, power, color="#e74c3c", marker="o", markersize=3.5, linewidth=1.2, label="network power (kW)")
+    twin = right.twinx()
+    twin.plot(acc, per_acc, color="#9b59b6", marker="s", markersize=3, linewidth=1.0, linestyle="--",
+              label="per accelerator (W)")
+    twin.set_ylabel("W per accelerator")
+    twin.set_ylim(0, max(per_acc + [1.0]) * 1.3)
+    twin.spines["right"].set_visible(True)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_xlabel("accelerators")
+        ax.grid(which="major", color="#dddddd", linewidth=0.5)
+        if len(acc) > 1:
+            ax.set_xticks(acc, [fmt.number(a) for a in acc], fontsize=6, rotation=45)
+        ax.minorticks_off()
+    for ax in (left, right):                          # plain labels: log axes' mathtext is slow to draw
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt.number(v, 1 if v < 1 else 0)))
+        ax.yaxis.set_minor_locator(NullLocator())
+    left.set_ylabel("count")
+    right.set_ylabel("kW")
+    left.plot([acc[0]], [points[0].switch_total], marker="o", markersize=9, markerfacecolor="none",
+              markeredgecolor="#333333", linestyle="")
+    left.legend(fontsize=6, frameon=False, loc="upper left")
+    handles = right.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
+    right.legend(handles=handles, fontsize=6, frameon=False, loc="upper left")
+    left.set_title(f"{series.cluster}: network as the design doubles", loc="left")
+    fig.tight_layout()
     return fig

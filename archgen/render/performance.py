@@ -1,7 +1,9 @@
 """The performance section of a cluster document: each workload's targets against its estimate, the step-time
-breakdown, memory per accelerator, the elasticities to hardware parameters, and the conventions used.
+breakdown, the roofline of one layer's kernels, memory per accelerator, the elasticities to hardware parameters,
+and the conventions used.
 
-Values come from `archgen.perf` (via `Run.workloads`); this module only lays them out.
+Values come from `archgen.perf` (via `Run.workloads`: `WorkloadResult.estimate` and `.roofline`); this module only
+lays them out. Presentation arithmetic only: a kernel's share of the roof (achieved / attainable).
 """
 
 from __future__ import annotations
@@ -9,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from matplotlib.figure import Figure as MplFigure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
+from archgen.units import Q_
 
 #: Display unit of each performance metric.
 UNITS = {"step_time": "s", "ttft": "ms", "tpot": "ms", "tflops_per_gpu": "TFLOPS", "memory_per_gpu": "GB",
@@ -61,6 +67,8 @@ def section(results: list[Any]) -> Section | None:
                       tuple((k, v, fmt.pct(float(v / total) if total.magnitude else None, 1))
                             for k, v in e.breakdown.items())))
         sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown"))
+        if r.roofline is not None:
+            sub.add(*roofline_blocks(r.roofline, w.id))
         sub.add(Table(f"perf-memory-{fmt.slug(w.id)}", "Memory per accelerator",
                       (Column("Component"), Column("Memory", "GB", 2, "right")), tuple(e.memory.items())))
         if e.sensitivity:
@@ -74,10 +82,102 @@ def section(results: list[Any]) -> Section | None:
     return top
 
 
+def _scope(rf: Any) -> str:
+    """What the roofline's kernels are, in words."""
+    if "forward" in rf.tokens:
+        what = f"one layer's forward pass for one micro-batch ({fmt.number(rf.tokens['forward'])} tokens)"
+    else:
+        what = (f"one layer of one prefill request ({fmt.number(rf.tokens['prefill'])} tokens) and of one decode "
+                f"step ({fmt.number(rf.tokens['decode'])} sequences)")
+    return f"{what} on one {rf.accelerator} at tp = {rf.tp}, {rf.dtype.upper()}"
+
+
+def roofline_blocks(rf: Any, workload_id: str) -> tuple[Figure, Table]:
+    """The roofline figure and its kernel table."""
+    slug = fmt.slug(workload_id)
+    caption = (f"Roofline of {_scope(rf)}: compute roof {fmt.q(Q_(rf.compute_ceiling, 'FLOPS'), 'TFLOPS', 0)} "
+               f"({rf.dtype} peak × measured GEMM efficiency), memory roof "
+               f"{fmt.q(Q_(rf.memory_ceiling, 'B/s'), 'TB/s', 2)}, ridge {fmt.number(rf.ridge, 0)} FLOP/B")
+    rows = tuple((k.phase, k.name, Q_(k.flop, "FLOP"), Q_(k.bytes_moved, "B"), k.intensity, Q_(k.time, "s"),
+                  Q_(k.achieved, "FLOPS"), fmt.pct(k.achieved / rf.ceiling(k.intensity), 0),
+                  "memory" if k.intensity < rf.ridge else "compute") for k in rf.kernels)
+    cols = (Column("Phase"), Column("Kernel"), Column("Work", "GFLOP", 1, "right"),
+            Column("Traffic", "MB", 1, "right"), Column("Intensity (FLOP/B)", digits=1, align="right"),
+            Column("Time", "µs", 1, "right"), Column("Achieved", "TFLOPS", 1, "right"),
+            Column("Of roof", align="right"), Column("Side of ridge"))
+    return (Figure(f"fig-roofline-{slug}", f"roofline-{slug}", caption),
+            Table(f"perf-kernels-{slug}", f"Kernels of {_scope(rf)}", cols, rows))
+
+
 def figures(results: list[Any]) -> dict[str, Callable[[], MplFigure]]:
-    """A waterfall of the time breakdown for each estimated workload."""
-    return {f"perf-{fmt.slug(r.workload.id)}": (lambda r=r: waterfall(r.estimate, r.workload.id))
-            for r in results if r.estimate is not None}
+    """A waterfall of the time breakdown and a roofline of one layer's kernels for each estimated workload."""
+    out: dict[str, Callable[[], MplFigure]] = {
+        f"perf-{fmt.slug(r.workload.id)}": (lambda r=r: waterfall(r.estimate, r.workload.id))
+        for r in results if r.estimate is not None}
+    for r in results:
+        if r.estimate is not None and r.roofline is not None:
+            out[f"roofline-{fmt.slug(r.workload.id)}"] = lambda r=r: roofline(r.roofline, r.workload.id)
+    return out
+
+
+#: Colour of each kernel by name (phases share colours; the marker tells them apart).
+KERNEL_COLOURS = {"QKV projection": "#4a90d9", "attention output projection": "#2f6db5", "FFN up": "#76b900",
+                  "FFN up/gate": "#76b900", "FFN down": "#4e8a00", "expert up": "#76b900",
+                  "expert up/gate": "#76b900", "expert down": "#4e8a00", "router": "#9b59b6",
+                  "shared expert up": "#50c8c8", "shared expert up/gate": "#50c8c8", "shared expert down": "#2e8f8f",
+                  "attention core": "#f5a623", "element-wise": "#e74c3c"}
+MARKERS = {"forward": "o", "prefill": "o", "decode": "^"}
+#: Label offsets (points) taken in turn, so that numbers of neighbouring kernels do not overprint.
+OFFSETS = ((4, 3), (4, -9), (-10, 3), (-10, -9))
+
+
+def _tick(value: float, _pos: object) -> str:
+    """A log-axis tick label without mathtext: 0.1, 1, 10, 1,000."""
+    return fmt.number(value, 1 if value < 1 else 0)
+
+
+def roofline(rf: Any, title: str) -> MplFigure:
+    """Attainable FLOP/s against arithmetic intensity (log-log): both roofs, the ridge, one numbered point per
+    kernel at its achieved rate, and a legend naming each number."""
+    tflops = [fmt.magnitude(Q_(k.achieved, "FLOPS"), "TFLOPS") for k in rf.kernels]
+    xs = [k.intensity for k in rf.kernels]
+    lo = min([*xs, rf.ridge]) / 4
+    hi = max([*xs, rf.ridge]) * 4
+    grid = np.geomspace(lo, hi, 200)
+    to_t = fmt.magnitude(Q_(1.0, "FLOPS"), "TFLOPS")
+    fig = MplFigure(figsize=(7.0, 4.2))
+    ax = fig.subplots()
+    ax.loglog(grid, np.minimum(rf.peak, grid * rf.hbm_peak) * to_t, color="#999999", linestyle="--", linewidth=0.8,
+              label="datasheet peak and HBM bandwidth")
+    ax.loglog(grid, np.minimum(rf.compute_ceiling, grid * rf.memory_ceiling) * to_t, color="#333333",
+              linewidth=1.4, label="attainable (measured efficiencies)")
+    ax.axvline(rf.ridge, color="#777777", linestyle=":", linewidth=0.8)
+    ax.text(rf.ridge, 0.45, f"ridge {fmt.number(rf.ridge, 0)} FLOP/B ", fontsize=6.5, color="#555555",
+            ha="right", va="center", transform=ax.get_xaxis_transform())
+    handles = []
+    for i, (k, x, y) in enumerate(zip(rf.kernels, xs, tflops, strict=True), 1):
+        colour = KERNEL_COLOURS.get(k.name, "#95a5a6")
+        ax.scatter([x], [y], s=28, marker=MARKERS.get(k.phase, "o"), color=colour, edgecolor="#222222",
+                   linewidth=0.5, zorder=3)
+        ax.annotate(str(i), (x, y), textcoords="offset points", xytext=OFFSETS[i % len(OFFSETS)], fontsize=6.5)
+        handles.append(Line2D([], [], marker=MARKERS.get(k.phase, "o"), linestyle="", color=colour,
+                              markeredgecolor="#222222", markeredgewidth=0.5,
+                              label=f"{i} {k.phase}: {k.name} ({fmt.number(y, 0)} TFLOP/s)"))
+    roofs = ax.legend(loc="lower right", fontsize=6.5, frameon=False)
+    ax.add_artist(roofs)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=6.5)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(min(tflops + [rf.compute_ceiling * to_t]) / 4, rf.peak * to_t * 2)
+    for axis in (ax.xaxis, ax.yaxis):                 # plain labels: log axes' mathtext is slow to draw
+        axis.set_major_locator(LogLocator(base=10))
+        axis.set_major_formatter(FuncFormatter(_tick))
+        axis.set_minor_locator(NullLocator())
+    ax.set_xlabel("arithmetic intensity (FLOP/B)")
+    ax.set_ylabel("TFLOP/s")
+    ax.grid(which="major", color="#dddddd", linewidth=0.5)
+    ax.set_title(f"{title}: roofline of one layer ({rf.dtype}, {rf.accelerator})", loc="left")
+    fig.tight_layout()
+    return fig
 
 
 def waterfall(e: Any, title: str) -> MplFigure:

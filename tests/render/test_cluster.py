@@ -57,3 +57,35 @@ def test_progress_is_quiet_off_a_terminal(test_run, tmp_path, capfd):
     render_all(test_run, tmp_path, target="nvl72-test", formats=("md",), revision="test")
     assert capfd.readouterr().err == ""
     render_all(test_run, tmp_path, target="nvl72-test", formats=("md",), revision="test", progress=True)
+
+
+def test_roofline_figure_and_kernel_table_per_workload(cluster_out, shipped_run):
+    """Next to each waterfall: a roofline figure and one table row per kernel of the estimate's roofline."""
+    folder, written, _ = cluster_out
+    md = (folder / f"{CLUSTER}.md").read_text()
+    names = {p.name for p in written}
+    for path, r in shipped_run.workloads.items():
+        wid = path.split("/", 1)[1]
+        assert {f"roofline-{wid}.png", f"roofline-{wid}.svg"} <= names
+        assert md.index(f"](perf-{wid}.svg)") < md.index(f"](roofline-{wid}.svg)")
+        after = md.split(f"](roofline-{wid}.svg)", 1)[1]
+        table = after.split("*Table: Kernels of", 1)[1].split("\n\n")[1]
+        assert len(table.splitlines()) == 2 + len(r.roofline.kernels)
+    assert "| forward | attention core |" in md and "| decode | attention core |" in md
+
+
+def test_growth_table_and_chart_come_from_the_scaling_analysis(cluster_out, shipped_run):
+    """The growth table lists every size `analyse.scaling` returns, with its switches, optics and power."""
+    from archgen.analyse.scaling import scaling
+    folder, written, analysis = cluster_out
+    md = (folder / f"{CLUSTER}.md").read_text()
+    assert "scaling.png" in {p.name for p in written}
+    series = scaling(shipped_run.design, shipped_run.racks, analysis.cluster)
+    section = md.split('<a id="growth"></a>', 1)[1].split('<a id="rack-types"></a>', 1)[0]
+    for p in series.points:
+        tiers = p.switches_by_tier()
+        assert re.search(rf"^\| {p.factor} × \| {p.units:,} \| {p.accelerators:,} \| {p.racks:,} \| "
+                         rf"{p.tiers['compute']} \| {tiers['leaf']:,} \| {tiers['spine']:,} \| "
+                         rf"{tiers.get('core', 0):,} \| {p.transceivers:,} \| "
+                         rf"{p.network_power.m_as('kW'):,.1f} \|", section, re.M), p.factor
+    assert "fabric oob:" in section                       # the OOB spine pair's overflow is shown, not hidden
