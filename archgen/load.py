@@ -176,7 +176,7 @@ class _Counter:
 
 
 def _scalar(value: Any) -> Any:
-    """ruamel scalar subclasses (ScalarFloat, HexInt, TaggedScalar) to plain Python values."""
+    """Ruamel scalar subclasses (ScalarFloat, HexInt, TaggedScalar) to plain Python values."""
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):

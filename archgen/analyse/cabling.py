@@ -23,9 +23,9 @@ import numpy as np
 
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.build import ClusterDesign, Design, LinkOption
-from archgen.topology import tier_pairs
 from archgen.model import PDU, CoolingUnit, PowerShelf, Switch, System
-from archgen.units import Q, Q_
+from archgen.topology import tier_pairs
+from archgen.units import Q_, Q
 
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 COPPER = ("dac", "acc", "aec", "copper-backplane", "twisted-pair")

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from archgen.build import BoundFabric, ClusterDesign, Design, RackDesign
 from archgen.model import NIC, Switch, System
 from archgen.topology import ClosShape
-from archgen.units import Q, Q_
+from archgen.units import Q_, Q
 
 TIERS = ("leaf", "spine", "core")
 

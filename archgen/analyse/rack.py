@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
 from archgen.model.power import PDU
-from archgen.units import Q, Q_
+from archgen.units import Q_, Q
 
 #: Coolant properties at typical secondary-loop temperatures (25–45 degC).
 #: Water: NIST Chemistry WebBook (saturated liquid, 30 degC): rho 995.6 kg/m^3, c_p 4.180 kJ/(kg K).
@@ -176,7 +176,8 @@ def _power(rack: RackDesign) -> Power:
 
 def phase_factor(phases: int, basis: str) -> float:
     """Multiplier of V × A giving a circuit's apparent power: 1 (1-phase), √3 (3-phase, V line-to-line),
-    3 (3-phase, V line-to-neutral)."""
+    3 (3-phase, V line-to-neutral).
+    """
     if phases == 1:
         return 1.0
     return math.sqrt(3) if basis == "line-to-line" else 3.0

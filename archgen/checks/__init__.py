@@ -14,8 +14,7 @@
 | CAB | `checks/cabling.py` | cable runs: media reach and line rate |
 """
 
-from archgen.checks import (  # noqa: F401  (importing registers the checks)
-    cabling, catalog, cooling, mechanical, network, perf, power, references, requirements)
+from archgen.checks import cabling, catalog, cooling, mechanical, network, perf, power, references, requirements  # noqa: F401  (importing registers the checks)
 from archgen.checks.registry import REGISTRY, Context, Finding, Violation, check, run_checks
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,

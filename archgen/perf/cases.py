@@ -32,7 +32,7 @@ from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
-from archgen.units import Bandwidth, Information, Q_, parse_quantity
+from archgen.units import Q_, Bandwidth, Information, parse_quantity
 
 SCHEMA = "archgen-validation/1"
 METRIC_UNITS = {"step_time": "s", "tflops_per_gpu": "FLOPS", "mfu": "dimensionless", "tokens_per_second": "1/s",

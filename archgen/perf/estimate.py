@@ -19,7 +19,7 @@ from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.search import layout_problems, search_training
 from archgen.perf.sensitivity import elasticities
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
-from archgen.units import Q, Q_
+from archgen.units import Q_, Q
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from archgen.errors import UsageError
 from archgen.model.accelerator import Accelerator
-from archgen.units import Q, Q_
+from archgen.units import Q_, Q
 
 #: Parameters `sensitivity` may scale, with what each means.
 PARAMETERS: dict[str, str] = {
