@@ -144,8 +144,10 @@ def scaling(design: Design, racks: dict, cluster: ClusterDesign, *, max_racks: i
         max_points: Stop after this many sizes.
 
     Returns:
-        The series; empty when the cluster has no layout.
+        The series; empty when the cluster has no racks.
     """
+    if not cluster.rack_total:
+        return Scaling(cluster.spec.id, "", 0, (), "the cluster has no racks")
     sizing_id, largest, points, stop = "", 0, [], ""
     factor = 1
     while len(points) < max_points:

@@ -124,7 +124,7 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
             Column("Up", digits=0, align="right"), Column("Ports used", digits=0, align="right"),
             Column("Oversubscription (down:up)", digits=2, align="right"))
     section.add(Table("scaling", "Scaling table: switches per fabric tier", cols, tuple(rows)))
-    if series is not None and series.points:
+    if series is not None and series.points and series.fabric:
         section.sub("growth", "Growth of the design", *growth(series))
     if c.instances:
         section.add(Figure("fig-floor", "floor", f"Floor plan: {len(c.instances)} racks by row, coloured by rack "

@@ -98,6 +98,14 @@ def test_rack_limit_bounds_the_series(shipped) -> None:
     assert [p.racks for p in series.points] == [38, 76, 152] and "200 racks" in series.stop
 
 
+def test_a_cluster_without_racks_has_no_series(shipped) -> None:
+    """Nothing to double: an empty series that says why (the document then leaves the growth section out)."""
+    import dataclasses
+    cluster = next(c for c in shipped.design.clusters if c.spec.id == "gb200-nvl72-su")
+    series = scaling(shipped.design, shipped.racks, dataclasses.replace(cluster, rack_counts={}))
+    assert series.points == () and series.stop == "the cluster has no racks"
+
+
 def test_scaled_spec_multiplies_every_layout_entry(shipped) -> None:
     """Units and stand-alone racks alike; the original spec is untouched (models are frozen values)."""
     cluster = next(c for c in shipped.design.clusters if c.spec.id == "dgx-b200-superpod")
