@@ -1,4 +1,4 @@
-"""Cable runs, lengths, media, optics and the bill of materials of a cluster, vectorised with numpy.
+"""Cable runs, lengths, media and optics of a cluster, vectorised with numpy (the BOM is in `analyse.bom`).
 
 Geometry: racks stand in rows (`floor.racks_per_row`) at `rack_pitch` along a row and `row_pitch` between rows;
 cables run in overhead trays laid as a grid above the racks, so a run between two racks is
@@ -21,14 +21,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from archgen.analyse.bom import BomLine, cluster_bom
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.build import ClusterDesign, Design, LinkOption
-from archgen.model import PDU, CoolingUnit, PowerShelf, Switch, System
+from archgen.model import Switch, System
+from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
 
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
-COPPER = ("dac", "acc", "aec", "copper-backplane", "twisted-pair")
+COPPER = COPPER_MEDIA
 U_M = 0.04445
 
 
@@ -64,22 +66,6 @@ class TierCabling:
     max_length: Q | None
     over_reach: tuple[tuple[LinkOption, int, float], ...]
     lengths_known: bool
-
-
-@dataclass(frozen=True)
-class BomLine:
-    """One part with quantity, unit power and total power."""
-
-    part: str
-    kind: str
-    quantity: int
-    unit_power: Q
-    note: str = ""
-
-    @property
-    def total_power(self) -> Q:
-        """Quantity × unit power."""
-        return (self.unit_power * self.quantity).to("kW")
 
 
 @dataclass(frozen=True)
@@ -182,7 +168,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
             else:
                 tr = None
             tiers.append(_tier_totals(fa, tier_name, options, tr))
-    bom, net_power, optics = _bom(a, tiers)
+    bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
                    tuple(problems), optics, net_power)
 
@@ -429,61 +415,6 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                        tuple(over), tr is not None)
 
 
-# ------------------------------------------------------------------------------------------------ BOM
-
-def _bom(a: ClusterAnalysis, tiers: list[TierCabling]) -> tuple[list[BomLine], dict[str, Q], Q]:
-    cluster = a.cluster
-    placed: dict[str, tuple[object, int]] = {}
-    for rid, n in sorted(cluster.rack_counts.items()):
-        for item in cluster.rack_types[rid].items:
-            part, q = placed.get(item.part.id, (item.part, 0))
-            placed[item.part.id] = (part, q + n)
-    lines = [BomLine(rid, "Rack", n, Q_(0, "W")) for rid, n in sorted(cluster.rack_counts.items())]
-    for pid, (part, q) in sorted(placed.items()):
-        lines.append(BomLine(pid, type(part).__name__, q, _unit_power(part)))
-    needed: dict[str, tuple[Switch, int]] = {}
-    net_power: dict[str, Q] = {}
-    for fa in a.fabrics:
-        p = Q_(0, "W")
-        for t in fa.tiers:
-            if t.switch is None:
-                continue
-            sw, q = needed.get(t.switch.id, (t.switch, 0))
-            needed[t.switch.id] = (sw, q + t.switches * fa.planes)
-            p = p + t.switch.power.max * t.switches * fa.planes
-        p = p + sum((t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id), Q_(0, "W"))
-        net_power[fa.fabric.spec.id] = p.to("kW")
-    for sid, (sw, q) in sorted(needed.items()):
-        have = placed.get(sid, (None, 0))[1]
-        if q > have:
-            lines.append(BomLine(sid, "Switch", q - have, sw.power.max, "not placed in a rack"))
-    modules: dict[str, tuple[object, int]] = {}
-    for t in tiers:
-        for opt in t.options:
-            for end in (opt.a, opt.b):
-                modules.setdefault(end.id, (end, 0))
-        for mid, q in t.modules.items():
-            part, have = modules[mid]
-            modules[mid] = (part, have + q)
-    optics = sum((t.optics_power for t in tiers), Q_(0, "W"))
-    for mid, (part, q) in sorted(modules.items()):
-        if q:
-            copper = part.media in COPPER
-            lines.append(BomLine(mid, "Link", q, part.power_per_end * (2 if copper else 1),
-                                 "cable assemblies" if copper else "transceivers"))
-    return lines, net_power, optics.to("kW")
-
-
-def _unit_power(part: object) -> Q:
-    if isinstance(part, System | Switch):
-        return part.power.max
-    if isinstance(part, CoolingUnit) and getattr(part, "power", None) is not None:
-        return part.power
-    if isinstance(part, PowerShelf | PDU):
-        return Q_(0, "W")
-    return Q_(0, "W")
-
-
 # ------------------------------------------------------------------------------------------------ outputs
 
 CSV_COLUMNS = ("fabric", "tier", "a_rack", "a_u", "b_rack", "b_u", "port_group", "media", "length_bin_m", "count")
@@ -517,15 +448,4 @@ def cable_runs_csv(a: ClusterAnalysis) -> str:
     w.writerow(CSV_COLUMNS)
     for row in cable_runs(a):
         w.writerow(row)
-    return buf.getvalue()
-
-
-def bom_csv(a: ClusterAnalysis) -> str:
-    """The bill of materials as CSV: part, kind, quantity, unit power (W), total power (kW), note."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(("part", "kind", "quantity", "unit_power_w", "total_power_kw", "note"))
-    for line in a.cabling.bom:
-        w.writerow((line.part, line.kind, line.quantity, f"{line.unit_power.m_as('W'):g}",
-                    f"{line.total_power.m_as('kW'):.3f}", line.note))
     return buf.getvalue()

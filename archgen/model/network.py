@@ -44,6 +44,10 @@ class NIC(Part):
     power: PowerOrZero = Field(description="Maximum power, e.g. '25 W'.")
 
 
+#: Media sold as cable assemblies with their ends built in (ordered per cable, not per end).
+COPPER_MEDIA = ("dac", "acc", "aec", "copper-backplane", "twisted-pair")
+
+
 class Link(Part):
     """A cable or transceiver type: media, reach and power per end."""
 

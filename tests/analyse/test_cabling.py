@@ -7,7 +7,8 @@ import io
 
 import pytest
 
-from archgen.analyse.cabling import bom_csv, cable_runs_csv
+from archgen.analyse.bom import bom_csv
+from archgen.analyse.cabling import cable_runs_csv
 from archgen.pipeline import run
 from tests.data.clusters.small import files
 

@@ -1,0 +1,101 @@
+"""Bill of materials of a cluster: every part with its quantity, unit power and total power.
+
+Link parts are ordered the way they are bought: a copper cable assembly (DAC, ACC, AEC, twisted pair, backplane
+cartridge) once per cable, its ends built in; a transceiver once per end, the fibre between them counted as a run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from archgen.analyse.network import ClusterAnalysis
+from archgen.model import CoolingUnit, Switch, System
+from archgen.model.network import COPPER_MEDIA
+from archgen.units import Q_, Q
+
+
+@dataclass(frozen=True)
+class BomLine:
+    """One part with quantity, unit power and total power."""
+
+    part: str
+    kind: str
+    quantity: int
+    unit_power: Q
+    note: str = ""
+
+    @property
+    def total_power(self) -> Q:
+        """Quantity × unit power."""
+        return (self.unit_power * self.quantity).to("kW")
+
+
+def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dict[str, Q], Q]:
+    """BOM lines, network power per fabric and optics power of a cluster.
+
+    Lines: racks, the parts placed in them, switches not placed in a rack, and link parts; from the cluster
+    analysis and its tiers' cabling totals (`cabling.TierCabling`).
+    """
+    cluster = a.cluster
+    placed: dict[str, tuple[object, int]] = {}
+    for rid, n in sorted(cluster.rack_counts.items()):
+        for item in cluster.rack_types[rid].items:
+            part, q = placed.get(item.part.id, (item.part, 0))
+            placed[item.part.id] = (part, q + n)
+    lines = [BomLine(rid, "Rack", n, Q_(0, "W")) for rid, n in sorted(cluster.rack_counts.items())]
+    for pid, (part, q) in sorted(placed.items()):
+        lines.append(BomLine(pid, type(part).__name__, q, unit_power(part)))
+    needed: dict[str, tuple[Switch, int]] = {}
+    net_power: dict[str, Q] = {}
+    for fa in a.fabrics:
+        p = Q_(0, "W")
+        for t in fa.tiers:
+            if t.switch is None:
+                continue
+            sw, q = needed.get(t.switch.id, (t.switch, 0))
+            needed[t.switch.id] = (sw, q + t.switches * fa.planes)
+            p = p + t.switch.power.max * t.switches * fa.planes
+        p = p + sum((t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id), Q_(0, "W"))
+        net_power[fa.fabric.spec.id] = p.to("kW")
+    for sid, (sw, q) in sorted(needed.items()):
+        have = placed.get(sid, (None, 0))[1]
+        if q > have:
+            lines.append(BomLine(sid, "Switch", q - have, sw.power.max, "not placed in a rack"))
+    modules: dict[str, tuple[object, int]] = {}
+    for t in tiers:
+        for opt in t.options:
+            for end in (opt.a, opt.b):
+                modules.setdefault(end.id, (end, 0))
+        for mid, q in t.modules.items():
+            part, have = modules[mid]
+            modules[mid] = (part, have + q)
+    optics = sum((t.optics_power for t in tiers), Q_(0, "W"))
+    for mid, (part, q) in sorted(modules.items()):
+        if q:
+            copper = part.media in COPPER_MEDIA
+            lines.append(BomLine(mid, "Link", q, part.power_per_end * (2 if copper else 1),
+                                 "cable assemblies" if copper else "transceivers"))
+    return lines, net_power, optics.to("kW")
+
+
+def unit_power(part: object) -> Q:
+    """Maximum draw of a placed part: systems and switches by `power.max`, CDUs by `power`; shelves, PDUs 0 W."""
+    if isinstance(part, System | Switch):
+        return part.power.max
+    if isinstance(part, CoolingUnit) and getattr(part, "power", None) is not None:
+        return part.power
+    return Q_(0, "W")
+
+
+def bom_csv(a: ClusterAnalysis) -> str:
+    """The bill of materials as CSV: part, kind, quantity, unit power (W), total power (kW), note."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(("part", "kind", "quantity", "unit_power_w", "total_power_kw", "note"))
+    for line in a.cabling.bom:
+        w.writerow((line.part, line.kind, line.quantity, f"{line.unit_power.m_as('W'):g}",
+                    f"{line.total_power.m_as('kW'):.3f}", line.note))
+    return buf.getvalue()
