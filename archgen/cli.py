@@ -163,6 +163,43 @@ def render(
     _guarded(body)
 
 
+@app.command()
+def diff(
+    base: Annotated[str, typer.Argument(help="Spec directory or git revision (main, HEAD~1, a sha) to compare from.")],
+    head: Annotated[str, typer.Argument(help="Spec directory or git revision to compare to.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
+    path: Annotated[str, typer.Option("--path", help="Spec directory inside a git revision.")] = "specs",
+    threshold: Annotated[float, typer.Option(help="Ignore relative metric changes below this percentage.")] = 0.1,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
+) -> None:
+    """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
+
+    def body() -> int:
+        from contextlib import ExitStack
+
+        from archgen import diff as d
+        from archgen.pipeline import run
+        if fmt not in ("md", "json"):
+            raise UsageError(f"unknown format '{fmt}'; expected md or json")
+        if threshold < 0:
+            raise UsageError(f"--threshold {threshold}: expected a percentage >= 0")
+        runs = []
+        with ExitStack() as stack:
+            for name, arg in (("BASE", base), ("HEAD", head)):
+                source = stack.enter_context(d.spec_source(arg, path))
+                try:
+                    runs.append((d.relocate_run(run([source.directory]), source), source.label))
+                except SpecError as err:
+                    print(f"archgen diff: {name} {source.label} cannot be analysed:", file=sys.stderr)
+                    raise d.relocate_error(err, source) from None
+        result = d.compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
+                           head_label=runs[1][1])
+        _write(d.to_json(result) if fmt == "json" else d.markdown(result), output)
+        return 1 if result.failing else 0
+
+    _guarded(body)
+
+
 @catalog_app.callback(invoke_without_command=True)
 def catalog(
     ctx: typer.Context,

@@ -1,0 +1,242 @@
+"""`archgen diff BASE HEAD`: changed metrics, new and resolved findings, requirement status, git revisions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from archgen.checks import Finding
+from archgen.diff import MetricChange, match_findings, metric_cells
+from archgen.errors import Location
+from archgen.units import Q_
+from tests.conftest import SPECS, run_cli
+
+RACK = "racks/dgx-h100-4.yaml"
+OBJ = "rack/dgx-h100-4"
+# specs/racks/dgx-h100-4.yaml: 4 x dgx-h100 (power.max 10.2 kW, catalog) + 1 x sn2201 (98 W) = 40.898 kW IT load;
+# 3 feeds of 415 V x 60 A three-phase with N+1, so 2 x 415 V x 60 A x sqrt(3) x 0.8 derating usable.
+DGX_H100 = 10_200.0
+IT_POWER = 4 * DGX_H100 + 98.0
+
+
+def feed(volts: float, amps: float) -> float:
+    """One three-phase feed (line-to-line) after the 0.8 continuous-load derating, in W."""
+    return volts * amps * 3**0.5 * 0.8
+
+
+def copy_specs(dest: Path, edit: tuple[str, str] | None = None) -> Path:
+    """A copy of the shipped specs, with one text replacement in the DGX H100 rack."""
+    shutil.copytree(SPECS, dest)
+    if edit:
+        rack = dest / RACK
+        text = rack.read_text()
+        assert edit[0] in text
+        rack.write_text(text.replace(edit[0], edit[1]))
+    return dest
+
+
+FIVE_SYSTEMS = ("part: dgx-h100, count: 4", "part: dgx-h100, count: 5")
+HALF_CURRENT = ("current: 60 A, redundancy: N+1", "current: 30 A, redundancy: N+1")
+
+
+def diff_json(*args) -> tuple[int, dict]:
+    r = run_cli("diff", *args, "--format", "json")
+    assert r.code in (0, 1), r.err
+    return r.code, json.loads(r.out)
+
+
+def metric(doc: dict, obj: str, name: str) -> dict:
+    return next(m for m in doc["metrics"] if (m["object"], m["metric"]) == (obj, name))
+
+
+def test_one_more_system(tmp_path):
+    code, doc = diff_json(copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", FIVE_SYSTEMS))
+    assert code == 1
+    it = metric(doc, OBJ, "it_power")
+    assert it["base"] == {"value": pytest.approx(IT_POWER), "unit": "W"}
+    assert it["head"] == {"value": pytest.approx(IT_POWER + DGX_H100), "unit": "W"}
+    assert it["change"] == {"value": pytest.approx(DGX_H100), "unit": "W"}
+    assert it["relative"] == pytest.approx(DGX_H100 / IT_POWER)
+    assert metric(doc, OBJ, "accelerators")["change"] == {"value": 8.0, "unit": ""}   # 8 H100 per system
+    assert {m["object"] for m in doc["metrics"]} == {OBJ}
+    # REQ-PWR-010 (it_power <= 45 kW) was met at 40.9 kW and fails at 51.1 kW
+    [req] = doc["requirements"]
+    assert (req["object"], req["requirement"], req["failing"]) == (OBJ, "REQ-PWR-010", True)
+    assert (req["base"]["status"], req["head"]["status"]) == ("met", "not met")
+    assert req["head"]["value"] == {"value": pytest.approx(IT_POWER + DGX_H100), "unit": "W"}
+    new = {(f["id"], f["requirement"]) for f in doc["findings"]["new"]}
+    assert ("REQ001", "REQ-PWR-010") in new
+    assert ("MECH002", None) in new                      # the fifth system (U35-U42) runs into the switch at U40
+    assert doc["findings"]["resolved"] == []
+    assert doc["summary"]["failing"] and doc["summary"]["requirements_failing"] == 1
+
+
+def test_markdown_comment(tmp_path):
+    r = run_cli("diff", copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", HALF_CURRENT))
+    assert r.code == 1, r.err
+    # usable capacity of 2 feeds halves: 69.0 kW -> 34.5 kW
+    assert round(2 * feed(415, 60), -1) == 69_000 and round(2 * feed(415, 30), -2) == 34_500
+    assert f"| `{OBJ}` | feed\\_capacity\\_usable | 69 kW | 34.5 kW | -34.5 kW | -50.0 % |" in r.out
+    assert "| error | PWR002 | `rack/dgx-h100-4` |" in r.out
+    assert r.out.startswith("## archgen diff: ")
+    assert "❌ 1 metric(s) changed in 1 object(s); 2 new finding(s) (2 error(s)), 0 resolved" in r.out
+    assert "### Requirements" not in r.out  # no requirement on the feed capacity
+
+
+def test_fix_resolves_findings(tmp_path):
+    code, doc = diff_json(copy_specs(tmp_path / "base", HALF_CURRENT), copy_specs(tmp_path / "head"))
+    assert code == 0
+    assert doc["findings"]["new"] == []
+    assert {f["id"] for f in doc["findings"]["resolved"]} == {"PWR002", "PWR003"}
+    change = metric(doc, OBJ, "feed_capacity_usable")["change"]
+    assert change == {"value": pytest.approx(2 * (feed(415, 60) - feed(415, 30))), "unit": "W"}
+
+
+def test_identical_specs(tmp_path):
+    base = copy_specs(tmp_path / "base")
+    code, doc = diff_json(base, copy_specs(tmp_path / "head"))
+    assert code == 0
+    assert doc["metrics"] == [] and doc["requirements"] == []
+    assert doc["findings"] == {"new": [], "resolved": []}
+    assert doc["objects"] == {"added": [], "removed": []}
+    r = run_cli("diff", base, base)
+    assert r.code == 0 and "No differences." in r.out and "✅" in r.out
+
+
+def test_json_shape(tmp_path):
+    code, doc = diff_json(copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", FIVE_SYSTEMS))
+    assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "findings", "requirements"}
+    assert doc["archgen"] == "0.1.0"
+    assert set(doc["summary"]) >= {"metrics_changed", "findings_new", "findings_resolved", "requirements_failing",
+                                   "head_errors", "failing", "line"}
+    for m in doc["metrics"]:
+        assert set(m) == {"object", "metric", "base", "head", "change", "relative"}
+        for key in ("base", "head", "change"):
+            assert set(m[key]) == {"value", "unit"} and isinstance(m[key]["value"], float)
+    for f in doc["findings"]["new"]:
+        assert set(f) >= {"id", "severity", "object", "file", "line", "column", "message", "value", "limit",
+                          "requirement"}
+    assert [(m["object"], m["metric"]) for m in doc["metrics"]] == sorted((m["object"], m["metric"])
+                                                                          for m in doc["metrics"])
+
+
+def test_threshold_hides_float_noise(tmp_path):
+    base = copy_specs(tmp_path / "base")
+    head = copy_specs(tmp_path / "head", ("voltage: 415 V, basis", "voltage: 415.2 V, basis"))  # +0.048 %
+    code, doc = diff_json(base, head)
+    assert (code, doc["metrics"]) == (0, [])
+    code, doc = diff_json(base, head, "--threshold", "0.01")
+    [m] = doc["metrics"]
+    assert m["metric"] == "feed_capacity_usable" and m["relative"] == pytest.approx(0.2 / 415)
+
+
+def test_objects_added_and_removed(tmp_path):
+    base = copy_specs(tmp_path / "base")
+    head = copy_specs(tmp_path / "head")
+    (head / RACK).unlink()
+    code, doc = diff_json(base, head)
+    assert doc["objects"] == {"added": [], "removed": [OBJ]} and code == 0
+    gone = {r["requirement"] for r in doc["requirements"]}
+    assert gone == {"REQ-PWR-010", "REQ-MECH-010"} and not any(r["failing"] for r in doc["requirements"])
+    code, doc = diff_json(head, base)
+    assert doc["objects"] == {"added": [OBJ], "removed": []}
+
+
+def _finding(check: str, line: int, message: str = "m", requirement: str = "") -> Finding:
+    return Finding(check, "error", "rack/r", Location("specs/racks/r.yaml", line, 1), message, "s", "", None, None,
+                   requirement)
+
+
+def test_findings_match_by_id_object_requirement_not_line():
+    base = [_finding("PWR002", 10, "40 kW"), _finding("REQ001", 20, "a", "REQ-1"), _finding("REF001", 5, "x")]
+    head = [_finding("PWR002", 14, "41 kW"), _finding("REQ001", 24, "a", "REQ-2"),
+            _finding("REF001", 5, "y"), _finding("REF001", 9, "x")]
+    new, resolved = match_findings(base, head)
+    assert [(f.id, f.requirement, f.message) for f in new] == [("REF001", "", "y"), ("REQ001", "REQ-2", "a")]
+    assert [(f.id, f.requirement) for f in resolved] == [("REQ001", "REQ-1")]
+    waived = Finding("PWR002", "error", "rack/r", None, "m", "s", "", waived="accepted")
+    assert match_findings([], [waived]) == ((), ())
+
+
+def test_display_units():
+    cells = metric_cells(MetricChange("w", "memory_headroom", Q_(40e9, "B"), Q_(30e9, "B")))
+    assert cells == ("40 GB", "30 GB", "-10 GB", "-25.0 %")
+    cells = metric_cells(MetricChange("w", "tpot", Q_(0.07124, "s"), Q_(0.0801, "s")))
+    assert cells == ("71.24 ms", "80.1 ms", "+8.86 ms", "+12.4 %")
+    assert metric_cells(MetricChange("r", "it_power", None, Q_(5, "kW")))[:3] == ("—", "5 kW", "—")
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=archgen", "-c", "user.email=archgen@example.com", *args], cwd=repo,
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A git repository with the shipped specs committed, then a commit adding a fifth DGX H100; cwd inside it."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    copy_specs(root / "specs")
+    _git(root, "add", "specs")
+    _git(root, "commit", "-q", "-m", "specs")
+    rack = root / "specs" / RACK
+    rack.write_text(rack.read_text().replace(*FIVE_SYSTEMS))
+    _git(root, "commit", "-q", "-am", "a fifth system")
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_git_revisions(repo):
+    code, doc = diff_json("HEAD~1", "HEAD")
+    assert code == 1
+    assert metric(doc, OBJ, "it_power")["change"] == {"value": pytest.approx(DGX_H100), "unit": "W"}
+    req = next(f for f in doc["findings"]["new"] if f["id"] == "REQ001")
+    assert req["file"] == f"specs/{RACK}"          # the file in the checkout, not in the temporary export
+    assert doc["base"].startswith("HEAD~1 (") and doc["head"].startswith("HEAD (")
+    # a revision against the working tree: revert the change without committing
+    rack = repo / "specs" / RACK
+    rack.write_text(rack.read_text().replace(FIVE_SYSTEMS[1], FIVE_SYSTEMS[0]))
+    code, doc = diff_json("HEAD", "specs")
+    assert code == 0 and metric(doc, OBJ, "it_power")["change"]["value"] == pytest.approx(-DGX_H100)
+    assert {f["id"] for f in doc["findings"]["resolved"]} >= {"REQ001", "MECH002"}
+
+
+def test_git_path_option(repo):
+    _git(repo, "mv", "specs", "design")
+    _git(repo, "commit", "-q", "-m", "move")
+    code, doc = diff_json("HEAD~2", "HEAD~1", "--path", "specs")
+    assert code == 1 and doc["metrics"]
+    code, doc = diff_json("HEAD", "design", "--path", "design")
+    assert (code, doc["metrics"]) == (1, [])       # same specs; HEAD still has the failing requirement
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("no-such-rev", "HEAD"), "error: no-such-rev: neither a directory nor a git revision\n"),
+    (("HEAD", "HEAD~1", "--path", "nothing"), "error: nothing: not in revision HEAD\n"),
+    (("HEAD", "HEAD~1", "--path", f"specs/{RACK}"), f"error: specs/{RACK}: not a directory in revision HEAD\n"),
+    (("HEAD", "HEAD", "--format", "xml"), "error: unknown format 'xml'; expected md or json\n"),
+])
+def test_usage_errors(repo, args, message):
+    r = run_cli("diff", *args)
+    assert (r.code, r.err, r.out) == (2, message, "")
+
+
+def test_not_a_repository(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_cli("diff", "main", "HEAD")
+    assert r.code == 2 and r.err.startswith("error: main: no such directory, and ") and r.err.count("\n") == 1
+
+
+def test_head_does_not_validate(tmp_path):
+    base = copy_specs(tmp_path / "base")
+    head = copy_specs(tmp_path / "head", ("current: 60 A,", "current: 60,"))
+    r = run_cli("diff", base, head)
+    assert r.code == 1 and r.out == ""
+    first, second = r.err.splitlines()[:2]
+    assert first == f"archgen diff: HEAD {head} cannot be analysed:"
+    assert second.startswith(f"{head / RACK}:17:") and "number '60' has no unit" in second
