@@ -240,3 +240,11 @@ def test_head_does_not_validate(tmp_path):
     first, second = r.err.splitlines()[:2]
     assert first == f"archgen diff: HEAD {head} cannot be analysed:"
     assert second.startswith(f"{head / RACK}:17:") and "number '60' has no unit" in second
+
+
+def test_output_file(repo):
+    r = run_cli("diff", "HEAD~1", "HEAD", "--output", repo / "diff.md")
+    assert (r.code, r.out) == (1, "")
+    text = (repo / "diff.md").read_text()
+    assert text.startswith("## archgen diff: `HEAD~1 (") and "| REQ-PWR-010 | `rack/dgx-h100-4` |" in text
+    assert f"`specs/{RACK}:" in text
