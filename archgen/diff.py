@@ -172,9 +172,7 @@ def _changed(c: MetricChange, threshold: float) -> bool:
     if math.isnan(old) or math.isnan(new):
         return math.isnan(old) != math.isnan(new)
     rel = c.relative
-    if rel is None:  # BASE is zero
-        return new != old
-    return abs(rel) >= threshold
+    return new != old and (rel is None or abs(rel) >= threshold)  # rel is None where BASE is zero
 
 
 def finding_key(f: Finding) -> tuple[str, str, str]:

@@ -103,7 +103,7 @@ def test_identical_specs(tmp_path):
     assert doc["metrics"] == [] and doc["requirements"] == []
     assert doc["findings"] == {"new": [], "resolved": []}
     assert doc["objects"] == {"added": [], "removed": []}
-    r = run_cli("diff", base, base)
+    r = run_cli("diff", base, base, "--threshold", "0")   # 0: every change, and still none
     assert r.code == 0 and "No differences." in r.out and "✅" in r.out
 
 
