@@ -248,3 +248,13 @@ def test_output_file(repo):
     text = (repo / "diff.md").read_text()
     assert text.startswith("## archgen diff: `HEAD~1 (") and "| REQ-PWR-010 | `rack/dgx-h100-4` |" in text
     assert f"`specs/{RACK}:" in text
+
+
+def test_moved_lines_are_not_new_findings(tmp_path):
+    base = copy_specs(tmp_path / "base", HALF_CURRENT)
+    head = copy_specs(tmp_path / "head", HALF_CURRENT)
+    (head / RACK).write_text("# a comment\n# moves every line\n" + (head / RACK).read_text())
+    code, doc = diff_json(base, head)
+    assert code == 1                                   # HEAD still has the PWR002/PWR003 errors
+    assert doc["findings"] == {"new": [], "resolved": []} and doc["metrics"] == []
+    assert doc["summary"]["head_errors"] == 2
