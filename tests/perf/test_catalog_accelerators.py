@@ -27,4 +27,4 @@ def test_datasheet_figures(accelerators):
     assert h100.peak["bf16"].to("TFLOPS").m == 989 and h100.peak["fp8"].to("TFLOPS").m == 1979
     assert h100.memory_bandwidth.to("TB/s").m == 3.35 and h100.scale_up.bandwidth.to("GB/s").m == 450
     assert accelerators["b200-sxm-180gb"].peak["fp4"].to("TFLOPS").m == 9000
-    assert accelerators["mi300x"].memory.to("GB").m == 192
+    assert accelerators["mi300x"].memory.to("GiB").m == 192     # vendor "192 GB" is 8 stacks x 24 GiB

@@ -56,7 +56,11 @@ def test_estimate_with_search_and_targets(h100):
     est = estimate(w, GPT3, h100)
     assert est.fits and est.searched["evaluated"] > 100
     assert [o.met for o in est.requirements] == [True, False]
-    assert est.sensitivity["peak"] < -0.3 and est.sensitivity["hbm_capacity"] == 0.0
+    assert est.sensitivity["peak"] < -0.3
+    # HBM capacity only decides whether the searched layout fits: 0 with more than the 5 % step of headroom,
+    # inf when 5 % less memory would no longer hold it (perf/sensitivity.py)
+    tight = est.metrics["memory_headroom"] < 0.05 * (est.metrics["memory_headroom"] + est.memory["total"])
+    assert est.sensitivity["hbm_capacity"] == (math.inf if tight else 0.0)
     assert math.isclose(sum(v.to("s").magnitude for v in est.breakdown.values()) - est.breakdown["compute"].m,
                         est.metrics["step_time"].m - est.breakdown["compute"].m, rel_tol=1e-6)
 
