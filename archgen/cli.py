@@ -147,7 +147,9 @@ def render(
     paths: Paths = None,
     target: Annotated[str | None, typer.Option(help="Only this rack or cluster id.")] = None,
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("out"),
-    formats: Annotated[str, typer.Option(help="Comma-separated: md,html,pdf,xlsx,csv,svg,png.")] = "md,svg",
+    formats: Annotated[str, typer.Option(
+        help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the [pdf] extra, xlsx the [office] extra).")
+    ] = "md,html,csv,svg",
     templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
 ) -> None:
     """Render partner-facing documents and diagrams into OUT/<target>/."""
@@ -156,7 +158,8 @@ def render(
         from archgen.pipeline import run
         from archgen.render import render_all
         result = run(_paths(paths))
-        for written in render_all(result, out, target=target, formats=_split(formats), templates=templates):
+        for written in render_all(result, out, target=target, formats=_split(formats), templates=templates,
+                                  progress=sys.stderr.isatty()):
             print(written)
         return 0
 
