@@ -34,7 +34,8 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Show the version.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for every error.")] = False,
 ) -> None:
     """Specs as code for AI racks and clusters."""
@@ -295,7 +296,8 @@ def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schem
 
 @app.command()
 def estimate(
-    cases: Annotated[Path | None, typer.Option("--cases", help="Score a validation-case file (archgen-validation/1).")] = None,
+    cases: Annotated[Path | None, typer.Option(
+        "--cases", help="Score a validation-case file (archgen-validation/1).")] = None,
     cluster: Annotated[str | None, typer.Option("--cluster", help="Cluster id.")] = None,
     workload: Annotated[str | None, typer.Option("--workload", help="Workload id.")] = None,
     paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,

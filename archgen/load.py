@@ -97,8 +97,8 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise UnreadableError([SpecProblem(Location(name, line, col), message=f"byte 0x{raw[exc.start]:02x} is not UTF-8",
-                                     expected="a UTF-8 text file")]) from None
+        raise UnreadableError([SpecProblem(Location(name, line, col), expected="a UTF-8 text file",
+                                           message=f"byte 0x{raw[exc.start]:02x} is not UTF-8")]) from None
 
 
 def load_file(path: Path) -> list[Document]:

@@ -71,7 +71,8 @@ def parse_unit(text: str) -> pint.Unit:
     try:
         return ureg.parse_units(text)
     except Exception as exc:  # pint also raises AssertionError/TypeError/ValueError on odd input
-        raise PydanticCustomError("quantity_unit", "unknown unit '{unit}' ({err})", {"unit": text, "err": str(exc)}) from None
+        raise PydanticCustomError("quantity_unit", "unknown unit '{unit}' ({err})",
+                                  {"unit": text, "err": str(exc)}) from None
 
 
 def _number(text: str) -> int | float:

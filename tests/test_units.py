@@ -10,8 +10,21 @@ from typing import Annotated
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from archgen.units import (Q_, Bandwidth, ComputeRate, Dim, Power, RackSpace, Temperature, TemperatureDelta,
-                           format_quantity, json_magnitude, json_unit, parse_quantity, ureg)
+from archgen.units import (
+    Q_,
+    Bandwidth,
+    ComputeRate,
+    Dim,
+    Power,
+    RackSpace,
+    Temperature,
+    TemperatureDelta,
+    format_quantity,
+    json_magnitude,
+    json_unit,
+    parse_quantity,
+    ureg,
+)
 
 
 class M(BaseModel):

@@ -177,7 +177,7 @@ def count(n: float) -> Q:
 def node_types(cluster: ClusterDesign) -> tuple[NodeType, ...]:
     """Systems of the cluster by part, with their counts (total and per rack type)."""
     found: dict[str, tuple[System, dict[str, int]]] = {}
-    for rid, n in sorted(cluster.rack_counts.items()):
+    for rid in sorted(cluster.rack_counts):
         for item in cluster.rack_types[rid].items:
             if isinstance(item.part, System):
                 part, per_rack = found.setdefault(item.part.id, (item.part, {}))
@@ -336,8 +336,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                                 f"{access} access ports per plane ({e_plane} endpoints + {math.ceil(reserved / planes)}"
                                 f" reserved) exceed the {leaves * down} leaf down ports",
                                 count(access), count(leaves * down)))
-    counts = [TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves, min(access, leaves * down),
-                        leaves * up if tiers_used > 1 else 0)]
+    counts = [TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
+                        min(access, leaves * down), leaves * up if tiers_used > 1 else 0)]
     links = {"access": access}
     pods = spines_per_pod = pair_links = 0
     max_endpoints = k_leaf if tiers_used == 1 else 0

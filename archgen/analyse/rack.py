@@ -175,8 +175,9 @@ def _power(rack: RackDesign) -> Power:
 
 
 def phase_factor(phases: int, basis: str) -> float:
-    """Multiplier of V × A giving a circuit's apparent power: 1 (1-phase), √3 (3-phase, V line-to-line),
-    3 (3-phase, V line-to-neutral).
+    """Multiplier of V × A giving a circuit's apparent power.
+
+    1 for single phase, √3 for three phase with V line-to-line, 3 for three phase with V line-to-neutral.
     """
     if phases == 1:
         return 1.0

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from archgen.analyse.cabling import COPPER, analyse_cabling
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, analyse_cluster
 from archgen.build import ClusterDesign, Design, bind_cluster
-from archgen.units import Q, Q_
+from archgen.units import Q_, Q
 
 #: Largest scaled design analysed (racks): bounds the time a cluster document spends on its scaling chart.
 MAX_RACKS = 10_000

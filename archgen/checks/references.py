@@ -19,7 +19,8 @@ def unknown_reference(ctx: Context) -> Iterator[Violation]:
         if not u.found:
             close = difflib.get_close_matches(u.ref, known, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            yield Violation(u.subject, u.owner, u.path, f"'{u.ref}' names no document (expected {_a(u.expected)}){hint}")
+            yield Violation(u.subject, u.owner, u.path,
+                            f"'{u.ref}' names no document (expected {_a(u.expected)}){hint}")
 
 
 @check("REF002", "references.kind")

@@ -53,7 +53,8 @@ class Link(Part):
 
     kind: Literal["Link"] = "Link"
     media: Literal["dac", "acc", "aec", "multimode", "singlemode", "copper-backplane", "twisted-pair"] = Field(
-        description="dac (passive copper), acc/aec (active copper), multimode or singlemode fibre, twisted-pair (RJ45).")
+        description="dac (passive copper), acc/aec (active copper), multimode or singlemode fibre, "
+                    "twisted-pair (RJ45).")
     rate: Bandwidth = Field(description="Line rate, e.g. '800 Gb/s'.")
     reach: Length = Field(description="Maximum supported length, e.g. '3 m'.")
     min_length: LengthOrZero | None = Field(None, description="Shortest length sold, when relevant.")

@@ -112,7 +112,7 @@ def megatron_flops(arch: Arch, batch: float, seq_len: float, convention: str) ->
     Returns:
         FLOP per iteration.
     """
-    b, s, l, h, v = batch, seq_len, arch.layers, arch.hidden, arch.vocab
+    b, s, l, h, v = batch, seq_len, arch.layers, arch.hidden, arch.vocab  # noqa: E741 (the paper's symbols)
     if convention == "megatron_96":
         return 96.0 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
     if convention == "model_72":

@@ -13,8 +13,9 @@ from archgen.model.accelerator import Accelerator
 
 
 def default_catalog_paths() -> list[Path]:
-    """Where the shipped accelerator specs live: ``archgen/catalog/accelerators`` in the package, else the
-    repository's ``specs/catalog/accelerators``.
+    """Where the shipped accelerator specs live.
+
+    ``archgen/catalog/accelerators`` in the package, else the repository's ``specs/catalog/accelerators``.
     """
     pkg = Path(__file__).resolve().parent.parent / "catalog" / "accelerators"
     repo = Path(__file__).resolve().parents[2] / "specs" / "catalog" / "accelerators"

@@ -112,9 +112,14 @@ def _si(q: Q | None, unit: str) -> float:
     return 0.0 if q is None else float(q.to(unit).magnitude)
 
 
+#: Latency per ring step across the scale-out fabric when the caller gives none (`Hardware.scale_out_latency`).
+DEFAULT_SCALE_OUT_LATENCY = Q_(5.0, "us")
+
+
 def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandwidth: Q | None = None,
                  scale_out_bandwidth: Q | None = None, oversubscription: float = 1.0, pod: int = 0,
-                 scale_out_latency: Q = Q_(5.0, "us"), in_network_reduction: bool | None = None) -> Hardware:
+                 scale_out_latency: Q = DEFAULT_SCALE_OUT_LATENCY,
+                 in_network_reduction: bool | None = None) -> Hardware:
     """Build the model's `Hardware` from an accelerator spec and the fabric figures of a system or cluster.
 
     Args:

@@ -116,8 +116,10 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
 
 def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
                        causal: bool = True):
-    """Backward time of the attention core: 2.5x the forward FLOP for flash (5 matmuls against 2), twice the
-    forward GEMMs plus the score-gradient traffic for a materialised kernel.
+    """Backward time of the attention core.
+
+    2.5x the forward FLOP for flash (5 matmuls against 2); twice the forward GEMMs plus the score-gradient traffic
+    for a materialised kernel.
     """
     if kernel == "flash":
         return 2.5 * attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads,

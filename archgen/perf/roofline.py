@@ -1,5 +1,6 @@
-"""The kernels of one transformer layer placed on the accelerator's roofline (Williams, Waterman and Patterson,
-"Roofline", CACM 52(4), 2009).
+"""The kernels of one transformer layer placed on the accelerator's roofline.
+
+The roofline model: Williams, Waterman and Patterson, "Roofline", CACM 52(4), 2009.
 
 For a training estimate the kernels are one layer's forward pass for one micro-batch on one accelerator (shapes
 split by the layout's tp and cp, element-wise traffic by sequence parallelism); for an inference estimate they are
@@ -161,8 +162,10 @@ def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp) -> l
 
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
                      ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True) -> Roofline:
-    """One layer's forward kernels for one micro-batch on one accelerator, as `training._layer_forward` times
-    them (the MoE layer when the model has experts; router and shared experts included).
+    """One layer's forward kernels for one micro-batch on one accelerator.
+
+    Timed as `training._layer_forward` times them (the MoE layer when the model has experts; router and shared
+    experts included).
 
     Args:
         hw: Hardware.
@@ -206,8 +209,9 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
 
 def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: int, dtype: str,
                       kv_dtype: str | None, tp: int, batch: int) -> Roofline:
-    """One layer of one prefill request and one layer of one decode step at `batch`, as `inference._forward`
-    times them (the MoE layer when the model has experts).
+    """One layer of one prefill request and one layer of one decode step at `batch`.
+
+    Timed as `inference._forward` times them (the MoE layer when the model has experts).
 
     Args:
         hw: Hardware.

@@ -1,5 +1,8 @@
-"""The pipeline's performance stage: estimate every `Workload` that names its cluster, and place the kernels of
-one layer of its chosen layout on the accelerator's roofline (`perf/roofline.py`)."""
+"""The pipeline's performance stage: estimate every `Workload` that names its cluster.
+
+Each estimate also places the kernels of one layer of its chosen layout on the accelerator's roofline
+(`perf/roofline.py`).
+"""
 
 from __future__ import annotations
 
@@ -29,8 +32,9 @@ class WorkloadResult:
 
 
 def estimate_workloads(specs) -> dict[str, WorkloadResult]:
-    """Estimate each workload with a `cluster` on that cluster (sensitivities included, and the roofline of the
-    chosen layout's kernels), keyed by object path.
+    """Estimate each workload with a `cluster` on that cluster, keyed by object path.
+
+    Sensitivities are included, and the roofline of the chosen layout's kernels.
 
     Unknown model or cluster ids are left to the REF checks; a layout that cannot run becomes a result with an
     `error`, reported by PERF003.

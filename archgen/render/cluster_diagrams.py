@@ -1,5 +1,7 @@
-"""Cluster diagrams: floor plan (racks by row, coloured by type), fabric topology by tier with counts, and the
-scaling chart (switches, transceivers and network power against accelerators as the design is doubled).
+"""Cluster diagrams: floor plan, fabric topology by tier, and the scaling chart.
+
+The floor plan shows racks by row, coloured by type; the topology, tiers with counts; the scaling chart, switches,
+transceivers and network power against accelerators as the design is doubled.
 
 All scale to any cluster size: the floor plan is one image of rack-type indices (not one patch per rack), the
 topology draws one box per tier with its count, never one box per switch or node, and the scaling chart plots the
@@ -95,8 +97,11 @@ TIER_STYLES = {"leaf": ("#8fb3e0", "o"), "spine": ("#4a90d9", "s"), "core": ("#2
 
 
 def scaling_chart(series: Any) -> Figure:
-    """Switches per tier and transceivers (left), network power in total and per accelerator (right), against
-    accelerators, on log axes; the design itself is ringed."""
+    """Switches, transceivers and network power against accelerators, on log axes.
+
+    Left: switches per tier and transceivers; right: network power in total and per accelerator. The design
+    itself is ringed.
+    """
     points = series.points
     acc = [p.accelerators for p in points]
     fig = Figure(figsize=(7.0, 3.4))

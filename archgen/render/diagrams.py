@@ -102,8 +102,10 @@ def _stage_bars(ax: Any, title: str, stage: Stage, load: Any) -> None:
 def power_budget(a: RackAnalysis) -> Figure:
     """Load against nameplate, usable and one-unit-lost capacity of the conversion stage and of the feeds."""
     p = a.power
-    stages = ([(f"{p.conversion_kind.capitalize()}: {p.conversion.count} × {fmt.q(p.conversion.unit_capacity, 'kW', 1)}",
-                p.conversion, p.load)] if p.conversion is not None else [])
+    stages = []
+    if p.conversion is not None:
+        label = f"{p.conversion_kind.capitalize()}: {p.conversion.count} × {fmt.q(p.conversion.unit_capacity, 'kW', 1)}"
+        stages.append((label, p.conversion, p.load))
     stages.append((f"Feeds after derating: {p.feeds.count} × {fmt.q(p.feeds.unit_capacity, 'kW', 1)}", p.feeds,
                    p.input_power))
     fig = Figure(figsize=(7.0, 1.9 * len(stages) + 0.3))

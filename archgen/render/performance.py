@@ -1,6 +1,7 @@
-"""The performance section of a cluster document: each workload's targets against its estimate, the step-time
-breakdown, the roofline of one layer's kernels, memory per accelerator, the elasticities to hardware parameters,
-and the conventions used.
+"""The performance section of a cluster document.
+
+For each workload: its targets against its estimate, the step-time breakdown, the roofline of one layer's
+kernels, memory per accelerator, the elasticities to hardware parameters, and the conventions used.
 
 Values come from `archgen.perf` (via `Run.workloads`: `WorkloadResult.estimate` and `.roofline`); this module only
 lays them out. Presentation arithmetic only: a kernel's share of the roof (achieved / attainable).
@@ -137,8 +138,10 @@ def _tick(value: float, _pos: object) -> str:
 
 
 def roofline(rf: Any, title: str) -> MplFigure:
-    """Attainable FLOP/s against arithmetic intensity (log-log): both roofs, the ridge, one numbered point per
-    kernel at its achieved rate, and a legend naming each number."""
+    """Attainable FLOP/s against arithmetic intensity (log-log).
+
+    Both roofs, the ridge, one numbered point per kernel at its achieved rate, and a legend naming each number.
+    """
     tflops = [fmt.magnitude(Q_(k.achieved, "FLOPS"), "TFLOPS") for k in rf.kernels]
     xs = [k.intensity for k in rf.kernels]
     lo = min([*xs, rf.ridge]) / 4
@@ -186,7 +189,7 @@ def waterfall(e: Any, title: str) -> MplFigure:
     fig = MplFigure(figsize=(7.0, 0.35 * len(items) + 1.0))
     ax = fig.subplots()
     left = 0.0
-    for i, (name, ms) in enumerate(items):
+    for i, (_, ms) in enumerate(items):
         ax.barh([i], [ms], left=[left], color="#5b8fd6", edgecolor="#333333", linewidth=0.4)
         ax.text(left + ms, i, f" {fmt.number(ms, 1)} ms", va="center", fontsize=7)
         left += ms

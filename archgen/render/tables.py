@@ -1,6 +1,6 @@
-"""Deliverable tables: bill of materials, requirements compliance matrix, cable runs; as CSV and XLSX bytes.
+r"""Deliverable tables: bill of materials, requirements compliance matrix, cable runs; as CSV and XLSX bytes.
 
-Rows are built from the design (counts, catalog figures); the writers only format. CSV is UTF-8 with ``\\n`` line
+Rows are built from the design (counts, catalog figures); the writers only format. CSV is UTF-8 with ``\n`` line
 ends and a fixed column order so diffs stay small. XLSX is not byte-reproducible (zip and document timestamps), so
 it is compared by content in the tests; we still pin its creation time to keep it as stable as openpyxl allows.
 """

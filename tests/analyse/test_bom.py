@@ -1,6 +1,7 @@
 """BOM of link parts: a copper cable assembly is ordered once per cable (its ends are built in); a transceiver is
 ordered once per end. (A twin-port 800G OSFP DAC carries two 400G links: 576 leaf-spine links of the GB200 SU's
-compute fabric need 288 cables, not 576 "ends".)"""
+compute fabric need 288 cables, not 576 "ends".)
+"""
 
 from __future__ import annotations
 

@@ -70,7 +70,8 @@ def test_a_scaled_point_equals_the_pipeline_on_the_scaled_spec(tmp_path: Path) -
 
 def test_series_stops_at_the_fabric_largest_size(shipped) -> None:
     """B200: 3 tiers of 64-port switches reach 64³/4 = 65,536 GPUs, so 4 SUs double six times (65,024 GPUs);
-    GB200 SU: a 2-tier compute fabric reaches 64²/2 = 2,048 GPUs, so 576 GPUs double once."""
+    GB200 SU: a 2-tier compute fabric reaches 64²/2 = 2,048 GPUs, so 576 GPUs double once.
+    """
     b200 = _series(shipped, "dgx-b200-superpod")
     assert [p.factor for p in b200.points] == [1, 2, 4, 8, 16, 32, 64]
     assert b200.fabric == "compute" and b200.max_accelerators == 64 ** 3 // 4

@@ -48,7 +48,8 @@ def render_golden() -> dict[str, str]:
 
 def render_golden_fresh() -> dict[str, str]:
     """`render_golden` in a fresh interpreter, so the checks registered are exactly those `archgen` imports
-    (other test modules may register more in this process)."""
+    (other test modules may register more in this process).
+    """
     import json
     import subprocess
     import sys

@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
