@@ -6,8 +6,9 @@ Every result is a pint quantity; the formulas are written next to the constants 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from archgen.analyse.bom import BomLine, rack_bom
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
 from archgen.model.power import PDU
@@ -108,6 +109,7 @@ class RackAnalysis:
     power: Power
     cooling: Cooling
     metrics: dict[str, Q] = field(default_factory=dict)
+    bom: tuple[BomLine, ...] = ()
 
 
 def analyse_rack(rack: RackDesign) -> RackAnalysis:
@@ -222,5 +224,5 @@ def _cooling(rack: RackDesign, power: Power) -> Cooling:
 
 
 def analyse(design: Design) -> dict[str, RackAnalysis]:
-    """Analyse every rack of the design, keyed by its object path."""
-    return {r.path: analyse_rack(r) for r in design.racks}
+    """Analyse every rack of the design (with its bill of materials), keyed by its object path."""
+    return {r.path: replace(analyse_rack(r), bom=tuple(rack_bom(r, design.specs))) for r in design.racks}

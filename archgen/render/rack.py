@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from archgen.analyse.bom import unit_power
 from archgen.analyse.rack import RackAnalysis, Stage
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
@@ -17,7 +18,7 @@ from archgen.model.power import PDU
 from archgen.render import common, fmt
 from archgen.render.blocks import Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.tables import bom_table, rack_bom, unit_power
+from archgen.render.tables import bom_table
 
 #: Part classes, in legend order, with the colour used in every diagram.
 CLASSES = {
@@ -353,6 +354,6 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
     bom = Section("bom", "Bill of materials").add(
         Para("Placed items, then the components inside each system (their power and weight are counted in the "
              "system). The same table is written as CSV and XLSX."),
-        bom_table(rack_bom(a.rack, scope.run.design.specs)))
+        bom_table(a.bom, scope.run.design.specs))
     section.sections += [bom, common.glossary_section(), common.sources_section(scope, [])]
     return section

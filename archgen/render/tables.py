@@ -10,83 +10,19 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import pint
 
-from archgen.build import RackDesign
-from archgen.model import System
+from archgen.analyse.bom import BomLine
 from archgen.render import fmt
 from archgen.render.blocks import Column, Table
-
-
-@dataclass(frozen=True)
-class BomRow:
-    """One line of a bill of materials."""
-
-    part: str
-    name: str
-    kind: str
-    quantity: int
-    unit_power: pint.Quantity | None
-    unit_weight: pint.Quantity | None
-    source: str
-    within: str = ""
-
-    @property
-    def total_power(self) -> pint.Quantity | None:
-        """Quantity × unit power (None when the part's power is counted in its parent)."""
-        return None if self.unit_power is None else self.unit_power * self.quantity
-
-    @property
-    def total_weight(self) -> pint.Quantity | None:
-        """Quantity × unit weight (None when counted in its parent or unknown)."""
-        return None if self.unit_weight is None else self.unit_weight * self.quantity
 
 
 def sources_text(source: str | list[str] | tuple[str, ...]) -> str:
     """One string of a part's sources, separated by ' | '."""
     return " | ".join(source) if isinstance(source, list | tuple) else str(source)
-
-
-def unit_power(part: Any) -> pint.Quantity | None:
-    """Maximum draw of a part as catalogued (systems, switches: power.max; CDUs: power), or None."""
-    power = getattr(part, "power", None)
-    if power is None or isinstance(power, pint.Quantity):
-        return power
-    return getattr(power, "max", None)
-
-
-def rack_bom(rack: RackDesign, specs: Any) -> list[BomRow]:
-    """BOM of one rack: placed items by part (in slot order), then the components inside each system."""
-    counts = Counter(p.part.id for p in rack.items)
-    rows: list[BomRow] = []
-    seen: set[str] = set()
-    for item in rack.items:
-        part = item.part
-        if part.id in seen:
-            continue
-        seen.add(part.id)
-        mech = getattr(part, "mechanical", None)
-        rows.append(BomRow(part.id, part.name or part.id, part.kind, counts[part.id], unit_power(part),
-                           mech.weight if mech else None, sources_text(part.source)))
-    for sys_id in [r.part for r in rows]:
-        system = specs.get(sys_id)
-        if not isinstance(system, System):
-            continue
-        inner: list[tuple[str, int]] = []
-        if system.accelerator:
-            inner.append((system.accelerator, system.accelerators))
-        inner += [(n.part, n.count) for n in system.nics]
-        for part_id, per in inner:
-            sub = specs.get(part_id)
-            if sub is None:
-                continue
-            rows.append(BomRow(sub.id, sub.name or sub.id, sub.kind, per * counts[sys_id], None, None,
-                               sources_text(getattr(sub, "source", "")), within=sys_id))
-    return rows
 
 
 BOM_COLUMNS = (
@@ -96,11 +32,14 @@ BOM_COLUMNS = (
 )
 
 
-def bom_table(rows: list[BomRow], caption: str = "Bill of materials") -> Table:
-    """The BOM as a document table."""
-    return Table("bom", caption, BOM_COLUMNS, tuple(
-        (r.part, r.name, r.kind, r.within or "rack", r.quantity, r.unit_power, r.total_power, r.unit_weight,
-         r.total_weight, r.source) for r in rows))
+def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:
+    """A rack's BOM (`analyse.bom.rack_bom`) as a document table, with each part's name and sources."""
+    rows = []
+    for r in lines:
+        part = specs.get(r.part)
+        rows.append((r.part, part.name or part.id, r.kind, r.within or "rack", r.quantity, r.unit_power,
+                     r.total_power, r.unit_weight, r.total_weight, sources_text(getattr(part, "source", ""))))
+    return Table("bom", caption, BOM_COLUMNS, tuple(rows))
 
 
 def csv_bytes(table: Table) -> bytes:

@@ -41,3 +41,18 @@ def test_gb200_su_compute_leaf_spine_dacs(clusters):
                 if (t.fabric, t.tier) == ("compute", "leaf_spine"))
     assert tier.links == 576 and tier.cables["dac-800g-osfp"] == 288
     assert tier.modules == {"dac-800g-osfp": 288}
+
+
+def test_rack_bom_counts_and_components():
+    """GB200 NVL72: 18 compute trays of 4 GPUs, 4 ConnectX-7 and 2 BlueField-3 each; 9 switch trays; 8 shelves."""
+    rack = run([SPECS]).racks["rack/gb200-nvl72"]
+    lines = {(b.part, b.within): b for b in rack.bom}
+    assert lines[("gb200-compute-tray", "")].quantity == 18
+    assert lines[("gb200-compute-tray", "")].total_power.m_as("kW") == pytest.approx(18 * 5.4)
+    assert lines[("nvlink5-switch-tray", "")].quantity == 9
+    assert lines[("orv3-power-shelf-33kw", "")].quantity == 8
+    assert lines[("orv3-power-shelf-33kw", "")].unit_power is None     # draws nothing of its own
+    assert lines[("gb200", "gb200-compute-tray")].quantity == 72
+    assert lines[("connectx-7", "gb200-compute-tray")].quantity == 72
+    assert lines[("bluefield-3", "gb200-compute-tray")].quantity == 36
+    assert lines[("gb200", "gb200-compute-tray")].total_power is None    # counted in the tray
