@@ -91,6 +91,9 @@ class Training(Spec):
     attention: AttentionKernel = Field("flash", description="Attention kernel: flash or materialized scores.")
     distributed_optimizer: bool = Field(True, description="Shard optimizer state over DP ranks (ZeRO-1).")
     overlap_grad_reduce: bool = Field(True, description="Overlap the DP gradient reduction with backward.")
+    overlap_tp_comm: bool = Field(
+        False, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
+                           "Megatron-Core tp_comm_overlap); off unless the training stack does it.")
 
 
 class Inference(Spec):

@@ -109,6 +109,7 @@ class CaseTraining(Spec):
     attention: Literal["flash", "materialized"] = "materialized"
     overlap_grad_reduce: bool = False
     distributed_optimizer: bool = False
+    overlap_tp_comm: bool = False
 
 
 class CaseInference(Spec):
@@ -290,7 +291,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     if case.training is not None:
         t = case.training
         job = Job(arch, t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
-                  t.overlap_grad_reduce)
+                  t.overlap_grad_reduce, t.overlap_tp_comm)
         lay = Layout(t.tp, t.pp, t.dp, t.micro_batch, t.cp, t.ep, t.interleave, RECOMPUTE_CODES[t.recompute],
                      t.sequence_parallel)
         est = estimate_training(hw, job, lay)

@@ -61,6 +61,7 @@ class Job:
     attention: str = "flash"
     distributed_optimizer: bool = True
     overlap_grad_reduce: bool = True
+    overlap_tp_comm: bool = False
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,9 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     ar = collective_time(hw, "all_reduce", T * a.hidden * act_bytes, tp, k_tp)
     n_coll = 2.0 * (1.0 + 1.0 + (rc == 2)) * (n_dense + n_moe)
     tp_comm_mb = np.where(tp > 1, n_coll * ar, 0.0)
+    if job.overlap_tp_comm:  # chunked GEMMs hide the collectives (TE userbuffers); only the excess shows
+        gemm_window = (fwd - attn_f) * (3.0 + (rc == 2))  # the layer GEMMs of forward, backward (2x) and recompute
+        tp_comm_mb = np.maximum(0.0, tp_comm_mb - gemm_window)
 
     # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
     # overlaps with the attention core, only the excess is exposed.

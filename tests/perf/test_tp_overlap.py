@@ -1,0 +1,40 @@
+"""Tensor-parallel communication overlap (`overlap_tp_comm`): it only hides communication, and with it the model
+reproduces Llama 3 405B's published H100 throughput (Table 4; see the case file for the assumptions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from archgen.perf.cases import score_file
+from archgen.perf.training import Job, Layout, estimate_training
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_overlap_hides_tp_communication_only(h100):
+    from archgen.perf.arch import Arch
+    arch = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
+    lay = Layout(8, 8, 16, 1, 1, 1, 1, 0, True)
+    plain = estimate_training(h100, Job(arch, 2048, 1536), lay)
+    hidden = estimate_training(h100, Job(arch, 2048, 1536, overlap_tp_comm=True), lay)
+    assert float(hidden.tp_comm) < float(plain.tp_comm)
+    assert float(hidden.compute) == pytest.approx(float(plain.compute))
+    for part in ("dp_comm", "pp_comm", "optimizer"):
+        assert float(getattr(hidden, part)) == pytest.approx(float(getattr(plain, part)))
+    # the step shrinks by the hidden communication, in the steady state and in the pipeline bubble alike
+    m = 1536 / 16
+    saved = float(plain.tp_comm - hidden.tp_comm)
+    assert float(hidden.step_time) == pytest.approx(float(plain.step_time) - saved * (1 + (8 - 1) / m))
+    no_tp = Layout(1, 8, 128, 1, 1, 1, 1, 0, False)
+    assert np.isclose(float(estimate_training(h100, Job(arch, 2048, 1536, overlap_tp_comm=True), no_tp).step_time),
+                      float(estimate_training(h100, Job(arch, 2048, 1536), no_tp).step_time))
+
+
+def test_llama3_405b_table4_within_10_percent():
+    results = score_file(DATA / "llama3-405b-table4.yaml")
+    errors = {r.id: r.error for r in results}
+    assert set(errors) == {"llama3-405b-8k-8192gpu", "llama3-405b-8k-16384gpu"}
+    assert all(abs(e) <= 0.10 for e in errors.values()), errors
