@@ -92,7 +92,8 @@ def build(specs: Specs) -> Design:
         for j, nic in enumerate(system.nics):
             _ref(specs, system.id, nic.part, (NIC,), ("nics", j, "part"), unresolved)
     for w in specs.of(Workload):  # the performance stage estimates the workloads whose references resolve
-        _ref(specs, w.id, w.model, (Model,), ("model",), unresolved, f"workload/{w.id}")
+        if w.model is not None:
+            _ref(specs, w.id, w.model, (Model,), ("model",), unresolved, f"workload/{w.id}")
         _ref(specs, w.id, w.cluster, (Cluster,), ("cluster",), unresolved, f"workload/{w.id}")
     racks = tuple(_rack(specs, r, unresolved) for r in specs.of(Rack))
     reqs = [BoundRequirement(q, f"rack/{r.spec.id}", r.spec.id, ("requirements", i))

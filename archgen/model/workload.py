@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 
 from archgen.model.base import Document, Ref, Spec
 from archgen.model.requirements import Requirement
+from archgen.units import Information
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
@@ -110,22 +111,35 @@ class Inference(Spec):
     scenario: Literal["offline", "server"] = Field("offline", description="MLPerf-style scenario.")
 
 
+class Collective(Spec):
+    """A collective benchmark (as nccl-tests runs it) over the workload's accelerators."""
+
+    op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"] = Field(description="The collective.")
+    size: Information = Field(description="Message size per rank as nccl-tests counts it, e.g. '8 GiB'.")
+    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls"] = Field(
+        "auto", description="NCCL algorithm; 'auto' takes the fastest the hardware allows.")
+
+
 class Workload(Document):
-    """A training or inference job of a model on a cluster, with optional parallelism and targets."""
+    """A training, inference or collective job on a cluster, with optional parallelism and targets."""
 
     kind: Literal["Workload"] = "Workload"
-    model: Ref = Field(description="Id of the `Model`.")
+    model: Ref | None = Field(None, description="Id of the `Model` (training and inference).")
     cluster: Ref | None = Field(None, description="Id of the cluster it runs on (or give it on the command line).")
     accelerators: int | None = Field(None, gt=0, description="Accelerators used; defaults to the whole cluster.")
     training: Training | None = Field(None, description="Training job.")
     inference: Inference | None = Field(None, description="Inference job.")
+    collective: Collective | None = Field(None, description="Collective benchmark, e.g. an all-reduce busbw target.")
     requirements: list[Requirement] = Field(
         default_factory=list, description="Targets on performance metrics, e.g. {metric: mfu, target: '>= 0.4'}.")
 
     @model_validator(mode="after")
     def _one_job(self) -> Workload:
-        if (self.training is None) == (self.inference is None):
-            raise ValueError("give exactly one of 'training' or 'inference'")
+        jobs = [k for k in ("training", "inference", "collective") if getattr(self, k) is not None]
+        if len(jobs) != 1:
+            raise ValueError("give exactly one of 'training', 'inference' or 'collective'")
+        if jobs[0] != "collective" and self.model is None:
+            raise ValueError(f"a {jobs[0]} workload needs 'model'")
         for req in self.requirements:
             if req.metric not in PERF_METRICS:
                 raise ValueError(f"requirement {req.id}: unknown metric '{req.metric}' (known: "

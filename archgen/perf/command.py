@@ -39,8 +39,8 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_i
     workload = items.get(workload_id)
     if not isinstance(workload, Workload):
         raise UsageError(f"no workload '{workload_id}' in the specs")
-    model = items.get(workload.model)
-    if not isinstance(model, Model):
+    model = items.get(workload.model) if workload.model else None
+    if workload.collective is None and not isinstance(model, Model):
         raise UsageError(f"workload '{workload_id}' runs model '{workload.model}', which is not in the specs")
     hw, total, per_rack = cluster_hardware(cluster, items)
     gpus = workload.accelerators or total

@@ -14,6 +14,7 @@ from archgen.errors import UsageError
 from archgen.model.requirements import Requirement
 from archgen.model.workload import PERF_METRICS, Model, Workload
 from archgen.perf.arch import Arch
+from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.search import layout_problems, search_training
@@ -174,7 +175,18 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
                     sensitivity=sens, notes=notes)
 
 
-def estimate(workload: Workload, model: Model, hw: Hardware, gpus: int | None = None, *,
+def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
+    c = workload.collective
+    size = c.size.m_as("B")
+    t = float(collective_time(hw, c.op, size, gpus, algorithm=c.algorithm))
+    busbw = float(bus_bandwidth(c.op, size, t, gpus))
+    metrics = {"busbw": Q_(busbw, "B/s"), "time": Q_(t, "s")}
+    return Estimate(workload.id, "collective", hw.accelerator, gpus, {"op": c.op, "algorithm": c.algorithm},
+                    metrics, {"collective": Q_(t, "s")}, {}, True,
+                    notes=[f"{c.op} of {c.size:~P} per rank over {gpus} accelerators; busbw as nccl-tests defines it"])
+
+
+def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | None = None, *,
              gpus_per_rack: int | None = None, with_sensitivity: bool = True) -> Estimate:
     """Estimate `workload` (running `model`) on `gpus` accelerators described by `hw`.
 
@@ -189,16 +201,24 @@ def estimate(workload: Workload, model: Model, hw: Hardware, gpus: int | None = 
     Returns:
         The estimate, with each requirement's outcome.
     """
-    if model.id != workload.model:
-        raise UsageError(f"workload '{workload.id}' runs model '{workload.model}', not '{model.id}'")
     n = gpus or workload.accelerators
     if not n or n <= 0:
         raise UsageError(f"workload '{workload.id}': the number of accelerators must be positive")
+    if workload.collective is not None:
+        return _with_outcomes(workload, _collective(workload, hw, n))
+    if model is None or model.id != workload.model:
+        raise UsageError(f"workload '{workload.id}' runs model '{workload.model}', not "
+                         f"'{model.id if model else None}'")
     arch = Arch.from_model(model)
     if workload.training is not None:
         est = _training(workload, arch, hw, n, with_sensitivity)
     else:
         est = _inference(workload, arch, hw, n, gpus_per_rack, with_sensitivity)
+    return _with_outcomes(workload, est)
+
+
+def _with_outcomes(workload: Workload, est: Estimate) -> Estimate:
+    """The estimate with each of the workload's requirements judged against it."""
     outcomes = []
     for req in workload.requirements:
         value = est.metrics.get(req.metric)

@@ -41,8 +41,9 @@ def estimate_workloads(specs) -> dict[str, WorkloadResult]:
     """
     out: dict[str, WorkloadResult] = {}
     for w in specs.of(Workload):
-        model, cluster = specs.get(w.model), specs.get(w.cluster) if w.cluster else None
-        if not isinstance(model, Model) or not isinstance(cluster, Cluster):
+        model = specs.get(w.model) if w.model else None
+        cluster = specs.get(w.cluster) if w.cluster else None
+        if not isinstance(cluster, Cluster) or (w.collective is None and not isinstance(model, Model)):
             continue
         try:
             hw, total, per_rack = cluster_hardware(cluster, specs.items)
@@ -50,7 +51,8 @@ def estimate_workloads(specs) -> dict[str, WorkloadResult]:
             if gpus > total:
                 raise ArchgenError(f"asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
             est = estimate(w, model, hw, gpus, gpus_per_rack=per_rack)
-            result = WorkloadResult(w, est, roofline=workload_roofline(w, model, hw, est.layout))
+            roofline = workload_roofline(w, model, hw, est.layout) if model is not None else None
+            result = WorkloadResult(w, est, roofline=roofline)
         except ArchgenError as err:
             result = WorkloadResult(w, None, str(err))
         out[result.path] = result

@@ -24,7 +24,7 @@ from archgen.units import Q_
 #: Display unit of each performance metric.
 UNITS = {"step_time": "s", "ttft": "ms", "tpot": "ms", "tflops_per_gpu": "TFLOPS", "memory_per_gpu": "GB",
          "memory_headroom": "GB", "tokens_per_second": "1/s", "tokens_per_second_per_gpu": "1/s",
-         "tokens_per_second_per_rack": "1/s", "busbw": "GB/s"}
+         "tokens_per_second_per_rack": "1/s", "busbw": "GB/s", "time": "ms"}
 
 
 def workloads_for(run: Any, cluster_id: str) -> list[Any]:
@@ -49,8 +49,8 @@ def section(results: list[Any]) -> Section | None:
             sub.add(Para(f"Not estimated: {r.error}", "note"))
             continue
         layout = ", ".join(f"{k}={v}" for k, v in e.layout.items())
-        sub.add(Para(f"{e.kind.capitalize()} on {e.gpus:,} × {e.accelerator}; layout {layout}. "
-                     f"{'Fits' if e.fits else 'Does not fit'} in accelerator memory."))
+        fits = "" if not e.memory else f" {'Fits' if e.fits else 'Does not fit'} in accelerator memory."
+        sub.add(Para(f"{e.kind.capitalize()} on {e.gpus:,} × {e.accelerator}; layout {layout}.{fits}"))
         outcomes = {o.requirement.metric: o for o in e.requirements}
         rows = []
         for name, value in sorted(e.metrics.items()):
@@ -70,8 +70,9 @@ def section(results: list[Any]) -> Section | None:
         sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown"))
         if r.roofline is not None:
             sub.add(*roofline_blocks(r.roofline, w.id))
-        sub.add(Table(f"perf-memory-{fmt.slug(w.id)}", "Memory per accelerator",
-                      (Column("Component"), Column("Memory", "GB", 2, "right")), tuple(e.memory.items())))
+        if e.memory:
+            sub.add(Table(f"perf-memory-{fmt.slug(w.id)}", "Memory per accelerator",
+                          (Column("Component"), Column("Memory", "GB", 2, "right")), tuple(e.memory.items())))
         if e.sensitivity:
             sub.add(Table(f"perf-sensitivity-{fmt.slug(w.id)}",
                           "Elasticity to each hardware parameter (d ln metric / d ln parameter)",

@@ -76,7 +76,7 @@ def test_ceilings_and_ridge(h100):
 
 
 def _all_rooflines(h100, shipped):
-    yield from (w.roofline for w in shipped.workloads.values())
+    yield from (w.roofline for w in shipped.workloads.values() if w.roofline is not None)
     for arch in (GPT3, MOE):
         for tp in (1, 8):
             yield training_kernels(h100, arch, seq_len=4096, dtype="bf16", attention="flash", tp=tp, ep=2)

@@ -96,7 +96,7 @@ def test_bad_specs_are_rejected():
         Model(id="m", layers=1, hidden=96, heads=96, kv_heads=7, ffn=4, vocab=4)
     with pytest.raises(ValueError, match="greater than 0"):
         Model(id="m", layers=0, hidden=96, heads=96, ffn=4, vocab=4)
-    with pytest.raises(ValueError, match="give exactly one of 'training' or 'inference'"):
+    with pytest.raises(ValueError, match="give exactly one of 'training', 'inference' or 'collective'"):
         Workload(id="w", model="m")
 
 

@@ -1,0 +1,40 @@
+"""Collective workloads: an nccl-tests-style bus-bandwidth target becomes a PERF check."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from archgen.model.workload import Workload
+from archgen.pipeline import run
+from tests.conftest import SPECS
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return run([SPECS])
+
+
+def test_busbw_follows_the_nccl_tests_definition(shipped):
+    r = shipped.workloads["workload/nccl-allreduce-nvl72-rack"]
+    e = r.estimate
+    n, size = 72, 8 * 2**30
+    # NVIDIA/nccl-tests doc/PERFORMANCE.md: algbw = size / time; all_reduce busbw = algbw * 2 (n - 1) / n
+    algbw = size / e.metrics["time"].m_as("s")
+    assert e.metrics["busbw"].m_as("B/s") == pytest.approx(algbw * 2 * (n - 1) / n)
+    assert e.gpus == n and e.kind == "collective" and r.roofline is None
+    assert [o.met for o in e.requirements] == [True]
+
+
+def test_a_wider_group_has_lower_busbw(shipped):
+    rack = shipped.workloads["workload/nccl-allreduce-nvl72-rack"].estimate.metrics["busbw"]
+    su = shipped.workloads["workload/nccl-allreduce-gb200-su"].estimate.metrics["busbw"]
+    assert su < rack     # the SU's all-reduce crosses the 400 Gb/s scale-out fabric; the rack's stays on NVLink
+
+
+def test_model_needed_only_for_training_and_inference():
+    Workload(id="c", cluster="x", collective={"op": "all_gather", "size": "1 GiB"})
+    with pytest.raises(ValidationError, match="a training workload needs 'model'"):
+        Workload(id="t", cluster="x", training={"seq_len": 2048, "global_batch": 8})
+    with pytest.raises(ValidationError, match="expected an amount of data"):
+        Workload(id="c", cluster="x", collective={"op": "all_reduce", "size": "8 GHz"})
