@@ -1,0 +1,447 @@
+"""Folded-Clos fat-tree fabrics in closed form: endpoints, rails, tiers, switch counts, bandwidth, failure domains.
+
+Every count comes from a formula over the spec's counts, never from enumerating nodes, so a 100k-accelerator
+cluster costs the same as a small one. Formulas (k = switch radix at the fabric's line rate, d/u = leaf down/up
+ports, o = down:up oversubscription):
+
+* leaf split: u = ⌊k / (1 + o)⌋, d = k − u (1:1 on a 64-port switch → 32/32), unless the tier fixes `uplinks`.
+* rail-optimized leaves per group of G scale-up domains and R rails: G ≤ d → ⌈R / ⌊d/G⌋⌉, else R·⌈G/d⌉
+  (NVIDIA DGX SuperPOD: one leaf per rail per 32-node SU).
+* 2 tiers: spines S = the smallest divisor of u with S ≥ ⌈L·u / k_spine⌉, so every leaf spreads its uplinks evenly
+  (NVIDIA's 3-SU row has 16 spines, not 12, because 32 uplinks do not divide by 12). Largest size L ≤ k_spine,
+  k·d endpoints = k²/2 at 1:1.
+* 3 tiers: pods of P = d_spine leaves and u spines (one link per leaf-spine pair); cores in u groups, each core
+  taking l = ⌊k_core / pods⌋ links from its spine in every pod. Largest size k_core·P·d = k³/4 at 1:1.
+* bisection (one direction) = min over the tiers of half the capacity entering that tier; hops = 2·tiers − 1.
+
+Sources: C. Leiserson, "Fat-trees", IEEE Trans. Computers C-34(10), 1985; M. Al-Fares et al., "A scalable,
+commodity data center network architecture", SIGCOMM 2008 (k³/4 hosts of a 3-tier fat tree of k-port switches);
+NVIDIA DGX SuperPOD B200 RA, "DGX SuperPOD Architecture" and "Network Fabrics" (rail-optimized SUs, UFM ports).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from archgen.build import BoundFabric, ClusterDesign, Design
+from archgen.model import NIC, Switch, System
+from archgen.topology import ClosShape
+from archgen.units import Q_, Q
+
+TIERS = ("leaf", "spine", "core")
+
+
+@dataclass(frozen=True)
+class NodeType:
+    """A system that attaches to fabrics, and how many of it the cluster holds."""
+
+    part: System
+    count: int
+    per_rack: dict[str, int]
+
+
+@dataclass(frozen=True)
+class TierCount:
+    """Switches of one tier of one plane and how their ports are used."""
+
+    name: str
+    switch: Switch | None
+    speed: Q
+    radix: int
+    breakout: int
+    down: int
+    up: int
+    up_speed: Q
+    switches: int
+    down_used: int
+    up_used: int
+
+    @property
+    def ports_used(self) -> int:
+        """Ports in use over the tier (down and up)."""
+        return self.down_used + self.up_used
+
+    @property
+    def ports_total(self) -> int:
+        """Ports the tier's switches have at the fabric rate (down ports, plus separate uplinks)."""
+        extra = self.up if self.switch is not None and self.up and self.down == self.radix else 0
+        return self.switches * (self.radix + extra)
+
+    @property
+    def max_used_per_switch(self) -> int:
+        """Most ports used on any one switch of the tier (even spread, rounded up)."""
+        return math.ceil(self.ports_used / self.switches) if self.switches else 0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that makes a fabric unbuildable or inconsistent; turned into findings by the NET checks."""
+
+    code: str
+    path: tuple
+    message: str
+    measured: Q | None = None
+    limit: Q | None = None
+
+
+@dataclass(frozen=True)
+class FabricAnalysis:
+    """Closed-form figures of one fabric (per plane where noted, and totals over planes)."""
+
+    fabric: BoundFabric
+    tiers_used: int
+    planes: int
+    ports_per_node: dict[str, int]
+    node_ports: int
+    endpoint_ports: int
+    reserved_ports: int
+    rails: int
+    rails_per_leaf: int
+    group: str
+    group_domains: int
+    groups: int
+    leaves_per_group: int
+    pods: int
+    spines_per_pod: int
+    core_links_per_spine_pair: int
+    tiers: tuple[TierCount, ...]
+    links: dict[str, int]
+    injection: Q
+    bisection: Q
+    oversubscription: dict[str, float]
+    hops: int
+    max_endpoints: int
+    max_accelerators: int
+    accelerators: int
+    failure: dict[str, Q]
+    problems: tuple[Problem, ...]
+    metrics: dict[str, Q] = field(default_factory=dict)
+
+    def tier(self, name: str) -> TierCount | None:
+        """The tier named `name`, if the fabric has it."""
+        return next((t for t in self.tiers if t.name == name), None)
+
+    @property
+    def shape(self) -> ClosShape:
+        """The numbers that fix one plane's wiring (see `archgen.topology.tier_pairs`)."""
+        leaf, spine, core = self.tier("leaf"), self.tier("spine"), self.tier("core")
+        return ClosShape(self.tiers_used, leaf.switches, spine.switches if spine else 0,
+                         core.switches if core else 0, leaf.up, self.spines_per_pod, spine.down if spine else 0,
+                         spine.up if spine else 0, self.core_links_per_spine_pair)
+
+    def leaf_endpoints(self) -> list[int]:
+        """Access ports per leaf of one plane, filling leaves in order."""
+        leaf, left, out = self.tier("leaf"), self.links["access"], []
+        for _ in range(leaf.switches):
+            n = min(leaf.down, left)
+            out.append(n)
+            left -= n
+        return out
+
+
+
+
+def count(n: float) -> Q:
+    """A dimensionless count as a quantity."""
+    return Q_(n, "")
+
+
+def node_types(cluster: ClusterDesign) -> tuple[NodeType, ...]:
+    """Systems of the cluster by part, with their counts (total and per rack type)."""
+    found: dict[str, tuple[System, dict[str, int]]] = {}
+    for rid in sorted(cluster.rack_counts):
+        for item in cluster.rack_types[rid].items:
+            if isinstance(item.part, System):
+                part, per_rack = found.setdefault(item.part.id, (item.part, {}))
+                per_rack[rid] = per_rack.get(rid, 0) + 1
+    return tuple(NodeType(p, sum(per[r] * cluster.rack_counts[r] for r in per), per)
+                 for _, (p, per) in sorted(found.items()))
+
+
+def nic_ports(design: Design, system: System, role: str) -> int:
+    """Ports of a system's NICs of `role`."""
+    total = 0
+    for slot in system.nics:
+        nic = design.specs.get(slot.part)
+        if slot.role == role and isinstance(nic, NIC):
+            total += slot.count * nic.ports.count
+    return total
+
+
+def nic_bandwidth(design: Design, system: System, role: str) -> Q:
+    """Line rate of a system's NIC ports of `role`, summed."""
+    total = Q_(0, "Gbit/s")
+    for slot in system.nics:
+        nic = design.specs.get(slot.part)
+        if slot.role == role and isinstance(nic, NIC):
+            total = total + slot.count * nic.ports.count * nic.ports.speed
+    return total
+
+
+def _smallest_divisor_at_least(n: int, low: int) -> int | None:
+    """The smallest divisor of `n` that is ≥ `low`, or None."""
+    return next((d for d in range(max(low, 1), n + 1) if n % d == 0), None)
+
+
+def _largest_divisor_at_most(n: int, high: int) -> int:
+    """The largest divisor of `n` that is ≤ `high` (at least 1)."""
+    return next((d for d in range(min(high, n), 0, -1) if n % d == 0), 1)
+
+
+def _radix(switch: Switch | None, speed: Q) -> tuple[int, int]:
+    """Ports at the fabric rate and the breakout factor (native rate / fabric rate)."""
+    if switch is None:
+        return 0, 1
+    ratio = float((switch.ports.speed / speed).to("").magnitude)
+    breakout = max(1, round(ratio)) if ratio >= 1 else 0
+    return switch.ports.count * breakout, breakout
+
+
+def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
+                   accelerators: int) -> FabricAnalysis:
+    """Closed-form sizing of one fat-tree fabric."""
+    spec, here = fabric.spec, fabric.owner_path
+    problems: list[Problem] = []
+    role = spec.nic_role or spec.role
+    planes = spec.planes
+
+    # --- endpoints: node NIC ports of the role, switch management ports, extra and reserved ports
+    ports_per_node: dict[str, int] = {}
+    node_ports = 0
+    for nt in nodes:
+        have = nic_ports(design, nt.part, role)
+        want = spec.ports_per_node if spec.ports_per_node is not None else have
+        if not spec.endpoints.nodes or (have == 0 and spec.ports_per_node is None):
+            continue
+        if want > have and nt.part.accelerators:
+            problems.append(Problem("nic_ports", here + ("ports_per_node",),
+                                    f"{nt.part.id} has {have} NIC port(s) of role '{role}', the fabric uses {want}",
+                                    count(want), count(have)))
+        ports_per_node[nt.part.id] = want
+        node_ports += want * nt.count
+    switch_ports = 0
+    if spec.endpoints.switches:
+        switch_ports = _other_switches(design, cluster, fabric)
+    reserved = sum(r.ports for r in spec.reserved)
+    endpoint_ports = node_ports + switch_ports + spec.endpoints.extra
+    if node_ports % planes or any(p % planes for p in ports_per_node.values()):
+        problems.append(Problem("planes", here + ("planes",),
+                                f"{planes} planes do not divide the NIC ports per node "
+                                f"({', '.join(f'{k}: {v}' for k, v in ports_per_node.items()) or 'none'})",
+                                count(planes), None))
+
+    # --- rails: fabric ports per scale-up domain, one rail each, per plane
+    compute = max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id), default=None)
+    ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
+    su = cluster.spec.scale_up
+    nodes_per_domain = 1
+    if su is not None and su.domain == "rack" and compute is not None:
+        nodes_per_domain = max((compute.per_rack.get(r, 0) for r in compute.per_rack), default=1) or 1
+    ports_per_domain = ppn * nodes_per_domain
+    rails = spec.rails if spec.rails is not None else max(ports_per_domain // planes, 1)
+    if spec.rail_optimized and ports_per_domain and rails * planes != ports_per_domain:
+        problems.append(Problem("rails", here + ("rails",),
+                                f"{rails} rails x {planes} plane(s) != {ports_per_domain} fabric ports per scale-up "
+                                f"domain ({nodes_per_domain} node(s) x {ppn} NIC ports)",
+                                count(rails * planes), count(ports_per_domain)))
+
+    # --- group (scalable unit) used to size the leaves
+    group, group_domains, groups = _group(cluster, spec, compute, nodes_per_domain)
+    unit_ports = sum(cluster.unit_counts.get(u, 0) * n * nt.per_rack.get(rid, 0) * ports_per_node.get(nt.part.id, 0)
+                     for u, members in cluster.unit_racks.items() for rid, n in members for nt in nodes)
+
+    # --- per plane
+    e_plane = math.ceil(endpoint_ports / planes)
+    node_plane = math.ceil(node_ports / planes)
+    leaf_sw = fabric.tiers["leaf"].switch
+    k_leaf, b_leaf = _radix(leaf_sw, spec.speed)
+    if leaf_sw is not None and b_leaf == 0:
+        problems.append(Problem("speed", here + ("speed",), f"{leaf_sw.id} ports run at {leaf_sw.ports.speed:~P}, "
+                                f"slower than the fabric's {spec.speed:~P}", spec.speed, leaf_sw.ports.speed))
+    tiers_req = spec.tiers
+    leaf_os = spec.leaf.oversubscription or spec.oversubscription
+    up_speed = spec.leaf.uplink_speed or spec.speed
+
+    def leaf_split(tier_count: int) -> tuple[int, int]:
+        if tier_count == 1:
+            return k_leaf, 0
+        if spec.leaf.uplinks is not None:
+            return k_leaf, spec.leaf.uplinks
+        up = int(k_leaf // (1 + leaf_os))
+        return k_leaf - up, up
+
+    def leaves_for(down: int) -> tuple[int, int, int]:
+        """Leaves, leaves per group instance, rails per leaf."""
+        if down <= 0:
+            return 0, 0, 0
+        if spec.rail_optimized and groups and group_domains:
+            if group_domains <= down:
+                rpl = max(down // group_domains, 1)
+                per_group = math.ceil(rails / rpl)
+            else:
+                rpl = 1
+                per_group = rails * math.ceil(group_domains / down)
+            grouped = unit_ports // planes
+            rest = max(node_plane - grouped, 0) + math.ceil((switch_ports + spec.endpoints.extra) / planes)
+            spare = groups * per_group * down - grouped - math.ceil(reserved / planes)
+            extra_leaves = math.ceil(max(rest - max(spare, 0), 0) / down)
+            return groups * per_group + extra_leaves, per_group, rpl
+        return math.ceil(e_plane / down), 0, 0
+
+    k_spine, b_spine = _radix(fabric.tiers["spine"].switch, up_speed)
+    k_core, b_core = _radix(fabric.tiers["core"].switch, up_speed)
+    if tiers_req == "auto":
+        tiers_used = 3
+        for t in (1, 2):
+            down, up = leaf_split(t)
+            n_leaves = leaves_for(down)[0]
+            if (t == 1 and n_leaves <= 1) or (t == 2 and 0 < n_leaves <= k_spine):
+                tiers_used = t
+                break
+    else:
+        tiers_used = int(tiers_req)
+    down, up = leaf_split(tiers_used)
+    leaves, per_group, rpl = leaves_for(down)
+    access = math.ceil(endpoint_ports / planes) + math.ceil(reserved / planes)
+    if leaves and access > leaves * down:
+        problems.append(Problem("reserved", here + (("reserved",) if reserved else ()),
+                                f"{access} access ports per plane ({e_plane} endpoints + {math.ceil(reserved / planes)}"
+                                f" reserved) exceed the {leaves * down} leaf down ports",
+                                count(access), count(leaves * down)))
+    counts = [TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
+                        min(access, leaves * down), leaves * up if tiers_used > 1 else 0)]
+    links = {"access": access}
+    pods = spines_per_pod = pair_links = 0
+    max_endpoints = k_leaf if tiers_used == 1 else 0
+    spine_sw, core_sw = fabric.tiers["spine"].switch, fabric.tiers["core"].switch
+    uplinks = leaves * up
+    if tiers_used == 1 and leaves > 1:
+        problems.append(Problem("tiers", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
+                                count(access), count(k_leaf)))
+    if tiers_used == 2:
+        max_endpoints = k_spine * down
+        # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
+        need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
+        fixed = spec.spine.count
+        if fixed is not None:
+            spines = fixed
+            if up % fixed:
+                problems.append(Problem("divisible", here + ("spine", "count"),
+                                        f"{up} leaf uplinks do not divide evenly over {fixed} spines", count(up),
+                                        count(fixed)))
+        else:
+            spines = _smallest_divisor_at_least(up, need) or need
+        if leaves > k_spine or (k_spine and uplinks > spines * k_spine):
+            problems.append(Problem("tiers", here + ("tiers",),
+                                    f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
+                                    f"{access} needed ({leaves} leaves > {k_spine} spine ports): use 3 tiers",
+                                    count(access), count(max_endpoints)))
+        counts.append(TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines,
+                                uplinks, 0))
+        links["leaf_spine"] = uplinks
+        spines_per_pod = spines
+    elif tiers_used == 3:
+        s_os = spec.spine.oversubscription or spec.oversubscription
+        s_up = int(k_spine // (1 + s_os))
+        s_down = k_spine - s_up
+        spines_per_pod = spec.spine.count or up
+        if spines_per_pod and up % spines_per_pod:
+            problems.append(Problem("divisible", here + ("spine", "count"),
+                                    f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
+                                    count(up), count(spines_per_pod)))
+        per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
+        pod_leaves = max(s_down // per_pair, 1)
+        pods = math.ceil(leaves / pod_leaves) if leaves else 0
+        spines = pods * spines_per_pod
+        spine_up = spines * s_up
+        pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
+        cores = spines_per_pod * (s_up // pair_links) if s_up else 0
+        max_endpoints = k_core * pod_leaves * down
+        if pods > k_core:
+            problems.append(Problem("tiers", here + ("tiers",),
+                                    f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
+                                    f"({k_core} pods); {access} needed in {pods} pods",
+                                    count(access), count(max_endpoints)))
+        counts.append(TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, up_speed, spines,
+                                uplinks, spine_up))
+        counts.append(TierCount("core", core_sw, up_speed, k_core, b_core, k_core, 0, up_speed, cores, spine_up, 0))
+        links["leaf_spine"] = uplinks
+        links["spine_core"] = spine_up
+    for t in counts:
+        if t.switch is not None and t.switches and t.max_used_per_switch > t.radix + (t.up if t.down == t.radix
+                                                                                      else 0):
+            problems.append(Problem("radix", here + (t.name,) if t.name != "leaf" else here + ("switch",),
+                                    f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has "
+                                    f"{t.radix} at {t.speed:~P}", count(t.max_used_per_switch), count(t.radix)))
+
+    # --- bandwidth
+    speed = spec.speed
+    injection = (node_ports * speed).to("Gbit/s")
+    cuts = [node_plane * speed / 2]
+    if tiers_used >= 2:
+        cuts.append(uplinks * up_speed / 2)
+    if tiers_used == 3:
+        cuts.append(counts[1].up_used * up_speed / 2)
+    bisection = (min(cuts) * planes).to("Gbit/s")
+    oversub: dict[str, float] = {}
+    if tiers_used >= 2 and uplinks:
+        oversub["leaf"] = float(((access * speed) / (uplinks * up_speed)).to("").magnitude)
+    if tiers_used == 3 and counts[1].up_used:
+        oversub["spine"] = counts[1].down / counts[1].up
+    max_endpoints_total = max_endpoints * planes
+    max_acc = 0
+    if compute is not None and ppn:
+        max_acc = max_endpoints_total // ppn * compute.part.accelerators
+
+    # --- failure domains
+    acc_per_node = compute.part.accelerators if compute else 0
+    if spec.rail_optimized and group_domains:
+        leaf_nodes = min(group_domains, down) * nodes_per_domain
+    else:
+        leaf_nodes = min(math.ceil(down / ppn) if ppn else 0, sum(nt.count for nt in nodes))
+    failure = {
+        "failure.leaf.ports_lost": count(min(down, access)),
+        "failure.leaf.accelerators_affected": count(leaf_nodes * acc_per_node),
+        "failure.leaf.bandwidth_lost": count(1 / leaves / planes if leaves else 0),
+        "failure.plane.bandwidth_lost": count(1 / planes),
+    }
+    if tiers_used >= 2 and spines_per_pod:
+        failure["failure.spine.uplink_bandwidth_lost"] = count(1 / spines_per_pod / planes)
+    return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, node_ports, endpoint_ports, reserved, rails,
+                          rpl, group, group_domains, groups, per_group, pods, spines_per_pod, pair_links,
+                          tuple(counts), links, injection, bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1,
+                          max_endpoints_total, max_acc, accelerators, failure, tuple(problems))
+
+
+def _group(cluster: ClusterDesign, spec, compute: NodeType | None, nodes_per_domain: int) -> tuple[str, int, int]:
+    """The unit that sizes the leaves, its scale-up domains, and how many unit instances hold compute nodes.
+
+    Every instance of a unit holding compute nodes gets the leaves of a full group (NVIDIA: "the fabric should be
+    designed to support the full SU"), so a short SU (31 nodes and the UFM) is cabled like a full one.
+    """
+    if compute is None:
+        return "", 0, 0
+
+    def domains(unit: str) -> int:
+        nodes = sum(compute.per_rack.get(rid, 0) * n for rid, n in cluster.unit_racks.get(unit, ()))
+        return math.ceil(nodes / nodes_per_domain)
+
+    holding = [u for u in cluster.unit_counts if domains(u)]
+    name = spec.group
+    if name is None:
+        ranked = sorted(holding, key=lambda u: (-domains(u), u))
+        name = ranked[0] if ranked else ""
+    if not name or name not in cluster.unit_counts:
+        return name or "", 0, 0
+    return name, domains(name), sum(cluster.unit_counts[u] for u in holding)
+
+
+def _other_switches(design: Design, cluster: ClusterDesign, fabric: BoundFabric) -> int:
+    """Switches placed in the cluster's racks (one management port each), other than this fabric's own leaves."""
+    n = 0
+    for rid, racks in cluster.rack_counts.items():
+        n += racks * sum(1 for p in cluster.rack_types[rid].items if isinstance(p.part, Switch))
+    return n
+
+
