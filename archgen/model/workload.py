@@ -111,6 +111,19 @@ class Inference(Spec):
     scenario: Literal["offline", "server"] = Field("offline", description="MLPerf-style scenario.")
 
 
+def job_kind(spec: object, noun: str) -> str:
+    """The one job a workload (or validation case) describes: 'training', 'inference' or 'collective'.
+
+    Raises ValueError unless exactly one is given, and a training or inference job names its model.
+    """
+    jobs = [k for k in ("training", "inference", "collective") if getattr(spec, k) is not None]
+    if len(jobs) != 1:
+        raise ValueError("give exactly one of 'training', 'inference' or 'collective'")
+    if jobs[0] != "collective" and getattr(spec, "model", None) is None:
+        raise ValueError(f"a {jobs[0]} {noun} needs 'model'")
+    return jobs[0]
+
+
 class Collective(Spec):
     """A collective benchmark (as nccl-tests runs it) over the workload's accelerators."""
 
@@ -135,11 +148,7 @@ class Workload(Document):
 
     @model_validator(mode="after")
     def _one_job(self) -> Workload:
-        jobs = [k for k in ("training", "inference", "collective") if getattr(self, k) is not None]
-        if len(jobs) != 1:
-            raise ValueError("give exactly one of 'training', 'inference' or 'collective'")
-        if jobs[0] != "collective" and self.model is None:
-            raise ValueError(f"a {jobs[0]} workload needs 'model'")
+        job_kind(self, "workload")
         for req in self.requirements:
             if req.metric not in PERF_METRICS:
                 raise ValueError(f"requirement {req.id}: unknown metric '{req.metric}' (known: "

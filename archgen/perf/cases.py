@@ -25,7 +25,7 @@ from archgen.errors import SpecError, SpecProblem
 from archgen.load import Document, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.base import Spec
-from archgen.model.workload import MoE, Precision, Recompute
+from archgen.model.workload import MoE, Precision, Recompute, job_kind
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators, locate, problems_from
 from archgen.perf.collectives import bus_bandwidth, collective_time
@@ -158,11 +158,7 @@ class Case(Spec):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Case:
-        kinds = [k for k in ("training", "inference", "collective") if getattr(self, k) is not None]
-        if len(kinds) != 1:
-            raise ValueError("a case needs exactly one of training, inference or collective")
-        if kinds[0] != "collective" and self.model is None:
-            raise ValueError(f"a {kinds[0]} case needs a model")
+        job_kind(self, "case")
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
             raise ValueError(f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or model_72)")
