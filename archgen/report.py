@@ -10,16 +10,15 @@ from xml.sax.saxutils import escape, quoteattr
 from archgen import __version__
 from archgen.checks import REGISTRY, RESERVED, Finding
 from archgen.errors import SpecProblem
-from archgen.units import Q, json_magnitude, json_unit
+from archgen.units import Q
+from archgen.units import to_json as quantity_json
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
 
 
 def quantity(q: Q | None) -> dict | None:
     """The JSON contract for a quantity: {"value": float, "unit": str} in SI units."""
-    if q is None:
-        return None
-    return {"value": json_magnitude(q), "unit": json_unit(q)}
+    return None if q is None else quantity_json(q)
 
 
 def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Finding]:

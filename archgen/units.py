@@ -117,8 +117,7 @@ def format_quantity(q: pint.Quantity) -> str:
 
 def to_json(q: pint.Quantity) -> dict[str, Any]:
     """The JSON contract for a quantity: ``{"value": float, "unit": str}`` in SI base or derived units."""
-    unit = json_unit(q)
-    return {"value": float(q.to(unit).magnitude), "unit": unit}
+    return {"value": json_magnitude(q), "unit": json_unit(q)}
 
 
 _JSON_UNITS = [

@@ -52,24 +52,18 @@ def case_results_text(results: list[CaseResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _q(q) -> dict[str, Any]:
-    if q.dimensionless:
-        return {"value": float(q.to("dimensionless").magnitude), "unit": ""}
-    return to_json(q)
-
-
 def estimate_json(est: Estimate) -> dict[str, Any]:
     """An estimate as JSON-ready data."""
     return {
         "workload": est.workload, "kind": est.kind, "accelerator": est.accelerator, "accelerators": est.gpus,
         "layout": est.layout, "fits": est.fits,
-        "metrics": {k: _q(v) for k, v in est.metrics.items()},
-        "breakdown": {k: _q(v) for k, v in est.breakdown.items()},
-        "memory": {k: _q(v) for k, v in est.memory.items()},
+        "metrics": {k: to_json(v) for k, v in est.metrics.items()},
+        "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
+        "memory": {k: to_json(v) for k, v in est.memory.items()},
         "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
-                          "value": _q(o.value) if o.value is not None else None, "met": o.met}
+                          "value": to_json(o.value) if o.value is not None else None, "met": o.met}
                          for o in est.requirements],
         "conventions": est.conventions, "notes": est.notes,
     }
