@@ -51,6 +51,17 @@ class Document:
         return Location(self.file)
 
 
+def shipped_catalog() -> Path:
+    """Directory of the parts catalog shipped with archgen.
+
+    ``archgen/catalog`` inside the package (a link to the repository's ``specs/catalog`` in a checkout); where the
+    link did not survive (a checkout without symlinks), the repository's ``specs/catalog`` itself.
+    """
+    pkg = Path(__file__).resolve().parent / "catalog"
+    repo = Path(__file__).resolve().parent.parent / "specs" / "catalog"
+    return pkg if pkg.is_dir() or not repo.is_dir() else repo
+
+
 def find_files(paths: Iterable[str | Path]) -> list[Path]:
     """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a usage error."""
     found: set[Path] = set()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from archgen import checks
@@ -12,7 +11,7 @@ from archgen.analyse.cabling import analyse_clusters
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.build import Design, build
-from archgen.load import Document, find_files, load_paths
+from archgen.load import Document, find_files, load_paths, shipped_catalog
 from archgen.perf.workloads import WorkloadResult, estimate_workloads
 from archgen.units import Q
 from archgen.validate import Specs, validate
@@ -34,11 +33,6 @@ class Run:
     def errors(self) -> list[checks.Finding]:
         """Unwaived error findings."""
         return [f for f in self.findings if f.severity == "error" and not f.waived]
-
-
-def shipped_catalog() -> Path:
-    """Directory of the catalog shipped with archgen (inside the installed package)."""
-    return Path(str(resources.files("archgen") / "catalog"))
 
 
 def load(paths: Sequence[str | Path]) -> tuple[list[Document], list[Document]]:

@@ -27,7 +27,7 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.base import Spec
 from archgen.model.workload import MoE, Precision, Recompute, job_kind
 from archgen.perf.arch import Arch, megatron_flops
-from archgen.perf.catalog import load_accelerators, locate, problems_from
+from archgen.perf.catalog import load_accelerators, problems_from
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
@@ -193,16 +193,16 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
                                     expected="one mapping with 'schema' and 'cases'"))
     data = doc.data
     if data.get("schema") != SCHEMA:
-        problems.append(SpecProblem(locate(doc, ("schema",)), path="schema", value=data.get("schema"),
+        problems.append(SpecProblem(doc.locate(("schema",)), path="schema", value=data.get("schema"),
                                     expected=f"'{SCHEMA}'"))
     raw = data.get("cases")
     if not isinstance(raw, list):
-        problems.append(SpecProblem(locate(doc, ("cases",)), path="cases", value=None if raw is None else raw,
+        problems.append(SpecProblem(doc.locate(("cases",)), path="cases", value=None if raw is None else raw,
                                     expected="a list of cases"))
         raise SpecError(problems)
     extra = sorted(set(data) - {"schema", "cases"})
     for k in extra:
-        problems.append(SpecProblem(locate(doc, (k,)), path=k, message="unknown key", expected="schema, cases"))
+        problems.append(SpecProblem(doc.locate((k,)), path=k, message="unknown key", expected="schema, cases"))
     cases, seen = [], set()
     for i, item in enumerate(raw):
         try:
@@ -211,7 +211,7 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
             problems.extend(problems_from(err, doc, ("cases", i)))
             continue
         if case.id in seen:
-            problems.append(SpecProblem(locate(doc, ("cases", i, "id")), path=f"cases.{i}.id",
+            problems.append(SpecProblem(doc.locate(("cases", i, "id")), path=f"cases.{i}.id",
                                         message=f"duplicate case id '{case.id}'"))
         seen.add(case.id)
         problems.extend(_check_case(case, doc, i))
@@ -230,11 +230,11 @@ def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
         except Exception:
             ok = False
         if not ok:
-            out.append(SpecProblem(locate(doc, ("cases", i, "measured", j, "unit")), path=f"{case.id}.measured",
+            out.append(SpecProblem(doc.locate(("cases", i, "measured", j, "unit")), path=f"{case.id}.measured",
                                    value=m.unit, expected=f"a unit convertible to {METRIC_UNITS[m.metric]}"))
     t = case.training
     if t is not None and case.model is not None:
-        where = locate(doc, ("cases", i, "training"))
+        where = doc.locate(("cases", i, "training"))
         gpus = t.tp * t.pp * t.dp * t.cp
         a = case.model
         if gpus != case.system.count:
@@ -256,7 +256,7 @@ def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
                                            f"({t.dp} x {t.micro_batch})"))
     inf = case.inference
     if inf is not None and inf.tp * inf.replicas > case.system.count:
-        out.append(SpecProblem(locate(doc, ("cases", i, "inference")), path=f"{case.id}.inference",
+        out.append(SpecProblem(doc.locate(("cases", i, "inference")), path=f"{case.id}.inference",
                                message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
                                        f"{case.system.count}"))
     return out
@@ -312,7 +312,7 @@ def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
     problems = []
     for i, c in enumerate(cases):
         if c.system.accelerator not in accs:
-            where = locate(doc, ("cases", i, "system", "accelerator")) if doc else None
+            where = doc.locate(("cases", i, "system", "accelerator")) if doc else None
             problems.append(SpecProblem(where, path=f"{c.id}.system.accelerator",
                                         message=f"unknown accelerator '{c.system.accelerator}'",
                                         expected=f"one of: {', '.join(sorted(accs))}"))

@@ -7,31 +7,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from archgen.errors import Location, SpecError, SpecProblem
-from archgen.load import Document, load_paths
+from archgen.errors import SpecError, SpecProblem
+from archgen.load import Document, load_paths, shipped_catalog
 from archgen.model.accelerator import Accelerator
 
 
 def default_catalog_paths() -> list[Path]:
-    """Where the shipped accelerator specs live.
-
-    ``archgen/catalog/accelerators`` in the package, else the repository's ``specs/catalog/accelerators``.
-    """
-    pkg = Path(__file__).resolve().parent.parent / "catalog" / "accelerators"
-    repo = Path(__file__).resolve().parents[2] / "specs" / "catalog" / "accelerators"
-    for p in (pkg, repo):  # archgen/catalog may be a link to specs/catalog: use the first that exists
-        if p.is_dir():
-            return [p]
-    return []
-
-
-def locate(doc: Document, path: tuple) -> Location:
-    """Location of `path` in `doc`, skipping positions lost to YAML merge keys (line 0)."""
-    for n in range(len(path), -1, -1):
-        loc = doc.locate(path[:n])
-        if loc.line:
-            return loc
-    return doc.locate(())
+    """Where the shipped accelerator specs live (`load.shipped_catalog`)."""
+    accelerators = shipped_catalog() / "accelerators"
+    return [accelerators] if accelerators.is_dir() else []
 
 
 def problems_from(err: ValidationError, doc: Document, prefix: tuple = ()) -> list[SpecProblem]:
@@ -39,7 +23,7 @@ def problems_from(err: ValidationError, doc: Document, prefix: tuple = ()) -> li
     out = []
     for e in err.errors():
         path = prefix + tuple(p for p in e["loc"] if not (isinstance(p, str) and "[" in p))
-        out.append(SpecProblem(locate(doc, path), path=".".join(str(p) for p in path), message=e["msg"]))
+        out.append(SpecProblem(doc.locate(path), path=".".join(str(p) for p in path), message=e["msg"]))
     return out
 
 
@@ -57,7 +41,7 @@ def load_accelerators(paths: Iterable[str | Path] | None = None) -> dict[str, Ac
             problems.extend(problems_from(err, doc))
             continue
         if acc.id in found:
-            problems.append(SpecProblem(locate(doc, ("id",)), path="id", message=f"duplicate accelerator id "
+            problems.append(SpecProblem(doc.locate(("id",)), path="id", message=f"duplicate accelerator id "
                                         f"'{acc.id}'"))
         found[acc.id] = acc
     if problems:
