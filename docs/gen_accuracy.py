@@ -6,11 +6,10 @@ Default case file: tests/data/validation-cases.yaml (a copy of ../shared/data/va
 import sys
 from pathlib import Path
 
-from archgen.perf.accuracy import accuracy_markdown
-from archgen.perf.cases import score_file
+from archgen.perf.accuracy import accuracy_page
 
 if __name__ == "__main__":
     root = Path(__file__).resolve().parent.parent
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else root / "tests" / "data" / "validation-cases.yaml"
     shown = path.relative_to(root) if path.is_relative_to(root) else path
-    sys.stdout.write(accuracy_markdown(score_file(path), str(shown)))
+    sys.stdout.write(accuracy_page(path, str(shown)))

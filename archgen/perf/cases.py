@@ -31,7 +31,7 @@ from archgen.perf.catalog import load_accelerators, problems_from
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
-from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
+from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 from archgen.units import Q_, Bandwidth, Information, parse_quantity
 
 SCHEMA = "archgen-validation/1"
@@ -274,7 +274,6 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
 
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
     """The model's value (SI) for every metric the case measured."""
-    metrics = {m.metric for m in case.measured}
     if case.collective is not None:
         c = case.collective
         hw = case_hardware(case, accelerators, nvls=c.algorithm == "nvls")
@@ -283,26 +282,77 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
         return {"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))}
     hw = case_hardware(case, accelerators)
-    arch = case.model.arch()
     if case.training is not None:
-        t = case.training
-        job = Job(arch, t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
-                  t.overlap_grad_reduce, t.overlap_tp_comm)
-        lay = Layout(t.tp, t.pp, t.dp, t.micro_batch, t.cp, t.ep, t.interleave, RECOMPUTE_CODES[t.recompute],
-                     t.sequence_parallel)
-        est = estimate_training(hw, job, lay)
-        step = float(est.step_time)
-        out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
-        if metrics & {"tflops_per_gpu", "mfu"}:
-            flops = megatron_flops(arch, t.global_batch, t.seq_len, case.flop_counting)
-            out["tflops_per_gpu"] = flops / step / case.system.count
-            out["mfu"] = out["tflops_per_gpu"] / hw.peak_for(t.precision)
-        return out
+        return _training_metrics(case, hw, float(_training_estimate(case, hw).step_time))
     inf = case.inference
-    est = estimate_inference(hw, ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision),
-                             inf.tp, inf.batch)
+    job = ServeJob(case.model.arch(), inf.input_len, inf.output_len, inf.precision, inf.kv_precision)
+    est = estimate_inference(hw, job, inf.tp, inf.batch)
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
             "time": float(est.ttft)}
+
+
+def _training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None) -> TrainingEstimate:
+    """The model's estimate for a training case, at its own micro-batch unless one is given."""
+    t = case.training
+    job = Job(case.model.arch(), t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
+              t.overlap_grad_reduce, t.overlap_tp_comm)
+    lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, t.interleave,
+                 RECOMPUTE_CODES[t.recompute], t.sequence_parallel)
+    return estimate_training(hw, job, lay)
+
+
+def _training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
+    """Every training metric a case may measure, from the predicted step time (SI)."""
+    t = case.training
+    out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
+    if case.flop_counting is not None:
+        flops = megatron_flops(case.model.arch(), t.global_batch, t.seq_len, case.flop_counting)
+        out["tflops_per_gpu"] = flops / step / case.system.count
+        out["mfu"] = out["tflops_per_gpu"] / hw.peak_for(t.precision)
+    return out
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """A training case re-predicted at a micro-batch its source does not state (not scored)."""
+
+    id: str
+    micro_batch: int
+    fits: bool
+    results: tuple[CaseResult, ...]
+
+
+def micro_batch_sensitivity(cases: list[Case], ids: set[str], accelerators: dict[str, Accelerator] | None = None,
+                            sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[Sensitivity]:
+    """Each listed training case that leaves `micro_batch` out, at every size in `sizes` that divides its batch.
+
+    Shows how much of a case's error an unstated choice could account for; the scored prediction keeps the
+    documented default (1).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    out = []
+    for case in cases:
+        t = case.training
+        if case.id not in ids or t is None or "micro_batch" in t.model_fields_set:
+            continue
+        hw = case_hardware(case, accs)
+        for mb in sizes:
+            if t.global_batch % (t.dp * mb):
+                continue
+            est = _training_estimate(case, hw, mb)
+            pred = _training_metrics(case, hw, float(est.step_time))
+            out.append(Sensitivity(case.id, mb, bool(est.fits), tuple(_results(case, pred))))
+    return out
+
+
+def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
+    """One result per measured metric of `case`, against the prediction `pred` (SI)."""
+    results = []
+    for m in case.measured:
+        unit = METRIC_UNITS[m.metric]
+        measured = float(Q_(m.value, m.unit).to(unit).magnitude) if unit != "dimensionless" else m.value
+        results.append(CaseResult(case.id, m.metric, unit, measured, pred[m.metric], case.status, case.source))
+    return results
 
 
 def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
@@ -318,14 +368,7 @@ def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
                                         expected=f"one of: {', '.join(sorted(accs))}"))
     if problems:
         raise SpecError(problems)
-    results = []
-    for c in cases:
-        pred = predict(c, accs)
-        for m in c.measured:
-            unit = METRIC_UNITS[m.metric]
-            measured = float(Q_(m.value, m.unit).to(unit).magnitude) if unit != "dimensionless" else m.value
-            results.append(CaseResult(c.id, m.metric, unit, measured, pred[m.metric], c.status, c.source))
-    return results
+    return [r for c in cases for r in _results(c, predict(c, accs))]
 
 
 def score_file(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[CaseResult]:

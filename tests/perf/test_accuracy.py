@@ -51,9 +51,9 @@ def test_families(results, family, bar):
 def test_accuracy_page_is_current():
     from pathlib import Path
 
-    from archgen.perf.accuracy import accuracy_markdown
+    from archgen.perf.accuracy import accuracy_page
     page = Path(__file__).resolve().parents[2] / "docs" / "accuracy.md"
-    expected = accuracy_markdown(score_file(CASES), "tests/data/validation-cases.yaml")
+    expected = accuracy_page(CASES, "tests/data/validation-cases.yaml")
     assert page.read_text(encoding="utf-8") == expected, "regenerate: python docs/gen_accuracy.py > docs/accuracy.md"
 
 
@@ -62,3 +62,16 @@ def test_shipped_copy_matches_shared_file():
     if not shared.exists():
         pytest.skip("../shared is not checked out next to the repository")
     assert shared.read_bytes() == CASES.read_bytes()
+
+
+def test_micro_batch_sensitivity_rescores_only_unstated_fields():
+    """MT-NLG leaves micro_batch out: re-predicting at 2 equals scoring the case with micro_batch: 2 stated."""
+    from archgen.perf.cases import micro_batch_sensitivity, read_cases, score
+    cases, _ = read_cases(CASES)
+    rows = micro_batch_sensitivity(cases, {"mt-nlg-530b-3360", "bloom-176b"})
+    assert {s.id for s in rows} == {"mt-nlg-530b-3360"}  # BLOOM states micro_batch: 2
+    assert [s.micro_batch for s in rows] == [1, 2, 4, 8]  # 1920 / dp 12 = 160 sequences per replica
+    (case,) = [c for c in cases if c.id == "mt-nlg-530b-3360"]
+    stated = case.model_copy(update={"training": case.training.model_copy(update={"micro_batch": 2})})
+    assert [r.predicted for r in rows[1].results] == [r.predicted for r in score([stated])]
+    assert rows[0].results == tuple(r for r in score([case]))
