@@ -70,16 +70,22 @@ def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
     try:
         return cls.model_validate(doc.data)
     except ValidationError as exc:
-        problems.extend(_problem(doc, cls, err) for err in exc.errors(include_url=False))
+        problems.extend(problems_from(exc, doc, cls))
         return None
 
 
-def _problem(doc: Source, cls: type[BaseModel], err: Mapping) -> SpecProblem:
-    loc = tuple(err["loc"])
+def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefix: tuple = ()) -> list[SpecProblem]:
+    """One located problem per error of validating `cls` from the node of `doc` at `prefix` (default: the root)."""
+    return [_problem(doc, cls, err, prefix) for err in exc.errors(include_url=False)]
+
+
+def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:
+    rel = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))  # drop validator-wrapper steps
+    loc = prefix + rel
     path = ".".join(str(p) for p in loc)
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if kind == "extra_forbidden":
-        allowed = _fields_at(cls, loc[:-1])
+        allowed = _fields_at(cls, rel[:-1])
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
         hint = f"did you mean '{close[0]}'?" if close else (f"allowed keys: {', '.join(allowed)}" if allowed else "")
         return SpecProblem(doc.locate(loc), path, f"unknown key '{loc[-1]}'", hint=hint)

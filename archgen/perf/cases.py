@@ -27,12 +27,13 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.base import Spec
 from archgen.model.workload import MoE, Precision, Recompute, job_kind
 from archgen.perf.arch import Arch, megatron_flops
-from archgen.perf.catalog import load_accelerators, problems_from
+from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 from archgen.units import Q_, Bandwidth, Information, parse_quantity
+from archgen.validate import problems_from
 
 SCHEMA = "archgen-validation/1"
 METRIC_UNITS = {"step_time": "s", "tflops_per_gpu": "FLOPS", "mfu": "dimensionless", "tokens_per_second": "1/s",
@@ -208,7 +209,7 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
         try:
             case = Case.model_validate(item)
         except ValidationError as err:
-            problems.extend(problems_from(err, doc, ("cases", i)))
+            problems.extend(problems_from(err, doc, Case, ("cases", i)))
             continue
         if case.id in seen:
             problems.append(SpecProblem(doc.locate(("cases", i, "id")), path=f"cases.{i}.id",

@@ -8,23 +8,15 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from archgen.errors import SpecError, SpecProblem
-from archgen.load import Document, load_paths, shipped_catalog
+from archgen.load import load_paths, shipped_catalog
 from archgen.model.accelerator import Accelerator
+from archgen.validate import problems_from
 
 
 def default_catalog_paths() -> list[Path]:
     """Where the shipped accelerator specs live (`load.shipped_catalog`)."""
     accelerators = shipped_catalog() / "accelerators"
     return [accelerators] if accelerators.is_dir() else []
-
-
-def problems_from(err: ValidationError, doc: Document, prefix: tuple = ()) -> list[SpecProblem]:
-    """Turn a pydantic error into located `SpecProblem`s (one per error)."""
-    out = []
-    for e in err.errors():
-        path = prefix + tuple(p for p in e["loc"] if not (isinstance(p, str) and "[" in p))
-        out.append(SpecProblem(doc.locate(path), path=".".join(str(p) for p in path), message=e["msg"]))
-    return out
 
 
 def load_accelerators(paths: Iterable[str | Path] | None = None) -> dict[str, Accelerator]:
@@ -38,7 +30,7 @@ def load_accelerators(paths: Iterable[str | Path] | None = None) -> dict[str, Ac
         try:
             acc = Accelerator.model_validate(doc.data)
         except ValidationError as err:
-            problems.extend(problems_from(err, doc))
+            problems.extend(problems_from(err, doc, Accelerator))
             continue
         if acc.id in found:
             problems.append(SpecProblem(doc.locate(("id",)), path="id", message=f"duplicate accelerator id "

@@ -65,7 +65,15 @@ def test_unknown_accelerator(tmp_path):
 
 def test_zero_dimension(tmp_path):
     assert messages(tmp_path, GOOD.replace("count: 8", "count: 0")) == (
-        "cases.yaml:6:51: error: cases.0.system.count: Input should be greater than 0")
+        "cases.yaml:6:51: error: cases.0.system.count: expected a number greater than 0, got 0")
+
+
+def test_misspelt_key_gets_a_suggestion(tmp_path):
+    assert messages(tmp_path, GOOD.replace("collective: {op:", "collective: {opp:")) == "\n".join([
+        "cases.yaml:7:3: error: cases.0.collective.op: missing required key 'op'",
+        "cases.yaml:7:21: error: cases.0.collective.opp: unknown key 'opp'",
+        "  hint: did you mean 'op'?",
+    ])
 
 
 def test_layout_that_does_not_divide(tmp_path):
