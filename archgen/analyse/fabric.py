@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.model import NIC, Switch, System
+from archgen.model.cluster import FatTree
 from archgen.topology import ClosShape
 from archgen.units import Q_, Q
 
@@ -140,8 +141,6 @@ class FabricAnalysis:
         return out
 
 
-
-
 def count(n: float) -> Q:
     """A dimensionless count as a quantity."""
     return Q_(n, "")
@@ -201,14 +200,51 @@ def _radix(switch: Switch | None, speed: Q) -> tuple[int, int]:
 def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
                    accelerators: int) -> FabricAnalysis:
     """Closed-form sizing of one fat-tree fabric."""
-    spec, here = fabric.spec, fabric.owner_path
-    problems: list[Problem] = []
-    role = spec.nic_role or spec.role
-    planes = spec.planes
+    spec, planes = fabric.spec, fabric.spec.planes
+    # endpoints: node NIC ports of the role, switch management ports, extra and reserved ports
+    ports_per_node, node_ports, node_problems = _node_ports(design, fabric, nodes)
+    switch_ports = _other_switches(design, cluster, fabric) if spec.endpoints.switches else 0
+    reserved = sum(r.ports for r in spec.reserved)
+    endpoint_ports = node_ports + switch_ports + spec.endpoints.extra
+    # rails: fabric ports per scale-up domain of the compute node type, one rail each, per plane
+    compute = max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id), default=None)
+    ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
+    nodes_per_domain, rails, rail_problems = _rails(cluster, fabric, compute, ppn)
+    # group (scalable unit) used to size the leaves, and the ports one plane's leaves take
+    group, group_domains, groups = _group(cluster, spec, compute, nodes_per_domain)
+    unit_ports = sum(cluster.unit_counts.get(u, 0) * n * nt.per_rack.get(rid, 0) * ports_per_node.get(nt.part.id, 0)
+                     for u, members in cluster.unit_racks.items() for rid, n in members for nt in nodes)
+    demand = _PlaneDemand(spec.rail_optimized, math.ceil(endpoint_ports / planes), math.ceil(node_ports / planes),
+                          unit_ports // planes, math.ceil((switch_ports + spec.endpoints.extra) / planes),
+                          math.ceil(reserved / planes), rails, groups, group_domains)
+    access = demand.endpoints + demand.reserved
+    # leaf tier, then the spine and core tiers above it (per plane)
+    tiers_used, leaf, per_group, rpl, leaf_problems = _leaf_tier(fabric, demand, access)
+    upper = (_spine_tier(fabric, leaf, access) if tiers_used == 2
+             else _spine_core_tiers(fabric, leaf, access) if tiers_used == 3
+             else _Upper(leaf.radix if tiers_used == 1 else 0))
+    counts = (leaf, *upper.tiers)
+    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems,
+                *_radix_problems(fabric.owner_path, counts))
+    # bandwidth and reach, over all planes
+    injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, node_ports, demand.nodes, access)
+    max_endpoints = upper.max_endpoints * planes
+    max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
+    # failure domains
+    failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, nodes_per_domain, nodes,
+                       ppn, compute.part.accelerators if compute else 0)
+    return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, node_ports, endpoint_ports, reserved, rails,
+                          rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
+                          upper.pair_links, counts, {"access": access, **upper.links}, injection,
+                          bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1, max_endpoints, max_acc, accelerators,
+                          failure, problems)
 
-    # --- endpoints: node NIC ports of the role, switch management ports, extra and reserved ports
-    ports_per_node: dict[str, int] = {}
-    node_ports = 0
+
+def _node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...]) -> tuple[dict[str, int], int, list]:
+    """Fabric ports per node type and in all, with problems for missing NIC ports and planes that do not divide."""
+    spec, here, planes = fabric.spec, fabric.owner_path, fabric.spec.planes
+    role = spec.nic_role or spec.role
+    problems, ports_per_node, node_ports = [], {}, 0
     for nt in nodes:
         have = nic_ports(design, nt.part, role)
         want = spec.ports_per_node if spec.ports_per_node is not None else have
@@ -220,198 +256,212 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                                     count(want), count(have)))
         ports_per_node[nt.part.id] = want
         node_ports += want * nt.count
-    switch_ports = 0
-    if spec.endpoints.switches:
-        switch_ports = _other_switches(design, cluster, fabric)
-    reserved = sum(r.ports for r in spec.reserved)
-    endpoint_ports = node_ports + switch_ports + spec.endpoints.extra
     if node_ports % planes or any(p % planes for p in ports_per_node.values()):
         problems.append(Problem("planes", here + ("planes",),
                                 f"{planes} planes do not divide the NIC ports per node "
                                 f"({', '.join(f'{k}: {v}' for k, v in ports_per_node.items()) or 'none'})",
                                 count(planes), None))
+    return ports_per_node, node_ports, problems
 
-    # --- rails: fabric ports per scale-up domain, one rail each, per plane
-    compute = max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id), default=None)
-    ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
-    su = cluster.spec.scale_up
+
+def _rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None, ppn: int) -> tuple[int, int, list]:
+    """Compute nodes per scale-up domain and rails per plane, with a problem if the rails miss the domain's ports."""
+    spec, planes, su, problems = fabric.spec, fabric.spec.planes, cluster.spec.scale_up, []
     nodes_per_domain = 1
-    if su is not None and su.domain == "rack" and compute is not None:
+    if su is not None and su.domain == "rack" and compute is not None:  # the most compute nodes in any rack
         nodes_per_domain = max((compute.per_rack.get(r, 0) for r in compute.per_rack), default=1) or 1
     ports_per_domain = ppn * nodes_per_domain
     rails = spec.rails if spec.rails is not None else max(ports_per_domain // planes, 1)
     if spec.rail_optimized and ports_per_domain and rails * planes != ports_per_domain:
-        problems.append(Problem("rails", here + ("rails",),
+        problems.append(Problem("rails", fabric.owner_path + ("rails",),
                                 f"{rails} rails x {planes} plane(s) != {ports_per_domain} fabric ports per scale-up "
                                 f"domain ({nodes_per_domain} node(s) x {ppn} NIC ports)",
                                 count(rails * planes), count(ports_per_domain)))
+    return nodes_per_domain, rails, problems
 
-    # --- group (scalable unit) used to size the leaves
-    group, group_domains, groups = _group(cluster, spec, compute, nodes_per_domain)
-    unit_ports = sum(cluster.unit_counts.get(u, 0) * n * nt.per_rack.get(rid, 0) * ports_per_node.get(nt.part.id, 0)
-                     for u, members in cluster.unit_racks.items() for rid, n in members for nt in nodes)
 
-    # --- per plane
-    e_plane = math.ceil(endpoint_ports / planes)
-    node_plane = math.ceil(node_ports / planes)
+@dataclass(frozen=True)
+class _PlaneDemand:
+    """Ports one plane's leaves take (endpoints, nodes, nodes in groups, others, reserved) and its rail groups."""
+
+    rail_optimized: bool
+    endpoints: int
+    nodes: int
+    grouped: int
+    others: int
+    reserved: int
+    rails: int
+    groups: int
+    group_domains: int
+
+    def leaves(self, down: int) -> tuple[int, int, int]:
+        """Leaves, leaves per group instance and rails per leaf, for leaves of `down` access ports."""
+        if down <= 0:
+            return 0, 0, 0
+        if not (self.rail_optimized and self.groups and self.group_domains):
+            return math.ceil(self.endpoints / down), 0, 0
+        rpl = max(down // self.group_domains, 1)  # 1 where a group's domains outnumber the down ports
+        per_group = (math.ceil(self.rails / rpl) if self.group_domains <= down
+                     else self.rails * math.ceil(self.group_domains / down))
+        rest = max(self.nodes - self.grouped, 0) + self.others
+        spare = self.groups * per_group * down - self.grouped - self.reserved
+        extra_leaves = math.ceil(max(rest - max(spare, 0), 0) / down)
+        return self.groups * per_group + extra_leaves, per_group, rpl
+
+
+def _leaf_split(spec: FatTree, k_leaf: int, tiers: int) -> tuple[int, int]:
+    """Leaf down and up ports: all down in one tier, else the fixed uplinks or the oversubscription's split."""
+    if tiers == 1:
+        return k_leaf, 0
+    if spec.leaf.uplinks is not None:
+        return k_leaf, spec.leaf.uplinks
+    up = int(k_leaf // (1 + (spec.leaf.oversubscription or spec.oversubscription)))
+    return k_leaf - up, up
+
+
+def _leaf_tier(fabric: BoundFabric, demand: _PlaneDemand, access: int) -> tuple[int, TierCount, int, int, list]:
+    """Tiers used, one plane's leaves, leaves per group instance, rails per leaf, and the leaves' problems."""
+    spec, here, problems = fabric.spec, fabric.owner_path, []
     leaf_sw = fabric.tiers["leaf"].switch
     k_leaf, b_leaf = _radix(leaf_sw, spec.speed)
     if leaf_sw is not None and b_leaf == 0:
         problems.append(Problem("speed", here + ("speed",), f"{leaf_sw.id} ports run at {leaf_sw.ports.speed:~P}, "
                                 f"slower than the fabric's {spec.speed:~P}", spec.speed, leaf_sw.ports.speed))
-    tiers_req = spec.tiers
-    leaf_os = spec.leaf.oversubscription or spec.oversubscription
     up_speed = spec.leaf.uplink_speed or spec.speed
-
-    def leaf_split(tier_count: int) -> tuple[int, int]:
-        if tier_count == 1:
-            return k_leaf, 0
-        if spec.leaf.uplinks is not None:
-            return k_leaf, spec.leaf.uplinks
-        up = int(k_leaf // (1 + leaf_os))
-        return k_leaf - up, up
-
-    def leaves_for(down: int) -> tuple[int, int, int]:
-        """Leaves, leaves per group instance, rails per leaf."""
-        if down <= 0:
-            return 0, 0, 0
-        if spec.rail_optimized and groups and group_domains:
-            if group_domains <= down:
-                rpl = max(down // group_domains, 1)
-                per_group = math.ceil(rails / rpl)
-            else:
-                rpl = 1
-                per_group = rails * math.ceil(group_domains / down)
-            grouped = unit_ports // planes
-            rest = max(node_plane - grouped, 0) + math.ceil((switch_ports + spec.endpoints.extra) / planes)
-            spare = groups * per_group * down - grouped - math.ceil(reserved / planes)
-            extra_leaves = math.ceil(max(rest - max(spare, 0), 0) / down)
-            return groups * per_group + extra_leaves, per_group, rpl
-        return math.ceil(e_plane / down), 0, 0
-
-    k_spine, b_spine = _radix(fabric.tiers["spine"].switch, up_speed)
-    k_core, b_core = _radix(fabric.tiers["core"].switch, up_speed)
-    if tiers_req == "auto":
-        tiers_used = 3
-        for t in (1, 2):
-            down, up = leaf_split(t)
-            n_leaves = leaves_for(down)[0]
-            if (t == 1 and n_leaves <= 1) or (t == 2 and 0 < n_leaves <= k_spine):
-                tiers_used = t
-                break
+    if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
+        k_spine = _radix(fabric.tiers["spine"].switch, up_speed)[0]
+        one, two = (demand.leaves(_leaf_split(spec, k_leaf, t)[0])[0] for t in (1, 2))
+        tiers_used = 1 if one <= 1 else 2 if 0 < two <= k_spine else 3
     else:
-        tiers_used = int(tiers_req)
-    down, up = leaf_split(tiers_used)
-    leaves, per_group, rpl = leaves_for(down)
-    access = math.ceil(endpoint_ports / planes) + math.ceil(reserved / planes)
+        tiers_used = int(spec.tiers)
+    down, up = _leaf_split(spec, k_leaf, tiers_used)
+    leaves, per_group, rpl = demand.leaves(down)
     if leaves and access > leaves * down:
-        problems.append(Problem("reserved", here + (("reserved",) if reserved else ()),
-                                f"{access} access ports per plane ({e_plane} endpoints + {math.ceil(reserved / planes)}"
+        problems.append(Problem("reserved", here + (("reserved",) if demand.reserved else ()),
+                                f"{access} access ports per plane ({demand.endpoints} endpoints + {demand.reserved}"
                                 f" reserved) exceed the {leaves * down} leaf down ports",
                                 count(access), count(leaves * down)))
-    counts = [TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
-                        min(access, leaves * down), leaves * up if tiers_used > 1 else 0)]
-    links = {"access": access}
-    pods = spines_per_pod = pair_links = 0
-    max_endpoints = k_leaf if tiers_used == 1 else 0
-    spine_sw, core_sw = fabric.tiers["spine"].switch, fabric.tiers["core"].switch
-    uplinks = leaves * up
     if tiers_used == 1 and leaves > 1:
         problems.append(Problem("tiers", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
                                 count(access), count(k_leaf)))
-    if tiers_used == 2:
-        max_endpoints = k_spine * down
-        # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
-        need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
-        fixed = spec.spine.count
-        if fixed is not None:
-            spines = fixed
-            if up % fixed:
-                problems.append(Problem("divisible", here + ("spine", "count"),
-                                        f"{up} leaf uplinks do not divide evenly over {fixed} spines", count(up),
-                                        count(fixed)))
-        else:
-            spines = _smallest_divisor_at_least(up, need) or need
-        if leaves > k_spine or (k_spine and uplinks > spines * k_spine):
-            problems.append(Problem("tiers", here + ("tiers",),
-                                    f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
-                                    f"{access} needed ({leaves} leaves > {k_spine} spine ports): use 3 tiers",
-                                    count(access), count(max_endpoints)))
-        counts.append(TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines,
-                                uplinks, 0))
-        links["leaf_spine"] = uplinks
-        spines_per_pod = spines
-    elif tiers_used == 3:
-        s_os = spec.spine.oversubscription or spec.oversubscription
-        s_up = int(k_spine // (1 + s_os))
-        s_down = k_spine - s_up
-        spines_per_pod = spec.spine.count or up
-        if spines_per_pod and up % spines_per_pod:
-            problems.append(Problem("divisible", here + ("spine", "count"),
-                                    f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
-                                    count(up), count(spines_per_pod)))
-        per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
-        pod_leaves = max(s_down // per_pair, 1)
-        pods = math.ceil(leaves / pod_leaves) if leaves else 0
-        spines = pods * spines_per_pod
-        spine_up = spines * s_up
-        pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
-        cores = spines_per_pod * (s_up // pair_links) if s_up else 0
-        max_endpoints = k_core * pod_leaves * down
-        if pods > k_core:
-            problems.append(Problem("tiers", here + ("tiers",),
-                                    f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
-                                    f"({k_core} pods); {access} needed in {pods} pods",
-                                    count(access), count(max_endpoints)))
-        counts.append(TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, up_speed, spines,
-                                uplinks, spine_up))
-        counts.append(TierCount("core", core_sw, up_speed, k_core, b_core, k_core, 0, up_speed, cores, spine_up, 0))
-        links["leaf_spine"] = uplinks
-        links["spine_core"] = spine_up
-    for t in counts:
-        if t.switch is not None and t.switches and t.max_used_per_switch > t.radix + (t.up if t.down == t.radix
-                                                                                      else 0):
-            problems.append(Problem("radix", here + (t.name,) if t.name != "leaf" else here + ("switch",),
-                                    f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has "
-                                    f"{t.radix} at {t.speed:~P}", count(t.max_used_per_switch), count(t.radix)))
+    leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
+                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0)
+    return tiers_used, leaf, per_group, rpl, problems
 
-    # --- bandwidth
-    speed = spec.speed
+
+@dataclass(frozen=True)
+class _Upper:
+    """The tiers above one plane's leaves, the wiring numbers they fix, and the ports per plane they reach."""
+
+    max_endpoints: int
+    tiers: tuple[TierCount, ...] = ()
+    links: dict[str, int] = field(default_factory=dict)
+    pods: int = 0
+    spines_per_pod: int = 0
+    pair_links: int = 0
+    problems: tuple[Problem, ...] = ()
+
+
+def _spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upper:
+    """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all."""
+    spec, here, problems = fabric.spec, fabric.owner_path, []
+    spine_sw, up_speed = fabric.tiers["spine"].switch, leaf.up_speed
+    k_spine, b_spine = _radix(spine_sw, up_speed)
+    leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
+    max_endpoints = k_spine * leaf.down
+    # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
+    need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
+    fixed = spec.spine.count
+    spines = fixed if fixed is not None else _smallest_divisor_at_least(up, need) or need
+    if fixed is not None and up % fixed:
+        problems.append(Problem("divisible", here + ("spine", "count"),
+                                f"{up} leaf uplinks do not divide evenly over {fixed} spines", count(up), count(fixed)))
+    if leaves > k_spine or (k_spine and uplinks > spines * k_spine):
+        problems.append(Problem("tiers", here + ("tiers",),
+                                f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
+                                f"{access} needed ({leaves} leaves > {k_spine} spine ports): use 3 tiers",
+                                count(access), count(max_endpoints)))
+    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0)
+    return _Upper(max_endpoints, (spine,), {"leaf_spine": uplinks}, 0, spines, 0, tuple(problems))
+
+
+def _spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upper:
+    """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod."""
+    spec, here, problems = fabric.spec, fabric.owner_path, []
+    spine_sw, core_sw, up_speed = fabric.tiers["spine"].switch, fabric.tiers["core"].switch, leaf.up_speed
+    k_spine, b_spine = _radix(spine_sw, up_speed)
+    k_core, b_core = _radix(core_sw, up_speed)
+    leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
+    s_up = int(k_spine // (1 + (spec.spine.oversubscription or spec.oversubscription)))
+    s_down = k_spine - s_up
+    spines_per_pod = spec.spine.count or up
+    if spines_per_pod and up % spines_per_pod:
+        problems.append(Problem("divisible", here + ("spine", "count"),
+                                f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
+                                count(up), count(spines_per_pod)))
+    per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
+    pod_leaves = max(s_down // per_pair, 1)
+    pods = math.ceil(leaves / pod_leaves) if leaves else 0
+    spines = pods * spines_per_pod
+    spine_up = spines * s_up
+    pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
+    cores = spines_per_pod * (s_up // pair_links) if s_up else 0
+    max_endpoints = k_core * pod_leaves * leaf.down
+    if pods > k_core:
+        problems.append(Problem("tiers", here + ("tiers",),
+                                f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
+                                f"({k_core} pods); {access} needed in {pods} pods",
+                                count(access), count(max_endpoints)))
+    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, up_speed, spines, uplinks, spine_up)
+    core = TierCount("core", core_sw, up_speed, k_core, b_core, k_core, 0, up_speed, cores, spine_up, 0)
+    return _Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
+                  pair_links, tuple(problems))
+
+
+def _radix_problems(here: tuple, tiers: tuple[TierCount, ...]) -> list[Problem]:
+    """Tiers whose busiest switch needs more ports than it has at the fabric rate."""
+    return [Problem("radix", here + (t.name,) if t.name != "leaf" else here + ("switch",),
+                    f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.radix} at "
+                    f"{t.speed:~P}", count(t.max_used_per_switch), count(t.radix))
+            for t in tiers if t.switch is not None and t.switches
+            and t.max_used_per_switch > t.radix + (t.up if t.down == t.radix else 0)]
+
+
+def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
+               access: int) -> tuple[Q, Q, dict[str, float]]:
+    """Injection and bisection bandwidth over all planes, and the oversubscription at each tier."""
+    speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
     cuts = [node_plane * speed / 2]
     if tiers_used >= 2:
         cuts.append(uplinks * up_speed / 2)
     if tiers_used == 3:
-        cuts.append(counts[1].up_used * up_speed / 2)
-    bisection = (min(cuts) * planes).to("Gbit/s")
+        cuts.append(tiers[1].up_used * up_speed / 2)
+    bisection = (min(cuts) * spec.planes).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((access * speed) / (uplinks * up_speed)).to("").magnitude)
-    if tiers_used == 3 and counts[1].up_used:
-        oversub["spine"] = counts[1].down / counts[1].up
-    max_endpoints_total = max_endpoints * planes
-    max_acc = 0
-    if compute is not None and ppn:
-        max_acc = max_endpoints_total // ppn * compute.part.accelerators
+    if tiers_used == 3 and tiers[1].up_used:
+        oversub["spine"] = tiers[1].down / tiers[1].up
+    return injection, bisection, oversub
 
-    # --- failure domains
-    acc_per_node = compute.part.accelerators if compute else 0
-    if spec.rail_optimized and group_domains:
-        leaf_nodes = min(group_domains, down) * nodes_per_domain
+
+def _failure(spec: FatTree, tiers_used: int, leaf: TierCount, access: int, spines_per_pod: int, group_domains: int,
+             nodes_per_domain: int, nodes: tuple[NodeType, ...], ppn: int, acc_per_node: int) -> dict[str, Q]:
+    """What one leaf (its ports, accelerators, bandwidth), one spine's uplinks and one plane take away."""
+    if spec.rail_optimized and group_domains:  # a leaf serves its rail of every scale-up domain in the group
+        leaf_nodes = min(group_domains, leaf.down) * nodes_per_domain
     else:
-        leaf_nodes = min(math.ceil(down / ppn) if ppn else 0, sum(nt.count for nt in nodes))
+        leaf_nodes = min(math.ceil(leaf.down / ppn) if ppn else 0, sum(nt.count for nt in nodes))
     failure = {
-        "failure.leaf.ports_lost": count(min(down, access)),
+        "failure.leaf.ports_lost": count(min(leaf.down, access)),
         "failure.leaf.accelerators_affected": count(leaf_nodes * acc_per_node),
-        "failure.leaf.bandwidth_lost": count(1 / leaves / planes if leaves else 0),
-        "failure.plane.bandwidth_lost": count(1 / planes),
+        "failure.leaf.bandwidth_lost": count(1 / leaf.switches / spec.planes if leaf.switches else 0),
+        "failure.plane.bandwidth_lost": count(1 / spec.planes),
     }
     if tiers_used >= 2 and spines_per_pod:
-        failure["failure.spine.uplink_bandwidth_lost"] = count(1 / spines_per_pod / planes)
-    return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, node_ports, endpoint_ports, reserved, rails,
-                          rpl, group, group_domains, groups, per_group, pods, spines_per_pod, pair_links,
-                          tuple(counts), links, injection, bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1,
-                          max_endpoints_total, max_acc, accelerators, failure, tuple(problems))
+        failure["failure.spine.uplink_bandwidth_lost"] = count(1 / spines_per_pod / spec.planes)
+    return failure
 
 
 def _group(cluster: ClusterDesign, spec, compute: NodeType | None, nodes_per_domain: int) -> tuple[str, int, int]:
