@@ -10,7 +10,7 @@ Base latencies and per-step latencies follow NCCL's own tuning model (src/graph/
 the Simple protocol, about 2 us per NVLink step, 25 us for NVLS). Achievable bandwidth = link bandwidth x the
 catalog's measured ring efficiency. A group of `n` ranks with `k` ranks per scale-up domain (k = n: inside one
 domain) uses the scale-up link inside a domain and the scale-out NIC between domains; oversubscription divides the
-scale-out bandwidth once the group is larger than the non-blocking pod.
+scale-out bandwidth once the domains the group spans hold more accelerators than the non-blocking pod.
 """
 
 from __future__ import annotations
@@ -70,19 +70,24 @@ def _up(hw: Hardware) -> float:
     return hw.scale_up_bandwidth * hw.scale_up_efficiency
 
 
-def _out(hw: Hardware, n) -> np.ndarray | float:
+def _out(hw: Hardware, domains) -> np.ndarray | float:
+    """Achievable scale-out bandwidth of a group that spans `domains` scale-up domains.
+
+    The taper applies once the accelerators of those domains outnumber the non-blocking `pod`: NCCL's rings are
+    rail-aligned, so a group's cross-domain traffic leaves every domain it spans.
+    """
     bw = hw.scale_out_bandwidth * hw.scale_out_efficiency
     if bw <= 0:
         return 1e-30  # no scale-out fabric: a cross-domain collective takes effectively forever
     if hw.oversubscription == 1.0:
         return bw
-    return bw / _sel((hw.pod <= 0) | (n > hw.pod), hw.oversubscription, 1.0)
+    return bw / _sel((hw.pod <= 0) | (domains * hw.scale_up_size > hw.pod), hw.oversubscription, 1.0)
 
 
 def _ring(hw: Hardware, op: str, size, n, k):
     """Flat ring (NCCL Ring) over n ranks; bandwidth of the slowest hop, latency of every step."""
     cross = k < n
-    bw = _sel(cross, _min(_up(hw), _out(hw, n)), _up(hw))
+    bw = _sel(cross, _min(_up(hw), _out(hw, n / _max(k, 1.0))), _up(hw))
     lat = _sel(cross, hw.scale_out_latency, hw.scale_up_latency)
     steps = (2.0 if op == "all_reduce" else 1.0) * (n - 1)
     return BASE_LATENCY + steps * lat + busbw_factor(op, n) * size / bw
@@ -91,7 +96,7 @@ def _ring(hw: Hardware, op: str, size, n, k):
 def _tree(hw: Hardware, op: str, size, n, k):
     """NCCL Tree all-reduce: a chain inside each domain, double binary trees between domains."""
     domains = np.maximum(n / np.maximum(k, 1), 1.0)
-    bw = _sel(domains > 1, _min(_up(hw), _out(hw, n)), _up(hw))
+    bw = _sel(domains > 1, _min(_up(hw), _out(hw, domains)), _up(hw))
     lat = 2.0 * (k - 1) * hw.scale_up_latency + 2.0 * np.log2(domains) * hw.scale_out_latency
     return BASE_LATENCY + lat + 2.0 * size / bw
 
@@ -118,7 +123,7 @@ def _nvls(hw: Hardware, op: str, size, n, k):
 def _all_to_all(hw: Hardware, size, n, k):
     k = _min(_max(k, 1.0), n)
     t_up = (k - 1) / n * size / _up(hw)
-    t_out = _sel(k < n, (n - k) / n * size / _out(hw, n), 0.0)
+    t_out = _sel(k < n, (n - k) / n * size / _out(hw, n / k), 0.0)
     lat = _sel(k < n, hw.scale_out_latency, hw.scale_up_latency)
     return BASE_LATENCY + (n - 1) * lat / 8.0 + _max(t_up, t_out)
 
@@ -147,7 +152,7 @@ def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "au
     k = _min(n, float(hw.scale_up_size)) if k is None else _arr(k)
     if op == "p2p":
         cross = k < 2
-        bw = _sel(cross, _out(hw, 2), _up(hw))
+        bw = _sel(cross, _out(hw, 2.0), _up(hw))
         t = _sel(cross, hw.scale_out_latency, hw.scale_up_latency) + size / bw
     elif op == "all_to_all":
         t = _all_to_all(hw, size, n, k)

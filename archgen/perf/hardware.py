@@ -54,7 +54,8 @@ class Hardware:
         scale_out_efficiency: Achievable fraction of `scale_out_bandwidth`.
         scale_out_latency: Latency per ring step across the scale-out fabric (s).
         oversubscription: Taper above `pod` accelerators (1 = non-blocking).
-        pod: Accelerators below the oversubscribed tier; 0 means the taper applies to every cross-domain flow.
+        pod: Accelerators below the oversubscribed tier; a group whose scale-up domains hold more meets the taper;
+            0 means the taper applies to every cross-domain flow.
     """
 
     accelerator: str

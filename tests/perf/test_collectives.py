@@ -55,6 +55,16 @@ def test_oversubscription_slows_large_groups(accelerators):
     assert collective_time(taper, "all_gather", 2 ** 30, 128) == collective_time(flat, "all_gather", 2 ** 30, 128)
     assert collective_time(taper, "all_gather", 2 ** 30, 1024, algorithm="ring") > \
         collective_time(flat, "all_gather", 2 ** 30, 1024, algorithm="ring")
+    # the pod is counted in accelerators of the domains a group spans, whatever its ranks per domain: a
+    # hierarchical all-reduce over 1,024 GPUs runs its outer ring on 128 ranks, one per domain, yet crosses the
+    # taper; 32 domains x 8 = 256 accelerators stay under it
+    for n, tapered in ((1024, True), (256, False)):
+        slow = collective_time(taper, "all_reduce", 2 ** 30, n, algorithm="hierarchical")
+        fast = collective_time(flat, "all_reduce", 2 ** 30, n, algorithm="hierarchical")
+        assert (slow > 1.5 * fast) is tapered and (slow == fast) is not tapered
+    # a DP group of 64 ranks, one per domain (k = 1), spans 64 domains = 512 accelerators: tapered
+    assert collective_time(taper, "all_reduce", 2 ** 30, 64, 1, algorithm="ring") > \
+        collective_time(flat, "all_reduce", 2 ** 30, 64, 1, algorithm="ring")
 
 
 def test_one_rank_costs_nothing(h100):
