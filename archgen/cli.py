@@ -231,11 +231,15 @@ def catalog_list(
     _guarded(lambda: [print(line) for line in _catalog_lines(paths, unconfirmed)] and 0)
 
 
+def _spec_paths(paths: list[Path] | None) -> list[Path]:
+    """The paths given, or the default `specs/` where it exists."""
+    return list(paths) if paths else [p for p in _paths(paths) if p.exists()]
+
+
 def _load_specs(paths: list[Path] | None):
     from archgen.pipeline import load
     from archgen.validate import validate as run_validate
-    existing = [p for p in _paths(paths) if p.exists()] if not paths else list(paths)
-    return run_validate(*load(existing))
+    return run_validate(*load(_spec_paths(paths)))
 
 
 def _catalog_lines(paths: list[Path] | None, unconfirmed: bool) -> list[str]:
@@ -312,7 +316,11 @@ def estimate(
                 raise UsageError("give either --cases or --cluster and --workload, not both")
             text, code = command.estimate_cases(cases, fmt)
         elif cluster and workload:
-            text, code = command.estimate_workload(_load_specs(paths).items, cluster, workload, fmt)
+            from archgen.pipeline import run
+            result = run(_spec_paths(paths))
+            analysed = result.clusters.get(f"cluster/{cluster}")
+            text, code = command.estimate_workload(result.specs.items, cluster, workload, fmt,
+                                                   analysed.scale_out if analysed else None)
         else:
             raise UsageError("give --cases FILE, or --cluster ID and --workload ID")
         sys.stdout.write(text)

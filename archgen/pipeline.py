@@ -55,7 +55,8 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
-    workloads = estimate_workloads(specs)          # performance of each workload on its cluster
+    fabrics = {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
+    workloads = estimate_workloads(specs, fabrics)  # performance of each workload on its cluster's sized fabric
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     context = checks.Context(design, racks, metrics, clusters, workloads)
     findings = checks.run_checks(context, select, ignore)

@@ -18,6 +18,28 @@ if TYPE_CHECKING:  # networkx costs ~0.1 s to import; only graph-building calls 
 
 import numpy as np
 
+from archgen.units import Q
+
+
+@dataclass(frozen=True)
+class ScaleOutPath:
+    """What traffic between scale-up domains meets on a cluster's compute fabric, from the sized fat tree.
+
+    The performance model reads it (`perf.cluster.cluster_hardware`); the network analysis derives it
+    (`analyse.network.scale_out_path`).
+
+    Attributes:
+        bandwidth: Fabric bandwidth per accelerator per direction (node fabric ports x fabric rate / accelerators).
+        oversubscription: Taper a flow meets once it leaves the non-blocking part (1 = non-blocking).
+        pod: Accelerators reachable without meeting the taper (0 when it applies to every flow between domains).
+        tiers: Switch tiers of the fabric.
+    """
+
+    bandwidth: Q
+    oversubscription: float
+    pod: int
+    tiers: int
+
 
 @dataclass(frozen=True)
 class ClosShape:

@@ -17,7 +17,7 @@ import csv
 import io
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -95,8 +95,7 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
             for t in cab.tiers:
                 if t.fabric == fa.fabric.spec.id and t.max_length is not None:
                     fa.metrics[f"links.{t.tier}.max_length"] = t.max_length
-        out[cluster.path] = ClusterAnalysis(a.cluster, a.nodes, a.node_count, a.accelerators, a.scale_up, a.fabrics,
-                                            a.problems, a.metrics, cab)
+        out[cluster.path] = replace(a, cabling=cab)
     return out
 
 

@@ -24,22 +24,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports
 from archgen.build import BoundFabric, ClusterDesign, Design
-from archgen.model import NIC, Switch, System
+from archgen.model import Switch
 from archgen.model.cluster import FatTree
 from archgen.topology import ClosShape
-from archgen.units import Q_, Q
+from archgen.units import Q
 
 TIERS = ("leaf", "spine", "core")
-
-
-@dataclass(frozen=True)
-class NodeType:
-    """A system that attaches to fabrics, and how many of it the cluster holds."""
-
-    part: System
-    count: int
-    per_rack: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -141,43 +133,6 @@ class FabricAnalysis:
         return out
 
 
-def count(n: float) -> Q:
-    """A dimensionless count as a quantity."""
-    return Q_(n, "")
-
-
-def node_types(cluster: ClusterDesign) -> tuple[NodeType, ...]:
-    """Systems of the cluster by part, with their counts (total and per rack type)."""
-    found: dict[str, tuple[System, dict[str, int]]] = {}
-    for rid in sorted(cluster.rack_counts):
-        for item in cluster.rack_types[rid].items:
-            if isinstance(item.part, System):
-                part, per_rack = found.setdefault(item.part.id, (item.part, {}))
-                per_rack[rid] = per_rack.get(rid, 0) + 1
-    return tuple(NodeType(p, sum(per[r] * cluster.rack_counts[r] for r in per), per)
-                 for _, (p, per) in sorted(found.items()))
-
-
-def nic_ports(design: Design, system: System, role: str) -> int:
-    """Ports of a system's NICs of `role`."""
-    total = 0
-    for slot in system.nics:
-        nic = design.specs.get(slot.part)
-        if slot.role == role and isinstance(nic, NIC):
-            total += slot.count * nic.ports.count
-    return total
-
-
-def nic_bandwidth(design: Design, system: System, role: str) -> Q:
-    """Line rate of a system's NIC ports of `role`, summed."""
-    total = Q_(0, "Gbit/s")
-    for slot in system.nics:
-        nic = design.specs.get(slot.part)
-        if slot.role == role and isinstance(nic, NIC):
-            total = total + slot.count * nic.ports.count * nic.ports.speed
-    return total
-
-
 def _smallest_divisor_at_least(n: int, low: int) -> int | None:
     """The smallest divisor of `n` that is ≥ `low`, or None."""
     return next((d for d in range(max(low, 1), n + 1) if n % d == 0), None)
@@ -207,7 +162,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     reserved = sum(r.ports for r in spec.reserved)
     endpoint_ports = node_ports + switch_ports + spec.endpoints.extra
     # rails: fabric ports per scale-up domain of the compute node type, one rail each, per plane
-    compute = max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id), default=None)
+    compute = compute_node(nodes)
     ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
     nodes_per_domain, rails, rail_problems = _rails(cluster, fabric, compute, ppn)
     # group (scalable unit) used to size the leaves, and the ports one plane's leaves take

@@ -8,25 +8,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from archgen.analyse.fabric import (  # re-exported: the cluster layer's types live with the fabric sizing
-    TIERS,
-    FabricAnalysis,
-    NodeType,
-    Problem,
-    TierCount,
-    analyse_fabric,
-    count,
-    nic_bandwidth,
-    nic_ports,
-    node_types,
-)
+from archgen.analyse.fabric import TIERS, FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
+from archgen.analyse.nodes import NodeType, compute_node, count, nic_bandwidth, nic_ports, node_types  # re-exported
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import System
+from archgen.topology import ScaleOutPath
 from archgen.units import Q_, Q
 
 __all__ = ["TIERS", "ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "count", "fabric_metrics", "nic_bandwidth",
-           "nic_ports", "node_types"]
+           "nic_ports", "node_types", "scale_out_path"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +47,7 @@ class ClusterAnalysis:
     problems: tuple[Problem, ...]
     metrics: dict[str, Q] = field(default_factory=dict)
     cabling: object = None
+    scale_out: ScaleOutPath | None = None
 
 
 
@@ -129,7 +121,40 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         metrics["scale_up.bandwidth"] = scale_up.bandwidth_total
     for fa in fabrics:
         fa.metrics.update(fabric_metrics(fa))
-    return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics)
+    compute_fabric = next((fa for fa in fabrics if fa.fabric.spec.role in ("compute", "converged")), None)
+    domain = cluster.spec.scale_up.size if cluster.spec.scale_up else 0
+    scale_out = scale_out_path(compute_fabric, nodes, domain) if compute_fabric else None
+    return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
+                           scale_out=scale_out)
+
+
+def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int) -> ScaleOutPath | None:
+    """What traffic between scale-up domains of `domain` accelerators (0: one node each) meets on fabric `fa`.
+
+    Bandwidth per accelerator: the compute node's ports on the fabric at the fabric rate, over its accelerators.
+    Taper and non-blocking pod: a tapered leaf tier leaves a flow non-blocking only under one leaf (a rail-optimized
+    leaf reaches its rail of every domain in its group; a plain leaf, the nodes wired to it); a tapered spine tier
+    of a 3-tier fabric, only inside one pod. When both taper, a flow leaving the leaf is charged their product, which
+    is exact above the pod and pessimistic between leaf and pod.
+    """
+    compute = compute_node(nodes)
+    ppn = fa.ports_per_node.get(compute.part.id, 0) if compute else 0
+    if not ppn or not compute.part.accelerators:
+        return None
+    per_node = compute.part.accelerators
+    leaf_taper, spine_taper = (max(1.0, fa.oversubscription.get(t, 1.0)) for t in ("leaf", "spine"))
+    if leaf_taper > 1.0:
+        down = fa.tier("leaf").down
+        if fa.fabric.spec.rail_optimized and fa.group_domains:
+            pod = min(fa.group_domains, down) * (domain or per_node)
+        else:
+            pod = down // max(ppn // fa.planes, 1) * per_node
+    elif spine_taper > 1.0 and fa.pods:
+        pod = fa.accelerators // fa.pods
+    else:
+        pod = 0
+    return ScaleOutPath((ppn * fa.fabric.spec.speed / per_node).to("Gbit/s"), leaf_taper * spine_taper, pod,
+                        fa.tiers_used)
 
 
 def _max_racks() -> int:

@@ -1,10 +1,10 @@
 """Derive the model's `Hardware` from a `Cluster` spec and the parts it references.
 
 Only counts and rates are read: the accelerators placed (layout → units → racks → slots → systems), the scale-up
-domain (size, and its bandwidth, which the cluster states for both directions), and the compute fabric: per
-accelerator, the node's compute-NIC bandwidth (ports x speed of NICs with role `compute`) divided by its
-accelerators, and the fabric's default oversubscription. The network analysis may later replace this with the
-bandwidth it derives from the built topology; `hardware_for` is the seam.
+domain (size, and its bandwidth, which the cluster states for both directions), and the compute fabric. The
+pipeline passes the `ScaleOutPath` the network analysis derived from the sized fat tree (bandwidth per accelerator
+at the fabric's rate, the taper of its tiers and the non-blocking pod under them); without one (a cluster with no
+compute fabric), the node's compute-NIC bandwidth over its accelerators stands in, non-blocking.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from archgen.errors import UsageError
 from archgen.model import NIC, Accelerator, Cluster, Rack, System
 from archgen.model.base import Document
 from archgen.perf.hardware import Hardware, hardware_for
+from archgen.topology import ScaleOutPath
 from archgen.units import Q_
 
 
@@ -25,12 +26,14 @@ def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):
     return part
 
 
-def cluster_hardware(cluster: Cluster, items: Mapping[str, Document]) -> tuple[Hardware, int, int]:
+def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
+                     scale_out: ScaleOutPath | None = None) -> tuple[Hardware, int, int]:
     """Hardware, accelerator count and accelerators per rack of a cluster.
 
     Args:
         cluster: The cluster spec.
         items: Every validated spec by id (racks, systems, accelerators, NICs).
+        scale_out: The compute fabric as the network analysis sized it, if the cluster has one.
 
     Returns:
         (hardware, accelerators in the cluster, accelerators in its largest rack).
@@ -64,14 +67,12 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document]) -> tuple[H
     su = cluster.scale_up
     size = su.size if su else node.accelerators
     bw_up = su.bandwidth / 2 if su else None
-    nic_bw = Q_(0.0, "Gbit/s")
-    for slot in node.nics:
-        nic = items.get(slot.part)
-        if slot.role == "compute" and isinstance(nic, NIC):
-            nic_bw = nic_bw + slot.count * nic.ports.count * nic.ports.speed
-    fabric = next((f for f in cluster.fabrics if f.role in ("compute", "converged")), None)
-    over = float(getattr(fabric, "oversubscription", 1.0) or 1.0) if fabric else 1.0
-    out = nic_bw / node.accelerators if nic_bw.magnitude > 0 else None
+    if scale_out is not None:
+        out, over, pod = scale_out.bandwidth, scale_out.oversubscription, scale_out.pod
+    else:
+        nic_bw = sum((slot.count * nic.ports.count * nic.ports.speed for slot in node.nics
+                      if slot.role == "compute" and isinstance(nic := items.get(slot.part), NIC)), Q_(0.0, "Gbit/s"))
+        out, over, pod = (nic_bw / node.accelerators if nic_bw.magnitude > 0 else None), 1.0, 0
     hw = hardware_for(acc, scale_up_size=size, scale_up_bandwidth=bw_up, scale_out_bandwidth=out,
-                      oversubscription=over)
+                      oversubscription=over, pod=pod)
     return hw, total, per_rack

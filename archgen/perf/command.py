@@ -13,6 +13,7 @@ from archgen.perf.cases import score_file
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.estimate import estimate
 from archgen.perf.report import case_results_json, case_results_text, dumps, estimate_json, estimate_text
+from archgen.topology import ScaleOutPath
 
 FORMATS = ("text", "json")
 
@@ -29,9 +30,12 @@ def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
     return (dumps(case_results_json(results)) if fmt == "json" else case_results_text(results)), 0
 
 
-def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_id: str,
-                      fmt: str = "text") -> tuple[str, int]:
-    """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target."""
+def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_id: str, fmt: str = "text",
+                      scale_out: ScaleOutPath | None = None) -> tuple[str, int]:
+    """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
+
+    `scale_out` is the cluster's compute fabric as the network analysis sized it (see `perf.cluster`).
+    """
     _check_format(fmt)
     cluster = items.get(cluster_id)
     if not isinstance(cluster, Cluster):
@@ -42,7 +46,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_i
     model = items.get(workload.model) if workload.model else None
     if workload.collective is None and not isinstance(model, Model):
         raise UsageError(f"workload '{workload_id}' runs model '{workload.model}', which is not in the specs")
-    hw, total, per_rack = cluster_hardware(cluster, items)
+    hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
     gpus = workload.accelerators or total
     if gpus > total:
         raise UsageError(f"workload '{workload_id}' asks for {gpus} accelerators; cluster '{cluster_id}' has {total}")

@@ -6,6 +6,7 @@ Each estimate also places the kernels of one layer of its chosen layout on the a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from archgen.errors import ArchgenError
@@ -14,6 +15,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.estimate import Estimate, estimate
 from archgen.perf.roofline import Roofline, workload_roofline
+from archgen.topology import ScaleOutPath
 
 
 @dataclass(frozen=True)
@@ -31,8 +33,10 @@ class WorkloadResult:
         return f"workload/{self.workload.id}"
 
 
-def estimate_workloads(specs) -> dict[str, WorkloadResult]:
+def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = None) -> dict[str, WorkloadResult]:
     """Estimate each workload with a `cluster` on that cluster, keyed by object path.
+
+    `scale_out` holds, by cluster id, the compute fabric as the network analysis sized it.
 
     Sensitivities are included, and the roofline of the chosen layout's kernels.
 
@@ -46,7 +50,7 @@ def estimate_workloads(specs) -> dict[str, WorkloadResult]:
         if not isinstance(cluster, Cluster) or (w.collective is None and not isinstance(model, Model)):
             continue
         try:
-            hw, total, per_rack = cluster_hardware(cluster, specs.items)
+            hw, total, per_rack = cluster_hardware(cluster, specs.items, (scale_out or {}).get(cluster.id))
             gpus = w.accelerators or total
             if gpus > total:
                 raise ArchgenError(f"asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")

@@ -89,3 +89,25 @@ def test_unknown_rack_type_is_a_finding_not_a_crash(spec_tree) -> None:
     refs = [f for f in result.findings if f.id == "REF001" and f.object == "cluster/c"]
     assert len(refs) == 1 and "ghost" in refs[0].message and refs[0].location.line == 8
     assert result.metrics["cluster/c"]["racks"].m == 6
+
+
+def test_scale_out_path_of_shipped_clusters(shipped) -> None:
+    """Both shipped compute fabrics are non-blocking, 400 Gb/s per GPU (one CX-7 port per B200; GB200 per GPU)."""
+    for cid in ("dgx-b200-superpod", "gb200-nvl72-su"):
+        path = shipped.clusters[f"cluster/{cid}"].scale_out
+        assert (path.bandwidth.m_as("Gbit/s"), path.oversubscription, path.pod, path.tiers) == (400, 1.0, 0, 2)
+
+
+@pytest.mark.parametrize(("kw", "taper", "pod"), [
+    # plain 3:1 leaves (48 down, 16 up): 128 node ports on 3 leaves with 48 uplinks; a leaf holds 48 // 8 = 6 nodes
+    ({"over": "3:1", "rail": False}, 128 / 48, 6 * 8),
+    # rail-optimized: a leaf takes its rails of all 8 domains of an SU, so one SU (64 GPUs) stays under a leaf;
+    # 6 rails per leaf -> 2 leaves per SU, 4 in all with 64 uplinks for 128 ports
+    ({"over": "3:1", "rail": True}, 128 / 64, 8 * 8),
+    ({"over": "1:1"}, 1.0, 0),
+])
+def test_scale_out_path_of_a_tapered_fabric(spec_tree, kw, taper, pod) -> None:
+    """The taper is the leaf's used down:up ratio; the non-blocking pod is what one leaf reaches."""
+    path = run([spec_tree(files(**kw))]).clusters["cluster/c"].scale_out
+    assert path.oversubscription == pytest.approx(taper) and path.pod == pod
+    assert path.bandwidth.m_as("Gbit/s") == 400  # 8 x 400 Gb/s per DGX H100, 8 GPUs

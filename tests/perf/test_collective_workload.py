@@ -38,3 +38,29 @@ def test_model_needed_only_for_training_and_inference():
         Workload(id="t", cluster="x", training={"seq_len": 2048, "global_batch": 8})
     with pytest.raises(ValidationError, match="expected an amount of data"):
         Workload(id="c", cluster="x", collective={"op": "all_reduce", "size": "8 GHz"})
+
+
+def test_collectives_run_on_the_sized_fabric(spec_tree):
+    """A 3:1 plain fabric (pod: 6 nodes under a leaf) slows an all-reduce over 16 nodes by its 128:48 taper; a
+    group of 6 nodes stays under one leaf and keeps its bandwidth."""
+    from tests.data.clusters.small import files
+
+    workloads = """kind: Workload
+id: all
+cluster: c
+collective: {op: all_reduce, size: 1 GiB, algorithm: ring}
+---
+kind: Workload
+id: leaf
+cluster: c
+accelerators: 48
+collective: {op: all_reduce, size: 1 GiB, algorithm: ring}
+"""
+    busbw = {}
+    for over in ("1:1", "3:1"):
+        specs = spec_tree({**files(over=over, rail=False), "workloads/w.yaml": workloads})
+        result = run([specs])
+        busbw[over] = {w: result.workloads[f"workload/{w}"].estimate.metrics["busbw"].m_as("GB/s")
+                       for w in ("all", "leaf")}
+    assert busbw["3:1"]["leaf"] == pytest.approx(busbw["1:1"]["leaf"])
+    assert busbw["1:1"]["all"] / busbw["3:1"]["all"] == pytest.approx(128 / 48, rel=0.02)

@@ -1,0 +1,61 @@
+"""The systems a cluster attaches to its fabrics: node types with their counts, and their NIC ports by role."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archgen.build import ClusterDesign, Design
+from archgen.model import NIC, System
+from archgen.units import Q_, Q
+
+
+@dataclass(frozen=True)
+class NodeType:
+    """A system that attaches to fabrics, and how many of it the cluster holds."""
+
+    part: System
+    count: int
+    per_rack: dict[str, int]
+
+
+
+def count(n: float) -> Q:
+    """A dimensionless count as a quantity."""
+    return Q_(n, "")
+
+
+def node_types(cluster: ClusterDesign) -> tuple[NodeType, ...]:
+    """Systems of the cluster by part, with their counts (total and per rack type)."""
+    found: dict[str, tuple[System, dict[str, int]]] = {}
+    for rid in sorted(cluster.rack_counts):
+        for item in cluster.rack_types[rid].items:
+            if isinstance(item.part, System):
+                part, per_rack = found.setdefault(item.part.id, (item.part, {}))
+                per_rack[rid] = per_rack.get(rid, 0) + 1
+    return tuple(NodeType(p, sum(per[r] * cluster.rack_counts[r] for r in per), per)
+                 for _, (p, per) in sorted(found.items()))
+
+
+def nic_ports(design: Design, system: System, role: str) -> int:
+    """Ports of a system's NICs of `role`."""
+    total = 0
+    for slot in system.nics:
+        nic = design.specs.get(slot.part)
+        if slot.role == role and isinstance(nic, NIC):
+            total += slot.count * nic.ports.count
+    return total
+
+
+def nic_bandwidth(design: Design, system: System, role: str) -> Q:
+    """Line rate of a system's NIC ports of `role`, summed."""
+    total = Q_(0, "Gbit/s")
+    for slot in system.nics:
+        nic = design.specs.get(slot.part)
+        if slot.role == role and isinstance(nic, NIC):
+            total = total + slot.count * nic.ports.count * nic.ports.speed
+    return total
+
+
+def compute_node(nodes: tuple[NodeType, ...]) -> NodeType | None:
+    """The node type that holds most of the cluster's accelerators (ties: the lower part id)."""
+    return max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id), default=None)
