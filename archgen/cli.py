@@ -306,21 +306,25 @@ def estimate(
     workload: Annotated[str | None, typer.Option("--workload", help="Workload id.")] = None,
     paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    what_if: Annotated[list[str] | None, typer.Option(
+        "--what-if", metavar="PARAM=FACTOR",
+        help="Scale a hardware parameter (repeatable), e.g. hbm_bandwidth=1.5; reported against the baseline.")] = None,
 ) -> None:
     """Performance estimate of a workload on a cluster, or predicted vs measured for validation cases."""
 
     def body() -> int:
         from archgen.perf import command
         if cases is not None:
-            if cluster or workload:
-                raise UsageError("give either --cases or --cluster and --workload, not both")
+            if cluster or workload or what_if:
+                raise UsageError("give either --cases or --cluster and --workload (with any --what-if), not both")
             text, code = command.estimate_cases(cases, fmt)
         elif cluster and workload:
+            factors = command.parse_what_if(what_if or [])
             from archgen.pipeline import run
             result = run(_spec_paths(paths))
             analysed = result.clusters.get(f"cluster/{cluster}")
             text, code = command.estimate_workload(result.specs.items, cluster, workload, fmt,
-                                                   analysed.scale_out if analysed else None)
+                                                   analysed.scale_out if analysed else None, factors)
         else:
             raise UsageError("give --cases FILE, or --cluster ID and --workload ID")
         sys.stdout.write(text)

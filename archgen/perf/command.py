@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -11,8 +12,17 @@ from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
 from archgen.perf.cases import score_file
 from archgen.perf.cluster import cluster_hardware
-from archgen.perf.estimate import estimate
-from archgen.perf.report import case_results_json, case_results_text, dumps, estimate_json, estimate_text
+from archgen.perf.estimate import estimate, precision
+from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
+from archgen.perf.report import (
+    case_results_json,
+    case_results_text,
+    dumps,
+    estimate_json,
+    estimate_text,
+    what_if_json,
+    what_if_text,
+)
 from archgen.topology import ScaleOutPath
 
 FORMATS = ("text", "json")
@@ -30,11 +40,36 @@ def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
     return (dumps(case_results_json(results)) if fmt == "json" else case_results_text(results)), 0
 
 
+def parse_what_if(items: list[str]) -> dict[str, float]:
+    """`PARAMETER=FACTOR` strings (e.g. 'hbm_bandwidth=1.5') as a mapping, with clear errors."""
+    known = (*PARAMETERS, *EXTRA_PARAMETERS)
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or name not in known:
+            raise UsageError(f"--what-if '{item}': expected PARAMETER=FACTOR with PARAMETER one of: {', '.join(known)}")
+        try:
+            factor = float(text)
+        except ValueError:
+            factor = math.nan
+        if not math.isfinite(factor) or factor <= 0:
+            raise UsageError(f"--what-if '{item}': expected a positive factor such as 1.5, got '{text.strip()}'")
+        if name in out:
+            raise UsageError(f"--what-if gives '{name}' twice")
+        out[name] = factor
+    return out
+
+
 def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_id: str, fmt: str = "text",
-                      scale_out: ScaleOutPath | None = None) -> tuple[str, int]:
+                      scale_out: ScaleOutPath | None = None, what_if: Mapping[str, float] | None = None
+                      ) -> tuple[str, int]:
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
-    `scale_out` is the cluster's compute fabric as the network analysis sized it (see `perf.cluster`).
+    `scale_out` is the cluster's compute fabric as the network analysis sized it (see `perf.cluster`). `what_if`
+    multiplies hardware parameters (`hardware.PARAMETERS`, `EXTRA_PARAMETERS`); the estimate is then made on the
+    scaled hardware, its layout searched again where the workload leaves it open, and reported against the baseline
+    (the exit code judges the what-if).
     """
     _check_format(fmt)
     cluster = items.get(cluster_id)
@@ -51,6 +86,14 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_i
     if gpus > total:
         raise UsageError(f"workload '{workload_id}' asks for {gpus} accelerators; cluster '{cluster_id}' has {total}")
     est = estimate(workload, model, hw, gpus, gpus_per_rack=per_rack)
+    if what_if:
+        base, dtype = est, precision(workload) or "bf16"
+        for name, factor in what_if.items():
+            hw = hw.scaled(name, factor, dtype)
+        est = estimate(workload, model, hw, gpus, gpus_per_rack=per_rack)
+        factors = dict(what_if)
+        text = dumps(what_if_json(base, est, factors)) if fmt == "json" else what_if_text(base, est, factors)
+    else:
+        text = dumps(estimate_json(est)) if fmt == "json" else estimate_text(est)
     failed = not est.fits or any(o.met is False for o in est.requirements)
-    text = dumps(estimate_json(est)) if fmt == "json" else estimate_text(est)
     return text, 1 if failed else 0

@@ -50,6 +50,7 @@ class Estimate:
     requirements: list[RequirementOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     conventions: dict[str, str] = field(default_factory=dict)
+    hardware: dict[str, Q] = field(default_factory=dict)
 
 
 def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:
@@ -205,7 +206,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     if not n or n <= 0:
         raise UsageError(f"workload '{workload.id}': the number of accelerators must be positive")
     if workload.collective is not None:
-        return _with_outcomes(workload, _collective(workload, hw, n))
+        return _with_outcomes(workload, _collective(workload, hw, n), hw)
     if model is None or model.id != workload.model:
         raise UsageError(f"workload '{workload.id}' runs model '{workload.model}', not "
                          f"'{model.id if model else None}'")
@@ -214,11 +215,17 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
         est = _training(workload, arch, hw, n, with_sensitivity)
     else:
         est = _inference(workload, arch, hw, n, gpus_per_rack, with_sensitivity)
-    return _with_outcomes(workload, est)
+    return _with_outcomes(workload, est, hw)
 
 
-def _with_outcomes(workload: Workload, est: Estimate) -> Estimate:
-    """The estimate with each of the workload's requirements judged against it."""
+def precision(workload: Workload) -> str | None:
+    """The data type whose tensor peak a workload runs at (None for a collective)."""
+    job = workload.training or workload.inference
+    return job.precision if job is not None else None
+
+
+def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
+    """The estimate with the hardware it ran on and each of the workload's requirements judged against it."""
     outcomes = []
     for req in workload.requirements:
         value = est.metrics.get(req.metric)
@@ -230,4 +237,4 @@ def _with_outcomes(workload: Workload, est: Estimate) -> Estimate:
             raise UsageError(f"requirement {req.id}: target '{req.target}' is not comparable with {req.metric} "
                              f"(expected {PERF_METRICS[req.metric]})")
         outcomes.append(RequirementOutcome(req, value, req.target.met_by(value)))
-    return Estimate(**{**est.__dict__, "requirements": outcomes})
+    return Estimate(**{**est.__dict__, "requirements": outcomes, "hardware": hw.summary(precision(workload))})

@@ -92,6 +92,20 @@ class Hardware:
         """Best achievable dense-GEMM FLOP/s for `dtype` (peak x measured efficiency)."""
         return self.peak_for(dtype) * self.gemm_efficiency.get(dtype, _default_gemm_eff(self.gemm_efficiency))
 
+    def summary(self, dtype: str | None) -> dict[str, Q]:
+        """The figures an estimate ran on, as quantities (the tensor peak of `dtype` when given)."""
+        out = {"peak": Q_(self.peak_for(dtype), "FLOPS").to("TFLOPS")} if dtype else {}
+        out.update({
+            "hbm_capacity": Q_(self.hbm_capacity, "B").to("GiB"),
+            "hbm_bandwidth": Q_(self.hbm_bandwidth, "B/s").to("TB/s"),
+            "scale_up_size": Q_(self.scale_up_size, ""),
+            "scale_up_bandwidth": Q_(self.scale_up_bandwidth, "B/s").to("GB/s"),
+            "scale_out_bandwidth": Q_(self.scale_out_bandwidth, "B/s").to("Gbit/s"),
+            "oversubscription": Q_(self.oversubscription, ""),
+            "non_blocking_pod": Q_(self.pod, ""),
+        })
+        return out
+
     def scaled(self, parameter: str, factor: float, dtype: str = "bf16") -> Hardware:
         """A copy with one parameter of `PARAMETERS` multiplied by `factor` (for what-if and sensitivity)."""
         if parameter == "peak":

@@ -23,7 +23,7 @@ def _show(value: float, unit: str) -> str:
     if unit == "s" and value >= 1:
         label, scale = "s", 1.0
     if unit == "dimensionless":
-        return f"{value:,.0f}" if value >= 10 else f"{value:.3f}"
+        return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:.3f}"
     return f"{value * scale:,.4g} {label}".strip()
 
 
@@ -61,6 +61,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
         "memory": {k: to_json(v) for k, v in est.memory.items()},
         "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
+        "hardware": {k: to_json(v) for k, v in est.hardware.items()},
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
                           "value": to_json(o.value) if o.value is not None else None, "met": o.met}
@@ -76,11 +77,12 @@ def estimate_text(est: Estimate) -> str:
         lines.append("layout: " + ", ".join(f"{k}={v}" for k, v in est.layout.items()))
     for note in est.notes:
         lines.append(f"note: {note}")
+    if est.hardware:
+        lines.append("hardware per accelerator:")
+        lines += [f"  {k:28} {_quantity(v)}" for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
-        for k, v in est.metrics.items():
-            unit = _unit(v)
-            lines.append(f"  {k:28} {_show(float(v.to(unit).magnitude), unit)}")
+        lines += [f"  {k:28} {_quantity(v)}" for k, v in est.metrics.items()]
     if est.breakdown:
         total = sum(float(v.to('s').magnitude) for v in est.breakdown.values()) if est.kind == "training" else 0
         lines.append("breakdown:")
@@ -98,11 +100,52 @@ def estimate_text(est: Estimate) -> str:
         for k, v in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
             lines.append(f"  {k:28} {v:+.3f}" if math.isfinite(v) else f"  {k:28} stops fitting")
     for o in est.requirements:
-        state = "n/a" if o.met is None else ("met" if o.met else "NOT MET")
-        lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {state}")
+        lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {_state(o.met)}")
     for k, v in est.conventions.items():
         lines.append(f"{k}: {v}")
     return "\n".join(lines) + "\n"
+
+
+def what_if_json(base: Estimate, scaled: Estimate, factors: dict[str, float]) -> dict[str, Any]:
+    """A what-if as JSON-ready data: the factors, the estimate under them, and each metric against the baseline."""
+    return {"what_if": factors, "estimate": estimate_json(scaled),
+            "baseline": {"layout": base.layout, "fits": base.fits,
+                         "metrics": {k: to_json(v) for k, v in base.metrics.items()},
+                         "requirements": {o.requirement.id: o.met for o in base.requirements}},
+            "change": {k: _change(base.metrics[k], v) for k, v in scaled.metrics.items() if k in base.metrics}}
+
+
+def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) -> str:
+    """The estimate under `factors`, then each metric against the baseline."""
+    lines = ["what-if: " + ", ".join(f"{k} x{v:g}" for k, v in factors.items()), estimate_text(scaled).rstrip(),
+             "against the baseline:"]
+    if base.layout != scaled.layout:
+        lines.append("  layout (baseline)            " + ", ".join(f"{k}={v}" for k, v in base.layout.items()))
+    for k, v in scaled.metrics.items():
+        if k in base.metrics:
+            change = _change(base.metrics[k], v)
+            shown = "n/a" if change is None else f"{change:+.1%}"
+            lines.append(f"  {k:28} {_quantity(base.metrics[k])} -> {_quantity(v)} ({shown})")
+    met = {o.requirement.id: o.met for o in base.requirements}
+    for o in scaled.requirements:
+        if met.get(o.requirement.id) != o.met:
+            lines.append(f"  {o.requirement.id}: {_state(met.get(o.requirement.id))} -> {_state(o.met)}")
+    return "\n".join(lines) + "\n"
+
+
+def _change(base, new) -> float | None:
+    """Relative change from `base` to `new` (None from zero)."""
+    b = float(base.to(new.units).magnitude)
+    return None if b == 0 else float(new.magnitude) / b - 1.0
+
+
+def _state(met: bool | None) -> str:
+    return "n/a" if met is None else ("met" if met else "NOT MET")
+
+
+def _quantity(q) -> str:
+    unit = _unit(q)
+    return _show(float(q.to(unit).magnitude), unit)
 
 
 def _unit(q) -> str:

@@ -1,0 +1,54 @@
+"""`archgen estimate --what-if`: hardware parameters scaled, the estimate redone and set against the baseline."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import SPECS
+
+SERVE = ("estimate", "--cluster", "dgx-b200-superpod", "--workload", "llama3-70b-serve-b200", "--path", SPECS)
+
+
+def test_what_if_reports_the_scaled_estimate_against_the_baseline(cli):
+    res = cli(*SERVE, "--what-if", "hbm_bandwidth=2", "--what-if", "scale_up_bandwidth=2", "--format", "json")
+    assert res.code == 0, res.err
+    out = json.loads(res.out)
+    assert out["what_if"] == {"hbm_bandwidth": 2.0, "scale_up_bandwidth": 2.0}
+    # the hardware the what-if ran on is twice the catalog's B200: 8 TB/s HBM3e, 900 GB/s NVLink 5 per direction
+    hw = out["estimate"]["hardware"]
+    assert hw["hbm_bandwidth"]["value"] == pytest.approx(16e12)
+    assert hw["scale_up_bandwidth"]["value"] == pytest.approx(1.8e12)
+    assert hw["scale_out_bandwidth"]["value"] == pytest.approx(400e9 / 8)  # the sized fabric: one 400G port per GPU
+    base, new = out["baseline"]["metrics"]["tpot"]["value"], out["estimate"]["metrics"]["tpot"]["value"]
+    assert new < base and out["change"]["tpot"] == pytest.approx(new / base - 1)
+    # decode is bound by HBM (weights, KV cache) and NVLink (TP all-reduce); doubling both cannot more than halve it
+    assert new >= base / 2 * 0.999
+
+
+def test_what_if_text_names_the_factors_and_changes(cli):
+    res = cli(*SERVE, "--what-if", "peak=0.5")
+    assert res.code == 0, res.err
+    assert res.out.startswith("what-if: peak x0.5\n")
+    assert "against the baseline:" in res.out and "  ttft " in res.out.split("against the baseline:")[1]
+
+
+@pytest.mark.parametrize(("arg", "message"), [
+    ("hbm=2", "--what-if 'hbm=2': expected PARAMETER=FACTOR with PARAMETER one of: peak, hbm_bandwidth, "
+              "hbm_capacity, scale_up_bandwidth, scale_out_bandwidth, latency, vector_peak, l2_capacity, l2_bandwidth"),
+    ("peak", "--what-if 'peak': expected PARAMETER=FACTOR with PARAMETER one of: peak, hbm_bandwidth, hbm_capacity, "
+             "scale_up_bandwidth, scale_out_bandwidth, latency, vector_peak, l2_capacity, l2_bandwidth"),
+    ("peak=-1", "--what-if 'peak=-1': expected a positive factor such as 1.5, got '-1'"),
+    ("peak=fast", "--what-if 'peak=fast': expected a positive factor such as 1.5, got 'fast'"),
+])
+def test_bad_what_if(cli, arg, message):
+    res = cli(*SERVE, "--what-if", arg)
+    assert res.code == 2 and res.err == f"error: {message}\n"
+
+
+def test_what_if_needs_a_workload(cli):
+    from .conftest import CASES
+    res = cli("estimate", "--cases", CASES, "--what-if", "peak=2")
+    assert res.code == 2
+    assert res.err == "error: give either --cases or --cluster and --workload (with any --what-if), not both\n"
