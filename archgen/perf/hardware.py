@@ -102,8 +102,9 @@ class Hardware:
             "scale_up_bandwidth": Q_(self.scale_up_bandwidth, "B/s").to("GB/s"),
             "scale_out_bandwidth": Q_(self.scale_out_bandwidth, "B/s").to("Gbit/s"),
             "oversubscription": Q_(self.oversubscription, ""),
-            "non_blocking_pod": Q_(self.pod, ""),
         })
+        if self.oversubscription != 1.0:
+            out["non_blocking_pod"] = Q_(self.pod, "")
         return out
 
     def scaled(self, parameter: str, factor: float, dtype: str = "bf16") -> Hardware:

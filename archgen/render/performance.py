@@ -51,6 +51,11 @@ def section(results: list[Any]) -> Section | None:
         layout = ", ".join(f"{k}={v}" for k, v in e.layout.items())
         fits = "" if not e.memory else f" {'Fits' if e.fits else 'Does not fit'} in accelerator memory."
         sub.add(Para(f"{e.kind.capitalize()} on {e.gpus:,} × {e.accelerator}; layout {layout}.{fits}"))
+        if e.hardware:
+            sub.add(Table(f"perf-hardware-{fmt.slug(w.id)}", "Hardware per accelerator the estimate ran on",
+                          (Column("Parameter"), Column("Value", align="right")),
+                          tuple((k, fmt.q(v, None, 0 if float(v.magnitude).is_integer() or v.magnitude >= 100 else 2))
+                                for k, v in e.hardware.items())))
         outcomes = {o.requirement.metric: o for o in e.requirements}
         rows = []
         for name, value in sorted(e.metrics.items()):
