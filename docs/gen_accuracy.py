@@ -8,8 +8,12 @@ from pathlib import Path
 
 from archgen.perf.accuracy import accuracy_page
 
+#: Case files outside the scored one, listed after it (tests/perf/data; each states its source and assumptions).
+INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" / "data" / name
+               for name in ("llama3-405b-table4.yaml", "nemo-25.11.yaml")}
+
 if __name__ == "__main__":
     root = Path(__file__).resolve().parent.parent
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else root / "tests" / "data" / "validation-cases.yaml"
     shown = path.relative_to(root) if path.is_relative_to(root) else path
-    sys.stdout.write(accuracy_page(path, str(shown)))
+    sys.stdout.write(accuracy_page(path, str(shown), INDEPENDENT))

@@ -56,8 +56,25 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: list[
     return "\n".join(lines)
 
 
-def accuracy_page(path: str | Path, source: str) -> str:
-    """The accuracy page of a case file: every case scored, and the micro-batch sensitivity of those over the bar."""
+def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Path] | None = None) -> str:
+    """The accuracy page of a case file: every case scored, and the micro-batch sensitivity of those over the bar.
+
+    `independent` maps a shown name to a further case file whose cases are listed after the scored ones, each
+    with its own summary, and enter none of the scored figures.
+    """
     cases, doc = read_cases(path)
     results = score(cases, doc=doc)
-    return accuracy_markdown(results, source, micro_batch_sensitivity(cases, {r.id for r in outside_bar(results)}))
+    page = accuracy_markdown(results, source, micro_batch_sensitivity(cases, {r.id for r in outside_bar(results)}))
+    lines = []
+    for name, extra in (independent or {}).items():
+        extra_cases, extra_doc = read_cases(extra)
+        rows = score(extra_cases, doc=extra_doc)
+        s = summary(rows)
+        lines += [f"## Independent check: `{name}` (not scored)", "",
+                  f"The source, and every assumption beyond it, are in the file's header. {s['count']} measurements: "
+                  f"median |error| {s['median']:.1%}, worst {s['worst']:.1%}.", "",
+                  "| case | metric | measured | predicted | error |", "|---|---|---:|---:|---:|"]
+        lines += [f"| {r.id} | {r.metric} | {_show(r.measured, r.unit)} | {_show(r.predicted, r.unit)} | "
+                  f"{r.error:+.1%} |" for r in rows]
+        lines.append("")
+    return page + ("\n" + "\n".join(lines) if lines else "")

@@ -48,6 +48,16 @@ def size_efficiency(hw: Hardware, *dims: np.ndarray | float) -> np.ndarray | flo
     return f
 
 
+def training_core_dtype(dtype: str) -> str:
+    """Data type of the attention core and the output layer when a model trains in `dtype`.
+
+    Transformer Engine's FP8 and FP4 recipes quantise the transformer layers' linear GEMMs only. The attention core
+    stays in BF16 unless FP8 attention is asked for (recipe `fp8_dpa`, False by default), and Megatron-core's output
+    layer is its own `ColumnParallelLinear` (megatron/core/models/gpt/gpt_model.py), not a TE module.
+    """
+    return "bf16" if dtype in ("fp8", "fp4") else dtype
+
+
 def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     """Roofline time of `batch` GEMMs of (m x k) @ (k x n) in `dtype`.
 

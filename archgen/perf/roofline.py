@@ -198,8 +198,9 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
     else:
         out += _ffn(hw, a, dtype, phase, T, tp)
         f_elem = a.ffn
-    out.append(_attention(hw, dtype, phase, batch=micro_batch, q_len=s_q, kv_len=seq_len, heads=a.heads / tp,
-                          kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim, kernel=attention))
+    out.append(_attention(hw, K.training_core_dtype(dtype), phase, batch=micro_batch, q_len=s_q, kv_len=seq_len,
+                          heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
+                          kernel=attention))
     h_split = tp if (sequence_parallel and tp > 1) else 1
     nbytes = T * ACT_BYTES * (ELEMENTWISE_H * a.hidden / h_split + (a.ffn_mats * f_elem) / tp)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)

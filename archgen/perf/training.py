@@ -126,8 +126,8 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
         t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden)
         t = t + K.gemm_time(hw, dt, T, a.hidden, a.ffn / tp)
         f_elem = a.ffn
-    attn = K.attention_forward(hw, dt, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp,
-                               head_dim=a.head_dim, kernel=job.attention, causal=True)
+    attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
+                               heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
     act = 2.0  # 16-bit activations
     ew = T * act * (ELEMENTWISE_H * a.hidden / np.where(sp, tp, 1) + (a.ffn_mats * f_elem) / tp)
     return t + attn + K.memory_time(hw, ew), attn
@@ -160,13 +160,14 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     n_moe = stage_layers * a.moe_layers / a.layers
     fwd = n_dense * dense_f + n_moe * moe_f
     attn_f = n_dense * dense_attn + n_moe * moe_attn
-    bwd_kernel = K.attention_backward(hw, job.precision, batch=mb, q_len=s_q, kv_len=job.seq_len,
+    core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
+    bwd_kernel = K.attention_backward(hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len,
                                       heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention)
     bwd = 2.0 * (fwd - attn_f) + (n_dense + n_moe) * bwd_kernel
     recompute = np.where(rc == 2, fwd, np.where(rc == 1, attn_f, 0.0))
 
     # Logits and loss on the last stage (not recomputed).
-    logits_f = K.gemm_time(hw, job.precision, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab
+    logits_f = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab
                                                                                           / tp)
     # Weight gradients are accumulated into the gradient buffer once per micro-batch: read it, read the new
     # 16-bit gradient, write it back (fp16 buffer: 6 B/param; fp32 main gradients: 10 B/param).

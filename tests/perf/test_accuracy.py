@@ -53,7 +53,9 @@ def test_accuracy_page_is_current():
 
     from archgen.perf.accuracy import accuracy_page
     page = Path(__file__).resolve().parents[2] / "docs" / "accuracy.md"
-    expected = accuracy_page(CASES, "tests/data/validation-cases.yaml")
+    data = Path(__file__).resolve().parent / "data"
+    expected = accuracy_page(CASES, "tests/data/validation-cases.yaml",
+                             {name: data / name for name in ("llama3-405b-table4.yaml", "nemo-25.11.yaml")})
     assert page.read_text(encoding="utf-8") == expected, "regenerate: python docs/gen_accuracy.py > docs/accuracy.md"
 
 
