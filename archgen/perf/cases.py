@@ -71,6 +71,7 @@ class CaseModel(Spec):
     hidden: int = Field(gt=0)
     heads: int = Field(gt=0)
     kv_heads: int | None = Field(None, gt=0)
+    head_dim: int | None = Field(None, gt=0, description="Dimension per head (default hidden / heads).")
     ffn: int = Field(gt=0)
     vocab: int = Field(gt=0)
     gated_ffn: bool = False
@@ -78,7 +79,7 @@ class CaseModel(Spec):
 
     @model_validator(mode="after")
     def _divides(self) -> CaseModel:
-        if self.hidden % self.heads:
+        if self.head_dim is None and self.hidden % self.heads:
             raise ValueError(f"hidden ({self.hidden}) is not divisible by heads ({self.heads})")
         if self.heads % (self.kv_heads or self.heads):
             raise ValueError(f"heads ({self.heads}) is not a multiple of kv_heads ({self.kv_heads})")
@@ -87,7 +88,8 @@ class CaseModel(Spec):
     def arch(self) -> Arch:
         """The model's shape."""
         m = self.moe
-        return Arch(self.layers, self.hidden, self.heads, self.kv_heads or self.heads, self.hidden // self.heads,
+        return Arch(self.layers, self.hidden, self.heads, self.kv_heads or self.heads,
+                    self.head_dim or self.hidden // self.heads,
                     self.ffn, self.vocab, self.gated_ffn, m.experts if m else 0, m.top_k if m else 0,
                     m.expert_ffn if m else 0, m.shared_experts if m else 0, m.dense_layers if m else 0)
 

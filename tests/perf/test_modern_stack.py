@@ -33,3 +33,13 @@ def test_nemo_25_11_fp8_pretraining_within_15_percent():
     errors = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml")}
     assert len(errors) == 8
     assert all(abs(e) <= 0.15 for e in errors.values()), errors
+
+
+def test_nemo_25_11_moe_bf16_within_15_percent_and_small_experts_over():
+    """Large MoE in BF16 (Qwen3-235B on GB200/GB300) is within 11 %. Small fine-grained MoE runs far below the model,
+    which lacks per-kernel and per-token fixed costs; the file's header says so, and this test pins both halves."""
+    errors = {r.id: r.error for r in score_file(DATA / "nemo-25.11-moe.yaml")}
+    assert len(errors) == 7
+    big = {k: e for k, e in errors.items() if k.endswith("235b-bf16")}
+    assert len(big) == 2 and all(abs(e) <= 0.15 for e in big.values()), big
+    assert all(e > 0.3 for k, e in errors.items() if "30b" in k), errors
