@@ -35,7 +35,7 @@ from archgen.perf import kernels as K
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import ACT_BYTES
-from archgen.perf.training import ELEMENTWISE_H
+from archgen.perf.training import ELEMENTWISE_H, permute_h
 
 #: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
 #: normalise, scale) and two bias-dropout-residual passes at 3 (add, mask, add).
@@ -202,7 +202,8 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                           heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
                           kernel=attention))
     h_split = tp if (sequence_parallel and tp > 1) else 1
-    nbytes = T * ACT_BYTES * (ELEMENTWISE_H * a.hidden / h_split + (a.ffn_mats * f_elem) / tp)
+    permute = permute_h(a.top_k) if a.experts else 0.0
+    nbytes = T * ACT_BYTES * ((ELEMENTWISE_H + permute) * a.hidden / h_split + (a.ffn_mats * f_elem) / tp)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
     return _roofline(hw, dtype, out, {phase: int(T)}, tp)

@@ -35,6 +35,15 @@ ELEMENTWISE_H = 11.0
 ADAM_BYTES = 30.0
 
 
+def permute_h(top_k):
+    """Forward bytes per token of an MoE layer's token permutation, in units of h (activation dtype).
+
+    The all-to-all dispatcher's permute reads each token and writes its `top_k` copies in expert order (1 + k);
+    unpermute reads the k expert outputs and writes their weighted sum (k + 1).
+    """
+    return 2.0 * (1.0 + top_k)
+
+
 @dataclass(frozen=True)
 class Layout:
     """A parallel layout and its per-step options; numeric fields may be numpy arrays (one entry per layout)."""
@@ -122,14 +131,16 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
             t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * f / tp, a.hidden) + K.gemm_time(hw, dt, T, a.hidden,
                                                                                               f / tp)
         f_elem = a.top_k * a.expert_ffn
+        permute = permute_h(a.top_k)
     else:
         t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden)
         t = t + K.gemm_time(hw, dt, T, a.hidden, a.ffn / tp)
         f_elem = a.ffn
+        permute = 0.0
     attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
                                heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
     act = 2.0  # 16-bit activations
-    ew = T * act * (ELEMENTWISE_H * a.hidden / np.where(sp, tp, 1) + (a.ffn_mats * f_elem) / tp)
+    ew = T * act * ((ELEMENTWISE_H + permute) * a.hidden / np.where(sp, tp, 1) + (a.ffn_mats * f_elem) / tp)
     return t + attn + K.memory_time(hw, ew), attn
 
 
