@@ -47,6 +47,11 @@ def test_bad_what_if(cli, arg, message):
     assert res.code == 2 and res.err == f"error: {message}\n"
 
 
+def test_what_if_names_a_parameter_once(cli):
+    res = cli(*SERVE, "--what-if", "peak=2", "--what-if", "peak=3")
+    assert res.code == 2 and res.err == "error: --what-if gives 'peak' twice\n"
+
+
 def test_what_if_needs_a_workload(cli):
     from .conftest import CASES
     res = cli("estimate", "--cases", CASES, "--what-if", "peak=2")
