@@ -10,7 +10,9 @@ attention rooflines from `kernels`, memory-bound element-wise traffic, and the t
 expert-parallel collectives, which Megatron runs on the critical path (no overlap). Recomputation adds a forward
 (full) or the attention core's forward (selective) to the backward. The DP gradient reduction overlaps with the
 last micro-batch's backward when `overlap` is set; its exposed remainder is counted. Each micro-batch also
-accumulates its weight gradients into the gradient buffer (a memory-bound pass over it).
+accumulates its weight gradients into the gradient buffer (a memory-bound pass over it). Under FP8/FP4 the
+layers' linear GEMMs run at the low precision while the attention core and the logits stay in BF16
+(`kernels.training_core_dtype`); MoE layers also move their tokens through permute and unpermute (`permute_h`).
 """
 
 from __future__ import annotations
@@ -178,8 +180,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     recompute = np.where(rc == 2, fwd, np.where(rc == 1, attn_f, 0.0))
 
     # Logits and loss on the last stage (not recomputed).
-    logits_f = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab
-                                                                                          / tp)
+    logits_f = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp)
     # Weight gradients are accumulated into the gradient buffer once per micro-batch: read it, read the new
     # 16-bit gradient, write it back (fp16 buffer: 6 B/param; fp32 main gradients: 10 B/param).
     params = params_per_gpu(a, tp, pp, ep)
