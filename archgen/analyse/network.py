@@ -121,7 +121,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         metrics["scale_up.bandwidth"] = scale_up.bandwidth_total
     for fa in fabrics:
         fa.metrics.update(fabric_metrics(fa))
-    compute_fabric = next((fa for fa in fabrics if fa.fabric.spec.role in ("compute", "converged")), None)
+    carriers = [fa for fa in fabrics if fa.fabric.spec.role in ("compute", "converged")]  # compute fabric first
+    compute_fabric = min(carriers, key=lambda fa: fa.fabric.spec.role != "compute", default=None)
     domain = cluster.spec.scale_up.size if cluster.spec.scale_up else 0
     scale_out = scale_out_path(compute_fabric, nodes, domain) if compute_fabric else None
     return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
