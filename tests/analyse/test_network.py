@@ -111,3 +111,27 @@ def test_scale_out_path_of_a_tapered_fabric(spec_tree, kw, taper, pod) -> None:
     path = run([spec_tree(files(**kw))]).clusters["cluster/c"].scale_out
     assert path.oversubscription == pytest.approx(taper) and path.pod == pod
     assert path.bandwidth.m_as("Gbit/s") == 400  # 8 x 400 Gb/s per DGX H100, 8 GPUs
+
+
+def test_scale_out_path_prefers_the_compute_fabric(spec_tree) -> None:
+    """A converged fabric listed first (2 ports per node: 100 Gb/s per GPU) does not stand in for the compute one."""
+    spec = files()
+    converged = """- id: conv
+  topology: fat-tree
+  role: converged
+  nic_role: compute
+  ports_per_node: 2
+  speed: 400 Gb/s
+  switch: qm9700
+  tiers: 2
+  rail_optimized: false
+  leaf: {rack: net}
+  spine: {rack: net}
+  links:
+    access: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
+    leaf_spine: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
+"""
+    spec["clusters/c.yaml"] = spec["clusters/c.yaml"].replace("fabrics:\n", "fabrics:\n" + converged)
+    result = run([spec_tree(spec)])
+    assert [fa.fabric.spec.role for fa in result.clusters["cluster/c"].fabrics] == ["converged", "compute"]
+    assert result.clusters["cluster/c"].scale_out.bandwidth.m_as("Gbit/s") == 400
