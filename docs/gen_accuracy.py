@@ -10,7 +10,8 @@ from archgen.perf.accuracy import accuracy_page
 
 #: Case files outside the scored one, listed after it (tests/perf/data; each states its source and assumptions).
 INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" / "data" / name
-               for name in ("llama3-405b-table4.yaml", "nemo-25.11.yaml", "nemo-25.11-moe.yaml")}
+               for name in ("llama3-405b-table4.yaml", "nemo-25.11.yaml", "nemo-25.11-moe.yaml",
+                            "trtllm-perf-overview.yaml")}
 
 if __name__ == "__main__":
     root = Path(__file__).resolve().parent.parent

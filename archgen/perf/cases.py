@@ -9,7 +9,8 @@ Defaults for what a case leaves out (the format's own defaults are in its header
   `training` mapping (`attention`, `overlap_grad_reduce`, `distributed_optimizer`, `sequence_parallel`).
 * system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` (it needs the fabric
   manager's multicast support, which a measurement does not state); scale-out efficiency 0.9.
-* inference: the KV cache in the weights' precision; `batch` sequences per replica.
+* inference: the KV cache in the weights' precision (FP8 under FP4 weights, `kernels.serving_kv_dtype`); `batch`
+  sequences per replica, or `max` for as many as the KV cache holds (a maximum-throughput benchmark).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from archgen.errors import SpecError, SpecProblem
 from archgen.load import Document, load_file
@@ -121,11 +122,19 @@ class CaseInference(Spec):
     precision: Precision
     tp: int = Field(gt=0)
     replicas: int = Field(1, gt=0)
-    batch: int = Field(gt=0)
+    batch: int | Literal["max"] = Field(description="Sequences in flight per replica, or 'max' (as many as the KV "
+                                                    "cache holds).")
     input_len: int = Field(gt=0)
     output_len: int = Field(gt=0)
     scenario: Literal["offline", "server"] = "offline"
     kv_precision: Precision | None = None
+
+    @field_validator("batch", mode="before")
+    @classmethod
+    def _batch(cls, value):
+        if value == "max" or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+            return value
+        raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
 
 
 class CaseCollective(Spec):
@@ -289,7 +298,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         return _training_metrics(case, hw, float(_training_estimate(case, hw).step_time))
     inf = case.inference
     job = ServeJob(case.model.arch(), inf.input_len, inf.output_len, inf.precision, inf.kv_precision)
-    est = estimate_inference(hw, job, inf.tp, inf.batch)
+    est = estimate_inference(hw, job, inf.tp, None if inf.batch == "max" else inf.batch)
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
             "time": float(est.ttft)}
 

@@ -10,7 +10,8 @@ assumes continuous batching with `batch` sequences in flight:
 
 TTFT is one request's prefill plus one decode step; TPOT is the decode step at the given batch. KV-cache
 capacity is counted at the mean context (input + output/2) with `MEMORY_UTILISATION` of HBM usable (vLLM's
-`gpu_memory_utilization` default).
+`gpu_memory_utilization` default). The KV cache and the attention core use `kernels.serving_kv_dtype` (FP8 under
+FP4 weights).
 """
 
 from __future__ import annotations
@@ -83,13 +84,13 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     else:
         ffn_moe = 0.0
     kv_local = np.maximum(a.kv_heads / tp, 1.0)
-    kv_bytes = K.DTYPE_BYTES[job.kv_precision or job.precision]
+    kv_dt = K.serving_kv_dtype(dt, job.kv_precision)
     if prefill:
-        attn = K.attention_forward(hw, dt, batch=tokens / context, q_len=context, kv_len=context,
+        attn = K.attention_forward(hw, kv_dt, batch=tokens / context, q_len=context, kv_len=context,
                                    heads=a.heads / tp, head_dim=a.head_dim, kernel="flash", causal=True)
     else:
         attn = K.decode_attention(hw, batch=batch, context=context, kv_heads=kv_local, head_dim=a.head_dim,
-                                  kv_bytes=kv_bytes, heads=a.heads / tp, dtype=dt)
+                                  kv_bytes=K.DTYPE_BYTES[kv_dt], heads=a.heads / tp, dtype=kv_dt)
     ew = K.memory_time(hw, tokens * ACT_BYTES * 11.0 * a.hidden)
     k_tp = members_per_domain(hw, tp, 1)
     ar = np.where(tp > 1, collective_time(hw, "all_reduce", tokens * a.hidden * ACT_BYTES, tp, k_tp), 0.0)
@@ -113,7 +114,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     a = job.arch
     tp = np.asarray(tp, dtype=float)
     w_bytes = K.DTYPE_BYTES[job.precision]
-    kv_bytes = K.DTYPE_BYTES[job.kv_precision or job.precision]
+    kv_bytes = K.DTYPE_BYTES[K.serving_kv_dtype(job.precision, job.kv_precision)]
     weights = a.params() * w_bytes / tp
     kv_heads_local = np.maximum(a.kv_heads / tp, 1.0)
     per_tok = kv_cache_bytes_per_token(a, kv_bytes) / a.kv_heads * kv_heads_local

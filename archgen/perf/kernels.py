@@ -58,6 +58,15 @@ def training_core_dtype(dtype: str) -> str:
     return "bf16" if dtype in ("fp8", "fp4") else dtype
 
 
+def serving_kv_dtype(dtype: str, kv_dtype: str | None = None) -> str:
+    """Data type of the KV cache, and of the attention core that reads it, when a model serves in `dtype`.
+
+    The KV cache is kept in the weights' precision unless given, except under FP4 weights: NVIDIA's NVFP4
+    checkpoints (ModelOpt) quantise the KV cache to FP8, and the attention kernels run on it in FP8.
+    """
+    return kv_dtype or ("fp8" if dtype == "fp4" else dtype)
+
+
 def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     """Roofline time of `batch` GEMMs of (m x k) @ (k x n) in `dtype`.
 

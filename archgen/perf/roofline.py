@@ -221,7 +221,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         input_len: Prompt tokens.
         output_len: Generated tokens (the decode context is input + output/2).
         dtype: Weight and GEMM data type.
-        kv_dtype: KV-cache data type (defaults to `dtype`).
+        kv_dtype: KV-cache data type (default: `kernels.serving_kv_dtype`).
         tp: Tensor-parallel size of a replica.
         batch: Sequences in flight during decode.
 
@@ -230,6 +230,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
     """
     a = arch
     out: list[Kernel] = []
+    kv = K.serving_kv_dtype(dtype, kv_dtype)
     kv_local = max(a.kv_heads / tp, 1.0)
     b = max(float(batch), 1.0)
     for phase, tokens in (("prefill", float(input_len)), ("decode", b)):
@@ -239,13 +240,13 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         else:
             out += _ffn(hw, a, dtype, phase, tokens, tp)
         if phase == "prefill":
-            out.append(_attention(hw, dtype, phase, batch=1.0, q_len=tokens, kv_len=tokens, heads=a.heads / tp,
+            out.append(_attention(hw, kv, phase, batch=1.0, q_len=tokens, kv_len=tokens, heads=a.heads / tp,
                                   kv_heads=kv_local, head_dim=a.head_dim, kernel="flash"))
         else:
             context = input_len + output_len / 2.0
-            kv_bytes = K.DTYPE_BYTES[kv_dtype or dtype]
+            kv_bytes = K.DTYPE_BYTES[kv]
             time = K.decode_attention(hw, batch=b, context=context, kv_heads=kv_local, head_dim=a.head_dim,
-                                      kv_bytes=kv_bytes, heads=a.heads / tp, dtype=dtype)
+                                      kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
             out.append(Kernel("attention core", phase, 4.0 * b * (a.heads / tp) * context * a.head_dim,
                               2.0 * b * context * kv_local * a.head_dim * kv_bytes, _f(time)))
         out.append(_elementwise(hw, phase, tokens * ACT_BYTES * ELEMENTWISE_H * a.hidden,

@@ -98,3 +98,16 @@ def test_wrong_unit_for_metric(tmp_path):
 def test_not_yaml(tmp_path):
     msg = messages(tmp_path, "schema: [unclosed\n")
     assert msg.startswith("cases.yaml:2:1: error: YAML syntax error")
+
+
+@pytest.mark.parametrize("batch", ["0", "lots", "true"])
+def test_inference_batch_is_a_positive_count_or_max(tmp_path, batch):
+    text = GOOD.replace("  collective: {op: all_reduce, size: \"1 GiB\", algorithm: ring}\n", f"""\
+  model: {{layers: 4, hidden: 1024, heads: 16, ffn: 4096, vocab: 32000}}
+  inference: {{precision: fp8, tp: 1, batch: {batch}, input_len: 10, output_len: 10}}
+""").replace('{metric: busbw, value: 360, unit: "GB/s"}', '{metric: tokens_per_second, value: 1, unit: "1/s"}')
+    shown = {"0": "0", "lots": "'lots'", "true": "True"}[batch]
+    assert messages(tmp_path, text) == (f"cases.yaml:8:45: error: cases.0.inference.batch: expected a whole number of "
+                                        f"sequences above 0, or 'max', got {shown}")
+    (r,) = score_file(write(tmp_path, text.replace(f"batch: {batch}", "batch: max")))
+    assert r.predicted > 0
