@@ -102,7 +102,7 @@ class Inference(Spec):
 
     precision: Precision = Field("fp8", description="Weight and GEMM data type.")
     kv_precision: Precision | None = Field(
-        None, description="KV-cache data type; defaults to `precision` (FP8 under FP4 weights, as NVFP4 checkpoints).")
+        None, description="KV-cache data type; defaults to `precision` (FP8 under FP4 weights).")
     tp: int | None = Field(None, gt=0, description="Tensor-parallel size of a replica; searched when left out.")
     replicas: int | None = Field(None, gt=0, description="Replicas; defaults to all accelerators / tp.")
     batch: int | None = Field(None, gt=0, description="Concurrent sequences per replica; defaults to the most "

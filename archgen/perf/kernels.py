@@ -61,8 +61,10 @@ def training_core_dtype(dtype: str) -> str:
 def serving_kv_dtype(dtype: str, kv_dtype: str | None = None) -> str:
     """Data type of the KV cache, and of the attention core that reads it, when a model serves in `dtype`.
 
-    The KV cache is kept in the weights' precision unless given, except under FP4 weights: NVIDIA's NVFP4
-    checkpoints (ModelOpt) quantise the KV cache to FP8, and the attention kernels run on it in FP8.
+    The KV cache is kept in the weights' precision unless given, except under FP4 weights. An FP4 KV cache is a
+    separately calibrated, opt-in recipe (TensorRT-LLM: "NVFP4 KV cache ... offline quantization with ModelOpt is
+    required"), whereas an FP8 KV cache can be enabled for any checkpoint; so FP4 weights default to an FP8 KV
+    cache, and the attention kernels run on it in FP8.
     """
     return kv_dtype or ("fp8" if dtype == "fp4" else dtype)
 
