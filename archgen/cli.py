@@ -320,11 +320,10 @@ def estimate(
             text, code = command.estimate_cases(cases, fmt)
         elif cluster and workload:
             factors = command.parse_what_if(what_if or [])
-            from archgen.pipeline import run
-            result = run(_spec_paths(paths))
-            analysed = result.clusters.get(f"cluster/{cluster}")
-            text, code = command.estimate_workload(result.specs.items, cluster, workload, fmt,
-                                                   analysed.scale_out if analysed else None, factors)
+            from archgen.pipeline import analyse_paths, scale_out_paths
+            specs, _, _, clusters = analyse_paths(_spec_paths(paths))  # no other workload estimated, no checks run
+            text, code = command.estimate_workload(specs.items, cluster, workload, fmt,
+                                                   scale_out_paths(clusters).get(cluster), factors)
         else:
             raise UsageError("give --cases FILE, or --cluster ID and --workload ID")
         sys.stdout.write(text)

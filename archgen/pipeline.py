@@ -13,6 +13,7 @@ from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.build import Design, build
 from archgen.load import Document, find_files, load_paths, shipped_catalog
 from archgen.perf.workloads import WorkloadResult, estimate_workloads
+from archgen.topology import ScaleOutPath
 from archgen.units import Q
 from archgen.validate import Specs, validate
 
@@ -44,19 +45,30 @@ def load(paths: Sequence[str | Path]) -> tuple[list[Document], list[Document]]:
     return docs, load_paths(shipped)
 
 
-def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Run:
-    """Load → validate → build → analyse (racks, clusters, workloads) → check."""
+def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str, RackAnalysis],
+                                                        dict[str, ClusterAnalysis]]:
+    """Load → validate → build → analyse racks and clusters: the stages before workloads and checks."""
     docs, library = load(paths)                    # YAML with source positions; unreadable files raise
     specs = validate(docs, library)                # typed models; schema and unit errors raise, all at once
     design = build(specs)                          # references bound, counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
+    return specs, design, racks, clusters
+
+
+def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutPath]:
+    """Each cluster's sized compute fabric, by cluster id, as the performance model takes it."""
+    return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
+
+
+def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Run:
+    """Load → validate → build → analyse (racks, clusters, workloads) → check."""
+    specs, design, racks, clusters = analyse_paths(paths)
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
-    fabrics = {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
-    workloads = estimate_workloads(specs, fabrics)  # performance of each workload on its cluster's sized fabric
+    workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     context = checks.Context(design, racks, metrics, clusters, workloads)
     findings = checks.run_checks(context, select, ignore)
