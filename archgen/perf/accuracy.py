@@ -12,6 +12,11 @@ MEDIAN_TARGET = 0.10
 WORST_TARGET = 0.25
 
 
+def _cells(r: CaseResult) -> str:
+    """The measured, predicted and error cells of a table row."""
+    return f"{_show(r.measured, r.unit)} | {_show(r.predicted, r.unit)} | {r.error:+.1%}"
+
+
 def outside_bar(results: list[CaseResult]) -> list[CaseResult]:
     """The (case, metric) results whose |error| exceeds the worst-case bar."""
     return [r for r in results if abs(r.error) > WORST_TARGET]
@@ -37,9 +42,7 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: list[
                                                                       for r in over) + ". See docs/perf-model.md,",
                   "Limitations.", ""]
     lines += ["| case | metric | measured | predicted | error | status |", "|---|---|---:|---:|---:|---|"]
-    for r in results:
-        lines.append(f"| {r.id} | {r.metric} | {_show(r.measured, r.unit)} | {_show(r.predicted, r.unit)} | "
-                     f"{r.error:+.1%} | {r.status} |")
+    lines += [f"| {r.id} | {r.metric} | {_cells(r)} | {r.status} |" for r in results]
     lines.append("")
     if sensitivity:
         lines += ["## Micro-batch sensitivity of the cases outside the bar (not scored)", "",
@@ -48,10 +51,8 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: list[
                   "unstated choice could account for; none of these rows enters the figures above.", "",
                   "| case | micro-batch | fits | metric | measured | predicted | error |",
                   "|---|---:|---|---|---:|---:|---:|"]
-        for s in sensitivity:
-            for r in s.results:
-                lines.append(f"| {r.id} | {s.micro_batch} | {'yes' if s.fits else 'no'} | {r.metric} | "
-                             f"{_show(r.measured, r.unit)} | {_show(r.predicted, r.unit)} | {r.error:+.1%} |")
+        lines += [f"| {r.id} | {row.micro_batch} | {'yes' if row.fits else 'no'} | {r.metric} | {_cells(r)} |"
+                  for row in sensitivity for r in row.results]
         lines.append("")
     return "\n".join(lines)
 
@@ -74,7 +75,6 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
                   f"The source, and every assumption beyond it, are in the file's header. {s['count']} measurements: "
                   f"median |error| {s['median']:.1%}, worst {s['worst']:.1%}.", "",
                   "| case | metric | measured | predicted | error |", "|---|---|---:|---:|---:|"]
-        lines += [f"| {r.id} | {r.metric} | {_show(r.measured, r.unit)} | {_show(r.predicted, r.unit)} | "
-                  f"{r.error:+.1%} |" for r in rows]
+        lines += [f"| {r.id} | {r.metric} | {_cells(r)} |" for r in rows]
         lines.append("")
     return page + ("\n" + "\n".join(lines) if lines else "")
