@@ -27,7 +27,7 @@ from archgen.errors import Location, SpecError, UsageError
 from archgen.pipeline import Run
 from archgen.render.fmt import md, number, unit_label
 from archgen.report import quantity
-from archgen.units import Q
+from archgen.units import Q, relative_change
 
 Status = Literal["met", "not met", "unknown"]
 
@@ -57,10 +57,7 @@ class MetricChange:
     @property
     def relative(self) -> float | None:
         """(HEAD - BASE) / |BASE|, or None where BASE is zero, missing or of another dimension."""
-        change = self.change
-        if change is None or _magnitude(self.base) == 0:
-            return None
-        return float(change.to(self.base.units).magnitude) / abs(_magnitude(self.base))
+        return None if self.base is None or self.head is None else relative_change(self.base, self.head)
 
 
 @dataclass(frozen=True)

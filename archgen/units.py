@@ -115,6 +115,14 @@ def format_quantity(q: pint.Quantity) -> str:
     return f"{num} {q.units:~P}".strip()
 
 
+def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
+    """(new - base) / |base|, or None where base is zero or of another dimension."""
+    if not new.is_compatible_with(base):
+        return None
+    b = float(base.magnitude)
+    return None if b == 0 else float((new - base).to(base.units).magnitude) / abs(b)
+
+
 def to_json(q: pint.Quantity) -> dict[str, Any]:
     """The JSON contract for a quantity: ``{"value": float, "unit": str}`` in SI base or derived units."""
     return {"value": json_magnitude(q), "unit": json_unit(q)}

@@ -108,3 +108,12 @@ def test_custom_dimension_type():
     class Flow(BaseModel):
         f: Annotated[object, Dim("L/min/kW", gt=0, label="a flow per power")]
     assert math.isclose(Flow(f="1.5 L/min/kW").f.m_as("L/min/kW"), 1.5)
+
+
+def test_relative_change_is_over_the_magnitude_of_the_base():
+    from archgen.units import Q_, relative_change
+    assert relative_change(Q_(2, "s"), Q_(3, "s")) == 0.5
+    assert relative_change(Q_(1, "s"), Q_(500, "ms")) == -0.5
+    assert relative_change(Q_(-10, "GB"), Q_(-5, "GB")) == 0.5  # a negative headroom that shrinks improves
+    assert relative_change(Q_(0, "GB"), Q_(1, "GB")) is None
+    assert relative_change(Q_(1, "GB"), Q_(1, "s")) is None

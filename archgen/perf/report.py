@@ -12,7 +12,7 @@ from typing import Any
 
 from archgen.perf.cases import CaseResult, summary
 from archgen.perf.estimate import Estimate
-from archgen.units import Q_, to_json
+from archgen.units import Q_, relative_change, to_json
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
             "B": ("GB", 1e-9), "dimensionless": ("", 1.0)}
@@ -112,7 +112,8 @@ def what_if_json(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
             "baseline": {"layout": base.layout, "fits": base.fits,
                          "metrics": {k: to_json(v) for k, v in base.metrics.items()},
                          "requirements": {o.requirement.id: o.met for o in base.requirements}},
-            "change": {k: _change(base.metrics[k], v) for k, v in scaled.metrics.items() if k in base.metrics}}
+            "change": {k: relative_change(base.metrics[k], v) for k, v in scaled.metrics.items()
+                       if k in base.metrics}}
 
 
 def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) -> str:
@@ -123,7 +124,7 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
         lines.append("  layout (baseline)            " + ", ".join(f"{k}={v}" for k, v in base.layout.items()))
     for k, v in scaled.metrics.items():
         if k in base.metrics:
-            change = _change(base.metrics[k], v)
+            change = relative_change(base.metrics[k], v)
             shown = "n/a" if change is None else f"{change:+.1%}"
             lines.append(f"  {k:28} {_quantity(base.metrics[k])} -> {_quantity(v)} ({shown})")
     met = {o.requirement.id: o.met for o in base.requirements}
@@ -131,12 +132,6 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
         if met.get(o.requirement.id) != o.met:
             lines.append(f"  {o.requirement.id}: {_state(met.get(o.requirement.id))} -> {_state(o.met)}")
     return "\n".join(lines) + "\n"
-
-
-def _change(base, new) -> float | None:
-    """Relative change from `base` to `new` (None from zero)."""
-    b = float(base.to(new.units).magnitude)
-    return None if b == 0 else float(new.magnitude) / b - 1.0
 
 
 def _state(met: bool | None) -> str:
