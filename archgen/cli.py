@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from archgen import __version__
-from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError
+from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError, did_you_mean
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Specs as code for AI racks and clusters.")
@@ -267,9 +267,7 @@ def catalog_show(
         specs = _load_specs(paths)
         part = specs.get(part_id)
         if part is None:
-            import difflib
-            close = difflib.get_close_matches(part_id, list(specs.items), n=1)
-            raise UsageError(f"no part '{part_id}'" + (f"; did you mean '{close[0]}'?" if close else ""))
+            raise UsageError(f"no part '{part_id}'{did_you_mean(part_id, specs.items, lead='; ')}")
         print(f"# {specs.locate(part_id)}")
         print(json.dumps(part.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2))
         return 0

@@ -5,6 +5,8 @@ Library code raises these; only `archgen.cli` prints them or exits.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -82,3 +84,9 @@ class UsageError(ArchgenError):
 
 class InternalError(Exception):
     """A bug in archgen; shown with a traceback and a request for a bug report."""
+
+
+def did_you_mean(name: object, known: Iterable[str], cutoff: float = 0.6, lead: str = "") -> str:
+    """`lead` + "did you mean 'x'?" for the known name closest to `name` (difflib ratio >= `cutoff`), else ""."""
+    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=cutoff)
+    return f"{lead}did you mean '{close[0]}'?" if close else ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -10,7 +9,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from archgen.errors import Location, SpecError, SpecProblem
+from archgen.errors import Location, SpecError, SpecProblem, did_you_mean
 from archgen.load import Document as Source
 from archgen.model import KINDS, Document
 
@@ -60,8 +59,7 @@ def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
 def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
     kind = doc.data.get("kind")
     if kind not in KINDS:
-        close = difflib.get_close_matches(str(kind), KINDS, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else f"one of: {', '.join(sorted(KINDS))}"
+        hint = did_you_mean(kind, KINDS) or f"one of: {', '.join(sorted(KINDS))}"
         where = ("kind",) if "kind" in doc.data else ()
         problems.append(SpecProblem(doc.locate(where), "kind", "unknown document kind" if kind else "missing 'kind'",
                                     value=kind, expected="a known kind", hint=hint))
@@ -86,8 +84,7 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if kind == "extra_forbidden":
         allowed = _fields_at(cls, rel[:-1])
-        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else (f"allowed keys: {', '.join(allowed)}" if allowed else "")
+        hint = did_you_mean(loc[-1], allowed) or (f"allowed keys: {', '.join(allowed)}" if allowed else "")
         return SpecProblem(doc.locate(loc), path, f"unknown key '{loc[-1]}'", hint=hint)
     if kind == "missing":
         return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")

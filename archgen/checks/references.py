@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
+from archgen.errors import did_you_mean
 
 
 @check("REF001", "references.unknown")
@@ -17,10 +17,8 @@ def unknown_reference(ctx: Context) -> Iterator[Violation]:
     known = sorted(ctx.design.specs.items)
     for u in ctx.design.unresolved:
         if not u.found:
-            close = difflib.get_close_matches(u.ref, known, n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            yield Violation(u.subject, u.owner, u.path,
-                            f"'{u.ref}' names no document (expected {_a(u.expected)}){hint}")
+            yield Violation(u.subject, u.owner, u.path, f"'{u.ref}' names no document (expected {_a(u.expected)})"
+                                                        f"{did_you_mean(u.ref, known, lead='; ')}")
 
 
 @check("REF002", "references.kind")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator
 
 from archgen.checks.registry import Context, Violation, check
+from archgen.errors import did_you_mean
 
 
 @check("REQ001", "requirements.met")
@@ -47,5 +47,4 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
 
 
 def _suggest(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.7)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    return did_you_mean(name, known, cutoff=0.7, lead="; ")

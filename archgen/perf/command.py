@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from archgen.errors import UsageError
+from archgen.errors import UsageError, did_you_mean
 from archgen.model import Cluster
 from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
@@ -61,6 +61,16 @@ def parse_what_if(items: list[str]) -> dict[str, float]:
     return out
 
 
+def _item(items: Mapping[str, Document], kind: type, id_: str):
+    """The document `id_` of `kind`, or a usage error naming the ids of that kind."""
+    if isinstance(items.get(id_), kind):
+        return items[id_]
+    ids = sorted(k for k, v in items.items() if isinstance(v, kind))
+    name = kind.__name__.lower()
+    raise UsageError(f"no {name} '{id_}' in the specs{did_you_mean(id_, ids, lead='; ')} "
+                     f"({name}s: {', '.join(ids) or 'none'})")
+
+
 def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_id: str, fmt: str = "text",
                       scale_out: ScaleOutPath | None = None, what_if: Mapping[str, float] | None = None
                       ) -> tuple[str, int]:
@@ -72,12 +82,8 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_i
     (the exit code judges the what-if).
     """
     _check_format(fmt)
-    cluster = items.get(cluster_id)
-    if not isinstance(cluster, Cluster):
-        raise UsageError(f"no cluster '{cluster_id}' in the specs")
-    workload = items.get(workload_id)
-    if not isinstance(workload, Workload):
-        raise UsageError(f"no workload '{workload_id}' in the specs")
+    cluster = _item(items, Cluster, cluster_id)
+    workload = _item(items, Workload, workload_id)
     model = items.get(workload.model) if workload.model else None
     if workload.collective is None and not isinstance(model, Model):
         raise UsageError(f"workload '{workload_id}' runs model '{workload.model}', which is not in the specs")

@@ -139,7 +139,12 @@ def test_cli_estimate_workload_on_a_shipped_cluster(cli):
     assert out["kind"] == "inference" and out["metrics"]["tpot"]["unit"] == "s"
     assert out["requirements"][0]["id"] == "REQ-PERF-002"
     res = cli("estimate", "--cluster", cluster, "--workload", "nope", "--path", SPECS, "--path", data)
-    assert res.code == 2 and res.err == "error: no workload 'nope' in the specs\n"
+    assert res.code == 2 and res.err.startswith("error: no workload 'nope' in the specs (workloads: ")
+    assert "llama3-70b-serve" in res.err and cluster not in res.err.split("workloads: ")[1]
+    res = cli("estimate", "--cluster", cluster, "--workload", "llama3-70b-serv", "--path", SPECS, "--path", data)
+    assert res.code == 2 and "; did you mean 'llama3-70b-serve'? (workloads: " in res.err
+    res = cli("estimate", "--cluster", cluster + "x", "--workload", "llama3-70b-serve", "--path", SPECS)
+    assert res.code == 2 and f"no cluster '{cluster}x' in the specs; did you mean '{cluster}'?" in res.err
 
 
 def test_partial_layout_is_checked_then_searched(h100):
