@@ -17,7 +17,7 @@ from archgen.units import Q_, Q
 
 __all__ = ["TIERS", "ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "count", "fabric_metrics", "nic_bandwidth",
-           "nic_ports", "node_types", "scale_out_path"]
+           "nic_path", "nic_ports", "node_types", "scale_out_path"]
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
     carriers = [fa for fa in fabrics if fa.fabric.spec.role in ("compute", "converged")]  # compute fabric first
     compute_fabric = min(carriers, key=lambda fa: fa.fabric.spec.role != "compute", default=None)
     domain = cluster.spec.scale_up.size if cluster.spec.scale_up else 0
-    scale_out = scale_out_path(compute_fabric, nodes, domain) if compute_fabric else None
+    scale_out = scale_out_path(compute_fabric, nodes, domain) if compute_fabric else nic_path(design, nodes)
     return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
                            scale_out=scale_out)
 
@@ -156,6 +156,15 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
         pod = 0
     return ScaleOutPath((ppn * fa.fabric.spec.speed / per_node).to("Gbit/s"), leaf_taper * spine_taper, pod,
                         fa.tiers_used)
+
+
+def nic_path(design: Design, nodes: tuple[NodeType, ...]) -> ScaleOutPath | None:
+    """Without a compute fabric: the compute node's compute-NIC line rate over its accelerators, non-blocking."""
+    compute = compute_node(nodes)
+    if compute is None or not compute.part.accelerators:
+        return None
+    bw = nic_bandwidth(design, compute.part, "compute")
+    return ScaleOutPath((bw / compute.part.accelerators).to("Gbit/s"), 1.0, 0, 0) if bw.magnitude > 0 else None
 
 
 def _max_racks() -> int:

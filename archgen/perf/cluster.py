@@ -2,9 +2,9 @@
 
 Only counts and rates are read: the accelerators placed (layout → units → racks → slots → systems), the scale-up
 domain (size, and its bandwidth, which the cluster states for both directions), and the compute fabric. The
-pipeline passes the `ScaleOutPath` the network analysis derived from the sized fat tree (bandwidth per accelerator
-at the fabric's rate, the taper of its tiers and the non-blocking pod under them); without one (a cluster with no
-compute fabric), the node's compute-NIC bandwidth over its accelerators stands in, non-blocking.
+pipeline passes the `ScaleOutPath` the network analysis derived: from the sized fat tree (bandwidth per accelerator
+at the fabric's rate, the taper of its tiers and the non-blocking pod under them) or, for a cluster with no compute
+fabric, from the node's compute NICs (`analyse.network.nic_path`). Without one the model has no scale-out.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from archgen.errors import UsageError
-from archgen.model import NIC, Accelerator, Cluster, Rack, System
+from archgen.model import Accelerator, Cluster, Rack, System
 from archgen.model.base import Document
 from archgen.perf.hardware import Hardware, hardware_for
 from archgen.topology import ScaleOutPath
-from archgen.units import Q_
 
 
 def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):
@@ -33,7 +32,7 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
     Args:
         cluster: The cluster spec.
         items: Every validated spec by id (racks, systems, accelerators, NICs).
-        scale_out: The compute fabric as the network analysis sized it, if the cluster has one.
+        scale_out: What traffic between scale-up domains meets, as the network analysis derived it.
 
     Returns:
         (hardware, accelerators in the cluster, accelerators in its largest rack).
@@ -67,12 +66,8 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
     su = cluster.scale_up
     size = su.size if su else node.accelerators
     bw_up = su.bandwidth / 2 if su else None
-    if scale_out is not None:
-        out, over, pod = scale_out.bandwidth, scale_out.oversubscription, scale_out.pod
-    else:
-        nic_bw = sum((slot.count * nic.ports.count * nic.ports.speed for slot in node.nics
-                      if slot.role == "compute" and isinstance(nic := items.get(slot.part), NIC)), Q_(0.0, "Gbit/s"))
-        out, over, pod = (nic_bw / node.accelerators if nic_bw.magnitude > 0 else None), 1.0, 0
+    out, over, pod = ((scale_out.bandwidth, scale_out.oversubscription, scale_out.pod) if scale_out
+                      else (None, 1.0, 0))
     hw = hardware_for(acc, scale_up_size=size, scale_up_bandwidth=bw_up, scale_out_bandwidth=out,
                       oversubscription=over, pod=pod)
     return hw, total, per_rack

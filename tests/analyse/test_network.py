@@ -135,3 +135,14 @@ def test_scale_out_path_prefers_the_compute_fabric(spec_tree) -> None:
     result = run([spec_tree(spec)])
     assert [fa.fabric.spec.role for fa in result.clusters["cluster/c"].fabrics] == ["converged", "compute"]
     assert result.clusters["cluster/c"].scale_out.bandwidth.m_as("Gbit/s") == 400
+
+
+def test_scale_out_path_without_a_compute_fabric_is_the_nodes_compute_nics(spec_tree) -> None:
+    """With no compute fabric, the compute node's compute NICs stand in, non-blocking: 8 x 400 Gb/s CX-7 ports on
+    a DGX H100 of 8 GPUs is 400 Gb/s per GPU; the performance model gets the same figure."""
+    spec = files()
+    cluster = spec["clusters/c.yaml"]
+    spec["clusters/c.yaml"] = cluster[:cluster.index("fabrics:\n")]
+    result = run([spec_tree(spec)])
+    path = result.clusters["cluster/c"].scale_out
+    assert (path.bandwidth.m_as("Gbit/s"), path.oversubscription, path.pod, path.tiers) == (400, 1.0, 0, 0)
