@@ -18,6 +18,7 @@ from archgen.units import Information
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
 AttentionKernel = Literal["flash", "materialized"]
+KvReserve = Literal["full", "mean"]
 
 #: Metrics a workload requirement may target, with their dimension (the unit a target must convert to).
 PERF_METRICS: dict[str, str] = {
@@ -110,6 +111,10 @@ class Inference(Spec):
     input_len: int = Field(gt=0, description="Prompt tokens per request.")
     output_len: int = Field(gt=0, description="Generated tokens per request.")
     scenario: Literal["offline", "server"] = Field("offline", description="MLPerf-style scenario.")
+    kv_reserve: KvReserve = Field(
+        "full", description="KV cache a sequence holds: 'full' (input + output, reserved at admission: "
+                            "TensorRT-LLM's default scheduler) or 'mean' (input + output/2: allocated as it grows, "
+                            "as vLLM does).")
 
 
 def job_kind(spec: object, noun: str) -> str:

@@ -26,7 +26,7 @@ from archgen.errors import SpecError, SpecProblem
 from archgen.load import Document, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.base import Spec
-from archgen.model.workload import MoE, Precision, Recompute, job_kind
+from archgen.model.workload import KvReserve, MoE, Precision, Recompute, job_kind
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
@@ -128,6 +128,7 @@ class CaseInference(Spec):
     output_len: int = Field(gt=0)
     scenario: Literal["offline", "server"] = "offline"
     kv_precision: Precision | None = None
+    kv_reserve: KvReserve = "full"
 
     @field_validator("batch", mode="before")
     @classmethod
@@ -297,7 +298,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     if case.training is not None:
         return _training_metrics(case, hw, float(_training_estimate(case, hw).step_time))
     inf = case.inference
-    job = ServeJob(case.model.arch(), inf.input_len, inf.output_len, inf.precision, inf.kv_precision)
+    job = ServeJob(case.model.arch(), inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve)
     est = estimate_inference(hw, job, inf.tp, None if inf.batch == "max" else inf.batch)
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
             "time": float(est.ttft)}

@@ -122,7 +122,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
 def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
                with_sensitivity: bool) -> Estimate:
     inf = workload.inference
-    job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision)
+    job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve)
     notes: list[str] = []
     if inf.tp is None:
         cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= hw.scale_up_size and gpus % t == 0

@@ -8,10 +8,15 @@ assumes continuous batching with `batch` sequences in flight:
 
     tokens/s per replica = batch · out / (batch · t_prefill_per_request + out · t_decode_step)
 
-TTFT is one request's prefill plus one decode step; TPOT is the decode step at the given batch. KV-cache
-capacity is counted at the mean context (input + output/2) with `MEMORY_UTILISATION` of HBM usable (vLLM's
-`gpu_memory_utilization` default). The KV cache and the attention core use `kernels.serving_kv_dtype` (FP8 under
-FP4 weights).
+TTFT is one request's prefill plus one decode step; TPOT is the decode step at the given batch.
+
+Each sequence holds KV cache for `RESERVED_CONTEXT[kv_reserve]` tokens, in `MEMORY_UTILISATION` of HBM (vLLM's
+`gpu_memory_utilization` default) after the weights: by default the whole request (input + output), as
+TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT, admits a request only when its whole KV cache is
+guaranteed (docs/source/performance/perf-best-practices.md; trtllm-bench throughput keeps that default); or the
+mean context (input + output/2) under a scheduler that allocates as sequences grow and may pause them
+(`kv_reserve: mean`: vLLM, TensorRT-LLM's MAX_UTILIZATION). Decode attention reads the mean context either way.
+The KV cache and the attention core use `kernels.serving_kv_dtype` (FP8 under FP4 weights).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from archgen.perf.memory import kv_cache_bytes_per_token
 PREFILL_CHUNK = 8192
 MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
+#: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
+RESERVED_CONTEXT = {"full": lambda i, o: i + o, "mean": lambda i, o: i + o / 2.0}
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,7 @@ class ServeJob:
     output_len: int
     precision: str = "fp8"
     kv_precision: str | None = None
+    kv_reserve: str = "full"
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     kv_heads_local = np.maximum(a.kv_heads / tp, 1.0)
     per_tok = kv_cache_bytes_per_token(a, kv_bytes) / a.kv_heads * kv_heads_local
     mean_ctx = job.input_len + job.output_len / 2.0
-    kv_seq = per_tok * mean_ctx
+    kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
     usable = hw.hbm_capacity * MEMORY_UTILISATION - weights
     max_batch = np.maximum(np.floor(usable / kv_seq), 0.0)
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
