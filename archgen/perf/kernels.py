@@ -8,10 +8,14 @@ Conventions:
     * Its time is max(FLOP / (peak · e_gemm · size_eff), bytes / (HBM · e_hbm)), where `e_gemm` is the best
       measured dense-GEMM fraction of peak (catalog, per dtype) and size_eff = prod over M, N, K of
       d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`).
-    * Flash attention runs at `FLASH_EFFICIENCY` of the GEMM rate, or at the vector pipe's softmax rate when that is
-      slower (`vector_peak`) (FlashAttention-2 reaches 50-73 % of A100
-      peak in the forward pass against ~86 % for the best GEMM: Dao, arXiv 2307.08691, §4.1); a causal mask
-      halves its FLOP. Materialised attention is two batched GEMMs (QKᵀ, AV) over the full s×s scores plus the
+    * Flash attention runs at `FLASH_EFFICIENCY` of the GEMM rate times the size ramp of its query length, or at
+      the vector pipe's softmax rate when that is slower (`vector_peak`); a causal mask halves its FLOP, and the
+      backward pass runs at `FLASH_BWD_RATIO` of the forward rate. FlashAttention-2 reaches 50-73 % of A100 peak
+      forward and 63 % backward, against ~86 % for the best GEMM (Dao, arXiv 2307.08691, §4.1); these figures are
+      at head dimension 128, so the head dimension is inside `FLASH_EFFICIENCY` and takes no size ramp of its own.
+      FlashAttention-3 on H100 at head dimension 128 (pytorch/benchmark PR 2391) runs 430, 517, 566, 590, 614 and
+      621 TFLOP/s forward at 0.5k to 16k tokens, i.e. 0.54 to 0.78 of H100's best BF16 GEMM; 0.8 · s/(s + 128)
+      gives 0.64 to 0.79. Materialised attention is two batched GEMMs (QKᵀ, AV) over the full s×s scores plus the
       memory traffic of mask/softmax/dropout on those scores.
 """
 
@@ -28,6 +32,8 @@ DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf
 #: Flash attention throughput relative to the best dense GEMM (FlashAttention-2: up to 73 % of A100 peak forward,
 #: 63 % backward, against 86 % for cuBLAS GEMM).
 FLASH_EFFICIENCY = 0.8
+#: Flash attention backward rate over its forward rate (FlashAttention-2 on A100: 63 % against 73 % of peak).
+FLASH_BWD_RATIO = 63.0 / 73.0
 
 #: Vector (non-tensor) FLOP per attention score element in the forward pass: scale, running max, exp, sum.
 SOFTMAX_FLOP = 4.0
@@ -126,7 +132,7 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
     if kernel == "flash":
         frac = 0.5 if causal else 1.0
         flop = 4.0 * batch * heads * q_len * kv_len * head_dim * frac
-        rate = hw.gemm_rate(dtype) * FLASH_EFFICIENCY * size_efficiency(hw, q_len, head_dim)
+        rate = hw.gemm_rate(dtype) * FLASH_EFFICIENCY * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
         return np.maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
@@ -139,12 +145,13 @@ def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads,
                        causal: bool = True):
     """Backward time of the attention core.
 
-    2.5x the forward FLOP for flash (5 matmuls against 2); twice the forward GEMMs plus the score-gradient traffic
-    for a materialised kernel.
+    2.5x the forward FLOP for flash (5 matmuls against 2) at `FLASH_BWD_RATIO` of the forward rate; twice the
+    forward GEMMs plus the score-gradient traffic for a materialised kernel.
     """
     if kernel == "flash":
-        return 2.5 * attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads,
-                                       head_dim=head_dim, kernel=kernel, causal=causal)
+        fwd = attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
+                                kernel=kernel, causal=causal)
+        return 2.5 / FLASH_BWD_RATIO * fwd
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
     av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
     scores = batch * heads * q_len * kv_len
