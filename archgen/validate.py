@@ -95,6 +95,10 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
         shown = value if not isinstance(value, dict | list) else type(value).__name__
         return SpecProblem(doc.locate(loc), path, "", value=shown, expected=expected.format(**ctx))
     if kind == "value_error":  # a model validator's own message says what is wrong; the input is the whole mapping
+        field = getattr(ctx.get("error"), "field", ())  # a FieldError names the key it is about
+        if field:
+            loc = loc + field
+            path = ".".join(str(p) for p in loc)
         return SpecProblem(doc.locate(loc), path, str(err["msg"]).removeprefix("Value error, "))
     return SpecProblem(doc.locate(loc), path, f"{err['msg']}, got {_short(value)}")
 

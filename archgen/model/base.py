@@ -17,6 +17,14 @@ Redundancy = Annotated[str, StringConstraints(pattern=r"^N(\+[0-9]+|\+N)?$")]
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
+class FieldError(ValueError):
+    """A model validator's error about one of its fields: the validator locates it at `field` (a key path)."""
+
+    def __init__(self, field: tuple[str | int, ...], message: str):
+        super().__init__(message)
+        self.field = field
+
+
 class Spec(BaseModel):
     """Base of every spec model."""
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from archgen.model.base import Document, Ref, Spec
+from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.requirements import Requirement
 from archgen.units import Information
 
@@ -40,7 +40,7 @@ class MoE(Spec):
     @model_validator(mode="after")
     def _top_k_fits(self) -> MoE:
         if self.top_k > self.experts:
-            raise ValueError(f"top_k ({self.top_k}) is larger than the number of experts ({self.experts})")
+            raise FieldError(("top_k",), f"top_k ({self.top_k}) is larger than the number of experts ({self.experts})")
         return self
 
 
@@ -63,9 +63,10 @@ class Model(Document):
     def _heads_divide(self) -> Model:
         kv = self.kv_heads or self.heads
         if self.heads % kv:
-            raise ValueError(f"heads ({self.heads}) must be a multiple of kv_heads ({kv})")
+            raise FieldError(("kv_heads",), f"heads ({self.heads}) must be a multiple of kv_heads ({kv})")
         if self.head_dim is None and self.hidden % self.heads:
-            raise ValueError(f"hidden ({self.hidden}) is not divisible by heads ({self.heads}); give head_dim")
+            raise FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads}); give "
+                                         "head_dim")
         return self
 
 
@@ -154,9 +155,14 @@ class Workload(Document):
 
     @model_validator(mode="after")
     def _one_job(self) -> Workload:
-        job_kind(self, "workload")
-        for req in self.requirements:
+        if job_kind(self, "workload") == "collective":
+            if self.model is not None:
+                raise FieldError(("model",), f"a collective workload runs no model; remove 'model: {self.model}'")
+            if self.accelerators is not None and self.accelerators < 2:
+                raise FieldError(("accelerators",), f"a collective needs at least 2 accelerators, got "
+                                                    f"{self.accelerators}")
+        for i, req in enumerate(self.requirements):
             if req.metric not in PERF_METRICS:
-                raise ValueError(f"requirement {req.id}: unknown metric '{req.metric}' (known: "
-                                 f"{', '.join(sorted(PERF_METRICS))})")
+                raise FieldError(("requirements", i, "metric"), f"requirement {req.id}: unknown metric "
+                                 f"'{req.metric}' (known: {', '.join(sorted(PERF_METRICS))})")
         return self

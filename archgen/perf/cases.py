@@ -25,7 +25,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from archgen.errors import SpecError, SpecProblem
 from archgen.load import Document, load_file
 from archgen.model.accelerator import Accelerator
-from archgen.model.base import Spec
+from archgen.model.base import FieldError, Spec
 from archgen.model.workload import KvReserve, MoE, Precision, Recompute, job_kind
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
@@ -81,9 +81,9 @@ class CaseModel(Spec):
     @model_validator(mode="after")
     def _divides(self) -> CaseModel:
         if self.head_dim is None and self.hidden % self.heads:
-            raise ValueError(f"hidden ({self.hidden}) is not divisible by heads ({self.heads})")
+            raise FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads})")
         if self.heads % (self.kv_heads or self.heads):
-            raise ValueError(f"heads ({self.heads}) is not a multiple of kv_heads ({self.kv_heads})")
+            raise FieldError(("kv_heads",), f"heads ({self.heads}) is not a multiple of kv_heads ({self.kv_heads})")
         return self
 
     def arch(self) -> Arch:
@@ -171,10 +171,13 @@ class Case(Spec):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Case:
-        job_kind(self, "case")
+        if job_kind(self, "case") == "collective" and self.system.count < 2:
+            raise FieldError(("system", "count"), "a collective needs at least 2 accelerators, got "
+                                                  f"{self.system.count}")
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
-            raise ValueError(f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or model_72)")
+            raise FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or "
+                                            "model_72)")
         return self
 
 

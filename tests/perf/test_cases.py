@@ -68,6 +68,11 @@ def test_zero_dimension(tmp_path):
         "cases.yaml:6:51: error: cases.0.system.count: expected a number greater than 0, got 0")
 
 
+def test_collective_on_one_accelerator(tmp_path):
+    assert messages(tmp_path, GOOD.replace("count: 8", "count: 1")) == (
+        "cases.yaml:6:51: error: cases.0.system.count: a collective needs at least 2 accelerators, got 1")
+
+
 def test_misspelt_key_gets_a_suggestion(tmp_path):
     assert messages(tmp_path, GOOD.replace("collective: {op:", "collective: {opp:")) == "\n".join([
         "cases.yaml:7:3: error: cases.0.collective.op: missing required key 'op'",
