@@ -17,7 +17,7 @@ from archgen.perf.arch import Arch
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import ServeJob, estimate_inference
-from archgen.perf.search import layout_problems, search_training
+from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
 from archgen.units import Q_, Q
@@ -63,26 +63,29 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, p.interleave, t.recompute)
     notes: list[str] = []
     searched: dict[str, int] = {}
-    if None not in (p.tp, p.pp, p.dp) or (p.tp is not None and (arch.heads % p.tp or p.tp > hw.scale_up_size)):
-        # the given part of the layout must be valid on its own; the search only fills in what is missing
-        problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp or 1, dp=p.dp or gpus // (p.tp * (p.pp or 1)
-                                                                                              * p.cp) or 1,
-                                   cp=p.cp, ep=p.ep, micro_batch=p.micro_batch or 1, interleave=p.interleave or 1,
+    # the given part of the layout must be valid on its own; the search only fills in what is missing
+    if None not in (p.tp, p.pp, p.dp):
+        problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
+                                   micro_batch=p.micro_batch or 1, interleave=p.interleave or 1,
                                    scale_up_size=hw.scale_up_size)
-        if None in (p.pp, p.dp):
-            problems = [x for x in problems if x.startswith("tp ")]
-        if problems:
-            raise UsageError(f"workload '{workload.id}': " + "; ".join(problems))
+    else:  # tp, cp and ep alone (dp = ep keeps the expert rule to the experts)
+        alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep, cp=p.cp, ep=p.ep,
+                                scale_up_size=hw.scale_up_size)
+        problems = [x for x in alone if x.startswith(("tp (", "cp (", "ep ("))]
+    if problems:
+        raise UsageError(f"workload '{workload.id}': " + "; ".join(problems))
     if complete:
         layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
                   "interleave": p.interleave or 1, "recompute": t.recompute}
     else:
         res = search_training(hw, job, gpus, fixed, p.sequence_parallel)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
+        if res.evaluated == 0:
+            raise UsageError(f"workload '{workload.id}': {no_layout_reason(arch, job, gpus, fixed, hw.scale_up_size)}")
         if res.best is None:
-            why = "no valid layout" if res.evaluated == 0 else f"none of {res.evaluated} valid layouts fits in HBM"
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[f"{why}; the model does not fit on {gpus} x {hw.accelerator}"])
+                            notes=[f"none of {res.evaluated} valid layouts fits in HBM; the model does not fit on "
+                                   f"{gpus} x {hw.accelerator}"])
         layout = res.best
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],

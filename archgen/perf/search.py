@@ -60,6 +60,30 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     return out
 
 
+def no_layout_reason(arch: Arch, job: Job, gpus: int, fixed: dict[str, int | str | None],
+                     scale_up_size: int) -> str:
+    """Why no layout of `gpus` accelerators is valid: the problems of the nearest candidate, in words.
+
+    Candidates take the given fields and every tp and pp that divide the accelerators, with dp completing the
+    product; the nearest has the fewest problems (then the smallest tp x pp).
+    """
+    given = {k: int(v) for k, v in fixed.items() if v is not None and k != "recompute"}
+    cp, ep = given.get("cp", 1), given.get("ep", 1)
+    mb, v = given.get("micro_batch", 1), given.get("interleave", 1)
+    best: tuple[tuple[int, int], str, list[str]] | None = None
+    for tp in [given["tp"]] if "tp" in given else divisors(gpus):
+        for pp in [given["pp"]] if "pp" in given else divisors(max(gpus // tp, 1)):
+            dp = given.get("dp", max(gpus // (tp * pp * cp), 1))
+            problems = layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, micro_batch=mb,
+                                       interleave=v, scale_up_size=scale_up_size)
+            key = (len(problems), tp * pp)
+            if best is None or key < best[0]:
+                best = (key, f"tp={tp} pp={pp} dp={dp} cp={cp}", problems)
+    if best is None or not best[2]:
+        return f"no parallel layout of {gpus} accelerators is valid"
+    return f"no parallel layout of {gpus} accelerators is valid; the nearest ({best[1]}): " + "; ".join(best[2])
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """Outcome of a layout search."""

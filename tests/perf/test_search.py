@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -153,3 +154,22 @@ def test_partial_layout_is_checked_then_searched(h100):
         estimate(w, GPT3, h100)
     est = estimate(workload(parallelism={"tp": 4}), GPT3, h100, with_sensitivity=False)
     assert est.layout["tp"] == 4 and est.searched["evaluated"] > 0
+
+
+def test_no_valid_layout_names_what_does_not_divide(h100):
+    """1,000 accelerators cannot split a global batch of 1,536 (3 · 2⁹) into equal DP shares unless 125 | tp · pp,
+    which tp ≤ 8 and pp dividing 96 layers cannot give: a usage error with the nearest layout, not 'does not fit'."""
+    w = workload().model_copy(update={"accelerators": 1000})
+    with pytest.raises(UsageError, match=r"workload 'w': no parallel layout of 1000 accelerators is valid; the nearest "
+                                         r"\(tp=1 pp=1 dp=1000 cp=1\): global batch 1536 is not divisible by dp x "
+                                         r"micro_batch = 1000 x 1"):
+        estimate(w, GPT3, h100)
+
+
+@pytest.mark.parametrize(("parallelism", "message"), [
+    ({"ep": 8}, "ep (8) needs a mixture-of-experts model"),
+    ({"cp": 3}, "cp (3) does not divide the sequence length 2048"),
+])
+def test_given_fields_are_checked_before_the_search(h100, parallelism, message):
+    with pytest.raises(UsageError, match=re.escape(f"workload 'w': {message}")):
+        estimate(workload(parallelism=parallelism), GPT3, h100)
