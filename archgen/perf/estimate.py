@@ -110,7 +110,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     memory = {k: Q_(float(getattr(est.memory, k)), "B") for k in ("weights", "gradients", "optimizer", "activations")}
     memory["total"] = Q_(float(est.memory.total), "B")
     sens = {}
-    if with_sensitivity:
+    if with_sensitivity and fits:
         def step(h: Hardware) -> float:
             e = estimate_training(h, job, lay)
             return float(e.step_time) if bool(e.fits) else math.inf
@@ -154,22 +154,25 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
     fits = bool(e.fits)
     if not fits:
         notes.append(f"does not fit: weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of "
-                     f"{float(e.batch):g} sequences need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator")
+                     f"{float(e.batch):g} sequences need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, "
+                     f"{hw.hbm_capacity / 1e9:.1f} GB available")
     per_gpu = float(e.tokens_per_second_per_gpu)
-    metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
-               "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
-               "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
-               "concurrency": Q_(float(e.max_batch), "dimensionless"),
-               "memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
+    metrics = {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
                "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
-    if gpus_per_rack:
-        metrics["tokens_per_second_per_rack"] = Q_(per_gpu * gpus_per_rack, "1/s")
+    if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
+        metrics |= {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
+                    "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
+                    "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
+                    "concurrency": Q_(float(e.max_batch), "dimensionless")}
+        if gpus_per_rack:
+            metrics["tokens_per_second_per_rack"] = Q_(per_gpu * gpus_per_rack, "1/s")
     memory = {"weights": Q_(float(e.weights_per_gpu), "B"),
               "kv_cache": Q_(float(e.memory_per_gpu - e.weights_per_gpu), "B"),
               "total": Q_(float(e.memory_per_gpu), "B")}
-    breakdown = {"prefill_per_request": Q_(float(e.prefill_per_request), "s"), "decode_step": Q_(float(e.tpot), "s")}
+    breakdown = {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
+                 "decode_step": Q_(float(e.tpot), "s")} if "tpot" in metrics else {}
     sens = {}
-    if with_sensitivity:
+    if with_sensitivity and fits:
         def tput(h: Hardware) -> float:
             x = estimate_inference(h, job, tp, inf.batch)  # a batch left out follows the KV-cache capacity
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
@@ -227,8 +230,16 @@ def precision(workload: Workload) -> str | None:
     return job.precision if job is not None else None
 
 
+#: Metrics that still mean something when a job does not fit in memory.
+MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
+
+
 def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
-    """The estimate with the hardware it ran on and each of the workload's requirements judged against it."""
+    """The estimate with the hardware it ran on and each of the workload's requirements judged against it.
+
+    A job that does not fit has its memory requirements judged and the others left unjudged (n/a): its speed
+    describes a run that cannot happen.
+    """
     outcomes = []
     for req in workload.requirements:
         value = est.metrics.get(req.metric)
@@ -239,5 +250,6 @@ def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
         if not limit.is_compatible_with(value.units):
             raise UsageError(f"requirement {req.id}: target '{req.target}' is not comparable with {req.metric} "
                              f"(expected {PERF_METRICS[req.metric]})")
-        outcomes.append(RequirementOutcome(req, value, req.target.met_by(value)))
+        judged = est.fits or req.metric in MEMORY_METRICS
+        outcomes.append(RequirementOutcome(req, value, req.target.met_by(value) if judged else None))
     return Estimate(**{**est.__dict__, "requirements": outcomes, "hardware": hw.summary(precision(workload))})

@@ -173,3 +173,18 @@ def test_no_valid_layout_names_what_does_not_divide(h100):
 def test_given_fields_are_checked_before_the_search(h100, parallelism, message):
     with pytest.raises(UsageError, match=re.escape(f"workload 'w': {message}")):
         estimate(workload(parallelism=parallelism), GPT3, h100)
+
+
+def test_serving_that_does_not_fit_reports_memory_only(h100):
+    """Weights of 70 GB in FP8 on 8 x 0.8 GB (1 % of the HBM): no sequence fits, so there is no latency or
+    throughput to report and only memory requirements are judged."""
+    llama = Model(id="m", layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=128256, gated_ffn=True)
+    reqs = [{"id": "REQ-1", "statement": "s", "metric": "tpot", "target": "<= 100 ms"},
+            {"id": "REQ-2", "statement": "s", "metric": "memory_headroom", "target": ">= 0 GB"}]
+    w = Workload(id="w", model="m", accelerators=8, inference={"tp": 8, "input_len": 128, "output_len": 128},
+                 requirements=reqs)
+    est = estimate(w, llama, h100.scaled("hbm_capacity", 0.01, "fp8"))
+    assert not est.fits and est.layout["batch"] == 0
+    assert set(est.metrics) == {"memory_per_gpu", "memory_headroom"} and not est.breakdown and not est.sensitivity
+    assert [o.met for o in est.requirements] == [None, False]
+    assert "GB available" in est.notes[-1]
