@@ -33,7 +33,7 @@ from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
-from archgen.units import Q_, Bandwidth, Information, parse_quantity
+from archgen.units import Q_, Bandwidth, Information, Q, parse_quantity
 from archgen.validate import problems_from
 
 SCHEMA = "archgen-validation/1"
@@ -151,7 +151,7 @@ class Measurement(Spec):
 
     metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time"]
     value: float = Field(gt=0)
-    unit: str
+    unit: str = Field(description="Unit of the value; empty for a plain number (mfu 0.45, or give \"%\": 45 %).")
 
 
 class Case(Spec):
@@ -237,12 +237,16 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
     return cases, doc
 
 
+def _measured(m: Measurement) -> Q:
+    """A measured figure as a quantity; an empty unit is a plain number ('%' converts: 44 % is 0.44)."""
+    return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
+
+
 def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
     out = []
     for j, m in enumerate(case.measured):
         try:
-            q = parse_quantity(f"{m.value} {m.unit}")
-            ok = q.is_compatible_with(METRIC_UNITS[m.metric])
+            ok = _measured(m).is_compatible_with(METRIC_UNITS[m.metric])
         except Exception:
             ok = False
         if not ok:
@@ -366,7 +370,7 @@ def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
     results = []
     for m in case.measured:
         unit = METRIC_UNITS[m.metric]
-        measured = float(Q_(m.value, m.unit).to(unit).magnitude) if unit != "dimensionless" else m.value
+        measured = float(_measured(m).to(unit).magnitude)
         results.append(CaseResult(case.id, m.metric, unit, measured, pred[m.metric], case.status, case.source))
     return results
 

@@ -116,3 +116,16 @@ def test_inference_batch_is_a_positive_count_or_max(tmp_path, batch):
                                         f"sequences above 0, or 'max', got {shown}")
     (r,) = score_file(write(tmp_path, text.replace(f"batch: {batch}", "batch: max")))
     assert r.predicted > 0
+
+
+MFU = GOOD.replace("""  collective: {op: all_reduce, size: "1 GiB", algorithm: ring}
+  measured: [{metric: busbw, value: 360, unit: "GB/s"}]""", """  model: {layers: 24, hidden: 2304, heads: 24, ffn: 9216, vocab: 51200}
+  training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 1, dp: 8, recompute: full}
+  flop_counting: megatron_96
+  measured: [{metric: mfu, value: VALUE, unit: UNIT}]""")
+
+
+@pytest.mark.parametrize(("value", "unit"), [("44", '"%"'), ("0.44", '""'), ("0.44", "dimensionless")])
+def test_mfu_in_percent_or_as_a_plain_number(tmp_path, value, unit):
+    (r,) = score_file(write(tmp_path, MFU.replace("VALUE", value).replace("UNIT", unit)))
+    assert r.measured == pytest.approx(0.44)
