@@ -60,6 +60,12 @@ def _write(text: str, output: Path | None) -> None:
     write_atomic(output, text.encode())
 
 
+def _out_dir(out: Path) -> None:
+    """Check, before anything is written, that `--out` is a directory or does not exist yet."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out must be a directory; {out} is a file")
+
+
 def _guarded(func: Callable[[], int]) -> None:
     """Run a command body; turn user errors into messages and exit codes, other errors into a bug report."""
     try:
@@ -158,6 +164,7 @@ def render(
     def body() -> int:
         from archgen.pipeline import run
         from archgen.render import render_all
+        _out_dir(out)
         result = run(_paths(paths))
         for written in render_all(result, out, target=target, formats=_split(formats), templates=templates,
                                   progress=sys.stderr.isatty()):
@@ -288,6 +295,7 @@ def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schem
             print(json.dumps(docs, indent=2, sort_keys=True))
             return 0
         from archgen.render.files import write_atomic
+        _out_dir(out)
         for name, text in schemas(as_text=True).items():
             write_atomic(out / f"{name}.schema.json", text.encode())
             print(out / f"{name}.schema.json")

@@ -117,3 +117,12 @@ def test_schema_per_kind(tmp_path):
 def test_checks_list():
     out = run_cli("checks").out
     assert "PWR002" in out and "SPC001" in out
+
+
+@pytest.mark.parametrize("command", [("schema",), ("render", SPECS)])
+def test_out_that_is_a_file_is_a_usage_error(tmp_path, command):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    r = run_cli(*command, "--out", afile)
+    assert (r.code, r.err) == (2, f"error: --out must be a directory; {afile} is a file\n")
+    assert afile.read_text() == "keep me"
