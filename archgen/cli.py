@@ -1,6 +1,8 @@
 """The command line: argument parsing, formats and exit codes. The only module that prints or exits.
 
 Exit codes: 0 clean, 1 the specs have error findings, 2 usage error, unreadable input or internal error.
+A reader that stops early (`archgen schema | head`) ends the command quietly with 1, as typer/click and the Python
+docs' SIGPIPE recipe do.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ def _guarded(func: Callable[[], int]) -> None:
     """Run a command body; turn user errors into messages and exit codes, other errors into a bug report."""
     try:
         code = func()
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
     except UnreadableError as err:
         print(err, file=sys.stderr)
         code = 2
@@ -79,7 +82,7 @@ def _guarded(func: Callable[[], int]) -> None:
     except (UsageError, ArchgenError) as err:
         print(f"error: {err}", file=sys.stderr)
         code = 2
-    except (typer.Exit, KeyboardInterrupt):
+    except (typer.Exit, KeyboardInterrupt, BrokenPipeError):  # typer exits 1 quietly on a broken pipe
         raise
     except Exception:  # a bug in archgen, not a user mistake
         traceback.print_exc()

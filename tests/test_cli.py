@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import SPECS, run_cli
+from tests.conftest import REPO, SPECS, run_cli
 
 OVERLOADED = """kind: Rack
 id: hot
@@ -126,3 +129,15 @@ def test_out_that_is_a_file_is_a_usage_error(tmp_path, command):
     r = run_cli(*command, "--out", afile)
     assert (r.code, r.err) == (2, f"error: --out must be a directory; {afile} is a file\n")
     assert afile.read_text() == "keep me"
+
+
+def test_closed_stdout_pipe_exits_quietly():
+    """`archgen schema | head -c1`: no BrokenPipeError traceback, no bug report."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before archgen writes
+    try:
+        r = subprocess.run([sys.executable, "-c", "from archgen.cli import main; main()", "schema"], cwd=REPO,
+                           stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert (r.returncode, r.stderr) == (1, "")
