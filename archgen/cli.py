@@ -52,6 +52,18 @@ def _split(codes: str) -> tuple[str, ...]:
     return tuple(c.strip() for c in codes.split(",") if c.strip())
 
 
+def _codes(option: str, codes: str) -> tuple[str, ...]:
+    """The check IDs or prefixes given to `option`; one that no check ID starts with is a usage error."""
+    from archgen.checks import REGISTRY, RESERVED
+    ids = sorted([*REGISTRY, *RESERVED])
+    known = ids + sorted({i[:-3] for i in ids})  # IDs and their prefixes (PWR, NET)
+    unknown = [f"'{c}'" + (f" ({hint})" if (hint := did_you_mean(c, known)) else "") for c in _split(codes)
+               if not any(i.startswith(c) for i in ids)]
+    if unknown:
+        raise UsageError(f"{option}: unknown check ID or prefix {', '.join(unknown)}; `archgen checks` lists them")
+    return _split(codes)
+
+
 def _write(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -126,7 +138,7 @@ def check(
         if output is not None and output.is_dir():
             raise UsageError(f"{output}: is a directory, expected a file")
         try:
-            result = run(_paths(paths), _split(select), _split(ignore))
+            result = run(_paths(paths), _codes("--select", select), _codes("--ignore", ignore))
         except SpecError as err:
             if fmt == "text":
                 raise

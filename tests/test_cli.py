@@ -84,6 +84,14 @@ def test_select_and_ignore(spec_tree):
     assert none.code == 0
 
 
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_unknown_check_id_is_a_usage_error(option):
+    r = run_cli("check", SPECS, option, "MECH02,PWR")
+    assert r.code == 2 and r.out == ""
+    assert r.err == (f"error: {option}: unknown check ID or prefix 'MECH02' (did you mean 'MECH002'?); "
+                     "`archgen checks` lists them\n")
+
+
 def test_output_file_written_atomically(tmp_path):
     out = tmp_path / "report.json"
     assert run_cli("check", SPECS, "--format", "json", "--output", out).code == 0
