@@ -233,24 +233,28 @@ def catalog(
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
 ) -> None:
     """List the catalog's parts (with the user's specs)."""
-    if ctx.invoked_subcommand is not None:
-        return
+    if ctx.invoked_subcommand is None:
+        _print_catalog(paths, unconfirmed)
 
+
+@catalog_app.command("list")
+def catalog_list(
+    ctx: typer.Context,
+    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
+) -> None:
+    """List the catalog's parts."""
+    group = ctx.parent.params  # `catalog --unconfirmed list` means `catalog list --unconfirmed`
+    _print_catalog(paths or group["paths"], unconfirmed or group["unconfirmed"])
+
+
+def _print_catalog(paths: list[Path] | None, unconfirmed: bool) -> None:
     def body() -> int:
         for line in _catalog_lines(paths, unconfirmed):
             print(line)
         return 0
 
     _guarded(body)
-
-
-@catalog_app.command("list")
-def catalog_list(
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
-    unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
-) -> None:
-    """List the catalog's parts."""
-    _guarded(lambda: [print(line) for line in _catalog_lines(paths, unconfirmed)] and 0)
 
 
 def _spec_paths(paths: list[Path] | None) -> list[Path]:
@@ -279,6 +283,7 @@ def _catalog_lines(paths: list[Path] | None, unconfirmed: bool) -> list[str]:
 
 @catalog_app.command("show")
 def catalog_show(
+    ctx: typer.Context,
     part_id: Annotated[str, typer.Argument(help="Part id.")],
     paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
 ) -> None:
@@ -286,7 +291,7 @@ def catalog_show(
 
     def body() -> int:
         import json
-        specs = _load_specs(paths)
+        specs = _load_specs(paths or ctx.parent.params["paths"])
         part = specs.get(part_id)
         if part is None:
             raise UsageError(f"no part '{part_id}'{did_you_mean(part_id, specs.items, lead='; ')}")

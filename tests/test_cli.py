@@ -115,6 +115,14 @@ def test_catalog_list_show_unconfirmed():
     assert missing.code == 2 and "did you mean 'dgx-h100'" in missing.err
 
 
+def test_catalog_options_before_the_subcommand_apply_to_it():
+    unconfirmed = run_cli("catalog", "list", "--unconfirmed", "--path", SPECS).out
+    assert unconfirmed != run_cli("catalog", "list", "--path", SPECS).out
+    assert run_cli("catalog", "--unconfirmed", "--path", SPECS, "list").out == unconfirmed
+    missing = run_cli("catalog", "--path", REPO / "no-such-dir", "show", "dgx-h100")
+    assert missing.code == 2 and "no-such-dir: no such file or directory" in missing.err
+
+
 def test_schema_per_kind(tmp_path):
     import jsonschema
     r = run_cli("schema")
