@@ -170,7 +170,7 @@ def render(
     target: Annotated[str | None, typer.Option(help="Only this rack or cluster id.")] = None,
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("out"),
     formats: Annotated[str, typer.Option(
-        help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the [pdf] extra, xlsx the [office] extra).")
+        help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the 'pdf' extra, xlsx the 'office' extra).")
     ] = "md,html,csv,svg",
     templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
 ) -> None:

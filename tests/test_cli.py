@@ -157,3 +157,8 @@ def test_closed_stdout_pipe_exits_quietly():
     finally:
         os.close(write)
     assert (r.returncode, r.stderr) == (1, "")
+
+
+def test_render_help_names_the_extras():
+    out = " ".join(run_cli("render", "--help").out.replace("│", " ").split())  # out of its wrapped box
+    assert "pdf needs the 'pdf' extra, xlsx the 'office' extra" in out
