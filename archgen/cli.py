@@ -328,7 +328,8 @@ def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schem
 def estimate(
     cases: Annotated[Path | None, typer.Option(
         "--cases", help="Score a validation-case file (archgen-validation/1).")] = None,
-    cluster: Annotated[str | None, typer.Option("--cluster", help="Cluster id.")] = None,
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", help="Cluster id (default: the workload's own cluster).")] = None,
     workload: Annotated[str | None, typer.Option("--workload", help="Workload id.")] = None,
     paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
@@ -342,16 +343,16 @@ def estimate(
         from archgen.perf import command
         if cases is not None:
             if cluster or workload or what_if:
-                raise UsageError("give either --cases or --cluster and --workload (with any --what-if), not both")
+                raise UsageError("give either --cases or --workload (with any --cluster and --what-if), not both")
             text, code = command.estimate_cases(cases, fmt)
-        elif cluster and workload:
+        elif workload:
             factors = command.parse_what_if(what_if or [])
             from archgen.pipeline import analyse_paths, scale_out_paths
             specs, _, _, clusters = analyse_paths(_spec_paths(paths))  # no other workload estimated, no checks run
-            text, code = command.estimate_workload(specs.items, cluster, workload, fmt,
-                                                   scale_out_paths(clusters).get(cluster), factors)
+            text, code = command.estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters),
+                                                   factors)
         else:
-            raise UsageError("give --cases FILE, or --cluster ID and --workload ID")
+            raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
         sys.stdout.write(text)
         return code
 

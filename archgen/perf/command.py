@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from archgen.errors import UsageError, did_you_mean
@@ -12,7 +13,7 @@ from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
 from archgen.perf.cases import score_file
 from archgen.perf.cluster import cluster_hardware
-from archgen.perf.estimate import estimate, precision
+from archgen.perf.estimate import Estimate, estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.report import (
     case_results_json,
@@ -71,32 +72,41 @@ def _item(items: Mapping[str, Document], kind: type, id_: str):
                      f"({name}s: {', '.join(ids) or 'none'})")
 
 
-def estimate_workload(items: Mapping[str, Document], cluster_id: str, workload_id: str, fmt: str = "text",
-                      scale_out: ScaleOutPath | None = None, what_if: Mapping[str, float] | None = None
+def _noted(est: Estimate, notes: list[str]) -> Estimate:
+    return replace(est, notes=notes + est.notes) if notes else est
+
+
+def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
+                      scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None
                       ) -> tuple[str, int]:
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
-    `scale_out` is the cluster's compute fabric as the network analysis sized it (see `perf.cluster`). `what_if`
+    The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
+    by cluster id, the compute fabric as the network analysis sized it (see `perf.cluster`). `what_if`
     multiplies hardware parameters (`hardware.PARAMETERS`, `EXTRA_PARAMETERS`); the estimate is then made on the
     scaled hardware, its layout searched again where the workload leaves it open, and reported against the baseline
     (the exit code judges the what-if).
     """
     _check_format(fmt)
-    cluster = _item(items, Cluster, cluster_id)
     workload = _item(items, Workload, workload_id)
+    if cluster_id is None and workload.cluster is None:
+        raise UsageError(f"workload '{workload_id}' names no cluster; give --cluster")
+    cluster = _item(items, Cluster, cluster_id or workload.cluster)
     model = items.get(workload.model) if workload.model else None
     if workload.collective is None and not isinstance(model, Model):
         raise UsageError(f"workload '{workload_id}' runs model '{workload.model}', which is not in the specs")
-    hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
+    hw, total, per_rack = cluster_hardware(cluster, items, (scale_out or {}).get(cluster.id))
     gpus = workload.accelerators or total
     if gpus > total:
-        raise UsageError(f"workload '{workload_id}' asks for {gpus} accelerators; cluster '{cluster_id}' has {total}")
-    est = estimate(workload, model, hw, gpus, gpus_per_rack=per_rack)
+        raise UsageError(f"workload '{workload_id}' asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
+    moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
+        if workload.cluster and cluster.id != workload.cluster else []
+    est = _noted(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), moved)
     if what_if:
         base, dtype = est, precision(workload) or "bf16"
         for name, factor in what_if.items():
             hw = hw.scaled(name, factor, dtype)
-        est = estimate(workload, model, hw, gpus, gpus_per_rack=per_rack)
+        est = _noted(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), moved)
         factors = dict(what_if)
         text = dumps(what_if_json(base, est, factors)) if fmt == "json" else what_if_text(base, est, factors)
     else:

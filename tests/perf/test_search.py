@@ -115,7 +115,7 @@ def test_cli_estimate_cases_json(cli):
 
 
 def test_cli_estimate_usage(cli, tmp_path):
-    assert cli("estimate").err == "error: give --cases FILE, or --cluster ID and --workload ID\n"
+    assert cli("estimate").err == "error: give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)\n"
     res = cli("estimate", "--cases", tmp_path)
     assert res.code == 2 and res.err == f"error: {tmp_path}: is a directory, expected a file\n"
     from .conftest import CASES
@@ -144,7 +144,7 @@ def test_cli_estimate_workload_on_a_shipped_cluster(cli):
     assert "llama3-70b-serve" in res.err and cluster not in res.err.split("workloads: ")[1]
     res = cli("estimate", "--cluster", cluster, "--workload", "llama3-70b-serv", "--path", SPECS, "--path", data)
     assert res.code == 2 and "; did you mean 'llama3-70b-serve'? (workloads: " in res.err
-    res = cli("estimate", "--cluster", cluster + "x", "--workload", "llama3-70b-serve", "--path", SPECS)
+    res = cli("estimate", "--cluster", cluster + "x", "--workload", "llama3-70b-serve", "--path", SPECS, "--path", data)
     assert res.code == 2 and f"no cluster '{cluster}x' in the specs; did you mean '{cluster}'?" in res.err
 
 
@@ -188,3 +188,18 @@ def test_serving_that_does_not_fit_reports_memory_only(h100):
     assert set(est.metrics) == {"memory_per_gpu", "memory_headroom"} and not est.breakdown and not est.sensitivity
     assert [o.met for o in est.requirements] == [None, False]
     assert "GB available" in est.notes[-1]
+
+
+def test_cli_estimate_runs_the_workload_on_its_own_cluster_unless_told(cli):
+    """`--cluster` is optional; naming another cluster than the workload's is said in a note."""
+    import json
+
+    from tests.conftest import SPECS
+    if not (SPECS / "workloads" / "llama3-70b.yaml").is_file():
+        pytest.skip("no shipped llama3-70b workloads")
+    own = json.loads(cli("estimate", "--workload", "llama3-70b-serve-b200", "--path", SPECS, "-f", "json").out)
+    assert own["accelerator"] == "b200-sxm-180gb" and not any("instead of" in n for n in own["notes"])
+    other = json.loads(cli("estimate", "--workload", "llama3-70b-serve-b200", "--cluster", "gb200-nvl72-su",
+                           "--path", SPECS, "-f", "json").out)
+    assert other["accelerator"] == "gb200"
+    assert other["notes"][0] == "on cluster 'gb200-nvl72-su' instead of the workload's 'dgx-b200-superpod'"

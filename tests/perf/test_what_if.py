@@ -56,4 +56,4 @@ def test_what_if_needs_a_workload(cli):
     from .conftest import CASES
     res = cli("estimate", "--cases", CASES, "--what-if", "peak=2")
     assert res.code == 2
-    assert res.err == "error: give either --cases or --cluster and --workload (with any --what-if), not both\n"
+    assert res.err == "error: give either --cases or --workload (with any --cluster and --what-if), not both\n"
