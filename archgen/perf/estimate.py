@@ -150,6 +150,11 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
     replicas = inf.replicas or max(gpus // tp, 1)
     if replicas * tp > gpus:
         raise UsageError(f"workload '{workload.id}': tp x replicas = {tp * replicas} exceeds the {gpus} accelerators")
+    if replicas * tp < gpus:
+        notes.append(f"{gpus - replicas * tp} of the {gpus} accelerators stay idle ({replicas} replicas of tp {tp})")
+    if inf.scenario == "server":
+        notes.append("server scenario: no queueing is modelled, so the figures are the offline ones (latency "
+                     "percentiles are not estimated)")
     e = estimate_inference(hw, job, tp, inf.batch)
     fits = bool(e.fits)
     if not fits:

@@ -203,3 +203,12 @@ def test_cli_estimate_runs_the_workload_on_its_own_cluster_unless_told(cli):
                            "--path", SPECS, "-f", "json").out)
     assert other["accelerator"] == "gb200"
     assert other["notes"][0] == "on cluster 'gb200-nvl72-su' instead of the workload's 'dgx-b200-superpod'"
+
+
+def test_serving_notes_idle_accelerators_and_the_server_scenario(h100):
+    llama = Model(id="m", layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=128256, gated_ffn=True)
+    w = Workload(id="w", model="m", accelerators=60,
+                 inference={"tp": 8, "input_len": 128, "output_len": 128, "scenario": "server"})
+    notes = estimate(w, llama, h100, with_sensitivity=False).notes
+    assert "4 of the 60 accelerators stay idle (7 replicas of tp 8)" in notes
+    assert any(n.startswith("server scenario: no queueing is modelled") for n in notes)
