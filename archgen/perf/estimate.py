@@ -162,20 +162,23 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
                      f"{float(e.batch):g} sequences need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, "
                      f"{hw.hbm_capacity / 1e9:.1f} GB available")
     per_gpu = float(e.tokens_per_second_per_gpu)
-    metrics = {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
-               "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
+    metrics = {}
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
-        metrics |= {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
-                    "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
-                    "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
-                    "concurrency": Q_(float(e.max_batch), "dimensionless")}
-        if gpus_per_rack:
-            metrics["tokens_per_second_per_rack"] = Q_(per_gpu * gpus_per_rack, "1/s")
+        metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
+                   "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
+                   "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
+                   "concurrency": Q_(float(e.max_batch), "dimensionless")}
+    metrics |= {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
+                "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
+    if gpus_per_rack and metrics.get("tokens_per_second_per_gpu"):
+        metrics["tokens_per_second_per_rack"] = Q_(per_gpu * gpus_per_rack, "1/s")
     memory = {"weights": Q_(float(e.weights_per_gpu), "B"),
               "kv_cache": Q_(float(e.memory_per_gpu - e.weights_per_gpu), "B"),
               "total": Q_(float(e.memory_per_gpu), "B")}
+    # replica time per request, additive: tokens/s per replica = output_len / (prefill + decode)
     breakdown = {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
-                 "decode_step": Q_(float(e.tpot), "s")} if "tpot" in metrics else {}
+                 "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")
+                 } if "tpot" in metrics else {}
     sens = {}
     if with_sensitivity and fits:
         def tput(h: Hardware) -> float:

@@ -61,7 +61,7 @@ def section(results: list[Any]) -> Section | None:
         for name, value in sorted(e.metrics.items()):
             o = outcomes.get(name)
             status = "" if o is None else ("pass" if o.met else "fail" if o.met is False else "n/a")
-            digits = 3 if value.dimensionless else 0 if name.startswith("tokens") or name == "concurrency" else 2
+            digits = 0 if name.startswith("tokens") or name == "concurrency" else 3 if value.dimensionless else 2
             rows.append((name, fmt.q(value, UNITS.get(name), digits), str(o.requirement.target) if o else "",
                          o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates and targets",
