@@ -90,10 +90,11 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
         return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")
     if kind.startswith("quantity_") or kind == "target":
         return SpecProblem(doc.locate(loc), path, err["msg"])
+    if kind == "ratio":  # the model's message says what was expected (archgen.model.cluster._ratio)
+        return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=str(err["msg"]))
     expected = _EXPECTED.get(kind)
     if expected:
-        shown = value if not isinstance(value, dict | list) else type(value).__name__
-        return SpecProblem(doc.locate(loc), path, "", value=shown, expected=expected.format(**ctx))
+        return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=expected.format(**ctx))
     if kind == "value_error":  # a model validator's own message says what is wrong; the input is the whole mapping
         field = getattr(ctx.get("error"), "field", ())  # a FieldError names the key it is about
         if field:
@@ -126,6 +127,11 @@ _EXPECTED = {
     "string_too_short": "at least {min_length} character(s)",
     "string_too_long": "at most {max_length} characters",
 }
+
+
+def _shown(value: object) -> object:
+    """The value as a problem shows it: a scalar as is, a mapping or list by its type name."""
+    return value if not isinstance(value, dict | list) else type(value).__name__
 
 
 def _short(value: object) -> str:

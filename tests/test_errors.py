@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
+from tests.data.clusters.small import files
 
 ERRORS = Path(__file__).parent / "errors"
 UPDATE = os.environ.get("ARCHGEN_UPDATE_GOLDEN") == "1"
@@ -87,3 +88,14 @@ def test_schema_error_in_json_mode(monkeypatch):
     f = doc["findings"][0]
     assert (f["id"], f["line"], f["column"]) == ("SPC001", 6, 8)
     assert f["message"] == "power.max: expected a power such as '12 W', got '5 m' which is [length]"
+
+
+@pytest.mark.parametrize("ratio", ["1:0", "100:1"])
+def test_bad_oversubscription_says_what_was_expected(spec_tree, ratio):
+    """A zero upper side or a ratio above 64:1 names the accepted range and echoes the value, no placeholder."""
+    root = spec_tree(files(over=ratio))
+    result = run_cli("check", root)
+    assert result.code == 1
+    assert result.err == (f"{root / 'clusters' / 'c.yaml'}:11:3: error: fabrics.0.fat-tree.oversubscription: "
+                          f"expected a down:up ratio such as '3:1' (or a number), both sides above 0 and at most "
+                          f"64:1, got '{ratio}'\n")

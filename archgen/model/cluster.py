@@ -22,17 +22,23 @@ from archgen.units import Q_, Bandwidth, Length, LengthOrZero
 
 _RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
 
+#: Largest oversubscription (down:up) a fabric may declare; anything above it is taken for a typo.
+MAX_RATIO = 64
+
 
 def _ratio(value: object) -> float:
-    """Parse an oversubscription ``"3:1"`` (down:up) into 3.0; numbers are taken as is."""
+    """Parse an oversubscription ``"3:1"`` (down:up) into 3.0; numbers are taken as is.
+
+    The error message is what was expected; `archgen.validate` adds the value it got.
+    """
+    ratio = None
     if isinstance(value, int | float) and not isinstance(value, bool):
         ratio = float(value)
     elif isinstance(value, str) and (m := _RATIO.match(value)) and float(m[2]) > 0:
         ratio = float(m[1]) / float(m[2])
-    else:
-        raise PydanticCustomError("ratio", "expected a ratio such as '1:1' or '3:1' (down:up), got {v!r}", {"v": value})
-    if not 0 < ratio <= 64:
-        raise PydanticCustomError("ratio", "expected a ratio between 1:64 and 64:1, got {v!r}", {"v": value})
+    if ratio is None or not 0 < ratio <= MAX_RATIO:
+        raise PydanticCustomError("ratio", f"a down:up ratio such as '3:1' (or a number), both sides above 0 "
+                                           f"and at most {MAX_RATIO}:1")
     return ratio
 
 
