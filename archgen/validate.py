@@ -78,7 +78,7 @@ def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefi
 
 
 def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:
-    rel = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))  # drop validator-wrapper steps
+    rel = _untagged(cls, tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p)))  # wrapper steps
     loc = prefix + rel
     path = ".".join(str(p) for p in loc)
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
@@ -155,6 +155,42 @@ def _fields_at(cls: type[BaseModel], loc: tuple) -> list[str]:
         current = field.annotation
     model = _model_of(current)
     return sorted((f.alias or n) for n, f in model.model_fields.items()) if model else []
+
+
+def _untagged(cls: type[BaseModel], loc: tuple) -> tuple:
+    """`loc` less the tags pydantic puts after a discriminated-union item: fabrics.0.fat-tree.x → fabrics.0.x.
+
+    A tag is dropped only where it is not a key of the model at that point and is a value of the union's
+    discriminator, so the path matches the user's YAML (and its line, and the keys offered by "did you mean").
+    """
+    out: list = []
+    current: object = cls
+    for part in loc:
+        if isinstance(part, int):
+            out.append(part)
+            current = _item_of(current)
+            continue
+        model = _model_of(current)
+        field = model and next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None and part in _tags(current):
+            continue
+        out.append(part)
+        current = field.annotation if field else None
+    return tuple(out)
+
+
+def _tags(tp: object) -> set[str]:
+    """Discriminator values of an ``Annotated[A | B, Field(discriminator=...)]`` type; empty for any other type."""
+    key = next((m.discriminator for m in getattr(tp, "__metadata__", ()) if getattr(m, "discriminator", None)), None)
+    if not isinstance(key, str):
+        return set()
+    base = typing.get_args(tp)[0]
+    tags: set[str] = set()
+    for member in typing.get_args(base) or (base,):
+        field = member.model_fields.get(key) if isinstance(member, type) and issubclass(member, BaseModel) else None
+        if field is not None:
+            tags.update(v for v in typing.get_args(field.annotation) if isinstance(v, str))
+    return tags
 
 
 def _model_of(tp: object) -> type[BaseModel] | None:

@@ -92,10 +92,20 @@ def test_schema_error_in_json_mode(monkeypatch):
 
 @pytest.mark.parametrize("ratio", ["1:0", "100:1"])
 def test_bad_oversubscription_says_what_was_expected(spec_tree, ratio):
-    """A zero upper side or a ratio above 64:1 names the accepted range and echoes the value, no placeholder."""
+    """A zero upper side or a ratio above 64:1 names the accepted range and echoes the value, at the value's line."""
     root = spec_tree(files(over=ratio))
     result = run_cli("check", root)
     assert result.code == 1
-    assert result.err == (f"{root / 'clusters' / 'c.yaml'}:11:3: error: fabrics.0.fat-tree.oversubscription: "
+    assert result.err == (f"{root / 'clusters' / 'c.yaml'}:19:21: error: fabrics.0.oversubscription: "
                           f"expected a down:up ratio such as '3:1' (or a number), both sides above 0 and at most "
                           f"64:1, got '{ratio}'\n")
+
+
+def test_unknown_key_in_a_fabric_is_located_and_suggested(spec_tree):
+    """The fabric's topology tag stays out of the path, so the key's own line and 'did you mean' come back."""
+    tree = files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("  planes: 1", "  plnes: 1")
+    root = spec_tree(tree)
+    result = run_cli("check", root)
+    assert result.err == (f"{root / 'clusters' / 'c.yaml'}:17:10: error: fabrics.0.plnes: unknown key 'plnes'\n"
+                          f"  hint: did you mean 'planes'?\n")
