@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from archgen import topology
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, count, nic_bandwidth, nic_ports
 from archgen.checks.registry import Context, Violation, check
+from archgen.model import Switch
+from archgen.model.cluster import Cluster
 
 #: Graphs larger than this (switch vertices per plane) are not built for the failure check.
 MAX_GRAPH_SWITCHES = 20_000
@@ -205,6 +207,71 @@ def placement(ctx: Context) -> Iterator[Violation]:
     Fix: add racks of that type to the layout, or more switch slots to the rack type.
     """
     yield from _cluster_problems(ctx, ("placement",), extra=True)
+
+
+@check("NET017", "network.surplus_switches", severity="info")
+def surplus_switches(ctx: Context) -> Iterator[Violation]:
+    """Racks hold no more of a switch than the fabrics place in them (up to rounding to whole racks).
+
+    For each rack type and switch part, the switches placed (racks of that type x switches per rack) are compared
+    with those the fabrics derive for tiers whose `rack` is that type; switches derived for a tier that names no
+    rack are counted against the first racks that hold the part. A surplus below one switch per rack is not
+    reported: racks of one type hold the same slots, so the odd ones out could only go with a rack type of their
+    own. The switches of the scale-up domain are left to NET010. The severity is info because a surplus is not
+    unsafe (the racks' power, cooling and weight checks already count every placed switch) and is often
+    deliberate (a pair of management switches per rack, spares, room to grow); it costs money and power, and the
+    BOM lists every placed switch. Waive it for the cluster with the reason when it is deliberate.
+
+    Fix: lower the switch count in the rack type's `slots`, or name the rack type in the tier that should use the
+    switches; if the fabric should use them all, check its endpoints and oversubscription.
+    """
+    for c in ctx.clusters.values():
+        design = c.cluster
+        derived: dict[tuple[str, str], list[tuple[str, int, tuple]]] = {}
+        floating: dict[str, int] = {}
+        for fa in c.fabrics:
+            for t in fa.tiers:
+                if t.switch is None:
+                    continue
+                rack = getattr(fa.fabric.spec, t.name).rack
+                n = t.switches * fa.planes
+                if rack is None:
+                    floating[t.switch.id] = floating.get(t.switch.id, 0) + n
+                else:
+                    derived.setdefault((rack, t.switch.id), []).append(
+                        (f"{fa.fabric.spec.id} {t.name}: {n}", n, fa.fabric.owner_path + (t.name, "rack")))
+        scale_up = design.scale_up_switch.id if design.scale_up_switch else None
+        for rack_id, racks in sorted(design.rack_counts.items()):
+            if rack_id not in design.rack_types:
+                continue
+            per_rack: dict[str, int] = {}
+            for item in design.rack_types[rack_id].items:
+                if isinstance(item.part, Switch) and item.part.id != scale_up:
+                    per_rack[item.part.id] = per_rack.get(item.part.id, 0) + 1
+            for sw, each in sorted(per_rack.items()):
+                tiers = derived.get((rack_id, sw), [])
+                need = sum(n for _, n, _ in tiers)
+                spill = min(floating.get(sw, 0), max(racks * each - need, 0))
+                if spill:
+                    floating[sw] -= spill
+                    tiers = [*tiers, (f"tiers naming no rack: {spill}", spill, ())]
+                    need += spill
+                if racks * (each - 1) < need:
+                    continue
+                by = f" ({', '.join(what for what, _, _ in tiers)})" if tiers else " there"
+                path = next((where for _, _, where in tiers if where), _placement_path(design.spec, rack_id))
+                yield Violation(design.path, design.spec.id, path,
+                                f"{sw} in the '{rack_id}' racks: {racks * each} placed ({racks} x {each} per rack), "
+                                f"the fabrics derive {need or 'none'}{by}", count(racks * each), count(need))
+
+
+def _placement_path(spec: Cluster, rack_id: str) -> tuple:
+    """Field path of the first units or layout entry that places racks of type `rack_id` (for the finding's line)."""
+    for i, unit in enumerate(spec.units):
+        for j, entry in enumerate(unit.racks):
+            if entry.rack == rack_id:
+                return ("units", i, "racks", j, "rack")
+    return next((("layout", i, "rack") for i, p in enumerate(spec.layout) if p.rack == rack_id), ("layout",))
 
 
 @check("NET013", "network.single_points_of_failure", severity="warning")
