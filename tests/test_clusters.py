@@ -48,7 +48,8 @@ def _superpod(tmp_path: Path, full: int, short: int, ufm: bool) -> Path:
     doc = yaml.load(SPEC.read_text())
     doc["layout"] = ([{"unit": "su", "count": full}] if full else []) + \
         ([{"unit": "su-ufm", "count": short}] if short else [])
-    doc["layout"].append({"rack": "dgx-b200-spine", "count": max(1, math.ceil((full + short) * 8 * 1.5 / 24)),
+    # spines and cores: up to 12 QM9700 per SU (8 spines + 4 cores at 3 tiers), 8 per spine rack
+    doc["layout"].append({"rack": "dgx-b200-spine", "count": max(1, math.ceil((full + short) * 12 / 8)),
                           "new_row": True})
     if not ufm:
         doc["fabrics"][0]["reserved"] = []

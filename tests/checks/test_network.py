@@ -40,6 +40,13 @@ def test_surplus_counts_tiers_without_a_rack_against_it(spec_tree) -> None:
 
 def test_surplus_of_the_gb200_management_switches(shipped) -> None:
     """Two SN2201 per NVL72 rack against the 6 OOB leaves derived; the NVLink switch trays (scale-up) are not counted."""
-    assert "sn2201 in the 'gb200-nvl72' racks: 16 placed (8 x 2 per rack), the fabrics derive 6 (oob leaf: 6)" in \
-        _surplus(shipped, "gb200-nvl72-su")
-    assert not [m for m in _surplus(shipped, "gb200-nvl72-su") if "nvlink5-switch-tray" in m]
+    assert _surplus(shipped, "gb200-nvl72-su") == [
+        "sn2201 in the 'gb200-nvl72' racks: 16 placed (8 x 2 per rack), the fabrics derive 6 (oob leaf: 6)"]
+
+
+def test_shipped_surplus_is_only_the_deliberate_management_switches(shipped) -> None:
+    """The example racks place what their fabrics derive, but for per-rack OOB switches, which are waived."""
+    assert _surplus(shipped, "dgx-b200-superpod") == [
+        "sn2201 in the 'dgx-b200-compute-3' racks: 1 placed (1 x 1 per rack), the fabrics derive none there"]
+    found = [f for f in shipped.findings if f.id == "NET017"]
+    assert len(found) == 2 and all("top-of-rack" in f.waived for f in found)
