@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from archgen.checks import MODULES, REGISTRY, RESERVED
+from archgen.checks import MODULES, REGISTRY, RESERVED, RESERVED_SEVERITY
 from archgen.model import KINDS
 
 
@@ -22,7 +22,7 @@ def checks_page() -> str:
              "`archgen check --select PWR,NET004 --ignore CAT`; waive one for a document with",
              "`waivers: [{check: ID, reason: ...}]` in that document.", ""]
     lines += ["| ID | severity | summary |", "|---|---|---|"]
-    lines += [f"| {cid} | error | {text} |" for cid, text in sorted(RESERVED.items())]
+    lines += [f"| {cid} | {RESERVED_SEVERITY[cid]} | {text} |" for cid, text in sorted(RESERVED.items())]
     for prefix in MODULES:
         for cid, c in sorted(REGISTRY.items()):
             if cid.rstrip("0123456789") == prefix:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__
-from archgen.checks import REGISTRY, RESERVED, Finding
+from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
 from archgen.errors import SpecProblem
 from archgen.units import Q
 from archgen.units import to_json as quantity_json
@@ -85,7 +85,7 @@ def sarif(findings: list[Finding]) -> str:
               "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]}} for c in sorted(REGISTRY.values(),
                                                                                          key=lambda c: c.id)]
     rules += [{"id": k, "name": k.lower(), "shortDescription": {"text": v},
-               "defaultConfiguration": {"level": "error"}} for k, v in sorted(RESERVED.items())]
+               "defaultConfiguration": {"level": RESERVED_SEVERITY[k]}} for k, v in sorted(RESERVED.items())]
     results = []
     for f in findings:
         if f.waived:

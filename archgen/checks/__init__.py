@@ -15,13 +15,19 @@
 """
 
 from archgen.checks import cabling, catalog, cooling, mechanical, network, perf, power, references, requirements  # noqa: F401  (importing registers the checks)
-from archgen.checks.registry import REGISTRY, Context, Finding, Violation, check, run_checks
+from archgen.checks.registry import (
+           REGISTRY,
+           RESERVED,
+           RESERVED_SEVERITY,
+           Context,
+           Finding,
+           Violation,
+           check,
+           run_checks,
+)
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,
            "PERF": perf, "NET": network, "CAB": cabling}
-#: IDs that are not produced by a registered function (schema errors and registry hygiene), with their summaries.
-RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size, alias expansion)",
-            "SPC001": "Spec does not match the schema or has a unit error",
-            "SPC002": "Unused waiver"}
 
-__all__ = ["REGISTRY", "RESERVED", "MODULES", "Context", "Finding", "Violation", "check", "run_checks"]
+__all__ = ["REGISTRY", "RESERVED", "RESERVED_SEVERITY", "MODULES", "Context", "Finding", "Violation", "check",
+           "run_checks"]

@@ -83,6 +83,13 @@ class Check:
         return " ".join(doc[1].split()) if len(doc) == 2 else ""
 
 
+#: IDs that are not produced by a registered function (schema errors and registry hygiene), with their summaries.
+RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size, alias expansion)",
+            "SPC001": "Spec does not match the schema or has a unit error",
+            "SPC002": "Unused waiver"}
+#: Severity of each reserved ID's findings.
+RESERVED_SEVERITY = {"SPC000": "error", "SPC001": "error", "SPC002": "warning"}
+
 REGISTRY: dict[str, Check] = {}
 
 
@@ -128,8 +135,9 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
                 if (doc_id, i) not in used_waivers and selected(w.check, select, ignore):
-                    findings.append(Finding("SPC002", "warning", object_path(doc), specs.locate(doc_id, ("waivers", i)),
-                                            f"waiver of {w.check} matches no finding", "Unused waiver",
+                    findings.append(Finding("SPC002", RESERVED_SEVERITY["SPC002"], object_path(doc),
+                                            specs.locate(doc_id, ("waivers", i)),
+                                            f"waiver of {w.check} matches no finding", RESERVED["SPC002"],
                                             "Remove the waiver."))
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
 
