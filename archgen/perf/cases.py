@@ -386,6 +386,14 @@ def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
             problems.append(SpecProblem(where, path=f"{c.id}.system.accelerator",
                                         message=f"unknown accelerator '{c.system.accelerator}'",
                                         expected=f"one of: {', '.join(sorted(accs))}"))
+            continue
+        job, kind = (c.training, "training") if c.training else (c.inference, "inference")
+        have = accs[c.system.accelerator].peak
+        if job is not None and job.precision not in have:
+            where = doc.locate(("cases", i, kind, "precision")) if doc else None
+            problems.append(SpecProblem(where, path=f"{c.id}.{kind}.precision",
+                                        message=f"{c.system.accelerator} has no {job.precision} peak",
+                                        expected=f"one of: {', '.join(sorted(have))}"))
     if problems:
         raise SpecError(problems)
     return [r for c in cases for r in _results(c, predict(c, accs))]

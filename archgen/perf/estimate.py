@@ -84,8 +84,8 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
             raise UsageError(f"workload '{workload.id}': {no_layout_reason(arch, job, gpus, fixed, hw.scale_up_size)}")
         if res.best is None:
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[f"none of {res.evaluated} valid layouts fits in HBM; the model does not fit on "
-                                   f"{gpus} x {hw.accelerator}"])
+                            notes=[f"none of the {res.evaluated} valid layouts of {gpus} x {hw.accelerator} fits in "
+                                   "HBM"])
         layout = res.best
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],

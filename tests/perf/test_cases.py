@@ -129,3 +129,10 @@ MFU = GOOD.replace("""  collective: {op: all_reduce, size: "1 GiB", algorithm: r
 def test_mfu_in_percent_or_as_a_plain_number(tmp_path, value, unit):
     (r,) = score_file(write(tmp_path, MFU.replace("VALUE", value).replace("UNIT", unit)))
     assert r.measured == pytest.approx(0.44)
+
+
+def test_precision_the_accelerator_lacks(tmp_path):
+    text = MFU.replace("VALUE", "0.44").replace("UNIT", '""').replace("h100-sxm5-80gb", "a100-sxm4-80gb")
+    assert messages(tmp_path, text.replace("precision: bf16", "precision: fp4")) == (
+        "cases.yaml:8:58: error: one.training.precision: a100-sxm4-80gb has no fp4 peak: expected one of: bf16, "
+        "fp16, fp64, int8, tf32")
