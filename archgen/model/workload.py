@@ -135,7 +135,9 @@ class Collective(Spec):
     """A collective benchmark (as nccl-tests runs it) over the workload's accelerators."""
 
     op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"] = Field(description="The collective.")
-    size: Information = Field(description="Message size per rank as nccl-tests counts it, e.g. '8 GiB'.")
+    size: Information = Field(description="Message size as nccl-tests reports it, e.g. '8 GiB': each rank's buffer "
+                                          "for all_reduce and all_to_all, the full gathered buffer for all_gather "
+                                          "and reduce_scatter.")
     algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls"] = Field(
         "auto", description="NCCL algorithm; 'auto' takes the fastest the hardware allows.")
 

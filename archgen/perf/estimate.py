@@ -198,7 +198,8 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
     metrics = {"busbw": Q_(busbw, "B/s"), "time": Q_(t, "s")}
     return Estimate(workload.id, "collective", hw.accelerator, gpus, {"op": c.op, "algorithm": c.algorithm},
                     metrics, {"collective": Q_(t, "s")}, {}, True,
-                    notes=[f"{c.op} of {c.size:~P} per rank over {gpus} accelerators; busbw as nccl-tests defines it"])
+                    notes=[f"{c.op} of {c.size:~P} over {gpus} accelerators; size and busbw as nccl-tests "
+                           "defines them"])
 
 
 def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | None = None, *,
