@@ -186,8 +186,13 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
     layout = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
+    conv = {"ttft": "one request's prefill and first decode step on an idle replica (no queueing)",
+            "tpot": "one decode step with `batch` sequences in flight per replica",
+            "concurrency": "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
+            "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
+                        f"tokens (kv_reserve: {inf.kv_reserve})"}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
-                    sensitivity=sens, notes=notes)
+                    sensitivity=sens, notes=notes, conventions=conv)
 
 
 def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
