@@ -13,8 +13,9 @@ FLOP, the bytes it moves and the time `perf/kernels.py` gives it, so the points 
   (K and V at the local KV heads); time `kernels.attention_forward`. Materialised attention counts the two
   score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score).
 * Decode attention: 4·b·heads·context·d_head FLOP against the KV-cache read; time `kernels.decode_attention`.
-* Element-wise (norms, bias-dropout-residual, activation): the bytes `training.py` charges
-  (`training.ELEMENTWISE_H`·h per token, plus the FFN activation for training), time `kernels.memory_time`. Its
+* Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation in training): the bytes
+  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token for inference), time
+  `kernels.memory_time`. Its
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
   a memory-bound point only slides along the bandwidth roof when they change.
 
@@ -35,7 +36,7 @@ from archgen.perf import kernels as K
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import ACT_BYTES
-from archgen.perf.training import ELEMENTWISE_H, permute_h
+from archgen.perf.training import ELEMENTWISE_H, elementwise_bytes
 
 #: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
 #: normalise, scale) and two bias-dropout-residual passes at 3 (add, mask, add).
@@ -202,8 +203,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                           heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
                           kernel=attention))
     h_split = tp if (sequence_parallel and tp > 1) else 1
-    permute = permute_h(a.top_k) if a.experts else 0.0
-    nbytes = T * ACT_BYTES * ((ELEMENTWISE_H + permute) * a.hidden / h_split + (a.ffn_mats * f_elem) / tp)
+    nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts))
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
     return _roofline(hw, dtype, out, {phase: int(T)}, tp)

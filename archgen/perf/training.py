@@ -37,6 +37,18 @@ ELEMENTWISE_H = 11.0
 ADAM_BYTES = 30.0
 
 
+def quant_bytes(dtype: str) -> float:
+    """Bytes moved per element to quantise a 16-bit GEMM input for FP8/FP4 training.
+
+    Transformer Engine reads the BF16 tensor and writes a row-wise copy for this GEMM and a column-wise one for the
+    backward GEMM that needs it transposed ("tensor usages": TE docs, Low precision training, Performance
+    considerations; "low-precision training ... involves extra cast operations": TE docs, Operation fuser API).
+    The amax pass of current scaling is taken as fused. The backward quantises the output gradients; the model
+    counts that as the forward traffic again, as for every memory-bound op (backward = 2 x forward).
+    """
+    return 2.0 + 2.0 * K.DTYPE_BYTES[dtype]
+
+
 def permute_h(top_k):
     """Forward bytes per token of an MoE layer's token permutation, in units of h (activation dtype).
 
@@ -132,18 +144,33 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
             f = a.shared_experts * a.expert_ffn
             t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * f / tp, a.hidden) + K.gemm_time(hw, dt, T, a.hidden,
                                                                                               f / tp)
-        f_elem = a.top_k * a.expert_ffn
-        permute = permute_h(a.top_k)
     else:
         t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden)
         t = t + K.gemm_time(hw, dt, T, a.hidden, a.ffn / tp)
-        f_elem = a.ffn
-        permute = 0.0
     attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
                                heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
-    act = 2.0  # 16-bit activations
-    ew = T * act * ((ELEMENTWISE_H + permute) * a.hidden / np.where(sp, tp, 1) + (a.ffn_mats * f_elem) / tp)
-    return t + attn + K.memory_time(hw, ew), attn
+    return t + attn + K.memory_time(hw, elementwise_bytes(a, dt, T, tp, sp, moe)), attn
+
+
+def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool):
+    """Memory-bound bytes of one layer's forward pass for `T` tokens on one TP rank.
+
+    Norms and residual adds (`ELEMENTWISE_H`), the FFN activation, an MoE layer's token permutation (`permute_h`)
+    and, under FP8/FP4, the quantisation of every linear GEMM's input (`quant_bytes` per element): QKV, the
+    projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
+    """
+    h = a.hidden / np.where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
+    if moe:
+        f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k)
+        linear_in = a.top_k * (a.hidden + a.expert_ffn / tp) + (
+            a.hidden + a.shared_experts * a.expert_ffn / tp if a.shared_experts else 0.0)
+    else:
+        f_elem, permute = a.ffn, 0.0
+        linear_in = h + a.ffn / tp
+    ew = T * 2.0 * ((ELEMENTWISE_H + permute) * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
+    if dtype in ("fp8", "fp4"):
+        ew = ew + T * (h + a.heads * a.head_dim / tp + linear_in) * quant_bytes(dtype)
+    return ew
 
 
 def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
