@@ -167,4 +167,9 @@ class Workload(Document):
             if req.metric not in PERF_METRICS:
                 raise FieldError(("requirements", i, "metric"), f"requirement {req.id}: unknown metric "
                                  f"'{req.metric}' (known: {', '.join(sorted(PERF_METRICS))})")
+            limit = req.target.limit
+            share = limit.to("dimensionless").magnitude if limit.dimensionless else 0.0
+            if req.metric == "mfu" and share > 1:
+                raise FieldError(("requirements", i, "target"), f"requirement {req.id}: mfu is a fraction of "
+                                 f"peak, at most 1, got {share:g}; write e.g. '>= 0.35' or '>= 35 %'")
         return self
