@@ -79,7 +79,8 @@ def estimate_text(est: Estimate) -> str:
         lines.append(f"note: {note}")
     if est.hardware:
         lines.append("hardware per accelerator:")
-        lines += [f"  {k:28} {v.magnitude:,.4g} {v.units:~P}".rstrip() for k, v in est.hardware.items()]
+        lines += [f"  {k:28} {v.magnitude:,.4g} {v.units:~P}".replace("FLOPS", "FLOP/s").rstrip()
+                  for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
         lines += [f"  {k:28} {_quantity(v)}" for k, v in est.metrics.items()]

@@ -16,7 +16,8 @@ from archgen.units import ureg
 
 #: Display symbols for unit expressions whose pint symbol is awkward in a document.
 UNIT_NAMES = {"ft**3/min": "CFM", "ft³/min": "CFM", "kg/m**2": "kg/m²", "m**2": "m²", "degC": "°C",
-              "Gbit/s": "Gb/s", "dimensionless": "", "": "", "rack_unit": "U", "l/min": "L/min", "l": "L"}
+              "Gbit/s": "Gb/s", "dimensionless": "", "": "", "rack_unit": "U", "l/min": "L/min", "l": "L",
+              "TFLOPS": "TFLOP/s", "PFLOPS": "PFLOP/s"}
 
 
 def unit_label(unit: str) -> str:
