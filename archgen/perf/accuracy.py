@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from archgen.load import load_file
+from archgen.perf import kernels as K
 from archgen.perf.cases import CaseResult, Sensitivity, micro_batch_sensitivity, read_cases, score, summary
+from archgen.perf.catalog import load_accelerators
+from archgen.perf.hardware import hardware_for
 from archgen.perf.report import _show
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).
@@ -57,11 +61,40 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: list[
     return "\n".join(lines)
 
 
-def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Path] | None = None) -> str:
+def flash_attention_check(path: str | Path) -> list[tuple[dict, float]]:
+    """Each row of a flash-attention forward measurement file (no causal mask) with the model's TFLOP/s for it.
+
+    The file names its accelerator and gives batch, heads, seq_len, head_dim and the measured `tflops` per row
+    (4 · batch · heads · seq_len² · head_dim FLOP over the kernel time, as FlashAttention's benchmarks count).
+    """
+    (doc,) = load_file(Path(path))
+    hw = hardware_for(load_accelerators()[doc.data["accelerator"]], scale_up_size=1)  # one device
+    out = []
+    for row in doc.data["rows"]:
+        b, h, s, d = row["batch"], row["heads"], row["seq_len"], row["head_dim"]
+        t = K.attention_forward(hw, "bf16", batch=b, q_len=s, kv_len=s, heads=h, head_dim=d, kernel="flash",
+                                causal=False)
+        out.append((row, float(4.0 * b * h * s * s * d / t / 1e12)))
+    return out
+
+
+def _kernel_section(name: str, path: str | Path) -> list[str]:
+    rows = flash_attention_check(path)
+    lines = [f"## Kernel check: `{name}` (not scored)", "",
+             "Flash attention forward, BF16, no causal mask; the source is in the file's header.", "",
+             "| batch x heads x tokens x head dim | measured | predicted | error |", "|---|---:|---:|---:|"]
+    lines += [f"| {r['batch']} x {r['heads']} x {r['seq_len']:,} x {r['head_dim']} | {r['tflops']:,.1f} TFLOP/s | "
+              f"{p:,.1f} TFLOP/s | {p / r['tflops'] - 1:+.1%} |" for r, p in rows]
+    return lines + [""]
+
+
+def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Path] | None = None,
+                  kernels: dict[str, str | Path] | None = None) -> str:
     """The accuracy page of a case file: every case scored, and the micro-batch sensitivity of those over the bar.
 
     `independent` maps a shown name to a further case file whose cases are listed after the scored ones, each
-    with its own summary, and enter none of the scored figures.
+    with its own summary, and enter none of the scored figures. `kernels` maps a shown name to a flash-attention
+    measurement file (`flash_attention_check`), listed last.
     """
     cases, doc = read_cases(path)
     results = score(cases, doc=doc)
@@ -77,4 +110,6 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
                   "| case | metric | measured | predicted | error |", "|---|---|---:|---:|---:|"]
         lines += [f"| {r.id} | {r.metric} | {_cells(r)} |" for r in rows]
         lines.append("")
+    for name, extra in (kernels or {}).items():
+        lines += _kernel_section(name, extra)
     return page + ("\n" + "\n".join(lines) if lines else "")
