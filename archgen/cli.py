@@ -349,8 +349,15 @@ def estimate(
             factors = command.parse_what_if(what_if or [])
             from archgen.pipeline import analyse_paths, scale_out_paths
             specs, _, _, clusters = analyse_paths(_spec_paths(paths))  # no other workload estimated, no checks run
-            text, code = command.estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters),
-                                                   factors)
+            try:
+                text, code = command.estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters),
+                                                       factors)
+            except UsageError as err:  # a problem of the workload's own spec is shown at its job's line
+                doc = specs.items.get(workload)
+                job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
+                if job is None or not str(err).startswith(f"workload '{workload}'"):
+                    raise
+                raise UsageError(f"{specs.locate(workload, (job,))}: {err}") from None
         else:
             raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
         sys.stdout.write(text)

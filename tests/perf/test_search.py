@@ -212,3 +212,13 @@ def test_serving_notes_idle_accelerators_and_the_server_scenario(h100):
     notes = estimate(w, llama, h100, with_sensitivity=False).notes
     assert "4 of the 60 accelerators stay idle (7 replicas of tp 8)" in notes
     assert any(n.startswith("server scenario: no queueing is modelled") for n in notes)
+
+
+def test_cli_estimate_locates_a_bad_layout_in_the_workload_spec(cli, tmp_path):
+    from tests.conftest import SPECS
+    spec = tmp_path / "w.yaml"
+    spec.write_text("kind: Workload\nid: bad-tp\nmodel: llama3-70b\ncluster: dgx-b200-superpod\naccelerators: 8\n"
+                    "inference: {precision: fp8, tp: 3, input_len: 128, output_len: 128}\n", encoding="utf-8")
+    res = cli("estimate", "--workload", "bad-tp", "--path", SPECS, "--path", spec)
+    assert res.code == 2
+    assert res.err == f"error: {spec}:6:1: workload 'bad-tp': tp (3) does not divide the 64 attention heads\n"
