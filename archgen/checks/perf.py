@@ -38,8 +38,9 @@ def fits_memory(ctx: Context) -> Iterator[Violation]:
         if e is not None and not e.fits:
             need, headroom = e.memory.get("total"), e.metrics.get("memory_headroom")
             have = need + headroom if need is not None and headroom is not None else None
-            detail = f" ({need.to('GB'):.1f~P} needed per accelerator, {have.to('GB'):.1f~P} available)" \
-                if need is not None and have is not None else "".join(f": {n}" for n in e.notes[:1])
+            said = [n.removeprefix("does not fit: ") for n in e.notes if n.startswith(("does not fit", "none of",
+                                                                                      "batch ", "the model "))]
+            detail = f": {said[0]}" if said else ""
             yield Violation(path, r.workload.id, ("training",) if e.kind == "training" else ("inference",),
                             f"{r.workload.id} does not fit in accelerator memory{detail}", need, have)
 

@@ -16,7 +16,7 @@ from archgen.model.workload import PERF_METRICS, Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware
-from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
@@ -136,8 +136,13 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
             if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
                 best, best_tp = float(e.tokens_per_second_per_gpu), t
         if best_tp is None:
-            return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False,
-                            notes=[f"the model does not fit on up to {hw.scale_up_size} x {hw.accelerator}"])
+            why = f"the model does not fit on up to {hw.scale_up_size} x {hw.accelerator}"
+            if inf.batch is not None and cands:
+                most = float(estimate_inference(hw, job, cands[-1], None).max_batch)
+                if most >= 1:
+                    why = (f"batch {inf.batch} does not fit: at tp {cands[-1]} the KV cache holds at most {most:g} "
+                           "sequences")
+            return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False, notes=[why])
         tp = best_tp
         notes.append(f"tp searched: {tp} gives the most tokens/s per accelerator")
     else:
@@ -157,17 +162,23 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
                      "percentiles are not estimated)")
     e = estimate_inference(hw, job, tp, inf.batch)
     fits = bool(e.fits)
-    if not fits:
+    if not fits and float(e.batch) < 1:
+        left = hw.hbm_capacity * MEMORY_UTILISATION - float(e.weights_per_gpu)
+        notes.append(f"does not fit: no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of "
+                     f"KV cache per accelerator, and {MEMORY_UTILISATION:.0%} of HBM after the weights "
+                     f"({float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
+                     + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
+    elif not fits:
         notes.append(f"does not fit: weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of "
                      f"{float(e.batch):g} sequences need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, "
                      f"{hw.hbm_capacity / 1e9:.1f} GB available")
-    per_gpu = float(e.tokens_per_second_per_gpu)
+    per_gpu = float(e.tokens_per_second_replica) * replicas / gpus  # idle accelerators count
     metrics = {}
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
         metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
                    "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
                    "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
-                   "concurrency": Q_(float(e.max_batch), "dimensionless")}
+                   "concurrency": Q_(float(e.batch), "dimensionless")}
     metrics |= {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
                 "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
     if gpus_per_rack and metrics.get("tokens_per_second_per_gpu"):

@@ -69,7 +69,7 @@ class InferenceEstimate:
 
     @property
     def fits(self):
-        """Whether the weights and the KV cache of `batch` sequences fit."""
+        """Whether at least one sequence is in flight and the weights and the KV cache of `batch` sequences fit."""
         return (self.batch >= 1) & (self.memory_per_gpu <= self.capacity)
 
 

@@ -187,7 +187,7 @@ def test_serving_that_does_not_fit_reports_memory_only(h100):
     assert not est.fits and est.layout["batch"] == 0
     assert set(est.metrics) == {"memory_per_gpu", "memory_headroom"} and not est.breakdown and not est.sensitivity
     assert [o.met for o in est.requirements] == [None, False]
-    assert "GB available" in est.notes[-1]
+    assert est.notes[-1].startswith("does not fit: no sequence fits; one needs") and "leaves nothing" in est.notes[-1]
 
 
 def test_cli_estimate_runs_the_workload_on_its_own_cluster_unless_told(cli):
@@ -222,3 +222,19 @@ def test_cli_estimate_locates_a_bad_layout_in_the_workload_spec(cli, tmp_path):
     res = cli("estimate", "--workload", "bad-tp", "--path", SPECS, "--path", spec)
     assert res.code == 2
     assert res.err == f"error: {spec}:6:1: workload 'bad-tp': tp (3) does not divide the 64 attention heads\n"
+
+
+def test_serving_concurrency_is_the_batch_in_flight_and_per_gpu_counts_idle_accelerators(h100):
+    llama = Model(id="m", layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=128256, gated_ffn=True)
+    w = Workload(id="w", model="m", accelerators=60, inference={"tp": 8, "batch": 16, "input_len": 128,
+                                                                "output_len": 128})
+    est = estimate(w, llama, h100, with_sensitivity=False)
+    assert est.metrics["concurrency"].m == 16
+    assert est.metrics["tokens_per_second_per_gpu"].m == pytest.approx(est.metrics["tokens_per_second"].m / 60)
+
+
+def test_serving_batch_that_fits_no_tp_names_the_batch(h100):
+    llama = Model(id="m", layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=128256, gated_ffn=True)
+    w = Workload(id="w", model="m", accelerators=8, inference={"batch": 100000, "input_len": 128, "output_len": 128})
+    est = estimate(w, llama, h100, with_sensitivity=False)
+    assert not est.fits and est.notes[0].startswith("batch 100000 does not fit: at tp 8 the KV cache holds at most ")
