@@ -81,7 +81,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
         res = search_training(hw, job, gpus, fixed, p.sequence_parallel)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
         if res.evaluated == 0:
-            raise UsageError(f"workload '{workload.id}': {no_layout_reason(arch, job, gpus, fixed, hw.scale_up_size)}")
+            raise UsageError(f"workload '{workload.id}': {no_layout_reason(arch, job, gpus, fixed, hw)}")
         if res.best is None:
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[f"none of the {res.evaluated} valid layouts of {gpus} x {hw.accelerator} fits in "

@@ -60,28 +60,38 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     return out
 
 
-def no_layout_reason(arch: Arch, job: Job, gpus: int, fixed: dict[str, int | str | None],
-                     scale_up_size: int) -> str:
-    """Why no layout of `gpus` accelerators is valid: the problems of the nearest candidate, in words.
+def no_layout_reason(arch: Arch, job: Job, gpus: int, fixed: dict[str, int | str | None], hw: Hardware) -> str:
+    """Why no layout of `gpus` accelerators is valid, in words, and the nearest counts that have one.
 
     Candidates take the given fields and every tp and pp that divide the accelerators, with dp completing the
-    product; the nearest has the fewest problems (then the smallest tp x pp).
+    product; the nearest has the fewest problems (then the largest tp, then the fewest stages). The counts offered
+    are whole scale-up domains, the nearest below and above with at least one valid layout.
     """
     given = {k: int(v) for k, v in fixed.items() if v is not None and k != "recompute"}
     cp, ep = given.get("cp", 1), given.get("ep", 1)
     mb, v = given.get("micro_batch", 1), given.get("interleave", 1)
-    best: tuple[tuple[int, int], str, list[str]] | None = None
-    for tp in [given["tp"]] if "tp" in given else divisors(gpus):
+    best: tuple[tuple[int, int, int], str, list[str]] | None = None
+    for tp in [given["tp"]] if "tp" in given else [t for t in divisors(gpus) if t <= hw.scale_up_size]:
         for pp in [given["pp"]] if "pp" in given else divisors(max(gpus // tp, 1)):
             dp = given.get("dp", max(gpus // (tp * pp * cp), 1))
             problems = layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, micro_batch=mb,
-                                       interleave=v, scale_up_size=scale_up_size)
-            key = (len(problems), tp * pp)
+                                       interleave=v, scale_up_size=hw.scale_up_size)
+            key = (len(problems), -tp, pp)
             if best is None or key < best[0]:
                 best = (key, f"tp={tp} pp={pp} dp={dp} cp={cp}", problems)
-    if best is None or not best[2]:
-        return f"no parallel layout of {gpus} accelerators is valid"
-    return f"no parallel layout of {gpus} accelerators is valid; the nearest ({best[1]}): " + "; ".join(best[2])
+    out = f"no parallel layout of {gpus} accelerators is valid"
+    if best is not None and best[2]:
+        out += f"; the nearest ({best[1]}): " + "; ".join(best[2])
+    d = hw.scale_up_size
+    below = range((gpus - 1) // d * d, gpus // 2, -d)
+    above = range((gpus // d + 1) * d, 2 * gpus, d)
+    near = [n for n in (_valid_count(arch, job, hw, fixed, below), _valid_count(arch, job, hw, fixed, above)) if n]
+    return out + (f"; {' and '.join(str(n) for n in near)} accelerators would have one" if near else "")
+
+
+def _valid_count(arch: Arch, job: Job, hw: Hardware, fixed: dict, counts: range) -> int | None:
+    """The first accelerator count in `counts` with at least one valid layout."""
+    return next((n for n in counts if len(enumerate_layouts(arch, job, n, hw, fixed)["tp"])), None)
 
 
 @dataclass(frozen=True)

@@ -157,12 +157,13 @@ def test_partial_layout_is_checked_then_searched(h100):
 
 
 def test_no_valid_layout_names_what_does_not_divide(h100):
-    """1,000 accelerators cannot split a global batch of 1,536 (3 · 2⁹) into equal DP shares unless 125 | tp · pp,
-    which tp ≤ 8 and pp dividing 96 layers cannot give: a usage error with the nearest layout, not 'does not fit'."""
+    """1,000 accelerators cannot split a global batch of 1,536 (3 · 2⁹) into equal DP shares: 1000 = 2³ · 5³ leaves
+    dp a multiple of 125 with tp ≤ 8 and pp ≤ 96 stages. A usage error with the nearest layout (largest tp first)
+    and the nearest whole 8-GPU domains that work (992 = 8 · 124 = 8 · 4 · 31: pp 31, dp 4), not 'does not fit'."""
     w = workload().model_copy(update={"accelerators": 1000})
     with pytest.raises(UsageError, match=r"workload 'w': no parallel layout of 1000 accelerators is valid; the nearest "
-                                         r"\(tp=1 pp=1 dp=1000 cp=1\): global batch 1536 is not divisible by dp x "
-                                         r"micro_batch = 1000 x 1"):
+                                         r"\(tp=8 pp=1 dp=125 cp=1\): global batch 1536 is not divisible by dp x "
+                                         r"micro_batch = 125 x 1; 992 and 1008 accelerators would have one"):
         estimate(w, GPT3, h100)
 
 
