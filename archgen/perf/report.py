@@ -113,8 +113,8 @@ def what_if_json(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
             "baseline": {"layout": base.layout, "fits": base.fits,
                          "metrics": {k: to_json(v) for k, v in base.metrics.items()},
                          "requirements": {o.requirement.id: o.met for o in base.requirements}},
-            "change": {k: relative_change(base.metrics[k], v) for k, v in scaled.metrics.items()
-                       if k in base.metrics}}
+            "change": {k: relative_change(base.metrics[k], scaled.metrics[k]) if k in scaled.metrics else None
+                       for k in base.metrics}}
 
 
 def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) -> str:
@@ -123,11 +123,11 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
              "against the baseline:"]
     if base.layout != scaled.layout:
         lines.append("  layout (baseline)            " + ", ".join(f"{k}={v}" for k, v in base.layout.items()))
-    for k, v in scaled.metrics.items():
-        if k in base.metrics:
-            change = relative_change(base.metrics[k], v)
-            shown = "n/a" if change is None else f"{change:+.1%}"
-            lines.append(f"  {k:28} {_quantity(base.metrics[k])} -> {_quantity(v)} ({shown})")
+    for k, b in base.metrics.items():  # a metric the what-if no longer has (it does not fit) shows as n/a
+        v = scaled.metrics.get(k)
+        change = relative_change(b, v) if v is not None else None
+        shown = "" if v is None else " (n/a)" if change is None else f" ({change:+.1%})"
+        lines.append(f"  {k:28} {_quantity(b)} -> {'n/a' if v is None else _quantity(v)}{shown}")
     met = {o.requirement.id: o.met for o in base.requirements}
     for o in scaled.requirements:
         if met.get(o.requirement.id) != o.met:

@@ -34,6 +34,15 @@ def test_what_if_text_names_the_factors_and_changes(cli):
     assert "against the baseline:" in res.out and "  ttft " in res.out.split("against the baseline:")[1]
 
 
+def test_what_if_that_stops_fitting_lists_the_metrics_it_loses(cli):
+    res = cli(*SERVE, "--what-if", "hbm_capacity=0.01")
+    assert res.code == 1
+    after = res.out.split("against the baseline:")[1]
+    assert "  tpot " in after and " ms -> n/a\n" in after and "  REQ-PERF-011: met -> n/a" in after
+    out = json.loads(cli(*SERVE, "--what-if", "hbm_capacity=0.01", "-f", "json").out)
+    assert out["change"]["tpot"] is None and "tpot" not in out["estimate"]["metrics"]
+
+
 @pytest.mark.parametrize(("arg", "message"), [
     ("hbm=2", "--what-if 'hbm=2': expected PARAMETER=FACTOR with PARAMETER one of: peak, hbm_bandwidth, "
               "hbm_capacity, scale_up_bandwidth, scale_out_bandwidth, latency, vector_peak, l2_capacity, l2_bandwidth"),
