@@ -369,3 +369,7 @@ def estimate(
 def main() -> None:
     """Console-script entry point."""
     app()
+
+
+if __name__ == "__main__":  # python -m archgen.cli
+    main()

@@ -112,27 +112,30 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
                                            message=f"byte 0x{raw[exc.start]:02x} is not UTF-8")]) from None
 
 
-def load_file(path: Path) -> list[Document]:
-    """Load all documents of one YAML file (parsed documents are cached by content: YAML parsing is slow)."""
+def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[Document]:
+    """Load all documents of one YAML file (parsed documents are cached by content: YAML parsing is slow).
+
+    `keys` names what each document must hold, for the message about an empty file or a non-mapping document.
+    """
     text = read_text(path)
     key = cache.digest(text, str(MAX_NODES))
     hit = cache.load("yaml", key)
     if hit is not None:
         return [Document(str(path), data, positions) for data, positions in hit]
-    docs = load_text(text, str(path))
+    docs = load_text(text, str(path), keys)
     cache.store("yaml", key, [(d.data, d.positions) for d in docs])
     return docs
 
 
-def load_text(text: str, name: str) -> list[Document]:
-    """Parse YAML text (one or more documents) into `Document`s; `name` is used in locations."""
+def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Document]:
+    """Parse YAML text (one or more documents) into `Document`s; `name` is used in locations, `keys` in messages."""
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError
 
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         raise UnreadableError([SpecProblem(Location(name, 1, 1), message="file is empty",
-                                     expected="one or more YAML documents with 'kind' and 'id'")])
+                                     expected=f"one or more YAML documents with {keys}")])
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     try:
@@ -158,7 +161,7 @@ def load_text(text: str, name: str) -> list[Document]:
         positions[()] = start
         if not isinstance(raw, dict):
             raise UnreadableError([SpecProblem(Location(name, *start), message="a document must be a mapping",
-                                         value=_scalar(raw), expected="a mapping with 'kind' and 'id'")])
+                                         value=_scalar(raw), expected=f"a mapping with {keys}")])
         counter = _Counter(name)
         docs.append(Document(name, _plain(raw, (), positions, counter, 0), positions))
     return docs

@@ -201,7 +201,7 @@ class CaseResult:
 
 def read_cases(path: str | Path) -> tuple[list[Case], Document]:
     """Parse and validate a case file; every problem is reported at once with its file:line:col."""
-    docs = load_file(Path(path))
+    docs = load_file(Path(path), keys="'schema' and 'cases'")
     doc = docs[0]
     problems: list[SpecProblem] = []
     if len(docs) != 1:
@@ -212,9 +212,9 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
         problems.append(SpecProblem(doc.locate(("schema",)), path="schema", value=data.get("schema"),
                                     expected=f"'{SCHEMA}'"))
     raw = data.get("cases")
-    if not isinstance(raw, list):
+    if not isinstance(raw, list) or not raw:
         problems.append(SpecProblem(doc.locate(("cases",)), path="cases", value=None if raw is None else raw,
-                                    expected="a list of cases"))
+                                    expected="a list of at least one case"))
         raise SpecError(problems)
     extra = sorted(set(data) - {"schema", "cases"})
     for k in extra:

@@ -54,7 +54,7 @@ def test_wrong_schema(tmp_path):
 
 def test_cases_not_a_list(tmp_path):
     assert messages(tmp_path, "schema: archgen-validation/1\ncases: {a: 1}\n") == (
-        "cases.yaml:2:1: error: cases: expected a list of cases, got {'a': 1}")
+        "cases.yaml:2:1: error: cases: expected a list of at least one case, got {'a': 1}")
 
 
 def test_unknown_accelerator(tmp_path):
@@ -136,3 +136,10 @@ def test_precision_the_accelerator_lacks(tmp_path):
     assert messages(tmp_path, text.replace("precision: bf16", "precision: fp4")) == (
         "cases.yaml:8:58: error: one.training.precision: a100-sxm4-80gb has no fp4 peak: expected one of: bf16, "
         "fp16, fp64, int8, tf32")
+
+
+def test_empty_case_list_and_empty_file(tmp_path):
+    assert messages(tmp_path, "schema: archgen-validation/1\ncases: []\n") == (
+        "cases.yaml:2:1: error: cases: expected a list of at least one case, got []")
+    assert messages(tmp_path, "# nothing\n") == (
+        "cases.yaml:1:1: error: file is empty: expected one or more YAML documents with 'schema' and 'cases'")
