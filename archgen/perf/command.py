@@ -72,8 +72,9 @@ def _item(items: Mapping[str, Document], kind: type, id_: str):
                      f"({name}s: {', '.join(ids) or 'none'})")
 
 
-def _noted(est: Estimate, notes: list[str]) -> Estimate:
-    return replace(est, notes=notes + est.notes) if notes else est
+def _on(est: Estimate, cluster: str, notes: list[str]) -> Estimate:
+    """The estimate naming its cluster, with `notes` first."""
+    return replace(est, cluster=cluster, notes=notes + est.notes)
 
 
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
@@ -101,12 +102,12 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         raise UsageError(f"workload '{workload_id}' asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
         if workload.cluster and cluster.id != workload.cluster else []
-    est = _noted(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), moved)
+    est = _on(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), cluster.id, moved)
     if what_if:
         base, dtype = est, precision(workload) or "bf16"
         for name, factor in what_if.items():
             hw = hw.scaled(name, factor, dtype)
-        est = _noted(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), moved)
+        est = _on(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), cluster.id, moved)
         factors = dict(what_if)
         text = dumps(what_if_json(base, est, factors)) if fmt == "json" else what_if_text(base, est, factors)
     else:

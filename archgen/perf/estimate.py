@@ -51,6 +51,7 @@ class Estimate:
     notes: list[str] = field(default_factory=list)
     conventions: dict[str, str] = field(default_factory=dict)
     hardware: dict[str, Q] = field(default_factory=dict)
+    cluster: str = ""
 
 
 def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:

@@ -55,7 +55,8 @@ def case_results_text(results: list[CaseResult]) -> str:
 def estimate_json(est: Estimate) -> dict[str, Any]:
     """An estimate as JSON-ready data."""
     return {
-        "workload": est.workload, "kind": est.kind, "accelerator": est.accelerator, "accelerators": est.gpus,
+        "workload": est.workload, "kind": est.kind, "cluster": est.cluster or None, "accelerator": est.accelerator,
+        "accelerators": est.gpus,
         "layout": est.layout, "fits": est.fits,
         "metrics": {k: to_json(v) for k, v in est.metrics.items()},
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
@@ -72,7 +73,8 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
 
 def estimate_text(est: Estimate) -> str:
     """A readable report of an estimate."""
-    lines = [f"{est.kind} workload '{est.workload}' on {est.gpus} x {est.accelerator}"]
+    lines = [f"{est.kind} workload '{est.workload}' on {est.gpus} x {est.accelerator}"
+             + (f" of cluster '{est.cluster}'" if est.cluster else "")]
     if est.layout:
         lines.append("layout: " + ", ".join(f"{k}={v}" for k, v in est.layout.items()))
     for note in est.notes:

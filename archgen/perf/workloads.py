@@ -7,7 +7,7 @@ Each estimate also places the kernels of one layer of its chosen layout on the a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from archgen.errors import ArchgenError
 from archgen.model import Cluster
@@ -54,7 +54,7 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             gpus = w.accelerators or total
             if gpus > total:
                 raise ArchgenError(f"asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
-            est = estimate(w, model, hw, gpus, gpus_per_rack=per_rack)
+            est = replace(estimate(w, model, hw, gpus, gpus_per_rack=per_rack), cluster=cluster.id)
             roofline = workload_roofline(w, model, hw, est.layout) if model is not None else None
             result = WorkloadResult(w, est, roofline=roofline)
         except ArchgenError as err:

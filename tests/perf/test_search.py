@@ -200,9 +200,10 @@ def test_cli_estimate_runs_the_workload_on_its_own_cluster_unless_told(cli):
         pytest.skip("no shipped llama3-70b workloads")
     own = json.loads(cli("estimate", "--workload", "llama3-70b-serve-b200", "--path", SPECS, "-f", "json").out)
     assert own["accelerator"] == "b200-sxm-180gb" and not any("instead of" in n for n in own["notes"])
+    assert own["cluster"] == "dgx-b200-superpod"
     other = json.loads(cli("estimate", "--workload", "llama3-70b-serve-b200", "--cluster", "gb200-nvl72-su",
                            "--path", SPECS, "-f", "json").out)
-    assert other["accelerator"] == "gb200"
+    assert other["accelerator"] == "gb200" and other["cluster"] == "gb200-nvl72-su"
     assert other["notes"][0] == "on cluster 'gb200-nvl72-su' instead of the workload's 'dgx-b200-superpod'"
 
 
