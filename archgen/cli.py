@@ -137,8 +137,9 @@ def check(
         from archgen.pipeline import run
         if output is not None and output.is_dir():
             raise UsageError(f"{output}: is a directory, expected a file")
+        chosen, dropped = _codes("--select", select), _codes("--ignore", ignore)
         try:
-            result = run(_paths(paths), _codes("--select", select), _codes("--ignore", ignore))
+            result = run(_paths(paths), chosen, dropped)
         except SpecError as err:
             if fmt == "text":
                 raise
@@ -148,7 +149,10 @@ def check(
         if fmt == "text":
             _write(report.text(result.findings, show_waived=show_waived), output)
         else:
-            _write(report.render(fmt, result.findings, result.metrics), output)
+            from archgen.checks import REGISTRY
+            from archgen.checks.registry import selected
+            ran = [cid for cid in REGISTRY if selected(cid, chosen, dropped)]
+            _write(report.render(fmt, result.findings, result.metrics, ran), output)
         return 1 if result.errors else 0
 
     _guarded(body)

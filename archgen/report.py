@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__
@@ -30,13 +30,13 @@ def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Fin
     return out
 
 
-def summary(findings: list[Finding], checks_run: int | None = None) -> dict:
-    """Counts of unwaived errors and warnings, and of checks that found nothing."""
+def summary(findings: list[Finding], ran: Collection[str] | None = None) -> dict:
+    """Counts of unwaived errors and warnings, and of the checks that ran (default: all) that found nothing."""
     live = [f for f in findings if not f.waived]
     failing = {f.id for f in live if f.severity in ("error", "warning")}
-    total = len(REGISTRY) if checks_run is None else checks_run
+    checks = set(REGISTRY if ran is None else ran)
     return {"errors": sum(f.severity == "error" for f in live), "warnings": sum(f.severity == "warning" for f in live),
-            "passed": max(total - len(failing & set(REGISTRY)), 0), "waived": sum(bool(f.waived) for f in findings)}
+            "passed": len(checks - failing), "waived": sum(bool(f.waived) for f in findings)}
 
 
 def text(findings: list[Finding], *, show_waived: bool = False) -> str:
@@ -46,18 +46,18 @@ def text(findings: list[Finding], *, show_waived: bool = False) -> str:
         if f.waived and not show_waived:
             continue
         where = f"{f.location}: " if f.location else ""
-        tag = f" (waived: {f.waived})" if f.waived else ""
+        tag = f" (waived: {f.waived.strip()})" if f.waived else ""
         lines.append(f"{where}{f.severity}: {f.id} {f.object}: {f.message}{tag}".replace(" : ", ": "))
     s = summary(findings)
     lines.append(f"{s['errors']} error(s), {s['warnings']} warning(s), {s['waived']} waived")
     return "\n".join(lines) + "\n"
 
 
-def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]]) -> str:
+def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Collection[str] | None = None) -> str:
     """The `check --format json` contract."""
     doc = {
         "archgen": __version__,
-        "summary": summary(findings),
+        "summary": summary(findings, ran),
         "findings": [_finding_json(f) for f in findings],
         "metrics": {subject: {k: quantity(v) for k, v in sorted(m.items())} for subject, m in sorted(metrics.items())},
     }
@@ -107,14 +107,14 @@ def sarif(findings: list[Finding]) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def junit(findings: list[Finding]) -> str:
-    """JUnit XML: one test case per check; a check with error findings fails."""
+def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
+    """JUnit XML: one test case per check that ran (default: all); a check with error findings fails."""
     cases = []
     by_id: dict[str, list[Finding]] = {}
     for f in findings:
         if not f.waived:
             by_id.setdefault(f.id, []).append(f)
-    ids = sorted(set(REGISTRY) | set(by_id))
+    ids = sorted(set(REGISTRY if ran is None else ran) | set(by_id))
     failures = 0
     for cid in ids:
         fs = by_id.get(cid, [])
@@ -153,8 +153,11 @@ def github(findings: list[Finding]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]]) -> str:
-    """Findings in one of `FORMATS`."""
+def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]],
+           ran: Collection[str] | None = None) -> str:
+    """Findings in one of `FORMATS`; `ran` names the checks that ran (default: all), for the pass counts."""
     if fmt == "json":
-        return to_json(findings, metrics)
-    return {"text": text, "sarif": sarif, "junit": junit, "github": github}[fmt](findings)
+        return to_json(findings, metrics, ran)
+    if fmt == "junit":
+        return junit(findings, ran)
+    return {"text": text, "sarif": sarif, "github": github}[fmt](findings)

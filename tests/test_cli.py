@@ -82,6 +82,12 @@ def test_select_and_ignore(spec_tree):
     assert {f["id"] for f in only["findings"]} == {"REQ001"}
     none = run_cli("check", root, "--ignore", "PWR,REQ,MECH,COOL,CAT,SPC")
     assert none.code == 0
+    # the pass counts cover the checks that ran: REQ001 failed, so none of the REQ checks passed
+    from archgen.checks import REGISTRY
+    req = [c for c in REGISTRY if c.startswith("REQ")]
+    assert only["summary"]["passed"] == len(req) - 1
+    junit = ET.fromstring(run_cli("check", root, "--format", "junit", "--select", "REQ").out)
+    assert sorted(t.get("name") for t in junit.iter("testcase")) == sorted(req)
 
 
 @pytest.mark.parametrize("option", ["--select", "--ignore"])
