@@ -102,7 +102,13 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         raise UsageError(f"workload '{workload_id}' asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
         if workload.cluster and cluster.id != workload.cluster else []
-    est = _on(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), cluster.id, moved)
+    try:
+        est = _on(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), cluster.id, moved)
+    except UsageError as err:
+        if workload.accelerators:
+            raise
+        raise UsageError(f"{err} (the workload gives no accelerator count, so it takes all {total} of cluster "
+                         f"'{cluster.id}')") from None
     if what_if:
         base, dtype = est, precision(workload) or "bf16"
         for name, factor in what_if.items():

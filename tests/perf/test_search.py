@@ -240,3 +240,13 @@ def test_serving_batch_that_fits_no_tp_names_the_batch(h100):
     w = Workload(id="w", model="m", accelerators=8, inference={"batch": 100000, "input_len": 128, "output_len": 128})
     est = estimate(w, llama, h100, with_sensitivity=False)
     assert not est.fits and est.notes[0].startswith("batch 100000 does not fit: at tp 8 the KV cache holds at most ")
+
+
+def test_cli_says_where_the_accelerator_count_came_from(cli):
+    from tests.conftest import SPECS
+    if not (SPECS / "workloads" / "llama3-405b.yaml").is_file():
+        pytest.skip("no shipped llama3-405b workload")
+    res = cli("estimate", "--workload", "llama3-405b-pretrain-gb200", "--cluster", "dgx-b200-superpod", "--path", SPECS)
+    assert res.code == 2 and "no parallel layout of 1016 accelerators is valid" in res.err
+    assert res.err.endswith("(the workload gives no accelerator count, so it takes all 1016 of cluster "
+                            "'dgx-b200-superpod')\n")
