@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.requirements import Requirement
@@ -107,8 +107,9 @@ class Inference(Spec):
         None, description="KV-cache data type; defaults to `precision` (FP8 under FP4 weights).")
     tp: int | None = Field(None, gt=0, description="Tensor-parallel size of a replica; searched when left out.")
     replicas: int | None = Field(None, gt=0, description="Replicas; defaults to all accelerators / tp.")
-    batch: int | None = Field(None, gt=0, description="Concurrent sequences per replica; defaults to the most "
-                                                      "that fits the KV cache.")
+    batch: int | Literal["max"] | None = Field(
+        None, gt=0, description="Concurrent sequences per replica; defaults to (or 'max' asks for) the most that fits "
+                                "the KV cache.")
     input_len: int = Field(gt=0, description="Prompt tokens per request.")
     output_len: int = Field(gt=0, description="Generated tokens per request.")
     scenario: Literal["offline", "server"] = Field("offline", description="MLPerf-style scenario.")
@@ -116,6 +117,16 @@ class Inference(Spec):
         "full", description="KV cache a sequence holds: 'full' (input + output, reserved at admission: "
                             "TensorRT-LLM's default scheduler) or 'mean' (input + output/2: allocated as it grows, "
                             "as vLLM does).")
+
+    @field_validator("batch", mode="before")
+    @classmethod
+    def _max_batch(cls, value):
+        """'max' (as in validation cases) is the default: as many as the KV cache holds."""
+        if value is None or value == "max":
+            return None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+        raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
 
 
 def job_kind(spec: object, noun: str) -> str:
