@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from archgen import __version__
-from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError, did_you_mean
+from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError, WorkloadError, did_you_mean
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Specs as code for AI racks and clusters.")
@@ -356,10 +356,10 @@ def estimate(
             try:
                 text, code = command.estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters),
                                                        factors)
-            except UsageError as err:  # a problem of the workload's own spec is shown at its job's line
+            except WorkloadError as err:  # a problem of the workload's own spec is shown at its job's line
                 doc = specs.items.get(workload)
                 job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
-                if job is None or not str(err).startswith(f"workload '{workload}'"):
+                if job is None:
                     raise
                 raise UsageError(f"{specs.locate(workload, (job,))}: {err}") from None
         else:

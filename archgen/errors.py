@@ -82,6 +82,14 @@ class UsageError(ArchgenError):
     """A command was called wrongly: a missing path, a directory where a file was expected, an unknown id."""
 
 
+class WorkloadError(UsageError):
+    """A workload's own spec cannot run as given (its layout does not divide, its tp exceeds the domain, ...)."""
+
+    def __init__(self, workload: str, reason: str):
+        super().__init__(f"workload '{workload}': {reason}")
+        self.workload, self.reason = workload, reason
+
+
 class InternalError(Exception):
     """A bug in archgen; shown with a traceback and a request for a bug report."""
 

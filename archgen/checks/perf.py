@@ -54,6 +54,5 @@ def runs(ctx: Context) -> Iterator[Violation]:
     """
     for path, r in ctx.workloads.items():
         if r.error:
-            why = r.error.removeprefix(f"workload '{r.workload.id}': ")
             yield Violation(path, r.workload.id, ("training",) if r.workload.training else ("inference",),
-                            f"{r.workload.id} cannot be estimated: {why}")
+                            f"{r.workload.id} cannot be estimated: {r.error}")

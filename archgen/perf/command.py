@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from archgen.errors import UsageError, did_you_mean
+from archgen.errors import UsageError, WorkloadError, did_you_mean
 from archgen.model import Cluster
 from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
@@ -91,24 +91,24 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     _check_format(fmt)
     workload = _item(items, Workload, workload_id)
     if cluster_id is None and workload.cluster is None:
-        raise UsageError(f"workload '{workload_id}' names no cluster; give --cluster")
+        raise WorkloadError(workload_id, "names no cluster; give --cluster")
     cluster = _item(items, Cluster, cluster_id or workload.cluster)
     model = items.get(workload.model) if workload.model else None
     if workload.collective is None and not isinstance(model, Model):
-        raise UsageError(f"workload '{workload_id}' runs model '{workload.model}', which is not in the specs")
+        raise WorkloadError(workload_id, f"runs model '{workload.model}', which is not in the specs")
     hw, total, per_rack = cluster_hardware(cluster, items, (scale_out or {}).get(cluster.id))
     gpus = workload.accelerators or total
     if gpus > total:
-        raise UsageError(f"workload '{workload_id}' asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
+        raise WorkloadError(workload_id, f"asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
         if workload.cluster and cluster.id != workload.cluster else []
     try:
         est = _on(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), cluster.id, moved)
-    except UsageError as err:
+    except WorkloadError as err:
         if workload.accelerators:
             raise
-        raise UsageError(f"{err} (the workload gives no accelerator count, so it takes all {total} of cluster "
-                         f"'{cluster.id}')") from None
+        raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes all "
+                                          f"{total} of cluster '{cluster.id}')") from None
     if what_if:
         base, dtype = est, precision(workload) or "bf16"
         for name, factor in what_if.items():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from archgen.errors import UsageError
+from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Requirement
 from archgen.model.workload import PERF_METRICS, Model, Workload
 from archgen.perf.arch import Arch
@@ -74,7 +74,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
                                 scale_up_size=hw.scale_up_size)
         problems = [x for x in alone if x.startswith(("tp (", "cp (", "ep ("))]
     if problems:
-        raise UsageError(f"workload '{workload.id}': " + "; ".join(problems))
+        raise WorkloadError(workload.id, "; ".join(problems))
     if complete:
         layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
                   "interleave": p.interleave or 1, "recompute": t.recompute}
@@ -82,7 +82,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
         res = search_training(hw, job, gpus, fixed, p.sequence_parallel)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
         if res.evaluated == 0:
-            raise UsageError(f"workload '{workload.id}': {no_layout_reason(arch, job, gpus, fixed, hw)}")
+            raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
         if res.best is None:
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[f"none of the {res.evaluated} valid layouts of {gpus} x {hw.accelerator} fits in "
@@ -149,13 +149,13 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
     else:
         tp = inf.tp
         if tp > hw.scale_up_size:
-            raise UsageError(f"workload '{workload.id}': tp ({tp}) exceeds the scale-up domain of "
+            raise WorkloadError(workload.id, f"tp ({tp}) exceeds the scale-up domain of "
                              f"{hw.scale_up_size} accelerators")
         if arch.heads % tp:
-            raise UsageError(f"workload '{workload.id}': tp ({tp}) does not divide the {arch.heads} attention heads")
+            raise WorkloadError(workload.id, f"tp ({tp}) does not divide the {arch.heads} attention heads")
     replicas = inf.replicas or max(gpus // tp, 1)
     if replicas * tp > gpus:
-        raise UsageError(f"workload '{workload.id}': tp x replicas = {tp * replicas} exceeds the {gpus} accelerators")
+        raise WorkloadError(workload.id, f"tp x replicas = {tp * replicas} exceeds the {gpus} accelerators")
     if replicas * tp < gpus:
         notes.append(f"{gpus - replicas * tp} of the {gpus} accelerators stay idle ({replicas} replicas of tp {tp})")
     if inf.scenario == "server":
@@ -236,7 +236,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     """
     n = gpus or workload.accelerators
     if not n or n <= 0:
-        raise UsageError(f"workload '{workload.id}': the number of accelerators must be positive")
+        raise WorkloadError(workload.id, "the number of accelerators must be positive")
     if workload.collective is not None:
         return _with_outcomes(workload, _collective(workload, hw, n), hw)
     if model is None or model.id != workload.model:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from archgen.errors import ArchgenError
+from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import cluster_hardware
@@ -57,7 +57,7 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             est = replace(estimate(w, model, hw, gpus, gpus_per_rack=per_rack), cluster=cluster.id)
             roofline = workload_roofline(w, model, hw, est.layout) if model is not None else None
             result = WorkloadResult(w, est, roofline=roofline)
-        except ArchgenError as err:
-            result = WorkloadResult(w, None, str(err))
+        except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
+            result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err))
         out[result.path] = result
     return out
