@@ -24,7 +24,7 @@ KvReserve = Literal["full", "mean"]
 PERF_METRICS: dict[str, str] = {
     "step_time": "s", "tokens_per_second": "1/s", "tokens_per_second_per_gpu": "1/s", "mfu": "dimensionless",
     "tflops_per_gpu": "FLOPS", "memory_per_gpu": "B", "memory_headroom": "B", "ttft": "s", "tpot": "s",
-    "tokens_per_second_per_rack": "1/s", "concurrency": "dimensionless", "busbw": "B/s",
+    "tokens_per_second_per_rack": "1/s", "concurrency": "dimensionless", "busbw": "B/s", "time": "s",
 }
 
 
