@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[pdf,office,test]'
+	$(PY) -m pip install --quiet -e '.[pdf,office,distributed,test]'
 	touch $(STAMP)
 
 # Debian's Chromium for the HTML tests (skipped with a clear reason where it cannot be installed).

@@ -9,6 +9,7 @@ from archgen.model.base import Part
 from archgen.model.cluster import FatTree, LinkChoice
 from archgen.model.power import PDU
 from archgen.model.requirements import Requirement, Requirements
+from archgen.model.sweep import Sweep
 from archgen.model.workload import Model, Workload
 from archgen.validate import Specs
 
@@ -95,6 +96,10 @@ def build(specs: Specs) -> Design:
         if w.model is not None:
             _ref(specs, w.id, w.model, (Model,), ("model",), unresolved, f"workload/{w.id}")
         _ref(specs, w.id, w.cluster, (Cluster,), ("cluster",), unresolved, f"workload/{w.id}")
+    for s in specs.of(Sweep):  # `archgen sweep` runs them; here only their references are checked
+        _ref(specs, s.id, s.workload, (Workload,), ("workload",), unresolved, f"sweep/{s.id}")
+        for i, c in enumerate(s.axes.cluster or ()):
+            _ref(specs, s.id, c, (Cluster,), ("axes", "cluster", i), unresolved, f"sweep/{s.id}")
     racks = tuple(_rack(specs, r, unresolved) for r in specs.of(Rack))
     reqs = [BoundRequirement(q, f"rack/{r.spec.id}", r.spec.id, ("requirements", i))
             for r in racks for i, q in enumerate(r.spec.requirements)]

@@ -370,6 +370,77 @@ def estimate(
     _guarded(body)
 
 
+@app.command()
+def sweep(
+    sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP.yaml", help="A file of Sweep documents.")],
+    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,
+    workers: Annotated[int, typer.Option(help="Evaluate the points in N local processes.")] = 1,
+    scheduler: Annotated[str | None, typer.Option(
+        help="Address of a Dask scheduler (tcp://host:8786) to evaluate the points on (the 'distributed' extra).")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Output directory; each sweep writes OUT/<sweep id>/.")] = Path("out"),
+    formats: Annotated[str, typer.Option(
+        help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the 'pdf' extra, xlsx the 'office' extra).")
+    ] = "md,csv,svg",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="What to print: text or json.")] = "text",
+    templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
+) -> None:
+    """Evaluate a design-space sweep: every point, the Pareto front and the best point per objective.
+
+    Exit code 1 when a sweep has no feasible point (none fits and meets every SHALL requirement).
+    """
+
+    def body() -> int:
+        import json
+
+        from archgen import sweep as sw
+        from archgen.render.sweep import to_json
+        if fmt not in ("text", "json"):
+            raise UsageError(f"unknown format '{fmt}'; expected text or json")
+        if scheduler and workers != 1:
+            raise UsageError("give either --workers or --scheduler, not both")
+        _out_dir(out)
+        progress = _sweep_progress() if sys.stderr.isatty() else None
+        specs, results = sw.run(sweep_file, _spec_paths(paths), workers=workers, scheduler=scheduler,
+                                progress=progress)
+        written = sw.write(specs, results, out, _split(formats), templates)
+        if fmt == "json":
+            print(json.dumps({"archgen": __version__, "sweeps": [to_json(r) for r in results],
+                              "files": [str(p) for p in written]}, indent=2, sort_keys=True))
+        else:
+            for r in results:
+                print(_sweep_summary(r))
+            for p in written:
+                print(p)
+        return 0 if all(r.counts()["feasible"] for r in results) else 1
+
+    _guarded(body)
+
+
+def _sweep_summary(result) -> str:
+    from archgen.render.sweep import level_text, shown
+    c = result.counts()
+    lines = [f"sweep {result.problem.sweep.id}: {c['points']:,} points, {c['fitting']:,} fit, {c['feasible']:,} "
+             f"feasible, {c['invalid']:,} could not run; Pareto front of {c['front']:,}"]
+    for metric, i in result.best.items():
+        if i is None:
+            lines.append(f"  best {metric}: no feasible point")
+            continue
+        r = result.rows[i]
+        axes = ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items())
+        lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
+    return "\n".join(lines)
+
+
+def _sweep_progress():
+    from rich.console import Console
+    console = Console(stderr=True)
+
+    def show(sweep_id: str, done: int, total: int) -> None:
+        console.print(f"sweep {sweep_id}: {done:,}/{total:,} points", end="\r")
+    return show
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

@@ -64,17 +64,19 @@ def shipped_catalog() -> Path:
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:
     """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a usage error."""
-    found: set[Path] = set()
+    found: dict[Path, Path] = {}  # by resolved path: a file named twice (a directory and the file in it) loads once
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found.update(f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
-                         and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            files = [f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
+                     and not any(part.startswith(".") for part in f.relative_to(p).parts)]
         elif p.is_file():
-            found.add(p)
+            files = [p]
         else:
             raise UsageError(f"{raw}: no such file or directory")
-    return sorted(found)
+        for f in files:
+            found.setdefault(f.resolve(), f)
+    return sorted(found.values())
 
 
 def load_paths(paths: Iterable[str | Path]) -> list[Document]:

@@ -11,6 +11,7 @@ from archgen.model.network import NIC, Link, Switch
 from archgen.model.power import PDU, PowerShelf
 from archgen.model.rack import Rack
 from archgen.model.requirements import Requirements
+from archgen.model.sweep import Sweep
 from archgen.model.system import System
 from archgen.model.workload import Model, Workload
 
@@ -18,8 +19,8 @@ from archgen.model.workload import Model, Workload
 KINDS: dict[str, type[Document]] = {
     cls.__name__: cls
     for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Rack, Facility, Requirements,
-                Cluster, Model, Workload)
+                Cluster, Model, Workload, Sweep)
 }
 
 __all__ = ["KINDS", "Document", "Part", "Accelerator", "System", "Switch", "NIC", "Link", "PowerShelf", "PDU",
-           "CoolingUnit", "Rack", "Facility", "Requirements", "Cluster"]
+           "CoolingUnit", "Rack", "Facility", "Requirements", "Cluster", "Model", "Workload", "Sweep"]

@@ -119,6 +119,19 @@ class Hardware:
             raise UsageError(f"unknown hardware parameter '{parameter}' (known: {known})")
         return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
 
+    def with_value(self, parameter: str, value: float, dtype: str = "bf16") -> Hardware:
+        """A copy with one parameter set to `value` in SI units (B/s, B, FLOP/s); `peak` is that of `dtype`.
+
+        `latency` stands for two figures and is only scaled (`scaled`).
+        """
+        if parameter == "peak":
+            self.peak_for(dtype)
+            return dataclasses.replace(self, peak={**self.peak, dtype: value})
+        if parameter == "latency" or parameter not in (*PARAMETERS, *EXTRA_PARAMETERS):
+            known = ", ".join(p for p in (*PARAMETERS, *EXTRA_PARAMETERS) if p != "latency")
+            raise UsageError(f"hardware parameter '{parameter}' cannot be set to a value (known: {known})")
+        return dataclasses.replace(self, **{parameter: value})
+
 
 def _default_gemm_eff(known: dict[str, float]) -> float:
     return min(known.values()) if known else 0.7

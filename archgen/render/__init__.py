@@ -60,7 +60,7 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
     """
     from archgen.render.target import render_target
 
-    wanted = _formats(formats)
+    wanted = parse_formats(formats)
     override = Path(templates) if templates else None
     if override is not None and not override.is_dir():
         raise UsageError(f"templates directory '{override}' does not exist")
@@ -82,7 +82,8 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
     return written
 
 
-def _formats(formats: Iterable[str]) -> tuple[str, ...]:
+def parse_formats(formats: Iterable[str]) -> tuple[str, ...]:
+    """The requested output formats, lower-cased and without repeats; an unknown one is a usage error."""
     wanted = tuple(dict.fromkeys(f.strip().lower() for f in formats if f.strip()))
     unknown = [f for f in wanted if f not in FORMATS]
     if unknown:

@@ -17,7 +17,7 @@ from archgen.units import ureg
 #: Display symbols for unit expressions whose pint symbol is awkward in a document.
 UNIT_NAMES = {"ft**3/min": "CFM", "ft³/min": "CFM", "kg/m**2": "kg/m²", "m**2": "m²", "degC": "°C",
               "Gbit/s": "Gb/s", "dimensionless": "", "": "", "rack_unit": "U", "l/min": "L/min", "l": "L",
-              "TFLOPS": "TFLOP/s", "PFLOPS": "PFLOP/s"}
+              "TFLOPS": "TFLOP/s", "PFLOPS": "PFLOP/s", "percent": "%"}
 
 
 def unit_label(unit: str) -> str:

@@ -1,0 +1,236 @@
+"""The `Sweep` kind: a design space around one workload, evaluated point by point by `archgen sweep`.
+
+A sweep names a base `Workload` (its model, cluster, job and targets) and axes to vary; the points are the
+product of the axes. Job axes replace a field of the workload's job (a layout field given here is fixed, one left
+out is searched as usual); hardware axes change a figure of the hardware the model runs on, either by a factor
+(a bare number, like `archgen estimate --what-if`) or to an absolute value (a quantity). The sweep reports every
+point, the Pareto front of its objectives among the points that fit and meet every SHALL requirement, and the best
+point per objective.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, PlainValidator, PrivateAttr, WithJsonSchema, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from archgen.errors import did_you_mean
+from archgen.model.base import Document, FieldError, Ref, Spec
+from archgen.model.requirements import Requirement
+from archgen.model.workload import PERF_METRICS, Precision, Recompute
+from archgen.units import Dim, Q, format_quantity, ureg
+
+#: Metrics a sweep adds to the workload's (`PERF_METRICS`), with their dimension.
+SWEEP_METRICS: dict[str, str] = {
+    **PERF_METRICS,
+    "power": "W",             # the job's share of its cluster's IT power
+    "energy_per_token": "J",  # power / tokens_per_second
+    "accelerators": "dimensionless",
+}
+
+#: Metrics an objective maximises unless told otherwise; every other metric is minimised.
+MAXIMISED = frozenset({"tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack", "mfu",
+                       "tflops_per_gpu", "memory_headroom", "concurrency", "busbw"})
+
+#: Most points a sweep may have unless its `max_points` says more.
+DEFAULT_MAX_POINTS = 100_000
+
+
+def _level(dim: Dim | None, what: str):
+    """A hardware axis value: a bare positive number is a factor; a quantity (when `dim`) replaces the figure."""
+
+    def validate(value: Any) -> float | Q:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if not (math.isfinite(value) and value > 0):
+                raise PydanticCustomError("factor", "expected a positive factor such as 1.5{alt}",
+                                          {"alt": f" or {what} such as '{dim.example}'" if dim else ""})
+            return float(value)
+        if dim is None:
+            raise PydanticCustomError("factor", "expected a positive factor such as 1.5 (this axis takes factors only)")
+        return dim.validate(value)
+
+    schema = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}]} if dim else \
+        {"type": "number", "exclusiveMinimum": 0}
+    return Annotated[float | Q, PlainValidator(validate), WithJsonSchema(schema)]
+
+
+BandwidthLevel = _level(Dim("GB/s", gt=0, label="a bandwidth", example="900 GB/s"), "a bandwidth")
+RateLevel = _level(Dim("TFLOPS", gt=0, label="a compute rate", example="2.25 PFLOPS"), "a compute rate")
+DataLevel = _level(Dim("GB", gt=0, label="an amount of data", example="192 GB"), "an amount of data")
+Factor = _level(None, "")
+
+
+class Axes(Spec):
+    """What a sweep varies; the points are the product of every axis given."""
+
+    # where and how big
+    cluster: list[Ref] | None = Field(None, min_length=1, description="Clusters to run on (ids).")
+    accelerators: list[Annotated[int, Field(gt=0)]] | None = Field(
+        None, min_length=1, description="Accelerators the job uses (default: the workload's, or the whole cluster).")
+    # the job (training or inference, as the workload is)
+    precision: list[Precision] | None = Field(None, min_length=1, description="GEMM data types.")
+    tp: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Tensor-parallel sizes.")
+    pp: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Pipeline stages (training).")
+    dp: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Data-parallel sizes "
+                                                                                         "(training).")
+    cp: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Context-parallel sizes "
+                                                                                         "(training).")
+    ep: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Expert-parallel sizes "
+                                                                                         "(training).")
+    micro_batch: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Sequences per "
+                                                                                                  "micro-batch.")
+    interleave: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Virtual stages "
+                                                                                                 "per pipeline rank.")
+    recompute: list[Recompute] | None = Field(None, min_length=1, description="Activation recomputation.")
+    global_batch: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Sequences per "
+                                                                                                   "step (training).")
+    seq_len: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Tokens per sequence "
+                                                                                              "(training).")
+    batch: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Sequences per replica "
+                                                                                            "(inference).")
+    input_len: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Prompt tokens "
+                                                                                                "(inference).")
+    output_len: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Generated tokens "
+                                                                                                 "(inference).")
+    # the hardware (a bare number scales the cluster's figure; a quantity replaces it)
+    peak: list[RateLevel] | None = Field(
+        None, min_length=1, description="Dense tensor peak of the job's data type: factors, or rates such as "
+                                        "'2.5 PFLOP/s'.")
+    hbm_bandwidth: list[BandwidthLevel] | None = Field(
+        None, min_length=1, description="HBM bandwidth: factors, or bandwidths such as '8 TB/s'.")
+    hbm_capacity: list[DataLevel] | None = Field(
+        None, min_length=1, description="HBM capacity: factors, or sizes such as '288 GB'.")
+    scale_up_bandwidth: list[BandwidthLevel] | None = Field(
+        None, min_length=1, description="Scale-up bandwidth per accelerator per direction: factors, or bandwidths "
+                                        "such as '900 GB/s' (NVLink 5; a cluster spec states both directions).")
+    scale_out_bandwidth: list[BandwidthLevel] | None = Field(
+        None, min_length=1, description="Scale-out bandwidth per accelerator per direction: factors, or bandwidths "
+                                        "such as '800 Gb/s'.")
+    scale_up_size: list[Annotated[int, Field(gt=0)]] | None = Field(
+        None, min_length=1, description="Accelerators per scale-up domain (e.g. 8, 36, 72).")
+    latency: list[Factor] | None = Field(None, min_length=1, description="Factors on the scale-up and "
+                                                                                     "scale-out link latencies.")
+    vector_peak: list[RateLevel] | None = Field(
+        None, min_length=1, description="Non-tensor peak: factors, or rates.")
+    l2_capacity: list[DataLevel] | None = Field(
+        None, min_length=1, description="Last-level cache capacity: factors, or sizes.")
+    l2_bandwidth: list[BandwidthLevel] | None = Field(
+        None, min_length=1, description="Last-level cache bandwidth: factors, or bandwidths.")
+
+    _order: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_order(cls, data: Any, handler) -> Axes:
+        axes = handler(data)
+        axes._order = tuple(k for k in data if k in cls.model_fields) if isinstance(data, dict) else ()
+        return axes
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Axes:
+        given = self.given()
+        if not given:
+            raise ValueError("a sweep needs at least one axis, e.g. 'accelerators: [256, 512]'")
+        for name, values in given.items():
+            if len(set(map(_key, values))) != len(values):
+                raise FieldError((name,), f"axis '{name}' lists a value twice: {', '.join(map(_text, values))}")
+        return self
+
+    def given(self) -> dict[str, list]:
+        """The axes given, in the order written (the order of the points: the last axis varies fastest)."""
+        names = self._order or tuple(type(self).model_fields)
+        return {name: list(v) for name in names if (v := getattr(self, name)) is not None}
+
+
+#: Axes that replace a field of a training or an inference job, by job kind.
+JOB_AXES = {
+    "training": ("precision", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "global_batch",
+                 "seq_len"),
+    "inference": ("precision", "tp", "batch", "input_len", "output_len"),
+}
+#: Axes that change the hardware the model runs on.
+HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth",
+                 "scale_up_size", "latency", "vector_peak", "l2_capacity", "l2_bandwidth")
+
+
+class Objective(Spec):
+    """A metric the Pareto front trades off."""
+
+    metric: str = Field(description="A workload metric (tokens_per_second, step_time, mfu, ttft, ...), or power, "
+                                    "energy_per_token or accelerators.")
+    goal: Literal["min", "max"] | None = Field(
+        None, description="Minimise or maximise; default: max for throughputs, MFU, headroom and busbw, else min.")
+
+    @field_validator("metric")
+    @classmethod
+    def _known(cls, metric: str) -> str:
+        if metric not in SWEEP_METRICS:
+            raise ValueError(f"unknown metric '{metric}'{did_you_mean(metric, SWEEP_METRICS, lead='; ')} (known: "
+                             f"{', '.join(sorted(SWEEP_METRICS))})")
+        return metric
+
+    @property
+    def maximise(self) -> bool:
+        """Whether larger is better."""
+        return self.goal == "max" if self.goal else self.metric in MAXIMISED
+
+
+class Sweep(Document):
+    """A design space around a workload: axes to vary, objectives to trade off, extra targets to meet."""
+
+    kind: Literal["Sweep"] = "Sweep"
+    workload: Ref = Field(description="Id of the base `Workload` (its model, cluster, job and requirements).")
+    axes: Axes = Field(description="What to vary; the points are the product of the axes.")
+    objectives: list[Objective] = Field(
+        min_length=1, description="Metrics to trade off on the Pareto front, e.g. {metric: tokens_per_second}.")
+    requirements: list[Requirement] = Field(
+        default_factory=list, description="Targets every point is judged on, beside the workload's own.")
+    max_points: int = Field(DEFAULT_MAX_POINTS, gt=0, le=10_000_000,
+                            description="Largest number of points the axes may make (a guard against typos).")
+
+    @field_validator("objectives")
+    @classmethod
+    def _distinct_objectives(cls, objectives: list[Objective]) -> list[Objective]:
+        seen = set()
+        for i, o in enumerate(objectives):
+            if o.metric in seen:
+                raise FieldError((i, "metric"), f"objective '{o.metric}' is listed twice")
+            seen.add(o.metric)
+        return objectives
+
+    @field_validator("requirements")
+    @classmethod
+    def _sweep_metrics(cls, reqs: list[Requirement]) -> list[Requirement]:
+        for i, req in enumerate(reqs):
+            if req.metric not in SWEEP_METRICS:
+                raise FieldError((i, "metric"), f"requirement {req.id}: unknown metric '{req.metric}'"
+                                 f"{did_you_mean(req.metric, SWEEP_METRICS, lead='; ')} (known: "
+                                 f"{', '.join(sorted(SWEEP_METRICS))})")
+            unit = SWEEP_METRICS[req.metric]
+            if not req.target.limit.is_compatible_with(ureg.parse_units(unit)):
+                raise FieldError((i, "target"), f"requirement {req.id}: target '{req.target}' is not comparable "
+                                 f"with {req.metric} (expected {'a number' if unit == 'dimensionless' else unit})")
+        return reqs
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Sweep:
+        axes = self.axes.given()
+        points = math.prod(len(v) for v in axes.values())
+        if points > self.max_points:
+            sizes = " x ".join(f"{len(v)} {k}" for k, v in axes.items())
+            raise FieldError(("axes",), f"the axes make {points:,} points ({sizes}), more than max_points "
+                                        f"({self.max_points:,}); shorten an axis or raise max_points")
+        return self
+
+
+def _key(value: Any) -> Any:
+    """A hashable, unit-aware key of an axis value (so '8 TB/s' and '8000 GB/s' count as the same)."""
+    if isinstance(value, Q):
+        return ("q", round(float(value.to_base_units().magnitude), 9), str(value.to_base_units().units))
+    return value
+
+
+def _text(value: Any) -> str:
+    return format_quantity(value) if isinstance(value, Q) else f"{value:g}" if isinstance(value, float) else str(value)

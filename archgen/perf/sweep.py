@@ -1,0 +1,221 @@
+"""Evaluate the points of a `Sweep`: each a workload estimate on hardware changed along the sweep's axes.
+
+A `Problem` holds what every point needs (the workload, its model, and each cluster as the model sees it) and
+is small and picklable, so chunks of points can be evaluated in other processes or on a Dask cluster: a worker
+gets the problem and an index range and generates its points itself (point i is the mixed-radix decoding of i
+over the axes, the last axis fastest). Metrics travel as floats in SI units (`units.json_magnitude`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from archgen.errors import ArchgenError, WorkloadError
+from archgen.model.requirements import Requirement
+from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS, Sweep
+from archgen.model.workload import Model, Workload
+from archgen.perf.estimate import estimate, precision
+from archgen.perf.hardware import Hardware
+from archgen.units import Q_, Q, json_magnitude
+
+#: Workload fields a job axis replaces: (section of the job, field).
+_PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
+
+
+@dataclass(frozen=True)
+class Base:
+    """A cluster a sweep runs on, as the performance model needs it."""
+
+    cluster: str
+    hardware: Hardware
+    accelerators: int
+    per_rack: int
+    it_power: float  # W: the cluster's IT load (maximum draw of its racks and fabrics)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Everything the points of one sweep need, independent of the specs they came from."""
+
+    sweep: Sweep
+    workload: Workload
+    model: Model | None
+    bases: dict[str, Base]
+    axes: dict[str, list]
+
+    @property
+    def size(self) -> int:
+        """Number of points."""
+        return math.prod(len(v) for v in self.axes.values())
+
+    def point(self, index: int) -> dict[str, Any]:
+        """The axis values of point `index` (the last axis varies fastest)."""
+        values: dict[str, Any] = {}
+        for name in reversed(list(self.axes)):
+            levels = self.axes[name]
+            index, i = divmod(index, len(levels))
+            values[name] = levels[i]
+        return {name: values[name] for name in self.axes}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One evaluated point."""
+
+    index: int
+    values: dict[str, Any]
+    cluster: str
+    status: str  # "ok", "does not fit" or "invalid"
+    reason: str = ""
+    layout: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    met: dict[str, bool | None] = field(default_factory=dict)
+    feasible: bool = False
+
+
+def requirements(problem: Problem) -> list[Requirement]:
+    """The targets every point is judged on: the workload's, then the sweep's."""
+    return [*problem.workload.requirements, *problem.sweep.requirements]
+
+
+def _job(workload: Workload, values: dict[str, Any]) -> Workload:
+    """The workload with the point's job axes and accelerator count applied (validated later by the estimate)."""
+    update: dict[str, Any] = {}
+    if "accelerators" in values:
+        update["accelerators"] = values["accelerators"]
+    if workload.training is not None:
+        t = workload.training
+        par = {k: values[k] for k in _PARALLEL if k in values}
+        job = {k: values[k] for k in ("precision", "recompute", "global_batch", "seq_len") if k in values}
+        if par:
+            job["parallelism"] = t.parallelism.model_copy(update=par)
+        if job:
+            update["training"] = t.model_copy(update=job)
+    elif workload.inference is not None:
+        job = {k: values[k] for k in ("precision", "tp", "batch", "input_len", "output_len") if k in values}
+        if job:
+            update["inference"] = workload.inference.model_copy(update=job)
+    return workload.model_copy(update=update) if update else workload
+
+
+def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
+    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it."""
+    for name in HARDWARE_AXES:
+        if name not in values:
+            continue
+        value = values[name]
+        if name == "scale_up_size":
+            hw = dataclasses.replace(hw, scale_up_size=int(value))
+        elif isinstance(value, Q):
+            hw = hw.with_value(name, json_magnitude(value), dtype)
+        else:
+            hw = hw.scaled(name, float(value), dtype)
+    return hw
+
+
+def _judge(req: Requirement, metrics: dict[str, float]) -> bool | None:
+    value = metrics.get(req.metric)
+    if value is None:
+        return None
+    return req.target.met_by(Q_(value, SWEEP_METRICS[req.metric]))
+
+
+def evaluate_point(problem: Problem, index: int) -> Row:
+    """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
+    values = problem.point(index)
+    base = problem.bases[values.get("cluster", problem.workload.cluster)]
+    try:
+        workload = _job(problem.workload, values)
+        gpus = workload.accelerators or base.accelerators
+        if gpus > base.accelerators:
+            raise ArchgenError(f"asks for {gpus} accelerators; cluster '{base.cluster}' has {base.accelerators}")
+        hw = _hardware(base.hardware, values, precision(workload) or "bf16")
+        est = estimate(workload, problem.model, hw, gpus, gpus_per_rack=base.per_rack, with_sensitivity=False)
+    except ArchgenError as err:
+        reason = err.reason if isinstance(err, WorkloadError) else str(err)
+        return Row(index, values, base.cluster, "invalid", reason)
+    metrics = {k: json_magnitude(v) for k, v in est.metrics.items()}
+    power = base.it_power * gpus / base.accelerators
+    metrics["power"] = power
+    metrics["accelerators"] = float(gpus)
+    if metrics.get("tokens_per_second"):
+        metrics["energy_per_token"] = power / metrics["tokens_per_second"]
+    if not est.fits:
+        metrics = {k: v for k, v in metrics.items() if k in ("memory_per_gpu", "memory_headroom", "power",
+                                                               "accelerators")}
+    met = {o.requirement.id: o.met for o in est.requirements}
+    met.update({r.id: _judge(r, metrics) if est.fits else None for r in problem.sweep.requirements})
+    shall = [r.id for r in requirements(problem) if r.level == "shall"]
+    feasible = est.fits and all(met[r] is not False for r in shall)
+    return Row(index, values, base.cluster, "ok" if est.fits else "does not fit",
+               "" if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible)
+
+
+def evaluate(problem: Problem, start: int, stop: int) -> list[Row]:
+    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs)."""
+    return [evaluate_point(problem, i) for i in range(start, stop)]
+
+
+def pareto(rows: Sequence[Row], objectives: Sequence[tuple[str, bool]]) -> list[int]:
+    """Positions in `rows` of the feasible points no other feasible point dominates, in `rows` order.
+
+    `objectives` are (metric, maximise). A point dominates another when it is at least as good on every objective
+    and better on one. Points tied on every objective are all kept.
+    """
+    cand = [i for i, r in enumerate(rows) if r.feasible and all(m in r.metrics for m, _ in objectives)]
+    if not cand:
+        return []
+    # minimise everything: negate the maximised objectives
+    x = np.array([[(-1.0 if up else 1.0) * rows[i].metrics[m] for m, up in objectives] for i in cand])
+    order = np.lexsort(x.T[::-1])  # by the first objective, ties by the next: a dominator always comes first
+    front = [order[0]]
+    for j in order[1:]:
+        f, p = x[front], x[j]
+        if not np.any(np.all(f <= p, axis=1) & np.any(f < p, axis=1)):
+            front.append(j)
+    return sorted(cand[j] for j in front)
+
+
+def best(rows: Sequence[Row], metric: str, maximise: bool) -> Row | None:
+    """The feasible point with the best value of `metric` (the first such point on ties)."""
+    have = [r for r in rows if r.feasible and metric in r.metrics]
+    if not have:
+        return None
+    key = (lambda r: -r.metrics[metric]) if maximise else (lambda r: r.metrics[metric])
+    return min(have, key=key)
+
+
+@dataclass(frozen=True)
+class Result:
+    """A sweep's evaluated points, its Pareto front and the best point per objective."""
+
+    problem: Problem
+    rows: list[Row]
+    front: list[int]                      # positions in `rows`
+    best: dict[str, int | None]           # objective metric -> position in `rows`
+
+    @property
+    def objectives(self) -> list[tuple[str, bool]]:
+        """(metric, maximise) of each objective."""
+        return [(o.metric, o.maximise) for o in self.problem.sweep.objectives]
+
+    def counts(self) -> dict[str, int]:
+        """Points by outcome: evaluated, invalid, fitting, feasible and on the front."""
+        return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
+                "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
+                "front": len(self.front)}
+
+
+def summarise(problem: Problem, rows: list[Row]) -> Result:
+    """The result of a sweep from its rows (in point order)."""
+    objectives = [(o.metric, o.maximise) for o in problem.sweep.objectives]
+    positions = {id(r): i for i, r in enumerate(rows)}
+    picks = {m: best(rows, m, up) for m, up in objectives}
+    return Result(problem, rows, pareto(rows, objectives),
+                  {m: positions[id(r)] if r is not None else None for m, r in picks.items()})

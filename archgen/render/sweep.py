@@ -1,0 +1,291 @@
+"""The sweep report: the design space, its Pareto front, the best point per objective, and every point.
+
+Built on the shared document model (`render.blocks`), so it comes out in every document format; `points.csv` lists
+every point and `front.csv` the front, and `pareto.svg` plots the first two objectives. Presentation only: every
+figure comes from `perf.sweep.Result`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure as MplFigure
+from matplotlib.ticker import FuncFormatter
+
+from archgen.perf.sweep import Result, Row, requirements
+from archgen.render import fmt, provenance
+from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
+from archgen.render.target import render_document
+from archgen.units import Q_, Q
+
+#: How each metric is shown: its name, display unit and decimals (SI values in `Row.metrics`).
+DISPLAY: dict[str, tuple[str, str, str, int]] = {  # metric: (title, SI unit, display unit, digits)
+    "step_time": ("Step time", "s", "s", 2),
+    "tokens_per_second": ("Tokens/s", "1/s", "1/s", 0),
+    "tokens_per_second_per_gpu": ("Tokens/s per accelerator", "1/s", "1/s", 0),
+    "tokens_per_second_per_rack": ("Tokens/s per rack", "1/s", "1/s", 0),
+    "tflops_per_gpu": ("Model TFLOP/s per accelerator", "FLOPS", "TFLOPS", 0),
+    "mfu": ("MFU", "dimensionless", "percent", 1),
+    "memory_per_gpu": ("Memory per accelerator", "B", "GB", 1),
+    "memory_headroom": ("Memory headroom", "B", "GB", 1),
+    "ttft": ("TTFT", "s", "ms", 1),
+    "tpot": ("TPOT", "s", "ms", 2),
+    "concurrency": ("Concurrency", "dimensionless", "dimensionless", 0),
+    "busbw": ("Bus bandwidth", "B/s", "GB/s", 1),
+    "time": ("Collective time", "s", "ms", 3),
+    "power": ("Power", "W", "kW", 1),
+    "energy_per_token": ("Energy per token", "J", "J", 3),
+    "accelerators": ("Accelerators", "dimensionless", "dimensionless", 0),
+}
+#: Metrics listed in the tables of points, per job kind (objectives first, then these).
+SHOWN = {"training": ("step_time", "tokens_per_second", "mfu", "memory_per_gpu", "power", "energy_per_token"),
+         "inference": ("ttft", "tpot", "tokens_per_second_per_gpu", "concurrency", "power", "energy_per_token"),
+         "collective": ("busbw", "time")}
+LAYOUT = {"tp": "tp", "pp": "pp", "dp": "dp", "cp": "cp", "ep": "ep", "micro_batch": "mb", "interleave": "v",
+          "recompute": "recompute", "replicas": "replicas", "batch": "batch", "op": "op", "algorithm": "algorithm"}
+
+
+def job_kind(result: Result) -> str:
+    """'training', 'inference' or 'collective'."""
+    w = result.problem.workload
+    return "training" if w.training else "inference" if w.inference else "collective"
+
+
+def metric_columns(result: Result) -> list[str]:
+    """The metrics the point tables show: the objectives, then the job's usual figures."""
+    names = [m for m, _ in result.objectives]
+    return names + [m for m in SHOWN[job_kind(result)] if m not in names]
+
+
+def value(row: Row, metric: str) -> Q | None:
+    """A row's metric as a quantity in its display unit, or None."""
+    if metric not in row.metrics:
+        return None
+    _, si, shown, _ = DISPLAY[metric]
+    return Q_(row.metrics[metric], si).to(shown)
+
+
+def shown(row: Row, metric: str) -> str:
+    """A row's metric as display text with its unit ('4.32 s', '970,220', '32.4 %'), or '—'."""
+    q = _number(value(row, metric))
+    _, _, unit, digits = DISPLAY[metric]
+    return fmt.cell(q, None, digits) if not isinstance(q, float) or unit == "dimensionless" else \
+        f"{fmt.number(q, digits)} {'tokens/s' if unit == '1/s' else fmt.unit_label(unit)}"
+
+
+def level_text(level: Any) -> str:
+    """An axis value as text: a factor as '×1.5', a quantity as written, anything else as is."""
+    if isinstance(level, Q):
+        return fmt.q(level, digits=_digits(level.magnitude))
+    if isinstance(level, float):
+        return f"×{level:g}"
+    return str(level)
+
+
+def _digits(x: float) -> int:
+    return 0 if float(x).is_integer() else 2
+
+
+def layout_text(row: Row) -> str:
+    """The layout a point ran with: 'tp 2 · pp 9 · dp 16 · mb 1 · recompute none'."""
+    return " · ".join(f"{LAYOUT.get(k, k)} {v}" for k, v in row.layout.items() if not (k in ("cp", "ep") and v == 1)
+                      and not (k == "interleave" and v == 1))
+
+
+def _columns(result: Result, metrics: list[str]) -> tuple[Column, ...]:
+    cols = [Column("#", align="right"), *(Column(name) for name in result.problem.axes), Column("Layout")]
+    for m in metrics:
+        title, _, shown, digits = DISPLAY[m]
+        cols.append(Column(title, None if shown in PLAIN else shown, digits, "right"))
+    return tuple(cols)
+
+
+def points_table(result: Result, rows: list[Row], table_id: str, caption: str) -> Table:
+    """Points with their axis values, layout, metrics, outcome and requirements."""
+    metrics = metric_columns(result)
+    reqs = requirements(result.problem)
+    cols = (*_columns(result, metrics), Column("Status"), Column("Feasible"), *(Column(r.id) for r in reqs),
+            Column("Reason"))
+    body = []
+    for r in rows:
+        met = ["—" if r.met.get(q.id) is None else "met" if r.met[q.id] else "not met" for q in reqs]
+        body.append((r.index, *(level_text(r.values[a]) for a in result.problem.axes), layout_text(r),
+                     *(_number(value(r, m)) for m in metrics), r.status, r.feasible, *met, r.reason))
+    return Table(table_id, caption, cols, tuple(body))
+
+
+#: Display units shown as plain numbers: counts, ratios and rates whose title names the unit (Tokens/s).
+PLAIN = ("dimensionless", "1/s")
+
+
+def _number(q: Q | None) -> Any:
+    """Counts and rates as plain numbers (tables and CSV show 970,220, not '970,220 1/s'); the rest as is."""
+    if q is None or str(q.units) == "percent" or not (q.dimensionless or q.is_compatible_with("1/s")):
+        return q
+    return float(q.magnitude)
+
+
+def build(result: Result, revision: str, input_hash: str, date: str | None) -> Document:
+    """The sweep document."""
+    p = result.problem
+    s, w = p.sweep, p.workload
+    title = s.name or s.id
+    control = [("Document", f"AG-SWEEP-{s.id.upper()}"), ("Title", title), ("Workload", w.id),
+               ("Source revision", revision), ("Input hash", input_hash)]
+    if date:
+        control.append(("Date", date))
+    return Document(s.id, "sweep", title, control, [
+        overview(result), front_section(result), best_section(result), not_run_section(result),
+        conventions_section(result),
+    ]).number()
+
+
+def overview(result: Result) -> Section:
+    """What was swept and what came out."""
+    p = result.problem
+    s, w, c = p.sweep, p.workload, result.counts()
+    goals = ", ".join(f"{'maximise' if up else 'minimise'} {m}" for m, up in result.objectives)
+    lead = (f"{c['points']:,} points around workload {w.id} ({job_kind(result)}"
+            f"{', model ' + w.model if w.model else ''}): {c['fitting']:,} fit in memory, {c['feasible']:,} also meet "
+            f"every SHALL requirement, {c['invalid']:,} could not run. Objectives: {goals}. The Pareto front has "
+            f"{c['front']:,} point(s).")
+    section = Section("overview", "The design space").add(Para(lead, "lead"))
+    if s.description:
+        section.add(Para(s.description))
+    axes = tuple((name, ", ".join(level_text(v) for v in levels), len(levels)) for name, levels in p.axes.items())
+    section.add(Table("axes", "Axes (the points are their product; the last axis varies fastest)",
+                      (Column("Axis"), Column("Values"), Column("Count", align="right")), axes))
+    reqs = requirements(p)
+    if reqs:
+        rows = []
+        for q in reqs:
+            judged = [r.met.get(q.id) for r in result.rows if r.status == "ok"]
+            rows.append((q.id, q.statement, q.level.upper(), q.metric, str(q.target),
+                         sum(m is True for m in judged), sum(m is False for m in judged)))
+        section.add(Table("requirements", "Requirements judged at every point that fits (the workload's, then the "
+                          "sweep's)", (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
+                                       Column("Target"), Column("Met", align="right"),
+                                       Column("Not met", align="right")), tuple(rows)))
+    return section
+
+
+def front_section(result: Result) -> Section:
+    """The Pareto front: no feasible point is better on one objective without being worse on another."""
+    section = Section("front", "Pareto front")
+    if not result.front:
+        return section.add(Para("No point fits and meets every SHALL requirement, so there is no front.", "note"))
+    section.add(Para("The feasible points (they fit and meet every SHALL requirement) that no other feasible point "
+                     "beats on every objective at once. Points tied on every objective are all listed."))
+    if len(result.objectives) >= 2:
+        a, b = (DISPLAY[m][0] for m, _ in result.objectives[:2])
+        section.add(Figure("pareto", "pareto", f"{a} against {b}: every point that fits, the feasible ones and the "
+                                               "front"))
+    return section.add(points_table(result, [result.rows[i] for i in result.front], "front", "The Pareto front"))
+
+
+def best_section(result: Result) -> Section:
+    """The best feasible point on each objective alone."""
+    rows = []
+    for m, up in result.objectives:
+        i = result.best.get(m)
+        r = result.rows[i] if i is not None else None
+        rows.append((DISPLAY[m][0], "max" if up else "min", shown(r, m) if r else None, r.index if r else None,
+                     ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items()) if r else "—",
+                     layout_text(r) if r else "—"))
+    cols = (Column("Objective"), Column("Goal"), Column("Best"), Column("Point #", align="right"), Column("Axes"),
+            Column("Layout"))
+    return Section("best", "Best point per objective").add(Table("best", "The best feasible point on each objective "
+                                                                          "alone", cols, tuple(rows)))
+
+
+def not_run_section(result: Result) -> Section:
+    """Why points could not run or do not fit, grouped by reason."""
+    reasons = Counter((r.status, r.reason) for r in result.rows if r.status != "ok")
+    section = Section("not-run", "Points that could not run or do not fit")
+    if not reasons:
+        return section.add(Para("Every point runs and fits."))
+    rows = tuple((status, reason, n) for (status, reason), n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
+    return section.add(Table("not-run", "Points by reason", (Column("Status"), Column("Reason"),
+                                                              Column("Points", align="right")), rows))
+
+
+def conventions_section(result: Result) -> Section:
+    """How the points were evaluated."""
+    return Section("conventions", "Conventions").add(Bullets((
+        "Every point is an estimate of the base workload by archgen's performance model (docs/perf-model.md); a "
+        "parallel layout the workload and the axes leave open is searched (the fastest that fits).",
+        "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
+        "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
+        "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "
+        "cluster); hardware factors change the speed, not the power. Energy per token is power / tokens per second.",
+        "Feasible: the point fits in memory and meets every SHALL requirement; SHOULD and MAY requirements are "
+        "reported, not enforced.",
+    )))
+
+
+def pareto_figure(result: Result) -> MplFigure:
+    """The first two objectives: every point that fits (grey), the feasible ones (blue), the front (red)."""
+    (mx, _), (my, _) = result.objectives[:2]
+    fig = MplFigure(figsize=(6.0, 4.0))
+    ax = fig.subplots()
+    groups = (("fits, misses a SHALL target", "#bbbbbb", lambda r: r.status == "ok" and not r.feasible),
+              ("feasible", "#4c72b0", lambda r: r.feasible))
+    for label, colour, keep in groups:
+        pts = [(value(r, mx), value(r, my)) for r in result.rows if keep(r)]
+        pts = [(x, y) for x, y in pts if x is not None and y is not None]
+        if pts:
+            ax.scatter([float(x.magnitude) for x, _ in pts], [float(y.magnitude) for _, y in pts], s=14,
+                       color=colour, label=label, linewidths=0)
+    front = sorted(((value(result.rows[i], mx), value(result.rows[i], my)) for i in result.front),
+                   key=lambda xy: float(xy[0].magnitude))
+    if front:
+        ax.plot([float(x.magnitude) for x, _ in front], [float(y.magnitude) for _, y in front], "o-", color="#c44e52",
+                markersize=4, linewidth=1.0, label="Pareto front")
+    for m, axis, setter in ((mx, ax.xaxis, ax.set_xlabel), (my, ax.yaxis, ax.set_ylabel)):
+        title, _, shown, _ = DISPLAY[m]
+        label = "" if shown in PLAIN else fmt.unit_label(shown)
+        setter(f"{title} ({label})" if label else title)
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.10g}"))  # 1,500,000, not 1.5 with a 1e6 offset
+    ax.grid(True, linewidth=0.3, color="#dddddd")
+    ax.legend(loc="best", frameon=False)
+    ax.set_title(result.problem.sweep.name or result.problem.sweep.id)
+    return fig
+
+
+def render_sweep(result: Result, formats: tuple[str, ...], templates: Path | None, revision: str,
+                 input_hash: str, date: str | None = None) -> dict[str, bytes]:
+    """Every requested file of one sweep, in memory: the document, `points.csv`, `front.csv`, `pareto.svg`."""
+    doc = build(result, revision, input_hash, date)
+    figures = {"pareto": lambda: pareto_figure(result)} if len(result.objectives) >= 2 and result.front else {}
+    tables = {"points.csv": points_table(result, result.rows, "points", "Every point"),
+              "front.csv": next(t for t in doc.tables() if t.id == "front") if result.front else None}
+    return render_document(doc, figures, {k: v for k, v in tables.items() if v is not None}, formats, templates,
+                           lambda msg: None)
+
+
+def provenance_of(specs: Any, result: Result) -> tuple[str, str]:
+    """The revision and input hash of the documents a sweep read (its own, the workload, model and clusters)."""
+    p = result.problem
+    ids = [p.sweep.id, p.workload.id, *([p.model.id] if p.model else []), *p.bases]
+    docs = [specs.get(i) for i in ids if specs.get(i) is not None]
+    files = [specs.sources[d.id].file for d in docs if d.id in specs.sources]
+    return provenance.git_revision(files), provenance.input_hash(docs)
+
+
+def to_json(result: Result) -> dict[str, Any]:
+    """The sweep as JSON: summary, objectives, the front and the best points (quantities in SI units)."""
+    from archgen.units import to_json as quantity
+
+    def point(r: Row) -> dict[str, Any]:
+        return {"index": r.index, "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
+                "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
+                "layout": r.layout, "requirements": r.met,
+                "metrics": {m: quantity(Q_(v, DISPLAY[m][1])) for m, v in sorted(r.metrics.items())}}
+
+    p = result.problem
+    return {"sweep": p.sweep.id, "workload": p.workload.id, "summary": result.counts(),
+            "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
+            "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
+            "front": [point(result.rows[i]) for i in result.front]}

@@ -1,0 +1,166 @@
+"""Design-space sweeps: `run(sweep_file, paths)` evaluates every point of each `Sweep` in a file.
+
+The specs are loaded and analysed once (`pipeline.analyse_paths`): each cluster a sweep names becomes a
+`perf.sweep.Base` (its hardware as the performance model sees it, on the compute fabric the network analysis
+sized, and its IT power). The points are then estimated in chunks, in this process, in `workers` processes
+(`concurrent.futures.ProcessPoolExecutor`) or on a Dask cluster (`scheduler`, the `distributed` extra); a chunk is
+an index range, so a worker generates its own points and only summaries travel back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+from archgen.errors import UsageError, did_you_mean
+from archgen.model import Cluster
+from archgen.model.sweep import JOB_AXES, Sweep
+from archgen.model.workload import Model, Workload
+from archgen.perf.cluster import cluster_hardware
+from archgen.perf.sweep import Base, Problem, Result, evaluate, summarise
+from archgen.pipeline import analyse_paths, scale_out_paths
+from archgen.validate import Specs
+
+#: Chunks per worker: enough to balance uneven points (searched layouts cost more), few enough to stay cheap.
+CHUNKS_PER_WORKER = 8
+#: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
+SCHEDULER_WORKERS = 16
+#: How long to wait for a Dask scheduler to answer.
+SCHEDULER_TIMEOUT = "10s"
+
+
+def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Problem]:
+    """Each sweep with its workload, model and clusters resolved; a mismatch is a located usage error."""
+    scale_out = scale_out_paths(clusters)
+    metrics = {path: c.metrics for path, c in clusters.items()}
+    out = []
+    for sweep in sweeps:
+        def where(*path, _id=sweep.id) -> str:
+            return f"{specs.locate(_id, path)}"
+
+        workload = specs.get(sweep.workload)
+        if not isinstance(workload, Workload):
+            ids = [w.id for w in specs.of(Workload)]
+            raise UsageError(f"{where('workload')}: sweep '{sweep.id}': no workload '{sweep.workload}'"
+                             f"{did_you_mean(sweep.workload, ids, lead='; ')} (workloads: {', '.join(ids) or 'none'})")
+        job = next(k for k in ("training", "inference", "collective") if getattr(workload, k) is not None)
+        for name in sweep.axes.given():
+            wrong = [k for k, names in JOB_AXES.items() if name in names and k != job]
+            if wrong and name not in JOB_AXES.get(job, ()):
+                article = "an" if job[0] in "aeiou" else "a"
+                raise UsageError(f"{where('axes', name)}: sweep '{sweep.id}': axis '{name}' changes a {wrong[0]} "
+                                 f"job; workload '{workload.id}' is {article} {job} job")
+        model = specs.get(workload.model) if workload.model else None
+        if job != "collective" and not isinstance(model, Model):
+            raise UsageError(f"{where('workload')}: sweep '{sweep.id}': workload '{workload.id}' runs model "
+                             f"'{workload.model}', which is not in the specs")
+        ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
+        if not ids:
+            raise UsageError(f"{where('axes')}: sweep '{sweep.id}': workload '{workload.id}' names no cluster; give "
+                             "axes.cluster")
+        bases = {}
+        for i, cid in enumerate(ids):
+            cluster = specs.get(cid)
+            if not isinstance(cluster, Cluster):
+                known = [c.id for c in specs.of(Cluster)]
+                at = where("axes", "cluster", i) if sweep.axes.cluster else where("workload")
+                raise UsageError(f"{at}: sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
+                                 f" (clusters: {', '.join(known) or 'none'})")
+            hw, total, per_rack = cluster_hardware(cluster, specs.items, scale_out.get(cid))
+            power = metrics[f"cluster/{cid}"]["it_power"].m_as("W")
+            bases[cid] = Base(cid, hw, total, per_rack, power)
+        axes = sweep.axes.given()
+        if sweep.axes.cluster is None:
+            axes = {"cluster": ids, **axes}
+        out.append(Problem(sweep, workload, model, bases, axes))
+    return out
+
+
+@contextmanager
+def executor(workers: int = 1, scheduler: str | None = None):
+    """A `concurrent.futures.Executor` for the chunks, or None to evaluate them here."""
+    if scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise UsageError("--scheduler needs Dask: pip install 'archgen[distributed]'") from None
+        try:
+            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+        except OSError as err:
+            raise UsageError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({err})") from None
+        try:
+            yield client.get_executor()
+        finally:
+            client.close()
+    elif workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield pool
+    else:
+        yield None
+
+
+def chunks(size: int, parts: int) -> list[tuple[int, int]]:
+    """`size` points cut into at most `parts` contiguous index ranges of near-equal length."""
+    step = max(1, math.ceil(size / max(parts, 1)))
+    return [(a, min(a + step, size)) for a in range(0, size, step)]
+
+
+def evaluate_all(problem: Problem, pool: Executor | None, workers: int = 1,
+                 progress: Callable[[int, int], None] | None = None) -> Result:
+    """Every point of `problem`, in point order, evaluated here or by `pool`."""
+    ranges = chunks(problem.size, workers * CHUNKS_PER_WORKER if pool else 1)
+    rows, done = [], 0
+    if pool is None:
+        parts = (evaluate(problem, a, b) for a, b in ranges)
+    else:
+        parts = pool.map(evaluate, [problem] * len(ranges), [a for a, _ in ranges], [b for _, b in ranges])
+    for part in parts:
+        rows.extend(part)
+        done += len(part)
+        if progress:
+            progress(done, problem.size)
+    return summarise(problem, rows)
+
+
+def load(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep]]:
+    """Load and analyse `sweep_file` with the specs under `paths`; the sweeps are those of `sweep_file`."""
+    if not sweep_file.is_file():
+        what = "is a directory, expected a file" if sweep_file.is_dir() else "no such file"
+        raise UsageError(f"{sweep_file}: {what}")
+    specs, _, _, clusters = analyse_paths([*paths, sweep_file])
+    mine = sweep_file.resolve()
+    sweeps = [s for s in specs.of(Sweep) if Path(specs.sources[s.id].file).resolve() == mine]
+    if not sweeps:
+        raise UsageError(f"{sweep_file}: no Sweep document in the file")
+    return specs, clusters, sweeps
+
+
+def run(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
+        progress: Callable[[str, int, int], None] | None = None) -> tuple[Specs, list[Result]]:
+    """Evaluate every sweep of `sweep_file` on the specs under `paths`; the specs are returned for provenance."""
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    specs, clusters, sweeps = load(sweep_file, paths)
+    todo = problems(specs, clusters, sweeps)
+    with executor(workers, scheduler) as pool:
+        n = workers if scheduler is None else SCHEDULER_WORKERS
+        return specs, [evaluate_all(p, pool, n, (lambda d, t, _id=p.sweep.id: progress(_id, d, t)) if progress
+                                    else None) for p in todo]
+
+
+def write(specs: Specs, results: Sequence[Result], out: Path, formats: Sequence[str] = ("md", "csv", "svg"),
+          templates: Path | None = None, date: str | None = None) -> list[Path]:
+    """Render each sweep into ``out/<sweep id>/`` (every file atomically, after all are rendered) and list them."""
+    from archgen.render import parse_formats
+    from archgen.render.files import write_atomic
+    from archgen.render.sweep import provenance_of, render_sweep
+
+    wanted = parse_formats(formats)
+    rendered = []
+    for r in results:
+        revision, digest = provenance_of(specs, r)
+        rendered.append((r.problem.sweep.id, render_sweep(r, wanted, templates, revision, digest, date)))
+    return [write_atomic(out / sid / name, data) for sid, files in rendered for name, data in sorted(files.items())]

@@ -1,0 +1,207 @@
+"""Design-space sweeps: points, the Pareto front, hardware axes, power, parallel back ends and `archgen sweep`."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from archgen import sweep as sw
+from archgen.model.sweep import Sweep
+from archgen.perf.hardware import Hardware
+from archgen.perf.sweep import Problem, Row, _hardware, evaluate, pareto
+from archgen.pipeline import run
+from archgen.units import Q_
+from tests.conftest import SPECS
+
+TRAIN = """kind: Sweep
+id: t
+workload: llama3-70b-pretrain-b200
+axes:
+  accelerators: [256, 512]
+  scale_out_bandwidth: [1, 0.5]
+objectives:
+  - {metric: tokens_per_second}
+  - {metric: energy_per_token}
+"""
+
+
+def sweep_file(tmp_path: Path, text: str = TRAIN) -> Path:
+    path = tmp_path / "sweep.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    """The shipped specs through the pipeline (workload estimates and cluster metrics to compare with)."""
+    return run([SPECS])
+
+
+def problem_of(tmp_path: Path, text: str = TRAIN) -> Problem:
+    specs, clusters, sweeps = sw.load(sweep_file(tmp_path, text), [SPECS])
+    return sw.problems(specs, clusters, sweeps)[0]
+
+
+def test_points_are_the_product_of_the_axes_in_written_order_last_fastest(tmp_path):
+    p = problem_of(tmp_path, TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                                           "  scale_out_bandwidth: [1, 0.5]\n  accelerators: [128, 256, 512]\n"))
+    assert list(p.axes) == ["cluster", "scale_out_bandwidth", "accelerators"]  # the workload's cluster first
+    assert p.size == 6
+    assert p.point(0) == {"cluster": "dgx-b200-superpod", "scale_out_bandwidth": 1.0, "accelerators": 128}
+    assert p.point(1)["accelerators"] == 256
+    assert p.point(3) == {"cluster": "dgx-b200-superpod", "scale_out_bandwidth": 0.5, "accelerators": 128}
+
+
+def _row(i: int, tokens: float, energy: float, feasible: bool = True) -> Row:
+    return Row(i, {}, "c", "ok", metrics={"tokens_per_second": tokens, "energy_per_token": energy},
+               feasible=feasible)
+
+
+def test_pareto_front_keeps_the_non_dominated_feasible_points_and_ties():
+    rows = [_row(0, 10, 1.0), _row(1, 20, 2.0), _row(2, 15, 2.5), _row(3, 20, 2.0), _row(4, 30, 0.5, False),
+            _row(5, 5, 1.0), _row(6, 25, 3.0)]
+    # 2 is beaten by 1 on both; 5 is beaten by 0 on tokens at equal energy; 4 would dominate all but is infeasible
+    assert pareto(rows, [("tokens_per_second", True), ("energy_per_token", False)]) == [0, 1, 3, 6]
+    assert pareto(rows, [("tokens_per_second", True)]) == [6]
+    assert pareto(rows, [("energy_per_token", False)]) == [0, 5]
+
+
+def test_a_point_is_the_workload_estimate_and_its_share_of_cluster_power(tmp_path, shipped):
+    p = problem_of(tmp_path)
+    row = evaluate(p, 2, 3)[0]  # accelerators 512, scale-out x1: exactly the shipped workload
+    assert row.values == {"cluster": "dgx-b200-superpod", "accelerators": 512, "scale_out_bandwidth": 1.0}
+    est = shipped.workloads["workload/llama3-70b-pretrain-b200"].estimate
+    assert row.metrics["step_time"] == pytest.approx(est.metrics["step_time"].m_as("s"), rel=1e-12)
+    assert row.layout == est.layout
+    cluster = shipped.metrics["cluster/dgx-b200-superpod"]
+    power = cluster["it_power"].m_as("W") * 512 / cluster["accelerators"].m
+    assert row.metrics["power"] == pytest.approx(power, rel=1e-12)
+    assert row.metrics["energy_per_token"] == pytest.approx(power / row.metrics["tokens_per_second"], rel=1e-12)
+    assert row.feasible == all(o.met is not False for o in est.requirements if o.requirement.level == "shall")
+
+
+def test_a_slower_scale_out_never_speeds_a_point_up(tmp_path):
+    p = problem_of(tmp_path)
+    full, half = evaluate(p, 2, 4)  # 512 accelerators at x1 and x0.5
+    assert half.metrics["step_time"] >= full.metrics["step_time"]
+    assert half.metrics["power"] == full.metrics["power"]  # factors change the speed, not the power
+
+
+def test_hardware_axes_scale_or_replace_a_figure():
+    hw = Hardware("x", peak={"bf16": 1e15, "fp8": 2e15}, gemm_efficiency={}, hbm_capacity=80e9,
+                  hbm_bandwidth=3.35e12, scale_up_size=8, scale_up_bandwidth=450e9)
+    assert _hardware(hw, {"hbm_bandwidth": 2.0}, "bf16").hbm_bandwidth == 6.7e12
+    assert _hardware(hw, {"hbm_bandwidth": Q_(8, "TB/s")}, "bf16").hbm_bandwidth == 8e12
+    assert _hardware(hw, {"scale_out_bandwidth": Q_(800, "Gbit/s")}, "bf16").scale_out_bandwidth == 100e9
+    assert _hardware(hw, {"peak": Q_(5, "PFLOPS")}, "fp8").peak == {"bf16": 1e15, "fp8": 5e15}
+    assert _hardware(hw, {"scale_up_size": 72}, "bf16").scale_up_size == 72
+    slow = _hardware(hw, {"latency": 2.0}, "bf16")
+    assert (slow.scale_up_latency, slow.scale_out_latency) == (2 * hw.scale_up_latency, 2 * hw.scale_out_latency)
+
+
+def test_a_value_and_the_equivalent_factor_give_the_same_point(tmp_path):
+    p = problem_of(tmp_path, TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                                           "  hbm_bandwidth: [1.5, \"12 TB/s\"]\n"))
+    hbm = p.bases["dgx-b200-superpod"].hardware.hbm_bandwidth
+    assert hbm == 8e12  # B200: 8 TB/s, so x1.5 is 12 TB/s
+    by_factor, by_value = evaluate(p, 0, 2)
+    assert by_factor.metrics == by_value.metrics
+
+
+def test_points_that_cannot_run_are_reported_with_the_reason(tmp_path):
+    p = problem_of(tmp_path, TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                                           "  tp: [3, 8]\n  accelerators: [512, 2048]\n"))
+    rows = evaluate(p, 0, p.size)
+    assert [r.status for r in rows] == ["invalid", "invalid", "ok", "invalid"]
+    assert "tp (3)" in rows[0].reason and "64 attention heads" in rows[0].reason
+    assert rows[3].reason == "asks for 2048 accelerators; cluster 'dgx-b200-superpod' has 1016"
+    assert not any(r.feasible for r in rows if r.status == "invalid")
+
+
+def test_process_pool_and_dask_give_the_serial_rows(tmp_path):
+    p = problem_of(tmp_path)
+    serial = sw.evaluate_all(p, None).rows
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        assert sw.evaluate_all(p, pool, 2).rows == serial
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster, \
+            sw.executor(scheduler=cluster.scheduler_address) as pool:
+        assert sw.evaluate_all(p, pool, 4).rows == serial
+
+
+def test_chunks_cover_the_points_once():
+    assert sw.chunks(10, 3) == [(0, 4), (4, 8), (8, 10)]
+    assert sw.chunks(2, 8) == [(0, 1), (1, 2)]
+
+
+def test_cli_writes_the_report_and_is_deterministic(tmp_path, cli):
+    path = sweep_file(tmp_path)
+    outs = []
+    for name in ("a", "b"):
+        r = cli("sweep", path, "--path", SPECS, "--out", tmp_path / name, "--formats", "md,csv,svg")
+        assert r.code == 0, r.err
+        outs.append({p.name: p.read_bytes() for p in sorted((tmp_path / name / "t").iterdir())})
+    assert outs[0] == outs[1]
+    assert sorted(outs[0]) == ["front.csv", "pareto.svg", "points.csv", "t.md"]
+    md = outs[0]["t.md"].decode()
+    assert "## 2 Pareto front" in md and "![" in md
+    assert "sweep t: 4 points" in r.out
+    assert outs[0]["points.csv"].decode().count("\n") == 5  # header and 4 points
+
+
+def test_cli_json_carries_the_front_in_si_units(tmp_path, cli):
+    r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "-f", "json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    s = doc["sweeps"][0]
+    assert s["summary"]["points"] == 4 and s["summary"]["front"] == len(s["front"]) >= 1
+    first = s["front"][0]
+    assert first["metrics"]["step_time"]["unit"] == "s"
+    assert first["metrics"]["power"]["unit"] == "W"
+    assert s["objectives"] == [{"metric": "tokens_per_second", "goal": "max"},
+                               {"metric": "energy_per_token", "goal": "min"}]
+
+
+def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
+    text = TRAIN + "requirements:\n  - {id: REQ-X-001, statement: Fast, metric: step_time, target: \"<= 1 ms\"}\n"
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 1
+    assert "0 feasible" in r.out and "best tokens_per_second: no feasible point" in r.out
+    assert "No point fits and meets every SHALL requirement" in (tmp_path / "o" / "t" / "t.md").read_text()
+
+
+@pytest.mark.parametrize(("args", "text", "message"), [
+    (("missing.yaml",), None, "missing.yaml: no such file"),
+    ((), "kind: Model\nid: m\nlayers: 1\nhidden: 8\nheads: 1\nffn: 8\nvocab: 8\n", "no Sweep document in the file"),
+    ((), TRAIN.replace("llama3-70b-pretrain-b200", "llama3-70b-serve-b200").replace("accelerators: [256, 512]",
+                                                                                    "pp: [1, 2]"),
+     "sweep.yaml:5:3: sweep 't': axis 'pp' changes a training job; workload 'llama3-70b-serve-b200' is an "
+     "inference job"),
+    (("--workers", "0"), TRAIN, "--workers must be at least 1, got 0"),
+    (("--workers", "2", "--scheduler", "tcp://127.0.0.1:9"), TRAIN, "give either --workers or --scheduler"),
+])
+def test_cli_usage_errors(tmp_path, cli, args, text, message):
+    path = sweep_file(tmp_path, text) if text is not None else None
+    first = (str(path),) if path else ()
+    r = cli("sweep", *first, *args, "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 2
+    assert message in r.err
+    assert "Traceback" not in r.err
+
+
+def test_an_unreachable_scheduler_is_a_usage_error(tmp_path, cli, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(sw, "SCHEDULER_TIMEOUT", "1s")
+    r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "--scheduler",
+            "tcp://127.0.0.1:9")
+    assert r.code == 2
+    assert "cannot reach the Dask scheduler" in r.err
+
+
+def test_the_shipped_sweeps_validate_and_name_what_exists(shipped):
+    sweeps = shipped.specs.of(Sweep)
+    assert {s.id for s in sweeps} >= {"llama3-70b-train-platforms", "llama3-70b-serve-batch"}
+    assert not [f for f in shipped.findings if f.object.startswith("sweep/")]
