@@ -8,6 +8,7 @@ pint's expression evaluator, so a hostile spec cannot make the parser hang (``"1
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -50,6 +51,9 @@ def _build_registry() -> pint.UnitRegistry:
         reg = pint.UnitRegistry(None, **options)
         reg.load_definitions(text.splitlines())
     reg.formatter.default_format = "~P"
+    # pint caches the parse of a plain unit name ('s') but not of a prefixed one or an expression ('TFLOPS', 'B/s'),
+    # which every `.to("TFLOPS")` parses again (~0.1 ms); the parse is a pure function of its arguments.
+    reg.parse_units_as_container = functools.lru_cache(maxsize=4096)(reg.parse_units_as_container)
     return reg
 
 
@@ -137,8 +141,15 @@ _JSON_UNITS = [
 
 def json_unit(q: pint.Quantity) -> str:
     """Name of the SI unit a quantity is reported in by the JSON outputs."""
-    if q.units in (ureg.degC, ureg.degF):
+    return _json_unit(q.units)
+
+
+@functools.lru_cache(maxsize=1024)
+def _json_unit(units: pint.Unit) -> str:
+    """`json_unit` by unit (a unit's JSON name never changes; finding it takes a dozen dimension checks)."""
+    if units in (ureg.degC, ureg.degF):
         return "degC"
+    q = Q_(1.0, units)
     if q.dimensionality == ureg.K.dimensionality:
         return "K"
     for unit, label in _JSON_UNITS:
