@@ -21,6 +21,7 @@ browser:
 demo: $(STAMP)
 	$(VENV)/bin/archgen check specs/
 	$(VENV)/bin/archgen render specs/ --out out --formats md,html,pdf,xlsx,csv,svg,png
+	$(VENV)/bin/archgen sweep specs/sweeps/llama3-70b.yaml --out out --formats md,html,csv,svg
 
 test: $(STAMP) browser
 	$(PY) -m pytest
