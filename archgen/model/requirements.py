@@ -64,7 +64,10 @@ class Requirement(Spec):
     statement: str = Field(description="What is required, in words.")
     metric: str = Field(description="Name of the computed metric the target applies to, e.g. 'it_power'.")
     target: Target = Field(description="Comparator and limit, e.g. '<= 132 kW'.")
-    subject: str = Field("", description="Object the metric belongs to, e.g. 'rack/gb200-nvl72'; implied inline.")
+    subject: str = Field("", description=(
+        "Object the metric belongs to, e.g. 'rack/gb200-nvl72', or a glob over object paths that applies the "
+        "requirement to every object it matches: 'rack/*', 'cluster/*/fabric/compute' ('*' does not cross '/'); "
+        "implied inline."))
     level: Literal["shall", "should", "may"] = Field("shall", description="SHALL (error), SHOULD (warning), MAY.")
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")
