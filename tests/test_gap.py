@@ -307,6 +307,14 @@ def test_output_file_is_written_atomically(tmp_path, monkeypatch):
     assert run_cli("gap", PROPOSAL, "--against", REQUIREMENTS, "--output", tmp_path).code == 2
 
 
+def test_shipped_requirements_are_met_by_the_shipped_designs():
+    r = run_cli("gap", SPECS, "--against", SPECS / "requirements", "--format", "json")
+    assert r.code == 0, r.out[-2000:]
+    doc = json.loads(r.out)
+    assert doc["summary"]["rows"] > 0 and doc["summary"]["met"] == doc["summary"]["rows"]
+    assert doc["summary"]["errors"] == doc["summary"]["warnings"] == 0
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--against", "no-such-dir"], "error: no-such-dir: no such file or directory"),
     (["--against", str(SPECS / "racks")], "--against takes only Requirements documents, found kind 'Rack'"),
