@@ -250,13 +250,15 @@ def markdown(g: Gap) -> str:
                   "|---|---|---|---|---|--:|---|--:|"]
         for r in g.rows:
             req = r.requirement
-            lines.append(f"| {req.id} | {req.level.upper()} | `{r.subject}` | {fmt.md(req.statement)} | "
+            subject = f"`{r.subject}`" if r.subject else "—"
+            lines.append(f"| {req.id} | {req.level.upper()} | {subject} | {fmt.md(req.statement)} | "
                          f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r)} | {margin_text(r)} |")
         lines.append("")
         missing = [r for r in g.rows if r.status == "not provided"]
         if missing:
             lines += ["**Not provided:**", ""]
-            lines += [f"- {r.requirement.id} on `{r.subject}`: {fmt.md(r.note)}" for r in missing]
+            lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "") + f": {fmt.md(r.note)}"
+                      for r in missing]
             lines.append("")
     else:
         lines += ["No requirements.", ""]

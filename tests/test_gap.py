@@ -21,7 +21,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from archgen.gap import Row, gap, margin_text
+from archgen.gap import Row, gap, margin_text, markdown
 from archgen.model.requirements import Requirement, Target
 from archgen.units import Q_
 from tests.conftest import REPO, SPECS, run_cli, write_tree
@@ -158,6 +158,19 @@ requirements:
     [row] = gap([PROPOSAL], [reqs]).rows
     assert row.status == "not provided" and row.value is None
     assert row.note == "target >= 2 kW does not have the dimension of u_free ([length])"
+
+
+def test_requirement_without_subject(tmp_path):
+    reqs = write_tree(tmp_path / "r", {"r.yaml": """kind: Requirements
+id: odd
+requirements:
+- {id: REQ-ODD-001, statement: Nothing named, metric: it_power, target: "<= 1 kW"}
+"""})
+    g = gap([PROPOSAL], [reqs])
+    [row] = g.rows
+    assert (row.subject, row.status, row.failing) == ("", "not provided", True)
+    text = markdown(g)
+    assert "| REQ-ODD-001 | SHALL | — | Nothing named |" in text and "- REQ-ODD-001: unknown subject ''" in text
 
 
 def test_proposal_own_requirements_are_its_findings(tmp_path):
