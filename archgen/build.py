@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from archgen.model import NIC, Accelerator, Cluster, CoolingUnit, Facility, Link, PowerShelf, Rack, Switch, System
 from archgen.model.base import Part
@@ -66,12 +68,17 @@ class RackDesign:
 
 @dataclass(frozen=True)
 class BoundRequirement:
-    """A requirement with the object it applies to and where it is written."""
+    """A requirement with the object it applies to and where it is written.
+
+    A requirement whose subject is a glob (`pattern`, e.g. ``rack/*``) is bound once per object it matches; one that
+    matches nothing is kept once with an empty `subject`, for REQ002.
+    """
 
     req: Requirement
     subject: str
     owner: str
     path: tuple
+    pattern: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,14 +108,49 @@ def build(specs: Specs) -> Design:
         for i, c in enumerate(s.axes.cluster or ()):
             _ref(specs, s.id, c, (Cluster,), ("axes", "cluster", i), unresolved, f"sweep/{s.id}")
     racks = tuple(_rack(specs, r, unresolved) for r in specs.of(Rack))
+    clusters = tuple(bind_cluster(specs, c, racks, unresolved) for c in specs.of(Cluster))
+    objects = object_paths(racks, clusters, specs.of(Workload))
     reqs = [BoundRequirement(q, f"rack/{r.spec.id}", r.spec.id, ("requirements", i))
             for r in racks for i, q in enumerate(r.spec.requirements)]
     for doc in specs.of(Requirements):
-        reqs += [BoundRequirement(q, q.subject, doc.id, ("requirements", i)) for i, q in enumerate(doc.requirements)]
-    clusters = tuple(bind_cluster(specs, c, racks, unresolved) for c in specs.of(Cluster))
-    reqs += [BoundRequirement(q, q.subject or c.path, c.spec.id, ("requirements", i))
-             for c in clusters for i, q in enumerate(c.spec.requirements)]
+        reqs += [b for i, q in enumerate(doc.requirements)
+                 for b in _bind(q, q.subject, doc.id, ("requirements", i), objects)]
+    reqs += [b for c in clusters for i, q in enumerate(c.spec.requirements)
+             for b in _bind(q, q.subject or c.path, c.spec.id, ("requirements", i), objects)]
     return Design(specs, racks, tuple(reqs), tuple(unresolved), clusters)
+
+
+def object_paths(racks: Iterable[RackDesign], clusters: Iterable[ClusterDesign],
+                 workloads: Iterable[Workload]) -> tuple[str, ...]:
+    """The objects a requirement can name, sorted: racks, clusters, their fabrics and workloads."""
+    paths = [r.path for r in racks] + [f"workload/{w.id}" for w in workloads]
+    for c in clusters:
+        paths += [c.path] + [f.path for f in c.fabrics]
+    return tuple(sorted(paths))
+
+
+def is_pattern(subject: str) -> bool:
+    """Whether a requirement's subject is a glob (``*``, ``?`` or ``[...]``; ids never contain these)."""
+    return any(c in subject for c in "*?[")
+
+
+def matches(pattern: str, path: str) -> bool:
+    """Whether an object path matches a glob, segment by segment.
+
+    ``*`` does not cross ``/``, as in a shell: ``rack/*`` matches ``rack/a``, ``cluster/*`` matches ``cluster/c`` but
+    not its fabric ``cluster/c/fabric/f``, and ``cluster/*/fabric/*`` matches every fabric. Case-sensitive.
+    """
+    parts, names = pattern.split("/"), path.split("/")
+    return len(parts) == len(names) and all(fnmatchcase(n, p) for p, n in zip(parts, names, strict=True))
+
+
+def _bind(req: Requirement, subject: str, owner: str, path: tuple, objects: tuple[str, ...]) -> list[BoundRequirement]:
+    """The requirement bound to its subject, or to every object its glob matches (or once, unmatched)."""
+    if not is_pattern(subject):
+        return [BoundRequirement(req, subject, owner, path)]
+    found = [o for o in objects if matches(subject, o)]
+    return [BoundRequirement(req, o, owner, path, subject) for o in found] or [
+        BoundRequirement(req, "", owner, path, subject)]
 
 
 def _ref(specs: Specs, owner: str, ref: str | None, kinds: tuple[type, ...], path: tuple,

@@ -1,6 +1,7 @@
 """The command line: argument parsing, formats and exit codes. The only module that prints or exits.
 
-Exit codes: 0 clean, 1 the specs have error findings, 2 usage error, unreadable input or internal error.
+Exit codes: 0 clean, 1 the specs have error findings (or a diff or gap found a failing requirement), 2 usage error,
+unreadable input or internal error.
 A reader that stops early (`archgen schema | head`) ends the command quietly with 1, as typer/click and the Python
 docs' SIGPIPE recipe do.
 """
@@ -225,6 +226,32 @@ def diff(
         result = d.compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
                            head_label=runs[1][1])
         _write(d.to_json(result) if fmt == "json" else d.markdown(result), output)
+        return 1 if result.failing else 0
+
+    _guarded(body)
+
+
+@app.command("gap")
+def gap_report(
+    proposal: Annotated[list[Path], typer.Argument(
+        metavar="PROPOSAL", help="The vendor's proposal: spec files or directories (racks, clusters, workloads, "
+                                    "parts).")],
+    against: Annotated[list[Path], typer.Option(
+        "--against", metavar="REQUIREMENTS",
+        help="Our requirements: a file or directory of Requirements documents (repeatable).")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
+) -> None:
+    """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
+
+    def body() -> int:
+        from archgen import gap as g
+        if fmt not in ("md", "json"):
+            raise UsageError(f"unknown format '{fmt}'; expected md or json")
+        if output is not None and output.is_dir():
+            raise UsageError(f"{output}: is a directory, expected a file")
+        result = g.gap(proposal, against)
+        _write(g.to_json(result) if fmt == "json" else g.markdown(result), output)
         return 1 if result.failing else 0
 
     _guarded(body)

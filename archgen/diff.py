@@ -23,6 +23,7 @@ from typing import Literal
 
 from archgen import __version__
 from archgen.checks import Finding
+from archgen.checks.requirements import measured
 from archgen.errors import Location, SpecError, UsageError
 from archgen.pipeline import Run
 from archgen.render.fmt import md, number, unit_label
@@ -218,9 +219,9 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
     failed = {(f.object, f.requirement): f for f in run.findings if f.id in ("REQ001", "PERF001") and f.requirement}
     states: dict[tuple[str, str], RequirementState] = {}
     for b in run.design.requirements:
-        value = run.metrics.get(b.subject, {}).get(b.req.metric)
-        known = value is not None and value.is_compatible_with(b.req.target.limit)
-        states[(b.subject, b.req.id)] = _state(b.subject, b.req, value if known else None, known, failed)
+        value = measured(b, run.metrics)
+        obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
+        states[(obj, b.req.id)] = _state(obj, b.req, value, value is not None, failed)
     for path, w in sorted(run.workloads.items()):
         for o in w.estimate.requirements if w.estimate else ():
             states[(path, o.requirement.id)] = _state(path, o.requirement, o.value, o.met is not None, failed)

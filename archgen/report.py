@@ -58,13 +58,14 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
     doc = {
         "archgen": __version__,
         "summary": summary(findings, ran),
-        "findings": [_finding_json(f) for f in findings],
+        "findings": [finding_json(f) for f in findings],
         "metrics": {subject: {k: quantity(v) for k, v in sorted(m.items())} for subject, m in sorted(metrics.items())},
     }
     return json.dumps(doc, indent=2, sort_keys=False) + "\n"
 
 
-def _finding_json(f: Finding) -> dict:
+def finding_json(f: Finding) -> dict:
+    """One finding in the `check --format json` contract (``waived`` and ``hint`` only where they are set)."""
     loc = f.location
     out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
            "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,

@@ -1,11 +1,17 @@
-"""REQ: requirements with targets on computed metrics."""
+"""REQ: requirements with targets on computed metrics.
+
+`measured` and `unjudged` say how one bound requirement stands against the metrics; REQ001/REQ002 report it, and
+`archgen diff`/`archgen gap` read the same two functions, so every command judges a requirement alike.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
+from archgen.build import BoundRequirement
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
+from archgen.units import Q
 
 
 @check("REQ001", "requirements.met")
@@ -15,8 +21,8 @@ def requirement_met(ctx: Context) -> Iterator[Violation]:
     Fix: change the design until the metric meets the target, or revise the requirement with its owner.
     """
     for b in ctx.design.requirements:
-        value = ctx.metrics.get(b.subject, {}).get(b.req.metric)
-        if value is None or not value.is_compatible_with(b.req.target.limit):
+        value = measured(b, ctx.metrics)
+        if value is None:
             continue
         if not b.req.target.met_by(value):
             shown = value.to(b.req.target.limit.units) if not b.req.target.limit.dimensionless else value
@@ -29,21 +35,42 @@ def requirement_met(ctx: Context) -> Iterator[Violation]:
 def requirement_metric(ctx: Context) -> Iterator[Violation]:
     """A requirement names a subject and a metric that exist, with a target of the metric's dimension.
 
+    A subject may be a glob over object paths (`rack/*`, `cluster/*/fabric/*`); one that matches no object is
+    reported here.
+
     Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units.
     """
     for b in ctx.design.requirements:
-        metrics = ctx.metrics.get(b.subject)
-        if metrics is None:
-            yield Violation(b.subject or b.owner, b.owner, b.path + ("subject",),
-                            f"{b.req.id}: unknown subject '{b.subject}'{_suggest(b.subject, ctx.metrics)}")
-        elif b.req.metric not in metrics:
-            yield Violation(b.subject, b.owner, b.path + ("metric",),
-                            f"{b.req.id}: {b.subject} has no metric '{b.req.metric}'{_suggest(b.req.metric, metrics)} "
-                            f"(known: {', '.join(sorted(metrics))})")
-        elif not metrics[b.req.metric].is_compatible_with(b.req.target.limit):
-            yield Violation(b.subject, b.owner, b.path + ("target",),
-                            f"{b.req.id}: target {b.req.target} does not have the dimension of {b.req.metric} "
-                            f"({metrics[b.req.metric].dimensionality})")
+        problem = unjudged(b, ctx.metrics)
+        if problem is None:
+            continue
+        key, reason = problem
+        if key == "metric":
+            reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
+        yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}")
+
+
+def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> Q | None:
+    """The subject's value of the requirement's metric; None where it cannot be judged (`unjudged` says why)."""
+    value = metrics.get(b.subject, {}).get(b.req.metric)
+    return value if value is not None and value.is_compatible_with(b.req.target.limit) else None
+
+
+def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> tuple[str, str] | None:
+    """Why a requirement cannot be judged: (the field at fault, the reason), or None where it can."""
+    if b.pattern and not b.subject:
+        return "subject", f"no object matches '{b.pattern}'"
+    known = metrics.get(b.subject)
+    if known is None:
+        if b.pattern:
+            return "subject", f"{b.subject} (matched by '{b.pattern}') has no metrics"
+        return "subject", f"unknown subject '{b.subject}'{_suggest(b.subject, metrics)}"
+    if b.req.metric not in known:
+        return "metric", f"{b.subject} has no metric '{b.req.metric}'{_suggest(b.req.metric, known)}"
+    if not known[b.req.metric].is_compatible_with(b.req.target.limit):
+        return "target", (f"target {b.req.target} does not have the dimension of {b.req.metric} "
+                          f"({known[b.req.metric].dimensionality})")
+    return None
 
 
 def _suggest(name: str, known: Iterable[str]) -> str:

@@ -28,6 +28,33 @@ class Target:
         """Whether `value` satisfies the target (the caller has checked the dimensions agree)."""
         return bool(_OPS[self.op](value.to(self.limit.units).magnitude, self.limit.magnitude))
 
+    def headroom(self, value: Q) -> Q:
+        """How far `value` is from the limit, signed so that positive is headroom and negative a shortfall.
+
+        ``<=`` and ``<``: limit - value; ``>=`` and ``>``: value - limit; ``==``: -|value - limit| (an equality
+        has no headroom, only a deviation, so a met ``==`` target has 0). In the limit's unit; for a limit on an
+        offset temperature scale (°C, °F), a temperature difference in K. A strict target (``<``, ``>``) is not
+        met at a headroom of 0.
+        """
+        limit = self.limit.magnitude
+        shown = float(value.to(self.limit.units).magnitude)
+        diff = {"<=": limit - shown, "<": limit - shown, ">=": shown - limit, ">": shown - limit,
+                "==": 0.0 - abs(shown - limit)}[self.op]  # 0.0 - 0.0 is 0.0, where -abs(0.0) is -0.0
+        if _offset(self.limit):
+            return ureg.Quantity(diff, "delta_degC" if self.limit.units == ureg.degC else "delta_degF").to("K")
+        return ureg.Quantity(diff, self.limit.units)
+
+    def margin(self, value: Q) -> float | None:
+        """The headroom relative to the limit, headroom / |limit|: ``<= 132 kW`` at 131.6 kW is +0.003.
+
+        None where the limit is zero, or on an offset temperature scale, whose zero is arbitrary (the headroom in
+        K says more).
+        """
+        limit = float(self.limit.magnitude)
+        if limit == 0 or _offset(self.limit):
+            return None
+        return float(self.headroom(value).to(self.limit.units).magnitude) / abs(limit)
+
     def __str__(self) -> str:
         return f"{self.op} {format_quantity(self.limit)}"
 
@@ -54,6 +81,11 @@ class Target:
             json_schema_input_schema=core_schema.str_schema(pattern=r"^\s*(<=|>=|==|<|>)"))
 
 
+def _offset(q: Q) -> bool:
+    """Whether a quantity is on an offset scale (°C, °F), where ratios mean nothing."""
+    return q.units in (ureg.degC, ureg.degF)
+
+
 ReqId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")]
 
 
@@ -64,7 +96,10 @@ class Requirement(Spec):
     statement: str = Field(description="What is required, in words.")
     metric: str = Field(description="Name of the computed metric the target applies to, e.g. 'it_power'.")
     target: Target = Field(description="Comparator and limit, e.g. '<= 132 kW'.")
-    subject: str = Field("", description="Object the metric belongs to, e.g. 'rack/gb200-nvl72'; implied inline.")
+    subject: str = Field("", description=(
+        "Object the metric belongs to, e.g. 'rack/gb200-nvl72', or a glob over object paths that applies the "
+        "requirement to every object it matches: 'rack/*', 'cluster/*/fabric/compute' ('*' does not cross '/'); "
+        "implied inline."))
     level: Literal["shall", "should", "may"] = Field("shall", description="SHALL (error), SHOULD (warning), MAY.")
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")

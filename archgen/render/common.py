@@ -122,18 +122,13 @@ def requirements_table(scope: Scope) -> Table:
             status = "waived"
         evidence = f"{req.metric} of {b.subject}" + (f"; {finding.id}" if finding else "")
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, str(req.target),
-                     fmt.q(shown, digits=_digits(shown)) if shown is not None else "—", status, evidence,
+                     fmt.q(shown, digits=fmt.digits_for(shown)) if shown is not None else "—", status, evidence,
                      req.source or "—"))
         anchors.append(fmt.slug(req.id))
     cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Target"),
             Column("Computed"), Column("Status"), Column("Evidence"), Column("Source"))
     return Table("requirements", "Requirements compliance matrix", cols, tuple(rows), tuple(anchors),
                  status_column=6)
-
-
-def _digits(value: Any) -> int:
-    mag = abs(float(value.magnitude)) if value is not None else 0
-    return 0 if mag >= 1000 or float(mag).is_integer() else (1 if mag >= 10 else 2)
 
 
 def requirements_section(scope: Scope) -> Section:
@@ -214,7 +209,7 @@ def _value(value: Any, like: Any) -> str:
         return "—"
     if like is not None and not like.dimensionless and value.is_compatible_with(like):
         value = value.to(like.units)
-    return fmt.q(value, digits=_digits(value))
+    return fmt.q(value, digits=fmt.digits_for(value))
 
 
 def open_items_section(scope: Scope, missing: list[str]) -> Section:

@@ -62,6 +62,14 @@ def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> 
     return f"{text} {label}".strip()
 
 
+def digits_for(value: pint.Quantity | float | None) -> int:
+    """Decimals that suit a computed value in a table: none from 1000 or for whole numbers, 1 from 10, else 2."""
+    if value is None:
+        return 0
+    mag = abs(float(value.magnitude if isinstance(value, pint.Quantity) else value))
+    return 0 if mag >= 1000 or float(mag).is_integer() else (1 if mag >= 10 else 2)
+
+
 def pct(value: float | None, digits: int = 0) -> str:
     """A fraction as a percentage: ``pct(0.85) == '85 %'``."""
     if value is None or not math.isfinite(value):
