@@ -18,7 +18,7 @@ from pathlib import Path
 from archgen.errors import UsageError, did_you_mean
 from archgen.model import Cluster
 from archgen.model.sweep import JOB_AXES, Sweep
-from archgen.model.workload import Model, Workload
+from archgen.model.workload import Model, Workload, job_kind
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.sweep import Base, Problem, Result, evaluate, summarise
 from archgen.pipeline import analyse_paths, scale_out_paths
@@ -46,7 +46,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
             ids = [w.id for w in specs.of(Workload)]
             raise UsageError(f"{where('workload')}: sweep '{sweep.id}': no workload '{sweep.workload}'"
                              f"{did_you_mean(sweep.workload, ids, lead='; ')} (workloads: {', '.join(ids) or 'none'})")
-        job = next(k for k in ("training", "inference", "collective") if getattr(workload, k) is not None)
+        job = job_kind(workload, "workload")
         for name in sweep.axes.given():
             wrong = [k for k, names in JOB_AXES.items() if name in names and k != job]
             if wrong and name not in JOB_AXES.get(job, ()):

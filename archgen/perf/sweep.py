@@ -47,7 +47,7 @@ class Problem:
     workload: Workload
     model: Model | None
     bases: dict[str, Base]
-    axes: dict[str, list]
+    axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
 
     @property
     def size(self) -> int:
@@ -129,7 +129,7 @@ def _judge(req: Requirement, metrics: dict[str, float]) -> bool | None:
 def evaluate_point(problem: Problem, index: int) -> Row:
     """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
     values = problem.point(index)
-    base = problem.bases[values.get("cluster", problem.workload.cluster)]
+    base = problem.bases[values["cluster"]]
     try:
         workload = _job(problem.workload, values)
         gpus = workload.accelerators or base.accelerators

@@ -14,6 +14,7 @@ from typing import Any
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import FuncFormatter
 
+from archgen.model.workload import job_kind
 from archgen.perf.sweep import Result, Row, requirements
 from archgen.render import fmt, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
@@ -47,16 +48,10 @@ LAYOUT = {"tp": "tp", "pp": "pp", "dp": "dp", "cp": "cp", "ep": "ep", "micro_bat
           "recompute": "recompute", "replicas": "replicas", "batch": "batch", "op": "op", "algorithm": "algorithm"}
 
 
-def job_kind(result: Result) -> str:
-    """'training', 'inference' or 'collective'."""
-    w = result.problem.workload
-    return "training" if w.training else "inference" if w.inference else "collective"
-
-
 def metric_columns(result: Result) -> list[str]:
     """The metrics the point tables show: the objectives, then the job's usual figures."""
     names = [m for m, _ in result.objectives]
-    return names + [m for m in SHOWN[job_kind(result)] if m not in names]
+    return names + [m for m in SHOWN[job_kind(result.problem.workload, "workload")] if m not in names]
 
 
 def value(row: Row, metric: str) -> Q | None:
@@ -147,7 +142,7 @@ def overview(result: Result) -> Section:
     p = result.problem
     s, w, c = p.sweep, p.workload, result.counts()
     goals = ", ".join(f"{'maximise' if up else 'minimise'} {m}" for m, up in result.objectives)
-    lead = (f"{c['points']:,} points around workload {w.id} ({job_kind(result)}"
+    lead = (f"{c['points']:,} points around workload {w.id} ({job_kind(w, 'workload')}"
             f"{', model ' + w.model if w.model else ''}): {c['fitting']:,} fit in memory, {c['feasible']:,} also meet "
             f"every SHALL requirement, {c['invalid']:,} could not run. Objectives: {goals}. The Pareto front has "
             f"{c['front']:,} point(s).")
