@@ -6,7 +6,9 @@ ports, o = down:up oversubscription):
 
 * leaf split: u = ⌊k / (1 + o)⌋, d = k − u (1:1 on a 64-port switch → 32/32), unless the tier fixes `uplinks`.
 * rail-optimized leaves per group of G scale-up domains and R rails: G ≤ d → ⌈R / ⌊d/G⌋⌉, else R·⌈G/d⌉
-  (NVIDIA DGX SuperPOD: one leaf per rail per 32-node SU).
+  (NVIDIA DGX SuperPOD: one leaf per rail per 32-node SU). A fixed `leaf.count` below that is an error; above it,
+  the extra leaves are spares: placed, powered and uplinked (the spines take their uplinks), with no endpoints,
+  so they count in switches, ports, links and power but not in oversubscription, bisection or failure shares.
 * 2 tiers: spines S = the smallest divisor of u with S ≥ ⌈L·u / k_spine⌉, so every leaf spreads its uplinks evenly
   (NVIDIA's 3-SU row has 16 spines, not 12, because 32 uplinks do not divide by 12). Largest size L ≤ k_spine,
   k·d endpoints = k²/2 at 1:1.
@@ -49,6 +51,7 @@ class TierCount:
     switches: int
     down_used: int
     up_used: int
+    spare: int = 0
 
     @property
     def ports_used(self) -> int:
@@ -62,8 +65,15 @@ class TierCount:
         return self.switches * (self.radix + extra)
 
     @property
+    def used_switches(self) -> int:
+        """Switches that carry traffic: all but the spares."""
+        return self.switches - self.spare
+
+    @property
     def max_used_per_switch(self) -> int:
-        """Most ports used on any one switch of the tier (even spread, rounded up)."""
+        """Most ports used on any one switch of the tier (even spread, rounded up; spares' down ports left out)."""
+        if self.spare and self.used_switches:
+            return math.ceil(self.down_used / self.used_switches) + math.ceil(self.up_used / self.switches)
         return math.ceil(self.ports_used / self.switches) if self.switches else 0
 
 
@@ -179,7 +189,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
              else _spine_core_tiers(fabric, leaf, access) if tiers_used == 3
              else _Upper(leaf.radix if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
-    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems,
+    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *_unbuilt_counts(fabric, tiers_used),
                 *_radix_problems(fabric.owner_path, counts))
     # bandwidth and reach, over all planes
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, node_ports, demand.nodes, access)
@@ -263,6 +273,15 @@ class _PlaneDemand:
         extra_leaves = math.ceil(max(rest - max(spare, 0), 0) / down)
         return self.groups * per_group + extra_leaves, per_group, rpl
 
+    def why(self, down: int) -> str:
+        """How the leaves of `down` access ports are counted (for a message)."""
+        need, per_group, _ = self.leaves(down)
+        if not per_group:
+            return f"{self.endpoints} endpoint ports / {down} down ports, rounded up"
+        extra = need - self.groups * per_group
+        return (f"{self.groups} group(s) of {self.group_domains} scale-up domains x {per_group} rail leaves for "
+                f"{self.rails} rails" + (f", + {extra} for the ports outside the groups" if extra else ""))
+
 
 def _leaf_split(spec: FatTree, k_leaf: int, tiers: int) -> tuple[int, int]:
     """Leaf down and up ports: all down in one tier, else the fixed uplinks or the oversubscription's split."""
@@ -275,8 +294,12 @@ def _leaf_split(spec: FatTree, k_leaf: int, tiers: int) -> tuple[int, int]:
 
 
 def _leaf_tier(fabric: BoundFabric, demand: _PlaneDemand, access: int) -> tuple[int, TierCount, int, int, list]:
-    """Tiers used, one plane's leaves, leaves per group instance, rails per leaf, and the leaves' problems."""
-    spec, here, problems = fabric.spec, fabric.owner_path, []
+    """Tiers used, one plane's leaves, leaves per group instance, rails per leaf, and the leaves' problems.
+
+    The leaves are derived from the demand, or fixed by `leaf.count`: fewer than derived is a problem (the
+    endpoints that do not fit are left out of the used ports), more are spare leaves.
+    """
+    spec, here, problems, fixed = fabric.spec, fabric.owner_path, [], fabric.spec.leaf.count
     leaf_sw = fabric.tiers["leaf"].switch
     k_leaf, b_leaf = _radix(leaf_sw, spec.speed)
     if leaf_sw is not None and b_leaf == 0:
@@ -285,22 +308,27 @@ def _leaf_tier(fabric: BoundFabric, demand: _PlaneDemand, access: int) -> tuple[
     up_speed = spec.leaf.uplink_speed or spec.speed
     if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
         k_spine = _radix(fabric.tiers["spine"].switch, up_speed)[0]
-        one, two = (demand.leaves(_leaf_split(spec, k_leaf, t)[0])[0] for t in (1, 2))
+        one, two = (max(fixed or 0, demand.leaves(_leaf_split(spec, k_leaf, t)[0])[0]) for t in (1, 2))
         tiers_used = 1 if one <= 1 else 2 if 0 < two <= k_spine else 3
     else:
         tiers_used = int(spec.tiers)
     down, up = _leaf_split(spec, k_leaf, tiers_used)
-    leaves, per_group, rpl = demand.leaves(down)
-    if leaves and access > leaves * down:
+    need, per_group, rpl = demand.leaves(down)
+    leaves = need if fixed is None else fixed
+    if leaves < need and tiers_used > 1:
+        problems.append(Problem("count", here + ("leaf", "count"),
+                                f"{fixed} leaves per plane are fewer than the {need} the endpoints need: "
+                                f"{demand.why(down)}", count(fixed), count(need)))
+    elif leaves and access > leaves * down:
         problems.append(Problem("reserved", here + (("reserved",) if demand.reserved else ()),
                                 f"{access} access ports per plane ({demand.endpoints} endpoints + {demand.reserved}"
                                 f" reserved) exceed the {leaves * down} leaf down ports",
                                 count(access), count(leaves * down)))
-    if tiers_used == 1 and leaves > 1:
+    if tiers_used == 1 and need > 1:
         problems.append(Problem("tiers", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
                                 count(access), count(k_leaf)))
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
-                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0)
+                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0, max(leaves - need, 0))
     return tiers_used, leaf, per_group, rpl, problems
 
 
@@ -324,6 +352,7 @@ def _spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upper:
     k_spine, b_spine = _radix(spine_sw, up_speed)
     leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
     max_endpoints = k_spine * leaf.down
+    spare = f", {leaf.spare} of them spare," if leaf.spare else ""
     # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
     need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
     fixed = spec.spine.count
@@ -334,7 +363,7 @@ def _spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upper:
     if leaves > k_spine or (k_spine and uplinks > spines * k_spine):
         problems.append(Problem("tiers", here + ("tiers",),
                                 f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
-                                f"{access} needed ({leaves} leaves > {k_spine} spine ports): use 3 tiers",
+                                f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers",
                                 count(access), count(max_endpoints)))
     spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0)
     return _Upper(max_endpoints, (spine,), {"leaf_spine": uplinks}, 0, spines, 0, tuple(problems))
@@ -373,6 +402,16 @@ def _spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upp
                   pair_links, tuple(problems))
 
 
+def _unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
+    """Counts on tiers that `tiers: auto` does not build (with a fixed `tiers` they fail validation)."""
+    spec = fabric.spec
+    return [Problem("count", fabric.owner_path + (name, "count"),
+                    f"{getattr(spec, name).count} {name}s given, but tiers: auto builds this fabric with {tiers_used} "
+                    f"tier(s), without a {name} tier: set tiers: {i + 1} to build it, or leave {name}.count out",
+                    count(getattr(spec, name).count), None)
+            for i, name in enumerate(TIERS) if i >= tiers_used and getattr(spec, name).count is not None]
+
+
 def _radix_problems(here: tuple, tiers: tuple[TierCount, ...]) -> list[Problem]:
     """Tiers whose busiest switch needs more ports than it has at the fabric rate."""
     return [Problem("radix", here + (t.name,) if t.name != "leaf" else here + ("switch",),
@@ -384,8 +423,11 @@ def _radix_problems(here: tuple, tiers: tuple[TierCount, ...]) -> list[Problem]:
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
                access: int) -> tuple[Q, Q, dict[str, float]]:
-    """Injection and bisection bandwidth over all planes, and the oversubscription at each tier."""
-    speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].switches * tiers[0].up
+    """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
+
+    The leaf tier counts the uplinks of the leaves that hold endpoints: a spare leaf's uplinks carry no traffic.
+    """
+    speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].used_switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
     cuts = [node_plane * speed / 2]
     if tiers_used >= 2:
@@ -403,7 +445,8 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
 
 def _failure(spec: FatTree, tiers_used: int, leaf: TierCount, access: int, spines_per_pod: int, group_domains: int,
              nodes_per_domain: int, nodes: tuple[NodeType, ...], ppn: int, acc_per_node: int) -> dict[str, Q]:
-    """What one leaf (its ports, accelerators, bandwidth), one spine's uplinks and one plane take away."""
+    """What one leaf holding endpoints (its ports, accelerators, bandwidth), one spine's uplinks and one plane take."""
+    used = leaf.used_switches
     if spec.rail_optimized and group_domains:  # a leaf serves its rail of every scale-up domain in the group
         leaf_nodes = min(group_domains, leaf.down) * nodes_per_domain
     else:
@@ -411,7 +454,7 @@ def _failure(spec: FatTree, tiers_used: int, leaf: TierCount, access: int, spine
     failure = {
         "failure.leaf.ports_lost": count(min(leaf.down, access)),
         "failure.leaf.accelerators_affected": count(leaf_nodes * acc_per_node),
-        "failure.leaf.bandwidth_lost": count(1 / leaf.switches / spec.planes if leaf.switches else 0),
+        "failure.leaf.bandwidth_lost": count(1 / used / spec.planes if used else 0),
         "failure.plane.bandwidth_lost": count(1 / spec.planes),
     }
     if tiers_used >= 2 and spines_per_pod:

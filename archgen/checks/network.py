@@ -325,6 +325,19 @@ def switch_speed(ctx: Context) -> Iterator[Violation]:
     yield from _fabric_problems(ctx, "speed")
 
 
+@check("NET018", "network.fixed_counts")
+def fixed_counts(ctx: Context) -> Iterator[Violation]:
+    """Every fixed switch count (`<tier>.count`) is built and holds what the fabric needs.
+
+    A count below the derived number would leave endpoints or uplinks without a port; a count on a tier that
+    `tiers: auto` does not build would be ignored. Counts are per plane (spines: per pod on 3 tiers).
+
+    Fix: raise the count to the number the message gives, or leave it out to have it derived; with
+    `tiers: auto`, set `tiers` to build the tier the count is for.
+    """
+    yield from _fabric_problems(ctx, "count")
+
+
 def fabric_of(analysis: ClusterAnalysis, fabric_id: str) -> FabricAnalysis | None:
     """The analysed fabric with id `fabric_id`."""
     return next((f for f in analysis.fabrics if f.fabric.spec.id == fabric_id), None)
