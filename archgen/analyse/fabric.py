@@ -13,7 +13,8 @@ ports, o = down:up oversubscription):
   (NVIDIA's 3-SU row has 16 spines, not 12, because 32 uplinks do not divide by 12). Largest size L ≤ k_spine,
   k·d endpoints = k²/2 at 1:1.
 * 3 tiers: pods of P = d_spine leaves and u spines (one link per leaf-spine pair); cores in u groups, each core
-  taking l = ⌊k_core / pods⌋ links from its spine in every pod. Largest size k_core·P·d = k³/4 at 1:1.
+  taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives, `_cores`).
+  Largest size k_core·P·d = k³/4 at 1:1.
 * bisection (one direction) = min over the tiers of half the capacity entering that tier; hops = 2·tiers − 1.
 
 Sources: C. Leiserson, "Fat-trees", IEEE Trans. Computers C-34(10), 1985; M. Al-Fares et al., "A scalable,
@@ -189,8 +190,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
              else _spine_core_tiers(fabric, leaf, access) if tiers_used == 3
              else _Upper(leaf.radix if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
-    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *_unbuilt_counts(fabric, tiers_used),
-                *_radix_problems(fabric.owner_path, counts))
+    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *_unbuilt_counts(fabric, tiers_used))
+    problems += tuple(_radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.code == "count"}))
     # bandwidth and reach, over all planes
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, node_ports, demand.nodes, access)
     max_endpoints = upper.max_endpoints * planes
@@ -388,8 +389,8 @@ def _spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upp
     pods = math.ceil(leaves / pod_leaves) if leaves else 0
     spines = pods * spines_per_pod
     spine_up = spines * s_up
-    pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
-    cores = spines_per_pod * (s_up // pair_links) if s_up else 0
+    cores, pair_links, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
+    problems += core_problems
     max_endpoints = k_core * pod_leaves * leaf.down
     if pods > k_core:
         problems.append(Problem("tiers", here + ("tiers",),
@@ -402,6 +403,37 @@ def _spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upp
                   pair_links, tuple(problems))
 
 
+def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, list]:
+    """Cores of a 3-tier plane, the links of each spine-core pair, and the problems of a fixed `core.count`.
+
+    Spine j of every pod joins core group j (one group per spine of a pod); each core of a group takes l links from
+    its spine in every pod, so a group holds s_up / l cores and a core uses pods·l ports. Derived: the largest l
+    (a divisor of s_up) with pods·l ≤ k_core. A fixed count C fixes l = s_up·groups / C, so C must be a multiple of
+    the groups whose quotient divides s_up, and pods·l must fit the core's ports.
+    """
+    here, fixed, problems = fabric.owner_path + ("core", "count"), fabric.spec.core.count, []
+    pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
+    cores = spines_per_pod * (s_up // pair_links) if s_up else 0
+    if fixed is None or not (s_up and spines_per_pod):
+        return cores, pair_links, problems
+    per_group, rest = divmod(fixed, spines_per_pod)
+    if rest or not per_group or s_up % per_group:
+        valid = [spines_per_pod * g for g in range(s_up // pair_links, s_up + 1) if s_up % g == 0]
+        shown = ", ".join(str(n) for n in valid[:4]) + (", ..." if len(valid) > 4 else "")
+        problems.append(Problem("divisible", here, f"{fixed} cores do not make {spines_per_pod} equal core groups (one "
+                                f"per spine of a pod) that split the {s_up} spine uplinks evenly; counts that do: "
+                                f"{shown}", count(fixed), count(cores)))
+        return fixed, pair_links, problems
+    links = s_up // per_group
+    if pods * links > k_core:
+        core_sw = fabric.tiers["core"].switch
+        problems.append(Problem("count", here, f"{fixed} cores are fewer than the {cores} the spines need: each core "
+                                f"takes {links} links from its spine in each of the {pods} pods, {pods * links} "
+                                f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
+                                count(fixed), count(cores)))
+    return fixed, links, problems
+
+
 def _unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
     """Counts on tiers that `tiers: auto` does not build (with a fixed `tiers` they fail validation)."""
     spec = fabric.spec
@@ -412,12 +444,12 @@ def _unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
             for i, name in enumerate(TIERS) if i >= tiers_used and getattr(spec, name).count is not None]
 
 
-def _radix_problems(here: tuple, tiers: tuple[TierCount, ...]) -> list[Problem]:
-    """Tiers whose busiest switch needs more ports than it has at the fabric rate."""
+def _radix_problems(here: tuple, tiers: tuple[TierCount, ...], counted: set[tuple]) -> list[Problem]:
+    """Tiers whose busiest switch needs more ports than it has, but those whose count problem (in `counted`) says so."""
     return [Problem("radix", here + (t.name,) if t.name != "leaf" else here + ("switch",),
                     f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.radix} at "
                     f"{t.speed:~P}", count(t.max_used_per_switch), count(t.radix))
-            for t in tiers if t.switch is not None and t.switches
+            for t in tiers if t.switch is not None and t.switches and here + (t.name, "count") not in counted
             and t.max_used_per_switch > t.radix + (t.up if t.down == t.radix else 0)]
 
 

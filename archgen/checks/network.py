@@ -45,10 +45,10 @@ def radix(ctx: Context) -> Iterator[Violation]:
 
 @check("NET002", "network.uplinks_divisible")
 def uplinks_divisible(ctx: Context) -> Iterator[Violation]:
-    """Each leaf's uplinks divide evenly over the spines it connects to.
+    """Each leaf's uplinks divide evenly over the spines it connects to, and each spine's over its core group.
 
-    Fix: choose a spine count that divides the leaf uplinks (NVIDIA's 3-SU design uses 16 spines, not 12), or
-    leave `spine.count` out to have it derived.
+    Fix: choose a spine count that divides the leaf uplinks (NVIDIA's 3-SU design uses 16 spines, not 12), and a
+    core count that the message lists, or leave `spine.count` and `core.count` out to have them derived.
     """
     yield from _fabric_problems(ctx, "divisible")
 

@@ -134,7 +134,8 @@ class Tier(Spec):
     uplink_speed: Bandwidth | None = Field(None, description="Line rate of those uplinks (default: fabric speed).")
     count: int | None = Field(None, gt=0, le=MAX_TIER_COUNT, description=(
         "Fixed number of switches per plane (spines: per pod on 3 tiers) instead of the derived one; only on a "
-        "tier the fabric builds. Leaves: fewer than the endpoints need is NET018, more are spares (docs/clusters.md)."))
+        "tier the fabric builds. Fewer than the fabric needs is NET018; spines and cores must divide the uplinks "
+        "below them (NET002); extra leaves are spares (docs/clusters.md)."))
     rack: Ref | None = Field(None, description="Rack type holding this tier's switches (for cable lengths).")
 
     @field_validator("oversubscription", mode="before")
