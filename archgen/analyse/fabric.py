@@ -356,12 +356,16 @@ def _spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upper:
     spare = f", {leaf.spare} of them spare," if leaf.spare else ""
     # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
     need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
-    fixed = spec.spine.count
-    spines = fixed if fixed is not None else _smallest_divisor_at_least(up, need) or need
+    fixed, derived = spec.spine.count, _smallest_divisor_at_least(up, need) or need
+    spines = derived if fixed is None else fixed
     if fixed is not None and up % fixed:
         problems.append(Problem("divisible", here + ("spine", "count"),
                                 f"{up} leaf uplinks do not divide evenly over {fixed} spines", count(up), count(fixed)))
-    if leaves > k_spine or (k_spine and uplinks > spines * k_spine):
+    if fixed is not None and k_spine and leaves <= k_spine and uplinks > fixed * k_spine:  # too few, not too large
+        problems.append(Problem("count", here + ("spine", "count"),
+                                f"{fixed} spine(s) x {k_spine} ports take {fixed * k_spine} of the {uplinks} leaf "
+                                f"uplinks; at least {derived} are needed", count(fixed), count(derived)))
+    elif leaves > k_spine or (k_spine and uplinks > spines * k_spine):
         problems.append(Problem("tiers", here + ("tiers",),
                                 f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
                                 f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers",

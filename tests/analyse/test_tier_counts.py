@@ -142,3 +142,16 @@ def test_spare_leaves_beyond_the_slots_are_a_placement_warning(spec_tree) -> Non
     result = run([spec_tree(_tree({"leaf: {rack: net}": "leaf: {rack: net, count: 100}"}))])
     messages = [f.message for f in _findings(result, "NET012")]
     assert "cluster/c/fabric/f: 96 leaves outside the rail groups need a slot; the 'net' racks have 68 left" in messages
+
+
+def test_spine_count_below_the_derived_is_an_error_at_the_count(spec_tree) -> None:
+    """8 SUs x 2 rail leaves = 16 leaves of 32 uplinks: 512 uplinks need ⌈512/64⌉ = 8 spines (8 divides 32).
+
+    spine.count 4 takes 4 x 64 = 256 of them: NET018 at spine.count (line 21), not NET003's "use 3 tiers" (2 tiers
+    reach 64 x 32 = 2,048 ports, 512 are needed) nor NET001 for the same shortfall.
+    """
+    result = run([spec_tree(_tree({"spine: {rack: net}": "spine: {rack: net, count: 4}"}, sus=8))])
+    [f] = _findings(result, "NET018")
+    assert (f.location.line, f.value.m, f.limit.m) == (21, 4, 8)
+    assert f.message == "4 spine(s) x 64 ports take 256 of the 512 leaf uplinks; at least 8 are needed"
+    assert not _findings(result, "NET003") and not _findings(result, "NET001")
