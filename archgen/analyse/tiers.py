@@ -168,11 +168,13 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
                                 f"{access} access ports per plane ({demand.endpoints} endpoints + {demand.reserved}"
                                 f" reserved) exceed the {leaves * down} leaf down ports",
                                 count(access), count(leaves * down)))
+    # spares: leaves beyond those the endpoints need and the reserved ports fill (a leaf taking reserved ports is used)
+    spare = max(leaves - max(need, math.ceil(access / down) if down else 0), 0)
     if tiers_used == 1 and need > 1:
         problems.append(Problem("tiers", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
                                 count(access), count(k_leaf)))
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
-                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0, max(leaves - need, 0))
+                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare)
     return tiers_used, leaf, per_group, rpl, problems
 
 

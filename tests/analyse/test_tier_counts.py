@@ -155,3 +155,19 @@ def test_spine_count_below_the_derived_is_an_error_at_the_count(spec_tree) -> No
     assert (f.location.line, f.value.m, f.limit.m) == (21, 4, 8)
     assert f.message == "4 spine(s) x 64 ports take 256 of the 512 leaf uplinks; at least 8 are needed"
     assert not _findings(result, "NET003") and not _findings(result, "NET001")
+
+
+def test_a_fixed_fifth_leaf_makes_room_for_reserved_ports(spec_tree) -> None:
+    """128 DGX ports fill the 4 derived leaves (4 x 32); 4 UFM ports more are NET009. leaf.count 5 holds all 132:
+    no NET009, the fifth leaf takes reserved ports so it is in use, not spare (leaf oversubscription 132 / (5 x 32)
+    = 0.825), and no leaf needs more than its 64 ports."""
+    ufm = {"  links:\n": "  reserved: [{name: UFM, ports: 4}]\n  links:\n"}
+    derived = run([spec_tree(_tree(ufm))])
+    assert [f.message for f in _findings(derived, "NET009")] == [
+        "132 access ports per plane (128 endpoints + 4 reserved) exceed the 128 leaf down ports"]
+    result = run([spec_tree(_tree({**ufm, "leaf: {rack: net}": "leaf: {rack: net, count: 5}"}))])
+    m = _fabric(result).metrics
+    assert not [f for f in result.errors if f.id.startswith("NET")]
+    assert (m["leaf.switches"].m, m["links.access"].m, "leaf.spare_switches" in m) == (5, 132, False)
+    assert m["leaf.oversubscription"].m == pytest.approx(132 / 160)
+    assert m["leaf.max_ports_used_per_switch"].m <= 64
