@@ -42,10 +42,13 @@ TABLE_4 = [
 ]
 
 
-def _superpod(tmp_path: Path, full: int, short: int, ufm: bool) -> Path:
-    """The shipped B200 SuperPOD spec with `full` 32-node SUs and `short` 31-node SUs, enough spine racks."""
+def _superpod(tmp_path: Path, full: int, short: int, ufm: bool, counts: dict[str, int] | None = None) -> Path:
+    """The shipped B200 SuperPOD spec with `full` 32-node SUs and `short` 31-node SUs, enough spine racks, and the
+    compute fabric's tier counts fixed to `counts` (tier name: count)."""
     yaml = YAML()
     doc = yaml.load(SPEC.read_text())
+    for tier, n in (counts or {}).items():
+        doc["fabrics"][0][tier]["count"] = n
     doc["layout"] = ([{"unit": "su", "count": full}] if full else []) + \
         ([{"unit": "su-ufm", "count": short}] if short else [])
     # spines and cores: up to 12 QM9700 per SU (8 spines + 4 cores at 3 tiers), 8 per spine rack
@@ -100,3 +103,41 @@ def test_two_tier_limit_is_k_squared_over_two(tmp_path: Path) -> None:
     assert m8["max_endpoints"].m == 64 ** 2 // 2
     assert m16["max_endpoints"].m == 64 ** 3 // 4
     assert (m8["hops_max"].m, m16["hops_max"].m) == (3, 5)
+
+
+def test_b200_core_count_above_the_derived_spreads_each_spine_over_more_cores(tmp_path: Path) -> None:
+    """16 SUs: 4 pods of 32 spines with 32 uplinks; the RA's 64 cores are 32 groups of 2, each core taking 16 links
+    from its spine in each pod (64 ports). core.count 128 makes groups of 4 cores at 32 / 4 = 8 links per spine and
+    pod: 4 x 8 = 32 of a core's 64 ports; the 128 x 32 = 4,096 spine-core cables stay, 64 more QM9700 draw power."""
+    base = _compute(run([_superpod(tmp_path / "a", 16, 0, ufm=False), RACKS]))
+    result = run([_superpod(tmp_path / "b", 16, 0, ufm=False, counts={"core": 128}), RACKS])
+    m = _compute(result)
+    assert (base["core.switches"].m, m["core.switches"].m) == (64, 128)
+    assert m["links.spine_core"].m == base["links.spine_core"].m == 4096
+    assert (base["core.max_ports_used_per_switch"].m, m["core.max_ports_used_per_switch"].m) == (64, 32)
+    extra = (m["network_power"] - m["optics_power"]) - (base["network_power"] - base["optics_power"])
+    assert extra.m_as("W") == pytest.approx(64 * 747)
+    assert not [f for f in result.errors if f.id.startswith(("NET", "CAB"))]
+
+
+def test_b200_core_count_below_the_derived_is_an_error_at_the_count(tmp_path: Path) -> None:
+    """16 SUs, core.count 32: one core per group takes all 32 uplinks of its spine in each of the 4 pods, 128 ports
+    on a 64-port QM9700: NET018 at core.count (32 given, 64 needed), not also NET001."""
+    specs = _superpod(tmp_path, 16, 0, ufm=False, counts={"core": 32})
+    result = run([specs, RACKS])
+    [f] = [f for f in result.findings if f.id == "NET018"]
+    text = (specs / "clusters" / "c.yaml").read_text().splitlines()
+    line = next(i for i, t in enumerate(text, 1) if t.strip() == "core: {rack: dgx-b200-spine, count: 32}")
+    assert (f.location.line, f.value.m, f.limit.m) == (line, 32, 64)
+    assert f.message == ("32 cores are fewer than the 64 the spines need: each core takes 32 links from its spine in "
+                         "each of the 4 pods, 128 ports, and qm9700 has 64")
+    assert not [f for f in result.findings if f.id == "NET001"]
+
+
+def test_b200_core_count_that_does_not_split_the_spine_uplinks_is_net002(tmp_path: Path) -> None:
+    """16 SUs, core.count 96: 96 / 32 groups = 3 cores per group, which do not divide a spine's 32 uplinks; the
+    counts that do are 32 x (2, 4, 8, 16, 32) = 64 ... 1,024, given from the smallest that fits the core radix."""
+    result = run([_superpod(tmp_path, 16, 0, ufm=False, counts={"core": 96}), RACKS])
+    [f] = [f for f in result.findings if f.id == "NET002"]
+    assert f.message.endswith("split the 32 spine uplinks evenly; counts that do: 64, 128, 256, 512, ...")
+    assert (f.value.m, f.limit.m) == (96, 64)

@@ -237,7 +237,8 @@ def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarra
         short += max(need - len(pool), 0)
         seq_to_slot += (pool + [pool[-1] if pool else len(arr) - 1] * need)[:need]
         used.update(pool[:need])
-    rest = [j for j in range(len(arr)) if j not in used] or [len(arr) - 1]
+    free = [j for j in range(len(arr)) if j not in used]
+    rest = free or [len(arr) - 1]
     extra = len(order) - len(seq_to_slot)
     seq_to_slot += (rest + [rest[-1]] * max(extra, 0))[:max(extra, 0)]
     chosen[:] = np.array(seq_to_slot, dtype=np.int64)[np.minimum(order, len(seq_to_slot) - 1)]
@@ -245,6 +246,11 @@ def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarra
         problems.append(Problem("placement", fa.fabric.owner_path + ("leaf", "rack"),
                                 f"{fa.fabric.path}: {short} rail leaves do not fit in their own unit's racks",
                                 count(short), count(0)))
+    if extra > len(free):  # leaves outside the groups (other endpoints, spares of a fixed leaf.count)
+        problems.append(Problem("placement", fa.fabric.owner_path + ("leaf", "rack"),
+                                f"{fa.fabric.path}: {extra} leaves outside the rail groups need a slot; the "
+                                f"'{fa.fabric.spec.leaf.rack}' racks have {len(free)} left", count(extra),
+                                count(len(free))))
     return arr[chosen]
 
 

@@ -6,13 +6,19 @@ ports, o = down:up oversubscription):
 
 * leaf split: u = ⌊k / (1 + o)⌋, d = k − u (1:1 on a 64-port switch → 32/32), unless the tier fixes `uplinks`.
 * rail-optimized leaves per group of G scale-up domains and R rails: G ≤ d → ⌈R / ⌊d/G⌋⌉, else R·⌈G/d⌉
-  (NVIDIA DGX SuperPOD: one leaf per rail per 32-node SU).
+  (NVIDIA DGX SuperPOD: one leaf per rail per 32-node SU). A fixed `leaf.count` below that is an error; above it,
+  the extra leaves are spares: placed, powered and uplinked (the spines take their uplinks), with no endpoints,
+  so they count in switches, ports, links and power but not in oversubscription, bisection or failure shares.
 * 2 tiers: spines S = the smallest divisor of u with S ≥ ⌈L·u / k_spine⌉, so every leaf spreads its uplinks evenly
   (NVIDIA's 3-SU row has 16 spines, not 12, because 32 uplinks do not divide by 12). Largest size L ≤ k_spine,
   k·d endpoints = k²/2 at 1:1.
 * 3 tiers: pods of P = d_spine leaves and u spines (one link per leaf-spine pair); cores in u groups, each core
-  taking l = ⌊k_core / pods⌋ links from its spine in every pod. Largest size k_core·P·d = k³/4 at 1:1.
+  taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives). Largest size
+  k_core·P·d = k³/4 at 1:1.
 * bisection (one direction) = min over the tiers of half the capacity entering that tier; hops = 2·tiers − 1.
+
+The tiers of one plane are sized in `archgen.analyse.tiers`; this module adds endpoints, rails, bandwidth and
+failure domains.
 
 Sources: C. Leiserson, "Fat-trees", IEEE Trans. Computers C-34(10), 1985; M. Al-Fares et al., "A scalable,
 commodity data center network architecture", SIGCOMM 2008 (k³/4 hosts of a 3-tier fat tree of k-port switches);
@@ -25,57 +31,25 @@ import math
 from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports
+from archgen.analyse.tiers import (
+    TIERS,
+    PlaneDemand,
+    Problem,
+    TierCount,
+    Upper,
+    leaf_tier,
+    radix_problems,
+    spine_core_tiers,
+    spine_tier,
+    unbuilt_counts,
+)
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.model import Switch
 from archgen.model.cluster import FatTree
 from archgen.topology import ClosShape
 from archgen.units import Q
 
-TIERS = ("leaf", "spine", "core")
-
-
-@dataclass(frozen=True)
-class TierCount:
-    """Switches of one tier of one plane and how their ports are used."""
-
-    name: str
-    switch: Switch | None
-    speed: Q
-    radix: int
-    breakout: int
-    down: int
-    up: int
-    up_speed: Q
-    switches: int
-    down_used: int
-    up_used: int
-
-    @property
-    def ports_used(self) -> int:
-        """Ports in use over the tier (down and up)."""
-        return self.down_used + self.up_used
-
-    @property
-    def ports_total(self) -> int:
-        """Ports the tier's switches have at the fabric rate (down ports, plus separate uplinks)."""
-        extra = self.up if self.switch is not None and self.up and self.down == self.radix else 0
-        return self.switches * (self.radix + extra)
-
-    @property
-    def max_used_per_switch(self) -> int:
-        """Most ports used on any one switch of the tier (even spread, rounded up)."""
-        return math.ceil(self.ports_used / self.switches) if self.switches else 0
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Something that makes a fabric unbuildable or inconsistent; turned into findings by the NET checks."""
-
-    code: str
-    path: tuple
-    message: str
-    measured: Q | None = None
-    limit: Q | None = None
+__all__ = ["TIERS", "FabricAnalysis", "Problem", "TierCount", "analyse_fabric"]
 
 
 @dataclass(frozen=True)
@@ -133,25 +107,6 @@ class FabricAnalysis:
         return out
 
 
-def _smallest_divisor_at_least(n: int, low: int) -> int | None:
-    """The smallest divisor of `n` that is ≥ `low`, or None."""
-    return next((d for d in range(max(low, 1), n + 1) if n % d == 0), None)
-
-
-def _largest_divisor_at_most(n: int, high: int) -> int:
-    """The largest divisor of `n` that is ≤ `high` (at least 1)."""
-    return next((d for d in range(min(high, n), 0, -1) if n % d == 0), 1)
-
-
-def _radix(switch: Switch | None, speed: Q) -> tuple[int, int]:
-    """Ports at the fabric rate and the breakout factor (native rate / fabric rate)."""
-    if switch is None:
-        return 0, 1
-    ratio = float((switch.ports.speed / speed).to("").magnitude)
-    breakout = max(1, round(ratio)) if ratio >= 1 else 0
-    return switch.ports.count * breakout, breakout
-
-
 def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
                    accelerators: int) -> FabricAnalysis:
     """Closed-form sizing of one fat-tree fabric."""
@@ -169,18 +124,18 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     group, group_domains, groups = _group(cluster, spec, compute, nodes_per_domain)
     unit_ports = sum(cluster.unit_counts.get(u, 0) * n * nt.per_rack.get(rid, 0) * ports_per_node.get(nt.part.id, 0)
                      for u, members in cluster.unit_racks.items() for rid, n in members for nt in nodes)
-    demand = _PlaneDemand(spec.rail_optimized, math.ceil(endpoint_ports / planes), math.ceil(node_ports / planes),
+    demand = PlaneDemand(spec.rail_optimized, math.ceil(endpoint_ports / planes), math.ceil(node_ports / planes),
                           unit_ports // planes, math.ceil((switch_ports + spec.endpoints.extra) / planes),
                           math.ceil(reserved / planes), rails, groups, group_domains)
     access = demand.endpoints + demand.reserved
     # leaf tier, then the spine and core tiers above it (per plane)
-    tiers_used, leaf, per_group, rpl, leaf_problems = _leaf_tier(fabric, demand, access)
-    upper = (_spine_tier(fabric, leaf, access) if tiers_used == 2
-             else _spine_core_tiers(fabric, leaf, access) if tiers_used == 3
-             else _Upper(leaf.radix if tiers_used == 1 else 0))
+    tiers_used, leaf, per_group, rpl, leaf_problems = leaf_tier(fabric, demand, access)
+    upper = (spine_tier(fabric, leaf, access) if tiers_used == 2
+             else spine_core_tiers(fabric, leaf, access) if tiers_used == 3
+             else Upper(leaf.radix if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
-    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems,
-                *_radix_problems(fabric.owner_path, counts))
+    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used))
+    problems += tuple(radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.code == "count"}))
     # bandwidth and reach, over all planes
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, node_ports, demand.nodes, access)
     max_endpoints = upper.max_endpoints * planes
@@ -235,157 +190,13 @@ def _rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None
     return nodes_per_domain, rails, problems
 
 
-@dataclass(frozen=True)
-class _PlaneDemand:
-    """Ports one plane's leaves take (endpoints, nodes, nodes in groups, others, reserved) and its rail groups."""
-
-    rail_optimized: bool
-    endpoints: int
-    nodes: int
-    grouped: int
-    others: int
-    reserved: int
-    rails: int
-    groups: int
-    group_domains: int
-
-    def leaves(self, down: int) -> tuple[int, int, int]:
-        """Leaves, leaves per group instance and rails per leaf, for leaves of `down` access ports."""
-        if down <= 0:
-            return 0, 0, 0
-        if not (self.rail_optimized and self.groups and self.group_domains):
-            return math.ceil(self.endpoints / down), 0, 0
-        rpl = max(down // self.group_domains, 1)  # 1 where a group's domains outnumber the down ports
-        per_group = (math.ceil(self.rails / rpl) if self.group_domains <= down
-                     else self.rails * math.ceil(self.group_domains / down))
-        rest = max(self.nodes - self.grouped, 0) + self.others
-        spare = self.groups * per_group * down - self.grouped - self.reserved
-        extra_leaves = math.ceil(max(rest - max(spare, 0), 0) / down)
-        return self.groups * per_group + extra_leaves, per_group, rpl
-
-
-def _leaf_split(spec: FatTree, k_leaf: int, tiers: int) -> tuple[int, int]:
-    """Leaf down and up ports: all down in one tier, else the fixed uplinks or the oversubscription's split."""
-    if tiers == 1:
-        return k_leaf, 0
-    if spec.leaf.uplinks is not None:
-        return k_leaf, spec.leaf.uplinks
-    up = int(k_leaf // (1 + (spec.leaf.oversubscription or spec.oversubscription)))
-    return k_leaf - up, up
-
-
-def _leaf_tier(fabric: BoundFabric, demand: _PlaneDemand, access: int) -> tuple[int, TierCount, int, int, list]:
-    """Tiers used, one plane's leaves, leaves per group instance, rails per leaf, and the leaves' problems."""
-    spec, here, problems = fabric.spec, fabric.owner_path, []
-    leaf_sw = fabric.tiers["leaf"].switch
-    k_leaf, b_leaf = _radix(leaf_sw, spec.speed)
-    if leaf_sw is not None and b_leaf == 0:
-        problems.append(Problem("speed", here + ("speed",), f"{leaf_sw.id} ports run at {leaf_sw.ports.speed:~P}, "
-                                f"slower than the fabric's {spec.speed:~P}", spec.speed, leaf_sw.ports.speed))
-    up_speed = spec.leaf.uplink_speed or spec.speed
-    if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
-        k_spine = _radix(fabric.tiers["spine"].switch, up_speed)[0]
-        one, two = (demand.leaves(_leaf_split(spec, k_leaf, t)[0])[0] for t in (1, 2))
-        tiers_used = 1 if one <= 1 else 2 if 0 < two <= k_spine else 3
-    else:
-        tiers_used = int(spec.tiers)
-    down, up = _leaf_split(spec, k_leaf, tiers_used)
-    leaves, per_group, rpl = demand.leaves(down)
-    if leaves and access > leaves * down:
-        problems.append(Problem("reserved", here + (("reserved",) if demand.reserved else ()),
-                                f"{access} access ports per plane ({demand.endpoints} endpoints + {demand.reserved}"
-                                f" reserved) exceed the {leaves * down} leaf down ports",
-                                count(access), count(leaves * down)))
-    if tiers_used == 1 and leaves > 1:
-        problems.append(Problem("tiers", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
-                                count(access), count(k_leaf)))
-    leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
-                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0)
-    return tiers_used, leaf, per_group, rpl, problems
-
-
-@dataclass(frozen=True)
-class _Upper:
-    """The tiers above one plane's leaves, the wiring numbers they fix, and the ports per plane they reach."""
-
-    max_endpoints: int
-    tiers: tuple[TierCount, ...] = ()
-    links: dict[str, int] = field(default_factory=dict)
-    pods: int = 0
-    spines_per_pod: int = 0
-    pair_links: int = 0
-    problems: tuple[Problem, ...] = ()
-
-
-def _spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upper:
-    """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all."""
-    spec, here, problems = fabric.spec, fabric.owner_path, []
-    spine_sw, up_speed = fabric.tiers["spine"].switch, leaf.up_speed
-    k_spine, b_spine = _radix(spine_sw, up_speed)
-    leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
-    max_endpoints = k_spine * leaf.down
-    # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
-    need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
-    fixed = spec.spine.count
-    spines = fixed if fixed is not None else _smallest_divisor_at_least(up, need) or need
-    if fixed is not None and up % fixed:
-        problems.append(Problem("divisible", here + ("spine", "count"),
-                                f"{up} leaf uplinks do not divide evenly over {fixed} spines", count(up), count(fixed)))
-    if leaves > k_spine or (k_spine and uplinks > spines * k_spine):
-        problems.append(Problem("tiers", here + ("tiers",),
-                                f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
-                                f"{access} needed ({leaves} leaves > {k_spine} spine ports): use 3 tiers",
-                                count(access), count(max_endpoints)))
-    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0)
-    return _Upper(max_endpoints, (spine,), {"leaf_spine": uplinks}, 0, spines, 0, tuple(problems))
-
-
-def _spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> _Upper:
-    """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod."""
-    spec, here, problems = fabric.spec, fabric.owner_path, []
-    spine_sw, core_sw, up_speed = fabric.tiers["spine"].switch, fabric.tiers["core"].switch, leaf.up_speed
-    k_spine, b_spine = _radix(spine_sw, up_speed)
-    k_core, b_core = _radix(core_sw, up_speed)
-    leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
-    s_up = int(k_spine // (1 + (spec.spine.oversubscription or spec.oversubscription)))
-    s_down = k_spine - s_up
-    spines_per_pod = spec.spine.count or up
-    if spines_per_pod and up % spines_per_pod:
-        problems.append(Problem("divisible", here + ("spine", "count"),
-                                f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
-                                count(up), count(spines_per_pod)))
-    per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
-    pod_leaves = max(s_down // per_pair, 1)
-    pods = math.ceil(leaves / pod_leaves) if leaves else 0
-    spines = pods * spines_per_pod
-    spine_up = spines * s_up
-    pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
-    cores = spines_per_pod * (s_up // pair_links) if s_up else 0
-    max_endpoints = k_core * pod_leaves * leaf.down
-    if pods > k_core:
-        problems.append(Problem("tiers", here + ("tiers",),
-                                f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
-                                f"({k_core} pods); {access} needed in {pods} pods",
-                                count(access), count(max_endpoints)))
-    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, up_speed, spines, uplinks, spine_up)
-    core = TierCount("core", core_sw, up_speed, k_core, b_core, k_core, 0, up_speed, cores, spine_up, 0)
-    return _Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
-                  pair_links, tuple(problems))
-
-
-def _radix_problems(here: tuple, tiers: tuple[TierCount, ...]) -> list[Problem]:
-    """Tiers whose busiest switch needs more ports than it has at the fabric rate."""
-    return [Problem("radix", here + (t.name,) if t.name != "leaf" else here + ("switch",),
-                    f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.radix} at "
-                    f"{t.speed:~P}", count(t.max_used_per_switch), count(t.radix))
-            for t in tiers if t.switch is not None and t.switches
-            and t.max_used_per_switch > t.radix + (t.up if t.down == t.radix else 0)]
-
-
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
                access: int) -> tuple[Q, Q, dict[str, float]]:
-    """Injection and bisection bandwidth over all planes, and the oversubscription at each tier."""
-    speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].switches * tiers[0].up
+    """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
+
+    The leaf tier counts the uplinks of the leaves that hold endpoints: a spare leaf's uplinks carry no traffic.
+    """
+    speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].used_switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
     cuts = [node_plane * speed / 2]
     if tiers_used >= 2:
@@ -403,7 +214,8 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
 
 def _failure(spec: FatTree, tiers_used: int, leaf: TierCount, access: int, spines_per_pod: int, group_domains: int,
              nodes_per_domain: int, nodes: tuple[NodeType, ...], ppn: int, acc_per_node: int) -> dict[str, Q]:
-    """What one leaf (its ports, accelerators, bandwidth), one spine's uplinks and one plane take away."""
+    """What one leaf holding endpoints (its ports, accelerators, bandwidth), one spine's uplinks and one plane take."""
+    used = leaf.used_switches
     if spec.rail_optimized and group_domains:  # a leaf serves its rail of every scale-up domain in the group
         leaf_nodes = min(group_domains, leaf.down) * nodes_per_domain
     else:
@@ -411,7 +223,7 @@ def _failure(spec: FatTree, tiers_used: int, leaf: TierCount, access: int, spine
     failure = {
         "failure.leaf.ports_lost": count(min(leaf.down, access)),
         "failure.leaf.accelerators_affected": count(leaf_nodes * acc_per_node),
-        "failure.leaf.bandwidth_lost": count(1 / leaf.switches / spec.planes if leaf.switches else 0),
+        "failure.leaf.bandwidth_lost": count(1 / used / spec.planes if used else 0),
         "failure.plane.bandwidth_lost": count(1 / spec.planes),
     }
     if tiers_used >= 2 and spines_per_pod:

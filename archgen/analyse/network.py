@@ -190,6 +190,8 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
         m[f"{t.name}.ports_free"] = count(max(t.ports_total - t.ports_used, 0) * p)
         m[f"{t.name}.max_ports_used_per_switch"] = count(t.max_used_per_switch)
         m[f"{t.name}.radix"] = count(t.radix)
+        if t.spare:
+            m[f"{t.name}.spare_switches"] = count(t.spare * p)
         if t.breakout > 1:
             m[f"{t.name}.breakout"] = count(t.breakout)
             m[f"{t.name}.breakout_cages"] = count(math.ceil(t.ports_used / t.breakout) * p)

@@ -8,8 +8,10 @@ DGX SuperPOD B200 from 2 to 64 scalable units (its spine racks: one per two SUs)
 
 The series stops at the *sizing fabric's* largest size: the first fabric of role `compute` (else the fabric with
 the most node ports), at the tiers its spec allows (`tiers: auto` goes up to 3). A point whose sizing fabric
-reports that it outgrows its tiers is left out. Other fabrics are analysed at every point; their problems at that
-size (an OOB spine pair that runs out of ports, say) are listed with the point, not hidden.
+reports that it outgrows its tiers, or a fixed tier count (counts are kept as written at every size, so a
+`leaf.count` runs short as the endpoints grow), is left out and ends the series. Other fabrics are analysed at
+every point; their problems at that size (an OOB spine pair that runs out of ports, say) are listed with the
+point, not hidden.
 
 Transceivers are the module ends of optical links (media other than copper), counted as `analyse_cabling` counts
 modules (a twin-port 800G module serving two 400G links is one module). Network power is switches at their
@@ -127,8 +129,8 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
 
 
 def _too_big(fa: FabricAnalysis) -> bool:
-    """Whether the sizing fabric has outgrown its tiers (or its largest size) at this size."""
-    return any(p.code == "tiers" for p in fa.problems) or (
+    """Whether the sizing fabric has outgrown its tiers, its largest size or a fixed tier count at this size."""
+    return any(p.code in ("tiers", "count") for p in fa.problems) or (
         fa.max_accelerators > 0 and fa.accelerators > fa.max_accelerators)
 
 
@@ -166,6 +168,9 @@ def scaling(design: Design, racks: dict, cluster: ClusterDesign, *, max_racks: i
             if factor == 1:                       # the design itself is shown whatever its problems
                 points.append(_point(factor, a))
                 stop = f"fabric {sizing_id} does not hold the design itself"
+            elif short := next((p for p in fa.problems if p.code == "count"), None):
+                stop = (f"fabric {sizing_id}'s fixed {'.'.join(short.path[-2:])} does not hold {factor} × the design "
+                        f"({fa.accelerators:,} accelerators): {short.message}")
             else:
                 stop = (f"fabric {sizing_id} reaches at most {largest:,} accelerators at its tiers; "
                         f"{factor} × the design needs {fa.accelerators:,}")

@@ -45,10 +45,10 @@ def radix(ctx: Context) -> Iterator[Violation]:
 
 @check("NET002", "network.uplinks_divisible")
 def uplinks_divisible(ctx: Context) -> Iterator[Violation]:
-    """Each leaf's uplinks divide evenly over the spines it connects to.
+    """Each leaf's uplinks divide evenly over the spines it connects to, and each spine's over its core group.
 
-    Fix: choose a spine count that divides the leaf uplinks (NVIDIA's 3-SU design uses 16 spines, not 12), or
-    leave `spine.count` out to have it derived.
+    Fix: choose a spine count that divides the leaf uplinks (NVIDIA's 3-SU design uses 16 spines, not 12), and a
+    core count that the message lists, or leave `spine.count` and `core.count` out to have them derived.
     """
     yield from _fabric_problems(ctx, "divisible")
 
@@ -323,6 +323,19 @@ def switch_speed(ctx: Context) -> Iterator[Violation]:
     Fix: use a switch whose ports run at `speed` or a multiple of it.
     """
     yield from _fabric_problems(ctx, "speed")
+
+
+@check("NET018", "network.fixed_counts")
+def fixed_counts(ctx: Context) -> Iterator[Violation]:
+    """Every fixed switch count (`<tier>.count`) is built and holds what the fabric needs.
+
+    A count below the derived number would leave endpoints or uplinks without a port; a count on a tier that
+    `tiers: auto` does not build would be ignored. Counts are per plane (spines: per pod on 3 tiers).
+
+    Fix: raise the count to the number the message gives, or leave it out to have it derived; with
+    `tiers: auto`, set `tiers` to build the tier the count is for.
+    """
+    yield from _fabric_problems(ctx, "count")
 
 
 def fabric_of(analysis: ClusterAnalysis, fabric_id: str) -> FabricAnalysis | None:

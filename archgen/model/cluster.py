@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from archgen.model.base import Count, Document, Id, Ref, Spec
+from archgen.model.base import Count, Document, FieldError, Id, Ref, Spec
 from archgen.model.requirements import Requirement
 from archgen.model.system import NicRole
 from archgen.units import Q_, Bandwidth, Length, LengthOrZero
@@ -24,6 +24,8 @@ _RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
 
 #: Largest oversubscription (down:up) a fabric may declare; anything above it is taken for a typo.
 MAX_RATIO = 64
+#: Largest fixed switch count of one tier (per plane); anything above it is taken for a typo.
+MAX_TIER_COUNT = 100_000
 
 
 def _ratio(value: object) -> float:
@@ -118,6 +120,10 @@ class Endpoints(Spec):
     extra: int = Field(0, ge=0, le=10_000_000, description="Other ports (storage appliances, servers, PDUs).")
 
 
+#: The tiers of a fat tree, bottom up; `tiers: n` builds the first n.
+TIER_NAMES = ("leaf", "spine", "core")
+
+
 class Tier(Spec):
     """Overrides for one tier of a fat tree."""
 
@@ -126,7 +132,10 @@ class Tier(Spec):
     uplinks: int | None = Field(None, gt=0, description="Uplink ports per switch, when fixed by the hardware "
                                 "(e.g. an SN2201's 4 x 100G) instead of split from the radix.")
     uplink_speed: Bandwidth | None = Field(None, description="Line rate of those uplinks (default: fabric speed).")
-    count: int | None = Field(None, gt=0, description="Fixed number of switches (per pod for spines); default derived.")
+    count: int | None = Field(None, gt=0, le=MAX_TIER_COUNT, description=(
+        "Fixed number of switches per plane (spines: per pod on 3 tiers) instead of the derived one; only on a "
+        "tier the fabric builds. Fewer than the fabric needs is NET018; spines and cores must divide the uplinks "
+        "below them (NET002); extra leaves are spares (docs/clusters.md)."))
     rack: Ref | None = Field(None, description="Rack type holding this tier's switches (for cable lengths).")
 
     @field_validator("oversubscription", mode="before")
@@ -201,6 +210,20 @@ class FatTree(FabricBase):
     @classmethod
     def _parse_default(cls, v: object) -> float:
         return _ratio(v)
+
+    @model_validator(mode="after")
+    def _counts_on_built_tiers(self) -> FatTree:
+        """A fixed count on a tier that the fixed `tiers` does not build would be ignored: reject it."""
+        if self.tiers == 1 and self.leaf.count not in (None, 1):
+            raise FieldError(("leaf", "count"), f"{self.leaf.count} leaves given, but a 1-tier fabric is one switch "
+                             "per plane: leave leaf.count out (or 1), or set tiers: 2 to join several leaves")
+        built = TIER_NAMES if self.tiers == "auto" else TIER_NAMES[:self.tiers]   # auto: NET018 at analysis
+        for name in TIER_NAMES[len(built):]:
+            if getattr(self, name).count is not None:
+                raise FieldError((name, "count"), f"{getattr(self, name).count} {name}s given, but a {self.tiers}-tier "
+                                 f"fabric has no {name} tier: leave {name}.count out, or set tiers: "
+                                 f"{TIER_NAMES.index(name) + 1} (or auto) to build it")
+        return self
 
 
 #: Fabric topologies by their `topology:` tag. Add dragonfly or torus here with their own model and analyser.

@@ -12,6 +12,7 @@ import pytest
 
 from archgen.analyse.scaling import scaled_spec, scaling
 from archgen.pipeline import run
+from tests.data.clusters.small import files
 from tests.test_clusters import RACKS, SCALING, _superpod
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
@@ -114,3 +115,15 @@ def test_scaled_spec_multiplies_every_layout_entry(shipped) -> None:
     spec = scaled_spec(cluster, 4)
     assert [p.count for p in spec.layout] == [4 * n for n in before]
     assert [p.count for p in cluster.spec.layout] == before
+
+
+def test_series_ends_where_a_fixed_leaf_count_runs_short(spec_tree) -> None:
+    """2 SUs with leaf.count 6 (4 rail leaves derived, 2 spares): at 2 x the 4 SUs need 4 x 2 = 8 leaves, so the
+    series is the design alone and says why, instead of growing the accelerators on 6 leaves."""
+    tree = files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("leaf: {rack: net}", "leaf: {rack: net, count: 6}")
+    series = _series(run([spec_tree(tree)]), "c")
+    assert [(p.factor, p.switches["f"]["leaf"]) for p in series.points] == [(1, 6)]
+    assert series.stop == ("fabric f's fixed leaf.count does not hold 2 × the design (256 accelerators): 6 leaves "
+                           "per plane are fewer than the 8 the endpoints need: 4 group(s) of 8 scale-up domains x 2 "
+                           "rail leaves for 8 rails")

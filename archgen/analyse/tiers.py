@@ -1,0 +1,302 @@
+"""The switch tiers of one fat-tree plane in closed form: leaves, spines, pods and cores, and fixed tier counts.
+
+`archgen.analyse.fabric` sizes a fabric with these; the formulas and their sources are in its docstring. Every
+count is a formula over the plane's demand (ports, rail groups), never a loop over switches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from archgen.analyse.nodes import count
+from archgen.build import BoundFabric
+from archgen.model import Switch
+from archgen.model.cluster import FatTree
+from archgen.units import Q
+
+TIERS = ("leaf", "spine", "core")
+
+
+@dataclass(frozen=True)
+class TierCount:
+    """Switches of one tier of one plane and how their ports are used."""
+
+    name: str
+    switch: Switch | None
+    speed: Q
+    radix: int
+    breakout: int
+    down: int
+    up: int
+    up_speed: Q
+    switches: int
+    down_used: int
+    up_used: int
+    spare: int = 0
+
+    @property
+    def ports_used(self) -> int:
+        """Ports in use over the tier (down and up)."""
+        return self.down_used + self.up_used
+
+    @property
+    def ports_total(self) -> int:
+        """Ports the tier's switches have at the fabric rate (down ports, plus separate uplinks)."""
+        extra = self.up if self.switch is not None and self.up and self.down == self.radix else 0
+        return self.switches * (self.radix + extra)
+
+    @property
+    def used_switches(self) -> int:
+        """Switches that carry traffic: all but the spares."""
+        return self.switches - self.spare
+
+    @property
+    def max_used_per_switch(self) -> int:
+        """Most ports used on any one switch of the tier (even spread, rounded up; spares' down ports left out)."""
+        if self.spare and self.used_switches:
+            return math.ceil(self.down_used / self.used_switches) + math.ceil(self.up_used / self.switches)
+        return math.ceil(self.ports_used / self.switches) if self.switches else 0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that makes a fabric unbuildable or inconsistent; turned into findings by the NET checks."""
+
+    code: str
+    path: tuple
+    message: str
+    measured: Q | None = None
+    limit: Q | None = None
+
+
+def _smallest_divisor_at_least(n: int, low: int) -> int | None:
+    """The smallest divisor of `n` that is ≥ `low`, or None."""
+    return next((d for d in range(max(low, 1), n + 1) if n % d == 0), None)
+
+
+def _largest_divisor_at_most(n: int, high: int) -> int:
+    """The largest divisor of `n` that is ≤ `high` (at least 1)."""
+    return next((d for d in range(min(high, n), 0, -1) if n % d == 0), 1)
+
+
+def _radix(switch: Switch | None, speed: Q) -> tuple[int, int]:
+    """Ports at the fabric rate and the breakout factor (native rate / fabric rate)."""
+    if switch is None:
+        return 0, 1
+    ratio = float((switch.ports.speed / speed).to("").magnitude)
+    breakout = max(1, round(ratio)) if ratio >= 1 else 0
+    return switch.ports.count * breakout, breakout
+
+
+@dataclass(frozen=True)
+class PlaneDemand:
+    """Ports one plane's leaves take (endpoints, nodes, nodes in groups, others, reserved) and its rail groups."""
+
+    rail_optimized: bool
+    endpoints: int
+    nodes: int
+    grouped: int
+    others: int
+    reserved: int
+    rails: int
+    groups: int
+    group_domains: int
+
+    def leaves(self, down: int) -> tuple[int, int, int]:
+        """Leaves, leaves per group instance and rails per leaf, for leaves of `down` access ports."""
+        if down <= 0:
+            return 0, 0, 0
+        if not (self.rail_optimized and self.groups and self.group_domains):
+            return math.ceil(self.endpoints / down), 0, 0
+        rpl = max(down // self.group_domains, 1)  # 1 where a group's domains outnumber the down ports
+        per_group = (math.ceil(self.rails / rpl) if self.group_domains <= down
+                     else self.rails * math.ceil(self.group_domains / down))
+        rest = max(self.nodes - self.grouped, 0) + self.others
+        spare = self.groups * per_group * down - self.grouped - self.reserved
+        extra_leaves = math.ceil(max(rest - max(spare, 0), 0) / down)
+        return self.groups * per_group + extra_leaves, per_group, rpl
+
+    def why(self, down: int) -> str:
+        """How the leaves of `down` access ports are counted (for a message)."""
+        need, per_group, _ = self.leaves(down)
+        if not per_group:
+            return f"{self.endpoints} endpoint ports / {down} down ports, rounded up"
+        extra = need - self.groups * per_group
+        return (f"{self.groups} group(s) of {self.group_domains} scale-up domains x {per_group} rail leaves for "
+                f"{self.rails} rails" + (f", + {extra} for the ports outside the groups" if extra else ""))
+
+
+def _leaf_split(spec: FatTree, k_leaf: int, tiers: int) -> tuple[int, int]:
+    """Leaf down and up ports: all down in one tier, else the fixed uplinks or the oversubscription's split."""
+    if tiers == 1:
+        return k_leaf, 0
+    if spec.leaf.uplinks is not None:
+        return k_leaf, spec.leaf.uplinks
+    up = int(k_leaf // (1 + (spec.leaf.oversubscription or spec.oversubscription)))
+    return k_leaf - up, up
+
+
+def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[int, TierCount, int, int, list]:
+    """Tiers used, one plane's leaves, leaves per group instance, rails per leaf, and the leaves' problems.
+
+    The leaves are derived from the demand, or fixed by `leaf.count`: fewer than derived is a problem (the
+    endpoints that do not fit are left out of the used ports), more are spare leaves.
+    """
+    spec, here, problems, fixed = fabric.spec, fabric.owner_path, [], fabric.spec.leaf.count
+    leaf_sw = fabric.tiers["leaf"].switch
+    k_leaf, b_leaf = _radix(leaf_sw, spec.speed)
+    if leaf_sw is not None and b_leaf == 0:
+        problems.append(Problem("speed", here + ("speed",), f"{leaf_sw.id} ports run at {leaf_sw.ports.speed:~P}, "
+                                f"slower than the fabric's {spec.speed:~P}", spec.speed, leaf_sw.ports.speed))
+    up_speed = spec.leaf.uplink_speed or spec.speed
+    if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
+        k_spine = _radix(fabric.tiers["spine"].switch, up_speed)[0]
+        one, two = (max(fixed or 0, demand.leaves(_leaf_split(spec, k_leaf, t)[0])[0]) for t in (1, 2))
+        tiers_used = 1 if one <= 1 else 2 if 0 < two <= k_spine else 3
+    else:
+        tiers_used = int(spec.tiers)
+    down, up = _leaf_split(spec, k_leaf, tiers_used)
+    need, per_group, rpl = demand.leaves(down)
+    leaves = need if fixed is None else fixed
+    if leaves < need and tiers_used > 1:
+        problems.append(Problem("count", here + ("leaf", "count"),
+                                f"{fixed} leaves per plane are fewer than the {need} the endpoints need: "
+                                f"{demand.why(down)}", count(fixed), count(need)))
+    elif leaves and access > leaves * down:
+        problems.append(Problem("reserved", here + (("reserved",) if demand.reserved else ()),
+                                f"{access} access ports per plane ({demand.endpoints} endpoints + {demand.reserved}"
+                                f" reserved) exceed the {leaves * down} leaf down ports",
+                                count(access), count(leaves * down)))
+    # spares: leaves beyond those the endpoints need and the reserved ports fill (a leaf taking reserved ports is used)
+    spare = max(leaves - max(need, math.ceil(access / down) if down else 0), 0)
+    if tiers_used == 1 and need > 1:
+        problems.append(Problem("tiers", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
+                                count(access), count(k_leaf)))
+    leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
+                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare)
+    return tiers_used, leaf, per_group, rpl, problems
+
+
+@dataclass(frozen=True)
+class Upper:
+    """The tiers above one plane's leaves, the wiring numbers they fix, and the ports per plane they reach."""
+
+    max_endpoints: int
+    tiers: tuple[TierCount, ...] = ()
+    links: dict[str, int] = field(default_factory=dict)
+    pods: int = 0
+    spines_per_pod: int = 0
+    pair_links: int = 0
+    problems: tuple[Problem, ...] = ()
+
+
+def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
+    """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all."""
+    spec, here, problems = fabric.spec, fabric.owner_path, []
+    spine_sw, up_speed = fabric.tiers["spine"].switch, leaf.up_speed
+    k_spine, b_spine = _radix(spine_sw, up_speed)
+    leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
+    max_endpoints = k_spine * leaf.down
+    spare = f", {leaf.spare} of them spare," if leaf.spare else ""
+    # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
+    need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
+    fixed, derived = spec.spine.count, _smallest_divisor_at_least(up, need) or need
+    spines = derived if fixed is None else fixed
+    if fixed is not None and up % fixed:
+        problems.append(Problem("divisible", here + ("spine", "count"),
+                                f"{up} leaf uplinks do not divide evenly over {fixed} spines", count(up), count(fixed)))
+    if fixed is not None and k_spine and leaves <= k_spine and uplinks > fixed * k_spine:  # too few, not too large
+        problems.append(Problem("count", here + ("spine", "count"),
+                                f"{fixed} spine(s) x {k_spine} ports take {fixed * k_spine} of the {uplinks} leaf "
+                                f"uplinks; at least {derived} are needed", count(fixed), count(derived)))
+    elif leaves > k_spine or (k_spine and uplinks > spines * k_spine):
+        problems.append(Problem("tiers", here + ("tiers",),
+                                f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
+                                f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers",
+                                count(access), count(max_endpoints)))
+    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0)
+    return Upper(max_endpoints, (spine,), {"leaf_spine": uplinks}, 0, spines, 0, tuple(problems))
+
+
+def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
+    """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod."""
+    spec, here, problems = fabric.spec, fabric.owner_path, []
+    spine_sw, core_sw, up_speed = fabric.tiers["spine"].switch, fabric.tiers["core"].switch, leaf.up_speed
+    k_spine, b_spine = _radix(spine_sw, up_speed)
+    k_core, b_core = _radix(core_sw, up_speed)
+    leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
+    s_up = int(k_spine // (1 + (spec.spine.oversubscription or spec.oversubscription)))
+    s_down = k_spine - s_up
+    spines_per_pod = spec.spine.count or up
+    if spines_per_pod and up % spines_per_pod:
+        problems.append(Problem("divisible", here + ("spine", "count"),
+                                f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
+                                count(up), count(spines_per_pod)))
+    per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
+    pod_leaves = max(s_down // per_pair, 1)
+    pods = math.ceil(leaves / pod_leaves) if leaves else 0
+    spines = pods * spines_per_pod
+    spine_up = spines * s_up
+    cores, pair_links, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
+    problems += core_problems
+    max_endpoints = k_core * pod_leaves * leaf.down
+    if pods > k_core:
+        problems.append(Problem("tiers", here + ("tiers",),
+                                f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
+                                f"({k_core} pods); {access} needed in {pods} pods",
+                                count(access), count(max_endpoints)))
+    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, up_speed, spines, uplinks, spine_up)
+    core = TierCount("core", core_sw, up_speed, k_core, b_core, k_core, 0, up_speed, cores, spine_up, 0)
+    return Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
+                  pair_links, tuple(problems))
+
+
+def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, list]:
+    """Cores of a 3-tier plane, the links of each spine-core pair, and the problems of a fixed `core.count`.
+
+    Spine j of every pod joins core group j (one group per spine of a pod); each core of a group takes l links from
+    its spine in every pod, so a group holds s_up / l cores and a core uses pods·l ports. Derived: the largest l
+    (a divisor of s_up) with pods·l ≤ k_core. A fixed count C fixes l = s_up·groups / C, so C must be a multiple of
+    the groups whose quotient divides s_up, and pods·l must fit the core's ports.
+    """
+    here, fixed, problems = fabric.owner_path + ("core", "count"), fabric.spec.core.count, []
+    pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
+    cores = spines_per_pod * (s_up // pair_links) if s_up else 0
+    if fixed is None or not (s_up and spines_per_pod):
+        return cores, pair_links, problems
+    per_group, rest = divmod(fixed, spines_per_pod)
+    if rest or not per_group or s_up % per_group:
+        valid = [spines_per_pod * g for g in range(s_up // pair_links, s_up + 1) if s_up % g == 0]
+        shown = ", ".join(str(n) for n in valid[:4]) + (", ..." if len(valid) > 4 else "")
+        problems.append(Problem("divisible", here, f"{fixed} cores do not make {spines_per_pod} equal core groups (one "
+                                f"per spine of a pod) that split the {s_up} spine uplinks evenly; counts that do: "
+                                f"{shown}", count(fixed), count(cores)))
+        return fixed, pair_links, problems
+    links = s_up // per_group
+    if pods * links > k_core:
+        core_sw = fabric.tiers["core"].switch
+        problems.append(Problem("count", here, f"{fixed} cores are fewer than the {cores} the spines need: each core "
+                                f"takes {links} links from its spine in each of the {pods} pods, {pods * links} "
+                                f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
+                                count(fixed), count(cores)))
+    return fixed, links, problems
+
+
+def unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
+    """Counts on tiers that `tiers: auto` does not build (with a fixed `tiers` they fail validation)."""
+    spec = fabric.spec
+    return [Problem("count", fabric.owner_path + (name, "count"),
+                    f"{getattr(spec, name).count} {name}s given, but tiers: auto builds this fabric with {tiers_used} "
+                    f"tier(s), without a {name} tier: set tiers: {i + 1} to build it, or leave {name}.count out",
+                    count(getattr(spec, name).count), None)
+            for i, name in enumerate(TIERS) if i >= tiers_used and getattr(spec, name).count is not None]
+
+
+def radix_problems(here: tuple, tiers: tuple[TierCount, ...], counted: set[tuple]) -> list[Problem]:
+    """Tiers whose busiest switch needs more ports than it has, but those whose count problem (in `counted`) says so."""
+    return [Problem("radix", here + (t.name,) if t.name != "leaf" else here + ("switch",),
+                    f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.radix} at "
+                    f"{t.speed:~P}", count(t.max_used_per_switch), count(t.radix))
+            for t in tiers if t.switch is not None and t.switches and here + (t.name, "count") not in counted
+            and t.max_used_per_switch > t.radix + (t.up if t.down == t.radix else 0)]
