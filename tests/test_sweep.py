@@ -205,3 +205,17 @@ def test_the_shipped_sweeps_validate_and_name_what_exists(shipped):
     sweeps = shipped.specs.of(Sweep)
     assert {s.id for s in sweeps} >= {"llama3-70b-train-platforms", "llama3-70b-serve-batch"}
     assert not [f for f in shipped.findings if f.object.startswith("sweep/")]
+
+
+def test_cli_writes_a_sweep_with_quantity_axes(tmp_path, cli):
+    # a hardware axis given as a quantity used to crash the provenance hash (pint.Quantity not serialisable)
+    text = TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                         "  hbm_bandwidth: [1.5, \"12 TB/s\"]\n  hbm_capacity: [\"192 GB\"]\n")
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o", "-f", "json")
+    assert r.code == 0, r.err
+    front = json.loads(r.out)["sweeps"][0]["front"]
+    assert {"value": 12e12, "unit": "B/s"} in [p["axes"]["hbm_bandwidth"] for p in front]
+    assert "12 TB/s" in (tmp_path / "o" / "t" / "points.csv").read_text()
+    sweep = Sweep.model_validate({"id": "s", "workload": "w", "axes": {"hbm_capacity": ["192 GB", 2]},
+                                  "objectives": [{"metric": "mfu"}]})
+    assert sweep.model_dump(mode="json")["axes"]["hbm_capacity"] == ["192 GB", 2.0]

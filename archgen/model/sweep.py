@@ -13,7 +13,15 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PlainValidator, PrivateAttr, WithJsonSchema, field_validator, model_validator
+from pydantic import (
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    PrivateAttr,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from archgen.errors import did_you_mean
@@ -53,7 +61,12 @@ def _level(dim: Dim | None, what: str):
 
     schema = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}]} if dim else \
         {"type": "number", "exclusiveMinimum": 0}
-    return Annotated[float | Q, PlainValidator(validate), WithJsonSchema(schema)]
+
+    def serialise(value: float | Q) -> float | str:  # a quantity as the author could write it, as `Dim` does
+        return format_quantity(value) if isinstance(value, Q) else value
+
+    return Annotated[float | Q, PlainValidator(validate), PlainSerializer(serialise, when_used="json"),
+                     WithJsonSchema(schema)]
 
 
 BandwidthLevel = _level(Dim("GB/s", gt=0, label="a bandwidth", example="900 GB/s"), "a bandwidth")
