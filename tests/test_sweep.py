@@ -219,3 +219,12 @@ def test_cli_writes_a_sweep_with_quantity_axes(tmp_path, cli):
     sweep = Sweep.model_validate({"id": "s", "workload": "w", "axes": {"hbm_capacity": ["192 GB", 2]},
                                   "objectives": [{"metric": "mfu"}]})
     assert sweep.model_dump(mode="json")["axes"]["hbm_capacity"] == ["192 GB", 2.0]
+
+
+def test_a_collective_on_one_accelerator_is_a_point_that_cannot_run(tmp_path):
+    # the Workload spec refuses it; a sweep's accelerators axis used to reach a division by zero instead
+    p = problem_of(tmp_path, "kind: Sweep\nid: c\nworkload: nccl-allreduce-gb200-su\naxes: {accelerators: [1, 2]}\n"
+                             "objectives: [{metric: busbw}]\n")
+    one, two = evaluate(p, 0, 2)
+    assert (one.status, one.reason) == ("invalid", "a collective needs at least 2 accelerators, got 1")
+    assert two.status == "ok" and two.metrics["busbw"] > 0
