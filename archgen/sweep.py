@@ -17,7 +17,7 @@ from pathlib import Path
 
 from archgen.errors import UsageError, did_you_mean
 from archgen.model import Cluster
-from archgen.model.sweep import JOB_AXES, Sweep
+from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.sweep import Base, Problem, Result, evaluate, summarise
@@ -53,6 +53,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                 article = "an" if job[0] in "aeiou" else "a"
                 raise UsageError(f"{where('axes', name)}: sweep '{sweep.id}': axis '{name}' changes a {wrong[0]} "
                                  f"job; workload '{workload.id}' is {article} {job} job")
+        for i, o in enumerate(sweep.objectives):
+            if o.metric not in JOB_METRICS[job]:
+                raise UsageError(f"{where('objectives', i, 'metric')}: sweep '{sweep.id}': objective '{o.metric}' "
+                                 f"is not a metric of a {job} job (workload '{workload.id}'), so no point would "
+                                 f"have it; a {job} job has {', '.join(JOB_METRICS[job])}")
         model = specs.get(workload.model) if workload.model else None
         if job != "collective" and not isinstance(model, Model):
             raise UsageError(f"{where('workload')}: sweep '{sweep.id}': workload '{workload.id}' runs model "

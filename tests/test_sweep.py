@@ -180,6 +180,12 @@ def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
                                                                                     "pp: [1, 2]"),
      "sweep.yaml:5:3: sweep 't': axis 'pp' changes a training job; workload 'llama3-70b-serve-b200' is an "
      "inference job"),
+    ((), TRAIN.replace("{metric: energy_per_token}", "{metric: ttft}"),
+     "sweep.yaml:9:14: sweep 't': objective 'ttft' is not a metric of a training job (workload "
+     "'llama3-70b-pretrain-b200'), so no point would have it; a training job has step_time, "),
+    ((), "kind: Sweep\nid: c\nworkload: nccl-allreduce-gb200-su\naxes: {accelerators: [2, 4]}\n"
+         "objectives: [{metric: busbw}, {metric: energy_per_token}]\n",
+     "sweep.yaml:5:40: sweep 'c': objective 'energy_per_token' is not a metric of a collective job"),
     (("--workers", "0"), TRAIN, "--workers must be at least 1, got 0"),
     (("--workers", "2", "--scheduler", "tcp://127.0.0.1:9"), TRAIN, "give either --workers or --scheduler"),
 ])
@@ -228,3 +234,13 @@ def test_a_collective_on_one_accelerator_is_a_point_that_cannot_run(tmp_path):
     one, two = evaluate(p, 0, 2)
     assert (one.status, one.reason) == ("invalid", "a collective needs at least 2 accelerators, got 1")
     assert two.status == "ok" and two.metrics["busbw"] > 0
+
+
+def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
+    from archgen.model.sweep import JOB_METRICS, SWEEP_METRICS
+    for w in shipped.workloads.values():
+        est = w.estimate
+        produced = set(est.metrics) | {"power", "accelerators"} | ({"energy_per_token"} if est.kind != "collective"
+                                                                   else set())
+        assert produced == set(JOB_METRICS[est.kind]), est.kind
+    assert set().union(*JOB_METRICS.values()) == set(SWEEP_METRICS)

@@ -38,6 +38,15 @@ SWEEP_METRICS: dict[str, str] = {
     "accelerators": "dimensionless",
 }
 
+#: The metrics a point of each kind of job can have: its estimate's, then the sweep's own.
+JOB_METRICS: dict[str, tuple[str, ...]] = {
+    "training": ("step_time", "tokens_per_second", "tokens_per_second_per_gpu", "tflops_per_gpu", "mfu",
+                 "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators"),
+    "inference": ("ttft", "tpot", "tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack",
+                  "concurrency", "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators"),
+    "collective": ("busbw", "time", "power", "accelerators"),
+}
+
 #: Metrics an objective maximises unless told otherwise; every other metric is minimised.
 MAXIMISED = frozenset({"tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack", "mfu",
                        "tflops_per_gpu", "memory_headroom", "concurrency", "busbw"})
