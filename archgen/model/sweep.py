@@ -27,7 +27,7 @@ from pydantic_core import PydanticCustomError
 from archgen.errors import did_you_mean
 from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.requirements import Requirement
-from archgen.model.workload import PERF_METRICS, Precision, Recompute
+from archgen.model.workload import PERF_METRICS, Precision, Recompute, mfu_target_problem
 from archgen.units import Dim, Q, format_quantity, ureg
 
 #: Metrics a sweep adds to the workload's (`PERF_METRICS`), with their dimension.
@@ -234,6 +234,8 @@ class Sweep(Document):
             if not req.target.limit.is_compatible_with(ureg.parse_units(unit)):
                 raise FieldError((i, "target"), f"requirement {req.id}: target '{req.target}' is not comparable "
                                  f"with {req.metric} (expected {'a number' if unit == 'dimensionless' else unit})")
+            if problem := mfu_target_problem(req):
+                raise FieldError((i, "target"), problem)
         return reqs
 
     @model_validator(mode="after")

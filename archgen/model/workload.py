@@ -178,9 +178,16 @@ class Workload(Document):
             if req.metric not in PERF_METRICS:
                 raise FieldError(("requirements", i, "metric"), f"requirement {req.id}: unknown metric "
                                  f"'{req.metric}' (known: {', '.join(sorted(PERF_METRICS))})")
-            limit = req.target.limit
-            share = limit.to("dimensionless").magnitude if limit.dimensionless else 0.0
-            if req.metric == "mfu" and share > 1:
-                raise FieldError(("requirements", i, "target"), f"requirement {req.id}: mfu is a fraction of "
-                                 f"peak, at most 1, got {share:g}; write e.g. '>= 0.35' or '>= 35 %'")
+            if problem := mfu_target_problem(req):
+                raise FieldError(("requirements", i, "target"), problem)
         return self
+
+
+def mfu_target_problem(req: Requirement) -> str | None:
+    """Why a requirement's target cannot be an MFU (a fraction of peak written as a percentage), or None."""
+    limit = req.target.limit
+    share = limit.to("dimensionless").magnitude if limit.dimensionless else 0.0
+    if req.metric == "mfu" and share > 1:
+        return (f"requirement {req.id}: mfu is a fraction of peak, at most 1, got {share:g}; write e.g. '>= 0.35' "
+                "or '>= 35 %'")
+    return None
