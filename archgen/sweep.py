@@ -53,6 +53,13 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                 article = "an" if job[0] in "aeiou" else "a"
                 raise UsageError(f"{where('axes', name)}: sweep '{sweep.id}': axis '{name}' changes a {wrong[0]} "
                                  f"job; workload '{workload.id}' is {article} {job} job")
+        theirs = {r.id: j for j, r in enumerate(workload.requirements)}
+        for i, r in enumerate(sweep.requirements):
+            if r.id in theirs:  # a point's outcomes are keyed by requirement id
+                raise UsageError(f"{where('requirements', i, 'id')}: sweep '{sweep.id}': requirement id '{r.id}' is "
+                                 f"also a requirement of workload '{workload.id}' (at "
+                                 f"{specs.locate(workload.id, ('requirements', theirs[r.id], 'id'))}); give the "
+                                 "sweep's requirement its own id")
         for i, o in enumerate(sweep.objectives):
             if o.metric not in JOB_METRICS[job]:
                 raise UsageError(f"{where('objectives', i, 'metric')}: sweep '{sweep.id}': objective '{o.metric}' "

@@ -186,6 +186,9 @@ def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
     ((), "kind: Sweep\nid: c\nworkload: nccl-allreduce-gb200-su\naxes: {accelerators: [2, 4]}\n"
          "objectives: [{metric: busbw}, {metric: energy_per_token}]\n",
      "sweep.yaml:5:40: sweep 'c': objective 'energy_per_token' is not a metric of a collective job"),
+    ((), TRAIN + "requirements:\n  - {id: REQ-PERF-002, statement: Step, metric: step_time, target: \"<= 4 s\"}\n",
+     "sweep.yaml:11:10: sweep 't': requirement id 'REQ-PERF-002' is also a requirement of workload "
+     "'llama3-70b-pretrain-b200' (at "),
     (("--workers", "0"), TRAIN, "--workers must be at least 1, got 0"),
     (("--workers", "2", "--scheduler", "tcp://127.0.0.1:9"), TRAIN, "give either --workers or --scheduler"),
 ])

@@ -26,7 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from archgen.errors import did_you_mean
 from archgen.model.base import Document, FieldError, Ref, Spec
-from archgen.model.requirements import Requirement
+from archgen.model.requirements import Requirement, RequirementList
 from archgen.model.workload import PERF_METRICS, Precision, Recompute, mfu_target_problem
 from archgen.units import Dim, Q, format_quantity, ureg
 
@@ -207,7 +207,7 @@ class Sweep(Document):
     axes: Axes = Field(description="What to vary; the points are the product of the axes.")
     objectives: list[Objective] = Field(
         min_length=1, description="Metrics to trade off on the Pareto front, e.g. {metric: tokens_per_second}.")
-    requirements: list[Requirement] = Field(
+    requirements: RequirementList = Field(
         default_factory=list, description="Targets every point is judged on, beside the workload's own.")
     max_points: int = Field(DEFAULT_MAX_POINTS, gt=0, le=10_000_000,
                             description="Largest number of points the axes may make (a guard against typos).")

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Document, FieldError, Ref, Spec
-from archgen.model.requirements import Requirement
+from archgen.model.requirements import Requirement, RequirementList
 from archgen.units import Information
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
@@ -163,7 +163,7 @@ class Workload(Document):
     training: Training | None = Field(None, description="Training job.")
     inference: Inference | None = Field(None, description="Inference job.")
     collective: Collective | None = Field(None, description="Collective benchmark, e.g. an all-reduce busbw target.")
-    requirements: list[Requirement] = Field(
+    requirements: RequirementList = Field(
         default_factory=list, description="Targets on performance metrics, e.g. {metric: mfu, target: '>= 0.4'}.")
 
     @model_validator(mode="after")
