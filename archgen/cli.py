@@ -427,6 +427,8 @@ def sweep(
         if scheduler and workers != 1:
             raise UsageError("give either --workers or --scheduler, not both")
         _out_dir(out)
+        from archgen.render import parse_formats
+        parse_formats(_split(formats))  # an unknown format is refused before the points run, not after
         progress = _sweep_progress() if sys.stderr.isatty() else None
         specs, results = sw.run(sweep_file, _spec_paths(paths), workers=workers, scheduler=scheduler,
                                 progress=progress)

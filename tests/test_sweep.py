@@ -247,3 +247,11 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
                                                                    else set())
         assert produced == set(JOB_METRICS[est.kind]), est.kind
     assert set().union(*JOB_METRICS.values()) == set(SWEEP_METRICS)
+
+
+def test_an_unknown_format_is_refused_before_any_point_runs(tmp_path, cli, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the points ran")
+    monkeypatch.setattr(sw, "run", never)
+    r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "--formats", "md,docx")
+    assert (r.code, r.err) == (2, "error: unknown format(s) docx; expected some of md,html,pdf,xlsx,csv,svg,png\n")
