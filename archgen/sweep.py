@@ -28,6 +28,8 @@ from archgen.validate import Specs
 CHUNKS_PER_WORKER = 8
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16
+#: Files a sweep writes only when it has a front (and, for the plot, two objectives), with their format.
+OPTIONAL_FILES = {"front.csv": "csv", "pareto.svg": "svg", "pareto.png": "png"}
 #: How long to wait for a Dask scheduler to answer.
 SCHEDULER_TIMEOUT = "10s"
 
@@ -175,4 +177,9 @@ def write(specs: Specs, results: Sequence[Result], out: Path, formats: Sequence[
     for r in results:
         revision, digest = provenance_of(specs, r)
         rendered.append((r.problem.sweep.id, render_sweep(r, wanted, templates, revision, digest, date)))
-    return [write_atomic(out / sid / name, data) for sid, files in rendered for name, data in sorted(files.items())]
+    written = [write_atomic(out / sid / name, data) for sid, files in rendered for name, data in sorted(files.items())]
+    for sid, files in rendered:  # a sweep without a front this time leaves no front of an earlier run behind
+        for name, fmt in OPTIONAL_FILES.items():
+            if fmt in wanted and name not in files:
+                (out / sid / name).unlink(missing_ok=True)
+    return written

@@ -255,3 +255,12 @@ def test_an_unknown_format_is_refused_before_any_point_runs(tmp_path, cli, monke
     monkeypatch.setattr(sw, "run", never)
     r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "--formats", "md,docx")
     assert (r.code, r.err) == (2, "error: unknown format(s) docx; expected some of md,html,pdf,xlsx,csv,svg,png\n")
+
+
+def test_a_rerun_without_a_front_leaves_no_stale_front(tmp_path, cli):
+    out = tmp_path / "o"
+    assert cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", out).code == 0
+    assert (out / "t" / "front.csv").exists() and (out / "t" / "pareto.svg").exists()
+    text = TRAIN + "requirements:\n  - {id: REQ-X-001, statement: Fast, metric: step_time, target: \"<= 1 ms\"}\n"
+    assert cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", out).code == 1
+    assert sorted(p.name for p in (out / "t").iterdir()) == ["points.csv", "t.md"]
