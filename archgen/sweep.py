@@ -52,9 +52,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
         for name in sweep.axes.given():
             wrong = [k for k, names in JOB_AXES.items() if name in names and k != job]
             if wrong and name not in JOB_AXES.get(job, ()):
-                article = "an" if job[0] in "aeiou" else "a"
-                raise UsageError(f"{where('axes', name)}: sweep '{sweep.id}': axis '{name}' changes a {wrong[0]} "
-                                 f"job; workload '{workload.id}' is {article} {job} job")
+                raise UsageError(f"{where('axes', name)}: sweep '{sweep.id}': axis '{name}' changes "
+                                 f"{_a(wrong[0])} job; workload '{workload.id}' is {_a(job)} job")
         theirs = {r.id: j for j, r in enumerate(workload.requirements)}
         for i, r in enumerate(sweep.requirements):
             if r.id in theirs:  # a point's outcomes are keyed by requirement id
@@ -91,6 +90,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
             axes = {"cluster": ids, **axes}
         out.append(Problem(sweep, workload, model, bases, axes))
     return out
+
+
+def _a(noun: str) -> str:
+    """'a training', 'an inference'."""
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 @contextmanager

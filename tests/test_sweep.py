@@ -189,6 +189,9 @@ def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
     ((), TRAIN + "requirements:\n  - {id: REQ-PERF-002, statement: Step, metric: step_time, target: \"<= 4 s\"}\n",
      "sweep.yaml:11:10: sweep 't': requirement id 'REQ-PERF-002' is also a requirement of workload "
      "'llama3-70b-pretrain-b200' (at "),
+    ((), TRAIN.replace("accelerators: [256, 512]", "batch: [1, 8]"),
+     "sweep.yaml:5:3: sweep 't': axis 'batch' changes an inference job; workload 'llama3-70b-pretrain-b200' is a "
+     "training job"),
     (("--workers", "0"), TRAIN, "--workers must be at least 1, got 0"),
     (("--workers", "2", "--scheduler", "tcp://127.0.0.1:9"), TRAIN, "give either --workers or --scheduler"),
 ])
