@@ -170,7 +170,7 @@ requirements:
     [row] = g.rows
     assert (row.subject, row.status, row.failing) == ("", "not provided", True)
     text = markdown(g)
-    assert "| REQ-ODD-001 | SHALL | — | Nothing named |" in text and "- REQ-ODD-001: unknown subject ''" in text
+    assert "| REQ-ODD-001 | SHALL | — | Nothing named |" in text and "- REQ-ODD-001: no subject: name the object" in text
 
 
 def test_proposal_own_requirements_are_its_findings(tmp_path):
