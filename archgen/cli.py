@@ -77,8 +77,9 @@ def _write(text: str, output: Path | None) -> None:
 
 def _out_dir(out: Path) -> None:
     """Check, before anything is written, that `--out` is a directory or does not exist yet."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out must be a directory; {out} is a file")
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)  # `out` or the folder it would go in
+    if existing is not None and not existing.is_dir():
+        raise UsageError(f"--out must be a directory; {existing} is a file")
 
 
 def _guarded(func: Callable[[], int]) -> None:
