@@ -77,8 +77,9 @@ def _write(text: str, output: Path | None) -> None:
 
 def _out_dir(out: Path) -> None:
     """Check, before anything is written, that `--out` is a directory or does not exist yet."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out must be a directory; {out} is a file")
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)  # `out` or the folder it would go in
+    if existing is not None and not existing.is_dir():
+        raise UsageError(f"--out must be a directory; {existing} is a file")
 
 
 def _guarded(func: Callable[[], int]) -> None:
@@ -427,6 +428,8 @@ def sweep(
         if scheduler and workers != 1:
             raise UsageError("give either --workers or --scheduler, not both")
         _out_dir(out)
+        from archgen.render import parse_formats
+        parse_formats(_split(formats))  # an unknown format is refused before the points run, not after
         progress = _sweep_progress() if sys.stderr.isatty() else None
         specs, results = sw.run(sweep_file, _spec_paths(paths), workers=workers, scheduler=scheduler,
                                 progress=progress)

@@ -132,9 +132,13 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
     if not docs:
         raise UsageError(f"--against {_names(against)}: no Requirements document")
     mine = {f.resolve() for f in ours}
-    theirs = [f for f in find_files(proposal) if f.resolve() not in mine]
+    given = find_files(proposal)
+    theirs = [f for f in given if f.resolve() not in mine]
     if not theirs:
-        raise UsageError(f"{_names(proposal)}: no .yaml/.yml files in the proposal")
+        raise UsageError(f"{_names(proposal)}: " + (
+            "no .yaml/.yml files in the proposal" if not given else
+            f"every spec file of the proposal is also under --against {_names(against)}, which holds our "
+            "requirements; give the vendor's racks, clusters and parts as PROPOSAL"))
     result = run([*theirs, *ours])
     return judge(result, {d.id for d in docs}, {f.resolve() for f in theirs},
                  tuple(str(p) for p in proposal), tuple(str(p) for p in against))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from archgen.errors import UsageError, did_you_mean
 from archgen.model import Cluster
-from archgen.model.sweep import JOB_AXES, Sweep
+from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload, job_kind
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.sweep import Base, Problem, Result, evaluate, summarise
@@ -28,6 +28,8 @@ from archgen.validate import Specs
 CHUNKS_PER_WORKER = 8
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16
+#: Files a sweep writes only when it has a front (and, for the plot, two objectives), with their format.
+OPTIONAL_FILES = {"front.csv": "csv", "pareto.svg": "svg", "pareto.png": "png"}
 #: How long to wait for a Dask scheduler to answer.
 SCHEDULER_TIMEOUT = "10s"
 
@@ -50,9 +52,20 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
         for name in sweep.axes.given():
             wrong = [k for k, names in JOB_AXES.items() if name in names and k != job]
             if wrong and name not in JOB_AXES.get(job, ()):
-                article = "an" if job[0] in "aeiou" else "a"
-                raise UsageError(f"{where('axes', name)}: sweep '{sweep.id}': axis '{name}' changes a {wrong[0]} "
-                                 f"job; workload '{workload.id}' is {article} {job} job")
+                raise UsageError(f"{where('axes', name)}: sweep '{sweep.id}': axis '{name}' changes "
+                                 f"{_a(wrong[0])} job; workload '{workload.id}' is {_a(job)} job")
+        theirs = {r.id: j for j, r in enumerate(workload.requirements)}
+        for i, r in enumerate(sweep.requirements):
+            if r.id in theirs:  # a point's outcomes are keyed by requirement id
+                raise UsageError(f"{where('requirements', i, 'id')}: sweep '{sweep.id}': requirement id '{r.id}' is "
+                                 f"also a requirement of workload '{workload.id}' (at "
+                                 f"{specs.locate(workload.id, ('requirements', theirs[r.id], 'id'))}); give the "
+                                 "sweep's requirement its own id")
+        for i, o in enumerate(sweep.objectives):
+            if o.metric not in JOB_METRICS[job]:
+                raise UsageError(f"{where('objectives', i, 'metric')}: sweep '{sweep.id}': objective '{o.metric}' "
+                                 f"is not a metric of a {job} job (workload '{workload.id}'), so no point would "
+                                 f"have it; a {job} job has {', '.join(JOB_METRICS[job])}")
         model = specs.get(workload.model) if workload.model else None
         if job != "collective" and not isinstance(model, Model):
             raise UsageError(f"{where('workload')}: sweep '{sweep.id}': workload '{workload.id}' runs model "
@@ -77,6 +90,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
             axes = {"cluster": ids, **axes}
         out.append(Problem(sweep, workload, model, bases, axes))
     return out
+
+
+def _a(noun: str) -> str:
+    """'a training', 'an inference'."""
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 @contextmanager
@@ -163,4 +181,9 @@ def write(specs: Specs, results: Sequence[Result], out: Path, formats: Sequence[
     for r in results:
         revision, digest = provenance_of(specs, r)
         rendered.append((r.problem.sweep.id, render_sweep(r, wanted, templates, revision, digest, date)))
-    return [write_atomic(out / sid / name, data) for sid, files in rendered for name, data in sorted(files.items())]
+    written = [write_atomic(out / sid / name, data) for sid, files in rendered for name, data in sorted(files.items())]
+    for sid, files in rendered:  # a sweep without a front this time leaves no front of an earlier run behind
+        for name, fmt in OPTIONAL_FILES.items():
+            if fmt in wanted and name not in files:
+                (out / sid / name).unlink(missing_ok=True)
+    return written

@@ -130,8 +130,8 @@ _EXPECTED = {
 
 
 def _shown(value: object) -> object:
-    """The value as a problem shows it: a scalar as is, a mapping or list by its type name."""
-    return value if not isinstance(value, dict | list) else type(value).__name__
+    """The value as a problem shows it: a scalar or an empty list or mapping as is, any other by its type name."""
+    return value if not isinstance(value, dict | list) or not value else type(value).__name__
 
 
 def _short(value: object) -> str:

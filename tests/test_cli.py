@@ -153,6 +153,26 @@ def test_out_that_is_a_file_is_a_usage_error(tmp_path, command):
     assert afile.read_text() == "keep me"
 
 
+@pytest.mark.parametrize("command", [("schema",), ("render", SPECS),
+                                     ("sweep", SPECS / "sweeps" / "llama3-70b.yaml", "--path", SPECS)])
+def test_out_inside_a_file_is_a_usage_error(tmp_path, command):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    r = run_cli(*command, "--out", afile / "sub")
+    assert (r.code, r.err) == (2, f"error: --out must be a directory; {afile} is a file\n")
+    assert afile.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("command", [("check", SPECS), ("gap", SPECS, "--against", SPECS / "requirements")])
+def test_output_inside_a_file_is_a_usage_error(tmp_path, command):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    r = run_cli(*command, "--output", afile / "report.txt")
+    assert (r.code, r.err) == (2, f"error: {afile / 'report.txt'}: cannot write it: {afile} is a file, expected a "
+                                  "directory\n")
+    assert afile.read_text() == "keep me"
+
+
 def test_closed_stdout_pipe_exits_quietly():
     """`archgen schema | head -c1`: no BrokenPipeError traceback, no bug report."""
     read, write = os.pipe()

@@ -170,7 +170,7 @@ requirements:
     [row] = g.rows
     assert (row.subject, row.status, row.failing) == ("", "not provided", True)
     text = markdown(g)
-    assert "| REQ-ODD-001 | SHALL | — | Nothing named |" in text and "- REQ-ODD-001: unknown subject ''" in text
+    assert "| REQ-ODD-001 | SHALL | — | Nothing named |" in text and "- REQ-ODD-001: no subject: name the object" in text
 
 
 def test_proposal_own_requirements_are_its_findings(tmp_path):
@@ -350,6 +350,8 @@ def test_bad_input_files(tmp_path):
     empty.mkdir()
     r = run_cli("gap", empty, "--against", REQUIREMENTS)
     assert r.code == 2 and "no .yaml/.yml files in the proposal" in r.err
+    r = run_cli("gap", REQUIREMENTS, "--against", REQUIREMENTS)  # the files are there, but they are ours
+    assert r.code == 2 and "every spec file of the proposal is also under --against" in r.err
     # a schema error in our requirements is an error in the specs, located, as in archgen check (exit 1)
     bad = write_tree(tmp_path / "bad", {"r.yaml": "kind: Requirements\nid: r\nrequirements:\n- {id: REQ-X-001, "
                                                   "statement: s, metric: it_power, target: 132 kW}\n"})

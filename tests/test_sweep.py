@@ -180,6 +180,18 @@ def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
                                                                                     "pp: [1, 2]"),
      "sweep.yaml:5:3: sweep 't': axis 'pp' changes a training job; workload 'llama3-70b-serve-b200' is an "
      "inference job"),
+    ((), TRAIN.replace("{metric: energy_per_token}", "{metric: ttft}"),
+     "sweep.yaml:9:14: sweep 't': objective 'ttft' is not a metric of a training job (workload "
+     "'llama3-70b-pretrain-b200'), so no point would have it; a training job has step_time, "),
+    ((), "kind: Sweep\nid: c\nworkload: nccl-allreduce-gb200-su\naxes: {accelerators: [2, 4]}\n"
+         "objectives: [{metric: busbw}, {metric: energy_per_token}]\n",
+     "sweep.yaml:5:40: sweep 'c': objective 'energy_per_token' is not a metric of a collective job"),
+    ((), TRAIN + "requirements:\n  - {id: REQ-PERF-002, statement: Step, metric: step_time, target: \"<= 4 s\"}\n",
+     "sweep.yaml:11:10: sweep 't': requirement id 'REQ-PERF-002' is also a requirement of workload "
+     "'llama3-70b-pretrain-b200' (at "),
+    ((), TRAIN.replace("accelerators: [256, 512]", "batch: [1, 8]"),
+     "sweep.yaml:5:3: sweep 't': axis 'batch' changes an inference job; workload 'llama3-70b-pretrain-b200' is a "
+     "training job"),
     (("--workers", "0"), TRAIN, "--workers must be at least 1, got 0"),
     (("--workers", "2", "--scheduler", "tcp://127.0.0.1:9"), TRAIN, "give either --workers or --scheduler"),
 ])
@@ -205,3 +217,53 @@ def test_the_shipped_sweeps_validate_and_name_what_exists(shipped):
     sweeps = shipped.specs.of(Sweep)
     assert {s.id for s in sweeps} >= {"llama3-70b-train-platforms", "llama3-70b-serve-batch"}
     assert not [f for f in shipped.findings if f.object.startswith("sweep/")]
+
+
+def test_cli_writes_a_sweep_with_quantity_axes(tmp_path, cli):
+    # a hardware axis given as a quantity used to crash the provenance hash (pint.Quantity not serialisable)
+    text = TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                         "  hbm_bandwidth: [1.5, \"12 TB/s\"]\n  hbm_capacity: [\"192 GB\"]\n")
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o", "-f", "json")
+    assert r.code == 0, r.err
+    front = json.loads(r.out)["sweeps"][0]["front"]
+    assert {"value": 12e12, "unit": "B/s"} in [p["axes"]["hbm_bandwidth"] for p in front]
+    assert "12 TB/s" in (tmp_path / "o" / "t" / "points.csv").read_text()
+    sweep = Sweep.model_validate({"id": "s", "workload": "w", "axes": {"hbm_capacity": ["192 GB", 2]},
+                                  "objectives": [{"metric": "mfu"}]})
+    assert sweep.model_dump(mode="json")["axes"]["hbm_capacity"] == ["192 GB", 2.0]
+
+
+def test_a_collective_on_one_accelerator_is_a_point_that_cannot_run(tmp_path):
+    # the Workload spec refuses it; a sweep's accelerators axis used to reach a division by zero instead
+    p = problem_of(tmp_path, "kind: Sweep\nid: c\nworkload: nccl-allreduce-gb200-su\naxes: {accelerators: [1, 2]}\n"
+                             "objectives: [{metric: busbw}]\n")
+    one, two = evaluate(p, 0, 2)
+    assert (one.status, one.reason) == ("invalid", "a collective needs at least 2 accelerators, got 1")
+    assert two.status == "ok" and two.metrics["busbw"] > 0
+
+
+def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
+    from archgen.model.sweep import JOB_METRICS, SWEEP_METRICS
+    for w in shipped.workloads.values():
+        est = w.estimate
+        produced = set(est.metrics) | {"power", "accelerators"} | ({"energy_per_token"} if est.kind != "collective"
+                                                                   else set())
+        assert produced == set(JOB_METRICS[est.kind]), est.kind
+    assert set().union(*JOB_METRICS.values()) == set(SWEEP_METRICS)
+
+
+def test_an_unknown_format_is_refused_before_any_point_runs(tmp_path, cli, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the points ran")
+    monkeypatch.setattr(sw, "run", never)
+    r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "--formats", "md,docx")
+    assert (r.code, r.err) == (2, "error: unknown format(s) docx; expected some of md,html,pdf,xlsx,csv,svg,png\n")
+
+
+def test_a_rerun_without_a_front_leaves_no_stale_front(tmp_path, cli):
+    out = tmp_path / "o"
+    assert cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", out).code == 0
+    assert (out / "t" / "front.csv").exists() and (out / "t" / "pareto.svg").exists()
+    text = TRAIN + "requirements:\n  - {id: REQ-X-001, statement: Fast, metric: step_time, target: \"<= 1 ms\"}\n"
+    assert cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", out).code == 1
+    assert sorted(p.name for p in (out / "t").iterdir()) == ["points.csv", "t.md"]

@@ -62,6 +62,9 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> tup
         return "subject", f"no object matches '{b.pattern}'"
     known = metrics.get(b.subject)
     if known is None:
+        if not b.subject and not b.pattern:  # only a Requirements document leaves it out (racks imply their own)
+            return "subject", ("no subject: name the object it applies to, e.g. 'rack/gb200-nvl72', or a glob such "
+                               "as 'rack/*'")
         if b.pattern:
             return "subject", f"{b.subject} (matched by '{b.pattern}') has no metrics"
         return "subject", f"unknown subject '{b.subject}'{_suggest(b.subject, metrics)}"

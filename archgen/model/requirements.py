@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, GetCoreSchemaHandler, StringConstraints
+from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints
 from pydantic_core import PydanticCustomError, core_schema
 
-from archgen.model.base import Document, Spec
+from archgen.model.base import Document, FieldError, Spec
 from archgen.units import Q, format_quantity, parse_quantity, ureg
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
@@ -105,8 +105,23 @@ class Requirement(Spec):
     source: str = Field("", description="Where the requirement comes from.")
 
 
+def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:
+    """A list of requirements in which every id names one requirement (reports, diffs and sweeps key on it)."""
+    first: dict[str, int] = {}
+    for i, req in enumerate(reqs):
+        if req.id in first:
+            raise FieldError((i, "id"), f"requirement id '{req.id}' is used twice (items {first[req.id]} and {i}); "
+                                        "give each requirement its own id")
+        first[req.id] = i
+    return reqs
+
+
+#: Requirements written together (a document's `requirements:`), each with its own id.
+RequirementList = Annotated[list[Requirement], AfterValidator(_distinct_ids)]
+
+
 class Requirements(Document):
     """A set of requirements applying to racks, clusters or workloads."""
 
     kind: Literal["Requirements"] = "Requirements"
-    requirements: list[Requirement] = Field(description="The requirements.")
+    requirements: RequirementList = Field(description="The requirements.")

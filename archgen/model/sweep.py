@@ -13,13 +13,21 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PlainValidator, PrivateAttr, WithJsonSchema, field_validator, model_validator
+from pydantic import (
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    PrivateAttr,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from archgen.errors import did_you_mean
 from archgen.model.base import Document, FieldError, Ref, Spec
-from archgen.model.requirements import Requirement
-from archgen.model.workload import PERF_METRICS, Precision, Recompute
+from archgen.model.requirements import Requirement, RequirementList
+from archgen.model.workload import PERF_METRICS, Precision, Recompute, mfu_target_problem
 from archgen.units import Dim, Q, format_quantity, ureg
 
 #: Metrics a sweep adds to the workload's (`PERF_METRICS`), with their dimension.
@@ -28,6 +36,15 @@ SWEEP_METRICS: dict[str, str] = {
     "power": "W",             # the job's share of its cluster's IT power
     "energy_per_token": "J",  # power / tokens_per_second
     "accelerators": "dimensionless",
+}
+
+#: The metrics a point of each kind of job can have: its estimate's, then the sweep's own.
+JOB_METRICS: dict[str, tuple[str, ...]] = {
+    "training": ("step_time", "tokens_per_second", "tokens_per_second_per_gpu", "tflops_per_gpu", "mfu",
+                 "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators"),
+    "inference": ("ttft", "tpot", "tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack",
+                  "concurrency", "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators"),
+    "collective": ("busbw", "time", "power", "accelerators"),
 }
 
 #: Metrics an objective maximises unless told otherwise; every other metric is minimised.
@@ -53,7 +70,12 @@ def _level(dim: Dim | None, what: str):
 
     schema = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}]} if dim else \
         {"type": "number", "exclusiveMinimum": 0}
-    return Annotated[float | Q, PlainValidator(validate), WithJsonSchema(schema)]
+
+    def serialise(value: float | Q) -> float | str:  # a quantity as the author could write it, as `Dim` does
+        return format_quantity(value) if isinstance(value, Q) else value
+
+    return Annotated[float | Q, PlainValidator(validate), PlainSerializer(serialise, when_used="json"),
+                     WithJsonSchema(schema)]
 
 
 BandwidthLevel = _level(Dim("GB/s", gt=0, label="a bandwidth", example="900 GB/s"), "a bandwidth")
@@ -185,7 +207,7 @@ class Sweep(Document):
     axes: Axes = Field(description="What to vary; the points are the product of the axes.")
     objectives: list[Objective] = Field(
         min_length=1, description="Metrics to trade off on the Pareto front, e.g. {metric: tokens_per_second}.")
-    requirements: list[Requirement] = Field(
+    requirements: RequirementList = Field(
         default_factory=list, description="Targets every point is judged on, beside the workload's own.")
     max_points: int = Field(DEFAULT_MAX_POINTS, gt=0, le=10_000_000,
                             description="Largest number of points the axes may make (a guard against typos).")
@@ -212,6 +234,8 @@ class Sweep(Document):
             if not req.target.limit.is_compatible_with(ureg.parse_units(unit)):
                 raise FieldError((i, "target"), f"requirement {req.id}: target '{req.target}' is not comparable "
                                  f"with {req.metric} (expected {'a number' if unit == 'dimensionless' else unit})")
+            if problem := mfu_target_problem(req):
+                raise FieldError((i, "target"), problem)
         return reqs
 
     @model_validator(mode="after")

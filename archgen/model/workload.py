@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Document, FieldError, Ref, Spec
-from archgen.model.requirements import Requirement
+from archgen.model.requirements import Requirement, RequirementList
 from archgen.units import Information
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
@@ -163,7 +163,7 @@ class Workload(Document):
     training: Training | None = Field(None, description="Training job.")
     inference: Inference | None = Field(None, description="Inference job.")
     collective: Collective | None = Field(None, description="Collective benchmark, e.g. an all-reduce busbw target.")
-    requirements: list[Requirement] = Field(
+    requirements: RequirementList = Field(
         default_factory=list, description="Targets on performance metrics, e.g. {metric: mfu, target: '>= 0.4'}.")
 
     @model_validator(mode="after")
@@ -178,9 +178,16 @@ class Workload(Document):
             if req.metric not in PERF_METRICS:
                 raise FieldError(("requirements", i, "metric"), f"requirement {req.id}: unknown metric "
                                  f"'{req.metric}' (known: {', '.join(sorted(PERF_METRICS))})")
-            limit = req.target.limit
-            share = limit.to("dimensionless").magnitude if limit.dimensionless else 0.0
-            if req.metric == "mfu" and share > 1:
-                raise FieldError(("requirements", i, "target"), f"requirement {req.id}: mfu is a fraction of "
-                                 f"peak, at most 1, got {share:g}; write e.g. '>= 0.35' or '>= 35 %'")
+            if problem := mfu_target_problem(req):
+                raise FieldError(("requirements", i, "target"), problem)
         return self
+
+
+def mfu_target_problem(req: Requirement) -> str | None:
+    """Why a requirement's target cannot be an MFU (a fraction of peak written as a percentage), or None."""
+    limit = req.target.limit
+    share = limit.to("dimensionless").magnitude if limit.dimensionless else 0.0
+    if req.metric == "mfu" and share > 1:
+        return (f"requirement {req.id}: mfu is a fraction of peak, at most 1, got {share:g}; write e.g. '>= 0.35' "
+                "or '>= 35 %'")
+    return None

@@ -238,6 +238,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     if not n or n <= 0:
         raise WorkloadError(workload.id, "the number of accelerators must be positive")
     if workload.collective is not None:
+        if n < 2:  # as the Workload spec says; a sweep's or a caller's count does not pass through it
+            raise WorkloadError(workload.id, f"a collective needs at least 2 accelerators, got {n}")
         return _with_outcomes(workload, _collective(workload, hw, n), hw)
     if model is None or model.id != workload.model:
         raise UsageError(f"workload '{workload.id}' runs model '{workload.model}', not "

@@ -6,6 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from archgen.errors import UsageError
+
 
 def _umask() -> int:
     mask = os.umask(0o022)
@@ -18,16 +20,32 @@ FILE_MODE = 0o666 & ~_umask()
 
 
 def write_atomic(path: Path, data: bytes) -> Path:
-    """Write `data` to `path` atomically, creating parent directories."""
+    """Write `data` to `path` atomically, creating parent directories.
+
+    A path that cannot be written (a parent is a file, no permission, a full disk) is a `UsageError` naming it.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise UsageError(f"{path}: cannot write it: {_why(path, err)}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise UsageError(f"{path}: cannot write it: {_why(path, err)}") from None
         raise
     return path
+
+
+def _why(path: Path, err: OSError) -> str:
+    """What stops a write: the parent that is a file, else the system's reason."""
+    blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return f"{blocking} is a file, expected a directory"
+    return err.strerror or str(err)
