@@ -94,7 +94,8 @@ def _guarded(func: Callable[[], int]) -> None:
         print(err, file=sys.stderr)
         code = 1
     except (UsageError, ArchgenError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        where = getattr(err, "location", None)
+        print(f"{where}: error: {err}" if where else f"error: {err}", file=sys.stderr)
         code = 2
     except (typer.Exit, KeyboardInterrupt, BrokenPipeError):  # typer exits 1 quietly on a broken pipe
         raise
@@ -389,7 +390,7 @@ def estimate(
                 job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
                 if job is None:
                     raise
-                raise UsageError(f"{specs.locate(workload, (job,))}: {err}") from None
+                raise UsageError(str(err), specs.locate(workload, (job,))) from None
         else:
             raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
         sys.stdout.write(text)

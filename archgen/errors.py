@@ -79,7 +79,14 @@ class UnreadableError(SpecError):
 
 
 class UsageError(ArchgenError):
-    """A command was called wrongly: a missing path, a directory where a file was expected, an unknown id."""
+    """A command was called wrongly: a missing path, a directory where a file was expected, an unknown id.
+
+    `location` is the spec line at fault when there is one; the CLI then prints ``file:line:col: error: ...``.
+    """
+
+    def __init__(self, message: str, location: Location | None = None):
+        super().__init__(message)
+        self.location = location
 
 
 class WorkloadError(UsageError):

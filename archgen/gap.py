@@ -127,8 +127,8 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
     others = [d for d in docs if d.kind != "Requirements"]
     if others:
         d = others[0]
-        raise UsageError(f"{d.locate(('kind',))}: --against takes only Requirements documents, found kind "
-                         f"'{d.kind}' (id '{d.id}'); give racks, clusters, parts and facilities as PROPOSAL")
+        raise UsageError(f"--against takes only Requirements documents, found kind '{d.kind}' (id '{d.id}'); give "
+                         "racks, clusters, parts and facilities as PROPOSAL", d.locate(("kind",)))
     if not docs:
         raise UsageError(f"--against {_names(against)}: no Requirements document")
     mine = {f.resolve() for f in ours}

@@ -15,7 +15,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from archgen.errors import UsageError, did_you_mean
+from archgen.errors import Location, UsageError, did_you_mean
 from archgen.model import Cluster
 from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload, job_kind
@@ -40,48 +40,49 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
     metrics = {path: c.metrics for path, c in clusters.items()}
     out = []
     for sweep in sweeps:
-        def where(*path, _id=sweep.id) -> str:
-            return f"{specs.locate(_id, path)}"
+        def where(*path, _id=sweep.id) -> Location | None:
+            return specs.locate(_id, path)
 
         workload = specs.get(sweep.workload)
         if not isinstance(workload, Workload):
             ids = [w.id for w in specs.of(Workload)]
-            raise UsageError(f"{where('workload')}: sweep '{sweep.id}': no workload '{sweep.workload}'"
-                             f"{did_you_mean(sweep.workload, ids, lead='; ')} (workloads: {', '.join(ids) or 'none'})")
+            raise UsageError(f"sweep '{sweep.id}': no workload '{sweep.workload}'"
+                             f"{did_you_mean(sweep.workload, ids, lead='; ')} (workloads: {', '.join(ids) or 'none'})",
+                             where("workload"))
         job = job_kind(workload, "workload")
         for name in sweep.axes.given():
             wrong = [k for k, names in JOB_AXES.items() if name in names and k != job]
             if wrong and name not in JOB_AXES.get(job, ()):
-                raise UsageError(f"{where('axes', name)}: sweep '{sweep.id}': axis '{name}' changes "
-                                 f"{_a(wrong[0])} job; workload '{workload.id}' is {_a(job)} job")
+                raise UsageError(f"sweep '{sweep.id}': axis '{name}' changes {_a(wrong[0])} job; workload "
+                                 f"'{workload.id}' is {_a(job)} job", where("axes", name))
         theirs = {r.id: j for j, r in enumerate(workload.requirements)}
         for i, r in enumerate(sweep.requirements):
             if r.id in theirs:  # a point's outcomes are keyed by requirement id
-                raise UsageError(f"{where('requirements', i, 'id')}: sweep '{sweep.id}': requirement id '{r.id}' is "
-                                 f"also a requirement of workload '{workload.id}' (at "
-                                 f"{specs.locate(workload.id, ('requirements', theirs[r.id], 'id'))}); give the "
-                                 "sweep's requirement its own id")
+                other = specs.locate(workload.id, ("requirements", theirs[r.id], "id"))
+                raise UsageError(f"sweep '{sweep.id}': requirement id '{r.id}' is also a requirement of workload "
+                                 f"'{workload.id}' (at {other}); give the sweep's requirement its own id",
+                                 where("requirements", i, "id"))
         for i, o in enumerate(sweep.objectives):
             if o.metric not in JOB_METRICS[job]:
-                raise UsageError(f"{where('objectives', i, 'metric')}: sweep '{sweep.id}': objective '{o.metric}' "
-                                 f"is not a metric of a {job} job (workload '{workload.id}'), so no point would "
-                                 f"have it; a {job} job has {', '.join(JOB_METRICS[job])}")
+                raise UsageError(f"sweep '{sweep.id}': objective '{o.metric}' is not a metric of a {job} job "
+                                 f"(workload '{workload.id}'), so no point would have it; a {job} job has "
+                                 f"{', '.join(JOB_METRICS[job])}", where("objectives", i, "metric"))
         model = specs.get(workload.model) if workload.model else None
         if job != "collective" and not isinstance(model, Model):
-            raise UsageError(f"{where('workload')}: sweep '{sweep.id}': workload '{workload.id}' runs model "
-                             f"'{workload.model}', which is not in the specs")
+            raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' runs model '{workload.model}', which is "
+                             "not in the specs", where("workload"))
         ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
         if not ids:
-            raise UsageError(f"{where('axes')}: sweep '{sweep.id}': workload '{workload.id}' names no cluster; give "
-                             "axes.cluster")
+            raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster",
+                             where("axes"))
         bases = {}
         for i, cid in enumerate(ids):
             cluster = specs.get(cid)
             if not isinstance(cluster, Cluster):
                 known = [c.id for c in specs.of(Cluster)]
                 at = where("axes", "cluster", i) if sweep.axes.cluster else where("workload")
-                raise UsageError(f"{at}: sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
-                                 f" (clusters: {', '.join(known) or 'none'})")
+                raise UsageError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
+                                 f" (clusters: {', '.join(known) or 'none'})", at)
             hw, total, per_rack = cluster_hardware(cluster, specs.items, scale_out.get(cid))
             power = metrics[f"cluster/{cid}"]["it_power"].m_as("W")
             bases[cid] = Base(cid, hw, total, per_rack, power)

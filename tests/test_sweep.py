@@ -178,19 +178,19 @@ def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
     ((), "kind: Model\nid: m\nlayers: 1\nhidden: 8\nheads: 1\nffn: 8\nvocab: 8\n", "no Sweep document in the file"),
     ((), TRAIN.replace("llama3-70b-pretrain-b200", "llama3-70b-serve-b200").replace("accelerators: [256, 512]",
                                                                                     "pp: [1, 2]"),
-     "sweep.yaml:5:3: sweep 't': axis 'pp' changes a training job; workload 'llama3-70b-serve-b200' is an "
+     "sweep.yaml:5:3: error: sweep 't': axis 'pp' changes a training job; workload 'llama3-70b-serve-b200' is an "
      "inference job"),
     ((), TRAIN.replace("{metric: energy_per_token}", "{metric: ttft}"),
-     "sweep.yaml:9:14: sweep 't': objective 'ttft' is not a metric of a training job (workload "
+     "sweep.yaml:9:14: error: sweep 't': objective 'ttft' is not a metric of a training job (workload "
      "'llama3-70b-pretrain-b200'), so no point would have it; a training job has step_time, "),
     ((), "kind: Sweep\nid: c\nworkload: nccl-allreduce-gb200-su\naxes: {accelerators: [2, 4]}\n"
          "objectives: [{metric: busbw}, {metric: energy_per_token}]\n",
-     "sweep.yaml:5:40: sweep 'c': objective 'energy_per_token' is not a metric of a collective job"),
+     "sweep.yaml:5:40: error: sweep 'c': objective 'energy_per_token' is not a metric of a collective job"),
     ((), TRAIN + "requirements:\n  - {id: REQ-PERF-002, statement: Step, metric: step_time, target: \"<= 4 s\"}\n",
-     "sweep.yaml:11:10: sweep 't': requirement id 'REQ-PERF-002' is also a requirement of workload "
+     "sweep.yaml:11:10: error: sweep 't': requirement id 'REQ-PERF-002' is also a requirement of workload "
      "'llama3-70b-pretrain-b200' (at "),
     ((), TRAIN.replace("accelerators: [256, 512]", "batch: [1, 8]"),
-     "sweep.yaml:5:3: sweep 't': axis 'batch' changes an inference job; workload 'llama3-70b-pretrain-b200' is a "
+     "sweep.yaml:5:3: error: sweep 't': axis 'batch' changes an inference job; workload 'llama3-70b-pretrain-b200' is a "
      "training job"),
     (("--workers", "0"), TRAIN, "--workers must be at least 1, got 0"),
     (("--workers", "2", "--scheduler", "tcp://127.0.0.1:9"), TRAIN, "give either --workers or --scheduler"),

@@ -223,7 +223,7 @@ def test_cli_estimate_locates_a_bad_layout_in_the_workload_spec(cli, tmp_path):
                     "inference: {precision: fp8, tp: 3, input_len: 128, output_len: 128}\n", encoding="utf-8")
     res = cli("estimate", "--workload", "bad-tp", "--path", SPECS, "--path", spec)
     assert res.code == 2
-    assert res.err == f"error: {spec}:6:1: workload 'bad-tp': tp (3) does not divide the 64 attention heads\n"
+    assert res.err == f"{spec}:6:1: error: workload 'bad-tp': tp (3) does not divide the 64 attention heads\n"
 
 
 def test_serving_concurrency_is_the_batch_in_flight_and_per_gpu_counts_idle_accelerators(h100):
