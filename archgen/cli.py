@@ -431,6 +431,8 @@ def sweep(
         _out_dir(out)
         from archgen.render import parse_formats
         parse_formats(_split(formats))  # an unknown format is refused before the points run, not after
+        if templates is not None and not templates.is_dir():
+            raise UsageError(f"templates directory '{templates}' does not exist")  # as archgen render says
         progress = _sweep_progress() if sys.stderr.isatty() else None
         specs, results = sw.run(sweep_file, _spec_paths(paths), workers=workers, scheduler=scheduler,
                                 progress=progress)

@@ -67,6 +67,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                 raise UsageError(f"sweep '{sweep.id}': objective '{o.metric}' is not a metric of a {job} job "
                                  f"(workload '{workload.id}'), so no point would have it; a {job} job has "
                                  f"{', '.join(JOB_METRICS[job])}", where("objectives", i, "metric"))
+        for i, r in enumerate(sweep.requirements):
+            if r.metric not in JOB_METRICS[job]:
+                raise UsageError(f"sweep '{sweep.id}': requirement {r.id} targets '{r.metric}', which a {job} job "
+                                 f"does not have (workload '{workload.id}'), so no point would be judged on it; a "
+                                 f"{job} job has {', '.join(JOB_METRICS[job])}", where("requirements", i, "metric"))
         model = specs.get(workload.model) if workload.model else None
         if job != "collective" and not isinstance(model, Model):
             raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' runs model '{workload.model}', which is "

@@ -267,3 +267,19 @@ def test_a_rerun_without_a_front_leaves_no_stale_front(tmp_path, cli):
     text = TRAIN + "requirements:\n  - {id: REQ-X-001, statement: Fast, metric: step_time, target: \"<= 1 ms\"}\n"
     assert cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", out).code == 1
     assert sorted(p.name for p in (out / "t").iterdir()) == ["points.csv", "t.md"]
+
+
+def test_a_sweep_requirement_on_a_metric_the_job_lacks_is_refused(tmp_path, cli):
+    text = TRAIN + "requirements:\n  - {id: REQ-X-001, statement: Latency, metric: ttft, target: \"<= 1 s\"}\n"
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 2
+    assert ("sweep.yaml:11:49: error: sweep 't': requirement REQ-X-001 targets 'ttft', which a training job does not "
+            "have") in r.err
+
+
+def test_a_missing_templates_directory_is_refused_before_the_points_run(tmp_path, cli):
+    r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "--templates", tmp_path / "no")
+    assert r.code == 2
+    assert "templates directory" in r.err and "does not exist" in r.err
+    assert not (tmp_path / "o").exists()
+
