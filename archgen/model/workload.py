@@ -97,6 +97,10 @@ class Training(Spec):
     overlap_tp_comm: bool = Field(
         False, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
                            "Megatron-Core tp_comm_overlap); off unless the training stack does it.")
+    overlap_p2p_comm: bool = Field(
+        True, description="Overlap the pipeline's point-to-point sends with the next chunk in the steady state of the "
+                          "interleaved schedule (Megatron-LM's default; --no-overlap-p2p-communication turns it off); "
+                          "no effect without interleave.")
 
 
 class Inference(Spec):

@@ -114,6 +114,7 @@ class CaseTraining(Spec):
     overlap_grad_reduce: bool = False
     distributed_optimizer: bool = False
     overlap_tp_comm: bool = False
+    overlap_p2p_comm: bool = False
 
 
 class CaseInference(Spec):
@@ -315,7 +316,7 @@ def _training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None)
     """The model's estimate for a training case, at its own micro-batch unless one is given."""
     t = case.training
     job = Job(case.model.arch(), t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
-              t.overlap_grad_reduce, t.overlap_tp_comm)
+              t.overlap_grad_reduce, t.overlap_tp_comm, t.overlap_p2p_comm)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, t.interleave,
                  RECOMPUTE_CODES[t.recompute], t.sequence_parallel)
     return estimate_training(hw, job, lay)

@@ -58,7 +58,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     t = workload.training
     p = t.parallelism
     job = Job(arch, t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
-              t.overlap_grad_reduce, t.overlap_tp_comm)
+              t.overlap_grad_reduce, t.overlap_tp_comm, t.overlap_p2p_comm)
     fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
              "interleave": p.interleave, "recompute": t.recompute}
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, p.interleave, t.recompute)

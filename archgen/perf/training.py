@@ -85,6 +85,7 @@ class Job:
     distributed_optimizer: bool = True
     overlap_grad_reduce: bool = True
     overlap_tp_comm: bool = False
+    overlap_p2p_comm: bool = True
 
 
 @dataclass(frozen=True)
@@ -242,10 +243,17 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         ep_comm_mb = 0.0 * tp
 
     stage_mb = compute_mb + tp_comm_mb + cp_comm_mb + ep_comm_mb
-    # Pipeline: activations forward and gradients backward between stages, once per virtual stage.
-    k_pp = members_per_domain(hw, 2, tp * cp * dp)
+    # Pipeline: activations forward and gradients backward between stages, once per virtual stage. The slowest hop
+    # sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp apart) lies in
+    # one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses domains.
+    k_pp = np.where(np.mod(hw.scale_up_size, tp * cp * dp * pp) == 0, 2.0, 1.0)
     p2p = collective_time(hw, "p2p", T * a.hidden * act_bytes / np.where(tp > 1, tp, 1), 2, k_pp)
-    pp_comm = np.where(pp > 1, 2.0 * v * m * p2p, 0.0)
+    hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
+    if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
+        steady = np.maximum(0.0, p2p - fwd / v)
+        overlapped = 2.0 * (pp - 1) * p2p + 2.0 * np.maximum(v * m - (pp - 1), 0.0) * steady
+        hops = np.where(v > 1, np.minimum(hops, overlapped), hops)
+    pp_comm = np.where(pp > 1, hops, 0.0)
     bubble = (pp - 1) / v * stage_mb
 
     # Data-parallel gradient reduction (all-reduce, or reduce-scatter + all-gather with the distributed optimizer).

@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 
 from archgen.perf.arch import Arch, megatron_flops
+from archgen.perf.collectives import collective_time
+from archgen.perf.hardware import hardware_for
 from archgen.perf.memory import activation_bytes, training_memory
 from archgen.perf.training import Job, Layout, estimate_training
+from archgen.units import Q_
 
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
 
@@ -95,3 +98,34 @@ def test_optimizer_state_is_sharded_by_the_distributed_optimizer():
     zero1 = training_memory(GPT3, dp=16, distributed_optimizer=True, **common)
     assert float(zero1.optimizer) == pytest.approx(float(plain.optimizer) / 16)
     assert float(plain.weights) == pytest.approx(2 * float(plain.gradients) / 4)
+
+
+def test_a_pipeline_hop_crosses_domains_unless_each_pipeline_fits_one(accelerators):
+    gb200 = hardware_for(accelerators["gb200"], scale_up_size=72, scale_out_bandwidth=Q_(400, "Gbit/s"))
+    job = Job(GPT3, 2048, 576, overlap_p2p_comm=False)
+    size = 2048 * 12288 * 2 / 8  # one micro-batch's activations, split by tp 8 (scatter/gather)
+    nvlink, ib = (float(collective_time(gb200, "p2p", size, 2, k)) for k in (2, 1))
+    assert ib > 10 * nvlink
+    # tp 8 x dp 1 x pp 9 = 72 ranks: each pipeline is one NVL72 domain, every hop on NVLink
+    one = estimate_training(gb200, job, Layout(8, 9, 1, 1))
+    assert float(one.pp_comm) == pytest.approx(2 * 576 * nvlink, rel=1e-12)
+    # dp 2 doubles the stride: a pipeline spans 144 ranks, so its stage 4 (ranks 64-79) straddles two domains and
+    # that hop, the slowest, crosses the scale-out fabric (before, two ranks per domain counted it as NVLink)
+    two = estimate_training(gb200, job, Layout(8, 9, 2, 1))
+    assert float(two.pp_comm) == pytest.approx(2 * 288 * ib, rel=1e-12)
+
+
+def test_interleaved_p2p_overlap_leaves_only_warmup_and_flush_blocking(h100):
+    lay = Layout(8, 8, 4, 1, interleave=2, recompute=1)  # stride 32 on 8-GPU domains: every hop crosses
+    p2p = float(collective_time(h100, "p2p", 2048 * 12288 * 2 / 8, 2, 1))
+    blocking = estimate_training(h100, Job(GPT3, 2048, 512, overlap_p2p_comm=False), lay)
+    overlapped = estimate_training(h100, Job(GPT3, 2048, 512, overlap_p2p_comm=True), lay)
+    m = 512 / 4
+    assert float(blocking.pp_comm) == pytest.approx(2 * 2 * m * p2p, rel=1e-12)
+    # a chunk of six GPT-3 layers' forward (milliseconds) outlasts one 6.3 MB send (0.14 ms at 400 Gb/s x 0.9), so
+    # only the 2 (p - 1) sends of warmup and flush stay on the critical path
+    assert float(overlapped.pp_comm) == pytest.approx(2 * 7 * p2p, rel=1e-12)
+    # Megatron's non-interleaved 1F1B sends block whatever the flag says
+    plain = Layout(8, 8, 4, 1, interleave=1, recompute=1)
+    assert float(estimate_training(h100, Job(GPT3, 2048, 512, overlap_p2p_comm=True), plain).pp_comm) == \
+        pytest.approx(float(estimate_training(h100, Job(GPT3, 2048, 512, overlap_p2p_comm=False), plain).pp_comm))
