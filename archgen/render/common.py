@@ -59,8 +59,9 @@ class Scope:
         return [f for f in self.run.findings if f.object in self.subjects]
 
     def requirements(self) -> list[Any]:
-        """Requirements that apply to the subject (inline or from `Requirements` documents)."""
-        return [b for b in self.run.design.requirements if b.subject == self.subject]
+        """Requirements on the subject or an object under it, such as a cluster's fabrics (inline or documents)."""
+        return [b for b in self.run.design.requirements
+                if b.subject == self.subject or b.subject.startswith(f"{self.subject}/")]
 
 
 def where(location: Any) -> str:
@@ -108,11 +109,11 @@ def conventions() -> Section:
 def requirements_table(scope: Scope) -> Table:
     """The requirements compliance matrix: id, level, statement, target, computed value, status, evidence."""
     rows, anchors = [], []
-    by_req = {f.requirement: f for f in scope.findings() if f.requirement}
+    by_req = {(f.requirement, f.object): f for f in scope.findings() if f.requirement}
     for b in scope.requirements():
         req = b.req
-        value = scope.metrics.get(req.metric)
-        finding = by_req.get(req.id)
+        value = scope.run.metrics.get(b.subject, {}).get(req.metric)
+        finding = by_req.get((req.id, b.subject))
         if value is None or not value.is_compatible_with(req.target.limit):
             status, shown = "unknown", None
         else:
@@ -124,7 +125,7 @@ def requirements_table(scope: Scope) -> Table:
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, str(req.target),
                      fmt.q(shown, digits=fmt.digits_for(shown)) if shown is not None else "—", status, evidence,
                      req.source or "—"))
-        anchors.append(fmt.slug(req.id))
+        anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
     cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Target"),
             Column("Computed"), Column("Status"), Column("Evidence"), Column("Source"))
     return Table("requirements", "Requirements compliance matrix", cols, tuple(rows), tuple(anchors),
