@@ -107,6 +107,8 @@ def build(specs: Specs) -> Design:
         _ref(specs, s.id, s.workload, (Workload,), ("workload",), unresolved, f"sweep/{s.id}")
         for i, c in enumerate(s.axes.cluster or ()):
             _ref(specs, s.id, c, (Cluster,), ("axes", "cluster", i), unresolved, f"sweep/{s.id}")
+        for i, a in enumerate(s.axes.accelerator or ()):
+            _ref(specs, s.id, a, (Accelerator,), ("axes", "accelerator", i), unresolved, f"sweep/{s.id}")
     racks = tuple(_rack(specs, r, unresolved) for r in specs.of(Rack))
     clusters = tuple(bind_cluster(specs, c, racks, unresolved) for c in specs.of(Cluster))
     objects = object_paths(racks, clusters, specs.of(Workload))

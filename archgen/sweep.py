@@ -9,6 +9,7 @@ an index range, so a worker generates its own points and only summaries travel b
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -16,10 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from archgen.errors import Location, UsageError, did_you_mean
-from archgen.model import Cluster
+from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload, job_kind
 from archgen.perf.cluster import cluster_hardware
+from archgen.perf.hardware import hardware_for
 from archgen.perf.sweep import Base, Problem, Result, evaluate, summarise
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.validate import Specs
@@ -90,7 +92,9 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             hw, total, per_rack = cluster_hardware(cluster, specs.items, scale_out.get(cid))
             power = metrics[f"cluster/{cid}"]["it_power"].m_as("W")
-            bases[cid] = Base(cid, hw, total, per_rack, power)
+            bases[(cid, None)] = Base(cid, hw, total, per_rack, power)
+            for j, aid in enumerate(sweep.axes.accelerator or ()):
+                bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
@@ -101,6 +105,21 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
 def _a(noun: str) -> str:
     """'a training', 'an inference'."""
     return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+
+
+def _swapped(base: Base, specs: Specs, accelerator: str, at: Location | None) -> Base:
+    """`base` with its accelerators replaced by `accelerator`.
+
+    The chip's figures change (compute, memory, caches), the fabric stays, and the cluster's IT power changes by the
+    difference of the two parts' TDP for every accelerator in it.
+    """
+    acc, own = specs.get(accelerator), specs.get(base.hardware.accelerator)
+    if not isinstance(acc, Accelerator):
+        known = [a.id for a in specs.of(Accelerator)]
+        raise UsageError(f"no accelerator '{accelerator}'{did_you_mean(accelerator, known, lead='; ')}", at)
+    chip = hardware_for(acc, scale_up_size=1)
+    power = base.it_power + base.accelerators * float((acc.tdp - own.tdp).m_as("W"))
+    return dataclasses.replace(base, hardware=base.hardware.with_chip(chip), it_power=power)
 
 
 @contextmanager

@@ -105,7 +105,7 @@ def test_hardware_axes_scale_or_replace_a_figure():
 def test_a_value_and_the_equivalent_factor_give_the_same_point(tmp_path):
     p = problem_of(tmp_path, TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
                                            "  hbm_bandwidth: [1.5, \"12 TB/s\"]\n"))
-    hbm = p.bases["dgx-b200-superpod"].hardware.hbm_bandwidth
+    hbm = p.bases[("dgx-b200-superpod", None)].hardware.hbm_bandwidth
     assert hbm == 8e12  # B200: 8 TB/s, so x1.5 is 12 TB/s
     by_factor, by_value = evaluate(p, 0, 2)
     assert by_factor.metrics == by_value.metrics
@@ -283,3 +283,26 @@ def test_a_missing_templates_directory_is_refused_before_the_points_run(tmp_path
     assert "templates directory" in r.err and "does not exist" in r.err
     assert not (tmp_path / "o").exists()
 
+
+
+def test_an_accelerator_axis_swaps_the_chip_and_keeps_the_fabric(tmp_path, shipped):
+    p = problem_of(tmp_path, TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                                           "  accelerator: [h200-sxm-141gb]\n  accelerators: [512]\n"))
+    own, h200 = p.bases[("dgx-b200-superpod", None)], p.bases[("dgx-b200-superpod", "h200-sxm-141gb")]
+    assert h200.hardware.accelerator == "h200-sxm-141gb"
+    assert h200.hardware.peak["bf16"] == pytest.approx(989.4e12, rel=1e-3)  # H200 dense BF16 (as H100)
+    assert h200.hardware.hbm_bandwidth == pytest.approx(4.8e12)
+    for fabric in ("scale_up_size", "scale_up_bandwidth", "scale_out_bandwidth", "oversubscription", "pod"):
+        assert getattr(h200.hardware, fabric) == getattr(own.hardware, fabric)
+    # 1016 accelerators at 700 W (H200) instead of 1000 W (B200): 304.8 kW less at maximum draw
+    assert h200.it_power == pytest.approx(own.it_power - 1016 * 300.0)
+    (row,) = evaluate(p, 0, 1)
+    assert row.values["accelerator"] == "h200-sxm-141gb"
+    assert row.metrics["power"] == pytest.approx(h200.it_power * 512 / 1016)
+
+
+def test_an_unknown_accelerator_on_the_axis_is_a_reference_error(tmp_path, cli):
+    text = TRAIN.replace("  accelerators: [256, 512]\n", "  accelerator: [h300]\n")
+    r = cli("check", sweep_file(tmp_path, text), SPECS)
+    assert r.code == 1
+    assert "REF001 sweep/t: 'h300' names no document (expected an Accelerator)" in r.out

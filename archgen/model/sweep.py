@@ -89,6 +89,9 @@ class Axes(Spec):
 
     # where and how big
     cluster: list[Ref] | None = Field(None, min_length=1, description="Clusters to run on (ids).")
+    accelerator: list[Ref] | None = Field(
+        None, min_length=1, description="Accelerators (catalog ids) to put in the cluster's place: compute, memory and "
+                                        "caches change, the fabric stays; power changes by the TDP difference.")
     accelerators: list[Annotated[int, Field(gt=0)]] | None = Field(
         None, min_length=1, description="Accelerators the job uses (default: the workload's, or the whole cluster).")
     # the job (training or inference, as the workload is)

@@ -28,6 +28,11 @@ PARAMETERS: dict[str, str] = {
 EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
 
+#: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
+CHIP_FIELDS = ("accelerator", "peak", "gemm_efficiency", "gemm_half_size", "vector_peak", "vector_efficiency",
+               "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "l2_capacity", "l2_bandwidth")
+
+
 @dataclass(frozen=True)
 class Hardware:
     """One accelerator and its place in the fabric, in SI units.
@@ -118,6 +123,10 @@ class Hardware:
             known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))
             raise UsageError(f"unknown hardware parameter '{parameter}' (known: {known})")
         return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
+
+    def with_chip(self, other: Hardware) -> Hardware:
+        """This fabric (scale-up domain and links, scale-out) with `other`'s accelerator (`CHIP_FIELDS`)."""
+        return dataclasses.replace(self, **{f: getattr(other, f) for f in CHIP_FIELDS})
 
     def with_value(self, parameter: str, value: float, dtype: str = "bf16") -> Hardware:
         """A copy with one parameter set to `value` in SI units (B/s, B, FLOP/s); `peak` is that of `dtype`.

@@ -46,7 +46,7 @@ class Problem:
     sweep: Sweep
     workload: Workload
     model: Model | None
-    bases: dict[str, Base]
+    bases: dict[tuple[str, str | None], Base]  # by (cluster, accelerator axis value or None)
     axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
 
     @property
@@ -129,7 +129,7 @@ def _judge(req: Requirement, metrics: dict[str, float]) -> bool | None:
 def evaluate_point(problem: Problem, index: int) -> Row:
     """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
     values = problem.point(index)
-    base = problem.bases[values["cluster"]]
+    base = problem.bases[(values["cluster"], values.get("accelerator"))]
     try:
         workload = _job(problem.workload, values)
         gpus = workload.accelerators or base.accelerators

@@ -214,7 +214,8 @@ def conventions_section(result: Result) -> Section:
         "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "
-        "cluster); hardware factors change the speed, not the power. Energy per token is power / tokens per second.",
+        "cluster); hardware factors change the speed, not the power, and another accelerator changes it by the "
+        "difference of the parts' TDP. Energy per token is power / tokens per second.",
         "Feasible: the point fits in memory and meets every SHALL requirement; SHOULD and MAY requirements are "
         "reported, not enforced.",
     )))
@@ -263,7 +264,8 @@ def render_sweep(result: Result, formats: tuple[str, ...], templates: Path | Non
 def provenance_of(specs: Any, result: Result) -> tuple[str, str]:
     """The revision and input hash of the documents a sweep read (its own, the workload, model and clusters)."""
     p = result.problem
-    ids = [p.sweep.id, p.workload.id, *([p.model.id] if p.model else []), *p.bases]
+    ids = [p.sweep.id, p.workload.id, *([p.model.id] if p.model else []), *dict.fromkeys(c for c, _ in p.bases),
+           *dict.fromkeys(a for _, a in p.bases if a)]
     docs = [specs.get(i) for i in ids if specs.get(i) is not None]
     files = [specs.sources[d.id].file for d in docs if d.id in specs.sources]
     return provenance.git_revision(files), provenance.input_hash(docs)
