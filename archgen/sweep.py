@@ -16,6 +16,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+from archgen import __version__
 from archgen.errors import Location, UsageError, did_you_mean
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
@@ -156,15 +157,19 @@ def evaluate_all(problem: Problem, pool: Executor | None, workers: int = 1,
     """Every point of `problem`, in point order, evaluated here or by `pool`."""
     ranges = chunks(problem.size, workers * CHUNKS_PER_WORKER if pool else 1)
     rows, done = [], 0
-    if pool is None:
-        parts = (evaluate(problem, a, b) for a, b in ranges)
-    else:
-        parts = pool.map(evaluate, [problem] * len(ranges), [a for a, _ in ranges], [b for _, b in ranges])
-    for part in parts:
-        rows.extend(part)
-        done += len(part)
-        if progress:
-            progress(done, problem.size)
+    try:
+        if pool is None:
+            parts = (evaluate(problem, a, b) for a, b in ranges)
+        else:
+            parts = pool.map(evaluate, [problem] * len(ranges), [a for a, _ in ranges], [b for _, b in ranges])
+        for part in parts:
+            rows.extend(part)
+            done += len(part)
+            if progress:
+                progress(done, problem.size)
+    except ImportError as err:  # raised in a worker: a Dask worker without archgen (or another version of it)
+        raise UsageError(f"a sweep worker cannot import archgen's code ({err}); install archgen {__version__} on "
+                         "every Dask worker") from None
     return summarise(problem, rows)
 
 

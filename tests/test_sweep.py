@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from archgen import sweep as sw
+from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.hardware import Hardware
 from archgen.perf.sweep import Problem, Row, _hardware, evaluate, pareto
@@ -306,3 +307,12 @@ def test_an_unknown_accelerator_on_the_axis_is_a_reference_error(tmp_path, cli):
     r = cli("check", sweep_file(tmp_path, text), SPECS)
     assert r.code == 1
     assert "REF001 sweep/t: 'h300' names no document (expected an Accelerator)" in r.out
+
+
+def test_a_worker_without_archgen_is_a_usage_error(tmp_path):
+    class Missing:  # what a Dask executor hands back when its workers cannot unpickle archgen's function
+        def map(self, *args):
+            raise ModuleNotFoundError("No module named 'archgen'")
+
+    with pytest.raises(UsageError, match="install archgen .* on every Dask worker"):
+        sw.evaluate_all(problem_of(tmp_path), Missing(), 4)
