@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from archgen.build import BoundRequirement
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
+from archgen.model.workload import Workload
 from archgen.units import Q
 
 
@@ -78,3 +79,32 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> tup
 
 def _suggest(name: str, known: Iterable[str]) -> str:
     return did_you_mean(name, known, cutoff=0.7, lead="; ")
+
+
+@check("REQ003", "requirements.id")
+def requirement_id_means_one_requirement(ctx: Context) -> Iterator[Violation]:
+    """A requirement id names one requirement: the same statement, metric, target and level wherever it is stated.
+
+    The id is how `archgen diff` and `archgen gap` pair requirements, and how a compliance matrix is read, so two
+    different requirements under one id are reported as each other. Applying one requirement to several objects
+    (the same text in several racks, or a glob subject) is fine.
+
+    Fix: give one of them a new id, or make the two statements agree.
+    """
+    first: dict[str, tuple] = {}
+    # each place a requirement is written, once (a glob is bound once per object it matches)
+    stated = {(b.owner, b.path): (b.req, b.pattern or b.subject or b.owner) for b in ctx.design.requirements}
+    stated |= {(w.id, ("requirements", i)): (q, f"workload/{w.id}") for w in ctx.design.specs.of(Workload)
+               for i, q in enumerate(w.requirements)}
+    for (owner, path), (req, subject) in stated.items():
+        key = (req.statement, req.metric, str(req.target), req.level)
+        if req.id not in first:
+            first[req.id] = (key, owner, path)
+            continue
+        seen, where_owner, where_path = first[req.id]
+        if key != seen:
+            at = ctx.design.specs.locate(where_owner, where_path)
+            yield Violation(subject, owner, path + ("id",),
+                            f"{req.id} is also the id of a different requirement (at {at}: {seen[0]!r}, {seen[1]} "
+                            f"{seen[2]}, {seen[3].upper()}); here: {req.statement!r}, {req.metric} {req.target}, "
+                            f"{req.level.upper()}", requirement=req.id)
