@@ -105,3 +105,8 @@ def did_you_mean(name: object, known: Iterable[str], cutoff: float = 0.6, lead: 
     """`lead` + "did you mean 'x'?" for the known name closest to `name` (difflib ratio >= `cutoff`), else ""."""
     close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=cutoff)
     return f"{lead}did you mean '{close[0]}'?" if close else ""
+
+
+def a_or_an(noun: str) -> str:
+    """The noun with its indefinite article: 'an Accelerator', 'a training', 'an inference'."""
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from archgen import __version__
-from archgen.errors import Location, UsageError, did_you_mean
+from archgen.errors import Location, UsageError, a_or_an, did_you_mean
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload, job_kind
@@ -40,7 +40,6 @@ SCHEDULER_TIMEOUT = "10s"
 def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Problem]:
     """Each sweep with its workload, model and clusters resolved; a mismatch is a located usage error."""
     scale_out = scale_out_paths(clusters)
-    metrics = {path: c.metrics for path, c in clusters.items()}
     out = []
     for sweep in sweeps:
         def where(*path, _id=sweep.id) -> Location | None:
@@ -56,8 +55,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
         for name in sweep.axes.given():
             wrong = [k for k, names in JOB_AXES.items() if name in names and k != job]
             if wrong and name not in JOB_AXES.get(job, ()):
-                raise UsageError(f"sweep '{sweep.id}': axis '{name}' changes {_a(wrong[0])} job; workload "
-                                 f"'{workload.id}' is {_a(job)} job", where("axes", name))
+                raise UsageError(f"sweep '{sweep.id}': axis '{name}' changes {a_or_an(wrong[0])} job; workload "
+                                 f"'{workload.id}' is {a_or_an(job)} job", where("axes", name))
         theirs = {r.id: j for j, r in enumerate(workload.requirements)}
         for i, r in enumerate(sweep.requirements):
             if r.id in theirs:  # a point's outcomes are keyed by requirement id
@@ -92,7 +91,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                 raise UsageError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             hw, total, per_rack = cluster_hardware(cluster, specs.items, scale_out.get(cid))
-            power = metrics[f"cluster/{cid}"]["it_power"].m_as("W")
+            power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
             bases[(cid, None)] = Base(cid, hw, total, per_rack, power)
             for j, aid in enumerate(sweep.axes.accelerator or ()):
                 bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
@@ -101,11 +100,6 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
             axes = {"cluster": ids, **axes}
         out.append(Problem(sweep, workload, model, bases, axes))
     return out
-
-
-def _a(noun: str) -> str:
-    """'a training', 'an inference'."""
-    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 def _swapped(base: Base, specs: Specs, accelerator: str, at: Location | None) -> Base:

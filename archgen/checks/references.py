@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
-from archgen.errors import did_you_mean
+from archgen.errors import a_or_an, did_you_mean
 
 
 @check("REF001", "references.unknown")
@@ -17,7 +17,7 @@ def unknown_reference(ctx: Context) -> Iterator[Violation]:
     known = sorted(ctx.design.specs.items)
     for u in ctx.design.unresolved:
         if not u.found:
-            yield Violation(u.subject, u.owner, u.path, f"'{u.ref}' names no document (expected {_a(u.expected)})"
+            yield Violation(u.subject, u.owner, u.path, f"'{u.ref}' names no document (expected {a_or_an(u.expected)})"
                                                         f"{did_you_mean(u.ref, known, lead='; ')}")
 
 
@@ -29,8 +29,5 @@ def wrong_kind(ctx: Context) -> Iterator[Violation]:
     """
     for u in ctx.design.unresolved:
         if u.found:
-            yield Violation(u.subject, u.owner, u.path, f"'{u.ref}' is {_a(u.found)}, expected {_a(u.expected)}")
-
-
-def _a(noun: str) -> str:
-    return f"an {noun}" if noun[:1] in "AEIOU" else f"a {noun}"
+            yield Violation(u.subject, u.owner, u.path,
+                            f"'{u.ref}' is {a_or_an(u.found)}, expected {a_or_an(u.expected)}")

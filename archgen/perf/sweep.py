@@ -24,7 +24,7 @@ from archgen.perf.estimate import estimate, precision
 from archgen.perf.hardware import Hardware
 from archgen.units import Q_, Q, json_magnitude
 
-#: Workload fields a job axis replaces: (section of the job, field).
+#: Job axes that replace a field of a training job's `parallelism`.
 _PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
 
 
@@ -182,13 +182,18 @@ def pareto(rows: Sequence[Row], objectives: Sequence[tuple[str, bool]]) -> list[
     return sorted(cand[j] for j in front)
 
 
-def best(rows: Sequence[Row], metric: str, maximise: bool) -> Row | None:
-    """The feasible point with the best value of `metric` (the first such point on ties)."""
-    have = [r for r in rows if r.feasible and metric in r.metrics]
+def best(rows: Sequence[Row], metric: str, maximise: bool) -> int | None:
+    """Position in `rows` of the feasible point with the best value of `metric` (the first on ties), or None."""
+    have = [i for i, r in enumerate(rows) if r.feasible and metric in r.metrics]
     if not have:
         return None
-    key = (lambda r: -r.metrics[metric]) if maximise else (lambda r: r.metrics[metric])
-    return min(have, key=key)
+    sign = -1.0 if maximise else 1.0
+    return min(have, key=lambda i: sign * rows[i].metrics[metric])
+
+
+def objectives(sweep: Sweep) -> list[tuple[str, bool]]:
+    """(metric, maximise) of each objective of `sweep`."""
+    return [(o.metric, o.maximise) for o in sweep.objectives]
 
 
 @dataclass(frozen=True)
@@ -203,7 +208,7 @@ class Result:
     @property
     def objectives(self) -> list[tuple[str, bool]]:
         """(metric, maximise) of each objective."""
-        return [(o.metric, o.maximise) for o in self.problem.sweep.objectives]
+        return objectives(self.problem.sweep)
 
     def counts(self) -> dict[str, int]:
         """Points by outcome: evaluated, invalid, fitting, feasible and on the front."""
@@ -214,8 +219,5 @@ class Result:
 
 def summarise(problem: Problem, rows: list[Row]) -> Result:
     """The result of a sweep from its rows (in point order)."""
-    objectives = [(o.metric, o.maximise) for o in problem.sweep.objectives]
-    positions = {id(r): i for i, r in enumerate(rows)}
-    picks = {m: best(rows, m, up) for m, up in objectives}
-    return Result(problem, rows, pareto(rows, objectives),
-                  {m: positions[id(r)] if r is not None else None for m, r in picks.items()})
+    goals = objectives(problem.sweep)
+    return Result(problem, rows, pareto(rows, goals), {m: best(rows, m, up) for m, up in goals})
