@@ -26,6 +26,8 @@ app.add_typer(catalog_app, name="catalog")
 
 Paths = Annotated[list[Path] | None, typer.Argument(help="Spec files or directories (default: specs/).")]
 Format = Annotated[str, typer.Option("--format", "-f", help="text, json, sarif, junit or github.")]
+Vendors = Annotated[list[str] | None, typer.Option("--vendor", help="Only entries of this vendor (repeatable).")]
+Kinds = Annotated[list[str] | None, typer.Option("--kind", help="Only entries of this kind, e.g. Switch (repeatable).")]
 _STATE = {"debug": False}
 
 
@@ -264,10 +266,12 @@ def catalog(
     ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
+    vendor: Vendors = None,
+    kind: Kinds = None,
 ) -> None:
-    """List the catalog's parts (with the user's specs)."""
+    """List the catalog's parts and facilities (with the user's specs)."""
     if ctx.invoked_subcommand is None:
-        _print_catalog(paths, unconfirmed)
+        _print_catalog(paths, unconfirmed, vendor, kind)
 
 
 @catalog_app.command("list")
@@ -275,15 +279,19 @@ def catalog_list(
     ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
+    vendor: Vendors = None,
+    kind: Kinds = None,
 ) -> None:
-    """List the catalog's parts."""
+    """List the catalog's parts and facilities, optionally of some vendors and kinds."""
     group = ctx.parent.params  # `catalog --unconfirmed list` means `catalog list --unconfirmed`
-    _print_catalog(paths or group["paths"], unconfirmed or group["unconfirmed"])
+    _print_catalog(paths or group["paths"], unconfirmed or group["unconfirmed"], vendor or group["vendor"],
+                   kind or group["kind"])
 
 
-def _print_catalog(paths: list[Path] | None, unconfirmed: bool) -> None:
+def _print_catalog(paths: list[Path] | None, unconfirmed: bool, vendors: list[str] | None = None,
+                   kinds: list[str] | None = None) -> None:
     def body() -> int:
-        for line in _catalog_lines(paths, unconfirmed):
+        for line in _catalog_lines(paths, unconfirmed, vendors or [], kinds or []):
             print(line)
         return 0
 
@@ -301,16 +309,15 @@ def _load_specs(paths: list[Path] | None):
     return run_validate(*load(_spec_paths(paths)))
 
 
-def _catalog_lines(paths: list[Path] | None, unconfirmed: bool) -> list[str]:
+def _catalog_lines(paths: list[Path] | None, unconfirmed: bool, vendors: list[str], kinds: list[str]) -> list[str]:
     from archgen.model import Part
-    specs = _load_specs(paths)
+    from archgen.validate import catalog_entries
     lines = []
-    for part in specs.of(Part):
-        fields = part.unconfirmed_fields()
-        if unconfirmed and not fields:
-            continue
+    for entry in catalog_entries(_load_specs(paths), vendors, kinds, unconfirmed):
+        fields = entry.unconfirmed_fields() if isinstance(entry, Part) else []
         flag = f"  unconfirmed: {', '.join(fields)}" if fields else ""
-        lines.append(f"{part.kind:12} {part.id:28} {part.name}{flag}")
+        vendor = getattr(entry, "vendor", "") or "-"
+        lines.append(f"{entry.kind:12} {entry.id:28} {vendor:10} {entry.name}{flag}")
     return lines
 
 

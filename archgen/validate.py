@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from archgen.errors import Location, SpecError, SpecProblem, did_you_mean
+from archgen.errors import Location, SpecError, SpecProblem, UsageError, did_you_mean
 from archgen.load import Document as Source
-from archgen.model import KINDS, Document
+from archgen.model import KINDS, Document, Facility, Part
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,37 @@ class Specs:
         """Source location of a field of document `ref` (the deepest existing prefix of `path`)."""
         src = self.sources.get(ref)
         return src.locate(tuple(path)) if src else None
+
+
+#: Kinds `archgen catalog` lists: every part kind, and facilities, which ship in the catalog like parts.
+CATALOG_KINDS = tuple(sorted(name for name, cls in KINDS.items() if issubclass(cls, Part | Facility)))
+
+
+def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[str] = (),
+                    unconfirmed: bool = False) -> list[Document]:
+    """The parts and facilities of `specs` (sorted by id) from any of `vendors` and of any of `kinds`.
+
+    Vendors and kinds match case-insensitively; an empty selection keeps all. One that names no vendor of any entry
+    or no catalog kind is a usage error with "did you mean". `unconfirmed` keeps only entries with unconfirmed
+    figures.
+    """
+    entries = [d for d in specs.of(Document) if isinstance(d, Part | Facility)]
+    known_vendors = sorted({v for d in entries if (v := getattr(d, "vendor", ""))})
+    want_vendors = {_known(v, known_vendors, "vendor") for v in vendors}
+    want_kinds = {_known(k, CATALOG_KINDS, "kind") for k in kinds}
+    return [d for d in entries
+            if (not want_vendors or getattr(d, "vendor", "").lower() in want_vendors)
+            and (not want_kinds or d.kind.lower() in want_kinds)
+            and (not unconfirmed or (isinstance(d, Part) and d.unconfirmed_fields()))]
+
+
+def _known(name: str, known: Iterable[str], what: str) -> str:
+    """`name` lower-cased when it is one of `known` (case-insensitively), else a usage error naming them."""
+    by_lower = {k.lower(): k for k in known}
+    if name.lower() in by_lower:
+        return name.lower()
+    hint = did_you_mean(name, known, lead="; ") or f"; one of: {', '.join(known)}"
+    raise UsageError(f"no catalog {what} '{name}'{hint}")
 
 
 def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
