@@ -152,3 +152,126 @@ def test_gb200_power_shelf() -> None:
     assert shelf.psus.count == 6 and _close(shelf.psus.capacity, "5.5 kW")
     assert _close(shelf.psus.capacity * shelf.psus.count, "33 kW")
     assert _close(shelf.mechanical.height, "1 U")
+
+
+# Beyond one vendor (issue 15 part 1): the parts added for AMD, Intel, Broadcom/Ethernet, XDR and 1.6T designs.
+
+NEW_PARTS = ("mi325x", "mi355x", "gaudi3", "b300-sxm-288gb", "dgx-b300", "hgx-b300-8gpu", "hgx-b200-8gpu",
+             "hgx-h200-8gpu", "hgx-h100-8gpu", "gb300-compute-tray", "amd-mi300x-platform", "amd-mi325x-platform",
+             "amd-mi355x-platform", "arista-7060x6-64pe", "celestica-ds5000", "arista-7060xe7-64ps", "sn5610",
+             "arista-7816r4", "bluefield-3-b3220", "pollara-400", "thor2-400g", "smf-1.6t-2xdr4", "smf-800g-dr4-rhs",
+             "lacc-1.6t-xdr", "aec-800g-osfp", "lpo-800g-dr8", "pdu-2u-415v-60a-3ph")
+
+
+def _catalog_specs():
+    """The whole shipped catalog (accelerators and facilities included), validated as `archgen` does."""
+    from archgen.pipeline import load
+    from archgen.validate import validate
+    return validate(*load([CATALOG]))
+
+
+@pytest.mark.parametrize("part_id", NEW_PARTS)
+def test_new_part_validates_cites_and_explains(part_id: str) -> None:
+    """Each new part validates, cites at least one source with a URL or repository path, and explains its
+    unconfirmed figures (every unconfirmed field it names exists on the part)."""
+    part = _catalog_specs().get(part_id)
+    assert isinstance(part, Part)
+    sources = [part.source] if isinstance(part.source, str) else part.source
+    assert any("http" in s or "/" in s for s in sources)
+    fields = part.unconfirmed_fields()
+    assert part.notes.strip() or not fields
+    for name in (f for f in fields if f != "*"):
+        head = name.split(".")[0]
+        assert head == "vendor" or head in type(part).model_fields, f"{part_id}: unknown unconfirmed field {name}"
+
+
+def test_mi355x_peaks_follow_amds_clock_formula() -> None:
+    """MI355X dense BF16 = 2,400 MHz x 512 FMA x 2 x 1,024 Matrix Cores; FP8 doubles it, FP4 doubles again."""
+    # stas00/ml-engineering compute/accelerator/README.md, "For AMD @ BF16" table (AMD publishes 2.5 / 5 / 10.1 PF).
+    mi = KINDS["Accelerator"].model_validate(_raw("mi355x"))
+    bf16 = 2400e6 * 512 * 2 * 1024 / 1e12
+    assert mi.peak["bf16"].to("TFLOPS").magnitude == pytest.approx(bf16, abs=0.1)
+    assert mi.peak["fp8"].to("TFLOPS").magnitude == pytest.approx(2 * bf16, abs=0.1)
+    assert mi.peak["fp4"].to("TFLOPS").magnitude == pytest.approx(4 * bf16, abs=0.1)
+    assert _close(mi.memory, "288 GiB") and _close(mi.tdp, "1400 W")
+
+
+def test_amd_efficiencies_are_mamf_over_peak() -> None:
+    """GEMM efficiency = measured MAMF / dense peak (ml-engineering MAMF table: MI325X 784.9, MI355X 1565.0)."""
+    for part_id, mamf in (("mi325x", 784.9), ("mi355x", 1565.0)):
+        acc = KINDS["Accelerator"].model_validate(_raw(part_id))
+        assert acc.efficiency.gemm["bf16"] == pytest.approx(mamf / acc.peak["bf16"].to("TFLOPS").magnitude, abs=1e-3)
+
+
+def test_gaudi3_scale_up_is_21_links_of_200g() -> None:
+    """Intel: 21 scale-up ports of 200 Gb/s = 525 GB/s per direction per Gaudi 3 (docs.habana.ai network page)."""
+    g3 = KINDS["Accelerator"].model_validate(_raw("gaudi3"))
+    assert g3.scale_up.links == 21
+    assert _close(g3.scale_up.bandwidth, "525 GB/s")
+    assert _close(Q_("200 Gbit/s") * g3.scale_up.links, "525 GB/s")
+
+
+def test_tomahawk5_and_spectrum_switch_figures() -> None:
+    """NetBox device-type library: DCS-7060X6-64PE-F 2RU 21 kg 64 x 800G; SN5610 2U 26.9 kg 64 x 800G;
+    OCP OPG-256 topology map: Celestica DS5000 64 x 800G OSFP."""
+    arista, sn5610, ds5000 = (_part(i) for i in ("arista-7060x6-64pe", "sn5610", "celestica-ds5000"))
+    for sw in (arista, sn5610, ds5000):
+        assert sw.ports.count == 64 and _close(sw.ports.speed, "800 Gbit/s") and sw.technology == "ethernet"
+        assert _close(sw.ports.speed * sw.ports.count, "51.2 Tbit/s")
+    assert _close(arista.mechanical.weight, "21 kg") and _close(arista.mechanical.height, "2 U")
+    assert _close(sn5610.mechanical.weight, "26.9 kg")
+    assert _close(_part("arista-7060xe7-64ps").ports.speed * 64, "102.4 Tbit/s")
+
+
+def test_dgx_b300_rack_power_matches_the_superpod_ra() -> None:
+    """NVIDIA DGX SuperPOD B300 XDR RA: four DGX B300 per rack at ~56 kW per rack."""
+    assert _close(_part("dgx-b300").power.max * 4, "56 kW")
+
+
+def test_gb300_rack_closes_within_nvidias_142_kw() -> None:
+    """NVIDIA NVL72 Enterprise RA: 18 compute trays, 9 NVSwitch trays, 2 SN2201, full rack up to 142 kW."""
+    total = (_part("gb300-compute-tray").power.max * 18 + _part("nvlink5-switch-tray").power.max * 9
+             + _part("sn2201").power.max * 2)
+    assert total.to("kW").magnitude == pytest.approx(142.2, abs=0.5)
+
+
+def test_facilities_ship_in_the_catalog() -> None:
+    """hall-air and hall-liquid are catalog entries, so a project's rack may name them without copying them."""
+    specs = _catalog_specs()
+    assert {d.id for d in specs.of(KINDS["Facility"])} >= {"hall-air", "hall-liquid"}
+
+
+def test_a_rack_may_reference_a_shipped_facility(spec_tree) -> None:
+    """A DGX B300 rack outside the repository (four systems and three 2U PDUs, as NVIDIA's B300 XDR RA) names
+    `hall-air` without copying it: no REF finding, and the hall's 24 degC inlet air applies."""
+    from archgen.pipeline import run
+    root = spec_tree({"rack.yaml": (
+        "kind: Rack\nid: b300-rack\nfacility: hall-air\n"
+        "form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg,"
+        " weight: 170 kg}\n"
+        "slots:\n  - {at: 1, part: pdu-2u-415v-60a-3ph, count: 3}\n  - {at: 7, part: dgx-b300, count: 4}\n"
+        "power:\n  feeds: {count: 3, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+1}\n"
+        "  pdus: {redundancy: N+1}\n"
+        "cooling:\n  air: {class: A2, delta_t: 20 K}\n")})
+    result = run([root])
+    assert not [f for f in result.findings if f.id.startswith("REF")]
+    assert not result.errors
+    assert result.design.specs.get("hall-air").air.supply.to("degC").magnitude == 24
+    assert result.metrics["rack/b300-rack"]["it_power"].to("kW").magnitude == pytest.approx(56)
+
+
+def test_catalog_spans_vendors_and_fabrics() -> None:
+    """At least three accelerator vendors, and both InfiniBand and Ethernet switches, ship in the catalog."""
+    from archgen.validate import catalog_entries
+    specs = _catalog_specs()
+    accelerators = catalog_entries(specs, kinds=["Accelerator"])
+    assert {a.vendor for a in accelerators} >= {"NVIDIA", "AMD", "Intel"}
+    assert {s.technology for s in catalog_entries(specs, kinds=["switch"])} >= {"infiniband", "ethernet"}
+    assert {p.id for p in catalog_entries(specs, vendors=["amd"])} >= {"mi355x", "pollara-400", "amd-mi355x-platform"}
+    assert all(p.vendor == "Arista" and p.kind == "Switch"
+               for p in catalog_entries(specs, vendors=["Arista"], kinds=["Switch"]))
+
+
+def _raw(part_id: str) -> dict:
+    """The YAML data of catalog part `part_id` in any folder."""
+    return next(d.data for d in load_paths([CATALOG]) if d.id == part_id)

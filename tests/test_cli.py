@@ -129,6 +129,25 @@ def test_catalog_options_before_the_subcommand_apply_to_it():
     assert missing.code == 2 and "no-such-dir: no such file or directory" in missing.err
 
 
+def test_catalog_list_filters_by_vendor_and_kind():
+    amd = run_cli("catalog", "list", "--vendor", "amd", "--path", SPECS)
+    rows = [line.split() for line in amd.out.splitlines()]
+    assert amd.code == 0 and rows and all(r[2] == "AMD" for r in rows)
+    assert {r[1] for r in rows} >= {"mi300x", "mi325x", "mi355x", "pollara-400", "amd-mi355x-platform"}
+    accelerators = run_cli("catalog", "list", "--kind", "Accelerator", "--path", SPECS).out.splitlines()
+    assert {line.split()[2] for line in accelerators} >= {"NVIDIA", "AMD", "Intel"}
+    switches = run_cli("catalog", "--kind", "switch", "--vendor", "Arista", "--vendor", "Celestica", "list",
+                       "--path", SPECS).out.splitlines()
+    assert {line.split()[1] for line in switches} == {"arista-7060x6-64pe", "arista-7060xe7-64ps", "arista-7816r4",
+                                                     "celestica-ds5000"}
+    facilities = run_cli("catalog", "list", "--kind", "Facility", "--path", SPECS).out
+    assert "hall-air" in facilities and "hall-liquid" in facilities
+    typo = run_cli("catalog", "list", "--kind", "Swich", "--path", SPECS)
+    assert typo.code == 2 and "no catalog kind 'Swich'; did you mean 'Switch'?" in typo.err
+    unknown = run_cli("catalog", "list", "--vendor", "Acme", "--path", SPECS)
+    assert unknown.code == 2 and "no catalog vendor 'Acme'; one of: AMD, Arista" in unknown.err
+
+
 def test_schema_per_kind(tmp_path):
     import jsonschema
     r = run_cli("schema")
