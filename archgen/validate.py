@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -125,7 +126,9 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
         return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=str(err["msg"]))
     expected = _EXPECTED.get(kind)
     if expected:
-        return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=expected.format(**ctx))
+        hint = did_you_mean(value, re.findall(r"'([^']*)'", str(ctx.get("expected", "")))) \
+            if kind == "literal_error" and isinstance(value, str) else ""
+        return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=expected.format(**ctx), hint=hint)
     if kind == "value_error":  # a model validator's own message says what is wrong; the input is the whole mapping
         field = getattr(ctx.get("error"), "field", ())  # a FieldError names the key it is about
         if field:

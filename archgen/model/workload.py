@@ -19,6 +19,11 @@ Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
 AttentionKernel = Literal["flash", "materialized"]
 KvReserve = Literal["full", "mean"]
+#: Training-stack profiles (`archgen.perf.stacks` holds what each sets, with its sources).
+STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025")
+Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025"]
+GradDtype = Literal["fp32", "bf16", "fp16"]
+GatherDtype = Literal["bf16", "fp8"]
 
 #: Metrics a workload requirement may target, with their dimension (the unit a target must convert to).
 PERF_METRICS: dict[str, str] = {
@@ -80,7 +85,24 @@ class Parallelism(Spec):
     ep: int = Field(1, gt=0, description="Expert-parallel size (MoE), carved out of the data-parallel ranks.")
     interleave: int | None = Field(None, gt=0, description="Virtual stages per pipeline rank (interleaved 1F1B).")
     micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
-    sequence_parallel: bool = Field(True, description="Megatron sequence parallelism with TP.")
+    sequence_parallel: bool | None = Field(None, description="Megatron sequence parallelism with TP; the stack's "
+                                                              "default when left out.")
+    zero: Literal[0, 1, 2, 3] | None = Field(
+        None, description="Sharding over DP: 0 none, 1 optimizer state (the distributed optimizer), 2 + gradients, "
+                          "3 + weights (FSDP); the stack's distributed optimizer when left out.")
+    embedding_slot: bool | None = Field(
+        None, description="Count the embedding as a layer slot of the first pipeline stage (Megatron-core "
+                          "account_for_embedding_in_pipeline_split); left out: both slots when only they make the "
+                          "layers divide.")
+    loss_slot: bool | None = Field(None, description="Count the loss as a layer slot of the last pipeline stage "
+                                                     "(account_for_loss_in_pipeline_split).")
+    first_stage_layers: int | None = Field(None, gt=0, description="Layers on the first pipeline stage "
+                                                                    "(num_layers_in_first_pipeline_stage).")
+    last_stage_layers: int | None = Field(None, gt=0, description="Layers on the last pipeline stage "
+                                                                   "(num_layers_in_last_pipeline_stage).")
+    pipeline_layout: str | None = Field(
+        None, description="Megatron-core pipeline_model_parallel_layout, e.g. 'Et*3|(tt|)*29,m|L' without m: stages "
+                          "split by |, E embedding, t layer, L loss; sets interleave.")
 
 
 class Training(Spec):
@@ -91,16 +113,26 @@ class Training(Spec):
     precision: Precision = Field("bf16", description="GEMM data type (fp16, bf16, fp8, fp4).")
     recompute: Recompute | None = Field(None, description="Activation recomputation; searched when left out.")
     parallelism: Parallelism = Field(default_factory=Parallelism, description="Parallel layout (optional).")
-    attention: AttentionKernel = Field("flash", description="Attention kernel: flash or materialized scores.")
-    distributed_optimizer: bool = Field(True, description="Shard optimizer state over DP ranks (ZeRO-1).")
-    overlap_grad_reduce: bool = Field(True, description="Overlap the DP gradient reduction with backward.")
-    overlap_tp_comm: bool = Field(
-        False, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
-                           "Megatron-Core tp_comm_overlap); off unless the training stack does it.")
-    overlap_p2p_comm: bool = Field(
-        True, description="Overlap the pipeline's point-to-point sends with the next chunk in the steady state of the "
-                          "interleaved schedule (Megatron-LM's default; --no-overlap-p2p-communication turns it off); "
-                          "no effect without interleave.")
+    stack: Stack = Field("megatron-core-2024", description="Training stack whose defaults fill every switch left "
+                                                           "out (docs/perf-model.md, Stack profiles).")
+    attention: AttentionKernel | None = Field(None, description="Attention kernel: flash or materialized scores.")
+    distributed_optimizer: bool | None = Field(None, description="Shard optimizer state over DP ranks (ZeRO-1).")
+    grad_reduce_dtype: GradDtype | None = Field(None, description="Gradient buffer and DP reduction dtype.")
+    param_gather_dtype: GatherDtype | None = Field(None, description="Distributed optimizer's weight all-gather "
+                                                                     "dtype (fp8: fp8_param_gather, FP8 runs).")
+    overlap_grad_reduce: bool | None = Field(None, description="Overlap the DP gradient reduction with backward.")
+    overlap_param_gather: bool | None = Field(None, description="Overlap the DP weight all-gather with forward.")
+    overlap_tp_comm: bool | None = Field(
+        None, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
+                          "Megatron-Core tp_comm_overlap).")
+    overlap_p2p_comm: bool | None = Field(
+        None, description="Overlap the pipeline's point-to-point sends with the next chunk in the steady state of the "
+                          "interleaved schedule; no effect without interleave.")
+    ep_dedup: bool | None = Field(None, description="MoE dispatch sends a token once per destination node "
+                                                    "(DeepEP/HybridEP).")
+    overlap_ep_comm: bool | None = Field(None, description="Overlap the MoE all-to-all with another micro-batch's "
+                                                           "compute.")
+    dropout: bool | None = Field(None, description="Dropout on (its masks are stored with the activations).")
 
 
 class Inference(Spec):

@@ -26,12 +26,16 @@ from archgen.errors import SpecError, SpecProblem
 from archgen.load import Document, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.base import FieldError, Spec
-from archgen.model.workload import KvReserve, MoE, Precision, Recompute, job_kind
+from archgen.model.workload import GatherDtype, GradDtype, KvReserve, MoE, Precision, Recompute, Stack, job_kind
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.estimate import pipeline_options
 from archgen.perf.hardware import Hardware, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.pipeline import layout_interleave
+from archgen.perf.search import layout_problems
+from archgen.perf.stacks import resolve, stated_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 from archgen.units import Q_, Bandwidth, Information, Q, parse_quantity
 from archgen.validate import problems_from
@@ -107,14 +111,36 @@ class CaseTraining(Spec):
     dp: int = Field(gt=0)
     cp: int = Field(1, gt=0)
     ep: int = Field(1, gt=0)
-    interleave: int = Field(1, gt=0)
+    interleave: int | None = Field(None, gt=0, description="Virtual stages per rank (1, or what pipeline_layout "
+                                                           "implies).")
     recompute: Recompute = "none"
-    sequence_parallel: bool = False
-    attention: Literal["flash", "materialized"] = "materialized"
-    overlap_grad_reduce: bool = False
-    distributed_optimizer: bool = False
-    overlap_tp_comm: bool = False
-    overlap_p2p_comm: bool = False
+    stack: Stack = Field("megatron-lm-2021", description="Training stack whose profile fills the switches left out.")
+    sequence_parallel: bool | None = None
+    attention: Literal["flash", "materialized"] | None = None
+    overlap_grad_reduce: bool | None = None
+    overlap_param_gather: bool | None = None
+    distributed_optimizer: bool | None = None
+    grad_reduce_dtype: GradDtype | None = None
+    param_gather_dtype: GatherDtype | None = None
+    overlap_tp_comm: bool | None = None
+    overlap_p2p_comm: bool | None = None
+    ep_dedup: bool | None = None
+    overlap_ep_comm: bool | None = None
+    dropout: bool | None = None
+    zero: Literal[0, 1, 2, 3] | None = None
+    embedding_slot: bool | None = None
+    loss_slot: bool | None = None
+    first_stage_layers: int | None = Field(None, gt=0)
+    last_stage_layers: int | None = Field(None, gt=0)
+    pipeline_layout: str | None = None
+
+    @property
+    def virtual_stages(self) -> int:
+        """Virtual stages per rank: as stated, else what the layout string implies, else 1."""
+        if self.interleave is not None:
+            return self.interleave
+        implied = layout_interleave(self.pipeline_layout, self.pp) if self.pipeline_layout else None
+        return implied or 1
 
 
 class CaseInference(Spec):
@@ -238,6 +264,30 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
     return cases, doc
 
 
+def training_cases(path: str | Path) -> list[Case]:
+    """The training cases of a case file, each validated with located errors.
+
+    The file's other cases are skipped (their own models read them), so a serving field this reader does not know
+    leaves the training cases scored.
+    """
+    doc = load_file(Path(path), keys="'schema' and 'cases'")[0]
+    problems: list[SpecProblem] = []
+    out = []
+    for i, item in enumerate(doc.data.get("cases") or []):
+        if not isinstance(item, dict) or "training" not in item:
+            continue
+        try:
+            case = Case.model_validate(item)
+        except ValidationError as err:
+            problems.extend(problems_from(err, doc, Case, ("cases", i)))
+            continue
+        problems.extend(_check_case(case, doc, i))
+        out.append(case)
+    if problems:
+        raise SpecError(problems)
+    return out
+
+
 def _measured(m: Measurement) -> Q:
     """A measured figure as a quantity; an empty unit is a plain number ('%' converts: 44 % is 0.44)."""
     return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
@@ -256,25 +306,11 @@ def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
     t = case.training
     if t is not None and case.model is not None:
         where = doc.locate(("cases", i, "training"))
-        gpus = t.tp * t.pp * t.dp * t.cp
-        a = case.model
-        if gpus != case.system.count:
-            out.append(SpecProblem(where, path=f"{case.id}.training",
-                                   message=f"tp x pp x dp x cp = {t.tp} x {t.pp} x {t.dp} x {t.cp} = {gpus} does not "
-                                           f"equal system.count {case.system.count}"))
-        if a.layers < t.pp * t.interleave or (t.interleave > 1 and a.layers % (t.pp * t.interleave)):
-            out.append(SpecProblem(where, path=f"{case.id}.training.pp",
-                                   message=f"layers ({a.layers}) cannot be split into pp x interleave "
-                                           f"({t.pp} x {t.interleave}) stages",
-                                   expected="at least one layer per stage, and an even split when interleaved"))
-        if a.heads % t.tp or (a.kv_heads or a.heads) % t.tp and t.tp % (a.kv_heads or a.heads):
-            out.append(SpecProblem(where, path=f"{case.id}.training.tp",
-                                   message=f"heads ({a.heads}, kv {a.kv_heads or a.heads}) are not divisible by tp "
-                                           f"({t.tp})"))
-        if t.global_batch % (t.dp * t.micro_batch):
-            out.append(SpecProblem(where, path=f"{case.id}.training.global_batch",
-                                   message=f"global_batch ({t.global_batch}) is not divisible by dp x micro_batch "
-                                           f"({t.dp} x {t.micro_batch})"))
+        job = Job(case.model.arch(), t.seq_len, t.global_batch, t.precision)
+        problems = layout_problems(case.model.arch(), job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
+                                   ep=t.ep, micro_batch=t.micro_batch, interleave=t.virtual_stages,
+                                   pipeline=pipeline_options(t))
+        out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
     inf = case.inference
     if inf is not None and inf.tp * inf.replicas > case.system.count:
         out.append(SpecProblem(doc.locate(("cases", i, "inference")), path=f"{case.id}.inference",
@@ -312,14 +348,39 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
             "time": float(est.ttft)}
 
 
-def _training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None) -> TrainingEstimate:
-    """The model's estimate for a training case, at its own micro-batch unless one is given."""
+def _training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None
+                       ) -> TrainingEstimate:
+    """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
     t = case.training
-    job = Job(case.model.arch(), t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
-              t.overlap_grad_reduce, t.overlap_tp_comm, t.overlap_p2p_comm)
-    lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, t.interleave,
-                 RECOMPUTE_CODES[t.recompute], t.sequence_parallel)
+    knobs = resolve(stack or t.stack, stated_knobs(t), t.precision)
+    job = Job.from_knobs(case.model.arch(), t.seq_len, t.global_batch, t.precision, knobs)
+    zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
+    lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, t.virtual_stages,
+                 RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t))
     return estimate_training(hw, job, lay)
+
+
+def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) -> dict[str, tuple[float, float]]:
+    """Each measured metric's lowest and highest prediction over the stack profiles.
+
+    Only for a training case that states no stack (its stated switches kept); empty otherwise.
+    """
+    t = case.training
+    if t is None or "stack" in t.model_fields_set:
+        return {}
+    accs = accelerators if accelerators is not None else load_accelerators()
+    hw = case_hardware(case, accs)
+    preds = [_training_metrics(case, hw, float(_training_estimate(case, hw, stack=name).step_time))
+             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack)]
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> bool | None:
+    """Whether a training case's stated layout fits in HBM by the model (None for other cases)."""
+    if case.training is None:
+        return None
+    accs = accelerators if accelerators is not None else load_accelerators()
+    return bool(_training_estimate(case, case_hardware(case, accs)).fits)
 
 
 def _training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:

@@ -8,7 +8,7 @@ elasticities. A model that does not fit is a result with `fits = False` and a no
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Requirement
@@ -17,8 +17,10 @@ from archgen.perf.arch import Arch
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
+from archgen.perf.pipeline import PipelineOptions, layout_interleave
 from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
+from archgen.perf.stacks import open_knobs, stated_knobs, training_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
 from archgen.units import Q_, Q
 
@@ -54,32 +56,44 @@ class Estimate:
     cluster: str = ""
 
 
+def pipeline_options(p) -> PipelineOptions:
+    """How a `Parallelism` (or a case's training) places the layers on the pipeline ranks."""
+    return PipelineOptions(p.embedding_slot, p.loss_slot, p.first_stage_layers, p.last_stage_layers,
+                           p.pipeline_layout)
+
+
 def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:
     t = workload.training
     p = t.parallelism
-    job = Job(arch, t.seq_len, t.global_batch, t.precision, t.attention, t.distributed_optimizer,
-              t.overlap_grad_reduce, t.overlap_tp_comm, t.overlap_p2p_comm)
+    knobs = training_knobs(t)
+    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+    opts = pipeline_options(p)
+    interleave = p.interleave
+    if p.pipeline_layout is not None and p.pp is not None and interleave is None:
+        interleave = layout_interleave(p.pipeline_layout, p.pp)
     fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-             "interleave": p.interleave, "recompute": t.recompute}
-    complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, p.interleave, t.recompute)
+             "interleave": interleave, "recompute": t.recompute, "zero": p.zero}
+    complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
     notes: list[str] = []
     searched: dict[str, int] = {}
     # the given part of the layout must be valid on its own; the search only fills in what is missing
     if None not in (p.tp, p.pp, p.dp):
         problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
-                                   micro_batch=p.micro_batch or 1, interleave=p.interleave or 1,
-                                   scale_up_size=hw.scale_up_size)
+                                   micro_batch=p.micro_batch or 1, interleave=interleave or 1,
+                                   scale_up_size=hw.scale_up_size, pipeline=opts,
+                                   check_batch=p.micro_batch is not None)
     else:  # tp, cp and ep alone (dp = ep keeps the expert rule to the experts)
         alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep, cp=p.cp, ep=p.ep,
                                 scale_up_size=hw.scale_up_size)
         problems = [x for x in alone if x.startswith(("tp (", "cp (", "ep ("))]
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
+    zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
     if complete:
         layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-                  "interleave": p.interleave or 1, "recompute": t.recompute}
+                  "interleave": interleave, "recompute": t.recompute, "zero": zero}
     else:
-        res = search_training(hw, job, gpus, fixed, p.sequence_parallel)
+        res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
         if res.evaluated == 0:
             raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
@@ -90,8 +104,11 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
         layout = res.best
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
-                 layout["interleave"], RECOMPUTE_CODES[layout["recompute"]], p.sequence_parallel)
+                 layout["interleave"], RECOMPUTE_CODES[layout["recompute"]], knobs.sequence_parallel,
+                 layout["zero"], opts)
     est = estimate_training(hw, job, lay)
+    if "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
+        notes.append(_stack_range(t, arch, hw, lay))
     fits = bool(est.fits)
     if not fits:
         notes.append(f"does not fit: needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, "
@@ -121,6 +138,18 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: {hw.peak_for(t.precision) / 1e12:g} TFLOP/s"}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv)
+
+
+def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout) -> str:
+    """A note with the step time under each stack profile, for a workload that states no stack (the layout kept)."""
+    times = []
+    for name, knobs in variants(stated_knobs(t), t.precision, False, t.stack):
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+        e = estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
+        times.append((float(e.step_time), name, bool(e.fits)))
+    lo, hi = min(times), max(times)
+    return (f"stack not stated (default {t.stack}): over the stack profiles the step time ranges "
+            f"{lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout")
 
 
 def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,

@@ -1,11 +1,28 @@
 """Memory per accelerator for training (weights, gradients, optimizer state, activations) and inference (KV cache).
 
-Activation bytes per layer and micro-batch follow Korthikanti et al., "Reducing Activation Recomputation in Large
-Transformer Models" (arXiv 2205.05198), Table 2, with 16-bit activations: s·b·h·(34 + 5·a·s/h) without
-parallelism; tensor parallelism divides the 24 TP-sharded bytes (and, with sequence parallelism, the other 10);
-selective recomputation and flash attention drop the 5·a·s/h term (the s×s scores are never stored); full
-recomputation keeps only each layer's input, 2·s·b·h. 1F1B keeps p micro-batches in flight on the first stage,
-i.e. the activations of all l layers, times (1 + (p-1)/(p·v)) when interleaved.
+Activations follow Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models" (arXiv
+2205.05198), Table 2, written out per saved tensor so that each term can follow the recipe. Per token and layer,
+16-bit: the two layer-norm inputs (2h each), the QKV and FC1 inputs (2h each), Q, K and V (2(q + 2·kv)), the
+attention output that the projection reads (2q), the FC1 output (2·(mats - 1)·f) and the FC2 input (2f), and one
+1-byte dropout mask after attention and one after the MLP. For a GPT layer (f = 4h, MHA, dropout) that is 34h,
+plus 5·a·s per token for materialised scores (softmax output, dropout mask and output), 2·a·s without dropout. TP
+splits the head- and f-sized terms, SP the h-sized ones; flash attention and selective recomputation keep no
+scores; full recomputation keeps each layer's input (2h). FP8 and FP4 recipes save the quantised copy of each
+linear layer's input for the backward GEMM (Transformer Engine keeps the low-precision input in its saved tensors),
+so the QKV, FC1 and FC2 inputs cost 1 byte per element; the projection input is the attention output, kept in
+16 bits by the attention kernel. Dropout with probability 0 (the Llama and Qwen recipes) stores no mask.
+
+Per pipeline rank (`pipeline.Split`), the micro-batches in flight follow Megatron's schedules
+(pipeline_parallel/schedules.py `get_pp_rank_microbatches`): p - r on rank r of 1F1B; 2(p - r - 1) + (v - 1)·p + 1
+model chunks of l_r / v layers when interleaved, which for r = 0 is Korthikanti's l·(1 + (p - 1)/(p·v)).
+
+State per parameter: the 16-bit weights (1 byte under FP8 with `fp8_param_gather`, which keeps the compute
+weights in FP8), the gradient buffer in the reduction dtype (4 bytes fp32, 2 bytes bf16/fp16), and the optimizer:
+fp32 master weights and Adam's two moments (12 bytes), plus a 4-byte fp32 main-gradient shard when the buffer is
+16-bit (Megatron-LM docs, distributed optimizer: 6 + 12/d bytes for bf16 parameters with fp32 gradients, 4 + 16/d
+for 16-bit gradients). ZeRO-1 (the distributed optimizer) divides the optimizer by dp, ZeRO-2 the gradients too,
+ZeRO-3 / FSDP the weights as well, and then holds a gather window of two layers' full weights (the layer computing
+and the one being prefetched).
 """
 
 from __future__ import annotations
@@ -20,6 +37,8 @@ from archgen.perf.arch import Arch
 OPTIMIZER_BYTES = 12.0
 #: Bytes per parameter of the working weights (16-bit; FP8/FP4 recipes keep 16-bit master copies for GEMMs).
 WEIGHT_BYTES = 2.0
+#: Layers whose full weights a ZeRO-3 / FSDP rank holds at once: the one computing and the one prefetched.
+GATHER_WINDOW_LAYERS = 2.0
 
 
 @dataclass(frozen=True)
@@ -37,50 +56,90 @@ class TrainingMemory:
         return self.weights + self.gradients + self.optimizer + self.activations
 
 
-def params_per_gpu(arch: Arch, tp, pp, ep):
-    """Parameters held by the busiest pipeline stage's accelerator (layers / pp, sharded by tp, experts by ep)."""
+def _layer_params(arch: Arch, tp, ep):
+    """Parameters of one average layer on one rank (dense and MoE layers in proportion), sharded by tp and ep."""
     dense = arch.layers - arch.moe_layers
-    per_layer_dense = arch.layer_params(False)
     expert_part = (arch.experts * arch.expert_params) if arch.experts else 0
-    per_layer_moe = arch.layer_params(True) - expert_part
-    layers_dense = dense / pp
-    layers_moe = arch.moe_layers / pp
-    shard = (layers_dense * per_layer_dense + layers_moe * per_layer_moe) / tp \
-        + layers_moe * expert_part / (tp * ep)
-    embed = arch.vocab * arch.hidden / tp
-    return shard + embed
+    moe_rest = arch.layer_params(True) - expert_part
+    per = (dense * arch.layer_params(False) + arch.moe_layers * moe_rest) / tp \
+        + arch.moe_layers * expert_part / (tp * ep)
+    return per / arch.layers
+
+
+def params_per_gpu(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0):
+    """Parameters held by one pipeline rank: its layers (default layers / pp), the embedding and the output layer.
+
+    Shards are by tp (experts also by ep). `layers`, `embedding` and `loss` may be rank-class arrays
+    (`pipeline.Split`); by default the rank holds an even share of the layers and the embedding.
+    """
+    n = arch.layers / pp if layers is None else layers
+    return n * _layer_params(arch, tp, ep) + (embedding + loss) * arch.vocab * arch.hidden / tp
+
+
+def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recompute, sp, flash: bool,
+                           precision: str = "bf16", dropout: bool = True):
+    """Activation bytes one layer keeps for one micro-batch on one rank (see the module docstring)."""
+    s = seq_len / cp
+    tokens = s * micro_batch
+    h, q, kv = arch.hidden, arch.heads * arch.head_dim, arch.kv_heads * arch.head_dim
+    low = precision in ("fp8", "fp4")
+    lin = 1.0 if low else 2.0  # bytes of a saved linear-layer input
+    hs = np.where(sp, tp, 1)  # sequence parallelism splits the h-sized tensors
+    masks = 2.0 if dropout else 0.0
+    if arch.experts:
+        k, ef = arch.top_k, arch.expert_ffn
+        ffn = (lin * k * h + 2.0 * k * (arch.ffn_mats - 1) * ef + lin * k * ef) / tp
+        if arch.shared_experts:
+            f = arch.shared_experts * ef
+            ffn = ffn + (2.0 * (arch.ffn_mats - 1) * f + lin * f) / tp
+    else:
+        f = arch.ffn
+        ffn = (2.0 * (arch.ffn_mats - 1) * f + lin * f) / tp
+    ffn_h = lin * h  # the FC1 input (an MoE layer's, before its tokens are permuted)
+    h_terms = 2.0 + lin + 2.0 + ffn_h / h + masks  # LN1 in, QKV in, LN2 in, FC1 in, dropout masks (units of h)
+    head_terms = (2.0 * (q + 2 * kv) + 2.0 * q) / tp
+    scores = 0.0 if flash else (5.0 if dropout else 2.0) * arch.heads * s / tp
+    per_token = h_terms * h / hs + head_terms + ffn + np.where(recompute == 1, 0.0, scores)
+    return tokens * np.where(recompute == 2, 2.0 * h / hs, per_token)
+
+
+def in_flight_chunks(pp, interleave, position, microbatches):
+    """Model chunks whose activations a pipeline rank holds at its peak (Megatron's warmup counts)."""
+    plain = np.minimum(microbatches, pp - position)
+    inter = np.minimum(microbatches * interleave, 2.0 * (pp - position - 1) + (interleave - 1) * pp + 1)
+    return np.where(interleave > 1, inter, plain)
 
 
 def activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, pp, cp, interleave, recompute, sp, flash: bool,
-                     microbatches):
-    """Activation bytes on the first pipeline stage (the one holding the most micro-batches).
-
-    `recompute` is coded 0 = none, 1 = selective, 2 = full; `sp` is 1 with sequence parallelism.
-    """
-    s = seq_len / cp
-    sbh = s * micro_batch * arch.hidden
-    ffn_scale = (arch.ffn_mats / 2.0) * (arch.ffn if not arch.experts else arch.expert_ffn * arch.top_k) \
-        / (4.0 * arch.hidden)
-    sharded = 24.0 * (0.5 + 0.5 * ffn_scale)  # the 24 bytes scale with the FFN width (16 of them) and attention
-    replicated = np.where(sp, 10.0 / tp, 10.0)
-    scores = 0.0 if flash else 5.0 * arch.heads * s / arch.hidden
-    per_layer = sbh * np.where(recompute == 2, 2.0 / np.where(sp, tp, 1),
-                               replicated + sharded / tp + np.where(recompute == 1, 0.0, scores / tp))
-    in_flight = np.minimum(microbatches, pp) / pp
-    stage_layers = arch.layers / pp
-    factor = 1.0 + np.where(interleave > 1, (pp - 1) / (pp * interleave), 0.0)
-    return per_layer * stage_layers * pp * in_flight * factor
+                     microbatches, precision: str = "bf16", dropout: bool = True, layers=None, position=0.0):
+    """Activation bytes on a pipeline rank (default: the first, holding l / pp layers and the most in flight)."""
+    per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
+                                       recompute=recompute, sp=sp, flash=flash, precision=precision, dropout=dropout)
+    n = arch.layers / pp if layers is None else layers
+    return per_layer * n / interleave * in_flight_chunks(pp, interleave, position, microbatches)
 
 
 def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, dp, cp, ep, interleave, recompute,
-                    sp, flash: bool, distributed_optimizer, microbatches) -> TrainingMemory:
-    """Weights, gradients, optimizer state and activations per accelerator."""
-    p = params_per_gpu(arch, tp, pp, ep)
-    grad_bytes = 2.0 if precision == "fp16" else 4.0
-    opt = OPTIMIZER_BYTES * p / np.where(distributed_optimizer, dp, 1)
+                    sp, flash: bool, distributed_optimizer=None, microbatches, zero=None, grad_bytes=None,
+                    weight_bytes=WEIGHT_BYTES, dropout: bool = True, layers=None, embedding=1.0, loss=0.0,
+                    position=0.0) -> TrainingMemory:
+    """Weights, gradients, optimizer state and activations of one pipeline rank (by default the first).
+
+    `zero` is the sharding stage (0 none, 1 optimizer, 2 + gradients, 3 + weights); `distributed_optimizer`
+    alone means stage 1. `grad_bytes` defaults to 2 for fp16 and 4 (fp32 main gradients) otherwise.
+    """
+    stage = np.asarray(zero if zero is not None else (1 if distributed_optimizer else 0), dtype=float)
+    gb = grad_bytes if grad_bytes is not None else (2.0 if precision == "fp16" else 4.0)
+    p = params_per_gpu(arch, tp, pp, ep, layers, embedding, loss)
+    shard = lambda k: np.where(stage >= k, dp, 1.0)  # noqa: E731 (local shorthand)
+    window = GATHER_WINDOW_LAYERS * _layer_params(arch, tp, ep) * weight_bytes
+    weights = np.where(stage >= 3, weight_bytes * p / dp + window, weight_bytes * p)
+    opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * p / shard(1)
     act = activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, pp=pp, cp=cp,
-                           interleave=interleave, recompute=recompute, sp=sp, flash=flash, microbatches=microbatches)
-    return TrainingMemory(weights=WEIGHT_BYTES * p, gradients=grad_bytes * p, optimizer=opt, activations=act)
+                           interleave=interleave, recompute=recompute, sp=sp, flash=flash, microbatches=microbatches,
+                           precision=precision, dropout=dropout, layers=layers, position=position)
+    logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
+    return TrainingMemory(weights=weights, gradients=gb * p / shard(2), optimizer=opt, activations=act + logits)
 
 
 def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:

@@ -36,6 +36,7 @@ from archgen.perf import kernels as K
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import ACT_BYTES
+from archgen.perf.stacks import training_knobs
 from archgen.perf.training import ELEMENTWISE_H, elementwise_bytes
 
 #: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
@@ -266,10 +267,10 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     arch = Arch.from_model(model)
     if workload.training is not None:
         t = workload.training
-        return training_kernels(hw, arch, seq_len=t.seq_len, dtype=t.precision, attention=t.attention,
+        knobs = training_knobs(t)
+        return training_kernels(hw, arch, seq_len=t.seq_len, dtype=t.precision, attention=knobs.attention,
                                 tp=int(layout["tp"]), cp=int(layout.get("cp", 1)), ep=int(layout.get("ep", 1)),
-                                micro_batch=int(layout["micro_batch"]),
-                                sequence_parallel=t.parallelism.sequence_parallel)
+                                micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel)
     inf = workload.inference
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
                              kv_dtype=inf.kv_precision, tp=int(layout["tp"]), batch=int(layout["batch"]))

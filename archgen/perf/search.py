@@ -1,4 +1,4 @@
-"""Parallel-layout validation and search: every valid (TP, PP, DP, micro-batch, interleave, recompute) at once.
+"""Parallel-layout validation and search: every valid (TP, PP, DP, micro-batch, interleave, recompute, ZeRO stage).
 
 The search enumerates the layouts with numpy, evaluates them in one vectorised call of `estimate_training`, drops
 those that do not fit in HBM and returns the fastest. Fixed fields of a `Parallelism` restrict the enumeration.
@@ -14,10 +14,14 @@ import numpy as np
 from archgen.errors import UsageError
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
+from archgen.perf.pipeline import DEFAULT, PipelineOptions, split_problems
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
 INTERLEAVES = (1, 2, 3, 4, 6, 8)
+#: Sharding stages searched when a workload leaves `zero` out (see `training.Layout.zero`).
+ZERO_STAGES = (0, 1, 2, 3)
+KEYS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero")
 
 
 def divisors(n: int) -> list[int]:
@@ -27,8 +31,13 @@ def divisors(n: int) -> list[int]:
 
 
 def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
-                    micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None) -> list[str]:
-    """Why a layout is invalid, in words (empty when it is valid)."""
+                    micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None,
+                    pipeline: PipelineOptions = DEFAULT, check_batch: bool = True) -> list[str]:
+    """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
+
+    The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
+    least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known).
+    """
     out = []
     for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
                     ("interleave", interleave)):
@@ -43,12 +52,15 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(f"tp ({tp}) does not divide the {arch.heads} attention heads")
     if arch.kv_heads % tp and tp % arch.kv_heads:
         out.append(f"tp ({tp}) and the {arch.kv_heads} key/value heads do not divide one another")
-    if arch.layers < pp * interleave:
+    if arch.layers < pp * interleave and pipeline.layout is None:
         out.append(f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages")
-    elif interleave > 1 and arch.layers % (pp * interleave):
-        out.append(f"interleaving needs the {arch.layers} layers divisible by pp x interleave = {pp * interleave}")
+    else:
+        out += split_problems(arch.layers, pp, interleave, pipeline)
     if job.global_batch % (dp * micro_batch):
         out.append(f"global batch {job.global_batch} is not divisible by dp x micro_batch = {dp} x {micro_batch}")
+    elif check_batch and interleave > 1 and job.global_batch // (dp * micro_batch) < pp:
+        out.append(f"an interleaved schedule needs at least pp = {pp} micro-batches per pipeline, got "
+                   f"{job.global_batch // (dp * micro_batch)}")
     if job.seq_len % cp:
         out.append(f"cp ({cp}) does not divide the sequence length {job.seq_len}")
     if arch.experts and (arch.experts % ep or dp % ep):
@@ -107,9 +119,9 @@ class SearchResult:
     fits: np.ndarray
 
 
-def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict[str, int | str | None] | None = None
-                      ) -> dict[str, np.ndarray]:
-    """All valid layouts as parallel arrays (keys: tp, pp, dp, cp, ep, micro_batch, interleave, recompute)."""
+def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict[str, int | str | None] | None = None,
+                      pipeline: PipelineOptions = DEFAULT) -> dict[str, np.ndarray]:
+    """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`."""
     fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
     cp = int(fixed.get("cp", 1))
     ep = int(fixed.get("ep", 1))
@@ -119,13 +131,17 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
         if tp > hw.scale_up_size or arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads) or gpus % (tp * cp):
             continue
         for pp in ([fixed["pp"]] if "pp" in fixed else divisors(gpus // (tp * cp))):
-            if arch.layers < pp or gpus % (tp * cp * pp):  # uneven stages allowed: ceil(l / p) on the busiest
+            if gpus % (tp * cp * pp):
                 continue
             dp = gpus // (tp * cp * pp)
             if "dp" in fixed and fixed["dp"] != dp:
                 continue
             if arch.experts and (dp % ep or arch.experts % ep):
                 continue
+            vs = [v for v in ([fixed["interleave"]] if "interleave" in fixed else INTERLEAVES)
+                  if (arch.layers >= pp * v or pipeline.layout is not None)
+                  and not split_problems(arch.layers, pp, v, pipeline)]
+            zs = [fixed["zero"]] if "zero" in fixed else (ZERO_STAGES if dp > 1 else [0])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [fixed["micro_batch"]] if "micro_batch" in fixed else [d for d in divisors(per_dp)
                                                                          if d <= MAX_MICRO_BATCH] if per_dp else []
@@ -133,47 +149,46 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
                 if job.global_batch % (dp * mb):
                     continue
                 m = job.global_batch // (dp * mb)
-                vs = [fixed["interleave"]] if "interleave" in fixed else [
-                    v for v in INTERLEAVES if v == 1 or (pp > 1 and arch.layers % (pp * v) == 0 and m % pp == 0)]
-                for v, rc in itertools.product(vs, rcs):
-                    rows.append((tp, pp, dp, cp, ep, mb, v, rc))
-    arr = np.array(rows, dtype=float).reshape(-1, 8)
-    keys = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute")
-    return {k: arr[:, i] for i, k in enumerate(keys)}
+                for v, rc, z in itertools.product(vs, rcs, zs):
+                    if v == 1 or m >= pp:
+                        rows.append((tp, pp, dp, cp, ep, mb, v, rc, z))
+    arr = np.array(rows, dtype=float).reshape(-1, len(KEYS))
+    return {k: arr[:, i] for i, k in enumerate(KEYS)}
 
 
 def search_training(hw: Hardware, job: Job, gpus: int, fixed: dict[str, int | str | None] | None = None,
-                    sequence_parallel: bool = True) -> SearchResult:
+                    sequence_parallel: bool = True, pipeline: PipelineOptions = DEFAULT) -> SearchResult:
     """The fastest layout that fits, among every valid layout consistent with `fixed`.
 
     Args:
         hw: Hardware.
         job: Model and batch.
         gpus: Accelerators in the job.
-        fixed: Layout fields given by the workload (tp, pp, dp, cp, ep, micro_batch, interleave, recompute).
+        fixed: Layout fields given by the workload (tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero).
         sequence_parallel: Whether TP layouts use sequence parallelism.
+        pipeline: How the layers are placed on the pipeline ranks.
 
     Returns:
         The search result; `best` is None when no layout fits (a finding, not an error).
     """
     if gpus <= 0:
         raise UsageError(f"the number of accelerators must be positive, got {gpus}")
-    lay = enumerate_layouts(job.arch, job, gpus, hw, fixed)
+    lay = enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline)
     n = len(lay["tp"])
     if n == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))
     est = estimate_training(hw, job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
                                             lay["ep"], lay["interleave"], lay["recompute"].astype(int),
-                                            sequence_parallel))
+                                            sequence_parallel, lay["zero"], pipeline))
     step = np.broadcast_to(est.step_time, (n,))
     fits = np.broadcast_to(est.fits, (n,))
     if not fits.any():
         return SearchResult(n, 0, None, None, lay, step, fits)
     i = int(np.argmin(np.where(fits, step, np.inf)))
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
-    best = {k: int(lay[k][i]) for k in ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")}
+    best: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
     best["recompute"] = names[int(lay["recompute"][i])]
     one = estimate_training(hw, job, Layout(best["tp"], best["pp"], best["dp"], best["micro_batch"], best["cp"],
                                             best["ep"], best["interleave"], RECOMPUTE_CODES[best["recompute"]],
-                                            sequence_parallel))
+                                            sequence_parallel, best["zero"], pipeline))
     return SearchResult(n, int(fits.sum()), best, one, lay, step, fits)

@@ -25,7 +25,9 @@ from archgen.perf import kernels as K
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
 from archgen.perf.hardware import Hardware
-from archgen.perf.memory import TrainingMemory, params_per_gpu, training_memory
+from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, params_per_gpu, training_memory
+from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
+from archgen.perf.stacks import Knobs
 
 RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
 
@@ -60,7 +62,12 @@ def permute_h(top_k):
 
 @dataclass(frozen=True)
 class Layout:
-    """A parallel layout and its per-step options; numeric fields may be numpy arrays (one entry per layout)."""
+    """A parallel layout and its per-step options; numeric fields may be numpy arrays (one entry per layout).
+
+    `zero` is the sharding stage (0 none, 1 optimizer state = the distributed optimizer, 2 + gradients, 3 +
+    weights, i.e. FSDP); None takes the job's `distributed_optimizer`. `pipeline` places the layers on the ranks
+    (`pipeline.PipelineOptions`, one for all layouts of a call).
+    """
 
     tp: np.ndarray | int
     pp: np.ndarray | int
@@ -71,11 +78,16 @@ class Layout:
     interleave: np.ndarray | int = 1
     recompute: np.ndarray | int = 0
     sequence_parallel: np.ndarray | bool = True
+    zero: np.ndarray | int | None = None
+    pipeline: PipelineOptions = DEFAULT
 
 
 @dataclass(frozen=True)
 class Job:
-    """What is trained and how, apart from the layout."""
+    """What is trained and how, apart from the layout: the model, the batch and the stack's switches.
+
+    `grad_reduce_dtype` None means fp16 gradients for fp16 training and fp32 main gradients otherwise.
+    """
 
     arch: Arch
     seq_len: int
@@ -86,6 +98,31 @@ class Job:
     overlap_grad_reduce: bool = True
     overlap_tp_comm: bool = False
     overlap_p2p_comm: bool = True
+    grad_reduce_dtype: str | None = None
+    param_gather_dtype: str = "bf16"
+    overlap_param_gather: bool = False
+    ep_dedup: bool = False
+    overlap_ep_comm: bool = False
+    dropout: bool = True
+
+    @classmethod
+    def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:
+        """A job with a stack profile's resolved switches (`stacks.resolve`)."""
+        return cls(arch, seq_len, global_batch, precision, knobs.attention, knobs.distributed_optimizer,
+                   knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
+                   knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.overlap_ep_comm,
+                   knobs.dropout)
+
+    @property
+    def grad_bytes(self) -> float:
+        """Bytes per gradient element in the buffer and on the wire."""
+        dt = self.grad_reduce_dtype or ("fp16" if self.precision == "fp16" else "fp32")
+        return K.DTYPE_BYTES[dt]
+
+    @property
+    def weight_bytes(self) -> float:
+        """Bytes per compute weight (1 with FP8 parameters, which `fp8_param_gather` keeps)."""
+        return K.DTYPE_BYTES[self.param_gather_dtype] if self.precision == "fp8" else WEIGHT_BYTES
 
 
 @dataclass(frozen=True)
@@ -121,11 +158,6 @@ class TrainingEstimate:
 def _num(x):
     """A float for scalars (fast path), a float array otherwise."""
     return np.asarray(x, dtype=float) if isinstance(x, np.ndarray | list | tuple) else float(x)
-
-
-def stage_layer_count(layers, pp, interleave=1):
-    """Layers on the busiest pipeline rank: uneven partitions put ceil(l / (p·v)) layers in each virtual stage."""
-    return np.ceil(layers / (pp * interleave)) * interleave
 
 
 def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
@@ -174,10 +206,73 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool):
     return ew
 
 
+def tp_exposed(ar, gemm_window, passes):
+    """TP communication left exposed by Transformer Engine's userbuffers overlap, per layer.
+
+    TE's defaults (transformer_engine/pytorch/module/base.py `initialize_ub`): the all-gathers before QKV and FC1
+    and in the row-parallel dgrads use `ring_exchange` with tp chunks, each step hidden by a chunk's GEMM; the
+    backward's column-parallel collectives are `bulk`, hidden by the paired dgrad/wgrad GEMM; the reduce-scatters
+    after the projection and FC2 use `pipeline` with 4 splits, whose last chunk's reduce-scatter has no GEMM left
+    to hide behind. So each forward pass (and recomputed forward) exposes a quarter of two reduce-scatters (each
+    half of an all-reduce `ar`), ar / 4; beyond that only communication that outlasts the GEMMs shows. The GEMMs'
+    slowdown from the SMs the `pipeline` and `bulk` kernels take (16 each) is not modelled.
+    """
+    return np.maximum(2.0 * (1.0 + 1.0) * ar * passes - gemm_window, 0.25 * ar * passes)
+
+
+def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, expert_window):
+    """Exposed dispatch and combine all-to-all time of one MoE layer per micro-batch (forward, backward, recompute).
+
+    Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
+    deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
+    forward it over NVLink) the traffic that leaves a domain falls from top_k·(1 - k/n) copies to the expected
+    number of other domains hit, (D - 1)·(1 - (1 - 1/D)^top_k) for D domains in the group and uniform routing.
+    With `overlap_ep_comm` the all-to-all of one micro-batch hides behind another's expert compute
+    (`expert_window`, one forward's worth per pass and two for the backward).
+    """
+    a = job.arch
+    k_ep = members_per_domain(hw, ep, tp * cp)
+    size = T * a.top_k * a.hidden * 2.0 / tp
+    if job.ep_dedup:
+        domains = np.maximum(ep / k_ep, 1.0)
+        copies_out = a.top_k * (1.0 - k_ep / ep)
+        deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
+        size = size * np.where(copies_out > 0, deduped / np.maximum(copies_out, 1e-30), 1.0)
+    a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
+    t = 2.0 * (passes + 1.0) * a2a
+    if job.overlap_ep_comm:
+        t = np.maximum(0.0, t - expert_window * (passes + 2.0))
+    return np.where(ep > 1, t, 0.0)
+
+
+def _dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m):
+    """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
+
+    Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
+    `param_gather_dtype`); stage 3 (FSDP) gathers the weights for every micro-batch's forward and backward and
+    reduce-scatters its gradients, hidden by that micro-batch's compute where prefetched. The reduction overlaps
+    `bwd_window` with `overlap_grad_reduce`, the gather `fwd_window` with `overlap_param_gather`.
+    """
+    gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
+    ar = collective_time(hw, "all_reduce", params * gb, dp, k_dp)
+    rs = collective_time(hw, "reduce_scatter", params * gb, dp, k_dp)
+    ag = collective_time(hw, "all_gather", params * wb, dp, k_dp)
+    wb_ = bwd_window if job.overlap_grad_reduce else 0.0
+    wf_ = fwd_window if job.overlap_param_gather else 0.0
+    plain = np.maximum(0.0, ar - wb_)
+    sharded = np.maximum(0.0, rs - wb_) + np.maximum(0.0, ag - wf_)
+    fsdp = m * np.maximum(0.0, 2.0 * ag + rs - t_mb)
+    out = np.where(zero >= 3, fsdp, np.where(zero >= 1, sharded, plain))
+    return np.where(dp > 1, out, 0.0)
+
+
 def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
-    The caller has checked that the layout divides the GPUs, layers, heads and batch (see `search.check_layout`).
+    The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
+    timed on its own layers, embedding and output layer; the busiest sets the pace:
+    step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP
+    communication and optimizer step. For equal ranks this is (m + (p-1)/v) · t.
     """
     a = job.arch
     tp, pp, dp = (_num(x) for x in (layout.tp, layout.pp, layout.dp))
@@ -185,67 +280,63 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     mb = _num(layout.micro_batch)
     rc = np.asarray(layout.recompute)
     sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
+    zero = _num(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
     s_q = job.seq_len / cp
     T = mb * s_q
     m = job.global_batch / (dp * mb)
     gpus = tp * pp * dp * cp
+    moe_share = a.moe_layers / a.layers
 
-    # Per layer, one micro-batch.
+    # One average layer, one micro-batch.
     dense_f, dense_attn = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
-    if a.moe_layers:
-        moe_f, moe_attn = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True)
-    else:
-        moe_f, moe_attn = 0.0, 0.0
-    stage_layers = stage_layer_count(a.layers, pp, v)
-    n_dense = stage_layers * (a.layers - a.moe_layers) / a.layers
-    n_moe = stage_layers * a.moe_layers / a.layers
-    fwd = n_dense * dense_f + n_moe * moe_f
-    attn_f = n_dense * dense_attn + n_moe * moe_attn
+    moe_f, moe_attn = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True) if a.moe_layers else (0.0, 0.0)
+    layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
+    layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
     core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
-    bwd_kernel = K.attention_backward(hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len,
-                                      heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention)
-    bwd = 2.0 * (fwd - attn_f) + (n_dense + n_moe) * bwd_kernel
-    recompute = np.where(rc == 2, fwd, np.where(rc == 1, attn_f, 0.0))
-
-    # Logits and loss on the last stage (not recomputed).
-    logits_f = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp)
-    # Weight gradients are accumulated into the gradient buffer once per micro-batch: read it, read the new
-    # 16-bit gradient, write it back (fp16 buffer: 6 B/param; fp32 main gradients: 10 B/param).
-    params = params_per_gpu(a, tp, pp, ep)
-    grad_bytes = 2.0 if job.precision == "fp16" else 4.0
-    accumulate = K.memory_time(hw, params * (2.0 * grad_bytes + 2.0))
-    compute_mb = fwd + bwd + recompute + 3.0 * logits_f + accumulate
+    layer_b = 2.0 * (layer_f - layer_attn) + K.attention_backward(
+        hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
+        kernel=job.attention)
+    layer_r = np.where(rc == 2, layer_f, np.where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).
     act_bytes = 2.0
-    k_tp = members_per_domain(hw, tp, 1)
-    ar = collective_time(hw, "all_reduce", T * a.hidden * act_bytes, tp, k_tp)
-    n_coll = 2.0 * (1.0 + 1.0 + (rc == 2)) * (n_dense + n_moe)
-    tp_comm_mb = np.where(tp > 1, n_coll * ar, 0.0)
-    if job.overlap_tp_comm:  # chunked GEMMs hide the collectives (TE userbuffers); only the excess shows
-        gemm_window = (fwd - attn_f) * (3.0 + (rc == 2))  # the layer GEMMs of forward, backward (2x) and recompute
-        tp_comm_mb = np.maximum(0.0, tp_comm_mb - gemm_window)
+    ar = collective_time(hw, "all_reduce", T * a.hidden * act_bytes, tp, members_per_domain(hw, tp, 1))
+    passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
+    tp_layer = 2.0 * (passes + 1.0) * ar
+    if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
+        tp_layer = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes)
+    tp_layer = np.where(tp > 1, tp_layer, 0.0)
 
     # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
     # overlaps with the attention core, only the excess is exposed.
     kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * act_bytes / tp
-    k_cp = members_per_domain(hw, cp, tp)
-    cp_t = collective_time(hw, "all_gather", kv_size, cp, k_cp)
-    cp_comm_mb = np.where(cp > 1, (n_dense + n_moe) * np.maximum(0.0, 3.0 * cp_t - attn_f / (n_dense + n_moe)
-                                                                 * 3.5), 0.0)
+    cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
+    cp_layer = np.where(cp > 1, np.maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    if a.moe_layers:
-        k_ep = members_per_domain(hw, ep, tp * cp)
-        a2a = collective_time(hw, "all_to_all", T * a.top_k * a.hidden * act_bytes / tp, ep, k_ep)
-        ep_comm_mb = np.where(ep > 1, 2.0 * (2.0 + (rc == 2)) * n_moe * a2a, 0.0)
-    else:
-        ep_comm_mb = 0.0 * tp
+    ep_layer = moe_share * expert_comm(hw, job, T, tp, cp, ep, passes, moe_f - moe_attn) if a.moe_layers else 0.0
 
-    stage_mb = compute_mb + tp_comm_mb + cp_comm_mb + ep_comm_mb
+    per_layer = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
+    logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
+    embed = K.memory_time(hw, 3.0 * T * a.hidden * act_bytes)  # gather forward, scatter-add backward
+
+    # Per pipeline rank class (trailing axis): its layers, embedding and loss; weight gradients are accumulated
+    # into the gradient buffer once per micro-batch (read it, read the new 16-bit gradient, write it back).
+    sl = split(a.layers, pp, v, layout.pipeline)
+    x = lambda arr: np.asarray(arr)[..., None]  # noqa: E731 (a layout quantity against the class axis)
+    params = params_per_gpu(a, x(tp), x(pp), x(ep), sl.layers, sl.embedding, sl.loss)
+    accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
+    t_rank = sl.layers * x(per_layer) + sl.loss * x(logits) + sl.embedding * x(embed) + accumulate
+    real = sl.count > 0
+    t_max = np.max(np.where(real, t_rank, 0.0), axis=-1)
+    t_sum = np.sum(np.where(real, sl.count * t_rank, 0.0), axis=-1)
+    busiest = np.max(np.where(real, sl.layers, 0.0), axis=-1)
+    bubble = (t_sum - t_max) / v
+
     # Pipeline: activations forward and gradients backward between stages, once per virtual stage. The slowest hop
     # sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp apart) lies in
     # one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses domains.
+    fwd = busiest * layer_f
     k_pp = np.where(np.mod(hw.scale_up_size, tp * cp * dp * pp) == 0, 2.0, 1.0)
     p2p = collective_time(hw, "p2p", T * a.hidden * act_bytes / np.where(tp > 1, tp, 1), 2, k_pp)
     hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
@@ -254,33 +345,55 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         overlapped = 2.0 * (pp - 1) * p2p + 2.0 * np.maximum(v * m - (pp - 1), 0.0) * steady
         hops = np.where(v > 1, np.minimum(hops, overlapped), hops)
     pp_comm = np.where(pp > 1, hops, 0.0)
-    bubble = (pp - 1) / v * stage_mb
 
-    # Data-parallel gradient reduction (all-reduce, or reduce-scatter + all-gather with the distributed optimizer).
-    k_dp = members_per_domain(hw, dp, tp * cp)
-    dp_t = collective_time(hw, "all_reduce", params * grad_bytes, dp, k_dp)
-    if job.distributed_optimizer:
-        dp_t = collective_time(hw, "reduce_scatter", params * grad_bytes, dp, k_dp) + \
-            collective_time(hw, "all_gather", params * 2.0, dp, k_dp)
-    window = (bwd + recompute) if job.overlap_grad_reduce else 0.0
-    dp_comm = np.where(dp > 1, np.maximum(0.0, dp_t - window), 0.0)
-    opt_bytes = ADAM_BYTES * params / np.where(job.distributed_optimizer, dp, 1)
-    optimizer = K.memory_time(hw, opt_bytes)
+    # Data parallelism, per rank class: the reduction overlaps the backward passes after a rank's last chunk of
+    # weights is final (the last micro-batch; with v chunks the cooldown's (v-1)·p/v more), the weight gather the
+    # forward passes before the first is needed (the warmup, likewise).
+    # Context-parallel ranks hold the same weights, so gradients are reduced (and the optimizer sharded) over
+    # dp·cp ranks tp apart (Megatron-core's data-parallel group "with context parallel").
+    sched = x(np.minimum(np.where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
+    dpcp = dp * cp
+    k_dp = members_per_domain(hw, dpcp, tp)
+    dp_c = _dp_exposed(hw, job, params, x(dpcp), x(k_dp), x(zero), sl.layers * x(layer_b + layer_r) * sched,
+                       sl.layers * x(layer_f) * sched, t_rank, x(m))
+    opt_c = K.memory_time(hw, ADAM_BYTES * params / np.where(x(zero) >= 1, x(dpcp), 1.0))
+    tail = np.where(real, dp_c + opt_c, 0.0)
+    worst = np.argmax(tail, axis=-1)[..., None]
+    dp_comm = np.take_along_axis(np.broadcast_to(dp_c, tail.shape), worst, -1)[..., 0]
+    optimizer = np.take_along_axis(np.broadcast_to(opt_c, tail.shape), worst, -1)[..., 0]
 
-    compute = m * compute_mb
-    step = m * stage_mb + bubble + pp_comm + dp_comm + optimizer
+    compute = m * t_max
+    step = m * t_max + bubble + pp_comm + dp_comm + optimizer
 
     tokens = job.global_batch * job.seq_len
     model_flops = a.model_flops(tokens, job.seq_len)
     rec_flops = np.where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + np.where(
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
-    mem = training_memory(a, precision=job.precision, seq_len=job.seq_len, micro_batch=mb, tp=tp, pp=pp, dp=dp,
-                          cp=cp, ep=ep, interleave=v, recompute=rc, sp=sp, flash=job.attention == "flash",
-                          distributed_optimizer=job.distributed_optimizer, microbatches=m)
+    mem = _busiest_memory(job, layout, sl, x, mb=mb, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, rc=rc, sp=sp, zero=zero,
+                          m=m)
+    tp_total, cp_total, ep_total = (m * busiest * t for t in (tp_layer, cp_layer, ep_layer))
     return TrainingEstimate(
-        step_time=step, compute=compute, tp_comm=m * tp_comm_mb, cp_comm=m * cp_comm_mb, ep_comm=m * ep_comm_mb,
-        pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer, tokens_per_second=tokens / step,
-        model_flops=model_flops, hardware_flops=model_flops + rec_flops,
+        step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
+        ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,
+        tokens_per_second=tokens / step, model_flops=model_flops, hardware_flops=model_flops + rec_flops,
         tflops_per_gpu=model_flops / (step * gpus), mfu=model_flops / (step * gpus * peak), peak=peak,
         memory=mem, capacity=hw.hbm_capacity, gpus=gpus)
+
+
+def _busiest_memory(job: Job, layout: Layout, sl, x, *, mb, tp, pp, dp, cp, ep, v, rc, sp, zero, m) -> TrainingMemory:
+    """Memory of the pipeline rank class that needs the most."""
+    mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
+                          pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),
+                          flash=job.attention == "flash", microbatches=x(m), zero=x(zero),
+                          grad_bytes=job.grad_bytes, weight_bytes=job.weight_bytes, dropout=job.dropout,
+                          layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position)
+    shape = np.broadcast_shapes(*(np.shape(f) for f in (mem.weights, mem.gradients, mem.optimizer, mem.activations,
+                                                       sl.count)))
+    parts = [np.broadcast_to(f, shape) for f in (mem.weights, mem.gradients, mem.optimizer, mem.activations)]
+    total = np.where(np.broadcast_to(sl.count, shape) > 0, sum(parts), -np.inf)
+    i = np.argmax(total, axis=-1)[..., None]
+    pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts]
+    if pick[0].ndim == 0:
+        pick = [float(f) for f in pick]
+    return TrainingMemory(*pick)

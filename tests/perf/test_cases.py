@@ -88,11 +88,12 @@ def test_layout_that_does_not_divide(tmp_path):
   training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 3, pp: 8, dp: 1}
 """)
     text = text.replace('{metric: busbw, value: 360, unit: "GB/s"}', "{metric: step_time, value: 1, unit: s}")
-    assert messages(tmp_path, text) == "\n".join([
-        "cases.yaml:8:3: error: one.training: tp x pp x dp x cp = 3 x 8 x 1 x 1 = 24 does not equal system.count 8",
-        "cases.yaml:8:3: error: one.training.pp: layers (4) cannot be split into pp x interleave (8 x 1) stages: "
-        "expected at least one layer per stage, and an even split when interleaved",
-        "cases.yaml:8:3: error: one.training.tp: heads (16, kv 16) are not divisible by tp (3)",
+    assert messages(tmp_path, text) == "\n".join([  # the rules of workloads and the search (search.layout_problems)
+        "cases.yaml:8:3: error: one.training: 4 layers cannot fill pp x interleave = 8 stages",
+        "cases.yaml:8:3: error: one.training: tp (3) and the 16 key/value heads do not divide one another",
+        "cases.yaml:8:3: error: one.training: tp (3) does not divide the 16 attention heads",
+        "cases.yaml:8:3: error: one.training: tp x pp x dp x cp = 3 x 8 x 1 x 1 = 24 does not equal the 8 "
+        "accelerators",
     ])
 
 

@@ -29,7 +29,8 @@ def test_layout_problems_are_explained():
         "tp x pp x dp x cp = 3 x 4 x 4 x 1 = 48 does not equal the 64 accelerators",
         "tp (3) does not divide the 128 attention heads",
         "tp (3) and the 128 key/value heads do not divide one another",
-        "interleaving needs the 105 layers divisible by pp x interleave = 8",
+        "105 layers (105 slots) cannot be split evenly into pp x interleave = 4 x 2 stages, even with the "
+        "embedding and loss as pipeline slots (107)",
     ]
     assert layout_problems(MT530, job, 64, tp=0, pp=1, dp=64) == ["tp must be a positive integer, got 0"]
     assert layout_problems(MT530, job, 64, tp=16, pp=1, dp=4, scale_up_size=8) == [
@@ -46,9 +47,12 @@ def test_search_finds_the_fastest_fitting_layout(h100):
 
 
 def test_a_model_that_does_not_fit_is_a_finding_not_a_crash(h100):
-    # 5,128 = 8 x 641 leaves tp x pp <= 8: 66B parameters per GPU never fit in 80 GB
-    res = search_training(h100, Job(MT530, 2048, 5128), 5128)
+    # 5,128 = 8 x 641 leaves tp x pp <= 8: 66B parameters per GPU never fit in 80 GB unless the weights are
+    # sharded over DP as well (ZeRO-3 / FSDP), which the search tries when `zero` is left open
+    res = search_training(h100, Job(MT530, 2048, 5128), 5128, {"zero": 1})
     assert res.evaluated > 0 and res.fitting == 0 and res.best is None
+    sharded = search_training(h100, Job(MT530, 2048, 5128), 5128)
+    assert sharded.best is not None and sharded.best["zero"] == 3
 
 
 def test_estimate_with_search_and_targets(h100):

@@ -46,6 +46,9 @@ def test_gated_gqa_flops_per_token():
 
 
 def test_bubble_follows_p_minus_one_over_v_m(h100):
+    """The bubble is every other rank's time for one micro-batch over v: (p - 1)/v · t when the ranks are equal.
+    The last rank also holds the output layer and the first the embedding, so the busiest (last) rank sets the
+    pace and the bubble lies between 6 and 7 of its micro-batch times on 8 ranks."""
     job = Job(GPT3, 2048, 512)
     base = dict(tp=8, dp=4, micro_batch=1, recompute=1)
     one = estimate_training(h100, job, Layout(pp=8, interleave=1, **base))
@@ -53,8 +56,8 @@ def test_bubble_follows_p_minus_one_over_v_m(h100):
     m = 512 / 4
     stage = (float(one.step_time) - float(one.bubble) - float(one.pp_comm) - float(one.dp_comm)
              - float(one.optimizer)) / m
-    assert float(one.bubble) == pytest.approx(7 * stage, rel=1e-6)
-    assert float(two.bubble) == pytest.approx(float(one.bubble) / 2, rel=1e-6)
+    assert 6 * stage < float(one.bubble) < 7 * stage
+    assert float(two.bubble) == pytest.approx(float(one.bubble) / 2, rel=1e-9)
 
 
 def test_mfu_uses_model_flops_and_the_dtype_peak(h100):

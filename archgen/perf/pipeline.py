@@ -1,0 +1,212 @@
+"""How a pipeline holds the layers: Megatron-core's split rules, one rule set for stated and searched layouts.
+
+Megatron-core (megatron/core/transformer/transformer_block.py `get_num_layers_to_build`,
+transformer_config.py `__post_init__`, pipeline_parallel_layer_layout.py) builds a pipeline in one of three ways:
+
+* **Even split**, optionally with the embedding and the loss counted as layer slots
+  (`account_for_embedding_in_pipeline_split`, `account_for_loss_in_pipeline_split`): l + E + L slots must divide
+  by pp, and each rank's share by the virtual stages v. The first rank builds one decoder layer fewer when E is
+  set, the last one fewer when L is set. Llama 3.1 405B (126 layers) runs pp 8 x v 8 this way: 128 slots.
+* **Explicit first/last-stage counts** (`num_layers_in_first_pipeline_stage`, `..._last_...`): each divisible by
+  v, the layers left divisible by the middle stages and each middle share by v. Not combined with the slots.
+* **A layout string** (`pipeline_model_parallel_layout`, e.g. ``"Et*3|(tt|)*29,m|L"``): stages split by ``|``,
+  ``E`` embedding, ``t`` decoder layer, ``L`` loss, ``x*n`` and ``(..)*n`` repeat; pp·v stages in order (stage i
+  is pipeline rank i mod pp, virtual stage i div pp); E first and L last, once each, and exactly l decoder layers.
+
+An interleaved schedule needs pp > 1 (Megatron-LM arguments.py) and at least pp micro-batches per pipeline (a
+micro-batch group per virtual stage spans pp to m micro-batches: schedules.py). Beyond Megatron-core, a
+non-interleaved pipeline whose layers do not divide is accepted as DeepSpeed's uniform partition builds it
+(ceil(l/p) layers on the first l mod p ranks, floor(l/p) on the others), which the 2021-22 Megatron-DeepSpeed runs used.
+
+A `Split` lists rank classes (first, middle, last; or every rank of a layout string): decoder layers on the rank
+(over all its virtual stages), whether it holds the embedding and the loss, how many ranks are like it and the
+rank's position (which sets the micro-batches in flight). Arrays broadcast with a trailing class axis, so the
+search evaluates every layout's ranks in one call.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Layer symbols of a Megatron-core layout string.
+SYMBOLS = {"E": "embedding", "t": "decoder", "L": "loss"}
+
+
+@dataclass(frozen=True)
+class Split:
+    """Rank classes of a pipeline; each field has a trailing class axis.
+
+    Attributes:
+        layers: Decoder layers on a rank of the class, over all its virtual stages.
+        embedding: 1 when the rank holds the input embedding.
+        loss: 1 when the rank holds the output layer and loss.
+        count: Ranks in the class (0 for a class that does not exist in this layout).
+        position: Pipeline rank of the class (0 first): the first ranks hold the most micro-batches in flight.
+    """
+
+    layers: np.ndarray
+    embedding: np.ndarray
+    loss: np.ndarray
+    count: np.ndarray
+    position: np.ndarray
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """How a stated layout places the layers, beyond pp and v (None: not stated)."""
+
+    embedding_slot: bool | None = None
+    loss_slot: bool | None = None
+    first_stage_layers: int | None = None
+    last_stage_layers: int | None = None
+    layout: str | None = None
+
+    @property
+    def stated(self) -> bool:
+        """Whether any placement is stated."""
+        return any(x is not None for x in (self.embedding_slot, self.loss_slot, self.first_stage_layers,
+                                           self.last_stage_layers, self.layout))
+
+
+#: No placement stated: an even split, with the embedding and loss slots only where they alone make it divide.
+DEFAULT = PipelineOptions()
+
+
+def parse_layout(text: str, pp: int) -> tuple[list[list[dict[str, int]]], list[str]]:
+    """A layout string as counts per [pipeline rank][virtual stage], and its problems in words.
+
+    Follows `PipelineParallelLayerLayout.parse_str_to_list`: commas are cosmetic, ``(..)*n`` and ``x*n`` repeat.
+    """
+    s = text.replace(",", "").replace(" ", "")
+    for pattern in (r"\(([^()]+)\)\*(\d+)", r"(.)\*(\d+)"):
+        s = re.sub(pattern, lambda x: x.group(1) * int(x.group(2)), s)
+    stages = s.split("|")
+    bad = sorted({c for c in s if c not in SYMBOLS and c != "|"})
+    if bad:
+        return [], [f"pipeline_layout '{text}' has {', '.join(repr(c) for c in bad)}; known symbols: E (embedding), "
+                    "t (decoder layer), L (loss), | between stages, x*n and (..)*n to repeat"]
+    if len(stages) % pp:
+        return [], [f"pipeline_layout '{text}' has {len(stages)} stages, not a multiple of pp ({pp})"]
+    v = len(stages) // pp
+    grid = [[{k: stages[j * pp + r].count(c) for c, k in SYMBOLS.items()} for j in range(v)] for r in range(pp)]
+    flat = "".join(stages)
+    out = []
+    if flat.count("E") != 1 or flat.count("L") != 1 or not flat.startswith("E") or not flat.endswith("L"):
+        out.append(f"pipeline_layout '{text}' must start with the embedding E and end with the loss L, once each")
+    return grid, out
+
+
+def layout_interleave(text: str, pp: int) -> int | None:
+    """Virtual stages per rank that a layout string implies (None when it does not parse)."""
+    grid, problems = parse_layout(text, pp)
+    return len(grid[0]) if grid and not problems else None
+
+
+def split_problems(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) -> list[str]:
+    """Why `layers` cannot be placed on pp ranks x v virtual stages as `opts` says (empty when they can)."""
+    if opts.layout is not None:
+        grid, out = parse_layout(opts.layout, pp)
+        if grid and not out:
+            if len(grid[0]) != v:
+                out.append(f"pipeline_layout has {len(grid[0])} virtual stages per rank, interleave is {v}")
+            n = sum(st["decoder"] for row in grid for st in row)
+            if n != layers:
+                out.append(f"pipeline_layout places {n} decoder layers, the model has {layers}")
+        if any(x is not None for x in (opts.embedding_slot, opts.loss_slot, opts.first_stage_layers,
+                                       opts.last_stage_layers)):
+            out.append("pipeline_layout cannot be combined with embedding_slot, loss_slot, first_stage_layers or "
+                       "last_stage_layers (Megatron-core refuses it)")
+        return out
+    if v > 1 and pp < 2:
+        return [f"an interleaved schedule (interleave {v}) needs pp > 1"]
+    if opts.first_stage_layers is not None or opts.last_stage_layers is not None:
+        return _uneven_problems(layers, pp, v, opts)
+    e, lo = _slots(layers, pp, v, opts)
+    total = layers + e + lo
+    if total % pp == 0 and (total // pp) % v == 0:
+        return []
+    if v == 1 and not (opts.embedding_slot or opts.loss_slot) and layers >= pp:
+        return []  # DeepSpeed-style uniform partition
+    slots = " with the embedding and loss slots" if e + lo else ""
+    return [f"{layers} layers{slots} ({total} slots) cannot be split evenly into pp x interleave = {pp} x {v} "
+            f"stages" + ("" if e + lo or opts.embedding_slot is False else
+                         f", even with the embedding and loss as pipeline slots ({layers + 2})")]
+
+
+def _uneven_problems(layers: int, pp: int, v: int, opts: PipelineOptions) -> list[str]:
+    """Megatron-core's checks of explicit first/last-stage layer counts."""
+    out = []
+    if opts.embedding_slot or opts.loss_slot:
+        out.append("first_stage_layers and last_stage_layers cannot be combined with embedding_slot or loss_slot "
+                   "(Megatron-core refuses it)")
+    rest, middle = layers, pp
+    for name, n in (("first_stage_layers", opts.first_stage_layers), ("last_stage_layers", opts.last_stage_layers)):
+        if n is None:
+            continue
+        if n <= 0 or n % v:
+            out.append(f"{name} ({n}) must be positive and divisible by interleave ({v})")
+        rest, middle = rest - n, middle - 1
+    if middle < 0 or bool(rest) != bool(middle) or rest < 0:
+        out.append(f"{rest} layers are left for {max(middle, 0)} middle stages")
+    elif middle and (rest % middle or (rest // middle) % v):
+        out.append(f"the {rest} layers left do not divide into {middle} middle stages of interleave {v}")
+    return out
+
+
+def _slots(layers, pp, v, opts: PipelineOptions):
+    """Embedding and loss slots: as stated, else both when that alone makes an uneven split divide, else none.
+
+    Both slots is what NVIDIA's recipes for Llama 3.1 405B (126 layers on pp 8 x v 8) set.
+    """
+    if opts.embedding_slot is not None or opts.loss_slot is not None:
+        return int(bool(opts.embedding_slot)), int(bool(opts.loss_slot))
+    even = (layers % pp == 0) & ((layers // pp) % v == 0)
+    both = ((layers + 2) % pp == 0) & (((layers + 2) // pp) % v == 0) & (pp > 1)
+    auto = np.where(even, 0, np.where(both, 1, 0))
+    return auto, auto
+
+
+def split(layers: int, pp, v, opts: PipelineOptions = DEFAULT) -> Split:
+    """The rank classes of a valid placement (see `split_problems`); pp and v may be arrays (one per layout)."""
+    if opts.layout is not None:
+        grid, _ = parse_layout(opts.layout, int(pp))
+        rows = [{k: sum(st[k] for st in row) for k in ("embedding", "decoder", "loss")} for row in grid]
+        f = np.array
+        return Split(f([r["decoder"] for r in rows], float), f([r["embedding"] for r in rows], float),
+                     f([r["loss"] for r in rows], float), np.ones(len(rows)), np.arange(len(rows), dtype=float))
+    pp = np.asarray(pp, dtype=float)
+    v = np.asarray(v, dtype=float)
+    one = pp == 1
+    if opts.first_stage_layers is not None or opts.last_stage_layers is not None:
+        first, last = opts.first_stage_layers, opts.last_stage_layers
+        middle_n = pp - (first is not None) - (last is not None)
+        rest = layers - (first or 0) - (last or 0)
+        mid = np.where(middle_n > 0, rest / np.maximum(middle_n, 1), 0.0)
+        first_l = float(first) if first is not None else mid
+        last_l = float(last) if last is not None else mid
+        e = lo = np.zeros_like(pp)
+        per = mid
+    else:
+        e, lo = (np.asarray(x, dtype=float) for x in _slots(layers, pp, v, opts))
+        total = layers + e + lo
+        even = np.mod(total, pp) == 0
+        per = np.where(even, total / pp, np.ceil(layers / pp))  # uneven: DeepSpeed's uniform partition
+        first_l = per - e
+        last_l = np.where(even, per - lo, np.floor(layers / pp))
+        mid = per
+    first_l = np.where(one, float(layers), first_l)
+    ones = np.ones_like(pp)
+    stack = lambda *xs: np.stack(np.broadcast_arrays(*xs), axis=-1)  # noqa: E731 (a local shorthand)
+    return Split(layers=stack(first_l, mid, last_l), embedding=stack(ones, 0 * ones, 0 * ones),
+                 loss=stack(np.where(one, 1.0, 0.0), 0 * ones, np.where(one, 0.0, 1.0)),
+                 count=stack(ones, np.maximum(pp - 2, 0), np.where(one, 0.0, 1.0)),
+                 position=stack(0 * ones, ones, pp - 1))
+
+
+def busiest_layers(layers: int, pp, v, opts: PipelineOptions = DEFAULT):
+    """Decoder layers on the rank that holds the most."""
+    s = split(layers, pp, v, opts)
+    return np.max(np.where(s.count > 0, s.layers, 0.0), axis=-1)

@@ -1,0 +1,116 @@
+"""Training-stack profiles: the defaults of every knob a Workload or a validation case leaves out.
+
+A profile is what a framework does when its user does not say otherwise, read from the framework's own code and
+recipes; nothing in it is fitted to a measurement. A stated knob always wins over the profile.
+
+* `megatron-lm-2021`: Megatron-LM as the SC21 paper and the 2021-22 runs used it (NVIDIA/Megatron-LM v2.x):
+  the local DDP all-reduces fp32 main gradients after the backward pass (`--DDP-impl local`, no
+  `--use-distributed-optimizer`, which arrived in 2022), Megatron's fused softmax (no flash attention), no
+  sequence parallelism (2022), blocking pipeline sends (`--overlap-p2p-communication` was opt-in), no TP overlap.
+* `megatron-core-2024`: Megatron-LM / Megatron-core as its README recommends (`--use-distributed-optimizer
+  --overlap-grad-reduce --overlap-param-gather`, `--sequence-parallel`, `--transformer-impl transformer_engine`
+  with fused/flash attention). bf16 training accumulates and reduces gradients in fp32 (megatron/training/
+  arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be done in fp32"); the interleaved
+  schedule overlaps its p2p (`--no-overlap-p2p-communication` turns it off); TP overlap is opt-in
+  (`--tp-comm-overlap`); the MoE all-to-all dispatcher sends every routed copy in BF16 and does not overlap.
+* `nemo-2025`: NeMo 2 / Megatron-Bridge recipes (src/megatron/bridge/training/mixed_precision.py, comm_overlap.py,
+  recipes/): `bf16_mixed` reduces gradients in fp32 (`grad_reduce_in_fp32=True`); the FP8 recipes gather
+  parameters in FP8 (`fp8_param_gather=True`); with dp > 1 `overlap_grad_reduce` and `overlap_param_gather` are on;
+  `overlap_p2p_comm` with virtual pipelining; the performance recipes turn TP overlap on with TP > 1 and SP
+  (scripts/performance/utils/overrides.py; recipes/llama/h100/llama3.py); MoE recipes use the flex dispatcher
+  (DeepEP on Hopper, HybridEP on Blackwell), which sends a token once per destination node and forwards it over
+  NVLink; EP overlap (`overlap_moe_expert_parallel_comm`) stays off unless asked. The Llama and Qwen model
+  bridges set dropout to 0 (`hidden_dropout=0.0`); Megatron-core's own default is 0.1
+  (transformer_config.py), which the two Megatron profiles keep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from archgen.model.workload import STACKS
+
+#: Knobs a profile sets, with what each means (the names a Workload's `training` or a case may state).
+KNOBS: dict[str, str] = {
+    "attention": "attention kernel (flash or materialized)",
+    "sequence_parallel": "Megatron sequence parallelism with TP",
+    "distributed_optimizer": "optimizer state sharded over DP (ZeRO-1)",
+    "grad_reduce_dtype": "gradient buffer and DP reduction dtype (fp32 main gradients or bf16)",
+    "param_gather_dtype": "weight all-gather dtype of the distributed optimizer (bf16, or fp8 with fp8_param_gather)",
+    "overlap_grad_reduce": "DP gradient reduction overlapped with the backward pass",
+    "overlap_param_gather": "DP parameter all-gather overlapped with the next forward pass",
+    "overlap_tp_comm": "TP collectives overlapped with the layer GEMMs (Transformer Engine userbuffers)",
+    "overlap_p2p_comm": "pipeline sends overlapped in the interleaved schedule's steady state",
+    "ep_dedup": "MoE dispatch sends a token once per destination node (DeepEP / HybridEP)",
+    "overlap_ep_comm": "MoE dispatch/combine all-to-all overlapped with another micro-batch's compute",
+    "dropout": "hidden and attention dropout on (activation masks stored)",
+}
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The resolved switches of a training job."""
+
+    attention: str = "flash"
+    sequence_parallel: bool = True
+    distributed_optimizer: bool = True
+    grad_reduce_dtype: str = "fp32"
+    param_gather_dtype: str = "bf16"
+    overlap_grad_reduce: bool = True
+    overlap_param_gather: bool = True
+    overlap_tp_comm: bool = False
+    overlap_p2p_comm: bool = True
+    ep_dedup: bool = False
+    overlap_ep_comm: bool = False
+    dropout: bool = True
+
+
+PROFILES: dict[str, Knobs] = {
+    "megatron-lm-2021": Knobs(attention="materialized", sequence_parallel=False, distributed_optimizer=False,
+                              overlap_grad_reduce=False, overlap_param_gather=False, overlap_p2p_comm=False),
+    "megatron-core-2024": Knobs(),
+    "nemo-2025": Knobs(param_gather_dtype="fp8", overlap_tp_comm=True, ep_dedup=True, dropout=False),
+}
+assert set(PROFILES) == set(STACKS), "every stack name has a profile"  # noqa: S101 (module invariant)
+
+
+def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
+    """The knobs of `stack`, with every stated (non-None) knob taking precedence.
+
+    Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
+    `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
+    """
+    base = PROFILES[stack]
+    if precision == "fp16":
+        base = replace(base, grad_reduce_dtype="fp16")
+    if base.param_gather_dtype == "fp8" and precision != "fp8":
+        base = replace(base, param_gather_dtype="bf16")
+    given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
+    return replace(base, **given)
+
+
+def open_knobs(stack_stated: bool, stated: dict[str, object]) -> list[str]:
+    """Knobs neither stated nor pinned by a stated stack: the inputs a prediction leaves open."""
+    if stack_stated:
+        return []
+    return [f.name for f in fields(Knobs) if stated.get(f.name) is None]
+
+
+def variants(stated: dict[str, object], precision: str, stack_stated: bool, stack: str) -> list[tuple[str, Knobs]]:
+    """Each stack profile's reading of a job whose stack is not stated (only its own when it is)."""
+    names = [stack] if stack_stated else sorted(PROFILES)
+    return [(name, resolve(name, stated, precision)) for name in names]
+
+
+def stated_knobs(training: object) -> dict[str, object]:
+    """The knobs a Workload's `training` (or a case's) states; None for each left out."""
+    out = {k: getattr(training, k, None) for k in KNOBS}
+    par = getattr(training, "parallelism", None)
+    if par is not None:
+        out["sequence_parallel"] = par.sequence_parallel
+    return out
+
+
+def training_knobs(training: object) -> Knobs:
+    """The resolved knobs of a Workload's `training`: its stack's profile under what it states."""
+    return resolve(training.stack, stated_knobs(training), training.precision)
