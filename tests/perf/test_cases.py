@@ -145,3 +145,37 @@ def test_empty_case_list_and_empty_file(tmp_path):
         "cases.yaml:2:1: error: cases: expected a list of at least one case, got []")
     assert messages(tmp_path, "# nothing\n") == (
         "cases.yaml:1:1: error: file is empty: expected one or more YAML documents with 'schema' and 'cases'")
+
+
+def _training(training: str) -> str:
+    text = GOOD.replace("  collective: {op: all_reduce, size: \"1 GiB\", algorithm: ring}\n", f"""\
+  model: {{layers: 126, hidden: 1024, heads: 16, ffn: 4096, vocab: 32000}}
+  training: {training}
+""")
+    return text.replace('{metric: busbw, value: 360, unit: "GB/s"}', "{metric: step_time, value: 1, unit: s}")
+
+
+def test_unknown_stack_is_located_with_a_suggestion(tmp_path):
+    text = _training("{seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 8, dp: 1, stack: nemo-2024}")
+    assert messages(tmp_path, text) == (
+        "cases.yaml:8:92: error: cases.0.training.stack: expected one of 'megatron-lm-2021', 'megatron-core-2024' or "
+        "'nemo-2025', got 'nemo-2024'\n  hint: did you mean 'nemo-2025'?")
+
+
+def test_layout_that_does_not_divide_even_with_the_slots(tmp_path):
+    text = _training("{seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 8, dp: 1, interleave: 3}")
+    assert messages(tmp_path, text) == (
+        "cases.yaml:8:3: error: one.training: 126 layers (126 slots) cannot be split evenly into pp x interleave = "
+        "8 x 3 stages, even with the embedding and loss as pipeline slots (128)")
+
+
+def test_megatron_core_layouts_are_accepted(tmp_path):
+    """126 layers on pp 8 x v 8 (the slots), a layout string, and explicit first/last-stage counts."""
+    for training in ("{seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 8, dp: 1, interleave: 8}",
+                     "{seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 2, dp: 4, "
+                     "pipeline_layout: 'Et*62|t*64L'}",
+                     "{seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 8, dp: 1, first_stage_layers: 14,"
+                     " last_stage_layers: 16}"):
+        text = _training(training)
+        (result,) = score_file(write(tmp_path, text))
+        assert result.predicted > 0
