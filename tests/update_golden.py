@@ -5,10 +5,12 @@ from __future__ import annotations
 import shutil
 
 from tests.render.golden_util import GOLDEN, render_golden
+from tests.test_metrics_baseline import write_baseline
 
 
 def main() -> None:
-    """Write tests/render/golden/<target>/<target>.{md,html}, removing goldens of targets that no longer exist."""
+    """Write tests/render/golden/<target>/<target>.{md,html} (removing goldens of targets that no longer exist) and
+    tests/data/check-metrics.json."""
     files = render_golden()
     if GOLDEN.exists():
         shutil.rmtree(GOLDEN)
@@ -17,6 +19,7 @@ def main() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         print(path)
+    print(write_baseline())
 
 
 if __name__ == "__main__":
