@@ -1,4 +1,6 @@
-"""The command line: argument parsing, formats and exit codes. The only module that prints or exits.
+"""The command line: argument parsing, printing and exit codes. The only module that prints or exits.
+
+Each command's work is done by `archgen.commands.<name>`, which returns the text to print and the exit code.
 
 Exit codes: 0 clean, 1 the specs have error findings (or a diff or gap found a failing requirement), 2 usage error,
 unreadable input or internal error.
@@ -17,7 +19,7 @@ from typing import Annotated
 import typer
 
 from archgen import __version__
-from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError, WorkloadError, did_you_mean
+from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Specs as code for AI racks and clusters.")
@@ -47,41 +49,26 @@ def main_options(
     _STATE["debug"] = debug
 
 
-def _paths(paths: list[Path] | None) -> list[Path]:
-    return list(paths) if paths else [Path("specs")]
-
-
-def _split(codes: str) -> tuple[str, ...]:
-    return tuple(c.strip() for c in codes.split(",") if c.strip())
-
-
-def _codes(option: str, codes: str) -> tuple[str, ...]:
-    """The check IDs or prefixes given to `option`; one that no check ID starts with is a usage error."""
-    from archgen.checks import REGISTRY, RESERVED
-    ids = sorted([*REGISTRY, *RESERVED])
-    known = ids + sorted({i[:-3] for i in ids})  # IDs and their prefixes (PWR, NET)
-    unknown = [f"'{c}'" + (f" ({hint})" if (hint := did_you_mean(c, known)) else "") for c in _split(codes)
-               if not any(i.startswith(c) for i in ids)]
-    if unknown:
-        raise UsageError(f"{option}: unknown check ID or prefix {', '.join(unknown)}; `archgen checks` lists them")
-    return _split(codes)
-
-
 def _write(text: str, output: Path | None) -> None:
+    """Print `text`, or write it to `output` atomically."""
     if output is None:
         sys.stdout.write(text)
         return
-    if output.is_dir():
-        raise UsageError(f"{output}: is a directory, expected a file")
+    from archgen.commands.common import check_output_file
     from archgen.render.files import write_atomic
+    check_output_file(output)
     write_atomic(output, text.encode())
 
 
-def _out_dir(out: Path) -> None:
-    """Check, before anything is written, that `--out` is a directory or does not exist yet."""
-    existing = next((p for p in (out, *out.parents) if p.exists()), None)  # `out` or the folder it would go in
-    if existing is not None and not existing.is_dir():
-        raise UsageError(f"--out must be a directory; {existing} is a file")
+def _run(command: Callable[[], tuple[str, int]], output: Path | None = None) -> None:
+    """Run a command; print its text (or write it to `output`) and exit with its code."""
+
+    def body() -> int:
+        text, code = command()
+        _write(text, output)
+        return code
+
+    _guarded(body)
 
 
 def _guarded(func: Callable[[], int]) -> None:
@@ -111,16 +98,8 @@ def _guarded(func: Callable[[], int]) -> None:
 @app.command()
 def validate(paths: Paths = None) -> None:
     """Check schema, units and references of the specs."""
-
-    def body() -> int:
-        from archgen.pipeline import load
-        from archgen.validate import validate as run_validate
-        docs, library = load(_paths(paths))
-        specs = run_validate(docs, library)
-        print(f"{len(docs)} document(s) valid ({len(specs.items)} with the shipped catalog)")
-        return 0
-
-    _guarded(body)
+    from archgen.commands.validate import validate as command
+    _run(lambda: command(paths))
 
 
 @app.command()
@@ -133,44 +112,21 @@ def check(
     show_waived: Annotated[bool, typer.Option(help="List waived findings in text output.")] = False,
 ) -> None:
     """Validate, analyse and check the specs; report findings."""
-    from archgen import report
-    if fmt not in report.FORMATS:
-        print(f"error: unknown format '{fmt}'; expected one of {', '.join(report.FORMATS)}", file=sys.stderr)
-        raise typer.Exit(2)
+    from archgen.commands.check import check as command
+    from archgen.commands.common import check_output_file
 
-    def body() -> int:
-        from archgen.pipeline import run
-        if output is not None and output.is_dir():
-            raise UsageError(f"{output}: is a directory, expected a file")
-        chosen, dropped = _codes("--select", select), _codes("--ignore", ignore)
-        try:
-            result = run(_paths(paths), chosen, dropped)
-        except SpecError as err:
-            if fmt == "text":
-                raise
-            code = "SPC000" if isinstance(err, UnreadableError) else "SPC001"
-            _write(report.render(fmt, report.problem_findings(err.problems, code), {}), output)
-            return 2 if code == "SPC000" else 1
-        if fmt == "text":
-            _write(report.text(result.findings, show_waived=show_waived), output)
-        else:
-            from archgen.checks import REGISTRY
-            from archgen.checks.registry import selected
-            ran = [cid for cid in REGISTRY if selected(cid, chosen, dropped)]
-            _write(report.render(fmt, result.findings, result.metrics, ran), output)
-        return 1 if result.errors else 0
+    def body() -> tuple[str, int]:
+        check_output_file(output)
+        return command(paths, fmt, select, ignore, show_waived)
 
-    _guarded(body)
+    _run(body, output)
 
 
 @app.command()
 def checks() -> None:
     """List every check: ID, severity and summary."""
-    from archgen.checks import REGISTRY, RESERVED
-    for cid, c in sorted(REGISTRY.items()):
-        print(f"{cid:8} {c.severity:8} {c.summary}")
-    for cid, summary in sorted(RESERVED.items()):
-        print(f"{cid:8} {'error':8} {summary}")
+    from archgen.commands.checks import checks as command
+    _run(command)
 
 
 @app.command()
@@ -184,18 +140,8 @@ def render(
     templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
 ) -> None:
     """Render partner-facing documents and diagrams into OUT/<target>/."""
-
-    def body() -> int:
-        from archgen.pipeline import run
-        from archgen.render import render_all
-        _out_dir(out)
-        result = run(_paths(paths))
-        for written in render_all(result, out, target=target, formats=_split(formats), templates=templates,
-                                  progress=sys.stderr.isatty()):
-            print(written)
-        return 0
-
-    _guarded(body)
+    from archgen.commands.render import render as command
+    _run(lambda: command(paths, target, out, formats, templates, progress=sys.stderr.isatty()))
 
 
 @app.command()
@@ -208,31 +154,8 @@ def diff(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
-
-    def body() -> int:
-        from contextlib import ExitStack
-
-        from archgen import diff as d
-        from archgen.pipeline import run
-        if fmt not in ("md", "json"):
-            raise UsageError(f"unknown format '{fmt}'; expected md or json")
-        if threshold < 0:
-            raise UsageError(f"--threshold {threshold}: expected a percentage >= 0")
-        runs = []
-        with ExitStack() as stack:
-            for name, arg in (("BASE", base), ("HEAD", head)):
-                source = stack.enter_context(d.spec_source(arg, path))
-                try:
-                    runs.append((d.relocate_run(run([source.directory]), source), source.label))
-                except SpecError as err:
-                    print(f"archgen diff: {name} {source.label} cannot be analysed:", file=sys.stderr)
-                    raise d.relocate_error(err, source) from None
-        result = d.compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
-                           head_label=runs[1][1])
-        _write(d.to_json(result) if fmt == "json" else d.markdown(result), output)
-        return 1 if result.failing else 0
-
-    _guarded(body)
+    from archgen.commands.diff import diff as command
+    _run(lambda: command(base, head, fmt, path, threshold), output)
 
 
 @app.command("gap")
@@ -247,18 +170,15 @@ def gap_report(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
+    from archgen.commands.common import check_output_file
+    from archgen.commands.gap import report
 
-    def body() -> int:
-        from archgen import gap as g
-        if fmt not in ("md", "json"):
-            raise UsageError(f"unknown format '{fmt}'; expected md or json")
-        if output is not None and output.is_dir():
-            raise UsageError(f"{output}: is a directory, expected a file")
-        result = g.gap(proposal, against)
-        _write(g.to_json(result) if fmt == "json" else g.markdown(result), output)
-        return 1 if result.failing else 0
+    def body() -> tuple[str, int]:
+        if fmt in ("md", "json"):  # an unknown format is named first
+            check_output_file(output)
+        return report(proposal, against, fmt)
 
-    _guarded(body)
+    _run(body, output)
 
 
 @catalog_app.callback(invoke_without_command=True)
@@ -290,35 +210,8 @@ def catalog_list(
 
 def _print_catalog(paths: list[Path] | None, unconfirmed: bool, vendors: list[str] | None = None,
                    kinds: list[str] | None = None) -> None:
-    def body() -> int:
-        for line in _catalog_lines(paths, unconfirmed, vendors or [], kinds or []):
-            print(line)
-        return 0
-
-    _guarded(body)
-
-
-def _spec_paths(paths: list[Path] | None) -> list[Path]:
-    """The paths given, or the default `specs/` where it exists."""
-    return list(paths) if paths else [p for p in _paths(paths) if p.exists()]
-
-
-def _load_specs(paths: list[Path] | None):
-    from archgen.pipeline import load
-    from archgen.validate import validate as run_validate
-    return run_validate(*load(_spec_paths(paths)))
-
-
-def _catalog_lines(paths: list[Path] | None, unconfirmed: bool, vendors: list[str], kinds: list[str]) -> list[str]:
-    from archgen.model import Part
-    from archgen.validate import catalog_entries
-    lines = []
-    for entry in catalog_entries(_load_specs(paths), vendors, kinds, unconfirmed):
-        fields = entry.unconfirmed_fields() if isinstance(entry, Part) else []
-        flag = f"  unconfirmed: {', '.join(fields)}" if fields else ""
-        vendor = getattr(entry, "vendor", "") or "-"
-        lines.append(f"{entry.kind:12} {entry.id:28} {vendor:10} {entry.name}{flag}")
-    return lines
+    from archgen.commands.catalog import catalog_list
+    _run(lambda: catalog_list(paths, unconfirmed, vendors or [], kinds or []))
 
 
 @catalog_app.command("show")
@@ -328,40 +221,16 @@ def catalog_show(
     paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
 ) -> None:
     """Show one part with its figures and sources."""
-
-    def body() -> int:
-        import json
-        specs = _load_specs(paths or ctx.parent.params["paths"])
-        part = specs.get(part_id)
-        if part is None:
-            raise UsageError(f"no part '{part_id}'{did_you_mean(part_id, specs.items, lead='; ')}")
-        print(f"# {specs.locate(part_id)}")
-        print(json.dumps(part.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2))
-        return 0
-
-    _guarded(body)
+    from archgen.commands.catalog import catalog_show
+    _run(lambda: catalog_show(part_id, paths or ctx.parent.params["paths"]))
 
 
 @app.command()
 def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schema.json per kind into DIR.")] = None,
            ) -> None:
     """JSON Schema of every spec kind, for editors (yaml-language-server)."""
-
-    def body() -> int:
-        from archgen.schema import schemas
-        docs = schemas()
-        if out is None:
-            import json
-            print(json.dumps(docs, indent=2, sort_keys=True))
-            return 0
-        from archgen.render.files import write_atomic
-        _out_dir(out)
-        for name, text in schemas(as_text=True).items():
-            write_atomic(out / f"{name}.schema.json", text.encode())
-            print(out / f"{name}.schema.json")
-        return 0
-
-    _guarded(body)
+    from archgen.commands.schema import schema as command
+    _run(lambda: command(out))
 
 
 @app.command()
@@ -378,32 +247,9 @@ def estimate(
         help="Scale a hardware parameter (repeatable), e.g. hbm_bandwidth=1.5; reported against the baseline.")] = None,
 ) -> None:
     """Performance estimate of a workload on a cluster, or predicted vs measured for validation cases."""
-
-    def body() -> int:
-        from archgen.perf import command
-        if cases is not None:
-            if cluster or workload or what_if:
-                raise UsageError("give either --cases or --workload (with any --cluster and --what-if), not both")
-            text, code = command.estimate_cases(cases, fmt)
-        elif workload:
-            factors = command.parse_what_if(what_if or [])
-            from archgen.pipeline import analyse_paths, scale_out_paths
-            specs, _, _, clusters = analyse_paths(_spec_paths(paths))  # no other workload estimated, no checks run
-            try:
-                text, code = command.estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters),
-                                                       factors)
-            except WorkloadError as err:  # a problem of the workload's own spec is shown at its job's line
-                doc = specs.items.get(workload)
-                job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
-                if job is None:
-                    raise
-                raise UsageError(str(err), specs.locate(workload, (job,))) from None
-        else:
-            raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
-        sys.stdout.write(text)
-        return code
-
-    _guarded(body)
+    from archgen.commands.common import existing_spec_paths
+    from archgen.commands.estimate import run
+    _run(lambda: run(cases, cluster, workload, existing_spec_paths(paths), fmt, what_if))
 
 
 @app.command()
@@ -425,51 +271,11 @@ def sweep(
 
     Exit code 1 when a sweep has no feasible point (none fits and meets every SHALL requirement).
     """
-
-    def body() -> int:
-        import json
-
-        from archgen import sweep as sw
-        from archgen.render.sweep import to_json
-        if fmt not in ("text", "json"):
-            raise UsageError(f"unknown format '{fmt}'; expected text or json")
-        if scheduler and workers != 1:
-            raise UsageError("give either --workers or --scheduler, not both")
-        _out_dir(out)
-        from archgen.render import parse_formats
-        parse_formats(_split(formats))  # an unknown format is refused before the points run, not after
-        if templates is not None and not templates.is_dir():
-            raise UsageError(f"templates directory '{templates}' does not exist")  # as archgen render says
-        progress = _sweep_progress() if sys.stderr.isatty() else None
-        specs, results = sw.run(sweep_file, _spec_paths(paths), workers=workers, scheduler=scheduler,
-                                progress=progress)
-        written = sw.write(specs, results, out, _split(formats), templates)
-        if fmt == "json":
-            print(json.dumps({"archgen": __version__, "sweeps": [to_json(r) for r in results],
-                              "files": [str(p) for p in written]}, indent=2, sort_keys=True))
-        else:
-            for r in results:
-                print(_sweep_summary(r))
-            for p in written:
-                print(p)
-        return 0 if all(r.counts()["feasible"] for r in results) else 1
-
-    _guarded(body)
-
-
-def _sweep_summary(result) -> str:
-    from archgen.render.sweep import level_text, shown
-    c = result.counts()
-    lines = [f"sweep {result.problem.sweep.id}: {c['points']:,} points, {c['fitting']:,} fit, {c['feasible']:,} "
-             f"feasible, {c['invalid']:,} could not run; Pareto front of {c['front']:,}"]
-    for metric, i in result.best.items():
-        if i is None:
-            lines.append(f"  best {metric}: no feasible point")
-            continue
-        r = result.rows[i]
-        axes = ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items())
-        lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
-    return "\n".join(lines)
+    from archgen.commands.common import existing_spec_paths, split
+    from archgen.commands.sweep import sweep as command
+    progress = _sweep_progress() if sys.stderr.isatty() else None
+    _run(lambda: command(sweep_file, existing_spec_paths(paths), workers=workers, scheduler=scheduler, out=out,
+                         formats=split(formats), fmt=fmt, templates=templates, progress=progress))
 
 
 def _sweep_progress():

@@ -58,15 +58,19 @@ def _show(value: object) -> str:
 
 @dataclass
 class SpecError(ArchgenError):
-    """One or more problems in the user's specs, collected by one stage and raised once."""
+    """One or more problems in the user's specs, collected by one stage and raised once.
+
+    `heading` is a line shown before the problems (which side of a diff they belong to, say).
+    """
 
     problems: list[SpecProblem] = field(default_factory=list)
+    heading: str = ""
 
     def __post_init__(self) -> None:
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        return "\n".join(str(p) for p in sorted(self.problems, key=_order))
+        return "\n".join([self.heading] * bool(self.heading) + [str(p) for p in sorted(self.problems, key=_order)])
 
 
 def _order(p: SpecProblem) -> tuple:

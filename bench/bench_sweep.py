@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench_perf import baseline
 
-from archgen import sweep as sw
+from archgen.commands import sweep as sw
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 SWEEPS = {

@@ -6,7 +6,7 @@ Default case file: tests/data/validation-cases.yaml (a copy of ../shared/data/va
 import sys
 from pathlib import Path
 
-from archgen.perf.accuracy import accuracy_page
+from archgen.output.accuracy import accuracy_page
 
 #: Case files outside the scored one, listed after it (tests/perf/data; each states its source and assumptions).
 INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" / "data" / name
@@ -15,7 +15,7 @@ INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" /
 #: The second scoring file (a copy of ../shared/data/validation-modern.yaml); its training cases are listed second.
 MODERN = {"validation-modern.yaml": Path(__file__).resolve().parent.parent / "tests" / "data" /
           "validation-modern.yaml"}
-#: Kernel-level measurement files, listed last (archgen.perf.accuracy.flash_attention_check).
+#: Kernel-level measurement files, listed last (archgen.perf.cases.flash_attention_check).
 KERNELS = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name for name in ("fa3-h100-forward.yaml",)}
 
 if __name__ == "__main__":

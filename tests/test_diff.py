@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from archgen.checks import Finding
-from archgen.diff import MetricChange, match_findings, metric_cells
+from archgen.compare.diff import MetricChange, match_findings
 from archgen.errors import Location
+from archgen.output.diff import metric_cells
 from archgen.units import Q_
 from tests.conftest import SPECS, run_cli
 

@@ -21,8 +21,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from archgen.gap import Row, gap, margin_text, markdown
+from archgen.commands.gap import gap
+from archgen.compare.gap import Row
 from archgen.model.requirements import Requirement, Target
+from archgen.output.gap import margin_text, markdown
 from archgen.units import Q_
 from tests.conftest import REPO, SPECS, run_cli, write_tree
 

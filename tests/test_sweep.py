@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen import sweep as sw
+from archgen.commands import sweep as sw
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.hardware import Hardware

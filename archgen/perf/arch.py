@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from archgen.model.cases import CaseModel
 from archgen.model.workload import Model
 
 
@@ -34,8 +35,8 @@ class Arch:
     dense_layers: int = 0
 
     @classmethod
-    def from_model(cls, m: Model) -> Arch:
-        """The shape of a `Model` spec."""
+    def from_model(cls, m: Model | CaseModel) -> Arch:
+        """The shape of a `Model` spec (or of a validation case's model, which has the same fields)."""
         moe = m.moe
         return cls(layers=m.layers, hidden=m.hidden, heads=m.heads, kv_heads=m.kv_heads or m.heads,
                    head_dim=m.head_dim or m.hidden // m.heads, ffn=m.ffn, vocab=m.vocab, gated=m.gated_ffn,

@@ -18,15 +18,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import ValidationError
 
 from archgen.errors import SpecError, SpecProblem
 from archgen.load import Document, load_file
 from archgen.model.accelerator import Accelerator
-from archgen.model.base import FieldError, Spec
-from archgen.model.workload import GatherDtype, GradDtype, KvReserve, MoE, Precision, Recompute, Stack, job_kind
+from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
+from archgen.perf import kernels as K
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
@@ -37,175 +36,8 @@ from archgen.perf.pipeline import layout_interleave
 from archgen.perf.search import layout_problems
 from archgen.perf.stacks import resolve, stated_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
-from archgen.units import Q_, Bandwidth, Information, Q, parse_quantity
+from archgen.units import Q_, Q, parse_quantity
 from archgen.validate import problems_from
-
-SCHEMA = "archgen-validation/1"
-METRIC_UNITS = {"step_time": "s", "tflops_per_gpu": "FLOPS", "mfu": "dimensionless", "tokens_per_second": "1/s",
-                "busbw": "B/s", "time": "s"}
-
-
-class CaseScaleUp(Spec):
-    """Scale-up domain of a case's system."""
-
-    domain: int = Field(gt=0, description="Accelerators per scale-up domain.")
-    bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
-
-
-class CaseScaleOut(Spec):
-    """Scale-out fabric of a case's system."""
-
-    bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
-    oversubscription: float = Field(1.0, ge=1, description="Taper above `pod` accelerators.")
-    pod: int = Field(0, ge=0, description="Accelerators below the oversubscribed tier.")
-
-
-class CaseSystem(Spec):
-    """The measured system."""
-
-    accelerator: str = Field(description="Catalog id of the accelerator.")
-    count: int = Field(gt=0, description="Accelerators in the job.")
-    scale_up: CaseScaleUp = Field(description="Scale-up domain.")
-    scale_out: CaseScaleOut | None = Field(None, description="Scale-out fabric.")
-
-
-class CaseModel(Spec):
-    """Decoder-only transformer of a case."""
-
-    layers: int = Field(gt=0)
-    hidden: int = Field(gt=0)
-    heads: int = Field(gt=0)
-    kv_heads: int | None = Field(None, gt=0)
-    head_dim: int | None = Field(None, gt=0, description="Dimension per head (default hidden / heads).")
-    ffn: int = Field(gt=0)
-    vocab: int = Field(gt=0)
-    gated_ffn: bool = False
-    moe: MoE | None = None
-
-    @model_validator(mode="after")
-    def _divides(self) -> CaseModel:
-        if self.head_dim is None and self.hidden % self.heads:
-            raise FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads})")
-        if self.heads % (self.kv_heads or self.heads):
-            raise FieldError(("kv_heads",), f"heads ({self.heads}) is not a multiple of kv_heads ({self.kv_heads})")
-        return self
-
-    def arch(self) -> Arch:
-        """The model's shape."""
-        m = self.moe
-        return Arch(self.layers, self.hidden, self.heads, self.kv_heads or self.heads,
-                    self.head_dim or self.hidden // self.heads,
-                    self.ffn, self.vocab, self.gated_ffn, m.experts if m else 0, m.top_k if m else 0,
-                    m.expert_ffn if m else 0, m.shared_experts if m else 0, m.dense_layers if m else 0)
-
-
-class CaseTraining(Spec):
-    """Training job of a case."""
-
-    seq_len: int = Field(gt=0)
-    global_batch: int = Field(gt=0)
-    micro_batch: int = Field(1, gt=0)
-    precision: Precision
-    tp: int = Field(gt=0)
-    pp: int = Field(gt=0)
-    dp: int = Field(gt=0)
-    cp: int = Field(1, gt=0)
-    ep: int = Field(1, gt=0)
-    interleave: int | None = Field(None, gt=0, description="Virtual stages per rank (1, or what pipeline_layout "
-                                                           "implies).")
-    recompute: Recompute = "none"
-    stack: Stack = Field("megatron-lm-2021", description="Training stack whose profile fills the switches left out.")
-    sequence_parallel: bool | None = None
-    attention: Literal["flash", "materialized"] | None = None
-    overlap_grad_reduce: bool | None = None
-    overlap_param_gather: bool | None = None
-    distributed_optimizer: bool | None = None
-    grad_reduce_dtype: GradDtype | None = None
-    param_gather_dtype: GatherDtype | None = None
-    overlap_tp_comm: bool | None = None
-    overlap_p2p_comm: bool | None = None
-    ep_dedup: bool | None = None
-    overlap_ep_comm: bool | None = None
-    dropout: bool | None = None
-    zero: Literal[0, 1, 2, 3] | None = None
-    embedding_slot: bool | None = None
-    loss_slot: bool | None = None
-    first_stage_layers: int | None = Field(None, gt=0)
-    last_stage_layers: int | None = Field(None, gt=0)
-    pipeline_layout: str | None = None
-
-    @property
-    def virtual_stages(self) -> int:
-        """Virtual stages per rank: as stated, else what the layout string implies, else 1."""
-        if self.interleave is not None:
-            return self.interleave
-        implied = layout_interleave(self.pipeline_layout, self.pp) if self.pipeline_layout else None
-        return implied or 1
-
-
-class CaseInference(Spec):
-    """Inference job of a case."""
-
-    precision: Precision
-    tp: int = Field(gt=0)
-    replicas: int = Field(1, gt=0)
-    batch: int | Literal["max"] = Field(description="Sequences in flight per replica, or 'max' (as many as the KV "
-                                                    "cache holds).")
-    input_len: int = Field(gt=0)
-    output_len: int = Field(gt=0)
-    scenario: Literal["offline", "server"] = "offline"
-    kv_precision: Precision | None = None
-    kv_reserve: KvReserve = "full"
-
-    @field_validator("batch", mode="before")
-    @classmethod
-    def _batch(cls, value):
-        if value == "max" or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
-            return value
-        raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
-
-
-class CaseCollective(Spec):
-    """A collective benchmark."""
-
-    op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
-    size: Information
-    algorithm: Literal["ring", "nvls", "auto", "tree", "hierarchical"] = "auto"
-
-
-class Measurement(Spec):
-    """One measured figure."""
-
-    metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time"]
-    value: float = Field(gt=0)
-    unit: str = Field(description="Unit of the value; empty for a plain number (mfu 0.45, or give \"%\": 45 %).")
-
-
-class Case(Spec):
-    """One published measurement with its full description."""
-
-    id: str
-    source: str
-    status: Literal["confirmed", "secondary", "unconfirmed"]
-    system: CaseSystem
-    model: CaseModel | None = None
-    training: CaseTraining | None = None
-    inference: CaseInference | None = None
-    collective: CaseCollective | None = None
-    flop_counting: Literal["megatron_96", "model_72"] | None = None
-    measured: list[Measurement] = Field(min_length=1)
-    notes: str = ""
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> Case:
-        if job_kind(self, "case") == "collective" and self.system.count < 2:
-            raise FieldError(("system", "count"), "a collective needs at least 2 accelerators, got "
-                                                  f"{self.system.count}")
-        needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
-        if needs_flops and self.flop_counting is None:
-            raise FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or "
-                                            "model_72)")
-        return self
 
 
 @dataclass(frozen=True)
@@ -306,9 +138,10 @@ def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
     t = case.training
     if t is not None and case.model is not None:
         where = doc.locate(("cases", i, "training"))
-        job = Job(case.model.arch(), t.seq_len, t.global_batch, t.precision)
-        problems = layout_problems(case.model.arch(), job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
-                                   ep=t.ep, micro_batch=t.micro_batch, interleave=t.virtual_stages,
+        arch = Arch.from_model(case.model)
+        job = Job(arch, t.seq_len, t.global_batch, t.precision)
+        problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp, ep=t.ep,
+                                   micro_batch=t.micro_batch, interleave=virtual_stages(t),
                                    pipeline=pipeline_options(t))
         out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
     inf = case.inference
@@ -342,7 +175,8 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     if case.training is not None:
         return _training_metrics(case, hw, float(_training_estimate(case, hw).step_time))
     inf = case.inference
-    job = ServeJob(case.model.arch(), inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve)
+    job = ServeJob(Arch.from_model(case.model), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
+                   inf.kv_reserve)
     est = estimate_inference(hw, job, inf.tp, None if inf.batch == "max" else inf.batch)
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
             "time": float(est.ttft)}
@@ -353,9 +187,9 @@ def _training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None,
     """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
     t = case.training
     knobs = resolve(stack or t.stack, stated_knobs(t), t.precision)
-    job = Job.from_knobs(case.model.arch(), t.seq_len, t.global_batch, t.precision, knobs)
+    job = Job.from_knobs(Arch.from_model(case.model), t.seq_len, t.global_batch, t.precision, knobs)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
-    lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, t.virtual_stages,
+    lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
                  RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t))
     return estimate_training(hw, job, lay)
 
@@ -388,7 +222,7 @@ def _training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]
     t = case.training
     out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
     if case.flop_counting is not None:
-        flops = megatron_flops(case.model.arch(), t.global_batch, t.seq_len, case.flop_counting)
+        flops = megatron_flops(Arch.from_model(case.model), t.global_batch, t.seq_len, case.flop_counting)
         out["tflops_per_gpu"] = flops / step / case.system.count
         out["mfu"] = out["tflops_per_gpu"] / hw.peak_for(t.precision)
     return out
@@ -475,3 +309,27 @@ def summary(results: list[CaseResult]) -> dict[str, float]:
     mid = len(errs) // 2
     median = errs[mid] if len(errs) % 2 else (errs[mid - 1] + errs[mid]) / 2
     return {"count": len(errs), "median": median, "worst": errs[-1]}
+
+
+def virtual_stages(t: CaseTraining) -> int:
+    """Virtual stages per rank of a training case: as stated, else what the layout string implies, else 1."""
+    if t.interleave is not None:
+        return t.interleave
+    implied = layout_interleave(t.pipeline_layout, t.pp) if t.pipeline_layout else None
+    return implied or 1
+
+def flash_attention_check(path: str | Path) -> list[tuple[dict, float]]:
+    """Each row of a flash-attention forward measurement file (no causal mask) with the model's TFLOP/s for it.
+
+    The file names its accelerator and gives batch, heads, seq_len, head_dim and the measured `tflops` per row
+    (4 · batch · heads · seq_len² · head_dim FLOP over the kernel time, as FlashAttention's benchmarks count).
+    """
+    (doc,) = load_file(Path(path))
+    hw = hardware_for(load_accelerators()[doc.data["accelerator"]], scale_up_size=1)  # one device
+    out = []
+    for row in doc.data["rows"]:
+        b, h, s, d = row["batch"], row["heads"], row["seq_len"], row["head_dim"]
+        t = K.attention_forward(hw, "bf16", batch=b, q_len=s, kv_len=s, heads=h, head_dim=d, kernel="flash",
+                                causal=False)
+        out.append((row, float(4.0 * b * h * s * s * d / t / 1e12)))
+    return out

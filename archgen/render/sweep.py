@@ -269,20 +269,3 @@ def provenance_of(specs: Any, result: Result) -> tuple[str, str]:
     docs = [specs.get(i) for i in ids if specs.get(i) is not None]
     files = [specs.sources[d.id].file for d in docs if d.id in specs.sources]
     return provenance.git_revision(files), provenance.input_hash(docs)
-
-
-def to_json(result: Result) -> dict[str, Any]:
-    """The sweep as JSON: summary, objectives, the front and the best points (quantities in SI units)."""
-    from archgen.units import to_json as quantity
-
-    def point(r: Row) -> dict[str, Any]:
-        return {"index": r.index, "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
-                "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
-                "layout": r.layout, "requirements": r.met,
-                "metrics": {m: quantity(Q_(v, DISPLAY[m][1])) for m, v in sorted(r.metrics.items())}}
-
-    p = result.problem
-    return {"sweep": p.sweep.id, "workload": p.workload.id, "summary": result.counts(),
-            "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
-            "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
-            "front": [point(result.rows[i]) for i in result.front]}

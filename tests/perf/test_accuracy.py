@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.perf.accuracy import MEDIAN_TARGET, OUTSIDE_WORST_BAR, WORST_TARGET, worst_bar
+from archgen.output.accuracy import MEDIAN_TARGET, OUTSIDE_WORST_BAR, WORST_TARGET, worst_bar
 from archgen.perf.cases import score_file, summary
 
 from .conftest import CASES

@@ -1,24 +1,18 @@
-"""Findings and metrics as text, JSON, SARIF, JUnit and GitHub annotations. Pure functions returning strings."""
+"""`archgen check`: findings and metrics as text, JSON, SARIF, JUnit and GitHub annotations (pure functions)."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Collection, Iterable
 from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__
 from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
 from archgen.errors import SpecProblem
+from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.units import Q
-from archgen.units import to_json as quantity_json
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
-
-
-def quantity(q: Q | None) -> dict | None:
-    """The JSON contract for a quantity: {"value": float, "unit": str} in SI units."""
-    return None if q is None else quantity_json(q)
 
 
 def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Finding]:
@@ -55,26 +49,11 @@ def text(findings: list[Finding], *, show_waived: bool = False) -> str:
 
 def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Collection[str] | None = None) -> str:
     """The `check --format json` contract."""
-    doc = {
-        "archgen": __version__,
-        "summary": summary(findings, ran),
-        "findings": [finding_json(f) for f in findings],
-        "metrics": {subject: {k: quantity(v) for k, v in sorted(m.items())} for subject, m in sorted(metrics.items())},
-    }
-    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
-
-
-def finding_json(f: Finding) -> dict:
-    """One finding in the `check --format json` contract (``waived`` and ``hint`` only where they are set)."""
-    loc = f.location
-    out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
-           "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
-           "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}
-    if f.waived:
-        out["waived"] = f.waived
-    if f.hint:
-        out["hint"] = f.hint
-    return out
+    return dumps(document(
+        summary=summary(findings, ran),
+        findings=[finding(f) for f in findings],
+        metrics={subject: {k: quantity(v) for k, v in sorted(m.items())} for subject, m in sorted(metrics.items())},
+    ))
 
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -105,7 +84,7 @@ def sarif(findings: list[Finding]) -> str:
     doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": "archgen", "version": __version__, "rules": rules}},
                      "results": results}]}
-    return json.dumps(doc, indent=2) + "\n"
+    return dumps(doc)
 
 
 def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:

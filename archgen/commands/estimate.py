@@ -1,4 +1,4 @@
-"""What `archgen estimate` does, as functions returning (text, exit code); the CLI only prints and exits."""
+"""`archgen estimate`: a workload on a cluster, or validation cases scored; (text, exit code), the CLI prints."""
 
 from __future__ import annotations
 
@@ -11,22 +11,44 @@ from archgen.errors import UsageError, WorkloadError, did_you_mean
 from archgen.model import Cluster
 from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
-from archgen.perf.cases import score_file
-from archgen.perf.cluster import cluster_hardware
-from archgen.perf.estimate import Estimate, estimate, precision
-from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
-from archgen.perf.report import (
+from archgen.output.envelope import dumps
+from archgen.output.estimate import (
     case_results_json,
     case_results_text,
-    dumps,
     estimate_json,
     estimate_text,
     what_if_json,
     what_if_text,
 )
+from archgen.perf.cases import score_file
+from archgen.perf.cluster import cluster_hardware
+from archgen.perf.estimate import Estimate, estimate, precision
+from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
+from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath
 
 FORMATS = ("text", "json")
+
+
+def run(cases: Path | None, cluster: str | None, workload: str | None, paths: list[Path], fmt: str = "text",
+        what_if: list[str] | None = None) -> tuple[str, int]:
+    """`archgen estimate`: score `cases`, or estimate `workload` (on `cluster`, under `what_if`) from `paths`."""
+    if cases is not None:
+        if cluster or workload or what_if:
+            raise UsageError("give either --cases or --workload (with any --cluster and --what-if), not both")
+        return estimate_cases(cases, fmt)
+    if not workload:
+        raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
+    factors = parse_what_if(what_if or [])
+    specs, _, _, clusters = analyse_paths(paths)  # no other workload estimated, no checks run
+    try:
+        return estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters), factors)
+    except WorkloadError as err:  # a problem of the workload's own spec is shown at its job's line
+        doc = specs.items.get(workload)
+        job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
+        if job is None:
+            raise
+        raise UsageError(str(err), specs.locate(workload, (job,))) from None
 
 
 def _check_format(fmt: str) -> None:

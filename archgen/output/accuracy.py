@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from archgen.load import load_file
-from archgen.perf import kernels as K
+from archgen.output.estimate import show_value
 from archgen.perf.cases import (
     CaseResult,
     Sensitivity,
+    flash_attention_check,
     micro_batch_sensitivity,
     read_cases,
     score,
@@ -18,8 +18,6 @@ from archgen.perf.cases import (
     training_fits,
 )
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.hardware import hardware_for
-from archgen.perf.report import _show
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).
 MEDIAN_TARGET = 0.10
@@ -33,7 +31,7 @@ OUTSIDE_WORST_BAR = {
 
 def _cells(r: CaseResult) -> str:
     """The measured, predicted and error cells of a table row."""
-    return f"{_show(r.measured, r.unit)} | {_show(r.predicted, r.unit)} | {r.error:+.1%}"
+    return f"{show_value(r.measured, r.unit)} | {show_value(r.predicted, r.unit)} | {r.error:+.1%}"
 
 
 def outside_bar(results: list[CaseResult]) -> list[CaseResult]:
@@ -114,22 +112,6 @@ def _table(results: list[CaseResult], fits: dict, ranges: dict, status: bool) ->
             + (f" {r.status} |" if status else "") for r in results]
     return [head, rule, *rows, ""]
 
-
-def flash_attention_check(path: str | Path) -> list[tuple[dict, float]]:
-    """Each row of a flash-attention forward measurement file (no causal mask) with the model's TFLOP/s for it.
-
-    The file names its accelerator and gives batch, heads, seq_len, head_dim and the measured `tflops` per row
-    (4 · batch · heads · seq_len² · head_dim FLOP over the kernel time, as FlashAttention's benchmarks count).
-    """
-    (doc,) = load_file(Path(path))
-    hw = hardware_for(load_accelerators()[doc.data["accelerator"]], scale_up_size=1)  # one device
-    out = []
-    for row in doc.data["rows"]:
-        b, h, s, d = row["batch"], row["heads"], row["seq_len"], row["head_dim"]
-        t = K.attention_forward(hw, "bf16", batch=b, q_len=s, kv_len=s, heads=h, head_dim=d, kernel="flash",
-                                causal=False)
-        out.append((row, float(4.0 * b * h * s * s * d / t / 1e12)))
-    return out
 
 
 def _kernel_section(name: str, path: str | Path) -> list[str]:

@@ -1,4 +1,4 @@
-"""Design-space sweeps: `run(sweep_file, paths)` evaluates every point of each `Sweep` in a file.
+"""`archgen sweep`: `run(sweep_file, paths)` evaluates every point of each `Sweep` in a file.
 
 The specs are loaded and analysed once (`pipeline.analyse_paths`): each cluster a sweep names becomes a
 `perf.sweep.Base` (its hardware as the performance model sees it, on the compute fabric the network analysis
@@ -17,10 +17,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from archgen import __version__
+from archgen.commands.common import check_out_dir
 from archgen.errors import Location, UsageError, a_or_an, did_you_mean
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload, job_kind
+from archgen.output import sweep as output
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.hardware import hardware_for
 from archgen.perf.sweep import Base, Problem, Result, evaluate, summarise
@@ -178,6 +180,28 @@ def load(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Swe
     if not sweeps:
         raise UsageError(f"{sweep_file}: no Sweep document in the file")
     return specs, clusters, sweeps
+
+
+def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
+          out: Path = Path("out"), formats: Sequence[str] = ("md", "csv", "svg"), fmt: str = "text",
+          templates: Path | None = None, progress: Callable[[str, int, int], None] | None = None) -> tuple[str, int]:
+    """`archgen sweep`: evaluate, write the reports under `out`, and say what was found (text or JSON).
+
+    Exit code 1 when a sweep has no feasible point.
+    """
+    from archgen.render import parse_formats
+    if fmt not in ("text", "json"):
+        raise UsageError(f"unknown format '{fmt}'; expected text or json")
+    if scheduler and workers != 1:
+        raise UsageError("give either --workers or --scheduler, not both")
+    check_out_dir(out)
+    parse_formats(formats)  # an unknown format is refused before the points run, not after
+    if templates is not None and not templates.is_dir():
+        raise UsageError(f"templates directory '{templates}' does not exist")  # as archgen render says
+    specs, results = run(sweep_file, paths, workers=workers, scheduler=scheduler, progress=progress)
+    written = write(specs, results, out, formats, templates)
+    text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
+    return text, 0 if all(r.counts()["feasible"] for r in results) else 1
 
 
 def run(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,

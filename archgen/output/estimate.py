@@ -1,4 +1,4 @@
-"""Text and JSON renderings of performance estimates and validation-case scores (no printing here).
+"""`archgen estimate`: performance estimates and validation-case scores as text and JSON (no printing here).
 
 JSON follows the contract of ARCHITECTURE.md: quantities are ``{"value": float, "unit": str}`` in SI units, and
 `estimate --cases --format json` is a list of ``{"id", "metric", "measured", "predicted", "error"}``.
@@ -6,7 +6,6 @@ JSON follows the contract of ARCHITECTURE.md: quantities are ``{"value": float, 
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -18,7 +17,8 @@ _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9)
             "B": ("GB", 1e-9), "dimensionless": ("", 1.0)}
 
 
-def _show(value: float, unit: str) -> str:
+def show_value(value: float, unit: str) -> str:
+    """A value in SI `unit` as the estimate reports show it (ms, TFLOP/s, GB/s, GB)."""
     label, scale = _DISPLAY.get(unit, (unit, 1.0))
     if unit == "s" and value >= 1:
         label, scale = "s", 1.0
@@ -44,8 +44,8 @@ def case_results_text(results: list[CaseResult]) -> str:
     width = max([len(r.id) for r in results] + [4])
     lines = [f"{'case':{width}}  {'metric':15} {'measured':>16} {'predicted':>16} {'error':>8}"]
     for r in results:
-        lines.append(f"{r.id:{width}}  {r.metric:15} {_show(r.measured, r.unit):>16} "
-                     f"{_show(r.predicted, r.unit):>16} {r.error:+8.1%}")
+        lines.append(f"{r.id:{width}}  {r.metric:15} {show_value(r.measured, r.unit):>16} "
+                     f"{show_value(r.predicted, r.unit):>16} {r.error:+8.1%}")
     s = summary(results)
     if s["count"]:
         lines.append(f"{s['count']} measurements: median |error| {s['median']:.1%}, worst {s['worst']:.1%}")
@@ -92,11 +92,11 @@ def estimate_text(est: Estimate) -> str:
         for k, v in est.breakdown.items():
             s = float(v.to("s").magnitude)
             share = f"  ({s / total:.1%})" if total else ""
-            lines.append(f"  {k:28} {_show(s, 's')}{share}")
+            lines.append(f"  {k:28} {show_value(s, 's')}{share}")
     if est.memory:
         lines.append("memory per accelerator:")
         for k, v in est.memory.items():
-            lines.append(f"  {k:28} {_show(float(v.to('B').magnitude), 'B')}")
+            lines.append(f"  {k:28} {show_value(float(v.to('B').magnitude), 'B')}")
     if est.sensitivity:
         what = "step time" if est.kind == "training" else "tokens/s per accelerator"
         lines.append(f"elasticity of {what} (d ln / d ln):")
@@ -143,7 +143,7 @@ def _state(met: bool | None) -> str:
 
 def _quantity(q) -> str:
     unit = _unit(q)
-    return _show(float(q.to(unit).magnitude), unit)
+    return show_value(float(q.to(unit).magnitude), unit)
 
 
 def _unit(q) -> str:
@@ -151,8 +151,3 @@ def _unit(q) -> str:
         if q.is_compatible_with(u):
             return u
     return "dimensionless"
-
-
-def dumps(data: Any) -> str:
-    """JSON text, stable key order."""
-    return json.dumps(data, indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,36 @@
+"""`archgen check`: validate, analyse and check the specs; the findings in one of `output.findings.FORMATS`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from archgen.checks import REGISTRY
+from archgen.checks.registry import selected
+from archgen.commands.common import check_codes, spec_paths
+from archgen.errors import SpecError, UnreadableError, UsageError
+from archgen.output import findings as output
+from archgen.pipeline import run
+
+
+def check(paths: Sequence[Path] | None, fmt: str = "text", select: str = "", ignore: str = "",
+          show_waived: bool = False) -> tuple[str, int]:
+    """The report and exit code: 1 with error findings, 2 for unreadable input.
+
+    Schema and unit errors (`SpecError`) are raised for text, and reported as `SPC001` findings (`SPC000` when a
+    file cannot be read) in the machine formats.
+    """
+    if fmt not in output.FORMATS:
+        raise UsageError(f"unknown format '{fmt}'; expected one of {', '.join(output.FORMATS)}")
+    chosen, dropped = check_codes("--select", select), check_codes("--ignore", ignore)
+    try:
+        result = run(spec_paths(paths), chosen, dropped)
+    except SpecError as err:
+        if fmt == "text":
+            raise
+        code = "SPC000" if isinstance(err, UnreadableError) else "SPC001"
+        return output.render(fmt, output.problem_findings(err.problems, code), {}), 2 if code == "SPC000" else 1
+    if fmt == "text":
+        return output.text(result.findings, show_waived=show_waived), 1 if result.errors else 0
+    ran = [cid for cid in REGISTRY if selected(cid, chosen, dropped)]
+    return output.render(fmt, result.findings, result.metrics, ran), 1 if result.errors else 0

@@ -1,0 +1,130 @@
+"""`archgen diff BASE HEAD`: the specs of two sides (directories or git revisions) run and compared.
+
+`spec_source` gives the spec directory of a BASE or HEAD argument: a directory as it is, or the specs of a git
+revision exported to a temporary directory.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from archgen.compare.diff import compare
+from archgen.errors import Location, SpecError, UsageError
+from archgen.output import diff as output
+from archgen.pipeline import Run, run
+
+FORMATS = ("md", "json")
+
+
+def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: float = 0.1) -> tuple[str, int]:
+    """The report comparing BASE with HEAD (`threshold` in percent); exit code 1 when HEAD fails.
+
+    HEAD fails when a requirement newly fails or it has error findings. A side whose specs have errors raises them,
+    headed by which side it is.
+    """
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format '{fmt}'; expected md or json")
+    if threshold < 0:
+        raise UsageError(f"--threshold {threshold}: expected a percentage >= 0")
+    runs = []
+    with ExitStack() as stack:
+        for name, arg in (("BASE", base), ("HEAD", head)):
+            source = stack.enter_context(spec_source(arg, path))
+            try:
+                runs.append((relocate_run(run([source.directory]), source), source.label))
+            except SpecError as err:
+                raise relocate_error(err, source, f"archgen diff: {name} {source.label} cannot be analysed:") \
+                    from None
+    result = compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
+                     head_label=runs[1][1])
+    return (output.to_json(result) if fmt == "json" else output.markdown(result)), 1 if result.failing else 0
+
+
+# --- BASE and HEAD arguments ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where one side's specs are: the directory to run on, a label for the report, and how to show its files."""
+
+    directory: Path
+    label: str
+    root: Path | None = None  # export directory that stands for the repository's top level
+    top: Path | None = None   # the repository's top level
+
+    def relocate(self, location: Location | None) -> Location | None:
+        """A location in an exported revision as the path of the same file in the checkout, relative to cwd."""
+        if location is None or self.root is None or self.top is None:
+            return location
+        try:
+            inside = Path(location.file).relative_to(self.root)
+        except ValueError:
+            return location
+        return replace(location, file=os.path.relpath(self.top / inside))
+
+
+def relocate_run(run: Run, source: Source) -> Run:
+    """The run with its findings' locations shown as files of the checkout rather than of the export."""
+    if source.root is None:
+        return run
+    return replace(run, findings=[replace(f, location=source.relocate(f.location)) for f in run.findings])
+
+
+def relocate_error(err: SpecError, source: Source, heading: str = "") -> SpecError:
+    """A spec error of an exported revision with its locations shown as files of the checkout, under `heading`."""
+    problems = err.problems if source.root is None else [replace(p, location=source.relocate(p.location))
+                                                         for p in err.problems]
+    return type(err)(problems, heading)
+
+
+def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    except FileNotFoundError:
+        raise UsageError("git is not installed, so BASE and HEAD must be directories") from None
+
+
+@contextmanager
+def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Iterator[Source]:
+    """The specs named by a BASE or HEAD argument: a directory, or `path` in a git revision.
+
+    A revision's `path` is exported with `git archive` into a temporary directory that is removed on exit; an
+    existing directory wins over a revision of the same name. An unknown revision, a `path` missing from the
+    revision or one that is not a directory there is a `UsageError`.
+    """
+    cwd = Path.cwd() if cwd is None else cwd
+    if (cwd / arg).is_dir():
+        yield Source(Path(arg), arg)
+        return
+    if (cwd / arg).exists():
+        raise UsageError(f"{arg}: not a directory (BASE and HEAD are spec directories or git revisions)")
+    top = _git(["rev-parse", "--show-toplevel"], cwd)
+    if top.returncode != 0:
+        raise UsageError(f"{arg}: no such directory, and {cwd} is not in a git repository")
+    top_dir = Path(top.stdout.decode().strip())
+    sha = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{arg}^{{commit}}"], cwd)
+    if arg.startswith("-") or sha.returncode != 0:
+        raise UsageError(f"{arg}: neither a directory nor a git revision")
+    commit = sha.stdout.decode().strip()
+    inside = Path(os.path.relpath((cwd / path).resolve(), top_dir.resolve()))
+    if inside.parts[:1] == ("..",):
+        raise UsageError(f"--path {path}: outside the git repository {top_dir}")
+    label = f"{arg} ({commit[:7]})" if not commit.startswith(arg) else commit[:7]
+    with tempfile.TemporaryDirectory(prefix="archgen-diff-") as tmp:
+        root = Path(tmp)
+        tar = _git(["archive", "--format=tar", commit, "--", inside.as_posix()], top_dir)
+        if tar.returncode != 0:
+            raise UsageError(f"{path}: not in revision {arg}")
+        with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
+            archive.extractall(root, filter="data")
+        if not (root / inside).is_dir():
+            raise UsageError(f"{path}: not a directory in revision {arg}")
+        yield Source(root / inside, label, root, top_dir)

@@ -1,0 +1,58 @@
+"""`archgen gap PROPOSAL --against REQUIREMENTS`: the proposal and our requirements run together and judged."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from archgen.compare.gap import Gap, judge
+from archgen.errors import UsageError
+from archgen.load import find_files, load_paths
+from archgen.output import gap as output
+from archgen.pipeline import run
+
+FORMATS = ("md", "json")
+
+
+def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: str = "md") -> tuple[str, int]:
+    """The gap report in `fmt`; exit code 1 when a SHALL requirement fails or the proposal has error findings."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format '{fmt}'; expected md or json")
+    result = gap(proposal, against)
+    return (output.to_json(result) if fmt == "json" else output.markdown(result)), 1 if result.failing else 0
+
+
+def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
+    """Run the proposal with our requirements and judge every requirement on the proposal's objects.
+
+    `against` holds only `Requirements` documents (a facility or parts we prescribe go into `proposal`); a file
+    under both belongs to `against`. A missing path, no Requirements document, another kind among them, or a
+    proposal without spec files is a `UsageError`; unreadable YAML raises `UnreadableError`, and schema errors in
+    either side `SpecError`, as in `archgen check`.
+    """
+    ours = find_files(against)
+    if not ours:
+        raise UsageError(f"--against {_names(against)}: no .yaml/.yml files")
+    docs = load_paths(ours)
+    others = [d for d in docs if d.kind != "Requirements"]
+    if others:
+        d = others[0]
+        raise UsageError(f"--against takes only Requirements documents, found kind '{d.kind}' (id '{d.id}'); give "
+                         "racks, clusters, parts and facilities as PROPOSAL", d.locate(("kind",)))
+    if not docs:
+        raise UsageError(f"--against {_names(against)}: no Requirements document")
+    mine = {f.resolve() for f in ours}
+    given = find_files(proposal)
+    theirs = [f for f in given if f.resolve() not in mine]
+    if not theirs:
+        raise UsageError(f"{_names(proposal)}: " + (
+            "no .yaml/.yml files in the proposal" if not given else
+            f"every spec file of the proposal is also under --against {_names(against)}, which holds our "
+            "requirements; give the vendor's racks, clusters and parts as PROPOSAL"))
+    result = run([*theirs, *ours])
+    return judge(result, {d.id for d in docs}, {f.resolve() for f in theirs},
+                 tuple(str(p) for p in proposal), tuple(str(p) for p in against))
+
+
+def _names(paths: Sequence[str | Path]) -> str:
+    return " ".join(str(p) for p in paths)

@@ -1,0 +1,19 @@
+"""`archgen render`: documents and diagrams of every rack and cluster (or one target) into OUT/<target>/."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from archgen.commands.common import check_out_dir, spec_paths, split
+from archgen.pipeline import run
+from archgen.render import render_all
+
+
+def render(paths: Sequence[Path] | None, target: str | None, out: Path, formats: str,
+           templates: Path | None = None, progress: bool = False) -> tuple[str, int]:
+    """The files written, one per line."""
+    check_out_dir(out)
+    result = run(spec_paths(paths))
+    written = render_all(result, out, target=target, formats=split(formats), templates=templates, progress=progress)
+    return "".join(f"{p}\n" for p in written), 0

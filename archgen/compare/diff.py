@@ -1,0 +1,218 @@
+"""Compare two runs of the pipeline: changed metrics, new and resolved findings, requirements that changed status.
+
+`compare(base, head)` is pure: two `Run`s in, a frozen `Diff` out. `archgen.output.diff` turns a `Diff` into the
+text of a pull-request comment or the JSON contract; `archgen.commands.diff` finds the two sides' specs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Literal
+
+from archgen.checks import Finding
+from archgen.checks.requirements import measured
+from archgen.pipeline import Run
+from archgen.units import Q, relative_change
+
+Status = Literal["met", "not met", "unknown"]
+
+#: Default threshold of relative change below which a metric counts as unchanged (float noise): 0.1 %.
+THRESHOLD = 0.001
+
+
+@dataclass(frozen=True)
+class MetricChange:
+    """A metric of one object in BASE and HEAD; either side is None where the metric is absent."""
+
+    object: str
+    metric: str
+    base: Q | None
+    head: Q | None
+
+    @property
+    def change(self) -> Q | None:
+        """HEAD minus BASE, or None where a side is missing or the dimensions differ."""
+        if self.base is None or self.head is None or not self.head.is_compatible_with(self.base):
+            return None
+        return self.head - self.base.to(self.head.units)
+
+    @property
+    def relative(self) -> float | None:
+        """(HEAD - BASE) / |BASE|, or None where BASE is zero, missing or of another dimension."""
+        return None if self.base is None or self.head is None else relative_change(self.base, self.head)
+
+
+@dataclass(frozen=True)
+class RequirementState:
+    """Whether one requirement of one object is met, from the REQ001/PERF001 findings of a run."""
+
+    object: str
+    requirement: str
+    statement: str
+    metric: str
+    target: str
+    level: str
+    status: Status
+    value: Q | None = None
+    waived: str = ""
+
+
+@dataclass(frozen=True)
+class RequirementChange:
+    """A requirement whose status differs between BASE and HEAD (None: the requirement is absent there)."""
+
+    base: RequirementState | None
+    head: RequirementState | None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(object, requirement id)."""
+        s = self.head or self.base
+        return (s.object, s.requirement)
+
+    @property
+    def failing(self) -> bool:
+        """HEAD does not meet the requirement (unwaived) and BASE did, or did not have it."""
+        return (self.head is not None and self.head.status == "not met" and not self.head.waived
+                and (self.base is None or self.base.status != "not met"))
+
+
+@dataclass(frozen=True)
+class Diff:
+    """Everything that differs between two runs."""
+
+    base_label: str
+    head_label: str
+    metrics: tuple[MetricChange, ...]
+    objects_added: tuple[str, ...]
+    objects_removed: tuple[str, ...]
+    new_findings: tuple[Finding, ...]
+    resolved_findings: tuple[Finding, ...]
+    requirements: tuple[RequirementChange, ...]
+    head_errors: int
+
+    @property
+    def failing(self) -> bool:
+        """A requirement newly fails, or HEAD has unwaived error findings (exit code 1)."""
+        return self.head_errors > 0 or any(r.failing for r in self.requirements)
+
+    def summary(self) -> dict:
+        """Counts for the summary line and the JSON `summary`."""
+        new = self.new_findings
+        return {
+            "metrics_changed": len(self.metrics),
+            "objects_changed": len({m.object for m in self.metrics}),
+            "objects_added": len(self.objects_added),
+            "objects_removed": len(self.objects_removed),
+            "findings_new": len(new),
+            "findings_new_errors": sum(f.severity == "error" for f in new),
+            "findings_resolved": len(self.resolved_findings),
+            "requirements_failing": sum(r.failing for r in self.requirements),
+            "requirements_met": sum(r.head is not None and r.head.status == "met" for r in self.requirements),
+            "head_errors": self.head_errors,
+            "failing": self.failing,
+        }
+
+
+def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: str = "BASE",
+            head_label: str = "HEAD") -> Diff:
+    """The differences between two runs; relative metric changes below `threshold` are ignored."""
+    added = tuple(sorted(set(head.metrics) - set(base.metrics)))
+    removed = tuple(sorted(set(base.metrics) - set(head.metrics)))
+    changes = []
+    for obj in sorted(set(base.metrics) & set(head.metrics)):
+        old, new = base.metrics[obj], head.metrics[obj]
+        for name in sorted(set(old) | set(new)):
+            c = MetricChange(obj, name, old.get(name), new.get(name))
+            if _changed(c, threshold):
+                changes.append(c)
+    new_findings, resolved = match_findings(base.findings, head.findings)
+    before, after = requirement_states(base), requirement_states(head)
+    reqs = tuple(RequirementChange(before.get(k), after.get(k)) for k in sorted(set(before) | set(after))
+                 if _status(before.get(k)) != _status(after.get(k)))
+    return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
+                len(head.errors))
+
+
+def _status(state: RequirementState | None) -> str:
+    return "absent" if state is None else state.status
+
+
+def _magnitude(q: Q) -> float:
+    return float(q.magnitude)
+
+
+def _changed(c: MetricChange, threshold: float) -> bool:
+    if c.base is None or c.head is None:
+        return True
+    if not c.head.is_compatible_with(c.base):
+        return True
+    old, new = _magnitude(c.base.to(c.head.units)), _magnitude(c.head)
+    if math.isnan(old) or math.isnan(new):
+        return math.isnan(old) != math.isnan(new)
+    rel = c.relative
+    return new != old and (rel is None or abs(rel) >= threshold)  # rel is None where BASE is zero
+
+
+def finding_key(f: Finding) -> tuple[str, str, str]:
+    """Findings are matched by (check id, object, requirement): line numbers move between revisions."""
+    return (f.id, f.object, f.requirement)
+
+
+def match_findings(base: list[Finding], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """(new in HEAD, resolved in HEAD) among unwaived findings.
+
+    Findings with the same key pair up, those with the same message first; the unpaired ones are new or resolved.
+    """
+    groups: dict[tuple, tuple[list[Finding], list[Finding]]] = defaultdict(lambda: ([], []))
+    for f in base:
+        if not f.waived:
+            groups[finding_key(f)][0].append(f)
+    for f in head:
+        if not f.waived:
+            groups[finding_key(f)][1].append(f)
+    new: list[Finding] = []
+    resolved: list[Finding] = []
+    for old, cur in groups.values():
+        left = list(old)
+        unpaired = []
+        for f in cur:
+            same = next((i for i, g in enumerate(left) if g.message == f.message), None)
+            if same is None:
+                unpaired.append(f)
+            else:
+                left.pop(same)
+        paired = min(len(left), len(unpaired))
+        new.extend(unpaired[paired:])
+        resolved.extend(left[paired:])
+    return tuple(sorted(new, key=_finding_order)), tuple(sorted(resolved, key=_finding_order))
+
+
+_SEVERITY = {"error": 0, "warning": 1, "info": 2}
+
+
+def _finding_order(f: Finding) -> tuple:
+    return (_SEVERITY.get(f.severity, 3), f.id, f.object, f.requirement, f.message)
+
+
+def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
+    """Every requirement of a run by (object, id): not met where a REQ001/PERF001 finding names it."""
+    failed = {(f.object, f.requirement): f for f in run.findings if f.id in ("REQ001", "PERF001") and f.requirement}
+    states: dict[tuple[str, str], RequirementState] = {}
+    for b in run.design.requirements:
+        value = measured(b, run.metrics)
+        obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
+        states[(obj, b.req.id)] = _state(obj, b.req, value, value is not None, failed)
+    for path, w in sorted(run.workloads.items()):
+        for o in w.estimate.requirements if w.estimate else ():
+            states[(path, o.requirement.id)] = _state(path, o.requirement, o.value, o.met is not None, failed)
+    return states
+
+
+def _state(obj: str, req, value: Q | None, known: bool, failed: dict) -> RequirementState:
+    finding = failed.get((obj, req.id))
+    status: Status = "not met" if finding else ("met" if known else "unknown")
+    return RequirementState(obj, req.id, req.statement, req.metric, str(req.target), req.level, status, value,
+                            finding.waived if finding else "")

@@ -1,0 +1,142 @@
+"""Gap reports: a vendor's proposal judged against our requirements, one row per requirement and object.
+
+`archgen.commands.gap` runs the pipeline once on the proposal's specs and our `Requirements` documents together.
+Our requirements bind to the proposal's objects as in `archgen check` (a glob subject such as ``rack/*`` once per
+object it matches), and `judge` turns each bound requirement into a `Row`: met, not met, or not provided (no object
+matches, the object lacks the metric, or the metric has another dimension), with the proposal's value and its
+margin to the limit. The proposal's own findings (its power not closing, a dangling reference) are gaps too and
+come with the report. `archgen.output.gap` renders a `Gap`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from archgen.checks import Finding
+from archgen.checks.registry import object_path
+from archgen.checks.requirements import measured, unjudged
+from archgen.errors import Location
+from archgen.model.requirements import Requirement
+from archgen.pipeline import Run
+from archgen.units import Q
+
+Status = Literal["met", "not met", "not provided"]
+STATUSES: tuple[Status, ...] = ("met", "not met", "not provided")
+LEVELS = ("shall", "should", "may")
+
+#: The checks whose findings about our requirements are the rows themselves, so not listed again as findings.
+_ROW_CHECKS = ("REQ001", "REQ002")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One requirement judged on one object of the proposal."""
+
+    requirement: Requirement
+    subject: str                 # the object judged; the glob itself where it matches no object
+    status: Status
+    value: Q | None = None       # the proposal's value of the metric (None: not provided)
+    pattern: str = ""            # the glob the subject matched, "" for an exact subject
+    location: Location | None = None  # where the requirement is written
+    note: str = ""               # why the value is not provided
+    waived: str = ""             # our requirements document waives the check that judges this row
+
+    @property
+    def headroom(self) -> Q | None:
+        """Signed distance to the limit in the limit's unit, positive inside the target (`Target.headroom`)."""
+        return None if self.value is None else self.requirement.target.headroom(self.value)
+
+    @property
+    def margin(self) -> float | None:
+        """Headroom relative to the limit (`Target.margin`); None where not provided or not defined."""
+        return None if self.value is None else self.requirement.target.margin(self.value)
+
+    @property
+    def failing(self) -> bool:
+        """A SHALL requirement not met or not provided, and not waived: the report fails (exit code 1)."""
+        return self.requirement.level == "shall" and self.status != "met" and not self.waived
+
+
+@dataclass(frozen=True)
+class Gap:
+    """The proposal against our requirements: the rows, the proposal's own findings and the objects it holds."""
+
+    proposal: tuple[str, ...]
+    against: tuple[str, ...]
+    rows: tuple[Row, ...]
+    findings: tuple[Finding, ...]
+    objects: tuple[str, ...]
+
+    @property
+    def errors(self) -> list[Finding]:
+        """The proposal's unwaived error findings."""
+        return [f for f in self.findings if f.severity == "error" and not f.waived]
+
+    @property
+    def failing(self) -> bool:
+        """A SHALL requirement is not met or not provided, or the proposal has error findings (exit code 1)."""
+        return bool(self.errors) or any(r.failing for r in self.rows)
+
+    def summary(self) -> dict:
+        """Counts for the summary line and the JSON `summary`."""
+        live = [f for f in self.findings if not f.waived]
+        by_level = {level: {key(s): sum(r.status == s for r in rows) for s in STATUSES}
+                    for level in LEVELS if (rows := [r for r in self.rows if r.requirement.level == level])}
+        return {
+            "requirements": len({(r.requirement.id, r.location) for r in self.rows}),
+            "rows": len(self.rows),
+            **{key(s): sum(r.status == s for r in self.rows) for s in STATUSES},
+            "by_level": by_level,
+            "waived": sum(bool(r.waived) for r in self.rows),
+            "failing_rows": sum(r.failing for r in self.rows),
+            "errors": sum(f.severity == "error" for f in live),
+            "warnings": sum(f.severity == "warning" for f in live),
+            "objects": len(self.objects),
+            "failing": self.failing,
+        }
+
+
+def key(status: str) -> str:
+    """A status as a JSON key: `not met` is `not_met`."""
+    return status.replace(" ", "_")
+
+
+def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path], proposal: tuple[str, ...] = (),
+          against: tuple[str, ...] = ()) -> Gap:
+    """The gap report of a run: a row for each requirement of the `owners` documents on each object it binds to.
+
+    The findings are the run's, less those of REQ001/REQ002 about the owners' requirements (they are the rows);
+    the objects are those of the documents in `proposal_files` with the fabrics of its clusters.
+    """
+    specs = result.specs
+    rows = []
+    for b in result.design.requirements:
+        if b.owner not in owners:
+            continue
+        problem = unjudged(b, result.metrics)
+        value = measured(b, result.metrics)
+        status: Status = ("not provided" if problem or value is None
+                          else "met" if b.req.target.met_by(value) else "not met")
+        check = "REQ002" if status == "not provided" else "REQ001"
+        waived = next((w.reason for w in specs.get(b.owner).waivers if w.check == check), "")
+        rows.append(Row(b.req, b.subject or b.pattern, status, value, b.pattern, specs.locate(b.owner, b.path),
+                        problem[1] if problem else "", waived if status != "met" else ""))
+    rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
+    files = {p.resolve() for p in proposal_files}
+    own = {str(specs.locate(doc_id).file) for doc_id in owners if specs.locate(doc_id)}
+    findings = tuple(f for f in result.findings
+                     if not (f.id in _ROW_CHECKS and f.location is not None and f.location.file in own))
+    objects = {object_path(doc) for doc_id, doc in specs.items.items()
+               if Path(specs.sources[doc_id].file).resolve() in files}
+    objects |= {fab.path for c in result.design.clusters if c.path in objects for fab in c.fabrics}
+    return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)))
+
+
+_SEVERITY = {"error": 0, "warning": 1, "info": 2}
+
+
+def _finding_order(f: Finding) -> tuple:
+    return (_SEVERITY.get(f.severity, 3), f.id, f.object, f.location or Location(""), f.message)

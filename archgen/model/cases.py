@@ -1,0 +1,166 @@
+"""Validation cases (schema `archgen-validation/1`): published measurements with the system and job they ran.
+
+The format's own defaults are in the file header of `../shared/data/validation-cases.yaml`; the performance model's
+defaults for what a case leaves out are in `archgen.perf.cases`, which reads and scores these models.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from archgen.model.base import FieldError, Spec
+from archgen.model.workload import GatherDtype, GradDtype, KvReserve, MoE, Precision, Recompute, Stack, job_kind
+from archgen.units import Bandwidth, Information
+
+SCHEMA = "archgen-validation/1"
+METRIC_UNITS = {"step_time": "s", "tflops_per_gpu": "FLOPS", "mfu": "dimensionless", "tokens_per_second": "1/s",
+                "busbw": "B/s", "time": "s"}
+
+
+class CaseScaleUp(Spec):
+    """Scale-up domain of a case's system."""
+
+    domain: int = Field(gt=0, description="Accelerators per scale-up domain.")
+    bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
+
+
+class CaseScaleOut(Spec):
+    """Scale-out fabric of a case's system."""
+
+    bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
+    oversubscription: float = Field(1.0, ge=1, description="Taper above `pod` accelerators.")
+    pod: int = Field(0, ge=0, description="Accelerators below the oversubscribed tier.")
+
+
+class CaseSystem(Spec):
+    """The measured system."""
+
+    accelerator: str = Field(description="Catalog id of the accelerator.")
+    count: int = Field(gt=0, description="Accelerators in the job.")
+    scale_up: CaseScaleUp = Field(description="Scale-up domain.")
+    scale_out: CaseScaleOut | None = Field(None, description="Scale-out fabric.")
+
+
+class CaseModel(Spec):
+    """Decoder-only transformer of a case."""
+
+    layers: int = Field(gt=0)
+    hidden: int = Field(gt=0)
+    heads: int = Field(gt=0)
+    kv_heads: int | None = Field(None, gt=0)
+    head_dim: int | None = Field(None, gt=0, description="Dimension per head (default hidden / heads).")
+    ffn: int = Field(gt=0)
+    vocab: int = Field(gt=0)
+    gated_ffn: bool = False
+    moe: MoE | None = None
+
+    @model_validator(mode="after")
+    def _divides(self) -> CaseModel:
+        if self.head_dim is None and self.hidden % self.heads:
+            raise FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads})")
+        if self.heads % (self.kv_heads or self.heads):
+            raise FieldError(("kv_heads",), f"heads ({self.heads}) is not a multiple of kv_heads ({self.kv_heads})")
+        return self
+
+
+class CaseTraining(Spec):
+    """Training job of a case."""
+
+    seq_len: int = Field(gt=0)
+    global_batch: int = Field(gt=0)
+    micro_batch: int = Field(1, gt=0)
+    precision: Precision
+    tp: int = Field(gt=0)
+    pp: int = Field(gt=0)
+    dp: int = Field(gt=0)
+    cp: int = Field(1, gt=0)
+    ep: int = Field(1, gt=0)
+    interleave: int | None = Field(None, gt=0, description="Virtual stages per rank (1, or what pipeline_layout "
+                                                           "implies).")
+    recompute: Recompute = "none"
+    stack: Stack = Field("megatron-lm-2021", description="Training stack whose profile fills the switches left out.")
+    sequence_parallel: bool | None = None
+    attention: Literal["flash", "materialized"] | None = None
+    overlap_grad_reduce: bool | None = None
+    overlap_param_gather: bool | None = None
+    distributed_optimizer: bool | None = None
+    grad_reduce_dtype: GradDtype | None = None
+    param_gather_dtype: GatherDtype | None = None
+    overlap_tp_comm: bool | None = None
+    overlap_p2p_comm: bool | None = None
+    ep_dedup: bool | None = None
+    overlap_ep_comm: bool | None = None
+    dropout: bool | None = None
+    zero: Literal[0, 1, 2, 3] | None = None
+    embedding_slot: bool | None = None
+    loss_slot: bool | None = None
+    first_stage_layers: int | None = Field(None, gt=0)
+    last_stage_layers: int | None = Field(None, gt=0)
+    pipeline_layout: str | None = None
+
+
+class CaseInference(Spec):
+    """Inference job of a case."""
+
+    precision: Precision
+    tp: int = Field(gt=0)
+    replicas: int = Field(1, gt=0)
+    batch: int | Literal["max"] = Field(description="Sequences in flight per replica, or 'max' (as many as the KV "
+                                                    "cache holds).")
+    input_len: int = Field(gt=0)
+    output_len: int = Field(gt=0)
+    scenario: Literal["offline", "server"] = "offline"
+    kv_precision: Precision | None = None
+    kv_reserve: KvReserve = "full"
+
+    @field_validator("batch", mode="before")
+    @classmethod
+    def _batch(cls, value):
+        if value == "max" or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+            return value
+        raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
+
+
+class CaseCollective(Spec):
+    """A collective benchmark."""
+
+    op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+    size: Information
+    algorithm: Literal["ring", "nvls", "auto", "tree", "hierarchical"] = "auto"
+
+
+class Measurement(Spec):
+    """One measured figure."""
+
+    metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time"]
+    value: float = Field(gt=0)
+    unit: str = Field(description="Unit of the value; empty for a plain number (mfu 0.45, or give \"%\": 45 %).")
+
+
+class Case(Spec):
+    """One published measurement with its full description."""
+
+    id: str
+    source: str
+    status: Literal["confirmed", "secondary", "unconfirmed"]
+    system: CaseSystem
+    model: CaseModel | None = None
+    training: CaseTraining | None = None
+    inference: CaseInference | None = None
+    collective: CaseCollective | None = None
+    flop_counting: Literal["megatron_96", "model_72"] | None = None
+    measured: list[Measurement] = Field(min_length=1)
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Case:
+        if job_kind(self, "case") == "collective" and self.system.count < 2:
+            raise FieldError(("system", "count"), "a collective needs at least 2 accelerators, got "
+                                                  f"{self.system.count}")
+        needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
+        if needs_flops and self.flop_counting is None:
+            raise FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or "
+                                            "model_72)")
+        return self

@@ -1,0 +1,175 @@
+"""`archgen diff`: a `Diff` as a Markdown pull-request comment or as JSON (quantities in SI units)."""
+
+from __future__ import annotations
+
+import math
+
+from archgen.checks import Finding
+from archgen.compare.diff import Diff, MetricChange, RequirementState
+from archgen.output.envelope import document, dumps, quantity
+from archgen.render.fmt import md, number, unit_label
+from archgen.units import Q
+
+#: Display units for metrics whose analysis unit reads badly in a table (bytes, FLOP/s); pint converts.
+_DISPLAY = {"B": "GB", "FLOPS": "TFLOP/s", "W": "kW"}
+
+
+def _magnitude(q: Q) -> float:
+    return float(q.magnitude)
+
+
+def display_unit(*values: Q | None) -> str:
+    """The unit a metric is shown in: the analysis's own unit, or a readable one for B, FLOP/s and W."""
+    q = next((v for v in reversed(values) if v is not None), None)
+    if q is None:
+        return ""
+    unit = f"{q.units:~}" if not q.dimensionless else ""
+    unit = _DISPLAY.get(unit, unit)
+    if unit == "s" and all(v is None or abs(_magnitude(v.to("s"))) < 1 for v in values):
+        unit = "ms"
+    return unit
+
+
+def _digits(*values: float) -> int:
+    """Decimals that show four significant digits of the largest value."""
+    big = max((abs(v) for v in values if v and math.isfinite(v)), default=0.0)
+    return 0 if big == 0 else min(max(3 - math.floor(math.log10(big)), 0), 6)
+
+
+def _num(value: float, digits: int, sign: bool = False) -> str:
+    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e15:
+        text = number(int(value))
+    else:
+        text = number(value, digits)
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+    return ("+" if sign and value > 0 else "") + text
+
+
+def _in(q: Q | None, unit: str) -> float | None:
+    if q is None:
+        return None
+    return _magnitude(q.to(unit)) if unit else _magnitude(q.to("dimensionless"))
+
+
+def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
+    """(base, head, change, relative change) as display text, both sides in the same display unit."""
+    unit = display_unit(c.base, c.head)
+    compatible = c.change is not None
+    old = _in(c.base, unit) if compatible or c.head is None else None
+    new = _in(c.head, unit)
+    label = unit_label(unit) if unit else ""
+    if not compatible and c.base is not None and c.head is not None:  # dimension changed: each in its own unit
+        return (_with(_magnitude(c.base), f"{c.base.units:~P}"), _with(new, label), "—", "—")
+    delta = new - old if old is not None and new is not None else None
+    digits = _digits(*(v for v in (old, new) if v is not None))
+    if delta:  # enough decimals that the change itself shows two significant digits
+        digits = max(digits, min(max(1 - math.floor(math.log10(abs(delta))), 0), 6))
+    shown = [("—" if v is None else (_num(v, digits) + (f" {label}" if label else ""))) for v in (old, new)]
+    change = "—" if delta is None else _num(delta, digits, sign=True) + (f" {label}" if label else "")
+    rel = c.relative
+    pct = "—" if rel is None else f"{rel * 100:+.{2 if abs(rel) < 0.01 else 1}f} %"
+    return (shown[0], shown[1], change, pct)
+
+
+def _with(value: float | None, label: str) -> str:
+    if value is None:
+        return "—"
+    return _num(value, _digits(value)) + (f" {label}" if label else "")
+
+
+def _value(state: RequirementState | None) -> str:
+    if state is None or state.value is None:
+        return "—"
+    unit = display_unit(state.value)
+    return _with(_in(state.value, unit), unit_label(unit) if unit else "")
+
+
+def summary_line(d: Diff) -> str:
+    """One line: what changed, what is new, and whether HEAD passes."""
+    s = d.summary()
+    parts = [f"{s['metrics_changed']} metric(s) changed in {s['objects_changed']} object(s)"]
+    if s["objects_added"] or s["objects_removed"]:
+        parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
+    parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s)), "
+                 f"{s['findings_resolved']} resolved")
+    parts.append(f"{s['requirements_failing']} requirement(s) newly failing, {s['requirements_met']} newly met")
+    verdict = f"HEAD has {s['head_errors']} error finding(s)" if s["head_errors"] else "HEAD has no error findings"
+    return "; ".join(parts) + f". {verdict}."
+
+
+def _where(f: Finding) -> str:
+    return f"`{f.location}`" if f.location else ""
+
+
+def markdown(d: Diff) -> str:
+    """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects."""
+    icon = "❌" if d.failing else "✅"
+    lines = [f"## archgen diff: `{d.base_label}` → `{d.head_label}`", "", f"{icon} {summary_line(d)}", ""]
+    if d.requirements:
+        lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "
+                  "(base → head) |", "|---|---|---|---|---|---|---|"]
+        for r in d.requirements:
+            s = r.head or r.base
+            lines.append(f"| {s.requirement} | `{s.object}` | {md(s.statement)} | {md(s.target)} | "
+                         f"{_status_cell(r.base)} | {_status_cell(r.head)} | {_value(r.base)} → {_value(r.head)} |")
+        lines.append("")
+    for title, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
+        if found:
+            lines += [f"### {title}", "", "| severity | check | object | where | message |", "|---|---|---|---|---|"]
+            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {_where(f)} | {md(f.message)} |" for f in found]
+            lines.append("")
+    if d.metrics:
+        lines += ["### Metrics", ""]
+        body = ["| object | metric | base | head | change | relative |", "|---|---|--:|--:|--:|--:|"]
+        for c in d.metrics:
+            old, new, change, rel = metric_cells(c)
+            body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {change} | {rel} |")
+        if len(d.metrics) > 25:
+            body = ["<details><summary>" f"{len(d.metrics)} changed metrics</summary>", ""] + body + ["", "</details>"]
+        lines += body + [""]
+    for title, objs in (("Objects added", d.objects_added), ("Objects removed", d.objects_removed)):
+        if objs:
+            lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
+    if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
+            or d.objects_removed):
+        lines += ["No differences.", ""]
+    return "\n".join(lines)
+
+
+def _status_cell(state: RequirementState | None) -> str:
+    if state is None:
+        return "absent"
+    mark = {"met": "✅ met", "not met": "❌ not met", "unknown": "unknown"}[state.status]
+    return f"{mark} (waived)" if state.waived else mark
+
+
+def _finding_json(f: Finding) -> dict:
+    loc = f.location
+    return {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
+            "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
+            "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}
+
+
+def _state_json(state: RequirementState | None) -> dict | None:
+    if state is None:
+        return None
+    return {"status": state.status, "value": quantity(state.value), "waived": state.waived or None}
+
+
+def to_json(d: Diff) -> str:
+    """The diff in the JSON quantity contract (quantities as {"value", "unit"} in SI units)."""
+    return dumps(document(
+        base=d.base_label,
+        head=d.head_label,
+        summary=d.summary() | {"line": summary_line(d)},
+        metrics=[{"object": c.object, "metric": c.metric, "base": quantity(c.base), "head": quantity(c.head),
+                  "change": quantity(c.change), "relative": c.relative} for c in d.metrics],
+        objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
+        findings={"new": [_finding_json(f) for f in d.new_findings],
+                  "resolved": [_finding_json(f) for f in d.resolved_findings]},
+        requirements=[{"object": (r.head or r.base).object, "requirement": (r.head or r.base).requirement,
+                       "statement": (r.head or r.base).statement, "target": (r.head or r.base).target,
+                       "level": (r.head or r.base).level, "base": _state_json(r.base),
+                       "head": _state_json(r.head), "failing": r.failing} for r in d.requirements],
+    ), ascii_only=False)

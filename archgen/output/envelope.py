@@ -1,0 +1,39 @@
+"""The one JSON envelope of every command, and the JSON shapes of a quantity and a finding (ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from archgen import __version__
+from archgen.checks import Finding
+from archgen.units import Q
+from archgen.units import to_json as quantity_json
+
+
+def quantity(q: Q | None) -> dict | None:
+    """The JSON contract for a quantity: {"value": float, "unit": str} in SI units."""
+    return None if q is None else quantity_json(q)
+
+
+def finding(f: Finding) -> dict:
+    """One finding in the `check --format json` contract (``waived`` and ``hint`` only where they are set)."""
+    loc = f.location
+    out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
+           "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
+           "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}
+    if f.waived:
+        out["waived"] = f.waived
+    if f.hint:
+        out["hint"] = f.hint
+    return out
+
+
+def document(**fields: Any) -> dict[str, Any]:
+    """A command's JSON document: the archgen version first, then `fields` in their order."""
+    return {"archgen": __version__, **fields}
+
+
+def dumps(data: Any, *, ascii_only: bool = True, sort_keys: bool = False) -> str:
+    """JSON text, indented by two, with a final newline."""
+    return json.dumps(data, indent=2, ensure_ascii=ascii_only, sort_keys=sort_keys) + "\n"

@@ -1,0 +1,135 @@
+"""`archgen gap`: a `Gap` as Markdown for a partner or as JSON (quantities in SI units)."""
+
+from __future__ import annotations
+
+import math
+
+from archgen.compare.gap import STATUSES, Gap, Row, key
+from archgen.output.envelope import document, dumps, finding, quantity
+from archgen.render import fmt
+from archgen.units import Q
+
+
+def _digits(row: Row, q: Q) -> int:
+    """Decimals for the value and the headroom of a row.
+
+    The table's usual ones, or more so that a small headroom shows two significant digits (0.9961 against
+    ``<= 1``, not 1.00).
+    """
+    digits = fmt.digits_for(q)
+    mag = abs(float(_tidy(row.headroom).magnitude)) if row.headroom is not None else 0.0
+    if not mag or not math.isfinite(mag) or mag.is_integer():
+        return digits
+    return max(digits, min(max(1 - math.floor(math.log10(mag)), 0), 6))
+
+
+def _tidy(q: Q) -> Q:
+    """The quantity with its magnitude at 12 significant digits, so that 18.000000000000004 U shows as 18 U."""
+    return q.__class__(float(f"{float(q.magnitude):.12g}"), q.units)
+
+
+def shown(row: Row) -> str:
+    """The proposal's value in the target's unit (as the compliance matrix shows it), or '—'."""
+    if row.value is None:
+        return "—"
+    limit = row.requirement.target.limit
+    value = _tidy(row.value if limit.dimensionless else row.value.to(limit.units))
+    return fmt.q(value, digits=_digits(row, value))
+
+
+def margin_text(row: Row) -> str:
+    """``+6.7 % (+3 kW)``: the relative margin and the headroom; only the headroom where no ratio is defined."""
+    if row.headroom is None:
+        return "—"
+    head = _tidy(row.headroom)
+    absolute = ("+" if float(head.magnitude) > 0 else "") + fmt.q(head, digits=_digits(row, head))
+    m = row.margin
+    if m is None:
+        return absolute
+    rel = "0 %" if m == 0 else f"{m * 100:+.{2 if abs(m) < 0.01 else 1}f} %"
+    return f"{rel} ({absolute})"
+
+
+def summary_line(g: Gap) -> str:
+    """One line: the rows by status and level, and the proposal's own findings."""
+    s = g.summary()
+    counts = ", ".join(f"{s[key(st)]} {st}" for st in STATUSES)
+    levels = "; ".join(f"{level.upper()}: " + ", ".join(f"{n} {st.replace('_', ' ')}" for st, n in c.items() if n)
+                       for level, c in s["by_level"].items())
+    text = f"{s['rows']} result(s) of {s['requirements']} requirement(s): {counts}"
+    text += f" ({levels})" if levels else ""
+    text += f". The proposal has {s['errors']} error and {s['warnings']} warning finding(s)"
+    if s["waived"]:
+        text += f"; {s['waived']} result(s) waived"
+    return text + "."
+
+
+def markdown(g: Gap) -> str:
+    """The report as Markdown for a partner: summary, requirements, what is not provided, findings, objects."""
+    icon = "❌" if g.failing else "✅"
+    title = f"## archgen gap: `{' '.join(g.proposal) or 'proposal'}` against `{' '.join(g.against) or 'requirements'}`"
+    lines = [title, "", f"{icon} {summary_line(g)}", ""]
+    if g.rows:
+        lines += ["### Requirements", "",
+                  "| requirement | level | subject | statement | target | proposal | status | margin |",
+                  "|---|---|---|---|---|--:|---|--:|"]
+        for r in g.rows:
+            req = r.requirement
+            subject = f"`{r.subject}`" if r.subject else "—"
+            lines.append(f"| {req.id} | {req.level.upper()} | {subject} | {fmt.md(req.statement)} | "
+                         f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r)} | {margin_text(r)} |")
+        lines.append("")
+        missing = [r for r in g.rows if r.status == "not provided"]
+        if missing:
+            lines += ["**Not provided:**", ""]
+            lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "") + f": {fmt.md(r.note)}"
+                      for r in missing]
+            lines.append("")
+    else:
+        lines += ["No requirements.", ""]
+    live = [f for f in g.findings if not f.waived]
+    if live:
+        lines += ["### Findings of the proposal", "", "| severity | check | object | where | message |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {f.severity} | {f.id} | `{f.object}` | {f'`{f.location}`' if f.location else ''} | "
+                  f"{fmt.md(f.message)} |" for f in live]
+        lines.append("")
+    if g.objects:
+        lines += [f"### Objects in the proposal ({len(g.objects)})", ""]
+        groups: dict[str, list[str]] = {}
+        for o in g.objects:
+            groups.setdefault("fabric" if "/fabric/" in o else o.split("/", 1)[0], []).append(o)
+        lines += [f"- {kind} ({len(objs)}): " + ", ".join(f"`{o}`" for o in objs)
+                  for kind, objs in sorted(groups.items())]
+        lines.append("")
+    return "\n".join(lines)
+
+
+_MARK = {"met": "✅ met", "not met": "❌ not met", "not provided": "❓ not provided"}
+
+
+def _status_cell(r: Row) -> str:
+    return f"{_MARK[r.status]} (waived: {fmt.md(r.waived.strip())})" if r.waived else _MARK[r.status]
+
+
+def _row_json(r: Row) -> dict:
+    req, loc = r.requirement, r.location
+    return {"requirement": req.id, "statement": req.statement, "level": req.level, "basis": req.basis,
+            "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
+            "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
+            "value": quantity(r.value), "status": r.status, "margin": r.margin, "headroom": quantity(r.headroom),
+            "note": r.note or None, "waived": r.waived.strip() or None, "failing": r.failing,
+            "file": loc.file if loc else None, "line": loc.line if loc else None,
+            "column": loc.column if loc else None}
+
+
+def to_json(g: Gap) -> str:
+    """The report in the JSON quantity contract (quantities as {"value", "unit"} in SI units)."""
+    return dumps(document(
+        proposal=list(g.proposal),
+        against=list(g.against),
+        summary=g.summary() | {"line": summary_line(g)},
+        rows=[_row_json(r) for r in g.rows],
+        findings=[finding(f) for f in g.findings],
+        objects=list(g.objects),
+    ), ascii_only=False)

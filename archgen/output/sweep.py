@@ -1,0 +1,54 @@
+"""`archgen sweep`: what the command prints, a summary line per sweep or JSON (the reports are `render.sweep`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from archgen.output.envelope import document, dumps
+from archgen.perf.sweep import Result, Row
+from archgen.render.sweep import DISPLAY, level_text, shown
+from archgen.units import Q_, Q
+from archgen.units import to_json as quantity
+
+
+def summary(result: Result) -> str:
+    """The points by outcome and the best point per objective, as lines of text."""
+    c = result.counts()
+    lines = [f"sweep {result.problem.sweep.id}: {c['points']:,} points, {c['fitting']:,} fit, {c['feasible']:,} "
+             f"feasible, {c['invalid']:,} could not run; Pareto front of {c['front']:,}"]
+    for metric, i in result.best.items():
+        if i is None:
+            lines.append(f"  best {metric}: no feasible point")
+            continue
+        r = result.rows[i]
+        axes = ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items())
+        lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
+    return "\n".join(lines)
+
+
+def text(results: Sequence[Result], written: Sequence[Path]) -> str:
+    """Each sweep's summary, then the files written."""
+    return "".join(f"{line}\n" for line in [*(summary(r) for r in results), *map(str, written)])
+
+
+def json_text(results: Sequence[Result], written: Sequence[Path]) -> str:
+    """Every sweep as JSON with the files written."""
+    return dumps(document(sweeps=[to_json(r) for r in results], files=[str(p) for p in written]), sort_keys=True)
+
+
+def to_json(result: Result) -> dict[str, Any]:
+    """The sweep as JSON: summary, objectives, the front and the best points (quantities in SI units)."""
+
+    def point(r: Row) -> dict[str, Any]:
+        return {"index": r.index, "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
+                "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
+                "layout": r.layout, "requirements": r.met,
+                "metrics": {m: quantity(Q_(v, DISPLAY[m][1])) for m, v in sorted(r.metrics.items())}}
+
+    p = result.problem
+    return {"sweep": p.sweep.id, "workload": p.workload.id, "summary": result.counts(),
+            "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
+            "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
+            "front": [point(result.rows[i]) for i in result.front]}
