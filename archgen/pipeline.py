@@ -10,6 +10,8 @@ from archgen import checks
 from archgen.analyse.cabling import analyse_clusters
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.rack import RackAnalysis, analyse
+from archgen.analyse.scaling import Scaling
+from archgen.analyse.scaling import scaling as grow
 from archgen.build import Design, build
 from archgen.load import Document, find_files, load_paths, shipped_catalog
 from archgen.perf.workloads import WorkloadResult, estimate_workloads
@@ -29,6 +31,7 @@ class Run:
     findings: list[checks.Finding]
     clusters: dict[str, ClusterAnalysis] = field(default_factory=dict)
     workloads: dict[str, WorkloadResult] = field(default_factory=dict)
+    scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
 
     @property
     def errors(self) -> list[checks.Finding]:
@@ -61,8 +64,14 @@ def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutP
     return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
 
 
-def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Run:
-    """Load → validate → build → analyse (racks, clusters, workloads) → check."""
+def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
+        scaling: bool = False) -> Run:
+    """Load → validate → build → analyse (racks, clusters, workloads) → check.
+
+    `scaling` also re-analyses each cluster at 1, 2, 4, ... times its layout (`analyse.scaling`): only documents
+    show that growth series, and it costs more than the rest of a run (1.4 s for the shipped SuperPOD), so
+    `archgen render` asks for it and `archgen check` does not.
+    """
     specs, design, racks, clusters = analyse_paths(paths)
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
@@ -72,4 +81,5 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     context = checks.Context(design, racks, metrics, clusters, workloads)
     findings = checks.run_checks(context, select, ignore)
-    return Run(specs, design, racks, metrics, findings, clusters, workloads)
+    series = {path: grow(design, racks, c.cluster) for path, c in clusters.items()} if scaling else {}
+    return Run(specs, design, racks, metrics, findings, clusters, workloads, series)

@@ -21,8 +21,8 @@ from archgen.output.estimate import (
     what_if_text,
 )
 from archgen.perf.cases import score_file
-from archgen.perf.cluster import cluster_hardware
-from archgen.perf.estimate import Estimate, estimate, precision
+from archgen.perf.cluster import estimate_on_cluster, machine
+from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath
@@ -94,9 +94,9 @@ def _item(items: Mapping[str, Document], kind: type, id_: str):
                      f"({name}s: {', '.join(ids) or 'none'})")
 
 
-def _on(est: Estimate, cluster: str, notes: list[str]) -> Estimate:
-    """The estimate naming its cluster, with `notes` first."""
-    return replace(est, cluster=cluster, notes=notes + est.notes)
+def _noted(est: Estimate, notes: list[str]) -> Estimate:
+    """The estimate with `notes` first."""
+    return replace(est, notes=notes + est.notes)
 
 
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
@@ -118,24 +118,21 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     model = items.get(workload.model) if workload.model else None
     if workload.collective is None and not isinstance(model, Model):
         raise WorkloadError(workload_id, f"runs model '{workload.model}', which is not in the specs")
-    hw, total, per_rack = cluster_hardware(cluster, items, (scale_out or {}).get(cluster.id))
-    gpus = workload.accelerators or total
-    if gpus > total:
-        raise WorkloadError(workload_id, f"asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
+    on = machine(cluster, items, (scale_out or {}).get(cluster.id))
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
         if workload.cluster and cluster.id != workload.cluster else []
     try:
-        est = _on(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), cluster.id, moved)
+        est = _noted(estimate_on_cluster(workload, model, on), moved)
     except WorkloadError as err:
         if workload.accelerators:
             raise
         raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes all "
-                                          f"{total} of cluster '{cluster.id}')") from None
+                                          f"{on.accelerators} of cluster '{cluster.id}')") from None
     if what_if:
-        base, dtype = est, precision(workload) or "bf16"
+        base, dtype, hw = est, precision(workload) or "bf16", on.hardware
         for name, factor in what_if.items():
             hw = hw.scaled(name, factor, dtype)
-        est = _on(estimate(workload, model, hw, gpus, gpus_per_rack=per_rack), cluster.id, moved)
+        est = _noted(estimate_on_cluster(workload, model, on, hw), moved)
         factors = dict(what_if)
         text = dumps(what_if_json(base, est, factors)) if fmt == "json" else what_if_text(base, est, factors)
     else:

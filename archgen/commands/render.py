@@ -14,6 +14,6 @@ def render(paths: Sequence[Path] | None, target: str | None, out: Path, formats:
            templates: Path | None = None, progress: bool = False) -> tuple[str, int]:
     """The files written, one per line."""
     check_out_dir(out)
-    result = run(spec_paths(paths))
+    result = run(spec_paths(paths), scaling=True)  # with the growth series of each cluster document
     written = render_all(result, out, target=target, formats=split(formats), templates=templates, progress=progress)
     return "".join(f"{p}\n" for p in written), 0

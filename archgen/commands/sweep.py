@@ -1,7 +1,7 @@
 """`archgen sweep`: `run(sweep_file, paths)` evaluates every point of each `Sweep` in a file.
 
 The specs are loaded and analysed once (`pipeline.analyse_paths`): each cluster a sweep names becomes a
-`perf.sweep.Base` (its hardware as the performance model sees it, on the compute fabric the network analysis
+`perf.cluster.Machine` (its hardware as the performance model sees it, on the compute fabric the network analysis
 sized, and its IT power). The points are then estimated in chunks, in this process, in `workers` processes
 (`concurrent.futures.ProcessPoolExecutor`) or on a Dask cluster (`scheduler`, the `distributed` extra); a chunk is
 an index range, so a worker generates its own points and only summaries travel back.
@@ -23,9 +23,9 @@ from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload, job_kind
 from archgen.output import sweep as output
-from archgen.perf.cluster import cluster_hardware
+from archgen.perf.cluster import Machine, machine
 from archgen.perf.hardware import hardware_for
-from archgen.perf.sweep import Base, Problem, Result, evaluate, summarise
+from archgen.perf.sweep import Problem, Result, evaluate, summarise
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.validate import Specs
 
@@ -92,9 +92,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                 at = where("axes", "cluster", i) if sweep.axes.cluster else where("workload")
                 raise UsageError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
-            hw, total, per_rack = cluster_hardware(cluster, specs.items, scale_out.get(cid))
             power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
-            bases[(cid, None)] = Base(cid, hw, total, per_rack, power)
+            bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power)
             for j, aid in enumerate(sweep.axes.accelerator or ()):
                 bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
         axes = sweep.axes.given()
@@ -104,7 +103,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
     return out
 
 
-def _swapped(base: Base, specs: Specs, accelerator: str, at: Location | None) -> Base:
+def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None) -> Machine:
     """`base` with its accelerators replaced by `accelerator`.
 
     The chip's figures change (compute, memory, caches), the fabric stays, and the cluster's IT power changes by the

@@ -10,12 +10,48 @@ fabric, from the node's compute NICs (`analyse.network.nic_path`). Without one t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
-from archgen.errors import UsageError
+from archgen.errors import UsageError, WorkloadError
 from archgen.model import Accelerator, Cluster, Rack, System
 from archgen.model.base import Document
+from archgen.model.workload import Model, Workload
+from archgen.perf.estimate import Estimate, estimate
 from archgen.perf.hardware import Hardware, hardware_for
 from archgen.topology import ScaleOutPath
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A cluster as the performance model sees it."""
+
+    cluster: str
+    hardware: Hardware
+    accelerators: int
+    per_rack: int         # accelerators in its largest rack
+    it_power: float = 0.0  # W: the cluster's IT load (maximum draw of its racks and fabrics), for sweeps
+
+
+def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
+            it_power: float = 0.0) -> Machine:
+    """The `Machine` of a cluster (see `cluster_hardware`)."""
+    hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
+    return Machine(cluster.id, hw, total, per_rack, it_power)
+
+
+def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
+                        with_sensitivity: bool = True) -> Estimate:
+    """Estimate `workload` on the cluster `on`: the one way the pipeline, `archgen estimate` and sweeps do it.
+
+    The workload takes its `accelerators` of the cluster, or all of them; `hardware` replaces the cluster's own
+    (a what-if or a sweep point). More accelerators than the cluster has is a `WorkloadError`.
+    """
+    gpus = workload.accelerators or on.accelerators
+    if gpus > on.accelerators:
+        raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
+    est = estimate(workload, model, hardware or on.hardware, gpus, gpus_per_rack=on.per_rack,
+                   with_sensitivity=with_sensitivity)
+    return replace(est, cluster=on.cluster)
 
 
 def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):

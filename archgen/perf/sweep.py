@@ -20,23 +20,13 @@ from archgen.errors import ArchgenError, WorkloadError
 from archgen.model.requirements import Requirement
 from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.estimate import estimate, precision
+from archgen.perf.cluster import Machine, estimate_on_cluster
+from archgen.perf.estimate import precision
 from archgen.perf.hardware import Hardware
 from archgen.units import Q_, Q, json_magnitude
 
 #: Job axes that replace a field of a training job's `parallelism`.
 _PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
-
-
-@dataclass(frozen=True)
-class Base:
-    """A cluster a sweep runs on, as the performance model needs it."""
-
-    cluster: str
-    hardware: Hardware
-    accelerators: int
-    per_rack: int
-    it_power: float  # W: the cluster's IT load (maximum draw of its racks and fabrics)
 
 
 @dataclass(frozen=True)
@@ -46,7 +36,7 @@ class Problem:
     sweep: Sweep
     workload: Workload
     model: Model | None
-    bases: dict[tuple[str, str | None], Base]  # by (cluster, accelerator axis value or None)
+    bases: dict[tuple[str, str | None], Machine]  # by (cluster, accelerator axis value or None)
     axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
 
     @property
@@ -132,14 +122,12 @@ def evaluate_point(problem: Problem, index: int) -> Row:
     base = problem.bases[(values["cluster"], values.get("accelerator"))]
     try:
         workload = _job(problem.workload, values)
-        gpus = workload.accelerators or base.accelerators
-        if gpus > base.accelerators:
-            raise ArchgenError(f"asks for {gpus} accelerators; cluster '{base.cluster}' has {base.accelerators}")
         hw = _hardware(base.hardware, values, precision(workload) or "bf16")
-        est = estimate(workload, problem.model, hw, gpus, gpus_per_rack=base.per_rack, with_sensitivity=False)
+        est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False)
     except ArchgenError as err:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
         return Row(index, values, base.cluster, "invalid", reason)
+    gpus = est.gpus
     metrics = {k: json_magnitude(v) for k, v in est.metrics.items()}
     power = base.it_power * gpus / base.accelerators
     metrics["power"] = power

@@ -7,13 +7,13 @@ Each estimate also places the kernels of one layer of its chosen layout on the a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.workload import Model, Workload
-from archgen.perf.cluster import cluster_hardware
-from archgen.perf.estimate import Estimate, estimate
+from archgen.perf.cluster import estimate_on_cluster, machine
+from archgen.perf.estimate import Estimate
 from archgen.perf.roofline import Roofline, workload_roofline
 from archgen.topology import ScaleOutPath
 
@@ -50,12 +50,9 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
         if not isinstance(cluster, Cluster) or (w.collective is None and not isinstance(model, Model)):
             continue
         try:
-            hw, total, per_rack = cluster_hardware(cluster, specs.items, (scale_out or {}).get(cluster.id))
-            gpus = w.accelerators or total
-            if gpus > total:
-                raise ArchgenError(f"asks for {gpus} accelerators; cluster '{cluster.id}' has {total}")
-            est = replace(estimate(w, model, hw, gpus, gpus_per_rack=per_rack), cluster=cluster.id)
-            roofline = workload_roofline(w, model, hw, est.layout) if model is not None else None
+            on = machine(cluster, specs.items, (scale_out or {}).get(cluster.id))
+            est = estimate_on_cluster(w, model, on)
+            roofline = workload_roofline(w, model, on.hardware, est.layout) if model is not None else None
             result = WorkloadResult(w, est, roofline=roofline)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
             result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err))

@@ -58,7 +58,7 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
     Raises:
         UsageError: an unknown format or target, or a templates directory that does not exist.
     """
-    from archgen.render.target import render_target
+    from archgen.render.target import render_target  # documents import matplotlib: only when rendering
 
     wanted = parse_formats(formats)
     override = Path(templates) if templates else None

@@ -1,8 +1,9 @@
 """The cluster document: scaling, rack types, power and cooling totals, fabrics, cabling and optics, BOM.
 
 Figures come from `archgen.analyse.network.ClusterAnalysis` (fabrics, scale-up), its `cabling`
-(`archgen.analyse.cabling.Cabling`) and, for the growth table and chart, `archgen.analyse.scaling.scaling`, which
-the renderer asks for because only documents show it (the pipeline does not pay for it on every `check`).
+(`archgen.analyse.cabling.Cabling`) and, for the growth table and chart, the run's `scaling` series
+(`archgen.analyse.scaling`), which `pipeline.run(..., scaling=True)` adds because only documents show it (the
+pipeline does not pay for it on every `check`).
 Presentation arithmetic only: per-rack-type figures times the rack count, and their sums, for the power and
 cooling tables.
 """
@@ -16,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from archgen.analyse.scaling import Scaling, scaling
+from archgen.analyse.scaling import Scaling
 from archgen.model import Part
-from archgen.render import common, fmt, performance, provenance
+from archgen.render import cluster_diagrams, common, diagrams, fmt, performance, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
-from archgen.render.common import Scope
+from archgen.render.common import Scope, requirements_table
+from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import rack_parts
 from archgen.render.tables import sources_text
 
@@ -358,15 +360,10 @@ def appendices(scope: Scope, a: Any) -> Section:
 def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates: Path | None,
                    revision: str | None, date: str | None, step: Callable[[str], None]) -> dict[str, bytes]:
     """Every requested file of one cluster target, rendered in memory."""
-    from archgen.render import cluster_diagrams, diagrams
-    from archgen.render.common import requirements_table
-    from archgen.render.target import doc_table, render_document
-
     step("document model")
     a = target.analysis
     scope, counts = cluster_scope(result, a, revision, date)
-    step("scaling")
-    series = scaling(result.design, result.racks, a.cluster)
+    series = result.scaling.get(a.cluster.path)  # the pipeline's growth series, when it was asked for
     doc = build(scope, a, counts, series)
     figures: dict[str, Callable[[], Any]] = {
         "floor": lambda: cluster_diagrams.floor_plan(a), "topology": lambda: cluster_diagrams.topology(a),

@@ -18,7 +18,7 @@ from archgen.model.workload import job_kind
 from archgen.perf.sweep import Result, Row, requirements
 from archgen.render import fmt, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
-from archgen.render.target import render_document
+from archgen.render.emit import render_document
 from archgen.units import Q_, Q
 
 #: How each metric is shown: its name, display unit and decimals (SI values in `Row.metrics`).

@@ -28,6 +28,6 @@ def shipped_run():
     old = Path.cwd()
     os.chdir(REPO)
     try:
-        yield run([Path("specs")])
+        yield run([Path("specs")], scaling=True)
     finally:
         os.chdir(old)

@@ -31,7 +31,7 @@ def render_golden() -> dict[str, str]:
     old = Path.cwd()
     os.chdir(REPO)
     try:
-        result = run([Path("specs")])
+        result = run([Path("specs")], scaling=True)
         with tempfile.TemporaryDirectory() as tmp:
             written = render_all(result, tmp, formats=("md", "html"), revision=REVISION, progress=False)
             out = {}

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from archgen.render import render_all
+from tests.conftest import REPO
 
 CLUSTER = "dgx-b200-superpod"
 
@@ -91,3 +92,10 @@ def test_growth_table_and_chart_come_from_the_scaling_analysis(cluster_out, ship
                          rf"{tiers.get('core', 0):,} \| {p.transceivers:,} \| "
                          rf"{p.network_power.m_as('kW'):,.1f} \|", section, re.M), p.factor
     assert "fabric oob:" in section                       # the OOB spine pair's overflow is shown, not hidden
+
+
+def test_the_pipeline_adds_the_growth_series_only_when_asked(shipped_run):
+    """`archgen check` does not pay for the scaling analysis; `archgen render` gets one series per cluster."""
+    from archgen.pipeline import run
+    assert sorted(shipped_run.scaling) == sorted(shipped_run.clusters)
+    assert run([REPO / "specs" / "racks"]).scaling == {}

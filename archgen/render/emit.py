@@ -1,0 +1,69 @@
+"""A document model rendered into files in memory: its diagrams, the document in each format, and its tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from archgen.render import diagrams, tables
+from archgen.render.blocks import Document
+from archgen.render.env import environment, render_template
+
+
+def doc_table(doc: Document, table_id: str) -> Any:
+    """The table with id `table_id` in `doc`."""
+    return next(t for t in doc.tables() if t.id == table_id)
+
+
+def render_document(doc: Document, figures: dict[str, Callable[[], Any]], csv_tables: dict[str, Any],
+                    formats: tuple[str, ...], templates: Path | None,
+                    step: Callable[[str], None]) -> dict[str, bytes]:
+    """Diagrams, then the document in each format, then the tables."""
+    files: dict[str, bytes] = {}
+    image_formats = tuple(f for f in ("svg", "png") if f in formats or (f == "svg" and "md" in formats))
+    need_svg = any(f in formats for f in ("html", "pdf"))
+    used = {f.name for f in doc.figure_blocks()}
+    for name, draw in sorted(figures.items()):
+        if name not in used:
+            continue
+        step(f"diagram {name}")
+        fmts = tuple(dict.fromkeys(image_formats + (("svg",) if need_svg else ())))
+        if not fmts:
+            continue
+        rendered = diagrams.render(name, draw, fmts)
+        doc.figures[name] = {"svg": rendered.get("svg", b"").decode("utf-8")}
+        for f in image_formats:
+            files[f"{name}.{f}"] = rendered[f]
+    env = environment(templates) if {"md", "html"} & set(formats) else None
+    if "md" in formats:
+        step("markdown")
+        files[f"{doc.target}.md"] = render_template(env, "document.md.j2", doc=doc).encode("utf-8")
+    if "html" in formats:
+        step("html")
+        files[f"{doc.target}.html"] = render_template(env, "document.html.j2", doc=doc,
+                                                      svg=_inline_svgs(doc)).encode("utf-8")
+    if "pdf" in formats:
+        step("pdf")
+        from archgen.render.pdf import pdf_bytes  # typst is an optional extra
+        files[f"{doc.target}.pdf"] = pdf_bytes(doc, templates)
+    if "csv" in formats:
+        step("csv")
+        for name, table in csv_tables.items():
+            files[name] = tables.csv_bytes(table)
+    if "xlsx" in formats:
+        step("xlsx")
+        files[f"{doc.target}.xlsx"] = tables.xlsx_bytes(list(csv_tables.values()))
+    return files
+
+
+def _inline_svgs(doc: Document) -> dict[str, str]:
+    """Each diagram's SVG without its XML prolog, ready to inline in HTML."""
+    from markupsafe import Markup
+
+    out = {}
+    for name, fig in doc.figures.items():
+        text = fig["svg"]
+        start = text.find("<svg")
+        out[name] = Markup(text[start:] if start >= 0 else text)
+    return out
