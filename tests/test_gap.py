@@ -23,6 +23,7 @@ import pytest
 
 from archgen.commands.gap import gap
 from archgen.compare.gap import Row
+from archgen.errors import SpecError
 from archgen.model.requirements import Requirement, Target
 from archgen.output.gap import margin_text, markdown
 from archgen.units import Q_
@@ -67,8 +68,9 @@ def test_not_provided(report):
     storage = rows[("REQ-HALL-NET-002", "cluster/*/fabric/storage")]   # the glob matches no fabric
     assert (storage.status, storage.value, storage.margin, storage.headroom) == ("not provided", None, None, None)
     assert storage.note == "no object matches 'cluster/*/fabric/storage'" and storage.failing   # a SHALL
-    pue = rows[("REQ-HALL-EFF-001", "rack/acme-r4")]                  # the object lacks the metric
-    assert pue.status == "not provided" and pue.note == "rack/acme-r4 has no metric 'pue'" and not pue.failing
+    per_rack = rows[("REQ-HALL-EFF-001", "workload/acme-allreduce")]  # a collective has no per-rack throughput
+    assert per_rack.status == "not provided" and not per_rack.failing
+    assert per_rack.note == "workload/acme-allreduce has no metric 'tokens_per_second_per_rack'"
 
 
 def test_glob_subjects(report):
@@ -85,10 +87,10 @@ def test_glob_subjects(report):
 
 def test_summary_findings_and_objects(report):
     s = report.summary()
-    assert (s["rows"], s["requirements"], s["met"], s["not_met"], s["not_provided"]) == (12, 8, 7, 2, 3)
+    assert (s["rows"], s["requirements"], s["met"], s["not_met"], s["not_provided"]) == (11, 8, 7, 2, 2)
     assert s["by_level"] == {"shall": {"met": 6, "not_met": 1, "not_provided": 1},
                              "should": {"met": 1, "not_met": 1, "not_provided": 0},
-                             "may": {"met": 0, "not_met": 0, "not_provided": 2}}
+                             "may": {"met": 0, "not_met": 0, "not_provided": 1}}
     assert s["failing_rows"] == 2 and s["errors"] == 2 and report.failing
     # the proposal's own findings, not those REQ001/REQ002 findings about our requirements that are the rows
     assert sorted((f.id, f.object) for f in report.errors) == [("PWR002", "rack/acme-r4"), ("PWR003", "rack/acme-r4")]
@@ -151,15 +153,17 @@ def test_waived_requirement(tmp_path):
     assert not g.failing and g.summary()["waived"] == 2                # both not-met rows judged by REQ001
 
 
-def test_dimension_mismatch_is_not_provided(tmp_path):
+def test_dimension_mismatch_is_a_located_error_in_our_requirements(tmp_path):
+    """The metric registry knows u_free is a length: a target in kW is wrong before any proposal is read."""
     reqs = write_tree(tmp_path / "r", {"r.yaml": """kind: Requirements
 id: odd
 requirements:
 - {id: REQ-ODD-001, statement: Space, subject: rack/acme-r4, metric: u_free, target: ">= 2 kW"}
 """})
-    [row] = gap([PROPOSAL], [reqs]).rows
-    assert row.status == "not provided" and row.value is None
-    assert row.note == "target >= 2 kW does not have the dimension of u_free ([length])"
+    with pytest.raises(SpecError) as err:
+        gap([PROPOSAL], [reqs])
+    assert str(err.value).endswith("r.yaml:4:86: error: requirements.0.target: requirement REQ-ODD-001: target "
+                                   "'>= 2 kW' is not comparable with u_free (expected U)")
 
 
 def test_requirement_without_subject(tmp_path):
@@ -190,7 +194,7 @@ def test_proposal_own_requirements_are_its_findings(tmp_path):
 def test_requirements_inside_the_proposal_belong_to_against(tmp_path):
     """PROPOSAL may be a tree that holds REQUIREMENTS too (specs/ and specs/requirements/): those files are ours."""
     g = gap([DATA], [REQUIREMENTS])
-    assert len(g.rows) == 12 and "requirements/h100-hall" not in g.objects
+    assert len(g.rows) == 11 and "requirements/h100-hall" not in g.objects
 
 
 # --- margins: the sign conventions of Target.headroom and Target.margin -------------------------------------------
@@ -233,8 +237,8 @@ def test_markdown(tmp_path):
     assert r.code == 1, r.err
     lines = r.out.splitlines()
     assert lines[0] == f"## archgen gap: `{PROPOSAL}` against `{REQUIREMENTS}`"
-    assert lines[2] == ("❌ 12 result(s) of 8 requirement(s): 7 met, 2 not met, 3 not provided (SHALL: 6 met, 1 not "
-                        "met, 1 not provided; SHOULD: 1 met, 1 not met; MAY: 2 not provided). The proposal has 2 "
+    assert lines[2] == ("❌ 11 result(s) of 8 requirement(s): 7 met, 2 not met, 2 not provided (SHALL: 6 met, 1 not "
+                        "met, 1 not provided; SHOULD: 1 met, 1 not met; MAY: 1 not provided). The proposal has 2 "
                         "error and 0 warning finding(s).")
     assert ("| REQ-HALL-MECH-001 | SHALL | `rack/acme-r4` | Rack weight as installed | \\<= 600 kg | 650 kg | "
             "❌ not met | -8.3 % (-50 kg) |") in lines

@@ -16,7 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Count, Document, FieldError, Id, Ref, Spec
-from archgen.model.requirements import RequirementList
+from archgen.model.requirements import ClusterRequirements
 from archgen.model.system import NicRole
 from archgen.units import Q_, Bandwidth, Length, LengthOrZero
 
@@ -249,4 +249,4 @@ class Cluster(Document):
     scale_up: ScaleUp | None = Field(None, description="The scale-up (NVLink) domain.")
     fabrics: list[Fabric] = Field(default_factory=list, description="Scale-out, storage, in-band and OOB fabrics.")
     expect: Expect = Field(default_factory=Expect, description="Totals the author expects (checked).")
-    requirements: RequirementList = Field(default_factory=list, description="Requirements on cluster metrics.")
+    requirements: ClusterRequirements = Field(default_factory=list, description="Requirements on cluster metrics.")

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from archgen.model.base import Document, Redundancy, Ref, Spec
 from archgen.model.facility import AirClass, LiquidClass
-from archgen.model.requirements import RequirementList
+from archgen.model.requirements import RackRequirements
 from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
 
 
@@ -95,4 +95,4 @@ class Rack(Document):
     power: PowerChain = Field(description="Power feeds and conversion.")
     cooling: CoolingPaths = Field(description="Air and liquid paths.")
     facility: Ref | None = Field(None, description="Id of the Facility the rack is installed in.")
-    requirements: RequirementList = Field(default_factory=list, description="Requirements on this rack's metrics.")
+    requirements: RackRequirements = Field(default_factory=list, description="Requirements on this rack's metrics.")

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints
 from pydantic_core import PydanticCustomError, core_schema
 
+from archgen import metrics
 from archgen.model.base import Document, FieldError, Spec
 from archgen.units import Q, format_quantity, parse_quantity, ureg
 
@@ -94,7 +95,8 @@ class Requirement(Spec):
 
     id: ReqId = Field(description="Requirement id, e.g. 'REQ-PWR-001'.")
     statement: str = Field(description="What is required, in words.")
-    metric: str = Field(description="Name of the computed metric the target applies to, e.g. 'it_power'.")
+    metric: str = Field(description="Name of the computed metric the target applies to, e.g. 'it_power' "
+                                    "(docs/metrics.md lists them by subject).")
     target: Target = Field(description="Comparator and limit, e.g. '<= 132 kW'.")
     subject: str = Field("", description=(
         "Object the metric belongs to, e.g. 'rack/gb200-nvl72', or a glob over object paths that applies the "
@@ -103,6 +105,36 @@ class Requirement(Spec):
     level: Literal["shall", "should", "may"] = Field("shall", description="SHALL (error), SHOULD (warning), MAY.")
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")
+
+
+def metric_problem(req: Requirement, kinds: tuple[str, ...]) -> tuple[str, str] | None:
+    """Why `req` cannot be judged on objects of `kinds`, as (field, reason); None where it can.
+
+    Its metric must be one they have (`archgen.metrics`) and its target of the metric's dimension. A requirement's
+    own `subject` decides the kind where it names one (`rack/*`, `cluster/c/fabric/f`); one whose kind cannot be
+    read is left to REQ002.
+    """
+    kind = metrics.subject_kind(req.subject) if req.subject else None
+    subjects = (kind,) if kind else kinds
+    if why := metrics.unknown(req.metric, subjects):
+        return "metric", f"requirement {req.id}: {why}"
+    if why := metrics.dimension_problem(req.metric, req.target.limit, subjects):
+        return "target", f"requirement {req.id}: target '{req.target}' {why}"
+    return None
+
+
+def _of(kinds: tuple[str, ...]) -> AfterValidator:
+    """An item validator: the requirement names a metric of `kinds` with a target of its dimension.
+
+    On each item, so that every wrong requirement of a list is reported, not only the first.
+    """
+
+    def check(req: Requirement) -> Requirement:
+        if problem := metric_problem(req, kinds):
+            raise FieldError((problem[0],), problem[1])
+        return req
+
+    return AfterValidator(check)
 
 
 def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:
@@ -118,10 +150,18 @@ def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:
 
 #: Requirements written together (a document's `requirements:`), each with its own id.
 RequirementList = Annotated[list[Requirement], AfterValidator(_distinct_ids)]
+#: The requirements of a rack, of a cluster (on it or, by `subject`, its fabrics) and of a `Requirements` document.
+RackRequirements = Annotated[list[Annotated[Requirement, _of(("rack",))]], AfterValidator(_distinct_ids)]
+ClusterRequirements = Annotated[list[Annotated[Requirement, _of(("cluster",))]], AfterValidator(_distinct_ids)]
+AnyRequirements = Annotated[list[Annotated[Requirement, _of(("rack", "cluster", "fabric", "workload"))]],
+                            AfterValidator(_distinct_ids)]
+#: The requirements of a workload, and of a sweep (whose points also have power, energy and accelerators).
+WorkloadRequirements = Annotated[list[Annotated[Requirement, _of(("workload",))]], AfterValidator(_distinct_ids)]
+SweepRequirements = Annotated[list[Annotated[Requirement, _of(("workload", "point"))]], AfterValidator(_distinct_ids)]
 
 
 class Requirements(Document):
     """A set of requirements applying to racks, clusters or workloads."""
 
     kind: Literal["Requirements"] = "Requirements"
-    requirements: RequirementList = Field(description="The requirements.")
+    requirements: AnyRequirements = Field(description="The requirements.")

@@ -24,32 +24,23 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from archgen.errors import did_you_mean
+from archgen import metrics
 from archgen.model.base import Document, FieldError, Ref, Spec
-from archgen.model.requirements import Requirement, RequirementList
-from archgen.model.workload import PERF_METRICS, Precision, Recompute, mfu_target_problem
-from archgen.units import Dim, Q, format_quantity, ureg
+from archgen.model.requirements import Requirement, SweepRequirements
+from archgen.model.workload import Precision, Recompute, mfu_target_problem
+from archgen.units import Dim, Q, format_quantity
 
-#: Metrics a sweep adds to the workload's (`PERF_METRICS`), with their dimension.
-SWEEP_METRICS: dict[str, str] = {
-    **PERF_METRICS,
-    "power": "W",             # the job's share of its cluster's IT power
-    "energy_per_token": "J",  # power / tokens_per_second
-    "accelerators": "dimensionless",
-}
+#: Metrics of a sweep's points (`archgen.metrics`: the workload's and the point's own), with their dimension.
+SWEEP_METRICS: dict[str, str] = {m.name: m.dimension or "dimensionless"
+                                 for m in (*metrics.declared("workload"), *metrics.declared("point"))}
 
 #: The metrics a point of each kind of job can have: its estimate's, then the sweep's own.
-JOB_METRICS: dict[str, tuple[str, ...]] = {
-    "training": ("step_time", "tokens_per_second", "tokens_per_second_per_gpu", "tflops_per_gpu", "mfu",
-                 "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators"),
-    "inference": ("ttft", "tpot", "tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack",
-                  "concurrency", "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators"),
-    "collective": ("busbw", "time", "power", "accelerators"),
-}
+JOB_METRICS: dict[str, tuple[str, ...]] = {job: tuple(m.name for m in metrics.job_metrics(job, sweep=True))
+                                           for job in metrics.JOBS}
 
 #: Metrics an objective maximises unless told otherwise; every other metric is minimised.
-MAXIMISED = frozenset({"tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack", "mfu",
-                       "tflops_per_gpu", "memory_headroom", "concurrency", "busbw"})
+MAXIMISED = frozenset(name for name in SWEEP_METRICS if metrics.find("workload", name) is not None
+                      and metrics.find("workload", name).maximise)
 
 #: Most points a sweep may have unless its `max_points` says more.
 DEFAULT_MAX_POINTS = 100_000
@@ -191,9 +182,8 @@ class Objective(Spec):
     @field_validator("metric")
     @classmethod
     def _known(cls, metric: str) -> str:
-        if metric not in SWEEP_METRICS:
-            raise ValueError(f"unknown metric '{metric}'{did_you_mean(metric, SWEEP_METRICS, lead='; ')} (known: "
-                             f"{', '.join(sorted(SWEEP_METRICS))})")
+        if why := metrics.unknown(metric, ("workload", "point")):
+            raise ValueError(why)
         return metric
 
     @property
@@ -210,7 +200,7 @@ class Sweep(Document):
     axes: Axes = Field(description="What to vary; the points are the product of the axes.")
     objectives: list[Objective] = Field(
         min_length=1, description="Metrics to trade off on the Pareto front, e.g. {metric: tokens_per_second}.")
-    requirements: RequirementList = Field(
+    requirements: SweepRequirements = Field(
         default_factory=list, description="Targets every point is judged on, beside the workload's own.")
     max_points: int = Field(DEFAULT_MAX_POINTS, gt=0, le=10_000_000,
                             description="Largest number of points the axes may make (a guard against typos).")
@@ -227,16 +217,8 @@ class Sweep(Document):
 
     @field_validator("requirements")
     @classmethod
-    def _sweep_metrics(cls, reqs: list[Requirement]) -> list[Requirement]:
+    def _mfu_targets(cls, reqs: list[Requirement]) -> list[Requirement]:
         for i, req in enumerate(reqs):
-            if req.metric not in SWEEP_METRICS:
-                raise FieldError((i, "metric"), f"requirement {req.id}: unknown metric '{req.metric}'"
-                                 f"{did_you_mean(req.metric, SWEEP_METRICS, lead='; ')} (known: "
-                                 f"{', '.join(sorted(SWEEP_METRICS))})")
-            unit = SWEEP_METRICS[req.metric]
-            if not req.target.limit.is_compatible_with(ureg.parse_units(unit)):
-                raise FieldError((i, "target"), f"requirement {req.id}: target '{req.target}' is not comparable "
-                                 f"with {req.metric} (expected {'a number' if unit == 'dimensionless' else unit})")
             if problem := mfu_target_problem(req):
                 raise FieldError((i, "target"), problem)
         return reqs

@@ -1,0 +1,271 @@
+"""The metric registry: every metric an analysis produces, declared once (STYLE.md habit 13).
+
+A metric is named by the object it belongs to (its path: ``rack/<id>``, ``cluster/<id>``,
+``cluster/<id>/fabric/<id>``, ``workload/<id>``, or a sweep's point) and its name, which may hold a placeholder
+(``racks.<rack>``, ``<tier>.switches``). Each declaration gives its dimension (a unit the value converts to), the
+unit it is shown in, a title and description, and the module that computes it. Requirements, sweeps, `diff`,
+`gap`, JSON, documents and `docs/metrics.md` read this table; an analysis that adds a metric declares it here
+(tests/test_metrics.py runs every analysis on the shipped and test specs and fails on an undeclared one).
+
+The table is the registry's data, not code: a new metric is one `Metric(...)` line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from archgen.errors import did_you_mean
+from archgen.units import Q
+
+#: The kinds of object that have metrics, with the object path pattern each stands for.
+SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": "cluster/*/fabric/*",
+                            "workload": "workload/*", "point": "a sweep's point"}
+#: What a placeholder in a metric name stands for (a rack id; a fat-tree tier; a fat-tree link level).
+PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "tier": r"leaf|spine|core", "link": r"access|leaf_spine|spine_core"}
+#: The jobs a workload runs.
+JOBS = ("training", "inference", "collective")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One declared metric.
+
+    Attributes:
+        subject: The kind of object it belongs to (a key of `SUBJECTS`).
+        name: Its name, possibly with placeholders (``racks.<rack>``).
+        dimension: A unit of its dimension (``W``, ``B/s``; ``""`` for a pure number); values are SI.
+        unit: The unit it is shown in (``kW``, ``GB``, ``percent``; ``""`` for a plain number).
+        digits: Decimals shown.
+        title: A short title for tables.
+        description: What it is and how it is computed, in a sentence.
+        source: The module that computes it.
+        jobs: For a workload metric, the jobs that have it.
+        maximise: Whether more is better (a sweep objective maximises it unless told otherwise).
+    """
+
+    subject: str
+    name: str
+    dimension: str
+    unit: str
+    digits: int
+    title: str
+    description: str
+    source: str
+    jobs: tuple[str, ...] = ()
+    maximise: bool = False
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The regular expression of the names it declares."""
+        return _compile(self.name)
+
+    def matches(self, name: str) -> bool:
+        """Whether `name` is this metric (a placeholder stands for any of its values)."""
+        return bool(self.pattern.fullmatch(name))
+
+    def accepts(self, value: Q) -> bool:
+        """Whether `value` has this metric's dimension."""
+        return value.is_compatible_with(self.dimension or "dimensionless")
+
+    def display(self, value: Q) -> Q:
+        """`value` in the unit it is shown in."""
+        return value.to(self.unit or "dimensionless")
+
+
+@cache
+def _compile(name: str) -> re.Pattern[str]:
+    parts = re.split(r"<(\w+)>", name)  # literal, placeholder, literal, ...
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?:{PLACEHOLDERS[p]})" for i, p in enumerate(parts)))
+
+
+_R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py",
+                          "perf/estimate.py", "perf/sweep.py")
+_T, _I, _X = ("training",), ("inference",), ("collective",)
+
+REGISTRY: tuple[Metric, ...] = (
+    # racks
+    Metric("rack", "it_power", "W", "kW", 1, "IT power", "Maximum draw of the systems and switches placed in the "
+           "rack.", _R),
+    Metric("rack", "rack_load", "W", "kW", 1, "Rack load", "IT power plus the rack's own cooling units.", _R),
+    Metric("rack", "input_power", "W", "kW", 1, "Input power", "Rack load divided by the efficiency of the power "
+           "shelves (what the feeds deliver).", _R),
+    Metric("rack", "feed_capacity_usable", "W", "kW", 1, "Usable feed capacity", "Power of the feeds left after "
+           "the redundant ones are held back (V × A × phase factor × derating × power factor per feed).", _R),
+    Metric("rack", "conversion_capacity_usable", "W", "kW", 1, "Usable conversion capacity", "Capacity of the power "
+           "shelves or PDUs left after the redundant ones are held back.", _R),
+    Metric("rack", "heat_to_liquid", "W", "kW", 1, "Heat to liquid", "Heat the liquid loop takes (the liquid-cooled "
+           "share of the input power).", _R),
+    Metric("rack", "heat_to_air", "W", "kW", 1, "Heat to air", "Heat the room air takes (the rest of the input "
+           "power).", _R),
+    Metric("rack", "coolant_flow", "m**3/s", "L/min", 1, "Coolant flow", "Liquid flow that carries the heat to "
+           "liquid at the rack's ΔT (Q = P / (ρ c_p ΔT)).", _R),
+    Metric("rack", "air_flow", "m**3/s", "ft**3/min", 0, "Air flow", "Air flow that carries the heat to air at the "
+           "rack's air ΔT.", _R),
+    Metric("rack", "u_used", "m", "U", 0, "U used", "Rack units taken by placed parts.", _R),
+    Metric("rack", "u_free", "m", "U", 0, "U free", "Rack units left.", _R),
+    Metric("rack", "weight", "kg", "kg", 0, "Weight", "Weight as installed: the enclosure and every placed part.", _R),
+    Metric("rack", "floor_load", "kg/m**2", "kg/m**2", 0, "Floor load", "Weight over the rack's footprint.", _R),
+    Metric("rack", "accelerators", "", "", 0, "Accelerators", "Accelerators in the rack's systems.", _R),
+    # clusters
+    Metric("cluster", "accelerators", "", "", 0, "Accelerators", "Accelerators in the cluster.", _N),
+    Metric("cluster", "nodes", "", "", 0, "Nodes", "Systems with accelerators.", _N),
+    Metric("cluster", "racks", "", "", 0, "Racks", "Racks of every type.", _N),
+    Metric("cluster", "racks.<rack>", "", "", 0, "Racks of a type", "Racks of type <rack>.", _N),
+    Metric("cluster", "it_power_racks", "W", "kW", 1, "IT power of the racks", "Sum of the racks' IT power.", _N),
+    Metric("cluster", "it_power", "W", "kW", 1, "IT power", "IT power of the racks, plus optics and switches "
+           "outside any rack.", _C),
+    Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches at maximum power plus optics, every "
+           "fabric.", _C),
+    Metric("cluster", "optics_power", "W", "kW", 1, "Optics power", "Transceivers of every fabric.", _C),
+    Metric("cluster", "links", "", "", 0, "Links", "Cables of every fabric tier.", _C),
+    Metric("cluster", "scale_up.domains", "", "", 0, "Scale-up domains", "Scale-up (NVLink) domains.", _N),
+    Metric("cluster", "scale_up.links_per_accelerator", "", "", 0, "Scale-up links per accelerator",
+           "Scale-up links of each accelerator.", _N),
+    Metric("cluster", "scale_up.bandwidth", "B/s", "TB/s", 1, "Scale-up bandwidth", "Aggregate scale-up bandwidth "
+           "of every domain.", _N),
+    # fabrics
+    Metric("fabric", "tiers", "", "", 0, "Tiers", "Switch tiers used.", _N),
+    Metric("fabric", "planes", "", "", 0, "Planes", "Parallel planes of the fabric.", _N),
+    Metric("fabric", "rails", "", "", 0, "Rails", "Rails (NIC positions per node wired to their own leaves).", _N),
+    Metric("fabric", "endpoint_ports", "", "", 0, "Endpoint ports", "Ports of nodes and attached switches.", _F),
+    Metric("fabric", "reserved_ports", "", "", 0, "Reserved ports", "Leaf ports held back for growth or "
+           "services.", _F),
+    Metric("fabric", "injection_bandwidth", "B/s", "Tbit/s", 1, "Injection bandwidth", "Bandwidth the endpoints "
+           "put into the fabric, one direction.", _F),
+    Metric("fabric", "bisection_bandwidth", "B/s", "Tbit/s", 1, "Bisection bandwidth", "Minimum over the tiers of "
+           "half the capacity entering the tier, one direction.", _F),
+    Metric("fabric", "injection_per_accelerator", "B/s", "Gbit/s", 0, "Injection per accelerator", "Injection "
+           "bandwidth over the accelerators.", _N),
+    Metric("fabric", "bisection_per_accelerator", "B/s", "Gbit/s", 0, "Bisection per accelerator", "Bisection "
+           "bandwidth over the accelerators.", _N),
+    Metric("fabric", "hops_max", "", "", 0, "Hops", "Switch hops of the longest path (2 × tiers − 1).", _F),
+    Metric("fabric", "max_endpoints", "", "", 0, "Largest endpoint count", "Endpoints the design's switches and "
+           "tiers can take.", _F),
+    Metric("fabric", "max_accelerators", "", "", 0, "Largest accelerator count", "Accelerators the design can take "
+           "at the compute node's ports.", _F),
+    Metric("fabric", "<tier>.switches", "", "", 0, "Switches", "Switches of tier <tier>, every plane.", _N),
+    Metric("fabric", "<tier>.spare_switches", "", "", 0, "Spare switches", "Spare switches of tier <tier>.", _N),
+    Metric("fabric", "<tier>.ports_used", "", "", 0, "Ports used", "Ports used at tier <tier>, every plane.", _N),
+    Metric("fabric", "<tier>.ports_free", "", "", 0, "Ports free", "Ports left at tier <tier>, every plane.", _N),
+    Metric("fabric", "<tier>.max_ports_used_per_switch", "", "", 0, "Ports used per switch", "Most ports used on "
+           "one switch of tier <tier>.", _N),
+    Metric("fabric", "<tier>.radix", "", "", 0, "Radix", "Ports per switch of tier <tier> (after breakout).", _N),
+    Metric("fabric", "<tier>.breakout", "", "", 0, "Breakout", "Logical ports per cage at tier <tier>.", _N),
+    Metric("fabric", "<tier>.breakout_cages", "", "", 0, "Cages used", "Cages used at tier <tier>, every "
+           "plane.", _N),
+    Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth at tier <tier> "
+           "(1 is non-blocking).", _F),
+    Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
+    Metric("fabric", "links.<link>.max_length", "m", "m", 1, "Longest run", "Longest cable run at level <link> on "
+           "the floor.", _C),
+    Metric("fabric", "network_power", "W", "kW", 2, "Network power", "Switches at maximum power plus optics.", _C),
+    Metric("fabric", "optics_power", "W", "kW", 2, "Optics power", "Transceivers of the fabric.", _C),
+    Metric("fabric", "failure.leaf.ports_lost", "", "", 0, "Ports lost with a leaf", "Endpoint ports one leaf "
+           "holds.", _F),
+    Metric("fabric", "failure.leaf.accelerators_affected", "", "", 0, "Accelerators behind a leaf", "Accelerators "
+           "whose nodes one leaf serves.", _F),
+    Metric("fabric", "failure.leaf.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a leaf", "Share of the "
+           "fabric's leaf bandwidth one leaf carries.", _F),
+    Metric("fabric", "failure.spine.uplink_bandwidth_lost", "", "percent", 1, "Uplink bandwidth lost with a spine",
+           "Share of a pod's uplink bandwidth one spine carries.", _F),
+    Metric("fabric", "failure.plane.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a plane", "Share of "
+           "the bandwidth one plane carries.", _F),
+    # workloads (and each point of a sweep)
+    Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _E,
+           _T),
+    Metric("workload", "ttft", "s", "ms", 1, "TTFT", "Time to first token: one request's prefill and first decode "
+           "step on an idle replica.", _E, _I),
+    Metric("workload", "tpot", "s", "ms", 2, "TPOT", "Time per output token: one decode step with the batch in "
+           "flight.", _E, _I),
+    Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens processed per second by the whole "
+           "job.", _E, _T + _I, True),
+    Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "
+           "second over the accelerators used (idle ones count).", _E, _T + _I, True),
+    Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
+           "accelerator times the accelerators of the largest rack.", _E, _I, True),
+    Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica.", _E, _I, True),
+    Metric("workload", "tflops_per_gpu", "FLOPS", "TFLOPS", 0, "Model TFLOP/s per accelerator", "Model FLOPs "
+           "(3 × forward, no recomputation) per second per accelerator.", _E, _T, True),
+    Metric("workload", "mfu", "", "percent", 1, "MFU", "Model FLOP/s per accelerator over its dense peak at the "
+           "job's precision.", _E, _T, True),
+    Metric("workload", "memory_per_gpu", "B", "GB", 1, "Memory per accelerator", "HBM the job needs on the busiest "
+           "accelerator.", _E, _T + _I),
+    Metric("workload", "memory_headroom", "B", "GB", 1, "Memory headroom", "HBM capacity less the memory per "
+           "accelerator.", _E, _T + _I, True),
+    Metric("workload", "busbw", "B/s", "GB/s", 1, "Bus bandwidth", "Collective bus bandwidth as nccl-tests defines "
+           "it.", _E, _X, True),
+    Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X),
+    Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
+           "over the cluster's).", _S, JOBS),
+    Metric("point", "energy_per_token", "J", "J", 3, "Energy per token", "Power over tokens per second.", _S,
+           _T + _I),
+    Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
+)
+
+
+def subject_kind(path: str) -> str | None:
+    """The kind of object an object path (or a glob over them) names: rack, cluster, fabric or workload."""
+    parts = path.split("/")
+    if len(parts) == 2 and parts[0] in ("rack", "cluster", "workload"):
+        return parts[0]
+    if len(parts) == 4 and parts[0] == "cluster" and parts[2] == "fabric":
+        return "fabric"
+    return None
+
+
+def declared(subject: str) -> tuple[Metric, ...]:
+    """The metrics of a kind of object (`SUBJECTS`)."""
+    return tuple(m for m in REGISTRY if m.subject == subject)
+
+
+def find(subject: str, name: str) -> Metric | None:
+    """The declaration of metric `name` of a `subject` kind, or None."""
+    return next((m for m in REGISTRY if m.subject == subject and m.matches(name)), None)
+
+
+def lookup(path: str, name: str) -> Metric | None:
+    """The declaration of metric `name` of the object at `path`, or None."""
+    kind = subject_kind(path)
+    return find(kind, name) if kind else None
+
+
+def job_metrics(job: str, *, sweep: bool = False) -> tuple[Metric, ...]:
+    """The metrics a workload's job has (with those of a sweep's points when `sweep`)."""
+    kinds = ("workload", "point") if sweep else ("workload",)
+    return tuple(m for m in REGISTRY if m.subject in kinds and job in m.jobs)
+
+
+def unknown(name: str, subjects: Iterable[str]) -> str | None:
+    """Why `name` is no metric of any of `subjects` (with a suggestion and what is known), or None where it is one."""
+    subjects = tuple(subjects)
+    if any(find(s, name) for s in subjects):
+        return None
+    names = sorted({m.name for s in subjects for m in declared(s)})
+    spelled = [n for m in REGISTRY if m.subject in subjects for n in _spelled(m.name)]
+    known = f"known: {', '.join(names)}" if len(names) <= 20 else "`docs/metrics.md` lists them"
+    elsewhere = [k for k in SUBJECTS if k not in subjects and find(k, name)]
+    if elsewhere:
+        return f"'{name}' is a metric of a {' or '.join(elsewhere)}, not of a {' or '.join(subjects)} ({known})"
+    return f"unknown metric '{name}'{did_you_mean(name, spelled, lead='; ')} ({known})"
+
+
+def _spelled(name: str) -> list[str]:
+    """`name` with each placeholder of a few values (tier, link) written out, for suggestions."""
+    parts = re.split(r"<(\w+)>", name)
+    out = [""]
+    for i, p in enumerate(parts):
+        values = [p] if i % 2 == 0 else PLACEHOLDERS[p].split("|") if p != "rack" else [f"<{p}>"]
+        out = [o + v for o in out for v in values]
+    return out
+
+
+def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | None:
+    """Why a limit cannot be compared with metric `name` of `subjects` (its dimension differs), or None."""
+    found = [m for s in subjects if (m := find(s, name)) is not None]
+    if not found or any(m.accepts(limit) for m in found):
+        return None
+    unit = found[0].unit if found[0].dimension else ""
+    return f"is not comparable with {name} (expected {unit or 'a number'})"

@@ -1,0 +1,67 @@
+"""The metric registry (`archgen/metrics.py`): every metric an analysis produces is declared, with its dimension."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen import metrics
+from archgen.pipeline import run
+from archgen.units import ureg
+from tests.conftest import REPO
+
+#: Spec trees whose runs together produce every kind of metric (racks, clusters, fabrics of 1-3 tiers, workloads).
+TREES = [REPO / "specs", REPO / "tests" / "data" / "gap" / "proposal", REPO / "tests" / "render" / "data" / "racks"]
+
+
+@pytest.fixture(scope="module")
+def produced() -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for tree in TREES:
+        out.update(run([tree]).metrics)
+    return out
+
+
+def test_every_metric_produced_is_declared_with_its_dimension(produced):
+    missing, wrong = [], []
+    for path, values in produced.items():
+        for name, value in values.items():
+            m = metrics.lookup(path, name)
+            if m is None:
+                missing.append(f"{path}: {name}")
+            elif not m.accepts(value):
+                wrong.append(f"{path}: {name} = {value} is not {m.dimension or 'a plain number'}")
+    assert not missing, "undeclared metrics (add them to archgen/metrics.py):\n" + "\n".join(missing)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_declaration_names_its_source_module_and_a_display_unit_of_its_dimension():
+    for m in metrics.REGISTRY:
+        assert (Path(metrics.__file__).parent / m.source).is_file(), m
+        assert m.subject in metrics.SUBJECTS, m
+        assert ureg.Quantity(1, m.unit or "dimensionless").is_compatible_with(m.dimension or "dimensionless"), m
+        assert m.description.endswith(".") and m.title, m
+        assert (m.subject in ("workload", "point")) == bool(m.jobs), m
+
+
+def test_names_are_declared_once_per_subject():
+    seen = {(m.subject, m.name) for m in metrics.REGISTRY}
+    assert len(seen) == len(metrics.REGISTRY)
+
+
+def test_placeholders_match_ids_tiers_and_link_levels():
+    assert metrics.lookup("cluster/c", "racks.gb200-nvl72").name == "racks.<rack>"
+    assert metrics.lookup("cluster/c/fabric/compute", "spine.switches").name == "<tier>.switches"
+    assert metrics.lookup("cluster/c/fabric/compute", "links.leaf_spine.max_length").name == "links.<link>.max_length"
+    assert metrics.lookup("cluster/c/fabric/compute", "links.leaf_spine").name == "links.<link>"
+    assert metrics.lookup("cluster/c/fabric/compute", "pod.switches") is None
+    assert metrics.lookup("rack/r", "step_time") is None
+
+
+def test_unknown_names_get_a_suggestion():
+    assert metrics.unknown("it_powr", ["rack"]).startswith("unknown metric 'it_powr'; did you mean 'it_power'? (known: "
+                                                           "accelerators, air_flow, ")
+    assert metrics.unknown("spine.switchs", ["fabric"]) == ("unknown metric 'spine.switchs'; did you mean "
+                                                            "'spine.switches'? (`docs/metrics.md` lists them)")
+    assert metrics.unknown("it_power", ["rack", "cluster"]) is None
