@@ -10,13 +10,15 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from archgen import metrics
 from archgen.model.base import FieldError, Spec
 from archgen.model.workload import GatherDtype, GradDtype, KvReserve, MoE, Precision, Recompute, Stack, job_kind
 from archgen.units import Bandwidth, Information
 
 SCHEMA = "archgen-validation/1"
-METRIC_UNITS = {"step_time": "s", "tflops_per_gpu": "FLOPS", "mfu": "dimensionless", "tokens_per_second": "1/s",
-                "busbw": "B/s", "time": "s"}
+#: The metrics a case may measure (workload metrics of `archgen.metrics`), with the SI unit each is scored in.
+METRIC_UNITS = {name: metrics.find("workload", name).dimension or "dimensionless"  # type: ignore[union-attr]
+                for name in ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time")}
 
 
 class CaseScaleUp(Spec):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.diff import Diff, MetricChange, RequirementState
 from archgen.output.envelope import document, dumps, quantity
@@ -18,9 +19,16 @@ def _magnitude(q: Q) -> float:
     return float(q.magnitude)
 
 
-def display_unit(*values: Q | None) -> str:
-    """The unit a metric is shown in: the analysis's own unit, or a readable one for B, FLOP/s and W."""
+def display_unit(obj: str, name: str, *values: Q | None) -> str:
+    """The unit metric `name` of `obj` is shown in: its registry display unit (`archgen.metrics`).
+
+    A metric the registry does not know (a run of older specs) keeps its analysis unit, or a readable one for B,
+    FLOP/s and W.
+    """
+    declared = metrics.lookup(obj, name)
     q = next((v for v in reversed(values) if v is not None), None)
+    if declared is not None and (q is None or declared.accepts(q)):
+        return declared.unit
     if q is None:
         return ""
     unit = f"{q.units:~}" if not q.dimensionless else ""
@@ -54,7 +62,7 @@ def _in(q: Q | None, unit: str) -> float | None:
 
 def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
     """(base, head, change, relative change) as display text, both sides in the same display unit."""
-    unit = display_unit(c.base, c.head)
+    unit = display_unit(c.object, c.metric, c.base, c.head)
     compatible = c.change is not None
     old = _in(c.base, unit) if compatible or c.head is None else None
     new = _in(c.head, unit)
@@ -81,7 +89,7 @@ def _with(value: float | None, label: str) -> str:
 def _value(state: RequirementState | None) -> str:
     if state is None or state.value is None:
         return "—"
-    unit = display_unit(state.value)
+    unit = display_unit(state.object, state.metric, state.value)
     return _with(_in(state.value, unit), unit_label(unit) if unit else "")
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from archgen import metrics
 from archgen.perf.cases import CaseResult, summary
 from archgen.perf.estimate import Estimate
+from archgen.render.fmt import unit_label
 from archgen.units import Q_, relative_change, to_json
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
@@ -81,11 +83,10 @@ def estimate_text(est: Estimate) -> str:
         lines.append(f"note: {note}")
     if est.hardware:
         lines.append("hardware per accelerator:")
-        lines += [f"  {k:28} {v.magnitude:,.4g} {v.units:~P}".replace("FLOPS", "FLOP/s").rstrip()
-                  for k, v in est.hardware.items()]
+        lines += [f"  {k:28} {_hardware(v)}" for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
-        lines += [f"  {k:28} {_quantity(v)}" for k, v in est.metrics.items()]
+        lines += [f"  {k:28} {_quantity(v, k)}" for k, v in est.metrics.items()]
     if est.breakdown:
         total = sum(float(v.to('s').magnitude) for v in est.breakdown.values()) if est.kind == "training" else 0
         lines.append("breakdown:")
@@ -129,7 +130,7 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
         v = scaled.metrics.get(k)
         change = relative_change(b, v) if v is not None else None
         shown = "" if v is None else " (n/a)" if change is None else f" ({change:+.1%})"
-        lines.append(f"  {k:28} {_quantity(b)} -> {'n/a' if v is None else _quantity(v)}{shown}")
+        lines.append(f"  {k:28} {_quantity(b, k)} -> {'n/a' if v is None else _quantity(v, k)}{shown}")
     met = {o.requirement.id: o.met for o in base.requirements}
     for o in scaled.requirements:
         if met.get(o.requirement.id) != o.met:
@@ -141,9 +142,20 @@ def _state(met: bool | None) -> str:
     return "n/a" if met is None else ("met" if met else "NOT MET")
 
 
-def _quantity(q) -> str:
+def _quantity(q, metric: str = "") -> str:
+    """A metric in its registry display unit (`archgen.metrics`), four significant digits."""
+    declared = metrics.find("workload", metric)
+    if declared is not None and declared.unit and declared.accepts(q):
+        return f"{float(declared.display(q).magnitude):,.4g} {unit_label(declared.unit)}"
     unit = _unit(q)
     return show_value(float(q.to(unit).magnitude), unit)
+
+
+def _hardware(q) -> str:
+    """A hardware figure in its own unit, except memory in GB as the memory figures are (not 180 GiB beside GB)."""
+    if q.is_compatible_with("B"):
+        return show_value(float(q.to("B").magnitude), "B")
+    return f"{q.magnitude:,.4g} {q.units:~P}".replace("FLOPS", "FLOP/s").rstrip()
 
 
 def _unit(q) -> str:

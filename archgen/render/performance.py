@@ -17,14 +17,10 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
+from archgen import metrics
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.units import Q_
-
-#: Display unit of each performance metric.
-UNITS = {"step_time": "s", "ttft": "ms", "tpot": "ms", "tflops_per_gpu": "TFLOPS", "memory_per_gpu": "GB",
-         "memory_headroom": "GB", "tokens_per_second": "1/s", "tokens_per_second_per_gpu": "1/s",
-         "tokens_per_second_per_rack": "1/s", "busbw": "GB/s", "time": "ms"}
 
 
 def workloads_for(run: Any, cluster_id: str) -> list[Any]:
@@ -61,9 +57,9 @@ def section(results: list[Any]) -> Section | None:
         for name, value in sorted(e.metrics.items()):
             o = outcomes.get(name)
             status = "" if o is None else ("pass" if o.met else "fail" if o.met is False else "n/a")
-            digits = 0 if name.startswith("tokens") or name == "concurrency" else 3 if value.dimensionless else 2
-            rows.append((name, fmt.q(value, UNITS.get(name), digits), str(o.requirement.target) if o else "",
-                         o.requirement.id if o else "", status))
+            m = metrics.find("workload", name)
+            shown = fmt.q(value, m.unit or None, m.digits) if m else fmt.q(value, None, 2)
+            rows.append((name, shown, str(o.requirement.target) if o else "", o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates and targets",
                       (Column("Metric"), Column("Estimate", align="right"), Column("Target"), Column("Requirement"),
                        Column("Status")), tuple(rows), status_column=4))

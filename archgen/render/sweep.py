@@ -14,6 +14,7 @@ from typing import Any
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import FuncFormatter
 
+from archgen import metrics
 from archgen.model.workload import job_kind
 from archgen.perf.sweep import Result, Row, requirements
 from archgen.render import fmt, provenance
@@ -21,25 +22,10 @@ from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Secti
 from archgen.render.emit import render_document
 from archgen.units import Q_, Q
 
-#: How each metric is shown: its name, display unit and decimals (SI values in `Row.metrics`).
-DISPLAY: dict[str, tuple[str, str, str, int]] = {  # metric: (title, SI unit, display unit, digits)
-    "step_time": ("Step time", "s", "s", 2),
-    "tokens_per_second": ("Tokens/s", "1/s", "1/s", 0),
-    "tokens_per_second_per_gpu": ("Tokens/s per accelerator", "1/s", "1/s", 0),
-    "tokens_per_second_per_rack": ("Tokens/s per rack", "1/s", "1/s", 0),
-    "tflops_per_gpu": ("Model TFLOP/s per accelerator", "FLOPS", "TFLOPS", 0),
-    "mfu": ("MFU", "dimensionless", "percent", 1),
-    "memory_per_gpu": ("Memory per accelerator", "B", "GB", 1),
-    "memory_headroom": ("Memory headroom", "B", "GB", 1),
-    "ttft": ("TTFT", "s", "ms", 1),
-    "tpot": ("TPOT", "s", "ms", 2),
-    "concurrency": ("Concurrency", "dimensionless", "dimensionless", 0),
-    "busbw": ("Bus bandwidth", "B/s", "GB/s", 1),
-    "time": ("Collective time", "s", "ms", 3),
-    "power": ("Power", "W", "kW", 1),
-    "energy_per_token": ("Energy per token", "J", "J", 3),
-    "accelerators": ("Accelerators", "dimensionless", "dimensionless", 0),
-}
+#: How each metric is shown: its title, SI unit, display unit and decimals (from `archgen.metrics`).
+DISPLAY: dict[str, tuple[str, str, str, int]] = {
+    m.name: (m.title, m.dimension or "dimensionless", m.unit or "dimensionless", m.digits)
+    for m in (*metrics.declared("workload"), *metrics.declared("point"))}
 #: Metrics listed in the tables of points, per job kind (objectives first, then these).
 SHOWN = {"training": ("step_time", "tokens_per_second", "mfu", "memory_per_gpu", "power", "energy_per_token"),
          "inference": ("ttft", "tpot", "tokens_per_second_per_gpu", "concurrency", "power", "energy_per_token"),
