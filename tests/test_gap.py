@@ -138,6 +138,18 @@ def test_shall_miss_fails_alone(tmp_path):
     assert run_cli("gap", tmp_path / "p", "--against", REQUIREMENTS).code == 1
 
 
+def test_a_waiver_by_a_checks_old_id_waives_the_row_as_in_check(tmp_path, monkeypatch):
+    """Waivers are applied by one rule (`checks.registry.waiver`), so gap honours a check's aliases as check does."""
+    import dataclasses
+
+    from archgen.checks import REGISTRY
+    monkeypatch.setitem(REGISTRY, "REQ001", dataclasses.replace(REGISTRY["REQ001"], aliases=("REQ901",)))
+    reqs = requirements_without(tmp_path / "r", "REQ-HALL-NET-002",
+                                extra="waivers:\n  - {check: REQ901, reason: renamed check and the same waiver}\n")
+    heavy = rows_by(gap([fixed_proposal(tmp_path / "p")], [reqs]))[("REQ-HALL-MECH-001", "rack/acme-r4")]
+    assert heavy.status == "not met" and heavy.waived == "renamed check and the same waiver" and not heavy.failing
+
+
 def test_proposal_errors_fail_alone(tmp_path):
     reqs = requirements_without(tmp_path / "r", "REQ-HALL-MECH-001", "REQ-HALL-NET-002")
     g = gap([PROPOSAL], [reqs])

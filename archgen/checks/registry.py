@@ -124,13 +124,12 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
             continue
         for v in chk.func(ctx):
             owner = specs.get(v.owner)
-            waiver = ""
-            for i, w in enumerate(getattr(owner, "waivers", ())):
-                if w.check == chk.id or w.check in chk.aliases:
-                    waiver, _ = w.reason, used_waivers.add((v.owner, i))
+            used = _waivers(owner, chk.id)
+            used_waivers.update((v.owner, i) for i in used)
+            reason = owner.waivers[used[-1]].reason if used else ""
             findings.append(Finding(chk.id, v.severity or chk.severity, v.subject, specs.locate(v.owner, v.path),
                                     v.message or chk.summary, chk.summary, chk.fix, v.measured, v.limit,
-                                    v.requirement, waiver))
+                                    v.requirement, reason))
     if selected("SPC002", select, ignore):
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
@@ -140,6 +139,22 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
                                             f"waiver of {w.check} matches no finding", RESERVED["SPC002"],
                                             "Remove the waiver."))
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
+
+
+def _waivers(doc: object, check_id: str) -> list[int]:
+    """Positions of the waivers of `doc` that waive check `check_id` (by its ID or one of its aliases)."""
+    chk = REGISTRY.get(check_id)
+    names = {check_id, *(chk.aliases if chk else ())}
+    return [i for i, w in enumerate(getattr(doc, "waivers", ())) if w.check in names]
+
+
+def waiver(doc: object, check_id: str) -> str:
+    """The reason `doc` gives for waiving check `check_id` (honouring its aliases), or "".
+
+    The one rule of waivers: `run_checks` and `archgen gap` apply it.
+    """
+    used = _waivers(doc, check_id)
+    return doc.waivers[used[-1]].reason if used else ""  # type: ignore[attr-defined]
 
 
 def object_path(doc: object) -> str:

@@ -1,7 +1,8 @@
 """REQ: requirements with targets on computed metrics.
 
-`measured` and `unjudged` say how one bound requirement stands against the metrics; REQ001/REQ002 report it, and
-`archgen diff`/`archgen gap` read the same two functions, so every command judges a requirement alike.
+`outcome` judges one bound requirement against the metrics (`model.requirements.judge`, with `unjudged` saying why
+nothing could be judged); REQ001/REQ002 report it, and documents, `archgen diff` and `archgen gap` read the same
+function, so every command judges a requirement alike.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from archgen.build import BoundRequirement
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
+from archgen.model.requirements import Outcome, Status, judge
 from archgen.model.workload import Workload
 from archgen.units import Q
 
@@ -22,10 +24,9 @@ def requirement_met(ctx: Context) -> Iterator[Violation]:
     Fix: change the design until the metric meets the target, or revise the requirement with its owner.
     """
     for b in ctx.design.requirements:
-        value = measured(b, ctx.metrics)
-        if value is None:
-            continue
-        if not b.req.target.met_by(value):
+        o = outcome(b, ctx.metrics)
+        if o.status is Status.NOT_MET:
+            value = o.value
             shown = value.to(b.req.target.limit.units) if not b.req.target.limit.dimensionless else value
             yield Violation(b.subject, b.owner, b.path + ("target",),
                             f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown:.4g~P}, target {b.req.target}",
@@ -49,6 +50,12 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
         if key == "metric":
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}")
+
+
+def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> Outcome:
+    """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be."""
+    problem = unjudged(b, metrics)
+    return judge(b.req, None, problem[1]) if problem else judge(b.req, measured(b, metrics))
 
 
 def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> Q | None:

@@ -9,14 +9,12 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Literal
 
 from archgen.checks import Finding
-from archgen.checks.requirements import measured
+from archgen.checks.requirements import outcome
+from archgen.model.requirements import Outcome, Status
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
-
-Status = Literal["met", "not met", "unknown"]
 
 #: Default threshold of relative change below which a metric counts as unchanged (float noise): 0.1 %.
 THRESHOLD = 0.001
@@ -46,7 +44,7 @@ class MetricChange:
 
 @dataclass(frozen=True)
 class RequirementState:
-    """Whether one requirement of one object is met, from the REQ001/PERF001 findings of a run."""
+    """Whether one requirement of one object is met in a run (`judge`), and the waiver of its finding if any."""
 
     object: str
     requirement: str
@@ -198,21 +196,20 @@ def _finding_order(f: Finding) -> tuple:
 
 
 def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
-    """Every requirement of a run by (object, id): not met where a REQ001/PERF001 finding names it."""
+    """Every requirement of a run by (object, id), judged as `archgen check` judges it (REQ001, PERF001)."""
     failed = {(f.object, f.requirement): f for f in run.findings if f.id in ("REQ001", "PERF001") and f.requirement}
     states: dict[tuple[str, str], RequirementState] = {}
     for b in run.design.requirements:
-        value = measured(b, run.metrics)
         obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
-        states[(obj, b.req.id)] = _state(obj, b.req, value, value is not None, failed)
+        states[(obj, b.req.id)] = _state(obj, outcome(b, run.metrics), failed)
     for path, w in sorted(run.workloads.items()):
         for o in w.estimate.requirements if w.estimate else ():
-            states[(path, o.requirement.id)] = _state(path, o.requirement, o.value, o.met is not None, failed)
+            states[(path, o.requirement.id)] = _state(path, o, failed)
     return states
 
 
-def _state(obj: str, req, value: Q | None, known: bool, failed: dict) -> RequirementState:
-    finding = failed.get((obj, req.id))
-    status: Status = "not met" if finding else ("met" if known else "unknown")
-    return RequirementState(obj, req.id, req.statement, req.metric, str(req.target), req.level, status, value,
+def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
+    finding = failed.get((obj, o.requirement.id))
+    req = o.requirement
+    return RequirementState(obj, req.id, req.statement, req.metric, str(req.target), req.level, o.status, o.value,
                             finding.waived if finding else "")

@@ -13,18 +13,16 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from archgen.checks import Finding
-from archgen.checks.registry import object_path
-from archgen.checks.requirements import measured, unjudged
+from archgen.checks.registry import object_path, waiver
+from archgen.checks.requirements import outcome
 from archgen.errors import Location
-from archgen.model.requirements import Requirement
+from archgen.model.requirements import Requirement, Status
 from archgen.pipeline import Run
 from archgen.units import Q
 
-Status = Literal["met", "not met", "not provided"]
-STATUSES: tuple[Status, ...] = ("met", "not met", "not provided")
+STATUSES: tuple[Status, ...] = tuple(Status)
 LEVELS = ("shall", "should", "may")
 
 #: The checks whose findings about our requirements are the rows themselves, so not listed again as findings.
@@ -116,14 +114,11 @@ def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path]
     for b in result.design.requirements:
         if b.owner not in owners:
             continue
-        problem = unjudged(b, result.metrics)
-        value = measured(b, result.metrics)
-        status: Status = ("not provided" if problem or value is None
-                          else "met" if b.req.target.met_by(value) else "not met")
-        check = "REQ002" if status == "not provided" else "REQ001"
-        waived = next((w.reason for w in specs.get(b.owner).waivers if w.check == check), "")
-        rows.append(Row(b.req, b.subject or b.pattern, status, value, b.pattern, specs.locate(b.owner, b.path),
-                        problem[1] if problem else "", waived if status != "met" else ""))
+        o = outcome(b, result.metrics)
+        check = "REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"
+        waived = waiver(specs.get(b.owner), check) if o.status is not Status.MET else ""
+        rows.append(Row(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
+                        o.note, waived))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}
     own = {str(specs.locate(doc_id).file) for doc_id in owners if specs.locate(doc_id)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints
@@ -135,6 +136,53 @@ def _of(kinds: tuple[str, ...]) -> AfterValidator:
         return req
 
     return AfterValidator(check)
+
+
+class Status(StrEnum):
+    """Whether a requirement is met: the one vocabulary of `check`, documents, `diff`, `gap`, `sweep`, `estimate`."""
+
+    MET = "met"
+    NOT_MET = "not met"
+    NOT_PROVIDED = "not provided"  # no value to judge: no such object or metric, another dimension, or not judged
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A requirement judged against a value (`judge`)."""
+
+    requirement: Requirement
+    value: Q | None
+    status: Status
+    note: str = ""  # why no value was provided
+
+    @property
+    def met(self) -> bool | None:
+        """True when met, False when not, None when nothing was provided to judge."""
+        return None if self.status is Status.NOT_PROVIDED else self.status is Status.MET
+
+    @property
+    def headroom(self) -> Q | None:
+        """Signed distance to the limit in the limit's unit, positive inside the target (`Target.headroom`)."""
+        return None if self.value is None else self.requirement.target.headroom(self.value)
+
+    @property
+    def margin(self) -> float | None:
+        """Headroom relative to the limit (`Target.margin`); None where not provided or not defined."""
+        return None if self.value is None else self.requirement.target.margin(self.value)
+
+
+def judge(requirement: Requirement, value: Q | None, note: str = "") -> Outcome:
+    """Whether `value` meets `requirement`: the one judgement every command makes.
+
+    No value (`note` says why), or one of another dimension than the target, is not provided.
+    """
+    if value is None:
+        return Outcome(requirement, None, Status.NOT_PROVIDED, note)
+    limit = requirement.target.limit
+    if not value.is_compatible_with(limit):
+        return Outcome(requirement, None, Status.NOT_PROVIDED, note or f"target {requirement.target} does not have "
+                       f"the dimension of {requirement.metric} ({value.dimensionality})")
+    return Outcome(requirement, value, Status.MET if requirement.target.met_by(value) else Status.NOT_MET)
 
 
 def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:

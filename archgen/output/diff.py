@@ -148,7 +148,7 @@ def markdown(d: Diff) -> str:
 def _status_cell(state: RequirementState | None) -> str:
     if state is None:
         return "absent"
-    mark = {"met": "✅ met", "not met": "❌ not met", "unknown": "unknown"}[state.status]
+    mark = {"met": "✅ met", "not met": "❌ not met", "not provided": "❓ not provided"}[state.status]
     return f"{mark} (waived)" if state.waived else mark
 
 

@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from archgen import metrics
+from archgen.model.requirements import Status
 from archgen.perf.cases import CaseResult, summary
 from archgen.perf.estimate import Estimate
 from archgen.render.fmt import unit_label
@@ -67,7 +68,8 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "hardware": {k: to_json(v) for k, v in est.hardware.items()},
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
-                          "value": to_json(o.value) if o.value is not None else None, "met": o.met}
+                          "value": to_json(o.value) if o.value is not None else None, "met": o.met,
+                          "status": o.status.value}
                          for o in est.requirements],
         "conventions": est.conventions, "notes": est.notes,
     }
@@ -104,7 +106,8 @@ def estimate_text(est: Estimate) -> str:
         for k, v in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
             lines.append(f"  {k:28} {v:+.3f}" if math.isfinite(v) else f"  {k:28} stops fitting")
     for o in est.requirements:
-        lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {_state(o.met)}")
+        lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {o.status}"
+                     + (f" ({o.note})" if o.note else ""))
     for k, v in est.conventions.items():
         lines.append(f"{k}: {v}")
     return "\n".join(lines) + "\n"
@@ -131,15 +134,11 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
         change = relative_change(b, v) if v is not None else None
         shown = "" if v is None else " (n/a)" if change is None else f" ({change:+.1%})"
         lines.append(f"  {k:28} {_quantity(b, k)} -> {'n/a' if v is None else _quantity(v, k)}{shown}")
-    met = {o.requirement.id: o.met for o in base.requirements}
+    before = {o.requirement.id: o.status for o in base.requirements}
     for o in scaled.requirements:
-        if met.get(o.requirement.id) != o.met:
-            lines.append(f"  {o.requirement.id}: {_state(met.get(o.requirement.id))} -> {_state(o.met)}")
+        if before.get(o.requirement.id) != o.status:
+            lines.append(f"  {o.requirement.id}: {before.get(o.requirement.id, Status.NOT_PROVIDED)} -> {o.status}")
     return "\n".join(lines) + "\n"
-
-
-def _state(met: bool | None) -> str:
-    return "n/a" if met is None else ("met" if met else "NOT MET")
 
 
 def _quantity(q, metric: str = "") -> str:

@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass, field, replace
 
 from archgen.errors import UsageError, WorkloadError
-from archgen.model.requirements import Requirement
-from archgen.model.workload import PERF_METRICS, Model, Workload
+from archgen.model.requirements import Outcome, judge
+from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.hardware import Hardware
@@ -23,15 +23,6 @@ from archgen.perf.sensitivity import elasticities
 from archgen.perf.stacks import open_knobs, stated_knobs, training_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
 from archgen.units import Q_, Q
-
-
-@dataclass(frozen=True)
-class RequirementOutcome:
-    """A workload requirement against the estimated value."""
-
-    requirement: Requirement
-    value: Q | None
-    met: bool | None
 
 
 @dataclass(frozen=True)
@@ -49,7 +40,7 @@ class Estimate:
     fits: bool
     searched: dict[str, int] = field(default_factory=dict)
     sensitivity: dict[str, float] = field(default_factory=dict)
-    requirements: list[RequirementOutcome] = field(default_factory=list)
+    requirements: list[Outcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     conventions: dict[str, str] = field(default_factory=dict)
     hardware: dict[str, Q] = field(default_factory=dict)
@@ -294,19 +285,14 @@ MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
 def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
     """The estimate with the hardware it ran on and each of the workload's requirements judged against it.
 
-    A job that does not fit has its memory requirements judged and the others left unjudged (n/a): its speed
-    describes a run that cannot happen.
+    A job that does not fit has its memory requirements judged and the others not provided: its speed describes a
+    run that cannot happen.
     """
     outcomes = []
     for req in workload.requirements:
         value = est.metrics.get(req.metric)
-        if value is None:
-            outcomes.append(RequirementOutcome(req, None, None))
-            continue
-        limit = req.target.limit
-        if not limit.is_compatible_with(value.units):
-            raise UsageError(f"requirement {req.id}: target '{req.target}' is not comparable with {req.metric} "
-                             f"(expected {PERF_METRICS[req.metric]})")
-        judged = est.fits or req.metric in MEMORY_METRICS
-        outcomes.append(RequirementOutcome(req, value, req.target.met_by(value) if judged else None))
+        if value is not None and not (est.fits or req.metric in MEMORY_METRICS):
+            outcomes.append(judge(req, None, "the job does not fit in accelerator memory"))
+        else:
+            outcomes.append(judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}"))
     return Estimate(**{**est.__dict__, "requirements": outcomes, "hardware": hw.summary(precision(workload))})

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from archgen.errors import ArchgenError, WorkloadError
-from archgen.model.requirements import Requirement
+from archgen.model.requirements import Requirement, judge
 from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import Machine, estimate_on_cluster
@@ -110,10 +110,9 @@ def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
 
 
 def _judge(req: Requirement, metrics: dict[str, float]) -> bool | None:
+    """Whether a point meets a sweep requirement (`judge` on the point's metric in SI units)."""
     value = metrics.get(req.metric)
-    if value is None:
-        return None
-    return req.target.met_by(Q_(value, SWEEP_METRICS[req.metric]))
+    return judge(req, None if value is None else Q_(value, SWEEP_METRICS[req.metric])).met
 
 
 def evaluate_point(problem: Problem, index: int) -> Row:

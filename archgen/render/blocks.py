@@ -12,6 +12,9 @@ from typing import Any
 
 from archgen.render import fmt
 
+#: How a requirement's status (`model.requirements.Status`) is styled, as a check's pass, fail or warn.
+STYLES = {"met": "pass", "not met": "fail", "not provided": "warn"}
+
 
 @dataclass(frozen=True)
 class Column:
@@ -53,10 +56,11 @@ class Table:
         return self.anchors[i] if i < len(self.anchors) else None
 
     def row_status(self, i: int) -> str:
-        """Status word of row `i` (``pass``, ``fail``, ``warn``...) used for styling, or ''."""
+        """Style of row `i` from its status: ``pass``, ``fail``, ``warn`` (a requirement's met, not met...), or ''."""
         if self.status_column is None:
             return ""
-        return str(self.rows[i][self.status_column]).lower()
+        word = str(self.rows[i][self.status_column]).lower()
+        return STYLES.get(word, word)
 
 
 def _plain(value: Any, col: Column) -> str:

@@ -12,7 +12,9 @@ from typing import Any
 
 from archgen import __version__
 from archgen.checks import REGISTRY, Finding
+from archgen.checks.requirements import outcome
 from archgen.model import Part
+from archgen.model.requirements import Status
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 from archgen.render.tables import sources_text
@@ -112,15 +114,13 @@ def requirements_table(scope: Scope) -> Table:
     by_req = {(f.requirement, f.object): f for f in scope.findings() if f.requirement}
     for b in scope.requirements():
         req = b.req
-        value = scope.run.metrics.get(b.subject, {}).get(req.metric)
+        o = outcome(b, scope.run.metrics)
         finding = by_req.get((req.id, b.subject))
-        if value is None or not value.is_compatible_with(req.target.limit):
-            status, shown = "unknown", None
-        else:
-            shown = value.to(req.target.limit.units) if not req.target.limit.dimensionless else value
-            status = "pass" if req.target.met_by(value) else ("fail" if req.level == "shall" else "warn")
+        value, status = o.value, o.status.value
+        shown = None if value is None else value.to(req.target.limit.units) if not req.target.limit.dimensionless \
+            else value
         if finding is not None and finding.waived:
-            status = "waived"
+            status += " (waived)"
         evidence = f"{req.metric} of {b.subject}" + (f"; {finding.id}" if finding else "")
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, str(req.target),
                      fmt.q(shown, digits=fmt.digits_for(shown)) if shown is not None else "—", status, evidence,
@@ -139,7 +139,8 @@ def requirements_section(scope: Scope) -> Section:
     if not table.rows:
         return section.add(Para("No requirements are stated for this target. Add them under `requirements:` in "
                                 "its spec or in a Requirements document."))
-    counts = {s: sum(1 for r in table.rows if r[6] == s) for s in ("pass", "fail", "warn", "unknown", "waived")}
+    counts = {s: sum(1 for r in table.rows if r[6].startswith(s) and not r[6].endswith("(waived)"))
+              for s in Status} | {"waived": sum(1 for r in table.rows if r[6].endswith("(waived)"))}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     return section.add(Para(f"{len(table.rows)} requirement(s): {summary}."), table)
 

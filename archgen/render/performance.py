@@ -56,7 +56,7 @@ def section(results: list[Any]) -> Section | None:
         rows = []
         for name, value in sorted(e.metrics.items()):
             o = outcomes.get(name)
-            status = "" if o is None else ("pass" if o.met else "fail" if o.met is False else "n/a")
+            status = "" if o is None else o.status.value
             m = metrics.find("workload", name)
             shown = fmt.q(value, m.unit or None, m.digits) if m else fmt.q(value, None, 2)
             rows.append((name, shown, str(o.requirement.target) if o else "", o.requirement.id if o else "", status))

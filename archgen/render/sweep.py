@@ -15,6 +15,7 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import FuncFormatter
 
 from archgen import metrics
+from archgen.model.requirements import Status
 from archgen.model.workload import job_kind
 from archgen.perf.sweep import Result, Row, requirements
 from archgen.render import fmt, provenance
@@ -91,7 +92,8 @@ def points_table(result: Result, rows: list[Row], table_id: str, caption: str) -
             Column("Reason"))
     body = []
     for r in rows:
-        met = ["—" if r.met.get(q.id) is None else "met" if r.met[q.id] else "not met" for q in reqs]
+        met = [Status.NOT_PROVIDED if r.met.get(q.id) is None else Status.MET if r.met[q.id] else Status.NOT_MET
+               for q in reqs]
         body.append((r.index, *(level_text(r.values[a]) for a in result.problem.axes), layout_text(r),
                      *(_number(value(r, m)) for m in metrics), r.status, r.feasible, *met, r.reason))
     return Table(table_id, caption, cols, tuple(body))

@@ -1,0 +1,54 @@
+"""One judgement of a requirement (`model.requirements.judge`) and one status vocabulary, used by every command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from archgen.model.requirements import Requirement, Status, judge
+from archgen.units import Q_
+
+PACKAGE = Path(__file__).resolve().parent.parent / "archgen"
+
+
+def req(target: str, metric: str = "it_power") -> Requirement:
+    return Requirement(id="REQ-PWR-001", statement="IT load", metric=metric, target=target)
+
+
+@pytest.mark.parametrize(("target", "value", "status"), [
+    ("<= 132 kW", Q_(131.6, "kW"), Status.MET),
+    ("<= 132 kW", Q_(132_000.1, "W"), Status.NOT_MET),
+    ("< 132 kW", Q_(132, "kW"), Status.NOT_MET),          # a strict target is not met at the limit
+    (">= 0.35", Q_(0.558, ""), Status.MET),
+    ("== 72", Q_(72, ""), Status.MET),
+])
+def test_judge_compares_in_the_targets_unit(target, value, status):
+    o = judge(req(target), value)
+    assert o.status is status and o.met is (status is Status.MET) and o.value == value
+
+
+def test_nothing_to_judge_is_not_provided_with_the_reason():
+    o = judge(req("<= 132 kW"), None, "rack/r has no metric 'it_power'")
+    assert (o.status, o.met, o.value, o.note, o.headroom, o.margin) == (
+        Status.NOT_PROVIDED, None, None, "rack/r has no metric 'it_power'", None, None)
+    wrong = judge(req("<= 132 kW"), Q_(18, "U"))
+    assert wrong.status is Status.NOT_PROVIDED and wrong.note.startswith("target <= 132 kW does not have the dimension")
+
+
+def test_headroom_and_margin_come_with_the_outcome():
+    o = judge(req("<= 132 kW"), Q_(131.6, "kW"))
+    assert o.headroom.m_as("kW") == pytest.approx(0.4) and o.margin == pytest.approx(0.4 / 132)
+
+
+def test_the_status_words_are_the_ones_every_report_prints():
+    assert [s.value for s in Status] == ["met", "not met", "not provided"]
+
+
+def test_no_module_but_judge_compares_a_value_with_a_target():
+    """Two copies of a rule drift (STYLE.md habit 14): `Target.met_by` is called by `judge` alone."""
+    calls = [f"{p.relative_to(PACKAGE)}:{i}" for p in PACKAGE.rglob("*.py")
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\.met_by\(", line) and "def met_by" not in line]
+    assert len(calls) == 1 and calls[0].startswith("model/requirements.py:"), calls
