@@ -203,9 +203,9 @@ def catalog_list(
     kind: Kinds = None,
 ) -> None:
     """List the catalog's parts and facilities, optionally of some vendors and kinds."""
-    group = ctx.parent.params  # `catalog --unconfirmed list` means `catalog list --unconfirmed`
-    _print_catalog(paths or group["paths"], unconfirmed or group["unconfirmed"], vendor or group["vendor"],
-                   kind or group["kind"])
+    group = ctx.parent.params if ctx.parent else {}  # `catalog --unconfirmed list` means `... list --unconfirmed`
+    _print_catalog(paths or group.get("paths"), unconfirmed or group.get("unconfirmed", False),
+                   vendor or group.get("vendor"), kind or group.get("kind"))
 
 
 def _print_catalog(paths: list[Path] | None, unconfirmed: bool, vendors: list[str] | None = None,
@@ -222,7 +222,7 @@ def catalog_show(
 ) -> None:
     """Show one part with its figures and sources."""
     from archgen.commands.catalog import catalog_show
-    _run(lambda: catalog_show(part_id, paths or ctx.parent.params["paths"]))
+    _run(lambda: catalog_show(part_id, paths or (ctx.parent.params["paths"] if ctx.parent else None)))
 
 
 @app.command()

@@ -88,7 +88,7 @@ RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size,
             "SPC001": "Spec does not match the schema or has a unit error",
             "SPC002": "Unused waiver"}
 #: Severity of each reserved ID's findings.
-RESERVED_SEVERITY = {"SPC000": "error", "SPC001": "error", "SPC002": "warning"}
+RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning"}
 
 REGISTRY: dict[str, Check] = {}
 
@@ -126,7 +126,7 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
             owner = specs.get(v.owner)
             used = _waivers(owner, chk.id)
             used_waivers.update((v.owner, i) for i in used)
-            reason = owner.waivers[used[-1]].reason if used else ""
+            reason = owner.waivers[used[-1]].reason if owner is not None and used else ""
             findings.append(Finding(chk.id, v.severity or chk.severity, v.subject, specs.locate(v.owner, v.path),
                                     v.message or chk.summary, chk.summary, chk.fix, v.measured, v.limit,
                                     v.requirement, reason))
@@ -161,4 +161,4 @@ def object_path(doc: object) -> str:
     """Stable object path of a document: ``rack/<id>``, ``part/<id>``, ``facility/<id>``, ``cluster/<id>``."""
     from archgen.model import Part
     kind = "part" if isinstance(doc, Part) else type(doc).__name__.lower()
-    return f"{kind}/{doc.id}"
+    return f"{kind}/{getattr(doc, 'id', '')}"

@@ -25,7 +25,7 @@ def requirement_met(ctx: Context) -> Iterator[Violation]:
     """
     for b in ctx.design.requirements:
         o = outcome(b, ctx.metrics)
-        if o.status is Status.NOT_MET:
+        if o.status is Status.NOT_MET and o.value is not None:
             value = o.value
             shown = value.to(b.req.target.limit.units) if not b.req.target.limit.dimensionless else value
             yield Violation(b.subject, b.owner, b.path + ("target",),

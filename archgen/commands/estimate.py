@@ -115,8 +115,9 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     if cluster_id is None and workload.cluster is None:
         raise WorkloadError(workload_id, "names no cluster; give --cluster")
     cluster = _item(items, Cluster, cluster_id or workload.cluster)
-    model = items.get(workload.model) if workload.model else None
-    if workload.collective is None and not isinstance(model, Model):
+    found = items.get(workload.model) if workload.model else None
+    model = found if isinstance(found, Model) else None
+    if workload.collective is None and model is None:
         raise WorkloadError(workload_id, f"runs model '{workload.model}', which is not in the specs")
     on = machine(cluster, items, (scale_out or {}).get(cluster.id))
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,7 +25,7 @@ from archgen.model.workload import Model, Workload, job_kind
 from archgen.output import sweep as output
 from archgen.perf.cluster import Machine, machine
 from archgen.perf.hardware import hardware_for
-from archgen.perf.sweep import Problem, Result, evaluate, summarise
+from archgen.perf.sweep import Problem, Result, Row, evaluate, summarise
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.validate import Specs
 
@@ -76,15 +76,16 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                 raise UsageError(f"sweep '{sweep.id}': requirement {r.id} targets '{r.metric}', which a {job} job "
                                  f"does not have (workload '{workload.id}'), so no point would be judged on it; a "
                                  f"{job} job has {', '.join(JOB_METRICS[job])}", where("requirements", i, "metric"))
-        model = specs.get(workload.model) if workload.model else None
-        if job != "collective" and not isinstance(model, Model):
+        found = specs.get(workload.model) if workload.model else None
+        model = found if isinstance(found, Model) else None
+        if job != "collective" and model is None:
             raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' runs model '{workload.model}', which is "
                              "not in the specs", where("workload"))
         ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
         if not ids:
             raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster",
                              where("axes"))
-        bases = {}
+        bases: dict[tuple[str, str | None], Machine] = {}
         for i, cid in enumerate(ids):
             cluster = specs.get(cid)
             if not isinstance(cluster, Cluster):
@@ -110,6 +111,7 @@ def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None)
     difference of the two parts' TDP for every accelerator in it.
     """
     acc, own = specs.get(accelerator), specs.get(base.hardware.accelerator)
+    assert isinstance(own, Accelerator), "a cluster's hardware comes from an accelerator of the specs"
     if not isinstance(acc, Accelerator):
         known = [a.id for a in specs.of(Accelerator)]
         raise UsageError(f"no accelerator '{accelerator}'{did_you_mean(accelerator, known, lead='; ')}", at)
@@ -151,8 +153,10 @@ def evaluate_all(problem: Problem, pool: Executor | None, workers: int = 1,
                  progress: Callable[[int, int], None] | None = None) -> Result:
     """Every point of `problem`, in point order, evaluated here or by `pool`."""
     ranges = chunks(problem.size, workers * CHUNKS_PER_WORKER if pool else 1)
-    rows, done = [], 0
+    rows: list[Row] = []
+    done = 0
     try:
+        parts: Iterable[list[Row]]
         if pool is None:
             parts = (evaluate(problem, a, b) for a, b in ranges)
         else:
@@ -212,8 +216,14 @@ def run(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler:
     todo = problems(specs, clusters, sweeps)
     with executor(workers, scheduler) as pool:
         n = workers if scheduler is None else SCHEDULER_WORKERS
-        return specs, [evaluate_all(p, pool, n, (lambda d, t, _id=p.sweep.id: progress(_id, d, t)) if progress
-                                    else None) for p in todo]
+        return specs, [evaluate_all(p, pool, n, _reporter(progress, p.sweep.id)) for p in todo]
+
+
+def _reporter(progress: Callable[[str, int, int], None] | None, sweep_id: str) -> Callable[[int, int], None] | None:
+    """`progress` for one sweep's points, or None."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(sweep_id, done, total)
 
 
 def write(specs: Specs, results: Sequence[Result], out: Path, formats: Sequence[str] = ("md", "csv", "svg"),

@@ -67,8 +67,14 @@ class RequirementChange:
     @property
     def key(self) -> tuple[str, str]:
         """(object, requirement id)."""
+        return (self.state.object, self.state.requirement)
+
+    @property
+    def state(self) -> RequirementState:
+        """HEAD's state, or BASE's where HEAD no longer has the requirement."""
         s = self.head or self.base
-        return (s.object, s.requirement)
+        assert s is not None, "a requirement change has at least one side"
+        return s
 
     @property
     def failing(self) -> bool:

@@ -121,7 +121,7 @@ def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path]
                         o.note, waived))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}
-    own = {str(specs.locate(doc_id).file) for doc_id in owners if specs.locate(doc_id)}
+    own = {str(at.file) for doc_id in owners if (at := specs.locate(doc_id)) is not None}
     findings = tuple(f for f in result.findings
                      if not (f.id in _ROW_CHECKS and f.location is not None and f.location.file in own))
     objects = {object_path(doc) for doc_id, doc in specs.items.items()

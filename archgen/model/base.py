@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -40,6 +40,9 @@ class Waiver(Spec):
 
 class Document(Spec):
     """Base of every top-level document: it has a kind and an id."""
+
+    if TYPE_CHECKING:
+        kind: str  # each kind declares its own `kind: Literal[...]` field
 
     id: Id = Field(description="Unique id, lower-case letters, digits, '.', '_' and '-'; other specs refer to it.")
     name: str = Field("", description="Human-readable name used in documents.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from archgen.output.estimate import show_value
@@ -46,13 +47,14 @@ def worst_bar(results: list[CaseResult]) -> list[CaseResult]:
 
 def _range_cell(r: CaseResult, ranges: dict[str, dict[str, tuple[float, float]]]) -> str:
     """Errors at the lowest and highest prediction over the stack profiles, or a dash."""
-    lo, hi = ranges.get(r.id, {}).get(r.metric, (None, None))
-    if lo is None:
+    span = ranges.get(r.id, {}).get(r.metric)
+    if span is None:
         return "—"
+    lo, hi = span
     return f"{(lo - r.measured) / r.measured:+.1%} to {(hi - r.measured) / r.measured:+.1%}"
 
 
-def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: list[Sensitivity] = (),
+def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: Sequence[Sensitivity] = (),
                       fits: dict[str, bool | None] | None = None,
                       ranges: dict[str, dict[str, tuple[float, float]]] | None = None) -> str:
     """Markdown page: the median and worst |error|, one row per (case, metric), then `sensitivity` (not scored).

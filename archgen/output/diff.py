@@ -118,7 +118,7 @@ def markdown(d: Diff) -> str:
         lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "
                   "(base → head) |", "|---|---|---|---|---|---|---|"]
         for r in d.requirements:
-            s = r.head or r.base
+            s = r.state
             lines.append(f"| {s.requirement} | `{s.object}` | {md(s.statement)} | {md(s.target)} | "
                          f"{_status_cell(r.base)} | {_status_cell(r.head)} | {_value(r.base)} → {_value(r.head)} |")
         lines.append("")
@@ -176,8 +176,8 @@ def to_json(d: Diff) -> str:
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         findings={"new": [_finding_json(f) for f in d.new_findings],
                   "resolved": [_finding_json(f) for f in d.resolved_findings]},
-        requirements=[{"object": (r.head or r.base).object, "requirement": (r.head or r.base).requirement,
-                       "statement": (r.head or r.base).statement, "target": (r.head or r.base).target,
-                       "level": (r.head or r.base).level, "base": _state_json(r.base),
+        requirements=[{"object": r.state.object, "requirement": r.state.requirement,
+                       "statement": r.state.statement, "target": r.state.target,
+                       "level": r.state.level, "base": _state_json(r.base),
                        "head": _state_json(r.head), "failing": r.failing} for r in d.requirements],
     ), ascii_only=False)

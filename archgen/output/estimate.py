@@ -98,18 +98,18 @@ def estimate_text(est: Estimate) -> str:
             lines.append(f"  {k:28} {show_value(s, 's')}{share}")
     if est.memory:
         lines.append("memory per accelerator:")
-        for k, v in est.memory.items():
-            lines.append(f"  {k:28} {show_value(float(v.to('B').magnitude), 'B')}")
+        for k, q in est.memory.items():
+            lines.append(f"  {k:28} {show_value(float(q.to('B').magnitude), 'B')}")
     if est.sensitivity:
         what = "step time" if est.kind == "training" else "tokens/s per accelerator"
         lines.append(f"elasticity of {what} (d ln / d ln):")
-        for k, v in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
-            lines.append(f"  {k:28} {v:+.3f}" if math.isfinite(v) else f"  {k:28} stops fitting")
+        for k, e in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
+            lines.append(f"  {k:28} {e:+.3f}" if math.isfinite(e) else f"  {k:28} stops fitting")
     for o in est.requirements:
         lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {o.status}"
                      + (f" ({o.note})" if o.note else ""))
-    for k, v in est.conventions.items():
-        lines.append(f"{k}: {v}")
+    for k, text in est.conventions.items():
+        lines.append(f"{k}: {text}")
     return "\n".join(lines) + "\n"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Iterable
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__
@@ -70,11 +71,12 @@ def sarif(findings: list[Finding]) -> str:
     for f in findings:
         if f.waived:
             continue
-        r = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": f"{f.object}: {f.message}"},
+        r: dict[str, Any] = {
+            "ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": f"{f.object}: {f.message}"},
              "partialFingerprints": {"archgenPath/v1": hashlib.sha256(
                  f"{f.location.file if f.location else ''}|{f.id}|{f.object}".encode()).hexdigest()[:32]}}
         if f.location:
-            region = {"startLine": max(f.location.line, 1)}
+            region: dict[str, int] = {"startLine": max(f.location.line, 1)}
             if f.location.column:
                 region["startColumn"] = f.location.column
             r["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": f.location.file,
@@ -140,4 +142,6 @@ def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]],
         return to_json(findings, metrics, ran)
     if fmt == "junit":
         return junit(findings, ran)
-    return {"text": text, "sarif": sarif, "github": github}[fmt](findings)
+    if fmt == "text":
+        return text(findings)
+    return sarif(findings) if fmt == "sarif" else github(findings)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
     written: list[Path] = []
     with _progress(progress, len(found)) as step:
         for t in found:
-            files = render_target(result, t, wanted, override, revision, date, lambda msg, t=t: step(t.id, msg))
+            files = render_target(result, t, wanted, override, revision, date, partial(step, t.id))
             base = Path(out) / t.id
             for name in sorted(files):
                 written.append(write_atomic(base / name, files[name]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -256,10 +257,10 @@ def fabrics(scope: Scope, a: Any) -> Section:
             ports.append((nt.part.id, nt.count, nic.role, nic.part, nic.count, p.count * nic.count if p else None,
                           p.speed if p else None))
     if ports:
-        cols = (Column("Node"), Column("Nodes", digits=0, align="right"), Column("Role"), Column("NIC"),
-                Column("NICs per node", digits=0, align="right"), Column("Ports per node", digits=0, align="right"),
-                Column("Port speed", "Gbit/s", 0, "right"))
-        section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", cols, tuple(ports)))
+        port_cols = (Column("Node"), Column("Nodes", digits=0, align="right"), Column("Role"), Column("NIC"),
+                     Column("NICs per node", digits=0, align="right"),
+                     Column("Ports per node", digits=0, align="right"), Column("Port speed", "Gbit/s", 0, "right"))
+        section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", port_cols, tuple(ports)))
     for fa in a.fabrics:
         s = fa.fabric.spec
         tiers = [(t.name, t.switch.id if t.switch else "—", t.switches * fa.planes, t.radix, t.breakout, t.down,
@@ -372,7 +373,7 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     for rid in a.cluster.rack_counts:
         rack_a = result.racks.get(f"rack/{rid}")
         if rack_a is not None:
-            figures[f"elevation-{rid}"] = lambda r=rack_a: diagrams.elevation(r)
+            figures[f"elevation-{rid}"] = partial(diagrams.elevation, rack_a)
     tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
     if a.cabling is not None and {"csv", "xlsx"} & set(formats):
         tables["cabling.csv"] = run_list(a)

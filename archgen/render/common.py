@@ -168,7 +168,8 @@ def validation_section(scope: Scope) -> Section:
     by_id: dict[str, list[Finding]] = {}
     for f in findings:
         by_id.setdefault(f.id, []).append(f)
-    rows, anchors = [], []
+    rows: list[tuple] = []
+    anchors: list[str | None] = []
     for cid, chk in sorted(REGISTRY.items()):
         hits = by_id.pop(cid, [])
         if not hits:

@@ -19,7 +19,7 @@ from archgen.analyse.rack import RackAnalysis, Stage
 from archgen.render import fmt
 from archgen.render.rack import CLASSES, part_class
 
-RC = {"font.family": "DejaVu Sans", "font.size": 8, "svg.fonttype": "path", "axes.spines.top": False,
+RC: dict[str, Any] = {"font.family": "DejaVu Sans", "font.size": 8, "svg.fonttype": "path", "axes.spines.top": False,
       "axes.spines.right": False, "figure.dpi": 100, "savefig.dpi": 150, "axes.titlesize": 9,
       "path.simplify": True, "hatch.linewidth": 0.5}
 
@@ -27,7 +27,7 @@ RC = {"font.family": "DejaVu Sans", "font.size": 8, "svg.fonttype": "path", "axe
 def render(name: str, draw: Callable[[], Figure], formats: tuple[str, ...]) -> dict[str, bytes]:
     """Draw one diagram and save it in each of `formats` ('svg', 'png')."""
     out: dict[str, bytes] = {}
-    with matplotlib.rc_context({**RC, "svg.hashsalt": f"archgen-{name}"}):
+    with matplotlib.rc_context({**RC, "svg.hashsalt": f"archgen-{name}"}):  # type: ignore[dict-item]
         fig = draw()
         for f in formats:
             buf = io.BytesIO()
@@ -149,7 +149,8 @@ def cooling_split(a: RackAnalysis) -> Figure:
         ax2.set_yticklabels(labels)
         ax2.set_xlim(0, max(kw) * 1.35 or 1)
         ax2.set_xlabel("kW")
-        ax2.set_title(f"CDU group ({a.rack.spec.cooling.liquid.racks_per_cdu} racks)", loc="left")
+        path = a.rack.spec.cooling.liquid
+        ax2.set_title(f"CDU group ({path.racks_per_cdu if path else 1} racks)", loc="left")
     fig.tight_layout()
     return fig
 

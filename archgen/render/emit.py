@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ def doc_table(doc: Document, table_id: str) -> Any:
     return next(t for t in doc.tables() if t.id == table_id)
 
 
-def render_document(doc: Document, figures: dict[str, Callable[[], Any]], csv_tables: dict[str, Any],
+def render_document(doc: Document, figures: Mapping[str, Callable[[], Any]], csv_tables: dict[str, Any],
                     formats: tuple[str, ...], templates: Path | None,
                     step: Callable[[str], None]) -> dict[str, bytes]:
     """Diagrams, then the document in each format, then the tables."""
@@ -36,10 +36,10 @@ def render_document(doc: Document, figures: dict[str, Callable[[], Any]], csv_ta
         for f in image_formats:
             files[f"{name}.{f}"] = rendered[f]
     env = environment(templates) if {"md", "html"} & set(formats) else None
-    if "md" in formats:
+    if env is not None and "md" in formats:
         step("markdown")
         files[f"{doc.target}.md"] = render_template(env, "document.md.j2", doc=doc).encode("utf-8")
-    if "html" in formats:
+    if env is not None and "html" in formats:
         step("html")
         files[f"{doc.target}.html"] = render_template(env, "document.html.j2", doc=doc,
                                                       svg=_inline_svgs(doc)).encode("utf-8")
@@ -57,7 +57,7 @@ def render_document(doc: Document, figures: dict[str, Callable[[], Any]], csv_ta
     return files
 
 
-def _inline_svgs(doc: Document) -> dict[str, str]:
+def _inline_svgs(doc: Document) -> dict[str, Any]:
     """Each diagram's SVG without its XML prolog, ready to inline in HTML."""
     from markupsafe import Markup
 

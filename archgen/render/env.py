@@ -28,7 +28,7 @@ def shipped_templates() -> Path:
 
 
 def _autoescape(name: str | None) -> bool:
-    return bool(name) and (name.endswith(".html.j2") or name.endswith(".html"))
+    return name is not None and (name.endswith(".html.j2") or name.endswith(".html"))
 
 
 def environment(override: Path | None = None) -> jinja2.Environment:

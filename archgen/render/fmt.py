@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, overload
 
 import pint
 
@@ -77,6 +77,10 @@ def pct(value: float | None, digits: int = 0) -> str:
     return f"{value * 100:.{digits}f} %"
 
 
+@overload
+def magnitude(value: pint.Quantity, unit: str) -> float: ...
+@overload
+def magnitude(value: None, unit: str) -> None: ...
 def magnitude(value: pint.Quantity | None, unit: str) -> float | None:
     """Plain float of a quantity in `unit` (for spreadsheets and plots), or None."""
     return None if value is None else float(value.to(unit).magnitude)

@@ -52,7 +52,7 @@ def pdf_bytes(doc: Document, templates: Path | None = None) -> bytes:
     path = template_path("document.typ", templates)
     data = json.dumps(document_json(doc), ensure_ascii=False, sort_keys=True)
     try:
-        return typst.compile(path.read_bytes(), root=str(path.parent), format="pdf", sys_inputs={"data": data},
-                             timestamp=0, ignore_system_fonts=True)
+        return typst.compile(path.read_bytes(), root=str(path.parent), format="pdf",  # type: ignore[call-overload]
+                             sys_inputs={"data": data}, timestamp=0, ignore_system_fonts=True)
     except typst.TypstError as err:
         raise TemplateError(f"{path}: typst error: {err}") from None

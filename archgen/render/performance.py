@@ -10,6 +10,7 @@ lays them out. Presentation arithmetic only: a kernel's share of the roof (achie
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -115,11 +116,11 @@ def roofline_blocks(rf: Any, workload_id: str) -> tuple[Figure, Table]:
 def figures(results: list[Any]) -> dict[str, Callable[[], MplFigure]]:
     """A waterfall of the time breakdown and a roofline of one layer's kernels for each estimated workload."""
     out: dict[str, Callable[[], MplFigure]] = {
-        f"perf-{fmt.slug(r.workload.id)}": (lambda r=r: waterfall(r.estimate, r.workload.id))
+        f"perf-{fmt.slug(r.workload.id)}": partial(waterfall, r.estimate, r.workload.id)
         for r in results if r.estimate is not None}
     for r in results:
         if r.estimate is not None and r.roofline is not None:
-            out[f"roofline-{fmt.slug(r.workload.id)}"] = lambda r=r: roofline(r.roofline, r.workload.id)
+            out[f"roofline-{fmt.slug(r.workload.id)}"] = partial(roofline, r.roofline, r.workload.id)
     return out
 
 

@@ -56,9 +56,10 @@ def rack_parts(analysis: RackAnalysis, specs: Any) -> tuple[list[Part], dict[str
             if isinstance(sub, Part):
                 parts.setdefault(sub.id, sub)
                 counts[sub.id] += per * n
-    if rack.cdu is not None:
+    liquid = rack.spec.cooling.liquid
+    if rack.cdu is not None and liquid is not None:  # a rack names its CDU in its liquid path
         parts.setdefault(rack.cdu.id, rack.cdu)
-        counts[rack.cdu.id] += rack.spec.cooling.liquid.cdu_count
+        counts[rack.cdu.id] += liquid.cdu_count
     return sorted(parts.values(), key=lambda p: (p.kind, p.id)), dict(counts)
 
 
@@ -246,12 +247,13 @@ def power(a: RackAnalysis) -> Section:
     if p.conversion is not None:
         failure += _failure_rows(p.conversion_kind.capitalize(), p.conversion, p.load)
     failure += _failure_rows("Feeds", p.feeds, p.input_power)
-    cols = (Column("Stage"), Column("Case"), Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
-            Column("Headroom", "kW", 1, "right"), Column("Utilisation", align="right"), Column("Status"))
+    case_cols = (Column("Stage"), Column("Case"), Column("Capacity", "kW", 1, "right"),
+                 Column("Load", "kW", 1, "right"), Column("Headroom", "kW", 1, "right"),
+                 Column("Utilisation", align="right"), Column("Status"))
     section.sub("failure-cases", "Redundancy and failure cases",
                 Para("Capacity left in each case against the load it must carry. PWR001–PWR004 in the validation "
                      "report check the same figures."),
-                Table("failure-cases", "Failure cases", cols, tuple(failure), status_column=6))
+                Table("failure-cases", "Failure cases", case_cols, tuple(failure), status_column=6))
     return section
 
 
@@ -280,8 +282,8 @@ def cooling(a: RackAnalysis) -> Section:
                  ("Secondary supply accepted by the trays", fmt.q(liquid.supply, "degC", 0)),
                  ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"),
                  ("Coolant flow per rack", fmt.q(c.coolant_flow, "L/min", 1))]
-        if c.cdu is not None:
-            cdu = a.rack.cdu
+        cdu = a.rack.cdu
+        if c.cdu is not None and cdu is not None:
             lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"),
                       ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
                                                       f"{fmt.q(c.cdu.usable, 'kW', 0)}"),
@@ -340,11 +342,11 @@ def network(a: RackAnalysis, specs: Any) -> Section | None:
         for sid, n in switches:
             sw = specs.get(sid)
             srows.append((sid, sw.technology, n, sw.ports.count, sw.ports.speed, sw.ports.count * n))
-        cols = (Column("Switch"), Column("Technology"), Column("Count", digits=0, align="right"),
-                Column("Ports each", digits=0, align="right"), Column("Port speed", "Gbit/s", 0, "right"),
-                Column("Ports in rack", digits=0, align="right"))
-        section.sub("rack-switches", "Switches in the rack", Table("rack-switches", "Switches in the rack", cols,
-                                                                     tuple(srows)))
+        switch_cols = (Column("Switch"), Column("Technology"), Column("Count", digits=0, align="right"),
+                       Column("Ports each", digits=0, align="right"), Column("Port speed", "Gbit/s", 0, "right"),
+                       Column("Ports in rack", digits=0, align="right"))
+        section.sub("rack-switches", "Switches in the rack", Table("rack-switches", "Switches in the rack",
+                                                                     switch_cols, tuple(srows)))
     return section
 
 

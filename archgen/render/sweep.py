@@ -217,12 +217,13 @@ def pareto_figure(result: Result) -> MplFigure:
     groups = (("fits, misses a SHALL target", "#bbbbbb", lambda r: r.status == "ok" and not r.feasible),
               ("feasible", "#4c72b0", lambda r: r.feasible))
     for label, colour, keep in groups:
-        pts = [(value(r, mx), value(r, my)) for r in result.rows if keep(r)]
-        pts = [(x, y) for x, y in pts if x is not None and y is not None]
+        pts = [(x, y) for r in result.rows if keep(r)
+               if (x := value(r, mx)) is not None and (y := value(r, my)) is not None]
         if pts:
             ax.scatter([float(x.magnitude) for x, _ in pts], [float(y.magnitude) for _, y in pts], s=14,
                        color=colour, label=label, linewidths=0)
-    front = sorted(((value(result.rows[i], mx), value(result.rows[i], my)) for i in result.front),
+    front = sorted(((x, y) for i in result.front
+                    if (x := value(result.rows[i], mx)) is not None and (y := value(result.rows[i], my)) is not None),
                    key=lambda xy: float(xy[0].magnitude))
     if front:
         ax.plot([float(x.magnitude) for x, _ in front], [float(y.magnitude) for _, y in front], "o-", color="#c44e52",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,6 @@ def render_target(result: Any, target: Any, formats: tuple[str, ...], templates:
     step("document model")
     scope, counts = rack_scope(result, target.analysis, revision, date)
     doc = rack.build(scope, target.analysis, counts)
-    figures = {name: (lambda draw=draw: draw(target.analysis)) for name, draw in diagrams.RACK_DIAGRAMS.items()}
+    figures = {name: partial(draw, target.analysis) for name, draw in diagrams.RACK_DIAGRAMS.items()}
     csv_tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
     return render_document(doc, figures, csv_tables, formats, templates, step)
