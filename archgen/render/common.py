@@ -163,38 +163,36 @@ def components_section(scope: Scope, counts: dict[str, int]) -> Section:
 
 
 def validation_section(scope: Scope) -> Section:
-    """Every registered check with its result for this target, computed value against limit, and unconfirmed inputs."""
+    """The checks that found something on this target (failing, warning and waived), value against limit.
+
+    The checks that passed are counted, not listed (docs/checks.md lists them all), so a new check changes one number
+    in a document, not a table row in every one.
+    """
     findings = scope.findings()
     by_id: dict[str, list[Finding]] = {}
     for f in findings:
         by_id.setdefault(f.id, []).append(f)
     rows: list[tuple] = []
     anchors: list[str | None] = []
-    for cid, chk in sorted(REGISTRY.items()):
-        hits = by_id.pop(cid, [])
-        if not hits:
-            rows.append((cid, chk.summary, "—", "pass", "—", "—", "—", ""))
-            anchors.append(fmt.slug(f"check-{cid}"))
+    for cid, hits in sorted(by_id.items()):  # registered checks, SPC002 and other findings without a function
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
             rows.append((cid, f.message, f.object, status, _value(f.value, f.limit), _value(f.limit, f.limit),
                          where(f.location), f.waived))
             anchors.append(fmt.slug(f"check-{cid}") if i == 0 else None)
-    for cid, hits in sorted(by_id.items()):  # SPC002 and other findings without a registered function
-        for f in hits:
-            rows.append((cid, f.message, f.object, "waived" if f.waived else STATUS[f.severity], "—", "—",
-                         where(f.location), f.waived))
-            anchors.append(None)
     cols = (Column("Check"), Column("Result"), Column("Subject"), Column("Status"), Column("Computed"),
             Column("Limit"), Column("Location"), Column("Waiver"))
     n_fail = sum(1 for r in rows if r[3] == "fail")
     n_warn = sum(1 for r in rows if r[3] == "warn")
-    n_pass = sum(1 for r in rows if r[3] == "pass")
+    n_waived = sum(1 for r in rows if r[3] == "waived")
+    n_pass = sum(1 for cid in REGISTRY if cid not in by_id)
     section = Section("validation", "Validation report").add(
-        Para(f"{len(REGISTRY)} checks ran on this target and the parts it uses: {n_pass} passed with no finding, "
-             f"{n_fail} failing and {n_warn} warning finding(s)."),
-        Table("validation", "Checks: computed value against limit", cols, tuple(rows), tuple(anchors),
-              status_column=3))
+        Para(f"{len(REGISTRY)} checks ran on this target and the parts it uses: {n_pass} passed with no finding "
+             f"(docs/checks.md lists every check), {n_fail} failing, {n_warn} warning and {n_waived} waived "
+             "finding(s)" + (", listed below." if rows else ".")))
+    if rows:
+        section.add(Table("validation", "Findings: computed value against limit", cols, tuple(rows), tuple(anchors),
+                          status_column=3))
     unconfirmed = [(p.id, p.kind, "all figures" if p.unconfirmed_fields() == ["*"] else
                     ", ".join(p.unconfirmed_fields()), p.notes or "—")
                    for p in scope.parts if p.unconfirmed_fields()]
