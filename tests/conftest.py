@@ -30,6 +30,24 @@ def spec_tree(tmp_path):
     return lambda files: write_tree(tmp_path / "specs", files)
 
 
+@pytest.fixture(scope="session")
+def shipped():
+    """The shipped examples through the pipeline, once per test session (the one fixture for them).
+
+    Run from the repository root with relative paths, as `make demo` does, and with the growth series documents
+    show (`pipeline.run(..., scaling=True)`). A `Run` is frozen: tests read it, never change it.
+    """
+    import os
+
+    from archgen.pipeline import run
+    old = Path.cwd()
+    os.chdir(REPO)
+    try:
+        yield run([Path("specs")], scaling=True)
+    finally:
+        os.chdir(old)
+
+
 @dataclass
 class CliResult:
     code: int

@@ -192,6 +192,7 @@ def test_output_inside_a_file_is_a_usage_error(tmp_path, command):
     assert afile.read_text() == "keep me"
 
 
+@pytest.mark.slow
 def test_closed_stdout_pipe_exits_quietly():
     """`archgen schema | head -c1`: no BrokenPipeError traceback, no bug report."""
     read, write = os.pipe()

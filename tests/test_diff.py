@@ -194,6 +194,7 @@ def repo(tmp_path, monkeypatch):
     return root
 
 
+@pytest.mark.slow
 def test_git_revisions(repo):
     code, doc = diff_json("HEAD~1", "HEAD")
     assert code == 1
@@ -209,6 +210,7 @@ def test_git_revisions(repo):
     assert {f["id"] for f in doc["findings"]["resolved"]} >= {"REQ001", "MECH002"}
 
 
+@pytest.mark.slow
 def test_git_path_option(repo):
     _git(repo, "mv", "specs", "design")
     _git(repo, "commit", "-q", "-m", "move")

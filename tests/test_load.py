@@ -33,6 +33,7 @@ def test_non_mapping_document():
         load_text("- 1\n- 2\n", "x.yaml")
 
 
+@pytest.mark.slow
 def test_deep_nesting_is_an_error_not_a_crash():
     with pytest.raises(SpecError):
         load_text("a: " + "[" * 5000 + "]" * 5000 + "\n", "x.yaml")

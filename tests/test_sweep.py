@@ -13,7 +13,6 @@ from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.hardware import Hardware
 from archgen.perf.sweep import Problem, Row, _hardware, evaluate, pareto
-from archgen.pipeline import run
 from archgen.units import Q_
 from tests.conftest import SPECS
 
@@ -34,11 +33,6 @@ def sweep_file(tmp_path: Path, text: str = TRAIN) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
 
-
-@pytest.fixture(scope="module")
-def shipped():
-    """The shipped specs through the pipeline (workload estimates and cluster metrics to compare with)."""
-    return run([SPECS])
 
 
 def problem_of(tmp_path: Path, text: str = TRAIN) -> Problem:
@@ -122,6 +116,7 @@ def test_points_that_cannot_run_are_reported_with_the_reason(tmp_path):
     assert not any(r.feasible for r in rows if r.status == "invalid")
 
 
+@pytest.mark.slow
 def test_process_pool_and_dask_give_the_serial_rows(tmp_path):
     p = problem_of(tmp_path)
     serial = sw.evaluate_all(p, None).rows

@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 
 def test_mypy_is_clean():
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[test]')")

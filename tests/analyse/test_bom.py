@@ -8,13 +8,11 @@ from __future__ import annotations
 import pytest
 
 from archgen.analyse.cabling import COPPER
-from archgen.pipeline import run
-from tests.conftest import SPECS
 
 
-@pytest.fixture(scope="module")
-def clusters():
-    return run([SPECS]).clusters
+@pytest.fixture
+def clusters(shipped):
+    return shipped.clusters
 
 
 @pytest.mark.parametrize("cluster", ["cluster/gb200-nvl72-su", "cluster/dgx-b200-superpod"])
@@ -43,9 +41,9 @@ def test_gb200_su_compute_leaf_spine_dacs(clusters):
     assert tier.modules == {"dac-800g-osfp": 288}
 
 
-def test_rack_bom_counts_and_components():
+def test_rack_bom_counts_and_components(shipped):
     """GB200 NVL72: 18 compute trays of 4 GPUs, 4 ConnectX-7 and 2 BlueField-3 each; 9 switch trays; 8 shelves."""
-    rack = run([SPECS]).racks["rack/gb200-nvl72"]
+    rack = shipped.racks["rack/gb200-nvl72"]
     lines = {(b.part, b.within): b for b in rack.bom}
     assert lines[("gb200-compute-tray", "")].quantity == 18
     assert lines[("gb200-compute-tray", "")].total_power.m_as("kW") == pytest.approx(18 * 5.4)

@@ -12,11 +12,6 @@ from tests.data.clusters.small import files
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    """The shipped examples, run once."""
-    return run([SPECS])
-
 
 def _fabric(result, cluster: str, fabric: str):
     return next(f for f in result.clusters[f"cluster/{cluster}"].fabrics if f.fabric.spec.id == fabric)

@@ -12,21 +12,13 @@ import math
 
 import pytest
 
-from archgen.pipeline import run
-from tests.conftest import SPECS
+
+def test_shipped_examples_are_clean(shipped):
+    assert [f for f in shipped.findings if not f.waived and f.severity != "info"] == []
 
 
-@pytest.fixture(scope="module")
-def result():
-    return run([SPECS])
-
-
-def test_shipped_examples_are_clean(result):
-    assert [f for f in result.findings if not f.waived and f.severity != "info"] == []
-
-
-def test_gb200_nvl72_power(result):
-    a = result.racks["rack/gb200-nvl72"]
+def test_gb200_nvl72_power(shipped):
+    a = shipped.racks["rack/gb200-nvl72"]
     # IT load: 18 trays x 5.4 kW + 9 switch trays x 3.8 kW + 2 x 0.098 kW = 97.2 + 34.2 + 0.196 = 131.596 kW
     assert a.power.it_power.m_as("kW") == pytest.approx(131.596)
     # Shelves N+N: 8 shelves, 4 usable x 33 kW = 132 kW
@@ -38,8 +30,8 @@ def test_gb200_nvl72_power(result):
     assert a.power.feeds.usable.m_as("kW") == pytest.approx(4 * 415 * 60 * math.sqrt(3) * 0.8 / 1000)
 
 
-def test_gb200_nvl72_cooling(result):
-    a = result.racks["rack/gb200-nvl72"]
+def test_gb200_nvl72_cooling(shipped):
+    a = shipped.racks["rack/gb200-nvl72"]
     # Heat to liquid: 0.85 x (97.2 + 34.2) kW = 111.69 kW
     assert a.cooling.heat_liquid.m_as("kW") == pytest.approx(111.69)
     # Heat to air: all input power (conversion losses included) minus liquid = 135.666 - 111.69 = 23.976 kW
@@ -51,8 +43,8 @@ def test_gb200_nvl72_cooling(result):
     assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(1.5 * 111.69, rel=0.01)
 
 
-def test_gb200_nvl72_space_and_weight(result):
-    a = result.racks["rack/gb200-nvl72"]
+def test_gb200_nvl72_space_and_weight(shipped):
+    a = shipped.racks["rack/gb200-nvl72"]
     # U used: 8 shelves + 18 trays + 9 switch trays + 2 ToR = 37 U of 48
     assert (a.space.used, a.space.height) == (37, 48)
     # Weight: 18 x 40 + 9 x 30 + 8 x 25 + 2 x 7.41 + 150 (empty rack) = 1354.82 kg (published: about 1.36 t)
@@ -61,8 +53,8 @@ def test_gb200_nvl72_space_and_weight(result):
     assert a.space.floor_load.m_as("kg/m**2") == pytest.approx(1354.82 / (0.6 * 1.068))
 
 
-def test_dgx_h100_rack(result):
-    a = result.racks["rack/dgx-h100-4"]
+def test_dgx_h100_rack(shipped):
+    a = shipped.racks["rack/dgx-h100-4"]
     # IT load: 4 x 10.2 kW + 0.098 kW = 40.898 kW, all to air (no conversion stage losses: PDUs)
     assert a.power.it_power.m_as("kW") == pytest.approx(40.898)
     assert a.cooling.heat_liquid.m_as("kW") == 0

@@ -18,11 +18,6 @@ from tests.test_clusters import RACKS, SCALING, _superpod
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    """The shipped examples, run once."""
-    return run([SPECS])
-
 
 def _series(result, cluster_id: str):
     cluster = next(c for c in result.design.clusters if c.spec.id == cluster_id)

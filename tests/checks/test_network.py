@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from archgen.pipeline import run
 from tests.data.clusters.small import files
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
-
-@pytest.fixture(scope="module")
-def shipped():
-    """The shipped examples, run once."""
-    return run([SPECS])
 
 
 def _surplus(result, cluster: str) -> list[str]:

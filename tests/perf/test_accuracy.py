@@ -54,6 +54,7 @@ def test_families(results, family, bar):
     assert errs and max(errs) <= bar
 
 
+@pytest.mark.slow
 def test_accuracy_page_is_current():
     import subprocess
     import sys

@@ -7,12 +7,6 @@ from pydantic import ValidationError
 
 from archgen.model.workload import Workload
 from archgen.pipeline import run
-from tests.conftest import SPECS
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return run([SPECS])
 
 
 def test_busbw_follows_the_nccl_tests_definition(shipped):

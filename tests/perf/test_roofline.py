@@ -22,7 +22,6 @@ from archgen.perf.inference import ServeJob, _forward
 from archgen.perf.kernels import gemm_time
 from archgen.perf.roofline import _gemm, inference_kernels, training_kernels
 from archgen.perf.training import Job, _layer_forward
-from archgen.pipeline import run
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
@@ -32,11 +31,6 @@ GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=4 
 MOE = Arch(layers=4, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
            experts=8, top_k=2, expert_ffn=14336, shared_experts=1)
 
-
-@pytest.fixture(scope="module")
-def shipped():
-    """The shipped examples, run once."""
-    return run([SPECS])
 
 
 @pytest.mark.parametrize(("b", "s", "tp"), [(1, 2048, 1), (4, 2048, 8), (1, 8192, 4)])

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from archgen.pipeline import run
-from tests.conftest import REPO
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -22,12 +21,6 @@ def test_run():
 
 
 @pytest.fixture(scope="session")
-def shipped_run():
-    """A run of the shipped examples, from the repository root with relative paths (as `make demo`)."""
-    import os
-    old = Path.cwd()
-    os.chdir(REPO)
-    try:
-        yield run([Path("specs")], scaling=True)
-    finally:
-        os.chdir(old)
+def shipped_run(shipped):
+    """The session's run of the shipped examples (`tests/conftest.py::shipped`)."""
+    return shipped

@@ -18,8 +18,9 @@ from archgen.render import render_all
 from tests.conftest import REPO
 
 CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing (Debian package "
-                                "'chromium'; `make test` installs it when run as root)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing (Debian package "
+                                 "'chromium'; `make test` installs it when run as root)")]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
 

@@ -54,6 +54,7 @@ def test_scaling_table_matches_the_analysis(cluster_out):
                              md, re.M), (fa.fabric.spec.id, t.name)
 
 
+@pytest.mark.slow
 def test_progress_is_quiet_off_a_terminal(test_run, tmp_path, capfd):
     render_all(test_run, tmp_path, target="nvl72-test", formats=("md",), revision="test")
     assert capfd.readouterr().err == ""

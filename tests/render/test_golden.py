@@ -6,6 +6,8 @@ import pytest
 
 from tests.render.golden_util import GOLDEN, render_golden_fresh
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def rendered():

@@ -43,6 +43,7 @@ def test_rack_markdown_with_elevation_and_budget(test_run, tmp_path):
     assert svg.startswith("<?xml") and "<dc:date>" not in svg
 
 
+@pytest.mark.slow
 def test_output_is_byte_identical(test_run, tmp_path):
     a = {p.name: p.read_bytes() for p in _render(test_run, tmp_path / "a", ("md", "html", "svg", "png", "csv"))}
     b = {p.name: p.read_bytes() for p in _render(test_run, tmp_path / "b", ("md", "html", "svg", "png", "csv"))}
@@ -100,6 +101,7 @@ def test_template_override(test_run, tmp_path):
     assert md.startswith("# GB200 NVL72 test rack \\<b\\>") and "- Power\n" in md
 
 
+@pytest.mark.slow
 def test_template_error_names_file_and_line_and_keeps_previous_output(test_run, tmp_path):
     out = tmp_path / "out"
     _render(test_run, out, ("md", "svg"))
@@ -113,6 +115,7 @@ def test_template_error_names_file_and_line_and_keeps_previous_output(test_run, 
     assert after == before
 
 
+@pytest.mark.slow
 def test_all_targets_when_none_given(shipped_run, tmp_path):
     written = render_all(shipped_run, tmp_path, formats=("md",), revision="test")
     dirs = {p.parent.name for p in written}
