@@ -128,7 +128,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
     rcs = [RECOMPUTE_CODES[fixed["recompute"]]] if "recompute" in fixed else [0, 1, 2]
     rows = []
     for tp in ([fixed["tp"]] if "tp" in fixed else divisors(gpus)):
-        if tp > hw.scale_up_size or arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads) or gpus % (tp * cp):
+        if tp > hw.scale_up_size or arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads) or gpus % (tp * cp) \
+                or job.seq_len % cp:
             continue
         for pp in ([fixed["pp"]] if "pp" in fixed else divisors(gpus // (tp * cp))):
             if gpus % (tp * cp * pp):

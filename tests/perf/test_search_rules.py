@@ -1,0 +1,65 @@
+"""The layout search and the layout rules are one rule set (issue 12): a property test over random models and jobs.
+
+Every layout `enumerate_layouts` offers passes `layout_problems`, and every layout `layout_problems` accepts (with
+a micro-batch up to the search's bound and an interleave it tries) is offered by the search.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from archgen.perf.arch import Arch
+from archgen.perf.catalog import load_accelerators
+from archgen.perf.hardware import hardware_for
+from archgen.perf.search import INTERLEAVES, MAX_MICRO_BATCH, divisors, enumerate_layouts, layout_problems
+from archgen.perf.training import Job
+
+H100 = hardware_for(load_accelerators()["h100-sxm5-80gb"], scale_up_size=8)
+
+
+@st.composite
+def problems(draw):
+    kv = draw(st.sampled_from([1, 2, 4, 8]))
+    heads = kv * draw(st.sampled_from([1, 2, 3, 4, 8]))
+    arch = Arch(layers=draw(st.integers(1, 40)), hidden=heads * 64, heads=heads, kv_heads=kv, head_dim=64,
+                ffn=heads * 256, vocab=32000)
+    gpus = draw(st.sampled_from([1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64]))
+    job = Job(arch, seq_len=draw(st.sampled_from([1024, 2048, 3000])), global_batch=draw(st.integers(1, 256)))
+    fixed = {"cp": draw(st.sampled_from([1, 1, 2, 3]))}
+    hw = dataclasses.replace(H100, scale_up_size=draw(st.sampled_from([1, 2, 4, 8])))
+    return arch, job, gpus, fixed, hw
+
+
+def _offered(arch, job, gpus, fixed, hw) -> set[tuple[int, ...]]:
+    arr = enumerate_layouts(arch, job, gpus, hw, fixed)
+    keys = ("tp", "pp", "dp", "cp", "micro_batch", "interleave")
+    return {tuple(int(arr[k][i]) for k in keys) for i in range(len(arr["tp"]))}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_every_layout_the_search_offers_is_valid_by_the_rules(p):
+    arch, job, gpus, fixed, hw = p
+    for tp, pp, dp, cp, mb, v in _offered(*p):
+        assert layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, micro_batch=mb, interleave=v,
+                               scale_up_size=hw.scale_up_size) == [], (tp, pp, dp, cp, mb, v)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_every_valid_layout_is_offered_by_the_search(p):
+    arch, job, gpus, fixed, hw = p
+    offered = _offered(*p)
+    cp = fixed["cp"]
+    for tp, pp, mb, v in itertools.product(divisors(gpus), divisors(gpus), range(1, MAX_MICRO_BATCH + 1),
+                                           INTERLEAVES):
+        if gpus % (tp * pp * cp):
+            continue
+        dp = gpus // (tp * pp * cp)
+        if not layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, micro_batch=mb, interleave=v,
+                               scale_up_size=hw.scale_up_size):
+            assert (tp, pp, dp, cp, mb, v) in offered
