@@ -33,6 +33,7 @@ bench: $(STAMP)
 golden: $(STAMP)
 	ARCHGEN_UPDATE_GOLDEN=1 $(PY) -m pytest -q tests/test_errors.py
 	$(PY) -m tests.update_golden
+	$(PY) -m tests.checks.update_cases
 
 docs: $(STAMP)
 	$(PY) -m archgen.docs

@@ -6,7 +6,8 @@ Format::
     cases:
       - name: pass_...                  # or fail_...
         files: {racks/r.yaml: <YAML text, or a mapping written out as YAML>}
-        expect: [{subject: rack/r, line: 12}]   # findings of this check; line optional
+        expect:                         # findings of this check (`make golden` writes them for fail_ cases)
+          - {subject: rack/r, line: 12, message: ..., value: {value: 141000.0, unit: W}, limit: {...}}
 
 The shipped catalog is always available, so a case only writes the specs it is about.
 """
@@ -14,12 +15,14 @@ The shipped catalog is always available, so a case only writes the specs it is a
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
 from archgen.pipeline import run
+from archgen.units import to_json
 from tests.conftest import write_tree
 
 CASES = Path(__file__).parent / "cases"
@@ -44,15 +47,48 @@ def _all_cases():
             yield pytest.param(doc["check"], case, id=f"{doc['check']}-{case['name']}")
 
 
+def findings_of(check_id: str, case: dict, tmp: Path) -> list:
+    """The unwaived findings of `check_id` on a case's specs, in a stable order (run from `tmp`, so that a message
+    quoting a location reads `specs/...` wherever the case runs).
+    """
+    write_tree(tmp / "specs", {name: _dump(body) for name, body in case["files"].items()})
+    old = Path.cwd()
+    os.chdir(tmp)
+    try:
+        got = [f for f in run([Path("specs")]).findings if f.id == check_id and not f.waived]
+    finally:
+        os.chdir(old)
+    return sorted(got, key=lambda f: (f.object, f.location.line if f.location else 0, f.message))
+
+
 @pytest.mark.parametrize(("check_id", "case"), list(_all_cases()))
 def test_case(check_id, case, tmp_path):
-    root = write_tree(tmp_path / "specs", {name: _dump(body) for name, body in case["files"].items()})
-    result = run([root])
-    got = [f for f in result.findings if f.id == check_id and not f.waived]
+    got = findings_of(check_id, case, tmp_path)
     expected = case.get("expect") or []
     assert sorted(f.object for f in got) == sorted(e["subject"] for e in expected), [f.message for f in got]
-    for exp in expected:
-        if "line" in exp:
-            assert exp["line"] in [f.location.line for f in got if f.object == exp["subject"]]
     if case["name"].startswith("pass"):
         assert not expected
+        return
+    for f, exp in zip(got, sorted(expected, key=lambda e: (e["subject"], e.get("line", 0), e.get("message", ""))),
+                      strict=True):
+        assert f.object == exp["subject"]
+        assert (f.location.line if f.location else 0) == exp["line"], (f.object, f.message)
+        assert f.message == exp["message"]
+        for name in ("value", "limit"):
+            q = getattr(f, name)
+            if name not in exp:
+                assert q is None, (name, q)
+                continue
+            want = exp[name]
+            assert q is not None and to_json(q)["unit"] == want["unit"], (name, q, want)
+            assert to_json(q)["value"] == pytest.approx(want["value"], rel=1e-9, abs=1e-12), (name, q, want)
+
+
+def test_every_failing_case_states_line_message_value_and_limit():
+    """Case files pin what a check reports (its message, and the value and limit it compared), not only whom."""
+    for path in sorted(CASES.glob("*.yml")):
+        for case in _load(path)["cases"]:
+            if case["name"].startswith("fail"):
+                assert case.get("expect"), f"{path.name} {case['name']}: a failing case expects a finding"
+                for exp in case["expect"]:
+                    assert {"subject", "line", "message"} <= set(exp), f"{path.name} {case['name']}: {exp}"
