@@ -39,15 +39,20 @@ class SpecProblem:
     expected: str = ""
     hint: str = ""
 
-    def __str__(self) -> str:
-        where = f"{self.location}: " if self.location else ""
+    @property
+    def text(self) -> str:
+        """The problem in words, without its location or hint: ``path: message: expected ..., got ...``."""
         what = f"{self.path}: " if self.path else ""
         text = self.message
         if self.expected:
             got = "" if self.value is None else f", got {_show(self.value)}"
             text = f"{text}: " if text else ""
             text = f"{text}expected {self.expected}{got}"
-        line = f"{where}error: {what}{text}"
+        return f"{what}{text}"
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        line = f"{where}error: {self.text}"
         return f"{line}\n  hint: {self.hint}" if self.hint else line
 
 

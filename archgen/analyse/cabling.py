@@ -190,7 +190,7 @@ def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[P
         taken[key] = first + total
         grouped = t.name == "leaf" and bool(fa.leaves_per_group) and spec.rail_optimized
         if rack_id is not None and len(slots) < first + total and not grouped:
-            problems.append(Problem("placement", fa.fabric.owner_path + (t.name, "rack"),
+            problems.append(Problem("NET012", fa.fabric.owner_path + (t.name, "rack"),
                                     f"{fa.fabric.path}: {t.name} needs {total} x {key[1] or '?'}; the '{rack_id}' "
                                     f"racks hold {len(slots)}, {min(first, len(slots))} taken by other fabrics",
                                     count(total), count(max(len(slots) - first, 0))))
@@ -243,11 +243,11 @@ def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarra
     seq_to_slot += (rest + [rest[-1]] * max(extra, 0))[:max(extra, 0)]
     chosen[:] = np.array(seq_to_slot, dtype=np.int64)[np.minimum(order, len(seq_to_slot) - 1)]
     if short:
-        problems.append(Problem("placement", fa.fabric.owner_path + ("leaf", "rack"),
+        problems.append(Problem("NET012", fa.fabric.owner_path + ("leaf", "rack"),
                                 f"{fa.fabric.path}: {short} rail leaves do not fit in their own unit's racks",
                                 count(short), count(0)))
     if extra > len(free):  # leaves outside the groups (other endpoints, spares of a fixed leaf.count)
-        problems.append(Problem("placement", fa.fabric.owner_path + ("leaf", "rack"),
+        problems.append(Problem("NET012", fa.fabric.owner_path + ("leaf", "rack"),
                                 f"{fa.fabric.path}: {extra} leaves outside the rail groups need a slot; the "
                                 f"'{fa.fabric.spec.leaf.rack}' racks have {len(free)} left", count(extra),
                                 count(len(free))))

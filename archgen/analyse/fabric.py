@@ -135,7 +135,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
              else Upper(leaf.radix if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
     problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used))
-    problems += tuple(radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.code == "count"}))
+    problems += tuple(radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, node_ports, demand.nodes, access)
     max_endpoints = upper.max_endpoints * planes
@@ -161,13 +161,13 @@ def _node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...]
         if not spec.endpoints.nodes or (have == 0 and spec.ports_per_node is None):
             continue
         if want > have and nt.part.accelerators:
-            problems.append(Problem("nic_ports", here + ("ports_per_node",),
+            problems.append(Problem("NET011", here + ("ports_per_node",),
                                     f"{nt.part.id} has {have} NIC port(s) of role '{role}', the fabric uses {want}",
                                     count(want), count(have)))
         ports_per_node[nt.part.id] = want
         node_ports += want * nt.count
     if node_ports % planes or any(p % planes for p in ports_per_node.values()):
-        problems.append(Problem("planes", here + ("planes",),
+        problems.append(Problem("NET005", here + ("planes",),
                                 f"{planes} planes do not divide the NIC ports per node "
                                 f"({', '.join(f'{k}: {v}' for k, v in ports_per_node.items()) or 'none'})",
                                 count(planes), None))
@@ -183,7 +183,7 @@ def _rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None
     ports_per_domain = ppn * nodes_per_domain
     rails = spec.rails if spec.rails is not None else max(ports_per_domain // planes, 1)
     if spec.rail_optimized and ports_per_domain and rails * planes != ports_per_domain:
-        problems.append(Problem("rails", fabric.owner_path + ("rails",),
+        problems.append(Problem("NET004", fabric.owner_path + ("rails",),
                                 f"{rails} rails x {planes} plane(s) != {ports_per_domain} fabric ports per scale-up "
                                 f"domain ({nodes_per_domain} node(s) x {ppn} NIC ports)",
                                 count(rails * planes), count(ports_per_domain)))

@@ -71,7 +71,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                 per_domain[s.id] = s.accelerators
     for what, n in sorted(per_domain.items()):
         if n != su.size:
-            problems.append(Problem("scale_up_size", ("scale_up", "size"),
+            problems.append(Problem("NET010", ("scale_up", "size"),
                                     f"a {su.domain} domain of {what} holds {n} accelerators, not {su.size}",
                                     count(n), count(su.size)))
     domains = accelerators // su.size if su.size else 0
@@ -80,7 +80,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
     needed = math.ceil(round(per_acc * su.size, 6))
     ports = su.switches * cluster.scale_up_switch.ports.count if cluster.scale_up_switch is not None else 0
     if cluster.scale_up_switch is not None and needed > ports:
-        problems.append(Problem("scale_up_ports", ("scale_up", "switches"),
+        problems.append(Problem("NET010", ("scale_up", "switches"),
                                 f"{su.size} accelerators x {per_acc:g} links need {needed} switch ports, "
                                 f"{su.switches} x {cluster.scale_up_switch.id} have {ports}", count(needed),
                                 count(ports)))
@@ -93,14 +93,14 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
     nodes = node_types(cluster)
     accelerators = sum(nt.part.accelerators * nt.count for nt in nodes)
     node_count = sum(nt.count for nt in nodes if nt.part.accelerators)
-    problems: list[Problem] = [Problem("structure", path, msg) for path, msg in cluster.problems]
+    problems: list[Problem] = [Problem("NET014", path, msg) for path, msg in cluster.problems]
     if cluster.too_large:
-        problems.append(Problem("size", ("layout",), f"{cluster.rack_total} racks exceed the {_max_racks()} a cluster "
-                                "is expanded into; counts are derived, cable lengths are not",
+        problems.append(Problem("NET015", ("layout",), f"{cluster.rack_total} racks exceed the {_max_racks()} a "
+                                "cluster is expanded into; counts are derived, cable lengths are not",
                                 count(cluster.rack_total), count(_max_racks())))
     scale_up = analyse_scale_up(design, cluster, nodes, accelerators)
     if scale_up is not None and cluster.spec.scale_up and accelerators % cluster.spec.scale_up.size:
-        problems.append(Problem("scale_up_size", ("scale_up", "size"),
+        problems.append(Problem("NET010", ("scale_up", "size"),
                                 f"{accelerators} accelerators are not a whole number of {cluster.spec.scale_up.size}-"
                                 "accelerator domains", count(accelerators), None))
     fabrics = tuple(analyse_fabric(design, cluster, f, nodes, accelerators) for f in cluster.fabrics)

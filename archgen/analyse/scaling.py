@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from archgen.analyse.cabling import COPPER, analyse_cabling
-from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, analyse_cluster
+from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster
 from archgen.build import ClusterDesign, Design, bind_cluster
 from archgen.units import Q_, Q
 
@@ -47,7 +47,7 @@ class ScalePoint:
         switches: Switches per tier (all planes), by fabric id then tier name.
         transceivers: Optical module ends over all fabrics.
         network_power: Switches at maximum power plus optics, all fabrics.
-        problems: Fabric problems at this size, as 'fabric: message'.
+        problems: Fabric problems at this size, as (fabric id, problem).
     """
 
     factor: int
@@ -59,7 +59,7 @@ class ScalePoint:
     switches: dict[str, dict[str, int]]
     transceivers: int
     network_power: Q
-    problems: tuple[str, ...] = ()
+    problems: tuple[tuple[str, Problem], ...] = ()
 
     def switches_by_tier(self) -> dict[str, int]:
         """Switches per tier name summed over the fabrics (leaf, spine, core)."""
@@ -119,7 +119,7 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
     for t in cab.tiers:
         media = {end.id: end.media for opt in t.options for end in (opt.a, opt.b)}
         optical += sum(n for mid, n in t.modules.items() if media.get(mid) not in COPPER)
-    problems = tuple(f"{fa.fabric.spec.id}: {p.message}" for fa in a.fabrics for p in fa.problems)
+    problems = tuple((fa.fabric.spec.id, p) for fa in a.fabrics for p in fa.problems)
     return ScalePoint(
         factor=factor, units=sum(a.cluster.unit_counts.values()), accelerators=a.accelerators, nodes=a.node_count,
         racks=a.cluster.rack_total, tiers={fa.fabric.spec.id: fa.tiers_used for fa in a.fabrics},
@@ -130,7 +130,7 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
 
 def _too_big(fa: FabricAnalysis) -> bool:
     """Whether the sizing fabric has outgrown its tiers, its largest size or a fixed tier count at this size."""
-    return any(p.code in ("tiers", "count") for p in fa.problems) or (
+    return any(p.check in ("NET003", "NET018") for p in fa.problems) or (
         fa.max_accelerators > 0 and fa.accelerators > fa.max_accelerators)
 
 
@@ -168,7 +168,7 @@ def scaling(design: Design, racks: dict, cluster: ClusterDesign, *, max_racks: i
             if factor == 1:                       # the design itself is shown whatever its problems
                 points.append(_point(factor, a))
                 stop = f"fabric {sizing_id} does not hold the design itself"
-            elif short := next((p for p in fa.problems if p.code == "count"), None):
+            elif short := next((p for p in fa.problems if p.check == "NET018"), None):
                 stop = (f"fabric {sizing_id}'s fixed {'.'.join(short.path[-2:])} does not hold {factor} × the design "
                         f"({fa.accelerators:,} accelerators): {short.message}")
             else:

@@ -61,9 +61,9 @@ class TierCount:
 
 @dataclass(frozen=True)
 class Problem:
-    """Something that makes a fabric unbuildable or inconsistent; turned into findings by the NET checks."""
+    """Something that makes a fabric unbuildable or inconsistent, with the ID of the NET check that reports it."""
 
-    code: str
+    check: str
     path: tuple
     message: str
     measured: Q | None = None
@@ -147,7 +147,7 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     leaf_sw = fabric.tiers["leaf"].switch
     k_leaf, b_leaf = _radix(leaf_sw, spec.speed)
     if leaf_sw is not None and b_leaf == 0:
-        problems.append(Problem("speed", here + ("speed",), f"{leaf_sw.id} ports run at {leaf_sw.ports.speed:~P}, "
+        problems.append(Problem("NET016", here + ("speed",), f"{leaf_sw.id} ports run at {leaf_sw.ports.speed:~P}, "
                                 f"slower than the fabric's {spec.speed:~P}", spec.speed, leaf_sw.ports.speed))
     up_speed = spec.leaf.uplink_speed or spec.speed
     if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
@@ -160,18 +160,18 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     need, per_group, rpl = demand.leaves(down)
     leaves = need if fixed is None else fixed
     if leaves < need and tiers_used > 1:
-        problems.append(Problem("count", here + ("leaf", "count"),
+        problems.append(Problem("NET018", here + ("leaf", "count"),
                                 f"{fixed} leaves per plane are fewer than the {need} the endpoints need: "
                                 f"{demand.why(down)}", count(fixed), count(need)))
     elif leaves and access > leaves * down:
-        problems.append(Problem("reserved", here + (("reserved",) if demand.reserved else ()),
+        problems.append(Problem("NET009", here + (("reserved",) if demand.reserved else ()),
                                 f"{access} access ports per plane ({demand.endpoints} endpoints + {demand.reserved}"
                                 f" reserved) exceed the {leaves * down} leaf down ports",
                                 count(access), count(leaves * down)))
     # spares: leaves beyond those the endpoints need and the reserved ports fill (a leaf taking reserved ports is used)
     spare = max(leaves - max(need, math.ceil(access / down) if down else 0), 0)
     if tiers_used == 1 and need > 1:
-        problems.append(Problem("tiers", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
+        problems.append(Problem("NET003", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
                                 count(access), count(k_leaf)))
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
                      min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare)
@@ -204,14 +204,14 @@ def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
     fixed, derived = spec.spine.count, _smallest_divisor_at_least(up, need) or need
     spines = derived if fixed is None else fixed
     if fixed is not None and up % fixed:
-        problems.append(Problem("divisible", here + ("spine", "count"),
+        problems.append(Problem("NET002", here + ("spine", "count"),
                                 f"{up} leaf uplinks do not divide evenly over {fixed} spines", count(up), count(fixed)))
     if fixed is not None and k_spine and leaves <= k_spine and uplinks > fixed * k_spine:  # too few, not too large
-        problems.append(Problem("count", here + ("spine", "count"),
+        problems.append(Problem("NET018", here + ("spine", "count"),
                                 f"{fixed} spine(s) x {k_spine} ports take {fixed * k_spine} of the {uplinks} leaf "
                                 f"uplinks; at least {derived} are needed", count(fixed), count(derived)))
     elif leaves > k_spine or (k_spine and uplinks > spines * k_spine):
-        problems.append(Problem("tiers", here + ("tiers",),
+        problems.append(Problem("NET003", here + ("tiers",),
                                 f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
                                 f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers",
                                 count(access), count(max_endpoints)))
@@ -230,7 +230,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     s_down = k_spine - s_up
     spines_per_pod = spec.spine.count or up
     if spines_per_pod and up % spines_per_pod:
-        problems.append(Problem("divisible", here + ("spine", "count"),
+        problems.append(Problem("NET002", here + ("spine", "count"),
                                 f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
                                 count(up), count(spines_per_pod)))
     per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
@@ -242,7 +242,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     problems += core_problems
     max_endpoints = k_core * pod_leaves * leaf.down
     if pods > k_core:
-        problems.append(Problem("tiers", here + ("tiers",),
+        problems.append(Problem("NET003", here + ("tiers",),
                                 f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
                                 f"({k_core} pods); {access} needed in {pods} pods",
                                 count(access), count(max_endpoints)))
@@ -269,14 +269,14 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
     if rest or not per_group or s_up % per_group:
         valid = [spines_per_pod * g for g in range(s_up // pair_links, s_up + 1) if s_up % g == 0]
         shown = ", ".join(str(n) for n in valid[:4]) + (", ..." if len(valid) > 4 else "")
-        problems.append(Problem("divisible", here, f"{fixed} cores do not make {spines_per_pod} equal core groups (one "
+        problems.append(Problem("NET002", here, f"{fixed} cores do not make {spines_per_pod} equal core groups (one "
                                 f"per spine of a pod) that split the {s_up} spine uplinks evenly; counts that do: "
                                 f"{shown}", count(fixed), count(cores)))
         return fixed, pair_links, problems
     links = s_up // per_group
     if pods * links > k_core:
         core_sw = fabric.tiers["core"].switch
-        problems.append(Problem("count", here, f"{fixed} cores are fewer than the {cores} the spines need: each core "
+        problems.append(Problem("NET018", here, f"{fixed} cores are fewer than the {cores} the spines need: each core "
                                 f"takes {links} links from its spine in each of the {pods} pods, {pods * links} "
                                 f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
                                 count(fixed), count(cores)))
@@ -286,7 +286,7 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
 def unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
     """Counts on tiers that `tiers: auto` does not build (with a fixed `tiers` they fail validation)."""
     spec = fabric.spec
-    return [Problem("count", fabric.owner_path + (name, "count"),
+    return [Problem("NET018", fabric.owner_path + (name, "count"),
                     f"{getattr(spec, name).count} {name}s given, but tiers: auto builds this fabric with {tiers_used} "
                     f"tier(s), without a {name} tier: set tiers: {i + 1} to build it, or leave {name}.count out",
                     count(getattr(spec, name).count), None)
@@ -295,7 +295,7 @@ def unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
 
 def radix_problems(here: tuple, tiers: tuple[TierCount, ...], counted: set[tuple]) -> list[Problem]:
     """Tiers whose busiest switch needs more ports than it has, but those whose count problem (in `counted`) says so."""
-    return [Problem("radix", here + (t.name,) if t.name != "leaf" else here + ("switch",),
+    return [Problem("NET001", here + (t.name,) if t.name != "leaf" else here + ("switch",),
                     f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.radix} at "
                     f"{t.speed:~P}", count(t.max_used_per_switch), count(t.radix))
             for t in tiers if t.switch is not None and t.switches and here + (t.name, "count") not in counted

@@ -14,15 +14,15 @@ from archgen.model.cluster import Cluster
 MAX_GRAPH_SWITCHES = 20_000
 
 
-def _fabric_problems(ctx: Context, code: str) -> Iterator[Violation]:
+def _fabric_problems(ctx: Context, check_id: str) -> Iterator[Violation]:
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             for p in fa.problems:
-                if p.code == code:
+                if p.check == check_id:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
 
 
-def _cluster_problems(ctx: Context, codes: tuple[str, ...], extra: bool = False) -> Iterator[Violation]:
+def _cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterator[Violation]:
     for c in ctx.clusters.values():
         problems: list[Problem] = list(c.problems)
         if c.scale_up is not None:
@@ -30,7 +30,7 @@ def _cluster_problems(ctx: Context, codes: tuple[str, ...], extra: bool = False)
         if extra and c.cabling is not None:
             problems += c.cabling.problems
         for p in problems:
-            if p.code in codes:
+            if p.check == check_id:
                 yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
 
 
@@ -40,7 +40,7 @@ def radix(ctx: Context) -> Iterator[Violation]:
 
     Fix: use a switch with more ports, raise the oversubscription, or add a tier.
     """
-    yield from _fabric_problems(ctx, "radix")
+    yield from _fabric_problems(ctx, "NET001")
 
 
 @check("NET002", "network.uplinks_divisible")
@@ -50,7 +50,7 @@ def uplinks_divisible(ctx: Context) -> Iterator[Violation]:
     Fix: choose a spine count that divides the leaf uplinks (NVIDIA's 3-SU design uses 16 spines, not 12), and a
     core count that the message lists, or leave `spine.count` and `core.count` out to have them derived.
     """
-    yield from _fabric_problems(ctx, "divisible")
+    yield from _fabric_problems(ctx, "NET002")
 
 
 @check("NET003", "network.tiers")
@@ -59,7 +59,7 @@ def tiers(ctx: Context) -> Iterator[Violation]:
 
     Fix: add a tier (`tiers: 3` or `auto`), use higher-radix switches, add planes, or shrink the cluster.
     """
-    yield from _fabric_problems(ctx, "tiers")
+    yield from _fabric_problems(ctx, "NET003")
 
 
 @check("NET004", "network.rails")
@@ -68,7 +68,7 @@ def rails(ctx: Context) -> Iterator[Violation]:
 
     Fix: set `rails` to the NIC ports per node (DGX: 8) or per rack-scale domain (NVL72: 72), divided by `planes`.
     """
-    yield from _fabric_problems(ctx, "rails")
+    yield from _fabric_problems(ctx, "NET004")
 
 
 @check("NET005", "network.planes")
@@ -77,7 +77,7 @@ def planes(ctx: Context) -> Iterator[Violation]:
 
     Fix: make `planes` a divisor of the NIC ports per node, or change `ports_per_node`.
     """
-    yield from _fabric_problems(ctx, "planes")
+    yield from _fabric_problems(ctx, "NET005")
 
 
 @check("NET006", "network.oversubscription_bisection")
@@ -162,7 +162,7 @@ def reserved_ports(ctx: Context) -> Iterator[Violation]:
 
     Fix: free leaf ports by removing a node per SU (NVIDIA's 31-node SU makes room for the UFM), or add a leaf.
     """
-    yield from _fabric_problems(ctx, "reserved")
+    yield from _fabric_problems(ctx, "NET009")
 
 
 @check("NET010", "network.scale_up")
@@ -172,7 +172,7 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
     Fix: set `scale_up.size` to the accelerators per node or rack, and `switches` to enough trays for
     size × links per accelerator.
     """
-    yield from _cluster_problems(ctx, ("scale_up_size", "scale_up_ports"))
+    yield from _cluster_problems(ctx, "NET010")
 
 
 @check("NET011", "network.nic_ports")
@@ -181,7 +181,7 @@ def nic_ports_used(ctx: Context) -> Iterator[Violation]:
 
     Fix: lower `ports_per_node`, or fit the NICs the fabrics need.
     """
-    yield from _fabric_problems(ctx, "nic_ports")
+    yield from _fabric_problems(ctx, "NET011")
     for c in ctx.clusters.values():
         for nt in c.nodes:
             used: dict[str, int] = {}
@@ -206,7 +206,7 @@ def placement(ctx: Context) -> Iterator[Violation]:
 
     Fix: add racks of that type to the layout, or more switch slots to the rack type.
     """
-    yield from _cluster_problems(ctx, ("placement",), extra=True)
+    yield from _cluster_problems(ctx, "NET012", extra=True)
 
 
 @check("NET017", "network.surplus_switches", severity="info")
@@ -304,7 +304,7 @@ def structure(ctx: Context) -> Iterator[Violation]:
 
     Fix: define the unit in `units`, or correct the name in `layout`.
     """
-    yield from _cluster_problems(ctx, ("structure",))
+    yield from _cluster_problems(ctx, "NET014")
 
 
 @check("NET015", "network.size")
@@ -313,7 +313,7 @@ def size(ctx: Context) -> Iterator[Violation]:
 
     Fix: split the cluster into halls described separately, or check the counts for a typo.
     """
-    yield from _cluster_problems(ctx, ("size",))
+    yield from _cluster_problems(ctx, "NET015")
 
 
 @check("NET016", "network.switch_speed")
@@ -322,7 +322,7 @@ def switch_speed(ctx: Context) -> Iterator[Violation]:
 
     Fix: use a switch whose ports run at `speed` or a multiple of it.
     """
-    yield from _fabric_problems(ctx, "speed")
+    yield from _fabric_problems(ctx, "NET016")
 
 
 @check("NET018", "network.fixed_counts")
@@ -335,7 +335,7 @@ def fixed_counts(ctx: Context) -> Iterator[Violation]:
     Fix: raise the count to the number the message gives, or leave it out to have it derived; with
     `tiers: auto`, set `tiers` to build the tier the count is for.
     """
-    yield from _fabric_problems(ctx, "count")
+    yield from _fabric_problems(ctx, "NET018")
 
 
 def fabric_of(analysis: ClusterAnalysis, fabric_id: str) -> FabricAnalysis | None:

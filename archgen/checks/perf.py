@@ -38,9 +38,7 @@ def fits_memory(ctx: Context) -> Iterator[Violation]:
         if e is not None and not e.fits:
             need, headroom = e.memory.get("total"), e.metrics.get("memory_headroom")
             have = need + headroom if need is not None and headroom is not None else None
-            said = [n.removeprefix("does not fit: ") for n in e.notes if n.startswith(("does not fit", "none of",
-                                                                                      "batch ", "the model "))]
-            detail = f": {said[0]}" if said else ""
+            detail = f": {e.misfit}" if e.misfit else ""
             yield Violation(path, r.workload.id, ("training",) if e.kind == "training" else ("inference",),
                             f"{r.workload.id} does not fit in accelerator memory{detail}", need, have)
 

@@ -20,8 +20,7 @@ def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Fin
     """Schema/unit problems (or unreadable files) as findings, so every output format can carry them."""
     out = []
     for p in problems:
-        msg = str(p).split(": error: ", 1)[-1] if p.location else str(p).removeprefix("error: ")
-        out.append(Finding(check_id, "error", p.path, p.location, msg, RESERVED[check_id], p.hint))
+        out.append(Finding(check_id, "error", p.path, p.location, p.text, RESERVED[check_id], p.hint))
     return out
 
 

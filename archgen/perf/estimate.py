@@ -45,6 +45,7 @@ class Estimate:
     conventions: dict[str, str] = field(default_factory=dict)
     hardware: dict[str, Q] = field(default_factory=dict)
     cluster: str = ""
+    misfit: str = ""  # why the job does not fit in accelerator memory ("" when it fits); PERF002 reports it
 
 
 def pipeline_options(p) -> PipelineOptions:
@@ -76,7 +77,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     else:  # tp, cp and ep alone (dp = ep keeps the expert rule to the experts)
         alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep, cp=p.cp, ep=p.ep,
                                 scale_up_size=hw.scale_up_size)
-        problems = [x for x in alone if x.startswith(("tp (", "cp (", "ep ("))]
+        problems = [x for x in alone if x.field in ("tp", "cp", "ep")]
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
     zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
@@ -89,9 +90,9 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
         if res.evaluated == 0:
             raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
         if res.best is None:
+            misfit = f"none of the {res.evaluated} valid layouts of {gpus} x {hw.accelerator} fits in HBM"
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[f"none of the {res.evaluated} valid layouts of {gpus} x {hw.accelerator} fits in "
-                                   "HBM"])
+                            notes=[misfit], misfit=misfit)
         layout = res.best
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
@@ -101,9 +102,10 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     if "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(_stack_range(t, arch, hw, lay))
     fits = bool(est.fits)
-    if not fits:
-        notes.append(f"does not fit: needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, "
-                     f"{hw.hbm_capacity / 1e9:.1f} GB available")
+    misfit = "" if fits else (f"needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, "
+                              f"{hw.hbm_capacity / 1e9:.1f} GB available")
+    if misfit:
+        notes.append(f"does not fit: {misfit}")
     s = float(est.step_time)
     metrics = {
         "step_time": Q_(s, "s"),
@@ -128,7 +130,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
                              "no recomputation)",
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: {hw.peak_for(t.precision) / 1e12:g} TFLOP/s"}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
-                    sens, notes=notes, conventions=conv)
+                    sens, notes=notes, conventions=conv, misfit=misfit)
 
 
 def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout) -> str:
@@ -163,7 +165,8 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
                 if most >= 1:
                     why = (f"batch {inf.batch} does not fit: at tp {cands[-1]} the KV cache holds at most {most:g} "
                            "sequences")
-            return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False, notes=[why])
+            return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False, notes=[why],
+                            misfit=why)
         tp = best_tp
         notes.append(f"tp searched: {tp} gives the most tokens/s per accelerator")
     else:
@@ -183,16 +186,19 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
                      "percentiles are not estimated)")
     e = estimate_inference(hw, job, tp, inf.batch)
     fits = bool(e.fits)
+    misfit = ""
     if not fits and float(e.batch) < 1:
         left = hw.hbm_capacity * MEMORY_UTILISATION - float(e.weights_per_gpu)
-        notes.append(f"does not fit: no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of "
-                     f"KV cache per accelerator, and {MEMORY_UTILISATION:.0%} of HBM after the weights "
-                     f"({float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
-                     + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
+        misfit = (f"no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of KV cache per "
+                  f"accelerator, and {MEMORY_UTILISATION:.0%} of HBM after the weights "
+                  f"({float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
+                  + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
     elif not fits:
-        notes.append(f"does not fit: weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of "
-                     f"{float(e.batch):g} sequences need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, "
-                     f"{hw.hbm_capacity / 1e9:.1f} GB available")
+        misfit = (f"weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of {float(e.batch):g} sequences "
+                  f"need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, {hw.hbm_capacity / 1e9:.1f} GB "
+                  "available")
+    if misfit:
+        notes.append(f"does not fit: {misfit}")
     per_gpu = float(e.tokens_per_second_replica) * replicas / gpus  # idle accelerators count
     metrics = {}
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
@@ -224,7 +230,7 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
             "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
                         f"tokens (kv_reserve: {inf.kv_reserve})"}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
-                    sensitivity=sens, notes=notes, conventions=conv)
+                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit)
 
 
 def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:

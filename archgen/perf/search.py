@@ -30,45 +30,58 @@ def divisors(n: int) -> list[int]:
     return sorted(set(small + [n // d for d in small]))
 
 
+class LayoutProblem(str):
+    """Why a layout is invalid: the message (a `str`, as it is shown) and the layout field at fault (`field`)."""
+
+    field: str
+
+    def __new__(cls, field: str, message: str) -> LayoutProblem:
+        """The problem `message` about layout field `field`."""
+        problem = super().__new__(cls, message)
+        problem.field = field
+        return problem
+
+
 def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
                     micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None,
-                    pipeline: PipelineOptions = DEFAULT, check_batch: bool = True) -> list[str]:
+                    pipeline: PipelineOptions = DEFAULT, check_batch: bool = True) -> list[LayoutProblem]:
     """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
 
     The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
     least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known).
     """
-    out = []
+    out: list[LayoutProblem] = []
     for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
                     ("interleave", interleave)):
         if v <= 0:
-            out.append(f"{name} must be a positive integer, got {v}")
+            out.append(LayoutProblem(name, f"{name} must be a positive integer, got {v}"))
     if out:
         return out
     if tp * pp * dp * cp != gpus:
-        out.append(f"tp x pp x dp x cp = {tp} x {pp} x {dp} x {cp} = {tp * pp * dp * cp} does not equal the "
-                   f"{gpus} accelerators")
+        out.append(LayoutProblem("dp", f"tp x pp x dp x cp = {tp} x {pp} x {dp} x {cp} = {tp * pp * dp * cp} does not "
+                                       f"equal the {gpus} accelerators"))
     if arch.heads % tp:
-        out.append(f"tp ({tp}) does not divide the {arch.heads} attention heads")
+        out.append(LayoutProblem("tp", f"tp ({tp}) does not divide the {arch.heads} attention heads"))
     if arch.kv_heads % tp and tp % arch.kv_heads:
-        out.append(f"tp ({tp}) and the {arch.kv_heads} key/value heads do not divide one another")
+        out.append(LayoutProblem("tp", f"tp ({tp}) and the {arch.kv_heads} key/value heads do not divide one another"))
     if arch.layers < pp * interleave and pipeline.layout is None:
-        out.append(f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages")
+        out.append(LayoutProblem("pp", f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages"))
     else:
-        out += split_problems(arch.layers, pp, interleave, pipeline)
+        out += [LayoutProblem("pp", m) for m in split_problems(arch.layers, pp, interleave, pipeline)]
     if job.global_batch % (dp * micro_batch):
-        out.append(f"global batch {job.global_batch} is not divisible by dp x micro_batch = {dp} x {micro_batch}")
+        out.append(LayoutProblem("micro_batch", f"global batch {job.global_batch} is not divisible by dp x micro_batch "
+                                                f"= {dp} x {micro_batch}"))
     elif check_batch and interleave > 1 and job.global_batch // (dp * micro_batch) < pp:
-        out.append(f"an interleaved schedule needs at least pp = {pp} micro-batches per pipeline, got "
-                   f"{job.global_batch // (dp * micro_batch)}")
+        out.append(LayoutProblem("interleave", f"an interleaved schedule needs at least pp = {pp} micro-batches per "
+                                               f"pipeline, got {job.global_batch // (dp * micro_batch)}"))
     if job.seq_len % cp:
-        out.append(f"cp ({cp}) does not divide the sequence length {job.seq_len}")
+        out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
     if arch.experts and (arch.experts % ep or dp % ep):
-        out.append(f"ep ({ep}) must divide the {arch.experts} experts and dp ({dp})")
+        out.append(LayoutProblem("ep", f"ep ({ep}) must divide the {arch.experts} experts and dp ({dp})"))
     if ep > 1 and not arch.experts:
-        out.append(f"ep ({ep}) needs a mixture-of-experts model")
+        out.append(LayoutProblem("ep", f"ep ({ep}) needs a mixture-of-experts model"))
     if scale_up_size is not None and tp > scale_up_size:
-        out.append(f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators")
+        out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
     return out
 
 

@@ -158,10 +158,9 @@ def growth(series: Scaling) -> tuple:
                                          "as the design doubles")]
     first: dict[str, tuple[int, list[str]]] = {}
     for p in series.points:
-        for text in p.problems:
-            fid, _, message = text.partition(": ")
+        for fid, problem in p.problems:
             if fid not in first or first[fid][0] == p.factor:
-                first.setdefault(fid, (p.factor, []))[1].append(message)
+                first.setdefault(fid, (p.factor, []))[1].append(problem.message)
     if first:
         blocks.append(Bullets(tuple(f"From {k} × the design, fabric {fid}: {'; '.join(msgs)}"
                                     for fid, (k, msgs) in sorted(first.items()))))
