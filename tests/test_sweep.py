@@ -172,6 +172,19 @@ def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
 @pytest.mark.parametrize(("args", "text", "message"), [
     (("missing.yaml",), None, "missing.yaml: no such file"),
     ((), "kind: Model\nid: m\nlayers: 1\nhidden: 8\nheads: 1\nffn: 8\nvocab: 8\n", "no Sweep document in the file"),
+    (("--workers", "0"), TRAIN, "--workers must be at least 1, got 0"),
+    (("--workers", "2", "--scheduler", "tcp://127.0.0.1:9"), TRAIN, "give either --workers or --scheduler"),
+])
+def test_cli_usage_errors(tmp_path, cli, args, text, message):
+    path = sweep_file(tmp_path, text) if text is not None else None
+    first = (str(path),) if path else ()
+    r = cli("sweep", *first, *args, "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 2
+    assert message in r.err
+    assert "Traceback" not in r.err
+
+
+@pytest.mark.parametrize(("args", "text", "message"), [
     ((), TRAIN.replace("llama3-70b-pretrain-b200", "llama3-70b-serve-b200").replace("accelerators: [256, 512]",
                                                                                     "pp: [1, 2]"),
      "sweep.yaml:5:3: error: sweep 't': axis 'pp' changes a training job; workload 'llama3-70b-serve-b200' is an "
@@ -188,16 +201,26 @@ def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
     ((), TRAIN.replace("accelerators: [256, 512]", "batch: [1, 8]"),
      "sweep.yaml:5:3: error: sweep 't': axis 'batch' changes an inference job; workload 'llama3-70b-pretrain-b200' is a "
      "training job"),
-    (("--workers", "0"), TRAIN, "--workers must be at least 1, got 0"),
-    (("--workers", "2", "--scheduler", "tcp://127.0.0.1:9"), TRAIN, "give either --workers or --scheduler"),
 ])
-def test_cli_usage_errors(tmp_path, cli, args, text, message):
-    path = sweep_file(tmp_path, text) if text is not None else None
-    first = (str(path),) if path else ()
-    r = cli("sweep", *first, *args, "--path", SPECS, "--out", tmp_path / "o")
-    assert r.code == 2
+def test_cli_spec_mistakes_are_located_errors(tmp_path, cli, args, text, message):
+    """A sweep that does not fit its workload is an error in the specs (exit 1), as SWP001 reports it in check."""
+    r = cli("sweep", sweep_file(tmp_path, text), *args, "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 1
     assert message in r.err
     assert "Traceback" not in r.err
+
+
+def test_sweep_and_check_report_the_same_mistakes_all_at_once(tmp_path, cli):
+    """Two mistakes in one sweep file: `archgen sweep` refuses it with both, `archgen check` finds both (SWP001)."""
+    text = TRAIN.replace("{metric: energy_per_token}", "{metric: ttft}").replace("accelerators: [256, 512]",
+                                                                                  "batch: [1, 8]")
+    path = sweep_file(tmp_path, text)
+    r = cli("sweep", path, "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 1 and r.err.count(": error: ") == 2, r.err
+    c = cli("check", SPECS, path, "--format", "json", "--select", "SWP")
+    found = [f for f in json.loads(c.out)["findings"] if f["id"] == "SWP001"]
+    assert sorted((f["line"], f["message"]) for f in found) == sorted(
+        (int(line.split(":")[1]), line.split(": error: ", 1)[1]) for line in r.err.splitlines())
 
 
 def test_an_unreachable_scheduler_is_a_usage_error(tmp_path, cli, monkeypatch):
@@ -268,7 +291,7 @@ def test_a_rerun_without_a_front_leaves_no_stale_front(tmp_path, cli):
 def test_a_sweep_requirement_on_a_metric_the_job_lacks_is_refused(tmp_path, cli):
     text = TRAIN + "requirements:\n  - {id: REQ-X-001, statement: Latency, metric: ttft, target: \"<= 1 s\"}\n"
     r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
-    assert r.code == 2
+    assert r.code == 1
     assert ("sweep.yaml:11:49: error: sweep 't': requirement REQ-X-001 targets 'ttft', which a training job does not "
             "have") in r.err
 

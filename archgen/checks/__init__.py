@@ -12,9 +12,21 @@
 | PERF | `checks/perf.py` | workloads: they run, fit in memory and meet their performance targets |
 | NET | `checks/network.py` | cluster fabrics and scale-up domains: radix, tiers, rails, planes, bandwidth |
 | CAB | `checks/cabling.py` | cable runs: media reach and line rate |
+| SWP | `checks/sweep.py` | sweeps: axes, objectives and requirements that apply to the workload's job |
 """
 
-from archgen.checks import cabling, catalog, cooling, mechanical, network, perf, power, references, requirements  # noqa: F401  (importing registers the checks)
+from archgen.checks import (  # noqa: F401  (importing registers the checks)
+    cabling,
+    catalog,
+    cooling,
+    mechanical,
+    network,
+    perf,
+    power,
+    references,
+    requirements,
+    sweep,
+)
 from archgen.checks.registry import (
            REGISTRY,
            RESERVED,
@@ -27,7 +39,7 @@ from archgen.checks.registry import (
 )
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,
-           "PERF": perf, "NET": network, "CAB": cabling}
+           "PERF": perf, "NET": network, "CAB": cabling, "SWP": sweep}
 
 __all__ = ["REGISTRY", "RESERVED", "RESERVED_SEVERITY", "MODULES", "Context", "Finding", "Violation", "check",
            "run_checks"]

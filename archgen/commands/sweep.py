@@ -17,11 +17,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from archgen import __version__
+from archgen.checks.sweep import mistakes
 from archgen.commands.common import check_out_dir
-from archgen.errors import Location, UsageError, a_or_an, did_you_mean
+from archgen.errors import Location, SpecError, SpecProblem, UsageError, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
-from archgen.model.workload import Model, Workload, job_kind
+from archgen.model.sweep import Sweep
+from archgen.model.workload import Model, Workload
 from archgen.output import sweep as output
 from archgen.perf.cluster import Machine, machine
 from archgen.perf.hardware import hardware_for
@@ -40,8 +41,16 @@ SCHEDULER_TIMEOUT = "10s"
 
 
 def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Problem]:
-    """Each sweep with its workload, model and clusters resolved; a mismatch is a located usage error."""
+    """Each sweep with its workload, model and clusters resolved.
+
+    An id that names nothing is a located usage error; the sweep's mistakes against its workload
+    (`checks.sweep.mistakes`, SWP001 in `archgen check`) are raised together as a `SpecError`.
+    """
     scale_out = scale_out_paths(clusters)
+    wrong = [SpecProblem(specs.locate(s.id, path), message=message) for s in sweeps
+             for path, message in mistakes(specs, s)]
+    if wrong:
+        raise SpecError(wrong)
     out = []
     for sweep in sweeps:
         def where(*path, _id=sweep.id) -> Location | None:
@@ -53,38 +62,12 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
             raise UsageError(f"sweep '{sweep.id}': no workload '{sweep.workload}'"
                              f"{did_you_mean(sweep.workload, ids, lead='; ')} (workloads: {', '.join(ids) or 'none'})",
                              where("workload"))
-        job = job_kind(workload, "workload")
-        for name in sweep.axes.given():
-            wrong = [k for k, names in JOB_AXES.items() if name in names and k != job]
-            if wrong and name not in JOB_AXES.get(job, ()):
-                raise UsageError(f"sweep '{sweep.id}': axis '{name}' changes {a_or_an(wrong[0])} job; workload "
-                                 f"'{workload.id}' is {a_or_an(job)} job", where("axes", name))
-        theirs = {r.id: j for j, r in enumerate(workload.requirements)}
-        for i, r in enumerate(sweep.requirements):
-            if r.id in theirs:  # a point's outcomes are keyed by requirement id
-                other = specs.locate(workload.id, ("requirements", theirs[r.id], "id"))
-                raise UsageError(f"sweep '{sweep.id}': requirement id '{r.id}' is also a requirement of workload "
-                                 f"'{workload.id}' (at {other}); give the sweep's requirement its own id",
-                                 where("requirements", i, "id"))
-        for i, o in enumerate(sweep.objectives):
-            if o.metric not in JOB_METRICS[job]:
-                raise UsageError(f"sweep '{sweep.id}': objective '{o.metric}' is not a metric of a {job} job "
-                                 f"(workload '{workload.id}'), so no point would have it; a {job} job has "
-                                 f"{', '.join(JOB_METRICS[job])}", where("objectives", i, "metric"))
-        for i, r in enumerate(sweep.requirements):
-            if r.metric not in JOB_METRICS[job]:
-                raise UsageError(f"sweep '{sweep.id}': requirement {r.id} targets '{r.metric}', which a {job} job "
-                                 f"does not have (workload '{workload.id}'), so no point would be judged on it; a "
-                                 f"{job} job has {', '.join(JOB_METRICS[job])}", where("requirements", i, "metric"))
         found = specs.get(workload.model) if workload.model else None
         model = found if isinstance(found, Model) else None
-        if job != "collective" and model is None:
+        if workload.collective is None and model is None:
             raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' runs model '{workload.model}', which is "
                              "not in the specs", where("workload"))
         ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
-        if not ids:
-            raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster",
-                             where("axes"))
         bases: dict[tuple[str, str | None], Machine] = {}
         for i, cid in enumerate(ids):
             cluster = specs.get(cid)
