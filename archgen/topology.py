@@ -108,24 +108,6 @@ def clos_graph(shape: ClosShape, leaf_endpoints: Sequence[int], speed_gbps: floa
     return g
 
 
-def cut_capacity(g: nx.Graph, side_a: Sequence[int], side_b: Sequence[int]) -> float:
-    """Max flow (= min cut) from the node groups behind leaves `side_a` to those behind `side_b`."""
-    import networkx as nx
-    d = nx.DiGraph()
-    for u, v, data in g.edges(data=True):
-        d.add_edge(u, v, capacity=data["capacity"])
-        d.add_edge(v, u, capacity=data["capacity"])
-    for i in side_a:
-        if d.has_node(("ep", i)):
-            d.add_edge("source", ("ep", i), capacity=float("inf"))
-    for i in side_b:
-        if d.has_node(("ep", i)):
-            d.add_edge(("ep", i), "sink", capacity=float("inf"))
-    if not d.has_node("source") or not d.has_node("sink"):
-        return 0.0
-    return float(nx.maximum_flow_value(d, "source", "sink"))
-
-
 def single_points_of_failure(g: nx.Graph) -> list[tuple[str, int]]:
     """Spine and core switches whose loss alone disconnects some node groups from others."""
     import networkx as nx
@@ -140,14 +122,3 @@ def connected(g: nx.Graph) -> bool:
         return True
     comp = nx.node_connected_component(g, groups[0])
     return all(v in comp for v in groups)
-
-
-def max_switch_hops(g: nx.Graph) -> int:
-    """Switches on the longest shortest path between two node groups (small graphs only)."""
-    import networkx as nx
-    groups = [v for v in g if v[0] == "ep"]
-    worst = 0
-    for src in groups:
-        lengths = nx.single_source_shortest_path_length(g, src)
-        worst = max([worst] + [lengths[t] - 1 for t in groups if t != src and t in lengths])
-    return worst

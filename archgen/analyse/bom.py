@@ -6,8 +6,6 @@ cartridge) once per cable, its ends built in; a transceiver once per end, the fi
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -126,14 +124,3 @@ def unit_power(part: object) -> Q | None:
     if isinstance(part, CoolingUnit):
         return part.power
     return None
-
-
-def bom_csv(a: ClusterAnalysis) -> str:
-    """The bill of materials as CSV: part, kind, quantity, unit power (W), total power (kW), note."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(("part", "kind", "quantity", "unit_power_w", "total_power_kw", "note"))
-    for line in a.cabling.bom:
-        w.writerow((line.part, line.kind, line.quantity, f"{line.unit_power.m_as('W'):g}",
-                    f"{line.total_power.m_as('kW'):.3f}", line.note))
-    return buf.getvalue()

@@ -13,10 +13,7 @@ A module of rate r serves r / speed links (a twin-port 800G OSFP serves two 400G
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -418,39 +415,3 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
         cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + n
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None)
-
-
-# ------------------------------------------------------------------------------------------------ outputs
-
-CSV_COLUMNS = ("fabric", "tier", "a_rack", "a_u", "b_rack", "b_u", "port_group", "media", "length_bin_m", "count")
-
-
-def cable_runs(a: ClusterAnalysis) -> Iterator[tuple]:
-    """Deduplicated cable runs: one row per (fabric, tier, A rack/U, B rack/U, port group, media, bin), counted."""
-    cab = a.cabling
-    if cab is None:
-        return
-    names = cab.rack_names
-    opts = {(t.fabric, t.tier): t.options for t in cab.tiers}
-    for tr in cab.runs:
-        options = opts[(tr.fabric, tr.tier)]
-        cols = np.stack([tr.a_rack, tr.a_u, tr.b_rack, tr.b_u, tr.group, tr.option,
-                         np.round(tr.bin * 100).astype(np.int64)], axis=1)
-        uniq, inv = np.unique(cols, axis=0, return_inverse=True)
-        sums = np.bincount(inv.ravel(), weights=tr.weight).astype(np.int64)
-        for row, n in zip(uniq.tolist(), sums.tolist(), strict=True):
-            ar, au, br, bu, grp, opt, b = row
-            media = options[opt].label if options and opt >= 0 else ""
-            group = f"rail {grp}" if tr.tier == "access" and grp >= 0 else ("other" if grp < 0 else f"to {grp}")
-            yield (tr.fabric, tr.tier, names[ar] if ar >= 0 else "", au if au >= 0 else "",
-                   names[br] if br >= 0 else "", bu if bu >= 0 else "", group, media, b / 100, n)
-
-
-def cable_runs_csv(a: ClusterAnalysis) -> str:
-    """The deduplicated cable-run list as CSV text (header + rows, deterministic order)."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-    for row in cable_runs(a):
-        w.writerow(row)
-    return buf.getvalue()

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 import pytest
 
-from archgen.analyse.bom import bom_csv
-from archgen.analyse.cabling import cable_runs_csv
 from archgen.pipeline import run
+from archgen.render.cluster import run_list
 from tests.data.clusters.small import files
 
 
@@ -42,21 +38,20 @@ def test_twin_port_modules_serve_two_links(small) -> None:
     assert tier.optics_power.m_as("W") == pytest.approx(128 * 17)
 
 
-def test_cable_run_csv_is_deduplicated_and_complete(small) -> None:
-    """Rows are unique per (A rack/U, B rack/U, group, media, bin); their counts add up to every link."""
-    text = cable_runs_csv(small)
-    rows = list(csv.DictReader(io.StringIO(text)))
-    keys = [tuple(r[k] for k in ("fabric", "tier", "a_rack", "a_u", "b_rack", "b_u", "port_group", "media",
-                                 "length_bin_m")) for r in rows]
+def test_cable_run_list_is_deduplicated_and_complete(small) -> None:
+    """The run list of cabling.csv: rows unique per (A rack/U, Z rack/U, link, bin); their counts add up to every
+    link."""
+    rows = run_list(small).rows
+    keys = [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[8]) for r in rows]
     assert len(keys) == len(set(keys))
-    assert sum(int(r["count"]) for r in rows) == sum(t.links for t in small.cabling.tiers)
-    assert rows[0]["a_rack"].startswith("su01/c4-")
-    assert cable_runs_csv(small) == text
+    assert sum(r[9] for r in rows) == sum(t.links for t in small.cabling.tiers)
+    assert rows[0][2].startswith("su01/c4-")
+    assert run_list(small).rows == rows
 
 
 def test_bom_lists_parts_with_power(small) -> None:
     """Every part with quantity, unit power and total: 16 DGX H100 at 10.2 kW, QM9700s placed in racks."""
-    rows = {r["part"]: r for r in csv.DictReader(io.StringIO(bom_csv(small)))}
-    assert rows["dgx-h100"]["quantity"] == "16" and float(rows["dgx-h100"]["total_power_kw"]) == pytest.approx(163.2)
-    assert int(rows["qm9700"]["quantity"]) == 72          # 36 slots in each of 2 network racks
+    rows = {line.part: line for line in small.cabling.bom}
+    assert rows["dgx-h100"].quantity == 16 and rows["dgx-h100"].total_power.m_as("kW") == pytest.approx(163.2)
+    assert rows["qm9700"].quantity == 72          # 36 slots in each of 2 network racks
     assert "mmf-800g-sr8" in rows
