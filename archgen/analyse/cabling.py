@@ -1,10 +1,8 @@
 """Cable runs, lengths, media and optics of a cluster, vectorised with numpy (the BOM is in `analyse.bom`).
 
-Geometry: racks stand in rows (`floor.racks_per_row`) at `rack_pitch` along a row and `row_pitch` between rows;
-cables run in overhead trays laid as a grid above the racks, so a run between two racks is
-``tray_drop (up) + |Δx| + |Δy| (Manhattan along the trays) + tray_drop (down) + slack`` and a run inside one rack is
-``|Δheight| + in_rack``. Each run takes the first link option of its tier whose reach covers it (and whose minimum
-length it meets), and is ordered in the next length bin up.
+Geometry (`analyse.floor`): a run between two racks goes up into the overhead trays, along them and down; a run
+inside one rack is its height difference plus an allowance. Each run takes the first link option of its tier whose
+reach covers it (and whose minimum length it meets), and is ordered in the next length bin up.
 
 Counting: a link is one logical port-to-port connection at the fabric rate (what NVIDIA's tables call a cable).
 A module of rate r serves r / speed links (a twin-port 800G OSFP serves two 400G links), so modules per end =
@@ -19,6 +17,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from archgen.analyse.bom import BomLine, cluster_bom
+from archgen.analyse.floor import length_bins, lengths, positions
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -26,9 +25,7 @@ from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
 
-DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 COPPER = COPPER_MEDIA
-U_M = 0.04445
 
 
 @dataclass(frozen=True)
@@ -107,11 +104,6 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
 
 # ------------------------------------------------------------------------------------------------ geometry
 
-def _bins(cluster: ClusterDesign) -> np.ndarray:
-    bins = cluster.spec.floor.length_bins
-    return np.array(sorted(b.m_as("m") for b in bins) if bins else DEFAULT_BINS_M, dtype=float)
-
-
 def _slots(cluster: ClusterDesign, rack_id: str | None, switch: Switch | None) -> list[tuple[int, int]]:
     """(rack instance index, U) of every slot holding `switch` in racks of type `rack_id`, in floor order."""
     if rack_id is None or switch is None:
@@ -119,24 +111,6 @@ def _slots(cluster: ClusterDesign, rack_id: str | None, switch: Switch | None) -
     us = [p.u for p in cluster.rack_types[rack_id].items if p.part.id == switch.id] if rack_id in \
         cluster.rack_types else []
     return [(i, u) for i, inst in enumerate(cluster.instances) if inst.rack.spec.id == rack_id for u in us]
-
-
-def _positions(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
-    f = cluster.spec.floor
-    pitch, row = f.rack_pitch.m_as("m"), f.row_pitch.m_as("m")
-    x = np.array([i.col * pitch for i in cluster.instances], dtype=float)
-    y = np.array([i.row * row for i in cluster.instances], dtype=float)
-    return x, y
-
-
-def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,
-             b_rack: np.ndarray, b_u: np.ndarray) -> np.ndarray:
-    f = cluster.spec.floor
-    drop, slack, inside = f.tray_drop.m_as("m"), f.slack.m_as("m"), f.in_rack.m_as("m")
-    same = a_rack == b_rack
-    between = 2 * drop + np.abs(x[a_rack] - x[b_rack]) + np.abs(y[a_rack] - y[b_rack]) + slack
-    within = np.abs(a_u - b_u) * U_M + inside
-    return np.where(same, within, between)
 
 
 # ------------------------------------------------------------------------------------------------ runs
@@ -148,8 +122,8 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     tiers: list[TierCabling] = []
     runs: list[TierRuns] = []
     known = bool(cluster.instances)
-    x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
-    bins = _bins(cluster)
+    x, y = positions(cluster) if known else (np.zeros(0), np.zeros(0))
+    bins = length_bins(cluster)
     taken: dict[tuple[str, str], int] = {}
     for fa in a.fabrics:
         placed = _place_switches(cluster, fa, problems, taken) if known else {}
@@ -353,7 +327,7 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
     known = (a_rack >= 0) & (b_rack >= 0)
     length = np.full(len(a_rack), float(cluster.spec.floor.in_rack.m_as("m")), dtype=float)
     if known.any():
-        length[known] = _lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known])
+        length[known] = lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known])
     choice = np.full(len(length), -1, dtype=np.int64)
     for strict in (True, False):
         for i, opt in enumerate(options):
