@@ -11,7 +11,7 @@ from archgen.errors import UsageError, WorkloadError, did_you_mean
 from archgen.model import Cluster
 from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
-from archgen.output.envelope import dumps
+from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
     case_results_json,
     case_results_text,
@@ -135,8 +135,9 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
             hw = hw.scaled(name, factor, dtype)
         est = _noted(estimate_on_cluster(workload, model, on, hw), moved)
         factors = dict(what_if)
-        text = dumps(what_if_json(base, est, factors)) if fmt == "json" else what_if_text(base, est, factors)
+        text = dumps(document(**what_if_json(base, est, factors))) if fmt == "json" else \
+            what_if_text(base, est, factors)
     else:
-        text = dumps(estimate_json(est)) if fmt == "json" else estimate_text(est)
+        text = dumps(document(**estimate_json(est))) if fmt == "json" else estimate_text(est)
     failed = not est.fits or any(o.met is False for o in est.requirements)
     return text, 1 if failed else 0

@@ -7,7 +7,7 @@ import math
 from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.diff import Diff, MetricChange, RequirementState
-from archgen.output.envelope import document, dumps, quantity
+from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.render.fmt import md, number, unit_label
 from archgen.units import Q
 
@@ -152,13 +152,6 @@ def _status_cell(state: RequirementState | None) -> str:
     return f"{mark} (waived)" if state.waived else mark
 
 
-def _finding_json(f: Finding) -> dict:
-    loc = f.location
-    return {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
-            "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
-            "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}
-
-
 def _state_json(state: RequirementState | None) -> dict | None:
     if state is None:
         return None
@@ -174,8 +167,8 @@ def to_json(d: Diff) -> str:
         metrics=[{"object": c.object, "metric": c.metric, "base": quantity(c.base), "head": quantity(c.head),
                   "change": quantity(c.change), "relative": c.relative} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
-        findings={"new": [_finding_json(f) for f in d.new_findings],
-                  "resolved": [_finding_json(f) for f in d.resolved_findings]},
+        findings={"new": [finding(f) for f in d.new_findings],
+                  "resolved": [finding(f) for f in d.resolved_findings]},
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": r.state.statement, "target": r.state.target,
                        "level": r.state.level, "base": _state_json(r.base),
