@@ -28,7 +28,8 @@ class FieldError(ValueError):
 class Spec(BaseModel):
     """Base of every spec model."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=False, arbitrary_types_allowed=True, defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False, arbitrary_types_allowed=True, defer_build=True,
+                              validate_default=True)  # a default is parsed like user input ("1.9 us" → Quantity)
 
 
 class Waiver(Spec):
