@@ -67,7 +67,8 @@ class LiquidPath(Spec):
     cdu_redundancy: Redundancy = Field("N", description="Redundancy across those CDUs.")
     racks_per_cdu: int = Field(1, gt=0, description="Racks of this type sharing the CDU group.")
     supply: Temperature = Field(description="Maximum secondary coolant supply temperature the trays accept.")
-    delta_t: TemperatureDelta = Field(description="Coolant temperature rise across the rack, e.g. '10 K'.")
+    delta_t: TemperatureDelta = Field(
+        description="Coolant temperature rise across the rack, e.g. '10 K' ('10 degC' is read as 10 K).")
     coolant: Literal["water", "pg25"] = Field("pg25", description="water or 25 % propylene glycol.")
     class_: LiquidClass = Field(alias="class", description="ASHRAE liquid class the rack is designed for.")
 
@@ -76,7 +77,8 @@ class AirPath(Spec):
     """Air cooling of the rack."""
 
     class_: AirClass = Field(alias="class", description="ASHRAE air class of the equipment.")
-    delta_t: TemperatureDelta = Field(description="Inlet-to-exhaust air temperature rise, e.g. '20 K'.")
+    delta_t: TemperatureDelta = Field(
+        description="Inlet-to-exhaust air temperature rise, e.g. '20 K' ('20 degC' is read as 20 K).")
 
 
 class CoolingPaths(Spec):

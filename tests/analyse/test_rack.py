@@ -90,3 +90,22 @@ def test_phase_factor_depends_on_voltage_basis():
 def test_spare_units(redundancy, count, spare):
     from archgen.analyse.rack import spare_units
     assert spare_units(redundancy, count) == spare
+
+
+@pytest.mark.parametrize("delta_t", ["10 degC", "10 °C", "18 degF", "10 delta_degC", "{value: 10, unit: degC}"])
+def test_coolant_and_air_delta_t_in_degrees_is_a_difference(tmp_path, delta_t):
+    """Issue 11 item 1: `delta_t: 10 degC` was read as 283.15 K, giving 6 L/min of coolant instead of 168 L/min.
+
+    The liquid ΔT (10 K) and the air ΔT (written here as 20 degC or 36 degF, i.e. 20 K) give the shipped figures.
+    """
+    import shutil
+    shutil.copytree(SPECS, tmp_path / "specs")
+    rack = tmp_path / "specs" / "racks" / "gb200-nvl72.yaml"
+    air = "36 degF" if "F" in delta_t else "20 degC"
+    text = rack.read_text(encoding="utf-8").replace("delta_t: 10 K", f"delta_t: {delta_t}")
+    rack.write_text(text.replace("air: {class: A2, delta_t: 20 K}", f"air: {{class: A2, delta_t: {air}}}"),
+                    encoding="utf-8")
+    a = run([tmp_path / "specs"]).racks["rack/gb200-nvl72"]
+    assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(168.0, abs=0.1)
+    # Air: V = 23,976 W / (1.204 kg/m3 x 1006 J/kg/K x 20 K) = 0.98975 m3/s = 2097 CFM
+    assert a.cooling.air_flow.m_as("m**3/s") == pytest.approx((131596 / 0.97 - 111690) / (1.204 * 1006 * 20))
