@@ -5,14 +5,29 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from archgen.units import Mass, PowerOrZero, RackSpace
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Ref = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Count = Annotated[int, Field(gt=0, le=10_000_000)]
-Redundancy = Annotated[str, StringConstraints(pattern=r"^N(\+[0-9]+|\+N)?$")]
+_REDUNDANCY = re.compile(r"^N(\+[0-9]+|\+N)?$")
+
+
+def _redundancy(value: object) -> object:
+    """A redundancy scheme; '2N', the common name of N+N (a full second set), is read as N+N."""
+    if not isinstance(value, str):
+        return value  # the string type says what was expected
+    value = "N+N" if value.strip() == "2N" else value
+    if not _REDUNDANCY.match(value):
+        raise PydanticCustomError("expected", "N, N+1 (N+k spare units) or N+N (also written 2N)")
+    return value
+
+
+#: N (no spare), N+k (k spare units) or N+N, also written 2N (a full second set).
+Redundancy = Annotated[str, BeforeValidator(_redundancy), StringConstraints(pattern=_REDUNDANCY.pattern)]
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 

@@ -40,7 +40,7 @@ class Feeds(Spec):
     basis: Literal["line-to-line", "line-to-neutral"] = Field(description="What `voltage` is measured between.")
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Breaker rating per feed, e.g. '60 A'.")
-    redundancy: Redundancy = Field("N", description="N, N+1 or N+N (2N).")
+    redundancy: Redundancy = Field("N", description="N, N+1 or N+N (also written 2N).")
     derating: float = Field(0.8, gt=0, le=1, description="Continuous-load factor; 80 % per NEC 210.20 by default.")
     power_factor: float = Field(1.0, gt=0, le=1, description="Load power factor (W per VA); 1.0 unless stated.")
 
