@@ -108,7 +108,7 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
     for rid, n in cluster.rack_counts.items():
         a = racks.get(f"rack/{rid}")
         if a is not None:
-            it_power = it_power + a.power.it_power * n
+            it_power = it_power + a.power.equipment * n  # switch-end optics are counted once, by the cabling
     metrics: dict[str, Q] = {
         "accelerators": count(accelerators), "nodes": count(node_count), "racks": count(cluster.rack_total),
         "it_power_racks": it_power.to("kW"),

@@ -200,8 +200,9 @@ def power_cooling(scope: Scope, a: Any) -> Section:
             Column("Input power", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
             Column("Heat to air", "kW", 1, "right"))
     section = Section("power", "Power and cooling").add(
-        Para("Rack figures times the number of racks of each type. Switches outside any rack and transceivers add "
-             "to the cluster IT power below."),
+        Para("Rack figures times the number of racks of each type; a rack type's figures include the transceivers "
+             "in its switches' ports for its most loaded rack. The cluster IT power below counts each transceiver "
+             "once, and switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:

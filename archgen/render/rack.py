@@ -216,7 +216,9 @@ def power(a: RackAnalysis) -> Section:
     """Feeds, derating, conversion stage, redundancy and failure cases."""
     p, feeds = a.power, a.rack.spec.power.feeds
     section = Section("power", "Power").add(
-        Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum (sum of catalog maximum draws); other "
+        Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
+             f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends in its switches' ports "
+             f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
              f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. The {p.conversion_kind} deliver "
              f"{fmt.q(p.load, 'kW', 1)}; the feeds supply {fmt.q(p.input_power, 'kW', 1)} including conversion "
              f"losses."),
