@@ -66,6 +66,8 @@ class TierCabling:
     max_length: Q | None
     over_reach: tuple[tuple[LinkOption, int, float], ...]
     lengths_known: bool
+    unplaced_links: int = 0
+    assumed_length: Q | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,18 @@ def _positions(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
     x = np.array([i.col * pitch for i in cluster.instances], dtype=float)
     y = np.array([i.row * row for i in cluster.instances], dtype=float)
     return x, y
+
+
+def floor_span(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray) -> float:
+    """The longest run the floor holds, corner to corner (m): ``2 × tray_drop + Δx_max + Δy_max + slack``.
+
+    The length assumed for a run with an end at a switch placed in no rack: it could stand anywhere on the floor,
+    and the longest run is the one that never understates media reach or optics.
+    """
+    f = cluster.spec.floor
+    if not len(x):
+        return float(f.in_rack.m_as("m"))
+    return float(2 * f.tray_drop.m_as("m") + (x.max() - x.min()) + (y.max() - y.min()) + f.slack.m_as("m"))
 
 
 def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,
@@ -394,7 +408,7 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
             x: np.ndarray, y: np.ndarray, bins: np.ndarray) -> TierRuns:
     a_rack, a_u, b_rack, b_u, group, weight = ends
     known = (a_rack >= 0) & (b_rack >= 0)
-    length = np.full(len(a_rack), float(cluster.spec.floor.in_rack.m_as("m")), dtype=float)
+    length = np.full(len(a_rack), floor_span(cluster, x, y), dtype=float)  # an unplaced end: the floor's longest
     if known.any():
         length[known] = _lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known])
     choice = np.full(len(length), -1, dtype=np.int64)
@@ -421,6 +435,7 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
     per_option = np.zeros(max(len(options), 1), dtype=np.int64)
     over: list[tuple[LinkOption, int, float]] = []
     max_len = None
+    n_unplaced, assumed = 0, None
     if tr is not None and len(tr.length):
         if options:
             keys = tr.option * 10_000_000 + np.round(tr.bin * 100).astype(np.int64)
@@ -435,6 +450,9 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 if bad.any():
                     over.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
         max_len = Q_(float(tr.length.max()), "m")
+        unplaced = (tr.a_rack < 0) | (tr.b_rack < 0)
+        if unplaced.any():
+            n_unplaced, assumed = int(tr.weight[unplaced].sum()), Q_(float(tr.length[unplaced].max()), "m")
     elif options:
         per_option[0] = links
         by[(options[0].label, 0.0)] = links
@@ -457,7 +475,7 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
             power = power + end.power_per_end * k
         cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + n
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
-                       tuple(over), tr is not None)
+                       tuple(over), tr is not None, n_unplaced, assumed)
 
 
 # ------------------------------------------------------------------------------------------------ outputs

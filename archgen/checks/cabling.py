@@ -1,4 +1,5 @@
-"""CAB: every cable run has media that reach its length and that is allowed at the fabric's line rate."""
+"""CAB: every cable run has media that reach its length and that is allowed at the fabric's line rate; runs to
+unplaced switches get a stated assumed length."""
 
 from __future__ import annotations
 
@@ -77,6 +78,29 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("links",),
                                     f"{name}: {fa.links[name] * fa.planes} links without link media; reach and "
                                     "optics are not checked", count(fa.links[name] * fa.planes))
+
+
+@check("CAB004", "cabling.unplaced_length", severity="warning")
+def unplaced_length(ctx: Context) -> Iterator[Violation]:
+    """Runs to switches placed in no rack get an assumed length: the longest run the floor holds.
+
+    Such a switch could stand anywhere on the floor, so its runs are given the corner-to-corner length
+    (2 x tray_drop + the rows' length and depth + slack) for media choice, reach and optics, never a patch-cord
+    length that would understate them.
+
+    Fix: place the tier's switches in a rack type of the cluster (`leaf.rack`, `spine.rack`, `core.rack`) so that
+    their runs have real lengths.
+    """
+    for c in ctx.clusters.values():
+        if c.cabling is None:
+            continue
+        for t in c.cabling.tiers:
+            if t.unplaced_links and t.assumed_length is not None:
+                fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + (_tier_key(t.tier),),
+                                f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack; their "
+                                f"length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
+                                "floor holds (corner to corner)", count(t.unplaced_links))
 
 
 def _tier_key(tier: str) -> str:

@@ -41,3 +41,25 @@ def test_shipped_clusters_count_each_transceiver_once():
     leaf = result.racks["rack/dgx-b200-leaf"]
     assert leaf.power.optics.m_as("kW") > 4
     assert leaf.power.input_power == leaf.power.it_power
+
+
+def test_unplaced_switches_do_not_save_optics_power(tmp_path):
+    """Issue 11 item 5: leaving the GB200 SU's compute switches out of their rack cut optics power by 78 %.
+
+    Their runs were given the 1 m in-rack length (DAC); now they get the floor's longest run, corner to corner:
+    2 x 1.5 m tray drop + 9 x 0.6 m along the row + 0 between rows + 2 m slack = 10.4 m.
+    """
+    import shutil
+    shutil.copytree(SPECS, tmp_path / "specs")
+    path = tmp_path / "specs" / "clusters" / "gb200-nvl72-su.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("    leaf: {rack: gb200-su-ib}\n    spine: {rack: gb200-su-ib}\n", "", 1),
+                    encoding="utf-8")
+    placed = run([SPECS]).clusters["cluster/gb200-nvl72-su"]
+    result = run([tmp_path / "specs"])
+    unplaced = result.clusters["cluster/gb200-nvl72-su"]
+    assert unplaced.metrics["optics_power"] >= placed.metrics["optics_power"]
+    tiers = [t for t in unplaced.cabling.tiers if t.fabric == "compute"]
+    assert {t.tier: t.unplaced_links for t in tiers} == {"access": 576, "leaf_spine": 576}
+    assert all(t.assumed_length.m_as("m") == pytest.approx(2 * 1.5 + 9 * 0.6 + 2) for t in tiers)
+    assert [f.id for f in result.findings if f.id == "CAB004"] == ["CAB004", "CAB004"]
