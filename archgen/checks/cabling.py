@@ -1,5 +1,4 @@
-"""CAB: every cable run has media that reach its length and that is allowed at the fabric's line rate; runs to
-unplaced switches get a stated assumed length."""
+"""CAB: cable runs: media that reach their length at the fabric's line rate; assumed lengths of unplaced runs."""
 
 from __future__ import annotations
 
