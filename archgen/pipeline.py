@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from archgen import checks
-from archgen.analyse.cabling import analyse_clusters, switch_optics
+from archgen.analyse.cabling import analyse_clusters
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.optics import switch_optics
 from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.build import Design, build
 from archgen.load import Document, find_files, load_paths, shipped_catalog

@@ -81,7 +81,6 @@ class Cabling:
     problems: tuple[Problem, ...]
     optics_power: Q
     network_power: dict[str, Q] = field(default_factory=dict)
-    rack_optics: dict[str, Q] = field(default_factory=dict)
 
 
 def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
@@ -169,7 +168,6 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
     bins = _bins(cluster)
     taken: dict[tuple[str, str], int] = {}
-    in_racks = np.zeros(len(cluster.instances), dtype=float)  # W of switch-end transceivers per rack instance
     for fa in a.fabrics:
         placed = _place_switches(cluster, fa, problems, taken) if known else {}
         for tier_name, key in (("access", "leaf"), ("leaf_spine", "spine"), ("spine_core", "core")):
@@ -180,50 +178,12 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 ends = _ends(cluster, fa, tier_name, placed)
                 tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends, options, x, y, bins)
                 runs.append(tr)
-                _switch_end_power(fa, tier_name, tr, options, in_racks)
             else:
                 tr = None
             tiers.append(_tier_totals(fa, tier_name, options, tr))
     bom, net_power, optics = cluster_bom(a, tiers)
-    worst: dict[str, float] = {}
-    for inst, watts in zip(cluster.instances, in_racks.tolist(), strict=True):
-        worst[inst.rack.spec.id] = max(worst.get(inst.rack.spec.id, 0.0), watts)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
-                   tuple(problems), optics, net_power, {rid: Q_(w, "W").to("kW") for rid, w in sorted(worst.items())})
-
-
-def switch_optics(clusters: dict[str, ClusterAnalysis]) -> dict[str, Q]:
-    """Switch-end transceiver power per rack path: its most loaded instance in any cluster (for its budgets)."""
-    out: dict[str, Q] = {}
-    for a in clusters.values():
-        for rid, q in (a.cabling.rack_optics if a.cabling else {}).items():
-            path = f"rack/{rid}"
-            out[path] = max(out.get(path, q), q)
-    return out
-
-
-def _switch_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[LinkOption, ...],
-                      out: np.ndarray) -> None:
-    """Add the transceivers and active-cable ends plugged into switch ports by one tier's runs to `out` (W/rack).
-
-    A switch end is the B end of every tier, and the A end of the switch tiers (an access run's A end is a node,
-    whose NIC cage power is left to the system's figure, except the switch ports the access tier places at the
-    leaves). Modules per rack are ⌈links / ports per module⌉, as in the cluster totals; unplaced ends hold none.
-    """
-    if not options or not len(tr.length):
-        return
-    speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
-    a_switch = tr.group < 0 if tier == "access" else np.ones(len(tr.a_rack), dtype=bool)
-    for rack, side, mask in ((tr.b_rack, "b", np.ones(len(tr.b_rack), dtype=bool)), (tr.a_rack, "a", a_switch)):
-        for i, opt in enumerate(options):
-            end = getattr(opt, side)
-            sel = mask & (tr.option == i) & (rack >= 0)
-            if not sel.any() or end.power_per_end.magnitude == 0:
-                continue
-            links = np.bincount(rack[sel], weights=tr.weight[sel], minlength=len(out))
-            per = min(_ports_per_module(opt.a, speed), _ports_per_module(opt.b, speed)) \
-                if opt.a.media in COPPER else _ports_per_module(end, speed)
-            out += np.ceil(links / per) * end.power_per_end.m_as("W")
+                   tuple(problems), optics, net_power)
 
 
 def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem],
