@@ -85,7 +85,7 @@ def suggest_unit(text: str) -> str:
     pos = 0
     for m in _NAME.finditer(text):
         name = m[0]
-        if name in ureg:
+        if _known(name):
             close = [name]
         else:
             close = [u for u in COMMON_UNITS if u.lower() == name.lower()] or \
@@ -98,6 +98,15 @@ def suggest_unit(text: str) -> str:
     if not options:
         return ""
     return "did you mean " + " or ".join(f"'{o}'" for o in options) + "?"
+
+
+def _known(name: str) -> bool:
+    """Whether one unit name is in the registry (pint's `in` raises on some names, e.g. '_')."""
+    try:
+        ureg.parse_units(name)
+    except Exception:  # any pint error means the name is not a unit
+        return False
+    return True
 
 
 def parse_unit(text: str) -> pint.Unit:
