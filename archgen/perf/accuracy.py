@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from archgen.load import load_file
+from archgen.model.accelerator import Accelerator
+from archgen.model.workload import job_kind
 from archgen.perf import kernels as K
 from archgen.perf.cases import (
     CaseResult,
@@ -155,22 +157,47 @@ def refused_rows(refused: list[Refused]) -> list[str]:
     return rows
 
 
-def scored_section(path: str | Path, name: str) -> list[str]:
-    """A further scored file: its summary and one row per (case, metric), then the cases the model refuses."""
-    scores = score_cases(read_case_file(path))
+#: How the per-kind figures of a scored file name each job kind.
+_KINDS = {"training": "training", "inference": "serving", "collective": "collectives"}
+
+
+def _by_kind(results: list[CaseResult], kinds: dict[str, str]) -> str:
+    """One sentence with the median and worst |error| of each job kind present (training, serving, collectives)."""
+    parts = []
+    for kind, shown in _KINDS.items():
+        if rows := [r for r in results if kinds[r.id] == kind]:
+            s = summary(rows)
+            noun = "measurement" if s["count"] == 1 else "measurements"
+            parts.append(f"{shown} {s['count']} {noun}, median {s['median']:.1%}, worst {s['worst']:.1%}")
+    return "By kind: " + "; ".join(parts) + "."
+
+
+def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelerator] | None = None) -> list[str]:
+    """A further scored file: every case the model can run, then the cases it refuses and why.
+
+    The summary covers all the scored (case, metric) results, then each job kind on its own; a training case's row
+    also says whether its stated layout fits and gives its range over the stack profiles (as the first file's rows).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    cf = read_case_file(path)
+    scores = score_cases(cf, accs)
     results = scores.results
+    ran = {r.id for r in results}
+    scored = [c for c in cf.cases if c.id in ran]
     s = summary(results)
     over = outside_bar(results)
     lines = [f"## Scored: `{name}`", "",
              f"**{s['count']} measurements: median |error| {s['median']:.1%} (target <= {MEDIAN_TARGET:.0%}), worst "
-             f"{s['worst']:.1%} (target <= {WORST_TARGET:.0%}).** The source of each case and every assumption "
-             "beyond it are in the file.", ""]
+             f"{s['worst']:.1%} (target <= {WORST_TARGET:.0%}).** "
+             + _by_kind(results, {c.id: job_kind(c, "case") for c in scored}), "",
+             "The source of each case and every assumption beyond it are in the file. `fits`: whether a training "
+             "case's stated layout fits in HBM by the model; `over the stacks`: a training case that states no stack, "
+             "at the lowest and highest prediction over the stack profiles (its stated switches kept).", ""]
     if over:
         lines += [f"Outside the {WORST_TARGET:.0%} bar: " + ", ".join(f"`{r.id}` {r.metric} ({r.error:+.1%})"
                                                                       for r in over) + ".", ""]
-    lines += ["| case | metric | measured | predicted | error | status |", "|---|---|---:|---:|---:|---|"]
-    lines += [f"| {r.id} | {r.metric} | {_cells(r)} | {r.status} |" for r in results]
-    lines.append("")
+    lines += _table(results, {c.id: training_fits(c, accs) for c in scored},
+                    {c.id: stack_range(c, accs) for c in scored}, status=True)
     if scores.refused:
         lines += [f"{len(scores.refused)} case(s) refused (`archgen estimate --cases` reports them as located errors "
                   "and scores the others; they enter no figure above):", "",
@@ -198,7 +225,7 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
                              ranges)
     lines = []
     for name, extra in (scored or {}).items():
-        lines += scored_section(extra, name)
+        lines += scored_section(extra, name, accs)
     for name, extra in (independent or {}).items():
         extra_cases, extra_doc = read_cases(extra)
         rows = score(extra_cases, doc=extra_doc)

@@ -323,30 +323,6 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
     return cf.cases, cf.doc
 
 
-def training_cases(path: str | Path) -> list[Case]:
-    """The training cases of a case file, each validated with located errors.
-
-    The file's other cases are skipped (their own models read them), so a serving field this reader does not know
-    leaves the training cases scored.
-    """
-    doc = load_file(Path(path), keys="'schema' and 'cases'")[0]
-    problems: list[SpecProblem] = []
-    out = []
-    for i, item in enumerate(doc.data.get("cases") or []):
-        if not isinstance(item, dict) or "training" not in item:
-            continue
-        try:
-            case = Case.model_validate(item)
-        except ValidationError as err:
-            problems.extend(problems_from(err, doc, Case, ("cases", i)))
-            continue
-        problems.extend(_check_case(case, doc, i))
-        out.append(case)
-    if problems:
-        raise SpecError(problems)
-    return out
-
-
 def _measured(m: Measurement) -> Q:
     """A measured figure as a quantity; an empty unit is a plain number ('%' converts: 44 % is 0.44)."""
     return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
@@ -558,7 +534,7 @@ def score_cases(cf: CaseFile, accelerators: dict[str, Accelerator] | None = None
         try:
             out.append(_results(case, predict(case, accs)))
         except ArchgenError as err:
-            job = next(k for k in ("training", "inference", "collective") if getattr(case, k) is not None)
+            job = job_kind(case, "case")
             out.append(Refused(case.id, (SpecProblem(cf.doc.locate(("cases", i, job)), path=f"{case.id}.{job}",
                                                      message=f"the model cannot run this case: {err}"),)))
     return Scores(tuple(out))
