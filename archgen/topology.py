@@ -33,12 +33,14 @@ class ScaleOutPath:
         oversubscription: Taper a flow meets once it leaves the non-blocking part (1 = non-blocking).
         pod: Accelerators reachable without meeting the taper (0 when it applies to every flow between domains).
         tiers: Switch tiers of the fabric.
+        in_network_reduction: Every tier's switch reduces in the network (SHARP), so a collective may use it.
     """
 
     bandwidth: Q
     oversubscription: float
     pod: int
     tiers: int
+    in_network_reduction: bool = False
 
 
 @dataclass(frozen=True)

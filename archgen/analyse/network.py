@@ -154,8 +154,9 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
         pod = fa.accelerators // fa.pods
     else:
         pod = 0
+    sharp = bool(fa.tiers) and all(t.switch is not None and t.switch.in_network_reduction for t in fa.tiers)
     return ScaleOutPath((ppn * fa.fabric.spec.speed / per_node).to("Gbit/s"), leaf_taper * spine_taper, pod,
-                        fa.tiers_used)
+                        fa.tiers_used, sharp)
 
 
 def nic_path(design: Design, nodes: tuple[NodeType, ...]) -> ScaleOutPath | None:

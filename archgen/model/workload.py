@@ -215,8 +215,11 @@ class Collective(Spec):
     size: Information = Field(description="Message size as nccl-tests reports it, e.g. '8 GiB': each rank's buffer "
                                           "for all_reduce and all_to_all, the full gathered buffer for all_gather "
                                           "and reduce_scatter.")
-    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls"] = Field(
-        "auto", description="NCCL algorithm; 'auto' takes the fastest the hardware allows.")
+    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat"] = Field(
+        "auto", description="NCCL algorithm; 'auto' takes the fastest algorithm and protocol NCCL enables by "
+                            "default on this hardware (ring, tree, NVLS, NVLSTree, PAT). 'sharp' (CollNet) and 'nvls' "
+                            "across scale-up domains reduce in the scale-out switches and need them to have SHARP; "
+                            "'hierarchical' is archgen's pipelined reduce-scatter / across / all-gather.")
 
 
 class Workload(Document):

@@ -7,8 +7,9 @@ Defaults for what a case leaves out (the format's own defaults are in its header
   used, before FlashAttention); the DP gradient all-reduce runs after the backward pass (no overlap, no
   distributed optimizer), as in Megatron-LM and DeepSpeed of 2021-22. A case may override any of these in its
   `training` mapping (`attention`, `overlap_grad_reduce`, `distributed_optimizer`, `sequence_parallel`).
-* system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` (it needs the fabric
-  manager's multicast support, which a measurement does not state); scale-out efficiency 0.9.
+* system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` or `nvls_tree` (it needs the
+  fabric manager's multicast support, which a measurement does not state), and then only on an accelerator that has
+  it; SHARP on the scale-out switches only where `scale_out.in_network_reduction` says so; scale-out efficiency 0.9.
 * inference: the KV cache in the weights' precision (FP8 under FP4 weights, `kernels.serving_kv_dtype`); `batch`
   sequences per replica, or `max` for as many as the KV cache holds (a maximum-throughput benchmark).
 """
@@ -40,15 +41,15 @@ from archgen.model.workload import (
 )
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.estimate import expert_problem, pipeline_options
-from archgen.perf.hardware import Hardware, hardware_for
+from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.pipeline import layout_interleave
 from archgen.perf.search import layout_problems
 from archgen.perf.stacks import resolve, stated_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
-from archgen.units import Q_, Bandwidth, Information, Q, parse_quantity
+from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Q, parse_quantity
 from archgen.validate import problems_from
 
 SCHEMA = "archgen-validation/1"
@@ -69,6 +70,10 @@ class CaseScaleOut(Spec):
     bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
     oversubscription: float = Field(1.0, ge=1, description="Taper above `pod` accelerators.")
     pod: int = Field(0, ge=0, description="Accelerators below the oversubscribed tier.")
+    in_network_reduction: bool = Field(False, description="The scale-out switches reduce in the network (SHARP).")
+    latency: DurationOrZero = Field(
+        Q_(0.0, "us"), description="Latency the network adds to each step across it, as its NCCL plugin declares it "
+                                   "(0 for InfiniBand; 35 us on AWS P5en/P6 EFA, aws-ofi-nccl src/platform-aws.cpp).")
 
 
 class CaseSystem(Spec):
@@ -184,7 +189,7 @@ class CaseCollective(Spec):
 
     op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
     size: Information
-    algorithm: Literal["ring", "nvls", "auto", "tree", "hierarchical"] = "auto"
+    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat"] = "auto"
 
 
 class Measurement(Spec):
@@ -363,20 +368,23 @@ def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
 
 
 def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: bool = False) -> Hardware:
-    """The `Hardware` of a case's system."""
+    """The `Hardware` of a case's system; `nvls` turns NVLink SHARP on where the accelerator has it."""
     s = case.system
     so = s.scale_out
+    su = accelerators[s.accelerator].scale_up
+    nvls = nvls and bool(su and su.in_network_reduction)
     return hardware_for(accelerators[s.accelerator], scale_up_size=s.scale_up.domain,
                         scale_up_bandwidth=s.scale_up.bandwidth, scale_out_bandwidth=so.bandwidth if so else None,
                         oversubscription=so.oversubscription if so else 1.0, pod=so.pod if so else 0,
-                        in_network_reduction=nvls)
+                        in_network_reduction=nvls, scale_out_reduction=bool(so and so.in_network_reduction),
+                        scale_out_latency=so.latency if so else DEFAULT_SCALE_OUT_LATENCY)
 
 
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
     """The model's value (SI) for every metric the case measured."""
     if case.collective is not None:
         c = case.collective
-        hw = case_hardware(case, accelerators, nvls=c.algorithm == "nvls")
+        hw = case_hardware(case, accelerators, nvls=c.algorithm in ("nvls", "nvls_tree"))
         size = float(c.size.to("B").magnitude)
         n = case.system.count
         t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
@@ -490,6 +498,12 @@ def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: Document | N
         return [SpecProblem(at("system", "accelerator"), path=f"{case.id}.system.accelerator",
                             message=f"unknown accelerator '{case.system.accelerator}'",
                             expected=f"one of: {', '.join(sorted(accs))}")]
+    if case.collective is not None and case.collective.algorithm in IN_NETWORK:
+        hw = case_hardware(case, accs, nvls=case.collective.algorithm in ("nvls", "nvls_tree"))
+        if problem := require(hw, case.collective.algorithm, case.system.count,
+                              min(case.system.count, hw.scale_up_size)):
+            return [SpecProblem(at("collective", "algorithm"), path=f"{case.id}.collective.algorithm",
+                                message=problem)]
     job, kind = (case.training, "training") if case.training else (case.inference, "inference")
     have = accs[case.system.accelerator].peak
     if job is not None and job.precision not in have:

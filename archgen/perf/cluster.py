@@ -69,5 +69,6 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
     out, over, pod = ((scale_out.bandwidth, scale_out.oversubscription, scale_out.pod) if scale_out
                       else (None, 1.0, 0))
     hw = hardware_for(acc, scale_up_size=size, scale_up_bandwidth=bw_up, scale_out_bandwidth=out,
-                      oversubscription=over, pod=pod)
+                      oversubscription=over, pod=pod,
+                      scale_out_reduction=bool(scale_out and scale_out.in_network_reduction))
     return hw, total, per_rack
