@@ -28,7 +28,10 @@ class Switch(Part):
     ports: Ports = Field(description="Ports at their native speed.")
     switching_capacity: Bandwidth | None = Field(None, description="Aggregate bidirectional capacity as published.")
     latency: DurationOrZero | None = Field(None, description="Port-to-port latency.")
-    in_network_reduction: bool = Field(False, description="SHARP / NVLink SHARP in-switch reduction support.")
+    in_network_reduction: bool = Field(
+        False, description="The switch reduces in the network: SHARP on InfiniBand (Quantum-2, Quantum-X800), NVLink "
+                           "SHARP on NVLink switches. A compute fabric whose every tier has it may run `sharp` "
+                           "(NCCL CollNet) and NVLS+SHARP collectives; cite it in `source:`.")
     mechanical: Mechanical = Field(description="Height, weight and depth.")
     power: Electrical = Field(description="Maximum draw, without optics unless stated.")
     cooling: Cooling = Field(default_factory=Cooling, description="Air or liquid.")

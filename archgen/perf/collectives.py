@@ -300,6 +300,17 @@ def _auto(hw: Hardware, topo: _Topo, op: str, size):
     return t
 
 
+#: Message sizes of an nccl-tests sweep (`-b 8 -e 16G -f 2`): 8 B to 16 GiB.
+CURVE_SIZES = tuple(2.0 ** i for i in range(3, 35))
+
+
+def busbw_curve(hw: Hardware, op: str, n: int, algorithm: str = "auto") -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The nccl-tests curve of a collective on `n` ranks: (sizes in B, busbw in B/s), 8 B to 16 GiB."""
+    sizes = np.asarray(CURVE_SIZES)
+    t = collective_time(hw, op, sizes, float(n) + 0.0 * sizes, algorithm=algorithm)
+    return CURVE_SIZES, tuple(float(b) for b in bus_bandwidth(op, sizes, t, n))
+
+
 def members_per_domain(hw: Hardware, n, stride):
     """Ranks of a group (size n, consecutive members `stride` ranks apart) that share one scale-up domain."""
     stride = _arr(stride)

@@ -14,7 +14,7 @@ from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Requirement
 from archgen.model.workload import PERF_METRICS, Model, Workload
 from archgen.perf.arch import Arch
-from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.pipeline import PipelineOptions, layout_interleave
@@ -260,6 +260,8 @@ def expert_problem(arch: Arch, ep: int) -> str | None:
 def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
     c = workload.collective
     size = c.size.m_as("B")
+    if c.algorithm in IN_NETWORK and (problem := require(hw, c.algorithm, gpus, min(gpus, hw.scale_up_size))):
+        raise WorkloadError(workload.id, problem)
     t = float(collective_time(hw, c.op, size, gpus, algorithm=c.algorithm))
     busbw = float(bus_bandwidth(c.op, size, t, gpus))
     metrics = {"busbw": Q_(busbw, "B/s"), "time": Q_(t, "s")}

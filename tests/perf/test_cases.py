@@ -179,3 +179,12 @@ def test_megatron_core_layouts_are_accepted(tmp_path):
         text = _training(training)
         (result,) = score_file(write(tmp_path, text))
         assert result.predicted > 0
+
+
+def test_a_collective_asking_for_in_network_reduction_it_lacks_is_located(tmp_path):
+    """SHARP across nodes on a fabric the case does not say reduces: an error at the case's algorithm."""
+    text = GOOD.replace('collective: {op: all_reduce, size: "1 GiB", algorithm: ring}',
+                        'collective: {op: all_reduce, size: "1 GiB", algorithm: sharp}')
+    assert messages(tmp_path, text.replace("count: 8", "count: 16")) == (
+        "cases.yaml:7:58: error: one.collective.algorithm: algorithm 'sharp' reduces across scale-up domains, which "
+        "needs SHARP in-network reduction in the scale-out switches; this fabric's switches do not have it")
