@@ -104,7 +104,10 @@ def oversubscription_bisection(ctx: Context) -> Iterator[Violation]:
                 if have < need:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
                                     ("min_bisection_per_accelerator",),
-                                    f"bisection {have:.4g~P} per accelerator is below {need:~P}", have, need)
+                                    f"bisection {have:.4g~P} per accelerator (one direction, over all "
+                                    f"accelerators; full bisection is half the injection of "
+                                    f"{(fa.injection / fa.accelerators).to(need.units):.4g~P}) is below "
+                                    f"{need:~P}", have, need)
 
 
 @check("NET007", "network.nic_bandwidth")

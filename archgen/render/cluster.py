@@ -98,10 +98,28 @@ def abstract(scope: Scope, a: Any) -> Section:
         rows.append(("Scale-up domains × size", f"{a.scale_up.domains:,} × {a.scale_up.size}"))
     for fa in a.fabrics:
         over = max(fa.oversubscription.values(), default=1.0)
-        per = fa.metrics.get("bisection_per_accelerator")
-        rows.append((f"Fabric {fa.fabric.spec.id}", f"{fa.tiers_used} tier(s), {fa.planes} plane(s), bisection "
-                     f"{fmt.q(per, 'Gbit/s', 0)} per accelerator, oversubscription {over:.2f}:1"))
+        rows.append((f"Fabric {fa.fabric.spec.id}", f"{fa.tiers_used} tier(s), {fa.planes} plane(s), "
+                     f"{bisection_text(fa)}, oversubscription {over:.2f}:1"))
     return section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
+
+
+def full_bisection(fa: Any) -> float | None:
+    """Bisection as a share of full bisection, half the injection (1.0 for a non-blocking fabric); a ratio."""
+    if not fa.injection.magnitude:
+        return None
+    return float((fa.bisection / (fa.injection / 2)).to("").magnitude)
+
+
+def bisection_text(fa: Any) -> str:
+    """Bisection per accelerator with its convention and the injection beside it, so 1:1 is not read as 2:1."""
+    bis, inj = fa.metrics.get("bisection_per_accelerator"), fa.metrics.get("injection_per_accelerator")
+    share = full_bisection(fa)
+    if bis is None or inj is None or share is None:
+        return "no accelerator's node injects into it (bisection per accelerator does not apply)"
+    bis, inj = bis.to("Gbit/s"), inj.to("Gbit/s")
+    return (f"bisection {fmt.q(bis, digits=fmt.digits_for(bis))} per accelerator (one direction, over all "
+            f"accelerators; {fmt.pct(share, 0)} of full bisection, which is half the injection of "
+            f"{fmt.q(inj, digits=fmt.digits_for(inj))} per accelerator)")
 
 
 def architecture(a: Any, series: Scaling | None = None) -> Section:
@@ -228,15 +246,20 @@ def fabrics(scope: Scope, a: Any) -> Section:
         s = fa.fabric.spec
         summary.append((s.id, ROLE_TITLES.get(s.role, s.role), s.topology, fa.tiers_used, fa.planes, fa.rails,
                         s.speed, fa.metrics.get("injection_per_accelerator"),
-                        fa.metrics.get("bisection_per_accelerator"), max(fa.oversubscription.values(), default=1.0),
-                        fa.hops))
+                        fa.metrics.get("bisection_per_accelerator"), fmt.pct(full_bisection(fa), 0),
+                        max(fa.oversubscription.values(), default=1.0), fa.hops))
     cols = (Column("Fabric"), Column("Role"), Column("Topology"), Column("Tiers", digits=0, align="right"),
             Column("Planes", digits=0, align="right"), Column("Rails", digits=0, align="right"),
             Column("Port speed", "Gbit/s", 0, "right"), Column("Injection / accelerator", "Gbit/s", 0, "right"),
-            Column("Bisection / accelerator", "Gbit/s", 0, "right"),
+            Column("Bisection / accelerator", "Gbit/s", 0, "right"), Column("Full bisection", align="right"),
             Column("Max oversubscription", digits=2, align="right"), Column("Max hops", digits=0, align="right"))
-    section.add(Para("Bandwidths are one direction. Oversubscription is down:up bandwidth at a tier (1.00 is "
-                     "non-blocking)."), Table("fabrics", "Fabrics", cols, tuple(summary)))
+    section.add(Para("Bandwidths are one direction. Injection is what each accelerator sends into the fabric. "
+                     "Bisection is the bandwidth across the narrowest cut that splits the fabric's endpoints into "
+                     "two halves, divided by all the accelerators: each half can send to the other at most this "
+                     "much per accelerator of the cluster, so a non-blocking fabric's bisection per accelerator "
+                     "is half its injection (full bisection, 100 %), not a 2:1 taper. Oversubscription is "
+                     "down:up bandwidth at a tier (1.00 is non-blocking)."),
+                Table("fabrics", "Fabrics", cols, tuple(summary)))
     if a.fabrics:
         section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
     if a.scale_up is not None:
@@ -275,8 +298,8 @@ def fabrics(scope: Scope, a: Any) -> Section:
                           Para(f"{s.name or s.id}: {s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s), "
                                f"{fa.rails} rail(s){', rail-optimised' if getattr(s, 'rail_optimized', False) else ''};"
                                f" {fa.node_ports:,} node ports, {fa.reserved_ports:,} reserved; up to "
-                               f"{fa.max_accelerators:,} accelerators at this design. Bisection "
-                               f"{fmt.q(fa.bisection, 'Tbit/s', 1)}."),
+                               f"{fa.max_accelerators:,} accelerators at this design. Total "
+                               f"bisection {fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
                           Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", cols, tuple(tiers)))
         if failures:
             sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),

@@ -91,3 +91,21 @@ def test_growth_table_and_chart_come_from_the_scaling_analysis(cluster_out, ship
                          rf"{tiers.get('core', 0):,} \| {p.transceivers:,} \| "
                          rf"{p.network_power.m_as('kW'):,.1f} \|", section, re.M), p.factor
     assert "fabric oob:" in section                       # the OOB spine pair's overflow is shown, not hidden
+
+
+def test_bisection_is_stated_with_its_convention_and_the_injection(cluster_out):
+    """Issue 11, item 11: the B200 compute fabric is non-blocking (1:1), yet its bisection per accelerator (200 Gb/s)
+    is half its injection (400 Gb/s) by the cut-in-halves convention; printed alone it read as a 2:1 taper."""
+    folder, _, analysis = cluster_out
+    md = (folder / f"{CLUSTER}.md").read_text()
+    compute = next(fa for fa in analysis.fabrics if fa.fabric.spec.id == "compute")
+    assert max(compute.oversubscription.values()) <= 1.0                 # non-blocking (0.996:1 with the UFM ports)
+    bis = compute.metrics["bisection_per_accelerator"].m_as("Gbit/s")
+    inj = compute.metrics["injection_per_accelerator"].m_as("Gbit/s")
+    assert bis == pytest.approx(inj / 2)                      # min(E·s/2, ...) over all E endpoints: docs/clusters.md
+    stated = (f"bisection {bis:,.0f} Gb/s per accelerator (one direction, over all accelerators; 100 % of full "
+              f"bisection, which is half the injection of {inj:,.0f} Gb/s per accelerator)")
+    assert f"| Fabric compute | 2 tier(s), 1 plane(s), {stated}, oversubscription 1.00:1 |" in md
+    assert re.search(rf"^\| compute \| compute \(east-west\) \|.*\| {inj:,.0f} \| {bis:,.0f} \| 100 % \| 1.00 \|",
+                     md, re.M)
+    assert "is half its injection (full bisection, 100 %), not a 2:1 taper" in md
