@@ -19,7 +19,7 @@ from typing import Literal
 
 from archgen import __version__
 from archgen.checks import Finding
-from archgen.checks.registry import object_path
+from archgen.checks.registry import object_path, waiver
 from archgen.checks.requirements import measured, unjudged
 from archgen.errors import Location, UsageError
 from archgen.load import find_files, load_paths
@@ -165,7 +165,8 @@ def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path]
         status: Status = ("not provided" if problem or value is None
                           else "met" if b.req.target.met_by(value) else "not met")
         check = "REQ002" if status == "not provided" else "REQ001"
-        waived = next((w.reason for w in specs.get(b.owner).waivers if w.check == check), "")
+        found = waiver(specs.get(b.owner), (check,), b.subject or b.pattern or b.owner)
+        waived = found[1] if found else ""
         rows.append(Row(b.req, b.subject or b.pattern, status, value, b.pattern, specs.locate(b.owner, b.path),
                         problem[1] if problem else "", waived if status != "met" else ""))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))

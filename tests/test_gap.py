@@ -143,12 +143,34 @@ def test_proposal_errors_fail_alone(tmp_path):
 
 
 def test_waived_requirement(tmp_path):
-    reqs = requirements_without(tmp_path / "r", "REQ-HALL-NET-002",
-                                extra="waivers:\n  - {check: REQ001, reason: ACME ships a lighter frame in rev C}\n")
+    reqs = requirements_without(tmp_path / "r", "REQ-HALL-NET-002", extra=(
+        "waivers:\n  - {check: REQ001, subject: rack/acme-r4, reason: ACME ships a lighter frame in rev C}\n"))
     g = gap([fixed_proposal(tmp_path / "p")], [reqs])
     heavy = rows_by(g)[("REQ-HALL-MECH-001", "rack/acme-r4")]
     assert heavy.status == "not met" and heavy.waived == "ACME ships a lighter frame in rev C" and not heavy.failing
     assert not g.failing and g.summary()["waived"] == 2                # both not-met rows judged by REQ001
+
+
+def test_waiver_is_scoped_to_its_subject(tmp_path):
+    """Issue 11, item 10: a waiver covers the findings about its subject only. Before, one `{check: REQ001}` in our
+    requirements hid every not-met row of every rack; now a waiver without `subject` covers the document's own
+    object (none here), and one naming another rack leaves acme-r4's rows failing."""
+    bare = requirements_without(tmp_path / "r1", "REQ-HALL-NET-002",
+                                extra="waivers:\n  - {check: REQ001, reason: ACME ships a lighter frame in rev C}\n")
+    g = gap([fixed_proposal(tmp_path / "p1")], [bare])
+    assert g.summary()["waived"] == 0 and g.failing
+    [unused] = [f for f in g.findings if f.id == "SPC002"]
+    assert unused.message == ("waiver of REQ001 for requirements/h100-hall matches no finding; its REQ001 findings "
+                              "in this document are about rack/acme-r4: name one as `subject` (a glob such as "
+                              "'rack/*' covers several)")
+    other = requirements_without(tmp_path / "r2", "REQ-HALL-NET-002", extra=(
+        "waivers:\n  - {check: REQ001, subject: rack/acme-net, reason: not this rack}\n"))
+    g = gap([fixed_proposal(tmp_path / "p2")], [other])
+    heavy = rows_by(g)[("REQ-HALL-MECH-001", "rack/acme-r4")]
+    assert heavy.status == "not met" and not heavy.waived and heavy.failing
+    every = requirements_without(tmp_path / "r3", "REQ-HALL-NET-002", extra=(
+        "waivers:\n  - {check: REQ001, subject: 'rack/acme-*', reason: ACME ships lighter frames in rev C}\n"))
+    assert gap([fixed_proposal(tmp_path / "p3")], [every]).summary()["waived"] == 2
 
 
 def test_dimension_mismatch_is_not_provided(tmp_path):

@@ -51,6 +51,11 @@ class Waiver(Spec):
     """A check deliberately waived for this document, with a reason."""
 
     check: str = Field(pattern=r"^[A-Z]{2,4}[0-9]{3}$", description="Check id, e.g. 'CAT001'.")
+    subject: str = Field("", pattern=r"^([a-z]+(/[A-Za-z0-9._*?\[\]!-]+)+)?$", description=(
+        "Object path of the findings waived, e.g. 'cluster/c/fabric/oob', or a glob over object paths as "
+        "requirement subjects are ('rack/*', 'cluster/*/fabric/*'; '*' does not cross '/'); default: the document's "
+        "own object ('rack/<id>', 'part/<id>', 'cluster/<id>'), so a waiver never hides findings about other "
+        "objects unless it names them."))
     reason: str = Field(min_length=3, description="Why the finding is accepted.")
 
 
