@@ -230,12 +230,38 @@ class FatTree(FabricBase):
 Fabric = Annotated[FatTree, Field(discriminator="topology")]
 
 
+class TierSwitches(Spec):
+    """Switches per tier of one fabric, over all planes (as a reference design's component table counts them)."""
+
+    leaf: int | None = Field(None, ge=0, description="Leaf switches.")
+    spine: int | None = Field(None, ge=0, description="Spine switches.")
+    core: int | None = Field(None, ge=0, description="Core switches.")
+
+
+class TierCables(Spec):
+    """Cables per tier of one fabric, over all planes: one per link, as reference designs count them."""
+
+    access: int | None = Field(None, ge=0, description="Node-to-leaf cables, reserved (UFM) ports included.")
+    leaf_spine: int | None = Field(None, ge=0, description="Leaf-to-spine cables.")
+    spine_core: int | None = Field(None, ge=0, description="Spine-to-core cables.")
+
+
+class FabricExpect(Spec):
+    """A fabric's published component counts, checked against the derived ones."""
+
+    switches: TierSwitches = Field(default_factory=TierSwitches, description="Switches per tier.")
+    cables: TierCables = Field(default_factory=TierCables, description="Cables (links) per tier.")
+
+
 class Expect(Spec):
     """Totals the author expects; each is checked against the derived value."""
 
     accelerators: int | None = Field(None, ge=0, description="Accelerators in the cluster.")
     nodes: int | None = Field(None, ge=0, description="Nodes (systems with accelerators).")
     racks: int | None = Field(None, ge=0, description="Racks of every type.")
+    fabrics: dict[Id, FabricExpect] = Field(default_factory=dict, description=(
+        "Per fabric id, the switches and cables per tier of a published table, e.g. "
+        "`{compute: {switches: {leaf: 32, spine: 16}, cables: {access: 1020, leaf_spine: 1024}}}`."))
 
 
 class Cluster(Document):
