@@ -25,6 +25,7 @@ from archgen import __version__
 from archgen.checks import Finding
 from archgen.checks.requirements import measured
 from archgen.errors import Location, SpecError, UsageError
+from archgen.load import shown, shown_file
 from archgen.pipeline import Run
 from archgen.render.fmt import md, number, unit_label
 from archgen.report import quantity
@@ -319,13 +320,14 @@ def summary_line(d: Diff) -> str:
 
 
 def _where(f: Finding) -> str:
-    return f"`{f.location}`" if f.location else ""
+    return f"`{shown(f.location)}`" if f.location else ""
 
 
 def markdown(d: Diff) -> str:
     """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects."""
     icon = "❌" if d.failing else "✅"
-    lines = [f"## archgen diff: `{d.base_label}` → `{d.head_label}`", "", f"{icon} {summary_line(d)}", ""]
+    lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
+             f"{icon} {summary_line(d)}", ""]
     if d.requirements:
         lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "
                   "(base → head) |", "|---|---|---|---|---|---|---|"]
@@ -365,7 +367,7 @@ def _status_cell(state: RequirementState | None) -> str:
 
 
 def _finding_json(f: Finding) -> dict:
-    loc = f.location
+    loc = shown(f.location)
     return {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
             "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
             "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}
@@ -381,8 +383,8 @@ def to_json(d: Diff) -> str:
     """The diff in the JSON quantity contract (quantities as {"value", "unit"} in SI units)."""
     doc = {
         "archgen": __version__,
-        "base": d.base_label,
-        "head": d.head_label,
+        "base": shown_file(d.base_label),
+        "head": shown_file(d.head_label),
         "summary": d.summary() | {"line": summary_line(d)},
         "metrics": [{"object": c.object, "metric": c.metric, "base": quantity(c.base), "head": quantity(c.head),
                      "change": quantity(c.change), "relative": c.relative} for c in d.metrics],

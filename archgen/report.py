@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Collection, Iterable
+from dataclasses import replace
 from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__
 from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
 from archgen.errors import SpecProblem
+from archgen.load import shown
 from archgen.units import Q
 from archgen.units import to_json as quantity_json
 
@@ -42,7 +44,7 @@ def summary(findings: list[Finding], ran: Collection[str] | None = None) -> dict
 def text(findings: list[Finding], *, show_waived: bool = False) -> str:
     """flake8-style lines: ``file:line:col: severity: ID object: message``."""
     lines = []
-    for f in findings:
+    for f in _shown(findings):
         if f.waived and not show_waived:
             continue
         where = f"{f.location}: " if f.location else ""
@@ -66,7 +68,7 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
 
 def finding_json(f: Finding) -> dict:
     """One finding in the `check --format json` contract (``waived`` and ``hint`` only where they are set)."""
-    loc = f.location
+    loc = shown(f.location)
     out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
            "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
            "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}
@@ -88,7 +90,7 @@ def sarif(findings: list[Finding]) -> str:
     rules += [{"id": k, "name": k.lower(), "shortDescription": {"text": v},
                "defaultConfiguration": {"level": RESERVED_SEVERITY[k]}} for k, v in sorted(RESERVED.items())]
     results = []
-    for f in findings:
+    for f in _shown(findings):
         if f.waived:
             continue
         r = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": f"{f.object}: {f.message}"},
@@ -112,7 +114,7 @@ def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     """JUnit XML: one test case per check that ran (default: all); a check with error findings fails."""
     cases = []
     by_id: dict[str, list[Finding]] = {}
-    for f in findings:
+    for f in _shown(findings):
         if not f.waived:
             by_id.setdefault(f.id, []).append(f)
     ids = sorted(set(REGISTRY if ran is None else ran) | set(by_id))
@@ -143,7 +145,7 @@ def github(findings: list[Finding]) -> str:
     """GitHub Actions workflow commands that annotate the pull request diff."""
     level = {"error": "error", "warning": "warning", "info": "notice"}
     lines = []
-    for f in findings:
+    for f in _shown(findings):
         if f.waived:
             continue
         props = [f"title={_gh_escape(f.id, True)}"]
@@ -152,6 +154,11 @@ def github(findings: list[Finding]) -> str:
                      f"col={f.location.column}"] + props
         lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(f'{f.object}: {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _shown(findings: list[Finding]) -> list[Finding]:
+    """The findings with their files as reports show them (`load.shown_file`: relative, no machine paths)."""
+    return [replace(f, location=shown(f.location)) for f in findings]
 
 
 def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]],

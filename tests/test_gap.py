@@ -17,6 +17,7 @@ Our requirements (tests/data/gap/requirements/h100-hall.yaml) are written with g
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -254,7 +255,7 @@ def test_markdown(tmp_path):
     r = run_cli("gap", PROPOSAL, "--against", REQUIREMENTS)
     assert r.code == 1, r.err
     lines = r.out.splitlines()
-    assert lines[0] == f"## archgen gap: `{PROPOSAL}` against `{REQUIREMENTS}`"
+    assert lines[0] == f"## archgen gap: `{os.path.relpath(PROPOSAL)}` against `{os.path.relpath(REQUIREMENTS)}`"
     assert lines[2] == ("❌ 12 result(s) of 8 requirement(s): 7 met, 2 not met, 3 not provided (SHALL: 6 met, 1 not "
                         "met, 1 not provided; SHOULD: 1 met, 1 not met; MAY: 2 not provided). The proposal has 2 "
                         "error and 0 warning finding(s).")
@@ -381,3 +382,14 @@ def test_bad_input_files(tmp_path):
                                                   "statement: s, metric: it_power, target: 132 kW}\n"})
     r = run_cli("gap", PROPOSAL, "--against", bad)
     assert r.code == 1 and "r.yaml:4" in r.err and "expected a comparator" in r.err and "Traceback" not in r.err
+
+
+def test_absolute_paths_are_shown_relative(monkeypatch):
+    """Issue 11, item 9: the partner's report names files relative to the working directory, not this machine's."""
+    monkeypatch.chdir(REPO)
+    r = run_cli("gap", PROPOSAL.resolve(), "--against", REQUIREMENTS.resolve())
+    assert str(REPO) not in r.out
+    assert r.out.startswith("## archgen gap: `tests/data/gap/proposal` against `tests/data/gap/requirements`")
+    assert "| `tests/data/gap/proposal/racks/acme-racks.yaml:11:3` |" in r.out
+    doc = json.loads(run_cli("gap", PROPOSAL.resolve(), "--against", REQUIREMENTS.resolve(), "--format", "json").out)
+    assert doc["proposal"] == ["tests/data/gap/proposal"] and str(REPO) not in json.dumps(doc)

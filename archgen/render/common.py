@@ -7,11 +7,11 @@ no physics: numbers come from the analyses and checks; here they are only select
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from archgen import __version__
 from archgen.checks import REGISTRY, Finding
+from archgen.load import shown_file
 from archgen.model import Part
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
@@ -65,17 +65,10 @@ class Scope:
 
 
 def where(location: Any) -> str:
-    """A finding's location for a document: catalog files relative to the package, user files as given."""
+    """A finding's location for a document: `load.shown_file` (catalog files as catalog/..., the rest relative)."""
     if location is None:
         return ""
-    path = Path(location.file)
-    parts = path.parts
-    if path.is_absolute():
-        if "catalog" in parts:
-            path = Path("catalog", *parts[len(parts) - 1 - parts[::-1].index("catalog") + 1:])
-        elif path.is_relative_to(Path.cwd()):
-            path = path.relative_to(Path.cwd())
-    text = path.as_posix()
+    text = shown_file(location.file)
     return f"{text}:{location.line}" if location.line else text
 
 
