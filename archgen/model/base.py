@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
-from archgen.units import Mass, PowerOrZero, RackSpace
+from archgen.units import Mass, Power, PowerOrZero, RackSpace
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Ref = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
@@ -72,6 +72,7 @@ class Part(Document):
     """A catalog part: every figure cites a public source."""
 
     vendor: str = Field("", description="Manufacturer.")
+    part_number: str = Field("", description="The vendor's orderable part number, when published.")
     source: str | list[str] = Field(description="Public source(s) of the figures: URL or document and table.")
     unconfirmed: bool | list[str] = Field(
         False, description="True, or the names of fields, when a figure could not be confirmed from a public source.")
@@ -100,10 +101,22 @@ class Mechanical(Spec):
     depth: Literal["full", "half"] = Field("full", description="Occupies the full rack depth or only one face.")
 
 
+class Psus(Spec):
+    """The power supply units of a shelf, system or switch."""
+
+    count: int = Field(gt=0, description="PSUs per unit.")
+    capacity: Power | None = Field(None, description="Output per PSU, e.g. '5.5 kW'.")
+    redundancy: Redundancy = Field("N", description="Redundancy across the PSUs (N, N+1, N+2, N+N), as published.")
+    inlet: str = Field("", description=(
+        "AC inlet of each PSU as IEC 60320 names it, e.g. 'C14', 'C20', or another connector ('7-pin'); it "
+        "fixes the power cord (a C13 or C19 plug into the PDU, a C14 or C20 connector at the PSU)."))
+
+
 class Electrical(Spec):
     """Power draw of an item."""
 
     max: PowerOrZero = Field(description="Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'.")
     typical: PowerOrZero | None = Field(None, description="Typical draw under load, when published.")
+    psus: Psus | None = Field(None, description="Power supply units, when the datasheet gives them.")
     heat_output: PowerOrZero | None = Field(
         None, description="Rated heat output when the datasheet gives one (e.g. in BTU/h), checked against max.")

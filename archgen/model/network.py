@@ -64,4 +64,6 @@ class Link(Part):
     power_per_end: PowerOrZero = Field(description="Power per end (transceiver or active cable end); 0 W for DAC.")
     lanes: int = Field(gt=0, description="Electrical lanes, e.g. 8 for 8 x 100G.")
     form_factor: str = Field("", description="e.g. 'OSFP', 'QSFP112'.")
+    connector: str = Field("", description=(
+        "Fibre connector of an optical link, e.g. 'MPO-12/APC', 'duplex LC': the patch cord each link takes."))
     standard: str = Field("", description="e.g. '800GBASE-DR8', '2xSR4'.")

@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from archgen.analyse.bom import cluster_bom_gaps
 from archgen.analyse.scaling import Scaling, scaling
 from archgen.model import Part
 from archgen.render import common, fmt, performance, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.rack import rack_parts
-from archgen.render.tables import sources_text
+from archgen.render.tables import bom_name
 
 ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend": "in-band (front end)",
                "management": "out-of-band management", "converged": "converged"}
@@ -74,6 +75,7 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
         sections.append(cabling(a))
     perf = performance.section(performance.workloads_for(scope.run, spec.id))
     missing = [] if perf is not None else ["Performance: no workload runs on this cluster."]
+    missing += cluster_bom_gaps(a)
     if perf is not None:
         sections.append(perf)
     sections += [common.validation_section(scope), common.open_items_section(scope, missing), appendices(scope, a)]
@@ -365,15 +367,20 @@ def appendices(scope: Scope, a: Any) -> Section:
     rows = []
     for line in getattr(a.cabling, "bom", ()):
         part = specs.get(line.part)
-        rows.append((line.part, getattr(part, "name", "") or line.part, line.kind, line.note or "—", line.quantity,
-                     line.unit_power, line.total_power, sources_text(getattr(part, "source", "")) or "—"))
-    cols = (Column("Part"), Column("Name"), Column("Kind"), Column("Note"), Column("Qty", digits=0, align="right"),
-            Column("Unit power", "kW", 3, "right"), Column("Total power", "kW", 1, "right"), Column("Source"))
+        name, number, source = bom_name(line, part)
+        rows.append((line.part, name, number, line.kind, line.note if part is not None and line.note else "—",
+                     line.quantity, line.unit_power, line.total_power, source))
+    cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
+            Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
+            Column("Total power", "kW", 1, "right"), Column("Source or rule"))
     section = Section("appendices", "Appendices")
     section.sections += [
         Section("bom", "Bill of materials").add(
-            Para("Racks by type, their placed parts, switches outside racks, and link modules or cable ends. The "
-                 "same table is written as CSV and XLSX."),
+            Para("Racks by type (each with the maximum draw of its placed parts, which the following lines "
+                 "itemise: do not add both), their placed parts and accessories (power cords, rails, blanking "
+                 "panels), switches outside racks, link modules or cable ends, and one fibre patch cord per optical "
+                 "link by length bin. Structured cabling (MPO trunks, patch panels) is not modelled. The same table "
+                 "is written as CSV and XLSX."),
             Table("bom", "Bill of materials", cols, tuple(rows))),
         common.glossary_section(), common.sources_section(scope, [])]
     return section

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from archgen.analyse.bom import unit_power
+from archgen.analyse.bom import cord_gaps, unit_power
 from archgen.analyse.rack import RackAnalysis, Stage
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
@@ -84,6 +84,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     sections += [
         common.validation_section(scope),
         common.open_items_section(scope, [
+            *cord_gaps(analysis.rack),
             "Fabrics, cabling and performance are described in the cluster documents that use this rack."]),
         appendices(scope, analysis),
     ]
@@ -354,8 +355,10 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
     """Full BOM, glossary, sources."""
     section = Section("appendices", "Appendices")
     bom = Section("bom", "Bill of materials").add(
-        Para("Placed items, then the components inside each system (their power and weight are counted in the "
-             "system). The same table is written as CSV and XLSX."),
+        Para("Placed items, the components inside each system (their power and weight are counted in the "
+             "system), then accessories counted by rule: a power cord per PSU where the catalog gives the PSUs "
+             "and their inlet, a rail kit per rack-mounted system or switch (EIA-19 racks), a blanking panel per "
+             "free U on the front. The same table is written as CSV and XLSX."),
         bom_table(a.bom, scope.run.design.specs))
     section.sections += [bom, common.glossary_section(), common.sources_section(scope, [])]
     return section
