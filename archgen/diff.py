@@ -220,7 +220,7 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
     failed = {(f.object, f.requirement): f for f in run.findings if f.id in ("REQ001", "PERF001") and f.requirement}
     states: dict[tuple[str, str], RequirementState] = {}
     for b in run.design.requirements:
-        value = measured(b, run.metrics)
+        value = measured(b, run.metrics, run.design)
         obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
         states[(obj, b.req.id)] = _state(obj, b.req, value, value is not None, failed)
     for path, w in sorted(run.workloads.items()):

@@ -161,8 +161,8 @@ def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path]
     for b in result.design.requirements:
         if b.owner not in owners:
             continue
-        problem = unjudged(b, result.metrics)
-        value = measured(b, result.metrics)
+        problem = unjudged(b, result.metrics, result.design)
+        value = measured(b, result.metrics, result.design)
         status: Status = ("not provided" if problem or value is None
                           else "met" if b.req.target.met_by(value) else "not met")
         check = "REQ002" if status == "not provided" else "REQ001"

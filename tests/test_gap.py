@@ -393,3 +393,19 @@ def test_absolute_paths_are_shown_relative(monkeypatch):
     assert "| `tests/data/gap/proposal/racks/acme-racks.yaml:11:3` |" in r.out
     doc = json.loads(run_cli("gap", PROPOSAL.resolve(), "--against", REQUIREMENTS.resolve(), "--format", "json").out)
     assert doc["proposal"] == ["tests/data/gap/proposal"] and str(REPO) not in json.dumps(doc)
+
+
+def test_metric_on_an_unresolved_part_is_not_provided(tmp_path):
+    """Issue 11, item 9: with the NIC id misspelt ('connectx7'), the compute fabric has no ports and its
+    oversubscription came out 0, "met" (a bandwidth 0 Gb/s, "not met"). A metric resting on an unresolved reference is
+    no measurement: the row is "not provided" with the reference named; the racks' own metrics stay judged."""
+    proposal = fixed_proposal(tmp_path / "p")
+    part = proposal / "parts" / "acme-hgx-h100.yaml"
+    part.write_text(part.read_text().replace("{part: connectx-7,", "{part: connectx7,"))
+    rows = rows_by(gap([proposal], [REQUIREMENTS]))
+    net = rows[("REQ-HALL-NET-001", "cluster/acme-pod/fabric/compute")]
+    assert (net.status, net.value, net.failing) == ("not provided", None, True)
+    assert net.note == ("cluster/acme-pod/fabric/compute rests on unresolved reference(s) 'connectx7' (NIC): its "
+                        "leaf.oversubscription is not known")
+    assert rows[("REQ-HALL-CL-001", "cluster/acme-pod")].status == "not provided"
+    assert rows[("REQ-HALL-MECH-001", "rack/acme-r4")].status == "not met"           # weight does not need the NIC

@@ -11,6 +11,7 @@ from typing import Any
 
 from archgen import __version__
 from archgen.checks import REGISTRY, Finding
+from archgen.checks.requirements import measured
 from archgen.load import shown_file
 from archgen.model import Part
 from archgen.render import fmt
@@ -105,9 +106,9 @@ def requirements_table(scope: Scope) -> Table:
     by_req = {(f.requirement, f.object): f for f in scope.findings() if f.requirement}
     for b in scope.requirements():
         req = b.req
-        value = scope.run.metrics.get(b.subject, {}).get(req.metric)
+        value = measured(b, scope.run.metrics, scope.run.design)
         finding = by_req.get((req.id, b.subject))
-        if value is None or not value.is_compatible_with(req.target.limit):
+        if value is None:
             status, shown = "unknown", None
         else:
             shown = value.to(req.target.limit.units) if not req.target.limit.dimensionless else value
