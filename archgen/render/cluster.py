@@ -147,8 +147,12 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
     if series is not None and series.points and series.fabric:
         section.sub("growth", "Growth of the design", *growth(series))
     if c.instances:
-        section.add(Figure("fig-floor", "floor", f"Floor plan: {len(c.instances)} racks by row, coloured by rack "
-                                                 f"type"))
+        f = c.spec.floor
+        section.add(Figure("fig-floor", "floor", f"Floor plan in metres: {len(c.instances)} racks by row, coloured "
+                                                 f"by rack type (the same colour in every document of this render); "
+                                                 f"rack pitch {fmt.q(f.rack_pitch, 'm', 2)}, row pitch "
+                                                 f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
+                                                 f"(rows assumed to face each other in pairs)"))
     return section
 
 
@@ -400,7 +404,8 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     series = scaling(result.design, result.racks, a.cluster)
     doc = build(scope, a, counts, series)
     figures: dict[str, Callable[[], Any]] = {
-        "floor": lambda: cluster_diagrams.floor_plan(a), "topology": lambda: cluster_diagrams.topology(a),
+        "floor": lambda: cluster_diagrams.floor_plan(a, cluster_diagrams.rack_colours(
+            r.spec.id for r in result.design.racks)), "topology": lambda: cluster_diagrams.topology(a),
         "scaling": lambda: cluster_diagrams.scaling_chart(series),
         **performance.figures(performance.workloads_for(result, a.cluster.spec.id))}
     for rid in a.cluster.rack_counts:

@@ -109,3 +109,26 @@ def test_bisection_is_stated_with_its_convention_and_the_injection(cluster_out):
     assert re.search(rf"^\| compute \| compute \(east-west\) \|.*\| {inj:,.0f} \| {bis:,.0f} \| 100 % \| 1.00 \|",
                      md, re.M)
     assert "is half its injection (full bisection, 100 %), not a 2:1 taper" in md
+
+
+def test_floor_plan_in_metres_with_aisles_and_one_colour_per_rack_type(shipped_run):
+    """Issue 11, item 8: the floor plan was a grid of positions. It is drawn in metres from the floor spec (B200
+    SuperPOD: 9 racks at 0.6 m pitch = 5.40 m along a row, 5 rows at 3.6 m pitch with 1.2 m deep racks = 15.60 m),
+    with the aisles (row pitch - rack depth = 2.40 m) alternating cold and hot, and each rack type keeps its colour
+    in every cluster of the render."""
+    from archgen.render.cluster_diagrams import floor_plan, rack_colours
+
+    colours = rack_colours(r.spec.id for r in shipped_run.design.racks)
+    fig = floor_plan(shipped_run.clusters[f"cluster/{CLUSTER}"], colours)
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert "5.40 m: 9 racks at 0.60 m" in texts and "15.60 m: 5 rows at 3.60 m" in texts
+    assert texts.count("cold aisle, 2.40 m") == 2 and texts.count("hot aisle, 2.40 m") == 2
+    assert ax.get_title(loc="left") == f"{CLUSTER}: 38 racks in 5 row(s), 5.4 m × 15.6 m"
+    legend = {t.get_text().split(" (")[0]: h.get_facecolor() for t, h in
+              zip(ax.get_legend().get_texts(), ax.get_legend().legend_handles, strict=True)}
+    from matplotlib.colors import to_rgba
+    assert all(legend[t] == to_rgba(colours[t]) for t in legend)
+    other = floor_plan(shipped_run.clusters["cluster/gb200-nvl72-su"], colours)
+    for t, h in zip(other.axes[0].get_legend().get_texts(), other.axes[0].get_legend().legend_handles, strict=True):
+        assert h.get_facecolor() == to_rgba(colours[t.get_text().split(" (")[0]])
