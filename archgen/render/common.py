@@ -12,6 +12,7 @@ from typing import Any
 from archgen import __version__
 from archgen.checks import REGISTRY, Finding
 from archgen.checks.requirements import measured
+from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
 from archgen.model import Part
 from archgen.render import fmt
@@ -161,11 +162,22 @@ def validation_section(scope: Scope) -> Section:
     by_id: dict[str, list[Finding]] = {}
     for f in findings:
         by_id.setdefault(f.id, []).append(f)
-    rows, anchors = [], []
+    rows, anchors, skipped = [], [], []
+    racks = [r.rack for path, r in scope.run.racks.items() if path in scope.subjects]
+    if not racks:        # a cluster document: the rack types it places
+        racks = [r for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject
+                 for r in c.rack_types.values()]
+    single = scope.run.racks.get(scope.subject)
     for cid, chk in sorted(REGISTRY.items()):
         hits = by_id.pop(cid, [])
+        if not hits and not applies(cid, scope.subjects, racks):
+            skipped.append(cid)
+            continue
         if not hits:
-            rows.append((cid, chk.summary, "—", "pass", "—", "—", "—", ""))
+            figures = rack_figures(cid, single) if single is not None else None
+            value, limit = figures if figures else (None, None)
+            rows.append((cid, chk.summary, scope.subject if figures else "—", "pass", _value(value, limit),
+                         _value(limit, limit), "—", ""))
             anchors.append(fmt.slug(f"check-{cid}"))
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
@@ -183,8 +195,11 @@ def validation_section(scope: Scope) -> Section:
     n_warn = sum(1 for r in rows if r[3] == "warn")
     n_pass = sum(1 for r in rows if r[3] == "pass")
     section = Section("validation", "Validation report").add(
-        Para(f"{len(REGISTRY)} checks ran on this target and the parts it uses: {n_pass} passed with no finding, "
-             f"{n_fail} failing and {n_warn} warning finding(s)."),
+        Para(f"{len(REGISTRY) - len(skipped)} of the {len(REGISTRY)} checks apply to this target and the parts it "
+             f"uses: {n_pass} passed with no finding, {n_fail} failing and {n_warn} warning finding(s). A passed "
+             f"rack check shows the value it compared and its limit."
+             + (f" Not applicable, so not listed: {', '.join(skipped)} (they judge objects, such as fabrics, "
+                f"workloads, a liquid loop or a facility, that this target does not have)." if skipped else "")),
         Table("validation", "Checks: computed value against limit", cols, tuple(rows), tuple(anchors),
               status_column=3))
     unconfirmed = [(p.id, p.kind, "all figures" if p.unconfirmed_fields() == ["*"] else

@@ -49,3 +49,18 @@ def test_documents_rendered_from_absolute_paths_show_relative_ones(tmp_path, mon
     text = (out / "dgx-h100-4" / "dgx-h100-4.md").read_text()
     assert str(REPO) not in text and "/tmp/" not in text
     assert "| catalog/systems/dgx-h100.yaml:" in text                 # the CAT001 waiver's location
+
+
+def test_validation_lists_only_checks_that_apply_with_value_and_limit(rendered):
+    """Issue 11, item 9: the air-cooled DGX H100 rack document listed NET, CAB, PERF and CDU checks as "pass" although
+    it has no fabric, workload or liquid loop; passes showed no numbers. Now those are named as not applicable, and
+    a passed rack check shows what it compared: PWR002, input power 4 x 10.2 kW + 98 W = 40.9 kW against the usable
+    feeds, N+1 of 3 x 415 V x 60 A x sqrt(3) x 0.8 = 2 x 34.5 = 69.0 kW."""
+    md = rendered["dgx-h100-4/dgx-h100-4.md"]
+    table = md[md.index("*Table: Checks: computed value against limit*"):]
+    table = table[:table.index("\n\n<a id")]
+    for cid in ("NET001", "CAB001", "PERF001", "COOL001", "COOL004"):
+        assert f"check-{cid.lower()}" not in table and cid in md[md.index("Not applicable, so not listed"):]
+    assert ("| <a id=\"check-pwr002\"></a>PWR002 | The rack's input power fits its feeds after derating, with the feed "
+            "redundancy. | rack/dgx-h100-4 | pass | 40.9 kW | 69.0 kW | — |  |") in table
+    assert "| <a id=\"check-cool005\"></a>COOL005 |" in table            # the rack stands in a facility (hall-air)
