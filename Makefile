@@ -19,7 +19,7 @@ browser:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 	  echo "note: chromium not installed; the browser tests will be skipped"; }
 	@command -v pdftotext >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
-	  (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null) || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null) || \
 	  echo "note: poppler-utils not installed; the PDF text tests will be skipped"; }
 
 demo: $(STAMP)
