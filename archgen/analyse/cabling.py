@@ -180,7 +180,8 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 runs.append(tr)
             else:
                 tr = None
-            tiers.append(_tier_totals(fa, tier_name, options, tr))
+            tiers.append(_tier_totals(fa, tier_name, options, tr, _node_cage_ports(a, fa) if tier_name == "access"
+                                      else None))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
                    tuple(problems), optics, net_power)
@@ -384,11 +385,26 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
     return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, bins[idx], weight)
 
 
-def _ports_per_module(link, speed: Q) -> int:
-    return max(1, round(float((link.rate / speed).to("").magnitude)))
+def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
+    """Links one module end serves: its rate over the line rate, but no more than the ports of the cage it sits in."""
+    n = max(1, round(float((link.rate / speed).to("").magnitude)))
+    return min(n, cage_ports) if cage_ports else n
 
 
-def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...], tr: TierRuns | None) -> TierCabling:
+def _node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
+    """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
+
+    1 for a NIC card (a single-port module serves one NIC port), or the system's `per_cage` (a DGX twin-port OSFP
+    serves two).
+    """
+    role = fa.fabric.spec.nic_role or fa.fabric.spec.role
+    per = [slot.per_cage or 1 for nt in a.nodes if fa.ports_per_node.get(nt.part.id)
+           for slot in nt.part.nics if slot.role == role]
+    return min(per, default=1)
+
+
+def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...], tr: TierRuns | None,
+                 a_cage_ports: int | None = None) -> TierCabling:
     links = fa.links[tier] * fa.planes
     speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
     by: dict[tuple[str, float], int] = {}
@@ -424,13 +440,13 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
         if not n:
             continue
         if opt.a.media in COPPER:  # a cable assembly: one orderable part with its ends built in
-            c = math.ceil(n / min(_ports_per_module(opt.a, speed), _ports_per_module(opt.b, speed)))
+            c = math.ceil(n / min(_ports_per_module(opt.a, speed, a_cage_ports), _ports_per_module(opt.b, speed)))
             cables[opt.label] = cables.get(opt.label, 0) + c
             modules[opt.a.id] = modules.get(opt.a.id, 0) + c
             power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
             continue
-        for end in (opt.a, opt.b):  # transceivers at both ends, and a fibre between them
-            k = math.ceil(n / _ports_per_module(end, speed))
+        for end, cage in ((opt.a, a_cage_ports), (opt.b, None)):  # transceivers at both ends, a fibre between
+            k = math.ceil(n / _ports_per_module(end, speed, cage))
             modules[end.id] = modules.get(end.id, 0) + k
             power = power + end.power_per_end * k
         cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + n

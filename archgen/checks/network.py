@@ -393,3 +393,17 @@ def fixed_counts(ctx: Context) -> Iterator[Violation]:
 def fabric_of(analysis: ClusterAnalysis, fabric_id: str) -> FabricAnalysis | None:
     """The analysed fabric with id `fabric_id`."""
     return next((f for f in analysis.fabrics if f.fabric.spec.id == fabric_id), None)
+
+
+@check("NET019", "network.port_groups")
+def port_groups(ctx: Context) -> Iterator[Violation]:
+    """Each tier's `down` and `up` ports exist on its switch, fit their port group, and use a breakout it allows.
+
+    A port group lists its count, native speed and allowed breakouts (`ports`, `port_groups`); a tier gives ports
+    to its roles by group, range and breakout (OCP OPG-256: ports 1-32 as 2x400G down, 33-64 native 800G up).
+    Fixed `uplinks` come from a group that runs `uplink_speed`.
+
+    Fix: name a group the switch has, keep ranges inside it and apart, and pick one of its `breakouts` whose rate is
+    the fabric's `speed` (for `down`).
+    """
+    yield from _fabric_problems(ctx, "ports")

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Count, Document, FieldError, Id, Ref, Spec
+from archgen.model.network import parse_breakout
 from archgen.model.requirements import RequirementList
 from archgen.model.system import NicRole
 from archgen.units import Q_, Bandwidth, Length, LengthOrZero
@@ -94,15 +95,39 @@ class Floor(Spec):
 
 
 class ScaleUp(Spec):
-    """The scale-up (NVLink) domain: accelerators joined by switch chips or trays, one hop apart."""
+    """The scale-up domain: accelerators joined by switches (NVLink, Ethernet, UALink) or a mesh (Infinity Fabric).
+
+    A switched domain puts every accelerator one switch hop from the others: `bandwidth / (2 x link rate)` links
+    per accelerator to `switches` switch parts (NVLink trays inside an NVL72 rack, or Ethernet/UALink switches
+    across a rack). A mesh joins every pair of accelerators of a node directly (AMD Infinity Fabric: 7 links per
+    MI300X to its 7 peers), so it has no switches and `size - 1` peer links per accelerator.
+    """
 
     domain: Literal["node", "rack"] = Field(description="What one domain is: one node (DGX) or one rack (NVL72).")
+    technology: Literal["nvlink", "infinity-fabric", "ethernet", "ualink"] = Field(
+        "nvlink", description="Scale-up technology: nvlink, infinity-fabric (AMD xGMI), ethernet (e.g. ESUN, "
+        "Gaudi RoCE) or ualink.")
+    topology: Literal["switched", "mesh"] = Field(
+        "switched", description="switched (every accelerator one switch hop away) or mesh (direct links between "
+        "every pair, inside a node).")
+    links_per_peer: int = Field(1, gt=0, le=16, description="Mesh only: direct links between each pair.")
     size: Count = Field(description="Accelerators per domain, e.g. 8 or 72.")
     bandwidth: Bandwidth = Field(description="Scale-up bandwidth per accelerator, both directions, e.g. '1.8 TB/s'.")
     switch: Ref | None = Field(None, description="Switch tray part, when the switches are separate parts in the rack.")
     switches: int = Field(0, ge=0, description="Switch trays per domain (0 when the chips are inside the node).")
     link: Ref | None = Field(None, description="Link part of one accelerator-to-switch link (rate per direction).")
     crosses_racks: bool = Field(False, description="True when one domain spans several racks (cables between racks).")
+
+    @model_validator(mode="after")
+    def _mesh_has_no_switches(self) -> ScaleUp:
+        if self.topology == "mesh":
+            if self.switch is not None or self.switches:
+                raise FieldError(("switches",) if self.switches else ("switch",), "a mesh scale-up domain joins "
+                                 "accelerators directly: leave switch and switches out, or set topology: switched")
+            if self.domain != "node":
+                raise FieldError(("domain",), "a mesh scale-up domain is one node (Infinity Fabric joins the GPUs "
+                                 "of one platform): set domain: node, or topology: switched for a rack")
+        return self
 
 
 class Reserved(Spec):
@@ -124,6 +149,55 @@ class Endpoints(Spec):
 TIER_NAMES = ("leaf", "spine", "core")
 
 
+_RANGE = re.compile(r"^\s*([0-9]+)\s*-\s*([0-9]+)\s*$")
+
+
+class PortUse(Spec):
+    """Ports of a tier's switch given to one role: `down` (to the tier below) or `up` (to the tier above)."""
+
+    group: Id | None = Field(None, description="Port group of the switch (its `ports` or a `port_groups` name); "
+                             "default: the main `ports`.")
+    ports: int | str | None = Field(None, description=(
+        "Which ports of the group: a range '1-32' (numbered from 1 in the group) or a count; default: the whole "
+        "group, less the ports the other role takes from it."))
+    breakout: str | None = Field(None, description=(
+        "How each port is split, e.g. '2x400G'; it must be one the group allows (`breakouts`), and for `down` "
+        "its rate must be the fabric's `speed`. Default: unsplit for `up`, the split the fabric speed needs "
+        "for `down`."))
+
+    @field_validator("ports")
+    @classmethod
+    def _ports(cls, v: int | str | None) -> int | str | None:
+        if isinstance(v, bool) or (isinstance(v, int) and v <= 0):
+            raise PydanticCustomError("ports", "a port count above 0 or a range such as '1-32'")
+        if isinstance(v, str):
+            m = _RANGE.match(v)
+            if not m or not 1 <= int(m[1]) <= int(m[2]):
+                raise PydanticCustomError("ports", "a port range such as '1-32' (first-last, numbered from 1)")
+        return v
+
+    @field_validator("breakout")
+    @classmethod
+    def _breakout(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                parse_breakout(v)
+            except ValueError as e:
+                raise PydanticCustomError("breakout", str(e)) from None
+        return v
+
+    def span(self) -> tuple[int, int] | None:
+        """(first, last) port of a range, 1-based and inclusive; None for a count or the default."""
+        if isinstance(self.ports, str) and (m := _RANGE.match(self.ports)):
+            return int(m[1]), int(m[2])
+        return None
+
+    def count(self) -> int | None:
+        """Ports taken (of a range or a count); None for the default."""
+        span = self.span()
+        return span[1] - span[0] + 1 if span else self.ports if isinstance(self.ports, int) else None
+
+
 class Tier(Spec):
     """Overrides for one tier of a fat tree."""
 
@@ -137,6 +211,12 @@ class Tier(Spec):
         "tier the fabric builds. Fewer than the fabric needs is NET018; spines and cores must divide the uplinks "
         "below them (NET002); extra leaves are spares (docs/clusters.md)."))
     rack: Ref | None = Field(None, description="Rack type holding this tier's switches (for cable lengths).")
+    down: PortUse | None = Field(None, description=(
+        "Ports toward the tier below (endpoints at the leaf), e.g. {ports: '1-32', breakout: 2x400G}; with `up` it "
+        "fixes the split instead of `oversubscription` (docs/clusters.md, Ports)."))
+    up: PortUse | None = Field(None, description=(
+        "Ports toward the tier above, e.g. {ports: '33-64'} (native 800G uplinks) or {group: qsfp28}; they count "
+        "against the switch's ports (NET001)."))
 
     @field_validator("oversubscription", mode="before")
     @classmethod
@@ -173,10 +253,8 @@ class FabricBase(Spec):
     ports_per_node: int | None = Field(None, gt=0, le=64,
                                        description="NIC ports per node used by this fabric (default: all of the role).")
     speed: Bandwidth = Field(description="Line rate of one fabric port, e.g. '400 Gb/s'.")
-    switch: Ref = Field(description="Switch part used at every tier unless a tier overrides it.")
     endpoints: Endpoints = Field(default_factory=Endpoints, description="What attaches to the bottom tier.")
     reserved: list[Reserved] = Field(default_factory=list, description="Leaf ports reserved for other devices.")
-    links: Links = Field(default_factory=Links, description="Link options per tier.")
     min_bandwidth_per_accelerator: Bandwidth | None = Field(
         None, description="Required NIC bandwidth into this fabric per accelerator, e.g. '400 Gb/s'.")
     min_bisection_per_accelerator: Bandwidth | None = Field(
@@ -194,6 +272,8 @@ class FatTree(FabricBase):
     """A folded-Clos fat tree of 2 or 3 tiers, plain or rail-optimized, single- or multi-plane."""
 
     topology: Literal["fat-tree"] = Field(description="fat-tree (folded Clos).")
+    switch: Ref = Field(description="Switch part used at every tier unless a tier overrides it.")
+    links: Links = Field(default_factory=Links, description="Link options per tier.")
     tiers: Literal[1, 2, 3, "auto"] = Field(2, description="1 (a single switch layer), 2, 3, or 'auto' "
                                             "(the fewest that fit).")
     rail_optimized: bool = Field(False, description="NIC n of every scale-up domain lands on the leaf of rail n.")
@@ -226,8 +306,113 @@ class FatTree(FabricBase):
         return self
 
 
-#: Fabric topologies by their `topology:` tag. Add dragonfly or torus here with their own model and analyser.
-Fabric = Annotated[FatTree, Field(discriminator="topology")]
+class RailOnly(FabricBase):
+    """Rail-only: one switch (or a two-tier tree) per rail and plane, no spine between rails.
+
+    NIC n of every scale-up domain joins rail n; traffic between rails crosses the scale-up domain instead of a
+    spine (W. Wang et al., "How to Build Low-cost Networks for Large Language Models (without Sacrificing
+    Performance)", arXiv 2307.12169, 2023).
+    """
+
+    topology: Literal["rail-only"] = Field(description="rail-only (rails joined only through the scale-up domain).")
+    switch: Ref = Field(description="Rail switch part (and the per-rail spine's, unless `spine.switch` is set).")
+    links: Links = Field(default_factory=Links, description="Link options: `access` (NIC to rail switch) and "
+                         "`leaf_spine` (inside a rail that needs two tiers).")
+    rails: int | None = Field(None, gt=0, description="Rails; default = fabric ports per scale-up domain / planes.")
+    planes: int = Field(1, gt=0, le=16, description="Independent parallel fabrics; each NIC port joins one plane.")
+    oversubscription: Ratio = Field(1.0, description="Down:up ratio of a rail leaf when a rail needs two tiers.")
+    leaf: Tier = Field(default_factory=Tier, description="Rail-switch overrides and placement.")
+    spine: Tier = Field(default_factory=Tier, description="Per-rail spine overrides (a rail wider than one switch).")
+
+    @field_validator("oversubscription", mode="before")
+    @classmethod
+    def _parse_default(cls, v: object) -> float:
+        return _ratio(v)
+
+
+class DragonflyLinks(Spec):
+    """Link options of a dragonfly, in order of preference."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    access: list[LinkOption] = Field(default_factory=list, description="Node to router.")
+    local: list[LinkOption] = Field(default_factory=list, description="Router to router inside a group.")
+    global_: list[LinkOption] = Field(default_factory=list, alias="global",
+                                      description="Router to router between groups (optical, long).")
+
+
+class Dragonfly(FabricBase):
+    """A dragonfly: groups of `group_size` routers, all-to-all inside a group, `global_links` per router between groups.
+
+    J. Kim, W. J. Dally, S. Scott, D. Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008
+    (a routers per group, p terminals and h global links per router; at most a·h + 1 groups; balanced at
+    a = 2p = 2h); HPE Slingshot builds it from 64-port Rosetta switches.
+    """
+
+    topology: Literal["dragonfly"] = Field(description="dragonfly (groups joined by global links).")
+    switch: Ref = Field(description="Router (switch) part.")
+    links: DragonflyLinks = Field(default_factory=DragonflyLinks, description="Link options per link class.")
+    group_size: int = Field(gt=0, le=1024, description="Routers per group (a); every pair in a group is linked.")
+    terminals: int = Field(gt=0, le=1024, description="Endpoint ports per router (p).")
+    global_links: int = Field(gt=0, le=1024, description="Global links per router (h).")
+    groups: int | None = Field(None, gt=0, le=100_000, description=(
+        "Groups; default: the fewest that hold the endpoint ports. At most group_size x global_links + 1."))
+
+
+class TorusLinks(Spec):
+    """Link options of a torus, in order of preference."""
+
+    neighbour: list[LinkOption] = Field(default_factory=list, description="Chip to neighbouring chip (inside a cube).")
+    ocs: list[LinkOption] = Field(default_factory=list, description="Chip to optical circuit switch (between cubes).")
+
+
+class Ocs(Spec):
+    """Optical circuit switches joining cubes of a torus (TPU v4/v5p)."""
+
+    switch: Ref = Field(description="OCS part (a Switch whose ports are fibre ports).")
+    cube: list[Annotated[int, Field(ge=1, le=64)]] = Field(min_length=2, max_length=3, description=(
+        "Chips along each dimension of one cube, e.g. [4, 4, 4]; every link leaving a cube goes through an OCS."))
+    rack: Ref | None = Field(None, description="Rack type holding the OCSes.")
+
+
+class Torus(FabricBase):
+    """A 2D or 3D torus of accelerators joined chip to chip (wraparound links), optionally through OCSes.
+
+    N. P. Jouppi et al., "TPU v4: An Optically Reconfigurable Supercomputer for Machine Learning with Hardware
+    Support for Embeddings", ISCA 2023 (4x4x4 cubes, 48 OCSes joining 64 cubes into a 16x16x16 torus).
+    """
+
+    topology: Literal["torus"] = Field(description="torus (direct chip-to-chip links, wraparound).")
+    dims: list[Annotated[int, Field(ge=1, le=4096)]] = Field(min_length=2, max_length=3, description=(
+        "Chips along each dimension, e.g. [16, 16, 16]; the product is the accelerators joined."))
+    wraparound: bool = Field(True, description="Links close each ring (a torus); false makes it a mesh.")
+    links_per_neighbour: int = Field(1, gt=0, le=16, description="Parallel links to each neighbour.")
+    ocs: Ocs | None = Field(None, description="Optical circuit switches joining cubes.")
+    links: TorusLinks = Field(default_factory=TorusLinks, description="Link options per link class.")
+
+    @model_validator(mode="after")
+    def _cubes_tile(self) -> Torus:
+        if self.ocs is not None:
+            if len(self.ocs.cube) != len(self.dims):
+                raise FieldError(("ocs", "cube"), f"a cube of {len(self.ocs.cube)} dimension(s) for a "
+                                 f"{len(self.dims)}-dimensional torus: give {len(self.dims)} sizes")
+            for i, (d, c) in enumerate(zip(self.dims, self.ocs.cube, strict=True)):
+                if d % c:
+                    raise FieldError(("ocs", "cube", i), f"cube side {c} does not divide dimension {i} of the "
+                                     f"torus ({d}): give a divisor of {d}")
+        return self
+
+
+#: Fabric topologies by their `topology:` tag, each with its own model and analyser.
+Fabric = Annotated[FatTree | RailOnly | Dragonfly | Torus, Field(discriminator="topology")]
+
+#: Link classes of each topology and the switch tier whose ports their upper ends use.
+LINK_TIERS = {
+    "fat-tree": {"access": "leaf", "leaf_spine": "spine", "spine_core": "core"},
+    "rail-only": {"access": "leaf", "leaf_spine": "spine"},
+    "dragonfly": {"access": "leaf", "local": "local", "global": "global"},
+    "torus": {"neighbour": "chip", "ocs": "ocs"},
+}
 
 
 class TierSwitches(Spec):
