@@ -153,3 +153,89 @@ def max_switch_hops(g: nx.Graph) -> int:
         lengths = nx.single_source_shortest_path_length(g, src)
         worst = max([worst] + [lengths[t] - 1 for t in groups if t != src and t in lengths])
     return worst
+
+
+def torus_graph(dims: Sequence[int], wrap: bool = True, capacity: float = 1.0) -> nx.Graph:
+    """A torus (or mesh) of chips: vertices ('ep', i), i the chip's row-major index; one edge per neighbour pair."""
+    import networkx as nx
+    n = int(np.prod(dims))
+    coords = np.array(np.unravel_index(np.arange(n), tuple(dims))).T
+    g = nx.Graph()
+    g.add_nodes_from(("ep", i) for i in range(n))
+    for axis, d in enumerate(dims):
+        if d < 2:
+            continue
+        nxt = coords.copy()
+        nxt[:, axis] = (nxt[:, axis] + 1) % d
+        keep = np.ones(n, dtype=bool) if wrap else coords[:, axis] + 1 < d
+        other = np.ravel_multi_index(tuple(nxt.T), tuple(dims))
+        g.add_edges_from(((("ep", int(i)), ("ep", int(j))) for i, j in zip(np.arange(n)[keep], other[keep],
+                                                                          strict=True)), capacity=capacity, links=1)
+    return g
+
+
+def dragonfly_graph(a: int, p: int, h: int, groups: int, capacity: float = 1.0) -> nx.Graph:
+    """A dragonfly: ('router', r) vertices, ('ep', r) terminal groups of p ports each, local and global edges.
+
+    Router j of group i owns global ports j·h .. (j+1)·h − 1 of its group; port q of group i leads to group q (q < i)
+    or q + 1 (q ≥ i), the next copy of that pairing once every other group has one (Kim et al. 2008, the
+    "consecutive" arrangement), so each pair of groups gets ⌊a·h/(g − 1)⌋ links.
+    """
+    import networkx as nx
+    g = nx.Graph()
+    for grp in range(groups):
+        for j in range(a):
+            r = grp * a + j
+            g.add_edge(("ep", r), ("router", r), capacity=p * capacity, links=p)
+            for k in range(j + 1, a):
+                g.add_edge(("router", r), ("router", grp * a + k), capacity=capacity, links=1)
+    per_pair = (a * h) // (groups - 1) if groups > 1 else 0
+    for grp in range(groups):
+        for q in range(per_pair * (groups - 1)):
+            other = q % (groups - 1)
+            other = other if other < grp else other + 1
+            if other < grp:
+                continue                      # added from the other side
+            copy = q // (groups - 1)
+            mine, theirs = grp * a + q // h, other * a + (copy * (groups - 1) + grp) // h
+            key = (("router", mine), ("router", theirs))
+            if g.has_edge(*key):
+                g.edges[key]["capacity"] += capacity
+                g.edges[key]["links"] += 1
+            else:
+                g.add_edge(*key, capacity=capacity, links=1)
+    return g
+
+
+def rail_only_graph(domains: int, rails: int, per_rail: Sequence[tuple[int, int, int]],
+                    capacity: float = 1.0) -> nx.Graph:
+    """Rail-only: ('ep', d) scale-up domains, each with one port on every rail, and each rail its own tree.
+
+    Per rail (leaves, spines, uplinks per leaf) from `per_rail`; the domains fill a rail's leaves in order, each
+    leaf spreads its uplinks over the rail's spines. No edge joins two rails: only a domain does (its scale-up
+    network).
+    """
+    import networkx as nx
+    g = nx.Graph()
+    for r, (leaves, spines, up) in enumerate(per_rail[:rails]):
+        per_leaf = -(-domains // max(leaves, 1))
+        for d in range(domains):
+            g.add_edge(("ep", d), ("leaf", r, d // per_leaf), capacity=capacity, links=1)
+        for lf in range(leaves):
+            for s in range(spines):
+                m = up // spines
+                g.add_edge(("leaf", r, lf), ("spine", r, s), capacity=m * capacity, links=m)
+    return g
+
+
+def max_hops(g: nx.Graph, kinds: tuple[str, ...] = ("leaf", "spine", "core", "router")) -> int:
+    """Switches (vertices of `kinds`) on the longest shortest path between two endpoint vertices ('ep', i)."""
+    import networkx as nx
+    eps = [v for v in g if v[0] == "ep"]
+    sub = g.subgraph(v for v in g if v[0] in kinds or v[0] == "ep")
+    worst = 0
+    for src in eps:
+        for t, path in nx.single_source_shortest_path(sub, src).items():
+            if t[0] == "ep" and t != src:
+                worst = max(worst, sum(1 for v in path if v[0] in kinds))
+    return worst

@@ -25,6 +25,7 @@ from archgen.analyse.bom import BomLine, cluster_bom
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
+from archgen.model.cluster import LINK_TIERS
 from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
@@ -169,6 +170,12 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     bins = _bins(cluster)
     taken: dict[tuple[str, str], int] = {}
     for fa in a.fabrics:
+        if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
+            for name in fa.links:
+                options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
+                tiers.append(_tier_totals(fa, name, options, None, _node_cage_ports(a, fa) if name == "access"
+                                          else None, fa.fabric.spec.speed))
+            continue
         placed = _place_switches(cluster, fa, problems, taken) if known else {}
         for tier_name, key in (("access", "leaf"), ("leaf_spine", "spine"), ("spine_core", "core")):
             if tier_name not in fa.links:
@@ -198,7 +205,7 @@ def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[P
     spec = fa.fabric.spec
     for t in fa.tiers:
         total = t.switches * fa.planes
-        rack_id = getattr(spec, t.name).rack
+        rack_id = spec.rack_of(t.name)
         slots = _slots(cluster, rack_id, t.switch)
         key = (rack_id or "", t.switch.id if t.switch else "")
         first = taken.get(key, 0)
@@ -404,9 +411,10 @@ def _node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
 
 
 def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...], tr: TierRuns | None,
-                 a_cage_ports: int | None = None) -> TierCabling:
+                 a_cage_ports: int | None = None, speed: Q | None = None) -> TierCabling:
     links = fa.links[tier] * fa.planes
-    speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
+    if speed is None:
+        speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
     by: dict[tuple[str, float], int] = {}
     per_option = np.zeros(max(len(options), 1), dtype=np.int64)
     over: list[tuple[LinkOption, int, float]] = []

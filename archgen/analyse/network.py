@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from archgen.analyse.fabric import TIERS, FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
 from archgen.analyse.nodes import NodeType, compute_node, count, nic_bandwidth, nic_ports, node_types  # re-exported
+from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import System
 from archgen.topology import ScaleOutPath
@@ -103,7 +104,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         problems.append(Problem("scale_up_size", ("scale_up", "size"),
                                 f"{accelerators} accelerators are not a whole number of {cluster.spec.scale_up.size}-"
                                 "accelerator domains", count(accelerators), None))
-    fabrics = tuple(analyse_fabric(design, cluster, f, nodes, accelerators) for f in cluster.fabrics)
+    fabrics = tuple(analyse_fabric(design, cluster, f, nodes, accelerators) if f.spec.topology == "fat-tree"
+                    else analyse_topology(design, cluster, f, nodes, accelerators) for f in cluster.fabrics)
     it_power = Q_(0, "kW")
     for rid, n in cluster.rack_counts.items():
         a = racks.get(f"rack/{rid}")
@@ -201,5 +203,6 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     for name, ratio in fa.oversubscription.items():
         m[f"{name}.oversubscription"] = count(ratio)
     m.update(fa.failure)
+    m.update(fa.figures)
     return m
 

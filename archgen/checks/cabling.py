@@ -34,7 +34,8 @@ def reach(ctx: Context) -> Iterator[Violation]:
         for t in c.cabling.tiers:
             for opt, n, longest in t.over_reach:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
-                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.tiers[_tier_key(t.tier)].links_path,
+                where = fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
+                yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {opt.reach:~P} reach of "
                                 f"{opt.label}", Q_(longest, "m"), opt.reach.to("m"))
 
@@ -212,7 +213,7 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             for name in fa.links:
-                key = _tier_key(name)
+                key = _tier_key(name, fa.topology)
                 if not fa.fabric.tiers[key].links and fa.links[name]:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("links",),
                                     f"{name}: {fa.links[name] * fa.planes} links without link media; reach and "
@@ -236,11 +237,11 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
         for t in c.cabling.tiers:
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
-                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + (_tier_key(t.tier),),
+                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),),
                                 f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack; their "
                                 f"length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
                                 "floor holds (corner to corner)", count(t.unplaced_links))
 
 
-def _tier_key(tier: str, topology: str = "fat-tree") -> str:
+def _tier_key(tier: str, topology: str) -> str:
     return LINK_TIERS[topology][tier]

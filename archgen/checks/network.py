@@ -285,7 +285,7 @@ def surplus_switches(ctx: Context) -> Iterator[Violation]:
             for t in fa.tiers:
                 if t.switch is None:
                     continue
-                rack = getattr(fa.fabric.spec, t.name).rack
+                rack = fa.fabric.spec.rack_of(t.name)
                 n = t.switches * fa.planes
                 if rack is None:
                     floating[t.switch.id] = floating.get(t.switch.id, 0) + n
@@ -334,6 +334,8 @@ def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
     """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
+            if fa.topology != "fat-tree":
+                continue
             shape = fa.shape
             if fa.tiers_used < 2 or shape.leaves + shape.spines + shape.cores > MAX_GRAPH_SWITCHES:
                 continue

@@ -267,6 +267,10 @@ class FabricBase(Spec):
     def _parse_max(cls, v: object) -> float | None:
         return None if v is None else _ratio(v)
 
+    def rack_of(self, tier: str) -> str | None:
+        """Rack type that holds the switches of `tier` (its `rack`), if the fabric places them."""
+        return getattr(getattr(self, tier, None), "rack", None)
+
 
 class FatTree(FabricBase):
     """A folded-Clos fat tree of 2 or 3 tiers, plain or rail-optimized, single- or multi-plane."""
@@ -341,6 +345,13 @@ class DragonflyLinks(Spec):
                                       description="Router to router between groups (optical, long).")
 
 
+class SwitchRack(Spec):
+    """Where a topology's switches stand."""
+
+    rack: Ref | None = Field(None, description="Rack type holding these switches (their slots; lengths are not "
+                             "derived for this topology).")
+
+
 class Dragonfly(FabricBase):
     """A dragonfly: groups of `group_size` routers, all-to-all inside a group, `global_links` per router between groups.
 
@@ -357,6 +368,7 @@ class Dragonfly(FabricBase):
     global_links: int = Field(gt=0, le=1024, description="Global links per router (h).")
     groups: int | None = Field(None, gt=0, le=100_000, description=(
         "Groups; default: the fewest that hold the endpoint ports. At most group_size x global_links + 1."))
+    router: SwitchRack = Field(default_factory=SwitchRack, description="Placement of the routers.")
 
 
 class TorusLinks(Spec):
