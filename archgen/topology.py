@@ -44,6 +44,21 @@ class ScaleOutPath:
 
 
 @dataclass(frozen=True)
+class TorusPath(ScaleOutPath):
+    """A torus the performance model runs its collectives on (`perf.torus`), beside the `ScaleOutPath` figures.
+
+    Attributes:
+        dims: Chips along each dimension.
+        link: Bandwidth of one link per direction (all parallel links to a neighbour together).
+        wraparound: Whether each ring closes.
+    """
+
+    dims: tuple[int, ...] = ()
+    link: Q | None = None
+    wraparound: bool = True
+
+
+@dataclass(frozen=True)
 class ClosShape:
     """The numbers that fix one plane's wiring (per plane, at the fabric rate)."""
 

@@ -179,6 +179,8 @@ def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, node
     tier = TierCount("router", router, s, k, plan.breakout, p, need - p, s, f["routers"], used,
                      f["routers"] * (a - 1) + 2 * f["global"])
     bisection = min(used * s / 2, f["bisection_links"] * s)
+    # uniform traffic: (g - 1)/g of a group's a·p terminals' traffic leaves over its (g - 1)·m global links
+    oversub = {"global": a * p / (g * f["pair_links"])} if g > 1 and f["pair_links"] else {}
     compute = compute_node(nodes)
     ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
     per_acc = compute.part.accelerators if compute else 0
@@ -188,7 +190,7 @@ def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, node
     return _result(fabric, accelerators, problems, tiers_used=1, ports_per_node=ports_per_node, node_ports=n_ports,
                    endpoint_ports=endpoints, tiers=(tier,), links={"access": used, "local": f["local"],
                                                                    "global": f["global"]},
-                   injection=(n_ports * s).to("Gbit/s"), bisection=bisection.to("Gbit/s"),
+                   injection=(n_ports * s).to("Gbit/s"), bisection=bisection.to("Gbit/s"), oversubscription=oversub,
                    hops=f["routers_on_path"], max_endpoints=f["max_terminals"],
                    max_accelerators=f["max_terminals"] // ppn * per_acc if ppn else 0, failure=failure,
                    figures=figures)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.errors import UsageError
-from archgen.perf import nccl
+from archgen.perf import nccl, torus
 from archgen.perf.hardware import Hardware
 from archgen.perf.nccl import LL, LL128, SIMPLE, maximum, minimum, where
 
@@ -249,6 +249,8 @@ def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "au
         raise UsageError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
     if algorithm not in ALGORITHMS:
         raise UsageError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
+    if hw.torus:  # chips joined in a torus (TPU ICI): rings and the bucket algorithm along its dimensions
+        return torus.collective_time(hw, op, size, n, algorithm)
     n = _arr(n)
     k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(_arr(k), n)
     if op == "p2p":

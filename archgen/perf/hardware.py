@@ -53,6 +53,10 @@ class Hardware:
         scale_up_bandwidth: Scale-up bandwidth per accelerator per direction (B/s).
         scale_up_efficiency: nccl-tests ring busbw over `scale_up_bandwidth`.
         scale_up_latency: Latency per ring step in the scale-up domain (s).
+        torus: Chips along each dimension when the accelerators are joined chip to chip in a torus (TPU ICI);
+            its collectives are then those of `perf.torus`. Empty for switched fabrics.
+        torus_link_bandwidth: Bandwidth of one torus link per direction (B/s).
+        torus_wraparound: Whether the torus closes each ring.
         in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
         nvls_efficiency: NCCL's NVLS efficiency for the accelerator's generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
@@ -84,6 +88,9 @@ class Hardware:
     l2_bandwidth: float = 0.0
     scale_up_efficiency: float = 0.8
     scale_up_latency: float = 1.9e-6
+    torus: tuple[int, ...] = ()
+    torus_link_bandwidth: float = 0.0
+    torus_wraparound: bool = True
     in_network_reduction: bool = False
     nvls_efficiency: float = 0.8
     compute_capability: float = 0.0

@@ -301,16 +301,33 @@ def fabrics(scope: Scope, a: Any) -> Section:
         failures = [(k.removeprefix("failure."), fmt.pct(float(v.magnitude), 1) if "bandwidth" in k
                      else f"{float(v.magnitude):,.0f}") for k, v in sorted(fa.failure.items())]
         sub = section.sub(f"fabric-{s.id}", f"Fabric {s.id}: {ROLE_TITLES.get(s.role, s.role)}",
-                          Para(f"{s.name or s.id}: {s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s), "
-                               f"{fa.rails} rail(s){', rail-optimised' if getattr(s, 'rail_optimized', False) else ''};"
-                               f" {fa.node_ports:,} node ports, {fa.reserved_ports:,} reserved; up to "
-                               f"{fa.max_accelerators:,} accelerators at this design. Total "
-                               f"bisection {fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
+                          Para(f"{s.name or s.id}: {_shape(fa)}; up to {fa.max_accelerators:,} accelerators at this "
+                               f"design. Total bisection {fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
                           Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", cols, tuple(tiers)))
         if failures:
             sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
                           tuple(failures)))
     return section
+
+
+def _shape(fa: Any) -> str:
+    """How a fabric is built, in words, from its analysis (fat tree, torus, dragonfly or rail-only)."""
+    s, f = fa.fabric.spec, {k: int(v.magnitude) for k, v in fa.figures.items()}
+    if s.topology == "torus":
+        ocs = f", {f['torus.cubes']} cubes of {'x'.join(map(str, s.ocs.cube))} joined by {f['torus.ocs']} OCSes" \
+            if s.ocs else ""
+        return (f"{'x'.join(map(str, s.dims))} {'torus' if s.wraparound else 'mesh'}, {f['torus.links_per_chip']} "
+                f"links per chip, diameter {f['torus.diameter']} hops{ocs}")
+    if s.topology == "dragonfly":
+        return (f"dragonfly of {f['dragonfly.groups']} groups x {s.group_size} routers, {s.terminals} terminals and "
+                f"{s.global_links} global links per router, {f['dragonfly.global_links_per_group_pair']} global "
+                f"link(s) per pair of groups; {fa.node_ports:,} node ports")
+    if s.topology == "rail-only":
+        return (f"rail-only, {fa.rails} rail(s) x {fa.planes} plane(s), {fa.tiers_used} tier(s) per rail, no spine "
+                f"between rails; {fa.node_ports:,} node ports")
+    return (f"{s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s), {fa.rails} rail(s)"
+            f"{', rail-optimised' if s.rail_optimized else ''}; {fa.node_ports:,} node ports, "
+            f"{fa.reserved_ports:,} reserved")
 
 
 def cabling(a: Any) -> Section:
