@@ -149,6 +149,28 @@ def single_points_of_failure(g: nx.Graph) -> list[tuple[str, int]]:
     return sorted(v for v in nx.articulation_points(g) if v[0] in ("spine", "core"))
 
 
+def clos_single_points(shape: ClosShape) -> list[tuple[str, int]] | None:
+    """Spine and core switches whose loss disconnects node groups, in closed form, when every leaf holds endpoints.
+
+    Two tiers: every leaf spreads its uplinks over all S spines, so only S = 1 (with two leaves or more) leaves one.
+    Three tiers: each leaf reaches the `spines_per_pod` spines of its pod, and spine j of every pod its core group
+    j; with two spines per pod every pod has two ways up, so no switch is one. With one spine per pod, that spine
+    joins its pod to the rest (every spine is one when there are two pods or more); a core is one only if it is
+    alone in its group and no other group exists. Returns None where the rule does not decide (uneven pods):
+    then the graph does (`single_points_of_failure`). Cross-checked against the graph in tests/test_topology.py.
+    """
+    if shape.tiers == 2:
+        return [("spine", 0)] if shape.spines == 1 and shape.leaves >= 2 else []
+    if shape.tiers != 3:
+        return []
+    if shape.spines_per_pod >= 2:
+        return []
+    pods = -(-shape.leaves // shape.pod_leaves)
+    if pods < 2 or shape.leaves % shape.pod_leaves:
+        return None
+    return sorted([("spine", j) for j in range(shape.spines)] + ([("core", 0)] if shape.cores == 1 else []))
+
+
 def connected(g: nx.Graph) -> bool:
     """Whether every node group reaches every other."""
     import networkx as nx

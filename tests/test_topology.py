@@ -64,3 +64,18 @@ def test_single_spine_is_a_single_point_of_failure() -> None:
     shape = topology.ClosShape(2, 3, 1, 0, 4, 1, 0, 0, 0)
     g = topology.clos_graph(shape, [4, 4, 4])
     assert topology.single_points_of_failure(g) == [("spine", 0)]
+
+
+SHAPES = [topology.ClosShape(2, 3, 1, 0, 4, 1, 0, 0, 0), topology.ClosShape(2, 8, 4, 0, 8, 4, 0, 0, 0),
+          topology.ClosShape(2, 1, 1, 0, 4, 1, 0, 0, 0), topology.ClosShape(3, 8, 8, 4, 2, 2, 4, 4, 2),
+          topology.ClosShape(3, 8, 2, 2, 1, 1, 4, 4, 2), topology.ClosShape(3, 8, 2, 1, 1, 1, 4, 4, 4),
+          topology.ClosShape(3, 4, 1, 1, 1, 1, 4, 4, 4), topology.ClosShape(3, 16, 8, 4, 4, 2, 8, 8, 4)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"t{s.tiers}-l{s.leaves}-s{s.spines}-c{s.cores}")
+def test_closed_form_single_points_match_the_graph(shape) -> None:
+    """The closed form NET013 uses above 2,000 switches agrees with the graph's articulation points."""
+    closed = topology.clos_single_points(shape)
+    g = topology.clos_graph(shape, [4] * shape.leaves)
+    if closed is not None:
+        assert closed == topology.single_points_of_failure(g)

@@ -294,48 +294,77 @@ def _slot_order(fa: FabricAnalysis, tier: str, per_plane: int) -> np.ndarray:
     return np.where(i < grouped, in_group, rest)
 
 
+def _rank_within(keys: np.ndarray) -> np.ndarray:
+    """For each position, how many earlier positions hold the same key (a per-key running count)."""
+    if not len(keys):
+        return keys
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_keys)) + 1]
+    first = np.repeat(starts, np.diff(np.r_[starts, len(keys)]))
+    rank = np.empty_like(keys)
+    rank[order] = np.arange(len(keys)) - first
+    return rank
+
+
 def _node_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray, ...]:
-    """Per node port of this fabric: rack instance, U, plane, leaf index within the plane."""
+    """Per node port of this fabric: rack instance, U, plane, leaf index within the plane.
+
+    Vectorised over nodes and ports (a million-port fabric costs array operations, not a Python loop per port):
+    nodes in floor order, each with its unit instance's ordinal g and its index inside that instance; port p of a
+    node is port q = (index mod nodes per domain)·ppn + p of its scale-up domain. Rail-optimized ports in a group go
+    to rail q mod R of the group's leaves; other ports fill the leaves after the groups in order, per plane.
+    """
     spec = fa.fabric.spec
     leaf = fa.tier("leaf")
     down = max(leaf.down if leaf else 1, 1)
     per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
-    racks, us, planes, leaves = [], [], [], []
-    running = [0] * fa.planes
-    base = fa.groups * fa.leaves_per_group
-    in_unit: dict[tuple[str, int], int] = {}
+    kinds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for rid, rack in cluster.rack_types.items():
+        items = [(item.u, fa.ports_per_node.get(item.part.id, 0)) for item in rack.items
+                 if isinstance(item.part, System) and fa.ports_per_node.get(item.part.id, 0)]
+        kinds[rid] = (np.array([u for u, _ in items], dtype=np.int64), np.array([n for _, n in items], dtype=np.int64))
     ordinal: dict[tuple[str, int], int] = {}
+    inst_rack, inst_key, inst_grouped, counts = [], [], [], []
     for ri, inst in enumerate(cluster.instances):
-        for item in inst.rack.items:
-            ppn = fa.ports_per_node.get(item.part.id, 0) if isinstance(item.part, System) else 0
-            if not ppn:
-                continue
-            grouped = spec.rail_optimized and bool(inst.unit) and fa.group_domains > 0
-            key = (inst.unit, inst.unit_index)
-            g = ordinal.setdefault(key, len(ordinal))
-            node_index = in_unit.get(key, 0)
-            in_unit[key] = node_index + 1
-            nodes_per_domain = max(1, (fa.rails * fa.planes) // ppn) if per_domain_rack else 1
-            dj, within = divmod(node_index, nodes_per_domain)
-            for p in range(ppn):
-                q = within * ppn + p
-                plane = min(q // max(fa.rails, 1), fa.planes - 1) if spec.rail_optimized else p * fa.planes // ppn
-                if grouped:
-                    rail = q % fa.rails
-                    if fa.group_domains <= down:
-                        lf = g * fa.leaves_per_group + rail // max(fa.rails_per_leaf, 1)
-                    else:
-                        lpr = math.ceil(fa.group_domains / down)
-                        lf = g * fa.leaves_per_group + rail * lpr + dj // down
-                else:
-                    lf = base + running[plane] // down
-                    running[plane] += 1
-                racks.append(ri)
-                us.append(item.u)
-                planes.append(plane)
-                leaves.append(lf)
-    return (np.array(racks, dtype=np.int64), np.array(us, dtype=np.int64), np.array(planes, dtype=np.int64),
-            np.array(leaves, dtype=np.int64))
+        n = len(kinds[inst.rack.spec.id][0])
+        if not n:
+            continue
+        inst_rack.append(ri)
+        inst_key.append(ordinal.setdefault((inst.unit, inst.unit_index), len(ordinal)))
+        inst_grouped.append(bool(inst.unit))
+        counts.append(n)
+    if not counts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    counts_a = np.array(counts, dtype=np.int64)
+    node_rack = np.repeat(np.array(inst_rack, dtype=np.int64), counts_a)
+    node_key = np.repeat(np.array(inst_key, dtype=np.int64), counts_a)
+    node_grouped = np.repeat(np.array(inst_grouped, dtype=bool), counts_a)
+    node_u = np.concatenate([kinds[cluster.instances[ri].rack.spec.id][0] for ri in inst_rack])
+    node_ppn = np.concatenate([kinds[cluster.instances[ri].rack.spec.id][1] for ri in inst_rack])
+    node_index = _rank_within(node_key)
+    per_domain = np.maximum(1, (fa.rails * fa.planes) // node_ppn) if per_domain_rack else np.ones_like(node_ppn)
+    dj, within = np.divmod(node_index, per_domain)
+    # ports: each node repeated ppn times, p = 0 .. ppn - 1
+    rep = np.repeat(np.arange(len(node_ppn)), node_ppn)
+    p = np.arange(len(rep)) - np.repeat(np.cumsum(node_ppn) - node_ppn, node_ppn)
+    ppn, q = node_ppn[rep], within[rep] * node_ppn[rep] + p
+    rails = max(fa.rails, 1)
+    plane = np.minimum(q // rails, fa.planes - 1) if spec.rail_optimized else p * fa.planes // ppn
+    grouped = node_grouped[rep] & bool(getattr(spec, "rail_optimized", False) and fa.group_domains > 0)
+    g = node_key[rep]
+    if fa.group_domains <= down:
+        lf_group = g * fa.leaves_per_group + (q % rails) // max(fa.rails_per_leaf, 1)
+    else:
+        lpr = math.ceil(fa.group_domains / down)
+        lf_group = g * fa.leaves_per_group + (q % rails) * lpr + dj[rep] // down
+    base = fa.groups * fa.leaves_per_group
+    rest = np.zeros(len(rep), dtype=np.int64)
+    if (~grouped).any():   # the ungrouped ports of each plane fill its leaves after the groups', in order
+        rest[~grouped] = base + _rank_within(plane[~grouped]) // down
+    leaves = np.where(grouped, lf_group, rest)
+    return node_rack[rep], node_u[rep], plane, leaves
 
 
 def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[str, np.ndarray]) -> tuple:

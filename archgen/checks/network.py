@@ -12,6 +12,8 @@ from archgen.model.cluster import Cluster
 
 #: Graphs larger than this (switch vertices per plane) are not built for the failure check.
 MAX_GRAPH_SWITCHES = 20_000
+#: Above this many switches per plane the failure check uses the closed form instead of the graph.
+MAX_CLOSED_FORM = 2_000
 
 
 def _fabric_problems(ctx: Context, code: str) -> Iterator[Violation]:
@@ -330,6 +332,10 @@ def _placement_path(spec: Cluster, rack_id: str) -> tuple:
 def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
     """No single spine or core switch failure disconnects part of a fabric (checked on the switch graph).
 
+    Fabrics of up to 2,000 switches per plane are checked on their graph (articulation points); larger ones without
+    spare leaves by the closed form of `topology.clos_single_points`, which agrees with the graph on
+    the regular shapes it decides (a million-accelerator fat tree would otherwise spend seconds on a graph).
+
     Fix: use at least two spines (and cores), each leaf connected to more than one.
     """
     for c in ctx.clusters.values():
@@ -337,14 +343,18 @@ def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
             if fa.topology != "fat-tree":
                 continue
             shape = fa.shape
-            if fa.tiers_used < 2 or shape.leaves + shape.spines + shape.cores > MAX_GRAPH_SWITCHES:
+            switches = shape.leaves + shape.spines + shape.cores
+            if fa.tiers_used < 2 or switches > MAX_GRAPH_SWITCHES:
                 continue
-            g = topology.clos_graph(shape, fa.leaf_endpoints())
-            if not topology.connected(g):
-                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
-                                "the fabric graph is not connected")
-                continue
-            spof = topology.single_points_of_failure(g)
+            spof = topology.clos_single_points(shape) if switches > MAX_CLOSED_FORM and \
+                not fa.tier("leaf").spare else None      # no spare leaf: every leaf holds endpoints
+            if spof is None:
+                g = topology.clos_graph(shape, fa.leaf_endpoints())
+                if not topology.connected(g):
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
+                                    "the fabric graph is not connected")
+                    continue
+                spof = topology.single_points_of_failure(g)
             if spof:
                 names = ", ".join(f"{t} {i}" for t, i in spof[:5])
                 yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
