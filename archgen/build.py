@@ -8,7 +8,7 @@ from fnmatch import fnmatchcase
 
 from archgen.model import NIC, Accelerator, Cluster, CoolingUnit, Facility, Link, PowerShelf, Rack, Switch, System
 from archgen.model.base import Part
-from archgen.model.cluster import LINK_TIERS, Fabric, FatTree, LinkChoice, RailOnly, Torus
+from archgen.model.fabrics import LINK_TIERS, Fabric, FatTree, LinkChoice, RailOnly, Torus
 from archgen.model.power import PDU
 from archgen.model.requirements import Requirement, Requirements
 from archgen.model.sweep import Sweep

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import count
 from archgen.model import Switch
-from archgen.model.cluster import PortUse
+from archgen.model.fabrics import PortUse
 from archgen.model.network import Ports, parse_breakout
 from archgen.units import Q_, Q
 

@@ -38,7 +38,7 @@ from archgen.analyse.ports import Problem, tier_ports
 from archgen.analyse.tiers import TierCount
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.model import Accelerator
-from archgen.model.cluster import Dragonfly, RailOnly, Torus
+from archgen.model.fabrics import Dragonfly, RailOnly, Torus
 
 
 def analyse_topology(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],

@@ -9,7 +9,7 @@ from archgen.analyse.network import count
 from archgen.analyse.ports import role_groups
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import NIC, Switch
-from archgen.model.cluster import LINK_TIERS
+from archgen.model.fabrics import LINK_TIERS
 from archgen.model.network import CAGES, Ports, cage_fits
 from archgen.units import Q_, Q
 
@@ -237,7 +237,8 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
         for t in c.cabling.tiers:
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
-                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),),
+                where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack; their "
                                 f"length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
                                 "floor holds (corner to corner)", count(t.unplaced_links))
