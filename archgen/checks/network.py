@@ -419,3 +419,17 @@ def port_groups(ctx: Context) -> Iterator[Violation]:
     the fabric's `speed` (for `down`).
     """
     yield from _fabric_problems(ctx, "ports")
+
+
+@check("NET020", "network.topology_size")
+def topology_size(ctx: Context) -> Iterator[Violation]:
+    """A torus joins exactly the cluster's accelerators, and a dragonfly has the groups its endpoints need.
+
+    A torus of d1 x d2 (x d3) chips must hold every accelerator of the cluster; a dragonfly of g groups holds
+    g x group_size x terminals endpoint ports and at most group_size x global_links + 1 groups (one global link to
+    every other group; Kim et al., ISCA 2008).
+
+    Fix: set `dims` to a shape whose product is the accelerator count; give the dragonfly more groups, routers or
+    terminals per router, or more global links per router.
+    """
+    yield from _fabric_problems(ctx, "topology")
