@@ -138,3 +138,18 @@ def test_fixed_uplinks_count_against_the_radix(spec_tree) -> None:
     m = _metrics(result, "c", "f")
     assert m["leaf.radix"] == 64 and m["leaf.max_ports_used_per_switch"] <= 64
     assert m["links.leaf_spine"] == m["leaf.switches"] * 16
+
+
+def test_transceivers_per_port_end(tmp_path: Path) -> None:
+    """DGX B300 SU: each ConnectX-8 port takes its own single-port 800G module (576), a Q3400 twin-port 1.6T module
+    serves two 800G ports (288 at the leaves, 2 x 288 at both ends of the 576 leaf-spine links). Naming the twin-port
+    part at the NIC end too still gives one module per NIC port: a NIC cage holds one port."""
+    tiers = {t.tier: t for t in run([DATA / "dgx-b300-xdr-su.yaml"]).clusters["cluster/b300-xdr-su"].cabling.tiers}
+    assert tiers["access"].modules == {"smf-800g-dr4-rhs": 576, "smf-1.6t-2xdr4": 288}
+    assert tiers["leaf_spine"].modules == {"smf-1.6t-2xdr4": 576}
+
+    def twin_at_nic(f):
+        f["links"]["access"] = ["smf-1.6t-2xdr4"]
+    result = run([_variant(tmp_path, "dgx-b300-xdr-su.yaml", twin_at_nic)])
+    access = next(t for t in result.clusters["cluster/b300-xdr-su"].cabling.tiers if t.tier == "access")
+    assert access.modules == {"smf-1.6t-2xdr4": 576 + 288}
