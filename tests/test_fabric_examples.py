@@ -181,3 +181,58 @@ def test_rail_only_pipeline(spec_tree) -> None:
     assert (m["tiers"], m["leaf.switches"], m["links.access"]) == (1, 8, 256)
     assert m["bisection_bandwidth"] == 8 * 16 * 400
     assert not [f for f in result.findings if f.severity == "error"], [f.message for f in result.findings]
+
+
+SCALE_UP = """kind: Rack
+id: r
+facility: hall-liquid
+form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1400 kg, weight: 180 kg}
+slots:
+  - {at: 9, part: amd-mi355x-platform, count: 4}
+  - {at: 30, part: celestica-ds5000, count: 4}
+  - {at: 1, part: pdu-415v-60a-3ph, count: 4}
+power:
+  feeds: {count: 4, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
+  pdus: {redundancy: N+N}
+cooling:
+  air: {class: A2, delta_t: 20 K}
+---
+kind: Cluster
+id: e
+layout: [{rack: r, count: 2}]
+floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
+scale_up: {domain: rack, size: 32, technology: ethernet, topology: switched, bandwidth: 1.6 TB/s,
+           switch: celestica-ds5000, switches: SWITCHES, link: smf-800g-dr8}
+"""
+
+
+@pytest.mark.parametrize(("switches", "short"), [(4, False), (3, True)])
+def test_switched_ethernet_scale_up_across_a_rack(spec_tree, switches: int, short: bool) -> None:
+    """32 GPUs of a rack on 800G Ethernet switches: 1.6 TB/s both ways / (2 x 100 GB/s) = 8 links per GPU, 256 switch
+    ports: four 64-port switches hold them, three do not (NET010 with both counts)."""
+    result = run([spec_tree({"c.yaml": SCALE_UP.replace("SWITCHES", str(switches))})])
+    assert _m(result, "cluster/e")["scale_up.links_per_accelerator"] == 8
+    found = [f for f in result.findings if f.id == "NET010"]
+    assert bool(found) == short
+    if short:
+        assert "32 accelerators x 8 links need 256 switch ports, 3 x celestica-ds5000 have 192" in found[0].message
+
+
+def test_infinity_fabric_mesh_cannot_claim_more_than_its_links(spec_tree) -> None:
+    """A mesh of 8 with one 800G link per peer gives 7 x 100 GB/s per direction; claiming 1.6 TB/s both ways is
+    NET010, and a mesh with switches is refused where it is written."""
+    mesh = SCALE_UP.replace("domain: rack, size: 32, technology: ethernet, topology: switched, bandwidth: 1.6 TB/s,\n"
+                            "           switch: celestica-ds5000, switches: SWITCHES, link: smf-800g-dr8",
+                            "domain: node, size: 8, technology: infinity-fabric, topology: mesh, bandwidth: 1.6 TB/s,"
+                            " link: smf-800g-dr8")
+    found = [f for f in run([spec_tree({"c.yaml": mesh})]).findings if f.id == "NET010"]
+    assert found and "a mesh of 8 gives each accelerator 7 x 800 Gb/s" in found[0].message
+
+
+def test_mesh_with_switches_is_refused_where_written(tmp_path: Path, cli) -> None:
+    from tests.conftest import write_tree
+    bad = SCALE_UP.replace("topology: switched", "topology: mesh").replace("domain: rack", "domain: node")
+    root = write_tree(tmp_path / "specs", {"c.yaml": bad.replace("SWITCHES", "4")})
+    r = cli("check", root)
+    assert r.code == 1 and "c.yaml:20:48: error: scale_up.switches: a mesh scale-up domain joins accelerators " \
+        "directly: leave switch and switches out, or set topology: switched" in r.err   # at `switches:`
