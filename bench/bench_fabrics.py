@@ -48,9 +48,9 @@ id: bench-ib
 form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
 slots:
   - {at: 5, part: q3400, count: 8}
-  - {at: 1, part: pdu-415v-60a-3ph, count: 4}
+  - {at: 1, part: pdu-415v-60a-3ph, count: 6}
 power:
-  feeds: {count: 4, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
+  feeds: {count: 6, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
   pdus: {redundancy: N+N}
 cooling:
   air: {class: A2, delta_t: 20 K}
