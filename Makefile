@@ -12,11 +12,15 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[pdf,office,distributed,test]'
 	touch $(STAMP)
 
-# Debian's Chromium for the HTML tests (skipped with a clear reason where it cannot be installed).
+# Debian's Chromium for the HTML tests and poppler-utils for the PDF text tests (skipped with a clear reason where
+# they cannot be installed).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
 	  echo "note: chromium not installed; the browser tests will be skipped"; }
+	@command -v pdftotext >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null) || \
+	  echo "note: poppler-utils not installed; the PDF text tests will be skipped"; }
 
 demo: $(STAMP)
 	$(VENV)/bin/archgen check specs/

@@ -8,7 +8,7 @@ from fnmatch import fnmatchcase
 
 from archgen.model import NIC, Accelerator, Cluster, CoolingUnit, Facility, Link, PowerShelf, Rack, Switch, System
 from archgen.model.base import Part
-from archgen.model.cluster import FatTree, LinkChoice
+from archgen.model.fabrics import LINK_TIERS, Fabric, FatTree, LinkChoice, RailOnly, Torus
 from archgen.model.power import PDU
 from archgen.model.requirements import Requirement, Requirements
 from archgen.model.sweep import Sweep
@@ -238,7 +238,7 @@ class BoundFabric:
 
     cluster: str
     index: int
-    spec: FatTree
+    spec: Fabric
     tiers: dict[str, BoundTier]
 
     @property
@@ -322,8 +322,8 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     instances = () if too_large else _expand(cluster, entries, unit_racks, rack_types)
     fabrics = tuple(_fabric(specs, cluster, i, f, unresolved) for i, f in enumerate(cluster.fabrics))
     for i, f in enumerate(cluster.fabrics):
-        for tier in ("leaf", "spine", "core"):
-            ref = getattr(f, tier).rack
+        for tier in ("leaf", "spine", "core", "ocs"):
+            ref = getattr(getattr(f, tier, None), "rack", None)
             if ref is not None:
                 rack_ref(ref, ("fabrics", i, tier, "rack"))
     su = cluster.scale_up
@@ -369,16 +369,28 @@ def _expand(cluster: Cluster, entries: list[tuple[int, object]], unit_racks: dic
     return tuple(out)
 
 
-def _fabric(specs: Specs, cluster: Cluster, i: int, f: FatTree, unresolved: list[Unresolved]) -> BoundFabric:
+def _fabric(specs: Specs, cluster: Cluster, i: int, f: Fabric, unresolved: list[Unresolved]) -> BoundFabric:
+    """Bind a fabric's switches and link options, tier by tier (`LINK_TIERS`: link class -> tier of its upper end)."""
     subject = f"cluster/{cluster.id}/fabric/{f.id}"
-    default = _ref(specs, cluster.id, f.switch, (Switch,), ("fabrics", i, "switch"), unresolved, subject)
+
+    def switch_ref(ref: str | None, path: tuple) -> Switch | None:
+        return _ref(specs, cluster.id, ref, (Switch,), ("fabrics", i, *path), unresolved, subject)
+
+    if isinstance(f, Torus):
+        switches = {"chip": None, "ocs": switch_ref(f.ocs.switch, ("ocs", "switch")) if f.ocs else None}
+    else:
+        default = switch_ref(f.switch, ("switch",))
+        names = ("leaf", "spine", "core") if isinstance(f, FatTree) else ("leaf", "spine") \
+            if isinstance(f, RailOnly) else ("leaf", "local", "global")
+        switches = {}
+        for tier in names:
+            spec = getattr(f, tier, None)
+            switches[tier] = default if spec is None or spec.switch is None else switch_ref(spec.switch,
+                                                                                            (tier, "switch"))
     tiers: dict[str, BoundTier] = {}
-    for tier, key in (("leaf", "access"), ("spine", "leaf_spine"), ("core", "spine_core")):
-        spec = getattr(f, tier)
-        switch = default if spec.switch is None else _ref(specs, cluster.id, spec.switch, (Switch,),
-                                                         ("fabrics", i, tier, "switch"), unresolved, subject)
+    for key, tier in LINK_TIERS[f.topology].items():
         options = []
-        for j, opt in enumerate(getattr(f.links, key)):
+        for j, opt in enumerate(getattr(f.links, "global_" if key == "global" else key)):
             path = ("fabrics", i, "links", key, j)
             a_ref, b_ref = (opt.a, opt.b) if isinstance(opt, LinkChoice) else (opt, opt)
             a = _ref(specs, cluster.id, a_ref, (Link,), path + (("a",) if a_ref != b_ref else ()), unresolved,
@@ -386,5 +398,5 @@ def _fabric(specs: Specs, cluster: Cluster, i: int, f: FatTree, unresolved: list
             b = a if b_ref == a_ref else _ref(specs, cluster.id, b_ref, (Link,), path + ("b",), unresolved, subject)
             if a is not None and b is not None:
                 options.append(LinkOption(a, b, path))
-        tiers[tier] = BoundTier(tier, switch, tuple(options), ("fabrics", i, "links", key))
+        tiers[tier] = BoundTier(tier, switches.get(tier), tuple(options), ("fabrics", i, "links", key))
     return BoundFabric(cluster.id, i, f, tiers)

@@ -7,9 +7,10 @@ Safety: YAML 1.2 (ruamel, round-trip loader, no Python object tags), duplicate k
 from __future__ import annotations
 
 import io
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,29 @@ def shipped_catalog() -> Path:
     pkg = Path(__file__).resolve().parent / "catalog"
     repo = Path(__file__).resolve().parent.parent / "specs" / "catalog"
     return pkg if pkg.is_dir() or not repo.is_dir() else repo
+
+
+def shown_file(file: str) -> str:
+    """A spec file as documents and reports show it: never a machine's absolute path.
+
+    A file of the shipped catalog is ``catalog/<kind>/<file>``; any other file is relative to the working directory
+    (as the user gave it, or as ``../`` steps from there), with forward slashes.
+    """
+    path = Path(file)
+    if not path.is_absolute():
+        return path.as_posix()
+    for catalog in {shipped_catalog(), shipped_catalog().resolve()}:
+        if path.is_relative_to(catalog):
+            return "catalog/" + path.relative_to(catalog).as_posix()
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:                            # another drive on Windows: no relative path exists
+        return path.name
+
+
+def shown(location: Location | None) -> Location | None:
+    """A location with its file as `shown_file` gives it (None stays None)."""
+    return None if location is None else replace(location, file=shown_file(location.file))
 
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:

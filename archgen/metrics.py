@@ -24,7 +24,8 @@ from archgen.units import Q
 SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": "cluster/*/fabric/*",
                             "workload": "workload/*", "point": "a sweep's point"}
 #: What a placeholder in a metric name stands for (a rack id; a fat-tree tier; a fat-tree link level).
-PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "tier": r"leaf|spine|core", "link": r"access|leaf_spine|spine_core"}
+PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "tier": r"leaf|spine|core|ocs|router",
+                                "link": r"access|leaf_spine|spine_core|neighbour|ocs|local|global"}
 #: The jobs a workload runs.
 JOBS = ("training", "inference", "collective")
 
@@ -109,6 +110,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("rack", "weight", "kg", "kg", 0, "Weight", "Weight as installed: the enclosure and every placed part.", _R),
     Metric("rack", "floor_load", "kg/m**2", "kg/m**2", 0, "Floor load", "Weight over the rack's footprint.", _R),
     Metric("rack", "accelerators", "", "", 0, "Accelerators", "Accelerators in the rack's systems.", _R),
+    Metric("rack", "optics_power", "W", "kW", 3, "Optics power", "Transceivers and active cable ends in the ports of "
+           "the switches the rack holds (in its IT power).", _R),
     # clusters
     Metric("cluster", "accelerators", "", "", 0, "Accelerators", "Accelerators in the cluster.", _N),
     Metric("cluster", "nodes", "", "", 0, "Nodes", "Systems with accelerators.", _N),
@@ -173,6 +176,32 @@ REGISTRY: tuple[Metric, ...] = (
            "Share of a pod's uplink bandwidth one spine carries.", _F),
     Metric("fabric", "failure.plane.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a plane", "Share of "
            "the bandwidth one plane carries.", _F),
+    # torus, dragonfly and rail-only fabrics
+    Metric("fabric", "torus.diameter", "", "", 0, "Torus diameter", "Hops of the longest shortest path between chips.",
+           "analyse/topologies.py"),
+    Metric("fabric", "torus.links_per_chip", "", "", 0, "Links per chip", "Neighbour links of each chip.",
+           "analyse/topologies.py"),
+    Metric("fabric", "torus.cubes", "", "", 0, "Cubes", "Cubes the optical circuit switches join.",
+           "analyse/topologies.py"),
+    Metric("fabric", "torus.ocs", "", "", 0, "Optical circuit switches", "Optical circuit switches joining the "
+           "cubes.", "analyse/topologies.py"),
+    Metric("fabric", "failure.chip.links_lost", "", "", 0, "Links lost with a chip", "Neighbour links one chip "
+           "holds.", "analyse/topologies.py"),
+    Metric("fabric", "failure.chip.bandwidth_lost", "", "percent", 2, "Bandwidth lost with a chip", "Share of the "
+           "torus one chip carries.", "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.groups", "", "", 0, "Groups", "Dragonfly groups.", "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.global_links_per_group_pair", "", "", 0, "Global links per group pair", "Global "
+           "links between each pair of groups.", "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.global_links", "", "", 0, "Global links", "Links between groups.",
+           "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.local_links", "", "", 0, "Local links", "Links inside groups.",
+           "analyse/topologies.py"),
+    Metric("fabric", "failure.router.ports_lost", "", "", 0, "Ports lost with a router", "Terminal ports one "
+           "router holds.", "analyse/topologies.py"),
+    Metric("fabric", "failure.router.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a router", "Share of "
+           "the routers one router is.", "analyse/topologies.py"),
+    Metric("fabric", "rail_only.domains_per_rail", "", "", 0, "Domains per rail", "Scale-up domains a rail leaf "
+           "joins.", "analyse/topologies.py"),
     # workloads (and each point of a sweep)
     Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _E,
            _T),

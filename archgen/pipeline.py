@@ -9,6 +9,7 @@ from pathlib import Path
 from archgen import checks
 from archgen.analyse.cabling import analyse_clusters
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.optics import switch_optics
 from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.analyse.scaling import Scaling
 from archgen.analyse.scaling import scaling as grow
@@ -56,6 +57,7 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
     design = build(specs)                          # references bound, counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
+    racks = analyse(design, switch_optics(clusters))  # again, with the transceivers in the ports of their switches
     return specs, design, racks, clusters
 
 

@@ -33,12 +33,29 @@ class ScaleOutPath:
         oversubscription: Taper a flow meets once it leaves the non-blocking part (1 = non-blocking).
         pod: Accelerators reachable without meeting the taper (0 when it applies to every flow between domains).
         tiers: Switch tiers of the fabric.
+        in_network_reduction: Every tier's switch reduces in the network (SHARP), so a collective may use it.
     """
 
     bandwidth: Q
     oversubscription: float
     pod: int
     tiers: int
+    in_network_reduction: bool = False
+
+
+@dataclass(frozen=True)
+class TorusPath(ScaleOutPath):
+    """A torus the performance model runs its collectives on (`perf.torus`), beside the `ScaleOutPath` figures.
+
+    Attributes:
+        dims: Chips along each dimension.
+        link: Bandwidth of one link per direction (all parallel links to a neighbour together).
+        wraparound: Whether each ring closes.
+    """
+
+    dims: tuple[int, ...] = ()
+    link: Q | None = None
+    wraparound: bool = True
 
 
 @dataclass(frozen=True)
@@ -108,10 +125,50 @@ def clos_graph(shape: ClosShape, leaf_endpoints: Sequence[int], speed_gbps: floa
     return g
 
 
+def cut_capacity(g: nx.Graph, side_a: Sequence[int], side_b: Sequence[int]) -> float:
+    """Max flow (= min cut) from the node groups behind leaves `side_a` to those behind `side_b`."""
+    import networkx as nx
+    d = nx.DiGraph()
+    for u, v, data in g.edges(data=True):
+        d.add_edge(u, v, capacity=data["capacity"])
+        d.add_edge(v, u, capacity=data["capacity"])
+    for i in side_a:
+        if d.has_node(("ep", i)):
+            d.add_edge("source", ("ep", i), capacity=float("inf"))
+    for i in side_b:
+        if d.has_node(("ep", i)):
+            d.add_edge(("ep", i), "sink", capacity=float("inf"))
+    if not d.has_node("source") or not d.has_node("sink"):
+        return 0.0
+    return float(nx.maximum_flow_value(d, "source", "sink"))
+
+
 def single_points_of_failure(g: nx.Graph) -> list[tuple[str, int]]:
     """Spine and core switches whose loss alone disconnects some node groups from others."""
     import networkx as nx
     return sorted(v for v in nx.articulation_points(g) if v[0] in ("spine", "core"))
+
+
+def clos_single_points(shape: ClosShape) -> list[tuple[str, int]] | None:
+    """Spine and core switches whose loss disconnects node groups, in closed form, when every leaf holds endpoints.
+
+    Two tiers: every leaf spreads its uplinks over all S spines, so only S = 1 (with two leaves or more) leaves one.
+    Three tiers: each leaf reaches the `spines_per_pod` spines of its pod, and spine j of every pod its core group
+    j; with two spines per pod every pod has two ways up, so no switch is one. With one spine per pod, that spine
+    joins its pod to the rest (every spine is one when there are two pods or more); a core is one only if it is
+    alone in its group and no other group exists. Returns None where the rule does not decide (uneven pods):
+    then the graph does (`single_points_of_failure`). Cross-checked against the graph in tests/test_topology.py.
+    """
+    if shape.tiers == 2:
+        return [("spine", 0)] if shape.spines == 1 and shape.leaves >= 2 else []
+    if shape.tiers != 3:
+        return []
+    if shape.spines_per_pod >= 2:
+        return []
+    pods = -(-shape.leaves // shape.pod_leaves)
+    if pods < 2 or shape.leaves % shape.pod_leaves:
+        return None
+    return sorted([("spine", j) for j in range(shape.spines)] + ([("core", 0)] if shape.cores == 1 else []))
 
 
 def connected(g: nx.Graph) -> bool:
@@ -122,3 +179,100 @@ def connected(g: nx.Graph) -> bool:
         return True
     comp = nx.node_connected_component(g, groups[0])
     return all(v in comp for v in groups)
+
+
+def max_switch_hops(g: nx.Graph) -> int:
+    """Switches on the longest shortest path between two node groups (small graphs only)."""
+    import networkx as nx
+    groups = [v for v in g if v[0] == "ep"]
+    worst = 0
+    for src in groups:
+        lengths = nx.single_source_shortest_path_length(g, src)
+        worst = max([worst] + [lengths[t] - 1 for t in groups if t != src and t in lengths])
+    return worst
+
+
+def torus_graph(dims: Sequence[int], wrap: bool = True, capacity: float = 1.0) -> nx.Graph:
+    """A torus (or mesh) of chips: vertices ('ep', i), i the chip's row-major index; one edge per neighbour pair."""
+    import networkx as nx
+    n = int(np.prod(dims))
+    coords = np.array(np.unravel_index(np.arange(n), tuple(dims))).T
+    g = nx.Graph()
+    g.add_nodes_from(("ep", i) for i in range(n))
+    for axis, d in enumerate(dims):
+        if d < 2:
+            continue
+        nxt = coords.copy()
+        nxt[:, axis] = (nxt[:, axis] + 1) % d
+        keep = np.ones(n, dtype=bool) if wrap else coords[:, axis] + 1 < d
+        other = np.ravel_multi_index(tuple(nxt.T), tuple(dims))
+        g.add_edges_from(((("ep", int(i)), ("ep", int(j))) for i, j in zip(np.arange(n)[keep], other[keep],
+                                                                          strict=True)), capacity=capacity, links=1)
+    return g
+
+
+def dragonfly_graph(a: int, p: int, h: int, groups: int, capacity: float = 1.0) -> nx.Graph:
+    """A dragonfly: ('router', r) vertices, ('ep', r) terminal groups of p ports each, local and global edges.
+
+    Router j of group i owns global ports j·h .. (j+1)·h − 1 of its group; port q of group i leads to group q (q < i)
+    or q + 1 (q ≥ i), the next copy of that pairing once every other group has one (Kim et al. 2008, the
+    "consecutive" arrangement), so each pair of groups gets ⌊a·h/(g − 1)⌋ links.
+    """
+    import networkx as nx
+    g = nx.Graph()
+    for grp in range(groups):
+        for j in range(a):
+            r = grp * a + j
+            g.add_edge(("ep", r), ("router", r), capacity=p * capacity, links=p)
+            for k in range(j + 1, a):
+                g.add_edge(("router", r), ("router", grp * a + k), capacity=capacity, links=1)
+    per_pair = (a * h) // (groups - 1) if groups > 1 else 0
+    for grp in range(groups):
+        for q in range(per_pair * (groups - 1)):
+            other = q % (groups - 1)
+            other = other if other < grp else other + 1
+            if other < grp:
+                continue                      # added from the other side
+            copy = q // (groups - 1)
+            mine, theirs = grp * a + q // h, other * a + (copy * (groups - 1) + grp) // h
+            key = (("router", mine), ("router", theirs))
+            if g.has_edge(*key):
+                g.edges[key]["capacity"] += capacity
+                g.edges[key]["links"] += 1
+            else:
+                g.add_edge(*key, capacity=capacity, links=1)
+    return g
+
+
+def rail_only_graph(domains: int, rails: int, per_rail: Sequence[tuple[int, int, int]],
+                    capacity: float = 1.0) -> nx.Graph:
+    """Rail-only: ('ep', d) scale-up domains, each with one port on every rail, and each rail its own tree.
+
+    Per rail (leaves, spines, uplinks per leaf) from `per_rail`; the domains fill a rail's leaves in order, each
+    leaf spreads its uplinks over the rail's spines. No edge joins two rails: only a domain does (its scale-up
+    network).
+    """
+    import networkx as nx
+    g = nx.Graph()
+    for r, (leaves, spines, up) in enumerate(per_rail[:rails]):
+        per_leaf = -(-domains // max(leaves, 1))
+        for d in range(domains):
+            g.add_edge(("ep", d), ("leaf", r, d // per_leaf), capacity=capacity, links=1)
+        for lf in range(leaves):
+            for s in range(spines):
+                m = up // spines
+                g.add_edge(("leaf", r, lf), ("spine", r, s), capacity=m * capacity, links=m)
+    return g
+
+
+def max_hops(g: nx.Graph, kinds: tuple[str, ...] = ("leaf", "spine", "core", "router")) -> int:
+    """Switches (vertices of `kinds`) on the longest shortest path between two endpoint vertices ('ep', i)."""
+    import networkx as nx
+    eps = [v for v in g if v[0] == "ep"]
+    sub = g.subgraph(v for v in g if v[0] in kinds or v[0] == "ep")
+    worst = 0
+    for src in eps:
+        for t, path in nx.single_source_shortest_path(sub, src).items():
+            if t[0] == "ep" and t != src:
+                worst = max(worst, sum(1 for v in path if v[0] in kinds))
+    return worst

@@ -8,12 +8,13 @@ pint's expression evaluator, so a hostile spec cannot make the parser hang (``"1
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import os
 import re
 from importlib import resources
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pint
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -68,15 +69,63 @@ _EXP = re.compile(r"(?:\*\*|\^)\s*[-+]?(\d+)")
 _TOWER = re.compile(r"(\*\*|\^)[^*^]*(\*\*|\^)\s*[-+]?\d")
 
 
+#: Units specs commonly name: what "did you mean" offers for a unit the registry does not know ('kw', 'degc').
+COMMON_UNITS = (
+    "W", "kW", "MW", "GW", "mW", "V", "kV", "mV", "A", "kA", "mA", "VA", "kVA", "J", "kJ", "MJ", "Wh", "kWh", "MWh",
+    "BTU", "degC", "degF", "K", "delta_degC", "delta_degF", "kg", "g", "t", "lb", "m", "mm", "cm", "km", "ft",
+    "inch", "U", "s", "ms", "us", "ns", "min", "h", "hr", "day", "B", "kB", "MB", "GB", "TB", "PB", "KiB", "MiB",
+    "GiB", "TiB", "bit", "kb", "Mb", "Gb", "Tb", "FLOP", "FLOPS", "GFLOPS", "TFLOPS", "PFLOPS", "EFLOPS", "L", "mL",
+    "gal", "cfm", "Pa", "kPa", "bar", "psi", "percent")
+_NAME = re.compile(r"[^\W\d][\w°µΩ]*")
+
+
+def suggest_unit(text: str) -> str:
+    """'did you mean ...?' for a unit expression with unknown names: 'kw' → 'kW', 'btu/hr' → 'BTU/hr'; else ""."""
+    options = [""]
+    pos = 0
+    for m in _NAME.finditer(text):
+        name = m[0]
+        if _known(name):
+            close = [name]
+        else:
+            close = [u for u in COMMON_UNITS if u.lower() == name.lower()] or \
+                difflib.get_close_matches(name, COMMON_UNITS, n=1, cutoff=0.75)
+            if not close:
+                return ""
+        options = [o + text[pos:m.start()] + c for o in options for c in close][:3]
+        pos = m.end()
+    options = [o + text[pos:] for o in options if o + text[pos:] != text]
+    if not options:
+        return ""
+    return "did you mean " + " or ".join(f"'{o}'" for o in options) + "?"
+
+
+def _known(name: str) -> bool:
+    """Whether one unit name is in the registry (pint's `in` raises on some names, e.g. '_')."""
+    try:
+        ureg.parse_units(name)
+    except Exception:  # any pint error means the name is not a unit
+        return False
+    return True
+
+
 def parse_unit(text: str) -> pint.Unit:
-    """Parse a unit expression safely (length- and exponent-bounded) into a unit of `ureg`."""
+    """Parse a unit expression safely (length- and exponent-bounded) into a unit of `ureg`.
+
+    Errors name the unit as written, never pint's exception text; an unknown name gets a "did you mean" hint.
+    """
     if len(text) > 64 or any(len(e) > 2 for e in _EXP.findall(text)) or _TOWER.search(text):
         raise PydanticCustomError("quantity_unit", "unit expression '{unit}' is not allowed", {"unit": text})
     try:
         return ureg.parse_units(text)
-    except Exception as exc:  # pint also raises AssertionError/TypeError/ValueError on odd input
-        raise PydanticCustomError("quantity_unit", "unknown unit '{unit}' ({err})",
-                                  {"unit": text, "err": str(exc)}) from None
+    except pint.UndefinedUnitError:
+        raise PydanticCustomError("quantity_unit", "unknown unit '{unit}'",
+                                  {"unit": text, "hint": suggest_unit(text)}) from None
+    except Exception:  # pint also raises AssertionError/TypeError/ValueError/TokenError on odd input
+        raise PydanticCustomError(
+            "quantity_unit", "unit '{unit}' cannot be read", {"unit": text, "hint": suggest_unit(text) or (
+                "write a unit name or an expression of names with *, / and ** such as 'kW', 'L/min' or 'kg/m**2'")}
+        ) from None
 
 
 def _number(text: str) -> int | float:
@@ -174,29 +223,34 @@ class Dim:
     """``Annotated[pint.Quantity, Dim("kW")]`` accepts anything convertible to kW and keeps the author's unit."""
 
     def __init__(self, unit: str, *, gt: float | None = None, ge: float | None = None, label: str | None = None,
-                 example: str | None = None) -> None:
+                 example: str | None = None, temperature: Literal["absolute", "difference"] | None = None) -> None:
         self.unit = ureg.parse_units(unit)
         self.example = example or f"1 {unit}"
         self.gt, self.ge = gt, ge
         self.label = label or str(self.unit.dimensionality)
+        self.temperature = temperature
 
     def validate(self, value: Any) -> pint.Quantity:
-        """Parse `value` and check its dimension and bounds."""
+        """Parse `value` and check its dimension and bounds (and, for temperatures, absolute or difference)."""
         q = parse_quantity(value)
+        written = value.strip() if isinstance(value, str) else format_quantity(q)
         if not q.is_compatible_with(self.unit):
             raise PydanticCustomError(
                 "quantity_dimension", "expected {expected} such as '{example}', got '{got}' which is {got_dim}",
-                {"expected": self.label, "example": self.example, "got": format_quantity(q),
-                 "got_dim": "dimensionless" if q.dimensionless else str(q.dimensionality)})
+                {"expected": self.label, "example": self.example, "got": written, "got_dim": dimension_name(q)})
+        if self.temperature == "difference":
+            q = as_difference(q)
+        elif self.temperature == "absolute":
+            _check_absolute(q, written, self.example)
         mag = q.m_as(self.unit)
         if self.gt is not None and not mag > self.gt:
             raise PydanticCustomError("quantity_gt", "expected {expected} greater than {gt} {unit}, got '{got}'",
                                       {"expected": self.label, "gt": _num(self.gt), "unit": f"{self.unit:~P}",
-                                       "got": format_quantity(q)})
+                                       "got": written})
         if self.ge is not None and not mag >= self.ge:
             raise PydanticCustomError("quantity_ge", "expected {expected} of at least {ge} {unit}, got '{got}'",
                                       {"expected": self.label, "ge": _num(self.ge), "unit": f"{self.unit:~P}",
-                                       "got": format_quantity(q)})
+                                       "got": written})
         return q
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
@@ -216,6 +270,55 @@ class Dim:
                 "x-unit": unit, "x-dimensionality": str(self.unit.dimensionality)}
 
 
+def _offset_unit(q: pint.Quantity) -> str | None:
+    """The name of `q`'s unit when it is a temperature on an offset scale ('degree_Celsius'), else None."""
+    names = dict(q.units._units)
+    if len(names) != 1 or next(iter(names.values())) != 1 or q.dimensionality != _TEMPERATURE:
+        return None
+    name = next(iter(names))
+    return name if ureg.Quantity(0, q.units).to("K").magnitude != 0 else None
+
+
+def as_difference(q: pint.Quantity) -> pint.Quantity:
+    """A temperature read as the difference it names: '10 degC' → 10 delta_degC (= 10 K), '18 degF' → 10 K.
+
+    pint converts an offset unit to kelvin as a point on the scale (10 degC → 283.15 K); in a field that holds a
+    difference (a coolant ΔT, an approach) the author means the interval, so the unit becomes its delta twin.
+    """
+    name = _offset_unit(q)
+    return ureg.Quantity(q.magnitude, f"delta_{name}") if name else q
+
+
+def is_difference(q: pint.Quantity) -> bool:
+    """Whether `q` is written in a temperature-difference unit ('delta_degC', 'delta_degF')."""
+    return any(name.startswith("delta_") for name in q.units._units)
+
+
+def _check_absolute(q: pint.Quantity, written: str, example: str) -> None:
+    """Refuse a temperature difference or a point below absolute zero where a temperature is expected."""
+    if is_difference(q):
+        scale = "degF" if "delta_degree_Fahrenheit" in q.units._units else "degC"
+        raise PydanticCustomError(
+            "quantity_difference", "expected a temperature such as '{example}', got '{got}' which is a temperature "
+            "difference", {"example": example, "got": written,
+                           "hint": f"write a temperature on its scale: '{_num(q.magnitude)} {scale}'"})
+    if q.to("K").magnitude < 0:
+        raise PydanticCustomError("quantity_ge", "expected a temperature above absolute zero, got '{got}'",
+                                  {"got": written})
+
+
+_TEMPERATURE = ureg.K.dimensionality
+#: Dimensions named in words in messages ("'5 m' which is a length"), from the labels of the field types below.
+_DIMENSION_NAMES: dict[Any, str] = {}
+
+
+def dimension_name(q: pint.Quantity) -> str:
+    """A quantity's dimension in words where a field type names it ('a length'), else pint's dimension text."""
+    if q.dimensionless:
+        return "dimensionless"
+    return _DIMENSION_NAMES.get(q.dimensionality) or str(q.dimensionality)
+
+
 def _num(x: float) -> str:
     return f"{x:g}"
 
@@ -226,8 +329,11 @@ PowerOrZero = Annotated[Q, Dim("W", ge=0, label="a power", example="12 W")]
 Energy = Annotated[Q, Dim("kWh", ge=0, label="an energy", example="10 kWh")]
 Voltage = Annotated[Q, Dim("V", gt=0, label="a voltage", example="415 V")]
 Current = Annotated[Q, Dim("A", gt=0, label="a current", example="60 A")]
-Temperature = Annotated[Q, Dim("degC", label="a temperature", example="45 degC")]
-TemperatureDelta = Annotated[Q, Dim("K", gt=0, label="a temperature difference", example="10 K")]
+Temperature = Annotated[Q, Dim("degC", label="a temperature", example="45 degC", temperature="absolute")]
+#: A temperature difference: 'K', 'delta_degC', 'delta_degF', or an offset unit read as the difference it names
+#: ('10 degC' is 10 K, '18 degF' is 10 K), never as a point on its scale (283.15 K).
+TemperatureDelta = Annotated[Q, Dim("K", gt=0, label="a temperature difference", example="10 K",
+                                    temperature="difference")]
 Bandwidth = Annotated[Q, Dim("Gbit/s", gt=0, label="a bandwidth", example="400 Gb/s")]
 FlowRate = Annotated[Q, Dim("L/min", gt=0, label="a volumetric flow", example="80 L/min")]
 FlowPerPower = Annotated[Q, Dim("L/min/kW", gt=0, label="a flow per power", example="1.5 L/min/kW")]
@@ -242,3 +348,15 @@ AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, label="a floor loading", example="1
 Duration = Annotated[Q, Dim("s", gt=0, label="a time", example="2 us")]
 DurationOrZero = Annotated[Q, Dim("s", ge=0, label="a time", example="0 us")]
 Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
+
+
+def _name_dimensions() -> None:
+    """Fill `_DIMENSION_NAMES` from the field types of this module (the first label of a dimension wins)."""
+    for value in list(globals().values()):
+        for dim in getattr(value, "__metadata__", ()):
+            if isinstance(dim, Dim) and dim.unit.dimensionality != _TEMPERATURE:
+                _DIMENSION_NAMES.setdefault(dim.unit.dimensionality, dim.label)
+    _DIMENSION_NAMES[_TEMPERATURE] = "a temperature or temperature difference"
+
+
+_name_dimensions()

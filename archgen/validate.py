@@ -121,8 +121,8 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
     if kind == "missing":
         return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")
     if kind.startswith("quantity_") or kind == "target":
-        return SpecProblem(doc.locate(loc), path, err["msg"])
-    if kind == "ratio":  # the model's message says what was expected (archgen.model.cluster._ratio)
+        return SpecProblem(doc.locate(loc), path, err["msg"], hint=ctx.get("hint", ""))
+    if kind in ("ratio", "expected"):  # the model's message says what was expected (archgen.model.cluster._ratio)
         return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=str(err["msg"]))
     expected = _EXPECTED.get(kind)
     if expected:

@@ -1,6 +1,7 @@
 """Write the accuracy page to stdout: `python docs/gen_accuracy.py [CASES] > docs/accuracy.md`.
 
-Default case file: tests/data/validation-cases.yaml (a copy of ../shared/data/validation-cases.yaml).
+Default case file: tests/data/validation-cases.yaml (a copy of ../shared/data/validation-cases.yaml), then the
+second scoring file tests/data/validation-modern.yaml (a copy of ../shared/data/validation-modern.yaml).
 """
 
 import sys
@@ -12,9 +13,8 @@ from archgen.output.accuracy import accuracy_page
 INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" / "data" / name
                for name in ("llama3-405b-table4.yaml", "nemo-25.11.yaml", "nemo-25.11-moe.yaml",
                             "trtllm-perf-overview.yaml")}
-#: The second scoring file (a copy of ../shared/data/validation-modern.yaml); its training cases are listed second.
-MODERN = {"validation-modern.yaml": Path(__file__).resolve().parent.parent / "tests" / "data" /
-          "validation-modern.yaml"}
+#: Further scoring files, listed after the first with their own figures (tests/data, copies of ../shared/data).
+SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}
 #: Kernel-level measurement files, listed last (archgen.perf.cases.flash_attention_check).
 KERNELS = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name for name in ("fa3-h100-forward.yaml",)}
 
@@ -22,4 +22,4 @@ if __name__ == "__main__":
     root = Path(__file__).resolve().parent.parent
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else root / "tests" / "data" / "validation-cases.yaml"
     shown = path.relative_to(root) if path.is_relative_to(root) else path
-    sys.stdout.write(accuracy_page(path, str(shown), INDEPENDENT, KERNELS, MODERN))
+    sys.stdout.write(accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED))

@@ -50,9 +50,10 @@ def test_glob_subjects_bind_per_object(tmp_path):
         if b.owner == "hall":
             bound.setdefault(b.req.id, []).append((b.subject, b.pattern))
     racks = sorted(r.path for r in design.racks)
-    assert bound["REQ-PWR-001"] == [(r, "rack/*") for r in racks] and len(racks) == 8
+    assert bound["REQ-PWR-001"] == [(r, "rack/*") for r in racks] and len(racks) == 12
     assert bound["REQ-NET-001"] == [("cluster/dgx-b200-superpod/fabric/compute", "cluster/*/fabric/compute"),
-                                    ("cluster/gb200-nvl72-su/fabric/compute", "cluster/*/fabric/compute")]
+                                    ("cluster/gb200-nvl72-su/fabric/compute", "cluster/*/fabric/compute"),
+                                    ("cluster/mi355x-th5/fabric/compute", "cluster/*/fabric/compute")]
     assert bound["REQ-STO-001"] == [("", "cluster/*/fabric/storage-x")]     # kept once, for REQ002
     assert bound["REQ-PWR-002"] == [("rack/gb200-nvl72", "")]               # exact subjects as before
 
@@ -61,10 +62,11 @@ def test_glob_findings(tmp_path):
     root = write_tree(tmp_path / "extra", {"hall.yaml": REQS.replace("<= 132 kW", "<= 50 kW", 1)})
     result = run([SPECS, root])
     mine = [f for f in result.findings if f.location and f.location.file.endswith("hall.yaml") and f.id != "REQ003"]
-    # the two racks over 50 kW (gb200-nvl72 131.6 kW, dgx-b200-compute 57.3 kW) fail; the glob without a match
+    # the three racks over 50 kW (gb200-nvl72 131.6 kW, mi355x-compute 60.8 kW, dgx-b200-compute 57.3 kW) fail; the
+    # glob without a match
     failed = sorted((f.id, f.object) for f in mine)
     assert failed == [("REQ001", "rack/dgx-b200-compute"), ("REQ001", "rack/gb200-nvl72"),
-                      ("REQ002", "cluster/*/fabric/storage-x")]
+                      ("REQ001", "rack/mi355x-compute"), ("REQ002", "cluster/*/fabric/storage-x")]
     [nothing] = [f for f in mine if f.id == "REQ002"]
     assert nothing.message == "REQ-STO-001: no object matches 'cluster/*/fabric/storage-x'"
     assert nothing.location.line == 7

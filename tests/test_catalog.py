@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -278,11 +279,11 @@ def _raw(part_id: str) -> dict:
 
 
 def test_gb300_nvl72_rack_reproduces_nvidias_composition() -> None:
-    """tests/data/racks/gb300-nvl72.yaml (NVIDIA NVL72 Enterprise RA: 18 compute trays, 9 NVSwitch trays, 2 SN2201,
-    8 x 33 kW shelves) checks clean on its own: 72 GPUs, IT load within NVIDIA's 142 kW (to the 0.5 kW the tray
+    """examples/gb300-nvl72-su/racks/gb300-nvl72.yaml (NVIDIA NVL72 Enterprise RA: 18 compute trays, 9 NVSwitch
+    trays, 2 SN2201, 8 x 33 kW shelves) checks clean on its own: 72 GPUs, IT load within NVIDIA's 142 kW (to the 0.5 kW the tray
     estimate is rounded to), weight within the ORv3 1,400 kg payload."""
     from archgen.pipeline import run
-    result = run([Path(__file__).resolve().parent / "data" / "racks" / "gb300-nvl72.yaml"])
+    result = run([Path(__file__).resolve().parents[1] / "examples" / "gb300-nvl72-su" / "racks" / "gb300-nvl72.yaml"])
     assert not result.errors
     metrics = result.metrics["rack/gb300-nvl72"]
     assert metrics["it_power"].to("kW").magnitude == pytest.approx(142.4, abs=0.05)
@@ -290,3 +291,21 @@ def test_gb300_nvl72_rack_reproduces_nvidias_composition() -> None:
     rack = result.design.specs.get("gb300-nvl72")
     trays = sum(s.count for s in rack.slots if s.part == "gb300-compute-tray")
     assert trays * _catalog_specs().get("gb300-compute-tray").accelerators == 72
+
+
+#: Wording that refers to our own notes, tools or issues: a partner reads `source` and `notes` in every document.
+INTERNAL = re.compile(r"anchors note|research note|model gap|catalog-audit|find_string|\bissue \d+|\bstored\b",
+                      re.IGNORECASE)
+
+
+def test_catalog_text_is_fit_for_partners():
+    """Issue 11, item 9: documents showed 'Rack/cluster anchors note section 2.2' as a part's source. Sources and
+    notes of the shipped catalog cite public documents and say what is assumed, without internal references."""
+    from archgen.load import shipped_catalog
+
+    bad = []
+    for path in sorted(shipped_catalog().rglob("*.yaml")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.lstrip().startswith("#") and INTERNAL.search(line):
+                bad.append(f"{path.relative_to(shipped_catalog())}:{n}: {line.strip()}")
+    assert not bad, "\n".join(bad)

@@ -208,3 +208,18 @@ def test_closed_stdout_pipe_exits_quietly():
 def test_render_help_names_the_extras():
     out = " ".join(run_cli("render", "--help").out.replace("│", " ").split())  # out of its wrapped box
     assert "pdf needs the 'pdf' extra, xlsx the 'office' extra" in out
+
+
+def test_reports_show_spec_files_relative_to_the_working_directory(spec_tree, tmp_path, monkeypatch):
+    """Issue 11, item 9: `check specs/` given as an absolute path (as CI runners do) wrote the machine's absolute
+    path into SARIF, JSON, GitHub annotations and JUnit; GitHub code scanning wants paths under %SRCROOT%."""
+    root = spec_tree({"r.yaml": OVERLOADED})
+    monkeypatch.chdir(tmp_path)
+    res = json.loads(run_cli("check", root, "--format", "sarif").out)["runs"][0]["results"]
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in res for loc in r.get("locations", [])}
+    assert uris == {"specs/r.yaml"}
+    doc = json.loads(run_cli("check", root, "--format", "json").out)
+    assert {f["file"] for f in doc["findings"]} == {"specs/r.yaml", "catalog/systems/dgx-h100.yaml"}  # + a waiver
+    for fmt in ("github", "junit", "text"):
+        out = run_cli("check", root, "--format", fmt).out
+        assert str(tmp_path) not in out and "specs/r.yaml" in out, fmt

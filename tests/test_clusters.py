@@ -116,7 +116,7 @@ def test_b200_core_count_above_the_derived_spreads_each_spine_over_more_cores(tm
     assert m["links.spine_core"].m == base["links.spine_core"].m == 4096
     assert (base["core.max_ports_used_per_switch"].m, m["core.max_ports_used_per_switch"].m) == (64, 32)
     extra = (m["network_power"] - m["optics_power"]) - (base["network_power"] - base["optics_power"])
-    assert extra.m_as("W") == pytest.approx(64 * 747)
+    assert extra.m_as("W") == pytest.approx(64 * 1176)
     assert not [f for f in result.errors if f.id.startswith(("NET", "CAB"))]
 
 

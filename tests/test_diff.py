@@ -263,3 +263,14 @@ def test_moved_lines_are_not_new_findings(tmp_path):
     assert code == 1                                   # HEAD still has the PWR002/PWR003 errors
     assert doc["findings"] == {"new": [], "resolved": []} and doc["metrics"] == []
     assert doc["summary"]["head_errors"] == 2
+
+
+def test_absolute_directories_are_shown_relative(tmp_path, monkeypatch):
+    """Issue 11, item 9: no machine paths in a pull-request comment; directories and files relative to cwd."""
+    base, head = copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", FIVE_SYSTEMS)
+    monkeypatch.chdir(tmp_path)
+    code, doc = diff_json(base, head)
+    assert (doc["base"], doc["head"]) == ("base", "head")
+    assert {f["file"] for f in doc["findings"]["new"]} == {f"head/{RACK}"}
+    text = run_cli("diff", base, head).out
+    assert str(tmp_path) not in text and "## archgen diff: `base` → `head`" in text

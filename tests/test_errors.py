@@ -87,7 +87,7 @@ def test_schema_error_in_json_mode(monkeypatch):
     assert doc["summary"]["errors"] == 1
     f = doc["findings"][0]
     assert (f["id"], f["line"], f["column"]) == ("SPC001", 6, 8)
-    assert f["message"] == "power.max: expected a power such as '12 W', got '5 m' which is [length]"
+    assert f["message"] == "power.max: expected a power such as '12 W', got '5 m' which is a length"
 
 
 @pytest.mark.parametrize("ratio", ["1:0", "100:1"])

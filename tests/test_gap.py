@@ -1,11 +1,13 @@
 """`archgen gap PROPOSAL --against REQUIREMENTS`: statuses, margins, glob subjects, exit codes, formats, bad input.
 
 The fixture (tests/data/gap) is a vendor's proposal, ACME's: its own 6U server (power.max 10.5 kW, 120 kg, 6 U) and
-the shipped catalog's PDUs (0 U, no weight) and QM9700 switches (747 W, 14.8 kg, 1 U), in
+the shipped catalog's PDUs (0 U, no weight) and QM9700 switches (1,176 W maximum, 14.8 kg, 1 U), in
 
 * rack/acme-r4: 4 servers in a 42 U, 170 kg frame: IT load 4 x 10.5 = 42 kW, weight 170 + 4 x 120 = 650 kg,
   free space 42 - 4 x 6 = 18 U; its 30 A feeds carry 2 x 415 V x 30 A x sqrt(3) x 0.8 = 34.5 kW (PWR002, PWR003);
-* rack/acme-net: 3 switches: 3 x 747 = 2,241 W, 170 + 3 x 14.8 = 214.4 kg, 39 U free;
+* rack/acme-net: 3 switches: 3 x 1,176 = 3,528 W, plus the modules in their ports: the leaf ends of the unit's
+  64 node links (32 twin-port SR8 at 17 W), 32 SR8 to the other unit's spines and 32 DAC assemblies inside the
+  rack (2 ends x 0.1 W): 544 + 544 + 6.4 = 1,094.4 W; 170 + 3 x 14.8 = 214.4 kg, 39 U free;
 * cluster/acme-pod: 2 units of 2 acme-r4 and 1 acme-net: 2 x 2 x 4 x 8 = 128 accelerators, a 1:1 compute fabric
   and no storage fabric; workload/acme-allreduce on it.
 
@@ -15,6 +17,7 @@ Our requirements (tests/data/gap/requirements/h100-hall.yaml) are written with g
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -49,7 +52,7 @@ def test_statuses_and_margins(report):
     assert it.status == "met" and it.value.m_as("W") == pytest.approx(42_000)
     assert it.margin == pytest.approx((45 - 42) / 45) and it.headroom.m_as("kW") == pytest.approx(3)
     net = rows[("REQ-HALL-PWR-001", "rack/acme-net")]
-    assert net.margin == pytest.approx((45_000 - 3 * 747) / 45_000)
+    assert net.margin == pytest.approx((45_000 - 3 * 1176 - 1094.4) / 45_000)
     heavy = rows[("REQ-HALL-MECH-001", "rack/acme-r4")]                 # <= 600 kg at 650 kg
     assert heavy.status == "not met" and heavy.failing
     assert heavy.margin == pytest.approx((600 - 650) / 600) and heavy.headroom.m_as("kg") == pytest.approx(-50)
@@ -145,7 +148,8 @@ def test_a_waiver_by_a_checks_old_id_waives_the_row_as_in_check(tmp_path, monkey
     from archgen.checks import REGISTRY
     monkeypatch.setitem(REGISTRY, "REQ001", dataclasses.replace(REGISTRY["REQ001"], aliases=("REQ901",)))
     reqs = requirements_without(tmp_path / "r", "REQ-HALL-NET-002",
-                                extra="waivers:\n  - {check: REQ901, reason: renamed check and the same waiver}\n")
+                                extra="waivers:\n  - {check: REQ901, subject: rack/acme-r4, reason: renamed check and "
+                                      "the same waiver}\n")
     heavy = rows_by(gap([fixed_proposal(tmp_path / "p")], [reqs]))[("REQ-HALL-MECH-001", "rack/acme-r4")]
     assert heavy.status == "not met" and heavy.waived == "renamed check and the same waiver" and not heavy.failing
 
@@ -157,12 +161,34 @@ def test_proposal_errors_fail_alone(tmp_path):
 
 
 def test_waived_requirement(tmp_path):
-    reqs = requirements_without(tmp_path / "r", "REQ-HALL-NET-002",
-                                extra="waivers:\n  - {check: REQ001, reason: ACME ships a lighter frame in rev C}\n")
+    reqs = requirements_without(tmp_path / "r", "REQ-HALL-NET-002", extra=(
+        "waivers:\n  - {check: REQ001, subject: rack/acme-r4, reason: ACME ships a lighter frame in rev C}\n"))
     g = gap([fixed_proposal(tmp_path / "p")], [reqs])
     heavy = rows_by(g)[("REQ-HALL-MECH-001", "rack/acme-r4")]
     assert heavy.status == "not met" and heavy.waived == "ACME ships a lighter frame in rev C" and not heavy.failing
     assert not g.failing and g.summary()["waived"] == 2                # both not-met rows judged by REQ001
+
+
+def test_waiver_is_scoped_to_its_subject(tmp_path):
+    """Issue 11, item 10: a waiver covers the findings about its subject only. Before, one `{check: REQ001}` in our
+    requirements hid every not-met row of every rack; now a waiver without `subject` covers the document's own
+    object (none here), and one naming another rack leaves acme-r4's rows failing."""
+    bare = requirements_without(tmp_path / "r1", "REQ-HALL-NET-002",
+                                extra="waivers:\n  - {check: REQ001, reason: ACME ships a lighter frame in rev C}\n")
+    g = gap([fixed_proposal(tmp_path / "p1")], [bare])
+    assert g.summary()["waived"] == 0 and g.failing
+    [unused] = [f for f in g.findings if f.id == "SPC002"]
+    assert unused.message == ("waiver of REQ001 for requirements/h100-hall matches no finding; its REQ001 findings "
+                              "in this document are about rack/acme-r4: name one as `subject` (a glob such as "
+                              "'rack/*' covers several)")
+    other = requirements_without(tmp_path / "r2", "REQ-HALL-NET-002", extra=(
+        "waivers:\n  - {check: REQ001, subject: rack/acme-net, reason: not this rack}\n"))
+    g = gap([fixed_proposal(tmp_path / "p2")], [other])
+    heavy = rows_by(g)[("REQ-HALL-MECH-001", "rack/acme-r4")]
+    assert heavy.status == "not met" and not heavy.waived and heavy.failing
+    every = requirements_without(tmp_path / "r3", "REQ-HALL-NET-002", extra=(
+        "waivers:\n  - {check: REQ001, subject: 'rack/acme-*', reason: ACME ships lighter frames in rev C}\n"))
+    assert gap([fixed_proposal(tmp_path / "p3")], [every]).summary()["waived"] == 2
 
 
 def test_dimension_mismatch_is_a_located_error_in_our_requirements(tmp_path):
@@ -248,7 +274,7 @@ def test_markdown(tmp_path):
     r = run_cli("gap", PROPOSAL, "--against", REQUIREMENTS)
     assert r.code == 1, r.err
     lines = r.out.splitlines()
-    assert lines[0] == f"## archgen gap: `{PROPOSAL}` against `{REQUIREMENTS}`"
+    assert lines[0] == f"## archgen gap: `{os.path.relpath(PROPOSAL)}` against `{os.path.relpath(REQUIREMENTS)}`"
     assert lines[2] == ("❌ 11 result(s) of 8 requirement(s): 7 met, 2 not met, 2 not provided (SHALL: 6 met, 1 not "
                         "met, 1 not provided; SHOULD: 1 met, 1 not met; MAY: 1 not provided). The proposal has 2 "
                         "error and 0 warning finding(s).")
@@ -375,3 +401,30 @@ def test_bad_input_files(tmp_path):
                                                   "statement: s, metric: it_power, target: 132 kW}\n"})
     r = run_cli("gap", PROPOSAL, "--against", bad)
     assert r.code == 1 and "r.yaml:4" in r.err and "expected a comparator" in r.err and "Traceback" not in r.err
+
+
+def test_absolute_paths_are_shown_relative(monkeypatch):
+    """Issue 11, item 9: the partner's report names files relative to the working directory, not this machine's."""
+    monkeypatch.chdir(REPO)
+    r = run_cli("gap", PROPOSAL.resolve(), "--against", REQUIREMENTS.resolve())
+    assert str(REPO) not in r.out
+    assert r.out.startswith("## archgen gap: `tests/data/gap/proposal` against `tests/data/gap/requirements`")
+    assert "| `tests/data/gap/proposal/racks/acme-racks.yaml:11:3` |" in r.out
+    doc = json.loads(run_cli("gap", PROPOSAL.resolve(), "--against", REQUIREMENTS.resolve(), "--format", "json").out)
+    assert doc["proposal"] == ["tests/data/gap/proposal"] and str(REPO) not in json.dumps(doc)
+
+
+def test_metric_on_an_unresolved_part_is_not_provided(tmp_path):
+    """Issue 11, item 9: with the NIC id misspelt ('connectx7'), the compute fabric has no ports and its
+    oversubscription came out 0, "met" (a bandwidth 0 Gb/s, "not met"). A metric resting on an unresolved reference is
+    no measurement: the row is "not provided" with the reference named; the racks' own metrics stay judged."""
+    proposal = fixed_proposal(tmp_path / "p")
+    part = proposal / "parts" / "acme-hgx-h100.yaml"
+    part.write_text(part.read_text().replace("{part: connectx-7,", "{part: connectx7,"))
+    rows = rows_by(gap([proposal], [REQUIREMENTS]))
+    net = rows[("REQ-HALL-NET-001", "cluster/acme-pod/fabric/compute")]
+    assert (net.status, net.value, net.failing) == ("not provided", None, True)
+    assert net.note == ("cluster/acme-pod/fabric/compute rests on unresolved reference(s) 'connectx7' (NIC): its "
+                        "leaf.oversubscription is not known")
+    assert rows[("REQ-HALL-CL-001", "cluster/acme-pod")].status == "not provided"
+    assert rows[("REQ-HALL-MECH-001", "rack/acme-r4")].status == "not met"           # weight does not need the NIC

@@ -334,3 +334,48 @@ def test_a_worker_without_archgen_is_a_usage_error(tmp_path):
 
     with pytest.raises(UsageError, match="install archgen .* on every Dask worker"):
         sw.evaluate_all(problem_of(tmp_path), Missing(), 4)
+
+
+@pytest.fixture(scope="module")
+def platforms():
+    """The shipped sweep 'DGX B200 against GB200 NVL72': clusters x job sizes x precisions x scale-out factors."""
+    [result] = [r for r in sw.run(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])[1]
+                if r.problem.sweep.id == "llama3-70b-train-platforms"]
+    return result
+
+
+def test_pareto_plot_tells_the_categories_apart(platforms):
+    """Issue 11, item 12: the plot answered "DGX B200 against GB200" only in grey and blue. Points are coloured by the
+    combination of the categorical axes that vary (cluster x precision here: 4 groups), with a legend naming each."""
+    from archgen.render.sweep import PALETTE, category, pareto_figure
+
+    fig = pareto_figure(platforms)
+    legend = fig.axes[0].get_legend()
+    labels = [t.get_text() for t in legend.get_texts()]
+    groups = sorted({category(platforms, r) for r in platforms.rows if r.status == "ok"})
+    assert len(groups) == 4 and all(g in labels for g in groups)
+    assert {"dgx-b200-superpod, bf16", "gb200-nvl72-su, fp8"} <= set(groups)
+    assert legend.get_title().get_text() == "cluster, precision"
+    colours = {h.get_color() for h, t in zip(legend.legend_handles, labels, strict=True) if t in groups}
+    assert colours == set(PALETTE[:4])
+    assert {"hollow: misses a SHALL target", "triangle: hypothetical hardware", "Pareto front"} <= set(labels)
+
+
+def test_best_points_on_hypothetical_hardware_are_flagged(platforms):
+    """Issue 11, item 12: a best point that needs x2 scale-out bandwidth is a what-if, not a platform to buy; the text
+    and the table say so, and a point at factor 1 reads "as catalogued"."""
+    from archgen.render.sweep import best_section
+
+    section = best_section(platforms)
+    [table] = [b for b in section.blocks if getattr(b, "kind", "") == "table"]
+    notes = [b.text for b in section.blocks if getattr(b, "kind", "") == "para"]
+    for (metric, _), row in zip(platforms.objectives, table.rows, strict=True):
+        best = platforms.rows[platforms.best[metric]]
+        factor = best.values["scale_out_bandwidth"]
+        if factor == 1.0:
+            assert row[-1] == "as catalogued"
+        else:
+            assert row[-1] == f"hypothetical: scale_out_bandwidth ×{factor:g}"
+            assert notes and f"(point {best.index}): scale_out_bandwidth ×{factor:g}" in notes[0]
+    assert any(platforms.rows[i].values["scale_out_bandwidth"] != 1.0 for i in platforms.best.values()), \
+        "the shipped sweep's best throughput rests on x2 scale-out: the flag must show"

@@ -2,39 +2,11 @@
 
 from __future__ import annotations
 
-import networkx as nx
 import pytest
 
 from archgen import topology
 from archgen.pipeline import run
 from tests.data.clusters.small import files
-
-# test oracles: exact graph answers the closed forms of `analyse.fabric` are checked against (not used by archgen)
-
-def cut_capacity(g, side_a, side_b) -> float:
-    """Max flow (= min cut) from the node groups behind leaves `side_a` to those behind `side_b`."""
-    d = nx.DiGraph()
-    for u, v, data in g.edges(data=True):
-        d.add_edge(u, v, capacity=data["capacity"])
-        d.add_edge(v, u, capacity=data["capacity"])
-    for i in side_a:
-        if d.has_node(("ep", i)):
-            d.add_edge("source", ("ep", i), capacity=float("inf"))
-    for i in side_b:
-        if d.has_node(("ep", i)):
-            d.add_edge(("ep", i), "sink", capacity=float("inf"))
-    if not d.has_node("source") or not d.has_node("sink"):
-        return 0.0
-    return float(nx.maximum_flow_value(d, "source", "sink"))
-
-def max_switch_hops(g) -> int:
-    """Switches on the longest shortest path between two node groups (small graphs only)."""
-    groups = [v for v in g if v[0] == "ep"]
-    worst = 0
-    for src in groups:
-        lengths = nx.single_source_shortest_path_length(g, src)
-        worst = max([worst] + [lengths[t] - 1 for t in groups if t != src and t in lengths])
-    return worst
 
 
 def _fabric(spec_tree, **kw):
@@ -58,7 +30,7 @@ def test_bisection_matches_min_cut(spec_tree, kw) -> None:
     g = topology.clos_graph(shape, fa.leaf_endpoints(), speed_gbps=400)
     half = shape.pod_leaves * (len(range(0, shape.leaves, shape.pod_leaves)) // 2) if shape.tiers == 3 \
         else shape.leaves // 2
-    cut = cut_capacity(g, range(half), range(half, shape.leaves))
+    cut = topology.cut_capacity(g, range(half), range(half, shape.leaves))
     closed = fa.bisection.m_as("Gbit/s") / fa.planes
     assert cut == pytest.approx(closed)
 
@@ -70,7 +42,7 @@ def test_hops_and_connectivity(spec_tree, kw) -> None:
     g = topology.clos_graph(fa.shape, fa.leaf_endpoints())
     assert topology.connected(g)
     assert topology.single_points_of_failure(g) == []
-    assert max_switch_hops(g) == fa.hops
+    assert topology.max_switch_hops(g) == fa.hops
 
 
 @pytest.mark.parametrize("kw", CASES, ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
@@ -92,3 +64,18 @@ def test_single_spine_is_a_single_point_of_failure() -> None:
     shape = topology.ClosShape(2, 3, 1, 0, 4, 1, 0, 0, 0)
     g = topology.clos_graph(shape, [4, 4, 4])
     assert topology.single_points_of_failure(g) == [("spine", 0)]
+
+
+SHAPES = [topology.ClosShape(2, 3, 1, 0, 4, 1, 0, 0, 0), topology.ClosShape(2, 8, 4, 0, 8, 4, 0, 0, 0),
+          topology.ClosShape(2, 1, 1, 0, 4, 1, 0, 0, 0), topology.ClosShape(3, 8, 8, 4, 2, 2, 4, 4, 2),
+          topology.ClosShape(3, 8, 2, 2, 1, 1, 4, 4, 2), topology.ClosShape(3, 8, 2, 1, 1, 1, 4, 4, 4),
+          topology.ClosShape(3, 4, 1, 1, 1, 1, 4, 4, 4), topology.ClosShape(3, 16, 8, 4, 4, 2, 8, 8, 4)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"t{s.tiers}-l{s.leaves}-s{s.spines}-c{s.cores}")
+def test_closed_form_single_points_match_the_graph(shape) -> None:
+    """The closed form NET013 uses above 2,000 switches agrees with the graph's articulation points."""
+    closed = topology.clos_single_points(shape)
+    g = topology.clos_graph(shape, [4] * shape.leaves)
+    if closed is not None:
+        assert closed == topology.single_points_of_failure(g)

@@ -55,7 +55,7 @@ def test_bandwidth_is_not_frequency():
 
 
 @pytest.mark.parametrize(("value", "message"), [
-    ("5 m", "expected a power such as '33 kW', got '5 m' which is [length]"),
+    ("5 m", "expected a power such as '33 kW', got '5 m' which is a length"),
     ("132", "number '132' has no unit"),
     (132, "number '132' has no unit"),
     ("132 kw", "unknown unit 'kw'"),
@@ -85,8 +85,57 @@ def test_temperatures_and_differences():
         M(p="1 kW", dt="10 m")
 
 
+@pytest.mark.parametrize(("text", "kelvin"), [
+    ("10 K", 10), ("10 delta_degC", 10), ("18 delta_degF", 10),
+    ("10 degC", 10), ("20 °C", 20), ("18 degF", 10), ({"value": 10, "unit": "degC"}, 10),
+])
+def test_a_difference_field_reads_an_offset_unit_as_the_difference_it_names(text, kelvin):
+    """Issue 11 item 1: '10 degC' as a ΔT was read as the point 283.15 K (pint's offset autoconversion)."""
+    dt = M(p="1 kW", dt=text).dt
+    assert dt.to("K").magnitude == pytest.approx(kelvin)
+    assert (Q_(45, "degC").to("K") + dt).to("degC").magnitude == pytest.approx(45 + kelvin)
+
+
+def test_a_difference_below_zero_degrees_is_still_refused():
+    with pytest.raises(ValidationError, match="expected a temperature difference greater than 0 K, got '-5 degC'"):
+        M(p="1 kW", dt="-5 degC")
+
+
+@pytest.mark.parametrize(("text", "hint"), [("30 delta_degC", "'30 degC'"), ("86 delta_degF", "'86 degF'")])
+def test_a_temperature_field_refuses_a_difference_and_says_how_to_write_it(text, hint):
+    with pytest.raises(ValidationError, match="which is a temperature difference") as err:
+        M(p="1 kW", t=text)
+    assert hint in err.value.errors()[0]["ctx"]["hint"]
+
+
+def test_a_temperature_below_absolute_zero_is_refused():
+    with pytest.raises(ValidationError, match="above absolute zero, got '-300 degC'"):
+        M(p="1 kW", t="-300 degC")
+    assert M(p="1 kW", t="303.15 K").t.to("degC").magnitude == pytest.approx(30)
+
+
+@pytest.mark.parametrize(("unit", "hint"), [
+    ("kw", "did you mean 'kW'?"), ("Kw", "did you mean 'kW'?"), ("KW", "did you mean 'kW'?"),
+    ("degc", "did you mean 'degC'?"), ("btu/hr", "did you mean 'BTU/hr'?"), ("mw", "did you mean 'MW' or 'mW'?"),
+    ("kWatt", ""),
+])
+def test_unit_typos_get_did_you_mean(unit, hint):
+    with pytest.raises(ValidationError) as err:
+        M(p=f"10 {unit}")
+    e = err.value.errors()[0]
+    assert e["msg"] == f"unknown unit '{unit}'"
+    assert e["ctx"]["hint"] == hint
+
+
+@pytest.mark.parametrize("unit", ["m/", "(m", "kW)("])
+def test_unreadable_units_do_not_show_pint_internals(unit):
+    with pytest.raises(ValidationError) as err:
+        M(p=f"10 {unit}")
+    assert err.value.errors()[0]["msg"] == f"unit '{unit}' cannot be read"
+
+
 def test_round_trip_formatting():
-    for text in ["132 kW", "1.5 kW/m**2", "35 degC", "3 us", "1e-07 W", "1.8 TB/s"]:
+    for text in ["132 kW", "1.5 kW/m**2", "35 degC", "10 delta_degC", "3 us", "1e-07 W", "1.8 TB/s"]:
         q = parse_quantity(text)
         assert parse_quantity(format_quantity(q)) == q
 

@@ -1,14 +1,20 @@
 """Bills of materials of racks and clusters: every part with its quantity, unit power and total power.
 
 Link parts are ordered the way they are bought: a copper cable assembly (DAC, ACC, AEC, twisted pair, backplane
-cartridge) once per cable, its ends built in; a transceiver once per end, the fibre between them counted as a run.
+cartridge) once per cable, its ends built in; a transceiver once per end, and one fibre patch cord per optical link
+in its length bin (point to point: structured cabling with MPO trunks and patch panels is not modelled).
+
+Rack accessories are counted from the placed parts, by stated rules rather than catalog parts: a power cord per PSU
+whose catalog entry gives its PSUs (IEC 60320 pairs: a C14 inlet takes a C13 plug at the PDU, a C20 a C19), a rail
+kit per rack-mounted system or switch in an EIA-19 rack (ORv3 frames carry their own brackets), and a 1U blanking
+panel per free U on the front face.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from archgen.analyse.network import ClusterAnalysis
 from archgen.build import RackDesign
@@ -29,6 +35,7 @@ class BomLine:
     note: str = ""
     unit_weight: Q | None = None
     within: str = ""
+    name: str = ""
 
     @property
     def total_power(self) -> Q | None:
@@ -62,7 +69,81 @@ def rack_bom(rack: RackDesign, specs: Specs) -> list[BomLine]:
             sub = specs.get(part_id)
             if sub is not None:
                 lines.append(BomLine(sub.id, sub.kind, per * counts[sys_id], None, within=sys_id))
+    return lines + rack_accessories(rack)
+
+
+#: The PDU-side plug of a power cord for each IEC 60320 appliance inlet (IEC 60320-1 mating pairs).
+PLUG_FOR_INLET = {"C14": "C13", "C20": "C19", "C16": "C15", "C8": "C7", "C6": "C5"}
+
+
+def power_cord(inlet: str) -> tuple[str, str]:
+    """Part id and name of the power cord for a PSU inlet (IEC 60320 pair, or the inlet alone)."""
+    plug = PLUG_FOR_INLET.get(inlet.upper())
+    if plug:
+        return f"power-cord-{plug.lower()}-{inlet.lower()}", f"Power cord, IEC 60320 {plug} to {inlet}"
+    return f"power-cord-{inlet.lower()}", f"Power cord to a {inlet} inlet"
+
+
+def rack_accessories(rack: RackDesign) -> list[BomLine]:
+    """Power cords, rail kits and blanking panels of one rack, by the rules in the module docstring."""
+    cords: Counter[str] = Counter()
+    rails = 0
+    front: set[int] = set()
+    spec = rack.spec
+    for item in rack.items:
+        part = item.part
+        psus = getattr(getattr(part, "power", None), "psus", None)
+        if psus is not None and psus.inlet:
+            cords[psus.inlet] += psus.count
+        if isinstance(part, System | Switch) and item.height and spec.form_factor.standard == "eia-19":
+            rails += 1
+        depth = getattr(getattr(part, "mechanical", None), "depth", "full")
+        if depth == "full" or spec.slots[item.slot].face == "front":
+            front.update(range(item.u, item.top + 1))
+    lines = []
+    for inlet, n in sorted(cords.items()):
+        pid, name = power_cord(inlet)
+        lines.append(BomLine(pid, "PowerCord", n, None, "one per PSU of the parts placed", name=name))
+    if rails:
+        lines.append(BomLine("rail-kit", "Rails", rails, None, "one per rack-mounted system or switch; the "
+                             "vendor's kit for each (part numbers not in the catalog)", name="Rail kit"))
+    height = round(spec.form_factor.height.m_as("U"))
+    free = height - len({u for u in front if 1 <= u <= height})
+    if free > 0:
+        lines.append(BomLine("blanking-panel-1u", "Blanking", free, None, "one per free U on the front face, "
+                             "against hot-air recirculation", name="Blanking panel, 1U"))
     return lines
+
+
+def cord_gaps(rack: RackDesign) -> list[str]:
+    """Open items for placed systems and switches whose power cords the BOM cannot count (no PSU inlet given).
+
+    Racks with power shelves feed their trays from the busbar, so only parts in racks with PDUs need cords. Where the
+    PSU rating is given, the item says which IEC 60320 coupler its current needs: C13/C14 are rated 10 A and C19/C20
+    16 A (IEC 60320-1), and a PSU's current at the lowest common input voltage, 200 V, is its rating / 200 V.
+    """
+    if not any(type(item.part).__name__ == "PDU" for item in rack.items):
+        return []
+    out: dict[str, str] = {}
+    for item in rack.items:
+        part = item.part
+        if not isinstance(part, System | Switch) or part.id in out:
+            continue
+        psus = part.power.psus
+        if psus is not None and psus.inlet:
+            continue
+        if psus is None:
+            out[part.id] = (f"Power cords of {part.id} are not counted: the catalog does not give its PSUs and "
+                            f"their inlets.")
+            continue
+        text = f"Power cords of {part.id} are not counted: the catalog does not give its PSU inlet"
+        if psus.capacity is not None:
+            amps = (psus.capacity / Q_(200, "V")).to("A").magnitude
+            coupler = "C19/C20 (16 A)" if amps > 10 else "C13/C14 (10 A)"
+            text += (f"; {psus.count} PSUs of {psus.capacity:~P} draw up to {amps:.1f} A each at 200 V, so assume "
+                     f"IEC 60320 {coupler} until the datasheet confirms it")
+        out[part.id] = text + "."
+    return [out[k] for k in sorted(out)]
 
 
 def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dict[str, Q], Q]:
@@ -77,9 +158,19 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dic
         for item in cluster.rack_types[rid].items:
             part, q = placed.get(item.part.id, (item.part, 0))
             placed[item.part.id] = (part, q + n)
-    lines = [BomLine(rid, "Rack", n, Q_(0, "W")) for rid, n in sorted(cluster.rack_counts.items())]
+    lines = []
+    accessories: dict[str, BomLine] = {}
+    for rid, n in sorted(cluster.rack_counts.items()):
+        rack = cluster.rack_types[rid]
+        it = sum((unit_power(item.part) or Q_(0, "W") for item in rack.items), Q_(0, "W"))
+        lines.append(BomLine(rid, "Rack", n, it.to("kW"), "unit power: maximum draw of its placed parts, "
+                             "itemised in the lines below"))
+        for acc in rack_accessories(rack):
+            have = accessories.get(acc.part)
+            accessories[acc.part] = replace(acc, quantity=acc.quantity * n + (have.quantity if have else 0))
     for pid, (part, q) in sorted(placed.items()):
         lines.append(BomLine(pid, type(part).__name__, q, unit_power(part) or Q_(0, "W")))
+    lines += [accessories[k] for k in sorted(accessories)]
     needed: dict[str, tuple[Switch, int]] = {}
     net_power: dict[str, Q] = {}
     for fa in a.fabrics:
@@ -110,7 +201,42 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dic
             copper = part.media in COPPER_MEDIA
             lines.append(BomLine(mid, "Link", q, part.power_per_end * (2 if copper else 1),
                                  "cable assemblies" if copper else "transceivers"))
-    return lines, net_power, optics.to("kW")
+    return lines + fibre_lines(tiers), net_power, optics.to("kW")
+
+
+def fibre_lines(tiers: Sequence) -> list[BomLine]:
+    """One fibre patch cord per optical link, by media, connector and length bin (0 m: length not known)."""
+    cords: Counter[tuple[str, str, float]] = Counter()
+    for t in tiers:
+        optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
+        for (label, length), n in t.by_option_bin.items():
+            opt = optical.get(label)
+            if opt is not None and n:
+                cords[(opt.a.media, opt.a.connector or opt.b.connector, float(length))] += n
+    lines = []
+    for (media, connector, length), n in sorted(cords.items()):
+        size = f"{length:g} m" if length else "length not known"
+        plug = connector or "connector not in the catalog"
+        pid = f"fibre-{media}-{(connector or 'unknown').lower().replace('/', '-').replace(' ', '-')}-{length:g}m"
+        lines.append(BomLine(pid, "Fibre", n, None, f"one per optical link, {size} bin",
+                             name=f"{media.capitalize()} fibre patch cord, {plug}, {size}"))
+    return lines
+
+
+def cluster_bom_gaps(a: ClusterAnalysis) -> list[str]:
+    """Open items of a cluster's BOM: power cords it cannot count, fibres without a connector.
+
+    The power cords are those of its rack types (`cord_gaps`); the fibres those of optical links whose Link parts do
+    not give a connector.
+    """
+    gaps = sorted({gap for rid in a.cluster.rack_counts if rid in a.cluster.rack_types
+                   for gap in cord_gaps(a.cluster.rack_types[rid])})
+    tiers = a.cabling.tiers if a.cabling is not None else ()
+    unknown = sorted({opt.label for t in tiers for opt in t.options
+                      if opt.a.media not in COPPER_MEDIA and not (opt.a.connector or opt.b.connector)
+                      and any(label == opt.label and n for (label, _), n in t.by_option_bin.items())})
+    return gaps + [f"The fibre connector of {label} is not in the catalog, so its patch cords are listed without "
+                   f"one: set `connector` on the Link part." for label in unknown]
 
 
 def unit_power(part: object) -> Q | None:

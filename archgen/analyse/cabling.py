@@ -1,8 +1,10 @@
 """Cable runs, lengths, media and optics of a cluster, vectorised with numpy (the BOM is in `analyse.bom`).
 
-Geometry (`analyse.floor`): a run between two racks goes up into the overhead trays, along them and down; a run
-inside one rack is its height difference plus an allowance. Each run takes the first link option of its tier whose
-reach covers it (and whose minimum length it meets), and is ordered in the next length bin up.
+Geometry: racks stand in rows (`floor.racks_per_row`) at `rack_pitch` along a row and `row_pitch` between rows;
+cables run in overhead trays laid as a grid above the racks, so a run between two racks is
+``tray_drop (up) + |Δx| + |Δy| (Manhattan along the trays) + tray_drop (down) + slack`` and a run inside one rack is
+``|Δheight| + in_rack``. Each run takes the first link option of its tier whose reach covers it (and whose minimum
+length it meets), and is ordered in the next length bin up.
 
 Counting: a link is one logical port-to-port connection at the fabric rate (what NVIDIA's tables call a cable).
 A module of rate r serves r / speed links (a twin-port 800G OSFP serves two 400G links), so modules per end =
@@ -17,15 +19,17 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from archgen.analyse.bom import BomLine, cluster_bom
-from archgen.analyse.floor import length_bins, lengths, positions
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
+from archgen.analyse.placement import access_ports, place_switches
 from archgen.build import ClusterDesign, Design, LinkOption
-from archgen.model import Switch, System
+from archgen.model.fabrics import LINK_TIERS
 from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
 
+DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 COPPER = COPPER_MEDIA
+U_M = 0.04445
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ class TierCabling:
     max_length: Q | None
     over_reach: tuple[tuple[LinkOption, int, float], ...]
     lengths_known: bool
+    unplaced_links: int = 0
+    assumed_length: Q | None = None
 
 
 @dataclass(frozen=True)
@@ -104,13 +110,39 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
 
 # ------------------------------------------------------------------------------------------------ geometry
 
-def _slots(cluster: ClusterDesign, rack_id: str | None, switch: Switch | None) -> list[tuple[int, int]]:
-    """(rack instance index, U) of every slot holding `switch` in racks of type `rack_id`, in floor order."""
-    if rack_id is None or switch is None:
-        return []
-    us = [p.u for p in cluster.rack_types[rack_id].items if p.part.id == switch.id] if rack_id in \
-        cluster.rack_types else []
-    return [(i, u) for i, inst in enumerate(cluster.instances) if inst.rack.spec.id == rack_id for u in us]
+def _bins(cluster: ClusterDesign) -> np.ndarray:
+    bins = cluster.spec.floor.length_bins
+    return np.array(sorted(b.m_as("m") for b in bins) if bins else DEFAULT_BINS_M, dtype=float)
+
+
+def _positions(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
+    f = cluster.spec.floor
+    pitch, row = f.rack_pitch.m_as("m"), f.row_pitch.m_as("m")
+    x = np.array([i.col * pitch for i in cluster.instances], dtype=float)
+    y = np.array([i.row * row for i in cluster.instances], dtype=float)
+    return x, y
+
+
+def floor_span(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray) -> float:
+    """The longest run the floor holds, corner to corner (m): ``2 × tray_drop + Δx_max + Δy_max + slack``.
+
+    The length assumed for a run with an end at a switch placed in no rack: it could stand anywhere on the floor,
+    and the longest run is the one that never understates media reach or optics.
+    """
+    f = cluster.spec.floor
+    if not len(x):
+        return float(f.in_rack.m_as("m"))
+    return float(2 * f.tray_drop.m_as("m") + (x.max() - x.min()) + (y.max() - y.min()) + f.slack.m_as("m"))
+
+
+def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,
+             b_rack: np.ndarray, b_u: np.ndarray) -> np.ndarray:
+    f = cluster.spec.floor
+    drop, slack, inside = f.tray_drop.m_as("m"), f.slack.m_as("m"), f.in_rack.m_as("m")
+    same = a_rack == b_rack
+    between = 2 * drop + np.abs(x[a_rack] - x[b_rack]) + np.abs(y[a_rack] - y[b_rack]) + slack
+    within = np.abs(a_u - b_u) * U_M + inside
+    return np.where(same, within, between)
 
 
 # ------------------------------------------------------------------------------------------------ runs
@@ -122,11 +154,17 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     tiers: list[TierCabling] = []
     runs: list[TierRuns] = []
     known = bool(cluster.instances)
-    x, y = positions(cluster) if known else (np.zeros(0), np.zeros(0))
-    bins = length_bins(cluster)
+    x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
+    bins = _bins(cluster)
     taken: dict[tuple[str, str], int] = {}
     for fa in a.fabrics:
-        placed = _place_switches(cluster, fa, problems, taken) if known else {}
+        if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
+            for name in fa.links:
+                options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
+                tiers.append(_tier_totals(fa, name, options, None, _node_cage_ports(a, fa) if name == "access"
+                                          else None, fa.fabric.spec.speed))
+            continue
+        placed = place_switches(cluster, fa, problems, taken) if known else {}
         for tier_name, key in (("access", "leaf"), ("leaf_spine", "spine"), ("spine_core", "core")):
             if tier_name not in fa.links:
                 continue
@@ -137,161 +175,18 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 runs.append(tr)
             else:
                 tr = None
-            tiers.append(_tier_totals(fa, tier_name, options, tr))
+            tiers.append(_tier_totals(fa, tier_name, options, tr, _node_cage_ports(a, fa) if tier_name == "access"
+                                      else None))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
                    tuple(problems), optics, net_power)
-
-
-def _place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem],
-                    taken: dict[tuple[str, str], int]) -> dict[str, np.ndarray]:
-    """(rack instance, U) per switch of each tier, planes one after the other; overflow goes to the last slot.
-
-    Slots are handed out in fabric and tier order, so two fabrics placing the same switch in the same rack type
-    share its slots instead of both claiming the first ones.
-    """
-    out: dict[str, np.ndarray] = {}
-    spec = fa.fabric.spec
-    for t in fa.tiers:
-        total = t.switches * fa.planes
-        rack_id = getattr(spec, t.name).rack
-        slots = _slots(cluster, rack_id, t.switch)
-        key = (rack_id or "", t.switch.id if t.switch else "")
-        first = taken.get(key, 0)
-        taken[key] = first + total
-        grouped = t.name == "leaf" and bool(fa.leaves_per_group) and spec.rail_optimized
-        if rack_id is not None and len(slots) < first + total and not grouped:
-            problems.append(Problem("NET012", fa.fabric.owner_path + (t.name, "rack"),
-                                    f"{fa.fabric.path}: {t.name} needs {total} x {key[1] or '?'}; the '{rack_id}' "
-                                    f"racks hold {len(slots)}, {min(first, len(slots))} taken by other fabrics",
-                                    count(total), count(max(len(slots) - first, 0))))
-        slots = slots[first:] if first < len(slots) else slots[-1:]
-        if not slots:
-            out[t.name] = np.full((total, 2), -1, dtype=np.int64)
-            continue
-        arr = np.array(slots, dtype=np.int64)
-        if grouped:
-            out[t.name] = _group_leaf_slots(cluster, fa, arr, t.switches, problems)
-            continue
-        idx = np.minimum(_slot_order(fa, t.name, t.switches), len(arr) - 1)
-        out[t.name] = arr[idx]
-    return out
-
-
-def _group_keys(cluster: ClusterDesign, fa: FabricAnalysis) -> list[tuple[str, int]]:
-    """Unit instances holding nodes of this fabric, in floor order (the group ordinal of `_node_ports`)."""
-    keys: list[tuple[str, int]] = []
-    for inst in cluster.instances:
-        key = (inst.unit, inst.unit_index)
-        if inst.unit and (not keys or keys[-1] != key) and key not in keys and any(
-                isinstance(p.part, System) and fa.ports_per_node.get(p.part.id) for p in inst.rack.items):
-            keys.append(key)
-    return keys
-
-
-def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per_plane: int,
-                      problems: list[Problem]) -> np.ndarray:
-    """Rail leaves of group g (every plane) take the slots in unit instance g's own racks; the rest follow."""
-    unit_of = [(i.unit, i.unit_index) for i in cluster.instances]
-    pools: dict[tuple[str, int], list[int]] = {}
-    for j, (rack, _) in enumerate(arr.tolist()):
-        pools.setdefault(unit_of[rack], []).append(j)
-    keys = _group_keys(cluster, fa)
-    order = _slot_order(fa, "leaf", per_plane)        # position of each switch in the group-major sequence
-    need = fa.leaves_per_group * fa.planes
-    chosen = np.zeros(len(order), dtype=np.int64)
-    used: set[int] = set()
-    short = 0
-    seq_to_slot: list[int] = []
-    for key in keys:
-        pool = pools.get(key, [])
-        short += max(need - len(pool), 0)
-        seq_to_slot += (pool + [pool[-1] if pool else len(arr) - 1] * need)[:need]
-        used.update(pool[:need])
-    free = [j for j in range(len(arr)) if j not in used]
-    rest = free or [len(arr) - 1]
-    extra = len(order) - len(seq_to_slot)
-    seq_to_slot += (rest + [rest[-1]] * max(extra, 0))[:max(extra, 0)]
-    chosen[:] = np.array(seq_to_slot, dtype=np.int64)[np.minimum(order, len(seq_to_slot) - 1)]
-    if short:
-        problems.append(Problem("NET012", fa.fabric.owner_path + ("leaf", "rack"),
-                                f"{fa.fabric.path}: {short} rail leaves do not fit in their own unit's racks",
-                                count(short), count(0)))
-    if extra > len(free):  # leaves outside the groups (other endpoints, spares of a fixed leaf.count)
-        problems.append(Problem("NET012", fa.fabric.owner_path + ("leaf", "rack"),
-                                f"{fa.fabric.path}: {extra} leaves outside the rail groups need a slot; the "
-                                f"'{fa.fabric.spec.leaf.rack}' racks have {len(free)} left", count(extra),
-                                count(len(free))))
-    return arr[chosen]
-
-
-def _slot_order(fa: FabricAnalysis, tier: str, per_plane: int) -> np.ndarray:
-    """Slot index of switch (plane p, index i) stored at p·per_plane + i.
-
-    Rail leaves of one group are kept together across planes (group g's leaves of every plane take the g-th run
-    of slots), so each SU's leaves of all planes land in that SU's network racks; other switches fill in order.
-    """
-    planes = fa.planes
-    idx = np.arange(per_plane * planes)
-    if tier != "leaf" or not fa.leaves_per_group or planes == 1:
-        return idx
-    p, i = np.divmod(idx, per_plane)
-    grouped = fa.groups * fa.leaves_per_group
-    g, r = np.divmod(i, fa.leaves_per_group)
-    in_group = g * fa.leaves_per_group * planes + p * fa.leaves_per_group + r
-    rest = grouped * planes + p * max(per_plane - grouped, 0) + (i - grouped)
-    return np.where(i < grouped, in_group, rest)
-
-
-def _node_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray, ...]:
-    """Per node port of this fabric: rack instance, U, plane, leaf index within the plane."""
-    spec = fa.fabric.spec
-    leaf = fa.tier("leaf")
-    down = max(leaf.down if leaf else 1, 1)
-    per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
-    racks, us, planes, leaves = [], [], [], []
-    running = [0] * fa.planes
-    base = fa.groups * fa.leaves_per_group
-    in_unit: dict[tuple[str, int], int] = {}
-    ordinal: dict[tuple[str, int], int] = {}
-    for ri, inst in enumerate(cluster.instances):
-        for item in inst.rack.items:
-            ppn = fa.ports_per_node.get(item.part.id, 0) if isinstance(item.part, System) else 0
-            if not ppn:
-                continue
-            grouped = spec.rail_optimized and bool(inst.unit) and fa.group_domains > 0
-            key = (inst.unit, inst.unit_index)
-            g = ordinal.setdefault(key, len(ordinal))
-            node_index = in_unit.get(key, 0)
-            in_unit[key] = node_index + 1
-            nodes_per_domain = max(1, (fa.rails * fa.planes) // ppn) if per_domain_rack else 1
-            dj, within = divmod(node_index, nodes_per_domain)
-            for p in range(ppn):
-                q = within * ppn + p
-                plane = min(q // max(fa.rails, 1), fa.planes - 1) if spec.rail_optimized else p * fa.planes // ppn
-                if grouped:
-                    rail = q % fa.rails
-                    if fa.group_domains <= down:
-                        lf = g * fa.leaves_per_group + rail // max(fa.rails_per_leaf, 1)
-                    else:
-                        lpr = math.ceil(fa.group_domains / down)
-                        lf = g * fa.leaves_per_group + rail * lpr + dj // down
-                else:
-                    lf = base + running[plane] // down
-                    running[plane] += 1
-                racks.append(ri)
-                us.append(item.u)
-                planes.append(plane)
-                leaves.append(lf)
-    return (np.array(racks, dtype=np.int64), np.array(us, dtype=np.int64), np.array(planes, dtype=np.int64),
-            np.array(leaves, dtype=np.int64))
 
 
 def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[str, np.ndarray]) -> tuple:
     """A-end rack/U, B-end rack/U, port group and weight (links per row) of every run of a tier."""
     per_plane = {t.name: t.switches for t in fa.tiers}
     if tier == "access":
-        racks, us, planes, leaves = _node_ports(cluster, fa)
+        racks, us, planes, leaves = access_ports(cluster, fa)
         n_leaves = per_plane["leaf"]
         leaves = np.minimum(leaves, max(n_leaves - 1, 0))
         b = placed["leaf"][planes * n_leaves + leaves] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
@@ -325,9 +220,9 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
             x: np.ndarray, y: np.ndarray, bins: np.ndarray) -> TierRuns:
     a_rack, a_u, b_rack, b_u, group, weight = ends
     known = (a_rack >= 0) & (b_rack >= 0)
-    length = np.full(len(a_rack), float(cluster.spec.floor.in_rack.m_as("m")), dtype=float)
+    length = np.full(len(a_rack), floor_span(cluster, x, y), dtype=float)  # an unplaced end: the floor's longest
     if known.any():
-        length[known] = lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known])
+        length[known] = _lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known])
     choice = np.full(len(length), -1, dtype=np.int64)
     for strict in (True, False):
         for i, opt in enumerate(options):
@@ -341,17 +236,34 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
     return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, bins[idx], weight)
 
 
-def _ports_per_module(link, speed: Q) -> int:
-    return max(1, round(float((link.rate / speed).to("").magnitude)))
+def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
+    """Links one module end serves: its rate over the line rate, but no more than the ports of the cage it sits in."""
+    n = max(1, round(float((link.rate / speed).to("").magnitude)))
+    return min(n, cage_ports) if cage_ports else n
 
 
-def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...], tr: TierRuns | None) -> TierCabling:
+def _node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
+    """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
+
+    1 for a NIC card (a single-port module serves one NIC port), or the system's `per_cage` (a DGX twin-port OSFP
+    serves two).
+    """
+    role = fa.fabric.spec.nic_role or fa.fabric.spec.role
+    per = [slot.per_cage or 1 for nt in a.nodes if fa.ports_per_node.get(nt.part.id)
+           for slot in nt.part.nics if slot.role == role]
+    return min(per, default=1)
+
+
+def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...], tr: TierRuns | None,
+                 a_cage_ports: int | None = None, speed: Q | None = None) -> TierCabling:
     links = fa.links[tier] * fa.planes
-    speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
+    if speed is None:
+        speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
     by: dict[tuple[str, float], int] = {}
     per_option = np.zeros(max(len(options), 1), dtype=np.int64)
     over: list[tuple[LinkOption, int, float]] = []
     max_len = None
+    n_unplaced, assumed = 0, None
     if tr is not None and len(tr.length):
         if options:
             keys = tr.option * 10_000_000 + np.round(tr.bin * 100).astype(np.int64)
@@ -366,6 +278,9 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 if bad.any():
                     over.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
         max_len = Q_(float(tr.length.max()), "m")
+        unplaced = (tr.a_rack < 0) | (tr.b_rack < 0)
+        if unplaced.any():
+            n_unplaced, assumed = int(tr.weight[unplaced].sum()), Q_(float(tr.length[unplaced].max()), "m")
     elif options:
         per_option[0] = links
         by[(options[0].label, 0.0)] = links
@@ -377,15 +292,15 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
         if not n:
             continue
         if opt.a.media in COPPER:  # a cable assembly: one orderable part with its ends built in
-            c = math.ceil(n / min(_ports_per_module(opt.a, speed), _ports_per_module(opt.b, speed)))
+            c = math.ceil(n / min(_ports_per_module(opt.a, speed, a_cage_ports), _ports_per_module(opt.b, speed)))
             cables[opt.label] = cables.get(opt.label, 0) + c
             modules[opt.a.id] = modules.get(opt.a.id, 0) + c
             power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
             continue
-        for end in (opt.a, opt.b):  # transceivers at both ends, and a fibre between them
-            k = math.ceil(n / _ports_per_module(end, speed))
+        for end, cage in ((opt.a, a_cage_ports), (opt.b, None)):  # transceivers at both ends, a fibre between
+            k = math.ceil(n / _ports_per_module(end, speed, cage))
             modules[end.id] = modules.get(end.id, 0) + k
             power = power + end.power_per_end * k
         cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + n
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
-                       tuple(over), tr is not None)
+                       tuple(over), tr is not None, n_unplaced, assumed)

@@ -84,6 +84,8 @@ class FabricAnalysis:
     failure: dict[str, Q]
     problems: tuple[Problem, ...]
     metrics: dict[str, Q] = field(default_factory=dict)
+    topology: str = "fat-tree"
+    figures: dict[str, Q] = field(default_factory=dict)
 
     def tier(self, name: str) -> TierCount | None:
         """The tier named `name`, if the fabric has it."""
@@ -112,21 +114,21 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     """Closed-form sizing of one fat-tree fabric."""
     spec, planes = fabric.spec, fabric.spec.planes
     # endpoints: node NIC ports of the role, switch management ports, extra and reserved ports
-    ports_per_node, node_ports, node_problems = _node_ports(design, fabric, nodes)
-    switch_ports = _other_switches(design, cluster, fabric) if spec.endpoints.switches else 0
+    ports_per_node, n_node_ports, node_problems = node_ports(design, fabric, nodes)
+    switch_ports = other_switches(design, cluster, fabric) if spec.endpoints.switches else 0
     reserved = sum(r.ports for r in spec.reserved)
-    endpoint_ports = node_ports + switch_ports + spec.endpoints.extra
+    endpoint_ports = n_node_ports + switch_ports + spec.endpoints.extra
     # rails: fabric ports per scale-up domain of the compute node type, one rail each, per plane
     compute = compute_node(nodes)
     ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
-    nodes_per_domain, rails, rail_problems = _rails(cluster, fabric, compute, ppn)
+    nodes_per_domain, n_rails, rail_problems = rails(cluster, fabric, compute, ppn)
     # group (scalable unit) used to size the leaves, and the ports one plane's leaves take
     group, group_domains, groups = _group(cluster, spec, compute, nodes_per_domain)
     unit_ports = sum(cluster.unit_counts.get(u, 0) * n * nt.per_rack.get(rid, 0) * ports_per_node.get(nt.part.id, 0)
                      for u, members in cluster.unit_racks.items() for rid, n in members for nt in nodes)
-    demand = PlaneDemand(spec.rail_optimized, math.ceil(endpoint_ports / planes), math.ceil(node_ports / planes),
+    demand = PlaneDemand(spec.rail_optimized, math.ceil(endpoint_ports / planes), math.ceil(n_node_ports / planes),
                           unit_ports // planes, math.ceil((switch_ports + spec.endpoints.extra) / planes),
-                          math.ceil(reserved / planes), rails, groups, group_domains)
+                          math.ceil(reserved / planes), n_rails, groups, group_domains)
     access = demand.endpoints + demand.reserved
     # leaf tier, then the spine and core tiers above it (per plane)
     tiers_used, leaf, per_group, rpl, leaf_problems = leaf_tier(fabric, demand, access)
@@ -137,24 +139,24 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used))
     problems += tuple(radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
-    injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, node_ports, demand.nodes, access)
+    injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access)
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
     failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, nodes_per_domain, nodes,
                        ppn, compute.part.accelerators if compute else 0)
-    return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, node_ports, endpoint_ports, reserved, rails,
+    return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, n_node_ports, endpoint_ports, reserved, n_rails,
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
                           bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1, max_endpoints, max_acc, accelerators,
                           failure, problems)
 
 
-def _node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...]) -> tuple[dict[str, int], int, list]:
+def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...]) -> tuple[dict[str, int], int, list]:
     """Fabric ports per node type and in all, with problems for missing NIC ports and planes that do not divide."""
-    spec, here, planes = fabric.spec, fabric.owner_path, fabric.spec.planes
+    spec, here, planes = fabric.spec, fabric.owner_path, getattr(fabric.spec, "planes", 1)
     role = spec.nic_role or spec.role
-    problems, ports_per_node, node_ports = [], {}, 0
+    problems, ports_per_node, total = [], {}, 0
     for nt in nodes:
         have = nic_ports(design, nt.part, role)
         want = spec.ports_per_node if spec.ports_per_node is not None else have
@@ -165,29 +167,29 @@ def _node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...]
                                     f"{nt.part.id} has {have} NIC port(s) of role '{role}', the fabric uses {want}",
                                     count(want), count(have)))
         ports_per_node[nt.part.id] = want
-        node_ports += want * nt.count
-    if node_ports % planes or any(p % planes for p in ports_per_node.values()):
+        total += want * nt.count
+    if total % planes or any(p % planes for p in ports_per_node.values()):
         problems.append(Problem("NET005", here + ("planes",),
                                 f"{planes} planes do not divide the NIC ports per node "
                                 f"({', '.join(f'{k}: {v}' for k, v in ports_per_node.items()) or 'none'})",
                                 count(planes), None))
-    return ports_per_node, node_ports, problems
+    return ports_per_node, total, problems
 
 
-def _rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None, ppn: int) -> tuple[int, int, list]:
+def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None, ppn: int) -> tuple[int, int, list]:
     """Compute nodes per scale-up domain and rails per plane, with a problem if the rails miss the domain's ports."""
     spec, planes, su, problems = fabric.spec, fabric.spec.planes, cluster.spec.scale_up, []
     nodes_per_domain = 1
     if su is not None and su.domain == "rack" and compute is not None:  # the most compute nodes in any rack
         nodes_per_domain = max((compute.per_rack.get(r, 0) for r in compute.per_rack), default=1) or 1
     ports_per_domain = ppn * nodes_per_domain
-    rails = spec.rails if spec.rails is not None else max(ports_per_domain // planes, 1)
-    if spec.rail_optimized and ports_per_domain and rails * planes != ports_per_domain:
+    n_rails = spec.rails if spec.rails is not None else max(ports_per_domain // planes, 1)
+    if getattr(spec, "rail_optimized", True) and ports_per_domain and n_rails * planes != ports_per_domain:
         problems.append(Problem("NET004", fabric.owner_path + ("rails",),
-                                f"{rails} rails x {planes} plane(s) != {ports_per_domain} fabric ports per scale-up "
+                                f"{n_rails} rails x {planes} plane(s) != {ports_per_domain} fabric ports per scale-up "
                                 f"domain ({nodes_per_domain} node(s) x {ppn} NIC ports)",
-                                count(rails * planes), count(ports_per_domain)))
-    return nodes_per_domain, rails, problems
+                                count(n_rails * planes), count(ports_per_domain)))
+    return nodes_per_domain, n_rails, problems
 
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
@@ -254,7 +256,7 @@ def _group(cluster: ClusterDesign, spec, compute: NodeType | None, nodes_per_dom
     return name, domains(name), sum(cluster.unit_counts[u] for u in holding)
 
 
-def _other_switches(design: Design, cluster: ClusterDesign, fabric: BoundFabric) -> int:
+def other_switches(design: Design, cluster: ClusterDesign, fabric: BoundFabric) -> int:
     """Switches placed in the cluster's racks (one management port each), other than this fabric's own leaves."""
     n = 0
     for rid, racks in cluster.rack_counts.items():

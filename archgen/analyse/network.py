@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 
 from archgen.analyse.fabric import TIERS, FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
 from archgen.analyse.nodes import NodeType, compute_node, count, nic_bandwidth, nic_ports, node_types  # re-exported
+from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import System
-from archgen.topology import ScaleOutPath
+from archgen.topology import ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
 
 __all__ = ["TIERS", "ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
@@ -22,7 +23,7 @@ __all__ = ["TIERS", "ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", 
 
 @dataclass(frozen=True)
 class ScaleUpAnalysis:
-    """The scale-up (NVLink) domain."""
+    """The scale-up domain: switched (NVLink, Ethernet, UALink) or a direct mesh (Infinity Fabric)."""
 
     domains: int
     size: int
@@ -76,6 +77,15 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                     count(n), count(su.size)))
     domains = accelerators // su.size if su.size else 0
     link = cluster.scale_up_link
+    if su.topology == "mesh":   # every pair of accelerators joined directly (Infinity Fabric): no switch ports
+        per_acc = float((su.size - 1) * su.links_per_peer)
+        if link is not None and per_acc * link.rate * 2 < su.bandwidth * (1 - 1e-9):
+            problems.append(Problem("NET010", ("scale_up", "bandwidth"),
+                                    f"a mesh of {su.size} gives each accelerator {per_acc:g} x {link.rate:~P} = "
+                                    f"{(per_acc * link.rate).to('GB/s'):~.4gP} per direction; {su.bandwidth:~P} "
+                                    "both ways needs more", (per_acc * link.rate * 2).to("GB/s"), su.bandwidth))
+        return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, 0, 0, (su.bandwidth * accelerators).to("TB/s"),
+                               tuple(problems))
     per_acc = round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None else 0.0
     needed = math.ceil(round(per_acc * su.size, 6))
     ports = su.switches * cluster.scale_up_switch.ports.count if cluster.scale_up_switch is not None else 0
@@ -103,12 +113,13 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         problems.append(Problem("NET010", ("scale_up", "size"),
                                 f"{accelerators} accelerators are not a whole number of {cluster.spec.scale_up.size}-"
                                 "accelerator domains", count(accelerators), None))
-    fabrics = tuple(analyse_fabric(design, cluster, f, nodes, accelerators) for f in cluster.fabrics)
+    fabrics = tuple(analyse_fabric(design, cluster, f, nodes, accelerators) if f.spec.topology == "fat-tree"
+                    else analyse_topology(design, cluster, f, nodes, accelerators) for f in cluster.fabrics)
     it_power = Q_(0, "kW")
     for rid, n in cluster.rack_counts.items():
         a = racks.get(f"rack/{rid}")
         if a is not None:
-            it_power = it_power + a.power.it_power * n
+            it_power = it_power + a.power.equipment * n  # switch-end optics are counted once, by the cabling
     metrics: dict[str, Q] = {
         "accelerators": count(accelerators), "nodes": count(node_count), "racks": count(cluster.rack_total),
         "it_power_racks": it_power.to("kW"),
@@ -125,6 +136,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
     compute_fabric = min(carriers, key=lambda fa: fa.fabric.spec.role != "compute", default=None)
     domain = cluster.spec.scale_up.size if cluster.spec.scale_up else 0
     scale_out = scale_out_path(compute_fabric, nodes, domain) if compute_fabric else nic_path(design, nodes)
+    if compute_fabric is not None and compute_fabric.topology == "torus":
+        scale_out = torus_path(compute_fabric)
     return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
                            scale_out=scale_out)
 
@@ -136,17 +149,26 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
     Taper and non-blocking pod: a tapered leaf tier leaves a flow non-blocking only under one leaf (a rail-optimized
     leaf reaches its rail of every domain in its group; a plain leaf, the nodes wired to it); a tapered spine tier
     of a 3-tier fabric, only inside one pod. When both taper, a flow leaving the leaf is charged their product, which
-    is exact above the pod and pessimistic between leaf and pod.
+    is exact above the pod and pessimistic between leaf and pod. A dragonfly is non-blocking inside a group and
+    tapered by its global links, a·p / (g·m) under uniform traffic (Kim et al. 2008); a rail-only fabric carries
+    rail-aligned traffic (NCCL's rings) like a rail-optimized fat tree, and nothing between rails.
     """
     compute = compute_node(nodes)
     ppn = fa.ports_per_node.get(compute.part.id, 0) if compute else 0
     if not ppn or not compute.part.accelerators:
         return None
     per_node = compute.part.accelerators
+    if fa.topology == "dragonfly":  # non-blocking inside a group; its global links taper what leaves it
+        spec = fa.fabric.spec
+        taper = max(1.0, fa.oversubscription.get("global", 1.0))
+        pod = spec.group_size * spec.terminals // ppn * per_node if taper > 1.0 else 0
+        return ScaleOutPath((ppn * spec.speed / per_node).to("Gbit/s"), taper, pod, fa.tiers_used)
     leaf_taper, spine_taper = (max(1.0, fa.oversubscription.get(t, 1.0)) for t in ("leaf", "spine"))
     if leaf_taper > 1.0:
         down = fa.tier("leaf").down
-        if fa.fabric.spec.rail_optimized and fa.group_domains:
+        if fa.topology == "rail-only":   # a rail leaf holds its rail of `down` scale-up domains
+            pod = down * (domain or per_node)
+        elif fa.fabric.spec.rail_optimized and fa.group_domains:
             pod = min(fa.group_domains, down) * (domain or per_node)
         else:
             pod = down // max(ppn // fa.planes, 1) * per_node
@@ -154,8 +176,17 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
         pod = fa.accelerators // fa.pods
     else:
         pod = 0
+    sharp = bool(fa.tiers) and all(t.switch is not None and t.switch.in_network_reduction for t in fa.tiers)
     return ScaleOutPath((ppn * fa.fabric.spec.speed / per_node).to("Gbit/s"), leaf_taper * spine_taper, pod,
-                        fa.tiers_used)
+                        fa.tiers_used, sharp)
+
+
+def torus_path(fa: FabricAnalysis) -> TorusPath:
+    """The torus as the performance model sees it: every chip's links at the fabric rate, no taper."""
+    spec = fa.fabric.spec
+    link = (spec.speed * spec.links_per_neighbour).to("Gbit/s")
+    per_chip = (fa.injection / max(fa.endpoint_ports, 1)).to("Gbit/s")
+    return TorusPath(per_chip, 1.0, 0, 0, dims=tuple(spec.dims), link=link, wraparound=spec.wraparound)
 
 
 def nic_path(design: Design, nodes: tuple[NodeType, ...]) -> ScaleOutPath | None:
@@ -192,13 +223,16 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
         m[f"{t.name}.radix"] = count(t.radix)
         if t.spare:
             m[f"{t.name}.spare_switches"] = count(t.spare * p)
-        if t.breakout > 1:
+        if t.breakout > 1:   # physical ports in use: down ports split `breakout` ways, uplinks at their own rate
+            up_split = max(1, round(float((t.breakout * t.speed / t.up_speed).to("").magnitude)))
             m[f"{t.name}.breakout"] = count(t.breakout)
-            m[f"{t.name}.breakout_cages"] = count(math.ceil(t.ports_used / t.breakout) * p)
+            m[f"{t.name}.breakout_cages"] = count((math.ceil(t.down_used / t.breakout) +
+                                                   math.ceil(t.up_used / up_split)) * p)
     for name, n in fa.links.items():
         m[f"links.{name}"] = count(n * p)
     for name, ratio in fa.oversubscription.items():
         m[f"{name}.oversubscription"] = count(ratio)
     m.update(fa.failure)
+    m.update(fa.figures)
     return m
 

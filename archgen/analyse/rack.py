@@ -71,7 +71,12 @@ class Stage:
 
 @dataclass(frozen=True)
 class Power:
-    """Power chain of a rack, from IT load to feeds."""
+    """Power chain of a rack, from IT load to feeds.
+
+    `it_power` is the equipment's maximum draw (`equipment`: systems and switches) plus `optics`, the transceivers
+    and active-cable ends in the ports of the rack's switches (the most loaded instance of this rack type in any
+    cluster; they draw power inside this rack, so its feeds, shelves or PDUs and its air path carry them).
+    """
 
     it_power: Q
     other_power: Q
@@ -82,6 +87,8 @@ class Power:
     feed_capacity: Q
     phase_factor: float
     feeds: Stage
+    equipment: Q | None = None
+    optics: Q | None = None
 
 
 @dataclass(frozen=True)
@@ -112,13 +119,14 @@ class RackAnalysis:
     bom: tuple[BomLine, ...] = ()
 
 
-def analyse_rack(rack: RackDesign) -> RackAnalysis:
-    """Space, power and cooling of one rack."""
+def analyse_rack(rack: RackDesign, optics: Q | None = None) -> RackAnalysis:
+    """Space, power and cooling of one rack; `optics` is the switch-end transceiver power it holds (default none)."""
     space = _space(rack)
-    power = _power(rack)
+    power = _power(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
     cooling = _cooling(rack, power)
     metrics = {
-        "it_power": power.it_power, "rack_load": power.load, "input_power": power.input_power,
+        "it_power": power.it_power, "optics_power": power.optics, "rack_load": power.load,
+        "input_power": power.input_power,
         "feed_capacity_usable": power.feeds.usable, "heat_to_liquid": cooling.heat_liquid,
         "heat_to_air": cooling.heat_air, "coolant_flow": cooling.coolant_flow, "air_flow": cooling.air_flow,
         "u_used": Q_(space.used, "U"), "u_free": Q_(space.height - space.used, "U"), "weight": space.weight,
@@ -152,9 +160,11 @@ def _space(rack: RackDesign) -> Space:
                  (weight / footprint).to("kg/m**2"))
 
 
-def _power(rack: RackDesign) -> Power:
+def _power(rack: RackDesign, optics: Q) -> Power:
     spec = rack.spec
-    it = sum((p.part.power.max for p in rack.items if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
+    equipment = sum((p.part.power.max for p in rack.items if isinstance(p.part, System | Switch)),
+                    Q_(0, "W")).to("kW")
+    it = equipment + optics
     other = sum((p.part.power for p in rack.items if isinstance(p.part, CoolingUnit) and p.part.power is not None),
                 Q_(0, "W")).to("kW")
     load = it + other
@@ -173,7 +183,8 @@ def _power(rack: RackDesign) -> Power:
     factor = phase_factor(feeds.phases, feeds.basis)
     per_feed = (feeds.voltage * feeds.current * factor * feeds.derating * feeds.power_factor).to("kW")
     feed_stage = Stage(feeds.count, per_feed, feeds.redundancy, spare_units(feeds.redundancy, feeds.count))
-    return Power(it, other, load, (load / efficiency).to("kW"), conversion, kind, per_feed, factor, feed_stage)
+    return Power(it, other, load, (load / efficiency).to("kW"), conversion, kind, per_feed, factor, feed_stage,
+                 equipment, optics)
 
 
 def phase_factor(phases: int, basis: str) -> float:
@@ -202,7 +213,7 @@ def _cooling(rack: RackDesign, power: Power) -> Cooling:
     liquid = sum((p.part.power.max * p.part.cooling.liquid_fraction for p in rack.items
                   if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
     heat = (power.input_power).to("kW")  # every watt drawn, conversion losses included, ends up as heat
-    air = heat - liquid
+    air = heat - liquid  # transceivers in switch cages are cooled by the switches' fans: their heat goes to air
     path = spec.cooling.liquid
     coolant_flow = Q_(0, "L/min")
     cdu, cdu_flow, cdu_load, cdu_flow_needed = None, None, Q_(0, "kW"), Q_(0, "L/min")
@@ -223,6 +234,12 @@ def _cooling(rack: RackDesign, power: Power) -> Cooling:
                    cdu_flow_needed)
 
 
-def analyse(design: Design) -> dict[str, RackAnalysis]:
-    """Analyse every rack of the design (with its bill of materials), keyed by its object path."""
-    return {r.path: replace(analyse_rack(r), bom=tuple(rack_bom(r, design.specs))) for r in design.racks}
+def analyse(design: Design, optics: dict[str, Q] | None = None) -> dict[str, RackAnalysis]:
+    """Analyse every rack of the design (with its bill of materials), keyed by its object path.
+
+    `optics` maps a rack's path to the switch-end transceiver power of its most loaded instance in the clusters
+    (`analyse.cabling.switch_optics`); racks missing from it hold none.
+    """
+    optics = optics or {}
+    return {r.path: replace(analyse_rack(r, optics.get(r.path)), bom=tuple(rack_bom(r, design.specs)))
+            for r in design.racks}

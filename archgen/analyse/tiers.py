@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import count
+from archgen.analyse.ports import Problem, TierPorts, tier_ports
 from archgen.build import BoundFabric
 from archgen.model import Switch
 from archgen.model.cluster import FatTree
@@ -42,9 +43,8 @@ class TierCount:
 
     @property
     def ports_total(self) -> int:
-        """Ports the tier's switches have at the fabric rate (down ports, plus separate uplinks)."""
-        extra = self.up if self.switch is not None and self.up and self.down == self.radix else 0
-        return self.switches * (self.radix + extra)
+        """Ports the tier's switches have at the tier's rates (the radix counts fixed uplinks too)."""
+        return self.switches * self.radix
 
     @property
     def used_switches(self) -> int:
@@ -59,17 +59,6 @@ class TierCount:
         return math.ceil(self.ports_used / self.switches) if self.switches else 0
 
 
-@dataclass(frozen=True)
-class Problem:
-    """Something that makes a fabric unbuildable or inconsistent, with the ID of the NET check that reports it."""
-
-    check: str
-    path: tuple
-    message: str
-    measured: Q | None = None
-    limit: Q | None = None
-
-
 def _smallest_divisor_at_least(n: int, low: int) -> int | None:
     """The smallest divisor of `n` that is ≥ `low`, or None."""
     return next((d for d in range(max(low, 1), n + 1) if n % d == 0), None)
@@ -80,13 +69,18 @@ def _largest_divisor_at_most(n: int, high: int) -> int:
     return next((d for d in range(min(high, n), 0, -1) if n % d == 0), 1)
 
 
-def _radix(switch: Switch | None, speed: Q) -> tuple[int, int]:
-    """Ports at the fabric rate and the breakout factor (native rate / fabric rate)."""
-    if switch is None:
-        return 0, 1
-    ratio = float((switch.ports.speed / speed).to("").magnitude)
-    breakout = max(1, round(ratio)) if ratio >= 1 else 0
-    return switch.ports.count * breakout, breakout
+def _ports(fabric: BoundFabric, tier: str, speed: Q, uplinks: bool = False) -> TierPorts:
+    """The ports of `tier`'s switch at `speed` (`archgen.analyse.ports`); fixed uplinks only where asked."""
+    spec = getattr(fabric.spec, tier)
+    return tier_ports(fabric.tiers[tier].switch, spec.down, spec.up if uplinks else None, speed,
+                      spec.uplinks if uplinks else None, spec.uplink_speed if uplinks else None,
+                      fabric.owner_path + (tier,))
+
+
+def _radix(fabric: BoundFabric, tier: str, speed: Q) -> tuple[int, int]:
+    """Ports of `tier`'s switch at `speed` toward the tier below, and the breakout factor."""
+    p = _ports(fabric, tier, speed)
+    return p.radix, p.breakout
 
 
 @dataclass(frozen=True)
@@ -127,14 +121,18 @@ class PlaneDemand:
                 f"{self.rails} rails" + (f", + {extra} for the ports outside the groups" if extra else ""))
 
 
-def _leaf_split(spec: FatTree, k_leaf: int, tiers: int) -> tuple[int, int]:
-    """Leaf down and up ports: all down in one tier, else the fixed uplinks or the oversubscription's split."""
+def _leaf_split(spec: FatTree, plan: TierPorts, tiers: int) -> tuple[int, int]:
+    """Leaf down and up ports.
+
+    All down in one tier; else the fixed split (ports given to `down`/`up`, or fixed `uplinks` taken from the
+    switch's ports), or the oversubscription's split of the radix.
+    """
     if tiers == 1:
-        return k_leaf, 0
-    if spec.leaf.uplinks is not None:
-        return k_leaf, spec.leaf.uplinks
-    up = int(k_leaf // (1 + (spec.leaf.oversubscription or spec.oversubscription)))
-    return k_leaf - up, up
+        return (plan.down if plan.down is not None and plan.up is None else plan.radix), 0
+    if plan.up is not None:
+        return plan.down, plan.up
+    up = int(plan.radix // (1 + (spec.leaf.oversubscription or spec.oversubscription)))
+    return plan.radix - up, up
 
 
 def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[int, TierCount, int, int, list]:
@@ -145,18 +143,22 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     """
     spec, here, problems, fixed = fabric.spec, fabric.owner_path, [], fabric.spec.leaf.count
     leaf_sw = fabric.tiers["leaf"].switch
-    k_leaf, b_leaf = _radix(leaf_sw, spec.speed)
+    plan = _ports(fabric, "leaf", spec.speed, uplinks=True)
+    k_leaf, b_leaf = plan.radix, plan.breakout
+    problems += plan.problems
     if leaf_sw is not None and b_leaf == 0:
-        problems.append(Problem("NET016", here + ("speed",), f"{leaf_sw.id} ports run at {leaf_sw.ports.speed:~P}, "
-                                f"slower than the fabric's {spec.speed:~P}", spec.speed, leaf_sw.ports.speed))
-    up_speed = spec.leaf.uplink_speed or spec.speed
+        native = plan.group.speed if plan.group is not None else leaf_sw.ports.speed
+        problems.append(Problem("NET016", here + ("speed",), f"{leaf_sw.id} ports run at {native:~P}, "
+                                f"slower than the fabric's {spec.speed:~P}", spec.speed, native))
+    up_speed = spec.leaf.uplink_speed or plan.up_speed or spec.speed
     if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
-        k_spine = _radix(fabric.tiers["spine"].switch, up_speed)[0]
-        one, two = (max(fixed or 0, demand.leaves(_leaf_split(spec, k_leaf, t)[0])[0]) for t in (1, 2))
+        k_spine = _radix(fabric, "spine", up_speed)[0]
+        one, two = (max(fixed or 0, demand.leaves(_leaf_split(spec, plan, t)[0])[0]) for t in (1, 2))
         tiers_used = 1 if one <= 1 else 2 if 0 < two <= k_spine else 3
     else:
         tiers_used = int(spec.tiers)
-    down, up = _leaf_split(spec, k_leaf, tiers_used)
+    down, up = _leaf_split(spec, plan, tiers_used)
+    k_leaf = down + up if plan.up is not None and tiers_used > 1 else k_leaf
     need, per_group, rpl = demand.leaves(down)
     leaves = need if fixed is None else fixed
     if leaves < need and tiers_used > 1:
@@ -195,7 +197,7 @@ def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
     """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all."""
     spec, here, problems = fabric.spec, fabric.owner_path, []
     spine_sw, up_speed = fabric.tiers["spine"].switch, leaf.up_speed
-    k_spine, b_spine = _radix(spine_sw, up_speed)
+    k_spine, b_spine = _radix(fabric, "spine", up_speed)
     leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
     max_endpoints = k_spine * leaf.down
     spare = f", {leaf.spare} of them spare," if leaf.spare else ""
@@ -223,8 +225,8 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod."""
     spec, here, problems = fabric.spec, fabric.owner_path, []
     spine_sw, core_sw, up_speed = fabric.tiers["spine"].switch, fabric.tiers["core"].switch, leaf.up_speed
-    k_spine, b_spine = _radix(spine_sw, up_speed)
-    k_core, b_core = _radix(core_sw, up_speed)
+    k_spine, b_spine = _radix(fabric, "spine", up_speed)
+    k_core, b_core = _radix(fabric, "core", up_speed)
     leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
     s_up = int(k_spine // (1 + (spec.spine.oversubscription or spec.oversubscription)))
     s_down = k_spine - s_up
@@ -299,4 +301,4 @@ def radix_problems(here: tuple, tiers: tuple[TierCount, ...], counted: set[tuple
                     f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.radix} at "
                     f"{t.speed:~P}", count(t.max_used_per_switch), count(t.radix))
             for t in tiers if t.switch is not None and t.switches and here + (t.name, "count") not in counted
-            and t.max_used_per_switch > t.radix + (t.up if t.down == t.radix else 0)]
+            and t.max_used_per_switch > t.radix]

@@ -1,17 +1,25 @@
-"""CAB: every cable run has media that reach its length and that is allowed at the fabric's line rate."""
+"""CAB: cable runs: media that reach their length at the fabric's line rate; assumed lengths of unplaced runs."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from archgen.analyse.network import count
+from archgen.analyse.ports import role_groups
 from archgen.checks.registry import Context, Violation, check
-from archgen.units import Q_
+from archgen.model import NIC, Switch
+from archgen.model.fabrics import LINK_TIERS
+from archgen.model.network import CAGES, Ports, cage_fits
+from archgen.units import Q_, Q
 
 #: Lane rate from which passive copper (DAC) and multimode fibre are not offered: NVIDIA LinkX 800G 200G-PAM4
 #: interconnect list ("XDR: LACC and single-mode only; no multimode, no AOC, no DAC"),
 #: https://docs.nvidia.com/networking/display/800g200gpam4list
 NO_DAC_MMF_FROM = Q_(200, "Gbit/s")
+#: The lane-rate rule as a finding cites it.
+LANE_RULE = ("a port cannot run lanes faster than its SerDes, and XDR 200G-PAM4 ports do not downshift to 100G-PAM4 "
+             "(NVIDIA LinkX 200G-PAM4 list)")
 
 
 @check("CAB001", "cabling.reach")
@@ -26,22 +34,112 @@ def reach(ctx: Context) -> Iterator[Violation]:
         for t in c.cabling.tiers:
             for opt, n, longest in t.over_reach:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
-                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.tiers[_tier_key(t.tier)].links_path,
+                where = fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
+                yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {opt.reach:~P} reach of "
                                 f"{opt.label}", Q_(longest, "m"), opt.reach.to("m"))
 
 
+@dataclass(frozen=True)
+class _Port:
+    """One end's port as far as media go: what it is, its cage and its lane rate (None: not declared)."""
+
+    what: str
+    cage: str
+    lane: Q | None
+
+
+def _group_port(switch: Switch | None, group: Ports | None) -> list[_Port]:
+    if switch is None or group is None:
+        return []
+    return [_Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate())]
+
+
+def _nic_ports(ctx: Context, c, fa) -> list[_Port]:
+    """The node NIC ports a fabric's access links plug into (each NIC part of the role once)."""
+    role, out, seen = fa.fabric.spec.nic_role or fa.fabric.spec.role, [], set()
+    for nt in c.nodes:
+        if not fa.ports_per_node.get(nt.part.id):
+            continue
+        for slot in nt.part.nics:
+            nic = ctx.design.specs.get(slot.part)
+            if slot.role == role and isinstance(nic, NIC) and (nic.id, slot.cage) not in seen:
+                seen.add((nic.id, slot.cage))
+                out.append(_Port(f"{nt.part.id} NIC {nic.id}", slot.cage or nic.ports.cage, nic.ports.lane_rate()))
+    return out
+
+
+def link_ends(ctx: Context, c, fa) -> dict[str, tuple[list[_Port], list[_Port]]]:
+    """Per link class of a fabric: the ports its lower (`a`) and upper (`b`) ends plug into."""
+    spec, tiers = fa.fabric.spec, fa.fabric.tiers
+    if spec.topology == "torus":
+        ocs = tiers["ocs"].switch
+        return {"ocs": ([], _group_port(ocs, ocs.ports if ocs else None))}
+    if spec.topology == "dragonfly":
+        router = tiers["leaf"].switch
+        main = _group_port(router, router.ports if router else None)
+        return {"access": (_nic_ports(ctx, c, fa), main), "local": (main, main), "global": (main, main)}
+    groups = {}
+    for name in ("leaf", "spine", "core"):
+        sw, t = tiers[name].switch if name in tiers else None, getattr(spec, name, None)
+        groups[name] = role_groups(sw, t.down, t.up, t.uplinks, t.uplink_speed) if sw is not None else (None, None)
+    port = {name: (_group_port(tiers[name].switch, g[0]), _group_port(tiers[name].switch, g[1]))
+            for name, g in groups.items() if name in tiers}
+    out = {"access": (_nic_ports(ctx, c, fa), port["leaf"][0])}
+    if "spine" in port:
+        out["leaf_spine"] = (port["leaf"][1], port["spine"][0])
+    if "core" in port:
+        out["spine_core"] = (port["spine"][1], port["core"][0])
+    return out
+
+
+def _options(ctx: Context):
+    """(cluster, fabric, link class, option, end part, tag, ports of that end, path) for every link option end."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            ends = link_ends(ctx, c, fa)
+            for key, tier in LINK_TIERS[fa.fabric.spec.topology].items():
+                if key not in ends or tier not in fa.fabric.tiers:
+                    continue
+                lower, upper = ends[key]
+                for opt in fa.fabric.tiers[tier].links:
+                    same = opt.a.id == opt.b.id
+                    for end, tag, ports in ((opt.a, "a", lower), (opt.b, "b", upper)):
+                        yield c, fa, key, opt, end, tag, ports, opt.path + (() if same else (tag,))
+
+
+def _g(q: Q) -> str:
+    """'200G' for a lane or line rate."""
+    return f"{float(q.m_as('Gbit/s')):g}G"
+
+
+def _mismatch(module: Q, port: Q) -> bool:
+    """Whether a module's lanes cannot run on a port's.
+
+    Lanes faster than the port's never work; slower ones only below 200G-PAM4 (SerDes that run 100G-PAM4 also run
+    50G and 25G lanes, as an SN5600's 800G ports run 400G and 200G; XDR ports do not downshift).
+    """
+    m, p = float(module.m_as("Gbit/s")), float(port.m_as("Gbit/s"))
+    return m > p + 1e-6 or (m < p - 1e-6 and port >= NO_DAC_MMF_FROM)
+
+
 @check("CAB002", "cabling.media_rate")
 def media_rate(ctx: Context) -> Iterator[Violation]:
-    """Each link option runs at the tier's line rate and is a media type offered at its lane rate.
+    """Each link option runs at the tier's line rate and the lane rate of its ports, in a media offered at that rate.
 
-    A module must carry one or a whole number (2, 4, 8) of the tier's ports; passive copper and multimode are not
-    offered at 200 Gb/s per lane or more.
+    A module must carry one or a whole number (2, 4, 8) of the tier's ports. Its lanes may not be faster than
+    those of the switch or NIC ports it plugs into (where they declare `lanes`), must be the same at both ends,
+    and at 200G-PAM4 (XDR) must equal the port's: XDR ports do not downshift to 100G-PAM4 (NDR) media. Passive
+    copper and multimode are not offered at 200 Gb/s per lane or more. Source: NVIDIA LinkX 800G 200G-PAM4 list,
+    https://docs.nvidia.com/networking/display/800g200gpam4list
 
-    Fix: pick link parts whose rate is the fabric speed or a multiple (twin-port), and LACC or single-mode at XDR.
+    Fix: pick link parts whose rate is the fabric speed or a multiple (twin-port) and whose lanes match the ports,
+    and LACC or single-mode at XDR.
     """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
+            if fa.fabric.spec.topology != "fat-tree" or fa.tier("leaf") is None:
+                continue
             for key, t in fa.fabric.tiers.items():
                 tier = fa.tier(key)
                 if tier is None:
@@ -56,11 +154,54 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
                             yield Violation(fa.fabric.path, c.cluster.spec.id, path,
                                             f"{end.id} runs at {end.rate:~P}, not the {speed:~P} of this tier or a "
                                             "multiple of it", end.rate, speed)
-                        lane = (end.rate / end.lanes).to("Gbit/s")
-                        if end.media in ("dac", "multimode") and lane >= NO_DAC_MMF_FROM:
-                            yield Violation(fa.fabric.path, c.cluster.spec.id, path,
-                                            f"{end.id} is {end.media} at {lane:~P} per lane; at 200G-PAM4 only LACC "
-                                            "and single-mode are offered", lane, NO_DAC_MMF_FROM)
+    seen: set[tuple] = set()
+    for c, fa, key, opt, end, tag, ports, path in _options(ctx):
+        lane = (end.rate / end.lanes).to("Gbit/s")
+        found = []
+        for port in ports:
+            if port.lane is not None and _mismatch(lane, port.lane):
+                found.append((f"{key}: {end.id} has {_g(lane)} lanes, the {port.what} runs {_g(port.lane)} lanes: "
+                              f"expected {'at most ' if port.lane < NO_DAC_MMF_FROM else ''}{_g(port.lane)} lanes "
+                              f"({LANE_RULE})", lane, port.lane))
+        fastest = max([lane, *(p.lane for p in ports if p.lane is not None)], key=lambda q: q.m_as("Gbit/s"))
+        if end.media in ("dac", "multimode") and fastest >= NO_DAC_MMF_FROM:
+            found.append((f"{key}: {end.id} is {end.media} on {_g(fastest)} lanes; at 200G-PAM4 only LACC and "
+                          "single-mode are offered (NVIDIA LinkX 200G-PAM4 list: no DAC, multimode or AOC)",
+                          fastest, NO_DAC_MMF_FROM))
+        if tag == "b" and opt.a.id != opt.b.id:
+            a_lane = (opt.a.rate / opt.a.lanes).to("Gbit/s")
+            if abs(float((a_lane - lane).m_as("Gbit/s"))) > 1e-6:
+                found.append((f"{key}: {opt.a.id} ({_g(a_lane)} lanes) and {opt.b.id} ({_g(lane)} lanes) cannot "
+                              "be the two ends of one link: expected the same lane rate", a_lane, lane))
+        for message, value, limit in found:
+            if (fa.fabric.path, path, message) not in seen:
+                seen.add((fa.fabric.path, path, message))
+                yield Violation(fa.fabric.path, c.cluster.spec.id, path, message, value, limit)
+
+
+@check("CAB005", "cabling.media_cage")
+def media_cage(ctx: Context) -> Iterator[Violation]:
+    """Each link option's modules fit the cages of the ports at both ends.
+
+    A module lists the cages it plugs into (`cages`); a port group or NIC its `cage`. OSFP and QSFP never mix; an
+    OSFP module with a finned integrated heat sink (IHS) does not go into a riding-heat-sink (RHS) cage, nor a
+    flat-top RHS module into an IHS cage (NVIDIA LinkX 200G-PAM4 list: IHS only in air-cooled Q3400/Q3200
+    switches, RHS in ConnectX-8 and liquid-cooled switches; ConnectX-7 OSFP cards take RHS modules only).
+
+    Fix: pick the module variant for each end's cage (e.g. `{a: <flat-top NIC module>, b: <finned switch module>}`),
+    or correct the cage of the port group or NIC slot.
+    """
+    seen: set[tuple] = set()
+    for c, fa, key, _opt, end, _tag, ports, path in _options(ctx):
+        if not end.cages:
+            continue
+        for port in ports:
+            if port.cage in CAGES and not any(cage_fits(m, port.cage) for m in end.cages) and \
+                    (fa.fabric.path, path, port.what) not in seen:
+                seen.add((fa.fabric.path, path, port.what))
+                yield Violation(fa.fabric.path, c.cluster.spec.id, path,
+                                f"{key}: {end.id} ({', '.join(end.cages)}) does not fit the {port.cage} cage of the "
+                                f"{port.what}: expected a module for {port.cage}")
 
 
 @check("CAB003", "cabling.media_missing", severity="info")
@@ -72,12 +213,36 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             for name in fa.links:
-                key = _tier_key(name)
+                key = _tier_key(name, fa.topology)
                 if not fa.fabric.tiers[key].links and fa.links[name]:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("links",),
                                     f"{name}: {fa.links[name] * fa.planes} links without link media; reach and "
                                     "optics are not checked", count(fa.links[name] * fa.planes))
 
 
-def _tier_key(tier: str) -> str:
-    return {"access": "leaf", "leaf_spine": "spine", "spine_core": "core"}[tier]
+@check("CAB004", "cabling.unplaced_length", severity="warning")
+def unplaced_length(ctx: Context) -> Iterator[Violation]:
+    """Runs to switches placed in no rack get an assumed length: the longest run the floor holds.
+
+    Such a switch could stand anywhere on the floor, so its runs are given the corner-to-corner length
+    (2 x tray_drop + the rows' length and depth + slack) for media choice, reach and optics, never a patch-cord
+    length that would understate them.
+
+    Fix: place the tier's switches in a rack type of the cluster (`leaf.rack`, `spine.rack`, `core.rack`) so that
+    their runs have real lengths.
+    """
+    for c in ctx.clusters.values():
+        if c.cabling is None:
+            continue
+        for t in c.cabling.tiers:
+            if t.unplaced_links and t.assumed_length is not None:
+                fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
+                where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, where,
+                                f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack; their "
+                                f"length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
+                                "floor holds (corner to corner)", count(t.unplaced_links))
+
+
+def _tier_key(tier: str, topology: str) -> str:
+    return LINK_TIERS[topology][tier]

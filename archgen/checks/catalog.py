@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
-from archgen.model import Switch, System
+from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
+from archgen.model.power import PDU
+from archgen.units import Q_
 
 #: How far a published heat output may exceed the maximum draw before it is flagged.
 HEAT_TOLERANCE = 1.05
@@ -53,3 +55,73 @@ def cooling_type(ctx: Context) -> Iterator[Violation]:
         if not ok:
             yield Violation(f"part/{part.id}", part.id, ("cooling",),
                             f"cooling type '{c.type}' with liquid_fraction {c.liquid_fraction:g}")
+
+
+@check("CAT004", "catalog.accelerator_power")
+def accelerator_power(ctx: Context) -> Iterator[Violation]:
+    """A system's maximum draw covers the TDP of the accelerators it carries.
+
+    Fix: check `power.max` and its unit (a server carrying eight 750 W GPUs draws more than 6 kW), or the
+    accelerator count.
+    """
+    specs = ctx.design.specs
+    for part in specs.of(System):
+        acc = specs.get(part.accelerator) if part.accelerator else None
+        if not isinstance(acc, Accelerator) or not part.accelerators:
+            continue
+        floor = (acc.tdp * part.accelerators).to("kW")
+        if part.power.max < floor:
+            yield Violation(f"part/{part.id}", part.id, ("power", "max"),
+                            f"maximum draw {_show(part.power.max)} is below the {part.accelerators} x "
+                            f"{_show(acc.tdp)} TDP of its {acc.id} accelerators ({_show(floor)})",
+                            part.power.max, floor)
+
+
+#: Weight of one rack unit of equipment, per U of height, and why: a bound outside it is most likely a unit slip.
+WEIGHT_PER_U = (
+    (Q_(1, "kg"), "the sheet-metal enclosure of one rack unit alone weighs more (two 0.44 m x 0.7 m faces of "
+                  "1 mm steel at 7,850 kg/m3: about 4.8 kg)"),
+    (Q_(200, "kg"), "solid steel filling one rack unit (44.45 mm x 482.6 mm x 1.2 m at 7,850 kg/m3: 202 kg) "
+                    "weighs no more"))
+#: Maximum draw of a system or switch: at least this per item, at most this per U of height, and why.
+POWER_BOUNDS = (
+    (Q_(10, "W"), "a server's or switch's management controller and fans alone draw more"),
+    (Q_(20, "kW"), "per U: about four times the densest published tray (GB200 compute tray, 5.4 kW in 1 U)"))
+
+
+@check("CAT005", "catalog.plausible", severity="warning")
+def plausible(ctx: Context) -> Iterator[Violation]:
+    """A part's weight and maximum draw lie within physical bounds for its size (a unit slip is 1,000 times off).
+
+    Weight per rack unit: 1 kg to 200 kg; a system's or switch's maximum draw: 10 W to 20 kW per rack unit. Each
+    message states the bound and its reason.
+
+    Fix: check the figure and its unit ('107 g' for '107 kg', '11.5 mW' for '11.5 kW'); if the datasheet really
+    says so, keep it and waive with the datasheet's words.
+    """
+    specs = ctx.design.specs
+    for part in specs.of(System) + specs.of(Switch) + specs.of(PowerShelf) + specs.of(PDU) + specs.of(CoolingUnit):
+        mech = part.mechanical
+        if mech is None:
+            continue
+        units = max(mech.height.m_as("U"), 1e-9)
+        per_u = (mech.weight / units).to("kg")
+        for (bound, reason), low in zip(WEIGHT_PER_U, (True, False), strict=True):
+            if (per_u < bound) if low else (per_u > bound):
+                yield Violation(f"part/{part.id}", part.id, ("mechanical", "weight"),
+                                f"{_show(mech.weight)} for {mech.height:~P} is {per_u.m_as('kg'):,.4g} kg per U, "
+                                f"{'below' if low else 'above'} {bound:~P} per U: {reason}",
+                                mech.weight, bound * units)
+        if isinstance(part, System | Switch):
+            low, high = POWER_BOUNDS[0][0], POWER_BOUNDS[1][0] * units
+            if part.power.max < low or part.power.max > high:
+                bound, reason = POWER_BOUNDS[0] if part.power.max < low else POWER_BOUNDS[1]
+                yield Violation(f"part/{part.id}", part.id, ("power", "max"),
+                                f"maximum draw {_show(part.power.max)} is "
+                                f"{'below' if part.power.max < low else 'above'} {bound:~P}: {reason}",
+                                part.power.max, low if part.power.max < low else high)
+
+
+def _show(q) -> str:
+    """A power or mass as written ('11.5 mW', '750 W')."""
+    return f"{q:~P}"

@@ -12,6 +12,8 @@ from archgen.model.cluster import Cluster
 
 #: Graphs larger than this (switch vertices per plane) are not built for the failure check.
 MAX_GRAPH_SWITCHES = 20_000
+#: Above this many switches per plane the failure check uses the closed form instead of the graph.
+MAX_CLOSED_FORM = 2_000
 
 
 def _fabric_problems(ctx: Context, check_id: str) -> Iterator[Violation]:
@@ -104,7 +106,10 @@ def oversubscription_bisection(ctx: Context) -> Iterator[Violation]:
                 if have < need:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
                                     ("min_bisection_per_accelerator",),
-                                    f"bisection {have:.4g~P} per accelerator is below {need:~P}", have, need)
+                                    f"bisection {have:.4g~P} per accelerator (one direction, over all "
+                                    f"accelerators; full bisection is half the injection of "
+                                    f"{(fa.injection / fa.accelerators).to(need.units):.4g~P}) is below "
+                                    f"{need:~P}", have, need)
 
 
 @check("NET007", "network.nic_bandwidth")
@@ -138,7 +143,11 @@ def nic_bandwidth_per_accelerator(ctx: Context) -> Iterator[Violation]:
 def totals(ctx: Context) -> Iterator[Violation]:
     """Accelerators = nodes × accelerators per node, and the cluster's expected totals match the derived ones.
 
-    Fix: correct `expect`, or the rack counts and rack contents that the totals come from.
+    `expect` may pin accelerators, nodes and racks, and per fabric the switches and cables of each tier (the
+    published component table of a reference design). An expectation whose nodes × accelerators per node is not
+    its accelerators contradicts itself, and the finding says so.
+
+    Fix: correct `expect`, or the rack counts and rack contents (or the fabric rules) that the totals come from.
     """
     for c in ctx.clusters.values():
         spec = c.cluster.spec
@@ -149,11 +158,56 @@ def totals(ctx: Context) -> Iterator[Violation]:
                             f"accelerators per node {by_nodes}", count(c.accelerators), count(by_nodes))
         if c.accelerators == 0 and not c.cluster.too_large:
             yield Violation(c.cluster.path, spec.id, ("layout",), "the cluster holds no accelerators")
+        inconsistent = _inconsistent_expectation(c)
         for key, value in derived.items():
             want = getattr(spec.expect, key)
             if want is not None and want != value:
-                yield Violation(c.cluster.path, spec.id, ("expect", key),
-                                f"expected {want} {key}, the layout gives {value}", count(value), count(want))
+                yield Violation(c.cluster.path, spec.id, ("expect", key), f"expected {want} {key}, the layout gives "
+                                f"{value}{inconsistent if key == 'accelerators' else ''}", count(value), count(want))
+        yield from _expected_fabrics(c)
+
+
+def _inconsistent_expectation(c: ClusterAnalysis) -> str:
+    """Why an expectation contradicts itself: nodes × accelerators per node != accelerators, or ''.
+
+    Only when every node of the layout carries the same number of accelerators, so that the product is defined.
+    """
+    want = c.cluster.spec.expect
+    per_node = {nt.part.accelerators for nt in c.nodes}
+    if want.nodes is None or want.accelerators is None or len(per_node) != 1:
+        return ""
+    (per,) = per_node
+    if want.nodes * per == want.accelerators:
+        return ""
+    return (f"; the expectation contradicts itself: {want.nodes} expected nodes x {per} accelerators per node "
+            f"({', '.join(sorted(nt.part.id for nt in c.nodes))}) = {want.nodes * per}, not {want.accelerators}")
+
+
+def _expected_fabrics(c: ClusterAnalysis) -> Iterator[Violation]:
+    """Switches and cables per tier of `expect.fabrics` against the derived ones (all planes)."""
+    spec = c.cluster.spec
+    by_id = {fa.fabric.spec.id: fa for fa in c.fabrics}
+    for fid, want in spec.expect.fabrics.items():
+        where = ("expect", "fabrics", fid)
+        fa = by_id.get(fid)
+        if fa is None:
+            yield Violation(c.cluster.path, spec.id, where, f"expect names fabric '{fid}', which the cluster does "
+                            f"not have (fabrics: {', '.join(sorted(by_id)) or 'none'})")
+            continue
+        switches = {t.name: t.switches * fa.planes for t in fa.tiers}
+        for tier, n in want.switches.model_dump(exclude_none=True).items():
+            have = switches.get(tier, 0)
+            if have != n:
+                yield Violation(fa.fabric.path, spec.id, (*where, "switches", tier),
+                                f"expected {n} {tier} switches in fabric {fid}, the fabric derives {have}"
+                                f"{'' if tier in switches else f' (it has {fa.tiers_used} tier(s))'}",
+                                count(have), count(n))
+        for tier, n in want.cables.model_dump(exclude_none=True).items():
+            have = fa.links.get(tier, 0) * fa.planes
+            if have != n:
+                yield Violation(fa.fabric.path, spec.id, (*where, "cables", tier),
+                                f"expected {n} {tier} cables in fabric {fid}, the fabric derives {have} links",
+                                count(have), count(n))
 
 
 @check("NET009", "network.reserved_ports")
@@ -233,7 +287,7 @@ def surplus_switches(ctx: Context) -> Iterator[Violation]:
             for t in fa.tiers:
                 if t.switch is None:
                     continue
-                rack = getattr(fa.fabric.spec, t.name).rack
+                rack = fa.fabric.spec.rack_of(t.name)
                 n = t.switches * fa.planes
                 if rack is None:
                     floating[t.switch.id] = floating.get(t.switch.id, 0) + n
@@ -278,19 +332,29 @@ def _placement_path(spec: Cluster, rack_id: str) -> tuple:
 def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
     """No single spine or core switch failure disconnects part of a fabric (checked on the switch graph).
 
+    Fabrics of up to 2,000 switches per plane are checked on their graph (articulation points); larger ones without
+    spare leaves by the closed form of `topology.clos_single_points`, which agrees with the graph on
+    the regular shapes it decides (a million-accelerator fat tree would otherwise spend seconds on a graph).
+
     Fix: use at least two spines (and cores), each leaf connected to more than one.
     """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
+            if fa.topology != "fat-tree":
+                continue
             shape = fa.shape
-            if fa.tiers_used < 2 or shape.leaves + shape.spines + shape.cores > MAX_GRAPH_SWITCHES:
+            switches = shape.leaves + shape.spines + shape.cores
+            if fa.tiers_used < 2 or switches > MAX_GRAPH_SWITCHES:
                 continue
-            g = topology.clos_graph(shape, fa.leaf_endpoints())
-            if not topology.connected(g):
-                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
-                                "the fabric graph is not connected")
-                continue
-            spof = topology.single_points_of_failure(g)
+            spof = topology.clos_single_points(shape) if switches > MAX_CLOSED_FORM and \
+                not fa.tier("leaf").spare else None      # no spare leaf: every leaf holds endpoints
+            if spof is None:
+                g = topology.clos_graph(shape, fa.leaf_endpoints())
+                if not topology.connected(g):
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
+                                    "the fabric graph is not connected")
+                    continue
+                spof = topology.single_points_of_failure(g)
             if spof:
                 names = ", ".join(f"{t} {i}" for t, i in spof[:5])
                 yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
@@ -341,3 +405,31 @@ def fixed_counts(ctx: Context) -> Iterator[Violation]:
 def fabric_of(analysis: ClusterAnalysis, fabric_id: str) -> FabricAnalysis | None:
     """The analysed fabric with id `fabric_id`."""
     return next((f for f in analysis.fabrics if f.fabric.spec.id == fabric_id), None)
+
+
+@check("NET019", "network.port_groups")
+def port_groups(ctx: Context) -> Iterator[Violation]:
+    """Each tier's `down` and `up` ports exist on its switch, fit their port group, and use a breakout it allows.
+
+    A port group lists its count, native speed and allowed breakouts (`ports`, `port_groups`); a tier gives ports
+    to its roles by group, range and breakout (OCP OPG-256: ports 1-32 as 2x400G down, 33-64 native 800G up).
+    Fixed `uplinks` come from a group that runs `uplink_speed`.
+
+    Fix: name a group the switch has, keep ranges inside it and apart, and pick one of its `breakouts` whose rate is
+    the fabric's `speed` (for `down`).
+    """
+    yield from _fabric_problems(ctx, "NET019")
+
+
+@check("NET020", "network.topology_size")
+def topology_size(ctx: Context) -> Iterator[Violation]:
+    """A torus joins exactly the cluster's accelerators, and a dragonfly has the groups its endpoints need.
+
+    A torus of d1 x d2 (x d3) chips must hold every accelerator of the cluster; a dragonfly of g groups holds
+    g x group_size x terminals endpoint ports and at most group_size x global_links + 1 groups (one global link to
+    every other group; Kim et al., ISCA 2008).
+
+    Fix: set `dims` to a shape whose product is the accelerator count; give the dragonfly more groups, routers or
+    terminals per router, or more global links per router.
+    """
+    yield from _fabric_problems(ctx, "NET020")

@@ -1,10 +1,14 @@
-"""PWR: power shelves or PDUs and feeds carry the rack's load, with the redundancy claimed."""
+"""PWR: power shelves or PDUs and feeds carry the rack's load, with the redundancy claimed; feeds suit the PDUs."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
+from archgen.model import PowerShelf
+from archgen.model.power import PDU
+from archgen.units import Q_
 
 
 def _kw(q) -> str:
@@ -89,3 +93,84 @@ def redundancy_pairs(ctx: Context) -> Iterator[Violation]:
         if st is not None and st.redundancy == "N+N" and st.count % 2:
             yield Violation(path, a.rack.spec.id, ("power",),
                             f"N+N with an odd number of {a.power.conversion_kind} ({st.count})")
+
+
+#: How far a feed's voltage may sit from a PDU's rated input voltage: IEC 60038 (standard voltages) allows supply
+#: voltages within ±10 % of nominal.
+VOLTAGE_TOLERANCE = 0.10
+
+
+@check("PWR006", "power.feed_matches_pdu")
+def feed_matches_pdu(ctx: Context) -> Iterator[Violation]:
+    """The feeds suit the PDUs' input rating: same phases, voltage within ±10 % (IEC 60038), current at most the PDU's.
+
+    A 208 V feed into a 415 V PDU under-delivers (and is not what the PDU is built for); a 100 A breaker ahead of a
+    60 A PDU does not protect its inlet and cord. Voltages are compared on the PDU's basis (line-to-line = √3 ×
+    line-to-neutral on three phases).
+
+    Fix: choose PDUs rated for the feed (voltage, phases, current), or change the feeds.
+    """
+    for path, a in ctx.racks.items():
+        f = a.rack.spec.power.feeds
+        for pdu in sorted({p.part.id: p.part for p in a.rack.items if isinstance(p.part, PDU)}.values(),
+                          key=lambda p: p.id):
+            if f.phases != pdu.phases:
+                yield Violation(path, a.rack.spec.id, ("power", "feeds", "phases"),
+                                f"{f.phases}-phase feeds into {pdu.phases}-phase PDU {pdu.id}")
+                continue
+            volts = _on_basis(f.voltage, f.basis, pdu.basis, f.phases)
+            if abs(float((volts / pdu.voltage).to("").magnitude) - 1) > VOLTAGE_TOLERANCE:
+                restated = "" if f.basis == pdu.basis else f" ({volts.to('V'):.0f~P} {pdu.basis})"
+                yield Violation(path, a.rack.spec.id, ("power", "feeds", "voltage"),
+                                f"feed voltage {f.voltage:~P} {f.basis}{restated} is more than "
+                                f"{VOLTAGE_TOLERANCE:.0%} from PDU {pdu.id}'s rated {pdu.voltage:~P} {pdu.basis}",
+                                volts.to("V"), pdu.voltage)
+            if f.current > pdu.current:
+                yield Violation(path, a.rack.spec.id, ("power", "feeds", "current"),
+                                f"feed breaker {f.current:~P} is above PDU {pdu.id}'s input rating "
+                                f"{pdu.current:~P}", f.current, pdu.current)
+
+
+def _on_basis(voltage, basis: str, target: str, phases: int):
+    """A three-phase voltage restated on another basis: V(L-L) = √3 × V(L-N)."""
+    if phases == 1 or basis == target:
+        return voltage
+    return voltage * math.sqrt(3) if target == "line-to-line" else voltage / math.sqrt(3)
+
+
+@check("PWR007", "power.feeds_per_pdu")
+def feeds_per_pdu(ctx: Context) -> Iterator[Violation]:
+    """A rack with PDUs has one feed per PDU (a rack PDU has one input).
+
+    With more feeds than PDUs, the feed capacity counted is not connected to anything; with fewer, some PDUs are
+    not fed.
+
+    Fix: make `power.feeds.count` the number of PDUs placed, or place one PDU per feed.
+    """
+    for path, a in ctx.racks.items():
+        pdus = sum(1 for p in a.rack.items if isinstance(p.part, PDU))
+        feeds = a.rack.spec.power.feeds.count
+        if pdus and feeds != pdus:
+            yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
+                            f"{feeds} feed(s) for {pdus} PDU(s)", Q_(feeds, ""), Q_(pdus, ""))
+
+
+@check("PWR008", "power.redundancy_placed")
+def redundancy_placed(ctx: Context) -> Iterator[Violation]:
+    """Shelf or PDU redundancy is claimed only over units actually placed in the rack.
+
+    Fix: place the power shelves or PDUs in `slots`, or remove the `power.shelves` / `power.pdus` entry.
+    """
+    for path, a in ctx.racks.items():
+        spec = a.rack.spec.power
+        placed = {"shelves": sum(1 for p in a.rack.items if isinstance(p.part, PowerShelf)),
+                  "pdus": sum(1 for p in a.rack.items if isinstance(p.part, PDU))}
+        names = {"shelves": "power shelf", "pdus": "PDU"}
+        for key in ("shelves", "pdus"):
+            claim = getattr(spec, key)
+            if claim is not None and not placed[key]:
+                other = "pdus" if key == "shelves" else "shelves"
+                also = f" (the rack holds {placed[other]} {names[other]} unit(s))" if placed[other] else ""
+                yield Violation(path, a.rack.spec.id, ("power", key),
+                                f"{claim.redundancy} redundancy is claimed for {names[key]} units but none is "
+                                f"placed{also}")

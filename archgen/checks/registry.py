@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from archgen.build import Design
+from archgen.build import Design, matches
 from archgen.errors import Location
 from archgen.units import Q
 
@@ -119,42 +119,51 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
     specs = ctx.design.specs
     findings: list[Finding] = []
     used_waivers: set[tuple[str, int]] = set()
+    unwaived: dict[tuple[str, str], set[str]] = {}      # (owner, check) -> subjects no waiver covered
     for chk in sorted(REGISTRY.values(), key=lambda c: c.id):
         if not selected(chk.id, select, ignore):
             continue
         for v in chk.func(ctx):
-            owner = specs.get(v.owner)
-            used = _waivers(owner, chk.id)
-            used_waivers.update((v.owner, i) for i in used)
-            reason = owner.waivers[used[-1]].reason if owner is not None and used else ""
+            found = waiver(specs.get(v.owner), (chk.id, *chk.aliases), v.subject)
+            if found is not None:
+                used_waivers.add((v.owner, found[0]))
+            else:
+                unwaived.setdefault((v.owner, chk.id), set()).add(v.subject)
             findings.append(Finding(chk.id, v.severity or chk.severity, v.subject, specs.locate(v.owner, v.path),
                                     v.message or chk.summary, chk.summary, chk.fix, v.measured, v.limit,
-                                    v.requirement, reason))
+                                    v.requirement, found[1] if found else ""))
     if selected("SPC002", select, ignore):
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
                 if (doc_id, i) not in used_waivers and selected(w.check, select, ignore):
+                    others = sorted(unwaived.get((doc_id, w.check), ()))
+                    hint = (f"; its {w.check} findings in this document are about {', '.join(others)}: name one "
+                            f"as `subject` (a glob such as 'rack/*' covers several)" if others else "")
                     findings.append(Finding("SPC002", RESERVED_SEVERITY["SPC002"], object_path(doc),
                                             specs.locate(doc_id, ("waivers", i)),
-                                            f"waiver of {w.check} matches no finding", RESERVED["SPC002"],
-                                            "Remove the waiver."))
+                                            f"waiver of {w.check} for {waiver_subject(doc, w)} matches no finding"
+                                            f"{hint}", RESERVED["SPC002"],
+                                            "Remove the waiver, or set its `subject` to the object path of the "
+                                            "finding."))
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
 
 
-def _waivers(doc: object, check_id: str) -> list[int]:
-    """Positions of the waivers of `doc` that waive check `check_id` (by its ID or one of its aliases)."""
-    chk = REGISTRY.get(check_id)
-    names = {check_id, *(chk.aliases if chk else ())}
-    return [i for i, w in enumerate(getattr(doc, "waivers", ())) if w.check in names]
+def waiver_subject(doc: object, w: object) -> str:
+    """The object path or glob a waiver covers: its `subject`, or else the document's own object path."""
+    return getattr(w, "subject", "") or object_path(doc)
 
 
-def waiver(doc: object, check_id: str) -> str:
-    """The reason `doc` gives for waiving check `check_id` (honouring its aliases), or "".
+def waiver(doc: object, ids: tuple[str, ...], subject: str) -> tuple[int, str] | None:
+    """The waiver in `doc` of a finding of a check (its id and aliases) about `subject`: (index, reason), or None.
 
-    The one rule of waivers: `run_checks` and `archgen gap` apply it.
+    The one place a waiver is matched (`check`, `render`, `diff` through the findings; `gap` for its rows). A
+    waiver covers the findings of its check whose subject matches its `subject` (an object path or a glob, as
+    requirement subjects are), by default only those about the document itself. The first matching one wins.
     """
-    used = _waivers(doc, check_id)
-    return doc.waivers[used[-1]].reason if used else ""  # type: ignore[attr-defined]
+    for i, w in enumerate(getattr(doc, "waivers", ())):
+        if w.check in ids and matches(waiver_subject(doc, w), subject):
+            return i, w.reason
+    return None
 
 
 def object_path(doc: object) -> str:

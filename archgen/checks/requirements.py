@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from archgen.build import BoundRequirement
+from archgen.build import BoundRequirement, Design, Unresolved
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model.requirements import Outcome, Status, judge
@@ -24,7 +24,7 @@ def requirement_met(ctx: Context) -> Iterator[Violation]:
     Fix: change the design until the metric meets the target, or revise the requirement with its owner.
     """
     for b in ctx.design.requirements:
-        o = outcome(b, ctx.metrics)
+        o = outcome(b, ctx.metrics, ctx.design)
         if o.status is Status.NOT_MET and o.value is not None:
             value = o.value
             shown = value.to(b.req.target.limit.units) if not b.req.target.limit.dimensionless else value
@@ -43,7 +43,7 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units.
     """
     for b in ctx.design.requirements:
-        problem = unjudged(b, ctx.metrics)
+        problem = unjudged(b, ctx.metrics, ctx.design)
         if problem is None:
             continue
         key, reason = problem
@@ -52,22 +52,50 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}")
 
 
-def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> Outcome:
+def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None) -> Outcome:
     """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be."""
-    problem = unjudged(b, metrics)
-    return judge(b.req, None, problem[1]) if problem else judge(b.req, measured(b, metrics))
+    problem = unjudged(b, metrics, design)
+    return judge(b.req, None, problem[1]) if problem else judge(b.req, measured(b, metrics, design))
 
 
-def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> Q | None:
+def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None) -> Q | None:
     """The subject's value of the requirement's metric; None where it cannot be judged (`unjudged` says why)."""
+    if design is not None and resting_on(b, design):
+        return None
     value = metrics.get(b.subject, {}).get(b.req.metric)
     return value if value is not None and value.is_compatible_with(b.req.target.limit) else None
 
 
-def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]]) -> tuple[str, str] | None:
+def resting_on(b: BoundRequirement, design: Design) -> list[Unresolved]:
+    """The unresolved references a requirement's subject rests on: its figures would be computed without the part.
+
+    A rack rests on its own references (a placed part that does not resolve leaves its power, weight and space out);
+    a cluster, and each of its fabrics, on its own, on its rack types' and on those of the parts placed in them (a
+    NIC that does not resolve leaves its ports out). A bandwidth computed without the NIC is 0, which is no
+    measurement: the requirement is not provided, never "0 Gb/s, not met".
+    """
+    if not design.unresolved or not b.subject:
+        return []
+    root = "/".join(b.subject.split("/")[:2])
+    kind, _, ident = root.partition("/")
+    owners = {ident}
+    if kind == "cluster":
+        for c in design.clusters:
+            if c.path == root:
+                owners |= set(c.rack_counts)
+                owners |= {item.part.id for r in c.rack_types.values() for item in r.items}
+    return [u for u in design.unresolved if u.owner in owners or u.subject in (b.subject, root)]
+
+
+def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
+             design: Design | None = None) -> tuple[str, str] | None:
     """Why a requirement cannot be judged: (the field at fault, the reason), or None where it can."""
     if b.pattern and not b.subject:
         return "subject", f"no object matches '{b.pattern}'"
+    missing = resting_on(b, design) if design is not None else []
+    if missing:
+        refs = ", ".join(sorted({f"'{u.ref}' ({u.expected})" for u in missing}))
+        return "subject", f"{b.subject} rests on unresolved reference(s) {refs}: its {b.req.metric} is not known"
     known = metrics.get(b.subject)
     if known is None:
         if not b.subject and not b.pattern:  # only a Requirements document leaves it out (racks imply their own)

@@ -13,14 +13,14 @@ from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
 from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
-    case_results_json,
-    case_results_text,
+    case_scores_json,
+    case_scores_text,
     estimate_json,
     estimate_text,
     what_if_json,
     what_if_text,
 )
-from archgen.perf.cases import score_file
+from archgen.perf.cases import score_case_file
 from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
@@ -57,10 +57,16 @@ def _check_format(fmt: str) -> None:
 
 
 def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
-    """Score a validation-case file; exit code 0 (accuracy is reported, not judged, here)."""
+    """Score a validation-case file, every case it can; exit code 1 when a case is refused, else 0.
+
+    Accuracy is reported, not judged, here. A case the model cannot score (invalid fields, an unknown accelerator,
+    a layout the model refuses) is reported with its located problems and the other cases are still scored; a
+    problem of the file itself (YAML, schema, no cases) raises `SpecError`.
+    """
     _check_format(fmt)
-    results = score_file(path)
-    return (dumps(case_results_json(results)) if fmt == "json" else case_results_text(results)), 0
+    scores = score_case_file(path)
+    text = dumps(case_scores_json(scores)) if fmt == "json" else case_scores_text(scores)
+    return text, 1 if scores.refused else 0
 
 
 def parse_what_if(items: list[str]) -> dict[str, float]:

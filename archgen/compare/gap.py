@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from archgen.checks import Finding
-from archgen.checks.registry import object_path, waiver
+from archgen.checks.registry import REGISTRY, object_path, waiver
 from archgen.checks.requirements import outcome
 from archgen.errors import Location
 from archgen.model.requirements import Requirement, Status
@@ -114,9 +114,10 @@ def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path]
     for b in result.design.requirements:
         if b.owner not in owners:
             continue
-        o = outcome(b, result.metrics)
-        check = "REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"
-        waived = waiver(specs.get(b.owner), check) if o.status is not Status.MET else ""
+        o = outcome(b, result.metrics, result.design)
+        check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
+        found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner)
+        waived = found[1] if found and o.status is not Status.MET else ""
         rows.append(Row(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
                         o.note, waived))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))

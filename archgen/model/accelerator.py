@@ -45,7 +45,11 @@ class Efficiency(Spec):
         0.8, gt=0, le=1, description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages.")
     in_network_reduction: float = Field(
         0.8, gt=0, le=1,
-        description="In-switch (NVLS) reduction efficiency relative to `scale_up`, large messages.")
+        description="NVLS (in-switch reduction) efficiency: NCCL's `nvlsEfficiency` for the generation "
+                    "(src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell).")
+    all_to_all: float | None = Field(
+        None, gt=0, le=1, description="nccl-tests all-to-all bus bandwidth over the scale-up link bandwidth, large "
+                                      "messages; left out, the ring figure `scale_up` is used.")
     source: str | list[str] = Field("", description="Where the efficiency figures come from.")
 
 
@@ -62,6 +66,10 @@ class Accelerator(Part):
     l2_bandwidth: Bandwidth | None = Field(
         None, description="On-chip last-level cache bandwidth; working sets that fit are served at this rate.")
     tdp: Power = Field(description="Maximum (configurable) board power, e.g. '700 W'.")
+    compute_capability: float | None = Field(
+        None, gt=0, description="CUDA compute capability (NVIDIA's CUDA GPUs table), e.g. 9.0 for Hopper; NCCL keys "
+                                "its per-generation tuning constants on it. Left out (non-NVIDIA parts), the "
+                                "collective model uses NCCL's Simple protocol only.")
     scale_up: ScaleUp | None = Field(None, description="Scale-up interconnect per accelerator.")
     efficiency: Efficiency = Field(
         default_factory=Efficiency,

@@ -5,14 +5,29 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
-from archgen.units import Mass, PowerOrZero, RackSpace
+from archgen.units import Mass, Power, PowerOrZero, RackSpace
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Ref = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Count = Annotated[int, Field(gt=0, le=10_000_000)]
-Redundancy = Annotated[str, StringConstraints(pattern=r"^N(\+[0-9]+|\+N)?$")]
+_REDUNDANCY = re.compile(r"^N(\+[0-9]+|\+N)?$")
+
+
+def _redundancy(value: object) -> object:
+    """A redundancy scheme; '2N', the common name of N+N (a full second set), is read as N+N."""
+    if not isinstance(value, str):
+        return value  # the string type says what was expected
+    value = "N+N" if value.strip() == "2N" else value
+    if not _REDUNDANCY.match(value):
+        raise PydanticCustomError("expected", "N, N+1 (N+k spare units) or N+N (also written 2N)")
+    return value
+
+
+#: N (no spare), N+k (k spare units) or N+N, also written 2N (a full second set).
+Redundancy = Annotated[str, BeforeValidator(_redundancy), StringConstraints(pattern=_REDUNDANCY.pattern)]
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
@@ -28,13 +43,19 @@ class FieldError(ValueError):
 class Spec(BaseModel):
     """Base of every spec model."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=False, arbitrary_types_allowed=True, defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False, arbitrary_types_allowed=True, defer_build=True,
+                              validate_default=True)  # a default is parsed like user input ("1.9 us" → Quantity)
 
 
 class Waiver(Spec):
     """A check deliberately waived for this document, with a reason."""
 
     check: str = Field(pattern=r"^[A-Z]{2,4}[0-9]{3}$", description="Check id, e.g. 'CAT001'.")
+    subject: str = Field("", pattern=r"^([a-z]+(/[A-Za-z0-9._*?\[\]!-]+)+)?$", description=(
+        "Object path of the findings waived, e.g. 'cluster/c/fabric/oob', or a glob over object paths as "
+        "requirement subjects are ('rack/*', 'cluster/*/fabric/*'; '*' does not cross '/'); default: the document's "
+        "own object ('rack/<id>', 'part/<id>', 'cluster/<id>'), so a waiver never hides findings about other "
+        "objects unless it names them."))
     reason: str = Field(min_length=3, description="Why the finding is accepted.")
 
 
@@ -54,6 +75,7 @@ class Part(Document):
     """A catalog part: every figure cites a public source."""
 
     vendor: str = Field("", description="Manufacturer.")
+    part_number: str = Field("", description="The vendor's orderable part number, when published.")
     source: str | list[str] = Field(description="Public source(s) of the figures: URL or document and table.")
     unconfirmed: bool | list[str] = Field(
         False, description="True, or the names of fields, when a figure could not be confirmed from a public source.")
@@ -82,10 +104,22 @@ class Mechanical(Spec):
     depth: Literal["full", "half"] = Field("full", description="Occupies the full rack depth or only one face.")
 
 
+class Psus(Spec):
+    """The power supply units of a shelf, system or switch."""
+
+    count: int = Field(gt=0, description="PSUs per unit.")
+    capacity: Power | None = Field(None, description="Output per PSU, e.g. '5.5 kW'.")
+    redundancy: Redundancy = Field("N", description="Redundancy across the PSUs (N, N+1, N+2, N+N), as published.")
+    inlet: str = Field("", description=(
+        "AC inlet of each PSU as IEC 60320 names it, e.g. 'C14', 'C20', or another connector ('7-pin'); it "
+        "fixes the power cord (a C13 or C19 plug into the PDU, a C14 or C20 connector at the PSU)."))
+
+
 class Electrical(Spec):
     """Power draw of an item."""
 
     max: PowerOrZero = Field(description="Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'.")
     typical: PowerOrZero | None = Field(None, description="Typical draw under load, when published.")
+    psus: Psus | None = Field(None, description="Power supply units, when the datasheet gives them.")
     heat_output: PowerOrZero | None = Field(
         None, description="Rated heat output when the datasheet gives one (e.g. in BTU/h), checked against max.")

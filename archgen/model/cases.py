@@ -12,13 +12,24 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
 from archgen.model.base import FieldError, Spec
-from archgen.model.workload import GatherDtype, GradDtype, KvReserve, MoE, Precision, Recompute, Stack, job_kind
-from archgen.units import Bandwidth, Information
+from archgen.model.workload import (
+    GatherDtype,
+    GradDtype,
+    KvReserve,
+    MoE,
+    Precision,
+    Recompute,
+    Scenario,
+    Stack,
+    job_kind,
+)
+from archgen.units import Q_, Bandwidth, DurationOrZero, Information
 
 SCHEMA = "archgen-validation/1"
 #: The metrics a case may measure (workload metrics of `archgen.metrics`), with the SI unit each is scored in.
 METRIC_UNITS = {name: metrics.find("workload", name).dimension or "dimensionless"  # type: ignore[union-attr]
-                for name in ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time")}
+                for name in ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time", "ttft",
+                             "tpot")}
 
 
 class CaseScaleUp(Spec):
@@ -34,6 +45,10 @@ class CaseScaleOut(Spec):
     bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
     oversubscription: float = Field(1.0, ge=1, description="Taper above `pod` accelerators.")
     pod: int = Field(0, ge=0, description="Accelerators below the oversubscribed tier.")
+    in_network_reduction: bool = Field(False, description="The scale-out switches reduce in the network (SHARP).")
+    latency: DurationOrZero = Field(
+        Q_(0.0, "us"), description="Latency the network adds to each step across it, as its NCCL plugin declares it "
+                                   "(0 for InfiniBand; 35 us on AWS P5en/P6 EFA, aws-ofi-nccl src/platform-aws.cpp).")
 
 
 class CaseSystem(Spec):
@@ -113,9 +128,12 @@ class CaseInference(Spec):
                                                     "cache holds).")
     input_len: int = Field(gt=0)
     output_len: int = Field(gt=0)
-    scenario: Literal["offline", "server"] = "offline"
+    scenario: Scenario = Field("offline", description="offline or server (throughput at `batch`), or concurrency "
+                                                      "(`batch` requests kept in flight, as a serving benchmark runs)")
     kv_precision: Precision | None = None
     kv_reserve: KvReserve = "full"
+    ep: int = Field(1, gt=0, description="Expert-parallel ways of the MoE layers (divides tp).")
+    attention_dp: bool = Field(False, description="Attention data parallelism over the replica's tp ranks.")
 
     @field_validator("batch", mode="before")
     @classmethod
@@ -130,13 +148,13 @@ class CaseCollective(Spec):
 
     op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
     size: Information
-    algorithm: Literal["ring", "nvls", "auto", "tree", "hierarchical"] = "auto"
+    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat"] = "auto"
 
 
 class Measurement(Spec):
     """One measured figure."""
 
-    metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time"]
+    metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time", "ttft", "tpot"]
     value: float = Field(gt=0)
     unit: str = Field(description="Unit of the value; empty for a plain number (mfu 0.45, or give \"%\": 45 %).")
 

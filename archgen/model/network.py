@@ -2,21 +2,102 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
-from archgen.model.base import Cooling, Electrical, Mechanical, Part, Spec
-from archgen.units import Bandwidth, DurationOrZero, Length, LengthOrZero, PowerOrZero
+from archgen.model.base import Cooling, Electrical, FieldError, Id, Mechanical, Part, Spec
+from archgen.units import Bandwidth, DurationOrZero, Length, LengthOrZero, PowerOrZero, Q
+
+#: Cages a port or module may name. OSFP comes with two tops that do not interchange: IHS (integrated, finned heat
+#: sink on the module: air-cooled switch cages) and RHS (riding heat sink on the cage: flat-top modules, ConnectX
+#: NICs and liquid-cooled switches). NVIDIA LinkX 100G-PAM4 guide ("twin-port finned top OSFP" in Quantum-2 and
+#: Spectrum-4 switches, "single-port flat top OSFP or QSFP112" in ConnectX-7 and BlueField-3),
+#: https://docs.nvidia.com/networking/display/400g100gpam4ovpub; ConnectX-7 user manual ("OSFP form factor only
+#: support RHS (Riding Heat Sink) cage"), https://docs.nvidia.com/networking/display/ConnectX7VPI/Introduction.
+CAGES = ("OSFP", "OSFP-IHS", "OSFP-RHS", "OSFP-XD", "QSFP-DD", "QSFP112", "QSFP56", "QSFP28", "QSFP+", "SFP56",
+         "SFP28", "SFP+", "SFP", "RJ45", "backplane")
+Cage = Literal["OSFP", "OSFP-IHS", "OSFP-RHS", "OSFP-XD", "QSFP-DD", "QSFP112", "QSFP56", "QSFP28", "QSFP+", "SFP56",
+               "SFP28", "SFP+", "SFP", "RJ45", "backplane"]
+
+_OSFP = ("OSFP", "OSFP-IHS", "OSFP-RHS")
+_QSFP = ("QSFP112", "QSFP56", "QSFP28", "QSFP+")
+_SFP = ("SFP56", "SFP28", "SFP+", "SFP")
+
+
+def cage_fits(module: str, port: str) -> bool:
+    """Whether a module (or cable end) made for cage `module` plugs into a port cage `port`.
+
+    OSFP IHS (finned top) and RHS (flat top) do not interchange; a plain 'OSFP' on either side leaves the top
+    open. QSFP28/56/112 share one mechanical cage (SFF-8661/8662) and fit QSFP-DD cages, which are backward
+    compatible (QSFP-DD MSA); a QSFP-DD module fits only a QSFP-DD cage; the SFP generations share theirs. OSFP and
+    QSFP never mix (different widths). Whether the lanes then run at the same rate is CAB002's question.
+    """
+    if module == port:
+        return True
+    if module in _OSFP and port in _OSFP:
+        return "OSFP" in (module, port)
+    if module in _QSFP:
+        return port in _QSFP or port == "QSFP-DD"
+    return module in _SFP and port in _SFP
+
+
+_BREAKOUT = re.compile(r"^\s*([1-9][0-9]?)\s*x\s*([0-9]+(?:\.[0-9]+)?)\s*G\s*$", re.IGNORECASE)
+
+
+def parse_breakout(text: str) -> tuple[int, float]:
+    """'2x400G' -> (2, 400.0): logical ports and Gb/s each. Raises ValueError with what was expected."""
+    m = _BREAKOUT.match(text)
+    if not m:
+        raise ValueError(f"a breakout such as '2x400G' (ports x Gb/s), got {text!r}")
+    return int(m[1]), float(m[2])
 
 
 class Ports(Spec):
-    """A group of identical ports."""
+    """A group of identical ports: count, native rate, cage, lanes and the breakouts it allows."""
 
+    name: Id = Field("ports", description="Name of the group, used by a fabric tier's `down`/`up` (e.g. 'osfp').")
     count: int = Field(gt=0, le=100_000, description="Number of ports (logical ports at `speed`).")
     speed: Bandwidth = Field(description="Line rate per port, e.g. '400 Gb/s'.")
-    cage: str = Field("", description="Physical cage, e.g. 'OSFP' (32 cages of 2 x 400G).")
+    cage: str = Field("", description="Physical cage, e.g. 'OSFP' (32 cages of 2 x 400G); one of " +
+                      ", ".join(CAGES) + " is checked against the link modules (CAB005), other text is not.")
     per_cage: int = Field(1, gt=0, description="Logical ports per physical cage (2 for a twin-port OSFP).")
+    lanes: int | None = Field(None, gt=0, le=16, description=(
+        "Electrical lanes per port at `speed`, e.g. 4 for NDR 400G (4 x 100G-PAM4) or XDR 800G (4 x 200G-PAM4); "
+        "the lane rate that link modules must match (CAB002). Unset: not checked."))
+    breakouts: list[str] = Field(default_factory=list, description=(
+        "Ways one port may be split, e.g. ['1x800G', '2x400G', '4x200G', '8x100G'] (each n x rate = `speed`). "
+        "Empty: any whole split of `speed` is accepted, as before port groups."))
+
+    @field_validator("breakouts")
+    @classmethod
+    def _breakouts(cls, v: list[str]) -> list[str]:
+        for text in v:
+            try:
+                parse_breakout(text)
+            except ValueError as e:
+                raise PydanticCustomError("breakout", str(e)) from None
+        return v
+
+    @model_validator(mode="after")
+    def _breakouts_fill_port(self) -> Ports:
+        native = float(self.speed.m_as("Gbit/s"))
+        for i, text in enumerate(self.breakouts):
+            n, rate = parse_breakout(text)
+            if abs(n * rate - native) > 1e-6:
+                raise FieldError(("breakouts", i), f"breakout {text} is {n * rate:g}G, not the port's "
+                                 f"{native:g}G: give n x rate = {native:g}G (e.g. 2x{native / 2:g}G)")
+        return self
+
+    def lane_rate(self) -> Q | None:
+        """Rate of one electrical lane, where `lanes` is given."""
+        return (self.speed / self.lanes).to("Gbit/s") if self.lanes else None
+
+    def allows(self, n: int) -> bool:
+        """Whether a port may be split into `n` logical ports (any whole split when `breakouts` is empty)."""
+        return not self.breakouts or any(parse_breakout(b)[0] == n for b in self.breakouts)
 
 
 class Switch(Part):
@@ -25,13 +106,39 @@ class Switch(Part):
     kind: Literal["Switch"] = "Switch"
     technology: Literal["infiniband", "ethernet", "nvlink"] = Field(description="Fabric technology.")
     asic: str = Field("", description="Switch ASIC, e.g. 'Quantum-2'.")
-    ports: Ports = Field(description="Ports at their native speed.")
+    ports: Ports = Field(description="Ports at their native speed: the group fabrics use unless a tier names another.")
+    port_groups: list[Ports] = Field(default_factory=list, description=(
+        "Further port groups beside `ports`, e.g. an SN2201's 4 x 100G QSFP28 uplinks beside its 48 x 1G RJ45; "
+        "each has its own `name`, count, speed, cage, lanes and breakouts."))
     switching_capacity: Bandwidth | None = Field(None, description="Aggregate bidirectional capacity as published.")
     latency: DurationOrZero | None = Field(None, description="Port-to-port latency.")
-    in_network_reduction: bool = Field(False, description="SHARP / NVLink SHARP in-switch reduction support.")
+    in_network_reduction: bool = Field(
+        False, description="The switch reduces in the network: SHARP on InfiniBand (Quantum-2, Quantum-X800), NVLink "
+                           "SHARP on NVLink switches. A compute fabric whose every tier has it may run `sharp` "
+                           "(NCCL CollNet) and NVLS+SHARP collectives; cite it in `source:`.")
     mechanical: Mechanical = Field(description="Height, weight and depth.")
     power: Electrical = Field(description="Maximum draw, without optics unless stated.")
     cooling: Cooling = Field(default_factory=Cooling, description="Air or liquid.")
+
+    @model_validator(mode="after")
+    def _unique_groups(self) -> Switch:
+        seen = {self.ports.name}
+        for i, g in enumerate(self.port_groups):
+            if g.name in seen:
+                raise FieldError(("port_groups", i, "name"), f"port group '{g.name}' is named twice: give each group "
+                                 "its own name (the main `ports` group is called "
+                                 f"'{self.ports.name}')")
+            seen.add(g.name)
+        return self
+
+    @property
+    def groups(self) -> tuple[Ports, ...]:
+        """Every port group, the main `ports` first."""
+        return (self.ports, *self.port_groups)
+
+    def group(self, name: str | None) -> Ports | None:
+        """The port group called `name` (None: the main `ports`)."""
+        return self.ports if name is None else next((g for g in self.groups if g.name == name), None)
 
 
 class NIC(Part):
@@ -61,4 +168,10 @@ class Link(Part):
     power_per_end: PowerOrZero = Field(description="Power per end (transceiver or active cable end); 0 W for DAC.")
     lanes: int = Field(gt=0, description="Electrical lanes, e.g. 8 for 8 x 100G.")
     form_factor: str = Field("", description="e.g. 'OSFP', 'QSFP112'.")
+    connector: str = Field("", description=(
+        "Fibre connector of an optical link, e.g. 'MPO-12/APC', 'duplex LC': the patch cord each link takes."))
+    cages: list[Cage] = Field(default_factory=list, description=(
+        "Port cages this module or cable end plugs into, e.g. ['OSFP-IHS'] for a finned-top twin-port OSFP, "
+        "['OSFP-RHS', 'QSFP112'] for a flat-top part; checked against the ports at both ends of a link (CAB005). "
+        "Empty: not checked."))
     standard: str = Field("", description="e.g. '800GBASE-DR8', '2xSR4'.")

@@ -6,16 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from archgen.model.base import Mechanical, Part, Redundancy, Spec
+from archgen.model.base import Mechanical, Part, Psus
 from archgen.units import Current, Power, Voltage
-
-
-class Psus(Spec):
-    """The power supply units inside a shelf."""
-
-    count: int = Field(gt=0, description="PSUs per shelf.")
-    capacity: Power = Field(description="Output per PSU, e.g. '5.5 kW'.")
-    redundancy: Redundancy = Field("N", description="Redundancy within the shelf that its rating already accounts for.")
 
 
 class PowerShelf(Part):

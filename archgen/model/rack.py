@@ -40,7 +40,7 @@ class Feeds(Spec):
     basis: Literal["line-to-line", "line-to-neutral"] = Field(description="What `voltage` is measured between.")
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Breaker rating per feed, e.g. '60 A'.")
-    redundancy: Redundancy = Field("N", description="N, N+1 or N+N (2N).")
+    redundancy: Redundancy = Field("N", description="N, N+1 or N+N (also written 2N).")
     derating: float = Field(0.8, gt=0, le=1, description="Continuous-load factor; 80 % per NEC 210.20 by default.")
     power_factor: float = Field(1.0, gt=0, le=1, description="Load power factor (W per VA); 1.0 unless stated.")
 
@@ -67,7 +67,8 @@ class LiquidPath(Spec):
     cdu_redundancy: Redundancy = Field("N", description="Redundancy across those CDUs.")
     racks_per_cdu: int = Field(1, gt=0, description="Racks of this type sharing the CDU group.")
     supply: Temperature = Field(description="Maximum secondary coolant supply temperature the trays accept.")
-    delta_t: TemperatureDelta = Field(description="Coolant temperature rise across the rack, e.g. '10 K'.")
+    delta_t: TemperatureDelta = Field(
+        description="Coolant temperature rise across the rack, e.g. '10 K' ('10 degC' is read as 10 K).")
     coolant: Literal["water", "pg25"] = Field("pg25", description="water or 25 % propylene glycol.")
     class_: LiquidClass = Field(alias="class", description="ASHRAE liquid class the rack is designed for.")
 
@@ -76,7 +77,8 @@ class AirPath(Spec):
     """Air cooling of the rack."""
 
     class_: AirClass = Field(alias="class", description="ASHRAE air class of the equipment.")
-    delta_t: TemperatureDelta = Field(description="Inlet-to-exhaust air temperature rise, e.g. '20 K'.")
+    delta_t: TemperatureDelta = Field(
+        description="Inlet-to-exhaust air temperature rise, e.g. '20 K' ('20 degC' is read as 20 K).")
 
 
 class CoolingPaths(Spec):

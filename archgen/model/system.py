@@ -23,6 +23,11 @@ class NicSlot(Component):
     """A NIC fitted in a system and the network it serves."""
 
     role: NicRole = Field("compute", description="compute (scale-out), storage, frontend (in-band) or management.")
+    cage: str = Field("", description=(
+        "The system's own cage for these NIC ports when it differs from the NIC card's, e.g. 'OSFP' for a DGX "
+        "whose ConnectX-7 ports leave through twin-port OSFP cages (checked against link modules, CAB005)."))
+    per_cage: int | None = Field(None, gt=0, le=8, description=(
+        "NIC ports per system cage (2 for a DGX twin-port OSFP); one module then serves that many ports."))
 
 
 class System(Part):

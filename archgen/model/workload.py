@@ -25,6 +25,7 @@ STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025")
 Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025"]
 GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
+Scenario = Literal["offline", "server", "concurrency"]
 
 #: Metrics a workload requirement may target, with their dimension (the unit a target must convert to).
 PERF_METRICS: dict[str, str] = {m.name: m.dimension or "dimensionless" for m in metrics.declared("workload")}
@@ -145,11 +146,21 @@ class Inference(Spec):
                                 "the KV cache.")
     input_len: int = Field(gt=0, description="Prompt tokens per request.")
     output_len: int = Field(gt=0, description="Generated tokens per request.")
-    scenario: Literal["offline", "server"] = Field("offline", description="MLPerf-style scenario.")
+    scenario: Scenario = Field(
+        "offline", description="'offline' (throughput with `batch` sequences in flight, as many as fit by default), "
+                               "'server' (the offline figures; no queueing is modelled) or 'concurrency' (a serving "
+                               "benchmark's closed loop: `batch` requests in flight, each replaced when it finishes, "
+                               "with TTFT, TPOT and tokens/s as genai-perf reports them).")
     kv_reserve: KvReserve = Field(
         "full", description="KV cache a sequence holds: 'full' (input + output, reserved at admission: "
                             "TensorRT-LLM's default scheduler) or 'mean' (input + output/2: allocated as it grows, "
                             "as vLLM does).")
+    ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
+                                         "split tp/ep ways).")
+    attention_dp: bool = Field(
+        False, description="Attention data parallelism (TensorRT-LLM's enable_attention_dp, SGLang's DP attention): "
+                           "each of the replica's tp ranks runs the whole attention on its own requests; the experts "
+                           "stay split over the replica.")
 
     @field_validator("batch", mode="before")
     @classmethod
@@ -160,6 +171,25 @@ class Inference(Spec):
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
         raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
+
+    @model_validator(mode="after")
+    def _serving_layout(self) -> Inference:
+        if problem := serving_problem(self.scenario, self.batch, self.tp, self.ep):
+            raise FieldError((problem[0],), problem[1])
+        return self
+
+
+def serving_problem(scenario: str, batch: int | str | None, tp: int | None, ep: int) -> tuple[str, str] | None:
+    """The field at fault and why, when a serving job's scenario, batch and expert parallelism disagree; else None.
+
+    A concurrency benchmark needs the requests it keeps in flight; `ep` splits the replica's tp ranks.
+    """
+    if scenario == "concurrency" and (batch is None or batch == "max"):
+        return ("batch", "the concurrency scenario needs batch: the requests kept in flight per replica, e.g. 'batch: "
+                         "1' (as many as fit is the offline scenario)")
+    if tp is not None and tp % ep:
+        return ("ep", f"ep ({ep}) must divide tp ({tp}): the replica's tp ranks hold the experts, ep ways by expert")
+    return None
 
 
 def job_kind(spec: object, noun: str) -> str:
@@ -182,8 +212,11 @@ class Collective(Spec):
     size: Information = Field(description="Message size as nccl-tests reports it, e.g. '8 GiB': each rank's buffer "
                                           "for all_reduce and all_to_all, the full gathered buffer for all_gather "
                                           "and reduce_scatter.")
-    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls"] = Field(
-        "auto", description="NCCL algorithm; 'auto' takes the fastest the hardware allows.")
+    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat"] = Field(
+        "auto", description="NCCL algorithm; 'auto' takes the fastest algorithm and protocol NCCL enables by "
+                            "default on this hardware (ring, tree, NVLS, NVLSTree, PAT). 'sharp' (CollNet) and 'nvls' "
+                            "across scale-up domains reduce in the scale-out switches and need them to have SHARP; "
+                            "'hierarchical' is archgen's pipelined reduce-scatter / across / all-gather.")
 
 
 class Workload(Document):

@@ -5,17 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from archgen.model.accelerator import Accelerator
+from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
 from archgen.perf.cases import (
     CaseResult,
+    Refused,
     Sensitivity,
     flash_attention_check,
     micro_batch_sensitivity,
+    read_case_file,
     read_cases,
     score,
+    score_cases,
     stack_range,
     summary,
-    training_cases,
     training_fits,
 )
 from archgen.perf.catalog import load_accelerators
@@ -126,14 +130,75 @@ def _kernel_section(name: str, path: str | Path) -> list[str]:
     return lines + [""]
 
 
+def refused_rows(refused: list[Refused]) -> list[str]:
+    """Table rows of the cases a file holds that the model refuses: where (file name and line) and the first reason."""
+    rows = []
+    for r in refused:
+        loc = r.location
+        where = f"`{Path(loc.file).name}:{loc.line}`" if loc else ""
+        text = str(r.problems[0]).split("error: ", 1)[-1].split("\n")[0].replace("|", "\\|")
+        rows.append(f"| {r.id} | {where} | {text} |")
+    return rows
+
+
+#: How the per-kind figures of a scored file name each job kind.
+_KINDS = {"training": "training", "inference": "serving", "collective": "collectives"}
+
+
+def _by_kind(results: list[CaseResult], kinds: dict[str, str]) -> str:
+    """One sentence with the median and worst |error| of each job kind present (training, serving, collectives)."""
+    parts = []
+    for kind, shown in _KINDS.items():
+        if rows := [r for r in results if kinds[r.id] == kind]:
+            s = summary(rows)
+            noun = "measurement" if s["count"] == 1 else "measurements"
+            parts.append(f"{shown} {s['count']} {noun}, median {s['median']:.1%}, worst {s['worst']:.1%}")
+    return "By kind: " + "; ".join(parts) + "."
+
+
+def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelerator] | None = None) -> list[str]:
+    """A further scored file: every case the model can run, then the cases it refuses and why.
+
+    The summary covers all the scored (case, metric) results, then each job kind on its own; a training case's row
+    also says whether its stated layout fits and gives its range over the stack profiles (as the first file's rows).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    cf = read_case_file(path)
+    scores = score_cases(cf, accs)
+    results = scores.results
+    ran = {r.id for r in results}
+    scored = [c for c in cf.cases if c.id in ran]
+    s = summary(results)
+    over = outside_bar(results)
+    lines = [f"## Scored: `{name}`", "",
+             f"**{s['count']} measurements: median |error| {s['median']:.1%} (target <= {MEDIAN_TARGET:.0%}), worst "
+             f"{s['worst']:.1%} (target <= {WORST_TARGET:.0%}).** "
+             + _by_kind(results, {c.id: job_kind(c, "case") for c in scored}), "",
+             "The source of each case and every assumption beyond it are in the file. `fits`: whether a training "
+             "case's stated layout fits in HBM by the model; `over the stacks`: a training case that states no stack, "
+             "at the lowest and highest prediction over the stack profiles (its stated switches kept).", ""]
+    if over:
+        lines += [f"Outside the {WORST_TARGET:.0%} bar: " + ", ".join(f"`{r.id}` {r.metric} ({r.error:+.1%})"
+                                                                      for r in over) + ".", ""]
+    lines += _table(results, {c.id: training_fits(c, accs) for c in scored},
+                    {c.id: stack_range(c, accs) for c in scored}, status=True)
+    if scores.refused:
+        lines += [f"{len(scores.refused)} case(s) refused (`archgen estimate --cases` reports them as located errors "
+                  "and scores the others; they enter no figure above):", "",
+                  "| case | where | why |", "|---|---|---|"]
+        lines += refused_rows(scores.refused)
+        lines.append("")
+    return lines
+
+
 def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Path] | None = None,
-                  kernels: dict[str, str | Path] | None = None, modern: dict[str, str | Path] | None = None) -> str:
+                  kernels: dict[str, str | Path] | None = None, scored: dict[str, str | Path] | None = None) -> str:
     """The accuracy page of a case file: every case scored, and the micro-batch sensitivity of those over the bar.
 
-    `independent` maps a shown name to a further case file whose cases are listed after the scored ones, each
-    with its own summary, and enter none of the scored figures. `kernels` maps a shown name to a flash-attention
-    measurement file (`flash_attention_check`), listed last. `modern` maps a shown name to a second scoring file,
-    whose training cases are scored against the same bars and listed right after the first file.
+    `scored` maps a shown name to a further scoring file, listed next with its own summary and bars (a case the
+    model refuses there is listed with its reason). `independent` maps a shown name to a further case file whose
+    cases are listed after the scored ones, each with its own summary, and enter none of the scored figures.
+    `kernels` maps a shown name to a flash-attention measurement file (`flash_attention_check`), listed last.
     """
     cases, doc = read_cases(path)
     results = score(cases, doc=doc)
@@ -143,16 +208,8 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
     page = accuracy_markdown(results, source, micro_batch_sensitivity(cases, set(OUTSIDE_WORST_BAR), accs), fits,
                              ranges)
     lines = []
-    for name, extra in (modern or {}).items():
-        m_cases = training_cases(extra)
-        rows = score(m_cases)
-        s = summary(rows)
-        lines += [f"## Second scoring file: `{name}`, training cases", "",
-                  f"{s['count']} measurements: median |error| {s['median']:.1%} (target <= {MEDIAN_TARGET:.0%}), "
-                  f"worst {s['worst']:.1%} (target <= {WORST_TARGET:.0%}). Its serving and collective cases are "
-                  "scored by their own models.", ""]
-        lines += _table(rows, {c.id: training_fits(c, accs) for c in m_cases},
-                        {c.id: stack_range(c, accs) for c in m_cases}, status=True)
+    for name, extra in (scored or {}).items():
+        lines += scored_section(extra, name, accs)
     for name, extra in (independent or {}).items():
         extra_cases, extra_doc = read_cases(extra)
         rows = score(extra_cases, doc=extra_doc)

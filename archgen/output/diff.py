@@ -7,6 +7,7 @@ import math
 from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.diff import Diff, MetricChange, RequirementState
+from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.render.fmt import md, number, unit_label
 from archgen.units import Q
@@ -107,13 +108,14 @@ def summary_line(d: Diff) -> str:
 
 
 def _where(f: Finding) -> str:
-    return f"`{f.location}`" if f.location else ""
+    return f"`{shown(f.location)}`" if f.location else ""
 
 
 def markdown(d: Diff) -> str:
     """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects."""
     icon = "❌" if d.failing else "✅"
-    lines = [f"## archgen diff: `{d.base_label}` → `{d.head_label}`", "", f"{icon} {summary_line(d)}", ""]
+    lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
+             f"{icon} {summary_line(d)}", ""]
     if d.requirements:
         lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "
                   "(base → head) |", "|---|---|---|---|---|---|---|"]
@@ -161,8 +163,8 @@ def _state_json(state: RequirementState | None) -> dict | None:
 def to_json(d: Diff) -> str:
     """The diff in the JSON quantity contract (quantities as {"value", "unit"} in SI units)."""
     return dumps(document(
-        base=d.base_label,
-        head=d.head_label,
+        base=shown_file(d.base_label),
+        head=shown_file(d.head_label),
         summary=d.summary() | {"line": summary_line(d)},
         metrics=[{"object": c.object, "metric": c.metric, "base": quantity(c.base), "head": quantity(c.head),
                   "change": quantity(c.change), "relative": c.relative} for c in d.metrics],

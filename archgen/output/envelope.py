@@ -7,6 +7,7 @@ from typing import Any
 
 from archgen import __version__
 from archgen.checks import Finding
+from archgen.load import shown
 from archgen.units import Q
 from archgen.units import to_json as quantity_json
 
@@ -18,7 +19,7 @@ def quantity(q: Q | None) -> dict | None:
 
 def finding(f: Finding) -> dict:
     """One finding in the `check --format json` contract (``waived`` and ``hint`` only where they are set)."""
-    loc = f.location
+    loc = shown(f.location)  # relative, no machine paths (`load.shown`)
     out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
            "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
            "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}

@@ -1,7 +1,10 @@
 """`archgen estimate`: performance estimates and validation-case scores as text and JSON (no printing here).
 
 JSON follows the contract of ARCHITECTURE.md: quantities are ``{"value": float, "unit": str}`` in SI units, and
-`estimate --cases --format json` is a list of ``{"id", "metric", "measured", "predicted", "error"}``.
+`estimate --cases --format json` is a list of ``{"id", "metric", "measured", "predicted", "error"}``, one per measured
+metric of each scored case, in file order; a case the model cannot score is one ``{"id", "refused": true,
+"problems": [{"file", "line", "column", "message"}]}`` in its place (no `metric` or `error`: `error` stays the
+relative error of a scored metric).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from typing import Any
 
 from archgen import metrics
 from archgen.model.requirements import Status
-from archgen.perf.cases import CaseResult, summary
+from archgen.perf.cases import CaseResult, Refused, Scores, summary
 from archgen.perf.estimate import Estimate
 from archgen.render.fmt import unit_label
 from archgen.units import Q_, relative_change, to_json
@@ -40,6 +43,33 @@ def case_results_json(results: list[CaseResult]) -> list[dict[str, Any]]:
                     "predicted": to_json(Q_(r.predicted, r.unit)) if unit else {"value": r.predicted, "unit": ""},
                     "error": r.error})
     return out
+
+
+def refused_json(r: Refused) -> dict[str, Any]:
+    """A refused case in the `estimate --cases --format json` list."""
+    def one(p) -> dict[str, Any]:
+        loc = p.location
+        text = str(p).split("error: ", 1)[-1]
+        return {"file": loc.file if loc else None, "line": loc.line if loc else None,
+                "column": loc.column if loc else None, "message": text}
+    return {"id": r.id, "refused": True, "problems": [one(p) for p in r.problems]}
+
+
+def case_scores_json(scores: Scores) -> list[dict[str, Any]]:
+    """Every case of a file in order: its metrics' results, or one refused object."""
+    out: list[dict[str, Any]] = []
+    for e in scores.entries:
+        out += [refused_json(e)] if isinstance(e, Refused) else case_results_json(e)
+    return out
+
+
+def case_scores_text(scores: Scores) -> str:
+    """The table of the scored cases, then each refused case's located problems."""
+    text = case_results_text(scores.results)
+    if scores.refused:
+        lines = [str(p) for r in scores.refused for p in r.problems]
+        text += f"{len(scores.refused)} case(s) refused:\n" + "\n".join(lines) + "\n"
+    return text
 
 
 def case_results_text(results: list[CaseResult]) -> str:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Iterable
+from dataclasses import replace
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__
 from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
 from archgen.errors import SpecProblem
+from archgen.load import shown
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.units import Q
 
@@ -36,7 +38,7 @@ def summary(findings: list[Finding], ran: Collection[str] | None = None) -> dict
 def text(findings: list[Finding], *, show_waived: bool = False) -> str:
     """flake8-style lines: ``file:line:col: severity: ID object: message``."""
     lines = []
-    for f in findings:
+    for f in _shown(findings):
         if f.waived and not show_waived:
             continue
         where = f"{f.location}: " if f.location else ""
@@ -67,7 +69,7 @@ def sarif(findings: list[Finding]) -> str:
     rules += [{"id": k, "name": k.lower(), "shortDescription": {"text": v},
                "defaultConfiguration": {"level": RESERVED_SEVERITY[k]}} for k, v in sorted(RESERVED.items())]
     results = []
-    for f in findings:
+    for f in _shown(findings):
         if f.waived:
             continue
         r: dict[str, Any] = {
@@ -92,7 +94,7 @@ def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     """JUnit XML: one test case per check that ran (default: all); a check with error findings fails."""
     cases = []
     by_id: dict[str, list[Finding]] = {}
-    for f in findings:
+    for f in _shown(findings):
         if not f.waived:
             by_id.setdefault(f.id, []).append(f)
     ids = sorted(set(REGISTRY if ran is None else ran) | set(by_id))
@@ -123,7 +125,7 @@ def github(findings: list[Finding]) -> str:
     """GitHub Actions workflow commands that annotate the pull request diff."""
     level = {"error": "error", "warning": "warning", "info": "notice"}
     lines = []
-    for f in findings:
+    for f in _shown(findings):
         if f.waived:
             continue
         props = [f"title={_gh_escape(f.id, True)}"]
@@ -132,6 +134,11 @@ def github(findings: list[Finding]) -> str:
                      f"col={f.location.column}"] + props
         lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(f'{f.object}: {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _shown(findings: list[Finding]) -> list[Finding]:
+    """The findings with their files as reports show them (`load.shown_file`: relative, no machine paths)."""
+    return [replace(f, location=shown(f.location)) for f in findings]
 
 
 def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]],

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 from archgen.compare.gap import STATUSES, Gap, Row, key
+from archgen.load import shown as shown_location
+from archgen.load import shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.render import fmt
 from archgen.units import Q
@@ -67,7 +69,8 @@ def summary_line(g: Gap) -> str:
 def markdown(g: Gap) -> str:
     """The report as Markdown for a partner: summary, requirements, what is not provided, findings, objects."""
     icon = "❌" if g.failing else "✅"
-    title = f"## archgen gap: `{' '.join(g.proposal) or 'proposal'}` against `{' '.join(g.against) or 'requirements'}`"
+    title = (f"## archgen gap: `{' '.join(map(shown_file, g.proposal)) or 'proposal'}` against "
+             f"`{' '.join(map(shown_file, g.against)) or 'requirements'}`")
     lines = [title, "", f"{icon} {summary_line(g)}", ""]
     if g.rows:
         lines += ["### Requirements", "",
@@ -91,8 +94,8 @@ def markdown(g: Gap) -> str:
     if live:
         lines += ["### Findings of the proposal", "", "| severity | check | object | where | message |",
                   "|---|---|---|---|---|"]
-        lines += [f"| {f.severity} | {f.id} | `{f.object}` | {f'`{f.location}`' if f.location else ''} | "
-                  f"{fmt.md(f.message)} |" for f in live]
+        lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
+                  f"{f'`{shown_location(f.location)}`' if f.location else ''} | {fmt.md(f.message)} |" for f in live]
         lines.append("")
     if g.objects:
         lines += [f"### Objects in the proposal ({len(g.objects)})", ""]
@@ -113,7 +116,7 @@ def _status_cell(r: Row) -> str:
 
 
 def _row_json(r: Row) -> dict:
-    req, loc = r.requirement, r.location
+    req, loc = r.requirement, shown_location(r.location)
     return {"requirement": req.id, "statement": req.statement, "level": req.level, "basis": req.basis,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
@@ -126,8 +129,8 @@ def _row_json(r: Row) -> dict:
 def to_json(g: Gap) -> str:
     """The report in the JSON quantity contract (quantities as {"value", "unit"} in SI units)."""
     return dumps(document(
-        proposal=list(g.proposal),
-        against=list(g.against),
+        proposal=[shown_file(p) for p in g.proposal],
+        against=[shown_file(p) for p in g.against],
         summary=g.summary() | {"line": summary_line(g)},
         rows=[_row_json(r) for r in g.rows],
         findings=[finding(f) for f in g.findings],

@@ -7,8 +7,9 @@ Defaults for what a case leaves out (the format's own defaults are in its header
   used, before FlashAttention); the DP gradient all-reduce runs after the backward pass (no overlap, no
   distributed optimizer), as in Megatron-LM and DeepSpeed of 2021-22. A case may override any of these in its
   `training` mapping (`attention`, `overlap_grad_reduce`, `distributed_optimizer`, `sequence_parallel`).
-* system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` (it needs the fabric
-  manager's multicast support, which a measurement does not state); scale-out efficiency 0.9.
+* system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` or `nvls_tree` (it needs the
+  fabric manager's multicast support, which a measurement does not state), and then only on an accelerator that has
+  it; SHARP on the scale-out switches only where `scale_out.in_network_reduction` says so; scale-out efficiency 0.9.
 * inference: the KV cache in the weights' precision (FP8 under FP4 weights, `kernels.serving_kv_dtype`); `batch`
   sequences per replica, or `max` for as many as the KV cache holds (a maximum-throughput benchmark).
 """
@@ -21,16 +22,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from archgen.errors import SpecError, SpecProblem
+from archgen.errors import ArchgenError, SpecError, SpecProblem
 from archgen.load import Document, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
+from archgen.model.workload import job_kind, serving_problem
 from archgen.perf import kernels as K
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.collectives import bus_bandwidth, collective_time
-from archgen.perf.estimate import pipeline_options
-from archgen.perf.hardware import Hardware, hardware_for
+from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
+from archgen.perf.estimate import expert_problem, pipeline_options
+from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.pipeline import layout_interleave
 from archgen.perf.search import layout_problems
@@ -58,8 +60,44 @@ class CaseResult:
         return (self.predicted - self.measured) / self.measured
 
 
-def read_cases(path: str | Path) -> tuple[list[Case], Document]:
-    """Parse and validate a case file; every problem is reported at once with its file:line:col."""
+@dataclass(frozen=True)
+class Refused:
+    """A case that cannot be scored: its id (or `cases[i]` when unreadable) and the located problems."""
+
+    id: str
+    problems: tuple[SpecProblem, ...]
+
+    @property
+    def location(self):
+        """Where the first problem is."""
+        return self.problems[0].location
+
+
+@dataclass(frozen=True)
+class CaseFile:
+    """A case file read case by case: the cases that validate, and those refused, in file order."""
+
+    doc: Document
+    entries: tuple[tuple[int, Case | Refused], ...]
+
+    @property
+    def cases(self) -> list[Case]:
+        """The valid cases."""
+        return [c for _, c in self.entries if isinstance(c, Case)]
+
+    @property
+    def refused(self) -> list[Refused]:
+        """The refused cases."""
+        return [c for _, c in self.entries if isinstance(c, Refused)]
+
+
+def read_case_file(path: str | Path) -> CaseFile:
+    """Parse a case file; a problem of one case refuses that case only, a problem of the file raises `SpecError`.
+
+    The file must be one YAML document with `schema: archgen-validation/1` and a non-empty `cases` list; each case
+    is then validated on its own, so one bad case (an unknown field, a layout that does not divide, a duplicate id)
+    leaves the others readable.
+    """
     docs = load_file(Path(path), keys="'schema' and 'cases'")
     doc = docs[0]
     problems: list[SpecProblem] = []
@@ -75,49 +113,34 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
         problems.append(SpecProblem(doc.locate(("cases",)), path="cases", value=None if raw is None else raw,
                                     expected="a list of at least one case"))
         raise SpecError(problems)
-    extra = sorted(set(data) - {"schema", "cases"})
-    for k in extra:
+    for k in sorted(set(data) - {"schema", "cases"}):
         problems.append(SpecProblem(doc.locate((k,)), path=k, message="unknown key", expected="schema, cases"))
-    cases, seen = [], set()
+    if problems:
+        raise SpecError(problems)
+    entries: list[tuple[int, Case | Refused]] = []
+    seen: set[str] = set()
     for i, item in enumerate(raw):
+        name = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"cases[{i}]"
         try:
             case = Case.model_validate(item)
         except ValidationError as err:
-            problems.extend(problems_from(err, doc, Case, ("cases", i)))
+            entries.append((i, Refused(name, tuple(problems_from(err, doc, Case, ("cases", i))))))
             continue
+        found = _check_case(case, doc, i)
         if case.id in seen:
-            problems.append(SpecProblem(doc.locate(("cases", i, "id")), path=f"cases.{i}.id",
+            found.insert(0, SpecProblem(doc.locate(("cases", i, "id")), path=f"cases.{i}.id",
                                         message=f"duplicate case id '{case.id}'"))
         seen.add(case.id)
-        problems.extend(_check_case(case, doc, i))
-        cases.append(case)
-    if problems:
-        raise SpecError(problems)
-    return cases, doc
+        entries.append((i, Refused(case.id, tuple(found)) if found else case))
+    return CaseFile(doc, tuple(entries))
 
 
-def training_cases(path: str | Path) -> list[Case]:
-    """The training cases of a case file, each validated with located errors.
-
-    The file's other cases are skipped (their own models read them), so a serving field this reader does not know
-    leaves the training cases scored.
-    """
-    doc = load_file(Path(path), keys="'schema' and 'cases'")[0]
-    problems: list[SpecProblem] = []
-    out = []
-    for i, item in enumerate(doc.data.get("cases") or []):
-        if not isinstance(item, dict) or "training" not in item:
-            continue
-        try:
-            case = Case.model_validate(item)
-        except ValidationError as err:
-            problems.extend(problems_from(err, doc, Case, ("cases", i)))
-            continue
-        problems.extend(_check_case(case, doc, i))
-        out.append(case)
-    if problems:
-        raise SpecError(problems)
-    return out
+def read_cases(path: str | Path) -> tuple[list[Case], Document]:
+    """Parse and validate a case file, strictly: every problem of every case is raised at once, located."""
+    cf = read_case_file(path)
+    if cf.refused:
+        raise SpecError([p for r in cf.refused for p in r.problems])
+    return cf.cases, cf.doc
 
 
 def _measured(m: Measurement) -> Q:
@@ -140,33 +163,44 @@ def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
         where = doc.locate(("cases", i, "training"))
         arch = Arch.from_model(case.model)
         job = Job(arch, t.seq_len, t.global_batch, t.precision)
-        problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp, ep=t.ep,
-                                   micro_batch=t.micro_batch, interleave=virtual_stages(t),
+        problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
+                                   ep=t.ep, micro_batch=t.micro_batch, interleave=virtual_stages(t),
                                    pipeline=pipeline_options(t))
         out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
     inf = case.inference
-    if inf is not None and inf.tp * inf.replicas > case.system.count:
-        out.append(SpecProblem(doc.locate(("cases", i, "inference")), path=f"{case.id}.inference",
-                               message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
-                                       f"{case.system.count}"))
+    if inf is not None:
+        where = doc.locate(("cases", i, "inference"))
+        if inf.tp * inf.replicas > case.system.count:
+            out.append(SpecProblem(where, path=f"{case.id}.inference",
+                                   message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
+                                           f"{case.system.count}"))
+        if problem := serving_problem(inf.scenario, inf.batch, inf.tp, inf.ep):
+            out.append(SpecProblem(doc.locate(("cases", i, "inference", problem[0])),
+                                   path=f"{case.id}.inference.{problem[0]}", message=problem[1]))
+        if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
+            out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
+                                   message=problem))
     return out
 
 
 def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: bool = False) -> Hardware:
-    """The `Hardware` of a case's system."""
+    """The `Hardware` of a case's system; `nvls` turns NVLink SHARP on where the accelerator has it."""
     s = case.system
     so = s.scale_out
+    su = accelerators[s.accelerator].scale_up
+    nvls = nvls and bool(su and su.in_network_reduction)
     return hardware_for(accelerators[s.accelerator], scale_up_size=s.scale_up.domain,
                         scale_up_bandwidth=s.scale_up.bandwidth, scale_out_bandwidth=so.bandwidth if so else None,
                         oversubscription=so.oversubscription if so else 1.0, pod=so.pod if so else 0,
-                        in_network_reduction=nvls)
+                        in_network_reduction=nvls, scale_out_reduction=bool(so and so.in_network_reduction),
+                        scale_out_latency=so.latency if so else DEFAULT_SCALE_OUT_LATENCY)
 
 
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
     """The model's value (SI) for every metric the case measured."""
     if case.collective is not None:
         c = case.collective
-        hw = case_hardware(case, accelerators, nvls=c.algorithm == "nvls")
+        hw = case_hardware(case, accelerators, nvls=c.algorithm in ("nvls", "nvls_tree"))
         size = float(c.size.to("B").magnitude)
         n = case.system.count
         t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
@@ -176,10 +210,10 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         return _training_metrics(case, hw, float(_training_estimate(case, hw).step_time))
     inf = case.inference
     job = ServeJob(Arch.from_model(case.model), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                   inf.kv_reserve)
+                   inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario)
     est = estimate_inference(hw, job, inf.tp, None if inf.batch == "max" else inf.batch)
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
-            "time": float(est.ttft)}
+            "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot)}
 
 
 def _training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None
@@ -271,34 +305,92 @@ def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
     return results
 
 
+def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: Document | None) -> list[SpecProblem]:
+    """Why the model cannot run `case` (the `i`-th of its file) on the known accelerators, or nothing."""
+    def at(*path) -> object:
+        return doc.locate(("cases", i, *path)) if doc else None
+
+    if case.system.accelerator not in accs:
+        return [SpecProblem(at("system", "accelerator"), path=f"{case.id}.system.accelerator",
+                            message=f"unknown accelerator '{case.system.accelerator}'",
+                            expected=f"one of: {', '.join(sorted(accs))}")]
+    if case.collective is not None and case.collective.algorithm in IN_NETWORK:
+        hw = case_hardware(case, accs, nvls=case.collective.algorithm in ("nvls", "nvls_tree"))
+        if problem := require(hw, case.collective.algorithm, case.system.count,
+                              min(case.system.count, hw.scale_up_size)):
+            return [SpecProblem(at("collective", "algorithm"), path=f"{case.id}.collective.algorithm",
+                                message=problem)]
+    job, kind = (case.training, "training") if case.training else (case.inference, "inference")
+    have = accs[case.system.accelerator].peak
+    if job is not None and job.precision not in have:
+        return [SpecProblem(at(kind, "precision"), path=f"{case.id}.{kind}.precision",
+                            message=f"{case.system.accelerator} has no {job.precision} peak",
+                            expected=f"one of: {', '.join(sorted(have))}")]
+    return []
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Every case of a file in order: its results when scored, a `Refused` when the model cannot run it."""
+
+    entries: tuple[list[CaseResult] | Refused, ...]
+
+    @property
+    def results(self) -> list[CaseResult]:
+        """The (case, metric) results of the scored cases."""
+        return [r for e in self.entries if not isinstance(e, Refused) for r in e]
+
+    @property
+    def refused(self) -> list[Refused]:
+        """The refused cases."""
+        return [e for e in self.entries if isinstance(e, Refused)]
+
+
+def score_cases(cf: CaseFile, accelerators: dict[str, Accelerator] | None = None) -> Scores:
+    """Score every valid case of `cf`, refusing the ones the model cannot run and scoring the others.
+
+    A case on an unknown accelerator or dtype, or one whose prediction raises an `ArchgenError` (a layout the model
+    refuses), becomes a `Refused` located at its job.
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    out: list[list[CaseResult] | Refused] = []
+    for i, case in cf.entries:
+        if isinstance(case, Refused):
+            out.append(case)
+            continue
+        if problems := _refusal(case, i, accs, cf.doc):
+            out.append(Refused(case.id, tuple(problems)))
+            continue
+        try:
+            out.append(_results(case, predict(case, accs)))
+        except ArchgenError as err:
+            job = job_kind(case, "case")
+            out.append(Refused(case.id, (SpecProblem(cf.doc.locate(("cases", i, job)), path=f"{case.id}.{job}",
+                                                     message=f"the model cannot run this case: {err}"),)))
+    return Scores(tuple(out))
+
+
 def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
           doc: Document | None = None) -> list[CaseResult]:
     """Predicted against measured for every (case, metric); unknown accelerator ids are reported together."""
     accs = accelerators if accelerators is not None else load_accelerators()
-    problems = []
-    for i, c in enumerate(cases):
-        if c.system.accelerator not in accs:
-            where = doc.locate(("cases", i, "system", "accelerator")) if doc else None
-            problems.append(SpecProblem(where, path=f"{c.id}.system.accelerator",
-                                        message=f"unknown accelerator '{c.system.accelerator}'",
-                                        expected=f"one of: {', '.join(sorted(accs))}"))
-            continue
-        job, kind = (c.training, "training") if c.training else (c.inference, "inference")
-        have = accs[c.system.accelerator].peak
-        if job is not None and job.precision not in have:
-            where = doc.locate(("cases", i, kind, "precision")) if doc else None
-            problems.append(SpecProblem(where, path=f"{c.id}.{kind}.precision",
-                                        message=f"{c.system.accelerator} has no {job.precision} peak",
-                                        expected=f"one of: {', '.join(sorted(have))}"))
+    problems = [p for i, c in enumerate(cases) for p in _refusal(c, i, accs, doc)]
     if problems:
         raise SpecError(problems)
     return [r for c in cases for r in _results(c, predict(c, accs))]
 
 
+def score_case_file(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> Scores:
+    """Read and score a case file case by case (see `read_case_file` and `score_cases`)."""
+    return score_cases(read_case_file(path), accelerators)
+
+
 def score_file(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[CaseResult]:
-    """Read and score a case file."""
-    cases, doc = read_cases(path)
-    return score(cases, accelerators, doc)
+    """Read and score a case file strictly: any refused case raises `SpecError` with every problem located."""
+    scores = score_case_file(path, accelerators)
+    if scores.refused:
+        raise SpecError([p for r in scores.refused for p in r.problems])
+    return scores.results
 
 
 def summary(results: list[CaseResult]) -> dict[str, float]:

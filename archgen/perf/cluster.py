@@ -9,6 +9,7 @@ fabric, from the node's compute NICs (`analyse.network.nic_path`). Without one t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -18,7 +19,7 @@ from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
 from archgen.perf.estimate import Estimate, estimate
 from archgen.perf.hardware import Hardware, hardware_for
-from archgen.topology import ScaleOutPath
+from archgen.topology import ScaleOutPath, TorusPath
 
 
 @dataclass(frozen=True)
@@ -105,5 +106,14 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
     out, over, pod = ((scale_out.bandwidth, scale_out.oversubscription, scale_out.pod) if scale_out
                       else (None, 1.0, 0))
     hw = hardware_for(acc, scale_up_size=size, scale_up_bandwidth=bw_up, scale_out_bandwidth=out,
-                      oversubscription=over, pod=pod)
+                      oversubscription=over, pod=pod,
+                      scale_out_reduction=bool(scale_out and scale_out.in_network_reduction))
+    if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.torus
+        hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=_si(scale_out.bandwidth),
+                     torus=scale_out.dims, torus_link_bandwidth=_si(scale_out.link),
+                     torus_wraparound=scale_out.wraparound, scale_out_bandwidth=0.0)
     return hw, total, per_rack
+
+
+def _si(q) -> float:
+    return float(q.m_as("B/s"))

@@ -14,7 +14,7 @@ from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Outcome, judge
 from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
-from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.pipeline import PipelineOptions, layout_interleave
@@ -148,11 +148,14 @@ def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout) -> str:
 def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
                with_sensitivity: bool) -> Estimate:
     inf = workload.inference
-    job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve)
+    job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
+                   inf.attention_dp, inf.scenario)
     notes: list[str] = []
+    if problem := expert_problem(arch, inf.ep):
+        raise WorkloadError(workload.id, problem)
     if inf.tp is None:
         cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= hw.scale_up_size and gpus % t == 0
-                 and (arch.heads % t == 0)]
+                 and (arch.heads % t == 0 or inf.attention_dp) and t % inf.ep == 0]
         best, best_tp = -1.0, None
         for t in cands:
             e = estimate_inference(hw, job, t, inf.batch)
@@ -174,7 +177,7 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
         if tp > hw.scale_up_size:
             raise WorkloadError(workload.id, f"tp ({tp}) exceeds the scale-up domain of "
                              f"{hw.scale_up_size} accelerators")
-        if arch.heads % tp:
+        if arch.heads % tp and not inf.attention_dp:
             raise WorkloadError(workload.id, f"tp ({tp}) does not divide the {arch.heads} attention heads")
     replicas = inf.replicas or max(gpus // tp, 1)
     if replicas * tp > gpus:
@@ -224,18 +227,38 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
     layout = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
-    conv = {"ttft": "one request's prefill and first decode step on an idle replica (no queueing)",
-            "tpot": "one decode step with `batch` sequences in flight per replica",
-            "concurrency": "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
+    if inf.ep > 1 or inf.attention_dp:
+        layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
+    closed = inf.scenario == "concurrency"
+    conv = {"ttft": "one request's prefill, plus the decode step of the others its prompt iteration carries, in the "
+                    "steady state of the closed loop" if closed else
+                    "one request's prefill on an idle replica (no queueing)",
+            "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
+                    "genai-perf reports it" if closed else
+                    "one decode step with `batch` sequences in flight per replica",
+            "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
+                           "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
+            "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
             "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
                         f"tokens (kv_reserve: {inf.kv_reserve})"}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit)
 
 
+def expert_problem(arch: Arch, ep: int) -> str | None:
+    """Why `ep` cannot split the model's experts, or None."""
+    if ep > 1 and not arch.experts:
+        return f"ep ({ep}) needs a mixture-of-experts model; this one is dense"
+    if arch.experts and arch.experts % ep:
+        return f"ep ({ep}) does not divide the {arch.experts} experts"
+    return None
+
+
 def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
     c = workload.collective
     size = c.size.m_as("B")
+    if c.algorithm in IN_NETWORK and (problem := require(hw, c.algorithm, gpus, min(gpus, hw.scale_up_size))):
+        raise WorkloadError(workload.id, problem)
     t = float(collective_time(hw, c.op, size, gpus, algorithm=c.algorithm))
     busbw = float(bus_bandwidth(c.op, size, t, gpus))
     metrics = {"busbw": Q_(busbw, "B/s"), "time": Q_(t, "s")}

@@ -29,8 +29,8 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
 
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
-CHIP_FIELDS = ("accelerator", "peak", "gemm_efficiency", "gemm_half_size", "vector_peak", "vector_efficiency",
-               "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "l2_capacity", "l2_bandwidth")
+CHIP_FIELDS = ("accelerator", "compute_capability", "peak", "gemm_efficiency", "gemm_half_size", "vector_peak",
+               "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "l2_capacity", "l2_bandwidth")
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,21 @@ class Hardware:
         scale_up_bandwidth: Scale-up bandwidth per accelerator per direction (B/s).
         scale_up_efficiency: nccl-tests ring busbw over `scale_up_bandwidth`.
         scale_up_latency: Latency per ring step in the scale-up domain (s).
+        torus: Chips along each dimension when the accelerators are joined chip to chip in a torus (TPU ICI);
+            its collectives are then those of `perf.torus`. Empty for switched fabrics.
+        torus_link_bandwidth: Bandwidth of one torus link per direction (B/s).
+        torus_wraparound: Whether the torus closes each ring.
         in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
-        nvls_efficiency: In-switch reduction efficiency relative to `scale_up_efficiency`.
+        nvls_efficiency: NCCL's NVLS efficiency for the accelerator's generation (src/graph/tuning.cc).
+        compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
+            then gets only NCCL's Simple protocol.
+        all_to_all_efficiency: nccl-tests all-to-all busbw over the scale-up link; 0 takes `scale_up_efficiency`.
         scale_out_bandwidth: Scale-out bandwidth per accelerator per direction (B/s); 0 for a single domain.
         scale_out_efficiency: Achievable fraction of `scale_out_bandwidth`.
-        scale_out_latency: Latency per ring step across the scale-out fabric (s).
+        scale_out_latency: Latency the network adds to each step across it, on top of NCCL's own network
+            latencies (s): NCCL's `latencyInter`, which the network plugin declares (0 for NCCL's InfiniBand and
+            RoCE transport; aws-ofi-nccl declares 35 us on AWS P5en/P6 EFA).
+        scale_out_reduction: Whether the scale-out switches reduce in the network (SHARP).
         oversubscription: Taper above `pod` accelerators (1 = non-blocking).
         pod: Accelerators below the oversubscribed tier; a group whose scale-up domains hold more meets the taper;
             0 means the taper applies to every cross-domain flow.
@@ -78,13 +88,19 @@ class Hardware:
     l2_bandwidth: float = 0.0
     scale_up_efficiency: float = 0.8
     scale_up_latency: float = 1.9e-6
+    torus: tuple[int, ...] = ()
+    torus_link_bandwidth: float = 0.0
+    torus_wraparound: bool = True
     in_network_reduction: bool = False
     nvls_efficiency: float = 0.8
+    compute_capability: float = 0.0
+    all_to_all_efficiency: float = 0.0
     scale_out_bandwidth: float = 0.0
     scale_out_efficiency: float = 0.9
-    scale_out_latency: float = 5.0e-6
+    scale_out_latency: float = 0.0
     oversubscription: float = 1.0
     pod: int = 0
+    scale_out_reduction: bool = False
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""
@@ -150,14 +166,15 @@ def _si(q: Q | None, unit: str) -> float:
     return 0.0 if q is None else float(q.to(unit).magnitude)
 
 
-#: Latency per ring step across the scale-out fabric when the caller gives none (`Hardware.scale_out_latency`).
-DEFAULT_SCALE_OUT_LATENCY = Q_(5.0, "us")
+#: Latency the network adds per step when the caller gives none (`Hardware.scale_out_latency`): none, as NCCL's own
+#: InfiniBand/RoCE transport declares.
+DEFAULT_SCALE_OUT_LATENCY = Q_(0.0, "us")
 
 
 def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandwidth: Q | None = None,
                  scale_out_bandwidth: Q | None = None, oversubscription: float = 1.0, pod: int = 0,
                  scale_out_latency: Q = DEFAULT_SCALE_OUT_LATENCY,
-                 in_network_reduction: bool | None = None) -> Hardware:
+                 in_network_reduction: bool | None = None, scale_out_reduction: bool = False) -> Hardware:
     """Build the model's `Hardware` from an accelerator spec and the fabric figures of a system or cluster.
 
     Args:
@@ -167,8 +184,9 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         scale_out_bandwidth: Per accelerator per direction (e.g. '400 Gb/s'); None for a single domain.
         oversubscription: Taper of the scale-out fabric above `pod` accelerators (1 = non-blocking).
         pod: Accelerators under the non-blocking part of the fabric (0: taper applies to all cross-domain traffic).
-        scale_out_latency: Latency per ring step across the scale-out fabric.
+        scale_out_latency: Latency the network adds to each step across it (NCCL's `latencyInter`).
         in_network_reduction: Override whether NVLS is enabled; defaults to the accelerator's capability.
+        scale_out_reduction: Whether the scale-out switches reduce in the network (SHARP).
 
     Returns:
         The flat SI description the model evaluates.
@@ -197,8 +215,11 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         scale_up_latency=_si(su.latency, "s") if su else 1.9e-6,
         in_network_reduction=bool(nvls),
         nvls_efficiency=eff.in_network_reduction,
+        compute_capability=float(accelerator.compute_capability or 0.0),
+        all_to_all_efficiency=float(eff.all_to_all or 0.0),
         scale_out_bandwidth=_si(scale_out_bandwidth, "B/s"),
         scale_out_latency=_si(scale_out_latency, "s"),
         oversubscription=float(oversubscription),
         pod=int(pod),
+        scale_out_reduction=bool(scale_out_reduction),
     )

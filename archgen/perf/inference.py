@@ -1,14 +1,37 @@
-"""LLM inference: prefill and decode rooflines, KV-cache capacity, TTFT, TPOT and throughput.
+"""LLM inference: prefill and decode rooflines, fixed per-kernel costs, KV-cache capacity, TTFT, TPOT and throughput.
 
-A replica runs on `tp` accelerators of one scale-up domain (tensor parallel, two all-reduces per layer). Decode
-advances every active sequence by one token per step: its GEMMs have M = batch (weights re-read each step, so
-small batches are bandwidth-bound) and its attention reads each sequence's KV cache. Prefill processes prompts in
-chunks of `PREFILL_CHUNK` tokens (TensorRT-LLM's default `max_num_tokens`), compute-bound. Offline throughput
-assumes continuous batching with `batch` sequences in flight:
+A replica runs on `tp` accelerators of one scale-up domain. Without attention data parallelism every rank holds
+1/tp of every weight and sees every token (tensor parallel, two all-reduces per layer). With `attention_dp` (as
+TensorRT-LLM's `enable_attention_dp` and SGLang's DP attention run DeepSeek-style MoE models) each rank holds the
+whole attention (and every non-expert weight) and serves 1/tp of the replica's requests with their whole KV cache;
+the experts stay split over the replica, `ep` ways by expert and tp/ep ways within an expert, and tokens reach them
+by a dispatch all-to-all (FP8 under FP8/FP4 weights, else BF16) and return by a BF16 combine all-to-all, as DeepEP
+does. Without attention DP the experts take their tokens from the TP all-reduce that already replicates them.
 
-    tokens/s per replica = batch · out / (batch · t_prefill_per_request + out · t_decode_step)
+Decode advances every active sequence by one token per step: its GEMMs have M = batch (weights re-read each step,
+so small batches are bandwidth-bound) and its attention reads each sequence's KV cache. Every forward pass also
+pays `KERNEL_OVERHEAD` per kernel it launches (`kernels_per_pass`): on an H100, even inside a CUDA graph, each
+kernel costs about 1.3 us of setup and teardown in which no weights stream (Hazy Research, "Look Ma, No Bubbles!
+Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: vLLM and SGLang reach at most 50 % of H100 bandwidth
+at batch 1 for that reason). Sampling is one fused kernel per step (FlashInfer's `top_k_top_p_sampling_from_logits`
+runs its rounds of rejection sampling in a single kernel) reading the FP32 logits once.
 
-TTFT is one request's prefill plus one decode step; TPOT is the decode step at the given batch.
+Weights: the linear layers inside the transformer blocks are stored in the serving precision, NVFP4 with one FP8
+E4M3 scale per 16 values (`BLOCK_SCALE_BYTES`); the embedding and the output layer stay in BF16, as NVIDIA's
+ModelOpt checkpoints keep them ("Only the weights and activations of the linear operators within transformers
+blocks are quantized", nvidia/Llama-3.1-405B-Instruct-FP4 model card), so the logits GEMM runs in BF16.
+
+Scenarios (uniform requests of `input_len` + `output_len` tokens; t_pre is one request's prefill, t_dec(b) a decode
+step with b sequences, both with their fixed costs):
+
+* offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
+  tokens/s = b · out / (b · t_pre,chunked + out · t_dec(b)); TTFT = t_pre on an idle replica (no queueing);
+  TPOT = t_dec(b). Prompts are prefilled in chunks of `PREFILL_CHUNK` tokens (TensorRT-LLM's `max_num_tokens`).
+* concurrency (genai-perf / `trtllm-bench --concurrency N`: N requests in flight, each replaced as it finishes,
+  continuous batching): in the steady state a request's lifetime holds N prefills (its own and one per other slot)
+  and out - 1 decode steps, L = N · t_pre + (out - 1) · t_dec(N). TTFT = t_pre, plus one decode step of the other
+  N - 1 that its prompt iteration carries; TPOT = (L - TTFT) / (out - 1), the inter-token latency as genai-perf
+  defines it (request latency less TTFT, over the tokens after the first); tokens/s = N · out / L.
 
 Each sequence holds KV cache for `RESERVED_CONTEXT[kv_reserve]` tokens, in `MEMORY_UTILISATION` of HBM (vLLM's
 `gpu_memory_utilization` default) after the weights: by default the whole request (input + output), as
@@ -36,11 +59,42 @@ MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
 #: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
 RESERVED_CONTEXT = {"full": lambda i, o: i + o, "mean": lambda i, o: i + o / 2.0}
+SCENARIOS = ("offline", "server", "concurrency")
+
+#: Fixed cost of one kernel inside a CUDA graph on an H100: setup and teardown during which no work streams
+#: (Hazy Research, "Look Ma, No Bubbles!", 2025-05-27, measured about 1.3 us per kernel with CUDA graphs).
+KERNEL_OVERHEAD = 1.3e-6
+#: Kernels of one transformer layer as this model times them: attention side (norm, QKV GEMM, RoPE and KV-cache
+#: append, attention core, output GEMM) and dense FFN side (norm, up/gate GEMM, activation, down GEMM).
+ATTENTION_KERNELS = 5
+DENSE_FFN_KERNELS = 4
+#: MoE FFN side: norm, router GEMM, top-k and permute, grouped up/gate GEMM, activation, grouped down GEMM,
+#: unpermute and combine; shared experts add their up/gate GEMM, activation and down GEMM.
+MOE_FFN_KERNELS = 7
+SHARED_EXPERT_KERNELS = 3
+#: Once per forward pass: embedding lookup, final norm, logits GEMM and the fused sampling kernel.
+STEP_KERNELS = 4
+#: NVFP4 stores one FP8 (E4M3) scale per 16 FP4 values (NVIDIA's NVFP4 format: 16-value micro-blocks).
+BLOCK_SCALE_BYTES = {"fp4": 1.0 / 16.0}
+#: Embedding and output layer stay in BF16 under quantised serving (ModelOpt quantises the blocks' linear layers).
+EMBEDDING_DTYPE = "bf16"
 
 
 @dataclass(frozen=True)
 class ServeJob:
-    """An inference job for one model."""
+    """An inference job for one model.
+
+    Attributes:
+        arch: Model shape.
+        input_len: Prompt tokens per request.
+        output_len: Generated tokens per request.
+        precision: Weight and GEMM data type.
+        kv_precision: KV-cache data type (default `kernels.serving_kv_dtype`).
+        kv_reserve: KV cache a sequence holds ('full' or 'mean', see `RESERVED_CONTEXT`).
+        ep: Expert-parallel ways of a replica's MoE layers (divides tp; the rest splits each expert).
+        attention_dp: Attention data parallel: each rank runs the whole attention on 1/tp of the requests.
+        scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests).
+    """
 
     arch: Arch
     input_len: int
@@ -48,6 +102,9 @@ class ServeJob:
     precision: str = "fp8"
     kv_precision: str | None = None
     kv_reserve: str = "full"
+    ep: int = 1
+    attention_dp: bool = False
+    scenario: str = "offline"
 
 
 @dataclass(frozen=True)
@@ -66,6 +123,7 @@ class InferenceEstimate:
     kv_per_sequence_per_gpu: np.ndarray | float
     memory_per_gpu: np.ndarray | float
     capacity: float
+    overhead_per_step: np.ndarray | float = 0.0
 
     @property
     def fits(self):
@@ -73,38 +131,96 @@ class InferenceEstimate:
         return (self.batch >= 1) & (self.memory_per_gpu <= self.capacity)
 
 
-def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool):
-    """One forward pass over `tokens` tokens (a decode step or a prefill chunk) on one replica rank."""
+def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
+    """Weight bytes on one rank of a replica of `tp`: experts split tp ways, the rest tp ways or whole under DP.
+
+    The blocks' linear layers take `dtype` (plus NVFP4's block scales), the embedding and output layer BF16.
+    """
+    a = arch
+    per = K.DTYPE_BYTES[dtype] + BLOCK_SCALE_BYTES.get(dtype, 0.0)
+    embed = 2.0 * a.vocab * a.hidden
+    experts = float(a.moe_layers * a.experts * a.expert_params)
+    rest = a.params() - embed - experts
+    shared = 1.0 if attention_dp else tp
+    return experts * per / tp + rest * per / shared + embed * K.DTYPE_BYTES[EMBEDDING_DTYPE] / shared
+
+
+def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False):
+    """Kernels one forward pass launches (see `ATTENTION_KERNELS` ...), with the TP or EP collectives."""
+    a = arch
+    moe = a.moe_layers
+    dense = a.layers - moe
+    moe_side = MOE_FFN_KERNELS + (SHARED_EXPERT_KERNELS if a.shared_experts else 0)
+    comm = np.where(np.asarray(tp) > 1, 2.0, 0.0)  # two all-reduces, or dispatch and combine, per (MoE) layer
+    per_layer_comm = comm * (moe if attention_dp else a.layers)
+    return a.layers * ATTENTION_KERNELS + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS
+
+
+def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool, local=None):
+    """One forward pass over `tokens` tokens of a replica (a decode step or a prefill) on its busiest rank.
+
+    `batch` sequences of `context` tokens are attended; under attention DP a rank attends `local` of the tokens
+    (default tokens / tp) and batch / tp of the sequences with every head, and the experts see all `tokens`.
+    Kernel times only: the fixed per-kernel costs are `kernels_per_pass` x `KERNEL_OVERHEAD`.
+    """
     a, dt = job.arch, job.precision
+    adp = job.attention_dp
     q = a.heads * a.head_dim
     moe = a.moe_layers
     dense = a.layers - moe
-    g = K.gemm_time(hw, dt, tokens, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden) \
-        + K.gemm_time(hw, dt, tokens, a.hidden, q / tp)
-    ffn_dense = K.gemm_time(hw, dt, tokens, (a.ffn_mats - 1) * a.ffn / tp, a.hidden) \
-        + K.gemm_time(hw, dt, tokens, a.hidden, a.ffn / tp)
+    t_tp = 1.0 if adp else tp  # ways the attention and dense weights are split
+    mine = (tokens / tp if local is None else local) if adp else tokens
+    seqs = batch / tp if adp else batch
+    g = K.gemm_time(hw, dt, mine, (q + 2 * a.kv_heads * a.head_dim) / t_tp, a.hidden) \
+        + K.gemm_time(hw, dt, mine, a.hidden, q / t_tp)
+    ffn_dense = K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * a.ffn / t_tp, a.hidden) \
+        + K.gemm_time(hw, dt, mine, a.hidden, a.ffn / t_tp)
     if moe:
-        active = np.minimum(a.experts, tokens * a.top_k)
-        m_e = tokens * a.top_k / active
-        f = a.expert_ffn
-        ffn_moe = K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * f / tp, a.hidden, active) \
-            + K.gemm_time(hw, dt, m_e, a.hidden, f / tp, active)
+        ep = float(job.ep)
+        routed = tokens * a.top_k / ep  # token copies reaching one rank's experts (balanced routing)
+        active = np.minimum(a.experts / ep, routed)
+        m_e = routed / active
+        f = a.expert_ffn * ep / tp  # each expert split tp/ep ways
+        ffn_moe = K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * f, a.hidden, active) \
+            + K.gemm_time(hw, dt, m_e, a.hidden, f, active)
+        if a.shared_experts:
+            s_f = a.shared_experts * a.expert_ffn / t_tp
+            ffn_moe = ffn_moe + K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * s_f, a.hidden) \
+                + K.gemm_time(hw, dt, mine, a.hidden, s_f)
     else:
         ffn_moe = 0.0
-    kv_local = np.maximum(a.kv_heads / tp, 1.0)
+    kv_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
+    heads = a.heads / t_tp
     kv_dt = K.serving_kv_dtype(dt, job.kv_precision)
     if prefill:
-        attn = K.attention_forward(hw, kv_dt, batch=tokens / context, q_len=context, kv_len=context,
-                                   heads=a.heads / tp, head_dim=a.head_dim, kernel="flash", causal=True)
+        attn = K.attention_forward(hw, kv_dt, batch=mine / context, q_len=context, kv_len=context,
+                                   heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
     else:
-        attn = K.decode_attention(hw, batch=batch, context=context, kv_heads=kv_local, head_dim=a.head_dim,
-                                  kv_bytes=K.DTYPE_BYTES[kv_dt], heads=a.heads / tp, dtype=kv_dt)
-    ew = K.memory_time(hw, tokens * ACT_BYTES * 11.0 * a.hidden)
+        attn = K.decode_attention(hw, batch=seqs, context=context, kv_heads=kv_local, head_dim=a.head_dim,
+                                  kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
+    ew = K.memory_time(hw, mine * ACT_BYTES * 11.0 * a.hidden)
     k_tp = members_per_domain(hw, tp, 1)
-    ar = np.where(tp > 1, collective_time(hw, "all_reduce", tokens * a.hidden * ACT_BYTES, tp, k_tp), 0.0)
-    per_layer = g + attn + ew + 2.0 * ar
-    logits = K.gemm_time(hw, dt, tokens if not prefill else tokens / context, a.vocab / tp, a.hidden)
-    return a.layers * per_layer + dense * ffn_dense + moe * ffn_moe + logits
+    if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
+        send = mine * a.top_k * a.hidden
+        a2a = collective_time(hw, "all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)], tp, k_tp) \
+            + collective_time(hw, "all_to_all", send * ACT_BYTES, tp, k_tp)
+        comm = moe * np.where(tp > 1, a2a, 0.0)
+    else:
+        ar = np.where(tp > 1, collective_time(hw, "all_reduce", tokens * a.hidden * ACT_BYTES, tp, k_tp), 0.0)
+        comm = a.layers * 2.0 * ar
+    sampled = mine if not prefill else mine / context  # the logits of the last prompt token, or of every step
+    return a.layers * (g + attn + ew) + dense * ffn_dense + moe * ffn_moe + comm + output_time(hw, a, sampled, t_tp)
+
+
+def output_time(hw: Hardware, arch: Arch, sampled, tp):
+    """The logits GEMM (BF16, vocabulary split `tp` ways) and the sampling kernel's read of the FP32 logits."""
+    logits = K.gemm_time(hw, EMBEDDING_DTYPE, sampled, arch.vocab / tp, arch.hidden)
+    return logits + K.memory_time(hw, sampled * arch.vocab * 4.0)
+
+
+def _dispatch_dtype(dtype: str) -> str:
+    """Data type of the MoE dispatch all-to-all: FP8 under FP8/FP4 weights (DeepEP's FP8 dispatch), else 16-bit."""
+    return "fp8" if dtype in ("fp8", "fp4") else "bf16"
 
 
 def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> InferenceEstimate:
@@ -112,34 +228,50 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
 
     Args:
         hw: Hardware.
-        job: Model and request shape.
-        tp: Tensor-parallel size (array allowed).
-        batch: Concurrent sequences; None for the most the KV cache holds.
+        job: Model, request shape, layout switches and scenario.
+        tp: Accelerators per replica (array allowed).
+        batch: Concurrent sequences per replica; None for the most the KV cache holds.
 
     Returns:
         The estimate; `fits` is False where the weights alone do not fit.
     """
     a = job.arch
     tp = np.asarray(tp, dtype=float)
-    w_bytes = K.DTYPE_BYTES[job.precision]
+    adp = job.attention_dp
     kv_bytes = K.DTYPE_BYTES[K.serving_kv_dtype(job.precision, job.kv_precision)]
-    weights = a.params() * w_bytes / tp
-    kv_heads_local = np.maximum(a.kv_heads / tp, 1.0)
+    weights = weights_per_gpu(a, job.precision, tp, adp)
+    kv_heads_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
     per_tok = kv_cache_bytes_per_token(a, kv_bytes) / a.kv_heads * kv_heads_local
     mean_ctx = job.input_len + job.output_len / 2.0
     kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
     usable = hw.hbm_capacity * MEMORY_UTILISATION - weights
-    max_batch = np.maximum(np.floor(usable / kv_seq), 0.0)
+    ranks = tp if adp else 1.0  # ranks that each hold their own sequences
+    max_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
-    t_dec = _forward(hw, job, b_eff, tp, context=mean_ctx, batch=b_eff, prefill=False)
-    chunk = max(PREFILL_CHUNK, job.input_len)
-    t_chunk = _forward(hw, job, float(chunk), tp, context=float(job.input_len), batch=1.0, prefill=True)
-    pre_req = t_chunk * job.input_len / chunk
-    t_single = _forward(hw, job, float(job.input_len), tp, context=float(job.input_len), batch=1.0, prefill=True)
-    t_first_dec = _forward(hw, job, 1.0, tp, context=float(job.input_len), batch=1.0, prefill=False)
-    tps = b_eff * job.output_len / (b_eff * pre_req + job.output_len * t_dec)
+    fixed = kernels_per_pass(a, tp, adp) * KERNEL_OVERHEAD
+
+    def step(sequences):
+        return _forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed
+
+    inp = float(job.input_len)
+    t_dec = step(b_eff)
+    t_pre = _forward(hw, job, inp, tp, context=inp, batch=1.0, prefill=True, local=inp) + fixed
+    if job.scenario == "concurrency":
+        others = np.where(b_eff > 1, step(np.maximum(b_eff - 1.0, 1.0)), 0.0)
+        ttft = t_pre + others
+        lifetime = b_eff * t_pre + (job.output_len - 1) * t_dec
+        tpot = (lifetime - ttft) / (job.output_len - 1) if job.output_len > 1 else t_dec
+        tps = b_eff * job.output_len / lifetime
+        pre_req = t_pre
+    else:
+        chunk = max(PREFILL_CHUNK, job.input_len) * ranks  # under attention DP each rank prefills its own chunk
+        t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
+        pre_req = t_chunk * inp / chunk
+        ttft, tpot = t_pre, t_dec
+        tps = b_eff * job.output_len / (b_eff * pre_req + job.output_len * t_dec)
+    memory = weights + b / ranks * kv_seq
     return InferenceEstimate(
-        tp=tp, batch=b, max_batch=max_batch, ttft=t_single + t_first_dec, tpot=t_dec, prefill_per_request=pre_req,
+        tp=tp, batch=b, max_batch=max_batch, ttft=ttft, tpot=tpot, prefill_per_request=pre_req,
         tokens_per_second_replica=tps, tokens_per_second_per_gpu=tps / tp, weights_per_gpu=weights,
-        kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=weights + b * kv_seq, capacity=hw.hbm_capacity)
+        kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=memory, capacity=hw.hbm_capacity, overhead_per_step=fixed)

@@ -238,6 +238,11 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         out += _projections(hw, a, dtype, phase, tokens, tp)
         if a.experts:
             out += _ffn(hw, a, dtype, phase, tokens, tp, experts_local=min(a.experts, tokens * a.top_k))
+            if a.shared_experts:
+                s_f = a.shared_experts * a.expert_ffn / tp
+                out += [_gemm(hw, dtype, "shared expert up/gate" if a.gated else "shared expert up", phase, tokens,
+                              (a.ffn_mats - 1) * s_f, a.hidden),
+                        _gemm(hw, dtype, "shared expert down", phase, tokens, a.hidden, s_f)]
         else:
             out += _ffn(hw, a, dtype, phase, tokens, tp)
         if phase == "prefill":

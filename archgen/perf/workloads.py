@@ -13,6 +13,7 @@ from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import estimate_on_cluster, machine
+from archgen.perf.collectives import busbw_curve
 from archgen.perf.estimate import Estimate
 from archgen.perf.roofline import Roofline, workload_roofline
 from archgen.topology import ScaleOutPath
@@ -20,12 +21,16 @@ from archgen.topology import ScaleOutPath
 
 @dataclass(frozen=True)
 class WorkloadResult:
-    """A workload's estimate and the roofline of its layout's kernels, or why it could not be estimated."""
+    """A workload's estimate and the roofline of its layout's kernels, or why it could not be estimated.
+
+    A collective workload also carries its predicted nccl-tests curve: (sizes in B, busbw in B/s), 8 B to 16 GiB.
+    """
 
     workload: Workload
     estimate: Estimate | None
     error: str = ""
     roofline: Roofline | None = None
+    curve: tuple[tuple[float, ...], tuple[float, ...]] | None = None
 
     @property
     def path(self) -> str:
@@ -53,7 +58,9 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             on = machine(cluster, specs.items, (scale_out or {}).get(cluster.id))
             est = estimate_on_cluster(w, model, on)
             roofline = workload_roofline(w, model, on.hardware, est.layout) if model is not None else None
-            result = WorkloadResult(w, est, roofline=roofline)
+            curve = busbw_curve(on.hardware, w.collective.op, est.gpus, w.collective.algorithm) if w.collective \
+                else None
+            result = WorkloadResult(w, est, roofline=roofline, curve=curve)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
             result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err))
         out[result.path] = result

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from archgen.analyse.bom import cluster_bom_gaps
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, performance, provenance
@@ -25,7 +26,7 @@ from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Secti
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import rack_parts
-from archgen.render.tables import sources_text
+from archgen.render.tables import bom_name
 
 ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend": "in-band (front end)",
                "management": "out-of-band management", "converged": "converged"}
@@ -77,6 +78,7 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
         sections.append(cabling(a))
     perf = performance.section(performance.workloads_for(scope.run, spec.id))
     missing = [] if perf is not None else ["Performance: no workload runs on this cluster."]
+    missing += cluster_bom_gaps(a)
     if perf is not None:
         sections.append(perf)
     sections += [common.validation_section(scope), common.open_items_section(scope, missing), appendices(scope, a)]
@@ -101,10 +103,28 @@ def abstract(scope: Scope, a: Any) -> Section:
         rows.append(("Scale-up domains × size", f"{a.scale_up.domains:,} × {a.scale_up.size}"))
     for fa in a.fabrics:
         over = max(fa.oversubscription.values(), default=1.0)
-        per = fa.metrics.get("bisection_per_accelerator")
-        rows.append((f"Fabric {fa.fabric.spec.id}", f"{fa.tiers_used} tier(s), {fa.planes} plane(s), bisection "
-                     f"{fmt.q(per, 'Gbit/s', 0)} per accelerator, oversubscription {over:.2f}:1"))
+        rows.append((f"Fabric {fa.fabric.spec.id}", f"{fa.tiers_used} tier(s), {fa.planes} plane(s), "
+                     f"{bisection_text(fa)}, oversubscription {over:.2f}:1"))
     return section.add(Table("key-metrics", "Key metrics", (Column("Metric"), Column("Value")), tuple(rows)))
+
+
+def full_bisection(fa: Any) -> float | None:
+    """Bisection as a share of full bisection, half the injection (1.0 for a non-blocking fabric); a ratio."""
+    if not fa.injection.magnitude:
+        return None
+    return float((fa.bisection / (fa.injection / 2)).to("").magnitude)
+
+
+def bisection_text(fa: Any) -> str:
+    """Bisection per accelerator with its convention and the injection beside it, so 1:1 is not read as 2:1."""
+    bis, inj = fa.metrics.get("bisection_per_accelerator"), fa.metrics.get("injection_per_accelerator")
+    share = full_bisection(fa)
+    if bis is None or inj is None or share is None:
+        return "no accelerator's node injects into it (bisection per accelerator does not apply)"
+    bis, inj = bis.to("Gbit/s"), inj.to("Gbit/s")
+    return (f"bisection {fmt.q(bis, digits=fmt.digits_for(bis))} per accelerator (one direction, over all "
+            f"accelerators; {fmt.pct(share, 0)} of full bisection, which is half the injection of "
+            f"{fmt.q(inj, digits=fmt.digits_for(inj))} per accelerator)")
 
 
 def architecture(a: Any, series: Scaling | None = None) -> Section:
@@ -130,8 +150,12 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
     if series is not None and series.points and series.fabric:
         section.sub("growth", "Growth of the design", *growth(series))
     if c.instances:
-        section.add(Figure("fig-floor", "floor", f"Floor plan: {len(c.instances)} racks by row, coloured by rack "
-                                                 f"type"))
+        f = c.spec.floor
+        section.add(Figure("fig-floor", "floor", f"Floor plan in metres: {len(c.instances)} racks by row, coloured "
+                                                 f"by rack type (the same colour in every document of this render); "
+                                                 f"rack pitch {fmt.q(f.rack_pitch, 'm', 2)}, row pitch "
+                                                 f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
+                                                 f"(rows assumed to face each other in pairs)"))
     return section
 
 
@@ -202,8 +226,9 @@ def power_cooling(scope: Scope, a: Any) -> Section:
             Column("Input power", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
             Column("Heat to air", "kW", 1, "right"))
     section = Section("power", "Power and cooling").add(
-        Para("Rack figures times the number of racks of each type. Switches outside any rack and transceivers add "
-             "to the cluster IT power below."),
+        Para("Rack figures times the number of racks of each type; a rack type's figures include the transceivers "
+             "in its switches' ports for its most loaded rack. The cluster IT power below counts each transceiver "
+             "once, and switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
@@ -229,15 +254,20 @@ def fabrics(scope: Scope, a: Any) -> Section:
         s = fa.fabric.spec
         summary.append((s.id, ROLE_TITLES.get(s.role, s.role), s.topology, fa.tiers_used, fa.planes, fa.rails,
                         s.speed, fa.metrics.get("injection_per_accelerator"),
-                        fa.metrics.get("bisection_per_accelerator"), max(fa.oversubscription.values(), default=1.0),
-                        fa.hops))
+                        fa.metrics.get("bisection_per_accelerator"), fmt.pct(full_bisection(fa), 0),
+                        max(fa.oversubscription.values(), default=1.0), fa.hops))
     cols = (Column("Fabric"), Column("Role"), Column("Topology"), Column("Tiers", digits=0, align="right"),
             Column("Planes", digits=0, align="right"), Column("Rails", digits=0, align="right"),
             Column("Port speed", "Gbit/s", 0, "right"), Column("Injection / accelerator", "Gbit/s", 0, "right"),
-            Column("Bisection / accelerator", "Gbit/s", 0, "right"),
+            Column("Bisection / accelerator", "Gbit/s", 0, "right"), Column("Full bisection", align="right"),
             Column("Max oversubscription", digits=2, align="right"), Column("Max hops", digits=0, align="right"))
-    section.add(Para("Bandwidths are one direction. Oversubscription is down:up bandwidth at a tier (1.00 is "
-                     "non-blocking)."), Table("fabrics", "Fabrics", cols, tuple(summary)))
+    section.add(Para("Bandwidths are one direction. Injection is what each accelerator sends into the fabric. "
+                     "Bisection is the bandwidth across the narrowest cut that splits the fabric's endpoints into "
+                     "two halves, divided by all the accelerators: each half can send to the other at most this "
+                     "much per accelerator of the cluster, so a non-blocking fabric's bisection per accelerator "
+                     "is half its injection (full bisection, 100 %), not a 2:1 taper. Oversubscription is "
+                     "down:up bandwidth at a tier (1.00 is non-blocking)."),
+                Table("fabrics", "Fabrics", cols, tuple(summary)))
     if a.fabrics:
         section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
     if a.scale_up is not None:
@@ -265,7 +295,7 @@ def fabrics(scope: Scope, a: Any) -> Section:
         tiers = [(t.name, t.switch.id if t.switch else "—", t.switches * fa.planes, t.radix, t.breakout, t.down,
                   t.up, t.up_speed, t.down_used * fa.planes, t.up_used * fa.planes,
                   fa.oversubscription.get(t.name)) for t in fa.tiers]
-        cols = (Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
+        tier_cols = (Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
                 Column("Radix", digits=0, align="right"), Column("Breakout", digits=0, align="right"),
                 Column("Down ports", digits=0, align="right"), Column("Up ports", digits=0, align="right"),
                 Column("Up speed", "Gbit/s", 0, "right"), Column("Down used", digits=0, align="right"),
@@ -273,16 +303,33 @@ def fabrics(scope: Scope, a: Any) -> Section:
         failures = [(k.removeprefix("failure."), fmt.pct(float(v.magnitude), 1) if "bandwidth" in k
                      else f"{float(v.magnitude):,.0f}") for k, v in sorted(fa.failure.items())]
         sub = section.sub(f"fabric-{s.id}", f"Fabric {s.id}: {ROLE_TITLES.get(s.role, s.role)}",
-                          Para(f"{s.name or s.id}: {s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s), "
-                               f"{fa.rails} rail(s){', rail-optimised' if getattr(s, 'rail_optimized', False) else ''};"
-                               f" {fa.node_ports:,} node ports, {fa.reserved_ports:,} reserved; up to "
-                               f"{fa.max_accelerators:,} accelerators at this design. Bisection "
-                               f"{fmt.q(fa.bisection, 'Tbit/s', 1)}."),
-                          Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", cols, tuple(tiers)))
+                          Para(f"{s.name or s.id}: {_shape(fa)}; up to {fa.max_accelerators:,} accelerators at this "
+                               f"design. Total bisection {fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
+                          Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", tier_cols, tuple(tiers)))
         if failures:
             sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
                           tuple(failures)))
     return section
+
+
+def _shape(fa: Any) -> str:
+    """How a fabric is built, in words, from its analysis (fat tree, torus, dragonfly or rail-only)."""
+    s, f = fa.fabric.spec, {k: int(v.magnitude) for k, v in fa.figures.items()}
+    if s.topology == "torus":
+        ocs = f", {f['torus.cubes']} cubes of {'x'.join(map(str, s.ocs.cube))} joined by {f['torus.ocs']} OCSes" \
+            if s.ocs else ""
+        return (f"{'x'.join(map(str, s.dims))} {'torus' if s.wraparound else 'mesh'}, {f['torus.links_per_chip']} "
+                f"links per chip, diameter {f['torus.diameter']} hops{ocs}")
+    if s.topology == "dragonfly":
+        return (f"dragonfly of {f['dragonfly.groups']} groups x {s.group_size} routers, {s.terminals} terminals and "
+                f"{s.global_links} global links per router, {f['dragonfly.global_links_per_group_pair']} global "
+                f"link(s) per pair of groups; {fa.node_ports:,} node ports")
+    if s.topology == "rail-only":
+        return (f"rail-only, {fa.rails} rail(s) x {fa.planes} plane(s), {fa.tiers_used} tier(s) per rail, no spine "
+                f"between rails; {fa.node_ports:,} node ports")
+    return (f"{s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s), {fa.rails} rail(s)"
+            f"{', rail-optimised' if s.rail_optimized else ''}; {fa.node_ports:,} node ports, "
+            f"{fa.reserved_ports:,} reserved")
 
 
 def cabling(a: Any) -> Section:
@@ -343,15 +390,20 @@ def appendices(scope: Scope, a: Any) -> Section:
     rows = []
     for line in getattr(a.cabling, "bom", ()):
         part = specs.get(line.part)
-        rows.append((line.part, getattr(part, "name", "") or line.part, line.kind, line.note or "—", line.quantity,
-                     line.unit_power, line.total_power, sources_text(getattr(part, "source", "")) or "—"))
-    cols = (Column("Part"), Column("Name"), Column("Kind"), Column("Note"), Column("Qty", digits=0, align="right"),
-            Column("Unit power", "kW", 3, "right"), Column("Total power", "kW", 1, "right"), Column("Source"))
+        name, number, source = bom_name(line, part)
+        rows.append((line.part, name, number, line.kind, line.note if part is not None and line.note else "—",
+                     line.quantity, line.unit_power, line.total_power, source))
+    cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
+            Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
+            Column("Total power", "kW", 1, "right"), Column("Source or rule"))
     section = Section("appendices", "Appendices")
     section.sections += [
         Section("bom", "Bill of materials").add(
-            Para("Racks by type, their placed parts, switches outside racks, and link modules or cable ends. The "
-                 "same table is written as CSV and XLSX."),
+            Para("Racks by type (each with the maximum draw of its placed parts, which the following lines "
+                 "itemise: do not add both), their placed parts and accessories (power cords, rails, blanking "
+                 "panels), switches outside racks, link modules or cable ends, and one fibre patch cord per optical "
+                 "link by length bin. Structured cabling (MPO trunks, patch panels) is not modelled. The same table "
+                 "is written as CSV and XLSX."),
             Table("bom", "Bill of materials", cols, tuple(rows))),
         common.glossary_section(), common.sources_section(scope, [])]
     return section
@@ -366,7 +418,8 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     series = result.scaling.get(a.cluster.path)  # the pipeline's growth series, when it was asked for
     doc = build(scope, a, counts, series)
     figures: dict[str, Callable[[], Any]] = {
-        "floor": lambda: cluster_diagrams.floor_plan(a), "topology": lambda: cluster_diagrams.topology(a),
+        "floor": lambda: cluster_diagrams.floor_plan(a, cluster_diagrams.rack_colours(
+            r.spec.id for r in result.design.racks)), "topology": lambda: cluster_diagrams.topology(a),
         "scaling": lambda: cluster_diagrams.scaling_chart(series),
         **performance.figures(performance.workloads_for(result, a.cluster.spec.id))}
     for rid in a.cluster.rack_counts:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyBboxPatch, Patch
+from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from archgen.render import fmt
@@ -24,36 +24,80 @@ PALETTE = ["#76b900", "#4a90d9", "#f5a623", "#50c8c8", "#9b59b6", "#e74c3c", "#9
            "#f1c40f"]
 
 
-def floor_plan(a: Any) -> Figure:
-    """Racks on the floor by row and position, coloured by rack type."""
+def rack_colours(rack_ids: Any) -> dict[str, str]:
+    """One colour per rack type, by the type's place among all the run's rack ids (sorted).
+
+    Every cluster document and diagram of one render so gives a rack type the same colour.
+    """
+    return {rid: PALETTE[k % len(PALETTE)] for k, rid in enumerate(sorted(set(rack_ids)))}
+
+
+#: Largest rack count drawn rack by rack; beyond it the plan is one image of rack types per row and position.
+MAX_DRAWN_RACKS = 5000
+
+
+def floor_plan(a: Any, colours: dict[str, str] | None = None) -> Figure:
+    """The floor in metres: racks at their positions (rack pitch, row pitch) and footprint, coloured by rack type.
+
+    Rows alternate their fronts, so the aisles between them alternate cold (fronts facing) and hot (backs facing),
+    cold first; the outline is the area the racks and the aisles between them take, with its dimensions. Cable
+    lengths come from the same positions (`analyse.cabling`), so a row of spine racks stands where the runs put it.
+    """
     inst = a.cluster.instances
+    floor = a.cluster.spec.floor
+    pitch, row_pitch = floor.rack_pitch.m_as("m"), floor.row_pitch.m_as("m")
     types = sorted({i.rack.spec.id for i in inst})
+    colours = colours or rack_colours(types)
     rows = max(i.row for i in inst) + 1
     cols = max(i.col for i in inst) + 1
-    grid = np.full((rows, cols), -1.0)
-    for i in inst:
-        grid[i.row, i.col] = types.index(i.rack.spec.id)
-    colours = ["#ffffff"] + [PALETTE[k % len(PALETTE)] for k in range(len(types))]
-    fig = Figure(figsize=(7.0, min(1.2 + 0.35 * rows, 9.0)))
+    width = max(i.rack.spec.form_factor.width.m_as("m") for i in inst)
+    depth = max(i.rack.spec.form_factor.depth.m_as("m") for i in inst)
+    length_m, span_m = (cols - 1) * pitch + width, (rows - 1) * row_pitch + depth
+    fig = Figure(figsize=(8.0, min(2.2 + 0.55 * rows, 9.0)))
     ax = fig.subplots()
-    ax.imshow(grid + 1, cmap=ListedColormap(colours), vmin=0, vmax=len(types), aspect="auto",
-              interpolation="nearest")
-    if rows * cols <= 2000:
-        ax.set_xticks(np.arange(-0.5, cols, 1), minor=True)
-        ax.set_yticks(np.arange(-0.5, rows, 1), minor=True)
-        ax.grid(which="minor", color="#333333", linewidth=0.4)
-        ax.tick_params(which="minor", length=0)
-    ax.set_xlabel("position in row")
-    ax.set_ylabel("row")
-    ax.set_yticks(range(rows))
-    ax.set_yticklabels([str(r + 1) for r in range(rows)], fontsize=6)
-    ax.set_xticks(range(0, cols, max(1, cols // 20)))
-    ax.set_xticklabels([str(c + 1) for c in range(0, cols, max(1, cols // 20))], fontsize=6)
+    if len(inst) <= MAX_DRAWN_RACKS:
+        from matplotlib.collections import PatchCollection
+
+        boxes = [Rectangle((i.col * pitch, i.row * row_pitch), i.rack.spec.form_factor.width.m_as("m"),
+                           i.rack.spec.form_factor.depth.m_as("m")) for i in inst]
+        ax.add_collection(PatchCollection(boxes, facecolors=[colours[i.rack.spec.id] for i in inst],
+                                          edgecolors="#333333", linewidths=0.3))
+    else:
+        grid = np.full((rows, cols), np.nan)
+        for i in inst:
+            grid[i.row, i.col] = types.index(i.rack.spec.id)
+        ax.imshow(grid, cmap=ListedColormap([colours[t] for t in types]), vmin=-0.5, vmax=len(types) - 0.5,
+                  extent=(0, cols * pitch, rows * row_pitch, 0), aspect="auto", interpolation="nearest")
+    ax.add_patch(Rectangle((0, 0), length_m, span_m, fill=False, edgecolor="#555555", linewidth=0.8,
+                           linestyle="--"))
+    for r in range(rows - 1):                               # the aisle between row r and row r + 1
+        mid = r * row_pitch + depth + (row_pitch - depth) / 2
+        kind = "cold aisle" if r % 2 == 0 else "hot aisle"
+        ax.text(length_m / 2, mid, f"{kind}, {row_pitch - depth:.2f} m", ha="center", va="center", fontsize=6,
+                color="#1f5fa0" if kind == "cold aisle" else "#b03a2e")
+    for r in range(rows):
+        here = sorted({i.rack.spec.id for i in inst if i.row == r})
+        ax.text(-0.1, r * row_pitch + depth / 2, f"row {r + 1}", ha="right", va="center", fontsize=5.5)
+        if len(here) == 1 and rows <= 40:
+            ax.text(length_m + 0.15, r * row_pitch + depth / 2, here[0], ha="left", va="center", fontsize=5.5,
+                    color="#555555")
+    ax.set_xlim(-2.7, length_m + 0.4 + (2.4 if rows <= 40 else 0))
+    ax.set_ylim(span_m + 0.5, -1.6)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel("metres along the row")
+    ax.set_ylabel("metres across the rows")
+    ax.annotate("", xy=(length_m, -0.5), xytext=(0, -0.5), arrowprops={"arrowstyle": "<->", "linewidth": 0.6})
+    ax.text(length_m / 2, -0.7, f"{length_m:.2f} m: {cols} racks at {pitch:.2f} m", ha="center", va="bottom",
+            fontsize=6)
+    ax.annotate("", xy=(-1.7, span_m), xytext=(-1.7, 0), arrowprops={"arrowstyle": "<->", "linewidth": 0.6})
+    ax.text(-2.0, span_m / 2, f"{span_m:.2f} m: {rows} rows at {row_pitch:.2f} m", ha="right", va="center",
+            fontsize=6, rotation=90)
     counts = {t: sum(1 for i in inst if i.rack.spec.id == t) for t in types}
-    handles = [Patch(facecolor=colours[k + 1], edgecolor="#333333", label=f"{t} ({counts[t]})")
-               for k, t in enumerate(types)]
+    handles = [Patch(facecolor=colours[t], edgecolor="#333333", label=f"{t} ({counts[t]})") for t in types]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=7)
-    ax.set_title(f"{a.cluster.spec.id}: {len(inst)} racks in {rows} row(s)", loc="left")
+    ax.set_title(f"{a.cluster.spec.id}: {len(inst)} racks in {rows} row(s), {length_m:.1f} m × {span_m:.1f} m",
+                 loc="left", fontsize=9)
+    fig.subplots_adjust(left=0.08, right=0.7)
     return fig
 
 

@@ -7,12 +7,13 @@ no physics: numbers come from the analyses and checks; here they are only select
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from archgen import __version__
 from archgen.checks import REGISTRY, Finding
 from archgen.checks.requirements import outcome
+from archgen.checks.scope import applies, rack_figures
+from archgen.load import shown_file
 from archgen.model import Part
 from archgen.model.requirements import Status
 from archgen.render import fmt
@@ -67,17 +68,10 @@ class Scope:
 
 
 def where(location: Any) -> str:
-    """A finding's location for a document: catalog files relative to the package, user files as given."""
+    """A finding's location for a document: `load.shown_file` (catalog files as catalog/..., the rest relative)."""
     if location is None:
         return ""
-    path = Path(location.file)
-    parts = path.parts
-    if path.is_absolute():
-        if "catalog" in parts:
-            path = Path("catalog", *parts[len(parts) - 1 - parts[::-1].index("catalog") + 1:])
-        elif path.is_relative_to(Path.cwd()):
-            path = path.relative_to(Path.cwd())
-    text = path.as_posix()
+    text = shown_file(location.file)
     return f"{text}:{location.line}" if location.line else text
 
 
@@ -114,7 +108,7 @@ def requirements_table(scope: Scope) -> Table:
     by_req = {(f.requirement, f.object): f for f in scope.findings() if f.requirement}
     for b in scope.requirements():
         req = b.req
-        o = outcome(b, scope.run.metrics)
+        o = outcome(b, scope.run.metrics, scope.run.design)
         finding = by_req.get((req.id, b.subject))
         value, status = o.value, o.status.value
         shown = None if value is None else value.to(req.target.limit.units) if not req.target.limit.dimensionless \
@@ -163,36 +157,53 @@ def components_section(scope: Scope, counts: dict[str, int]) -> Section:
 
 
 def validation_section(scope: Scope) -> Section:
-    """The checks that found something on this target (failing, warning and waived), value against limit.
-
-    The checks that passed are counted, not listed (docs/checks.md lists them all), so a new check changes one number
-    in a document, not a table row in every one.
-    """
+    """Every registered check with its result for this target, computed value against limit, and unconfirmed inputs."""
     findings = scope.findings()
     by_id: dict[str, list[Finding]] = {}
     for f in findings:
         by_id.setdefault(f.id, []).append(f)
     rows: list[tuple] = []
     anchors: list[str | None] = []
-    for cid, hits in sorted(by_id.items()):  # registered checks, SPC002 and other findings without a function
+    skipped: list[str] = []
+    racks = [r.rack for path, r in scope.run.racks.items() if path in scope.subjects]
+    if not racks:        # a cluster document: the rack types it places
+        racks = [r for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject
+                 for r in c.rack_types.values()]
+    single = scope.run.racks.get(scope.subject)
+    for cid, chk in sorted(REGISTRY.items()):
+        hits = by_id.pop(cid, [])
+        if not hits and not applies(cid, scope.subjects, racks):
+            skipped.append(cid)
+            continue
+        if not hits:
+            figures = rack_figures(cid, single) if single is not None else None
+            value, limit = figures if figures else (None, None)
+            rows.append((cid, chk.summary, scope.subject if figures else "—", "pass", _value(value, limit),
+                         _value(limit, limit), "—", ""))
+            anchors.append(fmt.slug(f"check-{cid}"))
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
             rows.append((cid, f.message, f.object, status, _value(f.value, f.limit), _value(f.limit, f.limit),
                          where(f.location), f.waived))
             anchors.append(fmt.slug(f"check-{cid}") if i == 0 else None)
+    for cid, hits in sorted(by_id.items()):  # SPC002 and other findings without a registered function
+        for f in hits:
+            rows.append((cid, f.message, f.object, "waived" if f.waived else STATUS[f.severity], "—", "—",
+                         where(f.location), f.waived))
+            anchors.append(None)
     cols = (Column("Check"), Column("Result"), Column("Subject"), Column("Status"), Column("Computed"),
             Column("Limit"), Column("Location"), Column("Waiver"))
     n_fail = sum(1 for r in rows if r[3] == "fail")
     n_warn = sum(1 for r in rows if r[3] == "warn")
-    n_waived = sum(1 for r in rows if r[3] == "waived")
-    n_pass = sum(1 for cid in REGISTRY if cid not in by_id)
+    n_pass = sum(1 for r in rows if r[3] == "pass")
     section = Section("validation", "Validation report").add(
-        Para(f"{len(REGISTRY)} checks ran on this target and the parts it uses: {n_pass} passed with no finding "
-             f"(docs/checks.md lists every check), {n_fail} failing, {n_warn} warning and {n_waived} waived "
-             "finding(s)" + (", listed below." if rows else ".")))
-    if rows:
-        section.add(Table("validation", "Findings: computed value against limit", cols, tuple(rows), tuple(anchors),
-                          status_column=3))
+        Para(f"{len(REGISTRY) - len(skipped)} of the {len(REGISTRY)} checks apply to this target and the parts it "
+             f"uses: {n_pass} passed with no finding, {n_fail} failing and {n_warn} warning finding(s). A passed "
+             f"rack check shows the value it compared and its limit."
+             + (f" Not applicable, so not listed: {', '.join(skipped)} (they judge objects, such as fabrics, "
+                f"workloads, a liquid loop or a facility, that this target does not have)." if skipped else "")),
+        Table("validation", "Checks: computed value against limit", cols, tuple(rows), tuple(anchors),
+              status_column=3))
     unconfirmed = [(p.id, p.kind, "all figures" if p.unconfirmed_fields() == ["*"] else
                     ", ".join(p.unconfirmed_fields()), p.notes or "—")
                    for p in scope.parts if p.unconfirmed_fields()]

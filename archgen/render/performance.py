@@ -70,6 +70,11 @@ def section(results: list[Any]) -> Section | None:
                       tuple((k, v, fmt.pct(float(v / total) if total.magnitude else None, 1))
                             for k, v in e.breakdown.items())))
         sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown"))
+        if getattr(r, "curve", None) is not None:
+            sub.add(Figure(f"fig-nccl-{fmt.slug(w.id)}", f"nccl-{fmt.slug(w.id)}",
+                           f"Predicted nccl-tests curve of {w.collective.op} on {e.gpus:,} accelerators "
+                           "(busbw against message size, NCCL's algorithm and protocol choice) with the workload's "
+                           "busbw targets"))
         if r.roofline is not None:
             sub.add(*roofline_blocks(r.roofline, w.id))
         if e.memory:
@@ -121,7 +126,48 @@ def figures(results: list[Any]) -> dict[str, Callable[[], MplFigure]]:
     for r in results:
         if r.estimate is not None and r.roofline is not None:
             out[f"roofline-{fmt.slug(r.workload.id)}"] = partial(roofline, r.roofline, r.workload.id)
+        if r.estimate is not None and getattr(r, "curve", None) is not None:
+            out[f"nccl-{fmt.slug(r.workload.id)}"] = partial(busbw_curve, r)
     return out
+
+
+def _size_tick(value: float, _pos: object) -> str:
+    """A message size as nccl-tests prints it: 8 B, 1 KiB, 16 GiB."""
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if value >= scale:
+            return f"{fmt.number(value / scale, 0)} {unit}"
+    return f"{fmt.number(value, 0)} B"
+
+
+def busbw_curve(r: Any) -> MplFigure:
+    """Predicted busbw against message size (log-log), the workload's size marked, busbw targets as lines."""
+    sizes, bus = r.curve
+    gbs = [fmt.magnitude(Q_(b, "B/s"), "GB/s") for b in bus]
+    e, w = r.estimate, r.workload
+    fig = MplFigure(figsize=(7.0, 3.8))
+    ax = fig.subplots()
+    ax.loglog(sizes, gbs, color="#2f6db5", linewidth=1.4, label="predicted busbw")
+    here = fmt.magnitude(e.metrics["busbw"], "GB/s")
+    ax.scatter([w.collective.size.m_as("B")], [here], color="#2f6db5", edgecolor="#222222", zorder=3,
+               label=f"{_size_tick(w.collective.size.m_as('B'), None)}: {fmt.number(here, 0)} GB/s")
+    for o in e.requirements:
+        if o.requirement.metric == "busbw":
+            y = fmt.magnitude(o.requirement.target.limit, "GB/s")
+            ax.axhline(y, color="#76b900" if o.met else "#e74c3c", linestyle="--", linewidth=1.0,
+                       label=f"{o.requirement.id}: {o.requirement.target}")
+    ax.xaxis.set_major_locator(LogLocator(base=2 ** 10))
+    ax.xaxis.set_major_formatter(FuncFormatter(_size_tick))
+    ax.yaxis.set_major_locator(LogLocator(base=10))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.6g}"))
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_minor_locator(NullLocator())
+    ax.set_xlabel("message size (nccl-tests)")
+    ax.set_ylabel("busbw (GB/s)")
+    ax.grid(which="major", color="#dddddd", linewidth=0.5)
+    ax.legend(loc="upper left", fontsize=6.5, frameon=False)
+    ax.set_title(f"{w.id}: {w.collective.op} on {e.gpus:,} × {e.accelerator}", loc="left")
+    fig.tight_layout()
+    return fig
 
 
 #: Colour of each kernel by name (phases share colours; the marker tells them apart).

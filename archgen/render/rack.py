@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from archgen.analyse.bom import unit_power
+from archgen.analyse.bom import cord_gaps, unit_power
 from archgen.analyse.rack import RackAnalysis, Stage
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
 from archgen.model.power import PDU
-from archgen.render import common, fmt
+from archgen.render import common, distribution, fmt
 from archgen.render.blocks import Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.tables import bom_table
@@ -69,6 +69,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     title = spec.name or spec.id
     control = common.document_control(scope, f"AG-RACK-{spec.id.upper()}", title,
                                       "ODM/JDM, power and cooling, facility and networking partners")
+    dist, dist_items = distribution.section(analysis)
     sections = [
         abstract(scope, analysis),
         common.conventions(),
@@ -76,7 +77,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
         common.components_section(scope, counts),
         architecture(analysis),
         rack_design(scope, analysis),
-        power(analysis),
+        power(analysis, dist),
         cooling(analysis),
     ]
     net = network(analysis, scope.run.design.specs)
@@ -85,6 +86,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     sections += [
         common.validation_section(scope),
         common.open_items_section(scope, [
+            *cord_gaps(analysis.rack), *dist_items,
             "Fabrics, cabling and performance are described in the cluster documents that use this rack."]),
         appendices(scope, analysis),
     ]
@@ -194,30 +196,38 @@ def _ratio(value: Any, limit: Any) -> float | None:
     return float((value / limit).to("").magnitude)
 
 
+def _title(kind: str) -> str:
+    """A stage kind as a row title: 'power shelves' -> 'Power shelves', 'PDUs' stays."""
+    return kind[:1].upper() + kind[1:]
+
+
 def _stage_row(name: str, stage: Stage, load: Any) -> tuple:
     return (name, stage.count, stage.unit_capacity, stage.redundancy, stage.unit_capacity * stage.count,
             stage.usable, stage.after_one_loss, load, fmt.pct(_ratio(load, stage.usable), 1))
 
 
 def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
-    cases = [("all units healthy", stage.unit_capacity * stage.count)]
+    cases = [("all units healthy", 0, stage.unit_capacity * stage.count)]
     if stage.spare:
-        cases.append((f"{stage.spare} unit(s) lost ({stage.redundancy})", stage.usable))
+        cases.append((f"{stage.spare} unit(s) lost ({stage.redundancy})", stage.spare, stage.usable))
     if stage.spare != 1 and stage.count > 1:
-        cases.append(("any one unit lost", stage.after_one_loss))
+        cases.append(("any one unit lost", 1, stage.after_one_loss))
     rows = []
-    for case, capacity in cases:
+    for case, lost, capacity in cases:
         headroom = capacity - load
-        rows.append((name, case, capacity, load, headroom, fmt.pct(_ratio(load, capacity), 1),
-                     "pass" if headroom.magnitude >= 0 else "fail"))
+        rows.append((name, case, f"{lost} of {stage.count}" if lost else "nothing",
+                     f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}", capacity, load, headroom,
+                     fmt.pct(_ratio(headroom, capacity), 1), "pass" if headroom.magnitude >= 0 else "fail"))
     return rows
 
 
-def power(a: RackAnalysis) -> Section:
-    """Feeds, derating, conversion stage, redundancy and failure cases."""
+def power(a: RackAnalysis, dist: Section | None = None) -> Section:
+    """Feeds, derating, conversion stage, redundancy and failure cases; the PDU distribution when given."""
     p, feeds = a.power, a.rack.spec.power.feeds
     section = Section("power", "Power").add(
-        Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum (sum of catalog maximum draws); other "
+        Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
+             f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends in its switches' ports "
+             f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
              f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. The {p.conversion_kind} deliver "
              f"{fmt.q(p.load, 'kW', 1)}; the feeds supply {fmt.q(p.input_power, 'kW', 1)} including conversion "
              f"losses."),
@@ -225,7 +235,7 @@ def power(a: RackAnalysis) -> Section:
                                      "one-unit-lost capacity of the conversion stage and the feeds"))
     stages = []
     if p.conversion is not None:
-        stages.append(_stage_row(p.conversion_kind.capitalize(), p.conversion, p.load))
+        stages.append(_stage_row(_title(p.conversion_kind), p.conversion, p.load))
     stages.append(_stage_row("Feeds (after derating)", p.feeds, p.input_power))
     cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
             Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
@@ -245,15 +255,18 @@ def power(a: RackAnalysis) -> Section:
                 Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows))
     failure = []
     if p.conversion is not None:
-        failure += _failure_rows(p.conversion_kind.capitalize(), p.conversion, p.load)
+        failure += _failure_rows(_title(p.conversion_kind), p.conversion, p.load)
     failure += _failure_rows("Feeds", p.feeds, p.input_power)
-    case_cols = (Column("Stage"), Column("Case"), Column("Capacity", "kW", 1, "right"),
-                 Column("Load", "kW", 1, "right"), Column("Headroom", "kW", 1, "right"),
-                 Column("Utilisation", align="right"), Column("Status"))
+    case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
+                 Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
+                 Column("Headroom", "kW", 1, "right"), Column("Margin", align="right"), Column("Status"))
     section.sub("failure-cases", "Redundancy and failure cases",
-                Para("Capacity left in each case against the load it must carry. PWR001–PWR004 in the validation "
-                     "report check the same figures."),
-                Table("failure-cases", "Failure cases", case_cols, tuple(failure), status_column=6))
+                Para("What each case loses, what still carries the load, and the capacity left against that load "
+                     "(margin = headroom / capacity). PWR001–PWR004 in the validation report check the same "
+                     "figures."),
+                Table("failure-cases", "Failure cases", case_cols, tuple(failure), status_column=8))
+    if dist is not None:
+        section.sections.append(dist)
     return section
 
 
@@ -354,8 +367,10 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
     """Full BOM, glossary, sources."""
     section = Section("appendices", "Appendices")
     bom = Section("bom", "Bill of materials").add(
-        Para("Placed items, then the components inside each system (their power and weight are counted in the "
-             "system). The same table is written as CSV and XLSX."),
+        Para("Placed items, the components inside each system (their power and weight are counted in the "
+             "system), then accessories counted by rule: a power cord per PSU where the catalog gives the PSUs "
+             "and their inlet, a rail kit per rack-mounted system or switch (EIA-19 racks), a blanking panel per "
+             "free U on the front. The same table is written as CSV and XLSX."),
         bom_table(a.bom, scope.run.design.specs))
     section.sections += [bom, common.glossary_section(), common.sources_section(scope, [])]
     return section

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure as MplFigure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen import metrics
 from archgen.model.requirements import Status
+from archgen.model.sweep import HARDWARE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.sweep import Result, Row, requirements
 from archgen.render import fmt, provenance
@@ -66,6 +68,32 @@ def level_text(level: Any) -> str:
     return str(level)
 
 
+#: Axes whose levels are categories, not magnitudes: the plot colours points by their combination.
+CATEGORICAL = ("cluster", "accelerator", "precision")
+#: Colours of the categories (colour-blind safe, Okabe and Ito 2008), in level order; the same in every sweep plot.
+PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
+
+
+def hypothetical(row: Row) -> list[str]:
+    """The hardware a point assumes that the catalog does not have: every hardware axis not at factor 1.
+
+    A factor other than 1 (×2 scale-out bandwidth) or a replaced figure ('1800 GB/s') describes a machine that does
+    not exist as catalogued, so a best point resting on it answers a what-if, not a purchase.
+    """
+    return [f"{a} {level_text(v)}" for a, v in row.values.items()
+            if a in HARDWARE_AXES and not (isinstance(v, float) and v == 1.0)]
+
+
+def categories(result: Result) -> list[str]:
+    """The categorical axes that vary in this sweep (more than one level), in axis order."""
+    return [a for a in result.problem.axes if a in CATEGORICAL and len(result.problem.axes[a]) > 1]
+
+
+def category(result: Result, row: Row) -> str:
+    """A point's combination of categorical axes as a legend label ('dgx-b200-superpod, fp8'), or ''."""
+    return ", ".join(level_text(row.values[a]) for a in categories(result))
+
+
 def _digits(x: float) -> int:
     return 0 if float(x).is_integer() else 2
 
@@ -88,14 +116,16 @@ def points_table(result: Result, rows: list[Row], table_id: str, caption: str) -
     """Points with their axis values, layout, metrics, outcome and requirements."""
     metrics = metric_columns(result)
     reqs = requirements(result.problem)
+    hardware = any(a in HARDWARE_AXES for a in result.problem.axes)
     cols = (*_columns(result, metrics), Column("Status"), Column("Feasible"), *(Column(r.id) for r in reqs),
-            Column("Reason"))
+            *((Column("Hardware"),) if hardware else ()), Column("Reason"))
     body = []
     for r in rows:
         met = [Status.NOT_PROVIDED if r.met.get(q.id) is None else Status.MET if r.met[q.id] else Status.NOT_MET
                for q in reqs]
+        flag = (("hypothetical" if hypothetical(r) else "as catalogued",) if hardware else ())
         body.append((r.index, *(level_text(r.values[a]) for a in result.problem.axes), layout_text(r),
-                     *(_number(value(r, m)) for m in metrics), r.status, r.feasible, *met, r.reason))
+                     *(_number(value(r, m)) for m in metrics), r.status, r.feasible, *met, *flag, r.reason))
     return Table(table_id, caption, cols, tuple(body))
 
 
@@ -163,24 +193,34 @@ def front_section(result: Result) -> Section:
                      "beats on every objective at once. Points tied on every objective are all listed."))
     if len(result.objectives) >= 2:
         a, b = (DISPLAY[m][0] for m, _ in result.objectives[:2])
-        section.add(Figure("pareto", "pareto", f"{a} against {b}: every point that fits, the feasible ones and the "
-                                               "front"))
+        by = ", ".join(categories(result))
+        section.add(Figure("pareto", "pareto", f"{a} against {b}: every point that fits"
+                                               f"{f', coloured by {by}' if by else ''} (hollow: misses a SHALL "
+                                               "target; triangle: hypothetical hardware), and the front"))
     return section.add(points_table(result, [result.rows[i] for i in result.front], "front", "The Pareto front"))
 
 
 def best_section(result: Result) -> Section:
     """The best feasible point on each objective alone."""
-    rows = []
+    rows, flagged = [], []
     for m, up in result.objectives:
         i = result.best.get(m)
         r = result.rows[i] if i is not None else None
+        assumed = hypothetical(r) if r else []
+        if r is not None and assumed:
+            flagged.append(f"{DISPLAY[m][0]} (point {r.index}): {', '.join(assumed)}")
         rows.append((DISPLAY[m][0], "max" if up else "min", shown(r, m) if r else None, r.index if r else None,
                      ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items()) if r else "—",
-                     layout_text(r) if r else "—"))
+                     layout_text(r) if r else "—",
+                     ("hypothetical: " + ", ".join(assumed)) if assumed else "as catalogued" if r else "—"))
     cols = (Column("Objective"), Column("Goal"), Column("Best"), Column("Point #", align="right"), Column("Axes"),
-            Column("Layout"))
-    return Section("best", "Best point per objective").add(Table("best", "The best feasible point on each objective "
-                                                                          "alone", cols, tuple(rows)))
+            Column("Layout"), Column("Hardware"))
+    section = Section("best", "Best point per objective")
+    if flagged:
+        section.add(Para("Hypothetical hardware: these best points assume hardware the catalog does not have (a "
+                         "factor other than 1 on a hardware axis, or a replaced figure), so they answer a what-if, "
+                         "not which platform to buy: " + "; ".join(flagged) + ".", "note"))
+    return section.add(Table("best", "The best feasible point on each objective alone", cols, tuple(rows)))
 
 
 def not_run_section(result: Result) -> Section:
@@ -210,32 +250,51 @@ def conventions_section(result: Result) -> Section:
 
 
 def pareto_figure(result: Result) -> MplFigure:
-    """The first two objectives: every point that fits (grey), the feasible ones (blue), the front (red)."""
+    """The first two objectives: every point that fits, coloured by its categorical axes, and the front.
+
+    Colour: the combination of the categorical axes that vary (cluster, accelerator, precision), so that "DGX B200
+    against GB200" reads off the plot. Filled markers are feasible, hollow ones fit but miss a SHALL target; a
+    triangle marks a point on hypothetical hardware (a hardware factor other than 1). The front is a line.
+    """
     (mx, _), (my, _) = result.objectives[:2]
-    fig = MplFigure(figsize=(6.0, 4.0))
+    fig = MplFigure(figsize=(8.0, 4.4))
     ax = fig.subplots()
-    groups = (("fits, misses a SHALL target", "#bbbbbb", lambda r: r.status == "ok" and not r.feasible),
-              ("feasible", "#4c72b0", lambda r: r.feasible))
-    for label, colour, keep in groups:
-        pts = [(x, y) for r in result.rows if keep(r)
-               if (x := value(r, mx)) is not None and (y := value(r, my)) is not None]
-        if pts:
-            ax.scatter([float(x.magnitude) for x, _ in pts], [float(y.magnitude) for _, y in pts], s=14,
-                       color=colour, label=label, linewidths=0)
+    groups = sorted({category(result, r) for r in result.rows if r.status == "ok"},
+                    key=lambda g: [str(x) for x in g.split(", ")])
+    colour = {g: PALETTE[i % len(PALETTE)] if g else "#4c72b0" for i, g in enumerate(groups)}
+    for g in groups:
+        for feasible in (True, False):
+            for marker, on_catalog in (("o", True), ("^", False)):
+                pts = [(x, y) for r in result.rows if r.status == "ok" and category(result, r) == g and
+                       r.feasible == feasible and (not hypothetical(r)) == on_catalog
+                       if (x := value(r, mx)) is not None and (y := value(r, my)) is not None]
+                if pts:
+                    ax.scatter([float(x.magnitude) for x, _ in pts], [float(y.magnitude) for _, y in pts], s=22,
+                               marker=marker, linewidths=0.9, edgecolors=colour[g],
+                               facecolors=colour[g] if feasible else "none")
     front = sorted(((x, y) for i in result.front
                     if (x := value(result.rows[i], mx)) is not None and (y := value(result.rows[i], my)) is not None),
                    key=lambda xy: float(xy[0].magnitude))
     if front:
-        ax.plot([float(x.magnitude) for x, _ in front], [float(y.magnitude) for _, y in front], "o-", color="#c44e52",
-                markersize=4, linewidth=1.0, label="Pareto front")
+        ax.plot([float(x.magnitude) for x, _ in front], [float(y.magnitude) for _, y in front], "-", color="#333333",
+                linewidth=1.0, zorder=0)
     for m, axis, setter in ((mx, ax.xaxis, ax.set_xlabel), (my, ax.yaxis, ax.set_ylabel)):
         title, _, shown, _ = DISPLAY[m]
         label = "" if shown in PLAIN else fmt.unit_label(shown)
         setter(f"{title} ({label})" if label else title)
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.10g}"))  # 1,500,000, not 1.5 with a 1e6 offset
     ax.grid(True, linewidth=0.3, color="#dddddd")
-    ax.legend(loc="best", frameon=False)
-    ax.set_title(result.problem.sweep.name or result.problem.sweep.id)
+    handles = [Line2D([], [], marker="o", linestyle="", color=colour[g], label=g or "feasible") for g in groups]
+    handles += [Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="#666666",
+                       label="hollow: misses a SHALL target"),
+                Line2D([], [], marker="^", linestyle="", color="#666666", label="triangle: hypothetical hardware"),
+                Line2D([], [], color="#333333", linewidth=1.0, label="Pareto front")]
+    title = ", ".join(categories(result))
+    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=7,
+              title=title or None, title_fontsize=7)
+    ax.set_title(result.problem.sweep.name or result.problem.sweep.id, fontsize=9)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))         # long tick labels such as 1,600,000 must not touch
+    fig.subplots_adjust(right=0.68)
     return fig
 
 

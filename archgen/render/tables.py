@@ -26,19 +26,28 @@ def sources_text(source: str | list[str] | tuple[str, ...]) -> str:
 
 
 BOM_COLUMNS = (
-    Column("Part"), Column("Name"), Column("Kind"), Column("In"), Column("Qty", digits=0, align="right"),
-    Column("Unit power", "kW", 2, "right"), Column("Total power", "kW", 2, "right"),
-    Column("Unit weight", "kg", 1, "right"), Column("Total weight", "kg", 1, "right"), Column("Source"),
+    Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("In"),
+    Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 2, "right"),
+    Column("Total power", "kW", 2, "right"), Column("Unit weight", "kg", 1, "right"),
+    Column("Total weight", "kg", 1, "right"), Column("Source or rule"),
 )
 
 
+def bom_name(line: BomLine, part: Any) -> tuple[str, str, str]:
+    """Name, vendor part number and source (or counting rule) of a BOM line: a catalog part's, else the line's."""
+    if part is None:
+        return line.name or line.part, "—", line.note or "—"
+    return (line.name or part.name or part.id, getattr(part, "part_number", "") or "—",
+            sources_text(getattr(part, "source", "")) or "—")
+
+
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:
-    """A rack's BOM (`analyse.bom.rack_bom`) as a document table, with each part's name and sources."""
+    """A rack's BOM (`analyse.bom.rack_bom`) as a document table, with each part's name, part number and sources."""
     rows = []
     for r in lines:
-        part = specs.get(r.part)
-        rows.append((r.part, part.name or part.id, r.kind, r.within or "rack", r.quantity, r.unit_power,
-                     r.total_power, r.unit_weight, r.total_weight, sources_text(getattr(part, "source", ""))))
+        name, number, source = bom_name(r, specs.get(r.part))
+        rows.append((r.part, name, number, r.kind, r.within or "rack", r.quantity, r.unit_power,
+                     r.total_power, r.unit_weight, r.total_weight, source))
     return Table("bom", caption, BOM_COLUMNS, tuple(rows))
 
 

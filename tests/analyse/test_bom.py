@@ -54,3 +54,38 @@ def test_rack_bom_counts_and_components(shipped):
     assert lines[("connectx-7", "gb200-compute-tray")].quantity == 72
     assert lines[("bluefield-3", "gb200-compute-tray")].quantity == 36
     assert lines[("gb200", "gb200-compute-tray")].total_power is None    # counted in the tray
+
+
+def test_rack_lines_carry_their_unit_power(clusters):
+    """Issue 11, item 7: the cluster BOM showed every rack at "0.000" kW. A rack line's unit power is the maximum draw
+    of its placed parts: a B200 compute rack holds 4 DGX B200 at 14.3 kW (NVIDIA user guide) and one SN2201 at 98 W."""
+    bom = {line.part: line for line in clusters["cluster/dgx-b200-superpod"].cabling.bom}
+    rack = bom["dgx-b200-compute"]
+    assert rack.kind == "Rack" and rack.unit_power.m_as("kW") == pytest.approx(4 * 14.3 + 0.098)
+    assert rack.total_power.m_as("kW") == pytest.approx(31 * (4 * 14.3 + 0.098))
+
+
+def test_rack_accessories_by_rule(shipped):
+    """Issue 11, item 7: power cords, rails and blanking panels. The DGX H100 rack: 4 systems with six PSUs each and
+    C20 inlets (user guide: 6 x 3.3 kW, C19/C20) take 24 C19-to-C20 cords; 5 rack-mounted items (4 DGX, 1 SN2201) take
+    5 rail kits; 42 U less the 4 x 8 U of the DGX on the front (the SN2201 is half depth at the rear) leave 10 U
+    to blank."""
+    bom = {line.part: line for line in shipped.racks["rack/dgx-h100-4"].bom}
+    assert bom["power-cord-c19-c20"].quantity == 24
+    assert bom["rail-kit"].quantity == 5
+    assert bom["blanking-panel-1u"].quantity == 42 - 4 * 8
+    gb200 = {line.part for line in shipped.racks["rack/gb200-nvl72"].bom}
+    assert "rail-kit" not in gb200 and not any(p.startswith("power-cord") for p in gb200)   # ORv3 busbar rack
+
+
+def test_fibre_patch_cords_one_per_optical_link(clusters):
+    """Issue 11, item 7: every optical link gets one patch cord in its length bin, with its connector where the
+    Link part gives one (the MMA4Z00-NS class 2 x SR4 module: two MPO-12 links); copper assemblies get none."""
+    cab = clusters["cluster/gb200-nvl72-su"].cabling
+    optical = sum(n for t in cab.tiers for opt in t.options if opt.a.media not in COPPER
+                  for (label, _), n in t.by_option_bin.items() if label == opt.label)
+    fibres = [line for line in cab.bom if line.kind == "Fibre"]
+    assert optical and sum(line.quantity for line in fibres) == optical
+    assert all(line.unit_power is None and line.note.startswith("one per optical link") for line in fibres)
+    sr8 = [line for line in clusters["cluster/dgx-b200-superpod"].cabling.bom if "-mpo-12-" in line.part]
+    assert sr8 and all(line.name.startswith("Multimode fibre patch cord, MPO-12, ") for line in sr8)

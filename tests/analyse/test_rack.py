@@ -12,6 +12,9 @@ import math
 
 import pytest
 
+from archgen.pipeline import run
+from tests.conftest import SPECS
+
 
 def test_shipped_examples_are_clean(shipped):
     assert [f for f in shipped.findings if not f.waived and f.severity != "info"] == []
@@ -19,12 +22,16 @@ def test_shipped_examples_are_clean(shipped):
 
 def test_gb200_nvl72_power(shipped):
     a = shipped.racks["rack/gb200-nvl72"]
-    # IT load: 18 trays x 5.4 kW + 9 switch trays x 3.8 kW + 2 x 0.098 kW = 97.2 + 34.2 + 0.196 = 131.596 kW
-    assert a.power.it_power.m_as("kW") == pytest.approx(131.596)
+    # Equipment: 18 trays x 5.4 kW + 9 switch trays x 3.8 kW + 2 x 0.098 kW = 97.2 + 34.2 + 0.196 = 131.596 kW
+    assert a.power.equipment.m_as("kW") == pytest.approx(131.596)
+    # Optics in the rack's switch ports: the OOB leaves' four 100 Gb/s QSFP28 uplinks, one 100G SR4 module each
+    # (3.5 W, mmf-100g-sr4)
+    assert a.power.optics.m_as("kW") == pytest.approx(4 * 0.0035)
+    assert a.power.it_power.m_as("kW") == pytest.approx(131.610)
     # Shelves N+N: 8 shelves, 4 usable x 33 kW = 132 kW
     assert a.power.conversion.usable.m_as("kW") == pytest.approx(132)
-    # Input at the feeds: 131.596 kW / 0.97 = 135.666 kW
-    assert a.power.input_power.m_as("kW") == pytest.approx(131.596 / 0.97)
+    # Input at the feeds: 131.610 kW / 0.97 = 135.680 kW
+    assert a.power.input_power.m_as("kW") == pytest.approx(131.610 / 0.97)
     # Feed: 415 V x 60 A x sqrt(3) x 0.8 (NEC 210.20 continuous) = 34.501 kW; N+N of 8 -> 4 x 34.501 = 138.01 kW
     assert a.power.feed_capacity.m_as("kW") == pytest.approx(415 * 60 * math.sqrt(3) * 0.8 / 1000)
     assert a.power.feeds.usable.m_as("kW") == pytest.approx(4 * 415 * 60 * math.sqrt(3) * 0.8 / 1000)
@@ -34,8 +41,8 @@ def test_gb200_nvl72_cooling(shipped):
     a = shipped.racks["rack/gb200-nvl72"]
     # Heat to liquid: 0.85 x (97.2 + 34.2) kW = 111.69 kW
     assert a.cooling.heat_liquid.m_as("kW") == pytest.approx(111.69)
-    # Heat to air: all input power (conversion losses included) minus liquid = 135.666 - 111.69 = 23.976 kW
-    assert a.cooling.heat_air.m_as("kW") == pytest.approx(131.596 / 0.97 - 111.69)
+    # Heat to air: all input power (conversion losses included) minus liquid = 135.680 - 111.69 = 23.990 kW
+    assert a.cooling.heat_air.m_as("kW") == pytest.approx(131.610 / 0.97 - 111.69)
     # PG25 flow: V = Q / (rho c_p dT) = 111,690 W / (1015 kg/m3 x 3930 J/kg/K x 10 K) = 2.800e-3 m3/s = 168.0 L/min
     assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(111690 / (1015 * 3930 * 10) * 60000)
     assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(168.0, abs=0.1)
@@ -82,3 +89,22 @@ def test_phase_factor_depends_on_voltage_basis():
 def test_spare_units(redundancy, count, spare):
     from archgen.analyse.rack import spare_units
     assert spare_units(redundancy, count) == spare
+
+
+@pytest.mark.parametrize("delta_t", ["10 degC", "10 °C", "18 degF", "10 delta_degC", "{value: 10, unit: degC}"])
+def test_coolant_and_air_delta_t_in_degrees_is_a_difference(tmp_path, delta_t):
+    """Issue 11 item 1: `delta_t: 10 degC` was read as 283.15 K, giving 6 L/min of coolant instead of 168 L/min.
+
+    The liquid ΔT (10 K) and the air ΔT (written here as 20 degC or 36 degF, i.e. 20 K) give the shipped figures.
+    """
+    import shutil
+    shutil.copytree(SPECS, tmp_path / "specs")
+    rack = tmp_path / "specs" / "racks" / "gb200-nvl72.yaml"
+    air = "36 degF" if "F" in delta_t else "20 degC"
+    text = rack.read_text(encoding="utf-8").replace("delta_t: 10 K", f"delta_t: {delta_t}")
+    rack.write_text(text.replace("air: {class: A2, delta_t: 20 K}", f"air: {{class: A2, delta_t: {air}}}"),
+                    encoding="utf-8")
+    a = run([tmp_path / "specs"]).racks["rack/gb200-nvl72"]
+    assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(168.0, abs=0.1)
+    # Air: V = 23,990 W / (1.204 kg/m3 x 1006 J/kg/K x 20 K) = 0.9903 m3/s = 2098 CFM
+    assert a.cooling.air_flow.m_as("m**3/s") == pytest.approx((131610 / 0.97 - 111690) / (1.204 * 1006 * 20))

@@ -63,7 +63,7 @@ def test_leaf_count_above_the_derived_adds_spare_leaves(spec_tree) -> None:
     """Rail-optimized: 2 SUs of 8 DGX (8 rails), 32 down ports: ⌊32/8⌋ = 4 rails per leaf, 2 leaves per SU, 4 derived.
 
     leaf.count 6 places 2 spares with their uplinks cabled: 6 x 32 = 192 leaf-spine links, so ⌈192/64⌉ = 3 spines,
-    rounded up to 4 (the smallest divisor of 32). Switches 6 + 4 = 10 at 747 W (QM9700) = 7.47 kW before optics.
+    rounded up to 4 (the smallest divisor of 32). Switches 6 + 4 = 10 at 1,176 W (QM9700) = 11.76 kW before optics.
     The spares carry no traffic: leaf oversubscription 128 / (4 x 32) = 1, one leaf is 1/4 of the bandwidth, the
     busiest leaf uses 32 + 32 = 64 ports.
     """
@@ -73,7 +73,7 @@ def test_leaf_count_above_the_derived_adds_spare_leaves(spec_tree) -> None:
     assert (derived.tier("leaf").switches, derived.tier("spine").switches) == (4, 2)
     assert (m["leaf.switches"].m, m["leaf.spare_switches"].m, m["spine.switches"].m) == (6, 2, 4)
     assert (m["links.access"].m, m["links.leaf_spine"].m) == (128, 192)
-    assert (m["network_power"] - m["optics_power"]).m_as("kW") == pytest.approx(10 * 0.747)
+    assert (m["network_power"] - m["optics_power"]).m_as("kW") == pytest.approx(10 * 1.176)
     assert m["leaf.oversubscription"].m == 1.0 and m["failure.leaf.bandwidth_lost"].m == 0.25
     assert m["leaf.max_ports_used_per_switch"].m == 64 and m["leaf.ports_used"].m == 128 + 192
     assert fa.bisection == derived.bisection

@@ -43,3 +43,41 @@ def test_shipped_surplus_is_only_the_deliberate_management_switches(shipped) -> 
         "sn2201 in the 'dgx-b200-compute-3' racks: 1 placed (1 x 1 per rack), the fabrics derive none there"]
     found = [f for f in shipped.findings if f.id == "NET017"]
     assert len(found) == 2 and all("top-of-rack" in f.waived for f in found)
+
+
+def _superpod_expecting(tmp_path: Path, expect: str) -> list:
+    """NET008 findings of the shipped B200 SuperPOD with its `expect:` block replaced by `expect`."""
+    text = (SPECS / "clusters" / "dgx-b200-superpod.yaml").read_text()
+    start = text.index("\nexpect:\n") + 1
+    end = text.index("\nrequirements:", start) + 1
+    spec = tmp_path / "dgx-b200-superpod.yaml"
+    spec.write_text(text[:start] + expect + text[end:])
+    result = run([spec, SPECS / "racks"])
+    return sorted((f.object, f.message) for f in result.findings if f.id == "NET008")
+
+
+def test_expect_pins_switches_and_cables_per_tier_of_a_published_table(shipped, tmp_path) -> None:
+    """Issue 11, item 10: the shipped SuperPOD pins NVIDIA's Table 4 (127 nodes: 32 leaves, 16 spines, 1,020
+    compute-and-UFM and 1,024 spine-leaf cables, B200 RA, Network Fabrics) and checks clean; a wrong count is found
+    at its tier, and a fabric the cluster lacks is named."""
+    assert not [f for f in shipped.findings if f.id == "NET008"]
+    got = _superpod_expecting(tmp_path, "expect:\n  fabrics:\n    compute: {switches: {leaf: 32, spine: 12, core: 4},"
+                                        " cables: {access: 1024, leaf_spine: 1024}}\n    ib: {switches: {leaf: 1}}\n")
+    fabric = "cluster/dgx-b200-superpod/fabric/compute"
+    assert got == sorted([
+        (fabric, "expected 12 spine switches in fabric compute, the fabric derives 16"),
+        (fabric, "expected 4 core switches in fabric compute, the fabric derives 0 (it has 2 tier(s))"),
+        (fabric, "expected 1024 access cables in fabric compute, the fabric derives 1020 links"),
+        ("cluster/dgx-b200-superpod", "expect names fabric 'ib', which the cluster does not have (fabrics: compute, "
+                                      "inband, oob, storage)")])
+
+
+def test_inconsistent_expectation_is_explained(tmp_path) -> None:
+    """Issue 11, item 10: `expect: {accelerators: 1024, nodes: 127}` (a full 4-SU count beside the UFM SU's nodes)
+    cannot hold for 8-GPU nodes; NET008 says the expectation contradicts itself, not only that the layout differs."""
+    got = _superpod_expecting(tmp_path, "expect: {accelerators: 1024, nodes: 127}\n")
+    assert got == [("cluster/dgx-b200-superpod", "expected 1024 accelerators, the layout gives 1016; the expectation "
+                    "contradicts itself: 127 expected nodes x 8 accelerators per node (dgx-b200) = 1016, not 1024")]
+    assert _superpod_expecting(tmp_path, "expect: {accelerators: 1024, nodes: 128}\n") == [
+        ("cluster/dgx-b200-superpod", "expected 1024 accelerators, the layout gives 1016"),
+        ("cluster/dgx-b200-superpod", "expected 128 nodes, the layout gives 127")]

@@ -51,3 +51,19 @@ def test_registering_a_duplicate_id_fails():
         check("PWR001", "dup")(lambda ctx: iter(()))
     with pytest.raises(ValueError, match="does not match"):
         check("pwr1", "bad")
+
+
+def test_waiver_covers_only_findings_about_its_subject(tmp_path):
+    """Issue 11, item 10: `check` applies a waiver per subject. Our hall requirements fail twice on ACME's rack
+    acme-r4 (REQ001); a waiver naming rack/acme-r4 waives both, one naming rack/acme-net neither."""
+    from archgen.pipeline import run
+    from tests.test_gap import fixed_proposal, requirements_without
+
+    def req001(subject: str, root) -> list:
+        reqs = requirements_without(root / "r", "REQ-HALL-NET-002", extra=(
+            f"waivers:\n  - {{check: REQ001, subject: {subject}, reason: a lighter frame in rev C}}\n"))
+        result = run([fixed_proposal(root / "p"), reqs])
+        return sorted((f.object, bool(f.waived)) for f in result.findings if f.id == "REQ001")
+
+    assert req001("rack/acme-r4", tmp_path / "a") == [("rack/acme-r4", True)] * 2
+    assert req001("rack/acme-net", tmp_path / "b") == [("rack/acme-r4", False)] * 2

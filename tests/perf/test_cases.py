@@ -61,7 +61,7 @@ def test_unknown_accelerator(tmp_path):
     assert messages(tmp_path, GOOD.replace("h100-sxm5-80gb", "h100-pcie")) == (
         "cases.yaml:6:28: error: one.system.accelerator: unknown accelerator 'h100-pcie': expected one of: "
         "a100-sxm4-80gb, b200-sxm-180gb, b300-sxm-288gb, gaudi3, gb200, gb300, h100-sxm5-80gb, h200-sxm-141gb, "
-        "h800-sxm5-80gb, mi300x, mi325x, mi355x")
+        "h800-sxm5-80gb, mi300x, mi325x, mi355x, tpu-v4")
 
 
 def test_zero_dimension(tmp_path):
@@ -179,3 +179,12 @@ def test_megatron_core_layouts_are_accepted(tmp_path):
         text = _training(training)
         (result,) = score_file(write(tmp_path, text))
         assert result.predicted > 0
+
+
+def test_a_collective_asking_for_in_network_reduction_it_lacks_is_located(tmp_path):
+    """SHARP across nodes on a fabric the case does not say reduces: an error at the case's algorithm."""
+    text = GOOD.replace('collective: {op: all_reduce, size: "1 GiB", algorithm: ring}',
+                        'collective: {op: all_reduce, size: "1 GiB", algorithm: sharp}')
+    assert messages(tmp_path, text.replace("count: 8", "count: 16")) == (
+        "cases.yaml:7:58: error: one.collective.algorithm: algorithm 'sharp' reduces across scale-up domains, which "
+        "needs SHARP in-network reduction in the scale-out switches; this fabric's switches do not have it")

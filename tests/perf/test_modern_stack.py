@@ -77,12 +77,15 @@ def test_trtllm_serving_fp8_hopper_within_25_percent_and_fp4_over():
 def test_kv_reservation_sets_the_concurrency(h100, inp, out):
     """'full' holds each sequence's whole request (input + output) in the KV cache, as TensorRT-LLM's default
     scheduler reserves it; 'mean' holds the mean context (input + output/2). Usable memory is 90 % of HBM after the
-    weights; Llama 3.1 8B in FP8 keeps 2 · 32 · 8 · 128 = 65,536 bytes of KV cache per token."""
-    usable = h100.hbm_capacity * 0.9 - LLAMA3_8B.params()
+    weights (the blocks' linear layers in FP8, the embedding and output layer of 128,256 x 4,096 in BF16); Llama 3.1
+    8B in FP8 keeps 2 · 32 · 8 · 128 = 65,536 bytes of KV cache per token."""
+    embed = 2 * 128256 * 4096
+    weights = (LLAMA3_8B.params() - embed) * 1.0 + embed * 2.0
+    usable = h100.hbm_capacity * 0.9 - weights
     for reserve, tokens in (("full", inp + out), ("mean", inp + out / 2)):
         est = estimate_inference(h100, ServeJob(LLAMA3_8B, inp, out, "fp8", kv_reserve=reserve), 1)
         assert est.max_batch == math.floor(usable / (65536 * tokens))
-        assert est.memory_per_gpu == pytest.approx(LLAMA3_8B.params() + est.max_batch * 65536 * tokens)
+        assert est.memory_per_gpu == pytest.approx(weights + est.max_batch * 65536 * tokens)
     full, mean = (estimate_inference(h100, ServeJob(LLAMA3_8B, inp, out, "fp8", kv_reserve=r), 1) for r in
                   ("full", "mean"))
     assert full.tpot < mean.tpot and full.tokens_per_second_replica < mean.tokens_per_second_replica

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from archgen.perf.arch import Arch
-from archgen.perf.inference import ServeJob, _forward
+from archgen.perf.inference import ServeJob, _forward, output_time
 from archgen.perf.kernels import gemm_time
 from archgen.perf.roofline import _gemm, inference_kernels, training_kernels
 from archgen.perf.training import Job, _layer_forward
@@ -106,13 +106,14 @@ def test_training_kernel_times_sum_to_the_step_models_layer(h100, arch, tp, sp, 
 
 @pytest.mark.parametrize("arch", [GPT3, MOE], ids=["dense", "moe"])
 def test_inference_kernel_times_sum_to_the_serving_models_layer(h100, arch):
-    """Prefill and decode kernels of one layer = `inference._forward` of a one-layer model minus its logits."""
+    """Prefill and decode kernels of one layer = `inference._forward` of a one-layer model minus its logits and
+    sampling (`inference.output_time`); shared experts are listed beside the routed ones."""
     one = Arch(**{**arch.__dict__, "layers": 1, "dense_layers": 0})
     job = ServeJob(one, 2048, 256, "fp8")
     r = inference_kernels(h100, one, input_len=2048, output_len=256, dtype="fp8", kv_dtype=None, tp=1, batch=64)
     for phase, tokens, context, batch, prefill in (("prefill", 2048.0, 2048.0, 1.0, True),
                                                    ("decode", 64.0, 2048 + 128.0, 64.0, False)):
-        logits = gemm_time(h100, "fp8", tokens if not prefill else tokens / context, one.vocab, one.hidden)
+        logits = output_time(h100, one, tokens if not prefill else tokens / context, 1)
         layer = _forward(h100, job, tokens, 1, context=context, batch=batch, prefill=prefill) - logits
         assert sum(k.time for k in r.kernels if k.phase == phase) == pytest.approx(float(layer), rel=1e-12)
 

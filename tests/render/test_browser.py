@@ -87,3 +87,39 @@ def test_pages_load_cleanly_in_chromium(pages, tmp_path):
         console = [line for line in run.stderr.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
         assert console == [], console
         assert shot.exists() and shot.stat().st_size > 10_000
+
+
+OVERFLOW_PROBE = """<script>
+window.addEventListener("load", function () {
+  var width = document.documentElement.clientWidth;
+  var wide = [];
+  document.querySelectorAll("main *").forEach(function (el) {
+    var r = el.getBoundingClientRect();
+    var scroller = el.closest(".scroll-x");
+    if (r.right > width + 1 && !(scroller && scroller !== el)) {
+      wide.push(el.tagName + (el.id ? "#" + el.id : "") + " " + Math.round(r.right));
+    }
+  });
+  var out = document.createElement("pre");
+  out.id = "archgen-overflow";
+  out.textContent = JSON.stringify({page: document.documentElement.scrollWidth, width: width,
+                                    wide: wide.slice(0, 8)});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def test_layout_never_overflows_at_1400_px(pages, tmp_path):
+    """Issue 11, item 9: at a 1,400 px window no element of a document (the cluster's 12-column fabric table, the BOM
+    with long sources) reaches past the right edge and the page never scrolls sideways; a table too wide for the
+    column scrolls inside its own box."""
+    for page in pages:
+        probed = tmp_path / f"overflow-{page.name}"
+        probed.write_text(page.read_text(encoding="utf-8").replace("<head>", "<head>\n" + OVERFLOW_PROBE, 1),
+                          encoding="utf-8")
+        dom = _chromium(["--window-size=1400,1000", "--dump-dom", probed.as_uri()], tmp_path)
+        m = re.search(r'<pre id="archgen-overflow">(.*?)</pre>', dom.stdout, re.S)
+        assert m, f"{page.name}: probe did not run; chromium said: {dom.stderr[-2000:]}"
+        result = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+        assert result["width"] > 1300, result
+        assert result["page"] <= result["width"] and result["wide"] == [], (page.name, result)

@@ -100,3 +100,44 @@ def test_the_pipeline_adds_the_growth_series_only_when_asked(shipped_run):
     from archgen.pipeline import run
     assert sorted(shipped_run.scaling) == sorted(shipped_run.clusters)
     assert run([REPO / "specs" / "racks"]).scaling == {}
+
+
+def test_bisection_is_stated_with_its_convention_and_the_injection(cluster_out):
+    """Issue 11, item 11: the B200 compute fabric is non-blocking (1:1), yet its bisection per accelerator (200 Gb/s)
+    is half its injection (400 Gb/s) by the cut-in-halves convention; printed alone it read as a 2:1 taper."""
+    folder, _, analysis = cluster_out
+    md = (folder / f"{CLUSTER}.md").read_text()
+    compute = next(fa for fa in analysis.fabrics if fa.fabric.spec.id == "compute")
+    assert max(compute.oversubscription.values()) <= 1.0                 # non-blocking (0.996:1 with the UFM ports)
+    bis = compute.metrics["bisection_per_accelerator"].m_as("Gbit/s")
+    inj = compute.metrics["injection_per_accelerator"].m_as("Gbit/s")
+    assert bis == pytest.approx(inj / 2)                      # min(E·s/2, ...) over all E endpoints: docs/clusters.md
+    stated = (f"bisection {bis:,.0f} Gb/s per accelerator (one direction, over all accelerators; 100 % of full "
+              f"bisection, which is half the injection of {inj:,.0f} Gb/s per accelerator)")
+    assert f"| Fabric compute | 2 tier(s), 1 plane(s), {stated}, oversubscription 1.00:1 |" in md
+    assert re.search(rf"^\| compute \| compute \(east-west\) \|.*\| {inj:,.0f} \| {bis:,.0f} \| 100 % \| 1.00 \|",
+                     md, re.M)
+    assert "is half its injection (full bisection, 100 %), not a 2:1 taper" in md
+
+
+def test_floor_plan_in_metres_with_aisles_and_one_colour_per_rack_type(shipped_run):
+    """Issue 11, item 8: the floor plan was a grid of positions. It is drawn in metres from the floor spec (B200
+    SuperPOD: 9 racks at 0.6 m pitch = 5.40 m along a row, 5 rows at 3.6 m pitch with 1.2 m deep racks = 15.60 m),
+    with the aisles (row pitch - rack depth = 2.40 m) alternating cold and hot, and each rack type keeps its colour
+    in every cluster of the render."""
+    from archgen.render.cluster_diagrams import floor_plan, rack_colours
+
+    colours = rack_colours(r.spec.id for r in shipped_run.design.racks)
+    fig = floor_plan(shipped_run.clusters[f"cluster/{CLUSTER}"], colours)
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert "5.40 m: 9 racks at 0.60 m" in texts and "15.60 m: 5 rows at 3.60 m" in texts
+    assert texts.count("cold aisle, 2.40 m") == 2 and texts.count("hot aisle, 2.40 m") == 2
+    assert ax.get_title(loc="left") == f"{CLUSTER}: 38 racks in 5 row(s), 5.4 m × 15.6 m"
+    legend = {t.get_text().split(" (")[0]: h.get_facecolor() for t, h in
+              zip(ax.get_legend().get_texts(), ax.get_legend().legend_handles, strict=True)}
+    from matplotlib.colors import to_rgba
+    assert all(legend[t] == to_rgba(colours[t]) for t in legend)
+    other = floor_plan(shipped_run.clusters["cluster/gb200-nvl72-su"], colours)
+    for t, h in zip(other.axes[0].get_legend().get_texts(), other.axes[0].get_legend().legend_handles, strict=True):
+        assert h.get_facecolor() == to_rgba(colours[t.get_text().split(" (")[0]])

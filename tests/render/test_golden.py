@@ -24,3 +24,47 @@ def test_golden_set_is_complete(rendered):
 def test_matches_golden(rendered, rel):
     assert rendered.get(rel) == (GOLDEN / rel).read_text(encoding="utf-8"), \
         f"{rel} differs from its golden file: run `make golden` and review the diff"
+
+
+#: Internal references and wording that must not reach a partner (issue 11, item 9: "anchors note section 2.2").
+INTERNAL = ("anchors note", "research note", "stored source", "model gap", "catalog-audit", "../shared", "/work/",
+            "/home/", "/tmp/")
+
+
+def test_documents_carry_no_internal_notes_or_machine_paths(rendered):
+    for rel, text in rendered.items():
+        lowered = text.lower()
+        assert not [w for w in INTERNAL if w in lowered], rel
+
+
+def test_documents_rendered_from_absolute_paths_show_relative_ones(tmp_path, monkeypatch):
+    """A render from elsewhere with absolute spec paths (as CI does) shows the spec files relative to the working
+    directory and the shipped catalog as catalog/..., never the machine's absolute paths."""
+    from archgen.pipeline import run
+    from archgen.render import render_all
+    from tests.render.golden_util import REPO
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    render_all(run([REPO / "specs" / "racks"]), out, target="dgx-h100-4",
+               formats=("md",), revision="test", progress=False)
+    text = (out / "dgx-h100-4" / "dgx-h100-4.md").read_text()
+    assert str(REPO) not in text and "/tmp/" not in text
+    assert "| catalog/systems/dgx-h100.yaml:" in text                 # the CAT001 waiver's location
+
+
+def test_validation_lists_only_checks_that_apply_with_value_and_limit(shipped_run, tmp_path):
+    """Issue 11, item 9: the air-cooled DGX H100 rack document listed NET, CAB, PERF and CDU checks as "pass" although
+    it has no fabric, workload or liquid loop; passes showed no numbers. Now those are named as not applicable, and
+    a passed rack check shows what it compared: PWR002, input power 4 x 10.2 kW + 98 W = 40.9 kW against the usable
+    feeds, N+1 of 3 x 415 V x 60 A x sqrt(3) x 0.8 = 2 x 34.5 = 69.0 kW."""
+    from archgen.render import render_all
+    render_all(shipped_run, tmp_path, target="dgx-h100-4", formats=("md",), revision="test", progress=False)
+    md = (tmp_path / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")  # not a golden target
+    table = md[md.index("*Table: Checks: computed value against limit*"):]
+    table = table[:table.index("\n\n<a id")]
+    for cid in ("NET001", "CAB001", "PERF001", "COOL001", "COOL004"):
+        assert f"check-{cid.lower()}" not in table and cid in md[md.index("Not applicable, so not listed"):]
+    assert ("| <a id=\"check-pwr002\"></a>PWR002 | The rack's input power fits its feeds after derating, with the feed "
+            "redundancy. | rack/dgx-h100-4 | pass | 40.9 kW | 69.0 kW | — |  |") in table
+    assert "| <a id=\"check-cool005\"></a>COOL005 |" in table            # the rack stands in a facility (hall-air)

@@ -1,0 +1,198 @@
+"""Where a fat tree's switches stand and which leaf each node port lands on, vectorised with numpy.
+
+Switches of a tier fill the slots of their part in the racks its `rack` names, in floor order (rail leaves of
+unit instance g in g's own racks, every plane); node ports map to leaves by rail (rail-optimized groups) or in
+order. `archgen.analyse.cabling` turns both into cable runs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from archgen.analyse.network import FabricAnalysis, Problem, count
+from archgen.build import ClusterDesign
+from archgen.model import Switch, System
+
+
+def rack_slots(cluster: ClusterDesign, rack_id: str | None, switch: Switch | None) -> list[tuple[int, int]]:
+    """(rack instance index, U) of every slot holding `switch` in racks of type `rack_id`, in floor order."""
+    if rack_id is None or switch is None:
+        return []
+    us = [p.u for p in cluster.rack_types[rack_id].items if p.part.id == switch.id] if rack_id in \
+        cluster.rack_types else []
+    return [(i, u) for i, inst in enumerate(cluster.instances) if inst.rack.spec.id == rack_id for u in us]
+
+
+def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem],
+                    taken: dict[tuple[str, str], int]) -> dict[str, np.ndarray]:
+    """(rack instance, U) per switch of each tier, planes one after the other; overflow goes to the last slot.
+
+    Slots are handed out in fabric and tier order, so two fabrics placing the same switch in the same rack type
+    share its slots instead of both claiming the first ones.
+    """
+    out: dict[str, np.ndarray] = {}
+    spec = fa.fabric.spec
+    for t in fa.tiers:
+        total = t.switches * fa.planes
+        rack_id = spec.rack_of(t.name)
+        slots = rack_slots(cluster, rack_id, t.switch)
+        key = (rack_id or "", t.switch.id if t.switch else "")
+        first = taken.get(key, 0)
+        taken[key] = first + total
+        grouped = t.name == "leaf" and bool(fa.leaves_per_group) and spec.rail_optimized
+        if rack_id is not None and len(slots) < first + total and not grouped:
+            problems.append(Problem("NET012", fa.fabric.owner_path + (t.name, "rack"),
+                                    f"{fa.fabric.path}: {t.name} needs {total} x {key[1] or '?'}; the '{rack_id}' "
+                                    f"racks hold {len(slots)}, {min(first, len(slots))} taken by other fabrics",
+                                    count(total), count(max(len(slots) - first, 0))))
+        slots = slots[first:] if first < len(slots) else slots[-1:]
+        if not slots:
+            out[t.name] = np.full((total, 2), -1, dtype=np.int64)
+            continue
+        arr = np.array(slots, dtype=np.int64)
+        if grouped:
+            out[t.name] = _group_leaf_slots(cluster, fa, arr, t.switches, problems)
+            continue
+        idx = np.minimum(_slot_order(fa, t.name, t.switches), len(arr) - 1)
+        out[t.name] = arr[idx]
+    return out
+
+
+def _group_keys(cluster: ClusterDesign, fa: FabricAnalysis) -> list[tuple[str, int]]:
+    """Unit instances holding nodes of this fabric, in floor order (the group ordinal of `access_ports`)."""
+    keys: list[tuple[str, int]] = []
+    for inst in cluster.instances:
+        key = (inst.unit, inst.unit_index)
+        if inst.unit and (not keys or keys[-1] != key) and key not in keys and any(
+                isinstance(p.part, System) and fa.ports_per_node.get(p.part.id) for p in inst.rack.items):
+            keys.append(key)
+    return keys
+
+
+def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per_plane: int,
+                      problems: list[Problem]) -> np.ndarray:
+    """Rail leaves of group g (every plane) take the slots in unit instance g's own racks; the rest follow."""
+    unit_of = [(i.unit, i.unit_index) for i in cluster.instances]
+    pools: dict[tuple[str, int], list[int]] = {}
+    for j, (rack, _) in enumerate(arr.tolist()):
+        pools.setdefault(unit_of[rack], []).append(j)
+    keys = _group_keys(cluster, fa)
+    order = _slot_order(fa, "leaf", per_plane)        # position of each switch in the group-major sequence
+    need = fa.leaves_per_group * fa.planes
+    chosen = np.zeros(len(order), dtype=np.int64)
+    used: set[int] = set()
+    short = 0
+    seq_to_slot: list[int] = []
+    for key in keys:
+        pool = pools.get(key, [])
+        short += max(need - len(pool), 0)
+        seq_to_slot += (pool + [pool[-1] if pool else len(arr) - 1] * need)[:need]
+        used.update(pool[:need])
+    free = [j for j in range(len(arr)) if j not in used]
+    rest = free or [len(arr) - 1]
+    extra = len(order) - len(seq_to_slot)
+    seq_to_slot += (rest + [rest[-1]] * max(extra, 0))[:max(extra, 0)]
+    chosen[:] = np.array(seq_to_slot, dtype=np.int64)[np.minimum(order, len(seq_to_slot) - 1)]
+    if short:
+        problems.append(Problem("NET012", fa.fabric.owner_path + ("leaf", "rack"),
+                                f"{fa.fabric.path}: {short} rail leaves do not fit in their own unit's racks",
+                                count(short), count(0)))
+    if extra > len(free):  # leaves outside the groups (other endpoints, spares of a fixed leaf.count)
+        problems.append(Problem("NET012", fa.fabric.owner_path + ("leaf", "rack"),
+                                f"{fa.fabric.path}: {extra} leaves outside the rail groups need a slot; the "
+                                f"'{fa.fabric.spec.leaf.rack}' racks have {len(free)} left", count(extra),
+                                count(len(free))))
+    return arr[chosen]
+
+
+def _slot_order(fa: FabricAnalysis, tier: str, per_plane: int) -> np.ndarray:
+    """Slot index of switch (plane p, index i) stored at p·per_plane + i.
+
+    Rail leaves of one group are kept together across planes (group g's leaves of every plane take the g-th run
+    of slots), so each SU's leaves of all planes land in that SU's network racks; other switches fill in order.
+    """
+    planes = fa.planes
+    idx = np.arange(per_plane * planes)
+    if tier != "leaf" or not fa.leaves_per_group or planes == 1:
+        return idx
+    p, i = np.divmod(idx, per_plane)
+    grouped = fa.groups * fa.leaves_per_group
+    g, r = np.divmod(i, fa.leaves_per_group)
+    in_group = g * fa.leaves_per_group * planes + p * fa.leaves_per_group + r
+    rest = grouped * planes + p * max(per_plane - grouped, 0) + (i - grouped)
+    return np.where(i < grouped, in_group, rest)
+
+
+def _rank_within(keys: np.ndarray) -> np.ndarray:
+    """For each position, how many earlier positions hold the same key (a per-key running count)."""
+    if not len(keys):
+        return keys
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_keys)) + 1]
+    first = np.repeat(starts, np.diff(np.r_[starts, len(keys)]))
+    rank = np.empty_like(keys)
+    rank[order] = np.arange(len(keys)) - first
+    return rank
+
+
+def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray, ...]:
+    """Per node port of this fabric: rack instance, U, plane, leaf index within the plane.
+
+    Vectorised over nodes and ports (a million-port fabric costs array operations, not a Python loop per port):
+    nodes in floor order, each with its unit instance's ordinal g and its index inside that instance; port p of a
+    node is port q = (index mod nodes per domain)·ppn + p of its scale-up domain. Rail-optimized ports in a group go
+    to rail q mod R of the group's leaves; other ports fill the leaves after the groups in order, per plane.
+    """
+    spec = fa.fabric.spec
+    leaf = fa.tier("leaf")
+    down = max(leaf.down if leaf else 1, 1)
+    per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"
+    kinds: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for rid, rack in cluster.rack_types.items():
+        items = [(item.u, fa.ports_per_node.get(item.part.id, 0)) for item in rack.items
+                 if isinstance(item.part, System) and fa.ports_per_node.get(item.part.id, 0)]
+        kinds[rid] = (np.array([u for u, _ in items], dtype=np.int64), np.array([n for _, n in items], dtype=np.int64))
+    ordinal: dict[tuple[str, int], int] = {}
+    inst_rack, inst_key, inst_grouped, counts = [], [], [], []
+    for ri, inst in enumerate(cluster.instances):
+        n = len(kinds[inst.rack.spec.id][0])
+        if not n:
+            continue
+        inst_rack.append(ri)
+        inst_key.append(ordinal.setdefault((inst.unit, inst.unit_index), len(ordinal)))
+        inst_grouped.append(bool(inst.unit))
+        counts.append(n)
+    if not counts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    counts_a = np.array(counts, dtype=np.int64)
+    node_rack = np.repeat(np.array(inst_rack, dtype=np.int64), counts_a)
+    node_key = np.repeat(np.array(inst_key, dtype=np.int64), counts_a)
+    node_grouped = np.repeat(np.array(inst_grouped, dtype=bool), counts_a)
+    node_u = np.concatenate([kinds[cluster.instances[ri].rack.spec.id][0] for ri in inst_rack])
+    node_ppn = np.concatenate([kinds[cluster.instances[ri].rack.spec.id][1] for ri in inst_rack])
+    node_index = _rank_within(node_key)
+    per_domain = np.maximum(1, (fa.rails * fa.planes) // node_ppn) if per_domain_rack else np.ones_like(node_ppn)
+    dj, within = np.divmod(node_index, per_domain)
+    # ports: each node repeated ppn times, p = 0 .. ppn - 1
+    rep = np.repeat(np.arange(len(node_ppn)), node_ppn)
+    p = np.arange(len(rep)) - np.repeat(np.cumsum(node_ppn) - node_ppn, node_ppn)
+    ppn, q = node_ppn[rep], within[rep] * node_ppn[rep] + p
+    rails = max(fa.rails, 1)
+    plane = np.minimum(q // rails, fa.planes - 1) if spec.rail_optimized else p * fa.planes // ppn
+    grouped = node_grouped[rep] & bool(getattr(spec, "rail_optimized", False) and fa.group_domains > 0)
+    g = node_key[rep]
+    if fa.group_domains <= down:
+        lf_group = g * fa.leaves_per_group + (q % rails) // max(fa.rails_per_leaf, 1)
+    else:
+        lpr = math.ceil(fa.group_domains / down)
+        lf_group = g * fa.leaves_per_group + (q % rails) * lpr + dj[rep] // down
+    base = fa.groups * fa.leaves_per_group
+    rest = np.zeros(len(rep), dtype=np.int64)
+    if (~grouped).any():   # the ungrouped ports of each plane fill its leaves after the groups', in order
+        rest[~grouped] = base + _rank_within(plane[~grouped]) // down
+    leaves = np.where(grouped, lf_group, rest)
+    return node_rack[rep], node_u[rep], plane, leaves

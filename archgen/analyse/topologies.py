@@ -1,0 +1,252 @@
+"""Torus, dragonfly and rail-only fabrics in closed form, beside the fat tree of `archgen.analyse.fabric`.
+
+Every count is a formula over the spec's numbers (N chips, d_i chips along dimension i, s = line rate):
+
+* **torus** (N. P. Jouppi et al., "TPU v4: An Optically Reconfigurable Supercomputer for Machine Learning with
+  Hardware Support for Embeddings", ISCA 2023): N = Π d_i chips; links along dimension i = N (a ring of d_i ≥ 3
+  closes), N/2 for d_i = 2 (the pair's one link), N/d_i·(d_i − 1) without wraparound; links per chip = 2 per
+  dimension of 3 or more, 1 per dimension of 2; diameter = Σ ⌊d_i/2⌋ hops (Σ (d_i − 1) as a mesh); bisection
+  (one direction) = 2·N/D links across the largest dimension D (N/D as a mesh or D = 2). With optical circuit
+  switches joining cubes of c_i chips, the N/c_i links of dimension i that cross a cube face run through OCSes:
+  one OCS per dimension and face position (Σ_i Π_{j≠i} c_j OCSes, 48 for TPU v4's 4x4x4 cubes), each taking
+  2 x cubes fibres (128 of a Palomar OCS's ports for 64 cubes), 2·Σ_i N/c_i fibres in all.
+* **dragonfly** (J. Kim, W. J. Dally, S. Scott, D. Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology",
+  ISCA 2008): g groups of a routers, p terminals and h global links per router, routers joined all-to-all in a
+  group; a router uses p + (a − 1) + h ports; g ≤ a·h + 1, and each pair of groups gets m = ⌊a·h/(g − 1)⌋ global
+  links; routers = a·g, local links = g·a(a − 1)/2, global links = m·g(g − 1)/2; diameter = 3 router-to-router
+  hops (4 routers) between groups (2 hops when every router has a global link to every other group, h ≥ g − 1),
+  1 hop (2 routers) inside one; bisection (cut between halves of the groups) =
+  min(E·s/2, ⌊g/2⌋·⌈g/2⌉·m·s); largest size (a·h + 1)·a·p terminals.
+* **rail-only** (W. Wang et al., "How to Build Low-cost Networks for Large Language Models (without Sacrificing
+  Performance)", arXiv 2307.12169, 2023): R rails x P planes, each its own tree of the E_r = scale-up domains
+  ports on it: one switch when E_r ≤ k, else leaves of d down / u up ports (split by the oversubscription),
+  L_r = ⌈E_r / d⌉, and S_r = the smallest divisor of u ≥ ⌈L_r·u / k_spine⌉ spines; no spine joins two rails, so
+  traffic between rails crosses the scale-up domain. Bisection (cut between halves of the domains) =
+  R·P·min(E_r·s/2, L_r·u·s/2); hops 1 (or 3).
+
+The graphs that cross-check these forms on small instances are in `archgen.topology` (`torus_graph`,
+`dragonfly_graph`, `rail_only_graph`; tests/test_topologies.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from archgen.analyse.fabric import FabricAnalysis, node_ports, other_switches, rails
+from archgen.analyse.nodes import NodeType, compute_node, count
+from archgen.analyse.ports import Problem, tier_ports
+from archgen.analyse.tiers import TierCount
+from archgen.build import BoundFabric, ClusterDesign, Design
+from archgen.model import Accelerator
+from archgen.model.fabrics import Dragonfly, RailOnly, Torus
+
+
+def analyse_topology(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
+                     accelerators: int) -> FabricAnalysis:
+    """Closed-form sizing of a torus, dragonfly or rail-only fabric."""
+    spec = fabric.spec
+    if isinstance(spec, Torus):
+        return _torus(design, fabric, nodes, accelerators)
+    if isinstance(spec, Dragonfly):
+        return _dragonfly(design, cluster, fabric, nodes, accelerators)
+    if isinstance(spec, RailOnly):
+        return _rail_only(design, cluster, fabric, nodes, accelerators)
+    raise TypeError(f"no closed form for topology '{spec.topology}'")
+
+
+def _result(fabric: BoundFabric, accelerators: int, problems: list[Problem], **kw) -> FabricAnalysis:
+    """A FabricAnalysis with the fat-tree-only fields left empty."""
+    fields = dict(tiers_used=1, planes=1, ports_per_node={}, node_ports=0, endpoint_ports=0, reserved_ports=0,
+                  rails=0, rails_per_leaf=0, group="", group_domains=0, groups=0, leaves_per_group=0, pods=0,
+                  spines_per_pod=0, core_links_per_spine_pair=0, tiers=(), links={}, oversubscription={}, hops=0,
+                  max_endpoints=0, max_accelerators=0, failure={})
+    fields.update(kw)
+    return FabricAnalysis(fabric=fabric, accelerators=accelerators, problems=tuple(problems),
+                          topology=fabric.spec.topology, **fields)
+
+
+# ------------------------------------------------------------------------------------------------ torus
+
+def ring_links(d: int, wrap: bool) -> int:
+    """Links of one ring (or line) of d chips."""
+    if d <= 1:
+        return 0
+    return (d if d >= 3 else 1) if wrap else d - 1
+
+
+def torus_figures(dims: list[int], wrap: bool = True, per_neighbour: int = 1) -> dict[str, int]:
+    """Chips, links, links per chip, diameter (hops) and bisection links (one direction) of a torus or mesh."""
+    n = math.prod(dims)
+    links = sum(ring_links(d, wrap) * (n // d) for d in dims) * per_neighbour
+    degree = sum(2 if d >= 3 else 1 if d == 2 else 0 for d in dims) * per_neighbour
+    diameter = sum(d // 2 if wrap else d - 1 for d in dims)
+    big = max(dims)
+    cut = ((2 if wrap and big >= 3 else 1) * (n // big) if big > 1 else 0) * per_neighbour
+    return {"chips": n, "links": links, "degree": degree, "diameter": diameter, "bisection_links": cut}
+
+
+def ocs_figures(dims: list[int], cube: list[int], wrap: bool = True) -> dict[str, int]:
+    """OCSes, ports per OCS, fibres and the torus links left inside the cubes, for cubes of `cube` chips."""
+    n, cubes = math.prod(dims), math.prod(d // c for d, c in zip(dims, cube, strict=True))
+    crossing = sum(n // c for d, c in zip(dims, cube, strict=True) if d > 1 and (wrap or d > c))
+    faces = sum(math.prod(c for j, c in enumerate(cube) if j != i) for i in range(len(cube)))
+    return {"cubes": cubes, "ocs": faces, "ocs_ports": 2 * cubes, "fibres": 2 * crossing, "crossing": crossing}
+
+
+def _torus(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...], accelerators: int) -> FabricAnalysis:
+    spec, here, problems = fabric.spec, fabric.owner_path, []
+    f = torus_figures(spec.dims, spec.wraparound, spec.links_per_neighbour)
+    shape = "x".join(str(d) for d in spec.dims)
+    if f["chips"] != accelerators:
+        problems.append(Problem("NET020", here + ("dims",), f"a {shape} torus joins {f['chips']} chips; the "
+                                f"cluster has {accelerators} accelerators: expected dims whose product is "
+                                f"{accelerators}", count(f["chips"]), count(accelerators)))
+    compute = compute_node(nodes)
+    acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
+    have = acc.scale_up.links if isinstance(acc, Accelerator) and acc.scale_up else 0
+    if have and f["degree"] > have:
+        problems.append(Problem("NET001", here + ("dims",), f"each chip of a {shape} torus needs {f['degree']} "
+                                f"links; {acc.id} has {have}", count(f["degree"]), count(have)))
+    s = spec.speed
+    links = {"neighbour": f["links"]}
+    tiers: tuple[TierCount, ...] = ()
+    figures = {"torus.diameter": count(f["diameter"]), "torus.links_per_chip": count(f["degree"])}
+    ocs_sw = fabric.tiers["ocs"].switch
+    if spec.ocs is not None:
+        o = ocs_figures(spec.dims, spec.ocs.cube, spec.wraparound)
+        links = {"neighbour": f["links"] - o["crossing"] * spec.links_per_neighbour,
+                 "ocs": o["fibres"] * spec.links_per_neighbour}
+        per_ocs = o["ocs_ports"] * spec.links_per_neighbour
+        radix = tier_ports(ocs_sw, None, None, s, None, None, here + ("ocs",)).radix if ocs_sw else 0
+        if ocs_sw is not None and per_ocs > radix:
+            problems.append(Problem("NET001", here + ("ocs", "switch"), f"each OCS joins {o['cubes']} cubes "
+                                    f"({per_ocs} fibres); {ocs_sw.id} has {radix} ports", count(per_ocs),
+                                    count(radix)))
+        tiers = (TierCount("ocs", ocs_sw, s, radix, 1, radix, 0, s, o["ocs"], o["ocs"] * per_ocs, 0),)
+        figures |= {"torus.cubes": count(o["cubes"]), "torus.ocs": count(o["ocs"])}
+    failure = {"failure.chip.links_lost": count(f["degree"]),
+               "failure.chip.bandwidth_lost": count(1 / f["chips"] if f["chips"] else 0)}
+    return _result(fabric, accelerators, problems, tiers_used=0, endpoint_ports=f["chips"], tiers=tiers,
+                   links=links, injection=(f["chips"] * f["degree"] * s).to("Gbit/s"),
+                   bisection=(f["bisection_links"] * s).to("Gbit/s"), hops=f["diameter"],
+                   max_endpoints=f["chips"], max_accelerators=f["chips"], failure=failure, figures=figures)
+
+
+# ------------------------------------------------------------------------------------------------ dragonfly
+
+def dragonfly_figures(a: int, p: int, h: int, g: int) -> dict[str, int]:
+    """Routers, links, global links per group pair, diameter (routers on a path) and bisection links."""
+    m = (a * h) // (g - 1) if g > 1 else 0
+    cut = (g // 2) * ((g + 1) // 2) * m if g > 1 else (a // 2) * ((a + 1) // 2)
+    return {"routers": a * g, "terminals": a * p * g, "local": g * a * (a - 1) // 2, "global": m * g * (g - 1) // 2,
+            "pair_links": m, "routers_on_path": (2 if a == 1 else 3 if h >= g - 1 else 4) if g > 1 else min(a, 2),
+            "bisection_links": cut, "max_terminals": (a * h + 1) * a * p}
+
+
+def _endpoints(design: Design, cluster: ClusterDesign, fabric: BoundFabric,
+               nodes: tuple[NodeType, ...]) -> tuple[dict[str, int], int, int, list[Problem]]:
+    ports_per_node, n_ports, problems = node_ports(design, fabric, nodes)
+    spec = fabric.spec
+    switches = other_switches(design, cluster, fabric) if spec.endpoints.switches else 0
+    return ports_per_node, n_ports, n_ports + switches + spec.endpoints.extra, problems
+
+
+def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
+               accelerators: int) -> FabricAnalysis:
+    spec, here = fabric.spec, fabric.owner_path
+    ports_per_node, n_ports, endpoints, problems = _endpoints(design, cluster, fabric, nodes)
+    a, p, h, s = spec.group_size, spec.terminals, spec.global_links, spec.speed
+    router = fabric.tiers["leaf"].switch
+    plan = tier_ports(router, None, None, s, None, None, here)
+    k, need = plan.radix, p + (a - 1) + h
+    problems += plan.problems
+    if router is not None and need > k:
+        problems.append(Problem("NET001", here + ("global_links",), f"a router needs {p} terminal + {a - 1} local + "
+                                f"{h} global = {need} ports; {router.id} has {k} at {float(s.m_as('Gbit/s')):g}G: "
+                                f"expected global_links <= {max(k - p - a + 1, 0)}", count(need), count(k)))
+    fewest = max(math.ceil(endpoints / (a * p)), 1)
+    g = spec.groups or fewest
+    if g < fewest:
+        problems.append(Problem("NET020", here + ("groups",), f"{g} groups of {a} x {p} terminals hold {g * a * p} "
+                                f"ports; {endpoints} endpoints need {fewest} groups", count(g), count(fewest)))
+    if g > a * h + 1:
+        problems.append(Problem("NET020", here + (("groups",) if spec.groups else ("global_links",)),
+                                f"{g} groups need {g - 1} global links per group, one to each other group; "
+                                f"{a} routers x {h} global links give {a * h}: at most {a * h + 1} groups",
+                                count(g), count(a * h + 1)))
+    f = dragonfly_figures(a, p, h, g)
+    used = min(endpoints, f["terminals"])
+    tier = TierCount("router", router, s, k, plan.breakout, p, need - p, s, f["routers"], used,
+                     f["routers"] * (a - 1) + 2 * f["global"])
+    bisection = min(used * s / 2, f["bisection_links"] * s)
+    # uniform traffic: (g - 1)/g of a group's a·p terminals' traffic leaves over its (g - 1)·m global links
+    oversub = {"global": a * p / (g * f["pair_links"])} if g > 1 and f["pair_links"] else {}
+    compute = compute_node(nodes)
+    ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
+    per_acc = compute.part.accelerators if compute else 0
+    figures = {"dragonfly.groups": count(g), "dragonfly.global_links_per_group_pair": count(f["pair_links"]),
+               "dragonfly.global_links": count(f["global"]), "dragonfly.local_links": count(f["local"])}
+    failure = {"failure.router.ports_lost": count(p), "failure.router.bandwidth_lost": count(1 / f["routers"])}
+    return _result(fabric, accelerators, problems, tiers_used=1, ports_per_node=ports_per_node, node_ports=n_ports,
+                   endpoint_ports=endpoints, tiers=(tier,), links={"access": used, "local": f["local"],
+                                                                   "global": f["global"]},
+                   injection=(n_ports * s).to("Gbit/s"), bisection=bisection.to("Gbit/s"), oversubscription=oversub,
+                   hops=f["routers_on_path"], max_endpoints=f["max_terminals"],
+                   max_accelerators=f["max_terminals"] // ppn * per_acc if ppn else 0, failure=failure,
+                   figures=figures)
+
+
+# ------------------------------------------------------------------------------------------------ rail-only
+
+def rail_only_figures(domains: int, rails_: int, k: int, k_spine: int, over: float) -> dict[str, int]:
+    """Per rail: leaves, spines, down/up ports; and the rail's largest size, for `domains` ports on each rail."""
+    if domains <= k:
+        return {"leaves": 1 if domains else 0, "spines": 0, "down": k, "up": 0, "tiers": 1, "max": k}
+    up = int(k // (1 + over))
+    down = k - up
+    leaves = math.ceil(domains / down) if down else 0
+    low = max(math.ceil(leaves * up / k_spine) if k_spine else 0, min(up, 2))
+    spines = next((d for d in range(max(low, 1), up + 1) if up % d == 0), low)
+    return {"leaves": leaves, "spines": spines, "down": down, "up": up, "tiers": 2, "max": k_spine * down}
+
+
+def _rail_only(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
+               accelerators: int) -> FabricAnalysis:
+    spec, here, planes = fabric.spec, fabric.owner_path, fabric.spec.planes
+    ports_per_node, n_ports, endpoints, problems = _endpoints(design, cluster, fabric, nodes)
+    compute = compute_node(nodes)
+    ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
+    per_domain, n_rails, rail_problems = rails(cluster, fabric, compute, ppn)
+    problems += rail_problems
+    s = spec.speed
+    leaf_sw, spine_sw = fabric.tiers["leaf"].switch, fabric.tiers["spine"].switch
+    leaf_plan = tier_ports(leaf_sw, spec.leaf.down, None, s, None, None, here + ("leaf",))
+    spine_plan = tier_ports(spine_sw, spec.spine.down, None, s, None, None, here + ("spine",))
+    problems += [*leaf_plan.problems, *spine_plan.problems]
+    domains = math.ceil(n_ports / ppn / per_domain) if ppn else 0   # one port per domain per rail and plane
+    over = spec.leaf.oversubscription or spec.oversubscription
+    f = rail_only_figures(domains, n_rails, leaf_plan.radix, spine_plan.radix, over)
+    leaves, spines = n_rails * f["leaves"], n_rails * f["spines"]
+    access = domains * n_rails
+    leaf = TierCount("leaf", leaf_sw, s, leaf_plan.radix, leaf_plan.breakout, f["down"], f["up"], s, leaves, access,
+                     leaves * f["up"])
+    tiers: tuple[TierCount, ...] = (leaf,)
+    links = {"access": access}
+    if f["tiers"] == 2:
+        tiers += (TierCount("spine", spine_sw, s, spine_plan.radix, spine_plan.breakout, spine_plan.radix, 0, s,
+                            spines, leaves * f["up"], 0),)
+        links["leaf_spine"] = leaves * f["up"]
+    per_rail = min(domains * s / 2, f["leaves"] * f["up"] * s / 2) if f["tiers"] == 2 else domains * s / 2
+    bisection = (per_rail * n_rails * planes).to("Gbit/s")
+    oversub = {"leaf": domains / (f["leaves"] * f["up"])} if f["tiers"] == 2 and f["up"] else {}
+    per_acc = compute.part.accelerators if compute else 0
+    max_endpoints = f["max"] * n_rails * planes
+    figures = {"rail_only.domains_per_rail": count(domains)}
+    failure = {"failure.leaf.ports_lost": count(min(f["down"], domains)),
+               "failure.leaf.bandwidth_lost": count(1 / leaves / planes if leaves else 0),
+               "failure.plane.bandwidth_lost": count(1 / planes)}
+    return _result(fabric, accelerators, problems, tiers_used=f["tiers"], planes=planes,
+                   ports_per_node=ports_per_node, node_ports=n_ports, endpoint_ports=endpoints, rails=n_rails,
+                   tiers=tiers, links=links, injection=(n_ports * s).to("Gbit/s"), bisection=bisection,
+                   oversubscription=oversub, hops=2 * f["tiers"] - 1, max_endpoints=max_endpoints,
+                   max_accelerators=max_endpoints // ppn * per_acc if ppn else 0, failure=failure, figures=figures)

@@ -1,0 +1,82 @@
+"""Which checks apply to which objects, and the value and limit a passing rack check compared.
+
+A document lists a check as passed only where the check judged one of its objects: a rack document has no fabric
+for NET001 to pass on, and a rack without a liquid loop none for COOL001. Applicability is by the prefix's object
+kinds (`KINDS`), narrowed for rack checks by what the rack has (a liquid path, a facility, claimed redundancy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+#: The kinds of object (the first segment of an object path) each prefix's checks judge.
+KINDS: dict[str, tuple[str, ...]] = {
+    "SPC": ("rack", "part", "cluster", "workload", "facility", "requirements", "sweep", "model"),
+    "REF": ("rack", "part", "cluster", "workload", "facility", "requirements", "sweep", "model"),
+    "REQ": ("rack", "cluster", "workload", "requirements"),
+    "MECH": ("rack",), "PWR": ("rack",), "COOL": ("rack",), "CAT": ("part",),
+    "NET": ("cluster",), "CAB": ("cluster",), "PERF": ("workload",),
+}
+
+
+def _liquid(r: Any) -> bool:
+    return r.spec.cooling.liquid is not None
+
+
+def _facility(r: Any) -> bool:
+    return r.facility is not None
+
+
+def _water(r: Any) -> bool:
+    return r.facility is not None and r.facility.water is not None and _liquid(r)
+
+
+def _claims(stage: str) -> Callable[[Any], bool]:
+    def claimed(r: Any) -> bool:
+        if stage == "feeds":
+            return r.spec.power.feeds.redundancy != "N"
+        group = r.spec.power.shelves or r.spec.power.pdus
+        return group is not None and group.redundancy != "N"
+    return claimed
+
+
+def _two_n(r: Any) -> bool:
+    group = r.spec.power.shelves or r.spec.power.pdus
+    return "N+N" in (r.spec.power.feeds.redundancy, group.redundancy if group else "")
+
+
+#: Rack checks that judge something only some racks have.
+RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
+    "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _water, "COOL005": _facility,
+    "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"), "PWR005": _two_n,
+}
+
+
+def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = ()) -> bool:
+    """Whether a check judges any of `subjects` (object paths); `racks` are the `RackDesign`s among them."""
+    kinds = KINDS.get(check_id.rstrip("0123456789"), ())
+    if not any(s.split("/", 1)[0] in kinds for s in subjects):
+        return False
+    need = RACK_NEEDS.get(check_id)
+    return need is None or any(need(r) for r in racks)
+
+
+def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
+    """(value, limit) a rack check compares, from the rack's analysis (`analyse.rack.RackAnalysis`), or None."""
+    p, c, s = a.power, a.cooling, a.space
+    conv, feeds = p.conversion, p.feeds
+    facility = a.rack.facility
+    table: dict[str, Callable[[], tuple[Any, Any] | None]] = {
+        "PWR001": lambda: (p.load, conv.usable) if conv else None,
+        "PWR002": lambda: (p.input_power, feeds.usable),
+        "PWR003": lambda: (p.input_power, feeds.after_one_loss),
+        "PWR004": lambda: (p.load, conv.after_one_loss) if conv else None,
+        "MECH003": lambda: (s.payload, a.rack.spec.form_factor.max_payload),
+        "MECH004": lambda: (s.floor_load, facility.floor_rating) if facility else None,
+        "COOL001": lambda: (c.cdu_load, c.cdu.usable) if c.cdu else None,
+        "COOL002": lambda: (c.cdu_flow_needed, c.cdu_flow) if c.cdu_flow is not None else None,
+        "COOL007": lambda: (c.air_flow, c.declared_air_flow) if c.declared_air_flow is not None else None,
+    }
+    get = table.get(check_id)
+    return get() if get else None

@@ -1,0 +1,343 @@
+"""Fabric models of a `Cluster`: the fat tree and the torus, dragonfly and rail-only topologies beside it.
+
+Each fabric names its topology (`topology:` is the discriminator of the `Fabric` union), its switches, link options
+per link class, and its topology's own figures; `LINK_TIERS` maps each topology's link classes to the switch tier
+whose ports their upper ends use. The analysers are `archgen.analyse.fabric` (fat tree) and
+`archgen.analyse.topologies` (the others).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from archgen.model.base import Count, FieldError, Id, Ref, Spec
+from archgen.model.network import parse_breakout
+from archgen.model.system import NicRole
+from archgen.units import Bandwidth
+
+_RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
+
+#: Largest oversubscription (down:up) a fabric may declare; anything above it is taken for a typo.
+MAX_RATIO = 64
+#: Largest fixed switch count of one tier (per plane); anything above it is taken for a typo.
+MAX_TIER_COUNT = 100_000
+
+
+def _ratio(value: object) -> float:
+    """Parse an oversubscription ``"3:1"`` (down:up) into 3.0; numbers are taken as is.
+
+    The error message is what was expected; `archgen.validate` adds the value it got.
+    """
+    ratio = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        ratio = float(value)
+    elif isinstance(value, str) and (m := _RATIO.match(value)) and float(m[2]) > 0:
+        ratio = float(m[1]) / float(m[2])
+    if ratio is None or not 0 < ratio <= MAX_RATIO:
+        raise PydanticCustomError("ratio", f"a down:up ratio such as '3:1' (or a number), both sides above 0 "
+                                           f"and at most {MAX_RATIO}:1")
+    return ratio
+
+
+Ratio = Annotated[float, Field(json_schema_extra={"examples": ["1:1", "3:1"]})]
+
+
+class Reserved(Spec):
+    """Leaf ports taken by something other than nodes (fabric manager / UFM, storage or service nodes)."""
+
+    name: str = Field(min_length=1, description="What uses the ports, e.g. 'UFM appliances'.")
+    ports: Count = Field(description="Leaf ports taken across the whole fabric.")
+
+
+class Endpoints(Spec):
+    """What attaches to the bottom tier of a fabric."""
+
+    nodes: bool = Field(True, description="Nodes attach with their NICs of `nic_role`.")
+    switches: bool = Field(False, description="One management port per switch of the cluster's other fabrics (OOB).")
+    extra: int = Field(0, ge=0, le=10_000_000, description="Other ports (storage appliances, servers, PDUs).")
+
+
+#: The tiers of a fat tree, bottom up; `tiers: n` builds the first n.
+TIER_NAMES = ("leaf", "spine", "core")
+
+
+_RANGE = re.compile(r"^\s*([0-9]+)\s*-\s*([0-9]+)\s*$")
+
+
+class PortUse(Spec):
+    """Ports of a tier's switch given to one role: `down` (to the tier below) or `up` (to the tier above)."""
+
+    group: Id | None = Field(None, description="Port group of the switch (its `ports` or a `port_groups` name); "
+                             "default: the main `ports`.")
+    ports: int | str | None = Field(None, description=(
+        "Which ports of the group: a range '1-32' (numbered from 1 in the group) or a count; default: the whole "
+        "group, less the ports the other role takes from it."))
+    breakout: str | None = Field(None, description=(
+        "How each port is split, e.g. '2x400G'; it must be one the group allows (`breakouts`), and for `down` "
+        "its rate must be the fabric's `speed`. Default: unsplit for `up`, the split the fabric speed needs "
+        "for `down`."))
+
+    @field_validator("ports")
+    @classmethod
+    def _ports(cls, v: int | str | None) -> int | str | None:
+        if isinstance(v, bool) or (isinstance(v, int) and v <= 0):
+            raise PydanticCustomError("ports", "a port count above 0 or a range such as '1-32'")
+        if isinstance(v, str):
+            m = _RANGE.match(v)
+            if not m or not 1 <= int(m[1]) <= int(m[2]):
+                raise PydanticCustomError("ports", "a port range such as '1-32' (first-last, numbered from 1)")
+        return v
+
+    @field_validator("breakout")
+    @classmethod
+    def _breakout(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                parse_breakout(v)
+            except ValueError as e:
+                raise PydanticCustomError("breakout", str(e)) from None
+        return v
+
+    def span(self) -> tuple[int, int] | None:
+        """(first, last) port of a range, 1-based and inclusive; None for a count or the default."""
+        if isinstance(self.ports, str) and (m := _RANGE.match(self.ports)):
+            return int(m[1]), int(m[2])
+        return None
+
+    def count(self) -> int | None:
+        """Ports taken (of a range or a count); None for the default."""
+        span = self.span()
+        return span[1] - span[0] + 1 if span else self.ports if isinstance(self.ports, int) else None
+
+
+class Tier(Spec):
+    """Overrides for one tier of a fat tree."""
+
+    switch: Ref | None = Field(None, description="Switch part of this tier (default: the fabric's `switch`).")
+    oversubscription: Ratio | None = Field(None, description="Down:up bandwidth at this tier, e.g. '1:1' or '3:1'.")
+    uplinks: int | None = Field(None, gt=0, description="Uplink ports per switch, when fixed by the hardware "
+                                "(e.g. an SN2201's 4 x 100G) instead of split from the radix.")
+    uplink_speed: Bandwidth | None = Field(None, description="Line rate of those uplinks (default: fabric speed).")
+    count: int | None = Field(None, gt=0, le=MAX_TIER_COUNT, description=(
+        "Fixed number of switches per plane (spines: per pod on 3 tiers) instead of the derived one; only on a "
+        "tier the fabric builds. Fewer than the fabric needs is NET018; spines and cores must divide the uplinks "
+        "below them (NET002); extra leaves are spares (docs/clusters.md)."))
+    rack: Ref | None = Field(None, description="Rack type holding this tier's switches (for cable lengths).")
+    down: PortUse | None = Field(None, description=(
+        "Ports toward the tier below (endpoints at the leaf), e.g. {ports: '1-32', breakout: 2x400G}; with `up` it "
+        "fixes the split instead of `oversubscription` (docs/clusters.md, Ports)."))
+    up: PortUse | None = Field(None, description=(
+        "Ports toward the tier above, e.g. {ports: '33-64'} (native 800G uplinks) or {group: qsfp28}; they count "
+        "against the switch's ports (NET001)."))
+
+    @field_validator("oversubscription", mode="before")
+    @classmethod
+    def _parse(cls, v: object) -> float | None:
+        return None if v is None else _ratio(v)
+
+
+class LinkChoice(Spec):
+    """A link option with different parts at the lower (`a`) and upper (`b`) end."""
+
+    a: Ref = Field(description="Link part at the lower end (NIC or lower-tier switch).")
+    b: Ref = Field(description="Link part at the upper end (switch).")
+
+
+LinkOption = Ref | LinkChoice
+
+
+class Links(Spec):
+    """Link options per tier, in order of preference; a run takes the first whose reach covers its length."""
+
+    access: list[LinkOption] = Field(default_factory=list, description="Node (or endpoint) to leaf.")
+    leaf_spine: list[LinkOption] = Field(default_factory=list, description="Leaf to spine.")
+    spine_core: list[LinkOption] = Field(default_factory=list, description="Spine to core.")
+
+
+class FabricBase(Spec):
+    """What every fabric topology shares."""
+
+    id: Id = Field(description="Fabric id, e.g. 'compute'; object path 'cluster/<cluster>/fabric/<id>'.")
+    name: str = Field("", description="Human-readable name.")
+    role: Literal["compute", "storage", "frontend", "management", "converged"] = Field(
+        description="compute (scale-out), storage, frontend (in-band), management (out-of-band) or converged.")
+    nic_role: NicRole | None = Field(None, description="Role of the node NICs that attach (default: `role`).")
+    ports_per_node: int | None = Field(None, gt=0, le=64,
+                                       description="NIC ports per node used by this fabric (default: all of the role).")
+    speed: Bandwidth = Field(description="Line rate of one fabric port, e.g. '400 Gb/s'.")
+    endpoints: Endpoints = Field(default_factory=Endpoints, description="What attaches to the bottom tier.")
+    reserved: list[Reserved] = Field(default_factory=list, description="Leaf ports reserved for other devices.")
+    min_bandwidth_per_accelerator: Bandwidth | None = Field(
+        None, description="Required NIC bandwidth into this fabric per accelerator, e.g. '400 Gb/s'.")
+    min_bisection_per_accelerator: Bandwidth | None = Field(
+        None, description="Required bisection bandwidth per accelerator (one direction), e.g. '400 Gb/s'.")
+    max_oversubscription: Ratio | None = Field(
+        None, description="Largest oversubscription allowed at any tier, e.g. '1:1'.")
+
+    @field_validator("max_oversubscription", mode="before")
+    @classmethod
+    def _parse_max(cls, v: object) -> float | None:
+        return None if v is None else _ratio(v)
+
+    def rack_of(self, tier: str) -> str | None:
+        """Rack type that holds the switches of `tier` (its `rack`), if the fabric places them."""
+        return getattr(getattr(self, tier, None), "rack", None)
+
+
+class FatTree(FabricBase):
+    """A folded-Clos fat tree of 2 or 3 tiers, plain or rail-optimized, single- or multi-plane."""
+
+    topology: Literal["fat-tree"] = Field(description="fat-tree (folded Clos).")
+    switch: Ref = Field(description="Switch part used at every tier unless a tier overrides it.")
+    links: Links = Field(default_factory=Links, description="Link options per tier.")
+    tiers: Literal[1, 2, 3, "auto"] = Field(2, description="1 (a single switch layer), 2, 3, or 'auto' "
+                                            "(the fewest that fit).")
+    rail_optimized: bool = Field(False, description="NIC n of every scale-up domain lands on the leaf of rail n.")
+    rails: int | None = Field(None, gt=0, description="Rails; default = fabric ports per scale-up domain / planes.")
+    planes: int = Field(1, gt=0, le=16, description="Independent parallel fabrics; each NIC port joins one plane.")
+    group: Id | None = Field(None, description="Unit whose instances size the leaves (full-SU provisioning); "
+                             "default: the unit holding the most nodes.")
+    oversubscription: Ratio = Field(1.0, description="Default down:up ratio at every tier, e.g. '1:1'.")
+    leaf: Tier = Field(default_factory=Tier, description="Leaf-tier overrides and placement.")
+    spine: Tier = Field(default_factory=Tier, description="Spine-tier overrides and placement.")
+    core: Tier = Field(default_factory=Tier, description="Core-tier overrides and placement.")
+
+    @field_validator("oversubscription", mode="before")
+    @classmethod
+    def _parse_default(cls, v: object) -> float:
+        return _ratio(v)
+
+    @model_validator(mode="after")
+    def _counts_on_built_tiers(self) -> FatTree:
+        """A fixed count on a tier that the fixed `tiers` does not build would be ignored: reject it."""
+        if self.tiers == 1 and self.leaf.count not in (None, 1):
+            raise FieldError(("leaf", "count"), f"{self.leaf.count} leaves given, but a 1-tier fabric is one switch "
+                             "per plane: leave leaf.count out (or 1), or set tiers: 2 to join several leaves")
+        built = TIER_NAMES if self.tiers == "auto" else TIER_NAMES[:self.tiers]   # auto: NET018 at analysis
+        for name in TIER_NAMES[len(built):]:
+            if getattr(self, name).count is not None:
+                raise FieldError((name, "count"), f"{getattr(self, name).count} {name}s given, but a {self.tiers}-tier "
+                                 f"fabric has no {name} tier: leave {name}.count out, or set tiers: "
+                                 f"{TIER_NAMES.index(name) + 1} (or auto) to build it")
+        return self
+
+
+class RailOnly(FabricBase):
+    """Rail-only: one switch (or a two-tier tree) per rail and plane, no spine between rails.
+
+    NIC n of every scale-up domain joins rail n; traffic between rails crosses the scale-up domain instead of a
+    spine (W. Wang et al., "How to Build Low-cost Networks for Large Language Models (without Sacrificing
+    Performance)", arXiv 2307.12169, 2023).
+    """
+
+    topology: Literal["rail-only"] = Field(description="rail-only (rails joined only through the scale-up domain).")
+    switch: Ref = Field(description="Rail switch part (and the per-rail spine's, unless `spine.switch` is set).")
+    links: Links = Field(default_factory=Links, description="Link options: `access` (NIC to rail switch) and "
+                         "`leaf_spine` (inside a rail that needs two tiers).")
+    rails: int | None = Field(None, gt=0, description="Rails; default = fabric ports per scale-up domain / planes.")
+    planes: int = Field(1, gt=0, le=16, description="Independent parallel fabrics; each NIC port joins one plane.")
+    oversubscription: Ratio = Field(1.0, description="Down:up ratio of a rail leaf when a rail needs two tiers.")
+    leaf: Tier = Field(default_factory=Tier, description="Rail-switch overrides and placement.")
+    spine: Tier = Field(default_factory=Tier, description="Per-rail spine overrides (a rail wider than one switch).")
+
+    @field_validator("oversubscription", mode="before")
+    @classmethod
+    def _parse_default(cls, v: object) -> float:
+        return _ratio(v)
+
+
+class DragonflyLinks(Spec):
+    """Link options of a dragonfly, in order of preference."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    access: list[LinkOption] = Field(default_factory=list, description="Node to router.")
+    local: list[LinkOption] = Field(default_factory=list, description="Router to router inside a group.")
+    global_: list[LinkOption] = Field(default_factory=list, alias="global",
+                                      description="Router to router between groups (optical, long).")
+
+
+class SwitchRack(Spec):
+    """Where a topology's switches stand."""
+
+    rack: Ref | None = Field(None, description="Rack type holding these switches (their slots; lengths are not "
+                             "derived for this topology).")
+
+
+class Dragonfly(FabricBase):
+    """A dragonfly: groups of `group_size` routers, all-to-all inside a group, `global_links` per router between groups.
+
+    J. Kim, W. J. Dally, S. Scott, D. Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008
+    (a routers per group, p terminals and h global links per router; at most a·h + 1 groups; balanced at
+    a = 2p = 2h); HPE Slingshot builds it from 64-port Rosetta switches.
+    """
+
+    topology: Literal["dragonfly"] = Field(description="dragonfly (groups joined by global links).")
+    switch: Ref = Field(description="Router (switch) part.")
+    links: DragonflyLinks = Field(default_factory=DragonflyLinks, description="Link options per link class.")
+    group_size: int = Field(gt=0, le=1024, description="Routers per group (a); every pair in a group is linked.")
+    terminals: int = Field(gt=0, le=1024, description="Endpoint ports per router (p).")
+    global_links: int = Field(gt=0, le=1024, description="Global links per router (h).")
+    groups: int | None = Field(None, gt=0, le=100_000, description=(
+        "Groups; default: the fewest that hold the endpoint ports. At most group_size x global_links + 1."))
+    router: SwitchRack = Field(default_factory=SwitchRack, description="Placement of the routers.")
+
+
+class TorusLinks(Spec):
+    """Link options of a torus, in order of preference."""
+
+    neighbour: list[LinkOption] = Field(default_factory=list, description="Chip to neighbouring chip (inside a cube).")
+    ocs: list[LinkOption] = Field(default_factory=list, description="Chip to optical circuit switch (between cubes).")
+
+
+class Ocs(Spec):
+    """Optical circuit switches joining cubes of a torus (TPU v4/v5p)."""
+
+    switch: Ref = Field(description="OCS part (a Switch whose ports are fibre ports).")
+    cube: list[Annotated[int, Field(ge=1, le=64)]] = Field(min_length=2, max_length=3, description=(
+        "Chips along each dimension of one cube, e.g. [4, 4, 4]; every link leaving a cube goes through an OCS."))
+    rack: Ref | None = Field(None, description="Rack type holding the OCSes.")
+
+
+class Torus(FabricBase):
+    """A 2D or 3D torus of accelerators joined chip to chip (wraparound links), optionally through OCSes.
+
+    N. P. Jouppi et al., "TPU v4: An Optically Reconfigurable Supercomputer for Machine Learning with Hardware
+    Support for Embeddings", ISCA 2023 (4x4x4 cubes, 48 OCSes joining 64 cubes into a 16x16x16 torus).
+    """
+
+    topology: Literal["torus"] = Field(description="torus (direct chip-to-chip links, wraparound).")
+    dims: list[Annotated[int, Field(ge=1, le=4096)]] = Field(min_length=2, max_length=3, description=(
+        "Chips along each dimension, e.g. [16, 16, 16]; the product is the accelerators joined."))
+    wraparound: bool = Field(True, description="Links close each ring (a torus); false makes it a mesh.")
+    links_per_neighbour: int = Field(1, gt=0, le=16, description="Parallel links to each neighbour.")
+    ocs: Ocs | None = Field(None, description="Optical circuit switches joining cubes.")
+    links: TorusLinks = Field(default_factory=TorusLinks, description="Link options per link class.")
+
+    @model_validator(mode="after")
+    def _cubes_tile(self) -> Torus:
+        if self.ocs is not None:
+            if len(self.ocs.cube) != len(self.dims):
+                raise FieldError(("ocs", "cube"), f"a cube of {len(self.ocs.cube)} dimension(s) for a "
+                                 f"{len(self.dims)}-dimensional torus: give {len(self.dims)} sizes")
+            for i, (d, c) in enumerate(zip(self.dims, self.ocs.cube, strict=True)):
+                if d % c:
+                    raise FieldError(("ocs", "cube", i), f"cube side {c} does not divide dimension {i} of the "
+                                     f"torus ({d}): give a divisor of {d}")
+        return self
+
+
+#: Fabric topologies by their `topology:` tag, each with its own model and analyser.
+Fabric = Annotated[FatTree | RailOnly | Dragonfly | Torus, Field(discriminator="topology")]
+
+#: Link classes of each topology and the switch tier whose ports their upper ends use.
+LINK_TIERS = {
+    "fat-tree": {"access": "leaf", "leaf_spine": "spine", "spine_core": "core"},
+    "rail-only": {"access": "leaf", "leaf_spine": "spine"},
+    "dragonfly": {"access": "leaf", "local": "local", "global": "global"},
+    "torus": {"neighbour": "chip", "ocs": "ocs"},
+}

@@ -1,0 +1,179 @@
+"""Serving: the concurrency scenario, fixed per-kernel costs, quantised weights, MoE with EP and attention DP, and
+validation-case files read case by case (one refused case does not hide the others)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from archgen.perf import inference as I
+from archgen.perf.arch import Arch
+from archgen.perf.cases import read_case_file, score_case_file
+from archgen.perf.hardware import hardware_for
+from archgen.perf.inference import ServeJob, estimate_inference, kernels_per_pass, weights_per_gpu
+from tests.conftest import run_cli
+
+MODERN = Path(__file__).resolve().parent.parent / "data" / "validation-modern.yaml"
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+#: Qwen3-235B-A22B's shape (94 layers, 128 experts, top-8, expert FFN 1536), as NVIDIA's perf overview serves it.
+QWEN3_235B = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
+                  experts=128, top_k=8, expert_ffn=1536)
+
+CASE = """\
+- id: {id}
+  source: test
+  status: confirmed
+  system: {{accelerator: h100-sxm5-80gb, count: 2, scale_up: {{domain: 8, bandwidth: "450 GB/s"}}}}
+  model: {{layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672, vocab: 128256, gated_ffn: true}}
+  inference: {{precision: fp8, tp: 2, batch: {batch}, input_len: 5000, output_len: 500, scenario: concurrency}}
+  measured: [{{metric: ttft, value: 400, unit: ms}}, {{metric: tpot, value: 18, unit: ms}}]
+"""
+
+
+def _file(tmp_path, *cases: tuple[str, str]) -> Path:
+    p = tmp_path / "cases.yaml"
+    p.write_text("schema: archgen-validation/1\ncases:\n" + "".join(CASE.format(id=i, batch=b) for i, b in cases),
+                 encoding="utf-8")
+    return p
+
+
+def test_one_refused_case_leaves_the_others_scored(tmp_path, monkeypatch):
+    """A case with `batch: 0` is a located error for that case; the good one is still scored; exit code 1."""
+    monkeypatch.chdir(tmp_path)
+    _file(tmp_path, ("bad", "0"), ("good", "1"))
+    text = run_cli("estimate", "--cases", "cases.yaml")
+    assert text.code == 1
+    assert "good" in text.out and "ttft" in text.out and "1 case(s) refused:" in text.out
+    assert ("cases.yaml:8:45: error: cases.0.inference.batch: expected a whole number of sequences above 0, or "
+            "'max', got 0") in text.out
+    got = json.loads(run_cli("estimate", "--cases", "cases.yaml", "--format", "json").out)
+    assert got[0] == {"id": "bad", "refused": True, "problems": [
+        {"file": "cases.yaml", "line": 8, "column": 45,
+         "message": "cases.0.inference.batch: expected a whole number of sequences above 0, or 'max', got 0"}]}
+    assert [(g["id"], g["metric"]) for g in got[1:]] == [("good", "ttft"), ("good", "tpot")]
+    assert all(isinstance(g["error"], float) for g in got[1:])
+
+
+def test_concurrency_needs_the_requests_in_flight(tmp_path):
+    (refused,) = read_case_file(_file(tmp_path, ("c", "max"))).refused
+    assert str(refused.problems[0]).replace(str(tmp_path) + "/", "") == (
+        "cases.yaml:8:45: error: c.inference.batch: the concurrency scenario needs batch: the requests kept in flight "
+        "per replica, e.g. 'batch: 1' (as many as fit is the offline scenario)")
+
+
+def test_the_modern_file_is_read_whole():
+    """Every case of validation-modern.yaml is scored, its serving cases among them: none is refused now that the
+    126-layer Llama 3.1 405B case runs with the embedding and loss as pipeline slots."""
+    scores = score_case_file(MODERN)
+    serving = {r.id for r in scores.results if r.metric in ("ttft", "tpot") or r.id.startswith(("trtllm", "nim"))}
+    assert serving == {"nim18-llama33-70b-2xh100-fp8-5000-500-c1", "trtllm-h100-llama31-8b-fp8-tp1-20000-2000",
+                       "trtllm-b200-llama33-70b-fp4-tp1-20000-2000"}
+    assert scores.refused == []
+    assert len({r.id for r in scores.results}) == 13
+
+
+def test_serving_cases_within_25_percent():
+    """NIM at concurrency 1 (TTFT, TPOT, tokens/s) and TensorRT-LLM offline on H100 FP8 (the file's sources)."""
+    errors = {(r.id, r.metric): r.error for r in score_case_file(MODERN).results
+              if r.id.startswith(("nim18", "trtllm-h100"))}
+    assert len(errors) == 4 and all(abs(e) <= 0.25 for e in errors.values()), errors
+
+
+def test_nvfp4_case_brackets_the_unstated_kv_precision(tmp_path):
+    """TensorRT-LLM's NVFP4 row does not state its KV-cache precision: with the default (FP8 under FP4) the model is
+    over by more than 25 %; with a BF16 KV cache it is under. The measurement lies between (docs/perf-model.md)."""
+    text = MODERN.read_text(encoding="utf-8")
+    errors = {}
+    for kv in ("", "kv_precision: bf16, "):
+        p = tmp_path / "m.yaml"
+        p.write_text(text.replace("precision: fp4, tp: 1", f"precision: fp4, {kv}tp: 1"), encoding="utf-8")
+        (r,) = [r for r in score_case_file(p).results if r.id.startswith("trtllm-b200")]
+        errors[kv or "fp8"] = r.error
+    assert errors["fp8"] > 0.25 and errors["kv_precision: bf16, "] < 0, errors
+
+
+@pytest.fixture(scope="module")
+def h100x2(accelerators):
+    from archgen.units import Q_
+    return hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8, scale_up_bandwidth=Q_(450, "GB/s"))
+
+
+def test_concurrency_reports_as_a_serving_benchmark(h100x2):
+    """genai-perf's definitions: tokens/s = N · out / request latency, request latency = TTFT + (out - 1) · TPOT;
+    at N = 1 TTFT is one prefill on an idle replica (the offline TTFT) and TPOT one decode step."""
+    off = estimate_inference(h100x2, ServeJob(LLAMA70, 5000, 500, "fp8"), 2, 1)
+    for n in (1, 4, 16):
+        e = estimate_inference(h100x2, ServeJob(LLAMA70, 5000, 500, "fp8", scenario="concurrency"), 2, n)
+        latency = float(e.ttft) + 499 * float(e.tpot)
+        assert float(e.tokens_per_second_replica) == pytest.approx(n * 500 / latency, rel=1e-12)
+        if n == 1:
+            assert float(e.ttft) == pytest.approx(float(off.ttft), rel=1e-12)
+            assert float(e.tpot) == pytest.approx(float(off.tpot), rel=1e-12)
+        else:  # the others' prefills land in this one's decode steps; its prompt rides on one of their steps
+            step, fewer = (float(estimate_inference(h100x2, ServeJob(LLAMA70, 5000, 500, "fp8"), 2, m).tpot)
+                           for m in (n, n - 1))
+            assert float(e.ttft) == pytest.approx(float(off.ttft) + fewer, rel=1e-12)
+            assert float(e.tpot) == pytest.approx(step + ((n - 1) * float(off.ttft) - fewer) / 499, rel=1e-12)
+
+
+def test_fixed_cost_per_kernel(h100x2, monkeypatch):
+    """Llama 3.3 70B at tp 2: 80 layers x (5 attention + 4 FFN kernels + 2 all-reduces) + 4 per pass = 884
+    kernels at 1.3 us each (Hazy Research's H100 measurement with CUDA graphs), on every decode step."""
+    assert float(kernels_per_pass(LLAMA70, 2)) == 884 and float(kernels_per_pass(LLAMA70, 1)) == 724
+    job = ServeJob(LLAMA70, 5000, 500, "fp8")
+    with_cost = estimate_inference(h100x2, job, 2, 8)
+    monkeypatch.setattr(I, "KERNEL_OVERHEAD", 0.0)
+    without = estimate_inference(h100x2, job, 2, 8)
+    assert float(with_cost.tpot - without.tpot) == pytest.approx(884 * 1.3e-6, rel=1e-9)
+
+
+def test_quantised_weights_keep_embeddings_in_bf16():
+    """NVFP4: 0.5 B per weight plus one FP8 scale per 16 (0.0625 B); the embedding and output layer in BF16."""
+    embed = 2 * 128256 * 8192
+    assert weights_per_gpu(LLAMA70, "fp4", 1) == pytest.approx((LLAMA70.params() - embed) * 0.5625 + embed * 2)
+    assert weights_per_gpu(LLAMA70, "fp8", 2) == pytest.approx(((LLAMA70.params() - embed) * 1 + embed * 2) / 2)
+
+
+def test_attention_dp_holds_the_whole_attention_and_a_share_of_the_requests(accelerators):
+    """With attention DP each of the 8 ranks keeps the non-expert weights whole and the KV cache (all heads) of its
+    own 1/8 of the sequences; the experts stay split 8 ways. The replica holds 8x the sequences one rank holds."""
+    h200 = hardware_for(accelerators["h200-sxm-141gb"], scale_up_size=8)
+    a = QWEN3_235B
+    experts = a.moe_layers * a.experts * a.expert_params
+    rest = a.params() - experts - 2 * a.vocab * a.hidden
+    embed = 2 * a.vocab * a.hidden * 2
+    dp = ServeJob(a, 1000, 1000, "fp8", ep=8, attention_dp=True)
+    tp = ServeJob(a, 1000, 1000, "fp8", ep=8)
+    e_dp, e_tp = estimate_inference(h200, dp, 8), estimate_inference(h200, tp, 8)
+    assert float(e_dp.weights_per_gpu) == pytest.approx(experts / 8 + rest + embed)
+    assert float(e_tp.weights_per_gpu) == pytest.approx((experts + rest + embed) / 8)
+    kv_full = 2 * 94 * 4 * 128 * 1.0 * 2000  # all 4 KV heads, FP8, input + output
+    usable = h200.hbm_capacity * 0.9 - float(e_dp.weights_per_gpu)
+    assert float(e_dp.max_batch) == 8 * (usable // kv_full)
+    assert float(e_dp.memory_per_gpu) == pytest.approx(float(e_dp.weights_per_gpu) + float(e_dp.batch) / 8 * kv_full)
+
+
+@pytest.mark.parametrize(("model", "ep", "tp", "message"), [
+    ("moe", 3, 8, "c.inference.ep: ep (3) must divide tp (8): the replica's tp ranks hold the experts, ep ways by "
+                  "expert"),
+    ("dense", 2, 2, "c.inference.ep: ep (2) needs a mixture-of-experts model; this one is dense"),
+    ("moe", 16, 16, "c.inference.ep: ep (16) does not divide the 8 experts"),
+])
+def test_expert_parallel_layouts_that_cannot_run(tmp_path, model, ep, tp, message):
+    moe = ", moe: {experts: 8, top_k: 2, expert_ffn: 14336}" if model == "moe" else ""
+    p = tmp_path / "cases.yaml"
+    p.write_text(f"""\
+schema: archgen-validation/1
+cases:
+- id: c
+  source: test
+  status: confirmed
+  system: {{accelerator: h100-sxm5-80gb, count: 16, scale_up: {{domain: 16, bandwidth: "450 GB/s"}}}}
+  model: {{layers: 4, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, vocab: 32000{moe}}}
+  inference: {{precision: fp8, tp: {tp}, ep: {ep}, batch: 4, input_len: 100, output_len: 100}}
+  measured: [{{metric: tokens_per_second, value: 1, unit: 1/s}}]
+""", encoding="utf-8")
+    (refused,) = score_case_file(p).refused
+    assert str(refused.problems[0]).split("error: ", 1)[1] == message

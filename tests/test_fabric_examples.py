@@ -1,0 +1,238 @@
+"""The shipped examples beyond one vendor: an AMD MI355X cluster on Tomahawk 5, a TPU v4 torus pod, and a GB300
+NVL72 SU in a hall of its own; each checks clean, renders and is estimated with a workload. And the new topologies'
+bad inputs are located errors with the expected value.
+
+Published figures: Google Cloud TPU v4 documentation (pod of 4,096 chips, bisection bandwidth per pod 24 TB/s),
+https://cloud.google.com/tpu/docs/v4; Jouppi et al., ISCA 2023 (64 racks, 48 OCSes, 6,144 optical links).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.pipeline import run
+from archgen.render import render_all
+from tests.conftest import REPO, SPECS
+
+GB300 = REPO / "examples" / "gb300-nvl72-su"
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return run([SPECS])
+
+
+@pytest.fixture(scope="module")
+def gb300():
+    return run([GB300])
+
+
+def _m(result, path: str) -> dict[str, float]:
+    """Metrics of `path`, bandwidths in Gb/s and counts as numbers."""
+    return {k: (v.m_as("Gbit/s") if v.check("[information] / [time]") else v.m)
+            for k, v in result.metrics[path].items()}
+
+
+def _errors(result) -> list:
+    return [f for f in result.findings if f.severity in ("error", "warning") and not f.waived]
+
+
+def test_shipped_specs_and_gb300_hall_check_clean(shipped, gb300) -> None:
+    assert not _errors(shipped), [f.message for f in _errors(shipped)]
+    assert not _errors(gb300), [f.message for f in _errors(gb300)]
+
+
+def test_tpu_v4_pod_as_published(shipped) -> None:
+    """4,096 chips in 64 cube racks; 48 OCSes of 128 used ports, 6,144 optical links; 3 x 1,024 links cross cube
+    faces; diameter 3 x 8 hops; bisection 512 links x 50 GB/s = 25.6 TB/s, 7 % above Google's 24 TB/s (the
+    per-link rate is a secondary figure, docs/catalog-audit.md)."""
+    c, f = _m(shipped, "cluster/tpu-v4-pod"), _m(shipped, "cluster/tpu-v4-pod/fabric/ici")
+    assert (c["accelerators"], c["racks.tpu-v4-cube"]) == (4096, 64)
+    assert (f["ocs.switches"], f["ocs.max_ports_used_per_switch"], f["links.ocs"]) == (48, 128, 6144)
+    assert f["links.neighbour"] + f["links.ocs"] / 2 == 3 * 4096
+    assert f["torus.diameter"] == f["hops_max"] == 24
+    bisection = shipped.metrics["cluster/tpu-v4-pod/fabric/ici"]["bisection_bandwidth"].m_as("TB/s")
+    assert bisection == pytest.approx(24, rel=0.10)
+
+
+def test_tpu_v4_pod_workloads_run_on_the_torus(shipped) -> None:
+    """The pod's all-reduce runs the bucket algorithm: its bus bandwidth is within 2 % of the chip's 6 links x
+    50 GB/s x the 0.8 default link efficiency (the injection bound); the training workload fits and is estimated."""
+    ar = shipped.metrics["workload/allreduce-tpu-v4-pod"]["busbw"].m_as("GB/s")
+    assert 0.98 * 240 <= ar <= 240
+    train = _m(shipped, "workload/llama3-70b-pretrain-tpu-v4")
+    assert train["memory_headroom"] > 0 and 0 < train["mfu"] < 1
+
+
+def test_mi355x_on_tomahawk5(shipped) -> None:
+    """512 GPUs, 2 planes of 4 rails; per plane 2 rail leaves per 32-node SU (2 rails each on 64 x 400G) and
+    2 spines for 128 x 800G uplinks; Infinity Fabric mesh: 7 peer links per GPU, no scale-up switches."""
+    c, f = _m(shipped, "cluster/mi355x-th5"), _m(shipped, "cluster/mi355x-th5/fabric/compute")
+    assert c["accelerators"] == 512 and c["scale_up.links_per_accelerator"] == 7
+    assert (f["planes"], f["rails"], f["leaf.switches"], f["spine.switches"]) == (2, 4, 8, 4)
+    assert (f["links.access"], f["links.leaf_spine"]) == (512, 256)
+    assert f["leaf.oversubscription"] == 1.0 and f["injection_per_accelerator"] == 400
+    assert _m(shipped, "workload/llama3-70b-pretrain-mi355x")["mfu"] > 0
+
+
+def test_gb300_su_in_its_own_hall(gb300) -> None:
+    """142.4 kW racks meet the GB300 hall's 150 kW (NVIDIA's 142 kW plus a stated margin); XDR compute fabric of 8
+    rail leaves (9 rails each) and 4 spines, 576 + 576 links, 800 Gb/s per GPU."""
+    assert gb300.metrics["rack/gb300-nvl72"]["it_power"].m_as("kW") == pytest.approx(142.4, abs=0.05)
+    f = _m(gb300, "cluster/gb300-nvl72-su/fabric/compute")
+    assert (f["leaf.switches"], f["spine.switches"], f["links.access"], f["links.leaf_spine"]) == (8, 4, 576, 576)
+    assert f["injection_per_accelerator"] == 800
+    assert _m(gb300, "workload/llama3-405b-pretrain-gb300")["mfu"] > 0
+
+
+@pytest.mark.parametrize(("root", "target", "text"), [
+    (SPECS, "tpu-v4-pod", "16x16x16 torus, 6 links per chip, diameter 24 hops, 64 cubes of 4x4x4 joined by 48 OCSes"),
+    (SPECS, "mi355x-th5", "fat-tree, 2 tier(s), 2 plane(s), 4 rail(s), rail-optimised"),
+    (GB300, "gb300-nvl72-su", "fat-tree, 2 tier(s), 1 plane(s), 72 rail(s), rail-optimised"),
+])
+def test_examples_render(tmp_path: Path, root: Path, target: str, text: str) -> None:
+    written = render_all(run([root]), tmp_path, formats=("md",), target=target, progress=False)
+    doc = (tmp_path / target / f"{target}.md").read_text()
+    assert text in doc and written
+
+
+TORUS = """kind: Cluster
+id: t
+layout: [{rack: tpu-v4-cube, count: 1}]
+floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
+fabrics:
+- id: ici
+  topology: torus
+  role: compute
+  speed: 400 Gb/s
+  dims: [4, 0, 4]
+"""
+
+
+def test_torus_dimension_of_zero_is_a_located_error(spec_tree, cli) -> None:
+    root = spec_tree({"clusters/t.yaml": TORUS, "racks/r.yaml": (SPECS / "racks" / "tpu-v4-cube.yaml").read_text()})
+    r = cli("check", root)
+    assert r.code == 1 and "Traceback" not in r.err
+    assert "t.yaml:10:13: error: fabrics.0.dims.1: expected a number of at least 1, got 0" in r.err
+
+
+DRAGONFLY = """kind: Rack
+id: n
+form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
+slots:
+- {at: 3, part: dgx-h100, count: 4}
+- {at: 1, part: pdu-415v-60a-3ph, count: 3}
+power:
+  feeds: {count: 3, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+1}
+  pdus: {redundancy: N+1}
+cooling:
+  air: {class: A2, delta_t: 20 K}
+---
+kind: Cluster
+id: d
+layout: [{rack: n, count: 8}]
+floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
+scale_up: {domain: node, size: 8, bandwidth: 900 GB/s}
+fabrics:
+- id: df
+  topology: dragonfly
+  role: compute
+  speed: 400 Gb/s
+  switch: qm9700
+  group_size: 8
+  terminals: 16
+  global_links: GLOBAL
+"""
+
+
+def test_dragonfly_sized_and_global_links_checked(spec_tree) -> None:
+    """256 node ports on QM9700 routers (64 x 400G): 8 routers x 16 terminals a group, 2 groups; with 8 global links
+    a router uses 16 + 7 + 8 = 31 ports; with 48 it needs 71 of 64: NET001 at global_links, expected <= 41."""
+    ok = run([spec_tree({"clusters/d.yaml": DRAGONFLY.replace("GLOBAL", "8")})])
+    m = _m(ok, "cluster/d/fabric/df")
+    assert (m["dragonfly.groups"], m["router.switches"], m["dragonfly.global_links_per_group_pair"]) == (2, 16, 64)
+    assert not [f for f in ok.findings if f.id.startswith("NET") and f.severity == "error"]
+
+
+def test_dragonfly_with_more_global_links_than_ports(tmp_path: Path) -> None:
+    from tests.conftest import write_tree
+    root = write_tree(tmp_path / "specs", {"clusters/d.yaml": DRAGONFLY.replace("GLOBAL", "48")})
+    bad = [f for f in run([root]).findings if f.id == "NET001"]
+    assert len(bad) == 1 and bad[0].location.line == 26   # the global_links line
+    assert "a router needs 16 terminal + 7 local + 48 global = 71 ports; qm9700 has 64 at 400G: expected " \
+           "global_links <= 41" in bad[0].message
+
+
+def test_rail_only_pipeline(spec_tree) -> None:
+    """32 DGX H100 (8 rails) on QM9700 rail switches: 32 domains fit one 64-port switch per rail, 1 tier, 8 switches;
+    bisection = 8 rails x 16 domains x 400G."""
+    tree = {"clusters/d.yaml": DRAGONFLY.replace("count: 8}]", "count: 8}]").split("fabrics:")[0] + """fabrics:
+- id: rails
+  topology: rail-only
+  role: compute
+  speed: 400 Gb/s
+  switch: qm9700
+  links: {access: [dac-800g-osfp, mmf-800g-sr8]}
+"""}
+    result = run([spec_tree(tree)])
+    m = _m(result, "cluster/d/fabric/rails")
+    assert (m["tiers"], m["leaf.switches"], m["links.access"]) == (1, 8, 256)
+    assert m["bisection_bandwidth"] == 8 * 16 * 400
+    assert not [f for f in result.findings if f.severity == "error"], [f.message for f in result.findings]
+
+
+SCALE_UP = """kind: Rack
+id: r
+facility: hall-liquid
+form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1400 kg, weight: 180 kg}
+slots:
+  - {at: 9, part: amd-mi355x-platform, count: 4}
+  - {at: 30, part: celestica-ds5000, count: 4}
+  - {at: 1, part: pdu-415v-60a-3ph, count: 4}
+power:
+  feeds: {count: 4, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
+  pdus: {redundancy: N+N}
+cooling:
+  air: {class: A2, delta_t: 20 K}
+---
+kind: Cluster
+id: e
+layout: [{rack: r, count: 2}]
+floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
+scale_up: {domain: rack, size: 32, technology: ethernet, topology: switched, bandwidth: 1.6 TB/s,
+           switch: celestica-ds5000, switches: SWITCHES, link: smf-800g-dr8}
+"""
+
+
+@pytest.mark.parametrize(("switches", "short"), [(4, False), (3, True)])
+def test_switched_ethernet_scale_up_across_a_rack(spec_tree, switches: int, short: bool) -> None:
+    """32 GPUs of a rack on 800G Ethernet switches: 1.6 TB/s both ways / (2 x 100 GB/s) = 8 links per GPU, 256 switch
+    ports: four 64-port switches hold them, three do not (NET010 with both counts)."""
+    result = run([spec_tree({"c.yaml": SCALE_UP.replace("SWITCHES", str(switches))})])
+    assert _m(result, "cluster/e")["scale_up.links_per_accelerator"] == 8
+    found = [f for f in result.findings if f.id == "NET010"]
+    assert bool(found) == short
+    if short:
+        assert "32 accelerators x 8 links need 256 switch ports, 3 x celestica-ds5000 have 192" in found[0].message
+
+
+def test_infinity_fabric_mesh_cannot_claim_more_than_its_links(spec_tree) -> None:
+    """A mesh of 8 with one 800G link per peer gives 7 x 100 GB/s per direction; claiming 1.6 TB/s both ways is
+    NET010, and a mesh with switches is refused where it is written."""
+    mesh = SCALE_UP.replace("domain: rack, size: 32, technology: ethernet, topology: switched, bandwidth: 1.6 TB/s,\n"
+                            "           switch: celestica-ds5000, switches: SWITCHES, link: smf-800g-dr8",
+                            "domain: node, size: 8, technology: infinity-fabric, topology: mesh, bandwidth: 1.6 TB/s,"
+                            " link: smf-800g-dr8")
+    found = [f for f in run([spec_tree({"c.yaml": mesh})]).findings if f.id == "NET010"]
+    assert found and "a mesh of 8 gives each accelerator 7 x 800 Gb/s" in found[0].message
+
+
+def test_mesh_with_switches_is_refused_where_written(tmp_path: Path, cli) -> None:
+    from tests.conftest import write_tree
+    bad = SCALE_UP.replace("topology: switched", "topology: mesh").replace("domain: rack", "domain: node")
+    root = write_tree(tmp_path / "specs", {"c.yaml": bad.replace("SWITCHES", "4")})
+    r = cli("check", root)
+    assert r.code == 1 and "c.yaml:20:48: error: scale_up.switches: a mesh scale-up domain joins accelerators " \
+        "directly: leave switch and switches out, or set topology: switched" in r.err   # at `switches:`

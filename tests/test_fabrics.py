@@ -1,0 +1,155 @@
+"""Port groups and media at the fabric: published designs reproduced, and bad ports or media located.
+
+Sources:
+
+* OPG-256: opencomputeproject/OCP-OCDAI-training-fabric, compositions/OPG-256/clos-ro--cx7-1x400g--bf3-2x200g--
+  storage-conv-2x200g/topology-map.yaml (rail leaf ports 1-32 as 2 x 400G to 32 servers x 8 GPUs, ports 33-64 native
+  800G uplinks) and wiring/wiring-backend.yaml (4 rail leaves, 2 spines, 16 x 800G from every leaf to every spine:
+  128 leaf-spine links).
+* DGX B300 XDR: NVIDIA DGX SuperPOD with DGX B300 and Quantum-X800 RA, "DGX SuperPOD Architecture", Table 3
+  (1 SU: 72 nodes, 576 GPUs, 8 leaf, 4 spine, 576 node-leaf and 576 leaf-spine cables; 2 SU: 16/8; 4 SU: 32/18;
+  8 SU: 64/36), https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html
+* XDR media rules: NVIDIA LinkX 800G 200G-PAM4 list (single-mode or LACC only; no DAC or multimode; no downshift to
+  100G-PAM4), https://docs.nvidia.com/networking/display/800g200gpam4list
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from archgen.pipeline import run
+from tests.data.clusters import small
+
+DATA = Path(__file__).parent / "data" / "fabrics"
+
+
+def _metrics(result, cluster: str, fabric: str) -> dict[str, float]:
+    return {k: v.m for k, v in result.metrics[f"cluster/{cluster}/fabric/{fabric}"].items()}
+
+
+def _errors(result) -> list:
+    return [f for f in result.findings if f.severity == "error" and not f.waived]
+
+
+def test_opg_256_backend_as_published() -> None:
+    """4 rail leaves (2 rails each), 2 spines, 256 x 400G GPU links and 128 x 800G uplinks, no finding."""
+    result = run([DATA / "opg-256.yaml"])
+    assert not _errors(result), [f.message for f in _errors(result)]
+    m = _metrics(result, "opg-256", "backend")
+    assert (m["leaf.switches"], m["spine.switches"]) == (4, 2)
+    assert (m["links.access"], m["links.leaf_spine"]) == (256, 128)
+    assert m["leaf.oversubscription"] == 1.0          # 64 x 400G down, 32 x 800G up
+    assert m["leaf.max_ports_used_per_switch"] == m["leaf.radix"] == 96
+
+
+def _b300(tmp_path: Path, sus: int) -> Path:
+    yaml = YAML()
+    docs = list(yaml.load_all((DATA / "dgx-b300-xdr-su.yaml").read_text()))
+    cluster = docs[-1]
+    cluster["layout"] = [{"unit": "su", "count": sus}]
+    cluster.pop("expect")
+    out = tmp_path / "b300.yaml"
+    with out.open("w") as f:
+        yaml.dump_all(docs, f)
+    return out
+
+
+@pytest.mark.parametrize(("sus", "leaf", "spine", "cables"), [(1, 8, 4, 576), (2, 16, 8, 1152), (4, 32, 18, 2304),
+                                                              (8, 64, 36, 4608)])
+def test_dgx_b300_xdr_table_3(tmp_path: Path, sus: int, leaf: int, spine: int, cables: int) -> None:
+    """NVIDIA's B300 XDR Table 3: leaves, spines, node-leaf and leaf-spine cables for 1 to 8 SUs (Q3400, 144 ports:
+    72 rail leaves' uplinks divide over 18 and 36 spines, not 16 and 32)."""
+    path = DATA / "dgx-b300-xdr-su.yaml" if sus == 1 else _b300(tmp_path, sus)
+    result = run([path])
+    m = _metrics(result, "b300-xdr-su", "compute")
+    assert (m["leaf.switches"], m["spine.switches"]) == (leaf, spine)
+    assert m["links.access"] == m["links.leaf_spine"] == cables
+    if sus == 1:
+        assert not _errors(result), [f.message for f in _errors(result)]
+        assert result.metrics["cluster/b300-xdr-su"]["accelerators"].m == 576
+
+
+def _variant(tmp_path: Path, name: str, edit) -> Path:
+    yaml = YAML()
+    docs = list(yaml.load_all((DATA / name).read_text()))
+    edit(docs[-1]["fabrics"][0])
+    out = tmp_path / name
+    with out.open("w") as f:
+        yaml.dump_all(docs, f)
+    return out
+
+
+def test_ndr_media_on_xdr_fabric_is_an_error_naming_the_rule(tmp_path: Path) -> None:
+    """NDR (100G-PAM4) DAC and multimode twin-port OSFPs on the Q3400's XDR ports: CAB002 with the LinkX rule."""
+    def ndr(f):
+        f["links"]["leaf_spine"] = ["dac-800g-osfp", "mmf-800g-sr8"]
+    result = run([_variant(tmp_path, "dgx-b300-xdr-su.yaml", ndr)])
+    found = [f for f in _errors(result) if f.id == "CAB002"]
+    assert {f.location.line for f in found} and all(f.location.file.endswith("dgx-b300-xdr-su.yaml") for f in found)
+    lanes = [f.message for f in found if "has 100G lanes, the q3400 port group 'ports' runs 200G lanes: expected "
+             "200G lanes" in f.message]
+    assert len(lanes) == 2, [f.message for f in found]  # each part once (the same ports at both ends)
+    assert all("LinkX 200G-PAM4" in f.message for f in found)
+    assert any("dac-800g-osfp is dac on 200G lanes" in f.message for f in found)
+
+
+def test_breakout_the_group_does_not_allow(tmp_path: Path) -> None:
+    """A 3x266G split of the DS5000's 800G ports: NET019 at the breakout with the allowed ones."""
+    def bad(f):
+        f["leaf"]["down"]["breakout"] = "8x100G"
+        f["speed"] = "400 Gb/s"
+    result = run([_variant(tmp_path, "opg-256.yaml", bad)])
+    found = [f for f in _errors(result) if f.id == "NET019"]
+    assert found and "breakout 8x100G gives 100G ports; this tier's links run at 400G: expected 2x400G" in \
+        found[0].message
+    assert found[0].location.line > 0
+
+
+def test_breakout_not_in_the_groups_list(tmp_path: Path, spec_tree) -> None:
+    """An SN5600 (breakouts 1x800G, 2x400G, 4x200G) asked for 8x100G: NET019 lists what it allows."""
+    def bad(f):
+        f["switch"] = "sn5600"
+        f["speed"] = "100 Gb/s"
+        f["leaf"]["down"]["breakout"] = "8x100G"
+    result = run([_variant(tmp_path, "opg-256.yaml", bad)])
+    found = [f.message for f in _errors(result) if f.id == "NET019"]
+    assert any("does not allow breakout 8x100G: expected one of 1x800G, 2x400G, 4x200G" in m for m in found), found
+
+
+def test_cage_mismatch(tmp_path: Path) -> None:
+    """A finned (IHS) twin-port OSFP at the ConnectX-8's RHS cage: CAB005, expected a module for OSFP-RHS."""
+    def bad(f):
+        f["links"]["access"] = [{"a": "smf-1.6t-2xdr4", "b": "smf-1.6t-2xdr4"}]
+    result = run([_variant(tmp_path, "dgx-b300-xdr-su.yaml", bad)])
+    found = [f for f in _errors(result) if f.id == "CAB005"]
+    assert found and "does not fit the OSFP-RHS cage of the dgx-b300 NIC connectx-8: expected a module for " \
+        "OSFP-RHS" in found[0].message
+
+
+def test_fixed_uplinks_count_against_the_radix(spec_tree) -> None:
+    """A QM9700 leaf with 16 fixed 400G uplinks keeps 48 of its 64 ports for nodes (before: 64 + 16 on a 64-port
+    switch); 128 node ports then take 3 leaves, not 2."""
+    tree = small.files(sus=2, racks=2)
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("leaf: {rack: net}", "leaf: {rack: net, uplinks: 16}")
+    result = run([spec_tree(tree)])
+    m = _metrics(result, "c", "f")
+    assert m["leaf.radix"] == 64 and m["leaf.max_ports_used_per_switch"] <= 64
+    assert m["links.leaf_spine"] == m["leaf.switches"] * 16
+
+
+def test_transceivers_per_port_end(tmp_path: Path) -> None:
+    """DGX B300 SU: each ConnectX-8 port takes its own single-port 800G module (576), a Q3400 twin-port 1.6T module
+    serves two 800G ports (288 at the leaves, 2 x 288 at both ends of the 576 leaf-spine links). Naming the twin-port
+    part at the NIC end too still gives one module per NIC port: a NIC cage holds one port."""
+    tiers = {t.tier: t for t in run([DATA / "dgx-b300-xdr-su.yaml"]).clusters["cluster/b300-xdr-su"].cabling.tiers}
+    assert tiers["access"].modules == {"smf-800g-dr4-rhs": 576, "smf-1.6t-2xdr4": 288}
+    assert tiers["leaf_spine"].modules == {"smf-1.6t-2xdr4": 576}
+
+    def twin_at_nic(f):
+        f["links"]["access"] = ["smf-1.6t-2xdr4"]
+    result = run([_variant(tmp_path, "dgx-b300-xdr-su.yaml", twin_at_nic)])
+    access = next(t for t in result.clusters["cluster/b300-xdr-su"].cabling.tiers if t.tier == "access")
+    assert access.modules == {"smf-1.6t-2xdr4": 576 + 288}
