@@ -12,6 +12,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.optics import switch_optics
 from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.build import Design, build
+from archgen.cost import Operations, analyse_operations
 from archgen.load import Document, find_files, load_paths, shipped_catalog
 from archgen.perf.workloads import WorkloadResult, estimate_workloads
 from archgen.topology import ScaleOutPath
@@ -30,6 +31,7 @@ class Run:
     findings: list[checks.Finding]
     clusters: dict[str, ClusterAnalysis] = field(default_factory=dict)
     workloads: dict[str, WorkloadResult] = field(default_factory=dict)
+    operations: Operations = field(default_factory=Operations)
 
     @property
     def errors(self) -> list[checks.Finding]:
@@ -71,7 +73,8 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
     workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
+    operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
-    context = checks.Context(design, racks, metrics, clusters, workloads)
+    context = checks.Context(design, racks, metrics, clusters, workloads, operations)
     findings = checks.run_checks(context, select, ignore)
-    return Run(specs, design, racks, metrics, findings, clusters, workloads)
+    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations)

@@ -22,6 +22,9 @@ from pydantic_core import PydanticCustomError, core_schema
 
 from archgen.cache import cache_dir, digest
 
+#: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
+CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
+
 
 def _definitions() -> str:
     pkg = resources.files("pint")
@@ -32,7 +35,10 @@ def _definitions() -> str:
     text = text.replace("barn = 1e-28 * meter ** 2 = b", "barn = 1e-28 * meter ** 2")  # "b" is the bit
     text = text.replace("biot_turn = Gb", "biot_turn")  # "Gb" is the gigabit, not the gilbert
     text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
-    return text + "\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\nFLOPS = FLOP / second = _ = flops\n"
+    return text + ("\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\n"
+                   "FLOPS = FLOP / second = _ = flops\n"
+                   # currencies: each its own dimension, since no rate converts them; a price without one is refused
+                   + "".join(f"{c} = [currency_{c.lower()}]\n" for c in CURRENCIES))
 
 
 def _build_registry() -> pint.UnitRegistry:
@@ -185,7 +191,8 @@ _JSON_UNITS = [
     ("W", "W"), ("J", "J"), ("s", "s"), ("m", "m"), ("kg", "kg"), ("B/s", "B/s"), ("B", "B"), ("FLOPS", "FLOP/s"),
     ("FLOP", "FLOP"), ("m**3/s", "m^3/s"), ("m**2", "m^2"), ("kg/m**2", "kg/m^2"), ("A", "A"), ("V", "V"),
     ("Pa", "Pa"), ("J/kg/K", "J/(kg K)"), ("kg/m**3", "kg/m^3"), ("m**3", "m^3"),
-]
+] + [(c, c) for c in CURRENCIES] + [(f"{c}/J", f"{c}/J") for c in CURRENCIES] \
+  + [(f"{c}/s", f"{c}/s") for c in CURRENCIES]
 
 
 def json_unit(q: pint.Quantity) -> str:
@@ -348,6 +355,34 @@ AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, label="a floor loading", example="1
 Duration = Annotated[Q, Dim("s", gt=0, label="a time", example="2 us")]
 DurationOrZero = Annotated[Q, Dim("s", ge=0, label="a time", example="0 us")]
 Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
+
+
+class CurrencyDim(Dim):
+    """A `Dim` for prices: `unit` is written in USD, and any currency of `CURRENCIES` is accepted in its place."""
+
+    def validate(self, value: Any) -> pint.Quantity:
+        """Parse `value`; it must carry one currency and otherwise have the dimension of `unit`."""
+        q = parse_quantity(value)
+        cur = currency(q)
+        if cur is None:
+            raise PydanticCustomError(
+                "quantity_currency", "expected {expected} with a currency ({known}) such as '{example}', got '{got}'",
+                {"expected": self.label, "known": ", ".join(CURRENCIES), "example": self.example,
+                 "got": format_quantity(q)})
+        super().validate(q / Q_(1, cur) * Q_(1, "USD"))  # dimension and bounds, as if in USD
+        return q
+
+
+Money = Annotated[Q, CurrencyDim("USD", ge=0, label="an amount of money", example="515000 USD")]
+EnergyPrice = Annotated[Q, CurrencyDim("USD/kWh", ge=0, label="a price of energy", example="0.09 USD/kWh")]
+MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, label="a cost per month", example="1500 USD/month")]
+
+
+def currency(q: Q) -> str | None:
+    """The currency of a money quantity (or of a price per unit of something), or None."""
+    dims = q.dimensionality
+    found = [c for c in CURRENCIES if dims.get(f"[currency_{c.lower()}]", 0)]
+    return found[0] if len(found) == 1 else None
 
 
 def _name_dimensions() -> None:

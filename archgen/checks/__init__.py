@@ -12,9 +12,23 @@
 | PERF | `checks/perf.py` | workloads: they run, fit in memory and meet their performance targets |
 | NET | `checks/network.py` | cluster fabrics and scale-up domains: radix, tiers, rails, planes, bandwidth |
 | CAB | `checks/cabling.py` | cable runs: media reach and line rate |
+| REL | `checks/reliability.py` | failure data, checkpoints, goodput and hot spares |
+| COST | `checks/cost.py` | prices, currencies and the basis of capex and TCO |
 """
 
-from archgen.checks import cabling, catalog, cooling, mechanical, network, perf, power, references, requirements  # noqa: F401  (importing registers the checks)
+from archgen.checks import (  # noqa: F401  (importing registers the checks)
+    cabling,
+    catalog,
+    cooling,
+    cost,
+    mechanical,
+    network,
+    perf,
+    power,
+    references,
+    reliability,
+    requirements,
+)
 from archgen.checks.registry import (
            REGISTRY,
            RESERVED,
@@ -27,7 +41,7 @@ from archgen.checks.registry import (
 )
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,
-           "PERF": perf, "NET": network, "CAB": cabling}
+           "PERF": perf, "NET": network, "CAB": cabling, "REL": reliability, "COST": cost}
 
 __all__ = ["REGISTRY", "RESERVED", "RESERVED_SEVERITY", "MODULES", "Context", "Finding", "Violation", "check",
            "run_checks"]

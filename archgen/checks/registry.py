@@ -28,6 +28,7 @@ class Context:
     metrics: dict[str, dict[str, Q]]
     clusters: dict = field(default_factory=dict)
     workloads: dict = field(default_factory=dict)
+    operations: object = None
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,11 @@ class Document(Spec):
     waivers: list[Waiver] = Field(default_factory=list, description="Checks waived for this document, with reasons.")
 
 
+# Prices and failure rates are specs of their own modules, which build on the bases above.
+from archgen.model.cost import Price  # noqa: E402
+from archgen.model.reliability import FailureRate  # noqa: E402
+
+
 class Part(Document):
     """A catalog part: every figure cites a public source."""
 
@@ -77,6 +82,10 @@ class Part(Document):
     unconfirmed: bool | list[str] = Field(
         False, description="True, or the names of fields, when a figure could not be confirmed from a public source.")
     notes: str = Field("", description="Assumptions and remarks.")
+    reliability: FailureRate | None = Field(None, description=(
+        "This part's own failure rate and repair time; default: its class's rate in the cluster's `FailureRates` "
+        "(docs/reliability.md)."))
+    price: Price | None = Field(None, description="Purchase price of one unit, with its currency, date and basis.")
 
     def unconfirmed_fields(self) -> list[str]:
         """Names of fields marked unconfirmed ('*' for the whole part)."""

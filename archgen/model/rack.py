@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from archgen.model.base import Document, Redundancy, Ref, Spec
+from archgen.model.cost import Price
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.requirements import RequirementList
 from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
@@ -98,3 +99,4 @@ class Rack(Document):
     cooling: CoolingPaths = Field(description="Air and liquid paths.")
     facility: Ref | None = Field(None, description="Id of the Facility the rack is installed in.")
     requirements: RequirementList = Field(default_factory=list, description="Requirements on this rack's metrics.")
+    price: Price | None = Field(None, description="Price of the empty rack (enclosure, busbar, manifolds), per rack.")

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints
+from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError, core_schema
 
 from archgen.model.base import Document, FieldError, Spec
@@ -86,6 +86,9 @@ def _offset(q: Q) -> bool:
     return q.units in (ureg.degC, ureg.degF)
 
 
+#: Metrics that are a fraction of wall time, so a target above 1 is a mistake.
+FRACTIONS = frozenset({"goodput"})
+
 ReqId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")]
 
 
@@ -103,6 +106,15 @@ class Requirement(Spec):
     level: Literal["shall", "should", "may"] = Field("shall", description="SHALL (error), SHOULD (warning), MAY.")
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")
+
+    @model_validator(mode="after")
+    def _fraction_at_most_one(self) -> Requirement:
+        """A target on a fraction of time (goodput) above 1 can never be met: a located error, not a finding."""
+        limit = self.target.limit
+        if self.metric in FRACTIONS and limit.dimensionless and limit.to("dimensionless").magnitude > 1:
+            raise FieldError(("target",), f"requirement {self.id}: {self.metric} is a fraction of wall time, at most "
+                                          f"1, got {limit.to('dimensionless').magnitude:g}; write e.g. '>= 0.9'")
+        return self
 
 
 def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:

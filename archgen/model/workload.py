@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Document, FieldError, Ref, Spec
+from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, RequirementList
 from archgen.units import Information
 
@@ -32,6 +33,16 @@ PERF_METRICS: dict[str, str] = {
     "tflops_per_gpu": "FLOPS", "memory_per_gpu": "B", "memory_headroom": "B", "ttft": "s", "tpot": "s",
     "tokens_per_second_per_rack": "1/s", "concurrency": "dimensionless", "busbw": "B/s", "time": "s",
 }
+#: Reliability and cost metrics of a workload (archgen.reliability, archgen.cost), with their dimension.
+REL_METRICS: dict[str, str] = {
+    "interruptions_per_day": "1/day", "mtti": "s", "goodput": "dimensionless", "checkpoint_size": "B",
+    "checkpoint_write_time": "s", "checkpoint_restore_time": "s", "checkpoint_interval": "s", "restart_time": "s",
+    "goodput_tokens_per_second": "1/s", "time_to_train": "s", "goodput_time_to_train": "s", "spares": "dimensionless",
+    "spare_power": "W", "spare_space": "U",
+}
+COST_METRICS: dict[str, str] = {"cost_per_million_tokens": "USD", "cost_per_token": "USD", "job_cost_per_hour": "USD"}
+#: Every metric a workload requirement may target.
+WORKLOAD_METRICS: dict[str, str] = PERF_METRICS | REL_METRICS | COST_METRICS
 
 
 class MoE(Spec):
@@ -232,8 +243,11 @@ class Workload(Document):
     training: Training | None = Field(None, description="Training job.")
     inference: Inference | None = Field(None, description="Inference job.")
     collective: Collective | None = Field(None, description="Collective benchmark, e.g. an all-reduce busbw target.")
+    checkpoint: Checkpointing = Field(default_factory=Checkpointing, description=(
+        "Checkpointing, restart and token budget of a training job (docs/reliability.md)."))
     requirements: RequirementList = Field(
-        default_factory=list, description="Targets on performance metrics, e.g. {metric: mfu, target: '>= 0.4'}.")
+        default_factory=list, description="Targets on performance, reliability or cost metrics, e.g. "
+                                          "{metric: mfu, target: '>= 0.4'} or {metric: goodput, target: '>= 0.9'}.")
 
     @model_validator(mode="after")
     def _one_job(self) -> Workload:
@@ -244,9 +258,9 @@ class Workload(Document):
                 raise FieldError(("accelerators",), f"a collective needs at least 2 accelerators, got "
                                                     f"{self.accelerators}")
         for i, req in enumerate(self.requirements):
-            if req.metric not in PERF_METRICS:
+            if req.metric not in WORKLOAD_METRICS:
                 raise FieldError(("requirements", i, "metric"), f"requirement {req.id}: unknown metric "
-                                 f"'{req.metric}' (known: {', '.join(sorted(PERF_METRICS))})")
+                                 f"'{req.metric}' (known: {', '.join(sorted(WORKLOAD_METRICS))})")
             if problem := mfu_target_problem(req):
                 raise FieldError(("requirements", i, "target"), problem)
         return self
@@ -259,4 +273,7 @@ def mfu_target_problem(req: Requirement) -> str | None:
     if req.metric == "mfu" and share > 1:
         return (f"requirement {req.id}: mfu is a fraction of peak, at most 1, got {share:g}; write e.g. '>= 0.35' "
                 "or '>= 35 %'")
+    if req.metric == "goodput" and share > 1:
+        return (f"requirement {req.id}: goodput is a fraction of wall time, at most 1, got {share:g}; write e.g. "
+                "'>= 0.9' or '>= 90 %'")
     return None

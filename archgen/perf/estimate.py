@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Requirement
-from archgen.model.workload import PERF_METRICS, Model, Workload
+from archgen.model.workload import WORKLOAD_METRICS, Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hardware import Hardware
@@ -320,6 +320,12 @@ def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
     A job that does not fit has its memory requirements judged and the others left unjudged (n/a): its speed
     describes a run that cannot happen.
     """
+    return Estimate(**{**est.__dict__, "requirements": judge_requirements(workload, est),
+                       "hardware": hw.summary(precision(workload))})
+
+
+def judge_requirements(workload: Workload, est: Estimate) -> list[RequirementOutcome]:
+    """Each of the workload's requirements against the estimate's metrics (n/a where a metric is missing)."""
     outcomes = []
     for req in workload.requirements:
         value = est.metrics.get(req.metric)
@@ -329,7 +335,7 @@ def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
         limit = req.target.limit
         if not limit.is_compatible_with(value.units):
             raise UsageError(f"requirement {req.id}: target '{req.target}' is not comparable with {req.metric} "
-                             f"(expected {PERF_METRICS[req.metric]})")
+                             f"(expected {WORKLOAD_METRICS[req.metric]})")
         judged = est.fits or req.metric in MEMORY_METRICS
         outcomes.append(RequirementOutcome(req, value, req.target.met_by(value) if judged else None))
-    return Estimate(**{**est.__dict__, "requirements": outcomes, "hardware": hw.summary(precision(workload))})
+    return outcomes
