@@ -114,8 +114,9 @@ def analyse_reliability(design: Design, a: ClusterAnalysis) -> Reliability:
     def add(name: str, part: object, units: int, interrupts: bool = True) -> None:
         own = getattr(part, "reliability", None)
         rate = own or (rates.classes.get(name) if rates else None)
-        entry = classes.setdefault(name, {"units": 0, "per_day": 0.0, "rates": [], "parts": set(),
-                                          "interrupts": True})
+        key = name if interrupts else f"{name} (management)"  # management gear: failures are repairs, not stops
+        entry = classes.setdefault(key, {"name": name, "units": 0, "per_day": 0.0, "rates": [], "parts": set(),
+                                         "interrupts": True})
         if rate is None:
             unrated.add(f"{name} ({getattr(part, 'id', name)})")
             return
@@ -134,22 +135,29 @@ def analyse_reliability(design: Design, a: ClusterAnalysis) -> Reliability:
             add("host", nt.part, nt.count)
             add("software", nt.part, nt.count)
         for slot in nt.part.nics:
-            add("nic", design.specs.get(slot.part), slot.count * nt.count)
+            add("nic", design.specs.get(slot.part), slot.count * nt.count, interrupts=slot.role != "management")
     redundant = _redundancy(a)
+    roles = {fa.fabric.spec.id: fa.fabric.spec.role for fa in a.fabrics}
+    management = {t.switch.id for fa in a.fabrics if fa.fabric.spec.role == "management" for t in fa.tiers
+                  if t.switch is not None}
+    for t in a.cabling.tiers if a.cabling is not None else ():
+        for pid, n in sorted(t.modules.items()):
+            part = design.specs.get(pid)
+            if isinstance(part, Link) and n:
+                add("cable" if part.media in COPPER_MEDIA else "transceiver", part, n,
+                    interrupts=roles.get(t.fabric) != "management")
     for line in a.cabling.bom if a.cabling is not None else ():
         part = design.specs.get(line.part)
         if isinstance(part, Switch):
-            add("switch", part, line.quantity)
-        elif isinstance(part, Link):
-            add("cable" if part.media in COPPER_MEDIA else "transceiver", part, line.quantity)
+            add("switch", part, line.quantity, interrupts=part.id not in management)
         elif isinstance(part, PowerShelf):
             add("power_shelf", part, line.quantity, interrupts=not redundant.get("power_shelf", False))
         elif isinstance(part, PDU):
             add("pdu", part, line.quantity, interrupts=not redundant.get("pdu", False))
         elif isinstance(part, CoolingUnit):
             add("cdu", part, line.quantity)
-    out = tuple(ClassRate(name, e["units"], _combined(e["rates"]), e["interrupts"], tuple(sorted(e["parts"])))
-                for name, e in classes.items() if e["units"])
+    out = tuple(ClassRate(e["name"], e["units"], _combined(e["rates"]), e["interrupts"], tuple(sorted(e["parts"])))
+                for _, e in sorted(classes.items()) if e["units"])
     facility = a.cluster.facility
     site = sum(ev.per_year for ev in facility.site_events) / 365.25 if facility is not None else 0.0
     if facility is not None and any(ev.basis == "assumed" for ev in facility.site_events):
@@ -191,7 +199,11 @@ def _redundancy(a: ClusterAnalysis) -> dict[str, bool]:
 def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, redundant: dict[str, bool],
              site_per_day: float) -> tuple[Domain, ...]:
     """The failure-domain table: from the real topology, accelerators removed per failure."""
-    by = {c.name: c for c in classes}
+    by: dict[str, ClassRate] = {}
+    for c in classes:  # a class and its management share, together
+        have = by.get(c.name)
+        by[c.name] = c if have is None else ClassRate(c.name, have.units + c.units, have.rate or c.rate,
+                                                      have.interrupts or c.interrupts, have.parts + c.parts)
 
     def yearly(*names: str) -> float:
         return sum(by[n].per_day for n in names if n in by) * 365.25

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Document, FieldError, Spec
-from archgen.units import Q_, DurationOrZero, Information, Q
+from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
 DEFAULT_RATES = "field-h100-2024"
@@ -117,16 +117,10 @@ class Storage(Spec):
     """The storage system a cluster writes checkpoints to (e.g. parallel file system appliances)."""
 
     capacity: Information = Field(description="Usable capacity for checkpoints, e.g. '2 PB'.")
-    write_bandwidth: Q = Field(description="Sustained aggregate write bandwidth, e.g. '200 GB/s'.")
-    read_bandwidth: Q = Field(description="Sustained aggregate read bandwidth, e.g. '400 GB/s'.")
+    write_bandwidth: Bandwidth = Field(description="Sustained aggregate write bandwidth, e.g. '200 GB/s'.")
+    read_bandwidth: Bandwidth = Field(description="Sustained aggregate read bandwidth, e.g. '400 GB/s'.")
     basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
     source: str = Field(min_length=3, description="Where the figures come from.")
-
-    @field_validator("write_bandwidth", "read_bandwidth", mode="before")
-    @classmethod
-    def _bandwidth(cls, value: object) -> Q:
-        from archgen.units import Dim
-        return Dim("GB/s", gt=0, label="a bandwidth", example="200 GB/s").validate(value)
 
 
 class Checkpointing(Spec):

@@ -19,7 +19,7 @@ import numpy as np
 from archgen.analyse.bom import cluster_bom_gaps
 from archgen.analyse.scaling import Scaling, scaling
 from archgen.model import Part
-from archgen.render import common, fmt, performance, provenance
+from archgen.render import common, fmt, operations, performance, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.rack import rack_parts
@@ -78,6 +78,8 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
     missing += cluster_bom_gaps(a)
     if perf is not None:
         sections.append(perf)
+    sections += [s for s in (operations.reliability_section(scope.run, a), operations.cost_section(scope.run, a)) if s]
+    missing += operations.open_items(scope.run, a)
     sections += [common.validation_section(scope), common.open_items_section(scope, missing), appendices(scope, a)]
     return Document(spec.id, "cluster", title, control, sections).number()
 
@@ -424,7 +426,8 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
         "floor": lambda: cluster_diagrams.floor_plan(a, cluster_diagrams.rack_colours(
             r.spec.id for r in result.design.racks)), "topology": lambda: cluster_diagrams.topology(a),
         "scaling": lambda: cluster_diagrams.scaling_chart(series),
-        **performance.figures(performance.workloads_for(result, a.cluster.spec.id))}
+        **performance.figures(performance.workloads_for(result, a.cluster.spec.id)),
+        **operations.figures(result, a)}
     for rid in a.cluster.rack_counts:
         rack_a = result.racks.get(f"rack/{rid}")
         if rack_a is not None:
