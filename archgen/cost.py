@@ -19,9 +19,18 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.build import Design
 from archgen.model import Switch, System
 from archgen.perf.estimate import judge_requirements
+from archgen.perf.sweep import Failures
 from archgen.perf.workloads import WorkloadResult
-from archgen.reliability import Goodput, Reliability, analyse_reliability, goodput, workload_metrics
+from archgen.reliability import (
+    Goodput,
+    Reliability,
+    analyse_reliability,
+    goodput,
+    node_storage_bandwidth,
+    workload_metrics,
+)
 from archgen.units import Q_, Q, currency
+from archgen.validate import Specs
 
 HOURS_PER_YEAR = 8766.0
 
@@ -81,11 +90,11 @@ def capital_recovery(rate: float, years: float) -> float:
     return 1 / years if rate == 0 else rate / (1 - (1 + rate) ** -years)
 
 
-def analyse_cost(design: Design, a: ClusterAnalysis) -> Cost | None:
+def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     """Capex, opex and TCO of a cluster; None when nothing in it carries a price and its facility no cost."""
     lines: list[CapexLine] = []
     for line in a.cabling.bom if a.cabling is not None else ():
-        part = design.specs.get(line.part)
+        part = specs.get(line.part)
         if line.kind == "Rack":
             rack = a.cluster.rack_types.get(line.part)
             part = rack.spec if rack is not None else None
@@ -109,7 +118,7 @@ def analyse_cost(design: Design, a: ClusterAnalysis) -> Cost | None:
         assumed += [f"{facility.id} {what}" for what, basis in (("energy price and PUE", fc.energy.basis),
                                                                 ("space cost and depreciation", fc.basis))
                     if basis == "assumed"]
-    average, peak = _load(design, a), a.metrics.get("it_power", Q_(0, "kW"))
+    average, peak = _load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
     priced = [line.total for line in lines if line.total is not None]
     capex = sum(priced[1:], priced[0]).to(cur) if priced and cur else None
     if cur is None:
@@ -131,11 +140,11 @@ def analyse_cost(design: Design, a: ClusterAnalysis) -> Cost | None:
     return cost
 
 
-def _load(design: Design, a: ClusterAnalysis) -> Q:
+def _load(specs: Specs, a: ClusterAnalysis) -> Q:
     """Average IT load: typical draw of systems and switches where published, else their maximum, plus optics."""
     total = Q_(0, "kW")
     for line in a.cabling.bom if a.cabling is not None else ():
-        part = design.specs.get(line.part)
+        part = specs.get(line.part)
         if isinstance(part, System | Switch):
             total = total + (part.power.typical or part.power.max) * line.quantity
     return (total + a.metrics.get("optics_power", Q_(0, "kW"))).to("kW")
@@ -184,10 +193,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     """
     ops = Operations()
     for path, a in clusters.items():
-        rel = analyse_reliability(design, a)
+        rel = analyse_reliability(design.specs, a)
         ops.reliability[path] = rel
         a.metrics.update(rel.metrics)
-        cost = analyse_cost(design, a)
+        cost = analyse_cost(design.specs, a)
         if cost is not None:
             ops.cost[path] = cost
             a.metrics.update(cost.metrics)
@@ -202,7 +211,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         extra: dict[str, Q] = {}
         if w.training is not None:
             model = design.specs.get(w.model)
-            g = goodput(ops.reliability[a.cluster.path], a, design, w, model, est.gpus)
+            g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:
                 continue
             ops.goodput[path] = g
@@ -218,3 +227,17 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         m = out[wpath].estimate.metrics
         clusters[cpath].metrics.update({k: m[k] for k in ("goodput", "checkpoint_interval") if k in m})
     return ops, out
+
+
+def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, float | None]:
+    """What a sweep point on cluster `a` needs for goodput and cost per token (cost only in USD)."""
+    rel = analyse_reliability(specs, a)
+    storage = a.cluster.spec.storage
+    per_acc = (rel.interrupts_per_day(rel.accelerators) - rel.site_per_day) / rel.accelerators if rel.accelerators \
+        else 0.0
+    failures = Failures(per_acc, rel.site_per_day, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
+                        rel.node_repair_hours() * 3600, storage.write_bandwidth.m_as("B/s") if storage else 0.0,
+                        storage.read_bandwidth.m_as("B/s") if storage else 0.0, node_storage_bandwidth(specs, a))
+    cost = analyse_cost(specs, a)
+    per_hour = cost.per_accelerator_hour if cost is not None and cost.currency == "USD" else None
+    return failures, per_hour.m_as("USD") if per_hour is not None else None

@@ -20,13 +20,14 @@ import math
 from dataclasses import dataclass, field
 
 from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
-from archgen.build import Design
+from archgen.goodput import daly, ettr, spare_wait
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.power import PDU
 from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
 from archgen.perf.arch import Arch
 from archgen.units import Q_, Q
+from archgen.validate import Specs
 
 #: Classes whose failure takes out one node (the job restarts without it, or on a spare).
 NODE_CLASSES = ("accelerator", "host", "nic", "software")
@@ -97,16 +98,16 @@ class Reliability:
         return sum(c.per_day * c.rate.repair.m_as("h") for c in hw) / total if total else 0.0
 
 
-def rates_of(design: Design, cluster: ClusterAnalysis) -> FailureRates | None:
+def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
     """The cluster's `FailureRates` set (its own, or the shipped default); None when missing (REF reports it)."""
     rid = cluster.cluster.spec.failure_rates or DEFAULT_RATES
-    found = design.specs.get(rid)
+    found = specs.get(rid)
     return found if isinstance(found, FailureRates) else None
 
 
-def analyse_reliability(design: Design, a: ClusterAnalysis) -> Reliability:
+def analyse_reliability(specs: Specs, a: ClusterAnalysis) -> Reliability:
     """Units per part class from the cluster's BOM, their rates, and the cluster's failure domains."""
-    rates = rates_of(design, a)
+    rates = rates_of(specs, a)
     classes: dict[str, dict] = {}
     unrated: set[str] = set()
     assumed: set[str] = set()
@@ -130,24 +131,24 @@ def analyse_reliability(design: Design, a: ClusterAnalysis) -> Reliability:
 
     for nt in a.nodes:
         if nt.part.accelerators:
-            acc = design.specs.get(nt.part.accelerator) if nt.part.accelerator else None
+            acc = specs.get(nt.part.accelerator) if nt.part.accelerator else None
             add("accelerator", acc, nt.part.accelerators * nt.count)
             add("host", nt.part, nt.count)
             add("software", nt.part, nt.count)
         for slot in nt.part.nics:
-            add("nic", design.specs.get(slot.part), slot.count * nt.count, interrupts=slot.role != "management")
+            add("nic", specs.get(slot.part), slot.count * nt.count, interrupts=slot.role != "management")
     redundant = _redundancy(a)
     roles = {fa.fabric.spec.id: fa.fabric.spec.role for fa in a.fabrics}
     management = {t.switch.id for fa in a.fabrics if fa.fabric.spec.role == "management" for t in fa.tiers
                   if t.switch is not None}
     for t in a.cabling.tiers if a.cabling is not None else ():
         for pid, n in sorted(t.modules.items()):
-            part = design.specs.get(pid)
+            part = specs.get(pid)
             if isinstance(part, Link) and n:
                 add("cable" if part.media in COPPER_MEDIA else "transceiver", part, n,
                     interrupts=roles.get(t.fabric) != "management")
     for line in a.cabling.bom if a.cabling is not None else ():
-        part = design.specs.get(line.part)
+        part = specs.get(line.part)
         if isinstance(part, Switch):
             add("switch", part, line.quantity, interrupts=part.id not in management)
         elif isinstance(part, PowerShelf):
@@ -263,47 +264,6 @@ def cluster_metrics(rel: Reliability) -> dict[str, Q]:
     return m
 
 
-# --- checkpointing and goodput ------------------------------------------------------------------------------------
-
-def young(delta: float, mtti: float) -> float:
-    """Young (1974): the first-order optimum checkpoint interval sqrt(2 delta M) (same unit as the inputs)."""
-    return math.sqrt(2 * delta * mtti)
-
-
-def daly(delta: float, mtti: float) -> float:
-    """Daly (2006), eq. 37: the higher-order optimum checkpoint interval; M where delta >= 2M."""
-    if delta >= 2 * mtti:
-        return mtti
-    x = delta / (2 * mtti)
-    return math.sqrt(2 * delta * mtti) * (1 + math.sqrt(x) / 3 + x / 9) - delta
-
-
-def ettr(interval: float, delta: float, restart: float, mtti: float) -> float:
-    """Daly (2006): solve time over expected wall time, tau / (M e^(R/M) (e^((tau + delta)/M) - 1)).
-
-    Every interruption costs the restart R and the work since the last checkpoint; every checkpoint costs delta.
-    """
-    if mtti == math.inf:
-        return interval / (interval + delta) if interval + delta > 0 else 1.0
-    if interval <= 0:
-        return 0.0
-    exponent = max(restart, 0.0) / mtti, (interval + delta) / mtti
-    if exponent[0] + exponent[1] > 700:  # the job never gets a checkpoint in: no progress
-        return 0.0
-    return interval / (mtti * math.exp(exponent[0]) * math.expm1(exponent[1]))
-
-
-def poisson_tail(mean: float, k: int) -> float:
-    """P(X > k) for X ~ Poisson(mean)."""
-    if mean <= 0:
-        return 0.0
-    term = total = math.exp(-mean)
-    for i in range(1, k + 1):
-        term *= mean / i
-        total += term
-    return max(0.0, 1.0 - total)
-
-
 @dataclass(frozen=True)
 class Goodput:
     """A training job's checkpoints, interruptions and goodput."""
@@ -337,19 +297,23 @@ def checkpoint_bytes(model: object, bytes_per_parameter: float) -> float:
     return Arch.from_model(model).params() * bytes_per_parameter
 
 
-def job_bandwidth(design: Design, a: ClusterAnalysis, nodes: int) -> tuple[float, float, str]:
+def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
+    """A compute node's storage NIC bandwidth (B/s); without storage NICs, its converged or compute NICs."""
+    node = compute_node(a.nodes)
+    if node is not None:
+        for role in ("storage", "converged", "compute"):
+            nic = nic_bandwidth(specs, node.part, role)
+            if nic.m > 0:
+                return nic.m_as("B/s")
+    return 0.0
+
+
+def job_bandwidth(specs: Specs, a: ClusterAnalysis, nodes: int) -> tuple[float, float, str]:
     """Checkpoint write and read bandwidth of a job on `nodes` nodes (B/s), and a note of which bound holds.
 
     The storage system's bandwidth, capped by the nodes' storage NICs (without one, the converged or compute NICs).
     """
-    node = compute_node(a.nodes)
-    nic = Q_(0, "Gbit/s")
-    if node is not None:
-        for role in ("storage", "converged", "compute"):
-            nic = nic_bandwidth(design, node.part, role)
-            if nic.m > 0:
-                break
-    links = (nic * nodes).m_as("B/s")
+    links = node_storage_bandwidth(specs, a) * nodes
     storage = a.cluster.spec.storage
     if storage is None:
         return links, links, "no `storage:` given: the nodes' storage NICs bound checkpoint traffic"
@@ -359,7 +323,7 @@ def job_bandwidth(design: Design, a: ClusterAnalysis, nodes: int) -> tuple[float
     return write, min(read, links) if links else read, ""
 
 
-def goodput(rel: Reliability, a: ClusterAnalysis, design: Design, workload: object, model: object,
+def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: object, model: object,
             accelerators: int) -> Goodput | None:
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload."""
     cp = workload.checkpoint
@@ -368,7 +332,7 @@ def goodput(rel: Reliability, a: ClusterAnalysis, design: Design, workload: obje
     per_day = rel.interrupts_per_day(accelerators)
     mtti = 86400 / per_day if per_day > 0 else math.inf
     size = checkpoint_bytes(model, cp.bytes_per_parameter)
-    write_bw, read_bw, note = job_bandwidth(design, a, nodes)
+    write_bw, read_bw, note = job_bandwidth(specs, a, nodes)
     if write_bw <= 0:
         return None
     delta, restore = size / write_bw, size / read_bw
@@ -380,8 +344,8 @@ def goodput(rel: Reliability, a: ClusterAnalysis, design: Design, workload: obje
     in_repair = nodes * lam * repair
     hw_share = lam * nodes / (per_day / 86400) if per_day > 0 else 0.0  # share of interruptions needing a repair
 
-    def wait(spares: int) -> float:  # the failed node plus those already in repair must not outnumber the spares
-        return hw_share * repair * (1.0 if spares == 0 else poisson_tail(in_repair, spares - 1))
+    def wait(spares: int) -> float:
+        return spare_wait(hw_share, repair, in_repair, spares)
 
     available = max(rel.nodes - nodes, 0)
     target = cp.goodput_target or DEFAULT_GOODPUT_TARGET

@@ -17,9 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from archgen import __version__
+from archgen.cost import sweep_figures
 from archgen.errors import Location, UsageError, a_or_an, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload, job_kind
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.hardware import hardware_for
@@ -92,7 +93,13 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             hw, total, per_rack = cluster_hardware(cluster, specs.items, scale_out.get(cid))
             power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
-            bases[(cid, None)] = Base(cid, hw, total, per_rack, power)
+            failures, per_hour = sweep_figures(specs, clusters[f"cluster/{cid}"])
+            for i, o in enumerate(sweep.objectives):
+                if o.metric in COST_OBJECTIVES and per_hour is None:
+                    raise UsageError(f"sweep '{sweep.id}': objective '{o.metric}' needs prices, and cluster '{cid}' "
+                                     "has no cost in USD (give its parts a `price:` and its facility a `cost:`, "
+                                     "docs/reliability.md)", where("objectives", i, "metric"))
+            bases[(cid, None)] = Base(cid, hw, total, per_rack, power, failures, per_hour)
             for j, aid in enumerate(sweep.axes.accelerator or ()):
                 bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
         axes = sweep.axes.given()

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from archgen.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
-from archgen.reliability import daly, ettr, poisson_tail, young
 
 DATA = Path(__file__).parent / "data" / "reliability"
 SOURCES = YAML(typ="safe", pure=True).load((DATA / "llama3-sources.yaml").read_text(encoding="utf-8"))

@@ -36,20 +36,28 @@ SWEEP_METRICS: dict[str, str] = {
     "power": "W",             # the job's share of its cluster's IT power
     "energy_per_token": "J",  # power / tokens_per_second
     "accelerators": "dimensionless",
+    "goodput": "dimensionless",             # training: effective training time ratio (archgen.reliability)
+    "goodput_tokens_per_second": "1/s",     # training: tokens_per_second x goodput
+    "cost_per_token": "USD",                # job's accelerator-hours at the cluster's TCO over its (goodput) tokens
 }
+#: Metrics that need the cluster's prices (a sweep objective on them without prices is refused).
+COST_OBJECTIVES = frozenset({"cost_per_token"})
 
 #: The metrics a point of each kind of job can have: its estimate's, then the sweep's own.
 JOB_METRICS: dict[str, tuple[str, ...]] = {
     "training": ("step_time", "tokens_per_second", "tokens_per_second_per_gpu", "tflops_per_gpu", "mfu",
-                 "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators"),
+                 "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators", "goodput",
+                 "goodput_tokens_per_second", "cost_per_token"),
     "inference": ("ttft", "tpot", "tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack",
-                  "concurrency", "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators"),
+                  "concurrency", "memory_per_gpu", "memory_headroom", "power", "energy_per_token", "accelerators",
+                  "cost_per_token"),
     "collective": ("busbw", "time", "power", "accelerators"),
 }
 
 #: Metrics an objective maximises unless told otherwise; every other metric is minimised.
 MAXIMISED = frozenset({"tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack", "mfu",
-                       "tflops_per_gpu", "memory_headroom", "concurrency", "busbw"})
+                       "tflops_per_gpu", "memory_headroom", "concurrency", "busbw", "goodput",
+                       "goodput_tokens_per_second"})
 
 #: Most points a sweep may have unless its `max_points` says more.
 DEFAULT_MAX_POINTS = 100_000

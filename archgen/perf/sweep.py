@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from archgen.errors import ArchgenError, WorkloadError
+from archgen.goodput import job_goodput, spare_wait
 from archgen.model.requirements import Requirement
 from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
+from archgen.perf.arch import Arch
 from archgen.perf.estimate import estimate, precision
 from archgen.perf.hardware import Hardware
 from archgen.units import Q_, Q, json_magnitude
@@ -37,6 +39,38 @@ class Base:
     accelerators: int
     per_rack: int
     it_power: float  # W: the cluster's IT load (maximum draw of its racks and fabrics)
+    failures: Failures | None = None  # what a training point's goodput needs (archgen.reliability)
+    cost_per_accelerator_hour: float | None = None  # in the cluster's currency
+
+
+@dataclass(frozen=True)
+class Failures:
+    """A cluster's failure figures as a sweep point needs them for goodput (docs/reliability.md)."""
+
+    per_accelerator_day: float  # interruptions per accelerator and day (the job's share of every interrupting part)
+    site_per_day: float         # facility events per day (every job)
+    per_node: int               # accelerators per node
+    nodes: int                  # nodes of the cluster
+    node_hw_per_day: float      # failures per node and day that need a repair
+    repair: float               # s, mean repair time of those
+    write_bandwidth: float      # B/s, checkpoint storage (0: only the NICs bound it)
+    read_bandwidth: float       # B/s
+    nic_per_node: float         # B/s, a node's storage NICs
+
+
+def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int) -> float:
+    """A training point's goodput: its interruptions, checkpoint write and restore, Daly's interval, spares."""
+    nodes = math.ceil(gpus / max(f.per_node, 1))
+    links = f.nic_per_node * nodes
+    write = min(b for b in (f.write_bandwidth, links) if b > 0) if (f.write_bandwidth or links) else 0.0
+    read = min(b for b in (f.read_bandwidth, links) if b > 0) if (f.read_bandwidth or links) else 0.0
+    if write <= 0 or read <= 0:
+        return math.nan
+    size = Arch.from_model(model).params() * workload.checkpoint.bytes_per_parameter
+    per_day = f.per_accelerator_day * gpus + f.site_per_day
+    hw = f.node_hw_per_day * nodes
+    wait = spare_wait(hw / per_day if per_day else 0.0, f.repair, hw * f.repair / 86400, f.nodes - nodes)
+    return job_goodput(per_day, size / write, workload.checkpoint.restart.m_as("s") + size / read + wait)[2]
 
 
 @dataclass(frozen=True)
@@ -146,6 +180,12 @@ def evaluate_point(problem: Problem, index: int) -> Row:
     metrics["accelerators"] = float(gpus)
     if metrics.get("tokens_per_second"):
         metrics["energy_per_token"] = power / metrics["tokens_per_second"]
+        tokens = metrics["tokens_per_second"]
+        if base.failures is not None and workload.training is not None and problem.model is not None:
+            metrics["goodput"] = goodput_of(base.failures, workload, problem.model, gpus)
+            metrics["goodput_tokens_per_second"] = tokens = tokens * metrics["goodput"]
+        if base.cost_per_accelerator_hour is not None and tokens > 0:
+            metrics["cost_per_token"] = base.cost_per_accelerator_hour * gpus / (tokens * 3600)
     if not est.fits:
         metrics = {k: v for k, v in metrics.items() if k in ("memory_per_gpu", "memory_headroom", "power",
                                                                "accelerators")}

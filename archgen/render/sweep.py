@@ -41,6 +41,9 @@ DISPLAY: dict[str, tuple[str, str, str, int]] = {  # metric: (title, SI unit, di
     "power": ("Power", "W", "kW", 1),
     "energy_per_token": ("Energy per token", "J", "J", 3),
     "accelerators": ("Accelerators", "dimensionless", "dimensionless", 0),
+    "goodput": ("Goodput", "dimensionless", "dimensionless", 3),
+    "goodput_tokens_per_second": ("Goodput tokens/s", "1/s", "1/s", 0),
+    "cost_per_token": ("Cost per token", "USD", "µUSD", 3),
 }
 #: Metrics listed in the tables of points, per job kind (objectives first, then these).
 SHOWN = {"training": ("step_time", "tokens_per_second", "mfu", "memory_per_gpu", "power", "energy_per_token"),
