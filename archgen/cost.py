@@ -45,6 +45,7 @@ class CapexLine:
     unit_price: Q | None
     basis: str = ""
     source: str = ""
+    priceable: bool = True
 
     @property
     def total(self) -> Q | None:
@@ -73,8 +74,13 @@ class Cost:
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
-        """BOM lines without a price."""
-        return tuple(line for line in self.lines if line.unit_price is None)
+        """BOM lines of catalog parts and racks without a price."""
+        return tuple(line for line in self.lines if line.unit_price is None and line.priceable)
+
+    @property
+    def accessories(self) -> tuple[CapexLine, ...]:
+        """BOM lines counted by rule with no catalog part to price (rails, blanking panels, cords, patch cords)."""
+        return tuple(line for line in self.lines if not line.priceable)
 
     def breakdown(self) -> dict[str, Q]:
         """Capex by kind of part (Rack, System, Switch, Link, ...), for the capex chart."""
@@ -100,7 +106,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
             part = rack.spec if rack is not None else None
         price = getattr(part, "price", None)
         lines.append(CapexLine(line.part, line.kind, line.quantity, price.capex if price else None,
-                               price.basis if price else "", price.source if price else ""))
+                               price.basis if price else "", price.source if price else "", part is not None))
     facility = a.cluster.facility
     fc = facility.cost if facility is not None else None
     if fc is None and all(line.unit_price is None for line in lines):

@@ -142,6 +142,9 @@ def open_items(run: Any, a: Any) -> list[str]:
         items.append("Cost rests on assumed figures (replace with quotes): " + ", ".join(cost.assumed) + ".")
     if cost is not None and cost.unpriced:
         items.append("Capex leaves out unpriced parts: " + ", ".join(line.part for line in cost.unpriced) + ".")
+    if cost is not None and cost.accessories:
+        items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
+                     "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")
     rel = run.operations.reliability.get(a.cluster.path)
     if rel is not None and rel.assumed:
         items.append("Reliability rests on assumed failure rates: " + ", ".join(rel.assumed) + ".")
