@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from archgen.errors import UsageError
 from archgen.model.accelerator import Accelerator
 from archgen.units import Q_, Q
@@ -139,6 +141,19 @@ class Hardware:
             known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))
             raise UsageError(f"unknown hardware parameter '{parameter}' (known: {known})")
         return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
+
+    def with_axis(self) -> Hardware:
+        """This hardware with a trailing length-1 axis on each array field; itself when every field is a number.
+
+        The model takes hardware fields as numpy arrays too (one hardware per layout, or per sweep point,
+        `perf.batch`); a computation that adds a trailing axis to the layout arrays (the pipeline rank classes)
+        takes the hardware through this so that it broadcasts against that axis.
+        """
+        change: dict[str, object] = {f.name: v[..., None] for f in dataclasses.fields(self)
+                                     if isinstance(v := getattr(self, f.name), np.ndarray)}
+        if any(isinstance(v, np.ndarray) for v in self.peak.values()):
+            change["peak"] = {k: v[..., None] if isinstance(v, np.ndarray) else v for k, v in self.peak.items()}
+        return dataclasses.replace(self, **change) if change else self
 
     def with_chip(self, other: Hardware) -> Hardware:
         """This fabric (scale-up domain and links, scale-out) with `other`'s accelerator (`CHIP_FIELDS`)."""
