@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
+import numpy as np
 from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -27,6 +28,10 @@ class Target:
     def met_by(self, value: Q) -> bool:
         """Whether `value` satisfies the target (the caller has checked the dimensions agree)."""
         return bool(_OPS[self.op](value.to(self.limit.units).magnitude, self.limit.magnitude))
+
+    def met_by_each(self, values: Q) -> np.ndarray:
+        """`met_by` for a quantity whose magnitude is an array (many sweep points at once): a bool array."""
+        return np.asarray(_OPS[self.op](values.to(self.limit.units).magnitude, self.limit.magnitude), dtype=bool)
 
     def headroom(self, value: Q) -> Q:
         """How far `value` is from the limit, signed so that positive is headroom and negative a shortfall.

@@ -20,7 +20,7 @@ from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_infere
 from archgen.perf.pipeline import PipelineOptions, layout_interleave
 from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
-from archgen.perf.stacks import open_knobs, stated_knobs, training_knobs, variants
+from archgen.perf.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
 from archgen.units import Q_, Q
 
@@ -62,7 +62,24 @@ def pipeline_options(p) -> PipelineOptions:
                            p.pipeline_layout)
 
 
-def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:
+@dataclass(frozen=True)
+class TrainingSetup:
+    """A training workload as the layout search takes it: the job, what the workload fixes, how it pipelines."""
+
+    job: Job
+    knobs: Knobs
+    pipeline: PipelineOptions
+    fixed: dict[str, int | str | None]  # tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero (None: searched)
+    complete: bool                      # every field but zero given: nothing to search
+    layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
+
+
+def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> TrainingSetup:
+    """The search's inputs for a training workload.
+
+    A given part of the layout that is invalid on its own is a `WorkloadError` (of the hardware, only
+    `hw.scale_up_size` matters).
+    """
     t = workload.training
     p = t.parallelism
     knobs = training_knobs(t)
@@ -74,8 +91,6 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
              "interleave": interleave, "recompute": t.recompute, "zero": p.zero}
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
-    notes: list[str] = []
-    searched: dict[str, int] = {}
     # the given part of the layout must be valid on its own; the search only fills in what is missing
     if None not in (p.tp, p.pp, p.dp):
         problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
@@ -89,9 +104,29 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
     zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
-    if complete:
-        layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-                  "interleave": interleave, "recompute": t.recompute, "zero": zero}
+    layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+              "interleave": interleave, "recompute": t.recompute, "zero": zero} if complete else {}
+    return TrainingSetup(job, knobs, opts, fixed, complete, layout)
+
+
+def none_fits_note(evaluated: int, gpus: int, accelerator: str) -> str:
+    """Why a searched training job does not fit: no valid layout does."""
+    return f"none of the {evaluated} valid layouts of {gpus} x {accelerator} fits in HBM"
+
+
+def does_not_fit_note(total: float, capacity: float) -> str:
+    """Why a training layout does not fit: its busiest rank's memory against the HBM (B)."""
+    return f"does not fit: needs {total / 1e9:.1f} GB per accelerator, {capacity / 1e9:.1f} GB available"
+
+
+def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:
+    t = workload.training
+    setup = training_setup(workload, arch, hw, gpus)
+    job, knobs, opts, fixed = setup.job, setup.knobs, setup.pipeline, setup.fixed
+    notes: list[str] = []
+    searched: dict[str, int] = {}
+    if setup.complete:
+        layout = setup.layout
     else:
         res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
@@ -99,8 +134,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
             raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
         if res.best is None:
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[f"none of the {res.evaluated} valid layouts of {gpus} x {hw.accelerator} fits in "
-                                   "HBM"])
+                            notes=[none_fits_note(res.evaluated, gpus, hw.accelerator)])
         layout = res.best
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
@@ -111,8 +145,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
         notes.append(_stack_range(t, arch, hw, lay))
     fits = bool(est.fits)
     if not fits:
-        notes.append(f"does not fit: needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, "
-                     f"{hw.hbm_capacity / 1e9:.1f} GB available")
+        notes.append(does_not_fit_note(float(est.memory.total), hw.hbm_capacity))
     s = float(est.step_time)
     metrics = {
         "step_time": Q_(s, "s"),

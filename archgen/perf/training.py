@@ -290,15 +290,16 @@ def _x(arr):
     return np.asarray(arr)[..., None]
 
 
-def rank_times(hw: Hardware, job: Job, lt: LayerTimes, *, tp, pp, ep, v, sl: Split) -> RankTimes:
+def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, v, sl: Split) -> RankTimes:
     """Each rank class's layers, embedding and loss per micro-batch, with the weight-gradient accumulation.
 
-    Weight gradients are accumulated into the gradient buffer once per micro-batch (read it, read the new 16-bit
-    gradient, write it back). `hw` must broadcast against the class axis (`Hardware.with_axis`).
+    `per_layer`, `logits` and `embed` are those of `LayerTimes`. Weight gradients are accumulated into the gradient
+    buffer once per micro-batch (read it, read the new 16-bit gradient, write it back). `hw` must broadcast against
+    the class axis (`Hardware.with_axis`).
     """
     params = params_per_gpu(job.arch, _x(tp), _x(pp), _x(ep), sl.layers, sl.embedding, sl.loss)
     accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
-    t_rank = sl.layers * _x(lt.total) + sl.loss * _x(lt.logits) + sl.embedding * _x(lt.embed) + accumulate
+    t_rank = sl.layers * _x(per_layer) + sl.loss * _x(logits) + sl.embedding * _x(embed) + accumulate
     real = sl.count > 0
     t_max = np.max(np.where(real, t_rank, 0.0), axis=-1)
     t_sum = np.sum(np.where(real, sl.count * t_rank, 0.0), axis=-1)
@@ -330,7 +331,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp)
     layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
     sl = split(a.layers, pp, v, layout.pipeline)
-    rk = rank_times(hx, job, lt, tp=tp, pp=pp, ep=ep, v=v, sl=sl)
+    rk = rank_times(hx, job, lt.total, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = _x
 
