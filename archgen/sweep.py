@@ -22,9 +22,10 @@ from archgen.errors import Location, UsageError, a_or_an, did_you_mean
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Model, Workload, job_kind
+from archgen.perf.batch import evaluate
 from archgen.perf.cluster import cluster_hardware
 from archgen.perf.hardware import hardware_for
-from archgen.perf.sweep import Base, Problem, Result, evaluate, summarise
+from archgen.perf.sweep import Base, Problem, Result, summarise
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.validate import Specs
 
