@@ -339,11 +339,13 @@ def _rows(pts: _Set, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.
                "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
                "memory_headroom": cap[chosen] - total}
         metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), chosen.shape), _UNITS[k]) for k, v in raw.items()}
-    layouts = {}
+    layouts, shared = {}, {}  # points with the same best layout share its dict (rows are read, never changed)
     for p in chosen.tolist():
-        lay = {k: int(prep.lay[k][best[p]]) for k in KEYS}
-        lay["recompute"] = _NAMES[lay["recompute"]]
-        layouts[p] = lay
+        r = int(best[p])
+        if r not in shared:
+            shared[r] = {k: int(prep.lay[k][r]) for k in KEYS}
+            shared[r]["recompute"] = _NAMES[shared[r]["recompute"]]
+        layouts[p] = shared[r]
     note = none_fits_note(len(prep.memory), pts.gpus, pts.hardware.accelerator)
     return _finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count)
 
@@ -367,7 +369,7 @@ def _complete(pts: _Set, setup) -> list[Row]:
     metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), (count,)), _UNITS[k]) for k, v in raw.items()}
     notes = ["" if f else does_not_fit_note(t, c)
              for f, t, c in zip(fit.tolist(), total.tolist(), cap.tolist(), strict=True)]
-    return _finish(pts, slice(None), fit, every, metrics, {int(p): dict(lay) for p in every}, notes)
+    return _finish(pts, slice(None), fit, every, metrics, dict.fromkeys(every.tolist(), dict(lay)), notes)
 
 
 def _finish(pts: _Set, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict, layouts: dict[int, dict],
