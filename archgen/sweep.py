@@ -31,6 +31,9 @@ from archgen.validate import Specs
 
 #: Chunks per worker: enough to balance uneven points (searched layouts cost more), few enough to stay cheap.
 CHUNKS_PER_WORKER = 8
+#: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
+#: over many points of one layout set.
+MIN_CHUNK = 2048
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16
 #: Files a sweep writes only when it has a front (and, for the plot, two objectives), with their format.
@@ -157,7 +160,8 @@ def chunks(size: int, parts: int) -> list[tuple[int, int]]:
 def evaluate_all(problem: Problem, pool: Executor | None, workers: int = 1,
                  progress: Callable[[int, int], None] | None = None) -> Result:
     """Every point of `problem`, in point order, evaluated here or by `pool`."""
-    ranges = chunks(problem.size, workers * CHUNKS_PER_WORKER if pool else 1)
+    least = MIN_CHUNK if problem.workload.training is not None else 1
+    ranges = chunks(problem.size, min(workers * CHUNKS_PER_WORKER, -(-problem.size // least)) if pool else 1)
     rows, done = [], 0
     try:
         if pool is None:
