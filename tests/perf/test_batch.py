@@ -205,3 +205,20 @@ def test_estimate_training_takes_one_hardware_per_layout(tmp_path):
         assert np.asarray(many.step_time)[j] == np.asarray(one.step_time)[0]
         assert np.asarray(many.memory.total)[j] == np.asarray(one.memory.total)[0]
     assert estimate_training  # the function both go through
+
+
+def test_a_torus_and_a_non_nvidia_cluster_batched_are_the_per_point_rows(tmp_path):
+    """A TPU v4 pod (torus collectives, `perf.torus`) and MI355X (no NCCL generation), with hardware axes."""
+    (p,) = problems(tmp_path, """kind: Sweep
+id: other-fabrics
+workload: llama3-70b-pretrain-b200
+axes:
+  cluster: [tpu-v4-pod, mi355x-th5]
+  accelerators: [256, 512]
+  hbm_bandwidth: [1, 1.5]
+  scale_up_bandwidth: [1, 2]
+objectives: [{metric: tokens_per_second}]
+""")
+    fast = batch.evaluate(p, 0, p.size)
+    for i in range(p.size):
+        same(fast[i], evaluate_point(p, i))
