@@ -38,7 +38,7 @@ from archgen.perf.estimate import MEMORY_METRICS, does_not_fit_note, none_fits_n
 from archgen.perf.hardware import Hardware
 from archgen.perf.pipeline import split
 from archgen.perf.search import KEYS, enumerate_layouts
-from archgen.perf.sweep import Problem, Row, _hardware, _job, evaluate_point, requirements
+from archgen.perf.sweep import Problem, Row, _hardware, _job, evaluate_point, goodput_of, requirements
 from archgen.perf.training import RECOMPUTE_CODES, Layout, busiest_memory, estimate_training, layer_times, rank_times
 from archgen.units import Q_, Q, json_magnitude, json_unit
 
@@ -109,6 +109,7 @@ class _Set:
     hardware: Hardware             # the first point's (scalar fields)
     fields: dict[str, np.ndarray]  # per-point values of the fields the vector axes change
     dtype: str
+    goodput: float | None          # the job's goodput on the cluster (it depends on the count, not the hardware)
 
 
 def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[Row]:
@@ -128,7 +129,9 @@ def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, lev
         setup = None
     if setup is None or (lay is not None and len(lay["tp"]) == 0):
         return _invalid_set(problem, indices, values)
-    pts = _Set(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype), dtype)
+    goodput = goodput_of(base.failures, workload, problem.model, gpus) if base.failures is not None else None
+    pts = _Set(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype), dtype,
+               goodput)
     if setup.complete:
         return _complete(pts, setup)
     n = len(lay["tp"])
@@ -374,65 +377,57 @@ def _complete(pts: _Set, setup) -> list[Row]:
 
 def _finish(pts: _Set, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict, layouts: dict[int, dict],
             notes: list[str]) -> list[Row]:
-    """Rows as `perf.sweep.evaluate_point` builds them: power, energy per token, requirements, feasibility.
+    """Rows as `perf.sweep.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
 
     `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`.
+    Power, energy per token, goodput and cost per token are the per-point path's float arithmetic, point by point;
+    the requirements are judged on arrays (`Target.met_by_each`).
     """
     problem = pts.problem
-    count = len(fit)
     base = pts.base
     power = base.it_power * pts.gpus / base.accelerators
-    si: dict[str, np.ndarray] = {}
-    for name, (vals, unit) in metrics.items():
-        si[name] = Q_(vals, unit).to(_json_unit(unit)).magnitude
-    if "tokens_per_second" in si:
-        tps = si["tokens_per_second"]
-        with np.errstate(divide="ignore"):
-            si["energy_per_token"] = np.where(tps != 0, power / tps, np.nan)
-    # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
-    judged: dict[str, np.ndarray] = {}
-    for req in problem.workload.requirements:
-        if req.metric in metrics:
-            vals, unit = metrics[req.metric]
-            judged[req.id] = req.target.met_by_each(Q_(vals, unit))
-    swept: dict[str, np.ndarray] = {}
-    for req in problem.sweep.requirements:
-        if req.metric in si:
-            swept[req.id] = req.target.met_by_each(Q_(si[req.metric], SWEEP_METRICS[req.metric]))
-        elif req.metric in ("power", "accelerators"):
-            value = power if req.metric == "power" else float(pts.gpus)
-            swept[req.id] = np.full(len(chosen), req.target.met_by(Q_(value, SWEEP_METRICS[req.metric])))
-    shall = [r.id for r in requirements(problem) if r.level == "shall"]
-    lists = {k: v.tolist() for k, v in si.items()}
-    judged_l = {k: v.tolist() for k, v in judged.items()}
-    swept_l = {k: v.tolist() for k, v in swept.items()}
+    lists = {name: Q_(vals, unit).to(_json_unit(unit)).magnitude.tolist() for name, (vals, unit) in metrics.items()}
     where = {int(p): j for j, p in enumerate(chosen.tolist())}
     fits = fit.tolist()
-    out = []
-    indices = pts.indices[take]
-    values = pts.values[take]
-    for p in range(count):
+    rows: list[dict[str, float]] = []
+    for p in range(len(fits)):
         j = where.get(p)
-        ok = fits[p]
-        m: dict[str, float] = {}
-        if j is not None:
-            m = {k: v[j] for k, v in lists.items() if k != "energy_per_token"}
+        m = {k: v[j] for k, v in lists.items()} if j is not None else {}
         m["power"] = power
         m["accelerators"] = float(pts.gpus)
-        if j is not None and "energy_per_token" in lists and m.get("tokens_per_second"):
-            m["energy_per_token"] = lists["energy_per_token"][j]
-        if not ok:
+        if m.get("tokens_per_second"):
+            m["energy_per_token"] = power / m["tokens_per_second"]
+            tokens = m["tokens_per_second"]
+            if pts.goodput is not None:
+                m["goodput"] = pts.goodput
+                m["goodput_tokens_per_second"] = tokens = tokens * pts.goodput
+            if base.cost_per_accelerator_hour is not None and tokens > 0:
+                m["cost_per_token"] = base.cost_per_accelerator_hour * pts.gpus / (tokens * 3600)
+        if not fits[p]:
             m = {k: v for k, v in m.items() if k in (*MEMORY_METRICS, "power", "accelerators")}
-        met: dict[str, bool | None] = {}
-        for req in problem.workload.requirements:
-            judge = ok or req.metric in MEMORY_METRICS
-            met[req.id] = judged_l[req.id][j] if (j is not None and judge and req.id in judged_l) else None
-        for req in problem.sweep.requirements:
-            met[req.id] = swept_l[req.id][j] if (ok and j is not None and req.id in swept_l) else None
-        feasible = ok and all(met[r] is not False for r in shall)
-        out.append(Row(int(indices[p]), values[p], base.cluster, "ok" if ok else "does not fit",
-                       "" if ok else notes[p], layouts.get(p, {}), m, met, feasible))
-    return out
+        rows.append(m)
+    met: list[dict[str, bool | None]] = [{} for _ in rows]
+    # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
+    for req in problem.workload.requirements:
+        judged = req.target.met_by_each(Q_(*metrics[req.metric])).tolist() if req.metric in metrics else None
+        for p, got in enumerate(met):
+            j = where.get(p)
+            use = judged is not None and j is not None and (fits[p] or req.metric in MEMORY_METRICS)
+            got[req.id] = judged[j] if use else None
+    for req in problem.sweep.requirements:
+        have = [p for p, m in enumerate(rows) if fits[p] and req.metric in rows[p]]
+        judged = req.target.met_by_each(Q_(np.asarray([rows[p][req.metric] for p in have], dtype=float),
+                                           SWEEP_METRICS[req.metric])).tolist() if have else []
+        for got in met:
+            got[req.id] = None
+        for p, ok in zip(have, judged, strict=True):
+            met[p][req.id] = ok
+    shall = [r.id for r in requirements(problem) if r.level == "shall"]
+    indices = pts.indices[take].tolist()
+    values = pts.values[take]
+    return [Row(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit", "" if fits[p] else notes[p],
+                layouts.get(p, {}), rows[p], met[p], fits[p] and all(met[p][r] is not False for r in shall))
+            for p in range(len(fits))]
 
 
 def _json_unit(unit: str) -> str:
