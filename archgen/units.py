@@ -20,7 +20,7 @@ import pint
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
-from archgen.cache import cache_dir, digest
+from archgen.cache import cache_dir, digest, seal, unsealed_removed
 
 #: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
@@ -48,13 +48,16 @@ def _build_registry() -> pint.UnitRegistry:
     try:
         cache = cache_dir("units")
         defs = cache / f"definitions-{digest(text)}.txt"
-        if not defs.exists():
+        if not defs.is_file() or defs.read_text(encoding="utf-8") != text:  # never definitions we did not write
             cache.mkdir(parents=True, exist_ok=True)
             tmp = defs.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, defs)
+        if not unsealed_removed(cache / "pint"):  # pint's cache is pickle: only files sealed on this machine
+            raise OSError("no cache key")
         reg = pint.UnitRegistry(str(defs), cache_folder=str(cache / "pint"), **options)
-    except OSError:  # read-only home: build in memory
+        seal(cache / "pint")
+    except (OSError, UnicodeDecodeError):  # read-only home, no key: build in memory
         reg = pint.UnitRegistry(None, **options)
         reg.load_definitions(text.splitlines())
     reg.formatter.default_format = "~P"
