@@ -113,14 +113,23 @@ def validate(paths: Paths = None) -> None:
     """Check schema, units and references of the specs."""
 
     def body() -> int:
-        from archgen.pipeline import load
-        from archgen.validate import validate as run_validate
-        docs, library = load(_paths(paths))
-        specs = run_validate(docs, library)
-        print(f"{len(docs)} document(s) valid ({len(specs.items)} with the shipped catalog)")
+        from archgen import report
+        from archgen.pipeline import references
+        specs, findings = references(_paths(paths))
+        errors = [f for f in findings if f.severity == "error" and not f.waived]
+        if errors:
+            sys.stdout.write(report.text(findings))
+            return 1
+        mine = sum(1 for s in specs.sources.values() if not _shipped(s.file))
+        print(f"{mine} document(s) valid, references resolved ({len(specs.items)} with the shipped catalog)")
         return 0
 
     _guarded(body)
+
+
+def _shipped(file: str) -> bool:
+    from archgen.load import shipped_catalog
+    return Path(file).resolve().is_relative_to(shipped_catalog().resolve())
 
 
 @app.command()
@@ -193,7 +202,8 @@ def render(
         for written in render_all(result, out, target=target, formats=_split(formats), templates=templates,
                                   progress=sys.stderr.isatty()):
             print(written)
-        return 0
+        _failing_note(result.errors)
+        return 1 if result.errors else 0
 
     _guarded(body)
 
@@ -216,8 +226,8 @@ def diff(
         from archgen.pipeline import run
         if fmt not in ("md", "json"):
             raise UsageError(f"unknown format '{fmt}'; expected md or json")
-        if threshold < 0:
-            raise UsageError(f"--threshold {threshold}: expected a percentage >= 0")
+        if not threshold >= 0 or threshold == float("inf"):  # NaN compares false and hid every change
+            raise UsageError(f"--threshold {threshold}: expected a finite percentage >= 0")
         runs = []
         with ExitStack() as stack:
             for name, arg in (("BASE", base), ("HEAD", head)):
@@ -330,13 +340,13 @@ def catalog_show(
     """Show one part with its figures and sources."""
 
     def body() -> int:
-        import json
+        from archgen.units import json_text
         specs = _load_specs(paths or ctx.parent.params["paths"])
         part = specs.get(part_id)
         if part is None:
             raise UsageError(f"no part '{part_id}'{did_you_mean(part_id, specs.items, lead='; ')}")
         print(f"# {specs.locate(part_id)}")
-        print(json.dumps(part.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2))
+        print(json_text(part.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2))
         return 0
 
     _guarded(body)
@@ -427,10 +437,9 @@ def sweep(
     """
 
     def body() -> int:
-        import json
-
         from archgen import sweep as sw
         from archgen.render.sweep import to_json
+        from archgen.units import json_text
         if fmt not in ("text", "json"):
             raise UsageError(f"unknown format '{fmt}'; expected text or json")
         if scheduler and workers != 1:
@@ -441,20 +450,31 @@ def sweep(
         if templates is not None and not templates.is_dir():
             raise UsageError(f"templates directory '{templates}' does not exist")  # as archgen render says
         progress = _sweep_progress() if sys.stderr.isatty() else None
-        specs, results = sw.run(sweep_file, _spec_paths(paths), workers=workers, scheduler=scheduler,
-                                progress=progress)
-        written = sw.write(specs, results, out, _split(formats), templates)
+        count, note = sw.worker_count(workers)
+        if note:
+            print(note, file=sys.stderr)
+        specs, results, errors = sw.run(sweep_file, _spec_paths(paths), workers=count, scheduler=scheduler,
+                                        progress=progress)
+        written = sw.write(specs, results, out, _split(formats), templates, failing=len(errors))
         if fmt == "json":
-            print(json.dumps({"archgen": __version__, "sweeps": [to_json(r) for r in results],
+            print(json_text({"archgen": __version__, "sweeps": [to_json(r) for r in results],
                               "files": [str(p) for p in written]}, indent=2, sort_keys=True))
         else:
             for r in results:
                 print(_sweep_summary(r))
             for p in written:
                 print(p)
-        return 0 if all(r.counts()["feasible"] for r in results) else 1
+        _failing_note(errors)
+        return 0 if all(r.counts()["feasible"] for r in results) and not errors else 1
 
     _guarded(body)
+
+
+def _failing_note(errors: list) -> None:
+    """Say on stderr why a command that wrote its documents exits 1: the specs have error findings."""
+    if errors:
+        print(f"{len(errors)} error finding(s) in the specs: the documents are marked as failing checks; "
+              "`archgen check` lists them", file=sys.stderr)
 
 
 def _sweep_summary(result) -> str:

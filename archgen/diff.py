@@ -8,7 +8,6 @@ argument: a directory as it is, or the specs of a git revision exported to a tem
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import subprocess
@@ -29,7 +28,7 @@ from archgen.load import shown, shown_file
 from archgen.pipeline import Run
 from archgen.render.fmt import md, number, unit_label
 from archgen.report import quantity
-from archgen.units import Q, relative_change
+from archgen.units import Q, json_text, relative_change
 
 Status = Literal["met", "not met", "unknown"]
 
@@ -413,7 +412,7 @@ def to_json(d: Diff) -> str:
                           "level": (r.head or r.base).level, "base": _state_json(r.base),
                           "head": _state_json(r.head), "failing": r.failing} for r in d.requirements],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 # --- BASE and HEAD arguments ------------------------------------------------------------------------------------
@@ -492,7 +491,14 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         if tar.returncode != 0:
             raise UsageError(f"{path}: not in revision {arg}")
         with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
-            archive.extractall(root, filter="data")
+            try:
+                archive.extractall(root, filter="data")
+            except tarfile.FilterError as err:  # a link out of the tree, an absolute path, a device file
+                member = getattr(err, "tarinfo", None)
+                name = member.name if member is not None else "a file"
+                target = f" -> {member.linkname}" if member is not None and member.linkname else ""
+                raise UsageError(f"revision {arg}: {name}{target} points outside the specs; archgen reads no file "
+                                 "outside the exported tree") from None
         if not (root / inside).is_dir():
             raise UsageError(f"{path}: not a directory in revision {arg}")
         yield Source(root / inside, label, root, top_dir)

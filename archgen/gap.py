@@ -10,7 +10,6 @@ gaps too and come with the report. `markdown` and `to_json` render a `Gap`; noth
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from archgen.model.requirements import Requirement
 from archgen.pipeline import Run, run
 from archgen.render import fmt
 from archgen.report import finding_json, quantity
-from archgen.units import Q
+from archgen.units import Q, json_text
 
 Status = Literal["met", "not met", "not provided"]
 STATUSES: tuple[Status, ...] = ("met", "not met", "not provided")
@@ -316,4 +315,4 @@ def to_json(g: Gap) -> str:
         "findings": [finding_json(f) for f in g.findings],
         "objects": list(g.objects),
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(doc, indent=2, ensure_ascii=False) + "\n"

@@ -22,6 +22,8 @@ from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, Us
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_NODES = 200_000
+#: The largest integer a spec may write (a signed 64-bit integer: what numpy and every JSON reader can hold).
+MAX_INT = 2**63 - 1
 _MAX_DEPTH = 64
 
 Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
@@ -252,6 +254,10 @@ def _composer(name: str) -> type:
                     raise UnreadableError([_too_many(where)])
             if self.depth > _MAX_DEPTH:
                 raise UnreadableError([SpecProblem(where, message=f"YAML nesting deeper than {_MAX_DEPTH} levels")])
+            if isinstance(event, ScalarEvent) and len(event.value) > 19 and str(  # before int() meets 5,000 digits
+                    event.tag or self.resolver.resolve(ScalarNode, event.value, event.implicit)).endswith(":int"):
+                raise UnreadableError([SpecProblem(where, message="integer out of range", value=event.value,
+                                                   expected=f"a whole number of at most {MAX_INT:,} in size")])
             tag = None if isinstance(event, AliasEvent) or event.tag is None else str(event.tag)
             if tag is not None and tag != "!":  # "!" is the non-specific tag: a string
                 core = _CORE_TAGS.get(tag)
@@ -374,6 +380,10 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
     value = _scalar(node)
     if isinstance(value, str):
         value = _text(value, counter.name, positions.get(path, (0, 0)))
+    elif isinstance(value, int) and not isinstance(value, bool) and not -MAX_INT <= value <= MAX_INT:
+        raise UnreadableError([SpecProblem(Location(counter.name, *positions.get(path, (0, 0))), value=value,
+                                           message="integer out of range",
+                                           expected=f"a whole number of at most {MAX_INT:,} in size")])
     return value
 
 

@@ -60,6 +60,13 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
     return specs, design, racks, clusters
 
 
+def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]]:
+    """Load → validate → build, then the REF checks only: what `archgen validate` reports, without the analyses."""
+    specs = validate(*load(paths))                 # schema and unit errors raise, all at once
+    design = build(specs)                          # unresolved references are kept for REF001/REF002
+    return specs, checks.run_checks(checks.Context(design, {}, {}), ("REF",))
+
+
 def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutPath]:
     """Each cluster's sized compute fabric, by cluster id, as the performance model takes it."""
     return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}

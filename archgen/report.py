@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import json
+import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 from xml.sax.saxutils import escape, quoteattr
@@ -12,7 +12,7 @@ from archgen import __version__
 from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
 from archgen.errors import SpecProblem
 from archgen.load import shown
-from archgen.units import Q
+from archgen.units import Q, json_text
 from archgen.units import to_json as quantity_json
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
@@ -63,7 +63,7 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
         "findings": [finding_json(f) for f in findings],
         "metrics": {subject: {k: quantity(v) for k, v in sorted(m.items())} for subject, m in sorted(metrics.items())},
     }
-    return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+    return json_text(doc, indent=2, sort_keys=False) + "\n"
 
 
 def finding_json(f: Finding) -> dict:
@@ -107,7 +107,11 @@ def sarif(findings: list[Finding]) -> str:
     doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": "archgen", "version": __version__, "rules": rules}},
                      "results": results}]}
-    return json.dumps(doc, indent=2) + "\n"
+    return json_text(doc, indent=2) + "\n"
+
+
+#: Characters XML 1.0 cannot carry, even escaped (section 2.2).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
@@ -122,7 +126,8 @@ def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     for cid in ids:
         fs = by_id.get(cid, [])
         errs = [f for f in fs if f.severity == "error"]
-        body = "\n".join(f"{f.location or ''}: {f.severity}: {f.object}: {f.message}" for f in fs)
+        body = _NOT_XML.sub("\ufffd", "\n".join(f"{f.location or ''}: {f.severity}: {f.object}: {f.message}"
+                                                for f in fs))  # a file name may hold what XML 1.0 cannot
         if errs:
             failures += 1
             cases.append(f'  <testcase classname="archgen" name={quoteattr(cid)}><failure message='

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import math
 import os
 import re
@@ -138,10 +139,10 @@ def parse_unit(text: str) -> pint.Unit:
 
 
 def _number(text: str) -> int | float:
-    value = float(text) if any(c in text for c in ".eE") else int(text)
+    value = float(text) if any(c in text for c in ".eE") or len(text) > 19 else int(text)
     if not math.isfinite(value):
         raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": text})
-    return value
+    return value if isinstance(value, float) or abs(value) < 2**63 else float(value)  # int64 is what numpy holds
 
 
 def parse_quantity(value: Any) -> pint.Quantity:
@@ -154,6 +155,10 @@ def parse_quantity(value: Any) -> pint.Quantity:
         if set(value) != {"value", "unit"} or isinstance(value["value"], bool) \
                 or not isinstance(value["value"], int | float) or not isinstance(value["unit"], str):
             raise PydanticCustomError("quantity_type", "expected a mapping with keys value (number) and unit (string)")
+        if isinstance(value["value"], int) and abs(value["value"]) >= 2**63:
+            value = {**value, "value": float(value["value"])}
+        if not math.isfinite(value["value"]):  # `.inf`, `.nan`, `1e400` are refused as they are in '<number> <unit>'
+            raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": value["value"]})
         return Q_(value["value"], parse_unit(value["unit"]))
     if isinstance(value, str):
         m = _QTY.match(value)
@@ -188,6 +193,24 @@ def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
 def to_json(q: pint.Quantity) -> dict[str, Any]:
     """The JSON contract for a quantity: ``{"value": float, "unit": str}`` in SI base or derived units."""
     return {"value": json_magnitude(q), "unit": json_unit(q)}
+
+
+def json_text(doc: Any, **options: Any) -> str:
+    """`json.dumps` as strict JSON (RFC 8259), with `options`; a non-finite number is written null.
+
+    That is what JavaScript's JSON.stringify writes, never the `Infinity`/`NaN` that strict parsers reject.
+    """
+    return json.dumps(_finite(doc), allow_nan=False, **options)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 _JSON_UNITS = [

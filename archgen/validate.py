@@ -90,8 +90,8 @@ def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
 
 def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
     kind = doc.data.get("kind")
-    if kind not in KINDS:
-        hint = did_you_mean(kind, KINDS) or f"one of: {', '.join(sorted(KINDS))}"
+    if not isinstance(kind, str) or kind not in KINDS:  # a mapping or list is no kind either (not hashable)
+        hint = (did_you_mean(kind, KINDS) if isinstance(kind, str) else "") or f"one of: {', '.join(sorted(KINDS))}"
         where = ("kind",) if "kind" in doc.data else ()
         problems.append(SpecProblem(doc.locate(where), "kind", "unknown document kind" if kind else "missing 'kind'",
                                     value=kind, expected="a known kind", hint=hint))

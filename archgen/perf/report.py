@@ -9,13 +9,12 @@ relative error of a scored metric).
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from archgen.perf.cases import CaseResult, Refused, Scores, summary
 from archgen.perf.estimate import Estimate
-from archgen.units import Q_, relative_change, to_json
+from archgen.units import Q_, json_text, relative_change, to_json
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
             "B": ("GB", 1e-9), "dimensionless": ("", 1.0)}
@@ -185,4 +184,4 @@ def _unit(q) -> str:
 
 def dumps(data: Any) -> str:
     """JSON text, stable key order."""
-    return json.dumps(data, indent=2, sort_keys=False) + "\n"
+    return json_text(data, indent=2, sort_keys=False) + "\n"

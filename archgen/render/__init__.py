@@ -78,8 +78,38 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
             base = Path(out) / t.id
             for name in sorted(files):
                 written.append(write_atomic(base / name, files[name]))
+            _remove_stale(base, set(files), wanted)
             step(t.id, None)
     return written
+
+
+#: The list of files render wrote into a target's folder, so that the next run removes only files of its own.
+MANIFEST = ".archgen-files"
+#: File extensions each format writes (Markdown links SVG diagrams beside it; HTML and PDF embed theirs).
+_WRITES = {"md": ("md", "svg"), "html": ("html",), "pdf": ("pdf",), "xlsx": ("xlsx",), "csv": ("csv",),
+           "svg": ("svg",), "png": ("png",)}
+
+
+def _remove_stale(folder: Path, names: set[str], formats: tuple[str, ...]) -> None:
+    """Delete the files an earlier render wrote into `folder` that this one, in the same formats, did not.
+
+    A rack that lost its CDU leaves no cooling diagram of the last run behind, while files of formats not asked
+    for this time, and files archgen never wrote (listed in no manifest), stay.
+    """
+    manifest = folder / MANIFEST
+    try:
+        before = set(manifest.read_text(encoding="utf-8").split("\n")) - {""}
+    except (OSError, UnicodeDecodeError):
+        before = set()
+    produced = {ext for f in formats for ext in _WRITES.get(f, ())}
+    stale = {n for n in before - names if "/" not in n and n not in ("", ".", "..", MANIFEST)
+             and n.rpartition(".")[2] in produced}
+    for name in sorted(stale):
+        try:
+            (folder / name).unlink(missing_ok=True)
+        except OSError:
+            pass
+    write_atomic(manifest, "".join(f"{n}\n" for n in sorted((before - stale) | names)).encode("utf-8"))
 
 
 def parse_formats(formats: Iterable[str]) -> tuple[str, ...]:
