@@ -14,20 +14,47 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
+import typer.core
 
 from archgen import __version__
 from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError, WorkloadError, did_you_mean
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+
+class _Group(typer.core.TyperGroup):
+    """The top-level command group; `--debug` may stand anywhere before `--` (`archgen check specs --debug`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        end = args.index("--") if "--" in args else len(args)
+        if "--debug" in args[:end]:
+            args = ["--debug", *(a for i, a in enumerate(args) if a != "--debug" or i >= end)]
+        return super().parse_args(ctx, args)
+
+
+def _value_name(self: click.Parameter, ctx: click.Context) -> str | None:
+    """The value a parameter takes, as help shows it: its metavar (N, DIR, FILE), never a Python type (<int>)."""
+    if isinstance(self, typer.core.TyperArgument) or getattr(self, "is_flag", False):
+        return None  # an argument's own column shows its metavar; a flag takes no value
+    return self.metavar or self.name.upper()
+
+
+typer.core.TyperOption.display_type_rich = _value_name  # typer 0.29 prints <list[Path]>, <bool> beside each option
+typer.core.TyperArgument.display_type_rich = _value_name
+
+HELP = {"help_option_names": ["-h", "--help"]}
+app = typer.Typer(cls=_Group, no_args_is_help=True, pretty_exceptions_enable=False, context_settings=HELP,
                   help="Specs as code for AI racks and clusters.")
-catalog_app = typer.Typer(no_args_is_help=False, help="Browse the parts catalog.")
+catalog_app = typer.Typer(no_args_is_help=False, context_settings=HELP, help="Browse the parts catalog.")
 app.add_typer(catalog_app, name="catalog")
 
-Paths = Annotated[list[Path] | None, typer.Argument(help="Spec files or directories (default: specs/).")]
-Format = Annotated[str, typer.Option("--format", "-f", help="text, json, sarif, junit or github.")]
-Vendors = Annotated[list[str] | None, typer.Option("--vendor", help="Only entries of this vendor (repeatable).")]
-Kinds = Annotated[list[str] | None, typer.Option("--kind", help="Only entries of this kind, e.g. Switch (repeatable).")]
+Paths = Annotated[list[Path] | None, typer.Argument(
+    metavar="PATH...", help="Spec files or directories (default: specs/).")]
+Format = Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="text, json, sarif, junit or github.")]
+Vendors = Annotated[list[str] | None, typer.Option(
+    "--vendor", metavar="VENDOR", help="Only entries of this vendor (repeatable).")]
+Kinds = Annotated[list[str] | None, typer.Option(
+    "--kind", metavar="KIND", help="Only entries of this kind, e.g. Switch (repeatable).")]
 _STATE = {"debug": False}
 
 
@@ -84,18 +111,27 @@ def _out_dir(out: Path) -> None:
         raise UsageError(f"--out must be a directory; {existing} is a file")
 
 
+def _trace() -> None:
+    """With `--debug`, the traceback of a user error too (for reporting a message that looks wrong)."""
+    if _STATE["debug"]:
+        traceback.print_exc()
+
+
 def _guarded(func: Callable[[], int]) -> None:
     """Run a command body; turn user errors into messages and exit codes, other errors into a bug report."""
     try:
         code = func()
         sys.stdout.flush()  # a closed pipe shows here, not at exit
     except UnreadableError as err:
+        _trace()
         print(err, file=sys.stderr)
         code = 2
     except SpecError as err:
+        _trace()
         print(err, file=sys.stderr)
         code = 1
     except (UsageError, ArchgenError) as err:
+        _trace()
         where = getattr(err, "location", None)
         print(f"{where}: error: {err}" if where else f"error: {err}", file=sys.stderr)
         code = 2
@@ -136,9 +172,11 @@ def _shipped(file: str) -> bool:
 def check(
     paths: Paths = None,
     fmt: Format = "text",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
-    select: Annotated[str, typer.Option(help="Only these check IDs or prefixes, e.g. 'PWR,NET004'.")] = "",
-    ignore: Annotated[str, typer.Option(help="Skip these check IDs or prefixes.")] = "",
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", metavar="FILE", help="Write the report to FILE.")] = None,
+    select: Annotated[str, typer.Option(
+        metavar="IDS", help="Only these check IDs or prefixes, e.g. 'PWR,NET004'.")] = "",
+    ignore: Annotated[str, typer.Option(metavar="IDS", help="Skip these check IDs or prefixes.")] = "",
     show_waived: Annotated[bool, typer.Option(help="List waived findings in text output.")] = False,
 ) -> None:
     """Validate, analyse and check the specs; report findings."""
@@ -185,12 +223,13 @@ def checks() -> None:
 @app.command()
 def render(
     paths: Paths = None,
-    target: Annotated[str | None, typer.Option(help="Only this rack or cluster id.")] = None,
-    out: Annotated[Path, typer.Option(help="Output directory.")] = Path("out"),
-    formats: Annotated[str, typer.Option(
+    target: Annotated[str | None, typer.Option(metavar="ID", help="Only this rack or cluster id.")] = None,
+    out: Annotated[Path, typer.Option(metavar="DIR", help="Output directory.")] = Path("out"),
+    formats: Annotated[str, typer.Option(metavar="FORMATS",
         help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the 'pdf' extra, xlsx the 'office' extra).")
     ] = "md,html,csv,svg",
-    templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
+    templates: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Directory of templates overriding the shipped ones.")] = None,
 ) -> None:
     """Render partner-facing documents and diagrams into OUT/<target>/."""
 
@@ -210,12 +249,15 @@ def render(
 
 @app.command()
 def diff(
-    base: Annotated[str, typer.Argument(help="Spec directory or git revision (main, HEAD~1, a sha) to compare from.")],
-    head: Annotated[str, typer.Argument(help="Spec directory or git revision to compare to.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
-    path: Annotated[str, typer.Option("--path", help="Spec directory inside a git revision.")] = "specs",
-    threshold: Annotated[float, typer.Option(help="Ignore relative metric changes below this percentage.")] = 0.1,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
+    base: Annotated[str, typer.Argument(
+        metavar="BASE", help="Spec directory or git revision (main, HEAD~1, a sha) to compare from.")],
+    head: Annotated[str, typer.Argument(metavar="HEAD", help="Spec directory or git revision to compare to.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
+    path: Annotated[str, typer.Option("--path", metavar="DIR", help="Spec directory inside a git revision.")] = "specs",
+    threshold: Annotated[float, typer.Option(
+        metavar="PCT", help="Ignore relative metric changes below this percentage.")] = 0.1,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", metavar="FILE", help="Write the report to FILE.")] = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
 
@@ -253,8 +295,9 @@ def gap_report(
     against: Annotated[list[Path], typer.Option(
         "--against", metavar="REQUIREMENTS",
         help="Our requirements: a file or directory of Requirements documents (repeatable).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", metavar="FILE", help="Write the report to FILE.")] = None,
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
 
@@ -274,7 +317,8 @@ def gap_report(
 @catalog_app.callback(invoke_without_command=True)
 def catalog(
     ctx: typer.Context,
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    paths: Annotated[list[Path] | None, typer.Option(
+        "--path", metavar="PATH", help="Spec paths to include (default: specs/).")] = None,
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
     vendor: Vendors = None,
     kind: Kinds = None,
@@ -287,7 +331,8 @@ def catalog(
 @catalog_app.command("list")
 def catalog_list(
     ctx: typer.Context,
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    paths: Annotated[list[Path] | None, typer.Option(
+        "--path", metavar="PATH", help="Spec paths to include (default: specs/).")] = None,
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
     vendor: Vendors = None,
     kind: Kinds = None,
@@ -334,8 +379,9 @@ def _catalog_lines(paths: list[Path] | None, unconfirmed: bool, vendors: list[st
 @catalog_app.command("show")
 def catalog_show(
     ctx: typer.Context,
-    part_id: Annotated[str, typer.Argument(help="Part id.")],
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    part_id: Annotated[str, typer.Argument(metavar="ID", help="Part id.")],
+    paths: Annotated[list[Path] | None, typer.Option(
+        "--path", metavar="PATH", help="Spec paths to include (default: specs/).")] = None,
 ) -> None:
     """Show one part with its figures and sources."""
 
@@ -353,7 +399,8 @@ def catalog_show(
 
 
 @app.command()
-def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schema.json per kind into DIR.")] = None,
+def schema(out: Annotated[Path | None, typer.Option(
+    metavar="DIR", help="Write one <Kind>.schema.json per kind into DIR.")] = None,
            ) -> None:
     """JSON Schema of every spec kind, for editors (yaml-language-server)."""
 
@@ -377,12 +424,13 @@ def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schem
 @app.command()
 def estimate(
     cases: Annotated[Path | None, typer.Option(
-        "--cases", help="Score a validation-case file (archgen-validation/1).")] = None,
+        "--cases", metavar="FILE", help="Score a validation-case file (archgen-validation/1).")] = None,
     cluster: Annotated[str | None, typer.Option(
-        "--cluster", help="Cluster id (default: the workload's own cluster).")] = None,
-    workload: Annotated[str | None, typer.Option("--workload", help="Workload id.")] = None,
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+        "--cluster", metavar="ID", help="Cluster id (default: the workload's own cluster).")] = None,
+    workload: Annotated[str | None, typer.Option("--workload", metavar="ID", help="Workload id.")] = None,
+    paths: Annotated[list[Path] | None, typer.Option(
+        "--path", metavar="PATH", help="Spec paths (default: specs/).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="text or json.")] = "text",
     what_if: Annotated[list[str] | None, typer.Option(
         "--what-if", metavar="PARAM=FACTOR",
         help="Scale a hardware parameter (repeatable), e.g. hbm_bandwidth=1.5; reported against the baseline.")] = None,
@@ -419,17 +467,20 @@ def estimate(
 @app.command()
 def sweep(
     sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP.yaml", help="A file of Sweep documents.")],
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,
-    workers: Annotated[int, typer.Option(help="Evaluate the points in N local processes.")] = 1,
-    scheduler: Annotated[str | None, typer.Option(
+    paths: Annotated[list[Path] | None, typer.Option(
+        "--path", metavar="PATH", help="Spec paths (default: specs/).")] = None,
+    workers: Annotated[int, typer.Option(metavar="N", help="Evaluate the points in N local processes.")] = 1,
+    scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS",
         help="Address of a Dask scheduler (tcp://host:8786) to evaluate the points on (the 'distributed' extra).")
     ] = None,
-    out: Annotated[Path, typer.Option(help="Output directory; each sweep writes OUT/<sweep id>/.")] = Path("out"),
-    formats: Annotated[str, typer.Option(
+    out: Annotated[Path, typer.Option(
+        metavar="DIR", help="Output directory; each sweep writes OUT/<sweep id>/.")] = Path("out"),
+    formats: Annotated[str, typer.Option(metavar="FORMATS",
         help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the 'pdf' extra, xlsx the 'office' extra).")
     ] = "md,csv,svg",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="What to print: text or json.")] = "text",
-    templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="What to print: text or json.")] = "text",
+    templates: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Directory of templates overriding the shipped ones.")] = None,
 ) -> None:
     """Evaluate a design-space sweep: every point, the Pareto front and the best point per objective.
 

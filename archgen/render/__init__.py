@@ -10,6 +10,7 @@ Layout of ``OUT/<target>/``: ``<target>.md``, ``<target>.html``, ``<target>.pdf`
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -118,7 +119,15 @@ def parse_formats(formats: Iterable[str]) -> tuple[str, ...]:
     unknown = [f for f in wanted if f not in FORMATS]
     if unknown:
         raise UsageError(f"unknown format(s) {', '.join(unknown)}; expected some of {','.join(FORMATS)}")
+    for f in wanted:  # before anything is rendered, not as a traceback half-way
+        package, extra = EXTRAS.get(f, (None, None))
+        if package and importlib.util.find_spec(package) is None:
+            raise UsageError(f"{f.upper()} output needs the {package} package: pip install 'archgen[{extra}]'")
     return wanted
+
+
+#: Formats that need an optional package: (module, the extra that installs it).
+EXTRAS = {"pdf": ("typst", "pdf"), "xlsx": ("openpyxl", "office")}
 
 
 class _progress:
