@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 import typer.core
 
@@ -25,14 +24,14 @@ from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError,
 class _Group(typer.core.TyperGroup):
     """The top-level command group; `--debug` may stand anywhere before `--` (`archgen check specs --debug`)."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         end = args.index("--") if "--" in args else len(args)
         if "--debug" in args[:end]:
             args = ["--debug", *(a for i, a in enumerate(args) if a != "--debug" or i >= end)]
         return super().parse_args(ctx, args)
 
 
-def _value_name(self: click.Parameter, ctx: click.Context) -> str | None:
+def _value_name(self: typer.core.TyperOption | typer.core.TyperArgument, ctx: typer.Context) -> str | None:
     """The value a parameter takes, as help shows it: its metavar (N, DIR, FILE), never a Python type (<int>)."""
     if isinstance(self, typer.core.TyperArgument) or getattr(self, "is_flag", False):
         return None  # an argument's own column shows its metavar; a flag takes no value

@@ -262,9 +262,19 @@ class Dim:
         self.gt, self.ge = gt, ge
         self.label = label or str(self.unit.dimensionality)
         self.temperature = temperature
+        self._valid: dict[str, pint.Quantity] = {}  # text already accepted: a pure function of it (pint's
+        # arithmetic returns new quantities, so sharing one is safe); validation cost 40 ms of every command
 
     def validate(self, value: Any) -> pint.Quantity:
         """Parse `value` and check its dimension and bounds (and, for temperatures, absolute or difference)."""
+        if isinstance(value, str) and value in self._valid:
+            return self._valid[value]
+        q = self._checked(value)
+        if isinstance(value, str) and len(self._valid) < 4096:
+            self._valid[value] = q
+        return q
+
+    def _checked(self, value: Any) -> pint.Quantity:
         q = parse_quantity(value)
         written = value.strip() if isinstance(value, str) else format_quantity(q)
         if not q.is_compatible_with(self.unit):
