@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from archgen import load
 from archgen.errors import SpecError, UnreadableError, UsageError
 from archgen.load import find_files, load_paths, load_text
 
@@ -95,17 +96,20 @@ def test_a_long_list_is_refused_while_parsing_in_well_under_a_second():
     assert "x.yaml:1:400003: error: the file has more than 200,000 nodes" in message  # item 200,001
 
 
-def test_the_node_limit_counts_every_document_of_a_file():
-    doc = "kind: A\nid: a\nx: [" + "0," * 99_989 + "0]\n"   # 3 keys + 99,990 items
-    assert "more than 200,000 nodes" in _problem(doc + "---\n" + doc + "---\n" + doc)
-    assert load_text(doc + "---\n" + doc, "x.yaml")[1].data["x"][-1] == 0   # 200,006 entries less the ids: XX
+def test_the_node_limit_counts_every_document_of_a_file(monkeypatch):
+    monkeypatch.setattr(load, "MAX_NODES", 1_000)  # the rule, at a size ruamel parses in milliseconds
+    doc = "kind: A\nid: a\nx: [" + "0," * 489 + "0]\n"   # 3 keys + 490 items
+    assert "more than 1,000 nodes" in _problem(doc + "---\n" + doc + "---\n" + doc)
+    assert load_text(doc + "---\n" + doc, "x.yaml")[1].data["x"][-1] == 0   # 986 entries: fits
 
 
 def test_the_node_limit_holds_without_libyaml(monkeypatch):
     """The composer counts too: a PyYAML without its C parser still stops at the limit."""
     import yaml
     monkeypatch.setattr(yaml, "__with_libyaml__", False)
-    assert "x.yaml:1:400003: error: the file has more than 200,000 nodes" in _problem("x: [" + "0," * 210_000 + "0]")
+    monkeypatch.setattr(load, "MAX_NODES", 1_000)
+    # entry 1,001 is item 999 (the key x is the first), as libyaml counts it: column 5 + 2 x 999
+    assert "x.yaml:1:2003: error: the file has more than 1,000 nodes" in _problem("x: [" + "0," * 2_000 + "0]")
 
 
 @pytest.mark.parametrize("raw, shown", [
