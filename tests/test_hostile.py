@@ -7,6 +7,7 @@ fuzz of every shipped spec is `tests/test_fuzz.py`.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -37,8 +38,7 @@ objectives:
 def _rack_tree(tmp_path: Path, *edits: tuple[str, str]) -> Path:
     """The shipped DGX H100 rack (and its facility) with text replaced."""
     root = tmp_path / "specs"
-    (root / "racks").mkdir(parents=True)
-    shutil.copytree(SPECS / "facilities", root / "facilities")
+    (root / "racks").mkdir(parents=True)  # the facilities are in the shipped catalog
     text = RACK.read_text(encoding="utf-8")
     for old, new in edits:
         assert old in text
@@ -145,6 +145,24 @@ def test_an_integer_beyond_int64_is_located(tmp_path, cli):
     assert r.code == 2
     assert ("dgx-h100-4.yaml:14:10: error: integer out of range: expected a whole number of at most "
             "9,223,372,036,854,775,807 in size, got '18446744073709551616'") in r.err
+
+
+@pytest.mark.parametrize("where, edit", [
+    ("part", ("  - {at: 40, part: sn2201, face: rear}", "  - {at: 40, part: tall, face: rear}")),
+    ("rack", ("height: 42 U", "height: 1e300 U")),
+])
+def test_a_height_of_1e300_u_is_judged_not_allocated(tmp_path, cli, where, edit):
+    """Found by the fuzz: a part 1e300 U tall made the space analysis allocate a slot per U (24 GB, then OOM)."""
+    root = _rack_tree(tmp_path, edit)
+    switch = next(p for p in (SPECS / "catalog" / "switches").glob("*.yaml") if "id: sn2201" in p.read_text())
+    text = switch.read_text().replace("id: sn2201", "id: tall")
+    (root / "tall.yaml").write_text(re.sub(r"height: [0-9.]+ U", "height: 1e300 U", text))
+    r = cli("check", root)
+    assert "Traceback" not in r.err
+    if where == "part":
+        assert r.code == 1 and "MECH001" in r.out   # beyond the rack's 42 U
+    else:
+        assert r.code in (0, 1)                      # a 1e300 U rack is a plausibility matter (issue 11 item 3)
 
 
 def test_a_quantity_beyond_int64_is_a_float_not_a_crash(tmp_path, cli):

@@ -146,7 +146,8 @@ def _space(rack: RackDesign) -> Space:
     for item in rack.items:
         depth = getattr(getattr(item.part, "mechanical", None), "depth", "full")
         faces = ("front", "rear") if depth == "full" else (spec.slots[item.slot].face,)
-        for u in range(item.u, item.top + 1):
+        for u in range(item.u, min(item.top, height) + 1):  # above the top the item is outside (MECH001); a part
+            # 1e300 U tall must not allocate a slot per U
             for face in faces:
                 other = occupied.setdefault((u, face), item)
                 if other is not item and (not overlaps or overlaps[-1] != (other, item)):
