@@ -352,3 +352,10 @@ def test_a_missing_extra_is_a_message_before_rendering(tmp_path, cli, monkeypatc
     r = cli("render", RACK.parent.parent, "--target", "dgx-h100-4", "--out", tmp_path / "o", "--formats", "md,xlsx")
     assert (r.code, r.err) == (2, "error: XLSX output needs the openpyxl package: pip install 'archgen[office]'\n")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_key_holding_a_bracket_is_located_not_a_crash(spec_tree, cli):
+    """Found by the fuzz: a key with '[' was taken for one of pydantic's wrapper steps and dropped (IndexError)."""
+    r = cli("check", spec_tree({"a.yaml": 'kind: Model\nid: x\n"s [true] x": 1\n'}))
+    assert r.code == 1
+    assert "a.yaml:3:15: error: s [true] x: unknown key 's [true] x'" in r.err
