@@ -160,6 +160,7 @@ def plausible_temperature(ctx: Context) -> Iterator[Violation]:
         t = value.to("degC")
         if low.magnitude <= t.magnitude <= high.magnitude:
             continue
-        bound, reason, side = (low, low_reason, "below") if t.magnitude < low.magnitude else (high, high_reason, "above")
+        below = t.magnitude < low.magnitude
+        bound, reason, side = (low, low_reason, "below") if below else (high, high_reason, "above")
         shown = f"{value:~P}" if value.units == t.units else f"{value:~P} ({t:.4g~P})"
         yield Violation(subject, owner, path, f"{'.'.join(path)} {shown} is {side} {bound:~P}: {reason}", value, bound)
