@@ -96,7 +96,9 @@ class Power:
     cluster; they draw power inside this rack, so its feeds, shelves or PDUs and its air path carry them).
     `stages` are the conversion stages from the equipment outward (shelves, PDUs), each with the load it carries;
     `feed_groups` the feeds of each path: one group of every feed, or, with PDUs beside shelves, the shelves' feeds
-    and the PDUs' (one per PDU). `feeds` is every feed, carrying the whole input power.
+    and the PDUs' (one per PDU). `feeds` is every feed, carrying the whole input power. `equipment_typical` is the
+    systems' and switches' typical draw where their datasheet states one, else their maximum (`typical_from_max`
+    lists the parts that fell back); it is for average power and energy, never for budgets.
     """
 
     it_power: Q
@@ -111,6 +113,13 @@ class Power:
     feed_groups: tuple[Stage, ...]
     equipment: Q | None = None
     optics: Q | None = None
+    equipment_typical: Q | None = None
+    typical_from_max: tuple[str, ...] = ()
+
+    @property
+    def it_typical(self) -> Q | None:
+        """IT power at typical draw (energy, opex): `equipment_typical` plus the optics; budgets stay on `it_power`."""
+        return None if self.equipment_typical is None else self.equipment_typical + (self.optics or Q_(0, "kW"))
 
     @property
     def conversion(self) -> Stage | None:
@@ -157,7 +166,8 @@ def analyse_rack(rack: RackDesign, optics: Q | None = None) -> RackAnalysis:
     power = _power(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
     cooling = _cooling(rack, power)
     metrics = {
-        "it_power": power.it_power, "optics_power": power.optics, "rack_load": power.load,
+        "it_power": power.it_power, "it_power_typical": power.it_typical, "optics_power": power.optics,
+        "rack_load": power.load,
         "input_power": power.input_power,
         "feed_capacity_usable": sum((g.usable for g in power.feed_groups), Q_(0, "kW")),
         "heat_to_liquid": cooling.heat_liquid,
@@ -236,8 +246,16 @@ def _power(rack: RackDesign, optics: Q) -> Power:
                           kind="feeds of the power shelves", load=(input_power - pdu_direct).to("kW")),
                   replace(every, count=len(pdus), spare=spare_units(feeds.redundancy, len(pdus)),
                           kind="feeds of the PDUs", load=pdu_direct))
+    typical = [typical_draw(p.part) for p in rack.items if isinstance(p.part, System | Switch)]
+    fell_back = tuple(sorted({p.part.id for p in rack.items
+                              if isinstance(p.part, System | Switch) and p.part.power.typical is None}))
     return Power(it, other, load.to("kW"), input_power, tuple(stages), arrangement, per_feed, factor, every, groups,
-                 equipment, optics)
+                 equipment, optics, sum(typical, Q_(0, "kW")).to("kW"), fell_back)
+
+
+def typical_draw(part: System | Switch) -> Q:
+    """A system's or switch's typical draw where its datasheet states one, else its maximum (the stated fallback)."""
+    return part.power.typical if part.power.typical is not None else part.power.max
 
 
 def _stage(claim: Shelves | Pdus | None, kind: str, key: str, count: int, capacity: Q, load: Q) -> Stage:

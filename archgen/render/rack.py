@@ -19,6 +19,7 @@ from archgen.render import common, distribution, fmt
 from archgen.render.blocks import Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.tables import bom_table
+from archgen.units import Q
 
 #: Part classes, in legend order, with the colour used in every diagram.
 CLASSES = {
@@ -108,6 +109,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     rows = [("Accelerators", accel), ("Systems (trays, nodes)", len(systems)),
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
             ("IT power (maximum)", fmt.q(a.power.it_power, "kW", 1)),
+            ("IT power (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
             ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
             ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 0)),
@@ -215,6 +217,16 @@ def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
     return rows
 
 
+def typical_text(typical: Q | None, fell_back: tuple[str, ...]) -> str:
+    """The typical-draw figure and its rule in words, naming the parts whose maximum stood in."""
+    rule = (f"At typical draw the IT equipment takes {fmt.q(typical, 'kW', 1)} (metric it_power_typical: each system's "
+            "and switch's typical draw where its datasheet states one, else its maximum, plus the optics); it is "
+            "for average power and energy, and every budget above uses the maximum.")
+    if not fell_back:
+        return rule + " Every part states a typical draw."
+    return rule + f" No typical draw is published for {', '.join(fell_back)}: their maximum is used."
+
+
 def _chain_text(p: Power) -> str:
     """How the load reaches the feeds, in words: 'The power shelves deliver 131.6 kW;' and the like."""
     if len(p.stages) < 2:
@@ -236,6 +248,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
              f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
              f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. {_chain_text(p)} the feeds supply "
              f"{fmt.q(p.input_power, 'kW', 1)} including conversion losses."),
+        Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds"))
     stages = [_stage_row(fmt.sentence(st.kind), st, st.load) for st in p.stages]
