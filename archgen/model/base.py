@@ -125,7 +125,13 @@ class Electrical(Spec):
     """Power draw of an item."""
 
     max: PowerOrZero = Field(description="Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'.")
-    typical: PowerOrZero | None = Field(None, description="Typical draw under load, when published.")
+    typical: PowerOrZero | None = Field(None, description=(
+        "Typical draw under load, when published; average-power metrics (`it_power_typical`) use it, budgets use "
+        "`max`."))
+    max_basis: Literal["stated", "psu-rating", "placeholder"] = Field("stated", description=(
+        "What `max` is: 'stated', a maximum draw a source states (or derives, as the part's notes say); "
+        "'psu-rating', a power-supply rating standing in where no maximum draw is published (an upper bound, not a "
+        "draw); 'placeholder', an estimate to replace. Documents list the last two under Open items."))
     psus: Psus | None = Field(None, description="Power supply units, when the datasheet gives them.")
     heat_output: PowerOrZero | None = Field(
         None, description="Rated heat output when the datasheet gives one (e.g. in BTU/h), checked against max.")

@@ -22,7 +22,7 @@ from archgen.model import Part
 from archgen.render import common, fmt, operations, performance, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.rack import rack_parts
+from archgen.render.rack import rack_parts, typical_text
 from archgen.render.tables import bom_name
 
 ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend": "in-band (front end)",
@@ -96,6 +96,7 @@ def abstract(scope: Scope, a: Any) -> Section:
         section.add(Para(spec.description))
     rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count), ("Racks", a.cluster.rack_total),
             ("IT power (racks + optics + unplaced switches)", fmt.q(m.get("it_power"), "kW", 1)),
+            ("IT power (typical, for energy)", fmt.q(m.get("it_power_typical"), "kW", 1)),
             ("Network power (switches and optics)", fmt.q(m.get("network_power"), "kW", 1)),
             ("Links", m["links"].magnitude if "links" in m else None)]
     if a.scale_up is not None:
@@ -229,7 +230,8 @@ def power_cooling(scope: Scope, a: Any) -> Section:
         Para("Rack figures times the number of racks of each type; a rack type's figures include the transceivers "
              "in its switches' ports for its most loaded rack. The cluster IT power below counts each transceiver "
              "once, and switches outside any rack."),
-        Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)))
+        Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
+        Para(typical_text(scope.metrics.get("it_power_typical"), a.typical_from_max)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
         nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) for fid, p in sorted(net.items())]

@@ -229,6 +229,12 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
         if f.severity in ("error", "warning") and not f.waived:
             items.append(f"{f.id} ({STATUS[f.severity]}): {f.message}")
     for part in scope.parts:
+        basis = getattr(getattr(part, "power", None), "max_basis", "stated")
+        if basis != "stated":
+            what = ("a power-supply rating, not a draw: no published maximum draw was found, so the budgets that rest "
+                    "on it are upper bounds" if basis == "psu-rating" else
+                    "a placeholder, not a published figure, so the budgets that rest on it are estimates")
+            items.append(f"{part.id}: power.max {fmt.q(part.power.max, 'kW', 2)} is {what}.")
         if part.unconfirmed_fields():
             fields = part.unconfirmed_fields()
             items.append(f"Confirm {part.id}: " + ("all figures" if fields == ["*"] else ", ".join(fields)) + ".")
