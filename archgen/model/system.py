@@ -38,7 +38,7 @@ class HostMemory(Spec):
         "CPU memory bandwidth of the node, all sockets together (e.g. 2 x 8 channels of DDR5-4800: '614 GB/s'); "
         "a CPU optimizer step streams its state at this rate."))
     link: Bandwidth = Field(description=(
-        "Host link of one accelerator, per direction: '64 GB/s' for PCIe Gen5 x16, an NVLink-C2C share on Grace "
+        "Host link of one accelerator, per direction: '63 GB/s' for PCIe Gen5 x16, an NVLink-C2C share on Grace "
         "superchips."))
     efficiency: float = Field(0.8, gt=0, le=1, description=(
         "Achieved fraction of `link` for large copies (nvbandwidth: 25.1 of 31.5 GB/s on A100 PCIe Gen4, 52.8 of "
