@@ -3,8 +3,8 @@
 The search enumerates the layouts with numpy, evaluates them in one vectorised call of `estimate_training`, drops
 those that do not fit in HBM and returns the fastest. Fixed fields of a `Parallelism` restrict the enumeration.
 Interleaving goes up to one layer per virtual stage (layers / pp, as Calculon and Megatron-core allow). Where the
-system has host memory, the layouts that do not fit are evaluated again with each offload (`memory.OFFLOAD_CODES`):
-offload only adds copy time, so it can only win where memory binds.
+system has host memory and no layout fits, every layout is evaluated again with each offload
+(`memory.OFFLOAD_CODES`): offload only adds copy time, so the search turns to it where memory binds.
 """
 
 from __future__ import annotations
@@ -192,8 +192,8 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: dict[str, int | st
     if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))
     step, fits = _evaluate(hw, job, lay, sequence_parallel, pipeline)
-    if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and not fits.all():
-        tight = {k: np.repeat(v[~fits], 3) for k, v in lay.items()}  # each layout that does not fit, offloading
+    if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and not fits.any():
+        tight = {k: np.repeat(v[~fits], 3) for k, v in lay.items()}  # no layout fits: each again, offloading
         tight["offload"] = np.tile(np.array([1.0, 2.0, 3.0]), int((~fits).sum()))
         step2, fits2 = _evaluate(hw, job, tight, sequence_parallel, pipeline)
         lay = {k: np.concatenate([lay[k], tight[k]]) for k in lay}

@@ -108,10 +108,10 @@ def test_search_offloads_only_where_memory_needs_it(h100, h100_host):
     assert search_training(h100, job, 1024, pinned).best is None
     best = search_training(h100_host, job, 1024, pinned).best
     assert best is not None and best["offload"] in ("activations", "both")
-    # left open, every layout that already fits is faster without offload: none is chosen
+    # left open, some layout fits without offload: offload is not tried, and the answer is that of no host memory
     free = search_training(h100_host, job, 1024)
     assert "offload" not in free.best
-    assert free.evaluated > search_training(h100, job, 1024).evaluated
+    assert free.evaluated == search_training(h100, job, 1024).evaluated
     assert np.isclose(float(free.estimate.step_time), float(search_training(h100, job, 1024).estimate.step_time))
 
 
