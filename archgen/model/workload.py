@@ -87,6 +87,9 @@ class Model(Document):
         return self
 
 
+Offload = Literal["none", "activations", "optimizer", "both"]
+
+
 class Parallelism(Spec):
     """Parallel layout; every field left out is searched."""
 
@@ -102,6 +105,10 @@ class Parallelism(Spec):
     zero: Literal[0, 1, 2, 3] | None = Field(
         None, description="Sharding over DP: 0 none, 1 optimizer state (the distributed optimizer), 2 + gradients, "
                           "3 + weights (FSDP); the stack's distributed optimizer when left out.")
+    offload: Offload | None = Field(
+        None, description="What goes to host memory: activations (Megatron-core fine-grained activation offloading), "
+                          "optimizer (--optimizer-cpu-offload: state and step on the CPU), both, or none; needs the "
+                          "node's `host_memory`. Left out: searched where memory binds, none in a stated layout.")
     embedding_slot: bool | None = Field(
         None, description="Count the embedding as a layer slot of the first pipeline stage (Megatron-core "
                           "account_for_embedding_in_pipeline_split); left out: both slots when only they make the "

@@ -36,6 +36,7 @@ from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS
 from archgen.perf.arch import Arch
 from archgen.perf.estimate import MEMORY_METRICS, does_not_fit_note, none_fits_note, training_setup
 from archgen.perf.hardware import Hardware
+from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import split
 from archgen.perf.search import KEYS, enumerate_layouts
 from archgen.perf.sweep import Problem, Row, _hardware, _job, evaluate_point, goodput_of, requirements
@@ -55,6 +56,7 @@ FIRST = 4
 _UNITS = {"step_time": "s", "tokens_per_second": "1/s", "tokens_per_second_per_gpu": "1/s",
           "tflops_per_gpu": "FLOPS", "mfu": "dimensionless", "memory_per_gpu": "B", "memory_headroom": "B"}
 _NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
+_OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
 
 
 def evaluate(problem: Problem, start: int, stop: int) -> list[Row]:
@@ -140,6 +142,31 @@ def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, lev
     out: list[Row] = []
     for a in range(0, len(indices), per):
         out += _searched(pts, setup, prepared, slice(a, a + per))
+    if pts.hardware.host_capacity > 0 and setup.fixed.get("offload") is None:
+        out = _offloading(pts, setup, lay, out)
+    return out
+
+
+def _offloading(pts: _Set, setup, lay: dict[str, np.ndarray], out: list[Row]) -> list[Row]:
+    """Where no layout fits, the search tries each again with each offload (`search.search_training`).
+
+    A point where one of them fits takes the per-point path; the others keep their row, with the count of layouts
+    the search evaluated (each layout and its three offloads). Memory does not depend on the hardware.
+    """
+    unfit = [k for k, r in enumerate(out) if r.status == "does not fit"]
+    if not unfit:
+        return out
+    n = len(lay["tp"])
+    mems = [busiest_memory(setup.job, _layout({**lay, "offload": np.full(n, float(c))}, setup)) for c in (1, 2, 3)]
+    hbm = np.concatenate([np.broadcast_to(np.asarray(m.total, dtype=float), (n,)) for m in mems])
+    host = np.concatenate([np.broadcast_to(np.asarray(m.host, dtype=float), (n,)) for m in mems])
+    caps = pts.fields.get("hbm_capacity", np.full(len(out), pts.hardware.hbm_capacity))
+    note = none_fits_note(4 * n, pts.gpus, pts.hardware.accelerator)
+    for k in unfit:
+        if np.any((hbm <= caps[k]) & (host <= pts.hardware.host_capacity)):
+            out[k] = evaluate_point(pts.problem, out[k].index)
+        else:
+            out[k] = dataclasses.replace(out[k], reason=note)
     return out
 
 
@@ -213,7 +240,7 @@ def _layout(lay: dict[str, np.ndarray], setup, take=slice(None)) -> Layout:
     """The search's `Layout` of the rows `take`, as `search.search_training` builds it."""
     return Layout(lay["tp"][take], lay["pp"][take], lay["dp"][take], lay["micro_batch"][take], lay["cp"][take],
                   lay["ep"][take], lay["interleave"][take], lay["recompute"][take].astype(int),
-                  setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline)
+                  setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline, lay["offload"][take].astype(int))
 
 
 def _prepare(setup, lay: dict[str, np.ndarray]) -> _Prepared:
@@ -348,6 +375,8 @@ def _rows(pts: _Set, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.
         if r not in shared:
             shared[r] = {k: int(prep.lay[k][r]) for k in KEYS}
             shared[r]["recompute"] = _NAMES[shared[r]["recompute"]]
+            if shared[r].pop("offload"):  # as `search.search_training` reports it: only an offload it takes
+                shared[r]["offload"] = _OFFLOADS[int(prep.lay["offload"][r])]
         layouts[p] = shared[r]
     note = none_fits_note(len(prep.memory), pts.gpus, pts.hardware.accelerator)
     return _finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count)
@@ -360,7 +389,8 @@ def _complete(pts: _Set, setup) -> list[Row]:
     hw = _batch_hw(pts, slice(None), (count,))
     est = estimate_training(hw, setup.job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
                                                   lay["ep"], lay["interleave"], RECOMPUTE_CODES[lay["recompute"]],
-                                                  setup.knobs.sequence_parallel, lay["zero"], setup.pipeline))
+                                                  setup.knobs.sequence_parallel, lay["zero"], setup.pipeline,
+                                                  OFFLOAD_CODES[lay.get("offload", "none")]))
     every = np.arange(count)
     total = np.broadcast_to(np.asarray(est.memory.total, dtype=float), (count,))
     cap = np.broadcast_to(np.asarray(hw.hbm_capacity, dtype=float), (count,))

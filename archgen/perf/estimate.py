@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Requirement
 from archgen.model.workload import WORKLOAD_METRICS, Model, Workload
@@ -17,6 +19,7 @@ from archgen.perf.arch import Arch
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
+from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import PipelineOptions, layout_interleave
 from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
@@ -89,23 +92,28 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
         interleave = layout_interleave(p.pipeline_layout, p.pp)
     fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-             "interleave": interleave, "recompute": t.recompute, "zero": p.zero}
+             "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload}
+    host = bool(np.any(hw.host_capacity > 0))
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
     # the given part of the layout must be valid on its own; the search only fills in what is missing
     if None not in (p.tp, p.pp, p.dp):
         problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
                                    micro_batch=p.micro_batch or 1, interleave=interleave or 1,
                                    scale_up_size=hw.scale_up_size, pipeline=opts,
-                                   check_batch=p.micro_batch is not None)
+                                   check_batch=p.micro_batch is not None,
+                                   offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host)
     else:  # tp, cp and ep alone (dp = ep keeps the expert rule to the experts)
         alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep, cp=p.cp, ep=p.ep,
-                                scale_up_size=hw.scale_up_size)
-        problems = [x for x in alone if x.startswith(("tp (", "cp (", "ep ("))]
+                                scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
+                                host_memory=host)
+        problems = [x for x in alone if x.startswith(("tp (", "cp (", "ep (", "offload ("))]
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
     zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
     layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
               "interleave": interleave, "recompute": t.recompute, "zero": zero} if complete else {}
+    if complete and p.offload not in (None, "none"):
+        layout["offload"] = p.offload
     return TrainingSetup(job, knobs, opts, fixed, complete, layout)
 
 
@@ -139,7 +147,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
                  layout["interleave"], RECOMPUTE_CODES[layout["recompute"]], knobs.sequence_parallel,
-                 layout["zero"], opts)
+                 layout["zero"], opts, OFFLOAD_CODES[layout.get("offload", "none")])
     est = estimate_training(hw, job, lay)
     if "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(_stack_range(t, arch, hw, lay))
@@ -160,6 +168,8 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
     memory = {k: Q_(float(getattr(est.memory, k)), "B") for k in ("weights", "gradients", "optimizer", "activations")}
     memory["total"] = Q_(float(est.memory.total), "B")
+    if float(est.memory.host):
+        memory["host"] = Q_(float(est.memory.host), "B")
     sens = {}
     if with_sensitivity and fits:
         def step(h: Hardware) -> float:

@@ -1,18 +1,12 @@
 """Training step time for Megatron-style 3D/4D/5D parallelism (TP, PP, DP, CP, EP), vectorised over layouts.
 
-Schedule (per optimizer step, per accelerator of the slowest pipeline stage):
-
-    step = (m + (p-1)/v) · (t_fwd + t_bwd) + p2p + exposed DP reduction + optimizer step
-
-with m micro-batches per pipeline, p stages and v virtual stages per rank (bubble (p-1)/(v·m), Narayanan et al.
-SC21). t_fwd and t_bwd are the stage's layers (plus the logits on the last stage) for one micro-batch: GEMM and
-attention rooflines from `kernels`, memory-bound element-wise traffic, and the tensor-, context- and
-expert-parallel collectives, which Megatron runs on the critical path (no overlap). Recomputation adds a forward
-(full) or the attention core's forward (selective) to the backward. The DP gradient reduction overlaps with the
-last micro-batch's backward when `overlap` is set; its exposed remainder is counted. Each micro-batch also
-accumulates its weight gradients into the gradient buffer (a memory-bound pass over it). Under FP8/FP4 the
-layers' linear GEMMs run at the low precision while the attention core and the logits stay in BF16
+Per optimizer step, per accelerator of the busiest pipeline rank: m micro-batches of its layers (GEMM and attention
+rooflines from `kernels`, element-wise traffic, and the TP/CP/EP collectives on the critical path), the bubble, the
+exposed p2p, DP communication and optimizer step (see `estimate_training`; bubble (p-1)/(v·m), Narayanan et al.
+SC21). Recomputation adds a forward (full) or the attention core (selective) to the backward. Under FP8/FP4 the
+linear GEMMs run at the low precision while the attention core and the logits stay in BF16
 (`kernels.training_core_dtype`); MoE layers also move their tokens through permute and unpermute (`permute_h`).
+Offloaded activations and optimizer state cost what their copies do not hide (`offload`).
 """
 
 from __future__ import annotations
@@ -22,11 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from archgen.perf import kernels as K
+from archgen.perf import offload as off
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed
 from archgen.perf.hardware import Hardware
-from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, params_per_gpu, training_memory
+from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes, params_per_gpu, training_memory
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, Split, split
 from archgen.perf.stacks import Knobs
 
@@ -69,7 +64,8 @@ class Layout:
 
     `zero` is the sharding stage (0 none, 1 optimizer state = the distributed optimizer, 2 + gradients, 3 +
     weights, i.e. FSDP); None takes the job's `distributed_optimizer`. `pipeline` places the layers on the ranks
-    (`pipeline.PipelineOptions`, one for all layouts of a call).
+    (`pipeline.PipelineOptions`, one for all layouts of a call). `offload` is what goes to host memory
+    (`memory.OFFLOAD_CODES`: 1 activations, 2 optimizer state, 3 both; see `offload`).
     """
 
     tp: np.ndarray | int
@@ -83,6 +79,7 @@ class Layout:
     sequence_parallel: np.ndarray | bool = True
     zero: np.ndarray | int | None = None
     pipeline: PipelineOptions = DEFAULT
+    offload: np.ndarray | int = 0
 
 
 @dataclass(frozen=True)
@@ -151,11 +148,12 @@ class TrainingEstimate:
     capacity: float
     gpus: np.ndarray | int
     notes: tuple[str, ...] = field(default=())
+    host_capacity: np.ndarray | float = 0.0
 
     @property
     def fits(self):
-        """Whether the busiest accelerator's memory fits its HBM."""
-        return self.memory.total <= self.capacity
+        """Whether the busiest accelerator's memory fits its HBM, and what it offloads its host memory share."""
+        return (self.memory.total <= self.capacity) & (self.memory.host <= self.host_capacity)
 
 
 def _num(x):
@@ -330,8 +328,13 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
 
     lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp)
     layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
+    # Activation offload: each layer's saved tensors out during its forward, back during its backward (`offload`).
+    code = np.asarray(layout.offload).astype(int)
+    saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
+                                   flash=job.attention == "flash", precision=job.precision, dropout=job.dropout)
+    act_off = np.where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
     sl = split(a.layers, pp, v, layout.pipeline)
-    rk = rank_times(hx, job, lt.total, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl)
+    rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = _x
 
@@ -358,7 +361,9 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     k_dp = members_per_domain(hw, dpcp, tp)
     dp_c = dp_exposed(hx, job, params, x(dpcp), x(k_dp), x(zero), sl.layers * x(layer_b + layer_r) * sched,
                        sl.layers * x(layer_f) * sched, t_rank, x(m))
-    opt_c = K.memory_time(hx, ADAM_BYTES * params / np.where(x(zero) >= 1, x(dpcp), 1.0))
+    shard = params / np.where(x(zero) >= 1, x(dpcp), 1.0)
+    opt_c = np.where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
+                     K.memory_time(hx, ADAM_BYTES * shard))
     tail = np.where(real, dp_c + opt_c, 0.0)
     worst = np.argmax(tail, axis=-1)[..., None]
     dp_comm = np.take_along_axis(np.broadcast_to(dp_c, tail.shape), worst, -1)[..., 0]
@@ -379,13 +384,13 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,
         tokens_per_second=tokens / step, model_flops=model_flops, hardware_flops=model_flops + rec_flops,
         tflops_per_gpu=model_flops / (step * gpus), mfu=model_flops / (step * gpus * peak), peak=peak,
-        memory=mem, capacity=hw.hbm_capacity, gpus=gpus)
+        memory=mem, capacity=hw.hbm_capacity, gpus=gpus, host_capacity=hw.host_capacity)
 
 
 def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> TrainingMemory:
-    """Memory per accelerator of the pipeline rank class that needs the most (it does not depend on the hardware).
+    """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
 
-    `sl` is the layout's `pipeline.split` when the caller has it.
+    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it.
     """
     tp, pp, dp = (_num(x) for x in (layout.tp, layout.pp, layout.dp))
     cp, ep, v = (_num(x) for x in (layout.cp, layout.ep, layout.interleave))
@@ -400,13 +405,15 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> Trainin
                           pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),
                           flash=job.attention == "flash", microbatches=x(m), zero=x(zero),
                           grad_bytes=job.grad_bytes, weight_bytes=job.weight_bytes, dropout=job.dropout,
-                          layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position)
-    shape = np.broadcast_shapes(*(np.shape(f) for f in (mem.weights, mem.gradients, mem.optimizer, mem.activations,
-                                                       sl.count)))
-    parts = [np.broadcast_to(f, shape) for f in (mem.weights, mem.gradients, mem.optimizer, mem.activations)]
-    total = np.where(np.broadcast_to(sl.count, shape) > 0, sum(parts), -np.inf)
+                          layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position,
+                          offload=x(np.asarray(layout.offload).astype(int)))
+    fields = (mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.host)
+    shape = np.broadcast_shapes(*(np.shape(f) for f in (*fields, sl.count)))
+    parts = [np.broadcast_to(f, shape) for f in fields]
+    real = np.broadcast_to(sl.count, shape) > 0
+    total = np.where(real, sum(parts[:4]), -np.inf)
     i = np.argmax(total, axis=-1)[..., None]
-    pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts]
+    pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts[:4]] + [np.max(np.where(real, parts[4], 0.0), -1)]
     if pick[0].ndim == 0:
         pick = [float(f) for f in pick]
     return TrainingMemory(*pick)

@@ -57,7 +57,7 @@ axes:
   accelerators: [64, 72, 512, 2000]
   precision: [bf16, fp8]
   global_batch: [256, 512]
-  hbm_capacity: [1, "8 GB"]
+  hbm_capacity: [1, "0.1 GB"]   # 0.1 GB: no layout fits even offloading (8 GB did, once the nodes had host memory)
   hbm_bandwidth: [0.75, "10 TB/s"]
   peak: [1, "3 PFLOP/s"]
   scale_up_bandwidth: [1, "1800 GB/s"]
@@ -120,7 +120,9 @@ def test_given_layouts_and_searched_remainders_batched_are_the_per_point_rows(tm
         same(fast[ref.index], ref)
     assert {r.status for r in refs} == {"ok", "does not fit", "invalid"}
     assert any(r.reason.startswith("does not fit: needs") for r in refs)
-    (q,) = problems(tmp_path, LAYOUTS.replace("  dp: [2, 4, 8]\n", "").replace("  interleave: [1, 2]\n", ""))
+    # searched, a point that fits by offloading fits: a tenth of 0.4 x HBM is too little even for that
+    (q,) = problems(tmp_path, LAYOUTS.replace("  dp: [2, 4, 8]\n", "").replace("  interleave: [1, 2]\n", "")
+                    .replace("hbm_capacity: [1, 0.4]", "hbm_capacity: [1, 0.01]"))
     fast = batch.evaluate(q, 0, q.size)  # dp, interleave and zero searched
     refs = [evaluate_point(q, i) for i in range(1, q.size, 3)]
     for ref in refs:
