@@ -1,18 +1,27 @@
 """The user's cache directory for derived data (pint definitions, parsed YAML), keyed by content hashes.
 
 Everything here is an optimisation: a missing or unwritable cache only makes archgen slower, never different.
+
+A cache directory may come from elsewhere (a CI cache shared between pull requests), so nothing read from it can
+run code: archgen's own entries are JSON, never pickle. pint keeps its parsed definitions as pickles, so its folder
+is sealed (`seal`) with an HMAC whose key lives outside the cache directory (`$XDG_CONFIG_HOME/archgen/cache.key`):
+a file without this machine's seal is deleted before pint could read it (`unsealed_removed`), and a cache restored
+from another machine is rebuilt rather than trusted.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import json
 import os
-import pickle
+import secrets
 from pathlib import Path
 from typing import Any
 
 #: Bump when the format of cached values changes.
-VERSION = "1"
+VERSION = "2"
+_MAC = ".mac"
 
 
 def cache_dir(*parts: str) -> Path:
@@ -30,20 +39,85 @@ def digest(*texts: str) -> str:
 
 
 def load(kind: str, key: str) -> Any | None:
-    """The cached value for `key`, or None."""
+    """The cached value for `key` (JSON data), or None."""
     try:
-        return pickle.loads(cache_dir(kind, f"{key}.pickle").read_bytes())
+        return json.loads(cache_dir(kind, f"{key}.json").read_text(encoding="utf-8"))
     except Exception:  # missing, unreadable or from another version: recompute
         return None
 
 
 def store(kind: str, key: str, value: Any) -> None:
-    """Cache `value` under `key` (atomic; errors ignored)."""
-    path = cache_dir(kind, f"{key}.pickle")
+    """Cache `value` (JSON data: dicts, lists, strings, numbers) under `key` (atomic; errors ignored)."""
+    path = cache_dir(kind, f"{key}.json")
     try:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
-    except OSError:
+    except (OSError, TypeError, ValueError):
         pass
+
+
+def _key() -> bytes | None:
+    """This machine's cache key, created on first use (0600) outside the cache directory; None where it cannot be."""
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    path = base / "archgen" / "cache.key"
+    try:
+        data = path.read_bytes()
+        if len(data) == 32:
+            return data
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".cache.key.{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(32))
+        os.replace(tmp, path)  # two first uses at once: the last key wins, the other's seals are rebuilt once
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _mac(key: bytes, path: Path) -> str:
+    return hmac.new(key, path.name.encode() + b"\0" + path.read_bytes(), hashlib.sha256).hexdigest()
+
+
+def unsealed_removed(folder: Path) -> bool:
+    """Delete every file in `folder` that lacks a valid seal; False where no key is available (do not use it)."""
+    key = _key()
+    if key is None:
+        return False
+    if not folder.is_dir():
+        return True
+    for path in folder.iterdir():
+        if path.suffix == _MAC or not path.is_file():
+            continue
+        seal = path.with_name(path.name + _MAC)
+        try:
+            good = seal.is_file() and hmac.compare_digest(seal.read_text().strip(), _mac(key, path))
+        except OSError:
+            good = False
+        if not good:
+            path.unlink(missing_ok=True)
+            seal.unlink(missing_ok=True)
+    return True
+
+
+def seal(folder: Path) -> None:
+    """Write a seal for every file in `folder` that has none (after `unsealed_removed`, only files just written)."""
+    key = _key()
+    if key is None or not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        seal_path = path.with_name(path.name + _MAC)
+        if path.suffix == _MAC or not path.is_file() or seal_path.exists():
+            continue
+        try:
+            seal_path.write_text(_mac(key, path))
+        except OSError:
+            pass

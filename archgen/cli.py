@@ -14,22 +14,51 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from archgen import __version__
 from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+
+class _Group(typer.core.TyperGroup):
+    """The top-level command group; `--debug` may stand anywhere before `--` (`archgen check specs --debug`)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # click's Context (typer vendors click)
+        end = args.index("--") if "--" in args else len(args)
+        if "--debug" in args[:end]:
+            args = ["--debug", *(a for i, a in enumerate(args) if a != "--debug" or i >= end)]
+        return super().parse_args(ctx, args)
+
+
+def _value_name(self: typer.core.TyperOption | typer.core.TyperArgument, ctx: typer.Context) -> str | None:
+    """The value a parameter takes, as help shows it: its metavar (N, DIR, FILE), never a Python type (<int>)."""
+    if isinstance(self, typer.core.TyperArgument) or getattr(self, "is_flag", False):
+        return None  # an argument's own column shows its metavar; a flag takes no value
+    return self.metavar or (self.name or "").upper()
+
+
+typer.core.TyperOption.display_type_rich = _value_name  # type: ignore[method-assign,assignment]  # typer 0.29 prints <list[Path]>, <bool> beside each option
+typer.core.TyperArgument.display_type_rich = _value_name  # type: ignore[method-assign,assignment]
+
+HELP = {"help_option_names": ["-h", "--help"]}
+app = typer.Typer(cls=_Group, no_args_is_help=True, pretty_exceptions_enable=False, context_settings=HELP,
                   help="Specs as code for AI racks and clusters.")
-catalog_app = typer.Typer(no_args_is_help=False, help="Browse the parts catalog.")
+catalog_app = typer.Typer(no_args_is_help=False, context_settings=HELP, help="Browse the parts catalog.")
 app.add_typer(catalog_app, name="catalog")
 
-Paths = Annotated[list[Path] | None, typer.Argument(help="Spec files or directories (default: specs/).")]
-Format = Annotated[str, typer.Option("--format", "-f", help="text, json, sarif, junit or github.")]
-Vendors = Annotated[list[str] | None, typer.Option("--vendor", help="Only entries of this vendor (repeatable).")]
-Kinds = Annotated[list[str] | None, typer.Option("--kind", help="Only entries of this kind, e.g. Switch (repeatable).")]
+Paths = Annotated[list[Path] | None, typer.Argument(
+    metavar="PATH...", help="Spec files or directories (default: specs/).")]
+Format = Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="text, json, sarif, junit or github.")]
+Vendors = Annotated[list[str] | None, typer.Option(
+    "--vendor", metavar="VENDOR", help="Only entries of this vendor (repeatable).")]
+Kinds = Annotated[list[str] | None, typer.Option(
+    "--kind", metavar="KIND", help="Only entries of this kind, e.g. Switch (repeatable).")]
+SpecPaths = Annotated[list[Path] | None, typer.Option(
+    "--path", metavar="PATH", help="Spec paths to include (default: specs/).")]
+Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]
 _STATE = {"debug": False}
 
 
@@ -60,6 +89,17 @@ def _write(text: str, output: Path | None) -> None:
     write_atomic(output, text.encode())
 
 
+def _note(text: str) -> None:
+    """What a command says beside its output (a note, a warning): on stderr."""
+    print(text, file=sys.stderr)
+
+
+def _trace() -> None:
+    """With `--debug`, the traceback of a user error too (for reporting a message that looks wrong)."""
+    if _STATE["debug"]:
+        traceback.print_exc()
+
+
 def _run(command: Callable[[], tuple[str, int]], output: Path | None = None) -> None:
     """Run a command; print its text (or write it to `output`) and exit with its code."""
 
@@ -77,12 +117,15 @@ def _guarded(func: Callable[[], int]) -> None:
         code = func()
         sys.stdout.flush()  # a closed pipe shows here, not at exit
     except UnreadableError as err:
+        _trace()
         print(err, file=sys.stderr)
         code = 2
     except SpecError as err:
+        _trace()
         print(err, file=sys.stderr)
         code = 1
     except (UsageError, ArchgenError) as err:
+        _trace()
         where = getattr(err, "location", None)
         print(f"{where}: error: {err}" if where else f"error: {err}", file=sys.stderr)
         code = 2
@@ -106,9 +149,10 @@ def validate(paths: Paths = None) -> None:
 def check(
     paths: Paths = None,
     fmt: Format = "text",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
-    select: Annotated[str, typer.Option(help="Only these check IDs or prefixes, e.g. 'PWR,NET004'.")] = "",
-    ignore: Annotated[str, typer.Option(help="Skip these check IDs or prefixes.")] = "",
+    output: Output = None,
+    select: Annotated[str, typer.Option(
+        metavar="IDS", help="Only these check IDs or prefixes, e.g. 'PWR,NET004'.")] = "",
+    ignore: Annotated[str, typer.Option(metavar="IDS", help="Skip these check IDs or prefixes.")] = "",
     show_waived: Annotated[bool, typer.Option(help="List waived findings in text output.")] = False,
 ) -> None:
     """Validate, analyse and check the specs; report findings."""
@@ -132,26 +176,29 @@ def checks() -> None:
 @app.command()
 def render(
     paths: Paths = None,
-    target: Annotated[str | None, typer.Option(help="Only this rack or cluster id.")] = None,
-    out: Annotated[Path, typer.Option(help="Output directory.")] = Path("out"),
-    formats: Annotated[str, typer.Option(
+    target: Annotated[str | None, typer.Option(metavar="ID", help="Only this rack or cluster id.")] = None,
+    out: Annotated[Path, typer.Option(metavar="DIR", help="Output directory.")] = Path("out"),
+    formats: Annotated[str, typer.Option(metavar="FORMATS",
         help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the 'pdf' extra, xlsx the 'office' extra).")
     ] = "md,html,csv,svg",
-    templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
+    templates: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Directory of templates overriding the shipped ones.")] = None,
 ) -> None:
     """Render partner-facing documents and diagrams into OUT/<target>/."""
     from archgen.commands.render import render as command
-    _run(lambda: command(paths, target, out, formats, templates, progress=sys.stderr.isatty()))
+    _run(lambda: command(paths, target, out, formats, templates, progress=sys.stderr.isatty(), note=_note))
 
 
 @app.command()
 def diff(
-    base: Annotated[str, typer.Argument(help="Spec directory or git revision (main, HEAD~1, a sha) to compare from.")],
-    head: Annotated[str, typer.Argument(help="Spec directory or git revision to compare to.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
-    path: Annotated[str, typer.Option("--path", help="Spec directory inside a git revision.")] = "specs",
-    threshold: Annotated[float, typer.Option(help="Ignore relative metric changes below this percentage.")] = 0.1,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
+    base: Annotated[str, typer.Argument(
+        metavar="BASE", help="Spec directory or git revision (main, HEAD~1, a sha) to compare from.")],
+    head: Annotated[str, typer.Argument(metavar="HEAD", help="Spec directory or git revision to compare to.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
+    path: Annotated[str, typer.Option("--path", metavar="DIR", help="Spec directory inside a git revision.")] = "specs",
+    threshold: Annotated[float, typer.Option(
+        metavar="PCT", help="Ignore relative metric changes below this percentage.")] = 0.1,
+    output: Output = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import diff as command
@@ -166,8 +213,8 @@ def gap_report(
     against: Annotated[list[Path], typer.Option(
         "--against", metavar="REQUIREMENTS",
         help="Our requirements: a file or directory of Requirements documents (repeatable).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report to FILE.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
+    output: Output = None,
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
     from archgen.commands.common import check_output_file
@@ -184,7 +231,7 @@ def gap_report(
 @catalog_app.callback(invoke_without_command=True)
 def catalog(
     ctx: typer.Context,
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    paths: SpecPaths = None,
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
     vendor: Vendors = None,
     kind: Kinds = None,
@@ -197,7 +244,7 @@ def catalog(
 @catalog_app.command("list")
 def catalog_list(
     ctx: typer.Context,
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    paths: SpecPaths = None,
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
     vendor: Vendors = None,
     kind: Kinds = None,
@@ -217,8 +264,8 @@ def _print_catalog(paths: list[Path] | None, unconfirmed: bool, vendors: list[st
 @catalog_app.command("show")
 def catalog_show(
     ctx: typer.Context,
-    part_id: Annotated[str, typer.Argument(help="Part id.")],
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths to include (default: specs/).")] = None,
+    part_id: Annotated[str, typer.Argument(metavar="ID", help="Part id.")],
+    paths: SpecPaths = None,
 ) -> None:
     """Show one part with its figures and sources."""
     from archgen.commands.catalog import catalog_show
@@ -226,7 +273,8 @@ def catalog_show(
 
 
 @app.command()
-def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schema.json per kind into DIR.")] = None,
+def schema(out: Annotated[Path | None, typer.Option(
+    metavar="DIR", help="Write one <Kind>.schema.json per kind into DIR.")] = None,
            ) -> None:
     """JSON Schema of every spec kind, for editors (yaml-language-server)."""
     from archgen.commands.schema import schema as command
@@ -236,12 +284,13 @@ def schema(out: Annotated[Path | None, typer.Option(help="Write one <Kind>.schem
 @app.command()
 def estimate(
     cases: Annotated[Path | None, typer.Option(
-        "--cases", help="Score a validation-case file (archgen-validation/1).")] = None,
+        "--cases", metavar="FILE", help="Score a validation-case file (archgen-validation/1).")] = None,
     cluster: Annotated[str | None, typer.Option(
-        "--cluster", help="Cluster id (default: the workload's own cluster).")] = None,
-    workload: Annotated[str | None, typer.Option("--workload", help="Workload id.")] = None,
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+        "--cluster", metavar="ID", help="Cluster id (default: the workload's own cluster).")] = None,
+    workload: Annotated[str | None, typer.Option("--workload", metavar="ID", help="Workload id.")] = None,
+    paths: Annotated[list[Path] | None, typer.Option(
+        "--path", metavar="PATH", help="Spec paths (default: specs/).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="text or json.")] = "text",
     what_if: Annotated[list[str] | None, typer.Option(
         "--what-if", metavar="PARAM=FACTOR",
         help="Scale a hardware parameter (repeatable), e.g. hbm_bandwidth=1.5; reported against the baseline.")] = None,
@@ -255,27 +304,31 @@ def estimate(
 @app.command()
 def sweep(
     sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP.yaml", help="A file of Sweep documents.")],
-    paths: Annotated[list[Path] | None, typer.Option("--path", help="Spec paths (default: specs/).")] = None,
-    workers: Annotated[int, typer.Option(help="Evaluate the points in N local processes.")] = 1,
-    scheduler: Annotated[str | None, typer.Option(
+    paths: Annotated[list[Path] | None, typer.Option(
+        "--path", metavar="PATH", help="Spec paths (default: specs/).")] = None,
+    workers: Annotated[int, typer.Option(metavar="N", help="Evaluate the points in N local processes.")] = 1,
+    scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS",
         help="Address of a Dask scheduler (tcp://host:8786) to evaluate the points on (the 'distributed' extra).")
     ] = None,
-    out: Annotated[Path, typer.Option(help="Output directory; each sweep writes OUT/<sweep id>/.")] = Path("out"),
-    formats: Annotated[str, typer.Option(
+    out: Annotated[Path, typer.Option(
+        metavar="DIR", help="Output directory; each sweep writes OUT/<sweep id>/.")] = Path("out"),
+    formats: Annotated[str, typer.Option(metavar="FORMATS",
         help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the 'pdf' extra, xlsx the 'office' extra).")
     ] = "md,csv,svg",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="What to print: text or json.")] = "text",
-    templates: Annotated[Path | None, typer.Option(help="Directory of templates overriding the shipped ones.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="What to print: text or json.")] = "text",
+    templates: Annotated[Path | None, typer.Option(
+        metavar="DIR", help="Directory of templates overriding the shipped ones.")] = None,
 ) -> None:
     """Evaluate a design-space sweep: every point, the Pareto front and the best point per objective.
 
-    Exit code 1 when a sweep has no feasible point (none fits and meets every SHALL requirement).
+    Exit code 1 when a sweep has no feasible point (none fits and meets every SHALL requirement), or the specs have
+    error findings.
     """
     from archgen.commands.common import existing_spec_paths, split
     from archgen.commands.sweep import sweep as command
     progress = _sweep_progress() if sys.stderr.isatty() else None
     _run(lambda: command(sweep_file, existing_spec_paths(paths), workers=workers, scheduler=scheduler, out=out,
-                         formats=split(formats), fmt=fmt, templates=templates, progress=progress))
+                         formats=split(formats), fmt=fmt, templates=templates, progress=progress, note=_note))
 
 
 def _sweep_progress():

@@ -1,7 +1,10 @@
 """Find spec files and load their YAML documents safely, with a source map of every key.
 
-Safety: YAML 1.2 (ruamel, round-trip loader, no Python object tags), duplicate keys rejected, files larger than
-`MAX_FILE_BYTES` refused before parsing, alias expansion bounded by `MAX_NODES`, and deep nesting reported as an error.
+Safety: YAML 1.2 (ruamel, round-trip loader), duplicate keys rejected, files larger than `MAX_FILE_BYTES` refused
+before parsing, `MAX_NODES` counted while the file is composed (so a 5 MiB list stops after its first 200,000 items,
+not after parsing all of it) and again after alias expansion, deep nesting reported as an error. Only the tags of the
+YAML core schema are read (`!!python/object`, `!!binary`, local tags are refused), and text that no XML or terminal
+output can carry (control characters, lone surrogates, U+FFFE/U+FFFF) is refused where it stands, raw or escaped.
 """
 
 from __future__ import annotations
@@ -12,13 +15,18 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from archgen import cache
 from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, UsageError
 
+if TYPE_CHECKING:
+    from ruamel.yaml.composer import Composer
+
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_NODES = 200_000
+#: The largest integer a spec may write (a signed 64-bit integer: what numpy and every JSON reader can hold).
+MAX_INT = 2**63 - 1
 _MAX_DEPTH = 64
 
 Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
@@ -146,10 +154,16 @@ def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[Document]:
     text = read_text(path)
     key = cache.digest(text, str(MAX_NODES))
     hit = cache.load("yaml", key)
-    if hit is not None:
-        return [Document(str(path), data, positions) for data, positions in hit]
+    if isinstance(hit, list):
+        try:
+            docs = [Document(str(path), data, {tuple(p): (line, col) for p, line, col in positions})
+                    for data, positions in hit]
+            if all(isinstance(d.data, dict) for d in docs):
+                return docs
+        except (TypeError, ValueError):  # not an entry of ours: parse the file
+            pass
     docs = load_text(text, str(path), keys)
-    cache.store("yaml", key, [(d.data, d.positions) for d in docs])
+    cache.store("yaml", key, [(d.data, [(list(p), *pos) for p, pos in d.positions.items()]) for d in docs])
     return docs
 
 
@@ -162,8 +176,17 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Docum
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         raise UnreadableError([SpecProblem(Location(name, 1, 1), message="file is empty",
                                      expected=f"one or more YAML documents with {keys}")])
+    bad = _NOT_YAML.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+        raise UnreadableError([SpecProblem(Location(name, line, col), message=f"{_char(bad.group())} in the file",
+                                           expected="printable text (YAML allows no control characters)")])
+    _precount(text, name)
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
+    yaml.Composer = _composer(name)
+    counter = _Counter(name)
     try:
         raw_docs = [d for d in yaml.load_all(io.StringIO(text)) if d is not None]
     except DuplicateKeyError as exc:
@@ -188,9 +211,116 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Docum
         if not isinstance(raw, dict):
             raise UnreadableError([SpecProblem(Location(name, *start), message="a document must be a mapping",
                                          value=_scalar(raw), expected=f"a mapping with {keys}")])
-        counter = _Counter(name)
         docs.append(Document(name, _plain(raw, (), positions, counter, 0), positions))
     return docs
+
+
+#: Characters YAML does not allow in a file (YAML 1.2 section 5.1: c-printable).
+_NOT_YAML = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: Characters refused in a string even when written as a YAML escape ("\\e", "\\0", "\\ud800"): C0 and C1 controls
+#: but tab and line ends, DEL, lone surrogates and the non-characters U+FFFE/U+FFFF. XML 1.0 cannot carry most of
+#: them (XLSX, SVG, JUnit), UTF-8 cannot encode a lone surrogate, and a terminal obeys escapes in messages.
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_NAMES = {0: "NUL", 7: "BEL", 8: "BS", 0x1B: "ESC", 0x7F: "DEL", 0xFFFE: "non-character", 0xFFFF: "non-character"}
+
+
+def _char(c: str) -> str:
+    """'control character U+001B (ESC)', 'lone surrogate U+D800'."""
+    n = ord(c)
+    what = "lone surrogate" if 0xD800 <= n <= 0xDFFF else "character" if n >= 0xFFFE else "control character"
+    return f"{what} U+{n:04X}" + (f" ({_NAMES[n]})" if n in _NAMES and n < 0xFFFE else "")
+
+
+#: The tags of the YAML 1.2 core schema, the only ones a spec may write (`!!str 5`, `!!float 1`).
+_CORE_TAGS = {f"tag:yaml.org,2002:{t}": t for t in ("str", "int", "float", "bool", "null", "map", "seq")}
+
+
+def _composer(name: str) -> type[Composer]:
+    """A ruamel composer that counts entries while composing and refuses tags outside the core schema.
+
+    The count is of keys and list items, as `_Counter` counts them after alias expansion, so a file refused here is
+    one `_plain` would refuse too, only sooner: composing stops at the first entry over `MAX_NODES`.
+    """
+    from ruamel.yaml.composer import Composer  # noqa: F811  (imported when called: ruamel loads lazily)
+    from ruamel.yaml.events import AliasEvent, ScalarEvent
+    from ruamel.yaml.nodes import ScalarNode
+
+    class _Guarded(Composer):
+        entries = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.parser.peek_event()
+            where = Location(name, event.start_mark.line + 1, event.start_mark.column + 1)
+            if parent is not None and index is not None:
+                self.entries += 1
+                if self.entries > MAX_NODES:
+                    raise UnreadableError([_too_many(where)])
+            if self.depth > _MAX_DEPTH:
+                raise UnreadableError([SpecProblem(where, message=f"YAML nesting deeper than {_MAX_DEPTH} levels")])
+            if isinstance(event, ScalarEvent) and len(event.value) > 19 and str(  # before int() meets 5,000 digits
+                    event.tag or self.resolver.resolve(ScalarNode, event.value, event.implicit)).endswith(":int"):
+                raise UnreadableError([SpecProblem(where, message="integer out of range", value=event.value,
+                                                   expected=f"a whole number of at most {MAX_INT:,} in size")])
+            tag = None if isinstance(event, AliasEvent) or event.tag is None else str(event.tag)
+            if tag is not None and tag != "!":  # "!" is the non-specific tag: a string
+                core = _CORE_TAGS.get(tag)
+                if core is None:
+                    shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
+                    raise UnreadableError([SpecProblem(where, message=f"tag '{shown}' is not allowed", hint=(
+                        "specs are plain YAML: strings, numbers, true/false, null, lists and mappings"))])
+                if isinstance(event, ScalarEvent) and core not in ("str", "map", "seq"):
+                    implicit = str(self.resolver.resolve(ScalarNode, event.value, (True, False)))
+                    kinds = {"float": ("float", "int"), "null": ("null", "str")}.get(core, (core,))
+                    if implicit.split(":")[-1] not in kinds or (core == "null" and event.value not in ("", "~")
+                                                               and implicit.split(":")[-1] != "null"):
+                        raise UnreadableError([SpecProblem(where, message=f"'{event.value}' is not a valid !!{core}",
+                                                           expected=f"a YAML {core} after !!{core}")])
+            return super().compose_node(parent, index)
+
+    return _Guarded
+
+
+def _precount(text: str, name: str) -> None:
+    """Count entries with libyaml's event parser and stop at the first over `MAX_NODES`.
+
+    libyaml is about 30 times faster than ruamel's pure-Python parser, so a 5 MiB list is refused in a fraction of a
+    second instead of after composing 200,000 items in Python. Counting only: ruamel remains the parser (YAML 1.2,
+    positions, messages), so a libyaml error is left for ruamel to report, and without libyaml the composer's own
+    count is the limit.
+    """
+    try:
+        import yaml as pyyaml
+    except ImportError:  # pragma: no cover - PyYAML is a dependency
+        return
+    if not getattr(pyyaml, "__with_libyaml__", False):
+        return
+    frames: list[list] = []  # [is_mapping, children seen]
+    entries = 0
+    try:
+        for event in pyyaml.parse(text, Loader=pyyaml.CSafeLoader):
+            if isinstance(event, pyyaml.CollectionEndEvent):
+                frames.pop()
+                continue
+            if not isinstance(event, pyyaml.NodeEvent):
+                continue
+            if frames:
+                frame = frames[-1]
+                if not frame[0] or frame[1] % 2 == 0:  # a list item, or a mapping key
+                    entries += 1
+                    if entries > MAX_NODES:
+                        raise UnreadableError([_too_many(Location(name, event.start_mark.line + 1,
+                                                                  event.start_mark.column + 1))])
+                frame[1] += 1
+            if isinstance(event, pyyaml.CollectionStartEvent):
+                frames.append([isinstance(event, pyyaml.MappingStartEvent), 0])
+    except pyyaml.YAMLError:
+        return
+
+
+def _too_many(where: Location, verb: str = "has") -> SpecProblem:
+    return SpecProblem(where, message=f"the file {verb} more than {MAX_NODES:,} nodes (keys and list items)",
+                       hint="aliases (*name) that repeat large anchors multiply a document; write the content out "
+                            "or use counts")
 
 
 def _first_key_line(text: str, key: str, start: int, end: int) -> int:
@@ -209,10 +339,7 @@ class _Counter:
     def tick(self, pos: tuple[int, int]) -> None:
         self.n += 1
         if self.n > MAX_NODES:
-            raise UnreadableError([SpecProblem(Location(self.name, *pos),
-                                         message=f"document expands to more than {MAX_NODES:,} nodes",
-                                         hint="aliases (*name) that repeat large anchors multiply the document; "
-                                              "write the content out or use counts")])
+            raise UnreadableError([_too_many(Location(self.name, *pos), "expands to")])
 
 
 def _scalar(value: Any) -> Any:
@@ -242,6 +369,7 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
             pos = _pos(node, key, is_map=True) or positions.get(path, (0, 0))  # merged keys: the mapping's line
             positions[path + (k,)] = pos
             counter.tick(pos)
+            k = _text(k, counter.name, pos)
             out[k] = _plain(value, path + (k,), positions, counter, depth + 1)
         return out
     if isinstance(node, list):
@@ -252,7 +380,30 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
             counter.tick(pos)
             out_list.append(_plain(value, path + (i,), positions, counter, depth + 1))
         return out_list
-    return _scalar(node)
+    value = _scalar(node)
+    if isinstance(value, str):
+        value = _text(value, counter.name, positions.get(path, (0, 0)))
+    elif isinstance(value, int) and not isinstance(value, bool) and not -MAX_INT <= value <= MAX_INT:
+        raise UnreadableError([SpecProblem(Location(counter.name, *positions.get(path, (0, 0))), value=value,
+                                           message="integer out of range",
+                                           expected=f"a whole number of at most {MAX_INT:,} in size")])
+    return value
+
+
+def _text(value: str, name: str, pos: tuple[int, int]) -> str:
+    """`value` with escaped UTF-16 surrogate pairs joined, as JSON writes them; refused if no output can carry it.
+
+    The characters refused are `_NOT_TEXT`, written as YAML escapes (the file itself was checked before parsing).
+    """
+    bad = _NOT_TEXT.search(value)
+    if bad and "\ud800" <= bad.group() <= "\udfff":
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        bad = _NOT_TEXT.search(value)
+    if bad:
+        shown = _NOT_TEXT.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+        raise UnreadableError([SpecProblem(Location(name, *pos), message=f"{_char(bad.group())} in a string",
+                                           value=shown, expected="printable text")])
+    return value
 
 
 def _pos(node: Any, key: Any, *, is_map: bool) -> tuple[int, int] | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from archgen.errors import did_you_mean
-from archgen.units import Q
+from archgen.units import Q_, Q, currency
 
 #: The kinds of object that have metrics, with the object path pattern each stands for.
 SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": "cluster/*/fabric/*",
@@ -45,6 +45,8 @@ class Metric:
         source: The module that computes it.
         jobs: For a workload metric, the jobs that have it.
         maximise: Whether more is better (a sweep objective maximises it unless told otherwise).
+        sweep: For a workload metric, whether a sweep's points have it too (reliability and cost figures other
+            than goodput and cost per token are the pipeline's only).
     """
 
     subject: str
@@ -57,6 +59,7 @@ class Metric:
     source: str
     jobs: tuple[str, ...] = ()
     maximise: bool = False
+    sweep: bool = True
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -67,13 +70,26 @@ class Metric:
         """Whether `name` is this metric (a placeholder stands for any of its values)."""
         return bool(self.pattern.fullmatch(name))
 
+    @property
+    def money(self) -> bool:
+        """Whether it is an amount of money (declared in USD; any currency of `units.CURRENCIES` stands in)."""
+        return "USD" in self.dimension
+
     def accepts(self, value: Q) -> bool:
-        """Whether `value` has this metric's dimension."""
+        """Whether `value` has this metric's dimension (an amount of money in any one currency)."""
+        if self.money:
+            cur = currency(value)
+            return cur is not None and (value / Q_(1, cur) * Q_(1, "USD")).is_compatible_with(self.dimension)
         return value.is_compatible_with(self.dimension or "dimensionless")
+
+    def unit_of(self, value: Q | None) -> str:
+        """The unit `value` is shown in: the declared one, in the value's own currency for money."""
+        cur = currency(value) if self.money and value is not None else None
+        return self.unit.replace("USD", cur) if cur else self.unit
 
     def display(self, value: Q) -> Q:
         """`value` in the unit it is shown in."""
-        return value.to(self.unit or "dimensionless")
+        return value.to(self.unit_of(value) or "dimensionless")
 
 
 @cache
@@ -84,12 +100,16 @@ def _compile(name: str) -> re.Pattern[str]:
 
 _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py",
                           "perf/estimate.py", "perf/sweep.py")
+_REL, _COST = "analyse/reliability.py", "analyse/cost.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 REGISTRY: tuple[Metric, ...] = (
     # racks
     Metric("rack", "it_power", "W", "kW", 1, "IT power", "Maximum draw of the systems and switches placed in the "
            "rack.", _R),
+    Metric("rack", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical draw of the systems and "
+           "switches placed where the datasheet states one, else their maximum, plus optics (for energy; budgets "
+           "stay on the maximum).", _R),
     Metric("rack", "rack_load", "W", "kW", 1, "Rack load", "IT power plus the rack's own cooling units.", _R),
     Metric("rack", "input_power", "W", "kW", 1, "Input power", "Rack load divided by the efficiency of the power "
            "shelves (what the feeds deliver).", _R),
@@ -120,6 +140,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "it_power_racks", "W", "kW", 1, "IT power of the racks", "Sum of the racks' IT power.", _N),
     Metric("cluster", "it_power", "W", "kW", 1, "IT power", "IT power of the racks, plus optics and switches "
            "outside any rack.", _C),
+    Metric("cluster", "it_power_typical_racks", "W", "kW", 1, "Typical IT power of the racks", "Sum of the racks' "
+           "typical IT power.", _N),
+    Metric("cluster", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical IT power of the racks, plus "
+           "optics and switches outside any rack at their typical draw (else maximum).", _C),
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches at maximum power plus optics, every "
            "fabric.", _C),
     Metric("cluster", "optics_power", "W", "kW", 1, "Optics power", "Transceivers of every fabric.", _C),
@@ -129,6 +153,30 @@ REGISTRY: tuple[Metric, ...] = (
            "Scale-up links of each accelerator.", _N),
     Metric("cluster", "scale_up.bandwidth", "B/s", "TB/s", 1, "Scale-up bandwidth", "Aggregate scale-up bandwidth "
            "of every domain.", _N),
+    # clusters: reliability and cost (docs/reliability.md)
+    Metric("cluster", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of a job "
+           "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL),
+    Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
+           "(1 / interruptions per day).", _REL),
+    Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
+           "interrupting or not, plus the site's events.", _REL),
+    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _REL),
+    Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
+           "cluster's largest training workload.", _REL),
+    Metric("cluster", "capex", "USD", "USD", 0, "Capex", "Priced bill of materials: parts and racks at their "
+           "`price.capex` (unpriced ones left out, COST002).", _COST),
+    Metric("cluster", "power_average", "W", "kW", 1, "Average power", "Average IT load: systems and switches at "
+           "typical draw where published, else maximum, plus optics.", _COST),
+    Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "Average power × 8,766 h × "
+           "utilisation × PUE × energy price.", _COST),
+    Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
+           "and month × 12.", _COST),
+    Metric("cluster", "capital_cost_per_year", "USD", "USD", 0, "Capital cost per year", "Capex × r / (1 − "
+           "(1 + r)^−n) over the depreciation years n at the discount rate r.", _COST),
+    Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year.",
+           _COST),
+    Metric("cluster", "tco_per_accelerator_hour", "USD", "USD", 3, "TCO per accelerator-hour", "TCO per year over "
+           "the accelerators × 8,766 h.", _COST),
     # fabrics
     Metric("fabric", "tiers", "", "", 0, "Tiers", "Switch tiers used.", _N),
     Metric("fabric", "planes", "", "", 0, "Planes", "Parallel planes of the fabric.", _N),
@@ -227,6 +275,40 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "busbw", "B/s", "GB/s", 1, "Bus bandwidth", "Collective bus bandwidth as nccl-tests defines "
            "it.", _E, _X, True),
     Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X),
+    # workloads: reliability and cost (docs/reliability.md)
+    Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
+           "job: its share of the interrupting parts' failure rates plus the site's events.", _REL, _T, sweep=False),
+    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _REL, _T, sweep=False),
+    Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _REL,
+           _T, sweep=False),
+    Metric("workload", "checkpoint_write_time", "s", "s", 1, "Checkpoint write time", "Checkpoint size over the "
+           "write bandwidth (storage, bounded by the job's storage NICs).", _REL, _T, sweep=False),
+    Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
+           "read bandwidth.", _REL, _T, sweep=False),
+    Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
+           "the workload's own.", _REL, _T, sweep=False),
+    Metric("workload", "restart_time", "s", "min", 1, "Restart time", "Restart, restore and the mean wait for a "
+           "repair per interruption.", _REL, _T, sweep=False),
+    Metric("workload", "goodput", "", "", 3, "Goodput", "Effective training time ratio from Daly's expected wall "
+           "time (interruptions, checkpoints, restarts, spares).", _REL, _T, True),
+    Metric("workload", "goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "Tokens per second × "
+           "goodput.", _REL, _T, True),
+    Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
+           "per second.", _REL, _T, sweep=False),
+    Metric("workload", "goodput_time_to_train", "s", "day", 1, "Goodput time to train", "Time to train over "
+           "goodput.", _REL, _T, sweep=False),
+    Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _REL,
+           _T, sweep=False),
+    Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum.", _REL, _T,
+           sweep=False),
+    Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take.", _REL, _T,
+           sweep=False),
+    Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per accelerator-hour × the "
+           "job's accelerators.", _COST, _T + _I, sweep=False),
+    Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
+           "hour (goodput tokens for training).", _COST, _T + _I),
+    Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
+           "10⁶.", _COST, _T + _I, sweep=False),
     Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
            "over the cluster's).", _S, JOBS),
     Metric("point", "energy_per_token", "J", "J", 3, "Energy per token", "Power over tokens per second.", _S,
@@ -262,9 +344,9 @@ def lookup(path: str, name: str) -> Metric | None:
 
 
 def job_metrics(job: str, *, sweep: bool = False) -> tuple[Metric, ...]:
-    """The metrics a workload's job has (with those of a sweep's points when `sweep`)."""
+    """The metrics a workload's job has (those of a sweep's points when `sweep`)."""
     kinds = ("workload", "point") if sweep else ("workload",)
-    return tuple(m for m in REGISTRY if m.subject in kinds and job in m.jobs)
+    return tuple(m for m in REGISTRY if m.subject in kinds and job in m.jobs and (m.sweep or not sweep))
 
 
 def unknown(name: str, subjects: Iterable[str]) -> str | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from archgen import checks
 from archgen.analyse.cabling import analyse_clusters
+from archgen.analyse.cost import Operations, analyse_operations
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.optics import switch_optics
 from archgen.analyse.rack import RackAnalysis, analyse
@@ -32,6 +33,7 @@ class Run:
     findings: list[checks.Finding]
     clusters: dict[str, ClusterAnalysis] = field(default_factory=dict)
     workloads: dict[str, WorkloadResult] = field(default_factory=dict)
+    operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.cost)
     scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
 
     @property
@@ -61,6 +63,13 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
     return specs, design, racks, clusters
 
 
+def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]]:
+    """Load → validate → build, then the REF checks only: what `archgen validate` reports, without the analyses."""
+    specs = validate(*load(paths))                 # schema and unit errors raise, all at once
+    design = build(specs)                          # unresolved references are kept for REF001/REF002
+    return specs, checks.run_checks(checks.Context(design, {}, {}), ("REF",))
+
+
 def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutPath]:
     """Each cluster's sized compute fabric, by cluster id, as the performance model takes it."""
     return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
@@ -80,8 +89,9 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
         metrics[path] = c.metrics
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
     workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
+    operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
-    context = checks.Context(design, racks, metrics, clusters, workloads)
+    context = checks.Context(design, racks, metrics, clusters, workloads, operations)
     findings = checks.run_checks(context, select, ignore)
     series = {path: grow(design, racks, c.cluster) for path, c in clusters.items()} if scaling else {}
-    return Run(specs, design, racks, metrics, findings, clusters, workloads, series)
+    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import math
 import os
 import re
@@ -20,7 +21,10 @@ import pint
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
-from archgen.cache import cache_dir, digest
+from archgen.cache import cache_dir, digest, seal, unsealed_removed
+
+#: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
+CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
 
 
 def _definitions() -> str:
@@ -32,7 +36,10 @@ def _definitions() -> str:
     text = text.replace("barn = 1e-28 * meter ** 2 = b", "barn = 1e-28 * meter ** 2")  # "b" is the bit
     text = text.replace("biot_turn = Gb", "biot_turn")  # "Gb" is the gigabit, not the gilbert
     text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
-    return text + "\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\nFLOPS = FLOP / second = _ = flops\n"
+    return text + ("\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\n"
+                   "FLOPS = FLOP / second = _ = flops\n"
+                   # currencies: each its own dimension, since no rate converts them; a price without one is refused
+                   + "".join(f"{c} = [currency_{c.lower()}]\n" for c in CURRENCIES))
 
 
 def _build_registry() -> pint.UnitRegistry:
@@ -42,13 +49,16 @@ def _build_registry() -> pint.UnitRegistry:
     try:
         cache = cache_dir("units")
         defs = cache / f"definitions-{digest(text)}.txt"
-        if not defs.exists():
+        if not defs.is_file() or defs.read_text(encoding="utf-8") != text:  # never definitions we did not write
             cache.mkdir(parents=True, exist_ok=True)
             tmp = defs.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, defs)
+        if not unsealed_removed(cache / "pint"):  # pint's cache is pickle: only files sealed on this machine
+            raise OSError("no cache key")
         reg = pint.UnitRegistry(str(defs), cache_folder=str(cache / "pint"), **options)
-    except OSError:  # read-only home: build in memory
+        seal(cache / "pint")
+    except (OSError, UnicodeDecodeError):  # read-only home, no key: build in memory
         reg = pint.UnitRegistry(None, **options)
         reg.load_definitions(text.splitlines())
     reg.formatter.default_format = "~P"
@@ -129,10 +139,10 @@ def parse_unit(text: str) -> pint.Unit:
 
 
 def _number(text: str) -> int | float:
-    value = float(text) if any(c in text for c in ".eE") else int(text)
+    value = float(text) if any(c in text for c in ".eE") or len(text) > 19 else int(text)
     if not math.isfinite(value):
         raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": text})
-    return value
+    return value if isinstance(value, float) or abs(value) < 2**63 else float(value)  # int64 is what numpy holds
 
 
 def parse_quantity(value: Any) -> pint.Quantity:
@@ -145,6 +155,10 @@ def parse_quantity(value: Any) -> pint.Quantity:
         if set(value) != {"value", "unit"} or isinstance(value["value"], bool) \
                 or not isinstance(value["value"], int | float) or not isinstance(value["unit"], str):
             raise PydanticCustomError("quantity_type", "expected a mapping with keys value (number) and unit (string)")
+        if isinstance(value["value"], int) and abs(value["value"]) >= 2**63:
+            value = {**value, "value": float(value["value"])}
+        if not math.isfinite(value["value"]):  # `.inf`, `.nan`, `1e400` are refused as they are in '<number> <unit>'
+            raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": value["value"]})
         return Q_(value["value"], parse_unit(value["unit"]))
     if isinstance(value, str):
         m = _QTY.match(value)
@@ -181,11 +195,30 @@ def to_json(q: pint.Quantity) -> dict[str, Any]:
     return {"value": json_magnitude(q), "unit": json_unit(q)}
 
 
+def json_text(doc: Any, **options: Any) -> str:
+    """`json.dumps` as strict JSON (RFC 8259), with `options`; a non-finite number is written null.
+
+    That is what JavaScript's JSON.stringify writes, never the `Infinity`/`NaN` that strict parsers reject.
+    """
+    return json.dumps(_finite(doc), allow_nan=False, **options)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
 _JSON_UNITS = [
     ("W", "W"), ("J", "J"), ("s", "s"), ("m", "m"), ("kg", "kg"), ("B/s", "B/s"), ("B", "B"), ("FLOPS", "FLOP/s"),
     ("FLOP", "FLOP"), ("m**3/s", "m^3/s"), ("m**2", "m^2"), ("kg/m**2", "kg/m^2"), ("A", "A"), ("V", "V"),
     ("Pa", "Pa"), ("J/kg/K", "J/(kg K)"), ("kg/m**3", "kg/m^3"), ("m**3", "m^3"),
-]
+] + [(c, c) for c in CURRENCIES] + [(f"{c}/J", f"{c}/J") for c in CURRENCIES] \
+  + [(f"{c}/s", f"{c}/s") for c in CURRENCIES]
 
 
 def json_unit(q: pint.Quantity) -> str:
@@ -229,9 +262,19 @@ class Dim:
         self.gt, self.ge = gt, ge
         self.label = label or str(self.unit.dimensionality)
         self.temperature = temperature
+        self._valid: dict[str, pint.Quantity] = {}  # text already accepted: a pure function of it (pint's
+        # arithmetic returns new quantities, so sharing one is safe); validation cost 40 ms of every command
 
     def validate(self, value: Any) -> pint.Quantity:
         """Parse `value` and check its dimension and bounds (and, for temperatures, absolute or difference)."""
+        if isinstance(value, str) and value in self._valid:
+            return self._valid[value]
+        q = self._checked(value)
+        if isinstance(value, str) and len(self._valid) < 4096:
+            self._valid[value] = q
+        return q
+
+    def _checked(self, value: Any) -> pint.Quantity:
         q = parse_quantity(value)
         written = value.strip() if isinstance(value, str) else format_quantity(q)
         if not q.is_compatible_with(self.unit):
@@ -348,6 +391,34 @@ AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, label="a floor loading", example="1
 Duration = Annotated[Q, Dim("s", gt=0, label="a time", example="2 us")]
 DurationOrZero = Annotated[Q, Dim("s", ge=0, label="a time", example="0 us")]
 Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
+
+
+class CurrencyDim(Dim):
+    """A `Dim` for prices: `unit` is written in USD, and any currency of `CURRENCIES` is accepted in its place."""
+
+    def validate(self, value: Any) -> pint.Quantity:
+        """Parse `value`; it must carry one currency and otherwise have the dimension of `unit`."""
+        q = parse_quantity(value)
+        cur = currency(q)
+        if cur is None:
+            raise PydanticCustomError(
+                "quantity_currency", "expected {expected} with a currency ({known}) such as '{example}', got '{got}'",
+                {"expected": self.label, "known": ", ".join(CURRENCIES), "example": self.example,
+                 "got": format_quantity(q)})
+        super().validate(q / Q_(1, cur) * Q_(1, "USD"))  # dimension and bounds, as if in USD
+        return q
+
+
+Money = Annotated[Q, CurrencyDim("USD", ge=0, label="an amount of money", example="515000 USD")]
+EnergyPrice = Annotated[Q, CurrencyDim("USD/kWh", ge=0, label="a price of energy", example="0.09 USD/kWh")]
+MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, label="a cost per month", example="1500 USD/month")]
+
+
+def currency(q: Q) -> str | None:
+    """The currency of a money quantity (or of a price per unit of something), or None."""
+    dims = q.dimensionality
+    found = [c for c in CURRENCIES if dims.get(f"[currency_{c.lower()}]", 0)]
+    return found[0] if len(found) == 1 else None
 
 
 def _name_dimensions() -> None:

@@ -90,8 +90,8 @@ def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
 
 def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
     kind = doc.data.get("kind")
-    if kind not in KINDS:
-        hint = did_you_mean(kind, KINDS) or f"one of: {', '.join(sorted(KINDS))}"
+    if not isinstance(kind, str) or kind not in KINDS:  # a mapping or list is no kind either (not hashable)
+        hint = (did_you_mean(kind, KINDS) if isinstance(kind, str) else "") or f"one of: {', '.join(sorted(KINDS))}"
         where = ("kind",) if "kind" in doc.data else ()
         problems.append(SpecProblem(doc.locate(where), "kind", "unknown document kind" if kind else "missing 'kind'",
                                     value=kind, expected="a known kind", hint=hint))
@@ -110,7 +110,7 @@ def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefi
 
 
 def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:
-    rel = _untagged(cls, tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p)))  # wrapper steps
+    rel = _untagged(cls, _unwrapped(doc, prefix, err["loc"]))
     loc = prefix + rel
     path = ".".join(str(p) for p in loc)
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
@@ -189,6 +189,31 @@ def _fields_at(cls: type[BaseModel], loc: tuple) -> list[str]:
         current = field.annotation
     model = _model_of(current)
     return sorted((f.alias or n) for n, f in model.model_fields.items()) if model else []
+
+
+def _unwrapped(doc: Source, prefix: tuple, loc: tuple) -> tuple:
+    """`loc` less pydantic's wrapper steps ('function-after[...]'), which hold '['.
+
+    A key of the user's YAML that holds '[' (found by the fuzz: `s!!x [true] ource`) is a step, not a wrapper.
+    """
+    node: object = doc.data
+    for p in prefix:
+        node = _child(node, p)
+    out = []
+    for p in loc:
+        if isinstance(p, str) and "[" in p and not (isinstance(node, dict) and p in node):
+            continue
+        out.append(p)
+        node = _child(node, p)
+    return tuple(out)
+
+
+def _child(node: object, step: object) -> object:
+    if isinstance(node, dict):
+        return node.get(step)
+    if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+        return node[step]
+    return None
 
 
 def _untagged(cls: type[BaseModel], loc: tuple) -> tuple:

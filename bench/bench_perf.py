@@ -15,7 +15,7 @@ import numpy as np
 
 from archgen.perf.arch import Arch
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hardware import HostShare, hardware_for
 from archgen.perf.search import enumerate_layouts, search_training
 from archgen.perf.training import Job, Layout, estimate_training
 from archgen.units import Q_
@@ -61,8 +61,18 @@ def main() -> str:
         j = Job(MT530, 2048, gbs, "bf16", "flash")
         res = search_training(hw, j, gpus)
         r, _ = rate(lambda j=j, g=gpus: search_training(hw, j, g))
-        rows.append((f"search 530B on {gpus:,} GPUs (all valid tp, pp, dp, mb, v, recompute)", res.evaluated,
+        rows.append((f"search 530B on {gpus:,} GPUs (all valid tp, pp, dp, mb, v, recompute, zero)", res.evaluated,
                      r * res.evaluated, 1e3 / r))
+
+    # Calculon's 530B job on 5,120 GPUs with 512 GiB of host memory per GPU: the layouts that do not fit are
+    # evaluated again with each offload (tests/perf/data/calculon-530b-5120.yaml)
+    host = HostShare(Q_(512, "GiB"), Q_(32, "GB/s"), Q_(51.2, "GB/s"), 0.95)
+    hwh = hardware_for(accs["a100-sxm4-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(200, "Gbit/s"), host=host)
+    j = Job(MT530, 2048, 2432, "fp16", "flash")
+    res = search_training(hwh, j, 5120)
+    r, _ = rate(lambda: search_training(hwh, j, 5120))
+    rows.append(("search 530B on 5,120 GPUs with host memory (as above, + offload where memory binds)", res.evaluated,
+                 r * res.evaluated, 1e3 / r))
 
     # 10^5 layouts in one vectorised call: every layout of 530B for GPU counts 64..8192 step 64, repeated.
     tables = [enumerate_layouts(MT530, Job(MT530, 2048, 4096), g, hw) for g in range(64, 8193, 64)]
@@ -70,7 +80,7 @@ def main() -> str:
     reps = int(np.ceil(100_000 / len(lay["tp"])))
     lay = {k: np.tile(v, reps)[:100_000] for k, v in lay.items()}
     big = Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],
-                 lay["recompute"].astype(int))
+                 lay["recompute"].astype(int), zero=lay["zero"])
     j = Job(MT530, 2048, 4096, "bf16", "flash")
     r, _ = rate(lambda: estimate_training(hw, j, big), min_time=1.0)
     rows.append(("10^5 layouts in one vectorised call", 100_000, r * 100_000, 1e3 / r))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,10 +56,22 @@ class CliResult:
     err: str
 
 
+@functools.cache
+def _command(app):
+    """A Typer app's click command, built once: typer rebuilds it on every invoke (~40 ms, most of a small test)."""
+    from typer.main import get_command
+    return get_command(app)
+
+
 def run_cli(*args: str) -> CliResult:
     """Run `archgen ARGS` in-process; stdout and stderr separately."""
+    from unittest import mock
+
+    import typer.testing
+
     from archgen.cli import app
-    result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+    with mock.patch.object(typer.testing, "_get_command", _command):
+        result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
     return CliResult(result.exit_code, result.stdout, result.stderr)
 
 

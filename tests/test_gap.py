@@ -348,7 +348,9 @@ def test_json():
     assert space["value"] == {"value": pytest.approx(18 * 0.04445), "unit": "m"}
     storage = rows[("REQ-HALL-NET-002", "cluster/*/fabric/storage")]
     assert storage["status"] == "not provided" and storage["value"] is None and storage["note"]
-    assert {f["id"] for f in doc["findings"] if not f.get("waived")} == {"PWR002", "PWR003"}
+    found = {f["id"]: f["severity"] for f in doc["findings"] if not f.get("waived")}
+    assert {i for i, s in found.items() if s != "info"} == {"PWR002", "PWR003"}
+    assert {i for i, s in found.items() if s == "info"} <= {"COST002", "COST003"}  # its capex: unpriced, assumed
     assert doc["objects"][0] == "cluster/acme-pod"
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from archgen.model.requirements import Requirement, Status, judge
+from archgen.model.requirements import Requirement, Status, judge, judge_each
 from archgen.units import Q_
 
 PACKAGE = Path(__file__).resolve().parent.parent / "archgen"
@@ -51,4 +52,31 @@ def test_no_module_but_judge_compares_a_value_with_a_target():
     calls = [f"{p.relative_to(PACKAGE)}:{i}" for p in PACKAGE.rglob("*.py")
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if re.search(r"\.met_by\(", line) and "def met_by" not in line]
+    assert len(calls) == 1 and calls[0].startswith("model/requirements.py:"), calls
+
+
+@pytest.mark.parametrize(("target", "values", "unit"), [
+    ("<= 132 kW", [131_600.0, 132_000.0, 132_000.1, 1e9], "W"),   # converted to the target's unit, as judge does
+    ("< 132 kW", [131.9, 132.0, 132.1], "kW"),                    # strict: not met at the limit
+    (">= 0.35", [0.349, 0.35, 0.558], ""),
+    ("> 0.35", [0.35, 0.351], ""),
+    ("== 72", [71.0, 72.0, 73.0], ""),
+])
+def test_judge_each_is_judge_on_each_value(target, values, unit):
+    """The array form a batched sweep uses (`judge_each`) gives, value by value, what `judge` gives on each."""
+    r = req(target, "it_power" if unit else "mfu")
+    assert judge_each(r, Q_(np.asarray(values), unit)) == [judge(r, Q_(v, unit)).met for v in values]
+
+
+def test_judge_each_of_another_dimension_is_not_provided_as_judge():
+    r = req("<= 132 kW")
+    assert judge_each(r, Q_(np.asarray([1.0, 2.0]), "U")) is None
+    assert judge(r, Q_(1.0, "U")).status is Status.NOT_PROVIDED
+
+
+def test_no_module_but_judge_each_compares_arrays_with_a_target():
+    """`Target.met_by_each` (the array comparison) is called by `judge_each` alone, beside `judge`."""
+    calls = [f"{p.relative_to(PACKAGE)}:{i}" for p in PACKAGE.rglob("*.py")
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\.met_by_each\(", line) and "def met_by_each" not in line]
     assert len(calls) == 1 and calls[0].startswith("model/requirements.py:"), calls

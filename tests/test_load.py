@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from archgen.errors import SpecError, UsageError
+from archgen import load
+from archgen.errors import SpecError, UnreadableError, UsageError
 from archgen.load import find_files, load_paths, load_text
 
 
@@ -71,9 +74,134 @@ def test_parsed_files_are_cached_by_content(tmp_path, monkeypatch):
     f = tmp_path / "a.yaml"
     f.write_text("kind: A\nid: a\nx: {y: 1}\n")
     first = load_file(f)
-    assert list((tmp_path / "cache" / "archgen" / "yaml").glob("*.pickle"))
+    assert list((tmp_path / "cache" / "archgen" / "yaml").glob("*.json"))
     assert load_file(f) == first                        # served from the cache, same data and positions
     f.write_text("kind: A\nid: a\nx: {y: 2}\n")
     assert load_file(f)[0].data["x"] == {"y": 2}        # new content, new key
     monkeypatch.setenv("XDG_CACHE_HOME", "/proc/not-writable")
     assert load_file(f)[0].data["x"] == {"y": 2}        # no cache: still loads
+
+
+def _problem(text: str) -> str:
+    with pytest.raises(UnreadableError) as err:
+        load_text(text, "x.yaml")
+    return str(err.value)
+
+
+def test_a_long_list_is_refused_while_parsing_in_well_under_a_second():
+    """Issue 11 item 14: a 5 MiB `x: [0,0,...]` (2.6 M items) took ~125 s and 3.2 GB before it was refused."""
+    text = "x: [" + "0," * (5 * 2**20 // 2 - 4) + "0]\n"
+    start = time.process_time()
+    message = _problem(text)
+    assert time.process_time() - start < 2.0   # about 0.25 s of CPU: libyaml counts, ruamel never starts
+    assert "x.yaml:1:400003: error: the file has more than 200,000 nodes" in message  # item 200,001
+
+
+def test_the_node_limit_counts_every_document_of_a_file(monkeypatch):
+    monkeypatch.setattr(load, "MAX_NODES", 1_000)  # the rule, at a size ruamel parses in milliseconds
+    doc = "kind: A\nid: a\nx: [" + "0," * 489 + "0]\n"   # 3 keys + 490 items
+    assert "more than 1,000 nodes" in _problem(doc + "---\n" + doc + "---\n" + doc)
+    assert load_text(doc + "---\n" + doc, "x.yaml")[1].data["x"][-1] == 0   # 986 entries: fits
+
+
+def test_the_node_limit_holds_without_libyaml(monkeypatch):
+    """The composer counts too: a PyYAML without its C parser still stops at the limit."""
+    import yaml
+    monkeypatch.setattr(yaml, "__with_libyaml__", False)
+    monkeypatch.setattr(load, "MAX_NODES", 1_000)
+    # entry 1,001 is item 999 (the key x is the first), as libyaml counts it: column 5 + 2 x 999
+    assert "x.yaml:1:2003: error: the file has more than 1,000 nodes" in _problem("x: [" + "0," * 2_000 + "0]")
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("\x00", "control character U+0000 (NUL)"), ("\x07", "control character U+0007 (BEL)"),
+    ("\x1b", "control character U+001B (ESC)"), ("\x7f", "control character U+007F (DEL)"),
+    ("\ufffe", "character U+FFFE"),
+])
+def test_control_characters_in_a_file_are_located(raw, shown):
+    """Issue 11 item 15: ruamel's ReaderError was an internal-error traceback."""
+    assert _problem(f"kind: A\nid: a\nname: ab{raw}c\n") == (
+        f"x.yaml:3:9: error: {shown} in the file: expected printable text (YAML allows no control characters)")
+
+
+@pytest.mark.parametrize("escape, shown", [
+    ("\\e", "control character U+001B (ESC)"), ("\\0", "control character U+0000 (NUL)"),
+    ("\\ud800", "lone surrogate U+D800"), ("\\x9b", "control character U+009B"),
+])
+def test_control_characters_written_as_escapes_are_located(escape, shown):
+    """Issue 11 items 15 and 16: escapes ("\\e", "\\0") crashed the XLSX writer and made SVG and JUnit invalid XML;
+    a lone surrogate crashed every UTF-8 writer."""
+    message = _problem(f'kind: A\nid: a\nname: "x{escape}y"\n')
+    assert message.startswith(f"x.yaml:3:7: error: {shown} in a string: expected printable text, got 'x\\u")
+
+
+def test_escaped_surrogate_pairs_are_joined_and_keys_are_checked():
+    assert load_text('kind: A\nid: a\nname: "\\ud83d\\ude00 \\u00e9"\n', "x.yaml")[0].data["name"] == "\U0001F600 \u00e9"
+    assert "x.yaml:3:8: error: control character U+0007 (BEL) in a string" in _problem('kind: A\nid: a\n"k\\a": 1\n')
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x: !!float notafloat", "x.yaml:3:4: error: 'notafloat' is not a valid !!float: expected a YAML float after !!float"),
+    ("x: !!int 1.5", "x.yaml:3:4: error: '1.5' is not a valid !!int"),
+    ("x: !!bool yes", "x.yaml:3:4: error: 'yes' is not a valid !!bool"),
+    ("x: !!python/object/apply:os.system [true]", "x.yaml:3:4: error: tag '!!python/object/apply:os.system' is not"),
+    ("x: !!binary aGVsbG8=", "x.yaml:3:4: error: tag '!!binary' is not allowed"),
+    ("x: !custom {a: 1}", "x.yaml:3:4: error: tag '!custom' is not allowed"),
+])
+def test_tags_outside_the_core_schema_and_bad_tagged_values_are_located(text, message):
+    """Issue 11 item 15: `!!float notafloat` was a ValueError traceback; other tags were silently dropped."""
+    assert _problem(f"kind: A\nid: a\n{text}\n").startswith(message)
+
+
+def test_core_schema_tags_still_read():
+    data = load_text("kind: A\nid: a\na: !!float 5\nb: !!str 4\nc: !!null ~\nd: !!int 0x10\ne: ! x\n", "x.yaml")[0].data
+    assert (data["a"], data["b"], data["c"], data["d"], data["e"]) == (5.0, "4", None, 16, "x")
+
+
+def test_the_cache_never_unpickles(tmp_path, monkeypatch):
+    """Issue 11 item 17: a poisoned shared cache ran code. A pickle under an entry's name is not read, nor is JSON
+    that is not an entry of ours."""
+    import pickle
+
+    from archgen import cache
+    from archgen.load import load_file
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    f = tmp_path / "a.yaml"
+    f.write_text("kind: A\nid: a\n")
+    load_file(f)
+    (entry,) = (tmp_path / "cache" / "archgen" / "yaml").glob("*.json")
+
+    class Boom:
+        def __reduce__(self):
+            return (exec, ("raise SystemExit('pickle ran')",))
+
+    entry.with_suffix(".pickle").write_bytes(pickle.dumps(Boom()))
+    assert load_file(f)[0].data == {"kind": "A", "id": "a"}
+    entry.write_bytes(pickle.dumps(Boom()))
+    assert load_file(f)[0].data == {"kind": "A", "id": "a"}   # not JSON: parsed again
+    entry.write_text('[[["not", "a", "mapping"], []]]')
+    assert load_file(f)[0].data == {"kind": "A", "id": "a"}
+    assert cache.load("yaml", "missing") is None
+
+
+def test_pint_cache_files_without_this_machines_seal_are_deleted(tmp_path, monkeypatch):
+    """pint keeps its parsed definitions as pickles in our cache folder: only files sealed here are left for it."""
+    import pickle
+
+    from archgen import cache
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    folder = tmp_path / "pint"
+    folder.mkdir()
+    (folder / "mine.pickle").write_bytes(pickle.dumps(1))
+    assert cache.unsealed_removed(folder)
+    assert not (folder / "mine.pickle").exists()          # written before a seal existed: not trusted
+    (folder / "mine.pickle").write_bytes(pickle.dumps(1))
+    cache.seal(folder)
+    (folder / "planted.pickle").write_bytes(b"cos\nsystem\n(S'true'\ntR.")
+    (folder / "forged.pickle").write_bytes(b"x")
+    (folder / "forged.pickle.mac").write_text("0" * 64)
+    assert cache.unsealed_removed(folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["mine.pickle", "mine.pickle.mac"]
+    assert (tmp_path / "config" / "archgen" / "cache.key").stat().st_mode & 0o077 == 0
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/proc/not-writable")
+    assert not cache.unsealed_removed(folder)             # no key: the caller builds pint's registry in memory

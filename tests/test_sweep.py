@@ -262,11 +262,14 @@ def test_a_collective_on_one_accelerator_is_a_point_that_cannot_run(tmp_path):
 
 
 def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
+    from archgen import metrics
     from archgen.model.sweep import JOB_METRICS, SWEEP_METRICS
+    performance = {m.name for m in metrics.declared("workload") if m.source == "perf/estimate.py"}
     for w in shipped.workloads.values():
         est = w.estimate
-        produced = set(est.metrics) | {"power", "accelerators"} | ({"energy_per_token"} if est.kind != "collective"
-                                                                   else set())
+        produced = {m for m in est.metrics if m in performance} | {"power", "accelerators"} | (
+            {"energy_per_token", "cost_per_token"} if est.kind != "collective" else set()) | (
+            {"goodput", "goodput_tokens_per_second"} if est.kind == "training" else set())
         assert produced == set(JOB_METRICS[est.kind]), est.kind
     assert set().union(*JOB_METRICS.values()) == set(SWEEP_METRICS)
 

@@ -21,7 +21,9 @@ import numpy as np
 from archgen.analyse.bom import BomLine, cluster_bom
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.placement import access_ports, place_switches
+from archgen.analyse.rack import typical_draw
 from archgen.build import ClusterDesign, Design, LinkOption
+from archgen.model import Switch, System
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
@@ -88,6 +90,8 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
         a = analyse_cluster(design, cluster, racks)
         cab = analyse_cabling(a)
         a.metrics.update(_cluster_metrics(a, cab))
+        typical, fell_back = _typical(design, racks, a, cab)
+        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + cab.optics_power + typical).to("kW")
         for fa in a.fabrics:
             fa.metrics["network_power"] = cab.network_power.get(fa.fabric.spec.id, Q_(0, "kW"))
             fa.metrics["optics_power"] = sum((t.optics_power for t in cab.tiers if t.fabric == fa.fabric.spec.id),
@@ -95,7 +99,7 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
             for t in cab.tiers:
                 if t.fabric == fa.fabric.spec.id and t.max_length is not None:
                     fa.metrics[f"links.{t.tier}.max_length"] = t.max_length
-        out[cluster.path] = replace(a, cabling=cab)
+        out[cluster.path] = replace(a, cabling=cab, typical_from_max=fell_back)
     return out
 
 
@@ -106,6 +110,24 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"),
             "it_power": (a.metrics["it_power_racks"] + cab.optics_power + unplaced).to("kW"),
             "links": count(sum(t.links for t in cab.tiers))}
+
+
+def _typical(design: Design, racks: dict, a: ClusterAnalysis, cab: Cabling) -> tuple[Q, tuple[str, ...]]:
+    """Typical draw of the switches placed in no rack, and the parts without a typical figure.
+
+    Those parts (in the cluster's racks or outside them) count at their maximum, which stands in for it.
+    """
+    total, fell_back = Q_(0, "kW"), set()
+    for line in cab.bom:
+        part = design.specs.get(line.part)
+        if line.note == "not placed in a rack" and isinstance(part, System | Switch):
+            total = total + typical_draw(part) * line.quantity
+            if part.power.typical is None:
+                fell_back.add(part.id)
+    for rid in a.cluster.rack_counts:
+        if f"rack/{rid}" in racks:
+            fell_back.update(racks[f"rack/{rid}"].power.typical_from_max)
+    return total.to("kW"), tuple(sorted(fell_back))
 
 
 # ------------------------------------------------------------------------------------------------ geometry

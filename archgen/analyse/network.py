@@ -49,6 +49,7 @@ class ClusterAnalysis:
     metrics: dict[str, Q] = field(default_factory=dict)
     cabling: object = None
     scale_out: ScaleOutPath | None = None
+    typical_from_max: tuple[str, ...] = ()
 
 
 
@@ -115,14 +116,15 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
                                 "accelerator domains", count(accelerators), None))
     fabrics = tuple(analyse_fabric(design, cluster, f, nodes, accelerators) if f.spec.topology == "fat-tree"
                     else analyse_topology(design, cluster, f, nodes, accelerators) for f in cluster.fabrics)
-    it_power = Q_(0, "kW")
+    it_power = typical = Q_(0, "kW")
     for rid, n in cluster.rack_counts.items():
         a = racks.get(f"rack/{rid}")
         if a is not None:
             it_power = it_power + a.power.equipment * n  # switch-end optics are counted once, by the cabling
+            typical = typical + a.power.equipment_typical * n
     metrics: dict[str, Q] = {
         "accelerators": count(accelerators), "nodes": count(node_count), "racks": count(cluster.rack_total),
-        "it_power_racks": it_power.to("kW"),
+        "it_power_racks": it_power.to("kW"), "it_power_typical_racks": typical.to("kW"),
     }
     for rid, n in sorted(cluster.rack_counts.items()):
         metrics[f"racks.{rid}"] = count(n)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from archgen.build import ClusterDesign, Design
 from archgen.model import NIC, System
 from archgen.units import Q_, Q
+from archgen.validate import Specs
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,12 @@ def nic_ports(design: Design, system: System, role: str) -> int:
     return total
 
 
-def nic_bandwidth(design: Design, system: System, role: str) -> Q:
-    """Line rate of a system's NIC ports of `role`, summed."""
+def nic_bandwidth(design: Design | Specs, system: System, role: str) -> Q:
+    """Line rate of a system's NIC ports of `role`, summed (parts looked up in the design's specs, or `specs`)."""
+    specs = getattr(design, "specs", design)
     total = Q_(0, "Gbit/s")
     for slot in system.nics:
-        nic = design.specs.get(slot.part)
+        nic = specs.get(slot.part)
         if slot.role == role and isinstance(nic, NIC):
             total = total + slot.count * nic.ports.count * nic.ports.speed
     return total

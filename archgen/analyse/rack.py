@@ -12,6 +12,7 @@ from archgen.analyse.bom import BomLine, rack_bom
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
 from archgen.model.power import PDU
+from archgen.model.rack import Pdus, Shelves
 from archgen.units import Q_, Q
 
 #: Coolant properties at typical secondary-loop temperatures (25–45 degC).
@@ -51,12 +52,19 @@ class Space:
 
 @dataclass(frozen=True)
 class Stage:
-    """A redundant set of identical units (power shelves, PDUs, feeds or CDUs) and what they can carry."""
+    """A redundant set of identical units (power shelves, PDUs, feeds or CDUs) and what they can carry.
+
+    `kind` names the units in messages ('power shelves', 'PDUs', 'feeds'), `key` is their entry under the rack's
+    `power` ('shelves', 'pdus', 'feeds') and `load` what they must carry (None where the caller holds it).
+    """
 
     count: int
     unit_capacity: Q
     redundancy: str
     spare: int
+    kind: str = ""
+    key: str = ""
+    load: Q | None = None
 
     @property
     def usable(self) -> Q:
@@ -69,6 +77,16 @@ class Stage:
         return self.unit_capacity * max(self.count - 1, 0)
 
 
+#: How a rack's power reaches its equipment (`Power.arrangement`).
+ARRANGEMENTS = {
+    "none": "feeds straight to the equipment",
+    "shelves": "feeds → power shelves → busbar",
+    "pdus": "feeds → PDUs → equipment",
+    "pdus-shelves": "feeds → PDUs → power shelves → busbar",
+    "side-by-side": "feeds → power shelves → busbar, and feeds → PDUs → the parts they serve",
+}
+
+
 @dataclass(frozen=True)
 class Power:
     """Power chain of a rack, from IT load to feeds.
@@ -76,19 +94,42 @@ class Power:
     `it_power` is the equipment's maximum draw (`equipment`: systems and switches) plus `optics`, the transceivers
     and active-cable ends in the ports of the rack's switches (the most loaded instance of this rack type in any
     cluster; they draw power inside this rack, so its feeds, shelves or PDUs and its air path carry them).
+    `stages` are the conversion stages from the equipment outward (shelves, PDUs), each with the load it carries;
+    `feed_groups` the feeds of each path: one group of every feed, or, with PDUs beside shelves, the shelves' feeds
+    and the PDUs' (one per PDU). `feeds` is every feed, carrying the whole input power. `equipment_typical` is the
+    systems' and switches' typical draw where their datasheet states one, else their maximum (`typical_from_max`
+    lists the parts that fell back); it is for average power and energy, never for budgets.
     """
 
     it_power: Q
     other_power: Q
     load: Q
     input_power: Q
-    conversion: Stage | None
-    conversion_kind: str
+    stages: tuple[Stage, ...]
+    arrangement: str
     feed_capacity: Q
     phase_factor: float
     feeds: Stage
+    feed_groups: tuple[Stage, ...]
     equipment: Q | None = None
     optics: Q | None = None
+    equipment_typical: Q | None = None
+    typical_from_max: tuple[str, ...] = ()
+
+    @property
+    def it_typical(self) -> Q | None:
+        """IT power at typical draw (energy, opex): `equipment_typical` plus the optics; budgets stay on `it_power`."""
+        return None if self.equipment_typical is None else self.equipment_typical + (self.optics or Q_(0, "kW"))
+
+    @property
+    def conversion(self) -> Stage | None:
+        """The stage nearest the equipment (shelves, else PDUs), or None."""
+        return self.stages[0] if self.stages else None
+
+    @property
+    def conversion_kind(self) -> str:
+        """What that stage is: 'power shelves', 'PDUs' or 'none'."""
+        return self.stages[0].kind if self.stages else "none"
 
 
 @dataclass(frozen=True)
@@ -125,9 +166,11 @@ def analyse_rack(rack: RackDesign, optics: Q | None = None) -> RackAnalysis:
     power = _power(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
     cooling = _cooling(rack, power)
     metrics = {
-        "it_power": power.it_power, "optics_power": power.optics, "rack_load": power.load,
+        "it_power": power.it_power, "it_power_typical": power.it_typical, "optics_power": power.optics,
+        "rack_load": power.load,
         "input_power": power.input_power,
-        "feed_capacity_usable": power.feeds.usable, "heat_to_liquid": cooling.heat_liquid,
+        "feed_capacity_usable": sum((g.usable for g in power.feed_groups), Q_(0, "kW")),
+        "heat_to_liquid": cooling.heat_liquid,
         "heat_to_air": cooling.heat_air, "coolant_flow": cooling.coolant_flow, "air_flow": cooling.air_flow,
         "u_used": Q_(space.used, "U"), "u_free": Q_(space.height - space.used, "U"), "weight": space.weight,
         "floor_load": space.floor_load,
@@ -146,7 +189,8 @@ def _space(rack: RackDesign) -> Space:
     for item in rack.items:
         depth = getattr(getattr(item.part, "mechanical", None), "depth", "full")
         faces = ("front", "rear") if depth == "full" else (spec.slots[item.slot].face,)
-        for u in range(item.u, item.top + 1):
+        for u in range(item.u, min(item.top, height) + 1):  # above the top the item is outside (MECH001); a part
+            # 1e300 U tall must not allocate a slot per U
             for face in faces:
                 other = occupied.setdefault((u, face), item)
                 if other is not item and (not overlaps or overlaps[-1] != (other, item)):
@@ -161,30 +205,81 @@ def _space(rack: RackDesign) -> Space:
 
 
 def _power(rack: RackDesign, optics: Q) -> Power:
+    """The rack's power chain as its spec arranges it (see `ARRANGEMENTS`): every placed unit carries its load.
+
+    Beside shelves, the PDUs carry the parts their `serves` names (and those parts' share of the switch-end optics,
+    by switch ports); behind the PDUs (`shelves.fed_from: pdus`), the PDUs carry the shelves' input as well.
+    """
     spec = rack.spec
-    equipment = sum((p.part.power.max for p in rack.items if isinstance(p.part, System | Switch)),
-                    Q_(0, "W")).to("kW")
-    it = equipment + optics
-    other = sum((p.part.power for p in rack.items if isinstance(p.part, CoolingUnit) and p.part.power is not None),
-                Q_(0, "W")).to("kW")
-    load = it + other
     shelves = [p.part for p in rack.items if isinstance(p.part, PowerShelf)]
     pdus = [p.part for p in rack.items if isinstance(p.part, PDU)]
-    conversion, kind, efficiency = None, "none", 1.0
+    serves = set(spec.power.pdus.serves) if spec.power.pdus else set()
+    series = bool(shelves and pdus and spec.power.shelves and spec.power.shelves.fed_from == "pdus")
+    on_pdus = [bool(pdus) and (not shelves or p.part.id in serves) for p in rack.items]
+    equipment = _draw(rack, System | Switch)
+    other = _draw(rack, CoolingUnit)
+    it = equipment + optics
+    load = it + other
+    pdu_direct = (_draw(rack, System | Switch | CoolingUnit, on_pdus) + optics * _port_share(rack, on_pdus)).to("kW")
+    stages: list[Stage] = []
+    input_power = load
     if shelves:
-        red = spec.power.shelves.redundancy if spec.power.shelves else "N"
-        conversion = Stage(len(shelves), min(s.capacity for s in shelves), red, spare_units(red, len(shelves)))
-        kind, efficiency = "power shelves", min(s.efficiency for s in shelves)
-    elif pdus:
-        red = spec.power.pdus.redundancy if spec.power.pdus else "N"
-        cap = min(_pdu_capacity(p) for p in pdus)
-        conversion, kind = Stage(len(pdus), cap, red, spare_units(red, len(pdus))), "PDUs"
+        busbar = (load - pdu_direct).to("kW")
+        stages.append(_stage(spec.power.shelves, "power shelves", "shelves", len(shelves),
+                             min(s.capacity for s in shelves).to("kW"), busbar))
+        input_power = busbar / min(s.efficiency for s in shelves) + pdu_direct
+    if pdus:
+        carried = input_power if series or not shelves else pdu_direct
+        stages.append(_stage(spec.power.pdus, "PDUs", "pdus", len(pdus), min(_pdu_capacity(p) for p in pdus),
+                             carried.to("kW")))
     feeds = spec.power.feeds
     factor = phase_factor(feeds.phases, feeds.basis)
     per_feed = (feeds.voltage * feeds.current * factor * feeds.derating * feeds.power_factor).to("kW")
-    feed_stage = Stage(feeds.count, per_feed, feeds.redundancy, spare_units(feeds.redundancy, feeds.count))
-    return Power(it, other, load, (load / efficiency).to("kW"), conversion, kind, per_feed, factor, feed_stage,
-                 equipment, optics)
+    input_power = input_power.to("kW")
+    every = Stage(feeds.count, per_feed, feeds.redundancy, spare_units(feeds.redundancy, feeds.count), "feeds",
+                  "feeds", input_power)
+    arrangement = ("pdus-shelves" if series else "side-by-side") if shelves and pdus else \
+        "shelves" if shelves else "pdus" if pdus else "none"
+    groups: tuple[Stage, ...] = (every,)
+    if arrangement == "side-by-side":  # one feed per PDU (PWR007), the rest to the shelves
+        rest = max(feeds.count - len(pdus), 0)
+        groups = (replace(every, count=rest, spare=spare_units(feeds.redundancy, rest),
+                          kind="feeds of the power shelves", load=(input_power - pdu_direct).to("kW")),
+                  replace(every, count=len(pdus), spare=spare_units(feeds.redundancy, len(pdus)),
+                          kind="feeds of the PDUs", load=pdu_direct))
+    typical = [typical_draw(p.part) for p in rack.items if isinstance(p.part, System | Switch)]
+    fell_back = tuple(sorted({p.part.id for p in rack.items
+                              if isinstance(p.part, System | Switch) and p.part.power.typical is None}))
+    return Power(it, other, load.to("kW"), input_power, tuple(stages), arrangement, per_feed, factor, every, groups,
+                 equipment, optics, sum(typical, Q_(0, "kW")).to("kW"), fell_back)
+
+
+def typical_draw(part: System | Switch) -> Q:
+    """A system's or switch's typical draw where its datasheet states one, else its maximum (the stated fallback)."""
+    return part.power.typical if part.power.typical is not None else part.power.max
+
+
+def _stage(claim: Shelves | Pdus | None, kind: str, key: str, count: int, capacity: Q, load: Q) -> Stage:
+    """A conversion stage of `count` units with the redundancy the rack claims for it (N when it claims none)."""
+    red = claim.redundancy if claim else "N"
+    return Stage(count, capacity, red, spare_units(red, count), kind, key, load)
+
+
+def _draw(rack: RackDesign, kinds: type, among: list[bool] | None = None) -> Q:
+    """Maximum draw of the placed items of `kinds` (a CDU's `power`), of those flagged in `among` when given."""
+    total = Q_(0, "W")
+    for i, p in enumerate(rack.items):
+        if isinstance(p.part, kinds) and (among is None or among[i]):
+            draw = p.part.power if isinstance(p.part, CoolingUnit) else p.part.power.max
+            total = total + (draw if draw is not None else Q_(0, "W"))
+    return total.to("kW")
+
+
+def _port_share(rack: RackDesign, among: list[bool]) -> float:
+    """Share of the rack's switch ports on the flagged items: switch-end optics sit in the switches' ports."""
+    ports = [(p.part.ports.count, among[i]) for i, p in enumerate(rack.items) if isinstance(p.part, Switch)]
+    total = sum(n for n, _ in ports)
+    return sum(n for n, flagged in ports if flagged) / total if total else 0.0
 
 
 def phase_factor(phases: int, basis: str) -> float:

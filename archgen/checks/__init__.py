@@ -12,6 +12,8 @@
 | PERF | `checks/perf.py` | workloads: they run, fit in memory and meet their performance targets |
 | NET | `checks/network.py` | cluster fabrics and scale-up domains: radix, tiers, rails, planes, bandwidth |
 | CAB | `checks/cabling.py` | cable runs: media reach and line rate |
+| REL | `checks/reliability.py` | failure data, checkpoints, goodput and hot spares |
+| COST | `checks/cost.py` | prices, currencies and the basis of capex and TCO |
 | SWP | `checks/sweep.py` | sweeps: axes, objectives and requirements that apply to the workload's job |
 """
 
@@ -19,11 +21,13 @@ from archgen.checks import (  # noqa: F401  (importing registers the checks)
     cabling,
     catalog,
     cooling,
+    cost,
     mechanical,
     network,
     perf,
     power,
     references,
+    reliability,
     requirements,
     sweep,
 )
@@ -39,7 +43,7 @@ from archgen.checks.registry import (
 )
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,
-           "PERF": perf, "NET": network, "CAB": cabling, "SWP": sweep}
+           "PERF": perf, "NET": network, "CAB": cabling, "REL": reliability, "COST": cost, "SWP": sweep}
 
 __all__ = ["REGISTRY", "RESERVED", "RESERVED_SEVERITY", "MODULES", "Context", "Finding", "Violation", "check",
            "run_checks"]

@@ -1,12 +1,13 @@
-"""COOL: CDU capacity and flow, coolant and air temperatures against ASHRAE classes, heat paths."""
+"""COOL: CDU capacity and flow, coolant and air temperatures against ASHRAE classes and plausible bounds, heat paths."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
-from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
-from archgen.units import Q_
+from archgen.model import Rack
+from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX, Facility
+from archgen.units import Q_, Q
 
 
 @check("COOL001", "cooling.cdu_capacity")
@@ -122,3 +123,44 @@ def air_flow(ctx: Context) -> Iterator[Violation]:
                             f"systems move {c.declared_air_flow:.0f~P} of air; {c.air_flow:.0f~P} are needed for "
                             f"{c.heat_air.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}",
                             c.declared_air_flow, c.air_flow)
+
+
+#: Plausible range of a supply temperature (facility water, facility air, a rack's coolant supply), each bound with
+#: its reason: outside it the figure is most likely a unit slip ('30 K' for '30 degC' is -243 °C).
+TEMPERATURE_BOUNDS = (
+    (Q_(0, "degC"), "water freezes at 0 °C, and the lowest allowable inlet air of any ASHRAE class (A3, A4) is "
+                    "5 °C (TC 9.9 Thermal Guidelines, 5th ed., 2021)"),
+    (Q_(80, "degC"), "the warmest ASHRAE liquid class, W+, is facility water above 45 °C and the warmest air class, "
+                     "A4, allows 45 °C inlet air (TC 9.9, 2021); 80 °C is 35 K beyond both and 20 K short of water's "
+                     "boiling point at sea level"))
+
+
+@check("COOL008", "cooling.plausible_temperature", severity="warning")
+def plausible_temperature(ctx: Context) -> Iterator[Violation]:
+    """A supply temperature (facility water, facility air, a rack's coolant) lies between 0 °C and 80 °C.
+
+    The bounds span every ASHRAE air class (A1–A4: 5–45 °C allowable) and liquid class (W17–W45, W+ above 45 °C)
+    with a margin; a figure outside them is most likely a unit slip: '30 K' (−243 °C) written for '30 degC', or
+    '300 degC' for '300 K'. Each message states the bound and its reason.
+
+    Fix: write the temperature on its scale ('30 degC', '86 degF'); if it really is that, keep it and waive with the
+    reason.
+    """
+    specs = ctx.design.specs
+    fields: list[tuple[str, str, tuple[str, ...], Q]] = []
+    for fac in specs.of(Facility):
+        if fac.water is not None:
+            fields.append((f"facility/{fac.id}", fac.id, ("water", "supply"), fac.water.supply))
+        fields.append((f"facility/{fac.id}", fac.id, ("air", "supply"), fac.air.supply))
+    for rack in specs.of(Rack):
+        if rack.cooling.liquid is not None:
+            fields.append((f"rack/{rack.id}", rack.id, ("cooling", "liquid", "supply"), rack.cooling.liquid.supply))
+    (low, low_reason), (high, high_reason) = TEMPERATURE_BOUNDS
+    for subject, owner, path, value in fields:
+        t = value.to("degC")
+        if low.magnitude <= t.magnitude <= high.magnitude:
+            continue
+        below = t.magnitude < low.magnitude
+        bound, reason, side = (low, low_reason, "below") if below else (high, high_reason, "above")
+        shown = f"{value:~P}" if value.units == t.units else f"{value:~P} ({t:.4g~P})"
+        yield Violation(subject, owner, path, f"{'.'.join(path)} {shown} is {side} {bound:~P}: {reason}", value, bound)

@@ -1,13 +1,18 @@
-"""PWR: power shelves or PDUs and feeds carry the rack's load, with the redundancy claimed; feeds suit the PDUs."""
+"""PWR: each stage of the power chain (shelves, PDUs, feeds) carries its load, and feeds suit the inputs they feed.
+
+The chain must be written so that no placed unit is left out (PWR009).
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
 
+from archgen.analyse.rack import Power, Stage
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import PowerShelf
-from archgen.model.power import PDU
+from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
 
 
@@ -15,38 +20,45 @@ def _kw(q) -> str:
     return f"{q.to('kW').magnitude:.1f} kW"
 
 
+def _key(stage: Stage) -> tuple[str, ...]:
+    return ("power", stage.key)
+
+
 @check("PWR001", "power.conversion_capacity")
 def conversion_capacity(ctx: Context) -> Iterator[Violation]:
-    """The rack load fits the usable capacity of its power shelves or PDUs, with their redundancy.
+    """Each conversion stage (power shelves, PDUs) carries its load within its usable capacity, with its redundancy.
 
     Fix: add shelves/PDUs, use higher-capacity ones, or reduce the load.
     """
     for path, a in ctx.racks.items():
-        p, st = a.power, a.power.conversion
-        if st is None:
-            continue
-        key = "shelves" if p.conversion_kind == "power shelves" else "pdus"
-        if p.load > st.usable:
-            yield Violation(path, a.rack.spec.id, ("power", key),
-                            f"load {_kw(p.load)} exceeds usable {p.conversion_kind} capacity {_kw(st.usable)} "
-                            f"({st.redundancy} of {st.count} x {_kw(st.unit_capacity)})", p.load, st.usable)
+        for st in a.power.stages:
+            if st.load > st.usable:
+                yield Violation(path, a.rack.spec.id, _key(st),
+                                f"load {_kw(st.load)} exceeds usable {st.kind} capacity {_kw(st.usable)} "
+                                f"({st.redundancy} of {st.count} x {_kw(st.unit_capacity)})", st.load, st.usable)
 
 
 @check("PWR002", "power.feed_capacity")
 def feed_capacity(ctx: Context) -> Iterator[Violation]:
-    """The rack's input power fits its feeds after derating, with the feed redundancy.
+    """The rack's input power fits its feeds after derating, with the feed redundancy (each group of feeds its own).
 
     Fix: add feeds, raise the feed current or voltage, or reduce the load. Check `basis` (line-to-line or
     line-to-neutral): it changes a 3-phase feed's capacity by √3.
     """
     for path, a in ctx.racks.items():
         p, f = a.power, a.rack.spec.power.feeds
-        if p.input_power > p.feeds.usable:
-            yield Violation(path, a.rack.spec.id, ("power", "feeds"),
-                            f"input power {_kw(p.input_power)} exceeds usable feed capacity {_kw(p.feeds.usable)} "
-                            f"({f.redundancy} of {f.count} feeds x {f.voltage:~P} x {f.current:~P} x "
-                            f"{p.phase_factor:.3g} x {f.derating:g} derating = {_kw(p.feed_capacity)} each)",
-                            p.input_power, p.feeds.usable)
+        for g in p.feed_groups:
+            if g.load > g.usable:
+                yield Violation(path, a.rack.spec.id, ("power", "feeds"),
+                                f"input power {_kw(g.load)}{_group(p, g)} exceeds usable feed capacity "
+                                f"{_kw(g.usable)} ({f.redundancy} of {g.count} feeds x {f.voltage:~P} x "
+                                f"{f.current:~P} x {p.phase_factor:.3g} x {f.derating:g} derating = "
+                                f"{_kw(p.feed_capacity)} each)", g.load, g.usable)
+
+
+def _group(p: Power, g: Stage) -> str:
+    """' on the feeds of the PDUs' where the feeds are split between paths, else ''."""
+    return f" on the {g.kind}" if len(p.feed_groups) > 1 else ""
 
 
 @check("PWR003", "power.feed_loss")
@@ -57,10 +69,11 @@ def feed_loss(ctx: Context) -> Iterator[Violation]:
     """
     for path, a in ctx.racks.items():
         p = a.power
-        if p.feeds.redundancy != "N" and p.input_power > p.feeds.after_one_loss:
-            yield Violation(path, a.rack.spec.id, ("power", "feeds", "redundancy"),
-                            f"with one of {p.feeds.count} feeds lost, {_kw(p.feeds.after_one_loss)} remain for "
-                            f"{_kw(p.input_power)}", p.input_power, p.feeds.after_one_loss)
+        for g in p.feed_groups:
+            if g.redundancy != "N" and g.load > g.after_one_loss:
+                yield Violation(path, a.rack.spec.id, ("power", "feeds", "redundancy"),
+                                f"with one of {g.count} {g.kind} lost, {_kw(g.after_one_loss)} remain for "
+                                f"{_kw(g.load)}", g.load, g.after_one_loss)
 
 
 @check("PWR004", "power.conversion_loss")
@@ -70,12 +83,11 @@ def conversion_loss(ctx: Context) -> Iterator[Violation]:
     Fix: add a shelf/PDU; or declare `redundancy: N` if none is intended.
     """
     for path, a in ctx.racks.items():
-        p, st = a.power, a.power.conversion
-        if st is not None and st.redundancy != "N" and p.load > st.after_one_loss:
-            key = "shelves" if p.conversion_kind == "power shelves" else "pdus"
-            yield Violation(path, a.rack.spec.id, ("power", key),
-                            f"with one of {st.count} {p.conversion_kind} lost, {_kw(st.after_one_loss)} remain for "
-                            f"{_kw(p.load)}", p.load, st.after_one_loss)
+        for st in a.power.stages:
+            if st.redundancy != "N" and st.load > st.after_one_loss:
+                yield Violation(path, a.rack.spec.id, _key(st),
+                                f"with one of {st.count} {st.kind} lost, {_kw(st.after_one_loss)} remain for "
+                                f"{_kw(st.load)}", st.load, st.after_one_loss)
 
 
 @check("PWR005", "power.redundancy_pairs", severity="warning")
@@ -89,46 +101,77 @@ def redundancy_pairs(ctx: Context) -> Iterator[Violation]:
         if feeds.redundancy == "N+N" and feeds.count % 2:
             yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
                             f"N+N with an odd number of feeds ({feeds.count})")
-        st = a.power.conversion
-        if st is not None and st.redundancy == "N+N" and st.count % 2:
-            yield Violation(path, a.rack.spec.id, ("power",),
-                            f"N+N with an odd number of {a.power.conversion_kind} ({st.count})")
+        for st in a.power.stages:
+            if st.redundancy == "N+N" and st.count % 2:
+                yield Violation(path, a.rack.spec.id, _key(st), f"N+N with an odd number of {st.kind} ({st.count})")
 
 
-#: How far a feed's voltage may sit from a PDU's rated input voltage: IEC 60038 (standard voltages) allows supply
-#: voltages within ±10 % of nominal.
-VOLTAGE_TOLERANCE = 0.10
+@check("PWR006", "power.feed_matches_input")
+def feed_matches_input(ctx: Context) -> Iterator[Violation]:
+    """What feeds a PDU or power shelf suits its input rating: phases, voltage, and current at most the input's.
 
+    The feeds supply the PDUs and the shelves fed from the feeds; PDUs supply the shelves behind them
+    (`shelves.fed_from: pdus`). Voltage: within the input's rated range, or ±10 % of its nominal voltage (IEC 60038)
+    where it gives none, compared on the input's basis (line-to-line = √3 × line-to-neutral on three phases); a
+    single-phase shelf behind a three-phase PDU takes its line-to-neutral voltage. Current: the feed's breaker at
+    most the input's rated current (a 100 A breaker ahead of a 60 A inlet does not protect it and its cord); a
+    rating the part does not state is not compared, and a PDU's outlet breakers are not modelled. A 208 V feed into
+    a 415 V PDU under-delivers and is not what the PDU is built for.
 
-@check("PWR006", "power.feed_matches_pdu")
-def feed_matches_pdu(ctx: Context) -> Iterator[Violation]:
-    """The feeds suit the PDUs' input rating: same phases, voltage within ±10 % (IEC 60038), current at most the PDU's.
-
-    A 208 V feed into a 415 V PDU under-delivers (and is not what the PDU is built for); a 100 A breaker ahead of a
-    60 A PDU does not protect its inlet and cord. Voltages are compared on the PDU's basis (line-to-line = √3 ×
-    line-to-neutral on three phases).
-
-    Fix: choose PDUs rated for the feed (voltage, phases, current), or change the feeds.
+    Fix: choose PDUs or shelves rated for the feed (voltage, phases, current), or change the feeds.
     """
     for path, a in ctx.racks.items():
-        f = a.rack.spec.power.feeds
-        for pdu in sorted({p.part.id: p.part for p in a.rack.items if isinstance(p.part, PDU)}.values(),
-                          key=lambda p: p.id):
-            if f.phases != pdu.phases:
-                yield Violation(path, a.rack.spec.id, ("power", "feeds", "phases"),
-                                f"{f.phases}-phase feeds into {pdu.phases}-phase PDU {pdu.id}")
-                continue
-            volts = _on_basis(f.voltage, f.basis, pdu.basis, f.phases)
-            if abs(float((volts / pdu.voltage).to("").magnitude) - 1) > VOLTAGE_TOLERANCE:
-                restated = "" if f.basis == pdu.basis else f" ({volts.to('V'):.0f~P} {pdu.basis})"
-                yield Violation(path, a.rack.spec.id, ("power", "feeds", "voltage"),
-                                f"feed voltage {f.voltage:~P} {f.basis}{restated} is more than "
-                                f"{VOLTAGE_TOLERANCE:.0%} from PDU {pdu.id}'s rated {pdu.voltage:~P} {pdu.basis}",
-                                volts.to("V"), pdu.voltage)
-            if f.current > pdu.current:
-                yield Violation(path, a.rack.spec.id, ("power", "feeds", "current"),
-                                f"feed breaker {f.current:~P} is above PDU {pdu.id}'s input rating "
-                                f"{pdu.current:~P}", f.current, pdu.current)
+        spec = a.rack.spec
+        f = spec.power.feeds
+        pdus = _unique(a, PDU)
+        behind = spec.power.shelves is not None and spec.power.shelves.fed_from == "pdus" and pdus
+        units = pdus + ([] if behind else [(s, s.input) for s, _ in _unique(a, PowerShelf)])
+        supply = ("feed", f.voltage, f.basis, f.phases, f.current)  # a feed's breaker; a PDU's outlets: None
+        for unit, rating in units:
+            yield from _suits(path, spec.id, ("power", "feeds"), supply, unit, rating)
+        if behind:
+            for shelf, _ in _unique(a, PowerShelf):
+                for pdu, _ in pdus:
+                    yield from _suits(path, spec.id, ("power", "shelves", "fed_from"),
+                                      (f"PDU {pdu.id}", pdu.voltage, pdu.basis, pdu.phases, None), shelf, shelf.input)
+
+
+def _unique(a, kind: type[Any]) -> list:
+    """The distinct parts of `kind` placed in the rack with their input rating (a PDU is its own rating)."""
+    by_id = {p.part.id: p.part for p in a.rack.items if isinstance(p.part, kind)}
+    parts = [by_id[k] for k in sorted(by_id)]
+    return [(p, p) for p in parts]
+
+
+def _suits(path: str, owner: str, key: tuple, supply: tuple, unit, rating) -> Iterator[Violation]:
+    """Violations of one supply (what, voltage, basis, phases, breaker current or None) into one unit's input."""
+    what, volts, basis, phases, current = supply
+    name = f"{'PDU' if isinstance(unit, PDU) else 'power shelf'} {unit.id}"
+    outlets = current is None  # a PDU's outlets: a 1-phase input takes a 3-phase PDU's line-to-neutral voltage
+    if phases < rating.phases or (phases != rating.phases and not outlets):
+        yield Violation(path, owner, key + ("phases",), f"{phases}-phase {what} into {rating.phases}-phase {name}")
+        return
+    target = rating.basis if phases == rating.phases else "line-to-neutral"  # 1-phase input on a 3-phase supply
+    restated = _on_basis(volts, basis, target, phases)
+    low, high = _range(rating)
+    if not low <= restated <= high:
+        shown = "" if (basis, phases) == (target, rating.phases) else f" ({restated.to('V'):.0f~P} {target})"
+        allowed = (f"{VOLTAGE_TOLERANCE:.0%} from {name}'s rated {rating.voltage:~P} {rating.basis}"
+                   if getattr(rating, "voltage_min", None) is None and getattr(rating, "voltage_max", None) is None
+                   else f"outside {name}'s rated {low.to('V'):.0f~P} to {high.to('V'):.0f~P} {rating.basis}")
+        lead = "more than " if allowed[0].isdigit() else ""
+        yield Violation(path, owner, key + ("voltage",), f"{what} voltage {volts:~P} {basis}{shown} is {lead}{allowed}",
+                        restated.to("V"), rating.voltage)
+    if current is not None and rating.current is not None and current > rating.current:
+        yield Violation(path, owner, key + ("current",), f"{what} breaker {current:~P} is above {name}'s input "
+                                                          f"rating {rating.current:~P}", current, rating.current)
+
+
+def _range(rating) -> tuple:
+    """A rating's allowed voltage range: a shelf's rated range (or ±10 %), a PDU's nominal ±10 % (IEC 60038)."""
+    if isinstance(rating, PDU):
+        return rating.voltage * (1 - VOLTAGE_TOLERANCE), rating.voltage * (1 + VOLTAGE_TOLERANCE)
+    return rating.voltage_range()
 
 
 def _on_basis(voltage, basis: str, target: str, phases: int):
@@ -140,19 +183,23 @@ def _on_basis(voltage, basis: str, target: str, phases: int):
 
 @check("PWR007", "power.feeds_per_pdu")
 def feeds_per_pdu(ctx: Context) -> Iterator[Violation]:
-    """A rack with PDUs has one feed per PDU (a rack PDU has one input).
+    """A rack with PDUs has one feed per PDU (a rack PDU has one input), and beside shelves feeds left for them.
 
     With more feeds than PDUs, the feed capacity counted is not connected to anything; with fewer, some PDUs are
-    not fed.
+    not fed. With PDUs beside power shelves fed from the feeds, each PDU takes one feed and the shelves the rest,
+    so there must be more feeds than PDUs.
 
-    Fix: make `power.feeds.count` the number of PDUs placed, or place one PDU per feed.
+    Fix: make `power.feeds.count` the number of PDUs placed (plus the shelves' feeds when the PDUs stand beside
+    shelves), or place one PDU per feed.
     """
     for path, a in ctx.racks.items():
         pdus = sum(1 for p in a.rack.items if isinstance(p.part, PDU))
         feeds = a.rack.spec.power.feeds.count
-        if pdus and feeds != pdus:
+        beside = a.power.arrangement == "side-by-side"
+        if pdus and (feeds <= pdus if beside else feeds != pdus):
+            need = f"more than {pdus}: one per PDU and the rest for the power shelves" if beside else f"{pdus}"
             yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
-                            f"{feeds} feed(s) for {pdus} PDU(s)", Q_(feeds, ""), Q_(pdus, ""))
+                            f"{feeds} feed(s) for {pdus} PDU(s) (expected {need})", Q_(feeds, ""), Q_(pdus, ""))
 
 
 @check("PWR008", "power.redundancy_placed")
@@ -174,3 +221,37 @@ def redundancy_placed(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, a.rack.spec.id, ("power", key),
                                 f"{claim.redundancy} redundancy is claimed for {names[key]} units but none is "
                                 f"placed{also}")
+
+
+@check("PWR009", "power.chain")
+def chain(ctx: Context) -> Iterator[Violation]:
+    """A rack that places both power shelves and PDUs says how they connect, so that no placed unit is left out.
+
+    Either the shelves plug into the PDUs (`power.shelves.fed_from: pdus`: feeds → PDUs → shelves), or the PDUs
+    stand beside the shelves and power the parts `power.pdus.serves` names (the rest are on the busbar). Without
+    either, the PDUs would carry nothing. `serves` names parts placed in the rack, other than shelves and PDUs.
+
+    Fix: write `power: {shelves: {fed_from: pdus}}` if the shelves plug into the PDUs, or
+    `power: {pdus: {serves: [<part ids>]}}` for the parts the PDUs power beside the shelves.
+    """
+    for path, a in ctx.racks.items():
+        spec = a.rack.spec
+        placed = {p.part.id: p.part for p in a.rack.items if p.part is not None}
+        shelves = any(isinstance(p, PowerShelf) for p in placed.values())
+        pdus = any(isinstance(p, PDU) for p in placed.values())
+        fed_from = spec.power.shelves.fed_from if spec.power.shelves else "feeds"
+        serves = spec.power.pdus.serves if spec.power.pdus else []
+        if fed_from == "pdus" and not pdus:
+            yield Violation(path, spec.id, ("power", "shelves", "fed_from"),
+                            "the shelves are fed from PDUs but the rack places none")
+        if shelves and pdus and fed_from == "feeds" and not serves:
+            yield Violation(path, spec.id, ("power",),
+                            "the rack places power shelves and PDUs but says neither that the shelves plug into "
+                            "the PDUs (power.shelves.fed_from: pdus) nor which parts the PDUs power beside them "
+                            "(power.pdus.serves: [ids]); the PDUs would carry nothing")
+        for i, ref in enumerate(serves):
+            part = placed.get(ref)
+            if part is None or isinstance(part, PowerShelf | PDU):
+                why = "is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
+                yield Violation(path, spec.id, ("power", "pdus", "serves", i), f"power.pdus.serves names '{ref}', "
+                                f"which {why}")

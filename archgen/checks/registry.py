@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from archgen.analyse.cost import Operations
 from archgen.build import Design, matches
 from archgen.errors import Location
 from archgen.units import Q
@@ -28,6 +29,7 @@ class Context:
     metrics: dict[str, dict[str, Q]]
     clusters: dict = field(default_factory=dict)
     workloads: dict = field(default_factory=dict)
+    operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.cost)
 
 
 @dataclass(frozen=True)

@@ -46,10 +46,24 @@ def _two_n(r: Any) -> bool:
     return "N+N" in (r.spec.power.feeds.redundancy, group.redundancy if group else "")
 
 
+def _temperatures(r: Any) -> bool:
+    """A rack with a coolant supply or a facility has temperatures for COOL008 to judge."""
+    return _liquid(r) or _facility(r)
+
+
+def _chain(r: Any) -> bool:
+    """A rack that places both shelves and PDUs, or says how they connect, has a chain for PWR009 to judge."""
+    kinds = {type(p.part).__name__ for p in r.items}
+    power = r.spec.power
+    return {"PowerShelf", "PDU"} <= kinds or bool(power.shelves and power.shelves.fed_from != "feeds") or \
+        bool(power.pdus and power.pdus.serves)
+
+
 #: Rack checks that judge something only some racks have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _water, "COOL005": _facility,
-    "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"), "PWR005": _two_n,
+    "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
+    "PWR005": _two_n, "PWR009": _chain,
 }
 
 
@@ -65,13 +79,14 @@ def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = ()) -
 def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
     """(value, limit) a rack check compares, from the rack's analysis (`analyse.rack.RackAnalysis`), or None."""
     p, c, s = a.power, a.cooling, a.space
-    conv, feeds = p.conversion, p.feeds
+    conv = p.conversion
+    feeds = min(p.feed_groups, key=lambda g: (g.usable - g.load).m_as("W"))  # the tightest group of feeds
     facility = a.rack.facility
     table: dict[str, Callable[[], tuple[Any, Any] | None]] = {
-        "PWR001": lambda: (p.load, conv.usable) if conv else None,
-        "PWR002": lambda: (p.input_power, feeds.usable),
-        "PWR003": lambda: (p.input_power, feeds.after_one_loss),
-        "PWR004": lambda: (p.load, conv.after_one_loss) if conv else None,
+        "PWR001": lambda: (conv.load, conv.usable) if conv else None,
+        "PWR002": lambda: (feeds.load, feeds.usable),
+        "PWR003": lambda: (feeds.load, feeds.after_one_loss),
+        "PWR004": lambda: (conv.load, conv.after_one_loss) if conv else None,
         "MECH003": lambda: (s.payload, a.rack.spec.form_factor.max_payload),
         "MECH004": lambda: (s.floor_load, facility.floor_rating) if facility else None,
         "COOL001": lambda: (c.cdu_load, c.cdu.usable) if c.cdu else None,

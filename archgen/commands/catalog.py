@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from archgen.commands.common import load_specs
 from archgen.errors import UsageError, did_you_mean
 from archgen.model import Part
+from archgen.units import json_text
 from archgen.validate import catalog_entries
 
 
@@ -30,5 +30,5 @@ def catalog_show(part_id: str, paths: Sequence[Path] | None) -> tuple[str, int]:
     part = specs.get(part_id)
     if part is None:
         raise UsageError(f"no part '{part_id}'{did_you_mean(part_id, specs.items, lead='; ')}")
-    data = json.dumps(part.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2)
+    data = json_text(part.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2)
     return f"# {specs.locate(part_id)}\n{data}\n", 0

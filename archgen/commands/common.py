@@ -56,3 +56,9 @@ def check_out_dir(out: Path) -> None:
 def load_specs(paths: Sequence[Path] | None) -> Specs:
     """The validated specs under `paths` (default `specs/` where it exists) with the shipped catalog."""
     return validate(*load(existing_spec_paths(paths)))
+
+
+def failing_note(errors: Sequence[object]) -> str:
+    """Why a command that wrote its documents exits 1: the specs have error findings."""
+    return (f"{len(errors)} error finding(s) in the specs: the documents are marked as failing checks; "
+            "`archgen check` lists them")

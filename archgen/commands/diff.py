@@ -32,8 +32,8 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
     """
     if fmt not in FORMATS:
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
-    if threshold < 0:
-        raise UsageError(f"--threshold {threshold}: expected a percentage >= 0")
+    if not threshold >= 0 or threshold == float("inf"):  # NaN compares false and hid every change
+        raise UsageError(f"--threshold {threshold}: expected a finite percentage >= 0")
     runs = []
     with ExitStack() as stack:
         for name, arg in (("BASE", base), ("HEAD", head)):
@@ -124,7 +124,14 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         if tar.returncode != 0:
             raise UsageError(f"{path}: not in revision {arg}")
         with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
-            archive.extractall(root, filter="data")
+            try:
+                archive.extractall(root, filter="data")
+            except tarfile.FilterError as err:  # a link out of the tree, an absolute path, a device file
+                member = getattr(err, "tarinfo", None)
+                name = member.name if member is not None else "a file"
+                target = f" -> {member.linkname}" if member is not None and member.linkname else ""
+                raise UsageError(f"revision {arg}: {name}{target} points outside the specs; archgen reads no file "
+                                 "outside the exported tree") from None
         if not (root / inside).is_dir():
             raise UsageError(f"{path}: not a directory in revision {arg}")
         yield Source(root / inside, label, root, top_dir)

@@ -1,6 +1,6 @@
 """`archgen sweep`: `run(sweep_file, paths)` evaluates every point of each `Sweep` in a file.
 
-The specs are loaded and analysed once (`pipeline.analyse_paths`): each cluster a sweep names becomes a
+The specs are loaded, analysed and checked once (`pipeline.run`): each cluster a sweep names becomes a
 `perf.cluster.Machine` (its hardware as the performance model sees it, on the compute fabric the network analysis
 sized, and its IT power). The points are then estimated in chunks, in this process, in `workers` processes
 (`concurrent.futures.ProcessPoolExecutor`) or on a Dask cluster (`scheduler`, the `distributed` extra); a chunk is
@@ -11,33 +11,44 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import socket
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
 from archgen import __version__
+from archgen.analyse.cost import sweep_figures
+from archgen.checks import Finding
 from archgen.checks.sweep import mistakes
-from archgen.commands.common import check_out_dir
+from archgen.commands.common import check_out_dir, failing_note
 from archgen.errors import Location, SpecError, SpecProblem, UsageError, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import Sweep
+from archgen.model.sweep import COST_OBJECTIVES, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.output import sweep as output
+from archgen.perf.batch import evaluate
 from archgen.perf.cluster import Machine, machine
 from archgen.perf.hardware import hardware_for
-from archgen.perf.sweep import Problem, Result, Row, evaluate, summarise
-from archgen.pipeline import analyse_paths, scale_out_paths
+from archgen.perf.sweep import Problem, Result, Row, summarise
+from archgen.pipeline import run as pipeline_run
+from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
 
 #: Chunks per worker: enough to balance uneven points (searched layouts cost more), few enough to stay cheap.
 CHUNKS_PER_WORKER = 8
+#: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
+#: over many points of one layout set.
+MIN_CHUNK = 2048
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16
 #: Files a sweep writes only when it has a front (and, for the plot, two objectives), with their format.
 OPTIONAL_FILES = {"front.csv": "csv", "pareto.svg": "svg", "pareto.png": "png"}
 #: How long to wait for a Dask scheduler to answer.
 SCHEDULER_TIMEOUT = "10s"
+SCHEDULER_TIMEOUT_S = 10.0
 
 
 def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Problem]:
@@ -77,7 +88,14 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
                 raise UsageError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
-            bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power)
+            failures, per_hour = sweep_figures(specs, clusters[f"cluster/{cid}"])
+            for k, o in enumerate(sweep.objectives):
+                if o.metric in COST_OBJECTIVES and per_hour is None:
+                    raise UsageError(f"sweep '{sweep.id}': objective '{o.metric}' needs prices, and cluster '{cid}' "
+                                     "has no cost in USD (give its parts a `price:` and its facility a `cost:`, "
+                                     "docs/reliability.md)", where("objectives", k, "metric"))
+            bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
+                                         cost_per_accelerator_hour=per_hour)
             for j, aid in enumerate(sweep.axes.accelerator or ()):
                 bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
         axes = sweep.axes.given()
@@ -111,19 +129,90 @@ def executor(workers: int = 1, scheduler: str | None = None):
             from distributed import Client
         except ImportError:
             raise UsageError("--scheduler needs Dask: pip install 'archgen[distributed]'") from None
+        probe(scheduler)
         try:
             client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
-        except OSError as err:
+        except (OSError, ValueError, TypeError) as err:  # unreachable, or an address Dask cannot parse
             raise UsageError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({err})") from None
         try:
             yield client.get_executor()
         finally:
             client.close()
     elif workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, cpu_count())) as pool:
             yield pool
     else:
         yield None
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (its affinity mask where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def worker_count(requested: int) -> tuple[int, str]:
+    """`--workers` bounded by the CPU count (more processes than CPUs only add memory), with a note when capped."""
+    if requested < 1:
+        raise UsageError(f"--workers must be at least 1, got {requested}")
+    cpus = cpu_count()
+    if requested <= cpus:
+        return requested, ""
+    shown = f"{requested:,}" if requested < 10**12 else f"{requested:.3g}"
+    return cpus, f"note: --workers {shown} capped at {cpus}, the CPUs available to this process"
+
+
+def probe(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:
+    """Check that a `tcp://` address answers as a Dask scheduler does before Dask itself connects to it.
+
+    Dask's client reads the first 8 bytes of the peer's greeting as a message length and allocates that many bytes,
+    and waits for a greeting that an HTTP or SSH server never sends: an HTTP server hung it past its timeout and an
+    SSH banner asked for 2.8 EiB. A scheduler greets first with a short handshake (msgpack naming its
+    `pickle-protocol`), so a peer that sends nothing within `timeout`, more than 64 KiB or something else is refused
+    here, with a message. Other schemes (`tls://`, `inproc://`, `ucx://`) are left to Dask and its timeout.
+    """
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme != "tcp":
+        return
+    host, _, port = rest.rstrip("/").rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--scheduler {address}: expected a Dask scheduler address such as tcp://host:8786")
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as conn:
+            head = _receive(conn, 8, deadline)
+            size = int.from_bytes(head, "little") if len(head) == 8 else 0
+            body = _receive(conn, size, deadline) if 0 < size <= 65536 else b""
+    except OSError as err:
+        raise UsageError(f"--scheduler {address}: cannot reach the Dask scheduler ({err})") from None
+    if b"pickle-protocol" not in body:
+        said = (head + body)[:24].decode("ascii", "backslashreplace")
+        what = f"answered {said!r}" if head else f"sent nothing within {timeout:g} s"
+        raise UsageError(f"--scheduler {address}: not a Dask scheduler (it {what}); give the address the scheduler "
+                         "prints at start, such as tcp://host:8786")
+
+
+def _receive(conn: socket.socket, n: int, deadline: float) -> bytes:
+    """Up to `n` bytes from `conn`, whatever arrived by `deadline`."""
+    data = b""
+    while len(data) < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(n - len(data))
+        except TimeoutError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def chunks(size: int, parts: int) -> list[tuple[int, int]]:
@@ -135,7 +224,8 @@ def chunks(size: int, parts: int) -> list[tuple[int, int]]:
 def evaluate_all(problem: Problem, pool: Executor | None, workers: int = 1,
                  progress: Callable[[int, int], None] | None = None) -> Result:
     """Every point of `problem`, in point order, evaluated here or by `pool`."""
-    ranges = chunks(problem.size, workers * CHUNKS_PER_WORKER if pool else 1)
+    least = MIN_CHUNK if problem.workload.training is not None else 1
+    ranges = chunks(problem.size, min(workers * CHUNKS_PER_WORKER, -(-problem.size // least)) if pool else 1)
     rows: list[Row] = []
     done = 0
     try:
@@ -157,23 +247,31 @@ def evaluate_all(problem: Problem, pool: Executor | None, workers: int = 1,
 
 def load(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep]]:
     """Load and analyse `sweep_file` with the specs under `paths`; the sweeps are those of `sweep_file`."""
+    return checked(sweep_file, paths)[:3]
+
+
+def checked(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep], list[Finding]]:
+    """`load`, and the unwaived error findings of the specs (the pipeline's checks run as in `archgen check`)."""
     if not sweep_file.is_file():
         what = "is a directory, expected a file" if sweep_file.is_dir() else "no such file"
         raise UsageError(f"{sweep_file}: {what}")
-    specs, _, _, clusters = analyse_paths([*paths, sweep_file])
+    result = pipeline_run([*paths, sweep_file])
+    specs = result.specs
     mine = sweep_file.resolve()
     sweeps = [s for s in specs.of(Sweep) if Path(specs.sources[s.id].file).resolve() == mine]
     if not sweeps:
         raise UsageError(f"{sweep_file}: no Sweep document in the file")
-    return specs, clusters, sweeps
+    return specs, result.clusters, sweeps, result.errors
 
 
 def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
           out: Path = Path("out"), formats: Sequence[str] = ("md", "csv", "svg"), fmt: str = "text",
-          templates: Path | None = None, progress: Callable[[str, int, int], None] | None = None) -> tuple[str, int]:
+          templates: Path | None = None, progress: Callable[[str, int, int], None] | None = None,
+          note: Callable[[str], None] = lambda text: None) -> tuple[str, int]:
     """`archgen sweep`: evaluate, write the reports under `out`, and say what was found (text or JSON).
 
-    Exit code 1 when a sweep has no feasible point.
+    Exit code 1 when a sweep has no feasible point, or the specs have error findings (the documents say so).
+    `note` receives what the command says beside its output (a capped worker count, the specs' errors).
     """
     from archgen.render import parse_formats
     if fmt not in ("text", "json"):
@@ -184,22 +282,30 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     parse_formats(formats)  # an unknown format is refused before the points run, not after
     if templates is not None and not templates.is_dir():
         raise UsageError(f"templates directory '{templates}' does not exist")  # as archgen render says
-    specs, results = run(sweep_file, paths, workers=workers, scheduler=scheduler, progress=progress)
-    written = write(specs, results, out, formats, templates)
+    count, capped = worker_count(workers)
+    if capped:
+        note(capped)
+    specs, results, errors = run(sweep_file, paths, workers=count, scheduler=scheduler, progress=progress)
+    written = write(specs, results, out, formats, templates, failing=len(errors))
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
-    return text, 0 if all(r.counts()["feasible"] for r in results) else 1
+    if errors:
+        note(failing_note(errors))
+    return text, 0 if all(r.counts()["feasible"] for r in results) and not errors else 1
 
 
 def run(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
-        progress: Callable[[str, int, int], None] | None = None) -> tuple[Specs, list[Result]]:
-    """Evaluate every sweep of `sweep_file` on the specs under `paths`; the specs are returned for provenance."""
-    if workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {workers}")
-    specs, clusters, sweeps = load(sweep_file, paths)
+        progress: Callable[[str, int, int], None] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
+    """Evaluate every sweep of `sweep_file` on the specs under `paths`.
+
+    Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
+    runs on specs with errors (its document says so), and the command exits 1.
+    """
+    workers, _ = worker_count(workers)
+    specs, clusters, sweeps, errors = checked(sweep_file, paths)
     todo = problems(specs, clusters, sweeps)
     with executor(workers, scheduler) as pool:
         n = workers if scheduler is None else SCHEDULER_WORKERS
-        return specs, [evaluate_all(p, pool, n, _reporter(progress, p.sweep.id)) for p in todo]
+        return specs, [evaluate_all(p, pool, n, _reporter(progress, p.sweep.id)) for p in todo], errors
 
 
 def _reporter(progress: Callable[[str, int, int], None] | None, sweep_id: str) -> Callable[[int, int], None] | None:
@@ -210,8 +316,11 @@ def _reporter(progress: Callable[[str, int, int], None] | None, sweep_id: str) -
 
 
 def write(specs: Specs, results: Sequence[Result], out: Path, formats: Sequence[str] = ("md", "csv", "svg"),
-          templates: Path | None = None, date: str | None = None) -> list[Path]:
-    """Render each sweep into ``out/<sweep id>/`` (every file atomically, after all are rendered) and list them."""
+          templates: Path | None = None, date: str | None = None, failing: int = 0) -> list[Path]:
+    """Render each sweep into ``out/<sweep id>/`` (every file atomically, after all are rendered) and list them.
+
+    `failing` counts the specs' error findings; a document of specs with errors says so.
+    """
     from archgen.render import parse_formats
     from archgen.render.files import write_atomic
     from archgen.render.sweep import provenance_of, render_sweep
@@ -220,7 +329,7 @@ def write(specs: Specs, results: Sequence[Result], out: Path, formats: Sequence[
     rendered = []
     for r in results:
         revision, digest = provenance_of(specs, r)
-        rendered.append((r.problem.sweep.id, render_sweep(r, wanted, templates, revision, digest, date)))
+        rendered.append((r.problem.sweep.id, render_sweep(r, wanted, templates, revision, digest, date, failing)))
     written = [write_atomic(out / sid / name, data) for sid, files in rendered for name, data in sorted(files.items())]
     for sid, files in rendered:  # a sweep without a front this time leaves no front of an earlier run behind
         for name, fmt in OPTIONAL_FILES.items():

@@ -6,12 +6,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from archgen.commands.common import spec_paths
-from archgen.pipeline import load
-from archgen.validate import validate as validate_specs
+from archgen.load import shipped_catalog
+from archgen.output import findings as output
+from archgen.pipeline import references
 
 
 def validate(paths: Sequence[Path] | None) -> tuple[str, int]:
-    """How many documents are valid; a problem raises `SpecError` (every one of them, located)."""
-    docs, library = load(spec_paths(paths))
-    specs = validate_specs(docs, library)
-    return f"{len(docs)} document(s) valid ({len(specs.items)} with the shipped catalog)\n", 0
+    """How many of the user's documents are valid with their references resolved.
+
+    A schema or unit problem raises `SpecError` (every one of them, located); an unresolved reference is a REF
+    finding, printed as `archgen check` prints it, with exit code 1.
+    """
+    specs, findings = references(spec_paths(paths))
+    if any(f.severity == "error" and not f.waived for f in findings):
+        return output.text(findings), 1
+    catalog = shipped_catalog().resolve()
+    mine = sum(1 for s in specs.sources.values() if not Path(s.file).resolve().is_relative_to(catalog))
+    return f"{mine} document(s) valid, references resolved ({len(specs.items)} with the shipped catalog)\n", 0

@@ -10,6 +10,7 @@ from archgen.model.facility import Facility
 from archgen.model.network import NIC, Link, Switch
 from archgen.model.power import PDU, PowerShelf
 from archgen.model.rack import Rack
+from archgen.model.reliability import FailureRates
 from archgen.model.requirements import Requirements
 from archgen.model.sweep import Sweep
 from archgen.model.system import System
@@ -19,8 +20,8 @@ from archgen.model.workload import Model, Workload
 KINDS: dict[str, type[Document]] = {
     cls.__name__: cls
     for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Rack, Facility, Requirements,
-                Cluster, Model, Workload, Sweep)
+                Cluster, Model, Workload, Sweep, FailureRates)
 }
 
 __all__ = ["KINDS", "Document", "Part", "Accelerator", "System", "Switch", "NIC", "Link", "PowerShelf", "PDU",
-           "CoolingUnit", "Rack", "Facility", "Requirements", "Cluster", "Model", "Workload", "Sweep"]
+           "CoolingUnit", "Rack", "Facility", "Requirements", "Cluster", "Model", "Workload", "Sweep", "FailureRates"]

@@ -71,6 +71,11 @@ class Document(Spec):
     waivers: list[Waiver] = Field(default_factory=list, description="Checks waived for this document, with reasons.")
 
 
+# Prices and failure rates are specs of their own modules, which build on the bases above.
+from archgen.model.cost import Price  # noqa: E402
+from archgen.model.reliability import FailureRate  # noqa: E402
+
+
 class Part(Document):
     """A catalog part: every figure cites a public source."""
 
@@ -80,6 +85,10 @@ class Part(Document):
     unconfirmed: bool | list[str] = Field(
         False, description="True, or the names of fields, when a figure could not be confirmed from a public source.")
     notes: str = Field("", description="Assumptions and remarks.")
+    reliability: FailureRate | None = Field(None, description=(
+        "This part's own failure rate and repair time; default: its class's rate in the cluster's `FailureRates` "
+        "(docs/reliability.md)."))
+    price: Price | None = Field(None, description="Purchase price of one unit, with its currency, date and basis.")
 
     def unconfirmed_fields(self) -> list[str]:
         """Names of fields marked unconfirmed ('*' for the whole part)."""
@@ -119,7 +128,13 @@ class Electrical(Spec):
     """Power draw of an item."""
 
     max: PowerOrZero = Field(description="Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'.")
-    typical: PowerOrZero | None = Field(None, description="Typical draw under load, when published.")
+    typical: PowerOrZero | None = Field(None, description=(
+        "Typical draw under load, when published; average-power metrics (`it_power_typical`) use it, budgets use "
+        "`max`."))
+    max_basis: Literal["stated", "psu-rating", "placeholder"] = Field("stated", description=(
+        "What `max` is: 'stated', a maximum draw a source states (or derives, as the part's notes say); "
+        "'psu-rating', a power-supply rating standing in where no maximum draw is published (an upper bound, not a "
+        "draw); 'placeholder', an estimate to replace. Documents list the last two under Open items."))
     psus: Psus | None = Field(None, description="Power supply units, when the datasheet gives them.")
     heat_output: PowerOrZero | None = Field(
         None, description="Rated heat output when the datasheet gives one (e.g. in BTU/h), checked against max.")

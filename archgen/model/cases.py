@@ -17,6 +17,7 @@ from archgen.model.workload import (
     GradDtype,
     KvReserve,
     MoE,
+    Offload,
     Precision,
     Recompute,
     Scenario,
@@ -51,6 +52,15 @@ class CaseScaleOut(Spec):
                                    "(0 for InfiniBand; 35 us on AWS P5en/P6 EFA, aws-ofi-nccl src/platform-aws.cpp).")
 
 
+class CaseHostMemory(Spec):
+    """Host memory of the measured system, per accelerator (where training may offload)."""
+
+    capacity: Information = Field(description="Host memory per accelerator.")
+    link: Bandwidth = Field(description="The accelerator's host link per direction (PCIe, NVLink-C2C).")
+    bandwidth: Bandwidth = Field(description="CPU memory bandwidth per accelerator (a CPU optimizer step).")
+    efficiency: float = Field(0.8, gt=0, le=1, description="Achieved fraction of `link` (System.host_memory).")
+
+
 class CaseSystem(Spec):
     """The measured system."""
 
@@ -58,6 +68,7 @@ class CaseSystem(Spec):
     count: int = Field(gt=0, description="Accelerators in the job.")
     scale_up: CaseScaleUp = Field(description="Scale-up domain.")
     scale_out: CaseScaleOut | None = Field(None, description="Scale-out fabric.")
+    host_memory: CaseHostMemory | None = Field(None, description="Host memory per accelerator; none: no offload.")
 
 
 class CaseModel(Spec):
@@ -111,6 +122,7 @@ class CaseTraining(Spec):
     overlap_ep_comm: bool | None = None
     dropout: bool | None = None
     zero: Literal[0, 1, 2, 3] | None = None
+    offload: Offload = "none"
     embedding_slot: bool | None = None
     loss_slot: bool | None = None
     first_stage_layers: int | None = Field(None, gt=0)

@@ -34,6 +34,7 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
     Tier,
     Torus,
 )
+from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
 from archgen.units import Q_, Bandwidth, Length, LengthOrZero
 
@@ -169,3 +170,7 @@ class Cluster(Document):
     fabrics: list[Fabric] = Field(default_factory=list, description="Scale-out, storage, in-band and OOB fabrics.")
     expect: Expect = Field(default_factory=Expect, description="Totals the author expects (checked).")
     requirements: ClusterRequirements = Field(default_factory=list, description="Requirements on cluster metrics.")
+    failure_rates: Ref | None = Field(None, description=(
+        "Id of the `FailureRates` set its parts take their class rates from; default: the shipped "
+        f"'{DEFAULT_RATES}' (docs/reliability.md)."))
+    storage: Storage | None = Field(None, description="The storage system checkpoints are written to.")

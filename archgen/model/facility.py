@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import Field
 
 from archgen.model.base import Document, Spec
+from archgen.model.cost import FacilityCost
+from archgen.model.reliability import SiteEvent
 from archgen.units import AreaLoad, Temperature, Voltage
 
 AirClass = Literal["A1", "A2", "A3", "A4"]
@@ -39,3 +41,6 @@ class Facility(Document):
     air: FacilityAir = Field(description="Inlet air conditions.")
     voltage: Voltage | None = Field(None, description="Distribution voltage to the racks.")
     source: str = Field("", description="Where the facility figures come from.")
+    site_events: list[SiteEvent] = Field(default_factory=list, description=(
+        "Events that stop every job in the hall (power, cooling), with their rate per year."))
+    cost: FacilityCost | None = Field(None, description="Electricity price, PUE, space cost and depreciation.")

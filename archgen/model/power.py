@@ -2,12 +2,57 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 
-from archgen.model.base import Mechanical, Part, Psus
+from archgen.model.base import FieldError, Mechanical, Part, Psus, Spec
 from archgen.units import Current, Power, Voltage
+
+
+def _input_mapping(value: object) -> object:
+    """Refuse the free-text input of earlier versions ('3-phase AC') with how to write the typed rating."""
+    if isinstance(value, str):
+        raise PydanticCustomError(
+            "expected", "an input rating, a mapping such as {voltage: 415 V, basis: line-to-line, phases: 3, "
+            "current: 60 A}, not text")
+    return value
+
+
+class PowerInput(Spec):
+    """A power shelf's rated AC input, as its datasheet states it (what PWR006 checks the feeds against)."""
+
+    voltage: Voltage = Field(description="Nominal input voltage, e.g. '415 V'.")
+    basis: Literal["line-to-line", "line-to-neutral"] = Field(description="What the voltages are measured between.")
+    phases: Literal[1, 3] = Field(description="1 or 3 phase.")
+    voltage_min: Voltage | None = Field(None, description=(
+        "Lowest rated input voltage when the datasheet gives a range (e.g. '346 V' of 346-480 V); without a range "
+        "a feed may sit within ±10 % of `voltage` (IEC 60038)."))
+    voltage_max: Voltage | None = Field(None, description="Highest rated input voltage of the range, e.g. '480 V'.")
+    current: Current | None = Field(None, description=(
+        "Rated input current per phase (of the inlet or its cord), e.g. '50 A': the largest breaker ahead of it."))
+    power: Power | None = Field(None, description="Rated input power, when the datasheet gives it, e.g. '34 kW'.")
+    inlet: str = Field("", description="Input connector, e.g. 'IEC 60309 5-pin', 'ORv3 7-pin'.")
+
+    @model_validator(mode="after")
+    def _range(self) -> PowerInput:
+        low, high = self.voltage_min or self.voltage, self.voltage_max or self.voltage
+        if not low <= self.voltage <= high:
+            key = "voltage_min" if low > self.voltage else "voltage_max"
+            raise FieldError((key,), f"the rated range {low:~P} to {high:~P} does not contain the nominal "
+                                     f"{self.voltage:~P}")
+        return self
+
+    def voltage_range(self) -> tuple:
+        """(lowest, highest) voltage a feed may have on this input's basis: the rated range, else ±10 % (IEC 60038)."""
+        if self.voltage_min is None and self.voltage_max is None:
+            return self.voltage * (1 - VOLTAGE_TOLERANCE), self.voltage * (1 + VOLTAGE_TOLERANCE)
+        return self.voltage_min or self.voltage, self.voltage_max or self.voltage
+
+
+#: How far a supply voltage may sit from a nominal rating: IEC 60038 (standard voltages) allows ±10 %.
+VOLTAGE_TOLERANCE = 0.10
 
 
 class PowerShelf(Part):
@@ -16,7 +61,9 @@ class PowerShelf(Part):
     kind: Literal["PowerShelf"] = "PowerShelf"
     capacity: Power = Field(description="Rated output of the shelf, e.g. '33 kW'.")
     output_voltage: Voltage = Field(description="Busbar voltage, e.g. '48 V' or '50 V'.")
-    input: str = Field("", description="Input, e.g. '3-phase 200-277 Vac (346-480 V line-to-line)'.")
+    input: Annotated[PowerInput, BeforeValidator(_input_mapping)] = Field(description=(
+        "Rated AC input: voltage, basis, phases, current or power, inlet, e.g. {voltage: 415 V, voltage_min: 346 V, "
+        "voltage_max: 480 V, basis: line-to-line, phases: 3, current: 50 A, inlet: ORv3 7-pin}."))
     psus: Psus | None = Field(None, description="PSUs in the shelf.")
     efficiency: float = Field(0.97, gt=0, le=1, description="Conversion efficiency at typical load.")
     mechanical: Mechanical = Field(description="Height, weight and depth.")

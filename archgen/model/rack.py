@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from archgen.model.base import Document, Redundancy, Ref, Spec
+from archgen.model.cost import Price
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.requirements import RackRequirements
 from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
@@ -46,17 +47,30 @@ class Feeds(Spec):
 
 
 class Shelves(Spec):
-    """Redundancy of the power shelves placed in the slots."""
+    """The power shelves placed in the slots: their redundancy and what feeds them."""
 
     redundancy: Redundancy = Field("N", description="N, N+1 or N+N across the rack's shelves.")
+    fed_from: Literal["feeds", "pdus"] = Field("feeds", description=(
+        "What the shelves' inputs plug into: the rack's feeds, or the outlets of the PDUs placed in the rack "
+        "(feeds → PDUs → shelves)."))
+
+
+class Pdus(Spec):
+    """The PDUs placed in the slots: their redundancy and, beside power shelves, the parts they power."""
+
+    redundancy: Redundancy = Field("N", description="N, N+1 or N+N across the rack's PDUs.")
+    serves: list[Ref] = Field(default_factory=list, description=(
+        "In a rack that also holds power shelves fed from the feeds: ids of the placed parts the PDUs power (e.g. "
+        "AC management switches); the other parts are on the shelves' busbar. Without shelves the PDUs power "
+        "everything."))
 
 
 class PowerChain(Spec):
-    """Feeds and the conversion stage (shelves or PDUs)."""
+    """Feeds and the conversion stages (power shelves, PDUs, or both) as the rack arranges them."""
 
     feeds: Feeds = Field(description="The rack's feeds.")
-    shelves: Shelves | None = Field(None, description="Shelf redundancy, for racks with power shelves.")
-    pdus: Shelves | None = Field(None, description="PDU redundancy, for racks with PDUs.")
+    shelves: Shelves | None = Field(None, description="Shelf redundancy and input, for racks with power shelves.")
+    pdus: Pdus | None = Field(None, description="PDU redundancy and the parts they serve, for racks with PDUs.")
 
 
 class LiquidPath(Spec):
@@ -98,3 +112,4 @@ class Rack(Document):
     cooling: CoolingPaths = Field(description="Air and liquid paths.")
     facility: Ref | None = Field(None, description="Id of the Facility the rack is installed in.")
     requirements: RackRequirements = Field(default_factory=list, description="Requirements on this rack's metrics.")
+    price: Price | None = Field(None, description="Price of the empty rack (enclosure, busbar, manifolds), per rack.")

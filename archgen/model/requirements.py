@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints
+import numpy as np
+from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError, core_schema
 
 from archgen import metrics
@@ -29,6 +30,10 @@ class Target:
     def met_by(self, value: Q) -> bool:
         """Whether `value` satisfies the target (the caller has checked the dimensions agree)."""
         return bool(_OPS[self.op](value.to(self.limit.units).magnitude, self.limit.magnitude))
+
+    def met_by_each(self, values: Q) -> np.ndarray:
+        """`met_by` for a quantity whose magnitude is an array (many sweep points at once): a bool array."""
+        return np.asarray(_OPS[self.op](values.to(self.limit.units).magnitude, self.limit.magnitude), dtype=bool)
 
     def headroom(self, value: Q) -> Q:
         """How far `value` is from the limit, signed so that positive is headroom and negative a shortfall.
@@ -88,6 +93,9 @@ def _offset(q: Q) -> bool:
     return q.units in (ureg.degC, ureg.degF)
 
 
+#: Metrics that are a fraction of wall time, so a target above 1 is a mistake.
+FRACTIONS = frozenset({"goodput"})
+
 ReqId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")]
 
 
@@ -106,6 +114,15 @@ class Requirement(Spec):
     level: Literal["shall", "should", "may"] = Field("shall", description="SHALL (error), SHOULD (warning), MAY.")
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")
+
+    @model_validator(mode="after")
+    def _fraction_at_most_one(self) -> Requirement:
+        """A target on a fraction of time (goodput) above 1 can never be met: a located error, not a finding."""
+        limit = self.target.limit
+        if self.metric in FRACTIONS and limit.dimensionless and limit.to("dimensionless").magnitude > 1:
+            raise FieldError(("target",), f"requirement {self.id}: {self.metric} is a fraction of wall time, at most "
+                                          f"1, got {limit.to('dimensionless').magnitude:g}; write e.g. '>= 0.9'")
+        return self
 
 
 def metric_problem(req: Requirement, kinds: tuple[str, ...]) -> tuple[str, str] | None:
@@ -183,6 +200,17 @@ def judge(requirement: Requirement, value: Q | None, note: str = "") -> Outcome:
         return Outcome(requirement, None, Status.NOT_PROVIDED, note or f"target {requirement.target} does not have "
                        f"the dimension of {requirement.metric} ({value.dimensionality})")
     return Outcome(requirement, value, Status.MET if requirement.target.met_by(value) else Status.NOT_MET)
+
+
+def judge_each(requirement: Requirement, values: Q) -> list[bool] | None:
+    """`judge` on many values at once (a quantity whose magnitude is an array: the points of a batched sweep).
+
+    Whether each value meets the requirement (`Outcome.met` of `judge` on it, value by value); None where the
+    values do not have the target's dimension (each not provided).
+    """
+    if not values.is_compatible_with(requirement.target.limit):
+        return None
+    return requirement.target.met_by_each(values).tolist()
 
 
 def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:

@@ -30,17 +30,20 @@ from archgen.model.requirements import Requirement, SweepRequirements
 from archgen.model.workload import Precision, Recompute, mfu_target_problem
 from archgen.units import Dim, Q, format_quantity
 
-#: Metrics of a sweep's points (`archgen.metrics`: the workload's and the point's own), with their dimension.
+#: Metrics of a sweep's points (`archgen.metrics`: the workload's that a point has, and the point's own), with their
+#: dimension.
 SWEEP_METRICS: dict[str, str] = {m.name: m.dimension or "dimensionless"
-                                 for m in (*metrics.declared("workload"), *metrics.declared("point"))}
+                                 for m in (*metrics.declared("workload"), *metrics.declared("point")) if m.sweep}
+#: Metrics that need the cluster's prices (amounts of money: a sweep objective on them without prices is refused).
+COST_OBJECTIVES = frozenset(name for name in SWEEP_METRICS if "USD" in SWEEP_METRICS[name])
 
 #: The metrics a point of each kind of job can have: its estimate's, then the sweep's own.
 JOB_METRICS: dict[str, tuple[str, ...]] = {job: tuple(m.name for m in metrics.job_metrics(job, sweep=True))
                                            for job in metrics.JOBS}
 
 #: Metrics an objective maximises unless told otherwise; every other metric is minimised.
-MAXIMISED = frozenset(name for name in SWEEP_METRICS if metrics.find("workload", name) is not None
-                      and metrics.find("workload", name).maximise)
+MAXIMISED = frozenset(name for name in SWEEP_METRICS if (m := metrics.find("workload", name)) is not None
+                      and m.maximise)
 
 #: Most points a sweep may have unless its `max_points` says more.
 DEFAULT_MAX_POINTS = 100_000

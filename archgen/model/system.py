@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from archgen.model.base import Cooling, Count, Electrical, Mechanical, Part, Ref, Spec
-from archgen.units import FlowRate
+from archgen.units import Bandwidth, FlowRate, Information
 
 NicRole = Literal["compute", "storage", "frontend", "management", "converged"]
 
@@ -30,6 +30,21 @@ class NicSlot(Component):
         "NIC ports per system cage (2 for a DGX twin-port OSFP); one module then serves that many ports."))
 
 
+class HostMemory(Spec):
+    """The host (CPU) memory of a node and the link each accelerator reaches it over: where training may offload."""
+
+    capacity: Information = Field(description="System memory of the node, all CPUs together, e.g. '2 TB'.")
+    bandwidth: Bandwidth = Field(description=(
+        "CPU memory bandwidth of the node, all sockets together (e.g. 2 x 8 channels of DDR5-4800: '614 GB/s'); "
+        "a CPU optimizer step streams its state at this rate."))
+    link: Bandwidth = Field(description=(
+        "Host link of one accelerator, per direction: '63 GB/s' for PCIe Gen5 x16, an NVLink-C2C share on Grace "
+        "superchips."))
+    efficiency: float = Field(0.8, gt=0, le=1, description=(
+        "Achieved fraction of `link` for large copies (nvbandwidth: 25.1 of 31.5 GB/s on A100 PCIe Gen4, 52.8 of "
+        "63 GB/s device-to-host on H100 PCIe Gen5)."))
+
+
 class System(Part):
     """A node or tray: accelerators, CPUs, NICs, power, size and weight."""
 
@@ -43,3 +58,6 @@ class System(Part):
     power: Electrical = Field(description="Maximum draw and optional rated heat output.")
     cooling: Cooling = Field(default_factory=Cooling, description="Air or liquid, and the liquid share of heat.")
     airflow: FlowRate | None = Field(None, description="Maximum air flow at full load, e.g. '1105 ft**3/min'.")
+    host_memory: HostMemory | None = Field(None, description=(
+        "Host memory and the accelerators' link to it; training may offload activations and optimizer state there. "
+        "Left out: no offload."))

@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen import metrics
 from archgen.model.base import Document, FieldError, Ref, Spec
+from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.units import Information
 
@@ -26,9 +26,6 @@ Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025"]
 GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
 Scenario = Literal["offline", "server", "concurrency"]
-
-#: Metrics a workload requirement may target, with their dimension (the unit a target must convert to).
-PERF_METRICS: dict[str, str] = {m.name: m.dimension or "dimensionless" for m in metrics.declared("workload")}
 
 
 class MoE(Spec):
@@ -73,6 +70,9 @@ class Model(Document):
         return self
 
 
+Offload = Literal["none", "activations", "optimizer", "both"]
+
+
 class Parallelism(Spec):
     """Parallel layout; every field left out is searched."""
 
@@ -88,6 +88,10 @@ class Parallelism(Spec):
     zero: Literal[0, 1, 2, 3] | None = Field(
         None, description="Sharding over DP: 0 none, 1 optimizer state (the distributed optimizer), 2 + gradients, "
                           "3 + weights (FSDP); the stack's distributed optimizer when left out.")
+    offload: Offload | None = Field(
+        None, description="What goes to host memory: activations (Megatron-core fine-grained activation offloading), "
+                          "optimizer (--optimizer-cpu-offload: state and step on the CPU), both, or none; needs the "
+                          "node's `host_memory`. Left out: searched where memory binds, none in a stated layout.")
     embedding_slot: bool | None = Field(
         None, description="Count the embedding as a layer slot of the first pipeline stage (Megatron-core "
                           "account_for_embedding_in_pipeline_split); left out: both slots when only they make the "
@@ -229,8 +233,11 @@ class Workload(Document):
     training: Training | None = Field(None, description="Training job.")
     inference: Inference | None = Field(None, description="Inference job.")
     collective: Collective | None = Field(None, description="Collective benchmark, e.g. an all-reduce busbw target.")
+    checkpoint: Checkpointing = Field(default_factory=Checkpointing, description=(
+        "Checkpointing, restart and token budget of a training job (docs/reliability.md)."))
     requirements: WorkloadRequirements = Field(
-        default_factory=list, description="Targets on performance metrics, e.g. {metric: mfu, target: '>= 0.4'}.")
+        default_factory=list, description="Targets on performance, reliability or cost metrics, e.g. "
+                                          "{metric: mfu, target: '>= 0.4'} or {metric: goodput, target: '>= 0.9'}.")
 
     @model_validator(mode="after")
     def _one_job(self) -> Workload:
@@ -253,4 +260,7 @@ def mfu_target_problem(req: Requirement) -> str | None:
     if req.metric == "mfu" and share > 1:
         return (f"requirement {req.id}: mfu is a fraction of peak, at most 1, got {share:g}; write e.g. '>= 0.35' "
                 "or '>= 35 %'")
+    if req.metric == "goodput" and share > 1:
+        return (f"requirement {req.id}: goodput is a fraction of wall time, at most 1, got {share:g}; write e.g. "
+                "'>= 0.9' or '>= 90 %'")
     return None

@@ -29,7 +29,7 @@ def display_unit(obj: str, name: str, *values: Q | None) -> str:
     declared = metrics.lookup(obj, name)
     q = next((v for v in reversed(values) if v is not None), None)
     if declared is not None and (q is None or declared.accepts(q)):
-        return declared.unit
+        return declared.unit_of(q)
     if q is None:
         return ""
     unit = f"{q.units:~}" if not q.dimensionless else ""
@@ -129,6 +129,12 @@ def markdown(d: Diff) -> str:
             lines += [f"### {title}", "", "| severity | check | object | where | message |", "|---|---|---|---|---|"]
             lines += [f"| {f.severity} | {f.id} | `{f.object}` | {_where(f)} | {md(f.message)} |" for f in found]
             lines.append("")
+    money = power_and_cost(d)
+    if money:
+        lines += ["### Power and cost", "", "| object | metric | base | head | change | relative |",
+                  "|---|---|--:|--:|--:|--:|"]
+        lines += [f"| `{c.object}` | {md(c.metric)} | " + " | ".join(metric_cells(c)) + " |" for c in money]
+        lines.append("")
     if d.metrics:
         lines += ["### Metrics", ""]
         body = ["| object | metric | base | head | change | relative |", "|---|---|--:|--:|--:|--:|"]
@@ -145,6 +151,17 @@ def markdown(d: Diff) -> str:
             or d.objects_removed):
         lines += ["No differences.", ""]
     return "\n".join(lines)
+
+
+#: Metrics a pull request's power and cost delta is read from, shown together before the other metrics.
+POWER_AND_COST = ("it_power", "power_average", "capex", "tco_per_year", "tco_per_accelerator_hour",
+                  "cost_per_million_tokens")
+
+
+def power_and_cost(d: Diff) -> list[MetricChange]:
+    """The changed power and cost metrics, by object, power first."""
+    return sorted((c for c in d.metrics if c.metric in POWER_AND_COST),
+                  key=lambda c: (c.object, POWER_AND_COST.index(c.metric)))
 
 
 def _status_cell(state: RequirementState | None) -> str:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from archgen import __version__
 from archgen.checks import Finding
 from archgen.load import shown
-from archgen.units import Q
+from archgen.units import Q, json_text
 from archgen.units import to_json as quantity_json
 
 
@@ -36,5 +35,5 @@ def document(**fields: Any) -> dict[str, Any]:
 
 
 def dumps(data: Any, *, ascii_only: bool = True, sort_keys: bool = False) -> str:
-    """JSON text, indented by two, with a final newline."""
-    return json.dumps(data, indent=2, ensure_ascii=ascii_only, sort_keys=sort_keys) + "\n"
+    """Strict JSON text (`units.json_text`: a non-finite number is null), indented by two, with a final newline."""
+    return json_text(data, indent=2, ensure_ascii=ascii_only, sort_keys=sort_keys) + "\n"

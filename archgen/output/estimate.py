@@ -175,7 +175,7 @@ def _quantity(q, metric: str = "") -> str:
     """A metric in its registry display unit (`archgen.metrics`), four significant digits."""
     declared = metrics.find("workload", metric)
     if declared is not None and declared.unit and declared.accepts(q):
-        return f"{float(declared.display(q).magnitude):,.4g} {unit_label(declared.unit)}"
+        return f"{float(declared.display(q).magnitude):,.4g} {unit_label(declared.unit_of(q))}"
     unit = _unit(q)
     return show_value(float(q.to(unit).magnitude), unit)
 

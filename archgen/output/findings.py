@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 from typing import Any
@@ -90,6 +91,10 @@ def sarif(findings: list[Finding]) -> str:
     return dumps(doc)
 
 
+#: Characters XML 1.0 cannot carry, even escaped (section 2.2).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     """JUnit XML: one test case per check that ran (default: all); a check with error findings fails."""
     cases = []
@@ -102,7 +107,8 @@ def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     for cid in ids:
         fs = by_id.get(cid, [])
         errs = [f for f in fs if f.severity == "error"]
-        body = "\n".join(f"{f.location or ''}: {f.severity}: {f.object}: {f.message}" for f in fs)
+        body = _NOT_XML.sub("\ufffd", "\n".join(f"{f.location or ''}: {f.severity}: {f.object}: {f.message}"
+                                                for f in fs))  # a file name may hold what XML 1.0 cannot
         if errs:
             failures += 1
             cases.append(f'  <testcase classname="archgen" name={quoteattr(cid)}><failure message='

@@ -32,8 +32,9 @@ from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.estimate import expert_problem, pipeline_options
-from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
+from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import layout_interleave
 from archgen.perf.search import layout_problems
 from archgen.perf.stacks import resolve, stated_knobs, variants
@@ -165,7 +166,8 @@ def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
         job = Job(arch, t.seq_len, t.global_batch, t.precision)
         problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
                                    ep=t.ep, micro_batch=t.micro_batch, interleave=virtual_stages(t),
-                                   pipeline=pipeline_options(t))
+                                   pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
+                                   host_memory=case.system.host_memory is not None)
         out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
     inf = case.inference
     if inf is not None:
@@ -193,7 +195,8 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
                         scale_up_bandwidth=s.scale_up.bandwidth, scale_out_bandwidth=so.bandwidth if so else None,
                         oversubscription=so.oversubscription if so else 1.0, pod=so.pod if so else 0,
                         in_network_reduction=nvls, scale_out_reduction=bool(so and so.in_network_reduction),
-                        scale_out_latency=so.latency if so else DEFAULT_SCALE_OUT_LATENCY)
+                        scale_out_latency=so.latency if so else DEFAULT_SCALE_OUT_LATENCY,
+                        host=HostShare(h.capacity, h.link, h.bandwidth, h.efficiency) if (h := s.host_memory) else None)
 
 
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
@@ -224,7 +227,8 @@ def _training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None,
     job = Job.from_knobs(Arch.from_model(case.model), t.seq_len, t.global_batch, t.precision, knobs)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
-                 RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t))
+                 RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t),
+                 OFFLOAD_CODES[t.offload])
     return estimate_training(hw, job, lay)
 
 

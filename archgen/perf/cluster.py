@@ -1,10 +1,11 @@
 """Derive the model's `Hardware` from a `Cluster` spec and the parts it references.
 
 Only counts and rates are read: the accelerators placed (layout → units → racks → slots → systems), the scale-up
-domain (size, and its bandwidth, which the cluster states for both directions), and the compute fabric. The
-pipeline passes the `ScaleOutPath` the network analysis derived: from the sized fat tree (bandwidth per accelerator
-at the fabric's rate, the taper of its tiers and the non-blocking pod under them) or, for a cluster with no compute
-fabric, from the node's compute NICs (`analyse.network.nic_path`). Without one the model has no scale-out.
+domain (size, and its bandwidth, which the cluster states for both directions), the compute fabric, and the node's
+host memory (each accelerator's share, for offload). The pipeline passes the `ScaleOutPath` the network analysis
+derived: from the sized fat tree (bandwidth per accelerator at the fabric's rate, the taper of its tiers and the
+non-blocking pod under them) or, for a cluster with no compute fabric, from the node's compute NICs
+(`analyse.network.nic_path`). Without one the model has no scale-out.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from archgen.model import Accelerator, Cluster, Rack, System
 from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
 from archgen.perf.estimate import Estimate, estimate
-from archgen.perf.hardware import Hardware, hardware_for
+from archgen.perf.goodput import Failures
+from archgen.perf.hardware import Hardware, HostShare, hardware_for
 from archgen.topology import ScaleOutPath, TorusPath
 
 
@@ -31,13 +33,16 @@ class Machine:
     accelerators: int
     per_rack: int         # accelerators in its largest rack
     it_power: float = 0.0  # W: the cluster's IT load (maximum draw of its racks and fabrics), for sweeps
+    failures: Failures | None = None  # what a sweep's training point needs for its goodput (perf.goodput)
+    cost_per_accelerator_hour: float | None = None  # USD, for a sweep point's cost per token
 
 
 def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
-            it_power: float = 0.0) -> Machine:
+            it_power: float = 0.0, *, failures: Failures | None = None,
+            cost_per_accelerator_hour: float | None = None) -> Machine:
     """The `Machine` of a cluster (see `cluster_hardware`)."""
     hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
-    return Machine(cluster.id, hw, total, per_rack, it_power)
+    return Machine(cluster.id, hw, total, per_rack, it_power, failures, cost_per_accelerator_hour)
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
@@ -107,7 +112,8 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
                       else (None, 1.0, 0))
     hw = hardware_for(acc, scale_up_size=size, scale_up_bandwidth=bw_up, scale_out_bandwidth=out,
                       oversubscription=over, pod=pod,
-                      scale_out_reduction=bool(scale_out and scale_out.in_network_reduction))
+                      scale_out_reduction=bool(scale_out and scale_out.in_network_reduction),
+                      host=HostShare.of_node(node.host_memory, node.accelerators) if node.host_memory else None)
     if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.torus
         hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=_si(scale_out.bandwidth),
                      torus=scale_out.dims, torus_link_bandwidth=_si(scale_out.link),

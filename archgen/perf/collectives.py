@@ -72,8 +72,15 @@ def _out(hw: Hardware, domains):
     rail-aligned, so a group's cross-domain traffic leaves every domain it spans.
     """
     bw = hw.scale_out_bandwidth * hw.scale_out_efficiency
+    if isinstance(bw, np.ndarray):  # a batch of hardware (`perf.batch`): no fabric where the figure is 0
+        return where(bw > 0, _tapered(hw, bw, domains), 1e-30)
     if bw <= 0:
         return 1e-30  # no scale-out fabric: a cross-domain collective takes effectively forever
+    return _tapered(hw, bw, domains)
+
+
+def _tapered(hw: Hardware, bw, domains):
+    """`bw` divided by the taper where the group's domains outnumber the non-blocking pod."""
     if hw.oversubscription == 1.0:
         return bw
     return bw / where((hw.pod <= 0) | (domains * hw.scale_up_size > hw.pod), hw.oversubscription, 1.0)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Outcome, judge
 from archgen.model.workload import Model, Workload
@@ -17,10 +19,11 @@ from archgen.perf.arch import Arch
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
+from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import PipelineOptions, layout_interleave
 from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
-from archgen.perf.stacks import open_knobs, stated_knobs, training_knobs, variants
+from archgen.perf.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
 from archgen.units import Q_, Q
 
@@ -54,7 +57,24 @@ def pipeline_options(p) -> PipelineOptions:
                            p.pipeline_layout)
 
 
-def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:
+@dataclass(frozen=True)
+class TrainingSetup:
+    """A training workload as the layout search takes it: the job, what the workload fixes, how it pipelines."""
+
+    job: Job
+    knobs: Knobs
+    pipeline: PipelineOptions
+    fixed: dict[str, int | str | None]  # tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero (None: searched)
+    complete: bool                      # every field but zero given: nothing to search
+    layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
+
+
+def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> TrainingSetup:
+    """The search's inputs for a training workload.
+
+    A given part of the layout that is invalid on its own is a `WorkloadError` (of the hardware, only
+    `hw.scale_up_size` matters).
+    """
     t = workload.training
     p = t.parallelism
     knobs = training_knobs(t)
@@ -64,48 +84,75 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
         interleave = layout_interleave(p.pipeline_layout, p.pp)
     fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-             "interleave": interleave, "recompute": t.recompute, "zero": p.zero}
+             "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload}
+    host = bool(np.any(hw.host_capacity > 0))
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
-    notes: list[str] = []
-    searched: dict[str, int] = {}
     # the given part of the layout must be valid on its own; the search only fills in what is missing
     if None not in (p.tp, p.pp, p.dp):
         problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
                                    micro_batch=p.micro_batch or 1, interleave=interleave or 1,
                                    scale_up_size=hw.scale_up_size, pipeline=opts,
-                                   check_batch=p.micro_batch is not None)
+                                   check_batch=p.micro_batch is not None,
+                                   offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host)
     else:  # tp, cp and ep alone (dp = ep keeps the expert rule to the experts)
         alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep, cp=p.cp, ep=p.ep,
-                                scale_up_size=hw.scale_up_size)
-        problems = [x for x in alone if x.field in ("tp", "cp", "ep")]
+                                scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
+                                host_memory=host)
+        problems = [x for x in alone if x.field in ("tp", "cp", "ep", "offload")]
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
     zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
-    if complete:
-        layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-                  "interleave": interleave, "recompute": t.recompute, "zero": zero}
+    layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+              "interleave": interleave, "recompute": t.recompute, "zero": zero} if complete else {}
+    if complete and p.offload not in (None, "none"):
+        layout["offload"] = p.offload
+    return TrainingSetup(job, knobs, opts, fixed, complete, layout)
+
+
+def none_fits_note(evaluated: int, gpus: int, accelerator: str) -> str:
+    """Why a searched training job does not fit: no valid layout does."""
+    return f"none of the {evaluated} valid layouts of {gpus} x {accelerator} fits in HBM"
+
+
+def misfit_text(total: float, capacity: float) -> str:
+    """Why a training layout does not fit (`Estimate.misfit`): its busiest rank's memory against the HBM (B)."""
+    return f"needs {total / 1e9:.1f} GB per accelerator, {capacity / 1e9:.1f} GB available"
+
+
+def does_not_fit_note(total: float, capacity: float) -> str:
+    """The note of a training layout that does not fit (`misfit_text`)."""
+    return f"does not fit: {misfit_text(total, capacity)}"
+
+
+def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:
+    t = workload.training
+    setup = training_setup(workload, arch, hw, gpus)
+    job, knobs, opts, fixed = setup.job, setup.knobs, setup.pipeline, setup.fixed
+    notes: list[str] = []
+    searched: dict[str, int] = {}
+    if setup.complete:
+        layout = setup.layout
     else:
         res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
         if res.evaluated == 0:
             raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
         if res.best is None:
-            misfit = f"none of the {res.evaluated} valid layouts of {gpus} x {hw.accelerator} fits in HBM"
+            misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[misfit], misfit=misfit)
         layout = res.best
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
                  layout["interleave"], RECOMPUTE_CODES[layout["recompute"]], knobs.sequence_parallel,
-                 layout["zero"], opts)
+                 layout["zero"], opts, OFFLOAD_CODES[layout.get("offload", "none")])
     est = estimate_training(hw, job, lay)
     if "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(_stack_range(t, arch, hw, lay))
     fits = bool(est.fits)
-    misfit = "" if fits else (f"needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, "
-                              f"{hw.hbm_capacity / 1e9:.1f} GB available")
-    if misfit:
-        notes.append(f"does not fit: {misfit}")
+    misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
+    if not fits:
+        notes.append(does_not_fit_note(float(est.memory.total), hw.hbm_capacity))
     s = float(est.step_time)
     metrics = {
         "step_time": Q_(s, "s"),
@@ -120,6 +167,8 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
     breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
     memory = {k: Q_(float(getattr(est.memory, k)), "B") for k in ("weights", "gradients", "optimizer", "activations")}
     memory["total"] = Q_(float(est.memory.total), "B")
+    if float(est.memory.host):
+        memory["host"] = Q_(float(est.memory.host), "B")
     sens = {}
     if with_sensitivity and fits:
         def step(h: Hardware) -> float:
@@ -317,6 +366,15 @@ def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
     A job that does not fit has its memory requirements judged and the others not provided: its speed describes a
     run that cannot happen.
     """
+    return Estimate(**{**est.__dict__, "requirements": judge_requirements(workload, est),
+                       "hardware": hw.summary(precision(workload))})
+
+
+def judge_requirements(workload: Workload, est: Estimate) -> list[Outcome]:
+    """Each of the workload's requirements judged (`judge`) on the estimate's metrics.
+
+    Not provided where the job has no such metric; a job that does not fit has only its memory metrics judged.
+    """
     outcomes = []
     for req in workload.requirements:
         value = est.metrics.get(req.metric)
@@ -324,4 +382,4 @@ def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
             outcomes.append(judge(req, None, "the job does not fit in accelerator memory"))
         else:
             outcomes.append(judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}"))
-    return Estimate(**{**est.__dict__, "requirements": outcomes, "hardware": hw.summary(precision(workload))})
+    return outcomes

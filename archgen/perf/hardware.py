@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from archgen.errors import UsageError
 from archgen.model.accelerator import Accelerator
 from archgen.units import Q_, Q
@@ -71,6 +73,11 @@ class Hardware:
         oversubscription: Taper above `pod` accelerators (1 = non-blocking).
         pod: Accelerators below the oversubscribed tier; a group whose scale-up domains hold more meets the taper;
             0 means the taper applies to every cross-domain flow.
+        host_capacity: Host (CPU) memory per accelerator (B), where training may offload; 0 when the system
+            states none (no offload).
+        host_link_bandwidth: The accelerator's link to host memory per direction (B/s): PCIe, NVLink-C2C.
+        host_link_efficiency: Achieved fraction of `host_link_bandwidth` for large copies.
+        host_memory_bandwidth: CPU memory bandwidth per accelerator (B/s), the rate of a CPU optimizer step.
     """
 
     accelerator: str
@@ -101,6 +108,10 @@ class Hardware:
     oversubscription: float = 1.0
     pod: int = 0
     scale_out_reduction: bool = False
+    host_capacity: float = 0.0
+    host_link_bandwidth: float = 0.0
+    host_link_efficiency: float = 0.8
+    host_memory_bandwidth: float = 0.0
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""
@@ -126,6 +137,9 @@ class Hardware:
         })
         if self.oversubscription != 1.0:
             out["non_blocking_pod"] = Q_(self.pod, "")
+        if self.host_capacity:
+            out["host_memory"] = Q_(self.host_capacity, "B").to("GiB")
+            out["host_link_bandwidth"] = Q_(self.host_link_bandwidth, "B/s").to("GB/s")
         return out
 
     def scaled(self, parameter: str, factor: float, dtype: str = "bf16") -> Hardware:
@@ -139,6 +153,19 @@ class Hardware:
             known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))
             raise UsageError(f"unknown hardware parameter '{parameter}' (known: {known})")
         return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
+
+    def with_axis(self) -> Hardware:
+        """This hardware with a trailing length-1 axis on each array field; itself when every field is a number.
+
+        The model takes hardware fields as numpy arrays too (one hardware per layout, or per sweep point,
+        `perf.batch`); a computation that adds a trailing axis to the layout arrays (the pipeline rank classes)
+        takes the hardware through this so that it broadcasts against that axis.
+        """
+        change: dict[str, object] = {f.name: v[..., None] for f in dataclasses.fields(self)
+                                     if isinstance(v := getattr(self, f.name), np.ndarray)}
+        if any(isinstance(v, np.ndarray) for v in self.peak.values()):
+            change["peak"] = {k: v[..., None] if isinstance(v, np.ndarray) else v for k, v in self.peak.items()}
+        return dataclasses.replace(self, **change) if change else self
 
     def with_chip(self, other: Hardware) -> Hardware:
         """This fabric (scale-up domain and links, scale-out) with `other`'s accelerator (`CHIP_FIELDS`)."""
@@ -158,6 +185,27 @@ class Hardware:
         return dataclasses.replace(self, **{parameter: value})
 
 
+@dataclass(frozen=True)
+class HostShare:
+    """One accelerator's share of its node's host memory, as quantities (see `Hardware.host_capacity`)."""
+
+    capacity: Q
+    link: Q
+    memory_bandwidth: Q
+    efficiency: float = 0.8
+
+    @classmethod
+    def of_node(cls, host, accelerators: int) -> HostShare:
+        """The share of one of a node's `accelerators` in its `System.host_memory`."""
+        n = max(1, int(accelerators))
+        return cls(host.capacity / n, host.link, host.bandwidth / n, host.efficiency)
+
+    def fields(self) -> dict[str, float]:
+        """The `Hardware` fields, in SI."""
+        return {"host_capacity": _si(self.capacity, "B"), "host_link_bandwidth": _si(self.link, "B/s"),
+                "host_memory_bandwidth": _si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency}
+
+
 def _default_gemm_eff(known: dict[str, float]) -> float:
     return min(known.values()) if known else 0.7
 
@@ -174,7 +222,8 @@ DEFAULT_SCALE_OUT_LATENCY = Q_(0.0, "us")
 def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandwidth: Q | None = None,
                  scale_out_bandwidth: Q | None = None, oversubscription: float = 1.0, pod: int = 0,
                  scale_out_latency: Q = DEFAULT_SCALE_OUT_LATENCY,
-                 in_network_reduction: bool | None = None, scale_out_reduction: bool = False) -> Hardware:
+                 in_network_reduction: bool | None = None, scale_out_reduction: bool = False,
+                 host: HostShare | None = None) -> Hardware:
     """Build the model's `Hardware` from an accelerator spec and the fabric figures of a system or cluster.
 
     Args:
@@ -187,6 +236,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         scale_out_latency: Latency the network adds to each step across it (NCCL's `latencyInter`).
         in_network_reduction: Override whether NVLS is enabled; defaults to the accelerator's capability.
         scale_out_reduction: Whether the scale-out switches reduce in the network (SHARP).
+        host: Host memory per accelerator and its link (None: no host memory, so no offload).
 
     Returns:
         The flat SI description the model evaluates.
@@ -222,4 +272,5 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         oversubscription=float(oversubscription),
         pod=int(pod),
         scale_out_reduction=bool(scale_out_reduction),
+        **(host.fields() if host is not None else {}),
     )

@@ -98,14 +98,19 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
 def memory_time(hw: Hardware, nbytes, working_set=None):
     """Time of a memory-bound operation moving `nbytes`; served from L2 when its working set fits there."""
     hbm = nbytes / (hw.hbm_bandwidth * hw.hbm_efficiency)
-    if hw.l2_bandwidth <= 0 or working_set is None:
+    if working_set is None or not np.any(np.asarray(hw.l2_bandwidth) > 0):
         return hbm
-    l2 = nbytes / (hw.l2_bandwidth * hw.hbm_efficiency)
-    return np.where(np.asarray(working_set) <= hw.l2_capacity, l2, hbm)
+    with np.errstate(divide="ignore"):  # points of a batch without an L2 figure take the HBM time
+        l2 = nbytes / (hw.l2_bandwidth * hw.hbm_efficiency)
+    return np.where((np.asarray(working_set) <= hw.l2_capacity) & (np.asarray(hw.l2_bandwidth) > 0), l2, hbm)
 
 
 def vector_time(hw: Hardware, flop):
     """Time of non-tensor arithmetic (e.g. softmax exponentials) on the vector pipe."""
+    if isinstance(hw.vector_peak, np.ndarray):  # a batch of hardware (`perf.batch`): 0 where the figure is unknown
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = flop / (hw.vector_peak * hw.vector_efficiency)
+        return np.where(hw.vector_peak > 0, t, 0.0 * flop)
     if hw.vector_peak <= 0:
         return 0.0 * flop
     return flop / (hw.vector_peak * hw.vector_efficiency)

@@ -23,6 +23,15 @@ fp32 master weights and Adam's two moments (12 bytes), plus a 4-byte fp32 main-g
 for 16-bit gradients). ZeRO-1 (the distributed optimizer) divides the optimizer by dp, ZeRO-2 the gradients too,
 ZeRO-3 / FSDP the weights as well, and then holds a gather window of two layers' full weights (the layer computing
 and the one being prefetched).
+
+Offload to host memory (`offload`, a bit code: 1 activations, 2 optimizer state), as Megatron-core implements it:
+activation offload (`--fine-grained-activation-offloading`, which works with PP, interleaving and recomputation)
+copies each layer's saved tensors to pinned host memory during the forward pass and back before its backward, so
+the accelerator keeps `OFFLOAD_WINDOW_LAYERS` layers of one micro-batch (the one computing and the one in flight);
+optimizer offload (`--optimizer-cpu-offload`, offload fraction 1, `HybridDeviceOptimizer`) keeps the fp32 master
+weights, Adam's moments and an fp32 copy of the gradient shard on the host (16 bytes per parameter of the shard)
+and none of the optimizer state on the accelerator. What is offloaded is `TrainingMemory.host`, judged against the
+host memory per accelerator.
 """
 
 from __future__ import annotations
@@ -39,6 +48,13 @@ OPTIMIZER_BYTES = 12.0
 WEIGHT_BYTES = 2.0
 #: Layers whose full weights a ZeRO-3 / FSDP rank holds at once: the one computing and the one prefetched.
 GATHER_WINDOW_LAYERS = 2.0
+#: Layers of one micro-batch whose activations stay on the accelerator under activation offload: the one computing
+#: and the one being copied (Calculon's minimum tier-1 activation space is one block's working and stored set).
+OFFLOAD_WINDOW_LAYERS = 2.0
+#: Host bytes per parameter of the optimizer shard under optimizer offload: fp32 master weights and Adam's two
+#: moments (12) and the pinned fp32 gradient copy the CPU step reads (4) (Megatron-core HybridDeviceOptimizer).
+HOST_OPTIMIZER_BYTES = 16.0
+OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3}
 
 
 @dataclass(frozen=True)
@@ -49,10 +65,11 @@ class TrainingMemory:
     gradients: np.ndarray | float
     optimizer: np.ndarray | float
     activations: np.ndarray | float
+    host: np.ndarray | float = 0.0
 
     @property
     def total(self):
-        """Sum of the parts."""
+        """Sum of the parts held on the accelerator (`host` is offloaded to host memory)."""
         return self.weights + self.gradients + self.optimizer + self.activations
 
 
@@ -122,11 +139,12 @@ def activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, pp, cp, interleave
 def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, dp, cp, ep, interleave, recompute,
                     sp, flash: bool, distributed_optimizer=None, microbatches, zero=None, grad_bytes=None,
                     weight_bytes=WEIGHT_BYTES, dropout: bool = True, layers=None, embedding=1.0, loss=0.0,
-                    position=0.0) -> TrainingMemory:
+                    position=0.0, offload=0) -> TrainingMemory:
     """Weights, gradients, optimizer state and activations of one pipeline rank (by default the first).
 
     `zero` is the sharding stage (0 none, 1 optimizer, 2 + gradients, 3 + weights); `distributed_optimizer`
-    alone means stage 1. `grad_bytes` defaults to 2 for fp16 and 4 (fp32 main gradients) otherwise.
+    alone means stage 1. `grad_bytes` defaults to 2 for fp16 and 4 (fp32 main gradients) otherwise. `offload` is
+    the bit code of what lives in host memory (see the module docstring).
     """
     stage = np.asarray(zero if zero is not None else (1 if distributed_optimizer else 0), dtype=float)
     gb = grad_bytes if grad_bytes is not None else (2.0 if precision == "fp16" else 4.0)
@@ -139,7 +157,14 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
                            interleave=interleave, recompute=recompute, sp=sp, flash=flash, microbatches=microbatches,
                            precision=precision, dropout=dropout, layers=layers, position=position)
     logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
-    return TrainingMemory(weights=weights, gradients=gb * p / shard(2), optimizer=opt, activations=act + logits)
+    code = np.asarray(offload)
+    resident = OFFLOAD_WINDOW_LAYERS * layer_activation_bytes(
+        arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp, recompute=recompute, sp=sp, flash=flash,
+        precision=precision, dropout=dropout)
+    act_gpu = np.where(code & 1, np.minimum(act, resident), act)
+    host = (act - act_gpu) + np.where(code & 2, HOST_OPTIMIZER_BYTES * p / shard(1), 0.0)
+    return TrainingMemory(weights=weights, gradients=gb * p / shard(2), optimizer=np.where(code & 2, 0.0, opt),
+                          activations=act_gpu + logits, host=host)
 
 
 def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:

@@ -1,7 +1,10 @@
-"""Parallel-layout validation and search: every valid (TP, PP, DP, micro-batch, interleave, recompute, ZeRO stage).
+"""Parallel-layout validation and search: every valid TP, PP, DP, micro-batch, interleave, recompute, ZeRO, offload.
 
 The search enumerates the layouts with numpy, evaluates them in one vectorised call of `estimate_training`, drops
 those that do not fit in HBM and returns the fastest. Fixed fields of a `Parallelism` restrict the enumeration.
+Interleaving goes up to one layer per virtual stage (layers / pp, as Calculon and Megatron-core allow). Where the
+system has host memory and no layout fits, every layout is evaluated again with each offload
+(`memory.OFFLOAD_CODES`): offload only adds copy time, so the search turns to it where memory binds.
 """
 
 from __future__ import annotations
@@ -14,14 +17,14 @@ import numpy as np
 from archgen.errors import UsageError
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
+from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split_problems
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
-INTERLEAVES = (1, 2, 3, 4, 6, 8)
 #: Sharding stages searched when a workload leaves `zero` out (see `training.Layout.zero`).
 ZERO_STAGES = (0, 1, 2, 3)
-KEYS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero")
+KEYS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero", "offload")
 
 
 def divisors(n: int) -> list[int]:
@@ -42,13 +45,20 @@ class LayoutProblem(str):
         return problem
 
 
+def interleaves(layers: int, pp: int) -> list[int]:
+    """Virtual stages per rank to try: 1, and with pp > 1 up to one layer (or slot) per virtual stage."""
+    return [1] if pp < 2 else list(range(1, (layers + 2) // pp + 1))
+
+
 def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
                     micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None,
-                    pipeline: PipelineOptions = DEFAULT, check_batch: bool = True) -> list[LayoutProblem]:
+                    pipeline: PipelineOptions = DEFAULT, check_batch: bool = True, offload: int = 0,
+                    host_memory: bool | None = None) -> list[LayoutProblem]:
     """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
 
     The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
-    least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known).
+    least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known). Offload needs host
+    memory (`host_memory`: whether the system states it; None when not known).
     """
     out: list[LayoutProblem] = []
     for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
@@ -82,6 +92,10 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(LayoutProblem("ep", f"ep ({ep}) needs a mixture-of-experts model"))
     if scale_up_size is not None and tp > scale_up_size:
         out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
+    if offload and host_memory is False:
+        name = {v: k for k, v in OFFLOAD_CODES.items()}[offload]
+        out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
+                                            "(System.host_memory)"))
     return out
 
 
@@ -138,6 +152,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
     fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
     cp = int(fixed.get("cp", 1))
     ep = int(fixed.get("ep", 1))
+    offload = OFFLOAD_CODES[fixed["offload"]] if "offload" in fixed else 0
     rcs = [RECOMPUTE_CODES[fixed["recompute"]]] if "recompute" in fixed else [0, 1, 2]
     rows = []
     for tp in ([fixed["tp"]] if "tp" in fixed else divisors(gpus)):
@@ -152,7 +167,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
                 continue
             if arch.experts and (dp % ep or arch.experts % ep):
                 continue
-            vs = [v for v in ([fixed["interleave"]] if "interleave" in fixed else INTERLEAVES)
+            vs = [v for v in ([fixed["interleave"]] if "interleave" in fixed else interleaves(arch.layers, pp))
                   if (arch.layers >= pp * v or pipeline.layout is not None)
                   and not split_problems(arch.layers, pp, v, pipeline)]
             zs = [fixed["zero"]] if "zero" in fixed else (ZERO_STAGES if dp > 1 else [0])
@@ -165,7 +180,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
                 m = job.global_batch // (dp * mb)
                 for v, rc, z in itertools.product(vs, rcs, zs):
                     if v == 1 or m >= pp:
-                        rows.append((tp, pp, dp, cp, ep, mb, v, rc, z))
+                        rows.append((tp, pp, dp, cp, ep, mb, v, rc, z, offload))
     arr = np.array(rows, dtype=float).reshape(-1, len(KEYS))
     return {k: arr[:, i] for i, k in enumerate(KEYS)}
 
@@ -178,7 +193,8 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: dict[str, int | st
         hw: Hardware.
         job: Model and batch.
         gpus: Accelerators in the job.
-        fixed: Layout fields given by the workload (tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero).
+        fixed: Layout fields given by the workload (tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero,
+            offload).
         sequence_parallel: Whether TP layouts use sequence parallelism.
         pipeline: How the layers are placed on the pipeline ranks.
 
@@ -188,21 +204,36 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: dict[str, int | st
     if gpus <= 0:
         raise UsageError(f"the number of accelerators must be positive, got {gpus}")
     lay = enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline)
-    n = len(lay["tp"])
-    if n == 0:
+    if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))
-    est = estimate_training(hw, job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
-                                            lay["ep"], lay["interleave"], lay["recompute"].astype(int),
-                                            sequence_parallel, lay["zero"], pipeline))
-    step = np.broadcast_to(est.step_time, (n,))
-    fits = np.broadcast_to(est.fits, (n,))
+    step, fits = _evaluate(hw, job, lay, sequence_parallel, pipeline)
+    if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and not fits.any():
+        tight = {k: np.repeat(v[~fits], 3) for k, v in lay.items()}  # no layout fits: each again, offloading
+        tight["offload"] = np.tile(np.array([1.0, 2.0, 3.0]), int((~fits).sum()))
+        step2, fits2 = _evaluate(hw, job, tight, sequence_parallel, pipeline)
+        lay = {k: np.concatenate([lay[k], tight[k]]) for k in lay}
+        step, fits = np.concatenate([step, step2]), np.concatenate([fits, fits2])
+    n = len(lay["tp"])
     if not fits.any():
         return SearchResult(n, 0, None, None, lay, step, fits)
     i = int(np.argmin(np.where(fits, step, np.inf)))
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     best: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
     best["recompute"] = names[int(lay["recompute"][i])]
+    code = best.pop("offload")
+    if code:
+        best["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[code]
     one = estimate_training(hw, job, Layout(best["tp"], best["pp"], best["dp"], best["micro_batch"], best["cp"],
                                             best["ep"], best["interleave"], RECOMPUTE_CODES[best["recompute"]],
-                                            sequence_parallel, best["zero"], pipeline))
+                                            sequence_parallel, best["zero"], pipeline, code))
     return SearchResult(n, int(fits.sum()), best, one, lay, step, fits)
+
+
+def _evaluate(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
+              pipeline: PipelineOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Step time and fit of every layout of `lay`, in one vectorised call."""
+    n = len(lay["tp"])
+    est = estimate_training(hw, job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
+                                            lay["ep"], lay["interleave"], lay["recompute"].astype(int),
+                                            sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int)))
+    return np.broadcast_to(est.step_time, (n,)), np.broadcast_to(est.fits, (n,))

@@ -22,6 +22,7 @@ from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import Machine, estimate_on_cluster
 from archgen.perf.estimate import precision
+from archgen.perf.goodput import goodput_of
 from archgen.perf.hardware import Hardware
 from archgen.units import Q_, Q, json_magnitude
 
@@ -133,6 +134,12 @@ def evaluate_point(problem: Problem, index: int) -> Row:
     metrics["accelerators"] = float(gpus)
     if metrics.get("tokens_per_second"):
         metrics["energy_per_token"] = power / metrics["tokens_per_second"]
+        tokens = metrics["tokens_per_second"]
+        if base.failures is not None and workload.training is not None and problem.model is not None:
+            metrics["goodput"] = goodput_of(base.failures, workload, problem.model, gpus)
+            metrics["goodput_tokens_per_second"] = tokens = tokens * metrics["goodput"]
+        if base.cost_per_accelerator_hour is not None and tokens > 0:
+            metrics["cost_per_token"] = base.cost_per_accelerator_hour * gpus / (tokens * 3600)
     if not est.fits:
         metrics = {k: v for k, v in metrics.items() if k in ("memory_per_gpu", "memory_headroom", "power",
                                                                "accelerators")}

@@ -1,18 +1,12 @@
 """Training step time for Megatron-style 3D/4D/5D parallelism (TP, PP, DP, CP, EP), vectorised over layouts.
 
-Schedule (per optimizer step, per accelerator of the slowest pipeline stage):
-
-    step = (m + (p-1)/v) · (t_fwd + t_bwd) + p2p + exposed DP reduction + optimizer step
-
-with m micro-batches per pipeline, p stages and v virtual stages per rank (bubble (p-1)/(v·m), Narayanan et al.
-SC21). t_fwd and t_bwd are the stage's layers (plus the logits on the last stage) for one micro-batch: GEMM and
-attention rooflines from `kernels`, memory-bound element-wise traffic, and the tensor-, context- and
-expert-parallel collectives, which Megatron runs on the critical path (no overlap). Recomputation adds a forward
-(full) or the attention core's forward (selective) to the backward. The DP gradient reduction overlaps with the
-last micro-batch's backward when `overlap` is set; its exposed remainder is counted. Each micro-batch also
-accumulates its weight gradients into the gradient buffer (a memory-bound pass over it). Under FP8/FP4 the
-layers' linear GEMMs run at the low precision while the attention core and the logits stay in BF16
+Per optimizer step, per accelerator of the busiest pipeline rank: m micro-batches of its layers (GEMM and attention
+rooflines from `kernels`, element-wise traffic, and the TP/CP/EP collectives on the critical path), the bubble, the
+exposed p2p, DP communication and optimizer step (see `estimate_training`; bubble (p-1)/(v·m), Narayanan et al.
+SC21). Recomputation adds a forward (full) or the attention core (selective) to the backward. Under FP8/FP4 the
+linear GEMMs run at the low precision while the attention core and the logits stay in BF16
 (`kernels.training_core_dtype`); MoE layers also move their tokens through permute and unpermute (`permute_h`).
+Offloaded activations and optimizer state cost what their copies do not hide (`offload`).
 """
 
 from __future__ import annotations
@@ -22,14 +16,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from archgen.perf import kernels as K
+from archgen.perf import offload as off
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
+from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed
 from archgen.perf.hardware import Hardware
-from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, params_per_gpu, training_memory
-from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
+from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes, params_per_gpu, training_memory
+from archgen.perf.pipeline import DEFAULT, PipelineOptions, Split, split
 from archgen.perf.stacks import Knobs
 
 RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
+#: Bytes per activation element (16-bit activations and their gradients).
+ACT_BYTES = 2.0
 
 #: Element-wise bytes per token per layer in the forward pass, in units of h (activation dtype): two layer norms
 #: (read + write), two bias-dropout-residual adds (read 2, write 1, mask 0.5), i.e. 2·2 + 2·3.5 = 11.
@@ -66,7 +64,8 @@ class Layout:
 
     `zero` is the sharding stage (0 none, 1 optimizer state = the distributed optimizer, 2 + gradients, 3 +
     weights, i.e. FSDP); None takes the job's `distributed_optimizer`. `pipeline` places the layers on the ranks
-    (`pipeline.PipelineOptions`, one for all layouts of a call).
+    (`pipeline.PipelineOptions`, one for all layouts of a call). `offload` is what goes to host memory
+    (`memory.OFFLOAD_CODES`: 1 activations, 2 optimizer state, 3 both; see `offload`).
     """
 
     tp: np.ndarray | int
@@ -80,6 +79,7 @@ class Layout:
     sequence_parallel: np.ndarray | bool = True
     zero: np.ndarray | int | None = None
     pipeline: PipelineOptions = DEFAULT
+    offload: np.ndarray | int = 0
 
 
 @dataclass(frozen=True)
@@ -148,11 +148,12 @@ class TrainingEstimate:
     capacity: float
     gpus: np.ndarray | int
     notes: tuple[str, ...] = field(default=())
+    host_capacity: np.ndarray | float = 0.0
 
     @property
     def fits(self):
-        """Whether the busiest accelerator's memory fits its HBM."""
-        return self.memory.total <= self.capacity
+        """Whether the busiest accelerator's memory fits its HBM, and what it offloads its host memory share."""
+        return (self.memory.total <= self.capacity) & (self.memory.host <= self.host_capacity)
 
 
 def _num(x):
@@ -206,88 +207,37 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool):
     return ew
 
 
-def tp_exposed(ar, gemm_window, passes):
-    """TP communication left exposed by Transformer Engine's userbuffers overlap, per layer.
+@dataclass(frozen=True)
+class LayerTimes:
+    """One average layer of one micro-batch on one rank, and the output layer and embedding (s).
 
-    TE's defaults (transformer_engine/pytorch/module/base.py `initialize_ub`): the all-gathers before QKV and FC1
-    and in the row-parallel dgrads use `ring_exchange` with tp chunks, each step hidden by a chunk's GEMM; the
-    backward's column-parallel collectives are `bulk`, hidden by the paired dgrad/wgrad GEMM; the reduce-scatters
-    after the projection and FC2 use `pipeline` with 4 splits, whose last chunk's reduce-scatter has no GEMM left
-    to hide behind. So each forward pass (and recomputed forward) exposes a quarter of two reduce-scatters (each
-    half of an all-reduce `ar`), ar / 4; beyond that only communication that outlasts the GEMMs shows. The GEMMs'
-    slowdown from the SMs the `pipeline` and `bulk` kernels take (16 each) is not modelled.
+    They depend on the hardware and on tp, micro-batch, cp, ep and recompute alone (not on pp, dp, interleave or
+    the sharding stage), so a search over many layouts may compute them once per such combination
+    (`perf.batch`). Arrays broadcast over layouts.
     """
-    return np.maximum(2.0 * (1.0 + 1.0) * ar * passes - gemm_window, 0.25 * ar * passes)
+
+    forward: np.ndarray | float
+    attention: np.ndarray | float  # the attention core's share of `forward`
+    backward: np.ndarray | float
+    recompute: np.ndarray | float
+    tp: np.ndarray | float         # exposed tensor-parallel communication
+    cp: np.ndarray | float
+    ep: np.ndarray | float
+    logits: np.ndarray | float     # output layer and loss, forward and backward
+    embed: np.ndarray | float
+
+    @property
+    def total(self):
+        """Everything one layer costs per micro-batch."""
+        return self.forward + self.backward + self.recompute + self.tp + self.cp + self.ep
 
 
-def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, expert_window):
-    """Exposed dispatch and combine all-to-all time of one MoE layer per micro-batch (forward, backward, recompute).
-
-    Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
-    deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
-    forward it over NVLink) the traffic that leaves a domain falls from top_k·(1 - k/n) copies to the expected
-    number of other domains hit, (D - 1)·(1 - (1 - 1/D)^top_k) for D domains in the group and uniform routing.
-    With `overlap_ep_comm` the all-to-all of one micro-batch hides behind another's expert compute
-    (`expert_window`, one forward's worth per pass and two for the backward).
-    """
+def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes:
+    """`LayerTimes` of `job` on `hw` for tp, micro-batch, cp, ep, recompute code and sequence parallelism."""
     a = job.arch
-    k_ep = members_per_domain(hw, ep, tp * cp)
-    size = T * a.top_k * a.hidden * 2.0 / tp
-    if job.ep_dedup:
-        domains = np.maximum(ep / k_ep, 1.0)
-        copies_out = a.top_k * (1.0 - k_ep / ep)
-        deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
-        size = size * np.where(copies_out > 0, deduped / np.maximum(copies_out, 1e-30), 1.0)
-    a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
-    t = 2.0 * (passes + 1.0) * a2a
-    if job.overlap_ep_comm:
-        t = np.maximum(0.0, t - expert_window * (passes + 2.0))
-    return np.where(ep > 1, t, 0.0)
-
-
-def _dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m):
-    """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
-
-    Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
-    `param_gather_dtype`); stage 3 (FSDP) gathers the weights for every micro-batch's forward and backward and
-    reduce-scatters its gradients, hidden by that micro-batch's compute where prefetched. The reduction overlaps
-    `bwd_window` with `overlap_grad_reduce`, the gather `fwd_window` with `overlap_param_gather`.
-    """
-    gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
-    ar = collective_time(hw, "all_reduce", params * gb, dp, k_dp)
-    rs = collective_time(hw, "reduce_scatter", params * gb, dp, k_dp)
-    ag = collective_time(hw, "all_gather", params * wb, dp, k_dp)
-    wb_ = bwd_window if job.overlap_grad_reduce else 0.0
-    wf_ = fwd_window if job.overlap_param_gather else 0.0
-    plain = np.maximum(0.0, ar - wb_)
-    sharded = np.maximum(0.0, rs - wb_) + np.maximum(0.0, ag - wf_)
-    fsdp = m * np.maximum(0.0, 2.0 * ag + rs - t_mb)
-    out = np.where(zero >= 3, fsdp, np.where(zero >= 1, sharded, plain))
-    return np.where(dp > 1, out, 0.0)
-
-
-def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
-    """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
-
-    The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
-    timed on its own layers, embedding and output layer; the busiest sets the pace:
-    step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP
-    communication and optimizer step. For equal ranks this is (m + (p-1)/v) · t.
-    """
-    a = job.arch
-    tp, pp, dp = (_num(x) for x in (layout.tp, layout.pp, layout.dp))
-    cp, ep, v = (_num(x) for x in (layout.cp, layout.ep, layout.interleave))
-    mb = _num(layout.micro_batch)
-    rc = np.asarray(layout.recompute)
-    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
-    zero = _num(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
     s_q = job.seq_len / cp
     T = mb * s_q
-    m = job.global_batch / (dp * mb)
-    gpus = tp * pp * dp * cp
     moe_share = a.moe_layers / a.layers
-
-    # One average layer, one micro-batch.
     dense_f, dense_attn = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
     moe_f, moe_attn = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True) if a.moe_layers else (0.0, 0.0)
     layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
@@ -299,8 +249,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     layer_r = np.where(rc == 2, layer_f, np.where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).
-    act_bytes = 2.0
-    ar = collective_time(hw, "all_reduce", T * a.hidden * act_bytes, tp, members_per_domain(hw, tp, 1))
+    ar = collective_time(hw, "all_reduce", T * a.hidden * ACT_BYTES, tp, members_per_domain(hw, tp, 1))
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
     tp_layer = 2.0 * (passes + 1.0) * ar
     if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
@@ -309,36 +258,92 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
 
     # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
     # overlaps with the attention core, only the excess is exposed.
-    kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * act_bytes / tp
+    kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
     cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
     cp_layer = np.where(cp > 1, np.maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
     ep_layer = moe_share * expert_comm(hw, job, T, tp, cp, ep, passes, moe_f - moe_attn) if a.moe_layers else 0.0
 
-    per_layer = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
     logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
-    embed = K.memory_time(hw, 3.0 * T * a.hidden * act_bytes)  # gather forward, scatter-add backward
+    embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
+    return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed)
 
-    # Per pipeline rank class (trailing axis): its layers, embedding and loss; weight gradients are accumulated
-    # into the gradient buffer once per micro-batch (read it, read the new 16-bit gradient, write it back).
-    sl = split(a.layers, pp, v, layout.pipeline)
-    x = lambda arr: np.asarray(arr)[..., None]  # noqa: E731 (a layout quantity against the class axis)
-    params = params_per_gpu(a, x(tp), x(pp), x(ep), sl.layers, sl.embedding, sl.loss)
+
+@dataclass(frozen=True)
+class RankTimes:
+    """The pipeline rank classes (trailing axis) of a layout: parameters, time per micro-batch, and the schedule."""
+
+    params: np.ndarray
+    t_rank: np.ndarray
+    real: np.ndarray               # whether a class has ranks
+    t_max: np.ndarray | float      # the busiest class's time per micro-batch
+    t_sum: np.ndarray | float      # every rank's time per micro-batch, summed
+    busiest: np.ndarray | float    # decoder layers on the rank that holds the most
+    bubble: np.ndarray | float     # (t_sum - t_max) / v
+
+
+def _x(arr):
+    """A layout quantity against the trailing class axis."""
+    return np.asarray(arr)[..., None]
+
+
+def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, v, sl: Split) -> RankTimes:
+    """Each rank class's layers, embedding and loss per micro-batch, with the weight-gradient accumulation.
+
+    `per_layer`, `logits` and `embed` are those of `LayerTimes`. Weight gradients are accumulated into the gradient
+    buffer once per micro-batch (read it, read the new 16-bit gradient, write it back). `hw` must broadcast against
+    the class axis (`Hardware.with_axis`).
+    """
+    params = params_per_gpu(job.arch, _x(tp), _x(pp), _x(ep), sl.layers, sl.embedding, sl.loss)
     accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
-    t_rank = sl.layers * x(per_layer) + sl.loss * x(logits) + sl.embedding * x(embed) + accumulate
+    t_rank = sl.layers * _x(per_layer) + sl.loss * _x(logits) + sl.embedding * _x(embed) + accumulate
     real = sl.count > 0
     t_max = np.max(np.where(real, t_rank, 0.0), axis=-1)
     t_sum = np.sum(np.where(real, sl.count * t_rank, 0.0), axis=-1)
     busiest = np.max(np.where(real, sl.layers, 0.0), axis=-1)
-    bubble = (t_sum - t_max) / v
+    return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v)
+
+
+def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
+    """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
+
+    The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
+    timed on its own layers, embedding and output layer; the busiest sets the pace:
+    step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP
+    communication and optimizer step. For equal ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays
+    too (one per layout, or shaped to broadcast against the layout arrays, as `perf.batch` does).
+    """
+    a = job.arch
+    tp, pp, dp = (_num(x) for x in (layout.tp, layout.pp, layout.dp))
+    cp, ep, v = (_num(x) for x in (layout.cp, layout.ep, layout.interleave))
+    mb = _num(layout.micro_batch)
+    rc = np.asarray(layout.recompute)
+    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
+    zero = _num(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
+    T = mb * (job.seq_len / cp)
+    m = job.global_batch / (dp * mb)
+    gpus = tp * pp * dp * cp
+    hx = hw.with_axis()  # the hardware against the class axis
+
+    lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp)
+    layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
+    # Activation offload: each layer's saved tensors out during its forward, back during its backward (`offload`).
+    code = np.asarray(layout.offload).astype(int)
+    saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
+                                   flash=job.attention == "flash", precision=job.precision, dropout=job.dropout)
+    act_off = np.where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
+    sl = split(a.layers, pp, v, layout.pipeline)
+    rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl)
+    params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
+    x = _x
 
     # Pipeline: activations forward and gradients backward between stages, once per virtual stage. The slowest hop
     # sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp apart) lies in
     # one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses domains.
     fwd = busiest * layer_f
     k_pp = np.where(np.mod(hw.scale_up_size, tp * cp * dp * pp) == 0, 2.0, 1.0)
-    p2p = collective_time(hw, "p2p", T * a.hidden * act_bytes / np.where(tp > 1, tp, 1), 2, k_pp)
+    p2p = collective_time(hw, "p2p", T * a.hidden * ACT_BYTES / np.where(tp > 1, tp, 1), 2, k_pp)
     hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
     if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
         steady = np.maximum(0.0, p2p - fwd / v)
@@ -354,9 +359,11 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     sched = x(np.minimum(np.where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
     dpcp = dp * cp
     k_dp = members_per_domain(hw, dpcp, tp)
-    dp_c = _dp_exposed(hw, job, params, x(dpcp), x(k_dp), x(zero), sl.layers * x(layer_b + layer_r) * sched,
+    dp_c = dp_exposed(hx, job, params, x(dpcp), x(k_dp), x(zero), sl.layers * x(layer_b + layer_r) * sched,
                        sl.layers * x(layer_f) * sched, t_rank, x(m))
-    opt_c = K.memory_time(hw, ADAM_BYTES * params / np.where(x(zero) >= 1, x(dpcp), 1.0))
+    shard = params / np.where(x(zero) >= 1, x(dpcp), 1.0)
+    opt_c = np.where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
+                     K.memory_time(hx, ADAM_BYTES * shard))
     tail = np.where(real, dp_c + opt_c, 0.0)
     worst = np.argmax(tail, axis=-1)[..., None]
     dp_comm = np.take_along_axis(np.broadcast_to(dp_c, tail.shape), worst, -1)[..., 0]
@@ -370,30 +377,43 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     rec_flops = np.where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + np.where(
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
-    mem = _busiest_memory(job, layout, sl, x, mb=mb, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, v=v, rc=rc, sp=sp, zero=zero,
-                          m=m)
-    tp_total, cp_total, ep_total = (m * busiest * t for t in (tp_layer, cp_layer, ep_layer))
+    mem = busiest_memory(job, layout, sl)
+    tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep))
     return TrainingEstimate(
         step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
         ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,
         tokens_per_second=tokens / step, model_flops=model_flops, hardware_flops=model_flops + rec_flops,
         tflops_per_gpu=model_flops / (step * gpus), mfu=model_flops / (step * gpus * peak), peak=peak,
-        memory=mem, capacity=hw.hbm_capacity, gpus=gpus)
+        memory=mem, capacity=hw.hbm_capacity, gpus=gpus, host_capacity=hw.host_capacity)
 
 
-def _busiest_memory(job: Job, layout: Layout, sl, x, *, mb, tp, pp, dp, cp, ep, v, rc, sp, zero, m) -> TrainingMemory:
-    """Memory of the pipeline rank class that needs the most."""
+def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> TrainingMemory:
+    """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
+
+    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it.
+    """
+    tp, pp, dp = (_num(x) for x in (layout.tp, layout.pp, layout.dp))
+    cp, ep, v = (_num(x) for x in (layout.cp, layout.ep, layout.interleave))
+    mb = _num(layout.micro_batch)
+    rc = np.asarray(layout.recompute)
+    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
+    zero = _num(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
+    m = job.global_batch / (dp * mb)
+    sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
+    x = _x
     mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
                           pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),
                           flash=job.attention == "flash", microbatches=x(m), zero=x(zero),
                           grad_bytes=job.grad_bytes, weight_bytes=job.weight_bytes, dropout=job.dropout,
-                          layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position)
-    shape = np.broadcast_shapes(*(np.shape(f) for f in (mem.weights, mem.gradients, mem.optimizer, mem.activations,
-                                                       sl.count)))
-    parts = [np.broadcast_to(f, shape) for f in (mem.weights, mem.gradients, mem.optimizer, mem.activations)]
-    total = np.where(np.broadcast_to(sl.count, shape) > 0, sum(parts), -np.inf)
+                          layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position,
+                          offload=x(np.asarray(layout.offload).astype(int)))
+    fields = (mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.host)
+    shape = np.broadcast_shapes(*(np.shape(f) for f in (*fields, sl.count)))
+    parts = [np.broadcast_to(f, shape) for f in fields]
+    real = np.broadcast_to(sl.count, shape) > 0
+    total = np.where(real, sum(parts[:4]), -np.inf)
     i = np.argmax(total, axis=-1)[..., None]
-    pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts]
+    pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts[:4]] + [np.max(np.where(real, parts[4], 0.0), -1)]
     if pick[0].ndim == 0:
         pick = [float(f) for f in pick]
     return TrainingMemory(*pick)

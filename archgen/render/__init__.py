@@ -10,6 +10,7 @@ Layout of ``OUT/<target>/``: ``<target>.md``, ``<target>.html``, ``<target>.pdf`
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -79,8 +80,38 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
             base = Path(out) / t.id
             for name in sorted(files):
                 written.append(write_atomic(base / name, files[name]))
+            _remove_stale(base, set(files), wanted)
             step(t.id, None)
     return written
+
+
+#: The list of files render wrote into a target's folder, so that the next run removes only files of its own.
+MANIFEST = ".archgen-files"
+#: File extensions each format writes (Markdown links SVG diagrams beside it; HTML and PDF embed theirs).
+_WRITES = {"md": ("md", "svg"), "html": ("html",), "pdf": ("pdf",), "xlsx": ("xlsx",), "csv": ("csv",),
+           "svg": ("svg",), "png": ("png",)}
+
+
+def _remove_stale(folder: Path, names: set[str], formats: tuple[str, ...]) -> None:
+    """Delete the files an earlier render wrote into `folder` that this one, in the same formats, did not.
+
+    A rack that lost its CDU leaves no cooling diagram of the last run behind, while files of formats not asked
+    for this time, and files archgen never wrote (listed in no manifest), stay.
+    """
+    manifest = folder / MANIFEST
+    try:
+        before = set(manifest.read_text(encoding="utf-8").split("\n")) - {""}
+    except (OSError, UnicodeDecodeError):
+        before = set()
+    produced = {ext for f in formats for ext in _WRITES.get(f, ())}
+    stale = {n for n in before - names if "/" not in n and n not in ("", ".", "..", MANIFEST)
+             and n.rpartition(".")[2] in produced}
+    for name in sorted(stale):
+        try:
+            (folder / name).unlink(missing_ok=True)
+        except OSError:
+            pass
+    write_atomic(manifest, "".join(f"{n}\n" for n in sorted((before - stale) | names)).encode("utf-8"))
 
 
 def parse_formats(formats: Iterable[str]) -> tuple[str, ...]:
@@ -89,7 +120,15 @@ def parse_formats(formats: Iterable[str]) -> tuple[str, ...]:
     unknown = [f for f in wanted if f not in FORMATS]
     if unknown:
         raise UsageError(f"unknown format(s) {', '.join(unknown)}; expected some of {','.join(FORMATS)}")
+    for f in wanted:  # before anything is rendered, not as a traceback half-way
+        package, extra = EXTRAS.get(f, (None, None))
+        if package and importlib.util.find_spec(package) is None:
+            raise UsageError(f"{f.upper()} output needs the {package} package: pip install 'archgen[{extra}]'")
     return wanted
+
+
+#: Formats that need an optional package: (module, the extra that installs it).
+EXTRAS = {"pdf": ("typst", "pdf"), "xlsx": ("openpyxl", "office")}
 
 
 class _progress:

@@ -21,11 +21,11 @@ import numpy as np
 from archgen.analyse.bom import cluster_bom_gaps
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
-from archgen.render import cluster_diagrams, common, diagrams, fmt, performance, provenance
+from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
-from archgen.render.rack import rack_parts
+from archgen.render.rack import rack_parts, typical_text
 from archgen.render.tables import bom_name
 
 ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend": "in-band (front end)",
@@ -81,6 +81,8 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
     missing += cluster_bom_gaps(a)
     if perf is not None:
         sections.append(perf)
+    sections += [s for s in (operations.reliability_section(scope.run, a), operations.cost_section(scope.run, a)) if s]
+    missing += operations.open_items(scope.run, a)
     sections += [common.validation_section(scope), common.open_items_section(scope, missing), appendices(scope, a)]
     return Document(spec.id, "cluster", title, control, sections).number()
 
@@ -97,6 +99,7 @@ def abstract(scope: Scope, a: Any) -> Section:
         section.add(Para(spec.description))
     rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count), ("Racks", a.cluster.rack_total),
             ("IT power (racks + optics + unplaced switches)", fmt.q(m.get("it_power"), "kW", 1)),
+            ("IT power (typical, for energy)", fmt.q(m.get("it_power_typical"), "kW", 1)),
             ("Network power (switches and optics)", fmt.q(m.get("network_power"), "kW", 1)),
             ("Links", m["links"].magnitude if "links" in m else None)]
     if a.scale_up is not None:
@@ -229,7 +232,8 @@ def power_cooling(scope: Scope, a: Any) -> Section:
         Para("Rack figures times the number of racks of each type; a rack type's figures include the transceivers "
              "in its switches' ports for its most loaded rack. The cluster IT power below counts each transceiver "
              "once, and switches outside any rack."),
-        Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)))
+        Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
+        Para(typical_text(scope.metrics.get("it_power_typical"), a.typical_from_max)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
         nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) for fid, p in sorted(net.items())]
@@ -421,7 +425,8 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
         "floor": lambda: cluster_diagrams.floor_plan(a, cluster_diagrams.rack_colours(
             r.spec.id for r in result.design.racks)), "topology": lambda: cluster_diagrams.topology(a),
         "scaling": lambda: cluster_diagrams.scaling_chart(series),
-        **performance.figures(performance.workloads_for(result, a.cluster.spec.id))}
+        **performance.figures(performance.workloads_for(result, a.cluster.spec.id)),
+        **operations.figures(result, a)}
     for rid in a.cluster.rack_counts:
         rack_a = result.racks.get(f"rack/{rid}")
         if rack_a is not None:

@@ -231,6 +231,13 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
         if f.severity in ("error", "warning") and not f.waived:
             items.append(f"{f.id} ({STATUS[f.severity]}): {f.message}")
     for part in scope.parts:
+        power = getattr(part, "power", None)
+        basis = getattr(power, "max_basis", "stated")
+        if power is not None and basis != "stated":
+            what = ("a power-supply rating, not a draw: no published maximum draw was found, so the budgets that rest "
+                    "on it are upper bounds" if basis == "psu-rating" else
+                    "a placeholder, not a published figure, so the budgets that rest on it are estimates")
+            items.append(f"{part.id}: power.max {fmt.q(power.max, 'kW', 2)} is {what}.")
         if part.unconfirmed_fields():
             fields = part.unconfirmed_fields()
             items.append(f"Confirm {part.id}: " + ("all figures" if fields == ["*"] else ", ".join(fields)) + ".")

@@ -102,12 +102,10 @@ def _stage_bars(ax: Any, title: str, stage: Stage, load: Any) -> None:
 def power_budget(a: RackAnalysis) -> Figure:
     """Load against nameplate, usable and one-unit-lost capacity of the conversion stage and of the feeds."""
     p = a.power
-    stages = []
-    if p.conversion is not None:
-        label = f"{p.conversion_kind.capitalize()}: {p.conversion.count} × {fmt.q(p.conversion.unit_capacity, 'kW', 1)}"
-        stages.append((label, p.conversion, p.load))
-    stages.append((f"Feeds after derating: {p.feeds.count} × {fmt.q(p.feeds.unit_capacity, 'kW', 1)}", p.feeds,
-                   p.input_power))
+    stages = [(f"{fmt.sentence(st.kind)}: {st.count} × {fmt.q(st.unit_capacity, 'kW', 1)}", st, st.load)
+              for st in p.stages]
+    stages += [(f"{fmt.sentence(g.kind)} after derating: {g.count} × {fmt.q(g.unit_capacity, 'kW', 1)}", g, g.load)
+               for g in p.feed_groups]
     fig = Figure(figsize=(7.0, 1.9 * len(stages) + 0.3))
     axes = fig.subplots(len(stages), 1, squeeze=False)[:, 0]
     for ax, (title, stage, load) in zip(axes, stages, strict=True):

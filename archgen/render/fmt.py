@@ -62,6 +62,11 @@ def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> 
     return f"{text} {label}".strip()
 
 
+def sentence(text: str) -> str:
+    """`text` with its first letter capitalised and the rest kept ('PDUs' stays 'PDUs', unlike str.capitalize)."""
+    return text[:1].upper() + text[1:]
+
+
 def digits_for(value: pint.Quantity | float | None) -> int:
     """Decimals that suit a computed value in a table: none from 1000 or for whole numbers, 1 from 10, else 2."""
     if value is None:

@@ -6,12 +6,12 @@ from strings, so a spec title such as ``*x* #panic("y") $z$`` prints literally.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from archgen.render.blocks import Bullets, Document, Figure, Para, Section, Table
 from archgen.render.env import TemplateError, template_path
+from archgen.units import json_text
 
 #: Width of each diagram on the page (tall elevations are narrower so they fit with their caption).
 FIGURE_WIDTH = {"elevation": 0.78}
@@ -50,7 +50,7 @@ def pdf_bytes(doc: Document, templates: Path | None = None) -> bytes:
     except ImportError as err:  # the `pdf` extra is optional
         raise TemplateError("PDF output needs the typst package: pip install 'archgen[pdf]'") from err
     path = template_path("document.typ", templates)
-    data = json.dumps(document_json(doc), ensure_ascii=False, sort_keys=True)
+    data = json_text(document_json(doc), ensure_ascii=False, sort_keys=True)
     try:
         return typst.compile(path.read_bytes(), root=str(path.parent), format="pdf",  # type: ignore[call-overload]
                              sys_inputs={"data": data}, timestamp=0, ignore_system_fonts=True)

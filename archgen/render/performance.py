@@ -59,7 +59,7 @@ def section(results: list[Any]) -> Section | None:
             o = outcomes.get(name)
             status = "" if o is None else o.status.value
             m = metrics.find("workload", name)
-            shown = fmt.q(value, m.unit or None, m.digits) if m else fmt.q(value, None, 2)
+            shown = fmt.q(value, m.unit_of(value) or None, m.digits) if m else fmt.q(value, None, 2)
             rows.append((name, shown, str(o.requirement.target) if o else "", o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates and targets",
                       (Column("Metric"), Column("Estimate", align="right"), Column("Target"), Column("Requirement"),

@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from archgen.analyse.bom import cord_gaps, unit_power
-from archgen.analyse.rack import RackAnalysis, Stage
+from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
 from archgen.model.power import PDU
@@ -19,6 +19,7 @@ from archgen.render import common, distribution, fmt
 from archgen.render.blocks import Column, Document, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.tables import bom_table
+from archgen.units import Q
 
 #: Part classes, in legend order, with the colour used in every diagram.
 CLASSES = {
@@ -109,6 +110,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
     rows = [("Accelerators", accel), ("Systems (trays, nodes)", len(systems)),
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
             ("IT power (maximum)", fmt.q(a.power.it_power, "kW", 1)),
+            ("IT power (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
             ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
             ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 0)),
@@ -196,11 +198,6 @@ def _ratio(value: Any, limit: Any) -> float | None:
     return float((value / limit).to("").magnitude)
 
 
-def _title(kind: str) -> str:
-    """A stage kind as a row title: 'power shelves' -> 'Power shelves', 'PDUs' stays."""
-    return kind[:1].upper() + kind[1:]
-
-
 def _stage_row(name: str, stage: Stage, load: Any) -> tuple:
     return (name, stage.count, stage.unit_capacity, stage.redundancy, stage.unit_capacity * stage.count,
             stage.usable, stage.after_one_loss, load, fmt.pct(_ratio(load, stage.usable), 1))
@@ -221,22 +218,42 @@ def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
     return rows
 
 
+def typical_text(typical: Q | None, fell_back: tuple[str, ...]) -> str:
+    """The typical-draw figure and its rule in words, naming the parts whose maximum stood in."""
+    rule = (f"At typical draw the IT equipment takes {fmt.q(typical, 'kW', 1)} (metric it_power_typical: each system's "
+            "and switch's typical draw where its datasheet states one, else its maximum, plus the optics); it is "
+            "for average power and energy, and every budget above uses the maximum.")
+    if not fell_back:
+        return rule + " Every part states a typical draw."
+    return rule + f" No typical draw is published for {', '.join(fell_back)}: their maximum is used."
+
+
+def _chain_text(p: Power) -> str:
+    """How the load reaches the feeds, in words: 'The power shelves deliver 131.6 kW;' and the like."""
+    if len(p.stages) < 2:
+        return f"The {p.conversion_kind} deliver {fmt.q(p.load, 'kW', 1)};"
+    shelves, pdus = p.stages
+    if p.arrangement == "pdus-shelves":
+        return (f"The power shelves deliver {fmt.q(shelves.load, 'kW', 1)} to the busbar and plug into the PDUs, "
+                f"which carry {fmt.q(pdus.load, 'kW', 1)};")
+    return (f"The power shelves deliver {fmt.q(shelves.load, 'kW', 1)} to the busbar and the PDUs beside them "
+            f"{fmt.q(pdus.load, 'kW', 1)} to the parts they serve, each path on its own feeds;")
+
+
 def power(a: RackAnalysis, dist: Section | None = None) -> Section:
-    """Feeds, derating, conversion stage, redundancy and failure cases; the PDU distribution when given."""
+    """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given."""
     p, feeds = a.power, a.rack.spec.power.feeds
     section = Section("power", "Power").add(
         Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
              f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends in its switches' ports "
              f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
-             f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. The {p.conversion_kind} deliver "
-             f"{fmt.q(p.load, 'kW', 1)}; the feeds supply {fmt.q(p.input_power, 'kW', 1)} including conversion "
-             f"losses."),
+             f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. {_chain_text(p)} the feeds supply "
+             f"{fmt.q(p.input_power, 'kW', 1)} including conversion losses."),
+        Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds"))
-    stages = []
-    if p.conversion is not None:
-        stages.append(_stage_row(_title(p.conversion_kind), p.conversion, p.load))
-    stages.append(_stage_row("Feeds (after derating)", p.feeds, p.input_power))
+    stages = [_stage_row(fmt.sentence(st.kind), st, st.load) for st in p.stages]
+    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load) for g in p.feed_groups]
     cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
             Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
             Column("One unit lost", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
@@ -244,6 +261,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
     section.add(Table("power-budget", "Power budget", cols, tuple(stages)))
     phase = {1: "1-phase: V × A", 3: "3-phase: √3 × V(L-L) × A" if feeds.basis == "line-to-line"
              else "3-phase: 3 × V(L-N) × A"}[feeds.phases]
+    feed_rows: tuple[tuple[str, str], ...]
     feed_rows = (("Feeds", f"{feeds.count} × {fmt.q(feeds.voltage, 'V', 0)} {feeds.basis}, {feeds.phases}-phase, "
                            f"{fmt.q(feeds.current, 'A', 0)} breaker"),
                  ("Apparent power per feed", f"{phase} (factor {p.phase_factor:.3f})"),
@@ -251,12 +269,13 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
                  ("Power factor", f"{feeds.power_factor:.2f}"),
                  ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 2)),
                  ("Feed redundancy", f"{feeds.redundancy} ({p.feeds.spare} feed(s) held in reserve)"))
+    if len(p.stages) > 1:  # shelves and PDUs: say how they connect (ARRANGEMENTS) and how the feeds divide
+        split = ", ".join(f"{g.count} {g.kind}" for g in p.feed_groups)
+        feed_rows += (("Arrangement", ARRANGEMENTS[p.arrangement] + (f" ({split})" if len(p.feed_groups) > 1
+                                                                      else "")),)
     section.sub("feeds", "Feeds and derating",
                 Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows))
-    failure = []
-    if p.conversion is not None:
-        failure += _failure_rows(_title(p.conversion_kind), p.conversion, p.load)
-    failure += _failure_rows("Feeds", p.feeds, p.input_power)
+    failure = [row for st in p.stages + p.feed_groups for row in _failure_rows(fmt.sentence(st.kind), st, st.load)]
     case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
                  Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
                  Column("Headroom", "kW", 1, "right"), Column("Margin", align="right"), Column("Status"))

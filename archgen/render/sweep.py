@@ -28,7 +28,7 @@ from archgen.units import Q_, Q
 #: How each metric is shown: its title, SI unit, display unit and decimals (from `archgen.metrics`).
 DISPLAY: dict[str, tuple[str, str, str, int]] = {
     m.name: (m.title, m.dimension or "dimensionless", m.unit or "dimensionless", m.digits)
-    for m in (*metrics.declared("workload"), *metrics.declared("point"))}
+    for m in (*metrics.declared("workload"), *metrics.declared("point")) if m.sweep}
 #: Metrics listed in the tables of points, per job kind (objectives first, then these).
 SHOWN = {"training": ("step_time", "tokens_per_second", "mfu", "memory_per_gpu", "power", "energy_per_token"),
          "inference": ("ttft", "tpot", "tokens_per_second_per_gpu", "concurrency", "power", "energy_per_token"),
@@ -140,13 +140,15 @@ def _number(q: Q | None) -> Any:
     return float(q.magnitude)
 
 
-def build(result: Result, revision: str, input_hash: str, date: str | None) -> Document:
-    """The sweep document."""
+def build(result: Result, revision: str, input_hash: str, date: str | None, failing: int = 0) -> Document:
+    """The sweep document; `failing` error findings in the specs it ran on are stated in its control table."""
     p = result.problem
     s, w = p.sweep, p.workload
     title = s.name or s.id
     control = [("Document", f"AG-SWEEP-{s.id.upper()}"), ("Title", title), ("Workload", w.id),
                ("Source revision", revision), ("Input hash", input_hash)]
+    if failing:
+        control.append(("Status", f"Draft — the specs have {failing} failing check(s) (archgen check lists them)"))
     if date:
         control.append(("Date", date))
     return Document(s.id, "sweep", title, control, [
@@ -292,16 +294,17 @@ def pareto_figure(result: Result) -> MplFigure:
     title = ", ".join(categories(result))
     ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=7,
               title=title or None, title_fontsize=7)
-    ax.set_title(result.problem.sweep.name or result.problem.sweep.id, fontsize=9)
+    ax.set_title(result.problem.sweep.name or result.problem.sweep.id, fontsize=9,
+                 parse_math=False)  # '$' in a name is text, not TeX (mathtext raised ParseException)
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5))         # long tick labels such as 1,600,000 must not touch
     fig.subplots_adjust(right=0.68)
     return fig
 
 
 def render_sweep(result: Result, formats: tuple[str, ...], templates: Path | None, revision: str,
-                 input_hash: str, date: str | None = None) -> dict[str, bytes]:
+                 input_hash: str, date: str | None = None, failing: int = 0) -> dict[str, bytes]:
     """Every requested file of one sweep, in memory: the document, `points.csv`, `front.csv`, `pareto.svg`."""
-    doc = build(result, revision, input_hash, date)
+    doc = build(result, revision, input_hash, date, failing)
     figures = {"pareto": lambda: pareto_figure(result)} if len(result.objectives) >= 2 and result.front else {}
     tables = {"points.csv": points_table(result, result.rows, "points", "Every point"),
               "front.csv": next(t for t in doc.tables() if t.id == "front") if result.front else None}

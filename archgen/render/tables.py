@@ -16,6 +16,7 @@ from typing import Any
 import pint
 
 from archgen.analyse.bom import BomLine
+from archgen.errors import UsageError
 from archgen.render import fmt
 from archgen.render.blocks import Column, Table
 
@@ -65,7 +66,28 @@ def _csv_cell(value: Any, col: Column) -> str:
     plain = _xlsx_cell(value, col)
     if isinstance(plain, float):
         return f"{plain:.{col.digits}f}"
+    if isinstance(plain, str):
+        return neutral(plain)
     return "" if plain is None else str(plain)
+
+
+#: First characters that make a spreadsheet read a CSV cell as a formula (OWASP, CSV Injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutral(text: str) -> str:
+    """A CSV text cell that no spreadsheet runs.
+
+    A cell starting like a formula gets a leading `'`, as OWASP's CSV-injection guidance says (`=HYPERLINK(...)` in
+    a part name, the requirement target `== 8`); a plain number stays as it is.
+    """
+    if not text.startswith(FORMULA_START):
+        return text
+    try:
+        float(text)
+        return text
+    except ValueError:
+        return "'" + text
 
 
 def _xlsx_cell(value: Any, col: Column) -> Any:
@@ -87,9 +109,12 @@ EPOCH = dt.datetime(2000, 1, 1)
 
 def xlsx_bytes(tables: list[Table]) -> bytes:
     """A workbook with one sheet per table: bold header row, frozen panes, number formats, column widths."""
-    from openpyxl import Workbook
-    from openpyxl.styles import Font, PatternFill
-    from openpyxl.utils import get_column_letter
+    try:
+        from openpyxl import Workbook
+        from openpyxl.styles import Font, PatternFill
+        from openpyxl.utils import get_column_letter
+    except ImportError:  # the `office` extra is optional (parse_formats says so before rendering starts)
+        raise UsageError("XLSX output needs the openpyxl package: pip install 'archgen[office]'") from None
 
     wb = Workbook()
     wb.remove(wb.active)
@@ -103,6 +128,9 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
             cell.fill = PatternFill("solid", fgColor="DDE4EE")
         for row in table.rows:
             ws.append([_xlsx_cell(v, c) for v, c in zip(row, table.columns, strict=True)])
+            for cell in ws[ws.max_row]:
+                if cell.data_type == "f":  # openpyxl takes a string starting with '=' for a formula: keep it text
+                    cell.data_type = "s"
         for j, col in enumerate(table.columns, 1):
             letter = get_column_letter(j)
             if col.unit:

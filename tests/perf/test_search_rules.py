@@ -1,7 +1,7 @@
 """The layout search and the layout rules are one rule set (issue 12): a property test over random models and jobs.
 
 Every layout `enumerate_layouts` offers passes `layout_problems`, and every layout `layout_problems` accepts (with
-a micro-batch up to the search's bound and an interleave it tries) is offered by the search.
+a micro-batch up to the search's bound and an interleave it tries, `search.interleaves`) is offered by the search.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from archgen.perf.arch import Arch
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.hardware import hardware_for
-from archgen.perf.search import INTERLEAVES, MAX_MICRO_BATCH, divisors, enumerate_layouts, layout_problems
+from archgen.perf.search import MAX_MICRO_BATCH, divisors, enumerate_layouts, interleaves, layout_problems
 from archgen.perf.training import Job
 
 H100 = hardware_for(load_accelerators()["h100-sxm5-80gb"], scale_up_size=8)
@@ -55,11 +55,11 @@ def test_every_valid_layout_is_offered_by_the_search(p):
     arch, job, gpus, fixed, hw = p
     offered = _offered(*p)
     cp = fixed["cp"]
-    for tp, pp, mb, v in itertools.product(divisors(gpus), divisors(gpus), range(1, MAX_MICRO_BATCH + 1),
-                                           INTERLEAVES):
+    for tp, pp, mb in itertools.product(divisors(gpus), divisors(gpus), range(1, MAX_MICRO_BATCH + 1)):
         if gpus % (tp * pp * cp):
             continue
         dp = gpus // (tp * pp * cp)
-        if not layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, micro_batch=mb, interleave=v,
-                               scale_up_size=hw.scale_up_size):
-            assert (tp, pp, dp, cp, mb, v) in offered
+        for v in interleaves(arch.layers, pp):   # the interleaves the search tries: up to one layer per stage
+            if not layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, micro_batch=mb, interleave=v,
+                                   scale_up_size=hw.scale_up_size):
+                assert (tp, pp, dp, cp, mb, v) in offered

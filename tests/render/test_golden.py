@@ -66,5 +66,5 @@ def test_validation_lists_only_checks_that_apply_with_value_and_limit(shipped_ru
     for cid in ("NET001", "CAB001", "PERF001", "COOL001", "COOL004"):
         assert f"check-{cid.lower()}" not in table and cid in md[md.index("Not applicable, so not listed"):]
     assert ("| <a id=\"check-pwr002\"></a>PWR002 | The rack's input power fits its feeds after derating, with the feed "
-            "redundancy. | rack/dgx-h100-4 | pass | 40.9 kW | 69.0 kW | — |  |") in table
+            "redundancy (each group of feeds its own). | rack/dgx-h100-4 | pass | 40.9 kW | 69.0 kW | — |  |") in table
     assert "| <a id=\"check-cool005\"></a>COOL005 |" in table            # the rack stands in a facility (hall-air)

@@ -1,0 +1,103 @@
+"""REL: failure data, checkpoints and hot spares of clusters and training workloads (docs/reliability.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archgen.analyse.reliability import Goodput
+from archgen.checks.registry import Context, Violation, check
+from archgen.model import Cluster
+from archgen.perf.workloads import WorkloadResult
+from archgen.units import Q_
+
+
+def _jobs(ctx: Context) -> Iterator[tuple[str, WorkloadResult, Goodput]]:
+    """(workload path, workload result, goodput) of every training workload the REL stage analysed."""
+    for path, g in sorted(ctx.operations.goodput.items()):
+        yield path, ctx.workloads[path], g
+
+
+@check("REL001", "rel.checkpoint_fits")
+def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
+    """A training job's checkpoint fits in its cluster's checkpoint storage.
+
+    Fix: raise the cluster's `storage.capacity`, or checkpoint less state (`checkpoint.bytes_per_parameter`).
+    """
+    for path, r, g in _jobs(ctx):
+        cluster = ctx.design.specs.get(r.estimate.cluster) if r.estimate else None
+        storage = cluster.storage if isinstance(cluster, Cluster) else None
+        if cluster is not None and storage is not None and g.checkpoint_size > storage.capacity.m_as("B"):
+            yield Violation(path, cluster.id, ("storage", "capacity"),
+                            f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit "
+                            f"the {storage.capacity:~P} of {cluster.id}'s checkpoint storage",
+                            Q_(g.checkpoint_size, "B").to("TB"), storage.capacity.to("TB"))
+
+
+@check("REL002", "rel.progress", severity="warning")
+def checkpoint_within_mtti(ctx: Context) -> Iterator[Violation]:
+    """A training job writes a checkpoint in less time than its mean time to interruption.
+
+    When the write takes longer than the MTTI, Daly's optimum interval is the MTTI itself and most checkpoints are
+    lost to the next failure: the job barely progresses.
+
+    Fix: add checkpoint write bandwidth (`storage.write_bandwidth`, storage NICs), checkpoint less state, or run on
+    fewer or more reliable parts.
+    """
+    for path, r, g in _jobs(ctx):
+        if g.mtti and g.write_time >= g.mtti:
+            yield Violation(path, r.workload.id, ("checkpoint",),
+                            f"a checkpoint takes {Q_(g.write_time, 's').to('min'):.3g~P}, the mean "
+                            f"time to interruption is {Q_(g.mtti, 's').to('min'):.3g~P}",
+                            Q_(g.write_time, "s").to("min"), Q_(g.mtti, "s").to("min"))
+
+
+@check("REL003", "rel.spares", severity="info")
+def spares_held(ctx: Context) -> Iterator[Violation]:
+    """The cluster keeps the hot spare nodes a training job needs to hold its goodput target.
+
+    A spare is a node the job does not use; without one, a job that loses a node waits for its repair.
+
+    Fix: run the job on fewer accelerators (an NVL72 rack can run 64 of 72 GPUs), add spare nodes, or cut repair
+    times; `checkpoint.goodput_target` sets the target (default 0.9).
+    """
+    for path, r, g in _jobs(ctx):
+        if g.spares_needed is None:
+            yield Violation(path, r.workload.id, ("checkpoint",),
+                            f"no number of hot spares holds goodput {g.target:g}; the failure "
+                            f"rate and checkpoint cost alone leave it below", severity="warning")
+        elif g.spares_needed > g.spares_available:
+            yield Violation(path, r.workload.id, ("accelerators",) if r.workload.accelerators else ("cluster",),
+                            f"holding goodput {g.target:g} takes {g.spares_needed} hot spare "
+                            f"node(s); its cluster leaves {g.spares_available} idle, so goodput is {g.goodput:.3f}",
+                            Q_(g.spares_available, ""), Q_(g.spares_needed, ""))
+
+
+@check("REL004", "rel.rates", severity="warning")
+def parts_have_rates(ctx: Context) -> Iterator[Violation]:
+    """Every part class of a cluster has a failure rate, so that its interruptions are complete.
+
+    Fix: add the class to the cluster's `FailureRates` set, give the part its own `reliability:`, or name an
+    existing set in `failure_rates`.
+    """
+    for path, rel in sorted(ctx.operations.reliability.items()):
+        cluster = ctx.clusters[path].cluster.spec
+        if not rel.rates_id:
+            yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (),
+                            f"no FailureRates set '{cluster.failure_rates or 'field-h100-2024'}'")
+        elif rel.unrated:
+            yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (),
+                            f"no failure rate for {', '.join(rel.unrated)}; their failures are left out")
+
+
+@check("REL005", "rel.interval", severity="info")
+def interval_near_optimum(ctx: Context) -> Iterator[Violation]:
+    """A training job's checkpoint interval is within a factor of two of Daly's optimum.
+
+    Fix: leave `checkpoint.interval` out to use the optimum, or set it near the optimum shown.
+    """
+    for path, r, g in _jobs(ctx):
+        if r.workload.checkpoint.interval is not None and g.optimum and not 0.5 <= g.interval / g.optimum <= 2:
+            yield Violation(path, r.workload.id, ("checkpoint", "interval"),
+                            f"checkpoint interval {Q_(g.interval, 's').to('min'):.3g~P}, Daly's "
+                            f"optimum {Q_(g.optimum, 's').to('min'):.3g~P}",
+                            Q_(g.interval, "s").to("min"), Q_(g.optimum, "s").to("min"))

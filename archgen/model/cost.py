@@ -1,0 +1,60 @@
+"""Prices on parts and racks, and the running costs of a facility; every figure carries its basis and source.
+
+`archgen.analyse.cost` turns them into capex, opex and TCO (docs/reliability.md, Cost).
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from archgen.model.base import Spec
+from archgen.units import EnergyPrice, Money, MoneyRate
+
+
+class Price(Spec):
+    """What one unit costs to buy, when, and on what basis."""
+
+    capex: Money = Field(description="Purchase price of one unit with its currency, e.g. '515000 USD'.")
+    date: datetime.date | str = Field(description="When the price held, e.g. '2025-03' or '2025-03-16'.")
+    basis: Literal["sourced", "assumed"] = Field(description="sourced (a quote or list price) or assumed.")
+    source: str = Field(min_length=3, description="Where the price comes from, or how it was assumed.")
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date(cls, value: object) -> object:
+        if isinstance(value, datetime.date):
+            return value
+        text = str(value)
+        if len(text) == 7 and text[4] == "-" and text[:4].isdigit() and text[5:].isdigit() and 1 <= int(text[5:]) <= 12:
+            return text
+        try:
+            return datetime.date.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"expected a date such as '2025-03' or '2025-03-16', got '{text}'") from None
+
+
+class Energy(Spec):
+    """The price of electricity and how much the facility adds for cooling and distribution."""
+
+    price: EnergyPrice = Field(description="Price of electricity, e.g. '0.0895 USD/kWh'.")
+    pue: float = Field(ge=1, le=5, description="Power usage effectiveness: facility energy over IT energy, e.g. 1.3.")
+    basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
+    source: str = Field(min_length=3, description="Where the price and PUE come from.")
+
+
+class FacilityCost(Spec):
+    """The running and financing costs of a hall."""
+
+    energy: Energy = Field(description="Electricity price and PUE.")
+    space_per_rack: MoneyRate = Field(description="Space, power and cooling capacity rented per rack position and "
+                                                  "month, e.g. '1500 USD/month'.")
+    depreciation_years: float = Field(gt=0, le=30, description="Years over which capital is recovered, e.g. 5.")
+    discount_rate: float = Field(0.0, ge=0, le=1, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
+                                                              "line depreciation.")
+    utilisation: float = Field(1.0, gt=0, le=1, description="Share of hours the cluster runs jobs; the average "
+                                                            "load runs that share, the rest idles at 0 (assumed).")
+    basis: Literal["sourced", "assumed"] = Field(description="Whether space, depreciation and rate are sourced.")
+    source: str = Field(min_length=3, description="Where they come from.")

@@ -1,0 +1,148 @@
+"""Failure data: a part's failure rate and repair time, the `FailureRates` kind, site events and checkpointing.
+
+A failure rate is an annual failure rate (`afr`, failures per unit-year, written as a fraction or in %) or a FIT
+rate (`fit`, failures per 10^9 unit-hours); one converts to the other by the 8,766 hours of a year. Every rate
+carries its `basis` (sourced or assumed) and `source`, as every catalog figure does. `archgen.analyse.reliability` turns
+them into interruptions per day, MTTI and goodput (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from archgen.model.base import Document, FieldError, Spec
+from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Q
+
+#: The shipped `FailureRates` set a cluster uses unless it names another.
+DEFAULT_RATES = "field-h100-2024"
+
+#: Hours in a year (365.25 days), the conversion between AFR and FIT.
+HOURS_PER_YEAR = 8766.0
+
+#: The part classes a rate can be given for, and what one unit of each is.
+PART_CLASSES: dict[str, str] = {
+    "accelerator": "one accelerator with its HBM (GPU, HBM, SRAM, GPU system processor, thermal interface)",
+    "host": "one node's host: CPU, system memory, SSD, power supplies, fans, chassis and boards",
+    "nic": "one NIC",
+    "switch": "one switch or switch tray",
+    "transceiver": "one optical transceiver (per end)",
+    "cable": "one copper cable assembly",
+    "power_shelf": "one power shelf",
+    "pdu": "one PDU",
+    "cdu": "one coolant distribution unit (pumps included)",
+    "software": "one node's share of software interruptions (bugs, collective timeouts, unplanned host maintenance)",
+}
+
+
+def _fraction(value: object) -> object:
+    """Parse an AFR written as a number (0.05) or a percentage ('5 %'); bounds are checked by the model."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        try:
+            return float(value.strip()[:-1]) / 100
+        except ValueError:
+            return value
+    return value
+
+
+class FailureRate(Spec):
+    """How often one unit of a part fails and how long it takes to bring it back."""
+
+    afr: float | None = Field(None, description="Annual failure rate: failures per unit-year, as a fraction "
+                              "(0.05) or a percentage ('5 %'), from 0 to 100 %.")
+    fit: float | None = Field(None, ge=0, le=1e9, description="Failures per 10^9 unit-hours (FIT), instead of `afr`.")
+    repair: DurationOrZero = Field(default_factory=lambda: Q_(24, "h"), description=(
+        "Time to repair or replace a failed unit and return it to service, e.g. '24 h' (default 24 h)."))
+    interrupts: bool = Field(True, description="Whether a failure of this part interrupts a job running on it.")
+    basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
+    source: str = Field(min_length=3, description="Where the rate comes from (document, table), or why assumed.")
+
+    @field_validator("afr", mode="before")
+    @classmethod
+    def _percent(cls, value: object) -> object:
+        return _fraction(value)
+
+    @model_validator(mode="after")
+    def _one_rate(self) -> FailureRate:
+        if (self.afr is None) == (self.fit is None):
+            raise FieldError(("afr",), "give exactly one of 'afr' (failures per unit-year) or 'fit' "
+                                       "(failures per 10^9 unit-hours)")
+        if self.afr is not None and not 0 <= self.afr <= 1:
+            raise FieldError(("afr",), f"an annual failure rate is between 0 and 100 %, got {self.afr * 100:g} %; "
+                                       "a part failing more than once a year per unit is written with 'fit'")
+        return self
+
+    @property
+    def per_year(self) -> float:
+        """Failures per unit-year."""
+        return self.afr if self.afr is not None else (self.fit or 0.0) * HOURS_PER_YEAR / 1e9  # one is set (validated)
+
+    @property
+    def rate(self) -> Q:
+        """Failures per unit and day, as a quantity (1/day)."""
+        return Q_(self.per_year / 365.25, "1/day")
+
+
+class FailureRates(Document):
+    """Failure rates per part class, in one place: the rates every part without its own `reliability` takes."""
+
+    kind: Literal["FailureRates"] = "FailureRates"
+    classes: dict[str, FailureRate] = Field(description="Rate per part class: " + "; ".join(
+        f"`{k}`: {v}" for k, v in PART_CLASSES.items()) + ".")
+    source: str | list[str] = Field("", description="Where the set as a whole comes from.")
+    notes: str = Field("", description="Assumptions and limits of the set.")
+
+    @field_validator("classes")
+    @classmethod
+    def _known(cls, value: dict[str, FailureRate]) -> dict[str, FailureRate]:
+        for name in value:
+            if name not in PART_CLASSES:
+                raise ValueError(f"unknown part class '{name}' (known: {', '.join(PART_CLASSES)})")
+        return value
+
+
+class SiteEvent(Spec):
+    """A facility event that stops every job in the hall (utility outage, cooling plant trip)."""
+
+    name: str = Field(min_length=1, description="What happens, e.g. 'utility power loss beyond UPS ride-through'.")
+    per_year: float = Field(ge=0, le=10_000, description="Events per year.")
+    duration: DurationOrZero = Field(default_factory=lambda: Q_(0, "h"),
+                                     description="How long the hall is down per event, e.g. '2 h'.")
+    basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
+    source: str = Field(min_length=3, description="Where the rate comes from.")
+
+
+class Storage(Spec):
+    """The storage system a cluster writes checkpoints to (e.g. parallel file system appliances)."""
+
+    capacity: Information = Field(description="Usable capacity for checkpoints, e.g. '2 PB'.")
+    write_bandwidth: Bandwidth = Field(description="Sustained aggregate write bandwidth, e.g. '200 GB/s'.")
+    read_bandwidth: Bandwidth = Field(description="Sustained aggregate read bandwidth, e.g. '400 GB/s'.")
+    basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
+    source: str = Field(min_length=3, description="Where the figures come from.")
+
+
+class Checkpointing(Spec):
+    """How a training job checkpoints and restarts (docs/reliability.md)."""
+
+    bytes_per_parameter: float = Field(14, gt=0, le=64, description=(
+        "Checkpoint bytes per model parameter: default 14 = BF16 weights (2) + FP32 master weights (4) + two FP32 "
+        "Adam moments (8), what a mixed-precision Adam checkpoint holds."))
+    interval: DurationOrZero | None = Field(None, description="Time between checkpoints; default: Daly's optimum.")
+    restart: DurationOrZero = Field(default_factory=lambda: Q_(10, "min"), description=(
+        "Time from an interruption to training again, before reading the checkpoint: detection, rescheduling, "
+        "process start (default 10 min, assumed; Daly's examples use 10 min)."))
+    asynchronous: bool = Field(False, description="Checkpoints are written in the background; the job pauses only "
+                                                  "to copy the state to host memory (write time not charged).")
+    tokens: float | None = Field(None, gt=0, le=1e18, description="Token budget of the run, e.g. 15.6e12, for the "
+                                                                  "time to train.")
+    goodput_target: float | None = Field(None, gt=0, description=(
+        "Goodput the job must hold; hot spares are sized to it (default 0.9). At most 1."))
+
+    @model_validator(mode="after")
+    def _target(self) -> Checkpointing:
+        if self.goodput_target is not None and self.goodput_target > 1:
+            raise FieldError(("goodput_target",), f"goodput is a fraction of wall time, at most 1, got "
+                                                  f"{self.goodput_target:g}; write e.g. 0.9")
+        return self

@@ -1,0 +1,168 @@
+"""The cluster document's "Reliability and availability" and "Cost" sections, and their two charts.
+
+Renderers format what `archgen.analyse.reliability` and `archgen.analyse.cost` computed (docs/reliability.md); they
+compute nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from matplotlib.figure import Figure as Chart
+
+from archgen.render import fmt
+from archgen.render.blocks import Column, Figure, Para, Section, Table
+from archgen.units import Q_
+
+#: Checkpoint intervals of the goodput chart, as multiples of the job's optimum.
+INTERVAL_FACTORS = (0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 5.0, 7.0, 10.0)
+
+
+def jobs(run: Any, cluster_id: str) -> list[tuple[str, Any]]:
+    """(workload id, goodput) of the training workloads the REL stage analysed on a cluster, by id."""
+    out = []
+    for path, g in sorted(run.operations.goodput.items()):
+        r = run.workloads.get(path)
+        if r is not None and r.estimate is not None and r.estimate.cluster == cluster_id:
+            out.append((r.workload.id, g))
+    return out
+
+
+def reliability_section(run: Any, a: Any) -> Section | None:
+    """Failure-domain table, per-class rates, and each training job's checkpoints and goodput."""
+    rel = run.operations.reliability.get(a.cluster.path)
+    if rel is None:
+        return None
+    m = a.metrics
+    section = Section("reliability", "Reliability and availability").add(Para(
+        f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
+        f"failures (docs/reliability.md). A job on all {rel.accelerators:,} accelerators sees "
+        f"{fmt.number(fmt.magnitude(m.get('interruptions_per_day'), '1/day') or 0, 2)} interruptions per day, a mean "
+        f"time to interruption of {fmt.q(m.get('mtti'), 'h', 1)}."))
+    rows: tuple[tuple[Any, ...], ...] = tuple((d.name, d.causes, d.per_year, d.accelerators, d.repair, d.note)
+                                              for d in rel.domains)
+    section.add(Table("failure-domains", "Failure domains: failures per year in the cluster and accelerators each "
+                      "failure removes", (Column("Domain"), Column("What fails"),
+                                          Column("Failures / year", digits=1, align="right"),
+                                          Column("Accelerators removed", digits=0, align="right"),
+                                          Column("Repair", "h", 0, "right"), Column("Note")), rows))
+    rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units,
+                  c.rate.per_year if c.rate else None, c.per_day * 365.25, c.rate.basis if c.rate else "—")
+                 for c in rel.classes)
+    section.add(Table("failure-rates", "Failure rates by part class", (
+        Column("Class"), Column("Units", digits=0, align="right"), Column("Per unit-year", digits=4, align="right"),
+        Column("Failures / year", digits=1, align="right"), Column("Basis")), rows))
+    found = jobs(run, a.cluster.spec.id)
+    if found:
+        rows = tuple((wid, g.accelerators, Q_(g.mtti, "s").to("h") if g.mtti != float("inf") else None,
+                      Q_(g.checkpoint_size, "B").to("TB"), Q_(g.write_time, "s"), Q_(g.interval, "s").to("min"),
+                      Q_(g.restart + g.wait, "s").to("min"), g.goodput, g.spares_needed, g.spares_available)
+                     for wid, g in found)
+        section.add(Table("goodput", "Training jobs: checkpoints, restarts and goodput (effective training time "
+                          "ratio)", (Column("Workload"), Column("Accelerators", digits=0, align="right"),
+                                     Column("MTTI", "h", 1, "right"), Column("Checkpoint", "TB", 2, "right"),
+                                     Column("Write", "s", 1, "right"), Column("Interval", "min", 1, "right"),
+                                     Column("Restart", "min", 1, "right"), Column("Goodput", digits=3, align="right"),
+                                     Column("Spares needed", digits=0, align="right"),
+                                     Column("Spares idle", digits=0, align="right")), rows))
+        section.add(Figure("fig-goodput", "goodput", "Goodput against checkpoint interval; the dot is the interval "
+                           "used"))
+    if rel.assumed:
+        section.add(Para("Assumed rates: " + ", ".join(rel.assumed) + "."))
+    return section
+
+
+def goodput_chart(found: list[tuple[str, Any]]) -> Chart:
+    """Goodput of each training job against its checkpoint interval (log axis), the interval used marked."""
+    fig = Chart(figsize=(7.0, 3.2))
+    ax = fig.subplots()
+    for wid, g in found:
+        base = g.optimum or g.interval or 60.0
+        xs = [base * f for f in INTERVAL_FACTORS]
+        ax.plot([x / 60 for x in xs], g.curve(xs), marker=".", linewidth=1.2, label=wid)
+        if g.interval:
+            ax.plot([g.interval / 60], g.curve([g.interval]), marker="o", color="#333333", linestyle="")
+    ax.set_xscale("log")
+    ax.set_xlabel("checkpoint interval (min)")
+    ax.set_ylabel("goodput")
+    ax.set_ylim(0, 1.02)
+    ax.grid(color="#dddddd", linewidth=0.5)
+    ax.legend(fontsize=6, frameon=False, loc="lower center")
+    fig.tight_layout()
+    return fig
+
+
+def cost_section(run: Any, a: Any) -> Section | None:
+    """Capex by kind and part, opex from the average and peak load, TCO per year and per accelerator-hour."""
+    cost = run.operations.cost.get(a.cluster.path)
+    if cost is None or cost.currency is None:
+        return None
+    cur = cost.currency
+    rows = (("Capex", cost.capex), ("Capital recovered per year", cost.capital_per_year),
+            ("Energy per year (average load)", cost.energy_per_year), ("Space per year", cost.space_per_year),
+            ("TCO per year", cost.tco_per_year), ("TCO per accelerator-hour", cost.per_accelerator_hour))
+    section = Section("cost", "Cost").add(
+        Para(f"Capex from the bill of materials at each part's price; energy at the average IT load "
+             f"{fmt.q(cost.power_average, 'kW', 0)} (peak {fmt.q(cost.power_peak, 'kW', 0)}) times the "
+             "facility's PUE and electricity price; capital recovered over the depreciation years at the discount "
+             "rate (docs/reliability.md, Cost). Every price carries its basis; assumed ones are listed under Open "
+             "items."),
+        Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=2, align="right")),
+              tuple((name, value.to(cur).m if value is not None else None) for name, value in rows)),
+        Table("capex", f"Capex by part ({cur})", (Column("Part"), Column("Kind"), Column("Qty", digits=0,
+                                                                                        align="right"),
+                                                   Column("Unit price", digits=0, align="right"),
+                                                   Column("Total", digits=0, align="right"), Column("Basis")),
+              tuple((line.part, line.kind, line.quantity, line.unit_price.m if line.unit_price is not None else None,
+                     line.total.m if line.total is not None else None, line.basis or "unpriced")
+                    for line in cost.lines)),
+        Figure("fig-capex", "capex", f"Capex by kind of part ({cur})"))
+    return section
+
+
+def capex_chart(cost: Any) -> Chart:
+    """Capex by kind of part, as horizontal bars."""
+    parts = cost.breakdown()
+    fig = Chart(figsize=(7.0, 0.6 + 0.35 * max(len(parts), 1)))
+    ax = fig.subplots()
+    names = list(parts)[::-1]
+    values = [parts[n].m / 1e6 for n in names]
+    ax.barh(names, values, color="#4a90d9")
+    for y, v in enumerate(values):
+        ax.text(v, y, f" {v:,.2f}", va="center", fontsize=7)
+    ax.set_xlabel(f"million {cost.currency}")
+    ax.grid(axis="x", color="#dddddd", linewidth=0.5)
+    fig.tight_layout()
+    return fig
+
+
+def open_items(run: Any, a: Any) -> list[str]:
+    """What the cost and reliability figures rest on that is assumed or missing, for Open items."""
+    items = []
+    cost = run.operations.cost.get(a.cluster.path)
+    if cost is not None and cost.assumed:
+        items.append("Cost rests on assumed figures (replace with quotes): " + ", ".join(cost.assumed) + ".")
+    if cost is not None and cost.unpriced:
+        items.append("Capex leaves out unpriced parts: " + ", ".join(line.part for line in cost.unpriced) + ".")
+    if cost is not None and cost.accessories:
+        items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
+                     "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")
+    rel = run.operations.reliability.get(a.cluster.path)
+    if rel is not None and rel.assumed:
+        items.append("Reliability rests on assumed failure rates: " + ", ".join(rel.assumed) + ".")
+    return items
+
+
+def figures(run: Any, a: Any) -> dict:
+    """The two charts, by figure key."""
+    out = {}
+    found = jobs(run, a.cluster.spec.id)
+    if found:
+        out["goodput"] = lambda: goodput_chart(found)
+    cost = run.operations.cost.get(a.cluster.path)
+    if cost is not None and cost.currency is not None:
+        out["capex"] = lambda: capex_chart(cost)
+    return out
+
+
+__all__ = ["capex_chart", "cost_section", "figures", "goodput_chart", "open_items", "reliability_section"]

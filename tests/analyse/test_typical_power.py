@@ -1,0 +1,58 @@
+"""Average power (issue 11 follow-up, item 5): `it_power_typical` per rack and cluster, typical draw where the
+datasheet states one, else the maximum, plus the optics; budgets stay on the maximum.
+
+Catalog figures (sources in the YAML files): qm9700 max 1,176 W, typical 747 W; sn5600 max 3 kW (a PSU rating,
+`max_basis: psu-rating`), typical 940 W; sn4600c max = typical = 466 W; systems, NVLink trays and SN2201 state no
+typical draw.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.model import Switch, System
+from archgen.pipeline import run
+from archgen.render import render_all
+from tests.conftest import SPECS
+
+
+@pytest.fixture(scope="module")
+def result():
+    return run([SPECS])
+
+
+def test_rack_typical_power_uses_stated_typicals(result):
+    leaf = result.racks["rack/dgx-b200-leaf"]
+    # 8 QM9700 at 747 W instead of 1,176 W: 8 x 0.429 kW = 3.432 kW below the maximum
+    assert leaf.metrics["it_power"].m_as("kW") - leaf.metrics["it_power_typical"].m_as("kW") == pytest.approx(3.432)
+    eth = result.racks["rack/gb200-su-eth"]
+    # 5 SN5600 at 940 W instead of the 3 kW PSU rating: 5 x 2.06 kW = 10.3 kW
+    assert eth.metrics["it_power"].m_as("kW") - eth.metrics["it_power_typical"].m_as("kW") == pytest.approx(10.3)
+    assert eth.power.typical_from_max == ()          # SN5600 and SN4600C both state a typical draw
+
+
+def test_rack_without_typical_figures_falls_back_to_max_and_says_which(result):
+    nvl = result.racks["rack/gb200-nvl72"]
+    assert nvl.metrics["it_power_typical"].m_as("kW") == pytest.approx(nvl.metrics["it_power"].m_as("kW"))
+    assert nvl.power.typical_from_max == ("gb200-compute-tray", "nvlink5-switch-tray", "sn2201")
+
+
+@pytest.mark.parametrize("cluster", ["cluster/dgx-b200-superpod", "cluster/gb200-nvl72-su"])
+def test_cluster_typical_power_is_max_less_each_switch_and_system_typical_saving(result, cluster):
+    a = result.clusters[cluster]
+    saving = 0.0
+    for line in a.cabling.bom:       # every system and switch of the cluster, in racks or not, with its count
+        part = result.specs.get(line.part)
+        if isinstance(part, System | Switch) and part.power.typical is not None:
+            saving += (part.power.max - part.power.typical).m_as("kW") * line.quantity
+    m = a.metrics
+    assert m["it_power"].m_as("kW") - m["it_power_typical"].m_as("kW") == pytest.approx(saving)
+    assert saving > 0
+
+
+def test_documents_state_the_rule_and_the_psu_rating(result, tmp_path):
+    render_all(result, tmp_path, target="gb200-su-eth", formats=("md",), revision="test")
+    md = (tmp_path / "gb200-su-eth" / "gb200-su-eth.md").read_text()
+    assert "| IT power (typical, for energy) | 6.9 kW |" in md
+    assert "Every part states a typical draw." in md
+    assert "sn5600: power.max 3.00 kW is a power-supply rating, not a draw" in md

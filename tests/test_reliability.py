@@ -1,0 +1,105 @@
+"""Reliability and goodput: the closed forms against their published values, and the Llama 3 405B run.
+
+Sources are in tests/data/reliability/llama3-sources.yaml. The Llama 3 reproduction with the shipped rates is a
+*consistency* check: the accelerator, host, NIC and software rates of the shipped set come from the same Table 5
+(specs/catalog/reliability/field-h100-2024.yaml). The independent check uses Meta's RSC cluster rates (HPCA 2025)
+and states how far they land from the run.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from archgen.perf.goodput import daly, ettr, poisson_tail, young
+from archgen.pipeline import run
+
+DATA = Path(__file__).parent / "data" / "reliability"
+SOURCES = YAML(typ="safe", pure=True).load((DATA / "llama3-sources.yaml").read_text(encoding="utf-8"))
+RACK = Path(__file__).parents[1] / "specs" / "racks" / "dgx-h100-4.yaml"
+
+
+def test_young_is_the_first_order_closed_form():
+    # Young (1974): tau = sqrt(2 delta M); delta = 5 min, M = 24 h -> 120 min
+    assert young(5, 24 * 60) == pytest.approx(120.0)
+
+
+@pytest.mark.parametrize("case", SOURCES["checkpoint_interval"]["cases"], ids=lambda c: c["mtti"])
+def test_daly_interval_matches_the_published_optima(case):
+    """Daly (2006), Figs. 3-5: delta = 5 min gives 117, 57 and 9.1 min at M = 24 h, 6 h and 15 min."""
+    m = float(case["mtti"].split()[0]) * (60 if case["mtti"].endswith("h") else 1)
+    assert daly(5, m) == pytest.approx(float(case["optimum"].split()[0]), abs=0.5)
+
+
+def test_daly_interval_is_where_ettr_peaks():
+    """The interval maximising Daly's wall-time model lies within 1 % of his closed-form optimum."""
+    delta, restart, mtti = 300.0, 600.0, 6 * 3600.0
+    grid = [60.0 + i for i in range(20000)]
+    best = max(grid, key=lambda t: ettr(t, delta, restart, mtti))
+    assert best == pytest.approx(daly(delta, mtti), rel=0.01)
+
+
+def test_ettr_closed_form():
+    """Daly's expected wall time: Ts / Tw = tau / (M e^(R/M) (e^((tau+delta)/M) - 1)); small delta, R -> first
+    order 1 - sqrt(2 delta / M) - R / M."""
+    delta, restart, mtti = 3.0, 600.0, 3 * 3600.0
+    tau = daly(delta, mtti)
+    exact = tau / (mtti * math.exp(restart / mtti) * (math.exp((tau + delta) / mtti) - 1))
+    assert ettr(tau, delta, restart, mtti) == pytest.approx(exact)
+    assert ettr(tau, delta, restart, mtti) == pytest.approx(1 - math.sqrt(2 * delta / mtti) - restart / mtti,
+                                                           abs=0.003)
+    assert ettr(tau, delta, restart, math.inf) == pytest.approx(tau / (tau + delta))
+
+
+def test_poisson_tail():
+    assert poisson_tail(1.0, 0) == pytest.approx(1 - math.exp(-1))
+    assert poisson_tail(0.0, 3) == 0.0
+
+
+def _run(tmp_path: Path, rates: str | None = None):
+    tree = tmp_path / "llama3"
+    shutil.copytree(DATA / "llama3", tree)
+    shutil.copy(RACK, tree / "rack.yaml")
+    if rates:
+        shutil.copy(DATA / "rsc.yaml", tree / "rsc.yaml")
+        cluster = tree / "cluster.yaml"
+        cluster.write_text(cluster.read_text().replace("facility: hall-air", f"facility: hall-air\nfailure_rates: "
+                                                                             f"{rates}"), encoding="utf-8")
+    return run([tree])
+
+
+def test_llama3_run_consistency_with_the_shipped_rates(tmp_path):
+    """Consistency check (not independent: the shipped GPU, host, NIC and software rates come from Table 5).
+
+    419 unplanned interruptions in 54 days on 16,384 H100: within 15 %. The shipped set reproduces the GPU, host,
+    NIC and software counts and adds its assumed network rates (switches, transceivers) in place of the run's 35.
+    """
+    r = _run(tmp_path)
+    measured = SOURCES["measured"]
+    got = r.metrics["workload/llama3-405b-16k"]["interruptions_per_day"].m_as("1/day") * measured["days"]
+    assert got == pytest.approx(measured["interruptions_unplanned"], rel=0.15)
+    assert got == pytest.approx(463.6, rel=0.01)  # +10.6 %: 78 network interruptions from assumed rates, not 35
+    goodput = r.metrics["workload/llama3-405b-16k"]["goodput"].m_as("")
+    assert goodput == pytest.approx(measured["effective_training_time"], abs=0.05)
+
+
+@pytest.mark.parametrize(("rates", "expected"), [("rsc-1", 718.8), ("rsc-2", 258.8)])
+def test_llama3_run_from_independent_rsc_rates(tmp_path, rates, expected):
+    """Independent check: Meta's RSC-1 / RSC-2 node failure rates (A100, HPCA 2025) on the run's 2,048 nodes.
+
+    2,048 nodes x 54 days x r_f: 719 (RSC-1) and 259 (RSC-2) against 419, i.e. +72 % and -38 %. Neither meets the
+    15 % bar; the run lies between the two clusters. RSC-1's own projection for a 16,384-GPU job, 1.8 h MTTF, is
+    what 6.50 per 1000 node-days gives.
+    """
+    r = _run(tmp_path, rates)
+    m = r.metrics["workload/llama3-405b-16k"]
+    got = m["interruptions_per_day"].m_as("1/day") * SOURCES["measured"]["days"]
+    assert got == pytest.approx(expected, rel=0.001)
+    lo, hi = sorted((718.8, 258.8))
+    assert lo < SOURCES["measured"]["interruptions_unplanned"] < hi
+    if rates == "rsc-1":
+        assert m["mtti"].m_as("h") == pytest.approx(SOURCES["independent"]["rsc1_mttf_16384_gpus_hours"], abs=0.05)
