@@ -104,28 +104,43 @@ class _Topo:
         self.channels = where(self.cross, k, inside)
         self.intra_scale = hw.scale_up_latency / (nccl.NVLINK_REFERENCE * nccl.US)
         self.net_extra = hw.scale_out_latency / nccl.US
+        self._factors: dict[str, object] = {}
+
+    def factor(self, op: str):
+        """`busbw_factor` of the group (one object per operation, so candidates can share f·size)."""
+        got = self._factors.get(op)
+        if got is None:
+            got = self._factors[op] = busbw_factor(op, self.n)
+        return got
 
 
-def _ring(hw: Hardware, t: _Topo, op: str, size, proto: int):
-    """NCCL Ring (tuning.cc 393-411 latency; algbw = busbw x n / steps)."""
-    protos = (proto,) if t.gen is not None else (SIMPLE,)
-    if proto not in protos:
-        return np.inf
+# A candidate (algorithm, protocol) of one group: time = latency + f·size / bus, as NCCL's tuner computes it
+# (tuning.cc 651: latency + bytes / bandwidth). Its figures are plain floats or arrays over the groups; `f` None
+# stands for 1 (the size itself). `kind` adds what depends on the size: the multi-node ring's plateau on the
+# latency (`PLATEAU`, extra = (cross, channels·n, factor)) or the tree's correction on the bandwidth (`TREE`,
+# extra = the protocol, and 2·size for f). `mask` (None: everywhere) says where the candidate runs at all.
+PLAIN, PLATEAU, TREE = 0, 1, 2
+
+
+def _ring(hw: Hardware, t: _Topo, op: str, proto: int):
+    """NCCL Ring (tuning.cc 393-411 latency; algbw = busbw x n / steps); None where the protocol does not run."""
+    if t.gen is None and proto != SIMPLE:
+        return None
     bus = nccl.ring_protocol_bw(t.gen, proto, t.ring, t.channels, t.nodes)
     lat = nccl.ring_latency(proto, op, t.n, t.nodes, t.intra_scale, t.net_extra)
     if proto == SIMPLE and op == "all_reduce":  # tuning.cc 646-650: plateau effect of a multi-node ring
         plateau = 1.9 if 0 < hw.compute_capability < 8 else 1.4
-        lat = lat * where(t.cross & (size / (t.channels * t.n) >= 64), plateau, 1.0)
-    return lat + busbw_factor(op, t.n) * size / bus
+        return (lat, t.factor(op), bus, PLATEAU, (t.cross, t.channels * t.n, plateau), None)
+    return (lat, t.factor(op), bus, PLAIN, None, None)
 
 
-def _tree(hw: Hardware, t: _Topo, size, proto: int):
+def _tree(hw: Hardware, t: _Topo, proto: int):
     """NCCL Tree all-reduce: a chain in each domain, double binary trees between domains (algbw = busbw / 2)."""
     if t.gen is None and proto != SIMPLE:
-        return np.inf
+        return None
     gen = 2 if t.gen is None else t.gen
-    bus = nccl.tree_protocol_bw(gen, proto, t.ring, t.channels, t.nodes) * nccl.tree_correction(proto, size)
-    return nccl.tree_latency(proto, t.n, t.nodes, t.intra_scale, t.net_extra) + 2.0 * size / bus
+    bus = nccl.tree_protocol_bw(gen, proto, t.ring, t.channels, t.nodes)  # x the mid-size correction (`TREE`)
+    return (nccl.tree_latency(proto, t.n, t.nodes, t.intra_scale, t.net_extra), None, bus, TREE, proto, None)
 
 
 def _nvls_bus(hw: Hardware, t: _Topo, all_reduce: bool):
@@ -133,19 +148,19 @@ def _nvls_bus(hw: Hardware, t: _Topo, all_reduce: bool):
     return nccl.nvls_bus(t.gen if t.gen is not None else 2, hw.nvls_efficiency, t.up, heads, all_reduce, t.k)
 
 
-def _nvls(hw: Hardware, t: _Topo, op: str, size):
+def _nvls(hw: Hardware, t: _Topo, op: str, mask=None):
     """NCCL NVLS: in-switch reduction in the domain; across domains (NVLS+SHARP) the scale-out switches reduce too."""
     if op == "all_reduce":
         # across domains each node's NICs carry size once each way, half a ring's traffic: 2x `net` as busbw
         bus = where(t.cross, minimum(_nvls_bus(hw, t, True), 2.0 * t.net), _nvls_bus(hw, t, True))
         lat = nccl.NVLINK_LATENCY["nvls"][SIMPLE] * t.intra_scale + where(
             t.cross, nccl.net_latency("nvls", SIMPLE, t.net_extra), 0.0)
-        return lat * nccl.US + busbw_factor(op, t.n) * size / bus
+        return (lat * nccl.US, t.factor(op), bus, PLAIN, None, mask)
     bus = _nvls_bus(hw, t, False)  # all-gather / reduce-scatter: NCCL uses busBw as algbw (tuning.cc 421)
-    return nccl.NVLINK_LATENCY["nvls"][SIMPLE] * t.intra_scale * nccl.US + size / bus
+    return (nccl.NVLINK_LATENCY["nvls"][SIMPLE] * t.intra_scale * nccl.US, None, bus, PLAIN, None, mask)
 
 
-def _nvls_tree(hw: Hardware, t: _Topo, size):
+def _nvls_tree(hw: Hardware, t: _Topo, mask=None):
     """NCCL NVLSTree all-reduce: NVLS inside each domain, a tree between domains (tuning.cc 316-320, 428-429)."""
     gen = t.gen if t.gen is not None else 2
     heads = minimum(t.k, float(nccl.MAX_NVLS_ARITY))
@@ -154,10 +169,10 @@ def _nvls_tree(hw: Hardware, t: _Topo, size):
     bus = minimum(minimum(_nvls_bus(hw, t, True), inter), cap)
     lat = (nccl.NVLINK_LATENCY["nvls_tree"][SIMPLE] * t.intra_scale
            + 2.0 * nccl.log2i(t.nodes) * nccl.net_latency("nvls_tree", SIMPLE, t.net_extra)) * nccl.US
-    return lat + busbw_factor("all_reduce", t.n) * size / bus
+    return (lat, t.factor("all_reduce"), bus, PLAIN, None, mask)
 
 
-def _sharp(hw: Hardware, t: _Topo, size):
+def _sharp(hw: Hardware, t: _Topo):
     """NCCL CollNet Direct all-reduce: SHARP in the scale-out switches.
 
     Each NIC sends its 1/k shard up once and receives the reduced shard once, so the node's NICs carry size each way,
@@ -169,14 +184,102 @@ def _sharp(hw: Hardware, t: _Topo, size):
     bus = minimum(up_bus, 2.0 * t.net * (t.n - 1) / t.n) * (COLLNET_SM90 if hw.compute_capability >= 9 else 1.0)
     lat = (2.0 * (minimum(1.0, k - 1) * nccl.NVLINK_LATENCY["collnet"][SIMPLE] * t.intra_scale + (k - 1) * 0.4)
            + nccl.net_latency("collnet", SIMPLE, t.net_extra)) * nccl.US
-    return lat + busbw_factor("all_reduce", t.n) * size / bus
+    return (lat, t.factor("all_reduce"), bus, PLAIN, None, None)
 
 
-def _pat(hw: Hardware, t: _Topo, op: str, size):
+def _pat(hw: Hardware, t: _Topo):
     """NCCL PAT all-gather / reduce-scatter, one rank per domain: 0.75 of the NIC rate, log latency (tuning.cc 337)."""
     lat = (nccl.BASE_LATENCY["pat"][SIMPLE] + nccl.log2i(t.nodes) * nccl.net_latency("pat", SIMPLE, t.net_extra)
            / 3.5 + t.n * 2.8) * nccl.US
-    return where(t.k <= 1, lat + size / (0.75 * t.net), np.inf)
+    return (lat, None, 0.75 * t.net, PLAIN, None, t.k <= 1)
+
+
+def _ring_tree(hw: Hardware, t: _Topo, op: str, mask=None) -> list:
+    """Ring with each protocol, and for an all-reduce tree with each (NCCL's default algorithms)."""
+    out = [_ring(hw, t, op, proto) for proto in (LL, LL128, SIMPLE)]
+    if op == "all_reduce":
+        out += [_tree(hw, t, proto) for proto in (LL, LL128, SIMPLE)]
+    return [c if mask is None or c is None else (*c[:5], mask) for c in out]
+
+
+def _candidates(hw: Hardware, t: _Topo, op: str, algorithm: str) -> list:
+    """The (algorithm, protocol) candidates `algorithm` stands for; the collective takes the fastest that runs."""
+    ar = op == "all_reduce"
+    if algorithm == "ring":
+        out = [_ring(hw, t, op, proto) for proto in (LL, LL128, SIMPLE)]
+    elif algorithm == "tree":
+        out = [_tree(hw, t, proto) for proto in (LL, LL128, SIMPLE)] if ar else _ring_tree(hw, t, op)
+    elif algorithm == "pat":  # one rank per domain; ring and tree elsewhere
+        out = _ring_tree(hw, t, op) if ar else [_pat(hw, t), *_ring_tree(hw, t, op, t.k > 1)]
+    elif algorithm == "nvls":  # all-gather / reduce-scatter across domains: ring and tree
+        out = [_nvls(hw, t, op)] if ar else [_nvls(hw, t, op, ~_bool(t.cross)), *_ring_tree(hw, t, op, t.cross)]
+    elif algorithm == "nvls_tree":
+        out = [_nvls_tree(hw, t, t.cross), _nvls(hw, t, op, ~_bool(t.cross))] if ar else _ring_tree(hw, t, op)
+    elif algorithm == "sharp":
+        out = [_sharp(hw, t)] if ar else _ring_tree(hw, t, op)
+    else:  # auto: the fastest of what NCCL enables by default (no CollNet)
+        out = _ring_tree(hw, t, op) + ([] if ar else [_pat(hw, t)])
+        if hw.in_network_reduction and t.gen is not None and t.gen >= 2:
+            out.append(_nvls_tree(hw, t, t.cross) if ar else None)
+            out.append(_nvls(hw, t, op, ~_bool(t.cross)))
+    return [c for c in out if c is not None]
+
+
+def _bool(x):
+    """`x` as a numpy boolean (so that ~ negates a plain bool too)."""
+    return np.asarray(x, dtype=bool) if isinstance(x, np.ndarray) else np.bool_(x)
+
+
+def _fastest(cands: list, size):
+    """The least time over the candidates for messages of `size` bytes (plain float for scalars, else arrays).
+
+    Each candidate's time is computed with the same operations, in the same order, as NCCL's formula reads, so the
+    result does not depend on how the candidates were computed (once per group, or looked up for a repeated one).
+    Arrays are updated in place where they are this function's own: fresh large temporaries cost page faults.
+    """
+    scaled: dict[int, object] = {}
+    tree = None
+    best = None
+    for lat, f, bus, kind, extra, mask in cands:
+        if kind == TREE:
+            if tree is None:
+                tree = (2.0 * size, nccl.tree_index(size))
+            t = _plus(tree[0] / (bus * nccl.tree_correction_at(extra, tree[1])), lat)
+        else:
+            if f is None:
+                x = size
+            else:
+                x = scaled.get(id(f))
+                if x is None:
+                    x = scaled[id(f)] = f * size
+            if kind == PLATEAU:
+                cross, cn, plateau = extra
+                lat = lat * where(cross & (size / cn >= 64), plateau, 1.0)
+            t = _plus(x / bus, lat)
+        if mask is not None:
+            t = _unless(mask, t, np.inf)
+        if best is None:
+            best = t
+        elif isinstance(best, np.ndarray) and best.shape == np.broadcast_shapes(best.shape, np.shape(t)):
+            np.minimum(best, t, out=best)
+        else:
+            best = minimum(best, t)
+    return best
+
+
+def _plus(own, other):
+    """Own + other (IEEE addition commutes), into `own` when it is an array of the result's shape."""
+    if isinstance(own, np.ndarray) and own.shape == np.broadcast_shapes(own.shape, np.shape(other)):
+        return np.add(own, other, out=own)
+    return other + own
+
+
+def _unless(cond, own, value):
+    """where(cond, own, value), into `own` when it is an array of the result's shape."""
+    if isinstance(own, np.ndarray) and own.shape == np.broadcast_shapes(own.shape, np.shape(cond)):
+        np.copyto(own, value, where=~np.asarray(cond, dtype=bool))
+        return own
+    return where(cond, own, value)
 
 
 def _hierarchical(hw: Hardware, t: _Topo, op: str, size):
@@ -212,15 +315,6 @@ def _all_to_all(hw: Hardware, t: _Topo, size):
     return BASE_LATENCY + (n - 1) * lat / 8.0 + maximum(t_up, t_out)
 
 
-def _best_ring_tree(hw: Hardware, t: _Topo, op: str, size):
-    best = np.inf
-    for proto in (LL, LL128, SIMPLE):
-        best = minimum(best, _ring(hw, t, op, size, proto))
-        if op == "all_reduce":
-            best = minimum(best, _tree(hw, t, size, proto))
-    return best
-
-
 def require(hw: Hardware, algorithm: str, n, k) -> str | None:
     """Why `algorithm` cannot run on `hw` for a group of n ranks, k per domain (None when it can)."""
     cross = bool(np.any(np.asarray(k) < np.asarray(n)))
@@ -234,6 +328,13 @@ def require(hw: Hardware, algorithm: str, n, k) -> str | None:
     if algorithm == "sharp" and inside:
         return "algorithm 'sharp' reduces in the scale-out switches; a group inside one scale-up domain never uses them"
     return None
+
+
+def _check(op: str, algorithm: str) -> None:
+    if op not in OPS:
+        raise UsageError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
+    if algorithm not in ALGORITHMS:
+        raise UsageError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
 
 
 def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "auto"):
@@ -250,63 +351,179 @@ def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "au
             in-network algorithm raises `UsageError` where the hardware lacks the capability (`require`).
 
     Returns:
-        Seconds; 0 for a group of one rank.
+        Seconds; 0 for a group of one rank. Size, group and hardware figures may be numpy arrays that broadcast.
     """
-    if op not in OPS:
-        raise UsageError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
-    if algorithm not in ALGORITHMS:
-        raise UsageError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
+    return collective_times(hw, ((op, size),), n, k, algorithm)[0]
+
+
+def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto") -> list:
+    """`collective_time` of several (op, size) requests on one group: its figures are worked out once.
+
+    The candidates of a group (`_candidates`: NCCL's algorithms and protocols, each a latency and a bandwidth)
+    depend on the hardware and the group, not on the size. They are computed once per call, kept for groups that
+    recur with the same hardware figures (`_CACHE`: a layout search or a sensitivity study asks for the same group
+    again and again), and computed once per distinct (n, k) when the groups are many arrays of few values.
+    """
+    for op, _ in requests:
+        _check(op, algorithm)
     if hw.torus:  # chips joined in a torus (TPU ICI): rings and the bucket algorithm along its dimensions
-        return torus.collective_time(hw, op, size, n, algorithm)
+        return [torus.collective_time(hw, op, size, n, algorithm) for op, size in requests]
     n = _arr(n)
     k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(_arr(k), n)
-    if op == "p2p":
-        cross = k < 2
-        bw = where(cross, _out(hw, 2.0), _up(hw))
-        t = where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
-        return where(n > 1, t, 0.0)
-    topo = _Topo(hw, n, k)
-    if op == "all_to_all":
-        return where(n > 1, _all_to_all(hw, topo, size), 0.0)
-    if algorithm in IN_NETWORK and (problem := require(hw, algorithm, n, k)):
-        raise UsageError(problem)
-    ar = op == "all_reduce"
-    if algorithm == "ring":
-        t = minimum(minimum(_ring(hw, topo, op, size, LL), _ring(hw, topo, op, size, LL128)),
-                    _ring(hw, topo, op, size, SIMPLE))
-    elif algorithm == "tree":
-        t = _best_ring_tree(hw, topo, op, size) if not ar else minimum(
-            minimum(_tree(hw, topo, size, LL), _tree(hw, topo, size, LL128)), _tree(hw, topo, size, SIMPLE))
-    elif algorithm == "hierarchical":
-        t = _hierarchical(hw, topo, op, size)
-    elif algorithm == "pat":
-        t = where(topo.k <= 1, _pat(hw, topo, op, size), _best_ring_tree(hw, topo, op, size)) \
-            if op != "all_reduce" else _best_ring_tree(hw, topo, op, size)
-    elif algorithm == "nvls":
-        t = _nvls(hw, topo, op, size) if ar or not topo.cross else _best_ring_tree(hw, topo, op, size)
-    elif algorithm == "nvls_tree":
-        t = where(topo.cross, _nvls_tree(hw, topo, size), _nvls(hw, topo, op, size)) if ar else \
-            _best_ring_tree(hw, topo, op, size)
-    elif algorithm == "sharp":
-        t = _sharp(hw, topo, size) if ar else _best_ring_tree(hw, topo, op, size)
-    else:
-        t = _auto(hw, topo, op, size)
-    return where(n > 1, t, 0.0)
+    groups = _Groups(hw, n, k, algorithm)
+    return [groups.time(op, size) for op, size in requests]
 
 
-def _auto(hw: Hardware, topo: _Topo, op: str, size):
-    """The fastest of what NCCL enables by default (no CollNet)."""
-    t = _best_ring_tree(hw, topo, op, size)
-    if op != "all_reduce":
-        t = minimum(t, _pat(hw, topo, op, size))
-    if hw.in_network_reduction and topo.gen is not None and topo.gen >= 2:
-        nv = _nvls(hw, topo, op, size)
-        if op == "all_reduce":
-            nv = where(topo.cross, _nvls_tree(hw, topo, size), nv)
-        else:
-            nv = where(topo.cross, np.inf, nv)
-        t = minimum(t, nv)
-    return t
+#: Candidates of recent (hardware figures, op, n, k, algorithm): a search and a sensitivity study repeat them.
+_CACHE: dict[tuple, list] = {}
+_CACHE_SIZE = 4096
+#: Groups in one call from which the candidates are computed once per distinct (n, k) and looked up.
+_MANY = 256
+
+
+def _hw_key(hw: Hardware) -> tuple:
+    """The hardware figures a collective reads (all numbers: hashable; arrays make it unhashable)."""
+    return (hw.scale_up_size, hw.scale_up_bandwidth, hw.scale_up_efficiency, hw.scale_up_latency,
+            hw.in_network_reduction, hw.nvls_efficiency, hw.compute_capability, hw.all_to_all_efficiency,
+            hw.scale_out_bandwidth, hw.scale_out_efficiency, hw.scale_out_latency, hw.scale_out_reduction,
+            hw.oversubscription, hw.pod)
+
+
+class _Groups:
+    """The groups of one call (n ranks, k per domain: floats or arrays) and their candidates per operation."""
+
+    def __init__(self, hw: Hardware, n, k, algorithm: str):
+        self.hw, self.n, self.k, self.algorithm = hw, n, k, algorithm
+        self.topo: _Topo | None = None
+        self.key = None
+        self.shape: tuple[int, ...] | None = None
+        self.many = False   # many groups of few distinct (n, k): candidates per distinct group, then looked up
+        self.index = None
+        try:
+            hw_key = _hw_key(hw)
+            hash(hw_key)
+        except TypeError:  # hardware figures as arrays (a batch of sweep points)
+            return
+        if isinstance(n, np.ndarray) or isinstance(k, np.ndarray):
+            groups = np.broadcast(n, k)
+            if groups.size != 1:
+                self.many = groups.size >= _MANY
+                return
+            self.shape = groups.shape  # one group given as arrays: worked out as floats
+            self.n, self.k = float(np.reshape(n, -1)[0]), float(np.reshape(k, -1)[0])
+        self.key = (hw_key, self.n, self.k, algorithm)
+
+    def _topo(self) -> _Topo:
+        if self.topo is None:
+            if self.many:
+                self.index, distinct = _distinct(self.n, self.k)
+                self.topo = _Topo(self.hw, *distinct)
+            else:
+                self.topo = _Topo(self.hw, self.n, self.k)
+        return self.topo
+
+    def candidates(self, op: str) -> list:
+        """The candidates of `op` for every group (looked up in `_CACHE` for one group of scalar figures)."""
+        if self.key is not None:
+            key = (op, *self.key)
+            got = _CACHE.get(key)
+            if got is None:
+                if len(_CACHE) >= _CACHE_SIZE:
+                    _CACHE.clear()
+                got = _CACHE[key] = _candidates(self.hw, self._topo(), op, self.algorithm)
+            return got
+        cands = _candidates(self.hw, self._topo(), op, self.algorithm)
+        return cands if self.index is None else _gather(cands, self.index)
+
+    def time(self, op: str, size):
+        """Seconds of `op` on `size` bytes for every group."""
+        hw, n = self.hw, self.n
+        if op == "p2p":
+            k = self.k
+            cross = k < 2
+            bw = where(cross, _out(hw, 2.0), _up(hw))
+            t = where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
+            return self._shaped(where(n > 1, t, 0.0))
+        if op == "all_to_all":
+            return self._shaped(where(n > 1, _all_to_all(hw, self._direct(), size), 0.0))
+        if self.algorithm in IN_NETWORK and (problem := require(hw, self.algorithm, n, self.k)):
+            raise UsageError(problem)
+        if self.algorithm == "hierarchical":
+            return self._shaped(where(n > 1, _hierarchical(hw, self._direct(), op, size), 0.0))
+        cands = self.candidates(op)
+        if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
+            front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731
+            cands = [(front(lat), front(f), front(bus), kind, tuple(front(e) for e in extra) if kind == PLATEAU
+                      else extra, front(mask)) for lat, f, bus, kind, extra, mask in cands]
+            t = _unless(front(n) > 1, _fastest(cands, np.ascontiguousarray(front(size))), 0.0)
+            return np.ascontiguousarray(np.moveaxis(t, 0, -1))
+        return self._shaped(_unless(n > 1, _fastest(cands, size), 0.0))
+
+    def _direct(self) -> _Topo:
+        """The groups' figures as they are (not looked up by distinct group): what sizes enter elementwise."""
+        return _Topo(self.hw, self.n, self.k) if self.many else self._topo()
+
+    def _shaped(self, t):
+        """Arrays where the caller gave arrays: one group given as arrays was worked out as floats."""
+        if self.shape is None:
+            return t
+        return np.broadcast_to(np.asarray(t, dtype=float), np.broadcast_shapes(np.shape(t), self.shape)).copy()
+
+
+def _trailing(size, n, cands: list) -> bool:
+    """Whether sizes have a short trailing axis (the pipeline's rank classes) that every group figure lacks.
+
+    numpy broadcasts such a pair slowly (an inner loop of a few elements), so `_Groups.time` then puts that axis
+    first; the arithmetic is the same.
+    """
+    if not isinstance(size, np.ndarray) or size.ndim < 2 or not 1 < size.shape[-1] <= 16:
+        return False
+    figures = [n] + [x for c in cands for x in (c[0], c[1], c[2], c[5], *(c[4] if c[3] == PLATEAU else ()))]
+    return all(x.ndim == size.ndim and x.shape[-1] == 1 for x in figures if isinstance(x, np.ndarray))
+
+
+def _distinct(n, k) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Where each group's (n, k) sits among the distinct ones, and those (two arrays).
+
+    Group sizes are whole numbers in practice, which a table indexed by n·K + k sorts without a sort; anything else
+    takes `np.unique`.
+    """
+    nb, kb = np.broadcast_arrays(n, k)
+    nf, kf = nb.reshape(-1), kb.reshape(-1)
+    ni, ki = nf.astype(np.int64), kf.astype(np.int64)
+    if len(nf) and ni.min() >= 0 and ki.min() >= 0 and np.array_equal(ni, nf) and np.array_equal(ki, kf):
+        width = int(ki.max()) + 1
+        top = int(ni.max()) * width + width
+        if top <= 1 << 22:
+            key = ni * width + ki
+            present = np.zeros(top, dtype=bool)
+            present[key] = True
+            keys = np.flatnonzero(present)
+            slot = np.zeros(top, dtype=np.int64)
+            slot[keys] = np.arange(len(keys))
+            return slot[key].reshape(nb.shape), ((keys // width).astype(float), (keys % width).astype(float))
+    pairs, index = np.unique((nf + 1j * kf), return_inverse=True)
+    return index.reshape(nb.shape), (np.ascontiguousarray(pairs.real), np.ascontiguousarray(pairs.imag))
+
+
+def _gather(cands: list, index: np.ndarray) -> list:
+    """Candidates computed once per distinct group, at each group (`index`)."""
+    taken: dict[int, object] = {}
+
+    def at(x):
+        if not isinstance(x, np.ndarray):
+            return x
+        got = taken.get(id(x))
+        if got is None:
+            got = taken[id(x)] = x[index]
+        return got
+
+    out = []
+    for lat, f, bus, kind, extra, mask in cands:
+        if kind == PLATEAU:
+            extra = tuple(at(e) for e in extra)
+        out.append((at(lat), at(f), at(bus), kind, extra, at(mask)))
+    return out
 
 
 #: Message sizes of an nccl-tests sweep (`-b 8 -e 16G -f 2`): 8 B to 16 GiB.

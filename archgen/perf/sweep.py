@@ -170,7 +170,8 @@ def evaluate_point(problem: Problem, index: int) -> Row:
         if gpus > base.accelerators:
             raise ArchgenError(f"asks for {gpus} accelerators; cluster '{base.cluster}' has {base.accelerators}")
         hw = _hardware(base.hardware, values, precision(workload) or "bf16")
-        est = estimate(workload, problem.model, hw, gpus, gpus_per_rack=base.per_rack, with_sensitivity=False)
+        est = estimate(workload, problem.model, hw, gpus, gpus_per_rack=base.per_rack, with_sensitivity=False,
+                       with_stack_range=False)  # a row shows no notes but the last when the point does not fit
     except ArchgenError as err:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
         return Row(index, values, base.cluster, "invalid", reason)

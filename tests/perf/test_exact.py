@@ -134,14 +134,6 @@ def _hardware() -> dict[str, Hardware]:
     return hws
 
 
-def _call(hw, op, size, n, k, alg):
-    """`collective_time`, or -1 where it cannot take array groups (explicit `nvls` for all-gather/reduce-scatter)."""
-    try:
-        return collective_time(hw, op, size, n, k, alg)
-    except ValueError:
-        return -1.0
-
-
 def collectives() -> dict:
     """`collective_time` over hardware x operation x algorithm x group, with arrays and scalars."""
     sizes = 2.0 ** np.arange(3, 35)
@@ -160,9 +152,9 @@ def collectives() -> dict:
                                 require(hw, alg, n, min(n, hw.scale_up_size) if k is None else k)
                                 or require(hw, alg, group, np.minimum(group, hw.scale_up_size) if k is None else kg)):
                             continue
-                        times.append(_call(hw, op, sizes, float(n) + 0.0 * sizes, k, alg))
-                        times.append([_call(hw, op, s, n, k, alg) for s in (8.0, 3e5, 1.5e9)])
-                        times.append(_call(hw, op, sizes, group, kg, alg))
+                        times.append(collective_time(hw, op, sizes, float(n) + 0.0 * sizes, k, alg))
+                        times.append([collective_time(hw, op, s, n, k, alg) for s in (8.0, 3e5, 1.5e9)])
+                        times.append(collective_time(hw, op, sizes, group, kg, alg))
                 out[f"{name}/{op}/{alg}"] = _digest(*times)
     return out
 
