@@ -46,7 +46,7 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
-                        with_sensitivity: bool = True) -> Estimate:
+                        with_sensitivity: bool = True, with_stack_range: bool = True) -> Estimate:
     """Estimate `workload` on the cluster `on`: the one way the pipeline, `archgen estimate` and sweeps do it.
 
     The workload takes its `accelerators` of the cluster, or all of them; `hardware` replaces the cluster's own
@@ -56,7 +56,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
     est = estimate(workload, model, hardware or on.hardware, gpus, gpus_per_rack=on.per_rack,
-                   with_sensitivity=with_sensitivity)
+                   with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     return replace(est, cluster=on.cluster)
 
 

@@ -27,8 +27,25 @@ import numpy as np
 
 from archgen.errors import UsageError
 from archgen.perf import nccl, torus
+from archgen.perf.algorithms import (
+    BASE_LATENCY,
+    PLATEAU,
+    Topo,
+    all_to_all,
+    as_float,
+    busbw_factor,
+    candidates,
+    fastest,
+    hierarchical,
+    out_bandwidth,
+    unless,
+    up_bandwidth,
+)
 from archgen.perf.hardware import Hardware
-from archgen.perf.nccl import LL, LL128, SIMPLE, maximum, minimum, where
+from archgen.perf.nccl import maximum, minimum, where
+
+__all__ = ["ALGORITHMS", "BASE_LATENCY", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve", "busbw_factor",
+           "collective_time", "collective_times", "members_per_domain", "require"]
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "p2p")
 ALGORITHMS = ("auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat")
@@ -37,188 +54,10 @@ IN_NETWORK = {"nvls": "NVLink SHARP (NVLS) in the scale-up switches",
               "nvls_tree": "NVLink SHARP (NVLS) in the scale-up switches",
               "sharp": "SHARP in-network reduction in the scale-out switches"}
 
-#: NCCL base latency of a ring or tree collective, Simple protocol (src/graph/tuning.cc `baseLatencies`).
-BASE_LATENCY = nccl.BASE_LATENCY["ring"][SIMPLE] * nccl.US
-#: NCCL's CollNet-direct bandwidth factor on Hopper and later (tuning.cc 348).
-COLLNET_SM90 = 0.85
-
-
-def busbw_factor(op: str, n):
-    """nccl-tests factor from algorithm bandwidth to bus bandwidth."""
-    if op == "all_reduce":
-        return 2.0 * (n - 1) / n
-    if op in ("all_gather", "reduce_scatter", "all_to_all"):
-        return (n - 1) / n
-    return 1.0 + 0.0 * n
-
 
 def bus_bandwidth(op: str, size, time, n):
     """Bus bandwidth (B/s) of a collective of `size` bytes that took `time` seconds on `n` ranks."""
     return size / time * busbw_factor(op, n)
-
-
-def _arr(x):
-    return np.asarray(x, dtype=float) if isinstance(x, np.ndarray | list | tuple) else float(x)
-
-
-def _up(hw: Hardware) -> float:
-    return hw.scale_up_bandwidth * hw.scale_up_efficiency
-
-
-def _out(hw: Hardware, domains):
-    """Achievable scale-out bandwidth per accelerator of a group that spans `domains` scale-up domains.
-
-    The taper applies once the accelerators of those domains outnumber the non-blocking `pod`: NCCL's rings are
-    rail-aligned, so a group's cross-domain traffic leaves every domain it spans.
-    """
-    bw = hw.scale_out_bandwidth * hw.scale_out_efficiency
-    if isinstance(bw, np.ndarray):  # a batch of hardware (`perf.batch`): no fabric where the figure is 0
-        return where(bw > 0, _tapered(hw, bw, domains), 1e-30)
-    if bw <= 0:
-        return 1e-30  # no scale-out fabric: a cross-domain collective takes effectively forever
-    return _tapered(hw, bw, domains)
-
-
-def _tapered(hw: Hardware, bw, domains):
-    """`bw` divided by the taper where the group's domains outnumber the non-blocking pod."""
-    if hw.oversubscription == 1.0:
-        return bw
-    return bw / where((hw.pod <= 0) | (domains * hw.scale_up_size > hw.pod), hw.oversubscription, 1.0)
-
-
-class _Topo:
-    """The figures every algorithm of one group reads (plain floats or arrays of them)."""
-
-    def __init__(self, hw: Hardware, n, k):
-        self.n, self.k = n, k
-        self.nodes = maximum(n / k, 1.0)
-        self.cross = k < n
-        up = _up(hw)
-        self.up = up
-        self.net = k * _out(hw, self.nodes)
-        # ring bus bandwidth: the slowest of NVLink (when a domain holds two or more members) and the node's NICs
-        self.ring = where(self.cross, where(k > 1, minimum(up, self.net), self.net), up)
-        # channels: one per rail NIC across domains; inside a domain, NCCL's search doubles ⌊up / speed⌋ rings
-        self.gen = nccl.generation(hw.compute_capability)
-        inside = 16.0 if self.gen is None else 2.0 * (up // nccl.speed_floor(self.gen, up))
-        self.channels = where(self.cross, k, inside)
-        self.intra_scale = hw.scale_up_latency / (nccl.NVLINK_REFERENCE * nccl.US)
-        self.net_extra = hw.scale_out_latency / nccl.US
-
-
-def _ring(hw: Hardware, t: _Topo, op: str, size, proto: int):
-    """NCCL Ring (tuning.cc 393-411 latency; algbw = busbw x n / steps)."""
-    protos = (proto,) if t.gen is not None else (SIMPLE,)
-    if proto not in protos:
-        return np.inf
-    bus = nccl.ring_protocol_bw(t.gen, proto, t.ring, t.channels, t.nodes)
-    lat = nccl.ring_latency(proto, op, t.n, t.nodes, t.intra_scale, t.net_extra)
-    if proto == SIMPLE and op == "all_reduce":  # tuning.cc 646-650: plateau effect of a multi-node ring
-        plateau = 1.9 if 0 < hw.compute_capability < 8 else 1.4
-        lat = lat * where(t.cross & (size / (t.channels * t.n) >= 64), plateau, 1.0)
-    return lat + busbw_factor(op, t.n) * size / bus
-
-
-def _tree(hw: Hardware, t: _Topo, size, proto: int):
-    """NCCL Tree all-reduce: a chain in each domain, double binary trees between domains (algbw = busbw / 2)."""
-    if t.gen is None and proto != SIMPLE:
-        return np.inf
-    gen = 2 if t.gen is None else t.gen
-    bus = nccl.tree_protocol_bw(gen, proto, t.ring, t.channels, t.nodes) * nccl.tree_correction(proto, size)
-    return nccl.tree_latency(proto, t.n, t.nodes, t.intra_scale, t.net_extra) + 2.0 * size / bus
-
-
-def _nvls_bus(hw: Hardware, t: _Topo, all_reduce: bool):
-    heads = minimum(t.k, float(nccl.MAX_NVLS_ARITY))
-    return nccl.nvls_bus(t.gen if t.gen is not None else 2, hw.nvls_efficiency, t.up, heads, all_reduce, t.k)
-
-
-def _nvls(hw: Hardware, t: _Topo, op: str, size):
-    """NCCL NVLS: in-switch reduction in the domain; across domains (NVLS+SHARP) the scale-out switches reduce too."""
-    if op == "all_reduce":
-        # across domains each node's NICs carry size once each way, half a ring's traffic: 2x `net` as busbw
-        bus = where(t.cross, minimum(_nvls_bus(hw, t, True), 2.0 * t.net), _nvls_bus(hw, t, True))
-        lat = nccl.NVLINK_LATENCY["nvls"][SIMPLE] * t.intra_scale + where(
-            t.cross, nccl.net_latency("nvls", SIMPLE, t.net_extra), 0.0)
-        return lat * nccl.US + busbw_factor(op, t.n) * size / bus
-    bus = _nvls_bus(hw, t, False)  # all-gather / reduce-scatter: NCCL uses busBw as algbw (tuning.cc 421)
-    return nccl.NVLINK_LATENCY["nvls"][SIMPLE] * t.intra_scale * nccl.US + size / bus
-
-
-def _nvls_tree(hw: Hardware, t: _Topo, size):
-    """NCCL NVLSTree all-reduce: NVLS inside each domain, a tree between domains (tuning.cc 316-320, 428-429)."""
-    gen = t.gen if t.gen is not None else 2
-    heads = minimum(t.k, float(nccl.MAX_NVLS_ARITY))
-    inter = t.net * where(t.nodes <= 2, 2.0, 1.0)
-    cap = heads * nccl.by_nodes(nccl.PER_CH_NVLS_TREE[gen], maximum(t.nodes, 2.0)) * nccl.GB  # only across domains
-    bus = minimum(minimum(_nvls_bus(hw, t, True), inter), cap)
-    lat = (nccl.NVLINK_LATENCY["nvls_tree"][SIMPLE] * t.intra_scale
-           + 2.0 * nccl.log2i(t.nodes) * nccl.net_latency("nvls_tree", SIMPLE, t.net_extra)) * nccl.US
-    return lat + busbw_factor("all_reduce", t.n) * size / bus
-
-
-def _sharp(hw: Hardware, t: _Topo, size):
-    """NCCL CollNet Direct all-reduce: SHARP in the scale-out switches.
-
-    Each NIC sends its 1/k shard up once and receives the reduced shard once, so the node's NICs carry size each way,
-    half a ring's traffic (2x `net` as bus bandwidth); inside the domain a reduce-scatter and an all-gather move
-    2(k-1)/k of the buffer per rank on NVLink. NCCL discounts CollNet by 0.85 from Hopper on (tuning.cc 348).
-    """
-    k = t.k
-    up_bus = where(k > 1, t.up * (t.n - 1) / t.n * k / maximum(k - 1, 1.0), np.inf)
-    bus = minimum(up_bus, 2.0 * t.net * (t.n - 1) / t.n) * (COLLNET_SM90 if hw.compute_capability >= 9 else 1.0)
-    lat = (2.0 * (minimum(1.0, k - 1) * nccl.NVLINK_LATENCY["collnet"][SIMPLE] * t.intra_scale + (k - 1) * 0.4)
-           + nccl.net_latency("collnet", SIMPLE, t.net_extra)) * nccl.US
-    return lat + busbw_factor("all_reduce", t.n) * size / bus
-
-
-def _pat(hw: Hardware, t: _Topo, op: str, size):
-    """NCCL PAT all-gather / reduce-scatter, one rank per domain: 0.75 of the NIC rate, log latency (tuning.cc 337)."""
-    lat = (nccl.BASE_LATENCY["pat"][SIMPLE] + nccl.log2i(t.nodes) * nccl.net_latency("pat", SIMPLE, t.net_extra)
-           / 3.5 + t.n * 2.8) * nccl.US
-    return where(t.k <= 1, lat + size / (0.75 * t.net), np.inf)
-
-
-def _hierarchical(hw: Hardware, t: _Topo, op: str, size):
-    """Reduce-scatter inside the domain, the operation across domains on 1/k of the data, all-gather inside.
-
-    NCCL pipelines such phases, so the time is their latencies plus the slower of the NVLink and the NIC traffic
-    (each member drives its own NIC), not the sum. archgen's own algorithm, for what-ifs; `auto` does not take it.
-    """
-    k = minimum(maximum(t.k, 1.0), t.n)
-    m = t.nodes
-    inner_bytes = where(k > 1, (2.0 if op == "all_reduce" else 1.0) * (k - 1) / k * size, 0.0)
-    outer_bytes = where(m > 1, busbw_factor(op, m) * size / k, 0.0)
-    lat_in = where(k > 1, nccl.ring_latency(SIMPLE, "all_gather", k, 1.0, t.intra_scale, t.net_extra), 0.0)
-    lat_out = where(m > 1, nccl.ring_latency(SIMPLE, op, m, m, t.intra_scale, t.net_extra), 0.0)
-    lat = lat_in * (2.0 if op == "all_reduce" else 1.0) + lat_out
-    return lat + maximum(inner_bytes / t.up, outer_bytes / (t.net / k))
-
-
-def _all_to_all(hw: Hardware, t: _Topo, size):
-    """All-to-all as NCCL runs it (point-to-point sends), with the accelerator's measured all-to-all efficiency.
-
-    Each rank sends (k-1)/n of its buffer over NVLink and (n-k)/n over its own NIC: all-to-all cannot aggregate the
-    NICs of a node (S. Jeaugey, NVIDIA/nccl-tests#267). With PXN (NCCL's default on rail-optimized fabrics) a send
-    to another domain first crosses NVLink to the local GPU on the destination's rail, adding (k-1)/k of that part
-    to the NVLink traffic, and then stays on its rail.
-    """
-    k, n = t.k, t.n
-    eff = hw.all_to_all_efficiency or hw.scale_up_efficiency
-    nvlink = (k - 1) / n * size + where(t.cross, (n - k) / n * (k - 1) / k * size, 0.0)
-    t_up = nvlink / (hw.scale_up_bandwidth * eff)
-    t_out = where(t.cross, (n - k) / n * size / (t.net / k), 0.0)
-    lat = where(t.cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency)
-    return BASE_LATENCY + (n - 1) * lat / 8.0 + maximum(t_up, t_out)
-
-
-def _best_ring_tree(hw: Hardware, t: _Topo, op: str, size):
-    best = np.inf
-    for proto in (LL, LL128, SIMPLE):
-        best = minimum(best, _ring(hw, t, op, size, proto))
-        if op == "all_reduce":
-            best = minimum(best, _tree(hw, t, size, proto))
-    return best
 
 
 def require(hw: Hardware, algorithm: str, n, k) -> str | None:
@@ -236,6 +75,13 @@ def require(hw: Hardware, algorithm: str, n, k) -> str | None:
     return None
 
 
+def _check(op: str, algorithm: str) -> None:
+    if op not in OPS:
+        raise UsageError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
+    if algorithm not in ALGORITHMS:
+        raise UsageError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
+
+
 def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "auto"):
     """Time of one collective.
 
@@ -250,63 +96,179 @@ def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "au
             in-network algorithm raises `UsageError` where the hardware lacks the capability (`require`).
 
     Returns:
-        Seconds; 0 for a group of one rank.
+        Seconds; 0 for a group of one rank. Size, group and hardware figures may be numpy arrays that broadcast.
     """
-    if op not in OPS:
-        raise UsageError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
-    if algorithm not in ALGORITHMS:
-        raise UsageError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
+    return collective_times(hw, ((op, size),), n, k, algorithm)[0]
+
+
+def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto") -> list:
+    """`collective_time` of several (op, size) requests on one group: its figures are worked out once.
+
+    The candidates of a group (`candidates`: NCCL's algorithms and protocols, each a latency and a bandwidth)
+    depend on the hardware and the group, not on the size. They are computed once per call, kept for groups that
+    recur with the same hardware figures (`_CACHE`: a layout search or a sensitivity study asks for the same group
+    again and again), and computed once per distinct (n, k) when the groups are many arrays of few values.
+    """
+    for op, _ in requests:
+        _check(op, algorithm)
     if hw.torus:  # chips joined in a torus (TPU ICI): rings and the bucket algorithm along its dimensions
-        return torus.collective_time(hw, op, size, n, algorithm)
-    n = _arr(n)
-    k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(_arr(k), n)
-    if op == "p2p":
-        cross = k < 2
-        bw = where(cross, _out(hw, 2.0), _up(hw))
-        t = where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
-        return where(n > 1, t, 0.0)
-    topo = _Topo(hw, n, k)
-    if op == "all_to_all":
-        return where(n > 1, _all_to_all(hw, topo, size), 0.0)
-    if algorithm in IN_NETWORK and (problem := require(hw, algorithm, n, k)):
-        raise UsageError(problem)
-    ar = op == "all_reduce"
-    if algorithm == "ring":
-        t = minimum(minimum(_ring(hw, topo, op, size, LL), _ring(hw, topo, op, size, LL128)),
-                    _ring(hw, topo, op, size, SIMPLE))
-    elif algorithm == "tree":
-        t = _best_ring_tree(hw, topo, op, size) if not ar else minimum(
-            minimum(_tree(hw, topo, size, LL), _tree(hw, topo, size, LL128)), _tree(hw, topo, size, SIMPLE))
-    elif algorithm == "hierarchical":
-        t = _hierarchical(hw, topo, op, size)
-    elif algorithm == "pat":
-        t = where(topo.k <= 1, _pat(hw, topo, op, size), _best_ring_tree(hw, topo, op, size)) \
-            if op != "all_reduce" else _best_ring_tree(hw, topo, op, size)
-    elif algorithm == "nvls":
-        t = _nvls(hw, topo, op, size) if ar or not topo.cross else _best_ring_tree(hw, topo, op, size)
-    elif algorithm == "nvls_tree":
-        t = where(topo.cross, _nvls_tree(hw, topo, size), _nvls(hw, topo, op, size)) if ar else \
-            _best_ring_tree(hw, topo, op, size)
-    elif algorithm == "sharp":
-        t = _sharp(hw, topo, size) if ar else _best_ring_tree(hw, topo, op, size)
-    else:
-        t = _auto(hw, topo, op, size)
-    return where(n > 1, t, 0.0)
+        return [torus.collective_time(hw, op, size, n, algorithm) for op, size in requests]
+    n = as_float(n)
+    k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(as_float(k), n)
+    groups = _Groups(hw, n, k, algorithm)
+    return [groups.time(op, size) for op, size in requests]
 
 
-def _auto(hw: Hardware, topo: _Topo, op: str, size):
-    """The fastest of what NCCL enables by default (no CollNet)."""
-    t = _best_ring_tree(hw, topo, op, size)
-    if op != "all_reduce":
-        t = minimum(t, _pat(hw, topo, op, size))
-    if hw.in_network_reduction and topo.gen is not None and topo.gen >= 2:
-        nv = _nvls(hw, topo, op, size)
-        if op == "all_reduce":
-            nv = where(topo.cross, _nvls_tree(hw, topo, size), nv)
-        else:
-            nv = where(topo.cross, np.inf, nv)
-        t = minimum(t, nv)
-    return t
+#: Candidates of recent (hardware figures, op, n, k, algorithm): a search and a sensitivity study repeat them.
+_CACHE: dict[tuple, list] = {}
+_CACHE_SIZE = 4096
+#: Groups in one call from which the candidates are computed once per distinct (n, k) and looked up.
+_MANY = 256
+
+
+def _hw_key(hw: Hardware) -> tuple:
+    """The hardware figures a collective reads (all numbers: hashable; arrays make it unhashable)."""
+    return (hw.scale_up_size, hw.scale_up_bandwidth, hw.scale_up_efficiency, hw.scale_up_latency,
+            hw.in_network_reduction, hw.nvls_efficiency, hw.compute_capability, hw.all_to_all_efficiency,
+            hw.scale_out_bandwidth, hw.scale_out_efficiency, hw.scale_out_latency, hw.scale_out_reduction,
+            hw.oversubscription, hw.pod)
+
+
+class _Groups:
+    """The groups of one call (n ranks, k per domain: floats or arrays) and their candidates per operation."""
+
+    def __init__(self, hw: Hardware, n, k, algorithm: str):
+        self.hw, self.n, self.k, self.algorithm = hw, n, k, algorithm
+        self.topo: Topo | None = None
+        self.key = None
+        self.shape: tuple[int, ...] | None = None
+        self.many = False   # many groups of few distinct (n, k): candidates per distinct group, then looked up
+        self.index = None
+        try:
+            hw_key = _hw_key(hw)
+            hash(hw_key)
+        except TypeError:  # hardware figures as arrays (a batch of sweep points)
+            return
+        if isinstance(n, np.ndarray) or isinstance(k, np.ndarray):
+            groups = np.broadcast(n, k)
+            if groups.size != 1:
+                self.many = groups.size >= _MANY
+                return
+            self.shape = groups.shape  # one group given as arrays: worked out as floats
+            self.n, self.k = float(np.reshape(n, -1)[0]), float(np.reshape(k, -1)[0])
+        self.key = (hw_key, self.n, self.k, algorithm)
+
+    def _topo(self) -> Topo:
+        if self.topo is None:
+            if self.many:
+                self.index, distinct = _distinct(self.n, self.k)
+                self.topo = Topo(self.hw, *distinct)
+            else:
+                self.topo = Topo(self.hw, self.n, self.k)
+        return self.topo
+
+    def candidates(self, op: str) -> list:
+        """The candidates of `op` for every group (looked up in `_CACHE` for one group of scalar figures)."""
+        if self.key is not None:
+            key = (op, *self.key)
+            got = _CACHE.get(key)
+            if got is None:
+                if len(_CACHE) >= _CACHE_SIZE:
+                    _CACHE.clear()
+                got = _CACHE[key] = candidates(self.hw, self._topo(), op, self.algorithm)
+            return got
+        cands = candidates(self.hw, self._topo(), op, self.algorithm)
+        return cands if self.index is None else _gather(cands, self.index)
+
+    def time(self, op: str, size):
+        """Seconds of `op` on `size` bytes for every group."""
+        hw, n = self.hw, self.n
+        if op == "p2p":
+            k = self.k
+            cross = k < 2
+            bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw))
+            t = where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
+            return self._shaped(where(n > 1, t, 0.0))
+        if op == "all_to_all":
+            return self._shaped(where(n > 1, all_to_all(hw, self._direct(), size), 0.0))
+        if self.algorithm in IN_NETWORK and (problem := require(hw, self.algorithm, n, self.k)):
+            raise UsageError(problem)
+        if self.algorithm == "hierarchical":
+            return self._shaped(where(n > 1, hierarchical(hw, self._direct(), op, size), 0.0))
+        cands = self.candidates(op)
+        if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
+            front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731
+            cands = [(front(lat), front(f), front(bus), kind, tuple(front(e) for e in extra) if kind == PLATEAU
+                      else extra, front(mask)) for lat, f, bus, kind, extra, mask in cands]
+            t = unless(front(n) > 1, fastest(cands, np.ascontiguousarray(front(size))), 0.0)
+            return np.ascontiguousarray(np.moveaxis(t, 0, -1))
+        return self._shaped(unless(n > 1, fastest(cands, size), 0.0))
+
+    def _direct(self) -> Topo:
+        """The groups' figures as they are (not looked up by distinct group): what sizes enter elementwise."""
+        return Topo(self.hw, self.n, self.k) if self.many else self._topo()
+
+    def _shaped(self, t):
+        """Arrays where the caller gave arrays: one group given as arrays was worked out as floats."""
+        if self.shape is None:
+            return t
+        return np.broadcast_to(np.asarray(t, dtype=float), np.broadcast_shapes(np.shape(t), self.shape)).copy()
+
+
+def _trailing(size, n, cands: list) -> bool:
+    """Whether sizes have a short trailing axis (the pipeline's rank classes) that every group figure lacks.
+
+    numpy broadcasts such a pair slowly (an inner loop of a few elements), so `_Groups.time` then puts that axis
+    first; the arithmetic is the same.
+    """
+    if not isinstance(size, np.ndarray) or size.ndim < 2 or not 1 < size.shape[-1] <= 16:
+        return False
+    figures = [n] + [x for c in cands for x in (c[0], c[1], c[2], c[5], *(c[4] if c[3] == PLATEAU else ()))]
+    return all(x.ndim == size.ndim and x.shape[-1] == 1 for x in figures if isinstance(x, np.ndarray))
+
+
+def _distinct(n, k) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Where each group's (n, k) sits among the distinct ones, and those (two arrays).
+
+    Group sizes are whole numbers in practice, which a table indexed by n·K + k sorts without a sort; anything else
+    takes `np.unique`.
+    """
+    nb, kb = np.broadcast_arrays(n, k)
+    nf, kf = nb.reshape(-1), kb.reshape(-1)
+    ni, ki = nf.astype(np.int64), kf.astype(np.int64)
+    if len(nf) and ni.min() >= 0 and ki.min() >= 0 and np.array_equal(ni, nf) and np.array_equal(ki, kf):
+        width = int(ki.max()) + 1
+        top = int(ni.max()) * width + width
+        if top <= 1 << 22:
+            key = ni * width + ki
+            present = np.zeros(top, dtype=bool)
+            present[key] = True
+            keys = np.flatnonzero(present)
+            slot = np.zeros(top, dtype=np.int64)
+            slot[keys] = np.arange(len(keys))
+            return slot[key].reshape(nb.shape), ((keys // width).astype(float), (keys % width).astype(float))
+    pairs, index = np.unique((nf + 1j * kf), return_inverse=True)
+    return index.reshape(nb.shape), (np.ascontiguousarray(pairs.real), np.ascontiguousarray(pairs.imag))
+
+
+def _gather(cands: list, index: np.ndarray) -> list:
+    """Candidates computed once per distinct group, at each group (`index`)."""
+    taken: dict[int, object] = {}
+
+    def at(x):
+        if not isinstance(x, np.ndarray):
+            return x
+        got = taken.get(id(x))
+        if got is None:
+            got = taken[id(x)] = x[index]
+        return got
+
+    out = []
+    for lat, f, bus, kind, extra, mask in cands:
+        if kind == PLATEAU:
+            extra = tuple(at(e) for e in extra)
+        out.append((at(lat), at(f), at(bus), kind, extra, at(mask)))
+    return out
 
 
 #: Message sizes of an nccl-tests sweep (`-b 8 -e 16G -f 2`): 8 B to 16 GiB.
@@ -322,6 +284,6 @@ def busbw_curve(hw: Hardware, op: str, n: int, algorithm: str = "auto") -> tuple
 
 def members_per_domain(hw: Hardware, n, stride):
     """Ranks of a group (size n, consecutive members `stride` ranks apart) that share one scale-up domain."""
-    stride = _arr(stride)
+    stride = as_float(stride)
     per = np.floor(hw.scale_up_size / stride) if isinstance(stride, np.ndarray) else float(hw.scale_up_size // stride)
-    return minimum(maximum(where(stride < hw.scale_up_size, per, 1.0), 1.0), _arr(n))
+    return minimum(maximum(where(stride < hw.scale_up_size, per, 1.0), 1.0), as_float(n))

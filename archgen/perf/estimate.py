@@ -124,12 +124,14 @@ def does_not_fit_note(total: float, capacity: float) -> str:
     return f"does not fit: {misfit_text(total, capacity)}"
 
 
-def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool) -> Estimate:
+def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
+              with_stack_range: bool) -> Estimate:
     t = workload.training
     setup = training_setup(workload, arch, hw, gpus)
     job, knobs, opts, fixed = setup.job, setup.knobs, setup.pipeline, setup.fixed
     notes: list[str] = []
     searched: dict[str, int] = {}
+    est = None
     if setup.complete:
         layout = setup.layout
     else:
@@ -141,14 +143,15 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
             misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[misfit], misfit=misfit)
-        layout = res.best
+        layout, est = res.best, res.estimate  # the search has timed its best layout already
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
                  layout["interleave"], RECOMPUTE_CODES[layout["recompute"]], knobs.sequence_parallel,
                  layout["zero"], opts, OFFLOAD_CODES[layout.get("offload", "none")])
-    est = estimate_training(hw, job, lay)
-    if "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
-        notes.append(_stack_range(t, arch, hw, lay))
+    if est is None:
+        est = estimate_training(hw, job, lay)
+    if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
+        notes.append(_stack_range(t, arch, hw, lay, (job, lay, est)))
     fits = bool(est.fits)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
     if not fits:
@@ -182,12 +185,20 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
                     sens, notes=notes, conventions=conv, misfit=misfit)
 
 
-def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout) -> str:
-    """A note with the step time under each stack profile, for a workload that states no stack (the layout kept)."""
+def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, object]) -> str:
+    """A note with the step time under each stack profile, for a workload that states no stack (the layout kept).
+
+    `known` is (job, layout, estimate) of the workload's own reading; a profile that reads the job the same way
+    (its own stack's, and any other that resolves to the same switches) reuses that estimate.
+    """
+    done = {(known[0], known[1]): known[2]}
     times = []
     for name, knobs in variants(stated_knobs(t), t.precision, False, t.stack):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
-        e = estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
+        layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
+        e = done.get((job, layout))
+        if e is None:
+            e = done[(job, layout)] = estimate_training(hw, job, layout)
         times.append((float(e.step_time), name, bool(e.fits)))
     lo, hi = min(times), max(times)
     return (f"stack not stated (default {t.stack}): over the stack profiles the step time ranges "
@@ -318,7 +329,8 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
 
 
 def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | None = None, *,
-             gpus_per_rack: int | None = None, with_sensitivity: bool = True) -> Estimate:
+             gpus_per_rack: int | None = None, with_sensitivity: bool = True,
+             with_stack_range: bool = True) -> Estimate:
     """Estimate `workload` (running `model`) on `gpus` accelerators described by `hw`.
 
     Args:
@@ -328,6 +340,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
         gpus: Accelerators used; defaults to `workload.accelerators`.
         gpus_per_rack: For the per-rack throughput of inference.
         with_sensitivity: Also compute elasticities to each hardware parameter.
+        with_stack_range: For a training workload that states no stack, add the note with the step time over the
+            stack profiles (a sweep, which does not show notes, leaves it out).
 
     Returns:
         The estimate, with each requirement's outcome.
@@ -344,7 +358,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                          f"'{model.id if model else None}'")
     arch = Arch.from_model(model)
     if workload.training is not None:
-        est = _training(workload, arch, hw, n, with_sensitivity)
+        est = _training(workload, arch, hw, n, with_sensitivity, with_stack_range)
     else:
         est = _inference(workload, arch, hw, n, gpus_per_rack, with_sensitivity)
     return _with_outcomes(workload, est, hw)

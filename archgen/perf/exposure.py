@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from archgen.perf import kernels as K
-from archgen.perf.collectives import collective_time, members_per_domain
+from archgen.perf.collectives import collective_time, collective_times, members_per_domain
 from archgen.perf.hardware import Hardware
 
 if TYPE_CHECKING:
@@ -66,9 +66,9 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     `bwd_window` with `overlap_grad_reduce`, the gather `fwd_window` with `overlap_param_gather`.
     """
     gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
-    ar = collective_time(hw, "all_reduce", params * gb, dp, k_dp)
-    rs = collective_time(hw, "reduce_scatter", params * gb, dp, k_dp)
-    ag = collective_time(hw, "all_gather", params * wb, dp, k_dp)
+    grads = params * gb
+    ar, rs, ag = collective_times(hw, (("all_reduce", grads), ("reduce_scatter", grads), ("all_gather", params * wb)),
+                                  dp, k_dp)
     wb_ = bwd_window if job.overlap_grad_reduce else 0.0
     wf_ = fwd_window if job.overlap_param_gather else 0.0
     plain = np.maximum(0.0, ar - wb_)

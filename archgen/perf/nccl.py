@@ -156,15 +156,32 @@ def tree_protocol_bw(gen: int, proto: int, bus, channels, nodes):
 
 def tree_correction(proto: int, size):
     """tuning.cc 637-640: the tree's mid-size bandwidth correction for a message of `size` bytes."""
-    row = TREE_CORRECTION[proto]
+    return tree_correction_at(proto, tree_index(size))
+
+
+#: `TREE_CORRECTION` rows as arrays.
+_TREE_ROWS = tuple(np.asarray(row) for row in TREE_CORRECTION)
+
+
+def tree_index(size):
+    """Where `size` falls in `TREE_CORRECTION` (64 B x 2^i), the same for every protocol.
+
+    For arrays (the index clipped to the table, whether it is in range); for a number the index (None below 64 B).
+    """
     if isinstance(size, np.ndarray):
         idx = np.floor(np.log2(np.maximum(size, 1.0) / 64.0)).astype(int)
-        ok = (idx >= 0) & (idx < 23)
-        return np.where(ok, np.asarray(row)[np.clip(idx, 0, 23)], 1.0)
+        return np.clip(idx, 0, 23), (idx >= 0) & (idx < 23)
     if size < 64:
-        return 1.0
-    idx = int(math.floor(math.log2(size / 64.0)))
-    return row[idx] if 0 <= idx < 23 else 1.0
+        return None
+    return int(math.floor(math.log2(size / 64.0)))
+
+
+def tree_correction_at(proto: int, index):
+    """The tree correction of protocol `proto` at a `tree_index`."""
+    if isinstance(index, tuple):
+        clipped, ok = index
+        return np.where(ok, _TREE_ROWS[proto][clipped], 1.0)
+    return TREE_CORRECTION[proto][index] if index is not None and 0 <= index < 23 else 1.0
 
 
 def net_latency(algorithm: str, proto: int, extra: float) -> float:

@@ -26,6 +26,7 @@ search evaluates every layout's ranks in one call.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -107,6 +108,16 @@ def layout_interleave(text: str, pp: int) -> int | None:
 
 def split_problems(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) -> list[str]:
     """Why `layers` cannot be placed on pp ranks x v virtual stages as `opts` says (empty when they can)."""
+    return list(_split_problems(layers, pp, v, opts))
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _split_problems(layers: int, pp: int, v: int, opts: PipelineOptions) -> tuple[str, ...]:
+    """`split_problems`, kept for the (layers, pp, v) a layout search asks about again and again."""
+    return tuple(_problems(layers, pp, v, opts))
+
+
+def _problems(layers: int, pp: int, v: int, opts: PipelineOptions) -> list[str]:
     if opts.layout is not None:
         grid, out = parse_layout(opts.layout, pp)
         if grid and not out:

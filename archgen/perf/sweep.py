@@ -123,7 +123,8 @@ def evaluate_point(problem: Problem, index: int) -> Row:
     try:
         workload = _job(problem.workload, values)
         hw = _hardware(base.hardware, values, precision(workload) or "bf16")
-        est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False)
+        est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False,
+                                  with_stack_range=False)  # a row shows no notes but the last when it does not fit
     except ArchgenError as err:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
         return Row(index, values, base.cluster, "invalid", reason)

@@ -28,11 +28,13 @@ hierarchical) do not exist on a torus and fall back to the bucket algorithm.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from archgen.perf.hardware import Hardware
+from archgen.perf.nccl import maximum, minimum
 
 
 def sub_torus(dims: tuple[int, ...], n: int) -> list[int]:
@@ -68,7 +70,7 @@ def _bucket(hw: Hardware, op: str, size: float, sub: list[int]) -> float:
             shrink *= t
             load[i] += phases * (size / len(used)) * (t - 1) / shrink
     dims = list(hw.torus) + [None] * (len(sub) - len(hw.torus))
-    busiest = max(load[i] / _dim_bandwidth(hw, t, dims[i]) for i, t in used)
+    busiest = functools.reduce(maximum, (load[i] / _dim_bandwidth(hw, t, dims[i]) for i, t in used))
     return busiest + phases * sum(t - 1 for _, t in used) * hw.scale_up_latency
 
 
@@ -91,10 +93,11 @@ def _all_to_all(hw: Hardware, size: float, n: int, sub: list[int]) -> float:
     big = max(sub)
     cut_links = 2 * n // big if big >= 3 else n // max(big, 1)
     bisection = n * size / 4.0 / (cut_links * b) if cut_links else 0.0
-    return max(inject, bisection) + sum(t // 2 for t in sub) * hw.scale_up_latency
+    return maximum(inject, bisection) + sum(t // 2 for t in sub) * hw.scale_up_latency
 
 
-def _one(hw: Hardware, op: str, size: float, n: float, algorithm: str) -> float:
+def _one(hw: Hardware, op: str, size, n: float, algorithm: str):
+    """One group of n ranks; `size` a number or an array of sizes (the same arithmetic element by element)."""
     n = int(round(n))
     if n <= 1:
         return 0.0
@@ -106,11 +109,22 @@ def _one(hw: Hardware, op: str, size: float, n: float, algorithm: str) -> float:
     if algorithm == "ring":
         return _ring(hw, op, size, n, sub)
     bucket = _bucket(hw, op, size, sub)
-    return min(bucket, _ring(hw, op, size, n, sub)) if algorithm == "auto" else bucket
+    return minimum(bucket, _ring(hw, op, size, n, sub)) if algorithm == "auto" else bucket
 
 
 def collective_time(hw: Hardware, op: str, size, n, algorithm: str = "auto"):
-    """Time of one collective on the torus (scalars or numpy arrays of size and n, as `perf.collectives`)."""
+    """Time of one collective on the torus (scalars or numpy arrays of size and n, as `perf.collectives`).
+
+    Arrays are worked out once per distinct group size, on all the message sizes that group meets.
+    """
     if not isinstance(size, np.ndarray) and not isinstance(n, np.ndarray):
         return _one(hw, op, float(size), float(n), algorithm)
-    return np.vectorize(lambda s, m: _one(hw, op, float(s), float(m), algorithm), otypes=[float])(size, n)
+    if any(isinstance(getattr(hw, f), np.ndarray) for f in ("scale_up_latency", "scale_up_efficiency",
+                                                             "torus_link_bandwidth")):
+        return np.vectorize(lambda s, m: _one(hw, op, float(s), float(m), algorithm), otypes=[float])(size, n)
+    sizes, groups = np.broadcast_arrays(np.asarray(size, dtype=float), np.round(np.asarray(n, dtype=float)))
+    out = np.empty(sizes.shape)
+    for m in np.unique(groups).tolist():
+        at = groups == m
+        out[at] = _one(hw, op, sizes[at], m, algorithm)
+    return out
