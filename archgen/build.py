@@ -185,8 +185,6 @@ def _rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDesign:
 
 
 
-# ---------------------------------------------------------------------------------------------------- clusters
-
 #: Largest number of rack instances a cluster is expanded into; larger clusters are analysed from counts only.
 MAX_RACKS = 100_000
 

@@ -15,19 +15,14 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from archgen import cache
 from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, UsageError
-
-if TYPE_CHECKING:
-    from ruamel.yaml.composer import Composer
+from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name, composer, precount, too_many
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_NODES = 200_000
-#: The largest integer a spec may write (a signed 64-bit integer: what numpy and every JSON reader can hold).
-MAX_INT = 2**63 - 1
-_MAX_DEPTH = 64
 
 Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
 
@@ -176,16 +171,16 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Docum
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         raise UnreadableError([SpecProblem(Location(name, 1, 1), message="file is empty",
                                      expected=f"one or more YAML documents with {keys}")])
-    bad = _NOT_YAML.search(text)
+    bad = NOT_YAML.search(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
         col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
-        raise UnreadableError([SpecProblem(Location(name, line, col), message=f"{_char(bad.group())} in the file",
+        raise UnreadableError([SpecProblem(Location(name, line, col), message=f"{char_name(bad.group())} in the file",
                                            expected="printable text (YAML allows no control characters)")])
-    _precount(text, name)
+    precount(text, name, MAX_NODES)
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
-    yaml.Composer = _composer(name)
+    yaml.Composer = composer(name, MAX_NODES)
     counter = _Counter(name)
     try:
         raw_docs = [d for d in yaml.load_all(io.StringIO(text)) if d is not None]
@@ -215,114 +210,6 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Docum
     return docs
 
 
-#: Characters YAML does not allow in a file (YAML 1.2 section 5.1: c-printable).
-_NOT_YAML = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-#: Characters refused in a string even when written as a YAML escape ("\\e", "\\0", "\\ud800"): C0 and C1 controls
-#: but tab and line ends, DEL, lone surrogates and the non-characters U+FFFE/U+FFFF. XML 1.0 cannot carry most of
-#: them (XLSX, SVG, JUnit), UTF-8 cannot encode a lone surrogate, and a terminal obeys escapes in messages.
-_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
-_NAMES = {0: "NUL", 7: "BEL", 8: "BS", 0x1B: "ESC", 0x7F: "DEL", 0xFFFE: "non-character", 0xFFFF: "non-character"}
-
-
-def _char(c: str) -> str:
-    """'control character U+001B (ESC)', 'lone surrogate U+D800'."""
-    n = ord(c)
-    what = "lone surrogate" if 0xD800 <= n <= 0xDFFF else "character" if n >= 0xFFFE else "control character"
-    return f"{what} U+{n:04X}" + (f" ({_NAMES[n]})" if n in _NAMES and n < 0xFFFE else "")
-
-
-#: The tags of the YAML 1.2 core schema, the only ones a spec may write (`!!str 5`, `!!float 1`).
-_CORE_TAGS = {f"tag:yaml.org,2002:{t}": t for t in ("str", "int", "float", "bool", "null", "map", "seq")}
-
-
-def _composer(name: str) -> type[Composer]:
-    """A ruamel composer that counts entries while composing and refuses tags outside the core schema.
-
-    The count is of keys and list items, as `_Counter` counts them after alias expansion, so a file refused here is
-    one `_plain` would refuse too, only sooner: composing stops at the first entry over `MAX_NODES`.
-    """
-    from ruamel.yaml.composer import Composer  # noqa: F811  (imported when called: ruamel loads lazily)
-    from ruamel.yaml.events import AliasEvent, ScalarEvent
-    from ruamel.yaml.nodes import ScalarNode
-
-    class _Guarded(Composer):
-        entries = 0
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            event = self.parser.peek_event()
-            where = Location(name, event.start_mark.line + 1, event.start_mark.column + 1)
-            if parent is not None and index is not None:
-                self.entries += 1
-                if self.entries > MAX_NODES:
-                    raise UnreadableError([_too_many(where)])
-            if self.depth > _MAX_DEPTH:
-                raise UnreadableError([SpecProblem(where, message=f"YAML nesting deeper than {_MAX_DEPTH} levels")])
-            if isinstance(event, ScalarEvent) and len(event.value) > 19 and str(  # before int() meets 5,000 digits
-                    event.tag or self.resolver.resolve(ScalarNode, event.value, event.implicit)).endswith(":int"):
-                raise UnreadableError([SpecProblem(where, message="integer out of range", value=event.value,
-                                                   expected=f"a whole number of at most {MAX_INT:,} in size")])
-            tag = None if isinstance(event, AliasEvent) or event.tag is None else str(event.tag)
-            if tag is not None and tag != "!":  # "!" is the non-specific tag: a string
-                core = _CORE_TAGS.get(tag)
-                if core is None:
-                    shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
-                    raise UnreadableError([SpecProblem(where, message=f"tag '{shown}' is not allowed", hint=(
-                        "specs are plain YAML: strings, numbers, true/false, null, lists and mappings"))])
-                if isinstance(event, ScalarEvent) and core not in ("str", "map", "seq"):
-                    implicit = str(self.resolver.resolve(ScalarNode, event.value, (True, False)))
-                    kinds = {"float": ("float", "int"), "null": ("null", "str")}.get(core, (core,))
-                    if implicit.split(":")[-1] not in kinds or (core == "null" and event.value not in ("", "~")
-                                                               and implicit.split(":")[-1] != "null"):
-                        raise UnreadableError([SpecProblem(where, message=f"'{event.value}' is not a valid !!{core}",
-                                                           expected=f"a YAML {core} after !!{core}")])
-            return super().compose_node(parent, index)
-
-    return _Guarded
-
-
-def _precount(text: str, name: str) -> None:
-    """Count entries with libyaml's event parser and stop at the first over `MAX_NODES`.
-
-    libyaml is about 30 times faster than ruamel's pure-Python parser, so a 5 MiB list is refused in a fraction of a
-    second instead of after composing 200,000 items in Python. Counting only: ruamel remains the parser (YAML 1.2,
-    positions, messages), so a libyaml error is left for ruamel to report, and without libyaml the composer's own
-    count is the limit.
-    """
-    try:
-        import yaml as pyyaml
-    except ImportError:  # pragma: no cover - PyYAML is a dependency
-        return
-    if not getattr(pyyaml, "__with_libyaml__", False):
-        return
-    frames: list[list] = []  # [is_mapping, children seen]
-    entries = 0
-    try:
-        for event in pyyaml.parse(text, Loader=pyyaml.CSafeLoader):
-            if isinstance(event, pyyaml.CollectionEndEvent):
-                frames.pop()
-                continue
-            if not isinstance(event, pyyaml.NodeEvent):
-                continue
-            if frames:
-                frame = frames[-1]
-                if not frame[0] or frame[1] % 2 == 0:  # a list item, or a mapping key
-                    entries += 1
-                    if entries > MAX_NODES:
-                        raise UnreadableError([_too_many(Location(name, event.start_mark.line + 1,
-                                                                  event.start_mark.column + 1))])
-                frame[1] += 1
-            if isinstance(event, pyyaml.CollectionStartEvent):
-                frames.append([isinstance(event, pyyaml.MappingStartEvent), 0])
-    except pyyaml.YAMLError:
-        return
-
-
-def _too_many(where: Location, verb: str = "has") -> SpecProblem:
-    return SpecProblem(where, message=f"the file {verb} more than {MAX_NODES:,} nodes (keys and list items)",
-                       hint="aliases (*name) that repeat large anchors multiply a document; write the content out "
-                            "or use counts")
-
-
 def _first_key_line(text: str, key: str, start: int, end: int) -> int:
     """1-based line of the first `key:` between lines `start` and `end` (0-based), else the mapping's start."""
     pattern = re.compile(rf"^\s*(-\s+)?['\"]?{re.escape(key)}['\"]?\s*:")
@@ -339,7 +226,7 @@ class _Counter:
     def tick(self, pos: tuple[int, int]) -> None:
         self.n += 1
         if self.n > MAX_NODES:
-            raise UnreadableError([_too_many(Location(self.name, *pos), "expands to")])
+            raise UnreadableError([too_many(Location(self.name, *pos), MAX_NODES, "expands to")])
 
 
 def _scalar(value: Any) -> Any:
@@ -358,9 +245,9 @@ def _scalar(value: Any) -> Any:
 
 
 def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: int) -> Any:
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         raise UnreadableError([SpecProblem(Location(counter.name, *positions.get(path, (0, 0))),
-                                     message=f"YAML nesting deeper than {_MAX_DEPTH} levels")])
+                                     message=f"YAML nesting deeper than {MAX_DEPTH} levels")])
     if isinstance(node, Mapping):
         out = {}
         for key, value in node.items():
@@ -393,15 +280,16 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
 def _text(value: str, name: str, pos: tuple[int, int]) -> str:
     """`value` with escaped UTF-16 surrogate pairs joined, as JSON writes them; refused if no output can carry it.
 
-    The characters refused are `_NOT_TEXT`, written as YAML escapes (the file itself was checked before parsing).
+    The characters refused are `yaml_guard.NOT_TEXT`, written as YAML escapes (the file itself was checked before
+    parsing).
     """
-    bad = _NOT_TEXT.search(value)
+    bad = NOT_TEXT.search(value)
     if bad and "\ud800" <= bad.group() <= "\udfff":
         value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        bad = _NOT_TEXT.search(value)
+        bad = NOT_TEXT.search(value)
     if bad:
-        shown = _NOT_TEXT.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
-        raise UnreadableError([SpecProblem(Location(name, *pos), message=f"{_char(bad.group())} in a string",
+        shown = NOT_TEXT.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+        raise UnreadableError([SpecProblem(Location(name, *pos), message=f"{char_name(bad.group())} in a string",
                                            value=shown, expected="printable text")])
     return value
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
 import math
 import os
 import re
@@ -188,68 +187,6 @@ def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
         return None
     b = float(base.magnitude)
     return None if b == 0 else float((new - base).to(base.units).magnitude) / abs(b)
-
-
-def to_json(q: pint.Quantity) -> dict[str, Any]:
-    """The JSON contract for a quantity: ``{"value": float, "unit": str}`` in SI base or derived units."""
-    return {"value": json_magnitude(q), "unit": json_unit(q)}
-
-
-def json_text(doc: Any, **options: Any) -> str:
-    """`json.dumps` as strict JSON (RFC 8259), with `options`; a non-finite number is written null.
-
-    That is what JavaScript's JSON.stringify writes, never the `Infinity`/`NaN` that strict parsers reject.
-    """
-    return json.dumps(_finite(doc), allow_nan=False, **options)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
-
-
-_JSON_UNITS = [
-    ("W", "W"), ("J", "J"), ("s", "s"), ("m", "m"), ("kg", "kg"), ("B/s", "B/s"), ("B", "B"), ("FLOPS", "FLOP/s"),
-    ("FLOP", "FLOP"), ("m**3/s", "m^3/s"), ("m**2", "m^2"), ("kg/m**2", "kg/m^2"), ("A", "A"), ("V", "V"),
-    ("Pa", "Pa"), ("J/kg/K", "J/(kg K)"), ("kg/m**3", "kg/m^3"), ("m**3", "m^3"),
-] + [(c, c) for c in CURRENCIES] + [(f"{c}/J", f"{c}/J") for c in CURRENCIES] \
-  + [(f"{c}/s", f"{c}/s") for c in CURRENCIES]
-
-
-def json_unit(q: pint.Quantity) -> str:
-    """Name of the SI unit a quantity is reported in by the JSON outputs."""
-    return _json_unit(q.units)
-
-
-@functools.lru_cache(maxsize=1024)
-def _json_unit(units: pint.Unit) -> str:
-    """`json_unit` by unit (a unit's JSON name never changes; finding it takes a dozen dimension checks)."""
-    if units in (ureg.degC, ureg.degF):
-        return "degC"
-    q = Q_(1.0, units)
-    if q.dimensionality == ureg.K.dimensionality:
-        return "K"
-    for unit, label in _JSON_UNITS:
-        if q.is_compatible_with(unit):
-            return label
-    if q.dimensionless:
-        return ""
-    return f"{q.to_base_units().units:~C}"
-
-
-def _to_unit_expr(label: str) -> str:
-    return {"FLOP/s": "FLOPS", "m^3/s": "m**3/s", "m^2": "m**2", "kg/m^2": "kg/m**2", "J/(kg K)": "J/kg/K",
-            "kg/m^3": "kg/m**3", "m^3": "m**3", "": "dimensionless"}.get(label, label)
-
-
-def json_magnitude(q: pint.Quantity) -> float:
-    """Magnitude of `q` in the unit named by `json_unit`."""
-    return float(q.to(_to_unit_expr(json_unit(q))).magnitude)
 
 
 class Dim:

@@ -220,7 +220,8 @@ def test_infinite_quantities_are_refused_in_either_spelling(tmp_path, cli, value
 
 
 def test_json_outputs_are_strict_even_with_non_finite_numbers():
-    from archgen.units import Q_, json_text, to_json
+    from archgen.quantity_json import json_text, to_json
+    from archgen.units import Q_
     text = json_text({"a": [float("inf"), float("nan"), 1.5], "q": to_json(Q_(float("inf"), "W"))})
     assert _strict(text) == {"a": [None, None, 1.5], "q": {"value": None, "unit": "W"}}
 

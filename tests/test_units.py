@@ -10,6 +10,7 @@ from typing import Annotated
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from archgen.quantity_json import json_magnitude, json_unit
 from archgen.units import (
     Q_,
     Bandwidth,
@@ -20,8 +21,6 @@ from archgen.units import (
     Temperature,
     TemperatureDelta,
     format_quantity,
-    json_magnitude,
-    json_unit,
     parse_quantity,
     ureg,
 )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from archgen import topology
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, count, nic_bandwidth, nic_ports
+from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Switch
 from archgen.model.cluster import Cluster
@@ -158,56 +159,13 @@ def totals(ctx: Context) -> Iterator[Violation]:
                             f"accelerators per node {by_nodes}", count(c.accelerators), count(by_nodes))
         if c.accelerators == 0 and not c.cluster.too_large:
             yield Violation(c.cluster.path, spec.id, ("layout",), "the cluster holds no accelerators")
-        inconsistent = _inconsistent_expectation(c)
+        inconsistent = inconsistent_expectation(c)
         for key, value in derived.items():
             want = getattr(spec.expect, key)
             if want is not None and want != value:
                 yield Violation(c.cluster.path, spec.id, ("expect", key), f"expected {want} {key}, the layout gives "
                                 f"{value}{inconsistent if key == 'accelerators' else ''}", count(value), count(want))
-        yield from _expected_fabrics(c)
-
-
-def _inconsistent_expectation(c: ClusterAnalysis) -> str:
-    """Why an expectation contradicts itself: nodes × accelerators per node != accelerators, or ''.
-
-    Only when every node of the layout carries the same number of accelerators, so that the product is defined.
-    """
-    want = c.cluster.spec.expect
-    per_node = {nt.part.accelerators for nt in c.nodes}
-    if want.nodes is None or want.accelerators is None or len(per_node) != 1:
-        return ""
-    (per,) = per_node
-    if want.nodes * per == want.accelerators:
-        return ""
-    return (f"; the expectation contradicts itself: {want.nodes} expected nodes x {per} accelerators per node "
-            f"({', '.join(sorted(nt.part.id for nt in c.nodes))}) = {want.nodes * per}, not {want.accelerators}")
-
-
-def _expected_fabrics(c: ClusterAnalysis) -> Iterator[Violation]:
-    """Switches and cables per tier of `expect.fabrics` against the derived ones (all planes)."""
-    spec = c.cluster.spec
-    by_id = {fa.fabric.spec.id: fa for fa in c.fabrics}
-    for fid, want in spec.expect.fabrics.items():
-        where = ("expect", "fabrics", fid)
-        fa = by_id.get(fid)
-        if fa is None:
-            yield Violation(c.cluster.path, spec.id, where, f"expect names fabric '{fid}', which the cluster does "
-                            f"not have (fabrics: {', '.join(sorted(by_id)) or 'none'})")
-            continue
-        switches = {t.name: t.switches * fa.planes for t in fa.tiers}
-        for tier, n in want.switches.model_dump(exclude_none=True).items():
-            have = switches.get(tier, 0)
-            if have != n:
-                yield Violation(fa.fabric.path, spec.id, (*where, "switches", tier),
-                                f"expected {n} {tier} switches in fabric {fid}, the fabric derives {have}"
-                                f"{'' if tier in switches else f' (it has {fa.tiers_used} tier(s))'}",
-                                count(have), count(n))
-        for tier, n in want.cables.model_dump(exclude_none=True).items():
-            have = fa.links.get(tier, 0) * fa.planes
-            if have != n:
-                yield Violation(fa.fabric.path, spec.id, (*where, "cables", tier),
-                                f"expected {n} {tier} cables in fabric {fid}, the fabric derives {have} links",
-                                count(have), count(n))
+        yield from expected_fabrics(c)
 
 
 @check("NET009", "network.reserved_ports")

@@ -8,7 +8,7 @@ from pathlib import Path
 from archgen.commands.common import load_specs
 from archgen.errors import UsageError, did_you_mean
 from archgen.model import Part
-from archgen.units import json_text
+from archgen.quantity_json import json_text
 from archgen.validate import catalog_entries
 
 

@@ -20,10 +20,10 @@ from archgen.output.estimate import (
     what_if_json,
     what_if_text,
 )
-from archgen.perf.cases import score_case_file
 from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
+from archgen.perf.scores import score_case_file
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath
 

@@ -8,21 +8,9 @@ from pathlib import Path
 from archgen.model.accelerator import Accelerator
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
-from archgen.perf.cases import (
-    CaseResult,
-    Refused,
-    Sensitivity,
-    flash_attention_check,
-    micro_batch_sensitivity,
-    read_case_file,
-    read_cases,
-    score,
-    score_cases,
-    stack_range,
-    summary,
-    training_fits,
-)
+from archgen.perf.cases import Refused, flash_attention_check, read_case_file, read_cases, stack_range, training_fits
 from archgen.perf.catalog import load_accelerators
+from archgen.perf.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).
 MEDIAN_TARGET = 0.10

@@ -7,8 +7,9 @@ from typing import Any
 from archgen import __version__
 from archgen.checks import Finding
 from archgen.load import shown
-from archgen.units import Q, json_text
-from archgen.units import to_json as quantity_json
+from archgen.quantity_json import json_text
+from archgen.quantity_json import to_json as quantity_json
+from archgen.units import Q
 
 
 def quantity(q: Q | None) -> dict | None:
@@ -35,5 +36,5 @@ def document(**fields: Any) -> dict[str, Any]:
 
 
 def dumps(data: Any, *, ascii_only: bool = True, sort_keys: bool = False) -> str:
-    """Strict JSON text (`units.json_text`: a non-finite number is null), indented by two, with a final newline."""
+    """Strict JSON text (`quantity_json.json_text`: a non-finite number is null), two-space indent, final newline."""
     return json_text(data, indent=2, ensure_ascii=ascii_only, sort_keys=sort_keys) + "\n"

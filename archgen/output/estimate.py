@@ -14,10 +14,12 @@ from typing import Any
 
 from archgen import metrics
 from archgen.model.requirements import Status
-from archgen.perf.cases import CaseResult, Refused, Scores, summary
+from archgen.perf.cases import Refused
 from archgen.perf.estimate import Estimate
+from archgen.perf.scores import CaseResult, Scores, summary
+from archgen.quantity_json import to_json
 from archgen.render.fmt import unit_label
-from archgen.units import Q_, relative_change, to_json
+from archgen.units import Q_, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
             "B": ("GB", 1e-9), "dimensionless": ("", 1.0)}

@@ -8,9 +8,9 @@ from typing import Any
 
 from archgen.output.envelope import document, dumps
 from archgen.perf.sweep import Result, Row
+from archgen.quantity_json import to_json as quantity
 from archgen.render.sweep import DISPLAY, level_text, shown
 from archgen.units import Q_, Q
-from archgen.units import to_json as quantity
 
 
 def summary(result: Result) -> str:

@@ -9,7 +9,7 @@ memory. A set is evaluated as one problem of points x layouts, with the hardware
 1. the layouts are enumerated once (`search.enumerate_layouts`, the rule set of every search) and their memory
    computed once (it does not depend on the hardware); a layout fits a point when it fits that point's HBM;
 2. each layer's times (`training.layer_times`) are computed once per point and (tp, micro-batch, cp, ep,
-   recompute), and the pipeline ranks' (`training.rank_times`) once per point and layout without the sharding
+   recompute), and the pipeline ranks' (`ranks.rank_times`) once per point and layout without the sharding
    stage, which gives each layout's m·t_max + bubble: the first terms of its step time, whose other terms (p2p,
    exposed DP communication, optimizer step) are never negative, so it bounds the step time from below;
 3. each point's fitting layout with the lowest bound is timed in full (`training.estimate_training`), which gives
@@ -32,19 +32,20 @@ from typing import Any
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.model.requirements import judge_each
-from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS
+from archgen.model.sweep import HARDWARE_AXES
 from archgen.perf.arch import Arch
-from archgen.perf.cluster import Machine
-from archgen.perf.estimate import MEMORY_METRICS, does_not_fit_note, none_fits_note, training_setup
+from archgen.perf.batch_rows import UNITS, PointSet, finish
+from archgen.perf.estimate import does_not_fit_note, none_fits_note, training_setup
 from archgen.perf.goodput import goodput_of
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import split
+from archgen.perf.ranks import busiest_memory, rank_times
 from archgen.perf.search import KEYS, enumerate_layouts
-from archgen.perf.sweep import Problem, Row, _hardware, _job, evaluate_point, requirements
-from archgen.perf.training import RECOMPUTE_CODES, Layout, busiest_memory, estimate_training, layer_times, rank_times
-from archgen.units import Q_, Q, json_magnitude, json_unit
+from archgen.perf.sweep import Problem, Row, _hardware, _job, evaluate_point
+from archgen.perf.training import RECOMPUTE_CODES, Layout, estimate_training, layer_times
+from archgen.quantity_json import json_magnitude
+from archgen.units import Q_, Q
 
 #: Hardware axes whose values become arrays within a layout set (`scale_up_size` changes the valid layouts).
 VECTOR_AXES = tuple(a for a in HARDWARE_AXES if a != "scale_up_size")
@@ -55,9 +56,6 @@ SLACK = 1e-9
 #: Plans (layouts but for the sharding stage) of least bound timed in full first, per point: their best step time
 #: prunes the others.
 FIRST = 4
-#: The training metrics of a point, with their units (as `estimate` reports them).
-_UNITS = {"step_time": "s", "tokens_per_second": "1/s", "tokens_per_second_per_gpu": "1/s",
-          "tflops_per_gpu": "FLOPS", "mfu": "dimensionless", "memory_per_gpu": "B", "memory_headroom": "B"}
 _NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
 _OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
 
@@ -87,7 +85,7 @@ def _vectorisable(problem: Problem) -> bool:
     if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):
         return False  # a latency given as a value is refused point by point
     for req in problem.workload.requirements:
-        unit = _UNITS.get(req.metric)
+        unit = UNITS.get(req.metric)
         if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):
             return False
     return True
@@ -100,21 +98,6 @@ def _levels(problem: Problem, start: int, stop: int) -> dict[str, np.ndarray]:
     for name in reversed(list(problem.axes)):
         index, out[name] = np.divmod(index, len(problem.axes[name]))
     return out
-
-
-@dataclass(frozen=True)
-class _Set:
-    """The points of one layout set and what they share."""
-
-    problem: Problem
-    indices: np.ndarray            # point indices
-    values: list[dict[str, Any]]   # axis values per point
-    base: Machine
-    gpus: int
-    hardware: Hardware             # the first point's (scalar fields)
-    fields: dict[str, np.ndarray]  # per-point values of the fields the vector axes change
-    dtype: str
-    goodput: float | None          # the job's goodput on the cluster (it depends on the count, not the hardware)
 
 
 def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[Row]:
@@ -135,8 +118,8 @@ def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, lev
     if setup is None or (lay is not None and len(lay["tp"]) == 0):
         return _invalid_set(problem, indices, values)
     goodput = goodput_of(base.failures, workload, problem.model, gpus) if base.failures is not None else None
-    pts = _Set(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype), dtype,
-               goodput)
+    pts = PointSet(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype),
+                   dtype, goodput)
     if setup.complete:
         return _complete(pts, setup)
     n = len(lay["tp"])
@@ -150,7 +133,7 @@ def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, lev
     return out
 
 
-def _offloading(pts: _Set, setup, lay: dict[str, np.ndarray], out: list[Row]) -> list[Row]:
+def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[Row]) -> list[Row]:
     """Where no layout fits, the search tries each again with each offload (`search.search_training`).
 
     A point where one of them fits takes the per-point path; the others keep their row, with the count of layouts
@@ -206,7 +189,7 @@ def _fields(problem: Problem, hw: Hardware, levels, pos: np.ndarray, dtype: str)
     return out
 
 
-def _batch_hw(pts: _Set, take, shape: tuple[int, ...]) -> Hardware:
+def _batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
     """The set's hardware for the points `take` (an index or slice), each varying field shaped `shape`."""
     change: dict[str, Any] = {}
     peak = dict(pts.hardware.peak)
@@ -268,7 +251,7 @@ def _prepare(setup, lay: dict[str, np.ndarray]) -> _Prepared:
     return _Prepared(lay, memory, plan_lay, rows, least, a_of_plan.reshape(-1), a_lay, sl, m)
 
 
-def _bounds(pts: _Set, setup, prep: _Prepared, take: slice) -> np.ndarray:
+def _bounds(pts: PointSet, setup, prep: _Prepared, take: slice) -> np.ndarray:
     """m·t_max + bubble of each (point, plan): a lower bound of the step time of each of the plan's layouts."""
     count = len(pts.indices[take])
     hw = _batch_hw(pts, take, (count, 1))
@@ -291,13 +274,13 @@ def _gather(x, shape: tuple[int, int], index: np.ndarray):
     return np.broadcast_to(x, shape)[:, index]
 
 
-def _full(pts: _Set, setup, prep: _Prepared, point: np.ndarray, row: np.ndarray):
+def _full(pts: PointSet, setup, prep: _Prepared, point: np.ndarray, row: np.ndarray):
     """`estimate_training` of the given (point, layout) pairs, flat."""
     hw = _batch_hw(pts, point, (len(point),))
     return estimate_training(hw, setup.job, _layout(prep.lay, setup, row))
 
 
-def _searched(pts: _Set, setup, prep: _Prepared, take: slice) -> list[Row]:
+def _searched(pts: PointSet, setup, prep: _Prepared, take: slice) -> list[Row]:
     """The rows of the points `take` of a searched layout set."""
     count, plans = len(pts.indices[take]), len(prep.m)
     offset = take.start or 0
@@ -344,7 +327,7 @@ def _searched(pts: _Set, setup, prep: _Prepared, take: slice) -> list[Row]:
     return rows
 
 
-def _time(pts: _Set, setup, prep: _Prepared, offset: int, plans: np.ndarray, cap: np.ndarray):
+def _time(pts: PointSet, setup, prep: _Prepared, offset: int, plans: np.ndarray, cap: np.ndarray):
     """(point, layout, step time) of every fitting layout of the (point, plan) pairs `plans`, timed in full."""
     pp, kk = np.nonzero(plans)
     rows = prep.plan_rows[kk]
@@ -360,7 +343,7 @@ def _time(pts: _Set, setup, prep: _Prepared, offset: int, plans: np.ndarray, cap
     return pp, rows, np.where(np.broadcast_to(est.fits, pp.shape), est.step_time, np.inf)
 
 
-def _rows(pts: _Set, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est) -> list[Row]:
+def _rows(pts: PointSet, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est) -> list[Row]:
     """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits)."""
     count = len(best)
     metrics = {}
@@ -371,7 +354,7 @@ def _rows(pts: _Set, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.
         raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
                "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
                "memory_headroom": cap[chosen] - total}
-        metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), chosen.shape), _UNITS[k]) for k, v in raw.items()}
+        metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), chosen.shape), UNITS[k]) for k, v in raw.items()}
     layouts, shared = {}, {}  # points with the same best layout share its dict (rows are read, never changed)
     for p in chosen.tolist():
         r = int(best[p])
@@ -382,10 +365,10 @@ def _rows(pts: _Set, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.
                 shared[r]["offload"] = _OFFLOADS[int(prep.lay["offload"][r])]
         layouts[p] = shared[r]
     note = none_fits_note(len(prep.memory), pts.gpus, pts.hardware.accelerator)
-    return _finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count)
+    return finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count)
 
 
-def _complete(pts: _Set, setup) -> list[Row]:
+def _complete(pts: PointSet, setup) -> list[Row]:
     """Rows of a layout set whose workload gives the whole layout: one estimate per point, nothing searched."""
     lay = setup.layout
     count = len(pts.indices)
@@ -402,68 +385,7 @@ def _complete(pts: _Set, setup) -> list[Row]:
     raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
            "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
            "memory_headroom": cap - total}
-    metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), (count,)), _UNITS[k]) for k, v in raw.items()}
+    metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), (count,)), UNITS[k]) for k, v in raw.items()}
     notes = ["" if f else does_not_fit_note(t, c)
              for f, t, c in zip(fit.tolist(), total.tolist(), cap.tolist(), strict=True)]
-    return _finish(pts, slice(None), fit, every, metrics, dict.fromkeys(every.tolist(), dict(lay)), notes)
-
-
-def _finish(pts: _Set, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict, layouts: dict[int, dict],
-            notes: list[str]) -> list[Row]:
-    """Rows as `perf.sweep.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
-
-    `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`.
-    Power, energy per token, goodput and cost per token are the per-point path's float arithmetic, point by point;
-    the requirements are judged on arrays (`model.requirements.judge_each`).
-    """
-    problem = pts.problem
-    base = pts.base
-    power = base.it_power * pts.gpus / base.accelerators
-    lists = {name: Q_(vals, unit).to(_json_unit(unit)).magnitude.tolist() for name, (vals, unit) in metrics.items()}
-    where = {int(p): j for j, p in enumerate(chosen.tolist())}
-    fits = fit.tolist()
-    rows: list[dict[str, float]] = []
-    for p in range(len(fits)):
-        j = where.get(p)
-        m = {k: v[j] for k, v in lists.items()} if j is not None else {}
-        m["power"] = power
-        m["accelerators"] = float(pts.gpus)
-        if m.get("tokens_per_second"):
-            m["energy_per_token"] = power / m["tokens_per_second"]
-            tokens = m["tokens_per_second"]
-            if pts.goodput is not None:
-                m["goodput"] = pts.goodput
-                m["goodput_tokens_per_second"] = tokens = tokens * pts.goodput
-            if base.cost_per_accelerator_hour is not None and tokens > 0:
-                m["cost_per_token"] = base.cost_per_accelerator_hour * pts.gpus / (tokens * 3600)
-        if not fits[p]:
-            m = {k: v for k, v in m.items() if k in (*MEMORY_METRICS, "power", "accelerators")}
-        rows.append(m)
-    met: list[dict[str, bool | None]] = [{} for _ in rows]
-    # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
-    for req in problem.workload.requirements:
-        judged = judge_each(req, Q_(*metrics[req.metric])) if req.metric in metrics else None
-        for p, got in enumerate(met):
-            j = where.get(p)
-            use = judged is not None and j is not None and (fits[p] or req.metric in MEMORY_METRICS)
-            got[req.id] = judged[j] if use else None
-    for req in problem.sweep.requirements:
-        have = [p for p, m in enumerate(rows) if fits[p] and req.metric in rows[p]]
-        each = judge_each(req, Q_(np.asarray([rows[p][req.metric] for p in have], dtype=float),
-                                  SWEEP_METRICS[req.metric])) if have else []
-        for got in met:
-            got[req.id] = None
-        for p, ok in zip(have, each or [None] * len(have), strict=True):
-            met[p][req.id] = ok
-    shall = [r.id for r in requirements(problem) if r.level == "shall"]
-    indices = pts.indices[take].tolist()
-    values = pts.values[take]
-    return [Row(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit", "" if fits[p] else notes[p],
-                layouts.get(p, {}), rows[p], met[p], fits[p] and all(met[p][r] is not False for r in shall))
-            for p in range(len(fits))]
-
-
-def _json_unit(unit: str) -> str:
-    """The unit a metric in `unit` is reported in (`units.json_magnitude`)."""
-    label = json_unit(Q_(1.0, unit))
-    return {"FLOP/s": "FLOPS", "": "dimensionless"}.get(label, label)
+    return finish(pts, slice(None), fit, every, metrics, dict.fromkeys(every.tolist(), dict(lay)), notes)

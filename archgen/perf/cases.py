@@ -1,4 +1,4 @@
-"""Read validation cases (schema `archgen-validation/1`) and score the model against their measurements.
+"""Read validation cases (schema `archgen-validation/1`) and predict them (`perf.scores` scores them).
 
 Defaults for what a case leaves out (the format's own defaults are in its header):
 
@@ -16,21 +16,20 @@ Defaults for what a case leaves out (the format's own defaults are in its header
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from archgen.errors import ArchgenError, SpecError, SpecProblem
+from archgen.errors import SpecError, SpecProblem
 from archgen.load import Document, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
-from archgen.model.workload import job_kind, serving_problem
+from archgen.model.workload import serving_problem
 from archgen.perf import kernels as K
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
+from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.estimate import expert_problem, pipeline_options
 from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
@@ -41,24 +40,6 @@ from archgen.perf.stacks import resolve, stated_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 from archgen.units import Q_, Q, parse_quantity
 from archgen.validate import problems_from
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """Predicted against measured for one metric of one case."""
-
-    id: str
-    metric: str
-    unit: str
-    measured: float
-    predicted: float
-    status: str
-    source: str
-
-    @property
-    def error(self) -> float:
-        """(predicted - measured) / measured."""
-        return (self.predicted - self.measured) / self.measured
 
 
 @dataclass(frozen=True)
@@ -144,7 +125,7 @@ def read_cases(path: str | Path) -> tuple[list[Case], Document]:
     return cf.cases, cf.doc
 
 
-def _measured(m: Measurement) -> Q:
+def measured_value(m: Measurement) -> Q:
     """A measured figure as a quantity; an empty unit is a plain number ('%' converts: 44 % is 0.44)."""
     return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
 
@@ -153,7 +134,7 @@ def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
     out = []
     for j, m in enumerate(case.measured):
         try:
-            ok = _measured(m).is_compatible_with(METRIC_UNITS[m.metric])
+            ok = measured_value(m).is_compatible_with(METRIC_UNITS[m.metric])
         except Exception:
             ok = False
         if not ok:
@@ -210,7 +191,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         return {"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))}
     hw = case_hardware(case, accelerators)
     if case.training is not None:
-        return _training_metrics(case, hw, float(_training_estimate(case, hw).step_time))
+        return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
     inf = case.inference
     job = ServeJob(Arch.from_model(case.model), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                    inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario)
@@ -219,7 +200,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
             "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot)}
 
 
-def _training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None
+def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None
                        ) -> TrainingEstimate:
     """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
     t = case.training
@@ -242,7 +223,7 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
         return {}
     accs = accelerators if accelerators is not None else load_accelerators()
     hw = case_hardware(case, accs)
-    preds = [_training_metrics(case, hw, float(_training_estimate(case, hw, stack=name).step_time))
+    preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
              for name, _ in variants(stated_knobs(t), t.precision, False, t.stack)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
@@ -252,10 +233,10 @@ def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None
     if case.training is None:
         return None
     accs = accelerators if accelerators is not None else load_accelerators()
-    return bool(_training_estimate(case, case_hardware(case, accs)).fits)
+    return bool(training_estimate(case, case_hardware(case, accs)).fits)
 
 
-def _training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
+def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
     """Every training metric a case may measure, from the predicted step time (SI)."""
     t = case.training
     out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
@@ -266,153 +247,13 @@ def _training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]
     return out
 
 
-@dataclass(frozen=True)
-class Sensitivity:
-    """A training case re-predicted at a micro-batch its source does not state (not scored)."""
-
-    id: str
-    micro_batch: int
-    fits: bool
-    results: tuple[CaseResult, ...]
-
-
-def micro_batch_sensitivity(cases: list[Case], ids: set[str], accelerators: dict[str, Accelerator] | None = None,
-                            sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[Sensitivity]:
-    """Each listed training case that leaves `micro_batch` out, at every size in `sizes` that divides its batch.
-
-    Shows how much of a case's error an unstated choice could account for; the scored prediction keeps the
-    documented default (1).
-    """
-    accs = accelerators if accelerators is not None else load_accelerators()
-    out = []
-    for case in cases:
-        t = case.training
-        if case.id not in ids or t is None or "micro_batch" in t.model_fields_set:
-            continue
-        hw = case_hardware(case, accs)
-        for mb in sizes:
-            if t.global_batch % (t.dp * mb):
-                continue
-            est = _training_estimate(case, hw, mb)
-            pred = _training_metrics(case, hw, float(est.step_time))
-            out.append(Sensitivity(case.id, mb, bool(est.fits), tuple(_results(case, pred))))
-    return out
-
-
-def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
-    """One result per measured metric of `case`, against the prediction `pred` (SI)."""
-    results = []
-    for m in case.measured:
-        unit = METRIC_UNITS[m.metric]
-        measured = float(_measured(m).to(unit).magnitude)
-        results.append(CaseResult(case.id, m.metric, unit, measured, pred[m.metric], case.status, case.source))
-    return results
-
-
-def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: Document | None) -> list[SpecProblem]:
-    """Why the model cannot run `case` (the `i`-th of its file) on the known accelerators, or nothing."""
-    def at(*path) -> object:
-        return doc.locate(("cases", i, *path)) if doc else None
-
-    if case.system.accelerator not in accs:
-        return [SpecProblem(at("system", "accelerator"), path=f"{case.id}.system.accelerator",
-                            message=f"unknown accelerator '{case.system.accelerator}'",
-                            expected=f"one of: {', '.join(sorted(accs))}")]
-    if case.collective is not None and case.collective.algorithm in IN_NETWORK:
-        hw = case_hardware(case, accs, nvls=case.collective.algorithm in ("nvls", "nvls_tree"))
-        if problem := require(hw, case.collective.algorithm, case.system.count,
-                              min(case.system.count, hw.scale_up_size)):
-            return [SpecProblem(at("collective", "algorithm"), path=f"{case.id}.collective.algorithm",
-                                message=problem)]
-    job, kind = (case.training, "training") if case.training else (case.inference, "inference")
-    have = accs[case.system.accelerator].peak
-    if job is not None and job.precision not in have:
-        return [SpecProblem(at(kind, "precision"), path=f"{case.id}.{kind}.precision",
-                            message=f"{case.system.accelerator} has no {job.precision} peak",
-                            expected=f"one of: {', '.join(sorted(have))}")]
-    return []
-
-
-@dataclass(frozen=True)
-class Scores:
-    """Every case of a file in order: its results when scored, a `Refused` when the model cannot run it."""
-
-    entries: tuple[list[CaseResult] | Refused, ...]
-
-    @property
-    def results(self) -> list[CaseResult]:
-        """The (case, metric) results of the scored cases."""
-        return [r for e in self.entries if not isinstance(e, Refused) for r in e]
-
-    @property
-    def refused(self) -> list[Refused]:
-        """The refused cases."""
-        return [e for e in self.entries if isinstance(e, Refused)]
-
-
-def score_cases(cf: CaseFile, accelerators: dict[str, Accelerator] | None = None) -> Scores:
-    """Score every valid case of `cf`, refusing the ones the model cannot run and scoring the others.
-
-    A case on an unknown accelerator or dtype, or one whose prediction raises an `ArchgenError` (a layout the model
-    refuses), becomes a `Refused` located at its job.
-    """
-    accs = accelerators if accelerators is not None else load_accelerators()
-    out: list[list[CaseResult] | Refused] = []
-    for i, case in cf.entries:
-        if isinstance(case, Refused):
-            out.append(case)
-            continue
-        if problems := _refusal(case, i, accs, cf.doc):
-            out.append(Refused(case.id, tuple(problems)))
-            continue
-        try:
-            out.append(_results(case, predict(case, accs)))
-        except ArchgenError as err:
-            job = job_kind(case, "case")
-            out.append(Refused(case.id, (SpecProblem(cf.doc.locate(("cases", i, job)), path=f"{case.id}.{job}",
-                                                     message=f"the model cannot run this case: {err}"),)))
-    return Scores(tuple(out))
-
-
-def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
-          doc: Document | None = None) -> list[CaseResult]:
-    """Predicted against measured for every (case, metric); unknown accelerator ids are reported together."""
-    accs = accelerators if accelerators is not None else load_accelerators()
-    problems = [p for i, c in enumerate(cases) for p in _refusal(c, i, accs, doc)]
-    if problems:
-        raise SpecError(problems)
-    return [r for c in cases for r in _results(c, predict(c, accs))]
-
-
-def score_case_file(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> Scores:
-    """Read and score a case file case by case (see `read_case_file` and `score_cases`)."""
-    return score_cases(read_case_file(path), accelerators)
-
-
-def score_file(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[CaseResult]:
-    """Read and score a case file strictly: any refused case raises `SpecError` with every problem located."""
-    scores = score_case_file(path, accelerators)
-    if scores.refused:
-        raise SpecError([p for r in scores.refused for p in r.problems])
-    return scores.results
-
-
-def summary(results: list[CaseResult]) -> dict[str, float]:
-    """Median and worst absolute relative error, and the count."""
-    errs = sorted(abs(r.error) for r in results)
-    if not errs:
-        return {"count": 0, "median": math.nan, "worst": math.nan}
-    mid = len(errs) // 2
-    median = errs[mid] if len(errs) % 2 else (errs[mid - 1] + errs[mid]) / 2
-    return {"count": len(errs), "median": median, "worst": errs[-1]}
-
-
 def virtual_stages(t: CaseTraining) -> int:
     """Virtual stages per rank of a training case: as stated, else what the layout string implies, else 1."""
     if t.interleave is not None:
         return t.interleave
     implied = layout_interleave(t.pipeline_layout, t.pp) if t.pipeline_layout else None
     return implied or 1
+
 
 def flash_attention_check(path: str | Path) -> list[tuple[dict, float]]:
     """Each row of a flash-attention forward measurement file (no causal mask) with the model's TFLOP/s for it.

@@ -3,7 +3,7 @@
 A `Problem` holds what every point needs (the workload, its model, and each cluster as the model sees it) and
 is small and picklable, so chunks of points can be evaluated in other processes or on a Dask cluster: a worker
 gets the problem and an index range and generates its points itself (point i is the mixed-radix decoding of i
-over the axes, the last axis fastest). Metrics travel as floats in SI units (`units.json_magnitude`).
+over the axes, the last axis fastest). Metrics travel as floats in SI units (`quantity_json.json_magnitude`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from archgen.perf.cluster import Machine, estimate_on_cluster
 from archgen.perf.estimate import precision
 from archgen.perf.goodput import goodput_of
 from archgen.perf.hardware import Hardware
-from archgen.units import Q_, Q, json_magnitude
+from archgen.quantity_json import json_magnitude
+from archgen.units import Q_, Q
 
 #: Job axes that replace a field of a training job's `parallelism`.
 _PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")

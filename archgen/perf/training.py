@@ -21,8 +21,9 @@ from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed
 from archgen.perf.hardware import Hardware
-from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes, params_per_gpu, training_memory
-from archgen.perf.pipeline import DEFAULT, PipelineOptions, Split, split
+from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes
+from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
+from archgen.perf.ranks import busiest_memory, per_class, rank_times
 from archgen.perf.stacks import Knobs
 
 RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
@@ -270,41 +271,6 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed)
 
 
-@dataclass(frozen=True)
-class RankTimes:
-    """The pipeline rank classes (trailing axis) of a layout: parameters, time per micro-batch, and the schedule."""
-
-    params: np.ndarray
-    t_rank: np.ndarray
-    real: np.ndarray               # whether a class has ranks
-    t_max: np.ndarray | float      # the busiest class's time per micro-batch
-    t_sum: np.ndarray | float      # every rank's time per micro-batch, summed
-    busiest: np.ndarray | float    # decoder layers on the rank that holds the most
-    bubble: np.ndarray | float     # (t_sum - t_max) / v
-
-
-def _x(arr):
-    """A layout quantity against the trailing class axis."""
-    return np.asarray(arr)[..., None]
-
-
-def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, v, sl: Split) -> RankTimes:
-    """Each rank class's layers, embedding and loss per micro-batch, with the weight-gradient accumulation.
-
-    `per_layer`, `logits` and `embed` are those of `LayerTimes`. Weight gradients are accumulated into the gradient
-    buffer once per micro-batch (read it, read the new 16-bit gradient, write it back). `hw` must broadcast against
-    the class axis (`Hardware.with_axis`).
-    """
-    params = params_per_gpu(job.arch, _x(tp), _x(pp), _x(ep), sl.layers, sl.embedding, sl.loss)
-    accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
-    t_rank = sl.layers * _x(per_layer) + sl.loss * _x(logits) + sl.embedding * _x(embed) + accumulate
-    real = sl.count > 0
-    t_max = np.max(np.where(real, t_rank, 0.0), axis=-1)
-    t_sum = np.sum(np.where(real, sl.count * t_rank, 0.0), axis=-1)
-    busiest = np.max(np.where(real, sl.layers, 0.0), axis=-1)
-    return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v)
-
-
 def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
@@ -336,7 +302,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     sl = split(a.layers, pp, v, layout.pipeline)
     rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
-    x = _x
+    x = per_class
 
     # Pipeline: activations forward and gradients backward between stages, once per virtual stage. The slowest hop
     # sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp apart) lies in
@@ -385,35 +351,3 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         tokens_per_second=tokens / step, model_flops=model_flops, hardware_flops=model_flops + rec_flops,
         tflops_per_gpu=model_flops / (step * gpus), mfu=model_flops / (step * gpus * peak), peak=peak,
         memory=mem, capacity=hw.hbm_capacity, gpus=gpus, host_capacity=hw.host_capacity)
-
-
-def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> TrainingMemory:
-    """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
-
-    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it.
-    """
-    tp, pp, dp = (_num(x) for x in (layout.tp, layout.pp, layout.dp))
-    cp, ep, v = (_num(x) for x in (layout.cp, layout.ep, layout.interleave))
-    mb = _num(layout.micro_batch)
-    rc = np.asarray(layout.recompute)
-    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
-    zero = _num(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
-    m = job.global_batch / (dp * mb)
-    sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
-    x = _x
-    mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
-                          pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),
-                          flash=job.attention == "flash", microbatches=x(m), zero=x(zero),
-                          grad_bytes=job.grad_bytes, weight_bytes=job.weight_bytes, dropout=job.dropout,
-                          layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position,
-                          offload=x(np.asarray(layout.offload).astype(int)))
-    fields = (mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.host)
-    shape = np.broadcast_shapes(*(np.shape(f) for f in (*fields, sl.count)))
-    parts = [np.broadcast_to(f, shape) for f in fields]
-    real = np.broadcast_to(sl.count, shape) > 0
-    total = np.where(real, sum(parts[:4]), -np.inf)
-    i = np.argmax(total, axis=-1)[..., None]
-    pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts[:4]] + [np.max(np.where(real, parts[4], 0.0), -1)]
-    if pick[0].ndim == 0:
-        pick = [float(f) for f in pick]
-    return TrainingMemory(*pick)

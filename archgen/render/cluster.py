@@ -16,13 +16,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from archgen.analyse.bom import cluster_bom_gaps
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
+from archgen.render.cabling import cabling, run_list
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import rack_parts, typical_text
@@ -334,58 +333,6 @@ def _shape(fa: Any) -> str:
     return (f"{s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s), {fa.rails} rail(s)"
             f"{', rail-optimised' if s.rail_optimized else ''}; {fa.node_ports:,} node ports, "
             f"{fa.reserved_ports:,} reserved")
-
-
-def cabling(a: Any) -> Section:
-    """Links, media, modules and cables per fabric tier; length bins; the run list in cabling.csv."""
-    cab = a.cabling
-    rows, bins = [], []
-    for t in cab.tiers:
-        media = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.modules.items())) or "—"
-        cables = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.cables.items())) or "—"
-        rows.append((t.fabric, t.tier, t.links, media, cables, t.optics_power, t.max_length))
-        for (part, length), n in sorted(t.by_option_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
-            bins.append((t.fabric, t.tier, part, f"{float(length):g} m", n))
-    cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"), Column("Modules / cable ends"),
-            Column("Cables"), Column("Optics power", "kW", 2, "right"), Column("Longest run", "m", 1, "right"))
-    section = Section("cabling", "Cabling and optics").add(
-        Para("Each run takes the first link option whose reach covers its length (floor geometry: rack and row "
-             "pitch, tray drops, slack) and the next length bin up. The deduplicated A→Z run list is in "
-             "cabling.csv."),
-        Table("cabling-tiers", "Links, modules and cables per tier", cols, tuple(rows)))
-    section.sub("length-bins", "Length bins", Table("length-bins", "Runs per link type and length bin",
-                                                    (Column("Fabric"), Column("Tier"), Column("Link"),
-                                                     Column("Bin"), Column("Runs", digits=0, align="right")),
-                                                    tuple(bins)))
-    if cab.problems:
-        section.add(Bullets(tuple(p.message for p in cab.problems)))
-    return section
-
-
-def run_list(a: Any) -> Table:
-    """The deduplicated A→Z cable-run list: identical runs (same racks, U, link and bin) counted once."""
-    cab = a.cabling
-    options = {(t.fabric, t.tier): t.options for t in cab.tiers}
-    rows = []
-    for r in cab.runs:
-        if len(r.a_rack) == 0:
-            continue
-        keys = np.stack([r.a_rack, r.a_u, r.b_rack, r.b_u, r.option, np.round(r.bin * 1000).astype(np.int64)])
-        uniq, inverse = np.unique(keys, axis=1, return_inverse=True)
-        weights = np.bincount(inverse.ravel(), weights=r.weight, minlength=uniq.shape[1])
-        lengths = np.zeros(uniq.shape[1])
-        np.maximum.at(lengths, inverse.ravel(), r.length)
-        opts = options.get((r.fabric, r.tier), ())
-        for j in range(uniq.shape[1]):
-            a_rack, a_u, b_rack, b_u, opt, bin_mm = (int(x) for x in uniq[:, j])
-            link = opts[opt] if 0 <= opt < len(opts) else None
-            name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
-            rows.append((r.fabric, r.tier, cab.rack_names[a_rack], a_u, cab.rack_names[b_rack], b_u, name,
-                         float(lengths[j]), bin_mm / 1000, int(weights[j])))
-    cols = (Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0), Column("Z rack"),
-            Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Bin (m)", digits=1),
-            Column("Runs", digits=0))
-    return Table("cabling", "Cable runs", cols, tuple(rows))
 
 
 def appendices(scope: Scope, a: Any) -> Section:

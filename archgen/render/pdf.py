@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from archgen.quantity_json import json_text
 from archgen.render.blocks import Bullets, Document, Figure, Para, Section, Table
 from archgen.render.env import TemplateError, template_path
-from archgen.units import json_text
 
 #: Width of each diagram on the page (tall elevations are narrower so they fit with their caption).
 FIGURE_WIDTH = {"elevation": 0.78}

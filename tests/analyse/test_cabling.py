@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.pipeline import run
-from archgen.render.cluster import run_list
+from archgen.render.cabling import run_list
 from tests.data.clusters.small import files
 
 

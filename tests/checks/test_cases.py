@@ -22,7 +22,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from archgen.pipeline import run
-from archgen.units import to_json
+from archgen.quantity_json import to_json
 from tests.conftest import write_tree
 
 CASES = Path(__file__).parent / "cases"

@@ -19,7 +19,7 @@ FIELDS = ("subject", "line", "message", "value", "limit")
 
 def expected(finding) -> CommentedMap:
     """One finding as a case file's `expect` entry."""
-    from archgen.units import to_json
+    from archgen.quantity_json import to_json
     entry = CommentedMap(subject=finding.object, line=finding.location.line if finding.location else 0,
                          message=finding.message)
     for name in ("value", "limit"):

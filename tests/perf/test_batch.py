@@ -179,7 +179,7 @@ def _set(p: Problem, levels, pos):
     lay = enumerate_layouts(arch, setup.job, workload.accelerators, hw, setup.fixed, setup.pipeline)
     values = [p.point(int(i)) for i in pos]
     fields = batch._fields(p, base.hardware, levels, pos, workload.training.precision)
-    pts = batch._Set(p, pos, values, base, workload.accelerators, hw, fields, workload.training.precision, None)
+    pts = batch.PointSet(p, pos, values, base, workload.accelerators, hw, fields, workload.training.precision, None)
     return pts, setup, batch._prepare(setup, lay)
 
 

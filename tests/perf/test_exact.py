@@ -45,7 +45,7 @@ def _digest(*arrays) -> str:
 
 def _jsonable(x):
     """Quantities as exact SI magnitudes; containers element by element."""
-    from archgen.units import json_magnitude
+    from archgen.quantity_json import json_magnitude
     if hasattr(x, "magnitude"):
         return _hex(json_magnitude(x))
     if isinstance(x, float):
@@ -91,7 +91,7 @@ def sweep_rows() -> dict:
 
 def cases() -> dict:
     """Each validation case's prediction."""
-    from archgen.perf.cases import score_case_file
+    from archgen.perf.scores import score_case_file
 
     out = {}
     for name in ("validation-cases.yaml", "validation-modern.yaml"):

@@ -10,9 +10,10 @@ import pytest
 
 from archgen.perf import inference as I
 from archgen.perf.arch import Arch
-from archgen.perf.cases import read_case_file, score_case_file
+from archgen.perf.cases import read_case_file
 from archgen.perf.hardware import hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference, kernels_per_pass, weights_per_gpu
+from archgen.perf.scores import score_case_file
 from tests.conftest import run_cli
 
 MODERN = Path(__file__).resolve().parent.parent / "data" / "validation-modern.yaml"

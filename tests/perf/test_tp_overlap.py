@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf.cases import score_file
+from archgen.perf.scores import score_file
 from archgen.perf.training import Job, Layout, estimate_training
 
 DATA = Path(__file__).parent / "data"

@@ -1,0 +1,55 @@
+"""What a cluster's author expects (`expect:`) against what archgen derives: the helpers of NET008.
+
+Not a check module (NET008 is `checks.network.totals`): the expectation's own consistency and the switches and
+cables per tier of each fabric it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archgen.analyse.network import ClusterAnalysis, count
+from archgen.checks.registry import Violation
+
+
+def inconsistent_expectation(c: ClusterAnalysis) -> str:
+    """Why an expectation contradicts itself: nodes × accelerators per node != accelerators, or ''.
+
+    Only when every node of the layout carries the same number of accelerators, so that the product is defined.
+    """
+    want = c.cluster.spec.expect
+    per_node = {nt.part.accelerators for nt in c.nodes}
+    if want.nodes is None or want.accelerators is None or len(per_node) != 1:
+        return ""
+    (per,) = per_node
+    if want.nodes * per == want.accelerators:
+        return ""
+    return (f"; the expectation contradicts itself: {want.nodes} expected nodes x {per} accelerators per node "
+            f"({', '.join(sorted(nt.part.id for nt in c.nodes))}) = {want.nodes * per}, not {want.accelerators}")
+
+
+def expected_fabrics(c: ClusterAnalysis) -> Iterator[Violation]:
+    """Switches and cables per tier of `expect.fabrics` against the derived ones (all planes)."""
+    spec = c.cluster.spec
+    by_id = {fa.fabric.spec.id: fa for fa in c.fabrics}
+    for fid, want in spec.expect.fabrics.items():
+        where = ("expect", "fabrics", fid)
+        fa = by_id.get(fid)
+        if fa is None:
+            yield Violation(c.cluster.path, spec.id, where, f"expect names fabric '{fid}', which the cluster does "
+                            f"not have (fabrics: {', '.join(sorted(by_id)) or 'none'})")
+            continue
+        switches = {t.name: t.switches * fa.planes for t in fa.tiers}
+        for tier, n in want.switches.model_dump(exclude_none=True).items():
+            have = switches.get(tier, 0)
+            if have != n:
+                yield Violation(fa.fabric.path, spec.id, (*where, "switches", tier),
+                                f"expected {n} {tier} switches in fabric {fid}, the fabric derives {have}"
+                                f"{'' if tier in switches else f' (it has {fa.tiers_used} tier(s))'}",
+                                count(have), count(n))
+        for tier, n in want.cables.model_dump(exclude_none=True).items():
+            have = fa.links.get(tier, 0) * fa.planes
+            if have != n:
+                yield Violation(fa.fabric.path, spec.id, (*where, "cables", tier),
+                                f"expected {n} {tier} cables in fabric {fid}, the fabric derives {have} links",
+                                count(have), count(n))

@@ -1,0 +1,90 @@
+"""The pipeline rank classes of a training layout: each class's time per micro-batch, and the busiest one's memory.
+
+`pipeline.split` gives a layout's rank classes (ranks that hold the same layers, embedding and loss) on a trailing
+axis; `rank_times` times each class from the per-layer times of `training.layer_times`, and `busiest_memory` finds
+the class that needs the most HBM. Both broadcast over arrays of layouts (the search, batched sweeps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from archgen.perf import kernels as K
+from archgen.perf.algorithms import as_float
+from archgen.perf.hardware import Hardware
+from archgen.perf.memory import TrainingMemory, params_per_gpu, training_memory
+from archgen.perf.pipeline import Split, split
+
+if TYPE_CHECKING:
+    from archgen.perf.training import Job, Layout
+
+
+@dataclass(frozen=True)
+class RankTimes:
+    """The pipeline rank classes (trailing axis) of a layout: parameters, time per micro-batch, and the schedule."""
+
+    params: np.ndarray
+    t_rank: np.ndarray
+    real: np.ndarray               # whether a class has ranks
+    t_max: np.ndarray | float      # the busiest class's time per micro-batch
+    t_sum: np.ndarray | float      # every rank's time per micro-batch, summed
+    busiest: np.ndarray | float    # decoder layers on the rank that holds the most
+    bubble: np.ndarray | float     # (t_sum - t_max) / v
+
+
+def per_class(arr):
+    """A layout quantity against the trailing class axis."""
+    return np.asarray(arr)[..., None]
+
+
+def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, v, sl: Split) -> RankTimes:
+    """Each rank class's layers, embedding and loss per micro-batch, with the weight-gradient accumulation.
+
+    `per_layer`, `logits` and `embed` are those of `LayerTimes`. Weight gradients are accumulated into the gradient
+    buffer once per micro-batch (read it, read the new 16-bit gradient, write it back). `hw` must broadcast against
+    the class axis (`Hardware.with_axis`).
+    """
+    x = per_class
+    params = params_per_gpu(job.arch, x(tp), x(pp), x(ep), sl.layers, sl.embedding, sl.loss)
+    accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
+    t_rank = sl.layers * x(per_layer) + sl.loss * x(logits) + sl.embedding * x(embed) + accumulate
+    real = sl.count > 0
+    t_max = np.max(np.where(real, t_rank, 0.0), axis=-1)
+    t_sum = np.sum(np.where(real, sl.count * t_rank, 0.0), axis=-1)
+    busiest = np.max(np.where(real, sl.layers, 0.0), axis=-1)
+    return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v)
+
+
+def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> TrainingMemory:
+    """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
+
+    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it.
+    """
+    tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
+    cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
+    mb = as_float(layout.micro_batch)
+    rc = np.asarray(layout.recompute)
+    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
+    zero = as_float(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
+    m = job.global_batch / (dp * mb)
+    sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
+    x = per_class
+    mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
+                          pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),
+                          flash=job.attention == "flash", microbatches=x(m), zero=x(zero),
+                          grad_bytes=job.grad_bytes, weight_bytes=job.weight_bytes, dropout=job.dropout,
+                          layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position,
+                          offload=x(np.asarray(layout.offload).astype(int)))
+    fields = (mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.host)
+    shape = np.broadcast_shapes(*(np.shape(f) for f in (*fields, sl.count)))
+    parts = [np.broadcast_to(f, shape) for f in fields]
+    real = np.broadcast_to(sl.count, shape) > 0
+    total = np.where(real, sum(parts[:4]), -np.inf)
+    i = np.argmax(total, axis=-1)[..., None]
+    pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts[:4]] + [np.max(np.where(real, parts[4], 0.0), -1)]
+    if pick[0].ndim == 0:
+        pick = [float(f) for f in pick]
+    return TrainingMemory(*pick)

@@ -1,0 +1,65 @@
+"""The cluster document's "Cabling and optics" section and its cable-run list (cabling.csv).
+
+Renderers of what `archgen.analyse.cabling.Cabling` computed: links, modules and cables per fabric tier, length
+bins, and the deduplicated A→Z run list; presentation only (identical runs counted once).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from archgen.render.blocks import Bullets, Column, Para, Section, Table
+
+
+def cabling(a: Any) -> Section:
+    """Links, media, modules and cables per fabric tier; length bins; the run list in cabling.csv."""
+    cab = a.cabling
+    rows, bins = [], []
+    for t in cab.tiers:
+        media = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.modules.items())) or "—"
+        cables = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.cables.items())) or "—"
+        rows.append((t.fabric, t.tier, t.links, media, cables, t.optics_power, t.max_length))
+        for (part, length), n in sorted(t.by_option_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
+            bins.append((t.fabric, t.tier, part, f"{float(length):g} m", n))
+    cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"), Column("Modules / cable ends"),
+            Column("Cables"), Column("Optics power", "kW", 2, "right"), Column("Longest run", "m", 1, "right"))
+    section = Section("cabling", "Cabling and optics").add(
+        Para("Each run takes the first link option whose reach covers its length (floor geometry: rack and row "
+             "pitch, tray drops, slack) and the next length bin up. The deduplicated A→Z run list is in "
+             "cabling.csv."),
+        Table("cabling-tiers", "Links, modules and cables per tier", cols, tuple(rows)))
+    section.sub("length-bins", "Length bins", Table("length-bins", "Runs per link type and length bin",
+                                                    (Column("Fabric"), Column("Tier"), Column("Link"),
+                                                     Column("Bin"), Column("Runs", digits=0, align="right")),
+                                                    tuple(bins)))
+    if cab.problems:
+        section.add(Bullets(tuple(p.message for p in cab.problems)))
+    return section
+
+
+def run_list(a: Any) -> Table:
+    """The deduplicated A→Z cable-run list: identical runs (same racks, U, link and bin) counted once."""
+    cab = a.cabling
+    options = {(t.fabric, t.tier): t.options for t in cab.tiers}
+    rows = []
+    for r in cab.runs:
+        if len(r.a_rack) == 0:
+            continue
+        keys = np.stack([r.a_rack, r.a_u, r.b_rack, r.b_u, r.option, np.round(r.bin * 1000).astype(np.int64)])
+        uniq, inverse = np.unique(keys, axis=1, return_inverse=True)
+        weights = np.bincount(inverse.ravel(), weights=r.weight, minlength=uniq.shape[1])
+        lengths = np.zeros(uniq.shape[1])
+        np.maximum.at(lengths, inverse.ravel(), r.length)
+        opts = options.get((r.fabric, r.tier), ())
+        for j in range(uniq.shape[1]):
+            a_rack, a_u, b_rack, b_u, opt, bin_mm = (int(x) for x in uniq[:, j])
+            link = opts[opt] if 0 <= opt < len(opts) else None
+            name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
+            rows.append((r.fabric, r.tier, cab.rack_names[a_rack], a_u, cab.rack_names[b_rack], b_u, name,
+                         float(lengths[j]), bin_mm / 1000, int(weights[j])))
+    cols = (Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0), Column("Z rack"),
+            Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Bin (m)", digits=1),
+            Column("Runs", digits=0))
+    return Table("cabling", "Cable runs", cols, tuple(rows))

@@ -1,0 +1,130 @@
+"""What a spec file may hold before it is parsed: the guards of `archgen.load` against hostile input.
+
+Characters no output can carry (raw, or written as YAML escapes), tags outside the YAML 1.2 core schema, integers
+beyond int64, nesting deeper than `MAX_DEPTH`, and more entries than the caller's limit: counted first with
+libyaml's event parser (`precount`), then while ruamel composes (`composer`). `archgen.load` calls them with its
+`MAX_NODES`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from archgen.errors import Location, SpecProblem, UnreadableError
+
+if TYPE_CHECKING:
+    from ruamel.yaml.composer import Composer
+
+#: The largest integer a spec may write (a signed 64-bit integer: what numpy and every JSON reader can hold).
+MAX_INT = 2**63 - 1
+#: Deepest nesting of mappings and lists a spec may have.
+MAX_DEPTH = 64
+
+#: Characters YAML does not allow in a file (YAML 1.2 section 5.1: c-printable).
+NOT_YAML = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: Characters refused in a string even when written as a YAML escape ("\\e", "\\0", "\\ud800"): C0 and C1 controls
+#: but tab and line ends, DEL, lone surrogates and the non-characters U+FFFE/U+FFFF. XML 1.0 cannot carry most of
+#: them (XLSX, SVG, JUnit), UTF-8 cannot encode a lone surrogate, and a terminal obeys escapes in messages.
+NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_NAMES = {0: "NUL", 7: "BEL", 8: "BS", 0x1B: "ESC", 0x7F: "DEL", 0xFFFE: "non-character", 0xFFFF: "non-character"}
+
+
+def char_name(c: str) -> str:
+    """'control character U+001B (ESC)', 'lone surrogate U+D800'."""
+    n = ord(c)
+    what = "lone surrogate" if 0xD800 <= n <= 0xDFFF else "character" if n >= 0xFFFE else "control character"
+    return f"{what} U+{n:04X}" + (f" ({_NAMES[n]})" if n in _NAMES and n < 0xFFFE else "")
+
+
+#: The tags of the YAML 1.2 core schema, the only ones a spec may write (`!!str 5`, `!!float 1`).
+_CORE_TAGS = {f"tag:yaml.org,2002:{t}": t for t in ("str", "int", "float", "bool", "null", "map", "seq")}
+
+
+def composer(name: str, max_nodes: int) -> type[Composer]:
+    """A ruamel composer that counts entries while composing and refuses tags outside the core schema.
+
+    The count is of keys and list items, as `load._Counter` counts them after alias expansion, so a file refused here is
+    one `load._plain` would refuse too, only sooner: composing stops at the first entry over `max_nodes`.
+    """
+    from ruamel.yaml.composer import Composer  # noqa: F811  (imported when called: ruamel loads lazily)
+    from ruamel.yaml.events import AliasEvent, ScalarEvent
+    from ruamel.yaml.nodes import ScalarNode
+
+    class _Guarded(Composer):
+        entries = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.parser.peek_event()
+            where = Location(name, event.start_mark.line + 1, event.start_mark.column + 1)
+            if parent is not None and index is not None:
+                self.entries += 1
+                if self.entries > max_nodes:
+                    raise UnreadableError([too_many(where, max_nodes)])
+            if self.depth > MAX_DEPTH:
+                raise UnreadableError([SpecProblem(where, message=f"YAML nesting deeper than {MAX_DEPTH} levels")])
+            if isinstance(event, ScalarEvent) and len(event.value) > 19 and str(  # before int() meets 5,000 digits
+                    event.tag or self.resolver.resolve(ScalarNode, event.value, event.implicit)).endswith(":int"):
+                raise UnreadableError([SpecProblem(where, message="integer out of range", value=event.value,
+                                                   expected=f"a whole number of at most {MAX_INT:,} in size")])
+            tag = None if isinstance(event, AliasEvent) or event.tag is None else str(event.tag)
+            if tag is not None and tag != "!":  # "!" is the non-specific tag: a string
+                core = _CORE_TAGS.get(tag)
+                if core is None:
+                    shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
+                    raise UnreadableError([SpecProblem(where, message=f"tag '{shown}' is not allowed", hint=(
+                        "specs are plain YAML: strings, numbers, true/false, null, lists and mappings"))])
+                if isinstance(event, ScalarEvent) and core not in ("str", "map", "seq"):
+                    implicit = str(self.resolver.resolve(ScalarNode, event.value, (True, False)))
+                    kinds = {"float": ("float", "int"), "null": ("null", "str")}.get(core, (core,))
+                    if implicit.split(":")[-1] not in kinds or (core == "null" and event.value not in ("", "~")
+                                                               and implicit.split(":")[-1] != "null"):
+                        raise UnreadableError([SpecProblem(where, message=f"'{event.value}' is not a valid !!{core}",
+                                                           expected=f"a YAML {core} after !!{core}")])
+            return super().compose_node(parent, index)
+
+    return _Guarded
+
+
+def precount(text: str, name: str, max_nodes: int) -> None:
+    """Count entries with libyaml's event parser and stop at the first over `max_nodes`.
+
+    libyaml is about 30 times faster than ruamel's pure-Python parser, so a 5 MiB list is refused in a fraction of a
+    second instead of after composing 200,000 items in Python. Counting only: ruamel remains the parser (YAML 1.2,
+    positions, messages), so a libyaml error is left for ruamel to report, and without libyaml the composer's own
+    count is the limit.
+    """
+    try:
+        import yaml as pyyaml
+    except ImportError:  # pragma: no cover - PyYAML is a dependency
+        return
+    if not getattr(pyyaml, "__with_libyaml__", False):
+        return
+    frames: list[list] = []  # [is_mapping, children seen]
+    entries = 0
+    try:
+        for event in pyyaml.parse(text, Loader=pyyaml.CSafeLoader):
+            if isinstance(event, pyyaml.CollectionEndEvent):
+                frames.pop()
+                continue
+            if not isinstance(event, pyyaml.NodeEvent):
+                continue
+            if frames:
+                frame = frames[-1]
+                if not frame[0] or frame[1] % 2 == 0:  # a list item, or a mapping key
+                    entries += 1
+                    if entries > max_nodes:
+                        raise UnreadableError([too_many(Location(name, event.start_mark.line + 1,
+                                                                 event.start_mark.column + 1), max_nodes)])
+                frame[1] += 1
+            if isinstance(event, pyyaml.CollectionStartEvent):
+                frames.append([isinstance(event, pyyaml.MappingStartEvent), 0])
+    except pyyaml.YAMLError:
+        return
+
+
+def too_many(where: Location, max_nodes: int, verb: str = "has") -> SpecProblem:
+    """The problem of a file with more than `max_nodes` entries (`verb`: has, or expands to through aliases)."""
+    return SpecProblem(where, message=f"the file {verb} more than {max_nodes:,} nodes (keys and list items)",
+                       hint="aliases (*name) that repeat large anchors multiply a document; write the content out "
+                            "or use counts")
