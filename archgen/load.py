@@ -28,7 +28,7 @@ Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
 
 
 @dataclass(frozen=True)
-class Document:
+class SourceDocument:
     """One YAML document: plain Python data plus the file:line:col of every key path in it."""
 
     file: str
@@ -106,9 +106,9 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     return sorted(found.values())
 
 
-def load_paths(paths: Iterable[str | Path]) -> list[Document]:
+def load_paths(paths: Iterable[str | Path]) -> list[SourceDocument]:
     """Load every document of every spec file under `paths`; all problems are collected and raised once."""
-    docs: list[Document] = []
+    docs: list[SourceDocument] = []
     problems: list[SpecProblem] = []
     for f in find_files(paths):
         try:
@@ -141,7 +141,7 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
                                            message=f"byte 0x{raw[exc.start]:02x} is not UTF-8")]) from None
 
 
-def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[Document]:
+def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
     """Load all documents of one YAML file (parsed documents are cached by content: YAML parsing is slow).
 
     `keys` names what each document must hold, for the message about an empty file or a non-mapping document.
@@ -151,7 +151,7 @@ def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[Document]:
     hit = cache.load("yaml", key)
     if isinstance(hit, list):
         try:
-            docs = [Document(str(path), data, {tuple(p): (line, col) for p, line, col in positions})
+            docs = [SourceDocument(str(path), data, {tuple(p): (line, col) for p, line, col in positions})
                     for data, positions in hit]
             if all(isinstance(d.data, dict) for d in docs):
                 return docs
@@ -162,8 +162,8 @@ def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[Document]:
     return docs
 
 
-def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Document]:
-    """Parse YAML text (one or more documents) into `Document`s; `name` is used in locations, `keys` in messages."""
+def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
+    """Parse YAML text (one or more documents) into `SourceDocument`s; `name` is for locations, `keys` for messages."""
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError
@@ -206,7 +206,7 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Docum
         if not isinstance(raw, dict):
             raise UnreadableError([SpecProblem(Location(name, *start), message="a document must be a mapping",
                                          value=_scalar(raw), expected=f"a mapping with {keys}")])
-        docs.append(Document(name, _plain(raw, (), positions, counter, 0), positions))
+        docs.append(SourceDocument(name, _plain(raw, (), positions, counter, 0), positions))
     return docs
 
 

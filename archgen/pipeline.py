@@ -15,7 +15,7 @@ from archgen.analyse.rack import RackAnalysis, analyse
 from archgen.analyse.scaling import Scaling
 from archgen.analyse.scaling import scaling as grow
 from archgen.build import Design, build
-from archgen.load import Document, find_files, load_paths, shipped_catalog
+from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
 from archgen.perf.workloads import WorkloadResult, estimate_workloads
 from archgen.topology import ScaleOutPath
 from archgen.units import Q
@@ -42,7 +42,7 @@ class Run:
         return [f for f in self.findings if f.severity == "error" and not f.waived]
 
 
-def load(paths: Sequence[str | Path]) -> tuple[list[Document], list[Document]]:
+def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[SourceDocument]]:
     """Load the user's specs and the shipped catalog (files under both are loaded once, as the user's)."""
     docs = load_paths(paths)
     mine = {Path(d.file).resolve() for d in docs}

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ValidationError
 
 from archgen.errors import Location, SpecError, SpecProblem, UsageError, did_you_mean
-from archgen.load import Document as Source
+from archgen.load import SourceDocument as Source
 from archgen.model import KINDS, Document, Facility, Part
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.load import Document, load_paths
+from archgen.load import SourceDocument, load_paths
 from archgen.model import KINDS, Part
 from archgen.units import Q_, Quantity
 
@@ -15,7 +15,7 @@ CATALOG = Path(__file__).resolve().parents[1] / "specs" / "catalog"
 FOLDERS = ("systems", "switches", "nics", "links", "power", "cooling")
 
 
-def _docs() -> list[Document]:
+def _docs() -> list[SourceDocument]:
     """Every document of the non-accelerator catalog folders."""
     return load_paths([CATALOG / folder for folder in FOLDERS if (CATALOG / folder).is_dir()])
 
@@ -37,7 +37,7 @@ def test_catalog_is_not_empty() -> None:
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.id)
-def test_part_validates_and_cites_a_source(doc: Document) -> None:
+def test_part_validates_and_cites_a_source(doc: SourceDocument) -> None:
     """Each part validates against its kind and cites a non-empty source."""
     part = KINDS[doc.kind].model_validate(doc.data)
     assert isinstance(part, Part)
@@ -46,7 +46,7 @@ def test_part_validates_and_cites_a_source(doc: Document) -> None:
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.id)
-def test_file_is_named_after_its_id(doc: Document) -> None:
+def test_file_is_named_after_its_id(doc: SourceDocument) -> None:
     """A part lives in `<id>.yaml`."""
     assert Path(doc.file).stem == doc.id
 

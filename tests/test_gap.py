@@ -25,7 +25,7 @@ import jsonschema
 import pytest
 
 from archgen.commands.gap import gap
-from archgen.compare.gap import Row
+from archgen.compare.gap import GapRow
 from archgen.errors import SpecError
 from archgen.model.requirements import Requirement, Target
 from archgen.output.gap import margin_text, markdown
@@ -42,7 +42,7 @@ def report():
     return gap([PROPOSAL], [REQUIREMENTS])
 
 
-def rows_by(g) -> dict[tuple[str, str], Row]:
+def rows_by(g) -> dict[tuple[str, str], GapRow]:
     return {(r.requirement.id, r.subject): r for r in g.rows}
 
 
@@ -260,11 +260,11 @@ def test_target_margin(target, value, headroom, margin):
 
 def test_margin_text():
     req = Requirement(id="REQ-X-001", statement="s", metric="it_power", target="<= 132 kW")
-    assert margin_text(Row(req, "rack/r", "met", Q_(131_596, "W"))) == "+0.31 % (+0.40 kW)"
-    assert margin_text(Row(req, "rack/r", "not met", Q_(140, "kW"))) == "-6.1 % (-8 kW)"
-    assert margin_text(Row(req, "rack/r", "not provided")) == "—"
+    assert margin_text(GapRow(req, "rack/r", "met", Q_(131_596, "W"))) == "+0.31 % (+0.40 kW)"
+    assert margin_text(GapRow(req, "rack/r", "not met", Q_(140, "kW"))) == "-6.1 % (-8 kW)"
+    assert margin_text(GapRow(req, "rack/r", "not provided")) == "—"
     hot = Requirement(id="REQ-X-002", statement="s", metric="t", target="<= 45 degC")
-    assert margin_text(Row(hot, "rack/r", "met", Q_(40, "degC"))) == "+5 K"
+    assert margin_text(GapRow(hot, "rack/r", "met", Q_(40, "degC"))) == "+5 K"
 
 
 # --- the command -------------------------------------------------------------------------------------------------

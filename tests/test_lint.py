@@ -3,6 +3,7 @@ docstrings, bugbear)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -35,3 +36,18 @@ def test_no_module_is_over_400_lines():
     over = {m: n for m, n in sizes.items() if n > OVER.get(m, MAX_MODULE_LINES)}
     assert not over, f"modules over {MAX_MODULE_LINES} lines (split them): {over}"
     assert all(sizes.get(m, 0) > MAX_MODULE_LINES for m in OVER), "a listed module is under the limit: drop it"
+
+
+#: Class names two modules share on purpose: the scale-up fields of an Accelerator and of a Cluster are spec models
+#: named for their YAML key (renaming one renames its JSON-schema definition).
+SHARED_CLASS_NAMES = {"ScaleUp"}
+
+
+def test_one_class_per_name():
+    """A name means one class in the package (issue 12: three `Document`s, two `Problem`, `Target` and `Row` were)."""
+    where: dict[str, list[str]] = {}
+    for p in sorted((ROOT / "archgen").rglob("*.py")):
+        for name in re.findall(r"^class (\w+)", p.read_text(encoding="utf-8"), re.M):
+            where.setdefault(name, []).append(str(p.relative_to(ROOT)))
+    shared = {n: ps for n, ps in where.items() if len(ps) > 1 and n not in SHARED_CLASS_NAMES}
+    assert not shared, shared

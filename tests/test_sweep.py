@@ -12,7 +12,7 @@ from archgen.commands import sweep as sw
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.hardware import Hardware
-from archgen.perf.sweep import Problem, Row, _hardware, evaluate, pareto
+from archgen.perf.sweep import PointRow, SweepProblem, _hardware, evaluate, pareto
 from archgen.units import Q_
 from tests.conftest import SPECS
 
@@ -35,7 +35,7 @@ def sweep_file(tmp_path: Path, text: str = TRAIN) -> Path:
 
 
 
-def problem_of(tmp_path: Path, text: str = TRAIN) -> Problem:
+def problem_of(tmp_path: Path, text: str = TRAIN) -> SweepProblem:
     specs, clusters, sweeps = sw.load(sweep_file(tmp_path, text), [SPECS])
     return sw.problems(specs, clusters, sweeps)[0]
 
@@ -50,8 +50,8 @@ def test_points_are_the_product_of_the_axes_in_written_order_last_fastest(tmp_pa
     assert p.point(3) == {"cluster": "dgx-b200-superpod", "scale_out_bandwidth": 0.5, "accelerators": 128}
 
 
-def _row(i: int, tokens: float, energy: float, feasible: bool = True) -> Row:
-    return Row(i, {}, "c", "ok", metrics={"tokens_per_second": tokens, "energy_per_token": energy},
+def _row(i: int, tokens: float, energy: float, feasible: bool = True) -> PointRow:
+    return PointRow(i, {}, "c", "ok", metrics={"tokens_per_second": tokens, "energy_per_token": energy},
                feasible=feasible)
 
 

@@ -133,7 +133,7 @@ class Power:
 
 
 @dataclass(frozen=True)
-class Cooling:
+class CoolingSplit:
     """Heat split and what the liquid and air paths must move."""
 
     heat: Q
@@ -155,7 +155,7 @@ class RackAnalysis:
     rack: RackDesign
     space: Space
     power: Power
-    cooling: Cooling
+    cooling: CoolingSplit
     metrics: dict[str, Q] = field(default_factory=dict)
     bom: tuple[BomLine, ...] = ()
 
@@ -303,7 +303,7 @@ def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:
     return (heat / (density * heat_capacity * delta_t)).to("L/min")
 
 
-def _cooling(rack: RackDesign, power: Power) -> Cooling:
+def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
     spec = rack.spec
     liquid = sum((p.part.power.max * p.part.cooling.liquid_fraction for p in rack.items
                   if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
@@ -325,7 +325,7 @@ def _cooling(rack: RackDesign, power: Power) -> Cooling:
     declared = [p.part.airflow for p in rack.items if isinstance(p.part, System) and p.part.airflow is not None]
     declared_flow = sum(declared, Q_(0, "m**3/s")).to("ft**3/min") if declared else None
     air_flow = volume_flow(air, *AIR, spec.cooling.air.delta_t).to("ft**3/min")
-    return Cooling(heat, liquid, air, coolant_flow, air_flow, declared_flow, cdu, cdu_flow, cdu_load,
+    return CoolingSplit(heat, liquid, air, coolant_flow, air_flow, declared_flow, cdu, cdu_flow, cdu_load,
                    cdu_flow_needed)
 
 

@@ -32,7 +32,7 @@ from archgen.output import sweep as output
 from archgen.perf.batch import evaluate
 from archgen.perf.cluster import Machine, machine
 from archgen.perf.hardware import hardware_for
-from archgen.perf.sweep import Problem, Result, Row, summarise
+from archgen.perf.sweep import PointRow, Result, SweepProblem, summarise
 from archgen.pipeline import run as pipeline_run
 from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
@@ -51,7 +51,7 @@ SCHEDULER_TIMEOUT = "10s"
 SCHEDULER_TIMEOUT_S = 10.0
 
 
-def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Problem]:
+def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[SweepProblem]:
     """Each sweep with its workload, model and clusters resolved.
 
     An id that names nothing is a located usage error; the sweep's mistakes against its workload
@@ -101,7 +101,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Prob
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
-        out.append(Problem(sweep, workload, model, bases, axes))
+        out.append(SweepProblem(sweep, workload, model, bases, axes))
     return out
 
 
@@ -221,15 +221,15 @@ def chunks(size: int, parts: int) -> list[tuple[int, int]]:
     return [(a, min(a + step, size)) for a in range(0, size, step)]
 
 
-def evaluate_all(problem: Problem, pool: Executor | None, workers: int = 1,
+def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
                  progress: Callable[[int, int], None] | None = None) -> Result:
     """Every point of `problem`, in point order, evaluated here or by `pool`."""
     least = MIN_CHUNK if problem.workload.training is not None else 1
     ranges = chunks(problem.size, min(workers * CHUNKS_PER_WORKER, -(-problem.size // least)) if pool else 1)
-    rows: list[Row] = []
+    rows: list[PointRow] = []
     done = 0
     try:
-        parts: Iterable[list[Row]]
+        parts: Iterable[list[PointRow]]
         if pool is None:
             parts = (evaluate(problem, a, b) for a, b in ranges)
         else:

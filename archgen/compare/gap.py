@@ -2,7 +2,7 @@
 
 `archgen.commands.gap` runs the pipeline once on the proposal's specs and our `Requirements` documents together.
 Our requirements bind to the proposal's objects as in `archgen check` (a glob subject such as ``rack/*`` once per
-object it matches), and `judge` turns each bound requirement into a `Row`: met, not met, or not provided (no object
+object it matches), and `judge` turns each bound requirement into a `GapRow`: met, not met, or not provided (no object
 matches, the object lacks the metric, or the metric has another dimension), with the proposal's value and its
 margin to the limit. The proposal's own findings (its power not closing, a dangling reference) are gaps too and
 come with the report. `archgen.output.gap` renders a `Gap`.
@@ -30,7 +30,7 @@ _ROW_CHECKS = ("REQ001", "REQ002")
 
 
 @dataclass(frozen=True)
-class Row:
+class GapRow:
     """One requirement judged on one object of the proposal."""
 
     requirement: Requirement
@@ -64,7 +64,7 @@ class Gap:
 
     proposal: tuple[str, ...]
     against: tuple[str, ...]
-    rows: tuple[Row, ...]
+    rows: tuple[GapRow, ...]
     findings: tuple[Finding, ...]
     objects: tuple[str, ...]
 
@@ -118,7 +118,7 @@ def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path]
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
         found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner)
         waived = found[1] if found and o.status is not Status.MET else ""
-        rows.append(Row(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
+        rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
                         o.note, waived))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}

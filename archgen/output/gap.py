@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from archgen.compare.gap import STATUSES, Gap, Row, key
+from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
@@ -12,7 +12,7 @@ from archgen.render import fmt
 from archgen.units import Q
 
 
-def _digits(row: Row, q: Q) -> int:
+def _digits(row: GapRow, q: Q) -> int:
     """Decimals for the value and the headroom of a row.
 
     The table's usual ones, or more so that a small headroom shows two significant digits (0.9961 against
@@ -30,7 +30,7 @@ def _tidy(q: Q) -> Q:
     return q.__class__(float(f"{float(q.magnitude):.12g}"), q.units)
 
 
-def shown(row: Row) -> str:
+def shown(row: GapRow) -> str:
     """The proposal's value in the target's unit (as the compliance matrix shows it), or '—'."""
     if row.value is None:
         return "—"
@@ -39,7 +39,7 @@ def shown(row: Row) -> str:
     return fmt.q(value, digits=_digits(row, value))
 
 
-def margin_text(row: Row) -> str:
+def margin_text(row: GapRow) -> str:
     """``+6.7 % (+3 kW)``: the relative margin and the headroom; only the headroom where no ratio is defined."""
     if row.headroom is None:
         return "—"
@@ -111,11 +111,11 @@ def markdown(g: Gap) -> str:
 _MARK = {"met": "✅ met", "not met": "❌ not met", "not provided": "❓ not provided"}
 
 
-def _status_cell(r: Row) -> str:
+def _status_cell(r: GapRow) -> str:
     return f"{_MARK[r.status]} (waived: {fmt.md(r.waived.strip())})" if r.waived else _MARK[r.status]
 
 
-def _row_json(r: Row) -> dict:
+def _row_json(r: GapRow) -> dict:
     req, loc = r.requirement, shown_location(r.location)
     return {"requirement": req.id, "statement": req.statement, "level": req.level, "basis": req.basis,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,

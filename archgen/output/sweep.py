@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps
-from archgen.perf.sweep import Result, Row
+from archgen.perf.sweep import PointRow, Result
 from archgen.quantity_json import to_json as quantity
 from archgen.render.sweep import DISPLAY, level_text, shown
 from archgen.units import Q_, Q
@@ -41,7 +41,7 @@ def json_text(results: Sequence[Result], written: Sequence[Path]) -> str:
 def to_json(result: Result) -> dict[str, Any]:
     """The sweep as JSON: summary, objectives, the front and the best points (quantities in SI units)."""
 
-    def point(r: Row) -> dict[str, Any]:
+    def point(r: PointRow) -> dict[str, Any]:
         return {"index": r.index, "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
                 "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
                 "layout": r.layout, "requirements": r.met,

@@ -42,7 +42,7 @@ from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import split
 from archgen.perf.ranks import busiest_memory, rank_times
 from archgen.perf.search import KEYS, enumerate_layouts
-from archgen.perf.sweep import Problem, Row, _hardware, _job, evaluate_point
+from archgen.perf.sweep import PointRow, SweepProblem, _hardware, _job, evaluate_point
 from archgen.perf.training import RECOMPUTE_CODES, Layout, estimate_training, layer_times
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
@@ -60,13 +60,13 @@ _NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
 _OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
 
 
-def evaluate(problem: Problem, start: int, stop: int) -> list[Row]:
+def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
     """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs), as `perf.sweep.evaluate` does."""
     if problem.workload.training is None or problem.model is None or not _vectorisable(problem):
         return [evaluate_point(problem, i) for i in range(start, stop)]
     levels = _levels(problem, start, stop)
     keyed = [a for a in problem.axes if a not in VECTOR_AXES]
-    rows: list[Row] = [None] * (stop - start)  # type: ignore[list-item]
+    rows: list[PointRow] = [None] * (stop - start)  # type: ignore[list-item]
     if keyed:
         _, group = np.unique(np.stack([levels[a] for a in keyed], axis=1), axis=0, return_inverse=True)
         group = group.reshape(-1)
@@ -80,7 +80,7 @@ def evaluate(problem: Problem, start: int, stop: int) -> list[Row]:
     return rows
 
 
-def _vectorisable(problem: Problem) -> bool:
+def _vectorisable(problem: SweepProblem) -> bool:
     """Whether the batch path covers the problem: its requirements' targets compare with their metrics."""
     if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):
         return False  # a latency given as a value is refused point by point
@@ -91,8 +91,8 @@ def _vectorisable(problem: Problem) -> bool:
     return True
 
 
-def _levels(problem: Problem, start: int, stop: int) -> dict[str, np.ndarray]:
-    """The level index of every axis at each point of the range (`Problem.point`, vectorised)."""
+def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarray]:
+    """The level index of every axis at each point of the range (`SweepProblem.point`, vectorised)."""
     index = np.arange(start, stop)
     out = {}
     for name in reversed(list(problem.axes)):
@@ -100,7 +100,7 @@ def _levels(problem: Problem, start: int, stop: int) -> dict[str, np.ndarray]:
     return out
 
 
-def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[Row]:
+def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[PointRow]:
     indices = start + pos
     values = [{n: problem.axes[n][int(levels[n][j])] for n in problem.axes} for j in pos]
     first = values[0]
@@ -125,7 +125,7 @@ def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, lev
     n = len(lay["tp"])
     per = max(1, BATCH_ROWS // n)
     prepared = _prepare(setup, lay)
-    out: list[Row] = []
+    out: list[PointRow] = []
     for a in range(0, len(indices), per):
         out += _searched(pts, setup, prepared, slice(a, a + per))
     if pts.hardware.host_capacity > 0 and setup.fixed.get("offload") is None:
@@ -133,7 +133,7 @@ def _evaluate_set(problem: Problem, arch: Arch, start: int, pos: np.ndarray, lev
     return out
 
 
-def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[Row]) -> list[Row]:
+def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[PointRow]) -> list[PointRow]:
     """Where no layout fits, the search tries each again with each offload (`search.search_training`).
 
     A point where one of them fits takes the per-point path; the others keep their row, with the count of layouts
@@ -156,16 +156,16 @@ def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[Row]
     return out
 
 
-def _invalid_set(problem: Problem, indices: np.ndarray, values: list[dict]) -> list[Row]:
+def _invalid_set(problem: SweepProblem, indices: np.ndarray, values: list[dict]) -> list[PointRow]:
     """Points whose layout set cannot run: the per-point path's reason (it depends only on what they share)."""
     row = evaluate_point(problem, int(indices[0]))
     if row.status != "invalid":  # not expected; the per-point path stays the reference
         return [row] + [evaluate_point(problem, int(i)) for i in indices[1:]]
     rest = zip(indices[1:], values[1:], strict=True)
-    return [row] + [Row(int(i), v, row.cluster, "invalid", row.reason) for i, v in rest]
+    return [row] + [PointRow(int(i), v, row.cluster, "invalid", row.reason) for i, v in rest]
 
 
-def _fields(problem: Problem, hw: Hardware, levels, pos: np.ndarray, dtype: str) -> dict[str, np.ndarray]:
+def _fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, dtype: str) -> dict[str, np.ndarray]:
     """Per point, each hardware field a vector axis changes, computed as `perf.sweep._hardware` computes it."""
     out: dict[str, np.ndarray] = {}
     for name in VECTOR_AXES:
@@ -280,7 +280,7 @@ def _full(pts: PointSet, setup, prep: _Prepared, point: np.ndarray, row: np.ndar
     return estimate_training(hw, setup.job, _layout(prep.lay, setup, row))
 
 
-def _searched(pts: PointSet, setup, prep: _Prepared, take: slice) -> list[Row]:
+def _searched(pts: PointSet, setup, prep: _Prepared, take: slice) -> list[PointRow]:
     """The rows of the points `take` of a searched layout set."""
     count, plans = len(pts.indices[take]), len(prep.m)
     offset = take.start or 0
@@ -343,7 +343,7 @@ def _time(pts: PointSet, setup, prep: _Prepared, offset: int, plans: np.ndarray,
     return pp, rows, np.where(np.broadcast_to(est.fits, pp.shape), est.step_time, np.inf)
 
 
-def _rows(pts: PointSet, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est) -> list[Row]:
+def _rows(pts: PointSet, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est) -> list[PointRow]:
     """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits)."""
     count = len(best)
     metrics = {}
@@ -368,7 +368,7 @@ def _rows(pts: PointSet, prep: _Prepared, take: slice, chosen: np.ndarray, best:
     return finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count)
 
 
-def _complete(pts: PointSet, setup) -> list[Row]:
+def _complete(pts: PointSet, setup) -> list[PointRow]:
     """Rows of a layout set whose workload gives the whole layout: one estimate per point, nothing searched."""
     lay = setup.layout
     count = len(pts.indices)

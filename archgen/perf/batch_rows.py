@@ -1,7 +1,7 @@
 """The rows of a batch of sweep points: the sweep's own metrics, the requirements judged on arrays, feasibility.
 
 `perf.batch` times a layout set's points (the training metrics of each, as arrays); `finish` turns them into the
-`Row`s `perf.sweep.evaluate_point` returns, point for point: power, energy per token, goodput and cost per token as
+`PointRow`s `perf.sweep.evaluate_point` returns, point for point: power, energy per token, goodput and cost per token as
 the per-point path computes them, and each requirement judged by `model.requirements.judge_each`, the array form
 of the one judgement.
 """
@@ -19,7 +19,7 @@ from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.cluster import Machine
 from archgen.perf.estimate import MEMORY_METRICS
 from archgen.perf.hardware import Hardware
-from archgen.perf.sweep import Problem, Row, requirements
+from archgen.perf.sweep import PointRow, SweepProblem, requirements
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -33,7 +33,7 @@ UNITS: dict[str, str] = {name: (m.dimension if (m := registry.find("workload", n
 class PointSet:
     """The points of one layout set and what they share."""
 
-    problem: Problem
+    problem: SweepProblem
     indices: np.ndarray            # point indices
     values: list[dict[str, Any]]   # axis values per point
     base: Machine
@@ -45,7 +45,7 @@ class PointSet:
 
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,
-           layouts: dict[int, dict], notes: list[str]) -> list[Row]:
+           layouts: dict[int, dict], notes: list[str]) -> list[PointRow]:
     """Rows as `perf.sweep.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
 
     `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`.
@@ -94,8 +94,9 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     indices = pts.indices[take].tolist()
     values = pts.values[take]
-    return [Row(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit", "" if fits[p] else notes[p],
-                layouts.get(p, {}), rows[p], met[p], fits[p] and all(met[p][r] is not False for r in shall))
+    return [PointRow(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit",
+                     "" if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
+                     fits[p] and all(met[p][r] is not False for r in shall))
             for p in range(len(fits))]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from archgen.errors import SpecError, SpecProblem
-from archgen.load import Document, load_file
+from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
 from archgen.model.workload import serving_problem
@@ -59,7 +59,7 @@ class Refused:
 class CaseFile:
     """A case file read case by case: the cases that validate, and those refused, in file order."""
 
-    doc: Document
+    doc: SourceDocument
     entries: tuple[tuple[int, Case | Refused], ...]
 
     @property
@@ -117,7 +117,7 @@ def read_case_file(path: str | Path) -> CaseFile:
     return CaseFile(doc, tuple(entries))
 
 
-def read_cases(path: str | Path) -> tuple[list[Case], Document]:
+def read_cases(path: str | Path) -> tuple[list[Case], SourceDocument]:
     """Parse and validate a case file, strictly: every problem of every case is raised at once, located."""
     cf = read_case_file(path)
     if cf.refused:
@@ -130,7 +130,7 @@ def measured_value(m: Measurement) -> Q:
     return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
 
 
-def _check_case(case: Case, doc: Document, i: int) -> list[SpecProblem]:
+def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
     out = []
     for j, m in enumerate(case.measured):
         try:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from archgen.errors import ArchgenError, SpecError, SpecProblem
-from archgen.load import Document
+from archgen.load import SourceDocument
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.workload import job_kind
@@ -90,7 +90,7 @@ def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
     return results
 
 
-def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: Document | None) -> list[SpecProblem]:
+def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: SourceDocument | None) -> list[SpecProblem]:
     """Why the model cannot run `case` (the `i`-th of its file) on the known accelerators, or nothing."""
     def at(*path) -> object:
         return doc.locate(("cases", i, *path)) if doc else None
@@ -156,7 +156,7 @@ def score_cases(cf: CaseFile, accelerators: dict[str, Accelerator] | None = None
 
 
 def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
-          doc: Document | None = None) -> list[CaseResult]:
+          doc: SourceDocument | None = None) -> list[CaseResult]:
     """Predicted against measured for every (case, metric); unknown accelerator ids are reported together."""
     accs = accelerators if accelerators is not None else load_accelerators()
     problems = [p for i, c in enumerate(cases) for p in _refusal(c, i, accs, doc)]

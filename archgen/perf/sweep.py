@@ -1,6 +1,6 @@
 """Evaluate the points of a `Sweep`: each a workload estimate on hardware changed along the sweep's axes.
 
-A `Problem` holds what every point needs (the workload, its model, and each cluster as the model sees it) and
+A `SweepProblem` holds what every point needs (the workload, its model, and each cluster as the model sees it) and
 is small and picklable, so chunks of points can be evaluated in other processes or on a Dask cluster: a worker
 gets the problem and an index range and generates its points itself (point i is the mixed-radix decoding of i
 over the axes, the last axis fastest). Metrics travel as floats in SI units (`quantity_json.json_magnitude`).
@@ -32,7 +32,7 @@ _PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
 
 
 @dataclass(frozen=True)
-class Problem:
+class SweepProblem:
     """Everything the points of one sweep need, independent of the specs they came from."""
 
     sweep: Sweep
@@ -57,7 +57,7 @@ class Problem:
 
 
 @dataclass(frozen=True)
-class Row:
+class PointRow:
     """One evaluated point."""
 
     index: int
@@ -71,7 +71,7 @@ class Row:
     feasible: bool = False
 
 
-def requirements(problem: Problem) -> list[Requirement]:
+def requirements(problem: SweepProblem) -> list[Requirement]:
     """The targets every point is judged on: the workload's, then the sweep's."""
     return [*problem.workload.requirements, *problem.sweep.requirements]
 
@@ -117,7 +117,7 @@ def _judge(req: Requirement, metrics: dict[str, float]) -> bool | None:
     return judge(req, None if value is None else Q_(value, SWEEP_METRICS[req.metric])).met
 
 
-def evaluate_point(problem: Problem, index: int) -> Row:
+def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
     values = problem.point(index)
     base = problem.bases[(values["cluster"], values.get("accelerator"))]
@@ -128,7 +128,7 @@ def evaluate_point(problem: Problem, index: int) -> Row:
                                   with_stack_range=False)  # a row shows no notes but the last when it does not fit
     except ArchgenError as err:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
-        return Row(index, values, base.cluster, "invalid", reason)
+        return PointRow(index, values, base.cluster, "invalid", reason)
     gpus = est.gpus
     metrics = {k: json_magnitude(v) for k, v in est.metrics.items()}
     power = base.it_power * gpus / base.accelerators
@@ -149,16 +149,16 @@ def evaluate_point(problem: Problem, index: int) -> Row:
     met.update({r.id: _judge(r, metrics) if est.fits else None for r in problem.sweep.requirements})
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     feasible = est.fits and all(met[r] is not False for r in shall)
-    return Row(index, values, base.cluster, "ok" if est.fits else "does not fit",
+    return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                "" if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible)
 
 
-def evaluate(problem: Problem, start: int, stop: int) -> list[Row]:
+def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
     """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs)."""
     return [evaluate_point(problem, i) for i in range(start, stop)]
 
 
-def pareto(rows: Sequence[Row], objectives: Sequence[tuple[str, bool]]) -> list[int]:
+def pareto(rows: Sequence[PointRow], objectives: Sequence[tuple[str, bool]]) -> list[int]:
     """Positions in `rows` of the feasible points no other feasible point dominates, in `rows` order.
 
     `objectives` are (metric, maximise). A point dominates another when it is at least as good on every objective
@@ -178,7 +178,7 @@ def pareto(rows: Sequence[Row], objectives: Sequence[tuple[str, bool]]) -> list[
     return sorted(cand[j] for j in front)
 
 
-def best(rows: Sequence[Row], metric: str, maximise: bool) -> int | None:
+def best(rows: Sequence[PointRow], metric: str, maximise: bool) -> int | None:
     """Position in `rows` of the feasible point with the best value of `metric` (the first on ties), or None."""
     have = [i for i, r in enumerate(rows) if r.feasible and metric in r.metrics]
     if not have:
@@ -196,8 +196,8 @@ def objectives(sweep: Sweep) -> list[tuple[str, bool]]:
 class Result:
     """A sweep's evaluated points, its Pareto front and the best point per objective."""
 
-    problem: Problem
-    rows: list[Row]
+    problem: SweepProblem
+    rows: list[PointRow]
     front: list[int]                      # positions in `rows`
     best: dict[str, int | None]           # objective metric -> position in `rows`
 
@@ -213,7 +213,7 @@ class Result:
                 "front": len(self.front)}
 
 
-def summarise(problem: Problem, rows: list[Row]) -> Result:
+def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:
     """The result of a sweep from its rows (in point order)."""
     goals = objectives(problem.sweep)
     return Result(problem, rows, pareto(rows, goals), {m: best(rows, m, up) for m, up in goals})

@@ -25,7 +25,7 @@ FORMATS = ("md", "html", "pdf", "xlsx", "csv", "svg", "png")
 
 
 @dataclass(frozen=True)
-class Target:
+class RenderTarget:
     """One thing a document is written for: a rack or a cluster, by id."""
 
     id: str
@@ -33,12 +33,12 @@ class Target:
     analysis: Any
 
 
-def targets(result: Any) -> list[Target]:
+def targets(result: Any) -> list[RenderTarget]:
     """Every rack and cluster of a run, sorted by kind then id."""
-    found = [Target(a.rack.spec.id, "rack", a) for a in result.racks.values()]
+    found = [RenderTarget(a.rack.spec.id, "rack", a) for a in result.racks.values()]
     for key, analysis in sorted(getattr(result, "clusters", {}).items()):
         cid = getattr(getattr(analysis, "spec", None), "id", None) or str(key).split("/", 1)[-1]
-        found.append(Target(cid, "cluster", analysis))
+        found.append(RenderTarget(cid, "cluster", analysis))
     return sorted(found, key=lambda t: (t.kind != "cluster", t.id))
 
 

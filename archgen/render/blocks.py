@@ -125,7 +125,7 @@ class Section:
 
 
 @dataclass
-class Document:
+class DocumentModel:
     """A whole document: control data, key metrics and sections, plus the diagrams it references."""
 
     target: str
@@ -135,7 +135,7 @@ class Document:
     sections: list[Section]
     figures: dict[str, Any] = field(default_factory=dict)
 
-    def number(self) -> Document:
+    def number(self) -> DocumentModel:
         """Give every section its number (1, 1.1, ...) and make ids unique; returns self."""
         seen: set[str] = set()
 

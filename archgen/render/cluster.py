@@ -20,7 +20,7 @@ from archgen.analyse.bom import cluster_bom_gaps
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
-from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
+from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
@@ -64,7 +64,7 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
                  date), dict(counts)
 
 
-def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None = None) -> Document:
+def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None = None) -> DocumentModel:
     """The whole cluster document (with the growth table when `series` is given)."""
     spec = a.cluster.spec
     title = spec.name or spec.id
@@ -83,7 +83,7 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
     sections += [s for s in (operations.reliability_section(scope.run, a), operations.cost_section(scope.run, a)) if s]
     missing += operations.open_items(scope.run, a)
     sections += [common.validation_section(scope), common.open_items_section(scope, missing), appendices(scope, a)]
-    return Document(spec.id, "cluster", title, control, sections).number()
+    return DocumentModel(spec.id, "cluster", title, control, sections).number()
 
 
 def abstract(scope: Scope, a: Any) -> Section:

@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from archgen.render import diagrams, tables
-from archgen.render.blocks import Document
+from archgen.render.blocks import DocumentModel
 from archgen.render.env import environment, render_template
 
 
-def doc_table(doc: Document, table_id: str) -> Any:
+def doc_table(doc: DocumentModel, table_id: str) -> Any:
     """The table with id `table_id` in `doc`."""
     return next(t for t in doc.tables() if t.id == table_id)
 
 
-def render_document(doc: Document, figures: Mapping[str, Callable[[], Any]], csv_tables: dict[str, Any],
+def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]], csv_tables: dict[str, Any],
                     formats: tuple[str, ...], templates: Path | None,
                     step: Callable[[str], None]) -> dict[str, bytes]:
     """Diagrams, then the document in each format, then the tables."""
@@ -57,7 +57,7 @@ def render_document(doc: Document, figures: Mapping[str, Callable[[], Any]], csv
     return files
 
 
-def _inline_svgs(doc: Document) -> dict[str, Any]:
+def _inline_svgs(doc: DocumentModel) -> dict[str, Any]:
     """Each diagram's SVG without its XML prolog, ready to inline in HTML."""
     from markupsafe import Markup
 

@@ -10,26 +10,26 @@ from pathlib import Path
 from typing import Any
 
 from archgen.quantity_json import json_text
-from archgen.render.blocks import Bullets, Document, Figure, Para, Section, Table
+from archgen.render.blocks import Bullets, DocumentModel, Figure, Para, Section, Table
 from archgen.render.env import TemplateError, template_path
 
 #: Width of each diagram on the page (tall elevations are narrower so they fit with their caption).
 FIGURE_WIDTH = {"elevation": 0.78}
 
 
-def document_json(doc: Document) -> dict[str, Any]:
+def document_json(doc: DocumentModel) -> dict[str, Any]:
     """The document model as plain JSON data for the Typst template (cells already formatted)."""
     control = dict(doc.control)
     return {"title": doc.title, "doc_id": control.get("Document id", ""), "revision": control.get("Revision", ""),
             "control": [list(row) for row in doc.control], "sections": [_section(s, doc) for s in doc.sections]}
 
 
-def _section(s: Section, doc: Document) -> dict[str, Any]:
+def _section(s: Section, doc: DocumentModel) -> dict[str, Any]:
     return {"id": s.id, "number": s.number, "title": s.title, "blocks": [_block(b, doc) for b in s.blocks],
             "sections": [_section(c, doc) for c in s.sections]}
 
 
-def _block(b: Any, doc: Document) -> dict[str, Any]:
+def _block(b: Any, doc: DocumentModel) -> dict[str, Any]:
     if isinstance(b, Para):
         return {"kind": "para", "text": b.text, "style": b.style}
     if isinstance(b, Bullets):
@@ -43,7 +43,7 @@ def _block(b: Any, doc: Document) -> dict[str, Any]:
     raise TypeError(f"unknown block {type(b).__name__}")
 
 
-def pdf_bytes(doc: Document, templates: Path | None = None) -> bytes:
+def pdf_bytes(doc: DocumentModel, templates: Path | None = None) -> bytes:
     """Compile the document to PDF bytes with the (possibly overridden) ``document.typ``."""
     try:
         import typst

@@ -16,7 +16,7 @@ from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
 from archgen.model.power import PDU
 from archgen.render import common, distribution, fmt
-from archgen.render.blocks import Column, Document, Figure, Para, Section, Table
+from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.tables import bom_table
 from archgen.units import Q
@@ -64,7 +64,7 @@ def rack_parts(analysis: RackAnalysis, specs: Any) -> tuple[list[Part], dict[str
     return sorted(parts.values(), key=lambda p: (p.kind, p.id)), dict(counts)
 
 
-def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Document:
+def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> DocumentModel:
     """The whole rack document."""
     spec = analysis.rack.spec
     title = spec.name or spec.id
@@ -91,7 +91,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
             "Fabrics, cabling and performance are described in the cluster documents that use this rack."]),
         appendices(scope, analysis),
     ]
-    return Document(spec.id, "rack", title, control, sections).number()
+    return DocumentModel(spec.id, "rack", title, control, sections).number()
 
 
 def abstract(scope: Scope, a: RackAnalysis) -> Section:

@@ -19,9 +19,9 @@ from archgen import metrics
 from archgen.model.requirements import Status
 from archgen.model.sweep import HARDWARE_AXES
 from archgen.model.workload import job_kind
-from archgen.perf.sweep import Result, Row, requirements
+from archgen.perf.sweep import PointRow, Result, requirements
 from archgen.render import fmt, provenance
-from archgen.render.blocks import Bullets, Column, Document, Figure, Para, Section, Table
+from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
 from archgen.units import Q_, Q
 
@@ -43,7 +43,7 @@ def metric_columns(result: Result) -> list[str]:
     return names + [m for m in SHOWN[job_kind(result.problem.workload, "workload")] if m not in names]
 
 
-def value(row: Row, metric: str) -> Q | None:
+def value(row: PointRow, metric: str) -> Q | None:
     """A row's metric as a quantity in its display unit, or None."""
     if metric not in row.metrics:
         return None
@@ -51,7 +51,7 @@ def value(row: Row, metric: str) -> Q | None:
     return Q_(row.metrics[metric], si).to(shown)
 
 
-def shown(row: Row, metric: str) -> str:
+def shown(row: PointRow, metric: str) -> str:
     """A row's metric as display text with its unit ('4.32 s', '970,220', '32.4 %'), or '—'."""
     q = _number(value(row, metric))
     _, _, unit, digits = DISPLAY[metric]
@@ -74,7 +74,7 @@ CATEGORICAL = ("cluster", "accelerator", "precision")
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 
 
-def hypothetical(row: Row) -> list[str]:
+def hypothetical(row: PointRow) -> list[str]:
     """The hardware a point assumes that the catalog does not have: every hardware axis not at factor 1.
 
     A factor other than 1 (×2 scale-out bandwidth) or a replaced figure ('1800 GB/s') describes a machine that does
@@ -89,7 +89,7 @@ def categories(result: Result) -> list[str]:
     return [a for a in result.problem.axes if a in CATEGORICAL and len(result.problem.axes[a]) > 1]
 
 
-def category(result: Result, row: Row) -> str:
+def category(result: Result, row: PointRow) -> str:
     """A point's combination of categorical axes as a legend label ('dgx-b200-superpod, fp8'), or ''."""
     return ", ".join(level_text(row.values[a]) for a in categories(result))
 
@@ -98,7 +98,7 @@ def _digits(x: float) -> int:
     return 0 if float(x).is_integer() else 2
 
 
-def layout_text(row: Row) -> str:
+def layout_text(row: PointRow) -> str:
     """The layout a point ran with: 'tp 2 · pp 9 · dp 16 · mb 1 · recompute none'."""
     return " · ".join(f"{LAYOUT.get(k, k)} {v}" for k, v in row.layout.items() if not (k in ("cp", "ep") and v == 1)
                       and not (k == "interleave" and v == 1))
@@ -112,7 +112,7 @@ def _columns(result: Result, metrics: list[str]) -> tuple[Column, ...]:
     return tuple(cols)
 
 
-def points_table(result: Result, rows: list[Row], table_id: str, caption: str) -> Table:
+def points_table(result: Result, rows: list[PointRow], table_id: str, caption: str) -> Table:
     """Points with their axis values, layout, metrics, outcome and requirements."""
     metrics = metric_columns(result)
     reqs = requirements(result.problem)
@@ -140,7 +140,7 @@ def _number(q: Q | None) -> Any:
     return float(q.magnitude)
 
 
-def build(result: Result, revision: str, input_hash: str, date: str | None, failing: int = 0) -> Document:
+def build(result: Result, revision: str, input_hash: str, date: str | None, failing: int = 0) -> DocumentModel:
     """The sweep document; `failing` error findings in the specs it ran on are stated in its control table."""
     p = result.problem
     s, w = p.sweep, p.workload
@@ -151,7 +151,7 @@ def build(result: Result, revision: str, input_hash: str, date: str | None, fail
         control.append(("Status", f"Draft — the specs have {failing} failing check(s) (archgen check lists them)"))
     if date:
         control.append(("Date", date))
-    return Document(s.id, "sweep", title, control, [
+    return DocumentModel(s.id, "sweep", title, control, [
         overview(result), front_section(result), best_section(result), not_run_section(result),
         conventions_section(result),
     ]).number()

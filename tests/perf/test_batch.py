@@ -12,12 +12,12 @@ from archgen.perf import batch
 from archgen.perf.collectives import collective_time
 from archgen.perf.hardware import Hardware
 from archgen.perf.kernels import memory_time, vector_time
-from archgen.perf.sweep import Problem, Row, evaluate_point
+from archgen.perf.sweep import PointRow, SweepProblem, evaluate_point
 from archgen.perf.training import estimate_training
 from tests.conftest import SPECS
 
 
-def problems(tmp_path: Path, text: str | None = None) -> list[Problem]:
+def problems(tmp_path: Path, text: str | None = None) -> list[SweepProblem]:
     """The sweeps of `text` (default: the shipped sweep file) on the shipped specs."""
     path = SPECS / "sweeps" / "llama3-70b.yaml"
     if text is not None:
@@ -27,10 +27,10 @@ def problems(tmp_path: Path, text: str | None = None) -> list[Problem]:
     return sw.problems(specs, clusters, sweeps)
 
 
-def same(fast: Row, ref: Row) -> None:
+def same(fast: PointRow, ref: PointRow) -> None:
     """Every field of a row, every metric (its value to the last bit, and the order the columns come in)."""
     assert fast.index == ref.index
-    for f in dataclasses.fields(Row):
+    for f in dataclasses.fields(PointRow):
         if f.name != "metrics":
             assert getattr(fast, f.name) == getattr(ref, f.name), f"point {ref.index}: {f.name} differs"
     assert list(fast.metrics) == list(ref.metrics)
@@ -130,7 +130,7 @@ def test_given_layouts_and_searched_remainders_batched_are_the_per_point_rows(tm
     assert {r.status for r in refs} == {"ok", "does not fit"}
 
 
-def shipped(tmp_path: Path, kind: str) -> Problem:
+def shipped(tmp_path: Path, kind: str) -> SweepProblem:
     """The shipped sweep of a training or an inference workload."""
     return next(p for p in problems(tmp_path) if getattr(p.workload, kind) is not None)
 
@@ -164,7 +164,7 @@ def test_the_bound_never_exceeds_the_step_time(tmp_path):
     assert np.mean(bound[:, plan_of] / step) > 0.5  # and it is not a trivial bound
 
 
-def _set(p: Problem, levels, pos):
+def _set(p: SweepProblem, levels, pos):
     from archgen.perf.arch import Arch
     from archgen.perf.estimate import training_setup
     from archgen.perf.search import enumerate_layouts
