@@ -28,6 +28,7 @@ from archgen.load import Document, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.base import FieldError, Spec
 from archgen.model.workload import (
+    Fp8Recipe,
     GatherDtype,
     GradDtype,
     KvReserve,
@@ -155,6 +156,7 @@ class CaseTraining(Spec):
     ep_dedup: bool | None = None
     overlap_ep_comm: bool | None = None
     dropout: bool | None = None
+    fp8_recipe: Fp8Recipe | None = None
     zero: Literal[0, 1, 2, 3] | None = None
     offload: Offload = "none"
     embedding_slot: bool | None = None

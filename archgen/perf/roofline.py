@@ -163,7 +163,8 @@ def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp) -> l
 
 
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
-                     ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True) -> Roofline:
+                     ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True,
+                     fp8_recipe: str = "delayed") -> Roofline:
     """One layer's forward kernels for one micro-batch on one accelerator.
 
     Timed as `training._layer_forward` times them (the MoE layer when the model has experts; router and shared
@@ -180,6 +181,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         ep: Expert-parallel size.
         micro_batch: Sequences per micro-batch.
         sequence_parallel: Whether the element-wise h-traffic is split by tp.
+        fp8_recipe: Transformer Engine FP8 recipe (`quant`); FP4 is NVFP4.
 
     Returns:
         The roofline with the layer's kernels.
@@ -204,7 +206,8 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                           heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
                           kernel=attention))
     h_split = tp if (sequence_parallel and tp > 1) else 1
-    nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts))
+    nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts), fp8_recipe=fp8_recipe,
+                               cc=hw.compute_capability)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
     return _roofline(hw, dtype, out, {phase: int(T)}, tp)
@@ -275,7 +278,8 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
         knobs = training_knobs(t)
         return training_kernels(hw, arch, seq_len=t.seq_len, dtype=t.precision, attention=knobs.attention,
                                 tp=int(layout["tp"]), cp=int(layout.get("cp", 1)), ep=int(layout.get("ep", 1)),
-                                micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel)
+                                micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,
+                                fp8_recipe=knobs.fp8_recipe)
     inf = workload.inference
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
                              kv_dtype=inf.kv_precision, tp=int(layout["tp"]), batch=int(layout["batch"]))

@@ -89,13 +89,3 @@ def test_kv_reservation_sets_the_concurrency(h100, inp, out):
     full, mean = (estimate_inference(h100, ServeJob(LLAMA3_8B, inp, out, "fp8", kv_reserve=r), 1) for r in
                   ("full", "mean"))
     assert full.tpot < mean.tpot and full.tokens_per_second_replica < mean.tokens_per_second_replica
-
-
-@pytest.mark.parametrize(("dtype", "per_element"), [("fp8", 4.0), ("fp4", 3.0), ("bf16", 0.0)])
-def test_low_precision_training_pays_for_quantising_every_linear_input(dtype, per_element):
-    """Read the BF16 input (2 B), write a row-wise and a column-wise copy (2 x 1 B in FP8, 2 x 0.5 B in FP4), for the
-    inputs of QKV (h), the projection (q), FC1 (h) and FC2 (ffn): 4096 + 4096 + 4096 + 14336 elements per token."""
-    from archgen.perf.training import elementwise_bytes
-    extra = elementwise_bytes(LLAMA3_8B, dtype, 8192, 1, False, False) - \
-        elementwise_bytes(LLAMA3_8B, "bf16", 8192, 1, False, False)
-    assert extra == pytest.approx(8192 * (4096 * 3 + 14336) * per_element)
