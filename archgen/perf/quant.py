@@ -1,4 +1,4 @@
-"""What quantising GEMM operands costs under Transformer Engine's training recipes.
+"""What quantising GEMM operands costs: Transformer Engine's training recipes and TensorRT-LLM's serving casts.
 
 Training (`recipe` of an FP8 or FP4 job), as NVIDIA/TransformerEngine (at d0067d0) implements the recipes:
 
@@ -35,6 +35,19 @@ The training model charges these bytes at the HBM rate (`kernels.memory_time`): 
 pre-quantised time of the 12 GEMMs of a layer, every call quantising its input and its weight with both usages),
 these bytes account for 70-81 % of the measured quantisation time (tests/perf/test_quant.py): the rest is the
 cast kernels running below the HBM rate and their launches, which the model does not charge.
+
+Serving (`serving_casts`), as TensorRT-LLM's PyTorch backend runs a Llama-style decoder layer: an FP8 or NVFP4
+linear layer quantises a BF16 input with the checkpoint's static input scale (no amax pass) in a kernel of its own
+(`_torch/modules/linear.py`: `FP8QDQLinearMethod.apply` calls `static_quantize_e4m3_per_tensor`,
+`NVFP4LinearMethod.apply` calls `fp4_quantize(input, module.input_scale, 16, False)`) unless the input arrives
+quantised. It does from the attention kernel, which writes the output projection's input in its format
+(`_torch/modules/attention.py`: `out_scale = self.o_proj.inv_input_scale`, NVFP4 output with `out_scale_sf`), and
+from the fused all-reduce + residual + RMSNorm + quantise kernels, which run only with TP > 1 and hidden > 4,096
+(`_torch/models/modeling_llama.py`: `enable_fusion &= config.hidden_size > 4096`, `PRE_MLP_FUSION =
+mapping.has_tp() and not enable_attention_dp and enable_fusion`, RESIDUAL_RMS_NORM_QUANT_NVFP4 / _FP8). The SwiGLU
+writes BF16 (`_torch/modules/gated_mlp.py`: `swiglu(h1)`), so the down projection quantises its input. Assumed for
+MoE layers: the fused MoE op quantises its input once and quantises its expert intermediate inside (no bytes of
+its own here); shared experts are plain linears.
 """
 
 from __future__ import annotations
@@ -145,3 +158,32 @@ def backward_per_token(a: Arch, rec: str, cc, tp, sp):
 def step_weight_bytes(a: Arch, rec: str, cc, tp, ep, layers, fp8_weights: bool):
     """Bytes one rank moves per optimizer step to quantise the weights of its `layers` layers (`weight_bytes`)."""
     return layers * linear_params_per_layer(a, tp, ep) * weight_bytes(rec, cc, fp8_weights=fp8_weights)
+
+
+#: Bytes per element TensorRT-LLM writes when it quantises a serving activation: FP8 per tensor; NVFP4 with its
+#: E4M3 scale per 16 values.
+SERVING_BYTES = {"fp8": 1.0, "fp4": FORMAT_BYTES["nvfp4"]}
+#: TensorRT-LLM's Llama decoder fuses the norm's quantisation into the TP all-reduce only above this hidden size.
+NORM_FUSION_HIDDEN = 4096
+
+
+def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False):
+    """Activation casts of one serving forward pass per token, summed over the layers: (bytes, kernels).
+
+    Each cast reads the BF16 input (`READ`) and writes `SERVING_BYTES`; 16-bit serving has none. Inputs: QKV and
+    the FFN's (FC1, or the fused MoE op's) take the norm's output, unless the all-reduce fusion quantises it
+    (TP > 1, hidden > `NORM_FUSION_HIDDEN`, and for the FFN side no attention DP); FC2 (or the shared experts'
+    down projection) takes the activation's. Under attention DP the dense FFN is whole on every rank.
+    """
+    if dtype not in SERVING_BYTES:
+        return 0.0, 0.0
+    tp = np.asarray(tp, dtype=float)
+    big = a.hidden > NORM_FUSION_HIDDEN
+    qkv = np.where((tp > 1) & big, 0.0, 1.0)
+    ffn_in = np.where((tp > 1) & big & (not attention_dp), 0.0, 1.0)
+    t_ffn = 1.0 if attention_dp else tp
+    dense, moe = a.layers - a.moe_layers, a.moe_layers
+    shared = a.shared_experts * a.expert_ffn
+    elems = a.layers * (qkv + ffn_in) * a.hidden + dense * a.ffn / t_ffn + moe * shared / t_ffn
+    kernels = a.layers * (qkv + ffn_in) + dense + (moe if a.shared_experts else 0)
+    return elems * (READ + SERVING_BYTES[dtype]), kernels

@@ -13,8 +13,9 @@ FLOP, the bytes it moves and the time `perf/kernels.py` gives it, so the points 
   (K and V at the local KV heads); time `kernels.attention_forward`. Materialised attention counts the two
   score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score).
 * Decode attention: 4·b·heads·context·d_head FLOP against the KV-cache read; time `kernels.decode_attention`.
-* Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation in training): the bytes
-  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token for inference), time
+* Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation): the bytes
+  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token and `quant.serving_casts` for
+  inference), time
   `kernels.memory_time`. Its
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
   a memory-bound point only slides along the bandwidth roof when they change.
@@ -33,6 +34,7 @@ import numpy as np
 
 from archgen.model.workload import Model, Workload
 from archgen.perf import kernels as K
+from archgen.perf import quant as Q
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import ACT_BYTES
@@ -258,7 +260,8 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
                                       kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
             out.append(Kernel("attention core", phase, 4.0 * b * (a.heads / tp) * context * a.head_dim,
                               2.0 * b * context * kv_local * a.head_dim * kv_bytes, _f(time)))
-        out.append(_elementwise(hw, phase, tokens * ACT_BYTES * ELEMENTWISE_H * a.hidden,
+        casts = Q.serving_casts(a, dtype, tp)[0] / a.layers  # FP8/FP4 activation quantisation, per layer
+        out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * ELEMENTWISE_H * a.hidden + casts),
                                 tokens * ELEMENTWISE_FLOP_H * a.hidden))
     return _roofline(hw, dtype, out, {"prefill": int(input_len), "decode": int(b)}, tp)
 

@@ -12,6 +12,7 @@ from archgen.perf import kernels as K
 from archgen.perf import quant as Q
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import hardware_for
+from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.stacks import PROFILES, resolve
 from archgen.perf.training import Job, Layout, elementwise_bytes, estimate_training
 
@@ -116,3 +117,34 @@ def test_quantisation_bytes_explain_most_of_the_guides_autocast_overhead(b300, r
     ms = GUIDE["per_layer_ms"]
     measured = ms["autocast"][rec] - ms["pre_quantized"][rec]
     assert 0.65 * measured < model < measured
+
+
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+
+
+@pytest.mark.parametrize(("arch", "dtype", "tp", "elems", "per_elem", "kernels"), [
+    # one B200, NVFP4: QKV and gate/up take the norms' outputs (8,192 each), down the SwiGLU's (28,672); read 2 B,
+    # write 0.5 B + an E4M3 scale per 16; the projection's input comes quantised from the attention kernel
+    (LLAMA70, "fp4", 1, 8192 + 8192 + 28672, 2 + 0.5625, 3),
+    # tp 2 and hidden > 4,096: the all-reduce fusion quantises the norms' outputs; only the down projection casts
+    (LLAMA70, "fp8", 2, 28672 / 2, 2 + 1, 1),
+    # hidden 4,096: no fusion at any tp
+    (LLAMA3_8B, "fp8", 2, 4096 + 4096 + 14336 / 2, 2 + 1, 3),
+    (LLAMA70, "bf16", 1, 0, 0, 0),
+])
+def test_serving_casts_as_tensorrt_llm_runs_them(arch, dtype, tp, elems, per_elem, kernels):
+    nbytes, n = Q.serving_casts(arch, dtype, tp)
+    assert float(nbytes) == pytest.approx(arch.layers * elems * per_elem)
+    assert float(n) == arch.layers * kernels
+
+
+def test_serving_pays_for_the_casts(accelerators, monkeypatch):
+    """A prefill of 20,000 tokens on one B200 is longer by the casts' bytes at the HBM rate and their kernels."""
+    import archgen.perf.inference as I
+    b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
+    job = ServeJob(LLAMA70, 20000, 2000, "fp4")
+    with_casts = float(estimate_inference(b200, job, 1, 1).ttft)
+    monkeypatch.setattr(Q, "serving_casts", lambda *a, **k: (0.0, 0.0))
+    without = float(estimate_inference(b200, job, 1, 1).ttft)
+    nbytes, n = (80 * 45056 * 2.5625, 240)
+    assert with_casts - without == pytest.approx(float(K.memory_time(b200, 20000 * nbytes)) + n * I.KERNEL_OVERHEAD)
