@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from archgen.output.accuracy import accuracy_page
+from archgen.output.curves import curve_section
 
 #: Case files outside the scored one, listed after it (tests/perf/data; each states its source and assumptions).
 INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" / "data" / name
@@ -17,9 +18,12 @@ INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" /
 SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}
 #: Kernel-level measurement files, listed last (archgen.perf.cases.flash_attention_check).
 KERNELS = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name for name in ("fa3-h100-forward.yaml",)}
+#: Published all-reduce curves, listed size by size at the end (archgen.output.curves.curve_section).
+CURVES = INDEPENDENT["nemo-25.11.yaml"].parent / "allreduce-curves.yaml"
 
 if __name__ == "__main__":
     root = Path(__file__).resolve().parent.parent
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else root / "tests" / "data" / "validation-cases.yaml"
     shown = path.relative_to(root) if path.is_relative_to(root) else path
-    sys.stdout.write(accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED))
+    page = accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED)
+    sys.stdout.write(page + "\n" + "\n".join(curve_section(CURVES, CURVES.name)))

@@ -20,10 +20,13 @@ from archgen.output.estimate import (
     what_if_json,
     what_if_text,
 )
+from archgen.perf.cases import read_case_file
+from archgen.perf.catalog import load_accelerators
 from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
-from archgen.perf.scores import score_case_file
+from archgen.perf.scores import score_cases
+from archgen.perf.unstated import collective_range, describe, open_knobs
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath
 
@@ -61,12 +64,19 @@ def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
 
     Accuracy is reported, not judged, here. A case the model cannot score (invalid fields, an unknown accelerator,
     a layout the model refuses) is reported with its located problems and the other cases are still scored; a
-    problem of the file itself (YAML, schema, no cases) raises `SpecError`.
+    problem of the file itself (YAML, schema, no cases) raises `SpecError`. The text also gives each collective
+    case's range over the knobs its source leaves open (`perf.unstated`; not scored).
     """
     _check_format(fmt)
-    scores = score_case_file(path)
-    text = dumps(case_scores_json(scores)) if fmt == "json" else case_scores_text(scores)
-    return text, 1 if scores.refused else 0
+    cf = read_case_file(path)
+    scores = score_cases(cf)
+    if fmt == "json":
+        return dumps(case_scores_json(scores)), 1 if scores.refused else 0
+    scored = {r.id for r in scores.results}
+    accs = load_accelerators()
+    ranges = {c.id: (got, describe(open_knobs(c, accs))) for c in cf.cases
+              if c.id in scored and (got := collective_range(c, accs))}
+    return case_scores_text(scores, ranges), 1 if scores.refused else 0
 
 
 def parse_what_if(items: list[str]) -> dict[str, float]:

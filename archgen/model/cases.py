@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 from archgen import metrics
 from archgen.model.base import FieldError, Spec
 from archgen.model.workload import (
+    Fp8Recipe,
     GatherDtype,
     GradDtype,
     KvReserve,
@@ -121,6 +122,7 @@ class CaseTraining(Spec):
     ep_dedup: bool | None = None
     overlap_ep_comm: bool | None = None
     dropout: bool | None = None
+    fp8_recipe: Fp8Recipe | None = None
     zero: Literal[0, 1, 2, 3] | None = None
     offload: Offload = "none"
     embedding_slot: bool | None = None

@@ -25,6 +25,7 @@ STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025")
 Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025"]
 GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
+Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8"]
 Scenario = Literal["offline", "server", "concurrency"]
 
 
@@ -135,6 +136,9 @@ class Training(Spec):
     overlap_ep_comm: bool | None = Field(None, description="Overlap the MoE all-to-all with another micro-batch's "
                                                            "compute.")
     dropout: bool | None = Field(None, description="Dropout on (its masks are stored with the activations).")
+    fp8_recipe: Fp8Recipe | None = Field(
+        None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling) "
+                          "or mxfp8; FP4 training is NVFP4.")
 
 
 class Inference(Spec):

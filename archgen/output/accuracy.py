@@ -8,9 +8,10 @@ from pathlib import Path
 from archgen.model.accelerator import Accelerator
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
-from archgen.perf.cases import Refused, flash_attention_check, read_case_file, read_cases, stack_range, training_fits
+from archgen.perf.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
+from archgen.perf.unstated import unstated_range
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).
 MEDIAN_TARGET = 0.10
@@ -38,7 +39,7 @@ def worst_bar(results: list[CaseResult]) -> list[CaseResult]:
 
 
 def _range_cell(r: CaseResult, ranges: dict[str, dict[str, tuple[float, float]]]) -> str:
-    """Errors at the lowest and highest prediction over the stack profiles, or a dash."""
+    """Errors at the lowest and highest prediction over what the case leaves unstated, or a dash."""
     span = ranges.get(r.id, {}).get(r.metric)
     if span is None:
         return "—"
@@ -51,8 +52,8 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: Seque
                       ranges: dict[str, dict[str, tuple[float, float]]] | None = None) -> str:
     """Markdown page: the median and worst |error|, one row per (case, metric), then `sensitivity` (not scored).
 
-    `fits` says per training case whether its stated layout fits in HBM by the model; `ranges` gives, per case that
-    states no stack, each metric's prediction range over the stack profiles.
+    `fits` says per training case whether its stated layout fits in HBM by the model; `ranges` gives, per case,
+    each metric's prediction range over what it leaves unstated (`perf.unstated.unstated_range`).
     """
     fits, ranges = fits or {}, ranges or {}
     s, judged = summary(results), summary(worst_bar(results))
@@ -98,8 +99,9 @@ def _summary_lines(s: dict, judged: dict, results: list[CaseResult]) -> list[str
 
 
 def _table(results: list[CaseResult], fits: dict, ranges: dict, status: bool) -> list[str]:
-    """Rows of (case, metric) with the fit of the stated layout and the range over the stack profiles."""
-    head = "| case | metric | measured | predicted | error | fits | over the stacks |" + (" status |" if status else "")
+    """Rows of (case, metric) with the fit of the stated layout and the range over what the case leaves unstated."""
+    head = "| case | metric | measured | predicted | error | fits | over unstated knobs |" + (
+        " status |" if status else "")
     rule = "|---|---|---:|---:|---:|---|---|" + ("---|" if status else "")
     show = {True: "yes", False: "**no**", None: "—"}
     rows = [f"| {r.id} | {r.metric} | {_cells(r)} | {show[fits.get(r.id)]} | {_range_cell(r, ranges)} |"
@@ -163,13 +165,16 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
              f"{s['worst']:.1%} (target <= {WORST_TARGET:.0%}).** "
              + _by_kind(results, {c.id: job_kind(c, "case") for c in scored}), "",
              "The source of each case and every assumption beyond it are in the file. `fits`: whether a training "
-             "case's stated layout fits in HBM by the model; `over the stacks`: a training case that states no stack, "
-             "at the lowest and highest prediction over the stack profiles (its stated switches kept).", ""]
+             "case's stated layout fits in HBM by the model; `over unstated knobs`: the errors at the lowest and "
+             "highest prediction over what the case leaves unstated: for a training case that states no stack, the "
+             "stack profiles (its stated switches kept); for a collective, the network latency its transport "
+             "declares (0, 35 or 75 us) when the group crosses domains, and NVLS off or on under `auto` "
+             "(`perf/unstated.py`).", ""]
     if over:
         lines += [f"Outside the {WORST_TARGET:.0%} bar: " + ", ".join(f"`{r.id}` {r.metric} ({r.error:+.1%})"
                                                                       for r in over) + ".", ""]
     lines += _table(results, {c.id: training_fits(c, accs) for c in scored},
-                    {c.id: stack_range(c, accs) for c in scored}, status=True)
+                    {c.id: unstated_range(c, accs) for c in scored}, status=True)
     if scores.refused:
         lines += [f"{len(scores.refused)} case(s) refused (`archgen estimate --cases` reports them as located errors "
                   "and scores the others; they enter no figure above):", "",
@@ -192,7 +197,7 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
     results = score(cases, doc=doc)
     accs = load_accelerators()
     fits = {c.id: training_fits(c, accs) for c in cases}
-    ranges = {c.id: stack_range(c, accs) for c in cases}
+    ranges = {c.id: unstated_range(c, accs) for c in cases}
     page = accuracy_markdown(results, source, micro_batch_sensitivity(cases, set(OUTSIDE_WORST_BAR), accs), fits,
                              ranges)
     lines = []
@@ -206,7 +211,7 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
                   f"The source, and every assumption beyond it, are in the file's header. {s['count']} measurements: "
                   f"median |error| {s['median']:.1%}, worst {s['worst']:.1%}.", ""]
         lines += _table(rows, {c.id: training_fits(c, accs) for c in extra_cases},
-                        {c.id: stack_range(c, accs) for c in extra_cases}, status=False)
+                        {c.id: unstated_range(c, accs) for c in extra_cases}, status=False)
     for name, extra in (kernels or {}).items():
         lines += _kernel_section(name, extra)
     return page + ("\n" + "\n".join(lines) if lines else "")

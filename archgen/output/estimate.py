@@ -65,9 +65,22 @@ def case_scores_json(scores: Scores) -> list[dict[str, Any]]:
     return out
 
 
-def case_scores_text(scores: Scores) -> str:
-    """The table of the scored cases, then each refused case's located problems."""
+def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None
+                     ) -> str:
+    """The table of the scored cases, the `ranges` over what cases leave unstated, then each refused case's problems.
+
+    `ranges` maps a case id to each metric's lowest and highest prediction and the knobs they span
+    (`perf.unstated`); none of them is scored.
+    """
     text = case_results_text(scores.results)
+    ranges = ranges or {}
+    rows = [(r, *ranges[r.id][0][r.metric], ranges[r.id][1]) for r in scores.results
+            if r.metric in ranges.get(r.id, ({}, ""))[0]]
+    if rows:
+        text += "Over what the case leaves unstated (not scored):\n"
+        text += "".join(f"  {r.id} {r.metric}: {show_value(lo, r.unit)} to {show_value(hi, r.unit)} "
+                        f"({lo / r.measured - 1:+.1%} to {hi / r.measured - 1:+.1%}) over {knobs}\n"
+                        for r, lo, hi, knobs in rows)
     if scores.refused:
         lines = [str(p) for r in scores.refused for p in r.problems]
         text += f"{len(scores.refused)} case(s) refused:\n" + "\n".join(lines) + "\n"

@@ -193,11 +193,20 @@ def candidates(hw: Hardware, t: Topo, op: str, algorithm: str) -> list:
     elif algorithm == "sharp":
         out = [_sharp(hw, t)] if ar else _ring_tree(hw, t, op)
     else:  # auto: the fastest of what NCCL enables by default (no CollNet)
-        out = _ring_tree(hw, t, op) + ([] if ar else [_pat(hw, t)])
-        if hw.in_network_reduction and t.gen is not None and t.gen >= 2:
-            out.append(_nvls_tree(hw, t, t.cross) if ar else None)
-            out.append(_nvls(hw, t, op, ~_bool(t.cross)))
+        out = [c for _, c in labelled(hw, t, op)]
     return [c for c in out if c is not None]
+
+
+def labelled(hw: Hardware, t: Topo, op: str) -> list[tuple[str, tuple]]:
+    """The candidates NCCL enables by default (`candidates` under 'auto'), each with its name ('Ring/LL128')."""
+    ar = op == "all_reduce"
+    names = [f"Ring/{p}" for p in nccl.PROTOCOLS] + ([f"Tree/{p}" for p in nccl.PROTOCOLS] if ar else ["PAT/Simple"])
+    out = _ring_tree(hw, t, op) + ([] if ar else [_pat(hw, t)])
+    if hw.in_network_reduction and t.gen is not None and t.gen >= 2:
+        names += ["NVLSTree/Simple", "NVLS/Simple"] if ar else ["NVLS/Simple"]
+        out += [_nvls_tree(hw, t, t.cross)] if ar else []
+        out.append(_nvls(hw, t, op, ~_bool(t.cross)))
+    return [(name, c) for name, c in zip(names, out, strict=True) if c is not None]
 
 
 def _bool(x):

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.perf import kernels as K
+from archgen.perf import quant as Q
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
 from archgen.perf.hardware import Hardware
@@ -145,15 +146,20 @@ def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
     return experts * per / tp + rest * per / shared + embed * K.DTYPE_BYTES[EMBEDDING_DTYPE] / shared
 
 
-def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False):
-    """Kernels one forward pass launches (see `ATTENTION_KERNELS` ...), with the TP or EP collectives."""
+def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16"):
+    """Kernels one forward pass launches (see `ATTENTION_KERNELS` ...) with the TP or EP collectives.
+
+    In FP8 or FP4 serving the activation casts (`quant.serving_casts`) are kernels too.
+    """
     a = arch
     moe = a.moe_layers
     dense = a.layers - moe
     moe_side = MOE_FFN_KERNELS + (SHARED_EXPERT_KERNELS if a.shared_experts else 0)
     comm = np.where(np.asarray(tp) > 1, 2.0, 0.0)  # two all-reduces, or dispatch and combine, per (MoE) layer
     per_layer_comm = comm * (moe if attention_dp else a.layers)
-    return a.layers * ATTENTION_KERNELS + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS
+    casts = Q.serving_casts(a, dtype, tp, attention_dp)[1]
+    return a.layers * ATTENTION_KERNELS + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
+        + casts
 
 
 def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool, local=None):
@@ -209,7 +215,9 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         ar = np.where(tp > 1, collective_time(hw, "all_reduce", tokens * a.hidden * ACT_BYTES, tp, k_tp), 0.0)
         comm = a.layers * 2.0 * ar
     sampled = mine if not prefill else mine / context  # the logits of the last prompt token, or of every step
-    return a.layers * (g + attn + ew) + dense * ffn_dense + moe * ffn_moe + comm + output_time(hw, a, sampled, t_tp)
+    casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp)[0])  # FP8/FP4 activation quantisation
+    return a.layers * (g + attn + ew) + dense * ffn_dense + moe * ffn_moe + comm + casts \
+        + output_time(hw, a, sampled, t_tp)
 
 
 def output_time(hw: Hardware, arch: Arch, sampled, tp):
@@ -249,7 +257,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     max_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
-    fixed = kernels_per_pass(a, tp, adp) * KERNEL_OVERHEAD
+    fixed = kernels_per_pass(a, tp, adp, job.precision) * KERNEL_OVERHEAD
 
     def step(sequences):
         return _forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed

@@ -13,8 +13,9 @@ FLOP, the bytes it moves and the time `perf/kernels.py` gives it, so the points 
   (K and V at the local KV heads); time `kernels.attention_forward`. Materialised attention counts the two
   score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score).
 * Decode attention: 4·b·heads·context·d_head FLOP against the KV-cache read; time `kernels.decode_attention`.
-* Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation in training): the bytes
-  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token for inference), time
+* Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation): the bytes
+  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token and `quant.serving_casts` for
+  inference), time
   `kernels.memory_time`. Its
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
   a memory-bound point only slides along the bandwidth roof when they change.
@@ -33,6 +34,7 @@ import numpy as np
 
 from archgen.model.workload import Model, Workload
 from archgen.perf import kernels as K
+from archgen.perf import quant as Q
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import ACT_BYTES
@@ -163,7 +165,8 @@ def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp) -> l
 
 
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
-                     ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True) -> Roofline:
+                     ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True,
+                     fp8_recipe: str = "delayed") -> Roofline:
     """One layer's forward kernels for one micro-batch on one accelerator.
 
     Timed as `training._layer_forward` times them (the MoE layer when the model has experts; router and shared
@@ -180,6 +183,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         ep: Expert-parallel size.
         micro_batch: Sequences per micro-batch.
         sequence_parallel: Whether the element-wise h-traffic is split by tp.
+        fp8_recipe: Transformer Engine FP8 recipe (`quant`); FP4 is NVFP4.
 
     Returns:
         The roofline with the layer's kernels.
@@ -204,7 +208,8 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                           heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
                           kernel=attention))
     h_split = tp if (sequence_parallel and tp > 1) else 1
-    nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts))
+    nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts), fp8_recipe=fp8_recipe,
+                               cc=hw.compute_capability)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
     return _roofline(hw, dtype, out, {phase: int(T)}, tp)
@@ -255,7 +260,8 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
                                       kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
             out.append(Kernel("attention core", phase, 4.0 * b * (a.heads / tp) * context * a.head_dim,
                               2.0 * b * context * kv_local * a.head_dim * kv_bytes, _f(time)))
-        out.append(_elementwise(hw, phase, tokens * ACT_BYTES * ELEMENTWISE_H * a.hidden,
+        casts = Q.serving_casts(a, dtype, tp)[0] / a.layers  # FP8/FP4 activation quantisation, per layer
+        out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * ELEMENTWISE_H * a.hidden + casts),
                                 tokens * ELEMENTWISE_FLOP_H * a.hidden))
     return _roofline(hw, dtype, out, {"prefill": int(input_len), "decode": int(b)}, tp)
 
@@ -275,7 +281,8 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
         knobs = training_knobs(t)
         return training_kernels(hw, arch, seq_len=t.seq_len, dtype=t.precision, attention=knobs.attention,
                                 tp=int(layout["tp"]), cp=int(layout.get("cp", 1)), ep=int(layout.get("ep", 1)),
-                                micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel)
+                                micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,
+                                fp8_recipe=knobs.fp8_recipe)
     inf = workload.inference
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
                              kv_dtype=inf.kv_precision, tp=int(layout["tp"]), batch=int(layout["batch"]))

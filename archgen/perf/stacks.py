@@ -22,6 +22,11 @@ recipes; nothing in it is fitted to a measurement. A stated knob always wins ove
   NVLink; EP overlap (`overlap_moe_expert_parallel_comm`) stays off unless asked. The Llama and Qwen model
   bridges set dropout to 0 (`hidden_dropout=0.0`); Megatron-core's own default is 0.1
   (transformer_config.py), which the two Megatron profiles keep.
+
+The FP8 recipe (`fp8_recipe`, Transformer Engine's scaling of FP8 tensors; see `quant`) is Megatron-LM's default,
+`delayed` (megatron/training/arguments.py, `--fp8-recipe` default 'delayed'), in both Megatron profiles, and
+current (tensor-wise) scaling under `nemo-2025`: NeMo's published FP8 performance rows run FP8-CS
+(Megatron-Bridge docs/performance-summary.md, NeMo 25.11). FP4 training is NVFP4 whatever the profile.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ KNOBS: dict[str, str] = {
     "ep_dedup": "MoE dispatch sends a token once per destination node (DeepEP / HybridEP)",
     "overlap_ep_comm": "MoE dispatch/combine all-to-all overlapped with another micro-batch's compute",
     "dropout": "hidden and attention dropout on (activation masks stored)",
+    "fp8_recipe": "Transformer Engine FP8 scaling recipe (delayed, tensorwise or mxfp8)",
 }
 
 
@@ -63,13 +69,15 @@ class Knobs:
     ep_dedup: bool = False
     overlap_ep_comm: bool = False
     dropout: bool = True
+    fp8_recipe: str = "delayed"
 
 
 PROFILES: dict[str, Knobs] = {
     "megatron-lm-2021": Knobs(attention="materialized", sequence_parallel=False, distributed_optimizer=False,
                               overlap_grad_reduce=False, overlap_param_gather=False, overlap_p2p_comm=False),
     "megatron-core-2024": Knobs(),
-    "nemo-2025": Knobs(param_gather_dtype="fp8", overlap_tp_comm=True, ep_dedup=True, dropout=False),
+    "nemo-2025": Knobs(param_gather_dtype="fp8", overlap_tp_comm=True, ep_dedup=True, dropout=False,
+                           fp8_recipe="tensorwise"),
 }
 assert set(PROFILES) == set(STACKS), "every stack name has a profile"  # noqa: S101 (module invariant)
 

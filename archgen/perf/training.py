@@ -17,6 +17,7 @@ import numpy as np
 
 from archgen.perf import kernels as K
 from archgen.perf import offload as off
+from archgen.perf import quant as Q
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed
@@ -36,18 +37,6 @@ ELEMENTWISE_H = 11.0
 #: Bytes per optimizer step and parameter for Adam: fp32 master (r+w 8), moments (r+w 16), fp32 grad read 4,
 #: 16-bit weight write 2.
 ADAM_BYTES = 30.0
-
-
-def quant_bytes(dtype: str) -> float:
-    """Bytes moved per element to quantise a 16-bit GEMM input for FP8/FP4 training.
-
-    Transformer Engine reads the BF16 tensor and writes a row-wise copy for this GEMM and a column-wise one for the
-    backward GEMM that needs it transposed ("tensor usages": TE docs, Low precision training, Performance
-    considerations; "low-precision training ... involves extra cast operations": TE docs, Operation fuser API).
-    The amax pass of current scaling is taken as fused. The backward quantises the output gradients; the model
-    counts that as the forward traffic again, as for every memory-bound op (backward = 2 x forward).
-    """
-    return 2.0 + 2.0 * K.DTYPE_BYTES[dtype]
 
 
 def permute_h(top_k):
@@ -105,6 +94,7 @@ class Job:
     ep_dedup: bool = False
     overlap_ep_comm: bool = False
     dropout: bool = True
+    fp8_recipe: str = "delayed"
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:
@@ -112,7 +102,12 @@ class Job:
         return cls(arch, seq_len, global_batch, precision, knobs.attention, knobs.distributed_optimizer,
                    knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.overlap_ep_comm,
-                   knobs.dropout)
+                   knobs.dropout, knobs.fp8_recipe)
+
+    @property
+    def recipe(self) -> str | None:
+        """Transformer Engine recipe of the linear GEMMs (`quant.recipe`); None for 16-bit training."""
+        return Q.recipe(self.precision, self.fp8_recipe)
 
     @property
     def grad_bytes(self) -> float:
@@ -163,7 +158,10 @@ def _num(x):
 
 
 def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
-    """GEMM + attention + element-wise forward time of one layer for one micro-batch; (total, attention core)."""
+    """GEMM + attention + element-wise forward time of one layer for one micro-batch.
+
+    Returns (total, attention core, quantisation): the last two are shares of the total.
+    """
     a, dt = job.arch, job.precision
     q = a.heads * a.head_dim
     t = K.gemm_time(hw, dt, T, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden)
@@ -184,27 +182,29 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
         t = t + K.gemm_time(hw, dt, T, a.hidden, a.ffn / tp)
     attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
                                heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
-    return t + attn + K.memory_time(hw, elementwise_bytes(a, dt, T, tp, sp, moe)), attn
+    cc = hw.compute_capability
+    quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe)) if job.recipe else 0.0
+    ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc)
+    return t + attn + K.memory_time(hw, ew), attn, quant
 
 
-def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool):
+def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0):
     """Memory-bound bytes of one layer's forward pass for `T` tokens on one TP rank.
 
     Norms and residual adds (`ELEMENTWISE_H`), the FFN activation, an MoE layer's token permutation (`permute_h`)
-    and, under FP8/FP4, the quantisation of every linear GEMM's input (`quant_bytes` per element): QKV, the
+    and, under FP8/FP4, the quantisation of every linear GEMM's input as Transformer Engine's recipe does it
+    (`quant.forward_bytes`; `fp8_recipe` for FP8, NVFP4 for FP4, `cc` the compute capability): QKV, the
     projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
     """
     h = a.hidden / np.where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
     if moe:
         f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k)
-        linear_in = a.top_k * (a.hidden + a.expert_ffn / tp) + (
-            a.hidden + a.shared_experts * a.expert_ffn / tp if a.shared_experts else 0.0)
     else:
         f_elem, permute = a.ffn, 0.0
-        linear_in = h + a.ffn / tp
     ew = T * 2.0 * ((ELEMENTWISE_H + permute) * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
-    if dtype in ("fp8", "fp4"):
-        ew = ew + T * (h + a.heads * a.head_dim / tp + linear_in) * quant_bytes(dtype)
+    rec = Q.recipe(dtype, fp8_recipe)
+    if rec:
+        ew = ew + T * Q.forward_per_token(a, rec, cc, tp, sp, moe)
     return ew
 
 
@@ -239,12 +239,18 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes
     s_q = job.seq_len / cp
     T = mb * s_q
     moe_share = a.moe_layers / a.layers
-    dense_f, dense_attn = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
-    moe_f, moe_attn = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True) if a.moe_layers else (0.0, 0.0)
+    dense_f, dense_attn, dense_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
+    moe_f, moe_attn, moe_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True) if a.moe_layers \
+        else (0.0, 0.0, 0.0)
     layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
     layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
     core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
-    layer_b = 2.0 * (layer_f - layer_attn) + K.attention_backward(
+    # The backward pass is twice the forward's GEMMs and element-wise traffic, but quantises the linear outputs'
+    # gradients (`quant.backward_bytes`) instead of the inputs, whose quantised copies it reuses.
+    quant_b = K.memory_time(hw, T * Q.backward_per_token(a, job.recipe, hw.compute_capability, tp, sp)) \
+        if job.recipe else 0.0
+    layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
+    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + quant_b + K.attention_backward(
         hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
         kernel=job.attention)
     layer_r = np.where(rc == 2, layer_f, np.where(rc == 1, layer_attn, 0.0))
@@ -335,8 +341,15 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     dp_comm = np.take_along_axis(np.broadcast_to(dp_c, tail.shape), worst, -1)[..., 0]
     optimizer = np.take_along_axis(np.broadcast_to(opt_c, tail.shape), worst, -1)[..., 0]
 
-    compute = m * t_max
-    step = m * t_max + bubble + pp_comm + dp_comm + optimizer
+    # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
+    wq = 0.0
+    if job.recipe:
+        wq_c = K.memory_time(hx, Q.step_weight_bytes(a, job.recipe, hx.compute_capability, x(tp), x(ep), sl.layers,
+                                                     job.param_gather_dtype == "fp8"))
+        wq = np.max(np.where(real, wq_c, 0.0), axis=-1)
+
+    compute = m * t_max + wq
+    step = compute + bubble + pp_comm + dp_comm + optimizer
 
     tokens = job.global_batch * job.seq_len
     model_flops = a.model_flops(tokens, job.seq_len)

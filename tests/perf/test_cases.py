@@ -189,3 +189,10 @@ def test_a_collective_asking_for_in_network_reduction_it_lacks_is_located(tmp_pa
     assert messages(tmp_path, text.replace("count: 8", "count: 16")) == (
         "cases.yaml:7:58: error: one.collective.algorithm: algorithm 'sharp' reduces across scale-up domains, which "
         "needs SHARP in-network reduction in the scale-out switches; this fabric's switches do not have it")
+
+
+def test_unknown_fp8_recipe(tmp_path):
+    text = MFU.replace("VALUE", "0.44").replace("UNIT", '""')
+    got = messages(tmp_path, text.replace("precision: bf16", "precision: fp8, fp8_recipe: nvfp8"))
+    assert got == ("cases.yaml:8:75: error: cases.0.training.fp8_recipe: expected one of 'delayed', 'tensorwise' or "
+                   "'mxfp8', got 'nvfp8'\n  hint: did you mean 'mxfp8'?")

@@ -99,6 +99,21 @@ def test_published_curves_from_mid_size_up(accelerators, name, smallest):
             assert busbw(hw, "all_reduce", size, c["ranks"]) == pytest.approx(measured * 1e9, rel=0.25), size
 
 
+def test_declared_efa_latency_moves_nccls_choices_to_the_p6_tuners(accelerators):
+    """On 4 x 8 B200 over EFA, AWS's tuner plugin (aws-ofi-nccl, P6 regions; `tuner` in the curve file) leaves Tree
+    for Ring/LL128 at 17.5 MiB. NCCL's own model with the 35 us the same plugin declares leaves Tree between 16 and
+    32 MiB and agrees with the tuner at 12 of the 20 sizes; with no network latency it leaves Tree by 8 MiB, for
+    NVLSTree, and agrees at 9."""
+    from archgen.perf.curves import curve_points
+    c = CURVES["b200-4-nodes-efa"]
+    declared = {int(p.size): p.choice for p in curve_points(c, accelerators)}
+    none = {int(p.size): p.choice for p in curve_points({**c, "network_latency_us": 0}, accelerators)}
+    assert declared[16 * 2 ** 20].startswith("Tree/") and not declared[32 * 2 ** 20].startswith("Tree/")
+    assert none[8 * 2 ** 20] == "NVLSTree/Simple"
+    assert sum(declared[s] == t for s, t in c["tuner"].items()) == 12
+    assert sum(none[s] == t for s, t in c["tuner"].items()) == 9
+
+
 def test_below_mid_size_the_model_is_optimistic(accelerators):
     """Below ~100 MiB NCCL's tuning model is faster than the torch-based measurements (docs/perf-model.md,
     Limitations): pinned so that a change that closes the gap is noticed."""

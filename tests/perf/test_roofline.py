@@ -94,13 +94,14 @@ def test_achieved_never_exceeds_the_roof(h100, shipped):
 @pytest.mark.parametrize("arch", [GPT3, MOE], ids=["dense", "moe"])
 @pytest.mark.parametrize(("tp", "sp", "attention"), [(1, False, "flash"), (8, True, "flash"),
                                                      (4, False, "materialized")])
-def test_training_kernel_times_sum_to_the_step_models_layer(h100, arch, tp, sp, attention):
+@pytest.mark.parametrize(("dtype", "recipe"), [("bf16", "delayed"), ("fp8", "tensorwise")])
+def test_training_kernel_times_sum_to_the_step_models_layer(h100, arch, tp, sp, attention, dtype, recipe):
     """The kernels are exactly what `training._layer_forward` charges for one layer and micro-batch."""
     mb, s, ep = 2, 4096, 2
-    r = training_kernels(h100, arch, seq_len=s, dtype="bf16", attention=attention, tp=tp, ep=ep, micro_batch=mb,
-                         sequence_parallel=sp)
-    job = Job(arch, s, 64, "bf16", attention)
-    total, _ = _layer_forward(h100, job, mb * s, mb, s, tp, sp and tp > 1, ep, moe=bool(arch.experts))
+    r = training_kernels(h100, arch, seq_len=s, dtype=dtype, attention=attention, tp=tp, ep=ep, micro_batch=mb,
+                         sequence_parallel=sp, fp8_recipe=recipe)
+    job = Job(arch, s, 64, dtype, attention, fp8_recipe=recipe)
+    total, _, _ = _layer_forward(h100, job, mb * s, mb, s, tp, sp and tp > 1, ep, moe=bool(arch.experts))
     assert sum(k.time for k in r.kernels) == pytest.approx(float(total), rel=1e-12)
 
 

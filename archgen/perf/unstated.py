@@ -1,0 +1,92 @@
+"""What a validation case leaves unstated, as a range of predictions rather than a fitted value.
+
+A case is scored at the documented defaults (`perf/cases.py`); where its source leaves a knob open that moves the
+prediction, the accuracy page and `archgen estimate --cases` also give the lowest and highest prediction over the
+values that knob takes in practice. None of these predictions enters a score.
+
+* Training: the stack profiles (`cases.stack_range`).
+* Collectives (`collective_range`):
+  * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
+    `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own
+    InfiniBand/RoCE and socket transports (NVIDIA/nccl `src/transport/net_ib/init.cc` 558 and
+    `src/transport/net_socket.cc` 174, `props->latency = 0`); 35 us for AWS's EFA plugin on P5en, P6-B200 and
+    P6-B300, 75 us on P4d, P4de, P5, P5e and on any platform it does not know (aws-ofi-nccl `src/platform-aws.cpp`
+    at commit 2daf7d303aa1, `platform_data_map[].latency` and the fall-through default). Open when the group
+    crosses scale-up domains and the case states no `scale_out.latency`.
+  * **NVLink SHARP (NVLS)**, which a case runs only when it names `nvls`/`nvls_tree` (NCCL needs the fabric
+    manager's multicast support, which a measurement does not state). Open for `algorithm: auto` on an accelerator
+    that has it: NCCL then takes NVLS inside a domain and NVLSTree across domains where they are faster.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from itertools import product
+
+from archgen.model.accelerator import Accelerator
+from archgen.model.cases import Case
+from archgen.perf.cases import case_hardware, stack_range
+from archgen.perf.catalog import load_accelerators
+from archgen.perf.collectives import bus_bandwidth, collective_time
+
+#: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
+#: NCCL's IB/RoCE and socket transports, aws-ofi-nccl on P5en/P6-B200/P6-B300, and on P4d/P5/P5e (its default).
+DECLARED_NET_LATENCIES = (0.0, 35e-6, 75e-6)
+
+
+def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, ...]:
+    """The knobs of a collective case that its source leaves open: 'network latency', 'NVLS' (in that order)."""
+    c = case.collective
+    if c is None:
+        return ()
+    s = case.system
+    so = s.scale_out
+    out = []
+    if so is not None and s.count > s.scale_up.domain and "latency" not in so.model_fields_set:
+        out.append("network latency")
+    su = accelerators[s.accelerator].scale_up
+    if c.algorithm == "auto" and c.op != "all_to_all" and su is not None and su.in_network_reduction:
+        out.append("NVLS")
+    return tuple(out)
+
+
+#: How each open knob reads beside a range.
+KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on"}
+
+
+def describe(knobs: tuple[str, ...]) -> str:
+    """The open knobs of a range with the values they were taken at ('network latency 0/35/75 us, NVLS off/on')."""
+    return ", ".join(KNOB_VALUES[k] for k in knobs)
+
+
+def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                     ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's lowest and highest prediction over a collective case's open knobs (`open_knobs`).
+
+    Empty for a case that leaves none open (or is not a collective).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    knobs = open_knobs(case, accs)
+    if not knobs:
+        return {}
+    c = case.collective
+    stated_nvls = c.algorithm in ("nvls", "nvls_tree")
+    nvls_values = (False, True) if "NVLS" in knobs else (stated_nvls,)
+    preds = []
+    for nvls, latency in product(nvls_values, DECLARED_NET_LATENCIES if "network latency" in knobs else (None,)):
+        hw = case_hardware(case, accs, nvls=nvls)
+        if latency is not None:
+            hw = dataclasses.replace(hw, scale_out_latency=latency)
+        size = float(c.size.to("B").magnitude)
+        n = case.system.count
+        t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
+        preds.append({"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))})
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                   ) -> dict[str, tuple[float, float]]:
+    """A case's range over what it leaves unstated: the stack profiles (training) or the open knobs (collectives)."""
+    if case.collective is not None:
+        return collective_range(case, accelerators)
+    return stack_range(case, accelerators)

@@ -1,0 +1,150 @@
+"""FP8/FP4 training: the quantisation Transformer Engine's recipes do (`perf/quant.py`), and Blackwell GEMM rates at
+training shapes (Transformer Engine's GEMM profiling guide on B300, tests/perf/data/te-gemm-profiling-b300.yaml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from archgen.perf import kernels as K
+from archgen.perf import quant as Q
+from archgen.perf.arch import Arch
+from archgen.perf.hardware import hardware_for
+from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.stacks import PROFILES, resolve
+from archgen.perf.training import Job, Layout, elementwise_bytes, estimate_training
+
+GUIDE = yaml.safe_load((Path(__file__).parent / "data" / "te-gemm-profiling-b300.yaml").read_text())
+LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+HOPPER, BLACKWELL = 9.0, 10.0
+
+
+def _guide_shapes():
+    """The guide's 12 GEMMs (M, K, N), as benchmark_gemm.py's `compute_gemm_shapes` derives them."""
+    h, i, m = GUIDE["hidden"], GUIDE["ffn"], GUIDE["tokens"]
+    fprop = [(m, h, 3 * h), (m, h, h), (m, h, i), (m, i, h)]
+    dgrad = [(m, n, k) for m, k, n in fprop]
+    wgrad = [(k, m, n) for m, k, n in fprop]
+    return fprop + dgrad + wgrad
+
+
+@pytest.fixture(scope="module")
+def b300(accelerators):
+    return hardware_for(accelerators["b300-sxm-288gb"], scale_up_size=8)
+
+
+@pytest.mark.parametrize(("rec", "cc", "norm", "other"), [
+    # read 2 (amax) + read 2 + one FP8 copy on Blackwell; the norm computes the amax as it writes (no amax pass)
+    ("tensorwise", BLACKWELL, 2 + 1, 2 + 2 + 1),
+    # Hopper's FP8 GEMMs need the transposed copy too
+    ("tensorwise", HOPPER, 2 + 2, 2 + 2 + 2),
+    # delayed: no amax pass; the norm writes FP8 instead of BF16 (1 - 2), Hopper transposes it (read 1, write 1)
+    ("delayed", BLACKWELL, 1 - 2, 2 + 1),
+    ("delayed", HOPPER, 1 - 2 + 2, 2 + 2),
+    # MXFP8: no amax, always two copies of 1 B + one E8M0 scale per 32 values
+    ("mxfp8", BLACKWELL, 2 + 2 * (1 + 1 / 32), 2 + 2 * (1 + 1 / 32)),
+    # NVFP4: the random Hadamard transform's amax cannot be fused, two copies of 0.5 B + an E4M3 scale per 16
+    ("nvfp4", BLACKWELL, 2 + 2 + 2 * (0.5 + 1 / 16), 2 + 2 + 2 * (0.5 + 1 / 16)),
+])
+def test_bytes_per_quantised_element(rec, cc, norm, other):
+    assert float(Q.tensor_bytes(rec, cc, norm_output=True)) == pytest.approx(norm)
+    assert float(Q.tensor_bytes(rec, cc)) == pytest.approx(other)
+
+
+def test_weights_need_no_cast_when_kept_in_fp8():
+    """fp8_param_gather keeps FP8 weights: nothing on Blackwell, the transpose (1 B read, 1 B written) on Hopper."""
+    assert float(Q.weight_bytes("tensorwise", BLACKWELL, fp8_weights=True)) == 0.0
+    assert float(Q.weight_bytes("delayed", HOPPER, fp8_weights=True)) == 2.0
+    # NVFP4 weights: 2D scaling, no Hadamard transform, but the global amax pass
+    assert float(Q.weight_bytes("nvfp4", BLACKWELL)) == pytest.approx(2 + 2 + 2 * 0.5625)
+
+
+@pytest.mark.parametrize(("dtype", "rec", "cc"), [("fp8", "tensorwise", BLACKWELL), ("fp8", "delayed", HOPPER),
+                                                  ("fp4", "delayed", BLACKWELL)])
+def test_forward_quantises_every_linear_input(dtype, rec, cc):
+    """QKV and FC1 take a norm's output (h each); the projection takes the attention's (32 x 128) and FC2 the
+    activation's (14,336) per token."""
+    r = Q.recipe(dtype, rec)
+    extra = elementwise_bytes(LLAMA3_8B, dtype, 8192, 1, False, False, fp8_recipe=rec, cc=cc) - \
+        elementwise_bytes(LLAMA3_8B, "bf16", 8192, 1, False, False)
+    per_token = 2 * 4096 * float(Q.tensor_bytes(r, cc, norm_output=True)) + (4096 + 14336) * float(
+        Q.tensor_bytes(r, cc))
+    assert extra == pytest.approx(8192 * per_token)
+
+
+def test_backward_quantises_every_linear_output_gradient():
+    """QKV out (32 + 2 x 8 heads of 128), projection out (4,096), gate and up out (2 x 14,336), FC2 out (4,096)."""
+    got = Q.backward_bytes(LLAMA3_8B, "nvfp4", BLACKWELL, 1, 4096, False)
+    assert float(got) == pytest.approx((6144 + 4096 + 28672 + 4096) * 5.125)
+
+
+def test_weights_are_quantised_once_per_step(accelerators):
+    """Twice the micro-batches (twice the global batch) double the layer work but not the weight casts."""
+    gb200 = hardware_for(accelerators["gb200"], scale_up_size=72)
+    lay = Layout(tp=1, pp=1, dp=8, micro_batch=2)
+    one, two = (estimate_training(gb200, Job(LLAMA3_8B, 8192, gb, "fp4"), lay) for gb in (16, 32))
+    weights = Q.linear_params_per_layer(LLAMA3_8B, 1, 1) * 32 * Q.weight_bytes("nvfp4", BLACKWELL)
+    cast = float(K.memory_time(gb200, weights))
+    assert float(two.compute) - 2 * (float(one.compute) - cast) == pytest.approx(cast)
+    assert Q.linear_params_per_layer(LLAMA3_8B, 1, 1) == LLAMA3_8B.attn_params + LLAMA3_8B.dense_ffn_params
+
+
+def test_recipe_defaults_follow_the_stacks():
+    """Megatron-LM's `--fp8-recipe` default is delayed; NeMo's FP8 rows run current scaling (FP8-CS)."""
+    assert PROFILES["megatron-core-2024"].fp8_recipe == "delayed"
+    assert PROFILES["nemo-2025"].fp8_recipe == "tensorwise"
+    assert resolve("nemo-2025", {"fp8_recipe": "mxfp8"}, "fp8").fp8_recipe == "mxfp8"
+
+
+@pytest.mark.parametrize(("dtype", "measured"), [("bf16", "bf16"), ("fp8", "tensorwise"), ("fp4", "nvfp4")])
+def test_b300_gemm_efficiency_is_the_training_shape_measurement(b300, dtype, measured):
+    """The catalog's B300 efficiencies time the guide's 12 GEMMs (pre-quantised) as measured, with the size ramp:
+    derived from that measurement, so within its rounding (0.1 %)."""
+    t = sum(float(K.gemm_time(b300, dtype, m, n, k)) for m, k, n in _guide_shapes())
+    assert t * 1e3 == pytest.approx(GUIDE["per_layer_ms"]["pre_quantized"][measured], rel=1e-3)
+
+
+@pytest.mark.parametrize("rec", ["tensorwise", "mxfp8", "nvfp4"])
+def test_quantisation_bytes_explain_most_of_the_guides_autocast_overhead(b300, rec):
+    """Autocast minus pre-quantised time is the quantisation of each call's input and weight (both usages): the
+    model's bytes at the HBM rate give 78 % (FP8 current scaling), 81 % (MXFP8) and 70 % (NVFP4) of it. They are
+    a lower bound (the casts run below the HBM rate and are launched one by one), not the whole."""
+    per_elem = float(Q.tensor_bytes(rec, b300.compute_capability))
+    nbytes = sum((m * k + k * n) * per_elem for m, k, n in _guide_shapes())
+    model = float(K.memory_time(b300, nbytes)) * 1e3
+    ms = GUIDE["per_layer_ms"]
+    measured = ms["autocast"][rec] - ms["pre_quantized"][rec]
+    assert 0.65 * measured < model < measured
+
+
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+
+
+@pytest.mark.parametrize(("arch", "dtype", "tp", "elems", "per_elem", "kernels"), [
+    # one B200, NVFP4: QKV and gate/up take the norms' outputs (8,192 each), down the SwiGLU's (28,672); read 2 B,
+    # write 0.5 B + an E4M3 scale per 16; the projection's input comes quantised from the attention kernel
+    (LLAMA70, "fp4", 1, 8192 + 8192 + 28672, 2 + 0.5625, 3),
+    # tp 2 and hidden > 4,096: the all-reduce fusion quantises the norms' outputs; only the down projection casts
+    (LLAMA70, "fp8", 2, 28672 / 2, 2 + 1, 1),
+    # hidden 4,096: no fusion at any tp
+    (LLAMA3_8B, "fp8", 2, 4096 + 4096 + 14336 / 2, 2 + 1, 3),
+    (LLAMA70, "bf16", 1, 0, 0, 0),
+])
+def test_serving_casts_as_tensorrt_llm_runs_them(arch, dtype, tp, elems, per_elem, kernels):
+    nbytes, n = Q.serving_casts(arch, dtype, tp)
+    assert float(nbytes) == pytest.approx(arch.layers * elems * per_elem)
+    assert float(n) == arch.layers * kernels
+
+
+def test_serving_pays_for_the_casts(accelerators, monkeypatch):
+    """A prefill of 20,000 tokens on one B200 is longer by the casts' bytes at the HBM rate and their kernels."""
+    import archgen.perf.inference as I
+    b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
+    job = ServeJob(LLAMA70, 20000, 2000, "fp4")
+    with_casts = float(estimate_inference(b200, job, 1, 1).ttft)
+    monkeypatch.setattr(Q, "serving_casts", lambda *a, **k: (0.0, 0.0))
+    without = float(estimate_inference(b200, job, 1, 1).ttft)
+    nbytes, n = (80 * 45056 * 2.5625, 240)
+    assert with_casts - without == pytest.approx(float(K.memory_time(b200, 20000 * nbytes)) + n * I.KERNEL_OVERHEAD)

@@ -1,0 +1,99 @@
+"""Ranges over what a validation case leaves unstated (archgen/perf/unstated.py): collectives' network latency and
+NVLS, beside the stack profiles of training cases. None of them is scored."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from archgen.perf.cases import case_hardware, predict, read_cases
+from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.unstated import DECLARED_NET_LATENCIES, collective_range, describe, open_knobs, unstated_range
+
+from .conftest import CASES
+
+MODERN = Path(__file__).resolve().parent.parent / "data" / "validation-modern.yaml"
+
+
+@pytest.fixture(scope="module")
+def modern():
+    cases, _ = read_cases(MODERN)
+    return {c.id: c for c in cases}
+
+
+@pytest.fixture(scope="module")
+def first():
+    cases, _ = read_cases(CASES)
+    return {c.id: c for c in cases}
+
+
+def _busbw(case, accelerators, latency, nvls):
+    hw = dataclasses.replace(case_hardware(case, accelerators, nvls=nvls), scale_out_latency=latency)
+    c = case.collective
+    size, n = float(c.size.to("B").magnitude), case.system.count
+    return bus_bandwidth(c.op, size, collective_time(hw, c.op, size, n, algorithm=c.algorithm), n)
+
+
+def test_declared_latencies_are_the_transports():
+    """NCCL's IB/RoCE and socket transports declare 0 (net_ib/init.cc, net_socket.cc); aws-ofi-nccl 35 us on
+    P5en/P6-B200/P6-B300 and 75 us on P4d/P5/P5e and unknown platforms (src/platform-aws.cpp)."""
+    assert DECLARED_NET_LATENCIES == (0.0, 35e-6, 75e-6)
+
+
+def test_four_node_efa_range_spans_the_declared_latencies_and_nvls(modern, accelerators):
+    """The 4-node P6-B200 256 MiB case states neither its transport's latency nor NVLS: its range is the least and
+    greatest busbw over 0/35/75 us x NVLS off/on, and the scored value stays at the default (0 us, NVLS off)."""
+    case = modern["mlengbook-allreduce-4xp6b200-efa-256mib"]
+    assert open_knobs(case, accelerators) == ("network latency", "NVLS")
+    got = [_busbw(case, accelerators, lat, nvls) for lat in DECLARED_NET_LATENCIES for nvls in (False, True)]
+    lo, hi = collective_range(case, accelerators)["busbw"]
+    assert (lo, hi) == pytest.approx((min(got), max(got)))
+    assert predict(case, accelerators)["busbw"] == pytest.approx(_busbw(case, accelerators, 0.0, False))
+    measured = 229.09e9
+    assert abs(lo / measured - 1) < 0.25 < hi / measured - 1   # the knobs move it across the bar both ways
+    assert predict(case, accelerators)["busbw"] / measured - 1 > 0.25   # the default stays outside the bar
+    # at the 35 us that aws-ofi-nccl declares on P6-B200, within 25 % with NVLS off and on
+    for nvls in (False, True):
+        assert _busbw(case, accelerators, 35e-6, nvls) == pytest.approx(measured, rel=0.25)
+
+
+STATED = """
+schema: archgen-validation/1
+cases:
+- id: stated
+  source: test
+  status: confirmed
+  system:
+    accelerator: b200-sxm-180gb
+    count: 32
+    scale_up: {domain: 8, bandwidth: 900 GB/s}
+    scale_out: {bandwidth: 400 Gb/s, latency: 35 us}
+  collective: {op: all_reduce, size: 256 MiB, algorithm: auto}
+  measured: [{metric: busbw, value: 229.09, unit: GB/s}]
+"""
+
+
+def test_no_range_where_nothing_is_open(first, modern, accelerators, tmp_path):
+    """Named algorithms inside one domain leave nothing open; a stated latency closes that knob (the NVLS range is
+    then the prediction with NVLS off and on at that latency); training cases keep their stack range."""
+    assert collective_range(first["nccl-8xh200-allreduce-ring"], accelerators) == {}
+    assert collective_range(modern["gtc25-nccl-allreduce-32xgb200-nvl72-nvls"], accelerators) == {}
+    assert open_knobs(first["vidur-dgx-h100-allreduce-64mib"], accelerators) == ("NVLS",)   # one node: no network
+    path = tmp_path / "stated.yaml"
+    path.write_text(STATED, encoding="utf-8")
+    (stated,), _ = read_cases(path)
+    assert open_knobs(stated, accelerators) == ("NVLS",)
+    both = sorted(_busbw(stated, accelerators, 35e-6, nvls) for nvls in (False, True))
+    assert collective_range(stated, accelerators)["busbw"] == pytest.approx(tuple(both))
+    training = modern["mlperf-t41-gpt3-256xh100"]
+    assert unstated_range(training, accelerators) and collective_range(training, accelerators) == {}
+    assert describe(("network latency", "NVLS")) == "network latency 0/35/75 us, NVLS off/on"
+
+
+def test_estimate_cases_text_gives_the_ranges(cli):
+    text = cli("estimate", "--cases", str(MODERN)).out
+    assert "Over what the case leaves unstated (not scored):\n" in text
+    assert "  mlengbook-allreduce-4xp6b200-efa-256mib busbw: " in text
+    assert text.rstrip().endswith("over network latency 0/35/75 us, NVLS off/on")
