@@ -24,8 +24,7 @@ import dataclasses
 from itertools import product
 
 from archgen.model.accelerator import Accelerator
-from archgen.model.cases import Case
-from archgen.perf.cases import case_hardware, stack_range
+from archgen.perf.cases import Case, case_hardware, stack_range
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
 
