@@ -109,7 +109,6 @@ def _table(results: list[CaseResult], fits: dict, ranges: dict, status: bool) ->
     return [head, rule, *rows, ""]
 
 
-
 def _kernel_section(name: str, path: str | Path) -> list[str]:
     rows = flash_attention_check(path)
     lines = [f"## Kernel check: `{name}` (not scored)", "",

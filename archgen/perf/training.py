@@ -18,6 +18,7 @@ import numpy as np
 from archgen.perf import kernels as K
 from archgen.perf import offload as off
 from archgen.perf import quant as Q
+from archgen.perf.algorithms import as_float
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed
@@ -152,11 +153,6 @@ class TrainingEstimate:
         return (self.memory.total <= self.capacity) & (self.memory.host <= self.host_capacity)
 
 
-def _num(x):
-    """A float for scalars (fast path), a float array otherwise."""
-    return np.asarray(x, dtype=float) if isinstance(x, np.ndarray | list | tuple) else float(x)
-
-
 def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
     """GEMM + attention + element-wise forward time of one layer for one micro-batch.
 
@@ -287,12 +283,12 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     too (one per layout, or shaped to broadcast against the layout arrays, as `perf.batch` does).
     """
     a = job.arch
-    tp, pp, dp = (_num(x) for x in (layout.tp, layout.pp, layout.dp))
-    cp, ep, v = (_num(x) for x in (layout.cp, layout.ep, layout.interleave))
-    mb = _num(layout.micro_batch)
+    tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
+    cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
+    mb = as_float(layout.micro_batch)
     rc = np.asarray(layout.recompute)
     sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
-    zero = _num(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
+    zero = as_float(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
     T = mb * (job.seq_len / cp)
     m = job.global_batch / (dp * mb)
     gpus = tp * pp * dp * cp
