@@ -184,7 +184,6 @@ def _rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDesign:
     return RackDesign(rack, tuple(items), cdu, facility)
 
 
-
 #: Largest number of rack instances a cluster is expanded into; larger clusters are analysed from counts only.
 MAX_RACKS = 100_000
 
