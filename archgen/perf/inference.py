@@ -17,7 +17,7 @@ at batch 1 for that reason). Sampling is one fused kernel per step (FlashInfer's
 runs its rounds of rejection sampling in a single kernel) reading the FP32 logits once.
 
 Weights: the linear layers inside the transformer blocks are stored in the serving precision, NVFP4 with one FP8
-E4M3 scale per 16 values (`BLOCK_SCALE_BYTES`); the embedding and the output layer stay in BF16, as NVIDIA's
+E4M3 scale per 16 values (`kernels.BLOCK_SCALE_BYTES`); the embedding and the output layer stay in BF16, as NVIDIA's
 ModelOpt checkpoints keep them ("Only the weights and activations of the linear operators within transformers
 blocks are quantized", nvidia/Llama-3.1-405B-Instruct-FP4 model card), so the logits GEMM runs in BF16.
 
@@ -75,8 +75,6 @@ MOE_FFN_KERNELS = 7
 SHARED_EXPERT_KERNELS = 3
 #: Once per forward pass: embedding lookup, final norm, logits GEMM and the fused sampling kernel.
 STEP_KERNELS = 4
-#: NVFP4 stores one FP8 (E4M3) scale per 16 FP4 values (NVIDIA's NVFP4 format: 16-value micro-blocks).
-BLOCK_SCALE_BYTES = {"fp4": 1.0 / 16.0}
 #: Embedding and output layer stay in BF16 under quantised serving (ModelOpt quantises the blocks' linear layers).
 EMBEDDING_DTYPE = "bf16"
 
@@ -138,7 +136,7 @@ def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
     The blocks' linear layers take `dtype` (plus NVFP4's block scales), the embedding and output layer BF16.
     """
     a = arch
-    per = K.DTYPE_BYTES[dtype] + BLOCK_SCALE_BYTES.get(dtype, 0.0)
+    per = K.DTYPE_BYTES[dtype] + K.BLOCK_SCALE_BYTES.get(dtype, 0.0)
     embed = 2.0 * a.vocab * a.hidden
     experts = float(a.moe_layers * a.experts * a.expert_params)
     rest = a.params() - embed - experts

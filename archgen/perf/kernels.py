@@ -4,7 +4,8 @@ Every function accepts numpy arrays (or floats) for the shape arguments and broa
 thousands of configurations in one call. Times are in seconds, sizes in bytes, work in FLOP.
 
 Conventions:
-    * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline).
+    * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline); NVFP4
+      inputs also carry their block scales, one FP8 (E4M3) scale per 16 values (`BLOCK_SCALE_BYTES`).
     * Its time is max(FLOP / (peak · e_gemm · size_eff), bytes / (HBM · e_hbm)), where `e_gemm` is the best
       measured dense-GEMM fraction of peak (catalog, per dtype) and size_eff = prod over M, N, K of
       d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`).
@@ -28,6 +29,10 @@ from archgen.perf.hardware import Hardware
 #: Bytes per element of each data type.
 DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1,
                                  "fp6": 0.75, "fp4": 0.5}
+
+#: Bytes of block scales per element of a block-scaled data type: NVFP4 stores one FP8 (E4M3) scale per 16 FP4
+#: values (NVIDIA's NVFP4 format: 16-value micro-blocks; Transformer Engine docs, NVFP4), read with its data.
+BLOCK_SCALE_BYTES: dict[str, float] = {"fp4": 1.0 / 16.0}
 
 #: Flash attention throughput relative to the best dense GEMM (FlashAttention-2: up to 73 % of A100 peak forward,
 #: 63 % backward, against 86 % for cuBLAS GEMM).
@@ -75,6 +80,12 @@ def serving_kv_dtype(dtype: str, kv_dtype: str | None = None) -> str:
     return kv_dtype or ("fp8" if dtype == "fp4" else dtype)
 
 
+def gemm_bytes(dtype: str, m, n, k, batch=1.0):
+    """Bytes a GEMM of (m x k) @ (k x n) moves once: its operands and output, with the inputs' block scales."""
+    scales = BLOCK_SCALE_BYTES.get(dtype, 0.0)  # the output is not block-scaled
+    return ((m * k + k * n) * (DTYPE_BYTES[dtype] + scales) + m * n * DTYPE_BYTES[dtype]) * batch
+
+
 def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     """Roofline time of `batch` GEMMs of (m x k) @ (k x n) in `dtype`.
 
@@ -91,7 +102,7 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     """
     flop = 2.0 * m * n * k * batch
     rate = hw.gemm_rate(dtype) * size_efficiency(hw, m, n, k)
-    nbytes = (m * k + k * n + m * n) * batch * DTYPE_BYTES[dtype]
+    nbytes = gemm_bytes(dtype, m, n, k, batch)
     return np.maximum(flop / rate, nbytes / (hw.hbm_bandwidth * hw.hbm_efficiency))
 
 

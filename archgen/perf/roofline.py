@@ -121,7 +121,7 @@ def _f(x) -> float:
 
 def _gemm(hw: Hardware, dtype: str, name: str, phase: str, m, n, k, batch=1.0) -> Kernel:
     flop = 2.0 * m * n * k * batch
-    nbytes = (m * k + k * n + m * n) * batch * K.DTYPE_BYTES[dtype]
+    nbytes = K.gemm_bytes(dtype, m, n, k, batch)
     return Kernel(name, phase, _f(flop), _f(nbytes), _f(K.gemm_time(hw, dtype, m, n, k, batch)))
 
 

@@ -23,6 +23,17 @@ def test_skinny_gemm_is_bandwidth_bound(h100):
     assert t == pytest.approx((8192 * 8192 + 8192 + 8192) / (3.35e12 * 0.85), rel=1e-9)
 
 
+def test_nvfp4_gemm_reads_its_block_scales(accelerators):
+    """An NVFP4 operand carries one E4M3 scale per 16 values: a decode GEMV on B200 reads the 8192 x 8192 weight
+    at 0.5 + 1/16 B per element (12.5 % more than its FP4 data), its input likewise, and writes its output."""
+    from archgen.perf.hardware import hardware_for
+    b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
+    nbytes = (8192 * 8192 + 8192) * (0.5 + 1 / 16) + 8192 * 0.5
+    assert K.gemm_bytes("fp4", 1, 8192, 8192) == nbytes
+    assert K.gemm_time(b200, "fp4", 1, 8192, 8192) == pytest.approx(nbytes / (8e12 * 0.85), rel=1e-9)
+    assert K.gemm_bytes("fp8", 1, 8192, 8192) == 8192 * 8192 + 2 * 8192  # no block scales
+
+
 def test_size_efficiency_ramps_towards_one(h100):
     assert K.size_efficiency(h100, 128) == pytest.approx(0.5)
     assert K.size_efficiency(h100, 1 << 20) > 0.999
