@@ -26,7 +26,7 @@ from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.scores import score_cases
-from archgen.perf.unstated import collective_range, describe, open_knobs
+from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath
 
@@ -65,7 +65,7 @@ def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
     Accuracy is reported, not judged, here. A case the model cannot score (invalid fields, an unknown accelerator,
     a layout the model refuses) is reported with its located problems and the other cases are still scored; a
     problem of the file itself (YAML, schema, no cases) raises `SpecError`. The text also gives each collective
-    case's range over the knobs its source leaves open (`perf.unstated`; not scored).
+    and serving case's range over the knobs its source leaves open (`perf.unstated`; not scored).
     """
     _check_format(fmt)
     cf = read_case_file(path)
@@ -75,7 +75,7 @@ def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
     scored = {r.id for r in scores.results}
     accs = load_accelerators()
     ranges = {c.id: (got, describe(open_knobs(c, accs))) for c in cf.cases
-              if c.id in scored and (got := collective_range(c, accs))}
+              if c.id in scored and (got := collective_range(c, accs) or serving_range(c, accs))}
     return case_scores_text(scores, ranges), 1 if scores.refused else 0
 
 

@@ -16,6 +16,10 @@ values that knob takes in practice. None of these predictions enters a score.
   * **NVLink SHARP (NVLS)**, which a case runs only when it names `nvls`/`nvls_tree` (NCCL needs the fabric
     manager's multicast support, which a measurement does not state). Open for `algorithm: auto` on an accelerator
     that has it: NCCL then takes NVLS inside a domain and NVLSTree across domains where they are faster.
+* Serving (`serving_range`): **the KV-cache precision** of a case served in FP8 or FP4 that states no
+  `kv_precision`. It is scored with the KV cache in FP8 (`kernels.serving_kv_dtype`), but TensorRT-LLM's
+  `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
+  16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import dataclasses
 from itertools import product
 
 from archgen.model.accelerator import Accelerator
-from archgen.perf.cases import Case, case_hardware, stack_range
+from archgen.perf.cases import Case, case_hardware, predict, stack_range
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
 
@@ -33,8 +37,15 @@ from archgen.perf.collectives import bus_bandwidth, collective_time
 DECLARED_NET_LATENCIES = (0.0, 35e-6, 75e-6)
 
 
+#: Serving precisions whose KV cache a source may leave open (quantised weights; a 16-bit model keeps a 16-bit cache).
+QUANTISED_SERVING = ("fp8", "fp4")
+
+
 def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, ...]:
-    """The knobs of a collective case that its source leaves open: 'network latency', 'NVLS' (in that order)."""
+    """The knobs a case's source leaves open: 'network latency', 'NVLS' (collectives), 'KV cache' (serving)."""
+    inf = case.inference
+    if inf is not None:
+        return ("KV cache",) if inf.precision in QUANTISED_SERVING and inf.kv_precision is None else ()
     c = case.collective
     if c is None:
         return ()
@@ -50,7 +61,7 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
 
 
 #: How each open knob reads beside a range.
-KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on"}
+KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on", "KV cache": "KV cache fp8/bf16"}
 
 
 def describe(knobs: tuple[str, ...]) -> str:
@@ -65,7 +76,7 @@ def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = N
     Empty for a case that leaves none open (or is not a collective).
     """
     accs = accelerators if accelerators is not None else load_accelerators()
-    knobs = open_knobs(case, accs)
+    knobs = open_knobs(case, accs) if case.collective is not None else ()
     if not knobs:
         return {}
     c = case.collective
@@ -83,9 +94,25 @@ def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = N
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
+def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                  ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's lowest and highest prediction over a serving case's KV-cache precision, FP8 or BF16.
+
+    Empty unless the case serves FP8 or FP4 weights and states no `kv_precision` (`open_knobs`).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    if not open_knobs(case, accs) or case.inference is None:
+        return {}
+    preds = [predict(case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": kv})}),
+                     accs) for kv in ("fp8", "bf16")]
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
 def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                    ) -> dict[str, tuple[float, float]]:
-    """A case's range over what it leaves unstated: the stack profiles (training) or the open knobs (collectives)."""
+    """A case's range over what it leaves unstated: stack profiles, open collective knobs or KV-cache precision."""
     if case.collective is not None:
         return collective_range(case, accelerators)
+    if case.inference is not None:
+        return serving_range(case, accelerators)
     return stack_range(case, accelerators)

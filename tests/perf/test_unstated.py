@@ -1,5 +1,5 @@
 """Ranges over what a validation case leaves unstated (archgen/perf/unstated.py): collectives' network latency and
-NVLS, beside the stack profiles of training cases. None of them is scored."""
+NVLS, serving's KV-cache precision, beside the stack profiles of training cases. None of them is scored."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ import pytest
 
 from archgen.perf.cases import case_hardware, predict, read_cases
 from archgen.perf.collectives import bus_bandwidth, collective_time
-from archgen.perf.unstated import DECLARED_NET_LATENCIES, collective_range, describe, open_knobs, unstated_range
+from archgen.perf.unstated import (
+    DECLARED_NET_LATENCIES,
+    collective_range,
+    describe,
+    open_knobs,
+    serving_range,
+    unstated_range,
+)
 
 from .conftest import CASES
 
@@ -96,4 +103,31 @@ def test_estimate_cases_text_gives_the_ranges(cli):
     text = cli("estimate", "--cases", str(MODERN)).out
     assert "Over what the case leaves unstated (not scored):\n" in text
     assert "  mlengbook-allreduce-4xp6b200-efa-256mib busbw: " in text
-    assert text.rstrip().endswith("over network latency 0/35/75 us, NVLS off/on")
+    assert "over network latency 0/35/75 us, NVLS off/on\n" in text
+    assert text.rstrip().endswith("over KV cache fp8/bf16")
+
+
+def _with_kv(case, kv):
+    return case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": kv})})
+
+
+def test_serving_range_spans_the_kv_cache_precision(modern, accelerators):
+    """The NVFP4 case states no KV-cache precision: its range runs from the prediction with a BF16 cache (half the
+    sequences fit, each step reads twice the bytes) to the scored one with FP8 (kernels.serving_kv_dtype)."""
+    case = modern["trtllm-b200-llama33-70b-fp4-tp1-20000-2000"]
+    assert open_knobs(case, accelerators) == ("KV cache",)
+    bf16 = predict(_with_kv(case, "bf16"), accelerators)["tokens_per_second"]
+    fp8 = predict(case, accelerators)["tokens_per_second"]
+    assert fp8 == predict(_with_kv(case, "fp8"), accelerators)["tokens_per_second"]
+    assert bf16 < fp8
+    assert serving_range(case, accelerators) == {"tokens_per_second": (bf16, fp8)}
+    assert unstated_range(case, accelerators) == serving_range(case, accelerators)
+    assert describe(("KV cache",)) == "KV cache fp8/bf16"
+
+
+def test_no_serving_range_where_the_kv_cache_is_stated(modern, accelerators):
+    case = modern["trtllm-b200-llama33-70b-fp4-tp1-20000-2000"]
+    assert open_knobs(_with_kv(case, "fp8"), accelerators) == ()
+    assert serving_range(_with_kv(case, "fp8"), accelerators) == {}
+    bf16_weights = case.model_copy(update={"inference": case.inference.model_copy(update={"precision": "bf16"})})
+    assert serving_range(bf16_weights, accelerators) == {}
