@@ -40,6 +40,11 @@ class Efficiency(Spec):
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
                                "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N, K.")
     hbm: float = Field(0.85, gt=0, le=1, description="Sustained HBM bandwidth over peak (stream-like copy).")
+    gemm_stream: dict[Dtype, float] = Field(
+        default_factory=dict,
+        description="Best measured HBM bandwidth over peak of a bandwidth-bound GEMM (decode shapes, M of 1 to a "
+                    "few dozen) in that data type, where its kernels stream their operands below `hbm`, e.g. "
+                    "{fp4: 0.405}; a data type left out streams at `hbm`.")
     vector: float = Field(0.7, gt=0, le=1, description="Sustained non-tensor throughput over `vector_peak`.")
     scale_up: float = Field(
         0.8, gt=0, le=1, description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages.")

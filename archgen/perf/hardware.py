@@ -8,7 +8,7 @@ so that any layer can build it: `hardware_for` takes the figures a cluster spec 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,7 +31,8 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
 
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
-CHIP_FIELDS = ("accelerator", "compute_capability", "peak", "gemm_efficiency", "gemm_half_size", "vector_peak",
+CHIP_FIELDS = ("accelerator", "compute_capability", "peak", "gemm_efficiency", "gemm_stream_efficiency",
+               "gemm_half_size", "vector_peak",
                "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "l2_capacity", "l2_bandwidth")
 
 
@@ -49,6 +50,8 @@ class Hardware:
         hbm_capacity: HBM capacity (B).
         hbm_bandwidth: HBM peak bandwidth (B/s).
         hbm_efficiency: Sustained fraction of `hbm_bandwidth`.
+        gemm_stream_efficiency: Fraction of `hbm_bandwidth` a bandwidth-bound GEMM streams at, per data type whose
+            kernels stay below `hbm_efficiency` (NVFP4 at decode shapes); others take `hbm_efficiency`.
         l2_capacity: Last-level cache (B); 0 when unknown.
         l2_bandwidth: Last-level cache bandwidth (B/s); 0 when unknown.
         scale_up_size: Accelerators per scale-up domain.
@@ -105,6 +108,7 @@ class Hardware:
     scale_out_bandwidth: float = 0.0
     scale_out_efficiency: float = 0.9
     scale_out_latency: float = 0.0
+    gemm_stream_efficiency: dict[str, float] = field(default_factory=dict)
     oversubscription: float = 1.0
     pod: int = 0
     scale_out_reduction: bool = False
@@ -251,6 +255,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         accelerator=accelerator.id,
         peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
         gemm_efficiency=dict(eff.gemm),
+        gemm_stream_efficiency=dict(eff.gemm_stream),
         gemm_half_size=float(eff.gemm_half_size),
         vector_peak=_si(accelerator.vector_peak, "FLOPS"),
         vector_efficiency=eff.vector,

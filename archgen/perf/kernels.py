@@ -6,9 +6,11 @@ thousands of configurations in one call. Times are in seconds, sizes in bytes, w
 Conventions:
     * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline); NVFP4
       inputs also carry their block scales, one FP8 (E4M3) scale per 16 values (`BLOCK_SCALE_BYTES`).
-    * Its time is max(FLOP / (peak · e_gemm · size_eff), bytes / (HBM · e_hbm)), where `e_gemm` is the best
+    * Its time is max(FLOP / (peak · e_gemm · size_eff), bytes / (HBM · e_stream)), where `e_gemm` is the best
       measured dense-GEMM fraction of peak (catalog, per dtype) and size_eff = prod over M, N, K of
-      d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`).
+      d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`);
+      e_stream is `hbm_efficiency` unless the catalog measures the dtype's bandwidth-bound GEMMs below it
+      (`gemm_stream_efficiency`: NVFP4 GEMMs at decode shapes stream their weights well below a copy's rate).
     * Flash attention runs at `FLASH_EFFICIENCY` of the GEMM rate times the size ramp of its query length, or at
       the vector pipe's softmax rate when that is slower (`vector_peak`); a causal mask halves its FLOP, and the
       backward pass runs at `FLASH_BWD_RATIO` of the forward rate. FlashAttention-2 reaches 50-73 % of A100 peak
@@ -103,7 +105,8 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     flop = 2.0 * m * n * k * batch
     rate = hw.gemm_rate(dtype) * size_efficiency(hw, m, n, k)
     nbytes = gemm_bytes(dtype, m, n, k, batch)
-    return np.maximum(flop / rate, nbytes / (hw.hbm_bandwidth * hw.hbm_efficiency))
+    stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
+    return np.maximum(flop / rate, nbytes / (hw.hbm_bandwidth * stream))
 
 
 def memory_time(hw: Hardware, nbytes, working_set=None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -30,8 +31,28 @@ def test_nvfp4_gemm_reads_its_block_scales(accelerators):
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     nbytes = (8192 * 8192 + 8192) * (0.5 + 1 / 16) + 8192 * 0.5
     assert K.gemm_bytes("fp4", 1, 8192, 8192) == nbytes
-    assert K.gemm_time(b200, "fp4", 1, 8192, 8192) == pytest.approx(nbytes / (8e12 * 0.85), rel=1e-9)
     assert K.gemm_bytes("fp8", 1, 8192, 8192) == 8192 * 8192 + 2 * 8192  # no block scales
+    streaming = dataclasses.replace(b200, gemm_stream_efficiency={})
+    assert K.gemm_time(streaming, "fp4", 1, 8192, 8192) == pytest.approx(nbytes / (8e12 * 0.85), rel=1e-9)
+
+
+def test_nvfp4_decode_gemm_streams_at_the_measured_rate(accelerators):
+    """B200's NVFP4 GEMMs at decode shapes stream their weights at 3.24 TB/s at best (pytorch/helion PR 3046, B200,
+    N 8192 x K 28672 in 40.73 us), not at a copy's 0.85 x 8 TB/s: the catalog's gemm_stream.fp4 = 3.24 / 8. An
+    FP8 GEMM of the same shape keeps the HBM rate, and a large NVFP4 GEMM stays compute-bound."""
+    from archgen.perf.hardware import hardware_for
+    b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
+    assert b200.gemm_stream_efficiency == {"fp4": 0.405}
+    weights = 8192 * 28672 * (0.5 + 1 / 16)
+    assert weights / 40.73e-6 / 8e12 == pytest.approx(0.405, abs=5e-4)
+    t = K.gemm_time(b200, "fp4", 1, 8192, 28672)
+    assert t == pytest.approx(K.gemm_bytes("fp4", 1, 8192, 28672) / (8e12 * 0.405), rel=1e-9)
+    assert t == pytest.approx(40.73e-6, rel=0.01)
+    assert K.gemm_time(b200, "fp8", 1, 8192, 28672) == pytest.approx(
+        K.gemm_bytes("fp8", 1, 8192, 28672) / (8e12 * 0.85), rel=1e-9)
+    m = n = k = 16384
+    assert K.gemm_time(b200, "fp4", m, n, k) == pytest.approx(
+        2 * m * n * k / (9000e12 * 0.736 * (m / (m + 128)) ** 3), rel=1e-9)
 
 
 def test_size_efficiency_ramps_towards_one(h100):

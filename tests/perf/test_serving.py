@@ -84,7 +84,8 @@ def test_serving_cases_within_25_percent():
 
 def test_nvfp4_case_brackets_the_unstated_kv_precision(tmp_path):
     """TensorRT-LLM's NVFP4 row does not state its KV-cache precision: with the default (FP8 under FP4) the model is
-    over by more than 25 %; with a BF16 KV cache it is under. The measurement lies between (docs/perf-model.md)."""
+    over, within 25 % since NVFP4 decode GEMMs stream at B200's measured rate (the catalog's gemm_stream.fp4; +42.5 %
+    before); with a BF16 KV cache it is under. The measurement lies between (docs/perf-model.md)."""
     text = MODERN.read_text(encoding="utf-8")
     errors = {}
     for kv in ("", "kv_precision: bf16, "):
@@ -92,7 +93,7 @@ def test_nvfp4_case_brackets_the_unstated_kv_precision(tmp_path):
         p.write_text(text.replace("precision: fp4, tp: 1", f"precision: fp4, {kv}tp: 1"), encoding="utf-8")
         (r,) = [r for r in score_case_file(p).results if r.id.startswith("trtllm-b200")]
         errors[kv or "fp8"] = r.error
-    assert errors["fp8"] > 0.25 and errors["kv_precision: bf16, "] < 0, errors
+    assert 0 < errors["fp8"] <= 0.25 and errors["kv_precision: bf16, "] < 0, errors
 
 
 @pytest.fixture(scope="module")
