@@ -27,10 +27,12 @@ def rack_slots(cluster: ClusterDesign, rack_id: str | None, switch: Switch | Non
 
 def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem],
                     taken: dict[tuple[str, str], int]) -> dict[str, np.ndarray]:
-    """(rack instance, U) per switch of each tier, planes one after the other; overflow goes to the last slot.
+    """(rack instance, U) per switch of each tier, planes one after the other; (-1, -1) for a switch without a slot.
 
     Slots are handed out in fabric and tier order, so two fabrics placing the same switch in the same rack type
-    share its slots instead of both claiming the first ones.
+    share its slots instead of both claiming the first ones. A switch the racks cannot hold (NET012) stands in no
+    rack: its runs get the floor's longest length and its optics count in no rack's budgets, rather than piling
+    onto the last slot.
     """
     out: dict[str, np.ndarray] = {}
     spec = fa.fabric.spec
@@ -47,16 +49,19 @@ def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Pr
                                     f"{fa.fabric.path}: {t.name} needs {total} x {key[1] or '?'}; the '{rack_id}' "
                                     f"racks hold {len(slots)}, {min(first, len(slots))} taken by other fabrics",
                                     count(total), count(max(len(slots) - first, 0))))
-        slots = slots[first:] if first < len(slots) else slots[-1:]
-        if not slots:
-            out[t.name] = np.full((total, 2), -1, dtype=np.int64)
-            continue
-        arr = np.array(slots, dtype=np.int64)
+        arr = np.array(slots[first:], dtype=np.int64).reshape(-1, 2)
         if grouped:
             out[t.name] = _group_leaf_slots(cluster, fa, arr, t.switches, problems)
             continue
-        idx = np.minimum(_slot_order(fa, t.name, t.switches), len(arr) - 1)
-        out[t.name] = arr[idx]
+        out[t.name] = _at_slots(arr, _slot_order(fa, t.name, t.switches))
+    return out
+
+
+def _at_slots(arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The (rack instance, U) of slot `idx` of `arr` per switch; (-1, -1) where idx is past the slots or negative."""
+    out = np.full((len(idx), 2), -1, dtype=np.int64)
+    fits = (idx >= 0) & (idx < len(arr))
+    out[fits] = arr[idx[fits]]
     return out
 
 
@@ -73,7 +78,11 @@ def _group_keys(cluster: ClusterDesign, fa: FabricAnalysis) -> list[tuple[str, i
 
 def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per_plane: int,
                       problems: list[Problem]) -> np.ndarray:
-    """Rail leaves of group g (every plane) take the slots in unit instance g's own racks; the rest follow."""
+    """Rail leaves of group g (every plane) take the slots in unit instance g's own racks; the rest follow.
+
+    A leaf without a slot (its unit's racks are full, or no slot is left for a leaf outside the groups) stands in
+    no rack, (-1, -1), and NET012 says so.
+    """
     unit_of = [(i.unit, i.unit_index) for i in cluster.instances]
     pools: dict[tuple[str, int], list[int]] = {}
     for j, (rack, _) in enumerate(arr.tolist()):
@@ -88,13 +97,13 @@ def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarra
     for key in keys:
         pool = pools.get(key, [])
         short += max(need - len(pool), 0)
-        seq_to_slot += (pool + [pool[-1] if pool else len(arr) - 1] * need)[:need]
+        seq_to_slot += (pool + [-1] * need)[:need]      # a leaf its unit's racks cannot hold stands in none
         used.update(pool[:need])
     free = [j for j in range(len(arr)) if j not in used]
-    rest = free or [len(arr) - 1]
     extra = len(order) - len(seq_to_slot)
-    seq_to_slot += (rest + [rest[-1]] * max(extra, 0))[:max(extra, 0)]
-    chosen[:] = np.array(seq_to_slot, dtype=np.int64)[np.minimum(order, len(seq_to_slot) - 1)]
+    seq_to_slot += (free + [-1] * max(extra, 0))[:max(extra, 0)]
+    seq = np.array(seq_to_slot + [-1], dtype=np.int64)   # past the sequence: no slot
+    chosen[:] = seq[np.minimum(order, len(seq) - 1)]
     if short:
         problems.append(Problem("NET012", fa.fabric.owner_path + ("leaf", "rack"),
                                 f"{fa.fabric.path}: {short} rail leaves do not fit in their own unit's racks",
@@ -104,7 +113,7 @@ def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarra
                                 f"{fa.fabric.path}: {extra} leaves outside the rail groups need a slot; the "
                                 f"'{fa.fabric.spec.leaf.rack}' racks have {len(free)} left", count(extra),
                                 count(len(free))))
-    return arr[chosen]
+    return _at_slots(arr, chosen)
 
 
 def _slot_order(fa: FabricAnalysis, tier: str, per_plane: int) -> np.ndarray:

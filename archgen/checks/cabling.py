@@ -226,7 +226,8 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
 
     Such a switch could stand anywhere on the floor, so its runs are given the corner-to-corner length
     (2 x tray_drop + the rows' length and depth + slack) for media choice, reach and optics, never a patch-cord
-    length that would understate them.
+    length that would understate them. Where both ends' tiers name their rack and the racks are too few for the
+    switches, the shortage is NET012's finding, not this one.
 
     Fix: place the tier's switches in a rack type of the cluster (`leaf.rack`, `spine.rack`, `core.rack`) so that
     their runs have real lengths.
@@ -237,11 +238,16 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
         for t in c.cabling.tiers:
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
+                if all(fa.fabric.spec.rack_of(end) for end in _SWITCH_ENDS[t.tier]):
+                    continue  # every switch tier has its racks: the ones they cannot hold are NET012's
                 where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
                 yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack; their "
                                 f"length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
                                 "floor holds (corner to corner)", count(t.unplaced_links))
+
+
+_SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
 
 
 def _tier_key(tier: str, topology: str) -> str:

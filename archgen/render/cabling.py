@@ -12,6 +12,8 @@ import numpy as np
 
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 
+NO_RACK = "(no rack)"
+
 
 def cabling(a: Any) -> Section:
     """Links, media, modules and cables per fabric tier; length bins; the run list in cabling.csv."""
@@ -57,9 +59,20 @@ def run_list(a: Any) -> Table:
             a_rack, a_u, b_rack, b_u, opt, bin_mm = (int(x) for x in uniq[:, j])
             link = opts[opt] if 0 <= opt < len(opts) else None
             name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
-            rows.append((r.fabric, r.tier, cab.rack_names[a_rack], a_u, cab.rack_names[b_rack], b_u, name,
+            rows.append((r.fabric, r.tier, _rack_name(cab, a_rack), _u(a_u), _rack_name(cab, b_rack), _u(b_u), name,
                          float(lengths[j]), bin_mm / 1000, int(weights[j])))
     cols = (Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0), Column("Z rack"),
             Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Bin (m)", digits=1),
             Column("Runs", digits=0))
     return Table("cabling", "Cable runs", cols, tuple(rows))
+
+
+def _rack_name(cab: Any, index: int) -> str:
+    """The rack instance an end stands in; a switch its racks cannot hold (index -1) stands in none."""
+    return cab.rack_names[index] if index >= 0 else NO_RACK
+
+
+def _u(u: int) -> int | None:
+    """The U an end stands at, or none for a switch in no rack."""
+    return u if u >= 0 else None
+

@@ -6,9 +6,12 @@ at the cluster level only.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from archgen.pipeline import run
+from archgen.render.cabling import NO_RACK, run_list
 from tests.conftest import SPECS
 from tests.data.clusters.small import files
 
@@ -63,3 +66,30 @@ def test_unplaced_switches_do_not_save_optics_power(tmp_path):
     assert {t.tier: t.unplaced_links for t in tiers} == {"access": 576, "leaf_spine": 576}
     assert all(t.assumed_length.m_as("m") == pytest.approx(2 * 1.5 + 9 * 0.6 + 2) for t in tiers)
     assert [f.id for f in result.findings if f.id == "CAB004"] == ["CAB004", "CAB004"]
+
+
+SHORT_SPINE = [Path(__file__).parents[1] / "data" / "placement" / "b200-8192-short-spine.yaml",
+               SPECS / "racks" / "dgx-b200-compute.yaml", SPECS / "racks" / "dgx-b200-network.yaml",
+               SPECS / "catalog" / "facilities" / "hall-air.yaml"]
+
+
+def test_switches_the_racks_cannot_hold_charge_no_rack():
+    """An under-provisioned fabric: 256 spines and 128 cores for 27 'dgx-b200-spine' racks of 8 QM9700 (216 slots).
+
+    The 40 spines and 128 cores without a slot were all put at the last slot, so one spine rack carried their
+    transceivers: 82.5 kW against its 34.5 kW feed (PWR001-004). A rack's switch-end optics are bounded by what
+    its switches' cages can hold: 8 QM9700 x 32 OSFP cages x 17 W (Class 8, the QM97X0 user manual cited in
+    catalog/switches/qm9700.yaml) = 4352 W, reached here since every spine port is used by an optical run.
+    """
+    result = run(SHORT_SPINE)
+    spine = result.racks["rack/dgx-b200-spine"].power
+    assert spine.optics.m_as("W") <= 8 * 32 * 17
+    assert spine.optics.m_as("W") == pytest.approx(8 * 32 * 17)
+    short = [f for f in result.findings if f.severity in ("error", "warning") and not f.waived]
+    assert [(f.id, f.message.split(": ")[-1].split(";")[0]) for f in short] == [
+        ("NET012", "spine needs 256 x qm9700"), ("NET012", "core needs 128 x qm9700")]
+    runs = {(r.tier): r for r in result.clusters["cluster/bench-b200-8192"].cabling.runs}
+    core_ends = runs["spine_core"].b_rack
+    assert (core_ends == -1).all()          # no slot is left for any of the 128 cores
+    rows = run_list(result.clusters["cluster/bench-b200-8192"]).rows
+    assert {row[4] for row in rows if row[1] == "spine_core"} == {NO_RACK}
