@@ -23,6 +23,7 @@ from archgen.model.workload import (
     Recompute,
     Scenario,
     Stack,
+    fp8_recipe_problem,
     job_kind,
 )
 from archgen.units import Q_, Bandwidth, DurationOrZero, Information
@@ -130,6 +131,12 @@ class CaseTraining(Spec):
     first_stage_layers: int | None = Field(None, gt=0)
     last_stage_layers: int | None = Field(None, gt=0)
     pipeline_layout: str | None = None
+
+    @model_validator(mode="after")
+    def _recipe_needs_fp8(self) -> CaseTraining:
+        if problem := fp8_recipe_problem(self.precision, self.fp8_recipe):
+            raise FieldError(("fp8_recipe",), problem)
+        return self
 
 
 class CaseInference(Spec):
