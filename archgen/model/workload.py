@@ -138,7 +138,8 @@ class Training(Spec):
     dropout: bool | None = Field(None, description="Dropout on (its masks are stored with the activations).")
     fp8_recipe: Fp8Recipe | None = Field(
         None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling) "
-                          "or mxfp8; FP4 training is NVFP4. An error on a 16-bit job, which has no FP8 tensors.")
+                          "or mxfp8. An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
+                          "training follows NVFP4.")
 
     @model_validator(mode="after")
     def _recipe_needs_fp8(self) -> Training:
@@ -148,13 +149,15 @@ class Training(Spec):
 
 
 def fp8_recipe_problem(precision: str, fp8_recipe: str | None) -> str | None:
-    """Why a training job's `fp8_recipe` cannot apply to its precision (a 16-bit job has no FP8 tensors); else None.
+    """Why a training job's `fp8_recipe` cannot apply to its precision; else None.
 
-    The recipe would otherwise be silently ignored (`perf.quant.recipe` reads it for FP8 training only).
+    The recipe would otherwise be silently ignored: `perf.quant.recipe` reads it for FP8 training only (a 16-bit job
+    has no FP8 tensors, and FP4 training follows Transformer Engine's NVFP4 recipe).
     """
-    if fp8_recipe is not None and precision not in ("fp8", "fp4"):
-        return f"fp8_recipe '{fp8_recipe}' applies to fp8/fp4 training; this job is {precision}"
-    return None
+    if fp8_recipe is None or precision == "fp8":
+        return None
+    why = " (fp4 training follows Transformer Engine's NVFP4 recipe)" if precision == "fp4" else ""
+    return f"fp8_recipe '{fp8_recipe}' applies to fp8 training; this job is {precision}{why}"
 
 
 class Inference(Spec):

@@ -202,9 +202,12 @@ def test_fp8_recipe_on_a_16_bit_job_is_an_error(tmp_path):
     """A recipe on a BF16 case was silently ignored (the model reads it for FP8 training only): now located."""
     text = MFU.replace("VALUE", "0.44").replace("UNIT", '""')
     assert messages(tmp_path, text.replace("recompute: full}", "recompute: full, fp8_recipe: tensorwise}")) == (
-        "cases.yaml:8:114: error: cases.0.training.fp8_recipe: fp8_recipe 'tensorwise' applies to fp8/fp4 training; "
+        "cases.yaml:8:114: error: cases.0.training.fp8_recipe: fp8_recipe 'tensorwise' applies to fp8 training; "
         "this job is bf16")
     fp8 = text.replace("precision: bf16", "precision: fp8").replace("recompute: full}",
                                                                     "recompute: full, fp8_recipe: tensorwise}")
     (r,) = score_file(write(tmp_path, fp8))   # the same recipe on an FP8 case is read
     assert r.measured == pytest.approx(0.44)
+    fp4 = fp8.replace("precision: fp8", "precision: fp4")   # FP4 follows NVFP4: the recipe would be ignored
+    assert messages(tmp_path, fp4).endswith(
+        "applies to fp8 training; this job is fp4 (fp4 training follows Transformer Engine's NVFP4 recipe)")
