@@ -34,6 +34,9 @@ class ScaleOutPath:
         pod: Accelerators reachable without meeting the taper (0 when it applies to every flow between domains).
         tiers: Switch tiers of the fabric.
         in_network_reduction: Every tier's switch reduces in the network (SHARP), so a collective may use it.
+        latency: Per-step latency the NICs' network transport declares (`NIC.transport`); None when no NIC on the
+            path states one (NCCL's own InfiniBand/RoCE transport: 0).
+        transport: Who declares `latency`, for the estimate's notes ("aws-ofi-nccl on NIC 'efa-v4'").
     """
 
     bandwidth: Q
@@ -41,6 +44,8 @@ class ScaleOutPath:
     pod: int
     tiers: int
     in_network_reduction: bool = False
+    latency: Q | None = None
+    transport: str = ""
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,18 @@ The fat-tree formulas and their sources are in `archgen/analyse/fabric.py`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from archgen.analyse.fabric import TIERS, FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
-from archgen.analyse.nodes import NodeType, compute_node, count, nic_bandwidth, nic_ports, node_types  # re-exported
+from archgen.analyse.nodes import (  # re-exported
+    NodeType,
+    compute_node,
+    count,
+    nic_bandwidth,
+    nic_ports,
+    nic_transport,
+    node_types,
+)
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import System
@@ -140,6 +148,10 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
     scale_out = scale_out_path(compute_fabric, nodes, domain) if compute_fabric else nic_path(design, nodes)
     if compute_fabric is not None and compute_fabric.topology == "torus":
         scale_out = torus_path(compute_fabric)
+    elif scale_out is not None and (compute := compute_node(nodes)) is not None:   # the transport the NICs run
+        spec = compute_fabric.fabric.spec if compute_fabric else None
+        latency, transport = nic_transport(design, compute.part, (spec.nic_role or spec.role) if spec else "compute")
+        scale_out = replace(scale_out, latency=latency, transport=transport)
     return ClusterAnalysis(cluster, nodes, node_count, accelerators, scale_up, fabrics, tuple(problems), metrics,
                            scale_out=scale_out)
 

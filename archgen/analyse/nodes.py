@@ -58,6 +58,19 @@ def nic_bandwidth(design: Design | Specs, system: System, role: str) -> Q:
     return total
 
 
+def nic_transport(design: Design, system: System, role: str) -> tuple[Q | None, str]:
+    """The network latency the transport of a system's NICs of `role` declares, and who declares it.
+
+    (None, "") when none of them states a `transport` (NCCL's own IB/RoCE transport, 0). Where NICs of one role
+    state different latencies, the greatest: a step waits for its slowest transport.
+    """
+    stated = sorted(((nic.transport.latency.to("us"), f"{nic.transport.plugin} on NIC '{nic.id}'")
+                     for slot in system.nics if slot.role == role
+                     for nic in [design.specs.get(slot.part)] if isinstance(nic, NIC) and nic.transport),
+                    key=lambda t: (t[0].magnitude, t[1]))
+    return stated[-1] if stated else (None, "")
+
+
 def compute_node(nodes: tuple[NodeType, ...]) -> NodeType | None:
     """The node type that holds most of the cluster's accelerators (ties: the lower part id)."""
     return max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id), default=None)

@@ -141,6 +141,17 @@ class Switch(Part):
         return self.ports if name is None else next((g for g in self.groups if g.name == name), None)
 
 
+class NetTransport(Spec):
+    """The NCCL network transport (built-in or net plugin) that drives an adapter, as its code declares itself."""
+
+    plugin: str = Field(description="The transport, e.g. 'aws-ofi-nccl' (NCCL's net plugin for EFA).")
+    latency: DurationOrZero = Field(description=(
+        "Per-message latency the transport declares in its properties (`ncclNetProperties_t.latency`), which NCCL "
+        "adds to every step that crosses the network (`latencyInter` in its tuning model), e.g. '35 us' for "
+        "aws-ofi-nccl on P5en/P6 platforms. NCCL's own InfiniBand/RoCE transport declares 0; cite the code in "
+        "the part's `source:`."))
+
+
 class NIC(Part):
     """A network adapter or DPU."""
 
@@ -149,6 +160,10 @@ class NIC(Part):
     ports: Ports = Field(description="Network ports.")
     host_interface: str = Field("", description="e.g. 'PCIe Gen5 x16'.")
     power: PowerOrZero = Field(description="Maximum power, e.g. '25 W'.")
+    transport: NetTransport | None = Field(None, description=(
+        "The NCCL network transport that drives this adapter and the latency it declares. Read where the NIC "
+        "attaches a cluster's compute fabric (the performance model's network latency per step); unset: NCCL's "
+        "own InfiniBand/RoCE transport, which declares 0."))
 
 
 #: Media sold as cable assemblies with their ends built in (ordered per cable, not per end).

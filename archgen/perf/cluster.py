@@ -20,7 +20,7 @@ from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
 from archgen.perf.estimate import Estimate, estimate
 from archgen.perf.goodput import Failures
-from archgen.perf.hardware import Hardware, HostShare, hardware_for
+from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.topology import ScaleOutPath, TorusPath
 
 
@@ -35,6 +35,7 @@ class Machine:
     it_power: float = 0.0  # W: the cluster's IT load (maximum draw of its racks and fabrics), for sweeps
     failures: Failures | None = None  # what a sweep's training point needs for its goodput (perf.goodput)
     cost_per_accelerator_hour: float | None = None  # USD, for a sweep point's cost per token
+    transport: str = ""   # who declares `hardware.scale_out_latency` ("aws-ofi-nccl on NIC 'efa-v4'"); "": NCCL's IB
 
 
 def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
@@ -42,7 +43,8 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
             cost_per_accelerator_hour: float | None = None) -> Machine:
     """The `Machine` of a cluster (see `cluster_hardware`)."""
     hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
-    return Machine(cluster.id, hw, total, per_rack, it_power, failures, cost_per_accelerator_hour)
+    return Machine(cluster.id, hw, total, per_rack, it_power, failures, cost_per_accelerator_hour,
+                   scale_out.transport if scale_out is not None else "")
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
@@ -55,9 +57,28 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
-    est = estimate(workload, model, hardware or on.hardware, gpus, gpus_per_rack=on.per_rack,
+    hw = hardware or on.hardware
+    est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
-    return replace(est, cluster=on.cluster)
+    what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
+    note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
+                                else f"as {on.transport} declares" if on.transport else "")
+    return replace(est, cluster=on.cluster, notes=[*est.notes, note] if note else est.notes)
+
+
+def network_latency_note(hw: Hardware, gpus: int, source: str) -> str:
+    """What the estimate took as the network's latency per step, where `gpus` cross scale-up domains ("" if not).
+
+    `source` says where it comes from ("as aws-ofi-nccl on NIC 'efa-v4' declares", from `ScaleOutPath.transport`);
+    without one it is NCCL's own InfiniBand/RoCE transport, which declares 0 (`src/transport/net_ib/init.cc`).
+    """
+    if gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
+        return ""
+    us = f"{hw.scale_out_latency * 1e6:.4g} us"
+    if source:
+        return f"network latency {us} per step across scale-up domains, {source}"
+    return (f"network latency {us} per step across scale-up domains: NCCL's own InfiniBand/RoCE transport "
+            "declares 0, and no compute NIC states another (`NIC.transport`)")
 
 
 def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):
@@ -112,6 +133,8 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
                       else (None, 1.0, 0))
     hw = hardware_for(acc, scale_up_size=size, scale_up_bandwidth=bw_up, scale_out_bandwidth=out,
                       oversubscription=over, pod=pod,
+                      scale_out_latency=(scale_out.latency if scale_out is not None and scale_out.latency is not None
+                                         else DEFAULT_SCALE_OUT_LATENCY),
                       scale_out_reduction=bool(scale_out and scale_out.in_network_reduction),
                       host=HostShare.of_node(node.host_memory, node.accelerators) if node.host_memory else None)
     if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.torus
