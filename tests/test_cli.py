@@ -145,7 +145,7 @@ def test_catalog_list_filters_by_vendor_and_kind():
     typo = run_cli("catalog", "list", "--kind", "Swich", "--path", SPECS)
     assert typo.code == 2 and "no catalog kind 'Swich'; did you mean 'Switch'?" in typo.err
     unknown = run_cli("catalog", "list", "--vendor", "Acme", "--path", SPECS)
-    assert unknown.code == 2 and "no catalog vendor 'Acme'; one of: AMD, Arista" in unknown.err
+    assert unknown.code == 2 and "no catalog vendor 'Acme'; one of: AMD, AWS, Arista" in unknown.err
 
 
 def test_schema_per_kind(tmp_path):

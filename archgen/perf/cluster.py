@@ -63,7 +63,11 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
                                 else f"as {on.transport} declares" if on.transport else "")
-    return replace(est, cluster=on.cluster, notes=[*est.notes, note] if note else est.notes)
+    if not note:
+        return replace(est, cluster=on.cluster)
+    # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.sweep`)
+    notes = [*est.notes, note] if est.fits or not est.notes else [*est.notes[:-1], note, est.notes[-1]]
+    return replace(est, cluster=on.cluster, notes=notes)
 
 
 def network_latency_note(hw: Hardware, gpus: int, source: str) -> str:

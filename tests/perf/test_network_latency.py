@@ -17,7 +17,7 @@ from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.pipeline import run
 
 ROOT = Path(__file__).resolve().parents[2]
-P6 = (ROOT / "tests" / "data" / "clusters" / "p6-b200-efa.yaml").read_text(encoding="utf-8")
+P6 = (ROOT / "tests" / "data" / "efa" / "p6-b200.yaml").read_text(encoding="utf-8")
 MODERN = ROOT / "tests" / "data" / "validation-modern.yaml"
 NICS = ROOT / "specs" / "catalog" / "nics"
 
