@@ -89,3 +89,13 @@ def test_bad_transport_latency_is_a_located_error(spec_tree, cli, latency, expec
     assert out.code == 1 and "Traceback" not in out.err + out.out
     line = len(_with_transport("connectx-7", latency).splitlines())    # the transport is the file's last line
     assert f"efa.yaml:{line}:" in out.err and f"error: transport.latency: {expected}" in out.err
+
+
+def test_estimate_names_the_transport_and_a_what_if(cli):
+    """`archgen estimate` on the EFA cluster prints whose latency it took; a `latency` what-if says it set it."""
+    path = str(ROOT / "tests" / "data" / "efa")
+    plain = cli("estimate", "--workload", "allreduce-256mib", "--path", path)
+    assert plain.code == 0 and ("note: network latency 35 us per step across scale-up domains, as aws-ofi-nccl on "
+                                "NIC 'efa-v4' declares\n") in plain.out
+    doubled = cli("estimate", "--workload", "allreduce-256mib", "--path", path, "--what-if", "latency=2")
+    assert "note: network latency 70 us per step across scale-up domains, as the what-if sets it\n" in doubled.out
