@@ -66,18 +66,53 @@ def shipped_catalog() -> Path:
     return pkg if pkg.is_dir() or not repo.is_dir() else repo
 
 
+def packaged(file: str) -> str | None:
+    """The path inside the shipped catalog (``systems/dgx-h100.yaml``) of a catalog file reports name by the package.
+
+    That is a file of the catalog installed with archgen (a wheel's ``archgen/catalog``), or of a checkout's
+    ``specs/catalog`` outside the working directory. A checkout's catalog under the working directory is None: its
+    files are named relative to the working directory, as the user's are (``specs/catalog/...``), a path that
+    resolves there and in the repository (SARIF's ``%SRCROOT%``). Any file outside the catalog is None too.
+    """
+    path = Path(file)
+    if not path.is_absolute():
+        return None                               # the catalog is loaded from absolute paths; this is the user's
+    for catalog in {shipped_catalog(), shipped_catalog().resolve()}:
+        if path.is_relative_to(catalog):
+            return None if _in_checkout(path) else path.relative_to(catalog).as_posix()
+    return None
+
+
+def _in_checkout(path: Path) -> bool:
+    """Whether a catalog file is a checkout's (outside the installed package) and under the working directory."""
+    real = path.resolve()
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:                               # the working directory was removed
+        return False
+    return real.is_relative_to(cwd) and not real.is_relative_to(_PACKAGE)
+
+
+#: The installed package's directory: a catalog file resolved under it is a wheel's, never the repository's.
+_PACKAGE = Path(__file__).resolve().parent
+
+
 def shown_file(file: str) -> str:
     """A spec file as documents and reports show it: never a machine's absolute path.
 
-    A file of the shipped catalog is ``catalog/<kind>/<file>``; any other file is relative to the working directory
-    (as the user gave it, or as ``../`` steps from there), with forward slashes.
+    A file of the shipped catalog that `packaged` names is ``catalog/<kind>/<file>``; a checkout's catalog under the
+    working directory is relative to it (``specs/catalog/<kind>/<file>``, the link ``archgen/catalog`` followed);
+    any other file is relative to the working directory (as the user gave it, or as ``../`` steps from there), with
+    forward slashes.
     """
     path = Path(file)
     if not path.is_absolute():
         return path.as_posix()
-    for catalog in {shipped_catalog(), shipped_catalog().resolve()}:
-        if path.is_relative_to(catalog):
-            return "catalog/" + path.relative_to(catalog).as_posix()
+    inside = packaged(file)
+    if inside is not None:
+        return "catalog/" + inside
+    if any(path.is_relative_to(c) for c in {shipped_catalog(), shipped_catalog().resolve()}):
+        path = path.resolve()                     # the checkout's specs/catalog, not the package's link to it
     try:
         return Path(os.path.relpath(path)).as_posix()
     except ValueError:                            # another drive on Windows: no relative path exists

@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape, quoteattr
 from archgen import __version__
 from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
 from archgen.errors import SpecProblem
-from archgen.load import shown
+from archgen.load import packaged, shown
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.units import Q
 
@@ -61,6 +61,12 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
+#: The SARIF `uriBaseId` of a file of the catalog installed with archgen (`load.packaged`): its `uri` is the path
+#: inside the catalog (``systems/dgx-h100.yaml``), which the text and JSON reports show as ``catalog/<path>``.
+CATALOG_BASE = "ARCHGEN_CATALOG"
+_CATALOG_BASE_TEXT = ("The parts catalog shipped with archgen: the directory archgen/catalog of the installed "
+                      "package (specs/catalog in archgen's repository).")
+
 
 def sarif(findings: list[Finding]) -> str:
     """SARIF 2.1.0 for GitHub code scanning, with stable partial fingerprints."""
@@ -70,24 +76,30 @@ def sarif(findings: list[Finding]) -> str:
     rules += [{"id": k, "name": k.lower(), "shortDescription": {"text": v},
                "defaultConfiguration": {"level": RESERVED_SEVERITY[k]}} for k, v in sorted(RESERVED.items())]
     results = []
-    for f in _shown(findings):
+    packaged_used = False
+    for f in findings:
         if f.waived:
             continue
+        loc = shown(f.location)
         r: dict[str, Any] = {
             "ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": f"{f.object}: {f.message}"},
              "partialFingerprints": {"archgenPath/v1": hashlib.sha256(
-                 f"{f.location.file if f.location else ''}|{f.id}|{f.object}".encode()).hexdigest()[:32]}}
-        if f.location:
-            region: dict[str, int] = {"startLine": max(f.location.line, 1)}
-            if f.location.column:
-                region["startColumn"] = f.location.column
-            r["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": f.location.file,
-                                                                         "uriBaseId": "%SRCROOT%"},
-                                                    "region": region}}]
+                 f"{loc.file if loc else ''}|{f.id}|{f.object}".encode()).hexdigest()[:32]}}
+        if f.location and loc:
+            region: dict[str, int] = {"startLine": max(loc.line, 1)}
+            if loc.column:
+                region["startColumn"] = loc.column
+            inside = packaged(f.location.file)
+            packaged_used |= inside is not None
+            artifact = ({"uri": inside, "uriBaseId": CATALOG_BASE} if inside is not None
+                        else {"uri": loc.file, "uriBaseId": "%SRCROOT%"})
+            r["locations"] = [{"physicalLocation": {"artifactLocation": artifact, "region": region}}]
         results.append(r)
-    doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "archgen", "version": __version__, "rules": rules}},
-                     "results": results}]}
+    run: dict[str, Any] = {"tool": {"driver": {"name": "archgen", "version": __version__, "rules": rules}}}
+    if packaged_used:                             # SARIF 3.14.14: no uri (no machine path), only what it names
+        run["originalUriBaseIds"] = {CATALOG_BASE: {"description": {"text": _CATALOG_BASE_TEXT}}}
+    run["results"] = results
+    doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
     return dumps(doc)
 
 
@@ -128,17 +140,23 @@ def _gh_escape(text: str, prop: bool = False) -> str:
 
 
 def github(findings: list[Finding]) -> str:
-    """GitHub Actions workflow commands that annotate the pull request diff."""
+    """GitHub Actions workflow commands that annotate the pull request diff.
+
+    A finding in the catalog installed with archgen (`load.packaged`) is in no file of the repository, so its
+    annotation names no file (GitHub lists it with the run) and its message starts with ``catalog/<path>:line:col``.
+    """
     level = {"error": "error", "warning": "warning", "info": "notice"}
     lines = []
-    for f in _shown(findings):
+    for f in findings:
         if f.waived:
             continue
-        props = [f"title={_gh_escape(f.id, True)}"]
-        if f.location:
-            props = [f"file={_gh_escape(f.location.file, True)}", f"line={f.location.line}",
-                     f"col={f.location.column}"] + props
-        lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(f'{f.object}: {f.message}')}")
+        props, where = [f"title={_gh_escape(f.id, True)}"], ""
+        loc = shown(f.location)
+        if f.location and loc and packaged(f.location.file) is not None:
+            where = f"{loc}: "                    # not a file of the repository: named in the message instead
+        elif loc:
+            props = [f"file={_gh_escape(loc.file, True)}", f"line={loc.line}", f"col={loc.column}"] + props
+        lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(f'{where}{f.object}: {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
