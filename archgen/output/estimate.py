@@ -196,9 +196,14 @@ def _quantity(q, metric: str = "") -> str:
 
 
 def _hardware(q) -> str:
-    """A hardware figure in its own unit, except memory in GB as the memory figures are (not 180 GiB beside GB)."""
+    """A hardware figure in its own unit, with two exceptions.
+
+    Memory is in GB as the memory figures are (not 180 GiB beside GB), and a latency in us as the notes write it.
+    """
     if q.is_compatible_with("B"):
         return show_value(float(q.to("B").magnitude), "B")
+    if q.is_compatible_with("s"):
+        return f"{float(q.to('us').magnitude):,.4g} us"
     return f"{q.magnitude:,.4g} {q.units:~P}".replace("FLOPS", "FLOP/s").rstrip()
 
 

@@ -137,6 +137,7 @@ class Hardware:
             "scale_up_size": Q_(self.scale_up_size, ""),
             "scale_up_bandwidth": Q_(self.scale_up_bandwidth, "B/s").to("GB/s"),
             "scale_out_bandwidth": Q_(self.scale_out_bandwidth, "B/s").to("Gbit/s"),
+            "scale_out_latency": Q_(self.scale_out_latency, "s").to("us"),
             "oversubscription": Q_(self.oversubscription, ""),
         })
         if self.oversubscription != 1.0:

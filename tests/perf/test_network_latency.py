@@ -8,6 +8,7 @@ P6-B300 (aws-ofi-nccl `src/platform-aws.cpp` at 2daf7d303aa1), which the catalog
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,18 @@ def test_estimate_names_the_transport_and_a_what_if(cli):
                                 "NIC 'efa-v4' declares\n") in plain.out
     doubled = cli("estimate", "--workload", "allreduce-256mib", "--path", path, "--what-if", "latency=2")
     assert "note: network latency 70 us per step across scale-up domains, as the what-if sets it\n" in doubled.out
+
+
+def test_estimate_lists_the_latency_it_ran_on_with_the_other_hardware(cli):
+    """The "hardware per accelerator" block (and the JSON `hardware`) lists the network latency beside the scale-out
+    bandwidth: 35 us on the EFA cluster, 70 us under a `latency` what-if, 0 on a cluster of NCCL's IB transport."""
+    path = str(ROOT / "tests" / "data" / "efa")
+    plain = cli("estimate", "--workload", "allreduce-256mib", "--path", path)
+    block = plain.out[plain.out.index("hardware per accelerator:\n"):plain.out.index("metrics:\n")]
+    assert "  scale_out_latency            35 us\n" in block
+    doc = json.loads(cli("estimate", "--workload", "allreduce-256mib", "--path", path, "--format", "json").out)
+    assert doc["hardware"]["scale_out_latency"] == {"value": pytest.approx(35e-6, rel=1e-12), "unit": "s"}
+    doubled = cli("estimate", "--workload", "allreduce-256mib", "--path", path, "--what-if", "latency=2")
+    assert "  scale_out_latency            70 us\n" in doubled.out
+    infiniband = cli("estimate", "--workload", "nccl-allreduce-gb200-su")    # the shipped SU: ConnectX, no transport
+    assert "  scale_out_latency            0 us\n" in infiniband.out
