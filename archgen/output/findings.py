@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 from typing import Any
+from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__
@@ -91,8 +92,8 @@ def sarif(findings: list[Finding]) -> str:
                 region["startColumn"] = loc.column
             inside = packaged(f.location.file)
             packaged_used |= inside is not None
-            artifact = ({"uri": inside, "uriBaseId": CATALOG_BASE} if inside is not None
-                        else {"uri": loc.file, "uriBaseId": "%SRCROOT%"})
+            artifact = ({"uri": quote(inside), "uriBaseId": CATALOG_BASE} if inside is not None  # RFC 3986
+                        else {"uri": quote(loc.file), "uriBaseId": "%SRCROOT%"})
             r["locations"] = [{"physicalLocation": {"artifactLocation": artifact, "region": region}}]
         results.append(r)
     run: dict[str, Any] = {"tool": {"driver": {"name": "archgen", "version": __version__, "rules": rules}}}
