@@ -8,7 +8,7 @@ the class that needs the most HBM. Both broadcast over arrays of layouts (the se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -33,6 +33,32 @@ class RankTimes:
     t_sum: np.ndarray | float      # every rank's time per micro-batch, summed
     busiest: np.ndarray | float    # decoder layers on the rank that holds the most
     bubble: np.ndarray | float     # (t_sum - t_max) / v
+
+
+class LayoutArrays(NamedTuple):
+    """A layout's fields as numbers or arrays, as the step time and the memory fit read them."""
+
+    tp: np.ndarray | float
+    pp: np.ndarray | float
+    dp: np.ndarray | float
+    cp: np.ndarray | float
+    ep: np.ndarray | float
+    v: np.ndarray | float          # interleave
+    mb: np.ndarray | float         # micro-batch
+    rc: np.ndarray                 # recompute
+    sp: np.ndarray                 # sequence parallel, where tp > 1
+    zero: np.ndarray | float       # ZeRO stage (the distributed optimizer is stage 1)
+
+
+def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
+    """The layout's fields as `LayoutArrays` (one place for the defaults both readers apply)."""
+    tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
+    cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
+    mb = as_float(layout.micro_batch)
+    rc = np.asarray(layout.recompute)
+    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
+    zero = as_float(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
+    return LayoutArrays(tp, pp, dp, cp, ep, v, mb, rc, sp, zero)
 
 
 def per_class(arr):
@@ -63,12 +89,7 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> Trainin
 
     It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it.
     """
-    tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
-    cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
-    mb = as_float(layout.micro_batch)
-    rc = np.asarray(layout.recompute)
-    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
-    zero = as_float(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero = layout_arrays(job, layout)
     m = job.global_batch / (dp * mb)
     sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
     x = per_class

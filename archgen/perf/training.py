@@ -18,14 +18,13 @@ import numpy as np
 from archgen.perf import kernels as K
 from archgen.perf import offload as off
 from archgen.perf import quant as Q
-from archgen.perf.algorithms import as_float
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
-from archgen.perf.ranks import busiest_memory, per_class, rank_times
+from archgen.perf.ranks import busiest_memory, layout_arrays, per_class, rank_times
 from archgen.perf.stacks import Knobs
 
 RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
@@ -283,12 +282,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     too (one per layout, or shaped to broadcast against the layout arrays, as `perf.batch` does).
     """
     a = job.arch
-    tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
-    cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
-    mb = as_float(layout.micro_batch)
-    rc = np.asarray(layout.recompute)
-    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
-    zero = as_float(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero = layout_arrays(job, layout)
     T = mb * (job.seq_len / cp)
     m = job.global_batch / (dp * mb)
     gpus = tp * pp * dp * cp
