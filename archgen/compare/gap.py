@@ -18,7 +18,7 @@ from archgen.checks import Finding
 from archgen.checks.registry import REGISTRY, object_path, waiver
 from archgen.checks.requirements import outcome
 from archgen.errors import Location
-from archgen.model.requirements import Requirement, Status
+from archgen.model.requirements import Judged, Requirement, Status
 from archgen.pipeline import Run
 from archgen.units import Q
 
@@ -30,7 +30,7 @@ _ROW_CHECKS = ("REQ001", "REQ002")
 
 
 @dataclass(frozen=True)
-class GapRow:
+class GapRow(Judged):
     """One requirement judged on one object of the proposal."""
 
     requirement: Requirement
@@ -41,16 +41,6 @@ class GapRow:
     location: Location | None = None  # where the requirement is written
     note: str = ""               # why the value is not provided
     waived: str = ""             # our requirements document waives the check that judges this row
-
-    @property
-    def headroom(self) -> Q | None:
-        """Signed distance to the limit in the limit's unit, positive inside the target (`Target.headroom`)."""
-        return None if self.value is None else self.requirement.target.headroom(self.value)
-
-    @property
-    def margin(self) -> float | None:
-        """Headroom relative to the limit (`Target.margin`); None where not provided or not defined."""
-        return None if self.value is None else self.requirement.target.margin(self.value)
 
     @property
     def failing(self) -> bool:

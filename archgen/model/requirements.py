@@ -163,8 +163,25 @@ class Status(StrEnum):
     NOT_PROVIDED = "not provided"  # no value to judge: no such object or metric, another dimension, or not judged
 
 
+class Judged:
+    """A requirement with the value it was judged on: its headroom and margin (`Outcome`, `gap.GapRow`)."""
+
+    requirement: Requirement
+    value: Q | None
+
+    @property
+    def headroom(self) -> Q | None:
+        """Signed distance to the limit in the limit's unit, positive inside the target (`Target.headroom`)."""
+        return None if self.value is None else self.requirement.target.headroom(self.value)
+
+    @property
+    def margin(self) -> float | None:
+        """Headroom relative to the limit (`Target.margin`); None where not provided or not defined."""
+        return None if self.value is None else self.requirement.target.margin(self.value)
+
+
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(Judged):
     """A requirement judged against a value (`judge`)."""
 
     requirement: Requirement
@@ -176,16 +193,6 @@ class Outcome:
     def met(self) -> bool | None:
         """True when met, False when not, None when nothing was provided to judge."""
         return None if self.status is Status.NOT_PROVIDED else self.status is Status.MET
-
-    @property
-    def headroom(self) -> Q | None:
-        """Signed distance to the limit in the limit's unit, positive inside the target (`Target.headroom`)."""
-        return None if self.value is None else self.requirement.target.headroom(self.value)
-
-    @property
-    def margin(self) -> float | None:
-        """Headroom relative to the limit (`Target.margin`); None where not provided or not defined."""
-        return None if self.value is None else self.requirement.target.margin(self.value)
 
 
 def judge(requirement: Requirement, value: Q | None, note: str = "") -> Outcome:
