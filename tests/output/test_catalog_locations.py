@@ -16,9 +16,7 @@ import pytest
 
 from archgen import load
 from archgen.output import findings as report
-from tests.conftest import write_tree
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import REPO, write_tree
 
 RACK = """kind: Rack
 id: hot
