@@ -3,10 +3,12 @@
 Everything here is an optimisation: a missing or unwritable cache only makes archgen slower, never different.
 
 A cache directory may come from elsewhere (a CI cache shared between pull requests), so nothing read from it can
-run code: archgen's own entries are JSON, never pickle. pint keeps its parsed definitions as pickles, so its folder
-is sealed (`seal`) with an HMAC whose key lives outside the cache directory (`$XDG_CONFIG_HOME/archgen/cache.key`):
-a file without this machine's seal is deleted before pint could read it (`unsealed_removed`), and a cache restored
-from another machine is rebuilt rather than trusted.
+run code or change a result. archgen's own entries are JSON, never pickle, and each carries an HMAC of its kind, key
+and content whose key lives outside the cache directory (`$XDG_CONFIG_HOME/archgen/cache.key`): an entry planted
+under the right content hash but without this machine's MAC is ignored and recomputed. pint keeps its parsed
+definitions as pickles, so its folder is sealed (`seal`) with the same key: a file without this machine's seal is
+deleted before pint could read it (`unsealed_removed`). A cache restored from another machine is rebuilt rather
+than trusted; where no key can be kept, nothing is cached.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 #: Bump when the format of cached values changes.
-VERSION = "2"
+VERSION = "3"
 _MAC = ".mac"
 
 
@@ -39,24 +41,37 @@ def digest(*texts: str) -> str:
 
 
 def load(kind: str, key: str) -> Any | None:
-    """The cached value for `key` (JSON data), or None."""
+    """The cached value for `key` (JSON data), or None: missing, unreadable, or not sealed by this machine's key."""
+    secret = _key()
+    if secret is None:
+        return None
     try:
-        return json.loads(cache_dir(kind, f"{key}.json").read_text(encoding="utf-8"))
+        mac, _, body = cache_dir(kind, f"{key}.json").read_text(encoding="utf-8").partition("\n")
+        if not hmac.compare_digest(mac, _entry_mac(secret, kind, key, body)):
+            return None                                   # planted, tampered with, or from another machine
+        return json.loads(body)
     except Exception:  # missing, unreadable or from another version: recompute
         return None
 
 
 def store(kind: str, key: str, value: Any) -> None:
-    """Cache `value` (JSON data: dicts, lists, strings, numbers) under `key` (atomic; errors ignored)."""
+    """Cache `value` (JSON data: dicts, lists, strings, numbers) under `key`, sealed (atomic; errors ignored)."""
+    secret = _key()
+    if secret is None:
+        return
     path = cache_dir(kind, f"{key}.json")
     try:
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+        body = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_text(_entry_mac(secret, kind, key, body) + "\n" + body, encoding="utf-8")
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):
         pass
+
+
+def _entry_mac(secret: bytes, kind: str, key: str, body: str) -> str:
+    return hmac.new(secret, f"{kind}\0{key}\0{body}".encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
 def _key() -> bytes | None:

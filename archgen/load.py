@@ -125,19 +125,35 @@ def shown(location: Location | None) -> Location | None:
 
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a usage error."""
+    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a usage error.
+
+    A file reached through a symbolic link that leaves its spec tree (the directory named, or the folder holding a
+    file named) is refused, unread, with its location: a pull request that adds ``specs/x.yaml -> ~/.git-credentials``
+    must not get a line of that file quoted into a report.
+    """
     found: dict[Path, Path] = {}  # by resolved path: a file named twice (a directory and the file in it) loads once
+    outside: list[SpecProblem] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             files = [f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
                      and not any(part.startswith(".") for part in f.relative_to(p).parts)]
+            root = p.resolve()
         elif p.is_file():
-            files = [p]
+            files, root = [p], p.parent.resolve()
         else:
             raise UsageError(f"{raw}: no such file or directory")
         for f in files:
-            found.setdefault(f.resolve(), f)
+            real = f.resolve()
+            if not real.is_relative_to(root):
+                outside.append(SpecProblem(Location(str(f)), message="a symbolic link to a file outside the spec tree",
+                                           expected=f"a spec file inside {shown_file(str(root)) or '.'}",
+                                           hint="archgen reads no file outside the tree it is given: copy the file "
+                                                "into the tree"))
+                continue
+            found.setdefault(real, f)
+    if outside:
+        raise UnreadableError(outside)
     return sorted(found.values())
 
 
@@ -239,8 +255,9 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Sourc
         start = (raw.lc.line + 1, raw.lc.col + 1) if hasattr(raw, "lc") else (1, 1)
         positions[()] = start
         if not isinstance(raw, dict):
-            raise UnreadableError([SpecProblem(Location(name, *start), message="a document must be a mapping",
-                                         value=_scalar(raw), expected=f"a mapping with {keys}")])
+            what = "a list" if isinstance(raw, list) else "a scalar"  # never quoted: the file may not be YAML at all
+            raise UnreadableError([SpecProblem(Location(name, *start), expected=f"a mapping with {keys}",
+                                               message=f"a document must be a mapping, got {what}")])
         docs.append(SourceDocument(name, _plain(raw, (), positions, counter, 0), positions))
     return docs
 

@@ -3,6 +3,11 @@
 `StrictUndefined` makes a misspelt variable an error instead of an empty string; HTML templates (``*.html.j2``)
 are autoescaped, so text from a spec shows literally; Markdown text goes through the `md` filter. Template errors
 are raised as `TemplateError` with the template's file and line.
+
+The environment is jinja's immutable sandbox: a template from `--templates DIR` (a pull request may change one)
+reads the values it is given and nothing else: no attribute starting with an underscore (the way out to
+``__globals__``, ``os`` and ``subprocess``), no method that changes a list or a mapping. An attempt is a
+`TemplateError` at the template's line.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.sandbox
 
 from archgen.errors import ArchgenError
 from archgen.render import fmt
@@ -31,10 +37,20 @@ def _autoescape(name: str | None) -> bool:
     return name is not None and (name.endswith(".html.j2") or name.endswith(".html"))
 
 
-def environment(override: Path | None = None) -> jinja2.Environment:
-    """A jinja2 environment that looks in `override` first, then in the shipped templates."""
-    dirs = ([str(override)] if override else []) + [str(shipped_templates())]
-    env = jinja2.Environment(
+def _contained(override: Path) -> Path:
+    """`override`, once no file in it is a link that leaves it (an ``include`` or typst's ``read`` would follow it)."""
+    root = override.resolve()
+    for entry in sorted(override.rglob("*")):
+        if not entry.resolve().is_relative_to(root):
+            raise TemplateError(f"{entry}: a symbolic link out of the template directory; archgen reads no file "
+                                "outside it")
+    return override
+
+
+def environment(override: Path | None = None) -> jinja2.sandbox.ImmutableSandboxedEnvironment:
+    """A sandboxed jinja2 environment that looks in `override` first, then in the shipped templates."""
+    dirs = ([str(_contained(override))] if override else []) + [str(shipped_templates())]
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
         loader=jinja2.FileSystemLoader(dirs), undefined=jinja2.StrictUndefined, autoescape=_autoescape,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
     env.filters.update(md=fmt.md, q=fmt.q, pct=fmt.pct, cell=fmt.cell, slug=fmt.slug)
@@ -43,7 +59,7 @@ def environment(override: Path | None = None) -> jinja2.Environment:
 
 def template_path(name: str, override: Path | None = None) -> Path:
     """Path of a non-jinja template (the Typst driver), honouring the override directory."""
-    for base in ([override] if override else []) + [shipped_templates()]:
+    for base in ([_contained(override)] if override else []) + [shipped_templates()]:
         if (Path(base) / name).is_file():
             return Path(base) / name
     raise TemplateError(f"template '{name}' not found in {override or ''} {shipped_templates()}".strip())
@@ -57,9 +73,9 @@ def render_template(env: jinja2.Environment, name: str, **context: Any) -> str:
         raise TemplateError(f"{err.filename or name}:{err.lineno}: template syntax error: {err.message}") from None
     except jinja2.TemplateNotFound as err:
         raise TemplateError(f"template '{err.name}' not found") from None
-    except (jinja2.UndefinedError, TypeError, ValueError, AttributeError) as err:
+    except (jinja2.UndefinedError, jinja2.sandbox.SecurityError, TypeError, ValueError, AttributeError) as err:
         where = _where(err)
-        if where is None and not isinstance(err, jinja2.UndefinedError):
+        if where is None and not isinstance(err, (jinja2.UndefinedError, jinja2.sandbox.SecurityError)):
             raise  # a bug in archgen's Python code, not in a template
         raise TemplateError(f"{where or name}: template error: {err}") from None
 

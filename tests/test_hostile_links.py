@@ -1,0 +1,127 @@
+"""Hostile input, round two (issue 23 items 1-3): links out of the spec tree, a planted cache, template code.
+
+Each test starts from the input that showed the defect: a pull request adding `specs/racks/zz-leak.yaml ->
+~/.git-credentials` got the first characters of the credentials quoted into SARIF, GitHub annotations, JSON and
+text; a planted YAML-cache entry changed a rack's IT power with exit 0; `--templates DIR` ran arbitrary Python.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from archgen import cache
+from archgen.load import find_files, load_file
+from archgen.render.env import TemplateError, environment, render_template, template_path
+from tests.conftest import SPECS
+
+SECRET = "https://octocat:ghp_0123456789abcdefSECRET@github.com"
+FORMATS = ("text", "json", "sarif", "junit", "github")
+
+
+@pytest.fixture
+def leaky(tmp_path, monkeypatch):
+    """A spec tree with one real rack and a link from inside it to a credentials file outside it."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ".git-credentials").write_text(SECRET + "\n")
+    shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
+    (tmp_path / "specs" / "racks" / "zz-leak.yaml").symlink_to(tmp_path / "home" / ".git-credentials")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_link_out_of_the_spec_tree_is_refused_unread_in_every_format(leaky, cli, fmt):
+    r = cli("check", "specs/", "--format", fmt)
+    assert r.code == 2
+    assert "octocat" not in r.out + r.err and "SECRET" not in r.out + r.err
+    assert "zz-leak.yaml" in r.out + r.err
+
+
+def test_the_refusal_names_the_link_and_what_was_expected(leaky, cli):
+    r = cli("check", "specs/")
+    assert "specs/racks/zz-leak.yaml: error: a symbolic link to a file outside the spec tree: expected a spec " \
+           "file inside specs" in r.err
+
+
+def test_a_link_named_on_the_command_line_is_refused_too(leaky, cli):
+    r = cli("validate", "specs/racks/zz-leak.yaml")
+    assert r.code == 2 and "SECRET" not in r.out + r.err and "outside the spec tree" in r.err
+
+
+def test_links_inside_the_tree_still_load(tmp_path):
+    (tmp_path / "specs" / "shared").mkdir(parents=True)
+    (tmp_path / "specs" / "shared" / "a.yaml").write_text("kind: A\nid: a\n")
+    (tmp_path / "specs" / "b.yaml").symlink_to(tmp_path / "specs" / "shared" / "a.yaml")
+    assert len(find_files([tmp_path / "specs"])) == 1   # the same file, loaded once
+
+
+def test_a_file_that_is_not_a_mapping_is_never_quoted(tmp_path, cli, monkeypatch):
+    """A credentials file copied into the tree under a .yaml name is one YAML scalar: say so, do not quote it."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "creds.yaml").write_text(SECRET + "\n")
+    monkeypatch.chdir(tmp_path)
+    for fmt in FORMATS:
+        r = cli("check", "specs/", "--format", fmt)
+        assert r.code == 2 and "octocat" not in r.out + r.err
+    assert "specs/creds.yaml:1:1: error: a document must be a mapping, got a scalar" in cli("check", "specs/").err
+
+
+def test_a_planted_cache_entry_under_the_right_key_is_not_trusted(tmp_path, monkeypatch):
+    """The entry's name is the content hash anyone can compute; without this machine's MAC it is parsed again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    f = tmp_path / "a.yaml"
+    f.write_text("kind: A\nid: a\npower: 40898 W\n")
+    assert load_file(f)[0].data["power"] == "40898 W"
+    (entry,) = (tmp_path / "cache" / "archgen" / "yaml").glob("*.json")
+    mac, _, body = entry.read_text().partition("\n")
+    planted = body.replace("40898 W", "32098 W")
+    for text in (planted, mac + "\n" + planted, "0" * 64 + "\n" + planted):
+        entry.write_text(text)
+        assert load_file(f)[0].data["power"] == "40898 W"
+    entry.write_text(mac + "\n" + body)
+    assert load_file(f)[0].data["power"] == "40898 W"
+
+
+def test_another_machines_sealed_entry_is_rebuilt(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config-a"))
+    cache.store("yaml", "k", {"x": 1})
+    assert cache.load("yaml", "k") == {"x": 1}
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config-b"))
+    assert cache.load("yaml", "k") is None
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/proc/not-writable")
+    assert cache.load("yaml", "k") is None                # no key: nothing is trusted, nothing is written
+    cache.store("yaml", "k2", {"x": 2})
+    assert not (tmp_path / "cache" / "archgen" / "yaml" / "k2.json").exists()
+
+
+@pytest.mark.parametrize("payload", [
+    "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "{{ cycler.__init__.__globals__.os.popen('id').read() }}",
+    "{{ [].append(1) }}",
+])
+def test_templates_run_in_a_sandbox(tmp_path, payload):
+    (tmp_path / "document.md.j2").write_text(f"# x\n\n{payload}\n")
+    with pytest.raises(TemplateError, match=r"document\.md\.j2:3: template error"):
+        render_template(environment(tmp_path), "document.md.j2")
+
+
+def test_a_template_directory_with_a_link_out_of_it_is_refused(tmp_path):
+    (tmp_path / "secret").write_text(SECRET)
+    (tmp_path / "tpl").mkdir()
+    (tmp_path / "tpl" / "leak").symlink_to(tmp_path / "secret")
+    (tmp_path / "tpl" / "document.md.j2").write_text('{% include "leak" %}\n')
+    with pytest.raises(TemplateError, match="symbolic link out of the template directory"):
+        environment(tmp_path / "tpl")
+    with pytest.raises(TemplateError, match="symbolic link out of the template directory"):
+        template_path("document.typ", tmp_path / "tpl")
+
+
+def test_json_of_a_refused_link_is_still_one_strict_document(leaky, cli):
+    r = cli("check", "specs/", "--format", "json")
+    doc = json.loads(r.out)
+    assert doc["summary"]["errors"] >= 1 and any(f["id"] == "SPC000" for f in doc["findings"])
