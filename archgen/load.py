@@ -228,6 +228,11 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Sourc
         col = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
         raise UnreadableError([SpecProblem(Location(name, line, col), message=f"{char_name(bad.group())} in the file",
                                            expected="printable text (YAML allows no control characters)")])
+    version = _YAML_DIRECTIVE.search(text)
+    if version and version.group(1) not in ("1.1", "1.2"):
+        line = text.count("\n", 0, version.start()) + 1
+        raise UnreadableError([SpecProblem(Location(name, line, 1), message=f"%YAML {version.group(1)} directive",
+                                           expected="YAML 1.2 (or 1.1); no other version exists")])
     precount(text, name, MAX_NODES)
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
@@ -260,6 +265,10 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Sourc
                                                message=f"a document must be a mapping, got {what}")])
         docs.append(SourceDocument(name, _plain(raw, (), positions, counter, 0), positions))
     return docs
+
+
+#: A `%YAML` directive of any version (ruamel's resolver fails with a KeyError on one it has no table for).
+_YAML_DIRECTIVE = re.compile(r"^%YAML[ \t]+(\S*)", re.MULTILINE)
 
 
 def _first_key_line(text: str, key: str, start: int, end: int) -> int:

@@ -192,11 +192,12 @@ def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
 class Dim:
     """``Annotated[pint.Quantity, Dim("kW")]`` accepts anything convertible to kW and keeps the author's unit."""
 
-    def __init__(self, unit: str, *, gt: float | None = None, ge: float | None = None, label: str | None = None,
-                 example: str | None = None, temperature: Literal["absolute", "difference"] | None = None) -> None:
+    def __init__(self, unit: str, *, gt: float | None = None, ge: float | None = None, le: float | None = None,
+                 label: str | None = None, example: str | None = None,
+                 temperature: Literal["absolute", "difference"] | None = None) -> None:
         self.unit = ureg.parse_units(unit)
         self.example = example or f"1 {unit}"
-        self.gt, self.ge = gt, ge
+        self.gt, self.ge, self.le = gt, ge, le
         self.label = label or str(self.unit.dimensionality)
         self.temperature = temperature
         self._valid: dict[str, pint.Quantity] = {}  # text already accepted: a pure function of it (pint's
@@ -230,6 +231,11 @@ class Dim:
         if self.ge is not None and not mag >= self.ge:
             raise PydanticCustomError("quantity_ge", "expected {expected} of at least {ge} {unit}, got '{got}'",
                                       {"expected": self.label, "ge": _num(self.ge), "unit": f"{self.unit:~P}",
+                                       "got": written})
+        if self.le is not None and not mag <= self.le:
+            raise PydanticCustomError("quantity_le", "expected {expected} of at most {le} {unit} (beyond that no "
+                                      "hardware exists), got '{got}'",
+                                      {"expected": self.label, "le": _num(self.le), "unit": f"{self.unit:~P}",
                                        "got": written})
         return q
 
@@ -304,29 +310,32 @@ def _num(x: float) -> str:
 
 
 Q = pint.Quantity
-Power = Annotated[Q, Dim("kW", gt=0, label="a power", example="33 kW")]
-PowerOrZero = Annotated[Q, Dim("W", ge=0, label="a power", example="12 W")]
-Energy = Annotated[Q, Dim("kWh", ge=0, label="an energy", example="10 kWh")]
-Voltage = Annotated[Q, Dim("V", gt=0, label="a voltage", example="415 V")]
-Current = Annotated[Q, Dim("A", gt=0, label="a current", example="60 A")]
-Temperature = Annotated[Q, Dim("degC", label="a temperature", example="45 degC", temperature="absolute")]
+# Upper bounds (`le`) are magnitudes beyond any hardware or site (issue 23): a 10 GW part, a 1 EB transfer, a 100 km
+# cable, a 100 U rack, a century of repair. They refuse the absurd where it is written, before an analysis would
+# overflow (an 8e300 GiB collective), allocate (a 10^6 U rack) or run for hours (a repair of 10^9 h).
+Power = Annotated[Q, Dim("kW", gt=0, le=1e7, label="a power", example="33 kW")]
+PowerOrZero = Annotated[Q, Dim("W", ge=0, le=1e10, label="a power", example="12 W")]
+Energy = Annotated[Q, Dim("kWh", ge=0, le=1e12, label="an energy", example="10 kWh")]
+Voltage = Annotated[Q, Dim("V", gt=0, le=1e6, label="a voltage", example="415 V")]
+Current = Annotated[Q, Dim("A", gt=0, le=1e5, label="a current", example="60 A")]
+Temperature = Annotated[Q, Dim("degC", le=1000, label="a temperature", example="45 degC", temperature="absolute")]
 #: A temperature difference: 'K', 'delta_degC', 'delta_degF', or an offset unit read as the difference it names
 #: ('10 degC' is 10 K, '18 degF' is 10 K), never as a point on its scale (283.15 K).
-TemperatureDelta = Annotated[Q, Dim("K", gt=0, label="a temperature difference", example="10 K",
+TemperatureDelta = Annotated[Q, Dim("K", gt=0, le=500, label="a temperature difference", example="10 K",
                                     temperature="difference")]
-Bandwidth = Annotated[Q, Dim("Gbit/s", gt=0, label="a bandwidth", example="400 Gb/s")]
-FlowRate = Annotated[Q, Dim("L/min", gt=0, label="a volumetric flow", example="80 L/min")]
-FlowPerPower = Annotated[Q, Dim("L/min/kW", gt=0, label="a flow per power", example="1.5 L/min/kW")]
-ComputeRate = Annotated[Q, Dim("TFLOPS", gt=0, label="a compute rate", example="2.25 PFLOPS")]
-Information = Annotated[Q, Dim("GB", gt=0, label="an amount of data", example="141 GB")]
-InformationOrZero = Annotated[Q, Dim("GB", ge=0, label="an amount of data", example="50 MB")]
-Length = Annotated[Q, Dim("m", gt=0, label="a length", example="3 m")]
-LengthOrZero = Annotated[Q, Dim("m", ge=0, label="a length", example="0.6 m")]
-RackSpace = Annotated[Q, Dim("U", gt=0, label="a rack height", example="2 U")]
-Mass = Annotated[Q, Dim("kg", gt=0, label="a mass", example="34 kg")]
-AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, label="a floor loading", example="1200 kg/m**2")]
-Duration = Annotated[Q, Dim("s", gt=0, label="a time", example="2 us")]
-DurationOrZero = Annotated[Q, Dim("s", ge=0, label="a time", example="0 us")]
+Bandwidth = Annotated[Q, Dim("Gbit/s", gt=0, le=1e8, label="a bandwidth", example="400 Gb/s")]
+FlowRate = Annotated[Q, Dim("L/min", gt=0, le=1e7, label="a volumetric flow", example="80 L/min")]
+FlowPerPower = Annotated[Q, Dim("L/min/kW", gt=0, le=1e3, label="a flow per power", example="1.5 L/min/kW")]
+ComputeRate = Annotated[Q, Dim("TFLOPS", gt=0, le=1e9, label="a compute rate", example="2.25 PFLOPS")]
+Information = Annotated[Q, Dim("GB", gt=0, le=1e12, label="an amount of data", example="141 GB")]
+InformationOrZero = Annotated[Q, Dim("GB", ge=0, le=1e12, label="an amount of data", example="50 MB")]
+Length = Annotated[Q, Dim("m", gt=0, le=1e5, label="a length", example="3 m")]
+LengthOrZero = Annotated[Q, Dim("m", ge=0, le=1e5, label="a length", example="0.6 m")]
+RackSpace = Annotated[Q, Dim("U", gt=0, le=100, label="a rack height", example="2 U")]
+Mass = Annotated[Q, Dim("kg", gt=0, le=1e6, label="a mass", example="34 kg")]
+AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, le=1e5, label="a floor loading", example="1200 kg/m**2")]
+Duration = Annotated[Q, Dim("s", gt=0, le=3.2e9, label="a time", example="2 us")]
+DurationOrZero = Annotated[Q, Dim("s", ge=0, le=3.2e9, label="a time", example="0 us")]
 Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
 
 
@@ -346,9 +355,10 @@ class CurrencyDim(Dim):
         return q
 
 
-Money = Annotated[Q, CurrencyDim("USD", ge=0, label="an amount of money", example="515000 USD")]
-EnergyPrice = Annotated[Q, CurrencyDim("USD/kWh", ge=0, label="a price of energy", example="0.09 USD/kWh")]
-MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, label="a cost per month", example="1500 USD/month")]
+Money = Annotated[Q, CurrencyDim("USD", ge=0, le=1e12, label="an amount of money", example="515000 USD")]
+EnergyPrice = Annotated[Q, CurrencyDim("USD/kWh", ge=0, le=1e3, label="a price of energy", example="0.09 USD/kWh")]
+MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, le=1e10, label="a cost per month",
+                                     example="1500 USD/month")]
 
 
 def currency(q: Q) -> str | None:

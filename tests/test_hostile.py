@@ -151,18 +151,16 @@ def test_an_integer_beyond_int64_is_located(tmp_path, cli):
     ("part", ("  - {at: 40, part: sn2201, face: rear}", "  - {at: 40, part: tall, face: rear}")),
     ("rack", ("height: 42 U", "height: 1e300 U")),
 ])
-def test_a_height_of_1e300_u_is_judged_not_allocated(tmp_path, cli, where, edit):
-    """Found by the fuzz: a part 1e300 U tall made the space analysis allocate a slot per U (24 GB, then OOM)."""
+def test_a_height_of_1e300_u_is_refused_where_written(tmp_path, cli, where, edit):
+    """Found by the fuzz: a part 1e300 U tall made the space analysis allocate a slot per U (24 GB, then OOM); then
+    judged (MECH001) or passed as a plausibility matter; now refused where written (issue 23 item 9: a 10^6 U rack)."""
     root = _rack_tree(tmp_path, edit)
     switch = next(p for p in (SPECS / "catalog" / "switches").glob("*.yaml") if "id: sn2201" in p.read_text())
     text = switch.read_text().replace("id: sn2201", "id: tall")
     (root / "tall.yaml").write_text(re.sub(r"height: [0-9.]+ U", "height: 1e300 U", text))
     r = cli("check", root)
-    assert "Traceback" not in r.err
-    if where == "part":
-        assert r.code == 1 and "MECH001" in r.out   # beyond the rack's 42 U
-    else:
-        assert r.code in (0, 1)                      # a 1e300 U rack is a plausibility matter (issue 11 item 3)
+    assert r.code == 1 and "Traceback" not in r.err
+    assert "height: expected a rack height of at most 100 U (beyond that no hardware exists), got '1e300 U'" in r.err
 
 
 def test_a_quantity_beyond_int64_is_a_float_not_a_crash(tmp_path, cli):
