@@ -22,7 +22,7 @@ class ScaleUp(Spec):
 
     technology: str = Field(description="e.g. 'NVLink 5'.")
     bandwidth: Bandwidth = Field(description="Bandwidth per accelerator per direction, e.g. '900 GB/s'.")
-    links: int = Field(0, ge=0, description="Number of links per accelerator.")
+    links: int = Field(0, ge=0, le=1024, description="Number of links per accelerator.")
     latency: Duration = Field(
         "1.9 us", description="Latency of one step of a ring collective over this link (NCCL's tuning model uses "
                               "1.9 us per NVLink hop for the LL128 protocol).")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.units import Mass, Power, PowerOrZero, RackSpace
@@ -40,11 +40,25 @@ class FieldError(ValueError):
         self.field = field
 
 
+#: No whole number in a spec (a count of accelerators, ports, layers, tokens per sequence) reaches this; a field whose
+#: own bound is lower says so. Beyond it an analysis sized by the count would allocate or loop past any machine.
+MAX_WHOLE = 1_000_000_000
+
+
 class Spec(BaseModel):
     """Base of every spec model."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=False, arbitrary_types_allowed=True, defer_build=True,
                               validate_default=True)  # a default is parsed like user input ("1.9 us" → Quantity)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _whole_numbers_in_reach(cls, value: object) -> object:
+        """Refuse a whole number beyond `MAX_WHOLE` in any field (lane, PSU or pump counts of 2^63 - 1, issue 23)."""
+        if isinstance(value, int) and not isinstance(value, bool) and not -MAX_WHOLE <= value <= MAX_WHOLE:
+            raise PydanticCustomError("whole_too_large", "expected a whole number of at most {most}, got {got}",
+                                      {"most": f"{MAX_WHOLE:,}", "got": f"{value:,}"})
+        return value
 
 
 class Waiver(Spec):
@@ -116,7 +130,7 @@ class Mechanical(Spec):
 class Psus(Spec):
     """The power supply units of a shelf, system or switch."""
 
-    count: int = Field(gt=0, description="PSUs per unit.")
+    count: int = Field(gt=0, le=256, description="PSUs per unit.")
     capacity: Power | None = Field(None, description="Output per PSU, e.g. '5.5 kW'.")
     redundancy: Redundancy = Field("N", description="Redundancy across the PSUs (N, N+1, N+2, N+N), as published.")
     inlet: str = Field("", description=(

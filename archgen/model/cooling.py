@@ -13,7 +13,7 @@ from archgen.units import FlowRate, Power, PowerOrZero, TemperatureDelta
 class Pumps(Spec):
     """Pumps of a CDU."""
 
-    count: int = Field(gt=0, description="Number of pumps.")
+    count: int = Field(gt=0, le=64, description="Number of pumps.")
     redundancy: Redundancy = Field("N+1", description="Pump redundancy the rated flow already allows for.")
 
 

@@ -197,7 +197,8 @@ class FatTree(FabricBase):
     tiers: Literal[1, 2, 3, "auto"] = Field(2, description="1 (a single switch layer), 2, 3, or 'auto' "
                                             "(the fewest that fit).")
     rail_optimized: bool = Field(False, description="NIC n of every scale-up domain lands on the leaf of rail n.")
-    rails: int | None = Field(None, gt=0, description="Rails; default = fabric ports per scale-up domain / planes.")
+    rails: int | None = Field(None, gt=0, le=4096,
+                              description="Rails; default = fabric ports per scale-up domain / planes.")
     planes: int = Field(1, gt=0, le=16, description="Independent parallel fabrics; each NIC port joins one plane.")
     group: Id | None = Field(None, description="Unit whose instances size the leaves (full-SU provisioning); "
                              "default: the unit holding the most nodes.")
@@ -238,7 +239,8 @@ class RailOnly(FabricBase):
     switch: Ref = Field(description="Rail switch part (and the per-rail spine's, unless `spine.switch` is set).")
     links: Links = Field(default_factory=Links, description="Link options: `access` (NIC to rail switch) and "
                          "`leaf_spine` (inside a rail that needs two tiers).")
-    rails: int | None = Field(None, gt=0, description="Rails; default = fabric ports per scale-up domain / planes.")
+    rails: int | None = Field(None, gt=0, le=4096,
+                              description="Rails; default = fabric ports per scale-up domain / planes.")
     planes: int = Field(1, gt=0, le=16, description="Independent parallel fabrics; each NIC port joins one plane.")
     oversubscription: Ratio = Field(1.0, description="Down:up ratio of a rail leaf when a rail needs two tiers.")
     leaf: Tier = Field(default_factory=Tier, description="Rail-switch overrides and placement.")

@@ -63,7 +63,7 @@ class Ports(Spec):
     speed: Bandwidth = Field(description="Line rate per port, e.g. '400 Gb/s'.")
     cage: str = Field("", description="Physical cage, e.g. 'OSFP' (32 cages of 2 x 400G); one of " +
                       ", ".join(CAGES) + " is checked against the link modules (CAB005), other text is not.")
-    per_cage: int = Field(1, gt=0, description="Logical ports per physical cage (2 for a twin-port OSFP).")
+    per_cage: int = Field(1, gt=0, le=16, description="Logical ports per physical cage (2 for a twin-port OSFP).")
     lanes: int | None = Field(None, gt=0, le=16, description=(
         "Electrical lanes per port at `speed`, e.g. 4 for NDR 400G (4 x 100G-PAM4) or XDR 800G (4 x 200G-PAM4); "
         "the lane rate that link modules must match (CAB002). Unset: not checked."))
@@ -181,7 +181,7 @@ class Link(Part):
     reach: Length = Field(description="Maximum supported length, e.g. '3 m'.")
     min_length: LengthOrZero | None = Field(None, description="Shortest length sold, when relevant.")
     power_per_end: PowerOrZero = Field(description="Power per end (transceiver or active cable end); 0 W for DAC.")
-    lanes: int = Field(gt=0, description="Electrical lanes, e.g. 8 for 8 x 100G.")
+    lanes: int = Field(gt=0, le=64, description="Electrical lanes, e.g. 8 for 8 x 100G.")
     form_factor: str = Field("", description="e.g. 'OSFP', 'QSFP112'.")
     connector: str = Field("", description=(
         "Fibre connector of an optical link, e.g. 'MPO-12/APC', 'duplex LC': the patch cord each link takes."))

@@ -77,6 +77,6 @@ class PDU(Part):
     basis: Literal["line-to-line", "line-to-neutral"] = Field(description="What `voltage` is measured between.")
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Input current rating per phase.")
-    outlets: int = Field(0, ge=0, description="Number of outlets.")
+    outlets: int = Field(0, ge=0, le=1000, description="Number of outlets.")
     capacity: Power | None = Field(None, description="Rated capacity when published; else derived from V, A, phases.")
     mechanical: Mechanical | None = Field(None, description="Size and weight; 0U PDUs still have weight.")

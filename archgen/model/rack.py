@@ -27,7 +27,7 @@ class FormFactor(Spec):
 class Slot(Spec):
     """Parts placed at a U position (counted from the bottom, 1-based); `count` stacks them upward."""
 
-    at: int = Field(ge=1, description="Lowest U the first item occupies.")
+    at: int = Field(ge=1, le=100, description="Lowest U the first item occupies.")
     part: Ref = Field(description="Id of a System, Switch, PowerShelf, PDU or CoolingUnit.")
     count: int = Field(1, gt=0, le=200, description="Identical items stacked upward from `at`.")
     face: Literal["front", "rear"] = Field("front", description="Face it is mounted from (matters for half depth).")
@@ -77,9 +77,9 @@ class LiquidPath(Spec):
     """The liquid loop serving the rack."""
 
     cdu: Ref = Field(description="Id of the CoolingUnit (CDU) serving this rack.")
-    cdu_count: int = Field(1, gt=0, description="CDUs of that type serving this rack's group.")
+    cdu_count: int = Field(1, gt=0, le=1000, description="CDUs of that type serving this rack's group.")
     cdu_redundancy: Redundancy = Field("N", description="Redundancy across those CDUs.")
-    racks_per_cdu: int = Field(1, gt=0, description="Racks of this type sharing the CDU group.")
+    racks_per_cdu: int = Field(1, gt=0, le=10_000, description="Racks of this type sharing the CDU group.")
     supply: Temperature = Field(description="Maximum secondary coolant supply temperature the trays accept.")
     delta_t: TemperatureDelta = Field(
         description="Coolant temperature rise across the rack, e.g. '10 K' ('10 degC' is read as 10 K).")

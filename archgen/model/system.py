@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from archgen.model.base import Cooling, Count, Electrical, Mechanical, Part, Ref, Spec
+from archgen.model.base import Cooling, Electrical, Mechanical, Part, Ref, Spec
 from archgen.units import Bandwidth, FlowRate, Information
 
 NicRole = Literal["compute", "storage", "frontend", "management", "converged"]
@@ -16,7 +16,7 @@ class Component(Spec):
     """A catalog part fitted inside a system, with its count."""
 
     part: Ref = Field(description="Id of the catalog part.")
-    count: Count = Field(1, description="How many are fitted.")
+    count: int = Field(1, gt=0, le=1024, description="How many are fitted (at most 1,024 in one system).")
 
 
 class NicSlot(Component):
@@ -50,9 +50,9 @@ class System(Part):
 
     kind: Literal["System"] = "System"
     accelerator: Ref | None = Field(None, description="Id of the accelerator fitted.")
-    accelerators: int = Field(0, ge=0, description="Number of accelerators fitted.")
+    accelerators: int = Field(0, ge=0, le=4096, description="Number of accelerators fitted.")
     cpu: str = Field("", description="CPU model, e.g. 'Grace' or '2 x Xeon Platinum 8480C'.")
-    cpus: int = Field(0, ge=0, description="Number of CPUs.")
+    cpus: int = Field(0, ge=0, le=1024, description="Number of CPUs.")
     nics: list[NicSlot] = Field(default_factory=list, description="NICs fitted, by role.")
     mechanical: Mechanical = Field(description="Height, weight and depth.")
     power: Electrical = Field(description="Maximum draw and optional rated heat output.")

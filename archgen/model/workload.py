@@ -32,7 +32,7 @@ Scenario = Literal["offline", "server", "concurrency"]
 class MoE(Spec):
     """Mixture-of-experts feed-forward layers."""
 
-    experts: int = Field(gt=0, description="Routed experts per MoE layer.")
+    experts: int = Field(gt=0, le=100_000, description="Routed experts per MoE layer.")
     top_k: int = Field(gt=0, description="Experts each token is routed to.")
     expert_ffn: int = Field(gt=0, description="Intermediate size of one expert.")
     shared_experts: int = Field(0, ge=0, description="Always-active experts per MoE layer.")
@@ -49,7 +49,7 @@ class Model(Document):
     """A decoder-only transformer (GPT/Llama family)."""
 
     kind: Literal["Model"] = "Model"
-    layers: int = Field(gt=0, description="Transformer blocks.")
+    layers: int = Field(gt=0, le=10_000, description="Transformer blocks.")
     hidden: int = Field(gt=0, description="Model (embedding) dimension h.")
     heads: int = Field(gt=0, description="Query attention heads.")
     kv_heads: int | None = Field(None, gt=0, description="Key/value heads (GQA/MQA); defaults to `heads` (MHA).")
