@@ -7,7 +7,7 @@ bandwidth), each with its own source. The performance model multiplies the two; 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -16,6 +16,9 @@ from archgen.units import Bandwidth, ComputeRate, Duration, Information, Power
 
 Dtype = Literal["fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8"]
 
+
+#: An achieved fraction of a peak: above 0, at most 1 (a GEMM efficiency of -0.5 made an MFU of 282 %, issue 23).
+Fraction = Annotated[float, Field(gt=0, le=1)]
 
 class ScaleUp(Spec):
     """The accelerator's scale-up link (NVLink, Infinity Fabric)."""
@@ -33,14 +36,14 @@ class ScaleUp(Spec):
 class Efficiency(Spec):
     """Achievable fractions of peak, each from a published microbenchmark."""
 
-    gemm: dict[Dtype, float] = Field(
+    gemm: dict[Dtype, Fraction] = Field(
         default_factory=dict,
         description="Best measured dense-GEMM throughput over peak, per data type, e.g. {bf16: 0.80} (MAMF).")
     gemm_half_size: int = Field(
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
                                "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N, K.")
     hbm: float = Field(0.85, gt=0, le=1, description="Sustained HBM bandwidth over peak (stream-like copy).")
-    gemm_stream: dict[Dtype, float] = Field(
+    gemm_stream: dict[Dtype, Fraction] = Field(
         default_factory=dict,
         description="Best measured HBM bandwidth over peak of a bandwidth-bound GEMM (decode shapes, M of 1 to a "
                     "few dozen) in that data type, where its kernels stream their operands below `hbm`, e.g. "

@@ -9,7 +9,7 @@ bandwidths) is derived by `archgen.analyse.network` and `archgen.analyse.cabling
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -36,7 +36,7 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
 )
 from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
-from archgen.units import Q_, Bandwidth, Length, LengthOrZero
+from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
 
 __all__ = ["LINK_TIERS", "MAX_RATIO", "MAX_TIER_COUNT", "TIER_NAMES", "Cluster", "Dragonfly", "Endpoints", "Expect",
            "Fabric", "FabricBase", "FatTree", "Floor", "LinkChoice", "LinkOption", "Links", "Placement", "PortUse",
@@ -72,12 +72,18 @@ class Placement(Spec):
         return self
 
 
+RackPitch = Annotated[Q, Dim("m", ge=0.45, le=1e3, label="a rack pitch", example="600 mm")]
+RowPitch = Annotated[Q, Dim("m", ge=1, le=1e3, label="a row pitch", example="3.6 m")]
+
+
 class Floor(Spec):
     """Where racks stand and how cables run between them (overhead trays in a grid above the racks)."""
 
     racks_per_row: int = Field(gt=0, le=1000, description="Racks in one row before the next row starts.")
-    rack_pitch: Length = Field(description="Centre-to-centre distance of neighbouring racks in a row, e.g. '600 mm'.")
-    row_pitch: Length = Field(description="Centre-to-centre distance of neighbouring rows (rack depth plus an aisle).")
+    rack_pitch: RackPitch = Field(description="Centre-to-centre distance of neighbouring racks in a row, e.g. '600 mm' "
+                                  "(at least 0.45 m: a 19-inch rack is 0.48 m wide).")
+    row_pitch: RowPitch = Field(description="Centre-to-centre distance of neighbouring rows (rack depth plus an aisle; "
+                                "at least 1 m).")
     tray_drop: LengthOrZero = Field(description="Vertical run from a port up to the overhead tray, at each end.")
     slack: LengthOrZero = Field(default_factory=lambda: Q_(2, "m"),
                                 description="Service loop added to every run between racks (default 2 m).")

@@ -1,0 +1,74 @@
+"""Hostile input, round two (issue 23 items 8-9): physically absurd values refused where they are written.
+
+Each row is one mutated field of a shipped spec, as the independent fuzz round found it: accepted with exit 0 (a GEMM
+efficiency of -0.5 gave an MFU of 282 %, a 1 mm rack pitch 1 cm cable runs), or a traceback (an 8e300 GiB
+collective overflowed the NCCL tree index, a 3.6e300 m row pitch made a singular matrix, a `%YAML 2.0` directive
+after a separator raised ruamel's KeyError). Each must now be a located error: exit 1 (schema) or 2 (unreadable
+file), the file and line of the value, no traceback.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SPECS
+
+H100 = "catalog/accelerators/h100-sxm5-80gb.yaml"
+CASES = [
+    # (file under specs/, old text, new text, exit code, message fragment)
+    ("workloads/nccl-acceptance.yaml", "size: 8 GiB", "size: 8e300 GiB", 1,
+     "collective.size: expected an amount of data of at most 1e+12 GB (beyond that no hardware exists), got "
+     "'8e300 GiB'"),
+    ("clusters/dgx-b200-superpod.yaml", "row_pitch: 3.6 m", "row_pitch: 3.6e300 m", 1,
+     "floor.row_pitch: expected a row pitch of at most 1000 m"),
+    ("clusters/dgx-b200-superpod.yaml", "rack_pitch: 600 mm", "rack_pitch: 1 mm", 1,
+     "floor.rack_pitch: expected a rack pitch of at least 0.45 m, got '1 mm'"),
+    ("racks/dgx-h100-4.yaml", "height: 42 U", "height: 1000000 U", 1,
+     "height: expected a rack height of at most 100 U"),
+    ("racks/dgx-h100-4.yaml", "{at: 40, part: sn2201", "{at: 9223372036854775807, part: sn2201", 1,
+     "slots.1.at: expected a number of at most 100, got 9223372036854775807"),
+    (H100, "gemm: {fp16: 0.801", "gemm: {fp16: -0.5", 1, "efficiency.gemm.fp16: expected a number greater than 0.0, got -0.5"),
+    (H100, "links: 18", "links: 9223372036854775807", 1, "scale_up.links: expected a number of at most 1024, got 9223372036854775807"),
+    ("catalog/links/dac-400g.yaml", "lanes: 4", "lanes: 9223372036854775807", 1, "lanes:"),
+    ("catalog/cooling/in-rack-cdu-100kw.yaml", "count: 2", "count: 9223372036854775807", 1, "pumps.count:"),
+    ("workloads/llama3-70b.yaml", "layers: 80", "layers: 1000000", 1, "layers: expected a number of at most 10000, got 1000000"),
+]
+
+
+def _mutated(tmp_path: Path, file: str, old: str, new: str) -> Path:
+    root = tmp_path / "specs"
+    shutil.copytree(SPECS, root, ignore=shutil.ignore_patterns("catalog"))
+    shutil.copytree(SPECS / "catalog", root / "catalog")
+    path = root / file
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (file, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("file, old, new, code, message", CASES, ids=[c[2][:32] for c in CASES])
+def test_an_absurd_value_is_refused_where_written(tmp_path, cli, monkeypatch, file, old, new, code, message):
+    root = _mutated(tmp_path, file, old, new)
+    monkeypatch.chdir(tmp_path)
+    r = cli("validate", "specs")
+    assert r.code == code and "Traceback" not in r.err
+    line = 1 + (root / file).read_text(encoding="utf-8").split(new, 1)[0].count("\n")
+    located = [ln for ln in r.err.splitlines() if ln.startswith(f"specs/{file}:{line}:")]
+    assert located, r.err[:2000]
+    assert any(message in ln for ln in located), r.err[:2000]
+
+
+def test_a_yaml_directive_of_another_version_after_a_separator_is_located(tmp_path, cli):
+    (tmp_path / "y.yaml").write_text("kind: A\nid: a\n---\n%YAML 2.0\n---\nkind: B\nid: b\n")
+    r = cli("validate", str(tmp_path / "y.yaml"))
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "y.yaml:4:1: error: %YAML 2.0 directive: expected YAML 1.2 (or 1.1); no other version exists" in r.err
+
+
+def test_a_yaml_12_directive_still_reads(tmp_path):
+    from archgen.load import load_text
+    assert load_text("%YAML 1.2\n---\nkind: A\nid: a\n", "x.yaml")[0].id == "a"
