@@ -23,6 +23,8 @@ from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_NODES = 200_000
+#: Characters of text a file may expand to through its aliases: four times the largest file.
+MAX_EXPANDED_CHARS = 4 * MAX_FILE_BYTES
 
 Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
 
@@ -281,13 +283,23 @@ def _first_key_line(text: str, key: str, start: int, end: int) -> int:
 
 
 class _Counter:
+    """Nodes and text characters of a document as its aliases expand them (bytes, not only nodes: a 1 MB file that
+    aliases a 1 MiB string 3,000 times expands to 3 GB of text in every later stage that copies or quotes it)."""
+
     def __init__(self, name: str) -> None:
-        self.name, self.n = name, 0
+        self.name, self.n, self.chars = name, 0, 0
 
     def tick(self, pos: tuple[int, int]) -> None:
         self.n += 1
         if self.n > MAX_NODES:
             raise UnreadableError([too_many(Location(self.name, *pos), MAX_NODES, "expands to")])
+
+    def text(self, value: str, pos: tuple[int, int]) -> None:
+        self.chars += len(value)
+        if self.chars > MAX_EXPANDED_CHARS:
+            raise UnreadableError([SpecProblem(Location(self.name, *pos), message=(
+                f"the file's aliases expand it to more than {MAX_EXPANDED_CHARS // 2**20} MiB of text"),
+                expected="a spec that repeats long text by reference no more than its size allows")])
 
 
 def _scalar(value: Any) -> Any:
@@ -330,6 +342,7 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
         return out_list
     value = _scalar(node)
     if isinstance(value, str):
+        counter.text(value, positions.get(path, (0, 0)))
         value = _text(value, counter.name, positions.get(path, (0, 0)))
     elif isinstance(value, int) and not isinstance(value, bool) and not -MAX_INT <= value <= MAX_INT:
         raise UnreadableError([SpecProblem(Location(counter.name, *positions.get(path, (0, 0))), value=value,

@@ -72,3 +72,22 @@ def test_a_yaml_directive_of_another_version_after_a_separator_is_located(tmp_pa
 def test_a_yaml_12_directive_still_reads(tmp_path):
     from archgen.load import load_text
     assert load_text("%YAML 1.2\n---\nkind: A\nid: a\n", "x.yaml")[0].id == "a"
+
+
+def test_aliases_that_expand_to_gigabytes_of_text_are_refused(tmp_path):
+    """Bytes, not nodes (item 7): a 1 MB file aliasing a 1 MiB string 3,000 times took 3 GB; here 400 x 64 KiB."""
+    from archgen.errors import UnreadableError
+    from archgen.load import MAX_EXPANDED_CHARS, load_text
+    text = 'big: &b "' + "x" * 2**16 + '"\nkind: A\nid: a\nl: [' + ", ".join(["*b"] * 400) + "]\n"
+    assert 400 * 2**16 > MAX_EXPANDED_CHARS > len(text)
+    with pytest.raises(UnreadableError, match="aliases expand it to more than 20 MiB of text"):
+        load_text(text, "x.yaml")
+    assert load_text(text.replace(", ".join(["*b"] * 400), "*b, *b"), "x.yaml")[0].id == "a"
+
+
+def test_a_sweep_cannot_raise_its_own_point_cap_past_a_million(tmp_path, cli):
+    """Item 7: `max_points: 10000000` let one file ask for about 15 GB of sweep rows."""
+    (tmp_path / "s.yaml").write_text("kind: Sweep\nid: s\nworkload: llama3-70b-serve-b200\nmax_points: 10000000\n"
+                                     "axes: {tp: [1, 8]}\nobjectives: [{metric: tpot}]\n")
+    r = cli("validate", str(tmp_path))
+    assert r.code == 1 and "s.yaml:4:13: error: max_points: expected a number of at most 1000000" in r.err

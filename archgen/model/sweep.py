@@ -205,8 +205,9 @@ class Sweep(Document):
         min_length=1, description="Metrics to trade off on the Pareto front, e.g. {metric: tokens_per_second}.")
     requirements: SweepRequirements = Field(
         default_factory=list, description="Targets every point is judged on, beside the workload's own.")
-    max_points: int = Field(DEFAULT_MAX_POINTS, gt=0, le=10_000_000,
-                            description="Largest number of points the axes may make (a guard against typos).")
+    max_points: int = Field(DEFAULT_MAX_POINTS, gt=0, le=1_000_000, description=(
+        "Largest number of points the axes may make (a guard against typos); at most 10^6, which a sweep holds in "
+        "about 1.8 GB (`BENCH_MILLION=1 make bench`)."))
 
     @field_validator("objectives")
     @classmethod
