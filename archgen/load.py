@@ -283,8 +283,11 @@ def _first_key_line(text: str, key: str, start: int, end: int) -> int:
 
 
 class _Counter:
-    """Nodes and text characters of a document as its aliases expand them (bytes, not only nodes: a 1 MB file that
-    aliases a 1 MiB string 3,000 times expands to 3 GB of text in every later stage that copies or quotes it)."""
+    """Nodes and text characters of a document as its aliases expand them.
+
+    Bytes, not only nodes: a 1 MB file that aliases a 1 MiB string 3,000 times expands to 3 GB of text in every
+    later stage that copies or quotes it.
+    """
 
     def __init__(self, name: str) -> None:
         self.name, self.n, self.chars = name, 0, 0
