@@ -91,3 +91,16 @@ def test_a_sweep_cannot_raise_its_own_point_cap_past_a_million(tmp_path, cli):
                                      "axes: {tp: [1, 8]}\nobjectives: [{metric: tpot}]\n")
     r = cli("validate", str(tmp_path))
     assert r.code == 1 and "s.yaml:4:13: error: max_points: expected a number of at most 1000000" in r.err
+
+
+@pytest.mark.slow
+def test_render_of_a_training_job_that_fits_no_layout_is_a_draft_not_a_crash(tmp_path, cli, monkeypatch):
+    """Item 8: `render` raised StopIteration on a training workload that fits no layout (a draft `check` reports
+    as PERF002); the document says it does not fit and has no time breakdown."""
+    _mutated(tmp_path, "workloads/llama3-70b.yaml", "accelerators: 512", "accelerators: 2")
+    monkeypatch.chdir(tmp_path)
+    assert "PERF002" in cli("check", "specs").out
+    r = cli("render", "specs", "--target", "dgx-b200-superpod", "--formats", "md", "--out", "out")
+    assert r.code == 1 and "Traceback" not in r.err
+    md = (tmp_path / "out" / "dgx-b200-superpod" / "dgx-b200-superpod.md").read_text(encoding="utf-8")
+    assert "Does not fit in accelerator memory" in md

@@ -47,6 +47,8 @@ def section(results: list[Any]) -> Section | None:
             continue
         layout = ", ".join(f"{k}={v}" for k, v in e.layout.items())
         fits = "" if not e.memory else f" {'Fits' if e.fits else 'Does not fit'} in accelerator memory."
+        if not e.layout:                          # no layout fits: nothing below is a step of this job
+            layout, fits = "none", f" Does not fit in accelerator memory: {e.misfit or 'no layout fits'}."
         sub.add(Para(f"{e.kind.capitalize()} on {e.gpus:,} × {e.accelerator}; layout {layout}.{fits}"))
         if e.hardware:
             sub.add(Table(f"perf-hardware-{fmt.slug(w.id)}", "Hardware per accelerator the estimate ran on",
@@ -64,12 +66,13 @@ def section(results: list[Any]) -> Section | None:
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates and targets",
                       (Column("Metric"), Column("Estimate", align="right"), Column("Target"), Column("Requirement"),
                        Column("Status")), tuple(rows), status_column=4))
-        total = sum((v for v in e.breakdown.values()), start=0 * next(iter(e.breakdown.values())))
-        sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", "Time breakdown",
-                      (Column("Component"), Column("Time", "ms", 2, "right"), Column("Share", align="right")),
-                      tuple((k, v, fmt.pct(float(v / total) if total.magnitude else None, 1))
-                            for k, v in e.breakdown.items())))
-        sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown"))
+        if e.breakdown:                           # a job that fits no layout has no time to break down
+            total = sum((v for v in e.breakdown.values()), start=0 * next(iter(e.breakdown.values())))
+            sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", "Time breakdown",
+                          (Column("Component"), Column("Time", "ms", 2, "right"), Column("Share", align="right")),
+                          tuple((k, v, fmt.pct(float(v / total) if total.magnitude else None, 1))
+                                for k, v in e.breakdown.items())))
+            sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown"))
         if getattr(r, "curve", None) is not None:
             sub.add(Figure(f"fig-nccl-{fmt.slug(w.id)}", f"nccl-{fmt.slug(w.id)}",
                            f"Predicted nccl-tests curve of {w.collective.op} on {e.gpus:,} accelerators "
