@@ -104,3 +104,31 @@ def test_render_of_a_training_job_that_fits_no_layout_is_a_draft_not_a_crash(tmp
     assert r.code == 1 and "Traceback" not in r.err
     md = (tmp_path / "out" / "dgx-b200-superpod" / "dgx-b200-superpod.md").read_text(encoding="utf-8")
     assert "Does not fit in accelerator memory" in md
+
+
+@pytest.mark.slow
+def test_an_unbuildable_fat_tree_is_counted_not_wired(tmp_path):
+    """Item 4: a 2-tier fabric asked to hold 500 scalable units took 4.9 GB (1,000: 19 GB) laying out runs to
+    switches NET003 already said cannot exist, and NET013 built its graph; now neither runs (97 MB, here at 200)."""
+    import resource
+    import subprocess
+    import sys
+
+    root = _mutated(tmp_path, "clusters/dgx-b200-superpod.yaml", "  - {unit: su, count: 3}",
+                    "  - {unit: su, count: 200}")
+    path = root / "clusters" / "dgx-b200-superpod.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("    tiers: auto", "    tiers: 2"), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-c", "from archgen.cli import main; main()", "check", str(root)],
+                       capture_output=True, text=True,
+                       cwd=tmp_path, timeout=300)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "NET003 cluster/dgx-b200-superpod/fabric/inband" in r.stdout + r.stderr
+    assert "NET013" not in r.stdout + r.stderr
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 1_000_000      # KiB: under 1 GB
+
+
+def test_a_one_port_switch_is_a_finding_not_a_crash(tmp_path, cli):
+    """Item 8: a QM9700 with one port raised IndexError while its runs were laid out."""
+    root = _mutated(tmp_path, "catalog/switches/qm9700.yaml", "  count: 64", "  count: 1")
+    r = cli("check", root)
+    assert r.code == 1 and "Traceback" not in r.err and "NET003" in r.out

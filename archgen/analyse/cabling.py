@@ -169,6 +169,10 @@ def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.nd
 
 # ------------------------------------------------------------------------------------------------ runs
 
+#: Problems that leave a fat tree unbuildable as specified: its runs are not laid out.
+UNBUILDABLE = ("NET001", "NET003")
+
+
 def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     """Runs, media choice, length bins, modules, optics power and BOM of a cluster."""
     cluster = a.cluster
@@ -186,12 +190,16 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 tiers.append(_tier_totals(fa, name, options, None, _node_cage_ports(a, fa) if name == "access"
                                           else None, fa.fabric.spec.speed))
             continue
-        placed = place_switches(cluster, fa, problems, taken) if known else {}
+        # A fabric its switches cannot build (a radix short of the ports, too few tiers: NET001/NET003) gets its
+        # counts but no wiring: runs to switches that cannot exist mean nothing, and their size grew with the
+        # square of the shortfall (a 2-tier fabric asked to hold 1,000 units took 19 GB).
+        wired = known and not any(p.check in UNBUILDABLE for p in fa.problems)
+        placed = place_switches(cluster, fa, problems, taken) if wired else {}
         for tier_name, key in (("access", "leaf"), ("leaf_spine", "spine"), ("spine_core", "core")):
             if tier_name not in fa.links:
                 continue
             options = fa.fabric.tiers[key].links
-            if known:
+            if wired:
                 ends = _ends(cluster, fa, tier_name, placed)
                 tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends, options, x, y, bins)
                 runs.append(tr)
