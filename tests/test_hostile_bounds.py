@@ -132,3 +132,14 @@ def test_a_one_port_switch_is_a_finding_not_a_crash(tmp_path, cli):
     root = _mutated(tmp_path, "catalog/switches/qm9700.yaml", "  count: 64", "  count: 1")
     r = cli("check", root)
     assert r.code == 1 and "Traceback" not in r.err and "NET003" in r.out
+
+
+def test_a_layout_unit_that_names_no_unit_is_a_finding_not_a_crash(tmp_path, cli):
+    """Item 8: a layout `unit:` naming a rack (another kind) raised KeyError in the performance model; the build
+    already located it (NET014), and the estimates now say they cannot run instead of crashing."""
+    root = _mutated(tmp_path, "clusters/dgx-b200-superpod.yaml", "  - {unit: su-ufm, count: 1}",
+                    "  - {unit: dgx-b200-spine, count: 1}")
+    r = cli("check", root)
+    assert r.code == 1 and "Traceback" not in r.err
+    assert "NET014 cluster/dgx-b200-superpod: unit 'dgx-b200-spine' is not defined in `units`" in r.out
+    assert "cannot be estimated: cluster 'dgx-b200-superpod' places unit 'dgx-b200-spine'" in r.out

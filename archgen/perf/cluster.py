@@ -108,6 +108,8 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
     rack_counts: dict[str, int] = {}
     for place in cluster.layout:
         if place.unit is not None:
+            if place.unit not in units:                   # the build's layout problem says where; no estimate
+                raise UsageError(f"cluster '{cluster.id}' places unit '{place.unit}', which it does not define")
             for rc in units[place.unit].racks:
                 rack_counts[rc.rack] = rack_counts.get(rc.rack, 0) + rc.count * place.count
         else:
