@@ -358,3 +358,33 @@ def test_a_key_holding_a_bracket_is_located_not_a_crash(spec_tree, cli):
     r = cli("check", spec_tree({"a.yaml": 'kind: Model\nid: x\n"s [true] x": 1\n'}))
     assert r.code == 1
     assert "a.yaml:3:15: error: s [true] x: unknown key 's [true] x'" in r.err
+
+
+# --- issue 23 item 8: schedulers the probe cannot vet ---------------------------------------------------------------
+
+def test_ws_to_an_http_port_is_a_usage_error_not_a_traceback():
+    """`--scheduler ws://host:<an HTTP port>`: the probe leaves ws:// to Dask, whose WebSocketError escaped."""
+    pytest.importorskip("distributed")
+    import http.server
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(UsageError, match=r"cannot reach a Dask scheduler \((WebSocketError|OSError)"):
+            with sw.executor(scheduler=f"ws://127.0.0.1:{server.server_address[1]}"):
+                pass
+    finally:
+        server.shutdown()
+
+
+def test_a_fake_scheduler_that_passes_the_probe_is_a_usage_error():
+    """A peer whose greeting names `pickle-protocol` but that speaks no Dask after it."""
+    pytest.importorskip("distributed")
+    body = b"pickle-protocol????"
+    peer = _Peer(len(body).to_bytes(8, "little") + body + b"\xff" * 64)
+    try:
+        with pytest.raises(UsageError, match="cannot reach a Dask scheduler"):
+            with sw.executor(scheduler=f"tcp://127.0.0.1:{peer.port}"):
+                pass
+    finally:
+        peer.close()

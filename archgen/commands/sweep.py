@@ -9,6 +9,7 @@ an index range, so a worker generates its own points and only summaries travel b
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -132,17 +133,29 @@ def executor(workers: int = 1, scheduler: str | None = None):
         probe(scheduler)
         try:
             client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
-        except (OSError, ValueError, TypeError) as err:  # unreachable, or an address Dask cannot parse
-            raise UsageError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({err})") from None
+        except Exception as err:  # noqa: BLE001 unreachable, not a scheduler (an HTTP port behind ws://), unparsable
+            raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler ({type(err).__name__}: "
+                             f"{err})") from None
         try:
             yield client.get_executor()
+        except Exception as err:
+            if not _from_dask(err):
+                raise
+            raise UsageError(f"--scheduler {scheduler}: the scheduler failed ({type(err).__name__}: {err})") from None
         finally:
-            client.close()
+            with contextlib.suppress(Exception):    # a peer that only posed as a scheduler may fail the goodbye too
+                client.close()
     elif workers > 1:
         with ProcessPoolExecutor(max_workers=min(workers, cpu_count())) as pool:
             yield pool
     else:
         yield None
+
+
+def _from_dask(err: BaseException) -> bool:
+    """Whether an error came from Dask's client or its transport (a peer that greets like a scheduler, then fails)."""
+    top = type(err).__module__.split(".")[0]
+    return top in ("distributed", "tornado", "msgpack") or isinstance(err, (OSError, TimeoutError))
 
 
 def cpu_count() -> int:
