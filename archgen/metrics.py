@@ -100,7 +100,7 @@ def _compile(name: str) -> re.Pattern[str]:
 
 _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py",
                           "perf/estimate.py", "perf/sweep.py")
-_REL, _COST = "analyse/reliability.py", "analyse/cost.py"
+_REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 REGISTRY: tuple[Metric, ...] = (
@@ -297,6 +297,15 @@ REGISTRY: tuple[Metric, ...] = (
            "per second.", _REL, _T, sweep=False),
     Metric("workload", "goodput_time_to_train", "s", "day", 1, "Goodput time to train", "Time to train over "
            "goodput.", _REL, _T, sweep=False),
+    Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
+           "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T, sweep=False),
+    *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
+             "rate sets and their 95 % Poisson intervals.", _GP if subject == "workload" else _REL,
+             _T if subject == "workload" else (), sweep=False)
+      for subject in ("cluster", "workload") for end in ("low", "high")
+      for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
+                                             ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))
+      if subject == "workload" or name != "goodput"),
     Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _REL,
            _T, sweep=False),
     Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum.", _REL, _T,
