@@ -112,3 +112,25 @@ def test_llama3_run_from_independent_rsc_rates(tmp_path, rates, expected):
     assert lo < SOURCES["measured"]["interruptions_unplanned"] < hi
     if rates == "rsc1-a100-2024":
         assert m["mtti"].m_as("h") == pytest.approx(SOURCES["independent"]["rsc1_mttf_16384_gpus_hours"], abs=0.05)
+
+
+def test_server_rates_apply_per_accelerator_and_management_stops_no_job():
+    """Host and software rates were counted per node: a 4-GPU tray took twice an 8-GPU server's rate per GPU.
+
+    Llama 3's host, NIC and software rates are per 8-GPU server (`per_accelerators: 8`): on the GB200 SU's 144
+    trays of 4 GPUs they apply to 576 / 8 = 72 server equivalents. A management (out-of-band) leaf failure is a
+    repair, not an interruption: it removes no accelerator from a job.
+    """
+    r = run([Path(__file__).parents[1] / "specs" / "clusters" / "gb200-nvl72-su.yaml",
+             Path(__file__).parents[1] / "specs" / "racks", Path(__file__).parents[1] / "specs" / "workloads"])
+    rel = r.operations.reliability["cluster/gb200-nvl72-su"]
+    by = {c.name: c for c in rel.classes if c.interrupts}
+    assert by["host"].units == 144
+    assert by["host"].per_day == pytest.approx(576 / 8 * 0.1519 / 365.25)
+    assert by["software"].per_day == pytest.approx(576 / 8 * 0.2081 / 365.25)
+    assert by["nic"].per_day == pytest.approx(576 / 8 * 0.02312 / 365.25)
+    assert [d.accelerators for d in rel.domains if d.name == "leaf (oob)"] == [0]
+    # every reliability figure carries its range over the catalog's sets, and the borrowed H100 rates are named
+    m = r.metrics["cluster/gb200-nvl72-su"]
+    assert m["mtti_low"] < m["mtti"] < m["mtti_high"]
+    assert "gb200 borrows them" in rel.borrowed
