@@ -81,7 +81,7 @@ class FailureRate(Spec):
                                        "a part failing more than once a year per unit is written with 'fit'")
         for name in ("repair", "detection"):
             if getattr(self, name) > Q_(1, "year"):
-                raise FieldError((name,), f"{name} of {getattr(self, name):~P} is longer than a year: a part that "
+                raise FieldError((name,), f"{name} of {getattr(self, name):.4g~P} is longer than a year: a part that "
                                           "long out of service is written off, not repaired; write e.g. '24 h'")
         return self
 
@@ -144,7 +144,7 @@ class SiteEvent(Spec):
     @model_validator(mode="after")
     def _within_a_year(self) -> SiteEvent:
         if self.per_year * self.duration > Q_(1, "year"):
-            raise FieldError(("duration",), f"{self.per_year:g} events a year of {self.duration:~P} each keep the "
+            raise FieldError(("duration",), f"{self.per_year:g} events a year of {self.duration:.4g~P} each keep the "
                                             "hall down longer than a year")
         return self
 
