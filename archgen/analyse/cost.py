@@ -231,7 +231,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
 
 def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, float | None]:
     """What a sweep point on cluster `a` needs for goodput and cost per token (cost only in USD)."""
-    failures = failures_of(analyse_reliability(specs, a), specs, a)
+    failures = failures_of(analyse_reliability(specs, a, spread=False), specs, a)  # a sweep takes no range
     cost = analyse_cost(specs, a)
     per_hour = cost.per_accelerator_hour if cost is not None and cost.currency == "USD" else None
     return failures, per_hour.m_as("USD") if per_hour is not None else None
