@@ -100,7 +100,7 @@ def _compile(name: str) -> re.Pattern[str]:
 
 _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py",
                           "perf/estimate.py", "perf/sweep.py")
-_REL, _COST = "analyse/reliability.py", "analyse/cost.py"
+_REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 REGISTRY: tuple[Metric, ...] = (
@@ -277,31 +277,40 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X),
     # workloads: reliability and cost (docs/reliability.md)
     Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
-           "job: its share of the interrupting parts' failure rates plus the site's events.", _REL, _T, sweep=False),
-    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _REL, _T, sweep=False),
-    Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _REL,
+           "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T, sweep=False),
+    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _GP, _T, sweep=False),
+    Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _GP,
            _T, sweep=False),
     Metric("workload", "checkpoint_write_time", "s", "s", 1, "Checkpoint write time", "Checkpoint size over the "
-           "write bandwidth (storage, bounded by the job's storage NICs).", _REL, _T, sweep=False),
+           "write bandwidth (storage, bounded by the job's storage NICs).", _GP, _T, sweep=False),
     Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
-           "read bandwidth.", _REL, _T, sweep=False),
+           "read bandwidth.", _GP, _T, sweep=False),
     Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
-           "the workload's own.", _REL, _T, sweep=False),
+           "the workload's own.", _GP, _T, sweep=False),
     Metric("workload", "restart_time", "s", "min", 1, "Restart time", "Restart, restore and the mean wait for a "
-           "repair per interruption.", _REL, _T, sweep=False),
+           "repair per interruption.", _GP, _T, sweep=False),
     Metric("workload", "goodput", "", "", 3, "Goodput", "Effective training time ratio from Daly's expected wall "
-           "time (interruptions, checkpoints, restarts, spares).", _REL, _T, True),
+           "time (interruptions, checkpoints, restarts, spares).", _GP, _T, True),
     Metric("workload", "goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "Tokens per second × "
-           "goodput.", _REL, _T, True),
+           "goodput.", _GP, _T, True),
     Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
-           "per second.", _REL, _T, sweep=False),
+           "per second.", _GP, _T, sweep=False),
     Metric("workload", "goodput_time_to_train", "s", "day", 1, "Goodput time to train", "Time to train over "
-           "goodput.", _REL, _T, sweep=False),
-    Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _REL,
+           "goodput.", _GP, _T, sweep=False),
+    Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
+           "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T, sweep=False),
+    *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
+             "rate sets and their 95 % Poisson intervals.", _GP if subject == "workload" else _REL,
+             _T if subject == "workload" else (), sweep=False)
+      for subject in ("cluster", "workload") for end in ("low", "high")
+      for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
+                                             ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))
+      if subject == "workload" or name != "goodput"),
+    Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _GP,
            _T, sweep=False),
-    Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum.", _REL, _T,
+    Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum.", _GP, _T,
            sweep=False),
-    Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take.", _REL, _T,
+    Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take.", _GP, _T,
            sweep=False),
     Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per accelerator-hour × the "
            "job's accelerators.", _COST, _T + _I, sweep=False),

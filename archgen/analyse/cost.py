@@ -15,15 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from archgen.analyse.goodput import Goodput, failures_of, goodput, workload_metrics
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.reliability import (
-    Goodput,
-    Reliability,
-    analyse_reliability,
-    goodput,
-    node_storage_bandwidth,
-    workload_metrics,
-)
+from archgen.analyse.reliability import Reliability, analyse_reliability
 from archgen.build import Design
 from archgen.model import Switch, System
 from archgen.perf.estimate import judge_requirements
@@ -237,13 +231,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
 
 def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, float | None]:
     """What a sweep point on cluster `a` needs for goodput and cost per token (cost only in USD)."""
-    rel = analyse_reliability(specs, a)
-    storage = a.cluster.spec.storage
-    per_acc = (rel.interrupts_per_day(rel.accelerators) - rel.site_per_day) / rel.accelerators if rel.accelerators \
-        else 0.0
-    failures = Failures(per_acc, rel.site_per_day, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
-                        rel.node_repair_hours() * 3600, storage.write_bandwidth.m_as("B/s") if storage else 0.0,
-                        storage.read_bandwidth.m_as("B/s") if storage else 0.0, node_storage_bandwidth(specs, a))
+    failures = failures_of(analyse_reliability(specs, a, spread=False), specs, a)  # a sweep takes no range
     cost = analyse_cost(specs, a)
     per_hour = cost.per_accelerator_hour if cost is not None and cost.currency == "USD" else None
     return failures, per_hour.m_as("USD") if per_hour is not None else None

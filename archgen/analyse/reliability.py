@@ -16,16 +16,14 @@ Formulas (docs/reliability.md states each with its source and limits):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
+from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.power import PDU
 from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
-from archgen.perf.arch import Arch
-from archgen.perf.goodput import daly, ettr, spare_wait
+from archgen.perf.goodput import poisson_interval
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -46,11 +44,13 @@ class ClassRate:
     rate: FailureRate | None
     interrupts: bool
     parts: tuple[str, ...] = ()
+    exposure: float | None = None  # units the rate applies to (accelerators / per_accelerators); None: `units`
 
     @property
     def per_day(self) -> float:
         """Failures per day of all units of the class (0 without a rate)."""
-        return self.units * self.rate.per_year / 365.25 if self.rate is not None else 0.0
+        units = self.units if self.exposure is None else self.exposure
+        return units * self.rate.per_year / 365.25 if self.rate is not None else 0.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,39 @@ class Reliability:
     unrated: tuple[str, ...] = ()
     assumed: tuple[str, ...] = ()
     metrics: dict[str, Q] = field(default_factory=dict)
+    site: tuple[tuple[float, float], ...] = ()  # (events per day, s the hall is down) of each site event
+    planned_per_accelerator_day: float = 0.0
+    planned_duration: float = 0.0               # s
+    borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
+    spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
+
+    def interval(self) -> tuple[float, float]:
+        """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
+
+        The counted classes' rates add; their effective count is (sum r)^2 / sum(r^2 / n) (Welch-Satterthwaite).
+        """
+        hit = [c for c in self.classes if c.interrupts and c.per_day]
+        counted = [c for c in hit if c.rate is not None and c.rate.events]
+        total, known = sum(c.per_day for c in hit), sum(c.per_day for c in counted)
+        if not counted:
+            return 1.0, 1.0
+        lo, hi = poisson_interval(known ** 2 / sum(c.per_day ** 2 / c.rate.events for c in counted))
+        return (total - known + known * lo) / total, (total - known + known * hi) / total
+
+    def band(self, accelerators: int) -> tuple[float, float]:
+        """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals."""
+        ends = []
+        for r in self.spread or (self,):
+            lo, hi = r.interval()
+            parts = r.interrupts_per_day(accelerators) - r.site_per_day
+            ends += [parts * lo + r.site_per_day, parts * hi + r.site_per_day]
+        return min(ends), max(ends)
+
+    def detection(self) -> float:
+        """Mean detection time of a part's interruption (s), weighted by the interrupting classes' rates."""
+        hit = [c for c in self.classes if c.interrupts and c.rate is not None and c.per_day]
+        total = sum(c.per_day for c in hit)
+        return sum(c.per_day * c.rate.detection.m_as("s") for c in hit) / total if total else 0.0
 
     def interrupts_per_day(self, accelerators: int) -> float:
         """Interruptions per day of a job on `accelerators` of the cluster (its share of every interrupting part)."""
@@ -105,38 +138,55 @@ def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
     return found if isinstance(found, FailureRates) else None
 
 
-def analyse_reliability(specs: Specs, a: ClusterAnalysis) -> Reliability:
-    """Units per part class from the cluster's BOM, their rates, and the cluster's failure domains."""
-    rates = rates_of(specs, a)
+def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None = None,
+                        spread: bool = True) -> Reliability:
+    """Units per part class from the cluster's BOM, their rates, and the cluster's failure domains.
+
+    A cluster that names no `failure_rates` also gets the model under every `FailureRates` set (`spread`), so
+    that each figure carries its range over the published sets.
+    """
+    rates = rates or rates_of(specs, a)
     classes: dict[str, dict] = {}
     unrated: set[str] = set()
     assumed: set[str] = set()
 
-    def add(name: str, part: object, units: int, interrupts: bool = True) -> None:
+    def add(name: str, part: object, units: int, interrupts: bool = True, accelerators: int = 0) -> None:
         own = getattr(part, "reliability", None)
         rate = own or (rates.classes.get(name) if rates else None)
         key = name if interrupts else f"{name} (management)"  # management gear: failures are repairs, not stops
-        entry = classes.setdefault(key, {"name": name, "units": 0, "per_day": 0.0, "rates": [], "parts": set(),
+        entry = classes.setdefault(key, {"name": name, "units": 0, "exposure": 0.0, "rates": [], "parts": set(),
                                          "interrupts": True})
         if rate is None:
             unrated.add(f"{name} ({getattr(part, 'id', name)})")
             return
         if rate.basis == "assumed":
             assumed.add(name if own is None else f"{name} ({part.id})")
+        # a rate the source measured per server of n accelerators applies per accelerator, whatever the node size
+        exposure = accelerators / rate.per_accelerators if rate.per_accelerators and accelerators else units
         entry["units"] += units
-        entry["per_day"] += units * rate.per_year / 365.25
-        entry["rates"].append((units, rate))
+        entry["exposure"] += exposure
+        entry["rates"].append((exposure, rate))
         entry["parts"].add(getattr(part, "id", name))
         entry["interrupts"] = entry["interrupts"] and interrupts and rate.interrupts
 
     for nt in a.nodes:
+        acc_n = nt.part.accelerators * nt.count
         if nt.part.accelerators:
             acc = specs.get(nt.part.accelerator) if nt.part.accelerator else None
-            add("accelerator", acc, nt.part.accelerators * nt.count)
-            add("host", nt.part, nt.count)
-            add("software", nt.part, nt.count)
+            add("accelerator", acc, acc_n)
+            add("host", nt.part, nt.count, accelerators=acc_n)
+            add("software", nt.part, nt.count, accelerators=acc_n)
+        per_server = rates.classes.get("nic") if rates else None
+        once = set()
         for slot in nt.part.nics:
-            add("nic", specs.get(slot.part), slot.count * nt.count, interrupts=slot.role != "management")
+            nic = specs.get(slot.part)
+            if per_server is not None and per_server.per_accelerators and acc_n and not getattr(nic, "reliability",
+                                                                                                None):
+                if slot.role != "management" and "nic" not in once:  # the source counted a server's NICs at once
+                    once.add("nic")
+                    add("nic", nic, slot.count * nt.count, accelerators=acc_n)
+                continue
+            add("nic", nic, slot.count * nt.count, interrupts=slot.role != "management")
     redundant = _redundancy(a)
     roles = {fa.fabric.spec.id: fa.fabric.spec.role for fa in a.fabrics}
     management = {t.switch.id for fa in a.fabrics if fa.fabric.spec.role == "management" for t in fa.tiers
@@ -157,22 +207,29 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis) -> Reliability:
             add("pdu", part, line.quantity, interrupts=not redundant.get("pdu", False))
         elif isinstance(part, CoolingUnit):
             add("cdu", part, line.quantity)
-    out = tuple(ClassRate(e["name"], e["units"], _combined(e["rates"]), e["interrupts"], tuple(sorted(e["parts"])))
-                for _, e in sorted(classes.items()) if e["units"])
+    out = tuple(ClassRate(e["name"], e["units"], _combined(e["rates"]), e["interrupts"], tuple(sorted(e["parts"])),
+                          e["exposure"]) for _, e in sorted(classes.items()) if e["units"])
     facility = a.cluster.facility
-    site = sum(ev.per_year for ev in facility.site_events) / 365.25 if facility is not None else 0.0
+    events = tuple((ev.per_year / 365.25, ev.duration.m_as("s")) for ev in (facility.site_events if facility else ()))
+    site = sum(n for n, _ in events)
     if facility is not None and any(ev.basis == "assumed" for ev in facility.site_events):
         assumed.add("site events")
     node = compute_node(a.nodes)
     per_node = node.part.accelerators if node is not None else 0
+    planned = rates.planned if rates else None
     rel = Reliability(a.cluster.spec.id, a.accelerators, a.node_count, per_node, out,
                       _domains(a, out, per_node, redundant, site), site,
-                      rates.id if rates else "", tuple(sorted(unrated)), tuple(sorted(assumed)))
+                      rates.id if rates else "", tuple(sorted(unrated)), tuple(sorted(assumed)), site=events,
+                      planned_per_accelerator_day=planned.per_year / 365.25 / planned.per_accelerators if planned
+                      else 0.0, planned_duration=planned.duration.m_as("s") if planned else 0.0,
+                      borrowed=borrowed(specs, a, rates),
+                      spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
+                      if spread and not a.cluster.spec.failure_rates else ())
     rel.metrics.update(cluster_metrics(rel))
     return rel
 
 
-def _combined(rates: list[tuple[int, FailureRate]]) -> FailureRate | None:
+def _combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:
     """One rate standing for several parts of a class: their unit-weighted rate and repair time."""
     if not rates:
         return None
@@ -181,8 +238,9 @@ def _combined(rates: list[tuple[int, FailureRate]]) -> FailureRate | None:
     units = sum(n for n, _ in rates)
     per_year = sum(n * r.per_year for n, r in rates) / units
     repair = sum(n * r.per_year * r.repair.m_as("h") for n, r in rates) / max(per_year * units, 1e-30)
+    detection = sum(n * r.per_year * r.detection.m_as("h") for n, r in rates) / max(per_year * units, 1e-30)
     basis = "sourced" if all(r.basis == "sourced" for _, r in rates) else "assumed"
-    return FailureRate(fit=per_year / 8766.0 * 1e9, repair=Q_(repair, "h"), basis=basis,
+    return FailureRate(fit=per_year / 8766.0 * 1e9, repair=Q_(repair, "h"), detection=Q_(detection, "h"), basis=basis,
                        source="; ".join(sorted({r.source for _, r in rates})),
                        interrupts=all(r.interrupts for _, r in rates))
 
@@ -204,7 +262,8 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
     for c in classes:  # a class and its management share, together
         have = by.get(c.name)
         by[c.name] = c if have is None else ClassRate(c.name, have.units + c.units, have.rate or c.rate,
-                                                      have.interrupts or c.interrupts, have.parts + c.parts)
+                                                      have.interrupts or c.interrupts, have.parts + c.parts,
+                                                      (have.exposure or have.units) + (c.exposure or c.units))
 
     def yearly(*names: str) -> float:
         return sum(by[n].per_day for n in names if n in by) * 365.25
@@ -229,8 +288,10 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
         leaves = fa.metrics.get("leaf.switches")
         rate = by["switch"].rate if "switch" in by else None
         if hit is not None and leaves is not None and rate is not None:
+            mgmt = fa.fabric.spec.role == "management"  # out-of-band: a leaf failure stops no job
             out.append(Domain(f"leaf ({fa.fabric.spec.id})", f"{fa.fabric.spec.switch} leaf switch",
-                              leaves.m * rate.per_year, int(hit.m), rate.repair,
+                              leaves.m * rate.per_year, 0 if mgmt else int(hit.m), rate.repair,
+                              "management network: a repair, no job stops" if mgmt else
                               "accelerators whose ports on this fabric go through one leaf"))
         if fa.planes > 1:
             out.append(Domain(f"plane ({fa.fabric.spec.id})", "a whole plane", 0.0, fa.accelerators, Q_(0, "h"),
@@ -257,133 +318,22 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
 def cluster_metrics(rel: Reliability) -> dict[str, Q]:
     """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
     per_day = rel.interrupts_per_day(rel.accelerators)
-    m = {"interruptions_per_day": Q_(per_day, "1/day"),
+    low, high = rel.band(rel.accelerators)
+    m = {"interruptions_per_day": Q_(per_day, "1/day"), "interruptions_per_day_low": Q_(low, "1/day"),
+         "interruptions_per_day_high": Q_(high, "1/day"),
          "failures_per_year": Q_(sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}
     if per_day > 0:
         m["mtti"] = Q_(24 / per_day, "h")
+    if low > 0:
+        m["mtti_low"], m["mtti_high"] = Q_(24 / high, "h"), Q_(24 / low, "h")
     return m
 
 
-@dataclass(frozen=True)
-class Goodput:
-    """A training job's checkpoints, interruptions and goodput."""
-
-    accelerators: int
-    nodes: int
-    interruptions_per_day: float
-    mtti: float                  # s
-    checkpoint_size: float       # B
-    write_bandwidth: float       # B/s
-    read_bandwidth: float        # B/s
-    write_time: float            # s
-    restore_time: float          # s
-    interval: float              # s, used
-    optimum: float               # s, Daly
-    restart: float               # s, without waiting for repairs
-    wait: float                  # s, mean wait for a repair per interruption with the spares available
-    goodput: float
-    spares_needed: int | None    # to hold the target; None where no number of spares does
-    spares_available: int
-    target: float
-    notes: tuple[str, ...] = ()
-
-    def curve(self, intervals: list[float]) -> list[float]:
-        """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
-        return [ettr(t, self.write_time, self.restart + self.wait, self.mtti) for t in intervals]
-
-
-def checkpoint_bytes(model: object, bytes_per_parameter: float) -> float:
-    """Checkpoint size: the model's parameters x bytes per parameter."""
-    return Arch.from_model(model).params() * bytes_per_parameter
-
-
-def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
-    """A compute node's storage NIC bandwidth (B/s); without storage NICs, its converged or compute NICs."""
+def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
+    """Where the cluster's accelerator lies outside the set's measured scope: a sentence saying so, else ''."""
     node = compute_node(a.nodes)
-    if node is not None:
-        for role in ("storage", "converged", "compute"):
-            nic = nic_bandwidth(specs, node.part, role)
-            if nic.m > 0:
-                return nic.m_as("B/s")
-    return 0.0
-
-
-def job_bandwidth(specs: Specs, a: ClusterAnalysis, nodes: int) -> tuple[float, float, str]:
-    """Checkpoint write and read bandwidth of a job on `nodes` nodes (B/s), and a note of which bound holds.
-
-    The storage system's bandwidth, capped by the nodes' storage NICs (without one, the converged or compute NICs).
-    """
-    links = node_storage_bandwidth(specs, a) * nodes
-    storage = a.cluster.spec.storage
-    if storage is None:
-        return links, links, "no `storage:` given: the nodes' storage NICs bound checkpoint traffic"
-    write, read = storage.write_bandwidth.m_as("B/s"), storage.read_bandwidth.m_as("B/s")
-    if links and links < write:
-        return links, min(links, read), "the job's storage NICs bound checkpoint writes"
-    return write, min(read, links) if links else read, ""
-
-
-def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: object, model: object,
-            accelerators: int) -> Goodput | None:
-    """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload."""
-    cp = workload.checkpoint
-    per_node = rel.per_node or 1
-    nodes = math.ceil(accelerators / per_node)
-    per_day = rel.interrupts_per_day(accelerators)
-    mtti = 86400 / per_day if per_day > 0 else math.inf
-    size = checkpoint_bytes(model, cp.bytes_per_parameter)
-    write_bw, read_bw, note = job_bandwidth(specs, a, nodes)
-    if write_bw <= 0:
-        return None
-    delta, restore = size / write_bw, size / read_bw
-    optimum = daly(delta, mtti) if mtti != math.inf else math.inf
-    interval = cp.interval.m_as("s") if cp.interval is not None else optimum
-    restart = cp.restart.m_as("s") + restore
-    lam = rel.node_hardware_per_day() / 86400
-    repair = rel.node_repair_hours() * 3600
-    in_repair = nodes * lam * repair
-    hw_share = lam * nodes / (per_day / 86400) if per_day > 0 else 0.0  # share of interruptions needing a repair
-
-    def wait(spares: int) -> float:
-        return spare_wait(hw_share, repair, in_repair, spares)
-
-    available = max(rel.nodes - nodes, 0)
-    target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
-    needed = None
-    for s in range(0, max(available, 0) + 4 * math.ceil(in_repair + 3 * math.sqrt(in_repair)) + 2):
-        if ettr(daly(delta, mtti) if mtti != math.inf else 1.0, delta, restart + wait(s), mtti) >= target:
-            needed = s
-            break
-    value = ettr(interval, delta, restart + wait(available), mtti) if interval != math.inf else 1.0
-    notes = (note,) if note else ()
-    return Goodput(accelerators, nodes, per_day, mtti, size, write_bw, read_bw, delta, restore,
-                   interval if interval != math.inf else 0.0, optimum if optimum != math.inf else 0.0,
-                   restart, wait(available), value, needed, available, target, notes)
-
-
-def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
-                     tokens: float | None) -> dict[str, Q]:
-    """A training workload's reliability metrics."""
-    m: dict[str, Q] = {
-        "interruptions_per_day": Q_(g.interruptions_per_day, "1/day"),
-        "checkpoint_size": Q_(g.checkpoint_size, "B").to("TB"),
-        "checkpoint_write_time": Q_(g.write_time, "s"), "checkpoint_restore_time": Q_(g.restore_time, "s"),
-        "restart_time": Q_(g.restart + g.wait, "s").to("min"), "goodput": Q_(g.goodput, ""),
-    }
-    if g.mtti != math.inf:
-        m["mtti"] = Q_(g.mtti, "s").to("h")
-    if g.interval:
-        m["checkpoint_interval"] = Q_(g.interval, "s").to("min")
-    if g.spares_needed is not None:
-        m["spares"] = Q_(g.spares_needed, "")
-        node = compute_node(a.nodes)
-        if node is not None:
-            m["spare_power"] = (node.part.power.max * g.spares_needed).to("kW")
-            m["spare_space"] = (node.part.mechanical.height * g.spares_needed).to("U")
-    if tokens_per_second is not None:
-        m["goodput_tokens_per_second"] = tokens_per_second * g.goodput
-        if tokens:
-            m["time_to_train"] = (Q_(tokens, "") / tokens_per_second).to("day")
-            if g.goodput > 0:
-                m["goodput_time_to_train"] = (Q_(tokens, "") / tokens_per_second / g.goodput).to("day")
-    return m
+    acc = node.part.accelerator if node is not None else None
+    if rates is None or not rates.accelerators or acc is None or acc in rates.accelerators:
+        return ""
+    return (f"the '{rates.id}' rates were measured on {', '.join(rates.accelerators)}"
+            f"{f' ({rates.operator})' if rates.operator else ''}; {acc} borrows them")

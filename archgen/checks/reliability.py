@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.reliability import Goodput
+from archgen.analyse.goodput import Goodput
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Cluster
 from archgen.perf.workloads import WorkloadResult
@@ -57,6 +57,9 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
 
     A spare is a node the job does not use; without one, a job that loses a node waits for its repair.
 
+    Where a scale-up domain spans several nodes (an NVL72 rack), a spare must be inside the job's domain (an idle
+    tray of it) or a whole idle domain.
+
     Fix: run the job on fewer accelerators (an NVL72 rack can run 64 of 72 GPUs), add spare nodes, or cut repair
     times; `checkpoint.goodput_target` sets the target (default 0.9).
     """
@@ -101,3 +104,38 @@ def interval_near_optimum(ctx: Context) -> Iterator[Violation]:
                             f"checkpoint interval {Q_(g.interval, 's').to('min'):.3g~P}, Daly's "
                             f"optimum {Q_(g.optimum, 's').to('min'):.3g~P}",
                             Q_(g.interval, "s").to("min"), Q_(g.optimum, "s").to("min"))
+
+
+@check("REL006", "rel.storage", severity="warning")
+def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
+    """A training job's cluster says where its checkpoints go, so that their write time and goodput are known.
+
+    Without `storage:` archgen does not guess a write bandwidth (the compute NICs would write a terabyte in a
+    fraction of a second): checkpoint times, goodput, spares and cost per goodput token are not provided.
+
+    Fix: give the cluster's `storage:` (capacity, write and read bandwidth with their source), or checkpoint to
+    peer host memory (`checkpoint.in_memory: true`).
+    """
+    for path, r in sorted(ctx.workloads.items()):
+        est, w = r.estimate, r.workload
+        if est is None or not est.fits or w.training is None or path in ctx.operations.goodput:
+            continue
+        cluster = ctx.design.specs.get(est.cluster)
+        if isinstance(cluster, Cluster) and cluster.storage is None and not w.checkpoint.in_memory:
+            yield Violation(path, w.id, ("checkpoint",),
+                            f"cluster '{cluster.id}' gives no checkpoint `storage:`; checkpoint write time, "
+                            "goodput and spares are not provided")
+
+
+@check("REL007", "rel.scope", severity="info")
+def rates_in_scope(ctx: Context) -> Iterator[Violation]:
+    """A cluster's failure rates were measured on its own accelerator, or the document says they are borrowed.
+
+    Fix: name a `failure_rates` set measured on the cluster's accelerator, or accept the borrowed rates knowingly
+    (waive this finding with the reason).
+    """
+    for path, rel in sorted(ctx.operations.reliability.items()):
+        if rel.borrowed:
+            cluster = ctx.clusters[path].cluster.spec
+            yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (),
+                            f"{rel.borrowed}: rates from another generation or vendor")

@@ -85,6 +85,7 @@ class CaseModel(Spec):
     vocab: int = Field(gt=0)
     gated_ffn: bool = False
     moe: MoE | None = None
+    tie_embeddings: bool = Field(False, description="The output layer reuses the input embedding (counted once).")
 
     @model_validator(mode="after")
     def _divides(self) -> CaseModel:

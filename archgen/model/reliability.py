@@ -55,6 +55,14 @@ class FailureRate(Spec):
     repair: DurationOrZero = Field(default_factory=lambda: Q_(24, "h"), description=(
         "Time to repair or replace a failed unit and return it to service, e.g. '24 h' (default 24 h)."))
     interrupts: bool = Field(True, description="Whether a failure of this part interrupts a job running on it.")
+    per_accelerators: int | None = Field(None, gt=0, le=1024, description=(
+        "The source measured this rate per group of this many accelerators (8: per 8-GPU server); archgen then "
+        "applies it per accelerator (rate / this), whatever a node holds. Left out: per unit of the class."))
+    detection: DurationOrZero = Field(default_factory=lambda: Q_(0, "min"), description=(
+        "Mean time from the failure until the job is found stopped, on top of `checkpoint.restart` (a hang waits "
+        "for a collective timeout), e.g. '10 min' (default 0)."))
+    events: int | None = Field(None, ge=0, le=10**9, description=(
+        "The failures the rate was counted from, for its Poisson confidence interval (left out: none shown)."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
     source: str = Field(min_length=3, description="Where the rate comes from (document, table), or why assumed.")
 
@@ -71,6 +79,10 @@ class FailureRate(Spec):
         if self.afr is not None and not 0 <= self.afr <= 1:
             raise FieldError(("afr",), f"an annual failure rate is between 0 and 100 %, got {self.afr * 100:g} %; "
                                        "a part failing more than once a year per unit is written with 'fit'")
+        for name in ("repair", "detection"):
+            if getattr(self, name) > Q_(1, "year"):
+                raise FieldError((name,), f"{name} of {getattr(self, name):.4g~P} is longer than a year: a part that "
+                                          "long out of service is written off, not repaired; write e.g. '24 h'")
         return self
 
     @property
@@ -84,12 +96,29 @@ class FailureRate(Spec):
         return Q_(self.per_year / 365.25, "1/day")
 
 
+class Planned(Spec):
+    """Planned interruptions (maintenance, upgrades): taken after a checkpoint, so they lose no work."""
+
+    per_year: float = Field(ge=0, le=10_000, description="Planned interruptions per unit-year of `per_accelerators`.")
+    per_accelerators: int = Field(8, gt=0, le=1024, description="Accelerators the rate is counted per (default 8).")
+    duration: DurationOrZero = Field(default_factory=lambda: Q_(0, "min"), description=(
+        "How long the job stands still per planned interruption beyond its restart, e.g. '30 min'."))
+    events: int | None = Field(None, ge=0, le=10**9, description="Planned interruptions the rate was counted from.")
+    basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
+    source: str = Field(min_length=3, description="Where the rate comes from.")
+
+
 class FailureRates(Document):
     """Failure rates per part class, in one place: the rates every part without its own `reliability` takes."""
 
     kind: Literal["FailureRates"] = "FailureRates"
     classes: dict[str, FailureRate] = Field(description="Rate per part class: " + "; ".join(
         f"`{k}`: {v}" for k, v in PART_CLASSES.items()) + ".")
+    planned: Planned | None = Field(None, description="Planned interruptions of a job (left out: none).")
+    accelerators: list[str] = Field(default_factory=list, description=(
+        "Scope: catalog ids of the accelerators the rates were measured on; a cluster on another accelerator is "
+        "told it borrows them. Left out: not tied to one."))
+    operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")
 
@@ -112,6 +141,13 @@ class SiteEvent(Spec):
     basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
     source: str = Field(min_length=3, description="Where the rate comes from.")
 
+    @model_validator(mode="after")
+    def _within_a_year(self) -> SiteEvent:
+        if self.per_year * self.duration > Q_(1, "year"):
+            raise FieldError(("duration",), f"{self.per_year:g} events a year of {self.duration:.4g~P} each keep the "
+                                            "hall down longer than a year")
+        return self
+
 
 class Storage(Spec):
     """The storage system a cluster writes checkpoints to (e.g. parallel file system appliances)."""
@@ -129,12 +165,17 @@ class Checkpointing(Spec):
     bytes_per_parameter: float = Field(14, gt=0, le=64, description=(
         "Checkpoint bytes per model parameter: default 14 = BF16 weights (2) + FP32 master weights (4) + two FP32 "
         "Adam moments (8), what a mixed-precision Adam checkpoint holds."))
-    interval: DurationOrZero | None = Field(None, description="Time between checkpoints; default: Daly's optimum.")
+    interval: DurationOrZero | None = Field(None, description=(
+        "Time between checkpoints, at least 1 s; default: Daly's optimum."))
     restart: DurationOrZero = Field(default_factory=lambda: Q_(10, "min"), description=(
         "Time from an interruption to training again, before reading the checkpoint: detection, rescheduling, "
         "process start (default 10 min, assumed; Daly's examples use 10 min)."))
-    asynchronous: bool = Field(False, description="Checkpoints are written in the background; the job pauses only "
-                                                  "to copy the state to host memory (write time not charged).")
+    asynchronous: bool = Field(False, description=(
+        "Checkpoints are written in the background: the job pauses only to copy its state to host memory over "
+        "the nodes' `host_memory.link`; a failure during the write loses that checkpoint."))
+    in_memory: bool = Field(False, description=(
+        "Checkpoints go to peer nodes' host memory over the storage (else compute) NICs and restart reads them "
+        "from there (Gemini, SOSP 2023); blocking like `asynchronous`. No `storage:` needed."))
     tokens: float | None = Field(None, gt=0, le=1e18, description="Token budget of the run, e.g. 15.6e12, for the "
                                                                   "time to train.")
     goodput_target: float | None = Field(None, gt=0, description=(
@@ -142,6 +183,9 @@ class Checkpointing(Spec):
 
     @model_validator(mode="after")
     def _target(self) -> Checkpointing:
+        if self.interval is not None and self.interval < Q_(1, "s"):
+            raise FieldError(("interval",), f"a checkpoint interval of {self.interval:~P} checkpoints without "
+                                            "training in between; give at least 1 s, or leave it out for Daly's")
         if self.goodput_target is not None and self.goodput_target > 1:
             raise FieldError(("goodput_target",), f"goodput is a fraction of wall time, at most 1, got "
                                                   f"{self.goodput_target:g}; write e.g. 0.9")

@@ -58,6 +58,9 @@ class Model(Document):
     vocab: int = Field(gt=0, description="Vocabulary size (padded as trained).")
     gated_ffn: bool = Field(False, description="SwiGLU/GeGLU: three FFN matrices instead of two.")
     moe: MoE | None = Field(None, description="Mixture-of-experts layers, if any.")
+    tie_embeddings: bool = Field(False, description=(
+        "The output layer reuses the input embedding, as the model's published config says (`tie_word_embeddings`:"
+        " true for BLOOM, GPT-2, Gemma; false for Llama, Mixtral, DeepSeek): its parameters are counted once."))
     source: str = Field("", description="Where the architecture is published.")
 
     @model_validator(mode="after")

@@ -33,6 +33,7 @@ class Arch:
     expert_ffn: int = 0
     shared_experts: int = 0
     dense_layers: int = 0
+    tied: bool = False  # the output layer reuses the input embedding (one vocab x hidden matrix)
 
     @classmethod
     def from_model(cls, m: Model | CaseModel) -> Arch:
@@ -42,7 +43,7 @@ class Arch:
                    head_dim=m.head_dim or m.hidden // m.heads, ffn=m.ffn, vocab=m.vocab, gated=m.gated_ffn,
                    experts=moe.experts if moe else 0, top_k=moe.top_k if moe else 0,
                    expert_ffn=moe.expert_ffn if moe else 0, shared_experts=moe.shared_experts if moe else 0,
-                   dense_layers=moe.dense_layers if moe else 0)
+                   dense_layers=moe.dense_layers if moe else 0, tied=m.tie_embeddings)
 
     @property
     def ffn_mats(self) -> int:
@@ -76,11 +77,16 @@ class Arch:
             else self.dense_ffn_params
         return self.attn_params + ffn + 2 * self.hidden
 
+    @property
+    def embedding_params(self) -> int:
+        """Input embedding and output layer: one vocab x hidden matrix when tied, else two."""
+        return (1 if self.tied else 2) * self.vocab * self.hidden
+
     def params(self) -> int:
-        """Total parameters, with untied input and output embeddings."""
+        """Total parameters: the layers, the embeddings (once when tied) and the final norm."""
         dense = self.layers - self.moe_layers
         return (dense * self.layer_params(False) + self.moe_layers * self.layer_params(True)
-                + 2 * self.vocab * self.hidden + self.hidden)
+                + self.embedding_params + self.hidden)
 
     def active_ffn_params(self, moe: bool) -> int:
         """FFN weights one token passes through."""

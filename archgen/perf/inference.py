@@ -137,7 +137,7 @@ def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
     """
     a = arch
     per = K.DTYPE_BYTES[dtype] + K.BLOCK_SCALE_BYTES.get(dtype, 0.0)
-    embed = 2.0 * a.vocab * a.hidden
+    embed = float(a.embedding_params)
     experts = float(a.moe_layers * a.experts * a.expert_params)
     rest = a.params() - embed - experts
     shared = 1.0 if attention_dp else tp

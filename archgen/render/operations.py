@@ -38,7 +38,11 @@ def reliability_section(run: Any, a: Any) -> Section | None:
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
         f"failures (docs/reliability.md). A job on all {rel.accelerators:,} accelerators sees "
         f"{fmt.number(fmt.magnitude(m.get('interruptions_per_day'), '1/day') or 0, 2)} interruptions per day, a mean "
-        f"time to interruption of {fmt.q(m.get('mtti'), 'h', 1)}."))
+        f"time to interruption of {fmt.q(m.get('mtti'), 'h', 1)}"
+        + (f" ({fmt.q(m['mtti_low'], 'h', 1)} to {fmt.q(m['mtti_high'], 'h', 1)} over "
+           + ("the published rate sets" if rel.spread else "the set's") + " and their 95 % Poisson intervals)"
+           if "mtti_low" in m else "") + "."
+        + (f" Borrowed rates: {rel.borrowed}." if rel.borrowed else "")))
     rows: tuple[tuple[Any, ...], ...] = tuple((d.name, d.causes, d.per_year, d.accelerators, d.repair, d.note)
                                               for d in rel.domains)
     section.add(Table("failure-domains", "Failure domains: failures per year in the cluster and accelerators each "
@@ -58,6 +62,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                       Q_(g.checkpoint_size, "B").to("TB"), Q_(g.write_time, "s"), Q_(g.interval, "s").to("min"),
                       Q_(g.restart + g.wait, "s").to("min"), g.goodput, g.spares_needed, g.spares_available)
                      for wid, g in found)
+        notes = [f"{wid}: goodput {g.band['goodput'][0]:.3f} to {g.band['goodput'][1]:.3f} over the rate sets"
+                 + "".join(f"; {n}" for n in g.notes) for wid, g in found if g.band]
         section.add(Table("goodput", "Training jobs: checkpoints, restarts and goodput (effective training time "
                           "ratio)", (Column("Workload"), Column("Accelerators", digits=0, align="right"),
                                      Column("MTTI", "h", 1, "right"), Column("Checkpoint", "TB", 2, "right"),
@@ -67,6 +73,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                      Column("Spares idle", digits=0, align="right")), rows))
         section.add(Figure("fig-goodput", "goodput", "Goodput against checkpoint interval; the dot is the interval "
                            "used"))
+        if notes:
+            section.add(Para("Range: " + ". ".join(notes) + "."))
     if rel.assumed:
         section.add(Para("Assumed rates: " + ", ".join(rel.assumed) + "."))
     return section

@@ -1,0 +1,122 @@
+"""A training job's checkpoints, interruptions and goodput on its cluster, with their spread (docs/reliability.md).
+
+The closed forms are `archgen.perf.goodput`'s, shared with sweeps; this module feeds them a cluster's failure model
+(`archgen.analyse.reliability`), its checkpoint storage and its nodes' NICs and host links, and states the range
+of every figure over the catalog's published rate sets and each set's Poisson confidence interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+
+from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
+from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.perf.arch import Arch
+from archgen.perf.goodput import Failures, JobGoodput, ettr, job_goodput
+from archgen.units import Q_, Q
+from archgen.validate import Specs
+
+
+@dataclass(frozen=True)
+class Goodput(JobGoodput):
+    """A training job's checkpoints, interruptions and goodput (perf.goodput.JobGoodput) with its size."""
+
+    accelerators: int = 0
+    checkpoint_size: float = 0.0  # B
+    band: dict[str, tuple[float, float]] = field(default_factory=dict)  # (low, high) over rate sets and intervals
+
+    def curve(self, intervals: list[float]) -> list[float]:
+        """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
+        return [ettr(t, self.blocking, self.restart + self.wait, self.mtti) for t in intervals]
+
+
+def checkpoint_bytes(model: object, bytes_per_parameter: float) -> float:
+    """Checkpoint size: the model's parameters x bytes per parameter."""
+    return Arch.from_model(model).params() * bytes_per_parameter
+
+
+def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
+    """A compute node's storage NIC bandwidth (B/s); without storage NICs, its converged or compute NICs."""
+    node = compute_node(a.nodes)
+    if node is not None:
+        for role in ("storage", "converged", "compute"):
+            nic = nic_bandwidth(specs, node.part, role)
+            if nic.m > 0:
+                return nic.m_as("B/s")
+    return 0.0
+
+
+def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
+    """What a job on part of the cluster needs for its goodput: the same figures for `check` and for sweeps."""
+    storage = a.cluster.spec.storage
+    node = compute_node(a.nodes)
+    host = node.part.host_memory if node is not None else None
+    su = a.cluster.spec.scale_up
+    domain = su.size // rel.per_node if su is not None and rel.per_node and su.size > rel.per_node else 1
+    per_acc = (rel.interrupts_per_day(rel.accelerators) - rel.site_per_day) / rel.accelerators \
+        if rel.accelerators else 0.0
+    return Failures(per_acc, rel.site, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
+                    rel.node_repair_hours() * 3600, storage.write_bandwidth.m_as("B/s") if storage else 0.0,
+                    storage.read_bandwidth.m_as("B/s") if storage else 0.0, node_storage_bandwidth(specs, a),
+                    rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
+                    rel.planned_per_accelerator_day, rel.planned_duration)
+
+
+def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: object, model: object,
+            accelerators: int) -> Goodput | None:
+    """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.
+
+    None when the checkpoint has nowhere to go (no `storage:` and not in memory: REL006).
+    """
+    cp = workload.checkpoint
+    size = checkpoint_bytes(model, cp.bytes_per_parameter)
+    target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
+    job = job_goodput(failures_of(rel, specs, a), cp, size, accelerators, target)
+    if job is None:
+        return None
+    ends: list[JobGoodput] = []
+    for r in rel.spread or (rel,):  # every rate set the range spans, at both ends of its Poisson interval
+        f = failures_of(r, specs, a)
+        for k in r.interval():
+            end = job_goodput(replace(f, per_accelerator_day=f.per_accelerator_day * k,
+                                      node_hw_per_day=f.node_hw_per_day * k), cp, size, accelerators, target)
+            ends += [end] if end is not None else []
+    band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
+            for name in ("per_day", "mtti", "goodput")}
+    return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
+                   checkpoint_size=size, band=band)
+
+
+def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
+                     tokens: float | None) -> dict[str, Q]:
+    """A training workload's reliability metrics."""
+    m: dict[str, Q] = {
+        "interruptions_per_day": Q_(g.per_day, "1/day"),
+        "checkpoint_size": Q_(g.checkpoint_size, "B").to("TB"),
+        "checkpoint_write_time": Q_(g.write_time, "s"), "checkpoint_blocking_time": Q_(g.blocking, "s"),
+        "checkpoint_restore_time": Q_(g.restore_time, "s"),
+        "restart_time": Q_(g.restart + g.wait, "s").to("min"), "goodput": Q_(g.goodput, ""),
+        "interruptions_per_day_low": Q_(g.band["per_day"][0], "1/day"),
+        "interruptions_per_day_high": Q_(g.band["per_day"][1], "1/day"),
+        "goodput_low": Q_(g.band["goodput"][0], ""), "goodput_high": Q_(g.band["goodput"][1], ""),
+    }
+    if g.band["mtti"][1] != math.inf:
+        m["mtti_low"], m["mtti_high"] = Q_(g.band["mtti"][0], "s").to("h"), Q_(g.band["mtti"][1], "s").to("h")
+    if g.mtti != math.inf:
+        m["mtti"] = Q_(g.mtti, "s").to("h")
+    if g.interval:
+        m["checkpoint_interval"] = Q_(g.interval, "s").to("min")
+    if g.spares_needed is not None:
+        m["spares"] = Q_(g.spares_needed, "")
+        node = compute_node(a.nodes)
+        if node is not None:
+            m["spare_power"] = (node.part.power.max * g.spares_needed).to("kW")
+            m["spare_space"] = (node.part.mechanical.height * g.spares_needed).to("U")
+    if tokens_per_second is not None:
+        m["goodput_tokens_per_second"] = tokens_per_second * g.goodput
+        if tokens:
+            m["time_to_train"] = (Q_(tokens, "") / tokens_per_second).to("day")
+            if g.goodput > 0:
+                m["goodput_time_to_train"] = (Q_(tokens, "") / tokens_per_second / g.goodput).to("day")
+    return m

@@ -1,0 +1,190 @@
+"""Goodput's one code path (`archgen.perf.goodput.job_goodput`), each test from the input that showed a defect.
+
+Issue 22 part 4 and issue 23 item 6. Expected values are the closed forms (Daly 2006; the Poisson distribution;
+Garwood's interval), computed here independently of the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+
+import pytest
+
+from archgen.model.reliability import Checkpointing, FailureRate, SiteEvent
+from archgen.model.workload import Model, Workload
+from archgen.perf.arch import Arch
+from archgen.perf.goodput import (
+    Failures,
+    daly,
+    ettr,
+    exhausted,
+    goodput_of,
+    job_goodput,
+    poisson_interval,
+    poisson_tail,
+)
+
+DAY = 86400.0
+#: A cluster of 8-GPU nodes on the shipped Llama 3 rates: interruptions per GPU-day (268 GPU + (46 + 7 + 63) per
+#: 8-GPU server over 54 days on 16,384 GPUs), hardware failures per node-day, 24 h repair, 2 TB/s storage.
+BASE = Failures(per_accelerator_day=(268 + 116) / 54 / 16384, site=(), per_node=8, nodes=2048,
+                node_hw_per_day=(268 + 46 + 7) / 54 / 2048, repair=24 * 3600.0, write_bandwidth=2e12,
+                read_bandwidth=2e12, nic_per_node=8 * 50e9)
+SIZE = 405e9 * 14  # B: Llama 3 405B, mixed-precision Adam
+
+
+def test_asynchronous_checkpoint_charges_only_the_copy_to_host_memory():
+    """`asynchronous` was read and ignored (0.9620 either way): now the job stops for size / GPUs / host link."""
+    f = replace(BASE, host_link=52.8e9)  # H100 PCIe Gen5 device-to-host, nvbandwidth
+    sync = job_goodput(f, Checkpointing(), SIZE, 8192, 0.9)
+    bg = job_goodput(f, Checkpointing(asynchronous=True), SIZE, 8192, 0.9)
+    assert bg.blocking == pytest.approx(SIZE / 8192 / 52.8e9)
+    assert sync.blocking == pytest.approx(SIZE / 2e12) == bg.write_time
+    assert bg.goodput > sync.goodput
+    # the background write widens a failure's loss by its length, and the interval is Daly's at the blocking time
+    assert bg.restart == pytest.approx(sync.restart + bg.write_time - bg.blocking)
+    assert bg.goodput == pytest.approx(ettr(bg.interval, bg.blocking, bg.restart + bg.wait, bg.mtti))
+    # no host link: the write is charged in full, and the document says so
+    plain = job_goodput(BASE, Checkpointing(asynchronous=True), SIZE, 8192, 0.9)
+    assert plain.blocking == plain.write_time and plain.notes
+
+
+def test_in_memory_checkpoint_needs_no_storage_and_restores_over_the_nics():
+    f = replace(BASE, write_bandwidth=0.0, read_bandwidth=0.0, host_link=52.8e9)
+    assert job_goodput(f, Checkpointing(), SIZE, 8192, 0.9) is None
+    g = job_goodput(f, Checkpointing(in_memory=True), SIZE, 8192, 0.9)
+    assert g.restore_time == pytest.approx(SIZE / (1024 * 8 * 50e9))
+
+
+def test_site_event_duration_is_charged():
+    """`site_events.duration` was ignored: a 48-hour outage cost what a zero-length one did."""
+    short = replace(BASE, site=((1 / 365.25, 0.0),))
+    long = replace(BASE, site=((1 / 365.25, 48 * 3600.0),))
+    a, b = (job_goodput(f, Checkpointing(), SIZE, 8192, 0.9) for f in (short, long))
+    # the outage's 48 h are spread over every interruption: its share of them times its length
+    assert b.restart - a.restart == pytest.approx((1 / 365.25) / a.per_day * 48 * 3600)
+    assert b.goodput < a.goodput
+
+
+def test_sweep_and_check_share_the_interval():
+    """`checkpoint.interval` was ignored in sweeps (0.993 there, 0.946 from `check`): one function now."""
+    w = Workload.model_validate({"id": "w", "model": "m", "cluster": "c", "accelerators": 8192,
+                                 "training": {"seq_len": 8192, "global_batch": 2048, "precision": "bf16"},
+                                 "checkpoint": {"interval": "10 min"}})
+    m = Model.model_validate({"id": "m", "layers": 126, "hidden": 16384, "heads": 128, "kv_heads": 8,
+                              "ffn": 53248, "vocab": 128256, "gated_ffn": True})
+    size = Arch.from_model(m).params() * 14
+    g = job_goodput(BASE, w.checkpoint, size, 8192, 0.9)
+    assert g.interval == 600
+    assert goodput_of(BASE, w, m, 8192) == g.goodput
+    assert g.goodput == pytest.approx(ettr(600, g.blocking, g.restart + g.wait, g.mtti))
+    assert g.goodput < ettr(daly(g.blocking, g.mtti), g.blocking, g.restart + g.wait, g.mtti)
+
+
+@pytest.mark.parametrize("interval", ["0 s", "1 ns"])
+def test_a_checkpoint_interval_below_a_second_is_refused(interval):
+    with pytest.raises(ValueError, match="at least 1 s"):
+        Checkpointing(interval=interval)
+
+
+def test_a_repair_or_outage_longer_than_a_year_is_refused():
+    """Issue 23 item 6: `repair: 1e9 h` hung `check` past 300 s; item 9: a hall down 80 million hours a year."""
+    with pytest.raises(ValueError, match="longer than a year"):
+        FailureRate(afr=0.1, repair="1e9 h", basis="assumed", source="test")
+    with pytest.raises(ValueError, match="longer than a year"):
+        SiteEvent(name="x", per_year=10, duration="8e6 h", basis="assumed", source="test")
+
+
+def test_poisson_tail_does_not_underflow():
+    """The tail summed 1 - sum(terms) from exp(-mean): past ~745 nodes in repair exp(-mean) is 0 and the tail 1."""
+    def pmf(mean, i):  # independently: the terms from lgamma, summed with fsum over all of them that count
+        return math.exp(i * math.log(mean) - mean - math.lgamma(i + 1))
+
+    def cdf(mean, k):
+        return math.fsum(pmf(mean, i) for i in range(k + 1))
+
+    assert poisson_tail(1.0, 0) == pytest.approx(1 - math.exp(-1))
+    assert poisson_tail(1000.0, 999) == pytest.approx(1 - cdf(1000.0, 999), rel=1e-9)
+    assert poisson_tail(1000.0, 1100) == pytest.approx(math.fsum(pmf(1000.0, i) for i in range(1101, 1400)),
+                                                       rel=1e-9)
+    assert poisson_tail(1000.0, 8191) == 0.0
+    assert exhausted(1000.0, 8192) == 0.0 and exhausted(0.5, 0) == 1.0
+    assert exhausted(1000.0, 1000) == pytest.approx(pmf(1000.0, 1000) / cdf(1000.0, 1000), rel=1e-9)
+
+
+def test_idle_spares_hold_goodput_with_a_thousand_nodes_in_repair():
+    """Bar: 8,192 idle spare nodes and 1,000 nodes in repair gave goodput 0; now the wait vanishes (> 0.7)."""
+    nodes = 8192
+    f = replace(BASE, nodes=nodes + 8192, node_hw_per_day=1000 / nodes, repair=DAY)
+    g = job_goodput(f, Checkpointing(), SIZE, nodes * 8, 0.9)
+    assert nodes * f.node_hw_per_day * f.repair / DAY == pytest.approx(1000)
+    assert g.spares_available == 8192 and g.wait == 0.0
+    assert g.goodput == pytest.approx(ettr(daly(g.blocking, g.mtti), g.blocking, g.restart, g.mtti))
+    assert g.goodput > 0.7
+
+
+def test_spare_search_is_bounded_at_a_million_accelerators():
+    """Bar: 1,048,576 accelerators with spares under 10 s (was 224 s); and a huge repair time stays quick."""
+    gpus = 1 << 20
+    f = replace(BASE, nodes=gpus // 8 + 4096)
+    start = time.perf_counter()
+    g = job_goodput(f, Checkpointing(asynchronous=True), SIZE, gpus, 0.01)
+    slow = job_goodput(replace(f, repair=8766 * 3600.0), Checkpointing(), SIZE, gpus, 0.01)
+    assert time.perf_counter() - start < 10
+    assert g.spares_needed is not None and g.goodput > 0.01 and slow.goodput < g.goodput
+
+
+def test_a_cluster_without_failures_needs_no_spares():
+    """It warned that no spare count reached goodput 0.9 while reporting 1.0."""
+    f = replace(BASE, per_accelerator_day=0.0, node_hw_per_day=0.0)
+    g = job_goodput(f, Checkpointing(), SIZE, 8192, 0.9)
+    assert g.goodput == 1.0 and g.spares_needed == 0 and g.mtti == math.inf
+
+
+def test_no_progress_is_zero_not_a_tiny_number():
+    """Goodput was printed as 2.58e-47."""
+    assert ettr(600, 600, 3600 * 20, 3600) == 0.0
+
+
+def test_residual_repair_wait():
+    """With s spares all in repair the job waits for the first of s + 1 repairs: MTTR / (s + 1) (memoryless)."""
+    f = replace(BASE, nodes=1024 + 2)
+    g = job_goodput(f, Checkpointing(), SIZE, 8192, 0.9)
+    m = 1024 * f.node_hw_per_day * f.repair / DAY
+    hw_share = f.node_hw_per_day * 1024 / g.per_day
+    assert g.wait == pytest.approx(hw_share * f.repair * exhausted(m, 2) / 3)
+
+
+def test_spares_come_from_inside_the_scale_up_domain():
+    """An NVL72 rack of 18 trays: a job on every tray of 8 racks has no spare unless a whole rack is idle."""
+    f = replace(BASE, per_node=4, nodes=144, domain_nodes=18)
+    full = job_goodput(f, Checkpointing(), SIZE, 576, 0.9)
+    assert full.spares_available == 0
+    partial = job_goodput(f, Checkpointing(), SIZE, 512, 0.9)  # 64 of 72 GPUs a rack: 2 idle trays in each
+    assert partial.spares_available == 16 and partial.wait < full.wait
+
+
+def test_planned_interruptions_cost_their_restart():
+    planned = replace(BASE, planned_per_accelerator_day=47 / 54 / 16384, planned_duration=0.0)
+    a, b = (job_goodput(f, Checkpointing(), SIZE, 16384, 0.9) for f in (BASE, planned))
+    # taken after a checkpoint, a planned interruption loses no work: each costs the restart (and restore) alone
+    assert b.goodput == pytest.approx(a.goodput * (1 - 47 / 54 * a.restart / DAY))
+
+
+@pytest.mark.parametrize(("n", "low", "high"), [(1, 0.0253, 5.572), (10, 4.795 / 10, 18.39 / 10)])
+def test_poisson_interval_is_garwoods(n, low, high):
+    """Garwood's exact 95 % interval on a count n (published tables: 1 -> 0.0253-5.572; 10 -> 4.795-18.39)."""
+    lo, hi = poisson_interval(n)
+    assert lo == pytest.approx(low, rel=2e-3) and hi == pytest.approx(high, rel=2e-3)
+    assert poisson_interval(0) == (1.0, 1.0)
+
+
+def test_bloom_counts_its_tied_embedding_once():
+    """BLOOM was counted at 179.8 B parameters (untied output layer); it ties them and is published at 176.2 B."""
+    from archgen.model.cases import CaseModel
+    bloom = {"layers": 70, "hidden": 14336, "heads": 112, "ffn": 57344, "vocab": 250880}
+    tied = Arch.from_model(CaseModel.model_validate({**bloom, "tie_embeddings": True})).params()
+    assert tied / 1e9 == pytest.approx(176.2, abs=0.05)
+    assert Arch.from_model(CaseModel.model_validate(bloom)).params() - tied == 250880 * 14336
