@@ -12,17 +12,16 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
 from archgen.model.base import FieldError, Spec
+from archgen.model.switches import Stack, StackSwitches
 from archgen.model.workload import (
-    Fp8Recipe,
-    GatherDtype,
-    GradDtype,
     KvReserve,
     MoE,
     Offload,
+    Parallelism,
     Precision,
     Recompute,
     Scenario,
-    Stack,
+    TrainingJob,
     fp8_recipe_problem,
     job_kind,
 )
@@ -95,42 +94,19 @@ class CaseModel(Spec):
         return self
 
 
-class CaseTraining(Spec):
-    """Training job of a case."""
+class CaseTraining(StackSwitches, TrainingJob, Parallelism):
+    """Training job of a case: a Workload's `training` with its `parallelism` inline, the layout stated in full."""
 
-    seq_len: int = Field(gt=0)
-    global_batch: int = Field(gt=0)
-    micro_batch: int = Field(1, gt=0)
     precision: Precision
     tp: int = Field(gt=0)
     pp: int = Field(gt=0)
     dp: int = Field(gt=0)
-    cp: int = Field(1, gt=0)
-    ep: int = Field(1, gt=0)
+    micro_batch: int = Field(1, gt=0)
     interleave: int | None = Field(None, gt=0, description="Virtual stages per rank (1, or what pipeline_layout "
                                                            "implies).")
     recompute: Recompute = "none"
-    stack: Stack = Field("megatron-lm-2021", description="Training stack whose profile fills the switches left out.")
-    sequence_parallel: bool | None = None
-    attention: Literal["flash", "materialized"] | None = None
-    overlap_grad_reduce: bool | None = None
-    overlap_param_gather: bool | None = None
-    distributed_optimizer: bool | None = None
-    grad_reduce_dtype: GradDtype | None = None
-    param_gather_dtype: GatherDtype | None = None
-    overlap_tp_comm: bool | None = None
-    overlap_p2p_comm: bool | None = None
-    ep_dedup: bool | None = None
-    overlap_ep_comm: bool | None = None
-    dropout: bool | None = None
-    fp8_recipe: Fp8Recipe | None = None
-    zero: Literal[0, 1, 2, 3] | None = None
     offload: Offload = "none"
-    embedding_slot: bool | None = None
-    loss_slot: bool | None = None
-    first_stage_layers: int | None = Field(None, gt=0)
-    last_stage_layers: int | None = Field(None, gt=0)
-    pipeline_layout: str | None = None
+    stack: Stack = Field("megatron-lm-2021", description="Training stack whose profile fills the switches left out.")
 
     @model_validator(mode="after")
     def _recipe_needs_fp8(self) -> CaseTraining:
