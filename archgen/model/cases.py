@@ -12,7 +12,7 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
 from archgen.model.base import FieldError, Spec
-from archgen.model.switches import Stack, StackSwitches
+from archgen.model.switches import StackSwitches
 from archgen.model.workload import (
     KvReserve,
     MoE,
@@ -106,7 +106,6 @@ class CaseTraining(StackSwitches, TrainingJob, Parallelism):
                                                            "implies).")
     recompute: Recompute = "none"
     offload: Offload = "none"
-    stack: Stack = Field("megatron-lm-2021", description="Training stack whose profile fills the switches left out.")
 
     @model_validator(mode="after")
     def _recipe_needs_fp8(self) -> CaseTraining:

@@ -14,7 +14,7 @@ from pydantic import Field, field_validator, model_validator
 from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
-from archgen.model.switches import SequenceParallel, Stack, StackSwitches
+from archgen.model.switches import SequenceParallel, StackSwitches
 from archgen.units import Information
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
@@ -113,8 +113,6 @@ class Training(StackSwitches, TrainingJob):
     """A pre-training job: the job, its stack and switches (`archgen.model.switches`), and its parallel layout."""
 
     parallelism: Parallelism = Field(default_factory=Parallelism, description="Parallel layout (optional).")
-    stack: Stack = Field("megatron-core-2024", description="Training stack whose defaults fill every switch left "
-                                                           "out (docs/perf-model.md, Stack profiles).")
 
     @model_validator(mode="after")
     def _recipe_needs_fp8(self) -> Training:

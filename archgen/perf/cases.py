@@ -2,11 +2,11 @@
 
 Defaults for what a case leaves out (the format's own defaults are in its header):
 
-* training: `micro_batch` 1; `interleave` 1; `cp`, `ep` 1; `sequence_parallel` false (all cases in the shipped file
-  predate it); `attention` materialized (Megatron's fused softmax, the kernel every published run in the file
-  used, before FlashAttention); the DP gradient all-reduce runs after the backward pass (no overlap, no
-  distributed optimizer), as in Megatron-LM and DeepSpeed of 2021-22. A case may override any of these in its
-  `training` mapping (`attention`, `overlap_grad_reduce`, `distributed_optimizer`, `sequence_parallel`).
+* training: `micro_batch` 1; `interleave` 1 (or what `pipeline_layout` implies); `cp`, `ep` 1; `recompute` none;
+  every training switch a case leaves out takes the value of its `stack`'s profile, the newest (`nemo-2025`) when
+  it names none (`archgen.model.switches`, the one table of switches and their sources). A case from another era
+  states its stack: every case of the shared legacy file states `megatron-lm-2021`. For a case that states no
+  stack, `stack_range` gives the prediction over every profile (information; it enters no score).
 * system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` or `nvls_tree` (it needs the
   fabric manager's multicast support, which a measurement does not state), and then only on an accelerator that has
   it; SHARP on the scale-out switches only where `scale_out.in_network_reduction` says so; scale-out efficiency 0.9.

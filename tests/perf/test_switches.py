@@ -57,3 +57,19 @@ def test_every_default_is_an_allowed_value_with_a_source():
     assert SWITCHES["attention"].values == ("flash", "materialized")
     assert SWITCHES["dropout"].values == (False, True)
     assert typing.get_args(Training.model_fields["stack"].annotation) == STACKS
+
+
+def test_a_job_that_states_no_stack_takes_the_newest_profile():
+    """One default (issue 20 part 6): a Workload's training and a validation case that name no stack read as
+    nemo-2025, the newest profile, with every stated switch kept."""
+    from archgen.model.switches import DEFAULT_STACK
+    from archgen.perf.stacks import resolve, training_knobs
+
+    assert DEFAULT_STACK == STACKS[-1] == "nemo-2025"
+    t = Training(seq_len=2048, global_batch=64, precision="fp8", dropout=True)
+    assert t.stack == "nemo-2025" and "stack" not in t.model_fields_set
+    knobs = training_knobs(t)
+    assert knobs == dataclasses.replace(PROFILES["nemo-2025"], dropout=True)  # fp8: the FP8 parameter gather too
+    case = CaseTraining(seq_len=2048, global_batch=64, precision="bf16", tp=1, pp=1, dp=8)
+    assert case.stack == "nemo-2025"
+    assert resolve(case.stack, {}, "bf16").param_gather_dtype == "bf16"  # the FP8 gather applies to FP8 runs only
