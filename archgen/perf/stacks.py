@@ -34,7 +34,7 @@ current (tensor-wise) scaling under `nemo-2025`: NeMo's published FP8 performanc
 
 from __future__ import annotations
 
-from dataclasses import fields, make_dataclass, replace
+from dataclasses import dataclass, fields, make_dataclass, replace
 
 from archgen.model.switches import STACKS, SWITCHES
 
@@ -58,13 +58,67 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
     `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
     """
-    base = PROFILES[stack]
-    if precision == "fp16":
-        base = replace(base, grad_reduce_dtype="fp16")
-    if base.param_gather_dtype == "fp8" and precision != "fp8":
-        base = replace(base, param_gather_dtype="bf16")
+    base = replace(PROFILES[stack], **{name: rule[1] for name, rule in precision_rules(stack, precision).items()})
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
     return replace(base, **given)
+
+
+def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]:
+    """The profile values of `stack` that `precision` changes: switch -> (why, value)."""
+    out: dict[str, tuple[str, object]] = {}
+    if precision == "fp16":
+        out["grad_reduce_dtype"] = ("fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge "
+                                    "fp16_mixed)", "fp16")
+    if PROFILES[stack].param_gather_dtype == "fp8" and precision != "fp8":
+        out["param_gather_dtype"] = ("the FP8 parameter gather applies to FP8 training only", "bf16")
+    return out
+
+
+@dataclass(frozen=True)
+class Used:
+    """A switch an estimate used: its value, where the value came from and why.
+
+    `origin` is 'stated' (the job gives it), 'profile' (the job's stated stack sets it) or 'default' (the job names
+    no stack: the newest profile, `archgen.model.switches.DEFAULT_STACK`, sets it); `profile` is that profile.
+    """
+
+    name: str
+    value: object
+    origin: str
+    profile: str | None
+    source: str
+
+    @property
+    def where(self) -> str:
+        """Where the value came from, in words: 'stated', 'profile nemo-2025', 'default (profile nemo-2025)'."""
+        if self.origin == "stated":
+            return "stated"
+        return f"profile {self.profile}" if self.origin == "profile" else f"default (profile {self.profile})"
+
+
+def explain(training: object) -> list[Used]:
+    """The stack and every switch a training job's estimate uses (`training_knobs`), each with where it came from.
+
+    `training` is a Workload's `training` or a validation case's.
+    """
+    stack = training.stack
+    named = "stack" in training.model_fields_set
+    origin = "profile" if named else "default"
+    stated = stated_knobs(training)
+    knobs = resolve(stack, stated, training.precision)
+    rules = precision_rules(stack, training.precision)
+    out = [Used("stack", stack, "stated" if named else "default", None if named else stack,
+                "" if named else "no stack stated: the newest profile")]
+    for name, switch in SWITCHES.items():
+        value = getattr(knobs, name)
+        if stated.get(name) is not None:
+            out.append(Used(name, value, "stated", None, ""))
+        else:
+            why = rules[name][0] if name in rules else switch.source(stack)
+            if name == "fp8_recipe" and training.precision != "fp8":  # quant.recipe reads it for FP8 training only
+                why = f"not used: {training.precision} training has no FP8 recipe"
+            out.append(Used(name, value, origin, stack, why))
+    return out
 
 
 def open_knobs(stack_stated: bool, stated: dict[str, object]) -> list[str]:

@@ -73,3 +73,72 @@ def test_a_job_that_states_no_stack_takes_the_newest_profile():
     case = CaseTraining(seq_len=2048, global_batch=64, precision="bf16", tp=1, pp=1, dp=8)
     assert case.stack == "nemo-2025"
     assert resolve(case.stack, {}, "bf16").param_gather_dtype == "bf16"  # the FP8 gather applies to FP8 runs only
+
+
+EXPLAIN_CASES = """\
+schema: archgen-validation/1
+cases:
+- id: unstated
+  source: test
+  status: confirmed
+  system: &s {accelerator: h100-sxm5-80gb, count: 8, scale_up: {domain: 8, bandwidth: "450 GB/s"}}
+  model: &m {layers: 24, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000}
+  training: {seq_len: 2048, global_batch: 64, precision: fp16, tp: 1, pp: 1, dp: 8, dropout: true}
+  measured: [{metric: step_time, value: 1, unit: s}]
+- id: stated
+  source: test
+  status: confirmed
+  system: *s
+  model: *m
+  training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 1, dp: 8, stack: megatron-lm-2021}
+  measured: [{metric: step_time, value: 1, unit: s}]
+"""
+
+
+def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, tmp_path):
+    """Text: one line per training case, every switch grouped by origin; JSON: the same on each of its rows. The
+    predictions do not change."""
+    import json
+
+    path = tmp_path / "cases.yaml"
+    path.write_text(EXPLAIN_CASES, encoding="utf-8")
+    text = cli("estimate", "--cases", str(path), "--explain").out
+    assert text.startswith(cli("estimate", "--cases", str(path)).out)
+    lines = {x.split(":", 1)[0].strip(): x for x in text.splitlines() if x.startswith("  ")}
+    assert lines["unstated"] == (
+        "  unstated: default (profile nemo-2025): stack=nemo-2025, sequence_parallel=true, attention=flash, "
+        "distributed_optimizer=true, grad_reduce_dtype=fp16, param_gather_dtype=bf16, overlap_grad_reduce=true, "
+        "overlap_param_gather=true, overlap_tp_comm=true, overlap_p2p_comm=true, ep_dedup=true, "
+        "overlap_ep_comm=false, fp8_recipe=tensorwise; stated: dropout=true")
+    assert lines["stated"].startswith("  stated: stated: stack=megatron-lm-2021; profile megatron-lm-2021: "
+                                      "sequence_parallel=false, attention=materialized,")
+    rows = json.loads(cli("estimate", "--cases", str(path), "--explain", "--format", "json").out)
+    plain = json.loads(cli("estimate", "--cases", str(path), "--format", "json").out)
+    assert [{k: v for k, v in r.items() if k != "switches"} for r in rows] == plain
+    used = {u["name"]: u for u in rows[0]["switches"]}
+    assert set(used) == {"stack", *SWITCHES}
+    assert used["dropout"] == {"name": "dropout", "value": True, "origin": "stated", "profile": None, "source": None}
+    assert used["grad_reduce_dtype"]["value"] == "fp16" and "fp16 training" in used["grad_reduce_dtype"]["source"]
+    assert used["attention"] == {"name": "attention", "value": "flash", "origin": "default", "profile": "nemo-2025",
+                                 "source": SWITCHES["attention"].source("nemo-2025")}
+    assert {u["origin"] for u in rows[1]["switches"]} == {"stated", "profile"}
+
+
+def test_estimate_workload_explain(cli):
+    """A shipped workload that names no stack: each switch from the default profile, with its source."""
+    import json
+
+    from tests.conftest import REPO
+
+    specs = str(REPO / "specs")
+    text = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", specs, "--explain").out
+    block = text[text.index("switches (value, where it came from):"):].splitlines()
+    assert len(block) == 1 + 1 + len(SWITCHES)
+    assert block[1].split() == ["stack", "nemo-2025", "default", "(profile", "nemo-2025):", "no", "stack", "stated:",
+                                "the", "newest", "profile"]
+    assert "  overlap_param_gather   true           default (profile nemo-2025): " \
+           + SWITCHES["overlap_param_gather"].source("nemo-2025") in block
+    doc = json.loads(cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", specs, "--explain",
+                         "--format", "json").out)
+    assert [u["name"] for u in doc["switches"]] == ["stack", *SWITCHES]
+    assert {u["origin"] for u in doc["switches"]} == {"default"}
