@@ -142,3 +142,18 @@ def test_estimate_workload_explain(cli):
                          "--format", "json").out)
     assert [u["name"] for u in doc["switches"]] == ["stack", *SWITCHES]
     assert {u["origin"] for u in doc["switches"]} == {"default"}
+
+
+def test_accuracy_page_lists_each_training_case_with_its_stack_and_switches(tmp_path):
+    from archgen.output.accuracy import switches_table
+    from archgen.perf.cases import read_cases
+
+    path = tmp_path / "cases.yaml"
+    path.write_text(EXPLAIN_CASES, encoding="utf-8")
+    cases, _ = read_cases(path)
+    lines = switches_table(cases)
+    assert lines[2:4] == ["| case | stack | stated | from the stack's profile |", "|---|---|---|---|"]
+    assert lines[4].startswith("| unstated | `nemo-2025` (default) | dropout=true | sequence_parallel=true, "
+                               "attention=flash, distributed_optimizer=true, grad_reduce_dtype=fp16, ")
+    assert lines[5].startswith("| stated | `megatron-lm-2021` (stated) | — | sequence_parallel=false, ")
+    assert all(f"{name}=" in lines[5] for name in SWITCHES)
