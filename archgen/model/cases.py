@@ -14,13 +14,14 @@ from archgen import metrics
 from archgen.model.base import FieldError, Spec
 from archgen.model.switches import StackSwitches
 from archgen.model.workload import (
+    Collective,
     KvReserve,
-    MoE,
     Offload,
     Parallelism,
     Precision,
     Recompute,
     Scenario,
+    Shape,
     TrainingJob,
     fp8_recipe_problem,
     job_kind,
@@ -72,26 +73,8 @@ class CaseSystem(Spec):
     host_memory: CaseHostMemory | None = Field(None, description="Host memory per accelerator; none: no offload.")
 
 
-class CaseModel(Spec):
-    """Decoder-only transformer of a case."""
-
-    layers: int = Field(gt=0)
-    hidden: int = Field(gt=0)
-    heads: int = Field(gt=0)
-    kv_heads: int | None = Field(None, gt=0)
-    head_dim: int | None = Field(None, gt=0, description="Dimension per head (default hidden / heads).")
-    ffn: int = Field(gt=0)
-    vocab: int = Field(gt=0)
-    gated_ffn: bool = False
-    moe: MoE | None = None
-
-    @model_validator(mode="after")
-    def _divides(self) -> CaseModel:
-        if self.head_dim is None and self.hidden % self.heads:
-            raise FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads})")
-        if self.heads % (self.kv_heads or self.heads):
-            raise FieldError(("kv_heads",), f"heads ({self.heads}) is not a multiple of kv_heads ({self.kv_heads})")
-        return self
+class CaseModel(Shape):
+    """Decoder-only transformer of a case: a `Model`'s shape, without its document fields."""
 
 
 class CaseTraining(StackSwitches, TrainingJob, Parallelism):
@@ -139,12 +122,8 @@ class CaseInference(Spec):
         raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
 
 
-class CaseCollective(Spec):
-    """A collective benchmark."""
-
-    op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
-    size: Information
-    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat"] = "auto"
+class CaseCollective(Collective):
+    """A collective benchmark (a Workload's `collective`)."""
 
 
 class Measurement(Spec):

@@ -39,10 +39,9 @@ class MoE(Spec):
         return self
 
 
-class Model(Document):
-    """A decoder-only transformer (GPT/Llama family)."""
+class Shape(Spec):
+    """A decoder-only transformer's shape (GPT/Llama family): what a `Model` and a validation case's `model` give."""
 
-    kind: Literal["Model"] = "Model"
     layers: int = Field(gt=0, description="Transformer blocks.")
     hidden: int = Field(gt=0, description="Model (embedding) dimension h.")
     heads: int = Field(gt=0, description="Query attention heads.")
@@ -52,10 +51,9 @@ class Model(Document):
     vocab: int = Field(gt=0, description="Vocabulary size (padded as trained).")
     gated_ffn: bool = Field(False, description="SwiGLU/GeGLU: three FFN matrices instead of two.")
     moe: MoE | None = Field(None, description="Mixture-of-experts layers, if any.")
-    source: str = Field("", description="Where the architecture is published.")
 
     @model_validator(mode="after")
-    def _heads_divide(self) -> Model:
+    def _heads_divide(self) -> Shape:
         kv = self.kv_heads or self.heads
         if self.heads % kv:
             raise FieldError(("kv_heads",), f"heads ({self.heads}) must be a multiple of kv_heads ({kv})")
@@ -63,6 +61,13 @@ class Model(Document):
             raise FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads}); give "
                                          "head_dim")
         return self
+
+
+class Model(Shape, Document):
+    """A decoder-only transformer (GPT/Llama family)."""
+
+    kind: Literal["Model"] = "Model"
+    source: str = Field("", description="Where the architecture is published.")
 
 
 Offload = Literal["none", "activations", "optimizer", "both"]
