@@ -15,12 +15,11 @@ from archgen.model.base import FieldError, Spec
 from archgen.model.switches import StackSwitches
 from archgen.model.workload import (
     Collective,
-    KvReserve,
+    Inference,
     Offload,
     Parallelism,
     Precision,
     Recompute,
-    Scenario,
     Shape,
     TrainingJob,
     fp8_recipe_problem,
@@ -97,26 +96,19 @@ class CaseTraining(StackSwitches, TrainingJob, Parallelism):
         return self
 
 
-class CaseInference(Spec):
-    """Inference job of a case."""
+class CaseInference(Inference):
+    """Inference job of a case: a Workload's `inference` with its precision, tp and batch stated."""
 
     precision: Precision
     tp: int = Field(gt=0)
     replicas: int = Field(1, gt=0)
     batch: int | Literal["max"] = Field(description="Sequences in flight per replica, or 'max' (as many as the KV "
                                                     "cache holds).")
-    input_len: int = Field(gt=0)
-    output_len: int = Field(gt=0)
-    scenario: Scenario = Field("offline", description="offline or server (throughput at `batch`), or concurrency "
-                                                      "(`batch` requests kept in flight, as a serving benchmark runs)")
-    kv_precision: Precision | None = None
-    kv_reserve: KvReserve = "full"
-    ep: int = Field(1, gt=0, description="Expert-parallel ways of the MoE layers (divides tp).")
-    attention_dp: bool = Field(False, description="Attention data parallelism over the replica's tp ranks.")
 
     @field_validator("batch", mode="before")
     @classmethod
-    def _batch(cls, value):
+    def _max_batch(cls, value):
+        """'max' is kept as stated (overrides the Workload's reading of it as 'left out')."""
         if value == "max" or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
             return value
         raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")

@@ -25,7 +25,6 @@ from archgen.errors import SpecError, SpecProblem
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
-from archgen.model.workload import serving_problem
 from archgen.perf import kernels as K
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
@@ -157,9 +156,6 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
             out.append(SpecProblem(where, path=f"{case.id}.inference",
                                    message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
                                            f"{case.system.count}"))
-        if problem := serving_problem(inf.scenario, inf.batch, inf.tp, inf.ep):
-            out.append(SpecProblem(doc.locate(("cases", i, "inference", problem[0])),
-                                   path=f"{case.id}.inference.{problem[0]}", message=problem[1]))
         if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
             out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
                                    message=problem))
