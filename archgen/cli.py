@@ -294,11 +294,14 @@ def estimate(
     what_if: Annotated[list[str] | None, typer.Option(
         "--what-if", metavar="PARAM=FACTOR",
         help="Scale a hardware parameter (repeatable), e.g. hbm_bandwidth=1.5; reported against the baseline.")] = None,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Also list every training switch the estimate used and where its value came from "
+                          "(stated, the stated stack's profile, or the default profile).")] = False,
 ) -> None:
     """Performance estimate of a workload on a cluster, or predicted vs measured for validation cases."""
     from archgen.commands.common import existing_spec_paths
     from archgen.commands.estimate import run
-    _run(lambda: run(cases, cluster, workload, existing_spec_paths(paths), fmt, what_if))
+    _run(lambda: run(cases, cluster, workload, existing_spec_paths(paths), fmt, what_if, explain))
 
 
 @app.command()

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from archgen import metrics
 from archgen.checks import MODULES, REGISTRY, RESERVED, RESERVED_SEVERITY
 from archgen.model import KINDS
+from archgen.model.switches import DEFAULT_STACK, STACKS, SWITCHES
 
 
 def checks_page() -> str:
@@ -100,7 +101,30 @@ def spec_page() -> str:
                 tp = typing.Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation
                 lines.append(f"| `{f.alias or name}` | {_type_name(tp)} | {req} | {desc} |")
             lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + switches_section())
+
+
+def _value(v: object) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def switches_section() -> list[str]:
+    """The table of training switches (`archgen.model.switches`): each one's value under every profile, and source."""
+    lines = ["## Training switches", "",
+             "A Workload's `training` (and its `parallelism.sequence_parallel`) and a validation case's `training` "
+             "may state", f"each switch; one left out takes the value of the job's `stack` profile (`{DEFAULT_STACK}`, "
+             "the newest, when the job", "names none). `archgen estimate --explain` shows where each value of an "
+             "estimate came from.", "",
+             "| switch | values | " + " | ".join(f"`{s}`" for s in STACKS) + " |",
+             "|---|---|" + "---|" * len(STACKS)]
+    for name, sw in SWITCHES.items():
+        values = ", ".join(_value(v) for v in sw.values)
+        lines.append(f"| `{name}` | {values} | " + " | ".join(_value(sw.default(s)) for s in STACKS) + " |")
+    lines += ["", "Where each value is read:", ""]
+    for name, sw in SWITCHES.items():
+        lines.append(f"* `{name}`: " + "; ".join(f"`{s}` {_value(sw.default(s))} ({sw.source(s)})"
+                                                 for s in STACKS) + ".")
+    return lines + [""]
 
 
 def metrics_page() -> str:

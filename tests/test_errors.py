@@ -57,7 +57,7 @@ def test_alias_bomb_rejected_quickly(monkeypatch):
     monkeypatch.chdir(ERRORS)
     t = time.perf_counter()
     assert run_cli("check", "alias_bomb.yaml").code == 2
-    assert time.perf_counter() - t < 5
+    assert time.perf_counter() - t < 30     # a guard against a hang (it took minutes), not a benchmark: shared cores
 
 
 def test_missing_path(tmp_path):

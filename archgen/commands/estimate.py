@@ -15,8 +15,11 @@ from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
     case_scores_json,
     case_scores_text,
+    case_switches_text,
     estimate_json,
     estimate_text,
+    switches_json,
+    switches_text,
     what_if_json,
     what_if_text,
 )
@@ -26,6 +29,7 @@ from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.scores import score_cases
+from archgen.perf.stacks import explain as explain_switches
 from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath
@@ -34,18 +38,21 @@ FORMATS = ("text", "json")
 
 
 def run(cases: Path | None, cluster: str | None, workload: str | None, paths: list[Path], fmt: str = "text",
-        what_if: list[str] | None = None) -> tuple[str, int]:
-    """`archgen estimate`: score `cases`, or estimate `workload` (on `cluster`, under `what_if`) from `paths`."""
+        what_if: list[str] | None = None, explain: bool = False) -> tuple[str, int]:
+    """`archgen estimate`: score `cases`, or estimate `workload` (on `cluster`, under `what_if`) from `paths`.
+
+    `explain` adds every training switch an estimate used and where its value came from (`stacks.explain`).
+    """
     if cases is not None:
         if cluster or workload or what_if:
             raise UsageError("give either --cases or --workload (with any --cluster and --what-if), not both")
-        return estimate_cases(cases, fmt)
+        return estimate_cases(cases, fmt, explain)
     if not workload:
         raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
     factors = parse_what_if(what_if or [])
     specs, _, _, clusters = analyse_paths(paths)  # no other workload estimated, no checks run
     try:
-        return estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters), factors)
+        return estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters), factors, explain)
     except WorkloadError as err:  # a problem of the workload's own spec is shown at its job's line
         doc = specs.items.get(workload)
         job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
@@ -59,24 +66,30 @@ def _check_format(fmt: str) -> None:
         raise UsageError(f"unknown format '{fmt}' (expected one of: {', '.join(FORMATS)})")
 
 
-def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
+def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tuple[str, int]:
     """Score a validation-case file, every case it can; exit code 1 when a case is refused, else 0.
 
     Accuracy is reported, not judged, here. A case the model cannot score (invalid fields, an unknown accelerator,
     a layout the model refuses) is reported with its located problems and the other cases are still scored; a
     problem of the file itself (YAML, schema, no cases) raises `SpecError`. The text also gives each collective
-    and serving case's range over the knobs its source leaves open (`perf.unstated`; not scored).
+    and serving case's range over the knobs its source leaves open (`perf.unstated`; not scored). `explain` adds
+    each scored training case's switches and where each came from (JSON: a `switches` list on each of its rows).
     """
     _check_format(fmt)
     cf = read_case_file(path)
     scores = score_cases(cf)
-    if fmt == "json":
-        return dumps(case_scores_json(scores)), 1 if scores.refused else 0
     scored = {r.id for r in scores.results}
+    used = {c.id: explain_switches(c.training) for c in cf.cases
+            if explain and c.id in scored and c.training is not None}
+    if fmt == "json":
+        rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else row
+                for row in case_scores_json(scores)]
+        return dumps(rows), 1 if scores.refused else 0
     accs = load_accelerators()
     ranges = {c.id: (got, describe(open_knobs(c, accs))) for c in cf.cases
               if c.id in scored and (got := collective_range(c, accs) or serving_range(c, accs))}
-    return case_scores_text(scores, ranges), 1 if scores.refused else 0
+    text = case_scores_text(scores, ranges) + (case_switches_text(used) if used else "")
+    return text, 1 if scores.refused else 0
 
 
 def parse_what_if(items: list[str]) -> dict[str, float]:
@@ -116,15 +129,16 @@ def _noted(est: Estimate, notes: list[str]) -> Estimate:
 
 
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
-                      scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None
-                      ) -> tuple[str, int]:
+                      scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None,
+                      explain: bool = False) -> tuple[str, int]:
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
     The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
     by cluster id, the compute fabric as the network analysis sized it (see `perf.cluster`). `what_if`
     multiplies hardware parameters (`hardware.PARAMETERS`, `EXTRA_PARAMETERS`); the estimate is then made on the
     scaled hardware, its layout searched again where the workload leaves it open, and reported against the baseline
-    (the exit code judges the what-if).
+    (the exit code judges the what-if). `explain` adds the training switches the estimate used, with where each
+    came from (`stacks.explain`; JSON: `switches`).
     """
     _check_format(fmt)
     workload = _item(items, Workload, workload_id)
@@ -145,15 +159,19 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
             raise
         raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes all "
                                           f"{on.accelerators} of cluster '{cluster.id}')") from None
+    used = explain_switches(workload.training) if explain and workload.training is not None else []
+    extra = {"switches": switches_json(used)} if used else {}
     if what_if:
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware
         for name, factor in what_if.items():
             hw = hw.scaled(name, factor, dtype)
         est = _noted(estimate_on_cluster(workload, model, on, hw), moved)
         factors = dict(what_if)
-        text = dumps(document(**what_if_json(base, est, factors))) if fmt == "json" else \
+        text = dumps(document(**what_if_json(base, est, factors), **extra)) if fmt == "json" else \
             what_if_text(base, est, factors)
     else:
-        text = dumps(document(**estimate_json(est))) if fmt == "json" else estimate_text(est)
+        text = dumps(document(**estimate_json(est), **extra)) if fmt == "json" else estimate_text(est)
+    if used and fmt != "json":
+        text += switches_text(used)
     failed = not est.fits or any(o.met is False for o in est.requirements)
     return text, 1 if failed else 0

@@ -12,17 +12,16 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
 from archgen.model.base import FieldError, Spec
+from archgen.model.switches import StackSwitches
 from archgen.model.workload import (
-    Fp8Recipe,
-    GatherDtype,
-    GradDtype,
-    KvReserve,
-    MoE,
+    Collective,
+    Inference,
     Offload,
+    Parallelism,
     Precision,
     Recompute,
-    Scenario,
-    Stack,
+    Shape,
+    TrainingJob,
     fp8_recipe_problem,
     job_kind,
 )
@@ -73,65 +72,22 @@ class CaseSystem(Spec):
     host_memory: CaseHostMemory | None = Field(None, description="Host memory per accelerator; none: no offload.")
 
 
-class CaseModel(Spec):
-    """Decoder-only transformer of a case."""
-
-    layers: int = Field(gt=0)
-    hidden: int = Field(gt=0)
-    heads: int = Field(gt=0)
-    kv_heads: int | None = Field(None, gt=0)
-    head_dim: int | None = Field(None, gt=0, description="Dimension per head (default hidden / heads).")
-    ffn: int = Field(gt=0)
-    vocab: int = Field(gt=0)
-    gated_ffn: bool = False
-    moe: MoE | None = None
-    tie_embeddings: bool = Field(False, description="The output layer reuses the input embedding (counted once).")
-
-    @model_validator(mode="after")
-    def _divides(self) -> CaseModel:
-        if self.head_dim is None and self.hidden % self.heads:
-            raise FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads})")
-        if self.heads % (self.kv_heads or self.heads):
-            raise FieldError(("kv_heads",), f"heads ({self.heads}) is not a multiple of kv_heads ({self.kv_heads})")
-        return self
+class CaseModel(Shape):
+    """Decoder-only transformer of a case: a `Model`'s shape, without its document fields."""
 
 
-class CaseTraining(Spec):
-    """Training job of a case."""
+class CaseTraining(StackSwitches, TrainingJob, Parallelism):
+    """Training job of a case: a Workload's `training` with its `parallelism` inline, the layout stated in full."""
 
-    seq_len: int = Field(gt=0)
-    global_batch: int = Field(gt=0)
-    micro_batch: int = Field(1, gt=0)
     precision: Precision
     tp: int = Field(gt=0)
     pp: int = Field(gt=0)
     dp: int = Field(gt=0)
-    cp: int = Field(1, gt=0)
-    ep: int = Field(1, gt=0)
+    micro_batch: int = Field(1, gt=0)
     interleave: int | None = Field(None, gt=0, description="Virtual stages per rank (1, or what pipeline_layout "
                                                            "implies).")
     recompute: Recompute = "none"
-    stack: Stack = Field("megatron-lm-2021", description="Training stack whose profile fills the switches left out.")
-    sequence_parallel: bool | None = None
-    attention: Literal["flash", "materialized"] | None = None
-    overlap_grad_reduce: bool | None = None
-    overlap_param_gather: bool | None = None
-    distributed_optimizer: bool | None = None
-    grad_reduce_dtype: GradDtype | None = None
-    param_gather_dtype: GatherDtype | None = None
-    overlap_tp_comm: bool | None = None
-    overlap_p2p_comm: bool | None = None
-    ep_dedup: bool | None = None
-    overlap_ep_comm: bool | None = None
-    dropout: bool | None = None
-    fp8_recipe: Fp8Recipe | None = None
-    zero: Literal[0, 1, 2, 3] | None = None
     offload: Offload = "none"
-    embedding_slot: bool | None = None
-    loss_slot: bool | None = None
-    first_stage_layers: int | None = Field(None, gt=0)
-    last_stage_layers: int | None = Field(None, gt=0)
-    pipeline_layout: str | None = None
 
     @model_validator(mode="after")
     def _recipe_needs_fp8(self) -> CaseTraining:
@@ -140,37 +96,26 @@ class CaseTraining(Spec):
         return self
 
 
-class CaseInference(Spec):
-    """Inference job of a case."""
+class CaseInference(Inference):
+    """Inference job of a case: a Workload's `inference` with its precision, tp and batch stated."""
 
     precision: Precision
     tp: int = Field(gt=0)
     replicas: int = Field(1, gt=0)
     batch: int | Literal["max"] = Field(description="Sequences in flight per replica, or 'max' (as many as the KV "
                                                     "cache holds).")
-    input_len: int = Field(gt=0)
-    output_len: int = Field(gt=0)
-    scenario: Scenario = Field("offline", description="offline or server (throughput at `batch`), or concurrency "
-                                                      "(`batch` requests kept in flight, as a serving benchmark runs)")
-    kv_precision: Precision | None = None
-    kv_reserve: KvReserve = "full"
-    ep: int = Field(1, gt=0, description="Expert-parallel ways of the MoE layers (divides tp).")
-    attention_dp: bool = Field(False, description="Attention data parallelism over the replica's tp ranks.")
 
     @field_validator("batch", mode="before")
     @classmethod
-    def _batch(cls, value):
+    def _max_batch(cls, value):
+        """'max' is kept as stated (overrides the Workload's reading of it as 'left out')."""
         if value == "max" or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
             return value
         raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
 
 
-class CaseCollective(Spec):
-    """A collective benchmark."""
-
-    op: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
-    size: Information
-    algorithm: Literal["auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat"] = "auto"
+class CaseCollective(Collective):
+    """A collective benchmark (a Workload's `collective`)."""
 
 
 class Measurement(Spec):

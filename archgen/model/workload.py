@@ -14,18 +14,12 @@ from pydantic import Field, field_validator, model_validator
 from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
+from archgen.model.switches import SequenceParallel, StackSwitches
 from archgen.units import Information
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
-AttentionKernel = Literal["flash", "materialized"]
 KvReserve = Literal["full", "mean"]
-#: Training-stack profiles (`archgen.perf.stacks` holds what each sets, with its sources).
-STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025")
-Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025"]
-GradDtype = Literal["fp32", "bf16", "fp16"]
-GatherDtype = Literal["bf16", "fp8"]
-Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8"]
 Scenario = Literal["offline", "server", "concurrency"]
 
 
@@ -45,10 +39,9 @@ class MoE(Spec):
         return self
 
 
-class Model(Document):
-    """A decoder-only transformer (GPT/Llama family)."""
+class Shape(Spec):
+    """A decoder-only transformer's shape (GPT/Llama family): what a `Model` and a validation case's `model` give."""
 
-    kind: Literal["Model"] = "Model"
     layers: int = Field(gt=0, le=10_000, description="Transformer blocks.")
     hidden: int = Field(gt=0, description="Model (embedding) dimension h.")
     heads: int = Field(gt=0, description="Query attention heads.")
@@ -61,10 +54,9 @@ class Model(Document):
     tie_embeddings: bool = Field(False, description=(
         "The output layer reuses the input embedding, as the model's published config says (`tie_word_embeddings`:"
         " true for BLOOM, GPT-2, Gemma; false for Llama, Mixtral, DeepSeek): its parameters are counted once."))
-    source: str = Field("", description="Where the architecture is published.")
 
     @model_validator(mode="after")
-    def _heads_divide(self) -> Model:
+    def _heads_divide(self) -> Shape:
         kv = self.kv_heads or self.heads
         if self.heads % kv:
             raise FieldError(("kv_heads",), f"heads ({self.heads}) must be a multiple of kv_heads ({kv})")
@@ -74,11 +66,18 @@ class Model(Document):
         return self
 
 
+class Model(Shape, Document):
+    """A decoder-only transformer (GPT/Llama family)."""
+
+    kind: Literal["Model"] = "Model"
+    source: str = Field("", description="Where the architecture is published.")
+
+
 Offload = Literal["none", "activations", "optimizer", "both"]
 
 
-class Parallelism(Spec):
-    """Parallel layout; every field left out is searched."""
+class Parallelism(SequenceParallel):
+    """Parallel layout; every field left out is searched (`sequence_parallel` takes the stack's value)."""
 
     tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain).")
     pp: int | None = Field(None, gt=0, description="Pipeline-parallel stages.")
@@ -87,8 +86,6 @@ class Parallelism(Spec):
     ep: int = Field(1, gt=0, description="Expert-parallel size (MoE), carved out of the data-parallel ranks.")
     interleave: int | None = Field(None, gt=0, description="Virtual stages per pipeline rank (interleaved 1F1B).")
     micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
-    sequence_parallel: bool | None = Field(None, description="Megatron sequence parallelism with TP; the stack's "
-                                                              "default when left out.")
     zero: Literal[0, 1, 2, 3] | None = Field(
         None, description="Sharding over DP: 0 none, 1 optimizer state (the distributed optimizer), 2 + gradients, "
                           "3 + weights (FSDP); the stack's distributed optimizer when left out.")
@@ -111,38 +108,19 @@ class Parallelism(Spec):
                           "split by |, E embedding, t layer, L loss; sets interleave.")
 
 
-class Training(Spec):
-    """A pre-training job."""
+class TrainingJob(Spec):
+    """What a training job trains on: sequence length, batch, precision and recomputation."""
 
     seq_len: int = Field(gt=0, description="Tokens per sequence.")
     global_batch: int = Field(gt=0, description="Sequences per optimizer step.")
     precision: Precision = Field("bf16", description="GEMM data type (fp16, bf16, fp8, fp4).")
     recompute: Recompute | None = Field(None, description="Activation recomputation; searched when left out.")
+
+
+class Training(StackSwitches, TrainingJob):
+    """A pre-training job: the job, its stack and switches (`archgen.model.switches`), and its parallel layout."""
+
     parallelism: Parallelism = Field(default_factory=Parallelism, description="Parallel layout (optional).")
-    stack: Stack = Field("megatron-core-2024", description="Training stack whose defaults fill every switch left "
-                                                           "out (docs/perf-model.md, Stack profiles).")
-    attention: AttentionKernel | None = Field(None, description="Attention kernel: flash or materialized scores.")
-    distributed_optimizer: bool | None = Field(None, description="Shard optimizer state over DP ranks (ZeRO-1).")
-    grad_reduce_dtype: GradDtype | None = Field(None, description="Gradient buffer and DP reduction dtype.")
-    param_gather_dtype: GatherDtype | None = Field(None, description="Distributed optimizer's weight all-gather "
-                                                                     "dtype (fp8: fp8_param_gather, FP8 runs).")
-    overlap_grad_reduce: bool | None = Field(None, description="Overlap the DP gradient reduction with backward.")
-    overlap_param_gather: bool | None = Field(None, description="Overlap the DP weight all-gather with forward.")
-    overlap_tp_comm: bool | None = Field(
-        None, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
-                          "Megatron-Core tp_comm_overlap).")
-    overlap_p2p_comm: bool | None = Field(
-        None, description="Overlap the pipeline's point-to-point sends with the next chunk in the steady state of the "
-                          "interleaved schedule; no effect without interleave.")
-    ep_dedup: bool | None = Field(None, description="MoE dispatch sends a token once per destination node "
-                                                    "(DeepEP/HybridEP).")
-    overlap_ep_comm: bool | None = Field(None, description="Overlap the MoE all-to-all with another micro-batch's "
-                                                           "compute.")
-    dropout: bool | None = Field(None, description="Dropout on (its masks are stored with the activations).")
-    fp8_recipe: Fp8Recipe | None = Field(
-        None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling) "
-                          "or mxfp8. An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
-                          "training follows NVFP4.")
 
     @model_validator(mode="after")
     def _recipe_needs_fp8(self) -> Training:

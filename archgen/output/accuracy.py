@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from archgen.model.accelerator import Accelerator
+from archgen.model.cases import Case
 from archgen.model.workload import job_kind
-from archgen.output.estimate import show_value
+from archgen.output.estimate import show_switch, show_value
 from archgen.perf.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
+from archgen.perf.stacks import explain
 from archgen.perf.unstated import unstated_range
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).
@@ -119,6 +121,23 @@ def _kernel_section(name: str, path: str | Path) -> list[str]:
     return lines + [""]
 
 
+def switches_table(cases: Sequence[Case]) -> list[str]:
+    """The stack and switches each training case was scored with, and where each came from (`stacks.explain`)."""
+    training = [c for c in cases if c.training is not None]
+    if not training:
+        return []
+    lines = ["Training switches each case was scored with (`archgen estimate --cases FILE --explain`; each profile's "
+             "values and their sources: [spec reference](spec-reference.md#training-switches)):", "",
+             "| case | stack | stated | from the stack's profile |", "|---|---|---|---|"]
+    for c in training:
+        used = explain(c.training)
+        stack, rest = used[0], used[1:]
+        stated = ", ".join(f"{u.name}={show_switch(u.value)}" for u in rest if u.origin == "stated") or "—"
+        profile = ", ".join(f"{u.name}={show_switch(u.value)}" for u in rest if u.origin != "stated") or "—"
+        lines.append(f"| {c.id} | `{stack.value}` ({stack.origin}) | {stated} | {profile} |")
+    return lines + [""]
+
+
 def refused_rows(refused: list[Refused]) -> list[str]:
     """Table rows of the cases a file holds that the model refuses: where (file name and line) and the first reason."""
     rows = []
@@ -174,6 +193,7 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
                                                                       for r in over) + ".", ""]
     lines += _table(results, {c.id: training_fits(c, accs) for c in scored},
                     {c.id: unstated_range(c, accs) for c in scored}, status=True)
+    lines += switches_table(scored)
     if scores.refused:
         lines += [f"{len(scores.refused)} case(s) refused (`archgen estimate --cases` reports them as located errors "
                   "and scores the others; they enter no figure above):", "",
@@ -199,7 +219,7 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
     ranges = {c.id: unstated_range(c, accs) for c in cases}
     page = accuracy_markdown(results, source, micro_batch_sensitivity(cases, set(OUTSIDE_WORST_BAR), accs), fits,
                              ranges)
-    lines = []
+    lines = switches_table(cases)
     for name, extra in (scored or {}).items():
         lines += scored_section(extra, name, accs)
     for name, extra in (independent or {}).items():
@@ -211,6 +231,7 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
                   f"median |error| {s['median']:.1%}, worst {s['worst']:.1%}.", ""]
         lines += _table(rows, {c.id: training_fits(c, accs) for c in extra_cases},
                         {c.id: unstated_range(c, accs) for c in extra_cases}, status=False)
+        lines += switches_table(extra_cases)
     for name, extra in (kernels or {}).items():
         lines += _kernel_section(name, extra)
     return page + ("\n" + "\n".join(lines) if lines else "")

@@ -17,6 +17,7 @@ from archgen.model.requirements import Status
 from archgen.perf.cases import Refused
 from archgen.perf.estimate import Estimate
 from archgen.perf.scores import CaseResult, Scores, summary
+from archgen.perf.stacks import Used
 from archgen.quantity_json import to_json
 from archgen.render.fmt import unit_label
 from archgen.units import Q_, relative_change
@@ -183,6 +184,37 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
     for o in scaled.requirements:
         if before.get(o.requirement.id) != o.status:
             lines.append(f"  {o.requirement.id}: {before.get(o.requirement.id, Status.NOT_PROVIDED)} -> {o.status}")
+    return "\n".join(lines) + "\n"
+
+
+def show_switch(value: object) -> str:
+    """A switch's value as a spec writes it (true/false, flash, fp32)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def switches_json(used: list[Used]) -> list[dict[str, Any]]:
+    """The switches an estimate used (`stacks.explain`), each with its origin, profile and source."""
+    return [{"name": u.name, "value": u.value, "origin": u.origin, "profile": u.profile, "source": u.source or None}
+            for u in used]
+
+
+def switches_text(used: list[Used]) -> str:
+    """Every switch an estimate used, one a line, with where its value came from and why."""
+    width = max(len(u.name) for u in used)
+    lines = ["switches (value, where it came from):"]
+    lines += [f"  {u.name:{width}}  {show_switch(u.value):14} {u.where}" + (f": {u.source}" if u.source else "")
+              for u in used]
+    return "\n".join(lines) + "\n"
+
+
+def case_switches_text(used: dict[str, list[Used]]) -> str:
+    """Each training case's switches in one line, grouped by where they came from (`stacks.explain`)."""
+    lines = ["Switches per training case (where each value came from):"]
+    for case_id, uses in used.items():
+        groups: dict[str, list[str]] = {}
+        for u in uses:
+            groups.setdefault(u.where, []).append(f"{u.name}={show_switch(u.value)}")
+        lines.append(f"  {case_id}: " + "; ".join(f"{where}: {', '.join(v)}" for where, v in groups.items()))
     return "\n".join(lines) + "\n"
 
 

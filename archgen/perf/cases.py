@@ -2,11 +2,11 @@
 
 Defaults for what a case leaves out (the format's own defaults are in its header):
 
-* training: `micro_batch` 1; `interleave` 1; `cp`, `ep` 1; `sequence_parallel` false (all cases in the shipped file
-  predate it); `attention` materialized (Megatron's fused softmax, the kernel every published run in the file
-  used, before FlashAttention); the DP gradient all-reduce runs after the backward pass (no overlap, no
-  distributed optimizer), as in Megatron-LM and DeepSpeed of 2021-22. A case may override any of these in its
-  `training` mapping (`attention`, `overlap_grad_reduce`, `distributed_optimizer`, `sequence_parallel`).
+* training: `micro_batch` 1; `interleave` 1 (or what `pipeline_layout` implies); `cp`, `ep` 1; `recompute` none;
+  every training switch a case leaves out takes the value of its `stack`'s profile, the newest (`nemo-2025`) when
+  it names none (`archgen.model.switches`, the one table of switches and their sources). A case from another era
+  states its stack: every case of the shared legacy file states `megatron-lm-2021`. For a case that states no
+  stack, `stack_range` gives the prediction over every profile (information; it enters no score).
 * system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` or `nvls_tree` (it needs the
   fabric manager's multicast support, which a measurement does not state), and then only on an accelerator that has
   it; SHARP on the scale-out switches only where `scale_out.in_network_reduction` says so; scale-out efficiency 0.9.
@@ -25,7 +25,6 @@ from archgen.errors import SpecError, SpecProblem
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
-from archgen.model.workload import serving_problem
 from archgen.perf import kernels as K
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
@@ -157,9 +156,6 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
             out.append(SpecProblem(where, path=f"{case.id}.inference",
                                    message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
                                            f"{case.system.count}"))
-        if problem := serving_problem(inf.scenario, inf.batch, inf.tp, inf.ep):
-            out.append(SpecProblem(doc.locate(("cases", i, "inference", problem[0])),
-                                   path=f"{case.id}.inference.{problem[0]}", message=problem[1]))
         if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
             out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
                                    message=problem))

@@ -188,8 +188,9 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
 def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, object]) -> str:
     """A note with the step time under each stack profile, for a workload that states no stack (the layout kept).
 
+    A band beside the estimate, which is the newest profile's (`switches.DEFAULT_STACK`); it enters no outcome.
     `known` is (job, layout, estimate) of the workload's own reading; a profile that reads the job the same way
-    (its own stack's, and any other that resolves to the same switches) reuses that estimate.
+    reuses that estimate.
     """
     done = {(known[0], known[1]): known[2]}
     times = []
@@ -201,8 +202,8 @@ def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Lay
             e = done[(job, layout)] = estimate_training(hw, job, layout)
         times.append((float(e.step_time), name, bool(e.fits)))
     lo, hi = min(times), max(times)
-    return (f"stack not stated (default {t.stack}): over the stack profiles the step time ranges "
-            f"{lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout")
+    return (f"stack not stated: estimated with the newest profile, {t.stack}; over the stack profiles the step time "
+            f"ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout")
 
 
 def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,

@@ -1,7 +1,10 @@
 """Training-stack profiles: the defaults of every knob a Workload or a validation case leaves out.
 
-A profile is what a framework does when its user does not say otherwise, read from the framework's own code and
-recipes; nothing in it is fitted to a measurement. A stated knob always wins over the profile.
+The knobs (training switches), their values under each profile and the source of each value are declared once, in
+`archgen.model.switches` (one field per switch, `ByStack` its row of the table); this module derives from that
+table the resolved knobs (`Knobs`) and the profiles (`PROFILES`), and resolves a job's knobs. A profile is what a
+framework does when its user does not say otherwise, read from the framework's own code and recipes; nothing in it
+is fitted to a measurement. A stated knob always wins over the profile.
 
 * `megatron-lm-2021`: Megatron-LM as the SC21 paper and the 2021-22 runs used it (NVIDIA/Megatron-LM v2.x):
   the local DDP all-reduces fp32 main gradients after the backward pass (`--DDP-impl local`, no
@@ -31,55 +34,22 @@ current (tensor-wise) scaling under `nemo-2025`: NeMo's published FP8 performanc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields, make_dataclass, replace
 
-from archgen.model.workload import STACKS
+from archgen.model.switches import STACKS, SWITCHES
 
 #: Knobs a profile sets, with what each means (the names a Workload's `training` or a case may state).
-KNOBS: dict[str, str] = {
-    "attention": "attention kernel (flash or materialized)",
-    "sequence_parallel": "Megatron sequence parallelism with TP",
-    "distributed_optimizer": "optimizer state sharded over DP (ZeRO-1)",
-    "grad_reduce_dtype": "gradient buffer and DP reduction dtype (fp32 main gradients or bf16)",
-    "param_gather_dtype": "weight all-gather dtype of the distributed optimizer (bf16, or fp8 with fp8_param_gather)",
-    "overlap_grad_reduce": "DP gradient reduction overlapped with the backward pass",
-    "overlap_param_gather": "DP parameter all-gather overlapped with the next forward pass",
-    "overlap_tp_comm": "TP collectives overlapped with the layer GEMMs (Transformer Engine userbuffers)",
-    "overlap_p2p_comm": "pipeline sends overlapped in the interleaved schedule's steady state",
-    "ep_dedup": "MoE dispatch sends a token once per destination node (DeepEP / HybridEP)",
-    "overlap_ep_comm": "MoE dispatch/combine all-to-all overlapped with another micro-batch's compute",
-    "dropout": "hidden and attention dropout on (activation masks stored)",
-    "fp8_recipe": "Transformer Engine FP8 scaling recipe (delayed, tensorwise or mxfp8)",
-}
+KNOBS: dict[str, str] = {name: s.description for name, s in SWITCHES.items()}
 
+#: The resolved switches of a training job: one field per row of the table.
+Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)
+Knobs.__doc__ = "The resolved switches of a training job (one field per `archgen.model.switches.SWITCHES` row)."
 
-@dataclass(frozen=True)
-class Knobs:
-    """The resolved switches of a training job."""
-
-    attention: str = "flash"
-    sequence_parallel: bool = True
-    distributed_optimizer: bool = True
-    grad_reduce_dtype: str = "fp32"
-    param_gather_dtype: str = "bf16"
-    overlap_grad_reduce: bool = True
-    overlap_param_gather: bool = True
-    overlap_tp_comm: bool = False
-    overlap_p2p_comm: bool = True
-    ep_dedup: bool = False
-    overlap_ep_comm: bool = False
-    dropout: bool = True
-    fp8_recipe: str = "delayed"
-
-
-PROFILES: dict[str, Knobs] = {
-    "megatron-lm-2021": Knobs(attention="materialized", sequence_parallel=False, distributed_optimizer=False,
-                              overlap_grad_reduce=False, overlap_param_gather=False, overlap_p2p_comm=False),
-    "megatron-core-2024": Knobs(),
-    "nemo-2025": Knobs(param_gather_dtype="fp8", overlap_tp_comm=True, ep_dedup=True, dropout=False,
-                           fp8_recipe="tensorwise"),
-}
-assert set(PROFILES) == set(STACKS), "every stack name has a profile"  # noqa: S101 (module invariant)
+PROFILES = {stack: Knobs(**{name: s.default(stack) for name, s in SWITCHES.items()}) for stack in STACKS}
+#: The profile whose values an internal `training.Job` (and `Layout`) takes for a switch its caller leaves out:
+#: the model's unit tests build jobs directly and were written against the Megatron-core stack. A Workload or a
+#: case that states no stack takes `archgen.model.switches.DEFAULT_STACK` instead.
+JOB_DEFAULTS = PROFILES["megatron-core-2024"]
 
 
 def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
@@ -88,13 +58,67 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
     `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
     """
-    base = PROFILES[stack]
-    if precision == "fp16":
-        base = replace(base, grad_reduce_dtype="fp16")
-    if base.param_gather_dtype == "fp8" and precision != "fp8":
-        base = replace(base, param_gather_dtype="bf16")
+    base = replace(PROFILES[stack], **{name: rule[1] for name, rule in precision_rules(stack, precision).items()})
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
     return replace(base, **given)
+
+
+def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]:
+    """The profile values of `stack` that `precision` changes: switch -> (why, value)."""
+    out: dict[str, tuple[str, object]] = {}
+    if precision == "fp16":
+        out["grad_reduce_dtype"] = ("fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge "
+                                    "fp16_mixed)", "fp16")
+    if PROFILES[stack].param_gather_dtype == "fp8" and precision != "fp8":
+        out["param_gather_dtype"] = ("the FP8 parameter gather applies to FP8 training only", "bf16")
+    return out
+
+
+@dataclass(frozen=True)
+class Used:
+    """A switch an estimate used: its value, where the value came from and why.
+
+    `origin` is 'stated' (the job gives it), 'profile' (the job's stated stack sets it) or 'default' (the job names
+    no stack: the newest profile, `archgen.model.switches.DEFAULT_STACK`, sets it); `profile` is that profile.
+    """
+
+    name: str
+    value: object
+    origin: str
+    profile: str | None
+    source: str
+
+    @property
+    def where(self) -> str:
+        """Where the value came from, in words: 'stated', 'profile nemo-2025', 'default (profile nemo-2025)'."""
+        if self.origin == "stated":
+            return "stated"
+        return f"profile {self.profile}" if self.origin == "profile" else f"default (profile {self.profile})"
+
+
+def explain(training: object) -> list[Used]:
+    """The stack and every switch a training job's estimate uses (`training_knobs`), each with where it came from.
+
+    `training` is a Workload's `training` or a validation case's.
+    """
+    stack = training.stack
+    named = "stack" in training.model_fields_set
+    origin = "profile" if named else "default"
+    stated = stated_knobs(training)
+    knobs = resolve(stack, stated, training.precision)
+    rules = precision_rules(stack, training.precision)
+    out = [Used("stack", stack, "stated" if named else "default", None if named else stack,
+                "" if named else "no stack stated: the newest profile")]
+    for name, switch in SWITCHES.items():
+        value = getattr(knobs, name)
+        if stated.get(name) is not None:
+            out.append(Used(name, value, "stated", None, ""))
+        else:
+            why = rules[name][0] if name in rules else switch.source(stack)
+            if name == "fp8_recipe" and training.precision != "fp8":  # quant.recipe reads it for FP8 training only
+                why = f"not used: {training.precision} training has no FP8 recipe"
+            out.append(Used(name, value, origin, stack, why))
+    return out
 
 
 def open_knobs(stack_stated: bool, stated: dict[str, object]) -> list[str]:

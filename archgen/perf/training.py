@@ -25,6 +25,7 @@ from archgen.perf.hardware import Hardware
 from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
 from archgen.perf.ranks import busiest_memory, layout_arrays, per_class, rank_times
+from archgen.perf.stacks import JOB_DEFAULTS as _D
 from archgen.perf.stacks import Knobs
 
 RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
@@ -66,7 +67,7 @@ class Layout:
     ep: np.ndarray | int = 1
     interleave: np.ndarray | int = 1
     recompute: np.ndarray | int = 0
-    sequence_parallel: np.ndarray | bool = True
+    sequence_parallel: np.ndarray | bool = _D.sequence_parallel
     zero: np.ndarray | int | None = None
     pipeline: PipelineOptions = DEFAULT
     offload: np.ndarray | int = 0
@@ -76,25 +77,27 @@ class Layout:
 class Job:
     """What is trained and how, apart from the layout: the model, the batch and the stack's switches.
 
-    `grad_reduce_dtype` None means fp16 gradients for fp16 training and fp32 main gradients otherwise.
+    A switch left out takes its value under `stacks.JOB_DEFAULTS` (a profile of the table in
+    `archgen.model.switches`); `grad_reduce_dtype` None means fp16 gradients for fp16 training and the profile's
+    fp32 main gradients otherwise (`stacks.resolve`'s precision rule).
     """
 
     arch: Arch
     seq_len: int
     global_batch: int
     precision: str = "bf16"
-    attention: str = "flash"
-    distributed_optimizer: bool = True
-    overlap_grad_reduce: bool = True
-    overlap_tp_comm: bool = False
-    overlap_p2p_comm: bool = True
+    attention: str = _D.attention
+    distributed_optimizer: bool = _D.distributed_optimizer
+    overlap_grad_reduce: bool = _D.overlap_grad_reduce
+    overlap_tp_comm: bool = _D.overlap_tp_comm
+    overlap_p2p_comm: bool = _D.overlap_p2p_comm
     grad_reduce_dtype: str | None = None
-    param_gather_dtype: str = "bf16"
-    overlap_param_gather: bool = False
-    ep_dedup: bool = False
-    overlap_ep_comm: bool = False
-    dropout: bool = True
-    fp8_recipe: str = "delayed"
+    param_gather_dtype: str = _D.param_gather_dtype
+    overlap_param_gather: bool = _D.overlap_param_gather
+    ep_dedup: bool = _D.ep_dedup
+    overlap_ep_comm: bool = _D.overlap_ep_comm
+    dropout: bool = _D.dropout
+    fp8_recipe: str = _D.fp8_recipe
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:

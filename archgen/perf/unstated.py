@@ -4,7 +4,7 @@ A case is scored at the documented defaults (`perf/cases.py`); where its source 
 prediction, the accuracy page and `archgen estimate --cases` also give the lowest and highest prediction over the
 values that knob takes in practice. None of these predictions enters a score.
 
-* Training: the stack profiles (`cases.stack_range`).
+* Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest).
 * Collectives (`collective_range`):
   * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
     `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own

@@ -60,7 +60,7 @@ def test_one_refused_case_leaves_the_others_scored(tmp_path, monkeypatch):
 def test_concurrency_needs_the_requests_in_flight(tmp_path):
     (refused,) = read_case_file(_file(tmp_path, ("c", "max"))).refused
     assert str(refused.problems[0]).replace(str(tmp_path) + "/", "") == (
-        "cases.yaml:8:45: error: c.inference.batch: the concurrency scenario needs batch: the requests kept in flight "
+        "cases.yaml:8:45: error: cases.0.inference.batch: the concurrency scenario needs batch: the requests kept in flight "
         "per replica, e.g. 'batch: 1' (as many as fit is the offline scenario)")
 
 
@@ -160,7 +160,7 @@ def test_attention_dp_holds_the_whole_attention_and_a_share_of_the_requests(acce
 
 
 @pytest.mark.parametrize(("model", "ep", "tp", "message"), [
-    ("moe", 3, 8, "c.inference.ep: ep (3) must divide tp (8): the replica's tp ranks hold the experts, ep ways by "
+    ("moe", 3, 8, "cases.0.inference.ep: ep (3) must divide tp (8): the replica's tp ranks hold the experts, ep ways by "
                   "expert"),
     ("dense", 2, 2, "c.inference.ep: ep (2) needs a mixture-of-experts model; this one is dense"),
     ("moe", 16, 16, "c.inference.ep: ep (16) does not divide the 8 experts"),

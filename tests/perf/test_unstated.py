@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from archgen.model.cases import CaseTraining
 from archgen.perf.cases import case_hardware, predict, read_cases
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.unstated import (
@@ -84,7 +85,8 @@ cases:
 
 def test_no_range_where_nothing_is_open(first, modern, accelerators, tmp_path):
     """Named algorithms inside one domain leave nothing open; a stated latency closes that knob (the NVLS range is
-    then the prediction with NVLS off and on at that latency); training cases keep their stack range."""
+    then the prediction with NVLS off and on at that latency); a training case that states its stack has no range,
+    one that states none has the range over the stack profiles."""
     assert collective_range(first["nccl-8xh200-allreduce-ring"], accelerators) == {}
     assert collective_range(modern["gtc25-nccl-allreduce-32xgb200-nvl72-nvls"], accelerators) == {}
     assert open_knobs(first["vidur-dgx-h100-allreduce-64mib"], accelerators) == ("NVLS",)   # one node: no network
@@ -94,8 +96,12 @@ def test_no_range_where_nothing_is_open(first, modern, accelerators, tmp_path):
     assert open_knobs(stated, accelerators) == ("NVLS",)
     both = sorted(_busbw(stated, accelerators, 35e-6, nvls) for nvls in (False, True))
     assert collective_range(stated, accelerators)["busbw"] == pytest.approx(tuple(both))
-    training = modern["mlperf-t41-gpt3-256xh100"]
-    assert unstated_range(training, accelerators) and collective_range(training, accelerators) == {}
+    training = modern["mlperf-t41-gpt3-256xh100"]  # states its stack: nothing open
+    assert unstated_range(training, accelerators) == {} == collective_range(training, accelerators)
+    t = training.training
+    unstated = training.model_copy(update={"training": CaseTraining.model_validate(
+        t.model_dump(exclude_unset=True, exclude={"stack"}))})
+    assert unstated.training.stack == "nemo-2025" and unstated_range(unstated, accelerators)
     assert describe(("network latency", "NVLS")) == "network latency 0/35/75 us, NVLS off/on"
 
 

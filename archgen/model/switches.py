@@ -1,0 +1,188 @@
+"""The training switches, declared once: each field below is one row of the table (`SWITCHES`).
+
+A switch is a choice the training stack makes that moves the step time or the memory (the attention kernel, what
+overlaps what, the dtypes on the wire). Each is a field (name, type and so its allowed values, description) with its
+value under every stack profile and where that value is read (`ByStack`). From these two classes come a Workload's
+`training` switches (and `parallelism.sequence_parallel`), a validation case's, the profiles the performance model
+resolves (`archgen.perf.stacks`) and the defaults of its internal job (`archgen.perf.training.Job`); a test holds
+each of them to this table. A job that states no `stack` takes the newest profile (`DEFAULT_STACK`), and a stated
+switch always wins over the profile.
+
+The profiles (read from each framework's own code and recipes; nothing in them is fitted to a measurement):
+
+* `megatron-lm-2021`: Megatron-LM as the SC21 paper and the 2021-22 runs used it (NVIDIA/Megatron-LM v2.x).
+* `megatron-core-2024`: Megatron-LM / Megatron-core as its README recommends (`--use-distributed-optimizer
+  --overlap-grad-reduce --overlap-param-gather --sequence-parallel --transformer-impl transformer_engine`).
+* `nemo-2025`: NeMo 2 / Megatron-Bridge recipes (src/megatron/bridge/training/mixed_precision.py, comm_overlap.py,
+  recipes/) and NeMo's published performance configurations (scripts/performance/).
+
+Two rules depend on the precision and are applied when a profile is resolved (`perf.stacks.resolve`): fp16
+training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's `fp16_mixed`), and the FP8 parameter gather
+applies to FP8 training only.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from archgen.model.base import Spec
+
+#: Training-stack profiles, oldest first (each switch's `ByStack` gives its value under each).
+STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025")
+Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025"]
+#: The profile of a Workload or a validation case that states no `stack`: the newest.
+DEFAULT_STACK: Stack = "nemo-2025"
+AttentionKernel = Literal["flash", "materialized"]
+GradDtype = Literal["fp32", "bf16", "fp16"]
+GatherDtype = Literal["bf16", "fp8"]
+Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8"]
+
+#: (value, where it is read) of one switch under one profile.
+Setting = tuple[object, str]
+
+
+@dataclass(frozen=True)
+class ByStack:
+    """A switch's value under each stack profile, each with its source (one field per name in `STACKS`)."""
+
+    megatron_lm_2021: Setting
+    megatron_core_2024: Setting
+    nemo_2025: Setting
+
+    def setting(self, stack: str) -> Setting:
+        """(value, source) under `stack`."""
+        value: Setting = getattr(self, stack.replace("-", "_"))
+        return value
+
+
+_LM21 = "Megatron-LM v2.x (SC21)"
+_CORE = "Megatron-LM README"
+_ARGS = "Megatron-LM megatron/training/arguments.py"
+_BRIDGE = "Megatron-Bridge"
+
+
+class SequenceParallel(Spec):
+    """The switch a parallel layout carries (a Workload's `parallelism`; a case's `training`)."""
+
+    sequence_parallel: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: sequence parallelism arrived in 2022 (Korthikanti et al., arXiv 2205.05198)"),
+        (True, f"{_CORE}: --sequence-parallel"),
+        (True, f"{_BRIDGE} recipes: sequence_parallel with TP > 1"))] = Field(
+        None, description="Megatron sequence parallelism with TP; the stack's default when left out.")
+
+
+class StackSwitches(Spec):
+    """The training stack and the switches it sets; each left out (None) takes the stack's value."""
+
+    stack: Stack = Field(DEFAULT_STACK, description="Training stack whose profile fills every switch left out; the "
+                                                    "newest (nemo-2025) when left out (docs/perf-model.md, Stack "
+                                                    "profiles).")
+    attention: Annotated[AttentionKernel | None, ByStack(
+        ("materialized", f"{_LM21}: Megatron's fused softmax (FlashAttention postdates the runs)"),
+        ("flash", f"{_CORE}: --transformer-impl transformer_engine (fused/flash attention)"),
+        ("flash", f"{_BRIDGE} recipes: Transformer Engine fused attention"))] = Field(
+        None, description="Attention kernel: flash or materialized scores.")
+    distributed_optimizer: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: --DDP-impl local; --use-distributed-optimizer arrived in 2022"),
+        (True, f"{_CORE}: --use-distributed-optimizer"),
+        (True, f"{_BRIDGE} recipes: use_distributed_optimizer=True"))] = Field(
+        None, description="Shard optimizer state over DP ranks (ZeRO-1).")
+    grad_reduce_dtype: Annotated[GradDtype | None, ByStack(
+        ("fp32", f"{_LM21}: the local DDP all-reduces fp32 main gradients"),
+        ("fp32", f"{_ARGS}: 'bfloat16 requires gradient accumulation and all-reduce to be done in fp32'"),
+        ("fp32", f"{_BRIDGE} training/mixed_precision.py: bf16_mixed sets grad_reduce_in_fp32=True"))] = Field(
+        None, description="Gradient buffer and DP reduction dtype.")
+    param_gather_dtype: Annotated[GatherDtype | None, ByStack(
+        ("bf16", f"{_LM21}: no distributed optimizer, no FP8 parameters"),
+        ("bf16", f"{_ARGS}: --fp8-param-gather is off by default"),
+        ("fp8", f"{_BRIDGE} training/mixed_precision.py: the FP8 recipes set fp8_param_gather=True"))] = Field(
+        None, description="Distributed optimizer's weight all-gather dtype (fp8: fp8_param_gather, FP8 runs).")
+    overlap_grad_reduce: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: the local DDP all-reduces after the backward pass"),
+        (True, f"{_CORE}: --overlap-grad-reduce"),
+        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_grad_reduce with dp > 1"))] = Field(
+        None, description="Overlap the DP gradient reduction with backward.")
+    overlap_param_gather: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no distributed optimizer, so no parameter gather"),
+        (True, f"{_CORE}: --overlap-param-gather"),
+        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_param_gather with dp > 1"))] = Field(
+        None, description="Overlap the DP weight all-gather with forward.")
+    overlap_tp_comm: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no TP communication overlap"),
+        (False, f"{_ARGS}: opt-in (--tp-comm-overlap)"),
+        (True, f"{_BRIDGE} scripts/performance/utils/overrides.py, recipes/llama/h100/llama3.py: on with TP > 1 "
+               "and SP"))] = Field(
+        None, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
+                          "Megatron-Core tp_comm_overlap).")
+    overlap_p2p_comm: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: blocking pipeline sends (--overlap-p2p-communication was opt-in)"),
+        (True, f"{_ARGS}: the interleaved schedule overlaps its p2p (--no-overlap-p2p-communication turns it off)"),
+        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_p2p_comm with virtual pipelining"))] = Field(
+        None, description="Overlap the pipeline's point-to-point sends with the next chunk in the steady state of the "
+                          "interleaved schedule; no effect without interleave.")
+    ep_dedup: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no MoE token dispatcher"),
+        (False, "Megatron-core alltoall dispatcher: every routed copy is sent, in BF16"),
+        (True, f"{_BRIDGE} MoE recipes: flex dispatcher (DeepEP on Hopper, HybridEP on Blackwell)"))] = Field(
+        None, description="MoE dispatch sends a token once per destination node (DeepEP/HybridEP).")
+    overlap_ep_comm: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no MoE token dispatcher"),
+        (False, "Megatron-core alltoall dispatcher: no overlap"),
+        (False, f"{_BRIDGE}: overlap_moe_expert_parallel_comm stays off unless asked"))] = Field(
+        None, description="Overlap the MoE all-to-all with another micro-batch's compute.")
+    dropout: Annotated[bool | None, ByStack(
+        (True, "Megatron-LM: hidden and attention dropout 0.1"),
+        (True, "Megatron-core transformer_config.py: hidden_dropout 0.1"),
+        (False, f"{_BRIDGE} Llama and Qwen model bridges: hidden_dropout=0.0"))] = Field(
+        None, description="Dropout on (its masks are stored with the activations).")
+    fp8_recipe: Annotated[Fp8Recipe | None, ByStack(
+        ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
+        ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
+        ("tensorwise", f"{_BRIDGE} docs/performance-summary.md (NeMo 25.11): FP8-CS, current scaling"))] = Field(
+        None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling) "
+                          "or mxfp8. An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
+                          "training follows NVFP4.")
+
+
+@dataclass(frozen=True)
+class TrainingSwitch:
+    """One row of the table: a switch's name, type, allowed values, description and value under each profile."""
+
+    name: str
+    annotation: object
+    description: str
+    by_stack: ByStack
+
+    @property
+    def values(self) -> tuple[object, ...]:
+        """The values it may take."""
+        args = [a for a in typing.get_args(self.annotation) if a is not type(None)]
+        if args == [bool]:
+            return (False, True)
+        return tuple(v for a in args for v in typing.get_args(a))
+
+    def default(self, stack: str) -> object:
+        """Its value under `stack`."""
+        return self.by_stack.setting(stack)[0]
+
+    def source(self, stack: str) -> str:
+        """Where its value under `stack` is read."""
+        return self.by_stack.setting(stack)[1]
+
+
+def _rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:
+    out = {}
+    for model in models:
+        for name, info in model.model_fields.items():
+            meta = [m for m in info.metadata if isinstance(m, ByStack)]
+            if meta:
+                out[name] = TrainingSwitch(name, info.annotation, info.description or "", meta[0])
+    return out
+
+
+#: The table: every training switch, by name, in declaration order.
+SWITCHES: dict[str, TrainingSwitch] = _rows(SequenceParallel, StackSwitches)

@@ -1,0 +1,159 @@
+"""The training switches are declared once (`archgen.model.switches`): the Workload schema, the case format, the
+profiles and the internal job all take their names, types and defaults from that table."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+from archgen.model.cases import CaseTraining
+from archgen.model.switches import STACKS, SWITCHES, ByStack
+from archgen.model.workload import Parallelism, Training
+from archgen.perf.stacks import JOB_DEFAULTS, KNOBS, PROFILES, Knobs
+from archgen.perf.training import Job, Layout
+
+
+def _switch_fields(model) -> set[str]:
+    return {n for n, f in model.model_fields.items() if any(isinstance(m, ByStack) for m in f.metadata)}
+
+
+def test_every_declaration_of_a_switch_is_the_tables():
+    names = set(SWITCHES)
+    assert _switch_fields(Training) | _switch_fields(Parallelism) == names
+    assert _switch_fields(CaseTraining) == names
+    assert {f.name for f in dataclasses.fields(Knobs)} == names == set(KNOBS)
+    # the internal job carries every switch but sequence parallelism, which its Layout carries
+    job_switches = {f.name for f in dataclasses.fields(Job)} & names
+    assert job_switches == names - {"sequence_parallel"}
+    # every switch of Training, Parallelism and CaseTraining is the table's field: same type, same description
+    for model in (Training, Parallelism, CaseTraining):
+        for name in _switch_fields(model):
+            f = model.model_fields[name]
+            assert (f.annotation, f.description, f.default) == (SWITCHES[name].annotation,
+                                                                SWITCHES[name].description, None), (model, name)
+
+
+def test_profiles_and_job_defaults_are_the_tables():
+    for stack in STACKS:
+        assert {n: getattr(PROFILES[stack], n) for n in SWITCHES} == {n: s.default(stack) for n, s in SWITCHES.items()}
+    job = Job(None, 2048, 8)  # type: ignore[arg-type]
+    for name in SWITCHES:
+        if name == "grad_reduce_dtype":  # None: the precision rule (fp16 gradients under fp16, else the profile's)
+            assert job.grad_reduce_dtype is None and JOB_DEFAULTS.grad_reduce_dtype == "fp32"
+        elif name == "sequence_parallel":
+            assert Layout(1, 1, 1, 1).sequence_parallel == JOB_DEFAULTS.sequence_parallel
+        else:
+            assert getattr(job, name) == getattr(JOB_DEFAULTS, name), name
+    # the job overlaps the parameter gather, as the profile it takes its defaults from does
+    assert job.overlap_param_gather is True
+
+
+def test_every_default_is_an_allowed_value_with_a_source():
+    for s in SWITCHES.values():
+        assert s.description
+        for stack in STACKS:
+            assert s.default(stack) in s.values, (s.name, stack)
+            assert len(s.source(stack)) > 10, (s.name, stack)
+    assert SWITCHES["attention"].values == ("flash", "materialized")
+    assert SWITCHES["dropout"].values == (False, True)
+    assert typing.get_args(Training.model_fields["stack"].annotation) == STACKS
+
+
+def test_a_job_that_states_no_stack_takes_the_newest_profile():
+    """One default (issue 20 part 6): a Workload's training and a validation case that name no stack read as
+    nemo-2025, the newest profile, with every stated switch kept."""
+    from archgen.model.switches import DEFAULT_STACK
+    from archgen.perf.stacks import resolve, training_knobs
+
+    assert DEFAULT_STACK == STACKS[-1] == "nemo-2025"
+    t = Training(seq_len=2048, global_batch=64, precision="fp8", dropout=True)
+    assert t.stack == "nemo-2025" and "stack" not in t.model_fields_set
+    knobs = training_knobs(t)
+    assert knobs == dataclasses.replace(PROFILES["nemo-2025"], dropout=True)  # fp8: the FP8 parameter gather too
+    case = CaseTraining(seq_len=2048, global_batch=64, precision="bf16", tp=1, pp=1, dp=8)
+    assert case.stack == "nemo-2025"
+    assert resolve(case.stack, {}, "bf16").param_gather_dtype == "bf16"  # the FP8 gather applies to FP8 runs only
+
+
+EXPLAIN_CASES = """\
+schema: archgen-validation/1
+cases:
+- id: unstated
+  source: test
+  status: confirmed
+  system: &s {accelerator: h100-sxm5-80gb, count: 8, scale_up: {domain: 8, bandwidth: "450 GB/s"}}
+  model: &m {layers: 24, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000}
+  training: {seq_len: 2048, global_batch: 64, precision: fp16, tp: 1, pp: 1, dp: 8, dropout: true}
+  measured: [{metric: step_time, value: 1, unit: s}]
+- id: stated
+  source: test
+  status: confirmed
+  system: *s
+  model: *m
+  training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 1, dp: 8, stack: megatron-lm-2021}
+  measured: [{metric: step_time, value: 1, unit: s}]
+"""
+
+
+def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, tmp_path):
+    """Text: one line per training case, every switch grouped by origin; JSON: the same on each of its rows. The
+    predictions do not change."""
+    import json
+
+    path = tmp_path / "cases.yaml"
+    path.write_text(EXPLAIN_CASES, encoding="utf-8")
+    text = cli("estimate", "--cases", str(path), "--explain").out
+    assert text.startswith(cli("estimate", "--cases", str(path)).out)
+    lines = {x.split(":", 1)[0].strip(): x for x in text.splitlines() if x.startswith("  ")}
+    assert lines["unstated"] == (
+        "  unstated: default (profile nemo-2025): stack=nemo-2025, sequence_parallel=true, attention=flash, "
+        "distributed_optimizer=true, grad_reduce_dtype=fp16, param_gather_dtype=bf16, overlap_grad_reduce=true, "
+        "overlap_param_gather=true, overlap_tp_comm=true, overlap_p2p_comm=true, ep_dedup=true, "
+        "overlap_ep_comm=false, fp8_recipe=tensorwise; stated: dropout=true")
+    assert lines["stated"].startswith("  stated: stated: stack=megatron-lm-2021; profile megatron-lm-2021: "
+                                      "sequence_parallel=false, attention=materialized,")
+    rows = json.loads(cli("estimate", "--cases", str(path), "--explain", "--format", "json").out)
+    plain = json.loads(cli("estimate", "--cases", str(path), "--format", "json").out)
+    assert [{k: v for k, v in r.items() if k != "switches"} for r in rows] == plain
+    used = {u["name"]: u for u in rows[0]["switches"]}
+    assert set(used) == {"stack", *SWITCHES}
+    assert used["dropout"] == {"name": "dropout", "value": True, "origin": "stated", "profile": None, "source": None}
+    assert used["grad_reduce_dtype"]["value"] == "fp16" and "fp16 training" in used["grad_reduce_dtype"]["source"]
+    assert used["attention"] == {"name": "attention", "value": "flash", "origin": "default", "profile": "nemo-2025",
+                                 "source": SWITCHES["attention"].source("nemo-2025")}
+    assert {u["origin"] for u in rows[1]["switches"]} == {"stated", "profile"}
+
+
+def test_estimate_workload_explain(cli):
+    """A shipped workload that names no stack: each switch from the default profile, with its source."""
+    import json
+
+    from tests.conftest import REPO
+
+    specs = str(REPO / "specs")
+    text = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", specs, "--explain").out
+    block = text[text.index("switches (value, where it came from):"):].splitlines()
+    assert len(block) == 1 + 1 + len(SWITCHES)
+    assert block[1].split() == ["stack", "nemo-2025", "default", "(profile", "nemo-2025):", "no", "stack", "stated:",
+                                "the", "newest", "profile"]
+    assert "  overlap_param_gather   true           default (profile nemo-2025): " \
+           + SWITCHES["overlap_param_gather"].source("nemo-2025") in block
+    doc = json.loads(cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", specs, "--explain",
+                         "--format", "json").out)
+    assert [u["name"] for u in doc["switches"]] == ["stack", *SWITCHES]
+    assert {u["origin"] for u in doc["switches"]} == {"default"}
+
+
+def test_accuracy_page_lists_each_training_case_with_its_stack_and_switches(tmp_path):
+    from archgen.output.accuracy import switches_table
+    from archgen.perf.cases import read_cases
+
+    path = tmp_path / "cases.yaml"
+    path.write_text(EXPLAIN_CASES, encoding="utf-8")
+    cases, _ = read_cases(path)
+    lines = switches_table(cases)
+    assert lines[2:4] == ["| case | stack | stated | from the stack's profile |", "|---|---|---|---|"]
+    assert lines[4].startswith("| unstated | `nemo-2025` (default) | dropout=true | sequence_parallel=true, "
+                               "attention=flash, distributed_optimizer=true, grad_reduce_dtype=fp16, ")
+    assert lines[5].startswith("| stated | `megatron-lm-2021` (stated) | — | sequence_parallel=false, ")
+    assert all(f"{name}=" in lines[5] for name in SWITCHES)
