@@ -29,6 +29,16 @@ def _redundancy(value: object) -> object:
 #: N (no spare), N+k (k spare units) or N+N, also written 2N (a full second set).
 Redundancy = Annotated[str, BeforeValidator(_redundancy), StringConstraints(pattern=_REDUNDANCY.pattern)]
 
+
+def spare_units(redundancy: str, count: int) -> int:
+    """Units held in reserve by a redundancy scheme: N → 0, N+k → k, N+N → half (rounded up)."""
+    if redundancy == "N":
+        return 0
+    if redundancy == "N+N":
+        return -(-count // 2)
+    return int(redundancy.split("+")[1])
+
+
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
