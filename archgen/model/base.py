@@ -185,7 +185,8 @@ class Electrical(Spec):
             return self
         psus = self.psus
         assert psus is not None and psus.capacity is not None
+        active = psus.count - spare_units(psus.redundancy, psus.count)
         raise FieldError(("max",), (
-            f"{self.max:~P} is more than the active PSUs deliver: {psus.count - spare_units(psus.redundancy, psus.count)}"
-            f" of {psus.count} x {psus.capacity:~P} ({psus.redundancy}) = {bound.to('kW'):~P}; a PSU bound counts "
-            f"only the PSUs the redundancy keeps active (leave `max` out to derive it)"))
+            f"{self.max:~P} is more than the active PSUs deliver: {active} of {psus.count} x {psus.capacity:~P} "
+            f"({psus.redundancy}) = {bound.to('kW'):~P}; a PSU bound counts only the PSUs the redundancy keeps active "
+            f"(leave `max` out to derive it)"))

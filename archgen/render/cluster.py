@@ -59,6 +59,7 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
     if revision is None:
         revision = provenance.git_revision([specs.sources[d.id].file for d in docs if d.id in specs.sources])
     subjects = {cluster.path, cluster.spec.id, *(fa.fabric.path for fa in a.fabrics),
+                *(f.object for f in result.findings if f.object.startswith(f"{cluster.path}/")),
                 *(f"rack/{rid}" for rid in cluster.rack_counts), *(f"part/{p}" for p in parts)}
     ordered = sorted(parts.values(), key=lambda p: (p.kind, p.id))
     return Scope(result, cluster.path, cluster.spec, ordered, subjects, revision, provenance.input_hash(docs),
