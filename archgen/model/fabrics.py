@@ -301,6 +301,13 @@ class Ocs(Spec):
     cube: list[Annotated[int, Field(ge=1, le=64)]] = Field(min_length=2, max_length=3, description=(
         "Chips along each dimension of one cube, e.g. [4, 4, 4]; every link leaving a cube goes through an OCS."))
     rack: Ref | None = Field(None, description="Rack type holding the OCSes.")
+    cubes: int | None = Field(None, gt=0, le=100_000, description=(
+        "Cubes the OCSes join: the pod (TPU v5p: 140, 8,960 chips); default: the torus' own. A torus of fewer "
+        "cubes is a slice of the pod (the largest TPU v5p slice, 16x16x24, takes 96): the cluster holds the pod's "
+        "chips, the torus figures are the slice's, and every face of every pod cube is fibred to an OCS."))
+    count: int | None = Field(None, gt=0, le=1_000_000, description=(
+        "OCSes; default: one per dimension and cube-face position (48 for 4x4x4 cubes), times the fewest that keep "
+        "each within its ports, ⌈2 x pod cubes / OCS ports⌉."))
 
 
 class Torus(FabricBase):
