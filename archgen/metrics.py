@@ -247,6 +247,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "dragonfly.groups", "", "", 0, "Groups", "Dragonfly groups.", "analyse/topologies.py"),
     Metric("fabric", "dragonfly.global_links_per_group_pair", "", "", 0, "Global links per group pair", "Global "
            "links between each pair of groups.", "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.global_links_per_router", "", "", 0, "Global links per router", "Global links of "
+           "each router (stated, or what the links per group pair need).", "analyse/topologies.py"),
     Metric("fabric", "dragonfly.global_links", "", "", 0, "Global links", "Links between groups.",
            "analyse/topologies.py"),
     Metric("fabric", "dragonfly.local_links", "", "", 0, "Local links", "Links inside groups.",

@@ -20,10 +20,14 @@ Every count is a formula over the spec's numbers (N chips, d_i chips along dimen
 * **dragonfly** (J. Kim, W. J. Dally, S. Scott, D. Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology",
   ISCA 2008): g groups of a routers, p terminals and h global links per router, routers joined all-to-all in a
   group; a router uses p + (a − 1) + h ports; g ≤ a·h + 1, and each pair of groups gets m = ⌊a·h/(g − 1)⌋ global
-  links; routers = a·g, local links = g·a(a − 1)/2, global links = m·g(g − 1)/2; diameter = 3 router-to-router
+  links, or m is stated (`pair_links`, "links per arc") and h = ⌈m·(g − 1)/a⌉ derived; routers = a·g, local
+  links = g·a(a − 1)/2, global links = m·g(g − 1)/2; diameter = 3 router-to-router
   hops (4 routers) between groups (2 hops when every router has a global link to every other group, h ≥ g − 1),
   1 hop (2 routers) inside one; bisection (cut between halves of the groups) =
-  min(E·s/2, ⌊g/2⌋·⌈g/2⌉·m·s); largest size (a·h + 1)·a·p terminals.
+  min(E·s/2, ⌊g/2⌋·⌈g/2⌉·m·s); largest size (a·h + 1)·a·p terminals. Oversubscription (global taper) = a group's
+  terminal ports over the global links that leave it to the g − 1 other groups, a·p / ((g − 1)·m): 1:1 at Kim et
+  al.'s balance p = h with g = a·h + 1 groups, and Glenn K. Lockwood's "blocking factor" of a Cray EX dragonfly
+  (512 injection links per group over links-per-arc x (G − 1), https://glennklockwood.com/garden/dragonfly).
 * **rail-only** (W. Wang et al., "How to Build Low-cost Networks for Large Language Models (without Sacrificing
   Performance)", arXiv 2307.12169, 2023): R rails x P planes, each its own tree of the E_r = scale-up domains
   ports on it: one switch when E_r ≤ k, else leaves of d down / u up ports (split by the oversubscription),
@@ -165,9 +169,9 @@ def _torus(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...], acc
 
 # ------------------------------------------------------------------------------------------------ dragonfly
 
-def dragonfly_figures(a: int, p: int, h: int, g: int) -> dict[str, int]:
-    """Routers, links, global links per group pair, diameter (routers on a path) and bisection links."""
-    m = (a * h) // (g - 1) if g > 1 else 0
+def dragonfly_figures(a: int, p: int, h: int, g: int, m: int | None = None) -> dict[str, int]:
+    """Routers, links, global links per group pair (`m`, default what h gives), diameter and bisection links."""
+    m = m if m is not None and g > 1 else (a * h) // (g - 1) if g > 1 else 0
     cut = (g // 2) * ((g + 1) // 2) * m if g > 1 else (a // 2) * ((a + 1) // 2)
     return {"routers": a * g, "terminals": a * p * g, "local": g * a * (a - 1) // 2, "global": m * g * (g - 1) // 2,
             "pair_links": m, "routers_on_path": (2 if a == 1 else 3 if h >= g - 1 else 4) if g > 1 else min(a, 2),
@@ -186,36 +190,43 @@ def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, node
                accelerators: int) -> FabricAnalysis:
     spec, here = fabric.spec, fabric.owner_path
     ports_per_node, n_ports, endpoints, problems = _endpoints(design, cluster, fabric, nodes)
-    a, p, h, s = spec.group_size, spec.terminals, spec.global_links, spec.speed
+    a, p, m, s = spec.group_size, spec.terminals, spec.pair_links, spec.speed
+    fewest = max(math.ceil(endpoints / (a * p)), 1)
+    g = spec.groups or fewest
+    h = spec.global_links or max(math.ceil((m or 0) * (g - 1) / a), 1)
+    h_key = ("global_links",) if spec.global_links else ("pair_links",)
+    if m is not None and g > 1 and m * (g - 1) > a * h:
+        problems.append(Problem("NET020", here + ("pair_links",), f"{m} global links to each of {g - 1} other "
+                                f"groups take {m * (g - 1)} per group; {a} routers x {h} global links give {a * h}",
+                                count(m * (g - 1)), count(a * h)))
     router = fabric.tiers["leaf"].switch
     plan = tier_ports(router, None, None, s, None, None, here)
     k, need = plan.radix, p + (a - 1) + h
     problems += plan.problems
     if router is not None and need > k:
-        problems.append(Problem("NET001", here + ("global_links",), f"a router needs {p} terminal + {a - 1} local + "
+        problems.append(Problem("NET001", here + h_key, f"a router needs {p} terminal + {a - 1} local + "
                                 f"{h} global = {need} ports; {router.id} has {k} at {float(s.m_as('Gbit/s')):g}G: "
                                 f"expected global_links <= {max(k - p - a + 1, 0)}", count(need), count(k)))
-    fewest = max(math.ceil(endpoints / (a * p)), 1)
-    g = spec.groups or fewest
     if g < fewest:
         problems.append(Problem("NET020", here + ("groups",), f"{g} groups of {a} x {p} terminals hold {g * a * p} "
                                 f"ports; {endpoints} endpoints need {fewest} groups", count(g), count(fewest)))
     if g > a * h + 1:
-        problems.append(Problem("NET020", here + (("groups",) if spec.groups else ("global_links",)),
+        problems.append(Problem("NET020", here + (("groups",) if spec.groups else h_key),
                                 f"{g} groups need {g - 1} global links per group, one to each other group; "
                                 f"{a} routers x {h} global links give {a * h}: at most {a * h + 1} groups",
                                 count(g), count(a * h + 1)))
-    f = dragonfly_figures(a, p, h, g)
+    f = dragonfly_figures(a, p, h, g, m)
     used = min(endpoints, f["terminals"])
     tier = TierCount("router", router, s, k, plan.breakout, p, need - p, s, f["routers"], used,
                      f["routers"] * (a - 1) + 2 * f["global"])
     bisection = min(used * s / 2, f["bisection_links"] * s)
-    # uniform traffic: (g - 1)/g of a group's a·p terminals' traffic leaves over its (g - 1)·m global links
-    oversub = {"global": a * p / (g * f["pair_links"])} if g > 1 and f["pair_links"] else {}
+    # a group's a·p terminal ports over the (g − 1)·m global links to the other groups (module docstring)
+    oversub = {"global": a * p / ((g - 1) * f["pair_links"])} if g > 1 and f["pair_links"] else {}
     compute = compute_node(nodes)
     ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
     per_acc = compute.part.accelerators if compute else 0
     figures = {"dragonfly.groups": count(g), "dragonfly.global_links_per_group_pair": count(f["pair_links"]),
+               "dragonfly.global_links_per_router": count(h),
                "dragonfly.global_links": count(f["global"]), "dragonfly.local_links": count(f["local"])}
     failure = {"failure.router.ports_lost": count(p), "failure.router.bandwidth_lost": count(1 / f["routers"])}
     return _result(fabric, accelerators, problems, tiers_used=1, ports_per_node=ports_per_node, node_ports=n_ports,
