@@ -229,10 +229,17 @@ REGISTRY: tuple[Metric, ...] = (
            "analyse/topologies.py"),
     Metric("fabric", "torus.links_per_chip", "", "", 0, "Links per chip", "Neighbour links of each chip.",
            "analyse/topologies.py"),
-    Metric("fabric", "torus.cubes", "", "", 0, "Cubes", "Cubes the optical circuit switches join.",
+    Metric("fabric", "torus.cubes", "", "", 0, "Cubes", "Cubes of the torus (of the slice, in a larger pod).",
            "analyse/topologies.py"),
+    Metric("fabric", "torus.pod_cubes", "", "", 0, "Pod cubes", "Cubes the optical circuit switches join (the pod).",
+           "analyse/topologies.py"),
+    Metric("fabric", "torus.slices", "", "", 0, "Slices per pod", "Slices of the torus' shape the pod holds at "
+           "once.", "analyse/topologies.py"),
     Metric("fabric", "torus.ocs", "", "", 0, "Optical circuit switches", "Optical circuit switches joining the "
-           "cubes.", "analyse/topologies.py"),
+           "cubes (stated, or one per dimension and face position times the fewest that fit).",
+           "analyse/topologies.py"),
+    Metric("fabric", "torus.ocs_ports_used", "", "", 0, "Ports used per OCS", "Fibres each optical circuit switch "
+           "takes.", "analyse/topologies.py"),
     Metric("fabric", "failure.chip.links_lost", "", "", 0, "Links lost with a chip", "Neighbour links one chip "
            "holds.", "analyse/topologies.py"),
     Metric("fabric", "failure.chip.bandwidth_lost", "", "percent", 2, "Bandwidth lost with a chip", "Share of the "
@@ -240,6 +247,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "dragonfly.groups", "", "", 0, "Groups", "Dragonfly groups.", "analyse/topologies.py"),
     Metric("fabric", "dragonfly.global_links_per_group_pair", "", "", 0, "Global links per group pair", "Global "
            "links between each pair of groups.", "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.global_links_per_router", "", "", 0, "Global links per router", "Global links of "
+           "each router (stated, or what the links per group pair need).", "analyse/topologies.py"),
     Metric("fabric", "dragonfly.global_links", "", "", 0, "Global links", "Links between groups.",
            "analyse/topologies.py"),
     Metric("fabric", "dragonfly.local_links", "", "", 0, "Local links", "Links inside groups.",

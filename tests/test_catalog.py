@@ -309,3 +309,26 @@ def test_catalog_text_is_fit_for_partners():
             if not line.lstrip().startswith("#") and INTERNAL.search(line):
                 bad.append(f"{path.relative_to(shipped_catalog())}:{n}: {line.strip()}")
     assert not bad, "\n".join(bad)
+
+
+def test_switch_power_bound_counts_active_psus_only() -> None:
+    """Issue 21 item 10: the Q3400's 7 kW was 8 x 875 W, the ratings of every PSU, the redundant ones included.
+
+    With no published maximum draw, the bound is the active PSUs' output: 4 of 8 (N+N) x 875 W = 3.5 kW, marked
+    `psu-active`; a `psu-rating` maximum above that output is refused at the key.
+    """
+    from pydantic import ValidationError
+
+    from archgen.model.base import Electrical
+
+    power = _part("q3400").power
+    assert (power.max_basis, power.max.m_as("W")) == ("psu-active", 3500)
+    psus = {"count": 8, "capacity": "875 W", "redundancy": "N+N"}
+    with pytest.raises(ValidationError, match=r"4 of 8 x 875 W \(N\+N\) = 3\.5 kW"):
+        Electrical.model_validate({"max": "7 kW", "max_basis": "psu-rating", "psus": psus})
+    assert Electrical.model_validate({"max": "3.5 kW", "max_basis": "psu-rating", "psus": psus}).max_basis == \
+        "psu-rating"
+    assert Electrical.model_validate({"max": "7 kW", "psus": psus}).max.m_as("kW") == 7  # a stated maximum stands
+    # N+1 of 6 x 3.3 kW (DGX B200's PSUs): 5 active, 16.5 kW
+    assert Electrical.model_validate({"psus": {"count": 6, "capacity": "3.3 kW", "redundancy": "N+1"}}).max \
+        .m_as("kW") == pytest.approx(16.5)

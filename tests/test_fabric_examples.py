@@ -165,6 +165,30 @@ def test_dragonfly_with_more_global_links_than_ports(tmp_path: Path) -> None:
            "global_links <= 41" in bad[0].message
 
 
+@pytest.mark.parametrize(("arc", "per_router", "taper"), [(4, 4, 4.0), (16, 16, 1.0)])
+def test_dragonfly_links_per_group_pair_stated(spec_tree, arc: int, per_router: int, taper: float) -> None:
+    """Issue 21 item 4: HPE Cray EX groups of 32 64-port switches, 16 terminals each, "up to 16" global links per
+    group pair ("links per arc"; G. K. Lockwood, https://glennklockwood.com/garden/dragonfly). 33 groups (16,896
+    node ports: 2,112 DGX H100) with `pair_links` stated: h = ⌈m·(G − 1)/a⌉ = m·32/32 global links per router, and
+    the taper is Lockwood's blocking factor, 512 injection links / (m x (G − 1)): 4 at m = 4, 1 at m = 16. Before,
+    m could only come out of h as ⌊a·h/(G − 1)⌋, and the taper divided by G: 512 / (m x 33)."""
+    text = DRAGONFLY.replace("count: 8}]", "count: 528}]").replace("group_size: 8", "group_size: 32") \
+        .replace("global_links: GLOBAL", f"pair_links: {arc}\n  groups: 33")
+    result = run([spec_tree({"clusters/d.yaml": text})])
+    m = _m(result, "cluster/d/fabric/df")
+    assert (m["dragonfly.groups"], m["dragonfly.global_links_per_group_pair"], m["dragonfly.global_links_per_router"],
+            m["dragonfly.global_links"]) == (33, arc, per_router, arc * 33 * 32 // 2)
+    assert m["global.oversubscription"] == pytest.approx(taper)
+    assert not [f for f in result.findings if f.id in ("NET001", "NET020")], [f.message for f in result.findings]
+
+
+def test_dragonfly_pair_links_beyond_the_routers_global_ports(spec_tree) -> None:
+    """Both stated: 8 routers x 2 global links cannot carry 16 links to the other group (NET020 at pair_links)."""
+    text = DRAGONFLY.replace("global_links: GLOBAL", "global_links: 2\n  pair_links: 24")
+    bad = [f.message for f in run([spec_tree({"clusters/d.yaml": text})]).findings if f.id == "NET020"]
+    assert bad == ["24 global links to each of 1 other groups take 24 per group; 8 routers x 2 global links give 16"]
+
+
 def test_rail_only_pipeline(spec_tree) -> None:
     """32 DGX H100 (8 rails) on QM9700 rail switches: 32 domains fit one 64-port switch per rail, 1 tier, 8 switches;
     bisection = 8 rails x 16 domains x 400G."""

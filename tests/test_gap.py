@@ -277,7 +277,7 @@ def test_markdown(tmp_path):
     assert lines[0] == f"## archgen gap: `{os.path.relpath(PROPOSAL)}` against `{os.path.relpath(REQUIREMENTS)}`"
     assert lines[2] == ("❌ 11 result(s) of 8 requirement(s): 7 met, 2 not met, 2 not provided (SHALL: 6 met, 1 not "
                         "met, 1 not provided; SHOULD: 1 met, 1 not met; MAY: 1 not provided). The proposal has 2 "
-                        "error and 0 warning finding(s).")
+                        "error and 3 warning finding(s).")  # NET023/NET024: no management or front-end network
     assert ("| REQ-HALL-MECH-001 | SHALL | `rack/acme-r4` | Rack weight as installed | \\<= 600 kg | 650 kg | "
             "❌ not met | -8.3 % (-50 kg) |") in lines
     assert ("| REQ-HALL-PWR-001 | SHALL | `rack/acme-r4` | Rack IT load within the hall's per-rack budget | "
@@ -349,7 +349,7 @@ def test_json():
     storage = rows[("REQ-HALL-NET-002", "cluster/*/fabric/storage")]
     assert storage["status"] == "not provided" and storage["value"] is None and storage["note"]
     found = {f["id"]: f["severity"] for f in doc["findings"] if not f.get("waived")}
-    assert {i for i, s in found.items() if s != "info"} == {"PWR002", "PWR003"}
+    assert {i for i, s in found.items() if s != "info"} == {"PWR002", "PWR003", "NET023", "NET024"}
     assert {i for i, s in found.items() if s == "info"} <= {"COST002", "COST003"}  # its capex: unpriced, assumed
     assert doc["objects"][0] == "cluster/acme-pod"
 

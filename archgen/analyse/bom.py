@@ -8,6 +8,11 @@ Rack accessories are counted from the placed parts, by stated rules rather than 
 whose catalog entry gives its PSUs (IEC 60320 pairs: a C14 inlet takes a C13 plug at the PDU, a C20 a C19), a rail
 kit per rack-mounted system or switch in an EIA-19 rack (ORv3 frames carry their own brackets), and a 1U blanking
 panel per free U on the front face.
+
+CDUs named in a rack type's liquid path (not placed in its slots) are bought per group: `cdu_count` CDUs serve
+`racks_per_cdu` racks of that type, so n racks take ⌊n / racks_per_cdu⌋ full groups; the last, partial group takes
+the fewest of its `cdu_count` CDUs whose capacity, less the spares its `cdu_redundancy` holds back, carries that
+group's liquid heat (`cdu_units`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass, replace
 from archgen.analyse.network import ClusterAnalysis
 from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Switch, System
+from archgen.model.base import spare_units
 from archgen.model.network import COPPER_MEDIA
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -146,6 +152,42 @@ def cord_gaps(rack: RackDesign) -> list[str]:
     return [out[k] for k in sorted(out)]
 
 
+def liquid_heat(rack: RackDesign) -> Q:
+    """Heat a rack rejects to liquid: each system's and switch's maximum draw x its liquid fraction."""
+    return sum((p.part.power.max * p.part.cooling.liquid_fraction for p in rack.items
+                if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
+
+
+def cdu_units(rack: RackDesign, racks: int) -> int:
+    """CDUs that `racks` racks of this type need by the module docstring's rule; 0 without a CDU or with it placed."""
+    path, unit = rack.spec.cooling.liquid, rack.cdu
+    if path is None or unit is None or racks <= 0 or any(item.part.id == unit.id for item in rack.items):
+        return 0
+    full, rest = divmod(racks, path.racks_per_cdu)
+    if not rest:
+        return full * path.cdu_count
+    load = liquid_heat(rack) * rest
+    last = next((k for k in range(1, path.cdu_count)
+                 if unit.capacity * (k - spare_units(path.cdu_redundancy, k)) >= load), path.cdu_count)
+    return full * path.cdu_count + last
+
+
+def cdu_lines(a: ClusterAnalysis) -> list[BomLine]:
+    """One BOM line per CDU part named in the liquid paths of the cluster's rack types (`cdu_units`)."""
+    out: dict[str, BomLine] = {}
+    for rid, n in sorted(a.cluster.rack_counts.items()):
+        rack = a.cluster.rack_types[rid]
+        q = cdu_units(rack, n)
+        if not q or rack.cdu is None or rack.spec.cooling.liquid is None:
+            continue
+        path = rack.spec.cooling.liquid
+        note = f"{path.cdu_count} ({path.cdu_redundancy}) per {path.racks_per_cdu} {rid} rack(s)"
+        have = out.get(rack.cdu.id)
+        out[rack.cdu.id] = BomLine(rack.cdu.id, "CoolingUnit", q + (have.quantity if have else 0),
+                                   unit_power(rack.cdu), f"{have.note}; {note}" if have else note)
+    return [out[k] for k in sorted(out)]
+
+
 def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dict[str, Q], Q]:
     """BOM lines, network power per fabric and optics power of a cluster.
 
@@ -170,7 +212,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dic
             accessories[acc.part] = replace(acc, quantity=acc.quantity * n + (have.quantity if have else 0))
     for pid, (part, q) in sorted(placed.items()):
         lines.append(BomLine(pid, type(part).__name__, q, unit_power(part) or Q_(0, "W")))
-    lines += [accessories[k] for k in sorted(accessories)]
+    lines += [accessories[k] for k in sorted(accessories)] + cdu_lines(a)
     needed: dict[str, tuple[Switch, int]] = {}
     net_power: dict[str, Q] = {}
     for fa in a.fabrics:

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from archgen.analyse.rack import spare_units
 from archgen.build import RackDesign
 from archgen.model import Switch, System
+from archgen.model.base import spare_units
 from archgen.model.power import PDU
 from archgen.units import Q_, Q
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from archgen.analyse.bom import BomLine, rack_bom
+from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
+from archgen.model.base import spare_units
 from archgen.model.power import PDU
 from archgen.model.rack import Pdus, Shelves
 from archgen.units import Q_, Q
@@ -25,15 +26,6 @@ COOLANTS: dict[str, tuple[Q, Q]] = {
 }
 #: Air at 20 degC, sea level (ISA): rho 1.204 kg/m^3, c_p 1.006 kJ/(kg K).
 AIR = (Q_(1.204, "kg/m**3"), Q_(1006, "J/kg/K"))
-
-
-def spare_units(redundancy: str, count: int) -> int:
-    """Units held in reserve by a redundancy scheme: N → 0, N+k → k, N+N → half (rounded up)."""
-    if redundancy == "N":
-        return 0
-    if redundancy == "N+N":
-        return math.ceil(count / 2)
-    return int(redundancy.split("+")[1])
 
 
 @dataclass(frozen=True)
@@ -305,8 +297,7 @@ def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:
 
 def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
     spec = rack.spec
-    liquid = sum((p.part.power.max * p.part.cooling.liquid_fraction for p in rack.items
-                  if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
+    liquid = liquid_heat(rack)
     heat = (power.input_power).to("kW")  # every watt drawn, conversion losses included, ends up as heat
     air = heat - liquid  # transceivers in switch cages are cooled by the switches' fans: their heat goes to air
     path = spec.cooling.liquid

@@ -206,7 +206,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
         elif isinstance(part, PDU):
             add("pdu", part, line.quantity, interrupts=not redundant.get("pdu", False))
         elif isinstance(part, CoolingUnit):
-            add("cdu", part, line.quantity)
+            add("cdu", part, line.quantity, interrupts=not redundant.get("cdu", False))
     out = tuple(ClassRate(e["name"], e["units"], _combined(e["rates"]), e["interrupts"], tuple(sorted(e["parts"])),
                           e["exposure"]) for _, e in sorted(classes.items()) if e["units"])
     facility = a.cluster.facility
@@ -246,13 +246,14 @@ def _combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:
 
 
 def _redundancy(a: ClusterAnalysis) -> dict[str, bool]:
-    """Whether every rack type of the cluster has redundant power shelves and PDUs."""
-    shelves = pdus = True
+    """Whether every rack type of the cluster has redundant power shelves, PDUs and CDUs."""
+    shelves = pdus = cdus = True
     for rack in a.cluster.rack_types.values():
-        power = rack.spec.power
+        power, liquid = rack.spec.power, rack.spec.cooling.liquid
         shelves = shelves and (power.shelves is None or power.shelves.redundancy != "N")
         pdus = pdus and (power.pdus is None or power.pdus.redundancy != "N")
-    return {"power_shelf": shelves, "pdu": pdus}
+        cdus = cdus and (liquid is None or liquid.cdu_redundancy != "N")
+    return {"power_shelf": shelves, "pdu": pdus, "cdu": cdus}
 
 
 def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, redundant: dict[str, bool],
@@ -306,8 +307,9 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
             out.append(Domain(label, label, yearly(name), lost, repair(name),
                               "redundant: a repair, no accelerator lost" if lost == 0 else "the rack stops"))
     if "cdu" in by and by["cdu"].units:
-        served = a.accelerators // by["cdu"].units
+        served = 0 if redundant.get("cdu") else a.accelerators // by["cdu"].units
         out.append(Domain("CDU", "coolant distribution unit", yearly("cdu"), served, repair("cdu"),
+                          "redundant: a repair, no accelerator lost" if served == 0 else
                           "the racks it cools stop (accelerators / CDUs)"))
     if site_per_day:
         out.append(Domain("site", "facility site events", site_per_day * 365.25, a.accelerators, Q_(0, "h"),

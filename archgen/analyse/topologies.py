@@ -8,15 +8,26 @@ Every count is a formula over the spec's numbers (N chips, d_i chips along dimen
   dimension of 3 or more, 1 per dimension of 2; diameter = Σ ⌊d_i/2⌋ hops (Σ (d_i − 1) as a mesh); bisection
   (one direction) = 2·N/D links across the largest dimension D (N/D as a mesh or D = 2). With optical circuit
   switches joining cubes of c_i chips, the N/c_i links of dimension i that cross a cube face run through OCSes:
-  one OCS per dimension and face position (Σ_i Π_{j≠i} c_j OCSes, 48 for TPU v4's 4x4x4 cubes), each taking
-  2 x cubes fibres (128 of a Palomar OCS's ports for 64 cubes), 2·Σ_i N/c_i fibres in all.
+  one OCS per dimension and face position (F = Σ_i Π_{j≠i} c_j OCSes, 48 for TPU v4's 4x4x4 cubes), each taking
+  2 x cubes fibres (128 of a Palomar OCS's 136 ports for 64 cubes), 2·Σ_i N/c_i fibres in all (6,144 for TPU v4's
+  4,096 chips, as Jouppi et al. count). A pod of more cubes than one OCS's ports / 2 (68 for 136 ports) takes
+  ⌈2·cubes / ports⌉ OCSes per face position, unless `count` states them; each OCS then takes ⌈fibres / OCSes⌉
+  ports. A torus may be a slice of a larger pod (`ocs.cubes`: TPU v5p's 8,960-chip pod of 140 cubes, whose largest
+  slice is 16x16x24, 96 cubes; Google Cloud TPU v5p documentation, https://cloud.google.com/tpu/docs/v5p): every
+  face of every pod cube is fibred (2·F per cube), the torus figures are the slice's, and the pod holds
+  ⌊pod cubes / slice cubes⌋ such slices at once. An OCS (`technology: optical-circuit`) is rate agnostic: all its
+  ports count at any line rate.
 * **dragonfly** (J. Kim, W. J. Dally, S. Scott, D. Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology",
   ISCA 2008): g groups of a routers, p terminals and h global links per router, routers joined all-to-all in a
   group; a router uses p + (a − 1) + h ports; g ≤ a·h + 1, and each pair of groups gets m = ⌊a·h/(g − 1)⌋ global
-  links; routers = a·g, local links = g·a(a − 1)/2, global links = m·g(g − 1)/2; diameter = 3 router-to-router
+  links, or m is stated (`pair_links`, "links per arc") and h = ⌈m·(g − 1)/a⌉ derived; routers = a·g, local
+  links = g·a(a − 1)/2, global links = m·g(g − 1)/2; diameter = 3 router-to-router
   hops (4 routers) between groups (2 hops when every router has a global link to every other group, h ≥ g − 1),
   1 hop (2 routers) inside one; bisection (cut between halves of the groups) =
-  min(E·s/2, ⌊g/2⌋·⌈g/2⌉·m·s); largest size (a·h + 1)·a·p terminals.
+  min(E·s/2, ⌊g/2⌋·⌈g/2⌉·m·s); largest size (a·h + 1)·a·p terminals. Oversubscription (global taper) = a group's
+  terminal ports over the global links that leave it to the g − 1 other groups, a·p / ((g − 1)·m): 1:1 at Kim et
+  al.'s balance p = h with g = a·h + 1 groups, and Glenn K. Lockwood's "blocking factor" of a Cray EX dragonfly
+  (512 injection links per group over links-per-arc x (G − 1), https://glennklockwood.com/garden/dragonfly).
 * **rail-only** (W. Wang et al., "How to Build Low-cost Networks for Large Language Models (without Sacrificing
   Performance)", arXiv 2307.12169, 2023): R rails x P planes, each its own tree of the E_r = scale-up domains
   ports on it: one switch when E_r ≤ k, else leaves of d down / u up ports (split by the oversubscription),
@@ -85,22 +96,38 @@ def torus_figures(dims: list[int], wrap: bool = True, per_neighbour: int = 1) ->
     return {"chips": n, "links": links, "degree": degree, "diameter": diameter, "bisection_links": cut}
 
 
-def ocs_figures(dims: list[int], cube: list[int], wrap: bool = True) -> dict[str, int]:
-    """OCSes, ports per OCS, fibres and the torus links left inside the cubes, for cubes of `cube` chips."""
+def ocs_figures(dims: list[int], cube: list[int], wrap: bool = True, pod: int | None = None, radix: int = 0,
+                count: int | None = None) -> dict[str, int]:
+    """OCSes, ports used per OCS, fibres and the torus links crossing cube faces (module docstring).
+
+    `pod`: cubes the OCSes join (default: the torus' own); `radix`: ports of one OCS (0: unknown, one OCS per face
+    position); `count`: OCSes stated (default: derived).
+    """
     n, cubes = math.prod(dims), math.prod(d // c for d, c in zip(dims, cube, strict=True))
     crossing = sum(n // c for d, c in zip(dims, cube, strict=True) if d > 1 and (wrap or d > c))
     faces = sum(math.prod(c for j, c in enumerate(cube) if j != i) for i in range(len(cube)))
-    return {"cubes": cubes, "ocs": faces, "ocs_ports": 2 * cubes, "fibres": 2 * crossing, "crossing": crossing}
+    pod = pod or cubes
+    fibres = 2 * crossing if pod == cubes else 2 * faces * pod
+    ocs = count or faces * (max(math.ceil(2 * pod / radix), 1) if radix else 1)
+    return {"cubes": cubes, "pod_cubes": pod, "ocs": ocs, "ocs_ports": math.ceil(fibres / ocs), "fibres": fibres,
+            "crossing": crossing, "slices": pod // cubes if cubes else 0, "faces": faces}
 
 
 def _torus(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...], accelerators: int) -> FabricAnalysis:
     spec, here, problems = fabric.spec, fabric.owner_path, []
     f = torus_figures(spec.dims, spec.wraparound, spec.links_per_neighbour)
     shape = "x".join(str(d) for d in spec.dims)
-    if f["chips"] != accelerators:
-        problems.append(Problem("NET020", here + ("dims",), f"a {shape} torus joins {f['chips']} chips; the "
-                                f"cluster has {accelerators} accelerators: expected dims whose product is "
-                                f"{accelerators}", count(f["chips"]), count(accelerators)))
+    pod = spec.ocs.cubes if spec.ocs is not None else None
+    chips = pod * math.prod(spec.ocs.cube) if spec.ocs is not None and pod else f["chips"]
+    if chips != accelerators:
+        what = f"a pod of {pod} cubes holds" if pod else f"a {shape} torus joins"
+        want = f"cubes holding {accelerators} chips" if pod else f"dims whose product is {accelerators}"
+        problems.append(Problem("NET020", here + (("ocs", "cubes") if pod else ("dims",)), f"{what} {chips} chips; "
+                                f"the cluster has {accelerators} accelerators: expected {want}",
+                                count(chips), count(accelerators)))
+    if pod and f["chips"] > chips:
+        problems.append(Problem("NET020", here + ("dims",), f"a {shape} slice joins {f['chips']} chips; the pod's "
+                                f"{pod} cubes hold {chips}", count(f["chips"]), count(chips)))
     compute = compute_node(nodes)
     acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
     have = acc.scale_up.links if isinstance(acc, Accelerator) and acc.scale_up else 0
@@ -113,17 +140,25 @@ def _torus(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...], acc
     figures = {"torus.diameter": count(f["diameter"]), "torus.links_per_chip": count(f["degree"])}
     ocs_sw = fabric.tiers["ocs"].switch
     if spec.ocs is not None:
-        o = ocs_figures(spec.dims, spec.ocs.cube, spec.wraparound)
-        links = {"neighbour": f["links"] - o["crossing"] * spec.links_per_neighbour,
-                 "ocs": o["fibres"] * spec.links_per_neighbour}
-        per_ocs = o["ocs_ports"] * spec.links_per_neighbour
-        radix = tier_ports(ocs_sw, None, None, s, None, None, here + ("ocs",)).radix if ocs_sw else 0
+        radix = 0 if ocs_sw is None else ocs_sw.ports.count if ocs_sw.technology == "optical-circuit" else \
+            tier_ports(ocs_sw, None, None, s, None, None, here + ("ocs",)).radix
+        n = spec.links_per_neighbour
+        o = ocs_figures(spec.dims, spec.ocs.cube, spec.wraparound, pod, radix // n, spec.ocs.count)
+        inside = f["links"] - o["crossing"] * n
+        if pod and pod != o["cubes"]:    # the pod's cubes, each with the links inside it
+            inside = pod * (torus_figures(spec.ocs.cube, False, n)["links"])
+        links = {"neighbour": inside, "ocs": o["fibres"] * n}
+        per_ocs = o["ocs_ports"] * n
         if ocs_sw is not None and per_ocs > radix:
-            problems.append(Problem("NET001", here + ("ocs", "switch"), f"each OCS joins {o['cubes']} cubes "
-                                    f"({per_ocs} fibres); {ocs_sw.id} has {radix} ports", count(per_ocs),
-                                    count(radix)))
-        tiers = (TierCount("ocs", ocs_sw, s, radix, 1, radix, 0, s, o["ocs"], o["ocs"] * per_ocs, 0),)
-        figures |= {"torus.cubes": count(o["cubes"]), "torus.ocs": count(o["ocs"])}
+            problems.append(Problem("NET001", here + (("ocs", "count") if spec.ocs.count else ("ocs", "switch")),
+                                    f"each of {o['ocs']} OCSes takes {per_ocs} fibres ({o['fibres'] * n} from "
+                                    f"{o['pod_cubes']} cubes); {ocs_sw.id} has {radix} ports: expected at least "
+                                    f"{math.ceil(o['fibres'] * n / radix) if radix else '?'} OCSes",
+                                    count(per_ocs), count(radix)))
+        tiers = (TierCount("ocs", ocs_sw, s, radix, 1, radix, 0, s, o["ocs"], o["fibres"] * n, 0),)
+        figures |= {"torus.cubes": count(o["cubes"]), "torus.ocs": count(o["ocs"]),
+                    "torus.ocs_ports_used": count(per_ocs), "torus.pod_cubes": count(o["pod_cubes"]),
+                    "torus.slices": count(o["slices"])}
     failure = {"failure.chip.links_lost": count(f["degree"]),
                "failure.chip.bandwidth_lost": count(1 / f["chips"] if f["chips"] else 0)}
     return _result(fabric, accelerators, problems, tiers_used=0, endpoint_ports=f["chips"], tiers=tiers,
@@ -134,9 +169,9 @@ def _torus(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...], acc
 
 # ------------------------------------------------------------------------------------------------ dragonfly
 
-def dragonfly_figures(a: int, p: int, h: int, g: int) -> dict[str, int]:
-    """Routers, links, global links per group pair, diameter (routers on a path) and bisection links."""
-    m = (a * h) // (g - 1) if g > 1 else 0
+def dragonfly_figures(a: int, p: int, h: int, g: int, m: int | None = None) -> dict[str, int]:
+    """Routers, links, global links per group pair (`m`, default what h gives), diameter and bisection links."""
+    m = m if m is not None and g > 1 else (a * h) // (g - 1) if g > 1 else 0
     cut = (g // 2) * ((g + 1) // 2) * m if g > 1 else (a // 2) * ((a + 1) // 2)
     return {"routers": a * g, "terminals": a * p * g, "local": g * a * (a - 1) // 2, "global": m * g * (g - 1) // 2,
             "pair_links": m, "routers_on_path": (2 if a == 1 else 3 if h >= g - 1 else 4) if g > 1 else min(a, 2),
@@ -155,36 +190,43 @@ def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, node
                accelerators: int) -> FabricAnalysis:
     spec, here = fabric.spec, fabric.owner_path
     ports_per_node, n_ports, endpoints, problems = _endpoints(design, cluster, fabric, nodes)
-    a, p, h, s = spec.group_size, spec.terminals, spec.global_links, spec.speed
+    a, p, m, s = spec.group_size, spec.terminals, spec.pair_links, spec.speed
+    fewest = max(math.ceil(endpoints / (a * p)), 1)
+    g = spec.groups or fewest
+    h = spec.global_links or max(math.ceil((m or 0) * (g - 1) / a), 1)
+    h_key = ("global_links",) if spec.global_links else ("pair_links",)
+    if m is not None and g > 1 and m * (g - 1) > a * h:
+        problems.append(Problem("NET020", here + ("pair_links",), f"{m} global links to each of {g - 1} other "
+                                f"groups take {m * (g - 1)} per group; {a} routers x {h} global links give {a * h}",
+                                count(m * (g - 1)), count(a * h)))
     router = fabric.tiers["leaf"].switch
     plan = tier_ports(router, None, None, s, None, None, here)
     k, need = plan.radix, p + (a - 1) + h
     problems += plan.problems
     if router is not None and need > k:
-        problems.append(Problem("NET001", here + ("global_links",), f"a router needs {p} terminal + {a - 1} local + "
+        problems.append(Problem("NET001", here + h_key, f"a router needs {p} terminal + {a - 1} local + "
                                 f"{h} global = {need} ports; {router.id} has {k} at {float(s.m_as('Gbit/s')):g}G: "
                                 f"expected global_links <= {max(k - p - a + 1, 0)}", count(need), count(k)))
-    fewest = max(math.ceil(endpoints / (a * p)), 1)
-    g = spec.groups or fewest
     if g < fewest:
         problems.append(Problem("NET020", here + ("groups",), f"{g} groups of {a} x {p} terminals hold {g * a * p} "
                                 f"ports; {endpoints} endpoints need {fewest} groups", count(g), count(fewest)))
     if g > a * h + 1:
-        problems.append(Problem("NET020", here + (("groups",) if spec.groups else ("global_links",)),
+        problems.append(Problem("NET020", here + (("groups",) if spec.groups else h_key),
                                 f"{g} groups need {g - 1} global links per group, one to each other group; "
                                 f"{a} routers x {h} global links give {a * h}: at most {a * h + 1} groups",
                                 count(g), count(a * h + 1)))
-    f = dragonfly_figures(a, p, h, g)
+    f = dragonfly_figures(a, p, h, g, m)
     used = min(endpoints, f["terminals"])
     tier = TierCount("router", router, s, k, plan.breakout, p, need - p, s, f["routers"], used,
                      f["routers"] * (a - 1) + 2 * f["global"])
     bisection = min(used * s / 2, f["bisection_links"] * s)
-    # uniform traffic: (g - 1)/g of a group's a·p terminals' traffic leaves over its (g - 1)·m global links
-    oversub = {"global": a * p / (g * f["pair_links"])} if g > 1 and f["pair_links"] else {}
+    # a group's a·p terminal ports over the (g − 1)·m global links to the other groups (module docstring)
+    oversub = {"global": a * p / ((g - 1) * f["pair_links"])} if g > 1 and f["pair_links"] else {}
     compute = compute_node(nodes)
     ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
     per_acc = compute.part.accelerators if compute else 0
     figures = {"dragonfly.groups": count(g), "dragonfly.global_links_per_group_pair": count(f["pair_links"]),
+               "dragonfly.global_links_per_router": count(h),
                "dragonfly.global_links": count(f["global"]), "dragonfly.local_links": count(f["local"])}
     failure = {"failure.router.ports_lost": count(p), "failure.router.bandwidth_lost": count(1 / f["routers"])}
     return _result(fabric, accelerators, problems, tiers_used=1, ports_per_node=ports_per_node, node_ports=n_ports,

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from archgen import topology
 from archgen.analyse.cabling import UNBUILDABLE
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, count, nic_bandwidth, nic_ports
+from archgen.checks import network_roles as roles
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Switch
-from archgen.model.cluster import Cluster
 
 #: Graphs larger than this (switch vertices per plane) are not built for the failure check.
 MAX_GRAPH_SWITCHES = 20_000
@@ -195,22 +195,7 @@ def nic_ports_used(ctx: Context) -> Iterator[Violation]:
     Fix: lower `ports_per_node`, or fit the NICs the fabrics need.
     """
     yield from _fabric_problems(ctx, "NET011")
-    for c in ctx.clusters.values():
-        for nt in c.nodes:
-            used: dict[str, int] = {}
-            alone: set[str] = set()
-            for fa in c.fabrics:
-                role = fa.fabric.spec.nic_role or fa.fabric.spec.role
-                n = fa.ports_per_node.get(nt.part.id, 0)
-                used[role] = used.get(role, 0) + n
-                if n > nic_ports(ctx.design, nt.part, role):
-                    alone.add(role)       # already reported for that fabric
-            for role, n in sorted(used.items()):
-                have = nic_ports(ctx.design, nt.part, role)
-                if n > have and have and role not in alone:
-                    yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
-                                    f"{nt.part.id}: the fabrics use {n} NIC ports of role '{role}', it has {have}",
-                                    count(n), count(have))
+    yield from roles.overused_nic_roles(ctx)
 
 
 @check("NET012", "network.placement", severity="warning")
@@ -272,19 +257,10 @@ def surplus_switches(ctx: Context) -> Iterator[Violation]:
                 if racks * (each - 1) < need:
                     continue
                 by = f" ({', '.join(what for what, _, _ in tiers)})" if tiers else " there"
-                path = next((where for _, _, where in tiers if where), _placement_path(design.spec, rack_id))
+                path = next((where for _, _, where in tiers if where), design.spec.placement_path(rack_id))
                 yield Violation(design.path, design.spec.id, path,
                                 f"{sw} in the '{rack_id}' racks: {racks * each} placed ({racks} x {each} per rack), "
                                 f"the fabrics derive {need or 'none'}{by}", count(racks * each), count(need))
-
-
-def _placement_path(spec: Cluster, rack_id: str) -> tuple:
-    """Field path of the first units or layout entry that places racks of type `rack_id` (for the finding's line)."""
-    for i, unit in enumerate(spec.units):
-        for j, entry in enumerate(unit.racks):
-            if entry.rack == rack_id:
-                return ("units", i, "racks", j, "rack")
-    return next((("layout", i, "rack") for i, p in enumerate(spec.layout) if p.rack == rack_id), ("layout",))
 
 
 @check("NET013", "network.single_points_of_failure", severity="warning")
@@ -392,3 +368,21 @@ def topology_size(ctx: Context) -> Iterator[Violation]:
     terminals per router, or more global links per router.
     """
     yield from _fabric_problems(ctx, "NET020")
+
+
+@check("NET023", "network.unwired_nic_role", severity="warning")
+def unwired_nic_role(ctx: Context) -> Iterator[Violation]:
+    """Every NIC role a node carries (compute, storage, front end, a BMC's management port) is used by a fabric.
+
+    Fix: add a fabric with that `role` or `nic_role`, or waive the finding on its subject, saying who builds it.
+    """
+    yield from roles.unwired_nic_roles(ctx)
+
+
+@check("NET024", "network.missing_networks", severity="warning")
+def missing_networks(ctx: Context) -> Iterator[Violation]:
+    """A cluster has an out-of-band management network and a front-end network besides its compute fabric.
+
+    Fix: add a `management` fabric and a `frontend` (or `converged`) one, or waive the finding on its subject.
+    """
+    yield from roles.missing_networks(ctx)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from archgen.units import Mass, Power, PowerOrZero, RackSpace
+from archgen.units import Mass, Power, PowerOrZero, Q, RackSpace
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Ref = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
@@ -28,6 +28,16 @@ def _redundancy(value: object) -> object:
 
 #: N (no spare), N+k (k spare units) or N+N, also written 2N (a full second set).
 Redundancy = Annotated[str, BeforeValidator(_redundancy), StringConstraints(pattern=_REDUNDANCY.pattern)]
+
+
+def spare_units(redundancy: str, count: int) -> int:
+    """Units held in reserve by a redundancy scheme: N → 0, N+k → k, N+N → half (rounded up)."""
+    if redundancy == "N":
+        return 0
+    if redundancy == "N+N":
+        return -(-count // 2)
+    return int(redundancy.split("+")[1])
+
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
@@ -137,18 +147,60 @@ class Psus(Spec):
         "AC inlet of each PSU as IEC 60320 names it, e.g. 'C14', 'C20', or another connector ('7-pin'); it "
         "fixes the power cord (a C13 or C19 plug into the PDU, a C14 or C20 connector at the PSU)."))
 
+    @property
+    def active_output(self) -> Q | None:
+        """Output of the PSUs the redundancy keeps active, (count − spares) × capacity; None without a capacity."""
+        if self.capacity is None:
+            return None
+        return self.capacity * max(self.count - spare_units(self.redundancy, self.count), 0)
+
 
 class Electrical(Spec):
-    """Power draw of an item."""
+    """Power draw of an item.
 
-    max: PowerOrZero = Field(description="Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'.")
+    Where no maximum draw is published, `max` may be left out when `psus` gives their count, output and redundancy:
+    it is then the output of the PSUs the redundancy keeps active, (count − spares) × capacity (N of N+N, N of N+k),
+    with `max_basis: psu-active`: an upper bound on the draw, since the redundant PSUs only share that load. A
+    `psu-rating` or `psu-active` maximum above that output (the ratings of every PSU, spares included) is refused.
+    """
+
+    max: PowerOrZero = Field(description=(
+        "Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'; may be left out when `psus` gives "
+        "count, capacity and redundancy (then the active PSUs' output, `max_basis: psu-active`)."))
     typical: PowerOrZero | None = Field(None, description=(
         "Typical draw under load, when published; average-power metrics (`it_power_typical`) use it, budgets use "
         "`max`."))
-    max_basis: Literal["stated", "psu-rating", "placeholder"] = Field("stated", description=(
+    max_basis: Literal["stated", "psu-rating", "psu-active", "placeholder"] = Field("stated", description=(
         "What `max` is: 'stated', a maximum draw a source states (or derives, as the part's notes say); "
         "'psu-rating', a power-supply rating standing in where no maximum draw is published (an upper bound, not a "
-        "draw); 'placeholder', an estimate to replace. Documents list the last two under Open items."))
+        "draw); 'psu-active', the output of the PSUs the redundancy keeps active, derived from `psus` (an upper "
+        "bound); 'placeholder', an estimate to replace. Documents list the last three under Open items."))
     psus: Psus | None = Field(None, description="Power supply units, when the datasheet gives them.")
     heat_output: PowerOrZero | None = Field(
         None, description="Rated heat output when the datasheet gives one (e.g. in BTU/h), checked against max.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_max(cls, data: Any) -> Any:
+        """Fill a left-out `max` from the active PSUs (class docstring); leave errors to field validation."""
+        if not isinstance(data, dict) or "max" in data or not isinstance(data.get("psus"), dict | Psus):
+            return data
+        try:
+            psus = Psus.model_validate(data["psus"])
+        except ValueError:
+            return data  # the field's own validation reports it
+        bound = psus.active_output
+        return data if bound is None else {**data, "max": bound, "max_basis": data.get("max_basis", "psu-active")}
+
+    @model_validator(mode="after")
+    def _max_within_active_psus(self) -> Electrical:
+        bound = self.psus.active_output if self.psus is not None else None
+        if bound is None or self.max_basis not in ("psu-rating", "psu-active") or self.max <= bound * (1 + 1e-9):
+            return self
+        psus = self.psus
+        assert psus is not None and psus.capacity is not None
+        active = psus.count - spare_units(psus.redundancy, psus.count)
+        raise FieldError(("max",), (
+            f"{self.max:~P} is more than the active PSUs deliver: {active} of {psus.count} x {psus.capacity:~P} "
+            f"({psus.redundancy}) = {bound.to('kW'):~P}; a PSU bound counts only the PSUs the redundancy keeps active "
+            f"(leave `max` out to derive it)"))

@@ -180,3 +180,11 @@ class Cluster(Document):
         "Id of the `FailureRates` set its parts take their class rates from; default: the shipped "
         f"'{DEFAULT_RATES}' (docs/reliability.md)."))
     storage: Storage | None = Field(None, description="The storage system checkpoints are written to.")
+
+    def placement_path(self, rack_id: str) -> tuple:
+        """Field path of the first units or layout entry placing racks of type `rack_id` (for a finding's line)."""
+        for i, unit in enumerate(self.units):
+            for j, entry in enumerate(unit.racks):
+                if entry.rack == rack_id:
+                    return ("units", i, "racks", j, "rack")
+        return next((("layout", i, "rack") for i, p in enumerate(self.layout) if p.rack == rack_id), ("layout",))

@@ -275,7 +275,8 @@ class Dragonfly(FabricBase):
 
     J. Kim, W. J. Dally, S. Scott, D. Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008
     (a routers per group, p terminals and h global links per router; at most a·h + 1 groups; balanced at
-    a = 2p = 2h); HPE Slingshot builds it from 64-port Rosetta switches.
+    a = 2p = 2h); HPE Slingshot builds it from 64-port Rosetta switches. Give `global_links` (h), `pair_links`
+    (the global links between each pair of groups, m, "links per arc"), or both; the other is derived.
     """
 
     topology: Literal["dragonfly"] = Field(description="dragonfly (groups joined by global links).")
@@ -283,10 +284,22 @@ class Dragonfly(FabricBase):
     links: DragonflyLinks = Field(default_factory=DragonflyLinks, description="Link options per link class.")
     group_size: int = Field(gt=0, le=1024, description="Routers per group (a); every pair in a group is linked.")
     terminals: int = Field(gt=0, le=1024, description="Endpoint ports per router (p).")
-    global_links: int = Field(gt=0, le=1024, description="Global links per router (h).")
+    global_links: int | None = Field(None, gt=0, le=1024, description=(
+        "Global links per router (h); default: the fewest that carry `pair_links` to every other group, "
+        "⌈m·(g − 1) / a⌉."))
+    pair_links: int | None = Field(None, gt=0, le=100_000, description=(
+        "Global links between each pair of groups (m, 'links per arc'; HPE Cray EX: up to 16); default: "
+        "⌊a·h / (g − 1)⌋, what the routers' global links give."))
     groups: int | None = Field(None, gt=0, le=100_000, description=(
         "Groups; default: the fewest that hold the endpoint ports. At most group_size x global_links + 1."))
     router: SwitchRack = Field(default_factory=SwitchRack, description="Placement of the routers.")
+
+    @model_validator(mode="after")
+    def _global_links_or_pairs(self) -> Dragonfly:
+        if self.global_links is None and self.pair_links is None:
+            raise FieldError(("global_links",), "give global_links (per router), pair_links (per pair of groups), "
+                             "or both")
+        return self
 
 
 class TorusLinks(Spec):
@@ -303,6 +316,13 @@ class Ocs(Spec):
     cube: list[Annotated[int, Field(ge=1, le=64)]] = Field(min_length=2, max_length=3, description=(
         "Chips along each dimension of one cube, e.g. [4, 4, 4]; every link leaving a cube goes through an OCS."))
     rack: Ref | None = Field(None, description="Rack type holding the OCSes.")
+    cubes: int | None = Field(None, gt=0, le=100_000, description=(
+        "Cubes the OCSes join: the pod (TPU v5p: 140, 8,960 chips); default: the torus' own. A torus of fewer "
+        "cubes is a slice of the pod (the largest TPU v5p slice, 16x16x24, takes 96): the cluster holds the pod's "
+        "chips, the torus figures are the slice's, and every face of every pod cube is fibred to an OCS."))
+    count: int | None = Field(None, gt=0, le=1_000_000, description=(
+        "OCSes; default: one per dimension and cube-face position (48 for 4x4x4 cubes), times the fewest that keep "
+        "each within its ports, ⌈2 x pod cubes / OCS ports⌉."))
 
 
 class Torus(FabricBase):

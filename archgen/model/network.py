@@ -104,7 +104,9 @@ class Switch(Part):
     """A network switch (box or tray)."""
 
     kind: Literal["Switch"] = "Switch"
-    technology: Literal["infiniband", "ethernet", "nvlink"] = Field(description="Fabric technology.")
+    technology: Literal["infiniband", "ethernet", "nvlink", "optical-circuit"] = Field(description=(
+        "Fabric technology; 'optical-circuit' for an optical circuit switch, whose mirrors steer light at any line "
+        "rate: every port of it serves a fabric, whatever `ports.speed` says."))
     asic: str = Field("", description="Switch ASIC, e.g. 'Quantum-2'.")
     ports: Ports = Field(description="Ports at their native speed: the group fabrics use unless a tier names another.")
     port_groups: list[Ports] = Field(default_factory=list, description=(

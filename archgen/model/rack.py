@@ -77,9 +77,12 @@ class LiquidPath(Spec):
     """The liquid loop serving the rack."""
 
     cdu: Ref = Field(description="Id of the CoolingUnit (CDU) serving this rack.")
-    cdu_count: int = Field(1, gt=0, le=1000, description="CDUs of that type serving this rack's group.")
-    cdu_redundancy: Redundancy = Field("N", description="Redundancy across those CDUs.")
-    racks_per_cdu: int = Field(1, gt=0, le=10_000, description="Racks of this type sharing the CDU group.")
+    cdu_count: int = Field(1, gt=0, le=1000, description=(
+        "CDUs of that type serving one group of `racks_per_cdu` racks (not per rack): a cluster of n racks of this "
+        "type buys ⌊n / racks_per_cdu⌋ groups, and for a last, partial group the fewest CDUs that carry its heat "
+        "with the redundancy held back."))
+    cdu_redundancy: Redundancy = Field("N", description="Redundancy across the CDUs of a group.")
+    racks_per_cdu: int = Field(1, gt=0, le=10_000, description="Racks of this type sharing one CDU group.")
     supply: Temperature = Field(description="Maximum secondary coolant supply temperature the trays accept.")
     delta_t: TemperatureDelta = Field(
         description="Coolant temperature rise across the rack, e.g. '10 K' ('10 degC' is read as 10 K).")

@@ -41,7 +41,7 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
         rack_a = result.racks.get(f"rack/{rid}")
         if rack_a is None:
             continue
-        rparts, rcounts = rack_parts(rack_a, specs)
+        rparts, rcounts = rack_parts(rack_a, specs, group_cdus=False)
         for p in rparts:
             parts.setdefault(p.id, p)
             counts[p.id] += rcounts.get(p.id, 0) * n
@@ -50,7 +50,8 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
         part = specs.get(line.part)
         if isinstance(part, Part):
             parts.setdefault(part.id, part)
-            if line.kind in ("Switch", "Link") and line.note in ("not placed in a rack", "modules/cable ends"):
+            if line.kind in ("Switch", "Link") and line.note in ("not placed in a rack", "modules/cable ends") \
+                    or line.kind == "CoolingUnit":
                 counts[part.id] += line.quantity
     docs = [cluster.spec, *parts.values(), *(r.spec for r in cluster.rack_types.values())]
     if cluster.facility is not None:
@@ -58,6 +59,7 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
     if revision is None:
         revision = provenance.git_revision([specs.sources[d.id].file for d in docs if d.id in specs.sources])
     subjects = {cluster.path, cluster.spec.id, *(fa.fabric.path for fa in a.fabrics),
+                *(f.object for f in result.findings if f.object.startswith(f"{cluster.path}/")),
                 *(f"rack/{rid}" for rid in cluster.rack_counts), *(f"part/{p}" for p in parts)}
     ordered = sorted(parts.values(), key=lambda p: (p.kind, p.id))
     return Scope(result, cluster.path, cluster.spec, ordered, subjects, revision, provenance.input_hash(docs),

@@ -234,9 +234,11 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
         power = getattr(part, "power", None)
         basis = getattr(power, "max_basis", "stated")
         if power is not None and basis != "stated":
-            what = ("a power-supply rating, not a draw: no published maximum draw was found, so the budgets that rest "
-                    "on it are upper bounds" if basis == "psu-rating" else
-                    "a placeholder, not a published figure, so the budgets that rest on it are estimates")
+            what = {"psu-rating": "a power-supply rating, not a draw: no published maximum draw was found, so the "
+                                  "budgets that rest on it are upper bounds",
+                    "psu-active": "the output of its active PSUs (the redundant ones left out), not a draw: no "
+                                  "published maximum draw was found, so the budgets that rest on it are upper bounds",
+                    }.get(basis, "a placeholder, not a published figure, so the budgets that rest on it are estimates")
             items.append(f"{part.id}: power.max {fmt.q(power.max, 'kW', 2)} is {what}.")
         if part.unconfirmed_fields():
             fields = part.unconfirmed_fields()

@@ -41,8 +41,12 @@ def part_class(part: Any) -> str:
     return "other"
 
 
-def rack_parts(analysis: RackAnalysis, specs: Any) -> tuple[list[Part], dict[str, int]]:
-    """Every part the rack uses (placed, inside systems, CDU) and how many are in the rack."""
+def rack_parts(analysis: RackAnalysis, specs: Any, group_cdus: bool = True) -> tuple[list[Part], dict[str, int]]:
+    """Every part the rack uses (placed, inside systems, CDU) and how many are in the rack.
+
+    The CDUs named in the liquid path serve a group of racks: counted as the group's `cdu_count` in a rack's own
+    document, and left at 0 (`group_cdus` false) for a cluster, which counts them from its BOM.
+    """
     rack = analysis.rack
     counts: Counter[str] = Counter(p.part.id for p in rack.items)
     parts: dict[str, Part] = {p.part.id: p.part for p in rack.items}
@@ -60,7 +64,7 @@ def rack_parts(analysis: RackAnalysis, specs: Any) -> tuple[list[Part], dict[str
     liquid = rack.spec.cooling.liquid
     if rack.cdu is not None and liquid is not None:  # a rack names its CDU in its liquid path
         parts.setdefault(rack.cdu.id, rack.cdu)
-        counts[rack.cdu.id] += liquid.cdu_count
+        counts[rack.cdu.id] += liquid.cdu_count if group_cdus else 0
     return sorted(parts.values(), key=lambda p: (p.kind, p.id)), dict(counts)
 
 

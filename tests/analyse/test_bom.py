@@ -5,6 +5,8 @@ compute fabric need 288 cables, not 576 "ends".)
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from archgen.analyse.cabling import COPPER
@@ -89,3 +91,36 @@ def test_fibre_patch_cords_one_per_optical_link(clusters):
     assert all(line.unit_power is None and line.note.startswith("one per optical link") for line in fibres)
     sr8 = [line for line in clusters["cluster/dgx-b200-superpod"].cabling.bom if "-mpo-12-" in line.part]
     assert sr8 and all(line.name.startswith("Multimode fibre patch cord, MPO-12, ") for line in sr8)
+
+
+def test_cdus_counted_per_group_of_racks(shipped, clusters):
+    """Issue 21 item 7: the GB200 SU's 8 racks share one group of 2 in-row CDUs (N+1), `racks_per_cdu: 8`.
+
+    The cluster BOM holds 2 CDUs (not 2 per rack, 16); the TPU v4 pod's 64 cube racks, 16 per group of 2, hold 8.
+    """
+    cdus = {c: {line.part: line.quantity for line in clusters[c].cabling.bom if line.kind == "CoolingUnit"}
+            for c in ("cluster/gb200-nvl72-su", "cluster/tpu-v4-pod", "cluster/dgx-b200-superpod")}
+    assert cdus == {"cluster/gb200-nvl72-su": {"in-row-cdu-1.3mw": 2}, "cluster/tpu-v4-pod": {"in-row-cdu-1.3mw": 8},
+                    "cluster/dgx-b200-superpod": {}}
+    from archgen.render.cluster import cluster_scope
+    _, counts = cluster_scope(shipped, clusters["cluster/gb200-nvl72-su"], "r", "2026-01-01")
+    assert counts["in-row-cdu-1.3mw"] == 2
+
+
+def test_partial_cdu_group_sized_by_its_heat_and_redundancy(clusters):
+    """A partial group takes the fewest CDUs whose capacity less the spares carries its liquid heat.
+
+    One GB200 NVL72 rack rejects about 112 kW to liquid (its trays' maximum draw x liquid fraction), well under one
+    1.3 MW CDU: at N+1 the partial group still needs 2 (one is the spare), at N it needs 1.
+    """
+    from archgen.analyse.bom import cdu_units, liquid_heat
+
+    rack = clusters["cluster/gb200-nvl72-su"].cluster.rack_types["gb200-nvl72"]
+    assert 0 < liquid_heat(rack).m_as("kW") < 1300
+    assert [cdu_units(rack, n) for n in (1, 8, 9, 16, 17)] == [2, 2, 4, 4, 6]
+    path = rack.spec.cooling.liquid
+    plain = replace(rack, spec=rack.spec.model_copy(update={"cooling": rack.spec.cooling.model_copy(
+        update={"liquid": path.model_copy(update={"cdu_redundancy": "N"})})}))
+    assert [cdu_units(plain, n) for n in (1, 8, 9)] == [1, 2, 3]
+    heavy = replace(rack, cdu=rack.cdu.model_copy(update={"capacity": liquid_heat(rack) * 0.5}))
+    assert cdu_units(heavy, 1) == 2     # N+1: one rack's heat needs both CDUs of the group (and COOL001 says so)

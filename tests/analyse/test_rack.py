@@ -87,7 +87,7 @@ def test_phase_factor_depends_on_voltage_basis():
 @pytest.mark.parametrize(("redundancy", "count", "spare"), [("N", 4, 0), ("N+1", 4, 1), ("N+2", 6, 2), ("N+N", 8, 4),
                                                           ("N+N", 3, 2)])
 def test_spare_units(redundancy, count, spare):
-    from archgen.analyse.rack import spare_units
+    from archgen.model.base import spare_units
     assert spare_units(redundancy, count) == spare
 
 

@@ -1,0 +1,82 @@
+"""Optical circuit switches of a torus: count and ports stated or derived, a pod cut into slices, rate agnostic.
+
+Sources: N. P. Jouppi et al., "TPU v4: An Optically Reconfigurable Supercomputer for Machine Learning with Hardware
+Support for Embeddings", ISCA 2023 (4,096 chips in 64 cubes of 4x4x4, 48 OCSes, 6,144 optical links); Google Cloud
+TPU v5p documentation, https://cloud.google.com/tpu/docs/v5p (8,960 chips per pod; cubes of 4x4x4 = 64 chips; the
+largest slice is 16x16x24, 6,144 chips in 96 cubes; 4,800 Gb/s of ICI per chip); Palomar OCS, 136 ports (Urata et
+al., arXiv 2208.10041).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+from archgen.analyse.topologies import ocs_figures
+from archgen.pipeline import run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_pod_larger_than_one_ocs_takes_more_ocses_per_face_position() -> None:
+    """136-port OCSes join at most 68 cubes per face position; TPU v5p's 140-cube pod takes 3 per position.
+
+    Fibres: every face position of every cube, 2 x 48 x 140 = 13,440; 48 x 3 = 144 OCSes of 94 ports each.
+    """
+    v4 = ocs_figures([16, 16, 16], [4, 4, 4], radix=136)
+    assert (v4["ocs"], v4["ocs_ports"], v4["fibres"], v4["slices"]) == (48, 128, 6144, 1)
+    v5p = ocs_figures([16, 16, 24], [4, 4, 4], pod=140, radix=136)
+    assert (v5p["cubes"], v5p["pod_cubes"], v5p["ocs"], v5p["ocs_ports"], v5p["fibres"]) == (96, 140, 144, 94, 13440)
+    assert ocs_figures([16, 16, 24], [4, 4, 4], pod=140, radix=136, count=96)["ocs_ports"] == 140
+    assert ocs_figures([8, 8, 8], [4, 4, 4], pod=64, radix=136)["slices"] == 8   # 8 slices of 8 cubes at once
+
+
+def _cluster(tmp_path: Path, **ici):
+    """The shipped TPU v4 pod with its ICI fabric changed, as a spec tree (cube racks from specs/racks)."""
+    yaml = YAML()
+    docs = list(yaml.load_all((ROOT / "specs" / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8")))
+    cluster = docs[0]
+    cluster.pop("expect", None)
+    cluster.pop("waivers", None)
+    if ici.pop("cubes_in_pod", None):
+        cluster["units"] = [{"id": "row", "racks": [{"rack": "tpu-v4-cube", "count": 14}]}]
+        cluster["layout"] = [{"unit": "row", "count": 10}, {"rack": "tpu-v4-ocs", "count": 4, "new_row": True}]
+    for key, value in ici.items():
+        cluster["fabrics"][0][key] = value
+    path = tmp_path / "specs" / "clusters" / "pod.yaml"
+    path.parent.mkdir(parents=True)
+    with path.open("w", encoding="utf-8") as out:
+        yaml.dump(cluster, out)
+    return run([tmp_path / "specs", ROOT / "specs" / "racks" / "tpu-v4-cube.yaml"])
+
+
+def _net(result, *ids: str) -> list[str]:
+    return [f"{f.id} {f.message}" for f in result.findings if f.id in ids and not f.waived]
+
+
+def test_ocs_ports_count_at_any_line_rate(tmp_path: Path) -> None:
+    """The Palomar part's port speed (400G, the TPU v4 ICI rate) is not a limit: at 800G all 136 ports serve.
+
+    Before, a torus at 800 Gb/s read it as a switch data rate: 'palomar-ocs has 0 ports' (NET001).
+    """
+    assert not _net(_cluster(tmp_path, speed="800 Gb/s"), "NET001", "NET016", "NET020")
+
+
+def test_v5p_largest_slice_of_a_140_cube_pod(tmp_path: Path) -> None:
+    """TPU v5p: 8,960 chips (140 cubes) cut into slices; the largest, 16x16x24 (96 cubes), is no longer refused.
+
+    Before, the OCSes were one per face position, fixed: 96 cubes need 192 ports of a 136-port OCS (NET001).
+    """
+    ocs = {"switch": "palomar-ocs", "cube": [4, 4, 4], "rack": "tpu-v4-ocs", "cubes": 140}
+    result = _cluster(tmp_path, cubes_in_pod=True, dims=[16, 16, 24], speed="800 Gb/s", ocs=ocs)
+    assert not _net(result, "NET001", "NET020")
+    assert result.metrics["cluster/tpu-v4-pod"]["accelerators"].m == 8960
+    m = {k: v.m for k, v in result.metrics["cluster/tpu-v4-pod/fabric/ici"].items()}
+    assert (m["torus.cubes"], m["torus.pod_cubes"], m["torus.ocs"], m["torus.ocs_ports_used"]) == (96, 140, 144, 94)
+    assert (m["links.ocs"], m["links.neighbour"]) == (13440, 140 * 144)   # 144 copper links inside each cube
+    too_few = _cluster(tmp_path / "few", cubes_in_pod=True, dims=[16, 16, 24], ocs={**ocs, "count": 96})
+    assert _net(too_few, "NET001") == ["NET001 each of 96 OCSes takes 140 fibres (13440 from 140 cubes); "
+                                       "palomar-ocs has 136 ports: expected at least 99 OCSes"]
+    too_big = _cluster(tmp_path / "big", cubes_in_pod=True, dims=[16, 24, 24], ocs=ocs)
+    assert "a 16x24x24 slice joins 9216 chips; the pod's 140 cubes hold 8960" in " ".join(_net(too_big, "NET020"))
