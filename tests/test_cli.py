@@ -34,7 +34,11 @@ def test_version():
 def test_check_shipped_specs_is_clean():
     r = run_cli("check", SPECS)
     assert r.code == 0, r.out + r.err
-    assert "0 error(s), 0 warning(s)" in r.out.splitlines()[-1], r.out
+    assert "0 error(s), 2 warning(s)" in r.out.splitlines()[-1], r.out
+    # the two: the MI355X and TPU v4 designs leave their servers, switches and racks unpriced, so they have no cost
+    warnings = [line for line in r.out.splitlines() if ": warning: " in line]
+    assert [w.split(": warning: ")[1].split(":")[0] for w in warnings] == ["COST002 cluster/mi355x-th5",
+                                                                          "COST002 cluster/tpu-v4-pod"]
 
 
 def test_validate(spec_tree):

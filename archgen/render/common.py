@@ -108,7 +108,7 @@ def requirements_table(scope: Scope) -> Table:
     by_req = {(f.requirement, f.object): f for f in scope.findings() if f.requirement}
     for b in scope.requirements():
         req = b.req
-        o = outcome(b, scope.run.metrics, scope.run.design)
+        o = outcome(b, scope.run.metrics, scope.run.design, scope.run.operations.withheld)
         finding = by_req.get((req.id, b.subject))
         value, status = o.value, o.status.value
         shown = None if value is None else value.to(req.target.limit.units) if not req.target.limit.dimensionless \
