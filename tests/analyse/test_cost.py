@@ -157,3 +157,14 @@ def test_capital_recovery_factor():
     # payments of $163
     assert capital_recovery(0.10, 10) == pytest.approx(0.163, abs=5e-4)
     assert capital_recovery(0.0, 5) == 0.2
+
+
+def test_shipped_unpriced_designs_have_no_cost(shipped):
+    # issue 22's bar: the MI355X cluster (was $0.37 per GPU-hour) and the TPU v4 pod (was $0.08)
+    for cluster, job in (("mi355x-th5", "llama3-70b-pretrain-mi355x"), ("tpu-v4-pod", "llama3-70b-pretrain-tpu-v4")):
+        assert not set(CAPEX_METRICS) & set(shipped.metrics[f"cluster/{cluster}"])
+        assert not set(JOB_COST_METRICS) & set(shipped.metrics[f"workload/{job}"])
+        assert shipped.operations.withheld[f"cluster/{cluster}"]["tco_per_accelerator_hour"].startswith(
+            f"{cluster}'s capex rests on unpriced parts (")
+    for cluster in ("dgx-b200-superpod", "gb200-nvl72-su"):   # every part priced (assumed): the figures stand
+        assert set(CAPEX_METRICS) <= set(shipped.metrics[f"cluster/{cluster}"])
