@@ -163,20 +163,32 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _REL),
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
            "cluster's largest training workload.", _REL),
-    Metric("cluster", "capex", "USD", "USD", 0, "Capex", "Priced bill of materials: parts and racks at their "
-           "`price.capex` (unpriced ones left out, COST002).", _COST),
+    Metric("cluster", "capex", "USD", "USD", 0, "Capex", "Bill of materials: parts and racks at their price (a "
+           "`Prices` document's, else their own `price.capex`); not provided while one is unpriced (COST002).",
+           _COST),
     Metric("cluster", "power_average", "W", "kW", 1, "Average power", "Average IT load: systems and switches at "
            "typical draw where published, else maximum, plus optics.", _COST),
-    Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "Average power × 8,766 h × "
-           "utilisation × PUE × energy price.", _COST),
+    Metric("cluster", "power_idle", "W", "kW", 1, "Idle power", "IT load with no job running: `power.idle` where "
+           "a part states it, else its average draw (assumed); shown when utilisation is below 1.", _COST),
+    Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
+           "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price.", _COST),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST),
-    Metric("cluster", "capital_cost_per_year", "USD", "USD", 0, "Capital cost per year", "Capex × r / (1 − "
-           "(1 + r)^−n) over the depreciation years n at the discount rate r.", _COST),
+    Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "
+           "over the depreciation years n at the discount rate r (1/n at r = 0): the annuity that repays a loan of "
+           "1 over n years.", _COST),
+    Metric("cluster", "capital_cost_per_year", "USD", "USD", 0, "Capital cost per year", "Capex × the capital "
+           "recovery factor.", _COST),
     Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year.",
            _COST),
     Metric("cluster", "tco_per_accelerator_hour", "USD", "USD", 3, "TCO per accelerator-hour", "TCO per year over "
-           "the accelerators × 8,766 h.", _COST),
+           "the accelerators × 8,766 h: the owning cost of every hour, used or not.", _COST),
+    Metric("cluster", "tco_per_used_accelerator_hour", "USD", "USD", 3, "TCO per used accelerator-hour", "TCO per "
+           "accelerator-hour over the facility's utilisation: the cost of each hour a job runs.", _COST),
+    Metric("cluster", "tco_per_goodput_accelerator_hour", "USD", "USD", 3, "TCO per goodput accelerator-hour",
+           "TCO per used accelerator-hour over the goodput of the cluster's largest training workload.", _COST),
+    Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
+           "and cable assemblies over the capex.", _COST),
     # fabrics
     Metric("fabric", "tiers", "", "", 0, "Tiers", "Switch tiers used.", _N),
     Metric("fabric", "planes", "", "", 0, "Planes", "Parallel planes of the fabric.", _N),
@@ -321,8 +333,8 @@ REGISTRY: tuple[Metric, ...] = (
            sweep=False),
     Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take.", _GP, _T,
            sweep=False),
-    Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per accelerator-hour × the "
-           "job's accelerators.", _COST, _T + _I, sweep=False),
+    Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per used accelerator-hour × "
+           "the job's accelerators.", _COST, _T + _I, sweep=False),
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
            "hour (goodput tokens for training).", _COST, _T + _I),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "

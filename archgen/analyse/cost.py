@@ -1,25 +1,35 @@
 """Cost: capex from the cluster's BOM, opex from its analysed load, TCO per year and per accelerator-hour.
 
+- Prices: a `Prices` document's price of a part or rack where one lists it, else the part's own `price`.
 - Capex: every BOM line (racks, systems, switches, shelves, PDUs, CDUs, transceivers and cable assemblies) at its
-  part's `price.capex`; a system's price includes what is fitted in it.
-- Energy: average IT load (each system's and switch's `power.typical` where published, else `power.max`, plus
-  optics) x facility utilisation x 8,766 h x PUE x electricity price; the peak is the cluster's `it_power`.
+  price; a system's price includes what is fitted in it. One unpriced line and capex is not provided, nor is any
+  figure that rests on it (`CAPEX_METRICS`, and a workload's `JOB_COST_METRICS`): never a capex that counts a part
+  as free (COST002 names the parts).
+- Energy: the average IT load (each system's and switch's `power.typical` where published, else `power.max`, plus
+  optics) for the facility's `utilisation` share of 8,766 h, the idle load (`power.idle` where a part states it,
+  else its average draw: assumed) for the rest, x PUE x electricity price; the peak is the cluster's `it_power`.
 - Capital is recovered over `depreciation_years` at `discount_rate` with the capital recovery factor
   r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0).
 - TCO per year = recovered capital + energy + space (racks x space per rack per month x 12).
-- Per accelerator-hour: TCO per year / (accelerators x 8,766 h); a job's cost per hour is that x its
-  accelerators, and per token that over its goodput tokens per hour (training) or served tokens (inference).
+- Per accelerator-hour: TCO per year over every hour of every accelerator (owning), over the hours they are used
+  (x 1 / utilisation) and over the goodput hours of the cluster's largest training job (x 1 / goodput); a job's
+  cost per hour is the used-hour cost x its accelerators, and per token that over its goodput tokens per hour
+  (training) or served tokens (inference).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal, overload
 
 from archgen.analyse.goodput import Goodput, failures_of, goodput, workload_metrics
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.reliability import Reliability, analyse_reliability
 from archgen.build import Design
 from archgen.model import Switch, System
+from archgen.model.cost import Price
+from archgen.model.prices import Prices
+from archgen.model.requirements import judge
 from archgen.perf.estimate import judge_requirements
 from archgen.perf.goodput import Failures
 from archgen.perf.workloads import WorkloadResult
@@ -27,6 +37,14 @@ from archgen.units import Q_, Q, currency
 from archgen.validate import Specs
 
 HOURS_PER_YEAR = 8766.0
+
+#: Cluster figures that rest on every BOM line's price: not provided while one is unpriced.
+CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
+                 "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour", "network_capex_share")
+#: A workload's figures that rest on its cluster's TCO.
+JOB_COST_METRICS = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens")
+#: BOM kinds that make up the network: switches, and transceivers and cable assemblies (`network_capex_share`).
+NETWORK_KINDS = ("Switch", "Link")
 
 
 @dataclass(frozen=True)
@@ -40,6 +58,7 @@ class CapexLine:
     basis: str = ""
     source: str = ""
     priceable: bool = True
+    listed: str = ""  # the `Prices` document the price comes from ("" for the part's own)
 
     @property
     def total(self) -> Q | None:
@@ -65,6 +84,9 @@ class Cost:
     problems: tuple[str, ...] = ()
     assumed: tuple[str, ...] = ()
     metrics: dict[str, Q] = field(default_factory=dict)
+    power_idle: Q | None = None
+    utilisation: float = 1.0
+    recovery_factor: float | None = None
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -72,9 +94,22 @@ class Cost:
         return tuple(line for line in self.lines if line.unit_price is None and line.priceable)
 
     @property
+    def withheld(self) -> str:
+        """Why the capex and what rests on it are not provided ("" where they are)."""
+        if not self.unpriced:
+            return ""
+        names = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced)
+        return f"{self.cluster}'s capex rests on unpriced parts ({names}; COST002)"
+
+    @property
     def accessories(self) -> tuple[CapexLine, ...]:
         """BOM lines counted by rule with no catalog part to price (rails, blanking panels, cords, patch cords)."""
         return tuple(line for line in self.lines if not line.priceable)
+
+    @property
+    def per_used_accelerator_hour(self) -> Q | None:
+        """TCO per accelerator-hour in use: the owning cost over the facility's utilisation."""
+        return None if self.per_accelerator_hour is None else self.per_accelerator_hour / self.utilisation
 
     def breakdown(self) -> dict[str, Q]:
         """Capex by kind of part (Rack, System, Switch, Link, ...), for the capex chart."""
@@ -86,21 +121,38 @@ class Cost:
 
 
 def capital_recovery(rate: float, years: float) -> float:
-    """Capital recovery factor r / (1 - (1 + r)^-n); 1/n at r = 0."""
+    """Capital recovery factor r / (1 - (1 + r)^-n); 1/n at r = 0.
+
+    The annuity that repays a loan of 1 over n years at rate r (HOMER Energy's definition; Wikipedia, "Capital
+    recovery factor": 10 % over 10 years gives 0.163).
+    """
     return 1 / years if rate == 0 else rate / (1 - (1 + rate) ** -years)
+
+
+def price_list(specs: Specs) -> dict[str, tuple[Price, str]]:
+    """The `Prices` documents' prices by part or rack id, with the document each comes from.
+
+    Where two lists price one part, the first by document id gives it (COST004 reports the disagreement).
+    """
+    out: dict[str, tuple[Price, str]] = {}
+    for doc in sorted(specs.of(Prices), key=lambda d: d.id):
+        for part, price in doc.prices.items():
+            out.setdefault(part, (price, doc.id))
+    return out
 
 
 def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     """Capex, opex and TCO of a cluster; None when nothing in it carries a price and its facility no cost."""
+    listed = price_list(specs)
     lines: list[CapexLine] = []
     for line in a.cabling.bom if a.cabling is not None else ():
         part = specs.get(line.part)
         if line.kind == "Rack":
             rack = a.cluster.rack_types.get(line.part)
             part = rack.spec if rack is not None else None
-        price = getattr(part, "price", None)
+        price, doc = listed.get(line.part, (getattr(part, "price", None), ""))
         lines.append(CapexLine(line.part, line.kind, line.quantity, price.capex if price else None,
-                               price.basis if price else "", price.source if price else "", part is not None))
+                               price.basis if price else "", price.source if price else "", part is not None, doc))
     facility = a.cluster.facility
     fc = facility.cost if facility is not None else None
     if fc is None and all(line.unit_price is None for line in lines):
@@ -119,53 +171,83 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                                                                 ("space cost and depreciation", fc.basis))
                     if basis == "assumed"]
     average, peak = _load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
+    utilisation = fc.utilisation if fc is not None else 1.0
+    idle, idle_assumed = _load(specs, a, idle=True)
+    if utilisation < 1 and idle_assumed:
+        assumed.append(f"idle draw of {', '.join(idle_assumed)} (taken as their average draw)")
     priced = [line.total for line in lines if line.total is not None]
-    capex = sum(priced[1:], priced[0]).to(cur) if priced and cur else None
+    complete = not any(line.unit_price is None and line.priceable for line in lines)
+    capex = sum(priced[1:], priced[0]).to(cur) if priced and cur and complete else None
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
-                    tuple(problems), tuple(assumed))
-    energy = space = capital = tco = per_hour = None
+                    tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation)
+    energy = space = capital = tco = per_hour = crf = None
     if fc is not None:
-        hours = Q_(HOURS_PER_YEAR * fc.utilisation, "h")
-        energy = (average * hours * fc.energy.pue * fc.energy.price).to(cur)
+        load = average * utilisation + idle * (1 - utilisation)
+        energy = (load * Q_(HOURS_PER_YEAR, "h") * fc.energy.pue * fc.energy.price).to(cur)
         space = (fc.space_per_rack * a.cluster.rack_total * Q_(1, "year")).to(cur)
+        crf = capital_recovery(fc.discount_rate, fc.depreciation_years)
         if capex is not None:
-            capital = capex * capital_recovery(fc.discount_rate, fc.depreciation_years)
-            tco = capital + energy + space          # unpriced lines count as nothing (COST002 lists them)
+            capital = capex * crf
+            tco = capital + energy + space
             if a.accelerators:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
-                tuple(problems), tuple(assumed))
+                tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf)
     cost.metrics.update(cost_metrics(cost))
     return cost
 
 
-def _load(specs: Specs, a: ClusterAnalysis) -> Q:
-    """Average IT load: typical draw of systems and switches where published, else their maximum, plus optics."""
-    total = Q_(0, "kW")
+@overload
+def _load(specs: Specs, a: ClusterAnalysis) -> Q: ...
+@overload
+def _load(specs: Specs, a: ClusterAnalysis, idle: Literal[True]) -> tuple[Q, list[str]]: ...
+
+
+def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, list[str]]:
+    """Average IT load: typical draw of systems and switches where published, else their maximum, plus optics.
+
+    With `idle`, the load with no job running: each part's `power.idle` where it states one, else its average
+    draw; and the ids of the parts whose idle draw is so assumed.
+    """
+    total, assumed = Q_(0, "kW"), []
     for line in a.cabling.bom if a.cabling is not None else ():
         part = specs.get(line.part)
         if isinstance(part, System | Switch):
-            total = total + (part.power.typical or part.power.max) * line.quantity
-    return (total + a.metrics.get("optics_power", Q_(0, "kW"))).to("kW")
+            draw = part.power.typical or part.power.max
+            if idle:
+                if part.power.idle is None:
+                    assumed.append(part.id)
+                draw = draw if part.power.idle is None else part.power.idle
+            total = total + draw * line.quantity
+    total = (total + a.metrics.get("optics_power", Q_(0, "kW"))).to("kW")
+    return (total, sorted(set(assumed))) if idle else total
 
 
 def cost_metrics(c: Cost) -> dict[str, Q]:
     """The cost figures as named quantities (amounts in the cluster's currency)."""
     m: dict[str, Q] = {"power_average": c.power_average}
+    if c.power_idle is not None and c.utilisation < 1:
+        m["power_idle"] = c.power_idle
+    if c.recovery_factor is not None:
+        m["capital_recovery_factor"] = Q_(c.recovery_factor, "")
     for name, value in (("capex", c.capex), ("energy_cost_per_year", c.energy_per_year),
                         ("space_cost_per_year", c.space_per_year), ("capital_cost_per_year", c.capital_per_year),
-                        ("tco_per_year", c.tco_per_year), ("tco_per_accelerator_hour", c.per_accelerator_hour)):
+                        ("tco_per_year", c.tco_per_year), ("tco_per_accelerator_hour", c.per_accelerator_hour),
+                        ("tco_per_used_accelerator_hour", c.per_used_accelerator_hour)):
         if value is not None:
             m[name] = value
+    if c.capex is not None and c.capex.m > 0:
+        network = [line.total for line in c.lines if line.kind in NETWORK_KINDS and line.total is not None]
+        m["network_capex_share"] = (sum(network, Q_(0, c.currency)) / c.capex).to("")
     return m
 
 
 def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None) -> dict[str, Q]:
-    """A job's cost per hour and per token from its cluster's cost per accelerator-hour."""
-    if c.per_accelerator_hour is None:
+    """A job's cost per hour (its accelerators' used hours) and per token from its cluster's cost."""
+    if c.per_used_accelerator_hour is None:
         return {}
-    per_hour = c.per_accelerator_hour * accelerators
+    per_hour = c.per_used_accelerator_hour * accelerators
     m = {"job_cost_per_hour": per_hour}
     if tokens_per_second is not None and tokens_per_second.m > 0:
         per_token = per_hour / (tokens_per_second * Q_(3600, "s")).to("").m
@@ -183,6 +265,9 @@ class Operations:
     reliability: dict[str, Reliability] = field(default_factory=dict)
     cost: dict[str, Cost] = field(default_factory=dict)
     goodput: dict[str, Goodput] = field(default_factory=dict)
+    #: Metrics not provided, with the reason, by object path (cost figures of a cluster with unpriced parts and of
+    #: its workloads); requirements on them are judged not provided with that reason (checks.requirements).
+    withheld: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
@@ -200,6 +285,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if cost is not None:
             ops.cost[path] = cost
             a.metrics.update(cost.metrics)
+            if cost.withheld:
+                ops.withheld[path] = dict.fromkeys(CAPEX_METRICS, cost.withheld)
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
     for path, r in workloads.items():
@@ -219,13 +306,23 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             tps = extra.get("goodput_tokens_per_second", tps)
             if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
                 largest[a.cluster.path] = (est.gpus, path)
-        if a.cluster.path in ops.cost:
-            extra |= workload_cost(ops.cost[a.cluster.path], est.gpus, tps)
+        cost = ops.cost.get(a.cluster.path)
+        if cost is not None:
+            extra |= workload_cost(cost, est.gpus, tps)
+            if cost.withheld:
+                ops.withheld[path] = dict.fromkeys(JOB_COST_METRICS, cost.withheld)
         est = replace(est, metrics={**est.metrics, **extra})
-        out[path] = replace(r, estimate=replace(est, requirements=judge_requirements(w, est)))
+        withheld = ops.withheld.get(path, {})   # a requirement on a withheld figure: not provided, saying why
+        outcomes = [judge(o.requirement, None, withheld[o.requirement.metric])
+                    if o.value is None and o.requirement.metric in withheld else o for o in judge_requirements(w, est)]
+        out[path] = replace(r, estimate=replace(est, requirements=outcomes))
     for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         m = out[wpath].estimate.metrics
-        clusters[cpath].metrics.update({k: m[k] for k in ("goodput", "checkpoint_interval") if k in m})
+        cm = clusters[cpath].metrics
+        cm.update({k: m[k] for k in ("goodput", "checkpoint_interval") if k in m})
+        used = cm.get("tco_per_used_accelerator_hour")
+        if used is not None and "goodput" in cm and cm["goodput"].m > 0:
+            cm["tco_per_goodput_accelerator_hour"] = used / cm["goodput"].m
     return ops, out
 
 
@@ -233,5 +330,5 @@ def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, float | N
     """What a sweep point on cluster `a` needs for goodput and cost per token (cost only in USD)."""
     failures = failures_of(analyse_reliability(specs, a, spread=False), specs, a)  # a sweep takes no range
     cost = analyse_cost(specs, a)
-    per_hour = cost.per_accelerator_hour if cost is not None and cost.currency == "USD" else None
+    per_hour = cost.per_used_accelerator_hour if cost is not None and cost.currency == "USD" else None
     return failures, per_hour.m_as("USD") if per_hour is not None else None

@@ -6,7 +6,10 @@ from collections.abc import Iterator
 
 from archgen.analyse.cost import Cost
 from archgen.checks.registry import Context, Violation, check
-from archgen.model import Cluster
+from archgen.errors import did_you_mean
+from archgen.model import Cluster, Part, Rack
+from archgen.model.cost import Price
+from archgen.model.prices import Prices
 
 
 def _costs(ctx: Context) -> Iterator[tuple[str, Cluster, Cost]]:
@@ -28,16 +31,22 @@ def one_currency(ctx: Context) -> Iterator[Violation]:
             yield Violation(path, spec.id, (), problem)
 
 
-@check("COST002", "cost.unpriced", severity="info")
+@check("COST002", "cost.unpriced", severity="warning")
 def parts_priced(ctx: Context) -> Iterator[Violation]:
     """Every line of a cluster's bill of materials has a price, so that its capex is complete.
 
-    Fix: add `price:` to the parts and racks listed (basis `sourced` with a quote, or `assumed` with a note).
+    A cluster with an unpriced part or rack has no capex, TCO or cost per accelerator-hour, and its workloads no
+    cost per token: a figure that counted the part as free would pass a cost requirement it may fail. Requirements
+    on those figures are not provided.
+
+    Fix: price the parts and racks listed: a `Prices` document (a quote or price book, overlaying the catalog) or
+    `price:` on each (basis `sourced` with a quote, or `assumed` with a note).
     """
     for path, spec, cost in _costs(ctx):
-        if cost.unpriced and cost.capex is not None:
+        if cost.unpriced:
             names = ", ".join(f"{line.part} x{line.quantity}" for line in cost.unpriced)
-            yield Violation(path, spec.id, (), f"capex leaves out unpriced parts: {names}")
+            yield Violation(path, spec.id, (), f"capex, TCO and cost per accelerator-hour and per token not provided: "
+                                               f"unpriced parts {names}")
 
 
 @check("COST003", "cost.assumed", severity="info")
@@ -49,3 +58,28 @@ def prices_sourced(ctx: Context) -> Iterator[Violation]:
     for path, spec, cost in _costs(ctx):
         if cost.assumed:
             yield Violation(path, spec.id, (), f"cost rests on assumed figures: {', '.join(cost.assumed)}")
+
+
+@check("COST004", "cost.price_list")
+def price_list_resolves(ctx: Context) -> Iterator[Violation]:
+    """A `Prices` document prices parts and racks that exist, and each at one price across the run's lists.
+
+    A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
+    one part differently, the first by document id is used and the other is reported here.
+
+    Fix: correct the id (a catalog part's or a rack's), or keep one price per part (remove it from one list, or
+    make the two entries agree).
+    """
+    specs = ctx.design.specs
+    first: dict[str, tuple[str, Price]] = {}
+    for doc in sorted(specs.of(Prices), key=lambda d: d.id):
+        for part, price in doc.prices.items():
+            where = (f"prices/{doc.id}", doc.id, ("prices", part))
+            if not isinstance(specs.get(part), Part | Rack):
+                known = [k for k, d in specs.items.items() if isinstance(d, Part | Rack)]
+                yield Violation(*where, f"{part} is no catalog part or rack{did_you_mean(part, known, lead='; ')}")
+            elif part not in first:
+                first[part] = (doc.id, price)
+            elif first[part][1] != price:
+                yield Violation(*where, f"{part} is priced {price.capex:~P} here and {first[part][1].capex:~P} in "
+                                        f"Prices '{first[part][0]}', which is used")

@@ -16,6 +16,9 @@ from archgen.model.requirements import Outcome, Status, judge
 from archgen.model.workload import Workload
 from archgen.units import Q
 
+#: Metrics not provided, with the reason, by object path and metric name (`analyse.cost.Operations.withheld`).
+Withheld = Mapping[str, Mapping[str, str]]
+
 
 @check("REQ001", "requirements.met")
 def requirement_met(ctx: Context) -> Iterator[Violation]:
@@ -24,7 +27,7 @@ def requirement_met(ctx: Context) -> Iterator[Violation]:
     Fix: change the design until the metric meets the target, or revise the requirement with its owner.
     """
     for b in ctx.design.requirements:
-        o = outcome(b, ctx.metrics, ctx.design)
+        o = outcome(b, ctx.metrics, ctx.design, ctx.operations.withheld)
         if o.status is Status.NOT_MET and o.value is not None:
             value = o.value
             shown = value.to(b.req.target.limit.units) if not b.req.target.limit.dimensionless else value
@@ -40,21 +43,29 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     A subject may be a glob over object paths (`rack/*`, `cluster/*/fabric/*`); one that matches no object is
     reported here.
 
-    Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units.
+    A metric the subject has, but whose inputs are incomplete (a cost figure of a cluster with unpriced parts), is
+    not provided either: never judged on a figure that counts a missing input as zero.
+
+    Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units;
+    for a withheld metric, supply what the message names (prices: a `Prices` document or `price:` on the parts).
     """
     for b in ctx.design.requirements:
-        problem = unjudged(b, ctx.metrics, ctx.design)
+        problem = unjudged(b, ctx.metrics, ctx.design, ctx.operations.withheld)
         if problem is None:
             continue
         key, reason = problem
-        if key == "metric":
+        if key == "metric" and b.req.metric not in ctx.operations.withheld.get(b.subject, {}):
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}")
 
 
-def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None) -> Outcome:
-    """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be."""
-    problem = unjudged(b, metrics, design)
+def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,
+            withheld: Withheld | None = None) -> Outcome:
+    """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be.
+
+    `withheld` gives, by object path and metric, why a metric is not provided (`analyse.cost.Operations.withheld`).
+    """
+    problem = unjudged(b, metrics, design, withheld)
     return judge(b.req, None, problem[1]) if problem else judge(b.req, measured(b, metrics, design))
 
 
@@ -88,7 +99,7 @@ def resting_on(b: BoundRequirement, design: Design) -> list[Unresolved]:
 
 
 def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
-             design: Design | None = None) -> tuple[str, str] | None:
+             design: Design | None = None, withheld: Withheld | None = None) -> tuple[str, str] | None:
     """Why a requirement cannot be judged: (the field at fault, the reason), or None where it can."""
     if b.pattern and not b.subject:
         return "subject", f"no object matches '{b.pattern}'"
@@ -104,6 +115,9 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
         if b.pattern:
             return "subject", f"{b.subject} (matched by '{b.pattern}') has no metrics"
         return "subject", f"unknown subject '{b.subject}'{_suggest(b.subject, metrics)}"
+    why = (withheld or {}).get(b.subject, {}).get(b.req.metric)
+    if why:
+        return "metric", f"{b.subject}'s {b.req.metric} is not provided: {why}"
     if b.req.metric not in known:
         return "metric", f"{b.subject} has no metric '{b.req.metric}'{_suggest(b.req.metric, known)}"
     if not known[b.req.metric].is_compatible_with(b.req.target.limit):

@@ -93,7 +93,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
             for k, o in enumerate(sweep.objectives):
                 if o.metric in COST_OBJECTIVES and per_hour is None:
                     raise UsageError(f"sweep '{sweep.id}': objective '{o.metric}' needs prices, and cluster '{cid}' "
-                                     "has no cost in USD (give its parts a `price:` and its facility a `cost:`, "
+                                     "has no cost in USD (price every part and rack on its bill of materials, "
+                                     "with `price:` or a `Prices` document, and give its facility a `cost:`; "
                                      "docs/reliability.md)", where("objectives", k, "metric"))
             bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
                                          cost_per_accelerator_hour=per_hour)

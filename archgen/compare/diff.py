@@ -207,7 +207,7 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
     states: dict[tuple[str, str], RequirementState] = {}
     for b in run.design.requirements:
         obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
-        states[(obj, b.req.id)] = _state(obj, outcome(b, run.metrics, run.design), failed)
+        states[(obj, b.req.id)] = _state(obj, outcome(b, run.metrics, run.design, run.operations.withheld), failed)
     for path, w in sorted(run.workloads.items()):
         for o in w.estimate.requirements if w.estimate else ():
             states[(path, o.requirement.id)] = _state(path, o, failed)

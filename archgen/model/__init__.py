@@ -9,6 +9,7 @@ from archgen.model.cooling import CoolingUnit
 from archgen.model.facility import Facility
 from archgen.model.network import NIC, Link, Switch
 from archgen.model.power import PDU, PowerShelf
+from archgen.model.prices import Prices
 from archgen.model.rack import Rack
 from archgen.model.reliability import FailureRates
 from archgen.model.requirements import Requirements
@@ -20,8 +21,9 @@ from archgen.model.workload import Model, Workload
 KINDS: dict[str, type[Document]] = {
     cls.__name__: cls
     for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Rack, Facility, Requirements,
-                Cluster, Model, Workload, Sweep, FailureRates)
+                Cluster, Model, Workload, Sweep, FailureRates, Prices)
 }
 
 __all__ = ["KINDS", "Document", "Part", "Accelerator", "System", "Switch", "NIC", "Link", "PowerShelf", "PDU",
-           "CoolingUnit", "Rack", "Facility", "Requirements", "Cluster", "Model", "Workload", "Sweep", "FailureRates"]
+           "CoolingUnit", "Rack", "Facility", "Requirements", "Cluster", "Model", "Workload", "Sweep", "FailureRates",
+           "Prices"]

@@ -170,6 +170,9 @@ class Electrical(Spec):
     typical: PowerOrZero | None = Field(None, description=(
         "Typical draw under load, when published; average-power metrics (`it_power_typical`) use it, budgets use "
         "`max`."))
+    idle: PowerOrZero | None = Field(None, description=(
+        "Draw powered on with no job running, when published; the hours a cluster idles (its facility's "
+        "`utilisation`) are costed at it, else at the average draw (assumed)."))
     max_basis: Literal["stated", "psu-rating", "psu-active", "placeholder"] = Field("stated", description=(
         "What `max` is: 'stated', a maximum draw a source states (or derives, as the part's notes say); "
         "'psu-rating', a power-supply rating standing in where no maximum draw is published (an upper bound, not a "

@@ -155,7 +155,7 @@ def markdown(d: Diff) -> str:
 
 #: Metrics a pull request's power and cost delta is read from, shown together before the other metrics.
 POWER_AND_COST = ("it_power", "power_average", "capex", "tco_per_year", "tco_per_accelerator_hour",
-                  "cost_per_million_tokens")
+                  "tco_per_used_accelerator_hour", "cost_per_million_tokens")
 
 
 def power_and_cost(d: Diff) -> list[MetricChange]:

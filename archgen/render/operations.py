@@ -105,16 +105,33 @@ def cost_section(run: Any, a: Any) -> Section | None:
     cost = run.operations.cost.get(a.cluster.path)
     if cost is None or cost.currency is None:
         return None
-    cur = cost.currency
+    cur, m = cost.currency, a.metrics
+    used = f"TCO per used accelerator-hour (utilisation {fmt.number(cost.utilisation * 100, 0)} %)"
     rows = (("Capex", cost.capex), ("Capital recovered per year", cost.capital_per_year),
-            ("Energy per year (average load)", cost.energy_per_year), ("Space per year", cost.space_per_year),
-            ("TCO per year", cost.tco_per_year), ("TCO per accelerator-hour", cost.per_accelerator_hour))
+            ("Energy per year", cost.energy_per_year), ("Space per year", cost.space_per_year),
+            ("TCO per year", cost.tco_per_year), ("TCO per accelerator-hour (owned)", cost.per_accelerator_hour),
+            (used, cost.per_used_accelerator_hour),
+            ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")))
+    idle = "" if cost.utilisation >= 1 else (
+        f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
+        f"{fmt.q(cost.power_idle, 'kW', 0)} (each part's stated idle draw, else its average draw: assumed)")
+    recovery = "" if cost.recovery_factor is None else (
+        f" The capital recovery factor is {fmt.number(cost.recovery_factor, 4)} per year, r / (1 − (1 + r)^−n), the "
+        "annuity that repays the capex over the depreciation years at the discount rate.")
+    share = m.get("network_capex_share")
+    network = "" if share is None else (
+        f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex (Epoch AI "
+        "puts cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs; Cottier et "
+        "al. 2024, arXiv:2405.21015).")
+    withheld = "" if not cost.withheld else (
+        f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")
     section = Section("cost", "Cost").add(
-        Para(f"Capex from the bill of materials at each part's price; energy at the average IT load "
-             f"{fmt.q(cost.power_average, 'kW', 0)} (peak {fmt.q(cost.power_peak, 'kW', 0)}) times the "
-             "facility's PUE and electricity price; capital recovered over the depreciation years at the discount "
-             "rate (docs/reliability.md, Cost). Every price carries its basis; assumed ones are listed under Open "
-             "items."),
+        Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
+             f"part); energy at the average IT load {fmt.q(cost.power_average, 'kW', 0)} (peak "
+             f"{fmt.q(cost.power_peak, 'kW', 0)}) for the hours the cluster is used{idle}, times the facility's "
+             "PUE and electricity price; capital recovered over the depreciation years at the discount rate "
+             f"(docs/reliability.md, Cost).{recovery}{network}{withheld} Every price carries its basis; assumed "
+             "ones are listed under Open items."),
         Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=2, align="right")),
               tuple((name, value.to(cur).m if value is not None else None) for name, value in rows)),
         Table("capex", f"Capex by part ({cur})", (Column("Part"), Column("Kind"), Column("Qty", digits=0,
@@ -122,10 +139,18 @@ def cost_section(run: Any, a: Any) -> Section | None:
                                                    Column("Unit price", digits=0, align="right"),
                                                    Column("Total", digits=0, align="right"), Column("Basis")),
               tuple((line.part, line.kind, line.quantity, line.unit_price.m if line.unit_price is not None else None,
-                     line.total.m if line.total is not None else None, line.basis or "unpriced")
-                    for line in cost.lines)),
-        Figure("fig-capex", "capex", f"Capex by kind of part ({cur})"))
+                     line.total.m if line.total is not None else None, _basis(line))
+                    for line in cost.lines)))
+    if cost.capex is not None:
+        section.add(Figure("fig-capex", "capex", f"Capex by kind of part ({cur})"))
     return section
+
+
+def _basis(line: Any) -> str:
+    """A capex line's basis as the table shows it: the price list it comes from, or why it has no price."""
+    if line.unit_price is None:
+        return "unpriced" if line.priceable else "accessory, not priced"
+    return line.basis + (f" (Prices {line.listed})" if line.listed else "")
 
 
 def capex_chart(cost: Any) -> Chart:
@@ -151,7 +176,8 @@ def open_items(run: Any, a: Any) -> list[str]:
     if cost is not None and cost.assumed:
         items.append("Cost rests on assumed figures (replace with quotes): " + ", ".join(cost.assumed) + ".")
     if cost is not None and cost.unpriced:
-        items.append("Capex leaves out unpriced parts: " + ", ".join(line.part for line in cost.unpriced) + ".")
+        items.append("Capex, TCO and cost per accelerator-hour and per token are not provided until these parts are "
+                     "priced (a Prices document or `price:`): " + ", ".join(line.part for line in cost.unpriced) + ".")
     if cost is not None and cost.accessories:
         items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
                      "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")
@@ -168,7 +194,7 @@ def figures(run: Any, a: Any) -> dict:
     if found:
         out["goodput"] = lambda: goodput_chart(found)
     cost = run.operations.cost.get(a.cluster.path)
-    if cost is not None and cost.currency is not None:
+    if cost is not None and cost.capex is not None:
         out["capex"] = lambda: capex_chart(cost)
     return out
 
