@@ -75,6 +75,10 @@ class Accelerator(Part):
         None, gt=0, description="CUDA compute capability (NVIDIA's CUDA GPUs table), e.g. 9.0 for Hopper; NCCL keys "
                                 "its per-generation tuning constants on it. Left out (non-NVIDIA parts), the "
                                 "collective model uses NCCL's Simple protocol only.")
+    multiprocessors: int | None = Field(
+        None, gt=0, description="Streaming multiprocessors (NVIDIA SMs) the device exposes; a communication kernel "
+                                "that overlaps compute takes some of them (`perf.exposure`). Left out, overlapped "
+                                "communication is taken to cost the compute nothing.")
     scale_up: ScaleUp | None = Field(None, description="Scale-up interconnect per accelerator.")
     efficiency: Efficiency = Field(
         default_factory=Efficiency,

@@ -31,7 +31,7 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
 
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
-CHIP_FIELDS = ("accelerator", "compute_capability", "peak", "gemm_efficiency", "gemm_stream_efficiency",
+CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency", "gemm_stream_efficiency",
                "gemm_half_size", "vector_peak",
                "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "l2_capacity", "l2_bandwidth")
 
@@ -66,6 +66,8 @@ class Hardware:
         nvls_efficiency: NCCL's NVLS efficiency for the accelerator's generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets only NCCL's Simple protocol.
+        multiprocessors: Streaming multiprocessors; 0 when unknown (overlapped communication then slows no
+            compute, `perf.exposure`).
         all_to_all_efficiency: nccl-tests all-to-all busbw over the scale-up link; 0 takes `scale_up_efficiency`.
         scale_out_bandwidth: Scale-out bandwidth per accelerator per direction (B/s); 0 for a single domain.
         scale_out_efficiency: Achievable fraction of `scale_out_bandwidth`.
@@ -104,6 +106,7 @@ class Hardware:
     in_network_reduction: bool = False
     nvls_efficiency: float = 0.8
     compute_capability: float = 0.0
+    multiprocessors: float = 0.0
     all_to_all_efficiency: float = 0.0
     scale_out_bandwidth: float = 0.0
     scale_out_efficiency: float = 0.9
@@ -272,6 +275,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         in_network_reduction=bool(nvls),
         nvls_efficiency=eff.in_network_reduction,
         compute_capability=float(accelerator.compute_capability or 0.0),
+        multiprocessors=float(accelerator.multiprocessors or 0),
         all_to_all_efficiency=float(eff.all_to_all or 0.0),
         scale_out_bandwidth=_si(scale_out_bandwidth, "B/s"),
         scale_out_latency=_si(scale_out_latency, "s"),

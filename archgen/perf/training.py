@@ -20,7 +20,7 @@ from archgen.perf import offload as off
 from archgen.perf import quant as Q
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
-from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed
+from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
@@ -203,6 +203,21 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     return ew
 
 
+def tp_gemms(a: Arch, tp, moe_share):
+    """The TP-split linear layers of an average layer as (n, k, userbuffers method, share of the layers that have
+    it) with M = tokens (see
+    `exposure.tp_overlap_cost`): QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of the
+    layers (Transformer Engine's userbuffers overlap the attention and dense MLP modules, not the expert GEMMs).
+    """
+    q = a.heads * a.head_dim
+    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0), (a.hidden, q / tp, "pipeline", 1.0)]
+    if moe_share < 1.0:
+        dense = 1.0 - moe_share
+        out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
+                                                                                    dense)]
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class LayerTimes:
     """One average layer of one micro-batch on one rank, and the output layer and embedding (s).
@@ -255,7 +270,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
     tp_layer = 2.0 * (passes + 1.0) * ar
     if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
-        tp_layer = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes)
+        tp_layer = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes) + tp_overlap_cost(
+            hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
     tp_layer = np.where(tp > 1, tp_layer, 0.0)
 
     # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
