@@ -135,10 +135,18 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     grads = params * gb
     ar, rs, ag = collective_times(hw, (("all_reduce", grads), ("reduce_scatter", grads), ("all_gather", params * wb)),
                                   dp, k_dp)
-    wb_ = bwd_window if job.overlap_grad_reduce else 0.0
-    wf_ = fwd_window if job.overlap_param_gather else 0.0
-    plain = np.maximum(0.0, ar - wb_)
-    sharded = np.maximum(0.0, rs - wb_) + np.maximum(0.0, ag - wf_)
+    edge = np.minimum(1.0, np.maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / np.maximum(params, 1.0))
+    lost = 1.0 - sm_kept(hw, NCCL_CTAS)
+
+    def hidden(t, window, on):
+        """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs its overlap takes."""
+        if not on:
+            return t
+        shown = np.maximum(t - window, edge * t)
+        return shown + lost * (t - shown)
+
+    plain = hidden(ar, bwd_window, job.overlap_grad_reduce)
+    sharded = hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
     fsdp = m * np.maximum(0.0, 2.0 * ag + rs - t_mb)
     out = np.where(zero >= 3, fsdp, np.where(zero >= 1, sharded, plain))
     return np.where(dp > 1, out, 0.0)
