@@ -26,7 +26,7 @@ from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.scores import score_cases
-from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range
+from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath
 
@@ -75,7 +75,8 @@ def estimate_cases(path: Path, fmt: str = "text") -> tuple[str, int]:
     scored = {r.id for r in scores.results}
     accs = load_accelerators()
     ranges = {c.id: (got, describe(open_knobs(c, accs))) for c in cf.cases
-              if c.id in scored and (got := collective_range(c, accs) or serving_range(c, accs))}
+              if c.id in scored and (got := collective_range(c, accs) or serving_range(c, accs)
+                                     or training_efficiency_range(c, accs))}
     return case_scores_text(scores, ranges), 1 if scores.refused else 0
 
 

@@ -204,13 +204,14 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
 
 
 def tp_gemms(a: Arch, tp, moe_share):
-    """The TP-split linear layers of an average layer as (n, k, userbuffers method, share of the layers that have
-    it) with M = tokens (see
-    `exposure.tp_overlap_cost`): QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of the
-    layers (Transformer Engine's userbuffers overlap the attention and dense MLP modules, not the expert GEMMs).
+    """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
+
+    See `exposure.tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of
+    the layers (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
     """
     q = a.heads * a.head_dim
-    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0), (a.hidden, q / tp, "pipeline", 1.0)]
+    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
+           (a.hidden, q / tp, "pipeline", 1.0)]
     if moe_share < 1.0:
         dense = 1.0 - moe_share
         out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",

@@ -65,13 +65,14 @@ def test_moe_layers_pay_for_token_permutation(h100):
 def test_trtllm_serving_fp8_hopper_within_25_percent_and_fp4_over():
     """TensorRT-LLM's offline throughput table, with the default KV-cache precision (the table states none) and the
     default KV reservation (TensorRT-LLM's scheduler): FP8 on H100/H200 within 25 % (median under 12 %); NVFP4 on
-    B200/GB200 over by more than 25 % (+25.8 % to +50.3 % with NVFP4 decode GEMMs streaming at the measured rate,
-    the catalog's gemm_stream.fp4; the file's header)."""
+    B200/GB200 over on every row, +6.9 % to +30.6 % with NVFP4's GEMM efficiency at the middle of the catalog's
+    stated range and its decode GEMMs streaming at the measured rate (gemm_stream.fp4; the file's header)."""
     errors = {r.id: r.error for r in score_file(DATA / "trtllm-perf-overview.yaml")}
     assert len(errors) == 40
     fp8 = sorted(abs(e) for k, e in errors.items() if "-fp8-" in k)
     assert len(fp8) == 24 and fp8[-1] <= 0.25 and fp8[len(fp8) // 2] <= 0.12, fp8
-    assert all(e > 0.25 for k, e in errors.items() if "-fp4-" in k), errors
+    fp4 = sorted(e for k, e in errors.items() if "-fp4-" in k)
+    assert len(fp4) == 16 and 0.05 < fp4[0] and fp4[-1] <= 0.35, fp4
 
 
 @pytest.mark.parametrize(("inp", "out"), [(128, 2048), (1000, 1000), (5000, 500)])
