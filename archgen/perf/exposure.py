@@ -92,15 +92,26 @@ def tp_exposed(ar, gemm_window, passes):
     return np.maximum(2.0 * (1.0 + 1.0) * ar * passes - gemm_window, 0.25 * ar * passes)
 
 
-def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, expert_window):
+#: SMs the flex dispatcher's all-to-all kernels hold (DeepEP's default, "historical default 20": Megatron-core
+#: megatron/core/transformer/transformer_config.py at d98e8a6, `moe_deepep_num_sms`).
+EP_COMM_SMS = 20.0
+
+
+def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, layer_forward, expert_forward):
     """Exposed dispatch and combine all-to-all time of one MoE layer per micro-batch (forward, backward, recompute).
 
     Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
     deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
     forward it over NVLink) the traffic that leaves a domain falls from top_k·(1 - k/n) copies to the expected
     number of other domains hit, (D - 1)·(1 - (1 - 1/D)^top_k) for D domains in the group and uniform routing.
-    With `overlap_ep_comm` the all-to-all of one micro-batch hides behind another's expert compute
-    (`expert_window`, one forward's worth per pass and two for the backward).
+
+    With `overlap_ep_comm` Megatron-core runs one micro-batch's forward of a layer beside another's backward
+    (megatron/core/models/common/model_chunk_schedule_plan.py at d98e8a6, `TransformerLayerSchedulePlan.run`):
+    combine_bwd beside the forward's pre-dispatch compute (attention, norm, router: A), dispatch_fwd beside the
+    expert MLP's backward (2E), dispatch_bwd beside its forward (E), combine_fwd beside the pre-dispatch backward
+    (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` from the compute
+    beside it. A recompute's extra forward all-to-alls are not overlapped (Megatron refuses recomputation with
+    this overlap). The first forward and the last backward of a step, which have no partner, are not modelled.
     """
     a = job.arch
     k_ep = members_per_domain(hw, ep, tp * cp)
@@ -113,7 +124,11 @@ def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, expert_window):
     a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
     t = 2.0 * (passes + 1.0) * a2a
     if job.overlap_ep_comm:
-        t = np.maximum(0.0, t - expert_window * (passes + 2.0))
+        pre = np.maximum(layer_forward - expert_forward, 0.0)
+        windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)
+        shown = sum(np.maximum(0.0, a2a - w) for w in windows)
+        lost = 1.0 - sm_kept(hw, EP_COMM_SMS)
+        t = shown + lost * (4.0 * a2a - shown) + 2.0 * (passes - 1.0) * a2a
     return np.where(ep > 1, t, 0.0)
 
 

@@ -183,6 +183,15 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
     return t + attn + K.memory_time(hw, ew), attn, quant
 
 
+def expert_forward(hw: Hardware, job: Job, T, tp, ep):
+    """Forward time of an MoE layer's expert MLP on one rank (the grouped up and down GEMMs, as `_layer_forward`)."""
+    a, dt = job.arch, job.precision
+    local = a.experts / ep
+    m_e = T * a.top_k / local
+    return K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * a.expert_ffn / tp, a.hidden, local) + K.gemm_time(
+        hw, dt, m_e, a.hidden, a.expert_ffn / tp, local)
+
+
 def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0):
     """Memory-bound bytes of one layer's forward pass for `T` tokens on one TP rank.
 
@@ -282,7 +291,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes
     cp_layer = np.where(cp > 1, np.maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_layer = moe_share * expert_comm(hw, job, T, tp, cp, ep, passes, moe_f - moe_attn) if a.moe_layers else 0.0
+    ep_layer = moe_share * expert_comm(hw, job, T, tp, cp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep)) \
+        if a.moe_layers else 0.0
 
     logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward

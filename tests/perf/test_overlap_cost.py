@@ -19,6 +19,7 @@ import pytest
 
 from archgen.perf import kernels as K
 from archgen.perf.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept, tp_overlap_cost
+from archgen.perf.hardware import hardware_for
 from archgen.perf.scores import score_file
 
 DATA = Path(__file__).parent / "data"
@@ -111,3 +112,46 @@ def test_mlperf_gpt3_11616_h100_within_5_percent_and_the_nccl_sms_move_it(monkey
     assert abs(err) <= 0.05, err
     monkeypatch.setattr(X, "NCCL_CTAS", 0.0)
     assert err - (predict(case, accelerators)["step_time"] / 0.921 - 1) > 0.05
+
+
+def test_ep_dedup_dispatch_runs_at_deepeps_measured_rdma_rate(accelerators):
+    """DeepEP V1 (deepseek-ai/DeepEP docs/legacy.md at 0297fc8, "Normal kernels with NVLink and RDMA forwarding"):
+    H800 with one CX7 400 Gb/s per GPU, 4096 tokens, hidden 7168, top-8, FP8 dispatch, EP 16 over two nodes: 43 GB/s
+    of RDMA traffic. A token crosses to the other node once when one of its experts is there (1 - 0.5^8 of tokens),
+    so the dispatch takes 4096 x 0.996 x 7168 B / 43 GB/s = 0.680 ms. With `ep_dedup` the model gives 0.666 ms
+    (-2 %); sending every routed copy (4 of 8 cross) it would take 2.63 ms, four times the measurement."""
+    from archgen.perf.arch import Arch
+    from archgen.perf.exposure import expert_comm
+    from archgen.perf.training import Job
+    from archgen.units import Q_
+    hw = hardware_for(accelerators["h800-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
+    arch = Arch(layers=1, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
+                experts=256, top_k=8, expert_ffn=2048)
+    measured = 4096 * (1 - 0.5 ** 8) * 7168 / 43e9
+    for dedup, ratio in ((True, 1.0), (False, 4.0)):
+        job = Job(arch, 4096, 16, ep_dedup=dedup)
+        # one forward dispatch: expert_comm counts dispatch + combine, forward and backward (4 all-to-alls), 16-bit
+        dispatch = float(expert_comm(hw, job, 4096.0, 1.0, 1.0, 16.0, 1.0, 0.0, 0.0)) / 4 / 2  # FP8 payload
+        assert dispatch == pytest.approx(ratio * measured, rel=0.05 if dedup else 0.10), dedup
+
+
+def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
+    """Megatron-core's EP overlap (model_chunk_schedule_plan.py at d98e8a6, lines 243-245) pairs combine_bwd with
+    the forward's pre-dispatch compute A, dispatch_fwd with the expert MLP's backward 2E, dispatch_bwd with its
+    forward E and combine_fwd with the pre-dispatch backward 2A; what hides takes DeepEP's 20 SMs."""
+    from archgen.perf.arch import Arch
+    from archgen.perf.collectives import collective_time
+    from archgen.perf.exposure import EP_COMM_SMS, expert_comm
+    from archgen.perf.training import Job
+    arch = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 16, overlap_ep_comm=True)
+    a2a = float(collective_time(h100, "all_to_all", 4096 * 8 * 2048 * 2.0, 16, 8))
+    layer, expert = 1.5 * a2a, 0.4 * a2a  # A = 1.1 a2a, E = 0.4 a2a: the two dispatches (behind 2E, E) show
+    shown = (a2a - 2 * expert) + (a2a - expert)
+    lost = EP_COMM_SMS / 132
+    got = float(expert_comm(h100, job, 4096.0, 1.0, 1.0, 16.0, 1.0, layer, expert))
+    assert got == pytest.approx(shown + lost * (4 * a2a - shown), rel=1e-12)
+    plain = float(expert_comm(h100, dataclasses.replace(job, overlap_ep_comm=False), 4096.0, 1.0, 1.0, 16.0, 1.0,
+                              layer, expert))
+    assert plain == pytest.approx(4 * a2a, rel=1e-12) and got < plain
