@@ -37,6 +37,13 @@ ELEMENTWISE_H = 11.0
 #: Bytes per optimizer step and parameter for Adam: fp32 master (r+w 8), moments (r+w 16), fp32 grad read 4,
 #: 16-bit weight write 2.
 ADAM_BYTES = 30.0
+#: Per step beside the update (Megatron-core at d98e8a6): the whole gradient buffer is zeroed
+#: (DistributedDataParallel.zero_grad_buffer -> param_and_grad_buffer.py `grad_data.zero_()`, grad_bytes per
+#: parameter), and gradient clipping (`clip_grad` 1.0 by default) reads the rank's shard of fp32 main gradients for
+#: the norm (optimizer/clip_grads.py `get_grad_norm_fp32`, multi_tensor_l2norm, 4 B) and scales it in place
+#: (`clip_grad_by_total_norm_fp32`, multi_tensor_scale, 8 B), all-reducing the norm over the data- and
+#: model-parallel groups.
+CLIP_BYTES = 12.0
 
 
 def permute_h(top_k):
@@ -353,6 +360,9 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     shard = params / np.where(x(zero) >= 1, x(dpcp), 1.0)
     opt_c = np.where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
                      K.memory_time(hx, ADAM_BYTES * shard))
+    norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
+        hx, "all_reduce", 4.0, x(tp * pp), x(np.minimum(tp, hw.scale_up_size)))
+    opt_c = opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
     tail = np.where(real, dp_c + opt_c, 0.0)
     worst = np.argmax(tail, axis=-1)[..., None]
     dp_comm = np.take_along_axis(np.broadcast_to(dp_c, tail.shape), worst, -1)[..., 0]

@@ -155,3 +155,22 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     plain = float(expert_comm(h100, dataclasses.replace(job, overlap_ep_comm=False), 4096.0, 1.0, 1.0, 16.0, 1.0,
                               layer, expert))
     assert plain == pytest.approx(4 * a2a, rel=1e-12) and got < plain
+
+
+def test_step_fixed_costs_zero_the_gradient_buffer_and_clip(h100):
+    """Per step beside Adam's update (Megatron-core at d98e8a6): zero_grad_buffer zeroes the whole gradient buffer
+    (grad_bytes per parameter), clipping reads the rank's fp32 gradient shard for its norm and scales it in place
+    (4 + 8 B per parameter of the shard), and the norm is all-reduced over the data- and model-parallel groups."""
+    from archgen.perf import kernels as K
+    from archgen.perf.arch import Arch
+    from archgen.perf.collectives import collective_time
+    from archgen.perf.training import ADAM_BYTES, CLIP_BYTES, Job, Layout, estimate_training
+    arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+    e = estimate_training(h100, Job(arch, 8192, 64), Layout(1, 1, 8, 1))
+    from archgen.perf.memory import params_per_gpu
+    params = float(params_per_gpu(arch, 1, 1, 1, loss=1.0))
+    shard = params / 8
+    want = K.memory_time(h100, ADAM_BYTES * shard + params * 4.0 + CLIP_BYTES * shard) + float(
+        collective_time(h100, "all_reduce", 4.0, 8.0, 8.0)) + float(collective_time(h100, "all_reduce", 4.0, 1.0, 1.0))
+    assert CLIP_BYTES == 12.0
+    assert float(e.optimizer) == pytest.approx(float(want), rel=1e-9)
