@@ -30,7 +30,7 @@ from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.scores import score_cases
 from archgen.perf.stacks import explain as explain_switches
-from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range
+from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath
 
@@ -87,7 +87,8 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
         return dumps(rows), 1 if scores.refused else 0
     accs = load_accelerators()
     ranges = {c.id: (got, describe(open_knobs(c, accs))) for c in cf.cases
-              if c.id in scored and (got := collective_range(c, accs) or serving_range(c, accs))}
+              if c.id in scored and (got := collective_range(c, accs) or serving_range(c, accs)
+                                     or training_efficiency_range(c, accs))}
     text = case_scores_text(scores, ranges) + (case_switches_text(used) if used else "")
     return text, 1 if scores.refused else 0
 

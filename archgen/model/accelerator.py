@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from archgen.model.base import Part, Spec
 from archgen.units import Bandwidth, ComputeRate, Duration, Information, Power
@@ -39,6 +39,11 @@ class Efficiency(Spec):
     gemm: dict[Dtype, Fraction] = Field(
         default_factory=dict,
         description="Best measured dense-GEMM throughput over peak, per data type, e.g. {bf16: 0.80} (MAMF).")
+    gemm_range: dict[Dtype, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="Lowest and highest `gemm` figure the sources support for a data type this part has no "
+                    "measurement of (derived from a sibling part's), e.g. {fp4: [0.405, 0.675]}; `gemm` holds the "
+                    "point used. Estimates on it state the range their metrics span.")
     gemm_half_size: int = Field(
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
                                "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N, K.")
@@ -60,6 +65,14 @@ class Efficiency(Spec):
                                       "messages; left out, the ring figure `scale_up` is used.")
     source: str | list[str] = Field("", description="Where the efficiency figures come from.")
 
+    @model_validator(mode="after")
+    def _range_holds_point(self) -> Efficiency:
+        for dt, (lo, hi) in self.gemm_range.items():
+            point = self.gemm.get(dt)
+            if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
+                raise ValueError(f"gemm_range.{dt} [{lo}, {hi}] must lie in (0, 1] and hold gemm.{dt} ({point})")
+        return self
+
 
 class Accelerator(Part):
     """A GPU or AI accelerator package (one logical device)."""
@@ -78,6 +91,10 @@ class Accelerator(Part):
         None, gt=0, description="CUDA compute capability (NVIDIA's CUDA GPUs table), e.g. 9.0 for Hopper; NCCL keys "
                                 "its per-generation tuning constants on it. Left out (non-NVIDIA parts), the "
                                 "collective model uses NCCL's Simple protocol only.")
+    multiprocessors: int | None = Field(
+        None, gt=0, description="Streaming multiprocessors (NVIDIA SMs) the device exposes; a communication kernel "
+                                "that overlaps compute takes some of them (`perf.exposure`). Left out, overlapped "
+                                "communication is taken to cost the compute nothing.")
     scale_up: ScaleUp | None = Field(None, description="Scale-up interconnect per accelerator.")
     efficiency: Efficiency = Field(
         default_factory=Efficiency,

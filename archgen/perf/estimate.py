@@ -17,6 +17,7 @@ from archgen.model.requirements import Outcome, judge
 from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
+from archgen.perf.efficiency_range import efficiency_note
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.memory import OFFLOAD_CODES
@@ -152,6 +153,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
         est = estimate_training(hw, job, lay)
     if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(_stack_range(t, arch, hw, lay, (job, lay, est)))
+    notes += efficiency_note(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     fits = bool(est.fits)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
     if not fits:

@@ -31,8 +31,8 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
 
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
-CHIP_FIELDS = ("accelerator", "compute_capability", "peak", "gemm_efficiency", "gemm_stream_efficiency",
-               "gemm_half_size", "vector_peak",
+CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency",
+               "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "vector_peak",
                "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "l2_capacity", "l2_bandwidth")
 
 
@@ -44,6 +44,8 @@ class Hardware:
         accelerator: Catalog id of the accelerator.
         peak: Dense tensor peak per data type (FLOP/s).
         gemm_efficiency: Best dense-GEMM fraction of peak per data type.
+        gemm_efficiency_range: Lowest and highest `gemm_efficiency` the sources support, per data type the part
+            has no measurement of (`perf.efficiency_range`).
         gemm_half_size: GEMM dimension that alone halves the efficiency (size ramp).
         vector_peak: Non-tensor peak (FLOP/s); 0 when unknown.
         vector_efficiency: Sustained fraction of `vector_peak`.
@@ -66,6 +68,8 @@ class Hardware:
         nvls_efficiency: NCCL's NVLS efficiency for the accelerator's generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets only NCCL's Simple protocol.
+        multiprocessors: Streaming multiprocessors; 0 when unknown (overlapped communication then slows no
+            compute, `perf.exposure`).
         all_to_all_efficiency: nccl-tests all-to-all busbw over the scale-up link; 0 takes `scale_up_efficiency`.
         scale_out_bandwidth: Scale-out bandwidth per accelerator per direction (B/s); 0 for a single domain.
         scale_out_efficiency: Achievable fraction of `scale_out_bandwidth`.
@@ -104,11 +108,13 @@ class Hardware:
     in_network_reduction: bool = False
     nvls_efficiency: float = 0.8
     compute_capability: float = 0.0
+    multiprocessors: float = 0.0
     all_to_all_efficiency: float = 0.0
     scale_out_bandwidth: float = 0.0
     scale_out_efficiency: float = 0.9
     scale_out_latency: float = 0.0
     gemm_stream_efficiency: dict[str, float] = field(default_factory=dict)
+    gemm_efficiency_range: dict[str, tuple[float, float]] = field(default_factory=dict)
     oversubscription: float = 1.0
     pod: int = 0
     scale_out_reduction: bool = False
@@ -257,6 +263,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
         gemm_efficiency=dict(eff.gemm),
         gemm_stream_efficiency=dict(eff.gemm_stream),
+        gemm_efficiency_range={k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()},
         gemm_half_size=float(eff.gemm_half_size),
         vector_peak=_si(accelerator.vector_peak, "FLOPS"),
         vector_efficiency=eff.vector,
@@ -272,6 +279,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         in_network_reduction=bool(nvls),
         nvls_efficiency=eff.in_network_reduction,
         compute_capability=float(accelerator.compute_capability or 0.0),
+        multiprocessors=float(accelerator.multiprocessors or 0),
         all_to_all_efficiency=float(eff.all_to_all or 0.0),
         scale_out_bandwidth=_si(scale_out_bandwidth, "B/s"),
         scale_out_latency=_si(scale_out_latency, "s"),

@@ -20,7 +20,7 @@ from archgen.perf import offload as off
 from archgen.perf import quant as Q
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
-from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed
+from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
@@ -38,6 +38,13 @@ ELEMENTWISE_H = 11.0
 #: Bytes per optimizer step and parameter for Adam: fp32 master (r+w 8), moments (r+w 16), fp32 grad read 4,
 #: 16-bit weight write 2.
 ADAM_BYTES = 30.0
+#: Per step beside the update (Megatron-core at d98e8a6): the whole gradient buffer is zeroed
+#: (DistributedDataParallel.zero_grad_buffer -> param_and_grad_buffer.py `grad_data.zero_()`, grad_bytes per
+#: parameter), and gradient clipping (`clip_grad` 1.0 by default) reads the rank's shard of fp32 main gradients for
+#: the norm (optimizer/clip_grads.py `get_grad_norm_fp32`, multi_tensor_l2norm, 4 B) and scales it in place
+#: (`clip_grad_by_total_norm_fp32`, multi_tensor_scale, 8 B), all-reducing the norm over the data- and
+#: model-parallel groups.
+CLIP_BYTES = 12.0
 
 
 def permute_h(top_k):
@@ -186,6 +193,15 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
     return t + attn + K.memory_time(hw, ew), attn, quant
 
 
+def expert_forward(hw: Hardware, job: Job, T, tp, ep):
+    """Forward time of an MoE layer's expert MLP on one rank (the grouped up and down GEMMs, as `_layer_forward`)."""
+    a, dt = job.arch, job.precision
+    local = a.experts / ep
+    m_e = T * a.top_k / local
+    return K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * a.expert_ffn / tp, a.hidden, local) + K.gemm_time(
+        hw, dt, m_e, a.hidden, a.expert_ffn / tp, local)
+
+
 def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0):
     """Memory-bound bytes of one layer's forward pass for `T` tokens on one TP rank.
 
@@ -204,6 +220,22 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     if rec:
         ew = ew + T * Q.forward_per_token(a, rec, cc, tp, sp, moe)
     return ew
+
+
+def tp_gemms(a: Arch, tp, moe_share):
+    """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
+
+    See `exposure.tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of
+    the layers (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
+    """
+    q = a.heads * a.head_dim
+    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
+           (a.hidden, q / tp, "pipeline", 1.0)]
+    if moe_share < 1.0:
+        dense = 1.0 - moe_share
+        out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
+                                                                                    dense)]
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -258,7 +290,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
     tp_layer = 2.0 * (passes + 1.0) * ar
     if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
-        tp_layer = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes)
+        tp_layer = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes) + tp_overlap_cost(
+            hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
     tp_layer = np.where(tp > 1, tp_layer, 0.0)
 
     # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
@@ -268,7 +301,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes
     cp_layer = np.where(cp > 1, np.maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_layer = moe_share * expert_comm(hw, job, T, tp, cp, ep, passes, moe_f - moe_attn) if a.moe_layers else 0.0
+    ep_layer = moe_share * expert_comm(hw, job, T, tp, cp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep)) \
+        if a.moe_layers else 0.0
 
     logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
@@ -329,6 +363,9 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     shard = params / np.where(x(zero) >= 1, x(dpcp), 1.0)
     opt_c = np.where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
                      K.memory_time(hx, ADAM_BYTES * shard))
+    norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
+        hx, "all_reduce", 4.0, x(tp * pp), x(np.minimum(tp, hw.scale_up_size)))
+    opt_c = opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
     tail = np.where(real, dp_c + opt_c, 0.0)
     worst = np.argmax(tail, axis=-1)[..., None]
     dp_comm = np.take_along_axis(np.broadcast_to(dp_c, tail.shape), worst, -1)[..., 0]

@@ -16,6 +16,8 @@ values that knob takes in practice. None of these predictions enters a score.
   * **NVLink SHARP (NVLS)**, which a case runs only when it names `nvls`/`nvls_tree` (NCCL needs the fabric
     manager's multicast support, which a measurement does not state). Open for `algorithm: auto` on an accelerator
     that has it: NCCL then takes NVLS inside a domain and NVLSTree across domains where they are faster.
+* Training on an accelerator whose GEMM efficiency in the case's precision is a stated range, not a measurement
+  (`efficiency.gemm_range`; `training_efficiency_range`): the prediction at both ends of that range.
 * Serving (`serving_range`): **the KV-cache precision** of a case served in FP8 or FP4 that states no
   `kv_precision`. It is scored with the KV cache in FP8 (`kernels.serving_kv_dtype`), but TensorRT-LLM's
   `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
@@ -28,9 +30,10 @@ import dataclasses
 from itertools import product
 
 from archgen.model.accelerator import Accelerator
-from archgen.perf.cases import Case, case_hardware, predict, stack_range
+from archgen.perf.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.efficiency_range import at_efficiency, gemm_range
 
 #: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
 #: NCCL's IB/RoCE and socket transports, aws-ofi-nccl on P5en/P6-B200/P6-B300, and on P4d/P5/P5e (its default).
@@ -46,6 +49,10 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
     inf = case.inference
     if inf is not None:
         return ("KV cache",) if inf.precision in QUANTISED_SERVING and inf.kv_precision is None else ()
+    t = case.training
+    if t is not None:
+        rng = accelerators[case.system.accelerator].efficiency.gemm_range
+        return ("GEMM efficiency",) if t.precision in rng else ()
     c = case.collective
     if c is None:
         return ()
@@ -61,7 +68,8 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
 
 
 #: How each open knob reads beside a range.
-KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on", "KV cache": "KV cache fp8/bf16"}
+KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on", "KV cache": "KV cache fp8/bf16",
+               "GEMM efficiency": "the catalog's stated GEMM efficiency range"}
 
 
 def describe(knobs: tuple[str, ...]) -> str:
@@ -108,6 +116,21 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
+def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                              ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's prediction at both ends of the case accelerator's stated GEMM efficiency range.
+
+    Empty unless the case trains in a data type whose efficiency the catalog states as a range (`open_knobs`).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    if case.training is None or not open_knobs(case, accs):
+        return {}
+    hw, dt = case_hardware(case, accs), case.training.precision
+    preds = [training_metrics(case, h, float(training_estimate(case, h).step_time))
+             for h in (at_efficiency(hw, dt, e) for e in gemm_range(hw, dt) or ())]
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
 def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                    ) -> dict[str, tuple[float, float]]:
     """A case's range over what it leaves unstated: stack profiles, open collective knobs or KV-cache precision."""
@@ -115,4 +138,5 @@ def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = Non
         return collective_range(case, accelerators)
     if case.inference is not None:
         return serving_range(case, accelerators)
-    return stack_range(case, accelerators)
+    spans = [r for r in (stack_range(case, accelerators), training_efficiency_range(case, accelerators)) if r]
+    return {k: (min(r[k][0] for r in spans), max(r[k][1] for r in spans)) for k in spans[0]} if spans else {}

@@ -31,9 +31,9 @@ def test_fp8_training_runs_the_attention_core_at_the_bf16_rate(h100):
 
 
 def test_nemo_25_11_fp8_pretraining_within_35_percent():
-    """Eight rows of NVIDIA's table (Llama 3 8B, 70B and 3.1 405B on 8 to 1,024 GPUs), at the nemo-2025 profile:
-    median 17.7 %, worst +29 % (Llama 3.1 405B on B200). A drift guard set after the run; the model is fast on this stack (docs/perf-model.md,
-    Limitations)."""
+    """Eight rows of NVIDIA's table (Llama 3 8B, 70B and 3.1 405B on 8 to 1,024 GPUs): median 8.0 %, worst -19.6 %
+    (Llama 3.1 405B on GB300) with TP overlap's cost and Blackwell GEMMs at training shapes (median 14.5 %, worst
+    +26 % before). A drift guard set after the run (docs/perf-model.md, Limitations)."""
     errors = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml")}
     assert len(errors) == 8
     assert all(abs(e) <= 0.35 for e in errors.values()), errors
@@ -65,13 +65,14 @@ def test_moe_layers_pay_for_token_permutation(h100):
 def test_trtllm_serving_fp8_hopper_within_25_percent_and_fp4_over():
     """TensorRT-LLM's offline throughput table, with the default KV-cache precision (the table states none) and the
     default KV reservation (TensorRT-LLM's scheduler): FP8 on H100/H200 within 25 % (median under 12 %); NVFP4 on
-    B200/GB200 over by more than 25 % (+25.8 % to +50.3 % with NVFP4 decode GEMMs streaming at the measured rate,
-    the catalog's gemm_stream.fp4; the file's header)."""
+    B200/GB200 within 25 % (-1.2 % to +21.6 %, median under 10 %) with NVFP4's GEMM efficiency at the middle of the
+    catalog's stated range and its decode GEMMs streaming at the measured rate (gemm_stream.fp4; the header)."""
     errors = {r.id: r.error for r in score_file(DATA / "trtllm-perf-overview.yaml")}
     assert len(errors) == 40
     fp8 = sorted(abs(e) for k, e in errors.items() if "-fp8-" in k)
     assert len(fp8) == 24 and fp8[-1] <= 0.25 and fp8[len(fp8) // 2] <= 0.12, fp8
-    assert all(e > 0.25 for k, e in errors.items() if "-fp4-" in k), errors
+    fp4 = sorted(e for k, e in errors.items() if "-fp4-" in k)
+    assert len(fp4) == 16 and max(abs(e) for e in fp4) <= 0.25 and sorted(map(abs, fp4))[8] <= 0.10, fp4
 
 
 @pytest.mark.parametrize(("inp", "out"), [(128, 2048), (1000, 1000), (5000, 500)])

@@ -1,0 +1,70 @@
+"""A GEMM efficiency the catalog states as a range (no measurement on the part) reaches the estimate.
+
+Sources (specs/catalog/accelerators/b200-sxm-180gb.yaml, gb200.yaml, gb300.yaml): Transformer Engine's GEMM profiling
+guide (docs/examples/gemm_profiling/gemm_profiling.rst at d0067d0) on B300: BF16 13.102, FP8 tensor-wise 6.812 and
+NVFP4 3.764 ms per layer, i.e. 0.683, 0.657 and 0.357 of B300's peaks; B300's MAMF 0.786 and 0.745 (ml-engineering).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.perf.efficiency_range import at_efficiency, efficiency_note, gemm_range, over_range
+from archgen.perf.hardware import hardware_for
+
+
+def test_blackwell_points_are_at_training_shapes_and_ranges_reach_mamf(accelerators):
+    """B300 measures 0.683 / 0.657 / 0.357 of peak at training shapes (BF16 / FP8 / NVFP4) against MAMF 0.786 /
+    0.745: B200 and GB200 take their MAMF times those ratios, ranges up to MAMF; NVFP4 from the same fraction of
+    peak to the same rate (5,355 TFLOP/s); GB300 is B300's die."""
+    rate = 0.357 * 15000
+    for part, bf16, fp8, peak in (("b200-sxm-180gb", 0.776, 0.763, 9000), ("gb200", 0.729, 0.723, 10000)):
+        eff = accelerators[part].efficiency
+        assert eff.gemm["bf16"] == pytest.approx(bf16 * 0.683 / 0.786, abs=5e-4)
+        assert eff.gemm["fp8"] == pytest.approx(fp8 * 0.657 / 0.745, abs=5e-4)
+        assert eff.gemm_range["bf16"] == (eff.gemm["bf16"], bf16) and eff.gemm_range["fp8"] == (eff.gemm["fp8"], fp8)
+        lo, hi = eff.gemm_range["fp4"]
+        assert lo == 0.357 and hi == pytest.approx(rate / peak, abs=5e-4)
+        assert eff.gemm["fp4"] == pytest.approx((lo + hi) / 2, abs=5e-4)  # the middle: no measurement to prefer
+    gb300 = accelerators["gb300"].efficiency
+    assert gb300.gemm == accelerators["b300-sxm-288gb"].efficiency.gemm  # its die's, not GB200's
+    assert gb300.gemm_range["fp8"] == (0.657, 0.745)
+    assert gb300.gemm_range["fp4"] == (0.357, pytest.approx(0.357 * 0.745 / 0.657, abs=5e-4))
+
+
+def test_a_range_must_hold_its_point():
+    from archgen.model.accelerator import Efficiency
+    with pytest.raises(ValueError, match="must lie in"):
+        Efficiency(gemm={"fp4": 0.7}, gemm_range={"fp4": (0.4, 0.6)})
+    with pytest.raises(ValueError, match="must lie in"):
+        Efficiency(gemm={}, gemm_range={"fp4": (0.4, 0.6)})
+
+
+def test_the_range_reaches_the_estimate(accelerators):
+    from archgen.perf.arch import Arch
+    from archgen.perf.training import Job, Layout, estimate_training
+    hw = hardware_for(accelerators["gb200"], scale_up_size=72)
+    assert gemm_range(hw, "fp4") == (0.357, 0.535) and gemm_range(hw, "tf32") is None
+    arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+    job, lay = Job(arch, 8192, 16, "fp4"), Layout(1, 1, 8, 2)
+    step = lambda h: float(estimate_training(h, job, lay).step_time)  # noqa: E731
+    lo, hi = over_range(hw, "fp4", step)
+    assert lo == step(at_efficiency(hw, "fp4", 0.535)) < step(hw) < hi == step(at_efficiency(hw, "fp4", 0.357))
+    (note,) = efficiency_note(hw, "fp4", step)
+    assert note.startswith("fp4 GEMM efficiency of gb200 is not measured (catalog point 0.446, stated range 0.357 "
+                           "to 0.535)") and f"{hi:.4g} s" in note
+    assert efficiency_note(hw, "tf32", step) == []
+
+
+def test_gb200_nvfp4_case_range_spans_the_measurement(accelerators):
+    """MLPerf Training v5.1 Llama 3.1 8B NVFP4 on 8 GB200 (0.4055 s): the range over the stated efficiency holds it."""
+    from pathlib import Path
+
+    from archgen.perf.cases import read_cases
+    from archgen.perf.unstated import training_efficiency_range, unstated_range
+    cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
+    (case,) = [c for c in cases if c.id == "mlperf-t51-llama31-8b-8xgb200-nvfp4"]
+    case = case.model_copy(update={"training": case.training.model_copy(update={"stack": "nemo-2025"})})
+    lo, hi = training_efficiency_range(case, accelerators)["step_time"]
+    assert lo < 0.4055 < hi
+    assert unstated_range(case, accelerators)["step_time"] == (lo, hi)  # the stack is stated: no profile range
