@@ -96,3 +96,17 @@ def test_estimate_shows_the_band_in_text_and_json():
     assert tput["high"] == pytest.approx(1 / (1 + step.low) - 1)
     assert all(r["pessimistic"] is not None for r in doc["requirements"])
     assert not math.isnan(tput["median"])
+
+
+def test_estimate_reports_a_requirement_at_risk_and_still_exits_0():
+    """The shipped NVL72 all-reduce (about 916 GB/s against >= 800 GB/s) is met by the estimate, but the collectives
+    band's low end, busbw / (1 + highest busbw error), is under 800 GB/s: at risk, a warning, exit code 0."""
+    r = run_cli("estimate", "--workload", "nccl-allreduce-nvl72-rack", "--path", str(SPECS))
+    busbw = band("collectives", "busbw")
+    line = r.out.splitlines()[-1]
+    assert r.code == 0 and line.startswith("REQ-PERF-041: busbw >= 800 GB/s: at risk (the pessimistic end of its band")
+    doc = json.loads(run_cli("estimate", "--workload", "nccl-allreduce-nvl72-rack", "--path", str(SPECS),
+                             "--format", "json").out)
+    req = doc["requirements"][0]
+    assert (req["status"], req["met"]) == ("at risk", True)
+    assert req["pessimistic"]["value"] == pytest.approx(doc["metrics"]["busbw"]["value"] / (1 + busbw.high))
