@@ -157,7 +157,7 @@ def test_gb200_power_shelf() -> None:
 
 # Beyond one vendor (issue 15 part 1): the parts added for AMD, Intel, Broadcom/Ethernet, XDR and 1.6T designs.
 
-NEW_PARTS = ("mi325x", "mi355x", "gaudi3", "b300-sxm-288gb", "dgx-b300", "hgx-b300-8gpu", "hgx-b200-8gpu",
+NEW_PARTS = ("mi325x", "mi355x", "mi350x", "gaudi3", "b300-sxm-288gb", "dgx-b300", "hgx-b300-8gpu", "hgx-b200-8gpu",
              "hgx-h200-8gpu", "hgx-h100-8gpu", "gb300-compute-tray", "amd-mi300x-platform", "amd-mi325x-platform",
              "amd-mi355x-platform", "arista-7060x6-64pe", "celestica-ds5000", "arista-7060xe7-64ps", "sn5610",
              "arista-7816r4", "bluefield-3-b3220", "pollara-400", "thor2-400g", "smf-1.6t-2xdr4", "smf-800g-dr4-rhs",
@@ -195,6 +195,22 @@ def test_mi355x_peaks_follow_amds_clock_formula() -> None:
     assert mi.peak["fp8"].to("TFLOPS").magnitude == pytest.approx(2 * bf16, abs=0.1)
     assert mi.peak["fp4"].to("TFLOPS").magnitude == pytest.approx(4 * bf16, abs=0.1)
     assert _close(mi.memory, "288 GiB") and _close(mi.tdp, "1400 W")
+
+
+def test_mi350x_is_the_mi355x_at_2200_mhz_and_1000_w() -> None:
+    """MI350X: the MI355X's silicon at a 2,200 MHz peak engine clock (Hot Chips 2025; ml-engineering note 22), so
+    BF16 = 2,200 MHz x 512 FMA x 2 x 1,024 = 2,306.9 TFLOP/s, FP8 and FP4 twice and four times that; the same 288 GiB
+    and 8 TB/s; 1,000 W. Its peaks stay unconfirmed until read from AMD's own page."""
+    mi = KINDS["Accelerator"].model_validate(_raw("mi350x"))
+    bf16 = 2200e6 * 512 * 2 * 1024 / 1e12
+    assert mi.peak["bf16"].to("TFLOPS").magnitude == pytest.approx(bf16, abs=0.1)
+    assert mi.peak["fp8"].to("TFLOPS").magnitude == pytest.approx(2 * bf16, abs=0.1)
+    assert mi.peak["fp4"].to("TFLOPS").magnitude == pytest.approx(4 * bf16, abs=0.1)
+    sibling = KINDS["Accelerator"].model_validate(_raw("mi355x"))
+    assert mi.peak["fp64"].to("TFLOPS").magnitude == pytest.approx(
+        sibling.peak["fp64"].to("TFLOPS").magnitude * 2200 / 2400, abs=0.1)
+    assert _close(mi.memory, "288 GiB") and _close(mi.memory_bandwidth, "8 TB/s")
+    assert _close(mi.tdp, "1000 W") and {f"peak.{k}" for k in mi.peak} <= set(mi.unconfirmed_fields())
 
 
 def test_amd_efficiencies_are_mamf_over_peak() -> None:

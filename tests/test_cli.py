@@ -54,7 +54,8 @@ def test_json_contract(spec_tree):
     r = run_cli("check", spec_tree({"r.yaml": OVERLOADED}), "--format", "json")
     assert r.code == 1
     doc = json.loads(r.out)
-    assert set(doc) == {"archgen", "summary", "findings", "metrics"}
+    assert set(doc) == {"archgen", "summary", "findings", "metrics", "bands"}  # bands: of workload estimates
+    assert doc["bands"] == {}
     assert set(doc["summary"]) >= {"errors", "warnings", "passed"}
     pwr = next(f for f in doc["findings"] if f["id"] == "PWR002")
     assert set(pwr) >= {"id", "severity", "object", "file", "line", "column", "message", "value", "limit",

@@ -91,9 +91,9 @@ def test_glob_subjects(report):
 def test_summary_findings_and_objects(report):
     s = report.summary()
     assert (s["rows"], s["requirements"], s["met"], s["not_met"], s["not_provided"]) == (11, 8, 7, 2, 2)
-    assert s["by_level"] == {"shall": {"met": 6, "not_met": 1, "not_provided": 1},
-                             "should": {"met": 1, "not_met": 1, "not_provided": 0},
-                             "may": {"met": 0, "not_met": 0, "not_provided": 1}}
+    assert s["by_level"] == {"shall": {"met": 6, "at_risk": 0, "not_met": 1, "not_provided": 1},
+                             "should": {"met": 1, "at_risk": 0, "not_met": 1, "not_provided": 0},
+                             "may": {"met": 0, "at_risk": 0, "not_met": 0, "not_provided": 1}}
     assert s["failing_rows"] == 2 and s["errors"] == 2 and report.failing
     # the proposal's own findings, not those REQ001/REQ002 findings about our requirements that are the rows
     assert sorted((f.id, f.object) for f in report.errors) == [("PWR002", "rack/acme-r4"), ("PWR003", "rack/acme-r4")]

@@ -27,7 +27,7 @@ def req(target: str, metric: str = "it_power") -> Requirement:
 ])
 def test_judge_compares_in_the_targets_unit(target, value, status):
     o = judge(req(target), value)
-    assert o.status is status and o.met is (status is Status.MET) and o.value == value
+    assert o.status is status and o.met is (status is Status.MET) and o.value == value and o.band is None
 
 
 def test_nothing_to_judge_is_not_provided_with_the_reason():
@@ -44,7 +44,31 @@ def test_headroom_and_margin_come_with_the_outcome():
 
 
 def test_the_status_words_are_the_ones_every_report_prints():
-    assert [s.value for s in Status] == ["met", "not met", "not provided"]
+    assert [s.value for s in Status] == ["met", "at risk", "not met", "not provided"]
+
+
+# A throughput estimate of 1.0e6 tokens/s whose band (perf.bands) is [p / (1 + 0.302), p / (1 - 0.085)]: 768,049 to
+# 1,092,896 tokens/s (1e6 / 1.302 and 1e6 / 0.915).
+BAND = (Q_(1e6 / 1.302, "1/s"), Q_(1e6 / 0.915, "1/s"))
+
+
+@pytest.mark.parametrize(("target", "status", "pessimistic"), [
+    (">= 700000 1/s", Status.MET, 1e6 / 1.302),       # the low end 768,049 meets it too
+    (">= 800000 1/s", Status.AT_RISK, 1e6 / 1.302),   # met at 1e6, not at 768,049
+    (">= 1000000 1/s", Status.AT_RISK, 1e6 / 1.302),  # met at the limit itself
+    (">= 1100000 1/s", Status.NOT_MET, 1e6 / 1.302),  # the estimate misses it: not met, whatever the band
+    ("<= 1050000 1/s", Status.AT_RISK, 1e6 / 0.915),  # a ceiling is at risk at the band's high end, 1,092,896
+    ("<= 1100000 1/s", Status.MET, 1e6 / 0.915),
+])
+def test_a_value_met_but_not_across_its_band_is_at_risk(target, status, pessimistic):
+    o = judge(req(target, "tokens_per_second"), Q_(1e6, "1/s"), band=BAND)
+    assert o.status is status and o.met is (status is not Status.NOT_MET)
+    assert o.pessimistic.m_as("1/s") == pytest.approx(pessimistic) and o.band == BAND
+
+
+def test_without_a_band_nothing_is_at_risk():
+    o = judge(req(">= 800000 1/s", "tokens_per_second"), Q_(1e6, "1/s"))
+    assert o.status is Status.MET and o.pessimistic is None
 
 
 def test_no_module_but_judge_compares_a_value_with_a_target():

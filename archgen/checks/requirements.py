@@ -1,19 +1,22 @@
 """REQ: requirements with targets on computed metrics.
 
-`outcome` judges one bound requirement against the metrics (`model.requirements.judge`, with `unjudged` saying why
-nothing could be judged); REQ001/REQ002 report it, and documents, `archgen diff` and `archgen gap` read the same
-function, so every command judges a requirement alike.
+`outcome` judges one bound requirement against the metrics and the error bands of estimated ones
+(`model.requirements.judge`, with `unjudged` saying why nothing could be judged); REQ001, REQ002 and REQ004 report
+it, and documents, `archgen diff` and `archgen gap` read the same function, so every command judges a requirement
+alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from archgen.build import BoundRequirement, Design, Unresolved
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model.requirements import Outcome, Status, judge
 from archgen.model.workload import Workload
+from archgen.perf.bands import Band
 from archgen.units import Q
 
 #: Metrics not provided, with the reason, by object path and metric name (`analyse.cost.Operations.withheld`).
@@ -60,13 +63,58 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
 
 
 def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,
-            withheld: Withheld | None = None) -> Outcome:
+            withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None) -> Outcome:
     """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be.
 
     `withheld` gives, by object path and metric, why a metric is not provided (`analyse.cost.Operations.withheld`).
+    `bands` holds, by object path, each metric's measured error band (`workload_bands`): a value met there but not
+    at one end of its band is at risk.
     """
     problem = unjudged(b, metrics, design, withheld)
-    return judge(b.req, None, problem[1]) if problem else judge(b.req, measured(b, metrics, design))
+    if problem:
+        return judge(b.req, None, problem[1])
+    value = measured(b, metrics, design)
+    band = (bands or {}).get(b.subject, {}).get(b.req.metric)
+    return judge(b.req, value, band=band.values(value) if band is not None and value is not None else None)
+
+
+def workload_bands(workloads: Mapping[str, Any]) -> dict[str, dict[str, Band]]:
+    """Each estimated workload's error bands by metric, by object path (`Run.workloads`, `Context.workloads`)."""
+    return {path: w.estimate.bands for path, w in workloads.items() if w.estimate is not None}
+
+
+@check("REQ004", "requirements.at_risk", severity="warning")
+def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
+    """A requirement on a performance estimate holds across the model's measured error band, not only at the estimate.
+
+    The band of an estimated metric is the model's lowest to highest error on comparable published runs
+    (docs/perf-model.md, Error bands); a target the estimate meets but one end of the band misses is at risk. The
+    finding's value is that end. Both a workload's own requirements and those of Requirements documents on it
+    are judged.
+
+    Fix: leave more margin (faster hardware, another layout), have the figure measured on the system, or revise the
+    target with its owner knowing the model's error.
+    """
+    bands = workload_bands(ctx.workloads)
+    for b in ctx.design.requirements:
+        o = outcome(b, ctx.metrics, ctx.design, ctx.operations.withheld, bands)
+        if o.status is Status.AT_RISK:
+            yield _at_risk(o, b.subject, b.owner, b.path + ("target",), bands[b.subject][b.req.metric])
+    for path, r in ctx.workloads.items():
+        for i, o in enumerate(r.estimate.requirements if r.estimate is not None else ()):
+            if o.status is Status.AT_RISK:
+                yield _at_risk(o, path, r.workload.id, ("requirements", i, "target"),
+                               r.estimate.bands[o.requirement.metric])
+
+
+def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band) -> Violation:
+    req, end = o.requirement, o.pessimistic
+    assert o.value is not None and end is not None  # at risk: judged on a value with a band
+    shown = [q.to(req.target.limit.units) if not req.target.limit.dimensionless else q for q in (o.value, end)]
+    return Violation(subject, owner, path,
+                     f"{req.id} ({req.statement}): {req.metric} = {shown[0]:.4g~P} meets {req.target}, but the "
+                     f"pessimistic end of its band, {shown[1]:.4g~P}, does not ({band.describe()})",
+                     end, req.target.limit, req.id)
 
 
 def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None) -> Q | None:

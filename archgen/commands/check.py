@@ -7,6 +7,7 @@ from pathlib import Path
 
 from archgen.checks import REGISTRY
 from archgen.checks.registry import selected
+from archgen.checks.requirements import workload_bands
 from archgen.commands.common import check_codes, spec_paths
 from archgen.errors import SpecError, UnreadableError, UsageError
 from archgen.output import findings as output
@@ -33,4 +34,5 @@ def check(paths: Sequence[Path] | None, fmt: str = "text", select: str = "", ign
     if fmt == "text":
         return output.text(result.findings, show_waived=show_waived), 1 if result.errors else 0
     ran = [cid for cid in REGISTRY if selected(cid, chosen, dropped)]
-    return output.render(fmt, result.findings, result.metrics, ran), 1 if result.errors else 0
+    return output.render(fmt, result.findings, result.metrics, ran, workload_bands(result.workloads)), \
+        1 if result.errors else 0

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from archgen.checks import Finding
-from archgen.checks.requirements import outcome
+from archgen.checks.requirements import outcome, workload_bands
 from archgen.model.requirements import Outcome, Status
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
@@ -115,6 +115,7 @@ class Diff:
             "findings_resolved": len(self.resolved_findings),
             "requirements_failing": sum(r.failing for r in self.requirements),
             "requirements_met": sum(r.head is not None and r.head.status == "met" for r in self.requirements),
+            "requirements_at_risk": sum(r.head is not None and r.head.status == "at risk" for r in self.requirements),
             "head_errors": self.head_errors,
             "failing": self.failing,
         }
@@ -205,9 +206,11 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
     """Every requirement of a run by (object, id), judged as `archgen check` judges it (REQ001, PERF001)."""
     failed = {(f.object, f.requirement): f for f in run.findings if f.id in ("REQ001", "PERF001") and f.requirement}
     states: dict[tuple[str, str], RequirementState] = {}
+    bands = workload_bands(run.workloads)
     for b in run.design.requirements:
         obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
-        states[(obj, b.req.id)] = _state(obj, outcome(b, run.metrics, run.design, run.operations.withheld), failed)
+        states[(obj, b.req.id)] = _state(obj, outcome(b, run.metrics, run.design, run.operations.withheld, bands),
+                                         failed)
     for path, w in sorted(run.workloads.items()):
         for o in w.estimate.requirements if w.estimate else ():
             states[(path, o.requirement.id)] = _state(path, o, failed)

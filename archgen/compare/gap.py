@@ -16,9 +16,9 @@ from pathlib import Path
 
 from archgen.checks import Finding
 from archgen.checks.registry import REGISTRY, object_path, waiver
-from archgen.checks.requirements import outcome
+from archgen.checks.requirements import outcome, workload_bands
 from archgen.errors import Location
-from archgen.model.requirements import Judged, Requirement, Status
+from archgen.model.requirements import PASSING, Judged, Requirement, Status
 from archgen.pipeline import Run
 from archgen.units import Q
 
@@ -45,7 +45,7 @@ class GapRow(Judged):
     @property
     def failing(self) -> bool:
         """A SHALL requirement not met or not provided, and not waived: the report fails (exit code 1)."""
-        return self.requirement.level == "shall" and self.status != "met" and not self.waived
+        return self.requirement.level == "shall" and self.status not in PASSING and not self.waived
 
 
 @dataclass(frozen=True)
@@ -101,13 +101,14 @@ def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path]
     """
     specs = result.specs
     rows = []
+    bands = workload_bands(result.workloads)
     for b in result.design.requirements:
         if b.owner not in owners:
             continue
-        o = outcome(b, result.metrics, result.design, result.operations.withheld)
+        o = outcome(b, result.metrics, result.design, result.operations.withheld, bands)
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
         found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner)
-        waived = found[1] if found and o.status is not Status.MET else ""
+        waived = found[1] if found and o.status not in PASSING else ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
                         o.note, waived))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))

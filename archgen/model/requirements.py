@@ -159,8 +159,13 @@ class Status(StrEnum):
     """Whether a requirement is met: the one vocabulary of `check`, documents, `diff`, `gap`, `sweep`, `estimate`."""
 
     MET = "met"
+    AT_RISK = "at risk"  # met by the estimate, but not at one end of the model's measured error band (a warning)
     NOT_MET = "not met"
     NOT_PROVIDED = "not provided"  # no value to judge: no such object or metric, another dimension, or not judged
+
+
+#: The statuses that pass: a requirement at risk is met by the estimate (a warning, not a failure).
+PASSING = frozenset({Status.MET, Status.AT_RISK})
 
 
 class Judged:
@@ -188,17 +193,27 @@ class Outcome(Judged):
     value: Q | None
     status: Status
     note: str = ""  # why no value was provided
+    band: tuple[Q, Q] | None = None  # where the value may lie by the model's measured error (perf.bands)
 
     @property
     def met(self) -> bool | None:
-        """True when met, False when not, None when nothing was provided to judge."""
-        return None if self.status is Status.NOT_PROVIDED else self.status is Status.MET
+        """True when met (at risk included: the estimate meets it), False when not, None when nothing to judge."""
+        return None if self.status is Status.NOT_PROVIDED else self.status in PASSING
+
+    @property
+    def pessimistic(self) -> Q | None:
+        """The end of the band that the target judges worst (None without a band)."""
+        if self.band is None or self.value is None:
+            return None
+        return min(self.band, key=lambda v: self.requirement.target.headroom(v).magnitude)
 
 
-def judge(requirement: Requirement, value: Q | None, note: str = "") -> Outcome:
+def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple[Q, Q] | None = None) -> Outcome:
     """Whether `value` meets `requirement`: the one judgement every command makes.
 
-    No value (`note` says why), or one of another dimension than the target, is not provided.
+    No value (`note` says why), or one of another dimension than the target, is not provided. `band` is the range
+    the value may be in by the model's measured error on comparable published runs (`perf.bands`); a value that
+    meets the target where one end of its band does not is at risk.
     """
     if value is None:
         return Outcome(requirement, None, Status.NOT_PROVIDED, note)
@@ -206,7 +221,9 @@ def judge(requirement: Requirement, value: Q | None, note: str = "") -> Outcome:
     if not value.is_compatible_with(limit):
         return Outcome(requirement, None, Status.NOT_PROVIDED, note or f"target {requirement.target} does not have "
                        f"the dimension of {requirement.metric} ({value.dimensionality})")
-    return Outcome(requirement, value, Status.MET if requirement.target.met_by(value) else Status.NOT_MET)
+    met, *ends = (requirement.target.met_by(v) for v in (value, *(band or ())))
+    status = Status.NOT_MET if not met else Status.MET if all(ends) else Status.AT_RISK
+    return Outcome(requirement, value, status, band=band)
 
 
 def judge_each(requirement: Requirement, values: Q) -> list[bool] | None:

@@ -9,6 +9,8 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_switch, show_value
+from archgen.perf.band_table import TABLE
+from archgen.perf.bands import FAMILIES
 from archgen.perf.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
@@ -203,6 +205,25 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
     return lines
 
 
+def band_section() -> list[str]:
+    """The error bands every estimate carries (`perf.band_table`, written by `python docs/gen_bands.py`)."""
+    lines = ["## Error bands by family", "",
+             "Every estimate of `archgen estimate`, `archgen check` and the documents carries the band of its family "
+             "below: the lowest and highest signed error on all the scored and independent cases of this page "
+             "(docs/perf-model.md, Error bands). A training run's step time, tokens/s, TFLOP/s and MFU are one "
+             "quantity (the step time), as a collective's time and busbw are; a rate's band is the time's turned "
+             "round, 1 / (1 + error) - 1.", "",
+             "| family | quantity | measurements | lowest error | highest error | median \\|error\\| |",
+             "|---|---|---:|---:|---:|---:|"]
+    for fam, shown in FAMILIES.items():
+        rows = TABLE.get(fam, {})
+        lines += [f"| {shown} | {q} | {n} | {lo:+.1%} | {hi:+.1%} | {med:.1%} |"
+                  for q, (n, lo, hi, med) in rows.items()]
+        if not rows:
+            lines.append(f"| {shown} | — | 0 | — | — | — |")
+    return lines + [""]
+
+
 def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Path] | None = None,
                   kernels: dict[str, str | Path] | None = None, scored: dict[str, str | Path] | None = None) -> str:
     """The accuracy page of a case file: every case scored, and the micro-batch sensitivity of those over the bar.
@@ -219,7 +240,7 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
     ranges = {c.id: unstated_range(c, accs) for c in cases}
     page = accuracy_markdown(results, source, micro_batch_sensitivity(cases, set(OUTSIDE_WORST_BAR), accs), fits,
                              ranges)
-    lines = switches_table(cases)
+    lines = band_section() + switches_table(cases)
     for name, extra in (scored or {}).items():
         lines += scored_section(extra, name, accs)
     for name, extra in (independent or {}).items():

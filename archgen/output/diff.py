@@ -9,6 +9,7 @@ from archgen.checks import Finding
 from archgen.compare.diff import Diff, MetricChange, RequirementState
 from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
+from archgen.output.gap import MARKS
 from archgen.render.fmt import md, number, unit_label
 from archgen.units import Q
 
@@ -167,7 +168,7 @@ def power_and_cost(d: Diff) -> list[MetricChange]:
 def _status_cell(state: RequirementState | None) -> str:
     if state is None:
         return "absent"
-    mark = {"met": "✅ met", "not met": "❌ not met", "not provided": "❓ not provided"}[state.status]
+    mark = MARKS[state.status]
     return f"{mark} (waived)" if state.waived else mark
 
 

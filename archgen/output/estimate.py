@@ -13,14 +13,15 @@ import math
 from typing import Any
 
 from archgen import metrics
-from archgen.model.requirements import Status
+from archgen.model.requirements import Outcome, Status
+from archgen.perf.bands import Band
 from archgen.perf.cases import Refused
 from archgen.perf.estimate import Estimate
 from archgen.perf.scores import CaseResult, Scores, summary
 from archgen.perf.stacks import Used
 from archgen.quantity_json import to_json
 from archgen.render.fmt import unit_label
-from archgen.units import Q_, relative_change
+from archgen.units import Q_, Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
             "B": ("GB", 1e-9), "dimensionless": ("", 1.0)}
@@ -112,13 +113,34 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "memory": {k: to_json(v) for k, v in est.memory.items()},
         "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
         "hardware": {k: to_json(v) for k, v in est.hardware.items()},
+        "bands": {k: band_json(b, est.metrics[k]) for k, b in est.bands.items()},
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
                           "value": to_json(o.value) if o.value is not None else None, "met": o.met,
-                          "status": o.status.value}
+                          "status": o.status.value,
+                          "pessimistic": to_json(p) if (p := o.pessimistic) is not None else None}
                          for o in est.requirements],
         "conventions": est.conventions, "notes": est.notes,
     }
+
+
+def band_json(b: Band, value: Q) -> dict[str, Any]:
+    """A metric's error band: its family, measurements, signed relative errors and value range (`Band.values`)."""
+    ends = b.values(value)
+    if ends is None:
+        return {"family": b.family, "measurements": 0, "error": None, "low": None, "high": None}
+    return {"family": b.family, "measurements": b.count, "error": {"low": b.low, "high": b.high, "median": b.median},
+            "low": to_json(ends[0]), "high": to_json(ends[1])}
+
+
+def band_text(b: Band | None, value: Q, metric: str) -> str:
+    """The band after a metric's value: 'band 2.409 s to 3.428 s: model error ...', or that no run measured it."""
+    if b is None:
+        return ""
+    ends = b.values(value)
+    if ends is None:
+        return f"  ({b.describe()})"
+    return f"  band {_quantity(ends[0], metric)} to {_quantity(ends[1], metric)}: {b.describe()}"
 
 
 def estimate_text(est: Estimate) -> str:
@@ -134,7 +156,7 @@ def estimate_text(est: Estimate) -> str:
         lines += [f"  {k:28} {_hardware(v)}" for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
-        lines += [f"  {k:28} {_quantity(v, k)}" for k, v in est.metrics.items()]
+        lines += [f"  {k:28} {_quantity(v, k)}{band_text(est.bands.get(k), v, k)}" for k, v in est.metrics.items()]
     if est.breakdown:
         total = sum(float(v.to('s').magnitude) for v in est.breakdown.values()) if est.kind == "training" else 0
         lines.append("breakdown:")
@@ -153,7 +175,7 @@ def estimate_text(est: Estimate) -> str:
             lines.append(f"  {k:28} {e:+.3f}" if math.isfinite(e) else f"  {k:28} stops fitting")
     for o in est.requirements:
         lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {o.status}"
-                     + (f" ({o.note})" if o.note else ""))
+                     + (f" ({o.note})" if o.note else "") + _risk(o))
     for k, text in est.conventions.items():
         lines.append(f"{k}: {text}")
     return "\n".join(lines) + "\n"
@@ -216,6 +238,14 @@ def case_switches_text(used: dict[str, list[Used]]) -> str:
             groups.setdefault(u.where, []).append(f"{u.name}={show_switch(u.value)}")
         lines.append(f"  {case_id}: " + "; ".join(f"{where}: {', '.join(v)}" for where, v in groups.items()))
     return "\n".join(lines) + "\n"
+
+
+def _risk(o: Outcome) -> str:
+    """Why an outcome is at risk: its band's pessimistic end."""
+    p = o.pessimistic
+    if o.status is not Status.AT_RISK or p is None:
+        return ""
+    return f" (the pessimistic end of its band, {_quantity(p, o.requirement.metric)}, does not meet it)"
 
 
 def _quantity(q, metric: str = "") -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
@@ -15,6 +15,8 @@ from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
 from archgen.errors import SpecProblem
 from archgen.load import packaged, shown
 from archgen.output.envelope import document, dumps, finding, quantity
+from archgen.output.estimate import band_json
+from archgen.perf.bands import Band
 from archgen.units import Q
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
@@ -51,12 +53,18 @@ def text(findings: list[Finding], *, show_waived: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Collection[str] | None = None) -> str:
-    """The `check --format json` contract."""
+def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Collection[str] | None = None,
+            bands: Mapping[str, Mapping[str, Band]] | None = None) -> str:
+    """The `check --format json` contract.
+
+    `bands` adds each estimated workload metric's error band (`output.estimate.band_json`), by object path.
+    """
     return dumps(document(
         summary=summary(findings, ran),
         findings=[finding(f) for f in findings],
         metrics={subject: {k: quantity(v) for k, v in sorted(m.items())} for subject, m in sorted(metrics.items())},
+        bands={subject: {k: band_json(b, metrics[subject][k]) for k, b in sorted(m.items())}
+               for subject, m in sorted((bands or {}).items()) if m},
     ))
 
 
@@ -167,10 +175,13 @@ def _shown(findings: list[Finding]) -> list[Finding]:
 
 
 def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]],
-           ran: Collection[str] | None = None) -> str:
-    """Findings in one of `FORMATS`; `ran` names the checks that ran (default: all), for the pass counts."""
+           ran: Collection[str] | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None) -> str:
+    """Findings in one of `FORMATS`; `ran` names the checks that ran (default: all), for the pass counts.
+
+    JSON also carries the metrics and their error `bands`.
+    """
     if fmt == "json":
-        return to_json(findings, metrics, ran)
+        return to_json(findings, metrics, ran, bands)
     if fmt == "junit":
         return junit(findings, ran)
     if fmt == "text":

@@ -7,6 +7,7 @@ import math
 from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
+from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.render import fmt
 from archgen.units import Q
@@ -55,7 +56,7 @@ def margin_text(row: GapRow) -> str:
 def summary_line(g: Gap) -> str:
     """One line: the rows by status and level, and the proposal's own findings."""
     s = g.summary()
-    counts = ", ".join(f"{s[key(st)]} {st}" for st in STATUSES)
+    counts = ", ".join(f"{s[key(st)]} {st}" for st in STATUSES if s[key(st)] or st is not Status.AT_RISK)
     levels = "; ".join(f"{level.upper()}: " + ", ".join(f"{n} {st.replace('_', ' ')}" for st, n in c.items() if n)
                        for level, c in s["by_level"].items())
     text = f"{s['rows']} result(s) of {s['requirements']} requirement(s): {counts}"
@@ -108,11 +109,12 @@ def markdown(g: Gap) -> str:
     return "\n".join(lines)
 
 
-_MARK = {"met": "✅ met", "not met": "❌ not met", "not provided": "❓ not provided"}
+#: How Markdown reports (gap, diff) show each requirement status.
+MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met", "not provided": "❓ not provided"}
 
 
 def _status_cell(r: GapRow) -> str:
-    return f"{_MARK[r.status]} (waived: {fmt.md(r.waived.strip())})" if r.waived else _MARK[r.status]
+    return f"{MARKS[r.status]} (waived: {fmt.md(r.waived.strip())})" if r.waived else MARKS[r.status]
 
 
 def _row_json(r: GapRow) -> dict:

@@ -16,11 +16,12 @@ from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Outcome, judge
 from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
+from archgen.perf.bands import Band, bands, family
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.efficiency_range import efficiency_note
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
-from archgen.perf.memory import OFFLOAD_CODES
+from archgen.perf.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note  # noqa: F401 (sweeps import them here)
 from archgen.perf.pipeline import PipelineOptions, layout_interleave
 from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
@@ -50,6 +51,7 @@ class Estimate:
     hardware: dict[str, Q] = field(default_factory=dict)
     cluster: str = ""
     misfit: str = ""  # why the job does not fit in accelerator memory ("" when it fits); PERF002 reports it
+    bands: dict[str, Band] = field(default_factory=dict)  # each metric's measured error (perf.bands)
 
 
 def pipeline_options(p) -> PipelineOptions:
@@ -108,21 +110,6 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     if complete and p.offload not in (None, "none"):
         layout["offload"] = p.offload
     return TrainingSetup(job, knobs, opts, fixed, complete, layout)
-
-
-def none_fits_note(evaluated: int, gpus: int, accelerator: str) -> str:
-    """Why a searched training job does not fit: no valid layout does."""
-    return f"none of the {evaluated} valid layouts of {gpus} x {accelerator} fits in HBM"
-
-
-def misfit_text(total: float, capacity: float) -> str:
-    """Why a training layout does not fit (`Estimate.misfit`): its busiest rank's memory against the HBM (B)."""
-    return f"needs {total / 1e9:.1f} GB per accelerator, {capacity / 1e9:.1f} GB available"
-
-
-def does_not_fit_note(total: float, capacity: float) -> str:
-    """The note of a training layout that does not fit (`misfit_text`)."""
-    return f"does not fit: {misfit_text(total, capacity)}"
 
 
 def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
@@ -355,16 +342,15 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     if workload.collective is not None:
         if n < 2:  # as the Workload spec says; a sweep's or a caller's count does not pass through it
             raise WorkloadError(workload.id, f"a collective needs at least 2 accelerators, got {n}")
-        return _with_outcomes(workload, _collective(workload, hw, n), hw)
+        return _with_outcomes(workload, _collective(workload, hw, n), hw, "collectives")
     if model is None or model.id != workload.model:
         raise UsageError(f"workload '{workload.id}' runs model '{workload.model}', not "
                          f"'{model.id if model else None}'")
     arch = Arch.from_model(model)
-    if workload.training is not None:
-        est = _training(workload, arch, hw, n, with_sensitivity, with_stack_range)
-    else:
-        est = _inference(workload, arch, hw, n, gpus_per_rack, with_sensitivity)
-    return _with_outcomes(workload, est, hw)
+    est = (_training(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
+           else _inference(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
+    scenario = workload.inference.scenario if workload.inference is not None else "offline"
+    return _with_outcomes(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 
 def precision(workload: Workload) -> str | None:
@@ -377,26 +363,26 @@ def precision(workload: Workload) -> str | None:
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
 
 
-def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware) -> Estimate:
-    """The estimate with the hardware it ran on and each of the workload's requirements judged against it.
+def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
+    """The estimate with its hardware, each metric's error band (`family_`) and the requirements judged on both.
 
-    A job that does not fit has its memory requirements judged and the others not provided: its speed describes a
-    run that cannot happen.
+    A job that does not fit has its memory requirements judged and the others not provided.
     """
-    return Estimate(**{**est.__dict__, "requirements": judge_requirements(workload, est),
-                       "hardware": hw.summary(precision(workload))})
+    est = replace(est, bands=bands(family_, est.metrics))
+    return replace(est, requirements=judge_requirements(workload, est), hardware=hw.summary(precision(workload)))
 
 
 def judge_requirements(workload: Workload, est: Estimate) -> list[Outcome]:
-    """Each of the workload's requirements judged (`judge`) on the estimate's metrics.
+    """Each of the workload's requirements judged (`judge`) on the estimate's metrics and their error bands.
 
     Not provided where the job has no such metric; a job that does not fit has only its memory metrics judged.
     """
     outcomes = []
     for req in workload.requirements:
-        value = est.metrics.get(req.metric)
+        value, band = est.metrics.get(req.metric), est.bands.get(req.metric)
         if value is not None and not (est.fits or req.metric in MEMORY_METRICS):
             outcomes.append(judge(req, None, "the job does not fit in accelerator memory"))
         else:
-            outcomes.append(judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}"))
+            outcomes.append(judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}",
+                                  band.values(value) if band is not None and value is not None else None))
     return outcomes

@@ -170,3 +170,18 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
 def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:
     """KV-cache bytes per token of context for the whole model: 2 · layers · kv_heads · head_dim · bytes."""
     return 2.0 * arch.layers * arch.kv_heads * arch.head_dim * kv_bytes
+
+
+def none_fits_note(evaluated: int, gpus: int, accelerator: str) -> str:
+    """Why a searched training job does not fit: no valid layout does."""
+    return f"none of the {evaluated} valid layouts of {gpus} x {accelerator} fits in HBM"
+
+
+def misfit_text(total: float, capacity: float) -> str:
+    """Why a training layout does not fit (`Estimate.misfit`): its busiest rank's memory against the HBM (B)."""
+    return f"needs {total / 1e9:.1f} GB per accelerator, {capacity / 1e9:.1f} GB available"
+
+
+def does_not_fit_note(total: float, capacity: float) -> str:
+    """The note of a training layout that does not fit (`misfit_text`)."""
+    return f"does not fit: {misfit_text(total, capacity)}"

@@ -13,7 +13,7 @@ from typing import Any
 from archgen.render import fmt
 
 #: How a requirement's status (`model.requirements.Status`) is styled, as a check's pass, fail or warn.
-STYLES = {"met": "pass", "not met": "fail", "not provided": "warn"}
+STYLES = {"met": "pass", "at risk": "warn", "not met": "fail", "not provided": "warn"}
 
 
 @dataclass(frozen=True)

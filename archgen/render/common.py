@@ -11,7 +11,7 @@ from typing import Any
 
 from archgen import __version__
 from archgen.checks import REGISTRY, Finding
-from archgen.checks.requirements import outcome
+from archgen.checks.requirements import outcome, workload_bands
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
 from archgen.model import Part
@@ -111,7 +111,8 @@ def requirements_table(scope: Scope) -> Table:
     by_req = {(f.requirement, f.object): f for f in scope.findings() if f.requirement}
     for b in scope.requirements():
         req = b.req
-        o = outcome(b, scope.run.metrics, scope.run.design, scope.run.operations.withheld)
+        o = outcome(b, scope.run.metrics, scope.run.design, scope.run.operations.withheld,
+                    workload_bands(scope.run.workloads))
         finding = by_req.get((req.id, b.subject))
         value, status = o.value, o.status.value
         shown = None if value is None else value.to(req.target.limit.units) if not req.target.limit.dimensionless \

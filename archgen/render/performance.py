@@ -60,12 +60,19 @@ def section(results: list[Any]) -> Section | None:
         for name, value in sorted(e.metrics.items()):
             o = outcomes.get(name)
             status = "" if o is None else o.status.value
-            m = metrics.find("workload", name)
-            shown = fmt.q(value, m.unit_of(value) or None, m.digits) if m else fmt.q(value, None, 2)
-            rows.append((name, shown, str(o.requirement.target) if o else "", o.requirement.id if o else "", status))
-        sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates and targets",
-                      (Column("Metric"), Column("Estimate", align="right"), Column("Target"), Column("Requirement"),
-                       Column("Status")), tuple(rows), status_column=4))
+            rows.append((name, _shown(value, name), _band_cell(e.bands.get(name), value, name),
+                         str(o.requirement.target) if o else "", o.requirement.id if o else "", status))
+        sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
+                      (Column("Metric"), Column("Estimate", align="right"), Column("Band", align="right"),
+                       Column("Target"), Column("Requirement"), Column("Status")), tuple(rows), status_column=5))
+        by_text: dict[str, list[str]] = {}
+        for name, b in sorted(e.bands.items()):
+            by_text.setdefault(b.describe(), []).append(name)
+        if by_text:
+            sub.add(Para("Band: where the measured value may lie, by the model's lowest and highest error on "
+                         "comparable published runs (docs/accuracy.md); a target the estimate meets but an end of "
+                         "the band does not is at risk. " + "; ".join(f"{', '.join(names)}: {text}"
+                                                                      for text, names in by_text.items()) + "."))
         if e.breakdown:                           # a job that fits no layout has no time to break down
             total = sum((v for v in e.breakdown.values()), start=0 * next(iter(e.breakdown.values())))
             sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", "Time breakdown",
@@ -92,6 +99,20 @@ def section(results: list[Any]) -> Section | None:
         if notes:
             sub.add(Bullets(tuple(notes)))
     return top
+
+
+def _shown(value: Any, name: str) -> str:
+    """A workload metric in its registry unit and decimals."""
+    m = metrics.find("workload", name)
+    return fmt.q(value, m.unit_of(value) or None, m.digits) if m else fmt.q(value, None, 2)
+
+
+def _band_cell(band: Any, value: Any, name: str) -> str:
+    """The range a metric's measured value may lie in by its band ('—' without one, 'not measured' if unknown)."""
+    if band is None:
+        return "—"
+    ends = band.values(value)
+    return "not measured" if ends is None else f"{_shown(ends[0], name)} to {_shown(ends[1], name)}"
 
 
 def _scope(rf: Any) -> str:

@@ -1,0 +1,90 @@
+"""What a metric is, and the vocabulary its names use.
+
+`Metric` holds a subject kind, a name with placeholders, a dimension, a display unit, a title, a description, the
+source module and the jobs; the registry's table of every metric is `archgen.metrics`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from archgen.units import Q_, Q, currency
+
+#: The kinds of object that have metrics, with the object path pattern each stands for.
+SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": "cluster/*/fabric/*",
+                            "workload": "workload/*", "point": "a sweep's point"}
+#: What a placeholder in a metric name stands for (a rack id; a fat-tree tier; a fat-tree link level).
+PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "tier": r"leaf|spine|core|ocs|router",
+                                "link": r"access|leaf_spine|spine_core|neighbour|ocs|local|global"}
+#: The jobs a workload runs.
+JOBS = ("training", "inference", "collective")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One declared metric.
+
+    Attributes:
+        subject: The kind of object it belongs to (a key of `SUBJECTS`).
+        name: Its name, possibly with placeholders (``racks.<rack>``).
+        dimension: A unit of its dimension (``W``, ``B/s``; ``""`` for a pure number); values are SI.
+        unit: The unit it is shown in (``kW``, ``GB``, ``percent``; ``""`` for a plain number).
+        digits: Decimals shown.
+        title: A short title for tables.
+        description: What it is and how it is computed, in a sentence.
+        source: The module that computes it.
+        jobs: For a workload metric, the jobs that have it.
+        maximise: Whether more is better (a sweep objective maximises it unless told otherwise).
+        sweep: For a workload metric, whether a sweep's points have it too (reliability and cost figures other
+            than goodput and cost per token are the pipeline's only).
+    """
+
+    subject: str
+    name: str
+    dimension: str
+    unit: str
+    digits: int
+    title: str
+    description: str
+    source: str
+    jobs: tuple[str, ...] = ()
+    maximise: bool = False
+    sweep: bool = True
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The regular expression of the names it declares."""
+        return _compile(self.name)
+
+    def matches(self, name: str) -> bool:
+        """Whether `name` is this metric (a placeholder stands for any of its values)."""
+        return bool(self.pattern.fullmatch(name))
+
+    @property
+    def money(self) -> bool:
+        """Whether it is an amount of money (declared in USD; any currency of `units.CURRENCIES` stands in)."""
+        return "USD" in self.dimension
+
+    def accepts(self, value: Q) -> bool:
+        """Whether `value` has this metric's dimension (an amount of money in any one currency)."""
+        if self.money:
+            cur = currency(value)
+            return cur is not None and (value / Q_(1, cur) * Q_(1, "USD")).is_compatible_with(self.dimension)
+        return value.is_compatible_with(self.dimension or "dimensionless")
+
+    def unit_of(self, value: Q | None) -> str:
+        """The unit `value` is shown in: the declared one, in the value's own currency for money."""
+        cur = currency(value) if self.money and value is not None else None
+        return self.unit.replace("USD", cur) if cur else self.unit
+
+    def display(self, value: Q) -> Q:
+        """`value` in the unit it is shown in."""
+        return value.to(self.unit_of(value) or "dimensionless")
+
+
+@cache
+def _compile(name: str) -> re.Pattern[str]:
+    parts = re.split(r"<(\w+)>", name)  # literal, placeholder, literal, ...
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?:{PLACEHOLDERS[p]})" for i, p in enumerate(parts)))

@@ -1,0 +1,45 @@
+"""Write archgen/perf/band_table.py, the model's measured error by family: `python docs/gen_bands.py [--check]`.
+
+Scores every case file the accuracy page lists (docs/gen_accuracy.py: the two scoring files, copies of
+../shared/data, and the project's further public cases under tests/perf/data) and writes the band of each
+(family, quantity) (`archgen.perf.bands.compute_table`). `--check` writes nothing and exits 1 when the table is stale;
+tests/perf/test_bands.py runs the same comparison. Regenerate after any change that moves a prediction.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gen_accuracy import INDEPENDENT, SCORED  # noqa: E402
+
+from archgen.perf.bands import case_family, compute_table, table_source  # noqa: E402
+from archgen.perf.cases import read_case_file  # noqa: E402
+from archgen.perf.scores import score_cases  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Every scored case file, in the accuracy page's order.
+CASE_FILES = (ROOT / "tests" / "data" / "validation-cases.yaml", *SCORED.values(), *INDEPENDENT.values())
+TABLE = ROOT / "archgen" / "perf" / "band_table.py"
+
+
+def source() -> str:
+    """The text band_table.py should hold."""
+    scored = []
+    for path in CASE_FILES:
+        cf = read_case_file(path)
+        family = {c.id: case_family(c) for c in cf.cases}
+        scored += [(family[r.id], r.metric, r.error) for r in score_cases(cf).results]
+    return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES])
+
+
+if __name__ == "__main__":
+    text = source()
+    if "--check" in sys.argv[1:]:
+        stale = TABLE.read_text(encoding="utf-8") != text
+        print(f"{TABLE.relative_to(ROOT)} is {'stale: run python docs/gen_bands.py' if stale else 'current'}")
+        sys.exit(1 if stale else 0)
+    TABLE.write_text(text, encoding="utf-8")
+    print(TABLE.relative_to(ROOT))

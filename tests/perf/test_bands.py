@@ -1,0 +1,112 @@
+"""Error bands (`perf.bands`): computed from scored measurements, looked up by family, shown by `estimate`, and the
+generated table current against the model."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+
+import pytest
+
+from archgen.perf.band_table import TABLE
+from archgen.perf.bands import FAMILIES, band, compute_table, family
+from archgen.units import Q_
+from tests.conftest import REPO, SPECS, run_cli
+
+#: A small fixture of scored measurements, (family, metric, (predicted - measured) / measured).
+SCORED = [
+    ("dense-training", "step_time", -0.10),           # step time 10 % short
+    ("dense-training", "tokens_per_second", 0.25),    # 25 % fast: a step time 1/1.25 - 1 = -20 % short
+    ("dense-training", "mfu", -0.20),                 # 20 % low: a step time 1/0.8 - 1 = +25 % long
+    ("offline-serving", "tokens_per_second", 0.40),
+    ("offline-serving", "tokens_per_second", -0.05),
+    ("offline-serving", "tokens_per_second", 0.10),
+    ("collectives", "busbw", 0.25),                   # a time 1/1.25 - 1 = -20 %
+]
+
+
+def test_band_table_from_hand_computed_errors():
+    """Each (family, quantity): count, lowest and highest error in the quantity's direction, median |error|."""
+    table = compute_table(SCORED)
+    # step-time errors -0.10, -0.20, +0.25: median |error| 0.20
+    assert table["dense-training"] == {"step_time": (3, -0.2, 0.25, 0.2)}
+    assert table["offline-serving"] == {"tokens_per_second": (3, -0.05, 0.4, 0.1)}
+    assert table["collectives"] == {"time": (1, -0.2, -0.2, 0.2)}
+    assert "moe-training" not in table and "serving-under-load" not in table
+
+
+def test_a_rate_band_is_the_time_band_seen_from_the_other_side():
+    """A training step-time band [-0.2, +0.25] is a throughput band [1/1.25 - 1, 1/0.8 - 1] = [-0.2, +0.25]; the
+    value range of an estimate p is [p / (1 + high), p / (1 + low)]."""
+    table = {"dense-training": {"step_time": (3, -0.2, 0.25, 0.2)}, "collectives": {"time": (1, -0.2, -0.2, 0.2)}}
+    step = band("dense-training", "step_time", table)
+    assert (step.low, step.high, step.count) == (-0.2, 0.25, 3)
+    lo, hi = step.values(Q_(10.0, "s"))
+    assert lo.m_as("s") == pytest.approx(8.0) and hi.m_as("s") == pytest.approx(12.5)
+    tps = band("dense-training", "tokens_per_second", table)
+    assert (tps.low, tps.high) == (pytest.approx(-0.2), pytest.approx(0.25))
+    busbw = band("collectives", "busbw", table)       # a time 20 % short is a busbw 25 % high
+    assert (busbw.low, busbw.high) == (pytest.approx(0.25), pytest.approx(0.25))
+    lo, hi = busbw.values(Q_(500.0, "GB/s"))
+    assert lo.m_as("GB/s") == pytest.approx(400.0) and hi.m_as("GB/s") == pytest.approx(400.0)
+
+
+def test_unmeasured_and_unbanded_metrics():
+    """A banded metric no run of the family measured has a band of no measurement; memory carries none."""
+    unmeasured = band("offline-serving", "ttft", {"offline-serving": {"tokens_per_second": (3, -0.05, 0.4, 0.1)}})
+    assert not unmeasured.measured and unmeasured.values(Q_(1.0, "s")) is None
+    assert "no published offline serving measurement of ttft" in unmeasured.describe()
+    assert band("dense-training", "memory_per_gpu") is None
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("training", True), "moe-training"), (("training", False), "dense-training"),
+    (("inference", False, "offline"), "offline-serving"), (("inference", False, "server"), "serving-under-load"),
+    (("inference", False, "concurrency"), "serving-under-load"), (("collective",), "collectives"),
+])
+def test_families(args, expected):
+    assert family(*args) == expected and expected in FAMILIES
+
+
+def test_band_table_is_current():
+    """The generated table equals what the case files give with the model as it is: `python docs/gen_bands.py`."""
+    spec = importlib.util.spec_from_file_location("gen_bands", REPO / "docs" / "gen_bands.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (REPO / "archgen" / "perf" / "band_table.py").read_text(encoding="utf-8") == gen.source(), \
+        "stale: run python docs/gen_bands.py"
+
+
+def test_estimate_shows_the_band_in_text_and_json():
+    """`archgen estimate` gives each banded metric its value range and the model's error, in text and JSON."""
+    text = run_cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(SPECS)).out
+    row = next(line for line in text.splitlines() if line.strip().startswith("step_time"))
+    step = band("dense-training", "step_time")
+    assert f"model error {step.low:+.1%} to {step.high:+.1%}" in row and f"on {step.count} dense training" in row
+    doc = json.loads(run_cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--format", "json", "--path",
+                             str(SPECS)).out)
+    got = doc["bands"]["step_time"]
+    p = doc["metrics"]["step_time"]["value"]
+    assert got["family"] == "dense-training" and got["measurements"] == TABLE["dense-training"]["step_time"][0]
+    assert got["low"]["value"] == pytest.approx(p / (1 + step.high))
+    assert got["high"]["value"] == pytest.approx(p / (1 + step.low))
+    assert "memory_per_gpu" not in doc["bands"]
+    tput = doc["bands"]["tokens_per_second"]["error"]    # the throughput's band is the step time's turned round
+    assert tput["high"] == pytest.approx(1 / (1 + step.low) - 1)
+    assert all(r["pessimistic"] is not None for r in doc["requirements"])
+    assert not math.isnan(tput["median"])
+
+
+def test_estimate_reports_a_requirement_at_risk_and_still_exits_0():
+    """The shipped NVL72 all-reduce (about 916 GB/s against >= 800 GB/s) is met by the estimate, but the collectives
+    band's low end, busbw / (1 + highest busbw error), is under 800 GB/s: at risk, a warning, exit code 0."""
+    r = run_cli("estimate", "--workload", "nccl-allreduce-nvl72-rack", "--path", str(SPECS))
+    busbw = band("collectives", "busbw")
+    line = r.out.splitlines()[-1]
+    assert r.code == 0 and line.startswith("REQ-PERF-041: busbw >= 800 GB/s: at risk (the pessimistic end of its band")
+    doc = json.loads(run_cli("estimate", "--workload", "nccl-allreduce-nvl72-rack", "--path", str(SPECS),
+                             "--format", "json").out)
+    req = doc["requirements"][0]
+    assert (req["status"], req["met"]) == ("at risk", True)
+    assert req["pessimistic"]["value"] == pytest.approx(doc["metrics"]["busbw"]["value"] / (1 + busbw.high))
