@@ -217,7 +217,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "failure.leaf.ports_lost", "", "", 0, "Ports lost with a leaf", "Endpoint ports one leaf "
            "holds.", _F),
     Metric("fabric", "failure.leaf.accelerators_affected", "", "", 0, "Accelerators behind a leaf", "Accelerators "
-           "whose nodes one leaf serves.", _F),
+           "whose own NIC ports one leaf carries (its rails' ports x accelerators per port).", _F),
     Metric("fabric", "failure.leaf.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a leaf", "Share of the "
            "fabric's leaf bandwidth one leaf carries.", _F),
     Metric("fabric", "failure.spine.uplink_bandwidth_lost", "", "percent", 1, "Uplink bandwidth lost with a spine",

@@ -143,8 +143,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
-    failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, nodes_per_domain, nodes,
-                       ppn, compute.part.accelerators if compute else 0)
+    failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, rpl, n_rails, n_node_ports,
+                       ppn, accelerators, compute.part.accelerators if compute else 0)
     return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, n_node_ports, endpoint_ports, reserved, n_rails,
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
@@ -215,16 +215,25 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
 
 
 def _failure(spec: FatTree, tiers_used: int, leaf: TierCount, access: int, spines_per_pod: int, group_domains: int,
-             nodes_per_domain: int, nodes: tuple[NodeType, ...], ppn: int, acc_per_node: int) -> dict[str, Q]:
-    """What one leaf holding endpoints (its ports, accelerators, bandwidth), one spine's uplinks and one plane take."""
+             rails_per_leaf: int, n_rails: int, node_ports: int, ppn: int, accelerators: int,
+             acc_per_node: int) -> dict[str, Q]:
+    """What one leaf holding endpoints (its ports, accelerators, bandwidth), one spine's uplinks and one plane take.
+
+    The accelerators one leaf affects are those whose own NIC ports it carries: its busiest node ports (a rail
+    leaf: its rails of every scale-up domain in the group; else its down ports, filled in order) times the
+    accelerators behind one port, ⌈accelerators per node / ports per node⌉. A GB200 SU's rail leaf carries 4 of 72
+    rails of 8 racks, 32 ports, one GPU each: 32 accelerators, not the 576 of the 8 racks.
+    """
     used = leaf.used_switches
-    if spec.rail_optimized and group_domains:  # a leaf serves its rail of every scale-up domain in the group
-        leaf_nodes = min(group_domains, leaf.down) * nodes_per_domain
+    if spec.rail_optimized and group_domains and rails_per_leaf:  # its rails of every domain in the group
+        ports = min(rails_per_leaf, n_rails) * group_domains if group_domains <= leaf.down else leaf.down
     else:
-        leaf_nodes = min(math.ceil(leaf.down / ppn) if ppn else 0, sum(nt.count for nt in nodes))
+        ports = leaf.down
+    ports = min(ports, math.ceil(node_ports / spec.planes))
+    per_port = math.ceil(acc_per_node / ppn) if ppn else 0
     failure = {
         "failure.leaf.ports_lost": count(min(leaf.down, access)),
-        "failure.leaf.accelerators_affected": count(leaf_nodes * acc_per_node),
+        "failure.leaf.accelerators_affected": count(min(ports * per_port, accelerators)),
         "failure.leaf.bandwidth_lost": count(1 / used / spec.planes if used else 0),
         "failure.plane.bandwidth_lost": count(1 / spec.planes),
     }
