@@ -267,12 +267,11 @@ def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
 def _node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
     """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
 
-    1 for a NIC card (a single-port module serves one NIC port), or the system's `per_cage` (a DGX twin-port OSFP
-    serves two).
+    The system's NIC slot `per_cage` (a DGX twin-port OSFP serves two), else the NIC part's own `ports.per_cage`
+    (a ConnectX-8 SuperNIC's twin-port cage), else 1 (`archgen.analyse.nodes.cage_ports`).
     """
     role = fa.fabric.spec.nic_role or fa.fabric.spec.role
-    per = [slot.per_cage or 1 for nt in a.nodes if fa.ports_per_node.get(nt.part.id)
-           for slot in nt.part.nics if slot.role == role]
+    per = [nt.per_cage[role] for nt in a.nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
     return min(per, default=1)
 
 
