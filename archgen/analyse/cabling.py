@@ -264,6 +264,13 @@ def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
     return min(n, cage_ports) if cage_ports else n
 
 
+def link_speed(fa: FabricAnalysis, tier: str) -> Q:
+    """Line rate of a fat tree's links at `tier`: the leaves' down rate for access, else the lower tier's up rate."""
+    lower = {"access": "leaf", "leaf_spine": "leaf", "spine_core": "spine"}[tier]
+    t = fa.tier(lower)
+    return t.speed if tier == "access" else t.up_speed
+
+
 def _node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
     """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
 
@@ -279,7 +286,7 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                  a_cage_ports: int | None = None, speed: Q | None = None) -> TierCabling:
     links = fa.links[tier] * fa.planes
     if speed is None:
-        speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
+        speed = link_speed(fa, tier)
     by: dict[tuple[str, float], int] = {}
     per_option = np.zeros(max(len(options), 1), dtype=np.int64)
     over: list[tuple[LinkOption, int, float]] = []

@@ -4,7 +4,9 @@ Every count comes from a formula over the spec's counts, never from enumerating 
 cluster costs the same as a small one. Formulas (k = switch radix at the fabric's line rate, d/u = leaf down/up
 ports, o = down:up oversubscription):
 
-* leaf split: u = ⌊k / (1 + o)⌋, d = k − u (1:1 on a 64-port switch → 32/32), unless the tier fixes `uplinks`.
+* tier split (leaf and spine, one rule, `archgen.analyse.tiers.split`): u = ⌊k / (1 + o)⌋, d = k − u (1:1 on a
+  64-port switch → 32/32), unless the tier fixes `up` ports or `uplinks`, or fixes `down` alone (u = ⌊d/o⌋ beside
+  them); the top tier has no up ports.
 * rail-optimized leaves per group of G scale-up domains and R rails: G ≤ d → ⌈R / ⌊d/G⌋⌉, else R·⌈G/d⌉
   (NVIDIA DGX SuperPOD: one leaf per rail per 32-node SU). A fixed `leaf.count` below that is an error; above it,
   the extra leaves are spares: placed, powered and uplinked (the spines take their uplinks), with no endpoints,
@@ -12,7 +14,7 @@ ports, o = down:up oversubscription):
 * 2 tiers: spines S = the smallest divisor of u with S ≥ ⌈L·u / k_spine⌉, so every leaf spreads its uplinks evenly
   (NVIDIA's 3-SU row has 16 spines, not 12, because 32 uplinks do not divide by 12). Largest size L ≤ k_spine,
   k·d endpoints = k²/2 at 1:1.
-* 3 tiers: pods of P = d_spine leaves and u spines (one link per leaf-spine pair); cores in u groups, each core
+* 3 tiers: pods of P = d_spine leaves (the spine's own split) and u spines (one link per leaf-spine pair); cores in u groups, each core
   taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives). Largest size
   k_core·P·d = k³/4 at 1:1.
 * bisection (one direction) = min over the tiers of half the capacity entering that tier; hops = 2·tiers − 1.
@@ -41,6 +43,7 @@ from archgen.analyse.tiers import (
     radix_problems,
     spine_core_tiers,
     spine_tier,
+    top_tier_ports,
     unbuilt_counts,
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
@@ -136,7 +139,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
              else spine_core_tiers(fabric, leaf, access) if tiers_used == 3
              else Upper(leaf.radix if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
-    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used))
+    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used),
+                *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access)
@@ -204,13 +208,13 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     if tiers_used >= 2:
         cuts.append(uplinks * up_speed / 2)
     if tiers_used == 3:
-        cuts.append(tiers[1].up_used * up_speed / 2)
+        cuts.append(tiers[1].up_used * tiers[1].up_speed / 2)
     bisection = (min(cuts) * spec.planes).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((access * speed) / (uplinks * up_speed)).to("").magnitude)
-    if tiers_used == 3 and tiers[1].up_used:
-        oversub["spine"] = tiers[1].down / tiers[1].up
+    if tiers_used == 3 and tiers[1].up_used:  # the spine's own split: down:up bandwidth of its ports
+        oversub["spine"] = float((tiers[1].down * tiers[1].speed / (tiers[1].up * tiers[1].up_speed)).to(""))
     return injection, bisection, oversub
 
 

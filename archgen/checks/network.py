@@ -371,7 +371,8 @@ def port_groups(ctx: Context) -> Iterator[Violation]:
 
     A port group lists its count, native speed and allowed breakouts (`ports`, `port_groups`); a tier gives ports
     to its roles by group, range and breakout (OCP OPG-256: ports 1-32 as 2x400G down, 33-64 native 800G up).
-    Fixed `uplinks` come from a group that runs `uplink_speed`.
+    Fixed `uplinks` come from a group that runs `uplink_speed`. The same ports are checked at the leaf, spine and
+    core; the top tier that `tiers: auto` builds takes no `up`, `uplinks` or `oversubscription`.
 
     Fix: name a group the switch has, keep ranges inside it and apart, and pick one of its `breakouts` whose rate is
     the fabric's `speed` (for `down`).
