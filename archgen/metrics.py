@@ -210,6 +210,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth at tier <tier> "
            "(1 is non-blocking).", _F),
     Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
+    Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
+           "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),
+    Metric("fabric", "transceivers.<link>", "", "", 0, "Transceivers", "Optical modules at both ends of the links "
+           "at level <link>, every plane.", _C),
     Metric("fabric", "links.<link>.max_length", "m", "m", 1, "Longest run", "Longest cable run at level <link> on "
            "the floor.", _C),
     Metric("fabric", "network_power", "W", "kW", 2, "Network power", "Switches at maximum power plus optics.", _C),
