@@ -101,3 +101,40 @@ def test_uplinks_on_the_top_tier_tiers_auto_builds_are_net019(spec_tree) -> None
     assert [(p.check, ".".join(map(str, p.path))) for p in _fabric(result).problems] == [
         ("NET019", "fabrics.0.spine.up")]
     assert [f.id for f in _net(result)] == ["NET019"]
+
+
+def test_three_tier_defaults_over_one_gb300_su_minimise_switches(tmp_path: Path) -> None:
+    """Issue 21 item 6: one GB300 NVL72 SU (8 Q3400 leaves of 72 up ports) with `tiers: 3`. One pod holds the 8
+    leaves; the fewest spines that take 8 x 72 uplinks on 72 down ports each are ⌈8·72/72⌉ = 8 (a divisor of 72),
+    9 links per leaf-spine pair; each spine's 72 uplinks go to one core of its group: 8 cores. Before: 72 spines and
+    72 cores, 1.22 MW of network power for 576 GPUs. 24 switches are 2x the 12 of the 2-tier design (8 leaves,
+    4 spines: NVIDIA's B300 XDR SU, tests/test_fabrics.py). Still 15.2 % of IT power: NET021 says so."""
+    import shutil
+
+    from tests.conftest import REPO
+    shutil.copytree(REPO / "examples" / "gb300-nvl72-su", tmp_path / "gb3")
+    path = tmp_path / "gb3" / "clusters" / "gb300-nvl72-su.yaml"
+    text = path.read_text()
+    assert "    switch: q3400\n    tiers: 2\n" in text
+    path.write_text(text.replace("    switch: q3400\n    tiers: 2\n",
+                                 "    switch: q3400\n    tiers: 3\n    core: {rack: gb300-su-ib}\n", 1))
+    result = run([tmp_path / "gb3"])
+    fa = next(f for f in result.clusters["cluster/gb300-nvl72-su"].fabrics if f.fabric.spec.id == "compute")
+    assert (fa.pods, fa.spines_per_pod, fa.core_links_per_spine_pair) == (1, 8, 72)
+    assert [t.switches for t in fa.tiers] == [8, 8, 8]
+    assert fa.metrics["network_power"].m_as("kW") < 250            # 24 Q3400 and their optics, not 1.22 MW
+    [finding] = [f for f in result.findings if f.id == "NET021"]
+    assert finding.message.startswith("network power 219.3 kW is 15.2% of the IT power")
+
+
+def test_growth_text_claims_the_last_size_of_its_table(spec_tree) -> None:
+    """Issue 21 item 6: the text claimed the fabric's reach (82,944 accelerators) while the table stopped at 1,152.
+    A fixed leaf.count stops the series at the design itself (128 accelerators): the text says 128."""
+    from archgen.analyse.scaling import scaling
+    from archgen.render.cluster import growth
+    result = _small(spec_tree, "leaf: {rack: net}", "leaf: {rack: net, count: 6}")
+    cluster = next(c for c in result.design.clusters if c.spec.id == "c")
+    series = scaling(result.design, result.racks, cluster)
+    assert [p.accelerators for p in series.points] == [128] and _fabric(result).max_accelerators > 128
+    text = growth(series)[0].text
+    assert "up to 128 accelerators, the last size in the table: the series stops because" in text

@@ -205,8 +205,10 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dic
 
 
 def fibre_lines(tiers: Sequence) -> list[BomLine]:
-    """One fibre patch cord per optical link (a cord split across two ports, `links_per_cable`, once), by media,
-    connector and length bin (0 m: length not known)."""
+    """One fibre patch cord per optical link (a split cord once), by media, connector and length bin.
+
+    A cord split across two ports (`links_per_cable`) counts once; a 0 m bin is a length not known.
+    """
     cords: Counter[tuple[str, str, float]] = Counter()
     for t in tiers:
         optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}

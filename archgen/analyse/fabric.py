@@ -4,9 +4,9 @@ Every count comes from a formula over the spec's counts, never from enumerating 
 cluster costs the same as a small one. Formulas (k = switch radix at the fabric's line rate, d/u = leaf down/up
 ports, o = down:up oversubscription):
 
-* tier split (leaf and spine, one rule, `archgen.analyse.tiers.split`): u = ⌊k / (1 + o)⌋, d = k − u (1:1 on a
-  64-port switch → 32/32), unless the tier fixes `up` ports or `uplinks`, or fixes `down` alone (u = ⌊d/o⌋ beside
-  them); the top tier has no up ports.
+* tier split (leaf and spine, one rule, `archgen.analyse.tiers.split`): u = ⌊k / (1 + o)⌋, d = k − u (1:1 on
+  a 64-port switch → 32/32), unless the tier fixes `up` ports or `uplinks`, or fixes `down` alone (u = ⌊d/o⌋
+  beside them); the top tier has no up ports.
 * rail-optimized leaves per group of G scale-up domains and R rails: G ≤ d → ⌈R / ⌊d/G⌋⌉, else R·⌈G/d⌉
   (NVIDIA DGX SuperPOD: one leaf per rail per 32-node SU). A fixed `leaf.count` below that is an error; above it,
   the extra leaves are spares: placed, powered and uplinked (the spines take their uplinks), with no endpoints,
@@ -14,9 +14,10 @@ ports, o = down:up oversubscription):
 * 2 tiers: spines S = the smallest divisor of u with S ≥ ⌈L·u / k_spine⌉, so every leaf spreads its uplinks evenly
   (NVIDIA's 3-SU row has 16 spines, not 12, because 32 uplinks do not divide by 12). Largest size L ≤ k_spine,
   k·d endpoints = k²/2 at 1:1.
-* 3 tiers: pods of P = d_spine leaves (the spine's own split) and u spines (one link per leaf-spine pair); cores in u groups, each core
-  taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives). Largest size
-  k_core·P·d = k³/4 at 1:1.
+* 3 tiers: pods of S spines (the fewest dividing u that take a pod's uplinks: u for full pods, one link per
+  leaf-spine pair) and P = d_spine / (u/S) leaves (d_spine from the spine's own split); cores in S groups, each
+  core taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives).
+  Largest size k_core·P·d = k³/4 at 1:1.
 * bisection (one direction) = min over the tiers of half the capacity entering that tier; hops = 2·tiers − 1.
 
 The tiers of one plane are sized in `archgen.analyse.tiers`; this module adds endpoints, rails, bandwidth and

@@ -13,7 +13,6 @@ from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem, TierPorts, tier_ports
 from archgen.build import BoundFabric
 from archgen.model import Switch
-from archgen.model.cluster import FatTree
 from archgen.units import Q
 
 TIERS = ("leaf", "spine", "core")
@@ -78,7 +77,7 @@ def _ports(fabric: BoundFabric, tier: str, speed: Q, uplinks: bool = False) -> T
 
 
 @dataclass(frozen=True)
-class Split:
+class TierSplit:
     """One tier's switch ports split into down and up (`split`), with its ports plan and what does not fit."""
 
     plan: TierPorts
@@ -94,7 +93,7 @@ class Split:
         return self.down + self.up if fixed and self.up else self.plan.radix
 
 
-def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> Split:
+def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
     """Down and up ports of `tier`'s switch at `speed`: one rule for leaves, spines and cores.
 
     The top tier has no up ports (all its ports face down; `up` there is refused at validation or by
@@ -107,13 +106,13 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> Split:
     problems = list(plan.problems)
     up_speed = spec.uplink_speed or plan.up_speed or speed
     if top:
-        return Split(plan, plan.down if plan.down is not None else plan.radix, 0, up_speed, tuple(problems))
+        return TierSplit(plan, plan.down if plan.down is not None else plan.radix, 0, up_speed, tuple(problems))
     if plan.up is not None:
-        return Split(plan, plan.down, plan.up, up_speed, tuple(problems))
+        return TierSplit(plan, plan.down, plan.up, up_speed, tuple(problems))
     over = spec.oversubscription or fab.oversubscription
     if plan.down is None:
         up = int(plan.radix // (1 + over))
-        return Split(plan, plan.radix - up, up, up_speed, tuple(problems))
+        return TierSplit(plan, plan.radix - up, up, up_speed, tuple(problems))
     up = int(plan.down * speed.m_as("Gbit/s") // (over * up_speed.m_as("Gbit/s")))
     group, switch = plan.group, fabric.tiers[tier].switch
     per_port = max(int(group.speed.m_as("Gbit/s") // up_speed.m_as("Gbit/s")), 1) if group is not None else 1
@@ -123,12 +122,14 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> Split:
                                 f"{over:g}:1 need {up} up ports, {math.ceil(up / per_port)} of {switch.id}'s group "
                                 f"'{group.name}'; {max(left, 0)} are left beside the down ports",
                                 count(math.ceil(up / per_port)), count(max(left, 0))))
-    return Split(plan, plan.down, up, up_speed, tuple(problems))
+    return TierSplit(plan, plan.down, up, up_speed, tuple(problems))
 
 
 def top_tier_ports(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
-    """`up`, `uplinks`, `uplink_speed` or `oversubscription` on the top tier `tiers: auto` builds: nothing above it
-    takes them, so they would be ignored (with a fixed `tiers` they fail validation)."""
+    """`up`, `uplinks`, `uplink_speed` or `oversubscription` on the top tier that `tiers: auto` builds.
+
+    Nothing above it takes them, so they would be ignored (with a fixed `tiers` they fail validation).
+    """
     name = TIERS[tiers_used - 1]
     spec = getattr(fabric.spec, name)
     given = [k for k in ("up", "uplinks", "uplink_speed", "oversubscription") if getattr(spec, k) is not None]
@@ -274,7 +275,7 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     k_core, b_core = top.radix, top.plan.breakout
     problems += mid.problems + top.problems
     leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
-    spines_per_pod = spec.spine.count or up
+    spines_per_pod = spec.spine.count or _spines_per_pod(leaves, up, s_down)
     if spines_per_pod and up % spines_per_pod:
         problems.append(Problem("NET002", here + ("spine", "count"),
                                 f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
@@ -297,6 +298,20 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0)
     return Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
                   pair_links, tuple(problems))
+
+
+def _spines_per_pod(leaves: int, up: int, s_down: int) -> int:
+    """The fewest spines per pod (a divisor of the leaf uplinks u, two at least) that take a pod's uplinks.
+
+    Pods are as few as one link per leaf-spine pair allows (⌈L / d_spine⌉) and filled evenly; a pod of P leaves
+    needs S ≥ ⌈P·u / d_spine⌉ spines. Full pods give S = u (the B200 RA's 3-tier rows); one GB300 SU of 8 leaves
+    with 72 uplinks each on 72-down spines gives 8, not 72.
+    """
+    if not (up and s_down):
+        return up
+    pods = math.ceil(leaves / s_down)
+    fill = math.ceil(leaves / pods) if pods else 0
+    return _smallest_divisor_at_least(up, max(math.ceil(fill * up / s_down), min(up, 2))) or up
 
 
 def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, list]:

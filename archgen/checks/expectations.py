@@ -47,14 +47,15 @@ def expected_fabrics(c: ClusterAnalysis) -> Iterator[Violation]:
                                 f"expected {n} {tier} switches in fabric {fid}, the fabric derives {have}"
                                 f"{'' if tier in switches else f' (it has {fa.tiers_used} tier(s))'}",
                                 count(have), count(n))
-        tiers = {t.tier: t for t in getattr(c.cabling, "tiers", ()) if t.fabric == fid}
-        derived = {"links": lambda tier: fa.links.get(tier, 0) * fa.planes,
-                   "cables": lambda tier: tiers[tier].physical if tier in tiers else 0,
-                   "transceivers": lambda tier: tiers[tier].transceivers if tier in tiers else 0}
-        for what, have_of in derived.items():
+        cab = {t.tier: t for t in getattr(c.cabling, "tiers", ()) if t.fabric == fid}
+        levels = ("access", "leaf_spine", "spine_core")
+        derived = {"links": {lv: fa.links.get(lv, 0) * fa.planes for lv in levels},
+                   "cables": {lv: cab[lv].physical if lv in cab else 0 for lv in levels},
+                   "transceivers": {lv: cab[lv].transceivers if lv in cab else 0 for lv in levels}}
+        for what, haves in derived.items():
             for tier, n in getattr(want, what).model_dump(exclude_none=True).items():
-                have = have_of(tier)
+                have = haves[tier]
                 if have != n:
                     yield Violation(fa.fabric.path, spec.id, (*where, what, tier),
                                     f"expected {n} {tier} {what} in fabric {fid}, the fabric derives {have} "
-                                    f"({fa.links.get(tier, 0) * fa.planes} links)", count(have), count(n))
+                                    f"({derived['links'][tier]} links)", count(have), count(n))

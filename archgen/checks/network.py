@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from archgen import topology
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, count, nic_bandwidth, nic_ports
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
+from archgen.checks.proportion import placement_path, violations
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Switch
-from archgen.model.cluster import Cluster
 
 #: Graphs larger than this (switch vertices per plane) are not built for the failure check.
 MAX_GRAPH_SWITCHES = 20_000
@@ -271,19 +271,10 @@ def surplus_switches(ctx: Context) -> Iterator[Violation]:
                 if racks * (each - 1) < need:
                     continue
                 by = f" ({', '.join(what for what, _, _ in tiers)})" if tiers else " there"
-                path = next((where for _, _, where in tiers if where), _placement_path(design.spec, rack_id))
+                path = next((where for _, _, where in tiers if where), placement_path(design.spec, rack_id))
                 yield Violation(design.path, design.spec.id, path,
                                 f"{sw} in the '{rack_id}' racks: {racks * each} placed ({racks} x {each} per rack), "
                                 f"the fabrics derive {need or 'none'}{by}", count(racks * each), count(need))
-
-
-def _placement_path(spec: Cluster, rack_id: str) -> tuple:
-    """Field path of the first units or layout entry that places racks of type `rack_id` (for the finding's line)."""
-    for i, unit in enumerate(spec.units):
-        for j, entry in enumerate(unit.racks):
-            if entry.rack == rack_id:
-                return ("units", i, "racks", j, "rack")
-    return next((("layout", i, "rack") for i, p in enumerate(spec.layout) if p.rack == rack_id), ("layout",))
 
 
 @check("NET013", "network.single_points_of_failure", severity="warning")
@@ -392,3 +383,15 @@ def topology_size(ctx: Context) -> Iterator[Violation]:
     terminals per router, or more global links per router.
     """
     yield from _fabric_problems(ctx, "NET020")
+
+
+@check("NET021", "network.proportion", severity="warning")
+def out_of_proportion(ctx: Context) -> Iterator[Violation]:
+    """Network power is at most 15 % of IT power; no tier of over two switches uses under a quarter of its ports.
+
+    The figures and their reasons are in `archgen.checks.proportion`.
+
+    Fix: use fewer tiers or fixed counts that fit the endpoints (`tiers: 2`, `spine.count`, `core.count`), or
+    switches of fewer ports; waive it for the cluster or fabric with the reason when the room is for growth.
+    """
+    yield from violations(ctx)
