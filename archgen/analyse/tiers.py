@@ -287,7 +287,8 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     spine_up = spines * s_up
     cores, pair_links, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
     problems += core_problems
-    max_endpoints = k_core * pod_leaves * leaf.down
+    # reach: pods grow to d_spine leaves (one link per leaf-spine pair) unless spine.count fixes them
+    max_endpoints = k_core * (pod_leaves if spec.spine.count else max(s_down, pod_leaves)) * leaf.down
     if pods > k_core:
         problems.append(Problem("NET003", here + ("tiers",),
                                 f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
