@@ -143,6 +143,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth at tier <tier> "
            "(1 is non-blocking).", _F),
     Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
+    Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
+           "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),
+    Metric("fabric", "transceivers.<link>", "", "", 0, "Transceivers", "Optical modules at both ends of the links "
+           "at level <link>, every plane.", _C),
     Metric("fabric", "links.<link>.max_length", "m", "m", 1, "Longest run", "Longest cable run at level <link> on "
            "the floor.", _C),
     Metric("fabric", "network_power", "W", "kW", 2, "Network power", "Switches at maximum power plus optics.", _C),
@@ -150,7 +154,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "failure.leaf.ports_lost", "", "", 0, "Ports lost with a leaf", "Endpoint ports one leaf "
            "holds.", _F),
     Metric("fabric", "failure.leaf.accelerators_affected", "", "", 0, "Accelerators behind a leaf", "Accelerators "
-           "whose nodes one leaf serves.", _F),
+           "whose own NIC ports one leaf carries (its rails' ports x accelerators per port).", _F),
     Metric("fabric", "failure.leaf.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a leaf", "Share of the "
            "fabric's leaf bandwidth one leaf carries.", _F),
     Metric("fabric", "failure.spine.uplink_bandwidth_lost", "", "percent", 1, "Uplink bandwidth lost with a spine",

@@ -149,9 +149,21 @@ def cut_capacity(g: nx.Graph, side_a: Sequence[int], side_b: Sequence[int]) -> f
 
 
 def single_points_of_failure(g: nx.Graph) -> list[tuple[str, int]]:
-    """Spine and core switches whose loss alone disconnects some node groups from others."""
+    """Spine and core switches whose loss alone disconnects some node groups from others.
+
+    An articulation point that only cuts off switches without endpoints (the one core above a spine of a one-pod
+    fabric) disconnects no node group, so it is not one: each candidate is removed in turn and the node groups'
+    components counted.
+    """
     import networkx as nx
-    return sorted(v for v in nx.articulation_points(g) if v[0] in ("spine", "core"))
+    groups = {v for v in g if v[0] == "ep"}
+    out = []
+    for v in nx.articulation_points(g):
+        if v[0] in ("spine", "core"):
+            parts = nx.connected_components(g.subgraph(u for u in g if u != v))
+            if sum(1 for c in parts if c & groups) > 1:
+                out.append(v)
+    return sorted(out)
 
 
 def clos_single_points(shape: ClosShape) -> list[tuple[str, int]] | None:

@@ -247,20 +247,24 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dic
 
 
 def fibre_lines(tiers: Sequence) -> list[BomLine]:
-    """One fibre patch cord per optical link, by media, connector and length bin (0 m: length not known)."""
+    """One fibre patch cord per optical link (a split cord once), by media, connector and length bin.
+
+    A cord split across two ports (`links_per_cable`) counts once; a 0 m bin is a length not known.
+    """
     cords: Counter[tuple[str, str, float]] = Counter()
     for t in tiers:
         optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
         for (label, length), n in t.by_option_bin.items():
             opt = optical.get(label)
             if opt is not None and n:
-                cords[(opt.a.media, opt.a.connector or opt.b.connector, float(length))] += n
+                split = max(opt.a.links_per_cable, opt.b.links_per_cable)
+                cords[(opt.a.media, opt.a.connector or opt.b.connector, float(length))] += -(-n // split)
     lines = []
     for (media, connector, length), n in sorted(cords.items()):
         size = f"{length:g} m" if length else "length not known"
         plug = connector or "connector not in the catalog"
         pid = f"fibre-{media}-{(connector or 'unknown').lower().replace('/', '-').replace(' ', '-')}-{length:g}m"
-        lines.append(BomLine(pid, "Fibre", n, None, f"one per optical link, {size} bin",
+        lines.append(BomLine(pid, "Fibre", n, None, f"one per optical link (a split cable once), {size} bin",
                              name=f"{media.capitalize()} fibre patch cord, {plug}, {size}"))
     return lines
 

@@ -6,9 +6,15 @@ cables run in overhead trays laid as a grid above the racks, so a run between tw
 ``|Δheight| + in_rack``. Each run takes the first link option of its tier whose reach covers it (and whose minimum
 length it meets), and is ordered in the next length bin up.
 
-Counting: a link is one logical port-to-port connection at the fabric rate (what NVIDIA's tables call a cable).
-A module of rate r serves r / speed links (a twin-port 800G OSFP serves two 400G links), so modules per end =
-⌈links / ports per module⌉; optical runs are counted per link (one fibre each), copper assemblies per module.
+Counting, three figures per tier kept apart:
+
+* links: logical port-to-port connections at the fabric rate;
+* cables: what an installer pulls, ⌈links / links per cable⌉, where a cable carries the `links_per_cable` of its
+  parts (2 for an 800G cable split 2 x 400G across two planes or spines: one cable with its ends, as NVIDIA's
+  DGX SuperPOD B300 Spectrum-X table counts it), and a copper assembly the links of its narrower end's module;
+* transceivers: optical modules at both ends; a module of rate r serves r / speed links (a twin-port 800G OSFP
+  serves two 400G links), but no more than the ports of its cage, so modules per end = ⌈links / ports per module⌉.
+  Access ports that do not end at a node (reserved, extra and switch management ports) end at a single-port cage.
 """
 
 from __future__ import annotations
@@ -68,6 +74,12 @@ class TierCabling:
     lengths_known: bool
     unplaced_links: int = 0
     assumed_length: Q | None = None
+    transceivers: int = 0
+
+    @property
+    def physical(self) -> int:
+        """Cables to pull: copper assemblies and optical cables, a split cable once."""
+        return sum(self.cables.values())
 
 
 @dataclass(frozen=True)
@@ -97,7 +109,11 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
             fa.metrics["optics_power"] = sum((t.optics_power for t in cab.tiers if t.fabric == fa.fabric.spec.id),
                                              Q_(0, "W")).to("kW")
             for t in cab.tiers:
-                if t.fabric == fa.fabric.spec.id and t.max_length is not None:
+                if t.fabric != fa.fabric.spec.id:
+                    continue
+                fa.metrics[f"cables.{t.tier}"] = count(t.physical)
+                fa.metrics[f"transceivers.{t.tier}"] = count(t.transceivers)
+                if t.max_length is not None:
                     fa.metrics[f"links.{t.tier}.max_length"] = t.max_length
         out[cluster.path] = replace(a, cabling=cab, typical_from_max=fell_back)
     return out
@@ -272,15 +288,21 @@ def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
     return min(n, cage_ports) if cage_ports else n
 
 
+def link_speed(fa: FabricAnalysis, tier: str) -> Q:
+    """Line rate of a fat tree's links at `tier`: the leaves' down rate for access, else the lower tier's up rate."""
+    lower = {"access": "leaf", "leaf_spine": "leaf", "spine_core": "spine"}[tier]
+    t = fa.tier(lower)
+    return t.speed if tier == "access" else t.up_speed
+
+
 def _node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
     """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
 
-    1 for a NIC card (a single-port module serves one NIC port), or the system's `per_cage` (a DGX twin-port OSFP
-    serves two).
+    The system's NIC slot `per_cage` (a DGX twin-port OSFP serves two), else the NIC part's own `ports.per_cage`
+    (a ConnectX-8 SuperNIC's twin-port cage), else 1 (`archgen.analyse.nodes.cage_ports`).
     """
     role = fa.fabric.spec.nic_role or fa.fabric.spec.role
-    per = [slot.per_cage or 1 for nt in a.nodes if fa.ports_per_node.get(nt.part.id)
-           for slot in nt.part.nics if slot.role == role]
+    per = [nt.per_cage[role] for nt in a.nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
     return min(per, default=1)
 
 
@@ -288,9 +310,10 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                  a_cage_ports: int | None = None, speed: Q | None = None) -> TierCabling:
     links = fa.links[tier] * fa.planes
     if speed is None:
-        speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
+        speed = link_speed(fa, tier)
     by: dict[tuple[str, float], int] = {}
     per_option = np.zeros(max(len(options), 1), dtype=np.int64)
+    single = np.zeros(max(len(options), 1), dtype=np.int64)   # access runs whose A end is not a node
     over: list[tuple[LinkOption, int, float]] = []
     max_len = None
     n_unplaced, assumed = 0, None
@@ -303,6 +326,10 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 o = int(k // 10_000_000)
                 by[(options[o].label, (k % 10_000_000) / 100)] = int(s)
                 per_option[o] += int(s)
+            if tier == "access":
+                other = tr.group < 0
+                single[:len(options)] = np.bincount(tr.option[other], weights=tr.weight[other],
+                                                    minlength=len(options)).astype(np.int64)
             for i, opt in enumerate(options):
                 bad = (tr.option == i) & (tr.length > opt.reach.m_as("m") + 1e-9)
                 if bad.any():
@@ -316,21 +343,24 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
         by[(options[0].label, 0.0)] = links
     modules: dict[str, int] = {}
     cables: dict[str, int] = {}
-    power = Q_(0, "W")
+    power, transceivers = Q_(0, "W"), 0
     for i, opt in enumerate(options):
-        n = int(per_option[i])
-        if not n:
-            continue
-        if opt.a.media in COPPER:  # a cable assembly: one orderable part with its ends built in
-            c = math.ceil(n / min(_ports_per_module(opt.a, speed, a_cage_ports), _ports_per_module(opt.b, speed)))
-            cables[opt.label] = cables.get(opt.label, 0) + c
-            modules[opt.a.id] = modules.get(opt.a.id, 0) + c
-            power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
-            continue
-        for end, cage in ((opt.a, a_cage_ports), (opt.b, None)):  # transceivers at both ends, a fibre between
-            k = math.ceil(n / _ports_per_module(end, speed, cage))
-            modules[end.id] = modules.get(end.id, 0) + k
-            power = power + end.power_per_end * k
-        cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + n
+        for n, a_cage in ((int(per_option[i] - single[i]), a_cage_ports), (int(single[i]), 1)):
+            if not n:
+                continue
+            split = max(opt.a.links_per_cable, opt.b.links_per_cable)
+            if opt.a.media in COPPER:  # a cable assembly: one orderable part with its ends built in
+                per = max(min(_ports_per_module(opt.a, speed, a_cage), _ports_per_module(opt.b, speed)), split)
+                c = math.ceil(n / per)
+                cables[opt.label] = cables.get(opt.label, 0) + c
+                modules[opt.a.id] = modules.get(opt.a.id, 0) + c
+                power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
+                continue
+            for end, cage in ((opt.a, a_cage), (opt.b, None)):  # transceivers at both ends, a fibre between
+                k = math.ceil(n / _ports_per_module(end, speed, cage))
+                modules[end.id] = modules.get(end.id, 0) + k
+                power = power + end.power_per_end * k
+                transceivers += k
+            cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
-                       tuple(over), tr is not None, n_unplaced, assumed)
+                       tuple(over), tr is not None, n_unplaced, assumed, transceivers)

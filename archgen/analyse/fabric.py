@@ -4,7 +4,9 @@ Every count comes from a formula over the spec's counts, never from enumerating 
 cluster costs the same as a small one. Formulas (k = switch radix at the fabric's line rate, d/u = leaf down/up
 ports, o = down:up oversubscription):
 
-* leaf split: u = ⌊k / (1 + o)⌋, d = k − u (1:1 on a 64-port switch → 32/32), unless the tier fixes `uplinks`.
+* tier split (leaf and spine, one rule, `archgen.analyse.tiers.split`): u = ⌊k / (1 + o)⌋, d = k − u (1:1 on
+  a 64-port switch → 32/32), unless the tier fixes `up` ports or `uplinks`, or fixes `down` alone (u = ⌊d/o⌋
+  beside them); the top tier has no up ports.
 * rail-optimized leaves per group of G scale-up domains and R rails: G ≤ d → ⌈R / ⌊d/G⌋⌉, else R·⌈G/d⌉
   (NVIDIA DGX SuperPOD: one leaf per rail per 32-node SU). A fixed `leaf.count` below that is an error; above it,
   the extra leaves are spares: placed, powered and uplinked (the spines take their uplinks), with no endpoints,
@@ -12,9 +14,10 @@ ports, o = down:up oversubscription):
 * 2 tiers: spines S = the smallest divisor of u with S ≥ ⌈L·u / k_spine⌉, so every leaf spreads its uplinks evenly
   (NVIDIA's 3-SU row has 16 spines, not 12, because 32 uplinks do not divide by 12). Largest size L ≤ k_spine,
   k·d endpoints = k²/2 at 1:1.
-* 3 tiers: pods of P = d_spine leaves and u spines (one link per leaf-spine pair); cores in u groups, each core
-  taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives). Largest size
-  k_core·P·d = k³/4 at 1:1.
+* 3 tiers: pods of S spines (the fewest dividing u that take a pod's uplinks: u for full pods, one link per
+  leaf-spine pair) and P = d_spine / (u/S) leaves (d_spine from the spine's own split); cores in S groups, each
+  core taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives).
+  Largest size k_core·P·d = k³/4 at 1:1.
 * bisection (one direction) = min over the tiers of half the capacity entering that tier; hops = 2·tiers − 1.
 
 The tiers of one plane are sized in `archgen.analyse.tiers`; this module adds endpoints, rails, bandwidth and
@@ -41,6 +44,7 @@ from archgen.analyse.tiers import (
     radix_problems,
     spine_core_tiers,
     spine_tier,
+    top_tier_ports,
     unbuilt_counts,
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
@@ -136,15 +140,16 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
              else spine_core_tiers(fabric, leaf, access) if tiers_used == 3
              else Upper(leaf.radix if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
-    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used))
+    problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used),
+                *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access)
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
-    failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, nodes_per_domain, nodes,
-                       ppn, compute.part.accelerators if compute else 0)
+    failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, rpl, n_rails, n_node_ports,
+                       ppn, accelerators, compute.part.accelerators if compute else 0)
     return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, n_node_ports, endpoint_ports, reserved, n_rails,
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
@@ -204,27 +209,36 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     if tiers_used >= 2:
         cuts.append(uplinks * up_speed / 2)
     if tiers_used == 3:
-        cuts.append(tiers[1].up_used * up_speed / 2)
+        cuts.append(tiers[1].up_used * tiers[1].up_speed / 2)
     bisection = (min(cuts) * spec.planes).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((access * speed) / (uplinks * up_speed)).to("").magnitude)
-    if tiers_used == 3 and tiers[1].up_used:
-        oversub["spine"] = tiers[1].down / tiers[1].up
+    if tiers_used == 3 and tiers[1].up_used:  # the spine's own split: down:up bandwidth of its ports
+        oversub["spine"] = float((tiers[1].down * tiers[1].speed / (tiers[1].up * tiers[1].up_speed)).to(""))
     return injection, bisection, oversub
 
 
 def _failure(spec: FatTree, tiers_used: int, leaf: TierCount, access: int, spines_per_pod: int, group_domains: int,
-             nodes_per_domain: int, nodes: tuple[NodeType, ...], ppn: int, acc_per_node: int) -> dict[str, Q]:
-    """What one leaf holding endpoints (its ports, accelerators, bandwidth), one spine's uplinks and one plane take."""
+             rails_per_leaf: int, n_rails: int, node_ports: int, ppn: int, accelerators: int,
+             acc_per_node: int) -> dict[str, Q]:
+    """What one leaf holding endpoints (its ports, accelerators, bandwidth), one spine's uplinks and one plane take.
+
+    The accelerators one leaf affects are those whose own NIC ports it carries: its busiest node ports (a rail
+    leaf: its rails of every scale-up domain in the group; else its down ports, filled in order) times the
+    accelerators behind one port, ⌈accelerators per node / ports per node⌉. A GB200 SU's rail leaf carries 4 of 72
+    rails of 8 racks, 32 ports, one GPU each: 32 accelerators, not the 576 of the 8 racks.
+    """
     used = leaf.used_switches
-    if spec.rail_optimized and group_domains:  # a leaf serves its rail of every scale-up domain in the group
-        leaf_nodes = min(group_domains, leaf.down) * nodes_per_domain
+    if spec.rail_optimized and group_domains and rails_per_leaf:  # its rails of every domain in the group
+        ports = min(rails_per_leaf, n_rails) * group_domains if group_domains <= leaf.down else leaf.down
     else:
-        leaf_nodes = min(math.ceil(leaf.down / ppn) if ppn else 0, sum(nt.count for nt in nodes))
+        ports = leaf.down
+    ports = min(ports, math.ceil(node_ports / spec.planes))
+    per_port = math.ceil(acc_per_node / ppn) if ppn else 0
     failure = {
         "failure.leaf.ports_lost": count(min(leaf.down, access)),
-        "failure.leaf.accelerators_affected": count(leaf_nodes * acc_per_node),
+        "failure.leaf.accelerators_affected": count(min(ports * per_port, accelerators)),
         "failure.leaf.bandwidth_lost": count(1 / used / spec.planes if used else 0),
         "failure.plane.bandwidth_lost": count(1 / spec.planes),
     }

@@ -109,7 +109,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
 
 def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> ClusterAnalysis:
     """Closed-form network analysis of a cluster, with its totals as metrics."""
-    nodes = node_types(cluster)
+    nodes = node_types(cluster, design)
     accelerators = sum(nt.part.accelerators * nt.count for nt in nodes)
     node_count = sum(nt.count for nt in nodes if nt.part.accelerators)
     problems: list[Problem] = [Problem("NET014", path, msg) for path, msg in cluster.problems]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from archgen.build import ClusterDesign, Design
 from archgen.model import NIC, System
@@ -17,6 +17,7 @@ class NodeType:
     part: System
     count: int
     per_rack: dict[str, int]
+    per_cage: dict[str, int] = field(default_factory=dict)   # NIC ports per cage by role (see `cage_ports`)
 
 
 
@@ -25,15 +26,29 @@ def count(n: float) -> Q:
     return Q_(n, "")
 
 
-def node_types(cluster: ClusterDesign) -> tuple[NodeType, ...]:
-    """Systems of the cluster by part, with their counts (total and per rack type)."""
+def cage_ports(design: Design, system: System) -> dict[str, int]:
+    """NIC ports per cage of a system, by role: the NIC slot's `per_cage`, else the NIC part's own (`ports.per_cage`).
+
+    The fewest over the slots of a role: one module then serves that many ports at the node end.
+    """
+    out: dict[str, int] = {}
+    for slot in system.nics:
+        nic = design.specs.get(slot.part)
+        per = slot.per_cage or (nic.ports.per_cage if isinstance(nic, NIC) else 1)
+        out[slot.role] = min(out.get(slot.role, per), per)
+    return out
+
+
+def node_types(cluster: ClusterDesign, design: Design | None = None) -> tuple[NodeType, ...]:
+    """Systems of the cluster by part, with their counts (total and per rack type) and NIC ports per cage."""
     found: dict[str, tuple[System, dict[str, int]]] = {}
     for rid in sorted(cluster.rack_counts):
         for item in cluster.rack_types[rid].items:
             if isinstance(item.part, System):
                 part, per_rack = found.setdefault(item.part.id, (item.part, {}))
                 per_rack[rid] = per_rack.get(rid, 0) + 1
-    return tuple(NodeType(p, sum(per[r] * cluster.rack_counts[r] for r in per), per)
+    return tuple(NodeType(p, sum(per[r] * cluster.rack_counts[r] for r in per), per,
+                          cage_ports(design, p) if design is not None else {})
                  for _, (p, per) in sorted(found.items()))
 
 

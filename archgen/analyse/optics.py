@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.analyse.cabling import COPPER, TierRuns, _ports_per_module
+from archgen.analyse.cabling import COPPER, TierRuns, _ports_per_module, link_speed
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import LinkOption
 from archgen.units import Q_, Q
@@ -50,7 +50,7 @@ def _switch_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tupl
     """
     if not options or not len(tr.length):
         return
-    speed = fa.tier("leaf").speed if tier == "access" else fa.tier("leaf").up_speed
+    speed = link_speed(fa, tier)
     a_switch = tr.group < 0 if tier == "access" else np.ones(len(tr.a_rack), dtype=bool)
     for rack, side, mask in ((tr.b_rack, "b", np.ones(len(tr.b_rack), dtype=bool)), (tr.a_rack, "a", a_switch)):
         for i, opt in enumerate(options):

@@ -13,7 +13,6 @@ from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem, TierPorts, tier_ports
 from archgen.build import BoundFabric
 from archgen.model import Switch
-from archgen.model.cluster import FatTree
 from archgen.units import Q
 
 TIERS = ("leaf", "spine", "core")
@@ -70,17 +69,73 @@ def _largest_divisor_at_most(n: int, high: int) -> int:
 
 
 def _ports(fabric: BoundFabric, tier: str, speed: Q, uplinks: bool = False) -> TierPorts:
-    """The ports of `tier`'s switch at `speed` (`archgen.analyse.ports`); fixed uplinks only where asked."""
+    """The ports of `tier`'s switch at `speed` (`archgen.analyse.ports`); its `up` role only where asked."""
     spec = getattr(fabric.spec, tier)
     return tier_ports(fabric.tiers[tier].switch, spec.down, spec.up if uplinks else None, speed,
                       spec.uplinks if uplinks else None, spec.uplink_speed if uplinks else None,
                       fabric.owner_path + (tier,))
 
 
-def _radix(fabric: BoundFabric, tier: str, speed: Q) -> tuple[int, int]:
-    """Ports of `tier`'s switch at `speed` toward the tier below, and the breakout factor."""
-    p = _ports(fabric, tier, speed)
-    return p.radix, p.breakout
+@dataclass(frozen=True)
+class TierSplit:
+    """One tier's switch ports split into down and up (`split`), with its ports plan and what does not fit."""
+
+    plan: TierPorts
+    down: int
+    up: int
+    up_speed: Q
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def radix(self) -> int:
+        """Ports at the tier's rate: down + up where the split is fixed by ports, else the whole group."""
+        fixed = self.plan.down is not None or self.plan.up is not None
+        return self.down + self.up if fixed and self.up else self.plan.radix
+
+
+def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
+    """Down and up ports of `tier`'s switch at `speed`: one rule for leaves, spines and cores.
+
+    The top tier has no up ports (all its ports face down; `up` there is refused at validation or by
+    `top_tier_ports`). Below it: `up` ports (or fixed `uplinks`) fix the split; `down` ports alone fix the down
+    side and the oversubscription o sets the up ports beside them, u = ⌊d·s / (o·s_up)⌋ at the uplink rate
+    s_up, which must fit in the rest of the down group (NET001); neither: u = ⌊k/(1+o)⌋, d = k − u.
+    """
+    spec, fab = getattr(fabric.spec, tier), fabric.spec
+    plan = _ports(fabric, tier, speed, uplinks=not top)
+    problems = list(plan.problems)
+    up_speed = spec.uplink_speed or plan.up_speed or speed
+    if top:
+        return TierSplit(plan, plan.down if plan.down is not None else plan.radix, 0, up_speed, tuple(problems))
+    if plan.up is not None:
+        return TierSplit(plan, plan.down, plan.up, up_speed, tuple(problems))
+    over = spec.oversubscription or fab.oversubscription
+    if plan.down is None:
+        up = int(plan.radix // (1 + over))
+        return TierSplit(plan, plan.radix - up, up, up_speed, tuple(problems))
+    up = int(plan.down * speed.m_as("Gbit/s") // (over * up_speed.m_as("Gbit/s")))
+    group, switch = plan.group, fabric.tiers[tier].switch
+    per_port = max(int(group.speed.m_as("Gbit/s") // up_speed.m_as("Gbit/s")), 1) if group is not None else 1
+    left = (group.count - math.ceil(plan.down / max(plan.breakout, 1))) if group is not None else 0
+    if switch is not None and math.ceil(up / per_port) > left:
+        problems.append(Problem("NET001", fabric.owner_path + (tier, "down"), f"{plan.down} down ports at "
+                                f"{over:g}:1 need {up} up ports, {math.ceil(up / per_port)} of {switch.id}'s group "
+                                f"'{group.name}'; {max(left, 0)} are left beside the down ports",
+                                count(math.ceil(up / per_port)), count(max(left, 0))))
+    return TierSplit(plan, plan.down, up, up_speed, tuple(problems))
+
+
+def top_tier_ports(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
+    """`up`, `uplinks`, `uplink_speed` or `oversubscription` on the top tier that `tiers: auto` builds.
+
+    Nothing above it takes them, so they would be ignored (with a fixed `tiers` they fail validation).
+    """
+    name = TIERS[tiers_used - 1]
+    spec = getattr(fabric.spec, name)
+    given = [k for k in ("up", "uplinks", "uplink_speed", "oversubscription") if getattr(spec, k) is not None]
+    return [Problem("NET019", fabric.owner_path + (name, k), f"{name}.{k} given, but tiers: auto builds this fabric "
+                    f"with {tiers_used} tier(s), so the {name}s are the top tier and have no uplinks: leave "
+                    f"{name}.{k} out, or set tiers: {tiers_used + 1} to build a tier above them") for k in given]
 
 
 @dataclass(frozen=True)
@@ -121,20 +176,6 @@ class PlaneDemand:
                 f"{self.rails} rails" + (f", + {extra} for the ports outside the groups" if extra else ""))
 
 
-def _leaf_split(spec: FatTree, plan: TierPorts, tiers: int) -> tuple[int, int]:
-    """Leaf down and up ports.
-
-    All down in one tier; else the fixed split (ports given to `down`/`up`, or fixed `uplinks` taken from the
-    switch's ports), or the oversubscription's split of the radix.
-    """
-    if tiers == 1:
-        return (plan.down if plan.down is not None and plan.up is None else plan.radix), 0
-    if plan.up is not None:
-        return plan.down, plan.up
-    up = int(plan.radix // (1 + (spec.leaf.oversubscription or spec.oversubscription)))
-    return plan.radix - up, up
-
-
 def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[int, TierCount, int, int, list]:
     """Tiers used, one plane's leaves, leaves per group instance, rails per leaf, and the leaves' problems.
 
@@ -144,21 +185,22 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     spec, here, problems, fixed = fabric.spec, fabric.owner_path, [], fabric.spec.leaf.count
     leaf_sw = fabric.tiers["leaf"].switch
     plan = _ports(fabric, "leaf", spec.speed, uplinks=True)
-    k_leaf, b_leaf = plan.radix, plan.breakout
-    problems += plan.problems
+    b_leaf = plan.breakout
     if leaf_sw is not None and b_leaf == 0:
         native = plan.group.speed if plan.group is not None else leaf_sw.ports.speed
         problems.append(Problem("NET016", here + ("speed",), f"{leaf_sw.id} ports run at {native:~P}, "
                                 f"slower than the fabric's {spec.speed:~P}", spec.speed, native))
-    up_speed = spec.leaf.uplink_speed or plan.up_speed or spec.speed
     if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
-        k_spine = _radix(fabric, "spine", up_speed)[0]
-        one, two = (max(fixed or 0, demand.leaves(_leaf_split(spec, plan, t)[0])[0]) for t in (1, 2))
+        below = split(fabric, "leaf", spec.speed, False)
+        k_spine = split(fabric, "spine", below.up_speed, True).radix
+        one = max(fixed or 0, demand.leaves(split(fabric, "leaf", spec.speed, True).down)[0])
+        two = max(fixed or 0, demand.leaves(below.down)[0])
         tiers_used = 1 if one <= 1 else 2 if 0 < two <= k_spine else 3
     else:
         tiers_used = int(spec.tiers)
-    down, up = _leaf_split(spec, plan, tiers_used)
-    k_leaf = down + up if plan.up is not None and tiers_used > 1 else k_leaf
+    s_leaf = split(fabric, "leaf", spec.speed, tiers_used == 1)
+    down, up, up_speed, k_leaf = s_leaf.down, s_leaf.up, s_leaf.up_speed, s_leaf.radix
+    problems += s_leaf.problems
     need, per_group, rpl = demand.leaves(down)
     leaves = need if fixed is None else fixed
     if leaves < need and tiers_used > 1:
@@ -197,7 +239,9 @@ def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
     """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all."""
     spec, here, problems = fabric.spec, fabric.owner_path, []
     spine_sw, up_speed = fabric.tiers["spine"].switch, leaf.up_speed
-    k_spine, b_spine = _radix(fabric, "spine", up_speed)
+    top = split(fabric, "spine", up_speed, True)
+    k_spine, b_spine = top.radix, top.plan.breakout
+    problems += top.problems
     leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
     max_endpoints = k_spine * leaf.down
     spare = f", {leaf.spare} of them spare," if leaf.spare else ""
@@ -225,12 +269,13 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod."""
     spec, here, problems = fabric.spec, fabric.owner_path, []
     spine_sw, core_sw, up_speed = fabric.tiers["spine"].switch, fabric.tiers["core"].switch, leaf.up_speed
-    k_spine, b_spine = _radix(fabric, "spine", up_speed)
-    k_core, b_core = _radix(fabric, "core", up_speed)
+    mid = split(fabric, "spine", up_speed, False)
+    top = split(fabric, "core", mid.up_speed, True)
+    k_spine, b_spine, s_down, s_up = mid.radix, mid.plan.breakout, mid.down, mid.up
+    k_core, b_core = top.radix, top.plan.breakout
+    problems += mid.problems + top.problems
     leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
-    s_up = int(k_spine // (1 + (spec.spine.oversubscription or spec.oversubscription)))
-    s_down = k_spine - s_up
-    spines_per_pod = spec.spine.count or up
+    spines_per_pod = spec.spine.count or _spines_per_pod(leaves, up, s_down)
     if spines_per_pod and up % spines_per_pod:
         problems.append(Problem("NET002", here + ("spine", "count"),
                                 f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
@@ -242,16 +287,32 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     spine_up = spines * s_up
     cores, pair_links, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
     problems += core_problems
-    max_endpoints = k_core * pod_leaves * leaf.down
+    # reach: pods grow to d_spine leaves (one link per leaf-spine pair) unless spine.count fixes them
+    max_endpoints = k_core * (pod_leaves if spec.spine.count else max(s_down, pod_leaves)) * leaf.down
     if pods > k_core:
         problems.append(Problem("NET003", here + ("tiers",),
                                 f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
                                 f"({k_core} pods); {access} needed in {pods} pods",
                                 count(access), count(max_endpoints)))
-    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, up_speed, spines, uplinks, spine_up)
-    core = TierCount("core", core_sw, up_speed, k_core, b_core, k_core, 0, up_speed, cores, spine_up, 0)
+    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, mid.up_speed, spines, uplinks,
+                      spine_up)
+    core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0)
     return Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
                   pair_links, tuple(problems))
+
+
+def _spines_per_pod(leaves: int, up: int, s_down: int) -> int:
+    """The fewest spines per pod (a divisor of the leaf uplinks u, two at least) that take a pod's uplinks.
+
+    Pods are as few as one link per leaf-spine pair allows (⌈L / d_spine⌉) and filled evenly; a pod of P leaves
+    needs S ≥ ⌈P·u / d_spine⌉ spines. Full pods give S = u (the B200 RA's 3-tier rows); one GB300 SU of 8 leaves
+    with 72 uplinks each on 72-down spines gives 8, not 72.
+    """
+    if not (up and s_down):
+        return up
+    pods = math.ceil(leaves / s_down)
+    fill = math.ceil(leaves / pods) if pods else 0
+    return _smallest_divisor_at_least(up, max(math.ceil(fill * up / s_down), min(up, 2))) or up
 
 
 def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, list]:

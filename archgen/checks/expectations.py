@@ -47,9 +47,15 @@ def expected_fabrics(c: ClusterAnalysis) -> Iterator[Violation]:
                                 f"expected {n} {tier} switches in fabric {fid}, the fabric derives {have}"
                                 f"{'' if tier in switches else f' (it has {fa.tiers_used} tier(s))'}",
                                 count(have), count(n))
-        for tier, n in want.cables.model_dump(exclude_none=True).items():
-            have = fa.links.get(tier, 0) * fa.planes
-            if have != n:
-                yield Violation(fa.fabric.path, spec.id, (*where, "cables", tier),
-                                f"expected {n} {tier} cables in fabric {fid}, the fabric derives {have} links",
-                                count(have), count(n))
+        cab = {t.tier: t for t in getattr(c.cabling, "tiers", ()) if t.fabric == fid}
+        levels = ("access", "leaf_spine", "spine_core")
+        derived = {"links": {lv: fa.links.get(lv, 0) * fa.planes for lv in levels},
+                   "cables": {lv: cab[lv].physical if lv in cab else 0 for lv in levels},
+                   "transceivers": {lv: cab[lv].transceivers if lv in cab else 0 for lv in levels}}
+        for what, haves in derived.items():
+            for tier, n in getattr(want, what).model_dump(exclude_none=True).items():
+                have = haves[tier]
+                if have != n:
+                    yield Violation(fa.fabric.path, spec.id, (*where, what, tier),
+                                    f"expected {n} {tier} {what} in fabric {fid}, the fabric derives {have} "
+                                    f"({derived['links'][tier]} links)", count(have), count(n))

@@ -9,8 +9,8 @@ from archgen.analyse.cabling import UNBUILDABLE
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, count, nic_bandwidth, nic_ports
 from archgen.checks import network_roles as roles
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
+from archgen.checks.proportion import surplus, violations
 from archgen.checks.registry import Context, Violation, check
-from archgen.model import Switch
 
 #: Graphs larger than this (switch vertices per plane) are not built for the failure check.
 MAX_GRAPH_SWITCHES = 20_000
@@ -223,44 +223,7 @@ def surplus_switches(ctx: Context) -> Iterator[Violation]:
     Fix: lower the switch count in the rack type's `slots`, or name the rack type in the tier that should use the
     switches; if the fabric should use them all, check its endpoints and oversubscription.
     """
-    for c in ctx.clusters.values():
-        design = c.cluster
-        derived: dict[tuple[str, str], list[tuple[str, int, tuple]]] = {}
-        floating: dict[str, int] = {}
-        for fa in c.fabrics:
-            for t in fa.tiers:
-                if t.switch is None:
-                    continue
-                rack = fa.fabric.spec.rack_of(t.name)
-                n = t.switches * fa.planes
-                if rack is None:
-                    floating[t.switch.id] = floating.get(t.switch.id, 0) + n
-                else:
-                    derived.setdefault((rack, t.switch.id), []).append(
-                        (f"{fa.fabric.spec.id} {t.name}: {n}", n, fa.fabric.owner_path + (t.name, "rack")))
-        scale_up = design.scale_up_switch.id if design.scale_up_switch else None
-        for rack_id, racks in sorted(design.rack_counts.items()):
-            if rack_id not in design.rack_types:
-                continue
-            per_rack: dict[str, int] = {}
-            for item in design.rack_types[rack_id].items:
-                if isinstance(item.part, Switch) and item.part.id != scale_up:
-                    per_rack[item.part.id] = per_rack.get(item.part.id, 0) + 1
-            for sw, each in sorted(per_rack.items()):
-                tiers = derived.get((rack_id, sw), [])
-                need = sum(n for _, n, _ in tiers)
-                spill = min(floating.get(sw, 0), max(racks * each - need, 0))
-                if spill:
-                    floating[sw] -= spill
-                    tiers = [*tiers, (f"tiers naming no rack: {spill}", spill, ())]
-                    need += spill
-                if racks * (each - 1) < need:
-                    continue
-                by = f" ({', '.join(what for what, _, _ in tiers)})" if tiers else " there"
-                path = next((where for _, _, where in tiers if where), design.spec.placement_path(rack_id))
-                yield Violation(design.path, design.spec.id, path,
-                                f"{sw} in the '{rack_id}' racks: {racks * each} placed ({racks} x {each} per rack), "
-                                f"the fabrics derive {need or 'none'}{by}", count(racks * each), count(need))
+    yield from surplus(ctx)
 
 
 @check("NET013", "network.single_points_of_failure", severity="warning")
@@ -348,7 +311,8 @@ def port_groups(ctx: Context) -> Iterator[Violation]:
 
     A port group lists its count, native speed and allowed breakouts (`ports`, `port_groups`); a tier gives ports
     to its roles by group, range and breakout (OCP OPG-256: ports 1-32 as 2x400G down, 33-64 native 800G up).
-    Fixed `uplinks` come from a group that runs `uplink_speed`.
+    Fixed `uplinks` come from a group that runs `uplink_speed`. The same ports are checked at the leaf, spine and
+    core; the top tier that `tiers: auto` builds takes no `up`, `uplinks` or `oversubscription`.
 
     Fix: name a group the switch has, keep ranges inside it and apart, and pick one of its `breakouts` whose rate is
     the fabric's `speed` (for `down`).
@@ -368,6 +332,18 @@ def topology_size(ctx: Context) -> Iterator[Violation]:
     terminals per router, or more global links per router.
     """
     yield from _fabric_problems(ctx, "NET020")
+
+
+@check("NET021", "network.proportion", severity="warning")
+def out_of_proportion(ctx: Context) -> Iterator[Violation]:
+    """Network power is at most 15 % of IT power; no tier of over two switches uses under a quarter of its ports.
+
+    The figures and their reasons are in `archgen.checks.proportion`.
+
+    Fix: use fewer tiers or fixed counts that fit the endpoints (`tiers: 2`, `spine.count`, `core.count`), or
+    switches of fewer ports; waive it for the cluster or fabric with the reason when the room is for growth.
+    """
+    yield from violations(ctx)
 
 
 @check("NET023", "network.unwired_nic_role", severity="warning")

@@ -139,18 +139,23 @@ class TierSwitches(Spec):
 
 
 class TierCables(Spec):
-    """Cables per tier of one fabric, over all planes: one per link, as reference designs count them."""
+    """A count per tier of one fabric (links, cables or transceivers), over all planes."""
 
-    access: int | None = Field(None, ge=0, description="Node-to-leaf cables, reserved (UFM) ports included.")
-    leaf_spine: int | None = Field(None, ge=0, description="Leaf-to-spine cables.")
-    spine_core: int | None = Field(None, ge=0, description="Spine-to-core cables.")
+    access: int | None = Field(None, ge=0, description="Node-to-leaf level, reserved (UFM) ports included.")
+    leaf_spine: int | None = Field(None, ge=0, description="Leaf-to-spine level.")
+    spine_core: int | None = Field(None, ge=0, description="Spine-to-core level.")
 
 
 class FabricExpect(Spec):
     """A fabric's published component counts, checked against the derived ones."""
 
     switches: TierSwitches = Field(default_factory=TierSwitches, description="Switches per tier.")
-    cables: TierCables = Field(default_factory=TierCables, description="Cables (links) per tier.")
+    links: TierCables = Field(default_factory=TierCables, description="Logical links per tier (`links.<tier>`).")
+    cables: TierCables = Field(default_factory=TierCables, description=(
+        "Physical cables per tier (`cables.<tier>`): one per link, except a cable split across two planes or "
+        "spines (a Link part's `links_per_cable`) or a copper assembly carrying several links, counted once."))
+    transceivers: TierCables = Field(default_factory=TierCables, description=(
+        "Optical modules per tier, both ends (`transceivers.<tier>`)."))
 
 
 class Expect(Spec):
@@ -161,7 +166,8 @@ class Expect(Spec):
     racks: int | None = Field(None, ge=0, description="Racks of every type.")
     fabrics: dict[Id, FabricExpect] = Field(default_factory=dict, description=(
         "Per fabric id, the switches and cables per tier of a published table, e.g. "
-        "`{compute: {switches: {leaf: 32, spine: 16}, cables: {access: 1020, leaf_spine: 1024}}}`."))
+        "`{compute: {switches: {leaf: 32, spine: 16}, cables: {access: 1020, leaf_spine: 1024}}}`; `links` and "
+        "`transceivers` may be pinned the same way."))
 
 
 class Cluster(Document):

@@ -132,7 +132,8 @@ class Tier(Spec):
         "fixes the split instead of `oversubscription` (docs/clusters.md, Ports)."))
     up: PortUse | None = Field(None, description=(
         "Ports toward the tier above, e.g. {ports: '33-64'} (native 800G uplinks) or {group: qsfp28}; they count "
-        "against the switch's ports (NET001)."))
+        "against the switch's ports (NET001). Not on the top tier (nothing is above it). `down` alone fixes the down "
+        "ports and `oversubscription` sets the up ports beside them."))
 
     @field_validator("oversubscription", mode="before")
     @classmethod
@@ -224,6 +225,13 @@ class FatTree(FabricBase):
                 raise FieldError((name, "count"), f"{getattr(self, name).count} {name}s given, but a {self.tiers}-tier "
                                  f"fabric has no {name} tier: leave {name}.count out, or set tiers: "
                                  f"{TIER_NAMES.index(name) + 1} (or auto) to build it")
+        if self.tiers != "auto":   # the top tier has nothing above it: its uplink keys would be ignored
+            name = TIER_NAMES[self.tiers - 1]
+            for key in ("up", "uplinks", "uplink_speed", "oversubscription"):
+                if getattr(getattr(self, name), key) is not None:
+                    raise FieldError((name, key), f"{name}.{key} given, but the {name}s are the top tier of a "
+                                     f"{self.tiers}-tier fabric and have no uplinks: leave {name}.{key} out, or set "
+                                     f"tiers: {self.tiers + 1} to build a tier above them")
         return self
 
 

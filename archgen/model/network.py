@@ -192,3 +192,7 @@ class Link(Part):
         "['OSFP-RHS', 'QSFP112'] for a flat-top part; checked against the ports at both ends of a link (CAB005). "
         "Empty: not checked."))
     standard: str = Field("", description="e.g. '800GBASE-DR8', '2xSR4'.")
+    links_per_cable: int = Field(1, ge=1, le=8, description=(
+        "Logical links one cable of this part carries to different far ports: 2 for an 800G cable split 2 x 400G "
+        "across two planes or two spines (one cable to the installer and in NVIDIA's tables, counted once with "
+        "its ends); 1 (default) for a cable per link, as a twin-port module with a connector per port."))

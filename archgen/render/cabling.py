@@ -22,15 +22,20 @@ def cabling(a: Any) -> Section:
     for t in cab.tiers:
         media = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.modules.items())) or "—"
         cables = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.cables.items())) or "—"
-        rows.append((t.fabric, t.tier, t.links, media, cables, t.optics_power, t.max_length))
+        rows.append((t.fabric, t.tier, t.links, t.physical, t.transceivers, media, cables, t.optics_power,
+                     t.max_length))
         for (part, length), n in sorted(t.by_option_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
             bins.append((t.fabric, t.tier, part, f"{float(length):g} m", n))
-    cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"), Column("Modules / cable ends"),
-            Column("Cables"), Column("Optics power", "kW", 2, "right"), Column("Longest run", "m", 1, "right"))
+    cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"),
+            Column("Cables", digits=0, align="right"), Column("Transceivers", digits=0, align="right"),
+            Column("Modules / cable ends"), Column("Cables by type"), Column("Optics power", "kW", 2, "right"),
+            Column("Longest run", "m", 1, "right"))
     section = Section("cabling", "Cabling and optics").add(
         Para("Each run takes the first link option whose reach covers its length (floor geometry: rack and row "
-             "pitch, tray drops, slack) and the next length bin up. The deduplicated A→Z run list is in "
-             "cabling.csv."),
+             "pitch, tray drops, slack) and the next length bin up. Links are logical port-to-port connections; "
+             "cables are what is pulled (a copper assembly, or an optical cable; one split across two planes or "
+             "spines counts once); transceivers are the optical modules at both ends. The deduplicated A→Z run "
+             "list is in cabling.csv."),
         Table("cabling-tiers", "Links, modules and cables per tier", cols, tuple(rows)))
     section.sub("length-bins", "Length bins", Table("length-bins", "Runs per link type and length bin",
                                                     (Column("Fabric"), Column("Tier"), Column("Link"),

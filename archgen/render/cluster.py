@@ -175,10 +175,10 @@ def growth(series: Scaling) -> tuple:
             *(Column(f"{t.capitalize()} switches", digits=0, align="right") for t in tiers),
             Column("Transceivers", digits=0, align="right"), Column("Network power", "kW", 1, "right"),
             Column("Per accelerator", "W", 1, "right"))
-    largest = f" ({series.max_accelerators:,} accelerators)" if series.max_accelerators else ""
+    last = series.points[-1].accelerators if series.points else 0
     blocks: list = [
         Para(f"The same analysis at 1, 2, 4, ... times the layout (every unit and stand-alone rack count doubled), up "
-             f"to the largest size of fabric {fabric}{largest}: the series stops because {series.stop}. Switches "
+             f"to {last:,} accelerators, the last size in the table: the series stops because {series.stop}. Switches "
              "are summed over all fabrics by tier; transceivers are the optical module ends; network power is "
              "switches at maximum power plus optics."),
         Table("growth", "Growth of the design: switches, transceivers and network power", cols, tuple(rows)),

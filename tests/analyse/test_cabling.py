@@ -55,3 +55,22 @@ def test_bom_lists_parts_with_power(small) -> None:
     assert rows["dgx-h100"].quantity == 16 and rows["dgx-h100"].total_power.m_as("kW") == pytest.approx(163.2)
     assert rows["qm9700"].quantity == 72          # 36 slots in each of 2 network racks
     assert "mmf-800g-sr8" in rows
+
+
+def test_per_cage_on_the_nic_part_serves_two_links_per_module(spec_tree) -> None:
+    """Issue 21 item 5: a twin-port NIC part (`ports: {count: 2, per_cage: 2}`) fitted without `per_cage` on the
+    system's slot. Its node-end modules serve two ports each, as a DGX slot's `per_cage: 2` does: 128 access links
+    take 64 modules at the node end and 64 at the leaf's twin-port cages, 128 in all (before, 128 + 64 = 192)."""
+    from tests.conftest import SPECS
+    dgx = (SPECS / "catalog/systems/dgx-h100.yaml").read_text()
+    line = "{part: connectx-7, count: 8, role: compute, cage: OSFP, per_cage: 2}"
+    assert line in dgx
+    nic = ("kind: NIC\nid: twin-cx7\nname: twin-port ConnectX-7 (test part)\nsource: test fixture\n"
+           "technology: vpi\n"
+           "ports: {count: 2, speed: 400 Gbit/s, cage: OSFP, per_cage: 2, lanes: 4}\npower: 50 W\n")
+    tree = files()
+    tree["parts/twin.yaml"] = nic + "---\n" + dgx.replace("id: dgx-h100", "id: dgx-twin").replace(
+        line, "{part: twin-cx7, count: 4, role: compute}")
+    tree["racks/r.yaml"] = tree["racks/r.yaml"].replace("part: dgx-h100", "part: dgx-twin")
+    tier = next(t for t in run([spec_tree(tree)]).clusters["cluster/c"].cabling.tiers if t.tier == "access")
+    assert tier.links == 128 and tier.modules == {"mmf-800g-sr8": 64 + 64}

@@ -33,6 +33,18 @@ def test_gb200_su_compute_fabric(shipped) -> None:
     assert fa.metrics["injection_per_accelerator"].m_as("Gbit/s") == pytest.approx(400)
 
 
+def test_leaf_failure_takes_the_accelerators_whose_ports_it_carries(shipped) -> None:
+    """Issue 21 item 8, the new user's hand check. GB200 SU: a rail leaf carries 4 of the 72 rails of each of the 8
+    racks, 32 ports, and each port is one GPU's CX-7 (4 GPUs, 4 ports per tray): 32 accelerators, not the 576 of
+    the 8 racks. DGX B200: one leaf per rail, 32 nodes x 1 port, one GPU behind each: 32, not 32 x 8 = 256."""
+    gb = _fabric(shipped, "gb200-nvl72-su", "compute").metrics
+    b200 = _fabric(shipped, "dgx-b200-superpod", "compute").metrics
+    assert gb["failure.leaf.accelerators_affected"].m == 4 * 8 == 32
+    assert b200["failure.leaf.accelerators_affected"].m == 32 * 1 == 32
+    domain = next(d for d in shipped.operations.reliability["cluster/gb200-nvl72-su"].domains if d.name == "leaf (compute)")
+    assert domain.accelerators == 32
+
+
 def test_totals_of_shipped_clusters(shipped) -> None:
     """Accelerators = nodes x accelerators per node; the B200 SuperPOD has 127 nodes and 38 racks."""
     b200 = shipped.metrics["cluster/dgx-b200-superpod"]

@@ -1,0 +1,87 @@
+"""Networks out of proportion: the helpers of NET021 (`checks.network.out_of_proportion`) and NET017 (`surplus`).
+
+Not a check module. Two signs that a fabric was sized by defaults nobody looked at, each a finding with the figures:
+
+* network power (switches at maximum plus optics, every fabric) above 15 % of the cluster's IT power: a 3-tier
+  fabric over one GB300 NVL72 SU (576 GPUs) drew 1.22 MW this way before the sizing minimised switches (issue 21);
+  the shipped designs stay under 7 % (DGX B200 SuperPOD 5.9 %, GB200 NVL72 SU 6.3 %, MI355X cluster 4.2 %);
+* a tier whose switches use under a quarter of their ports, where more than two of them stand (two are the fewest
+  without a single point of failure, so a pair of lightly used management spines is not reported).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archgen.analyse.network import count
+from archgen.checks.registry import Context, Violation
+from archgen.model import Switch
+
+#: Network power above this share of IT power is out of proportion (the issue's figure; see the module docstring).
+NETWORK_SHARE = 0.15
+#: A tier of more than two switches using under this share of their ports is out of proportion.
+PORT_SHARE = 0.25
+
+
+def violations(ctx: Context) -> Iterator[Violation]:
+    """NET021's findings: per cluster its network power share, per fabric tier its ports in use."""
+    for c in ctx.clusters.values():
+        net, it = c.metrics.get("network_power"), c.metrics.get("it_power")
+        if net is not None and it is not None and it.magnitude > 0:
+            share = float((net / it).to("").magnitude)
+            if share > NETWORK_SHARE:
+                yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
+                                f"network power {net.to('kW'):.1f~P} is {share:.1%} of the IT power "
+                                f"{it.to('kW'):.1f~P}, above {NETWORK_SHARE:.0%}", count(share),
+                                count(NETWORK_SHARE))
+        for fa in c.fabrics:
+            for t in fa.tiers:
+                n, total = t.switches * fa.planes, t.ports_total
+                if n > 2 and total and t.ports_used < PORT_SHARE * total:
+                    share = t.ports_used / total
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + (t.name,),
+                                    f"{n} {t.name} switches use {t.ports_used * fa.planes:,} of their "
+                                    f"{total * fa.planes:,} ports ({share:.1%}), under a quarter",
+                                    count(share), count(PORT_SHARE))
+
+
+def surplus(ctx: Context) -> Iterator[Violation]:
+    """NET017 (`checks.network.surplus_switches`): switches placed in racks beyond what the fabrics derive."""
+    for c in ctx.clusters.values():
+        design = c.cluster
+        derived: dict[tuple[str, str], list[tuple[str, int, tuple]]] = {}
+        floating: dict[str, int] = {}
+        for fa in c.fabrics:
+            for t in fa.tiers:
+                if t.switch is None:
+                    continue
+                rack = fa.fabric.spec.rack_of(t.name)
+                n = t.switches * fa.planes
+                if rack is None:
+                    floating[t.switch.id] = floating.get(t.switch.id, 0) + n
+                else:
+                    derived.setdefault((rack, t.switch.id), []).append(
+                        (f"{fa.fabric.spec.id} {t.name}: {n}", n, fa.fabric.owner_path + (t.name, "rack")))
+        scale_up = design.scale_up_switch.id if design.scale_up_switch else None
+        for rack_id, racks in sorted(design.rack_counts.items()):
+            if rack_id not in design.rack_types:
+                continue
+            per_rack: dict[str, int] = {}
+            for item in design.rack_types[rack_id].items:
+                if isinstance(item.part, Switch) and item.part.id != scale_up:
+                    per_rack[item.part.id] = per_rack.get(item.part.id, 0) + 1
+            for sw, each in sorted(per_rack.items()):
+                tiers = derived.get((rack_id, sw), [])
+                need = sum(n for _, n, _ in tiers)
+                spill = min(floating.get(sw, 0), max(racks * each - need, 0))
+                if spill:
+                    floating[sw] -= spill
+                    tiers = [*tiers, (f"tiers naming no rack: {spill}", spill, ())]
+                    need += spill
+                if racks * (each - 1) < need:
+                    continue
+                by = f" ({', '.join(what for what, _, _ in tiers)})" if tiers else " there"
+                path = next((where for _, _, where in tiers if where), design.spec.placement_path(rack_id))
+                yield Violation(design.path, design.spec.id, path,
+                                f"{sw} in the '{rack_id}' racks: {racks * each} placed ({racks} x {each} per rack), "
+                                f"the fabrics derive {need or 'none'}{by}", count(racks * each), count(need))

@@ -1,0 +1,141 @@
+"""Per-tier down/up ports of a fat tree: honoured at the leaf, the spine and the core, refused where impossible.
+
+Published shape: Meta's 24K-GPU RoCE cluster, 8 pods of 192 racks (16 GPUs each) with full bisection inside a pod
+and 1:7 at the aggregation layer (tests/data/fabrics/meta-24k-roce.yaml gives the sources: the Llama 3 paper,
+arXiv:2407.21783 section 3.3.1, and Meta's engineering blog / SIGCOMM 2024 paper on its RoCE fabric).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.errors import SpecError
+from archgen.pipeline import run
+from tests.data.clusters.small import files
+
+META = Path(__file__).parent / "data" / "fabrics" / "meta-24k-roce.yaml"
+
+
+def _fabric(result, cluster: str = "c"):
+    return result.clusters[f"cluster/{cluster}"].fabrics[0]
+
+
+def _net(result) -> list:
+    return [f for f in result.findings if f.id.startswith("NET") and f.severity == "error" and not f.waived]
+
+
+@pytest.fixture(scope="module")
+def meta():
+    return run([META])
+
+
+def test_meta_24k_spine_split_makes_8_pods_of_192_racks_at_1_to_7(meta) -> None:
+    """The CTSW's 192 down ports fix a pod at 192 RTSWs (one link each), 1536 / 192 = 8 pods of 16 CTSWs; 7:1 on
+    192 down ports gives ⌊192/7⌋ = 27 up ports. Before, the 192 were split 1:1 as the whole radix: 16 pods of 96.
+    Bisection = min(24,576 x 400G, 1536 x 16 x 400G, 128 x 27 x 400G) / 2 = 691.2 Tb/s, 1/7.1 of the pods' own."""
+    fa = _fabric(meta, "meta-24k")
+    spine, core = fa.tier("spine"), fa.tier("core")
+    assert not _net(meta), [f.message for f in _net(meta)]
+    assert fa.accelerators == 24_576 and fa.tier("leaf").switches == 1536
+    assert (fa.pods, fa.spines_per_pod, spine.down, spine.up) == (8, 16, 192, 27)
+    assert 1536 // fa.pods * 16 == 3072                       # GPUs per pod, as published
+    assert (spine.switches, core.switches, fa.links["spine_core"]) == (128, 16, 128 * 27)
+    assert fa.oversubscription == {"leaf": 1.0, "spine": pytest.approx(192 / 27)}
+    assert fa.bisection.m_as("Tbit/s") == pytest.approx(128 * 27 * 0.4 / 2)
+    assert meta.metrics["cluster/meta-24k/fabric/backend"]["spine.oversubscription"].m == pytest.approx(7.11, abs=0.01)
+
+
+def test_meta_24k_with_the_spine_up_ports_given(tmp_path: Path) -> None:
+    """The same CTSW split written as ports, `up: {ports: 193-219}`, gives the same fabric."""
+    text = META.read_text().replace('spine: {down: {ports: 1-192}, oversubscription: "7:1"}',
+                                    "spine: {down: {ports: 1-192}, up: {ports: 193-219}}")
+    assert "193-219" in text
+    (tmp_path / "m.yaml").write_text(text)
+    fa = _fabric(run([tmp_path / "m.yaml"]), "meta-24k")
+    assert (fa.pods, fa.tier("spine").down, fa.tier("spine").up, fa.tier("core").switches) == (8, 192, 27, 16)
+
+
+def _small(spec_tree, old: str, new: str, **kw):
+    tree = files(**kw)
+    assert old in tree["clusters/c.yaml"], old
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(old, new)
+    return run([spec_tree(tree)])
+
+
+@pytest.mark.parametrize(("tiers", "old", "new", "where"), [
+    (2, "leaf: {rack: net}", "leaf: {rack: net, down: {ports: 1-40}}", "leaf.down"),
+    (3, "spine: {rack: net}", "spine: {rack: net, down: {ports: 1-40}}", "spine.down"),
+    (3, "spine: {rack: net}", "spine: {rack: net, up: {ports: 150-700}}", "spine.up.ports"),
+    (2, "leaf: {rack: net}", "leaf: {rack: net, up: {ports: 50-70}}", "leaf.up.ports"),
+])
+def test_impossible_split_is_refused_at_every_tier(spec_tree, tiers, old, new, where) -> None:
+    """One rule for leaves and spines on a 64-port QM9700: 40 down ports at 1:1 need 40 up, 24 are left (NET001);
+    up ports beyond the group are NET019, on a spine as on a leaf (before, a spine's ports were never checked)."""
+    result = _small(spec_tree, old, new, tiers=tiers)
+    found = [(p.check, ".".join(map(str, p.path))) for p in _fabric(result).problems]
+    assert any(check in ("NET001", "NET019") and path == f"fabrics.0.{where}" for check, path in found), found
+    assert _net(result)
+
+
+@pytest.mark.parametrize(("tiers", "old", "new", "field"), [
+    (2, "spine: {rack: net}", "spine: {rack: net, up: {ports: 33-64}}", "spine.up"),
+    (2, "spine: {rack: net}", "spine: {rack: net, oversubscription: '3:1'}", "spine.oversubscription"),
+    (3, "core: {rack: net}", "core: {rack: net, uplinks: 4}", "core.uplinks"),
+    (1, "leaf: {rack: net}", "leaf: {rack: net, up: {ports: 33-64}}", "leaf.up"),
+])
+def test_uplinks_on_the_top_tier_are_refused(spec_tree, tiers, old, new, field) -> None:
+    """The top tier has nothing above it: its `up`, `uplinks` or `oversubscription` would be ignored (before, a
+    2-tier spine's `up` was accepted and dropped), so validation refuses it at the key."""
+    with pytest.raises(SpecError) as err:
+        _small(spec_tree, old, new, tiers=tiers)
+    [problem] = err.value.problems
+    assert problem.path == f"fabrics.0.{field}" and "top tier" in problem.message
+
+
+def test_uplinks_on_the_top_tier_tiers_auto_builds_are_net019(spec_tree) -> None:
+    """With `tiers: auto` the top tier is known after sizing: 128 ports fit 2 tiers, so `spine.up` is NET019."""
+    result = _small(spec_tree, "spine: {rack: net}", "spine: {rack: net, up: {ports: 33-64}}", tiers="auto")
+    assert _fabric(result).tiers_used == 2
+    assert [(p.check, ".".join(map(str, p.path))) for p in _fabric(result).problems] == [
+        ("NET019", "fabrics.0.spine.up")]
+    assert [f.id for f in _net(result)] == ["NET019"]
+
+
+def test_three_tier_defaults_over_one_gb300_su_minimise_switches(tmp_path: Path) -> None:
+    """Issue 21 item 6: one GB300 NVL72 SU (8 Q3400 leaves of 72 up ports) with `tiers: 3`. One pod holds the 8
+    leaves; the fewest spines that take 8 x 72 uplinks on 72 down ports each are ⌈8·72/72⌉ = 8 (a divisor of 72),
+    9 links per leaf-spine pair; each spine's 72 uplinks go to one core of its group: 8 cores. Before: 72 spines and
+    72 cores, 1.22 MW of network power for 576 GPUs. 24 switches are 2x the 12 of the 2-tier design (8 leaves,
+    4 spines: NVIDIA's B300 XDR SU, tests/test_fabrics.py)."""
+    import shutil
+
+    from tests.conftest import REPO
+    shutil.copytree(REPO / "examples" / "gb300-nvl72-su", tmp_path / "gb3")
+    path = tmp_path / "gb3" / "clusters" / "gb300-nvl72-su.yaml"
+    text = path.read_text()
+    assert "    switch: q3400\n    tiers: 2\n" in text
+    path.write_text(text.replace("    switch: q3400\n    tiers: 2\n",
+                                 "    switch: q3400\n    tiers: 3\n    core: {rack: gb300-su-ib}\n", 1))
+    result = run([tmp_path / "gb3"])
+    fa = next(f for f in result.clusters["cluster/gb300-nvl72-su"].fabrics if f.fabric.spec.id == "compute")
+    assert (fa.pods, fa.spines_per_pod, fa.core_links_per_spine_pair) == (1, 8, 72)
+    assert [t.switches for t in fa.tiers] == [8, 8, 8]
+    # 24 Q3400 at the 3.5 kW their active PSUs deliver (issue 21 item 10) and their optics: 114.8 kW of 1,315.8 kW
+    # IT power, 8.7 %, under NET021's 15 % (at the 7 kW PSU rating it was 219.3 kW, 15.2 %, and NET021 said so)
+    assert fa.metrics["network_power"].m_as("kW") == pytest.approx(114.816)
+    assert not [f for f in result.findings if f.id == "NET021"]
+
+
+def test_growth_text_claims_the_last_size_of_its_table(spec_tree) -> None:
+    """Issue 21 item 6: the text claimed the fabric's reach (82,944 accelerators) while the table stopped at 1,152.
+    A fixed leaf.count stops the series at the design itself (128 accelerators): the text says 128."""
+    from archgen.analyse.scaling import scaling
+    from archgen.render.cluster import growth
+    result = _small(spec_tree, "leaf: {rack: net}", "leaf: {rack: net, count: 6}")
+    cluster = next(c for c in result.design.clusters if c.spec.id == "c")
+    series = scaling(result.design, result.racks, cluster)
+    assert [p.accelerators for p in series.points] == [128] and _fabric(result).max_accelerators > 128
+    text = growth(series)[0].text
+    assert "up to 128 accelerators, the last size in the table: the series stops because" in text
