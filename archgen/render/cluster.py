@@ -356,7 +356,7 @@ def appendices(scope: Scope, a: Any) -> Section:
                  "link by length bin. Structured cabling (MPO trunks, patch panels) is not modelled. The same table "
                  "is written as CSV and XLSX."),
             Table("bom", "Bill of materials", cols, tuple(rows))),
-        common.glossary_section(), common.sources_section(scope, [])]
+        common.glossary_section(), common.references_section()]
     return section
 
 

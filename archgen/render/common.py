@@ -17,8 +17,7 @@ from archgen.load import shown_file
 from archgen.model import Part
 from archgen.model.requirements import Status
 from archgen.render import fmt
-from archgen.render.blocks import Bullets, Column, Para, Section, Table
-from archgen.render.tables import sources_text
+from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
 
 LEVELS = {"shall": "SHALL", "should": "SHOULD", "may": "MAY"}
 STATUS = {"error": "fail", "warning": "warn", "info": "info"}
@@ -118,10 +117,10 @@ def requirements_table(scope: Scope) -> Table:
         evidence = f"{req.metric} of {b.subject}" + (f"; {finding.id}" if finding else "")
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, str(req.target),
                      fmt.q(shown, digits=fmt.digits_for(shown)) if shown is not None else "—", status, evidence,
-                     req.source or "—"))
+                     Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
     cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Target"),
-            Column("Computed"), Column("Status"), Column("Evidence"), Column("Source"))
+            Column("Computed"), Column("Status"), Column("Evidence"), Column("Refs"))
     return Table("requirements", "Requirements compliance matrix", cols, tuple(rows), tuple(anchors),
                  status_column=6)
 
@@ -147,12 +146,12 @@ def components_section(scope: Scope, counts: dict[str, int]) -> Section:
         rows.append((part.id, part.name or part.id, part.kind, part.vendor or "—", counts.get(part.id),
                      "assumed" if unconfirmed else "sourced",
                      "all figures" if unconfirmed == ["*"] else ", ".join(unconfirmed) or "—",
-                     sources_text(part.source)))
+                     Cite.of(part.source)))
     cols = (Column("Part"), Column("Name"), Column("Kind"), Column("Vendor"), Column("Qty", digits=0, align="right"),
-            Column("Basis"), Column("Unconfirmed"), Column("Source"))
+            Column("Basis"), Column("Unconfirmed"), Column("Refs"))
     return Section("components", "Key components").add(
-        Para("Every part comes from the catalog with its public sources. Parts with unconfirmed figures are "
-             "tagged assumed; the fields concerned are listed."),
+        Para("Every part comes from the catalog with its public sources, numbered as in the References. Parts "
+             "with unconfirmed figures are tagged assumed; the fields concerned are listed."),
         Table("components", "Key components and provenance", cols, tuple(rows)))
 
 
@@ -255,13 +254,7 @@ def glossary_section() -> Section:
         Table("glossary", "Glossary", (Column("Term"), Column("Meaning")), GLOSSARY))
 
 
-def sources_section(scope: Scope, extra: list[str]) -> Section:
-    """Every source cited by the parts and requirements the document uses, deduplicated and sorted."""
-    cited: set[str] = set(extra)
-    for part in scope.parts:
-        src = part.source
-        cited.update([src] if isinstance(src, str) else src)
-    for b in scope.requirements():
-        if b.req.source:
-            cited.add(b.req.source)
-    return Section("sources", "Sources").add(Bullets(tuple(sorted(s for s in cited if s))))
+def references_section() -> Section:
+    """The numbered references: every source a table of the document cites (filled by `DocumentModel.number`)."""
+    return Section("references", "References").add(
+        Para("Sources cited in the tables by number ([n]), in the order of first citation."))
