@@ -361,8 +361,9 @@ def appendices(scope: Scope, a: Any) -> Section:
 
 
 def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates: Path | None,
-                   revision: str | None, date: str | None, step: Callable[[str], None]) -> dict[str, bytes]:
-    """Every requested file of one cluster target, rendered in memory."""
+                   revision: str | None, date: str | None, step: Callable[[str], None],
+                   edition: str = "internal") -> dict[str, bytes]:
+    """Every requested file of one cluster target, rendered in memory (the `edition` of `render.edition`)."""
     step("document model")
     a = target.analysis
     scope, counts = cluster_scope(result, a, revision, date)
@@ -381,4 +382,4 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
     if a.cabling is not None and {"csv", "xlsx"} & set(formats):
         tables["cabling.csv"] = run_list(a)
-    return render_document(doc, figures, tables, formats, templates, step)
+    return render_document(doc, figures, tables, formats, templates, step, edition)

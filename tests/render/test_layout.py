@@ -33,7 +33,7 @@ WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="
 
 @pytest.fixture(scope="module")
 def pdfs(shipped_run, tmp_path_factory):
-    """Every rack and cluster of specs/ and of examples/gb300-nvl72-su as PDF."""
+    """Every rack and cluster of specs/ and of examples/gb300-nvl72-su as PDF, and the GB200 SU's customer edition."""
     out = tmp_path_factory.mktemp("pdf")
     render_all(shipped_run, out, formats=("pdf",), revision="test", progress=False)
     old = Path.cwd()
@@ -43,7 +43,9 @@ def pdfs(shipped_run, tmp_path_factory):
     finally:
         os.chdir(old)
     render_all(example, out, formats=("pdf",), revision="test", progress=False)
-    found = sorted(out.glob("*/*.pdf"))
+    render_all(shipped_run, out / "customer", target="gb200-nvl72-su", formats=("pdf",), revision="test",
+               progress=False, audience="customer")
+    found = sorted(out.glob("**/*.pdf"))
     assert {p.stem for p in found} >= {"gb200-nvl72-su", "dgx-b200-superpod", "gb300-nvl72-su", "gb200-nvl72"}
     return found
 
@@ -107,7 +109,7 @@ def test_no_page_ends_with_a_heading_or_a_caption(pdfs):
 def test_long_tables_break_with_their_header_repeated_and_short_sections_share_pages(pdfs):
     """The BOM of the GB200 SU does not fit one page: each page it covers starts with its header row; and the
     first sections no longer take a page each (pages 2-6 held one short section each)."""
-    pdf = next(p for p in pdfs if p.stem == "gb200-nvl72-su")
+    pdf = next(p for p in pdfs if p.stem == "gb200-nvl72-su" and p.parent.parent.name != "customer")
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
                           check=True).stdout.split("\f")
     header = re.compile(r"^\s*Part\s+Name\s+Part\s+Kind\s+Note\s+Qty", re.M)  # "Part number" wraps
