@@ -50,7 +50,8 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
         part = specs.get(line.part)
         if isinstance(part, Part):
             parts.setdefault(part.id, part)
-            if line.kind in ("Switch", "Link") and line.note in ("not placed in a rack", "modules/cable ends"):
+            # links (cable assemblies, transceivers) and the switches no rack holds: placed parts are counted above
+            if line.kind == "Link" or (line.kind == "Switch" and line.note == "not placed in a rack"):
                 counts[part.id] += line.quantity
     docs = [cluster.spec, *parts.values(), *(r.spec for r in cluster.rack_types.values())]
     if cluster.facility is not None:

@@ -99,3 +99,14 @@ def test_document_control_takes_the_design_revision_and_keeps_the_commit():
 def test_an_unknown_audience_is_a_usage_error(shipped_run, tmp_path):
     with pytest.raises(UsageError, match="unknown audience 'partner'; expected internal or customer"):
         render_all(shipped_run, tmp_path, target=SU, formats=("md",), audience="partner")
+
+
+def test_key_components_count_the_cables_and_optics_of_the_bom(editions):
+    """Issue 24: Key components showed "—" as the quantity of every cable and optic although the BOM has them."""
+    md = (editions["internal"] / f"{SU}.md").read_text(encoding="utf-8")
+    components = md.split("*Table: Key components and provenance*")[1].split("\n\n")[1]
+    bom = md.split("*Table: Bill of materials*")[1].split("\n\n")[1]
+    for part in ("dac-800g-osfp", "mmf-400g-sr4", "cat6a-1g"):
+        qty = re.search(rf"^\| {part} \|(?: [^|]* \|){{3}} ([\d,]+) \|", components, re.M)
+        line = re.search(rf"^\| {part} \|(?: [^|]* \|){{4}} ([\d,]+) \|", bom, re.M)
+        assert qty and line and qty.group(1) == line.group(1), part
