@@ -22,7 +22,8 @@ FIGURE_WIDTH = {"elevation": 0.78}
 def document_json(doc: DocumentModel) -> dict[str, Any]:
     """The document model as plain JSON data for the Typst template (cells already formatted)."""
     control = dict(doc.control)
-    return {"title": doc.title, "doc_id": control.get("Document number", ""), "revision": control.get("Revision", ""),
+    return {"title": doc.title, "doc_id": control.get("Document number", control.get("Document", "")),
+            "revision": control.get("Revision", ""),
             "confidentiality": control.get("Confidentiality", "").replace("not stated", ""),
             "control": [list(row) for row in doc.control], "sections": [_section(s, doc) for s in doc.sections]}
 
