@@ -183,10 +183,14 @@ def render(
     ] = "md,html,csv,svg",
     templates: Annotated[Path | None, typer.Option(
         metavar="DIR", help="Directory of templates overriding the shipped ones.")] = None,
+    audience: Annotated[str, typer.Option(
+        metavar="AUDIENCE", help="internal (everything) or customer (numbered references; no spec locations, "
+        "internal notes or links to archgen's docs; metrics by title).")] = "internal",
 ) -> None:
     """Render partner-facing documents and diagrams into OUT/<target>/."""
     from archgen.commands.render import render as command
-    _run(lambda: command(paths, target, out, formats, templates, progress=sys.stderr.isatty(), note=_note))
+    _run(lambda: command(paths, target, out, formats, templates, progress=sys.stderr.isatty(), note=_note,
+                         audience=audience))
 
 
 @app.command()

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Count, Document, FieldError, Id, Ref, Spec
+from archgen.model.deliverable import DocumentInfo
 from archgen.model.fabrics import (  # re-exported: the fabric models were defined here before
     LINK_TIERS,
     MAX_RATIO,
@@ -181,6 +182,9 @@ class Cluster(Document):
     scale_up: ScaleUp | None = Field(None, description="The scale-up (NVLink) domain.")
     fabrics: list[Fabric] = Field(default_factory=list, description="Scale-out, storage, in-band and OOB fabrics.")
     expect: Expect = Field(default_factory=Expect, description="Totals the author expects (checked).")
+    document: DocumentInfo = Field(DocumentInfo.model_validate({}), description=(  # frozen: one default serves all
+        "Document control of its rendered document: customer, number, revision, authors, audience, "
+        "confidentiality."))
     requirements: ClusterRequirements = Field(default_factory=list, description="Requirements on cluster metrics.")
     failure_rates: Ref | None = Field(None, description=(
         "Id of the `FailureRates` set its parts take their class rates from; default: the shipped "

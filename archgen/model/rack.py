@@ -8,6 +8,7 @@ from pydantic import Field
 
 from archgen.model.base import Document, Redundancy, Ref, Spec
 from archgen.model.cost import Price
+from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.requirements import RackRequirements
 from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
@@ -114,5 +115,8 @@ class Rack(Document):
     power: PowerChain = Field(description="Power feeds and conversion.")
     cooling: CoolingPaths = Field(description="Air and liquid paths.")
     facility: Ref | None = Field(None, description="Id of the Facility the rack is installed in.")
+    document: DocumentInfo = Field(DocumentInfo.model_validate({}), description=(  # frozen: one default serves all
+        "Document control of its rendered document: customer, number, revision, authors, audience, "
+        "confidentiality."))
     requirements: RackRequirements = Field(default_factory=list, description="Requirements on this rack's metrics.")
     price: Price | None = Field(None, description="Price of the empty rack (enclosure, busbar, manifolds), per rack.")

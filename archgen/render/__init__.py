@@ -22,6 +22,8 @@ from archgen.errors import UsageError
 from archgen.render.files import write_atomic
 
 FORMATS = ("md", "html", "pdf", "xlsx", "csv", "svg", "png")
+#: Editions of a document (`archgen.render.edition`): everything, or what a customer can read.
+AUDIENCES = ("internal", "customer")
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ def targets(result: Any) -> list[RenderTarget]:
 
 def render_all(result: Any, out: str | Path, *, target: str | None = None, formats: Sequence[str] = ("md", "svg"),
                templates: str | Path | None = None, revision: str | None = None, date: str | None = None,
-               progress: bool | None = None) -> list[Path]:
+               progress: bool | None = None, audience: str = "internal") -> list[Path]:
     """Render every target (or only `target`) of `result` into ``out/<target>/`` and return the written paths.
 
     Args:
@@ -56,12 +58,16 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
         revision: the source revision to print; None asks git for the spec files' revision.
         date: a date to print in document control; None prints none (output never depends on the clock).
         progress: show a progress display on stderr; None shows it only when stderr is a terminal.
+        audience: ``internal`` (everything) or ``customer`` (the edition of `archgen.render.edition`: numbered
+            references, no spec locations, internal notes or links to archgen's docs, metrics by title).
 
     Raises:
-        UsageError: an unknown format or target, or a templates directory that does not exist.
+        UsageError: an unknown format, audience or target, or a templates directory that does not exist.
     """
     from archgen.render.target import render_target  # documents import matplotlib: only when rendering
 
+    if audience not in AUDIENCES:
+        raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
     wanted = parse_formats(formats)
     override = Path(templates) if templates else None
     if override is not None and not override.is_dir():
@@ -76,7 +82,7 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
     written: list[Path] = []
     with _progress(progress, len(found)) as step:
         for t in found:
-            files = render_target(result, t, wanted, override, revision, date, partial(step, t.id))
+            files = render_target(result, t, wanted, override, revision, date, partial(step, t.id), audience)
             base = Path(out) / t.id
             for name in sorted(files):
                 written.append(write_atomic(base / name, files[name]))

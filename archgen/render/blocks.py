@@ -7,7 +7,8 @@ same content, and text from a spec is escaped once per format, in the template l
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from archgen.render import fmt
@@ -102,6 +103,34 @@ class Figure:
 Block = Table | Para | Bullets | Figure
 
 
+@dataclass(frozen=True)
+class Cite:
+    """The sources a table cell cites.
+
+    In a document they are numbered into its references list (`DocumentModel.number`), so a table shows ``[3, 7]``
+    rather than a column of source text; a CSV or spreadsheet cell holds their full text.
+    """
+
+    sources: tuple[str, ...]
+    numbers: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, source: str | list[str] | tuple[str, ...] | None) -> Cite:
+        """The sources of a part or requirement (one string or a list), blanks dropped."""
+        items = [source] if isinstance(source, str) else list(source or ())
+        return cls(tuple(s.strip() for s in items if s and s.strip()))
+
+    @property
+    def full(self) -> str:
+        """Every source, separated by ' | '."""
+        return " | ".join(self.sources)
+
+    def __str__(self) -> str:
+        if not self.sources:
+            return "—"
+        return "[" + ", ".join(map(str, self.numbers)) + "]" if self.numbers else self.full
+
+
 @dataclass
 class Section:
     """A numbered section with blocks and subsections."""
@@ -134,9 +163,14 @@ class DocumentModel:
     control: list[tuple[str, str]]
     sections: list[Section]
     figures: dict[str, Any] = field(default_factory=dict)
+    references: list[str] = field(default_factory=list)
 
-    def number(self) -> DocumentModel:
-        """Give every section its number (1, 1.1, ...) and make ids unique; returns self."""
+    def number(self, reference: Callable[[str], str] = str) -> DocumentModel:
+        """Give every section its number (1, 1.1, ...), make ids unique and number the citations; returns self.
+
+        Every source a table cell cites (`Cite`) gets a number in the order of first citation; the section with id
+        ``references`` (when there is one) receives the numbered list, each entry as `reference` writes it.
+        """
         seen: set[str] = set()
 
         def walk(sections: list[Section], prefix: str) -> None:
@@ -150,7 +184,22 @@ class DocumentModel:
                 walk(s.sections, f"{s.number}.")
 
         walk(self.sections, "")
+        self._cite(reference)
         return self
+
+    def _cite(self, reference: Callable[[str], str]) -> None:
+        numbers: dict[str, int] = {}
+        for section in self.walk():
+            for i, b in enumerate(section.blocks):
+                if isinstance(b, Table) and any(isinstance(v, Cite) for row in b.rows for v in row):
+                    rows = tuple(tuple(_numbered(v, numbers) for v in row) for row in b.rows)
+                    section.blocks[i] = replace(b, rows=rows)
+        self.references = list(numbers)
+        for section in self.walk():
+            if section.id == "references" and numbers:
+                section.add(Table("references", "References", (Column("No.", align="right"), Column("Source")),
+                                  tuple((f"[{n}]", reference(s)) for s, n in numbers.items())))
+
 
     def walk(self) -> list[Section]:
         """Every section, depth first."""
@@ -171,3 +220,10 @@ class DocumentModel:
     def figure_blocks(self) -> list[Figure]:
         """Every figure block, in document order."""
         return [b for s in self.walk() for b in s.blocks if isinstance(b, Figure)]
+
+
+def _numbered(value: Any, numbers: dict[str, int]) -> Any:
+    """`value`, or a `Cite` with the number of each of its sources (new sources numbered on)."""
+    if not isinstance(value, Cite):
+        return value
+    return replace(value, numbers=tuple(numbers.setdefault(s, len(numbers) + 1) for s in value.sources))

@@ -50,8 +50,8 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
         part = specs.get(line.part)
         if isinstance(part, Part):
             parts.setdefault(part.id, part)
-            if line.kind in ("Switch", "Link") and line.note in ("not placed in a rack", "modules/cable ends") \
-                    or line.kind == "CoolingUnit":
+            # links (cables, transceivers), CDUs and the switches no rack holds: placed parts are counted above
+            if line.kind in ("Link", "CoolingUnit") or (line.kind == "Switch" and line.note == "not placed in a rack"):
                 counts[part.id] += line.quantity
     docs = [cluster.spec, *parts.values(), *(r.spec for r in cluster.rack_types.values())]
     if cluster.facility is not None:
@@ -358,13 +358,14 @@ def appendices(scope: Scope, a: Any) -> Section:
                  "link by length bin. Structured cabling (MPO trunks, patch panels) is not modelled. The same table "
                  "is written as CSV and XLSX."),
             Table("bom", "Bill of materials", cols, tuple(rows))),
-        common.glossary_section(), common.sources_section(scope, [])]
+        common.glossary_section(), common.references_section()]
     return section
 
 
 def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates: Path | None,
-                   revision: str | None, date: str | None, step: Callable[[str], None]) -> dict[str, bytes]:
-    """Every requested file of one cluster target, rendered in memory."""
+                   revision: str | None, date: str | None, step: Callable[[str], None],
+                   edition: str = "internal") -> dict[str, bytes]:
+    """Every requested file of one cluster target, rendered in memory (the `edition` of `render.edition`)."""
     step("document model")
     a = target.analysis
     scope, counts = cluster_scope(result, a, revision, date)
@@ -383,4 +384,4 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
     if a.cabling is not None and {"csv", "xlsx"} & set(formats):
         tables["cabling.csv"] = run_list(a)
-    return render_document(doc, figures, tables, formats, templates, step)
+    return render_document(doc, figures, tables, formats, templates, step, edition)

@@ -8,6 +8,7 @@ from typing import Any
 
 from archgen.render import diagrams, tables
 from archgen.render.blocks import DocumentModel
+from archgen.render.edition import customer
 from archgen.render.env import environment, render_template
 
 
@@ -18,9 +19,11 @@ def doc_table(doc: DocumentModel, table_id: str) -> Any:
 
 def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]], csv_tables: dict[str, Any],
                     formats: tuple[str, ...], templates: Path | None,
-                    step: Callable[[str], None]) -> dict[str, bytes]:
-    """Diagrams, then the document in each format, then the tables."""
+                    step: Callable[[str], None], edition: str = "internal") -> dict[str, bytes]:
+    """Diagrams, then the document (its customer edition when asked) in each format, then the tables."""
     files: dict[str, bytes] = {}
+    if edition == "customer":
+        customer(doc)
     image_formats = tuple(f for f in ("svg", "png") if f in formats or (f == "svg" and "md" in formats))
     need_svg = any(f in formats for f in ("html", "pdf"))
     used = {f.name for f in doc.figure_blocks()}

@@ -19,6 +19,7 @@ from typing import Any
 
 import jinja2
 import jinja2.sandbox
+from markupsafe import Markup, escape
 
 from archgen.errors import ArchgenError
 from archgen.render import fmt
@@ -53,8 +54,16 @@ def environment(override: Path | None = None) -> jinja2.sandbox.ImmutableSandbox
     env = jinja2.sandbox.ImmutableSandboxedEnvironment(
         loader=jinja2.FileSystemLoader(dirs), undefined=jinja2.StrictUndefined, autoescape=_autoescape,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
-    env.filters.update(md=fmt.md, q=fmt.q, pct=fmt.pct, cell=fmt.cell, slug=fmt.slug)
+    env.filters.update(md=fmt.md, q=fmt.q, pct=fmt.pct, cell=fmt.cell, slug=fmt.slug, wbr=wbr)
     return env
+
+
+def wbr(text: Any) -> Markup:
+    """Escaped HTML of `text` with a ``<wbr>`` after the punctuation of each long word (`fmt.breakable`).
+
+    A URL or file path in a table cell wraps there, never in the middle of a word.
+    """
+    return Markup("<wbr>").join(escape(part) for part in fmt.breakable(str(text)).split("\u200b"))
 
 
 def template_path(name: str, override: Path | None = None) -> Path:

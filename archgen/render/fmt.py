@@ -106,6 +106,19 @@ def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
     return " ".join(str(value).split())
 
 
+#: A word longer than this many characters (a URL, a file path) may break after ``/ . _ - = & ?`` (`breakable`).
+LONG_WORD = 24
+_SOFT = re.compile(r"([/._\-=&?])(?=\S)")
+
+
+def breakable(text: str) -> str:
+    """`text` with a break opportunity (U+200B) after the punctuation of each word longer than `LONG_WORD`.
+
+    A table cell holding a URL or a file path wraps there rather than overflow or break inside a word.
+    """
+    return " ".join(_SOFT.sub("\\1\u200b", w) if len(w) > LONG_WORD else w for w in text.split(" "))
+
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|&~$!])")
 _MD_LINE_START = re.compile(r"^(\s*)([-+*=]|\d+[.)])(?=\s|$)")
 

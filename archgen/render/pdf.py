@@ -6,10 +6,12 @@ from strings, so a spec title such as ``*x* #panic("y") $z$`` prints literally.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from archgen.quantity_json import json_text
+from archgen.render import fmt
 from archgen.render.blocks import Bullets, DocumentModel, Figure, Para, Section, Table
 from archgen.render.env import TemplateError, template_path
 
@@ -20,7 +22,9 @@ FIGURE_WIDTH = {"elevation": 0.78}
 def document_json(doc: DocumentModel) -> dict[str, Any]:
     """The document model as plain JSON data for the Typst template (cells already formatted)."""
     control = dict(doc.control)
-    return {"title": doc.title, "doc_id": control.get("Document id", ""), "revision": control.get("Revision", ""),
+    return {"title": doc.title, "doc_id": control.get("Document number", control.get("Document", "")),
+            "revision": control.get("Revision", ""),
+            "confidentiality": control.get("Confidentiality", "").replace("not stated", ""),
             "control": [list(row) for row in doc.control], "sections": [_section(s, doc) for s in doc.sections]}
 
 
@@ -38,9 +42,44 @@ def _block(b: Any, doc: DocumentModel) -> dict[str, Any]:
         return {"kind": "figure", "caption": b.caption, "svg": doc.figures[b.name]["svg"],
                 "width": FIGURE_WIDTH.get(b.name, 1.0)}
     if isinstance(b, Table):
-        return {"kind": "table", "caption": b.caption, "headings": [c.heading for c in b.columns],
-                "aligns": [c.align for c in b.columns], "rows": b.text(), "status_column": b.status_column}
+        rows = [[fmt.breakable(c) for c in row] for row in b.text()]
+        headings = [fmt.breakable(c.heading) for c in b.columns]
+        return {"kind": "table", "caption": b.caption, "headings": headings, "widths": widths(headings, rows),
+                "aligns": [c.align for c in b.columns], "rows": rows, "status_column": b.status_column}
     raise TypeError(f"unknown block {type(b).__name__}")
+
+
+#: The text width (A4, 210 mm, less 2 × 16 mm margins) and one table column's insets, in pt.
+TEXT_WIDTH, INSETS = 504.6, 7.0
+#: Widths of one character of 7.5 pt table text in pt, with a margin: Libertinus Serif regular (digits are 0.5 em,
+#: most letters less) and bold (the heading row), as measured with pdftotext on the rendered documents.
+CHAR, BOLD = 4.0, 4.8
+def widths(headings: list[str], rows: list[list[str]]) -> list[str | float]:
+    """Typst column widths from the content: all ``"auto"`` when every cell fits on one line, else weights (pt, fr).
+
+    A column never gets less than its longest word (so no word is broken or overflows its cell); the width left
+    over goes to the columns that still wrap, in proportion to their mean text length, a column never getting more
+    than its longest cell. So a column of prose wraps, and one long column cannot squeeze the others to a letter a
+    line.
+    """
+    cols = list(zip(headings, *rows, strict=True))
+    natural = [max(BOLD * len(col[0]), CHAR * max((len(c) for c in col[1:]), default=0)) + INSETS for col in cols]
+    if sum(natural) <= TEXT_WIDTH:
+        return ["auto"] * len(cols)
+    width = [max(BOLD * _word(col[0]), CHAR * max((_word(c) for c in col[1:]), default=0)) + INSETS for col in cols]
+    mean = [max(sum(len(c) for c in col[1:]) / max(len(col) - 1, 1), 1.0) for col in cols]
+    open_ = {i for i, (w, n) in enumerate(zip(width, natural, strict=True)) if w < n}
+    while open_ and (left := TEXT_WIDTH - sum(width)) > 0.5:
+        total = sum(mean[i] for i in open_)
+        for i in sorted(open_):
+            width[i] = min(natural[i], width[i] + left * mean[i] / total)
+        open_ = {i for i in open_ if width[i] < natural[i]}
+    return [round(w, 1) for w in width]
+
+
+def _word(text: str) -> int:
+    """Length of the longest unbreakable run of `text` (words, split again where `fmt.breakable` lets them break)."""
+    return max((len(w) for w in re.split(r"[\s\u200b]+", text)), default=0)
 
 
 def pdf_bytes(doc: DocumentModel, templates: Path | None = None) -> bytes:
@@ -52,7 +91,14 @@ def pdf_bytes(doc: DocumentModel, templates: Path | None = None) -> bytes:
     path = template_path("document.typ", templates)
     data = json_text(document_json(doc), ensure_ascii=False, sort_keys=True)
     try:
-        return typst.compile(path.read_bytes(), root=str(path.parent), format="pdf",  # type: ignore[call-overload]
-                             sys_inputs={"data": data}, timestamp=0, ignore_system_fonts=True)
+        pdf = typst.compile(path.read_bytes(), root=str(path.parent), format="pdf",  # type: ignore[call-overload]
+                            sys_inputs={"data": data}, timestamp=0, ignore_system_fonts=True)
     except typst.TypstError as err:
         raise TemplateError(f"{path}: typst error: {err}") from None
+    return bytes(pdf).replace(SUSPECTS, b" " * len(SUSPECTS), 1)
+
+
+#: Typst marks a tagged PDF ``/MarkInfo<</Marked true/Suspects false>>``. ``false`` is the default (ISO 32000-1,
+#: table 321), and poppler (pdfinfo, pdftotext) reports any Suspects entry that is not ``true`` as "Syntax Error:
+#: Suspects object is wrong type". Blanking the entry in place keeps every byte offset, so the xref stays valid.
+SUSPECTS = b"/Suspects false"

@@ -395,5 +395,5 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
              "and their inlet, a rail kit per rack-mounted system or switch (EIA-19 racks), a blanking panel per "
              "free U on the front. The same table is written as CSV and XLSX."),
         bom_table(a.bom, scope.run.design.specs))
-    section.sections += [bom, common.glossary_section(), common.sources_section(scope, [])]
+    section.sections += [bom, common.glossary_section(), common.references_section()]
     return section

@@ -18,13 +18,7 @@ import pint
 from archgen.analyse.bom import BomLine
 from archgen.errors import UsageError
 from archgen.render import fmt
-from archgen.render.blocks import Column, Table
-
-
-def sources_text(source: str | list[str] | tuple[str, ...]) -> str:
-    """One string of a part's sources, separated by ' | '."""
-    return " | ".join(source) if isinstance(source, list | tuple) else str(source)
-
+from archgen.render.blocks import Cite, Column, Table
 
 BOM_COLUMNS = (
     Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("In"),
@@ -34,12 +28,12 @@ BOM_COLUMNS = (
 )
 
 
-def bom_name(line: BomLine, part: Any) -> tuple[str, str, str]:
-    """Name, vendor part number and source (or counting rule) of a BOM line: a catalog part's, else the line's."""
+def bom_name(line: BomLine, part: Any) -> tuple[str, str, str | Cite]:
+    """Name, vendor part number and sources (or counting rule) of a BOM line: a catalog part's, else the line's."""
     if part is None:
         return line.name or line.part, "—", line.note or "—"
     return (line.name or part.name or part.id, getattr(part, "part_number", "") or "—",
-            sources_text(getattr(part, "source", "")) or "—")
+            Cite.of(getattr(part, "source", "")))
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:
@@ -94,6 +88,8 @@ def _xlsx_cell(value: Any, col: Column) -> Any:
     """A cell as a spreadsheet value: quantities as floats in the column unit, the rest as text or numbers."""
     if value is None:
         return None
+    if isinstance(value, Cite):
+        return value.full or None
     if isinstance(value, pint.Quantity):
         return round(float(value.to(col.unit).magnitude), 9) if col.unit else fmt.q(value)
     if isinstance(value, bool):

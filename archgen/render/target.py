@@ -28,13 +28,14 @@ def rack_scope(result: Any, analysis: Any, revision: str | None, date: str | Non
 
 
 def render_target(result: Any, target: Any, formats: tuple[str, ...], templates: Path | None,
-                  revision: str | None, date: str | None, step: Callable[[str], None]) -> dict[str, bytes]:
-    """Every requested file of one target, rendered in memory."""
+                  revision: str | None, date: str | None, step: Callable[[str], None],
+                  edition: str = "internal") -> dict[str, bytes]:
+    """Every requested file of one target, rendered in memory, in the `edition` of `render.edition`."""
     if target.kind != "rack":
-        return render_cluster(result, target, formats, templates, revision, date, step)
+        return render_cluster(result, target, formats, templates, revision, date, step, edition)
     step("document model")
     scope, counts = rack_scope(result, target.analysis, revision, date)
     doc = rack.build(scope, target.analysis, counts)
     figures = {name: partial(draw, target.analysis) for name, draw in diagrams.RACK_DIAGRAMS.items()}
     csv_tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
-    return render_document(doc, figures, csv_tables, formats, templates, step)
+    return render_document(doc, figures, csv_tables, formats, templates, step, edition)

@@ -8,12 +8,14 @@ of <head>; the screenshot and the console log are of the unmodified page.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from archgen.pipeline import run
 from archgen.render import render_all
 from tests.conftest import REPO
 
@@ -95,9 +97,13 @@ window.addEventListener("load", function () {
   var wide = [];
   document.querySelectorAll("main *").forEach(function (el) {
     var r = el.getBoundingClientRect();
-    var scroller = el.closest(".scroll-x");
-    if (r.right > width + 1 && !(scroller && scroller !== el)) {
+    if (r.right > width + 1 && !el.closest(".scroll-x")) {
       wide.push(el.tagName + (el.id ? "#" + el.id : "") + " " + Math.round(r.right));
+    }
+  });
+  document.querySelectorAll(".scroll-x").forEach(function (box) {
+    if (box.scrollWidth > box.clientWidth + 1) {
+      wide.push("clipped " + (box.firstElementChild.id || "table") + " " + box.scrollWidth + " > " + box.clientWidth);
     }
   });
   var out = document.createElement("pre");
@@ -109,17 +115,43 @@ window.addEventListener("load", function () {
 </script>"""
 
 
-def test_layout_never_overflows_at_1400_px(pages, tmp_path):
-    """Issue 11, item 9: at a 1,400 px window no element of a document (the cluster's 12-column fabric table, the BOM
-    with long sources) reaches past the right edge and the page never scrolls sideways; a table too wide for the
-    column scrolls inside its own box."""
-    for page in pages:
+@pytest.fixture(scope="module")
+def every_page(shipped_run, tmp_path_factory):
+    """The HTML document of every rack and cluster of specs/ and of examples/gb300-nvl72-su."""
+    out = tmp_path_factory.mktemp("every")
+    render_all(shipped_run, out, formats=("html",), revision="test", progress=False)
+    old = Path.cwd()
+    os.chdir(REPO)
+    try:
+        example = run([Path("examples/gb300-nvl72-su")], scaling=True)
+    finally:
+        os.chdir(old)
+    render_all(example, out, formats=("html",), revision="test", progress=False)
+    return sorted(out.glob("*/*.html"))
+
+
+def test_layout_never_overflows_at_1400_px(every_page, tmp_path):
+    """Issues 11 and 24: at a 1,400 px window no element of any shipped or example document reaches past the right
+    edge, the page never scrolls sideways, and no table is clipped in its scroll box (the Fabrics and Growth tables
+    of the clusters were): every table fits the column, its cells wrapping between words."""
+    assert len(every_page) >= 15
+    for page in every_page:
         probed = tmp_path / f"overflow-{page.name}"
         probed.write_text(page.read_text(encoding="utf-8").replace("<head>", "<head>\n" + OVERFLOW_PROBE, 1),
                           encoding="utf-8")
         dom = _chromium(["--window-size=1400,1000", "--dump-dom", probed.as_uri()], tmp_path)
         m = re.search(r'<pre id="archgen-overflow">(.*?)</pre>', dom.stdout, re.S)
         assert m, f"{page.name}: probe did not run; chromium said: {dom.stderr[-2000:]}"
-        result = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+        result = json.loads(m.group(1).replace("&quot;", '"').replace("&gt;", ">").replace("&amp;", "&"))
         assert result["width"] > 1300, result
         assert result["page"] <= result["width"] and result["wide"] == [], (page.name, result)
+
+
+def test_cells_never_break_inside_a_word(pages):
+    """Issue 24: cells were allowed to break anywhere ("SHAL L", "NVIDI A" in the requirements and components
+    tables). A long URL or path gets break opportunities after its punctuation instead (`<wbr>`)."""
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        assert "overflow-wrap: anywhere" not in html and "word-break: break-all" not in html
+    html = next(p for p in pages if p.stem == "gb200-nvl72").read_text(encoding="utf-8")
+    assert "https:/<wbr>/<wbr>www.<wbr>nvidia.<wbr>com/<wbr>" in html

@@ -66,25 +66,3 @@ def test_xlsx_content(outputs):
     tray = next(r for r in bom if r[0] == "gb200-compute-tray")
     assert tray[5:10] == (18, 5.4, 97.2, 40.0, 720.0)
     assert wb["bom"].freeze_panes == "A2"
-
-
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
-def test_pdf_keeps_headings_with_their_tables_and_fits_wide_tables(shipped_run, tmp_path):
-    """Issue 11, item 9: in the B200 SuperPOD PDF, page 18 ended with "Table 13: Tiers of fabric compute" and the
-    table began on the next page. No page may end with a section heading or a table caption, and no word may reach
-    into the right margin (the 12-column tables wrap their cells to the text width). A4: 595 pt wide, 16 mm
-    (45.35 pt) margins."""
-    import re
-
-    render_all(shipped_run, tmp_path, target="dgx-b200-superpod", formats=("pdf",), revision="test", progress=False)
-    pdf = tmp_path / "dgx-b200-superpod" / "dgx-b200-superpod.pdf"
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    stranded = []
-    for n, page in enumerate(text.split("\f"), 1):
-        lines = [line.strip() for line in page.splitlines() if line.strip()][:-1]      # less the footer
-        if lines and (re.match(r"^\d+(\.\d+)*\s{2}\S", lines[-1]) or lines[-1].startswith("Table ")):
-            stranded.append((n, lines[-1]))
-    assert stranded == []
-    boxes = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    right = [float(x) for x in re.findall(r'<word xMin="[\d.]+" yMin="[\d.]+" xMax="([\d.]+)"', boxes)]
-    assert right and max(right) <= 595.28 - 45.35 + 1
