@@ -49,22 +49,35 @@ CATALOG_KINDS = tuple(sorted(name for name, cls in KINDS.items() if issubclass(c
 
 
 def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[str] = (),
-                    unconfirmed: bool = False) -> list[Document]:
-    """The parts and facilities of `specs` (sorted by id) from any of `vendors` and of any of `kinds`.
+                    unconfirmed: bool = False, asics: Iterable[str] = ()) -> list[Document]:
+    """The parts, facilities, models and racks of `specs` and its shelf (sorted by id) from any of `vendors`, of
+    any of `kinds` and built on any of `asics`.
 
     Vendors and kinds match case-insensitively; an empty selection keeps all. One that names no vendor of any entry
-    or no catalog kind is a usage error with "did you mean". `unconfirmed` keeps only entries with unconfirmed
-    figures.
+    or no catalog kind is a usage error with "did you mean". An ASIC ("Tomahawk 5", "spectrum-4") matches the
+    entries whose `asic` holds it as whole words (so "Spectrum" is not "Spectrum-4"); one that matches none is a
+    usage error naming the ASICs there are. `unconfirmed` keeps only entries with unconfirmed figures.
     """
     entries = sorted([d for d in specs.of(Document) if isinstance(d, Part | Facility) or d.kind in LIBRARY_KINDS]
                      + [d for d, _ in specs.shelf.values()], key=lambda d: d.id)
     known_vendors = sorted({v for d in entries if (v := getattr(d, "vendor", ""))})
     want_vendors = {_known(v, known_vendors, "vendor") for v in vendors}
     want_kinds = {_known(k, CATALOG_KINDS, "kind") for k in kinds}
+    chips = [_asic(a, sorted({c for d in entries if (c := getattr(d, "asic", ""))})) for a in asics]
     return [d for d in entries
             if (not want_vendors or getattr(d, "vendor", "").lower() in want_vendors)
             and (not want_kinds or d.kind.lower() in want_kinds)
+            and (not chips or any(c.search(getattr(d, "asic", "")) for c in chips))
             and (not unconfirmed or (isinstance(d, Part) and d.unconfirmed_fields()))]
+
+
+def _asic(name: str, known: list[str]) -> re.Pattern[str]:
+    """A whole-word, case-insensitive pattern for an ASIC name; one that no entry's `asic` holds is a usage error."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name.strip())}(?![\w-])", re.IGNORECASE)
+    if not name.strip() or not any(pattern.search(k) for k in known):
+        hint = did_you_mean(name, known, cutoff=0.4, lead="; ") or f"; the catalog's: {'; '.join(known)}"
+        raise UsageError(f"no catalog part has ASIC '{name}'{hint}")
+    return pattern
 
 
 def _known(name: str, known: Iterable[str], what: str) -> str:
