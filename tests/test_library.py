@@ -117,3 +117,28 @@ def test_a_typo_of_a_library_model_suggests_it(tmp_path):
     assert len(ref) == 1 and "did you mean 'llama3-70b'?" in ref[0].message
     far = run([_project(tmp_path, PROJECT.replace("model: llama3-70b", "model: my-own-llm"))])
     assert "`archgen catalog list --kind Model` lists the ids" in far.errors[0].message
+
+
+def test_a_part_typo_folds_what_follows_from_it(tmp_path, cli):
+    """Issue 24 part 5: a rack-id typo is REF001 with "did you mean" first; the cluster's NET008 (no accelerators)
+    and the workload's PERF003 (cannot be estimated) follow from it and are folded under it; COST003 (assumed
+    prices of the hall) does not and keeps its own line."""
+    path = _project(tmp_path, PROJECT.replace("{rack: gb300-nvl72, count: 1}", "{rack: gb300-nvl7, count: 1}"))
+    out = cli("check", path).out.splitlines()
+    assert "error: REF001 cluster/pod: 'gb300-nvl7' names no document (expected a Rack); did you mean " \
+           "'gb300-nvl72'?" in out[0]
+    assert out[1].startswith("    ") and "error: NET008 cluster/pod" in out[1]
+    assert out[2].startswith("    ") and "error: PERF003 workload/serve" in out[2]
+    assert not out[3].startswith(" ") and "COST003" in out[3]
+    assert out[-1].startswith("3 error(s)")  # folded, still counted
+    findings = json.loads(cli("check", path, "--format", "json").out)["findings"]
+    caused = {f["id"]: f.get("caused_by") for f in findings}
+    assert caused == {"REF001": None, "NET008": "REF001 cluster/pod: 'gb300-nvl7'",
+                      "PERF003": "REF001 cluster/pod: 'gb300-nvl7'", "COST003": None, "CAT001": None}
+    results = json.loads(cli("check", path, "--format", "sarif").out)["runs"][0]["results"]
+    assert {r["ruleId"]: r.get("properties", {}).get("causedBy") for r in results}["NET008"] == caused["NET008"]
+
+
+def test_without_a_typo_nothing_is_folded(cli):
+    findings = json.loads(cli("check", SPECS, "--format", "json").out)["findings"]
+    assert not any("caused_by" in f for f in findings)

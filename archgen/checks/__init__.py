@@ -39,8 +39,8 @@ from archgen.checks.registry import (
            Finding,
            Violation,
            check,
-           run_checks,
 )
+from archgen.checks.cascade import run_checks  # the registry's, with the findings a REF finding causes marked
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,
            "PERF": perf, "NET": network, "CAB": cabling, "REL": reliability, "COST": cost, "SWP": sweep}

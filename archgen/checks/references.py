@@ -14,15 +14,19 @@ from archgen.validate import CATALOG_KINDS
 def unknown_reference(ctx: Context) -> Iterator[Violation]:
     """A reference names no document.
 
-    The "did you mean" looks at the specs and the whole shipped library (models and racks a design does not use
-    yet); with no close id the message names the command that lists the ids of the kind expected.
+    The "did you mean" looks at the ids of the kind expected in the specs and the whole shipped library (models and
+    racks a design does not use yet); with no close id the message names the command that lists the ids of that
+    kind.
 
     Fix: correct the id, or add the part to the catalog (`archgen catalog list --kind <Kind>` shows the ids).
     """
-    known = sorted({*ctx.design.specs.items, *ctx.design.specs.shelf})
+    specs = ctx.design.specs
+    kind_of = {**{k: d.kind for k, (d, _) in specs.shelf.items()}, **{k: d.kind for k, d in specs.items.items()}}
     for u in ctx.design.unresolved:
         if not u.found:
-            kinds = [k for k in re.split(r", | or ", u.expected) if k in CATALOG_KINDS]
+            expected = re.split(r", | or ", u.expected)
+            kinds = [k for k in expected if k in CATALOG_KINDS]
+            known = sorted(k for k, kind in kind_of.items() if kind in expected)  # an id of the kind wanted
             hint = did_you_mean(u.ref, known, lead="; ") or \
                 (f"; `archgen catalog list --kind {kinds[0]}` lists the ids" if kinds else "")
             yield Violation(u.subject, u.owner, u.path,
