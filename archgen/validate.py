@@ -50,9 +50,9 @@ CATALOG_KINDS = tuple(sorted(name for name, cls in KINDS.items() if issubclass(c
 
 def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[str] = (),
                     unconfirmed: bool = False, asics: Iterable[str] = ()) -> list[Document]:
-    """The parts, facilities, models and racks of `specs` and its shelf (sorted by id) from any of `vendors`, of
-    any of `kinds` and built on any of `asics`.
+    """The parts, facilities, models and racks of `specs` and its shelf (sorted by id) of the vendors, kinds, ASICs.
 
+    They come from any of `vendors`, are of any of `kinds` and are built on any of `asics`.
     Vendors and kinds match case-insensitively; an empty selection keeps all. One that names no vendor of any entry
     or no catalog kind is a usage error with "did you mean". An ASIC ("Tomahawk 5", "spectrum-4") matches the
     entries whose `asic` holds it as whole words (so "Spectrum" is not "Spectrum-4"); one that matches none is a
@@ -117,9 +117,9 @@ def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
 
 
 def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:
-    """The library's documents (`id()`s in `library`) of `LIBRARY_KINDS` that no other document names, even
-    indirectly.
+    """The library's documents (`id()`s in `library`) of `LIBRARY_KINDS` that no other document names.
 
+    Names are followed: a library document that a spec names counts its own names in turn.
     A document names an id when the id is one of its string values (`model: llama3-70b`, `{rack: gb300-nvl72}`);
     a library document named joins the design, and what it names in turn (a rack's parts are always there).
     """

@@ -142,3 +142,44 @@ def test_a_part_typo_folds_what_follows_from_it(tmp_path, cli):
 def test_without_a_typo_nothing_is_folded(cli):
     findings = json.loads(cli("check", SPECS, "--format", "json").out)["findings"]
     assert not any("caused_by" in f for f in findings)
+
+
+HALL = """\
+---
+kind: Facility
+id: hall-liquid
+name: A 150 kW liquid hall (shadows the shipped one)
+floor_rating: 2500 kg/m**2
+water: {supply: 30 degC}
+air: {supply: 25 degC}
+critical_it_power: 150 kW
+cooling_capacity: 140 kW
+cost:
+  energy: {price: 0.0895 USD/kWh, pue: 1.25, basis: assumed, source: "assumed for the test"}
+  space_per_rack: 2000 USD/month
+  depreciation_years: 5
+  basis: assumed
+  source: "assumed for the test"
+---
+kind: Requirements
+id: hall
+name: What the hall can take
+requirements:
+  - {id: R-1, statement: Utility feed, subject: cluster/pod, metric: facility_power, target: "<= 175 kW"}
+  - {id: R-2, statement: Critical IT power, subject: cluster/pod, metric: it_capacity_headroom, target: ">= 0 kW"}
+  - {id: R-3, statement: Cooling, subject: cluster/pod, metric: cooling_headroom, target: ">= 0 kW"}
+"""
+
+
+def test_facility_power_is_it_power_times_pue_and_the_halls_capacity_is_checked(tmp_path):
+    """One GB300 NVL72 rack draws 142.396 kW IT (test_catalog: NVIDIA's 142 kW); at PUE 1.25 the hall draws
+    142.396 x 1.25 = 177.995 kW, over a 175 kW feed; 150 kW of critical IT power leaves 7.604 kW; 140 kW of
+    cooling is 2.396 kW short."""
+    result = run([_project(tmp_path, PROJECT + HALL)])
+    m = result.metrics["cluster/pod"]
+    assert m["it_power"].m_as("kW") == pytest.approx(142.396)
+    assert m["facility_power"].m_as("kW") == pytest.approx(142.396 * 1.25)
+    assert m["it_capacity_headroom"].m_as("kW") == pytest.approx(150 - 142.396)
+    assert m["cooling_headroom"].m_as("kW") == pytest.approx(140 - 142.396)
+    failed = sorted(f.requirement for f in result.errors if f.id == "REQ001")
+    assert failed == ["R-1", "R-3"]

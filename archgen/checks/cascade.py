@@ -7,8 +7,9 @@ cascade is a guess, and an independent problem of the same object must not vanis
 under it (docs/checks.md, "Error cascades").
 
 A finding follows from an unresolved reference when its message quotes the reference (`'q340'`), or when it is an
-error or warning of a domain computed from the parts (`COMPUTED`) about an object that rests on the reference: a rack on its own references; a cluster and its fabrics on theirs, on their rack types' and on
-the parts placed in those; a workload on its own (its model) and on its cluster's.
+error or warning of a domain computed from the parts (`COMPUTED`) about an object that rests on the reference: a
+rack on its own references; a cluster and its fabrics on theirs, on their rack types' and on the parts placed in
+those; a workload on its own (its model) and on its cluster's.
 """
 
 from __future__ import annotations

@@ -16,8 +16,7 @@ from archgen.validate import catalog_entries
 
 def catalog_list(paths: Sequence[Path] | None, unconfirmed: bool = False, vendors: Sequence[str] = (),
                  kinds: Sequence[str] = (), asics: Sequence[str] = ()) -> tuple[str, int]:
-    """One line per part, facility, model or rack, of `vendors`, `kinds` and `asics` when given (with unconfirmed
-    figures when asked)."""
+    """One line per part, facility, model or rack of `vendors`, `kinds` and `asics` (unconfirmed ones if asked)."""
     lines = []
     for entry in catalog_entries(load_specs(paths), list(vendors), list(kinds), unconfirmed, list(asics)):
         fields = entry.unconfirmed_fields() if isinstance(entry, Part) else []
