@@ -55,9 +55,11 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
 
 
 def _unwalked(files: list[Path], proposal: Sequence[str | Path]) -> list[Path]:
-    """`files` less those of the shipped catalog reached by walking a folder above it (`specs/`): those are the
-    library's, which `pipeline.load` adds as it adds them for `archgen check specs/` (a library rack or model
-    joins only where a spec names it). A proposal path inside the catalog keeps its files."""
+    """`files` less those of the shipped catalog reached by walking a folder above it (`specs/`).
+
+    Those are the library's, which `pipeline.load` adds as it does for `archgen check specs/` (a library rack or
+    model joins only where a spec names it). A proposal path inside the catalog keeps its files.
+    """
     catalog = shipped_catalog().resolve()
     inside = [Path(p).resolve() for p in proposal if Path(p).resolve().is_relative_to(catalog)]
     return [f for f in files if not f.resolve().is_relative_to(catalog)
