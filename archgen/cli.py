@@ -56,6 +56,8 @@ Vendors = Annotated[list[str] | None, typer.Option(
     "--vendor", metavar="VENDOR", help="Only entries of this vendor (repeatable).")]
 Kinds = Annotated[list[str] | None, typer.Option(
     "--kind", metavar="KIND", help="Only entries of this kind, e.g. Switch (repeatable).")]
+Asics = Annotated[list[str] | None, typer.Option(
+    "--asic", metavar="ASIC", help='Only parts built on this ASIC, e.g. "Tomahawk 5" (repeatable).')]
 SpecPaths = Annotated[list[Path] | None, typer.Option(
     "--path", metavar="PATH", help="Spec paths to include (default: specs/).")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]
@@ -239,10 +241,11 @@ def catalog(
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
     vendor: Vendors = None,
     kind: Kinds = None,
+    asic: Asics = None,
 ) -> None:
-    """List the catalog's parts and facilities (with the user's specs)."""
+    """List the catalog's parts, facilities, models and racks (with the user's specs)."""
     if ctx.invoked_subcommand is None:
-        _print_catalog(paths, unconfirmed, vendor, kind)
+        _print_catalog(paths, unconfirmed, vendor, kind, asic)
 
 
 @catalog_app.command("list")
@@ -252,28 +255,31 @@ def catalog_list(
     unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
     vendor: Vendors = None,
     kind: Kinds = None,
+    asic: Asics = None,
 ) -> None:
-    """List the catalog's parts and facilities, optionally of some vendors and kinds."""
+    """List the catalog's parts, facilities, models and racks, optionally of some vendors, kinds and ASICs."""
     group = ctx.parent.params if ctx.parent else {}  # `catalog --unconfirmed list` means `... list --unconfirmed`
     _print_catalog(paths or group.get("paths"), unconfirmed or group.get("unconfirmed", False),
-                   vendor or group.get("vendor"), kind or group.get("kind"))
+                   vendor or group.get("vendor"), kind or group.get("kind"), asic or group.get("asic"))
 
 
 def _print_catalog(paths: list[Path] | None, unconfirmed: bool, vendors: list[str] | None = None,
-                   kinds: list[str] | None = None) -> None:
+                   kinds: list[str] | None = None, asics: list[str] | None = None) -> None:
     from archgen.commands.catalog import catalog_list
-    _run(lambda: catalog_list(paths, unconfirmed, vendors or [], kinds or []))
+    _run(lambda: catalog_list(paths, unconfirmed, vendors or [], kinds or [], asics or []))
 
 
 @catalog_app.command("show")
 def catalog_show(
     ctx: typer.Context,
-    part_id: Annotated[str, typer.Argument(metavar="ID", help="Part id.")],
+    part_id: Annotated[str, typer.Argument(metavar="ID", help="Part, facility, model or rack id.")],
     paths: SpecPaths = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
+                                     help="json, or yaml: a spec file to fork.")] = "json",
 ) -> None:
-    """Show one part with its figures and sources."""
+    """Show one part, facility, model or rack with its figures and sources."""
     from archgen.commands.catalog import catalog_show
-    _run(lambda: catalog_show(part_id, paths or (ctx.parent.params["paths"] if ctx.parent else None)))
+    _run(lambda: catalog_show(part_id, paths or (ctx.parent.params["paths"] if ctx.parent else None), fmt))
 
 
 @app.command()

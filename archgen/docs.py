@@ -25,7 +25,18 @@ def checks_page() -> str:
              "document its location points at) with `waivers: [{check: ID, subject: PATH, reason: ...}]`, where",
              "`subject` is the finding's object path or a glob over object paths (`rack/*`, `cluster/*/fabric/oob`);",
              "without `subject` a waiver covers only the findings about the document's own object. A waiver that",
-             "matches nothing is SPC002.", ""]
+             "matches nothing is SPC002.", "",
+             "**Error cascades.** A part-id typo (`part: q340`) leaves the part out of everything computed from it, so",
+             "one REF001 (or REF002) would bring a train of NET, PWR, REQ and PERF findings. A finding that follows",
+             "from an unresolved reference carries `caused_by`, the REF finding it follows from",
+             "(`\"REF001 rack/gb300-su-ib: 'q340'\"`): its message quotes the reference, or it is an error or warning",
+             "of a domain computed from the parts (MECH, PWR, COOL, NET, CAB, REQ, PERF) about an object that rests",
+             "on it (a rack on its own references; a cluster and its fabrics on theirs, their racks' and those racks'",
+             "parts'; a workload on its own and its cluster's). The text report prints the REF finding first, with",
+             "its \"did you mean\", and folds those findings under it, indented four spaces. JSON adds",
+             "`\"caused_by\"` to each such finding and SARIF `properties.causedBy`; both keep every finding, its",
+             "severity and the summary counts unchanged (an additive change: a cascade is a likely cause, not a",
+             "proof, and an independent problem of the same object must not vanish). `archgen.checks.cascade`.", ""]
     lines += ["| ID | severity | summary |", "|---|---|---|"]
     lines += [f"| {cid} | {RESERVED_SEVERITY[cid]} | {text} |" for cid, text in sorted(RESERVED.items())]
     for prefix in MODULES:

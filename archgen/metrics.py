@@ -65,6 +65,14 @@ REGISTRY: tuple[Metric, ...] = (
            "typical IT power.", _N),
     Metric("cluster", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical IT power of the racks, plus "
            "optics and switches outside any rack at their typical draw (else maximum).", _C),
+    Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
+           "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster.", _C),
+    Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
+           "`critical_it_power` less the cluster's IT power; negative when the hall cannot power it.", _C,
+           maximise=True),
+    Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
+           "less the cluster's IT power (all of it becomes heat); negative when the hall cannot cool it.", _C,
+           maximise=True),
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches at maximum power plus optics, every "
            "fabric.", _C),
     Metric("cluster", "optics_power", "W", "kW", 1, "Optics power", "Transceivers of every fabric.", _C),

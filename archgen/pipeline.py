@@ -43,12 +43,22 @@ class Run:
 
 
 def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[SourceDocument]]:
-    """Load the user's specs and the shipped catalog (files under both are loaded once, as the user's)."""
+    """Load the user's specs and the shipped catalog; each file once.
+
+    A catalog file reached by walking a directory above the catalog (`archgen check specs/` in a checkout) is the
+    library's, as if not named; one named inside the catalog (a file or folder of it) is the user's.
+    """
     docs = load_paths(paths)
-    mine = {Path(d.file).resolve() for d in docs}
     catalog = shipped_catalog()
-    shipped = [f for f in find_files([catalog]) if f.resolve() not in mine] if catalog.is_dir() else []
-    return docs, load_paths(shipped)
+    if not catalog.is_dir():
+        return docs, []
+    roots = {catalog, catalog.resolve()}
+    named = [Path(p).resolve() for p in paths if any(Path(p).resolve().is_relative_to(r) for r in roots)]
+    walked = [d for d in docs if any(Path(d.file).resolve().is_relative_to(r) for r in roots)
+              and not any(Path(d.file).resolve().is_relative_to(n) for n in named)]
+    mine = [d for d in docs if all(d is not w for w in walked)]
+    loaded = {Path(d.file).resolve() for d in docs}
+    return mine, walked + load_paths([f for f in find_files([catalog]) if f.resolve() not in loaded])
 
 
 def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str, RackAnalysis],

@@ -6,7 +6,7 @@ import re
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
@@ -21,6 +21,9 @@ class Specs:
 
     items: Mapping[str, Document]
     sources: Mapping[str, Source]
+    #: The shipped library's models and racks that no spec names (`LIBRARY_KINDS`): validated, listed by
+    #: `archgen catalog`, offered by "did you mean", but not part of the design (nothing analyses them).
+    shelf: Mapping[str, tuple[Document, Source]] = field(default_factory=dict)
 
     def get(self, ref: str) -> Document | None:
         """The document with id `ref`, or None."""
@@ -36,26 +39,45 @@ class Specs:
         return src.locate(tuple(path)) if src else None
 
 
-#: Kinds `archgen catalog` lists: every part kind, and facilities, which ship in the catalog like parts.
-CATALOG_KINDS = tuple(sorted(name for name, cls in KINDS.items() if issubclass(cls, Part | Facility)))
+#: Kinds of the shipped library (`specs/catalog/models/`, `specs/catalog/racks/`) that join a design only when one
+#: of its documents names them: a catalog rack is analysed, and a model estimated, only where a spec uses it.
+LIBRARY_KINDS = ("Model", "Rack")
+
+#: Kinds `archgen catalog` lists: every part kind, facilities, which ship in the catalog like parts, and the library.
+CATALOG_KINDS = tuple(sorted(name for name, cls in KINDS.items() if issubclass(cls, Part | Facility)
+                             or name in LIBRARY_KINDS))
 
 
 def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[str] = (),
-                    unconfirmed: bool = False) -> list[Document]:
-    """The parts and facilities of `specs` (sorted by id) from any of `vendors` and of any of `kinds`.
+                    unconfirmed: bool = False, asics: Iterable[str] = ()) -> list[Document]:
+    """The parts, facilities, models and racks of `specs` and its shelf (sorted by id) of the vendors, kinds, ASICs.
 
+    They come from any of `vendors`, are of any of `kinds` and are built on any of `asics`.
     Vendors and kinds match case-insensitively; an empty selection keeps all. One that names no vendor of any entry
-    or no catalog kind is a usage error with "did you mean". `unconfirmed` keeps only entries with unconfirmed
-    figures.
+    or no catalog kind is a usage error with "did you mean". An ASIC ("Tomahawk 5", "spectrum-4") matches the
+    entries whose `asic` holds it as whole words (so "Spectrum" is not "Spectrum-4"); one that matches none is a
+    usage error naming the ASICs there are. `unconfirmed` keeps only entries with unconfirmed figures.
     """
-    entries = [d for d in specs.of(Document) if isinstance(d, Part | Facility)]
+    entries = sorted([d for d in specs.of(Document) if isinstance(d, Part | Facility) or d.kind in LIBRARY_KINDS]
+                     + [d for d, _ in specs.shelf.values()], key=lambda d: d.id)
     known_vendors = sorted({v for d in entries if (v := getattr(d, "vendor", ""))})
     want_vendors = {_known(v, known_vendors, "vendor") for v in vendors}
     want_kinds = {_known(k, CATALOG_KINDS, "kind") for k in kinds}
+    chips = [_asic(a, sorted({c for d in entries if (c := getattr(d, "asic", ""))})) for a in asics]
     return [d for d in entries
             if (not want_vendors or getattr(d, "vendor", "").lower() in want_vendors)
             and (not want_kinds or d.kind.lower() in want_kinds)
+            and (not chips or any(c.search(getattr(d, "asic", "")) for c in chips))
             and (not unconfirmed or (isinstance(d, Part) and d.unconfirmed_fields()))]
+
+
+def _asic(name: str, known: list[str]) -> re.Pattern[str]:
+    """A whole-word, case-insensitive pattern for an ASIC name; one that no entry's `asic` holds is a usage error."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name.strip())}(?![\w-])", re.IGNORECASE)
+    if not name.strip() or not any(pattern.search(k) for k in known):
+        hint = did_you_mean(name, known, cutoff=0.4, lead="; ") or f"; the catalog's: {'; '.join(known)}"
+        raise UsageError(f"no catalog part has ASIC '{name}'{hint}")
+    return pattern
 
 
 def _known(name: str, known: Iterable[str], what: str) -> str:
@@ -73,9 +95,15 @@ def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
     sources: dict[str, Source] = {}
     problems: list[SpecProblem] = []
     user_ids = {d.id for d in docs}
-    for doc in [d for d in library if d.id not in user_ids] + list(docs):
+    every = [d for d in library if d.id not in user_ids] + list(docs)
+    unused = {id(d) for d in _unused_library(every, {id(d) for d in library})}
+    shelf: dict[str, tuple[Document, Source]] = {}
+    for doc in every:
         model = _validate_one(doc, problems)
         if model is None:
+            continue
+        if id(doc) in unused:
+            shelf.setdefault(model.id, (model, doc))
             continue
         if model.id in items:
             first = sources[model.id].locate(("id",))
@@ -85,7 +113,34 @@ def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
         items[model.id], sources[model.id] = model, doc
     if problems:
         raise SpecError(problems)
-    return Specs(items, sources)
+    return Specs(items, sources, {k: v for k, v in shelf.items() if k not in items})
+
+
+def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:
+    """The library's documents (`id()`s in `library`) of `LIBRARY_KINDS` that no other document names.
+
+    Names are followed: a library document that a spec names counts its own names in turn.
+    A document names an id when the id is one of its string values (`model: llama3-70b`, `{rack: gb300-nvl72}`);
+    a library document named joins the design, and what it names in turn (a rack's parts are always there).
+    """
+    lazy = [d for d in docs if d.kind in LIBRARY_KINDS and id(d) in library]
+    waiting = {id(d) for d in lazy}
+    named = set().union(*(_strings(d.data) for d in docs if id(d) not in waiting))
+    while used := [d for d in lazy if d.id in named]:
+        lazy = [d for d in lazy if d.id not in named]
+        named |= set().union(*(_strings(d.data) for d in used))
+    return lazy
+
+
+def _strings(data: object) -> set[str]:
+    """Every string value in plain YAML data (keys excluded)."""
+    if isinstance(data, str):
+        return {data}
+    if isinstance(data, dict):
+        return set().union(*(_strings(v) for v in data.values()))
+    if isinstance(data, list):
+        return set().union(*(_strings(v) for v in data))
+    return set()
 
 
 def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:

@@ -295,11 +295,11 @@ def _raw(part_id: str) -> dict:
 
 
 def test_gb300_nvl72_rack_reproduces_nvidias_composition() -> None:
-    """examples/gb300-nvl72-su/racks/gb300-nvl72.yaml (NVIDIA NVL72 Enterprise RA: 18 compute trays, 9 NVSwitch
+    """specs/catalog/racks/gb300-nvl72.yaml (NVIDIA NVL72 Enterprise RA: 18 compute trays, 9 NVSwitch
     trays, 2 SN2201, 8 x 33 kW shelves) checks clean on its own: 72 GPUs, IT load within NVIDIA's 142 kW (to the 0.5 kW the tray
     estimate is rounded to), weight within the ORv3 1,400 kg payload."""
     from archgen.pipeline import run
-    result = run([Path(__file__).resolve().parents[1] / "examples" / "gb300-nvl72-su" / "racks" / "gb300-nvl72.yaml"])
+    result = run([CATALOG / "racks" / "gb300-nvl72.yaml"])
     assert not result.errors
     metrics = result.metrics["rack/gb300-nvl72"]
     assert metrics["it_power"].to("kW").magnitude == pytest.approx(142.4, abs=0.05)

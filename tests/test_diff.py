@@ -30,8 +30,12 @@ def feed(volts: float, amps: float) -> float:
 
 
 def copy_specs(dest: Path, edit: tuple[str, str] | None = None) -> Path:
-    """A copy of the shipped specs, with one text replacement in the DGX H100 rack."""
-    shutil.copytree(SPECS, dest)
+    """A copy of the shipped specs, with one text replacement in the DGX H100 rack.
+
+    Not of the catalog: a project uses the shipped one (a copy of it would be the project's own, every library rack
+    in it analysed, the GB300 NVL72 over the shipped hall's 132 kW budget).
+    """
+    shutil.copytree(SPECS, dest, ignore=shutil.ignore_patterns("catalog"))
     if edit:
         rack = dest / RACK
         text = rack.read_text()

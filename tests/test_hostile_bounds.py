@@ -34,7 +34,7 @@ CASES = [
     (H100, "links: 18", "links: 9223372036854775807", 1, "scale_up.links: expected a number of at most 1024, got 9223372036854775807"),
     ("catalog/links/dac-400g.yaml", "lanes: 4", "lanes: 9223372036854775807", 1, "lanes:"),
     ("catalog/cooling/in-rack-cdu-100kw.yaml", "count: 2", "count: 9223372036854775807", 1, "pumps.count:"),
-    ("workloads/llama3-70b.yaml", "layers: 80", "layers: 1000000", 1, "layers: expected a number of at most 10000, got 1000000"),
+    ("catalog/models/llama3-70b.yaml", "layers: 80", "layers: 1000000", 1, "layers: expected a number of at most 10000, got 1000000"),
 ]
 
 

@@ -123,9 +123,23 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     net = sum(cab.network_power.values(), Q_(0, "kW"))
     placed = {line.part for line in cab.bom if line.note == "not placed in a rack"}
     unplaced = sum((line.total_power for line in cab.bom if line.part in placed), Q_(0, "kW"))
-    return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"),
-            "it_power": (a.metrics["it_power_racks"] + cab.optics_power + unplaced).to("kW"),
-            "links": count(sum(t.links for t in cab.tiers))}
+    it_power = (a.metrics["it_power_racks"] + cab.optics_power + unplaced).to("kW")
+    return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
+            "links": count(sum(t.links for t in cab.tiers)), **_facility_metrics(a, it_power)}
+
+
+def _facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
+    """Facility power (IT x PUE) and the headroom of the hall's critical IT power and cooling, where given."""
+    hall, out = a.cluster.facility, {}
+    if hall is None:
+        return {}
+    if hall.cost is not None:
+        out["facility_power"] = (it_power * hall.cost.energy.pue).to("kW")
+    if hall.critical_it_power is not None:
+        out["it_capacity_headroom"] = (hall.critical_it_power - it_power).to("kW")
+    if hall.cooling_capacity is not None:
+        out["cooling_headroom"] = (hall.cooling_capacity - it_power).to("kW")
+    return out
 
 
 def _typical(design: Design, racks: dict, a: ClusterAnalysis, cab: Cabling) -> tuple[Q, tuple[str, ...]]:

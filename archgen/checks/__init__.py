@@ -31,15 +31,15 @@ from archgen.checks import (  # noqa: F401  (importing registers the checks)
     requirements,
     sweep,
 )
+from archgen.checks.cascade import run_checks  # the registry's, with the findings a REF finding causes marked
 from archgen.checks.registry import (
-           REGISTRY,
-           RESERVED,
-           RESERVED_SEVERITY,
-           Context,
-           Finding,
-           Violation,
-           check,
-           run_checks,
+    REGISTRY,
+    RESERVED,
+    RESERVED_SEVERITY,
+    Context,
+    Finding,
+    Violation,
+    check,
 )
 
 MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,

@@ -61,6 +61,8 @@ class Finding:
     limit: Q | None = None
     requirement: str = ""
     waived: str = ""
+    #: The REF finding this one most likely follows from (`checks.cascade`), e.g. "REF001 rack/r: 'q340'"; "" if none.
+    caused_by: str = ""
 
 
 @dataclass(frozen=True)

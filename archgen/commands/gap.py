@@ -7,7 +7,7 @@ from pathlib import Path
 
 from archgen.compare.gap import Gap, judge
 from archgen.errors import UsageError
-from archgen.load import find_files, load_paths
+from archgen.load import find_files, load_paths, shipped_catalog
 from archgen.output import gap as output
 from archgen.pipeline import run
 
@@ -49,9 +49,21 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
             "no .yaml/.yml files in the proposal" if not given else
             f"every spec file of the proposal is also under --against {_names(against)}, which holds our "
             "requirements; give the vendor's racks, clusters and parts as PROPOSAL"))
-    result = run([*theirs, *ours])
+    result = run([*_unwalked(theirs, proposal), *ours])
     return judge(result, {d.id for d in docs}, {f.resolve() for f in theirs},
                  tuple(str(p) for p in proposal), tuple(str(p) for p in against))
+
+
+def _unwalked(files: list[Path], proposal: Sequence[str | Path]) -> list[Path]:
+    """`files` less those of the shipped catalog reached by walking a folder above it (`specs/`).
+
+    Those are the library's, which `pipeline.load` adds as it does for `archgen check specs/` (a library rack or
+    model joins only where a spec names it). A proposal path inside the catalog keeps its files.
+    """
+    catalog = shipped_catalog().resolve()
+    inside = [Path(p).resolve() for p in proposal if Path(p).resolve().is_relative_to(catalog)]
+    return [f for f in files if not f.resolve().is_relative_to(catalog)
+            or any(f.resolve().is_relative_to(n) for n in inside)]
 
 
 def _names(paths: Sequence[str | Path]) -> str:

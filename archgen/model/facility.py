@@ -9,7 +9,7 @@ from pydantic import Field
 from archgen.model.base import Document, Spec
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
-from archgen.units import AreaLoad, Temperature, Voltage
+from archgen.units import AreaLoad, Power, Temperature, Voltage
 
 AirClass = Literal["A1", "A2", "A3", "A4"]
 LiquidClass = Literal["W17", "W27", "W32", "W40", "W45", "W+"]
@@ -40,6 +40,12 @@ class Facility(Document):
     water: FacilityWater | None = Field(None, description="Facility water, when liquid cooling is available.")
     air: FacilityAir = Field(description="Inlet air conditions.")
     voltage: Voltage | None = Field(None, description="Distribution voltage to the racks.")
+    critical_it_power: Power | None = Field(None, description=(
+        "Critical IT power the hall delivers (UPS-backed, to the IT load), e.g. '1.5 MW'; a cluster's IT power is "
+        "measured against it (metric `it_capacity_headroom`)."))
+    cooling_capacity: Power | None = Field(None, description=(
+        "IT heat the hall's cooling plant can reject (liquid and air together), e.g. '1.5 MW'; a cluster's IT power,"
+        " all of which becomes heat, is measured against it (metric `cooling_headroom`)."))
     source: str = Field("", description="Where the facility figures come from.")
     site_events: list[SiteEvent] = Field(default_factory=list, description=(
         "Events that stop every job in the hall (power, cooling), with their rate per year."))

@@ -18,7 +18,7 @@ def quantity(q: Q | None) -> dict | None:
 
 
 def finding(f: Finding) -> dict:
-    """One finding in the `check --format json` contract (``waived`` and ``hint`` only where they are set)."""
+    """One finding in the `check --format json` contract (``waived``, ``hint`` and ``caused_by`` only where set)."""
     loc = shown(f.location)  # relative, no machine paths (`load.shown`)
     out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
            "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
@@ -27,6 +27,8 @@ def finding(f: Finding) -> dict:
         out["waived"] = f.waived
     if f.hint:
         out["hint"] = f.hint
+    if f.caused_by:
+        out["caused_by"] = f.caused_by
     return out
 
 

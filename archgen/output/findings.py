@@ -12,6 +12,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__
 from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
+from archgen.checks.cascade import CAUSES, cause_of
 from archgen.errors import SpecProblem
 from archgen.load import packaged, shown
 from archgen.output.envelope import document, dumps, finding, quantity
@@ -40,17 +41,32 @@ def summary(findings: list[Finding], ran: Collection[str] | None = None) -> dict
 
 
 def text(findings: list[Finding], *, show_waived: bool = False) -> str:
-    """flake8-style lines: ``file:line:col: severity: ID object: message``."""
+    """flake8-style lines: ``file:line:col: severity: ID object: message``.
+
+    A finding that follows from a REF finding (`caused_by`) is folded under it: printed after it, indented, with no
+    line of its own in the file order; a REF finding with such followers comes first (docs/checks.md, "Error
+    cascades").
+    """
+    shown_ = [f for f in _shown(findings) if show_waived or not f.waived]
+    causes = {cause_of(f) for f in shown_ if f.id in CAUSES}
+    under: dict[str, list[Finding]] = {}
+    for f in shown_:
+        if f.caused_by in causes:
+            under.setdefault(f.caused_by, []).append(f)
+    first = [f for f in shown_ if f.id in CAUSES and cause_of(f) in under]  # a typo with a cascade leads
     lines = []
-    for f in _shown(findings):
-        if f.waived and not show_waived:
-            continue
-        where = f"{f.location}: " if f.location else ""
-        tag = f" (waived: {f.waived.strip()})" if f.waived else ""
-        lines.append(f"{where}{f.severity}: {f.id} {f.object}: {f.message}{tag}".replace(" : ", ": "))
+    for f in first + [f for f in shown_ if f.caused_by not in causes and not any(f is c for c in first)]:
+        lines.append(_line(f))
+        lines += ["    " + _line(g) for g in (under.get(cause_of(f), []) if f.id in CAUSES else [])]
     s = summary(findings)
     lines.append(f"{s['errors']} error(s), {s['warnings']} warning(s), {s['waived']} waived")
     return "\n".join(lines) + "\n"
+
+
+def _line(f: Finding) -> str:
+    where = f"{f.location}: " if f.location else ""
+    tag = f" (waived: {f.waived.strip()})" if f.waived else ""
+    return f"{where}{f.severity}: {f.id} {f.object}: {f.message}{tag}".replace(" : ", ": ")
 
 
 def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Collection[str] | None = None,
@@ -103,6 +119,8 @@ def sarif(findings: list[Finding]) -> str:
             artifact = ({"uri": quote(inside), "uriBaseId": CATALOG_BASE} if inside is not None  # RFC 3986
                         else {"uri": quote(loc.file), "uriBaseId": "%SRCROOT%"})
             r["locations"] = [{"physicalLocation": {"artifactLocation": artifact, "region": region}}]
+        if f.caused_by:                           # SARIF 3.8: a property bag for what the format has no field for
+            r["properties"] = {"causedBy": f.caused_by}
         results.append(r)
     run: dict[str, Any] = {"tool": {"driver": {"name": "archgen", "version": __version__, "rules": rules}}}
     if packaged_used:                             # SARIF 3.14.14: no uri (no machine path), only what it names

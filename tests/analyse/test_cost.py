@@ -45,7 +45,7 @@ def _design(root: Path, extra: dict[str, str] | None = None) -> Path:
     root.mkdir(parents=True)
     cluster = (SPECS / "clusters" / "mi355x-th5.yaml").read_text()
     (root / "mi355x-th5.yaml").write_text(cluster.replace("\nlayout:", STORAGE + "layout:", 1))
-    shutil.copy(SPECS / "racks" / "mi355x.yaml", root)
+    shutil.copy(SPECS / "catalog" / "racks" / "mi355x.yaml", root)   # a project copy of the library racks
     model = (SPECS / "workloads" / "llama3-70b.yaml").read_text().split("\n---\n")[0]  # the Model document
     (root / "model.yaml").write_text(model)
     for name, text in (extra or {}).items():

@@ -102,7 +102,7 @@ def test_coolant_and_air_delta_t_in_degrees_is_a_difference(tmp_path, delta_t):
     """
     import shutil
     shutil.copytree(SPECS, tmp_path / "specs")
-    rack = tmp_path / "specs" / "racks" / "gb200-nvl72.yaml"
+    rack = tmp_path / "specs" / "catalog" / "racks" / "gb200-nvl72.yaml"
     air = "36 degF" if "F" in delta_t else "20 degC"
     text = rack.read_text(encoding="utf-8").replace("delta_t: 10 K", f"delta_t: {delta_t}")
     rack.write_text(text.replace("air: {class: A2, delta_t: 20 K}", f"air: {{class: A2, delta_t: {air}}}"),

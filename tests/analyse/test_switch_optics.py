@@ -69,7 +69,7 @@ def test_unplaced_switches_do_not_save_optics_power(tmp_path):
 
 
 SHORT_SPINE = [Path(__file__).parents[1] / "data" / "placement" / "b200-8192-short-spine.yaml",
-               SPECS / "racks" / "dgx-b200-compute.yaml", SPECS / "racks" / "dgx-b200-network.yaml",
+               SPECS / "catalog" / "racks" / "dgx-b200-compute.yaml", SPECS / "racks" / "dgx-b200-network.yaml",
                SPECS / "catalog" / "facilities" / "hall-air.yaml"]
 
 
