@@ -38,13 +38,24 @@ def shipped():
     Run from the repository root with relative paths, as `make demo` does, and with the growth series documents
     show (`pipeline.run(..., scaling=True)`). A `Run` is frozen: tests read it, never change it.
     """
+    return _from_repo("specs")
+
+
+@pytest.fixture(scope="session")
+def example():
+    """`examples/gb300-nvl72-su` through the pipeline as `shipped` runs specs/ (once per session; frozen)."""
+    return _from_repo("examples/gb300-nvl72-su")
+
+
+def _from_repo(path: str):
+    """`pipeline.run` of `path` from the repository root with relative paths and the growth series, as `make demo`."""
     import os
 
     from archgen.pipeline import run
     old = Path.cwd()
     os.chdir(REPO)
     try:
-        yield run([Path("specs")], scaling=True)
+        return run([Path(path)], scaling=True)
     finally:
         os.chdir(old)
 

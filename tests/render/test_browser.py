@@ -8,14 +8,12 @@ of <head>; the screenshot and the console log are of the unmodified page.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from archgen.pipeline import run
 from archgen.render import render_all
 from tests.conftest import REPO
 
@@ -116,16 +114,10 @@ window.addEventListener("load", function () {
 
 
 @pytest.fixture(scope="module")
-def every_page(shipped_run, tmp_path_factory):
+def every_page(shipped_run, example, tmp_path_factory):
     """The HTML document of every rack and cluster of specs/ and of examples/gb300-nvl72-su."""
     out = tmp_path_factory.mktemp("every")
     render_all(shipped_run, out, formats=("html",), revision="test", progress=False)
-    old = Path.cwd()
-    os.chdir(REPO)
-    try:
-        example = run([Path("examples/gb300-nvl72-su")], scaling=True)
-    finally:
-        os.chdir(old)
     render_all(example, out, formats=("html",), revision="test", progress=False)
     return sorted(out.glob("*/*.html"))
 

@@ -9,7 +9,6 @@ poppler reads the file without a syntax error.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -17,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.pipeline import run
 from archgen.render import render_all
-from tests.conftest import REPO
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is missing")]
@@ -32,16 +29,10 @@ WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="
 
 
 @pytest.fixture(scope="module")
-def pdfs(shipped_run, tmp_path_factory):
+def pdfs(shipped_run, example, tmp_path_factory):
     """Every rack and cluster of specs/ and of examples/gb300-nvl72-su as PDF, and the GB200 SU's customer edition."""
     out = tmp_path_factory.mktemp("pdf")
     render_all(shipped_run, out, formats=("pdf",), revision="test", progress=False)
-    old = Path.cwd()
-    os.chdir(REPO)
-    try:
-        example = run([Path("examples/gb300-nvl72-su")], scaling=True)
-    finally:
-        os.chdir(old)
     render_all(example, out, formats=("pdf",), revision="test", progress=False)
     render_all(shipped_run, out / "customer", target="gb200-nvl72-su", formats=("pdf",), revision="test",
                progress=False, audience="customer")
