@@ -199,10 +199,6 @@ def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.nd
 
 # ------------------------------------------------------------------------------------------------ runs
 
-#: Problems that leave a fat tree unbuildable as specified: its runs are not laid out.
-UNBUILDABLE = ("NET001", "NET003")
-
-
 def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     """Runs, media choice, length bins, modules, optics power and BOM of a cluster."""
     cluster = a.cluster
@@ -223,7 +219,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
         # A fabric its switches cannot build (a radix short of the ports, too few tiers: NET001/NET003) gets its
         # counts but no wiring: runs to switches that cannot exist mean nothing, and their size grew with the
         # square of the shortfall (a 2-tier fabric asked to hold 1,000 units took 19 GB).
-        wired = known and not any(p.check in UNBUILDABLE for p in fa.problems)
+        wired = known and fa.buildable
         placed = place_switches(cluster, fa, problems, taken) if wired else {}
         for tier_name, key in (("access", "leaf"), ("leaf_spine", "spine"), ("spine_core", "core")):
             if tier_name not in fa.links:

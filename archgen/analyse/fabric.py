@@ -96,6 +96,14 @@ class FabricAnalysis:
         return next((t for t in self.tiers if t.name == name), None)
 
     @property
+    def buildable(self) -> bool:
+        """Whether its switches can build it as specified: no NET001 (radix short) and no NET003 (tiers short).
+
+        An unbuildable fabric is counted but not wired (`analyse.cabling`), and NET013 checks no graph of it.
+        """
+        return not any(p.check in ("NET001", "NET003") for p in self.problems)
+
+    @property
     def shape(self) -> ClosShape:
         """The numbers that fix one plane's wiring (see `archgen.topology.tier_pairs`)."""
         leaf, spine, core = self.tier("leaf"), self.tier("spine"), self.tier("core")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen import topology
-from archgen.analyse.cabling import UNBUILDABLE
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, count, nic_bandwidth, nic_ports
 from archgen.checks import network_roles as roles
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
@@ -242,7 +241,7 @@ def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
                 continue
             shape = fa.shape
             switches = shape.leaves + shape.spines + shape.cores
-            if fa.tiers_used < 2 or switches > MAX_GRAPH_SWITCHES or any(p.check in UNBUILDABLE for p in fa.problems):
+            if fa.tiers_used < 2 or switches > MAX_GRAPH_SWITCHES or not fa.buildable:
                 continue                                 # an unbuildable fabric's graph says nothing (NET001/NET003)
             spof = topology.clos_single_points(shape) if switches > MAX_CLOSED_FORM and \
                 not fa.tier("leaf").spare else None      # no spare leaf: every leaf holds endpoints
