@@ -1,25 +1,36 @@
-"""The library API: `run(paths)` performs the stages in order. Stages are added here and nowhere else."""
+"""The library API: `run(paths)` performs the stages in order. Stages are added here and nowhere else.
+
+The checks, the workload estimates, cost and the growth series are imported by the stages that run them, so that a
+command that stops before them (`archgen validate`, `archgen estimate`) does not import them (issue 25).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from archgen import checks
 from archgen.analyse.cabling import analyse_clusters
-from archgen.analyse.cost import Operations, analyse_operations
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.optics import switch_optics
 from archgen.analyse.rack import RackAnalysis, analyse
-from archgen.analyse.scaling import Scaling
-from archgen.analyse.scaling import scaling as grow
 from archgen.build import Design, build
 from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
-from archgen.perf.workloads import WorkloadResult, estimate_workloads
 from archgen.topology import ScaleOutPath
 from archgen.units import Q
 from archgen.validate import Specs, validate
+
+if TYPE_CHECKING:
+    from archgen import checks
+    from archgen.analyse.cost import Operations
+    from archgen.analyse.scaling import Scaling
+    from archgen.perf.workloads import WorkloadResult
+
+
+def _operations() -> Operations:
+    from archgen.analyse.cost import Operations
+    return Operations()
 
 
 @dataclass(frozen=True)
@@ -33,7 +44,7 @@ class Run:
     findings: list[checks.Finding]
     clusters: dict[str, ClusterAnalysis] = field(default_factory=dict)
     workloads: dict[str, WorkloadResult] = field(default_factory=dict)
-    operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.cost)
+    operations: Operations = field(default_factory=_operations)  # reliability and cost (analyse.cost)
     scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
 
     @property
@@ -75,6 +86,7 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
 
 def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]]:
     """Load → validate → build, then the REF checks only: what `archgen validate` reports, without the analyses."""
+    from archgen import checks
     specs = validate(*load(paths))                 # schema and unit errors raise, all at once
     design = build(specs)                          # unresolved references are kept for REF001/REF002
     return specs, checks.run_checks(checks.Context(design, {}, {}), ("REF",))
@@ -93,6 +105,10 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     show that growth series, and it costs more than the rest of a run (1.4 s for the shipped SuperPOD), so
     `archgen render` asks for it and `archgen check` does not.
     """
+    from archgen import checks
+    from archgen.analyse.cost import analyse_operations
+    from archgen.analyse.scaling import scaling as grow
+    from archgen.perf.workloads import estimate_workloads
     specs, design, racks, clusters = analyse_paths(paths)
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>

@@ -11,8 +11,7 @@ import json
 import math
 from typing import Any
 
-import pint
-
+from archgen.pint_import import pint
 from archgen.units import CURRENCIES, Q_, ureg
 
 

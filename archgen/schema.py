@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-import pint
 from pydantic.json_schema import GenerateJsonSchema
 
 from archgen.model import KINDS
+from archgen.pint_import import pint
 from archgen.units import format_quantity
 
 

@@ -16,11 +16,11 @@ import re
 from importlib import resources
 from typing import Annotated, Any, Literal
 
-import pint
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
 from archgen.cache import cache_dir, digest, seal, unsealed_removed
+from archgen.pint_import import pint
 
 #: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")

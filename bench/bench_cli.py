@@ -1,11 +1,13 @@
-"""Cold-start benchmark: `archgen --version` and `archgen check specs/` as ratios to `import pydantic, pint`.
+"""Cold-start benchmark: `archgen --version`, `estimate`, `validate` and `check` as ratios to `import pydantic, pint`.
 
 Each command runs in a fresh interpreter, alternating with the baseline so that machine noise hits both; the
-table reports medians and the ratio to the baseline measured in the same run (issue bar: check within 3x).
+table reports medians of wall time and of CPU time (user + system of the child, the measure issue 25 compares) and
+their ratios to the baseline measured in the same run (issue bar: check within 3x).
 """
 
 from __future__ import annotations
 
+import resource
 import statistics
 import subprocess
 import sys
@@ -18,30 +20,37 @@ RUNS = 9
 COMMANDS = {
     "baseline: python -c 'import pydantic, pint'": [sys.executable, "-c", "import pydantic, pint"],
     "archgen --version": [str(BIN / "archgen"), "--version"],
+    "archgen estimate --workload llama3-70b-pretrain-b200": [str(BIN / "archgen"), "estimate", "--workload",
+                                                             "llama3-70b-pretrain-b200"],
+    "archgen validate specs/": [str(BIN / "archgen"), "validate", "specs/"],
     "archgen check specs/": [str(BIN / "archgen"), "check", "specs/"],
 }
 
 
-def _time(cmd: list[str]) -> float:
+def _time(cmd: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of `cmd`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def main() -> None:
     """Measure, print and write `bench/results/cli.md`."""
     for cmd in COMMANDS.values():  # warm the page cache and the units cache
         _time(cmd)
-    samples: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in COMMANDS}
     for _ in range(RUNS):
         for name, cmd in COMMANDS.items():
             samples[name].append(_time(cmd))
-    base = statistics.median(next(iter(samples.values())))
+    base = [statistics.median(s[k] for s in next(iter(samples.values()))) for k in (0, 1)]
     lines = ["# Cold start", "", f"Median of {RUNS} runs each, interleaved; ratio to the baseline of the same run.", "",
-             "| command | median (s) | ratio to baseline |", "|---|---|---|"]
+             "| command | wall (s) | ratio to baseline | CPU (s) | CPU ratio to baseline |", "|---|---|---|---|---|"]
     for name, values in samples.items():
-        med = statistics.median(values)
-        lines.append(f"| {name} | {med:.3f} | {med / base:.2f}x |")
+        wall, cpu = (statistics.median(s[k] for s in values) for k in (0, 1))
+        lines.append(f"| {name} | {wall:.3f} | {wall / base[0]:.2f}x | {cpu:.3f} | {cpu / base[1]:.2f}x |")
     text = "\n".join(lines) + "\n"
     print(text)
     (ROOT / "bench" / "results" / "cli.md").write_text(text)

@@ -34,6 +34,7 @@ from archgen.perf.batch import evaluate
 from archgen.perf.cluster import Machine, machine
 from archgen.perf.hardware import hardware_for
 from archgen.perf.sweep import PointRow, Result, SweepProblem, summarise
+from archgen.pint_import import enable_dask
 from archgen.pipeline import run as pipeline_run
 from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
@@ -131,6 +132,7 @@ def executor(workers: int = 1, scheduler: str | None = None):
             from distributed import Client
         except ImportError:
             raise UsageError("--scheduler needs Dask: pip install 'archgen[distributed]'") from None
+        enable_dask()  # pint was imported without Dask (archgen/pint_import.py); Dask now meets Quantities
         probe(scheduler)
         try:
             client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from archgen import __version__
-from archgen.checks import Finding
 from archgen.load import shown
 from archgen.quantity_json import json_text
 from archgen.quantity_json import to_json as quantity_json
 from archgen.units import Q
+
+if TYPE_CHECKING:  # the checks are imported by the commands that run them, not by `archgen estimate` (issue 25)
+    from archgen.checks import Finding
 
 
 def quantity(q: Q | None) -> dict | None:

@@ -10,8 +10,7 @@ import math
 import re
 from typing import Any, overload
 
-import pint
-
+from archgen.pint_import import pint
 from archgen.units import ureg
 
 #: Display symbols for unit expressions whose pint symbol is awkward in a document.

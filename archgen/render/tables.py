@@ -13,10 +13,9 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-import pint
-
 from archgen.analyse.bom import BomLine
 from archgen.errors import UsageError
+from archgen.pint_import import pint
 from archgen.render import fmt
 from archgen.render.blocks import Cite, Column, Table
 

@@ -1,0 +1,104 @@
+"""Cold start (issue 25 part 2): a command imports only what it uses; pint without Dask until a scheduler asks.
+
+Each command runs in a fresh interpreter (the test process has imported everything), which then lists the modules
+it imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.util import find_spec
+
+import pytest
+
+from tests.conftest import REPO, SPECS
+
+#: Libraries no command of the estimate or validate kind uses: Dask (pint imports it, and jinja2 with it, when the
+#: `distributed` extra is installed), the plots, graphs and documents of `render` and `sweep`.
+NEVER = ("dask", "distributed", "jinja2", "matplotlib", "networkx", "openpyxl", "weasyprint", "rich")
+#: What `archgen estimate --workload` does not run: the checks, cost and reliability, the pipeline's workload pass,
+#: the documents.
+NOT_ESTIMATE = ("archgen.checks", "archgen.analyse.cost", "archgen.analyse.reliability", "archgen.analyse.scaling",
+                "archgen.perf.workloads", "archgen.render.blocks", "archgen.render.target")
+
+_WRAPPER = """
+import json, sys
+sys.argv = ["archgen", *json.loads(sys.argv[1])]
+from archgen.cli import main
+try:
+    main()
+except SystemExit as stop:
+    code = stop.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def imported(*args: str) -> tuple[int, set[str]]:
+    """Run `archgen ARGS` in a fresh interpreter: its exit code and every module it imported."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(REPO)
+    r = subprocess.run([sys.executable, "-c", _WRAPPER, json.dumps(list(args))], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    last = json.loads(r.stdout.strip().splitlines()[-1])
+    return last["code"], set(last["modules"])
+
+
+def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    """Those of `names` (or their submodules) that were imported."""
+    return sorted(n for n in names if n in modules or any(m.startswith(n + ".") for m in modules))
+
+
+def test_estimate_imports_neither_dask_nor_the_checks():
+    code, modules = imported("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(SPECS))
+    assert code == 0
+    assert "pint" in modules and "archgen.perf.training" in modules  # it did estimate
+    assert loaded(modules, NEVER) == []
+    assert loaded(modules, NOT_ESTIMATE) == []
+
+
+def test_validate_imports_no_dask():
+    code, modules = imported("validate", str(SPECS))
+    assert code == 0
+    assert "archgen.checks.references" in modules  # the REF checks ran
+    assert loaded(modules, NEVER) == []
+
+
+def test_version_imports_no_units():
+    code, modules = imported("--version")
+    assert code == 0
+    assert loaded(modules, ("pint", "numpy", "pydantic_core", "archgen.units", *NEVER)) == []
+
+
+def test_python_dash_m_archgen():
+    r = subprocess.run([sys.executable, "-m", "archgen", "--version"], cwd=REPO, capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert (r.returncode, r.stdout) == (0, "archgen 0.1.0\n")
+
+
+@pytest.mark.skipif(find_spec("dask") is None, reason="Dask is not installed (the 'distributed' extra)")
+def test_dask_meets_quantities_once_enabled():
+    """pint imported without Dask answers Dask's collection probe with an AttributeError until `enable_dask`."""
+    script = """
+import sys
+from archgen.units import Q_
+assert "dask" not in sys.modules
+import dask.base
+try:
+    dask.base.is_dask_collection(Q_(1, "m"))
+    raise SystemExit("pint answered Dask without enable_dask")
+except AttributeError:
+    pass
+from archgen.pint_import import enable_dask
+enable_dask()
+enable_dask()
+assert dask.base.is_dask_collection(Q_(1, "m")) is False
+assert dask.base.tokenize(Q_(1, "m")) == dask.base.tokenize(Q_(1, "m")) != dask.base.tokenize(Q_(2, "m"))
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert (r.returncode, r.stdout) == (0, "ok\n"), r.stderr
