@@ -244,23 +244,33 @@ def fastest(cands: list, size):
             t = unless(mask, t, np.inf)
         if best is None:
             best = t
-        elif isinstance(best, np.ndarray) and best.shape == np.broadcast_shapes(best.shape, np.shape(t)):
+        elif isinstance(best, np.ndarray) and holds(best, t):
             np.minimum(best, t, out=best)
         else:
             best = minimum(best, t)
     return best
 
 
+def holds(own: np.ndarray, other) -> bool:
+    """Whether `own` has the shape of its broadcast with `other` (a result of the two fits in it).
+
+    A number, or an array of `own`'s shape, answers without `np.broadcast_shapes` (most calls: one layout's
+    figures, issue 25).
+    """
+    shape = () if isinstance(other, float | int | bool) else np.shape(other)
+    return shape == own.shape or not shape or own.shape == np.broadcast_shapes(own.shape, shape)
+
+
 def _plus(own, other):
     """Own + other (IEEE addition commutes), into `own` when it is an array of the result's shape."""
-    if isinstance(own, np.ndarray) and own.shape == np.broadcast_shapes(own.shape, np.shape(other)):
+    if isinstance(own, np.ndarray) and holds(own, other):
         return np.add(own, other, out=own)
     return other + own
 
 
 def unless(cond, own, value):
     """where(cond, own, value), into `own` when it is an array of the result's shape."""
-    if isinstance(own, np.ndarray) and own.shape == np.broadcast_shapes(own.shape, np.shape(cond)):
+    if isinstance(own, np.ndarray) and holds(own, cond):
         np.copyto(own, value, where=~np.asarray(cond, dtype=bool))
         return own
     return where(cond, own, value)

@@ -212,6 +212,11 @@ class _Groups:
         """Arrays where the caller gave arrays: one group given as arrays was worked out as floats."""
         if self.shape is None:
             return t
+        t = np.asarray(t, dtype=float)
+        if t.shape == self.shape or not self.shape:  # the shapes one layout gives: no broadcast to work out
+            return t.copy()
+        if not t.shape:
+            return np.full(self.shape, t)
         return np.broadcast_to(np.asarray(t, dtype=float), np.broadcast_shapes(np.shape(t), self.shape)).copy()
 
 

@@ -170,7 +170,7 @@ def tree_index(size):
     """
     if isinstance(size, np.ndarray):
         idx = np.floor(np.log2(np.maximum(size, 1.0) / 64.0)).astype(int)
-        return np.clip(idx, 0, 23), (idx >= 0) & (idx < 23)
+        return np.minimum(np.maximum(idx, 0), 23), (idx >= 0) & (idx < 23)  # np.clip, without its dispatch
     if size < 64:
         return None
     return int(math.floor(math.log2(size / 64.0)))

@@ -181,7 +181,25 @@ def _slots(layers, pp, v, opts: PipelineOptions):
 
 
 def split(layers: int, pp, v, opts: PipelineOptions = DEFAULT) -> Split:
-    """The rank classes of a valid placement (see `split_problems`); pp and v may be arrays (one per layout)."""
+    """The rank classes of a valid placement (see `split_problems`); pp and v may be arrays (one per layout).
+
+    For one layout (pp and v numbers) the split is kept (`_one_split`), its arrays read-only.
+    """
+    if isinstance(pp, float | int) and isinstance(v, float | int):
+        return _one_split(layers, float(pp), float(v), opts)
+    return _split(layers, pp, v, opts)
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_split(layers: int, pp: float, v: float, opts: PipelineOptions) -> Split:
+    """`split` of one layout, kept: a search or a sweep asks for the same few again and again."""
+    out = _split(layers, pp, v, opts)
+    for a in (out.layers, out.embedding, out.loss, out.count, out.position):
+        a.flags.writeable = False
+    return out
+
+
+def _split(layers: int, pp, v, opts: PipelineOptions) -> Split:
     if opts.layout is not None:
         grid, _ = parse_layout(opts.layout, int(pp))
         rows = [{k: sum(st[k] for st in row) for k in ("embedding", "decoder", "loss")} for row in grid]
