@@ -84,6 +84,18 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v)
 
 
+def at_worst(tail, *values) -> list:
+    """Each of `values` (against the class axis) at the class where `tail` is largest, as 0-d arrays for one layout.
+
+    One layout (a 1-D `tail`) indexes its worst class directly: what `np.take_along_axis` picks, without its cost.
+    """
+    if tail.ndim == 1:
+        i = int(np.argmax(tail))
+        return [np.broadcast_to(v, tail.shape)[..., i] for v in values]
+    worst = np.argmax(tail, axis=-1)[..., None]
+    return [np.take_along_axis(np.broadcast_to(v, tail.shape), worst, -1)[..., 0] for v in values]
+
+
 def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> TrainingMemory:
     """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
 
@@ -104,6 +116,9 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> Trainin
     parts = [np.broadcast_to(f, shape) for f in fields]
     real = np.broadcast_to(sl.count, shape) > 0
     total = np.where(real, sum(parts[:4]), -np.inf)
+    if len(shape) == 1:  # one layout: its busiest class by index (what take_along_axis picks)
+        i = int(np.argmax(total))
+        return TrainingMemory(*(float(f[i]) for f in parts[:4]), float(np.max(np.where(real, parts[4], 0.0))))
     i = np.argmax(total, axis=-1)[..., None]
     pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts[:4]] + [np.max(np.where(real, parts[4], 0.0), -1)]
     if pick[0].ndim == 0:

@@ -24,7 +24,7 @@ from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed, tp_overla
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
-from archgen.perf.ranks import busiest_memory, layout_arrays, per_class, rank_times
+from archgen.perf.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
 from archgen.perf.stacks import JOB_DEFAULTS as _D
 from archgen.perf.stacks import Knobs
 
@@ -367,9 +367,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         hx, "all_reduce", 4.0, x(tp * pp), x(np.minimum(tp, hw.scale_up_size)))
     opt_c = opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
     tail = np.where(real, dp_c + opt_c, 0.0)
-    worst = np.argmax(tail, axis=-1)[..., None]
-    dp_comm = np.take_along_axis(np.broadcast_to(dp_c, tail.shape), worst, -1)[..., 0]
-    optimizer = np.take_along_axis(np.broadcast_to(opt_c, tail.shape), worst, -1)[..., 0]
+    dp_comm, optimizer = at_worst(tail, dp_c, opt_c)
 
     # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
     wq = 0.0
