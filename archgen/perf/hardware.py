@@ -8,6 +8,7 @@ so that any layer can build it: `hardware_for` takes the figures a cluster spec 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -165,6 +166,12 @@ class Hardware:
             raise UsageError(f"unknown hardware parameter '{parameter}' (known: {known})")
         return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
 
+    @functools.cached_property
+    def _numbers(self) -> bool:
+        """Whether every field (and peak) is a number, not an array: `with_axis` is then the hardware itself."""
+        return not any(isinstance(getattr(self, f.name), np.ndarray) for f in dataclasses.fields(self)) and not any(
+            isinstance(v, np.ndarray) for v in self.peak.values())
+
     def with_axis(self) -> Hardware:
         """This hardware with a trailing length-1 axis on each array field; itself when every field is a number.
 
@@ -172,6 +179,8 @@ class Hardware:
         `perf.batch`); a computation that adds a trailing axis to the layout arrays (the pipeline rank classes)
         takes the hardware through this so that it broadcasts against that axis.
         """
+        if self._numbers:
+            return self
         change: dict[str, object] = {f.name: v[..., None] for f in dataclasses.fields(self)
                                      if isinstance(v := getattr(self, f.name), np.ndarray)}
         if any(isinstance(v, np.ndarray) for v in self.peak.values()):
