@@ -85,3 +85,27 @@ def test_a_plot_of_many_points_draws_one_marker_per_grid_cell(platforms):
     assert len(offsets) == 100  # 60 points a throughput, in one band of the second objective thinner than a cell
     cell = (99 * 10.0) / report.GRID[0]
     assert min(xs) == pytest.approx(1e5 + cell / 2) and max(xs) == pytest.approx(1e5 + 990 - cell / 2)
+
+
+def test_the_blocked_pareto_front_is_the_brute_force_front():
+    """Every feasible point no other feasible point dominates, ties kept: checked against all pairs, on integer
+    objectives (many ties) over several blocks."""
+    import random
+
+    from archgen.perf.sweep import PARETO_BLOCK, pareto
+
+    rng = random.Random(25)
+    goals = [("a", True), ("b", False), ("c", False)]
+    rows = [PointRow(i, {}, "c", "ok", metrics={"a": rng.randint(0, 30), "b": rng.randint(0, 30),
+                                                "c": rng.randint(0, 30)}, feasible=rng.random() < 0.9)
+            for i in range(3 * PARETO_BLOCK + 7)]
+
+    def key(r: PointRow) -> tuple[float, ...]:
+        return (-r.metrics["a"], r.metrics["b"], r.metrics["c"])
+
+    def dominates(p: PointRow, q: PointRow) -> bool:
+        return all(u <= v for u, v in zip(key(p), key(q), strict=True)) and key(p) != key(q)
+
+    feasible = [r for r in rows if r.feasible]
+    expected = [i for i, r in enumerate(rows) if r.feasible and not any(dominates(o, r) for o in feasible)]
+    assert pareto(rows, goals) == expected and len(expected) > 3

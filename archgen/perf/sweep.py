@@ -170,12 +170,26 @@ def pareto(rows: Sequence[PointRow], objectives: Sequence[tuple[str, bool]]) -> 
     # minimise everything: negate the maximised objectives
     x = np.array([[(-1.0 if up else 1.0) * rows[i].metrics[m] for m, up in objectives] for i in cand])
     order = np.lexsort(x.T[::-1])  # by the first objective, ties by the next: a dominator always comes first
-    front = [order[0]]
-    for j in order[1:]:
-        f, p = x[front], x[j]
-        if not np.any(np.all(f <= p, axis=1) & np.any(f < p, axis=1)):
-            front.append(j)
-    return sorted(cand[j] for j in front)
+    front = np.empty(0, dtype=int)
+    for start in range(0, len(order), PARETO_BLOCK):
+        block = order[start:start + PARETO_BLOCK]
+        # dominated by a point of the front so far, or by one of the block (only an earlier one can dominate, and a
+        # point dominated by a dominated point is dominated by that one's dominator too: no order is needed)
+        block = block[~_beaten(x[front], x[block])]
+        block = block[~_beaten(x[block], x[block])]
+        front = np.concatenate([front, block])
+    return sorted(cand[j] for j in front.tolist())
+
+
+def _beaten(by: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Which of `points` a point of `by` dominates (at most on every objective, less on one; all minimised)."""
+    if not len(by) or not len(points):
+        return np.zeros(len(points), dtype=bool)
+    return np.any(np.all(by[:, None] <= points[None], axis=2) & np.any(by[:, None] < points[None], axis=2), axis=0)
+
+
+#: Points compared at once in `pareto` (a block against the front so far, then against itself).
+PARETO_BLOCK = 512
 
 
 def best(rows: Sequence[PointRow], metric: str, maximise: bool) -> int | None:
