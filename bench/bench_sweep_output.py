@@ -69,8 +69,8 @@ def main(points: int) -> str:
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "sweep.yaml"
-        text = TRAIN.format(hbm=levels(max(1, points // 120)))  # at most 10^6 points (archgen refuses more)
-        path.write_text(text.replace("max_points: 1100000", "max_points: 1000000"), encoding="utf-8")
+        text = TRAIN.format(hbm=levels(max(1, points // 120)))
+        path.write_text(text, encoding="utf-8")
         got = stages(path)
         walls: dict[int, list[float]] = {1: [], 2: []}
         for _ in range(ROUNDS):
