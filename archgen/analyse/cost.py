@@ -30,6 +30,7 @@ from archgen.model import Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.model.requirements import judge
+from archgen.perf.derived import cost_per_token
 from archgen.perf.estimate import judge_requirements
 from archgen.perf.goodput import Failures
 from archgen.perf.workloads import WorkloadResult
@@ -250,7 +251,7 @@ def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None) -> di
     per_hour = c.per_used_accelerator_hour * accelerators
     m = {"job_cost_per_hour": per_hour}
     if tokens_per_second is not None and tokens_per_second.m > 0:
-        per_token = per_hour / (tokens_per_second * Q_(3600, "s")).to("").m
+        per_token = cost_per_token(c.per_used_accelerator_hour, accelerators, tokens_per_second.m_as("1/s"))
         m["cost_per_token"] = per_token
         m["cost_per_million_tokens"] = per_token * 1e6
     return m

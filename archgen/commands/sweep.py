@@ -237,20 +237,40 @@ def chunks(size: int, parts: int) -> list[tuple[int, int]]:
     return [(a, min(a + step, size)) for a in range(0, size, step)]
 
 
+def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = False) -> tuple[list[PointRow], str]:
+    """Points `start` to `stop` - 1 and, with `csv`, their lines of `points.csv` (the header with the first chunk).
+
+    What a worker runs: the output of a chunk is written where it was evaluated, so that `--workers N` shares the
+    formatting as it shares the estimates (`render.point_table` writes from columns).
+    """
+    rows = evaluate(problem, start, stop)
+    if not csv:
+        return rows, ""
+    from archgen.render.point_table import csv_text
+    return rows, csv_text(problem, rows, header=start == 0)
+
+
 def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
-                 progress: Callable[[int, int], None] | None = None) -> Result:
-    """Every point of `problem`, in point order, evaluated here or by `pool`."""
+                 progress: Callable[[int, int], None] | None = None, written: list[str] | None = None) -> Result:
+    """Every point of `problem`, in point order, evaluated here or by `pool`.
+
+    With `written`, each chunk's lines of `points.csv` are appended to it, in point order (`evaluate_chunk`).
+    """
     least = MIN_CHUNK if problem.workload.training is not None else 1
     ranges = chunks(problem.size, min(workers * CHUNKS_PER_WORKER, -(-problem.size // least)) if pool else 1)
     rows: list[PointRow] = []
     done = 0
     try:
-        parts: Iterable[list[PointRow]]
+        parts: Iterable[tuple[list[PointRow], str]]
+        csv = written is not None
         if pool is None:
-            parts = (evaluate(problem, a, b) for a, b in ranges)
+            parts = (evaluate_chunk(problem, a, b, csv) for a, b in ranges)
         else:
-            parts = pool.map(evaluate, [problem] * len(ranges), [a for a, _ in ranges], [b for _, b in ranges])
-        for part in parts:
+            parts = pool.map(evaluate_chunk, [problem] * len(ranges), [a for a, _ in ranges],
+                             [b for _, b in ranges], [csv] * len(ranges))
+        for part, text in parts:
+            if written is not None:
+                written.append(text)
             rows.extend(part)
             done += len(part)
             if progress:
@@ -301,8 +321,10 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     count, capped = worker_count(workers)
     if capped:
         note(capped)
-    specs, results, errors = run(sweep_file, paths, workers=count, scheduler=scheduler, progress=progress)
-    written = write(specs, results, out, formats, templates, failing=len(errors))
+    texts: dict[str, str] | None = {} if "csv" in formats else None
+    specs, results, errors = run(sweep_file, paths, workers=count, scheduler=scheduler, progress=progress,
+                                 texts=texts)
+    written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
     if errors:
         note(failing_note(errors))
@@ -310,18 +332,26 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
 
 
 def run(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
-        progress: Callable[[str, int, int], None] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
+        progress: Callable[[str, int, int], None] | None = None,
+        texts: dict[str, str] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
     """Evaluate every sweep of `sweep_file` on the specs under `paths`.
 
     Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
-    runs on specs with errors (its document says so), and the command exits 1.
+    runs on specs with errors (its document says so), and the command exits 1. With `texts`, each sweep's
+    `points.csv` is written by whoever evaluates its chunks and left there by sweep id.
     """
     workers, _ = worker_count(workers)
     specs, clusters, sweeps, errors = checked(sweep_file, paths)
     todo = problems(specs, clusters, sweeps)
+    results = []
     with executor(workers, scheduler) as pool:
         n = workers if scheduler is None else SCHEDULER_WORKERS
-        return specs, [evaluate_all(p, pool, n, _reporter(progress, p.sweep.id)) for p in todo], errors
+        for p in todo:
+            lines: list[str] | None = None if texts is None else []
+            results.append(evaluate_all(p, pool, n, _reporter(progress, p.sweep.id), lines))
+            if texts is not None and lines is not None:
+                texts[p.sweep.id] = "".join(lines)
+    return specs, results, errors
 
 
 def _reporter(progress: Callable[[str, int, int], None] | None, sweep_id: str) -> Callable[[int, int], None] | None:
@@ -332,10 +362,12 @@ def _reporter(progress: Callable[[str, int, int], None] | None, sweep_id: str) -
 
 
 def write(specs: Specs, results: Sequence[Result], out: Path, formats: Sequence[str] = ("md", "csv", "svg"),
-          templates: Path | None = None, date: str | None = None, failing: int = 0) -> list[Path]:
+          templates: Path | None = None, date: str | None = None, failing: int = 0,
+          points_csv: dict[str, str] | None = None) -> list[Path]:
     """Render each sweep into ``out/<sweep id>/`` (every file atomically, after all are rendered) and list them.
 
-    `failing` counts the specs' error findings; a document of specs with errors says so.
+    `failing` counts the specs' error findings; a document of specs with errors says so. `points_csv` holds the
+    sweeps' `points.csv` by sweep id where the workers wrote it.
     """
     from archgen.render import parse_formats
     from archgen.render.files import write_atomic
@@ -345,7 +377,9 @@ def write(specs: Specs, results: Sequence[Result], out: Path, formats: Sequence[
     rendered = []
     for r in results:
         revision, digest = provenance_of(specs, r)
-        rendered.append((r.problem.sweep.id, render_sweep(r, wanted, templates, revision, digest, date, failing)))
+        given = (points_csv or {}).get(r.problem.sweep.id)
+        rendered.append((r.problem.sweep.id, render_sweep(r, wanted, templates, revision, digest, date, failing,
+                                                          given)))
     written = [write_atomic(out / sid / name, data) for sid, files in rendered for name, data in sorted(files.items())]
     for sid, files in rendered:  # a sweep without a front this time leaves no front of an earlier run behind
         for name, fmt in OPTIONAL_FILES.items():

@@ -1,9 +1,9 @@
 """The rows of a batch of sweep points: the sweep's own metrics, the requirements judged on arrays, feasibility.
 
 `perf.batch` times a layout set's points (the training metrics of each, as arrays); `finish` turns them into the
-`PointRow`s `perf.sweep.evaluate_point` returns, point for point: power, energy per token, goodput and cost per token as
-the per-point path computes them, and each requirement judged by `model.requirements.judge_each`, the array form
-of the one judgement.
+`PointRow`s `perf.sweep.evaluate_point` returns, point for point: power, energy per token, goodput and cost per token
+from `perf.derived` as on the per-point path, and each requirement judged by `model.requirements.judge_each`, the
+array form of the one judgement.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from archgen import metrics as registry
 from archgen.model.requirements import judge_each
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.cluster import Machine
-from archgen.perf.estimate import MEMORY_METRICS
+from archgen.perf.derived import judged, point_metrics
 from archgen.perf.hardware import Hardware
 from archgen.perf.sweep import PointRow, SweepProblem, requirements
 from archgen.quantity_json import json_unit
@@ -49,40 +49,28 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     """Rows as `perf.sweep.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
 
     `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`.
-    Power, energy per token, goodput and cost per token are the per-point path's float arithmetic, point by point;
-    the requirements are judged on arrays (`model.requirements.judge_each`).
+    Power, energy per token, goodput and cost per token are `perf.derived.point_metrics`, point by point, as on the
+    per-point path; the requirements are judged on arrays (`model.requirements.judge_each`).
     """
     problem = pts.problem
     base = pts.base
-    power = base.it_power * pts.gpus / base.accelerators
     lists = {name: Q_(vals, unit).to(_json_unit(unit)).magnitude.tolist() for name, (vals, unit) in metrics.items()}
     where = {int(p): j for j, p in enumerate(chosen.tolist())}
     fits = fit.tolist()
+    goodput = None if pts.goodput is None else (lambda g=pts.goodput: g)
     rows: list[dict[str, float]] = []
     for p in range(len(fits)):
         j = where.get(p)
-        m = {k: v[j] for k, v in lists.items()} if j is not None else {}
-        m["power"] = power
-        m["accelerators"] = float(pts.gpus)
-        if m.get("tokens_per_second"):
-            m["energy_per_token"] = power / m["tokens_per_second"]
-            tokens = m["tokens_per_second"]
-            if pts.goodput is not None:
-                m["goodput"] = pts.goodput
-                m["goodput_tokens_per_second"] = tokens = tokens * pts.goodput
-            if base.cost_per_accelerator_hour is not None and tokens > 0:
-                m["cost_per_token"] = base.cost_per_accelerator_hour * pts.gpus / (tokens * 3600)
-        if not fits[p]:
-            m = {k: v for k, v in m.items() if k in (*MEMORY_METRICS, "power", "accelerators")}
-        rows.append(m)
+        rows.append(point_metrics({k: v[j] for k, v in lists.items()} if j is not None else {}, base, pts.gpus,
+                                  fits[p], goodput))
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
     for req in problem.workload.requirements:
-        judged = judge_each(req, Q_(*metrics[req.metric])) if req.metric in metrics else None
+        verdicts = judge_each(req, Q_(*metrics[req.metric])) if req.metric in metrics else None
         for p, got in enumerate(met):
             j = where.get(p)
-            use = judged is not None and j is not None and (fits[p] or req.metric in MEMORY_METRICS)
-            got[req.id] = judged[j] if use else None
+            use = verdicts is not None and j is not None and judged(req.metric, fits[p])
+            got[req.id] = verdicts[j] if use else None
     for req in problem.sweep.requirements:
         have = [p for p, m in enumerate(rows) if fits[p] and req.metric in rows[p]]
         each = judge_each(req, Q_(np.asarray([rows[p][req.metric] for p in have], dtype=float),

@@ -18,6 +18,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.bands import Band, bands, family
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
+from archgen.perf.derived import DOES_NOT_FIT, judged
 from archgen.perf.efficiency_range import efficiency_note
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
@@ -359,10 +360,6 @@ def precision(workload: Workload) -> str | None:
     return job.precision if job is not None else None
 
 
-#: Metrics that still mean something when a job does not fit in memory.
-MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
-
-
 def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
     """The estimate with its hardware, each metric's error band (`family_`) and the requirements judged on both.
 
@@ -380,8 +377,8 @@ def judge_requirements(workload: Workload, est: Estimate) -> list[Outcome]:
     outcomes = []
     for req in workload.requirements:
         value, band = est.metrics.get(req.metric), est.bands.get(req.metric)
-        if value is not None and not (est.fits or req.metric in MEMORY_METRICS):
-            outcomes.append(judge(req, None, "the job does not fit in accelerator memory"))
+        if value is not None and not judged(req.metric, bool(est.fits)):
+            outcomes.append(judge(req, None, DOES_NOT_FIT))
         else:
             outcomes.append(judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}",
                                   band.values(value) if band is not None and value is not None else None))

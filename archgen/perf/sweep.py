@@ -21,6 +21,7 @@ from archgen.model.requirements import Requirement, judge
 from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import Machine, estimate_on_cluster
+from archgen.perf.derived import point_metrics
 from archgen.perf.estimate import precision
 from archgen.perf.goodput import goodput_of
 from archgen.perf.hardware import Hardware
@@ -130,21 +131,11 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
         return PointRow(index, values, base.cluster, "invalid", reason)
     gpus = est.gpus
-    metrics = {k: json_magnitude(v) for k, v in est.metrics.items()}
-    power = base.it_power * gpus / base.accelerators
-    metrics["power"] = power
-    metrics["accelerators"] = float(gpus)
-    if metrics.get("tokens_per_second"):
-        metrics["energy_per_token"] = power / metrics["tokens_per_second"]
-        tokens = metrics["tokens_per_second"]
-        if base.failures is not None and workload.training is not None and problem.model is not None:
-            metrics["goodput"] = goodput_of(base.failures, workload, problem.model, gpus)
-            metrics["goodput_tokens_per_second"] = tokens = tokens * metrics["goodput"]
-        if base.cost_per_accelerator_hour is not None and tokens > 0:
-            metrics["cost_per_token"] = base.cost_per_accelerator_hour * gpus / (tokens * 3600)
-    if not est.fits:
-        metrics = {k: v for k, v in metrics.items() if k in ("memory_per_gpu", "memory_headroom", "power",
-                                                               "accelerators")}
+    goodput = None
+    if base.failures is not None and workload.training is not None and problem.model is not None:
+        goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(f, w, m, gpus)  # noqa: E731
+    metrics = point_metrics({k: json_magnitude(v) for k, v in est.metrics.items()}, base, gpus, bool(est.fits),
+                            goodput)
     met = {o.requirement.id: o.met for o in est.requirements}
     met.update({r.id: _judge(r, metrics) if est.fits else None for r in problem.sweep.requirements})
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
@@ -170,12 +161,26 @@ def pareto(rows: Sequence[PointRow], objectives: Sequence[tuple[str, bool]]) -> 
     # minimise everything: negate the maximised objectives
     x = np.array([[(-1.0 if up else 1.0) * rows[i].metrics[m] for m, up in objectives] for i in cand])
     order = np.lexsort(x.T[::-1])  # by the first objective, ties by the next: a dominator always comes first
-    front = [order[0]]
-    for j in order[1:]:
-        f, p = x[front], x[j]
-        if not np.any(np.all(f <= p, axis=1) & np.any(f < p, axis=1)):
-            front.append(j)
-    return sorted(cand[j] for j in front)
+    front = np.empty(0, dtype=int)
+    for start in range(0, len(order), PARETO_BLOCK):
+        block = order[start:start + PARETO_BLOCK]
+        # dominated by a point of the front so far, or by one of the block (only an earlier one can dominate, and a
+        # point dominated by a dominated point is dominated by that one's dominator too: no order is needed)
+        block = block[~_beaten(x[front], x[block])]
+        block = block[~_beaten(x[block], x[block])]
+        front = np.concatenate([front, block])
+    return sorted(cand[j] for j in front.tolist())
+
+
+def _beaten(by: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Which of `points` a point of `by` dominates (at most on every objective, less on one; all minimised)."""
+    if not len(by) or not len(points):
+        return np.zeros(len(points), dtype=bool)
+    return np.any(np.all(by[:, None] <= points[None], axis=2) & np.any(by[:, None] < points[None], axis=2), axis=0)
+
+
+#: Points compared at once in `pareto` (a block against the front so far, then against itself).
+PARETO_BLOCK = 512
 
 
 def best(rows: Sequence[PointRow], metric: str, maximise: bool) -> int | None:

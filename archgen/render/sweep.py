@@ -11,77 +11,49 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from archgen import metrics
-from archgen.model.requirements import Status
-from archgen.model.sweep import HARDWARE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.sweep import PointRow, Result, requirements
 from archgen.render import fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
-from archgen.units import Q_, Q
-
-#: How each metric is shown: its title, SI unit, display unit and decimals (from `archgen.metrics`).
-DISPLAY: dict[str, tuple[str, str, str, int]] = {
-    m.name: (m.title, m.dimension or "dimensionless", m.unit or "dimensionless", m.digits)
-    for m in (*metrics.declared("workload"), *metrics.declared("point")) if m.sweep}
-#: Metrics listed in the tables of points, per job kind (objectives first, then these).
-SHOWN = {"training": ("step_time", "tokens_per_second", "mfu", "memory_per_gpu", "power", "energy_per_token"),
-         "inference": ("ttft", "tpot", "tokens_per_second_per_gpu", "concurrency", "power", "energy_per_token"),
-         "collective": ("busbw", "time")}
-LAYOUT = {"tp": "tp", "pp": "pp", "dp": "dp", "cp": "cp", "ep": "ep", "micro_batch": "mb", "interleave": "v",
-          "recompute": "recompute", "replicas": "replicas", "batch": "batch", "op": "op", "algorithm": "algorithm"}
+from archgen.render.point_table import (
+    DISPLAY,
+    PLAIN,
+    cells,
+    columns,
+    csv_text,
+    hypothetical,
+    layout_text,
+    level_text,
+    metric_names,
+    number,
+    value,
+)
+from archgen.units import Q_
 
 
 def metric_columns(result: Result) -> list[str]:
     """The metrics the point tables show: the objectives, then the job's usual figures."""
-    names = [m for m, _ in result.objectives]
-    return names + [m for m in SHOWN[job_kind(result.problem.workload, "workload")] if m not in names]
-
-
-def value(row: PointRow, metric: str) -> Q | None:
-    """A row's metric as a quantity in its display unit, or None."""
-    if metric not in row.metrics:
-        return None
-    _, si, shown, _ = DISPLAY[metric]
-    return Q_(row.metrics[metric], si).to(shown)
+    return metric_names(result.problem)
 
 
 def shown(row: PointRow, metric: str) -> str:
     """A row's metric as display text with its unit ('4.32 s', '970,220', '32.4 %'), or '—'."""
-    q = _number(value(row, metric))
+    q = number(value(row, metric))
     _, _, unit, digits = DISPLAY[metric]
     return fmt.cell(q, None, digits) if not isinstance(q, float) or unit == "dimensionless" else \
         f"{fmt.number(q, digits)} {'tokens/s' if unit == '1/s' else fmt.unit_label(unit)}"
-
-
-def level_text(level: Any) -> str:
-    """An axis value as text: a factor as '×1.5', a quantity as written, anything else as is."""
-    if isinstance(level, Q):
-        return fmt.q(level, digits=_digits(level.magnitude))
-    if isinstance(level, float):
-        return f"×{level:g}"
-    return str(level)
 
 
 #: Axes whose levels are categories, not magnitudes: the plot colours points by their combination.
 CATEGORICAL = ("cluster", "accelerator", "precision")
 #: Colours of the categories (colour-blind safe, Okabe and Ito 2008), in level order; the same in every sweep plot.
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
-
-
-def hypothetical(row: PointRow) -> list[str]:
-    """The hardware a point assumes that the catalog does not have: every hardware axis not at factor 1.
-
-    A factor other than 1 (×2 scale-out bandwidth) or a replaced figure ('1800 GB/s') describes a machine that does
-    not exist as catalogued, so a best point resting on it answers a what-if, not a purchase.
-    """
-    return [f"{a} {level_text(v)}" for a, v in row.values.items()
-            if a in HARDWARE_AXES and not (isinstance(v, float) and v == 1.0)]
 
 
 def categories(result: Result) -> list[str]:
@@ -94,50 +66,10 @@ def category(result: Result, row: PointRow) -> str:
     return ", ".join(level_text(row.values[a]) for a in categories(result))
 
 
-def _digits(x: float) -> int:
-    return 0 if float(x).is_integer() else 2
-
-
-def layout_text(row: PointRow) -> str:
-    """The layout a point ran with: 'tp 2 · pp 9 · dp 16 · mb 1 · recompute none'."""
-    return " · ".join(f"{LAYOUT.get(k, k)} {v}" for k, v in row.layout.items() if not (k in ("cp", "ep") and v == 1)
-                      and not (k == "interleave" and v == 1))
-
-
-def _columns(result: Result, metrics: list[str]) -> tuple[Column, ...]:
-    cols = [Column("#", align="right"), *(Column(name) for name in result.problem.axes), Column("Layout")]
-    for m in metrics:
-        title, _, shown, digits = DISPLAY[m]
-        cols.append(Column(title, None if shown in PLAIN else shown, digits, "right"))
-    return tuple(cols)
-
-
 def points_table(result: Result, rows: list[PointRow], table_id: str, caption: str) -> Table:
-    """Points with their axis values, layout, metrics, outcome and requirements."""
-    metrics = metric_columns(result)
-    reqs = requirements(result.problem)
-    hardware = any(a in HARDWARE_AXES for a in result.problem.axes)
-    cols = (*_columns(result, metrics), Column("Status"), Column("Feasible"), *(Column(r.id) for r in reqs),
-            *((Column("Hardware"),) if hardware else ()), Column("Reason"))
-    body = []
-    for r in rows:
-        met = [Status.NOT_PROVIDED if r.met.get(q.id) is None else Status.MET if r.met[q.id] else Status.NOT_MET
-               for q in reqs]
-        flag = (("hypothetical" if hypothetical(r) else "as catalogued",) if hardware else ())
-        body.append((r.index, *(level_text(r.values[a]) for a in result.problem.axes), layout_text(r),
-                     *(_number(value(r, m)) for m in metrics), r.status, r.feasible, *met, *flag, r.reason))
-    return Table(table_id, caption, cols, tuple(body))
-
-
-#: Display units shown as plain numbers: counts, ratios and rates whose title names the unit (Tokens/s).
-PLAIN = ("dimensionless", "1/s")
-
-
-def _number(q: Q | None) -> Any:
-    """Counts and rates as plain numbers (tables and CSV show 970,220, not '970,220 1/s'); the rest as is."""
-    if q is None or str(q.units) == "percent" or not (q.dimensionless or q.is_compatible_with("1/s")):
-        return q
-    return float(q.magnitude)
+    """Points with their axis values, layout, metrics, outcome and requirements (`render.point_table`)."""
+    p = result.problem
+    return Table(table_id, caption, columns(p), tuple(cells(p, r) for r in rows))
 
 
 def build(result: Result, revision: str, input_hash: str, date: str | None, failing: int = 0) -> DocumentModel:
@@ -198,8 +130,32 @@ def front_section(result: Result) -> Section:
         by = ", ".join(categories(result))
         section.add(Figure("pareto", "pareto", f"{a} against {b}: every point that fits"
                                                f"{f', coloured by {by}' if by else ''} (hollow: misses a SHALL "
-                                               "target; triangle: hypothetical hardware), and the front"))
-    return section.add(points_table(result, [result.rows[i] for i in result.front], "front", "The Pareto front"))
+                                               "target; triangle: hypothetical hardware), and the front"
+                                               f"{GRIDDED if result.counts()['fitting'] > GRID_FROM else ''}"))
+    shown = listed(result)
+    if len(shown) < len(result.front):
+        section.add(Para(f"The front has {len(result.front):,} points; the table lists {len(shown):,} of them, spread "
+                         f"evenly along {DISPLAY[result.objectives[0][0]][0]}, and leaves out "
+                         f"{len(result.front) - len(shown):,}: front.csv beside this document lists every one.",
+                         "note"))
+    return section.add(points_table(result, [result.rows[i] for i in shown], "front", "The Pareto front"))
+
+
+#: Most points a document's table of the front lists; front.csv has them all.
+FRONT_ROWS = 100
+
+
+def listed(result: Result) -> list[int]:
+    """The front points the document's table lists (positions in `rows`, in point order).
+
+    All of them up to `FRONT_ROWS`, else `FRONT_ROWS` spread evenly along the first objective, both ends included.
+    """
+    if len(result.front) <= FRONT_ROWS:
+        return list(result.front)
+    m, up = result.objectives[0]
+    order = sorted(result.front, key=lambda i: ((-1.0 if up else 1.0) * result.rows[i].metrics[m], i))
+    n = len(order) - 1
+    return sorted({order[round(k * n / (FRONT_ROWS - 1))] for k in range(FRONT_ROWS)})
 
 
 def best_section(result: Result) -> Section:
@@ -261,24 +217,37 @@ def pareto_figure(result: Result) -> MplFigure:
     (mx, _), (my, _) = result.objectives[:2]
     fig = MplFigure(figsize=(8.0, 4.4))
     ax = fig.subplots()
-    groups = sorted({category(result, r) for r in result.rows if r.status == "ok"},
-                    key=lambda g: [str(x) for x in g.split(", ")])
+    ok = [r for r in result.rows if r.status == "ok"]
+    cats = categories(result)
+    keys = [tuple(r.values[a] for a in cats) for r in ok]
+    named = {k: ", ".join(level_text(v) for v in k) for k in dict.fromkeys(keys)}
+    names = [named[k] for k in keys]
+    groups = sorted(set(names), key=lambda g: [str(x) for x in g.split(", ")])
     colour = {g: PALETTE[i % len(PALETTE)] if g else "#4c72b0" for i, g in enumerate(groups)}
+    xs, ys = _shown_column(ok, mx), _shown_column(ok, my)
+    catalogued = [not hypothetical(r) for r in ok]
+    binned = len(ok) > GRID_FROM
+    series: dict[tuple, list[tuple[float, float]]] = {}
+    for i, r in enumerate(ok):
+        if (x := xs[i]) is not None and (y := ys[i]) is not None:
+            series.setdefault((names[i], r.feasible, catalogued[i]), []).append((x, y))
+    span = _span(xs, ys) if binned else None
     for g in groups:
         for feasible in (True, False):
             for marker, on_catalog in (("o", True), ("^", False)):
-                pts = [(x, y) for r in result.rows if r.status == "ok" and category(result, r) == g and
-                       r.feasible == feasible and (not hypothetical(r)) == on_catalog
-                       if (x := value(r, mx)) is not None and (y := value(r, my)) is not None]
+                pts = series.get((g, feasible, on_catalog), [])
+                if pts and span is not None:
+                    pts = _gridded(pts, span)
                 if pts:
-                    ax.scatter([float(x.magnitude) for x, _ in pts], [float(y.magnitude) for _, y in pts], s=22,
+                    ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22,
                                marker=marker, linewidths=0.9, edgecolors=colour[g],
                                facecolors=colour[g] if feasible else "none")
-    front = sorted(((x, y) for i in result.front
-                    if (x := value(result.rows[i], mx)) is not None and (y := value(result.rows[i], my)) is not None),
-                   key=lambda xy: float(xy[0].magnitude))
+    fx, fy = _shown_column([result.rows[i] for i in result.front], mx), \
+        _shown_column([result.rows[i] for i in result.front], my)
+    front = sorted(((x, y) for x, y in zip(fx, fy, strict=True) if x is not None and y is not None),
+                   key=lambda xy: xy[0])
     if front:
-        ax.plot([float(x.magnitude) for x, _ in front], [float(y.magnitude) for _, y in front], "-", color="#333333",
+        ax.plot([x for x, _ in front], [y for _, y in front], "-", color="#333333",
                 linewidth=1.0, zorder=0)
     for m, axis, setter in ((mx, ax.xaxis, ax.set_xlabel), (my, ax.yaxis, ax.set_ylabel)):
         title, _, shown, _ = DISPLAY[m]
@@ -301,15 +270,66 @@ def pareto_figure(result: Result) -> MplFigure:
     return fig
 
 
+#: Points that fit beyond which the plot draws one marker per cell of a `GRID` over the axes' span, per series (a
+#: 10^5-point scatter is a 14 MB SVG of markers drawn over each other; a cell is about a pixel of the plot).
+GRID_FROM = 5000
+GRID = (440, 340)
+GRIDDED = (f"; past {GRID_FROM:,} points, one marker per occupied cell of a {GRID[0]} x {GRID[1]} grid over the "
+           "plot (points closer than about a pixel are drawn once)")
+
+
+def _shown_column(rows: list[PointRow], metric: str) -> list[float | None]:
+    """`metric` of each row in its display unit as a float (None where a row lacks it), converted as one array."""
+    _, si, shown, _ = DISPLAY[metric]
+    have = [i for i, r in enumerate(rows) if metric in r.metrics]
+    out: list[float | None] = [None] * len(rows)
+    if have:
+        mags = Q_(np.asarray([rows[i].metrics[metric] for i in have], dtype=float), si).to(shown).magnitude
+        for i, x in zip(have, mags.tolist(), strict=True):
+            out[i] = x
+    return out
+
+
+def _span(xs: list[float | None], ys: list[float | None]) -> tuple[float, float, float, float]:
+    """The lowest x, the width, the lowest y and the height of the points plotted (1 where they do not spread)."""
+    x = [v for v in xs if v is not None] or [0.0]
+    y = [v for v in ys if v is not None] or [0.0]
+    return min(x), (max(x) - min(x)) or 1.0, min(y), (max(y) - min(y)) or 1.0
+
+
+def _gridded(pts: list[tuple[float, float]], span: tuple[float, float, float, float]) -> list[tuple[float, float]]:
+    """One point per occupied cell of `GRID` (its centre), in the order the cells are first occupied."""
+    x0, w, y0, h = span
+    nx, ny = GRID
+    cells: dict[tuple[int, int], None] = {}
+    for x, y in pts:
+        cells.setdefault((min(int((x - x0) / w * nx), nx - 1), min(int((y - y0) / h * ny), ny - 1)), None)
+    return [(x0 + (i + 0.5) * w / nx, y0 + (j + 0.5) * h / ny) for i, j in cells]
+
+
 def render_sweep(result: Result, formats: tuple[str, ...], templates: Path | None, revision: str,
-                 input_hash: str, date: str | None = None, failing: int = 0) -> dict[str, bytes]:
-    """Every requested file of one sweep, in memory: the document, `points.csv`, `front.csv`, `pareto.svg`."""
+                 input_hash: str, date: str | None = None, failing: int = 0,
+                 points_csv: str | None = None) -> dict[str, bytes]:
+    """Every requested file of one sweep, in memory: the document, `points.csv`, `front.csv`, `pareto.svg`.
+
+    `points_csv` is the points' CSV when the workers wrote it already (`commands.sweep`); the CSV files are written
+    from columns (`render.point_table.csv_text`), the same bytes as the document tables' CSV.
+    """
     doc = build(result, revision, input_hash, date, failing)
     figures = {"pareto": lambda: pareto_figure(result)} if len(result.objectives) >= 2 and result.front else {}
-    tables = {"points.csv": points_table(result, result.rows, "points", "Every point"),
-              "front.csv": next(t for t in doc.tables() if t.id == "front") if result.front else None}
-    return render_document(doc, figures, {k: v for k, v in tables.items() if v is not None}, formats, templates,
-                           lambda msg: None)
+    front = [result.rows[i] for i in result.front]
+    sheets = {}
+    if "xlsx" in formats:  # a workbook takes the tables of cells
+        sheets = {"points.csv": points_table(result, result.rows, "points", "Every point"),
+                  **({"front.csv": points_table(result, front, "front", "The Pareto front")} if front else {})}
+    files = render_document(doc, figures, sheets, tuple(f for f in formats if f != "csv"), templates,
+                            lambda msg: None)
+    if "csv" in formats:
+        p = result.problem
+        files["points.csv"] = (points_csv if points_csv is not None else csv_text(p, result.rows)).encode("utf-8")
+        if front:
+            files["front.csv"] = csv_text(p, front).encode("utf-8")
+    return files
 
 
 def provenance_of(specs: Any, result: Result) -> tuple[str, str]:

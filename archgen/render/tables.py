@@ -51,11 +51,12 @@ def csv_bytes(table: Table) -> bytes:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([c.heading for c in table.columns])
     for row in table.rows:
-        writer.writerow([_csv_cell(v, c) for v, c in zip(row, table.columns, strict=True)])
+        writer.writerow([csv_cell(v, c) for v, c in zip(row, table.columns, strict=True)])
     return buf.getvalue().encode("utf-8")
 
 
-def _csv_cell(value: Any, col: Column) -> str:
+def csv_cell(value: Any, col: Column) -> str:
+    """One CSV cell as `csv_bytes` writes it: the spreadsheet value, floats to the column's decimals, text neutral."""
     plain = _xlsx_cell(value, col)
     if isinstance(plain, float):
         return f"{plain:.{col.digits}f}"

@@ -1,0 +1,183 @@
+"""A sweep's points as table columns: the headings, the cell values, and CSV text written column by column.
+
+The document's tables of points (`render.sweep.points_table`) and `points.csv`/`front.csv` show the same columns.
+The CSV of 10^5 points is written from plain numbers a column at a time: a metric column is converted to its display
+unit once (pint on an array, the same multiplication as per cell) and each cell is formatted as
+`render.tables.csv_bytes` formats it; text cells (axis levels, layouts, statuses) are formatted once per distinct
+value. The result is byte for byte what `tables.csv_bytes(points_table(...))` writes (a test holds it), at a small
+fraction of the cost: no pint object per cell. A chunk of rows can be written on its own (no header), so that the
+workers that evaluate the points also write their part of the file (`commands.sweep`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from archgen import metrics as registry
+from archgen.model.requirements import Status
+from archgen.model.sweep import HARDWARE_AXES
+from archgen.model.workload import job_kind
+from archgen.perf.sweep import PointRow, SweepProblem, objectives, requirements
+from archgen.render import fmt
+from archgen.render.blocks import Column
+from archgen.render.tables import csv_cell
+from archgen.units import Q_, Q
+
+#: How each metric is shown: its title, SI unit, display unit and decimals (from `archgen.metrics`).
+DISPLAY: dict[str, tuple[str, str, str, int]] = {
+    m.name: (m.title, m.dimension or "dimensionless", m.unit or "dimensionless", m.digits)
+    for m in (*registry.declared("workload"), *registry.declared("point")) if m.sweep}
+#: Metrics listed in the tables of points, per job kind (objectives first, then these).
+SHOWN = {"training": ("step_time", "tokens_per_second", "mfu", "memory_per_gpu", "power", "energy_per_token"),
+         "inference": ("ttft", "tpot", "tokens_per_second_per_gpu", "concurrency", "power", "energy_per_token"),
+         "collective": ("busbw", "time")}
+LAYOUT = {"tp": "tp", "pp": "pp", "dp": "dp", "cp": "cp", "ep": "ep", "micro_batch": "mb", "interleave": "v",
+          "recompute": "recompute", "replicas": "replicas", "batch": "batch", "op": "op", "algorithm": "algorithm"}
+#: Display units shown as plain numbers: counts, ratios and rates whose title names the unit (Tokens/s).
+PLAIN = ("dimensionless", "1/s")
+
+
+def metric_names(problem: SweepProblem) -> list[str]:
+    """The metrics the point tables show: the objectives, then the job's usual figures."""
+    names = [m for m, _ in objectives(problem.sweep)]
+    return names + [m for m in SHOWN[job_kind(problem.workload, "workload")] if m not in names]
+
+
+def level_text(level: Any) -> str:
+    """An axis value as text: a factor as '×1.5', a quantity as written, anything else as is."""
+    if isinstance(level, Q):
+        return fmt.q(level, digits=0 if float(level.magnitude).is_integer() else 2)
+    if isinstance(level, float):
+        return f"×{level:g}"
+    return str(level)
+
+
+def layout_text(row: PointRow) -> str:
+    """The layout a point ran with: 'tp 2 · pp 9 · dp 16 · mb 1 · recompute none'."""
+    return " · ".join(f"{LAYOUT.get(k, k)} {v}" for k, v in row.layout.items() if not (k in ("cp", "ep") and v == 1)
+                      and not (k == "interleave" and v == 1))
+
+
+def hypothetical(row: PointRow) -> list[str]:
+    """The hardware a point assumes that the catalog does not have: every hardware axis not at factor 1.
+
+    A factor other than 1 (×2 scale-out bandwidth) or a replaced figure ('1800 GB/s') describes a machine that does
+    not exist as catalogued, so a best point resting on it answers a what-if, not a purchase.
+    """
+    return [f"{a} {level_text(v)}" for a, v in row.values.items()
+            if a in HARDWARE_AXES and not (isinstance(v, float) and v == 1.0)]
+
+
+def number(q: Q | None) -> Any:
+    """Counts and rates as plain numbers (tables and CSV show 970,220, not '970,220 1/s'); the rest as is."""
+    if q is None or str(q.units) == "percent" or not (q.dimensionless or q.is_compatible_with("1/s")):
+        return q
+    return float(q.magnitude)
+
+
+def value(row: PointRow, metric: str) -> Q | None:
+    """A row's metric as a quantity in its display unit, or None."""
+    if metric not in row.metrics:
+        return None
+    _, si, shown, _ = DISPLAY[metric]
+    return Q_(row.metrics[metric], si).to(shown)
+
+
+def columns(problem: SweepProblem) -> tuple[Column, ...]:
+    """The columns of a table of points: index, axes, layout, metrics, outcome, requirements, hardware, reason."""
+    cols = [Column("#", align="right"), *(Column(name) for name in problem.axes), Column("Layout")]
+    for m in metric_names(problem):
+        title, _, shown, digits = DISPLAY[m]
+        cols.append(Column(title, None if shown in PLAIN else shown, digits, "right"))
+    hardware = any(a in HARDWARE_AXES for a in problem.axes)
+    return (*cols, Column("Status"), Column("Feasible"), *(Column(r.id) for r in requirements(problem)),
+            *((Column("Hardware"),) if hardware else ()), Column("Reason"))
+
+
+def cells(problem: SweepProblem, r: PointRow) -> tuple:
+    """One point's row of a table of points, as `columns` lists them (quantities where a column has a unit)."""
+    reqs = requirements(problem)
+    met = [Status.NOT_PROVIDED if r.met.get(q.id) is None else Status.MET if r.met[q.id] else Status.NOT_MET
+           for q in reqs]
+    hardware = any(a in HARDWARE_AXES for a in problem.axes)
+    flag = (("hypothetical" if hypothetical(r) else "as catalogued",) if hardware else ())
+    return (r.index, *(level_text(r.values[a]) for a in problem.axes), layout_text(r),
+            *(number(value(r, m)) for m in metric_names(problem)), r.status, r.feasible, *met, *flag, r.reason)
+
+
+def _memo(col: Column, text: Callable[[Any], Any]) -> Callable[[Any], str]:
+    """`csv_cell(text(v), col)`, computed once per distinct `v` (axis levels, layouts and statuses repeat)."""
+    seen: dict[Any, str] = {}
+
+    def cell(v: Any) -> str:
+        key = (type(v), str(v)) if isinstance(v, Q) else (type(v), v)
+        got = seen.get(key)
+        if got is None:
+            got = seen[key] = csv_cell(text(v), col)
+        return got
+    return cell
+
+
+def _metric_column(rows: Sequence[PointRow], metric: str, col: Column) -> list[str]:
+    """A metric's CSV cells: the column converted to its display unit at once, then each cell as `csv_cell` does."""
+    _, si, shown, digits = DISPLAY[metric]
+    have = [i for i, r in enumerate(rows) if metric in r.metrics]
+    out = [""] * len(rows)
+    if not have:
+        return out
+    mags = Q_(np.asarray([rows[i].metrics[metric] for i in have], dtype=float), si).to(shown).magnitude.tolist()
+    probe = number(Q_(1.0, shown))
+    if isinstance(probe, float):  # a plain number: written as the float it is
+        for i, x in zip(have, mags, strict=True):
+            out[i] = f"{x:.{digits}f}"
+    else:  # a quantity in the column's unit: rounded to 9 decimals, as `tables._xlsx_cell` does
+        assert col.unit is not None and str(Q_(1.0, shown).units) == str(Q_(1.0, col.unit).units)
+        for i, x in zip(have, mags, strict=True):
+            out[i] = f"{round(float(x), 9):.{digits}f}"
+    return out
+
+
+def csv_text(problem: SweepProblem, rows: Sequence[PointRow], header: bool = True) -> str:
+    """`rows` as CSV (the header first when `header`), equal to `tables.csv_bytes` of their table of points."""
+    cols = columns(problem)
+    axes, metric_list, reqs = list(problem.axes), metric_names(problem), requirements(problem)
+    hardware = any(a in HARDWARE_AXES for a in problem.axes)
+    at = 0
+    data: list[list[str]] = [[str(r.index) for r in rows]]
+    at += 1
+    for a in axes:
+        cell = _memo(cols[at], level_text)
+        data.append([cell(r.values[a]) for r in rows])
+        at += 1
+    layout = _memo(cols[at], lambda key: layout_text(PointRow(0, {}, "", "", layout=dict(key))))
+    data.append([layout(tuple(r.layout.items())) for r in rows])
+    at += 1
+    for m in metric_list:
+        data.append(_metric_column(rows, m, cols[at]))
+        at += 1
+    status = _memo(cols[at], str)
+    data.append([status(r.status) for r in rows])
+    data.append(["yes" if r.feasible else "no" for r in rows])
+    at += 2
+    said = {None: csv_cell(Status.NOT_PROVIDED, cols[at]), True: csv_cell(Status.MET, cols[at]),
+            False: csv_cell(Status.NOT_MET, cols[at])}
+    for q in reqs:
+        data.append([said[r.met.get(q.id)] for r in rows])
+        at += 1
+    if hardware:
+        data.append(["hypothetical" if any(a in HARDWARE_AXES and not (isinstance(v, float) and v == 1.0)
+                                           for a, v in r.values.items()) else "as catalogued" for r in rows])
+        at += 1
+    reason = _memo(cols[at], str)
+    data.append([reason(r.reason) for r in rows])
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    if header:
+        writer.writerow([c.heading for c in cols])
+    writer.writerows(zip(*data, strict=True))
+    return buf.getvalue()
