@@ -30,10 +30,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from archgen.model.switches import ALLOWS
+from archgen.perf.arch import Arch
+from archgen.perf.estimate import training_setup
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import DEFAULT, PipelineOptions
 from archgen.perf.search import KEYS, divisors, enumerate_layouts
+from archgen.perf.stacks import stated_knobs
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 
 #: Job switches a plan search varies (fields of `training.Job`); sequence parallelism is a `Layout` field.
@@ -94,6 +97,8 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
 
     cps = [int(fixed["cp"])] if "cp" in fixed else [c for c in values("cp", tuple(divisors(job.seq_len)))
                                                      if gpus % c == 0]
+    if "cp" in searched:
+        searched["cp"] = tuple(cps)
     eps = [int(fixed["ep"])] if "ep" in fixed else (
         list(values("ep", tuple(divisors(a.experts)))) if a.experts else [1])
     zeros = values("zero", (0, 1, 2, 3)) if "zero" not in fixed else (int(fixed["zero"]),)
@@ -149,11 +154,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     switches = {"sequence_parallel": bool(sp), **combo}
     if int(layout["zero"]) < 1:
         switches["overlap_param_gather"] = False  # no parameter gather without the distributed optimizer
-    on = tuple(k for k, v in switches.items() if v is True) + (("flash attention",) if combo["attention"] == "flash"
-                                                               else ())
-    on += tuple(f"{k} {layout[k]}" for k in ("cp", "ep") if int(layout[k]) > 1)
-    on += (f"zero {layout['zero']}",) if int(layout["zero"]) else ()
-    on += (f"offload {layout['offload']}",) if "offload" in layout else ()
+    on = _turned_on(layout, switches)
     return PlanResult(searched, kept, n, len(fitting), evaluated, space, layout, switches, on, one, plan_job)
 
 
@@ -209,6 +210,20 @@ def _bound(hw: Hardware, job: Job, lay: dict[str, np.ndarray], rows: np.ndarray,
     raw[rows], bound[rows] = low, fit
 
 
+def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tuple[str, ...]:
+    """The switches and layout options a plan turns on, where they act (a TP overlap with tp 1 does nothing)."""
+    tp, pp, dp, v, zero = (int(layout[k]) for k in ("tp", "pp", "dp", "interleave", "zero"))
+    acts = {"sequence_parallel": tp > 1, "overlap_tp_comm": tp > 1, "overlap_p2p_comm": pp > 1 and v > 1,
+            "overlap_grad_reduce": dp > 1, "overlap_param_gather": dp > 1 and zero >= 1,
+            "overlap_ep_comm": int(layout["ep"]) > 1}
+    on = [k for k, v in switches.items() if v is True and acts.get(k, True)]
+    on += ["flash attention"] if switches.get("attention") == "flash" else []
+    on += [f"{k} {layout[k]}" for k in ("cp", "ep") if int(layout[k]) > 1]
+    on += [f"zero {zero}"] if zero else []
+    on += [f"offload {layout['offload']}"] if "offload" in layout else []
+    return tuple(on)
+
+
 def _groups(columns: list[np.ndarray]) -> np.ndarray:
     """A group number per row: rows equal in every column share it (a mixed-radix key of each column's rank)."""
     key = np.zeros(len(columns[0]), dtype=np.int64)
@@ -238,3 +253,46 @@ def _scalar_layout(layout: dict[str, int | str], sp: bool, pipeline: PipelineOpt
                   int(layout["cp"]), int(layout["ep"]), int(layout["interleave"]),
                   RECOMPUTE_CODES[str(layout["recompute"])], sp, int(layout["zero"]), pipeline,
                   OFFLOAD_CODES[str(layout.get("offload", "none"))])
+
+
+def plan_for_workload(workload: object, model: object, hw: Hardware, gpus: int) -> PlanResult:
+    """The plan search of a training workload on `gpus` accelerators of `hw` (`estimate --search-plan`).
+
+    The stack is the workload's (the default profile when it states none); the switches and layout fields it states
+    are kept.
+    """
+    t = workload.training  # type: ignore[attr-defined]
+    setup = training_setup(workload, Arch.from_model(model), hw, gpus)  # type: ignore[arg-type]
+    given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
+    fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
+    return search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline)
+
+
+def plan_dict(res: PlanResult) -> dict[str, object]:
+    """The plan search as plain data (JSON: `plan`)."""
+    est = res.estimate
+    return {"searched": {k: list(v) for k, v in res.searched.items()}, "kept": dict(res.kept),
+            "not_modelled": ["offload of weights"], "layouts": res.layouts, "fitting": res.fitting,
+            "evaluated": res.evaluated, "space": res.space, "layout": res.best, "switches": res.switches,
+            "turned_on": list(res.turned_on),
+            "step_time_s": float(est.step_time) if est is not None else None,
+            "mfu": float(est.mfu) if est is not None else None}
+
+
+def plan_text(res: PlanResult, step_time: float | None) -> str:
+    """The plan search in words, against the estimate's own step time `step_time` (s)."""
+    lines = ["", "Plan search (--search-plan: every switch the stack allows; the estimate above is unchanged)"]
+    lines.append("  searched: " + "; ".join(f"{k} {'/'.join(str(x) for x in v)}" for k, v in res.searched.items()))
+    if res.kept:
+        lines.append("  kept as stated: " + ", ".join(f"{k}={v}" for k, v in res.kept.items()))
+    lines.append("  not modelled: offload of weights")
+    lines.append(f"  {res.layouts:,} layouts, {res.fitting:,} fit under some plan; {res.evaluated:,} of "
+                 f"{res.space:,} (layout, switches) pairs evaluated (pruned by memory fit and a compute bound)")
+    if res.best is None or res.estimate is None:
+        return "\n".join([*lines, "  no plan fits in accelerator memory", ""])
+    s = float(res.estimate.step_time)
+    vs = f" ({(s / step_time - 1) * 100:+.1f} % vs the estimate's {step_time:.4g} s)" if step_time else ""
+    lines.append("  best: " + " ".join(f"{k}={v}" for k, v in res.best.items()) + f": step {s:.4g} s{vs}, MFU "
+                 f"{float(res.estimate.mfu) * 100:.1f} %")
+    lines.append("  turned on: " + (", ".join(res.turned_on) or "nothing"))
+    return "\n".join([*lines, ""])
