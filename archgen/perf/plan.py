@@ -46,7 +46,7 @@ JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_gra
 #: shown + lost·(t - shown) <= t (`exposure.dp_exposed`), the interleaved p2p takes the lesser of the two schedules
 #: (`training.estimate_training`). Searched by that rule: on wherever the stack allows them.
 DOMINANT = ("overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather")
-#: Layouts per block of the bound-and-evaluate loop.
+#: Layouts in the first block of the bound-and-evaluate loop (each next block twice the last).
 BLOCK = 256
 
 
@@ -174,9 +174,10 @@ class _Search:
         """Evaluate the fitting `rows` whose bound is below the best step, least bound first."""
         rows = rows[np.isfinite(bound[rows])]
         order = rows[np.argsort(bound[rows], kind="stable")]
-        step = max(len(order), 1) if self.exhaustive else BLOCK
-        for start in range(0, len(order), step):
-            block = order[start:start + step]
+        start, size = 0, max(len(order), 1) if self.exhaustive else BLOCK
+        while start < len(order):
+            block = order[start:start + size]
+            start, size = start + size, 2 * size  # blocks double: few calls, the first ones set the bound
             block = block if self.exhaustive else block[bound[block] < self.best_t]
             if len(block) == 0:
                 break
