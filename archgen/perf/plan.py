@@ -18,8 +18,9 @@ The space is the layouts times the switch combinations; it is pruned, not walked
 3. **Incumbent and bound.** Every switch combination is evaluated, vectorised over the layouts, on the layouts of
    least bound first; each later block of layouts is evaluated only where its bound is below the best step found.
 
-Megatron's own rules are kept: TP overlap needs sequence parallelism (arguments.py), parameter-gather overlap needs
-the distributed optimizer (ZeRO >= 1), offload needs host memory.
+Megatron's own rules are kept: TP overlap needs sequence parallelism (arguments.py), the EP overlap no
+recomputation (`exposure.expert_comm`), parameter-gather overlap the distributed optimizer (it acts only with
+ZeRO >= 1), offload host memory.
 """
 
 from __future__ import annotations
@@ -186,7 +187,10 @@ class _Search:
                 est = estimate_training(self.hw, replace(self.job, **combo),
                                         _layout(sub, np.full(len(block), sp), self.pipeline))
                 self.evaluated += len(block)
-                t = np.where(np.broadcast_to(est.fits, (len(block),)),
+                ok = np.broadcast_to(est.fits, (len(block),))
+                if combo["overlap_ep_comm"]:  # Megatron refuses recomputation with the EP overlap
+                    ok = ok & (sub["recompute"] == 0)
+                t = np.where(ok,
                              np.broadcast_to(est.step_time, (len(block),)), np.inf)
                 i = int(np.argmin(t))
                 if t[i] < self.best_t:

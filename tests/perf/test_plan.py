@@ -87,3 +87,18 @@ def test_cli_search_plan_reports_beside_an_unchanged_estimate(cli):
         assert knob in searched, searched
     assert any(ln.strip().startswith("turned on: ") for ln in lines)
     assert "not modelled: offload of weights" in section
+
+
+@pytest.mark.slow
+def test_a_mixture_of_experts_plan_searches_ep_and_its_overlap(hw):
+    """Mixtral 8x7B's shape (Jiang et al., arXiv 2401.04088: 32 layers, hidden 4,096, 32 heads, 8 KV heads, 8 experts
+    of FFN 14,336, top-2) on 64 H100: ep and the EP overlap are searched under nemo-2025, the best equals the
+    exhaustive one, and no plan overlaps EP with recomputation."""
+    moe = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
+               experts=8, top_k=2, expert_ffn=14336)
+    job = Job.from_knobs(moe, 4096, 256, "bf16", resolve("nemo-2025", {}, "bf16"))
+    pruned = search_plan(hw, job, 64, "nemo-2025", {})
+    every = search_plan(hw, job, 64, "nemo-2025", {}, exhaustive=True)
+    assert pruned.searched["ep"] == (1, 2, 4, 8) and pruned.searched["overlap_ep_comm"] == (False, True)
+    assert pruned.best == every.best and pruned.switches == every.switches
+    assert not (pruned.switches["overlap_ep_comm"] and pruned.best["recompute"] != "none")
