@@ -167,7 +167,11 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     used = explain_switches(workload.training) if explain and workload.training is not None else []
     extra: dict[str, object] = {"switches": switches_json(used)} if used else {}
     plan = None
-    if search_plan and workload.training is not None and not what_if:
+    if search_plan and (workload.training is None or what_if):
+        why = "not a training job" if workload.training is None else "given --what-if"
+        raise UsageError(f"--search-plan searches a training job's plan on its own hardware; workload "
+                         f"'{workload.id}' is {why}")
+    if search_plan:
         plan = plan_for_workload(workload, model, on.hardware, workload.accelerators or on.accelerators)
         extra["plan"] = plan_dict(plan)
     if what_if:

@@ -102,3 +102,8 @@ def test_a_mixture_of_experts_plan_searches_ep_and_its_overlap(hw):
     assert pruned.searched["ep"] == (1, 2, 4, 8) and pruned.searched["overlap_ep_comm"] == (False, True)
     assert pruned.best == every.best and pruned.switches == every.switches
     assert not (pruned.switches["overlap_ep_comm"] and pruned.best["recompute"] != "none")
+
+
+def test_cli_search_plan_refuses_what_it_cannot_search(cli):
+    r = cli("estimate", "--workload", "llama3-70b-serve-b200", "--search-plan")
+    assert r.code == 2 and "workload 'llama3-70b-serve-b200' is not a training job" in r.err
