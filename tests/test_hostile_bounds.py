@@ -161,3 +161,13 @@ def test_a_ten_million_accelerator_cluster_is_checked_in_seconds(tmp_path, cli, 
     perf = [ln for ln in r.out.splitlines() if ln.startswith("specs/workloads/llama3-405b.yaml:") and "PERF003" in ln]
     assert perf and "no parallel layout of 10000512 accelerators is valid" in perf[0], r.out[-3000:]
     assert perf[0].endswith("; 9289728 accelerators would have one")
+
+
+@pytest.mark.slow
+def test_a_scale_up_bandwidth_a_billion_times_too_small_is_no_traceback(tmp_path, cli, monkeypatch):
+    """Item 8: an NVLink bandwidth scaled by 1e-9 (1,800 B/s) left NCCL's ring search no channel and divided by
+    zero in the layout search; NCCL falls back to one ring, and the estimate runs (the layout avoids the link)."""
+    _mutated(tmp_path, "clusters/gb200-nvl72-su.yaml", "  bandwidth: 1.8 TB/s ", "  bandwidth: 1.8e-9 TB/s ")
+    monkeypatch.chdir(tmp_path)
+    r = cli("estimate", "--workload", "llama3-405b-pretrain-gb200")
+    assert "Traceback" not in r.err + r.out and r.code in (0, 1) and "step_time" in r.out
