@@ -307,11 +307,15 @@ def estimate(
     explain: Annotated[bool, typer.Option(
         "--explain", help="Also list every training switch the estimate used and where its value came from "
                           "(stated, the stated stack's profile, or the default profile).")] = False,
+    search_plan: Annotated[bool, typer.Option(
+        "--search-plan", help="Also search every switch the workload's stack allows (overlaps, sequence parallelism, "
+                              "attention kernel, ZeRO stage, CP, EP, offload) beside the layout, and report the best "
+                              "plan and what it turns on; the estimate itself is unchanged.")] = False,
 ) -> None:
     """Performance estimate of a workload on a cluster, or predicted vs measured for validation cases."""
     from archgen.commands.common import existing_spec_paths
     from archgen.commands.estimate import run
-    _run(lambda: run(cases, cluster, workload, existing_spec_paths(paths), fmt, what_if, explain))
+    _run(lambda: run(cases, cluster, workload, existing_spec_paths(paths), fmt, what_if, explain, search_plan))
 
 
 @app.command()

@@ -28,6 +28,7 @@ from archgen.perf.catalog import load_accelerators
 from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
+from archgen.perf.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.scores import score_cases
 from archgen.perf.stacks import explain as explain_switches
 from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
@@ -38,10 +39,11 @@ FORMATS = ("text", "json")
 
 
 def run(cases: Path | None, cluster: str | None, workload: str | None, paths: list[Path], fmt: str = "text",
-        what_if: list[str] | None = None, explain: bool = False) -> tuple[str, int]:
+        what_if: list[str] | None = None, explain: bool = False, search_plan: bool = False) -> tuple[str, int]:
     """`archgen estimate`: score `cases`, or estimate `workload` (on `cluster`, under `what_if`) from `paths`.
 
-    `explain` adds every training switch an estimate used and where its value came from (`stacks.explain`).
+    `explain` adds every training switch an estimate used and where its value came from (`stacks.explain`);
+    `search_plan` adds the plan search (`perf.plan`) beside the estimate.
     """
     if cases is not None:
         if cluster or workload or what_if:
@@ -52,7 +54,8 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     factors = parse_what_if(what_if or [])
     specs, _, _, clusters = analyse_paths(paths)  # no other workload estimated, no checks run
     try:
-        return estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters), factors, explain)
+        return estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters), factors, explain,
+                                 search_plan)
     except WorkloadError as err:  # a problem of the workload's own spec is shown at its job's line
         doc = specs.items.get(workload)
         job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
@@ -131,7 +134,7 @@ def _noted(est: Estimate, notes: list[str]) -> Estimate:
 
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
                       scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None,
-                      explain: bool = False) -> tuple[str, int]:
+                      explain: bool = False, search_plan: bool = False) -> tuple[str, int]:
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
     The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
@@ -139,7 +142,8 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     multiplies hardware parameters (`hardware.PARAMETERS`, `EXTRA_PARAMETERS`); the estimate is then made on the
     scaled hardware, its layout searched again where the workload leaves it open, and reported against the baseline
     (the exit code judges the what-if). `explain` adds the training switches the estimate used, with where each
-    came from (`stacks.explain`; JSON: `switches`).
+    came from (`stacks.explain`; JSON: `switches`). `search_plan` adds the plan search of a training workload
+    (`perf.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
     """
     _check_format(fmt)
     workload = _item(items, Workload, workload_id)
@@ -161,7 +165,15 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes all "
                                           f"{on.accelerators} of cluster '{cluster.id}')") from None
     used = explain_switches(workload.training) if explain and workload.training is not None else []
-    extra = {"switches": switches_json(used)} if used else {}
+    extra: dict[str, object] = {"switches": switches_json(used)} if used else {}
+    plan = None
+    if search_plan and (workload.training is None or what_if):
+        why = "not a training job" if workload.training is None else "given --what-if"
+        raise UsageError(f"--search-plan searches a training job's plan on its own hardware; workload "
+                         f"'{workload.id}' is {why}")
+    if search_plan:
+        plan = plan_for_workload(workload, model, on.hardware, workload.accelerators or on.accelerators)
+        extra["plan"] = plan_dict(plan)
     if what_if:
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware
         for name, factor in what_if.items():
@@ -174,5 +186,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         text = dumps(document(**estimate_json(est), **extra)) if fmt == "json" else estimate_text(est)
     if used and fmt != "json":
         text += switches_text(used)
+    if plan is not None and fmt != "json":
+        text += plan_text(plan, float(est.metrics["step_time"].m) if "step_time" in est.metrics else None)
     failed = not est.fits or any(o.met is False for o in est.requirements)
     return text, 1 if failed else 0

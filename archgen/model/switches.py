@@ -186,3 +186,46 @@ def _rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:
 
 #: The table: every training switch, by name, in declaration order.
 SWITCHES: dict[str, TrainingSwitch] = _rows(SequenceParallel, StackSwitches)
+
+
+#: What a plan search (`archgen estimate --search-plan`, `perf.plan`) may try under each stack: the values of each
+#: switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
+#: for cp, of the experts for ep). Switches not listed keep the stack's value: the dtypes, dropout and the FP8
+#: recipe change the numerics, and ep_dedup is the dispatcher the stack ships, not a plan's choice.
+ALLOWS: dict[str, ByStack] = {
+    "sequence_parallel": ByStack(((False,), f"{_LM21}: sequence parallelism arrived in 2022"),
+                                 ((False, True), f"{_CORE}: --sequence-parallel"),
+                                 ((False, True), f"{_BRIDGE}: sequence_parallel")),
+    "attention": ByStack((("materialized",), f"{_LM21}: fused softmax only (FlashAttention is 2022)"),
+                         (("flash", "materialized"), f"{_ARGS}: --transformer-impl transformer_engine or local"),
+                         (("flash", "materialized"), f"{_BRIDGE}: Transformer Engine or unfused attention")),
+    "overlap_tp_comm": ByStack(((False,), f"{_LM21}: no TP communication overlap"),
+                               ((False, True), f"{_ARGS}: --tp-comm-overlap (with --sequence-parallel)"),
+                               ((False, True), f"{_BRIDGE} training/comm_overlap.py: tp_comm_overlap")),
+    "overlap_p2p_comm": ByStack(((False, True), f"{_LM21}: --overlap-p2p-communication (opt-in)"),
+                                ((False, True), f"{_ARGS}: --no-overlap-p2p-communication turns it off"),
+                                ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_p2p_comm")),
+    "overlap_grad_reduce": ByStack(((False,), f"{_LM21}: the local DDP all-reduces after the backward pass"),
+                                   ((False, True), f"{_CORE}: --overlap-grad-reduce"),
+                                   ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_grad_reduce")),
+    "overlap_param_gather": ByStack(((False,), f"{_LM21}: no distributed optimizer"),
+                                    ((False, True), f"{_CORE}: --overlap-param-gather"),
+                                    ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_param_gather")),
+    "overlap_ep_comm": ByStack(((False,), f"{_LM21}: no MoE token dispatcher"),
+                               ((False,), "Megatron-core alltoall dispatcher: no overlap"),
+                               ((False, True), f"{_BRIDGE}: overlap_moe_expert_parallel_comm")),
+    "zero": ByStack(((0,), f"{_LM21}: no distributed optimizer (2022)"),
+                    ((0, 1), f"{_CORE}: --use-distributed-optimizer (optimizer state sharded, ZeRO-1)"),
+                    ((0, 1, 2, 3), "Megatron-core Megatron-FSDP: --data-parallel-sharding-strategy no_shard, optim, "
+                                   "optim_grads, optim_grads_params")),
+    "cp": ByStack(((1,), f"{_LM21}: no context parallelism"),
+                  (("divisors",), f"{_ARGS}: --context-parallel-size"),
+                  (("divisors",), f"{_BRIDGE}: context_parallel_size")),
+    "ep": ByStack(((1,), f"{_LM21}: no mixture-of-experts layers"),
+                  (("divisors",), f"{_ARGS}: --expert-model-parallel-size"),
+                  (("divisors",), f"{_BRIDGE}: expert_model_parallel_size")),
+    "offload": ByStack((("none",), f"{_LM21}: no host offload"),
+                       (("none",), f"{_CORE}: no host offload in the 2024 recipe"),
+                       (("none", "activations", "optimizer", "both"),
+                        "Megatron-core --fine-grained-activation-offloading, --optimizer-cpu-offload")),
+}

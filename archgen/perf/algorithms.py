@@ -75,7 +75,8 @@ class Topo:
         self.ring = where(self.cross, where(k > 1, minimum(up, self.net), self.net), up)
         # channels: one per rail NIC across domains; inside a domain, NCCL's search doubles ⌊up / speed⌋ rings
         self.gen = nccl.generation(hw.compute_capability)
-        inside = 16.0 if self.gen is None else 2.0 * (up // nccl.speed_floor(self.gen, up))
+        # (at least one ring: below the slowest speed, search.cc falls back to one simple ring)
+        inside = 16.0 if self.gen is None else 2.0 * maximum(up // nccl.speed_floor(self.gen, up), 1.0)
         self.channels = where(self.cross, k, inside)
         self.intra_scale = hw.scale_up_latency / (nccl.NVLINK_REFERENCE * nccl.US)
         self.net_extra = hw.scale_out_latency / nccl.US

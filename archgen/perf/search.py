@@ -2,7 +2,9 @@
 
 The search enumerates the layouts with numpy, evaluates them in one vectorised call of `estimate_training`, drops
 those that do not fit in HBM and returns the fastest. Fixed fields of a `Parallelism` restrict the enumeration.
-Interleaving goes up to one layer per virtual stage (layers / pp, as Calculon and Megatron-core allow). Where the
+Interleaving goes up to one layer per virtual stage (layers / pp, as Calculon and Megatron-core allow), trying only
+the divisors an interleaved split needs (`interleaves`); every enumeration is of divisors, so a search's work is
+bounded by the divisors of the accelerators, the heads and the batch, not by their size (issue 23 item 5). Where the
 system has host memory and no layout fits, every layout is evaluated again with each offload
 (`memory.OFFLOAD_CODES`): offload only adds copy time, so the search turns to it where memory binds.
 """
@@ -10,6 +12,7 @@ system has host memory and no layout fits, every layout is evaluated again with 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +21,7 @@ from archgen.errors import UsageError
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import OFFLOAD_CODES
-from archgen.perf.pipeline import DEFAULT, PipelineOptions, split_problems
+from archgen.perf.pipeline import DEFAULT, PipelineOptions, layout_interleave, split_problems
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
@@ -45,9 +48,24 @@ class LayoutProblem(str):
         return problem
 
 
-def interleaves(layers: int, pp: int) -> list[int]:
-    """Virtual stages per rank to try: 1, and with pp > 1 up to one layer (or slot) per virtual stage."""
-    return [1] if pp < 2 else list(range(1, (layers + 2) // pp + 1))
+def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> list[int]:
+    """Virtual stages per rank to try: 1, and with pp > 1 each v that can split the layers (`pipeline.split_problems`).
+
+    Not every count up to one layer per stage, but only the divisors that an interleaved split needs: v divides each
+    rank's share of the layers and slots (l, l + 1 or l + 2 over pp; the embedding and loss slots), the stated
+    first- or last-stage count, or is the one a layout string implies. So the list holds at most a few dozen values
+    whatever the model (a 10,000-layer model on pp 2 tried 5,001 interleaves before, issue 23 item 5).
+    """
+    if pp < 2:
+        return [1]
+    if pipeline.layout is not None:
+        v = layout_interleave(pipeline.layout, pp)
+        return [v] if v else [1]
+    if pipeline.first_stage_layers is not None or pipeline.last_stage_layers is not None:
+        given = [n for n in (pipeline.first_stage_layers, pipeline.last_stage_layers) if n is not None and n > 0]
+        return divisors(given[0]) if given else [1]
+    shares = {(layers + k) // pp for k in (0, 1, 2) if (layers + k) % pp == 0 and layers + k >= pp}
+    return sorted({1}.union(*(divisors(n) for n in shares)))
 
 
 def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
@@ -121,16 +139,55 @@ def no_layout_reason(arch: Arch, job: Job, gpus: int, fixed: dict[str, int | str
     out = f"no parallel layout of {gpus} accelerators is valid"
     if best is not None and best[2]:
         out += f"; the nearest ({best[1]}): " + "; ".join(best[2])
-    d = hw.scale_up_size
-    below = range((gpus - 1) // d * d, gpus // 2, -d)
-    above = range((gpus // d + 1) * d, 2 * gpus, d)
-    near = [n for n in (_valid_count(arch, job, hw, fixed, below), _valid_count(arch, job, hw, fixed, above)) if n]
+    below, above = nearest_counts(arch, job, gpus, hw, fixed)
+    near = [n for n in (below, above) if n]
     return out + (f"; {' and '.join(str(n) for n in near)} accelerators would have one" if near else "")
 
 
-def _valid_count(arch: Arch, job: Job, hw: Hardware, fixed: dict, counts: range) -> int | None:
-    """The first accelerator count in `counts` with at least one valid layout."""
-    return next((n for n in counts if len(enumerate_layouts(arch, job, n, hw, fixed)["tp"])), None)
+#: Candidate counts tried on each side of a count that has no layout (`nearest_counts`), each confirmed by the search.
+NEAREST_TRIES = 48
+
+
+def nearest_counts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict[str, int | str | None],
+                   pipeline: PipelineOptions = DEFAULT) -> tuple[int | None, int | None]:
+    """The nearest whole-domain accelerator counts below and above `gpus` (within half and double) with a layout.
+
+    A count has a layout only as tp x cp x pp x dp with tp a divisor of the heads up to the scale-up domain, dp a
+    divisor of the global batch and pp at most the layers (slots): the candidates are built from those products,
+    nearest first, and each is confirmed by `enumerate_layouts`. The work grows with the divisors of the heads and
+    the batch, not with the accelerators (scanning every domain between half and double took 241 s for 10,000,512
+    accelerators, issue 23 item 5); at most `NEAREST_TRIES` candidates a side are confirmed.
+    """
+    d = max(int(hw.scale_up_size), 1)
+    given = {k: int(v) for k, v in fixed.items() if v is not None and k not in ("recompute", "offload")}
+    cp = given.get("cp", 1)
+    tps = [given["tp"]] if "tp" in given else [t for t in divisors(arch.heads) if t <= d]
+    dps = [given["dp"]] if "dp" in given else divisors(job.global_batch)
+    top = arch.layers + 2 if pipeline.layout is None else arch.layers + pipeline.layout.count("|") + 1
+    pps = [given["pp"]] if "pp" in given else None
+    lows: set[int] = set()
+    highs: set[int] = set()
+    for tp, dp in itertools.product(tps, dps):
+        b = tp * cp * dp
+        step = d // math.gcd(b, d)  # pp a multiple of step makes b x pp whole domains
+        if pps is not None:
+            cands = [p for p in pps if p % step == 0]
+            lows.update(b * p for p in cands if gpus // 2 < b * p < gpus)
+            highs.update(b * p for p in cands if gpus < b * p < 2 * gpus)
+            continue
+        hi = min(top, (gpus - 1) // b) // step * step
+        lows.update(b * p for p in range(hi, 0, -step)[:NEAREST_TRIES] if b * p > gpus // 2)
+        lo = (gpus // b + 1 + step - 1) // step * step
+        highs.update(b * p for p in range(lo, top + 1, step)[:NEAREST_TRIES] if b * p < 2 * gpus)
+    return (_first_valid(arch, job, hw, fixed, sorted(lows, reverse=True), pipeline),
+            _first_valid(arch, job, hw, fixed, sorted(highs), pipeline))
+
+
+def _first_valid(arch: Arch, job: Job, hw: Hardware, fixed: dict, counts: list[int],
+                 pipeline: PipelineOptions) -> int | None:
+    """The first of `counts` (up to `NEAREST_TRIES`) with at least one valid layout."""
+    return next((n for n in counts[:NEAREST_TRIES] if len(enumerate_layouts(arch, job, n, hw, fixed, pipeline)["tp"])),
+                None)
 
 
 @dataclass(frozen=True)
@@ -167,7 +224,10 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
                 continue
             if arch.experts and (dp % ep or arch.experts % ep):
                 continue
-            vs = [v for v in ([fixed["interleave"]] if "interleave" in fixed else interleaves(arch.layers, pp))
+            if pp > arch.layers and pipeline.layout is None:
+                continue  # fewer layers than stages (`layout_problems`)
+            tried = [fixed["interleave"]] if "interleave" in fixed else interleaves(arch.layers, pp, pipeline)
+            vs = [v for v in tried
                   if (arch.layers >= pp * v or pipeline.layout is not None)
                   and not split_problems(arch.layers, pp, v, pipeline)]
             zs = [fixed["zero"]] if "zero" in fixed else (ZERO_STAGES if dp > 1 else [0])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
+import time
 
 import pytest
 
@@ -11,7 +13,7 @@ from archgen.errors import UsageError
 from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.estimate import estimate
-from archgen.perf.search import layout_problems, search_training
+from archgen.perf.search import divisors, interleaves, layout_problems, search_training
 from archgen.perf.training import Job
 
 GPT3 = Model(id="gpt3-175b", layers=96, hidden=12288, heads=96, ffn=49152, vocab=51200)
@@ -254,3 +256,46 @@ def test_cli_says_where_the_accelerator_count_came_from(cli):
     assert res.code == 2 and "no parallel layout of 1016 accelerators is valid" in res.err
     assert res.err.endswith("(the workload gives no accelerator count, so it takes all 1016 of cluster "
                             "'dgx-b200-superpod')\n")
+
+
+def test_the_interleaves_tried_are_the_divisors_a_split_needs():
+    """Issue 23 item 5: a 10,000-layer model on pp 2 tried every interleave up to 5,001 (one layer per virtual stage).
+    An interleaved split needs v to divide each rank's share (Megatron-core `get_num_layers_to_build`): 10,000 / 2 =
+    5,000 = 2³ · 5⁴ (20 divisors) or, with the embedding and loss slots, 10,002 / 2 = 5,001 = 3 · 1,667 (4)."""
+    assert interleaves(10_000, 2) == sorted(set(divisors(5000)) | set(divisors(5001)))
+    assert len(interleaves(10_000, 2)) == 23   # 1 is a divisor of both
+    assert interleaves(126, 8) == [1, 2, 4, 8, 16]   # Llama 3.1 405B: 128 slots, 16 per rank (pp 8 x v 8 is in)
+    assert interleaves(96, 1) == [1]
+
+
+def test_a_ten_thousand_layer_model_is_searched_in_bounded_work(h100):
+    big = Arch(layers=10_000, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256)
+    start = time.process_time()
+    res = search_training(h100, Job(big, 8192, 512), 512)
+    assert time.process_time() - start < 20   # a hang guard, not a benchmark (about 0.05 s here)
+    assert res.evaluated == 7380 and res.best is None   # none fits in 80 GB: a finding
+    assert set(res.layouts["interleave"]) <= {float(v) for p in (2, 4, 8) for v in interleaves(10_000, p)} | {1.0}
+
+
+def test_a_ten_million_accelerator_job_without_a_layout_is_explained_in_bounded_work(h100):
+    """Issue 23 item 5: 10,000,512 accelerators scanned every 8-GPU count between half and double for the nearest
+    with a layout (241 s). None exists: dp divides the batch of 1,536, tp ≤ 8 and pp ≤ 96 hold at most
+    8 · 96 · 1,536 = 1,179,648 accelerators; the nearest layout and the reason are still given."""
+    w = workload().model_copy(update={"accelerators": 10_000_512})
+    start = time.process_time()
+    with pytest.raises(UsageError, match=r"no parallel layout of 10000512 accelerators is valid; the nearest \(tp=8 "
+                                         r"pp=1 dp=1250064 cp=1\): global batch 1536 is not divisible") as err:
+        estimate(w, GPT3, h100)
+    assert time.process_time() - start < 20   # a hang guard (about 0.01 s here)
+    assert "would have one" not in str(err.value)
+
+
+def test_bandwidths_a_billion_times_too_small_are_slow_not_a_crash(h100):
+    """Issue 23 item 8: every bandwidth scaled by 1e-9 left NCCL's intra-domain search no speed to run at (zero
+    channels) and divided by zero; NCCL's search falls back to one ring (search.cc), so the step is just slow."""
+    names = [f.name for f in dataclasses.fields(h100) if f.name.endswith("bandwidth")]
+    slow = dataclasses.replace(h100, **{n: getattr(h100, n) * 1e-9 for n in names})
+    res = search_training(slow, Job(MT530, 2048, 2048), 2240)
+    fast = search_training(h100, Job(MT530, 2048, 2048), 2240)
+    assert res.best is not None and math.isfinite(float(res.estimate.step_time))
+    assert float(res.estimate.step_time) > 1e6 * float(fast.estimate.step_time)

@@ -1,7 +1,8 @@
 """The layout search and the layout rules are one rule set (issue 12): a property test over random models and jobs.
 
 Every layout `enumerate_layouts` offers passes `layout_problems`, and every layout `layout_problems` accepts (with
-a micro-batch up to the search's bound and an interleave it tries, `search.interleaves`) is offered by the search.
+a micro-batch up to the search's bound and any interleave up to one layer per stage) is offered by the search, although
+the search tries only the divisors an interleaved split needs (`search.interleaves`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from archgen.perf.arch import Arch
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.hardware import hardware_for
-from archgen.perf.search import MAX_MICRO_BATCH, divisors, enumerate_layouts, interleaves, layout_problems
+from archgen.perf.search import MAX_MICRO_BATCH, divisors, enumerate_layouts, layout_problems, nearest_counts
 from archgen.perf.training import Job
 
 H100 = hardware_for(load_accelerators()["h100-sxm5-80gb"], scale_up_size=8)
@@ -59,7 +60,22 @@ def test_every_valid_layout_is_offered_by_the_search(p):
         if gpus % (tp * pp * cp):
             continue
         dp = gpus // (tp * pp * cp)
-        for v in interleaves(arch.layers, pp):   # the interleaves the search tries: up to one layer per stage
+        for v in range(1, arch.layers + 3):   # every interleave up to one layer (slot) per stage, not only those tried
             if not layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, micro_batch=mb, interleave=v,
                                    scale_up_size=hw.scale_up_size):
                 assert (tp, pp, dp, cp, mb, v) in offered
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(2, 400))
+def test_the_nearest_counts_are_those_a_scan_of_every_domain_finds(p, gpus):
+    """`nearest_counts` builds its candidates from tp x cp x pp x dp (issue 23 item 5) instead of trying every
+    whole domain between half and double the count; it finds the same counts as that scan."""
+    arch, job, _, fixed, hw = p
+    d = hw.scale_up_size
+
+    def scan(counts):
+        return next((n for n in counts if len(enumerate_layouts(arch, job, n, hw, fixed)["tp"])), None)
+
+    expected = (scan(range((gpus - 1) // d * d, gpus // 2, -d)), scan(range((gpus // d + 1) * d, 2 * gpus, d)))
+    assert nearest_counts(arch, job, gpus, hw, fixed) == expected

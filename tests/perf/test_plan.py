@@ -1,0 +1,109 @@
+"""The plan search (issue 25 part 3): every switch the stack allows, pruned, and the same best as evaluating all.
+
+The jobs are Megatron-LM's GPT-3 175B (Narayanan et al., SC21, Table 1: 96 layers, hidden 12,288, 96 heads,
+sequence 2,048, batch 1,536) on H100 nodes of 8 with 400 Gb/s per GPU and 512 GiB of host memory per GPU.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.model.switches import ALLOWS
+from archgen.perf.arch import Arch
+from archgen.perf.hardware import HostShare, hardware_for
+from archgen.perf.plan import search_plan
+from archgen.perf.search import search_training
+from archgen.perf.stacks import resolve
+from archgen.perf.training import Job
+from archgen.units import Q_
+
+GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
+
+
+@pytest.fixture(scope="module")
+def hw(accelerators):
+    host = HostShare(Q_(512, "GiB"), Q_(64, "GB/s"), Q_(51.2, "GB/s"), 0.95)
+    return hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"),
+                        host=host)
+
+
+def _job(stack: str, gpus_batch: int = 1536, **stated) -> Job:
+    return Job.from_knobs(GPT3, 2048, gpus_batch, "bf16", resolve(stack, stated, "bf16"))
+
+
+def test_the_plan_respects_the_stack_and_lists_what_it_searched(hw):
+    old = search_plan(hw, _job("megatron-lm-2021", 512), 256, "megatron-lm-2021", {})
+    # Megatron-LM v2 (2021): no sequence parallelism, no flash attention, no TP overlap, no distributed optimizer,
+    # no CP, no offload; only the p2p overlap is a choice (--overlap-p2p-communication)
+    assert old.searched["sequence_parallel"] == (False,) and old.searched["attention"] == ("materialized",)
+    assert old.searched["zero"] == (0,) and old.searched["cp"] == (1,) and old.searched["offload"] == ("none",)
+    assert old.searched["overlap_p2p_comm"] == (False, True)
+    assert old.best is not None and old.best["zero"] == 0 and old.switches["overlap_tp_comm"] is False
+    assert "flash attention" not in old.turned_on and "sequence_parallel" not in old.turned_on
+    new = search_plan(hw, _job("nemo-2025", 512), 256, "nemo-2025", {})
+    assert {k: new.searched[k] for k in ("zero", "offload")} == {k: ALLOWS[k].nemo_2025[0] for k in ("zero", "offload")}
+    assert new.estimate is not None and old.estimate is not None
+    assert float(new.estimate.step_time) < float(old.estimate.step_time)  # the newer stack can do more
+
+
+def test_the_plan_is_never_slower_than_the_layout_search_of_the_stack_profile(hw):
+    job = _job("nemo-2025", 512)
+    base = search_training(hw, job, 256, None, True)
+    plan = search_plan(hw, job, 256, "nemo-2025", {})
+    assert plan.estimate is not None and float(plan.estimate.step_time) <= float(base.estimate.step_time)
+    assert plan.evaluated < plan.space / 20   # pruned: not every (layout, switches) pair is evaluated
+
+
+def test_a_stated_switch_is_kept_not_searched(hw):
+    job = _job("nemo-2025", 512, overlap_tp_comm=False)
+    plan = search_plan(hw, job, 256, "nemo-2025", {"overlap_tp_comm": False})
+    assert "overlap_tp_comm" not in plan.searched and plan.kept == {"overlap_tp_comm": False}
+    assert plan.switches["overlap_tp_comm"] is False and "overlap_tp_comm" not in plan.turned_on
+
+
+@pytest.mark.parametrize("stack, gpus, batch", [
+    pytest.param("nemo-2025", 128, 256, marks=pytest.mark.slow), ("megatron-core-2024", 256, 512)])
+def test_the_pruned_search_finds_the_exhaustive_optimum(hw, stack, gpus, batch):
+    """Branch and bound and the dominance rules drop no plan that could win: the best equals evaluating every
+    fitting (layout, switches) pair."""
+    job = _job(stack, batch)
+    pruned = search_plan(hw, job, gpus, stack, {})
+    every = search_plan(hw, job, gpus, stack, {}, exhaustive=True)
+    assert every.best is not None and pruned.best == every.best and pruned.switches == every.switches
+    assert float(pruned.estimate.step_time) == float(every.estimate.step_time)
+    assert pruned.evaluated < every.evaluated
+
+
+def test_cli_search_plan_reports_beside_an_unchanged_estimate(cli):
+    plain = cli("estimate", "--workload", "llama3-70b-pretrain-b200")
+    plan = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--search-plan")
+    assert plan.code == plain.code and "Traceback" not in plan.err
+    head, _, section = plan.out.partition("\nPlan search (--search-plan")
+    assert head.rstrip() == plain.out.rstrip()   # opt-in: the shipped estimate does not move
+    lines = section.splitlines()
+    searched = next(ln for ln in lines if ln.strip().startswith("searched:"))
+    for knob in ("zero 0/1/2/3", "offload none/activations/optimizer/both", "sequence_parallel", "overlap_tp_comm",
+                 "attention flash/materialized", "cp 1/2/4"):
+        assert knob in searched, searched
+    assert any(ln.strip().startswith("turned on: ") for ln in lines)
+    assert "not modelled: offload of weights" in section
+
+
+@pytest.mark.slow
+def test_a_mixture_of_experts_plan_searches_ep_and_its_overlap(hw):
+    """Mixtral 8x7B's shape (Jiang et al., arXiv 2401.04088: 32 layers, hidden 4,096, 32 heads, 8 KV heads, 8 experts
+    of FFN 14,336, top-2) on 64 H100: ep and the EP overlap are searched under nemo-2025, the best equals the
+    exhaustive one, and no plan overlaps EP with recomputation."""
+    moe = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
+               experts=8, top_k=2, expert_ffn=14336)
+    job = Job.from_knobs(moe, 4096, 256, "bf16", resolve("nemo-2025", {}, "bf16"))
+    pruned = search_plan(hw, job, 64, "nemo-2025", {})
+    every = search_plan(hw, job, 64, "nemo-2025", {}, exhaustive=True)
+    assert pruned.searched["ep"] == (1, 2, 4, 8) and pruned.searched["overlap_ep_comm"] == (False, True)
+    assert pruned.best == every.best and pruned.switches == every.switches
+    assert not (pruned.switches["overlap_ep_comm"] and pruned.best["recompute"] != "none")
+
+
+def test_cli_search_plan_refuses_what_it_cannot_search(cli):
+    r = cli("estimate", "--workload", "llama3-70b-serve-b200", "--search-plan")
+    assert r.code == 2 and "workload 'llama3-70b-serve-b200' is not a training job" in r.err
