@@ -143,3 +143,20 @@ def test_a_layout_unit_that_names_no_unit_is_a_finding_not_a_crash(tmp_path, cli
     assert r.code == 1 and "Traceback" not in r.err
     assert "NET014 cluster/dgx-b200-superpod: unit 'dgx-b200-spine' is not defined in `units`" in r.out
     assert "cannot be estimated: cluster 'dgx-b200-superpod' places unit 'dgx-b200-spine'" in r.out
+
+
+def test_a_rack_of_thousands_of_slot_lines_is_refused_where_written(tmp_path):
+    """Item 4: 5,000 slot lines in a 42 U rack took `render` past 120 s and 1.7 GB (400 s and a typst abort in the
+    fuzz round). A 100 U rack holds at most 200 one-U parts front and rear; 400 items is the bound."""
+    from archgen.errors import SpecError
+    from archgen.load import load_text
+    from archgen.validate import validate
+    text = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
+    line = "  - {at: 1, part: pdu-415v-60a-3ph, count: 3}\n"
+    many = text.replace(line, line + "  - {at: 20, part: sn2201, face: rear}\n" * 5000)
+    with pytest.raises(SpecError) as err:
+        validate(load_text(many, "r.yaml"), [])
+    slots = 1 + text.split("slots:")[0].count("\n")
+    assert [str(p) for p in err.value.problems] == [
+        f"r.yaml:{slots}:1: error: slots: 5,003 slot lines place 5,008 items; a rack holds at most 400 (200 one-U "
+        "parts front and rear, and 0 U parts)"]
