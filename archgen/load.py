@@ -131,8 +131,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
 
     A file reached through a symbolic link that leaves its spec tree (the directory named, or the folder holding a
     file named) is refused, unread, with its location: a pull request that adds ``specs/x.yaml -> ~/.git-credentials``
-    must not get a line of that file quoted into a report. A link that leads to no file (dangling, or a loop) is
-    refused too: a spec that silently drops out of the tree is a review that passes without it.
+    must not get a line of that file quoted into a report; nor may a spec drop out of it through a dangling link.
     """
     found: dict[Path, Path] = {}  # by resolved path: a file named twice (a directory and the file in it) loads once
     outside: list[SpecProblem] = []
@@ -150,8 +149,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
             try:
                 real = f.resolve(strict=True)
             except (OSError, RuntimeError):  # a link to nothing, or a loop (3.11: RuntimeError), is no spec to skip
-                outside.append(SpecProblem(Location(str(f)), message="a symbolic link that leads to no file",
-                                           expected="a spec file, or no link", hint="remove the link or its loop"))
+                outside.append(SpecProblem(Location(str(f)), message="a symbolic link to no file", hint="remove it"))
                 continue
             if not real.is_relative_to(root):
                 outside.append(SpecProblem(Location(str(f)), message="a symbolic link to a file outside the spec tree",
