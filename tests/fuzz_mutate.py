@@ -120,8 +120,9 @@ def mutate(draw: Draw, scenario: Scenario, world: World) -> Mutation:
         lines = list(_KEY_LINE.finditer(text))
         if lines:
             m = draw.pick(lines)
+            key_line = text.count("\n", 0, m.start()) in _key_lines(text)  # not a line of a block scalar
             return Mutation((text[:m.end()] + "\n" + m[0] + text[m.end():]).encode(), f"key {m[2]!r} duplicated",
-                            True, -1)
+                            key_line, -1)
 
     index = draw.integer(0, len(scenario.docs) - 1)
     data = scenario.docs[index].data
@@ -180,6 +181,25 @@ def mutate(draw: Draw, scenario: Scenario, world: World) -> Mutation:
         new = draw.pick(VALUES)
     what = f"{kind}: {'.'.join(map(str, path))} = {new!r}"[:300]
     return Mutation(emit(_set(data, path, new)).encode("utf-8", "surrogatepass"), what, invalid, index)
+
+
+def _key_lines(text: str) -> set[int]:
+    """The (0-based) lines where a mapping key of `text` starts."""
+    import yaml
+    lines: set[int] = set()
+    try:
+        todo = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return lines
+    while todo:
+        node = todo.pop()
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                lines.add(k.start_mark.line)
+                todo.append(v)
+        elif isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
+    return lines
 
 
 def whole_file(scenario: Scenario, mutation: Mutation) -> bytes:
