@@ -31,12 +31,15 @@ demo: $(STAMP)
 test: $(STAMP) browser
 	$(PY) -m pytest -n 2
 
-# The mutation fuzz of every shipped spec at 100,000 random examples (make test runs 2,000 fixed ones); a failure
-# prints the shrunk input and a @reproduce_failure line. FUZZ_EXAMPLES=N to change the count.
+# The mutation fuzz of every shipped spec, example, check case and case file at 100,000 random examples (make test
+# runs 2,000 fixed ones) under a 4 GiB address-space cap (RLIMIT_AS); a failure prints the shrunk input and a
+# @reproduce_failure line. FUZZ_EXAMPLES=N to change the count. A round through every command and output format,
+# each run in a capped child: $(PY) -m tests.fuzz_round 10000 (tests/fuzz_round.py).
 FUZZ_EXAMPLES ?= 100000
+FUZZ_MEMORY_KB ?= 4194304
 fuzz: $(STAMP)
-	ARCHGEN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/test_fuzz.py -p no:cacheprovider \
-	  --hypothesis-show-statistics
+	ulimit -v $(FUZZ_MEMORY_KB) && ARCHGEN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/test_fuzz.py \
+	  -p no:cacheprovider --hypothesis-show-statistics
 
 bench: $(STAMP)
 	@mkdir -p bench/results

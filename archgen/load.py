@@ -131,14 +131,14 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
 
     A file reached through a symbolic link that leaves its spec tree (the directory named, or the folder holding a
     file named) is refused, unread, with its location: a pull request that adds ``specs/x.yaml -> ~/.git-credentials``
-    must not get a line of that file quoted into a report.
+    must not get a line of that file quoted into a report; nor may a spec drop out of it through a dangling link.
     """
     found: dict[Path, Path] = {}  # by resolved path: a file named twice (a directory and the file in it) loads once
     outside: list[SpecProblem] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files = [f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
+            files = [f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and (f.is_file() or f.is_symlink())
                      and not any(part.startswith(".") for part in f.relative_to(p).parts)]
             root = p.resolve()
         elif p.is_file():
@@ -146,7 +146,11 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
         else:
             raise UsageError(f"{raw}: no such file or directory")
         for f in files:
-            real = f.resolve()
+            try:
+                real = f.resolve(strict=True)
+            except (OSError, RuntimeError):  # a link to nothing, or a loop (3.11: RuntimeError), is no spec to skip
+                outside.append(SpecProblem(Location(str(f)), message="a symbolic link to no file", hint="remove it"))
+                continue
             if not real.is_relative_to(root):
                 outside.append(SpecProblem(Location(str(f)), message="a symbolic link to a file outside the spec tree",
                                            expected=f"a spec file inside {shown_file(str(root)) or '.'}",

@@ -171,3 +171,35 @@ def test_a_scale_up_bandwidth_a_billion_times_too_small_is_no_traceback(tmp_path
     monkeypatch.chdir(tmp_path)
     r = cli("estimate", "--workload", "llama3-405b-pretrain-gb200")
     assert "Traceback" not in r.err + r.out and r.code in (0, 1) and "step_time" in r.out
+
+
+def test_a_rack_of_thousands_of_slot_lines_is_refused_where_written(tmp_path):
+    """Item 4: 5,000 slot lines in a 42 U rack took `render` past 120 s and 1.7 GB (400 s and a typst abort in the
+    fuzz round). A 100 U rack holds at most 200 one-U parts front and rear; 400 items is the bound."""
+    from archgen.errors import SpecError
+    from archgen.load import load_text
+    from archgen.validate import validate
+    text = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
+    line = "  - {at: 1, part: pdu-415v-60a-3ph, count: 3}\n"
+    many = text.replace(line, line + "  - {at: 20, part: sn2201, face: rear}\n" * 5000)
+    with pytest.raises(SpecError) as err:
+        validate(load_text(many, "r.yaml"), [])
+    slots = 1 + text.split("slots:")[0].count("\n")
+    assert [str(p) for p in err.value.problems] == [
+        f"r.yaml:{slots}:1: error: slots: 5,003 slot lines place 5,008 items; a rack holds at most 400 (200 one-U "
+        "parts front and rear, and 0 U parts)"]
+
+
+def test_a_measurement_beyond_any_hardware_is_refused_in_a_case_file(tmp_path, cli):
+    """The fuzz round: a case file's tflops_per_gpu of 1,000,000,001 TFLOP/s (a zettaFLOP/s per GPU) was scored
+    with exit 0; now the case is refused at the value and the file's other cases are still scored."""
+    from tests.fuzz_corpus import REPO
+    text = (REPO / "tests" / "data" / "validation-cases.yaml").read_text(encoding="utf-8")
+    old = '{metric: tflops_per_gpu, value: 137, unit: "TFLOP/s"}'
+    line = 1 + text.split(old)[0].count("\n")
+    (tmp_path / "cases.yaml").write_text(text.replace(old, old.replace("137", "1000000001")), encoding="utf-8")
+    r = cli("estimate", "--cases", str(tmp_path / "cases.yaml"))
+    assert r.code == 1 and "Traceback" not in r.err
+    assert f"cases.yaml:{line}:46: error: megatron-sc21-t1-1.7b.measured: expected tflops_per_gpu of at most 1×10⁹ " \
+           "TFLOPS (beyond any hardware), got '1000000001 TFLOP/s'" in r.out + r.err
+    assert "megatron-sc21-t1-3.6b" in r.out

@@ -46,6 +46,18 @@ def test_the_refusal_names_the_link_and_what_was_expected(leaky, cli):
            "file inside specs" in r.err
 
 
+@pytest.mark.parametrize("target", ["../../home/missing.yaml", "zz-loop.yaml"], ids=["dangling", "loop"])
+def test_a_link_to_no_file_is_refused_not_skipped(tmp_path, cli, monkeypatch, target):
+    """The fuzz round: a dangling link or a link loop in the spec tree was skipped and `check` exited 0, as if the
+    spec were not there."""
+    shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
+    (tmp_path / "specs" / "racks" / "zz-loop.yaml").symlink_to(target)
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "specs/")
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "specs/racks/zz-loop.yaml: error: a symbolic link to no file\n  hint: remove it" in r.err
+
+
 def test_a_link_named_on_the_command_line_is_refused_too(leaky, cli):
     r = cli("validate", "specs/racks/zz-leak.yaml")
     assert r.code == 2 and "SECRET" not in r.out + r.err and "outside the spec tree" in r.err

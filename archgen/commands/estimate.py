@@ -96,6 +96,11 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     return text, 1 if scores.refused else 0
 
 
+#: The largest change --what-if scales a parameter by, either way (issue 23: a factor of 1e-9 or 1e300 ran to
+#: estimates of years per step or overflowed; HBM bandwidth grew about 10x from V100 to B200 in seven years).
+MAX_WHAT_IF = 1000.0
+
+
 def parse_what_if(items: list[str]) -> dict[str, float]:
     """`PARAMETER=FACTOR` strings (e.g. 'hbm_bandwidth=1.5') as a mapping, with clear errors."""
     known = (*PARAMETERS, *EXTRA_PARAMETERS)
@@ -111,6 +116,9 @@ def parse_what_if(items: list[str]) -> dict[str, float]:
             factor = math.nan
         if not math.isfinite(factor) or factor <= 0:
             raise UsageError(f"--what-if '{item}': expected a positive factor such as 1.5, got '{text.strip()}'")
+        if not 1 / MAX_WHAT_IF <= factor <= MAX_WHAT_IF:
+            raise UsageError(f"--what-if '{item}': expected a factor from {1 / MAX_WHAT_IF:g} to {MAX_WHAT_IF:g}, got "
+                             f"'{text.strip()}' (a thousandfold change is beyond any hardware generation)")
         if name in out:
             raise UsageError(f"--what-if gives '{name}' twice")
         out[name] = factor

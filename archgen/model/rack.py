@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from archgen.model.base import Document, Redundancy, Ref, Spec
+from archgen.model.base import Document, FieldError, Redundancy, Ref, Spec
 from archgen.model.cost import Price
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
@@ -120,3 +120,17 @@ class Rack(Document):
         "confidentiality."))
     requirements: RackRequirements = Field(default_factory=list, description="Requirements on this rack's metrics.")
     price: Price | None = Field(None, description="Price of the empty rack (enclosure, busbar, manifolds), per rack.")
+
+    @model_validator(mode="after")
+    def _placeable(self) -> Rack:
+        # A 100 U rack holds at most 200 one-U parts, front and rear; twice that leaves room for 0 U parts. More is
+        # no rack, and each item costs every analysis and drawing (5,000 slot lines took render past 400 s, issue 23).
+        items = sum(s.count for s in self.slots)
+        if items > MAX_ITEMS:
+            raise FieldError(("slots",), f"{len(self.slots):,} slot lines place {items:,} items; a rack holds at "
+                                         f"most {MAX_ITEMS} (200 one-U parts front and rear, and 0 U parts)")
+        return self
+
+
+#: Items one rack can hold (Rack._placeable).
+MAX_ITEMS = 400

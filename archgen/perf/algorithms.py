@@ -73,9 +73,9 @@ class Topo:
         self.net = k * out_bandwidth(hw, self.nodes)
         # ring bus bandwidth: the slowest of NVLink (when a domain holds two or more members) and the node's NICs
         self.ring = where(self.cross, where(k > 1, minimum(up, self.net), self.net), up)
-        # channels: one per rail NIC across domains; inside a domain, NCCL's search doubles ⌊up / speed⌋ rings
+        # channels: one per rail NIC across domains; inside a domain, NCCL's search doubles ⌊up / speed⌋ rings, and
+        # keeps one ring at its slowest speed where NVLink is slower than that (a what-if of 0.001: was 0 channels)
         self.gen = nccl.generation(hw.compute_capability)
-        # (at least one ring: below the slowest speed, search.cc falls back to one simple ring)
         inside = 16.0 if self.gen is None else 2.0 * maximum(up // nccl.speed_floor(self.gen, up), 1.0)
         self.channels = where(self.cross, k, inside)
         self.intra_scale = hw.scale_up_latency / (nccl.NVLINK_REFERENCE * nccl.US)

@@ -124,6 +124,14 @@ def read_cases(path: str | Path) -> tuple[list[Case], SourceDocument]:
     return cf.cases, cf.doc
 
 
+#: The largest figure a measurement can show, by metric (issue 23: a tflops_per_gpu of 10^9 TFLOP/s was scored):
+#: archgen/units.py's bounds on a time, a compute rate and a bandwidth; an MFU is a fraction of peak; 10^12 tokens/s
+#: is beyond any cluster (10^5 accelerators at 10^6 tokens/s each make 10^11).
+CEILINGS = {"step_time": Q_(3.2e9, "s"), "time": Q_(3.2e9, "s"), "ttft": Q_(3.2e9, "s"), "tpot": Q_(3.2e9, "s"),
+            "tflops_per_gpu": Q_(1e9, "TFLOPS"), "mfu": Q_(1, "dimensionless"), "tokens_per_second": Q_(1e12, "1/s"),
+            "busbw": Q_(1e8, "Gbit/s")}
+
+
 def measured_value(m: Measurement) -> Q:
     """A measured figure as a quantity; an empty unit is a plain number ('%' converts: 44 % is 0.44)."""
     return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
@@ -139,6 +147,10 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
         if not ok:
             out.append(SpecProblem(doc.locate(("cases", i, "measured", j, "unit")), path=f"{case.id}.measured",
                                    value=m.unit, expected=f"a unit convertible to {METRIC_UNITS[m.metric]}"))
+        elif measured_value(m) > CEILINGS[m.metric]:
+            out.append(SpecProblem(doc.locate(("cases", i, "measured", j, "value")), path=f"{case.id}.measured",
+                                   value=f"{m.value:.10g} {m.unit}".strip(),
+                                   expected=f"{m.metric} of at most {CEILINGS[m.metric]:g~P} (beyond any hardware)"))
     t = case.training
     if t is not None and case.model is not None:
         where = doc.locate(("cases", i, "training"))

@@ -9,6 +9,7 @@ import pytest
 from tests.conftest import SPECS
 
 SERVE = ("estimate", "--cluster", "dgx-b200-superpod", "--workload", "llama3-70b-serve-b200", "--path", SPECS)
+TRAIN = ("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", SPECS)
 
 
 def test_what_if_reports_the_scaled_estimate_against_the_baseline(cli):
@@ -50,6 +51,11 @@ def test_what_if_that_stops_fitting_lists_the_metrics_it_loses(cli):
              "scale_up_bandwidth, scale_out_bandwidth, latency, vector_peak, l2_capacity, l2_bandwidth"),
     ("peak=-1", "--what-if 'peak=-1': expected a positive factor such as 1.5, got '-1'"),
     ("peak=fast", "--what-if 'peak=fast': expected a positive factor such as 1.5, got 'fast'"),
+    # issue 23 item 8: 1e-9 raised ZeroDivisionError in the scale-up collectives, 1e300 gave a step time of nan s
+    ("scale_up_bandwidth=1e-9", "--what-if 'scale_up_bandwidth=1e-9': expected a factor from 0.001 to 1000, got "
+                                "'1e-9' (a thousandfold change is beyond any hardware generation)"),
+    ("scale_up_bandwidth=1e300", "--what-if 'scale_up_bandwidth=1e300': expected a factor from 0.001 to 1000, got "
+                                 "'1e300' (a thousandfold change is beyond any hardware generation)"),
 ])
 def test_bad_what_if(cli, arg, message):
     res = cli(*SERVE, "--what-if", arg)
@@ -66,3 +72,12 @@ def test_what_if_needs_a_workload(cli):
     res = cli("estimate", "--cases", CASES, "--what-if", "peak=2")
     assert res.code == 2
     assert res.err == "error: give either --cases or --workload (with any --cluster and --what-if), not both\n"
+
+
+@pytest.mark.parametrize("factor", ["0.001", "1000"])
+@pytest.mark.parametrize("param", ["scale_up_bandwidth", "scale_out_bandwidth", "hbm_bandwidth", "peak"])
+def test_what_if_at_its_bounds_estimates(cli, param, factor):
+    """The largest changes a what-if takes still give a finite estimate, no traceback."""
+    res = cli(*TRAIN, "--what-if", f"{param}={factor}", "-f", "json")
+    assert res.code in (0, 1) and "Traceback" not in res.err, res.err
+    assert "NaN" not in res.out and "Infinity" not in res.out
