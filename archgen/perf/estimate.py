@@ -239,7 +239,7 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
     if inf.scenario == "server" and inf.arrival_rate is None:
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
                      "offline ones (latency percentiles are not estimated)")
-    rate = replica_rate(inf.arrival_rate, replicas)
+    rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
     e, run = estimate_serving(hw, job, tp, inf.batch, rate)
     if run is not None:
         notes.extend(run.notes)
@@ -263,7 +263,7 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
         metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
                    "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
                    "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
-                   "concurrency": Q_(float(e.batch), "dimensionless")}
+                   "concurrency": Q_(float(e.batch) if run is None or closed else run.mean_running, "")}
         if run is not None:
             metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s"),
                         "tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
@@ -287,7 +287,6 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
     layout = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
-    closed = inf.scenario == "concurrency"
     conv = {"ttft": "mean over the requests of a simulated run (perf.scheduler: continuous batching, chunked "
                     f"prefill of {MAX_NUM_TOKENS} tokens per iteration, admission by KV cache, queueing) of first "
                     "token - arrival; the closed loop's first N requests are left out (steady state)"
@@ -296,9 +295,9 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
                     else "one decode step with `batch` sequences in flight per replica",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
-                           "the most requests in flight per replica (the KV cache's capacity unless `batch` is "
-                           "given); Poisson arrivals at "
-                           f"{rate:.4g} requests/s per replica" if run is not None else
+                           "time-weighted mean of the requests decoding per replica (at most the KV cache's "
+                           f"capacity, or `batch`), Poisson arrivals at {rate:.4g} requests/s per replica"
+                           if run is not None else
                            "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
             "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "

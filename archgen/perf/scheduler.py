@@ -274,8 +274,9 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None,
     `concurrency` (batch = N) runs the closed loop; `server` with an `arrival_rate` (requests per second at this
     replica) the open loop, with up to `batch` (default: as many as the KV cache holds) in flight. TTFT, TPOT and
     tokens/s are then the run's means, and memory holds the KV cache of the requests admitted at once (N beyond
-    the KV capacity wait in the queue). Otherwise (offline, or server with no arrival rate) the closed form alone,
-    and no run.
+    the KV capacity wait in the queue; an open loop's pool, `batch` or the capacity, is reserved whole, and is its
+    `batch`; the run's `mean_running` says how many were decoding). Otherwise (offline, or server with no arrival
+    rate) the closed form alone, and no run.
     """
     closed = job.scenario == "concurrency"
     if not closed and not (job.scenario == "server" and arrival_rate):
