@@ -64,3 +64,33 @@ def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want):
     assert [r["metric"] for r in doc["requirements"]] == ["ttft_p99", "tpot_p99"]
     assert tuple(r["status"] for r in doc["requirements"]) == want, doc["metrics"]
     assert doc["bands"]["ttft_p99"]["measurements"] == 0
+
+
+SWEEP = """kind: Sweep
+id: qps
+workload: llama70-mlperf-server
+axes:
+  arrival_rate: ["8 1/s", "40 1/s", "400 1/s"]
+objectives:
+  - {metric: tokens_per_second}
+  - {metric: ttft_p99}
+"""
+
+
+def test_a_sweep_over_the_arrival_rate_finds_the_load_that_meets_the_limits(tmp_path):
+    """The `arrival_rate` axis: the highest load whose TTFT and TPOT p99 meet llama2-70b-interactive's limits
+    (a point is one estimate: one simulated run of a replica)."""
+    from archgen.commands import sweep as sw
+    from archgen.perf.sweep import evaluate
+
+    shutil.copytree(SPECS, tmp_path / "specs")
+    reqs = [r.model_dump(mode="json", exclude_defaults=True) for r in server_requirements("llama2-70b-interactive")]
+    (tmp_path / "specs" / "workloads" / "mlperf.yaml").write_text(
+        WORKLOAD.format(rate="8 1/s", reqs=json.dumps(reqs)), encoding="utf-8")
+    (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
+    specs, clusters, sweeps = sw.load(tmp_path / "sweep.yaml", [tmp_path / "specs"])
+    problem = sw.problems(specs, clusters, sweeps)[0]
+    rows = evaluate(problem, 0, problem.size)
+    assert [r.feasible for r in rows] == [True, True, False]
+    ttft = [r.metrics["ttft_p99"] for r in rows]
+    assert ttft[0] < ttft[1] < ttft[2]
