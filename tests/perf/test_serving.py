@@ -181,3 +181,14 @@ cases:
 """, encoding="utf-8")
     (refused,) = score_case_file(p).refused
     assert str(refused.problems[0]).split("error: ", 1)[1] == message
+
+
+def test_an_arrival_rate_needs_the_server_scenario(tmp_path):
+    """Poisson arrivals are the server scenario's load; under a closed loop or offline the rate would go unread."""
+    p = _file(tmp_path, ("c", "4"))
+    p.write_text(p.read_text(encoding="utf-8").replace("scenario: concurrency", "scenario: concurrency, arrival_rate: "
+                                                        "10 1/s"), encoding="utf-8")
+    (refused,) = read_case_file(p).refused
+    assert str(refused.problems[0]).split("error: ", 1)[1] == (
+        "cases.0.inference.arrival_rate: arrival_rate applies to the server scenario (Poisson arrivals); this job's "
+        "scenario is 'concurrency'")
