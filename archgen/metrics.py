@@ -207,10 +207,20 @@ REGISTRY: tuple[Metric, ...] = (
     # workloads (and each point of a sweep)
     Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _E,
            _T),
-    Metric("workload", "ttft", "s", "ms", 1, "TTFT", "Time to first token: one request's prefill and first decode "
-           "step on an idle replica.", _E, _I),
+    Metric("workload", "ttft", "s", "ms", 1, "TTFT", "Time to first token: one request's prefill on an idle "
+           "replica (offline), or the mean over a simulated run's requests of first token - arrival (concurrency, "
+           "server with an arrival rate).", _E, _I),
     Metric("workload", "tpot", "s", "ms", 2, "TPOT", "Time per output token: one decode step with the batch in "
-           "flight.", _E, _I),
+           "flight (offline), or the mean over a simulated run's requests of (latency - TTFT) / (output - 1).", _E,
+           _I),
+    Metric("workload", "ttft_p50", "s", "ms", 1, "TTFT p50", "Median time to first token over a simulated run "
+           "(concurrency, or server with an arrival rate).", "perf/scheduler.py", _I),
+    Metric("workload", "ttft_p99", "s", "ms", 1, "TTFT p99", "99th-percentile time to first token over a simulated "
+           "run: MLPerf Inference's Server-scenario TTFT constraint.", "perf/scheduler.py", _I),
+    Metric("workload", "tpot_p50", "s", "ms", 2, "TPOT p50", "Median time per output token over a simulated run.",
+           "perf/scheduler.py", _I),
+    Metric("workload", "tpot_p99", "s", "ms", 2, "TPOT p99", "99th-percentile time per output token over a "
+           "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/scheduler.py", _I),
     Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens processed per second by the whole "
            "job.", _E, _T + _I, True),
     Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "

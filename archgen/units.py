@@ -336,6 +336,7 @@ Mass = Annotated[Q, Dim("kg", gt=0, le=1e6, label="a mass", example="34 kg")]
 AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, le=1e5, label="a floor loading", example="1200 kg/m**2")]
 Duration = Annotated[Q, Dim("s", gt=0, le=3.2e9, label="a time", example="2 us")]
 DurationOrZero = Annotated[Q, Dim("s", ge=0, le=3.2e9, label="a time", example="0 us")]
+RequestRate = Annotated[Q, Dim("1/s", gt=0, le=1e9, label="a request rate", example="12 1/s")]
 Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
 
 

@@ -265,11 +265,14 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
     from archgen import metrics
     from archgen.model.sweep import JOB_METRICS, SWEEP_METRICS
     performance = {m.name for m in metrics.declared("workload") if m.source == "perf/estimate.py"}
+    under_load = {m.name for m in metrics.declared("workload") if m.source == "perf/scheduler.py"}
+    assert under_load == {"ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"}  # tests/perf/test_mlperf.py produces them
     for w in shipped.workloads.values():
         est = w.estimate
         produced = {m for m in est.metrics if m in performance} | {"power", "accelerators"} | (
             {"energy_per_token", "cost_per_token"} if est.kind != "collective" else set()) | (
-            {"goodput", "goodput_tokens_per_second"} if est.kind == "training" else set())
+            {"goodput", "goodput_tokens_per_second"} if est.kind == "training" else set()) | (
+            under_load if est.kind == "inference" else set())  # no shipped workload is served under load
         assert produced == set(JOB_METRICS[est.kind]), est.kind
     assert set().union(*JOB_METRICS.values()) == set(SWEEP_METRICS)
 

@@ -28,7 +28,7 @@ from archgen import metrics
 from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.requirements import Requirement, SweepRequirements
 from archgen.model.workload import Precision, Recompute, mfu_target_problem
-from archgen.units import Dim, Q, format_quantity
+from archgen.units import Dim, Q, RequestRate, format_quantity
 
 #: Metrics of a sweep's points (`archgen.metrics`: the workload's that a point has, and the point's own), with their
 #: dimension.
@@ -113,6 +113,10 @@ class Axes(Spec):
                                                                                                 "(inference).")
     output_len: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Generated tokens "
                                                                                                  "(inference).")
+    arrival_rate: list[RequestRate] | None = Field(
+        None, min_length=1, description="Requests per second arriving at the whole workload (inference, server "
+                                        "scenario), e.g. ['10 1/s', '20 1/s']: the load at which TTFT and TPOT p99 "
+                                        "meet a latency limit.")
     # the hardware (a bare number scales the cluster's figure; a quantity replaces it)
     peak: list[RateLevel] | None = Field(
         None, min_length=1, description="Dense tensor peak of the job's data type: factors, or rates such as "
@@ -167,7 +171,7 @@ class Axes(Spec):
 JOB_AXES = {
     "training": ("precision", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "global_batch",
                  "seq_len"),
-    "inference": ("precision", "tp", "batch", "input_len", "output_len"),
+    "inference": ("precision", "tp", "batch", "input_len", "output_len", "arrival_rate"),
 }
 #: Axes that change the hardware the model runs on.
 HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth",

@@ -15,7 +15,7 @@ from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.switches import SequenceParallel, StackSwitches
-from archgen.units import Information
+from archgen.units import Information, RequestRate
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
@@ -156,9 +156,15 @@ class Inference(Spec):
     output_len: int = Field(gt=0, description="Generated tokens per request.")
     scenario: Scenario = Field(
         "offline", description="'offline' (throughput with `batch` sequences in flight, as many as fit by default), "
-                               "'server' (the offline figures; no queueing is modelled) or 'concurrency' (a serving "
-                               "benchmark's closed loop: `batch` requests in flight, each replaced when it finishes, "
-                               "with TTFT, TPOT and tokens/s as genai-perf reports them).")
+                               "'server' (Poisson arrivals at `arrival_rate`, simulated; without one, the offline "
+                               "figures) or 'concurrency' (a serving benchmark's closed loop: `batch` requests in "
+                               "flight, each replaced when it finishes, simulated, with TTFT, TPOT and tokens/s as "
+                               "genai-perf reports them).")
+    arrival_rate: RequestRate | None = Field(
+        None, description="Server scenario: requests per second arriving at the whole workload, a Poisson process "
+                          "(seeded, so deterministic) split evenly over the replicas, as MLPerf's Server scenario "
+                          "issues queries. TTFT, TPOT and tokens/s then come from a simulated run "
+                          "(continuous batching, chunked prefill, queueing), with p50 and p99 latencies.")
     kv_reserve: KvReserve = Field(
         "full", description="KV cache a sequence holds: 'full' (input + output, reserved at admission: "
                             "TensorRT-LLM's default scheduler) or 'mean' (input + output/2: allocated as it grows, "
@@ -184,6 +190,9 @@ class Inference(Spec):
     def _serving_layout(self) -> Inference:
         if problem := serving_problem(self.scenario, self.batch, self.tp, self.ep):
             raise FieldError((problem[0],), problem[1])
+        if self.arrival_rate is not None and self.scenario != "server":
+            raise FieldError(("arrival_rate",), f"arrival_rate applies to the server scenario (Poisson arrivals); "
+                                                f"this job's scenario is '{self.scenario}'")
         return self
 
 

@@ -38,7 +38,8 @@ QUANTITIES: dict[str, dict[str, str]] = {
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
                                           "tflops_per_gpu", "mfu")},
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
-                  "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot"},
+                  "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
+                  **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
     "collective": {"time": "time", "busbw": "time"},
 }
 #: The job kind of each family.

@@ -31,9 +31,10 @@ from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.estimate import expert_problem, pipeline_options
 from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
-from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.inference import ServeJob
 from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import layout_interleave
+from archgen.perf.scheduler import estimate_serving, replica_rate
 from archgen.perf.search import layout_problems
 from archgen.perf.stacks import resolve, stated_knobs, variants
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
@@ -203,7 +204,8 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     inf = case.inference
     job = ServeJob(Arch.from_model(case.model), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                    inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario)
-    est = estimate_inference(hw, job, inf.tp, None if inf.batch == "max" else inf.batch)
+    rate = replica_rate(inf.arrival_rate, inf.replicas)
+    est, _ = estimate_serving(hw, job, inf.tp, None if inf.batch == "max" else inf.batch, rate)
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
             "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot)}
 

@@ -24,6 +24,7 @@ from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note  # noqa: F401 (sweeps import them here)
 from archgen.perf.pipeline import PipelineOptions, layout_interleave
+from archgen.perf.scheduler import MAX_NUM_TOKENS, estimate_serving, replica_rate
 from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
 from archgen.perf.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
@@ -209,7 +210,8 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
                  and (arch.heads % t == 0 or inf.attention_dp) and t % inf.ep == 0]
         best, best_tp = -1.0, None
         for t in cands:
-            e = estimate_inference(hw, job, t, inf.batch)
+            rate = replica_rate(inf.arrival_rate, inf.replicas or max(gpus // t, 1))
+            e = estimate_serving(hw, job, t, inf.batch, rate)[0]
             if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
                 best, best_tp = float(e.tokens_per_second_per_gpu), t
         if best_tp is None:
@@ -235,10 +237,13 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
         raise WorkloadError(workload.id, f"tp x replicas = {tp * replicas} exceeds the {gpus} accelerators")
     if replicas * tp < gpus:
         notes.append(f"{gpus - replicas * tp} of the {gpus} accelerators stay idle ({replicas} replicas of tp {tp})")
-    if inf.scenario == "server":
-        notes.append("server scenario: no queueing is modelled, so the figures are the offline ones (latency "
-                     "percentiles are not estimated)")
-    e = estimate_inference(hw, job, tp, inf.batch)
+    if inf.scenario == "server" and inf.arrival_rate is None:
+        notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
+                     "offline ones (latency percentiles are not estimated)")
+    rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
+    e, run = estimate_serving(hw, job, tp, inf.batch, rate)
+    if run is not None:
+        notes.extend(run.notes)
     fits = bool(e.fits)
     misfit = ""
     if not fits and float(e.batch) < 1:
@@ -259,7 +264,10 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
         metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
                    "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
                    "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
-                   "concurrency": Q_(float(e.batch), "dimensionless")}
+                   "concurrency": Q_(float(e.batch) if run is None or closed else run.mean_running, "")}
+        if run is not None:
+            metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s"),
+                        "tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
     metrics |= {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
                 "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
     if gpus_per_rack and metrics.get("tokens_per_second_per_gpu"):
@@ -274,20 +282,23 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
     sens = {}
     if with_sensitivity and fits:
         def tput(h: Hardware) -> float:
-            x = estimate_inference(h, job, tp, inf.batch)  # a batch left out follows the KV-cache capacity
+            x = estimate_serving(h, job, tp, inf.batch, rate)[0]  # a batch left out follows the KV-cache capacity
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
     layout = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
-    closed = inf.scenario == "concurrency"
-    conv = {"ttft": "one request's prefill, plus the decode step of the others its prompt iteration carries, in the "
-                    "steady state of the closed loop" if closed else
-                    "one request's prefill on an idle replica (no queueing)",
+    conv = {"ttft": "mean over the requests of a simulated run (perf.scheduler: continuous batching, chunked "
+                    f"prefill of {MAX_NUM_TOKENS} tokens per iteration, admission by KV cache, queueing) of first "
+                    "token - arrival; the closed loop's first N requests are left out (steady state)"
+                    if run is not None else "one request's prefill on an idle replica (no queueing)",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
-                    "genai-perf reports it" if closed else
-                    "one decode step with `batch` sequences in flight per replica",
+                    "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
+                    else "one decode step with `batch` sequences in flight per replica",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
+                           "time-weighted mean of the requests decoding per replica (at most the KV cache's "
+                           f"capacity, or `batch`), Poisson arrivals at {rate:.4g} requests/s per replica"
+                           if run is not None else
                            "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
             "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "

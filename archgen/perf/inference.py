@@ -27,11 +27,8 @@ step with b sequences, both with their fixed costs):
 * offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
   tokens/s = b · out / (b · t_pre,chunked + out · t_dec(b)); TTFT = t_pre on an idle replica (no queueing);
   TPOT = t_dec(b). Prompts are prefilled in chunks of `PREFILL_CHUNK` tokens (TensorRT-LLM's `max_num_tokens`).
-* concurrency (genai-perf / `trtllm-bench --concurrency N`: N requests in flight, each replaced as it finishes,
-  continuous batching): in the steady state a request's lifetime holds N prefills (its own and one per other slot)
-  and out - 1 decode steps, L = N · t_pre + (out - 1) · t_dec(N). TTFT = t_pre, plus one decode step of the other
-  N - 1 that its prompt iteration carries; TPOT = (L - TTFT) / (out - 1), the inter-token latency as genai-perf
-  defines it (request latency less TTFT, over the tokens after the first); tokens/s = N · out / L.
+* concurrency and server under load: simulated iteration by iteration (`perf.scheduler`: continuous batching with
+  chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
 Each sequence holds KV cache for `RESERVED_CONTEXT[kv_reserve]` tokens, in `MEMORY_UTILISATION` of HBM (vLLM's
 `gpu_memory_utilization` default) after the weights: by default the whole request (input + output), as
@@ -92,7 +89,8 @@ class ServeJob:
         kv_reserve: KV cache a sequence holds ('full' or 'mean', see `RESERVED_CONTEXT`).
         ep: Expert-parallel ways of a replica's MoE layers (divides tp; the rest splits each expert).
         attention_dp: Attention data parallel: each rank runs the whole attention on 1/tp of the requests.
-        scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests).
+        scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests);
+            the closed form here is the offline one, `perf.scheduler` simulates the others.
     """
 
     arch: Arch
@@ -160,12 +158,16 @@ def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "b
         + casts
 
 
-def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool, local=None):
+def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool, local=None,
+             attention: bool = True, sampled=None):
     """One forward pass over `tokens` tokens of a replica (a decode step or a prefill) on its busiest rank.
 
     `batch` sequences of `context` tokens are attended; under attention DP a rank attends `local` of the tokens
     (default tokens / tp) and batch / tp of the sequences with every head, and the experts see all `tokens`.
-    Kernel times only: the fixed per-kernel costs are `kernels_per_pass` x `KERNEL_OVERHEAD`.
+    Kernel times only: the fixed per-kernel costs are `kernels_per_pass` x `KERNEL_OVERHEAD`. The scheduler
+    (`perf.scheduler`) asks for the pass without its attention core (`attention=False`, timed per sequence by
+    `attention_core`) and names the tokens whose logits are sampled (`sampled`, default every decode token or the
+    last token of each prompt).
     """
     a, dt = job.arch, job.precision
     adp = job.attention_dp
@@ -193,15 +195,8 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
                 + K.gemm_time(hw, dt, mine, a.hidden, s_f)
     else:
         ffn_moe = 0.0
-    kv_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
-    heads = a.heads / t_tp
-    kv_dt = K.serving_kv_dtype(dt, job.kv_precision)
-    if prefill:
-        attn = K.attention_forward(hw, kv_dt, batch=mine / context, q_len=context, kv_len=context,
-                                   heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
-    else:
-        attn = K.decode_attention(hw, batch=seqs, context=context, kv_heads=kv_local, head_dim=a.head_dim,
-                                  kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
+    attn = attention_core(hw, job, tp, tokens=mine, context=context, batch=seqs, prefill=prefill) if attention \
+        else 0.0
     ew = K.memory_time(hw, mine * ACT_BYTES * 11.0 * a.hidden)
     k_tp = members_per_domain(hw, tp, 1)
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
@@ -212,10 +207,29 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     else:
         ar = np.where(tp > 1, collective_time(hw, "all_reduce", tokens * a.hidden * ACT_BYTES, tp, k_tp), 0.0)
         comm = a.layers * 2.0 * ar
-    sampled = mine if not prefill else mine / context  # the logits of the last prompt token, or of every step
+    if sampled is None:  # the logits of the last prompt token, or of every step
+        sampled = mine if not prefill else mine / context
     casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp)[0])  # FP8/FP4 activation quantisation
     return a.layers * (g + attn + ew) + dense * ffn_dense + moe * ffn_moe + comm + casts \
         + output_time(hw, a, sampled, t_tp)
+
+
+def attention_core(hw: Hardware, job: ServeJob, tp, *, tokens, context, batch, prefill: bool):
+    """One layer's attention core on a rank.
+
+    `tokens` prompt tokens in causal prompts of `context`, or a decode step of `batch` sequences reading `context`
+    tokens each (the rank's own sequences under attention DP).
+    """
+    a = job.arch
+    adp = job.attention_dp
+    kv_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
+    heads = a.heads / (1.0 if adp else tp)
+    kv_dt = K.serving_kv_dtype(job.precision, job.kv_precision)
+    if prefill:
+        return K.attention_forward(hw, kv_dt, batch=tokens / context, q_len=context, kv_len=context,
+                                   heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
+    return K.decode_attention(hw, batch=batch, context=context, kv_heads=kv_local, head_dim=a.head_dim,
+                              kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
 
 
 def output_time(hw: Hardware, arch: Arch, sampled, tp):
@@ -263,19 +277,11 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     inp = float(job.input_len)
     t_dec = step(b_eff)
     t_pre = _forward(hw, job, inp, tp, context=inp, batch=1.0, prefill=True, local=inp) + fixed
-    if job.scenario == "concurrency":
-        others = np.where(b_eff > 1, step(np.maximum(b_eff - 1.0, 1.0)), 0.0)
-        ttft = t_pre + others
-        lifetime = b_eff * t_pre + (job.output_len - 1) * t_dec
-        tpot = (lifetime - ttft) / (job.output_len - 1) if job.output_len > 1 else t_dec
-        tps = b_eff * job.output_len / lifetime
-        pre_req = t_pre
-    else:
-        chunk = max(PREFILL_CHUNK, job.input_len) * ranks  # under attention DP each rank prefills its own chunk
-        t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
-        pre_req = t_chunk * inp / chunk
-        ttft, tpot = t_pre, t_dec
-        tps = b_eff * job.output_len / (b_eff * pre_req + job.output_len * t_dec)
+    chunk = max(PREFILL_CHUNK, job.input_len) * ranks  # under attention DP each rank prefills its own chunk
+    t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
+    pre_req = t_chunk * inp / chunk
+    ttft, tpot = t_pre, t_dec
+    tps = b_eff * job.output_len / (b_eff * pre_req + job.output_len * t_dec)
     memory = weights + b / ranks * kv_seq
     return InferenceEstimate(
         tp=tp, batch=b, max_batch=max_batch, ttft=ttft, tpot=tpot, prefill_per_request=pre_req,

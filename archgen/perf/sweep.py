@@ -18,7 +18,7 @@ import numpy as np
 
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model.requirements import Requirement, judge
-from archgen.model.sweep import HARDWARE_AXES, SWEEP_METRICS, Sweep
+from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import Machine, estimate_on_cluster
 from archgen.perf.derived import point_metrics
@@ -91,7 +91,7 @@ def _job(workload: Workload, values: dict[str, Any]) -> Workload:
         if job:
             update["training"] = t.model_copy(update=job)
     elif workload.inference is not None:
-        job = {k: values[k] for k in ("precision", "tp", "batch", "input_len", "output_len") if k in values}
+        job = {k: values[k] for k in JOB_AXES["inference"] if k in values}
         if job:
             update["inference"] = workload.inference.model_copy(update=job)
     return workload.model_copy(update=update) if update else workload

@@ -219,7 +219,7 @@ def test_serving_notes_idle_accelerators_and_the_server_scenario(h100):
                  inference={"tp": 8, "input_len": 128, "output_len": 128, "scenario": "server"})
     notes = estimate(w, llama, h100, with_sensitivity=False).notes
     assert "4 of the 60 accelerators stay idle (7 replicas of tp 8)" in notes
-    assert any(n.startswith("server scenario: no queueing is modelled") for n in notes)
+    assert any(n.startswith("server scenario without arrival_rate: no queueing is simulated") for n in notes)
 
 
 def test_cli_estimate_locates_a_bad_layout_in_the_workload_spec(cli, tmp_path):

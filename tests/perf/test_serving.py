@@ -13,6 +13,7 @@ from archgen.perf.arch import Arch
 from archgen.perf.cases import read_case_file
 from archgen.perf.hardware import hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference, kernels_per_pass, weights_per_gpu
+from archgen.perf.scheduler import estimate_serving
 from archgen.perf.scores import score_case_file
 from tests.conftest import run_cli
 
@@ -103,21 +104,20 @@ def h100x2(accelerators):
 
 
 def test_concurrency_reports_as_a_serving_benchmark(h100x2):
-    """genai-perf's definitions: tokens/s = N · out / request latency, request latency = TTFT + (out - 1) · TPOT;
-    at N = 1 TTFT is one prefill on an idle replica (the offline TTFT) and TPOT one decode step."""
+    """genai-perf's definitions, over the simulated requests: request latency = TTFT + (out - 1) · TPOT per request,
+    so tokens/s = N · out / mean latency (Little's law); at N = 1 TTFT is one prefill on an idle replica (the
+    offline TTFT) and TPOT one decode step at the mean context (the offline TPOT at batch 1)."""
     off = estimate_inference(h100x2, ServeJob(LLAMA70, 5000, 500, "fp8"), 2, 1)
     for n in (1, 4, 16):
-        e = estimate_inference(h100x2, ServeJob(LLAMA70, 5000, 500, "fp8", scenario="concurrency"), 2, n)
+        e, run = estimate_serving(h100x2, ServeJob(LLAMA70, 5000, 500, "fp8", scenario="concurrency"), 2, n)
         latency = float(e.ttft) + 499 * float(e.tpot)
-        assert float(e.tokens_per_second_replica) == pytest.approx(n * 500 / latency, rel=1e-12)
+        assert float(e.tokens_per_second_replica) == pytest.approx(n * 500 / latency, rel=1e-9)
+        assert run is not None and run.requests == 3 * n
         if n == 1:
-            assert float(e.ttft) == pytest.approx(float(off.ttft), rel=1e-12)
-            assert float(e.tpot) == pytest.approx(float(off.tpot), rel=1e-12)
-        else:  # the others' prefills land in this one's decode steps; its prompt rides on one of their steps
-            step, fewer = (float(estimate_inference(h100x2, ServeJob(LLAMA70, 5000, 500, "fp8"), 2, m).tpot)
-                           for m in (n, n - 1))
-            assert float(e.ttft) == pytest.approx(float(off.ttft) + fewer, rel=1e-12)
-            assert float(e.tpot) == pytest.approx(step + ((n - 1) * float(off.ttft) - fewer) / 499, rel=1e-12)
+            assert float(e.ttft) == pytest.approx(float(off.ttft), rel=1e-9)
+            assert float(e.tpot) == pytest.approx(float(off.tpot), rel=1e-9)
+        else:  # the others' decodes ride in its prompt's iteration, its decodes carry their prompts' chunks
+            assert float(e.ttft) > float(off.ttft) and float(e.tpot) > float(off.tpot)
 
 
 def test_fixed_cost_per_kernel(h100x2, monkeypatch):
@@ -181,3 +181,14 @@ cases:
 """, encoding="utf-8")
     (refused,) = score_case_file(p).refused
     assert str(refused.problems[0]).split("error: ", 1)[1] == message
+
+
+def test_an_arrival_rate_needs_the_server_scenario(tmp_path):
+    """Poisson arrivals are the server scenario's load; under a closed loop or offline the rate would go unread."""
+    p = _file(tmp_path, ("c", "4"))
+    p.write_text(p.read_text(encoding="utf-8").replace("scenario: concurrency", "scenario: concurrency, arrival_rate: "
+                                                        "10 1/s"), encoding="utf-8")
+    (refused,) = read_case_file(p).refused
+    assert str(refused.problems[0]).split("error: ", 1)[1] == (
+        "cases.0.inference.arrival_rate: arrival_rate applies to the server scenario (Poisson arrivals); this job's "
+        "scenario is 'concurrency'")

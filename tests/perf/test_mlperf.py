@@ -1,0 +1,96 @@
+"""MLPerf Inference's Server/Interactive latency constraints (perf/mlperf.py) as requirements on a simulated run."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from archgen.perf.mlperf import COMMIT, SERVER_LATENCY_MS, server_requirements
+from tests.conftest import SPECS, run_cli
+
+CONF = Path(__file__).resolve().parent / "data" / "mlperf-conf-server-latency.conf"
+
+
+def test_limits_are_mlperf_conf_s():
+    """The table equals the lines of loadgen/mlperf.conf copied in the test data, at the commit both name."""
+    text = CONF.read_text(encoding="utf-8")
+    assert COMMIT in text and "*.Server.target_latency_percentile = 99" in text
+    got: dict[str, dict[str, int]] = {}
+    for bench, kind, ms in re.findall(r"^(\S+)\.Server\.(ttft|tpot)_latency = (\d+)$", text, re.M):
+        got.setdefault(bench, {})[kind] = int(ms)
+    assert {b: (v["ttft"], v["tpot"]) for b, v in got.items()} == SERVER_LATENCY_MS
+
+
+def test_an_unknown_benchmark_names_the_nearest():
+    with pytest.raises(KeyError, match="did you mean 'llama3_1-8b-interactive'"):
+        server_requirements("llama3_1-8b-interactiv")
+
+
+WORKLOAD = """\
+kind: Workload
+id: llama70-mlperf-server
+name: Llama 3.1 70B under MLPerf Server-style load
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 8
+inference: {{precision: fp8, tp: 2, input_len: 2048, output_len: 256, scenario: server, arrival_rate: {rate}}}
+requirements: {reqs}
+"""
+
+
+@pytest.mark.parametrize(("bench", "rate", "want"), [
+    ("llama2-70b", "8 1/s", ("met", "met")),  # a light load: a prefill and a short decode step
+    ("llama2-70b-interactive", "40 1/s", ("met", "met")),  # TTFT p99 about 0.37 s, TPOT p99 about 30 ms
+    ("deepseek-r1-interactive", "40 1/s", ("met", "not met")),  # its 15 ms TPOT limit at the same load
+    ("llama2-70b", "400 1/s", ("not met", "met")),  # arrivals outrun the replicas: the queue breaks the TTFT limit
+])
+def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want):
+    """A server workload with an arrival rate reports ttft_p99 and tpot_p99 from its simulated run, and MLPerf's
+    limits, given as requirements, are judged on them (statuses from the estimate; the p99 figures carry no band:
+    no published p99 is scored yet)."""
+    shutil.copytree(SPECS, tmp_path / "specs")
+    reqs = [r.model_dump(mode="json", exclude_defaults=True) for r in server_requirements(bench)]
+    for r in reqs:
+        r["target"] = str(r["target"]) if not isinstance(r["target"], str) else r["target"]
+    (tmp_path / "specs" / "workloads" / "mlperf.yaml").write_text(
+        WORKLOAD.format(rate=rate, reqs=json.dumps(reqs)), encoding="utf-8")
+    doc = json.loads(run_cli("estimate", "--workload", "llama70-mlperf-server", "--format", "json", "--path",
+                             str(tmp_path / "specs")).out)
+    assert {"ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"} <= set(doc["metrics"])
+    assert [r["metric"] for r in doc["requirements"]] == ["ttft_p99", "tpot_p99"]
+    assert tuple(r["status"] for r in doc["requirements"]) == want, doc["metrics"]
+    assert doc["bands"]["ttft_p99"]["measurements"] == 0
+
+
+SWEEP = """kind: Sweep
+id: qps
+workload: llama70-mlperf-server
+axes:
+  arrival_rate: ["8 1/s", "40 1/s", "400 1/s"]
+objectives:
+  - {metric: tokens_per_second}
+  - {metric: ttft_p99}
+"""
+
+
+def test_a_sweep_over_the_arrival_rate_finds_the_load_that_meets_the_limits(tmp_path):
+    """The `arrival_rate` axis: the highest load whose TTFT and TPOT p99 meet llama2-70b-interactive's limits
+    (a point is one estimate: one simulated run of a replica)."""
+    from archgen.commands import sweep as sw
+    from archgen.perf.sweep import evaluate
+
+    shutil.copytree(SPECS, tmp_path / "specs")
+    reqs = [r.model_dump(mode="json", exclude_defaults=True) for r in server_requirements("llama2-70b-interactive")]
+    (tmp_path / "specs" / "workloads" / "mlperf.yaml").write_text(
+        WORKLOAD.format(rate="8 1/s", reqs=json.dumps(reqs)), encoding="utf-8")
+    (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
+    specs, clusters, sweeps = sw.load(tmp_path / "sweep.yaml", [tmp_path / "specs"])
+    problem = sw.problems(specs, clusters, sweeps)[0]
+    rows = evaluate(problem, 0, problem.size)
+    assert [r.feasible for r in rows] == [True, True, False]
+    ttft = [r.metrics["ttft_p99"] for r in rows]
+    assert ttft[0] < ttft[1] < ttft[2]

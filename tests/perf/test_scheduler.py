@@ -1,0 +1,119 @@
+"""The serving scheduler (perf/scheduler.py): chunked prefill within a token budget, admission by KV cache,
+queueing, closed and open loops, and the published serving-under-load measurements it is scored on."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from archgen.perf import inference as I
+from archgen.perf.arch import Arch
+from archgen.perf.hardware import hardware_for
+from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
+from archgen.perf.scores import score_case_file
+from archgen.units import Q_
+
+DATA = Path(__file__).resolve().parent / "data"
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+
+
+@pytest.fixture(scope="module")
+def h100x2(accelerators):
+    return hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8, scale_up_bandwidth=Q_(450, "GB/s"))
+
+
+def test_token_budget_chunks_a_long_prompt(h100x2):
+    """vLLM's and TensorRT-LLM's 8,192-token budget: a 20,000-token prompt on an idle replica takes three
+    iterations, 8,192 + 8,192 + 3,616 tokens, each chunk attending to the prompt so far (A(s + c) - A(s) of a causal
+    prompt); its first token comes at the end of the third."""
+    assert MAX_NUM_TOKENS == 8192
+    job = ServeJob(LLAMA70, 20000, 10, "fp8", scenario="concurrency")
+    run = simulate(h100x2, job, 2, max_batch=4, concurrency=1)
+    p = _Pass(h100x2, job, 2)
+    want = sum(p.rest(c, 1 if o + c == 20000 else 0) + p.prompt(o + c) - p.prompt(o)
+               for o, c in ((0, 8192), (8192, 8192), (16384, 3616)))
+    assert run.ttft.mean == pytest.approx(want, rel=1e-12)
+    # one unchunked pass over the prompt (the offline TTFT) does the same work with two fewer fixed costs
+    whole = float(estimate_inference(h100x2, ServeJob(LLAMA70, 20000, 10, "fp8"), 2, 1).ttft)
+    assert run.ttft.mean > whole
+
+
+def test_kv_cache_caps_admission_and_the_rest_queue(h100x2):
+    """Concurrency above what the KV cache admits: at most `max_batch` run, the rest wait, and TTFT grows by the
+    queue (NIM's Llama 3.3 70B on two H100: 0.8 s at concurrency 50, 8.0 s at 100, 34.8 s at 150)."""
+    job = ServeJob(LLAMA70, 5000, 500, "fp8", scenario="concurrency")
+    cap = int(float(estimate_inference(h100x2, job, 2, None).max_batch))
+    below = simulate(h100x2, job, 2, max_batch=cap, concurrency=cap)
+    above = simulate(h100x2, job, 2, max_batch=cap, concurrency=cap + 60)
+    assert below.max_running == cap and above.max_running == cap
+    assert above.ttft.mean > 10 * below.ttft.mean
+    assert any("wait in the queue" in n for n in above.notes)
+
+
+def test_open_loop_is_seeded_and_says_when_it_is_overrun(h100x2):
+    """Poisson arrivals from a seeded generator: the same seed gives the same run. A light load's median TTFT is
+    about one idle prefill; arrivals beyond the replica's throughput make the queue grow, and the run says so."""
+    job = ServeJob(LLAMA70, 2000, 200, "fp8", scenario="server")
+    cap = int(float(estimate_inference(h100x2, job, 2, None).max_batch))
+    a = simulate(h100x2, job, 2, max_batch=cap, arrival_rate=0.2, seed=7)
+    b = simulate(h100x2, job, 2, max_batch=cap, arrival_rate=0.2, seed=7)
+    assert a == b and a.stable
+    idle = float(estimate_inference(h100x2, ServeJob(LLAMA70, 2000, 200, "fp8"), 2, 1).ttft)
+    assert a.ttft.p50 == pytest.approx(idle, rel=0.1)
+    full = simulate(h100x2, job, 2, max_batch=cap, concurrency=cap)
+    over = simulate(h100x2, job, 2, max_batch=cap, arrival_rate=3.0 * full.tokens_per_second / 200)
+    assert not over.stable and any("outrun" in n for n in over.notes)
+    assert over.ttft.p99 > 10 * a.ttft.p99
+
+
+def test_throughput_at_full_load_is_at_least_offline(h100x2):
+    """The closed form the concurrency scenario used ran each prompt as its own unbatched pass, at 70-79 % of the
+    offline rate where serving logs show 93-98 % (issue 20). With prompts chunked into the decode iterations, a
+    closed loop at the KV cache's capacity reaches the offline closed form's rate or more: that form charges each
+    prompt's chunks as passes of their own, beside the decode steps, so it is conservative where a prompt-heavy
+    shape could share its weights' reads: Llama 3.3 70B on two H100, 1.00 at 128 + 2,048 tokens, 1.06 at 1,000 +
+    1,000 and 20,000 + 2,000, 1.14 at 5,000 + 500, 1.18 at 2,048 + 128 (docs/perf-model.md)."""
+    for inp, out in ((5000, 500), (1000, 1000), (2048, 128), (128, 2048), (20000, 2000)):
+        off = estimate_inference(h100x2, ServeJob(LLAMA70, inp, out, "fp8"), 2, None)
+        cap = int(float(off.max_batch))
+        e, _ = estimate_serving(h100x2, ServeJob(LLAMA70, inp, out, "fp8", scenario="concurrency"), 2, cap)
+        ratio = float(e.tokens_per_second_replica) / float(off.tokens_per_second_replica)
+        assert 0.99 <= ratio <= 1.2, (inp, out, ratio)
+
+
+def test_a_run_costs_about_as_much_as_a_few_estimates(h100x2):
+    """Decode-only stretches are jumped in one vectorised step: a closed loop of 64 requests of 1,000 + 1,000
+    tokens (256 requests, 256,000 tokens) takes a few hundred Python iterations, not a quarter of a million."""
+    job = ServeJob(LLAMA70, 1000, 1000, "fp8", scenario="concurrency")
+    t0 = time.perf_counter()
+    run = simulate(h100x2, job, 2, max_batch=64, concurrency=64)
+    assert time.perf_counter() - t0 < 1.0
+    assert run.iterations >= 3 * 1000 and run.requests == 192
+
+
+def test_nim_under_load_is_scored():
+    """NIM 1.8.0's Llama 3.3 70B on two H100 (FP8, TP 2) at 5,000 + 500 tokens, concurrency 5 to 250, and at 500 +
+    2,000 tokens, concurrency 1 and 5 (the file's source). The closed form was 34-99 % low on TTFT beyond concurrency
+    1 (it had no queue). The simulation, within 35 % on every figure (bar set after the run, as a guard against
+    drift): TTFT -28 % to +34 % (+34 %: five short prompts in lock-step, see the file), TPOT -8 % to -21 % (the
+    decode step is short at concurrency 1 already, -19 % and -21 %), tokens/s +10 % to +26 %. The short prompt's
+    TTFT at concurrency 1 is -11 %: no per-request host cost is modelled, and none is needed to come within it."""
+    errors = {(r.id, r.metric): r.error for r in score_case_file(DATA / "nim-llama33-70b-concurrency.yaml").results}
+    assert len(errors) == 25
+    assert all(abs(e) <= 0.35 for e in errors.values()), errors
+    ttft = [e for (_, m), e in errors.items() if m == "ttft"]
+    assert float(np.median(np.abs(ttft))) < 0.12
+    assert -0.15 < errors[("nim18-llama33-70b-2xh100-fp8-500-2000-c1", "ttft")] < 0
+
+
+def test_fixed_cost_is_paid_once_per_iteration(h100x2, monkeypatch):
+    """An idle replica's decode step at concurrency 1 pays the fixed per-kernel cost once: 964 kernels at 1.3 us."""
+    job = ServeJob(LLAMA70, 500, 50, "fp8", scenario="concurrency")
+    with_cost = simulate(h100x2, job, 2, max_batch=8, concurrency=1)
+    monkeypatch.setattr(I, "KERNEL_OVERHEAD", 0.0)
+    without = simulate(h100x2, job, 2, max_batch=8, concurrency=1)
+    assert with_cost.tpot.mean - without.tpot.mean == pytest.approx(964 * 1.3e-6, rel=1e-9)
