@@ -18,7 +18,7 @@ from archgen.errors import UsageError
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import OFFLOAD_CODES
-from archgen.perf.pipeline import DEFAULT, PipelineOptions, split_problems
+from archgen.perf.pipeline import DEFAULT, PipelineOptions, slot_count, split_problems
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
@@ -74,7 +74,7 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(LayoutProblem("tp", f"tp ({tp}) does not divide the {arch.heads} attention heads"))
     if arch.kv_heads % tp and tp % arch.kv_heads:
         out.append(LayoutProblem("tp", f"tp ({tp}) and the {arch.kv_heads} key/value heads do not divide one another"))
-    if arch.layers < pp * interleave and pipeline.layout is None:
+    if pipeline.layout is None and arch.layers + slot_count(arch.layers, pp, interleave, pipeline) < pp * interleave:
         out.append(LayoutProblem("pp", f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages"))
     else:
         out += [LayoutProblem("pp", m) for m in split_problems(arch.layers, pp, interleave, pipeline)]
