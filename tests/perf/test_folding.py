@@ -6,8 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from archgen.perf import kernels as K
 from archgen.perf.arch import Arch
-from archgen.perf.memory import activation_bytes, params_per_gpu, training_memory
+from archgen.perf.collectives import collective_time
+from archgen.perf.experts import expert_forward
+from archgen.perf.exposure import expert_comm
+from archgen.perf.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
 from archgen.perf.pipeline import split, split_problems
 from archgen.perf.ranks import busiest_memory, rank_times
 from archgen.perf.search import layout_problems
@@ -71,3 +75,92 @@ def test_the_embedding_and_loss_stages_time_and_memory(h100):
     assert (np.asarray(mem.activations) - act).tolist() == pytest.approx([0.0, 0.0, 8192 * 128256 / 4 * 4.0])
     busiest = busiest_memory(job, Layout(4, 16, 4, 1, interleave=8, sequence_parallel=True))
     assert float(busiest.total) == pytest.approx(float(np.max(np.asarray(mem.total))))
+
+
+#: Qwen3-235B-A22B (THUDM/slime scripts/models/qwen3-235B-A22B.sh, as tests/perf/data/nemo-25.11-moe.yaml): 94 MoE
+#: layers, hidden 4096, 64 heads of 128, 4 KV groups, 128 experts top-8 of FFN 1536, SwiGLU, vocabulary 151,936.
+Q235 = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
+            experts=128, top_k=8, expert_ffn=1536)
+#: Qwen3-30B-A3B: 48 layers, hidden 2048, 32 heads of 128, 4 KV groups, 128 experts top-8 of FFN 768.
+Q30 = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+           experts=128, top_k=8, expert_ffn=768)
+
+
+def test_folding_accepts_ep_beyond_dp_and_refuses_what_megatron_refuses():
+    """NVIDIA's H100 Qwen3-235B recipe (Megatron-Bridge 26.04.01: TP2 PP8 VP4 EP32 on 256 GPUs, ETP1 in
+    qwen3_workload_base_configs.py): dp = 256 / (2 x 8) = 16 < ep = 32, which Megatron-core builds because the EP
+    group folds over the TP and DP ranks (etp x ep = 32 = tp x cp x dp). With etp left at tp = 2, 2 x 32 = 64 does
+    not divide the 32 ranks: Megatron-core's RuntimeError (world_size % (etp·ep·pp)); ep must divide the experts."""
+    job = Job(Q235, 4096, 8192, "fp8")
+    kw = dict(tp=2, pp=8, dp=16, ep=32, interleave=4)
+    assert layout_problems(Q235, job, 256, **kw, etp=1) == []
+    assert layout_problems(Q235, job, 256, **kw) == [
+        "etp x ep = 2 x 32 must divide the tp x cp x dp = 2 x 1 x 16 ranks of a pipeline stage (Megatron-core's MoE "
+        "parallel folding)"]
+    assert layout_problems(Q235, job, 256, **{**kw, "ep": 48}, etp=1)[0].startswith("ep (48) must divide the 128")
+    # CP folds too: 8 GPUs, cp 8, ep 8 (the MoE README's "CP=8, EP=8 ... only 8 GPUs needed")
+    assert layout_problems(Q30, Job(Q30, 32768, 8), 8, tp=1, pp=1, dp=1, cp=8, ep=8) == []
+    # a dense model has no experts to fold
+    assert layout_problems(LLAMA405, Job(LLAMA405, 8192, 64), 64, tp=8, pp=8, dp=1, etp=1)[0] \
+        == "etp (1) needs a mixture-of-experts model"
+
+
+def test_expert_data_parallel_group_and_optimizer_state():
+    """The experts' gradients and optimizer state are sharded over the expert data-parallel group, edp = tp·cp·dp /
+    (etp·ep) (Megatron-core's expert_data_parallel_size), not over dp. Qwen3-30B-A3B on 16 H100 (TP1 EP16): edp = 1,
+    so each rank keeps the whole optimizer state of its 8 experts. By hand, per rank: experts 48 x 128 x 3 x 2048 x
+    768 / 16; the rest 48 x (attention + router + norms) + 2 x vocab x h, sharded over 16."""
+    assert expert_data_parallel(16, 1, 16) == 1.0
+    assert expert_data_parallel(16, 2, 32, 1) == 1.0      # the 235B H100 recipe: tp 2 x dp·cp 16 / (etp 1 x ep 32)
+    assert expert_data_parallel(16, 2, 8) == 2.0          # no folding: etp = tp, dp / ep
+    experts = 48 * 128 * 3 * 2048 * 768 / 16
+    attn = 2048 * (4096 + 2 * 512) + 4096 * 2048
+    rest = 48 * (attn + 2048 * 128 + 2 * 2048) + 2 * 151936 * 2048
+    dense, exp = expert_split(Q30, 1, 1, 16, embedding=1.0, loss=1.0)
+    assert (float(dense), float(exp)) == pytest.approx((rest, experts))
+    mem = training_memory(Q30, precision="bf16", seq_len=4096, micro_batch=1, tp=1, pp=1, dp=16, cp=1, ep=16,
+                          interleave=1, recompute=0, sp=False, flash=True, microbatches=64, zero=1, grad_bytes=4.0,
+                          embedding=1.0, loss=1.0)
+    assert float(mem.optimizer) == pytest.approx(12.0 * (rest / 16 + experts / 1))
+    # before: 12 x (rest + experts) / 16, the experts' state under-counted 16-fold
+    assert float(mem.optimizer) > 12.0 * (rest + experts) / 16 * 7
+
+
+def test_folded_experts_compute_and_all_to_all(h100):
+    """Qwen3-235B on TP2 EP32 ETP1, one micro-batch of 4096 tokens (cp 1): each rank holds 128 / 32 = 4 experts and
+    runs them on its 4096 / 2 tokens' 8 copies (no ETP gather): m = 4096 x 8 x 1 / (2 x 4) = 4096 rows per expert,
+    the full expert FFN (etp 1). The EP group's members are etp = 1 rank apart, 8 of them per H100 node; each
+    all-to-all moves a rank's 2048 tokens x 8 copies x 4096 x 2 B. Dispatch and combine, forward and backward, no
+    overlap, no de-duplication: 4 all-to-alls."""
+    job = Job(Q235, 4096, 8192, "bf16", ep_dedup=False, overlap_ep_comm=False)
+    got = expert_forward(h100, job, 4096.0, 2.0, 32.0, 1.0)
+    want = K.gemm_time(h100, "bf16", 4096.0, 2 * 1536, 4096, 4) + K.gemm_time(h100, "bf16", 4096.0, 4096, 1536, 4)
+    assert float(got) == pytest.approx(float(want))
+    # etp = tp = 2 (no folding of the expert TP): half the FFN, twice the gathered rows
+    half = K.gemm_time(h100, "bf16", 8192.0, 1536, 4096, 4) + K.gemm_time(h100, "bf16", 8192.0, 4096, 768, 4)
+    assert float(expert_forward(h100, job, 4096.0, 2.0, 32.0)) == pytest.approx(float(half))
+    a2a = collective_time(h100, "all_to_all", 2048 * 8 * 4096 * 2.0, 32, 8)
+    assert float(expert_comm(h100, job, 4096.0, 2.0, 32.0, 1.0, 0.0, 0.0, 1.0)) == pytest.approx(4 * float(a2a))
+    # with etp 2 the dispatch also gathers over the expert-TP pair (inside the node) and the EP members are 2 apart
+    gather = collective_time(h100, "all_gather", 2 * 2048 * 8 * 4096 * 2.0, 2, 2)
+    a2a2 = collective_time(h100, "all_to_all", 2048 * 8 * 4096 * 2.0, 16, 4)
+    assert float(expert_comm(h100, job, 4096.0, 2.0, 16.0, 1.0, 0.0, 0.0, 2.0)) == pytest.approx(
+        4 * float(a2a2 + gather))
+
+
+def test_folded_layout_step_time_and_memory(h100):
+    """The whole estimate takes etp: the experts' gradients are reduced over edp = 1 rank (none to reduce), the
+    optimizer step covers each rank's whole expert shard, and memory follows the folded groups."""
+    job = Job(Q235, 4096, 8192, "fp8")
+    lay = Layout(2, 8, 16, 1, 1, 32, 4, 0, True, 1, etp=1)
+    est = estimate_training(h100, job, lay)
+    s = split(94, 8, 4)  # 94 layers + 2 slots = 96 = 8 ranks x 4 virtual stages x 3 slots
+    assert s.layers.tolist() == [11.0, 12.0, 11.0]
+    x = lambda v: np.asarray(v, dtype=float)[..., None]  # noqa: E731 (against the class axis)
+    mem = training_memory(Q235, precision="fp8", seq_len=4096, micro_batch=x(1), tp=x(2), pp=x(8), dp=x(16), cp=x(1),
+                          ep=x(32), interleave=x(4), recompute=x(0), sp=x(True), flash=True, microbatches=x(512),
+                          zero=x(1), weight_bytes=job.weight_bytes, dropout=job.dropout, layers=s.layers,
+                          embedding=s.embedding, loss=s.loss, position=s.position, etp=x(1))
+    i = int(np.argmax(np.asarray(mem.total)))
+    dense, exp = expert_split(Q235, 2, 8, 32, s.layers, s.embedding, s.loss, etp=1)
+    assert float(est.memory.optimizer) == pytest.approx(12.0 * (float(dense[i]) / 16 + float(exp[i])))
