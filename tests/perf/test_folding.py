@@ -179,7 +179,7 @@ def test_expert_optimizer_state_against_a_measured_peak(h100):
 
 def test_megatron_bridge_layouts_refused_before_are_scored():
     """tests/perf/data/bridge-26.04.yaml: the folded Qwen3-235B on 256 H100 and Llama 3.1 405B on PP 16 x VP 8 (each
-    file row states its source). Every row is read and predicted (before part 5 three of the four were refused); the
+    row states its source). Every row is read and predicted (before part 5 three of these four were refused); the
     errors are what the model gives, with no factor per case: median 9.3 %, worst +15.6 % (the folded Qwen3-235B:
     the model's step is 66.2 s where 1712 tokens/s/GPU means 76.6 s)."""
     from pathlib import Path
@@ -189,7 +189,27 @@ def test_megatron_bridge_layouts_refused_before_are_scored():
 
     path = Path(__file__).parent / "data" / "bridge-26.04.yaml"
     assert read_case_file(path).refused == []
-    rows = score_file(path)
-    errors = sorted(abs(r.error) for r in rows)
+    rows = {r.id: r for r in score_file(path)}
+    errors = sorted(abs(r.error) for k, r in rows.items() if k.startswith("bridge2604-"))
     assert len(errors) == 4 and errors[-1] < 0.25
     assert float(np.median(errors)) <= 0.10
+
+
+def test_ep_overlap_saves_what_the_published_ablation_saved():
+    """Megatron-Bridge's controlled A/B (skills/nemo-mbridge-perf-moe-comm-overlap at 067f987): Qwen3-30B-A3B on 16
+    H100, HybridEP, EP overlap off 24.7138 s, on 20.992 s: 3.72 s saved per step. The model's overlap windows
+    (`exposure.expert_comm`) save 4.04 s (+8.6 %). Both step times are predicted 29-35 % fast, by about the same
+    7.1-7.4 s: what the model misses does not depend on the overlap. The run's profile puts it on the GPU (GPU-active
+    22.8 s and 21.2 s of the steps, against the model's 17.6 s and 13.6 s), not in host gaps; it is named, not
+    modelled (docs/perf-model.md, Limitations)."""
+    from pathlib import Path
+
+    from archgen.perf.scores import score_file
+
+    rows = {r.id: r for r in score_file(Path(__file__).parent / "data" / "bridge-26.04.yaml")}
+    off = rows["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off"]
+    on = rows["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
+    saved = off.predicted - on.predicted  # seconds (the unit of step_time)
+    assert saved == pytest.approx(24.7138 - 20.992, rel=0.15)
+    for r in (off, on):
+        assert -0.40 < r.error < -0.25
