@@ -213,3 +213,15 @@ def test_ep_overlap_saves_what_the_published_ablation_saved():
     assert saved == pytest.approx(24.7138 - 20.992, rel=0.15)
     for r in (off, on):
         assert -0.40 < r.error < -0.25
+
+
+def test_the_search_folds_as_the_stated_layout_does(h100):
+    """One rule set for stated and searched layouts: with ep 32 and etp 1 the search offers TP 2 PP 8 DP 16 for
+    Qwen3-235B on 256 H100 (each offered layout's etp is the stated 1), and with etp left at tp it offers none of
+    TP 2 PP 8 (2 x 32 does not divide 2 x 16)."""
+    from archgen.perf.search import enumerate_layouts
+
+    job = Job(Q235, 4096, 8192, "fp8")
+    folded = enumerate_layouts(Q235, job, 256, h100, {"tp": 2, "pp": 8, "ep": 32, "etp": 1, "interleave": 4})
+    assert len(folded["tp"]) > 0 and set(folded["dp"].tolist()) == {16.0} and set(folded["etp"].tolist()) == {1.0}
+    assert len(enumerate_layouts(Q235, job, 256, h100, {"tp": 2, "pp": 8, "ep": 32, "interleave": 4})["tp"]) == 0
