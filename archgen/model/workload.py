@@ -83,7 +83,11 @@ class Parallelism(SequenceParallel):
     pp: int | None = Field(None, gt=0, description="Pipeline-parallel stages.")
     dp: int | None = Field(None, gt=0, description="Data-parallel replicas.")
     cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, ring attention).")
-    ep: int = Field(1, gt=0, description="Expert-parallel size (MoE), carved out of the data-parallel ranks.")
+    ep: int = Field(1, gt=0, description="Expert-parallel size (MoE). Megatron-core folds it over a pipeline "
+                                         "stage's tp x cp x dp ranks (MoE parallel folding): etp x ep must divide "
+                                         "them, ep need not divide dp.")
+    etp: int | None = Field(None, gt=0, description="Expert tensor-parallel size (expert_tensor_parallel_size): "
+                                                    "ways each expert's FFN is split; left out: tp.")
     interleave: int | None = Field(None, gt=0, description="Virtual stages per pipeline rank (interleaved 1F1B).")
     micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
     zero: Literal[0, 1, 2, 3] | None = Field(

@@ -9,14 +9,15 @@ Each (family, quantity): (measurements, lowest and highest signed relative error
 - tests/perf/data/nemo-25.11-moe.yaml
 - tests/perf/data/trtllm-perf-overview.yaml
 - tests/perf/data/nim-llama33-70b-concurrency.yaml
+- tests/perf/data/bridge-26.04.yaml
 """
 
 TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
     'dense-training': {
-        'step_time': (39, -0.2315, 0.2433, 0.0595),
+        'step_time': (42, -0.2315, 0.2433, 0.0596),
     },
     'moe-training': {
-        'step_time': (8, -0.7302, 0.0063, 0.3994),
+        'step_time': (11, -0.7296, 0.0065, 0.3524),
     },
     'offline-serving': {
         'tokens_per_second': (43, -0.062, 0.216, 0.0711),

@@ -226,12 +226,13 @@ def _layout(lay: dict[str, np.ndarray], setup, take=slice(None)) -> Layout:
     """The search's `Layout` of the rows `take`, as `search.search_training` builds it."""
     return Layout(lay["tp"][take], lay["pp"][take], lay["dp"][take], lay["micro_batch"][take], lay["cp"][take],
                   lay["ep"][take], lay["interleave"][take], lay["recompute"][take].astype(int),
-                  setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline, lay["offload"][take].astype(int))
+                  setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline, lay["offload"][take].astype(int),
+                  lay["etp"][take])
 
 
 def _prepare(setup, lay: dict[str, np.ndarray]) -> _Prepared:
     memory = np.asarray(busiest_memory(setup.job, _layout(lay, setup)).total, dtype=float)
-    plan_keys = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute")
+    plan_keys = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "etp")
     u, plan = np.unique(np.stack([lay[k] for k in plan_keys], axis=1), axis=0, return_inverse=True)
     plan = plan.reshape(-1)
     plan_lay = {k: u[:, i] for i, k in enumerate(plan_keys)}
@@ -243,7 +244,7 @@ def _prepare(setup, lay: dict[str, np.ndarray]) -> _Prepared:
     rows[plan[order], rank] = order
     least = np.full(len(u), np.inf)
     np.minimum.at(least, plan, memory)
-    a_keys = ("tp", "micro_batch", "cp", "ep", "recompute")
+    a_keys = ("tp", "micro_batch", "cp", "ep", "recompute", "etp")
     ua, a_of_plan = np.unique(np.stack([plan_lay[k] for k in a_keys], axis=1), axis=0, return_inverse=True)
     a_lay = {k: ua[:, i] for i, k in enumerate(a_keys)}
     sl = split(setup.job.arch.layers, plan_lay["pp"], plan_lay["interleave"], setup.pipeline)
@@ -259,11 +260,11 @@ def _bounds(pts: PointSet, setup, prep: _Prepared, take: slice) -> np.ndarray:
     tp = a["tp"]
     sp = np.asarray(setup.knobs.sequence_parallel, dtype=bool) & (tp > 1)
     lt = layer_times(hw, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
-                     rc=a["recompute"].astype(int), sp=sp)
+                     rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
     per_layer, logits, embed = (_gather(x, (count, len(tp)), prep.a_of_plan) for x in (lt.total, lt.logits, lt.embed))
     k = prep.plan_lay
     rk = rank_times(hw.with_axis(), setup.job, per_layer, logits, embed, tp=k["tp"], pp=k["pp"], ep=k["ep"],
-                    v=k["interleave"], sl=prep.split)
+                    v=k["interleave"], sl=prep.split, etp=k["etp"])
     return np.broadcast_to(prep.m * rk.t_max + rk.bubble, (count, len(prep.m)))
 
 
@@ -361,6 +362,8 @@ def _rows(pts: PointSet, prep: _Prepared, take: slice, chosen: np.ndarray, best:
         if r not in shared:
             shared[r] = {k: int(prep.lay[k][r]) for k in KEYS}
             shared[r]["recompute"] = _NAMES[shared[r]["recompute"]]
+            if prep.lay["etp"][r] != prep.lay["tp"][r]:  # as `search.search_training` reports it
+                shared[r]["etp"] = int(prep.lay["etp"][r])
             if shared[r].pop("offload"):  # as `search.search_training` reports it: only an offload it takes
                 shared[r]["offload"] = _OFFLOADS[int(prep.lay["offload"][r])]
         layouts[p] = shared[r]
@@ -376,7 +379,7 @@ def _complete(pts: PointSet, setup) -> list[PointRow]:
     est = estimate_training(hw, setup.job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
                                                   lay["ep"], lay["interleave"], RECOMPUTE_CODES[lay["recompute"]],
                                                   setup.knobs.sequence_parallel, lay["zero"], setup.pipeline,
-                                                  OFFLOAD_CODES[lay.get("offload", "none")]))
+                                                  OFFLOAD_CODES[lay.get("offload", "none")], lay.get("etp")))
     every = np.arange(count)
     total = np.broadcast_to(np.asarray(est.memory.total, dtype=float), (count,))
     cap = np.broadcast_to(np.asarray(hw.hbm_capacity, dtype=float), (count,))

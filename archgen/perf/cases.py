@@ -160,7 +160,7 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
         problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
                                    ep=t.ep, micro_batch=t.micro_batch, interleave=virtual_stages(t),
                                    pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
-                                   host_memory=case.system.host_memory is not None)
+                                   host_memory=case.system.host_memory is not None, etp=t.etp)
         out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
     inf = case.inference
     if inf is not None:
@@ -219,7 +219,7 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
                  RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t),
-                 OFFLOAD_CODES[t.offload])
+                 OFFLOAD_CODES[t.offload], t.etp)
     return estimate_training(hw, job, lay)
 
 

@@ -89,7 +89,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
         interleave = layout_interleave(p.pipeline_layout, p.pp)
     fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-             "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload}
+             "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload, "etp": p.etp}
     host = bool(np.any(hw.host_capacity > 0))
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
     # the given part of the layout must be valid on its own; the search only fills in what is missing
@@ -98,12 +98,12 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
                                    micro_batch=p.micro_batch or 1, interleave=interleave or 1,
                                    scale_up_size=hw.scale_up_size, pipeline=opts,
                                    check_batch=p.micro_batch is not None,
-                                   offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host)
-    else:  # tp, cp and ep alone (dp = ep keeps the expert rule to the experts)
-        alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep, cp=p.cp, ep=p.ep,
+                                   offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host, etp=p.etp)
+    else:  # tp, cp and ep alone (dp = etp x ep keeps the expert rule to the experts)
+        alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep * (p.etp or 1), cp=p.cp, ep=p.ep,
                                 scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
-                                host_memory=host)
-        problems = [x for x in alone if x.field in ("tp", "cp", "ep", "offload")]
+                                host_memory=host, etp=p.etp)
+        problems = [x for x in alone if x.field in ("tp", "cp", "ep", "etp", "offload")]
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
     zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
@@ -111,6 +111,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
               "interleave": interleave, "recompute": t.recompute, "zero": zero} if complete else {}
     if complete and p.offload not in (None, "none"):
         layout["offload"] = p.offload
+    if complete and p.etp is not None:
+        layout["etp"] = p.etp
     return TrainingSetup(job, knobs, opts, fixed, complete, layout)
 
 
@@ -137,7 +139,7 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
     lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
                  layout["interleave"], RECOMPUTE_CODES[layout["recompute"]], knobs.sequence_parallel,
-                 layout["zero"], opts, OFFLOAD_CODES[layout.get("offload", "none")])
+                 layout["zero"], opts, OFFLOAD_CODES[layout.get("offload", "none")], layout.get("etp"))
     if est is None:
         est = estimate_training(hw, job, lay)
     if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):

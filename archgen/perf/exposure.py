@@ -97,7 +97,7 @@ def tp_exposed(ar, gemm_window, passes):
 EP_COMM_SMS = 20.0
 
 
-def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, layer_forward, expert_forward):
+def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
     """Exposed dispatch and combine all-to-all time of one MoE layer per micro-batch (forward, backward, recompute).
 
     Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
@@ -112,9 +112,14 @@ def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, layer_forward, ex
     (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` from the compute
     beside it. A recompute's extra forward all-to-alls are not overlapped (Megatron refuses recomputation with
     this overlap). The first forward and the last backward of a step, which have no partner, are not modelled.
+
+    Under MoE parallel folding (`experts`) the EP group's members are etp ranks apart (etp defaults to tp), and with
+    etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (the combine reduce-scatters
+    them): the gathered buffer is etp times a rank's T/tp tokens' top_k copies, inside a scale-up domain.
     """
     a = job.arch
-    k_ep = members_per_domain(hw, ep, tp * cp)
+    etp = tp if etp is None else etp
+    k_ep = members_per_domain(hw, ep, etp)
     size = T * a.top_k * a.hidden * 2.0 / tp
     if job.ep_dedup:
         domains = np.maximum(ep / k_ep, 1.0)
@@ -122,6 +127,8 @@ def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, layer_forward, ex
         deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
         size = size * np.where(copies_out > 0, deduped / np.maximum(copies_out, 1e-30), 1.0)
     a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
+    a2a = a2a + np.where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
+                                                               etp, members_per_domain(hw, etp, 1)), 0.0)
     t = 2.0 * (passes + 1.0) * a2a
     if job.overlap_ep_comm:
         pre = np.maximum(layer_forward - expert_forward, 0.0)
@@ -132,7 +139,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, cp, ep, passes, layer_forward, ex
     return np.where(ep > 1, t, 0.0)
 
 
-def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m):
+def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None):
     """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
 
     Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
@@ -145,12 +152,24 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     waits for each bucket and only then starts the next one's gather (distributed_data_parallel.py
     `_BucketParamReadyCallback`, `finish_param_sync`), so the first bucket's gather is exposed. What does overlap
     runs on `NCCL_CTAS` SMs taken from the compute beside it, which loses that share of the overlapped time.
+
+    `expert` is (parameters, group size, members per domain) of the routed experts, whose buffers Megatron-core
+    reduces and gathers over the expert data-parallel group (`memory.expert_data_parallel`); `params` is then the
+    rest. The two groups' collectives run one after the other in the same windows.
     """
     gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
-    grads = params * gb
-    ar, rs, ag = collective_times(hw, (("all_reduce", grads), ("reduce_scatter", grads), ("all_gather", params * wb)),
-                                  dp, k_dp)
-    edge = np.minimum(1.0, np.maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / np.maximum(params, 1.0))
+
+    def times(p, n, k):
+        """All-reduce, reduce-scatter and all-gather of `p` parameters over a group of n (k per domain)."""
+        out = collective_times(hw, (("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)), n, k)
+        return [np.where((n > 1) & (p > 0), t, 0.0) for t in out]
+
+    ar, rs, ag = times(params, dp, k_dp)
+    total = params
+    if expert is not None:
+        ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times(*expert), strict=True))
+        total = params + expert[0]
+    edge = np.minimum(1.0, np.maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / np.maximum(total, 1.0))
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
 
     def hidden(t, window, on):
@@ -163,5 +182,4 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     plain = hidden(ar, bwd_window, job.overlap_grad_reduce)
     sharded = hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
     fsdp = m * np.maximum(0.0, 2.0 * ag + rs - t_mb)
-    out = np.where(zero >= 3, fsdp, np.where(zero >= 1, sharded, plain))
-    return np.where(dp > 1, out, 0.0)
+    return np.where(zero >= 3, fsdp, np.where(zero >= 1, sharded, plain))

@@ -73,29 +73,68 @@ class TrainingMemory:
         return self.weights + self.gradients + self.optimizer + self.activations
 
 
-def _layer_params(arch: Arch, tp, ep):
-    """Parameters of one average layer on one rank (dense and MoE layers in proportion), sharded by tp and ep."""
+def _layer_params(arch: Arch, tp, ep, etp=None):
+    """Parameters of one average layer on one rank (dense and MoE layers in proportion).
+
+    The dense part is split tp ways, the routed experts etp x ep ways (etp defaults to tp).
+    """
+    dense, expert = _layer_parts(arch, tp, ep, etp)
+    return dense + expert
+
+
+def _layer_parts(arch: Arch, tp, ep, etp=None):
+    """(dense part, routed experts) of one average layer's parameters on one rank (see `_layer_params`)."""
+    etp = tp if etp is None else etp
     dense = arch.layers - arch.moe_layers
     expert_part = (arch.experts * arch.expert_params) if arch.experts else 0
     moe_rest = arch.layer_params(True) - expert_part
-    per = (dense * arch.layer_params(False) + arch.moe_layers * moe_rest) / tp \
-        + arch.moe_layers * expert_part / (tp * ep)
-    return per / arch.layers
+    per = (dense * arch.layer_params(False) + arch.moe_layers * moe_rest) / tp
+    return per / arch.layers, arch.moe_layers * expert_part / (etp * ep) / arch.layers
 
 
-def params_per_gpu(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0):
+def params_per_gpu(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None):
     """Parameters held by one pipeline rank: its layers (default layers / pp), the embedding and the output layer.
 
-    Shards are by tp (experts also by ep). `layers`, `embedding` and `loss` may be rank-class arrays
-    (`pipeline.Split`); by default the rank holds an even share of the layers and the embedding.
+    Shards are by tp (the routed experts by etp x ep, etp defaulting to tp). `layers`, `embedding` and `loss` may be
+    rank-class arrays (`pipeline.Split`); by default the rank holds an even share of the layers and the embedding.
+    """
+    dense, expert = expert_split(arch, tp, pp, ep, layers, embedding, loss, etp)
+    return dense + expert
+
+
+def expert_split(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None):
+    """`params_per_gpu` as (everything but the routed experts, the routed experts).
+
+    The two have their gradients reduced and their optimizer state sharded over different data-parallel groups
+    (`expert_data_parallel`).
     """
     n = arch.layers / pp if layers is None else layers
-    return n * _layer_params(arch, tp, ep) + (embedding + loss) * arch.vocab * arch.hidden / tp
+    dense, expert = _layer_parts(arch, tp, ep, etp)
+    return n * dense + (embedding + loss) * arch.vocab * arch.hidden / tp, n * expert
+
+
+def expert_data_parallel(dp, tp, ep, etp=None):
+    """Ranks of the expert data-parallel group (EDP) for `dp` data-parallel ranks (context-parallel ranks included).
+
+    Megatron-core folds the MoE layers' parallelism over the attention's (MoE parallel folding): a pipeline stage's
+    tp·cp·dp ranks are etp·ep·edp for the experts (parallel_state.py `initialize_model_parallel` at d98e8a6:
+    expert_data_parallel_size = world_size // (etp·ep·pp)), so edp = tp·dp / (etp·ep) with etp defaulting to tp;
+    without folding (etp = tp) that is dp / ep. The experts' gradients are reduced, and their optimizer state sharded,
+    over these ranks (the distributed optimizer's expert buffers).
+    """
+    etp = tp if etp is None else etp
+    return tp * dp / (etp * ep)
 
 
 def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recompute, sp, flash: bool,
-                           precision: str = "bf16", dropout: bool = True):
-    """Activation bytes one layer keeps for one micro-batch on one rank (see the module docstring)."""
+                           precision: str = "bf16", dropout: bool = True, etp=None):
+    """Activation bytes one layer keeps for one micro-batch on one rank (see the module docstring).
+
+    An MoE layer's experts see the rank's T/tp tokens' top_k copies gathered over the etp ranks that split the same
+    experts (Megatron-core's all-to-all dispatcher: all-to-all over EP, then all-gather over the expert-TP group), so
+    the expert FC1 input keeps top_k·h·etp/tp per token, the expert intermediates top_k·f/tp (f split etp ways).
+    """
+    etp = tp if etp is None else etp
     s = seq_len / cp
     tokens = s * micro_batch
     h, q, kv = arch.hidden, arch.heads * arch.head_dim, arch.kv_heads * arch.head_dim
@@ -105,7 +144,7 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     masks = 2.0 if dropout else 0.0
     if arch.experts:
         k, ef = arch.top_k, arch.expert_ffn
-        ffn = (lin * k * h + 2.0 * k * (arch.ffn_mats - 1) * ef + lin * k * ef) / tp
+        ffn = (lin * k * h * etp + 2.0 * k * (arch.ffn_mats - 1) * ef + lin * k * ef) / tp
         if arch.shared_experts:
             f = arch.shared_experts * ef
             ffn = ffn + (2.0 * (arch.ffn_mats - 1) * f + lin * f) / tp
@@ -128,10 +167,12 @@ def in_flight_chunks(pp, interleave, position, microbatches):
 
 
 def activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, pp, cp, interleave, recompute, sp, flash: bool,
-                     microbatches, precision: str = "bf16", dropout: bool = True, layers=None, position=0.0):
+                     microbatches, precision: str = "bf16", dropout: bool = True, layers=None, position=0.0,
+                     etp=None):
     """Activation bytes on a pipeline rank (default: the first, holding l / pp layers and the most in flight)."""
     per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
-                                       recompute=recompute, sp=sp, flash=flash, precision=precision, dropout=dropout)
+                                       recompute=recompute, sp=sp, flash=flash, precision=precision, dropout=dropout,
+                                       etp=etp)
     n = arch.layers / pp if layers is None else layers
     return per_layer * n / interleave * in_flight_chunks(pp, interleave, position, microbatches)
 
@@ -139,31 +180,39 @@ def activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, pp, cp, interleave
 def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, dp, cp, ep, interleave, recompute,
                     sp, flash: bool, distributed_optimizer=None, microbatches, zero=None, grad_bytes=None,
                     weight_bytes=WEIGHT_BYTES, dropout: bool = True, layers=None, embedding=1.0, loss=0.0,
-                    position=0.0, offload=0) -> TrainingMemory:
+                    position=0.0, offload=0, etp=None) -> TrainingMemory:
     """Weights, gradients, optimizer state and activations of one pipeline rank (by default the first).
 
     `zero` is the sharding stage (0 none, 1 optimizer, 2 + gradients, 3 + weights); `distributed_optimizer`
     alone means stage 1. `grad_bytes` defaults to 2 for fp16 and 4 (fp32 main gradients) otherwise. `offload` is
-    the bit code of what lives in host memory (see the module docstring).
+    the bit code of what lives in host memory (see the module docstring). `dp` counts the context-parallel ranks;
+    the routed experts are split etp x ep ways (etp defaults to tp) and sharded over the expert data-parallel ranks
+    (`expert_data_parallel`), the rest over dp.
     """
     stage = np.asarray(zero if zero is not None else (1 if distributed_optimizer else 0), dtype=float)
     gb = grad_bytes if grad_bytes is not None else (2.0 if precision == "fp16" else 4.0)
-    p = params_per_gpu(arch, tp, pp, ep, layers, embedding, loss)
-    shard = lambda k: np.where(stage >= k, dp, 1.0)  # noqa: E731 (local shorthand)
-    window = GATHER_WINDOW_LAYERS * _layer_params(arch, tp, ep) * weight_bytes
-    weights = np.where(stage >= 3, weight_bytes * p / dp + window, weight_bytes * p)
-    opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * p / shard(1)
+    pd, pe = expert_split(arch, tp, pp, ep, layers, embedding, loss, etp)
+    p = pd + pe
+    edp = expert_data_parallel(dp, tp, ep, etp)
+
+    def sharded(k):
+        """Parameters of this rank's shard at sharding stage k: the dense ones over dp, the experts over edp."""
+        return np.where(stage >= k, pd / dp + pe / edp, p)
+
+    window = GATHER_WINDOW_LAYERS * _layer_params(arch, tp, ep, etp) * weight_bytes
+    weights = np.where(stage >= 3, weight_bytes * sharded(3) + window, weight_bytes * p)
+    opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded(1)
     act = activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, pp=pp, cp=cp,
                            interleave=interleave, recompute=recompute, sp=sp, flash=flash, microbatches=microbatches,
-                           precision=precision, dropout=dropout, layers=layers, position=position)
+                           precision=precision, dropout=dropout, layers=layers, position=position, etp=etp)
     logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
     code = np.asarray(offload)
     resident = OFFLOAD_WINDOW_LAYERS * layer_activation_bytes(
         arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp, recompute=recompute, sp=sp, flash=flash,
-        precision=precision, dropout=dropout)
+        precision=precision, dropout=dropout, etp=etp)
     act_gpu = np.where(code & 1, np.minimum(act, resident), act)
-    host = (act - act_gpu) + np.where(code & 2, HOST_OPTIMIZER_BYTES * p / shard(1), 0.0)
-    return TrainingMemory(weights=weights, gradients=gb * p / shard(2), optimizer=np.where(code & 2, 0.0, opt),
+    host = (act - act_gpu) + np.where(code & 2, HOST_OPTIMIZER_BYTES * sharded(1), 0.0)
+    return TrainingMemory(weights=weights, gradients=gb * sharded(2), optimizer=np.where(code & 2, 0.0, opt),
                           activations=act_gpu + logits, host=host)
 
 

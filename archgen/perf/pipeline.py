@@ -7,6 +7,7 @@ transformer_config.py `__post_init__`, pipeline_parallel_layer_layout.py) builds
   (`account_for_embedding_in_pipeline_split`, `account_for_loss_in_pipeline_split`): l + E + L slots must divide
   by pp, and each rank's share by the virtual stages v. The first rank builds one decoder layer fewer when E is
   set, the last one fewer when L is set. Llama 3.1 405B (126 layers) runs pp 8 x v 8 this way: 128 slots.
+  A virtual stage may so hold the embedding or the loss alone (126 layers on pp 16 x v 8: one slot per stage).
 * **Explicit first/last-stage counts** (`num_layers_in_first_pipeline_stage`, `..._last_...`): each divisible by
   v, the layers left divisible by the middle stages and each middle share by v. Not combined with the slots.
 * **A layout string** (`pipeline_model_parallel_layout`, e.g. ``"Et*3|(tt|)*29,m|L"``): stages split by ``|``,
@@ -178,6 +179,19 @@ def _slots(layers, pp, v, opts: PipelineOptions):
     both = ((layers + 2) % pp == 0) & (((layers + 2) // pp) % v == 0) & (pp > 1)
     auto = np.where(even, 0, np.where(both, 1, 0))
     return auto, auto
+
+
+def slot_count(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) -> int:
+    """Pipeline slots beside the decoder layers: the embedding's and the loss's where they count as slots.
+
+    With them a virtual stage may hold the embedding or the loss alone (126 layers + 2 slots on pp 16 x v 8): the
+    first rank's first virtual stage builds no decoder layer, which Megatron-core allows (transformer_block.py
+    `get_num_layers_to_build` at d98e8a6: "num_layers_to_build >= 0" after taking the embedding's slot).
+    """
+    if opts.first_stage_layers is not None or opts.last_stage_layers is not None:
+        return 0
+    e, lo = _slots(layers, pp, v, opts)
+    return int(np.sum(e) + np.sum(lo))
 
 
 def split(layers: int, pp, v, opts: PipelineOptions = DEFAULT) -> Split:

@@ -103,61 +103,64 @@ def weight_bytes(rec: str, cc, *, fp8_weights: bool = False):
     return tensor_bytes(rec, cc, rht=False)
 
 
-def forward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True):
+def forward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, etp=None):
     """Quantisation bytes per token of one layer's forward pass on one rank: the four linear inputs.
 
     QKV and FC1 (or the shared experts' FC1) take a layer norm's output; the projection takes the attention's, FC2
     the activation's and the routed experts' FC1 the permuted tokens. `h_sp` is h, or h / tp with sequence
-    parallelism (TE quantises before the all-gather).
+    parallelism (TE quantises before the all-gather). The routed experts see each token's top_k copies gathered over
+    the expert-TP group, etp / tp of them per token on this rank (`experts`; etp defaults to tp).
     """
+    g = 1.0 if etp is None else etp / tp
     norm = tensor_bytes(rec, cc, norm_output=True, rht=rht)
     other = tensor_bytes(rec, cc, rht=rht)
     q = a.heads * a.head_dim / tp
     if moe:
-        plain = a.top_k * (a.hidden + a.expert_ffn / tp) + (a.shared_experts * a.expert_ffn / tp)
+        plain = a.top_k * (a.hidden * g + a.expert_ffn / tp) + (a.shared_experts * a.expert_ffn / tp)
         normed = h_sp + (h_sp if a.shared_experts else 0.0)
     else:
         plain, normed = a.ffn / tp, 2.0 * h_sp
     return normed * norm + (q + plain) * other
 
 
-def backward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True):
+def backward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, etp=None):
     """Quantisation bytes per token of one layer's backward pass on one rank: every linear output's gradient."""
+    g = 1.0 if etp is None else etp / tp
     qkv = (a.heads + 2 * a.kv_heads) * a.head_dim / tp
     up = a.ffn_mats - 1
     if moe:
-        ffn = a.top_k * (up * a.expert_ffn / tp + a.hidden) + (
+        ffn = a.top_k * (up * a.expert_ffn / tp + a.hidden * g) + (
             up * a.shared_experts * a.expert_ffn / tp + h_sp if a.shared_experts else 0.0)
     else:
         ffn = up * a.ffn / tp + h_sp
     return (qkv + h_sp + ffn) * tensor_bytes(rec, cc, rht=rht)
 
 
-def linear_params_per_layer(a: Arch, tp, ep):
+def linear_params_per_layer(a: Arch, tp, ep, etp=None):
     """Weights of the linear layers TE quantises, per average layer on one rank (no norms, router or embedding)."""
     dense = a.layers - a.moe_layers
     shared = a.shared_experts * a.expert_params
     per = (dense * (a.attn_params + a.dense_ffn_params) + a.moe_layers * (a.attn_params + shared)) / tp \
-        + a.moe_layers * a.experts * a.expert_params / (tp * ep)
+        + a.moe_layers * a.experts * a.expert_params / ((tp if etp is None else etp) * ep)
     return per / a.layers
 
 
-def forward_per_token(a: Arch, rec: str, cc, tp, sp, moe: bool):
+def forward_per_token(a: Arch, rec: str, cc, tp, sp, moe: bool, etp=None):
     """`forward_bytes` with sequence parallelism `sp` (bool, array allowed) splitting the h-sized inputs."""
-    return forward_bytes(a, rec, cc, tp, a.hidden / np.where(sp, tp, 1), moe)
+    return forward_bytes(a, rec, cc, tp, a.hidden / np.where(sp, tp, 1), moe, etp=etp)
 
 
-def backward_per_token(a: Arch, rec: str, cc, tp, sp):
+def backward_per_token(a: Arch, rec: str, cc, tp, sp, etp=None):
     """`backward_bytes` of the average layer (dense and MoE layers by their share), with sequence parallelism."""
     h_sp = a.hidden / np.where(sp, tp, 1)
     moe_share = a.moe_layers / a.layers
     dense = (1 - moe_share) * backward_bytes(a, rec, cc, tp, h_sp, False)
-    return dense + (moe_share * backward_bytes(a, rec, cc, tp, h_sp, True) if a.moe_layers else 0.0)
+    return dense + (moe_share * backward_bytes(a, rec, cc, tp, h_sp, True, etp=etp) if a.moe_layers else 0.0)
 
 
-def step_weight_bytes(a: Arch, rec: str, cc, tp, ep, layers, fp8_weights: bool):
+def step_weight_bytes(a: Arch, rec: str, cc, tp, ep, layers, fp8_weights: bool, etp=None):
     """Bytes one rank moves per optimizer step to quantise the weights of its `layers` layers (`weight_bytes`)."""
-    return layers * linear_params_per_layer(a, tp, ep) * weight_bytes(rec, cc, fp8_weights=fp8_weights)
+    return layers * linear_params_per_layer(a, tp, ep, etp) * weight_bytes(rec, cc, fp8_weights=fp8_weights)
 
 
 #: Bytes per element TensorRT-LLM writes when it quantises a serving activation: FP8 per tensor; NVFP4 with its

@@ -15,7 +15,7 @@ import numpy as np
 from archgen.perf import kernels as K
 from archgen.perf.algorithms import as_float
 from archgen.perf.hardware import Hardware
-from archgen.perf.memory import TrainingMemory, params_per_gpu, training_memory
+from archgen.perf.memory import TrainingMemory, expert_split, training_memory
 from archgen.perf.pipeline import Split, split
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ class RankTimes:
     t_sum: np.ndarray | float      # every rank's time per micro-batch, summed
     busiest: np.ndarray | float    # decoder layers on the rank that holds the most
     bubble: np.ndarray | float     # (t_sum - t_max) / v
+    experts: np.ndarray | float = 0.0  # the routed experts' share of `params` (reduced over the expert DP group)
 
 
 class LayoutArrays(NamedTuple):
@@ -48,6 +49,7 @@ class LayoutArrays(NamedTuple):
     rc: np.ndarray                 # recompute
     sp: np.ndarray                 # sequence parallel, where tp > 1
     zero: np.ndarray | float       # ZeRO stage (the distributed optimizer is stage 1)
+    etp: np.ndarray | float        # the experts' tensor-parallel size (MoE parallel folding; tp unless stated)
 
 
 def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
@@ -58,7 +60,8 @@ def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
     rc = np.asarray(layout.recompute)
     sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
     zero = as_float(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
-    return LayoutArrays(tp, pp, dp, cp, ep, v, mb, rc, sp, zero)
+    etp = tp if layout.etp is None else as_float(layout.etp)
+    return LayoutArrays(tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp)
 
 
 def per_class(arr):
@@ -66,7 +69,7 @@ def per_class(arr):
     return np.asarray(arr)[..., None]
 
 
-def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, v, sl: Split) -> RankTimes:
+def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, v, sl: Split, etp=None) -> RankTimes:
     """Each rank class's layers, embedding and loss per micro-batch, with the weight-gradient accumulation.
 
     `per_layer`, `logits` and `embed` are those of `LayerTimes`. Weight gradients are accumulated into the gradient
@@ -74,14 +77,16 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     the class axis (`Hardware.with_axis`).
     """
     x = per_class
-    params = params_per_gpu(job.arch, x(tp), x(pp), x(ep), sl.layers, sl.embedding, sl.loss)
+    dense, experts = expert_split(job.arch, x(tp), x(pp), x(ep), sl.layers, sl.embedding, sl.loss,
+                                  None if etp is None else x(etp))
+    params = dense + experts
     accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
     t_rank = sl.layers * x(per_layer) + sl.loss * x(logits) + sl.embedding * x(embed) + accumulate
     real = sl.count > 0
     t_max = np.max(np.where(real, t_rank, 0.0), axis=-1)
     t_sum = np.sum(np.where(real, sl.count * t_rank, 0.0), axis=-1)
     busiest = np.max(np.where(real, sl.layers, 0.0), axis=-1)
-    return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v)
+    return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v, experts)
 
 
 def at_worst(tail, *values) -> list:
@@ -101,7 +106,7 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> Trainin
 
     It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it.
     """
-    tp, pp, dp, cp, ep, v, mb, rc, sp, zero = layout_arrays(job, layout)
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
     m = job.global_batch / (dp * mb)
     sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
     x = per_class
@@ -110,7 +115,7 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> Trainin
                           flash=job.attention == "flash", microbatches=x(m), zero=x(zero),
                           grad_bytes=job.grad_bytes, weight_bytes=job.weight_bytes, dropout=job.dropout,
                           layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position,
-                          offload=x(np.asarray(layout.offload).astype(int)))
+                          offload=x(np.asarray(layout.offload).astype(int)), etp=x(etp))
     fields = (mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.host)
     shape = np.broadcast_shapes(*(np.shape(f) for f in (*fields, sl.count)))
     parts = [np.broadcast_to(f, shape) for f in fields]

@@ -21,7 +21,7 @@ from archgen.errors import UsageError
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import OFFLOAD_CODES
-from archgen.perf.pipeline import DEFAULT, PipelineOptions, layout_interleave, split_problems
+from archgen.perf.pipeline import DEFAULT, PipelineOptions, layout_interleave, slot_count, split_problems
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
@@ -71,12 +71,14 @@ def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> li
 def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
                     micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None,
                     pipeline: PipelineOptions = DEFAULT, check_batch: bool = True, offload: int = 0,
-                    host_memory: bool | None = None) -> list[LayoutProblem]:
+                    host_memory: bool | None = None, etp: int | None = None) -> list[LayoutProblem]:
     """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
 
     The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
     least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known). Offload needs host
-    memory (`host_memory`: whether the system states it; None when not known).
+    memory (`host_memory`: whether the system states it; None when not known). The experts' rules are Megatron-
+    core's MoE parallel folding (`experts`): ep divides the experts and etp x ep (etp defaulting to tp) the
+    tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
     """
     out: list[LayoutProblem] = []
     for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
@@ -92,7 +94,7 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(LayoutProblem("tp", f"tp ({tp}) does not divide the {arch.heads} attention heads"))
     if arch.kv_heads % tp and tp % arch.kv_heads:
         out.append(LayoutProblem("tp", f"tp ({tp}) and the {arch.kv_heads} key/value heads do not divide one another"))
-    if arch.layers < pp * interleave and pipeline.layout is None:
+    if pipeline.layout is None and arch.layers + slot_count(arch.layers, pp, interleave, pipeline) < pp * interleave:
         out.append(LayoutProblem("pp", f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages"))
     else:
         out += [LayoutProblem("pp", m) for m in split_problems(arch.layers, pp, interleave, pipeline)]
@@ -104,16 +106,34 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
                                                f"pipeline, got {job.global_batch // (dp * micro_batch)}"))
     if job.seq_len % cp:
         out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
-    if arch.experts and (arch.experts % ep or dp % ep):
-        out.append(LayoutProblem("ep", f"ep ({ep}) must divide the {arch.experts} experts and dp ({dp})"))
-    if ep > 1 and not arch.experts:
-        out.append(LayoutProblem("ep", f"ep ({ep}) needs a mixture-of-experts model"))
+    out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
     if scale_up_size is not None and tp > scale_up_size:
         out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
     if offload and host_memory is False:
         name = {v: k for k, v in OFFLOAD_CODES.items()}[offload]
         out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
                                             "(System.host_memory)"))
+    return out
+
+
+def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | None) -> list[tuple[str, str]]:
+    """(field, why) of an expert layout Megatron-core refuses (`experts`).
+
+    ep must divide the experts (training/arguments.py), etp x ep the tp x cp x dp ranks of a pipeline stage
+    (parallel_state.py `initialize_model_parallel`: world_size % (etp·ep·pp) is a RuntimeError).
+    """
+    out = []
+    if etp is not None and etp <= 0:
+        return [("etp", f"etp must be a positive integer, got {etp}")]
+    if (ep > 1 or etp is not None) and not arch.experts:
+        return [("ep" if ep > 1 else "etp", f"{'ep' if ep > 1 else 'etp'} ({ep if ep > 1 else etp}) needs a "
+                                            "mixture-of-experts model")]
+    if arch.experts and arch.experts % ep:
+        out.append(("ep", f"ep ({ep}) must divide the {arch.experts} experts"))
+    e = tp if etp is None else etp
+    if arch.experts and (tp * cp * dp) % (e * ep):
+        out.append(("ep", f"etp x ep = {e} x {ep} must divide the tp x cp x dp = {tp} x {cp} x {dp} ranks of a "
+                          "pipeline stage (Megatron-core's MoE parallel folding)"))
     return out
 
 
@@ -132,7 +152,7 @@ def no_layout_reason(arch: Arch, job: Job, gpus: int, fixed: dict[str, int | str
         for pp in [given["pp"]] if "pp" in given else divisors(max(gpus // tp, 1)):
             dp = given.get("dp", max(gpus // (tp * pp * cp), 1))
             problems = layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, micro_batch=mb,
-                                       interleave=v, scale_up_size=hw.scale_up_size)
+                                       interleave=v, scale_up_size=hw.scale_up_size, etp=given.get("etp"))
             key = (len(problems), -tp, pp)
             if best is None or key < best[0]:
                 best = (key, f"tp={tp} pp={pp} dp={dp} cp={cp}", problems)
@@ -209,6 +229,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
     fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
     cp = int(fixed.get("cp", 1))
     ep = int(fixed.get("ep", 1))
+    etp = int(fixed["etp"]) if "etp" in fixed else None
     offload = OFFLOAD_CODES[fixed["offload"]] if "offload" in fixed else 0
     rcs = [RECOMPUTE_CODES[fixed["recompute"]]] if "recompute" in fixed else [0, 1, 2]
     rows = []
@@ -222,13 +243,13 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
             dp = gpus // (tp * cp * pp)
             if "dp" in fixed and fixed["dp"] != dp:
                 continue
-            if arch.experts and (dp % ep or arch.experts % ep):
+            if expert_problems(arch, tp, dp, cp, ep, etp):
                 continue
-            if pp > arch.layers and pipeline.layout is None:
-                continue  # fewer layers than stages (`layout_problems`)
+            if pp > arch.layers + 2 and pipeline.layout is None:
+                continue  # fewer layers and slots than stages (`layout_problems`)
             tried = [fixed["interleave"]] if "interleave" in fixed else interleaves(arch.layers, pp, pipeline)
             vs = [v for v in tried
-                  if (arch.layers >= pp * v or pipeline.layout is not None)
+                  if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
                   and not split_problems(arch.layers, pp, v, pipeline)]
             zs = [fixed["zero"]] if "zero" in fixed else (ZERO_STAGES if dp > 1 else [0])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
@@ -240,9 +261,9 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
                 m = job.global_batch // (dp * mb)
                 for v, rc, z in itertools.product(vs, rcs, zs):
                     if v == 1 or m >= pp:
-                        rows.append((tp, pp, dp, cp, ep, mb, v, rc, z, offload))
-    arr = np.array(rows, dtype=float).reshape(-1, len(KEYS))
-    return {k: arr[:, i] for i, k in enumerate(KEYS)}
+                        rows.append((tp, pp, dp, cp, ep, mb, v, rc, z, offload, etp or tp))
+    arr = np.array(rows, dtype=float).reshape(-1, len(KEYS) + 1)
+    return {k: arr[:, i] for i, k in enumerate((*KEYS, "etp"))}
 
 
 def search_training(hw: Hardware, job: Job, gpus: int, fixed: dict[str, int | str | None] | None = None,
@@ -279,13 +300,15 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: dict[str, int | st
     i = int(np.argmin(np.where(fits, step, np.inf)))
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     best: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
+    if lay["etp"][i] != lay["tp"][i]:  # a stated etp that folds the experts differently from the attention
+        best["etp"] = int(lay["etp"][i])
     best["recompute"] = names[int(lay["recompute"][i])]
     code = best.pop("offload")
     if code:
         best["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[code]
     one = estimate_training(hw, job, Layout(best["tp"], best["pp"], best["dp"], best["micro_batch"], best["cp"],
                                             best["ep"], best["interleave"], RECOMPUTE_CODES[best["recompute"]],
-                                            sequence_parallel, best["zero"], pipeline, code))
+                                            sequence_parallel, best["zero"], pipeline, code, int(lay["etp"][i])))
     return SearchResult(n, int(fits.sum()), best, one, lay, step, fits)
 
 
@@ -295,5 +318,6 @@ def _evaluate(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_paral
     n = len(lay["tp"])
     est = estimate_training(hw, job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
                                             lay["ep"], lay["interleave"], lay["recompute"].astype(int),
-                                            sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int)))
+                                            sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int),
+                                            lay["etp"]))
     return np.broadcast_to(est.step_time, (n,)), np.broadcast_to(est.fits, (n,))

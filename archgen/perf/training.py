@@ -20,9 +20,10 @@ from archgen.perf import offload as off
 from archgen.perf import quant as Q
 from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
+from archgen.perf.experts import expert_forward
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.hardware import Hardware
-from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, layer_activation_bytes
+from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, expert_data_parallel, layer_activation_bytes
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
 from archgen.perf.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
 from archgen.perf.stacks import JOB_DEFAULTS as _D
@@ -78,6 +79,7 @@ class Layout:
     zero: np.ndarray | int | None = None
     pipeline: PipelineOptions = DEFAULT
     offload: np.ndarray | int = 0
+    etp: np.ndarray | int | None = None  # expert tensor-parallel size (MoE parallel folding); None: tp
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,7 @@ class TrainingEstimate:
         return (self.memory.total <= self.capacity) & (self.memory.host <= self.host_capacity)
 
 
-def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
+def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None):
     """GEMM + attention + element-wise forward time of one layer for one micro-batch.
 
     Returns (total, attention core, quantisation): the last two are shares of the total.
@@ -172,12 +174,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
     t = K.gemm_time(hw, dt, T, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden)
     t = t + K.gemm_time(hw, dt, T, a.hidden, q / tp)
     if moe:
-        local = a.experts / ep  # experts held by this rank; tokens arrive balanced from the EP group
-        m_e = T * a.top_k / local
-        n_up = (a.ffn_mats - 1) * a.expert_ffn / tp
-        t = t + K.gemm_time(hw, dt, m_e, n_up, a.hidden, local) + K.gemm_time(hw, dt, m_e, a.hidden,
-                                                                              a.expert_ffn / tp, local)
-        t = t + K.gemm_time(hw, dt, T, a.experts, a.hidden)
+        t = t + expert_forward(hw, job, T, tp, ep, etp) + K.gemm_time(hw, dt, T, a.experts, a.hidden)
         if a.shared_experts:
             f = a.shared_experts * a.expert_ffn
             t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * f / tp, a.hidden) + K.gemm_time(hw, dt, T, a.hidden,
@@ -188,21 +185,12 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool):
     attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
                                heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
     cc = hw.compute_capability
-    quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe)) if job.recipe else 0.0
-    ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc)
+    quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
+    ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp)
     return t + attn + K.memory_time(hw, ew), attn, quant
 
 
-def expert_forward(hw: Hardware, job: Job, T, tp, ep):
-    """Forward time of an MoE layer's expert MLP on one rank (the grouped up and down GEMMs, as `_layer_forward`)."""
-    a, dt = job.arch, job.precision
-    local = a.experts / ep
-    m_e = T * a.top_k / local
-    return K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * a.expert_ffn / tp, a.hidden, local) + K.gemm_time(
-        hw, dt, m_e, a.hidden, a.expert_ffn / tp, local)
-
-
-def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0):
+def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0, etp=None):
     """Memory-bound bytes of one layer's forward pass for `T` tokens on one TP rank.
 
     Norms and residual adds (`ELEMENTWISE_H`), the FFN activation, an MoE layer's token permutation (`permute_h`)
@@ -218,7 +206,7 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     ew = T * 2.0 * ((ELEMENTWISE_H + permute) * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
     rec = Q.recipe(dtype, fp8_recipe)
     if rec:
-        ew = ew + T * Q.forward_per_token(a, rec, cc, tp, sp, moe)
+        ew = ew + T * Q.forward_per_token(a, rec, cc, tp, sp, moe, etp)
     return ew
 
 
@@ -263,21 +251,24 @@ class LayerTimes:
         return self.forward + self.backward + self.recompute + self.tp + self.cp + self.ep
 
 
-def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes:
-    """`LayerTimes` of `job` on `hw` for tp, micro-batch, cp, ep, recompute code and sequence parallelism."""
+def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> LayerTimes:
+    """`LayerTimes` of `job` on `hw` for tp, micro-batch, cp, ep, recompute code and sequence parallelism.
+
+    etp is the experts' tensor-parallel size (None: tp; see `experts`).
+    """
     a = job.arch
     s_q = job.seq_len / cp
     T = mb * s_q
     moe_share = a.moe_layers / a.layers
     dense_f, dense_attn, dense_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
-    moe_f, moe_attn, moe_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True) if a.moe_layers \
+    moe_f, moe_attn, moe_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True, etp=etp) if a.moe_layers \
         else (0.0, 0.0, 0.0)
     layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
     layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
     core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
     # The backward pass is twice the forward's GEMMs and element-wise traffic, but quantises the linear outputs'
     # gradients (`quant.backward_bytes`) instead of the inputs, whose quantised copies it reuses.
-    quant_b = K.memory_time(hw, T * Q.backward_per_token(a, job.recipe, hw.compute_capability, tp, sp)) \
+    quant_b = K.memory_time(hw, T * Q.backward_per_token(a, job.recipe, hw.compute_capability, tp, sp, etp)) \
         if job.recipe else 0.0
     layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + quant_b + K.attention_backward(
@@ -301,8 +292,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp) -> LayerTimes
     cp_layer = np.where(cp > 1, np.maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_layer = moe_share * expert_comm(hw, job, T, tp, cp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep)) \
-        if a.moe_layers else 0.0
+    ep_layer = moe_share * expert_comm(hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp),
+                                       etp) if a.moe_layers else 0.0
 
     logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
@@ -319,21 +310,22 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     too (one per layout, or shaped to broadcast against the layout arrays, as `perf.batch` does).
     """
     a = job.arch
-    tp, pp, dp, cp, ep, v, mb, rc, sp, zero = layout_arrays(job, layout)
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
     T = mb * (job.seq_len / cp)
     m = job.global_batch / (dp * mb)
     gpus = tp * pp * dp * cp
     hx = hw.with_axis()  # the hardware against the class axis
 
-    lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp)
+    lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp)
     layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
     # Activation offload: each layer's saved tensors out during its forward, back during its backward (`offload`).
     code = np.asarray(layout.offload).astype(int)
     saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
-                                   flash=job.attention == "flash", precision=job.precision, dropout=job.dropout)
+                                   flash=job.attention == "flash", precision=job.precision, dropout=job.dropout,
+                                   etp=etp)
     act_off = np.where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
     sl = split(a.layers, pp, v, layout.pipeline)
-    rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl)
+    rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = per_class
 
@@ -354,13 +346,17 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     # weights is final (the last micro-batch; with v chunks the cooldown's (v-1)·p/v more), the weight gather the
     # forward passes before the first is needed (the warmup, likewise).
     # Context-parallel ranks hold the same weights, so gradients are reduced (and the optimizer sharded) over
-    # dp·cp ranks tp apart (Megatron-core's data-parallel group "with context parallel").
+    # dp·cp ranks tp apart (Megatron-core's data-parallel group "with context parallel"); the routed experts' over
+    # the expert data-parallel group, edp ranks etp·ep apart (`memory.expert_data_parallel`).
     sched = x(np.minimum(np.where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
     dpcp = dp * cp
     k_dp = members_per_domain(hw, dpcp, tp)
-    dp_c = dp_exposed(hx, job, params, x(dpcp), x(k_dp), x(zero), sl.layers * x(layer_b + layer_r) * sched,
-                       sl.layers * x(layer_f) * sched, t_rank, x(m))
-    shard = params / np.where(x(zero) >= 1, x(dpcp), 1.0)
+    edp = expert_data_parallel(dpcp, tp, ep, etp)
+    expert = (rk.experts, x(edp), x(members_per_domain(hw, edp, etp * ep)))
+    dp_c = dp_exposed(hx, job, params - rk.experts, x(dpcp), x(k_dp), x(zero), sl.layers * x(layer_b + layer_r)
+                      * sched, sl.layers * x(layer_f) * sched, t_rank, x(m), expert)
+    on = x(zero) >= 1
+    shard = (params - rk.experts) / np.where(on, x(dpcp), 1.0) + rk.experts / np.where(on, x(edp), 1.0)
     opt_c = np.where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
                      K.memory_time(hx, ADAM_BYTES * shard))
     norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
@@ -373,7 +369,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     wq = 0.0
     if job.recipe:
         wq_c = K.memory_time(hx, Q.step_weight_bytes(a, job.recipe, hx.compute_capability, x(tp), x(ep), sl.layers,
-                                                     job.param_gather_dtype == "fp8"))
+                                                     job.param_gather_dtype == "fp8", x(etp)))
         wq = np.max(np.where(real, wq_c, 0.0), axis=-1)
 
     compute = m * t_max + wq

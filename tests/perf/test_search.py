@@ -273,7 +273,8 @@ def test_a_ten_thousand_layer_model_is_searched_in_bounded_work(h100):
     start = time.process_time()
     res = search_training(h100, Job(big, 8192, 512), 512)
     assert time.process_time() - start < 20   # a hang guard, not a benchmark (about 0.05 s here)
-    assert res.evaluated == 7380 and res.best is None   # none fits in 80 GB: a finding
+    assert res.evaluated == 7500 and res.best is None   # none fits in 80 GB (7,380 before embedding- and loss-only
+    # virtual stages were accepted: 120 layouts whose slots complete a stage)
     assert set(res.layouts["interleave"]) <= {float(v) for p in (2, 4, 8) for v in interleaves(10_000, p)} | {1.0}
 
 

@@ -1,0 +1,227 @@
+"""Layouts NVIDIA runs (issue 20 part 5): MoE parallel folding and virtual stages that hold only the embedding or
+only the loss. Expectations are derived by hand from Megatron-core's rules (cited beside each test)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from archgen.perf import kernels as K
+from archgen.perf.arch import Arch
+from archgen.perf.collectives import collective_time
+from archgen.perf.experts import expert_forward
+from archgen.perf.exposure import expert_comm
+from archgen.perf.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
+from archgen.perf.pipeline import split, split_problems
+from archgen.perf.ranks import busiest_memory, rank_times
+from archgen.perf.search import layout_problems
+from archgen.perf.training import Job, Layout, estimate_training, layer_times
+
+LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
+#: Llama 3.1 405B, by hand: attention h(q + 2kv) + qh = 16384 x 18432 + 16384^2, SwiGLU 3 x 16384 x 53248, two norms.
+LAYER_405B = 16384 * 18432 + 16384 * 16384 + 3 * 16384 * 53248 + 2 * 16384
+EMBED_405B = 128256 * 16384
+
+
+def test_126_layers_on_pp16_v8_hold_the_embedding_and_the_loss_alone():
+    """NVIDIA's GB200 recipe for Llama 3.1 405B (Megatron-Bridge performance-summary-archive.md, 26.04.01: TP4 PP16
+    VP8): 126 + 2 slots = 128 = 16 ranks x 8 virtual stages of one slot each, so rank 0's first virtual stage builds
+    no decoder layer (the embedding alone) and the last rank's last one only the loss. Megatron-core builds it
+    (transformer_block.py `get_num_layers_to_build`: num_layers_to_build >= 0); before, 126 < 16 x 8 was refused."""
+    job = Job(LLAMA405, 8192, 1536, "fp8")
+    assert layout_problems(LLAMA405, job, 256, tp=4, pp=16, dp=4, interleave=8) == []
+    assert split_problems(126, 16, 8) == []
+    s = split(126, 16, 8)
+    assert s.layers.tolist() == [7.0, 8.0, 7.0] and s.count.tolist() == [1.0, 14.0, 1.0]
+    assert s.embedding.tolist() == [1.0, 0.0, 0.0] and s.loss.tolist() == [0.0, 0.0, 1.0]
+    # one decoder layer fewer than the slots: 16 x 8 = 128 slots hold 126 layers
+    assert float(np.sum(s.layers * s.count)) == 126
+    # with neither slot the layers leave stages empty: refused, as Megatron-core's divisibility assertion does
+    assert layout_problems(LLAMA405, job, 256, tp=4, pp=16, dp=4, interleave=9)
+
+
+def test_the_embedding_and_loss_stages_time_and_memory(h100):
+    """Each rank class is timed on what it holds: rank 0 on 7 layers and the embedding, the middle ranks on 8 layers,
+    the last on 7 layers and the output layer with the loss; the busiest (a middle rank, 8 layers) sets the pace.
+    Parameters by hand: rank 0 holds 7 layers and the vocab x h embedding, a middle rank 8 layers, tp 4 splits all."""
+    job = Job(LLAMA405, 8192, 1536, "fp8")
+    s = split(126, 16, 8)
+    p = params_per_gpu(LLAMA405, 4, 16, 1, s.layers, s.embedding, s.loss)
+    assert p.tolist() == pytest.approx([(7 * LAYER_405B + EMBED_405B) / 4, 8 * LAYER_405B / 4,
+                                        (7 * LAYER_405B + EMBED_405B) / 4])
+    lt = layer_times(h100, job, tp=4, mb=1, cp=1, ep=1, rc=0, sp=True)
+    rk = rank_times(h100.with_axis(), job, lt.total, lt.logits, lt.embed, tp=4, pp=16, ep=1, v=8, sl=s)
+    t = rk.t_rank - (s.layers * lt.total + s.embedding * lt.embed + s.loss * lt.logits)  # gradient accumulation
+    # the accumulation is per parameter, so it follows the classes' parameters
+    assert (t / p).tolist() == pytest.approx([float(t[1] / p[1])] * 3)
+    assert float(rk.t_max) == pytest.approx(float(rk.t_rank[1]))
+    assert float(rk.busiest) == 8.0
+    # the loss rank holds one fewer layer than a middle rank but the output layer: it is not the pace-setter here
+    assert float(rk.t_rank[2]) < float(rk.t_rank[1])
+    est = estimate_training(h100, job, Layout(4, 16, 4, 1, interleave=8, sequence_parallel=True))
+    m = 1536 / 4
+    assert float(est.compute) + float(est.tp_comm) == pytest.approx(m * float(rk.t_max), rel=1e-3)
+    # memory: the busiest class; the embedding rank adds vocab x h / tp weights to 7 layers, the loss rank the fp32
+    # logits of a micro-batch (8192 x 128256 / 4 x 4 B) to 7 layers
+    x = lambda v: np.asarray(v, dtype=float)[..., None]  # noqa: E731 (against the class axis)
+    kw = dict(precision="fp8", seq_len=8192, micro_batch=x(1), tp=x(4), pp=x(16), dp=x(4), cp=x(1), ep=x(1),
+              interleave=x(8), recompute=x(0), sp=x(True), flash=True, microbatches=x(m), zero=x(1),
+              weight_bytes=job.weight_bytes, dropout=job.dropout)
+    mem = training_memory(LLAMA405, **kw, layers=s.layers, embedding=s.embedding, loss=s.loss, position=s.position)
+    assert np.asarray(mem.weights).tolist() == pytest.approx((job.weight_bytes * p).tolist())
+    act = activation_bytes(LLAMA405, **{k: kw[k] for k in ("seq_len", "micro_batch", "tp", "pp", "cp", "interleave",
+                                                           "recompute", "sp", "flash", "microbatches")},
+                           precision="fp8", dropout=job.dropout, layers=s.layers, position=s.position)
+    assert (np.asarray(mem.activations) - act).tolist() == pytest.approx([0.0, 0.0, 8192 * 128256 / 4 * 4.0])
+    busiest = busiest_memory(job, Layout(4, 16, 4, 1, interleave=8, sequence_parallel=True))
+    assert float(busiest.total) == pytest.approx(float(np.max(np.asarray(mem.total))))
+
+
+#: Qwen3-235B-A22B (THUDM/slime scripts/models/qwen3-235B-A22B.sh, as tests/perf/data/nemo-25.11-moe.yaml): 94 MoE
+#: layers, hidden 4096, 64 heads of 128, 4 KV groups, 128 experts top-8 of FFN 1536, SwiGLU, vocabulary 151,936.
+Q235 = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
+            experts=128, top_k=8, expert_ffn=1536)
+#: Qwen3-30B-A3B: 48 layers, hidden 2048, 32 heads of 128, 4 KV groups, 128 experts top-8 of FFN 768.
+Q30 = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+           experts=128, top_k=8, expert_ffn=768)
+
+
+def test_folding_accepts_ep_beyond_dp_and_refuses_what_megatron_refuses():
+    """NVIDIA's H100 Qwen3-235B recipe (Megatron-Bridge 26.04.01: TP2 PP8 VP4 EP32 on 256 GPUs, ETP1 in
+    qwen3_workload_base_configs.py): dp = 256 / (2 x 8) = 16 < ep = 32, which Megatron-core builds because the EP
+    group folds over the TP and DP ranks (etp x ep = 32 = tp x cp x dp). With etp left at tp = 2, 2 x 32 = 64 does
+    not divide the 32 ranks: Megatron-core's RuntimeError (world_size % (etp·ep·pp)); ep must divide the experts."""
+    job = Job(Q235, 4096, 8192, "fp8")
+    kw = dict(tp=2, pp=8, dp=16, ep=32, interleave=4)
+    assert layout_problems(Q235, job, 256, **kw, etp=1) == []
+    assert layout_problems(Q235, job, 256, **kw) == [
+        "etp x ep = 2 x 32 must divide the tp x cp x dp = 2 x 1 x 16 ranks of a pipeline stage (Megatron-core's MoE "
+        "parallel folding)"]
+    assert layout_problems(Q235, job, 256, **{**kw, "ep": 48}, etp=1)[0].startswith("ep (48) must divide the 128")
+    # CP folds too: 8 GPUs, cp 8, ep 8 (the MoE README's "CP=8, EP=8 ... only 8 GPUs needed")
+    assert layout_problems(Q30, Job(Q30, 32768, 8), 8, tp=1, pp=1, dp=1, cp=8, ep=8) == []
+    # a dense model has no experts to fold
+    assert layout_problems(LLAMA405, Job(LLAMA405, 8192, 64), 64, tp=8, pp=8, dp=1, etp=1)[0] \
+        == "etp (1) needs a mixture-of-experts model"
+
+
+def test_expert_data_parallel_group_and_optimizer_state():
+    """The experts' gradients and optimizer state are sharded over the expert data-parallel group, edp = tp·cp·dp /
+    (etp·ep) (Megatron-core's expert_data_parallel_size), not over dp. Qwen3-30B-A3B on 16 H100 (TP1 EP16): edp = 1,
+    so each rank keeps the whole optimizer state of its 8 experts. By hand, per rank: experts 48 x 128 x 3 x 2048 x
+    768 / 16; the rest 48 x (attention + router + norms) + 2 x vocab x h, sharded over 16."""
+    assert expert_data_parallel(16, 1, 16) == 1.0
+    assert expert_data_parallel(16, 2, 32, 1) == 1.0      # the 235B H100 recipe: tp 2 x dp·cp 16 / (etp 1 x ep 32)
+    assert expert_data_parallel(16, 2, 8) == 2.0          # no folding: etp = tp, dp / ep
+    experts = 48 * 128 * 3 * 2048 * 768 / 16
+    attn = 2048 * (4096 + 2 * 512) + 4096 * 2048
+    rest = 48 * (attn + 2048 * 128 + 2 * 2048) + 2 * 151936 * 2048
+    dense, exp = expert_split(Q30, 1, 1, 16, embedding=1.0, loss=1.0)
+    assert (float(dense), float(exp)) == pytest.approx((rest, experts))
+    mem = training_memory(Q30, precision="bf16", seq_len=4096, micro_batch=1, tp=1, pp=1, dp=16, cp=1, ep=16,
+                          interleave=1, recompute=0, sp=False, flash=True, microbatches=64, zero=1, grad_bytes=4.0,
+                          embedding=1.0, loss=1.0)
+    assert float(mem.optimizer) == pytest.approx(12.0 * (rest / 16 + experts / 1))
+    # before: 12 x (rest + experts) / 16, the experts' state under-counted 16-fold
+    assert float(mem.optimizer) > 12.0 * (rest + experts) / 16 * 7
+
+
+def test_folded_experts_compute_and_all_to_all(h100):
+    """Qwen3-235B on TP2 EP32 ETP1, one micro-batch of 4096 tokens (cp 1): each rank holds 128 / 32 = 4 experts and
+    runs them on its 4096 / 2 tokens' 8 copies (no ETP gather): m = 4096 x 8 x 1 / (2 x 4) = 4096 rows per expert,
+    the full expert FFN (etp 1). The EP group's members are etp = 1 rank apart, 8 of them per H100 node; each
+    all-to-all moves a rank's 2048 tokens x 8 copies x 4096 x 2 B. Dispatch and combine, forward and backward, no
+    overlap, no de-duplication: 4 all-to-alls."""
+    job = Job(Q235, 4096, 8192, "bf16", ep_dedup=False, overlap_ep_comm=False)
+    got = expert_forward(h100, job, 4096.0, 2.0, 32.0, 1.0)
+    want = K.gemm_time(h100, "bf16", 4096.0, 2 * 1536, 4096, 4) + K.gemm_time(h100, "bf16", 4096.0, 4096, 1536, 4)
+    assert float(got) == pytest.approx(float(want))
+    # etp = tp = 2 (no folding of the expert TP): half the FFN, twice the gathered rows
+    half = K.gemm_time(h100, "bf16", 8192.0, 1536, 4096, 4) + K.gemm_time(h100, "bf16", 8192.0, 4096, 768, 4)
+    assert float(expert_forward(h100, job, 4096.0, 2.0, 32.0)) == pytest.approx(float(half))
+    a2a = collective_time(h100, "all_to_all", 2048 * 8 * 4096 * 2.0, 32, 8)
+    assert float(expert_comm(h100, job, 4096.0, 2.0, 32.0, 1.0, 0.0, 0.0, 1.0)) == pytest.approx(4 * float(a2a))
+    # with etp 2 the dispatch also gathers over the expert-TP pair (inside the node) and the EP members are 2 apart
+    gather = collective_time(h100, "all_gather", 2 * 2048 * 8 * 4096 * 2.0, 2, 2)
+    a2a2 = collective_time(h100, "all_to_all", 2048 * 8 * 4096 * 2.0, 16, 4)
+    assert float(expert_comm(h100, job, 4096.0, 2.0, 16.0, 1.0, 0.0, 0.0, 2.0)) == pytest.approx(
+        4 * float(a2a2 + gather))
+
+
+def test_folded_layout_step_time_and_memory(h100):
+    """The whole estimate takes etp: the experts' gradients are reduced over edp = 1 rank (none to reduce), the
+    optimizer step covers each rank's whole expert shard, and memory follows the folded groups."""
+    job = Job(Q235, 4096, 8192, "fp8")
+    lay = Layout(2, 8, 16, 1, 1, 32, 4, 0, True, 1, etp=1)
+    est = estimate_training(h100, job, lay)
+    s = split(94, 8, 4)  # 94 layers + 2 slots = 96 = 8 ranks x 4 virtual stages x 3 slots
+    assert s.layers.tolist() == [11.0, 12.0, 11.0]
+    x = lambda v: np.asarray(v, dtype=float)[..., None]  # noqa: E731 (against the class axis)
+    mem = training_memory(Q235, precision="fp8", seq_len=4096, micro_batch=x(1), tp=x(2), pp=x(8), dp=x(16), cp=x(1),
+                          ep=x(32), interleave=x(4), recompute=x(0), sp=x(True), flash=True, microbatches=x(512),
+                          zero=x(1), weight_bytes=job.weight_bytes, dropout=job.dropout, layers=s.layers,
+                          embedding=s.embedding, loss=s.loss, position=s.position, etp=x(1))
+    i = int(np.argmax(np.asarray(mem.total)))
+    dense, exp = expert_split(Q235, 2, 8, 32, s.layers, s.embedding, s.loss, etp=1)
+    assert float(est.memory.optimizer) == pytest.approx(12.0 * (float(dense[i]) / 16 + float(exp[i])))
+
+
+def test_expert_optimizer_state_against_a_measured_peak(h100):
+    """Megatron-Bridge's MoE overlap card (NVIDIA-NeMo/Megatron-Bridge at 067f987, skills/nemo-mbridge-perf-moe-comm-
+    overlap/card.yaml, `measured_result`): Qwen3-30B-A3B, 16 H100, BF16, seq 4096, TP1 PP1 CP1 EP16 MBS1 GBS1024,
+    rank-0 peak allocated 62.166 GiB. The recipe reduces gradients in BF16 (qwen3_llm_pretrain.py:
+    grad_reduce_in_fp32 False) and has no dropout. With the experts' optimizer state sharded over the expert DP group
+    (edp = 1) the model gives 62.4 GiB (+0.3 %); sharded over dp, as before, it gave about 37 GiB."""
+    job = Job(Q30, 4096, 1024, "bf16", grad_reduce_dtype="bf16", dropout=False)
+    est = estimate_training(h100, job, Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1))
+    assert float(est.memory.total) / 2**30 == pytest.approx(62.166, rel=0.05)
+
+
+def test_megatron_bridge_layouts_refused_before_are_scored():
+    """tests/perf/data/bridge-26.04.yaml: the folded Qwen3-235B on 256 H100 and Llama 3.1 405B on PP 16 x VP 8 (each
+    row states its source). Every row is read and predicted (before part 5 three of these four were refused); the
+    errors are what the model gives, with no factor per case: median 9.3 %, worst +15.6 % (the folded Qwen3-235B:
+    the model's step is 66.2 s where 1712 tokens/s/GPU means 76.6 s)."""
+    from pathlib import Path
+
+    from archgen.perf.cases import read_case_file
+    from archgen.perf.scores import score_file
+
+    path = Path(__file__).parent / "data" / "bridge-26.04.yaml"
+    assert read_case_file(path).refused == []
+    rows = {r.id: r for r in score_file(path)}
+    errors = sorted(abs(r.error) for k, r in rows.items() if k.startswith("bridge2604-"))
+    assert len(errors) == 4 and errors[-1] < 0.25
+    assert float(np.median(errors)) <= 0.10
+
+
+def test_ep_overlap_saves_what_the_published_ablation_saved():
+    """Megatron-Bridge's controlled A/B (skills/nemo-mbridge-perf-moe-comm-overlap at 067f987): Qwen3-30B-A3B on 16
+    H100, HybridEP, EP overlap off 24.7138 s, on 20.992 s: 3.72 s saved per step. The model's overlap windows
+    (`exposure.expert_comm`) save 4.04 s (+8.6 %). Both step times are predicted 29-35 % fast, by about the same
+    7.1-7.4 s: what the model misses does not depend on the overlap. The run's profile puts it on the GPU (GPU-active
+    22.8 s and 21.2 s of the steps, against the model's 17.6 s and 13.6 s), not in host gaps; it is named, not
+    modelled (docs/perf-model.md, Limitations)."""
+    from pathlib import Path
+
+    from archgen.perf.scores import score_file
+
+    rows = {r.id: r for r in score_file(Path(__file__).parent / "data" / "bridge-26.04.yaml")}
+    off = rows["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off"]
+    on = rows["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
+    saved = off.predicted - on.predicted  # seconds (the unit of step_time)
+    assert saved == pytest.approx(24.7138 - 20.992, rel=0.15)
+    for r in (off, on):
+        assert -0.40 < r.error < -0.25
+
+
+def test_the_search_folds_as_the_stated_layout_does(h100):
+    """One rule set for stated and searched layouts: with ep 32 and etp 1 the search offers TP 2 PP 8 DP 16 for
+    Qwen3-235B on 256 H100 (each offered layout's etp is the stated 1), and with etp left at tp it offers none of
+    TP 2 PP 8 (2 x 32 does not divide 2 x 16)."""
+    from archgen.perf.search import enumerate_layouts
+
+    job = Job(Q235, 4096, 8192, "fp8")
+    folded = enumerate_layouts(Q235, job, 256, h100, {"tp": 2, "pp": 8, "ep": 32, "etp": 1, "interleave": 4})
+    assert len(folded["tp"]) > 0 and set(folded["dp"].tolist()) == {16.0} and set(folded["etp"].tolist()) == {1.0}
+    assert len(enumerate_layouts(Q235, job, 256, h100, {"tp": 2, "pp": 8, "ep": 32, "interleave": 4})["tp"]) == 0
