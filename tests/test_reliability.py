@@ -159,3 +159,24 @@ def test_a_job_pays_node_rates_for_every_node_it_occupies(tmp_path):
     # against what the per-share count gave a 1-GPU job (an eighth of its node): 2.9x (issue 22 measured 2.8x when
     # NICs were still counted as the run's 8 a server)
     assert rel.interrupts_per_day(1) / (gpu + shared + node / 8) == pytest.approx(2.93, abs=0.01)
+
+
+def test_without_storage_the_job_keeps_its_interruptions_and_withholds_goodput(tmp_path):
+    """No `storage:` wrote the checkpoint over the compute NICs (0.99 TB in 0.04 s); now REL006 and no goodput.
+
+    The job's interruptions and MTTI, which need no storage, are still reported; its cost per token is not.
+    """
+    tree = tmp_path / "llama3"
+    shutil.copytree(DATA / "llama3", tree)
+    shutil.copy(RACK, tree / "rack.yaml")
+    cluster = tree / "cluster.yaml"
+    text = cluster.read_text(encoding="utf-8")
+    start = text.index("storage: {")
+    cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
+    r = run([tree])
+    m = r.metrics["workload/llama3-405b-16k"]
+    assert [f.id for f in r.findings if f.id == "REL006"] == ["REL006"]
+    assert "goodput" not in m and "checkpoint_write_time" not in m and "cost_per_token" not in m
+    rel = r.operations.reliability["cluster/llama3-16k"]
+    assert m["interruptions_per_day"].m_as("1/day") == pytest.approx(rel.interrupts_per_day(16384))
+    assert m["mtti_low"] < m["mtti"] < m["mtti_high"]

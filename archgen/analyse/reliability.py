@@ -17,7 +17,7 @@ Formulas (docs/reliability.md states each with its source and limits):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
@@ -103,10 +103,13 @@ class Reliability:
         lo, hi = poisson_interval(known ** 2 / sum(c.per_day ** 2 / c.rate.events for c in counted))
         return (total - known + known * lo) / total, (total - known + known * hi) / total
 
-    def band(self, accelerators: int) -> tuple[float, float]:
-        """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals."""
+    def band(self, accelerators: int, without: str = "") -> tuple[float, float]:
+        """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals.
+
+        `without` leaves one set out of the spread (a figure judged against the sets not built from it).
+        """
         ends = []
-        for r in self.spread or (self,):
+        for r in [r for r in self.spread if r.rates_id != without] or [self]:
             lo, hi = r.interval()
             parts = r.interrupts_per_day(accelerators) - r.site_per_day
             ends += [parts * lo + r.site_per_day, parts * hi + r.site_per_day]
@@ -239,6 +242,8 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       borrowed=borrowed(specs, a, rates),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
                       if spread and not a.cluster.spec.failure_rates else ())
+    if rel.spread:  # the range borrows every set measured on another accelerator: say which
+        rel = replace(rel, borrowed=borrowed_range(specs, a, list(specs.of(FailureRates))))
     rel.metrics.update(cluster_metrics(rel))
     return rel
 
@@ -334,18 +339,23 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
     return tuple(out)
 
 
-def cluster_metrics(rel: Reliability) -> dict[str, Q]:
-    """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
-    per_day = rel.interrupts_per_day(rel.accelerators)
-    low, high = rel.band(rel.accelerators)
+def job_interruptions(rel: Reliability, accelerators: int) -> dict[str, Q]:
+    """A job's interruptions per day and MTTI on `accelerators` of the cluster, with their range (`band`)."""
+    per_day = rel.interrupts_per_day(accelerators)
+    low, high = rel.band(accelerators)
     m = {"interruptions_per_day": Q_(per_day, "1/day"), "interruptions_per_day_low": Q_(low, "1/day"),
-         "interruptions_per_day_high": Q_(high, "1/day"),
-         "failures_per_year": Q_(sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}
+         "interruptions_per_day_high": Q_(high, "1/day")}
     if per_day > 0:
         m["mtti"] = Q_(24 / per_day, "h")
     if low > 0:
         m["mtti_low"], m["mtti_high"] = Q_(24 / high, "h"), Q_(24 / low, "h")
     return m
+
+
+def cluster_metrics(rel: Reliability) -> dict[str, Q]:
+    """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
+    return {**job_interruptions(rel, rel.accelerators), "failures_per_year": Q_(
+        sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}
 
 
 def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
@@ -356,3 +366,14 @@ def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> st
         return ""
     return (f"the '{rates.id}' rates were measured on {', '.join(rates.accelerators)}"
             f"{f' ({rates.operator})' if rates.operator else ''}; {acc} borrows them")
+
+
+def borrowed_range(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -> str:
+    """The sets of a range measured on other accelerators than the cluster's: a sentence naming them, else ''."""
+    node = compute_node(a.nodes)
+    acc = node.part.accelerator if node is not None else None
+    out = [f"'{r.id}' ({', '.join(r.accelerators)})" for r in sets if r.accelerators and acc is not None
+           and acc not in r.accelerators]
+    if not out:
+        return ""
+    return (f"the range spans rate sets measured on other accelerators: {', '.join(out)}; {acc} borrows them")
