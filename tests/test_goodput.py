@@ -190,3 +190,12 @@ def test_bloom_counts_its_tied_embedding_once():
     tied = Arch.from_model(CaseModel.model_validate({**bloom, "tie_embeddings": True})).params()
     assert tied / 1e9 == pytest.approx(176.2, abs=0.05)
     assert Arch.from_model(CaseModel.model_validate(bloom)).params() - tied == 250880 * 14336
+
+
+def test_whole_node_rates_are_paid_per_occupied_node():
+    """A job pays host/NIC/software failures for every node it occupies, however few of its GPUs it uses."""
+    f = replace(BASE, per_accelerator_day=268 / 54 / 16384, per_node_day=116 / 54 / 2048)
+    one, eight, nine = (job_goodput(f, Checkpointing(), SIZE, g, 0.9) for g in (1, 8, 9))
+    assert one.per_day == pytest.approx(268 / 54 / 16384 + 116 / 54 / 2048)
+    assert eight.per_day == pytest.approx(8 * 268 / 54 / 16384 + 116 / 54 / 2048)
+    assert nine.per_day == pytest.approx(9 * 268 / 54 / 16384 + 2 * 116 / 54 / 2048)

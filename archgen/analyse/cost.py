@@ -24,7 +24,7 @@ from typing import Literal, overload
 
 from archgen.analyse.goodput import Goodput, failures_of, goodput, workload_metrics
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.reliability import Reliability, analyse_reliability
+from archgen.analyse.reliability import Reliability, analyse_reliability, job_interruptions
 from archgen.build import Design
 from archgen.model import Switch, System
 from archgen.model.cost import Price
@@ -300,13 +300,14 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if w.training is not None:
             model = design.specs.get(w.model)
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
-            if g is None:
-                continue
-            ops.goodput[path] = g
-            extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
-            tps = extra.get("goodput_tokens_per_second", tps)
-            if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
-                largest[a.cluster.path] = (est.gpus, path)
+            if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
+                extra, tps = job_interruptions(ops.reliability[a.cluster.path], est.gpus), None
+            else:
+                ops.goodput[path] = g
+                extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
+                tps = extra.get("goodput_tokens_per_second", tps)
+                if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
+                    largest[a.cluster.path] = (est.gpus, path)
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
             extra |= workload_cost(cost, est.gpus, tps)

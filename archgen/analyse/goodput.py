@@ -54,13 +54,12 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
     host = node.part.host_memory if node is not None else None
     su = a.cluster.spec.scale_up
     domain = su.size // rel.per_node if su is not None and rel.per_node and su.size > rel.per_node else 1
-    per_acc = (rel.interrupts_per_day(rel.accelerators) - rel.site_per_day) / rel.accelerators \
-        if rel.accelerators else 0.0
+    per_acc, per_node = rel.split()
     return Failures(per_acc, rel.site, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
                     rel.node_repair_hours() * 3600, storage.write_bandwidth.m_as("B/s") if storage else 0.0,
                     storage.read_bandwidth.m_as("B/s") if storage else 0.0, node_storage_bandwidth(specs, a),
                     rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
-                    rel.planned_per_accelerator_day, rel.planned_duration)
+                    rel.planned_per_accelerator_day, rel.planned_duration, per_node)
 
 
 def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: object, model: object,
@@ -79,7 +78,7 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: object
     for r in rel.spread or (rel,):  # every rate set the range spans, at both ends of its Poisson interval
         f = failures_of(r, specs, a)
         for k in r.interval():
-            end = job_goodput(replace(f, per_accelerator_day=f.per_accelerator_day * k,
+            end = job_goodput(replace(f, per_accelerator_day=f.per_accelerator_day * k, per_node_day=f.per_node_day * k,
                                       node_hw_per_day=f.node_hw_per_day * k), cp, size, accelerators, target)
             ends += [end] if end is not None else []
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))

@@ -16,7 +16,8 @@ Formulas (docs/reliability.md states each with its source and limits):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
@@ -31,6 +32,9 @@ from archgen.validate import Specs
 NODE_CLASSES = ("accelerator", "host", "nic", "software")
 #: Classes whose failure needs a hardware repair of a node (what hot spares stand in for).
 HARDWARE_CLASSES = ("accelerator", "host", "nic")
+#: Classes whose failure takes a whole node out: a job on any accelerator of the node stops, so a job pays their
+#: rate for every node it occupies, not for its share of the node's accelerators (a 1-GPU job on an 8-GPU server).
+WHOLE_NODE = ("host", "nic", "software")
 #: Default goodput a job's hot spares are sized to hold.
 DEFAULT_GOODPUT_TARGET = 0.9
 
@@ -99,10 +103,13 @@ class Reliability:
         lo, hi = poisson_interval(known ** 2 / sum(c.per_day ** 2 / c.rate.events for c in counted))
         return (total - known + known * lo) / total, (total - known + known * hi) / total
 
-    def band(self, accelerators: int) -> tuple[float, float]:
-        """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals."""
+    def band(self, accelerators: int, without: str = "") -> tuple[float, float]:
+        """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals.
+
+        `without` leaves one set out of the spread (a figure judged against the sets not built from it).
+        """
         ends = []
-        for r in self.spread or (self,):
+        for r in [r for r in self.spread if r.rates_id != without] or [self]:
             lo, hi = r.interval()
             parts = r.interrupts_per_day(accelerators) - r.site_per_day
             ends += [parts * lo + r.site_per_day, parts * hi + r.site_per_day]
@@ -114,10 +121,29 @@ class Reliability:
         total = sum(c.per_day for c in hit)
         return sum(c.per_day * c.rate.detection.m_as("s") for c in hit) / total if total else 0.0
 
+    def split(self) -> tuple[float, float]:
+        """(interruptions per accelerator-day, per node-day) of the parts.
+
+        Per accelerator: its own failures and its share of the shared parts; per node: the classes that take a whole
+        node (`WHOLE_NODE`), per compute node of `per_node` accelerators.
+        """
+        hit = [c for c in self.classes if c.interrupts]
+        node = sum(c.per_day for c in hit if c.name in WHOLE_NODE)
+        other = sum(c.per_day for c in hit if c.name not in WHOLE_NODE)
+        if not self.accelerators:
+            return 0.0, 0.0
+        if not self.per_node:
+            return (node + other) / self.accelerators, 0.0
+        return other / self.accelerators, node * self.per_node / self.accelerators
+
     def interrupts_per_day(self, accelerators: int) -> float:
-        """Interruptions per day of a job on `accelerators` of the cluster (its share of every interrupting part)."""
-        share = accelerators / self.accelerators if self.accelerators else 0.0
-        return sum(c.per_day for c in self.classes if c.interrupts) * share + self.site_per_day
+        """Interruptions per day of a job on `accelerators` of the cluster.
+
+        Its accelerators' own and their share of the shared parts, every whole node it occupies, the site's events.
+        """
+        per_acc, per_node = self.split()
+        nodes = math.ceil(accelerators / self.per_node) if self.per_node else 0
+        return per_acc * accelerators + per_node * nodes + self.site_per_day
 
     def node_hardware_per_day(self) -> float:
         """Failures per node and day that need a repair (accelerator, host, NIC)."""
@@ -176,17 +202,8 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
             add("accelerator", acc, acc_n)
             add("host", nt.part, nt.count, accelerators=acc_n)
             add("software", nt.part, nt.count, accelerators=acc_n)
-        per_server = rates.classes.get("nic") if rates else None
-        once = set()
-        for slot in nt.part.nics:
-            nic = specs.get(slot.part)
-            if per_server is not None and per_server.per_accelerators and acc_n and not getattr(nic, "reliability",
-                                                                                                None):
-                if slot.role != "management" and "nic" not in once:  # the source counted a server's NICs at once
-                    once.add("nic")
-                    add("nic", nic, slot.count * nt.count, accelerators=acc_n)
-                continue
-            add("nic", nic, slot.count * nt.count, interrupts=slot.role != "management")
+        for slot in nt.part.nics:  # every NIC the system holds (a DGX H100: 8 compute + 2 storage); BMC: a repair
+            add("nic", specs.get(slot.part), slot.count * nt.count, interrupts=slot.role != "management")
     redundant = _redundancy(a)
     roles = {fa.fabric.spec.id: fa.fabric.spec.role for fa in a.fabrics}
     management = {t.switch.id for fa in a.fabrics if fa.fabric.spec.role == "management" for t in fa.tiers
@@ -225,6 +242,8 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       borrowed=borrowed(specs, a, rates),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
                       if spread and not a.cluster.spec.failure_rates else ())
+    if rel.spread:  # the range borrows every set measured on another accelerator: say which
+        rel = replace(rel, borrowed=borrowed_range(specs, a, list(specs.of(FailureRates))))
     rel.metrics.update(cluster_metrics(rel))
     return rel
 
@@ -290,9 +309,12 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
         rate = by["switch"].rate if "switch" in by else None
         if hit is not None and leaves is not None and rate is not None:
             mgmt = fa.fabric.spec.role == "management"  # out-of-band: a leaf failure stops no job
+            lost = fa.metrics.get("failure.leaf.ports_lost")
+            served = int(lost.m) if lost is not None else 0
             out.append(Domain(f"leaf ({fa.fabric.spec.id})", f"{fa.fabric.spec.switch} leaf switch",
                               leaves.m * rate.per_year, 0 if mgmt else int(hit.m), rate.repair,
-                              "management network: a repair, no job stops" if mgmt else
+                              f"out-of-band: the {served} management ports it serves (node BMCs, switch and PDU "
+                              "management) are unreachable until the repair; no job stops" if mgmt else
                               "accelerators whose ports on this fabric go through one leaf"))
         if fa.planes > 1:
             out.append(Domain(f"plane ({fa.fabric.spec.id})", "a whole plane", 0.0, fa.accelerators, Q_(0, "h"),
@@ -317,18 +339,23 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
     return tuple(out)
 
 
-def cluster_metrics(rel: Reliability) -> dict[str, Q]:
-    """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
-    per_day = rel.interrupts_per_day(rel.accelerators)
-    low, high = rel.band(rel.accelerators)
+def job_interruptions(rel: Reliability, accelerators: int) -> dict[str, Q]:
+    """A job's interruptions per day and MTTI on `accelerators` of the cluster, with their range (`band`)."""
+    per_day = rel.interrupts_per_day(accelerators)
+    low, high = rel.band(accelerators)
     m = {"interruptions_per_day": Q_(per_day, "1/day"), "interruptions_per_day_low": Q_(low, "1/day"),
-         "interruptions_per_day_high": Q_(high, "1/day"),
-         "failures_per_year": Q_(sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}
+         "interruptions_per_day_high": Q_(high, "1/day")}
     if per_day > 0:
         m["mtti"] = Q_(24 / per_day, "h")
     if low > 0:
         m["mtti_low"], m["mtti_high"] = Q_(24 / high, "h"), Q_(24 / low, "h")
     return m
+
+
+def cluster_metrics(rel: Reliability) -> dict[str, Q]:
+    """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
+    return {**job_interruptions(rel, rel.accelerators), "failures_per_year": Q_(
+        sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}
 
 
 def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
@@ -339,3 +366,14 @@ def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> st
         return ""
     return (f"the '{rates.id}' rates were measured on {', '.join(rates.accelerators)}"
             f"{f' ({rates.operator})' if rates.operator else ''}; {acc} borrows them")
+
+
+def borrowed_range(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -> str:
+    """The sets of a range measured on other accelerators than the cluster's: a sentence naming them, else ''."""
+    node = compute_node(a.nodes)
+    acc = node.part.accelerator if node is not None else None
+    out = [f"'{r.id}' ({', '.join(r.accelerators)})" for r in sets if r.accelerators and acc is not None
+           and acc not in r.accelerators]
+    if not out:
+        return ""
+    return (f"the range spans rate sets measured on other accelerators: {', '.join(out)}; {acc} borrows them")

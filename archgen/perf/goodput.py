@@ -159,6 +159,8 @@ class Failures:
     domain_nodes: int = 1       # nodes of one scale-up domain: a job's spares come from inside its domains
     planned_per_accelerator_day: float = 0.0  # planned interruptions per accelerator and day
     planned_duration: float = 0.0             # s, the job stands still per planned interruption
+    per_node_day: float = 0.0   # interruptions per node and day of classes that take a whole node (host, NIC,
+    #                             software): a job pays them for every node it occupies, however few GPUs it uses
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     if write_bw <= 0 or read_bw <= 0:
         return None
     notes: list[str] = []
-    parts = f.per_accelerator_day * gpus
+    parts = f.per_accelerator_day * gpus + f.per_node_day * nodes
     site = sum(n for n, _ in f.site)
     per_day = parts + site
     mtti = 86400 / per_day if per_day > 0 else math.inf
@@ -239,7 +241,8 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
         return (hw_share * f.repair * exhausted(min(dn, nodes) * lam_mu, per)
                 * exhausted(domains * dn * lam_mu, spares) / (per + spares + 1))
 
-    planned = f.planned_per_accelerator_day * gpus * (cp.restart.m_as("s") + restore + f.planned_duration) / 86400
+    occupied = nodes * per_node  # planned maintenance takes whole nodes, as their failures do
+    planned = f.planned_per_accelerator_day * occupied * (cp.restart.m_as("s") + restore + f.planned_duration) / 86400
 
     def value(tau: float, spares: int) -> float:
         g = ettr(tau, blocking, restart + wait(spares), mtti) if tau != math.inf else 1.0

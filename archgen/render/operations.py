@@ -40,7 +40,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
         f"{fmt.number(fmt.magnitude(m.get('interruptions_per_day'), '1/day') or 0, 2)} interruptions per day, a mean "
         f"time to interruption of {fmt.q(m.get('mtti'), 'h', 1)}"
         + (f" ({fmt.q(m['mtti_low'], 'h', 1)} to {fmt.q(m['mtti_high'], 'h', 1)} over "
-           + ("the published rate sets" if rel.spread else "the set's") + " and their 95 % Poisson intervals)"
+           + (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)}" if rel.spread
+              else "the set's") + " and their 95 % Poisson intervals)"
            if "mtti_low" in m else "") + "."
         + (f" Borrowed rates: {rel.borrowed}." if rel.borrowed else "")))
     rows: tuple[tuple[Any, ...], ...] = tuple((d.name, d.causes, d.per_year, d.accelerators, d.repair, d.note)

@@ -1,0 +1,85 @@
+"""Published field data against archgen's reported range (issue 22, bar: held-out figures inside the range).
+
+Each figure of tests/data/reliability/field-data.yaml is judged on the Llama 3 stand-in cluster (8-GPU nodes; the
+catalog's rate sets are per node or per part, so the stand-in's hardware matters only for the H100 set's assumed
+network) as a job of its size, over its period: the range is `Reliability.band`, every catalog rate set at both
+ends of its 95 % Poisson interval. A figure whose own source built one of the sets (`set:`) is judged twice: with
+every set (consistency) and without its own (held out). Figures outside the range are marked `xfail(strict=True)`
+with the measured miss: they fail the bar, and the test fails the day they pass without the reason being revised.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from archgen.pipeline import run
+from archgen.units import Q_
+
+DATA = Path(__file__).parent / "data" / "reliability"
+FIGURES = {f["id"]: f for f in YAML(typ="safe", pure=True).load(
+    (DATA / "field-data.yaml").read_text(encoding="utf-8"))["figures"]}
+RACK = Path(__file__).parents[1] / "specs" / "racks" / "dgx-h100-4.yaml"
+
+#: Figures outside archgen's range, with the miss measured when this was written (the bar is not met for them).
+OUTSIDE = {
+    "meta-rsc1-8gpu-job-mttf": "47.7 d measured; the sets give 64.8 d at the shortest (OPT-175B's high end): "
+                               "an 8-GPU job at Meta failed 1.36x more often than the highest published node rate",
+    "meta-rsc1-1024gpu-job-mttf": "7.9 h measured; the sets give 12.1 h at the shortest (1.54x)",
+    "opt175b-restarts-held-out": "~90 measured; without the set built from this log the sets give 46.6 at most "
+                                 "(RSC-1's r_f): the 2021 cloud fleet failed 1.9x more often than RSC-1",
+    "byterobust-9600": "155 measured; the sets give 256 at the fewest (RSC-2's 2.34 per 1000 node-days, no interval"
+                       " given): ByteDance's run was 1.65x more reliable than the lowest published node rate",
+}
+
+
+@pytest.fixture(scope="module")
+def rel(tmp_path_factory):
+    tree = tmp_path_factory.mktemp("field") / "llama3"
+    shutil.copytree(DATA / "llama3", tree)
+    shutil.copy(RACK, tree / "rack.yaml")
+    return run([tree]).operations.reliability["cluster/llama3-16k"]
+
+
+def _judge(rel, figure: dict, without: str = "") -> tuple[float, float, float]:
+    """(low, measured, high) in the figure's own terms: an MTTF in hours, or interruptions over its period."""
+    lo, hi = rel.band(figure["gpus"], without)
+    if "mttf" in figure:
+        return 24 / hi, Q_(figure["mttf"]).m_as("h"), 24 / lo
+    return lo * figure["days"], figure["interruptions"], hi * figure["days"]
+
+
+def _cases():
+    for fid, figure in FIGURES.items():
+        for without, pid in [("", fid)] + ([(figure["set"], f"{fid}-held-out")] if figure["set"] else []):
+            marks = [pytest.mark.xfail(strict=True, reason=OUTSIDE[pid])] if pid in OUTSIDE else []
+            yield pytest.param(fid, without, id=pid, marks=marks)
+
+
+@pytest.mark.parametrize(("fid", "without"), list(_cases()))
+def test_published_figure_inside_the_reported_range(rel, fid, without):
+    low, measured, high = _judge(rel, FIGURES[fid], without)
+    assert low <= measured <= high, f"{fid}: {measured:.4g} outside {low:.4g}-{high:.4g}"
+
+
+def test_the_range_spans_every_catalog_set(rel):
+    """The range is over all four published sets, and each set's figures are what its source gives."""
+    assert [r.rates_id for r in rel.spread] == ["field-h100-2024", "opt175b-a100-2021", "rsc1-a100-2024",
+                                                "rsc2-a100-2024"]
+    by = {r.rates_id: r for r in rel.spread}
+    # one 8-GPU node, per day: OPT's ~90 restarts over 128 nodes x 56 days; RSC-1 and RSC-2's r_f
+    assert by["opt175b-a100-2021"].interrupts_per_day(8) == pytest.approx(90 / (128 * 56), rel=1e-6)
+    assert by["rsc1-a100-2024"].interrupts_per_day(8) == pytest.approx(6.50e-3, rel=1e-5)
+    assert by["rsc2-a100-2024"].interrupts_per_day(8) == pytest.approx(2.34e-3, rel=1e-5)
+    # Garwood's 95 % interval on OPT's 90 restarts: 0.804-1.229 (tables: 72.4-110.6 for n = 90)
+    lo, hi = by["opt175b-a100-2021"].interval()
+    assert lo * 90 == pytest.approx(72.4, abs=0.1) and hi * 90 == pytest.approx(110.6, abs=0.1)
+
+
+def test_llama3_run_is_inside_the_range_without_its_own_set(rel):
+    """Llama 3's 419 unplanned interruptions (54 days, 16,384 GPUs) held out from the set built from them."""
+    lo, hi = rel.band(16384, "field-h100-2024")
+    assert lo * 54 < 419 < hi * 54
