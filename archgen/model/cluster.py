@@ -37,6 +37,7 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
 )
 from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
+from archgen.model.services import ControlPlane, Software
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
 
 __all__ = ["LINK_TIERS", "MAX_RATIO", "MAX_TIER_COUNT", "TIER_NAMES", "Cluster", "Dragonfly", "Endpoints", "Expect",
@@ -190,6 +191,12 @@ class Cluster(Document):
         "Id of the `FailureRates` set its parts take their class rates from; default: the shipped "
         f"'{DEFAULT_RATES}' (docs/reliability.md)."))
     storage: Storage | None = Field(None, description="The storage system checkpoints are written to.")
+    control_plane: ControlPlane | None = Field(None, description=(
+        "The management rack and control plane: head nodes, fabric managers, storage and login servers (stated, "
+        "not derived; the document says 'not provided' without it)."))
+    software: Software | None = Field(None, description=(
+        "The software stack: OS, drivers, collective library, scheduler, cluster manager (each 'not provided' "
+        "when absent)."))
 
     def placement_path(self, rack_id: str) -> tuple:
         """Field path of the first units or layout entry placing racks of type `rack_id` (for a finding's line)."""
