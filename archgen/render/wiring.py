@@ -40,6 +40,12 @@ def portmap_table(pm: PortMap) -> Table:
     return Table("portmap", "Port map: one row per cable", PORTMAP_COLUMNS, tuple(_row(r) for r in pm.rows))
 
 
+def _end(e: Any) -> str:
+    """One end in words, for the document's excerpt: rack, U, device, port."""
+    where = e.rack if e.u is None else f"{e.rack} U{e.u}"
+    return f"{where}, {e.device}" + (f" port {e.port}" if e.port not in ("", "—") else "")
+
+
 def rail_fabrics(a: Any) -> list[Any]:
     """The rail-optimised fat trees of the cluster that have rail groups (the ones a rail diagram applies to)."""
     return [fa for fa in a.fabrics if fa.topology == "fat-tree" and getattr(fa.fabric.spec, "rail_optimized", False)
@@ -52,8 +58,14 @@ def section(a: Any, pm: PortMap) -> Section:
     phys = {(t.fabric, t.tier): t.physical for t in cab.tiers}
     listed = pm.by_tier()
     counts = [(fid, TIER_TITLES.get(tier, tier), listed.get((fid, tier), 0), n)
-              for (fid, tier), n in phys.items()]
-    out = Section("wiring", "Rail wiring and port map").add(
+              for (fid, tier), n in phys.items() if fid not in pm.unwired]
+    out = Section("wiring", "Rail wiring and port map")
+    if not counts:
+        return out.add(Para("No fabric of the design is wired port by port (only a buildable fat tree is), so "
+                            "there is no port map; the links are counted in the bill of materials."),
+                       Bullets(tuple(f"Fabric {fid}: {_why_unwired(a, fid).removeprefix('but ')}"
+                                     for fid in pm.unwired)))
+    out.add(
         Para("The port map lists every physical cable with both ends: rack, rack unit (U), device and port, the "
              "media and the run length with the length to order. Switch ports are numbered 1 to the switch's radix "
              "at the tier's line rate, ports to the tier below first and uplinks after them; a port split into "
@@ -71,21 +83,30 @@ def section(a: Any, pm: PortMap) -> Section:
                      "on one rail stays one switch away from the same rail of every other domain in the group."),
                 _figure(fid))
     if pm.unwired:
-        out.add(Bullets(tuple(f"Fabric {fid}: not in the port map; its links are counted in the bill of materials "
-                              "but its topology has no port-level wiring model." for fid in pm.unwired)))
+        out.add(Bullets(tuple(f"Fabric {fid}: not in the port map; its links are counted in the bill of materials, "
+                              + _why_unwired(a, fid) for fid in pm.unwired)))
     shown: dict[tuple[str, str], int] = {}
     excerpt = []
     for r in pm.rows:
         key = (r.fabric, r.tier)
         if shown.get(key, 0) < EXCERPT_ROWS:
             shown[key] = shown.get(key, 0) + 1
-            excerpt.append(_row(r)[:-1])
+            excerpt.append((r.id, _end(r.a), _end(r.b), r.media, r.links, r.ordered))
     if excerpt:
         out.sub("portmap-excerpt", "Port map excerpt",
                 Para(f"The first {EXCERPT_ROWS} cables of each fabric tier; every cable is in portmap.csv."),
-                Table("portmap-excerpt", "Port map excerpt (first cables of each fabric tier)", PORTMAP_COLUMNS[:-1],
-                      tuple(excerpt)))
+                Table("portmap-excerpt", "Port map excerpt (first cables of each fabric tier)", (
+                    Column("Cable"), Column("A end (rack, U, device, port)"), Column("B end (rack, U, device, port)"),
+                    Column("Media"), Column("Links", digits=0, align="right"),
+                    Column("Ordered length", "m", 1, "right")), tuple(excerpt)))
     return out
+
+
+def _why_unwired(a: Any, fid: str) -> str:
+    fa = next(f for f in a.fabrics if f.fabric.spec.id == fid)
+    if fa.topology != "fat-tree":
+        return f"but a {fa.topology} fabric has no port-level wiring model."
+    return "but its switches cannot build it as specified, so it is not wired (see the validation report)."
 
 
 def _figure(fid: str) -> Any:
