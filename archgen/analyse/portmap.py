@@ -152,7 +152,7 @@ def _extra_names(fa: FabricAnalysis, n: int) -> list[tuple[str, str]]:
     spec = fa.fabric.spec
     switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra, 0)
     kinds = [("switch management port", "a switch of another fabric (its management port)")] * switch_ports
-    kinds += [("extra endpoint", "an extra endpoint (endpoints.extra)")] * spec.endpoints.extra
+    kinds += [("other endpoint", "an endpoint other than a node, stated only as a count")] * spec.endpoints.extra
     for r in spec.reserved:
         kinds += [(r.name, f"reserved for {r.name}")] * r.ports
     kinds += [("reserved", "reserved port")] * max(n - len(kinds), 0)

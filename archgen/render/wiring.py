@@ -18,7 +18,7 @@ from archgen.analyse.portmap import PortMap
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 from archgen.render.cluster_diagrams import PALETTE
 
-TIER_TITLES = {"access": "node to leaf", "leaf_spine": "leaf to spine", "spine_core": "spine to core"}
+TIER_TITLES = {"access": "endpoint to leaf", "leaf_spine": "leaf to spine", "spine_core": "spine to core"}
 #: Rows of each fabric tier the document shows; the port map file holds them all.
 EXCERPT_ROWS = 4
 #: Most nodes one rail wiring diagram draws (the first of the group, in floor order).
