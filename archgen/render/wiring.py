@@ -151,10 +151,12 @@ def rail_diagram(fa: Any, pm: PortMap) -> Figure:
         ax.text(0.9, y(k, len(nodes)), f"{rack.split('/')[-1]} {dev}", ha="right", va="center", fontsize=6.5)
     for k, leaf in enumerate(leaves):
         ax.text(2.1, y(k, len(leaves)), leaf, ha="left", va="center", fontsize=6.5)
-    for node_i, leaf, port in lines:
-        colour = PALETTE[ports.index(port) % len(PALETTE)]
-        ax.plot([0.95, 2.05], [y(node_i, len(nodes)), y(leaves.index(leaf), len(leaves))], color=colour,
-                linewidth=0.8)
+    spread = 0.5 * min((height - 1) / max(len(nodes) - 1, 1), (height - 1) / max(len(leaves) - 1, 1))
+    for node_i, leaf, port in lines:   # each port index a little apart at both ends, so shared leaves stay visible
+        k = ports.index(port)
+        off = (k - (len(ports) - 1) / 2) * spread / max(len(ports), 1)
+        ax.plot([0.95, 2.05], [y(node_i, len(nodes)) + off, y(leaves.index(leaf), len(leaves)) + off],
+                color=PALETTE[k % len(PALETTE)], linewidth=0.8)
     step = 3.4 / max(len(ports[:len(PALETTE)]), 1)
     for j, port in enumerate(ports[:len(PALETTE)]):
         ax.plot([-0.3 + step * j, -0.1 + step * j], [-0.8, -0.8], color=PALETTE[j], linewidth=2)
