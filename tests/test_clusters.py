@@ -57,6 +57,7 @@ def _superpod(tmp_path: Path, full: int, short: int, ufm: bool, counts: dict[str
     if not ufm:
         doc["fabrics"][0]["reserved"] = []
     doc.pop("expect")
+    doc.pop("control_plane", None)   # it names the fabrics dropped here (a control-plane group may name only its own)
     doc["fabrics"] = doc["fabrics"][:1]
     out = tmp_path / "specs"
     (out / "clusters").mkdir(parents=True)

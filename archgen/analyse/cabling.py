@@ -213,7 +213,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
         if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
             for name in fa.links:
                 options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
-                tiers.append(_tier_totals(fa, name, options, None, _node_cage_ports(a, fa) if name == "access"
+                tiers.append(_tier_totals(fa, name, options, None, node_cage_ports(a, fa) if name == "access"
                                           else None, fa.fabric.spec.speed))
             continue
         # A fabric its switches cannot build (a radix short of the ports, too few tiers: NET001/NET003) gets its
@@ -231,7 +231,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 runs.append(tr)
             else:
                 tr = None
-            tiers.append(_tier_totals(fa, tier_name, options, tr, _node_cage_ports(a, fa) if tier_name == "access"
+            tiers.append(_tier_totals(fa, tier_name, options, tr, node_cage_ports(a, fa) if tier_name == "access"
                                       else None))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
@@ -250,8 +250,8 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
         a_rack, a_u, group = racks, us, leaves % 10_000
         weight = np.ones(len(racks), dtype=np.int64)
         if extra > 0 and len(placed["leaf"]):
-            # switch management ports, extra and reserved ports: placed at the leaves, spread evenly
-            lf = np.arange(extra) % max(len(placed["leaf"]), 1)
+            # switch management ports, extra and reserved ports: at the leaves' free down ports, in leaf order
+            lf = spare_leaf_ports(planes * n_leaves + leaves, len(placed["leaf"]), fa.tier("leaf").down, extra)
             a_rack = np.concatenate([a_rack, placed["leaf"][lf, 0]])
             a_u = np.concatenate([a_u, placed["leaf"][lf, 1]])
             b = np.concatenate([b, placed["leaf"][lf]])
@@ -270,6 +270,17 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
     weight = np.tile(weights, fa.planes)
     group = np.tile(pairs_up, fa.planes)
     return a[:, 0], a[:, 1], b[:, 0], b[:, 1], group, weight
+
+
+def spare_leaf_ports(node_leaves: np.ndarray, n_leaves: int, down: int, extra: int) -> np.ndarray:
+    """The leaf (index over all planes) of each of `extra` access ports ending at no node.
+
+    They take the free down ports the node ports leave, leaf by leaf; past those, round the leaves (more than the
+    leaves hold is NET009).
+    """
+    used = np.bincount(node_leaves, minlength=n_leaves)[:n_leaves] if len(node_leaves) else np.zeros(n_leaves, int)
+    free = np.repeat(np.arange(n_leaves), np.maximum(down - used, 0))[:extra]
+    return np.concatenate([free, np.arange(extra - len(free)) % max(n_leaves, 1)]).astype(np.int64)
 
 
 def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options: tuple[LinkOption, ...],
@@ -298,6 +309,18 @@ def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
     return min(n, cage_ports) if cage_ports else n
 
 
+def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
+    """Links one physical cable of `opt` carries at line rate `speed`.
+
+    Its parts' `links_per_cable` (a split cable), and for a copper assembly the links of its narrower end's module,
+    if more; the BOM's cable counts and the port map's cables both use it.
+    """
+    split = max(opt.a.links_per_cable, opt.b.links_per_cable)
+    if opt.a.media in COPPER:
+        return max(min(_ports_per_module(opt.a, speed, a_cage), _ports_per_module(opt.b, speed)), split)
+    return split
+
+
 def link_speed(fa: FabricAnalysis, tier: str) -> Q:
     """Line rate of a fat tree's links at `tier`: the leaves' down rate for access, else the lower tier's up rate."""
     lower = {"access": "leaf", "leaf_spine": "leaf", "spine_core": "spine"}[tier]
@@ -305,7 +328,7 @@ def link_speed(fa: FabricAnalysis, tier: str) -> Q:
     return t.speed if tier == "access" else t.up_speed
 
 
-def _node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
+def node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
     """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
 
     The system's NIC slot `per_cage` (a DGX twin-port OSFP serves two), else the NIC part's own `ports.per_cage`
@@ -360,8 +383,7 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 continue
             split = max(opt.a.links_per_cable, opt.b.links_per_cable)
             if opt.a.media in COPPER:  # a cable assembly: one orderable part with its ends built in
-                per = max(min(_ports_per_module(opt.a, speed, a_cage), _ports_per_module(opt.b, speed)), split)
-                c = math.ceil(n / per)
+                c = math.ceil(n / links_per_cable(opt, speed, a_cage))
                 cables[opt.label] = cables.get(opt.label, 0) + c
                 modules[opt.a.id] = modules.get(opt.a.id, 0) + c
                 power = power + (opt.a.power_per_end + opt.b.power_per_end) * c

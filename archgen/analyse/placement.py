@@ -153,7 +153,11 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
     Vectorised over nodes and ports (a million-port fabric costs array operations, not a Python loop per port):
     nodes in floor order, each with its unit instance's ordinal g and its index inside that instance; port p of a
     node is port q = (index mod nodes per domain)·ppn + p of its scale-up domain. Rail-optimized ports in a group go
-    to rail q mod R of the group's leaves; other ports fill the leaves after the groups in order, per plane.
+    to rail r = q mod R, and rail r to leaf r mod L of the group's L leaves (rails r, r + L, ... share a leaf), so a
+    node's ports reach different leaves where L allows: "a GPU node with multiple interfaces will put each GPU rail
+    (IB network interface) onto a different first level (LEAF) switch" (NVIDIA, InfiniBand Cluster Bring-up
+    Procedure v1.0, "Setting the InfiniBand Cluster Topology"). Other ports fill the leaves after the groups in
+    order, per plane.
     """
     spec = fa.fabric.spec
     leaf = fa.tier("leaf")
@@ -195,7 +199,9 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
     grouped = node_grouped[rep] & bool(getattr(spec, "rail_optimized", False) and fa.group_domains > 0)
     g = node_key[rep]
     if fa.group_domains <= down:
-        lf_group = g * fa.leaves_per_group + (q % rails) // max(fa.rails_per_leaf, 1)
+        # rail r of the group lands on leaf r mod (leaves per group): a leaf carries rails r, r + L, r + 2L, ...,
+        # so the consecutive rails of one node (a GB200 tray's four ports) reach different leaves
+        lf_group = g * fa.leaves_per_group + (q % rails) % max(fa.leaves_per_group, 1)
     else:
         lpr = math.ceil(fa.group_domains / down)
         lf_group = g * fa.leaves_per_group + (q % rails) * lpr + dj[rep] // down

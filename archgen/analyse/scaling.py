@@ -48,6 +48,7 @@ class ScalePoint:
         transceivers: Optical module ends over all fabrics.
         network_power: Switches at maximum power plus optics, all fabrics.
         problems: Fabric problems at this size, as (fabric id, problem).
+        bom: The cluster BOM's lines at this size, as (part, kind, note, quantity).
     """
 
     factor: int
@@ -60,6 +61,7 @@ class ScalePoint:
     transceivers: int
     network_power: Q
     problems: tuple[tuple[str, Problem], ...] = ()
+    bom: tuple[tuple[str, str, str, int], ...] = ()
 
     def switches_by_tier(self) -> dict[str, int]:
         """Switches per tier name summed over the fabrics (leaf, spine, core)."""
@@ -125,7 +127,7 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
         racks=a.cluster.rack_total, tiers={fa.fabric.spec.id: fa.tiers_used for fa in a.fabrics},
         switches={fa.fabric.spec.id: {t.name: t.switches * fa.planes for t in fa.tiers} for fa in a.fabrics},
         transceivers=optical, network_power=sum(cab.network_power.values(), Q_(0, "kW")).to("kW"),
-        problems=problems)
+        problems=problems, bom=tuple((line.part, line.kind, line.note, line.quantity) for line in cab.bom))
 
 
 def _too_big(fa: FabricAnalysis) -> bool:

@@ -37,6 +37,7 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
 )
 from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
+from archgen.model.services import ControlPlane, Software
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
 
 __all__ = ["LINK_TIERS", "MAX_RATIO", "MAX_TIER_COUNT", "TIER_NAMES", "Cluster", "Dragonfly", "Endpoints", "Expect",
@@ -190,6 +191,29 @@ class Cluster(Document):
         "Id of the `FailureRates` set its parts take their class rates from; default: the shipped "
         f"'{DEFAULT_RATES}' (docs/reliability.md)."))
     storage: Storage | None = Field(None, description="The storage system checkpoints are written to.")
+    control_plane: ControlPlane | None = Field(None, description=(
+        "The management rack and control plane: head nodes, fabric managers, storage and login servers (stated, "
+        "not derived; the document says 'not provided' without it)."))
+    software: Software | None = Field(None, description=(
+        "The software stack: OS, drivers, collective library, scheduler, cluster manager (each 'not provided' "
+        "when absent)."))
+
+    @model_validator(mode="after")
+    def _control_plane_names_its_own(self) -> Cluster:
+        """A control-plane group's fabrics and rack must be the cluster's own (a name the document would only echo)."""
+        if self.control_plane is None:
+            return self
+        fabrics = {f.id for f in self.fabrics}
+        racks = {e.rack for u in self.units for e in u.racks} | {p.rack for p in self.layout if p.rack}
+        for i, g in enumerate(self.control_plane.groups):
+            for j, fid in enumerate(g.fabrics):
+                if fid not in fabrics:
+                    raise FieldError(("control_plane", "groups", i, "fabrics", j),
+                                     f"'{fid}' is not a fabric of this cluster (one of: {', '.join(sorted(fabrics))})")
+            if g.rack is not None and g.rack not in racks:
+                raise FieldError(("control_plane", "groups", i, "rack"), f"'{g.rack}' is not a rack type placed by "
+                                 f"this cluster's units or layout (one of: {', '.join(sorted(racks))})")
+        return self
 
     def placement_path(self, rack_id: str) -> tuple:
         """Field path of the first units or layout entry placing racks of type `rack_id` (for a finding's line)."""

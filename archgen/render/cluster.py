@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.analyse.bom import cluster_bom_gaps
+from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
@@ -25,7 +26,12 @@ from archgen.render.cabling import cabling, run_list
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import rack_parts, typical_text
+from archgen.render.reference import bom_by_size
+from archgen.render.reference import sections as reference_sections
 from archgen.render.tables import bom_name
+from archgen.render.wiring import figures as wiring_figures
+from archgen.render.wiring import portmap_table
+from archgen.render.wiring import section as wiring_section
 
 ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend": "in-band (front end)",
                "management": "out-of-band management", "converged": "converged"}
@@ -66,8 +72,9 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
                  date), dict(counts)
 
 
-def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None = None) -> DocumentModel:
-    """The whole cluster document (with the growth table when `series` is given)."""
+def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None = None,
+          pm: PortMap | None = None) -> DocumentModel:
+    """The whole cluster document (with the growth table when `series` is given, the port map's section with `pm`)."""
     spec = a.cluster.spec
     title = spec.name or spec.id
     control = common.document_control(scope, f"AG-CLUSTER-{spec.id.upper()}", title,
@@ -76,7 +83,8 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
                 common.components_section(scope, counts), architecture(a, series), rack_types(scope, a),
                 power_cooling(scope, a), fabrics(scope, a)]
     if a.cabling is not None:
-        sections.append(cabling(a))
+        sections += [cabling(a)] + ([wiring_section(a, pm)] if pm is not None else [])
+    sections += reference_sections(scope, a, series)
     perf = performance.section(performance.workloads_for(scope.run, spec.id))
     missing = [] if perf is not None else ["Performance: no workload runs on this cluster."]
     missing += cluster_bom_gaps(a)
@@ -370,18 +378,21 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     a = target.analysis
     scope, counts = cluster_scope(result, a, revision, date)
     series = result.scaling.get(a.cluster.path)  # the pipeline's growth series, when it was asked for
-    doc = build(scope, a, counts, series)
+    pm = port_map(a) if a.cabling is not None else None
+    doc = build(scope, a, counts, series, pm)
     figures: dict[str, Callable[[], Any]] = {
         "floor": lambda: cluster_diagrams.floor_plan(a, cluster_diagrams.rack_colours(
             r.spec.id for r in result.design.racks)), "topology": lambda: cluster_diagrams.topology(a),
         "scaling": lambda: cluster_diagrams.scaling_chart(series),
         **performance.figures(performance.workloads_for(result, a.cluster.spec.id)),
-        **operations.figures(result, a)}
+        **operations.figures(result, a), **(wiring_figures(a, pm) if pm is not None else {})}
     for rid in a.cluster.rack_counts:
         rack_a = result.racks.get(f"rack/{rid}")
         if rack_a is not None:
             figures[f"elevation-{rid}"] = partial(diagrams.elevation, rack_a)
     tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
-    if a.cabling is not None and {"csv", "xlsx"} & set(formats):
-        tables["cabling.csv"] = run_list(a)
+    if a.cabling is not None and pm is not None and {"csv", "xlsx"} & set(formats):
+        tables["cabling.csv"], tables["portmap.csv"] = run_list(a), portmap_table(pm)
+    if (by_size := bom_by_size(series)) is not None:
+        tables["bom-by-size.csv"] = by_size
     return render_document(doc, figures, tables, formats, templates, step, edition)

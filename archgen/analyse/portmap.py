@@ -1,0 +1,240 @@
+"""The port-level cabling map of a cluster: one row per physical cable, with both ends' rack, U, device and port.
+
+Built from what `archgen.analyse.cabling` already wired (its `TierRuns`: each link's ends, link option, run length
+and length bin, in the order `archgen.analyse.placement` produced them), so the map and the BOM count the same
+cables: the links of a tier are grouped by their two devices and link option, in order, and each group is cut into
+cables of `cabling.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
+an 800G cable broken out 4 x 200G carries four).
+
+Naming and numbering:
+
+* a node is ``<system part>-<k>``, the k-th system of that part in its rack counted from the bottom U; its port is
+  the fabric's port p of the node (``<role>-<p>``, 1-based, in the order of its NICs of that role);
+* a switch is ``<fabric>-<tier>-<n>``, n over all planes (plane-major, 1-based); its ports are numbered 1 .. radix
+  at the tier's line rate, down ports first (1 .. down, in the order the links arrive) and up ports after them
+  (down + 1 .. down + up), as `archgen.analyse.tiers.TierCount` splits the radix; with a breakout (an 800G cage
+  split 4 x 200G) a port is written ``cage/lane``, and up ports faster than the down ports (native 800G uplinks
+  of a leaf whose down ports are split 2 x 400G) are numbered as cages after the down cages;
+* access ports that end at no modelled device (switch management ports of the OOB fabric, `endpoints.extra`, and
+  `reserved` ports such as UFM appliances) keep their leaf end, and their other end names what they are for and is
+  not placed: no rack, no U. Their length is the one the BOM counts (a run inside the leaf's rack).
+
+Only fat trees are wired; a torus, dragonfly or rail-only fabric is counted in the BOM but has no runs, and the map
+says which fabrics it leaves out (`PortMap.unwired`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports, spare_leaf_ports
+from archgen.analyse.fabric import FabricAnalysis
+from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.placement import access_ports
+from archgen.model import System
+from archgen.topology import tier_pairs
+
+NO_RACK = "(no rack)"
+TIER_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
+
+
+@dataclass(frozen=True)
+class End:
+    """One end of a cable: rack instance name, U (None where not placed), device and port(s)."""
+
+    rack: str
+    u: int | None
+    device: str
+    port: str
+
+
+@dataclass(frozen=True)
+class CableRow:
+    """One physical cable of the port map."""
+
+    id: str
+    fabric: str
+    tier: str
+    a: End
+    b: End
+    media: str
+    links: int
+    length: float
+    ordered: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PortMap:
+    """Every cable of the cluster's wired fabrics, and the fabrics it cannot list (not wired)."""
+
+    rows: tuple[CableRow, ...]
+    unwired: tuple[str, ...]
+
+    def by_tier(self) -> dict[tuple[str, str], int]:
+        """Cables per (fabric, tier), to compare with the cabling's `TierCabling.physical`."""
+        out: dict[tuple[str, str], int] = {}
+        for r in self.rows:
+            out[(r.fabric, r.tier)] = out.get((r.fabric, r.tier), 0) + 1
+        return out
+
+
+def port_map(a: ClusterAnalysis) -> PortMap:
+    """The cluster's port map from its cabling (empty when it has none)."""
+    cab = a.cabling
+    if cab is None:
+        return PortMap((), ())
+    fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
+    options = {(t.fabric, t.tier): t.options for t in cab.tiers}
+    names = _node_names(a)
+    rows: list[CableRow] = []
+    counters: dict[tuple[str, int], int] = {}      # (switch device, tier below/above) -> next port
+    wired = {r.fabric for r in cab.runs}
+    for tr in cab.runs:
+        fa = fabrics[tr.fabric]
+        rows += _tier_rows(a, fa, tr, options.get((tr.fabric, tr.tier), ()), names, cab.rack_names, counters)
+    unwired = tuple(sorted(fid for fid in fabrics if fid not in wired))
+    return PortMap(tuple(rows), unwired)
+
+
+def _node_names(a: ClusterAnalysis) -> dict[tuple[int, int], str]:
+    """(rack instance, U) of every system -> its device name, ``<part>-<k>`` counted from the bottom of its rack."""
+    out: dict[tuple[int, int], str] = {}
+    for ri, inst in enumerate(a.cluster.instances):
+        seen: dict[str, int] = {}
+        for item in sorted((i for i in inst.rack.items if isinstance(i.part, System)), key=lambda i: i.u):
+            seen[item.part.id] = seen.get(item.part.id, 0) + 1
+            out[(ri, item.u)] = f"{item.part.id}-{seen[item.part.id]:02d}"
+    return out
+
+
+def _switch_name(fabric: str, tier: str, index: int) -> str:
+    return f"{fabric}-{tier}-{index + 1:02d}"
+
+
+def _ports(fa: FabricAnalysis, tier: str, device: str, up: bool, n: int, counters: dict) -> str:
+    """The next `n` ports of a switch: down ports from 1, up ports from down + 1; ``cage/lane`` with a breakout."""
+    t = fa.tier(tier)
+    if t is None:
+        return "—"
+    key = (device, int(up))
+    first = counters.get(key, 0)
+    counters[key] = first + n
+    base = t.down if up else 0
+    nums = [base + first + i + 1 for i in range(n)]
+    over = nums[-1] > (t.down + t.up if up else t.down)
+
+    def name(p: int) -> str:
+        if up:   # up ports follow the down cages: unsplit when they run faster than the down ports
+            lanes = max(1, round(t.breakout * float((t.speed / t.up_speed).to("").magnitude)))
+            cages, k = math.ceil(t.down / t.breakout), p - t.down - 1
+            return f"{cages + k // lanes + 1}/{k % lanes + 1}" if lanes > 1 else str(cages + k + 1)
+        return f"{(p - 1) // t.breakout + 1}/{(p - 1) % t.breakout + 1}" if t.breakout > 1 else str(p)
+    first_name, last_name = name(nums[0]), name(nums[-1])
+    if n == 1:
+        text = first_name
+    elif "/" in first_name and first_name.split("/")[0] == last_name.split("/")[0]:
+        text = f"{first_name}-{last_name.split('/')[1]}"     # lanes of one cage: 33/1-4
+    else:
+        text = f"{first_name}-{last_name}"
+    return f"{text} (past the {'up' if up else 'down'} ports)" if over else text
+
+
+def _rack(names: tuple[str, ...], i: int) -> str:
+    return names[i] if i >= 0 else NO_RACK
+
+
+def _extra_names(fa: FabricAnalysis, n: int) -> list[tuple[str, str]]:
+    """What each access port that ends at no node is for, in `_ends`' order: switch management, extra, reserved."""
+    spec = fa.fabric.spec
+    switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra, 0)
+    kinds = [("switch management port", "a switch of another fabric (its management port)")] * switch_ports
+    kinds += [("other endpoint", "an endpoint other than a node, stated only as a count")] * spec.endpoints.extra
+    for r in spec.reserved:
+        kinds += [(r.name, f"reserved for {r.name}")] * r.ports
+    kinds += [("reserved", "reserved port")] * max(n - len(kinds), 0)
+    return kinds[:n]
+
+
+def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple, names: dict,
+               racks: tuple[str, ...], counters: dict) -> list[CableRow]:
+    """One tier's cables: links grouped by their two devices and option, in order, cut into cables."""
+    fid, tier = tr.fabric, tr.tier
+    low, up = TIER_ENDS[tr.tier]
+    n = len(tr.a_rack)
+    speed = link_speed(fa, tier)
+    # per link row: A device, A port role, B switch index
+    if tier == "access":
+        node_rack, node_u, plane, leaf = access_ports(a.cluster, fa)
+        n_leaves = fa.tier("leaf").switches
+        k = len(node_rack)
+        b_index = plane * n_leaves + np.minimum(leaf, max(n_leaves - 1, 0))
+        extra = n - k
+        b_index = np.concatenate([b_index, spare_leaf_ports(b_index, n_leaves * fa.planes, fa.tier("leaf").down,
+                                                            extra)])
+        node_key = node_rack * 10_000 + node_u
+        port_no = _rank(node_key)
+        kinds = _extra_names(fa, extra)
+        a_dev = [names.get((int(r), int(u)), f"node@U{u}") for r, u in zip(node_rack, node_u, strict=True)]
+        a_port = [f"{fa.fabric.spec.nic_role or fa.fabric.spec.role}-{p + 1}" for p in port_no]
+        a_dev += [kind for kind, _ in kinds]
+        a_port += ["—"] * extra
+        notes = [""] * k + [f"{why}: its end is not placed; length as the BOM counts it (in the leaf's rack)"
+                            for _, why in kinds]
+        a_switch, placed_ends = None, k
+        weights = np.ones(n, dtype=np.int64)
+        cage = [node_cage_ports(a, fa)] * k + [1] * extra
+    else:
+        lo, hi, w = tier_pairs(fa.shape, tier)
+        n_low, n_up = fa.tier(low).switches, fa.tier(up).switches
+        hi = np.minimum(hi, max(n_up - 1, 0))
+        a_switch = np.concatenate([p * n_low + lo for p in range(fa.planes)])
+        b_index = np.concatenate([p * n_up + hi for p in range(fa.planes)])
+        weights = np.tile(w, fa.planes)
+        a_dev = [_switch_name(fid, low, int(i)) for i in a_switch]
+        placed_ends = n
+        a_port, notes, cage = [""] * n, [""] * n, [None] * n
+    b_dev = [_switch_name(fid, up, int(i)) for i in b_index]
+    rows: list[CableRow] = []
+    groups: dict[tuple[str, int, str, int], list[int]] = {}
+    for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
+        groups.setdefault((a_dev[i], int(tr.a_rack[i]), b_dev[i], int(tr.option[i])), []).append(i)
+    for idx in sorted(groups.values(), key=lambda ix: ix[0]):
+        i0 = idx[0]
+        opt = opts[int(tr.option[i0])] if 0 <= int(tr.option[i0]) < len(opts) else None
+        media = "—" if opt is None else (opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}")
+        per = links_per_cable(opt, speed, cage[i0]) if opt is not None else 1
+        links = [j for j in idx for _ in range(int(weights[j]))]
+        for c in range(math.ceil(len(links) / per)):
+            chunk = links[c * per:(c + 1) * per]
+            j = chunk[0]
+            if a_switch is None:
+                a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
+            else:
+                a_ports = _ports(fa, low, a_dev[j], True, len(chunk), counters)
+            b_ports = _ports(fa, up, b_dev[j], False, len(chunk), counters)
+            placed = j < placed_ends
+            a_end = End(_rack(racks, int(tr.a_rack[j])) if placed else "not placed",
+                        int(tr.a_u[j]) if placed and tr.a_u[j] >= 0 else None, a_dev[j], a_ports)
+            b_end = End(_rack(racks, int(tr.b_rack[j])), int(tr.b_u[j]) if tr.b_u[j] >= 0 else None, b_dev[j],
+                        b_ports)
+            rows.append(CableRow(f"{fid}-{_TIER_CODE[tier]}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media,
+                                 len(chunk), float(max(tr.length[x] for x in chunk)),
+                                 float(max(tr.bin[x] for x in chunk)), notes[j]))
+    return rows
+
+
+_TIER_CODE = {"access": "A", "leaf_spine": "LS", "spine_core": "SC"}
+
+
+def _rank(keys: np.ndarray) -> np.ndarray:
+    """Per position, how many earlier positions hold the same key (a node's port index within the fabric)."""
+    out = np.zeros(len(keys), dtype=np.int64)
+    seen: dict[int, int] = {}
+    for i, k in enumerate(keys.tolist()):
+        out[i] = seen.get(k, 0)
+        seen[k] = out[i] + 1
+    return out

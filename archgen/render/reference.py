@@ -1,0 +1,237 @@
+"""The reference-architecture sections of the cluster document.
+
+Storage architecture, management and control plane, software stack, data-centre requirements, and the bill of
+materials by scalable-unit count.
+
+What the author states (`Cluster.storage`, `Cluster.control_plane`, `Cluster.software`, the Facility's `tier`,
+`concurrently_maintainable`, `feeds`, capacities) is printed as stated, and "not provided" where it is absent; what
+archgen derives (storage fabric bandwidth per node, the out-of-band fabric, ports reserved on a fabric, IT power and
+heat against the hall's capacity) comes from the cluster's analysis and its metrics. A row that does not apply to the
+design (an out-of-band fabric it does not have, facility water in an air-cooled hall) is left out, not shown empty.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.analyse.scaling import Scaling
+from archgen.render import fmt
+from archgen.render.blocks import Bullets, Column, Para, Section, Table
+from archgen.units import Q_
+
+NOT_PROVIDED = "not provided"
+#: Sizes of the design the document's BOM-by-size table shows (bom-by-size.csv holds every size of the series).
+MAX_SIZES = 5
+_ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
+ITEM_VALUE = (Column("Item"), Column("Value"))
+
+
+def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
+    """The reference-architecture sections, in the order a reference architecture gives them."""
+    out = [storage(a), control_plane(a), software(a), datacentre(scope, a)]
+    bom = bom_by_size(series)
+    if bom is not None:
+        out.append(Section("bom-by-size", "Bill of materials by scalable-unit count").add(
+            Para("The bill of materials of the design at 1, 2, 4, ... times its layout, as the growth table "
+                 "scales it (every unit and stand-alone rack count multiplied), each size analysed in full: switch "
+                 "counts follow the fabric rules and cables and optics the floor geometry, so a line can appear "
+                 "only at a larger size (a longer length bin, a new tier)."
+                 + (f" The first {MAX_SIZES} sizes are shown; bom-by-size.csv holds all."
+                    if series is not None and len(series.points) > MAX_SIZES else "")),
+            _shown(bom)))
+    return out
+
+
+def _yes_no(value: bool | None) -> str:
+    return NOT_PROVIDED if value is None else ("yes" if value else "no")
+
+
+def _stated(value: Any) -> str:
+    return str(value) if value not in (None, "") else NOT_PROVIDED
+
+
+# ------------------------------------------------------------------------------------------------ storage
+
+def storage(a: Any) -> Section:
+    """The storage network (fabrics carrying storage) and the storage system the cluster states."""
+    c = a.cluster
+    section = Section("storage", "Storage architecture")
+    rows = []
+    for fa in a.fabrics:
+        s = fa.fabric.spec
+        if s.role not in ("storage", "converged") and getattr(s, "nic_role", None) != "storage":
+            continue
+        ppn = max(fa.ports_per_node.values(), default=0)
+        rows.append((s.id, s.role, s.topology, s.speed, ppn, s.speed * ppn if ppn else None,
+                     getattr(getattr(s, "endpoints", None), "extra", 0)))
+    if rows:
+        section.add(Para("The storage network: each fabric that carries storage traffic, the ports each node has "
+                         "on it and their bandwidth (one direction), and the ports left for storage appliances and "
+                         "other endpoints that are not nodes."),
+                    Table("storage-network", "Storage network", (
+                        Column("Fabric"), Column("Role"), Column("Topology"),
+                        Column("Port speed", "Gbit/s", 0, "right"),
+                        Column("Ports per node", digits=0, align="right"),
+                        Column("Bandwidth per node", "Gbit/s", 0, "right"),
+                        Column("Other endpoint ports", digits=0, align="right")), tuple(rows)))
+    else:
+        section.add(Para("No fabric of the design carries storage traffic (no fabric of role storage or converged)."))
+    st = c.spec.storage
+    if st is None:
+        section.add(Para(f"Storage system: {NOT_PROVIDED}. The design states no storage capacity or bandwidth, so "
+                         "checkpoint write and restart times are not derived."))
+        return section
+    per_acc = (st.write_bandwidth / a.accelerators).to("GB/s") if a.accelerators else None
+    srows = [("Usable capacity", fmt.q(st.capacity, "PB", 2)),
+             ("Aggregate write bandwidth", fmt.q(st.write_bandwidth, "GB/s", 0)),
+             ("Aggregate read bandwidth", fmt.q(st.read_bandwidth, "GB/s", 0)),
+             ("Write bandwidth per accelerator", fmt.q(per_acc, "GB/s", 3)),
+             ("Basis", f"{st.basis}: {st.source}")]
+    return section.add(Table("storage-system", "Storage system (as stated)", ITEM_VALUE, tuple(srows)))
+
+
+# ------------------------------------------------------------------------------------------------ control plane
+
+def control_plane(a: Any) -> Section:
+    """Management machines as stated, and the management fabrics and reserved ports the design derives."""
+    c = a.cluster
+    section = Section("control-plane", "Management rack and control plane")
+    cp = c.spec.control_plane
+    if cp is None or not cp.groups:
+        section.add(Para(f"Management and control-plane machines (head nodes, fabric managers, login and storage "
+                         f"servers): {NOT_PROVIDED} in the design; their racks, power and ports are not counted."))
+    else:
+        rows = [(g.role, _stated(g.model), g.count if g.count is not None else NOT_PROVIDED,
+                 _stated(g.redundancy), _stated(g.rack), g.power, ", ".join(g.fabrics) or NOT_PROVIDED)
+                for g in cp.groups]
+        section.add(Para("Machines that run and manage the cluster outside its compute nodes, as stated"
+                         + (f" ({cp.source})." if cp.source else ".")),
+                    Table("control-plane", "Management and control-plane machines", (
+                        Column("Role"), Column("Machine"), Column("Count", align="right"), Column("Redundancy"),
+                        Column("Rack"), Column("Power each", "kW", 2, "right"), Column("Fabrics")), tuple(rows)))
+    facts = []
+    for fa in a.fabrics:
+        s = fa.fabric.spec
+        if s.role == "management":
+            tiers = ", ".join(f"{t.switches * fa.planes} {t.name}" for t in fa.tiers)
+            facts.append(f"Out-of-band management: fabric {s.id} ({tiers}) at {fmt.q(s.speed, digits=0)} per port, "
+                         f"{fa.endpoint_ports:,} endpoint ports.")
+        for r in getattr(s, "reserved", ()):
+            facts.append(f"Fabric {s.id}: {r.ports} leaf port(s) reserved for {r.name}.")
+        ends = getattr(s, "endpoints", None)
+        if ends is not None and ends.switches and s.role == "management":
+            facts.append(f"Fabric {s.id} takes one management port of each switch of the other fabrics.")
+    if facts:
+        section.add(Bullets(tuple(facts)))
+    elif not any(fa.fabric.spec.role == "management" for fa in a.fabrics):
+        section.add(Para("The design has no out-of-band management fabric."))
+    return section
+
+
+# ------------------------------------------------------------------------------------------------ software
+
+SOFTWARE_ROWS = (("os", "Operating system"), ("drivers", "Accelerator driver and firmware"),
+                 ("collectives", "Collective communication library"), ("network", "Network software"),
+                 ("cluster_manager", "Cluster manager and provisioning"), ("scheduler", "Workload scheduler"),
+                 ("containers", "Containers"), ("storage_client", "Storage client"), ("monitoring", "Monitoring"))
+
+
+def software(a: Any) -> Section:
+    """The software stack as stated, every absent layer 'not provided'."""
+    sw = a.cluster.spec.software
+    rows = tuple((title, _stated(getattr(sw, key, "") if sw else "")) for key, title in SOFTWARE_ROWS)
+    section = Section("software", "Software stack").add(
+        Para("The software the design is built and validated with, as stated" + (
+            f" ({sw.source})." if sw is not None and sw.source else ".")
+            + ("" if sw is not None else " The design states no software stack.")),
+        Table("software", "Software stack", (Column("Layer"), Column("Stated")), rows))
+    return section
+
+
+# ------------------------------------------------------------------------------------------------ data centre
+
+def _tier_text(tier: Any) -> str:
+    if tier is None:
+        return NOT_PROVIDED
+    name = {"Uptime Institute": f"Uptime Institute Tier {_ROMAN[tier.level]}", "TIA-942": f"TIA-942 Rated {tier.level}",
+            "EN 50600": f"EN 50600 Availability Class {tier.level}"}[tier.standard]
+    return f"{name} ({'certified' if tier.certified else 'design, not certified'})"
+
+
+def datacentre(scope: Any, a: Any) -> Section:
+    """What the hall must provide: rating, maintainability, feeds, power, cooling, floor; against what it states."""
+    m, hall = scope.metrics, a.cluster.facility
+    racks = [scope.run.racks.get(f"rack/{rid}") for rid in sorted(a.cluster.rack_counts)]
+    racks = [r for r in racks if r is not None]
+    liquid = sum((r.cooling.heat_liquid * a.cluster.rack_counts[r.rack.spec.id] for r in racks), Q_(0, "kW"))
+    air = sum((r.cooling.heat_air * a.cluster.rack_counts[r.rack.spec.id] for r in racks), Q_(0, "kW"))
+    heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
+    need = [("IT power (maximum)", fmt.q(m.get("it_power"), "kW", 1)),
+            ("Heat to liquid", fmt.q(liquid, "kW", 1)), ("Heat to air", fmt.q(air, "kW", 1)),
+            ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—")]
+    section = Section("datacentre", "Data-centre requirements").add(
+        Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "
+             "analyses), and what the hall states: its availability rating, maintainability, the feeds upstream "
+             "of the racks and its capacities."),
+        Table("dc-needs", "What the design needs from the hall", ITEM_VALUE, tuple(need)))
+    if hall is None:
+        return section.add(Para(f"Facility: {NOT_PROVIDED}. The cluster names no facility, so its rating, feeds "
+                                "and capacities are not compared."))
+    feeds = hall.feeds
+    rows: list[tuple[str, str]] = [
+        ("Facility", hall.name or hall.id), ("Availability rating", _tier_text(hall.tier)),
+        ("Concurrently maintainable", _yes_no(hall.concurrently_maintainable)),
+        ("Utility feeds", _stated(feeds.utility_feeds if feeds else None)),
+        ("Utility voltage", fmt.q(feeds.utility_voltage, "kV", 1) if feeds and feeds.utility_voltage else NOT_PROVIDED),
+        ("UPS redundancy", _stated(feeds.ups if feeds else None)),
+        ("UPS autonomy", fmt.q(feeds.ups_autonomy, "min", 1) if feeds and feeds.ups_autonomy else NOT_PROVIDED),
+        ("Generator redundancy", _stated(feeds.generators if feeds else None)),
+        ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
+        ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
+    rows += _capacity(hall, m)
+    if hall.water is not None:
+        rows.append(("Facility water supply", fmt.q(hall.water.supply, "degC", 0)))
+    elif liquid.m_as("kW") > 0:
+        rows.append(("Facility water supply", f"{NOT_PROVIDED} (the racks reject heat to liquid)"))
+    rows += [("Inlet air supply", fmt.q(hall.air.supply, "degC", 0)),
+             ("Floor rating", fmt.q(hall.floor_rating, "kg/m**2", 0))]
+    return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
+                             tuple(rows)))
+
+
+def _capacity(hall: Any, m: dict) -> list[tuple[str, str]]:
+    out = []
+    for label, cap, headroom in (("Critical IT power", hall.critical_it_power, "it_capacity_headroom"),
+                                 ("Cooling capacity", hall.cooling_capacity, "cooling_headroom")):
+        if cap is None:
+            out.append((label, NOT_PROVIDED))
+        else:
+            out.append((label, f"{fmt.q(cap, 'kW', 0)}, headroom {fmt.q(m.get(headroom), 'kW', 1)}"))
+    if hall.cost is not None:
+        out.append(("Facility power (IT power × PUE)",
+                    f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ BOM by size
+
+def bom_by_size(series: Scaling | None) -> Table | None:
+    """Every BOM line's quantity at each size of the growth series (all sizes; the document shows the first)."""
+    if series is None or not series.points or not any(p.bom for p in series.points):
+        return None
+    keys: dict[tuple[str, str, str], None] = {}
+    for p in series.points:
+        for part, kind, note, _ in p.bom:
+            keys.setdefault((part, kind, note), None)
+    qty = [{(part, kind, note): n for part, kind, note, n in p.bom} for p in series.points]
+    rows = tuple((part, kind, note or "—", *(q.get((part, kind, note), 0) for q in qty)) for part, kind, note in keys)
+    cols = (Column("Part"), Column("Kind"), Column("Note"),
+            *(Column(f"{p.units:,} unit{'' if p.units == 1 else 's'}, {p.accelerators:,} accelerators", digits=0,
+                     align="right") for p in series.points))
+    return Table("bom-by-size", "Bill of materials by size of the design", cols, rows)
+
+
+def _shown(table: Table) -> Table:
+    """The table with its first `MAX_SIZES` size columns (the document's width)."""
+    keep = 3 + MAX_SIZES
+    return Table(table.id, table.caption, table.columns[:keep], tuple(r[:keep] for r in table.rows))

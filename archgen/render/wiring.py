@@ -1,0 +1,165 @@
+"""The cluster document's "Rail wiring and port map" section, its port map file and the rail wiring diagram.
+
+The port map is written as portmap.csv and as a sheet of the workbook.
+
+Renderers of `archgen.analyse.portmap.PortMap`: one row per physical cable with both ends' rack, U, device and port,
+the same cables the BOM counts. The diagram draws one rail group of a rail-optimised fat tree: each node of the
+group's first scale-up domain (or its first nodes) on the left, the group's leaves on the right, one line per node
+port coloured by the port's index on the node, so an installer sees which NIC port goes to which leaf.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from archgen.analyse.portmap import PortMap
+from archgen.render.blocks import Bullets, Column, Para, Section, Table
+from archgen.render.cluster_diagrams import PALETTE
+
+TIER_TITLES = {"access": "endpoint to leaf", "leaf_spine": "leaf to spine", "spine_core": "spine to core"}
+#: Rows of each fabric tier the document shows; the port map file holds them all.
+EXCERPT_ROWS = 4
+#: Most nodes one rail wiring diagram draws (the first of the group, in floor order).
+MAX_DIAGRAM_NODES = 18
+
+PORTMAP_COLUMNS = (Column("Cable"), Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0),
+                   Column("A device"), Column("A port"), Column("B rack"), Column("B U", digits=0),
+                   Column("B device"), Column("B port"), Column("Media"), Column("Links", digits=0),
+                   Column("Run length", "m", 1), Column("Ordered length", "m", 1), Column("Note"))
+
+
+def _row(r: Any) -> tuple:
+    return (r.id, r.fabric, TIER_TITLES.get(r.tier, r.tier), r.a.rack, r.a.u, r.a.device, r.a.port, r.b.rack,
+            r.b.u, r.b.device, r.b.port, r.media, r.links, r.length, r.ordered, r.note or "—")
+
+
+def portmap_table(pm: PortMap) -> Table:
+    """Every cable of the port map, one row each (portmap.csv and the workbook's 'portmap' sheet)."""
+    return Table("portmap", "Port map: one row per cable", PORTMAP_COLUMNS, tuple(_row(r) for r in pm.rows))
+
+
+def _end(e: Any) -> str:
+    """One end in words, for the document's excerpt: rack, U, device, port."""
+    where = e.rack if e.u is None else f"{e.rack} U{e.u}"
+    return f"{where}, {e.device}" + (f" port {e.port}" if e.port not in ("", "—") else "")
+
+
+def rail_fabrics(a: Any) -> list[Any]:
+    """The rail-optimised fat trees of the cluster that have rail groups (the ones a rail diagram applies to)."""
+    return [fa for fa in a.fabrics if fa.topology == "fat-tree" and getattr(fa.fabric.spec, "rail_optimized", False)
+            and fa.leaves_per_group and fa.rails]
+
+
+def section(a: Any, pm: PortMap) -> Section:
+    """Rail wiring diagrams, cables per fabric tier as the port map lists them, and an excerpt of the map."""
+    cab = a.cabling
+    phys = {(t.fabric, t.tier): t.physical for t in cab.tiers}
+    listed = pm.by_tier()
+    counts = [(fid, TIER_TITLES.get(tier, tier), listed.get((fid, tier), 0), n)
+              for (fid, tier), n in phys.items() if fid not in pm.unwired]
+    out = Section("wiring", "Rail wiring and port map")
+    if not counts:
+        return out.add(Para("No fabric of the design is wired port by port (only a buildable fat tree is), so "
+                            "there is no port map; the links are counted in the bill of materials."),
+                       Bullets(tuple(f"Fabric {fid}: {_why_unwired(a, fid).removeprefix('but ')}"
+                                     for fid in pm.unwired)))
+    out.add(
+        Para("The port map lists every physical cable with both ends: rack, rack unit (U), device and port, the "
+             "media and the run length with the length to order. Switch ports are numbered 1 to the switch's radix "
+             "at the tier's line rate, ports to the tier below first and uplinks after them; a port split into "
+             "lanes is written cage/lane. A node's ports are numbered in the order of its network adapters of that "
+             "role. The port map is delivered with this document as portmap.csv and as the 'portmap' sheet of the "
+             "workbook; the table below counts its rows, which are the cables of the bill of materials."),
+        Table("portmap-counts", "Cables per fabric tier: port map rows and bill of materials",
+              (Column("Fabric"), Column("Tier"), Column("Port map rows", digits=0, align="right"),
+               Column("Cables in the BOM", digits=0, align="right")), tuple(counts)))
+    for fa in rail_fabrics(a):
+        fid = fa.fabric.spec.id
+        out.add(Para(f"Fabric {fid} is rail-optimised: port r of every scale-up domain in a rail group "
+                     f"({fa.rails} rails, {fa.leaves_per_group} leaves per group and plane) lands on leaf r mod "
+                     f"{fa.leaves_per_group} of its group, so a node's ports reach different leaves and traffic "
+                     "on one rail stays one switch away from the same rail of every other domain in the group."),
+                _figure(fid))
+    if pm.unwired:
+        out.add(Bullets(tuple(f"Fabric {fid}: not in the port map; its links are counted in the bill of materials, "
+                              + _why_unwired(a, fid) for fid in pm.unwired)))
+    shown: dict[tuple[str, str], int] = {}
+    excerpt = []
+    for r in pm.rows:
+        key = (r.fabric, r.tier)
+        if shown.get(key, 0) < EXCERPT_ROWS:
+            shown[key] = shown.get(key, 0) + 1
+            excerpt.append((r.id, _end(r.a), _end(r.b), r.media, r.links, r.ordered))
+    if excerpt:
+        out.sub("portmap-excerpt", "Port map excerpt",
+                Para(f"The first {EXCERPT_ROWS} cables of each fabric tier; every cable is in portmap.csv."),
+                Table("portmap-excerpt", "Port map excerpt (first cables of each fabric tier)", (
+                    Column("Cable"), Column("A end (rack, U, device, port)"), Column("B end (rack, U, device, port)"),
+                    Column("Media"), Column("Links", digits=0, align="right"),
+                    Column("Ordered length", "m", 1, "right")), tuple(excerpt)))
+    return out
+
+
+def _why_unwired(a: Any, fid: str) -> str:
+    fa = next(f for f in a.fabrics if f.fabric.spec.id == fid)
+    if fa.topology != "fat-tree":
+        return f"but a {fa.topology} fabric has no port-level wiring model."
+    return "but its switches cannot build it as specified, so it is not wired (see the validation report)."
+
+
+def _figure(fid: str) -> Any:
+    from archgen.render.blocks import Figure as FigureBlock
+    return FigureBlock(f"fig-rails-{fid}", f"rails-{fid}", f"Rail wiring of fabric {fid}: which node port goes to "
+                       "which leaf in the first rail group")
+
+
+def figures(a: Any, pm: PortMap) -> dict[str, Any]:
+    """A rail wiring diagram per rail-optimised fabric, by figure name."""
+    return {f"rails-{fa.fabric.spec.id}": (lambda fa=fa: rail_diagram(fa, pm)) for fa in rail_fabrics(a)}
+
+
+def rail_diagram(fa: Any, pm: PortMap) -> Figure:
+    """One rail group: its first nodes (left), its leaves (right), one line per node port coloured by port index."""
+    fid = fa.fabric.spec.id
+    rows = [r for r in pm.rows if r.fabric == fid and r.tier == "access" and r.a.u is not None]
+    nodes: list[tuple[str, str]] = []
+    leaves: list[str] = []
+    lines = []
+    for r in rows:
+        node = (r.a.rack, r.a.device)
+        if node not in nodes:
+            if len(nodes) >= MAX_DIAGRAM_NODES:
+                break
+            nodes.append(node)
+        lines.append((nodes.index(node), r.b.device, r.a.port))
+        if r.b.device not in leaves:
+            leaves.append(r.b.device)
+    leaves.sort()
+    ports = sorted({p for *_, p in lines}, key=lambda p: (len(p), p))
+    height = max(len(nodes), len(leaves), 2)
+    fig = Figure(figsize=(7.5, min(1.5 + 0.32 * height, 9.5)))
+    ax = fig.subplots()
+    ax.set_xlim(-0.5, 3.6)
+    ax.set_ylim(-1.2, height)
+    ax.axis("off")
+
+    def y(i: int, n: int) -> float:
+        return height - 1 - i * (height - 1) / max(n - 1, 1)
+    for k, (rack, dev) in enumerate(nodes):
+        ax.text(0.9, y(k, len(nodes)), f"{rack.split('/')[-1]} {dev}", ha="right", va="center", fontsize=6.5)
+    for k, leaf in enumerate(leaves):
+        ax.text(2.1, y(k, len(leaves)), leaf, ha="left", va="center", fontsize=6.5)
+    spread = 0.5 * min((height - 1) / max(len(nodes) - 1, 1), (height - 1) / max(len(leaves) - 1, 1))
+    for node_i, leaf, port in lines:   # each port index a little apart at both ends, so shared leaves stay visible
+        k = ports.index(port)
+        off = (k - (len(ports) - 1) / 2) * spread / max(len(ports), 1)
+        ax.plot([0.95, 2.05], [y(node_i, len(nodes)) + off, y(leaves.index(leaf), len(leaves)) + off],
+                color=PALETTE[k % len(PALETTE)], linewidth=0.8)
+    step = 3.4 / max(len(ports[:len(PALETTE)]), 1)
+    for j, port in enumerate(ports[:len(PALETTE)]):
+        ax.plot([-0.3 + step * j, -0.1 + step * j], [-0.8, -0.8], color=PALETTE[j], linewidth=2)
+        ax.text(-0.3 + step * j, -1.1, port, fontsize=6, va="center")
+    ax.set_title(f"Fabric {fid}: node ports to leaves ({len(nodes)} nodes shown)", fontsize=8)
+    return fig

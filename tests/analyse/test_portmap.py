@@ -1,0 +1,97 @@
+"""Issue 24, part 3: the port-level cabling map (`archgen.analyse.portmap`) and rail-optimised wiring.
+
+The map is one row per physical cable, so its rows per fabric tier are the BOM's cables (`TierCabling.physical`),
+which NVIDIA's tables pin for the DGX SuperPOD B200 (1,020 node-and-UFM cables and 1,024 leaf-spine cables for
+4 SUs, RA "Network Fabrics", Table 4; tests/test_clusters.py). Rail-optimised wiring puts "each GPU rail (IB
+network interface) onto a different first level (LEAF) switch" (NVIDIA, InfiniBand Cluster Bring-up Procedure
+v1.0, "Setting the InfiniBand Cluster Topology",
+https://docs.nvidia.com/networking/display/ibclusterbringupprocedure/setting+the+infiniband+cluster+topology).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from archgen.analyse.portmap import port_map
+
+SU, B200 = "cluster/gb200-nvl72-su", "cluster/dgx-b200-superpod"
+
+
+@pytest.fixture(scope="module")
+def maps(shipped):
+    return {path: (a, port_map(a)) for path, a in shipped.clusters.items()}
+
+
+def test_one_row_per_cable_of_the_bom(maps):
+    for _path, (a, pm) in maps.items():
+        assert pm.by_tier() == {(t.fabric, t.tier): t.physical for t in a.cabling.tiers if (t.fabric, t.tier) in
+                                {(r.fabric, r.tier) for r in a.cabling.runs}}
+        assert len({r.id for r in pm.rows}) == len(pm.rows)
+    a, pm = maps[SU]
+    # 576 compute + 288 storage node ports, 273 OOB access ports; 576 leaf-spine links in 288 twin-port DACs,
+    # 384 storage links in 96 DACs broken out 4 x 200G, 12 OOB uplinks
+    assert len(pm.rows) == 576 + 288 + 288 + 96 + 273 + 12 == 1533
+    assert {r.links for r in pm.rows if r.fabric == "compute" and r.tier == "leaf_spine"} == {2}
+    b200 = maps[B200][1].by_tier()
+    assert b200[("compute", "access")] == 1020 and b200[("compute", "leaf_spine")] == 1024
+    assert maps["cluster/tpu-v4-pod"][1].unwired == ("ici",)
+
+
+def _numbers(port: str) -> list[str]:
+    first, _, last = port.partition("-")
+    if not last:
+        return [first]
+    if "/" in first and "/" not in last:      # lanes of one cage: 33/1-4
+        cage, lane = first.split("/")
+        return [f"{cage}/{k}" for k in range(int(lane), int(last) + 1)]
+    if "/" in first:
+        return [first, last]
+    return [str(k) for k in range(int(first), int(last) + 1)]
+
+
+def test_switch_ports_are_unique_and_within_the_radix(maps):
+    for _path, (a, pm) in maps.items():
+        radix = {(fa.fabric.spec.id, t.name): (t.radix, t.breakout) for fa in a.fabrics for t in fa.tiers}
+        used: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for r in pm.rows:
+            for end in (r.a, r.b):
+                tier = next((t for t in ("leaf", "spine", "core") if f"-{t}-" in end.device), None)
+                if tier is None:
+                    continue
+                n, breakout = radix[(r.fabric, tier)]
+                for p in _numbers(end.port):
+                    assert "past" not in p
+                    cage, _, lane = p.partition("/")
+                    assert 1 <= int(cage) <= n and (not lane or 1 <= int(lane) <= breakout), (r.id, end)
+                    assert p not in used[(end.rack, end.device)], (r.id, end)
+                    used[(end.rack, end.device)].add(p)
+    # the GB200 SU's QM9700 leaves: 32 node ports and 32 uplinks each, 1..64
+    pm = maps[SU][1]
+    leaf01 = [p for r in pm.rows for e in (r.a, r.b) if e.device == "compute-leaf-01" for p in _numbers(e.port)]
+    assert sorted(leaf01, key=int) == [str(k) for k in range(1, 65)]
+
+
+def test_rail_optimised_ports_of_a_node_reach_different_leaves(maps):
+    for path in (SU, B200):
+        a, pm = maps[path]
+        leaves = defaultdict(list)
+        for r in pm.rows:
+            if r.fabric == "compute" and r.tier == "access" and r.a.u is not None:
+                leaves[(r.a.rack, r.a.device)].append(r.b.device)
+        assert leaves and all(len(set(v)) == len(v) for v in leaves.values()), path
+    # a GB200 tray's four compute ports: leaves 1-4 for tray 1, 5-8 for tray 2 (rails 4t..4t+3 mod 18)
+    pm = maps[SU][1]
+    tray = [r.b.device for r in pm.rows if r.a.device == "gb200-compute-tray-02" and r.fabric == "compute"
+            and r.a.rack.endswith("nvl72-01")]
+    assert tray == [f"compute-leaf-{k:02d}" for k in (5, 6, 7, 8)]
+
+
+def test_ports_ending_at_no_node_say_so(maps):
+    pm = maps[B200][1]
+    ufm = [r for r in pm.rows if r.a.device == "UFM appliance"]
+    assert len(ufm) == 4
+    for r in ufm:   # not a leaf looped to itself: the A end is the appliance, not placed
+        assert r.a.rack == "not placed" and r.a.u is None and r.b.device.startswith("compute-leaf-")
+        assert "reserved for UFM appliance" in r.note and "past" not in r.b.port

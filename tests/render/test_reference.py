@@ -1,0 +1,71 @@
+"""Issue 24, part 3 and its bar: the customer edition of the shipped GB200 SU document.
+
+The bar: it contains no repository path, no link to archgen's docs, no snake_case metric key and no "not read
+directly"; it has a references list, the sections of part 3 (management rack and control plane, storage
+architecture, software stack, data-centre requirements, rail wiring and the port map, the BOM per scalable-unit
+count), and a port map with one row per cable (portmap.csv and the workbook's 'portmap' sheet).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+
+from archgen.render import render_all
+from archgen.render.edition import metric_titles
+
+SU = "gb200-nvl72-su"
+PART3 = ("Rail wiring and port map", "Storage architecture", "Management rack and control plane", "Software stack",
+         "Data-centre requirements", "Bill of materials by scalable-unit count")
+
+
+@pytest.fixture(scope="module")
+def customer(shipped_run, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("customer")
+    render_all(shipped_run, folder, target=SU, formats=("md", "html", "csv", "xlsx", "svg"), revision="test",
+               progress=False, audience="customer")
+    return folder / SU
+
+
+def test_customer_edition_meets_the_bar(customer, shipped_run):
+    md = (customer / f"{SU}.md").read_text(encoding="utf-8")
+    html = (customer / f"{SU}.html").read_text(encoding="utf-8")
+    keys = set(metric_titles())
+    for text in (md.replace("\\_", "_"), re.sub(r"<wbr>|<[^>]+>", "", html)):
+        assert "docs/" not in text and "not read directly" not in text.lower()
+        assert not {k for k in keys if re.search(rf"(?<![\w.]){re.escape(k)}(?![\w])", text)}
+        assert not re.search(r"\b(specs|catalog|examples|archgen|tests)/[\w./-]+\.(yaml|yml|py|md)\b", text)
+        assert not re.search(r"\.ya?ml:\d+", text)
+    # a references list, numbered from 1
+    refs = re.findall(r"^\| \\\[(\d+)\\\] \| (.+) \|$", md, re.M)
+    assert len(refs) >= 20 and [int(n) for n, _ in refs] == list(range(1, len(refs) + 1))
+    # the sections of part 3, each a numbered heading
+    for title in PART3:
+        assert re.search(rf"^## \d+ {re.escape(title)}$", md, re.M), title
+    assert "rails-compute.svg" in md and (customer / "rails-compute.svg").read_bytes().startswith(b"<?xml")
+    # the stated facility rating and the software stack, 'not provided' where the spec is silent
+    assert "| Availability rating | Uptime Institute Tier III (design, not certified) |" in md
+    assert "| Concurrently maintainable | yes |" in md and "| UPS redundancy | not provided |" in md
+    assert "| Cluster manager and provisioning | NVIDIA Mission Control |" in md
+    assert "| Operating system | not provided |" in md
+
+
+def test_port_map_has_one_row_per_cable(customer, shipped_run):
+    a = shipped_run.clusters[f"cluster/{SU}"]
+    cables = sum(t.physical for t in a.cabling.tiers)
+    rows = list(csv.DictReader(io.StringIO((customer / "portmap.csv").read_text(encoding="utf-8"))))
+    assert len(rows) == cables == 1533
+    assert len({r["Cable"] for r in rows}) == len(rows)
+    assert set(rows[0]) >= {"A rack", "A U", "A device", "A port", "B rack", "B U", "B device", "B port", "Media",
+                            "Run length (m)", "Ordered length (m)"}
+    from openpyxl import load_workbook
+    sheet = load_workbook(customer / f"{SU}.xlsx", read_only=True)["portmap"]
+    assert sum(1 for _ in sheet.iter_rows()) == cables + 1
+    # the BOM by size: one column per size of the growth series (1 and 2 SUs: 2 x is the 2-tier fabric's last)
+    by_size = list(csv.reader(io.StringIO((customer / "bom-by-size.csv").read_text(encoding="utf-8"))))
+    assert by_size[0][3:] == ["1 unit, 576 accelerators", "2 units, 1,152 accelerators"]
+    racks = {r[0]: r[3:] for r in by_size[1:] if r[1] == "Rack"}
+    assert racks["gb200-nvl72"] == ["8", "16"]
