@@ -193,11 +193,11 @@ class Dim:
     """``Annotated[pint.Quantity, Dim("kW")]`` accepts anything convertible to kW and keeps the author's unit."""
 
     def __init__(self, unit: str, *, gt: float | None = None, ge: float | None = None, le: float | None = None,
-                 label: str | None = None, example: str | None = None,
+                 floor: float | None = None, label: str | None = None, example: str | None = None,
                  temperature: Literal["absolute", "difference"] | None = None) -> None:
         self.unit = ureg.parse_units(unit)
         self.example = example or f"1 {unit}"
-        self.gt, self.ge, self.le = gt, ge, le
+        self.gt, self.ge, self.le, self.floor = gt, ge, le, floor
         self.label = label or str(self.unit.dimensionality)
         self.temperature = temperature
         self._valid: dict[str, pint.Quantity] = {}  # text already accepted: a pure function of it (pint's
@@ -231,6 +231,11 @@ class Dim:
         if self.ge is not None and not mag >= self.ge:
             raise PydanticCustomError("quantity_ge", "expected {expected} of at least {ge} {unit}, got '{got}'",
                                       {"expected": self.label, "ge": _num(self.ge), "unit": f"{self.unit:~P}",
+                                       "got": written})
+        if self.floor is not None and 0 < mag < self.floor:
+            raise PydanticCustomError("quantity_floor", "expected {expected} of at least {floor} {unit} (below that no "
+                                      "hardware exists), got '{got}'",
+                                      {"expected": self.label, "floor": _num(self.floor), "unit": f"{self.unit:~P}",
                                        "got": written})
         if self.le is not None and not mag <= self.le:
             raise PydanticCustomError("quantity_le", "expected {expected} of at most {le} {unit} (beyond that no "
@@ -312,7 +317,9 @@ def _num(x: float) -> str:
 Q = pint.Quantity
 # Upper bounds (`le`) are magnitudes beyond any hardware or site (issue 23): a 10 GW part, a 1 EB transfer, a 100 km
 # cable, a 100 U rack, a century of repair. They refuse the absurd where it is written, before an analysis would
-# overflow (an 8e300 GiB collective), allocate (a 10^6 U rack) or run for hours (a repair of 10^9 h).
+# overflow (an 8e300 GiB collective), allocate (a 10^6 U rack) or run for hours (a repair of 10^9 h). Floors
+# (`floor`) are magnitudes below any hardware, where a positive value divides: a link under 1 Mbit/s (a 1e-300 Gb/s
+# fabric sized 10^300 leaves, an NVLink of 1.8e-9 TB/s was estimated), under 1 GFLOP/s, or data under one byte.
 Power = Annotated[Q, Dim("kW", gt=0, le=1e7, label="a power", example="33 kW")]
 PowerOrZero = Annotated[Q, Dim("W", ge=0, le=1e10, label="a power", example="12 W")]
 Energy = Annotated[Q, Dim("kWh", ge=0, le=1e12, label="an energy", example="10 kWh")]
@@ -323,12 +330,12 @@ Temperature = Annotated[Q, Dim("degC", le=1000, label="a temperature", example="
 #: ('10 degC' is 10 K, '18 degF' is 10 K), never as a point on its scale (283.15 K).
 TemperatureDelta = Annotated[Q, Dim("K", gt=0, le=500, label="a temperature difference", example="10 K",
                                     temperature="difference")]
-Bandwidth = Annotated[Q, Dim("Gbit/s", gt=0, le=1e8, label="a bandwidth", example="400 Gb/s")]
+Bandwidth = Annotated[Q, Dim("Gbit/s", gt=0, floor=1e-3, le=1e8, label="a bandwidth", example="400 Gb/s")]
 FlowRate = Annotated[Q, Dim("L/min", gt=0, le=1e7, label="a volumetric flow", example="80 L/min")]
 FlowPerPower = Annotated[Q, Dim("L/min/kW", gt=0, le=1e3, label="a flow per power", example="1.5 L/min/kW")]
-ComputeRate = Annotated[Q, Dim("TFLOPS", gt=0, le=1e9, label="a compute rate", example="2.25 PFLOPS")]
-Information = Annotated[Q, Dim("GB", gt=0, le=1e12, label="an amount of data", example="141 GB")]
-InformationOrZero = Annotated[Q, Dim("GB", ge=0, le=1e12, label="an amount of data", example="50 MB")]
+ComputeRate = Annotated[Q, Dim("TFLOPS", gt=0, floor=1e-3, le=1e9, label="a compute rate", example="2.25 PFLOPS")]
+Information = Annotated[Q, Dim("GB", gt=0, floor=1e-9, le=1e12, label="an amount of data", example="141 GB")]
+InformationOrZero = Annotated[Q, Dim("GB", ge=0, floor=1e-9, le=1e12, label="an amount of data", example="50 MB")]
 Length = Annotated[Q, Dim("m", gt=0, le=1e5, label="a length", example="3 m")]
 LengthOrZero = Annotated[Q, Dim("m", ge=0, le=1e5, label="a length", example="0.6 m")]
 RackSpace = Annotated[Q, Dim("U", gt=0, le=100, label="a rack height", example="2 U")]

@@ -164,14 +164,33 @@ def test_a_ten_million_accelerator_cluster_is_checked_in_seconds(tmp_path, cli, 
     assert perf[0].endswith("; 9437184 accelerators would have one")
 
 
-@pytest.mark.slow
-def test_a_scale_up_bandwidth_a_billion_times_too_small_is_no_traceback(tmp_path, cli, monkeypatch):
-    """Item 8: an NVLink bandwidth scaled by 1e-9 (1,800 B/s) left NCCL's ring search no channel and divided by
-    zero in the layout search; NCCL falls back to one ring, and the estimate runs (the layout avoids the link)."""
+def test_a_scale_up_bandwidth_a_billion_times_too_small_is_refused_where_written(tmp_path, cli, monkeypatch):
+    """Items 8 and 9: an NVLink bandwidth scaled by 1e-9 (1,800 B/s) left NCCL's ring search no channel and divided
+    by zero in the layout search; with one ring kept it was estimated (exit 0, a 33 s step: the layout avoids the
+    link). No link is slower than 1 Mbit/s, so it is now refused at the value (`units.Bandwidth`'s floor)."""
     _mutated(tmp_path, "clusters/gb200-nvl72-su.yaml", "  bandwidth: 1.8 TB/s ", "  bandwidth: 1.8e-9 TB/s ")
     monkeypatch.chdir(tmp_path)
-    r = cli("estimate", "--workload", "llama3-405b-pretrain-gb200")
-    assert "Traceback" not in r.err + r.out and r.code in (0, 1) and "step_time" in r.out
+    r = cli("check", "specs")
+    assert r.code == 1 and "Traceback" not in r.err + r.out
+    assert "gb200-nvl72-su.yaml:45:14: error: scale_up.bandwidth: expected a bandwidth of at least 0.001 Gb/s (below " \
+           "that no hardware exists), got '1.8e-9 TB/s'" in r.err
+
+
+def test_a_fabric_speed_of_1e_300_is_refused_where_written():
+    """The fuzz round's one traceback: a fabric speed of 1e-300 Gb/s sized a fat tree of ~10^300 leaves
+    (OverflowError in analyse/placement.py). Refused at the value, as any bandwidth under 1 Mbit/s; zero keeps its
+    own message."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from archgen.units import Bandwidth, ComputeRate, Information
+    for kind, text, floor in ((Bandwidth, "1e-300 Gb/s", "0.001 Gb/s"), (ComputeRate, "1 MFLOPS", "0.001 TFLOPS"),
+                              (Information, "1 bit", "1e-09 GB")):
+        with pytest.raises(ValidationError) as err:
+            TypeAdapter(kind).validate_python(text)
+        assert f"of at least {floor} (below that no hardware exists), got '{text}'" in str(err.value)
+    with pytest.raises(ValidationError, match="greater than 0"):
+        TypeAdapter(Bandwidth).validate_python("0 Gb/s")
+    assert TypeAdapter(Bandwidth).validate_python("1 Mb/s").m_as("Mbit/s") == 1
 
 
 def test_a_rack_of_thousands_of_slot_lines_is_refused_where_written(tmp_path):
