@@ -20,14 +20,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from archgen.analyse.network import ClusterAnalysis
 from archgen.build import RackDesign
-from archgen.model import CoolingUnit, Switch, System
+from archgen.model import CoolingUnit, Link, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.network import COPPER_MEDIA
 from archgen.units import Q_, Q
 from archgen.validate import Specs
+
+if TYPE_CHECKING:   # cabling calls cluster_bom with its tiers' totals
+    from archgen.analyse.cabling import TierCabling
 
 
 @dataclass(frozen=True)
@@ -188,7 +192,7 @@ def cdu_lines(a: ClusterAnalysis) -> list[BomLine]:
     return [out[k] for k in sorted(out)]
 
 
-def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dict[str, Q], Q]:
+def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[BomLine], dict[str, Q], Q]:
     """BOM lines, network power per fabric and optics power of a cluster.
 
     Lines: racks, the parts placed in them, switches not placed in a rack, and link parts; from the cluster
@@ -226,27 +230,27 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence) -> tuple[list[BomLine], dic
         p = p + sum((t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id), Q_(0, "W"))
         net_power[fa.fabric.spec.id] = p.to("kW")
     for sid, (sw, q) in sorted(needed.items()):
-        have = placed.get(sid, (None, 0))[1]
-        if q > have:
-            lines.append(BomLine(sid, "Switch", q - have, sw.power.max, "not placed in a rack"))
-    modules: dict[str, tuple[object, int]] = {}
-    for t in tiers:
-        for opt in t.options:
+        in_racks = placed.get(sid, (None, 0))[1]
+        if q > in_racks:
+            lines.append(BomLine(sid, "Switch", q - in_racks, sw.power.max, "not placed in a rack"))
+    modules: dict[str, tuple[Link, int]] = {}
+    for tc in tiers:
+        for opt in tc.options:
             for end in (opt.a, opt.b):
                 modules.setdefault(end.id, (end, 0))
-        for mid, q in t.modules.items():
-            part, have = modules[mid]
-            modules[mid] = (part, have + q)
+        for mid, q in tc.modules.items():
+            link, counted = modules[mid]
+            modules[mid] = (link, counted + q)
     optics = sum((t.optics_power for t in tiers), Q_(0, "W"))
-    for mid, (part, q) in sorted(modules.items()):
+    for mid, (link, q) in sorted(modules.items()):
         if q:
-            copper = part.media in COPPER_MEDIA
-            lines.append(BomLine(mid, "Link", q, part.power_per_end * (2 if copper else 1),
+            copper = link.media in COPPER_MEDIA
+            lines.append(BomLine(mid, "Link", q, link.power_per_end * (2 if copper else 1),
                                  "cable assemblies" if copper else "transceivers"))
     return lines + fibre_lines(tiers), net_power, optics.to("kW")
 
 
-def fibre_lines(tiers: Sequence) -> list[BomLine]:
+def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
     """One fibre patch cord per optical link (a split cord once), by media, connector and length bin.
 
     A cord split across two ports (`links_per_cable`) counts once; a 0 m bin is a length not known.

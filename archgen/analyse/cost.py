@@ -167,7 +167,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         problems.append(f"prices in several currencies ({', '.join(sorted(c for c in currencies if c))}); archgen "
                         "does not convert them: give every price in one currency")
     assumed = sorted({f"{line.part} price" for line in lines if line.basis == "assumed"})
-    if fc is not None:
+    if fc is not None and facility is not None:   # fc is the facility's cost
         assumed += [f"{facility.id} {what}" for what, basis in (("energy price and PUE", fc.energy.basis),
                                                                 ("space cost and depreciation", fc.basis))
                     if basis == "assumed"]
@@ -278,14 +278,14 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     Returns the findings and the workloads with the new metrics added and their requirements judged again.
     """
     ops = Operations()
-    for path, a in clusters.items():
-        rel = analyse_reliability(design.specs, a)
+    for path, analysis in clusters.items():
+        rel = analyse_reliability(design.specs, analysis)
         ops.reliability[path] = rel
-        a.metrics.update(rel.metrics)
-        cost = analyse_cost(design.specs, a)
+        analysis.metrics.update(rel.metrics)
+        cost = analyse_cost(design.specs, analysis)
         if cost is not None:
             ops.cost[path] = cost
-            a.metrics.update(cost.metrics)
+            analysis.metrics.update(cost.metrics)
             if cost.withheld:
                 ops.withheld[path] = dict.fromkeys(CAPEX_METRICS, cost.withheld)
     out = dict(workloads)
@@ -293,12 +293,12 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     for path, r in workloads.items():
         est, w = r.estimate, r.workload
         a = clusters.get(f"cluster/{est.cluster}") if est is not None else None
-        if a is None or not est.fits or (w.training is None and w.inference is None):
+        if a is None or est is None or not est.fits or (w.training is None and w.inference is None):
             continue
         tps = est.metrics.get("tokens_per_second")
         extra: dict[str, Q] = {}
         if w.training is not None:
-            model = design.specs.get(w.model)
+            model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra, tps = job_interruptions(ops.reliability[a.cluster.path], est.gpus), None
@@ -319,7 +319,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     if o.value is None and o.requirement.metric in withheld else o for o in judge_requirements(w, est)]
         out[path] = replace(r, estimate=replace(est, requirements=outcomes))
     for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
-        m = out[wpath].estimate.metrics
+        largest_est = out[wpath].estimate
+        assert largest_est is not None, "only jobs with an estimate are ranked"
+        m = largest_est.metrics
         cm = clusters[cpath].metrics
         cm.update({k: m[k] for k in ("goodput", "checkpoint_interval") if k in m})
         used = cm.get("tco_per_used_accelerator_hour")

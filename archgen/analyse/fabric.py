@@ -49,7 +49,7 @@ from archgen.analyse.tiers import (
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.model import Switch
-from archgen.model.cluster import FatTree
+from archgen.model.cluster import FatTree, RailOnly
 from archgen.topology import ClosShape
 from archgen.units import Q
 
@@ -95,6 +95,13 @@ class FabricAnalysis:
         """The tier named `name`, if the fabric has it."""
         return next((t for t in self.tiers if t.name == name), None)
 
+    def tier_at(self, name: str) -> TierCount:
+        """The tier named `name`, which the fabric must have (every fat tree has a leaf tier)."""
+        t = self.tier(name)
+        if t is None:
+            raise ValueError(f"fabric '{self.fabric.spec.id}' has no {name} tier")
+        return t
+
     @property
     def buildable(self) -> bool:
         """Whether its switches can build it as specified: no NET001 (radix short) and no NET003 (tiers short).
@@ -106,14 +113,14 @@ class FabricAnalysis:
     @property
     def shape(self) -> ClosShape:
         """The numbers that fix one plane's wiring (see `archgen.topology.tier_pairs`)."""
-        leaf, spine, core = self.tier("leaf"), self.tier("spine"), self.tier("core")
+        leaf, spine, core = self.tier_at("leaf"), self.tier("spine"), self.tier("core")
         return ClosShape(self.tiers_used, leaf.switches, spine.switches if spine else 0,
                          core.switches if core else 0, leaf.up, self.spines_per_pod, spine.down if spine else 0,
                          spine.up if spine else 0, self.core_links_per_spine_pair)
 
     def leaf_endpoints(self) -> list[int]:
         """Access ports per leaf of one plane, filling leaves in order."""
-        leaf, left, out = self.tier("leaf"), self.links["access"], []
+        leaf, left, out = self.tier_at("leaf"), self.links["access"], []
         for _ in range(leaf.switches):
             n = min(leaf.down, left)
             out.append(n)
@@ -124,7 +131,9 @@ class FabricAnalysis:
 def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
                    accelerators: int) -> FabricAnalysis:
     """Closed-form sizing of one fat-tree fabric."""
-    spec, planes = fabric.spec, fabric.spec.planes
+    spec = fabric.spec
+    assert isinstance(spec, FatTree), "analyse_fabric sizes fat trees (network.analyse_cluster dispatches on topology)"
+    planes = spec.planes
     # endpoints: node NIC ports of the role, switch management ports, extra and reserved ports
     ports_per_node, n_node_ports, node_problems = node_ports(design, fabric, nodes)
     switch_ports = other_switches(design, cluster, fabric) if spec.endpoints.switches else 0
@@ -191,7 +200,9 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
 
 def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None, ppn: int) -> tuple[int, int, list]:
     """Compute nodes per scale-up domain and rails per plane, with a problem if the rails miss the domain's ports."""
-    spec, planes, su, problems = fabric.spec, fabric.spec.planes, cluster.spec.scale_up, []
+    spec, su, problems = fabric.spec, cluster.spec.scale_up, []
+    assert isinstance(spec, FatTree | RailOnly), "rails are sized for fat-tree and rail-only fabrics"
+    planes = spec.planes
     nodes_per_domain = 1
     if su is not None and su.domain == "rack" and compute is not None:  # the most compute nodes in any rack
         nodes_per_domain = max((compute.per_rack.get(r, 0) for r in compute.per_rack), default=1) or 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from archgen.analyse.fabric import TIERS, FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
 from archgen.analyse.nodes import (  # re-exported
@@ -21,8 +22,12 @@ from archgen.analyse.nodes import (  # re-exported
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import System
+from archgen.model.cluster import Dragonfly, FatTree, Torus
 from archgen.topology import ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
+
+if TYPE_CHECKING:   # cabling reads this module's ClusterAnalysis
+    from archgen.analyse.cabling import Cabling
 
 __all__ = ["TIERS", "ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "count", "fabric_metrics", "nic_bandwidth",
@@ -55,7 +60,7 @@ class ClusterAnalysis:
     fabrics: tuple[FabricAnalysis, ...]
     problems: tuple[Problem, ...]
     metrics: dict[str, Q] = field(default_factory=dict)
-    cabling: object = None
+    cabling: Cabling | None = None
     scale_out: ScaleOutPath | None = None
     typical_from_max: tuple[str, ...] = ()
 
@@ -169,20 +174,21 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
     """
     compute = compute_node(nodes)
     ppn = fa.ports_per_node.get(compute.part.id, 0) if compute else 0
-    if not ppn or not compute.part.accelerators:
+    if compute is None or not ppn or not compute.part.accelerators:
         return None
     per_node = compute.part.accelerators
     if fa.topology == "dragonfly":  # non-blocking inside a group; its global links taper what leaves it
         spec = fa.fabric.spec
+        assert isinstance(spec, Dragonfly)
         taper = max(1.0, fa.oversubscription.get("global", 1.0))
         pod = spec.group_size * spec.terminals // ppn * per_node if taper > 1.0 else 0
         return ScaleOutPath((ppn * spec.speed / per_node).to("Gbit/s"), taper, pod, fa.tiers_used)
     leaf_taper, spine_taper = (max(1.0, fa.oversubscription.get(t, 1.0)) for t in ("leaf", "spine"))
     if leaf_taper > 1.0:
-        down = fa.tier("leaf").down
+        down = fa.tier_at("leaf").down
         if fa.topology == "rail-only":   # a rail leaf holds its rail of `down` scale-up domains
             pod = down * (domain or per_node)
-        elif fa.fabric.spec.rail_optimized and fa.group_domains:
+        elif isinstance(fa.fabric.spec, FatTree) and fa.fabric.spec.rail_optimized and fa.group_domains:
             pod = min(fa.group_domains, down) * (domain or per_node)
         else:
             pod = down // max(ppn // fa.planes, 1) * per_node
@@ -198,6 +204,7 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
 def torus_path(fa: FabricAnalysis) -> TorusPath:
     """The torus as the performance model sees it: every chip's links at the fabric rate, no taper."""
     spec = fa.fabric.spec
+    assert isinstance(spec, Torus), "torus_path reads a torus"
     link = (spec.speed * spec.links_per_neighbour).to("Gbit/s")
     per_chip = (fa.injection / max(fa.endpoint_ports, 1)).to("Gbit/s")
     return TorusPath(per_chip, 1.0, 0, 0, dims=tuple(spec.dims), link=link, wraparound=spec.wraparound)

@@ -26,6 +26,7 @@ says which fabrics it leaves out (`PortMap.unwired`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +39,8 @@ from archgen.model import System
 from archgen.topology import tier_pairs
 
 NO_RACK = "(no rack)"
-TIER_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
+TIER_ENDS: dict[str, tuple[str | None, str]] = {"access": (None, "leaf"),
+                                               "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
 
 
 @dataclass(frozen=True)
@@ -169,11 +171,11 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     # per link row: A device, A port role, B switch index
     if tier == "access":
         node_rack, node_u, plane, leaf = access_ports(a.cluster, fa)
-        n_leaves = fa.tier("leaf").switches
+        n_leaves = fa.tier_at("leaf").switches
         k = len(node_rack)
         b_index = plane * n_leaves + np.minimum(leaf, max(n_leaves - 1, 0))
         extra = n - k
-        b_index = np.concatenate([b_index, spare_leaf_ports(b_index, n_leaves * fa.planes, fa.tier("leaf").down,
+        b_index = np.concatenate([b_index, spare_leaf_ports(b_index, n_leaves * fa.planes, fa.tier_at("leaf").down,
                                                             extra)])
         node_key = node_rack * 10_000 + node_u
         port_no = _rank(node_key)
@@ -186,10 +188,11 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                             for _, why in kinds]
         a_switch, placed_ends = None, k
         weights = np.ones(n, dtype=np.int64)
-        cage = [node_cage_ports(a, fa)] * k + [1] * extra
+        cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
     else:
+        assert low is not None, "only the access tier has no switch below it"
         lo, hi, w = tier_pairs(fa.shape, tier)
-        n_low, n_up = fa.tier(low).switches, fa.tier(up).switches
+        n_low, n_up = fa.tier_at(low).switches, fa.tier_at(up).switches
         hi = np.minimum(hi, max(n_up - 1, 0))
         a_switch = np.concatenate([p * n_low + lo for p in range(fa.planes)])
         b_index = np.concatenate([p * n_up + hi for p in range(fa.planes)])
@@ -211,7 +214,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]
-            if a_switch is None:
+            if low is None:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             else:
                 a_ports = _ports(fa, low, a_dev[j], True, len(chunk), counters)

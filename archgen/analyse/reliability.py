@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
+from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.power import PDU
 from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
@@ -96,11 +98,11 @@ class Reliability:
         The counted classes' rates add; their effective count is (sum r)^2 / sum(r^2 / n) (Welch-Satterthwaite).
         """
         hit = [c for c in self.classes if c.interrupts and c.per_day]
-        counted = [c for c in hit if c.rate is not None and c.rate.events]
-        total, known = sum(c.per_day for c in hit), sum(c.per_day for c in counted)
+        counted = [(c.per_day, c.rate.events) for c in hit if c.rate is not None and c.rate.events]
+        total, known = sum(c.per_day for c in hit), sum(r for r, _ in counted)
         if not counted:
             return 1.0, 1.0
-        lo, hi = poisson_interval(known ** 2 / sum(c.per_day ** 2 / c.rate.events for c in counted))
+        lo, hi = poisson_interval(known ** 2 / sum(r ** 2 / n for r, n in counted))
         return (total - known + known * lo) / total, (total - known + known * hi) / total
 
     def band(self, accelerators: int, without: str = "") -> tuple[float, float]:
@@ -119,7 +121,7 @@ class Reliability:
         """Mean detection time of a part's interruption (s), weighted by the interrupting classes' rates."""
         hit = [c for c in self.classes if c.interrupts and c.rate is not None and c.per_day]
         total = sum(c.per_day for c in hit)
-        return sum(c.per_day * c.rate.detection.m_as("s") for c in hit) / total if total else 0.0
+        return sum(c.per_day * c.rate.detection.m_as("s") for c in hit if c.rate is not None) / total if total else 0.0
 
     def split(self) -> tuple[float, float]:
         """(interruptions per accelerator-day, per node-day) of the parts.
@@ -154,7 +156,7 @@ class Reliability:
         """Mean repair time of a node's hardware failures, weighted by their rates (hours)."""
         hw = [c for c in self.classes if c.name in HARDWARE_CLASSES and c.rate is not None and c.per_day]
         total = sum(c.per_day for c in hw)
-        return sum(c.per_day * c.rate.repair.m_as("h") for c in hw) / total if total else 0.0
+        return sum(c.per_day * c.rate.repair.m_as("h") for c in hw if c.rate is not None) / total if total else 0.0
 
 
 def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
@@ -186,7 +188,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
             unrated.add(f"{name} ({getattr(part, 'id', name)})")
             return
         if rate.basis == "assumed":
-            assumed.add(name if own is None else f"{name} ({part.id})")
+            assumed.add(name if own is None else f"{name} ({getattr(part, 'id', name)})")
         # a rate the source measured per server of n accelerators applies per accelerator, whatever the node size
         exposure = accelerators / rate.per_accelerators if rate.per_accelerators and accelerators else units
         entry["units"] += units
@@ -258,7 +260,7 @@ def _combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:
     per_year = sum(n * r.per_year for n, r in rates) / units
     repair = sum(n * r.per_year * r.repair.m_as("h") for n, r in rates) / max(per_year * units, 1e-30)
     detection = sum(n * r.per_year * r.detection.m_as("h") for n, r in rates) / max(per_year * units, 1e-30)
-    basis = "sourced" if all(r.basis == "sourced" for _, r in rates) else "assumed"
+    basis: Literal["sourced", "assumed"] = "sourced" if all(r.basis == "sourced" for _, r in rates) else "assumed"
     return FailureRate(fit=per_year / 8766.0 * 1e9, repair=Q_(repair, "h"), detection=Q_(detection, "h"), basis=basis,
                        source="; ".join(sorted({r.source for _, r in rates})),
                        interrupts=all(r.interrupts for _, r in rates))
@@ -291,7 +293,7 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
     def repair(*names: str) -> Q:
         hw = [by[n] for n in names if n in by and by[n].rate is not None]
         total = sum(c.per_day for c in hw)
-        hours = sum(c.per_day * c.rate.repair.m_as("h") for c in hw) / total if total else 0.0
+        hours = sum(c.per_day * c.rate.repair.m_as("h") for c in hw if c.rate is not None) / total if total else 0.0
         return Q_(hours, "h")
 
     out = [Domain("node", "accelerator, host, NIC, software", yearly(*NODE_CLASSES), per_node,
@@ -307,7 +309,7 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
         hit = fa.metrics.get("failure.leaf.accelerators_affected")
         leaves = fa.metrics.get("leaf.switches")
         rate = by["switch"].rate if "switch" in by else None
-        if hit is not None and leaves is not None and rate is not None:
+        if hit is not None and leaves is not None and rate is not None and not isinstance(fa.fabric.spec, Torus):
             mgmt = fa.fabric.spec.role == "management"  # out-of-band: a leaf failure stops no job
             lost = fa.metrics.get("failure.leaf.ports_lost")
             served = int(lost.m) if lost is not None else 0
@@ -325,9 +327,9 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
                     for r in a.cluster.rack_types.values()), default=rack_acc)
     for name, label in (("power_shelf", "power shelf"), ("pdu", "PDU / feed")):
         if name in by:
-            lost = 0 if redundant.get(name) else per_rack
-            out.append(Domain(label, label, yearly(name), lost, repair(name),
-                              "redundant: a repair, no accelerator lost" if lost == 0 else "the rack stops"))
+            stopped = 0 if redundant.get(name) else per_rack
+            out.append(Domain(label, label, yearly(name), stopped, repair(name),
+                              "redundant: a repair, no accelerator lost" if stopped == 0 else "the rack stops"))
     if "cdu" in by and by["cdu"].units:
         served = 0 if redundant.get("cdu") else a.accelerators // by["cdu"].units
         out.append(Domain("CDU", "coolant distribution unit", yearly("cdu"), served, repair("cdu"),

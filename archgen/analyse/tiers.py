@@ -13,6 +13,7 @@ from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem, TierPorts, tier_ports
 from archgen.build import BoundFabric
 from archgen.model import Switch
+from archgen.model.fabrics import FatTree
 from archgen.units import Q
 
 TIERS = ("leaf", "spine", "core")
@@ -93,6 +94,13 @@ class TierSplit:
         return self.down + self.up if fixed and self.up else self.plan.radix
 
 
+def fat_tree(fabric: BoundFabric) -> FatTree:
+    """The spec of a fabric this module sizes: only a fat tree has leaf, spine and core tiers."""
+    spec = fabric.spec
+    assert isinstance(spec, FatTree), f"{spec.id} is a {spec.topology} fabric, not a fat tree"
+    return spec
+
+
 def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
     """Down and up ports of `tier`'s switch at `speed`: one rule for leaves, spines and cores.
 
@@ -101,13 +109,14 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
     side and the oversubscription o sets the up ports beside them, u = ⌊d·s / (o·s_up)⌋ at the uplink rate
     s_up, which must fit in the rest of the down group (NET001); neither: u = ⌊k/(1+o)⌋, d = k − u.
     """
-    spec, fab = getattr(fabric.spec, tier), fabric.spec
+    spec, fab = getattr(fabric.spec, tier), fat_tree(fabric)
     plan = _ports(fabric, tier, speed, uplinks=not top)
     problems = list(plan.problems)
     up_speed = spec.uplink_speed or plan.up_speed or speed
     if top:
         return TierSplit(plan, plan.down if plan.down is not None else plan.radix, 0, up_speed, tuple(problems))
     if plan.up is not None:
+        assert plan.down is not None, "a fixed split fixes both sides (ports.tier_ports)"
         return TierSplit(plan, plan.down, plan.up, up_speed, tuple(problems))
     over = spec.oversubscription or fab.oversubscription
     if plan.down is None:
@@ -117,7 +126,7 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
     group, switch = plan.group, fabric.tiers[tier].switch
     per_port = max(int(group.speed.m_as("Gbit/s") // up_speed.m_as("Gbit/s")), 1) if group is not None else 1
     left = (group.count - math.ceil(plan.down / max(plan.breakout, 1))) if group is not None else 0
-    if switch is not None and math.ceil(up / per_port) > left:
+    if switch is not None and group is not None and math.ceil(up / per_port) > left:   # a switch has a group
         problems.append(Problem("NET001", fabric.owner_path + (tier, "down"), f"{plan.down} down ports at "
                                 f"{over:g}:1 need {up} up ports, {math.ceil(up / per_port)} of {switch.id}'s group "
                                 f"'{group.name}'; {max(left, 0)} are left beside the down ports",
@@ -182,7 +191,8 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     The leaves are derived from the demand, or fixed by `leaf.count`: fewer than derived is a problem (the
     endpoints that do not fit are left out of the used ports), more are spare leaves.
     """
-    spec, here, problems, fixed = fabric.spec, fabric.owner_path, [], fabric.spec.leaf.count
+    spec, here, problems = fat_tree(fabric), fabric.owner_path, list[Problem]()
+    fixed = spec.leaf.count
     leaf_sw = fabric.tiers["leaf"].switch
     plan = _ports(fabric, "leaf", spec.speed, uplinks=True)
     b_leaf = plan.breakout
@@ -203,7 +213,7 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     problems += s_leaf.problems
     need, per_group, rpl = demand.leaves(down)
     leaves = need if fixed is None else fixed
-    if leaves < need and tiers_used > 1:
+    if fixed is not None and leaves < need and tiers_used > 1:
         problems.append(Problem("NET018", here + ("leaf", "count"),
                                 f"{fixed} leaves per plane are fewer than the {need} the endpoints need: "
                                 f"{demand.why(down)}", count(fixed), count(need)))
@@ -237,7 +247,7 @@ class Upper:
 
 def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
     """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all."""
-    spec, here, problems = fabric.spec, fabric.owner_path, []
+    spec, here, problems = fat_tree(fabric), fabric.owner_path, list[Problem]()
     spine_sw, up_speed = fabric.tiers["spine"].switch, leaf.up_speed
     top = split(fabric, "spine", up_speed, True)
     k_spine, b_spine = top.radix, top.plan.breakout
@@ -267,7 +277,7 @@ def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
 
 def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
     """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod."""
-    spec, here, problems = fabric.spec, fabric.owner_path, []
+    spec, here, problems = fat_tree(fabric), fabric.owner_path, list[Problem]()
     spine_sw, core_sw, up_speed = fabric.tiers["spine"].switch, fabric.tiers["core"].switch, leaf.up_speed
     mid = split(fabric, "spine", up_speed, False)
     top = split(fabric, "core", mid.up_speed, True)
@@ -323,7 +333,7 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
     (a divisor of s_up) with pods·l ≤ k_core. A fixed count C fixes l = s_up·groups / C, so C must be a multiple of
     the groups whose quotient divides s_up, and pods·l must fit the core's ports.
     """
-    here, fixed, problems = fabric.owner_path + ("core", "count"), fabric.spec.core.count, []
+    here, fixed, problems = fabric.owner_path + ("core", "count"), fat_tree(fabric).core.count, list[Problem]()
     pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
     cores = spines_per_pod * (s_up // pair_links) if s_up else 0
     if fixed is None or not (s_up and spines_per_pod):

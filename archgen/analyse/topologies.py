@@ -42,6 +42,7 @@ The graphs that cross-check these forms on small instances are in `archgen.topol
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from archgen.analyse.fabric import FabricAnalysis, node_ports, other_switches, rails
 from archgen.analyse.nodes import NodeType, compute_node, count
@@ -57,20 +58,21 @@ def analyse_topology(design: Design, cluster: ClusterDesign, fabric: BoundFabric
     """Closed-form sizing of a torus, dragonfly or rail-only fabric."""
     spec = fabric.spec
     if isinstance(spec, Torus):
-        return _torus(design, fabric, nodes, accelerators)
+        return _torus(design, fabric, spec, nodes, accelerators)
     if isinstance(spec, Dragonfly):
-        return _dragonfly(design, cluster, fabric, nodes, accelerators)
+        return _dragonfly(design, cluster, fabric, spec, nodes, accelerators)
     if isinstance(spec, RailOnly):
-        return _rail_only(design, cluster, fabric, nodes, accelerators)
+        return _rail_only(design, cluster, fabric, spec, nodes, accelerators)
     raise TypeError(f"no closed form for topology '{spec.topology}'")
 
 
 def _result(fabric: BoundFabric, accelerators: int, problems: list[Problem], **kw) -> FabricAnalysis:
     """A FabricAnalysis with the fat-tree-only fields left empty."""
-    fields = dict(tiers_used=1, planes=1, ports_per_node={}, node_ports=0, endpoint_ports=0, reserved_ports=0,
-                  rails=0, rails_per_leaf=0, group="", group_domains=0, groups=0, leaves_per_group=0, pods=0,
-                  spines_per_pod=0, core_links_per_spine_pair=0, tiers=(), links={}, oversubscription={}, hops=0,
-                  max_endpoints=0, max_accelerators=0, failure={})
+    fields: dict[str, Any] = dict(
+        tiers_used=1, planes=1, ports_per_node={}, node_ports=0, endpoint_ports=0, reserved_ports=0, rails=0,
+        rails_per_leaf=0, group="", group_domains=0, groups=0, leaves_per_group=0, pods=0, spines_per_pod=0,
+        core_links_per_spine_pair=0, tiers=(), links={}, oversubscription={}, hops=0, max_endpoints=0,
+        max_accelerators=0, failure={})
     fields.update(kw)
     return FabricAnalysis(fabric=fabric, accelerators=accelerators, problems=tuple(problems),
                           topology=fabric.spec.topology, **fields)
@@ -113,8 +115,9 @@ def ocs_figures(dims: list[int], cube: list[int], wrap: bool = True, pod: int | 
             "crossing": crossing, "slices": pod // cubes if cubes else 0, "faces": faces}
 
 
-def _torus(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...], accelerators: int) -> FabricAnalysis:
-    spec, here, problems = fabric.spec, fabric.owner_path, []
+def _torus(design: Design, fabric: BoundFabric, spec: Torus, nodes: tuple[NodeType, ...],
+           accelerators: int) -> FabricAnalysis:
+    here, problems = fabric.owner_path, list[Problem]()
     f = torus_figures(spec.dims, spec.wraparound, spec.links_per_neighbour)
     shape = "x".join(str(d) for d in spec.dims)
     pod = spec.ocs.cubes if spec.ocs is not None else None
@@ -131,7 +134,7 @@ def _torus(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...], acc
     compute = compute_node(nodes)
     acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
     have = acc.scale_up.links if isinstance(acc, Accelerator) and acc.scale_up else 0
-    if have and f["degree"] > have:
+    if have and isinstance(acc, Accelerator) and f["degree"] > have:   # `have` is read from an Accelerator
         problems.append(Problem("NET001", here + ("dims",), f"each chip of a {shape} torus needs {f['degree']} "
                                 f"links; {acc.id} has {have}", count(f["degree"]), count(have)))
     s = spec.speed
@@ -186,9 +189,9 @@ def _endpoints(design: Design, cluster: ClusterDesign, fabric: BoundFabric,
     return ports_per_node, n_ports, n_ports + switches + spec.endpoints.extra, problems
 
 
-def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
-               accelerators: int) -> FabricAnalysis:
-    spec, here = fabric.spec, fabric.owner_path
+def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec: Dragonfly,
+               nodes: tuple[NodeType, ...], accelerators: int) -> FabricAnalysis:
+    here = fabric.owner_path
     ports_per_node, n_ports, endpoints, problems = _endpoints(design, cluster, fabric, nodes)
     a, p, m, s = spec.group_size, spec.terminals, spec.pair_links, spec.speed
     fewest = max(math.ceil(endpoints / (a * p)), 1)
@@ -252,9 +255,9 @@ def rail_only_figures(domains: int, rails_: int, k: int, k_spine: int, over: flo
     return {"leaves": leaves, "spines": spines, "down": down, "up": up, "tiers": 2, "max": k_spine * down}
 
 
-def _rail_only(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
-               accelerators: int) -> FabricAnalysis:
-    spec, here, planes = fabric.spec, fabric.owner_path, fabric.spec.planes
+def _rail_only(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec: RailOnly,
+               nodes: tuple[NodeType, ...], accelerators: int) -> FabricAnalysis:
+    here, planes = fabric.owner_path, spec.planes
     ports_per_node, n_ports, endpoints, problems = _endpoints(design, cluster, fabric, nodes)
     compute = compute_node(nodes)
     ppn = ports_per_node.get(compute.part.id, 0) if compute else 0

@@ -49,19 +49,19 @@ def _fraction(value: object) -> object:
 class FailureRate(Spec):
     """How often one unit of a part fails and how long it takes to bring it back."""
 
-    afr: float | None = Field(None, description="Annual failure rate: failures per unit-year, as a fraction "
-                              "(0.05) or a percentage ('5 %'), from 0 to 100 %.")
+    afr: float | None = Field(default=None, description="Annual failure rate: failures per unit-year, as a fraction "
+                                      "(0.05) or a percentage ('5 %'), from 0 to 100 %.")
     fit: float | None = Field(None, ge=0, le=1e9, description="Failures per 10^9 unit-hours (FIT), instead of `afr`.")
     repair: DurationOrZero = Field(default_factory=lambda: Q_(24, "h"), description=(
         "Time to repair or replace a failed unit and return it to service, e.g. '24 h' (default 24 h)."))
     interrupts: bool = Field(True, description="Whether a failure of this part interrupts a job running on it.")
-    per_accelerators: int | None = Field(None, gt=0, le=1024, description=(
+    per_accelerators: int | None = Field(default=None, gt=0, le=1024, description=(
         "The source measured this rate per group of this many accelerators (8: per 8-GPU server); archgen then "
         "applies it per accelerator (rate / this), whatever a node holds. Left out: per unit of the class."))
     detection: DurationOrZero = Field(default_factory=lambda: Q_(0, "min"), description=(
         "Mean time from the failure until the job is found stopped, on top of `checkpoint.restart` (a hang waits "
         "for a collective timeout), e.g. '10 min' (default 0)."))
-    events: int | None = Field(None, ge=0, le=10**9, description=(
+    events: int | None = Field(default=None, ge=0, le=10**9, description=(
         "The failures the rate was counted from, for its Poisson confidence interval (left out: none shown)."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
     source: str = Field(min_length=3, description="Where the rate comes from (document, table), or why assumed.")

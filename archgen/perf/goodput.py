@@ -66,7 +66,7 @@ def log_poisson_pmf(mean: float, k: int) -> float:
     return k * math.log(mean) - mean - math.lgamma(k + 1)
 
 
-def _log_sum(mean: float, lo: int, hi: int) -> float:
+def _log_sum(mean: float, lo: int, hi: float) -> float:
     """Log of the sum of P(X = i) for lo <= i <= hi, X ~ Poisson(mean), summed in log space."""
     if hi < lo:
         return -math.inf
@@ -76,7 +76,7 @@ def _log_sum(mean: float, lo: int, hi: int) -> float:
     return top + math.log(float(np.exp(logs - top).sum()))
 
 
-def log_poisson_cdf(mean: float, k: int) -> float:
+def log_poisson_cdf(mean: float, k: float) -> float:
     """Log P(X <= k), X ~ Poisson(mean), in log space: no underflow at any mean, O(sqrt(mean)) terms.
 
     Only the terms within 40 standard deviations of the mean (or of k below it, where they fall geometrically)
@@ -102,17 +102,18 @@ def poisson_tail(mean: float, k: int) -> float:
     return math.exp(_log_sum(mean, k + 1, int(max(k + 1, mean) + 40 * math.sqrt(mean) + 40)))
 
 
-def poisson_interval(count: int, level: float = 0.95) -> tuple[float, float]:
+def poisson_interval(count: float, level: float = 0.95) -> tuple[float, float]:
     """(low, high) factors on a rate counted from `count` events: Garwood's exact Poisson interval.
 
     low solves P(X >= n | low n) = (1 - level) / 2 and high P(X <= n | high n) = (1 - level) / 2, by bisection on
-    the Poisson CDF. No events: no interval (1, 1).
+    the Poisson CDF. No events: no interval (1, 1). `count` may be an effective count (`analyse.reliability`
+    pools classes by Welch-Satterthwaite), not an integer.
     """
     if count <= 0:
         return 1.0, 1.0
     tail = (1 - level) / 2
 
-    def solve(k: int, want: float) -> float:  # the mean at which P(X <= k) = want (P falls as the mean grows)
+    def solve(k: float, want: float) -> float:  # the mean at which P(X <= k) = want (P falls as the mean grows)
         lo, hi = 0.0, count + 20 * math.sqrt(count) + 20
         for _ in range(100):
             mid = (lo + hi) / 2
