@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from archgen.analyse.fabric import TIERS, FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
 from archgen.analyse.nodes import (  # re-exported
@@ -23,6 +24,9 @@ from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import System
 from archgen.topology import ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
+
+if TYPE_CHECKING:  # analyse.cabling reads this module
+    from archgen.analyse.cabling import Cabling
 
 __all__ = ["TIERS", "ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
            "analyse_cluster", "analyse_fabric", "analyse_scale_up", "count", "fabric_metrics", "nic_bandwidth",
@@ -55,7 +59,7 @@ class ClusterAnalysis:
     fabrics: tuple[FabricAnalysis, ...]
     problems: tuple[Problem, ...]
     metrics: dict[str, Q] = field(default_factory=dict)
-    cabling: object = None
+    cabling: Cabling | None = None
     scale_out: ScaleOutPath | None = None
     typical_from_max: tuple[str, ...] = ()
 
