@@ -28,7 +28,6 @@ FROZEN_DEBT = frozenset({
     "archgen.perf.*",
     "archgen.analyse.bom", "archgen.analyse.cost", "archgen.analyse.fabric", "archgen.analyse.network",
     "archgen.analyse.portmap", "archgen.analyse.reliability", "archgen.analyse.tiers", "archgen.analyse.topologies",
-    "archgen.build",
 })
 
 
@@ -42,7 +41,7 @@ def test_typing_debt_only_shrinks():
     """Every module on the debt list was on it when it was frozen; the count only falls."""
     debt = _debt()
     assert debt <= FROZEN_DEBT, f"modules added to the typing debt (type them instead): {sorted(debt - FROZEN_DEBT)}"
-    assert len(FROZEN_DEBT) <= 10, "the frozen list only shrinks: drop a module from it when it leaves pyproject.toml"
+    assert len(FROZEN_DEBT) <= 9, "the frozen list only shrinks: drop a module from it when it leaves pyproject.toml"
 
 
 def test_frozen_debt_is_current():
