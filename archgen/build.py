@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from typing import TypeVar
 
 from archgen.model import NIC, Accelerator, Cluster, CoolingUnit, Facility, Link, PowerShelf, Rack, Switch, System
-from archgen.model.base import Part
+from archgen.model.base import Document, Part
+from archgen.model.cluster import Placement
 from archgen.model.fabrics import LINK_TIERS, Fabric, FatTree, LinkChoice, RailOnly, Torus
 from archgen.model.power import PDU
 from archgen.model.requirements import Requirement, Requirements
@@ -15,6 +17,7 @@ from archgen.model.sweep import Sweep
 from archgen.model.workload import Model, Workload
 from archgen.validate import Specs
 
+_D = TypeVar("_D", bound=Document)  # the kind of document `_ref` looks up
 #: Part kinds that may be placed in a rack slot.
 PLACEABLE = (System, Switch, PowerShelf, PDU, CoolingUnit)
 
@@ -100,8 +103,7 @@ def build(specs: Specs) -> Design:
         for j, nic in enumerate(system.nics):
             _ref(specs, system.id, nic.part, (NIC,), ("nics", j, "part"), unresolved)
     for w in specs.of(Workload):  # the performance stage estimates the workloads whose references resolve
-        if w.model is not None:
-            _ref(specs, w.id, w.model, (Model,), ("model",), unresolved, f"workload/{w.id}")
+        _ref(specs, w.id, w.model, (Model,), ("model",), unresolved, f"workload/{w.id}")
         _ref(specs, w.id, w.cluster, (Cluster,), ("cluster",), unresolved, f"workload/{w.id}")
     for s in specs.of(Sweep):  # `archgen sweep` runs them; here only their references are checked
         _ref(specs, s.id, s.workload, (Workload,), ("workload",), unresolved, f"sweep/{s.id}")
@@ -155,8 +157,8 @@ def _bind(req: Requirement, subject: str, owner: str, path: tuple, objects: tupl
         BoundRequirement(req, "", owner, path, subject)]
 
 
-def _ref(specs: Specs, owner: str, ref: str | None, kinds: tuple[type, ...], path: tuple,
-         unresolved: list[Unresolved], subject: str = "") -> Part | None:
+def _ref(specs: Specs, owner: str, ref: str | None, kinds: tuple[type[_D], ...], path: tuple,
+         unresolved: list[Unresolved], subject: str = "") -> _D | None:
     if ref is None:
         return None
     found = specs.get(ref)
@@ -285,7 +287,7 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     problems: list[tuple[tuple, str]] = []
     rack_types: dict[str, RackDesign] = {}
 
-    def rack_ref(ref: str, path: tuple) -> str | None:
+    def rack_ref(ref: str | None, path: tuple) -> str | None:
         if ref in by_id:
             rack_types[ref] = by_id[ref]
             return ref
@@ -300,7 +302,7 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
                                     if rack_ref(r.rack, ("units", i, "racks", j, "rack")))
     rack_counts: dict[str, int] = {}
     unit_counts: dict[str, int] = {}
-    entries: list[tuple[int, object]] = []
+    entries: list[tuple[int, Placement]] = []
     for i, place in enumerate(cluster.layout):
         if place.unit is not None:
             if place.unit not in unit_racks:
@@ -310,8 +312,8 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
             unit_counts[place.unit] = unit_counts.get(place.unit, 0) + place.count
             for rid, n in unit_racks[place.unit]:
                 rack_counts[rid] = rack_counts.get(rid, 0) + n * place.count
-        elif rack_ref(place.rack, ("layout", i, "rack")):
-            rack_counts[place.rack] = rack_counts.get(place.rack, 0) + place.count
+        elif (ref := rack_ref(place.rack, ("layout", i, "rack"))) is not None:
+            rack_counts[ref] = rack_counts.get(ref, 0) + place.count
         else:
             continue                                  # unresolved rack: reported by REF001
         entries.append((i, place))
@@ -331,7 +333,7 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
                          su_switch, su_link, facility, tuple(problems))
 
 
-def _expand(cluster: Cluster, entries: list[tuple[int, object]], unit_racks: dict[str, tuple[tuple[str, int], ...]],
+def _expand(cluster: Cluster, entries: list[tuple[int, Placement]], unit_racks: dict[str, tuple[tuple[str, int], ...]],
             rack_types: dict[str, RackDesign]) -> tuple[RackInstance, ...]:
     """Place racks row by row in layout order; a unit marked `new_row` starts each instance on a fresh row."""
     per_row = cluster.floor.racks_per_row
@@ -348,9 +350,8 @@ def _expand(cluster: Cluster, entries: list[tuple[int, object]], unit_racks: dic
                 seen[place.unit] = index + 1
                 members = [(rid, n) for rid, n in unit_racks[place.unit]]
                 prefix, unit = f"{place.unit}{index + 1:02d}/", place.unit
-            else:
-                index = seen.get("rack:" + place.rack, 0)
-                seen["rack:" + place.rack] = index + 1
+            elif place.rack is not None:  # a placement names a unit or a rack (`Placement`)
+                seen["rack:" + place.rack] = seen.get("rack:" + place.rack, 0) + 1
                 members, prefix, unit, index = [(place.rack, 1)], "", "", -1
             if fresh and col:
                 row, col = row + 1, 0

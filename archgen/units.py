@@ -44,7 +44,6 @@ def _definitions() -> str:
 def _build_registry() -> pint.UnitRegistry:
     """The registry from pint's definitions, patched for our domain; cached on disk (100 ms → 20 ms per start)."""
     text = _definitions()
-    options = {"autoconvert_offset_to_baseunit": True}  # "35 degC" parses
     try:
         cache = cache_dir("units")
         defs = cache / f"definitions-{digest(text)}.txt"
@@ -55,15 +54,17 @@ def _build_registry() -> pint.UnitRegistry:
             os.replace(tmp, defs)
         if not unsealed_removed(cache / "pint"):  # pint's cache is pickle: only files sealed on this machine
             raise OSError("no cache key")
-        reg = pint.UnitRegistry(str(defs), cache_folder=str(cache / "pint"), **options)
+        reg: pint.UnitRegistry = pint.UnitRegistry(str(defs), cache_folder=str(cache / "pint"),
+                                                   autoconvert_offset_to_baseunit=True)  # "35 degC" parses
         seal(cache / "pint")
     except (OSError, UnicodeDecodeError):  # read-only home, no key: build in memory
-        reg = pint.UnitRegistry(None, **options)
+        reg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=True)
         reg.load_definitions(text.splitlines())
     reg.formatter.default_format = "~P"
     # pint caches the parse of a plain unit name ('s') but not of a prefixed one or an expression ('TFLOPS', 'B/s'),
     # which every `.to("TFLOPS")` parses again (~0.1 ms); the parse is a pure function of its arguments.
-    reg.parse_units_as_container = functools.lru_cache(maxsize=4096)(reg.parse_units_as_container)
+    reg.parse_units_as_container = functools.lru_cache(maxsize=4096)(  # type: ignore[method-assign]
+        reg.parse_units_as_container)
     return reg
 
 

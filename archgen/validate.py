@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
@@ -89,7 +89,7 @@ def _known(name: str, known: Iterable[str], what: str) -> str:
     raise UsageError(f"no catalog {what} '{name}'{hint}")
 
 
-def validate(docs: list[Source], library: list[Source] = ()) -> Specs:
+def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     """Validate user documents and the shipped `library` catalog; user ids shadow library ids."""
     items: dict[str, Document] = {}
     sources: dict[str, Source] = {}
@@ -285,7 +285,8 @@ def _untagged(cls: type[BaseModel], loc: tuple) -> tuple:
             current = _item_of(current)
             continue
         model = _model_of(current)
-        field = model and next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        field = None if model is None else next(
+            (f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
         if field is None and part in _tags(current):
             continue
         out.append(part)

@@ -1,7 +1,7 @@
 """The type checker (mypy, pinned in the `test` extra) is clean on the package (issue 12; config in pyproject.toml).
 
 Modules on the typing-debt list of `[[tool.mypy.overrides]]` are checked with their errors not yet enforced; the
-list only shrinks. mypy's cache (`.mypy_cache/`) makes a run after the first take a few seconds.
+list only shrinks (`FROZEN_DEBT`). mypy's cache (`.mypy_cache/`) makes a run after the first take a few seconds.
 """
 
 from __future__ import annotations
@@ -22,12 +22,24 @@ def test_mypy_is_clean():
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
 
 
-def test_typing_debt_only_shrinks():
-    """The debt list names modules, not whole new packages: commands, output, compare and render stay enforced."""
+#: The typing-debt list as it stood when it was frozen (issue 19): the list in pyproject.toml may drop entries, never
+#: gain one (a glob may not come back either). Take a module off both lists once mypy is clean on it.
+FROZEN_DEBT = frozenset({"archgen.perf.*"})
+
+
+def _debt() -> set[str]:
     import tomllib
     overrides = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["overrides"]
-    debt = {m for o in overrides if o.get("ignore_errors") for m in o["module"]}
-    assert len(debt) <= 14, sorted(debt)
-    assert not {m for m in debt if m.startswith(("archgen.render", "archgen.commands", "archgen.output",
-                                                   "archgen.compare", "archgen.cli", "archgen.pipeline",
-                                                   "archgen.metrics"))}
+    return {m for o in overrides if o.get("ignore_errors") for m in o["module"]}
+
+
+def test_typing_debt_only_shrinks():
+    """Every module on the debt list was on it when it was frozen; the count only falls."""
+    debt = _debt()
+    assert debt <= FROZEN_DEBT, f"modules added to the typing debt (type them instead): {sorted(debt - FROZEN_DEBT)}"
+    assert len(FROZEN_DEBT) <= 1, "the frozen list only shrinks: drop a module from it when it leaves pyproject.toml"
+
+
+def test_frozen_debt_is_current():
+    """A module typed and taken off pyproject.toml's list leaves the frozen list too, so it cannot silently return."""
+    assert FROZEN_DEBT <= _debt(), f"typed modules still frozen as debt: {sorted(FROZEN_DEBT - _debt())}"

@@ -122,7 +122,8 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
 def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     net = sum(cab.network_power.values(), Q_(0, "kW"))
     placed = {line.part for line in cab.bom if line.note == "not placed in a rack"}
-    unplaced = sum((line.total_power for line in cab.bom if line.part in placed), Q_(0, "kW"))
+    unplaced = sum((p for line in cab.bom if line.part in placed and (p := line.total_power) is not None),
+                   Q_(0, "kW"))  # None: counted in its parent
     it_power = (a.metrics["it_power_racks"] + cab.optics_power + unplaced).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
             "links": count(sum(t.links for t in cab.tiers)), **_facility_metrics(a, it_power)}
@@ -240,10 +241,10 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
 
 def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[str, np.ndarray]) -> tuple:
     """A-end rack/U, B-end rack/U, port group and weight (links per row) of every run of a tier."""
-    per_plane = {t.name: t.switches for t in fa.tiers}
+    tiers = {t.name: t for t in fa.tiers}
     if tier == "access":
         racks, us, planes, leaves = access_ports(cluster, fa)
-        n_leaves = per_plane["leaf"]
+        n_leaves = tiers["leaf"].switches
         leaves = np.minimum(leaves, max(n_leaves - 1, 0))
         b = placed["leaf"][planes * n_leaves + leaves] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
         extra = fa.links["access"] * fa.planes - len(racks)
@@ -251,7 +252,7 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
         weight = np.ones(len(racks), dtype=np.int64)
         if extra > 0 and len(placed["leaf"]):
             # switch management ports, extra and reserved ports: at the leaves' free down ports, in leaf order
-            lf = spare_leaf_ports(planes * n_leaves + leaves, len(placed["leaf"]), fa.tier("leaf").down, extra)
+            lf = spare_leaf_ports(planes * n_leaves + leaves, len(placed["leaf"]), tiers["leaf"].down, extra)
             a_rack = np.concatenate([a_rack, placed["leaf"][lf, 0]])
             a_u = np.concatenate([a_u, placed["leaf"][lf, 1]])
             b = np.concatenate([b, placed["leaf"][lf]])
@@ -259,7 +260,7 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
             weight = np.concatenate([weight, np.ones(extra, dtype=np.int64)])
         return a_rack, a_u, b[:, 0], b[:, 1], group, weight
     lower, upper = ("leaf", "spine") if tier == "leaf_spine" else ("spine", "core")
-    n_low, n_up = per_plane[lower], per_plane[upper]
+    n_low, n_up = tiers[lower].switches, tiers[upper].switches
     pairs_low, pairs_up, weights = tier_pairs(fa.shape, tier)
     pairs_up = np.minimum(pairs_up, max(n_up - 1, 0))
     a_list, b_list = [], []
@@ -325,6 +326,7 @@ def link_speed(fa: FabricAnalysis, tier: str) -> Q:
     """Line rate of a fat tree's links at `tier`: the leaves' down rate for access, else the lower tier's up rate."""
     lower = {"access": "leaf", "leaf_spine": "leaf", "spine_core": "spine"}[tier]
     t = fa.tier(lower)
+    assert t is not None, f"a fat tree with {tier} links has a {lower} tier"
     return t.speed if tier == "access" else t.up_speed
 
 

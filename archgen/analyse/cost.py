@@ -26,7 +26,7 @@ from archgen.analyse.goodput import Goodput, failures_of, goodput, workload_metr
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.reliability import Reliability, analyse_reliability, job_interruptions
 from archgen.build import Design
-from archgen.model import Switch, System
+from archgen.model import Model, Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.model.requirements import judge
@@ -299,6 +299,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         extra: dict[str, Q] = {}
         if w.training is not None:
             model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
+            if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
+                continue
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra, tps = job_interruptions(ops.reliability[a.cluster.path], est.gpus), None

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from archgen.build import RackDesign
+from archgen.build import Placed, RackDesign
 from archgen.model import Switch, System
-from archgen.model.base import spare_units
+from archgen.model.base import Psus, spare_units
 from archgen.model.power import PDU
 from archgen.units import Q_, Q
 
@@ -97,40 +97,39 @@ def distribution(rack: RackDesign, pdu_capacity: Q) -> Distribution | None:
 
     `pdu_capacity` is one PDU's rating as the rack analysis takes it (`Power.conversion.unit_capacity`).
     """
-    pdu_items = [item for item in rack.items if isinstance(item.part, PDU)]
-    if not pdu_items:
+    pdu_parts = [item.part for item in rack.items if isinstance(item.part, PDU)]
+    if not pdu_parts:
         return None
     spec = rack.spec
     redundancy = spec.power.pdus.redundancy if spec.power.pdus else "N"
-    n = len(pdu_items)
-    phases = min(item.part.phases for item in pdu_items)
+    n = len(pdu_parts)
+    phases = min(p.phases for p in pdu_parts)
     sides = redundancy == "N+N" and n >= 2
     side_of = ["A" if i < n // 2 else "B" for i in range(n)] if sides else [""] * n
     capacity = (pdu_capacity * spec.power.feeds.derating / phases).to("kW")
-    parts = [item for item in rack.items if isinstance(item.part, System | Switch)]
-    mapped = [item for item in parts if item.part.power.psus is not None]
-    unmapped = tuple(sorted({item.part.id for item in parts if item.part.power.psus is None}))
+    parts = [(item, item.part) for item in rack.items if isinstance(item.part, System | Switch)]
+    mapped = [(item, part, psus) for item, part in parts if (psus := part.power.psus) is not None]
+    unmapped = tuple(sorted({part.id for _, part in parts if part.power.psus is None}))
     load = [[Q_(0.0, "kW") for _ in range(phases)] for _ in range(n)]
     outlets: list[Outlet] = []
-    for s, item in enumerate(mapped):
-        psus = item.part.power.psus
-        each = (item.part.power.max / psus.count).to("kW")
+    for s, (item, part, psus) in enumerate(mapped):
+        each = (part.power.max / psus.count).to("kW")
         for j in range(psus.count):
             if sides:
                 group = [i for i in range(n) if side_of[i] == ("A" if j % 2 == 0 else "B")]
                 pdu = group[(s + j // 2) % len(group)]
             else:
                 pdu = (s * psus.count + j) % n
-            phase = min(range(phases), key=lambda k, p=pdu: (load[p][k].m_as("kW"), k))
+            phase = min((load[pdu][k].m_as("kW"), k) for k in range(phases))[1]
             load[pdu][phase] = load[pdu][phase] + each
-            outlets.append(Outlet(item.part.id, item.u, j + 1, pdu + 1, side_of[pdu], phase + 1, each))
+            outlets.append(Outlet(part.id, item.u, j + 1, pdu + 1, side_of[pdu], phase + 1, each))
     pdus = tuple(PduLoad(i + 1, side_of[i], tuple(load[i]), capacity) for i in range(n))
     return Distribution(redundancy, sides, tuple(outlets), pdus,
                         tuple(_cases(mapped, outlets, n, phases, side_of, capacity)), unmapped)
 
 
-def _cases(mapped: Sequence, outlets: Sequence[Outlet], n: int, phases: int, side_of: list[str],
-           capacity: Q) -> list[LossCase]:
+def _cases(mapped: Sequence[tuple[Placed, System | Switch, Psus]], outlets: Sequence[Outlet], n: int, phases: int,
+           side_of: list[str], capacity: Q) -> list[LossCase]:
     """Each side lost (N+N), or each PDU lost in turn (otherwise)."""
     if side_of[0]:
         groups = []
@@ -143,19 +142,18 @@ def _cases(mapped: Sequence, outlets: Sequence[Outlet], n: int, phases: int, sid
     for label, lost in groups:
         load = [[0.0] * phases for _ in range(n)]
         short, dark, gone = [], [], 0
-        for item in mapped:
-            mine = [o for o in outlets if o.part == item.part.id and o.u == item.u]
+        for item, part, psus in mapped:
+            mine = [o for o in outlets if o.part == part.id and o.u == item.u]
             left = [o for o in mine if o.pdu not in lost]
             gone += len(mine) - len(left)
-            psus = item.part.power.psus
-            name = f"{item.part.id} at U{item.u}"
+            name = f"{part.id} at U{item.u}"
             if not left:
                 dark.append(name)
                 continue
             need = needed_psus(psus.count, psus.redundancy)
             if len(left) < need:
                 short.append((name, len(left), need))
-            each = item.part.power.max.m_as("kW") / len(left)
+            each = part.power.max.m_as("kW") / len(left)
             for o in left:
                 load[o.pdu - 1][o.phase - 1] += each
         worst = max((max(row) for i, row in enumerate(load) if i + 1 not in lost), default=0.0)

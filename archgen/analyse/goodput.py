@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.goodput import Failures, JobGoodput, ettr, job_goodput
 from archgen.units import Q_, Q
@@ -31,7 +32,7 @@ class Goodput(JobGoodput):
         return [ettr(t, self.blocking, self.restart + self.wait, self.mtti) for t in intervals]
 
 
-def checkpoint_bytes(model: object, bytes_per_parameter: float) -> float:
+def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
     """Checkpoint size: the model's parameters x bytes per parameter."""
     return Arch.from_model(model).params() * bytes_per_parameter
 
@@ -62,7 +63,7 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
                     rel.planned_per_accelerator_day, rel.planned_duration, per_node)
 
 
-def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: object, model: object,
+def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Workload, model: Model,
             accelerators: int) -> Goodput | None:
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.
 

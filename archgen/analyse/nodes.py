@@ -64,7 +64,7 @@ def nic_ports(design: Design, system: System, role: str) -> int:
 
 def nic_bandwidth(design: Design | Specs, system: System, role: str) -> Q:
     """Line rate of a system's NIC ports of `role`, summed (parts looked up in the design's specs, or `specs`)."""
-    specs = getattr(design, "specs", design)
+    specs = design.specs if isinstance(design, Design) else design
     total = Q_(0, "Gbit/s")
     for slot in system.nics:
         nic = specs.get(slot.part)
@@ -88,4 +88,4 @@ def nic_transport(design: Design, system: System, role: str) -> tuple[Q | None, 
 
 def compute_node(nodes: tuple[NodeType, ...]) -> NodeType | None:
     """The node type that holds most of the cluster's accelerators (ties: the lower part id)."""
-    return max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id), default=None)
+    return max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id)) if nodes else None

@@ -14,6 +14,7 @@ import numpy as np
 from archgen.analyse.network import FabricAnalysis, Problem, count
 from archgen.build import ClusterDesign
 from archgen.model import Switch, System
+from archgen.model.fabrics import FatTree
 
 
 def rack_slots(cluster: ClusterDesign, rack_id: str | None, switch: Switch | None) -> list[tuple[int, int]]:
@@ -23,6 +24,13 @@ def rack_slots(cluster: ClusterDesign, rack_id: str | None, switch: Switch | Non
     us = [p.u for p in cluster.rack_types[rack_id].items if p.part.id == switch.id] if rack_id in \
         cluster.rack_types else []
     return [(i, u) for i, inst in enumerate(cluster.instances) if inst.rack.spec.id == rack_id for u in us]
+
+
+def _fat_tree(fa: FabricAnalysis) -> FatTree:
+    """A fabric's spec: this module places fat trees only (`analyse.cabling` wires no other topology)."""
+    spec = fa.fabric.spec
+    assert isinstance(spec, FatTree), f"{fa.fabric.path} is a {spec.topology} fabric, not a fat tree"
+    return spec
 
 
 def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem],
@@ -35,7 +43,7 @@ def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Pr
     onto the last slot.
     """
     out: dict[str, np.ndarray] = {}
-    spec = fa.fabric.spec
+    spec = _fat_tree(fa)
     for t in fa.tiers:
         total = t.switches * fa.planes
         rack_id = spec.rack_of(t.name)
@@ -111,7 +119,7 @@ def _group_leaf_slots(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarra
     if extra > len(free):  # leaves outside the groups (other endpoints, spares of a fixed leaf.count)
         problems.append(Problem("NET012", fa.fabric.owner_path + ("leaf", "rack"),
                                 f"{fa.fabric.path}: {extra} leaves outside the rail groups need a slot; the "
-                                f"'{fa.fabric.spec.leaf.rack}' racks have {len(free)} left", count(extra),
+                                f"'{_fat_tree(fa).leaf.rack}' racks have {len(free)} left", count(extra),
                                 count(len(free))))
     return _at_slots(arr, chosen)
 
@@ -159,7 +167,7 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
     Procedure v1.0, "Setting the InfiniBand Cluster Topology"). Other ports fill the leaves after the groups in
     order, per plane.
     """
-    spec = fa.fabric.spec
+    spec = _fat_tree(fa)
     leaf = fa.tier("leaf")
     down = max(leaf.down if leaf else 1, 1)
     per_domain_rack = cluster.spec.scale_up is not None and cluster.spec.scale_up.domain == "rack"

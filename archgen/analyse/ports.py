@@ -109,9 +109,9 @@ def _breakout(switch: Switch, group: Ports, use: PortUse | None, rate: Q, role: 
 
 def _span(group: Ports, use: PortUse | None, here: tuple, problems: list[Problem]) -> tuple[int, int] | None:
     """(first, last) ports of a range or count inside `group`, or None for the default."""
-    if use is None or use.ports is None:
+    if use is None or (n := use.count()) is None:  # no `ports`: the default
         return None
-    span = use.span() or (1, use.count())
+    span = use.span() or (1, n)
     if span[1] > group.count:
         problems.append(Problem("NET019", here + ("ports",), f"ports {use.ports} are beyond port group "
                                 f"'{group.name}' ({group.count} ports): expected ports within 1-{group.count}",
@@ -183,7 +183,7 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
     if g_up is g_down:
         taken = down_phys + up_phys
         overlap = down_span and up_span and not (down_span[1] < up_span[0] or up_span[1] < down_span[0])
-        if overlap:
+        if overlap and up_use is not None and down_use is not None:  # a span is a `use`'s
             problems.append(Problem("NET019", here + ("up", "ports"), f"up ports {up_use.ports} overlap down ports "
                                     f"{down_use.ports} in group '{g_down.name}': expected separate ranges"))
         elif taken > g_down.count:

@@ -103,15 +103,15 @@ class Power:
     phase_factor: float
     feeds: Stage
     feed_groups: tuple[Stage, ...]
-    equipment: Q | None = None
-    optics: Q | None = None
-    equipment_typical: Q | None = None
+    equipment: Q
+    optics: Q
+    equipment_typical: Q
     typical_from_max: tuple[str, ...] = ()
 
     @property
-    def it_typical(self) -> Q | None:
+    def it_typical(self) -> Q:
         """IT power at typical draw (energy, opex): `equipment_typical` plus the optics; budgets stay on `it_power`."""
-        return None if self.equipment_typical is None else self.equipment_typical + (self.optics or Q_(0, "kW"))
+        return self.equipment_typical + (self.optics or Q_(0, "kW"))
 
     @property
     def conversion(self) -> Stage | None:
@@ -157,7 +157,7 @@ def analyse_rack(rack: RackDesign, optics: Q | None = None) -> RackAnalysis:
     space = _space(rack)
     power = _power(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
     cooling = _cooling(rack, power)
-    metrics = {
+    metrics: dict[str, Q] = {
         "it_power": power.it_power, "it_power_typical": power.it_typical, "optics_power": power.optics,
         "rack_load": power.load,
         "input_power": power.input_power,
@@ -189,7 +189,8 @@ def _space(rack: RackDesign) -> Space:
                     overlaps.append((other, item))
     outside = tuple(p for p in rack.items if p.top > height)
     used = len({u for u, _ in occupied if u <= height})
-    payload = sum((p.part.mechanical.weight for p in rack.items if getattr(p.part, "mechanical", None)), Q_(0, "kg"))
+    payload = sum((m.weight for p in rack.items if (m := getattr(p.part, "mechanical", None)) is not None),
+                  Q_(0, "kg"))
     weight = (payload + spec.form_factor.weight).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
@@ -208,11 +209,11 @@ def _power(rack: RackDesign, optics: Q) -> Power:
     serves = set(spec.power.pdus.serves) if spec.power.pdus else set()
     series = bool(shelves and pdus and spec.power.shelves and spec.power.shelves.fed_from == "pdus")
     on_pdus = [bool(pdus) and (not shelves or p.part.id in serves) for p in rack.items]
-    equipment = _draw(rack, System | Switch)
-    other = _draw(rack, CoolingUnit)
+    equipment = _draw(rack, (System, Switch))
+    other = _draw(rack, (CoolingUnit,))
     it = equipment + optics
     load = it + other
-    pdu_direct = (_draw(rack, System | Switch | CoolingUnit, on_pdus) + optics * _port_share(rack, on_pdus)).to("kW")
+    pdu_direct = (_draw(rack, (System, Switch, CoolingUnit), on_pdus) + optics * _port_share(rack, on_pdus)).to("kW")
     stages: list[Stage] = []
     input_power = load
     if shelves:
@@ -257,12 +258,14 @@ def _stage(claim: Shelves | Pdus | None, kind: str, key: str, count: int, capaci
     return Stage(count, capacity, red, spare_units(red, count), kind, key, load)
 
 
-def _draw(rack: RackDesign, kinds: type, among: list[bool] | None = None) -> Q:
+def _draw(rack: RackDesign, kinds: tuple[type[System | Switch | CoolingUnit], ...],
+          among: list[bool] | None = None) -> Q:
     """Maximum draw of the placed items of `kinds` (a CDU's `power`), of those flagged in `among` when given."""
     total = Q_(0, "W")
     for i, p in enumerate(rack.items):
-        if isinstance(p.part, kinds) and (among is None or among[i]):
-            draw = p.part.power if isinstance(p.part, CoolingUnit) else p.part.power.max
+        part = p.part  # of `kinds`, which are among these three
+        if isinstance(part, kinds) and isinstance(part, System | Switch | CoolingUnit) and (among is None or among[i]):
+            draw = part.power if isinstance(part, CoolingUnit) else part.power.max
             total = total + (draw if draw is not None else Q_(0, "W"))
     return total.to("kW")
 

@@ -112,7 +112,7 @@ def sizing_fabric(a: ClusterAnalysis) -> FabricAnalysis | None:
     compute = [fa for fa in a.fabrics if fa.fabric.spec.role == "compute"]
     if compute:
         return compute[0]
-    return max(a.fabrics, key=lambda fa: fa.node_ports, default=None)
+    return max(a.fabrics, key=lambda fa: fa.node_ports) if a.fabrics else None
 
 
 def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
@@ -152,7 +152,8 @@ def scaling(design: Design, racks: dict, cluster: ClusterDesign, *, max_racks: i
     """
     if not cluster.rack_total:
         return Scaling(cluster.spec.id, "", 0, (), "the cluster has no racks")
-    sizing_id, largest, points, stop = "", 0, [], ""
+    sizing_id, largest, stop = "", 0, ""
+    points: list[ScalePoint] = []
     factor = 1
     while len(points) < max_points:
         if factor > 1 and cluster.rack_total * factor > max_racks:

@@ -82,7 +82,8 @@ def link_ends(ctx: Context, c, fa) -> dict[str, tuple[list[_Port], list[_Port]]]
     groups = {}
     for name in ("leaf", "spine", "core"):
         sw, t = tiers[name].switch if name in tiers else None, getattr(spec, name, None)
-        groups[name] = role_groups(sw, t.down, t.up, t.uplinks, t.uplink_speed) if sw is not None else (None, None)
+        groups[name] = (role_groups(sw, t.down, t.up, t.uplinks, t.uplink_speed) if sw is not None and t is not None
+                        else (None, None))
     port = {name: (_group_port(tiers[name].switch, g[0]), _group_port(tiers[name].switch, g[1]))
             for name, g in groups.items() if name in tiers}
     out = {"access": (_nic_ports(ctx, c, fa), port["leaf"][0])}

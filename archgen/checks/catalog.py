@@ -106,11 +106,11 @@ def plausible(ctx: Context) -> Iterator[Violation]:
             continue
         units = max(mech.height.m_as("U"), 1e-9)
         per_u = (mech.weight / units).to("kg")
-        for (bound, reason), low in zip(WEIGHT_PER_U, (True, False), strict=True):
-            if (per_u < bound) if low else (per_u > bound):
+        for (bound, reason), lower in zip(WEIGHT_PER_U, (True, False), strict=True):
+            if (per_u < bound) if lower else (per_u > bound):
                 yield Violation(f"part/{part.id}", part.id, ("mechanical", "weight"),
                                 f"{_show(mech.weight)} for {mech.height:~P} is {per_u.m_as('kg'):,.4g} kg per U, "
-                                f"{'below' if low else 'above'} {bound:~P} per U: {reason}",
+                                f"{'below' if lower else 'above'} {bound:~P} per U: {reason}",
                                 mech.weight, bound * units)
         if isinstance(part, System | Switch):
             low, high = POWER_BOUNDS[0][0], POWER_BOUNDS[1][0] * units

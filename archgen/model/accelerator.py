@@ -7,7 +7,7 @@ bandwidth), each with its own source. The performance model multiplies the two; 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import Field, model_validator
 
@@ -26,9 +26,10 @@ class ScaleUp(Spec):
     technology: str = Field(description="e.g. 'NVLink 5'.")
     bandwidth: Bandwidth = Field(description="Bandwidth per accelerator per direction, e.g. '900 GB/s'.")
     links: int = Field(0, ge=0, le=1024, description="Number of links per accelerator.")
-    latency: Duration = Field(
-        "1.9 us", description="Latency of one step of a ring collective over this link (NCCL's tuning model uses "
-                              "1.9 us per NVLink hop for the LL128 protocol).")
+    latency: Duration = Field(  # a string default, parsed by `validate_default` (Field's typing does not model that)
+        cast(Duration, "1.9 us"),
+        description="Latency of one step of a ring collective over this link (NCCL's tuning model uses 1.9 us per "
+                    "NVLink hop for the LL128 protocol).")
     in_network_reduction: bool = Field(
         False, description="Whether the scale-up switches can reduce in the network (NVLink SHARP / NVLS).")
 

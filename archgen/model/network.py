@@ -140,7 +140,9 @@ class Switch(Part):
 
     def group(self, name: str | None) -> Ports | None:
         """The port group called `name` (None: the main `ports`)."""
-        return self.ports if name is None else next((g for g in self.groups if g.name == name), None)
+        if name is None:
+            return self.ports
+        return next((g for g in self.groups if g.name == name), None)
 
 
 class NetTransport(Spec):

@@ -49,8 +49,11 @@ MAXIMISED = frozenset(name for name in SWEEP_METRICS if (m := metrics.find("work
 DEFAULT_MAX_POINTS = 100_000
 
 
-def _level(dim: Dim | None, what: str):
-    """A hardware axis value: a bare positive number is a factor; a quantity (when `dim`) replaces the figure."""
+def _level(dim: Dim | None, what: str) -> tuple[PlainValidator, PlainSerializer, WithJsonSchema]:
+    """How a hardware axis value (`Annotated[float | Q, *_level(...)]`) is read, written and described.
+
+    A bare positive number is a factor; a quantity (when `dim`) replaces the figure.
+    """
 
     def validate(value: Any) -> float | Q:
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -62,20 +65,22 @@ def _level(dim: Dim | None, what: str):
             raise PydanticCustomError("factor", "expected a positive factor such as 1.5 (this axis takes factors only)")
         return dim.validate(value)
 
-    schema = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}]} if dim else \
-        {"type": "number", "exclusiveMinimum": 0}
+    schema: dict[str, Any] = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}]} if dim \
+        else {"type": "number", "exclusiveMinimum": 0}
 
     def serialise(value: float | Q) -> float | str:  # a quantity as the author could write it, as `Dim` does
         return format_quantity(value) if isinstance(value, Q) else value
 
-    return Annotated[float | Q, PlainValidator(validate), PlainSerializer(serialise, when_used="json"),
-                     WithJsonSchema(schema)]
+    return PlainValidator(validate), PlainSerializer(serialise, when_used="json"), WithJsonSchema(schema)
 
 
-BandwidthLevel = _level(Dim("GB/s", gt=0, label="a bandwidth", example="900 GB/s"), "a bandwidth")
-RateLevel = _level(Dim("TFLOPS", gt=0, label="a compute rate", example="2.25 PFLOPS"), "a compute rate")
-DataLevel = _level(Dim("GB", gt=0, label="an amount of data", example="192 GB"), "an amount of data")
-Factor = _level(None, "")
+BandwidthLevel = Annotated[float | Q, *_level(Dim("GB/s", gt=0, label="a bandwidth", example="900 GB/s"),
+                                             "a bandwidth")]
+RateLevel = Annotated[float | Q, *_level(Dim("TFLOPS", gt=0, label="a compute rate", example="2.25 PFLOPS"),
+                                        "a compute rate")]
+DataLevel = Annotated[float | Q, *_level(Dim("GB", gt=0, label="an amount of data", example="192 GB"),
+                                        "an amount of data")]
+Factor = Annotated[float | Q, *_level(None, "")]
 
 
 class Axes(Spec):
