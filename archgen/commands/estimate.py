@@ -26,6 +26,7 @@ from archgen.output.estimate import (
 from archgen.perf.cases import read_case_file
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.cluster import estimate_on_cluster, machine
+from archgen.perf.derived import judge_requirements
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.plan import plan_dict, plan_for_workload, plan_text
@@ -135,9 +136,9 @@ def _item(items: Mapping[str, Document], kind: type, id_: str):
                      f"({name}s: {', '.join(ids) or 'none'})")
 
 
-def _noted(est: Estimate, notes: list[str]) -> Estimate:
-    """The estimate with `notes` first."""
-    return replace(est, notes=notes + est.notes)
+def _judged(est: Estimate, workload: Workload, notes: list[str]) -> Estimate:
+    """The estimate with `notes` first and the workload's requirements judged, once (`derived.judge_requirements`)."""
+    return replace(est, notes=notes + est.notes, requirements=judge_requirements(workload.requirements, est))
 
 
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
@@ -166,7 +167,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
         if workload.cluster and cluster.id != workload.cluster else []
     try:
-        est = _noted(estimate_on_cluster(workload, model, on), moved)
+        est = _judged(estimate_on_cluster(workload, model, on), workload, moved)
     except WorkloadError as err:
         if workload.accelerators:
             raise
@@ -186,7 +187,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware
         for name, factor in what_if.items():
             hw = hw.scaled(name, factor, dtype)
-        est = _noted(estimate_on_cluster(workload, model, on, hw), moved)
+        est = _judged(estimate_on_cluster(workload, model, on, hw), workload, moved)
         factors = dict(what_if)
         text = dumps(document(**what_if_json(base, est, factors), **extra)) if fmt == "json" else \
             what_if_text(base, est, factors)
