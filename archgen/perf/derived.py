@@ -13,8 +13,8 @@ consumer judges a workload's requirements once, on its finished estimate: the pi
 - Cost per token is the job's cost per hour over the tokens it makes in an hour:
   `cost per accelerator-hour * accelerators / (tokens per second * 3600)`, on goodput tokens where there is a goodput.
 - A job that does not fit in accelerator memory keeps its memory metrics (how far it misses) and, as a sweep point,
-  its power and accelerator count; a workload requirement on a memory metric is still judged, every other one is not
-  provided. A sweep's own requirements are judged only at points that fit.
+  its power and accelerator count; a requirement on a memory metric is still judged, every other one is not
+  provided (`judged`): one rule for a workload's requirements and a sweep's own, on every path.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ DOES_NOT_FIT = "the job does not fit in accelerator memory"
 
 
 def judged(metric: str, fits: bool) -> bool:
-    """Whether a workload requirement on `metric` is judged: every one when the job fits, memory ones always."""
+    """Whether a requirement (a workload's or a sweep's) on `metric` is judged: all if it fits, memory ones always."""
     return fits or metric in MEMORY_METRICS
 
 
