@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import TypeVar
 
+from archgen.binding import BoundRequirement, bind, workload_requirements
 from archgen.model import NIC, Accelerator, Cluster, CoolingUnit, Facility, Link, PowerShelf, Rack, Switch, System
 from archgen.model.base import Document, Part
 from archgen.model.cluster import Placement
 from archgen.model.fabrics import LINK_TIERS, Fabric, FatTree, LinkChoice, RailOnly, Torus
 from archgen.model.power import PDU
-from archgen.model.requirements import Requirement, Requirements
+from archgen.model.requirements import Requirements
 from archgen.model.sweep import Sweep
 from archgen.model.workload import Model, Workload
 from archgen.validate import Specs
@@ -70,21 +70,6 @@ class RackDesign:
 
 
 @dataclass(frozen=True)
-class BoundRequirement:
-    """A requirement with the object it applies to and where it is written.
-
-    A requirement whose subject is a glob (`pattern`, e.g. ``rack/*``) is bound once per object it matches; one that
-    matches nothing is kept once with an empty `subject`, for REQ002.
-    """
-
-    req: Requirement
-    subject: str
-    owner: str
-    path: tuple
-    pattern: str = ""
-
-
-@dataclass(frozen=True)
 class Design:
     """The derived design: racks, clusters, requirements and anything that could not be resolved."""
 
@@ -93,6 +78,8 @@ class Design:
     requirements: tuple[BoundRequirement, ...]
     unresolved: tuple[Unresolved, ...]
     clusters: tuple[ClusterDesign, ...] = ()
+    #: Each workload's own requirements, bound to it; the pipeline judges them on its estimate (not the REQ checks).
+    workload_requirements: tuple[BoundRequirement, ...] = ()
 
 
 def build(specs: Specs) -> Design:
@@ -118,10 +105,10 @@ def build(specs: Specs) -> Design:
             for r in racks for i, q in enumerate(r.spec.requirements)]
     for doc in specs.of(Requirements):
         reqs += [b for i, q in enumerate(doc.requirements)
-                 for b in _bind(q, q.subject, doc.id, ("requirements", i), objects)]
+                 for b in bind(q, q.subject, doc.id, ("requirements", i), objects)]
     reqs += [b for c in clusters for i, q in enumerate(c.spec.requirements)
-             for b in _bind(q, q.subject or c.path, c.spec.id, ("requirements", i), objects)]
-    return Design(specs, racks, tuple(reqs), tuple(unresolved), clusters)
+             for b in bind(q, q.subject or c.path, c.spec.id, ("requirements", i), objects)]
+    return Design(specs, racks, tuple(reqs), tuple(unresolved), clusters, workload_requirements(specs.of(Workload)))
 
 
 def object_paths(racks: Iterable[RackDesign], clusters: Iterable[ClusterDesign],
@@ -131,30 +118,6 @@ def object_paths(racks: Iterable[RackDesign], clusters: Iterable[ClusterDesign],
     for c in clusters:
         paths += [c.path] + [f.path for f in c.fabrics]
     return tuple(sorted(paths))
-
-
-def is_pattern(subject: str) -> bool:
-    """Whether a requirement's subject is a glob (``*``, ``?`` or ``[...]``; ids never contain these)."""
-    return any(c in subject for c in "*?[")
-
-
-def matches(pattern: str, path: str) -> bool:
-    """Whether an object path matches a glob, segment by segment.
-
-    ``*`` does not cross ``/``, as in a shell: ``rack/*`` matches ``rack/a``, ``cluster/*`` matches ``cluster/c`` but
-    not its fabric ``cluster/c/fabric/f``, and ``cluster/*/fabric/*`` matches every fabric. Case-sensitive.
-    """
-    parts, names = pattern.split("/"), path.split("/")
-    return len(parts) == len(names) and all(fnmatchcase(n, p) for p, n in zip(parts, names, strict=True))
-
-
-def _bind(req: Requirement, subject: str, owner: str, path: tuple, objects: tuple[str, ...]) -> list[BoundRequirement]:
-    """The requirement bound to its subject, or to every object its glob matches (or once, unmatched)."""
-    if not is_pattern(subject):
-        return [BoundRequirement(req, subject, owner, path)]
-    found = [o for o in objects if matches(subject, o)]
-    return [BoundRequirement(req, o, owner, path, subject) for o in found] or [
-        BoundRequirement(req, "", owner, path, subject)]
 
 
 def _ref(specs: Specs, owner: str, ref: str | None, kinds: tuple[type[_D], ...], path: tuple,

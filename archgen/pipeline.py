@@ -108,7 +108,7 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     from archgen import checks
     from archgen.analyse.cost import analyse_operations
     from archgen.analyse.scaling import scaling as grow
-    from archgen.perf.workloads import estimate_workloads
+    from archgen.perf.workloads import estimate_workloads, judge_workloads
     specs, design, racks, clusters = analyse_paths(paths)
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
@@ -116,6 +116,7 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
     workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
+    workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld)  # once, as bound
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     context = checks.Context(design, racks, metrics, clusters, workloads, operations)
     findings = checks.run_checks(context, select, ignore)

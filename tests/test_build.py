@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.build import build, is_pattern, matches
+from archgen.binding import is_pattern, matches
+from archgen.build import build
+from archgen.model.workload import Workload
 from archgen.pipeline import load, run
 from archgen.validate import validate
 from tests.conftest import SPECS, write_tree
@@ -70,3 +72,19 @@ def test_glob_findings(tmp_path):
     [nothing] = [f for f in mine if f.id == "REQ002"]
     assert nothing.message == "REQ-STO-001: no object matches 'cluster/*/fabric/storage-x'"
     assert nothing.location.line == 7
+
+
+def test_workload_requirements_are_bound_in_build_and_judged_once_by_the_pipeline(shipped):
+    """Each workload's own requirements are bound to it in `build` (`workload/<id>`, where it writes them), kept out of
+    the REQ checks' list, and the pipeline's outcomes are those bound requirements judged on the final estimate."""
+    from archgen.perf.derived import judge_requirements
+    bound = shipped.design.workload_requirements
+    written = [(f"workload/{w.id}", w.id, ("requirements", i), q) for w in shipped.specs.of(Workload)
+               for i, q in enumerate(w.requirements)]
+    assert len(written) >= 9 and [(b.subject, b.owner, b.path, b.req) for b in bound] == written
+    assert not {b.owner for b in shipped.design.requirements} & {b.owner for b in bound}  # PERF001 reports them, not REQ
+    for path, r in shipped.workloads.items():
+        assert r.estimate is not None
+        mine = [b.req for b in bound if b.subject == path]
+        assert r.estimate.requirements == judge_requirements(mine, r.estimate, shipped.operations.withheld.get(path))
+        assert [o.requirement for o in r.estimate.requirements] == r.workload.requirements

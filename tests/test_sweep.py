@@ -12,7 +12,7 @@ from archgen.commands import sweep as sw
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.hardware import Hardware
-from archgen.perf.sweep import PointRow, SweepProblem, _hardware, evaluate, pareto
+from archgen.perf.sweep import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto
 from archgen.units import Q_
 from tests.conftest import SPECS
 
@@ -385,3 +385,28 @@ def test_best_points_on_hypothetical_hardware_are_flagged(platforms):
             assert notes and f"(point {best.index}): scale_out_bandwidth ×{factor:g}" in notes[0]
     assert any(platforms.rows[i].values["scale_out_bandwidth"] != 1.0 for i in platforms.best.values()), \
         "the shipped sweep's best throughput rests on x2 scale-out: the flag must show"
+
+
+def test_a_point_that_does_not_fit_judges_memory_requirements_whoever_states_them(tmp_path):
+    """One rule (`perf.derived.judged`) for the workload's requirements and the sweep's own at a point that does not
+    fit: on a memory metric judged (the point misses it by its headroom), every other one not provided, the power the
+    point keeps included. 70 GB of FP8 weights over 8 x 1.9 GB (1 % of a B200's HBM) hold no sequence."""
+    p = problem_of(tmp_path, """kind: Sweep
+id: s
+workload: llama3-70b-serve-b200
+axes:
+  hbm_capacity: [1, 0.01]
+objectives:
+  - {metric: tokens_per_second}
+requirements:
+  - {id: REQ-SWP-001, statement: Headroom, metric: memory_headroom, target: ">= 0 GB"}
+  - {id: REQ-SWP-002, statement: Power, metric: power, target: "<= 1 MW"}
+  - {id: REQ-SWP-003, statement: Throughput, metric: tokens_per_second, target: ">= 1 1/s"}
+""")
+    fits, misfit = (evaluate_point(p, i) for i in range(p.size))
+    assert fits.status == "ok" and fits.met == {"REQ-PERF-010": True, "REQ-PERF-011": True, "REQ-SWP-001": True,
+                                                "REQ-SWP-002": True, "REQ-SWP-003": True}
+    assert misfit.status == "does not fit" and misfit.metrics["memory_headroom"] < 0 and "power" in misfit.metrics
+    assert misfit.met == {"REQ-PERF-010": None, "REQ-PERF-011": None, "REQ-SWP-001": False, "REQ-SWP-002": None,
+                          "REQ-SWP-003": None}
+    assert not misfit.feasible

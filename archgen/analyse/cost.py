@@ -29,9 +29,7 @@ from archgen.build import Design
 from archgen.model import Model, Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
-from archgen.model.requirements import judge
 from archgen.perf.derived import cost_per_token
-from archgen.perf.estimate import judge_requirements
 from archgen.perf.goodput import Failures
 from archgen.perf.workloads import WorkloadResult
 from archgen.units import Q_, Q, currency
@@ -275,7 +273,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                        workloads: dict[str, WorkloadResult]) -> tuple[Operations, dict[str, WorkloadResult]]:
     """Reliability and cost of each cluster, goodput and cost per token of each workload on one.
 
-    Returns the findings and the workloads with the new metrics added and their requirements judged again.
+    Returns the findings and the workloads with the new metrics added (the pipeline then judges their requirements,
+    `perf.workloads.judge_workloads`).
     """
     ops = Operations()
     for path, analysis in clusters.items():
@@ -315,11 +314,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             extra |= workload_cost(cost, est.gpus, tps)
             if cost.withheld:
                 ops.withheld[path] = dict.fromkeys(JOB_COST_METRICS, cost.withheld)
-        est = replace(est, metrics={**est.metrics, **extra})
-        withheld = ops.withheld.get(path, {})   # a requirement on a withheld figure: not provided, saying why
-        outcomes = [judge(o.requirement, None, withheld[o.requirement.metric])
-                    if o.value is None and o.requirement.metric in withheld else o for o in judge_requirements(w, est)]
-        out[path] = replace(r, estimate=replace(est, requirements=outcomes))
+        out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra}))
     for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         largest_est = out[wpath].estimate
         assert largest_est is not None, "only jobs with an estimate are ranked"

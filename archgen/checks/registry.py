@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from archgen.analyse.cost import Operations
-from archgen.build import Design, matches
+from archgen.binding import matches
+from archgen.build import Design
 from archgen.errors import Location
 from archgen.units import Q
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from archgen.build import BoundRequirement, Design, Unresolved
+from archgen.binding import BoundRequirement
+from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model.requirements import Outcome, Status, judge
-from archgen.model.workload import Workload
 from archgen.perf.bands import Band
 from archgen.units import Q
 
@@ -191,8 +191,7 @@ def requirement_id_means_one_requirement(ctx: Context) -> Iterator[Violation]:
     first: dict[str, tuple] = {}
     # each place a requirement is written, once (a glob is bound once per object it matches)
     stated = {(b.owner, b.path): (b.req, b.pattern or b.subject or b.owner) for b in ctx.design.requirements}
-    stated |= {(w.id, ("requirements", i)): (q, f"workload/{w.id}") for w in ctx.design.specs.of(Workload)
-               for i, q in enumerate(w.requirements)}
+    stated |= {(b.owner, b.path): (b.req, b.subject) for b in ctx.design.workload_requirements}
     for (owner, path), (req, subject) in stated.items():
         key = (req.statement, req.metric, str(req.target), req.level)
         if req.id not in first:

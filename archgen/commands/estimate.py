@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from archgen.binding import workload_requirements
 from archgen.errors import UsageError, WorkloadError, did_you_mean
 from archgen.model import Cluster
 from archgen.model.base import Document
+from archgen.model.requirements import Requirement
 from archgen.model.workload import Model, Workload
 from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
@@ -26,6 +28,7 @@ from archgen.output.estimate import (
 from archgen.perf.cases import read_case_file
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.cluster import estimate_on_cluster, machine
+from archgen.perf.derived import judge_requirements
 from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.plan import plan_dict, plan_for_workload, plan_text
@@ -52,10 +55,11 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     if not workload:
         raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
     factors = parse_what_if(what_if or [])
-    specs, _, _, clusters = analyse_paths(paths)  # no other workload estimated, no checks run
+    specs, design, _, clusters = analyse_paths(paths)  # no other workload estimated, no checks run
+    bound = [b.req for b in design.workload_requirements if b.owner == workload]
     try:
         return estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters), factors, explain,
-                                 search_plan)
+                                 search_plan, bound)
     except WorkloadError as err:  # a problem of the workload's own spec is shown at its job's line
         doc = specs.items.get(workload)
         job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
@@ -135,14 +139,15 @@ def _item(items: Mapping[str, Document], kind: type, id_: str):
                      f"({name}s: {', '.join(ids) or 'none'})")
 
 
-def _noted(est: Estimate, notes: list[str]) -> Estimate:
-    """The estimate with `notes` first."""
-    return replace(est, notes=notes + est.notes)
+def _judged(est: Estimate, requirements: Sequence[Requirement], notes: list[str]) -> Estimate:
+    """The estimate with `notes` first and the workload's requirements judged, once (`derived.judge_requirements`)."""
+    return replace(est, notes=notes + est.notes, requirements=judge_requirements(requirements, est))
 
 
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
                       scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None,
-                      explain: bool = False, search_plan: bool = False) -> tuple[str, int]:
+                      explain: bool = False, search_plan: bool = False,
+                      requirements: Sequence[Requirement] | None = None) -> tuple[str, int]:
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
     The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
@@ -152,9 +157,13 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     (the exit code judges the what-if). `explain` adds the training switches the estimate used, with where each
     came from (`stacks.explain`; JSON: `switches`). `search_plan` adds the plan search of a training workload
     (`perf.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
+    `requirements` are the workload's own as `build` bound them (`Design.workload_requirements`; None: bound here),
+    judged once on each estimate (the baseline and the what-if).
     """
     _check_format(fmt)
     workload = _item(items, Workload, workload_id)
+    if requirements is None:
+        requirements = [b.req for b in workload_requirements([workload])]
     if cluster_id is None and workload.cluster is None:
         raise WorkloadError(workload_id, "names no cluster; give --cluster")
     cluster = _item(items, Cluster, cluster_id or workload.cluster)
@@ -166,7 +175,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
         if workload.cluster and cluster.id != workload.cluster else []
     try:
-        est = _noted(estimate_on_cluster(workload, model, on), moved)
+        est = _judged(estimate_on_cluster(workload, model, on), requirements, moved)
     except WorkloadError as err:
         if workload.accelerators:
             raise
@@ -186,7 +195,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware
         for name, factor in what_if.items():
             hw = hw.scaled(name, factor, dtype)
-        est = _noted(estimate_on_cluster(workload, model, on, hw), moved)
+        est = _judged(estimate_on_cluster(workload, model, on, hw), requirements, moved)
         factors = dict(what_if)
         text = dumps(document(**what_if_json(base, est, factors), **extra)) if fmt == "json" else \
             what_if_text(base, est, factors)

@@ -72,7 +72,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
             got[req.id] = verdicts[j] if use else None
     for req in problem.sweep.requirements:
-        have = [p for p, m in enumerate(rows) if fits[p] and req.metric in rows[p]]
+        have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and req.metric in rows[p]]
         each = judge_each(req, Q_(np.asarray([rows[p][req.metric] for p in have], dtype=float),
                                   SWEEP_METRICS[req.metric])) if have else []
         for got in met:

@@ -1,8 +1,10 @@
 """What follows from an estimate: a sweep point's derived metrics, cost per token, what a job that does not fit keeps.
 
 The one home of these rules (issue 19 part 4): the per-point sweep path (`perf.sweep.evaluate_point`), the batched
-one (`perf.batch_rows.finish`), the workload requirements (`perf.estimate.judge_requirements`) and the pipeline's
-cost per token (`analyse.cost.workload_cost`) all call them.
+one (`perf.batch_rows.finish`), the pipeline's cost per token (`analyse.cost.workload_cost`) and the one judgement of
+a workload's requirements on an estimate (`judge_requirements`) all call them. The model does not judge: each
+consumer judges a workload's requirements once, on its finished estimate: the pipeline
+(`perf.workloads.judge_workloads`, after cost and goodput are added), `archgen estimate` and a sweep point.
 
 - Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`.
 - Energy per token is power / tokens per second (J = W * s).
@@ -11,17 +13,20 @@ cost per token (`analyse.cost.workload_cost`) all call them.
 - Cost per token is the job's cost per hour over the tokens it makes in an hour:
   `cost per accelerator-hour * accelerators / (tokens per second * 3600)`, on goodput tokens where there is a goodput.
 - A job that does not fit in accelerator memory keeps its memory metrics (how far it misses) and, as a sweep point,
-  its power and accelerator count; a workload requirement on a memory metric is still judged, every other one is not
-  provided. A sweep's own requirements are judged only at points that fit.
+  its power and accelerator count; a requirement on a memory metric is still judged, every other one is not
+  provided (`judged`): one rule for a workload's requirements and a sweep's own, on every path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from archgen.model.requirements import Outcome, Requirement, judge
 
 if TYPE_CHECKING:
     from archgen.perf.cluster import Machine
+    from archgen.perf.estimate import Estimate
 
 #: Metrics that still mean something when a job does not fit in memory.
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
@@ -32,8 +37,30 @@ DOES_NOT_FIT = "the job does not fit in accelerator memory"
 
 
 def judged(metric: str, fits: bool) -> bool:
-    """Whether a workload requirement on `metric` is judged: every one when the job fits, memory ones always."""
+    """Whether a requirement (a workload's or a sweep's) on `metric` is judged: all if it fits, memory ones always."""
     return fits or metric in MEMORY_METRICS
+
+
+def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
+                       withheld: Mapping[str, str] | None = None) -> list[Outcome]:
+    """Each requirement judged (`judge`) on the estimate's metrics and their error bands.
+
+    Not provided where the job has no such metric, saying why: the reason `withheld` gives for a metric not provided
+    (by metric name, `analyse.cost.Operations.withheld`), else that the job has none; a job that does not fit has
+    only its memory metrics judged (`judged`).
+    """
+    outcomes = []
+    for req in requirements:
+        value, band = est.metrics.get(req.metric), est.bands.get(req.metric)
+        if value is not None and not judged(req.metric, bool(est.fits)):
+            o = judge(req, None, DOES_NOT_FIT)
+        else:
+            o = judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}",
+                      band.values(value) if band is not None and value is not None else None)
+        if o.value is None and withheld and req.metric in withheld:
+            o = judge(req, None, withheld[req.metric])
+        outcomes.append(o)
+    return outcomes
 
 
 def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:

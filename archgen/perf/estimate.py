@@ -1,8 +1,9 @@
 """Estimate a `Workload` on given hardware: the entry point the CLI and the PERF checks call.
 
 `estimate(workload, model, hw, gpus)` returns an `Estimate`: the layout used (given, or the best one searched),
-metrics as pint quantities, the step-time breakdown, memory per accelerator, requirement outcomes and
-elasticities. A model that does not fit is a result with `fits = False` and a note, not an exception.
+metrics as pint quantities, the step-time breakdown, memory per accelerator, each metric's error band and
+elasticities. A model that does not fit is a result with `fits = False` and a note, not an exception. The model does
+not judge the workload's requirements: each consumer does, once (`perf.derived.judge_requirements`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from archgen.errors import UsageError, WorkloadError
-from archgen.model.requirements import Outcome, judge
+from archgen.model.requirements import Outcome
 from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.bands import Band, bands, family
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
-from archgen.perf.derived import DOES_NOT_FIT, judged
 from archgen.perf.efficiency_range import efficiency_note
 from archgen.perf.hardware import Hardware
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
@@ -47,7 +47,7 @@ class Estimate:
     fits: bool
     searched: dict[str, int] = field(default_factory=dict)
     sensitivity: dict[str, float] = field(default_factory=dict)
-    requirements: list[Outcome] = field(default_factory=list)
+    requirements: list[Outcome] = field(default_factory=list)  # filled by the consumer (`derived.judge_requirements`)
     notes: list[str] = field(default_factory=list)
     conventions: dict[str, str] = field(default_factory=dict)
     hardware: dict[str, Q] = field(default_factory=dict)
@@ -348,7 +348,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
             stack profiles (a sweep, which does not show notes, leaves it out).
 
     Returns:
-        The estimate, with each requirement's outcome.
+        The estimate, its requirements not judged (`perf.derived.judge_requirements` judges them).
     """
     n = gpus or workload.accelerators
     if not n or n <= 0:
@@ -356,7 +356,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     if workload.collective is not None:
         if n < 2:  # as the Workload spec says; a sweep's or a caller's count does not pass through it
             raise WorkloadError(workload.id, f"a collective needs at least 2 accelerators, got {n}")
-        return _with_outcomes(workload, _collective(workload, hw, n), hw, "collectives")
+        return _finished(workload, _collective(workload, hw, n), hw, "collectives")
     if model is None or model.id != workload.model:
         raise UsageError(f"workload '{workload.id}' runs model '{workload.model}', not "
                          f"'{model.id if model else None}'")
@@ -364,7 +364,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     est = (_training(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else _inference(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
     scenario = workload.inference.scenario if workload.inference is not None else "offline"
-    return _with_outcomes(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
+    return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 
 def precision(workload: Workload) -> str | None:
@@ -373,26 +373,6 @@ def precision(workload: Workload) -> str | None:
     return job.precision if job is not None else None
 
 
-def _with_outcomes(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
-    """The estimate with its hardware, each metric's error band (`family_`) and the requirements judged on both.
-
-    A job that does not fit has its memory requirements judged and the others not provided.
-    """
-    est = replace(est, bands=bands(family_, est.metrics))
-    return replace(est, requirements=judge_requirements(workload, est), hardware=hw.summary(precision(workload)))
-
-
-def judge_requirements(workload: Workload, est: Estimate) -> list[Outcome]:
-    """Each of the workload's requirements judged (`judge`) on the estimate's metrics and their error bands.
-
-    Not provided where the job has no such metric; a job that does not fit has only its memory metrics judged.
-    """
-    outcomes = []
-    for req in workload.requirements:
-        value, band = est.metrics.get(req.metric), est.bands.get(req.metric)
-        if value is not None and not judged(req.metric, bool(est.fits)):
-            outcomes.append(judge(req, None, DOES_NOT_FIT))
-        else:
-            outcomes.append(judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}",
-                                  band.values(value) if band is not None and value is not None else None))
-    return outcomes
+def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
+    """The estimate with its hardware and each metric's error band (`family_`)."""
+    return replace(est, bands=bands(family_, est.metrics), hardware=hw.summary(precision(workload)))

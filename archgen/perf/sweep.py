@@ -21,7 +21,7 @@ from archgen.model.requirements import Requirement, judge
 from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import Machine, estimate_on_cluster
-from archgen.perf.derived import point_metrics
+from archgen.perf.derived import judge_requirements, judged, point_metrics
 from archgen.perf.estimate import precision
 from archgen.perf.goodput import goodput_of
 from archgen.perf.hardware import Hardware
@@ -136,8 +136,9 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(f, w, m, gpus)  # noqa: E731
     metrics = point_metrics({k: json_magnitude(v) for k, v in est.metrics.items()}, base, gpus, bool(est.fits),
                             goodput)
-    met = {o.requirement.id: o.met for o in est.requirements}
-    met.update({r.id: _judge(r, metrics) if est.fits else None for r in problem.sweep.requirements})
+    met = {o.requirement.id: o.met for o in judge_requirements(workload.requirements, est)}
+    met.update({r.id: _judge(r, metrics) if judged(r.metric, bool(est.fits)) else None
+                for r in problem.sweep.requirements})
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     feasible = est.fits and all(met[r] is not False for r in shall)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",

@@ -6,14 +6,16 @@ Each estimate also places the kernels of one layer of its chosen layout on the a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
+from archgen.binding import BoundRequirement
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.collectives import busbw_curve
+from archgen.perf.derived import judge_requirements
 from archgen.perf.estimate import Estimate
 from archgen.perf.roofline import Roofline, workload_roofline
 from archgen.topology import ScaleOutPath
@@ -65,3 +67,18 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err))
         out[result.path] = result
     return out
+
+
+def judge_workloads(workloads: Mapping[str, WorkloadResult], requirements: Iterable[BoundRequirement],
+                    withheld: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, WorkloadResult]:
+    """The pipeline's one judgement of each workload's requirements, on its finished estimate (cost and goodput in).
+
+    `requirements` are the workloads' own, as `build` bound them (`Design.workload_requirements`); `withheld` gives,
+    by object path and metric, why a metric is not provided (`analyse.cost.Operations.withheld`): a requirement on
+    it is not provided with that reason.
+    """
+    bound: dict[str, list] = {}
+    for b in requirements:
+        bound.setdefault(b.subject, []).append(b.req)
+    return {path: r if r.estimate is None else replace(r, estimate=replace(r.estimate, requirements=judge_requirements(
+        bound.get(path, ()), r.estimate, (withheld or {}).get(path)))) for path, r in workloads.items()}

@@ -59,12 +59,12 @@ def _jsonable(x):
 
 def workloads() -> dict:
     """Every shipped workload estimated on its cluster, as the pipeline does it."""
-    from archgen.perf.workloads import estimate_workloads
+    from archgen.perf.workloads import estimate_workloads, judge_workloads
     from archgen.pipeline import analyse_paths, scale_out_paths
 
-    specs, _, _, clusters = analyse_paths([REPO / "specs"])
+    specs, design, _, clusters = analyse_paths([REPO / "specs"])
     out = {}
-    for path, r in sorted(estimate_workloads(specs, scale_out_paths(clusters)).items()):
+    for path, r in sorted(judge_workloads(estimate_workloads(specs, scale_out_paths(clusters)), design.workload_requirements).items()):
         e = r.estimate
         out[path] = {"error": r.error} if e is None else {
             "layout": e.layout, "metrics": _jsonable(e.metrics), "breakdown": _jsonable(e.breakdown),
