@@ -82,10 +82,6 @@ def generation(compute_capability: float) -> int | None:
     return 3 if compute_capability >= 10 else 2 if compute_capability >= 9 else 1 if compute_capability >= 8 else 0
 
 
-def _arr(x):
-    return x if isinstance(x, np.ndarray) else float(x)
-
-
 def where(cond, a, b):
     """`np.where` that stays a plain float for scalar input (numpy ufuncs on scalars are slow)."""
     if not isinstance(cond, np.ndarray) and not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
