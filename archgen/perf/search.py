@@ -144,7 +144,7 @@ def no_layout_reason(arch: Arch, job: Job, gpus: int, fixed: dict[str, int | str
     product; the nearest has the fewest problems (then the largest tp, then the fewest stages). The counts offered
     are whole scale-up domains, the nearest below and above with at least one valid layout.
     """
-    given = {k: int(v) for k, v in fixed.items() if v is not None and k != "recompute"}
+    given = {k: int(v) for k, v in fixed.items() if v is not None and k not in ("recompute", "offload")}
     cp, ep = given.get("cp", 1), given.get("ep", 1)
     mb, v = given.get("micro_batch", 1), given.get("interleave", 1)
     best: tuple[tuple[int, int, int], str, list[str]] | None = None

@@ -175,6 +175,13 @@ def test_no_valid_layout_names_what_does_not_divide(h100):
         estimate(w, GPT3, h100)
 
 
+def test_no_valid_layout_with_stated_offload(h100):
+    """A stated offload (a word, not a count) did not reach the explanation as int('none'): a ValueError traceback."""
+    w = workload(parallelism={"offload": "none"}).model_copy(update={"accelerators": 1000})
+    with pytest.raises(UsageError, match=r"no parallel layout of 1000 accelerators is valid; the nearest "):
+        estimate(w, GPT3, h100)
+
+
 @pytest.mark.parametrize(("parallelism", "message"), [
     ({"ep": 8}, "ep (8) needs a mixture-of-experts model"),
     ({"cp": 3}, "cp (3) does not divide the sequence length 2048"),
