@@ -20,7 +20,7 @@ from archgen.perf.estimate import Estimate
 from archgen.perf.scores import CaseResult, Scores, summary
 from archgen.perf.stacks import Used
 from archgen.quantity_json import to_json
-from archgen.render.fmt import unit_label
+from archgen.render.fmt import significant, unit_label
 from archgen.units import Q_, Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
@@ -34,7 +34,7 @@ def show_value(value: float, unit: str) -> str:
         label, scale = "s", 1.0
     if unit == "dimensionless":
         return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:.3f}"
-    return f"{value * scale:,.4g} {label}".strip()
+    return f"{significant(value * scale)} {label}".strip()
 
 
 def case_results_json(results: list[CaseResult]) -> list[dict[str, Any]]:
@@ -252,7 +252,7 @@ def _quantity(q, metric: str = "") -> str:
     """A metric in its registry display unit (`archgen.metrics`), four significant digits."""
     declared = metrics.find("workload", metric)
     if declared is not None and declared.unit and declared.accepts(q):
-        return f"{float(declared.display(q).magnitude):,.4g} {unit_label(declared.unit_of(q))}"
+        return f"{significant(float(declared.display(q).magnitude))} {unit_label(declared.unit_of(q))}"
     unit = _unit(q)
     return show_value(float(q.to(unit).magnitude), unit)
 
@@ -265,8 +265,8 @@ def _hardware(q) -> str:
     if q.is_compatible_with("B"):
         return show_value(float(q.to("B").magnitude), "B")
     if q.is_compatible_with("s"):
-        return f"{float(q.to('us').magnitude):,.4g} us"
-    return f"{q.magnitude:,.4g} {q.units:~P}".replace("FLOPS", "FLOP/s").rstrip()
+        return f"{significant(float(q.to('us').magnitude))} us"
+    return f"{significant(float(q.magnitude))} {q.units:~P}".replace("FLOPS", "FLOP/s").rstrip()
 
 
 def _unit(q) -> str:

@@ -44,6 +44,19 @@ def number(value: float | int, digits: int = 1) -> str:
     return text
 
 
+def significant(value: float, digits: int = 4) -> str:
+    """Python's ``f"{value:,.{digits}g}"`` without the exponent from 10⁻⁴ to 10¹⁵.
+
+    ``'11,440'`` where ``g`` gives ``'1.144e+04'``, trailing zeros dropped as ``g`` drops them; outside that span,
+    NaN and infinity as ``g``.
+    """
+    rounded = float(f"{value:.{digits}g}")
+    if rounded == 0 or not math.isfinite(rounded) or not 1e-4 <= abs(rounded) < 1e15:
+        return f"{value:,.{digits}g}"
+    text = number(rounded, max(digits - 1 - math.floor(math.log10(abs(rounded))), 0))
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> str:
     """Format a quantity in `unit` with `digits` decimals: ``q(Q_(131400, "W"), "kW", 1) == '131.4 kW'``.
 

@@ -26,6 +26,21 @@ def test_q_formats_in_the_display_unit(value, unit, digits, text):
     assert fmt.q(value, unit, digits) == text
 
 
+@pytest.mark.parametrize(("value", "text"), [
+    (11437.0, "11,440"), (11400.0, "11,400"), (1.23456, "1.235"), (0.0012345, "0.001234"), (999.96, "1,000"),
+    (2.0, "2"), (123456789.0, "123,500,000"), (-11437.0, "-11,440"), (1e16, "1e+16"), (1e-5, "1e-05"),
+])
+def test_significant_has_no_exponent_in_the_span_of_a_report(value, text):
+    """A TTFT p99 of 11.4 s printed as '1.14e+04 ms' in `estimate` (found by the serving work): four significant
+    figures as Python's `g` gives them, written out between 10⁻⁴ and 10¹⁵."""
+    assert fmt.significant(value) == text
+
+
+@given(st.floats(min_value=1e-4, max_value=1e14))
+def test_significant_reads_back_as_g(value):
+    assert float(fmt.significant(value).replace(",", "")) == float(f"{value:.4g}")
+
+
 def test_pct():
     assert fmt.pct(0.85) == "85 %"
     assert fmt.pct(0.9955, 1) == "99.5 %" or fmt.pct(0.9955, 1) == "99.6 %"
