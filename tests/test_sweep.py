@@ -12,7 +12,8 @@ from archgen.commands import sweep as sw
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.hardware import Hardware
-from archgen.perf.sweep import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto
+from archgen.perf.sweep import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto, summarise
+from archgen.render.sweep import overview
 from archgen.units import Q_
 from tests.conftest import SPECS
 
@@ -410,3 +411,23 @@ requirements:
     assert misfit.met == {"REQ-PERF-010": None, "REQ-PERF-011": None, "REQ-SWP-001": False, "REQ-SWP-002": None,
                           "REQ-SWP-003": None}
     assert not misfit.feasible
+
+
+def test_the_requirements_table_accounts_for_every_point(tmp_path):
+    """The document's requirements table counted only the points that fit: a requirement a misfit point misses
+    vanished from it. Met + not met + not judged is every point; the misfit point's headroom is a miss."""
+    p = problem_of(tmp_path, """kind: Sweep
+id: s
+workload: llama3-70b-serve-b200
+axes:
+  hbm_capacity: [1, 0.01]
+objectives:
+  - {metric: tokens_per_second}
+requirements:
+  - {id: REQ-SWP-001, statement: Headroom, metric: memory_headroom, target: ">= 0 GB"}
+  - {id: REQ-SWP-003, statement: Throughput, metric: tokens_per_second, target: ">= 1 1/s"}
+""")
+    section = overview(summarise(p, [evaluate_point(p, i) for i in range(p.size)]))
+    table = next(b for b in section.blocks if getattr(b, "id", None) == "requirements")
+    counts = {row[0]: row[5:] for row in table.rows}
+    assert counts["REQ-SWP-001"] == (1, 1, 0) and counts["REQ-SWP-003"] == (1, 0, 1)

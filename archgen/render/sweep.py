@@ -108,13 +108,15 @@ def overview(result: Result) -> Section:
     if reqs:
         rows = []
         for q in reqs:
-            judged = [r.met.get(q.id) for r in result.rows if r.status == "ok"]
-            rows.append((q.id, q.statement, q.level.upper(), q.metric, str(q.target),
-                         sum(m is True for m in judged), sum(m is False for m in judged)))
-        section.add(Table("requirements", "Requirements judged at every point that fits (the workload's, then the "
-                          "sweep's)", (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
-                                       Column("Target"), Column("Met", align="right"),
-                                       Column("Not met", align="right")), tuple(rows)))
+            judged = [r.met.get(q.id) for r in result.rows]  # a point that does not fit judges what it provides
+            met, unmet = sum(m is True for m in judged), sum(m is False for m in judged)
+            rows.append((q.id, q.statement, q.level.upper(), q.metric, str(q.target), met, unmet,
+                         len(result.rows) - met - unmet))
+        section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
+                          "that could not run, or does not provide the metric, is not judged",
+                          (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
+                           Column("Target"), Column("Met", align="right"), Column("Not met", align="right"),
+                           Column("Not judged", align="right")), tuple(rows)))
     return section
 
 
