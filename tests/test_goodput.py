@@ -183,6 +183,16 @@ def test_poisson_interval_is_garwoods(n, low, high):
     assert poisson_interval(0) == (1.0, 1.0)
 
 
+def test_poisson_interval_of_an_effective_count_is_the_chi_square_form():
+    """An effective count of 2.5 events (pooled by Welch-Satterthwaite) was truncated to the Poisson CDF of 1 or 2
+    events: its low end (0.247) lay above that of 3 events (0.206). Garwood's chi-square form holds for any count:
+    low = χ²₀.₀₂₅(2n)/2n, high = χ²₀.₉₇₅(2n + 2)/2n; χ²₀.₀₂₅(5) = 0.8312 and χ²₀.₉₇₅(7) = 16.013 (NIST/SEMATECH
+    e-Handbook, table 1.3.6.7.4), so 0.1662 and 3.203; and it lies between its whole neighbours."""
+    lo, hi = poisson_interval(2.5)
+    assert lo == pytest.approx(0.8312 / 5, rel=1e-3) and hi == pytest.approx(16.013 / 5, rel=1e-3)
+    assert poisson_interval(2)[0] < lo < poisson_interval(3)[0] and poisson_interval(3)[1] < hi < poisson_interval(2)[1]
+
+
 def test_bloom_counts_its_tied_embedding_once():
     """BLOOM was counted at 179.8 B parameters (untied output layer); it ties them and is published at 176.2 B."""
     from archgen.model.cases import CaseModel

@@ -102,25 +102,59 @@ def poisson_tail(mean: float, k: int) -> float:
     return math.exp(_log_sum(mean, k + 1, int(max(k + 1, mean) + 40 * math.sqrt(mean) + 40)))
 
 
+def gamma_p(a: float, x: float) -> float:
+    """The regularised lower incomplete gamma function P(a, x) = P(Gamma(a, 1) <= x), for a > 0.
+
+    Series below x = a + 1, Lentz's continued fraction for Q = 1 - P above (Numerical Recipes 3rd ed., 6.2). For a
+    whole a, P(a, x) = P(X >= a | X ~ Poisson(x)): the identity behind Garwood's interval.
+    """
+    if x <= 0:
+        return 0.0
+    lead = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        n = a
+        while term > total * 1e-17:
+            n += 1
+            term *= x / n
+            total += term
+        return min(1.0, math.exp(lead + math.log(total)))
+    b, c, d = x + 1 - a, 1e300, 1 / (x + 1 - a)
+    h = d
+    for i in range(1, 100_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = b + an / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        h *= d * c
+        if abs(d * c - 1) < 1e-16:
+            break
+    return max(0.0, 1 - math.exp(lead + math.log(h)))
+
+
 def poisson_interval(count: float, level: float = 0.95) -> tuple[float, float]:
     """(low, high) factors on a rate counted from `count` events: Garwood's exact Poisson interval.
 
-    low solves P(X >= n | low n) = (1 - level) / 2 and high P(X <= n | high n) = (1 - level) / 2, by bisection on
-    the Poisson CDF. No events: no interval (1, 1). `count` may be an effective count (`analyse.reliability`
-    pools classes by Welch-Satterthwaite), not an integer.
+    low = G⁻¹(tail; n) and high = G⁻¹(1 - tail; n + 1), G the gamma distribution (Garwood 1936; the chi-square form
+    χ²(2n)/2, χ²(2n + 2)/2), solved by bisection on `gamma_p`. For a whole count this is the Poisson-CDF definition
+    (P(X >= n | low) = P(X <= n | high) = tail); the gamma form also holds for an effective count that is not whole
+    (`analyse.reliability` pools classes by Welch-Satterthwaite), where the Poisson CDF would truncate it. No
+    events: no interval (1, 1).
     """
     if count <= 0:
         return 1.0, 1.0
     tail = (1 - level) / 2
 
-    def solve(k: float, want: float) -> float:  # the mean at which P(X <= k) = want (P falls as the mean grows)
-        lo, hi = 0.0, count + 20 * math.sqrt(count) + 20
+    def solve(a: float, want: float) -> float:  # the x at which P(a, x) = want (P rises with x)
+        lo, hi = 0.0, a + 20 * math.sqrt(a) + 20
         for _ in range(100):
             mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if math.exp(log_poisson_cdf(mid, k)) > want else (lo, mid)
+            lo, hi = (mid, hi) if gamma_p(a, mid) < want else (lo, mid)
         return (lo + hi) / 2
 
-    return solve(count - 1, 1 - tail) / count, solve(count, tail) / count
+    return solve(count, tail) / count, solve(count + 1, 1 - tail) / count
 
 
 def exhausted(mean: float, spares: int) -> float:
