@@ -115,6 +115,9 @@ def test_profile_locates_the_miss_in_communication(accelerators):
     assert host_off == pytest.approx(1.893, abs=0.01)
     assert comm_on == pytest.approx(10.832, abs=0.01)
     assert compute_on == pytest.approx(compute_off, rel=0.02)
+    kernels = yaml.safe_load(PROFILE.read_text())["captured_kernels"]
+    assert kernels / (64 * 48) == pytest.approx(150.8, abs=0.1)  # per layer and micro-batch (one step captured)
+    assert kernels * 1.3e-6 == pytest.approx(0.60, abs=0.01)  # at serving's KERNEL_OVERHEAD: 0.6 s of 1.7 s
 
     cases, _ = read_cases(BRIDGE)
     case = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
