@@ -158,3 +158,38 @@ def test_the_missing_term_does_not_scale_with_the_gpu(accelerators):
     assert model == pytest.approx([5.47e-3, 2.48e-3], rel=0.02)
     assert measured[0] / measured[1] == pytest.approx(1.0, abs=0.05)
     assert model[0] / model[1] > 2.0
+
+
+def test_hybridep_two_node_all_to_all_is_slower_than_the_model(h100):
+    """Lead (c). HybridEP's own H100 table (tests/perf/data/hybridep-h100.yaml) counts, like DeepEP's, every node a
+    token goes to, its own included, so a call moves nodes_hit x 4096 x 7168 x 2 B of counted bytes (random
+    uniform routing over 8 x ranks experts: 1.99, 3.60 and 5.25 nodes at 16, 32 and 64 ranks). Against the
+    model's deduplicated all-to-all (`exposure.expert_comm` with `ep_dedup`, BF16) the kernel-only times are 1.04
+    and 1.03 times the model's at 32 and 64 ranks, but 1.24 times at 16 ranks (two nodes, the Qwen3 row's
+    layout), and the Python-API call (with the routing-map all-gather, metadata scan and stream synchronisation)
+    1.63 times (1.26 at 32 ranks); the API adds 0.52, 0.80 and 1.31 ms per dispatch."""
+    from math import comb
+
+    from archgen.perf.exposure import expert_comm
+
+    data = yaml.safe_load(DATA.parent.joinpath("hybridep-h100.yaml").read_text())
+    T, h, k = data["tokens"], data["hidden"], data["top_k"]
+    kernel, api, overhead = {}, {}, {}
+    for r in data["rows"]:
+        if r["sms"] != 16:
+            continue
+        ranks = r["ranks"]
+        nodes, experts = ranks // data["ranks_per_node"], data["experts_per_rank"] * ranks
+        hit = nodes * (1.0 - comb(experts - experts // nodes, k) / comb(experts, k))
+        counted = T * hit * h * 2.0
+        arch = Arch(layers=1, hidden=h, heads=56, kv_heads=8, head_dim=128, ffn=18432, vocab=129280, gated=True,
+                    experts=experts, top_k=k, expert_ffn=2048)
+        model = float(expert_comm(h100, Job(arch, 4096, 16, ep_dedup=True), float(T), 1.0, float(ranks), 1.0,
+                                  0.0, 0.0)) / 4  # one BF16 dispatch
+        kernel[ranks] = counted / (r["kernel_dispatch"] * 1e9) / model
+        api[ranks] = counted / (r["torch_dispatch"] * 1e9) / model
+        overhead[ranks] = counted / 1e9 * (1.0 / r["torch_dispatch"] - 1.0 / r["kernel_dispatch"])
+    assert kernel[32] == pytest.approx(1.04, abs=0.01) and kernel[64] == pytest.approx(1.03, abs=0.01)
+    assert kernel[16] == pytest.approx(1.24, abs=0.01)
+    assert api[16] == pytest.approx(1.63, abs=0.01) and api[32] == pytest.approx(1.26, abs=0.01)
+    assert [round(overhead[n] * 1e3, 2) for n in (16, 32, 64)] == [0.52, 0.8, 1.31]
