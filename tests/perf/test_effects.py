@@ -177,3 +177,22 @@ def test_cp_ring_shows_only_its_excess_over_the_attention_core(h100):
         attn = float(layer_times(h100, job, tp=1, mb=1, cp=2, ep=1, rc=0, sp=False).attention)
         assert (3 * cp_t <= 3.5 * attn) is hides, seq
         assert float(est.cp_comm) == pytest.approx(4 * 8 * max(0.0, 3 * cp_t - 3.5 * attn), rel=1e-12, abs=0.0)
+
+
+def test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction(h100):
+    """The dtypes on the DP wire, with the overlaps off so that all of it shows. NeMo's communication-overlap guide
+    (docs.nvidia.com/nemo-framework/user-guide/25.09, "Data-parallel Communication Overlap"): `fp8_param_gather`
+    "conducts the parameter all-gather in fp8, reducing the all-gather overhead by half", and
+    `grad_reduce_in_fp32=False` reduces gradients in bf16 instead of fp32. So DP time moves by exactly
+    ag(2 B x P) - ag(1 B x P) and rs(4 B x P) - rs(2 B x P), P = 1,879,113,728 over 8 ranks."""
+    layout = Layout(1, 1, 8, 1, zero=1)
+
+    def dp(**switches):
+        job = Job(DENSE, 4096, 8, precision="fp8", overlap_param_gather=False, overlap_grad_reduce=False, **switches)
+        return float(_step(h100, job, layout).dp_comm)
+
+    ag = {b: float(collective_time(h100, "all_gather", DENSE_PARAMS * b, 8, 8)) for b in (1.0, 2.0)}
+    rs = {b: float(collective_time(h100, "reduce_scatter", DENSE_PARAMS * b, 8, 8)) for b in (2.0, 4.0)}
+    assert dp(param_gather_dtype="bf16") - dp(param_gather_dtype="fp8") == pytest.approx(ag[2.0] - ag[1.0], rel=1e-9)
+    assert dp(grad_reduce_dtype="fp32") - dp(grad_reduce_dtype="bf16") == pytest.approx(rs[4.0] - rs[2.0], rel=1e-9)
+    assert dp(grad_reduce_dtype="fp32", param_gather_dtype="bf16") == pytest.approx(rs[4.0] + ag[2.0], rel=1e-12)
