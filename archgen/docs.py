@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from archgen import metrics
 from archgen.checks import MODULES, REGISTRY, RESERVED, RESERVED_SEVERITY
 from archgen.model import KINDS
+from archgen.model.renamed import RENAMED
 from archgen.model.switches import DEFAULT_STACK, STACKS, SWITCHES
 
 
@@ -25,7 +26,8 @@ def checks_page() -> str:
              "document its location points at) with `waivers: [{check: ID, subject: PATH, reason: ...}]`, where",
              "`subject` is the finding's object path or a glob over object paths (`rack/*`, `cluster/*/fabric/oob`);",
              "without `subject` a waiver covers only the findings about the document's own object. A waiver that",
-             "matches nothing is SPC002.", "",
+             "matches nothing is SPC002. A key written under a name since renamed is SPC003, a warning (its value",
+             "is read under the new name; docs/spec-reference.md, Renamed keys).", "",
              "**Error cascades.** A part-id typo (`part: q340`) leaves the part out of everything computed from it, so",
              "one REF001 (or REF002) would bring a train of NET, PWR, REQ and PERF findings. A finding that follows",
              "from an unresolved reference carries `caused_by`, the REF finding it follows from",
@@ -91,7 +93,8 @@ def spec_page() -> str:
              "Temperatures: a field that holds a temperature (a supply) takes `degC`, `degF` or `K` and refuses a",
              "difference unit (`delta_degC`). A field that holds a temperature difference (`delta_t`, `approach`)",
              "takes `K`, `delta_degC` or `delta_degF`, and reads `degC`, `°C` or `degF` as the difference it names:",
-             "`10 degC` is 10 K and `18 degF` is 10 K, never the point 283.15 K on the scale.", ""]
+             "`10 degC` is 10 K and `18 degF` is 10 K, never the point 283.15 K on the scale.", "",
+             *renamed_section()]
     for kind, cls in sorted(KINDS.items()):
         models: list[type[BaseModel]] = [cls]
         i = 0
@@ -113,6 +116,19 @@ def spec_page() -> str:
                 lines.append(f"| `{f.alias or name}` | {_type_name(tp)} | {req} | {desc} |")
             lines.append("")
     return "\n".join(lines + switches_section())
+
+
+def renamed_section() -> list[str]:
+    """The rule for renamed keys and the table of them (`archgen.model.renamed.RENAMED`)."""
+    lines = ["Renamed keys: a key renamed in a release keeps its old name working until the release after, as",
+             "mkdocs' `Deprecated(moved_to=...)` does: the value moves to the new name before validation (a schema",
+             "error in it is still reported where it was written) and a warning, SPC003, gives the file:line, the",
+             "old name and the new one. A document that gives both names is an error at the old one. Renamed so",
+             "far (`archgen/model/renamed.py`):", ""]
+    rows = [f"| {kind} | `{r.old}` | `{r.new}` | {r.since} |" for kind, rs in sorted(RENAMED.items()) for r in rs]
+    if not rows:
+        return [*lines, "none.", ""]
+    return [*lines, "| kind | old key | new key | renamed in |", "|---|---|---|---|", *rows, ""]
 
 
 def _value(v: object) -> str:

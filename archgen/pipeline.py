@@ -85,11 +85,11 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
 
 
 def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]]:
-    """Load → validate → build, then the REF checks only: what `archgen validate` reports, without the analyses."""
+    """Load → validate → build, then the REF checks and renamed keys (SPC003) only: what `archgen validate` reports."""
     from archgen import checks
     specs = validate(*load(paths))                 # schema and unit errors raise, all at once
     design = build(specs)                          # unresolved references are kept for REF001/REF002
-    return specs, checks.run_checks(checks.Context(design, {}, {}), ("REF",))
+    return specs, checks.run_checks(checks.Context(design, {}, {}), ("REF", "SPC003"))
 
 
 def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutPath]:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from archgen.errors import Location, SpecError, SpecProblem, UsageError, did_you_mean
 from archgen.load import SourceDocument as Source
+from archgen.migrate import RenamedKey, migrate
 from archgen.model import KINDS, Document, Facility, Part
 
 
@@ -24,6 +25,8 @@ class Specs:
     #: The shipped library's models and racks that no spec names (`LIBRARY_KINDS`): validated, listed by
     #: `archgen catalog`, offered by "did you mean", but not part of the design (nothing analyses them).
     shelf: Mapping[str, tuple[Document, Source]] = field(default_factory=dict)
+    #: Keys the documents gave under a name since renamed (`archgen.model.renamed`), moved: SPC003 warnings.
+    renamed: tuple[RenamedKey, ...] = ()
 
     def get(self, ref: str) -> Document | None:
         """The document with id `ref`, or None."""
@@ -98,11 +101,15 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     every = [d for d in library if d.id not in user_ids] + list(docs)
     unused = {id(d) for d in _unused_library(every, {id(d) for d in library})}
     shelf: dict[str, tuple[Document, Source]] = {}
-    for doc in every:
-        model = _validate_one(doc, problems)
+    renamed: list[RenamedKey] = []
+    for raw in every:
+        doc, moved, twice = migrate(raw)      # renamed keys under their new names (a warning each)
+        renamed.extend(moved)
+        problems.extend(twice)
+        model = None if twice else _validate_one(doc, problems)
         if model is None:
             continue
-        if id(doc) in unused:
+        if id(raw) in unused:
             shelf.setdefault(model.id, (model, doc))
             continue
         if model.id in items:
@@ -113,7 +120,7 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
         items[model.id], sources[model.id] = model, doc
     if problems:
         raise SpecError(problems)
-    return Specs(items, sources, {k: v for k, v in shelf.items() if k not in items})
+    return Specs(items, sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed))
 
 
 def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:

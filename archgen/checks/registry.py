@@ -91,9 +91,11 @@ class Check:
 #: IDs that are not produced by a registered function (schema errors and registry hygiene), with their summaries.
 RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size, alias expansion)",
             "SPC001": "Spec does not match the schema or has a unit error",
-            "SPC002": "Unused waiver"}
+            "SPC002": "Unused waiver",
+            "SPC003": "Spec key under a name since renamed (the old name still works, for now)"}
 #: Severity of each reserved ID's findings.
-RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning"}
+RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning",
+                                          "SPC003": "warning"}
 
 REGISTRY: dict[str, Check] = {}
 
@@ -150,6 +152,11 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
                                             f"{hint}", RESERVED["SPC002"],
                                             "Remove the waiver, or set its `subject` to the object path of the "
                                             "finding."))
+    if selected("SPC003", select, ignore):
+        for moved in specs.renamed:
+            owner = specs.get(moved.owner)
+            findings.append(Finding("SPC003", RESERVED_SEVERITY["SPC003"], object_path(owner) if owner else moved.owner,
+                                    moved.location, moved.text, RESERVED["SPC003"], moved.hint))
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
 
 

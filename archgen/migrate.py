@@ -1,0 +1,126 @@
+"""Renamed spec keys moved to their new names before validation (`archgen.model.renamed`), each with a warning.
+
+`migrate` takes one loaded document and returns it with every old key of its kind moved to the new one (the value
+and the source positions under it, so a schema error in a moved value is still reported at the line the user wrote),
+a `RenamedKey` notice per move (reported as SPC003, a warning, by the check runner and `archgen validate`) and a
+located problem per key given under both names (an error: which one is meant cannot be guessed).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from archgen.errors import Location, SpecProblem
+from archgen.load import SourceDocument
+from archgen.model.renamed import RENAMED
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class RenamedKey:
+    """A key a document gave under its old name: where, the document, the old and new paths, the release."""
+
+    location: Location | None
+    owner: str
+    old: str
+    new: str
+    since: str
+
+    @property
+    def text(self) -> str:
+        """The notice in words."""
+        return f"'{self.old}' was renamed '{self.new}' in {self.since}; the old name still works, for now"
+
+    @property
+    def hint(self) -> str:
+        """What to write instead."""
+        return f"write '{self.new}' instead of '{self.old}'"
+
+
+def migrate(doc: SourceDocument) -> tuple[SourceDocument, list[RenamedKey], list[SpecProblem]]:
+    """`doc` with its kind's renamed keys moved to their new names, the notices, and the keys given twice."""
+    renames = RENAMED.get(doc.kind, ())
+    if not renames:
+        return doc, [], []
+    data: dict[str, Any] = copy.deepcopy(doc.data)
+    positions = dict(doc.positions)
+    notices: list[RenamedKey] = []
+    problems: list[SpecProblem] = []
+    for r in renames:
+        for old, new in list(_matches(data, r.old.split("."), r.new.split("."))):
+            where, old_s, new_s = doc.locate(old), _dotted(old), _dotted(new)
+            if _has(data, new) or not _room(data, new):
+                problems.append(SpecProblem(where, old_s, f"'{old_s}' was renamed '{new_s}' in {r.since}, and "
+                                            f"'{new_s}' is given too", hint=f"remove '{old_s}'"))
+                continue
+            value = _at(data, old[:-1]).pop(old[-1])
+            _put(data, new, value)
+            positions.update({new + key[len(old):]: pos for key, pos in doc.positions.items()
+                              if key[:len(old)] == old})
+            notices.append(RenamedKey(where, doc.id, old_s, new_s, r.since))
+    return replace(doc, data=data, positions=positions), notices, problems
+
+
+def _matches(node: object, old: list[str], new: list[str], at: Path = (), items: tuple[int, ...] = ()
+             ) -> Iterator[tuple[Path, Path]]:
+    """(old path, new path) of every place `old` occurs under `node`, list indices in place of each '*'."""
+    if not old:
+        rest = iter(items)
+        yield at, tuple(next(rest) if part == "*" else part for part in new)
+        return
+    head = old[0]
+    if head == "*":
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                yield from _matches(item, old[1:], new, (*at, i), (*items, i))
+    elif isinstance(node, dict) and head in node:
+        yield from _matches(node[head], old[1:], new, (*at, head), items)
+
+
+def _at(data: object, path: Path) -> Any:
+    node: Any = data
+    for step in path:
+        node = node[step]
+    return node
+
+
+def _has(data: object, path: Path) -> bool:
+    node: Any = data
+    for step in path:
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+            node = node[step]
+        else:
+            return False
+    return True
+
+
+def _room(data: object, path: Path) -> bool:
+    """Whether every step above the new key is a mapping, or absent (a scalar there leaves no place for it)."""
+    node: Any = data
+    for step in path[:-1]:
+        if isinstance(node, list) and isinstance(step, int):
+            node = node[step]
+        elif isinstance(node, dict):
+            if step not in node:
+                return True
+            node = node[step]
+        else:
+            return False
+    return isinstance(node, dict)
+
+
+def _put(data: dict[str, Any], path: Path, value: object) -> None:
+    node: Any = data
+    for step in path[:-1]:
+        node = node[step] if isinstance(step, int) else node.setdefault(step, {})
+    node[path[-1]] = value
+
+
+def _dotted(path: Path) -> str:
+    return ".".join(str(p) for p in path)

@@ -1,0 +1,198 @@
+"""Tests by behaviour: one small case per modelled effect, each with the step time its switch must move, by hand.
+
+Each case is a tiny workload on one HGX H100 node (the `h100` fixture: 8 GPUs on NVLink, 132 SMs) with round
+sizes, one switch flipped and everything else held. The collective times are inputs here (NCCL's model,
+`perf.collectives`, tested against nccl-tests in test_collectives.py); what each test derives by hand is how much
+of them the switch moves off the critical path, from the mechanism the stack runs:
+
+* TP overlap: Transformer Engine's userbuffers (transformer_engine/pytorch/module/base.py `initialize_ub`,
+  NVIDIA/TransformerEngine at d0067d0): `pipeline` reduce-scatters in 4 splits (the last one has no GEMM left),
+  `ring_exchange` and `bulk` hide the rest; see `perf.exposure.tp_exposed`.
+* EP de-duplication: DeepEP/HybridEP send a token once per destination node (deepseek-ai/DeepEP README, "Normal
+  kernels with NVLink and RDMA forwarding"); see `perf.exposure.expert_comm`.
+* DP parameter gather and gradient reduce-scatter: Megatron-core's bucketed overlap (megatron/core/distributed/
+  distributed_data_parallel.py at d98e8a6: bucket max(40M, 1M x dp) parameters; the last gradient bucket and the
+  first gather bucket have nothing to hide behind), on 16 of the SMs (NCCL_MIN_CTAS=16 in NVIDIA's MLPerf NeMo
+  configurations); see `perf.exposure.dp_exposed`.
+* PP send overlap: Megatron-core's interleaved 1F1B with `overlap_p2p_comm` (megatron/core/pipeline_parallel/
+  schedules.py, `forward_backward_pipelining_with_interleaving`): steady-state sends overlap the next chunk, the
+  warmup's and the flush's block.
+* CP overlap: the ring attention of Transformer Engine's `context_parallel` (K/V chunks passed around the ring while
+  the attention core runs on the previous one): only the excess of the ring over the attention core shows.
+
+The breakdowns these mechanisms are checked against (published profiling or ablations) are in test_overlap_cost.py
+and test_tp_overlap.py; this file pins the mechanisms themselves.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.perf.arch import Arch
+from archgen.perf.collectives import collective_time
+from archgen.perf.exposure import tp_overlap_cost
+from archgen.perf.training import Job, Layout, estimate_training, layer_times, tp_gemms
+
+#: 64 MiB: 4,096 tokens x 8,192 hidden x 2 B (one micro-batch's activations, the TP all-reduce buffer).
+MIB = 2.0 ** 20
+
+
+def _step(hw, job, layout):
+    return estimate_training(hw, job, layout)
+
+
+def test_tp_overlap_hides_fifteen_sixteenths_of_the_tp_all_reduces(h100):
+    """4 layers, h = 8192, TP 8 with SP, 4 micro-batches of 4,096 tokens, no PP, no DP.
+
+    Without overlap each layer sends per micro-batch two all-reduce equivalents forward (after attention and after
+    the MLP; with SP an all-gather plus a reduce-scatter, the same bytes) and two backward: 4 ar, ar the all-reduce
+    of T x h x 2 B = 64 MiB over 8 NVLink ranks. With TE's userbuffers the forward's two reduce-scatters (ar/2 each)
+    run `pipeline` in 4 splits and the last split has no GEMM left: 2 x (ar/2) / 4 = ar/4 shows, the rest hides
+    (the GEMMs outlast it here: checked below). The overlap costs the GEMMs their chunking and 16 SMs
+    (`tp_overlap_cost`, derived by hand in test_overlap_cost.py). So per layer and micro-batch the switch saves
+    4 ar - ar/4 - cost = 15/4 ar - cost, and with no pipeline the step moves by m x layers = 16 times that.
+    """
+    arch = Arch(layers=4, hidden=8192, heads=64, kv_heads=64, head_dim=128, ffn=32768, vocab=32768)
+    layout = Layout(tp=8, pp=1, dp=1, micro_batch=1, sequence_parallel=True)
+    plain, hidden = (_step(h100, Job(arch, 4096, 4, overlap_tp_comm=on), layout) for on in (False, True))
+    ar = float(collective_time(h100, "all_reduce", 4096 * 8192 * 2.0, 8, 8))
+    assert 4096 * 8192 * 2.0 == 64 * MIB
+    lt = layer_times(h100, Job(arch, 4096, 4), tp=8, mb=1, cp=1, ep=1, rc=0, sp=True)
+    assert 3.0 * float(lt.forward - lt.attention) > 4.0 * ar  # the GEMMs outlast the communication
+    cost = float(tp_overlap_cost(h100, "bf16", 4096.0, 8.0, tp_gemms(arch, 8, 0.0), 1.0))
+    assert float(plain.tp_comm) == pytest.approx(16 * 4 * ar, rel=1e-12)
+    assert float(hidden.tp_comm) == pytest.approx(16 * (ar / 4 + cost), rel=1e-12)
+    assert float(plain.step_time - hidden.step_time) == pytest.approx(16 * (15 / 4 * ar - cost), rel=1e-9)
+    for part in ("compute", "dp_comm", "pp_comm", "optimizer", "bubble"):
+        assert float(getattr(plain, part)) == pytest.approx(float(getattr(hidden, part)), rel=1e-12), part
+
+
+def test_tp_overlap_moves_nothing_without_tp(h100):
+    """TP 1 has no TP collectives: the switch has nothing to hide."""
+    arch = Arch(layers=4, hidden=8192, heads=64, kv_heads=64, head_dim=128, ffn=32768, vocab=32768)
+    plain, hidden = (_step(h100, Job(arch, 4096, 32, overlap_tp_comm=on), Layout(1, 1, 8, 1)) for on in (False, True))
+    assert float(plain.step_time) == float(hidden.step_time)
+
+
+def test_ep_dedup_sends_three_quarters_of_the_dispatch_bytes(h100):
+    """2 MoE layers, h = 4096, 64 experts, top-2, EP 16 over two 8-GPU nodes (folded over DP 16), TP 1.
+
+    Each of a rank's T = 4,096 tokens sends top_k = 2 copies of h x 2 B: 64 MiB. Without de-duplication every copy
+    is sent; with routing uniform over 16 ranks, a copy leaves the node with probability 1/2, so 2 x 1/2 = 1 copy
+    per token crosses. DeepEP/HybridEP send a token once to each other node holding one of its experts: with D = 2
+    nodes, 1 - (1 - 1/2)^2 = 3/4 of tokens cross, once. The dispatch and combine buffers shrink to 3/4 (the model
+    scales the whole buffer by the crossing ratio). Per MoE layer and micro-batch 4 all-to-alls run (dispatch and
+    combine, forward and backward); with m = 2 micro-batches and 2 layers the step moves by
+    16 x (a2a(64 MiB) - a2a(48 MiB)).
+    """
+    arch = Arch(layers=2, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32768, gated=True,
+                experts=64, top_k=2, expert_ffn=2048)
+    layout = Layout(tp=1, pp=1, dp=16, micro_batch=1, ep=16)
+    every, dedup = (_step(h100, Job(arch, 4096, 32, ep_dedup=on), layout) for on in (False, True))
+    full = 4096 * 2 * 4096 * 2.0
+    assert full == 64 * MIB
+    a2a_full, a2a_dedup = (float(collective_time(h100, "all_to_all", s, 16, 8)) for s in (full, 0.75 * full))
+    assert float(every.ep_comm) == pytest.approx(16 * a2a_full, rel=1e-12)
+    assert float(dedup.ep_comm) == pytest.approx(16 * a2a_dedup, rel=1e-12)
+    assert float(every.step_time - dedup.step_time) == pytest.approx(16 * (a2a_full - a2a_dedup), rel=1e-9)
+    assert a2a_dedup / a2a_full == pytest.approx(0.75, abs=0.01)  # bandwidth-bound at 48 MiB: 3/4 of the time
+
+
+def test_ep_dedup_moves_nothing_inside_one_node(h100):
+    """EP 8 on one NVLink node: no token leaves the node, so there is nothing to de-duplicate."""
+    arch = Arch(layers=2, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32768, gated=True,
+                experts=64, top_k=2, expert_ffn=2048)
+    layout = Layout(tp=1, pp=1, dp=8, micro_batch=1, ep=8)
+    every, dedup = (_step(h100, Job(arch, 4096, 16, ep_dedup=on), layout) for on in (False, True))
+    assert float(every.step_time) == float(dedup.step_time)
+
+
+#: A dense model whose parameters count by hand: 8 layers x (4h^2 attention + 2 h x 4h MLP + 2h norms) + embedding
+#: and output layer 2 x 32,768 x 4,096 = 8 x 201,334,784 + 268,435,456 = 1,879,113,728.
+DENSE = Arch(layers=8, hidden=4096, heads=32, kv_heads=32, head_dim=128, ffn=16384, vocab=32768)
+DENSE_PARAMS = 8 * (4 * 4096 ** 2 + 2 * 4096 * 16384 + 2 * 4096) + 2 * 32768 * 4096
+
+
+def _dp_saving(t):
+    """What Megatron-core's bucketed overlap hides of a DP collective of `t` seconds when the window outlasts it.
+
+    The edge bucket (max(40M, 1M x 8) = 40M of the 1,879,113,728 parameters) stays exposed; the rest overlaps on
+    the SMs NCCL leaves, losing 16 of H100's 132 SMs from the compute beside it: saved (1 - e) x (1 - 16/132) x t.
+    """
+    assert DENSE_PARAMS == 1_879_113_728
+    edge = 40e6 / DENSE_PARAMS
+    return (1.0 - edge) * (116.0 / 132.0) * t
+
+
+def test_param_gather_overlap_hides_all_but_the_first_bucket(h100):
+    """DP 8 on one node, distributed optimizer (ZeRO-1), BF16: the updated weights are all-gathered, P x 2 B over 8
+    ranks. Overlapped, the gather hides behind the first micro-batch's forward (tens of ms here against a gather of
+    under 10 ms) but for its first bucket; the step moves by `_dp_saving(ag)`, and by the same at m = 1 and m = 4:
+    only the first micro-batch's forward is a window (the later ones need the weights already)."""
+    ag = float(collective_time(h100, "all_gather", DENSE_PARAMS * 2.0, 8, 8))
+    for m in (1, 4):
+        plain, hidden = (_step(h100, Job(DENSE, 4096, 8 * m, overlap_param_gather=on, overlap_grad_reduce=False),
+                               Layout(1, 1, 8, 1, zero=1)) for on in (False, True))
+        assert float(plain.step_time - hidden.step_time) == pytest.approx(_dp_saving(ag), rel=1e-9), m
+        assert float(plain.compute) == pytest.approx(float(hidden.compute), rel=1e-12)
+
+
+def test_grad_reduce_overlap_hides_all_but_the_last_bucket(h100):
+    """As above for the gradients: fp32 main gradients (Megatron-core's bf16 default) reduce-scattered, P x 4 B over
+    8 ranks, behind the backward but for the last bucket (the first layers', final only at the end); the step
+    moves by `_dp_saving(rs)`. Without the distributed optimizer the gradients are all-reduced instead, and the
+    switch moves `_dp_saving(ar)`."""
+    rs = float(collective_time(h100, "reduce_scatter", DENSE_PARAMS * 4.0, 8, 8))
+    ar = float(collective_time(h100, "all_reduce", DENSE_PARAMS * 4.0, 8, 8))
+    for zero, t in ((1, rs), (0, ar)):
+        plain, hidden = (_step(h100, Job(DENSE, 4096, 32, overlap_grad_reduce=on, overlap_param_gather=False),
+                               Layout(1, 1, 8, 1, zero=zero)) for on in (False, True))
+        assert float(plain.step_time - hidden.step_time) == pytest.approx(_dp_saving(t), rel=1e-9), zero
+
+
+def test_p2p_overlap_leaves_the_warmup_and_flush_sends(h100):
+    """8 layers on PP 2 x 2 virtual stages (2 layers a chunk), 8 micro-batches, TP 1: each chunk of each micro-batch
+    sends its activations on and its gradients back, 2 v m = 32 sends of T x h x 2 B = 32 MiB (both stages in one
+    NVLink node). With the interleaved schedule's overlap only the 2 (p - 1) = 2 sends of the warmup and the flush
+    block (a chunk's forward, two layers of 4,096 tokens, outlasts one 32 MiB NVLink send): the step moves by
+    30 sends."""
+    layout = Layout(tp=1, pp=2, dp=1, micro_batch=1, interleave=2)
+    plain, hidden = (_step(h100, Job(DENSE, 4096, 8, overlap_p2p_comm=on), layout) for on in (False, True))
+    p2p = float(collective_time(h100, "p2p", 4096 * 4096 * 2.0, 2, 2))
+    lt = layer_times(h100, Job(DENSE, 4096, 8), tp=1, mb=1, cp=1, ep=1, rc=0, sp=False)
+    assert 2 * float(lt.forward) > p2p
+    assert float(plain.pp_comm) == pytest.approx(32 * p2p, rel=1e-12)
+    assert float(plain.step_time - hidden.step_time) == pytest.approx(30 * p2p, rel=1e-9)
+
+
+def test_cp_ring_shows_only_its_excess_over_the_attention_core(h100):
+    """CP 2 with TP 1: per layer and micro-batch K and V (2 x T_seq x kv_heads x head_dim x 2 B) are all-gathered
+    forward and all-gathered and reduce-scattered backward, 3 rings of `cp_t`, behind the attention core's forward
+    and backward (1 + 2.5 = 3.5 forwards of it). At 32k tokens (attention quadratic in them) the ring hides: no CP
+    time on the step. At 1k tokens the ring outlasts the core and exactly 3 cp_t - 3.5 attn shows per layer."""
+    for seq, hides in ((32768, True), (1024, False)):
+        job = Job(DENSE, seq, 4)
+        est = _step(h100, job, Layout(tp=1, pp=1, dp=1, micro_batch=1, cp=2))
+        cp_t = float(collective_time(h100, "all_gather", 2.0 * seq * 32 * 128 * 2.0, 2, 2))
+        attn = float(layer_times(h100, job, tp=1, mb=1, cp=2, ep=1, rc=0, sp=False).attention)
+        assert (3 * cp_t <= 3.5 * attn) is hides, seq
+        assert float(est.cp_comm) == pytest.approx(4 * 8 * max(0.0, 3 * cp_t - 3.5 * attn), rel=1e-12, abs=0.0)
+
+
+def test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction(h100):
+    """The dtypes on the DP wire, with the overlaps off so that all of it shows. NeMo's communication-overlap guide
+    (docs.nvidia.com/nemo-framework/user-guide/25.09, "Data-parallel Communication Overlap"): `fp8_param_gather`
+    "conducts the parameter all-gather in fp8, reducing the all-gather overhead by half", and
+    `grad_reduce_in_fp32=False` reduces gradients in bf16 instead of fp32. So DP time moves by exactly
+    ag(2 B x P) - ag(1 B x P) and rs(4 B x P) - rs(2 B x P), P = 1,879,113,728 over 8 ranks."""
+    layout = Layout(1, 1, 8, 1, zero=1)
+
+    def dp(**switches):
+        job = Job(DENSE, 4096, 8, precision="fp8", overlap_param_gather=False, overlap_grad_reduce=False, **switches)
+        return float(_step(h100, job, layout).dp_comm)
+
+    ag = {b: float(collective_time(h100, "all_gather", DENSE_PARAMS * b, 8, 8)) for b in (1.0, 2.0)}
+    rs = {b: float(collective_time(h100, "reduce_scatter", DENSE_PARAMS * b, 8, 8)) for b in (2.0, 4.0)}
+    assert dp(param_gather_dtype="bf16") - dp(param_gather_dtype="fp8") == pytest.approx(ag[2.0] - ag[1.0], rel=1e-9)
+    assert dp(grad_reduce_dtype="fp32") - dp(grad_reduce_dtype="bf16") == pytest.approx(rs[4.0] - rs[2.0], rel=1e-9)
+    assert dp(grad_reduce_dtype="fp32", param_gather_dtype="bf16") == pytest.approx(rs[4.0] + ag[2.0], rel=1e-12)
