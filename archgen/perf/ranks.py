@@ -57,16 +57,19 @@ def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
     tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
     cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
     mb = as_float(layout.micro_batch)
-    rc = np.asarray(layout.recompute)
-    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
+    rc, sp = layout.recompute, layout.sequence_parallel
+    if isinstance(tp, np.ndarray) or isinstance(rc, np.ndarray | list | tuple) or isinstance(sp, np.ndarray):
+        rc, sp = np.asarray(rc), np.asarray(sp, dtype=bool) & (tp > 1)
+    else:  # one layout: plain numbers, which the model's formulas keep plain (numpy is slow on scalars, issue 25)
+        rc, sp = int(rc), bool(sp) and tp > 1
     zero = as_float(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
     etp = tp if layout.etp is None else as_float(layout.etp)
     return LayoutArrays(tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp)
 
 
 def per_class(arr):
-    """A layout quantity against the trailing class axis."""
-    return np.asarray(arr)[..., None]
+    """A layout quantity against the trailing class axis (a number as it is: it broadcasts against any axis)."""
+    return arr if isinstance(arr, float | int) else np.asarray(arr)[..., None]
 
 
 def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, v, sl: Split, etp=None) -> RankTimes:
