@@ -122,6 +122,8 @@ def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto")
 #: Candidates of recent (hardware figures, op, n, k, algorithm): a search and a sensitivity study repeat them.
 _CACHE: dict[tuple, list] = {}
 _CACHE_SIZE = 4096
+#: Sizes against one group of plain figures that are timed one by one as numbers (numpy is slow on a few).
+_FEW = 8
 #: Groups in one call from which the candidates are computed once per distinct (n, k) and looked up.
 _MANY = 256
 
@@ -183,6 +185,9 @@ class _Groups:
     def time(self, op: str, size):
         """Seconds of `op` on `size` bytes for every group."""
         hw, n = self.hw, self.n
+        if self.key is not None and self.shape is None and isinstance(size, np.ndarray) and 0 < size.size <= _FEW:
+            # one group, a few sizes (one layout's pipeline rank classes): size by size, as plain floats
+            return np.array([self.time(op, s) for s in size.reshape(-1).tolist()]).reshape(size.shape)
         if op == "p2p":
             k = self.k
             cross = k < 2

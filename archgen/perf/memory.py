@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from archgen.perf.algorithms import as_float
 from archgen.perf.arch import Arch
 from archgen.perf.nccl import minimum, where
 
@@ -190,7 +191,7 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
     the routed experts are split etp x ep ways (etp defaults to tp) and sharded over the expert data-parallel ranks
     (`expert_data_parallel`), the rest over dp.
     """
-    stage = np.asarray(zero if zero is not None else (1 if distributed_optimizer else 0), dtype=float)
+    stage = as_float(zero if zero is not None else (1 if distributed_optimizer else 0))
     gb = grad_bytes if grad_bytes is not None else (2.0 if precision == "fp16" else 4.0)
     pd, pe = expert_split(arch, tp, pp, ep, layers, embedding, loss, etp)
     p = pd + pe
@@ -207,7 +208,7 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
                            interleave=interleave, recompute=recompute, sp=sp, flash=flash, microbatches=microbatches,
                            precision=precision, dropout=dropout, layers=layers, position=position, etp=etp)
     logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
-    code = np.asarray(offload)
+    code = offload if isinstance(offload, int) else np.asarray(offload)
     resident = OFFLOAD_WINDOW_LAYERS * layer_activation_bytes(
         arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp, recompute=recompute, sp=sp, flash=flash,
         precision=precision, dropout=dropout, etp=etp)

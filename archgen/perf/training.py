@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from archgen.perf import fast
 from archgen.perf import kernels as K
 from archgen.perf import offload as off
 from archgen.perf import quant as Q
@@ -353,25 +354,31 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     dpcp = dp * cp
     k_dp = members_per_domain(hw, dpcp, tp)
     edp = expert_data_parallel(dpcp, tp, ep, etp)
-    expert = (rk.experts, x(edp), x(members_per_domain(hw, edp, etp * ep)))
-    dp_c = dp_exposed(hx, job, params - rk.experts, x(dpcp), x(k_dp), x(zero), sl.layers * x(layer_b + layer_r)
-                      * sched, sl.layers * x(layer_f) * sched, t_rank, x(m), expert)
-    on = x(zero) >= 1
-    shard = (params - rk.experts) / where(on, x(dpcp), 1.0) + rk.experts / where(on, x(edp), 1.0)
-    opt_c = where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
-                     K.memory_time(hx, ADAM_BYTES * shard))
+    k_edp = members_per_domain(hw, edp, etp * ep)
     norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
         hx, "all_reduce", 4.0, x(tp * pp), x(minimum(tp, hw.scale_up_size)))
-    opt_c = opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
-    tail = where(real, dp_c + opt_c, 0.0)
-    dp_comm, optimizer = at_worst(tail, dp_c, opt_c)
+    on = x(zero) >= 1
+
+    def tail(params, experts, t_rank, layers):
+        """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
+        dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(layer_b + layer_r)
+                          * sched, layers * x(layer_f) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)))
+        shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
+        opt_c = where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
+                      K.memory_time(hx, ADAM_BYTES * shard))
+        return dp_c, opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
 
     # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
-    wq = 0.0
-    if job.recipe:
-        wq_c = K.memory_time(hx, Q.step_weight_bytes(a, job.recipe, hx.compute_capability, x(tp), x(ep), sl.layers,
-                                                     job.param_gather_dtype == "fp8", x(etp)))
-        wq = np.max(where(real, wq_c, 0.0), axis=-1)
+    quantise = lambda n: K.memory_time(hx, Q.step_weight_bytes(  # noqa: E731 (the classes' layers n)
+        a, job.recipe, hx.compute_capability, x(tp), x(ep), n, job.param_gather_dtype == "fp8", x(etp)))
+    if isinstance(real, list):  # one layout of plain numbers, class by class (`ranks.rank_times`, `fast`)
+        n = sl.layers.tolist()
+        dp_comm, optimizer = fast.at_worst([tail(*c) for c in zip(params, rk.experts, t_rank, n, strict=True)], real)
+        wq = fast.most([quantise(k) if r else 0.0 for k, r in zip(n, real, strict=True)]) if job.recipe else 0.0
+    else:
+        dp_c, opt_c = tail(params, rk.experts, t_rank, sl.layers)
+        dp_comm, optimizer = at_worst(where(real, dp_c + opt_c, 0.0), dp_c, opt_c)
+        wq = np.max(where(real, quantise(sl.layers), 0.0), axis=-1) if job.recipe else 0.0
 
     compute = m * t_max + wq
     step = compute + bubble + pp_comm + dp_comm + optimizer
