@@ -49,7 +49,10 @@ BUCKET_PARAMS_PER_RANK = 1e6
 
 def sm_kept(hw: Hardware, sms):
     """Share of the SMs compute keeps while a communication kernel holds `sms` of them (1 where unknown)."""
-    n = np.asarray(hw.multiprocessors, dtype=float)
+    n = hw.multiprocessors
+    if isinstance(n, float | int):  # one hardware: plain numbers (issue 25)
+        return (n - sms) / (n if n > 0 else 1.0) if n > sms else 1.0
+    n = np.asarray(n, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return where(n > sms, (n - sms) / where(n > 0, n, 1.0), 1.0)
 
@@ -168,7 +171,8 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     ar, rs, ag = times(params, dp, k_dp)
     total = params
     if expert is not None:
-        if np.any(expert[0]):  # a dense model's expert group moves nothing: its times are zeros (issue 25)
+        moved = np.any(expert[0]) if isinstance(expert[0], np.ndarray) else expert[0]
+        if moved:  # a dense model's expert group moves nothing: its times are zeros (issue 25)
             ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times(*expert), strict=True))
         total = params + expert[0]
     edge = minimum(1.0, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / maximum(total, 1.0))

@@ -11,6 +11,7 @@ Offloaded activations and optimizer state cost what their copies do not hide (`o
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,18 +119,18 @@ class Job:
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.overlap_ep_comm,
                    knobs.dropout, knobs.fp8_recipe)
 
-    @property
+    @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:
         """Transformer Engine recipe of the linear GEMMs (`quant.recipe`); None for 16-bit training."""
         return Q.recipe(self.precision, self.fp8_recipe)
 
-    @property
+    @functools.cached_property  # read per rank class and formula (issue 25)
     def grad_bytes(self) -> float:
         """Bytes per gradient element in the buffer and on the wire."""
         dt = self.grad_reduce_dtype or ("fp16" if self.precision == "fp16" else "fp32")
         return K.DTYPE_BYTES[dt]
 
-    @property
+    @functools.cached_property  # read per rank class and formula (issue 25)
     def weight_bytes(self) -> float:
         """Bytes per compute weight (1 with FP8 parameters, which `fp8_param_gather` keeps)."""
         return K.DTYPE_BYTES[self.param_gather_dtype] if self.precision == "fp8" else WEIGHT_BYTES
