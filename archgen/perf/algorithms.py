@@ -222,8 +222,6 @@ def fastest(cands: list, size):
     result does not depend on how the candidates were computed (once per group, or looked up for a repeated one).
     Arrays are updated in place where they are this function's own: fresh large temporaries cost page faults.
     """
-    if not isinstance(size, np.ndarray) and (best := _fastest_number(cands, size)) is not None:
-        return best
     scaled: dict[int, object] = {}
     tree = None
     best = None
@@ -254,16 +252,13 @@ def fastest(cands: list, size):
     return best
 
 
-def _fastest_number(cands: list, size):
-    """`fastest` of one size against candidates of plain numbers (None where one has an array).
+def fastest_number(cands: list, size):
+    """`fastest` of one size (a number) against one group's candidates of numbers (`collectives`' cached ones).
 
     The same operations in the same order, without the helpers' dispatch (numpy is slow on numbers, issue 25).
     """
     tree = best = None
     for lat, f, bus, kind, extra, mask in cands:
-        if isinstance(lat, np.ndarray) or isinstance(bus, np.ndarray) or isinstance(f, np.ndarray) or isinstance(
-                mask, np.ndarray):
-            return None
         if kind == TREE:
             if tree is None:
                 tree = nccl.tree_index(size)
@@ -271,8 +266,6 @@ def _fastest_number(cands: list, size):
         else:
             if kind == PLATEAU:
                 cross, cn, plateau = extra
-                if isinstance(cross, np.ndarray) or isinstance(cn, np.ndarray) or isinstance(plateau, np.ndarray):
-                    return None
                 lat = lat * (plateau if cross and size / cn >= 64 else 1.0)
             t = lat + (size if f is None else f * size) / bus
         if mask is not None and not mask:

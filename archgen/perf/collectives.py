@@ -36,6 +36,7 @@ from archgen.perf.algorithms import (
     busbw_factor,
     candidates,
     fastest,
+    fastest_number,
     hierarchical,
     out_bandwidth,
     unless,
@@ -201,6 +202,8 @@ class _Groups:
         if self.algorithm == "hierarchical":
             return self._shaped(where(n > 1, hierarchical(hw, self._direct(), op, size), 0.0))
         cands = self.candidates(op)
+        if self.key is not None and not isinstance(size, np.ndarray):  # one group, one size: numbers (issue 25)
+            return self._shaped(where(n > 1, fastest_number(cands, size), 0.0))
         if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
             front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731
             cands = [(front(lat), front(f), front(bus), kind, tuple(front(e) for e in extra) if kind == PLATEAU
