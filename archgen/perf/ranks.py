@@ -16,7 +16,7 @@ from archgen.perf import fast
 from archgen.perf import kernels as K
 from archgen.perf.algorithms import as_float
 from archgen.perf.hardware import Hardware
-from archgen.perf.memory import TrainingMemory, expert_split, training_memory
+from archgen.perf.memory import TrainingMemory, expert_split, layer_activation_bytes, training_memory
 from archgen.perf.pipeline import Split, split
 
 if TYPE_CHECKING:
@@ -126,10 +126,11 @@ def at_worst(tail, *values) -> list:
     return [np.take_along_axis(np.broadcast_to(v, tail.shape), worst, -1)[..., 0] for v in values]
 
 
-def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> TrainingMemory:
+def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=None) -> TrainingMemory:
     """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
 
-    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it.
+    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it, `per_layer`
+    its `memory.layer_activation_bytes` (used for one layout of plain numbers).
     """
     tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
     m = job.global_batch / (dp * mb)
@@ -137,12 +138,16 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> Trainin
     code = np.asarray(layout.offload).astype(int) if isinstance(layout.offload, np.ndarray) else int(layout.offload)
     one = fast.classes(sl, tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp, m, code)
     if one is not None:  # one layout of plain numbers: class by class (`fast`), the busiest by index
+        if per_layer is None:
+            per_layer = layer_activation_bytes(job.arch, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp,
+                                               recompute=rc, sp=sp, flash=job.attention == "flash",
+                                               precision=job.precision, dropout=job.dropout, etp=etp)
         mems = [training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=mb, tp=tp, pp=pp,
                                 dp=dp * cp, cp=cp, ep=ep, interleave=v, recompute=rc, sp=sp,
                                 flash=job.attention == "flash", microbatches=m, zero=zero, grad_bytes=job.grad_bytes,
                                 weight_bytes=job.weight_bytes, dropout=job.dropout, layers=c.layers,
-                                embedding=c.embedding, loss=c.loss, position=c.position, offload=code, etp=etp)
-                for c in one]
+                                embedding=c.embedding, loss=c.loss, position=c.position, offload=code, etp=etp,
+                                per_layer=per_layer) for c in one]
         on = [c.count > 0 for c in one]
         i = fast.worst([0 + f.weights + f.gradients + f.optimizer + f.activations if o else -np.inf
                         for f, o in zip(mems, on, strict=True)])
