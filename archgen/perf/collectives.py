@@ -201,9 +201,9 @@ class _Groups:
             raise UsageError(problem)
         if self.algorithm == "hierarchical":
             return self._shaped(where(n > 1, hierarchical(hw, self._direct(), op, size), 0.0))
-        cands = self.candidates(op)
         if self.key is not None and not isinstance(size, np.ndarray):  # one group, one size: numbers (issue 25)
-            return self._shaped(where(n > 1, fastest_number(cands, size), 0.0))
+            return self._shaped(fastest_number(self.candidates(op), size) if n > 1 else 0.0)
+        cands = self.candidates(op)
         if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
             front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731
             cands = [(front(lat), front(f), front(bus), kind, tuple(front(e) for e in extra) if kind == PLATEAU

@@ -163,10 +163,15 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     """
     gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
 
+    # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
+    need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, float | int) else (True, True, True)
+
     def times(p, n, k):
         """All-reduce, reduce-scatter and all-gather of `p` parameters over a group of n (k per domain)."""
-        out = collective_times(hw, (("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)), n, k)
-        return [where((n > 1) & (p > 0), t, 0.0) for t in out]
+        asked = [r for r, w in zip((("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)),
+                                   need, strict=True) if w]
+        out = iter(collective_times(hw, asked, n, k))
+        return [where((n > 1) & (p > 0), next(out), 0.0) if w else 0.0 for w in need]
 
     ar, rs, ag = times(params, dp, k_dp)
     total = params
