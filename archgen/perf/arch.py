@@ -10,7 +10,6 @@ recomputed forward work. For a GPT block stack (ffn = 4h, MHA) model FLOPs per s
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from archgen.model.cases import CaseModel
@@ -46,41 +45,37 @@ class Arch:
                    expert_ffn=moe.expert_ffn if moe else 0, shared_experts=moe.shared_experts if moe else 0,
                    dense_layers=moe.dense_layers if moe else 0, tied=m.tie_embeddings)
 
-    @functools.cached_property
+    @property
     def ffn_mats(self) -> int:
         """FFN weight matrices: 3 for a gated (SwiGLU) FFN, else 2."""
         return 3 if self.gated else 2
 
-    @functools.cached_property
+    @property
     def moe_layers(self) -> int:
         """Layers with a mixture-of-experts FFN."""
         return self.layers - self.dense_layers if self.experts else 0
 
-    @functools.cached_property
+    @property
     def attn_params(self) -> int:
         """Weights of one attention block (QKV and output projection)."""
         q = self.heads * self.head_dim
         return self.hidden * (q + 2 * self.kv_heads * self.head_dim) + q * self.hidden
 
-    @functools.cached_property
+    @property
     def dense_ffn_params(self) -> int:
         """Weights of one dense FFN."""
         return self.ffn_mats * self.hidden * self.ffn
 
-    @functools.cached_property
+    @property
     def expert_params(self) -> int:
         """Weights of one expert."""
         return self.ffn_mats * self.hidden * self.expert_ffn
 
     def layer_params(self, moe: bool) -> int:
         """Weights of one layer (all experts when `moe`), with its two norms."""
-        return self._layer_params[moe]
-
-    @functools.cached_property
-    def _layer_params(self) -> tuple[int, int]:
-        """`layer_params` of a dense and of an MoE layer, computed once (the model reads them per rank class)."""
-        moe = (self.experts + self.shared_experts) * self.expert_params + self.hidden * self.experts
-        return (self.attn_params + self.dense_ffn_params + 2 * self.hidden, self.attn_params + moe + 2 * self.hidden)
+        ffn = (self.experts + self.shared_experts) * self.expert_params + self.hidden * self.experts if moe \
+            else self.dense_ffn_params
+        return self.attn_params + ffn + 2 * self.hidden
 
     @property
     def embedding_params(self) -> int:

@@ -27,6 +27,7 @@ import numpy as np
 
 from archgen.perf import kernels as K
 from archgen.perf.collectives import collective_time, collective_times, members_per_domain
+from archgen.perf.fast import NUMBER
 from archgen.perf.hardware import Hardware
 from archgen.perf.nccl import maximum, minimum, where
 
@@ -50,7 +51,7 @@ BUCKET_PARAMS_PER_RANK = 1e6
 def sm_kept(hw: Hardware, sms):
     """Share of the SMs compute keeps while a communication kernel holds `sms` of them (1 where unknown)."""
     n = hw.multiprocessors
-    if isinstance(n, float | int):  # one hardware: plain numbers (issue 25)
+    if isinstance(n, NUMBER):  # one hardware: plain numbers (issue 25)
         return (n - sms) / (n if n > 0 else 1.0) if n > sms else 1.0
     n = np.asarray(n, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -164,7 +165,7 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
 
     # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
-    need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, float | int) else (True, True, True)
+    need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, NUMBER) else (True, True, True)
 
     def times(p, n, k):
         """All-reduce, reduce-scatter and all-gather of `p` parameters over a group of n (k per domain)."""

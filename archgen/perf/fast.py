@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
-
 from archgen.perf.pipeline import Split
 
 #: Most classes taken one by one: numpy sums up to 7 values in order (its pairwise summation starts at 8), which
@@ -32,18 +30,34 @@ class RankClass(NamedTuple):
     position: float
 
 
+#: Plain numbers (a tuple: `isinstance` with it is faster than with `float | int`, which is built at each call).
+NUMBER = (float, int)
+#: `classes` of recent splits (one layout's split is itself kept, `pipeline.split`), by identity.
+_SEEN: dict[int, tuple[Split, list[RankClass] | None]] = {}
+
+
 def classes(sl: Split, *values) -> list[RankClass] | None:
     """The rank classes of one layout's split as plain numbers, or None where the class axis should stay.
 
     None unless `sl` is one layout's (1-D, at most `MOST` classes) and every one of `values` (the layout's and the
     hardware's figures the classes are timed with) is a plain number.
     """
-    if np.ndim(sl.count) != 1 or len(sl.count) > MOST:
-        return None
-    if not all(isinstance(v, float | int) for v in values):
-        return None
-    fields = (sl.layers.tolist(), sl.embedding.tolist(), sl.loss.tolist(), sl.count.tolist(), sl.position.tolist())
-    return [RankClass(*row) for row in zip(*fields, strict=True)]
+    for v in values:
+        if not isinstance(v, NUMBER):
+            return None
+    seen = _SEEN.get(id(sl))
+    if seen is not None and seen[0] is sl:
+        return seen[1]
+    if sl.count.ndim != 1 or len(sl.count) > MOST:
+        out = None
+    else:
+        fields = (sl.layers.tolist(), sl.embedding.tolist(), sl.loss.tolist(), sl.count.tolist(),
+                  sl.position.tolist())
+        out = [RankClass(*row) for row in zip(*fields, strict=True)]
+    if len(_SEEN) >= 1024:
+        _SEEN.clear()
+    _SEEN[id(sl)] = (sl, out)
+    return out
 
 
 def most(values: list[float]) -> float:

@@ -70,7 +70,7 @@ def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
 
 def per_class(arr):
     """A layout quantity against the trailing class axis (a number as it is: it broadcasts against any axis)."""
-    if isinstance(arr, float | int):
+    if isinstance(arr, fast.NUMBER):
         return arr
     arr = np.asarray(arr)
     return arr if arr.ndim == 0 else arr[..., None]
