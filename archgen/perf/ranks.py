@@ -135,7 +135,7 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
     tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
     m = job.global_batch / (dp * mb)
     sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
-    code = np.asarray(layout.offload).astype(int) if isinstance(layout.offload, np.ndarray) else int(layout.offload)
+    code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)
     one = fast.classes(sl, tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp, m, code)
     if one is not None:  # one layout of plain numbers: class by class (`fast`), the busiest by index
         if per_layer is None:

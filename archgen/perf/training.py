@@ -322,7 +322,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp)
     layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
     # Activation offload: each layer's saved tensors out during its forward, back during its backward (`offload`).
-    code = np.asarray(layout.offload).astype(int)
+    code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)
     saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
                                    flash=job.attention == "flash", precision=job.precision, dropout=job.dropout,
                                    etp=etp)
@@ -336,7 +336,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     # sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp apart) lies in
     # one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses domains.
     fwd = busiest * layer_f
-    k_pp = where(np.mod(hw.scale_up_size, tp * cp * dp * pp) == 0, 2.0, 1.0)
+    k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
     p2p = collective_time(hw, "p2p", T * a.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
     hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
     if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
