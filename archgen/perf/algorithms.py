@@ -252,6 +252,28 @@ def fastest(cands: list, size):
     return best
 
 
+def fastest_number(cands: list, size):
+    """`fastest` of one size (a number) against one group's candidates of numbers (`collectives`' cached ones).
+
+    The same operations in the same order, without the helpers' dispatch (numpy is slow on numbers, issue 25).
+    """
+    tree = best = None
+    for lat, f, bus, kind, extra, mask in cands:
+        if kind == TREE:
+            if tree is None:
+                tree = nccl.tree_index(size)
+            t = lat + 2.0 * size / (bus * nccl.tree_correction_at(extra, tree))
+        else:
+            if kind == PLATEAU:
+                cross, cn, plateau = extra
+                lat = lat * (plateau if cross and size / cn >= 64 else 1.0)
+            t = lat + (size if f is None else f * size) / bus
+        if mask is not None and not mask:
+            t = np.inf
+        best = t if best is None or not best < t else best
+    return best
+
+
 def holds(own: np.ndarray, other) -> bool:
     """Whether `own` has the shape of its broadcast with `other` (a result of the two fits in it).
 

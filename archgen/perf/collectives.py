@@ -36,6 +36,7 @@ from archgen.perf.algorithms import (
     busbw_factor,
     candidates,
     fastest,
+    fastest_number,
     hierarchical,
     out_bandwidth,
     unless,
@@ -122,6 +123,8 @@ def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto")
 #: Candidates of recent (hardware figures, op, n, k, algorithm): a search and a sensitivity study repeat them.
 _CACHE: dict[tuple, list] = {}
 _CACHE_SIZE = 4096
+#: Sizes against one group of plain figures that are timed one by one as numbers (numpy is slow on a few).
+_FEW = 8
 #: Groups in one call from which the candidates are computed once per distinct (n, k) and looked up.
 _MANY = 256
 
@@ -183,6 +186,9 @@ class _Groups:
     def time(self, op: str, size):
         """Seconds of `op` on `size` bytes for every group."""
         hw, n = self.hw, self.n
+        if self.key is not None and self.shape is None and isinstance(size, np.ndarray) and 0 < size.size <= _FEW:
+            # one group, a few sizes (one layout's pipeline rank classes): size by size, as plain floats
+            return np.array([self.time(op, s) for s in size.reshape(-1).tolist()]).reshape(size.shape)
         if op == "p2p":
             k = self.k
             cross = k < 2
@@ -195,6 +201,8 @@ class _Groups:
             raise UsageError(problem)
         if self.algorithm == "hierarchical":
             return self._shaped(where(n > 1, hierarchical(hw, self._direct(), op, size), 0.0))
+        if self.key is not None and not isinstance(size, np.ndarray):  # one group, one size: numbers (issue 25)
+            return self._shaped(fastest_number(self.candidates(op), size) if n > 1 else 0.0)
         cands = self.candidates(op)
         if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
             front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731

@@ -27,7 +27,9 @@ import numpy as np
 
 from archgen.perf import kernels as K
 from archgen.perf.collectives import collective_time, collective_times, members_per_domain
+from archgen.perf.fast import NUMBER
 from archgen.perf.hardware import Hardware
+from archgen.perf.nccl import maximum, minimum, where
 
 if TYPE_CHECKING:
     from archgen.perf.training import Job
@@ -48,9 +50,12 @@ BUCKET_PARAMS_PER_RANK = 1e6
 
 def sm_kept(hw: Hardware, sms):
     """Share of the SMs compute keeps while a communication kernel holds `sms` of them (1 where unknown)."""
-    n = np.asarray(hw.multiprocessors, dtype=float)
+    n = hw.multiprocessors
+    if isinstance(n, NUMBER):  # one hardware: plain numbers (issue 25)
+        return (n - sms) / (n if n > 0 else 1.0) if n > sms else 1.0
+    n = np.asarray(n, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(n > sms, (n - sms) / np.where(n > 0, n, 1.0), 1.0)
+        return where(n > sms, (n - sms) / where(n > 0, n, 1.0), 1.0)
 
 
 def tp_overlap_cost(hw: Hardware, dtype: str, T, tp, gemms, passes):
@@ -89,7 +94,7 @@ def tp_exposed(ar, gemm_window, passes):
     half of an all-reduce `ar`), ar / 4; beyond that only communication that outlasts the GEMMs shows. The GEMMs'
     slowdown from the SMs the `pipeline` and `bulk` kernels take, and the chunking, are `tp_overlap_cost`.
     """
-    return np.maximum(2.0 * (1.0 + 1.0) * ar * passes - gemm_window, 0.25 * ar * passes)
+    return maximum(2.0 * (1.0 + 1.0) * ar * passes - gemm_window, 0.25 * ar * passes)
 
 
 #: SMs the flex dispatcher's all-to-all kernels hold (DeepEP's default, "historical default 20": Megatron-core
@@ -122,21 +127,21 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     k_ep = members_per_domain(hw, ep, etp)
     size = T * a.top_k * a.hidden * 2.0 / tp
     if job.ep_dedup:
-        domains = np.maximum(ep / k_ep, 1.0)
+        domains = maximum(ep / k_ep, 1.0)
         copies_out = a.top_k * (1.0 - k_ep / ep)
         deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
-        size = size * np.where(copies_out > 0, deduped / np.maximum(copies_out, 1e-30), 1.0)
+        size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
     a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
-    a2a = a2a + np.where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
+    a2a = a2a + where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
                                                                etp, members_per_domain(hw, etp, 1)), 0.0)
     t = 2.0 * (passes + 1.0) * a2a
     if job.overlap_ep_comm:
-        pre = np.maximum(layer_forward - expert_forward, 0.0)
+        pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)
-        shown = sum(np.maximum(0.0, a2a - w) for w in windows)
+        shown = sum(maximum(0.0, a2a - w) for w in windows)
         lost = 1.0 - sm_kept(hw, EP_COMM_SMS)
         t = shown + lost * (4.0 * a2a - shown) + 2.0 * (passes - 1.0) * a2a
-    return np.where(ep > 1, t, 0.0)
+    return where(ep > 1, t, 0.0)
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None):
@@ -159,27 +164,34 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     """
     gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
 
+    # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
+    need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, NUMBER) else (True, True, True)
+
     def times(p, n, k):
         """All-reduce, reduce-scatter and all-gather of `p` parameters over a group of n (k per domain)."""
-        out = collective_times(hw, (("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)), n, k)
-        return [np.where((n > 1) & (p > 0), t, 0.0) for t in out]
+        asked = [r for r, w in zip((("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)),
+                                   need, strict=True) if w]
+        out = iter(collective_times(hw, asked, n, k))
+        return [where((n > 1) & (p > 0), next(out), 0.0) if w else 0.0 for w in need]
 
     ar, rs, ag = times(params, dp, k_dp)
     total = params
     if expert is not None:
-        ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times(*expert), strict=True))
+        moved = np.any(expert[0]) if isinstance(expert[0], np.ndarray) else expert[0]
+        if moved:  # a dense model's expert group moves nothing: its times are zeros (issue 25)
+            ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times(*expert), strict=True))
         total = params + expert[0]
-    edge = np.minimum(1.0, np.maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / np.maximum(total, 1.0))
+    edge = minimum(1.0, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / maximum(total, 1.0))
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
 
     def hidden(t, window, on):
         """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs its overlap takes."""
         if not on:
             return t
-        shown = np.maximum(t - window, edge * t)
+        shown = maximum(t - window, edge * t)
         return shown + lost * (t - shown)
 
     plain = hidden(ar, bwd_window, job.overlap_grad_reduce)
     sharded = hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
-    fsdp = m * np.maximum(0.0, 2.0 * ag + rs - t_mb)
-    return np.where(zero >= 3, fsdp, np.where(zero >= 1, sharded, plain))
+    fsdp = m * maximum(0.0, 2.0 * ag + rs - t_mb)
+    return where(zero >= 3, fsdp, where(zero >= 1, sharded, plain))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.perf.hardware import Hardware
+from archgen.perf.nccl import maximum, where
 
 #: Bytes per element of each data type.
 DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1,
@@ -106,7 +107,7 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     rate = hw.gemm_rate(dtype) * size_efficiency(hw, m, n, k)
     nbytes = gemm_bytes(dtype, m, n, k, batch)
     stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
-    return np.maximum(flop / rate, nbytes / (hw.hbm_bandwidth * stream))
+    return maximum(flop / rate, nbytes / (hw.hbm_bandwidth * stream))
 
 
 def memory_time(hw: Hardware, nbytes, working_set=None):
@@ -116,7 +117,7 @@ def memory_time(hw: Hardware, nbytes, working_set=None):
         return hbm
     with np.errstate(divide="ignore"):  # points of a batch without an L2 figure take the HBM time
         l2 = nbytes / (hw.l2_bandwidth * hw.hbm_efficiency)
-    return np.where((np.asarray(working_set) <= hw.l2_capacity) & (np.asarray(hw.l2_bandwidth) > 0), l2, hbm)
+    return where((np.asarray(working_set) <= hw.l2_capacity) & (np.asarray(hw.l2_bandwidth) > 0), l2, hbm)
 
 
 def vector_time(hw: Hardware, flop):
@@ -124,7 +125,7 @@ def vector_time(hw: Hardware, flop):
     if isinstance(hw.vector_peak, np.ndarray):  # a batch of hardware (`perf.batch`): 0 where the figure is unknown
         with np.errstate(divide="ignore", invalid="ignore"):
             t = flop / (hw.vector_peak * hw.vector_efficiency)
-        return np.where(hw.vector_peak > 0, t, 0.0 * flop)
+        return where(hw.vector_peak > 0, t, 0.0 * flop)
     if hw.vector_peak <= 0:
         return 0.0 * flop
     return flop / (hw.vector_peak * hw.vector_efficiency)
@@ -153,7 +154,7 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         flop = 4.0 * batch * heads * q_len * kv_len * head_dim * frac
         rate = hw.gemm_rate(dtype) * FLASH_EFFICIENCY * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
-        return np.maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
+        return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
     av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
     scores = batch * heads * q_len * kv_len
@@ -181,4 +182,4 @@ def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_byt
     """One decode step's attention on one device: bandwidth-bound read of the KV cache (roofline with its FLOP)."""
     nbytes = 2.0 * batch * context * kv_heads * head_dim * kv_bytes
     flop = 4.0 * batch * heads * context * head_dim
-    return np.maximum(memory_time(hw, nbytes), flop / (hw.gemm_rate(dtype) * FLASH_EFFICIENCY))
+    return maximum(memory_time(hw, nbytes), flop / (hw.gemm_rate(dtype) * FLASH_EFFICIENCY))

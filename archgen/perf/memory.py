@@ -40,7 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from archgen.perf.algorithms import as_float
 from archgen.perf.arch import Arch
+from archgen.perf.nccl import minimum, where
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
 OPTIMIZER_BYTES = 12.0
@@ -140,7 +142,7 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     h, q, kv = arch.hidden, arch.heads * arch.head_dim, arch.kv_heads * arch.head_dim
     low = precision in ("fp8", "fp4")
     lin = 1.0 if low else 2.0  # bytes of a saved linear-layer input
-    hs = np.where(sp, tp, 1)  # sequence parallelism splits the h-sized tensors
+    hs = where(sp, tp, 1)  # sequence parallelism splits the h-sized tensors
     masks = 2.0 if dropout else 0.0
     if arch.experts:
         k, ef = arch.top_k, arch.expert_ffn
@@ -155,24 +157,28 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     h_terms = 2.0 + lin + 2.0 + ffn_h / h + masks  # LN1 in, QKV in, LN2 in, FC1 in, dropout masks (units of h)
     head_terms = (2.0 * (q + 2 * kv) + 2.0 * q) / tp
     scores = 0.0 if flash else (5.0 if dropout else 2.0) * arch.heads * s / tp
-    per_token = h_terms * h / hs + head_terms + ffn + np.where(recompute == 1, 0.0, scores)
-    return tokens * np.where(recompute == 2, 2.0 * h / hs, per_token)
+    per_token = h_terms * h / hs + head_terms + ffn + where(recompute == 1, 0.0, scores)
+    return tokens * where(recompute == 2, 2.0 * h / hs, per_token)
 
 
 def in_flight_chunks(pp, interleave, position, microbatches):
     """Model chunks whose activations a pipeline rank holds at its peak (Megatron's warmup counts)."""
-    plain = np.minimum(microbatches, pp - position)
-    inter = np.minimum(microbatches * interleave, 2.0 * (pp - position - 1) + (interleave - 1) * pp + 1)
-    return np.where(interleave > 1, inter, plain)
+    plain = minimum(microbatches, pp - position)
+    inter = minimum(microbatches * interleave, 2.0 * (pp - position - 1) + (interleave - 1) * pp + 1)
+    return where(interleave > 1, inter, plain)
 
 
 def activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, pp, cp, interleave, recompute, sp, flash: bool,
                      microbatches, precision: str = "bf16", dropout: bool = True, layers=None, position=0.0,
-                     etp=None):
-    """Activation bytes on a pipeline rank (default: the first, holding l / pp layers and the most in flight)."""
-    per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
-                                       recompute=recompute, sp=sp, flash=flash, precision=precision, dropout=dropout,
-                                       etp=etp)
+                     etp=None, per_layer=None):
+    """Activation bytes on a pipeline rank (default: the first, holding l / pp layers and the most in flight).
+
+    `per_layer` is `layer_activation_bytes` of the same arguments where the caller has it.
+    """
+    if per_layer is None:
+        per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
+                                           recompute=recompute, sp=sp, flash=flash, precision=precision,
+                                           dropout=dropout, etp=etp)
     n = arch.layers / pp if layers is None else layers
     return per_layer * n / interleave * in_flight_chunks(pp, interleave, position, microbatches)
 
@@ -180,16 +186,17 @@ def activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, pp, cp, interleave
 def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, dp, cp, ep, interleave, recompute,
                     sp, flash: bool, distributed_optimizer=None, microbatches, zero=None, grad_bytes=None,
                     weight_bytes=WEIGHT_BYTES, dropout: bool = True, layers=None, embedding=1.0, loss=0.0,
-                    position=0.0, offload=0, etp=None) -> TrainingMemory:
+                    position=0.0, offload=0, etp=None, per_layer=None) -> TrainingMemory:
     """Weights, gradients, optimizer state and activations of one pipeline rank (by default the first).
 
     `zero` is the sharding stage (0 none, 1 optimizer, 2 + gradients, 3 + weights); `distributed_optimizer`
     alone means stage 1. `grad_bytes` defaults to 2 for fp16 and 4 (fp32 main gradients) otherwise. `offload` is
     the bit code of what lives in host memory (see the module docstring). `dp` counts the context-parallel ranks;
     the routed experts are split etp x ep ways (etp defaults to tp) and sharded over the expert data-parallel ranks
-    (`expert_data_parallel`), the rest over dp.
+    (`expert_data_parallel`), the rest over dp. `per_layer` is `layer_activation_bytes` of the same layout where
+    the caller has it (it does not depend on the rank class).
     """
-    stage = np.asarray(zero if zero is not None else (1 if distributed_optimizer else 0), dtype=float)
+    stage = as_float(zero if zero is not None else (1 if distributed_optimizer else 0))
     gb = grad_bytes if grad_bytes is not None else (2.0 if precision == "fp16" else 4.0)
     pd, pe = expert_split(arch, tp, pp, ep, layers, embedding, loss, etp)
     p = pd + pe
@@ -197,22 +204,24 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
 
     def sharded(k):
         """Parameters of this rank's shard at sharding stage k: the dense ones over dp, the experts over edp."""
-        return np.where(stage >= k, pd / dp + pe / edp, p)
+        return where(stage >= k, pd / dp + pe / edp, p)
 
     window = GATHER_WINDOW_LAYERS * _layer_params(arch, tp, ep, etp) * weight_bytes
-    weights = np.where(stage >= 3, weight_bytes * sharded(3) + window, weight_bytes * p)
+    weights = where(stage >= 3, weight_bytes * sharded(3) + window, weight_bytes * p)
     opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded(1)
+    per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
+                                       recompute=recompute, sp=sp, flash=flash, precision=precision, dropout=dropout,
+                                       etp=etp) if per_layer is None else per_layer
     act = activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, pp=pp, cp=cp,
                            interleave=interleave, recompute=recompute, sp=sp, flash=flash, microbatches=microbatches,
-                           precision=precision, dropout=dropout, layers=layers, position=position, etp=etp)
+                           precision=precision, dropout=dropout, layers=layers, position=position, etp=etp,
+                           per_layer=per_layer)
     logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
-    code = np.asarray(offload)
-    resident = OFFLOAD_WINDOW_LAYERS * layer_activation_bytes(
-        arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp, recompute=recompute, sp=sp, flash=flash,
-        precision=precision, dropout=dropout, etp=etp)
-    act_gpu = np.where(code & 1, np.minimum(act, resident), act)
-    host = (act - act_gpu) + np.where(code & 2, HOST_OPTIMIZER_BYTES * sharded(1), 0.0)
-    return TrainingMemory(weights=weights, gradients=gb * sharded(2), optimizer=np.where(code & 2, 0.0, opt),
+    code = offload if isinstance(offload, int) else np.asarray(offload)
+    resident = OFFLOAD_WINDOW_LAYERS * per_layer
+    act_gpu = where(code & 1, minimum(act, resident), act)
+    host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded(1), 0.0)
+    return TrainingMemory(weights=weights, gradients=gb * sharded(2), optimizer=where(code & 2, 0.0, opt),
                           activations=act_gpu + logits, host=host)
 
 

@@ -82,25 +82,29 @@ def generation(compute_capability: float) -> int | None:
     return 3 if compute_capability >= 10 else 2 if compute_capability >= 9 else 1 if compute_capability >= 8 else 0
 
 
+#: numpy's array type, bound once: the helpers below run hundreds of times per estimate (issue 25).
+_ND = np.ndarray
+
+
 def where(cond, a, b):
     """`np.where` that stays a plain float for scalar input (numpy ufuncs on scalars are slow)."""
-    if not isinstance(cond, np.ndarray) and not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
-        return a if cond else b
-    return np.where(cond, a, b)
+    if isinstance(cond, _ND) or isinstance(a, _ND) or isinstance(b, _ND):
+        return np.where(cond, a, b)
+    return a if cond else b
 
 
 def minimum(a, b):
     """Elementwise minimum; a plain float for scalars."""
-    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
-        return a if a < b else b
-    return np.minimum(a, b)
+    if isinstance(a, _ND) or isinstance(b, _ND):
+        return np.minimum(a, b)
+    return a if a < b else b
 
 
 def maximum(a, b):
     """Elementwise maximum; a plain float for scalars."""
-    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
-        return a if a > b else b
-    return np.maximum(a, b)
+    if isinstance(a, _ND) or isinstance(b, _ND):
+        return np.maximum(a, b)
+    return a if a > b else b
 
 
 def log2i(x):

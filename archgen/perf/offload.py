@@ -24,9 +24,8 @@ Both copy over the accelerator's host link (PCIe, NVLink-C2C) at `Hardware.host_
 
 from __future__ import annotations
 
-import numpy as np
-
 from archgen.perf.hardware import Hardware
+from archgen.perf.nccl import maximum
 
 #: Host memory bytes the CPU's Adam moves per parameter: fp32 master, first and second moments read and written
 #: (24) and the fp32 gradient read (4).
@@ -35,13 +34,13 @@ CPU_ADAM_BYTES = 28.0
 
 def link_rate(hw: Hardware):
     """Achieved host link bandwidth per direction (B/s); a floor keeps a system without one finite."""
-    return np.maximum(hw.host_link_bandwidth * hw.host_link_efficiency, 1.0)
+    return maximum(hw.host_link_bandwidth * hw.host_link_efficiency, 1.0)
 
 
 def activation_exposed(hw: Hardware, layer_bytes, forward, backward):
     """Exposed time of one layer's activation offload for one micro-batch: out during `forward`, back in `backward`."""
     copy = layer_bytes / link_rate(hw)
-    return np.maximum(0.0, copy - forward) + np.maximum(0.0, copy - backward)
+    return maximum(0.0, copy - forward) + maximum(0.0, copy - backward)
 
 
 def optimizer_step(hw: Hardware, params, grad_bytes, weight_bytes):
@@ -49,5 +48,5 @@ def optimizer_step(hw: Hardware, params, grad_bytes, weight_bytes):
     link = link_rate(hw)
     d2h = params * grad_bytes / link
     h2d = params * weight_bytes / link
-    cpu = params * CPU_ADAM_BYTES / np.maximum(hw.host_memory_bandwidth, 1.0)
-    return np.maximum(np.maximum(d2h, h2d), cpu)
+    cpu = params * CPU_ADAM_BYTES / maximum(hw.host_memory_bandwidth, 1.0)
+    return maximum(maximum(d2h, h2d), cpu)

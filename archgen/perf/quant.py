@@ -55,6 +55,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.perf.arch import Arch
+from archgen.perf.nccl import where
 
 #: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names).
 FP8_RECIPES = ("delayed", "tensorwise", "mxfp8")
@@ -75,7 +76,7 @@ def recipe(precision: str, fp8_recipe: str = "delayed") -> str | None:
 def _copies(rec: str, cc):
     """Copies written per quantised tensor: one for tensor-wise FP8 on Blackwell (compute capability 10+), else two."""
     if rec in ("delayed", "tensorwise"):
-        return np.where(np.asarray(cc) >= 10.0, 1.0, 2.0)
+        return where(np.asarray(cc) >= 10.0, 1.0, 2.0)
     return 2.0
 
 
@@ -99,7 +100,7 @@ def tensor_bytes(rec: str, cc, *, norm_output: bool = False, rht: bool = True):
 def weight_bytes(rec: str, cc, *, fp8_weights: bool = False):
     """Bytes per weight quantised once per step (both usages); FP8 weights only refresh Hopper's transpose."""
     if fp8_weights and rec in ("delayed", "tensorwise"):
-        return np.where(np.asarray(cc) >= 10.0, 0.0, 2.0 * FORMAT_BYTES[rec])
+        return where(np.asarray(cc) >= 10.0, 0.0, 2.0 * FORMAT_BYTES[rec])
     return tensor_bytes(rec, cc, rht=False)
 
 
@@ -147,12 +148,12 @@ def linear_params_per_layer(a: Arch, tp, ep, etp=None):
 
 def forward_per_token(a: Arch, rec: str, cc, tp, sp, moe: bool, etp=None):
     """`forward_bytes` with sequence parallelism `sp` (bool, array allowed) splitting the h-sized inputs."""
-    return forward_bytes(a, rec, cc, tp, a.hidden / np.where(sp, tp, 1), moe, etp=etp)
+    return forward_bytes(a, rec, cc, tp, a.hidden / where(sp, tp, 1), moe, etp=etp)
 
 
 def backward_per_token(a: Arch, rec: str, cc, tp, sp, etp=None):
     """`backward_bytes` of the average layer (dense and MoE layers by their share), with sequence parallelism."""
-    h_sp = a.hidden / np.where(sp, tp, 1)
+    h_sp = a.hidden / where(sp, tp, 1)
     moe_share = a.moe_layers / a.layers
     dense = (1 - moe_share) * backward_bytes(a, rec, cc, tp, h_sp, False)
     return dense + (moe_share * backward_bytes(a, rec, cc, tp, h_sp, True, etp=etp) if a.moe_layers else 0.0)
@@ -182,8 +183,8 @@ def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False):
         return 0.0, 0.0
     tp = np.asarray(tp, dtype=float)
     big = a.hidden > NORM_FUSION_HIDDEN
-    qkv = np.where((tp > 1) & big, 0.0, 1.0)
-    ffn_in = np.where((tp > 1) & big & (not attention_dp), 0.0, 1.0)
+    qkv = where((tp > 1) & big, 0.0, 1.0)
+    ffn_in = where((tp > 1) & big & (not attention_dp), 0.0, 1.0)
     t_ffn = 1.0 if attention_dp else tp
     dense, moe = a.layers - a.moe_layers, a.moe_layers
     shared = a.shared_experts * a.expert_ffn

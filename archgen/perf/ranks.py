@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from archgen.perf import fast
 from archgen.perf import kernels as K
 from archgen.perf.algorithms import as_float
 from archgen.perf.hardware import Hardware
-from archgen.perf.memory import TrainingMemory, expert_split, training_memory
+from archgen.perf.memory import TrainingMemory, expert_split, layer_activation_bytes, training_memory
 from archgen.perf.pipeline import Split, split
 
 if TYPE_CHECKING:
@@ -57,16 +58,22 @@ def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
     tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
     cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
     mb = as_float(layout.micro_batch)
-    rc = np.asarray(layout.recompute)
-    sp = np.asarray(layout.sequence_parallel, dtype=bool) & (tp > 1)
+    rc, sp = layout.recompute, layout.sequence_parallel
+    if isinstance(tp, np.ndarray) or isinstance(rc, np.ndarray | list | tuple) or isinstance(sp, np.ndarray):
+        rc, sp = np.asarray(rc), np.asarray(sp, dtype=bool) & (tp > 1)
+    else:  # one layout: plain numbers, which the model's formulas keep plain (numpy is slow on scalars, issue 25)
+        rc, sp = int(rc), bool(sp) and tp > 1
     zero = as_float(layout.zero if layout.zero is not None else (1 if job.distributed_optimizer else 0))
     etp = tp if layout.etp is None else as_float(layout.etp)
     return LayoutArrays(tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp)
 
 
 def per_class(arr):
-    """A layout quantity against the trailing class axis."""
-    return np.asarray(arr)[..., None]
+    """A layout quantity against the trailing class axis (a number as it is: it broadcasts against any axis)."""
+    if isinstance(arr, fast.NUMBER):
+        return arr
+    arr = np.asarray(arr)
+    return arr if arr.ndim == 0 else arr[..., None]
 
 
 def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, v, sl: Split, etp=None) -> RankTimes:
@@ -76,17 +83,35 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     buffer once per micro-batch (read it, read the new 16-bit gradient, write it back). `hw` must broadcast against
     the class axis (`Hardware.with_axis`).
     """
+    one = fast.classes(sl, per_layer, logits, embed, tp, pp, ep, 0.0 if etp is None else etp) if hw._numbers else None
+    if one is not None:  # one layout of plain numbers: class by class (`fast`)
+        rows = [class_times(hw, job, per_layer, logits, embed, tp, pp, ep, c.layers, c.embedding, c.loss, etp)
+                for c in one]
+        on = [c.count > 0 for c in one]
+        t_max = fast.most([r[2] if o else 0.0 for r, o in zip(rows, on, strict=True)])
+        t_sum = fast.total([c.count * r[2] if o else 0.0 for c, r, o in zip(one, rows, on, strict=True)])
+        busiest = fast.most([c.layers if o else 0.0 for c, o in zip(one, on, strict=True)])
+        return RankTimes([r[0] for r in rows], [r[2] for r in rows], on, t_max, t_sum, busiest, (t_sum - t_max) / v,
+                         [r[1] for r in rows])
     x = per_class
-    dense, experts = expert_split(job.arch, x(tp), x(pp), x(ep), sl.layers, sl.embedding, sl.loss,
-                                  None if etp is None else x(etp))
-    params = dense + experts
-    accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
-    t_rank = sl.layers * x(per_layer) + sl.loss * x(logits) + sl.embedding * x(embed) + accumulate
+    params, experts, t_rank = class_times(hw, job, x(per_layer), x(logits), x(embed), x(tp), x(pp), x(ep), sl.layers,
+                                          sl.embedding, sl.loss, None if etp is None else x(etp))
     real = sl.count > 0
     t_max = np.max(np.where(real, t_rank, 0.0), axis=-1)
     t_sum = np.sum(np.where(real, sl.count * t_rank, 0.0), axis=-1)
     busiest = np.max(np.where(real, sl.layers, 0.0), axis=-1)
     return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v, experts)
+
+
+def class_times(hw: Hardware, job: Job, per_layer, logits, embed, tp, pp, ep, layers, embedding, loss, etp=None):
+    """Parameters, the routed experts' share and time per micro-batch of rank classes (see `rank_times`).
+
+    `layers`, `embedding` and `loss` are those of `pipeline.Split` (the class axis), or one class's numbers.
+    """
+    dense, experts = expert_split(job.arch, tp, pp, ep, layers, embedding, loss, etp)
+    params = dense + experts
+    accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
+    return params, experts, layers * per_layer + loss * logits + embedding * embed + accumulate
 
 
 def at_worst(tail, *values) -> list:
@@ -101,22 +126,48 @@ def at_worst(tail, *values) -> list:
     return [np.take_along_axis(np.broadcast_to(v, tail.shape), worst, -1)[..., 0] for v in values]
 
 
-def busiest_memory(job: Job, layout: Layout, sl: Split | None = None) -> TrainingMemory:
+def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=None) -> TrainingMemory:
     """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
 
-    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it.
+    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it, `per_layer`
+    its `memory.layer_activation_bytes` (used for one layout of plain numbers).
     """
     tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
     m = job.global_batch / (dp * mb)
     sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
+    code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)
+    one = fast.classes(sl, tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp, m, code)
+    if one is not None:  # one layout of plain numbers: class by class (`fast`), the busiest by index
+        if per_layer is None:
+            per_layer = layer_activation_bytes(job.arch, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp,
+                                               recompute=rc, sp=sp, flash=job.attention == "flash",
+                                               precision=job.precision, dropout=job.dropout, etp=etp)
+        mems = [training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=mb, tp=tp, pp=pp,
+                                dp=dp * cp, cp=cp, ep=ep, interleave=v, recompute=rc, sp=sp,
+                                flash=job.attention == "flash", microbatches=m, zero=zero, grad_bytes=job.grad_bytes,
+                                weight_bytes=job.weight_bytes, dropout=job.dropout, layers=c.layers,
+                                embedding=c.embedding, loss=c.loss, position=c.position, offload=code, etp=etp,
+                                per_layer=per_layer) for c in one]
+        on = [c.count > 0 for c in one]
+        i = fast.worst([0 + f.weights + f.gradients + f.optimizer + f.activations if o else -np.inf
+                        for f, o in zip(mems, on, strict=True)])
+        host = fast.most([f.host if o else 0.0 for f, o in zip(mems, on, strict=True)])
+        b = mems[i]
+        return TrainingMemory(float(b.weights), float(b.gradients), float(b.optimizer), float(b.activations),
+                              float(host))
     x = per_class
     mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
                           pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),
                           flash=job.attention == "flash", microbatches=x(m), zero=x(zero),
                           grad_bytes=job.grad_bytes, weight_bytes=job.weight_bytes, dropout=job.dropout,
                           layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position,
-                          offload=x(np.asarray(layout.offload).astype(int)), etp=x(etp))
+                          offload=x(code), etp=x(etp))
     fields = (mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.host)
+    if np.ndim(sl.count) == 1:  # one layout: its busiest class by index, without broadcasting every field
+        real = sl.count > 0
+        i = int(np.argmax(np.where(real, 0 + fields[0] + fields[1] + fields[2] + fields[3], -np.inf)))
+        return TrainingMemory(*(float(f[i] if np.ndim(f) else f) for f in fields[:4]),
+                              float(np.max(np.where(real, fields[4], 0.0))))
     shape = np.broadcast_shapes(*(np.shape(f) for f in (*fields, sl.count)))
     parts = [np.broadcast_to(f, shape) for f in fields]
     real = np.broadcast_to(sl.count, shape) > 0

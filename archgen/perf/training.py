@@ -11,10 +11,12 @@ Offloaded activations and optimizer state cost what their copies do not hide (`o
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from archgen.perf import fast
 from archgen.perf import kernels as K
 from archgen.perf import offload as off
 from archgen.perf import quant as Q
@@ -24,6 +26,7 @@ from archgen.perf.experts import expert_forward
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, expert_data_parallel, layer_activation_bytes
+from archgen.perf.nccl import maximum, minimum, where
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
 from archgen.perf.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
 from archgen.perf.stacks import JOB_DEFAULTS as _D
@@ -116,18 +119,18 @@ class Job:
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.overlap_ep_comm,
                    knobs.dropout, knobs.fp8_recipe)
 
-    @property
+    @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:
         """Transformer Engine recipe of the linear GEMMs (`quant.recipe`); None for 16-bit training."""
         return Q.recipe(self.precision, self.fp8_recipe)
 
-    @property
+    @functools.cached_property  # read per rank class and formula (issue 25)
     def grad_bytes(self) -> float:
         """Bytes per gradient element in the buffer and on the wire."""
         dt = self.grad_reduce_dtype or ("fp16" if self.precision == "fp16" else "fp32")
         return K.DTYPE_BYTES[dt]
 
-    @property
+    @functools.cached_property  # read per rank class and formula (issue 25)
     def weight_bytes(self) -> float:
         """Bytes per compute weight (1 with FP8 parameters, which `fp8_param_gather` keeps)."""
         return K.DTYPE_BYTES[self.param_gather_dtype] if self.precision == "fp8" else WEIGHT_BYTES
@@ -198,7 +201,7 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     (`quant.forward_bytes`; `fp8_recipe` for FP8, NVFP4 for FP4, `cc` the compute capability): QKV, the
     projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
     """
-    h = a.hidden / np.where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
+    h = a.hidden / where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
     if moe:
         f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k)
     else:
@@ -274,7 +277,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + quant_b + K.attention_backward(
         hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
         kernel=job.attention)
-    layer_r = np.where(rc == 2, layer_f, np.where(rc == 1, layer_attn, 0.0))
+    layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).
     ar = collective_time(hw, "all_reduce", T * a.hidden * ACT_BYTES, tp, members_per_domain(hw, tp, 1))
@@ -283,13 +286,13 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
         tp_layer = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes) + tp_overlap_cost(
             hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
-    tp_layer = np.where(tp > 1, tp_layer, 0.0)
+    tp_layer = where(tp > 1, tp_layer, 0.0)
 
     # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
     # overlaps with the attention core, only the excess is exposed.
     kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
     cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
-    cp_layer = np.where(cp > 1, np.maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
+    cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
     ep_layer = moe_share * expert_comm(hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp),
@@ -319,11 +322,11 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp)
     layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
     # Activation offload: each layer's saved tensors out during its forward, back during its backward (`offload`).
-    code = np.asarray(layout.offload).astype(int)
+    code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)
     saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
                                    flash=job.attention == "flash", precision=job.precision, dropout=job.dropout,
                                    etp=etp)
-    act_off = np.where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
+    act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
     sl = split(a.layers, pp, v, layout.pipeline)
     rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
@@ -333,14 +336,14 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     # sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp apart) lies in
     # one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses domains.
     fwd = busiest * layer_f
-    k_pp = np.where(np.mod(hw.scale_up_size, tp * cp * dp * pp) == 0, 2.0, 1.0)
-    p2p = collective_time(hw, "p2p", T * a.hidden * ACT_BYTES / np.where(tp > 1, tp, 1), 2, k_pp)
+    k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
+    p2p = collective_time(hw, "p2p", T * a.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
     hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
     if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
-        steady = np.maximum(0.0, p2p - fwd / v)
-        overlapped = 2.0 * (pp - 1) * p2p + 2.0 * np.maximum(v * m - (pp - 1), 0.0) * steady
-        hops = np.where(v > 1, np.minimum(hops, overlapped), hops)
-    pp_comm = np.where(pp > 1, hops, 0.0)
+        steady = maximum(0.0, p2p - fwd / v)
+        overlapped = 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady
+        hops = where(v > 1, minimum(hops, overlapped), hops)
+    pp_comm = where(pp > 1, hops, 0.0)
 
     # Data parallelism, per rank class: the reduction overlaps the backward passes after a rank's last chunk of
     # weights is final (the last micro-batch; with v chunks the cooldown's (v-1)·p/v more), the weight gather the
@@ -348,39 +351,45 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     # Context-parallel ranks hold the same weights, so gradients are reduced (and the optimizer sharded) over
     # dp·cp ranks tp apart (Megatron-core's data-parallel group "with context parallel"); the routed experts' over
     # the expert data-parallel group, edp ranks etp·ep apart (`memory.expert_data_parallel`).
-    sched = x(np.minimum(np.where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
+    sched = x(minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
     dpcp = dp * cp
     k_dp = members_per_domain(hw, dpcp, tp)
     edp = expert_data_parallel(dpcp, tp, ep, etp)
-    expert = (rk.experts, x(edp), x(members_per_domain(hw, edp, etp * ep)))
-    dp_c = dp_exposed(hx, job, params - rk.experts, x(dpcp), x(k_dp), x(zero), sl.layers * x(layer_b + layer_r)
-                      * sched, sl.layers * x(layer_f) * sched, t_rank, x(m), expert)
-    on = x(zero) >= 1
-    shard = (params - rk.experts) / np.where(on, x(dpcp), 1.0) + rk.experts / np.where(on, x(edp), 1.0)
-    opt_c = np.where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
-                     K.memory_time(hx, ADAM_BYTES * shard))
+    k_edp = members_per_domain(hw, edp, etp * ep)
     norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
-        hx, "all_reduce", 4.0, x(tp * pp), x(np.minimum(tp, hw.scale_up_size)))
-    opt_c = opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
-    tail = np.where(real, dp_c + opt_c, 0.0)
-    dp_comm, optimizer = at_worst(tail, dp_c, opt_c)
+        hx, "all_reduce", 4.0, x(tp * pp), x(minimum(tp, hw.scale_up_size)))
+    on = x(zero) >= 1
+
+    def tail(params, experts, t_rank, layers):
+        """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
+        dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(layer_b + layer_r)
+                          * sched, layers * x(layer_f) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)))
+        shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
+        opt_c = where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
+                      K.memory_time(hx, ADAM_BYTES * shard))
+        return dp_c, opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
 
     # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
-    wq = 0.0
-    if job.recipe:
-        wq_c = K.memory_time(hx, Q.step_weight_bytes(a, job.recipe, hx.compute_capability, x(tp), x(ep), sl.layers,
-                                                     job.param_gather_dtype == "fp8", x(etp)))
-        wq = np.max(np.where(real, wq_c, 0.0), axis=-1)
+    quantise = lambda n: K.memory_time(hx, Q.step_weight_bytes(  # noqa: E731 (the classes' layers n)
+        a, job.recipe, hx.compute_capability, x(tp), x(ep), n, job.param_gather_dtype == "fp8", x(etp)))
+    if isinstance(real, list):  # one layout of plain numbers, class by class (`ranks.rank_times`, `fast`)
+        n = sl.layers.tolist()
+        dp_comm, optimizer = fast.at_worst([tail(*c) for c in zip(params, rk.experts, t_rank, n, strict=True)], real)
+        wq = fast.most([quantise(k) if r else 0.0 for k, r in zip(n, real, strict=True)]) if job.recipe else 0.0
+    else:
+        dp_c, opt_c = tail(params, rk.experts, t_rank, sl.layers)
+        dp_comm, optimizer = at_worst(where(real, dp_c + opt_c, 0.0), dp_c, opt_c)
+        wq = np.max(where(real, quantise(sl.layers), 0.0), axis=-1) if job.recipe else 0.0
 
     compute = m * t_max + wq
     step = compute + bubble + pp_comm + dp_comm + optimizer
 
     tokens = job.global_batch * job.seq_len
     model_flops = a.model_flops(tokens, job.seq_len)
-    rec_flops = np.where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + np.where(
+    rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + where(
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
-    mem = busiest_memory(job, layout, sl)
+    mem = busiest_memory(job, layout, sl, saved)
     tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep))
     return TrainingEstimate(
         step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
