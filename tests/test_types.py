@@ -24,7 +24,28 @@ def test_mypy_is_clean():
 
 #: The typing-debt list as it stood when it was frozen (issue 19): the list in pyproject.toml may drop entries, never
 #: gain one (a glob may not come back either). Take a module off both lists once mypy is clean on it.
-FROZEN_DEBT = frozenset({"archgen.perf.*"})
+FROZEN_DEBT = frozenset({
+    "archgen.perf.batch",
+    "archgen.perf.batch_rows",
+    "archgen.perf.cases",
+    "archgen.perf.cluster",
+    "archgen.perf.collectives",
+    "archgen.perf.estimate",
+    "archgen.perf.hardware",
+    "archgen.perf.kernels",
+    "archgen.perf.nccl",
+    "archgen.perf.plan",
+    "archgen.perf.ranks",
+    "archgen.perf.roofline",
+    "archgen.perf.scheduler",
+    "archgen.perf.scores",
+    "archgen.perf.search",
+    "archgen.perf.stacks",
+    "archgen.perf.training",
+    "archgen.perf.unstated",
+})
+#: How many modules may stay exempt: lower it with each module typed (it was 1 glob over 39 modules, then 18).
+MAX_DEBT = 18
 
 
 def _debt() -> set[str]:
@@ -37,7 +58,8 @@ def test_typing_debt_only_shrinks():
     """Every module on the debt list was on it when it was frozen; the count only falls."""
     debt = _debt()
     assert debt <= FROZEN_DEBT, f"modules added to the typing debt (type them instead): {sorted(debt - FROZEN_DEBT)}"
-    assert len(FROZEN_DEBT) <= 1, "the frozen list only shrinks: drop a module from it when it leaves pyproject.toml"
+    assert not any("*" in m for m in debt), f"a glob on the typing debt exempts modules not yet written: {sorted(debt)}"
+    assert len(FROZEN_DEBT) <= MAX_DEBT, "the frozen list only shrinks: drop a module from it when it leaves pyproject.toml"
 
 
 def test_frozen_debt_is_current():
