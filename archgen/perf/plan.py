@@ -82,7 +82,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     `stated` holds the switches the workload states (kept as stated); `fixed` the layout fields it states.
     `exhaustive` evaluates every combination on every fitting layout (the reference the tests compare against).
     """
-    fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
+    given: dict[str, int | str] = {k: v for k, v in (fixed or {}).items() if v is not None}
     a = job.arch
     host = bool(np.any(hw.host_capacity > 0))
     searched: dict[str, tuple] = {}
@@ -96,18 +96,18 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         searched[name] = out
         return out
 
-    cps = [int(fixed["cp"])] if "cp" in fixed else [c for c in values("cp", tuple(divisors(job.seq_len)))
+    cps = [int(given["cp"])] if "cp" in given else [c for c in values("cp", tuple(divisors(job.seq_len)))
                                                      if gpus % c == 0]
     if "cp" in searched:
         searched["cp"] = tuple(cps)
-    eps = [int(fixed["ep"])] if "ep" in fixed else (
+    eps = [int(given["ep"])] if "ep" in given else (
         list(values("ep", tuple(divisors(a.experts)))) if a.experts else [1])
-    zeros = values("zero", (0, 1, 2, 3)) if "zero" not in fixed else (int(fixed["zero"]),)
-    offs = ([OFFLOAD_CODES[str(fixed["offload"])]] if "offload" in fixed else
+    zeros = values("zero", (0, 1, 2, 3)) if "zero" not in given else (int(given["zero"]),)
+    offs = ([OFFLOAD_CODES[str(given["offload"])]] if "offload" in given else
             [OFFLOAD_CODES[o] for o in values("offload", ()) if host or o == "none"])
     tables = []
     for cp, ep in itertools.product(cps, eps):
-        lay = enumerate_layouts(a, job, gpus, hw, fixed | {"cp": cp, "ep": ep}, pipeline)
+        lay = enumerate_layouts(a, job, gpus, hw, given | {"cp": cp, "ep": ep}, pipeline)
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
     lay = {k: np.concatenate([t[k] for t in tables]) for k in KEYS}
@@ -169,7 +169,8 @@ class _Search:
                  exhaustive: bool) -> None:
         self.hw, self.job, self.lay, self.plans, self.pipeline, self.exhaustive = hw, job, lay, plans, pipeline, \
             exhaustive
-        self.best_t, self.best, self.evaluated = np.inf, None, 0
+        self.best: tuple[int, dict[str, object], bool] | None = None
+        self.best_t, self.evaluated = np.inf, 0
 
     def run(self, rows: np.ndarray, bound: np.ndarray) -> None:
         """Evaluate the fitting `rows` whose bound is below the best step, least bound first."""
