@@ -154,7 +154,7 @@ class TrainingEstimate:
     peak: float
     memory: TrainingMemory
     capacity: float
-    gpus: np.ndarray | int
+    gpus: np.ndarray | float
     notes: tuple[str, ...] = field(default=())
     host_capacity: np.ndarray | float = 0.0
 
