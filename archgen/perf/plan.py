@@ -70,7 +70,8 @@ class PlanResult:
 
 def allowed(stack: str, name: str) -> tuple:
     """The values a plan search may try for `name` under `stack` (`switches.ALLOWS`)."""
-    values: tuple = ALLOWS[name].setting(stack)[0]  # type: ignore[assignment]
+    values = ALLOWS[name].setting(stack)[0]
+    assert isinstance(values, tuple), f"switches.ALLOWS[{name!r}] holds a tuple of values per stack"
     return values
 
 
@@ -129,7 +130,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     # 1-2: memory fit and the compute bound of the rows without recompute or offload, which only add time
     bound, raw = np.full(n, np.inf), np.full(n, np.inf)
     base = (lay["recompute"] == 0) & (lay["offload"] == 0)
-    kernels = sorted({c["attention"] for c in combos})
+    kernels = sorted({str(c["attention"]) for c in combos})
     sp_low = max(sps)  # sequence parallelism only lowers memory and element-wise time
     _bound(hw, job, lay, np.flatnonzero(base), kernels, sp_low, pipeline, bound, raw)
     # 3: the best plan among them, then recompute and offload only for groups that do not fit without them and
@@ -150,7 +151,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         return PlanResult(searched, kept, n, len(fitting), evaluated, space, None, {}, (), None, None)
     i, combo, sp = best
     layout = _best_layout(lay, i)
-    plan_job = replace(job, **combo)
+    plan_job = _with_switches(job, combo)
     one = estimate_training(hw, plan_job, _scalar_layout(layout, sp, pipeline))
     switches = {"sequence_parallel": bool(sp), **combo}
     if int(layout["zero"]) < 1:
@@ -185,7 +186,7 @@ class _Search:
                 break
             sub = {k: v[block] for k, v in self.lay.items()}
             for combo, sp in self.plans:
-                est = estimate_training(self.hw, replace(self.job, **combo),
+                est = estimate_training(self.hw, _with_switches(self.job, combo),
                                         _layout(sub, np.full(len(block), sp), self.pipeline))
                 self.evaluated += len(block)
                 ok = np.broadcast_to(est.fits, (len(block),))
@@ -196,6 +197,16 @@ class _Search:
                 i = int(np.argmin(t))
                 if t[i] < self.best_t:
                     self.best_t, self.best = float(t[i]), (int(block[i]), combo, sp)
+
+
+def _with_switches(job: Job, combo: dict[str, object]) -> Job:
+    """`job` under a plan's switches (every one of `JOB_SWITCHES`: the attention kernel and the overlaps)."""
+    assert set(combo) == set(JOB_SWITCHES), f"a plan sets every job switch, got {sorted(combo)}"
+    return replace(job, attention=str(combo["attention"]), overlap_tp_comm=bool(combo["overlap_tp_comm"]),
+                   overlap_p2p_comm=bool(combo["overlap_p2p_comm"]),
+                   overlap_grad_reduce=bool(combo["overlap_grad_reduce"]),
+                   overlap_param_gather=bool(combo["overlap_param_gather"]),
+                   overlap_ep_comm=bool(combo["overlap_ep_comm"]))
 
 
 def _bound(hw: Hardware, job: Job, lay: dict[str, np.ndarray], rows: np.ndarray, kernels: list, sp: bool,
