@@ -66,7 +66,7 @@ def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
         return [evaluate_point(problem, i) for i in range(start, stop)]
     levels = _levels(problem, start, stop)
     keyed = [a for a in problem.axes if a not in VECTOR_AXES]
-    rows: list[PointRow] = [None] * (stop - start)  # type: ignore[list-item]
+    rows: list[PointRow | None] = [None] * (stop - start)
     if keyed:
         _, group = np.unique(np.stack([levels[a] for a in keyed], axis=1), axis=0, return_inverse=True)
         group = group.reshape(-1)
@@ -77,7 +77,9 @@ def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
         pos = np.flatnonzero(group == g)
         for row in _evaluate_set(problem, arch, start, pos, levels):
             rows[row.index - start] = row
-    return rows
+    done = [row for row in rows if row is not None]
+    assert len(done) == len(rows), "every point of the chunk belongs to one set"
+    return done
 
 
 def _vectorisable(problem: SweepProblem) -> bool:

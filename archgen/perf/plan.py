@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from archgen.model.switches import ALLOWS
+from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.estimate import training_setup
 from archgen.perf.hardware import Hardware
@@ -272,14 +273,16 @@ def _scalar_layout(layout: dict[str, int | str], sp: bool, pipeline: PipelineOpt
                   OFFLOAD_CODES[str(layout.get("offload", "none"))])
 
 
-def plan_for_workload(workload: object, model: object, hw: Hardware, gpus: int) -> PlanResult:
+def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpus: int) -> PlanResult:
     """The plan search of a training workload on `gpus` accelerators of `hw` (`estimate --search-plan`).
 
     The stack is the workload's (the default profile when it states none); the switches and layout fields it states
     are kept.
     """
-    t = workload.training  # type: ignore[attr-defined]
-    setup = training_setup(workload, Arch.from_model(model), hw, gpus)  # type: ignore[arg-type]
+    t = workload.training
+    assert t is not None, "a plan is searched for a training workload"
+    assert model is not None, "its estimate, made first, refuses a training workload without its model"
+    setup = training_setup(workload, Arch.from_model(model), hw, gpus)
     given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
     fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
     return search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline)
