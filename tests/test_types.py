@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -67,7 +68,7 @@ def test_knobs_as_typed_match_the_switch_table():
     from archgen.model import switches
     from archgen.perf import stacks
 
-    tree = ast.parse((REPO / "archgen" / "perf" / "stacks.py").read_text(encoding="utf-8"))
+    tree = ast.parse(Path(stacks.__file__).read_text(encoding="utf-8"))  # wherever the module lives
     typed = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == "Knobs"]
     assert len(typed) == 1
     declared = {f.target.id: ast.unparse(f.annotation) for f in typed[0].body
