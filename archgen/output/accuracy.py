@@ -132,6 +132,7 @@ def switches_table(cases: Sequence[Case]) -> list[str]:
              "values and their sources: [spec reference](spec-reference.md#training-switches)):", "",
              "| case | stack | stated | from the stack's profile |", "|---|---|---|---|"]
     for c in training:
+        assert c.training is not None, "kept above: cases with a training job"
         used = explain(c.training)
         stack, rest = used[0], used[1:]
         stated = ", ".join(f"{u.name}={show_switch(u.value)}" for u in rest if u.origin == "stated") or "—"

@@ -66,7 +66,7 @@ def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
         return [evaluate_point(problem, i) for i in range(start, stop)]
     levels = _levels(problem, start, stop)
     keyed = [a for a in problem.axes if a not in VECTOR_AXES]
-    rows: list[PointRow] = [None] * (stop - start)  # type: ignore[list-item]
+    rows: list[PointRow | None] = [None] * (stop - start)
     if keyed:
         _, group = np.unique(np.stack([levels[a] for a in keyed], axis=1), axis=0, return_inverse=True)
         group = group.reshape(-1)
@@ -77,7 +77,9 @@ def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
         pos = np.flatnonzero(group == g)
         for row in _evaluate_set(problem, arch, start, pos, levels):
             rows[row.index - start] = row
-    return rows
+    done = [row for row in rows if row is not None]
+    assert len(done) == len(rows), "every point of the chunk belongs to one set"
+    return done
 
 
 def _vectorisable(problem: SweepProblem) -> bool:
@@ -108,6 +110,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     try:
         workload = _job(problem.workload, first)
         gpus = workload.accelerators or base.accelerators
+        assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
         hw = _hardware(base.hardware, first, dtype)
         setup = training_setup(workload, arch, hw, gpus) if gpus <= base.accelerators else None
@@ -117,11 +120,13 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         setup = None
     if setup is None or (lay is not None and len(lay["tp"]) == 0):
         return _invalid_set(problem, indices, values)
+    assert problem.model is not None, "batched only with the workload's model (evaluate)"
     goodput = goodput_of(base.failures, workload, problem.model, gpus) if base.failures is not None else None
     pts = PointSet(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype),
                    dtype, goodput)
     if setup.complete:
         return _complete(pts, setup)
+    assert lay is not None, "enumerated above for a setup that leaves layout fields open"
     n = len(lay["tp"])
     per = max(1, BATCH_ROWS // n)
     prepared = _prepare(setup, lay)
@@ -356,12 +361,14 @@ def _rows(pts: PointSet, prep: _Prepared, take: slice, chosen: np.ndarray, best:
                "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
                "memory_headroom": cap[chosen] - total}
         metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), chosen.shape), UNITS[k]) for k, v in raw.items()}
-    layouts, shared = {}, {}  # points with the same best layout share its dict (rows are read, never changed)
+    layouts: dict[int, dict[str, int | str]] = {}
+    shared: dict[int, dict[str, int | str]] = {}  # points with the same best layout share its dict (rows are read,
+    # never changed)
     for p in chosen.tolist():
         r = int(best[p])
         if r not in shared:
-            shared[r] = {k: int(prep.lay[k][r]) for k in KEYS}
-            shared[r]["recompute"] = _NAMES[shared[r]["recompute"]]
+            row = {k: int(prep.lay[k][r]) for k in KEYS}
+            shared[r] = {**row, "recompute": _NAMES[row["recompute"]]}
             if prep.lay["etp"][r] != prep.lay["tp"][r]:  # as `search.search_training` reports it
                 shared[r]["etp"] = int(prep.lay["etp"][r])
             if shared[r].pop("offload"):  # as `search.search_training` reports it: only an offload it takes

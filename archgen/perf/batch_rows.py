@@ -70,14 +70,14 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         for p, got in enumerate(met):
             j = where.get(p)
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
-            got[req.id] = verdicts[j] if use else None
+            got[req.id] = verdicts[j] if use and verdicts is not None and j is not None else None
     for req in problem.sweep.requirements:
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and req.metric in rows[p]]
         each = judge_each(req, Q_(np.asarray([rows[p][req.metric] for p in have], dtype=float),
                                   SWEEP_METRICS[req.metric])) if have else []
         for got in met:
             got[req.id] = None
-        for p, ok in zip(have, each or [None] * len(have), strict=True):
+        for p, ok in zip(have, [None] * len(have) if each is None else each, strict=True):
             met[p][req.id] = ok
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     indices = pts.indices[take].tolist()

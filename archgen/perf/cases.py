@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from archgen.errors import SpecError, SpecProblem
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
-from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
+from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseModel, CaseTraining, Measurement
 from archgen.perf import kernels as K
 from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
@@ -102,7 +102,7 @@ def read_case_file(path: str | Path) -> CaseFile:
     entries: list[tuple[int, Case | Refused]] = []
     seen: set[str] = set()
     for i, item in enumerate(raw):
-        name = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"cases[{i}]"
+        name = got if isinstance(item, dict) and isinstance(got := item.get("id"), str) else f"cases[{i}]"
         try:
             case = Case.model_validate(item)
         except ValidationError as err:
@@ -202,7 +202,8 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     if case.training is not None:
         return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
     inf = case.inference
-    job = ServeJob(Arch.from_model(case.model), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
+    assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
+    job = ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                    inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario)
     rate = replica_rate(inf.arrival_rate, inf.replicas)
     est, _ = estimate_serving(hw, job, inf.tp, None if inf.batch == "max" else inf.batch, rate)
@@ -214,8 +215,9 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
                        ) -> TrainingEstimate:
     """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
     t = case.training
+    assert t is not None, "called for training cases"
     knobs = resolve(stack or t.stack, stated_knobs(t), t.precision)
-    job = Job.from_knobs(Arch.from_model(case.model), t.seq_len, t.global_batch, t.precision, knobs)
+    job = Job.from_knobs(Arch.from_model(_model(case)), t.seq_len, t.global_batch, t.precision, knobs)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
                  RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t),
@@ -249,12 +251,19 @@ def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None
 def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
     """Every training metric a case may measure, from the predicted step time (SI)."""
     t = case.training
+    assert t is not None, "called for training cases"
     out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
     if case.flop_counting is not None:
-        flops = megatron_flops(Arch.from_model(case.model), t.global_batch, t.seq_len, case.flop_counting)
+        flops = megatron_flops(Arch.from_model(_model(case)), t.global_batch, t.seq_len, case.flop_counting)
         out["tflops_per_gpu"] = flops / step / case.system.count
         out["mfu"] = out["tflops_per_gpu"] / hw.peak_for(t.precision)
     return out
+
+
+def _model(case: Case) -> CaseModel:
+    """The model a training or inference case names (`model.workload.job_kind` refuses such a case without)."""
+    assert case.model is not None, "a training or inference case names its model"
+    return case.model
 
 
 def virtual_stages(t: CaseTraining) -> int:

@@ -113,6 +113,7 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
             for rc in units[place.unit].racks:
                 rack_counts[rc.rack] = rack_counts.get(rc.rack, 0) + rc.count * place.count
         else:
+            assert place.rack is not None, "a placement gives exactly one of unit and rack (model.cluster)"
             rack_counts[place.rack] = rack_counts.get(place.rack, 0) + place.count
     total, per_rack, acc_ids, node = 0, 0, set(), None
     for rack_id, n in sorted(rack_counts.items()):
@@ -131,6 +132,7 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
     if len(acc_ids) > 1:
         raise UsageError(f"cluster '{cluster.id}' mixes accelerators ({', '.join(sorted(acc_ids))}); the performance "
                          "model needs one kind")
+    assert node is not None, "a node is taken with each accelerator kind found"
     acc = _get(items, acc_ids.pop(), Accelerator, "accelerator")
     su = cluster.scale_up
     size = su.size if su else node.accelerators

@@ -143,10 +143,10 @@ class _Groups:
     def __init__(self, hw: Hardware, n, k, algorithm: str):
         self.hw, self.n, self.k, self.algorithm = hw, n, k, algorithm
         self.topo: Topo | None = None
-        self.key = None
+        self.key: tuple[object, ...] | None = None
         self.shape: tuple[int, ...] | None = None
         self.many = False   # many groups of few distinct (n, k): candidates per distinct group, then looked up
-        self.index = None
+        self.index: np.ndarray | None = None
         try:
             hw_key = _hw_key(hw)
             hash(hw_key)

@@ -15,7 +15,7 @@ import numpy as np
 
 from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Outcome
-from archgen.model.workload import Model, Workload
+from archgen.model.workload import Model, Training, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.bands import Band, bands, family
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
@@ -28,7 +28,7 @@ from archgen.perf.scheduler import MAX_NUM_TOKENS, estimate_serving, replica_rat
 from archgen.perf.search import layout_problems, no_layout_reason, search_training
 from archgen.perf.sensitivity import elasticities
 from archgen.perf.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
-from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
+from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 from archgen.units import Q_, Q
 
 
@@ -81,6 +81,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     `hw.scale_up_size` matters).
     """
     t = workload.training
+    assert t is not None, "called for a training workload"
     p = t.parallelism
     knobs = training_knobs(t)
     job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
@@ -88,12 +89,13 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     interleave = p.interleave
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
         interleave = layout_interleave(p.pipeline_layout, p.pp)
-    fixed = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-             "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload, "etp": p.etp}
+    fixed: dict[str, int | str | None] = {
+        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+        "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload, "etp": p.etp}
     host = bool(np.any(hw.host_capacity > 0))
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
     # the given part of the layout must be valid on its own; the search only fills in what is missing
-    if None not in (p.tp, p.pp, p.dp):
+    if p.tp is not None and p.pp is not None and p.dp is not None:
         problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
                                    micro_batch=p.micro_batch or 1, interleave=interleave or 1,
                                    scale_up_size=hw.scale_up_size, pipeline=opts,
@@ -107,9 +109,10 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
     zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
-    layout = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-              "interleave": interleave, "recompute": t.recompute, "zero": zero} if complete else {}
-    if complete and p.offload not in (None, "none"):
+    stated = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+              "interleave": interleave, "recompute": t.recompute, "zero": zero}
+    layout: dict[str, int | str] = {k: v for k, v in stated.items() if v is not None} if complete else {}
+    if complete and p.offload is not None and p.offload != "none":
         layout["offload"] = p.offload
     if complete and p.etp is not None:
         layout["etp"] = p.etp
@@ -119,6 +122,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
 def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
               with_stack_range: bool) -> Estimate:
     t = workload.training
+    assert t is not None, "called for a training workload"
     setup = training_setup(workload, arch, hw, gpus)
     job, knobs, opts, fixed = setup.job, setup.knobs, setup.pipeline, setup.fixed
     notes: list[str] = []
@@ -137,9 +141,10 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
                             notes=[misfit], misfit=misfit)
         layout, est = res.best, res.estimate  # the search has timed its best layout already
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
-    lay = Layout(layout["tp"], layout["pp"], layout["dp"], layout["micro_batch"], layout["cp"], layout["ep"],
-                 layout["interleave"], RECOMPUTE_CODES[layout["recompute"]], knobs.sequence_parallel,
-                 layout["zero"], opts, OFFLOAD_CODES[layout.get("offload", "none")], layout.get("etp"))
+    num = {k: int(v) for k, v in layout.items() if k not in ("recompute", "offload")}  # the integer fields
+    lay = Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"], num["ep"],
+                 num["interleave"], RECOMPUTE_CODES[str(layout["recompute"])], knobs.sequence_parallel,
+                 num["zero"], opts, OFFLOAD_CODES[str(layout.get("offload", "none"))], num.get("etp"))
     if est is None:
         est = estimate_training(hw, job, lay)
     if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
@@ -178,7 +183,8 @@ def _training(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sens
                     sens, notes=notes, conventions=conv, misfit=misfit)
 
 
-def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, object]) -> str:
+def _stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, TrainingEstimate]
+                 ) -> str:
     """A note with the step time under each stack profile, for a workload that states no stack (the layout kept).
 
     A band beside the estimate, which is the newest profile's (`switches.DEFAULT_STACK`); it enters no outcome.
@@ -202,6 +208,8 @@ def _stack_range(t, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Lay
 def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
                with_sensitivity: bool) -> Estimate:
     inf = workload.inference
+    assert inf is not None, "called for an inference workload"
+    batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario)
     notes: list[str] = []
@@ -213,7 +221,7 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
         best, best_tp = -1.0, None
         for t in cands:
             rate = replica_rate(inf.arrival_rate, inf.replicas or max(gpus // t, 1))
-            e = estimate_serving(hw, job, t, inf.batch, rate)[0]
+            e = estimate_serving(hw, job, t, batch, rate)[0]
             if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
                 best, best_tp = float(e.tokens_per_second_per_gpu), t
         if best_tp is None:
@@ -243,7 +251,7 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
                      "offline ones (latency percentiles are not estimated)")
     rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
-    e, run = estimate_serving(hw, job, tp, inf.batch, rate)
+    e, run = estimate_serving(hw, job, tp, batch, rate)
     if run is not None:
         notes.extend(run.notes)
     fits = bool(e.fits)
@@ -284,10 +292,10 @@ def _inference(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per
     sens = {}
     if with_sensitivity and fits:
         def tput(h: Hardware) -> float:
-            x = estimate_serving(h, job, tp, inf.batch, rate)[0]  # a batch left out follows the KV-cache capacity
+            x = estimate_serving(h, job, tp, batch, rate)[0]  # a batch left out follows the KV-cache capacity
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
-    layout = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
+    layout: dict[str, int | str] = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
     conv = {"ttft": "mean over the requests of a simulated run (perf.scheduler: continuous batching, chunked "
@@ -320,6 +328,7 @@ def expert_problem(arch: Arch, ep: int) -> str | None:
 
 def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
     c = workload.collective
+    assert c is not None, "called for a collective workload"
     size = c.size.m_as("B")
     if c.algorithm in IN_NETWORK and (problem := require(hw, c.algorithm, gpus, min(gpus, hw.scale_up_size))):
         raise WorkloadError(workload.id, problem)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 
@@ -184,8 +186,10 @@ class Hardware:
         change: dict[str, object] = {f.name: v[..., None] for f in dataclasses.fields(self)
                                      if isinstance(v := getattr(self, f.name), np.ndarray)}
         if any(isinstance(v, np.ndarray) for v in self.peak.values()):
-            change["peak"] = {k: v[..., None] if isinstance(v, np.ndarray) else v for k, v in self.peak.items()}
-        return dataclasses.replace(self, **change) if change else self
+            # a batch holds arrays where `peak` is annotated float (the vectorised model's convention)
+            change["peak"] = {k: np.asarray(v)[..., None] if isinstance(v, np.ndarray) else v
+                              for k, v in self.peak.items()}
+        return _replaced(self, change) if change else self
 
     def with_chip(self, other: Hardware) -> Hardware:
         """This fabric (scale-up domain and links, scale-out) with `other`'s accelerator (`CHIP_FIELDS`)."""
@@ -202,7 +206,16 @@ class Hardware:
         if parameter == "latency" or parameter not in (*PARAMETERS, *EXTRA_PARAMETERS):
             known = ", ".join(p for p in (*PARAMETERS, *EXTRA_PARAMETERS) if p != "latency")
             raise UsageError(f"hardware parameter '{parameter}' cannot be set to a value (known: {known})")
-        return dataclasses.replace(self, **{parameter: value})
+        return _replaced(self, {parameter: value})
+
+
+class HostFields(TypedDict, total=False):
+    """The `Hardware` fields a host share sets (`HostShare.fields` sets all four; none without host memory)."""
+
+    host_capacity: float
+    host_link_bandwidth: float
+    host_memory_bandwidth: float
+    host_link_efficiency: float
 
 
 @dataclass(frozen=True)
@@ -220,10 +233,20 @@ class HostShare:
         n = max(1, int(accelerators))
         return cls(host.capacity / n, host.link, host.bandwidth / n, host.efficiency)
 
-    def fields(self) -> dict[str, float]:
+    def fields(self) -> HostFields:
         """The `Hardware` fields, in SI."""
         return {"host_capacity": _si(self.capacity, "B"), "host_link_bandwidth": _si(self.link, "B/s"),
                 "host_memory_bandwidth": _si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency}
+
+
+def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
+    """`dataclasses.replace` on fields named at run time (a parameter, every array field).
+
+    The dataclass plugin checks each keyword of a call that names it; names held in a string reach the generic
+    `replace(obj, **changes)` of typeshed instead, and an unknown name is still a TypeError from the constructor.
+    """
+    generic: Callable[..., Hardware] = dataclasses.replace
+    return generic(hw, **changes)
 
 
 def _default_gemm_eff(known: dict[str, float]) -> float:
@@ -270,8 +293,8 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
     return Hardware(
         accelerator=accelerator.id,
         peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
-        gemm_efficiency=dict(eff.gemm),
-        gemm_stream_efficiency=dict(eff.gemm_stream),
+        gemm_efficiency={k: v for k, v in eff.gemm.items()},
+        gemm_stream_efficiency={k: v for k, v in eff.gemm_stream.items()},
         gemm_efficiency_range={k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()},
         gemm_half_size=float(eff.gemm_half_size),
         vector_peak=_si(accelerator.vector_peak, "FLOPS"),

@@ -56,7 +56,7 @@ SCORE_BYTES_BWD = 11.0
 
 def size_efficiency(hw: Hardware, *dims: np.ndarray | float) -> np.ndarray | float:
     """Fraction of the best GEMM rate reached by a GEMM with these dimensions (tile/wave ramp)."""
-    f = 1.0
+    f: np.ndarray | float = 1.0
     for d in dims:
         f = f * (d / (d + hw.gemm_half_size))
     return f

@@ -138,6 +138,7 @@ def ring_protocol_bw(gen: int | None, proto: int, bus, channels, nodes):
     """tuning.cc 327-329: ring bus bandwidth under a protocol (B/s), from its Simple-protocol figure `bus`."""
     if proto == SIMPLE:
         return bus
+    assert gen is not None, "LL and LL128 need the NVLink generation (algorithms refuses them without one)"
     if proto == LL:
         return minimum(ll_max_bw(gen, nodes), bus * 0.5)
     return minimum(bus * 0.92, channels * PER_CH_RING_LL128[gen][0] * GB)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from archgen.model.switches import ALLOWS
+from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.estimate import training_setup
 from archgen.perf.hardware import Hardware
@@ -70,7 +71,8 @@ class PlanResult:
 
 def allowed(stack: str, name: str) -> tuple:
     """The values a plan search may try for `name` under `stack` (`switches.ALLOWS`)."""
-    values: tuple = ALLOWS[name].setting(stack)[0]  # type: ignore[assignment]
+    values = ALLOWS[name].setting(stack)[0]
+    assert isinstance(values, tuple), f"switches.ALLOWS[{name!r}] holds a tuple of values per stack"
     return values
 
 
@@ -82,7 +84,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     `stated` holds the switches the workload states (kept as stated); `fixed` the layout fields it states.
     `exhaustive` evaluates every combination on every fitting layout (the reference the tests compare against).
     """
-    fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
+    given: dict[str, int | str] = {k: v for k, v in (fixed or {}).items() if v is not None}
     a = job.arch
     host = bool(np.any(hw.host_capacity > 0))
     searched: dict[str, tuple] = {}
@@ -96,18 +98,18 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         searched[name] = out
         return out
 
-    cps = [int(fixed["cp"])] if "cp" in fixed else [c for c in values("cp", tuple(divisors(job.seq_len)))
+    cps = [int(given["cp"])] if "cp" in given else [c for c in values("cp", tuple(divisors(job.seq_len)))
                                                      if gpus % c == 0]
     if "cp" in searched:
         searched["cp"] = tuple(cps)
-    eps = [int(fixed["ep"])] if "ep" in fixed else (
+    eps = [int(given["ep"])] if "ep" in given else (
         list(values("ep", tuple(divisors(a.experts)))) if a.experts else [1])
-    zeros = values("zero", (0, 1, 2, 3)) if "zero" not in fixed else (int(fixed["zero"]),)
-    offs = ([OFFLOAD_CODES[str(fixed["offload"])]] if "offload" in fixed else
+    zeros = values("zero", (0, 1, 2, 3)) if "zero" not in given else (int(given["zero"]),)
+    offs = ([OFFLOAD_CODES[str(given["offload"])]] if "offload" in given else
             [OFFLOAD_CODES[o] for o in values("offload", ()) if host or o == "none"])
     tables = []
     for cp, ep in itertools.product(cps, eps):
-        lay = enumerate_layouts(a, job, gpus, hw, fixed | {"cp": cp, "ep": ep}, pipeline)
+        lay = enumerate_layouts(a, job, gpus, hw, given | {"cp": cp, "ep": ep}, pipeline)
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
     lay = {k: np.concatenate([t[k] for t in tables]) for k in KEYS}
@@ -129,7 +131,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     # 1-2: memory fit and the compute bound of the rows without recompute or offload, which only add time
     bound, raw = np.full(n, np.inf), np.full(n, np.inf)
     base = (lay["recompute"] == 0) & (lay["offload"] == 0)
-    kernels = sorted({c["attention"] for c in combos})
+    kernels = sorted({str(c["attention"]) for c in combos})
     sp_low = max(sps)  # sequence parallelism only lowers memory and element-wise time
     _bound(hw, job, lay, np.flatnonzero(base), kernels, sp_low, pipeline, bound, raw)
     # 3: the best plan among them, then recompute and offload only for groups that do not fit without them and
@@ -150,7 +152,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         return PlanResult(searched, kept, n, len(fitting), evaluated, space, None, {}, (), None, None)
     i, combo, sp = best
     layout = _best_layout(lay, i)
-    plan_job = replace(job, **combo)
+    plan_job = _with_switches(job, combo)
     one = estimate_training(hw, plan_job, _scalar_layout(layout, sp, pipeline))
     switches = {"sequence_parallel": bool(sp), **combo}
     if int(layout["zero"]) < 1:
@@ -169,7 +171,8 @@ class _Search:
                  exhaustive: bool) -> None:
         self.hw, self.job, self.lay, self.plans, self.pipeline, self.exhaustive = hw, job, lay, plans, pipeline, \
             exhaustive
-        self.best_t, self.best, self.evaluated = np.inf, None, 0
+        self.best: tuple[int, dict[str, object], bool] | None = None
+        self.best_t, self.evaluated = np.inf, 0
 
     def run(self, rows: np.ndarray, bound: np.ndarray) -> None:
         """Evaluate the fitting `rows` whose bound is below the best step, least bound first."""
@@ -184,7 +187,7 @@ class _Search:
                 break
             sub = {k: v[block] for k, v in self.lay.items()}
             for combo, sp in self.plans:
-                est = estimate_training(self.hw, replace(self.job, **combo),
+                est = estimate_training(self.hw, _with_switches(self.job, combo),
                                         _layout(sub, np.full(len(block), sp), self.pipeline))
                 self.evaluated += len(block)
                 ok = np.broadcast_to(est.fits, (len(block),))
@@ -195,6 +198,16 @@ class _Search:
                 i = int(np.argmin(t))
                 if t[i] < self.best_t:
                     self.best_t, self.best = float(t[i]), (int(block[i]), combo, sp)
+
+
+def _with_switches(job: Job, combo: dict[str, object]) -> Job:
+    """`job` under a plan's switches (every one of `JOB_SWITCHES`: the attention kernel and the overlaps)."""
+    assert set(combo) == set(JOB_SWITCHES), f"a plan sets every job switch, got {sorted(combo)}"
+    return replace(job, attention=str(combo["attention"]), overlap_tp_comm=bool(combo["overlap_tp_comm"]),
+                   overlap_p2p_comm=bool(combo["overlap_p2p_comm"]),
+                   overlap_grad_reduce=bool(combo["overlap_grad_reduce"]),
+                   overlap_param_gather=bool(combo["overlap_param_gather"]),
+                   overlap_ep_comm=bool(combo["overlap_ep_comm"]))
 
 
 def _bound(hw: Hardware, job: Job, lay: dict[str, np.ndarray], rows: np.ndarray, kernels: list, sp: bool,
@@ -260,14 +273,16 @@ def _scalar_layout(layout: dict[str, int | str], sp: bool, pipeline: PipelineOpt
                   OFFLOAD_CODES[str(layout.get("offload", "none"))])
 
 
-def plan_for_workload(workload: object, model: object, hw: Hardware, gpus: int) -> PlanResult:
+def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpus: int) -> PlanResult:
     """The plan search of a training workload on `gpus` accelerators of `hw` (`estimate --search-plan`).
 
     The stack is the workload's (the default profile when it states none); the switches and layout fields it states
     are kept.
     """
-    t = workload.training  # type: ignore[attr-defined]
-    setup = training_setup(workload, Arch.from_model(model), hw, gpus)  # type: ignore[arg-type]
+    t = workload.training
+    assert t is not None, "a plan is searched for a training workload"
+    assert model is not None, "its estimate, made first, refuses a training workload without its model"
+    setup = training_setup(workload, Arch.from_model(model), hw, gpus)
     given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
     fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
     return search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline)

@@ -174,9 +174,10 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
     total = np.where(real, sum(parts[:4]), -np.inf)
     if len(shape) == 1:  # one layout: its busiest class by index (what take_along_axis picks)
         i = int(np.argmax(total))
-        return TrainingMemory(*(float(f[i]) for f in parts[:4]), float(np.max(np.where(real, parts[4], 0.0))))
-    i = np.argmax(total, axis=-1)[..., None]
-    pick = [np.take_along_axis(f, i, -1)[..., 0] for f in parts[:4]] + [np.max(np.where(real, parts[4], 0.0), -1)]
+        w, g, o, a = (float(f[i]) for f in parts[:4])
+        return TrainingMemory(w, g, o, a, float(np.max(np.where(real, parts[4], 0.0))))
+    worst = np.argmax(total, axis=-1)[..., None]
+    pick = [np.take_along_axis(f, worst, -1)[..., 0] for f in parts[:4]] + [np.max(np.where(real, parts[4], 0.0), -1)]
     if pick[0].ndim == 0:
         pick = [float(f) for f in pick]
     return TrainingMemory(*pick)

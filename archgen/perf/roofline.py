@@ -284,5 +284,6 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
                                 micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,
                                 fp8_recipe=knobs.fp8_recipe)
     inf = workload.inference
+    assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
                              kv_dtype=inf.kv_precision, tp=int(layout["tp"]), batch=int(layout["batch"]))

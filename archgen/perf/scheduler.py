@@ -157,12 +157,12 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     if max_batch < 1:
         raise ValueError("no sequence fits in the KV cache")
     inp, out = job.input_len, job.output_len
-    closed = concurrency is not None
-    if closed:
+    if concurrency is not None:  # closed loop
         n_req = requests or concurrency * (CLOSED_ROUNDS + 1)
         arrivals = np.full(n_req, np.inf)
         arrivals[:concurrency] = 0.0
     else:
+        assert arrival_rate is not None, "exactly one of the two is given (checked above)"
         n_req = requests or OPEN_REQUESTS
         gaps = np.random.default_rng(seed).exponential(1.0 / arrival_rate, n_req)
         arrivals = np.cumsum(gaps) - gaps[0]
@@ -170,7 +170,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     first = np.full(n_req, np.nan)
     finish = np.full(n_req, np.nan)
     cap = int(max_batch)
-    now, it, released = 0.0, 0, (concurrency if closed else n_req)
+    now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     nxt = 0  # next request not yet admitted
     prefilled = 0  # tokens of the admitted prompt being prefilled (the head of `prefilling`)
     prefilling: list[int] = []  # admitted, prompt not finished, in order
@@ -236,16 +236,16 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         for r in ended:
             finish[r] = now
             running.remove(r)
-            if closed and released < n_req:  # its client sends the next request at once
+            if concurrency is not None and released < n_req:  # its client sends the next request at once
                 arrivals[released] = now
                 released += 1
-    measured = np.arange(concurrency, n_req) if closed else np.arange(n_req)
+    measured = np.arange(concurrency, n_req) if concurrency is not None else np.arange(n_req)
     ttft = first[measured] - arrivals[measured]
     tpot = (finish[measured] - first[measured]) / (out - 1) if out > 1 else np.zeros(len(measured))
     latency = finish[measured] - arrivals[measured]
     notes = [UNMODELLED]
     stable = True
-    if closed:
+    if concurrency is not None:
         tps = concurrency * out / float(np.mean(latency))
         if concurrency > cap:
             notes.append(f"{concurrency} requests in flight, the KV cache admits {cap}: the rest wait in the queue")
@@ -287,7 +287,9 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None,
     est = I.estimate_inference(hw, job, tp, max(cap, 1))
     if cap < 1 or not bool(est.fits):
         return I.estimate_inference(hw, job, tp, batch), None
-    run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed else None,
+    if closed:
+        assert batch is not None, "the concurrency scenario states its batch (model.workload)"
+    run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
                    arrival_rate=None if closed else arrival_rate, seed=seed)
     est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
                   tokens_per_second_per_gpu=run.tokens_per_second / float(tp),

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from archgen.errors import ArchgenError, SpecError, SpecProblem
+from archgen.errors import ArchgenError, Location, SpecError, SpecProblem
 from archgen.load import SourceDocument
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, Case
@@ -92,7 +92,7 @@ def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
 
 def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: SourceDocument | None) -> list[SpecProblem]:
     """Why the model cannot run `case` (the `i`-th of its file) on the known accelerators, or nothing."""
-    def at(*path) -> object:
+    def at(*path: str) -> Location | None:
         return doc.locate(("cases", i, *path)) if doc else None
 
     if case.system.accelerator not in accs:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -147,7 +148,7 @@ def no_layout_reason(arch: Arch, job: Job, gpus: int, fixed: dict[str, int | str
     given = {k: int(v) for k, v in fixed.items() if v is not None and k not in ("recompute", "offload")}
     cp, ep = given.get("cp", 1), given.get("ep", 1)
     mb, v = given.get("micro_batch", 1), given.get("interleave", 1)
-    best: tuple[tuple[int, int, int], str, list[str]] | None = None
+    best: tuple[tuple[int, int, int], str, list[LayoutProblem]] | None = None
     for tp in [given["tp"]] if "tp" in given else [t for t in divisors(gpus) if t <= hw.scale_up_size]:
         for pp in [given["pp"]] if "pp" in given else divisors(max(gpus // tp, 1)):
             dp = given.get("dp", max(gpus // (tp * pp * cp), 1))
@@ -223,37 +224,39 @@ class SearchResult:
     fits: np.ndarray
 
 
-def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict[str, int | str | None] | None = None,
+def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
+                      fixed: Mapping[str, int | str | None] | None = None,
                       pipeline: PipelineOptions = DEFAULT) -> dict[str, np.ndarray]:
     """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`."""
-    fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
-    cp = int(fixed.get("cp", 1))
-    ep = int(fixed.get("ep", 1))
-    etp = int(fixed["etp"]) if "etp" in fixed else None
-    offload = OFFLOAD_CODES[fixed["offload"]] if "offload" in fixed else 0
-    rcs = [RECOMPUTE_CODES[fixed["recompute"]]] if "recompute" in fixed else [0, 1, 2]
+    given = {k: v for k, v in (fixed or {}).items() if v is not None}
+    num = {k: int(v) for k, v in given.items() if k not in ("recompute", "offload")}  # the integer fields
+    cp = num.get("cp", 1)
+    ep = num.get("ep", 1)
+    etp = num.get("etp")
+    offload = OFFLOAD_CODES[str(given["offload"])] if "offload" in given else 0
+    rcs = [RECOMPUTE_CODES[str(given["recompute"])]] if "recompute" in given else [0, 1, 2]
     rows = []
-    for tp in ([fixed["tp"]] if "tp" in fixed else divisors(gpus)):
+    for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
         if tp > hw.scale_up_size or arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads) or gpus % (tp * cp) \
                 or job.seq_len % cp:
             continue
-        for pp in ([fixed["pp"]] if "pp" in fixed else divisors(gpus // (tp * cp))):
+        for pp in ([num["pp"]] if "pp" in num else divisors(gpus // (tp * cp))):
             if gpus % (tp * cp * pp):
                 continue
             dp = gpus // (tp * cp * pp)
-            if "dp" in fixed and fixed["dp"] != dp:
+            if "dp" in num and num["dp"] != dp:
                 continue
             if expert_problems(arch, tp, dp, cp, ep, etp):
                 continue
             if pp > arch.layers + 2 and pipeline.layout is None:
                 continue  # fewer layers and slots than stages (`layout_problems`)
-            tried = [fixed["interleave"]] if "interleave" in fixed else interleaves(arch.layers, pp, pipeline)
+            tried = [num["interleave"]] if "interleave" in num else interleaves(arch.layers, pp, pipeline)
             vs = [v for v in tried
                   if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
                   and not split_problems(arch.layers, pp, v, pipeline)]
-            zs = [fixed["zero"]] if "zero" in fixed else (ZERO_STAGES if dp > 1 else [0])
+            zs = [num["zero"]] if "zero" in num else (ZERO_STAGES if dp > 1 else [0])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
-            mbs = [fixed["micro_batch"]] if "micro_batch" in fixed else [d for d in divisors(per_dp)
+            mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
                                                                          if d <= MAX_MICRO_BATCH] if per_dp else []
             for mb in mbs:
                 if job.global_batch % (dp * mb):
@@ -266,7 +269,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict
     return {k: arr[:, i] for i, k in enumerate((*KEYS, "etp"))}
 
 
-def search_training(hw: Hardware, job: Job, gpus: int, fixed: dict[str, int | str | None] | None = None,
+def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int | str | None] | None = None,
                     sequence_parallel: bool = True, pipeline: PipelineOptions = DEFAULT) -> SearchResult:
     """The fastest layout that fits, among every valid layout consistent with `fixed`.
 
@@ -299,16 +302,18 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: dict[str, int | st
         return SearchResult(n, 0, None, None, lay, step, fits)
     i = int(np.argmin(np.where(fits, step, np.inf)))
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
-    best: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
+    num = {k: int(lay[k][i]) for k in KEYS}
+    best: dict[str, int | str] = dict(num)
     if lay["etp"][i] != lay["tp"][i]:  # a stated etp that folds the experts differently from the attention
         best["etp"] = int(lay["etp"][i])
-    best["recompute"] = names[int(lay["recompute"][i])]
-    code = best.pop("offload")
+    best["recompute"] = names[num["recompute"]]
+    code = num["offload"]
+    del best["offload"]
     if code:
         best["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[code]
-    one = estimate_training(hw, job, Layout(best["tp"], best["pp"], best["dp"], best["micro_batch"], best["cp"],
-                                            best["ep"], best["interleave"], RECOMPUTE_CODES[best["recompute"]],
-                                            sequence_parallel, best["zero"], pipeline, code, int(lay["etp"][i])))
+    one = estimate_training(hw, job, Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"],
+                                            num["ep"], num["interleave"], num["recompute"],
+                                            sequence_parallel, num["zero"], pipeline, code, int(lay["etp"][i])))
     return SearchResult(n, int(fits.sum()), best, one, lay, step, fits)
 
 

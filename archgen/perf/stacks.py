@@ -34,18 +34,57 @@ current (tensor-wise) scaling under `nemo-2025`: NeMo's published FP8 performanc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, make_dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields, make_dataclass
+from typing import TYPE_CHECKING
 
-from archgen.model.switches import STACKS, SWITCHES
+from archgen.model.cases import CaseTraining
+from archgen.model.switches import STACKS, SWITCHES, AttentionKernel, Fp8Recipe, GatherDtype, GradDtype
+from archgen.model.workload import Training
 
 #: Knobs a profile sets, with what each means (the names a Workload's `training` or a case may state).
 KNOBS: dict[str, str] = {name: s.description for name, s in SWITCHES.items()}
 
-#: The resolved switches of a training job: one field per row of the table.
-Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)
-Knobs.__doc__ = "The resolved switches of a training job (one field per `archgen.model.switches.SWITCHES` row)."
+if TYPE_CHECKING:
+    @dataclass(frozen=True)
+    class Knobs:
+        """The resolved switches of a training job, as the type checker sees the class derived below.
 
-PROFILES = {stack: Knobs(**{name: s.default(stack) for name, s in SWITCHES.items()}) for stack in STACKS}
+        Each switch's type without its None (a resolved switch is always set); tests/test_types.py holds these
+        fields to the table: name, order and type.
+        """
+
+        sequence_parallel: bool
+        attention: AttentionKernel
+        distributed_optimizer: bool
+        grad_reduce_dtype: GradDtype
+        param_gather_dtype: GatherDtype
+        overlap_grad_reduce: bool
+        overlap_param_gather: bool
+        overlap_tp_comm: bool
+        overlap_p2p_comm: bool
+        ep_dedup: bool
+        overlap_ep_comm: bool
+        dropout: bool
+        fp8_recipe: Fp8Recipe
+else:
+    #: The resolved switches of a training job: one field per row of the table.
+    Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)
+    Knobs.__doc__ = "The resolved switches of a training job (one field per `archgen.model.switches.SWITCHES` row)."
+
+#: A training job as a Workload's `training` or a validation case's states it.
+StatedTraining = Training | CaseTraining
+
+def _knobs(values: Mapping[str, object]) -> Knobs:
+    """Resolved knobs from switch values, each one its switch allows (the table holds its values as `object`)."""
+    for name, value in values.items():
+        if value not in SWITCHES[name].values:
+            raise ValueError(f"switch {name} = {value!r}: expected one of {SWITCHES[name].values}")
+    build: Callable[..., Knobs] = Knobs  # the values are checked above, each against its switch's type
+    return build(**values)
+
+
+PROFILES = {stack: _knobs({name: s.default(stack) for name, s in SWITCHES.items()}) for stack in STACKS}
 #: The profile whose values an internal `training.Job` (and `Layout`) takes for a switch its caller leaves out:
 #: the model's unit tests build jobs directly and were written against the Megatron-core stack. A Workload or a
 #: case that states no stack takes `archgen.model.switches.DEFAULT_STACK` instead.
@@ -58,9 +97,9 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
     `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
     """
-    base = replace(PROFILES[stack], **{name: rule[1] for name, rule in precision_rules(stack, precision).items()})
+    base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in precision_rules(stack, precision).items()}
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
-    return replace(base, **given)
+    return _knobs(base | given)
 
 
 def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]:
@@ -96,7 +135,7 @@ class Used:
         return f"profile {self.profile}" if self.origin == "profile" else f"default (profile {self.profile})"
 
 
-def explain(training: object) -> list[Used]:
+def explain(training: StatedTraining) -> list[Used]:
     """The stack and every switch a training job's estimate uses (`training_knobs`), each with where it came from.
 
     `training` is a Workload's `training` or a validation case's.
@@ -134,7 +173,7 @@ def variants(stated: dict[str, object], precision: str, stack_stated: bool, stac
     return [(name, resolve(name, stated, precision)) for name in names]
 
 
-def stated_knobs(training: object) -> dict[str, object]:
+def stated_knobs(training: StatedTraining) -> dict[str, object]:
     """The knobs a Workload's `training` (or a case's) states; None for each left out."""
     out = {k: getattr(training, k, None) for k in KNOBS}
     par = getattr(training, "parallelism", None)
@@ -143,6 +182,6 @@ def stated_knobs(training: object) -> dict[str, object]:
     return out
 
 
-def training_knobs(training: object) -> Knobs:
+def training_knobs(training: StatedTraining) -> Knobs:
     """The resolved knobs of a Workload's `training`: its stack's profile under what it states."""
     return resolve(training.stack, stated_knobs(training), training.precision)

@@ -157,7 +157,7 @@ class TrainingEstimate:
     peak: float
     memory: TrainingMemory
     capacity: float
-    gpus: np.ndarray | int
+    gpus: np.ndarray | float
     notes: tuple[str, ...] = field(default=())
     host_capacity: np.ndarray | float = 0.0
 

@@ -84,10 +84,10 @@ def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = N
     Empty for a case that leaves none open (or is not a collective).
     """
     accs = accelerators if accelerators is not None else load_accelerators()
-    knobs = open_knobs(case, accs) if case.collective is not None else ()
-    if not knobs:
-        return {}
     c = case.collective
+    knobs = open_knobs(case, accs) if c is not None else ()
+    if not knobs or c is None:
+        return {}
     stated_nvls = c.algorithm in ("nvls", "nvls_tree")
     nvls_values = (False, True) if "NVLS" in knobs else (stated_nvls,)
     preds = []
