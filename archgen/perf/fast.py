@@ -11,7 +11,7 @@ holds this path to the array path on every validation case and shipped workload;
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from archgen.perf.pipeline import Split
 
@@ -26,7 +26,7 @@ class RankClass(NamedTuple):
     layers: float
     embedding: float
     loss: float
-    count: float
+    ranks: float
     position: float
 
 
@@ -60,7 +60,7 @@ def classes(sl: Split, *values) -> list[RankClass] | None:
     return out
 
 
-def most(values: list[float]) -> float:
+def most(values: list[Any]) -> Any:
     """`np.max` of the values (nan when one is nan)."""
     best = values[0]
     for v in values[1:]:
@@ -69,7 +69,7 @@ def most(values: list[float]) -> float:
     return best
 
 
-def total(values: list[float]) -> float:
+def total(values: list[Any]) -> Any:
     """`np.sum` of at most `MOST` values, bit for bit: added in order."""
     out = values[0]
     for v in values[1:]:
@@ -77,7 +77,7 @@ def total(values: list[float]) -> float:
     return out
 
 
-def worst(values: list[float]) -> int:
+def worst(values: list[Any]) -> int:
     """`np.argmax` of the values: the first largest (the first nan where there is one)."""
     i, best = 0, values[0]
     if best != best:

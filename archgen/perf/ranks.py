@@ -8,7 +8,7 @@ the class that needs the most HBM. Both broadcast over arrays of layouts (the se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -27,14 +27,14 @@ if TYPE_CHECKING:
 class RankTimes:
     """The pipeline rank classes (trailing axis) of a layout: parameters, time per micro-batch, and the schedule."""
 
-    params: np.ndarray
-    t_rank: np.ndarray
-    real: np.ndarray               # whether a class has ranks
+    params: np.ndarray | list[Any]    # a list: one layout's classes as plain numbers (`fast`)
+    t_rank: np.ndarray | list[Any]
+    real: np.ndarray | list[bool]     # whether a class has ranks
     t_max: np.ndarray | float      # the busiest class's time per micro-batch
     t_sum: np.ndarray | float      # every rank's time per micro-batch, summed
     busiest: np.ndarray | float    # decoder layers on the rank that holds the most
     bubble: np.ndarray | float     # (t_sum - t_max) / v
-    experts: np.ndarray | float = 0.0  # the routed experts' share of `params` (reduced over the expert DP group)
+    experts: np.ndarray | float | list[Any] = 0.0  # routed experts' share of `params` (expert DP group)
 
 
 class LayoutArrays(NamedTuple):
@@ -47,8 +47,8 @@ class LayoutArrays(NamedTuple):
     ep: np.ndarray | float
     v: np.ndarray | float          # interleave
     mb: np.ndarray | float         # micro-batch
-    rc: np.ndarray                 # recompute
-    sp: np.ndarray                 # sequence parallel, where tp > 1
+    rc: np.ndarray | int           # recompute
+    sp: np.ndarray | bool          # sequence parallel, where tp > 1
     zero: np.ndarray | float       # ZeRO stage (the distributed optimizer is stage 1)
     etp: np.ndarray | float        # the experts' tensor-parallel size (MoE parallel folding; tp unless stated)
 
@@ -87,9 +87,9 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     if one is not None:  # one layout of plain numbers: class by class (`fast`)
         rows = [class_times(hw, job, per_layer, logits, embed, tp, pp, ep, c.layers, c.embedding, c.loss, etp)
                 for c in one]
-        on = [c.count > 0 for c in one]
+        on = [c.ranks > 0 for c in one]
         t_max = fast.most([r[2] if o else 0.0 for r, o in zip(rows, on, strict=True)])
-        t_sum = fast.total([c.count * r[2] if o else 0.0 for c, r, o in zip(one, rows, on, strict=True)])
+        t_sum = fast.total([c.ranks * r[2] if o else 0.0 for c, r, o in zip(one, rows, on, strict=True)])
         busiest = fast.most([c.layers if o else 0.0 for c, o in zip(one, on, strict=True)])
         return RankTimes([r[0] for r in rows], [r[2] for r in rows], on, t_max, t_sum, busiest, (t_sum - t_max) / v,
                          [r[1] for r in rows])
@@ -148,7 +148,7 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
                                 weight_bytes=job.weight_bytes, dropout=job.dropout, layers=c.layers,
                                 embedding=c.embedding, loss=c.loss, position=c.position, offload=code, etp=etp,
                                 per_layer=per_layer) for c in one]
-        on = [c.count > 0 for c in one]
+        on = [c.ranks > 0 for c in one]
         i = fast.worst([0 + f.weights + f.gradients + f.optimizer + f.activations if o else -np.inf
                         for f, o in zip(mems, on, strict=True)])
         host = fast.most([f.host if o else 0.0 for f, o in zip(mems, on, strict=True)])
@@ -166,8 +166,8 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
     if np.ndim(sl.count) == 1:  # one layout: its busiest class by index, without broadcasting every field
         real = sl.count > 0
         i = int(np.argmax(np.where(real, 0 + fields[0] + fields[1] + fields[2] + fields[3], -np.inf)))
-        return TrainingMemory(*(float(f[i] if np.ndim(f) else f) for f in fields[:4]),
-                              float(np.max(np.where(real, fields[4], 0.0))))
+        w, g, o, a = (float(np.asarray(f)[i]) if np.ndim(f) else float(f) for f in fields[:4])
+        return TrainingMemory(w, g, o, a, float(np.max(np.where(real, fields[4], 0.0))))
     shape = np.broadcast_shapes(*(np.shape(f) for f in (*fields, sl.count)))
     parts = [np.broadcast_to(f, shape) for f in fields]
     real = np.broadcast_to(sl.count, shape) > 0

@@ -371,9 +371,10 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
 
     # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
     quantise = lambda n: K.memory_time(hx, Q.step_weight_bytes(  # noqa: E731 (the classes' layers n)
-        a, job.recipe, hx.compute_capability, x(tp), x(ep), n, job.param_gather_dtype == "fp8", x(etp)))
+        a, job.recipe or "", hx.compute_capability, x(tp), x(ep), n, job.param_gather_dtype == "fp8", x(etp)))
     if isinstance(real, list):  # one layout of plain numbers, class by class (`ranks.rank_times`, `fast`)
         n = sl.layers.tolist()
+        assert isinstance(rk.experts, list)  # the classes' experts, as `rank_times` gives them with a list `real`
         dp_comm, optimizer = fast.at_worst([tail(*c) for c in zip(params, rk.experts, t_rank, n, strict=True)], real)
         wq = fast.most([quantise(k) if r else 0.0 for k, r in zip(n, real, strict=True)]) if job.recipe else 0.0
     else:
