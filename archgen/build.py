@@ -8,11 +8,12 @@ from typing import TypeVar
 
 from archgen.binding import BoundRequirement, bind, workload_requirements
 from archgen.model import NIC, Accelerator, Cluster, CoolingUnit, Facility, Link, PowerShelf, Rack, Switch, System
-from archgen.model.base import Document, Part
+from archgen.model.base import Part
 from archgen.model.cluster import Placement
 from archgen.model.fabrics import LINK_TIERS, Fabric, FatTree, LinkChoice, RailOnly, Torus
 from archgen.model.power import PDU
 from archgen.model.requirements import Requirements
+from archgen.model.spec import Document
 from archgen.model.sweep import Sweep
 from archgen.model.workload import Model, Workload
 from archgen.validate import Specs

@@ -13,7 +13,7 @@ from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstrai
 from pydantic_core import PydanticCustomError, core_schema
 
 from archgen import metrics
-from archgen.model.base import Document, FieldError, Spec
+from archgen.model.spec import Document, FieldError, Spec
 from archgen.units import Q, format_quantity, parse_quantity, ureg
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
