@@ -280,7 +280,7 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
 def test_an_unknown_format_is_refused_before_any_point_runs(tmp_path, cli, monkeypatch):
     def never(*args, **kwargs):
         raise AssertionError("the points ran")
-    monkeypatch.setattr(sw, "run", never)
+    monkeypatch.setattr(sw, "evaluate_sweeps", never)
     r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "--formats", "md,docx")
     assert (r.code, r.err) == (2, "error: unknown format(s) docx; expected some of md,html,pdf,xlsx,csv,svg,png\n")
 
@@ -345,7 +345,7 @@ def test_a_worker_without_archgen_is_a_usage_error(tmp_path):
 @pytest.fixture(scope="module")
 def platforms():
     """The shipped sweep 'DGX B200 against GB200 NVL72': clusters x job sizes x precisions x scale-out factors."""
-    [result] = [r for r in sw.run(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])[1]
+    [result] = [r for r in sw.evaluate_sweeps(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])[1]
                 if r.problem.sweep.id == "llama3-70b-train-platforms"]
     return result
 

@@ -1,4 +1,4 @@
-"""`archgen sweep`: `run(sweep_file, paths)` evaluates every point of each `Sweep` in a file.
+"""`archgen sweep`: `evaluate_sweeps(sweep_file, paths)` evaluates every point of each `Sweep` in a file.
 
 The specs are loaded, analysed and checked once (`pipeline.run`): each cluster a sweep names becomes a
 `perf.cluster.Machine` (its hardware as the performance model sees it, on the compute fabric the network analysis
@@ -322,8 +322,8 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     if capped:
         note(capped)
     texts: dict[str, str] | None = {} if "csv" in formats else None
-    specs, results, errors = run(sweep_file, paths, workers=count, scheduler=scheduler, progress=progress,
-                                 texts=texts)
+    specs, results, errors = evaluate_sweeps(sweep_file, paths, workers=count, scheduler=scheduler,
+                                             progress=progress, texts=texts)
     written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
     if errors:
@@ -331,9 +331,9 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     return text, 0 if all(r.counts()["feasible"] for r in results) and not errors else 1
 
 
-def run(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
-        progress: Callable[[str, int, int], None] | None = None,
-        texts: dict[str, str] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
+def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
+                    progress: Callable[[str, int, int], None] | None = None,
+                    texts: dict[str, str] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
     """Evaluate every sweep of `sweep_file` on the specs under `paths`.
 
     Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
