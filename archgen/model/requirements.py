@@ -248,8 +248,6 @@ def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:
     return reqs
 
 
-#: Requirements written together (a document's `requirements:`), each with its own id.
-RequirementList = Annotated[list[Requirement], AfterValidator(_distinct_ids)]
 #: The requirements of a rack, of a cluster (on it or, by `subject`, its fabrics) and of a `Requirements` document.
 RackRequirements = Annotated[list[Annotated[Requirement, _of(("rack",))]], AfterValidator(_distinct_ids)]
 ClusterRequirements = Annotated[list[Annotated[Requirement, _of(("cluster",))]], AfterValidator(_distinct_ids)]

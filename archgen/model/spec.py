@@ -6,7 +6,6 @@ spec module.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
@@ -15,9 +14,6 @@ from pydantic_core import PydanticCustomError
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Ref = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Count = Annotated[int, Field(gt=0, le=10_000_000)]
-
-
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
 class FieldError(ValueError):

@@ -30,16 +30,10 @@ from archgen.render.point_table import (
     hypothetical,
     layout_text,
     level_text,
-    metric_names,
     number,
     value,
 )
 from archgen.units import Q_
-
-
-def metric_columns(result: Result) -> list[str]:
-    """The metrics the point tables show: the objectives, then the job's usual figures."""
-    return metric_names(result.problem)
 
 
 def shown(row: PointRow, metric: str) -> str:
