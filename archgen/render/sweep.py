@@ -306,7 +306,7 @@ def render_sweep(result: Result, formats: tuple[str, ...], templates: Path | Non
                  points_csv: str | None = None) -> dict[str, bytes]:
     """Every requested file of one sweep, in memory: the document, `points.csv`, `front.csv`, `pareto.svg`.
 
-    `points_csv` is the points' CSV when the workers wrote it already (`commands.sweep`); the CSV files are written
+    `points_csv` is the points' CSV when the workers wrote it already (`commands.workers`); the CSV files are written
     from columns (`render.point_table.csv_text`), the same bytes as the document tables' CSV.
     """
     doc = build(result, revision, input_hash, date, failing)
