@@ -106,10 +106,6 @@ class WorkloadError(UsageError):
         self.workload, self.reason = workload, reason
 
 
-class InternalError(Exception):
-    """A bug in archgen; shown with a traceback and a request for a bug report."""
-
-
 def did_you_mean(name: object, known: Iterable[str], cutoff: float = 0.6, lead: str = "") -> str:
     """`lead` + "did you mean 'x'?" for the known name closest to `name` (difflib ratio >= `cutoff`), else ""."""
     close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=cutoff)

@@ -22,6 +22,7 @@ from pathlib import Path
 from bench_perf import baseline
 
 from archgen.commands import sweep as sw
+from archgen.commands import sweep_problems, workers
 from archgen.perf import sweep as per_point
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
@@ -76,14 +77,14 @@ def problem_of(text: str, tmp: str):
     path = Path(tmp) / "sweep.yaml"
     path.write_text(text, encoding="utf-8")
     specs, clusters, sweeps = sw.load(path, [SPECS])
-    return sw.problems(specs, clusters, sweeps)[0]
+    return sweep_problems.problems(specs, clusters, sweeps)[0]
 
 
 def memory(tmp: str) -> tuple[float, float]:
     """Bytes per point the rows of a 10,080-point training sweep keep, and the most the evaluation holds besides."""
     problem = problem_of(TRAIN.format(hbm=levels(84)), tmp)
     tracemalloc.start()
-    rows = sw.evaluate_all(problem, None).rows
+    rows = workers.evaluate_all(problem, None).rows
     kept, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return kept / len(rows), peak - kept
@@ -98,16 +99,16 @@ def main() -> str:
         for name, text, slow in SWEEPS:
             problem = problem_of(text, tmp)
             per_point.evaluate(problem, 0, 2)  # warm both paths up (imports, caches) before timing
-            sw.evaluate_all(dataclasses.replace(problem, axes={k: v[:1] for k, v in problem.axes.items()}), None)
+            workers.evaluate_all(dataclasses.replace(problem, axes={k: v[:1] for k, v in problem.axes.items()}), None)
             one = timed(lambda p=problem: per_point.evaluate(p, 0, p.size)) if slow else None
             if one is not None and problem.workload.training is not None:
                 reference = problem.size / one  # per-point rate of the searched training points
-            batched = timed(lambda p=problem: sw.evaluate_all(p, None))
+            batched = timed(lambda p=problem: workers.evaluate_all(p, None))
             two = None
             if slow:
                 with ProcessPoolExecutor(max_workers=2) as pool:
-                    sw.evaluate_all(problem, pool, 2)  # start the workers before timing
-                    two = timed(lambda p=problem, pool=pool: sw.evaluate_all(p, pool, 2))
+                    workers.evaluate_all(problem, pool, 2)  # start the workers before timing
+                    two = timed(lambda p=problem, pool=pool: workers.evaluate_all(p, pool, 2))
             per = problem.size / one if one else reference if problem.workload.training is not None else None
             rows.append((name, problem.size, per, problem.size / batched, batched,
                          problem.size / two if two else None, one is None, problem.workload.training is not None))

@@ -21,6 +21,7 @@ from pathlib import Path
 from bench_sweep import TRAIN, levels
 
 from archgen.commands import sweep as sw
+from archgen.commands import sweep_problems
 from archgen.perf.batch import evaluate
 from archgen.perf.sweep import summarise
 from archgen.render import tables
@@ -36,7 +37,7 @@ def stages(path: Path) -> list[tuple[str, float]]:
     clock = time.process_time
     a = clock()
     specs, clusters, sweeps, _ = sw.checked(path, [SPECS])
-    problem = sw.problems(specs, clusters, sweeps)[0]
+    problem = sweep_problems.problems(specs, clusters, sweeps)[0]
     b = clock()
     rows = evaluate(problem, 0, problem.size)
     c = clock()

@@ -54,7 +54,7 @@ def test_cost_per_token_is_one_number_in_the_pipeline_and_both_sweep_paths(shipp
     pipeline = shipped.workloads["workload/llama3-70b-pretrain-b200"].estimate.metrics["cost_per_token"].m_as("USD")
     path = tmp_path / "one.yaml"
     path.write_text(ONE, encoding="utf-8")
-    _, [result], _ = sw.run(path, [SPECS])
+    _, [result], _ = sw.evaluate_sweeps(path, [SPECS])
     batched = result.rows[0].metrics["cost_per_token"]
     single = per_point.evaluate(result.problem, 0, 1)[0].metrics["cost_per_token"]
     assert pipeline == batched == single

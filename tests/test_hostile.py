@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.commands import sweep as sw
+from archgen.commands import workers
 from archgen.errors import UsageError
 from tests.conftest import SPECS
 
@@ -57,12 +57,12 @@ def _strict(text: str) -> object:
 
 def test_sweep_workers_are_capped_at_the_cpu_count_with_a_note(tmp_path, cli, monkeypatch):
     """`sweep --workers 10000` started every process at once (3,000 processes, 11 GB in a minute)."""
-    assert sw.worker_count(10_000) == (sw.cpu_count(), f"note: --workers 10,000 capped at {sw.cpu_count()}, the "
-                                                        "CPUs available to this process") or sw.cpu_count() >= 10_000
-    assert sw.worker_count(10**20)[1].startswith("note: --workers 1e+20 capped at")   # was an OverflowError
+    assert workers.worker_count(10_000) == (workers.cpu_count(), f"note: --workers 10,000 capped at {workers.cpu_count()}, the "
+                                                        "CPUs available to this process") or workers.cpu_count() >= 10_000
+    assert workers.worker_count(10**20)[1].startswith("note: --workers 1e+20 capped at")   # was an OverflowError
     with pytest.raises(UsageError, match="--workers must be at least 1, got 0"):
-        sw.worker_count(0)
-    monkeypatch.setattr(sw, "cpu_count", lambda: 1)                                   # so the points run here
+        workers.worker_count(0)
+    monkeypatch.setattr(workers, "cpu_count", lambda: 1)                                   # so the points run here
     (tmp_path / "s.yaml").write_text(SMALL_SWEEP, encoding="utf-8")
     r = cli("sweep", tmp_path / "s.yaml", "--path", SPECS, "--out", tmp_path / "o", "--workers", str(10**20))
     assert r.code == 0, r.err
@@ -109,7 +109,7 @@ def test_a_scheduler_address_that_is_not_dask_is_refused_within_the_timeout(gree
     try:
         start = time.monotonic()
         with pytest.raises(UsageError) as err:
-            sw.probe(f"tcp://127.0.0.1:{peer.port}", timeout=0.5)
+            workers.probe(f"tcp://127.0.0.1:{peer.port}", timeout=0.5)
         assert time.monotonic() - start < 5
         assert f"not a Dask scheduler (it {said}" in str(err.value)
     finally:
@@ -119,14 +119,14 @@ def test_a_scheduler_address_that_is_not_dask_is_refused_within_the_timeout(gree
 def test_a_dask_scheduler_passes_the_probe():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=0, dashboard_address=None) as cluster:
-        sw.probe(cluster.scheduler_address, timeout=10)
+        workers.probe(cluster.scheduler_address, timeout=10)
 
 
 @pytest.mark.parametrize("address", ["bogus-address", "tcp://host:port", "tcp://:8786", "tcp://h:99999"])
 def test_a_malformed_scheduler_address_is_a_usage_error(address):
     """`--scheduler bogus-address` was a ValueError traceback from Dask."""
     with pytest.raises(UsageError, match="expected a Dask scheduler address such as tcp://host:8786"):
-        sw.probe(address)
+        workers.probe(address)
 
 
 # --- item 15: tracebacks become located errors ----------------------------------------------------------------------
@@ -372,7 +372,7 @@ def test_ws_to_an_http_port_is_a_usage_error_not_a_traceback():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with pytest.raises(UsageError, match=r"cannot reach a Dask scheduler \((WebSocketError|OSError)"):
-            with sw.executor(scheduler=f"ws://127.0.0.1:{server.server_address[1]}"):
+            with workers.executor(scheduler=f"ws://127.0.0.1:{server.server_address[1]}"):
                 pass
     finally:
         server.shutdown()
@@ -385,7 +385,7 @@ def test_a_fake_scheduler_that_passes_the_probe_is_a_usage_error():
     peer = _Peer(len(body).to_bytes(8, "little") + body + b"\xff" * 64)
     try:
         with pytest.raises(UsageError, match="cannot reach a Dask scheduler"):
-            with sw.executor(scheduler=f"tcp://127.0.0.1:{peer.port}"):
+            with workers.executor(scheduler=f"tcp://127.0.0.1:{peer.port}"):
                 pass
     finally:
         peer.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from archgen.commands import sweep as sw
+from archgen.commands import sweep_problems, workers
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.hardware import Hardware
@@ -38,7 +39,7 @@ def sweep_file(tmp_path: Path, text: str = TRAIN) -> Path:
 
 def problem_of(tmp_path: Path, text: str = TRAIN) -> SweepProblem:
     specs, clusters, sweeps = sw.load(sweep_file(tmp_path, text), [SPECS])
-    return sw.problems(specs, clusters, sweeps)[0]
+    return sweep_problems.problems(specs, clusters, sweeps)[0]
 
 
 def test_points_are_the_product_of_the_axes_in_written_order_last_fastest(tmp_path):
@@ -120,18 +121,18 @@ def test_points_that_cannot_run_are_reported_with_the_reason(tmp_path):
 @pytest.mark.slow
 def test_process_pool_and_dask_give_the_serial_rows(tmp_path):
     p = problem_of(tmp_path)
-    serial = sw.evaluate_all(p, None).rows
+    serial = workers.evaluate_all(p, None).rows
     with ProcessPoolExecutor(max_workers=2) as pool:
-        assert sw.evaluate_all(p, pool, 2).rows == serial
+        assert workers.evaluate_all(p, pool, 2).rows == serial
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster, \
-            sw.executor(scheduler=cluster.scheduler_address) as pool:
-        assert sw.evaluate_all(p, pool, 4).rows == serial
+            workers.executor(scheduler=cluster.scheduler_address) as pool:
+        assert workers.evaluate_all(p, pool, 4).rows == serial
 
 
 def test_chunks_cover_the_points_once():
-    assert sw.chunks(10, 3) == [(0, 4), (4, 8), (8, 10)]
-    assert sw.chunks(2, 8) == [(0, 1), (1, 2)]
+    assert workers.chunks(10, 3) == [(0, 4), (4, 8), (8, 10)]
+    assert workers.chunks(2, 8) == [(0, 1), (1, 2)]
 
 
 def test_cli_writes_the_report_and_is_deterministic(tmp_path, cli):
@@ -226,7 +227,7 @@ def test_sweep_and_check_report_the_same_mistakes_all_at_once(tmp_path, cli):
 
 def test_an_unreachable_scheduler_is_a_usage_error(tmp_path, cli, monkeypatch):
     pytest.importorskip("distributed")
-    monkeypatch.setattr(sw, "SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr(workers, "SCHEDULER_TIMEOUT", "1s")
     r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "--scheduler",
             "tcp://127.0.0.1:9")
     assert r.code == 2
@@ -281,7 +282,7 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
 def test_an_unknown_format_is_refused_before_any_point_runs(tmp_path, cli, monkeypatch):
     def never(*args, **kwargs):
         raise AssertionError("the points ran")
-    monkeypatch.setattr(sw, "run", never)
+    monkeypatch.setattr(sw, "evaluate_sweeps", never)
     r = cli("sweep", sweep_file(tmp_path), "--path", SPECS, "--out", tmp_path / "o", "--formats", "md,docx")
     assert (r.code, r.err) == (2, "error: unknown format(s) docx; expected some of md,html,pdf,xlsx,csv,svg,png\n")
 
@@ -340,13 +341,13 @@ def test_a_worker_without_archgen_is_a_usage_error(tmp_path):
             raise ModuleNotFoundError("No module named 'archgen'")
 
     with pytest.raises(UsageError, match="install archgen .* on every Dask worker"):
-        sw.evaluate_all(problem_of(tmp_path), Missing(), 4)
+        workers.evaluate_all(problem_of(tmp_path), Missing(), 4)
 
 
 @pytest.fixture(scope="module")
 def platforms():
     """The shipped sweep 'DGX B200 against GB200 NVL72': clusters x job sizes x precisions x scale-out factors."""
-    [result] = [r for r in sw.run(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])[1]
+    [result] = [r for r in sw.evaluate_sweeps(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])[1]
                 if r.problem.sweep.id == "llama3-70b-train-platforms"]
     return result
 

@@ -17,7 +17,7 @@ from tests.conftest import SPECS
 @pytest.fixture(scope="module")
 def platforms() -> Result:
     """The shipped sweep 'DGX B200 against GB200 NVL72' (hardware axes, a SHALL requirement of the sweep's own)."""
-    [result] = [r for r in sw.run(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])[1]
+    [result] = [r for r in sw.evaluate_sweeps(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])[1]
                 if r.problem.sweep.id == "llama3-70b-train-platforms"]
     return result
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen import topology
-from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, count, nic_bandwidth, nic_ports
+from archgen.analyse.network import Problem, count, nic_bandwidth, nic_ports
 from archgen.checks import network_roles as roles
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
 from archgen.checks.proportion import surplus, violations
@@ -297,11 +297,6 @@ def fixed_counts(ctx: Context) -> Iterator[Violation]:
     `tiers: auto`, set `tiers` to build the tier the count is for.
     """
     yield from _fabric_problems(ctx, "NET018")
-
-
-def fabric_of(analysis: ClusterAnalysis, fabric_id: str) -> FabricAnalysis | None:
-    """The analysed fabric with id `fabric_id`."""
-    return next((f for f in analysis.fabrics if f.fabric.spec.id == fabric_id), None)
 
 
 @check("NET019", "network.port_groups")

@@ -10,8 +10,8 @@ from pathlib import Path
 from archgen.binding import workload_requirements
 from archgen.errors import UsageError, WorkloadError, did_you_mean
 from archgen.model import Cluster
-from archgen.model.base import Document
 from archgen.model.requirements import Requirement
+from archgen.model.spec import Document
 from archgen.model.workload import Model, Workload
 from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (

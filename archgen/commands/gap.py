@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from archgen.compare.gap import Gap, judge
+from archgen.compare.gap import Gap, judge_proposal
 from archgen.errors import UsageError
 from archgen.load import find_files, load_paths, shipped_catalog
 from archgen.output import gap as output
@@ -50,7 +50,7 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
             f"every spec file of the proposal is also under --against {_names(against)}, which holds our "
             "requirements; give the vendor's racks, clusters and parts as PROPOSAL"))
     result = run([*_unwalked(theirs, proposal), *ours])
-    return judge(result, {d.id for d in docs}, {f.resolve() for f in theirs},
+    return judge_proposal(result, {d.id for d in docs}, {f.resolve() for f in theirs},
                  tuple(str(p) for p in proposal), tuple(str(p) for p in against))
 
 

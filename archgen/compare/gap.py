@@ -2,9 +2,9 @@
 
 `archgen.commands.gap` runs the pipeline once on the proposal's specs and our `Requirements` documents together.
 Our requirements bind to the proposal's objects as in `archgen check` (a glob subject such as ``rack/*`` once per
-object it matches), and `judge` turns each bound requirement into a `GapRow`: met, not met, or not provided (no object
-matches, the object lacks the metric, or the metric has another dimension), with the proposal's value and its
-margin to the limit. The proposal's own findings (its power not closing, a dangling reference) are gaps too and
+object it matches), and `judge_proposal` turns each bound requirement into a `GapRow`: met, not met, or not provided
+(no object matches, the object lacks the metric, or the metric has another dimension), with the proposal's value and
+its margin to the limit. The proposal's own findings (its power not closing, a dangling reference) are gaps too and
 come with the report. `archgen.output.gap` renders a `Gap`.
 """
 
@@ -92,8 +92,8 @@ def key(status: str) -> str:
     return status.replace(" ", "_")
 
 
-def judge(result: Run, owners: Collection[str], proposal_files: Collection[Path], proposal: tuple[str, ...] = (),
-          against: tuple[str, ...] = ()) -> Gap:
+def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collection[Path],
+                   proposal: tuple[str, ...] = (), against: tuple[str, ...] = ()) -> Gap:
     """The gap report of a run: a row for each requirement of the `owners` documents on each object it binds to.
 
     The findings are the run's, less those of REQ001/REQ002 about the owners' requirements (they are the rows);

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from archgen.model.accelerator import Accelerator
-from archgen.model.base import Document, Part
+from archgen.model.base import Part
 from archgen.model.cluster import Cluster
 from archgen.model.cooling import CoolingUnit
 from archgen.model.facility import Facility
@@ -13,6 +13,7 @@ from archgen.model.prices import Prices
 from archgen.model.rack import Rack
 from archgen.model.reliability import FailureRates
 from archgen.model.requirements import Requirements
+from archgen.model.spec import Document
 from archgen.model.sweep import Sweep
 from archgen.model.system import System
 from archgen.model.workload import Model, Workload

@@ -11,7 +11,8 @@ from typing import Annotated, Literal, cast
 
 from pydantic import Field, model_validator
 
-from archgen.model.base import Part, Spec
+from archgen.model.base import Part
+from archgen.model.spec import Spec
 from archgen.units import Bandwidth, ComputeRate, Duration, Information, Power
 
 Dtype = Literal["fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8"]

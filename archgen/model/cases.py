@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
-from archgen.model.base import FieldError, Spec
+from archgen.model.spec import FieldError, Spec
 from archgen.model.switches import StackSwitches
 from archgen.model.workload import (
     Collective,

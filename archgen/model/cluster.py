@@ -14,7 +14,6 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from archgen.model.base import Count, Document, FieldError, Id, Ref, Spec
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.fabrics import (  # re-exported: the fabric models were defined here before
     LINK_TIERS,
@@ -38,6 +37,7 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
 from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
 from archgen.model.services import ControlPlane, Software
+from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
 
 __all__ = ["LINK_TIERS", "MAX_RATIO", "MAX_TIER_COUNT", "TIER_NAMES", "Cluster", "Dragonfly", "Endpoints", "Expect",

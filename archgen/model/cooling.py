@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from archgen.model.base import Mechanical, Part, Redundancy, Spec
+from archgen.model.base import Mechanical, Part, Redundancy
+from archgen.model.spec import Spec
 from archgen.units import FlowRate, Power, PowerOrZero, TemperatureDelta
 
 

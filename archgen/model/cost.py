@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from archgen.model.base import Spec
+from archgen.model.spec import Spec
 from archgen.units import EnergyPrice, Money, MoneyRate
 
 

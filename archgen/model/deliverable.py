@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from archgen.model.base import Spec
+from archgen.model.spec import Spec
 
 
 class DocumentInfo(Spec):

@@ -14,8 +14,8 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from archgen.model.base import Count, FieldError, Id, Ref, Spec
 from archgen.model.network import parse_breakout
+from archgen.model.spec import Count, FieldError, Id, Ref, Spec
 from archgen.model.system import NicRole
 from archgen.units import Bandwidth
 

@@ -6,9 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from archgen.model.base import Count, Document, Redundancy, Spec
+from archgen.model.base import Redundancy
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
+from archgen.model.spec import Count, Document, Spec
 from archgen.units import AreaLoad, Duration, Power, Temperature, Voltage
 
 AirClass = Literal["A1", "A2", "A3", "A4"]

@@ -8,7 +8,8 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from archgen.model.base import Cooling, Electrical, FieldError, Id, Mechanical, Part, Spec
+from archgen.model.base import Cooling, Electrical, Mechanical, Part
+from archgen.model.spec import FieldError, Id, Spec
 from archgen.units import Bandwidth, DurationOrZero, Length, LengthOrZero, PowerOrZero, Q
 
 #: Cages a port or module may name. OSFP comes with two tops that do not interchange: IHS (integrated, finned heat

@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from archgen.model.base import FieldError, Mechanical, Part, Psus, Spec
+from archgen.model.base import Mechanical, Part, Psus
+from archgen.model.spec import FieldError, Spec
 from archgen.units import Current, Power, Voltage
 
 

@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from archgen.model.base import Document, Id
 from archgen.model.cost import Price
+from archgen.model.spec import Document, Id
 
 
 class Prices(Document):

@@ -6,11 +6,12 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from archgen.model.base import Document, FieldError, Redundancy, Ref, Spec
+from archgen.model.base import Redundancy
 from archgen.model.cost import Price
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.requirements import RackRequirements
+from archgen.model.spec import Document, FieldError, Ref, Spec
 from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
 
 

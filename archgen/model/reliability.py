@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.base import Document, FieldError, Spec
+from archgen.model.spec import Document, FieldError, Spec
 from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.

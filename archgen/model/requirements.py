@@ -13,7 +13,7 @@ from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstrai
 from pydantic_core import PydanticCustomError, core_schema
 
 from archgen import metrics
-from archgen.model.base import Document, FieldError, Spec
+from archgen.model.spec import Document, FieldError, Spec
 from archgen.units import Q, format_quantity, parse_quantity, ureg
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
@@ -248,8 +248,6 @@ def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:
     return reqs
 
 
-#: Requirements written together (a document's `requirements:`), each with its own id.
-RequirementList = Annotated[list[Requirement], AfterValidator(_distinct_ids)]
 #: The requirements of a rack, of a cluster (on it or, by `subject`, its fabrics) and of a `Requirements` document.
 RackRequirements = Annotated[list[Annotated[Requirement, _of(("rack",))]], AfterValidator(_distinct_ids)]
 ClusterRequirements = Annotated[list[Annotated[Requirement, _of(("cluster",))]], AfterValidator(_distinct_ids)]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from archgen.model.base import Count, Redundancy, Ref, Spec
+from archgen.model.base import Redundancy
+from archgen.model.spec import Count, Ref, Spec
 from archgen.units import Power
 
 

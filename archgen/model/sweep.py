@@ -25,8 +25,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from archgen import metrics
-from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.requirements import Requirement, SweepRequirements
+from archgen.model.spec import Document, FieldError, Ref, Spec
 from archgen.model.workload import Precision, Recompute, mfu_target_problem
 from archgen.units import Dim, Q, RequestRate, format_quantity
 

@@ -29,7 +29,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from archgen.model.base import Spec
+from archgen.model.spec import Spec
 
 #: Training-stack profiles, oldest first (each switch's `ByStack` gives its value under each).
 STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025")

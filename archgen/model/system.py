@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from archgen.model.base import Cooling, Electrical, Mechanical, Part, Ref, Spec
+from archgen.model.base import Cooling, Electrical, Mechanical, Part
+from archgen.model.spec import Ref, Spec
 from archgen.units import Bandwidth, FlowRate, Information
 
 NicRole = Literal["compute", "storage", "frontend", "management", "converged"]

@@ -11,9 +11,9 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.base import Document, FieldError, Ref, Spec
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
+from archgen.model.spec import Document, FieldError, Ref, Spec
 from archgen.model.switches import SequenceParallel, StackSwitches
 from archgen.units import Information, RequestRate
 

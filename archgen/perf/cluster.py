@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from archgen.errors import UsageError, WorkloadError
-from archgen.model import Accelerator, Cluster, Rack, System
-from archgen.model.base import Document
+from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.workload import Model, Workload
 from archgen.perf.estimate import Estimate, estimate
 from archgen.perf.goodput import Failures

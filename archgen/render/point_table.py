@@ -6,7 +6,7 @@ unit once (pint on an array, the same multiplication as per cell) and each cell 
 `render.tables.csv_bytes` formats it; text cells (axis levels, layouts, statuses) are formatted once per distinct
 value. The result is byte for byte what `tables.csv_bytes(points_table(...))` writes (a test holds it), at a small
 fraction of the cost: no pint object per cell. A chunk of rows can be written on its own (no header), so that the
-workers that evaluate the points also write their part of the file (`commands.sweep`).
+workers that evaluate the points also write their part of the file (`commands.workers`).
 """
 
 from __future__ import annotations

@@ -30,16 +30,10 @@ from archgen.render.point_table import (
     hypothetical,
     layout_text,
     level_text,
-    metric_names,
     number,
     value,
 )
 from archgen.units import Q_
-
-
-def metric_columns(result: Result) -> list[str]:
-    """The metrics the point tables show: the objectives, then the job's usual figures."""
-    return metric_names(result.problem)
 
 
 def shown(row: PointRow, metric: str) -> str:
@@ -314,7 +308,7 @@ def render_sweep(result: Result, formats: tuple[str, ...], templates: Path | Non
                  points_csv: str | None = None) -> dict[str, bytes]:
     """Every requested file of one sweep, in memory: the document, `points.csv`, `front.csv`, `pareto.svg`.
 
-    `points_csv` is the points' CSV when the workers wrote it already (`commands.sweep`); the CSV files are written
+    `points_csv` is the points' CSV when the workers wrote it already (`commands.workers`); the CSV files are written
     from columns (`render.point_table.csv_text`), the same bytes as the document tables' CSV.
     """
     doc = build(result, revision, input_hash, date, failing)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from archgen.analyse.cost import CAPEX_METRICS, HOURS_PER_YEAR, JOB_COST_METRICS, capital_recovery
-from archgen.compare.gap import judge
+from archgen.compare.gap import judge_proposal
 from archgen.model.requirements import Status
 from archgen.pipeline import run
 from tests.conftest import SPECS
@@ -82,7 +82,7 @@ def test_unpriced_parts_withhold_the_cost(tmp_path):
     assert "amd-mi355x-platform x64" in warn[0].message and "arista-7060x6-64pe x12" in warn[0].message
     req = [f for f in r.findings if f.id == "REQ002"]
     assert len(req) == 1 and "not provided" in req[0].message and "amd-mi355x-platform x64" in req[0].message
-    rows = judge(r, {"buyer"}, [tmp_path / "a" / "mi355x-th5.yaml"]).rows
+    rows = judge_proposal(r, {"buyer"}, [tmp_path / "a" / "mi355x-th5.yaml"]).rows
     assert [(row.subject, row.status) for row in rows] == [(CLUSTER, Status.NOT_PROVIDED)]
     assert "unpriced parts" in rows[0].note
 
@@ -113,7 +113,7 @@ def test_price_list_equals_a_full_copy_of_the_parts(tmp_path):
     assert m["capex"].m_as("USD") == pytest.approx(listed_capex + rest)
     tco = m["capex"] * capital_recovery(0.08, 5) + m["energy_cost_per_year"] + m["space_cost_per_year"]
     assert m["tco_per_accelerator_hour"].m_as("USD") == pytest.approx(tco.m_as("USD") / (512 * HOURS_PER_YEAR))
-    row, = judge(listed, {"buyer"}, [tmp_path / "listed" / "mi355x-th5.yaml"]).rows
+    row, = judge_proposal(listed, {"buyer"}, [tmp_path / "listed" / "mi355x-th5.yaml"]).rows
     assert row.status is Status.MET and row.value == m["tco_per_accelerator_hour"]    # judged: about $1.8
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from archgen.commands import sweep as sw
+from archgen.commands import sweep_problems
 from archgen.perf import batch
 from archgen.perf.collectives import collective_time
 from archgen.perf.hardware import Hardware
@@ -24,7 +25,7 @@ def problems(tmp_path: Path, text: str | None = None) -> list[SweepProblem]:
         path = tmp_path / "sweep.yaml"
         path.write_text(text, encoding="utf-8")
     specs, clusters, sweeps = sw.load(path, [SPECS])
-    return sw.problems(specs, clusters, sweeps)
+    return sweep_problems.problems(specs, clusters, sweeps)
 
 
 def same(fast: PointRow, ref: PointRow) -> None:

@@ -78,11 +78,12 @@ def workloads() -> dict:
 def sweep_rows() -> dict:
     """The rows of the shipped sweeps, point by point (the per-point path; test_batch holds the batch to it)."""
     from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
     from archgen.perf.sweep import evaluate_point
 
     specs, clusters, sweeps = sw.load(REPO / "specs" / "sweeps" / "llama3-70b.yaml", [REPO / "specs"])
     out = {}
-    for p in sw.problems(specs, clusters, sweeps):
+    for p in sweep_problems.problems(specs, clusters, sweeps):
         rows = [evaluate_point(p, i) for i in range(p.size)]
         out[p.sweep.id] = {str(r.index): [r.status, r.reason, r.layout, _jsonable(r.metrics), r.met, r.feasible]
                            for r in rows}

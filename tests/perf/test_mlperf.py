@@ -81,6 +81,7 @@ def test_a_sweep_over_the_arrival_rate_finds_the_load_that_meets_the_limits(tmp_
     """The `arrival_rate` axis: the highest load whose TTFT and TPOT p99 meet llama2-70b-interactive's limits
     (a point is one estimate: one simulated run of a replica)."""
     from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
     from archgen.perf.sweep import evaluate
 
     shutil.copytree(SPECS, tmp_path / "specs")
@@ -89,7 +90,7 @@ def test_a_sweep_over_the_arrival_rate_finds_the_load_that_meets_the_limits(tmp_
         WORKLOAD.format(rate="8 1/s", reqs=json.dumps(reqs)), encoding="utf-8")
     (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
     specs, clusters, sweeps = sw.load(tmp_path / "sweep.yaml", [tmp_path / "specs"])
-    problem = sw.problems(specs, clusters, sweeps)[0]
+    problem = sweep_problems.problems(specs, clusters, sweeps)[0]
     rows = evaluate(problem, 0, problem.size)
     assert [r.feasible for r in rows] == [True, True, False]
     ttft = [r.metrics["ttft_p99"] for r in rows]

@@ -1,0 +1,77 @@
+"""Resolve references and expand counts into a frozen `Design` with stable object paths.
+
+`build` binds each rack (`build.racks`), each cluster with its fabrics (`build.clusters`, `build.fabrics`) and the
+requirements to the objects they name (`archgen.binding`); every reference goes through `build.refs.resolve`, and
+those that resolve to nothing are kept for the REF checks. The later stages import the design's types from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from archgen.binding import BoundRequirement, bind, workload_requirements
+from archgen.build.clusters import MAX_RACKS, ClusterDesign, RackInstance, bind_cluster
+from archgen.build.fabrics import BoundFabric, BoundTier, LinkOption
+from archgen.build.racks import Placed, RackDesign, bind_rack
+from archgen.build.refs import Unresolved, resolve
+from archgen.model import NIC, Accelerator, Cluster, Rack, System
+from archgen.model.requirements import Requirements
+from archgen.model.sweep import Sweep
+from archgen.model.workload import Model, Workload
+from archgen.validate import Specs
+
+#: What the stages after `build` read: the design and its parts (the submodules are how it is built).
+__all__ = ["Design", "build", "object_paths", "ClusterDesign", "RackInstance", "MAX_RACKS", "bind_cluster",
+           "BoundFabric", "BoundTier", "LinkOption", "Placed", "RackDesign", "Unresolved"]
+
+
+@dataclass(frozen=True)
+class Design:
+    """The derived design: racks, clusters, requirements and anything that could not be resolved."""
+
+    specs: Specs
+    racks: tuple[RackDesign, ...]
+    requirements: tuple[BoundRequirement, ...]
+    unresolved: tuple[Unresolved, ...]
+    clusters: tuple[ClusterDesign, ...] = ()
+    #: Each workload's own requirements, bound to it; the pipeline judges them on its estimate (not the REQ checks).
+    workload_requirements: tuple[BoundRequirement, ...] = ()
+
+
+def build(specs: Specs) -> Design:
+    """Bind references and expand slot counts; unresolved references are kept for the REF checks."""
+    unresolved: list[Unresolved] = []
+    for system in specs.of(System):
+        resolve(specs, system.id, system.accelerator, (Accelerator,), ("accelerator",), unresolved)
+        for j, nic in enumerate(system.nics):
+            resolve(specs, system.id, nic.part, (NIC,), ("nics", j, "part"), unresolved)
+    for w in specs.of(Workload):  # the performance stage estimates the workloads whose references resolve
+        resolve(specs, w.id, w.model, (Model,), ("model",), unresolved, f"workload/{w.id}")
+        resolve(specs, w.id, w.cluster, (Cluster,), ("cluster",), unresolved, f"workload/{w.id}")
+    for s in specs.of(Sweep):  # `archgen sweep` runs them; here only their references are checked
+        resolve(specs, s.id, s.workload, (Workload,), ("workload",), unresolved, f"sweep/{s.id}")
+        for i, c in enumerate(s.axes.cluster or ()):
+            resolve(specs, s.id, c, (Cluster,), ("axes", "cluster", i), unresolved, f"sweep/{s.id}")
+        for i, a in enumerate(s.axes.accelerator or ()):
+            resolve(specs, s.id, a, (Accelerator,), ("axes", "accelerator", i), unresolved, f"sweep/{s.id}")
+    racks = tuple(bind_rack(specs, r, unresolved) for r in specs.of(Rack))
+    clusters = tuple(bind_cluster(specs, c, racks, unresolved) for c in specs.of(Cluster))
+    objects = object_paths(racks, clusters, specs.of(Workload))
+    reqs = [BoundRequirement(q, f"rack/{r.spec.id}", r.spec.id, ("requirements", i))
+            for r in racks for i, q in enumerate(r.spec.requirements)]
+    for doc in specs.of(Requirements):
+        reqs += [b for i, q in enumerate(doc.requirements)
+                 for b in bind(q, q.subject, doc.id, ("requirements", i), objects)]
+    reqs += [b for c in clusters for i, q in enumerate(c.spec.requirements)
+             for b in bind(q, q.subject or c.path, c.spec.id, ("requirements", i), objects)]
+    return Design(specs, racks, tuple(reqs), tuple(unresolved), clusters, workload_requirements(specs.of(Workload)))
+
+
+def object_paths(racks: Iterable[RackDesign], clusters: Iterable[ClusterDesign],
+                 workloads: Iterable[Workload]) -> tuple[str, ...]:
+    """The objects a requirement can name, sorted: racks, clusters, their fabrics and workloads."""
+    paths = [r.path for r in racks] + [f"workload/{w.id}" for w in workloads]
+    for c in clusters:
+        paths += [c.path] + [f.path for f in c.fabrics]
+    return tuple(sorted(paths))

@@ -1,0 +1,95 @@
+"""The sweeps of a file resolved against the analysed specs: each a `perf.sweep.SweepProblem`.
+
+Each cluster a sweep names becomes a `perf.cluster.Machine` (its hardware as the performance model sees it, on the
+compute fabric the network analysis sized, its IT power, failure figures and cost per accelerator-hour), and each
+accelerator on the sweep's `accelerator` axis a copy of it with that chip. Ids that name nothing are located usage
+errors; the sweep's mistakes against its workload (`checks.sweep.mistakes`) are raised together.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from archgen.analyse.cost import sweep_figures
+from archgen.checks.sweep import mistakes
+from archgen.errors import Location, SpecError, SpecProblem, UsageError, did_you_mean
+from archgen.model import Accelerator, Cluster
+from archgen.model.sweep import COST_OBJECTIVES, Sweep
+from archgen.model.workload import Model, Workload
+from archgen.perf.cluster import Machine, machine
+from archgen.perf.hardware import hardware_for
+from archgen.perf.sweep import SweepProblem
+from archgen.pipeline import scale_out_paths
+from archgen.validate import Specs
+
+
+def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[SweepProblem]:
+    """Each sweep with its workload, model and clusters resolved.
+
+    An id that names nothing is a located usage error; the sweep's mistakes against its workload
+    (`checks.sweep.mistakes`, SWP001 in `archgen check`) are raised together as a `SpecError`.
+    """
+    scale_out = scale_out_paths(clusters)
+    wrong = [SpecProblem(specs.locate(s.id, path), message=message) for s in sweeps
+             for path, message in mistakes(specs, s)]
+    if wrong:
+        raise SpecError(wrong)
+    out = []
+    for sweep in sweeps:
+        def where(*path, _id=sweep.id) -> Location | None:
+            return specs.locate(_id, path)
+
+        workload = specs.get(sweep.workload)
+        if not isinstance(workload, Workload):
+            ids = [w.id for w in specs.of(Workload)]
+            raise UsageError(f"sweep '{sweep.id}': no workload '{sweep.workload}'"
+                             f"{did_you_mean(sweep.workload, ids, lead='; ')} (workloads: {', '.join(ids) or 'none'})",
+                             where("workload"))
+        found = specs.get(workload.model) if workload.model else None
+        model = found if isinstance(found, Model) else None
+        if workload.collective is None and model is None:
+            raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' runs model '{workload.model}', which is "
+                             "not in the specs", where("workload"))
+        ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
+        bases: dict[tuple[str, str | None], Machine] = {}
+        for i, cid in enumerate(ids):
+            cluster = specs.get(cid)
+            if not isinstance(cluster, Cluster):
+                known = [c.id for c in specs.of(Cluster)]
+                at = where("axes", "cluster", i) if sweep.axes.cluster else where("workload")
+                raise UsageError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
+                                 f" (clusters: {', '.join(known) or 'none'})", at)
+            power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
+            failures, per_hour = sweep_figures(specs, clusters[f"cluster/{cid}"])
+            for k, o in enumerate(sweep.objectives):
+                if o.metric in COST_OBJECTIVES and per_hour is None:
+                    raise UsageError(f"sweep '{sweep.id}': objective '{o.metric}' needs prices, and cluster '{cid}' "
+                                     "has no cost in USD (price every part and rack on its bill of materials, "
+                                     "with `price:` or a `Prices` document, and give its facility a `cost:`; "
+                                     "docs/reliability.md)", where("objectives", k, "metric"))
+            bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
+                                         cost_per_accelerator_hour=per_hour)
+            for j, aid in enumerate(sweep.axes.accelerator or ()):
+                bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
+        axes = sweep.axes.given()
+        if sweep.axes.cluster is None:
+            axes = {"cluster": ids, **axes}
+        out.append(SweepProblem(sweep, workload, model, bases, axes))
+    return out
+
+
+def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None) -> Machine:
+    """`base` with its accelerators replaced by `accelerator`.
+
+    The chip's figures change (compute, memory, caches), the fabric stays, and the cluster's IT power changes by the
+    difference of the two parts' TDP for every accelerator in it.
+    """
+    acc, own = specs.get(accelerator), specs.get(base.hardware.accelerator)
+    assert isinstance(own, Accelerator), "a cluster's hardware comes from an accelerator of the specs"
+    if not isinstance(acc, Accelerator):
+        known = [a.id for a in specs.of(Accelerator)]
+        raise UsageError(f"no accelerator '{accelerator}'{did_you_mean(accelerator, known, lead='; ')}", at)
+    chip = hardware_for(acc, scale_up_size=1)
+    power = base.it_power + base.accelerators * float((acc.tdp - own.tdp).m_as("W"))
+    return dataclasses.replace(base, hardware=base.hardware.with_chip(chip), it_power=power)

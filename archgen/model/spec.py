@@ -1,0 +1,69 @@
+"""The roots of every spec model: frozen, unknown keys rejected, every field described; a document has a kind and an id.
+
+Every domain module (`archgen.model.*`, prices and failure rates included) builds on these; they import no other
+spec module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic_core import PydanticCustomError
+
+Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
+Ref = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
+Count = Annotated[int, Field(gt=0, le=10_000_000)]
+
+
+class FieldError(ValueError):
+    """A model validator's error about one of its fields: the validator locates it at `field` (a key path)."""
+
+    def __init__(self, field: tuple[str | int, ...], message: str):
+        super().__init__(message)
+        self.field = field
+
+
+#: No whole number in a spec (a count of accelerators, ports, layers, tokens per sequence) reaches this; a field whose
+#: own bound is lower says so. Beyond it an analysis sized by the count would allocate or loop past any machine.
+MAX_WHOLE = 1_000_000_000
+
+
+class Spec(BaseModel):
+    """Base of every spec model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False, arbitrary_types_allowed=True, defer_build=True,
+                              validate_default=True)  # a default is parsed like user input ("1.9 us" → Quantity)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _whole_numbers_in_reach(cls, value: object) -> object:
+        """Refuse a whole number beyond `MAX_WHOLE` in any field (lane, PSU or pump counts of 2^63 - 1, issue 23)."""
+        if isinstance(value, int) and not isinstance(value, bool) and not -MAX_WHOLE <= value <= MAX_WHOLE:
+            raise PydanticCustomError("whole_too_large", "expected a whole number of at most {most}, got {got}",
+                                      {"most": f"{MAX_WHOLE:,}", "got": f"{value:,}"})
+        return value
+
+
+class Waiver(Spec):
+    """A check deliberately waived for this document, with a reason."""
+
+    check: str = Field(pattern=r"^[A-Z]{2,4}[0-9]{3}$", description="Check id, e.g. 'CAT001'.")
+    subject: str = Field("", pattern=r"^([a-z]+(/[A-Za-z0-9._*?\[\]!-]+)+)?$", description=(
+        "Object path of the findings waived, e.g. 'cluster/c/fabric/oob', or a glob over object paths as "
+        "requirement subjects are ('rack/*', 'cluster/*/fabric/*'; '*' does not cross '/'); default: the document's "
+        "own object ('rack/<id>', 'part/<id>', 'cluster/<id>'), so a waiver never hides findings about other "
+        "objects unless it names them."))
+    reason: str = Field(min_length=3, description="Why the finding is accepted.")
+
+
+class Document(Spec):
+    """Base of every top-level document: it has a kind and an id."""
+
+    if TYPE_CHECKING:
+        kind: str  # each kind declares its own `kind: Literal[...]` field
+
+    id: Id = Field(description="Unique id, lower-case letters, digits, '.', '_' and '-'; other specs refer to it.")
+    name: str = Field("", description="Human-readable name used in documents.")
+    description: str = Field("", description="A paragraph describing the item, shown in documents.")
+    waivers: list[Waiver] = Field(default_factory=list, description="Checks waived for this document, with reasons.")
