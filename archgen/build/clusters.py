@@ -1,0 +1,143 @@
+"""A cluster with its rack types, switches and links bound, and its layout expanded into rack instances."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archgen.build.fabrics import BoundFabric, bind_fabric
+from archgen.build.racks import RackDesign
+from archgen.build.refs import Unresolved, resolve
+from archgen.model import Cluster, Facility, Link, Rack, Switch
+from archgen.model.cluster import Placement
+from archgen.validate import Specs
+
+#: Largest number of rack instances a cluster is expanded into; larger clusters are analysed from counts only.
+MAX_RACKS = 100_000
+
+
+@dataclass(frozen=True)
+class RackInstance:
+    """One rack on the floor: its type, the unit instance it belongs to, and its row and position in the row."""
+
+    name: str
+    rack: RackDesign
+    unit: str
+    unit_index: int
+    row: int
+    col: int
+
+
+@dataclass(frozen=True)
+class ClusterDesign:
+    """A cluster with its rack types bound, its layout expanded to racks, and its fabrics bound."""
+
+    spec: Cluster
+    rack_types: dict[str, RackDesign]
+    rack_counts: dict[str, int]
+    unit_counts: dict[str, int]
+    unit_racks: dict[str, tuple[tuple[str, int], ...]]
+    instances: tuple[RackInstance, ...]
+    too_large: bool
+    fabrics: tuple[BoundFabric, ...]
+    scale_up_switch: Switch | None
+    scale_up_link: Link | None
+    facility: Facility | None
+    problems: tuple[tuple[tuple, str], ...]
+
+    @property
+    def path(self) -> str:
+        """Object path, e.g. 'cluster/gb200-su'."""
+        return f"cluster/{self.spec.id}"
+
+    @property
+    def rack_total(self) -> int:
+        """Racks of every type."""
+        return sum(self.rack_counts.values())
+
+
+def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
+                 unresolved: list[Unresolved]) -> ClusterDesign:
+    """Bind a cluster's rack types, switches and links, and expand its layout into rack instances."""
+    cid, subject = cluster.id, f"cluster/{cluster.id}"
+    by_id = {r.spec.id: r for r in racks}
+    problems: list[tuple[tuple, str]] = []
+    rack_types: dict[str, RackDesign] = {}
+
+    def rack_ref(ref: str | None, path: tuple) -> str | None:
+        if ref in by_id:
+            rack_types[ref] = by_id[ref]
+            return ref
+        resolve(specs, cid, ref, (Rack,), path, unresolved, subject)
+        return None
+
+    unit_racks: dict[str, tuple[tuple[str, int], ...]] = {}
+    for i, unit in enumerate(cluster.units):
+        if unit.id in unit_racks:
+            problems.append((("units", i, "id"), f"unit '{unit.id}' is defined twice"))
+        unit_racks[unit.id] = tuple((r.rack, r.count) for j, r in enumerate(unit.racks)
+                                    if rack_ref(r.rack, ("units", i, "racks", j, "rack")))
+    rack_counts: dict[str, int] = {}
+    unit_counts: dict[str, int] = {}
+    entries: list[tuple[int, Placement]] = []
+    for i, place in enumerate(cluster.layout):
+        if place.unit is not None:
+            if place.unit not in unit_racks:
+                problems.append((("layout", i, "unit"), f"unit '{place.unit}' is not defined in `units` "
+                                 f"(defined: {', '.join(sorted(unit_racks)) or 'none'})"))
+                continue
+            unit_counts[place.unit] = unit_counts.get(place.unit, 0) + place.count
+            for rid, n in unit_racks[place.unit]:
+                rack_counts[rid] = rack_counts.get(rid, 0) + n * place.count
+        elif (ref := rack_ref(place.rack, ("layout", i, "rack"))) is not None:
+            rack_counts[ref] = rack_counts.get(ref, 0) + place.count
+        else:
+            continue                                  # unresolved rack: reported by REF001
+        entries.append((i, place))
+    too_large = sum(rack_counts.values()) > MAX_RACKS
+    instances = () if too_large else _expand(cluster, entries, unit_racks, rack_types)
+    fabrics = tuple(bind_fabric(specs, cluster, i, f, unresolved) for i, f in enumerate(cluster.fabrics))
+    for i, f in enumerate(cluster.fabrics):
+        for tier in ("leaf", "spine", "core", "ocs"):
+            ref = getattr(getattr(f, tier, None), "rack", None)
+            if ref is not None:
+                rack_ref(ref, ("fabrics", i, tier, "rack"))
+    su = cluster.scale_up
+    su_switch = resolve(specs, cid, su.switch if su else None, (Switch,), ("scale_up", "switch"), unresolved, subject)
+    su_link = resolve(specs, cid, su.link if su else None, (Link,), ("scale_up", "link"), unresolved, subject)
+    facility = resolve(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
+    return ClusterDesign(cluster, rack_types, rack_counts, unit_counts, unit_racks, instances, too_large, fabrics,
+                         su_switch, su_link, facility, tuple(problems))
+
+
+def _expand(cluster: Cluster, entries: list[tuple[int, Placement]], unit_racks: dict[str, tuple[tuple[str, int], ...]],
+            rack_types: dict[str, RackDesign]) -> tuple[RackInstance, ...]:
+    """Place racks row by row in layout order; a unit marked `new_row` starts each instance on a fresh row."""
+    per_row = cluster.floor.racks_per_row
+    new_row = {u.id: u.new_row for u in cluster.units}
+    out: list[RackInstance] = []
+    row = col = 0
+    seen: dict[str, int] = {}
+    for _, place in entries:
+        for k in range(place.count):
+            fresh = place.new_row and k == 0
+            if place.unit is not None:
+                fresh = fresh or new_row.get(place.unit, False)
+                index = seen.get(place.unit, 0)
+                seen[place.unit] = index + 1
+                members = [(rid, n) for rid, n in unit_racks[place.unit]]
+                prefix, unit = f"{place.unit}{index + 1:02d}/", place.unit
+            elif place.rack is not None:  # a placement names a unit or a rack (`Placement`)
+                seen["rack:" + place.rack] = seen.get("rack:" + place.rack, 0) + 1
+                members, prefix, unit, index = [(place.rack, 1)], "", "", -1
+            if fresh and col:
+                row, col = row + 1, 0
+            counter: dict[str, int] = {}
+            for rid, n in members:
+                for _ in range(n):
+                    counter[rid] = counter.get(rid, 0) + 1
+                    number = counter[rid] if unit else seen["rack:" + rid]
+                    out.append(RackInstance(f"{prefix}{rid}-{number:02d}", rack_types[rid], unit, index, row, col))
+                    col += 1
+                    if col == per_row:
+                        row, col = row + 1, 0
+    return tuple(out)

@@ -1,0 +1,92 @@
+"""A cluster's fabric with its parts bound: the switch of each tier and the link options of the links below it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archgen.build.refs import Unresolved, resolve
+from archgen.model import Cluster, Link, Switch
+from archgen.model.fabrics import LINK_TIERS, Fabric, FatTree, LinkChoice, RailOnly, Torus
+from archgen.validate import Specs
+
+
+@dataclass(frozen=True)
+class LinkOption:
+    """A bound link option: the parts at the lower (`a`) and upper (`b`) end, and where it is written."""
+
+    a: Link
+    b: Link
+    path: tuple
+
+    @property
+    def reach(self):
+        """Reach of the run: the shorter of the two ends."""
+        return min(self.a.reach, self.b.reach)
+
+    @property
+    def label(self) -> str:
+        """Ids of the parts, 'a' or 'a/b'."""
+        return self.a.id if self.a.id == self.b.id else f"{self.a.id}/{self.b.id}"
+
+
+@dataclass(frozen=True)
+class BoundTier:
+    """One tier of a fabric with its switch part and the link options of the links below it."""
+
+    name: str
+    switch: Switch | None
+    links: tuple[LinkOption, ...]
+    links_path: tuple
+
+
+@dataclass(frozen=True)
+class BoundFabric:
+    """A fabric with its parts bound."""
+
+    cluster: str
+    index: int
+    spec: Fabric
+    tiers: dict[str, BoundTier]
+
+    @property
+    def path(self) -> str:
+        """Object path, e.g. 'cluster/b200-superpod/fabric/compute'."""
+        return f"cluster/{self.cluster}/fabric/{self.spec.id}"
+
+    @property
+    def owner_path(self) -> tuple:
+        """Field path of the fabric inside the Cluster document."""
+        return ("fabrics", self.index)
+
+
+def bind_fabric(specs: Specs, cluster: Cluster, i: int, f: Fabric, unresolved: list[Unresolved]) -> BoundFabric:
+    """Bind a fabric's switches and link options, tier by tier (`LINK_TIERS`: link class -> tier of its upper end)."""
+    subject = f"cluster/{cluster.id}/fabric/{f.id}"
+
+    def switch_ref(ref: str | None, path: tuple) -> Switch | None:
+        return resolve(specs, cluster.id, ref, (Switch,), ("fabrics", i, *path), unresolved, subject)
+
+    if isinstance(f, Torus):
+        switches = {"chip": None, "ocs": switch_ref(f.ocs.switch, ("ocs", "switch")) if f.ocs else None}
+    else:
+        default = switch_ref(f.switch, ("switch",))
+        names = ("leaf", "spine", "core") if isinstance(f, FatTree) else ("leaf", "spine") \
+            if isinstance(f, RailOnly) else ("leaf", "local", "global")
+        switches = {}
+        for tier in names:
+            spec = getattr(f, tier, None)
+            switches[tier] = default if spec is None or spec.switch is None else switch_ref(spec.switch,
+                                                                                            (tier, "switch"))
+    tiers: dict[str, BoundTier] = {}
+    for key, tier in LINK_TIERS[f.topology].items():
+        options = []
+        for j, opt in enumerate(getattr(f.links, "global_" if key == "global" else key)):
+            path = ("fabrics", i, "links", key, j)
+            a_ref, b_ref = (opt.a, opt.b) if isinstance(opt, LinkChoice) else (opt, opt)
+            a = resolve(specs, cluster.id, a_ref, (Link,), path + (("a",) if a_ref != b_ref else ()), unresolved,
+                        subject)
+            b = a if b_ref == a_ref else resolve(specs, cluster.id, b_ref, (Link,), path + ("b",), unresolved, subject)
+            if a is not None and b is not None:
+                options.append(LinkOption(a, b, path))
+        tiers[tier] = BoundTier(tier, switches.get(tier), tuple(options), ("fabrics", i, "links", key))
+    return BoundFabric(cluster.id, i, f, tiers)

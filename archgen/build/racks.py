@@ -1,0 +1,65 @@
+"""A rack's slots bound to their parts and expanded into the items placed at each U, with its CDU and facility."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archgen.build.refs import Unresolved, resolve
+from archgen.model import CoolingUnit, Facility, PowerShelf, Rack, Switch, System
+from archgen.model.base import Part
+from archgen.model.power import PDU
+from archgen.validate import Specs
+
+#: Part kinds that may be placed in a rack slot.
+PLACEABLE = (System, Switch, PowerShelf, PDU, CoolingUnit)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One physical item in a rack: the part, its lowest U, and the slot entry it came from."""
+
+    part: Part
+    u: int
+    slot: int
+
+    @property
+    def height(self) -> int:
+        """Height in whole rack units (0 for zero-U items)."""
+        mech = getattr(self.part, "mechanical", None)
+        return round(mech.height.m_as("U")) if mech else 0
+
+    @property
+    def top(self) -> int:
+        """Highest U occupied."""
+        return self.u + self.height - 1
+
+
+@dataclass(frozen=True)
+class RackDesign:
+    """A rack with its items expanded and its references bound."""
+
+    spec: Rack
+    items: tuple[Placed, ...]
+    cdu: CoolingUnit | None
+    facility: Facility | None
+
+    @property
+    def path(self) -> str:
+        """Stable object path used in findings and metrics."""
+        return f"rack/{self.spec.id}"
+
+
+def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDesign:
+    """Bind a rack's slot parts (each `count` times, stacked from its `at`), its CDU and its facility."""
+    items: list[Placed] = []
+    for i, slot in enumerate(rack.slots):
+        part = resolve(specs, rack.id, slot.part, PLACEABLE, ("slots", i, "part"), unresolved, f"rack/{rack.id}")
+        if part is None:
+            continue
+        height = Placed(part, slot.at, i).height or 0
+        items += [Placed(part, slot.at + n * height, i) for n in range(slot.count)]
+    liquid = rack.cooling.liquid
+    cdu = resolve(specs, rack.id, liquid.cdu if liquid else None, (CoolingUnit,), ("cooling", "liquid", "cdu"),
+                  unresolved, f"rack/{rack.id}")
+    facility = resolve(specs, rack.id, rack.facility, (Facility,), ("facility",), unresolved, f"rack/{rack.id}")
+    return RackDesign(rack, tuple(items), cdu, facility)
