@@ -102,6 +102,9 @@ class SpecError(ArchgenError):
         """Every problem with its own location."""
         return str(self)
 
+    def __reduce__(self) -> tuple:  # from a sweep's worker process intact (Exception's pickles only the text)
+        return type(self), (self.problems, self.heading)
+
 
 def _order(p: SpecProblem) -> tuple:
     loc = p.location or Location("")
@@ -158,6 +161,9 @@ class WorkloadError(AnalyseError):
     def __init__(self, workload: str, reason: str, location: Location | None = None):
         super().__init__(f"workload '{workload}': {reason}", location)
         self.workload, self.reason = workload, reason
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.workload, self.reason, self.location)
 
 
 class RenderError(ArchgenError):

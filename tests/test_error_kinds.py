@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import pickle
 import typing
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from archgen.errors import (
     Location,
     RenderError,
     SpecError,
+    SpecProblem,
     UnreadableError,
     UsageError,
     ValidateError,
@@ -145,6 +147,18 @@ def test_each_kind_names_its_stage_and_exit_code():
     assert issubclass(UnreadableError, LoadError) and issubclass(UnreadableError, SpecError)
     assert issubclass(WorkloadError, AnalyseError) and not issubclass(WorkloadError, UsageError)
     assert not issubclass(FieldError, ArchgenError)  # pydantic's, inside validators only
+
+
+@pytest.mark.parametrize("err", [
+    BuildError("cluster 'c' has no accelerators", Location("c.yaml", 3, 1), ("c", ("layout",))),
+    WorkloadError("w", "tp (16) exceeds the scale-up domain", Location("w.yaml", 5, 1)),
+    ValidateError([SpecProblem(Location("w.yaml", 6, 12), "training.seq_len", expected="an integer")], "HEAD:"),
+    UnreadableError([SpecProblem(Location("bad.yaml", 3, 1), message="YAML syntax error")]),
+], ids=lambda e: type(e).__name__)
+def test_an_error_from_a_worker_process_arrives_whole(err):
+    back = pickle.loads(pickle.dumps(err))
+    assert (type(back), back.report(), back.location, back.subject) == (type(err), err.report(), err.location,
+                                                                      err.subject)
 
 
 def _write(root: Path, specs: dict[str, str]) -> Path:
