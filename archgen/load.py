@@ -127,7 +127,7 @@ def shown(location: Location | None) -> Location | None:
 
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a usage error.
+    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a `LoadError`.
 
     A file reached through a symbolic link that leaves its spec tree (the directory named, or the folder holding a
     file named) is refused, unread, with its location: a pull request that adds ``specs/x.yaml -> ~/.git-credentials``
