@@ -2,8 +2,8 @@
 
 Each command's work is done by `archgen.commands.<name>`, which returns the text to print and the exit code.
 
-Exit codes: 0 clean, 1 the specs have error findings (or a diff or gap found a failing requirement), 2 usage error,
-unreadable input or internal error.
+Exit codes: 0 clean, 1 the specs have error findings (or a diff or gap found a failing requirement; a
+`ValidateError`), 2 any other error (`archgen.errors`: usage, load, build, analyse or render) or an internal error.
 A reader that stops early (`archgen schema | head`) ends the command quietly with 1, as typer/click and the Python
 docs' SIGPIPE recipe do.
 """
@@ -20,7 +20,7 @@ import typer
 import typer.core
 
 from archgen import __version__
-from archgen.errors import ArchgenError, SpecError, UnreadableError, UsageError
+from archgen.errors import ArchgenError
 
 
 class _Group(typer.core.TyperGroup):
@@ -118,19 +118,10 @@ def _guarded(func: Callable[[], int]) -> None:
     try:
         code = func()
         sys.stdout.flush()  # a closed pipe shows here, not at exit
-    except UnreadableError as err:
+    except ArchgenError as err:  # its kind says the stage that failed and the exit code (`archgen.errors`)
         _trace()
-        print(err, file=sys.stderr)
-        code = 2
-    except SpecError as err:
-        _trace()
-        print(err, file=sys.stderr)
-        code = 1
-    except (UsageError, ArchgenError) as err:
-        _trace()
-        where = getattr(err, "location", None)
-        print(f"{where}: error: {err}" if where else f"error: {err}", file=sys.stderr)
-        code = 2
+        print(err.report(), file=sys.stderr)
+        code = err.exit_code
     except (typer.Exit, KeyboardInterrupt, BrokenPipeError):  # typer exits 1 quietly on a broken pipe
         raise
     except Exception:  # a bug in archgen, not a user mistake

@@ -25,7 +25,27 @@ class Location:
 
 
 class ArchgenError(Exception):
-    """Base of every error a user can cause; the CLI turns it into a message and exit code 2."""
+    """Base of every error a user can cause; its class says which stage failed and which exit code follows.
+
+    Library code raises a stage's class (mkdocs' `exceptions.py` is the model): `UsageError` (the command line),
+    `LoadError`, `ValidateError`, `BuildError`, `AnalyseError` and `RenderError`; `archgen.cli` prints the error
+    and exits with its `exit_code`. `location` is the spec line at fault, shown as ``file:line:col: error: ...``;
+    `subject` is the document id and field path the error is about, for a caller that holds the specs to locate it
+    (`archgen.commands.common.located`): the performance model knows ids, not files.
+    """
+
+    stage = ""
+    exit_code = 2
+
+    def __init__(self, message: str = "", location: Location | None = None,
+                 subject: tuple[str, tuple[str | int, ...]] | None = None):
+        super().__init__(message)
+        self.location = location
+        self.subject = subject
+
+    def report(self) -> str:
+        """What the CLI prints: the message after its location, if any."""
+        return f"{self.location}: error: {self}" if self.location else f"error: {self}"
 
 
 @dataclass(frozen=True)
@@ -63,9 +83,10 @@ def _show(value: object) -> str:
 
 @dataclass
 class SpecError(ArchgenError):
-    """One or more problems in the user's specs, collected by one stage and raised once.
+    """One or more problems in the user's specs, collected by one stage and raised once: the shape, not a stage.
 
-    `heading` is a line shown before the problems (which side of a diff they belong to, say).
+    Raise a stage's kind: `ValidateError` (exit 1) or `UnreadableError` (exit 2). `heading` is a line shown before
+    the problems (which side of a diff they belong to, say).
     """
 
     problems: list[SpecProblem] = field(default_factory=list)
@@ -77,33 +98,86 @@ class SpecError(ArchgenError):
     def __str__(self) -> str:
         return "\n".join([self.heading] * bool(self.heading) + [str(p) for p in sorted(self.problems, key=_order)])
 
+    def report(self) -> str:
+        """Every problem with its own location."""
+        return str(self)
+
+    def __reduce__(self) -> tuple:  # from a sweep's worker process intact (Exception's pickles only the text)
+        return type(self), (self.problems, self.heading)
+
 
 def _order(p: SpecProblem) -> tuple:
     loc = p.location or Location("")
     return (loc.file, loc.line, loc.column, p.path, p.message)
 
 
-class UnreadableError(SpecError):
+class UsageError(ArchgenError):
+    """A command was called wrongly: an unknown option value or id, an output path that cannot be, a missing extra."""
+
+    stage = "usage"
+
+
+class LoadError(ArchgenError):
+    """The specs cannot be read: a path that does not exist or is not a file, a revision without it."""
+
+    stage = "load"
+
+
+class UnreadableError(SpecError, LoadError):
     """A spec file that cannot be read as YAML at all (syntax, encoding, size, alias bomb): exit code 2."""
 
+    exit_code = 2
 
-class UsageError(ArchgenError):
-    """A command was called wrongly: a missing path, a directory where a file was expected, an unknown id.
 
-    `location` is the spec line at fault when there is one; the CLI then prints ``file:line:col: error: ...``.
+class ValidateError(SpecError):
+    """Schema and unit problems in the specs (or a sweep's or case file's own mistakes): exit code 1, as findings."""
+
+    stage = "validate"
+    exit_code = 1
+
+
+class BuildError(ArchgenError):
+    """The design cannot be put together for an analysis.
+
+    A reference to no document of the kind it needs, a cluster without accelerators or with two kinds of them, an
+    accelerator without the link its scale-up domain needs.
     """
 
-    def __init__(self, message: str, location: Location | None = None):
-        super().__init__(message)
-        self.location = location
+    stage = "build"
 
 
-class WorkloadError(UsageError):
-    """A workload's own spec cannot run as given (its layout does not divide, its tp exceeds the domain, ...)."""
+class AnalyseError(ArchgenError):
+    """An analysis cannot be made of what the specs give: a performance model input it cannot run."""
 
-    def __init__(self, workload: str, reason: str):
-        super().__init__(f"workload '{workload}': {reason}")
+    stage = "analyse"
+
+
+class WorkloadError(AnalyseError):
+    """A workload's own spec cannot run as given (its layout does not divide, its tp exceeds the domain, ...).
+
+    The workload is its subject; the command that ran it shows the error at the workload's job (`located`).
+    """
+
+    def __init__(self, workload: str, reason: str, location: Location | None = None):
+        super().__init__(f"workload '{workload}': {reason}", location)
         self.workload, self.reason = workload, reason
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.workload, self.reason, self.location)
+
+
+class RenderError(ArchgenError):
+    """A document cannot be rendered or written: a template error, a typst error, an output file not writable."""
+
+    stage = "render"
+
+
+#: The stages in the order they run, each with its error kind: what `archgen` says failed.
+STAGES: tuple[type[ArchgenError], ...] = (UsageError, LoadError, ValidateError, BuildError, AnalyseError, RenderError)
+
+
+class InternalError(Exception):
+    """A bug in archgen (a broken invariant, not a user's input); shown with a traceback and a request for a report."""
 
 
 def did_you_mean(name: object, known: Iterable[str], cutoff: float = 0.6, lead: str = "") -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen import cache
-from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, UsageError
+from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError
 from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name, composer, precount, too_many
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -127,7 +127,7 @@ def shown(location: Location | None) -> Location | None:
 
 
 def find_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a usage error.
+    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a `LoadError`.
 
     A file reached through a symbolic link that leaves its spec tree (the directory named, or the folder holding a
     file named) is refused, unread, with its location: a pull request that adds ``specs/x.yaml -> ~/.git-credentials``
@@ -144,7 +144,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
         elif p.is_file():
             files, root = [p], p.parent.resolve()
         else:
-            raise UsageError(f"{raw}: no such file or directory")
+            raise LoadError(f"{raw}: no such file or directory")
         for f in files:
             try:
                 real = f.resolve(strict=True)
@@ -181,9 +181,9 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
     """Read a spec file as UTF-8, refusing directories, huge files and undecodable bytes with a located error."""
     name = str(path)
     if path.is_dir():
-        raise UsageError(f"{name}: is a directory, expected a file")
+        raise LoadError(f"{name}: is a directory, expected a file")
     if not path.exists():
-        raise UsageError(f"{name}: no such file or directory")
+        raise LoadError(f"{name}: no such file or directory")
     size = path.stat().st_size
     if size > max_bytes:
         raise UnreadableError([SpecProblem(Location(name), message=f"file is {size / 2**20:.1f} MiB",

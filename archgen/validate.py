@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
-from archgen.errors import Location, SpecError, SpecProblem, UsageError, did_you_mean
+from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean
 from archgen.load import SourceDocument as Source
 from archgen.migrate import RenamedKey, migrate
 from archgen.model import KINDS, Document, Facility, Part
@@ -119,7 +119,7 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
             continue
         items[model.id], sources[model.id] = model, doc
     if problems:
-        raise SpecError(problems)
+        raise ValidateError(problems)
     return Specs(items, sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed))
 
 

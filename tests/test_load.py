@@ -7,7 +7,7 @@ import time
 import pytest
 
 from archgen import load
-from archgen.errors import SpecError, UnreadableError, UsageError
+from archgen.errors import LoadError, SpecError, UnreadableError
 from archgen.load import find_files, load_paths, load_text
 
 
@@ -50,7 +50,7 @@ def test_find_files_sorted_and_hidden_skipped(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
     assert [p.name for p in find_files([tmp_path])] == ["a.yml", "b.yaml"]
     assert [d.id for d in load_paths([tmp_path])] == ["a", "b"]
-    with pytest.raises(UsageError, match="no such file"):
+    with pytest.raises(LoadError, match="no such file"):
         find_files([tmp_path / "missing"])
 
 

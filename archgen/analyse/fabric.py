@@ -48,6 +48,7 @@ from archgen.analyse.tiers import (
     unbuilt_counts,
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
+from archgen.errors import InternalError
 from archgen.model import Switch
 from archgen.model.cluster import FatTree, RailOnly
 from archgen.topology import ClosShape
@@ -99,7 +100,7 @@ class FabricAnalysis:
         """The tier named `name`, which the fabric must have (every fat tree has a leaf tier)."""
         t = self.tier(name)
         if t is None:
-            raise ValueError(f"fabric '{self.fabric.spec.id}' has no {name} tier")
+            raise InternalError(f"fabric '{self.fabric.spec.id}' has no {name} tier")
         return t
 
     @property

@@ -49,6 +49,7 @@ from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem, tier_ports
 from archgen.analyse.tiers import TierCount
 from archgen.build import BoundFabric, ClusterDesign, Design
+from archgen.errors import InternalError
 from archgen.model import Accelerator
 from archgen.model.fabrics import Dragonfly, RailOnly, Torus
 
@@ -63,7 +64,7 @@ def analyse_topology(design: Design, cluster: ClusterDesign, fabric: BoundFabric
         return _dragonfly(design, cluster, fabric, spec, nodes, accelerators)
     if isinstance(spec, RailOnly):
         return _rail_only(design, cluster, fabric, spec, nodes, accelerators)
-    raise TypeError(f"no closed form for topology '{spec.topology}'")
+    raise InternalError(f"no closed form for topology '{spec.topology}'")
 
 
 def _result(fabric: BoundFabric, accelerators: int, problems: list[Problem], **kw) -> FabricAnalysis:

@@ -14,7 +14,7 @@ from typing import Literal
 from archgen.analyse.cost import Operations
 from archgen.binding import matches
 from archgen.build import Design
-from archgen.errors import Location
+from archgen.errors import InternalError, Location
 from archgen.units import Q
 
 Severity = Literal["error", "warning", "info"]
@@ -103,11 +103,11 @@ REGISTRY: dict[str, Check] = {}
 def check(check_id: str, name: str, *, severity: Severity = "error", aliases: tuple[str, ...] = ()) -> Callable:
     """Register a check function under a stable ID; an ID can never be registered twice."""
     if not ID_RE.match(check_id):
-        raise ValueError(f"check id {check_id!r} does not match {ID_RE.pattern}")
+        raise InternalError(f"check id {check_id!r} does not match {ID_RE.pattern}")
 
     def register(func: Callable[[Context], Iterator[Violation]]) -> Callable[[Context], Iterator[Violation]]:
         if check_id in REGISTRY:
-            raise ValueError(f"check id {check_id} registered twice")
+            raise InternalError(f"check id {check_id} registered twice")
         REGISTRY[check_id] = Check(check_id, name, severity, func, aliases)
         return func
 

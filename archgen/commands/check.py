@@ -18,7 +18,7 @@ def check(paths: Sequence[Path] | None, fmt: str = "text", select: str = "", ign
           show_waived: bool = False) -> tuple[str, int]:
     """The report and exit code: 1 with error findings, 2 for unreadable input.
 
-    Schema and unit errors (`SpecError`) are raised for text, and reported as `SPC001` findings (`SPC000` when a
+    Schema and unit errors (`ValidateError`) are raised for text, and reported as `SPC001` findings (`SPC000` when a
     file cannot be read) in the machine formats.
     """
     if fmt not in output.FORMATS:
@@ -30,7 +30,7 @@ def check(paths: Sequence[Path] | None, fmt: str = "text", select: str = "", ign
         if fmt == "text":
             raise
         code = "SPC000" if isinstance(err, UnreadableError) else "SPC001"
-        return output.render(fmt, output.problem_findings(err.problems, code), {}), 2 if code == "SPC000" else 1
+        return output.render(fmt, output.problem_findings(err.problems, code), {}), err.exit_code
     if fmt == "text":
         return output.text(result.findings, show_waived=show_waived), 1 if result.errors else 0
     ran = [cid for cid in REGISTRY if selected(cid, chosen, dropped)]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from archgen.errors import UsageError, did_you_mean
+from archgen.errors import ArchgenError, SpecError, UsageError, did_you_mean
 from archgen.pipeline import load
 from archgen.validate import Specs, validate
 
@@ -51,6 +52,22 @@ def check_out_dir(out: Path) -> None:
     existing = next((p for p in (out, *out.parents) if p.exists()), None)  # `out` or the folder it would go in
     if existing is not None and not existing.is_dir():
         raise UsageError(f"--out must be a directory; {existing} is a file")
+
+
+@contextmanager
+def located(specs: Specs, fallback: tuple[str, tuple[str | int, ...]] | None = None) -> Iterator[None]:
+    """Place an error of the library that has no location at its subject's spec line, else at `fallback`'s.
+
+    The performance model knows ids, not files: what it raises names the document and field at fault (`subject`);
+    a command holds the specs and shows the error there, or at what it was running (a workload's job), so that no
+    error of the model reaches the user without a ``file:line``. Usage errors and problem lists pass unchanged.
+    """
+    try:
+        yield
+    except ArchgenError as err:
+        if err.location is None and not isinstance(err, UsageError | SpecError):
+            err.location = next((at for ref in (err.subject, fallback) if ref and (at := specs.locate(*ref))), None)
+        raise
 
 
 def load_specs(paths: Sequence[Path] | None) -> Specs:

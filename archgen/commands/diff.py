@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from archgen.compare.diff import compare
-from archgen.errors import Location, SpecError, UsageError
+from archgen.errors import LoadError, Location, SpecError, UsageError
 from archgen.output import diff as output
 from archgen.pipeline import Run, run
 
@@ -97,8 +97,8 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
     """The specs named by a BASE or HEAD argument: a directory, or `path` in a git revision.
 
     A revision's `path` is exported with `git archive` into a temporary directory that is removed on exit; an
-    existing directory wins over a revision of the same name. An unknown revision, a `path` missing from the
-    revision or one that is not a directory there is a `UsageError`.
+    existing directory wins over a revision of the same name. An unknown revision is a `UsageError`; a `path`
+    missing from the revision, or one that is not a directory there, a `LoadError`.
     """
     cwd = Path.cwd() if cwd is None else cwd
     if (cwd / arg).is_dir():
@@ -122,7 +122,7 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         root = Path(tmp)
         tar = _git(["archive", "--format=tar", commit, "--", inside.as_posix()], top_dir)
         if tar.returncode != 0:
-            raise UsageError(f"{path}: not in revision {arg}")
+            raise LoadError(f"{path}: not in revision {arg}")
         with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
             try:
                 archive.extractall(root, filter="data")
@@ -130,8 +130,8 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
                 member = getattr(err, "tarinfo", None)
                 name = member.name if member is not None else "a file"
                 target = f" -> {member.linkname}" if member is not None and member.linkname else ""
-                raise UsageError(f"revision {arg}: {name}{target} points outside the specs; archgen reads no file "
+                raise LoadError(f"revision {arg}: {name}{target} points outside the specs; archgen reads no file "
                                  "outside the exported tree") from None
         if not (root / inside).is_dir():
-            raise UsageError(f"{path}: not a directory in revision {arg}")
+            raise LoadError(f"{path}: not a directory in revision {arg}")
         yield Source(root / inside, label, root, top_dir)

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from archgen.binding import workload_requirements
+from archgen.commands.common import located
 from archgen.errors import UsageError, WorkloadError, did_you_mean
 from archgen.model import Cluster
 from archgen.model.requirements import Requirement
@@ -57,15 +58,11 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     factors = parse_what_if(what_if or [])
     specs, design, _, clusters = analyse_paths(paths)  # no other workload estimated, no checks run
     bound = [b.req for b in design.workload_requirements if b.owner == workload]
-    try:
+    doc = specs.items.get(workload)
+    job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
+    with located(specs, (workload, (job,)) if job else None):  # the model's errors at their subject, else the job
         return estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters), factors, explain,
                                  search_plan, bound)
-    except WorkloadError as err:  # a problem of the workload's own spec is shown at its job's line
-        doc = specs.items.get(workload)
-        job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
-        if job is None:
-            raise
-        raise UsageError(str(err), specs.locate(workload, (job,))) from None
 
 
 def _check_format(fmt: str) -> None:
@@ -78,7 +75,7 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
 
     Accuracy is reported, not judged, here. A case the model cannot score (invalid fields, an unknown accelerator,
     a layout the model refuses) is reported with its located problems and the other cases are still scored; a
-    problem of the file itself (YAML, schema, no cases) raises `SpecError`. The text also gives each collective
+    problem of the file itself (YAML, schema, no cases) raises `ValidateError`. The text also gives each collective
     and serving case's range over the knobs its source leaves open (`perf.unstated`; not scored). `explain` adds
     each scored training case's switches and where each came from (JSON: a `switches` list on each of its rows).
     """

@@ -28,7 +28,7 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
     `against` holds only `Requirements` documents (a facility or parts we prescribe go into `proposal`); a file
     under both belongs to `against`. A missing path, no Requirements document, another kind among them, or a
     proposal without spec files is a `UsageError`; unreadable YAML raises `UnreadableError`, and schema errors in
-    either side `SpecError`, as in `archgen check`.
+    either side `ValidateError`, as in `archgen check`.
     """
     ours = find_files(against)
     if not ours:

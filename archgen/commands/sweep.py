@@ -15,7 +15,7 @@ from archgen.checks import Finding
 from archgen.commands.common import check_out_dir, failing_note
 from archgen.commands.sweep_problems import problems
 from archgen.commands.workers import SCHEDULER_WORKERS, evaluate_all, executor, worker_count
-from archgen.errors import UsageError
+from archgen.errors import LoadError, UsageError
 from archgen.model.sweep import Sweep
 from archgen.output import sweep as output
 from archgen.perf.sweep import Result
@@ -35,13 +35,13 @@ def checked(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[
     """`load`, and the unwaived error findings of the specs (the pipeline's checks run as in `archgen check`)."""
     if not sweep_file.is_file():
         what = "is a directory, expected a file" if sweep_file.is_dir() else "no such file"
-        raise UsageError(f"{sweep_file}: {what}")
+        raise LoadError(f"{sweep_file}: {what}")
     result = pipeline_run([*paths, sweep_file])
     specs = result.specs
     mine = sweep_file.resolve()
     sweeps = [s for s in specs.of(Sweep) if Path(specs.sources[s.id].file).resolve() == mine]
     if not sweeps:
-        raise UsageError(f"{sweep_file}: no Sweep document in the file")
+        raise LoadError(f"{sweep_file}: no Sweep document in the file")
     return specs, result.clusters, sweeps, result.errors
 
 

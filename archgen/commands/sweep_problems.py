@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from archgen.analyse.cost import sweep_figures
 from archgen.checks.sweep import mistakes
-from archgen.errors import Location, SpecError, SpecProblem, UsageError, did_you_mean
+from archgen.commands.common import located
+from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, Sweep
 from archgen.model.workload import Model, Workload
@@ -27,14 +28,14 @@ from archgen.validate import Specs
 def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[SweepProblem]:
     """Each sweep with its workload, model and clusters resolved.
 
-    An id that names nothing is a located usage error; the sweep's mistakes against its workload
-    (`checks.sweep.mistakes`, SWP001 in `archgen check`) are raised together as a `SpecError`.
+    An id that names nothing is a located `BuildError`; the sweep's mistakes against its workload
+    (`checks.sweep.mistakes`, SWP001 in `archgen check`) are raised together as a `ValidateError`.
     """
     scale_out = scale_out_paths(clusters)
     wrong = [SpecProblem(specs.locate(s.id, path), message=message) for s in sweeps
              for path, message in mistakes(specs, s)]
     if wrong:
-        raise SpecError(wrong)
+        raise ValidateError(wrong)
     out = []
     for sweep in sweeps:
         def where(*path, _id=sweep.id) -> Location | None:
@@ -43,13 +44,13 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
         workload = specs.get(sweep.workload)
         if not isinstance(workload, Workload):
             ids = [w.id for w in specs.of(Workload)]
-            raise UsageError(f"sweep '{sweep.id}': no workload '{sweep.workload}'"
+            raise BuildError(f"sweep '{sweep.id}': no workload '{sweep.workload}'"
                              f"{did_you_mean(sweep.workload, ids, lead='; ')} (workloads: {', '.join(ids) or 'none'})",
                              where("workload"))
         found = specs.get(workload.model) if workload.model else None
         model = found if isinstance(found, Model) else None
         if workload.collective is None and model is None:
-            raise UsageError(f"sweep '{sweep.id}': workload '{workload.id}' runs model '{workload.model}', which is "
+            raise BuildError(f"sweep '{sweep.id}': workload '{workload.id}' runs model '{workload.model}', which is "
                              "not in the specs", where("workload"))
         ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
         bases: dict[tuple[str, str | None], Machine] = {}
@@ -58,20 +59,21 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
             if not isinstance(cluster, Cluster):
                 known = [c.id for c in specs.of(Cluster)]
                 at = where("axes", "cluster", i) if sweep.axes.cluster else where("workload")
-                raise UsageError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
+                raise BuildError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
             failures, per_hour = sweep_figures(specs, clusters[f"cluster/{cid}"])
             for k, o in enumerate(sweep.objectives):
                 if o.metric in COST_OBJECTIVES and per_hour is None:
-                    raise UsageError(f"sweep '{sweep.id}': objective '{o.metric}' needs prices, and cluster '{cid}' "
+                    raise BuildError(f"sweep '{sweep.id}': objective '{o.metric}' needs prices, and cluster '{cid}' "
                                      "has no cost in USD (price every part and rack on its bill of materials, "
                                      "with `price:` or a `Prices` document, and give its facility a `cost:`; "
                                      "docs/reliability.md)", where("objectives", k, "metric"))
-            bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
-                                         cost_per_accelerator_hour=per_hour)
-            for j, aid in enumerate(sweep.axes.accelerator or ()):
-                bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
+            with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
+                bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
+                                             cost_per_accelerator_hour=per_hour)
+                for j, aid in enumerate(sweep.axes.accelerator or ()):
+                    bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
@@ -89,7 +91,7 @@ def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None)
     assert isinstance(own, Accelerator), "a cluster's hardware comes from an accelerator of the specs"
     if not isinstance(acc, Accelerator):
         known = [a.id for a in specs.of(Accelerator)]
-        raise UsageError(f"no accelerator '{accelerator}'{did_you_mean(accelerator, known, lead='; ')}", at)
+        raise BuildError(f"no accelerator '{accelerator}'{did_you_mean(accelerator, known, lead='; ')}", at)
     chip = hardware_for(acc, scale_up_size=1)
     power = base.it_power + base.accelerators * float((acc.tdp - own.tdp).m_as("W"))
     return dataclasses.replace(base, hardware=base.hardware.with_chip(chip), it_power=power)

@@ -14,7 +14,7 @@ from archgen.pipeline import references
 def validate(paths: Sequence[Path] | None) -> tuple[str, int]:
     """How many of the user's documents are valid with their references resolved.
 
-    A schema or unit problem raises `SpecError` (every one of them, located); an unresolved reference is a REF
+    A schema or unit problem raises `ValidateError` (every one of them, located); an unresolved reference is a REF
     finding, printed as `archgen check` prints it, with exit code 1. A key under a name since renamed is an SPC003
     warning, printed before the count (exit code 0).
     """

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from archgen.errors import InternalError
 from archgen.model.cases import CaseModel
 from archgen.model.workload import Model
 
@@ -124,4 +125,4 @@ def megatron_flops(arch: Arch, batch: float, seq_len: float, convention: str) ->
         return 96.0 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
     if convention == "model_72":
         return 72.0 * b * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))
-    raise ValueError(f"unknown FLOP-counting convention '{convention}'")
+    raise InternalError(f"unknown FLOP-counting convention '{convention}'")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from archgen.errors import SpecError, SpecProblem
+from archgen.errors import SpecProblem, ValidateError
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseModel, CaseTraining, Measurement
@@ -94,11 +94,11 @@ def read_case_file(path: str | Path) -> CaseFile:
     if not isinstance(raw, list) or not raw:
         problems.append(SpecProblem(doc.locate(("cases",)), path="cases", value=None if raw is None else raw,
                                     expected="a list of at least one case"))
-        raise SpecError(problems)
+        raise ValidateError(problems)
     for k in sorted(set(data) - {"schema", "cases"}):
         problems.append(SpecProblem(doc.locate((k,)), path=k, message="unknown key", expected="schema, cases"))
     if problems:
-        raise SpecError(problems)
+        raise ValidateError(problems)
     entries: list[tuple[int, Case | Refused]] = []
     seen: set[str] = set()
     for i, item in enumerate(raw):
@@ -121,7 +121,7 @@ def read_cases(path: str | Path) -> tuple[list[Case], SourceDocument]:
     """Parse and validate a case file, strictly: every problem of every case is raised at once, located."""
     cf = read_case_file(path)
     if cf.refused:
-        raise SpecError([p for r in cf.refused for p in r.problems])
+        raise ValidateError([p for r in cf.refused for p in r.problems])
     return cf.cases, cf.doc
 
 

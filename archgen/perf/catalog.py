@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from archgen.errors import SpecError, SpecProblem
+from archgen.errors import SpecProblem, ValidateError
 from archgen.load import load_paths, shipped_catalog
 from archgen.model.accelerator import Accelerator
 from archgen.validate import problems_from
@@ -37,5 +37,5 @@ def load_accelerators(paths: Iterable[str | Path] | None = None) -> dict[str, Ac
                                         f"'{acc.id}'"))
         found[acc.id] = acc
     if problems:
-        raise SpecError(problems)
+        raise ValidateError(problems)
     return found

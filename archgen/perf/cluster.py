@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from archgen.errors import UsageError, WorkloadError
+from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.workload import Model, Workload
 from archgen.perf.estimate import Estimate, estimate
@@ -87,7 +87,7 @@ def network_latency_note(hw: Hardware, gpus: int, source: str) -> str:
 def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):
     part = items.get(ref)
     if not isinstance(part, cls):
-        raise UsageError(f"{what} '{ref}' is not a {cls.__name__} in the specs")
+        raise BuildError(f"{what} '{ref}' is not a {cls.__name__} in the specs", subject=(ref, ()))
     return part
 
 
@@ -108,7 +108,8 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
     for place in cluster.layout:
         if place.unit is not None:
             if place.unit not in units:                   # the build's layout problem says where; no estimate
-                raise UsageError(f"cluster '{cluster.id}' places unit '{place.unit}', which it does not define")
+                raise BuildError(f"cluster '{cluster.id}' places unit '{place.unit}', which it does not define",
+                                 subject=(cluster.id, ("layout",)))
             for rc in units[place.unit].racks:
                 rack_counts[rc.rack] = rack_counts.get(rc.rack, 0) + rc.count * place.count
         else:
@@ -127,10 +128,10 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
         total += in_rack * n
         per_rack = max(per_rack, in_rack)
     if not acc_ids:
-        raise UsageError(f"cluster '{cluster.id}' has no accelerators")
+        raise BuildError(f"cluster '{cluster.id}' has no accelerators", subject=(cluster.id, ("layout",)))
     if len(acc_ids) > 1:
-        raise UsageError(f"cluster '{cluster.id}' mixes accelerators ({', '.join(sorted(acc_ids))}); the performance "
-                         "model needs one kind")
+        raise BuildError(f"cluster '{cluster.id}' mixes accelerators ({', '.join(sorted(acc_ids))}); the performance "
+                         "model needs one kind", subject=(cluster.id, ("layout",)))
     assert node is not None, "a node is taken with each accelerator kind found"
     acc = _get(items, acc_ids.pop(), Accelerator, "accelerator")
     su = cluster.scale_up

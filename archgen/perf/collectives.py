@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.errors import UsageError
+from archgen.errors import AnalyseError
 from archgen.perf import nccl, torus
 from archgen.perf.algorithms import (
     BASE_LATENCY,
@@ -78,9 +78,9 @@ def require(hw: Hardware, algorithm: str, n, k) -> str | None:
 
 def _check(op: str, algorithm: str) -> None:
     if op not in OPS:
-        raise UsageError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
+        raise AnalyseError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
     if algorithm not in ALGORITHMS:
-        raise UsageError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
+        raise AnalyseError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
 
 
 def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "auto"):
@@ -94,7 +94,7 @@ def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "au
         k: Ranks of the group inside one scale-up domain (defaults to all of them when n fits a domain, else
             the domain size).
         algorithm: 'auto' (the fastest algorithm and protocol NCCL enables by default), or one by name; an
-            in-network algorithm raises `UsageError` where the hardware lacks the capability (`require`).
+            in-network algorithm raises `AnalyseError` where the hardware lacks the capability (`require`).
 
     Returns:
         Seconds; 0 for a group of one rank. Size, group and hardware figures may be numpy arrays that broadcast.
@@ -198,7 +198,7 @@ class _Groups:
         if op == "all_to_all":
             return self._shaped(where(n > 1, all_to_all(hw, self._direct(), size), 0.0))
         if self.algorithm in IN_NETWORK and (problem := require(hw, self.algorithm, n, self.k)):
-            raise UsageError(problem)
+            raise AnalyseError(problem)
         if self.algorithm == "hierarchical":
             return self._shaped(where(n > 1, hierarchical(hw, self._direct(), op, size), 0.0))
         if self.key is not None and not isinstance(size, np.ndarray):  # one group, one size: numbers (issue 25)

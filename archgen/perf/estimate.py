@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.errors import UsageError, WorkloadError
+from archgen.errors import AnalyseError, WorkloadError
 from archgen.model.requirements import Outcome
 from archgen.model.workload import Model, Training, Workload
 from archgen.perf.arch import Arch
@@ -367,8 +367,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
             raise WorkloadError(workload.id, f"a collective needs at least 2 accelerators, got {n}")
         return _finished(workload, _collective(workload, hw, n), hw, "collectives")
     if model is None or model.id != workload.model:
-        raise UsageError(f"workload '{workload.id}' runs model '{workload.model}', not "
-                         f"'{model.id if model else None}'")
+        raise AnalyseError(f"workload '{workload.id}' runs model '{workload.model}', not "
+                           f"'{model.id if model else None}'", subject=(workload.id, ("model",)))
     arch = Arch.from_model(model)
     est = (_training(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else _inference(workload, arch, hw, n, gpus_per_rack, with_sensitivity))

@@ -15,7 +15,7 @@ from typing import TypedDict
 
 import numpy as np
 
-from archgen.errors import UsageError
+from archgen.errors import AnalyseError, BuildError
 from archgen.model.accelerator import Accelerator
 from archgen.units import Q_, Q
 
@@ -130,7 +130,7 @@ class Hardware:
         """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""
         if dtype not in self.peak:
             have = ", ".join(sorted(self.peak))
-            raise UsageError(f"accelerator '{self.accelerator}' has no {dtype} peak (it has: {have})")
+            raise AnalyseError(f"accelerator '{self.accelerator}' has no {dtype} peak (it has: {have})")
         return self.peak[dtype]
 
     def gemm_rate(self, dtype: str) -> float:
@@ -165,7 +165,7 @@ class Hardware:
                                        scale_out_latency=self.scale_out_latency * factor)
         if parameter not in PARAMETERS and parameter not in EXTRA_PARAMETERS:
             known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))
-            raise UsageError(f"unknown hardware parameter '{parameter}' (known: {known})")
+            raise AnalyseError(f"unknown hardware parameter '{parameter}' (known: {known})")
         return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
 
     @functools.cached_property
@@ -205,7 +205,7 @@ class Hardware:
             return dataclasses.replace(self, peak={**self.peak, dtype: value})
         if parameter == "latency" or parameter not in (*PARAMETERS, *EXTRA_PARAMETERS):
             known = ", ".join(p for p in (*PARAMETERS, *EXTRA_PARAMETERS) if p != "latency")
-            raise UsageError(f"hardware parameter '{parameter}' cannot be set to a value (known: {known})")
+            raise AnalyseError(f"hardware parameter '{parameter}' cannot be set to a value (known: {known})")
         return _replaced(self, {parameter: value})
 
 
@@ -288,7 +288,8 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
     eff = accelerator.efficiency
     bw_up = scale_up_bandwidth if scale_up_bandwidth is not None else (su.bandwidth if su else None)
     if scale_up_size > 1 and bw_up is None:
-        raise UsageError(f"accelerator '{accelerator.id}' has no scale-up link; give the scale-up bandwidth")
+        raise BuildError(f"accelerator '{accelerator.id}' has no scale-up link; give the scale-up bandwidth",
+                         subject=(accelerator.id, ("scale_up",)))
     nvls = (su.in_network_reduction if su else False) if in_network_reduction is None else in_network_reduction
     return Hardware(
         accelerator=accelerator.id,

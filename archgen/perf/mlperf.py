@@ -13,7 +13,7 @@ models in the Interactive scenario, the Server scenario with tighter limits.
 
 from __future__ import annotations
 
-from archgen.errors import did_you_mean
+from archgen.errors import AnalyseError, did_you_mean
 from archgen.model.requirements import Requirement
 
 COMMIT = "b66003e10e2db4b8c36a448b0545ec90fcc6e9e9"
@@ -37,11 +37,11 @@ def server_requirements(benchmark: str) -> list[Requirement]:
     """The TTFT and TPOT p99 limits of an MLPerf Inference LLM benchmark, as two sourced SHALL requirements.
 
     Raises:
-        KeyError: an unknown benchmark, with the nearest names.
+        AnalyseError: an unknown benchmark, with the nearest names.
     """
     if benchmark not in SERVER_LATENCY_MS:
         near = did_you_mean(benchmark, SERVER_LATENCY_MS, lead="; ")
-        raise KeyError(f"no MLPerf Inference LLM benchmark '{benchmark}'{near}")
+        raise AnalyseError(f"no MLPerf Inference LLM benchmark '{benchmark}'{near}")
     ttft, tpot = SERVER_LATENCY_MS[benchmark]
     source = f"mlcommons/inference loadgen/mlperf.conf at {COMMIT[:12]}: {benchmark}.Server.%s_latency = %d (ms, p99)"
     tag = benchmark.upper().replace("_", "-").replace(".", "-")

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from archgen.errors import InternalError
 from archgen.perf import inference as I
 from archgen.perf.hardware import Hardware
 
@@ -153,9 +154,9 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         The run's latency statistics and throughput.
     """
     if (concurrency is None) == (arrival_rate is None):
-        raise ValueError("give exactly one of concurrency and arrival_rate")
+        raise InternalError("give exactly one of concurrency and arrival_rate")
     if max_batch < 1:
-        raise ValueError("no sequence fits in the KV cache")
+        raise InternalError("no sequence fits in the KV cache")
     inp, out = job.input_len, job.output_len
     if concurrency is not None:  # closed loop
         n_req = requests or concurrency * (CLOSED_ROUNDS + 1)

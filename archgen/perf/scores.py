@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from archgen.errors import ArchgenError, Location, SpecError, SpecProblem
+from archgen.errors import ArchgenError, Location, SpecProblem, ValidateError
 from archgen.load import SourceDocument
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, Case
@@ -161,7 +161,7 @@ def score(cases: list[Case], accelerators: dict[str, Accelerator] | None = None,
     accs = accelerators if accelerators is not None else load_accelerators()
     problems = [p for i, c in enumerate(cases) for p in _refusal(c, i, accs, doc)]
     if problems:
-        raise SpecError(problems)
+        raise ValidateError(problems)
     return [r for c in cases for r in _results(c, predict(c, accs))]
 
 
@@ -171,10 +171,10 @@ def score_case_file(path: str | Path, accelerators: dict[str, Accelerator] | Non
 
 
 def score_file(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[CaseResult]:
-    """Read and score a case file strictly: any refused case raises `SpecError` with every problem located."""
+    """Read and score a case file strictly: any refused case raises `ValidateError` with every problem located."""
     scores = score_case_file(path, accelerators)
     if scores.refused:
-        raise SpecError([p for r in scores.refused for p in r.problems])
+        raise ValidateError([p for r in scores.refused for p in r.problems])
     return scores.results
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.errors import UsageError
+from archgen.errors import AnalyseError
 from archgen.perf.arch import Arch
 from archgen.perf.hardware import Hardware
 from archgen.perf.memory import OFFLOAD_CODES
@@ -286,7 +286,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
         The search result; `best` is None when no layout fits (a finding, not an error).
     """
     if gpus <= 0:
-        raise UsageError(f"the number of accelerators must be positive, got {gpus}")
+        raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
     lay = enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline)
     if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))

@@ -21,11 +21,11 @@ import jinja2
 import jinja2.sandbox
 from markupsafe import Markup, escape
 
-from archgen.errors import ArchgenError
+from archgen.errors import RenderError
 from archgen.render import fmt
 
 
-class TemplateError(ArchgenError):
+class TemplateError(RenderError):
     """A template could not be loaded or rendered; the message names the template file and line."""
 
 

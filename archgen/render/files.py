@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from archgen.errors import UsageError
+from archgen.errors import RenderError
 
 
 def _umask() -> int:
@@ -22,14 +22,14 @@ FILE_MODE = 0o666 & ~_umask()
 def write_atomic(path: Path, data: bytes) -> Path:
     """Write `data` to `path` atomically, creating parent directories.
 
-    A path that cannot be written (a parent is a file, no permission, a full disk) is a `UsageError` naming it.
+    A path that cannot be written (a parent is a file, no permission, a full disk) is a `RenderError` naming it.
     """
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as err:
-        raise UsageError(f"{path}: cannot write it: {_why(path, err)}") from None
+        raise RenderError(f"{path}: cannot write it: {_why(path, err)}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -38,7 +38,7 @@ def write_atomic(path: Path, data: bytes) -> Path:
     except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(err, OSError):
-            raise UsageError(f"{path}: cannot write it: {_why(path, err)}") from None
+            raise RenderError(f"{path}: cannot write it: {_why(path, err)}") from None
         raise
     return path
 

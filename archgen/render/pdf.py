@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from archgen.errors import InternalError
 from archgen.quantity_json import json_text
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, DocumentModel, Figure, Para, Section, Table
@@ -46,7 +47,7 @@ def _block(b: Any, doc: DocumentModel) -> dict[str, Any]:
         headings = [fmt.breakable(c.heading) for c in b.columns]
         return {"kind": "table", "caption": b.caption, "headings": headings, "widths": widths(headings, rows),
                 "aligns": [c.align for c in b.columns], "rows": rows, "status_column": b.status_column}
-    raise TypeError(f"unknown block {type(b).__name__}")
+    raise InternalError(f"unknown block {type(b).__name__}")
 
 
 #: The text width (A4, 210 mm, less 2 × 16 mm margins) and one table column's insets, in pt.

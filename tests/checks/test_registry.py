@@ -6,6 +6,7 @@ from pathlib import Path
 
 from archgen.checks import MODULES, REGISTRY, RESERVED
 from archgen.checks.registry import ID_RE
+from archgen.errors import InternalError
 
 CASES = Path(__file__).parent / "cases"
 
@@ -47,9 +48,9 @@ def test_registering_a_duplicate_id_fails():
     import pytest
 
     from archgen.checks import check
-    with pytest.raises(ValueError, match="registered twice"):
+    with pytest.raises(InternalError, match="registered twice"):
         check("PWR001", "dup")(lambda ctx: iter(()))
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(InternalError, match="does not match"):
         check("pwr1", "bad")
 
 

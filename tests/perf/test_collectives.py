@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from archgen.errors import UsageError
+from archgen.errors import AnalyseError
 from archgen.perf import nccl
 from archgen.perf.collectives import bus_bandwidth, busbw_factor, collective_time, require
 from archgen.perf.hardware import hardware_for
@@ -190,11 +190,11 @@ def test_ncclss_constants_are_transcribed():
 
 
 def test_bad_op_and_algorithm(h100):
-    with pytest.raises(UsageError, match="unknown collective 'broadcast' \\(expected one of: all_reduce, all_gather, "
+    with pytest.raises(AnalyseError, match="unknown collective 'broadcast' \\(expected one of: all_reduce, all_gather, "
                                          "reduce_scatter, all_to_all, p2p\\)"):
         collective_time(h100, "broadcast", 1, 8)
-    with pytest.raises(UsageError, match="algorithm 'nvls' needs NVLink SHARP \\(NVLS\\) in the scale-up switches"):
+    with pytest.raises(AnalyseError, match="algorithm 'nvls' needs NVLink SHARP \\(NVLS\\) in the scale-up switches"):
         collective_time(h100, "all_reduce", 1, 8, algorithm="nvls")
-    with pytest.raises(UsageError, match="this fabric's switches do not have it"):
+    with pytest.raises(AnalyseError, match="this fabric's switches do not have it"):
         collective_time(h100, "all_reduce", 1, 64, algorithm="sharp")
     assert require(h100, "ring", 64, 8) is None

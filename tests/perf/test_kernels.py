@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.errors import UsageError
+from archgen.errors import AnalyseError
 from archgen.perf import kernels as K
 
 
@@ -82,7 +82,7 @@ def test_memory_time_uses_l2_when_the_working_set_fits(accelerators):
 
 
 def test_missing_dtype_is_a_clear_error(a100):
-    with pytest.raises(UsageError, match=r"accelerator 'a100-sxm4-80gb' has no fp8 peak \(it has: bf16, fp16, "
+    with pytest.raises(AnalyseError, match=r"accelerator 'a100-sxm4-80gb' has no fp8 peak \(it has: bf16, fp16, "
                                          r"fp64, int8, tf32\)"):
         K.gemm_time(a100, "fp8", 1024, 1024, 1024)
 
@@ -94,7 +94,7 @@ def test_a_slow_vector_pipe_limits_flash_attention(h100):
 
 
 def test_unknown_parameter(h100):
-    with pytest.raises(UsageError, match="unknown hardware parameter 'clock'"):
+    with pytest.raises(AnalyseError, match="unknown hardware parameter 'clock'"):
         h100.scaled("clock", 2.0)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from archgen.errors import AnalyseError
 from archgen.perf.mlperf import COMMIT, SERVER_LATENCY_MS, server_requirements
 from tests.conftest import SPECS, run_cli
 
@@ -26,7 +27,7 @@ def test_limits_are_mlperf_conf_s():
 
 
 def test_an_unknown_benchmark_names_the_nearest():
-    with pytest.raises(KeyError, match="did you mean 'llama3_1-8b-interactive'"):
+    with pytest.raises(AnalyseError, match="did you mean 'llama3_1-8b-interactive'"):
         server_requirements("llama3_1-8b-interactiv")
 
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from archgen.errors import UsageError
+from archgen.errors import WorkloadError
 from archgen.model.workload import Model, Workload
 from archgen.perf.arch import Arch
 from archgen.perf.derived import judge_requirements
@@ -76,7 +76,7 @@ def test_estimate_with_search_and_targets(h100):
 
 def test_explicit_layout_that_does_not_divide_is_a_usage_error(h100):
     w = workload(parallelism={"tp": 8, "pp": 5, "dp": 16, "micro_batch": 1}, recompute="full")
-    with pytest.raises(UsageError, match=r"workload 'w': tp x pp x dp x cp = 8 x 5 x 16 x 1 = 640 does not equal "
+    with pytest.raises(WorkloadError, match=r"workload 'w': tp x pp x dp x cp = 8 x 5 x 16 x 1 = 640 does not equal "
                                          r"the 1024 accelerators"):
         estimate(w, GPT3, h100)
 
@@ -158,7 +158,7 @@ def test_cli_estimate_workload_on_a_shipped_cluster(cli):
 
 def test_partial_layout_is_checked_then_searched(h100):
     w = workload(parallelism={"tp": 16})
-    with pytest.raises(UsageError, match="tp \\(16\\) exceeds the scale-up domain of 8 accelerators"):
+    with pytest.raises(WorkloadError, match="tp \\(16\\) exceeds the scale-up domain of 8 accelerators"):
         estimate(w, GPT3, h100)
     est = estimate(workload(parallelism={"tp": 4}), GPT3, h100, with_sensitivity=False)
     assert est.layout["tp"] == 4 and est.searched["evaluated"] > 0
@@ -169,7 +169,7 @@ def test_no_valid_layout_names_what_does_not_divide(h100):
     dp a multiple of 125 with tp ≤ 8 and pp ≤ 96 stages. A usage error with the nearest layout (largest tp first)
     and the nearest whole 8-GPU domains that work (992 = 8 · 124 = 8 · 4 · 31: pp 31, dp 4), not 'does not fit'."""
     w = workload().model_copy(update={"accelerators": 1000})
-    with pytest.raises(UsageError, match=r"workload 'w': no parallel layout of 1000 accelerators is valid; the nearest "
+    with pytest.raises(WorkloadError, match=r"workload 'w': no parallel layout of 1000 accelerators is valid; the nearest "
                                          r"\(tp=8 pp=1 dp=125 cp=1\): global batch 1536 is not divisible by dp x "
                                          r"micro_batch = 125 x 1; 992 and 1008 accelerators would have one"):
         estimate(w, GPT3, h100)
@@ -178,7 +178,7 @@ def test_no_valid_layout_names_what_does_not_divide(h100):
 def test_no_valid_layout_with_stated_offload(h100):
     """A stated offload (a word, not a count) did not reach the explanation as int('none'): a ValueError traceback."""
     w = workload(parallelism={"offload": "none"}).model_copy(update={"accelerators": 1000})
-    with pytest.raises(UsageError, match=r"no parallel layout of 1000 accelerators is valid; the nearest "):
+    with pytest.raises(WorkloadError, match=r"no parallel layout of 1000 accelerators is valid; the nearest "):
         estimate(w, GPT3, h100)
 
 
@@ -187,7 +187,7 @@ def test_no_valid_layout_with_stated_offload(h100):
     ({"cp": 3}, "cp (3) does not divide the sequence length 2048"),
 ])
 def test_given_fields_are_checked_before_the_search(h100, parallelism, message):
-    with pytest.raises(UsageError, match=re.escape(f"workload 'w': {message}")):
+    with pytest.raises(WorkloadError, match=re.escape(f"workload 'w': {message}")):
         estimate(workload(parallelism=parallelism), GPT3, h100)
 
 
@@ -293,7 +293,7 @@ def test_a_ten_million_accelerator_job_without_a_layout_is_explained_in_bounded_
     8 · 96 · 1,536 = 1,179,648 accelerators; the nearest layout and the reason are still given."""
     w = workload().model_copy(update={"accelerators": 10_000_512})
     start = time.process_time()
-    with pytest.raises(UsageError, match=r"no parallel layout of 10000512 accelerators is valid; the nearest \(tp=8 "
+    with pytest.raises(WorkloadError, match=r"no parallel layout of 10000512 accelerators is valid; the nearest \(tp=8 "
                                          r"pp=1 dp=1250064 cp=1\): global batch 1536 is not divisible") as err:
         estimate(w, GPT3, h100)
     assert time.process_time() - start < 20   # a hang guard (about 0.01 s here)
