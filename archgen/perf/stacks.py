@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, make_dataclass
 from typing import TYPE_CHECKING
 
+from archgen.errors import InternalError
 from archgen.model.cases import CaseTraining
 from archgen.model.switches import STACKS, SWITCHES, AttentionKernel, Fp8Recipe, GatherDtype, GradDtype
 from archgen.model.workload import Training
@@ -75,11 +76,12 @@ else:
 #: A training job as a Workload's `training` or a validation case's states it.
 StatedTraining = Training | CaseTraining
 
+
 def _knobs(values: Mapping[str, object]) -> Knobs:
     """Resolved knobs from switch values, each one its switch allows (the table holds its values as `object`)."""
     for name, value in values.items():
         if value not in SWITCHES[name].values:
-            raise ValueError(f"switch {name} = {value!r}: expected one of {SWITCHES[name].values}")
+            raise InternalError(f"switch {name} = {value!r}: expected one of {SWITCHES[name].values}")
     build: Callable[..., Knobs] = Knobs  # the values are checked above, each against its switch's type
     return build(**values)
 
