@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from archgen.perf.arch import Arch
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.hardware import HostShare, hardware_for
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import HostShare, hardware_for
 from archgen.perf.plan import search_plan
 from archgen.perf.search import enumerate_layouts, search_training
 from archgen.perf.stacks import resolve

@@ -11,7 +11,7 @@ from archgen.commands import sweep as sw
 from archgen.perf import sweep as per_point
 from archgen.perf.cluster import Machine
 from archgen.perf.derived import MISFIT_KEEPS, cost_per_token, judged, point_metrics
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 from tests.conftest import SPECS
 
 ONE = """kind: Sweep

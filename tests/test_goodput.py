@@ -14,7 +14,6 @@ import pytest
 
 from archgen.model.reliability import Checkpointing, FailureRate, SiteEvent
 from archgen.model.workload import Model, Workload
-from archgen.perf.arch import Arch
 from archgen.perf.goodput import (
     Failures,
     daly,
@@ -25,6 +24,7 @@ from archgen.perf.goodput import (
     poisson_interval,
     poisson_tail,
 )
+from archgen.perf.hw.arch import Arch
 
 DAY = 86400.0
 #: A cluster of 8-GPU nodes on the shipped Llama 3 rates: interruptions per GPU-day (268 GPU + (46 + 7 + 63) per

@@ -11,7 +11,7 @@ import pytest
 from archgen.commands import sweep as sw
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.sweep import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto
 from archgen.units import Q_
 from tests.conftest import SPECS

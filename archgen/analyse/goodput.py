@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, fields, replace
 from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.workload import Model, Workload
-from archgen.perf.arch import Arch
 from archgen.perf.goodput import Failures, JobGoodput, ettr, job_goodput
+from archgen.perf.hw.arch import Arch
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 

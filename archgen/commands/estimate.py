@@ -30,7 +30,7 @@ from archgen.perf.catalog import load_accelerators
 from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.derived import judge_requirements
 from archgen.perf.estimate import Estimate, precision
-from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
+from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.scores import score_cases
 from archgen.perf.stacks import explain as explain_switches

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.perf import nccl
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.nccl import LL, LL128, SIMPLE, maximum, minimum, where
 
 #: NCCL base latency of a ring or tree collective, Simple protocol (src/graph/tuning.cc `baseLatencies`).

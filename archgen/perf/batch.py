@@ -33,12 +33,12 @@ import numpy as np
 
 from archgen.errors import ArchgenError
 from archgen.model.sweep import HARDWARE_AXES
-from archgen.perf.arch import Arch
 from archgen.perf.batch_rows import UNITS, PointSet, finish
 from archgen.perf.estimate import training_setup
 from archgen.perf.goodput import goodput_of
-from archgen.perf.hardware import Hardware
-from archgen.perf.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
 from archgen.perf.pipeline import split
 from archgen.perf.ranks import busiest_memory, rank_times
 from archgen.perf.search import KEYS, enumerate_layouts

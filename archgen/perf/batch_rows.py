@@ -18,7 +18,7 @@ from archgen.model.requirements import judge_each
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.cluster import Machine
 from archgen.perf.derived import judged, point_metrics
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.sweep import PointRow, SweepProblem, requirements
 from archgen.quantity_json import json_unit
 from archgen.units import Q_

@@ -25,14 +25,14 @@ from archgen.errors import SpecError, SpecProblem
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
-from archgen.perf import kernels as K
-from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.collectives import bus_bandwidth, collective_time
 from archgen.perf.estimate import expert_problem, pipeline_options
-from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch, megatron_flops
+from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
+from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.inference import ServeJob
-from archgen.perf.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import layout_interleave
 from archgen.perf.scheduler import estimate_serving, replica_rate
 from archgen.perf.search import layout_problems

@@ -20,7 +20,7 @@ from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
 from archgen.perf.estimate import Estimate, estimate
 from archgen.perf.goodput import Failures
-from archgen.perf.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
+from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.topology import ScaleOutPath, TorusPath
 
 

@@ -41,7 +41,7 @@ from archgen.perf.algorithms import (
     unless,
     up_bandwidth,
 )
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.nccl import maximum, minimum, where
 
 __all__ = ["ALGORITHMS", "BASE_LATENCY", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve", "busbw_factor",

@@ -16,7 +16,7 @@ import numpy as np
 from archgen.model.accelerator import Accelerator
 from archgen.perf.algorithms import Topo, fastest, labelled
 from archgen.perf.collectives import bus_bandwidth, collective_time
-from archgen.perf.hardware import Hardware, hardware_for
+from archgen.perf.hw.hardware import Hardware, hardware_for
 from archgen.units import Q_, parse_quantity
 
 #: Accelerators per scale-up domain of every curve in the file (HGX nodes of 8).

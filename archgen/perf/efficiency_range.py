@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 
 
 def gemm_range(hw: Hardware, dtype: str) -> tuple[float, float] | None:

@@ -16,13 +16,13 @@ import numpy as np
 from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Outcome
 from archgen.model.workload import Model, Workload
-from archgen.perf.arch import Arch
 from archgen.perf.bands import Band, bands, family
 from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.efficiency_range import efficiency_note
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note  # noqa: F401 (sweeps import them here)
 from archgen.perf.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
-from archgen.perf.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note  # noqa: F401 (sweeps import them here)
 from archgen.perf.pipeline import PipelineOptions, layout_interleave
 from archgen.perf.scheduler import MAX_NUM_TOKENS, estimate_serving, replica_rate
 from archgen.perf.search import layout_problems, no_layout_reason, search_training

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from archgen.perf import kernels as K
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import Hardware
 
 if TYPE_CHECKING:
     from archgen.perf.training import Job

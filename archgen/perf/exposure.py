@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from archgen.perf import kernels as K
 from archgen.perf.collectives import collective_time, collective_times, members_per_domain
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import Hardware
 
 if TYPE_CHECKING:
     from archgen.perf.training import Job

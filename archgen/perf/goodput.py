@@ -17,7 +17,7 @@ import numpy as np
 
 from archgen.model.reliability import Checkpointing
 from archgen.model.workload import Model, Workload
-from archgen.perf.arch import Arch
+from archgen.perf.hw.arch import Arch
 
 #: Goodput below this is no progress at all (a second of training in eleven days): reported as 0.
 NO_PROGRESS = 1e-6

@@ -45,12 +45,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.perf import kernels as K
-from archgen.perf import quant as Q
-from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
-from archgen.perf.hardware import Hardware
-from archgen.perf.memory import kv_cache_bytes_per_token
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import kv_cache_bytes_per_token
 
 PREFILL_CHUNK = 8192
 MEMORY_UTILISATION = 0.9

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 
 #: Host memory bytes the CPU's Adam moves per parameter: fp32 master, first and second moments read and written
 #: (24) and the fp32 gradient read (4).

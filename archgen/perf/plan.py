@@ -31,10 +31,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from archgen.model.switches import ALLOWS
-from archgen.perf.arch import Arch
 from archgen.perf.estimate import training_setup
-from archgen.perf.hardware import Hardware
-from archgen.perf.memory import OFFLOAD_CODES
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import DEFAULT, PipelineOptions
 from archgen.perf.search import KEYS, divisors, enumerate_layouts
 from archgen.perf.stacks import stated_knobs

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from archgen.perf import kernels as K
 from archgen.perf.algorithms import as_float
-from archgen.perf.hardware import Hardware
-from archgen.perf.memory import TrainingMemory, expert_split, training_memory
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import TrainingMemory, expert_split, training_memory
 from archgen.perf.pipeline import Split, split
 
 if TYPE_CHECKING:

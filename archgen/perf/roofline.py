@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.model.workload import Model, Workload
-from archgen.perf import kernels as K
-from archgen.perf import quant as Q
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.inference import ACT_BYTES
 from archgen.perf.stacks import training_knobs
 from archgen.perf.training import ELEMENTWISE_H, elementwise_bytes

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.errors import UsageError
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import Hardware
-from archgen.perf.memory import OFFLOAD_CODES
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, layout_interleave, slot_count, split_problems
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from archgen.perf.hardware import PARAMETERS, Hardware
+from archgen.perf.hw.hardware import PARAMETERS, Hardware
 
 STEP = 0.05
 

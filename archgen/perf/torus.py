@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.nccl import maximum, minimum
 
 

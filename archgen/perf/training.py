@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from archgen.perf import kernels as K
 from archgen.perf import offload as off
-from archgen.perf import quant as Q
-from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time, members_per_domain
 from archgen.perf.experts import expert_forward
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
-from archgen.perf.hardware import Hardware
-from archgen.perf.memory import WEIGHT_BYTES, TrainingMemory, expert_data_parallel, layer_activation_bytes
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import WEIGHT_BYTES, TrainingMemory, expert_data_parallel, layer_activation_bytes
 from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
 from archgen.perf.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
 from archgen.perf.stacks import JOB_DEFAULTS as _D

@@ -10,8 +10,8 @@ import numpy as np
 from archgen.commands import sweep as sw
 from archgen.perf import batch
 from archgen.perf.collectives import collective_time
-from archgen.perf.hardware import Hardware
-from archgen.perf.kernels import memory_time, vector_time
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import memory_time, vector_time
 from archgen.perf.sweep import PointRow, SweepProblem, evaluate_point
 from archgen.perf.training import estimate_training
 from tests.conftest import SPECS
@@ -165,8 +165,8 @@ def test_the_bound_never_exceeds_the_step_time(tmp_path):
 
 
 def _set(p: SweepProblem, levels, pos):
-    from archgen.perf.arch import Arch
     from archgen.perf.estimate import training_setup
+    from archgen.perf.hw.arch import Arch
     from archgen.perf.search import enumerate_layouts
     from archgen.perf.sweep import _hardware, _job
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import HostShare, hardware_for
-from archgen.perf.memory import OFFLOAD_CODES
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import HostShare, hardware_for
+from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.search import enumerate_layouts, layout_problems, search_training
 from archgen.perf.stacks import resolve
 from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training

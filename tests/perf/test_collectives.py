@@ -11,7 +11,7 @@ import yaml
 from archgen.errors import UsageError
 from archgen.perf import nccl
 from archgen.perf.collectives import bus_bandwidth, busbw_factor, collective_time, require
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw.hardware import hardware_for
 from archgen.units import Q_
 
 CURVES = yaml.safe_load((Path(__file__).parent / "data" / "allreduce-curves.yaml").read_text())

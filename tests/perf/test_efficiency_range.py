@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.perf.efficiency_range import at_efficiency, efficiency_note, gemm_range, over_range
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw.hardware import hardware_for
 
 
 def test_blackwell_points_are_at_training_shapes_and_ranges_reach_mamf(accelerators):
@@ -41,7 +41,7 @@ def test_a_range_must_hold_its_point():
 
 
 def test_the_range_reaches_the_estimate(accelerators):
-    from archgen.perf.arch import Arch
+    from archgen.perf.hw.arch import Arch
     from archgen.perf.training import Job, Layout, estimate_training
     hw = hardware_for(accelerators["gb200"], scale_up_size=72)
     assert gemm_range(hw, "fp4") == (0.357, 0.535) and gemm_range(hw, "tf32") is None

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from archgen.perf.collectives import ALGORITHMS, IN_NETWORK, OPS, collective_time, require
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 
 DATA = Path(__file__).resolve().parent / "data" / "exact-values.json"
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -112,7 +112,7 @@ def _fields(est) -> dict:
 
 def _hardware() -> dict[str, Hardware]:
     from archgen.perf.catalog import load_accelerators
-    from archgen.perf.hardware import hardware_for
+    from archgen.perf.hw.hardware import hardware_for
     from archgen.units import Q_
 
     acc = load_accelerators()

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from archgen.perf import kernels as K
-from archgen.perf.arch import Arch
 from archgen.perf.collectives import collective_time
 from archgen.perf.experts import expert_forward
 from archgen.perf.exposure import expert_comm
-from archgen.perf.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
 from archgen.perf.pipeline import split, split_problems
 from archgen.perf.ranks import busiest_memory, rank_times
 from archgen.perf.search import layout_problems

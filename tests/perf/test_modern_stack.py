@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf import kernels as K
-from archgen.perf.arch import Arch
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.roofline import training_kernels
 from archgen.perf.scores import score_file

@@ -10,10 +10,10 @@ import pytest
 from archgen.errors import WorkloadError
 from archgen.model.workload import Model, Workload
 from archgen.perf import offload as off
-from archgen.perf.arch import Arch
 from archgen.perf.estimate import estimate
-from archgen.perf.hardware import HostShare, hardware_for
-from archgen.perf.memory import HOST_OPTIMIZER_BYTES, OFFLOAD_WINDOW_LAYERS, layer_activation_bytes, params_per_gpu
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import HostShare, hardware_for
+from archgen.perf.hw.memory import HOST_OPTIMIZER_BYTES, OFFLOAD_WINDOW_LAYERS, layer_activation_bytes, params_per_gpu
 from archgen.perf.search import layout_problems, search_training
 from archgen.perf.training import Job, Layout, estimate_training
 from archgen.units import Q_

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf import kernels as K
 from archgen.perf.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept, tp_overlap_cost
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.scores import score_file
 
 DATA = Path(__file__).parent / "data"
@@ -84,9 +84,9 @@ def test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms(h100):
     the next bucket only when the forward reaches the previous one (distributed_data_parallel.py at d98e8a6), so
     with an endless window the last reduce-scatter bucket and the first gather bucket stay exposed; what overlaps
     runs on 16 of H100's 132 SMs (NCCL_MIN_CTAS=16 in NVIDIA's MLPerf NeMo configs)."""
-    from archgen.perf.arch import Arch
     from archgen.perf.collectives import collective_times
     from archgen.perf.exposure import NCCL_CTAS, dp_exposed
+    from archgen.perf.hw.arch import Arch
     from archgen.perf.training import Job
     job = Job(Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True),
               8192, 64, overlap_param_gather=True)
@@ -120,8 +120,8 @@ def test_ep_dedup_dispatch_runs_at_deepeps_measured_rdma_rate(accelerators):
     of RDMA traffic. A token crosses to the other node once when one of its experts is there (1 - 0.5^8 of tokens),
     so the dispatch takes 4096 x 0.996 x 7168 B / 43 GB/s = 0.680 ms. With `ep_dedup` the model gives 0.666 ms
     (-2 %); sending every routed copy (4 of 8 cross) it would take 2.63 ms, four times the measurement."""
-    from archgen.perf.arch import Arch
     from archgen.perf.exposure import expert_comm
+    from archgen.perf.hw.arch import Arch
     from archgen.perf.training import Job
     from archgen.units import Q_
     hw = hardware_for(accelerators["h800-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
@@ -139,9 +139,9 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     """Megatron-core's EP overlap (model_chunk_schedule_plan.py at d98e8a6, lines 243-245) pairs combine_bwd with
     the forward's pre-dispatch compute A, dispatch_fwd with the expert MLP's backward 2E, dispatch_bwd with its
     forward E and combine_fwd with the pre-dispatch backward 2A; what hides takes DeepEP's 20 SMs."""
-    from archgen.perf.arch import Arch
     from archgen.perf.collectives import collective_time
     from archgen.perf.exposure import EP_COMM_SMS, expert_comm
+    from archgen.perf.hw.arch import Arch
     from archgen.perf.training import Job
     arch = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
@@ -161,13 +161,13 @@ def test_step_fixed_costs_zero_the_gradient_buffer_and_clip(h100):
     """Per step beside Adam's update (Megatron-core at d98e8a6): zero_grad_buffer zeroes the whole gradient buffer
     (grad_bytes per parameter), clipping reads the rank's fp32 gradient shard for its norm and scales it in place
     (4 + 8 B per parameter of the shard), and the norm is all-reduced over the data- and model-parallel groups."""
-    from archgen.perf import kernels as K
-    from archgen.perf.arch import Arch
     from archgen.perf.collectives import collective_time
+    from archgen.perf.hw import kernels as K
+    from archgen.perf.hw.arch import Arch
     from archgen.perf.training import ADAM_BYTES, CLIP_BYTES, Job, Layout, estimate_training
     arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
     e = estimate_training(h100, Job(arch, 8192, 64), Layout(1, 1, 8, 1))
-    from archgen.perf.memory import params_per_gpu
+    from archgen.perf.hw.memory import params_per_gpu
     params = float(params_per_gpu(arch, 1, 1, 1, loss=1.0))
     shard = params / 8
     want = K.memory_time(h100, ADAM_BYTES * shard + params * 4.0 + CLIP_BYTES * shard) + float(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from archgen.perf.arch import Arch
-from archgen.perf.memory import layer_activation_bytes, training_memory
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.memory import layer_activation_bytes, training_memory
 from archgen.perf.pipeline import PipelineOptions, busiest_layers, parse_layout, split, split_problems
 from archgen.perf.search import enumerate_layouts, layout_problems
 from archgen.perf.stacks import PROFILES, resolve

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.switches import ALLOWS
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import HostShare, hardware_for
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import HostShare, hardware_for
 from archgen.perf.plan import search_plan
 from archgen.perf.search import search_training
 from archgen.perf.stacks import resolve

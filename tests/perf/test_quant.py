@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archgen.perf import kernels as K
-from archgen.perf import quant as Q
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.stacks import PROFILES, resolve
 from archgen.perf.training import Job, Layout, elementwise_bytes, estimate_training

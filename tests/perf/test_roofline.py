@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf.arch import Arch
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.kernels import gemm_time
 from archgen.perf.inference import ServeJob, _forward, output_time
-from archgen.perf.kernels import gemm_time
 from archgen.perf.roofline import _gemm, inference_kernels, training_kernels
 from archgen.perf.training import Job, _layer_forward
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from archgen.perf import inference as I
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference
 from archgen.perf.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
 from archgen.perf.scores import score_case_file

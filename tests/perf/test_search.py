@@ -11,9 +11,9 @@ import pytest
 
 from archgen.errors import UsageError
 from archgen.model.workload import Model, Workload
-from archgen.perf.arch import Arch
 from archgen.perf.derived import judge_requirements
 from archgen.perf.estimate import estimate
+from archgen.perf.hw.arch import Arch
 from archgen.perf.search import divisors, interleaves, layout_problems, search_training
 from archgen.perf.training import Job
 

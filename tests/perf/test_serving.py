@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from archgen.perf import inference as I
-from archgen.perf.arch import Arch
 from archgen.perf.cases import read_case_file
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.inference import ServeJob, estimate_inference, kernels_per_pass, weights_per_gpu
 from archgen.perf.scheduler import estimate_serving
 from archgen.perf.scores import score_case_file

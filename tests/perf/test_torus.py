@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from archgen.perf.collectives import collective_time
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.torus import sub_torus
 
 B = 50e9          # one link per direction (TPU v4 ICI, 400 Gb/s)

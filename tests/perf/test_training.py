@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from archgen.perf.arch import Arch, megatron_flops
 from archgen.perf.collectives import collective_time
-from archgen.perf.hardware import hardware_for
-from archgen.perf.memory import activation_bytes, training_memory
+from archgen.perf.hw.arch import Arch, megatron_flops
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.memory import activation_bytes, training_memory
 from archgen.perf.training import Job, Layout, estimate_training
 from archgen.units import Q_
 

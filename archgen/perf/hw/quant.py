@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.perf.arch import Arch
+from archgen.perf.hw.arch import Arch
 
 #: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names).
 FP8_RECIPES = ("delayed", "tensorwise", "mxfp8")

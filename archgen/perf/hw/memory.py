@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.perf.arch import Arch
+from archgen.perf.hw.arch import Arch
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
 OPTIMIZER_BYTES = 12.0

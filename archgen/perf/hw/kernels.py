@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.perf.hardware import Hardware
+from archgen.perf.hw.hardware import Hardware
 
 #: Bytes per element of each data type.
 DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1,
