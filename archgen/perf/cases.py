@@ -26,7 +26,7 @@ from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.estimate import expert_problem, pipeline_options
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch, megatron_flops

@@ -17,7 +17,7 @@ from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Outcome
 from archgen.model.workload import Model, Workload
 from archgen.perf.bands import Band, bands, family
-from archgen.perf.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
+from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.efficiency_range import efficiency_note
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from archgen.perf.collectives import collective_time, collective_times, members_per_domain
+from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 

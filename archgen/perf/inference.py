@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.perf.collectives import collective_time, members_per_domain
+from archgen.perf.comm.collectives import collective_time, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from archgen.perf.algorithms import as_float
+from archgen.perf.comm.algorithms import as_float
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import TrainingMemory, expert_split, training_memory

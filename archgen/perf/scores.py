@@ -26,7 +26,7 @@ from archgen.perf.cases import (
     training_metrics,
 )
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.collectives import IN_NETWORK, require
+from archgen.perf.comm.collectives import IN_NETWORK, require
 
 
 @dataclass(frozen=True)

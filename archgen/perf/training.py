@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from archgen.perf import offload as off
-from archgen.perf.collectives import collective_time, members_per_domain
+from archgen.perf.comm.collectives import collective_time, members_per_domain
 from archgen.perf.experts import expert_forward
 from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.hw import kernels as K

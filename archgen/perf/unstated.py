@@ -32,7 +32,7 @@ from itertools import product
 from archgen.model.accelerator import Accelerator
 from archgen.perf.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
 from archgen.perf.catalog import load_accelerators
-from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.efficiency_range import at_efficiency, gemm_range
 
 #: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):

@@ -14,7 +14,7 @@ from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import estimate_on_cluster, machine
-from archgen.perf.collectives import busbw_curve
+from archgen.perf.comm.collectives import busbw_curve
 from archgen.perf.derived import judge_requirements
 from archgen.perf.estimate import Estimate
 from archgen.perf.roofline import Roofline, workload_roofline

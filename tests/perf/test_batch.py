@@ -9,7 +9,7 @@ import numpy as np
 
 from archgen.commands import sweep as sw
 from archgen.perf import batch
-from archgen.perf.collectives import collective_time
+from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import memory_time, vector_time
 from archgen.perf.sweep import PointRow, SweepProblem, evaluate_point

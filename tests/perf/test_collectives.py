@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from archgen.errors import UsageError
-from archgen.perf import nccl
-from archgen.perf.collectives import bus_bandwidth, busbw_factor, collective_time, require
+from archgen.perf.comm import nccl
+from archgen.perf.comm.collectives import bus_bandwidth, busbw_factor, collective_time, require
 from archgen.perf.hw.hardware import hardware_for
 from archgen.units import Q_
 

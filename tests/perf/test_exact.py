@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf.collectives import ALGORITHMS, IN_NETWORK, OPS, collective_time, require
+from archgen.perf.comm.collectives import ALGORITHMS, IN_NETWORK, OPS, collective_time, require
 from archgen.perf.hw.hardware import Hardware
 
 DATA = Path(__file__).resolve().parent / "data" / "exact-values.json"

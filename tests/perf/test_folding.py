@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from archgen.perf.collectives import collective_time
+from archgen.perf.comm.collectives import collective_time
 from archgen.perf.experts import expert_forward
 from archgen.perf.exposure import expert_comm
 from archgen.perf.hw import kernels as K

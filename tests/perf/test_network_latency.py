@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from archgen.perf.cases import case_hardware, read_cases
-from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.pipeline import run
 
 ROOT = Path(__file__).resolve().parents[2]

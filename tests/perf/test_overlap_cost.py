@@ -84,7 +84,7 @@ def test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms(h100):
     the next bucket only when the forward reaches the previous one (distributed_data_parallel.py at d98e8a6), so
     with an endless window the last reduce-scatter bucket and the first gather bucket stay exposed; what overlaps
     runs on 16 of H100's 132 SMs (NCCL_MIN_CTAS=16 in NVIDIA's MLPerf NeMo configs)."""
-    from archgen.perf.collectives import collective_times
+    from archgen.perf.comm.collectives import collective_times
     from archgen.perf.exposure import NCCL_CTAS, dp_exposed
     from archgen.perf.hw.arch import Arch
     from archgen.perf.training import Job
@@ -139,7 +139,7 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     """Megatron-core's EP overlap (model_chunk_schedule_plan.py at d98e8a6, lines 243-245) pairs combine_bwd with
     the forward's pre-dispatch compute A, dispatch_fwd with the expert MLP's backward 2E, dispatch_bwd with its
     forward E and combine_fwd with the pre-dispatch backward 2A; what hides takes DeepEP's 20 SMs."""
-    from archgen.perf.collectives import collective_time
+    from archgen.perf.comm.collectives import collective_time
     from archgen.perf.exposure import EP_COMM_SMS, expert_comm
     from archgen.perf.hw.arch import Arch
     from archgen.perf.training import Job
@@ -161,7 +161,7 @@ def test_step_fixed_costs_zero_the_gradient_buffer_and_clip(h100):
     """Per step beside Adam's update (Megatron-core at d98e8a6): zero_grad_buffer zeroes the whole gradient buffer
     (grad_bytes per parameter), clipping reads the rank's fp32 gradient shard for its norm and scales it in place
     (4 + 8 B per parameter of the shard), and the norm is all-reduced over the data- and model-parallel groups."""
-    from archgen.perf.collectives import collective_time
+    from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw import kernels as K
     from archgen.perf.hw.arch import Arch
     from archgen.perf.training import ADAM_BYTES, CLIP_BYTES, Job, Layout, estimate_training

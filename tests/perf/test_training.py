@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from archgen.perf.collectives import collective_time
+from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.arch import Arch, megatron_flops
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.hw.memory import activation_bytes, training_memory

@@ -10,7 +10,7 @@ import pytest
 
 from archgen.model.cases import CaseTraining
 from archgen.perf.cases import case_hardware, predict, read_cases
-from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.unstated import (
     DECLARED_NET_LATENCIES,
     collective_range,

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.nccl import maximum, minimum
+from archgen.perf.comm.nccl import maximum, minimum
 
 
 def sub_torus(dims: tuple[int, ...], n: int) -> list[int]:

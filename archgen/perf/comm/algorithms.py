@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.perf import nccl
+from archgen.perf.comm import nccl
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.nccl import LL, LL128, SIMPLE, maximum, minimum, where
+from archgen.perf.comm.nccl import LL, LL128, SIMPLE, maximum, minimum, where
 
 #: NCCL base latency of a ring or tree collective, Simple protocol (src/graph/tuning.cc `baseLatencies`).
 BASE_LATENCY = nccl.BASE_LATENCY["ring"][SIMPLE] * nccl.US

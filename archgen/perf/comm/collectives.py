@@ -26,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.errors import UsageError
-from archgen.perf import nccl, torus
-from archgen.perf.algorithms import (
+from archgen.perf.comm import nccl, torus
+from archgen.perf.comm.algorithms import (
     BASE_LATENCY,
     PLATEAU,
     Topo,
@@ -42,7 +42,7 @@ from archgen.perf.algorithms import (
     up_bandwidth,
 )
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.nccl import maximum, minimum, where
+from archgen.perf.comm.nccl import maximum, minimum, where
 
 __all__ = ["ALGORITHMS", "BASE_LATENCY", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve", "busbw_factor",
            "collective_time", "collective_times", "members_per_domain", "require"]
