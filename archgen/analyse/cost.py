@@ -30,7 +30,7 @@ from archgen.model import Model, Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.perf.derived import cost_per_token
-from archgen.perf.goodput import Failures
+from archgen.perf.train.goodput import Failures
 from archgen.perf.workloads import WorkloadResult
 from archgen.units import Q_, Q, currency
 from archgen.validate import Specs

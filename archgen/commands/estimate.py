@@ -33,7 +33,7 @@ from archgen.perf.estimate import Estimate, precision
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.scores import score_cases
-from archgen.perf.stacks import explain as explain_switches
+from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.topology import ScaleOutPath

@@ -14,7 +14,7 @@ from archgen.perf.bands import FAMILIES
 from archgen.perf.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
-from archgen.perf.stacks import explain
+from archgen.perf.train.stacks import explain
 from archgen.perf.unstated import unstated_range
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).

@@ -33,11 +33,11 @@ from archgen.perf.hw.arch import Arch, megatron_flops
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.inference import ServeJob
-from archgen.perf.pipeline import layout_interleave
 from archgen.perf.scheduler import estimate_serving, replica_rate
-from archgen.perf.search import layout_problems
-from archgen.perf.stacks import resolve, stated_knobs, variants
-from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
+from archgen.perf.train.layouts import layout_problems
+from archgen.perf.train.pipeline_split import layout_interleave
+from archgen.perf.train.stacks import resolve, stated_knobs, variants
+from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 from archgen.units import Q_, Q, parse_quantity
 from archgen.validate import problems_from
 

@@ -19,8 +19,8 @@ from archgen.model import Accelerator, Cluster, Rack, System
 from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
 from archgen.perf.estimate import Estimate, estimate
-from archgen.perf.goodput import Failures
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
+from archgen.perf.train.goodput import Failures
 from archgen.topology import ScaleOutPath, TorusPath
 
 

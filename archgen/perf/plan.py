@@ -35,10 +35,10 @@ from archgen.perf.estimate import training_setup
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
-from archgen.perf.pipeline import DEFAULT, PipelineOptions
-from archgen.perf.search import KEYS, divisors, enumerate_layouts
-from archgen.perf.stacks import stated_knobs
-from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
+from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
+from archgen.perf.train.stacks import stated_knobs
+from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 
 #: Job switches a plan search varies (fields of `training.Job`); sequence parallelism is a `Layout` field.
 JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",

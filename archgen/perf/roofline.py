@@ -38,8 +38,8 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.inference import ACT_BYTES
-from archgen.perf.stacks import training_knobs
-from archgen.perf.training import ELEMENTWISE_H, elementwise_bytes
+from archgen.perf.train.stacks import training_knobs
+from archgen.perf.train.training import ELEMENTWISE_H, elementwise_bytes
 
 #: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
 #: normalise, scale) and two bias-dropout-residual passes at 3 (add, mask, add).

@@ -23,8 +23,8 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.cluster import Machine, estimate_on_cluster
 from archgen.perf.derived import judge_requirements, judged, point_metrics
 from archgen.perf.estimate import precision
-from archgen.perf.goodput import goodput_of
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.train.goodput import goodput_of
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 

@@ -13,7 +13,7 @@ from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import memory_time, vector_time
 from archgen.perf.sweep import PointRow, SweepProblem, evaluate_point
-from archgen.perf.training import estimate_training
+from archgen.perf.train.training import estimate_training
 from tests.conftest import SPECS
 
 
@@ -167,8 +167,8 @@ def test_the_bound_never_exceeds_the_step_time(tmp_path):
 def _set(p: SweepProblem, levels, pos):
     from archgen.perf.estimate import training_setup
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.search import enumerate_layouts
     from archgen.perf.sweep import _hardware, _job
+    from archgen.perf.train.layouts import enumerate_layouts
 
     first = p.point(int(pos[0]))
     base = p.bases[(first["cluster"], first.get("accelerator"))]

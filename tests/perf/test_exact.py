@@ -164,8 +164,8 @@ def training() -> dict:
     sys.path.insert(0, str(REPO / "bench"))
     from bench_perf import MT530
 
-    from archgen.perf.search import search_training
-    from archgen.perf.training import Job, Layout, estimate_training
+    from archgen.perf.train.layouts import search_training
+    from archgen.perf.train.training import Job, Layout, estimate_training
 
     hw = _hardware()["a100-8-200g"]
     job = Job(MT530, 2048, 2240, "bf16", "flash")

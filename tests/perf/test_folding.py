@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 from archgen.perf.comm.collectives import collective_time
-from archgen.perf.experts import expert_forward
-from archgen.perf.exposure import expert_comm
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
-from archgen.perf.pipeline import split, split_problems
-from archgen.perf.ranks import busiest_memory, rank_times
-from archgen.perf.search import layout_problems
-from archgen.perf.training import Job, Layout, estimate_training, layer_times
+from archgen.perf.train.experts import expert_forward
+from archgen.perf.train.exposure import expert_comm
+from archgen.perf.train.layouts import layout_problems
+from archgen.perf.train.pipeline_split import split, split_problems
+from archgen.perf.train.ranks import busiest_memory, rank_times
+from archgen.perf.train.training import Job, Layout, estimate_training, layer_times
 
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
 #: Llama 3.1 405B, by hand: attention h(q + 2kv) + qh = 16384 x 18432 + 16384^2, SwiGLU 3 x 16384 x 53248, two norms.
@@ -219,7 +219,7 @@ def test_the_search_folds_as_the_stated_layout_does(h100):
     """One rule set for stated and searched layouts: with ep 32 and etp 1 the search offers TP 2 PP 8 DP 16 for
     Qwen3-235B on 256 H100 (each offered layout's etp is the stated 1), and with etp left at tp it offers none of
     TP 2 PP 8 (2 x 32 does not divide 2 x 16)."""
-    from archgen.perf.search import enumerate_layouts
+    from archgen.perf.train.layouts import enumerate_layouts
 
     job = Job(Q235, 4096, 8192, "fp8")
     folded = enumerate_layouts(Q235, job, 256, h100, {"tp": 2, "pp": 8, "ep": 32, "etp": 1, "interleave": 4})

@@ -52,7 +52,7 @@ def test_nemo_25_11_moe_bf16_within_20_percent_and_small_experts_over():
 
 def test_moe_layers_pay_for_token_permutation(h100):
     """Permute writes each token's top-k copies and unpermute sums them back: 2 (1 + k) h elements per token."""
-    from archgen.perf.training import permute_h
+    from archgen.perf.train.training import permute_h
     assert permute_h(8) == 18.0
     moe = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                experts=128, top_k=8, expert_ffn=768)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from archgen.perf.comm.collectives import collective_time
-from archgen.perf.hw.hardware import Hardware
 from archgen.perf.comm.torus import sub_torus
+from archgen.perf.hw.hardware import Hardware
 
 B = 50e9          # one link per direction (TPU v4 ICI, 400 Gb/s)
 ALPHA = 1e-6

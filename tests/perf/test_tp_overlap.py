@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from archgen.perf.scores import score_file
-from archgen.perf.training import Job, Layout, estimate_training
+from archgen.perf.train.training import Job, Layout, estimate_training
 
 DATA = Path(__file__).parent / "data"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.perf.comm import nccl
-from archgen.perf.hw.hardware import Hardware
 from archgen.perf.comm.nccl import LL, LL128, SIMPLE, maximum, minimum, where
+from archgen.perf.hw.hardware import Hardware
 
 #: NCCL base latency of a ring or tree collective, Simple protocol (src/graph/tuning.cc `baseLatencies`).
 BASE_LATENCY = nccl.BASE_LATENCY["ring"][SIMPLE] * nccl.US

@@ -41,8 +41,8 @@ from archgen.perf.comm.algorithms import (
     unless,
     up_bandwidth,
 )
-from archgen.perf.hw.hardware import Hardware
 from archgen.perf.comm.nccl import maximum, minimum, where
+from archgen.perf.hw.hardware import Hardware
 
 __all__ = ["ALGORITHMS", "BASE_LATENCY", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve", "busbw_factor",
            "collective_time", "collective_times", "members_per_domain", "require"]

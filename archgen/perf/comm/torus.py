@@ -33,8 +33,8 @@ import math
 
 import numpy as np
 
-from archgen.perf.hw.hardware import Hardware
 from archgen.perf.comm.nccl import maximum, minimum
+from archgen.perf.hw.hardware import Hardware
 
 
 def sub_torus(dims: tuple[int, ...], n: int) -> list[int]:

@@ -21,7 +21,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 
 if TYPE_CHECKING:
-    from archgen.perf.training import Job
+    from archgen.perf.train.training import Job
 
 
 def expert_forward(hw: Hardware, job: Job, T, tp, ep, etp=None):

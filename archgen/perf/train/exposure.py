@@ -30,7 +30,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 
 if TYPE_CHECKING:
-    from archgen.perf.training import Job
+    from archgen.perf.train.training import Job
 
 
 #: SMs Transformer Engine's userbuffers give the `pipeline` and `bulk` overlap kernels (`num_sm`, with

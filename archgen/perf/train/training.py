@@ -15,19 +15,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from archgen.perf import offload as off
 from archgen.perf.comm.collectives import collective_time, members_per_domain
-from archgen.perf.experts import expert_forward
-from archgen.perf.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES, TrainingMemory, expert_data_parallel, layer_activation_bytes
-from archgen.perf.pipeline import DEFAULT, PipelineOptions, split
-from archgen.perf.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
-from archgen.perf.stacks import JOB_DEFAULTS as _D
-from archgen.perf.stacks import Knobs
+from archgen.perf.train import offload as off
+from archgen.perf.train.experts import expert_forward
+from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, split
+from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
+from archgen.perf.train.stacks import JOB_DEFAULTS as _D
+from archgen.perf.train.stacks import Knobs
 
 RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
 #: Bytes per activation element (16-bit activations and their gradients).

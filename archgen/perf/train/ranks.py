@@ -16,10 +16,10 @@ from archgen.perf.comm.algorithms import as_float
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import TrainingMemory, expert_split, training_memory
-from archgen.perf.pipeline import Split, split
+from archgen.perf.train.pipeline_split import Split, split
 
 if TYPE_CHECKING:
-    from archgen.perf.training import Job, Layout
+    from archgen.perf.train.training import Job, Layout
 
 
 @dataclass(frozen=True)
