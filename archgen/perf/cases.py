@@ -32,8 +32,8 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch, megatron_flops
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.hw.memory import OFFLOAD_CODES
-from archgen.perf.inference import ServeJob
-from archgen.perf.scheduler import estimate_serving, replica_rate
+from archgen.perf.serve.inference import ServeJob
+from archgen.perf.serve.scheduler import estimate_serving, replica_rate
 from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import resolve, stated_knobs, variants

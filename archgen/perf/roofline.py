@@ -37,7 +37,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.inference import ACT_BYTES
+from archgen.perf.serve.inference import ACT_BYTES
 from archgen.perf.train.stacks import training_knobs
 from archgen.perf.train.training import ELEMENTWISE_H, elementwise_bytes
 

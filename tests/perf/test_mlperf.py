@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf.mlperf import COMMIT, SERVER_LATENCY_MS, server_requirements
+from archgen.perf.serve.mlperf import COMMIT, SERVER_LATENCY_MS, server_requirements
 from tests.conftest import SPECS, run_cli
 
 CONF = Path(__file__).resolve().parent / "data" / "mlperf-conf-server-latency.conf"

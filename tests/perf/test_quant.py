@@ -12,7 +12,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.inference import ServeJob, estimate_inference
+from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.train.stacks import PROFILES, resolve
 from archgen.perf.train.training import Job, Layout, elementwise_bytes, estimate_training
 
@@ -140,7 +140,7 @@ def test_serving_casts_as_tensorrt_llm_runs_them(arch, dtype, tp, elems, per_ele
 
 def test_serving_pays_for_the_casts(accelerators, monkeypatch):
     """A prefill of 20,000 tokens on one B200 is longer by the casts' bytes at the HBM rate and their kernels."""
-    import archgen.perf.inference as I
+    import archgen.perf.serve.inference as I
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     job = ServeJob(LLAMA70, 20000, 2000, "fp4")
     with_casts = float(estimate_inference(b200, job, 1, 1).ttft)

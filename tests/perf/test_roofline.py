@@ -19,8 +19,8 @@ import pytest
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import gemm_time
-from archgen.perf.inference import ServeJob, _forward, output_time
 from archgen.perf.roofline import _gemm, inference_kernels, training_kernels
+from archgen.perf.serve.inference import ServeJob, _forward, output_time
 from archgen.perf.train.training import Job, _layer_forward
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"

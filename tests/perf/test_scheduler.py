@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf import inference as I
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.inference import ServeJob, estimate_inference
-from archgen.perf.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
 from archgen.perf.scores import score_case_file
+from archgen.perf.serve import inference as I
+from archgen.perf.serve.inference import ServeJob, estimate_inference
+from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
 from archgen.units import Q_
 
 DATA = Path(__file__).resolve().parent / "data"

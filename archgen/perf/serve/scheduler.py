@@ -42,8 +42,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.perf import inference as I
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve import inference as I
 
 #: Tokens per iteration (TensorRT-LLM `max_num_tokens`, vLLM `max_num_batched_tokens` under chunked prefill).
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
