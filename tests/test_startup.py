@@ -22,7 +22,7 @@ NEVER = ("dask", "distributed", "jinja2", "matplotlib", "networkx", "openpyxl", 
 #: What `archgen estimate --workload` does not run: the checks, cost and reliability, the pipeline's workload pass,
 #: the documents.
 NOT_ESTIMATE = ("archgen.checks", "archgen.analyse.cost", "archgen.analyse.reliability", "archgen.analyse.scaling",
-                "archgen.perf.workloads", "archgen.render.blocks", "archgen.render.target")
+                "archgen.perf.workload.results", "archgen.render.blocks", "archgen.render.target")
 
 _WRAPPER = """
 import json, sys

@@ -29,9 +29,9 @@ from archgen.build import Design
 from archgen.model import Model, Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
-from archgen.perf.derived import cost_per_token
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workloads import WorkloadResult
+from archgen.perf.workload.derived import cost_per_token
+from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_, Q, currency
 from archgen.validate import Specs
 

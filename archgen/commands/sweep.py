@@ -31,9 +31,9 @@ from archgen.model.sweep import COST_OBJECTIVES, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.output import sweep as output
 from archgen.perf.batch import evaluate
-from archgen.perf.cluster import Machine, machine
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.sweep import PointRow, Result, SweepProblem, summarise
+from archgen.perf.workload.cluster import Machine, machine
 from archgen.pint_import import enable_dask
 from archgen.pipeline import run as pipeline_run
 from archgen.pipeline import scale_out_paths

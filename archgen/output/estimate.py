@@ -14,11 +14,11 @@ from typing import Any
 
 from archgen import metrics
 from archgen.model.requirements import Outcome, Status
-from archgen.perf.bands import Band
 from archgen.perf.cases import Refused
-from archgen.perf.estimate import Estimate
 from archgen.perf.scores import CaseResult, Scores, summary
 from archgen.perf.train.stacks import Used
+from archgen.perf.workload.bands import Band
+from archgen.perf.workload.estimate import Estimate
 from archgen.quantity_json import to_json
 from archgen.render.fmt import unit_label
 from archgen.units import Q_, Q, relative_change

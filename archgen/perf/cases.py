@@ -27,7 +27,6 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
-from archgen.perf.estimate import expert_problem, pipeline_options
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch, megatron_flops
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
@@ -38,6 +37,7 @@ from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
+from archgen.perf.workload.estimate import expert_problem, pipeline_options
 from archgen.units import Q_, Q, parse_quantity
 from archgen.validate import problems_from
 

@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from archgen.model.switches import ALLOWS
-from archgen.perf.estimate import training_setup
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
@@ -39,6 +38,7 @@ from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.stacks import stated_knobs
 from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
+from archgen.perf.workload.estimate import training_setup
 
 #: Job switches a plan search varies (fields of `training.Job`); sequence parallelism is a `Layout` field.
 JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",

@@ -20,11 +20,11 @@ from archgen.errors import ArchgenError, WorkloadError
 from archgen.model.requirements import Requirement, judge
 from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.cluster import Machine, estimate_on_cluster
-from archgen.perf.derived import judge_requirements, judged, point_metrics
-from archgen.perf.estimate import precision
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of
+from archgen.perf.workload.cluster import Machine, estimate_on_cluster
+from archgen.perf.workload.derived import judge_requirements, judged, point_metrics
+from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 

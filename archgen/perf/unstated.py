@@ -33,7 +33,7 @@ from archgen.model.accelerator import Accelerator
 from archgen.perf.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
 from archgen.perf.catalog import load_accelerators
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
-from archgen.perf.efficiency_range import at_efficiency, gemm_range
+from archgen.perf.workload.efficiency_range import at_efficiency, gemm_range
 
 #: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
 #: NCCL's IB/RoCE and socket transports, aws-ofi-nccl on P5en/P6-B200/P6-B300, and on P4d/P5/P5e (its default).

@@ -165,10 +165,10 @@ def test_the_bound_never_exceeds_the_step_time(tmp_path):
 
 
 def _set(p: SweepProblem, levels, pos):
-    from archgen.perf.estimate import training_setup
     from archgen.perf.hw.arch import Arch
     from archgen.perf.sweep import _hardware, _job
     from archgen.perf.train.layouts import enumerate_layouts
+    from archgen.perf.workload.estimate import training_setup
 
     first = p.point(int(pos[0]))
     base = p.bases[(first["cluster"], first.get("accelerator"))]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.perf.efficiency_range import at_efficiency, efficiency_note, gemm_range, over_range
 from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.workload.efficiency_range import at_efficiency, efficiency_note, gemm_range, over_range
 
 
 def test_blackwell_points_are_at_training_shapes_and_ranges_reach_mamf(accelerators):

@@ -59,7 +59,7 @@ def _jsonable(x):
 
 def workloads() -> dict:
     """Every shipped workload estimated on its cluster, as the pipeline does it."""
-    from archgen.perf.workloads import estimate_workloads, judge_workloads
+    from archgen.perf.workload.results import estimate_workloads, judge_workloads
     from archgen.pipeline import analyse_paths, scale_out_paths
 
     specs, design, _, clusters = analyse_paths([REPO / "specs"])

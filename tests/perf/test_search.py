@@ -11,11 +11,11 @@ import pytest
 
 from archgen.errors import UsageError
 from archgen.model.workload import Model, Workload
-from archgen.perf.derived import judge_requirements
-from archgen.perf.estimate import estimate
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.layouts import divisors, interleaves, layout_problems, search_training
 from archgen.perf.train.training import Job
+from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.estimate import estimate
 
 GPT3 = Model(id="gpt3-175b", layers=96, hidden=12288, heads=96, ffn=49152, vocab=51200)
 MT530 = Arch(layers=105, hidden=20480, heads=128, kv_heads=128, head_dim=160, ffn=81920, vocab=51200)

@@ -16,19 +16,19 @@ import numpy as np
 from archgen.errors import UsageError, WorkloadError
 from archgen.model.requirements import Outcome
 from archgen.model.workload import Model, Workload
-from archgen.perf.bands import Band, bands, family
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
-from archgen.perf.efficiency_range import efficiency_note
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note  # noqa: F401 (sweeps import them here)
-from archgen.perf.sensitivity import elasticities
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, estimate_serving, replica_rate
 from archgen.perf.train.layouts import layout_problems, no_layout_reason, search_training
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, estimate_training
+from archgen.perf.workload.bands import Band, bands, family
+from archgen.perf.workload.efficiency_range import efficiency_note
+from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_, Q
 
 

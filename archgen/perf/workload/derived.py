@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from archgen.model.requirements import Outcome, Requirement, judge
 
 if TYPE_CHECKING:
-    from archgen.perf.cluster import Machine
-    from archgen.perf.estimate import Estimate
+    from archgen.perf.workload.cluster import Machine
+    from archgen.perf.workload.estimate import Estimate
 
 #: Metrics that still mean something when a job does not fit in memory.
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")

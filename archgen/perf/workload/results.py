@@ -13,11 +13,11 @@ from archgen.binding import BoundRequirement
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.workload import Model, Workload
-from archgen.perf.cluster import estimate_on_cluster, machine
 from archgen.perf.comm.collectives import busbw_curve
-from archgen.perf.derived import judge_requirements
-from archgen.perf.estimate import Estimate
-from archgen.perf.roofline import Roofline, workload_roofline
+from archgen.perf.workload.cluster import estimate_on_cluster, machine
+from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.estimate import Estimate
+from archgen.perf.workload.roofline import Roofline, workload_roofline
 from archgen.topology import ScaleOutPath
 
 

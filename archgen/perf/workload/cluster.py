@@ -18,9 +18,9 @@ from archgen.errors import UsageError, WorkloadError
 from archgen.model import Accelerator, Cluster, Rack, System
 from archgen.model.base import Document
 from archgen.model.workload import Model, Workload
-from archgen.perf.estimate import Estimate, estimate
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.train.goodput import Failures
+from archgen.perf.workload.estimate import Estimate, estimate
 from archgen.topology import ScaleOutPath, TorusPath
 
 

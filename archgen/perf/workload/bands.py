@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from archgen import metrics
 from archgen.model.cases import Case
-from archgen.perf.band_table import TABLE
+from archgen.perf.workload.band_table import TABLE
 from archgen.units import Q
 
 #: The families of published runs, with how each is shown.
