@@ -20,7 +20,7 @@ from archgen.metric import JOBS, PLACEHOLDERS, SUBJECTS, Metric  # noqa: F401 (r
 from archgen.units import Q
 
 _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py",
-                          "perf/workload/estimate.py", "perf/sweep.py")
+                          "perf/workload/estimate.py", "perf/explore/points.py")
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from bench_perf import baseline
 
 from archgen.commands import sweep as sw
-from archgen.perf import sweep as per_point
+from archgen.perf.explore import points as per_point
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 TRAIN = """kind: Sweep

@@ -11,8 +11,8 @@ import pytest
 from archgen.commands import sweep as sw
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
+from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.sweep import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto
 from archgen.units import Q_
 from tests.conftest import SPECS
 

@@ -27,8 +27,8 @@ from archgen.output.estimate import (
 )
 from archgen.perf.cases import read_case_file
 from archgen.perf.catalog import load_accelerators
+from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
-from archgen.perf.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.scores import score_cases
 from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range

@@ -30,9 +30,9 @@ from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.output import sweep as output
-from archgen.perf.batch import evaluate
+from archgen.perf.explore.points import PointRow, Result, SweepProblem, summarise
+from archgen.perf.explore.vectorised import evaluate
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.sweep import PointRow, Result, SweepProblem, summarise
 from archgen.perf.workload.cluster import Machine, machine
 from archgen.pint_import import enable_dask
 from archgen.pipeline import run as pipeline_run

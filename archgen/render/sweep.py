@@ -17,7 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen.model.workload import job_kind
-from archgen.perf.sweep import PointRow, Result, requirements
+from archgen.perf.explore.points import PointRow, Result, requirements
 from archgen.render import fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 
 from archgen.commands import sweep as sw
-from archgen.perf import batch
 from archgen.perf.comm.collectives import collective_time
+from archgen.perf.explore import vectorised as batch
+from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import memory_time, vector_time
-from archgen.perf.sweep import PointRow, SweepProblem, evaluate_point
 from archgen.perf.train.training import estimate_training
 from tests.conftest import SPECS
 
@@ -165,8 +165,8 @@ def test_the_bound_never_exceeds_the_step_time(tmp_path):
 
 
 def _set(p: SweepProblem, levels, pos):
+    from archgen.perf.explore.points import _hardware, _job
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.sweep import _hardware, _job
     from archgen.perf.train.layouts import enumerate_layouts
     from archgen.perf.workload.estimate import training_setup
 

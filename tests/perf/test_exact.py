@@ -78,7 +78,7 @@ def workloads() -> dict:
 def sweep_rows() -> dict:
     """The rows of the shipped sweeps, point by point (the per-point path; test_batch holds the batch to it)."""
     from archgen.commands import sweep as sw
-    from archgen.perf.sweep import evaluate_point
+    from archgen.perf.explore.points import evaluate_point
 
     specs, clusters, sweeps = sw.load(REPO / "specs" / "sweeps" / "llama3-70b.yaml", [REPO / "specs"])
     out = {}

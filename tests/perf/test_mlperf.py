@@ -81,7 +81,7 @@ def test_a_sweep_over_the_arrival_rate_finds_the_load_that_meets_the_limits(tmp_
     """The `arrival_rate` axis: the highest load whose TTFT and TPOT p99 meet llama2-70b-interactive's limits
     (a point is one estimate: one simulated run of a replica)."""
     from archgen.commands import sweep as sw
-    from archgen.perf.sweep import evaluate
+    from archgen.perf.explore.points import evaluate
 
     shutil.copytree(SPECS, tmp_path / "specs")
     reqs = [r.model_dump(mode="json", exclude_defaults=True) for r in server_requirements("llama2-70b-interactive")]

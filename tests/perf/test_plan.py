@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.switches import ALLOWS
+from archgen.perf.explore.plan import search_plan
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import HostShare, hardware_for
-from archgen.perf.plan import search_plan
 from archgen.perf.train.layouts import search_training
 from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import Job

@@ -33,11 +33,11 @@ import numpy as np
 
 from archgen.errors import ArchgenError
 from archgen.model.sweep import HARDWARE_AXES
-from archgen.perf.batch_rows import UNITS, PointSet, finish
+from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point
+from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
-from archgen.perf.sweep import PointRow, SweepProblem, _hardware, _job, evaluate_point
 from archgen.perf.train.goodput import goodput_of
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.pipeline_split import split

@@ -16,8 +16,8 @@ import numpy as np
 from archgen import metrics as registry
 from archgen.model.requirements import judge_each
 from archgen.model.sweep import SWEEP_METRICS
+from archgen.perf.explore.points import PointRow, SweepProblem, requirements
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.sweep import PointRow, SweepProblem, requirements
 from archgen.perf.workload.cluster import Machine
 from archgen.perf.workload.derived import judged, point_metrics
 from archgen.quantity_json import json_unit
