@@ -13,13 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from archgen.perf.catalog import load_accelerators
 from archgen.perf.explore.plan import search_plan
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import HostShare, hardware_for
 from archgen.perf.train.layouts import enumerate_layouts, search_training
 from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import Job, Layout, estimate_training
+from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_
 
 MT530 = Arch(layers=105, hidden=20480, heads=128, kv_heads=128, head_dim=160, ffn=81920, vocab=51200)

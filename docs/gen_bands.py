@@ -15,9 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_accuracy import INDEPENDENT, SCORED  # noqa: E402
 
-from archgen.perf.cases import read_case_file  # noqa: E402
-from archgen.perf.scores import score_cases  # noqa: E402
 from archgen.perf.workload.bands import case_family, compute_table, table_source  # noqa: E402
+from archgen.scoring.cases import read_case_file  # noqa: E402
+from archgen.scoring.scores import score_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Every scored case file, in the accuracy page's order.

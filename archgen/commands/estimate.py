@@ -25,17 +25,17 @@ from archgen.output.estimate import (
     what_if_json,
     what_if_text,
 )
-from archgen.perf.cases import read_case_file
-from archgen.perf.catalog import load_accelerators
 from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
-from archgen.perf.scores import score_cases
 from archgen.perf.train.stacks import explain as explain_switches
-from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
 from archgen.perf.workload.cluster import estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import Estimate, precision
 from archgen.pipeline import analyse_paths, scale_out_paths
+from archgen.scoring.cases import read_case_file
+from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.scores import score_cases
+from archgen.scoring.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
 from archgen.topology import ScaleOutPath
 
 FORMATS = ("text", "json")

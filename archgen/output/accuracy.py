@@ -9,13 +9,13 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_switch, show_value
-from archgen.perf.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
 from archgen.perf.train.stacks import explain
-from archgen.perf.unstated import unstated_range
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.bands import FAMILIES
+from archgen.scoring.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
+from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
+from archgen.scoring.unstated import unstated_range
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).
 MEDIAN_TARGET = 0.10

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from archgen.load import load_file
 from archgen.model.accelerator import Accelerator
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.curves import curve_points
+from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.curves import curve_points
 
 
 def _size(size: float) -> str:

@@ -14,13 +14,13 @@ from typing import Any
 
 from archgen import metrics
 from archgen.model.requirements import Outcome, Status
-from archgen.perf.cases import Refused
-from archgen.perf.scores import CaseResult, Scores, summary
 from archgen.perf.train.stacks import Used
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.estimate import Estimate
 from archgen.quantity_json import to_json
 from archgen.render.fmt import unit_label
+from archgen.scoring.cases import Refused
+from archgen.scoring.scores import CaseResult, Scores, summary
 from archgen.units import Q_, Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),

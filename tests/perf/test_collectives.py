@@ -104,7 +104,7 @@ def test_declared_efa_latency_moves_nccls_choices_to_the_p6_tuners(accelerators)
     for Ring/LL128 at 17.5 MiB. NCCL's own model with the 35 us the same plugin declares leaves Tree between 16 and
     32 MiB and agrees with the tuner at 12 of the 20 sizes; with no network latency it leaves Tree by 8 MiB, for
     NVLSTree, and agrees at 9."""
-    from archgen.perf.curves import curve_points
+    from archgen.scoring.curves import curve_points
     c = CURVES["b200-4-nodes-efa"]
     declared = {int(p.size): p.choice for p in curve_points(c, accelerators)}
     none = {int(p.size): p.choice for p in curve_points({**c, "network_latency_us": 0}, accelerators)}

@@ -60,8 +60,8 @@ def test_gb200_nvfp4_case_range_spans_the_measurement(accelerators):
     """MLPerf Training v5.1 Llama 3.1 8B NVFP4 on 8 GB200 (0.4055 s): the range over the stated efficiency holds it."""
     from pathlib import Path
 
-    from archgen.perf.cases import read_cases
-    from archgen.perf.unstated import training_efficiency_range, unstated_range
+    from archgen.scoring.cases import read_cases
+    from archgen.scoring.unstated import training_efficiency_range, unstated_range
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == "mlperf-t51-llama31-8b-8xgb200-nvfp4"]
     case = case.model_copy(update={"training": case.training.model_copy(update={"stack": "nemo-2025"})})

@@ -91,7 +91,7 @@ def sweep_rows() -> dict:
 
 def cases() -> dict:
     """Each validation case's prediction."""
-    from archgen.perf.scores import score_case_file
+    from archgen.scoring.scores import score_case_file
 
     out = {}
     for name in ("validation-cases.yaml", "validation-modern.yaml"):
@@ -111,8 +111,8 @@ def _fields(est) -> dict:
 
 
 def _hardware() -> dict[str, Hardware]:
-    from archgen.perf.catalog import load_accelerators
     from archgen.perf.hw.hardware import hardware_for
+    from archgen.scoring.catalog import load_accelerators
     from archgen.units import Q_
 
     acc = load_accelerators()

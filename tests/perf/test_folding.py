@@ -184,8 +184,8 @@ def test_megatron_bridge_layouts_refused_before_are_scored():
     the model's step is 66.2 s where 1712 tokens/s/GPU means 76.6 s)."""
     from pathlib import Path
 
-    from archgen.perf.cases import read_case_file
-    from archgen.perf.scores import score_file
+    from archgen.scoring.cases import read_case_file
+    from archgen.scoring.scores import score_file
 
     path = Path(__file__).parent / "data" / "bridge-26.04.yaml"
     assert read_case_file(path).refused == []
@@ -204,7 +204,7 @@ def test_ep_overlap_saves_what_the_published_ablation_saved():
     modelled (docs/perf-model.md, Limitations)."""
     from pathlib import Path
 
-    from archgen.perf.scores import score_file
+    from archgen.scoring.scores import score_file
 
     rows = {r.id: r for r in score_file(Path(__file__).parent / "data" / "bridge-26.04.yaml")}
     off = rows["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off"]

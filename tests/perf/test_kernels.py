@@ -102,7 +102,7 @@ def test_flash_forward_matches_flashattention3_on_h100():
     """FlashAttention-3 forward on H100, BF16, head dimension 128, batch x sequence = 16k tokens, 16 heads, no causal
     mask (tests/perf/data/fa3-h100-forward.yaml, from pytorch/benchmark PR 2391). The model's rate is the best
     measured BF16 GEMM x 0.8 x s/(s + 128): within 10 % from 1k tokens up, and 18 % fast at 512."""
-    from archgen.perf.cases import flash_attention_check
+    from archgen.scoring.cases import flash_attention_check
     rows = flash_attention_check(Path(__file__).parent / "data" / "fa3-h100-forward.yaml")
     assert len(rows) == 6
     for row, predicted in rows:

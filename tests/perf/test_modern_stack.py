@@ -10,9 +10,9 @@ import pytest
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.scores import score_file
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.workload.roofline import training_kernels
+from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
 LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)

@@ -19,8 +19,8 @@ import pytest
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.scores import score_file
 from archgen.perf.train.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept, tp_overlap_cost
+from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
 
@@ -63,7 +63,7 @@ def test_h100_tp_overlap_runs_within_10_percent_and_the_cost_moves_them(monkeypa
 def test_megatron_bridge_405b_row_within_10_percent(accelerators):
     """Megatron-Bridge 26.06, Llama 3.1 405B on 1,024 H100 (TP8 PP8 CP2 VP8, TP overlap) under its stack, nemo-2025 (as
     the shared modern file states it): +16.4 % before the cost of overlap was modelled, +4.7 % with it."""
-    from archgen.perf.cases import predict, read_cases
+    from archgen.scoring.cases import predict, read_cases
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == "nemo2606-h100-llama31-405b-fp8-1024gpu"]
     case = case.model_copy(update={"training": case.training.model_copy(update={"stack": "nemo-2025"})})
@@ -73,7 +73,7 @@ def test_megatron_bridge_405b_row_within_10_percent(accelerators):
 
 def _modern_case(case_id: str, stack: str):
     """A training case of the shipped modern file under the stack the shared file states for it."""
-    from archgen.perf.cases import read_cases
+    from archgen.scoring.cases import read_cases
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == case_id]
     return case.model_copy(update={"training": case.training.model_copy(update={"stack": stack})})
@@ -106,7 +106,7 @@ def test_mlperf_gpt3_11616_h100_within_5_percent_and_the_nccl_sms_move_it(monkey
     of 7.4B parameters per rank over 484 nodes runs beside most of the step): -3.5 % with the SMs NCCL takes from
     the compute it overlaps, -9.7 % without them (the switch moves it by more than 5 points)."""
     import archgen.perf.train.exposure as X
-    from archgen.perf.cases import predict
+    from archgen.scoring.cases import predict
     case = _modern_case("mlperf-t41-gpt3-11616xh100", "megatron-core-2024")
     err = predict(case, accelerators)["step_time"] / 0.921 - 1
     assert abs(err) <= 0.05, err

@@ -11,10 +11,10 @@ import pytest
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.scores import score_case_file
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
+from archgen.scoring.scores import score_case_file
 from archgen.units import Q_
 
 DATA = Path(__file__).resolve().parent / "data"

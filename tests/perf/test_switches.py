@@ -146,7 +146,7 @@ def test_estimate_workload_explain(cli):
 
 def test_accuracy_page_lists_each_training_case_with_its_stack_and_switches(tmp_path):
     from archgen.output.accuracy import switches_table
-    from archgen.perf.cases import read_cases
+    from archgen.scoring.cases import read_cases
 
     path = tmp_path / "cases.yaml"
     path.write_text(EXPLAIN_CASES, encoding="utf-8")

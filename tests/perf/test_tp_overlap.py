@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf.scores import score_file
 from archgen.perf.train.training import Job, Layout, estimate_training
+from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -25,7 +26,6 @@ from archgen.errors import SpecError, SpecProblem
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseTraining, Measurement
-from archgen.perf.catalog import load_accelerators
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch, megatron_flops
@@ -38,6 +38,7 @@ from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
 from archgen.perf.workload.estimate import expert_problem, pipeline_options
+from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_, Q, parse_quantity
 from archgen.validate import problems_from
 
@@ -102,7 +103,7 @@ def read_case_file(path: str | Path) -> CaseFile:
     entries: list[tuple[int, Case | Refused]] = []
     seen: set[str] = set()
     for i, item in enumerate(raw):
-        name = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else f"cases[{i}]"
+        name = str(item["id"]) if isinstance(item, dict) and isinstance(item.get("id"), str) else f"cases[{i}]"
         try:
             case = Case.model_validate(item)
         except ValidationError as err:
@@ -202,10 +203,11 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     if case.training is not None:
         return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
     inf = case.inference
+    assert inf is not None and case.model is not None  # a case is a collective, a training or an inference (Case)
     job = ServeJob(Arch.from_model(case.model), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                    inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario)
     rate = replica_rate(inf.arrival_rate, inf.replicas)
-    est, _ = estimate_serving(hw, job, inf.tp, None if inf.batch == "max" else inf.batch, rate)
+    est, _ = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate)
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
             "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot)}
 
@@ -214,7 +216,9 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
                        ) -> TrainingEstimate:
     """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
     t = case.training
-    knobs = resolve(stack or t.stack, stated_knobs(t), t.precision)
+    assert t is not None and case.model is not None  # callers pass training cases
+    # `stacks.Knobs` is made by make_dataclass, so mypy knows none of its fields
+    knobs: Any = resolve(stack or t.stack, stated_knobs(t), t.precision)
     job = Job.from_knobs(Arch.from_model(case.model), t.seq_len, t.global_batch, t.precision, knobs)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
@@ -249,6 +253,7 @@ def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None
 def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
     """Every training metric a case may measure, from the predicted step time (SI)."""
     t = case.training
+    assert t is not None and case.model is not None  # callers pass training cases
     out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
     if case.flop_counting is not None:
         flops = megatron_flops(Arch.from_model(case.model), t.global_batch, t.seq_len, case.flop_counting)

@@ -30,10 +30,10 @@ import dataclasses
 from itertools import product
 
 from archgen.model.accelerator import Accelerator
-from archgen.perf.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
-from archgen.perf.catalog import load_accelerators
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.workload.efficiency_range import at_efficiency, gemm_range
+from archgen.scoring.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
+from archgen.scoring.catalog import load_accelerators
 
 #: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
 #: NCCL's IB/RoCE and socket transports, aws-ofi-nccl on P5en/P6-B200/P6-B300, and on P4d/P5/P5e (its default).
@@ -88,6 +88,7 @@ def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = N
     if not knobs:
         return {}
     c = case.collective
+    assert c is not None  # `knobs` is empty otherwise
     stated_nvls = c.algorithm in ("nvls", "nvls_tree")
     nvls_values = (False, True) if "NVLS" in knobs else (stated_nvls,)
     preds = []

@@ -10,12 +10,13 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from archgen.errors import ArchgenError, SpecError, SpecProblem
+from archgen.errors import ArchgenError, Location, SpecError, SpecProblem
 from archgen.load import SourceDocument
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.workload import job_kind
-from archgen.perf.cases import (
+from archgen.perf.comm.collectives import IN_NETWORK, require
+from archgen.scoring.cases import (
     CaseFile,
     Refused,
     case_hardware,
@@ -25,8 +26,7 @@ from archgen.perf.cases import (
     training_estimate,
     training_metrics,
 )
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.comm.collectives import IN_NETWORK, require
+from archgen.scoring.catalog import load_accelerators
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
 
 def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: SourceDocument | None) -> list[SpecProblem]:
     """Why the model cannot run `case` (the `i`-th of its file) on the known accelerators, or nothing."""
-    def at(*path) -> object:
+    def at(*path) -> Location | None:
         return doc.locate(("cases", i, *path)) if doc else None
 
     if case.system.accelerator not in accs:
