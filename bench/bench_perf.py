@@ -16,9 +16,10 @@ import numpy as np
 from archgen.perf.explore.plan import search_plan
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import HostShare, hardware_for
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import enumerate_layouts, search_training
 from archgen.perf.train.stacks import resolve
-from archgen.perf.train.training import Job, Layout, estimate_training
+from archgen.perf.train.training import estimate_training
 from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_
 

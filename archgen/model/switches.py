@@ -4,7 +4,7 @@ A switch is a choice the training stack makes that moves the step time or the me
 overlaps what, the dtypes on the wire). Each is a field (name, type and so its allowed values, description) with its
 value under every stack profile and where that value is read (`ByStack`). From these two classes come a Workload's
 `training` switches (and `parallelism.sequence_parallel`), a validation case's, the profiles the performance model
-resolves (`archgen.perf.train.stacks`) and the defaults of its internal job (`archgen.perf.train.training.Job`);
+resolves (`archgen.perf.train.stacks`) and the defaults of its internal job (`archgen.perf.train.job.Job`);
 a test holds each of them to this table. A job that states no `stack` takes the newest profile (`DEFAULT_STACK`),
 and a stated switch always wins over the profile.
 

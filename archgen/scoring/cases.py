@@ -33,10 +33,11 @@ from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostSh
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.scheduler import estimate_serving, replica_rate
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import resolve, stated_knobs, variants
-from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
+from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.estimate import expert_problem, pipeline_options
 from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_, Q, parse_quantity

@@ -15,9 +15,10 @@ import yaml
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import HostShare, hardware_for
 from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import enumerate_layouts, layout_problems, search_training
 from archgen.perf.train.stacks import resolve
-from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, estimate_training
+from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.units import parse_quantity
 
 DATA = yaml.safe_load((Path(__file__).parent / "data" / "calculon-530b-5120.yaml").read_text())

@@ -42,7 +42,8 @@ def test_a_range_must_hold_its_point():
 
 def test_the_range_reaches_the_estimate(accelerators):
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.training import Job, Layout, estimate_training
+    from archgen.perf.train.job import Job, Layout
+    from archgen.perf.train.training import estimate_training
     hw = hardware_for(accelerators["gb200"], scale_up_size=72)
     assert gemm_range(hw, "fp4") == (0.357, 0.535) and gemm_range(hw, "tf32") is None
     arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)

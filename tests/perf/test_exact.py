@@ -164,8 +164,9 @@ def training() -> dict:
     sys.path.insert(0, str(REPO / "bench"))
     from bench_perf import MT530
 
+    from archgen.perf.train.job import Job, Layout
     from archgen.perf.train.layouts import search_training
-    from archgen.perf.train.training import Job, Layout, estimate_training
+    from archgen.perf.train.training import estimate_training
 
     hw = _hardware()["a100-8-200g"]
     job = Job(MT530, 2048, 2240, "bf16", "flash")

@@ -12,10 +12,11 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
 from archgen.perf.train.experts import expert_forward
 from archgen.perf.train.exposure import expert_comm
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import split, split_problems
 from archgen.perf.train.ranks import busiest_memory, rank_times
-from archgen.perf.train.training import Job, Layout, estimate_training, layer_times
+from archgen.perf.train.training import estimate_training, layer_times
 
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
 #: Llama 3.1 405B, by hand: attention h(q + 2kv) + qh = 16384 x 18432 + 16384^2, SwiGLU 3 x 16384 x 53248, two norms.

@@ -13,8 +13,9 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import HostShare, hardware_for
 from archgen.perf.hw.memory import HOST_OPTIMIZER_BYTES, OFFLOAD_WINDOW_LAYERS, layer_activation_bytes, params_per_gpu
 from archgen.perf.train import offload as off
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import layout_problems, search_training
-from archgen.perf.train.training import Job, Layout, estimate_training
+from archgen.perf.train.training import estimate_training
 from archgen.perf.workload.estimate import estimate
 from archgen.units import Q_
 

@@ -87,7 +87,7 @@ def test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms(h100):
     from archgen.perf.comm.collectives import collective_times
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.exposure import NCCL_CTAS, dp_exposed
-    from archgen.perf.train.training import Job
+    from archgen.perf.train.job import Job
     job = Job(Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True),
               8192, 64, overlap_param_gather=True)
     params, dp = 8e9, 64.0
@@ -122,7 +122,7 @@ def test_ep_dedup_dispatch_runs_at_deepeps_measured_rdma_rate(accelerators):
     (-2 %); sending every routed copy (4 of 8 cross) it would take 2.63 ms, four times the measurement."""
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.exposure import expert_comm
-    from archgen.perf.train.training import Job
+    from archgen.perf.train.job import Job
     from archgen.units import Q_
     hw = hardware_for(accelerators["h800-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
     arch = Arch(layers=1, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
@@ -142,7 +142,7 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
-    from archgen.perf.train.training import Job
+    from archgen.perf.train.job import Job
     arch = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 16, overlap_ep_comm=True)
@@ -164,7 +164,8 @@ def test_step_fixed_costs_zero_the_gradient_buffer_and_clip(h100):
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw import kernels as K
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.training import ADAM_BYTES, CLIP_BYTES, Job, Layout, estimate_training
+    from archgen.perf.train.job import Job, Layout
+    from archgen.perf.train.training import ADAM_BYTES, CLIP_BYTES, estimate_training
     arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
     e = estimate_training(h100, Job(arch, 8192, 64), Layout(1, 1, 8, 1))
     from archgen.perf.hw.memory import params_per_gpu

@@ -12,8 +12,8 @@ import pytest
 from archgen.errors import UsageError
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
+from archgen.perf.train.job import Job
 from archgen.perf.train.layouts import divisors, interleaves, layout_problems, search_training
-from archgen.perf.train.training import Job
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import estimate
 

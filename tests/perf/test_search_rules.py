@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.train.job import Job
 from archgen.perf.train.layouts import MAX_MICRO_BATCH, divisors, enumerate_layouts, layout_problems, nearest_counts
-from archgen.perf.train.training import Job
 from archgen.scoring.catalog import load_accelerators
 
 H100 = hardware_for(load_accelerators()["h100-sxm5-80gb"], scale_up_size=8)

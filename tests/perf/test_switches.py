@@ -9,8 +9,8 @@ import typing
 from archgen.model.cases import CaseTraining
 from archgen.model.switches import STACKS, SWITCHES, ByStack
 from archgen.model.workload import Parallelism, Training
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.stacks import JOB_DEFAULTS, KNOBS, PROFILES, Knobs
-from archgen.perf.train.training import Job, Layout
 
 
 def _switch_fields(model) -> set[str]:

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf.train.training import Job, Layout, estimate_training
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.training import estimate_training
 from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"

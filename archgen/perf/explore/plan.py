@@ -34,13 +34,14 @@ from archgen.model.switches import ALLOWS
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.stacks import stated_knobs
-from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
+from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.estimate import training_setup
 
-#: Job switches a plan search varies (fields of `training.Job`); sequence parallelism is a `Layout` field.
+#: Job switches a plan search varies (fields of `job.Job`); sequence parallelism is a `Layout` field.
 JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",
                 "overlap_ep_comm")
 #: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show

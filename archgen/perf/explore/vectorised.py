@@ -39,10 +39,11 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
 from archgen.perf.train.goodput import goodput_of
+from archgen.perf.train.job import Layout
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import busiest_memory, rank_times
-from archgen.perf.train.training import RECOMPUTE_CODES, Layout, estimate_training, layer_times
+from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training, layer_times
 from archgen.perf.workload.estimate import training_setup
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q

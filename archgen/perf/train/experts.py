@@ -15,13 +15,9 @@ rank then runs its experts / ep experts on T·top_k·etp/tp routed tokens with t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
-
-if TYPE_CHECKING:
-    from archgen.perf.train.training import Job
+from archgen.perf.train.job import Job
 
 
 def expert_forward(hw: Hardware, job: Job, T, tp, ep, etp=None):

@@ -21,17 +21,12 @@ An accelerator whose catalog entry gives no SM count (`multiprocessors`) keeps e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
-
-if TYPE_CHECKING:
-    from archgen.perf.train.training import Job
-
+from archgen.perf.train.job import Job
 
 #: SMs Transformer Engine's userbuffers give the `pipeline` and `bulk` overlap kernels (`num_sm`, with
 #: `set_sm_margin`; base.py `initialize_ub` at d0067d0 line 384).

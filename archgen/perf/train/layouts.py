@@ -21,11 +21,12 @@ from archgen.errors import UsageError
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, layout_interleave, slot_count, split_problems
-from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, TrainingEstimate, estimate_training
+from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
-#: Sharding stages searched when a workload leaves `zero` out (see `training.Layout.zero`).
+#: Sharding stages searched when a workload leaves `zero` out (see `job.Layout.zero`).
 ZERO_STAGES = (0, 1, 2, 3)
 KEYS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero", "offload")
 

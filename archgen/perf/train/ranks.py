@@ -8,7 +8,7 @@ the class that needs the most HBM. Both broadcast over arrays of layouts (the se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,10 +16,8 @@ from archgen.perf.comm.algorithms import as_float
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import TrainingMemory, expert_split, training_memory
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import Split, split
-
-if TYPE_CHECKING:
-    from archgen.perf.train.training import Job, Layout
 
 
 @dataclass(frozen=True)

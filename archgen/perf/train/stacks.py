@@ -46,7 +46,7 @@ Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=Tr
 Knobs.__doc__ = "The resolved switches of a training job (one field per `archgen.model.switches.SWITCHES` row)."
 
 PROFILES = {stack: Knobs(**{name: s.default(stack) for name, s in SWITCHES.items()}) for stack in STACKS}
-#: The profile whose values an internal `training.Job` (and `Layout`) takes for a switch its caller leaves out:
+#: The profile whose values an internal `job.Job` (and `Layout`) takes for a switch its caller leaves out:
 #: the model's unit tests build jobs directly and were written against the Megatron-core stack. A Workload or a
 #: case that states no stack takes `archgen.model.switches.DEFAULT_STACK` instead.
 JOB_DEFAULTS = PROFILES["megatron-core-2024"]

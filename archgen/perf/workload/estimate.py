@@ -22,10 +22,11 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note  # noqa: F401 (sweeps import them here)
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, estimate_serving, replica_rate
+from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import layout_problems, no_layout_reason, search_training
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
-from archgen.perf.train.training import RECOMPUTE_CODES, Job, Layout, estimate_training
+from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.perf.workload.bands import Band, bands, family
 from archgen.perf.workload.efficiency_range import efficiency_note
 from archgen.perf.workload.sensitivity import elasticities
