@@ -25,12 +25,19 @@ from archgen.output.estimate import (
     what_if_json,
     what_if_text,
 )
-from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
-from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
-from archgen.perf.train.stacks import explain as explain_switches
-from archgen.perf.workload.cluster import estimate_on_cluster, machine
-from archgen.perf.workload.derived import judge_requirements
-from archgen.perf.workload.estimate import Estimate, precision
+from archgen.perf.api import (
+    EXTRA_PARAMETERS,
+    PARAMETERS,
+    Estimate,
+    estimate_on_cluster,
+    explain_switches,
+    judge_requirements,
+    machine,
+    plan_dict,
+    plan_for_workload,
+    plan_text,
+    precision,
+)
 from archgen.pipeline import analyse_paths, scale_out_paths
 from archgen.scoring.cases import read_case_file
 from archgen.scoring.catalog import load_accelerators

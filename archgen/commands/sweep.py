@@ -30,10 +30,7 @@ from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.output import sweep as output
-from archgen.perf.explore.points import PointRow, Result, SweepProblem, summarise
-from archgen.perf.explore.vectorised import evaluate
-from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.workload.cluster import Machine, machine
+from archgen.perf.api import Machine, PointRow, Result, SweepProblem, evaluate, hardware_for, machine, summarise
 from archgen.pint_import import enable_dask
 from archgen.pipeline import run as pipeline_run
 from archgen.pipeline import scale_out_paths
