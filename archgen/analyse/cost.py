@@ -274,7 +274,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     """Reliability and cost of each cluster, goodput and cost per token of each workload on one.
 
     Returns the findings and the workloads with the new metrics added (the pipeline then judges their requirements,
-    `perf.workloads.judge_workloads`).
+    `perf.workload.results.judge_workloads`).
     """
     ops = Operations()
     for path, analysis in clusters.items():

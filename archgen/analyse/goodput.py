@@ -21,7 +21,7 @@ from archgen.validate import Specs
 
 @dataclass(frozen=True)
 class Goodput(JobGoodput):
-    """A training job's checkpoints, interruptions and goodput (perf.goodput.JobGoodput) with its size."""
+    """A training job's checkpoints, interruptions and goodput (perf.train.goodput.JobGoodput) with its size."""
 
     accelerators: int = 0
     checkpoint_size: float = 0.0  # B

@@ -53,7 +53,7 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     """`archgen estimate`: score `cases`, or estimate `workload` (on `cluster`, under `what_if`) from `paths`.
 
     `explain` adds every training switch an estimate used and where its value came from (`stacks.explain`);
-    `search_plan` adds the plan search (`perf.plan`) beside the estimate.
+    `search_plan` adds the plan search (`perf.explore.plan`) beside the estimate.
     """
     if cases is not None:
         if cluster or workload or what_if:
@@ -86,7 +86,7 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     Accuracy is reported, not judged, here. A case the model cannot score (invalid fields, an unknown accelerator,
     a layout the model refuses) is reported with its located problems and the other cases are still scored; a
     problem of the file itself (YAML, schema, no cases) raises `SpecError`. The text also gives each collective
-    and serving case's range over the knobs its source leaves open (`perf.unstated`; not scored). `explain` adds
+    and serving case's range over the knobs its source leaves open (`scoring.unstated`; not scored). `explain` adds
     each scored training case's switches and where each came from (JSON: a `switches` list on each of its rows).
     """
     _check_format(fmt)
@@ -158,12 +158,12 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
     The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
-    by cluster id, the compute fabric as the network analysis sized it (see `perf.cluster`). `what_if`
+    by cluster id, the compute fabric as the network analysis sized it (see `perf.workload.cluster`). `what_if`
     multiplies hardware parameters (`hardware.PARAMETERS`, `EXTRA_PARAMETERS`); the estimate is then made on the
     scaled hardware, its layout searched again where the workload leaves it open, and reported against the baseline
     (the exit code judges the what-if). `explain` adds the training switches the estimate used, with where each
     came from (`stacks.explain`; JSON: `switches`). `search_plan` adds the plan search of a training workload
-    (`perf.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
+    (`perf.explore.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
     `requirements` are the workload's own as `build` bound them (`Design.workload_requirements`; None: bound here),
     judged once on each estimate (the baseline and the what-if).
     """

@@ -1,10 +1,10 @@
 """`archgen sweep`: `run(sweep_file, paths)` evaluates every point of each `Sweep` in a file.
 
 The specs are loaded, analysed and checked once (`pipeline.run`): each cluster a sweep names becomes a
-`perf.cluster.Machine` (its hardware as the performance model sees it, on the compute fabric the network analysis
-sized, and its IT power). The points are then estimated in chunks, in this process, in `workers` processes
-(`concurrent.futures.ProcessPoolExecutor`) or on a Dask cluster (`scheduler`, the `distributed` extra); a chunk is
-an index range, so a worker generates its own points and only summaries travel back.
+`perf.workload.cluster.Machine` (its hardware as the performance model sees it, on the compute fabric the network
+analysis sized, and its IT power). The points are then estimated in chunks, in this process, in `workers` processes
+(`concurrent.futures.ProcessPoolExecutor`) or on a Dask cluster (`scheduler`, the `distributed` extra); a chunk is an
+index range, so a worker generates its own points and only summaries travel back.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from archgen.validate import Specs
 
 #: Chunks per worker: enough to balance uneven points (searched layouts cost more), few enough to stay cheap.
 CHUNKS_PER_WORKER = 8
-#: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
-#: over many points of one layout set.
+#: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.explore.vectorised`), which
+#: pay off over many points of one layout set.
 MIN_CHUNK = 2048
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16

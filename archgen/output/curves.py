@@ -1,6 +1,6 @@
 """The accuracy page's all-reduce curves: each published curve's sizes against the model, as Markdown.
 
-`perf.curves` computes the points (measured and predicted bus bandwidth, the model's choice); this module writes
+`scoring.curves` computes the points (measured and predicted bus bandwidth, the model's choice); this module writes
 them (not scored).
 """
 

@@ -72,7 +72,7 @@ def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[flo
     """The table of the scored cases, the `ranges` over what cases leave unstated, then each refused case's problems.
 
     `ranges` maps a case id to each metric's lowest and highest prediction and the knobs they span
-    (`perf.unstated`); none of them is scored.
+    (`scoring.unstated`); none of them is scored.
     """
     text = case_results_text(scores.results)
     ranges = ranges or {}

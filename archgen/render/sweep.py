@@ -2,7 +2,7 @@
 
 Built on the shared document model (`render.blocks`), so it comes out in every document format; `points.csv` lists
 every point and `front.csv` the front, and `pareto.svg` plots the first two objectives. Presentation only: every
-figure comes from `perf.sweep.Result`.
+figure comes from `perf.explore.points.Result`.
 """
 
 from __future__ import annotations

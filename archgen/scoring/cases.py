@@ -1,4 +1,4 @@
-"""Read validation cases (schema `archgen-validation/1`) and predict them (`perf.scores` scores them).
+"""Read validation cases (schema `archgen-validation/1`) and predict them (`scoring.scores` scores them).
 
 Defaults for what a case leaves out (the format's own defaults are in its header):
 

@@ -1,6 +1,6 @@
 """Score the model against the validation cases' measurements: predicted against measured, case by case.
 
-`perf.cases` reads the cases and predicts them; this module turns a case file into `Scores` (each case's results,
+`scoring.cases` reads the cases and predicts them; this module turns a case file into `Scores` (each case's results,
 or why the model cannot run it) and summarises the errors.
 """
 

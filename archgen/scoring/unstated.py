@@ -1,6 +1,6 @@
 """What a validation case leaves unstated, as a range of predictions rather than a fitted value.
 
-A case is scored at the documented defaults (`perf/cases.py`); where its source leaves a knob open that moves the
+A case is scored at the documented defaults (`scoring/cases.py`); where its source leaves a knob open that moves the
 prediction, the accuracy page and `archgen estimate --cases` also give the lowest and highest prediction over the
 values that knob takes in practice. None of these predictions enters a score.
 

@@ -1,4 +1,4 @@
-"""Error bands (`perf.bands`): computed from scored measurements, looked up by family, shown by `estimate`, and the
+"""Error bands (`perf.workload.bands`): computed from scored measurements, looked up by family, shown by `estimate`, and the
 generated table current against the model."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sweep points evaluated in batches (`perf.batch`) give, point for point, the per-point path's rows."""
+"""Sweep points evaluated in batches (`perf.explore.vectorised`) give, point for point, the per-point path's rows."""
 
 from __future__ import annotations
 
@@ -213,7 +213,7 @@ def test_estimate_training_takes_one_hardware_per_layout(tmp_path):
 
 
 def test_a_torus_and_a_non_nvidia_cluster_batched_are_the_per_point_rows(tmp_path):
-    """A TPU v4 pod (torus collectives, `perf.torus`) and MI355X (no NCCL generation), with hardware axes."""
+    """A TPU v4 pod (torus collectives, `perf.comm.torus`) and MI355X (no NCCL generation), with hardware axes."""
     (p,) = problems(tmp_path, """kind: Sweep
 id: other-fabrics
 workload: llama3-70b-pretrain-b200

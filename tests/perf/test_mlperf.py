@@ -1,4 +1,4 @@
-"""MLPerf Inference's Server/Interactive latency constraints (perf/mlperf.py) as requirements on a simulated run."""
+"""MLPerf Inference's Server/Interactive latency constraints (perf/serve/mlperf.py) as requirements on a simulated run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What overlapped communication costs the compute beside it (`perf.exposure`), from the stacks' own code.
+"""What overlapped communication costs the compute beside it (`perf.train.exposure`), from the stacks' own code.
 
 * TP (Transformer Engine userbuffers, transformer_engine/pytorch/module/base.py `initialize_ub` at d0067d0):
   `ring_exchange` splits QKV/FC1 forward and the row-parallel dgrads into tp chunks; `pipeline` splits the

@@ -1,4 +1,4 @@
-"""Pipelines as Megatron-core builds them (perf/pipeline.py), stack profiles (perf/stacks.py) and recipe memory."""
+"""Pipelines as Megatron-core builds them (perf/train/pipeline_split.py), stack profiles (perf/train/stacks.py) and recipe memory."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FP8/FP4 training: the quantisation Transformer Engine's recipes do (`perf/quant.py`), and Blackwell GEMM rates at
+"""FP8/FP4 training: the quantisation Transformer Engine's recipes do (`perf/hw/quant.py`), and Blackwell GEMM rates at
 training shapes (Transformer Engine's GEMM profiling guide on B300, tests/perf/data/te-gemm-profiling-b300.yaml)."""
 
 from __future__ import annotations

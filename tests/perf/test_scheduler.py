@@ -1,4 +1,4 @@
-"""The serving scheduler (perf/scheduler.py): chunked prefill within a token budget, admission by KV cache,
+"""The serving scheduler (perf/serve/scheduler.py): chunked prefill within a token budget, admission by KV cache,
 queueing, closed and open loops, and the published serving-under-load measurements it is scored on."""
 
 from __future__ import annotations

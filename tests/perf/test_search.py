@@ -67,7 +67,7 @@ def test_estimate_with_search_and_targets(h100):
     assert [o.met for o in judge_requirements(w.requirements, est)] == [True, False]
     assert est.sensitivity["peak"] < -0.3
     # HBM capacity only decides whether the searched layout fits: 0 with more than the 5 % step of headroom,
-    # inf when 5 % less memory would no longer hold it (perf/sensitivity.py)
+    # inf when 5 % less memory would no longer hold it (perf/workload/sensitivity.py)
     tight = est.metrics["memory_headroom"] < 0.05 * (est.metrics["memory_headroom"] + est.memory["total"])
     assert est.sensitivity["hbm_capacity"] == (math.inf if tight else 0.0)
     assert math.isclose(sum(v.to("s").magnitude for v in est.breakdown.values()) - est.breakdown["compute"].m,

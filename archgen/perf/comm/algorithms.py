@@ -47,7 +47,7 @@ def out_bandwidth(hw: Hardware, domains):
     rail-aligned, so a group's cross-domain traffic leaves every domain it spans.
     """
     bw = hw.scale_out_bandwidth * hw.scale_out_efficiency
-    if isinstance(bw, np.ndarray):  # a batch of hardware (`perf.batch`): no fabric where the figure is 0
+    if isinstance(bw, np.ndarray):  # a batch of hardware (`perf.explore.vectorised`): no fabric where the figure is 0
         return where(bw > 0, _tapered(hw, bw, domains), 1e-30)
     if bw <= 0:
         return 1e-30  # no scale-out fabric: a cross-domain collective takes effectively forever

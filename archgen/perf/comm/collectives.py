@@ -13,7 +13,7 @@ algorithm its Simple-protocol bus bandwidth (B/s):
   ring channel per rail-aligned NIC, so a ring that leaves a domain is carried by the NICs of all k members together;
 * NVLS (NVLink SHARP, in-switch reduction): `nccl.nvls_bus`, NCCL's own formula, which saturates at 32 heads.
 
-NCCL's tuning model (`perf/nccl.py`, src/graph/tuning.cc) then turns each (algorithm, protocol) into latency +
+NCCL's tuning model (`perf/comm/nccl.py`, src/graph/tuning.cc) then turns each (algorithm, protocol) into latency +
 size / bandwidth, and `auto` takes the fastest pair NCCL enables by default: ring and tree with LL, LL128 and Simple,
 NVLS inside a domain, NVLSTree across domains (NVLS needs the accelerator's NVLink SHARP), PAT for all-gather and
 reduce-scatter with one rank per domain. In-network reduction across domains (SHARP on the scale-out switches, NCCL's

@@ -1,6 +1,6 @@
 """Collectives on a torus of chips (TPU-style ICI): rings along the torus and the multi-dimensional bucket algorithm.
 
-`perf.collectives.collective_time` hands a collective here when the hardware is a torus (`Hardware.torus`, set
+`perf.comm.collectives.collective_time` hands a collective here when the hardware is a torus (`Hardware.torus`, set
 from the cluster's torus fabric). A group of n ranks occupies a sub-torus: its size along each dimension is the
 largest share of n that dimension divides (TP along the first axis, DP across the rest), and a dimension the
 group spans whole keeps its wraparound link.
@@ -113,7 +113,7 @@ def _one(hw: Hardware, op: str, size, n: float, algorithm: str):
 
 
 def collective_time(hw: Hardware, op: str, size, n, algorithm: str = "auto"):
-    """Time of one collective on the torus (scalars or numpy arrays of size and n, as `perf.collectives`).
+    """Time of one collective on the torus (scalars or numpy arrays of size and n, as `perf.comm.collectives`).
 
     Arrays are worked out once per distinct group size, on all the message sizes that group meets.
     """

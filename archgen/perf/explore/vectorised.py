@@ -1,8 +1,8 @@
 """Sweep points evaluated in batches: the points' hardware as arrays and one layout search over all of them.
 
-`evaluate(problem, start, stop)` returns the rows `perf.sweep.evaluate_point` returns, point for point, much faster
-for training jobs (a test compares every field on the shipped sweeps and on generated ones). The points of a chunk
-are grouped into *layout sets*: the points that share every axis except the hardware figures a factor or a value
+`evaluate(problem, start, stop)` returns the rows `perf.explore.points.evaluate_point` returns, point for point, much
+faster for training jobs (a test compares every field on the shipped sweeps and on generated ones). The points of a
+chunk are grouped into *layout sets*: the points that share every axis except the hardware figures a factor or a value
 changes (`VECTOR_AXES`), so they share their cluster, job, accelerator count, valid layouts and, layout by layout,
 memory. A set is evaluated as one problem of points x layouts, with the hardware fields as arrays:
 
@@ -62,7 +62,7 @@ _OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
-    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs), as `perf.sweep.evaluate` does."""
+    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs), as `perf.explore.points.evaluate` does."""
     if problem.workload.training is None or problem.model is None or not _vectorisable(problem):
         return [evaluate_point(problem, i) for i in range(start, stop)]
     levels = _levels(problem, start, stop)
@@ -167,7 +167,7 @@ def _invalid_set(problem: SweepProblem, indices: np.ndarray, values: list[dict])
 
 
 def _fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, dtype: str) -> dict[str, np.ndarray]:
-    """Per point, each hardware field a vector axis changes, computed as `perf.sweep._hardware` computes it."""
+    """Per point, each hardware field a vector axis changes, computed as `perf.explore.points._hardware` computes it."""
     out: dict[str, np.ndarray] = {}
     for name in VECTOR_AXES:
         if name not in problem.axes:

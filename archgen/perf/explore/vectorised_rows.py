@@ -1,9 +1,9 @@
 """The rows of a batch of sweep points: the sweep's own metrics, the requirements judged on arrays, feasibility.
 
-`perf.batch` times a layout set's points (the training metrics of each, as arrays); `finish` turns them into the
-`PointRow`s `perf.sweep.evaluate_point` returns, point for point: power, energy per token, goodput and cost per token
-from `perf.derived` as on the per-point path, and each requirement judged by `model.requirements.judge_each`, the
-array form of the one judgement.
+`perf.explore.vectorised` times a layout set's points (the training metrics of each, as arrays); `finish` turns them
+into the `PointRow`s `perf.explore.points.evaluate_point` returns, point for point: power, energy per token, goodput and
+cost per token from `perf.workload.derived` as on the per-point path, and each requirement judged by
+`model.requirements.judge_each`, the array form of the one judgement.
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ class PointSet:
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,
            layouts: dict[int, dict], notes: list[str]) -> list[PointRow]:
-    """Rows as `perf.sweep.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
+    """Rows as `perf.explore.points.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
 
-    `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`.
-    Power, energy per token, goodput and cost per token are `perf.derived.point_metrics`, point by point, as on the
+    `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`. Power,
+    energy per token, goodput and cost per token are `perf.workload.derived.point_metrics`, point by point, as on the
     per-point path; the requirements are judged on arrays (`model.requirements.judge_each`).
     """
     problem = pts.problem

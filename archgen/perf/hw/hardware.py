@@ -46,7 +46,7 @@ class Hardware:
         peak: Dense tensor peak per data type (FLOP/s).
         gemm_efficiency: Best dense-GEMM fraction of peak per data type.
         gemm_efficiency_range: Lowest and highest `gemm_efficiency` the sources support, per data type the part
-            has no measurement of (`perf.efficiency_range`).
+            has no measurement of (`perf.workload.efficiency_range`).
         gemm_half_size: GEMM dimension that alone halves the efficiency (size ramp).
         vector_peak: Non-tensor peak (FLOP/s); 0 when unknown.
         vector_efficiency: Sustained fraction of `vector_peak`.
@@ -62,7 +62,7 @@ class Hardware:
         scale_up_efficiency: nccl-tests ring busbw over `scale_up_bandwidth`.
         scale_up_latency: Latency per ring step in the scale-up domain (s).
         torus: Chips along each dimension when the accelerators are joined chip to chip in a torus (TPU ICI);
-            its collectives are then those of `perf.torus`. Empty for switched fabrics.
+            its collectives are then those of `perf.comm.torus`. Empty for switched fabrics.
         torus_link_bandwidth: Bandwidth of one torus link per direction (B/s).
         torus_wraparound: Whether the torus closes each ring.
         in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
@@ -70,7 +70,7 @@ class Hardware:
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets only NCCL's Simple protocol.
         multiprocessors: Streaming multiprocessors; 0 when unknown (overlapped communication then slows no
-            compute, `perf.exposure`).
+            compute, `perf.train.exposure`).
         all_to_all_efficiency: nccl-tests all-to-all busbw over the scale-up link; 0 takes `scale_up_efficiency`.
         scale_out_bandwidth: Scale-out bandwidth per accelerator per direction (B/s); 0 for a single domain.
         scale_out_efficiency: Achievable fraction of `scale_out_bandwidth`.
@@ -176,8 +176,8 @@ class Hardware:
         """This hardware with a trailing length-1 axis on each array field; itself when every field is a number.
 
         The model takes hardware fields as numpy arrays too (one hardware per layout, or per sweep point,
-        `perf.batch`); a computation that adds a trailing axis to the layout arrays (the pipeline rank classes)
-        takes the hardware through this so that it broadcasts against that axis.
+        `perf.explore.vectorised`); a computation that adds a trailing axis to the layout arrays (the pipeline rank
+        classes) takes the hardware through this so that it broadcasts against that axis.
         """
         if self._numbers:
             return self

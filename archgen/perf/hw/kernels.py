@@ -121,7 +121,7 @@ def memory_time(hw: Hardware, nbytes, working_set=None):
 
 def vector_time(hw: Hardware, flop):
     """Time of non-tensor arithmetic (e.g. softmax exponentials) on the vector pipe."""
-    if isinstance(hw.vector_peak, np.ndarray):  # a batch of hardware (`perf.batch`): 0 where the figure is unknown
+    if isinstance(hw.vector_peak, np.ndarray):  # hardware as arrays (`perf.explore.vectorised`): 0 where it is unknown
         with np.errstate(divide="ignore", invalid="ignore"):
             t = flop / (hw.vector_peak * hw.vector_efficiency)
         return np.where(hw.vector_peak > 0, t, 0.0 * flop)

@@ -27,7 +27,7 @@ step with b sequences, both with their fixed costs):
 * offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
   tokens/s = b · out / (b · t_pre,chunked + out · t_dec(b)); TTFT = t_pre on an idle replica (no queueing);
   TPOT = t_dec(b). Prompts are prefilled in chunks of `PREFILL_CHUNK` tokens (TensorRT-LLM's `max_num_tokens`).
-* concurrency and server under load: simulated iteration by iteration (`perf.scheduler`: continuous batching with
+* concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
 Each sequence holds KV cache for `RESERVED_CONTEXT[kv_reserve]` tokens, in `MEMORY_UTILISATION` of HBM (vLLM's
@@ -90,7 +90,7 @@ class ServeJob:
         ep: Expert-parallel ways of a replica's MoE layers (divides tp; the rest splits each expert).
         attention_dp: Attention data parallel: each rank runs the whole attention on 1/tp of the requests.
         scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests);
-            the closed form here is the offline one, `perf.scheduler` simulates the others.
+            the closed form here is the offline one, `perf.serve.scheduler` simulates the others.
     """
 
     arch: Arch
@@ -165,7 +165,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     `batch` sequences of `context` tokens are attended; under attention DP a rank attends `local` of the tokens
     (default tokens / tp) and batch / tp of the sequences with every head, and the experts see all `tokens`.
     Kernel times only: the fixed per-kernel costs are `kernels_per_pass` x `KERNEL_OVERHEAD`. The scheduler
-    (`perf.scheduler`) asks for the pass without its attention core (`attention=False`, timed per sequence by
+    (`perf.serve.scheduler`) asks for the pass without its attention core (`attention=False`, timed per sequence by
     `attention_core`) and names the tokens whose logits are sampled (`sampled`, default every decode token or the
     last token of each prompt).
     """

@@ -8,7 +8,7 @@ lines are copied in tests/perf/data/mlperf-conf-server-latency.conf). The `-inte
 models in the Interactive scenario, the Server scenario with tighter limits.
 
 `server_requirements(benchmark)` gives the two as `Requirement`s on the simulated run's `ttft_p99` and `tpot_p99`
-(perf.scheduler), ready for a workload's `requirements` (docs/perf-model.md shows the YAML).
+(perf.serve.scheduler), ready for a workload's `requirements` (docs/perf-model.md shows the YAML).
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ class LayerTimes:
 
     They depend on the hardware and on tp, micro-batch, cp, ep and recompute alone (not on pp, dp, interleave or
     the sharding stage), so a search over many layouts may compute them once per such combination
-    (`perf.batch`). Arrays broadcast over layouts.
+    (`perf.explore.vectorised`). Arrays broadcast over layouts.
     """
 
     forward: np.ndarray | float
@@ -230,7 +230,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     timed on its own layers, embedding and output layer; the busiest sets the pace:
     step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP
     communication and optimizer step. For equal ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays
-    too (one per layout, or shaped to broadcast against the layout arrays, as `perf.batch` does).
+    too (one per layout, or shaped to broadcast against the layout arrays, as `perf.explore.vectorised` does).
     """
     a = job.arch
     tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)

@@ -33,7 +33,7 @@ class Machine:
     accelerators: int
     per_rack: int         # accelerators in its largest rack
     it_power: float = 0.0  # W: the cluster's IT load (maximum draw of its racks and fabrics), for sweeps
-    failures: Failures | None = None  # what a sweep's training point needs for its goodput (perf.goodput)
+    failures: Failures | None = None  # what a sweep's training point needs for its goodput (perf.train.goodput)
     cost_per_accelerator_hour: float | None = None  # USD, for a sweep point's cost per token
     transport: str = ""   # who declares `hardware.scale_out_latency` ("aws-ofi-nccl on NIC 'efa-v4'"); "": NCCL's IB
 
@@ -65,7 +65,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
                                 else f"as {on.transport} declares" if on.transport else "")
     if not note:
         return replace(est, cluster=on.cluster)
-    # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.sweep`)
+    # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
     notes = [*est.notes, note] if est.fits or not est.notes else [*est.notes[:-1], note, est.notes[-1]]
     return replace(est, cluster=on.cluster, notes=notes)
 
@@ -143,7 +143,7 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
                                          else DEFAULT_SCALE_OUT_LATENCY),
                       scale_out_reduction=bool(scale_out and scale_out.in_network_reduction),
                       host=HostShare.of_node(node.host_memory, node.accelerators) if node.host_memory else None)
-    if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.torus
+    if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.comm.torus
         hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=_si(scale_out.bandwidth),
                      torus=scale_out.dims, torus_link_bandwidth=_si(scale_out.link),
                      torus_wraparound=scale_out.wraparound, scale_out_bandwidth=0.0)

@@ -1,14 +1,14 @@
 """What follows from an estimate: a sweep point's derived metrics, cost per token, what a job that does not fit keeps.
 
-The one home of these rules (issue 19 part 4): the per-point sweep path (`perf.sweep.evaluate_point`), the batched
-one (`perf.batch_rows.finish`), the pipeline's cost per token (`analyse.cost.workload_cost`) and the one judgement of
-a workload's requirements on an estimate (`judge_requirements`) all call them. The model does not judge: each
-consumer judges a workload's requirements once, on its finished estimate: the pipeline
-(`perf.workloads.judge_workloads`, after cost and goodput are added), `archgen estimate` and a sweep point.
+The one home of these rules (issue 19 part 4): the per-point sweep path (`perf.explore.points.evaluate_point`), the
+batched one (`perf.explore.vectorised_rows.finish`), the pipeline's cost per token (`analyse.cost.workload_cost`) and
+the one judgement of a workload's requirements on an estimate (`judge_requirements`) all call them. The model does not
+judge: each consumer judges a workload's requirements once, on its finished estimate: the pipeline
+(`perf.workload.results.judge_workloads`, after cost and goodput are added), `archgen estimate` and a sweep point.
 
 - Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`.
 - Energy per token is power / tokens per second (J = W * s).
-- Goodput tokens per second is tokens per second * goodput (`perf.goodput`), for a training job on a cluster with
+- Goodput tokens per second is tokens per second * goodput (`perf.train.goodput`), for a training job on a cluster with
   failure rates.
 - Cost per token is the job's cost per hour over the tokens it makes in an hour:
   `cost per accelerator-hour * accelerators / (tokens per second * 3600)`, on goodput tokens where there is a goodput.

@@ -1,7 +1,7 @@
 """The pipeline's performance stage: estimate every `Workload` that names its cluster.
 
 Each estimate also places the kernels of one layer of its chosen layout on the accelerator's roofline
-(`perf/roofline.py`).
+(`perf/workload/roofline.py`).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ The roofline model: Williams, Waterman and Patterson, "Roofline", CACM 52(4), 20
 For a training estimate the kernels are one layer's forward pass for one micro-batch on one accelerator (shapes
 split by the layout's tp and cp, element-wise traffic by sequence parallelism); for an inference estimate they are
 one layer of one prefill request and one layer of one decode step at the estimate's batch. Each kernel has its
-FLOP, the bytes it moves and the time `perf/kernels.py` gives it, so the points show where the step time of
-`perf/training.py` and `perf/inference.py` goes, not a separate model:
+FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the points show where the step time of
+`perf/train/training.py` and `perf/serve/inference.py` goes, not a separate model:
 
 * GEMM (m×k by k×n, `batch` of them): 2·m·n·k FLOP, (m·k + k·n + m·n)·dtype bytes, time `kernels.gemm_time`.
 * Flash attention: 4·b·heads·s_q·s_kv·d_head FLOP, halved by the causal mask; Q, K, V and O read or written once
