@@ -2,7 +2,7 @@
 
 A rack's requirements bind to the rack, a cluster's to the cluster or (by `subject`) its fabrics, a `Requirements`
 document's to its subjects, and a workload's own to the workload (`workload/<id>`): `build` binds them all, and the
-pipeline judges a workload's (`perf.workloads.judge_workloads`) where the REQ checks judge the others.
+pipeline judges a workload's (`perf.workload.results.judge_workloads`) where the REQ checks judge the others.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from archgen.metric import JOBS, PLACEHOLDERS, SUBJECTS, Metric  # noqa: F401 (r
 from archgen.units import Q
 
 _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py",
-                          "perf/estimate.py", "perf/sweep.py")
+                          "perf/workload/estimate.py", "perf/explore/points.py")
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
@@ -214,13 +214,13 @@ REGISTRY: tuple[Metric, ...] = (
            "flight (offline), or the mean over a simulated run's requests of (latency - TTFT) / (output - 1).", _E,
            _I),
     Metric("workload", "ttft_p50", "s", "ms", 1, "TTFT p50", "Median time to first token over a simulated run "
-           "(concurrency, or server with an arrival rate).", "perf/scheduler.py", _I),
+           "(concurrency, or server with an arrival rate).", "perf/serve/scheduler.py", _I),
     Metric("workload", "ttft_p99", "s", "ms", 1, "TTFT p99", "99th-percentile time to first token over a simulated "
-           "run: MLPerf Inference's Server-scenario TTFT constraint.", "perf/scheduler.py", _I),
+           "run: MLPerf Inference's Server-scenario TTFT constraint.", "perf/serve/scheduler.py", _I),
     Metric("workload", "tpot_p50", "s", "ms", 2, "TPOT p50", "Median time per output token over a simulated run.",
-           "perf/scheduler.py", _I),
+           "perf/serve/scheduler.py", _I),
     Metric("workload", "tpot_p99", "s", "ms", 2, "TPOT p99", "99th-percentile time per output token over a "
-           "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/scheduler.py", _I),
+           "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I),
     Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens processed per second by the whole "
            "job.", _E, _T + _I, True),
     Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from archgen import checks
     from archgen.analyse.cost import Operations
     from archgen.analyse.scaling import Scaling
-    from archgen.perf.workloads import WorkloadResult
+    from archgen.perf.workload.results import WorkloadResult
 
 
 def _operations() -> Operations:
@@ -108,7 +108,7 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     from archgen import checks
     from archgen.analyse.cost import analyse_operations
     from archgen.analyse.scaling import scaling as grow
-    from archgen.perf.workloads import estimate_workloads, judge_workloads
+    from archgen.perf.workload.results import estimate_workloads, judge_workloads
     specs, design, racks, clusters = analyse_paths(paths)
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>

@@ -25,7 +25,7 @@ from archgen.units import Q
 class ScaleOutPath:
     """What traffic between scale-up domains meets on a cluster's compute fabric, from the sized fat tree.
 
-    The performance model reads it (`perf.cluster.cluster_hardware`); the network analysis derives it
+    The performance model reads it (`perf.workload.cluster.cluster_hardware`); the network analysis derives it
     (`analyse.network.scale_out_path`).
 
     Attributes:
@@ -50,7 +50,7 @@ class ScaleOutPath:
 
 @dataclass(frozen=True)
 class TorusPath(ScaleOutPath):
-    """A torus the performance model runs its collectives on (`perf.torus`), beside the `ScaleOutPath` figures.
+    """A torus the performance model runs its collectives on (`perf.comm.torus`), beside the `ScaleOutPath` figures.
 
     Attributes:
         dims: Chips along each dimension.

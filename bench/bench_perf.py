@@ -13,13 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
-from archgen.perf.arch import Arch
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.hardware import HostShare, hardware_for
-from archgen.perf.plan import search_plan
-from archgen.perf.search import enumerate_layouts, search_training
-from archgen.perf.stacks import resolve
-from archgen.perf.training import Job, Layout, estimate_training
+from archgen.perf.explore.plan import search_plan
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import HostShare, hardware_for
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import enumerate_layouts, search_training
+from archgen.perf.train.stacks import resolve
+from archgen.perf.train.training import estimate_training
+from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_
 
 MT530 = Arch(layers=105, hidden=20480, heads=128, kv_heads=128, head_dim=160, ffn=81920, vocab=51200)

@@ -22,8 +22,8 @@ from bench_sweep import TRAIN, levels
 
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems
-from archgen.perf.batch import evaluate
-from archgen.perf.sweep import summarise
+from archgen.perf.explore.points import summarise
+from archgen.perf.explore.vectorised import evaluate
 from archgen.render import tables
 from archgen.render.point_table import csv_text
 from archgen.render.sweep import points_table, provenance_of, render_sweep

@@ -16,7 +16,7 @@ INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" /
                             "trtllm-perf-overview.yaml", "nim-llama33-70b-concurrency.yaml", "bridge-26.04.yaml")}
 #: Further scoring files, listed after the first with their own figures (tests/data, copies of ../shared/data).
 SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}
-#: Kernel-level measurement files, listed last (archgen.perf.cases.flash_attention_check).
+#: Kernel-level measurement files, listed last (archgen.scoring.cases.flash_attention_check).
 KERNELS = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name for name in ("fa3-h100-forward.yaml",)}
 #: Published all-reduce curves, listed size by size at the end (archgen.output.curves.curve_section).
 CURVES = INDEPENDENT["nemo-25.11.yaml"].parent / "allreduce-curves.yaml"

@@ -1,9 +1,9 @@
-"""Write archgen/perf/band_table.py, the model's measured error by family: `python docs/gen_bands.py [--check]`.
+"""Write archgen/perf/workload/band_table.py, the model's error by family: `python docs/gen_bands.py [--check]`.
 
 Scores every case file the accuracy page lists (docs/gen_accuracy.py: the two scoring files, copies of
 ../shared/data, and the project's further public cases under tests/perf/data) and writes the band of each
-(family, quantity) (`archgen.perf.bands.compute_table`). `--check` writes nothing and exits 1 when the table is stale;
-tests/perf/test_bands.py runs the same comparison. Regenerate after any change that moves a prediction.
+(family, quantity) (`archgen.perf.workload.bands.compute_table`). `--check` writes nothing and exits 1 when the table
+is stale; tests/perf/test_bands.py runs the same comparison. Regenerate after any change that moves a prediction.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_accuracy import INDEPENDENT, SCORED  # noqa: E402
 
-from archgen.perf.bands import case_family, compute_table, table_source  # noqa: E402
-from archgen.perf.cases import read_case_file  # noqa: E402
-from archgen.perf.scores import score_cases  # noqa: E402
+from archgen.perf.workload.bands import case_family, compute_table, table_source  # noqa: E402
+from archgen.scoring.cases import read_case_file  # noqa: E402
+from archgen.scoring.scores import score_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Every scored case file, in the accuracy page's order.
 CASE_FILES = (ROOT / "tests" / "data" / "validation-cases.yaml", *SCORED.values(), *INDEPENDENT.values())
-TABLE = ROOT / "archgen" / "perf" / "band_table.py"
+TABLE = ROOT / "archgen" / "perf" / "workload" / "band_table.py"
 
 
 def source() -> str:

@@ -77,7 +77,7 @@ def test_glob_findings(tmp_path):
 def test_workload_requirements_are_bound_in_build_and_judged_once_by_the_pipeline(shipped):
     """Each workload's own requirements are bound to it in `build` (`workload/<id>`, where it writes them), kept out of
     the REQ checks' list, and the pipeline's outcomes are those bound requirements judged on the final estimate."""
-    from archgen.perf.derived import judge_requirements
+    from archgen.perf.workload.derived import judge_requirements
     bound = shipped.design.workload_requirements
     written = [(f"workload/{w.id}", w.id, ("requirements", i), q) for w in shipped.specs.of(Workload)
                for i, q in enumerate(w.requirements)]

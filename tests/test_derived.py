@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from archgen.commands import sweep as sw
-from archgen.perf import sweep as per_point
-from archgen.perf.cluster import Machine
-from archgen.perf.derived import MISFIT_KEEPS, cost_per_token, judged, point_metrics
-from archgen.perf.hardware import Hardware
+from archgen.perf.explore import points as per_point
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.workload.cluster import Machine
+from archgen.perf.workload.derived import MISFIT_KEEPS, cost_per_token, judged, point_metrics
 from tests.conftest import SPECS
 
 ONE = """kind: Sweep

@@ -1,4 +1,4 @@
-"""Goodput's one code path (`archgen.perf.goodput.job_goodput`), each test from the input that showed a defect.
+"""Goodput's one code path (`archgen.perf.train.goodput.job_goodput`), each test from the input that showed a defect.
 
 Issue 22 part 4 and issue 23 item 6. Expected values are the closed forms (Daly 2006; the Poisson distribution;
 Garwood's interval), computed here independently of the code under test.
@@ -14,8 +14,8 @@ import pytest
 
 from archgen.model.reliability import Checkpointing, FailureRate, SiteEvent
 from archgen.model.workload import Model, Workload
-from archgen.perf.arch import Arch
-from archgen.perf.goodput import (
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train.goodput import (
     Failures,
     daly,
     ettr,

@@ -47,7 +47,7 @@ def test_the_status_words_are_the_ones_every_report_prints():
     assert [s.value for s in Status] == ["met", "at risk", "not met", "not provided"]
 
 
-# A throughput estimate of 1.0e6 tokens/s whose band (perf.bands) is [p / (1 + 0.302), p / (1 - 0.085)]: 768,049 to
+# A throughput estimate of 1.0e6 tokens/s whose band (perf.workload.bands) is [p / (1 + 0.302), p / (1 - 0.085)]: 768,049 to
 # 1,092,896 tokens/s (1e6 / 1.302 and 1e6 / 0.915).
 BAND = (Q_(1e6 / 1.302, "1/s"), Q_(1e6 / 0.915, "1/s"))
 

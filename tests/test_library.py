@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from archgen.perf.arch import Arch
+from archgen.perf.hw.arch import Arch
 from archgen.pipeline import load, run
 from archgen.validate import validate
 from tests.conftest import SPECS, run_cli
@@ -59,7 +59,7 @@ def test_a_project_id_shadows_the_library(tmp_path):
 
 #: Total parameters as published: Llama 3.1 (HF model cards: 8.03B, 70.6B, 405B), Qwen3 model cards (30.5B,
 #: 235B), Mixtral (Jiang et al. arXiv 2401.04088 section 2.1: 47B; Mistral AI, 'Cheaper, Better, Faster,
-#: Stronger', 2024-04-17: 141B), GPT-3 (Brown et al. Table 2.1: 175.0B). The count is archgen.perf.arch's formula.
+#: Stronger', 2024-04-17: 141B), GPT-3 (Brown et al. Table 2.1: 175.0B). The count is archgen.perf.hw.arch's formula.
 PUBLISHED = {"llama3-8b": 8.03e9, "llama3-70b": 70.6e9, "llama3-405b": 405e9, "qwen3-30b-a3b": 30.5e9,
              "qwen3-235b-a22b": 235e9, "mixtral-8x7b": 46.7e9, "mixtral-8x22b": 141e9, "gpt3-175b": 175e9}
 

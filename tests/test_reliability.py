@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from archgen.perf.goodput import daly, ettr, poisson_tail, young
+from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
 
 DATA = Path(__file__).parent / "data" / "reliability"

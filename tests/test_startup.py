@@ -22,7 +22,7 @@ NEVER = ("dask", "distributed", "jinja2", "matplotlib", "networkx", "openpyxl", 
 #: What `archgen estimate --workload` does not run: the checks, cost and reliability, the pipeline's workload pass,
 #: the documents.
 NOT_ESTIMATE = ("archgen.checks", "archgen.analyse.cost", "archgen.analyse.reliability", "archgen.analyse.scaling",
-                "archgen.perf.workloads", "archgen.render.blocks", "archgen.render.target")
+                "archgen.perf.workload.results", "archgen.render.blocks", "archgen.render.target")
 
 _WRAPPER = """
 import json, sys
@@ -55,7 +55,7 @@ def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
 def test_estimate_imports_neither_dask_nor_the_checks():
     code, modules = imported("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(SPECS))
     assert code == 0
-    assert "pint" in modules and "archgen.perf.training" in modules  # it did estimate
+    assert "pint" in modules and "archgen.perf.train.training" in modules  # it did estimate
     assert loaded(modules, NEVER) == []
     assert loaded(modules, NOT_ESTIMATE) == []
 

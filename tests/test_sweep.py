@@ -12,8 +12,8 @@ from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems, workers
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
-from archgen.perf.hardware import Hardware
-from archgen.perf.sweep import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto, summarise
+from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto, summarise
+from archgen.perf.hw.hardware import Hardware
 from archgen.render.sweep import overview
 from archgen.units import Q_
 from tests.conftest import SPECS
@@ -266,8 +266,8 @@ def test_a_collective_on_one_accelerator_is_a_point_that_cannot_run(tmp_path):
 def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
     from archgen import metrics
     from archgen.model.sweep import JOB_METRICS, SWEEP_METRICS
-    performance = {m.name for m in metrics.declared("workload") if m.source == "perf/estimate.py"}
-    under_load = {m.name for m in metrics.declared("workload") if m.source == "perf/scheduler.py"}
+    performance = {m.name for m in metrics.declared("workload") if m.source == "perf/workload/estimate.py"}
+    under_load = {m.name for m in metrics.declared("workload") if m.source == "perf/serve/scheduler.py"}
     assert under_load == {"ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"}  # tests/perf/test_mlperf.py produces them
     for w in shipped.workloads.values():
         est = w.estimate
@@ -390,7 +390,7 @@ def test_best_points_on_hypothetical_hardware_are_flagged(platforms):
 
 
 def test_a_point_that_does_not_fit_judges_memory_requirements_whoever_states_them(tmp_path):
-    """One rule (`perf.derived.judged`) for the workload's requirements and the sweep's own at a point that does not
+    """One rule (`perf.workload.derived.judged`) for the workload's requirements and the sweep's own at a point that does not
     fit: on a memory metric judged (the point misses it by its headroom), every other one not provided, the power the
     point keeps included. 70 GB of FP8 weights over 8 x 1.9 GB (1 % of a B200's HBM) hold no sequence."""
     p = problem_of(tmp_path, """kind: Sweep

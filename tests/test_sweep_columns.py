@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from archgen.commands import sweep as sw
-from archgen.perf.sweep import PointRow, Result
+from archgen.perf.explore.points import PointRow, Result
 from archgen.render import point_table, tables
 from archgen.render import sweep as report
 from tests.conftest import SPECS
@@ -92,7 +92,7 @@ def test_the_blocked_pareto_front_is_the_brute_force_front():
     objectives (many ties) over several blocks."""
     import random
 
-    from archgen.perf.sweep import PARETO_BLOCK, pareto
+    from archgen.perf.explore.points import PARETO_BLOCK, pareto
 
     rng = random.Random(25)
     goals = [("a", True), ("b", False), ("c", False)]

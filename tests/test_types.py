@@ -66,7 +66,7 @@ def test_knobs_as_typed_match_the_switch_table():
     import typing
 
     from archgen.model import switches
-    from archgen.perf import stacks
+    from archgen.perf.train import stacks
 
     tree = ast.parse(Path(stacks.__file__).read_text(encoding="utf-8"))  # wherever the module lives
     typed = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name == "Knobs"]

@@ -29,9 +29,9 @@ from archgen.build import Design
 from archgen.model import Model, Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
-from archgen.perf.derived import cost_per_token
-from archgen.perf.goodput import Failures
-from archgen.perf.workloads import WorkloadResult
+from archgen.perf.train.goodput import Failures
+from archgen.perf.workload.derived import cost_per_token
+from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_, Q, currency
 from archgen.validate import Specs
 
@@ -274,7 +274,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     """Reliability and cost of each cluster, goodput and cost per token of each workload on one.
 
     Returns the findings and the workloads with the new metrics added (the pipeline then judges their requirements,
-    `perf.workloads.judge_workloads`).
+    `perf.workload.results.judge_workloads`).
     """
     ops = Operations()
     for path, analysis in clusters.items():

@@ -1,7 +1,7 @@
 """A training job's checkpoints, interruptions and goodput on its cluster, with their spread (docs/reliability.md).
 
-The closed forms are `archgen.perf.goodput`'s, shared with sweeps; this module feeds them a cluster's failure model
-(`archgen.analyse.reliability`), its checkpoint storage and its nodes' NICs and host links, and states the range
+The closed forms are `archgen.perf.train.goodput`'s, shared with sweeps; this module feeds them a cluster's failure
+model (`archgen.analyse.reliability`), its checkpoint storage and its nodes' NICs and host links, and states the range
 of every figure over the catalog's published rate sets and each set's Poisson confidence interval.
 """
 
@@ -13,15 +13,15 @@ from dataclasses import dataclass, field, fields, replace
 from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.workload import Model, Workload
-from archgen.perf.arch import Arch
-from archgen.perf.goodput import Failures, JobGoodput, ettr, job_goodput
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train.goodput import Failures, JobGoodput, ettr, job_goodput
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
 
 @dataclass(frozen=True)
 class Goodput(JobGoodput):
-    """A training job's checkpoints, interruptions and goodput (perf.goodput.JobGoodput) with its size."""
+    """A training job's checkpoints, interruptions and goodput (perf.train.goodput.JobGoodput) with its size."""
 
     accelerators: int = 0
     checkpoint_size: float = 0.0  # B

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from archgen.analyse.goodput import Goodput
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Cluster
-from archgen.perf.workloads import WorkloadResult
+from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_
 
 

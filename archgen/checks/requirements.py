@@ -16,7 +16,7 @@ from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model.requirements import Outcome, Status, judge
-from archgen.perf.bands import Band
+from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
 #: Metrics not provided, with the reason, by object path and metric name (`analyse.cost.Operations.withheld`).

@@ -26,17 +26,24 @@ from archgen.output.estimate import (
     what_if_json,
     what_if_text,
 )
-from archgen.perf.cases import read_case_file
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.cluster import estimate_on_cluster, machine
-from archgen.perf.derived import judge_requirements
-from archgen.perf.estimate import Estimate, precision
-from archgen.perf.hardware import EXTRA_PARAMETERS, PARAMETERS
-from archgen.perf.plan import plan_dict, plan_for_workload, plan_text
-from archgen.perf.scores import score_cases
-from archgen.perf.stacks import explain as explain_switches
-from archgen.perf.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
+from archgen.perf.api import (
+    EXTRA_PARAMETERS,
+    PARAMETERS,
+    Estimate,
+    estimate_on_cluster,
+    explain_switches,
+    judge_requirements,
+    machine,
+    plan_dict,
+    plan_for_workload,
+    plan_text,
+    precision,
+)
 from archgen.pipeline import analyse_paths, scale_out_paths
+from archgen.scoring.cases import read_case_file
+from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.scores import score_cases
+from archgen.scoring.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
 from archgen.topology import ScaleOutPath
 
 FORMATS = ("text", "json")
@@ -47,7 +54,7 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     """`archgen estimate`: score `cases`, or estimate `workload` (on `cluster`, under `what_if`) from `paths`.
 
     `explain` adds every training switch an estimate used and where its value came from (`stacks.explain`);
-    `search_plan` adds the plan search (`perf.plan`) beside the estimate.
+    `search_plan` adds the plan search (`perf.explore.plan`) beside the estimate.
     """
     if cases is not None:
         if cluster or workload or what_if:
@@ -148,12 +155,12 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
     The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
-    by cluster id, the compute fabric as the network analysis sized it (see `perf.cluster`). `what_if`
+    by cluster id, the compute fabric as the network analysis sized it (see `perf.workload.cluster`). `what_if`
     multiplies hardware parameters (`hardware.PARAMETERS`, `EXTRA_PARAMETERS`); the estimate is then made on the
     scaled hardware, its layout searched again where the workload leaves it open, and reported against the baseline
     (the exit code judges the what-if). `explain` adds the training switches the estimate used, with where each
     came from (`stacks.explain`; JSON: `switches`). `search_plan` adds the plan search of a training workload
-    (`perf.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
+    (`perf.explore.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
     `requirements` are the workload's own as `build` bound them (`Design.workload_requirements`; None: bound here),
     judged once on each estimate (the baseline and the what-if).
     """

@@ -18,7 +18,7 @@ from archgen.commands.workers import SCHEDULER_WORKERS, evaluate_all, executor, 
 from archgen.errors import LoadError, UsageError
 from archgen.model.sweep import Sweep
 from archgen.output import sweep as output
-from archgen.perf.sweep import Result
+from archgen.perf.api import Result
 from archgen.pipeline import run as pipeline_run
 from archgen.validate import Specs
 

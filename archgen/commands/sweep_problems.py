@@ -18,9 +18,7 @@ from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.cluster import Machine, machine
-from archgen.perf.hardware import hardware_for
-from archgen.perf.sweep import SweepProblem
+from archgen.perf.api import Machine, SweepProblem, hardware_for, machine
 from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
 

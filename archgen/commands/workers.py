@@ -19,8 +19,7 @@ from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.errors import UsageError
-from archgen.perf.batch import evaluate
-from archgen.perf.sweep import PointRow, Result, SweepProblem, summarise
+from archgen.perf.api import PointRow, Result, SweepProblem, evaluate, summarise
 from archgen.pint_import import enable_dask
 
 #: Chunks per worker: enough to balance uneven points (searched layouts cost more), few enough to stay cheap.

@@ -1,7 +1,7 @@
 """Validation cases (schema `archgen-validation/1`): published measurements with the system and job they ran.
 
 The format's own defaults are in the file header of `../shared/data/validation-cases.yaml`; the performance model's
-defaults for what a case leaves out are in `archgen.perf.cases`, which reads and scores these models.
+defaults for what a case leaves out are in `archgen.scoring.cases`, which reads and scores these models.
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ class Outcome(Judged):
     value: Q | None
     status: Status
     note: str = ""  # why no value was provided
-    band: tuple[Q, Q] | None = None  # where the value may lie by the model's measured error (perf.bands)
+    band: tuple[Q, Q] | None = None  # where the value may lie by the model's measured error (perf.workload.bands)
 
     @property
     def met(self) -> bool | None:
@@ -212,7 +212,7 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
     """Whether `value` meets `requirement`: the one judgement every command makes.
 
     No value (`note` says why), or one of another dimension than the target, is not provided. `band` is the range
-    the value may be in by the model's measured error on comparable published runs (`perf.bands`); a value that
+    the value may be in by the model's measured error on comparable published runs (`perf.workload.bands`); a value that
     meets the target where one end of its band does not is at risk.
     """
     if value is None:

@@ -4,9 +4,9 @@ A switch is a choice the training stack makes that moves the step time or the me
 overlaps what, the dtypes on the wire). Each is a field (name, type and so its allowed values, description) with its
 value under every stack profile and where that value is read (`ByStack`). From these two classes come a Workload's
 `training` switches (and `parallelism.sequence_parallel`), a validation case's, the profiles the performance model
-resolves (`archgen.perf.stacks`) and the defaults of its internal job (`archgen.perf.training.Job`); a test holds
-each of them to this table. A job that states no `stack` takes the newest profile (`DEFAULT_STACK`), and a stated
-switch always wins over the profile.
+resolves (`archgen.perf.train.stacks`) and the defaults of its internal job (`archgen.perf.train.job.Job`);
+a test holds each of them to this table. A job that states no `stack` takes the newest profile (`DEFAULT_STACK`),
+and a stated switch always wins over the profile.
 
 The profiles (read from each framework's own code and recipes; nothing in them is fitted to a measurement):
 
@@ -16,7 +16,7 @@ The profiles (read from each framework's own code and recipes; nothing in them i
 * `nemo-2025`: NeMo 2 / Megatron-Bridge recipes (src/megatron/bridge/training/mixed_precision.py, comm_overlap.py,
   recipes/) and NeMo's published performance configurations (scripts/performance/).
 
-Two rules depend on the precision and are applied when a profile is resolved (`perf.stacks.resolve`): fp16
+Two rules depend on the precision and are applied when a profile is resolved (`perf.train.stacks.resolve`): fp16
 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's `fp16_mixed`), and the FP8 parameter gather
 applies to FP8 training only.
 """
@@ -188,10 +188,10 @@ def _rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:
 SWITCHES: dict[str, TrainingSwitch] = _rows(SequenceParallel, StackSwitches)
 
 
-#: What a plan search (`archgen estimate --search-plan`, `perf.plan`) may try under each stack: the values of each
-#: switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
-#: for cp, of the experts for ep). Switches not listed keep the stack's value: the dtypes, dropout and the FP8
-#: recipe change the numerics, and ep_dedup is the dispatcher the stack ships, not a plan's choice.
+#: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
+#: each switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
+#: for cp, of the experts for ep). Switches not listed keep the stack's value: the dtypes, dropout and the FP8 recipe
+#: change the numerics, and ep_dedup is the dispatcher the stack ships, not a plan's choice.
 ALLOWS: dict[str, ByStack] = {
     "sequence_parallel": ByStack(((False,), f"{_LM21}: sequence parallelism arrived in 2022"),
                                  ((False, True), f"{_CORE}: --sequence-parallel"),

@@ -136,7 +136,7 @@ class Training(StackSwitches, TrainingJob):
 def fp8_recipe_problem(precision: str, fp8_recipe: str | None) -> str | None:
     """Why a training job's `fp8_recipe` cannot apply to its precision; else None.
 
-    The recipe would otherwise be silently ignored: `perf.quant.recipe` reads it for FP8 training only (a 16-bit job
+    The recipe would otherwise be silently ignored: `perf.hw.quant.recipe` reads it for FP8 training only (a 16-bit job
     has no FP8 tensors, and FP4 training follows Transformer Engine's NVFP4 recipe).
     """
     if fp8_recipe is None or precision == "fp8":

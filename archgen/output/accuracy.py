@@ -9,13 +9,13 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_switch, show_value
-from archgen.perf.band_table import TABLE
-from archgen.perf.bands import FAMILIES
-from archgen.perf.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
-from archgen.perf.stacks import explain
-from archgen.perf.unstated import unstated_range
+from archgen.perf.train.stacks import explain
+from archgen.perf.workload.band_table import TABLE
+from archgen.perf.workload.bands import FAMILIES
+from archgen.scoring.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
+from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
+from archgen.scoring.unstated import unstated_range
 
 #: The bars the model is held to (tests/perf/test_accuracy.py).
 MEDIAN_TARGET = 0.10
@@ -57,7 +57,7 @@ def accuracy_markdown(results: list[CaseResult], source: str, sensitivity: Seque
     """Markdown page: the median and worst |error|, one row per (case, metric), then `sensitivity` (not scored).
 
     `fits` says per training case whether its stated layout fits in HBM by the model; `ranges` gives, per case,
-    each metric's prediction range over what it leaves unstated (`perf.unstated.unstated_range`).
+    each metric's prediction range over what it leaves unstated (`scoring.unstated.unstated_range`).
     """
     fits, ranges = fits or {}, ranges or {}
     s, judged = summary(results), summary(worst_bar(results))
@@ -190,7 +190,7 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
              "highest prediction over what the case leaves unstated: for a training case that states no stack, the "
              "stack profiles (its stated switches kept); for a collective, the network latency its transport "
              "declares (0, 35 or 75 us) when the group crosses domains, and NVLS off or on under `auto` "
-             "(`perf/unstated.py`).", ""]
+             "(`scoring/unstated.py`).", ""]
     if over:
         lines += [f"Outside the {WORST_TARGET:.0%} bar: " + ", ".join(f"`{r.id}` {r.metric} ({r.error:+.1%})"
                                                                       for r in over) + ".", ""]
@@ -207,7 +207,7 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
 
 
 def band_section() -> list[str]:
-    """The error bands every estimate carries (`perf.band_table`, written by `python docs/gen_bands.py`)."""
+    """The error bands every estimate carries (`perf.workload.band_table`, written by `python docs/gen_bands.py`)."""
     lines = ["## Error bands by family", "",
              "Every estimate of `archgen estimate`, `archgen check` and the documents carries the band of its family "
              "below: the lowest and highest signed error on all the scored and independent cases of this page "

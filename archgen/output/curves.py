@@ -1,6 +1,6 @@
 """The accuracy page's all-reduce curves: each published curve's sizes against the model, as Markdown.
 
-`perf.curves` computes the points (measured and predicted bus bandwidth, the model's choice); this module writes
+`scoring.curves` computes the points (measured and predicted bus bandwidth, the model's choice); this module writes
 them (not scored).
 """
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 from archgen.load import load_file
 from archgen.model.accelerator import Accelerator
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.curves import curve_points
+from archgen.scoring.catalog import load_accelerators
+from archgen.scoring.curves import curve_points
 
 
 def _size(size: float) -> str:

@@ -14,13 +14,13 @@ from typing import Any
 
 from archgen import metrics
 from archgen.model.requirements import Outcome, Status
-from archgen.perf.bands import Band
-from archgen.perf.cases import Refused
-from archgen.perf.estimate import Estimate
-from archgen.perf.scores import CaseResult, Scores, summary
-from archgen.perf.stacks import Used
+from archgen.perf.train.stacks import Used
+from archgen.perf.workload.bands import Band
+from archgen.perf.workload.estimate import Estimate
 from archgen.quantity_json import to_json
 from archgen.render.fmt import significant, unit_label
+from archgen.scoring.cases import Refused
+from archgen.scoring.scores import CaseResult, Scores, summary
 from archgen.units import Q_, Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
@@ -72,7 +72,7 @@ def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[flo
     """The table of the scored cases, the `ranges` over what cases leave unstated, then each refused case's problems.
 
     `ranges` maps a case id to each metric's lowest and highest prediction and the knobs they span
-    (`perf.unstated`); none of them is scored.
+    (`scoring.unstated`); none of them is scored.
     """
     text = case_results_text(scores.results)
     ranges = ranges or {}

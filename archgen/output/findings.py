@@ -17,7 +17,7 @@ from archgen.errors import SpecProblem
 from archgen.load import packaged, shown
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.output.estimate import band_json
-from archgen.perf.bands import Band
+from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
 FORMATS = ("text", "json", "sarif", "junit", "github")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps
-from archgen.perf.sweep import PointRow, Result
+from archgen.perf.explore.points import PointRow, Result
 from archgen.quantity_json import to_json as quantity
 from archgen.render.sweep import DISPLAY, level_text, shown
 from archgen.units import Q_, Q

@@ -22,7 +22,7 @@ from archgen import metrics as registry
 from archgen.model.requirements import Status
 from archgen.model.sweep import HARDWARE_AXES
 from archgen.model.workload import job_kind
-from archgen.perf.sweep import PointRow, SweepProblem, objectives, requirements
+from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements
 from archgen.render import fmt
 from archgen.render.blocks import Column
 from archgen.render.tables import csv_cell

@@ -2,7 +2,7 @@
 
 Built on the shared document model (`render.blocks`), so it comes out in every document format; `points.csv` lists
 every point and `front.csv` the front, and `pareto.svg` plots the first two objectives. Presentation only: every
-figure comes from `perf.sweep.Result`.
+figure comes from `perf.explore.points.Result`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen.model.workload import job_kind
-from archgen.perf.sweep import PointRow, Result, requirements
+from archgen.perf.explore.points import PointRow, Result, requirements
 from archgen.render import fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw.hardware import hardware_for
+from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "validation-cases.yaml"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf.scores import score_file
+from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
 

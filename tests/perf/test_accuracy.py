@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.output.accuracy import MEDIAN_TARGET, OUTSIDE_WORST_BAR, WORST_TARGET, worst_bar
-from archgen.perf.scores import score_file, summary
+from archgen.scoring.scores import score_file, summary
 
 from .conftest import CASES
 
@@ -38,8 +38,8 @@ def test_every_judged_case_within_25_percent(results):
 def test_cases_outside_the_worst_bar_show_their_micro_batch_range():
     """Over the micro-batch sizes that divide MT-NLG's batch the prediction goes from fast to slow: the unstated
     choice spans the measurement."""
-    from archgen.perf.cases import read_cases
-    from archgen.perf.scores import micro_batch_sensitivity
+    from archgen.scoring.cases import read_cases
+    from archgen.scoring.scores import micro_batch_sensitivity
     cases, _ = read_cases(CASES)
     rows = micro_batch_sensitivity(cases, set(OUTSIDE_WORST_BAR))
     assert {s.id for s in rows} == set(OUTSIDE_WORST_BAR)
@@ -79,8 +79,8 @@ def test_shipped_copy_matches_shared_file():
 
 def test_micro_batch_sensitivity_rescores_only_unstated_fields():
     """MT-NLG leaves micro_batch out: re-predicting at 2 equals scoring the case with micro_batch: 2 stated."""
-    from archgen.perf.cases import read_cases
-    from archgen.perf.scores import micro_batch_sensitivity, score
+    from archgen.scoring.cases import read_cases
+    from archgen.scoring.scores import micro_batch_sensitivity, score
     cases, _ = read_cases(CASES)
     rows = micro_batch_sensitivity(cases, {"mt-nlg-530b-3360", "bloom-176b"})
     assert {s.id for s in rows} == {"mt-nlg-530b-3360"}  # BLOOM states micro_batch: 2
@@ -98,8 +98,8 @@ def test_modern_training_cases_within_the_bars():
     """The training cases of the second scoring file as the shared file states them (each case's stack), read with
     the whole file (nothing refused): median |error| <= 10 %, each but one named case within 25 %, every stated layout fits (NVIDIA's GPT-3 175B FP8 on 256 H100 was refused before
     memory followed the recipe). Llama 3.1 405B's 126 layers on pp 8 x v 8 run as 128 slots, so that case is scored."""
-    from archgen.perf.cases import read_case_file, training_fits
-    from archgen.perf.scores import score_cases
+    from archgen.scoring.cases import read_case_file, training_fits
+    from archgen.scoring.scores import score_cases
     cf = read_case_file(MODERN)
     scores = score_cases(cf)
     assert scores.refused == [] and len(scores.results) == 15
@@ -150,8 +150,8 @@ def test_scored_section_carries_fit_stack_range_kinds_and_refusals(tmp_path):
     prediction over the stack profiles, a serving row with dashes there, a summary per job kind, and the refused
     case with its file:line and reason (entering no figure)."""
     from archgen.output.accuracy import scored_section
-    from archgen.perf.cases import read_case_file, stack_range
-    from archgen.perf.scores import score_cases
+    from archgen.scoring.cases import read_case_file, stack_range
+    from archgen.scoring.scores import score_cases
     path = tmp_path / "more.yaml"
     path.write_text(SECTION, encoding="utf-8")
     lines = scored_section(path, "more.yaml")

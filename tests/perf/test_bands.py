@@ -1,4 +1,4 @@
-"""Error bands (`perf.bands`): computed from scored measurements, looked up by family, shown by `estimate`, and the
+"""Error bands (`perf.workload.bands`): computed from scored measurements, looked up by family, shown by `estimate`, and the
 generated table current against the model."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from archgen.perf.band_table import TABLE
-from archgen.perf.bands import FAMILIES, band, compute_table, family
+from archgen.perf.workload.band_table import TABLE
+from archgen.perf.workload.bands import FAMILIES, band, compute_table, family
 from archgen.units import Q_
 from tests.conftest import REPO, SPECS, run_cli
 
@@ -74,7 +74,7 @@ def test_band_table_is_current():
     spec = importlib.util.spec_from_file_location("gen_bands", REPO / "docs" / "gen_bands.py")
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
-    assert (REPO / "archgen" / "perf" / "band_table.py").read_text(encoding="utf-8") == gen.source(), \
+    assert (REPO / "archgen" / "perf" / "workload" / "band_table.py").read_text(encoding="utf-8") == gen.source(), \
         "stale: run python docs/gen_bands.py"
 
 

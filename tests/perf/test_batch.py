@@ -1,4 +1,4 @@
-"""Sweep points evaluated in batches (`perf.batch`) give, point for point, the per-point path's rows."""
+"""Sweep points evaluated in batches (`perf.explore.vectorised`) give, point for point, the per-point path's rows."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import numpy as np
 
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems
-from archgen.perf import batch
-from archgen.perf.collectives import collective_time
-from archgen.perf.hardware import Hardware
-from archgen.perf.kernels import memory_time, vector_time
-from archgen.perf.sweep import PointRow, SweepProblem, evaluate_point
-from archgen.perf.training import estimate_training
+from archgen.perf.comm.collectives import collective_time
+from archgen.perf.explore import vectorised as batch
+from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import memory_time, vector_time
+from archgen.perf.train.training import estimate_training
 from tests.conftest import SPECS
 
 
@@ -166,10 +166,10 @@ def test_the_bound_never_exceeds_the_step_time(tmp_path):
 
 
 def _set(p: SweepProblem, levels, pos):
-    from archgen.perf.arch import Arch
-    from archgen.perf.estimate import training_setup
-    from archgen.perf.search import enumerate_layouts
-    from archgen.perf.sweep import _hardware, _job
+    from archgen.perf.explore.points import _hardware, _job
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.layouts import enumerate_layouts
+    from archgen.perf.workload.estimate import training_setup
 
     first = p.point(int(pos[0]))
     base = p.bases[(first["cluster"], first.get("accelerator"))]
@@ -214,7 +214,7 @@ def test_estimate_training_takes_one_hardware_per_layout(tmp_path):
 
 
 def test_a_torus_and_a_non_nvidia_cluster_batched_are_the_per_point_rows(tmp_path):
-    """A TPU v4 pod (torus collectives, `perf.torus`) and MI355X (no NCCL generation), with hardware axes."""
+    """A TPU v4 pod (torus collectives, `perf.comm.torus`) and MI355X (no NCCL generation), with hardware axes."""
     (p,) = problems(tmp_path, """kind: Sweep
 id: other-fabrics
 workload: llama3-70b-pretrain-b200

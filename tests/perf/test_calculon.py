@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import HostShare, hardware_for
-from archgen.perf.memory import OFFLOAD_CODES
-from archgen.perf.search import enumerate_layouts, layout_problems, search_training
-from archgen.perf.stacks import resolve
-from archgen.perf.training import RECOMPUTE_CODES, Job, Layout, estimate_training
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import HostShare, hardware_for
+from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import enumerate_layouts, layout_problems, search_training
+from archgen.perf.train.stacks import resolve
+from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.units import parse_quantity
 
 DATA = yaml.safe_load((Path(__file__).parent / "data" / "calculon-530b-5120.yaml").read_text())
@@ -59,7 +60,7 @@ def test_side_by_side_with_calculon(side, capsys, monkeypatch):
     (`exposure.tp_overlap_cost`: at tp 8 and 2,048 tokens the ring chunks are 256 rows). The drift guard compares
     the two models on the same footing, without that cost; with it archgen is +25 % on Calculon's layout."""
     hw, job, lay = side
-    import archgen.perf.training as T
+    import archgen.perf.train.training as T
     with_cost = float(estimate_training(hw, job, _layout(lay)).step_time)
     monkeypatch.setattr(T, "tp_overlap_cost", lambda *a, **k: 0.0)
     theirs = estimate_training(hw, job, _layout(lay))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from archgen.errors import SpecError
-from archgen.perf.cases import read_cases
-from archgen.perf.scores import score_file
+from archgen.scoring.cases import read_cases
+from archgen.scoring.scores import score_file
 
 from .conftest import CASES
 

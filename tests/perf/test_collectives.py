@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from archgen.errors import AnalyseError
-from archgen.perf import nccl
-from archgen.perf.collectives import bus_bandwidth, busbw_factor, collective_time, require
-from archgen.perf.hardware import hardware_for
+from archgen.perf.comm import nccl
+from archgen.perf.comm.collectives import bus_bandwidth, busbw_factor, collective_time, require
+from archgen.perf.hw.hardware import hardware_for
 from archgen.units import Q_
 
 CURVES = yaml.safe_load((Path(__file__).parent / "data" / "allreduce-curves.yaml").read_text())
@@ -104,7 +104,7 @@ def test_declared_efa_latency_moves_nccls_choices_to_the_p6_tuners(accelerators)
     for Ring/LL128 at 17.5 MiB. NCCL's own model with the 35 us the same plugin declares leaves Tree between 16 and
     32 MiB and agrees with the tuner at 12 of the 20 sizes; with no network latency it leaves Tree by 8 MiB, for
     NVLSTree, and agrees at 9."""
-    from archgen.perf.curves import curve_points
+    from archgen.scoring.curves import curve_points
     c = CURVES["b200-4-nodes-efa"]
     declared = {int(p.size): p.choice for p in curve_points(c, accelerators)}
     none = {int(p.size): p.choice for p in curve_points({**c, "network_latency_us": 0}, accelerators)}

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.perf.arch import Arch
-from archgen.perf.collectives import collective_time
-from archgen.perf.exposure import tp_overlap_cost
-from archgen.perf.training import Job, Layout, estimate_training, layer_times, tp_gemms
+from archgen.perf.comm.collectives import collective_time
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train.exposure import tp_overlap_cost
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.training import estimate_training, layer_times, tp_gemms
 
 #: 64 MiB: 4,096 tokens x 8,192 hidden x 2 B (one micro-batch's activations, the TP all-reduce buffer).
 MIB = 2.0 ** 20

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.perf.efficiency_range import at_efficiency, efficiency_note, gemm_range, over_range
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.workload.efficiency_range import at_efficiency, efficiency_note, gemm_range, over_range
 
 
 def test_blackwell_points_are_at_training_shapes_and_ranges_reach_mamf(accelerators):
@@ -41,8 +41,9 @@ def test_a_range_must_hold_its_point():
 
 
 def test_the_range_reaches_the_estimate(accelerators):
-    from archgen.perf.arch import Arch
-    from archgen.perf.training import Job, Layout, estimate_training
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.job import Job, Layout
+    from archgen.perf.train.training import estimate_training
     hw = hardware_for(accelerators["gb200"], scale_up_size=72)
     assert gemm_range(hw, "fp4") == (0.357, 0.535) and gemm_range(hw, "tf32") is None
     arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
@@ -60,8 +61,8 @@ def test_gb200_nvfp4_case_range_spans_the_measurement(accelerators):
     """MLPerf Training v5.1 Llama 3.1 8B NVFP4 on 8 GB200 (0.4055 s): the range over the stated efficiency holds it."""
     from pathlib import Path
 
-    from archgen.perf.cases import read_cases
-    from archgen.perf.unstated import training_efficiency_range, unstated_range
+    from archgen.scoring.cases import read_cases
+    from archgen.scoring.unstated import training_efficiency_range, unstated_range
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == "mlperf-t51-llama31-8b-8xgb200-nvfp4"]
     case = case.model_copy(update={"training": case.training.model_copy(update={"stack": "nemo-2025"})})

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf.collectives import ALGORITHMS, IN_NETWORK, OPS, collective_time, require
-from archgen.perf.hardware import Hardware
+from archgen.perf.comm.collectives import ALGORITHMS, IN_NETWORK, OPS, collective_time, require
+from archgen.perf.hw.hardware import Hardware
 
 DATA = Path(__file__).resolve().parent / "data" / "exact-values.json"
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -59,7 +59,7 @@ def _jsonable(x):
 
 def workloads() -> dict:
     """Every shipped workload estimated on its cluster, as the pipeline does it."""
-    from archgen.perf.workloads import estimate_workloads, judge_workloads
+    from archgen.perf.workload.results import estimate_workloads, judge_workloads
     from archgen.pipeline import analyse_paths, scale_out_paths
 
     specs, design, _, clusters = analyse_paths([REPO / "specs"])
@@ -79,7 +79,7 @@ def sweep_rows() -> dict:
     """The rows of the shipped sweeps, point by point (the per-point path; test_batch holds the batch to it)."""
     from archgen.commands import sweep as sw
     from archgen.commands import sweep_problems
-    from archgen.perf.sweep import evaluate_point
+    from archgen.perf.explore.points import evaluate_point
 
     specs, clusters, sweeps = sw.load(REPO / "specs" / "sweeps" / "llama3-70b.yaml", [REPO / "specs"])
     out = {}
@@ -92,7 +92,7 @@ def sweep_rows() -> dict:
 
 def cases() -> dict:
     """Each validation case's prediction."""
-    from archgen.perf.scores import score_case_file
+    from archgen.scoring.scores import score_case_file
 
     out = {}
     for name in ("validation-cases.yaml", "validation-modern.yaml"):
@@ -112,8 +112,8 @@ def _fields(est) -> dict:
 
 
 def _hardware() -> dict[str, Hardware]:
-    from archgen.perf.catalog import load_accelerators
-    from archgen.perf.hardware import hardware_for
+    from archgen.perf.hw.hardware import hardware_for
+    from archgen.scoring.catalog import load_accelerators
     from archgen.units import Q_
 
     acc = load_accelerators()
@@ -165,8 +165,9 @@ def training() -> dict:
     sys.path.insert(0, str(REPO / "bench"))
     from bench_perf import MT530
 
-    from archgen.perf.search import search_training
-    from archgen.perf.training import Job, Layout, estimate_training
+    from archgen.perf.train.job import Job, Layout
+    from archgen.perf.train.layouts import search_training
+    from archgen.perf.train.training import estimate_training
 
     hw = _hardware()["a100-8-200g"]
     job = Job(MT530, 2048, 2240, "bf16", "flash")

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf import training
-from archgen.perf.training import Job, Layout, TrainingEstimate
+from archgen.perf.train import training
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.training import TrainingEstimate
 
 REPO = Path(__file__).resolve().parent.parent.parent
 ORIGINAL = training.estimate_training
@@ -67,9 +68,8 @@ def compared(monkeypatch):
             seen.append((layout, differences(est, ORIGINAL(hw, job, as_arrays(layout)))))
         return est
 
-    import archgen.perf.cases
-    import archgen.perf.estimate
-    import archgen.perf.workloads  # noqa: F401 (what calls `estimate_training`, imported before it is wrapped)
+    import archgen.perf.workload.estimate
+    import archgen.perf.workload.results  # noqa: F401 (what calls `estimate_training`, imported before it is wrapped)
 
     for name, mod in list(sys.modules.items()):
         if name.startswith("archgen.") and getattr(mod, "estimate_training", None) is ORIGINAL:
@@ -83,9 +83,9 @@ def _report(seen: list[tuple[Layout, list[str]]]) -> list[str]:
 
 def test_validation_cases(compared):
     from archgen.model.switches import STACKS
-    from archgen.perf.cases import case_hardware, read_cases, training_estimate
-    from archgen.perf.catalog import load_accelerators
-    from archgen.perf.scores import score_case_file
+    from archgen.scoring.cases import case_hardware, read_cases, training_estimate
+    from archgen.scoring.catalog import load_accelerators
+    from archgen.scoring.scores import score_case_file
 
     accs, trained = load_accelerators(), 0
     for name in ("validation-cases.yaml", "validation-modern.yaml"):
@@ -101,7 +101,7 @@ def test_validation_cases(compared):
 
 @pytest.mark.slow
 def test_shipped_workloads(compared):
-    from archgen.perf.workloads import estimate_workloads
+    from archgen.perf.workload.results import estimate_workloads
     from archgen.pipeline import analyse_paths, scale_out_paths
 
     specs, _, _, clusters = analyse_paths([REPO / "specs"])
@@ -115,8 +115,8 @@ def test_bench_configuration():
     sys.path.insert(0, str(REPO / "bench"))
     from bench_perf import MT530
 
-    from archgen.perf.catalog import load_accelerators
-    from archgen.perf.hardware import hardware_for
+    from archgen.perf.hw.hardware import hardware_for
+    from archgen.scoring.catalog import load_accelerators
     from archgen.units import Q_
 
     hw = hardware_for(load_accelerators()["a100-sxm4-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(200, "Gbit/s"))

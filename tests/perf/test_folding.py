@@ -6,16 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from archgen.perf import kernels as K
-from archgen.perf.arch import Arch
-from archgen.perf.collectives import collective_time
-from archgen.perf.experts import expert_forward
-from archgen.perf.exposure import expert_comm
-from archgen.perf.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
-from archgen.perf.pipeline import split, split_problems
-from archgen.perf.ranks import busiest_memory, rank_times
-from archgen.perf.search import layout_problems
-from archgen.perf.training import Job, Layout, estimate_training, layer_times
+from archgen.perf.comm.collectives import collective_time
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
+from archgen.perf.train.experts import expert_forward
+from archgen.perf.train.exposure import expert_comm
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import layout_problems
+from archgen.perf.train.pipeline_split import split, split_problems
+from archgen.perf.train.ranks import busiest_memory, rank_times
+from archgen.perf.train.training import estimate_training, layer_times
 
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
 #: Llama 3.1 405B, by hand: attention h(q + 2kv) + qh = 16384 x 18432 + 16384^2, SwiGLU 3 x 16384 x 53248, two norms.
@@ -184,8 +185,8 @@ def test_megatron_bridge_layouts_refused_before_are_scored():
     the model's step is 66.2 s where 1712 tokens/s/GPU means 76.6 s)."""
     from pathlib import Path
 
-    from archgen.perf.cases import read_case_file
-    from archgen.perf.scores import score_file
+    from archgen.scoring.cases import read_case_file
+    from archgen.scoring.scores import score_file
 
     path = Path(__file__).parent / "data" / "bridge-26.04.yaml"
     assert read_case_file(path).refused == []
@@ -204,7 +205,7 @@ def test_ep_overlap_saves_what_the_published_ablation_saved():
     modelled (docs/perf-model.md, Limitations)."""
     from pathlib import Path
 
-    from archgen.perf.scores import score_file
+    from archgen.scoring.scores import score_file
 
     rows = {r.id: r for r in score_file(Path(__file__).parent / "data" / "bridge-26.04.yaml")}
     off = rows["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off"]
@@ -219,7 +220,7 @@ def test_the_search_folds_as_the_stated_layout_does(h100):
     """One rule set for stated and searched layouts: with ep 32 and etp 1 the search offers TP 2 PP 8 DP 16 for
     Qwen3-235B on 256 H100 (each offered layout's etp is the stated 1), and with etp left at tp it offers none of
     TP 2 PP 8 (2 x 32 does not divide 2 x 16)."""
-    from archgen.perf.search import enumerate_layouts
+    from archgen.perf.train.layouts import enumerate_layouts
 
     job = Job(Q235, 4096, 8192, "fp8")
     folded = enumerate_layouts(Q235, job, 256, h100, {"tp": 2, "pp": 8, "ep": 32, "etp": 1, "interleave": 4})

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archgen.perf import kernels as K
-from archgen.perf.hardware import hardware_for
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import hardware_for
 
 TABLE = yaml.safe_load((Path(__file__).resolve().parent / "data" / "nvfp4-gemm-vllm-sm100.yaml").read_text())
 N, KD = TABLE["n"], TABLE["k"]

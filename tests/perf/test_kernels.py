@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from archgen.errors import AnalyseError
-from archgen.perf import kernels as K
+from archgen.perf.hw import kernels as K
 
 
 def test_large_gemm_is_compute_bound_at_measured_efficiency(h100):
@@ -27,7 +27,7 @@ def test_skinny_gemm_is_bandwidth_bound(h100):
 def test_nvfp4_gemm_reads_its_block_scales(accelerators):
     """An NVFP4 operand carries one E4M3 scale per 16 values: a decode GEMV on B200 reads the 8192 x 8192 weight
     at 0.5 + 1/16 B per element (12.5 % more than its FP4 data), its input likewise, and writes its output."""
-    from archgen.perf.hardware import hardware_for
+    from archgen.perf.hw.hardware import hardware_for
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     nbytes = (8192 * 8192 + 8192) * (0.5 + 1 / 16) + 8192 * 0.5
     assert K.gemm_bytes("fp4", 1, 8192, 8192) == nbytes
@@ -40,7 +40,7 @@ def test_nvfp4_decode_gemm_streams_at_the_measured_rate(accelerators):
     """B200's NVFP4 GEMMs at decode shapes stream their weights at 3.24 TB/s at best (pytorch/helion PR 3046, B200,
     N 8192 x K 28672 in 40.73 us), not at a copy's 0.85 x 8 TB/s: the catalog's gemm_stream.fp4 = 3.24 / 8. An
     FP8 GEMM of the same shape keeps the HBM rate, and a large NVFP4 GEMM stays compute-bound."""
-    from archgen.perf.hardware import hardware_for
+    from archgen.perf.hw.hardware import hardware_for
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     assert b200.gemm_stream_efficiency == {"fp4": 0.405}
     weights = 8192 * 28672 * (0.5 + 1 / 16)
@@ -76,7 +76,7 @@ def test_materialized_attention_pays_for_the_scores(h100):
 
 
 def test_memory_time_uses_l2_when_the_working_set_fits(accelerators):
-    from archgen.perf.hardware import hardware_for
+    from archgen.perf.hw.hardware import hardware_for
     mi = hardware_for(accelerators["mi300x"], scale_up_size=8)
     assert K.memory_time(mi, 1e6, working_set=1e6) < K.memory_time(mi, 1e6, working_set=1e9)
 
@@ -102,7 +102,7 @@ def test_flash_forward_matches_flashattention3_on_h100():
     """FlashAttention-3 forward on H100, BF16, head dimension 128, batch x sequence = 16k tokens, 16 heads, no causal
     mask (tests/perf/data/fa3-h100-forward.yaml, from pytorch/benchmark PR 2391). The model's rate is the best
     measured BF16 GEMM x 0.8 x s/(s + 128): within 10 % from 1k tokens up, and 18 % fast at 512."""
-    from archgen.perf.cases import flash_attention_check
+    from archgen.scoring.cases import flash_attention_check
     rows = flash_attention_check(Path(__file__).parent / "data" / "fa3-h100-forward.yaml")
     assert len(rows) == 6
     for row, predicted in rows:

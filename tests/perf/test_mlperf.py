@@ -1,4 +1,4 @@
-"""MLPerf Inference's Server/Interactive latency constraints (perf/mlperf.py) as requirements on a simulated run."""
+"""MLPerf Inference's Server/Interactive latency constraints (perf/serve/mlperf.py) as requirements on a simulated run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from archgen.errors import AnalyseError
-from archgen.perf.mlperf import COMMIT, SERVER_LATENCY_MS, server_requirements
+from archgen.perf.serve.mlperf import COMMIT, SERVER_LATENCY_MS, server_requirements
 from tests.conftest import SPECS, run_cli
 
 CONF = Path(__file__).resolve().parent / "data" / "mlperf-conf-server-latency.conf"
@@ -83,7 +83,7 @@ def test_a_sweep_over_the_arrival_rate_finds_the_load_that_meets_the_limits(tmp_
     (a point is one estimate: one simulated run of a replica)."""
     from archgen.commands import sweep as sw
     from archgen.commands import sweep_problems
-    from archgen.perf.sweep import evaluate
+    from archgen.perf.explore.points import evaluate
 
     shutil.copytree(SPECS, tmp_path / "specs")
     reqs = [r.model_dump(mode="json", exclude_defaults=True) for r in server_requirements("llama2-70b-interactive")]

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf import kernels as K
-from archgen.perf.arch import Arch
-from archgen.perf.inference import ServeJob, estimate_inference
-from archgen.perf.roofline import training_kernels
-from archgen.perf.scores import score_file
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch
+from archgen.perf.serve.inference import ServeJob, estimate_inference
+from archgen.perf.workload.roofline import training_kernels
+from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
 LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
@@ -52,7 +52,7 @@ def test_nemo_25_11_moe_bf16_within_20_percent_and_small_experts_over():
 
 def test_moe_layers_pay_for_token_permutation(h100):
     """Permute writes each token's top-k copies and unpermute sums them back: 2 (1 + k) h elements per token."""
-    from archgen.perf.training import permute_h
+    from archgen.perf.train.training import permute_h
     assert permute_h(8) == 18.0
     moe = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                experts=128, top_k=8, expert_ffn=768)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf.cases import case_hardware, read_cases
-from archgen.perf.collectives import bus_bandwidth, collective_time
+from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.pipeline import run
+from archgen.scoring.cases import case_hardware, read_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 P6 = (ROOT / "tests" / "data" / "efa" / "p6-b200.yaml").read_text(encoding="utf-8")

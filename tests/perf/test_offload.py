@@ -9,13 +9,14 @@ import pytest
 
 from archgen.errors import WorkloadError
 from archgen.model.workload import Model, Workload
-from archgen.perf import offload as off
-from archgen.perf.arch import Arch
-from archgen.perf.estimate import estimate
-from archgen.perf.hardware import HostShare, hardware_for
-from archgen.perf.memory import HOST_OPTIMIZER_BYTES, OFFLOAD_WINDOW_LAYERS, layer_activation_bytes, params_per_gpu
-from archgen.perf.search import layout_problems, search_training
-from archgen.perf.training import Job, Layout, estimate_training
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import HostShare, hardware_for
+from archgen.perf.hw.memory import HOST_OPTIMIZER_BYTES, OFFLOAD_WINDOW_LAYERS, layer_activation_bytes, params_per_gpu
+from archgen.perf.train import offload as off
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import layout_problems, search_training
+from archgen.perf.train.training import estimate_training
+from archgen.perf.workload.estimate import estimate
 from archgen.units import Q_
 
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)

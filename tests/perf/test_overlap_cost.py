@@ -1,4 +1,4 @@
-"""What overlapped communication costs the compute beside it (`perf.exposure`), from the stacks' own code.
+"""What overlapped communication costs the compute beside it (`perf.train.exposure`), from the stacks' own code.
 
 * TP (Transformer Engine userbuffers, transformer_engine/pytorch/module/base.py `initialize_ub` at d0067d0):
   `ring_exchange` splits QKV/FC1 forward and the row-parallel dgrads into tp chunks; `pipeline` splits the
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf import kernels as K
-from archgen.perf.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept, tp_overlap_cost
-from archgen.perf.hardware import hardware_for
-from archgen.perf.scores import score_file
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.train.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept, tp_overlap_cost
+from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
 
@@ -54,7 +54,7 @@ def test_h100_tp_overlap_runs_within_10_percent_and_the_cost_moves_them(monkeypa
     h100_rows = {k: e for k, e in errors.items() if k.startswith("nemo-h100-")}
     assert set(h100_rows) == {"nemo-h100-llama3-70b-fp8", "nemo-h100-llama31-405b-fp8"}
     assert all(abs(e) <= 0.10 for e in h100_rows.values()), h100_rows
-    import archgen.perf.training as T
+    import archgen.perf.train.training as T
     monkeypatch.setattr(T, "tp_overlap_cost", lambda *a, **k: 0.0)
     free = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml") if r.id in h100_rows}
     assert all(free[k] - e > 0.05 for k, e in h100_rows.items()), (free, h100_rows)
@@ -63,7 +63,7 @@ def test_h100_tp_overlap_runs_within_10_percent_and_the_cost_moves_them(monkeypa
 def test_megatron_bridge_405b_row_within_10_percent(accelerators):
     """Megatron-Bridge 26.06, Llama 3.1 405B on 1,024 H100 (TP8 PP8 CP2 VP8, TP overlap) under its stack, nemo-2025 (as
     the shared modern file states it): +16.4 % before the cost of overlap was modelled, +4.7 % with it."""
-    from archgen.perf.cases import predict, read_cases
+    from archgen.scoring.cases import predict, read_cases
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == "nemo2606-h100-llama31-405b-fp8-1024gpu"]
     case = case.model_copy(update={"training": case.training.model_copy(update={"stack": "nemo-2025"})})
@@ -73,7 +73,7 @@ def test_megatron_bridge_405b_row_within_10_percent(accelerators):
 
 def _modern_case(case_id: str, stack: str):
     """A training case of the shipped modern file under the stack the shared file states for it."""
-    from archgen.perf.cases import read_cases
+    from archgen.scoring.cases import read_cases
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == case_id]
     return case.model_copy(update={"training": case.training.model_copy(update={"stack": stack})})
@@ -84,10 +84,10 @@ def test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms(h100):
     the next bucket only when the forward reaches the previous one (distributed_data_parallel.py at d98e8a6), so
     with an endless window the last reduce-scatter bucket and the first gather bucket stay exposed; what overlaps
     runs on 16 of H100's 132 SMs (NCCL_MIN_CTAS=16 in NVIDIA's MLPerf NeMo configs)."""
-    from archgen.perf.arch import Arch
-    from archgen.perf.collectives import collective_times
-    from archgen.perf.exposure import NCCL_CTAS, dp_exposed
-    from archgen.perf.training import Job
+    from archgen.perf.comm.collectives import collective_times
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.exposure import NCCL_CTAS, dp_exposed
+    from archgen.perf.train.job import Job
     job = Job(Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True),
               8192, 64, overlap_param_gather=True)
     params, dp = 8e9, 64.0
@@ -105,8 +105,8 @@ def test_mlperf_gpt3_11616_h100_within_5_percent_and_the_nccl_sms_move_it(monkey
     """MLPerf Training v4.1, GPT-3 175B on 11,616 H100 (0.921 s/step; six micro-batches per pipeline, so DP traffic
     of 7.4B parameters per rank over 484 nodes runs beside most of the step): -3.5 % with the SMs NCCL takes from
     the compute it overlaps, -9.7 % without them (the switch moves it by more than 5 points)."""
-    import archgen.perf.exposure as X
-    from archgen.perf.cases import predict
+    import archgen.perf.train.exposure as X
+    from archgen.scoring.cases import predict
     case = _modern_case("mlperf-t41-gpt3-11616xh100", "megatron-core-2024")
     err = predict(case, accelerators)["step_time"] / 0.921 - 1
     assert abs(err) <= 0.05, err
@@ -127,9 +127,9 @@ def test_ep_dedup_dispatch_against_deepeps_measured_time(accelerators):
     Limitations); no source says why it is half the four-node one, so it is pinned, not fitted."""
     from math import comb
 
-    from archgen.perf.arch import Arch
-    from archgen.perf.exposure import expert_comm
-    from archgen.perf.training import Job
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.exposure import expert_comm
+    from archgen.perf.train.job import Job
     from archgen.units import Q_
     hw = hardware_for(accelerators["h800-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
     arch = Arch(layers=1, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
@@ -153,10 +153,10 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     """Megatron-core's EP overlap (model_chunk_schedule_plan.py at d98e8a6, lines 243-245) pairs combine_bwd with
     the forward's pre-dispatch compute A, dispatch_fwd with the expert MLP's backward 2E, dispatch_bwd with its
     forward E and combine_fwd with the pre-dispatch backward 2A; what hides takes DeepEP's 20 SMs."""
-    from archgen.perf.arch import Arch
-    from archgen.perf.collectives import collective_time
-    from archgen.perf.exposure import EP_COMM_SMS, expert_comm
-    from archgen.perf.training import Job
+    from archgen.perf.comm.collectives import collective_time
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
+    from archgen.perf.train.job import Job
     arch = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 16, overlap_ep_comm=True)
@@ -175,13 +175,14 @@ def test_step_fixed_costs_zero_the_gradient_buffer_and_clip(h100):
     """Per step beside Adam's update (Megatron-core at d98e8a6): zero_grad_buffer zeroes the whole gradient buffer
     (grad_bytes per parameter), clipping reads the rank's fp32 gradient shard for its norm and scales it in place
     (4 + 8 B per parameter of the shard), and the norm is all-reduced over the data- and model-parallel groups."""
-    from archgen.perf import kernels as K
-    from archgen.perf.arch import Arch
-    from archgen.perf.collectives import collective_time
-    from archgen.perf.training import ADAM_BYTES, CLIP_BYTES, Job, Layout, estimate_training
+    from archgen.perf.comm.collectives import collective_time
+    from archgen.perf.hw import kernels as K
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.job import Job, Layout
+    from archgen.perf.train.training import ADAM_BYTES, CLIP_BYTES, estimate_training
     arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
     e = estimate_training(h100, Job(arch, 8192, 64), Layout(1, 1, 8, 1))
-    from archgen.perf.memory import params_per_gpu
+    from archgen.perf.hw.memory import params_per_gpu
     params = float(params_per_gpu(arch, 1, 1, 1, loss=1.0))
     shard = params / 8
     want = K.memory_time(h100, ADAM_BYTES * shard + params * 4.0 + CLIP_BYTES * shard) + float(

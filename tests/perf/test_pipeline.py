@@ -1,16 +1,17 @@
-"""Pipelines as Megatron-core builds them (perf/pipeline.py), stack profiles (perf/stacks.py) and recipe memory."""
+"""Pipelines as Megatron-core builds them (perf/train/pipeline_split.py), stack profiles (perf/train/stacks.py) and recipe memory."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from archgen.perf.arch import Arch
-from archgen.perf.memory import layer_activation_bytes, training_memory
-from archgen.perf.pipeline import PipelineOptions, busiest_layers, parse_layout, split, split_problems
-from archgen.perf.search import enumerate_layouts, layout_problems
-from archgen.perf.stacks import PROFILES, resolve
-from archgen.perf.training import Job, Layout, estimate_training
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.memory import layer_activation_bytes, training_memory
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import enumerate_layouts, layout_problems
+from archgen.perf.train.pipeline_split import PipelineOptions, busiest_layers, parse_layout, split, split_problems
+from archgen.perf.train.stacks import PROFILES, resolve
+from archgen.perf.train.training import estimate_training
 
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.switches import ALLOWS
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import HostShare, hardware_for
-from archgen.perf.plan import search_plan
-from archgen.perf.search import search_training
-from archgen.perf.stacks import resolve
-from archgen.perf.training import Job
+from archgen.perf.explore.plan import search_plan
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import HostShare, hardware_for
+from archgen.perf.train.job import Job
+from archgen.perf.train.layouts import search_training
+from archgen.perf.train.stacks import resolve
 from archgen.units import Q_
 
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)

@@ -1,4 +1,4 @@
-"""FP8/FP4 training: the quantisation Transformer Engine's recipes do (`perf/quant.py`), and Blackwell GEMM rates at
+"""FP8/FP4 training: the quantisation Transformer Engine's recipes do (`perf/hw/quant.py`), and Blackwell GEMM rates at
 training shapes (Transformer Engine's GEMM profiling guide on B300, tests/perf/data/te-gemm-profiling-b300.yaml)."""
 
 from __future__ import annotations
@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archgen.perf import kernels as K
-from archgen.perf import quant as Q
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import hardware_for
-from archgen.perf.inference import ServeJob, estimate_inference
-from archgen.perf.stacks import PROFILES, resolve
-from archgen.perf.training import Job, Layout, elementwise_bytes, estimate_training
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.serve.inference import ServeJob, estimate_inference
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.stacks import PROFILES, resolve
+from archgen.perf.train.training import elementwise_bytes, estimate_training
 
 GUIDE = yaml.safe_load((Path(__file__).parent / "data" / "te-gemm-profiling-b300.yaml").read_text())
 LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
@@ -140,7 +141,7 @@ def test_serving_casts_as_tensorrt_llm_runs_them(arch, dtype, tp, elems, per_ele
 
 def test_serving_pays_for_the_casts(accelerators, monkeypatch):
     """A prefill of 20,000 tokens on one B200 is longer by the casts' bytes at the HBM rate and their kernels."""
-    import archgen.perf.inference as I
+    import archgen.perf.serve.inference as I
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     job = ServeJob(LLAMA70, 20000, 2000, "fp4")
     with_casts = float(estimate_inference(b200, job, 1, 1).ttft)

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf.arch import Arch
-from archgen.perf.inference import ServeJob, _forward, output_time
-from archgen.perf.kernels import gemm_time
-from archgen.perf.roofline import _gemm, inference_kernels, training_kernels
-from archgen.perf.training import Job, _layer_forward
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.kernels import gemm_time
+from archgen.perf.serve.inference import ServeJob, _forward, output_time
+from archgen.perf.train.job import Job
+from archgen.perf.train.training import _layer_forward
+from archgen.perf.workload.roofline import _gemm, inference_kernels, training_kernels
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 

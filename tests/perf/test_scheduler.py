@@ -1,4 +1,4 @@
-"""The serving scheduler (perf/scheduler.py): chunked prefill within a token budget, admission by KV cache,
+"""The serving scheduler (perf/serve/scheduler.py): chunked prefill within a token budget, admission by KV cache,
 queueing, closed and open loops, and the published serving-under-load measurements it is scored on."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf import inference as I
-from archgen.perf.arch import Arch
-from archgen.perf.hardware import hardware_for
-from archgen.perf.inference import ServeJob, estimate_inference
-from archgen.perf.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
-from archgen.perf.scores import score_case_file
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.serve import inference as I
+from archgen.perf.serve.inference import ServeJob, estimate_inference
+from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
+from archgen.scoring.scores import score_case_file
 from archgen.units import Q_
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -11,11 +11,11 @@ import pytest
 
 from archgen.errors import WorkloadError
 from archgen.model.workload import Model, Workload
-from archgen.perf.arch import Arch
-from archgen.perf.derived import judge_requirements
-from archgen.perf.estimate import estimate
-from archgen.perf.search import divisors, interleaves, layout_problems, search_training
-from archgen.perf.training import Job
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train.job import Job
+from archgen.perf.train.layouts import divisors, interleaves, layout_problems, search_training
+from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.estimate import estimate
 
 GPT3 = Model(id="gpt3-175b", layers=96, hidden=12288, heads=96, ffn=49152, vocab=51200)
 MT530 = Arch(layers=105, hidden=20480, heads=128, kv_heads=128, head_dim=160, ffn=81920, vocab=51200)
@@ -67,7 +67,7 @@ def test_estimate_with_search_and_targets(h100):
     assert [o.met for o in judge_requirements(w.requirements, est)] == [True, False]
     assert est.sensitivity["peak"] < -0.3
     # HBM capacity only decides whether the searched layout fits: 0 with more than the 5 % step of headroom,
-    # inf when 5 % less memory would no longer hold it (perf/sensitivity.py)
+    # inf when 5 % less memory would no longer hold it (perf/workload/sensitivity.py)
     tight = est.metrics["memory_headroom"] < 0.05 * (est.metrics["memory_headroom"] + est.memory["total"])
     assert est.sensitivity["hbm_capacity"] == (math.inf if tight else 0.0)
     assert math.isclose(sum(v.to("s").magnitude for v in est.breakdown.values()) - est.breakdown["compute"].m,

@@ -13,11 +13,11 @@ import itertools
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from archgen.perf.arch import Arch
-from archgen.perf.catalog import load_accelerators
-from archgen.perf.hardware import hardware_for
-from archgen.perf.search import MAX_MICRO_BATCH, divisors, enumerate_layouts, layout_problems, nearest_counts
-from archgen.perf.training import Job
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.train.job import Job
+from archgen.perf.train.layouts import MAX_MICRO_BATCH, divisors, enumerate_layouts, layout_problems, nearest_counts
+from archgen.scoring.catalog import load_accelerators
 
 H100 = hardware_for(load_accelerators()["h100-sxm5-80gb"], scale_up_size=8)
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf import inference as I
-from archgen.perf.arch import Arch
-from archgen.perf.cases import read_case_file
-from archgen.perf.hardware import hardware_for
-from archgen.perf.inference import ServeJob, estimate_inference, kernels_per_pass, weights_per_gpu
-from archgen.perf.scheduler import estimate_serving
-from archgen.perf.scores import score_case_file
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.serve import inference as I
+from archgen.perf.serve.inference import ServeJob, estimate_inference, kernels_per_pass, weights_per_gpu
+from archgen.perf.serve.scheduler import estimate_serving
+from archgen.scoring.cases import read_case_file
+from archgen.scoring.scores import score_case_file
 from tests.conftest import run_cli
 
 MODERN = Path(__file__).resolve().parent.parent / "data" / "validation-modern.yaml"

@@ -26,12 +26,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archgen.perf import kernels as K
-from archgen.perf.arch import Arch
-from archgen.perf.cases import case_hardware, read_cases, training_estimate
-from archgen.perf.experts import expert_forward
-from archgen.perf.stacks import resolve, stated_knobs
-from archgen.perf.training import Job
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train.experts import expert_forward
+from archgen.perf.train.job import Job
+from archgen.perf.train.stacks import resolve, stated_knobs
+from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 
 DATA = Path(__file__).parent / "data" / "deepgemm-h800-fp8.yaml"
 PROFILE = Path(__file__).parent / "data" / "bridge-moe-overlap-profile.yaml"
@@ -170,7 +170,7 @@ def test_hybridep_two_node_all_to_all_is_slower_than_the_model(h100):
     1.63 times (1.26 at 32 ranks); the API adds 0.52, 0.80 and 1.31 ms per dispatch."""
     from math import comb
 
-    from archgen.perf.exposure import expert_comm
+    from archgen.perf.train.exposure import expert_comm
 
     data = yaml.safe_load(DATA.parent.joinpath("hybridep-h100.yaml").read_text())
     T, h, k = data["tokens"], data["hidden"], data["top_k"]

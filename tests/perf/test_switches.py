@@ -9,8 +9,8 @@ import typing
 from archgen.model.cases import CaseTraining
 from archgen.model.switches import STACKS, SWITCHES, ByStack
 from archgen.model.workload import Parallelism, Training
-from archgen.perf.stacks import JOB_DEFAULTS, KNOBS, PROFILES, Knobs
-from archgen.perf.training import Job, Layout
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.stacks import JOB_DEFAULTS, KNOBS, PROFILES, Knobs
 
 
 def _switch_fields(model) -> set[str]:
@@ -63,7 +63,7 @@ def test_a_job_that_states_no_stack_takes_the_newest_profile():
     """One default (issue 20 part 6): a Workload's training and a validation case that name no stack read as
     nemo-2025, the newest profile, with every stated switch kept."""
     from archgen.model.switches import DEFAULT_STACK
-    from archgen.perf.stacks import resolve, training_knobs
+    from archgen.perf.train.stacks import resolve, training_knobs
 
     assert DEFAULT_STACK == STACKS[-1] == "nemo-2025"
     t = Training(seq_len=2048, global_batch=64, precision="fp8", dropout=True)
@@ -146,7 +146,7 @@ def test_estimate_workload_explain(cli):
 
 def test_accuracy_page_lists_each_training_case_with_its_stack_and_switches(tmp_path):
     from archgen.output.accuracy import switches_table
-    from archgen.perf.cases import read_cases
+    from archgen.scoring.cases import read_cases
 
     path = tmp_path / "cases.yaml"
     path.write_text(EXPLAIN_CASES, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Collectives on a torus (`archgen.perf.torus`) against their closed forms.
+"""Collectives on a torus (`archgen.perf.comm.torus`) against their closed forms.
 
 Formulas: the ring all-reduce moves 2(n − 1)/n of the buffer through every rank in 2(n − 1) steps; the bucket
 algorithm runs a reduce-scatter and an all-gather along each dimension in turn (E. Chan et al., "Collective
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from archgen.perf.collectives import collective_time
-from archgen.perf.hardware import Hardware
-from archgen.perf.torus import sub_torus
+from archgen.perf.comm.collectives import collective_time
+from archgen.perf.comm.torus import sub_torus
+from archgen.perf.hw.hardware import Hardware
 
 B = 50e9          # one link per direction (TPU v4 ICI, 400 Gb/s)
 ALPHA = 1e-6

@@ -8,14 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.perf.scores import score_file
-from archgen.perf.training import Job, Layout, estimate_training
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.training import estimate_training
+from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
 
 
 def test_overlap_hides_tp_communication_only(h100):
-    from archgen.perf.arch import Arch
+    from archgen.perf.hw.arch import Arch
     arch = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
     lay = Layout(8, 8, 16, 1, 1, 1, 1, 0, True)
     plain = estimate_training(h100, Job(arch, 2048, 1536), lay)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from archgen.perf.arch import Arch, megatron_flops
-from archgen.perf.collectives import collective_time
-from archgen.perf.hardware import hardware_for
-from archgen.perf.memory import activation_bytes, training_memory
-from archgen.perf.training import Job, Layout, estimate_training
+from archgen.perf.comm.collectives import collective_time
+from archgen.perf.hw.arch import Arch, megatron_flops
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.memory import activation_bytes, training_memory
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.training import estimate_training
 from archgen.units import Q_
 
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)

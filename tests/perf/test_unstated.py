@@ -1,4 +1,4 @@
-"""Ranges over what a validation case leaves unstated (archgen/perf/unstated.py): collectives' network latency and
+"""Ranges over what a validation case leaves unstated (archgen/scoring/unstated.py): collectives' network latency and
 NVLS, serving's KV-cache precision, beside the stack profiles of training cases. None of them is scored."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from archgen.model.cases import CaseTraining
-from archgen.perf.cases import case_hardware, predict, read_cases
-from archgen.perf.collectives import bus_bandwidth, collective_time
-from archgen.perf.unstated import (
+from archgen.perf.comm.collectives import bus_bandwidth, collective_time
+from archgen.scoring.cases import case_hardware, predict, read_cases
+from archgen.scoring.unstated import (
     DECLARED_NET_LATENCIES,
     collective_range,
     describe,

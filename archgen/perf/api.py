@@ -1,0 +1,22 @@
+"""What the commands may call of the performance model: its public surface, one name per use.
+
+`archgen.commands` imports the model only from here (an import-linter `forbidden` contract in pyproject.toml keeps it
+from the subpackages), so that the layout of `archgen.perf` can change behind these names. Each name keeps the
+meaning of the module it comes from; `evaluate` is a sweep's points evaluated as arrays (`explore.vectorised`), the
+path `archgen sweep` takes.
+"""
+
+from __future__ import annotations
+
+from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
+from archgen.perf.explore.points import PointRow, Result, SweepProblem, summarise
+from archgen.perf.explore.vectorised import evaluate
+from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
+from archgen.perf.train.stacks import explain as explain_switches
+from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine
+from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.estimate import Estimate, precision
+
+__all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Estimate", "Machine", "PointRow", "Result", "SweepProblem",
+           "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine",
+           "plan_dict", "plan_for_workload", "plan_text", "precision", "summarise"]

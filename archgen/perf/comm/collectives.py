@@ -1,0 +1,301 @@
+"""Collectives on the cluster's real topology, as NCCL runs them: its algorithms, protocols and tuning model.
+
+Sizes follow nccl-tests: `size` is the per-rank buffer of an all-reduce, and the full (gathered) buffer of an
+all-gather or reduce-scatter; for all-to-all it is the buffer each rank sends (its n slices). Bus bandwidth is
+reported as nccl-tests defines it (NVIDIA/nccl-tests doc/PERFORMANCE.md): busbw = algbw · 2(n-1)/n for all-reduce,
+algbw · (n-1)/n for all-gather, reduce-scatter and all-to-all, algbw for point-to-point, with algbw = size / time.
+
+A group of `n` ranks with `k` of them in each scale-up domain spans m = n/k domains. The topology gives each
+algorithm its Simple-protocol bus bandwidth (B/s):
+
+* inside a domain, `up` = scale-up link x the catalog's measured ring efficiency;
+* between domains, `net` = k x scale-out bandwidth per accelerator x its efficiency / the taper: NCCL opens one
+  ring channel per rail-aligned NIC, so a ring that leaves a domain is carried by the NICs of all k members together;
+* NVLS (NVLink SHARP, in-switch reduction): `nccl.nvls_bus`, NCCL's own formula, which saturates at 32 heads.
+
+NCCL's tuning model (`perf/comm/nccl.py`, src/graph/tuning.cc) then turns each (algorithm, protocol) into latency +
+size / bandwidth, and `auto` takes the fastest pair NCCL enables by default: ring and tree with LL, LL128 and Simple,
+NVLS inside a domain, NVLSTree across domains (NVLS needs the accelerator's NVLink SHARP), PAT for all-gather and
+reduce-scatter with one rank per domain. In-network reduction across domains (SHARP on the scale-out switches, NCCL's
+CollNet, or NVLS+SHARP) is taken only when asked for by name (`sharp`, or `nvls` across domains), as NCCL needs
+NCCL_COLLNET_ENABLE=1 and the SHARP plugin for it; asking for it on a fabric whose switches lack it is an error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.errors import AnalyseError
+from archgen.perf.comm import nccl, torus
+from archgen.perf.comm.algorithms import (
+    BASE_LATENCY,
+    PLATEAU,
+    Topo,
+    all_to_all,
+    busbw_factor,
+    candidates,
+    fastest,
+    fastest_number,
+    hierarchical,
+    out_bandwidth,
+    unless,
+    up_bandwidth,
+)
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.numeric import as_float, maximum, minimum, where
+
+__all__ = ["ALGORITHMS", "BASE_LATENCY", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve", "busbw_factor",
+           "collective_time", "collective_times", "members_per_domain", "require"]
+
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "p2p")
+ALGORITHMS = ("auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat")
+#: Algorithms that reduce in the network and what they need.
+IN_NETWORK = {"nvls": "NVLink SHARP (NVLS) in the scale-up switches",
+              "nvls_tree": "NVLink SHARP (NVLS) in the scale-up switches",
+              "sharp": "SHARP in-network reduction in the scale-out switches"}
+
+
+def bus_bandwidth(op: str, size, time, n):
+    """Bus bandwidth (B/s) of a collective of `size` bytes that took `time` seconds on `n` ranks."""
+    return size / time * busbw_factor(op, n)
+
+
+def require(hw: Hardware, algorithm: str, n, k) -> str | None:
+    """Why `algorithm` cannot run on `hw` for a group of n ranks, k per domain (None when it can)."""
+    cross = bool(np.any(np.asarray(k) < np.asarray(n)))
+    inside = bool(np.any(np.asarray(k) >= np.asarray(n)))
+    if algorithm in ("nvls", "nvls_tree") and not hw.in_network_reduction:
+        return (f"algorithm '{algorithm}' needs {IN_NETWORK[algorithm]}, which accelerator '{hw.accelerator}' does "
+                "not have here")
+    if (algorithm == "sharp" or (algorithm == "nvls" and cross)) and not hw.scale_out_reduction:
+        return (f"algorithm '{algorithm}' reduces across scale-up domains, which needs {IN_NETWORK['sharp']}; this "
+                "fabric's switches do not have it")
+    if algorithm == "sharp" and inside:
+        return "algorithm 'sharp' reduces in the scale-out switches; a group inside one scale-up domain never uses them"
+    return None
+
+
+def _check(op: str, algorithm: str) -> None:
+    if op not in OPS:
+        raise AnalyseError(f"unknown collective '{op}' (expected one of: {', '.join(OPS)})")
+    if algorithm not in ALGORITHMS:
+        raise AnalyseError(f"unknown algorithm '{algorithm}' (expected one of: {', '.join(ALGORITHMS)})")
+
+
+def collective_time(hw: Hardware, op: str, size, n, k=None, algorithm: str = "auto"):
+    """Time of one collective.
+
+    Args:
+        hw: Hardware.
+        op: One of `OPS`.
+        size: nccl-tests size in bytes (see the module docstring).
+        n: Ranks in the group.
+        k: Ranks of the group inside one scale-up domain (defaults to all of them when n fits a domain, else
+            the domain size).
+        algorithm: 'auto' (the fastest algorithm and protocol NCCL enables by default), or one by name; an
+            in-network algorithm raises `AnalyseError` where the hardware lacks the capability (`require`).
+
+    Returns:
+        Seconds; 0 for a group of one rank. Size, group and hardware figures may be numpy arrays that broadcast.
+    """
+    return collective_times(hw, ((op, size),), n, k, algorithm)[0]
+
+
+def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto") -> list:
+    """`collective_time` of several (op, size) requests on one group: its figures are worked out once.
+
+    The candidates of a group (`candidates`: NCCL's algorithms and protocols, each a latency and a bandwidth)
+    depend on the hardware and the group, not on the size. They are computed once per call, kept for groups that
+    recur with the same hardware figures (`_CACHE`: a layout search or a sensitivity study asks for the same group
+    again and again), and computed once per distinct (n, k) when the groups are many arrays of few values.
+    """
+    for op, _ in requests:
+        _check(op, algorithm)
+    if hw.torus:  # chips joined in a torus (TPU ICI): rings and the bucket algorithm along its dimensions
+        return [torus.collective_time(hw, op, size, n, algorithm) for op, size in requests]
+    n = as_float(n)
+    k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(as_float(k), n)
+    groups = _Groups(hw, n, k, algorithm)
+    return [groups.time(op, size) for op, size in requests]
+
+
+#: Candidates of recent (hardware figures, op, n, k, algorithm): a search and a sensitivity study repeat them.
+_CACHE: dict[tuple, list] = {}
+_CACHE_SIZE = 4096
+#: Sizes against one group of plain figures that are timed one by one as numbers (numpy is slow on a few).
+_FEW = 8
+#: Groups in one call from which the candidates are computed once per distinct (n, k) and looked up.
+_MANY = 256
+
+
+def _hw_key(hw: Hardware) -> tuple:
+    """The hardware figures a collective reads (all numbers: hashable; arrays make it unhashable)."""
+    return (hw.scale_up_size, hw.scale_up_bandwidth, hw.scale_up_efficiency, hw.scale_up_latency,
+            hw.in_network_reduction, hw.nvls_efficiency, hw.compute_capability, hw.all_to_all_efficiency,
+            hw.scale_out_bandwidth, hw.scale_out_efficiency, hw.scale_out_latency, hw.scale_out_reduction,
+            hw.oversubscription, hw.pod)
+
+
+class _Groups:
+    """The groups of one call (n ranks, k per domain: floats or arrays) and their candidates per operation."""
+
+    def __init__(self, hw: Hardware, n, k, algorithm: str):
+        self.hw, self.n, self.k, self.algorithm = hw, n, k, algorithm
+        self.topo: Topo | None = None
+        self.key: tuple[object, ...] | None = None
+        self.shape: tuple[int, ...] | None = None
+        self.many = False   # many groups of few distinct (n, k): candidates per distinct group, then looked up
+        self.index: np.ndarray | None = None
+        try:
+            hw_key = _hw_key(hw)
+            hash(hw_key)
+        except TypeError:  # hardware figures as arrays (a batch of sweep points)
+            return
+        if isinstance(n, np.ndarray) or isinstance(k, np.ndarray):
+            groups = np.broadcast(n, k)
+            if groups.size != 1:
+                self.many = groups.size >= _MANY
+                return
+            self.shape = groups.shape  # one group given as arrays: worked out as floats
+            self.n, self.k = float(np.reshape(n, -1)[0]), float(np.reshape(k, -1)[0])
+        self.key = (hw_key, self.n, self.k, algorithm)
+
+    def _topo(self) -> Topo:
+        if self.topo is None:
+            if self.many:
+                self.index, distinct = _distinct(self.n, self.k)
+                self.topo = Topo(self.hw, *distinct)
+            else:
+                self.topo = Topo(self.hw, self.n, self.k)
+        return self.topo
+
+    def candidates(self, op: str) -> list:
+        """The candidates of `op` for every group (looked up in `_CACHE` for one group of scalar figures)."""
+        if self.key is not None:
+            key = (op, *self.key)
+            got = _CACHE.get(key)
+            if got is None:
+                if len(_CACHE) >= _CACHE_SIZE:
+                    _CACHE.clear()
+                got = _CACHE[key] = candidates(self.hw, self._topo(), op, self.algorithm)
+            return got
+        cands = candidates(self.hw, self._topo(), op, self.algorithm)
+        return cands if self.index is None else _gather(cands, self.index)
+
+    def time(self, op: str, size):
+        """Seconds of `op` on `size` bytes for every group."""
+        hw, n = self.hw, self.n
+        if self.key is not None and self.shape is None and isinstance(size, np.ndarray) and 0 < size.size <= _FEW:
+            # one group, a few sizes (one layout's pipeline rank classes): size by size, as plain floats
+            return np.array([self.time(op, s) for s in size.reshape(-1).tolist()]).reshape(size.shape)
+        if op == "p2p":
+            k = self.k
+            cross = k < 2
+            bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw))
+            t = where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
+            return self._shaped(where(n > 1, t, 0.0))
+        if op == "all_to_all":
+            return self._shaped(where(n > 1, all_to_all(hw, self._direct(), size), 0.0))
+        if self.algorithm in IN_NETWORK and (problem := require(hw, self.algorithm, n, self.k)):
+            raise AnalyseError(problem)
+        if self.algorithm == "hierarchical":
+            return self._shaped(where(n > 1, hierarchical(hw, self._direct(), op, size), 0.0))
+        if self.key is not None and not isinstance(size, np.ndarray):  # one group, one size: numbers (issue 25)
+            return self._shaped(fastest_number(self.candidates(op), size) if n > 1 else 0.0)
+        cands = self.candidates(op)
+        if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
+            front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731
+            cands = [(front(lat), front(f), front(bus), kind, tuple(front(e) for e in extra) if kind == PLATEAU
+                      else extra, front(mask)) for lat, f, bus, kind, extra, mask in cands]
+            t = unless(front(n) > 1, fastest(cands, np.ascontiguousarray(front(size))), 0.0)
+            return np.ascontiguousarray(np.moveaxis(t, 0, -1))
+        return self._shaped(unless(n > 1, fastest(cands, size), 0.0))
+
+    def _direct(self) -> Topo:
+        """The groups' figures as they are (not looked up by distinct group): what sizes enter elementwise."""
+        return Topo(self.hw, self.n, self.k) if self.many else self._topo()
+
+    def _shaped(self, t):
+        """Arrays where the caller gave arrays: one group given as arrays was worked out as floats."""
+        if self.shape is None:
+            return t
+        t = np.asarray(t, dtype=float)
+        if t.shape == self.shape or not self.shape:  # the shapes one layout gives: no broadcast to work out
+            return t.copy()
+        if not t.shape:
+            return np.full(self.shape, t)
+        return np.broadcast_to(np.asarray(t, dtype=float), np.broadcast_shapes(np.shape(t), self.shape)).copy()
+
+
+def _trailing(size, n, cands: list) -> bool:
+    """Whether sizes have a short trailing axis (the pipeline's rank classes) that every group figure lacks.
+
+    numpy broadcasts such a pair slowly (an inner loop of a few elements), so `_Groups.time` then puts that axis
+    first; the arithmetic is the same.
+    """
+    if not isinstance(size, np.ndarray) or size.ndim < 2 or not 1 < size.shape[-1] <= 16:
+        return False
+    figures = [n] + [x for c in cands for x in (c[0], c[1], c[2], c[5], *(c[4] if c[3] == PLATEAU else ()))]
+    return all(x.ndim == size.ndim and x.shape[-1] == 1 for x in figures if isinstance(x, np.ndarray))
+
+
+def _distinct(n, k) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Where each group's (n, k) sits among the distinct ones, and those (two arrays).
+
+    Group sizes are whole numbers in practice, which a table indexed by n·K + k sorts without a sort; anything else
+    takes `np.unique`.
+    """
+    nb, kb = np.broadcast_arrays(n, k)
+    nf, kf = nb.reshape(-1), kb.reshape(-1)
+    ni, ki = nf.astype(np.int64), kf.astype(np.int64)
+    if len(nf) and ni.min() >= 0 and ki.min() >= 0 and np.array_equal(ni, nf) and np.array_equal(ki, kf):
+        width = int(ki.max()) + 1
+        top = int(ni.max()) * width + width
+        if top <= 1 << 22:
+            key = ni * width + ki
+            present = np.zeros(top, dtype=bool)
+            present[key] = True
+            keys = np.flatnonzero(present)
+            slot = np.zeros(top, dtype=np.int64)
+            slot[keys] = np.arange(len(keys))
+            return slot[key].reshape(nb.shape), ((keys // width).astype(float), (keys % width).astype(float))
+    pairs, index = np.unique((nf + 1j * kf), return_inverse=True)
+    return index.reshape(nb.shape), (np.ascontiguousarray(pairs.real), np.ascontiguousarray(pairs.imag))
+
+
+def _gather(cands: list, index: np.ndarray) -> list:
+    """Candidates computed once per distinct group, at each group (`index`)."""
+    taken: dict[int, object] = {}
+
+    def at(x):
+        if not isinstance(x, np.ndarray):
+            return x
+        got = taken.get(id(x))
+        if got is None:
+            got = taken[id(x)] = x[index]
+        return got
+
+    out = []
+    for lat, f, bus, kind, extra, mask in cands:
+        if kind == PLATEAU:
+            extra = tuple(at(e) for e in extra)
+        out.append((at(lat), at(f), at(bus), kind, extra, at(mask)))
+    return out
+
+
+#: Message sizes of an nccl-tests sweep (`-b 8 -e 16G -f 2`): 8 B to 16 GiB.
+CURVE_SIZES = tuple(2.0 ** i for i in range(3, 35))
+
+
+def busbw_curve(hw: Hardware, op: str, n: int, algorithm: str = "auto") -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The nccl-tests curve of a collective on `n` ranks: (sizes in B, busbw in B/s), 8 B to 16 GiB."""
+    sizes = np.asarray(CURVE_SIZES)
+    t = collective_time(hw, op, sizes, float(n) + 0.0 * sizes, algorithm=algorithm)
+    return CURVE_SIZES, tuple(float(b) for b in bus_bandwidth(op, sizes, t, n))
+
+
+def members_per_domain(hw: Hardware, n, stride):
+    """Ranks of a group (size n, consecutive members `stride` ranks apart) that share one scale-up domain."""
+    stride = as_float(stride)
+    per = np.floor(hw.scale_up_size / stride) if isinstance(stride, np.ndarray) else float(hw.scale_up_size // stride)
+    return minimum(maximum(where(stride < hw.scale_up_size, per, 1.0), 1.0), as_float(n))

@@ -1,0 +1,130 @@
+"""Collectives on a torus of chips (TPU-style ICI): rings along the torus and the multi-dimensional bucket algorithm.
+
+`perf.comm.collectives.collective_time` hands a collective here when the hardware is a torus (`Hardware.torus`, set
+from the cluster's torus fabric). A group of n ranks occupies a sub-torus: its size along each dimension is the
+largest share of n that dimension divides (TP along the first axis, DP across the rest), and a dimension the
+group spans whole keeps its wraparound link.
+
+With B the link bandwidth per direction times the accelerator's measured link efficiency, α the per-hop latency
+(the accelerator's `scale_up.latency`) and t_i the group's size along dimension i:
+
+* a dimension carries 2B (a bidirectional ring: the group spans it whole and it wraps, or it has 2 chips) or B
+  (a line, the ring folded back onto it);
+* **bucket** all-reduce (reduce-scatter along each dimension in turn, then all-gather back; E. Chan et al.,
+  "Collective communication: theory, practice, and experience", Concurrency Computat. 19, 2007, section 6 on
+  multi-dimensional tori): D copies, each on 1/D of the data, run the dimensions in rotated orders so every
+  dimension's links work at once; dimension i carries 2·Σ_rotations (S/D)·(t_i − 1)/Π(t_j, j up to i in that
+  order), and the time is the busiest dimension's load / its bandwidth + 2·Σ(t_i − 1)·α. For equal dimensions
+  this approaches 2(n − 1)/n·S over all 2D links of a chip, the injection bound;
+* **ring** all-reduce: one bidirectional ring through the sub-torus (2B, or B on a single line), 2(n − 1) steps:
+  2(n − 1)/n·S / (2B) + 2(n − 1)·α;
+* all-gather and reduce-scatter are one half of the above on the gathered size S; all-to-all is bounded by the
+  chip's injection (S·(n − 1)/n over all its links) and by the bisection (n·S/4 across 2·n/t_max links, a torus
+  cut), plus the diameter in hops; point-to-point is one neighbour hop.
+
+`auto` takes the faster of bucket and ring, as XLA's collective choice would; the NCCL algorithms (tree, NVLS,
+hierarchical) do not exist on a torus and fall back to the bucket algorithm.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.numeric import maximum, minimum
+
+
+def sub_torus(dims: tuple[int, ...], n: int) -> list[int]:
+    """Chips per dimension of an n-rank group: each dimension in turn takes the largest share of n it divides."""
+    out, left = [], max(int(n), 1)
+    for d in dims:
+        t = math.gcd(d, left)
+        out.append(t)
+        left //= t
+    if left > 1:                 # n does not tile the torus: the rest as one more (folded) line
+        out.append(left)
+    return out
+
+
+def _dim_bandwidth(hw: Hardware, t: int, d: int | None) -> float:
+    """Bandwidth a dimension of t chips gives a ring (both directions when it closes)."""
+    b = hw.torus_link_bandwidth * hw.scale_up_efficiency
+    closes = t == 2 or (d is not None and t == d and t >= 3 and hw.torus_wraparound)
+    return 2.0 * b if closes else b
+
+
+def _bucket(hw: Hardware, op: str, size: float, sub: list[int]) -> float:
+    """Multi-dimensional bucket algorithm with one rotated copy per dimension in use."""
+    used = [(i, t) for i, t in enumerate(sub) if t > 1]
+    if not used:
+        return 0.0
+    phases = 2.0 if op == "all_reduce" else 1.0
+    load = dict.fromkeys((i for i, _ in used), 0.0)
+    for r in range(len(used)):
+        order = used[r:] + used[:r]
+        shrink = 1.0
+        for i, t in order:
+            shrink *= t
+            load[i] += phases * (size / len(used)) * (t - 1) / shrink
+    dims = list(hw.torus) + [None] * (len(sub) - len(hw.torus))
+    busiest = functools.reduce(maximum, (load[i] / _dim_bandwidth(hw, t, dims[i]) for i, t in used))
+    return busiest + phases * sum(t - 1 for _, t in used) * hw.scale_up_latency
+
+
+def _ring(hw: Hardware, op: str, size: float, n: int, sub: list[int]) -> float:
+    """One bidirectional ring through the whole sub-torus (a single open line folds it back onto itself)."""
+    phases = 2.0 if op == "all_reduce" else 1.0
+    lines = [(i, t) for i, t in enumerate(sub) if t > 1]
+    dims = list(hw.torus) + [None] * (len(sub) - len(hw.torus))
+    if len(lines) == 1:
+        bw = _dim_bandwidth(hw, lines[0][1], dims[lines[0][0]])
+    else:                        # a cycle through a grid of two or more dimensions
+        bw = 2.0 * hw.torus_link_bandwidth * hw.scale_up_efficiency
+    return phases * (n - 1) / n * size / bw + phases * (n - 1) * hw.scale_up_latency
+
+
+def _all_to_all(hw: Hardware, size: float, n: int, sub: list[int]) -> float:
+    b = hw.torus_link_bandwidth * hw.scale_up_efficiency
+    degree = sum(2 if t >= 3 else 1 for t in sub if t > 1)
+    inject = size * (n - 1) / n / (degree * b)
+    big = max(sub)
+    cut_links = 2 * n // big if big >= 3 else n // max(big, 1)
+    bisection = n * size / 4.0 / (cut_links * b) if cut_links else 0.0
+    return maximum(inject, bisection) + sum(t // 2 for t in sub) * hw.scale_up_latency
+
+
+def _one(hw: Hardware, op: str, size, n: float, algorithm: str):
+    """One group of n ranks; `size` a number or an array of sizes (the same arithmetic element by element)."""
+    n = int(round(n))
+    if n <= 1:
+        return 0.0
+    sub = sub_torus(hw.torus, n)
+    if op == "p2p":
+        return size / (hw.torus_link_bandwidth * hw.scale_up_efficiency) + hw.scale_up_latency
+    if op == "all_to_all":
+        return _all_to_all(hw, size, n, sub)
+    if algorithm == "ring":
+        return _ring(hw, op, size, n, sub)
+    bucket = _bucket(hw, op, size, sub)
+    return minimum(bucket, _ring(hw, op, size, n, sub)) if algorithm == "auto" else bucket
+
+
+def collective_time(hw: Hardware, op: str, size, n, algorithm: str = "auto"):
+    """Time of one collective on the torus (scalars or numpy arrays of size and n, as `perf.comm.collectives`).
+
+    Arrays are worked out once per distinct group size, on all the message sizes that group meets.
+    """
+    if not isinstance(size, np.ndarray) and not isinstance(n, np.ndarray):
+        return _one(hw, op, float(size), float(n), algorithm)
+    if any(isinstance(getattr(hw, f), np.ndarray) for f in ("scale_up_latency", "scale_up_efficiency",
+                                                             "torus_link_bandwidth")):
+        return np.vectorize(lambda s, m: _one(hw, op, float(s), float(m), algorithm), otypes=[float])(size, n)
+    sizes, groups = np.broadcast_arrays(np.asarray(size, dtype=float), np.round(np.asarray(n, dtype=float)))
+    out = np.empty(sizes.shape)
+    for m in np.unique(groups).tolist():
+        at = groups == m
+        out[at] = _one(hw, op, sizes[at], m, algorithm)
+    return out

@@ -1,0 +1,319 @@
+"""Plan search: the layout and every training switch the stack allows, pruned by memory fit and a compute bound.
+
+The layout search (`search.search_training`) varies tp, pp, dp, micro-batch, interleave, recompute and ZeRO, and
+takes the switches (overlaps, sequence parallelism, attention kernel) from the stack's profile. A plan search also
+varies every switch and layout field the stack can run (`archgen.model.switches.ALLOWS`): sequence parallelism, the
+attention kernel, TP, p2p, DP-reduce, parameter-gather and EP overlap, the ZeRO stage, CP, EP and host offload of
+activations and optimizer state. A switch the workload states is kept, not searched. Weight offload is not in the
+performance model and is not searched.
+
+The space is the layouts times the switch combinations; it is pruned, not walked (branch and bound):
+
+1. **Memory fit.** No overlap switch changes the memory; sequence parallelism and flash attention only lower it.
+   Each layout is evaluated once with each attention kernel and both sequence-parallel settings the stack allows;
+   a layout that fits under none of them fits under no plan and is dropped.
+2. **Compute bound.** No overlap lowers a layout's compute or optimizer time (overlaps only hide communication),
+   so their sum under the cheapest of those settings bounds every plan of the layout from below (a roofline bound:
+   the step without its exposed communication and bubble).
+3. **Incumbent and bound.** Every switch combination is evaluated, vectorised over the layouts, on the layouts of
+   least bound first; each later block of layouts is evaluated only where its bound is below the best step found.
+
+Megatron's own rules are kept: TP overlap needs sequence parallelism (arguments.py), the EP overlap no
+recomputation (`exposure.expert_comm`), parameter-gather overlap the distributed optimizer (it acts only with
+ZeRO >= 1), offload host memory.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from archgen.model.switches import ALLOWS
+from archgen.model.workload import Model, Workload
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
+from archgen.perf.train.stacks import stated_knobs
+from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.estimate import training_setup
+
+#: Job switches a plan search varies (fields of `job.Job`); sequence parallelism is a `Layout` field.
+JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",
+                "overlap_ep_comm")
+#: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show
+#: shown + lost·(t - shown) <= t (`exposure.dp_exposed`), the interleaved p2p takes the lesser of the two schedules
+#: (`training.estimate_training`). Searched by that rule: on wherever the stack allows them.
+DOMINANT = ("overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather")
+#: Layouts in the first block of the bound-and-evaluate loop (each next block twice the last).
+BLOCK = 256
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """Outcome of a plan search: the best plan, what was searched and how much the pruning left to evaluate."""
+
+    searched: dict[str, tuple]          # every knob searched, with the values tried
+    kept: dict[str, object]             # switches the workload states (not searched)
+    layouts: int                        # layouts enumerated (tp, pp, dp, cp, ep, mb, v, recompute, zero, offload)
+    fitting: int                        # layouts that fit under some plan
+    evaluated: int                      # (layout, switch combination) pairs evaluated
+    space: int                          # layouts x switch combinations: what an exhaustive search evaluates
+    best: dict[str, int | str] | None   # the layout (as `search.SearchResult.best`)
+    switches: dict[str, object]         # the best plan's switches (sequence_parallel and every JOB_SWITCHES)
+    turned_on: tuple[str, ...]          # switches and layout options the best plan turns on
+    estimate: TrainingEstimate | None
+    job: Job | None
+
+
+def allowed(stack: str, name: str) -> tuple:
+    """The values a plan search may try for `name` under `stack` (`switches.ALLOWS`)."""
+    values = ALLOWS[name].setting(stack)[0]
+    assert isinstance(values, tuple), f"switches.ALLOWS[{name!r}] holds a tuple of values per stack"
+    return values
+
+
+def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
+                fixed: dict[str, int | str | None] | None = None, pipeline: PipelineOptions = DEFAULT,
+                exhaustive: bool = False) -> PlanResult:
+    """The fastest plan that fits: a layout and the switches, each within what `stack` allows.
+
+    `stated` holds the switches the workload states (kept as stated); `fixed` the layout fields it states.
+    `exhaustive` evaluates every combination on every fitting layout (the reference the tests compare against).
+    """
+    given: dict[str, int | str] = {k: v for k, v in (fixed or {}).items() if v is not None}
+    a = job.arch
+    host = bool(np.any(hw.host_capacity > 0))
+    searched: dict[str, tuple] = {}
+    kept = {k: v for k, v in stated.items() if v is not None and (k in JOB_SWITCHES or k == "sequence_parallel")}
+
+    def values(name: str, everything: tuple) -> tuple:
+        if name in kept:
+            return (kept[name],)
+        got = allowed(stack, name)
+        out = everything if got == ("divisors",) else got
+        searched[name] = out
+        return out
+
+    cps = [int(given["cp"])] if "cp" in given else [c for c in values("cp", tuple(divisors(job.seq_len)))
+                                                     if gpus % c == 0]
+    if "cp" in searched:
+        searched["cp"] = tuple(cps)
+    eps = [int(given["ep"])] if "ep" in given else (
+        list(values("ep", tuple(divisors(a.experts)))) if a.experts else [1])
+    zeros = values("zero", (0, 1, 2, 3)) if "zero" not in given else (int(given["zero"]),)
+    offs = ([OFFLOAD_CODES[str(given["offload"])]] if "offload" in given else
+            [OFFLOAD_CODES[o] for o in values("offload", ()) if host or o == "none"])
+    tables = []
+    for cp, ep in itertools.product(cps, eps):
+        lay = enumerate_layouts(a, job, gpus, hw, given | {"cp": cp, "ep": ep}, pipeline)
+        keep = np.isin(lay["zero"], zeros)
+        tables.append({k: v[keep] for k, v in lay.items()})
+    lay = {k: np.concatenate([t[k] for t in tables]) for k in KEYS}
+    lay = {k: np.repeat(v, len(offs)) for k, v in lay.items()}
+    lay["offload"] = np.tile(np.asarray(offs, dtype=float), len(lay["tp"]) // max(len(offs), 1))
+    n = len(lay["tp"])
+
+    sps = values("sequence_parallel", (False, True))
+    # overlaps that never cost time in the model are on wherever the stack allows them (dominance, not search)
+    fixed_on = {s: (kept[s] if s in kept else True in values(s, ())) for s in DOMINANT}
+    free = [s for s in JOB_SWITCHES if s not in DOMINANT and (s != "overlap_ep_comm" or a.experts)]
+    combos = [fixed_on | dict(zip(free, c, strict=True)) for c in itertools.product(*(values(s, ()) for s in free))]
+    combos = [c | ({} if a.experts else {"overlap_ep_comm": job.overlap_ep_comm}) for c in combos]
+    plans = [(c, sp) for c, sp in itertools.product(combos, sps) if sp or not c["overlap_tp_comm"]]
+    space = n * len(plans)
+    if n == 0:
+        return PlanResult(searched, kept, 0, 0, 0, 0, None, {}, (), None, None)
+
+    # 1-2: memory fit and the compute bound of the rows without recompute or offload, which only add time
+    bound, raw = np.full(n, np.inf), np.full(n, np.inf)
+    base = (lay["recompute"] == 0) & (lay["offload"] == 0)
+    kernels = sorted({str(c["attention"]) for c in combos})
+    sp_low = max(sps)  # sequence parallelism only lowers memory and element-wise time
+    _bound(hw, job, lay, np.flatnonzero(base), kernels, sp_low, pipeline, bound, raw)
+    # 3: the best plan among them, then recompute and offload only for groups that do not fit without them and
+    # whose bound (a lower bound of their variants too) is below the best step found
+    state = _Search(hw, job, lay, plans, pipeline, exhaustive)
+    state.run(np.flatnonzero(base), bound)
+    group = _groups([lay[k] for k in KEYS if k not in ("recompute", "offload")])
+    fits_base = np.zeros(group.max() + 1, dtype=bool)
+    fits_base[group[base & np.isfinite(bound)]] = True
+    group_raw = np.full(group.max() + 1, np.inf)
+    group_raw[group[base]] = raw[base]
+    rest = np.flatnonzero(~base & (exhaustive | (~fits_base[group] & (group_raw[group] < state.best_t))))
+    _bound(hw, job, lay, rest, kernels, sp_low, pipeline, bound, raw)
+    state.run(rest, bound)
+    fitting = np.flatnonzero(np.isfinite(bound))
+    best, evaluated = state.best, state.evaluated
+    if best is None:
+        return PlanResult(searched, kept, n, len(fitting), evaluated, space, None, {}, (), None, None)
+    i, combo, sp = best
+    layout = _best_layout(lay, i)
+    plan_job = _with_switches(job, combo)
+    one = estimate_training(hw, plan_job, _scalar_layout(layout, sp, pipeline))
+    switches = {"sequence_parallel": bool(sp), **combo}
+    if int(layout["zero"]) < 1:
+        switches["overlap_param_gather"] = False  # no parameter gather without the distributed optimizer
+    on = _turned_on(layout, switches)
+    return PlanResult(searched, kept, n, len(fitting), evaluated, space, layout, switches, on, one, plan_job)
+
+
+class _Search:
+    """The branch-and-bound loop.
+
+    Blocks of rows in bound order, each evaluated under every plan while its bound is below the best step found.
+    """
+
+    def __init__(self, hw: Hardware, job: Job, lay: dict[str, np.ndarray], plans: list, pipeline: PipelineOptions,
+                 exhaustive: bool) -> None:
+        self.hw, self.job, self.lay, self.plans, self.pipeline, self.exhaustive = hw, job, lay, plans, pipeline, \
+            exhaustive
+        self.best: tuple[int, dict[str, object], bool] | None = None
+        self.best_t, self.evaluated = np.inf, 0
+
+    def run(self, rows: np.ndarray, bound: np.ndarray) -> None:
+        """Evaluate the fitting `rows` whose bound is below the best step, least bound first."""
+        rows = rows[np.isfinite(bound[rows])]
+        order = rows[np.argsort(bound[rows], kind="stable")]
+        start, size = 0, max(len(order), 1) if self.exhaustive else BLOCK
+        while start < len(order):
+            block = order[start:start + size]
+            start, size = start + size, 2 * size  # blocks double: few calls, the first ones set the bound
+            block = block if self.exhaustive else block[bound[block] < self.best_t]
+            if len(block) == 0:
+                break
+            sub = {k: v[block] for k, v in self.lay.items()}
+            for combo, sp in self.plans:
+                est = estimate_training(self.hw, _with_switches(self.job, combo),
+                                        _layout(sub, np.full(len(block), sp), self.pipeline))
+                self.evaluated += len(block)
+                ok = np.broadcast_to(est.fits, (len(block),))
+                if combo["overlap_ep_comm"]:  # Megatron refuses recomputation with the EP overlap
+                    ok = ok & (sub["recompute"] == 0)
+                t = np.where(ok,
+                             np.broadcast_to(est.step_time, (len(block),)), np.inf)
+                i = int(np.argmin(t))
+                if t[i] < self.best_t:
+                    self.best_t, self.best = float(t[i]), (int(block[i]), combo, sp)
+
+
+def _with_switches(job: Job, combo: dict[str, object]) -> Job:
+    """`job` under a plan's switches (every one of `JOB_SWITCHES`: the attention kernel and the overlaps)."""
+    assert set(combo) == set(JOB_SWITCHES), f"a plan sets every job switch, got {sorted(combo)}"
+    return replace(job, attention=str(combo["attention"]), overlap_tp_comm=bool(combo["overlap_tp_comm"]),
+                   overlap_p2p_comm=bool(combo["overlap_p2p_comm"]),
+                   overlap_grad_reduce=bool(combo["overlap_grad_reduce"]),
+                   overlap_param_gather=bool(combo["overlap_param_gather"]),
+                   overlap_ep_comm=bool(combo["overlap_ep_comm"]))
+
+
+def _bound(hw: Hardware, job: Job, lay: dict[str, np.ndarray], rows: np.ndarray, kernels: list, sp: bool,
+           pipeline: PipelineOptions, bound: np.ndarray, raw: np.ndarray) -> None:
+    """Set `raw[rows]` and `bound[rows]`: the least compute + optimizer time over the attention kernels.
+
+    `bound` is infinite where the row fits under none of them.
+    """
+    if len(rows) == 0:
+        return
+    sub = {k: v[rows] for k, v in lay.items()}
+    low, fit = np.full(len(rows), np.inf), np.full(len(rows), np.inf)
+    for attention in kernels:
+        est = estimate_training(hw, replace(job, attention=attention), _layout(sub, np.full(len(rows), sp), pipeline))
+        t = np.broadcast_to(est.compute + est.optimizer, (len(rows),))
+        low = np.minimum(low, t)
+        fit = np.where(np.broadcast_to(est.fits, (len(rows),)), np.minimum(fit, t), fit)
+    raw[rows], bound[rows] = low, fit
+
+
+def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tuple[str, ...]:
+    """The switches and layout options a plan turns on, where they act (a TP overlap with tp 1 does nothing)."""
+    tp, pp, dp, v, zero = (int(layout[k]) for k in ("tp", "pp", "dp", "interleave", "zero"))
+    acts = {"sequence_parallel": tp > 1, "overlap_tp_comm": tp > 1, "overlap_p2p_comm": pp > 1 and v > 1,
+            "overlap_grad_reduce": dp > 1, "overlap_param_gather": dp > 1 and zero >= 1,
+            "overlap_ep_comm": int(layout["ep"]) > 1}
+    on = [k for k, v in switches.items() if v is True and acts.get(k, True)]
+    on += ["flash attention"] if switches.get("attention") == "flash" else []
+    on += [f"{k} {layout[k]}" for k in ("cp", "ep") if int(layout[k]) > 1]
+    on += [f"zero {zero}"] if zero else []
+    on += [f"offload {layout['offload']}"] if "offload" in layout else []
+    return tuple(on)
+
+
+def _groups(columns: list[np.ndarray]) -> np.ndarray:
+    """A group number per row: rows equal in every column share it (a mixed-radix key of each column's rank)."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for col in columns:
+        values, rank = np.unique(col, return_inverse=True)
+        key = key * len(values) + rank.ravel()
+    return np.unique(key, return_inverse=True)[1].ravel()
+
+
+def _layout(lay: dict[str, np.ndarray], sp: np.ndarray, pipeline: PipelineOptions) -> Layout:
+    return Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],
+                  lay["recompute"].astype(int), sp, lay["zero"], pipeline, lay["offload"].astype(int))
+
+
+def _best_layout(lay: dict[str, np.ndarray], i: int) -> dict[str, int | str]:
+    names = {v: k for k, v in RECOMPUTE_CODES.items()}
+    out: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
+    out["recompute"] = names[int(lay["recompute"][i])]
+    code = out.pop("offload")
+    if code:
+        out["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[int(code)]
+    return out
+
+
+def _scalar_layout(layout: dict[str, int | str], sp: bool, pipeline: PipelineOptions) -> Layout:
+    return Layout(int(layout["tp"]), int(layout["pp"]), int(layout["dp"]), int(layout["micro_batch"]),
+                  int(layout["cp"]), int(layout["ep"]), int(layout["interleave"]),
+                  RECOMPUTE_CODES[str(layout["recompute"])], sp, int(layout["zero"]), pipeline,
+                  OFFLOAD_CODES[str(layout.get("offload", "none"))])
+
+
+def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpus: int) -> PlanResult:
+    """The plan search of a training workload on `gpus` accelerators of `hw` (`estimate --search-plan`).
+
+    The stack is the workload's (the default profile when it states none); the switches and layout fields it states
+    are kept.
+    """
+    t = workload.training
+    assert t is not None, "a plan is searched for a training workload"
+    assert model is not None, "its estimate, made first, refuses a training workload without its model"
+    setup = training_setup(workload, Arch.from_model(model), hw, gpus)
+    given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
+    fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
+    return search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline)
+
+
+def plan_dict(res: PlanResult) -> dict[str, object]:
+    """The plan search as plain data (JSON: `plan`)."""
+    est = res.estimate
+    return {"searched": {k: list(v) for k, v in res.searched.items()}, "kept": dict(res.kept),
+            "not_modelled": ["offload of weights"], "layouts": res.layouts, "fitting": res.fitting,
+            "evaluated": res.evaluated, "space": res.space, "layout": res.best, "switches": res.switches,
+            "turned_on": list(res.turned_on),
+            "step_time_s": float(est.step_time) if est is not None else None,
+            "mfu": float(est.mfu) if est is not None else None}
+
+
+def plan_text(res: PlanResult, step_time: float | None) -> str:
+    """The plan search in words, against the estimate's own step time `step_time` (s)."""
+    lines = ["", "Plan search (--search-plan: every switch the stack allows; the estimate above is unchanged)"]
+    lines.append("  searched: " + "; ".join(f"{k} {'/'.join(str(x) for x in v)}" for k, v in res.searched.items()))
+    if res.kept:
+        lines.append("  kept as stated: " + ", ".join(f"{k}={v}" for k, v in res.kept.items()))
+    lines.append("  not modelled: offload of weights")
+    lines.append(f"  {res.layouts:,} layouts, {res.fitting:,} fit under some plan; {res.evaluated:,} of "
+                 f"{res.space:,} (layout, switches) pairs evaluated (pruned by memory fit and a compute bound)")
+    if res.best is None or res.estimate is None:
+        return "\n".join([*lines, "  no plan fits in accelerator memory", ""])
+    s = float(res.estimate.step_time)
+    vs = f" ({(s / step_time - 1) * 100:+.1f} % vs the estimate's {step_time:.4g} s)" if step_time else ""
+    lines.append("  best: " + " ".join(f"{k}={v}" for k, v in res.best.items()) + f": step {s:.4g} s{vs}, MFU "
+                 f"{float(res.estimate.mfu) * 100:.1f} %")
+    lines.append("  turned on: " + (", ".join(res.turned_on) or "nothing"))
+    return "\n".join([*lines, ""])

@@ -1,0 +1,225 @@
+"""Evaluate the points of a `Sweep`: each a workload estimate on hardware changed along the sweep's axes.
+
+A `SweepProblem` holds what every point needs (the workload, its model, and each cluster as the model sees it) and
+is small and picklable, so chunks of points can be evaluated in other processes or on a Dask cluster: a worker
+gets the problem and an index range and generates its points itself (point i is the mixed-radix decoding of i
+over the axes, the last axis fastest). Metrics travel as floats in SI units (`quantity_json.json_magnitude`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from archgen.errors import ArchgenError, WorkloadError
+from archgen.model.requirements import Requirement, judge
+from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
+from archgen.model.workload import Model, Workload
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.train.goodput import goodput_of
+from archgen.perf.workload.cluster import Machine, estimate_on_cluster
+from archgen.perf.workload.derived import judge_requirements, judged, point_metrics
+from archgen.perf.workload.estimate import precision
+from archgen.quantity_json import json_magnitude
+from archgen.units import Q_, Q
+
+#: Job axes that replace a field of a training job's `parallelism`.
+_PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
+
+
+@dataclass(frozen=True)
+class SweepProblem:
+    """Everything the points of one sweep need, independent of the specs they came from."""
+
+    sweep: Sweep
+    workload: Workload
+    model: Model | None
+    bases: dict[tuple[str, str | None], Machine]  # by (cluster, accelerator axis value or None)
+    axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
+
+    @property
+    def size(self) -> int:
+        """Number of points."""
+        return math.prod(len(v) for v in self.axes.values())
+
+    def point(self, index: int) -> dict[str, Any]:
+        """The axis values of point `index` (the last axis varies fastest)."""
+        values: dict[str, Any] = {}
+        for name in reversed(list(self.axes)):
+            levels = self.axes[name]
+            index, i = divmod(index, len(levels))
+            values[name] = levels[i]
+        return {name: values[name] for name in self.axes}
+
+
+@dataclass(frozen=True)
+class PointRow:
+    """One evaluated point."""
+
+    index: int
+    values: dict[str, Any]
+    cluster: str
+    status: str  # "ok", "does not fit" or "invalid"
+    reason: str = ""
+    layout: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    met: dict[str, bool | None] = field(default_factory=dict)
+    feasible: bool = False
+
+
+def requirements(problem: SweepProblem) -> list[Requirement]:
+    """The targets every point is judged on: the workload's, then the sweep's."""
+    return [*problem.workload.requirements, *problem.sweep.requirements]
+
+
+def _job(workload: Workload, values: dict[str, Any]) -> Workload:
+    """The workload with the point's job axes and accelerator count applied (validated later by the estimate)."""
+    update: dict[str, Any] = {}
+    if "accelerators" in values:
+        update["accelerators"] = values["accelerators"]
+    if workload.training is not None:
+        t = workload.training
+        par = {k: values[k] for k in _PARALLEL if k in values}
+        job = {k: values[k] for k in ("precision", "recompute", "global_batch", "seq_len") if k in values}
+        if par:
+            job["parallelism"] = t.parallelism.model_copy(update=par)
+        if job:
+            update["training"] = t.model_copy(update=job)
+    elif workload.inference is not None:
+        job = {k: values[k] for k in JOB_AXES["inference"] if k in values}
+        if job:
+            update["inference"] = workload.inference.model_copy(update=job)
+    return workload.model_copy(update=update) if update else workload
+
+
+def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
+    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it."""
+    for name in HARDWARE_AXES:
+        if name not in values:
+            continue
+        value = values[name]
+        if name == "scale_up_size":
+            hw = dataclasses.replace(hw, scale_up_size=int(value))
+        elif isinstance(value, Q):
+            hw = hw.with_value(name, json_magnitude(value), dtype)
+        else:
+            hw = hw.scaled(name, float(value), dtype)
+    return hw
+
+
+def _judge(req: Requirement, metrics: dict[str, float]) -> bool | None:
+    """Whether a point meets a sweep requirement (`judge` on the point's metric in SI units)."""
+    value = metrics.get(req.metric)
+    return judge(req, None if value is None else Q_(value, SWEEP_METRICS[req.metric])).met
+
+
+def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
+    """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
+    values = problem.point(index)
+    base = problem.bases[(values["cluster"], values.get("accelerator"))]
+    try:
+        workload = _job(problem.workload, values)
+        hw = _hardware(base.hardware, values, precision(workload) or "bf16")
+        est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False,
+                                  with_stack_range=False)  # a row shows no notes but the last when it does not fit
+    except ArchgenError as err:
+        reason = err.reason if isinstance(err, WorkloadError) else str(err)
+        return PointRow(index, values, base.cluster, "invalid", reason)
+    gpus = est.gpus
+    goodput = None
+    if base.failures is not None and workload.training is not None and problem.model is not None:
+        goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(f, w, m, gpus)  # noqa: E731
+    metrics = point_metrics({k: json_magnitude(v) for k, v in est.metrics.items()}, base, gpus, bool(est.fits),
+                            goodput)
+    met = {o.requirement.id: o.met for o in judge_requirements(workload.requirements, est)}
+    met.update({r.id: _judge(r, metrics) if judged(r.metric, bool(est.fits)) else None
+                for r in problem.sweep.requirements})
+    shall = [r.id for r in requirements(problem) if r.level == "shall"]
+    feasible = est.fits and all(met[r] is not False for r in shall)
+    return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
+               "" if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible)
+
+
+def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
+    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs)."""
+    return [evaluate_point(problem, i) for i in range(start, stop)]
+
+
+def pareto(rows: Sequence[PointRow], objectives: Sequence[tuple[str, bool]]) -> list[int]:
+    """Positions in `rows` of the feasible points no other feasible point dominates, in `rows` order.
+
+    `objectives` are (metric, maximise). A point dominates another when it is at least as good on every objective
+    and better on one. Points tied on every objective are all kept.
+    """
+    cand = [i for i, r in enumerate(rows) if r.feasible and all(m in r.metrics for m, _ in objectives)]
+    if not cand:
+        return []
+    # minimise everything: negate the maximised objectives
+    x = np.array([[(-1.0 if up else 1.0) * rows[i].metrics[m] for m, up in objectives] for i in cand])
+    order = np.lexsort(x.T[::-1])  # by the first objective, ties by the next: a dominator always comes first
+    front = np.empty(0, dtype=int)
+    for start in range(0, len(order), PARETO_BLOCK):
+        block = order[start:start + PARETO_BLOCK]
+        # dominated by a point of the front so far, or by one of the block (only an earlier one can dominate, and a
+        # point dominated by a dominated point is dominated by that one's dominator too: no order is needed)
+        block = block[~_beaten(x[front], x[block])]
+        block = block[~_beaten(x[block], x[block])]
+        front = np.concatenate([front, block])
+    return sorted(cand[j] for j in front.tolist())
+
+
+def _beaten(by: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Which of `points` a point of `by` dominates (at most on every objective, less on one; all minimised)."""
+    if not len(by) or not len(points):
+        return np.zeros(len(points), dtype=bool)
+    return np.any(np.all(by[:, None] <= points[None], axis=2) & np.any(by[:, None] < points[None], axis=2), axis=0)
+
+
+#: Points compared at once in `pareto` (a block against the front so far, then against itself).
+PARETO_BLOCK = 512
+
+
+def best(rows: Sequence[PointRow], metric: str, maximise: bool) -> int | None:
+    """Position in `rows` of the feasible point with the best value of `metric` (the first on ties), or None."""
+    have = [i for i, r in enumerate(rows) if r.feasible and metric in r.metrics]
+    if not have:
+        return None
+    sign = -1.0 if maximise else 1.0
+    return min(have, key=lambda i: sign * rows[i].metrics[metric])
+
+
+def objectives(sweep: Sweep) -> list[tuple[str, bool]]:
+    """(metric, maximise) of each objective of `sweep`."""
+    return [(o.metric, o.maximise) for o in sweep.objectives]
+
+
+@dataclass(frozen=True)
+class Result:
+    """A sweep's evaluated points, its Pareto front and the best point per objective."""
+
+    problem: SweepProblem
+    rows: list[PointRow]
+    front: list[int]                      # positions in `rows`
+    best: dict[str, int | None]           # objective metric -> position in `rows`
+
+    @property
+    def objectives(self) -> list[tuple[str, bool]]:
+        """(metric, maximise) of each objective."""
+        return objectives(self.problem.sweep)
+
+    def counts(self) -> dict[str, int]:
+        """Points by outcome: evaluated, invalid, fitting, feasible and on the front."""
+        return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
+                "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
+                "front": len(self.front)}
+
+
+def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:
+    """The result of a sweep from its rows (in point order)."""
+    goals = objectives(problem.sweep)
+    return Result(problem, rows, pareto(rows, goals), {m: best(rows, m, up) for m, up in goals})

@@ -1,0 +1,400 @@
+"""Sweep points evaluated in batches: the points' hardware as arrays and one layout search over all of them.
+
+`evaluate(problem, start, stop)` returns the rows `perf.explore.points.evaluate_point` returns, point for point, much
+faster for training jobs (a test compares every field on the shipped sweeps and on generated ones). The points of a
+chunk are grouped into *layout sets*: the points that share every axis except the hardware figures a factor or a value
+changes (`VECTOR_AXES`), so they share their cluster, job, accelerator count, valid layouts and, layout by layout,
+memory. A set is evaluated as one problem of points x layouts, with the hardware fields as arrays:
+
+1. the layouts are enumerated once (`layouts.enumerate_layouts`, the rule set of every search) and their memory
+   computed once (it does not depend on the hardware); a layout fits a point when it fits that point's HBM;
+2. each layer's times (`training.layer_times`) are computed once per point and (tp, micro-batch, cp, ep,
+   recompute), and the pipeline ranks' (`ranks.rank_times`) once per point and layout without the sharding
+   stage, which gives each layout's m·t_max + bubble: the first terms of its step time, whose other terms (p2p,
+   exposed DP communication, optimizer step) are never negative, so it bounds the step time from below;
+3. each point's fitting layout with the lowest bound is timed in full (`training.estimate_training`), which gives
+   an upper bound S on the point's best step time; only the fitting layouts whose bound is at most S can be the
+   best or tie with it, and those alone are timed in full;
+4. the best is chosen as `layouts.search_training` chooses it: the least step time among the fitting layouts, the
+   first in enumeration order on ties.
+
+The answer is the per-point search's, not an approximation; the bound only decides which layouts need the full
+model. Sets are cut into batches of at most `BATCH_ROWS` (point, layout) pairs, a few tens of MB of arrays;
+inference and collective workloads, and a set whose first point is invalid, take the per-point path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from archgen.errors import ArchgenError
+from archgen.model.sweep import HARDWARE_AXES
+from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point
+from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
+from archgen.perf.train.goodput import goodput_of
+from archgen.perf.train.job import Layout
+from archgen.perf.train.layouts import KEYS, enumerate_layouts
+from archgen.perf.train.pipeline_split import split
+from archgen.perf.train.ranks import busiest_memory, rank_times
+from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training, layer_times
+from archgen.perf.workload.estimate import training_setup
+from archgen.quantity_json import json_magnitude
+from archgen.units import Q_, Q
+
+#: Hardware axes whose values become arrays within a layout set (`scale_up_size` changes the valid layouts).
+VECTOR_AXES = tuple(a for a in HARDWARE_AXES if a != "scale_up_size")
+#: Most (point, layout) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
+BATCH_ROWS = 1 << 20
+#: Relative slack on the pruning bound, far above rounding (the bound is the step time's own first terms).
+SLACK = 1e-9
+#: Plans (layouts but the sharding stage) of least bound timed in full first, per point: their best prunes the rest.
+FIRST = 4
+_NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
+_OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
+
+
+def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
+    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs), as `perf.explore.points.evaluate` does."""
+    if problem.workload.training is None or problem.model is None or not _vectorisable(problem):
+        return [evaluate_point(problem, i) for i in range(start, stop)]
+    levels = _levels(problem, start, stop)
+    keyed = [a for a in problem.axes if a not in VECTOR_AXES]
+    rows: list[PointRow | None] = [None] * (stop - start)
+    if keyed:
+        _, group = np.unique(np.stack([levels[a] for a in keyed], axis=1), axis=0, return_inverse=True)
+        group = group.reshape(-1)
+    else:
+        group = np.zeros(stop - start, dtype=int)
+    arch = Arch.from_model(problem.model)
+    for g in dict.fromkeys(group.tolist()):  # sets in order of their first point
+        pos = np.flatnonzero(group == g)
+        for row in _evaluate_set(problem, arch, start, pos, levels):
+            rows[row.index - start] = row
+    done = [row for row in rows if row is not None]
+    assert len(done) == len(rows), "every point of the chunk belongs to one set"
+    return done
+
+
+def _vectorisable(problem: SweepProblem) -> bool:
+    """Whether the batch path covers the problem: its requirements' targets compare with their metrics."""
+    if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):
+        return False  # a latency given as a value is refused point by point
+    for req in problem.workload.requirements:
+        unit = UNITS.get(req.metric)
+        if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):
+            return False
+    return True
+
+
+def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarray]:
+    """The level index of every axis at each point of the range (`SweepProblem.point`, vectorised)."""
+    index = np.arange(start, stop)
+    out = {}
+    for name in reversed(list(problem.axes)):
+        index, out[name] = np.divmod(index, len(problem.axes[name]))
+    return out
+
+
+def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[PointRow]:
+    indices = start + pos
+    values = [{n: problem.axes[n][int(levels[n][j])] for n in problem.axes} for j in pos]
+    first = values[0]
+    base = problem.bases[(first["cluster"], first.get("accelerator"))]
+    try:
+        workload = _job(problem.workload, first)
+        gpus = workload.accelerators or base.accelerators
+        assert workload.training is not None, "batched only for a training job (evaluate)"
+        dtype = workload.training.precision
+        hw = _hardware(base.hardware, first, dtype)
+        setup = training_setup(workload, arch, hw, gpus) if gpus <= base.accelerators else None
+        lay = None if setup is None or setup.complete else enumerate_layouts(arch, setup.job, gpus, hw, setup.fixed,
+                                                                           setup.pipeline)
+    except ArchgenError:
+        setup = None
+    if setup is None or (lay is not None and len(lay["tp"]) == 0):
+        return _invalid_set(problem, indices, values)
+    assert problem.model is not None, "batched only with the workload's model (evaluate)"
+    goodput = goodput_of(base.failures, workload, problem.model, gpus) if base.failures is not None else None
+    pts = PointSet(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype),
+                   dtype, goodput)
+    if setup.complete:
+        return _complete(pts, setup)
+    assert lay is not None, "enumerated above for a setup that leaves layout fields open"
+    n = len(lay["tp"])
+    per = max(1, BATCH_ROWS // n)
+    prepared = _prepare(setup, lay)
+    out: list[PointRow] = []
+    for a in range(0, len(indices), per):
+        out += _searched(pts, setup, prepared, slice(a, a + per))
+    if pts.hardware.host_capacity > 0 and setup.fixed.get("offload") is None:
+        out = _offloading(pts, setup, lay, out)
+    return out
+
+
+def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[PointRow]) -> list[PointRow]:
+    """Where no layout fits, the search tries each again with each offload (`search.search_training`).
+
+    A point where one of them fits takes the per-point path; the others keep their row, with the count of layouts
+    the search evaluated (each layout and its three offloads). Memory does not depend on the hardware.
+    """
+    unfit = [k for k, r in enumerate(out) if r.status == "does not fit"]
+    if not unfit:
+        return out
+    n = len(lay["tp"])
+    mems = [busiest_memory(setup.job, _layout({**lay, "offload": np.full(n, float(c))}, setup)) for c in (1, 2, 3)]
+    hbm = np.concatenate([np.broadcast_to(np.asarray(m.total, dtype=float), (n,)) for m in mems])
+    host = np.concatenate([np.broadcast_to(np.asarray(m.host, dtype=float), (n,)) for m in mems])
+    caps = pts.fields.get("hbm_capacity", np.full(len(out), pts.hardware.hbm_capacity))
+    note = none_fits_note(4 * n, pts.gpus, pts.hardware.accelerator)
+    for k in unfit:
+        if np.any((hbm <= caps[k]) & (host <= pts.hardware.host_capacity)):
+            out[k] = evaluate_point(pts.problem, out[k].index)
+        else:
+            out[k] = dataclasses.replace(out[k], reason=note)
+    return out
+
+
+def _invalid_set(problem: SweepProblem, indices: np.ndarray, values: list[dict]) -> list[PointRow]:
+    """Points whose layout set cannot run: the per-point path's reason (it depends only on what they share)."""
+    row = evaluate_point(problem, int(indices[0]))
+    if row.status != "invalid":  # not expected; the per-point path stays the reference
+        return [row] + [evaluate_point(problem, int(i)) for i in indices[1:]]
+    rest = zip(indices[1:], values[1:], strict=True)
+    return [row] + [PointRow(int(i), v, row.cluster, "invalid", row.reason) for i, v in rest]
+
+
+def _fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, dtype: str) -> dict[str, np.ndarray]:
+    """Per point, each hardware field a vector axis changes, computed as `perf.explore.points._hardware` computes it."""
+    out: dict[str, np.ndarray] = {}
+    for name in VECTOR_AXES:
+        if name not in problem.axes:
+            continue
+        table: dict[str, list[float]] = {}
+        for value in problem.axes[name]:
+            if isinstance(value, Q):
+                got = {"peak" if name == "peak" else name: json_magnitude(value)}
+            elif name == "peak":
+                got = {"peak": hw.peak_for(dtype) * float(value)}
+            elif name == "latency":
+                got = {"scale_up_latency": hw.scale_up_latency * float(value),
+                       "scale_out_latency": hw.scale_out_latency * float(value)}
+            else:
+                got = {name: getattr(hw, name) * float(value)}
+            for f, x in got.items():
+                table.setdefault(f, []).append(x)
+        for f, xs in table.items():
+            out[f] = np.asarray(xs, dtype=float)[levels[name][pos]]
+    return out
+
+
+def _batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
+    """The set's hardware for the points `take` (an index or slice), each varying field shaped `shape`."""
+    change: dict[str, Any] = {}
+    peak = dict(pts.hardware.peak)
+    for f, arr in pts.fields.items():
+        x = arr[take]
+        x = float(x[0]) if np.all(x == x[0]) else x.reshape(shape)
+        if f == "peak":
+            peak[pts.dtype] = x
+        else:
+            change[f] = x
+    return dataclasses.replace(pts.hardware, peak=peak, **change)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Prepared:
+    """A layout set's layouts and what does not depend on the hardware.
+
+    The layouts without their sharding stage ("plans": the search's layouts differ in it last) share everything but
+    the DP communication, the optimizer step and the memory; a plan's rows are its layouts, -1 padded.
+    """
+
+    lay: dict[str, np.ndarray]
+    memory: np.ndarray       # busiest rank's bytes per layout
+    plan_lay: dict[str, np.ndarray]
+    plan_rows: np.ndarray    # (plans, most layouts of one plan)
+    plan_memory: np.ndarray  # the least memory of a plan's layouts
+    a_of_plan: np.ndarray    # each plan's row among the (tp, micro-batch, cp, ep, recompute) combinations
+    a_lay: dict[str, np.ndarray]
+    split: Any
+    m: np.ndarray
+
+
+def _layout(lay: dict[str, np.ndarray], setup, take=slice(None)) -> Layout:
+    """The search's `Layout` of the rows `take`, as `search.search_training` builds it."""
+    return Layout(lay["tp"][take], lay["pp"][take], lay["dp"][take], lay["micro_batch"][take], lay["cp"][take],
+                  lay["ep"][take], lay["interleave"][take], lay["recompute"][take].astype(int),
+                  setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline, lay["offload"][take].astype(int),
+                  lay["etp"][take])
+
+
+def _prepare(setup, lay: dict[str, np.ndarray]) -> _Prepared:
+    memory = np.asarray(busiest_memory(setup.job, _layout(lay, setup)).total, dtype=float)
+    plan_keys = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "etp")
+    u, plan = np.unique(np.stack([lay[k] for k in plan_keys], axis=1), axis=0, return_inverse=True)
+    plan = plan.reshape(-1)
+    plan_lay = {k: u[:, i] for i, k in enumerate(plan_keys)}
+    order = np.argsort(plan, kind="stable")
+    counts = np.bincount(plan, minlength=len(u))
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rows = np.full((len(u), int(counts.max())), -1)
+    rank = np.arange(len(plan)) - np.repeat(starts, counts)
+    rows[plan[order], rank] = order
+    least = np.full(len(u), np.inf)
+    np.minimum.at(least, plan, memory)
+    a_keys = ("tp", "micro_batch", "cp", "ep", "recompute", "etp")
+    ua, a_of_plan = np.unique(np.stack([plan_lay[k] for k in a_keys], axis=1), axis=0, return_inverse=True)
+    a_lay = {k: ua[:, i] for i, k in enumerate(a_keys)}
+    sl = split(setup.job.arch.layers, plan_lay["pp"], plan_lay["interleave"], setup.pipeline)
+    m = setup.job.global_batch / (plan_lay["dp"] * plan_lay["micro_batch"])
+    return _Prepared(lay, memory, plan_lay, rows, least, a_of_plan.reshape(-1), a_lay, sl, m)
+
+
+def _bounds(pts: PointSet, setup, prep: _Prepared, take: slice) -> np.ndarray:
+    """m·t_max + bubble of each (point, plan): a lower bound of the step time of each of the plan's layouts."""
+    count = len(pts.indices[take])
+    hw = _batch_hw(pts, take, (count, 1))
+    a = prep.a_lay
+    tp = a["tp"]
+    sp = np.asarray(setup.knobs.sequence_parallel, dtype=bool) & (tp > 1)
+    lt = layer_times(hw, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
+                     rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
+    per_layer, logits, embed = (_gather(x, (count, len(tp)), prep.a_of_plan) for x in (lt.total, lt.logits, lt.embed))
+    k = prep.plan_lay
+    rk = rank_times(hw.with_axis(), setup.job, per_layer, logits, embed, tp=k["tp"], pp=k["pp"], ep=k["ep"],
+                    v=k["interleave"], sl=prep.split, etp=k["etp"])
+    return np.broadcast_to(prep.m * rk.t_max + rk.bubble, (count, len(prep.m)))
+
+
+def _gather(x, shape: tuple[int, int], index: np.ndarray):
+    """A layer time of the (tp, micro-batch, cp, ep, recompute) combinations at each plan's combination."""
+    if np.ndim(x) == 0:
+        return x
+    return np.broadcast_to(x, shape)[:, index]
+
+
+def _full(pts: PointSet, setup, prep: _Prepared, point: np.ndarray, row: np.ndarray):
+    """`estimate_training` of the given (point, layout) pairs, flat."""
+    hw = _batch_hw(pts, point, (len(point),))
+    return estimate_training(hw, setup.job, _layout(prep.lay, setup, row))
+
+
+def _searched(pts: PointSet, setup, prep: _Prepared, take: slice) -> list[PointRow]:
+    """The rows of the points `take` of a searched layout set."""
+    count, plans = len(pts.indices[take]), len(prep.m)
+    offset = take.start or 0
+    cap = np.broadcast_to(_batch_hw(pts, take, (count,)).hbm_capacity, (count,))
+    fits = prep.plan_memory[None, :] <= cap[:, None]  # a plan fits when one of its layouts does
+    bound = np.where(fits, _bounds(pts, setup, prep, take), np.inf)
+    # best first: the plans of least bound are timed in full, in rounds (FIRST, then twice as many each time); the
+    # best step time so far bounds the point's from above, and a plan whose bound exceeds it cannot hold the best
+    # layout or one tied with it, so a point is done when its next plan's bound does
+    order = np.argsort(bound, axis=1, kind="stable")
+    ranked = np.take_along_axis(bound, order, axis=1)
+    upper = np.full(count, np.inf)
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    lo, size = 0, FIRST
+    while lo < plans:
+        hi = min(plans, lo + size)
+        cut = ranked[:, lo:hi] <= (upper * (1.0 + SLACK))[:, None]  # inf <= inf: every fitting plan of round one
+        cut &= np.isfinite(ranked[:, lo:hi])
+        if not cut.any():
+            break
+        which = np.zeros((count, plans), dtype=bool)
+        rows_ = np.broadcast_to(np.arange(count)[:, None], cut.shape)
+        which[rows_[cut], order[:, lo:hi][cut]] = True
+        pt, rw, st = _time(pts, setup, prep, offset, which, cap)
+        np.minimum.at(upper, pt, st)
+        found.append((pt, rw, st))
+        lo, size = hi, size * 2
+    p, r, s = (np.concatenate([f[i] for f in found]) if found else np.zeros(0, dtype=int) for i in range(3))
+    # the search's rule: the least step time among the fitting layouts, the first on ties
+    order = np.lexsort((r, s, p))
+    p, r, s = p[order], r[order], s[order]
+    head = np.flatnonzero(np.r_[True, p[1:] != p[:-1]]) if len(p) else np.zeros(0, dtype=int)
+    best = np.full(count, -1)
+    best[p[head]] = r[head]
+    odd = np.zeros(count, dtype=bool)
+    odd[p[head]] = ~np.isfinite(s[head])  # a step time that is not a finite number: the per-point path decides
+    odd |= np.isnan(bound).any(axis=1)
+    best[odd] = -1
+    chosen = np.flatnonzero(best >= 0)
+    est = _full(pts, setup, prep, chosen + offset, best[chosen]) if len(chosen) else None
+    rows = _rows(pts, prep, take, chosen, best, est)
+    for q in np.flatnonzero(odd).tolist():
+        rows[q] = evaluate_point(pts.problem, int(pts.indices[offset + q]))
+    return rows
+
+
+def _time(pts: PointSet, setup, prep: _Prepared, offset: int, plans: np.ndarray, cap: np.ndarray):
+    """(point, layout, step time) of every fitting layout of the (point, plan) pairs `plans`, timed in full."""
+    pp, kk = np.nonzero(plans)
+    rows = prep.plan_rows[kk]
+    pp = np.repeat(pp, rows.shape[1])
+    rows = rows.reshape(-1)
+    ok = rows >= 0
+    pp, rows = pp[ok], rows[ok]
+    ok = prep.memory[rows] <= cap[pp]
+    pp, rows = pp[ok], rows[ok]
+    if not len(pp):
+        return pp, rows, np.zeros(0)
+    est = _full(pts, setup, prep, pp + offset, rows)
+    return pp, rows, np.where(np.broadcast_to(est.fits, pp.shape), est.step_time, np.inf)
+
+
+def _rows(pts: PointSet, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est) -> list[PointRow]:
+    """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits)."""
+    count = len(best)
+    metrics = {}
+    cap = np.broadcast_to(_batch_hw(pts, take, (count,)).hbm_capacity, (count,))
+    if len(chosen):
+        total = np.asarray(est.memory.total, dtype=float)
+        tps = np.asarray(est.tokens_per_second, dtype=float)
+        raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
+               "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
+               "memory_headroom": cap[chosen] - total}
+        metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), chosen.shape), UNITS[k]) for k, v in raw.items()}
+    layouts: dict[int, dict[str, int | str]] = {}
+    shared: dict[int, dict[str, int | str]] = {}  # points with the same best layout share its dict (rows are read,
+    # never changed)
+    for p in chosen.tolist():
+        r = int(best[p])
+        if r not in shared:
+            row = {k: int(prep.lay[k][r]) for k in KEYS}
+            shared[r] = {**row, "recompute": _NAMES[row["recompute"]]}
+            if prep.lay["etp"][r] != prep.lay["tp"][r]:  # as `search.search_training` reports it
+                shared[r]["etp"] = int(prep.lay["etp"][r])
+            if shared[r].pop("offload"):  # as `search.search_training` reports it: only an offload it takes
+                shared[r]["offload"] = _OFFLOADS[int(prep.lay["offload"][r])]
+        layouts[p] = shared[r]
+    note = none_fits_note(len(prep.memory), pts.gpus, pts.hardware.accelerator)
+    return finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count)
+
+
+def _complete(pts: PointSet, setup) -> list[PointRow]:
+    """Rows of a layout set whose workload gives the whole layout: one estimate per point, nothing searched."""
+    lay = setup.layout
+    count = len(pts.indices)
+    hw = _batch_hw(pts, slice(None), (count,))
+    est = estimate_training(hw, setup.job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
+                                                  lay["ep"], lay["interleave"], RECOMPUTE_CODES[lay["recompute"]],
+                                                  setup.knobs.sequence_parallel, lay["zero"], setup.pipeline,
+                                                  OFFLOAD_CODES[lay.get("offload", "none")], lay.get("etp")))
+    every = np.arange(count)
+    total = np.broadcast_to(np.asarray(est.memory.total, dtype=float), (count,))
+    cap = np.broadcast_to(np.asarray(hw.hbm_capacity, dtype=float), (count,))
+    fit = np.broadcast_to(np.asarray(est.fits), (count,))
+    tps = np.broadcast_to(np.asarray(est.tokens_per_second, dtype=float), (count,))
+    raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
+           "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
+           "memory_headroom": cap - total}
+    metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), (count,)), UNITS[k]) for k, v in raw.items()}
+    notes = ["" if f else does_not_fit_note(t, c)
+             for f, t, c in zip(fit.tolist(), total.tolist(), cap.tolist(), strict=True)]
+    return finish(pts, slice(None), fit, every, metrics, dict.fromkeys(every.tolist(), dict(lay)), notes)

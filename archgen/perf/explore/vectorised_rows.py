@@ -1,0 +1,94 @@
+"""The rows of a batch of sweep points: the sweep's own metrics, the requirements judged on arrays, feasibility.
+
+`perf.explore.vectorised` times a layout set's points (the training metrics of each, as arrays); `finish` turns them
+into the `PointRow`s `perf.explore.points.evaluate_point` returns, point for point: power, energy per token, goodput and
+cost per token from `perf.workload.derived` as on the per-point path, and each requirement judged by
+`model.requirements.judge_each`, the array form of the one judgement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from archgen import metrics as registry
+from archgen.model.requirements import judge_each
+from archgen.model.sweep import SWEEP_METRICS
+from archgen.perf.explore.points import PointRow, SweepProblem, requirements
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.workload.cluster import Machine
+from archgen.perf.workload.derived import judged, point_metrics
+from archgen.quantity_json import json_unit
+from archgen.units import Q_
+
+#: The training metrics a batch computes for each point, with the unit of their dimension (the registry's).
+UNITS: dict[str, str] = {name: (m.dimension if (m := registry.find("workload", name)) else "") or "dimensionless"
+                         for name in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
+                                      "tflops_per_gpu", "mfu", "memory_per_gpu", "memory_headroom")}
+
+
+@dataclass(frozen=True)
+class PointSet:
+    """The points of one layout set and what they share."""
+
+    problem: SweepProblem
+    indices: np.ndarray            # point indices
+    values: list[dict[str, Any]]   # axis values per point
+    base: Machine
+    gpus: int
+    hardware: Hardware             # the first point's (scalar fields)
+    fields: dict[str, np.ndarray]  # per-point values of the fields the vector axes change
+    dtype: str
+    goodput: float | None          # the job's goodput on the cluster (it depends on the count, not the hardware)
+
+
+def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,
+           layouts: dict[int, dict], notes: list[str]) -> list[PointRow]:
+    """Rows as `perf.explore.points.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
+
+    `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`. Power,
+    energy per token, goodput and cost per token are `perf.workload.derived.point_metrics`, point by point, as on the
+    per-point path; the requirements are judged on arrays (`model.requirements.judge_each`).
+    """
+    problem = pts.problem
+    base = pts.base
+    lists = {name: Q_(vals, unit).to(_json_unit(unit)).magnitude.tolist() for name, (vals, unit) in metrics.items()}
+    where = {int(p): j for j, p in enumerate(chosen.tolist())}
+    fits = fit.tolist()
+    goodput = None if pts.goodput is None else (lambda g=pts.goodput: g)
+    rows: list[dict[str, float]] = []
+    for p in range(len(fits)):
+        j = where.get(p)
+        rows.append(point_metrics({k: v[j] for k, v in lists.items()} if j is not None else {}, base, pts.gpus,
+                                  fits[p], goodput))
+    met: list[dict[str, bool | None]] = [{} for _ in rows]
+    # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
+    for req in problem.workload.requirements:
+        verdicts = judge_each(req, Q_(*metrics[req.metric])) if req.metric in metrics else None
+        for p, got in enumerate(met):
+            j = where.get(p)
+            use = verdicts is not None and j is not None and judged(req.metric, fits[p])
+            got[req.id] = verdicts[j] if use and verdicts is not None and j is not None else None
+    for req in problem.sweep.requirements:
+        have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and req.metric in rows[p]]
+        each = judge_each(req, Q_(np.asarray([rows[p][req.metric] for p in have], dtype=float),
+                                  SWEEP_METRICS[req.metric])) if have else []
+        for got in met:
+            got[req.id] = None
+        for p, ok in zip(have, [None] * len(have) if each is None else each, strict=True):
+            met[p][req.id] = ok
+    shall = [r.id for r in requirements(problem) if r.level == "shall"]
+    indices = pts.indices[take].tolist()
+    values = pts.values[take]
+    return [PointRow(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit",
+                     "" if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
+                     fits[p] and all(met[p][r] is not False for r in shall))
+            for p in range(len(fits))]
+
+
+def _json_unit(unit: str) -> str:
+    """The unit a metric in `unit` is reported in (`quantity_json.json_magnitude`)."""
+    label = json_unit(Q_(1.0, unit))
+    return {"FLOP/s": "FLOPS", "": "dimensionless"}.get(label, label)

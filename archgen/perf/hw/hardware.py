@@ -1,0 +1,323 @@
+"""The hardware description the performance model reads: plain SI floats, built once from the specs.
+
+`Hardware` is deliberately small and flat so that the model can evaluate thousands of configurations quickly and
+so that any layer can build it: `hardware_for` takes the figures a cluster spec or a validation case provides
+(accelerator, scale-up domain size and bandwidth, scale-out bandwidth and oversubscription).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+import numpy as np
+
+from archgen.errors import AnalyseError, BuildError
+from archgen.model.accelerator import Accelerator
+from archgen.units import Q_, Q
+
+#: Parameters `sensitivity` may scale, with what each means.
+PARAMETERS: dict[str, str] = {
+    "peak": "tensor peak FLOP/s of the workload's data type",
+    "hbm_bandwidth": "HBM bandwidth",
+    "hbm_capacity": "HBM capacity",
+    "scale_up_bandwidth": "scale-up bandwidth per accelerator",
+    "scale_out_bandwidth": "scale-out bandwidth per accelerator",
+    "latency": "scale-up and scale-out link latencies",
+}
+
+#: Further parameters `Hardware.scaled` accepts for what-if studies (not in the default sensitivity set).
+EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
+
+
+#: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
+CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency",
+               "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "vector_peak",
+               "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "l2_capacity", "l2_bandwidth")
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One accelerator and its place in the fabric, in SI units.
+
+    Attributes:
+        accelerator: Catalog id of the accelerator.
+        peak: Dense tensor peak per data type (FLOP/s).
+        gemm_efficiency: Best dense-GEMM fraction of peak per data type.
+        gemm_efficiency_range: Lowest and highest `gemm_efficiency` the sources support, per data type the part
+            has no measurement of (`perf.workload.efficiency_range`).
+        gemm_half_size: GEMM dimension that alone halves the efficiency (size ramp).
+        vector_peak: Non-tensor peak (FLOP/s); 0 when unknown.
+        vector_efficiency: Sustained fraction of `vector_peak`.
+        hbm_capacity: HBM capacity (B).
+        hbm_bandwidth: HBM peak bandwidth (B/s).
+        hbm_efficiency: Sustained fraction of `hbm_bandwidth`.
+        gemm_stream_efficiency: Fraction of `hbm_bandwidth` a bandwidth-bound GEMM streams at, per data type whose
+            kernels stay below `hbm_efficiency` (NVFP4 at decode shapes); others take `hbm_efficiency`.
+        l2_capacity: Last-level cache (B); 0 when unknown.
+        l2_bandwidth: Last-level cache bandwidth (B/s); 0 when unknown.
+        scale_up_size: Accelerators per scale-up domain.
+        scale_up_bandwidth: Scale-up bandwidth per accelerator per direction (B/s).
+        scale_up_efficiency: nccl-tests ring busbw over `scale_up_bandwidth`.
+        scale_up_latency: Latency per ring step in the scale-up domain (s).
+        torus: Chips along each dimension when the accelerators are joined chip to chip in a torus (TPU ICI);
+            its collectives are then those of `perf.comm.torus`. Empty for switched fabrics.
+        torus_link_bandwidth: Bandwidth of one torus link per direction (B/s).
+        torus_wraparound: Whether the torus closes each ring.
+        in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
+        nvls_efficiency: NCCL's NVLS efficiency for the accelerator's generation (src/graph/tuning.cc).
+        compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
+            then gets only NCCL's Simple protocol.
+        multiprocessors: Streaming multiprocessors; 0 when unknown (overlapped communication then slows no
+            compute, `perf.train.exposure`).
+        all_to_all_efficiency: nccl-tests all-to-all busbw over the scale-up link; 0 takes `scale_up_efficiency`.
+        scale_out_bandwidth: Scale-out bandwidth per accelerator per direction (B/s); 0 for a single domain.
+        scale_out_efficiency: Achievable fraction of `scale_out_bandwidth`.
+        scale_out_latency: Latency the network adds to each step across it, on top of NCCL's own network
+            latencies (s): NCCL's `latencyInter`, which the network plugin declares (0 for NCCL's InfiniBand and
+            RoCE transport; aws-ofi-nccl declares 35 us on AWS P5en/P6 EFA).
+        scale_out_reduction: Whether the scale-out switches reduce in the network (SHARP).
+        oversubscription: Taper above `pod` accelerators (1 = non-blocking).
+        pod: Accelerators below the oversubscribed tier; a group whose scale-up domains hold more meets the taper;
+            0 means the taper applies to every cross-domain flow.
+        host_capacity: Host (CPU) memory per accelerator (B), where training may offload; 0 when the system
+            states none (no offload).
+        host_link_bandwidth: The accelerator's link to host memory per direction (B/s): PCIe, NVLink-C2C.
+        host_link_efficiency: Achieved fraction of `host_link_bandwidth` for large copies.
+        host_memory_bandwidth: CPU memory bandwidth per accelerator (B/s), the rate of a CPU optimizer step.
+    """
+
+    accelerator: str
+    peak: dict[str, float]
+    gemm_efficiency: dict[str, float]
+    hbm_capacity: float
+    hbm_bandwidth: float
+    scale_up_size: int
+    scale_up_bandwidth: float
+    gemm_half_size: float = 128.0
+    vector_peak: float = 0.0
+    vector_efficiency: float = 0.7
+    hbm_efficiency: float = 0.85
+    l2_capacity: float = 0.0
+    l2_bandwidth: float = 0.0
+    scale_up_efficiency: float = 0.8
+    scale_up_latency: float = 1.9e-6
+    torus: tuple[int, ...] = ()
+    torus_link_bandwidth: float = 0.0
+    torus_wraparound: bool = True
+    in_network_reduction: bool = False
+    nvls_efficiency: float = 0.8
+    compute_capability: float = 0.0
+    multiprocessors: float = 0.0
+    all_to_all_efficiency: float = 0.0
+    scale_out_bandwidth: float = 0.0
+    scale_out_efficiency: float = 0.9
+    scale_out_latency: float = 0.0
+    gemm_stream_efficiency: dict[str, float] = field(default_factory=dict)
+    gemm_efficiency_range: dict[str, tuple[float, float]] = field(default_factory=dict)
+    oversubscription: float = 1.0
+    pod: int = 0
+    scale_out_reduction: bool = False
+    host_capacity: float = 0.0
+    host_link_bandwidth: float = 0.0
+    host_link_efficiency: float = 0.8
+    host_memory_bandwidth: float = 0.0
+
+    def peak_for(self, dtype: str) -> float:
+        """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""
+        if dtype not in self.peak:
+            have = ", ".join(sorted(self.peak))
+            raise AnalyseError(f"accelerator '{self.accelerator}' has no {dtype} peak (it has: {have})")
+        return self.peak[dtype]
+
+    def gemm_rate(self, dtype: str) -> float:
+        """Best achievable dense-GEMM FLOP/s for `dtype` (peak x measured efficiency)."""
+        return self.peak_for(dtype) * self.gemm_efficiency.get(dtype, _default_gemm_eff(self.gemm_efficiency))
+
+    def summary(self, dtype: str | None) -> dict[str, Q]:
+        """The figures an estimate ran on, as quantities (the tensor peak of `dtype` when given)."""
+        out = {"peak": Q_(self.peak_for(dtype), "FLOPS").to("TFLOPS")} if dtype else {}
+        out.update({
+            "hbm_capacity": Q_(self.hbm_capacity, "B").to("GiB"),
+            "hbm_bandwidth": Q_(self.hbm_bandwidth, "B/s").to("TB/s"),
+            "scale_up_size": Q_(self.scale_up_size, ""),
+            "scale_up_bandwidth": Q_(self.scale_up_bandwidth, "B/s").to("GB/s"),
+            "scale_out_bandwidth": Q_(self.scale_out_bandwidth, "B/s").to("Gbit/s"),
+            "scale_out_latency": Q_(self.scale_out_latency, "s").to("us"),
+            "oversubscription": Q_(self.oversubscription, ""),
+        })
+        if self.oversubscription != 1.0:
+            out["non_blocking_pod"] = Q_(self.pod, "")
+        if self.host_capacity:
+            out["host_memory"] = Q_(self.host_capacity, "B").to("GiB")
+            out["host_link_bandwidth"] = Q_(self.host_link_bandwidth, "B/s").to("GB/s")
+        return out
+
+    def scaled(self, parameter: str, factor: float, dtype: str = "bf16") -> Hardware:
+        """A copy with one parameter of `PARAMETERS` multiplied by `factor` (for what-if and sensitivity)."""
+        if parameter == "peak":
+            return dataclasses.replace(self, peak={**self.peak, dtype: self.peak_for(dtype) * factor})
+        if parameter == "latency":
+            return dataclasses.replace(self, scale_up_latency=self.scale_up_latency * factor,
+                                       scale_out_latency=self.scale_out_latency * factor)
+        if parameter not in PARAMETERS and parameter not in EXTRA_PARAMETERS:
+            known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))
+            raise AnalyseError(f"unknown hardware parameter '{parameter}' (known: {known})")
+        return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
+
+    @functools.cached_property
+    def _numbers(self) -> bool:
+        """Whether every field (and peak) is a number, not an array: `with_axis` is then the hardware itself."""
+        return not any(isinstance(getattr(self, f.name), np.ndarray) for f in dataclasses.fields(self)) and not any(
+            isinstance(v, np.ndarray) for v in self.peak.values())
+
+    def with_axis(self) -> Hardware:
+        """This hardware with a trailing length-1 axis on each array field; itself when every field is a number.
+
+        The model takes hardware fields as numpy arrays too (one hardware per layout, or per sweep point,
+        `perf.explore.vectorised`); a computation that adds a trailing axis to the layout arrays (the pipeline rank
+        classes) takes the hardware through this so that it broadcasts against that axis.
+        """
+        if self._numbers:
+            return self
+        change: dict[str, object] = {f.name: v[..., None] for f in dataclasses.fields(self)
+                                     if isinstance(v := getattr(self, f.name), np.ndarray)}
+        if any(isinstance(v, np.ndarray) for v in self.peak.values()):
+            # a batch holds arrays where `peak` is annotated float (the vectorised model's convention)
+            change["peak"] = {k: np.asarray(v)[..., None] if isinstance(v, np.ndarray) else v
+                              for k, v in self.peak.items()}
+        return _replaced(self, change) if change else self
+
+    def with_chip(self, other: Hardware) -> Hardware:
+        """This fabric (scale-up domain and links, scale-out) with `other`'s accelerator (`CHIP_FIELDS`)."""
+        return dataclasses.replace(self, **{f: getattr(other, f) for f in CHIP_FIELDS})
+
+    def with_value(self, parameter: str, value: float, dtype: str = "bf16") -> Hardware:
+        """A copy with one parameter set to `value` in SI units (B/s, B, FLOP/s); `peak` is that of `dtype`.
+
+        `latency` stands for two figures and is only scaled (`scaled`).
+        """
+        if parameter == "peak":
+            self.peak_for(dtype)
+            return dataclasses.replace(self, peak={**self.peak, dtype: value})
+        if parameter == "latency" or parameter not in (*PARAMETERS, *EXTRA_PARAMETERS):
+            known = ", ".join(p for p in (*PARAMETERS, *EXTRA_PARAMETERS) if p != "latency")
+            raise AnalyseError(f"hardware parameter '{parameter}' cannot be set to a value (known: {known})")
+        return _replaced(self, {parameter: value})
+
+
+class HostFields(TypedDict, total=False):
+    """The `Hardware` fields a host share sets (`HostShare.fields` sets all four; none without host memory)."""
+
+    host_capacity: float
+    host_link_bandwidth: float
+    host_memory_bandwidth: float
+    host_link_efficiency: float
+
+
+@dataclass(frozen=True)
+class HostShare:
+    """One accelerator's share of its node's host memory, as quantities (see `Hardware.host_capacity`)."""
+
+    capacity: Q
+    link: Q
+    memory_bandwidth: Q
+    efficiency: float = 0.8
+
+    @classmethod
+    def of_node(cls, host, accelerators: int) -> HostShare:
+        """The share of one of a node's `accelerators` in its `System.host_memory`."""
+        n = max(1, int(accelerators))
+        return cls(host.capacity / n, host.link, host.bandwidth / n, host.efficiency)
+
+    def fields(self) -> HostFields:
+        """The `Hardware` fields, in SI."""
+        return {"host_capacity": _si(self.capacity, "B"), "host_link_bandwidth": _si(self.link, "B/s"),
+                "host_memory_bandwidth": _si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency}
+
+
+def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
+    """`dataclasses.replace` on fields named at run time (a parameter, every array field).
+
+    The dataclass plugin checks each keyword of a call that names it; names held in a string reach the generic
+    `replace(obj, **changes)` of typeshed instead, and an unknown name is still a TypeError from the constructor.
+    """
+    generic: Callable[..., Hardware] = dataclasses.replace
+    return generic(hw, **changes)
+
+
+def _default_gemm_eff(known: dict[str, float]) -> float:
+    return min(known.values()) if known else 0.7
+
+
+def _si(q: Q | None, unit: str) -> float:
+    return 0.0 if q is None else float(q.to(unit).magnitude)
+
+
+#: Latency the network adds per step when the caller gives none (`Hardware.scale_out_latency`): none, as NCCL's own
+#: InfiniBand/RoCE transport declares.
+DEFAULT_SCALE_OUT_LATENCY = Q_(0.0, "us")
+
+
+def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandwidth: Q | None = None,
+                 scale_out_bandwidth: Q | None = None, oversubscription: float = 1.0, pod: int = 0,
+                 scale_out_latency: Q = DEFAULT_SCALE_OUT_LATENCY,
+                 in_network_reduction: bool | None = None, scale_out_reduction: bool = False,
+                 host: HostShare | None = None) -> Hardware:
+    """Build the model's `Hardware` from an accelerator spec and the fabric figures of a system or cluster.
+
+    Args:
+        accelerator: The catalog accelerator.
+        scale_up_size: Accelerators per scale-up domain (8 for HGX, 72 for NVL72).
+        scale_up_bandwidth: Per accelerator per direction; defaults to the accelerator's `scale_up.bandwidth`.
+        scale_out_bandwidth: Per accelerator per direction (e.g. '400 Gb/s'); None for a single domain.
+        oversubscription: Taper of the scale-out fabric above `pod` accelerators (1 = non-blocking).
+        pod: Accelerators under the non-blocking part of the fabric (0: taper applies to all cross-domain traffic).
+        scale_out_latency: Latency the network adds to each step across it (NCCL's `latencyInter`).
+        in_network_reduction: Override whether NVLS is enabled; defaults to the accelerator's capability.
+        scale_out_reduction: Whether the scale-out switches reduce in the network (SHARP).
+        host: Host memory per accelerator and its link (None: no host memory, so no offload).
+
+    Returns:
+        The flat SI description the model evaluates.
+    """
+    su = accelerator.scale_up
+    eff = accelerator.efficiency
+    bw_up = scale_up_bandwidth if scale_up_bandwidth is not None else (su.bandwidth if su else None)
+    if scale_up_size > 1 and bw_up is None:
+        raise BuildError(f"accelerator '{accelerator.id}' has no scale-up link; give the scale-up bandwidth",
+                         subject=(accelerator.id, ("scale_up",)))
+    nvls = (su.in_network_reduction if su else False) if in_network_reduction is None else in_network_reduction
+    return Hardware(
+        accelerator=accelerator.id,
+        peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
+        gemm_efficiency={k: v for k, v in eff.gemm.items()},
+        gemm_stream_efficiency={k: v for k, v in eff.gemm_stream.items()},
+        gemm_efficiency_range={k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()},
+        gemm_half_size=float(eff.gemm_half_size),
+        vector_peak=_si(accelerator.vector_peak, "FLOPS"),
+        vector_efficiency=eff.vector,
+        hbm_capacity=_si(accelerator.memory, "B"),
+        hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
+        hbm_efficiency=eff.hbm,
+        l2_capacity=_si(accelerator.l2_cache, "B"),
+        l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
+        scale_up_size=max(1, int(scale_up_size)),
+        scale_up_bandwidth=_si(bw_up, "B/s"),
+        scale_up_efficiency=eff.scale_up,
+        scale_up_latency=_si(su.latency, "s") if su else 1.9e-6,
+        in_network_reduction=bool(nvls),
+        nvls_efficiency=eff.in_network_reduction,
+        compute_capability=float(accelerator.compute_capability or 0.0),
+        multiprocessors=float(accelerator.multiprocessors or 0),
+        all_to_all_efficiency=float(eff.all_to_all or 0.0),
+        scale_out_bandwidth=_si(scale_out_bandwidth, "B/s"),
+        scale_out_latency=_si(scale_out_latency, "s"),
+        oversubscription=float(oversubscription),
+        pod=int(pod),
+        scale_out_reduction=bool(scale_out_reduction),
+        **(host.fields() if host is not None else {}),
+    )

@@ -1,0 +1,185 @@
+"""Kernel-level roofline times: GEMMs, attention (flash or materialised), memory-bound ops.
+
+Every function accepts numpy arrays (or floats) for the shape arguments and broadcasts, so a search evaluates
+thousands of configurations in one call. Times are in seconds, sizes in bytes, work in FLOP.
+
+Conventions:
+    * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline); NVFP4
+      inputs also carry their block scales, one FP8 (E4M3) scale per 16 values (`BLOCK_SCALE_BYTES`).
+    * Its time is max(FLOP / (peak · e_gemm · size_eff), bytes / (HBM · e_stream)), where `e_gemm` is the best
+      measured dense-GEMM fraction of peak (catalog, per dtype) and size_eff = prod over M, N, K of
+      d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`);
+      e_stream is `hbm_efficiency` unless the catalog measures the dtype's bandwidth-bound GEMMs below it
+      (`gemm_stream_efficiency`: NVFP4 GEMMs at decode shapes stream their weights well below a copy's rate).
+    * Flash attention runs at `FLASH_EFFICIENCY` of the GEMM rate times the size ramp of its query length, or at
+      the vector pipe's softmax rate when that is slower (`vector_peak`); a causal mask halves its FLOP, and the
+      backward pass runs at `FLASH_BWD_RATIO` of the forward rate. FlashAttention-2 reaches 50-73 % of A100 peak
+      forward and 63 % backward, against ~86 % for the best GEMM (Dao, arXiv 2307.08691, §4.1); these figures are
+      at head dimension 128, so the head dimension is inside `FLASH_EFFICIENCY` and takes no size ramp of its own.
+      FlashAttention-3 on H100 at head dimension 128 (pytorch/benchmark PR 2391) runs 430, 517, 566, 590, 614 and
+      621 TFLOP/s forward at 0.5k to 16k tokens, i.e. 0.54 to 0.78 of H100's best BF16 GEMM; 0.8 · s/(s + 128)
+      gives 0.64 to 0.79. Materialised attention is two batched GEMMs (QKᵀ, AV) over the full s×s scores plus the
+      memory traffic of mask/softmax/dropout on those scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.numeric import maximum, where
+
+#: Bytes per element of each data type.
+DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1,
+                                 "fp6": 0.75, "fp4": 0.5}
+
+#: Bytes of block scales per element of a block-scaled data type: NVFP4 stores one FP8 (E4M3) scale per 16 FP4
+#: values (NVIDIA's NVFP4 format: 16-value micro-blocks; Transformer Engine docs, NVFP4), read with its data.
+BLOCK_SCALE_BYTES: dict[str, float] = {"fp4": 1.0 / 16.0}
+
+#: Flash attention throughput relative to the best dense GEMM (FlashAttention-2: up to 73 % of A100 peak forward,
+#: 63 % backward, against 86 % for cuBLAS GEMM).
+FLASH_EFFICIENCY = 0.8
+#: Flash attention backward rate over its forward rate (FlashAttention-2 on A100: 63 % against 73 % of peak).
+FLASH_BWD_RATIO = 63.0 / 73.0
+
+#: Vector (non-tensor) FLOP per attention score element in the forward pass: scale, running max, exp, sum.
+SOFTMAX_FLOP = 4.0
+
+#: Forward-pass bytes moved per s×s score element by Megatron's fused scale-mask-softmax (read 2 + write 2) and
+#: attention dropout (read 2, write 2, mask 1), 16-bit scores.
+SCORE_BYTES_FWD = 9.0
+#: Backward bytes per score element: dropout backward (read grad 2, mask 1, write 2) and softmax backward (read
+#: probabilities 2, grad 2, write 2).
+SCORE_BYTES_BWD = 11.0
+
+
+def size_efficiency(hw: Hardware, *dims: np.ndarray | float) -> np.ndarray | float:
+    """Fraction of the best GEMM rate reached by a GEMM with these dimensions (tile/wave ramp)."""
+    f: np.ndarray | float = 1.0
+    for d in dims:
+        f = f * (d / (d + hw.gemm_half_size))
+    return f
+
+
+def training_core_dtype(dtype: str) -> str:
+    """Data type of the attention core and the output layer when a model trains in `dtype`.
+
+    Transformer Engine's FP8 and FP4 recipes quantise the transformer layers' linear GEMMs only. The attention core
+    stays in BF16 unless FP8 attention is asked for (recipe `fp8_dpa`, False by default), and Megatron-core's output
+    layer is its own `ColumnParallelLinear` (megatron/core/models/gpt/gpt_model.py), not a TE module.
+    """
+    return "bf16" if dtype in ("fp8", "fp4") else dtype
+
+
+def serving_kv_dtype(dtype: str, kv_dtype: str | None = None) -> str:
+    """Data type of the KV cache, and of the attention core that reads it, when a model serves in `dtype`.
+
+    The KV cache is kept in the weights' precision unless given, except under FP4 weights. An FP4 KV cache is a
+    separately calibrated, opt-in recipe (TensorRT-LLM: "NVFP4 KV cache ... offline quantization with ModelOpt is
+    required"), whereas an FP8 KV cache can be enabled for any checkpoint; so FP4 weights default to an FP8 KV
+    cache, and the attention kernels run on it in FP8.
+    """
+    return kv_dtype or ("fp8" if dtype == "fp4" else dtype)
+
+
+def gemm_bytes(dtype: str, m, n, k, batch=1.0):
+    """Bytes a GEMM of (m x k) @ (k x n) moves once: its operands and output, with the inputs' block scales."""
+    scales = BLOCK_SCALE_BYTES.get(dtype, 0.0)  # the output is not block-scaled
+    return ((m * k + k * n) * (DTYPE_BYTES[dtype] + scales) + m * n * DTYPE_BYTES[dtype]) * batch
+
+
+def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
+    """Roofline time of `batch` GEMMs of (m x k) @ (k x n) in `dtype`.
+
+    Args:
+        hw: Hardware.
+        dtype: Data type of the inputs (selects the peak and the measured efficiency).
+        m: Rows of the output (tokens).
+        n: Columns of the output.
+        k: Reduction dimension.
+        batch: Number of independent GEMMs of that shape.
+
+    Returns:
+        Seconds (broadcast over the inputs).
+    """
+    flop = 2.0 * m * n * k * batch
+    rate = hw.gemm_rate(dtype) * size_efficiency(hw, m, n, k)
+    nbytes = gemm_bytes(dtype, m, n, k, batch)
+    stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
+    return maximum(flop / rate, nbytes / (hw.hbm_bandwidth * stream))
+
+
+def memory_time(hw: Hardware, nbytes, working_set=None):
+    """Time of a memory-bound operation moving `nbytes`; served from L2 when its working set fits there."""
+    hbm = nbytes / (hw.hbm_bandwidth * hw.hbm_efficiency)
+    if working_set is None or not np.any(np.asarray(hw.l2_bandwidth) > 0):
+        return hbm
+    with np.errstate(divide="ignore"):  # points of a batch without an L2 figure take the HBM time
+        l2 = nbytes / (hw.l2_bandwidth * hw.hbm_efficiency)
+    return where((np.asarray(working_set) <= hw.l2_capacity) & (np.asarray(hw.l2_bandwidth) > 0), l2, hbm)
+
+
+def vector_time(hw: Hardware, flop):
+    """Time of non-tensor arithmetic (e.g. softmax exponentials) on the vector pipe."""
+    if isinstance(hw.vector_peak, np.ndarray):  # hardware as arrays (`perf.explore.vectorised`): 0 where it is unknown
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = flop / (hw.vector_peak * hw.vector_efficiency)
+        return where(hw.vector_peak > 0, t, 0.0 * flop)
+    if hw.vector_peak <= 0:
+        return 0.0 * flop
+    return flop / (hw.vector_peak * hw.vector_efficiency)
+
+
+def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
+                      causal: bool = True):
+    """Forward time of the attention core (scores, softmax, weighted sum) for `heads` heads on one device.
+
+    Args:
+        hw: Hardware.
+        dtype: Compute data type.
+        batch: Sequences.
+        q_len: Query tokens per sequence.
+        kv_len: Key/value tokens per sequence.
+        heads: Query heads on this device.
+        head_dim: Dimension per head.
+        kernel: 'flash' (fused, scores never written) or 'materialized' (Megatron fused softmax, scores in HBM).
+        causal: Whether a causal mask lets a flash kernel skip half the tiles.
+
+    Returns:
+        Seconds.
+    """
+    if kernel == "flash":
+        frac = 0.5 if causal else 1.0
+        flop = 4.0 * batch * heads * q_len * kv_len * head_dim * frac
+        rate = hw.gemm_rate(dtype) * FLASH_EFFICIENCY * size_efficiency(hw, q_len)
+        softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
+        return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
+    qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
+    av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
+    scores = batch * heads * q_len * kv_len
+    return qk + av + memory_time(hw, scores * SCORE_BYTES_FWD)
+
+
+def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
+                       causal: bool = True):
+    """Backward time of the attention core.
+
+    2.5x the forward FLOP for flash (5 matmuls against 2) at `FLASH_BWD_RATIO` of the forward rate; twice the
+    forward GEMMs plus the score-gradient traffic for a materialised kernel.
+    """
+    if kernel == "flash":
+        fwd = attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
+                                kernel=kernel, causal=causal)
+        return 2.5 / FLASH_BWD_RATIO * fwd
+    qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
+    av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
+    scores = batch * heads * q_len * kv_len
+    return 2.0 * (qk + av) + memory_time(hw, scores * SCORE_BYTES_BWD)
+
+
+def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_bytes: float, heads, dtype: str):
+    """One decode step's attention on one device: bandwidth-bound read of the KV cache (roofline with its FLOP)."""
+    nbytes = 2.0 * batch * context * kv_heads * head_dim * kv_bytes
+    flop = 4.0 * batch * heads * context * head_dim
+    return maximum(memory_time(hw, nbytes), flop / (hw.gemm_rate(dtype) * FLASH_EFFICIENCY))

@@ -1,0 +1,244 @@
+"""Memory per accelerator for training (weights, gradients, optimizer state, activations) and inference (KV cache).
+
+Activations follow Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models" (arXiv
+2205.05198), Table 2, written out per saved tensor so that each term can follow the recipe. Per token and layer,
+16-bit: the two layer-norm inputs (2h each), the QKV and FC1 inputs (2h each), Q, K and V (2(q + 2·kv)), the
+attention output that the projection reads (2q), the FC1 output (2·(mats - 1)·f) and the FC2 input (2f), and one
+1-byte dropout mask after attention and one after the MLP. For a GPT layer (f = 4h, MHA, dropout) that is 34h,
+plus 5·a·s per token for materialised scores (softmax output, dropout mask and output), 2·a·s without dropout. TP
+splits the head- and f-sized terms, SP the h-sized ones; flash attention and selective recomputation keep no
+scores; full recomputation keeps each layer's input (2h). FP8 and FP4 recipes save the quantised copy of each
+linear layer's input for the backward GEMM (Transformer Engine keeps the low-precision input in its saved tensors),
+so the QKV, FC1 and FC2 inputs cost 1 byte per element; the projection input is the attention output, kept in
+16 bits by the attention kernel. Dropout with probability 0 (the Llama and Qwen recipes) stores no mask.
+
+Per pipeline rank (`pipeline.Split`), the micro-batches in flight follow Megatron's schedules
+(pipeline_parallel/schedules.py `get_pp_rank_microbatches`): p - r on rank r of 1F1B; 2(p - r - 1) + (v - 1)·p + 1
+model chunks of l_r / v layers when interleaved, which for r = 0 is Korthikanti's l·(1 + (p - 1)/(p·v)).
+
+State per parameter: the 16-bit weights (1 byte under FP8 with `fp8_param_gather`, which keeps the compute
+weights in FP8), the gradient buffer in the reduction dtype (4 bytes fp32, 2 bytes bf16/fp16), and the optimizer:
+fp32 master weights and Adam's two moments (12 bytes), plus a 4-byte fp32 main-gradient shard when the buffer is
+16-bit (Megatron-LM docs, distributed optimizer: 6 + 12/d bytes for bf16 parameters with fp32 gradients, 4 + 16/d
+for 16-bit gradients). ZeRO-1 (the distributed optimizer) divides the optimizer by dp, ZeRO-2 the gradients too,
+ZeRO-3 / FSDP the weights as well, and then holds a gather window of two layers' full weights (the layer computing
+and the one being prefetched).
+
+Offload to host memory (`offload`, a bit code: 1 activations, 2 optimizer state), as Megatron-core implements it:
+activation offload (`--fine-grained-activation-offloading`, which works with PP, interleaving and recomputation)
+copies each layer's saved tensors to pinned host memory during the forward pass and back before its backward, so
+the accelerator keeps `OFFLOAD_WINDOW_LAYERS` layers of one micro-batch (the one computing and the one in flight);
+optimizer offload (`--optimizer-cpu-offload`, offload fraction 1, `HybridDeviceOptimizer`) keeps the fp32 master
+weights, Adam's moments and an fp32 copy of the gradient shard on the host (16 bytes per parameter of the shard)
+and none of the optimizer state on the accelerator. What is offloaded is `TrainingMemory.host`, judged against the
+host memory per accelerator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.numeric import as_float, minimum, where
+
+#: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
+OPTIMIZER_BYTES = 12.0
+#: Bytes per parameter of the working weights (16-bit; FP8/FP4 recipes keep 16-bit master copies for GEMMs).
+WEIGHT_BYTES = 2.0
+#: Layers whose full weights a ZeRO-3 / FSDP rank holds at once: the one computing and the one prefetched.
+GATHER_WINDOW_LAYERS = 2.0
+#: Layers of one micro-batch whose activations stay on the accelerator under activation offload: the one computing
+#: and the one being copied (Calculon's minimum tier-1 activation space is one block's working and stored set).
+OFFLOAD_WINDOW_LAYERS = 2.0
+#: Host bytes per parameter of the optimizer shard under optimizer offload: fp32 master weights and Adam's two
+#: moments (12) and the pinned fp32 gradient copy the CPU step reads (4) (Megatron-core HybridDeviceOptimizer).
+HOST_OPTIMIZER_BYTES = 16.0
+OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3}
+
+
+@dataclass(frozen=True)
+class TrainingMemory:
+    """Bytes per accelerator (arrays when evaluated for many layouts)."""
+
+    weights: np.ndarray | float
+    gradients: np.ndarray | float
+    optimizer: np.ndarray | float
+    activations: np.ndarray | float
+    host: np.ndarray | float = 0.0
+
+    @property
+    def total(self):
+        """Sum of the parts held on the accelerator (`host` is offloaded to host memory)."""
+        return self.weights + self.gradients + self.optimizer + self.activations
+
+
+def _layer_params(arch: Arch, tp, ep, etp=None):
+    """Parameters of one average layer on one rank (dense and MoE layers in proportion).
+
+    The dense part is split tp ways, the routed experts etp x ep ways (etp defaults to tp).
+    """
+    dense, expert = _layer_parts(arch, tp, ep, etp)
+    return dense + expert
+
+
+def _layer_parts(arch: Arch, tp, ep, etp=None):
+    """(dense part, routed experts) of one average layer's parameters on one rank (see `_layer_params`)."""
+    etp = tp if etp is None else etp
+    dense = arch.layers - arch.moe_layers
+    expert_part = (arch.experts * arch.expert_params) if arch.experts else 0
+    moe_rest = arch.layer_params(True) - expert_part
+    per = (dense * arch.layer_params(False) + arch.moe_layers * moe_rest) / tp
+    return per / arch.layers, arch.moe_layers * expert_part / (etp * ep) / arch.layers
+
+
+def params_per_gpu(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None):
+    """Parameters held by one pipeline rank: its layers (default layers / pp), the embedding and the output layer.
+
+    Shards are by tp (the routed experts by etp x ep, etp defaulting to tp). `layers`, `embedding` and `loss` may be
+    rank-class arrays (`pipeline.Split`); by default the rank holds an even share of the layers and the embedding.
+    """
+    dense, expert = expert_split(arch, tp, pp, ep, layers, embedding, loss, etp)
+    return dense + expert
+
+
+def expert_split(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None):
+    """`params_per_gpu` as (everything but the routed experts, the routed experts).
+
+    The two have their gradients reduced and their optimizer state sharded over different data-parallel groups
+    (`expert_data_parallel`).
+    """
+    n = arch.layers / pp if layers is None else layers
+    dense, expert = _layer_parts(arch, tp, ep, etp)
+    return n * dense + (embedding + loss) * arch.vocab * arch.hidden / tp, n * expert
+
+
+def expert_data_parallel(dp, tp, ep, etp=None):
+    """Ranks of the expert data-parallel group (EDP) for `dp` data-parallel ranks (context-parallel ranks included).
+
+    Megatron-core folds the MoE layers' parallelism over the attention's (MoE parallel folding): a pipeline stage's
+    tp·cp·dp ranks are etp·ep·edp for the experts (parallel_state.py `initialize_model_parallel` at d98e8a6:
+    expert_data_parallel_size = world_size // (etp·ep·pp)), so edp = tp·dp / (etp·ep) with etp defaulting to tp;
+    without folding (etp = tp) that is dp / ep. The experts' gradients are reduced, and their optimizer state sharded,
+    over these ranks (the distributed optimizer's expert buffers).
+    """
+    etp = tp if etp is None else etp
+    return tp * dp / (etp * ep)
+
+
+def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recompute, sp, flash: bool,
+                           precision: str = "bf16", dropout: bool = True, etp=None):
+    """Activation bytes one layer keeps for one micro-batch on one rank (see the module docstring).
+
+    An MoE layer's experts see the rank's T/tp tokens' top_k copies gathered over the etp ranks that split the same
+    experts (Megatron-core's all-to-all dispatcher: all-to-all over EP, then all-gather over the expert-TP group), so
+    the expert FC1 input keeps top_k·h·etp/tp per token, the expert intermediates top_k·f/tp (f split etp ways).
+    """
+    etp = tp if etp is None else etp
+    s = seq_len / cp
+    tokens = s * micro_batch
+    h, q, kv = arch.hidden, arch.heads * arch.head_dim, arch.kv_heads * arch.head_dim
+    low = precision in ("fp8", "fp4")
+    lin = 1.0 if low else 2.0  # bytes of a saved linear-layer input
+    hs = where(sp, tp, 1)  # sequence parallelism splits the h-sized tensors
+    masks = 2.0 if dropout else 0.0
+    if arch.experts:
+        k, ef = arch.top_k, arch.expert_ffn
+        ffn = (lin * k * h * etp + 2.0 * k * (arch.ffn_mats - 1) * ef + lin * k * ef) / tp
+        if arch.shared_experts:
+            f = arch.shared_experts * ef
+            ffn = ffn + (2.0 * (arch.ffn_mats - 1) * f + lin * f) / tp
+    else:
+        f = arch.ffn
+        ffn = (2.0 * (arch.ffn_mats - 1) * f + lin * f) / tp
+    ffn_h = lin * h  # the FC1 input (an MoE layer's, before its tokens are permuted)
+    h_terms = 2.0 + lin + 2.0 + ffn_h / h + masks  # LN1 in, QKV in, LN2 in, FC1 in, dropout masks (units of h)
+    head_terms = (2.0 * (q + 2 * kv) + 2.0 * q) / tp
+    scores = 0.0 if flash else (5.0 if dropout else 2.0) * arch.heads * s / tp
+    per_token = h_terms * h / hs + head_terms + ffn + where(recompute == 1, 0.0, scores)
+    return tokens * where(recompute == 2, 2.0 * h / hs, per_token)
+
+
+def in_flight_chunks(pp, interleave, position, microbatches):
+    """Model chunks whose activations a pipeline rank holds at its peak (Megatron's warmup counts)."""
+    plain = minimum(microbatches, pp - position)
+    inter = minimum(microbatches * interleave, 2.0 * (pp - position - 1) + (interleave - 1) * pp + 1)
+    return where(interleave > 1, inter, plain)
+
+
+def activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, pp, cp, interleave, recompute, sp, flash: bool,
+                     microbatches, precision: str = "bf16", dropout: bool = True, layers=None, position=0.0,
+                     etp=None, per_layer=None):
+    """Activation bytes on a pipeline rank (default: the first, holding l / pp layers and the most in flight).
+
+    `per_layer` is `layer_activation_bytes` of the same arguments where the caller has it.
+    """
+    if per_layer is None:
+        per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
+                                           recompute=recompute, sp=sp, flash=flash, precision=precision,
+                                           dropout=dropout, etp=etp)
+    n = arch.layers / pp if layers is None else layers
+    return per_layer * n / interleave * in_flight_chunks(pp, interleave, position, microbatches)
+
+
+def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, dp, cp, ep, interleave, recompute,
+                    sp, flash: bool, distributed_optimizer=None, microbatches, zero=None, grad_bytes=None,
+                    weight_bytes=WEIGHT_BYTES, dropout: bool = True, layers=None, embedding=1.0, loss=0.0,
+                    position=0.0, offload=0, etp=None, per_layer=None) -> TrainingMemory:
+    """Weights, gradients, optimizer state and activations of one pipeline rank (by default the first).
+
+    `zero` is the sharding stage (0 none, 1 optimizer, 2 + gradients, 3 + weights); `distributed_optimizer`
+    alone means stage 1. `grad_bytes` defaults to 2 for fp16 and 4 (fp32 main gradients) otherwise. `offload` is
+    the bit code of what lives in host memory (see the module docstring). `dp` counts the context-parallel ranks;
+    the routed experts are split etp x ep ways (etp defaults to tp) and sharded over the expert data-parallel ranks
+    (`expert_data_parallel`), the rest over dp. `per_layer` is `layer_activation_bytes` of the same layout where
+    the caller has it (it does not depend on the rank class).
+    """
+    stage = as_float(zero if zero is not None else (1 if distributed_optimizer else 0))
+    gb = grad_bytes if grad_bytes is not None else (2.0 if precision == "fp16" else 4.0)
+    pd, pe = expert_split(arch, tp, pp, ep, layers, embedding, loss, etp)
+    p = pd + pe
+    edp = expert_data_parallel(dp, tp, ep, etp)
+
+    def sharded(k):
+        """Parameters of this rank's shard at sharding stage k: the dense ones over dp, the experts over edp."""
+        return where(stage >= k, pd / dp + pe / edp, p)
+
+    window = GATHER_WINDOW_LAYERS * _layer_params(arch, tp, ep, etp) * weight_bytes
+    weights = where(stage >= 3, weight_bytes * sharded(3) + window, weight_bytes * p)
+    opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded(1)
+    per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
+                                       recompute=recompute, sp=sp, flash=flash, precision=precision, dropout=dropout,
+                                       etp=etp) if per_layer is None else per_layer
+    act = activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, pp=pp, cp=cp,
+                           interleave=interleave, recompute=recompute, sp=sp, flash=flash, microbatches=microbatches,
+                           precision=precision, dropout=dropout, layers=layers, position=position, etp=etp,
+                           per_layer=per_layer)
+    logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
+    code = offload if isinstance(offload, int) else np.asarray(offload)
+    resident = OFFLOAD_WINDOW_LAYERS * per_layer
+    act_gpu = where(code & 1, minimum(act, resident), act)
+    host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded(1), 0.0)
+    return TrainingMemory(weights=weights, gradients=gb * sharded(2), optimizer=where(code & 2, 0.0, opt),
+                          activations=act_gpu + logits, host=host)
+
+
+def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:
+    """KV-cache bytes per token of context for the whole model: 2 · layers · kv_heads · head_dim · bytes."""
+    return 2.0 * arch.layers * arch.kv_heads * arch.head_dim * kv_bytes
+
+
+def none_fits_note(evaluated: int, gpus: int, accelerator: str) -> str:
+    """Why a searched training job does not fit: no valid layout does."""
+    return f"none of the {evaluated} valid layouts of {gpus} x {accelerator} fits in HBM"
+
+
+def misfit_text(total: float, capacity: float) -> str:
+    """Why a training layout does not fit (`Estimate.misfit`): its busiest rank's memory against the HBM (B)."""
+    return f"needs {total / 1e9:.1f} GB per accelerator, {capacity / 1e9:.1f} GB available"
+
+
+def does_not_fit_note(total: float, capacity: float) -> str:
+    """The note of a training layout that does not fit (`misfit_text`)."""
+    return f"does not fit: {misfit_text(total, capacity)}"

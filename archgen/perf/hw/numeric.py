@@ -1,0 +1,37 @@
+"""Elementwise `where`, `minimum` and `maximum` that stay plain floats for plain numbers.
+
+The model's formulas broadcast over layouts (numpy arrays) or run on one layout's plain numbers; numpy's ufuncs on
+scalars cost about a microsecond each (issue 25), so these take numpy only when an argument is an array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_ND = np.ndarray
+
+
+def where(cond, a, b):
+    """`np.where` that stays a plain float for scalar input (numpy ufuncs on scalars are slow)."""
+    if isinstance(cond, _ND) or isinstance(a, _ND) or isinstance(b, _ND):
+        return np.where(cond, a, b)
+    return a if cond else b
+
+
+def minimum(a, b):
+    """Elementwise minimum; a plain float for scalars."""
+    if isinstance(a, _ND) or isinstance(b, _ND):
+        return np.minimum(a, b)
+    return a if a < b else b
+
+
+def maximum(a, b):
+    """Elementwise maximum; a plain float for scalars."""
+    if isinstance(a, _ND) or isinstance(b, _ND):
+        return np.maximum(a, b)
+    return a if a > b else b
+
+
+def as_float(x):
+    """A float, or a float array for arrays, lists and tuples."""
+    return np.asarray(x, dtype=float) if isinstance(x, (np.ndarray, list, tuple)) else float(x)  # noqa: UP038 (a tuple: faster than a union, issue 25)

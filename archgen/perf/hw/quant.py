@@ -1,0 +1,193 @@
+"""What quantising GEMM operands costs: Transformer Engine's training recipes and TensorRT-LLM's serving casts.
+
+Training (`recipe` of an FP8 or FP4 job), as NVIDIA/TransformerEngine (at d0067d0) implements the recipes:
+
+* Every linear GEMM input (forward) and output gradient (backward) is quantised from BF16 with both usages: a
+  row-wise copy for its own GEMM and a column-wise one for the weight-gradient GEMM (`pytorch/module/linear.py`,
+  `input_quantizer.set_usage(rowwise=True, columnwise=backward_needs_input ...)`). A quantisation reads the BF16
+  tensor (2 B per element) and writes each copy's data and block scales (`FORMAT_BYTES`). Tensor-wise FP8
+  (`delayed`, `tensorwise`) writes one copy on Blackwell, whose FP8 GEMMs take any layout, and a transposed second
+  one on Hopper (`pytorch/csrc/quantizer.cpp`, `Float8Quantizer::create_tensor`: `with_transpose = columnwise_usage &&
+  !is_non_tn_fp8_gemm_supported`). MXFP8 and NVFP4 scale along one direction, so they always write both.
+* Per-tensor scales need the tensor's amax before the cast (`AMAX_PASS`): `tensorwise` (Float8CurrentScaling) and
+  NVFP4's global scale read the tensor once more, except where the producing kernel computes the amax as it writes
+  (`pytorch/csrc/extensions/normalization.cpp` FUSED_NORM_AMAX_FP8 / _NVFP4: the layer norms before QKV and FC1). With
+  NVFP4's random Hadamard transform the amax is that of the transformed tensor, so no producer can fuse it
+  ("Amax is handled within NVFP4 quantizer"; `NVFP4Quantizer::quantize_impl` runs `nvte_hadamard_transform_amax`
+  then the fused RHT cast). `delayed` takes its scale from the amax history (no pass); MXFP8 has only per-block
+  scales (no pass). Delayed scaling's norm writes FP8 itself instead of BF16 (FULLY_FUSED): no separate cast, and
+  the BF16 write the element-wise traffic counts is not made; on Hopper the transpose for the weight gradient is a
+  separate FP8 read and write.
+* The MLP activation is Megatron-core's own fused SwiGLU/GeLU (megatron/core/fusions/), which writes BF16, and the
+  attention output, the permuted expert tokens and every gradient come from kernels that do not quantise: each is
+  a separate cast (with its amax pass where the recipe has one).
+* Weights are quantised once per optimizer step: Megatron-core sets TE's `is_first_microbatch` at the start of each
+  step (`MegatronModule.set_is_first_microbatch`), and TE keeps the quantised weight for the other micro-batches.
+  FP8 weights kept by `fp8_param_gather` need no cast (on Hopper their transpose is refreshed: 1 B read, 1 B
+  written). NVFP4's 2D (16x16) weight scaling and its stochastic rounding of gradients happen inside the cast kernel
+  (Blackwell's `cvt` with stochastic rounding; TE docs, NVFP4), and the 16x16 Hadamard transform runs on the tensor
+  cores inside the fused cast (`quantizer.cpp`: "we are using MMA hardware for computing RHT"): none moves bytes of
+  its own.
+
+The training model charges these bytes at the HBM rate (`kernels.memory_time`): the forward pass's in
+`training.elementwise_bytes`, the backward's in `training.layer_times`, the weights' once per step in
+`training.estimate_training`. Against Transformer Engine's GEMM profiling guide on a B300 (autocast minus
+pre-quantised time of the 12 GEMMs of a layer, every call quantising its input and its weight with both usages),
+these bytes account for 70-81 % of the measured quantisation time (tests/perf/test_quant.py): the rest is the
+cast kernels running below the HBM rate and their launches, which the model does not charge.
+
+Serving (`serving_casts`), as TensorRT-LLM's PyTorch backend runs a Llama-style decoder layer: an FP8 or NVFP4
+linear layer quantises a BF16 input with the checkpoint's static input scale (no amax pass) in a kernel of its own
+(`_torch/modules/linear.py`: `FP8QDQLinearMethod.apply` calls `static_quantize_e4m3_per_tensor`,
+`NVFP4LinearMethod.apply` calls `fp4_quantize(input, module.input_scale, 16, False)`) unless the input arrives
+quantised. It does from the attention kernel, which writes the output projection's input in its format
+(`_torch/modules/attention.py`: `out_scale = self.o_proj.inv_input_scale`, NVFP4 output with `out_scale_sf`), and
+from the fused all-reduce + residual + RMSNorm + quantise kernels, which run only with TP > 1 and hidden > 4,096
+(`_torch/models/modeling_llama.py`: `enable_fusion &= config.hidden_size > 4096`, `PRE_MLP_FUSION =
+mapping.has_tp() and not enable_attention_dp and enable_fusion`, RESIDUAL_RMS_NORM_QUANT_NVFP4 / _FP8). The SwiGLU
+writes BF16 (`_torch/modules/gated_mlp.py`: `swiglu(h1)`), so the down projection quantises its input. Assumed for
+MoE layers: the fused MoE op quantises its input once and quantises its expert intermediate inside (no bytes of
+its own here); shared experts are plain linears.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.numeric import where
+
+#: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names).
+FP8_RECIPES = ("delayed", "tensorwise", "mxfp8")
+#: Bytes written per element for one usage (row-wise or column-wise copy): data plus block scales. MXFP8: one E8M0
+#: scale per 32 values; NVFP4: one E4M3 scale per 16 values (TE docs, MXFP8 and NVFP4).
+FORMAT_BYTES = {"delayed": 1.0, "tensorwise": 1.0, "mxfp8": 1.0 + 1.0 / 32.0, "nvfp4": 0.5 + 1.0 / 16.0}
+#: Whether the recipe needs the tensor's amax before it can cast (a per-tensor scale computed from this tensor).
+AMAX_PASS = {"delayed": False, "tensorwise": True, "mxfp8": False, "nvfp4": True}
+#: Bytes per element read from the BF16 tensor by one pass.
+READ = 2.0
+
+
+def recipe(precision: str, fp8_recipe: str = "delayed") -> str | None:
+    """The TE recipe of a training precision: `fp8_recipe` for FP8, NVFP4 for FP4, None for 16-bit training."""
+    return fp8_recipe if precision == "fp8" else ("nvfp4" if precision == "fp4" else None)
+
+
+def _copies(rec: str, cc):
+    """Copies written per quantised tensor: one for tensor-wise FP8 on Blackwell (compute capability 10+), else two."""
+    if rec in ("delayed", "tensorwise"):
+        return where(np.asarray(cc) >= 10.0, 1.0, 2.0)
+    return 2.0
+
+
+def tensor_bytes(rec: str, cc, *, norm_output: bool = False, rht: bool = True):
+    """Bytes moved per element to quantise one BF16 GEMM operand (both usages), beyond what produced it.
+
+    Args:
+        rec: Recipe (`FP8_RECIPES` or 'nvfp4').
+        cc: Compute capability of the accelerator (array allowed).
+        norm_output: The tensor is a layer norm's output, written by TE's norm kernel (fused amax or cast).
+        rht: NVFP4's random Hadamard transform on the column-wise copy (TE's default; gradients and inputs).
+    """
+    copies = _copies(rec, cc)
+    data = FORMAT_BYTES[rec]
+    if norm_output and rec == "delayed":  # the norm writes FP8 instead of BF16; Hopper transposes it afterwards
+        return data - READ + (copies - 1.0) * 2.0 * data
+    amax = AMAX_PASS[rec] and not (norm_output and not (rec == "nvfp4" and rht))
+    return (READ if amax else 0.0) + READ + copies * data
+
+
+def weight_bytes(rec: str, cc, *, fp8_weights: bool = False):
+    """Bytes per weight quantised once per step (both usages); FP8 weights only refresh Hopper's transpose."""
+    if fp8_weights and rec in ("delayed", "tensorwise"):
+        return where(np.asarray(cc) >= 10.0, 0.0, 2.0 * FORMAT_BYTES[rec])
+    return tensor_bytes(rec, cc, rht=False)
+
+
+def forward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, etp=None):
+    """Quantisation bytes per token of one layer's forward pass on one rank: the four linear inputs.
+
+    QKV and FC1 (or the shared experts' FC1) take a layer norm's output; the projection takes the attention's, FC2
+    the activation's and the routed experts' FC1 the permuted tokens. `h_sp` is h, or h / tp with sequence
+    parallelism (TE quantises before the all-gather). The routed experts see each token's top_k copies gathered over
+    the expert-TP group, etp / tp of them per token on this rank (`experts`; etp defaults to tp).
+    """
+    g = 1.0 if etp is None else etp / tp
+    norm = tensor_bytes(rec, cc, norm_output=True, rht=rht)
+    other = tensor_bytes(rec, cc, rht=rht)
+    q = a.heads * a.head_dim / tp
+    if moe:
+        plain = a.top_k * (a.hidden * g + a.expert_ffn / tp) + (a.shared_experts * a.expert_ffn / tp)
+        normed = h_sp + (h_sp if a.shared_experts else 0.0)
+    else:
+        plain, normed = a.ffn / tp, 2.0 * h_sp
+    return normed * norm + (q + plain) * other
+
+
+def backward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, etp=None):
+    """Quantisation bytes per token of one layer's backward pass on one rank: every linear output's gradient."""
+    g = 1.0 if etp is None else etp / tp
+    qkv = (a.heads + 2 * a.kv_heads) * a.head_dim / tp
+    up = a.ffn_mats - 1
+    if moe:
+        ffn = a.top_k * (up * a.expert_ffn / tp + a.hidden * g) + (
+            up * a.shared_experts * a.expert_ffn / tp + h_sp if a.shared_experts else 0.0)
+    else:
+        ffn = up * a.ffn / tp + h_sp
+    return (qkv + h_sp + ffn) * tensor_bytes(rec, cc, rht=rht)
+
+
+def linear_params_per_layer(a: Arch, tp, ep, etp=None):
+    """Weights of the linear layers TE quantises, per average layer on one rank (no norms, router or embedding)."""
+    dense = a.layers - a.moe_layers
+    shared = a.shared_experts * a.expert_params
+    per = (dense * (a.attn_params + a.dense_ffn_params) + a.moe_layers * (a.attn_params + shared)) / tp \
+        + a.moe_layers * a.experts * a.expert_params / ((tp if etp is None else etp) * ep)
+    return per / a.layers
+
+
+def forward_per_token(a: Arch, rec: str, cc, tp, sp, moe: bool, etp=None):
+    """`forward_bytes` with sequence parallelism `sp` (bool, array allowed) splitting the h-sized inputs."""
+    return forward_bytes(a, rec, cc, tp, a.hidden / where(sp, tp, 1), moe, etp=etp)
+
+
+def backward_per_token(a: Arch, rec: str, cc, tp, sp, etp=None):
+    """`backward_bytes` of the average layer (dense and MoE layers by their share), with sequence parallelism."""
+    h_sp = a.hidden / where(sp, tp, 1)
+    moe_share = a.moe_layers / a.layers
+    dense = (1 - moe_share) * backward_bytes(a, rec, cc, tp, h_sp, False)
+    return dense + (moe_share * backward_bytes(a, rec, cc, tp, h_sp, True, etp=etp) if a.moe_layers else 0.0)
+
+
+def step_weight_bytes(a: Arch, rec: str, cc, tp, ep, layers, fp8_weights: bool, etp=None):
+    """Bytes one rank moves per optimizer step to quantise the weights of its `layers` layers (`weight_bytes`)."""
+    return layers * linear_params_per_layer(a, tp, ep, etp) * weight_bytes(rec, cc, fp8_weights=fp8_weights)
+
+
+#: Bytes per element TensorRT-LLM writes when it quantises a serving activation: FP8 per tensor; NVFP4 with its
+#: E4M3 scale per 16 values.
+SERVING_BYTES = {"fp8": 1.0, "fp4": FORMAT_BYTES["nvfp4"]}
+#: TensorRT-LLM's Llama decoder fuses the norm's quantisation into the TP all-reduce only above this hidden size.
+NORM_FUSION_HIDDEN = 4096
+
+
+def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False):
+    """Activation casts of one serving forward pass per token, summed over the layers: (bytes, kernels).
+
+    Each cast reads the BF16 input (`READ`) and writes `SERVING_BYTES`; 16-bit serving has none. Inputs: QKV and
+    the FFN's (FC1, or the fused MoE op's) take the norm's output, unless the all-reduce fusion quantises it
+    (TP > 1, hidden > `NORM_FUSION_HIDDEN`, and for the FFN side no attention DP); FC2 (or the shared experts'
+    down projection) takes the activation's. Under attention DP the dense FFN is whole on every rank.
+    """
+    if dtype not in SERVING_BYTES:
+        return 0.0, 0.0
+    tp = np.asarray(tp, dtype=float)
+    big = a.hidden > NORM_FUSION_HIDDEN
+    qkv = where((tp > 1) & big, 0.0, 1.0)
+    ffn_in = where((tp > 1) & big & (not attention_dp), 0.0, 1.0)
+    t_ffn = 1.0 if attention_dp else tp
+    dense, moe = a.layers - a.moe_layers, a.moe_layers
+    shared = a.shared_experts * a.expert_ffn
+    elems = a.layers * (qkv + ffn_in) * a.hidden + dense * a.ffn / t_ffn + moe * shared / t_ffn
+    kernels = a.layers * (qkv + ffn_in) + dense + (moe if a.shared_experts else 0)
+    return elems * (READ + SERVING_BYTES[dtype]), kernels

@@ -1,0 +1,289 @@
+"""LLM inference: prefill and decode rooflines, fixed per-kernel costs, KV-cache capacity, TTFT, TPOT and throughput.
+
+A replica runs on `tp` accelerators of one scale-up domain. Without attention data parallelism every rank holds
+1/tp of every weight and sees every token (tensor parallel, two all-reduces per layer). With `attention_dp` (as
+TensorRT-LLM's `enable_attention_dp` and SGLang's DP attention run DeepSeek-style MoE models) each rank holds the
+whole attention (and every non-expert weight) and serves 1/tp of the replica's requests with their whole KV cache;
+the experts stay split over the replica, `ep` ways by expert and tp/ep ways within an expert, and tokens reach them
+by a dispatch all-to-all (FP8 under FP8/FP4 weights, else BF16) and return by a BF16 combine all-to-all, as DeepEP
+does. Without attention DP the experts take their tokens from the TP all-reduce that already replicates them.
+
+Decode advances every active sequence by one token per step: its GEMMs have M = batch (weights re-read each step,
+so small batches are bandwidth-bound) and its attention reads each sequence's KV cache. Every forward pass also
+pays `KERNEL_OVERHEAD` per kernel it launches (`kernels_per_pass`): on an H100, even inside a CUDA graph, each
+kernel costs about 1.3 us of setup and teardown in which no weights stream (Hazy Research, "Look Ma, No Bubbles!
+Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: vLLM and SGLang reach at most 50 % of H100 bandwidth
+at batch 1 for that reason). Sampling is one fused kernel per step (FlashInfer's `top_k_top_p_sampling_from_logits`
+runs its rounds of rejection sampling in a single kernel) reading the FP32 logits once.
+
+Weights: the linear layers inside the transformer blocks are stored in the serving precision, NVFP4 with one FP8
+E4M3 scale per 16 values (`kernels.BLOCK_SCALE_BYTES`); the embedding and the output layer stay in BF16, as NVIDIA's
+ModelOpt checkpoints keep them ("Only the weights and activations of the linear operators within transformers
+blocks are quantized", nvidia/Llama-3.1-405B-Instruct-FP4 model card), so the logits GEMM runs in BF16.
+
+Scenarios (uniform requests of `input_len` + `output_len` tokens; t_pre is one request's prefill, t_dec(b) a decode
+step with b sequences, both with their fixed costs):
+
+* offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
+  tokens/s = b · out / (b · t_pre,chunked + out · t_dec(b)); TTFT = t_pre on an idle replica (no queueing);
+  TPOT = t_dec(b). Prompts are prefilled in chunks of `PREFILL_CHUNK` tokens (TensorRT-LLM's `max_num_tokens`).
+* concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
+  chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
+
+Each sequence holds KV cache for `RESERVED_CONTEXT[kv_reserve]` tokens, in `MEMORY_UTILISATION` of HBM (vLLM's
+`gpu_memory_utilization` default) after the weights: by default the whole request (input + output), as
+TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT, admits a request only when its whole KV cache is
+guaranteed (docs/source/performance/perf-best-practices.md; trtllm-bench throughput keeps that default); or the
+mean context (input + output/2) under a scheduler that allocates as sequences grow and may pause them
+(`kv_reserve: mean`: vLLM, TensorRT-LLM's MAX_UTILIZATION). Decode attention reads the mean context either way.
+The KV cache and the attention core use `kernels.serving_kv_dtype` (FP8 under FP4 weights).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import kv_cache_bytes_per_token
+
+PREFILL_CHUNK = 8192
+MEMORY_UTILISATION = 0.9
+ACT_BYTES = 2.0
+#: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
+RESERVED_CONTEXT = {"full": lambda i, o: i + o, "mean": lambda i, o: i + o / 2.0}
+SCENARIOS = ("offline", "server", "concurrency")
+
+#: Fixed cost of one kernel inside a CUDA graph on an H100: setup and teardown during which no work streams
+#: (Hazy Research, "Look Ma, No Bubbles!", 2025-05-27, measured about 1.3 us per kernel with CUDA graphs).
+KERNEL_OVERHEAD = 1.3e-6
+#: Kernels of one transformer layer as this model times them: attention side (norm, QKV GEMM, RoPE and KV-cache
+#: append, attention core, output GEMM) and dense FFN side (norm, up/gate GEMM, activation, down GEMM).
+ATTENTION_KERNELS = 5
+DENSE_FFN_KERNELS = 4
+#: MoE FFN side: norm, router GEMM, top-k and permute, grouped up/gate GEMM, activation, grouped down GEMM,
+#: unpermute and combine; shared experts add their up/gate GEMM, activation and down GEMM.
+MOE_FFN_KERNELS = 7
+SHARED_EXPERT_KERNELS = 3
+#: Once per forward pass: embedding lookup, final norm, logits GEMM and the fused sampling kernel.
+STEP_KERNELS = 4
+#: Embedding and output layer stay in BF16 under quantised serving (ModelOpt quantises the blocks' linear layers).
+EMBEDDING_DTYPE = "bf16"
+
+
+@dataclass(frozen=True)
+class ServeJob:
+    """An inference job for one model.
+
+    Attributes:
+        arch: Model shape.
+        input_len: Prompt tokens per request.
+        output_len: Generated tokens per request.
+        precision: Weight and GEMM data type.
+        kv_precision: KV-cache data type (default `kernels.serving_kv_dtype`).
+        kv_reserve: KV cache a sequence holds ('full' or 'mean', see `RESERVED_CONTEXT`).
+        ep: Expert-parallel ways of a replica's MoE layers (divides tp; the rest splits each expert).
+        attention_dp: Attention data parallel: each rank runs the whole attention on 1/tp of the requests.
+        scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests);
+            the closed form here is the offline one, `perf.serve.scheduler` simulates the others.
+    """
+
+    arch: Arch
+    input_len: int
+    output_len: int
+    precision: str = "fp8"
+    kv_precision: str | None = None
+    kv_reserve: str = "full"
+    ep: int = 1
+    attention_dp: bool = False
+    scenario: str = "offline"
+
+
+@dataclass(frozen=True)
+class InferenceEstimate:
+    """Per-replica latencies, throughput and memory (arrays when evaluated for many layouts)."""
+
+    tp: np.ndarray | int
+    batch: np.ndarray | float
+    max_batch: np.ndarray | float
+    ttft: np.ndarray | float
+    tpot: np.ndarray | float
+    prefill_per_request: np.ndarray | float
+    tokens_per_second_replica: np.ndarray | float
+    tokens_per_second_per_gpu: np.ndarray | float
+    weights_per_gpu: np.ndarray | float
+    kv_per_sequence_per_gpu: np.ndarray | float
+    memory_per_gpu: np.ndarray | float
+    capacity: float
+    overhead_per_step: np.ndarray | float = 0.0
+
+    @property
+    def fits(self):
+        """Whether at least one sequence is in flight and the weights and the KV cache of `batch` sequences fit."""
+        return (self.batch >= 1) & (self.memory_per_gpu <= self.capacity)
+
+
+def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
+    """Weight bytes on one rank of a replica of `tp`: experts split tp ways, the rest tp ways or whole under DP.
+
+    The blocks' linear layers take `dtype` (plus NVFP4's block scales), the embedding and output layer BF16.
+    """
+    a = arch
+    per = K.DTYPE_BYTES[dtype] + K.BLOCK_SCALE_BYTES.get(dtype, 0.0)
+    embed = float(a.embedding_params)
+    experts = float(a.moe_layers * a.experts * a.expert_params)
+    rest = a.params() - embed - experts
+    shared = 1.0 if attention_dp else tp
+    return experts * per / tp + rest * per / shared + embed * K.DTYPE_BYTES[EMBEDDING_DTYPE] / shared
+
+
+def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16"):
+    """Kernels one forward pass launches (see `ATTENTION_KERNELS` ...) with the TP or EP collectives.
+
+    In FP8 or FP4 serving the activation casts (`quant.serving_casts`) are kernels too.
+    """
+    a = arch
+    moe = a.moe_layers
+    dense = a.layers - moe
+    moe_side = MOE_FFN_KERNELS + (SHARED_EXPERT_KERNELS if a.shared_experts else 0)
+    comm = np.where(np.asarray(tp) > 1, 2.0, 0.0)  # two all-reduces, or dispatch and combine, per (MoE) layer
+    per_layer_comm = comm * (moe if attention_dp else a.layers)
+    casts = Q.serving_casts(a, dtype, tp, attention_dp)[1]
+    return a.layers * ATTENTION_KERNELS + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
+        + casts
+
+
+def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool, local=None,
+             attention: bool = True, sampled=None):
+    """One forward pass over `tokens` tokens of a replica (a decode step or a prefill) on its busiest rank.
+
+    `batch` sequences of `context` tokens are attended; under attention DP a rank attends `local` of the tokens
+    (default tokens / tp) and batch / tp of the sequences with every head, and the experts see all `tokens`.
+    Kernel times only: the fixed per-kernel costs are `kernels_per_pass` x `KERNEL_OVERHEAD`. The scheduler
+    (`perf.serve.scheduler`) asks for the pass without its attention core (`attention=False`, timed per sequence by
+    `attention_core`) and names the tokens whose logits are sampled (`sampled`, default every decode token or the
+    last token of each prompt).
+    """
+    a, dt = job.arch, job.precision
+    adp = job.attention_dp
+    q = a.heads * a.head_dim
+    moe = a.moe_layers
+    dense = a.layers - moe
+    t_tp = 1.0 if adp else tp  # ways the attention and dense weights are split
+    mine = (tokens / tp if local is None else local) if adp else tokens
+    seqs = batch / tp if adp else batch
+    g = K.gemm_time(hw, dt, mine, (q + 2 * a.kv_heads * a.head_dim) / t_tp, a.hidden) \
+        + K.gemm_time(hw, dt, mine, a.hidden, q / t_tp)
+    ffn_dense = K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * a.ffn / t_tp, a.hidden) \
+        + K.gemm_time(hw, dt, mine, a.hidden, a.ffn / t_tp)
+    if moe:
+        ep = float(job.ep)
+        routed = tokens * a.top_k / ep  # token copies reaching one rank's experts (balanced routing)
+        active = np.minimum(a.experts / ep, routed)
+        m_e = routed / active
+        f = a.expert_ffn * ep / tp  # each expert split tp/ep ways
+        ffn_moe = K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * f, a.hidden, active) \
+            + K.gemm_time(hw, dt, m_e, a.hidden, f, active)
+        if a.shared_experts:
+            s_f = a.shared_experts * a.expert_ffn / t_tp
+            ffn_moe = ffn_moe + K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * s_f, a.hidden) \
+                + K.gemm_time(hw, dt, mine, a.hidden, s_f)
+    else:
+        ffn_moe = 0.0
+    attn = attention_core(hw, job, tp, tokens=mine, context=context, batch=seqs, prefill=prefill) if attention \
+        else 0.0
+    ew = K.memory_time(hw, mine * ACT_BYTES * 11.0 * a.hidden)
+    k_tp = members_per_domain(hw, tp, 1)
+    if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
+        send = mine * a.top_k * a.hidden
+        a2a = collective_time(hw, "all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)], tp, k_tp) \
+            + collective_time(hw, "all_to_all", send * ACT_BYTES, tp, k_tp)
+        comm = moe * np.where(tp > 1, a2a, 0.0)
+    else:
+        ar = np.where(tp > 1, collective_time(hw, "all_reduce", tokens * a.hidden * ACT_BYTES, tp, k_tp), 0.0)
+        comm = a.layers * 2.0 * ar
+    if sampled is None:  # the logits of the last prompt token, or of every step
+        sampled = mine if not prefill else mine / context
+    casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp)[0])  # FP8/FP4 activation quantisation
+    return a.layers * (g + attn + ew) + dense * ffn_dense + moe * ffn_moe + comm + casts \
+        + output_time(hw, a, sampled, t_tp)
+
+
+def attention_core(hw: Hardware, job: ServeJob, tp, *, tokens, context, batch, prefill: bool):
+    """One layer's attention core on a rank.
+
+    `tokens` prompt tokens in causal prompts of `context`, or a decode step of `batch` sequences reading `context`
+    tokens each (the rank's own sequences under attention DP).
+    """
+    a = job.arch
+    adp = job.attention_dp
+    kv_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
+    heads = a.heads / (1.0 if adp else tp)
+    kv_dt = K.serving_kv_dtype(job.precision, job.kv_precision)
+    if prefill:
+        return K.attention_forward(hw, kv_dt, batch=tokens / context, q_len=context, kv_len=context,
+                                   heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
+    return K.decode_attention(hw, batch=batch, context=context, kv_heads=kv_local, head_dim=a.head_dim,
+                              kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
+
+
+def output_time(hw: Hardware, arch: Arch, sampled, tp):
+    """The logits GEMM (BF16, vocabulary split `tp` ways) and the sampling kernel's read of the FP32 logits."""
+    logits = K.gemm_time(hw, EMBEDDING_DTYPE, sampled, arch.vocab / tp, arch.hidden)
+    return logits + K.memory_time(hw, sampled * arch.vocab * 4.0)
+
+
+def _dispatch_dtype(dtype: str) -> str:
+    """Data type of the MoE dispatch all-to-all: FP8 under FP8/FP4 weights (DeepEP's FP8 dispatch), else 16-bit."""
+    return "fp8" if dtype in ("fp8", "fp4") else "bf16"
+
+
+def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> InferenceEstimate:
+    """Latency, throughput and memory of one replica on `tp` accelerators with `batch` sequences in flight.
+
+    Args:
+        hw: Hardware.
+        job: Model, request shape, layout switches and scenario.
+        tp: Accelerators per replica (array allowed).
+        batch: Concurrent sequences per replica; None for the most the KV cache holds.
+
+    Returns:
+        The estimate; `fits` is False where the weights alone do not fit.
+    """
+    a = job.arch
+    tp = np.asarray(tp, dtype=float)
+    adp = job.attention_dp
+    kv_bytes = K.DTYPE_BYTES[K.serving_kv_dtype(job.precision, job.kv_precision)]
+    weights = weights_per_gpu(a, job.precision, tp, adp)
+    kv_heads_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
+    per_tok = kv_cache_bytes_per_token(a, kv_bytes) / a.kv_heads * kv_heads_local
+    mean_ctx = job.input_len + job.output_len / 2.0
+    kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
+    usable = hw.hbm_capacity * MEMORY_UTILISATION - weights
+    ranks = tp if adp else 1.0  # ranks that each hold their own sequences
+    max_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
+    b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
+    b_eff = np.maximum(b, 1.0)
+    fixed = kernels_per_pass(a, tp, adp, job.precision) * KERNEL_OVERHEAD
+
+    def step(sequences):
+        return _forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed
+
+    inp = float(job.input_len)
+    t_dec = step(b_eff)
+    t_pre = _forward(hw, job, inp, tp, context=inp, batch=1.0, prefill=True, local=inp) + fixed
+    chunk = max(PREFILL_CHUNK, job.input_len) * ranks  # under attention DP each rank prefills its own chunk
+    t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
+    pre_req = t_chunk * inp / chunk
+    ttft, tpot = t_pre, t_dec
+    tps = b_eff * job.output_len / (b_eff * pre_req + job.output_len * t_dec)
+    memory = weights + b / ranks * kv_seq
+    return InferenceEstimate(
+        tp=tp, batch=b, max_batch=max_batch, ttft=ttft, tpot=tpot, prefill_per_request=pre_req,
+        tokens_per_second_replica=tps, tokens_per_second_per_gpu=tps / tp, weights_per_gpu=weights,
+        kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=memory, capacity=hw.hbm_capacity, overhead_per_step=fixed)

@@ -1,0 +1,298 @@
+"""Serving under load: an iteration-level simulation of continuous batching with chunked prefill.
+
+One replica runs iterations (forward passes) back to back, as vLLM's V1 scheduler and TensorRT-LLM's PyTorch
+executor do. Each iteration has a budget of `max_num_tokens` tokens (TensorRT-LLM's `max_num_tokens`, 8,192 by
+default, `BuildConfig.max_num_tokens`; vLLM's `max_num_batched_tokens` under chunked prefill, 8,192 for its API
+server on a GPU of 70 GB or more, `vllm/engine/arg_utils.py`). The running requests' decodes come first, one token
+each; what is left of the budget goes to prompts in arrival order, the prompt being prefilled first, then waiting
+requests as the KV cache admits them (a request holds `inference.RESERVED_CONTEXT[kv_reserve]` tokens of KV cache
+from admission, so at most `max_batch` run at once). A prompt longer than what is left is cut into chunks; its
+first token comes from the logits of its last chunk, at the end of that iteration.
+
+The iteration time is the kernel model's forward pass (`inference._forward`) over every token of the iteration:
+the GEMMs run with M = decodes + prefill tokens, the decode attention reads each running sequence's KV cache at its
+current context, each chunk's causal attention covers its tokens against the prompt so far (A(s + c) - A(s) of a
+causal prompt of s + c tokens), and the fixed cost per kernel is paid once per iteration (the Vidur / Sarathi-Serve
+model of a hybrid batch; Agrawal et al., "Vidur", MLSys 2024; "Taming Throughput-Latency Tradeoff in LLM Inference
+with Sarathi-Serve", OSDI 2024).
+
+Load, as serving benchmarks apply it:
+
+* closed loop (`concurrency`): N requests in flight, each replaced when it finishes (genai-perf / AIPerf
+  `--concurrency N`, `trtllm-bench --concurrency N`). The first N start together; the statistics are over the
+  requests that replace them (the steady state), and tokens/s = N · out / mean request latency (Little's law).
+* open loop (`arrival_rate`): Poisson arrivals at a rate per replica, from a seeded generator (MLPerf Inference's
+  Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), every request
+  counted; tokens/s = output tokens / (last finish - first arrival).
+
+Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
+first token) / (out - 1), as genai-perf and MLPerf's loadgen define them. Results: mean, p50 and p99 of each.
+
+Decode-only stretches are jumped in one vectorised step (the steps until the next finish or arrival), so a run
+costs about one Python iteration per prefill chunk and per finish, not per token.
+
+Not modelled: host-side scheduling, tokenisation and detokenisation per request (TensorRT-LLM's overlap scheduler
+hides the per-iteration part; no source found states a per-request cost), preemption (admission reserves the KV a
+request needs), CUDA-graph padding, varying request lengths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from archgen.errors import InternalError
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve import inference as I
+
+#: Tokens per iteration (TensorRT-LLM `max_num_tokens`, vLLM `max_num_batched_tokens` under chunked prefill).
+MAX_NUM_TOKENS = I.PREFILL_CHUNK
+#: Requests simulated in an open loop, and replacement requests measured per slot in a closed loop.
+OPEN_REQUESTS = 400
+CLOSED_ROUNDS = 3
+#: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
+UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
+              "short-prompt TTFT reads low by it")
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Mean, median and 99th percentile of a per-request latency (seconds)."""
+
+    mean: float
+    p50: float
+    p99: float
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Stats:
+        """The statistics of `values` (linear interpolation between order statistics, numpy's default)."""
+        return cls(float(np.mean(values)), float(np.percentile(values, 50)), float(np.percentile(values, 99)))
+
+
+@dataclass(frozen=True)
+class ServingRun:
+    """What a simulated serving run reports.
+
+    Attributes:
+        ttft: Time to first token over the measured requests.
+        tpot: Time per output token after the first, per request.
+        tokens_per_second: Output tokens per second of the replica.
+        requests: Requests measured.
+        iterations: Forward passes run.
+        max_running: The most requests in flight at once (capped by the KV cache).
+        mean_running: Time-weighted mean of the requests decoding.
+        stable: False when an open loop's arrivals outrun the replica (the queue grows for the whole run).
+        notes: What the run could not honour or does not model.
+    """
+
+    ttft: Stats
+    tpot: Stats
+    tokens_per_second: float
+    requests: int
+    iterations: int
+    max_running: int
+    mean_running: float
+    stable: bool = True
+    notes: tuple[str, ...] = field(default=())
+
+
+class _Pass:
+    """Iteration time of a replica: the forward pass's parts, evaluated once over every iteration size."""
+
+    def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = MAX_NUM_TOKENS):
+        self.hw, self.job, self.tp = hw, job, float(tp)
+        fixed = float(I.kernels_per_pass(job.arch, self.tp, job.attention_dp, job.precision)) * I.KERNEL_OVERHEAD
+        # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
+        self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,
+                                                                 batch=1.0, prefill=False))
+        if job.attention_dp:
+            self.dec_unit /= self.tp  # a rank attends its own 1/tp of the sequences
+        n = np.arange(1, most + 1, dtype=float)
+        one = np.ones_like(n)
+        # the pass over n tokens without its attention core, with one token's logits, plus the fixed costs; and
+        # the logits GEMM and sampling of n tokens (`inference.output_time`)
+        self._body = np.concatenate(([0.0], I._forward(hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False,
+                                                       attention=False, sampled=one) + fixed))
+        out = I.output_time(hw, job.arch, n, 1.0 if job.attention_dp else self.tp)
+        self._logits = np.concatenate(([out[0]], out)) - out[0]  # extra logits beyond the one in `_body`
+        self._prompt: dict[int, float] = {}
+
+    def rest(self, tokens: int, sampled: int) -> float:
+        """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs."""
+        return float(self._body[tokens] + self._logits[max(sampled, 1)])
+
+    def prompt(self, length: int) -> float:
+        """Attention core of a whole causal prompt of `length` tokens, all layers (0 for an empty one)."""
+        if length <= 0:
+            return 0.0
+        t = self._prompt.get(length)
+        if t is None:
+            one = I.attention_core(self.hw, self.job, self.tp, tokens=float(length), context=float(length),
+                                   batch=1.0, prefill=True)
+            t = self._prompt[length] = self.job.arch.layers * float(one)
+        return t
+
+
+def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurrency: int | None = None,
+             arrival_rate: float | None = None, requests: int | None = None, seed: int = 0,
+             max_num_tokens: int = MAX_NUM_TOKENS) -> ServingRun:
+    """Run one replica under a closed loop of `concurrency` requests or Poisson arrivals at `arrival_rate` per second.
+
+    Args:
+        hw: Hardware.
+        job: Model, request shape (every request `input_len` + `output_len` tokens) and serving switches.
+        tp: Accelerators of the replica.
+        max_batch: Requests the KV cache admits at once (`inference.estimate_inference(...).max_batch`).
+        concurrency: Closed loop: requests kept in flight.
+        arrival_rate: Open loop: requests per second arriving at this replica.
+        requests: Requests to simulate (default: `CLOSED_ROUNDS` replacements per slot, or `OPEN_REQUESTS`).
+        seed: Seed of the arrival process (an open loop is deterministic for a seed).
+        max_num_tokens: Token budget of an iteration.
+
+    Returns:
+        The run's latency statistics and throughput.
+    """
+    if (concurrency is None) == (arrival_rate is None):
+        raise InternalError("give exactly one of concurrency and arrival_rate")
+    if max_batch < 1:
+        raise InternalError("no sequence fits in the KV cache")
+    inp, out = job.input_len, job.output_len
+    if concurrency is not None:  # closed loop
+        n_req = requests or concurrency * (CLOSED_ROUNDS + 1)
+        arrivals = np.full(n_req, np.inf)
+        arrivals[:concurrency] = 0.0
+    else:
+        assert arrival_rate is not None, "exactly one of the two is given (checked above)"
+        n_req = requests or OPEN_REQUESTS
+        gaps = np.random.default_rng(seed).exponential(1.0 / arrival_rate, n_req)
+        arrivals = np.cumsum(gaps) - gaps[0]
+    p = _Pass(hw, job, tp, max(max_num_tokens, int(max_batch)) + 1)
+    first = np.full(n_req, np.nan)
+    finish = np.full(n_req, np.nan)
+    cap = int(max_batch)
+    now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
+    nxt = 0  # next request not yet admitted
+    prefilled = 0  # tokens of the admitted prompt being prefilled (the head of `prefilling`)
+    prefilling: list[int] = []  # admitted, prompt not finished, in order
+    running: list[int] = []  # decoding
+    left = np.zeros(n_req, dtype=np.int64)  # decode steps left
+    ctx = np.zeros(n_req)  # tokens in each sequence's KV cache
+    max_running, busy_time, running_time = 0, 0.0, 0.0
+    while nxt < n_req or prefilling or running:
+        # admit what has arrived and fits
+        while nxt < released and arrivals[nxt] <= now and len(prefilling) + len(running) < cap:
+            prefilling.append(nxt)
+            nxt += 1
+        if not prefilling and not running:  # idle until the next arrival
+            now = max(now, float(arrivals[nxt]))
+            continue
+        b = len(running)
+        if not prefilling:  # decode only: jump to the next finish or arrival
+            steps = int(left[running].min())
+            k = np.arange(steps)
+            tot = ctx[running].sum()
+            dt = p.rest(b, b) + p.dec_unit * (tot + b * k)
+            ends = now + np.cumsum(dt)
+            if nxt < released and len(running) < cap:  # an arrival can join before the next finish
+                hit = int(np.searchsorted(ends, arrivals[nxt], side="left"))
+                steps = min(steps, hit + 1)
+            now = float(ends[steps - 1])
+            it += steps
+            running_time += b * float(np.sum(dt[:steps]))
+            busy_time += float(np.sum(dt[:steps]))
+            ctx[running] += steps
+            left[running] -= steps
+        else:  # one hybrid iteration: every decode, then prompt chunks within the budget
+            budget = max_num_tokens - b
+            chunks: list[tuple[int, int, int]] = []  # (request, offset, tokens)
+            off = prefilled
+            for r in prefilling:
+                if budget <= 0:
+                    break
+                c = min(inp - off, budget)
+                chunks.append((r, off, c))
+                budget -= c
+                off = 0
+            n_tok = b + sum(c for _, _, c in chunks)
+            done = [r for r, o, c in chunks if o + c == inp]
+            dt = p.rest(n_tok, b + len(done)) + p.dec_unit * float(ctx[running].sum()) \
+                + sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
+            now += dt
+            it += 1
+            busy_time += dt
+            running_time += b * dt
+            ctx[running] += 1
+            left[running] -= 1
+            for r in done:
+                first[r] = now
+                ctx[r] = inp + 1
+                left[r] = out - 1
+                prefilling.remove(r)
+                running.append(r)
+            if chunks:  # the prompt now at the head has this much done
+                prefilled = 0 if chunks[-1][1] + chunks[-1][2] == inp else chunks[-1][1] + chunks[-1][2]
+        max_running = max(max_running, len(running) + len(prefilling))
+        ended = [r for r in running if left[r] <= 0]
+        for r in ended:
+            finish[r] = now
+            running.remove(r)
+            if concurrency is not None and released < n_req:  # its client sends the next request at once
+                arrivals[released] = now
+                released += 1
+    measured = np.arange(concurrency, n_req) if concurrency is not None else np.arange(n_req)
+    ttft = first[measured] - arrivals[measured]
+    tpot = (finish[measured] - first[measured]) / (out - 1) if out > 1 else np.zeros(len(measured))
+    latency = finish[measured] - arrivals[measured]
+    notes = [UNMODELLED]
+    stable = True
+    if concurrency is not None:
+        tps = concurrency * out / float(np.mean(latency))
+        if concurrency > cap:
+            notes.append(f"{concurrency} requests in flight, the KV cache admits {cap}: the rest wait in the queue")
+    else:
+        span = float(np.nanmax(finish) - arrivals[0])
+        tps = n_req * out / span
+        offered = (n_req - 1) / float(arrivals[-1] - arrivals[0])
+        # an open loop outrunning the replica: requests complete markedly slower than they arrive
+        if n_req / span < 0.9 * offered:
+            stable = False
+            notes.append(f"arrivals ({arrival_rate:.4g}/s) outrun the replica: the queue grows for the whole run, so "
+                         f"TTFT depends on the run's length ({n_req} requests)")
+    return ServingRun(Stats.of(ttft), Stats.of(tpot), tps, len(measured), it, max_running,
+                      running_time / busy_time if busy_time else 0.0, stable, tuple(notes))
+
+
+def replica_rate(arrival_rate, replicas: int) -> float | None:
+    """Requests per second at one replica: a workload's `arrival_rate` (a quantity or None) split over its replicas."""
+    return arrival_rate.m_as("1/s") / replicas if arrival_rate is not None else None
+
+
+def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None,
+                     arrival_rate: float | None = None, seed: int = 0) -> tuple[I.InferenceEstimate, ServingRun | None]:
+    """A replica's estimate in its scenario: the offline closed form, or a simulated run under load.
+
+    `concurrency` (batch = N) runs the closed loop; `server` with an `arrival_rate` (requests per second at this
+    replica) the open loop, with up to `batch` (default: as many as the KV cache holds) in flight. TTFT, TPOT and
+    tokens/s are then the run's means, and memory holds the KV cache of the requests admitted at once (N beyond
+    the KV capacity wait in the queue; an open loop's pool, `batch` or the capacity, is reserved whole, and is its
+    `batch`; the run's `mean_running` says how many were decoding). Otherwise (offline, or server with no arrival
+    rate) the closed form alone, and no run.
+    """
+    closed = job.scenario == "concurrency"
+    if not closed and not (job.scenario == "server" and arrival_rate):
+        return I.estimate_inference(hw, job, tp, batch), None
+    cap = int(float(I.estimate_inference(hw, job, tp, None).max_batch))
+    if batch is not None:
+        cap = min(cap, int(batch))
+    est = I.estimate_inference(hw, job, tp, max(cap, 1))
+    if cap < 1 or not bool(est.fits):
+        return I.estimate_inference(hw, job, tp, batch), None
+    if closed:
+        assert batch is not None, "the concurrency scenario states its batch (model.workload)"
+    run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
+                   arrival_rate=None if closed else arrival_rate, seed=seed)
+    est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
+                  tokens_per_second_per_gpu=run.tokens_per_second / float(tp),
+                  batch=float(batch) if closed and batch is not None else float(cap))
+    return est, run

@@ -1,0 +1,33 @@
+"""The routed experts of an MoE layer on one rank, under Megatron-core's MoE parallel folding.
+
+Megatron-core lays the MoE layers' ranks out apart from the attention's (MoE parallel folding, megatron/core/
+transformer/moe/README.md "MoE Parallel Folding"; parallel_state.py `initialize_model_parallel` at d98e8a6): a
+pipeline stage's tp·cp·dp ranks are, for the experts, etp·ep·edp ranks in the order tp-ep-dp (the expert rank
+generator has no cp), with `expert_tensor_parallel_size` etp defaulting to tp. So `ep` need not divide dp: the EP
+group may span TP, CP and DP ranks, and only etp·ep must divide tp·cp·dp (world_size % (etp·ep·pp), the
+RuntimeError in `initialize_model_parallel`) besides ep dividing the experts (training/arguments.py
+"Number of experts should be a multiple of expert model parallel_size").
+
+The all-to-all dispatcher (transformer/moe/token_dispatcher.py `MoEAlltoAllTokenDispatcher`) sends each rank's T/tp
+tokens (sequence-parallel) as top_k copies over the EP group, then all-gathers them over the expert-TP group; each
+rank then runs its experts / ep experts on T·top_k·etp/tp routed tokens with the expert FFN split etp ways.
+"""
+
+from __future__ import annotations
+
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.train.job import Job
+
+
+def expert_forward(hw: Hardware, job: Job, T, tp, ep, etp=None):
+    """Forward time of an MoE layer's grouped up and down GEMMs on one rank, for the rank's T attention tokens.
+
+    The tokens arrive balanced from the EP group (NVIDIA's MoE benchmarks force-balance the routing).
+    """
+    a, dt = job.arch, job.precision
+    etp = tp if etp is None else etp
+    local = a.experts / ep
+    m_e = T * a.top_k * etp / (tp * local)
+    return K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * a.expert_ffn / etp, a.hidden, local) + K.gemm_time(
+        hw, dt, m_e, a.hidden, a.expert_ffn / etp, local)

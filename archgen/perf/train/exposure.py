@@ -1,0 +1,192 @@
+"""Communication that overlap leaves exposed in a training step: TP (userbuffers), EP (all-to-all) and DP.
+
+Each function takes the collective times of `collectives` and the compute windows they can hide behind, and
+returns the time that stays on the critical path; arrays broadcast as in `training.estimate_training`.
+
+Overlap is not free where it succeeds: a communication kernel that runs beside compute holds streaming
+multiprocessors (SMs) for its whole run, and the compute beside it runs on the rest (`sm_kept`). Two stacks' figures:
+
+* Transformer Engine's userbuffers (`transformer_engine/pytorch/module/base.py` `initialize_ub`, NVIDIA/
+  TransformerEngine at d0067d0, lines 349-390): the `pipeline` and `bulk` methods run their communication on
+  `num_sm` 16 SMs with `set_sm_margin`, so their GEMMs are launched on the others; `ring_exchange` copies with the
+  copy engines (`use_ce`, `num_sm` 1, no margin) but splits its GEMM into `tp` chunks, and `pipeline` into
+  `num_splits` 4 (`tp_overlap_cost`).
+* NCCL's collectives run one CTA per channel on an SM each; NVIDIA's MLPerf NeMo configurations pin their
+  communicators to `NCCL_MIN_CTAS=16` (mlcommons/training_results_v5.1 NVIDIA/benchmarks/llama31_8b/
+  implementations/nemo/config_common.sh), `NCCL_CTAS` here, so DP communication that overlaps the backward or
+  forward pass takes 16 SMs from it for as long as it runs (`dp_exposed`).
+
+An accelerator whose catalog entry gives no SM count (`multiprocessors`) keeps every SM (no contention modelled).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.train.fast import NUMBER
+from archgen.perf.train.job import Job
+
+#: SMs Transformer Engine's userbuffers give the `pipeline` and `bulk` overlap kernels (`num_sm`, with
+#: `set_sm_margin`; base.py `initialize_ub` at d0067d0 line 384).
+UB_COMM_SMS = 16.0
+#: Chunks of a `pipeline` overlap's GEMM (`num_splits` 4 for every method but `ring_exchange`, which takes `tp`).
+PIPELINE_SPLITS = 4.0
+#: SMs an NCCL collective holds while it runs beside compute (`NCCL_MIN_CTAS=16` in NVIDIA's MLPerf NeMo configs).
+NCCL_CTAS = 16.0
+#: Megatron-core's DDP bucket: max(40M, 1M x DP size) parameters (megatron/core/distributed/
+#: distributed_data_parallel.py at d98e8a6, line 134, `bucket_size` default).
+BUCKET_PARAMS = 40e6
+BUCKET_PARAMS_PER_RANK = 1e6
+
+
+def sm_kept(hw: Hardware, sms):
+    """Share of the SMs compute keeps while a communication kernel holds `sms` of them (1 where unknown)."""
+    n = hw.multiprocessors
+    if isinstance(n, NUMBER):  # one hardware: plain numbers (issue 25)
+        return (n - sms) / (n if n > 0 else 1.0) if n > sms else 1.0
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return where(n > sms, (n - sms) / where(n > 0, n, 1.0), 1.0)
+
+
+def tp_overlap_cost(hw: Hardware, dtype: str, T, tp, gemms, passes):
+    """Extra GEMM time of one layer (every forward pass and the backward) under TE's default userbuffers overlap.
+
+    `gemms` holds (n, k, forward method, share of the layers) of each TP-split linear layer as `_layer_forward`
+    times it, with M = T:
+    QKV and FC1 gather their input with `ring_exchange` (tp chunks of T/tp rows), the projection and FC2
+    reduce-scatter their output with `pipeline` (4 chunks of T/4 rows, on the SMs `pipeline` leaves). In the
+    backward the row-parallel layers' dgrads gather the output gradient with `ring_exchange`; the column-parallel
+    layers' dgrad and wgrad run beside a `bulk` all-gather and reduce-scatter on the SMs `bulk` leaves; the
+    row-parallel wgrads overlap nothing. Each chunk takes the GEMM size ramp of its own rows (`kernels.gemm_time`).
+    """
+    keep = sm_kept(hw, UB_COMM_SMS)
+    g = K.gemm_time
+    fwd = bwd = 0.0
+    for n, k, method, share in gemms:
+        whole_f, dgrad, wgrad = g(hw, dtype, T, n, k), g(hw, dtype, T, k, n), g(hw, dtype, k, n, T)
+        if method == "ring_exchange":  # column-parallel: QKV, FC1
+            fwd = fwd + share * (tp * g(hw, dtype, T / tp, n, k) - whole_f)
+            bwd = bwd + share * (dgrad + wgrad) * (1.0 / keep - 1.0)
+        else:  # row-parallel: projection, FC2
+            fwd = fwd + share * (PIPELINE_SPLITS * g(hw, dtype, T / PIPELINE_SPLITS, n, k) / keep - whole_f)
+            bwd = bwd + share * (tp * g(hw, dtype, T / tp, k, n) - dgrad)
+    return passes * fwd + bwd
+
+
+def tp_exposed(ar, gemm_window, passes):
+    """TP communication left exposed by Transformer Engine's userbuffers overlap, per layer.
+
+    TE's defaults (transformer_engine/pytorch/module/base.py `initialize_ub`): the all-gathers before QKV and FC1
+    and in the row-parallel dgrads use `ring_exchange` with tp chunks, each step hidden by a chunk's GEMM; the
+    backward's column-parallel collectives are `bulk`, hidden by the paired dgrad/wgrad GEMM; the reduce-scatters
+    after the projection and FC2 use `pipeline` with 4 splits, whose last chunk's reduce-scatter has no GEMM left
+    to hide behind. So each forward pass (and recomputed forward) exposes a quarter of two reduce-scatters (each
+    half of an all-reduce `ar`), ar / 4; beyond that only communication that outlasts the GEMMs shows. The GEMMs'
+    slowdown from the SMs the `pipeline` and `bulk` kernels take, and the chunking, are `tp_overlap_cost`.
+    """
+    return maximum(2.0 * (1.0 + 1.0) * ar * passes - gemm_window, 0.25 * ar * passes)
+
+
+#: SMs the flex dispatcher's all-to-all kernels hold (DeepEP's default, "historical default 20": Megatron-core
+#: megatron/core/transformer/transformer_config.py at d98e8a6, `moe_deepep_num_sms`).
+EP_COMM_SMS = 20.0
+
+
+def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
+    """Exposed dispatch and combine all-to-all time of one MoE layer per micro-batch (forward, backward, recompute).
+
+    Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
+    deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
+    forward it over NVLink) the traffic that leaves a domain falls from top_k·(1 - k/n) copies to the expected
+    number of other domains hit, (D - 1)·(1 - (1 - 1/D)^top_k) for D domains in the group and uniform routing.
+
+    With `overlap_ep_comm` Megatron-core runs one micro-batch's forward of a layer beside another's backward
+    (megatron/core/models/common/model_chunk_schedule_plan.py at d98e8a6, `TransformerLayerSchedulePlan.run`):
+    combine_bwd beside the forward's pre-dispatch compute (attention, norm, router: A), dispatch_fwd beside the
+    expert MLP's backward (2E), dispatch_bwd beside its forward (E), combine_fwd beside the pre-dispatch backward
+    (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` from the compute
+    beside it. A recompute's extra forward all-to-alls are not overlapped (Megatron refuses recomputation with
+    this overlap). The first forward and the last backward of a step, which have no partner, are not modelled.
+
+    Under MoE parallel folding (`experts`) the EP group's members are etp ranks apart (etp defaults to tp), and with
+    etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (the combine reduce-scatters
+    them): the gathered buffer is etp times a rank's T/tp tokens' top_k copies, inside a scale-up domain.
+    """
+    a = job.arch
+    etp = tp if etp is None else etp
+    k_ep = members_per_domain(hw, ep, etp)
+    size = T * a.top_k * a.hidden * 2.0 / tp
+    if job.ep_dedup:
+        domains = maximum(ep / k_ep, 1.0)
+        copies_out = a.top_k * (1.0 - k_ep / ep)
+        deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
+        size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
+    a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
+    a2a = a2a + where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
+                                                               etp, members_per_domain(hw, etp, 1)), 0.0)
+    t = 2.0 * (passes + 1.0) * a2a
+    if job.overlap_ep_comm:
+        pre = maximum(layer_forward - expert_forward, 0.0)
+        windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)
+        shown = sum(maximum(0.0, a2a - w) for w in windows)
+        lost = 1.0 - sm_kept(hw, EP_COMM_SMS)
+        t = shown + lost * (4.0 * a2a - shown) + 2.0 * (passes - 1.0) * a2a
+    return where(ep > 1, t, 0.0)
+
+
+def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None):
+    """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
+
+    Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
+    `param_gather_dtype`); stage 3 (FSDP) gathers the weights for every micro-batch's forward and backward and
+    reduce-scatters its gradients, hidden by that micro-batch's compute where prefetched. The reduction overlaps
+    `bwd_window` with `overlap_grad_reduce`, the gather `fwd_window` with `overlap_param_gather`.
+
+    Megatron-core reduces a bucket (`BUCKET_PARAMS`) once its last gradient is final, so the last bucket (the
+    first layers') has no backward left to hide behind; with the parameter gather overlapped, a forward pre-hook
+    waits for each bucket and only then starts the next one's gather (distributed_data_parallel.py
+    `_BucketParamReadyCallback`, `finish_param_sync`), so the first bucket's gather is exposed. What does overlap
+    runs on `NCCL_CTAS` SMs taken from the compute beside it, which loses that share of the overlapped time.
+
+    `expert` is (parameters, group size, members per domain) of the routed experts, whose buffers Megatron-core
+    reduces and gathers over the expert data-parallel group (`memory.expert_data_parallel`); `params` is then the
+    rest. The two groups' collectives run one after the other in the same windows.
+    """
+    gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
+
+    # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
+    need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, NUMBER) else (True, True, True)
+
+    def times(p, n, k):
+        """All-reduce, reduce-scatter and all-gather of `p` parameters over a group of n (k per domain)."""
+        asked = [r for r, w in zip((("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)),
+                                   need, strict=True) if w]
+        out = iter(collective_times(hw, asked, n, k))
+        return [where((n > 1) & (p > 0), next(out), 0.0) if w else 0.0 for w in need]
+
+    ar, rs, ag = times(params, dp, k_dp)
+    total = params
+    if expert is not None:
+        moved = np.any(expert[0]) if isinstance(expert[0], np.ndarray) else expert[0]
+        if moved:  # a dense model's expert group moves nothing: its times are zeros (issue 25)
+            ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times(*expert), strict=True))
+        total = params + expert[0]
+    edge = minimum(1.0, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / maximum(total, 1.0))
+    lost = 1.0 - sm_kept(hw, NCCL_CTAS)
+
+    def hidden(t, window, on):
+        """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs its overlap takes."""
+        if not on:
+            return t
+        shown = maximum(t - window, edge * t)
+        return shown + lost * (t - shown)
+
+    plain = hidden(ar, bwd_window, job.overlap_grad_reduce)
+    sharded = hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
+    fsdp = m * maximum(0.0, 2.0 * ag + rs - t_mb)
+    return where(zero >= 3, fsdp, where(zero >= 1, sharded, plain))

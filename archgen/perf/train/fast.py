@@ -1,0 +1,95 @@
+"""One training layout as plain numbers: its pipeline rank classes one by one, reduced as numpy reduces them.
+
+The model's formulas broadcast: a search or a batched sweep gives the layout fields as arrays and the rank classes
+(`pipeline.Split`) ride on a trailing axis. For one layout of plain numbers (`training.estimate_training` on one
+configuration, an `archgen estimate`, the sensitivities) numpy costs about a microsecond an operation on the few
+elements of that axis, more than the arithmetic (issue 25). `classes` gives such a layout's classes as plain
+numbers, so that the same formulas run once per class on floats, and `most`, `total` and `worst` reduce the
+per-class values bit for bit as `np.max`, `np.sum` and `np.argmax` reduce the class axis. tests/perf/test_fast.py
+holds this path to the array path on every validation case and shipped workload; tests/perf/test_exact.py pins both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from archgen.perf.train.pipeline_split import Split
+
+#: Most classes taken one by one: numpy sums up to 7 values in order (its pairwise summation starts at 8), which
+#: `total` repeats; a longer split (a `pipeline_layout` of many ranks) keeps the class axis.
+MOST = 7
+
+
+class RankClass(NamedTuple):
+    """One pipeline rank class of one layout (a `Split` entry), as plain numbers."""
+
+    layers: float
+    embedding: float
+    loss: float
+    ranks: float
+    position: float
+
+
+#: Plain numbers (a tuple: `isinstance` with it is faster than with `float | int`, which is built at each call).
+NUMBER = (float, int)
+#: `classes` of recent splits (one layout's split is itself kept, `pipeline.split`), by identity.
+_SEEN: dict[int, tuple[Split, list[RankClass] | None]] = {}
+
+
+def classes(sl: Split, *values) -> list[RankClass] | None:
+    """The rank classes of one layout's split as plain numbers, or None where the class axis should stay.
+
+    None unless `sl` is one layout's (1-D, at most `MOST` classes) and every one of `values` (the layout's and the
+    hardware's figures the classes are timed with) is a plain number.
+    """
+    for v in values:
+        if not isinstance(v, NUMBER):
+            return None
+    seen = _SEEN.get(id(sl))
+    if seen is not None and seen[0] is sl:
+        return seen[1]
+    if sl.count.ndim != 1 or len(sl.count) > MOST:
+        out = None
+    else:
+        fields = (sl.layers.tolist(), sl.embedding.tolist(), sl.loss.tolist(), sl.count.tolist(),
+                  sl.position.tolist())
+        out = [RankClass(*row) for row in zip(*fields, strict=True)]
+    if len(_SEEN) >= 1024:
+        _SEEN.clear()
+    _SEEN[id(sl)] = (sl, out)
+    return out
+
+
+def most(values: list[Any]) -> Any:
+    """`np.max` of the values (nan when one is nan)."""
+    best = values[0]
+    for v in values[1:]:
+        if v > best or v != v:
+            best = v
+    return best
+
+
+def total(values: list[Any]) -> Any:
+    """`np.sum` of at most `MOST` values, bit for bit: added in order."""
+    out = values[0]
+    for v in values[1:]:
+        out += v
+    return out
+
+
+def worst(values: list[Any]) -> int:
+    """`np.argmax` of the values: the first largest (the first nan where there is one)."""
+    i, best = 0, values[0]
+    if best != best:
+        return 0
+    for j, v in enumerate(values[1:], 1):
+        if v != v:
+            return j
+        if v > best:
+            i, best = j, v
+    return i
+
+
+def at_worst(pairs: list[tuple[float, float]], real: list[bool]) -> tuple[float, float]:
+    """The (DP communication, optimizer step) pair of the class whose sum is largest (`ranks.at_worst`)."""
+    return pairs[worst([d + o if r else 0.0 for (d, o), r in zip(pairs, real, strict=True)])]

@@ -1,0 +1,313 @@
+"""The closed forms of checkpointing and goodput: one code path for the REL stage and sweeps (docs/reliability.md).
+
+- Young (1974): the first-order optimum checkpoint interval sqrt(2 delta M).
+- Daly (2006), eq. 37: the higher-order optimum; Daly's expected wall time gives the effective training time ratio.
+- Hot spares: a job that loses a node waits for a repair only when every spare is in repair; nodes in repair are
+  Poisson (M/M/inf), and the wait is the residual repair time of the first of them to come back.
+- Asynchronous and in-memory checkpoints charge only their blocking copy to host memory; the background write
+  widens the work a failure loses by its length.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from archgen.model.reliability import Checkpointing
+from archgen.model.workload import Model, Workload
+from archgen.perf.hw.arch import Arch
+
+#: Goodput below this is no progress at all (a second of training in eleven days): reported as 0.
+NO_PROGRESS = 1e-6
+
+
+def young(delta: float, mtti: float) -> float:
+    """Young (1974): the first-order optimum checkpoint interval sqrt(2 delta M) (same unit as the inputs)."""
+    return math.sqrt(2 * delta * mtti)
+
+
+def daly(delta: float, mtti: float) -> float:
+    """Daly (2006), eq. 37: the higher-order optimum checkpoint interval; M where delta >= 2M."""
+    if delta >= 2 * mtti:
+        return mtti
+    x = delta / (2 * mtti)
+    return math.sqrt(2 * delta * mtti) * (1 + math.sqrt(x) / 3 + x / 9) - delta
+
+
+def ettr(interval: float, delta: float, restart: float, mtti: float) -> float:
+    """Daly (2006): solve time over expected wall time, tau / (M e^(R/M) (e^((tau + delta)/M) - 1)).
+
+    Every interruption costs the restart R and the work since the last checkpoint; every checkpoint costs delta.
+    """
+    if mtti == math.inf:
+        return interval / (interval + delta) if interval + delta > 0 else 1.0
+    if interval <= 0:
+        return 0.0
+    exponent = max(restart, 0.0) / mtti, (interval + delta) / mtti
+    if exponent[0] + exponent[1] > 700:  # the job never gets a checkpoint in: no progress
+        return 0.0
+    value = interval / (mtti * math.exp(exponent[0]) * math.expm1(exponent[1]))
+    return value if value >= NO_PROGRESS else 0.0
+
+
+def _log_phi(z: float) -> float:
+    """Log of the standard normal CDF, stable far into the lower tail."""
+    if z > -30:
+        return math.log(0.5 * math.erfc(-z / math.sqrt(2)))
+    return -z * z / 2 - math.log(-z) - 0.5 * math.log(2 * math.pi)
+
+
+def log_poisson_pmf(mean: float, k: int) -> float:
+    """Log P(X = k), X ~ Poisson(mean)."""
+    if mean <= 0:
+        return 0.0 if k == 0 else -math.inf
+    return k * math.log(mean) - mean - math.lgamma(k + 1)
+
+
+def _log_sum(mean: float, lo: int, hi: float) -> float:
+    """Log of the sum of P(X = i) for lo <= i <= hi, X ~ Poisson(mean), summed in log space."""
+    if hi < lo:
+        return -math.inf
+    i = np.arange(lo + 1, hi + 1, dtype=float)
+    logs = log_poisson_pmf(mean, lo) + np.concatenate(([0.0], np.cumsum(math.log(mean) - np.log(i))))
+    top = float(logs.max())
+    return top + math.log(float(np.exp(logs - top).sum()))
+
+
+def log_poisson_cdf(mean: float, k: float) -> float:
+    """Log P(X <= k), X ~ Poisson(mean), in log space: no underflow at any mean, O(sqrt(mean)) terms.
+
+    Only the terms within 40 standard deviations of the mean (or of k below it, where they fall geometrically)
+    add to the sum at double precision; beyond a mean of 10^7 the normal approximation with continuity correction
+    is used.
+    """
+    if k < 0:
+        return -math.inf
+    if mean <= 0:
+        return 0.0
+    if mean > 1e7:
+        return min(0.0, _log_phi((k + 0.5 - mean) / math.sqrt(mean)))
+    width = 40 * math.sqrt(mean) + 40
+    return min(0.0, _log_sum(mean, max(0, int(min(k, mean) - width)), min(k, int(mean + width))))
+
+
+def poisson_tail(mean: float, k: int) -> float:
+    """P(X > k) for X ~ Poisson(mean): summed directly above the mean, so that a tiny tail keeps its digits."""
+    if mean <= 0 or k < 0:
+        return 0.0 if mean <= 0 else 1.0
+    if k < mean or mean > 1e7:
+        return -math.expm1(log_poisson_cdf(mean, k))
+    return math.exp(_log_sum(mean, k + 1, int(max(k + 1, mean) + 40 * math.sqrt(mean) + 40)))
+
+
+def gamma_p(a: float, x: float) -> float:
+    """The regularised lower incomplete gamma function P(a, x) = P(Gamma(a, 1) <= x), for a > 0.
+
+    Series below x = a + 1, Lentz's continued fraction for Q = 1 - P above (Numerical Recipes 3rd ed., 6.2). For a
+    whole a, P(a, x) = P(X >= a | X ~ Poisson(x)): the identity behind Garwood's interval.
+    """
+    if x <= 0:
+        return 0.0
+    lead = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        n = a
+        while term > total * 1e-17:
+            n += 1
+            term *= x / n
+            total += term
+        return min(1.0, math.exp(lead + math.log(total)))
+    b, c, d = x + 1 - a, 1e300, 1 / (x + 1 - a)
+    h = d
+    for i in range(1, 100_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = b + an / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        h *= d * c
+        if abs(d * c - 1) < 1e-16:
+            break
+    return max(0.0, 1 - math.exp(lead + math.log(h)))
+
+
+def poisson_interval(count: float, level: float = 0.95) -> tuple[float, float]:
+    """(low, high) factors on a rate counted from `count` events: Garwood's exact Poisson interval.
+
+    low = G⁻¹(tail; n) and high = G⁻¹(1 - tail; n + 1), G the gamma distribution (Garwood 1936; the chi-square form
+    χ²(2n)/2, χ²(2n + 2)/2), solved by bisection on `gamma_p`. For a whole count this is the Poisson-CDF definition
+    (P(X >= n | low) = P(X <= n | high) = tail); the gamma form also holds for an effective count that is not whole
+    (`analyse.reliability` pools classes by Welch-Satterthwaite), where the Poisson CDF would truncate it. No
+    events: no interval (1, 1).
+    """
+    if count <= 0:
+        return 1.0, 1.0
+    tail = (1 - level) / 2
+
+    def solve(a: float, want: float) -> float:  # the x at which P(a, x) = want (P rises with x)
+        lo, hi = 0.0, a + 20 * math.sqrt(a) + 20
+        for _ in range(100):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if gamma_p(a, mid) < want else (lo, mid)
+        return (lo + hi) / 2
+
+    return solve(count, tail) / count, solve(count + 1, 1 - tail) / count
+
+
+def exhausted(mean: float, spares: int) -> float:
+    """P(X = s | X <= s), X ~ Poisson(mean): the chance that every one of s spares is in repair while a job runs."""
+    if spares <= 0:
+        return 1.0
+    if mean <= 0:
+        return 0.0
+    return math.exp(min(0.0, log_poisson_pmf(mean, spares) - log_poisson_cdf(mean, spares)))
+
+
+def spare_wait(hw_share: float, repair: float, in_repair: float, spares: int) -> float:
+    """Mean wait for a repair per interruption (s).
+
+    A hardware share of interruptions finds every spare in repair with probability P(X = s | X <= s) (the job runs
+    only while X <= s), and then waits for the first of the s + 1 nodes in repair to return: with exponential
+    repair times their residual is the full mean each, so the wait is `repair` / (s + 1).
+    """
+    return hw_share * repair * exhausted(in_repair, spares) / (max(spares, 0) + 1)
+
+
+@dataclass(frozen=True)
+class Failures:
+    """A cluster's failure figures as a job on part of it needs them for goodput (docs/reliability.md)."""
+
+    per_accelerator_day: float  # interruptions per accelerator and day from parts (the job's share of each class)
+    site: tuple[tuple[float, float], ...]  # (events per day, s the hall is down) of each site event
+    per_node: int               # accelerators per node
+    nodes: int                  # nodes of the cluster
+    node_hw_per_day: float      # failures per node and day that need a repair
+    repair: float               # s, mean repair time of those
+    write_bandwidth: float      # B/s, checkpoint storage (0: no `storage:` given)
+    read_bandwidth: float       # B/s
+    nic_per_node: float         # B/s, a node's storage NICs (converged or compute without them)
+    detection: float = 0.0      # s, mean time to detect a part's failure, over the interrupting classes
+    host_link: float = 0.0      # B/s, one accelerator's achieved copy rate to host memory (0: not given)
+    domain_nodes: int = 1       # nodes of one scale-up domain: a job's spares come from inside its domains
+    planned_per_accelerator_day: float = 0.0  # planned interruptions per accelerator and day
+    planned_duration: float = 0.0             # s, the job stands still per planned interruption
+    per_node_day: float = 0.0   # interruptions per node and day of classes that take a whole node (host, NIC,
+    #                             software): a job pays them for every node it occupies, however few GPUs it uses
+
+
+@dataclass(frozen=True)
+class JobGoodput:
+    """A training job's checkpoint costs, interruptions and goodput (all times in s, bandwidths in B/s)."""
+
+    nodes: int
+    per_day: float               # interruptions per day (parts and site; planned ones apart)
+    mtti: float
+    write_bandwidth: float
+    read_bandwidth: float
+    write_time: float            # the whole checkpoint write
+    blocking: float              # what a checkpoint stops training for (the write, or the copy to host memory)
+    restore_time: float
+    interval: float              # used
+    optimum: float               # Daly's, at the blocking time (the background write's length where longer)
+    restart: float               # per interruption, before any wait for a repair
+    wait: float                  # mean wait for a repair per interruption with the spares available
+    goodput: float
+    spares_needed: int | None    # to hold the target; None where no number of spares does
+    spares_available: int
+    target: float
+    notes: tuple[str, ...] = ()
+
+
+def _bandwidths(f: Failures, cp: Checkpointing, nodes: int) -> tuple[float, float]:
+    """(write, read) bandwidth of a job's checkpoints: storage capped by its NICs, or its NICs to peer memory."""
+    links = f.nic_per_node * nodes
+    if cp.in_memory:
+        return links, links
+    if f.write_bandwidth <= 0:
+        return 0.0, 0.0
+    if links <= 0:
+        return f.write_bandwidth, f.read_bandwidth
+    return min(f.write_bandwidth, links), min(f.read_bandwidth, links)
+
+
+def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float) -> JobGoodput | None:
+    """Goodput of a training job on `gpus` accelerators; None without anywhere to write its checkpoint."""
+    per_node = max(f.per_node, 1)
+    nodes = math.ceil(gpus / per_node)
+    write_bw, read_bw = _bandwidths(f, cp, nodes)
+    if write_bw <= 0 or read_bw <= 0:
+        return None
+    notes: list[str] = []
+    parts = f.per_accelerator_day * gpus + f.per_node_day * nodes
+    site = sum(n for n, _ in f.site)
+    per_day = parts + site
+    mtti = 86400 / per_day if per_day > 0 else math.inf
+    write, restore = size / write_bw, size / read_bw
+    blocking = write
+    if cp.asynchronous or cp.in_memory:
+        if f.host_link > 0:
+            blocking = min(write, size / gpus / f.host_link)
+        else:
+            notes.append("the nodes give no `host_memory.link`: the checkpoint write is charged in full")
+    background = write - blocking  # a failure in it loses the checkpoint being written: its length, on average
+    optimum = max(daly(blocking, mtti), background) if mtti != math.inf else math.inf
+    interval = cp.interval.m_as("s") if cp.interval is not None else optimum
+    if interval < background:
+        notes.append("the interval is raised to the background write's length (one write at a time)")
+        interval = background
+    down = sum(n * d for n, d in f.site)
+    restart = (cp.restart.m_as("s") + restore + background
+               + ((f.detection * parts + down) / per_day if per_day > 0 else 0.0))
+    hw = f.node_hw_per_day * nodes
+    hw_share = hw / per_day if per_day > 0 else 0.0
+    dn = max(f.domain_nodes, 1)
+    domains = math.ceil(nodes / dn)
+    inside = domains * dn - nodes                       # idle nodes in the job's scale-up domains
+    whole = max(f.nodes // dn - domains, 0) if dn > 1 else max(f.nodes - nodes, 0)
+    lam_mu = f.node_hw_per_day * f.repair / 86400       # nodes in repair per node
+
+    def wait(spares: int) -> float:
+        if dn == 1:
+            return spare_wait(hw_share, f.repair, nodes * lam_mu, spares)
+        per = inside // domains   # spare trays a domain keeps; failing that, a whole idle domain
+        return (hw_share * f.repair * exhausted(min(dn, nodes) * lam_mu, per)
+                * exhausted(domains * dn * lam_mu, spares) / (per + spares + 1))
+
+    occupied = nodes * per_node  # planned maintenance takes whole nodes, as their failures do
+    planned = f.planned_per_accelerator_day * occupied * (cp.restart.m_as("s") + restore + f.planned_duration) / 86400
+
+    def value(tau: float, spares: int) -> float:
+        g = ettr(tau, blocking, restart + wait(spares), mtti) if tau != math.inf else 1.0
+        return max(0.0, g * (1 - planned))
+
+    available = whole
+    unit = dn  # a spare is a node, or inside scale-up domains of several nodes a whole idle domain
+    needed: int | None = None
+    if value(optimum, 1 << 62) >= target:
+        lo, hi = -1, 1
+        while value(optimum, hi) < target:  # value grows with spares: double, then bisect
+            lo, hi = hi, hi * 2
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if value(optimum, mid) >= target else (mid, hi)
+        needed = 0 if value(optimum, 0) >= target else hi
+    return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
+                      _finite(optimum), restart, wait(available), value(interval, available),
+                      needed * unit + inside if needed is not None else None, available * unit + inside, target,
+                      tuple(notes))
+
+
+def _finite(x: float) -> float:
+    """0 for an infinite time (no interruption: no interval), else the time."""
+    return x if x != math.inf else 0.0
+
+
+def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int) -> float:
+    """A sweep point's goodput: the same `job_goodput` the REL stage runs; NaN without checkpoint storage."""
+    cp = workload.checkpoint
+    g = job_goodput(f, cp, Arch.from_model(model).params() * cp.bytes_per_parameter, gpus,
+                    cp.goodput_target or 0.9)
+    return g.goodput if g is not None else math.nan

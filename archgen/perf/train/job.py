@@ -1,0 +1,97 @@
+"""The training job and its parallel layout: the types every part of the training model takes.
+
+`Layout` is the parallel layout and its per-step options (one entry per layout when vectorised); `Job` what is trained
+and how apart from the layout. They live below `training` so that `exposure`, `experts` and `ranks`, which
+`training` calls, take them without importing `training` back (issue 19: the cycle through `Job`/`Layout`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.memory import WEIGHT_BYTES
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
+from archgen.perf.train.stacks import JOB_DEFAULTS as _D
+from archgen.perf.train.stacks import Knobs
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A parallel layout and its per-step options; numeric fields may be numpy arrays (one entry per layout).
+
+    `zero` is the sharding stage (0 none, 1 optimizer state = the distributed optimizer, 2 + gradients, 3 +
+    weights, i.e. FSDP); None takes the job's `distributed_optimizer`. `pipeline` places the layers on the ranks
+    (`pipeline.PipelineOptions`, one for all layouts of a call). `offload` is what goes to host memory
+    (`memory.OFFLOAD_CODES`: 1 activations, 2 optimizer state, 3 both; see `offload`).
+    """
+
+    tp: np.ndarray | int
+    pp: np.ndarray | int
+    dp: np.ndarray | int
+    micro_batch: np.ndarray | int
+    cp: np.ndarray | int = 1
+    ep: np.ndarray | int = 1
+    interleave: np.ndarray | int = 1
+    recompute: np.ndarray | int = 0
+    sequence_parallel: np.ndarray | bool = _D.sequence_parallel
+    zero: np.ndarray | int | None = None
+    pipeline: PipelineOptions = DEFAULT
+    offload: np.ndarray | int = 0
+    etp: np.ndarray | int | None = None  # expert tensor-parallel size (MoE parallel folding); None: tp
+
+
+@dataclass(frozen=True)
+class Job:
+    """What is trained and how, apart from the layout: the model, the batch and the stack's switches.
+
+    A switch left out takes its value under `stacks.JOB_DEFAULTS` (a profile of the table in
+    `archgen.model.switches`); `grad_reduce_dtype` None means fp16 gradients for fp16 training and the profile's
+    fp32 main gradients otherwise (`stacks.resolve`'s precision rule).
+    """
+
+    arch: Arch
+    seq_len: int
+    global_batch: int
+    precision: str = "bf16"
+    attention: str = _D.attention
+    distributed_optimizer: bool = _D.distributed_optimizer
+    overlap_grad_reduce: bool = _D.overlap_grad_reduce
+    overlap_tp_comm: bool = _D.overlap_tp_comm
+    overlap_p2p_comm: bool = _D.overlap_p2p_comm
+    grad_reduce_dtype: str | None = None
+    param_gather_dtype: str = _D.param_gather_dtype
+    overlap_param_gather: bool = _D.overlap_param_gather
+    ep_dedup: bool = _D.ep_dedup
+    overlap_ep_comm: bool = _D.overlap_ep_comm
+    dropout: bool = _D.dropout
+    fp8_recipe: str = _D.fp8_recipe
+
+    @classmethod
+    def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:
+        """A job with a stack profile's resolved switches (`stacks.resolve`)."""
+        return cls(arch, seq_len, global_batch, precision, knobs.attention, knobs.distributed_optimizer,
+                   knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
+                   knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.overlap_ep_comm,
+                   knobs.dropout, knobs.fp8_recipe)
+
+    @functools.cached_property  # read per rank class and formula (issue 25)
+    def recipe(self) -> str | None:
+        """Transformer Engine recipe of the linear GEMMs (`quant.recipe`); None for 16-bit training."""
+        return Q.recipe(self.precision, self.fp8_recipe)
+
+    @functools.cached_property  # read per rank class and formula (issue 25)
+    def grad_bytes(self) -> float:
+        """Bytes per gradient element in the buffer and on the wire."""
+        dt = self.grad_reduce_dtype or ("fp16" if self.precision == "fp16" else "fp32")
+        return K.DTYPE_BYTES[dt]
+
+    @functools.cached_property  # read per rank class and formula (issue 25)
+    def weight_bytes(self) -> float:
+        """Bytes per compute weight (1 with FP8 parameters, which `fp8_param_gather` keeps)."""
+        return K.DTYPE_BYTES[self.param_gather_dtype] if self.precision == "fp8" else WEIGHT_BYTES

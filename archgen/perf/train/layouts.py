@@ -1,0 +1,329 @@
+"""Parallel-layout validation and search: every valid TP, PP, DP, micro-batch, interleave, recompute, ZeRO, offload.
+
+The search enumerates the layouts with numpy, evaluates them in one vectorised call of `estimate_training`, drops
+those that do not fit in HBM and returns the fastest. Fixed fields of a `Parallelism` restrict the enumeration.
+Interleaving goes up to one layer per virtual stage (layers / pp, as Calculon and Megatron-core allow), trying only
+the divisors an interleaved split needs (`interleaves`); every enumeration is of divisors, so a search's work is
+bounded by the divisors of the accelerators, the heads and the batch, not by their size (issue 23 item 5). Where the
+system has host memory and no layout fits, every layout is evaluated again with each offload
+(`memory.OFFLOAD_CODES`): offload only adds copy time, so the search turns to it where memory binds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from archgen.errors import AnalyseError
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, layout_interleave, slot_count, split_problems
+from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+
+MAX_MICRO_BATCH = 16
+#: Sharding stages searched when a workload leaves `zero` out (see `job.Layout.zero`).
+ZERO_STAGES = (0, 1, 2, 3)
+KEYS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero", "offload")
+
+
+def divisors(n: int) -> list[int]:
+    """Positive divisors of n, ascending."""
+    small = [d for d in range(1, int(n ** 0.5) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+class LayoutProblem(str):
+    """Why a layout is invalid: the message (a `str`, as it is shown) and the layout field at fault (`field`)."""
+
+    field: str
+
+    def __new__(cls, field: str, message: str) -> LayoutProblem:
+        """The problem `message` about layout field `field`."""
+        problem = super().__new__(cls, message)
+        problem.field = field
+        return problem
+
+
+def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> list[int]:
+    """Virtual stages per rank to try: 1, and with pp > 1 each v that can split the layers (`pipeline.split_problems`).
+
+    Not every count up to one layer per stage, but only the divisors that an interleaved split needs: v divides each
+    rank's share of the layers and slots (l, l + 1 or l + 2 over pp; the embedding and loss slots), the stated
+    first- or last-stage count, or is the one a layout string implies. So the list holds at most a few dozen values
+    whatever the model (a 10,000-layer model on pp 2 tried 5,001 interleaves before, issue 23 item 5).
+    """
+    if pp < 2:
+        return [1]
+    if pipeline.layout is not None:
+        v = layout_interleave(pipeline.layout, pp)
+        return [v] if v else [1]
+    if pipeline.first_stage_layers is not None or pipeline.last_stage_layers is not None:
+        given = [n for n in (pipeline.first_stage_layers, pipeline.last_stage_layers) if n is not None and n > 0]
+        return divisors(given[0]) if given else [1]
+    shares = {(layers + k) // pp for k in (0, 1, 2) if (layers + k) % pp == 0 and layers + k >= pp}
+    return sorted({1}.union(*(divisors(n) for n in shares)))
+
+
+def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
+                    micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None,
+                    pipeline: PipelineOptions = DEFAULT, check_batch: bool = True, offload: int = 0,
+                    host_memory: bool | None = None, etp: int | None = None) -> list[LayoutProblem]:
+    """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
+
+    The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
+    least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known). Offload needs host
+    memory (`host_memory`: whether the system states it; None when not known). The experts' rules are Megatron-
+    core's MoE parallel folding (`experts`): ep divides the experts and etp x ep (etp defaulting to tp) the
+    tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
+    """
+    out: list[LayoutProblem] = []
+    for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
+                    ("interleave", interleave)):
+        if v <= 0:
+            out.append(LayoutProblem(name, f"{name} must be a positive integer, got {v}"))
+    if out:
+        return out
+    if tp * pp * dp * cp != gpus:
+        out.append(LayoutProblem("dp", f"tp x pp x dp x cp = {tp} x {pp} x {dp} x {cp} = {tp * pp * dp * cp} does not "
+                                       f"equal the {gpus} accelerators"))
+    if arch.heads % tp:
+        out.append(LayoutProblem("tp", f"tp ({tp}) does not divide the {arch.heads} attention heads"))
+    if arch.kv_heads % tp and tp % arch.kv_heads:
+        out.append(LayoutProblem("tp", f"tp ({tp}) and the {arch.kv_heads} key/value heads do not divide one another"))
+    if pipeline.layout is None and arch.layers + slot_count(arch.layers, pp, interleave, pipeline) < pp * interleave:
+        out.append(LayoutProblem("pp", f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages"))
+    else:
+        out += [LayoutProblem("pp", m) for m in split_problems(arch.layers, pp, interleave, pipeline)]
+    if job.global_batch % (dp * micro_batch):
+        out.append(LayoutProblem("micro_batch", f"global batch {job.global_batch} is not divisible by dp x micro_batch "
+                                                f"= {dp} x {micro_batch}"))
+    elif check_batch and interleave > 1 and job.global_batch // (dp * micro_batch) < pp:
+        out.append(LayoutProblem("interleave", f"an interleaved schedule needs at least pp = {pp} micro-batches per "
+                                               f"pipeline, got {job.global_batch // (dp * micro_batch)}"))
+    if job.seq_len % cp:
+        out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
+    out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
+    if scale_up_size is not None and tp > scale_up_size:
+        out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
+    if offload and host_memory is False:
+        name = {v: k for k, v in OFFLOAD_CODES.items()}[offload]
+        out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
+                                            "(System.host_memory)"))
+    return out
+
+
+def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | None) -> list[tuple[str, str]]:
+    """(field, why) of an expert layout Megatron-core refuses (`experts`).
+
+    ep must divide the experts (training/arguments.py), etp x ep the tp x cp x dp ranks of a pipeline stage
+    (parallel_state.py `initialize_model_parallel`: world_size % (etp·ep·pp) is a RuntimeError).
+    """
+    out = []
+    if etp is not None and etp <= 0:
+        return [("etp", f"etp must be a positive integer, got {etp}")]
+    if (ep > 1 or etp is not None) and not arch.experts:
+        return [("ep" if ep > 1 else "etp", f"{'ep' if ep > 1 else 'etp'} ({ep if ep > 1 else etp}) needs a "
+                                            "mixture-of-experts model")]
+    if arch.experts and arch.experts % ep:
+        out.append(("ep", f"ep ({ep}) must divide the {arch.experts} experts"))
+    e = tp if etp is None else etp
+    if arch.experts and (tp * cp * dp) % (e * ep):
+        out.append(("ep", f"etp x ep = {e} x {ep} must divide the tp x cp x dp = {tp} x {cp} x {dp} ranks of a "
+                          "pipeline stage (Megatron-core's MoE parallel folding)"))
+    return out
+
+
+def no_layout_reason(arch: Arch, job: Job, gpus: int, fixed: dict[str, int | str | None], hw: Hardware) -> str:
+    """Why no layout of `gpus` accelerators is valid, in words, and the nearest counts that have one.
+
+    Candidates take the given fields and every tp and pp that divide the accelerators, with dp completing the
+    product; the nearest has the fewest problems (then the largest tp, then the fewest stages). The counts offered
+    are whole scale-up domains, the nearest below and above with at least one valid layout.
+    """
+    given = {k: int(v) for k, v in fixed.items() if v is not None and k not in ("recompute", "offload")}
+    cp, ep = given.get("cp", 1), given.get("ep", 1)
+    mb, v = given.get("micro_batch", 1), given.get("interleave", 1)
+    best: tuple[tuple[int, int, int], str, list[LayoutProblem]] | None = None
+    for tp in [given["tp"]] if "tp" in given else [t for t in divisors(gpus) if t <= hw.scale_up_size]:
+        for pp in [given["pp"]] if "pp" in given else divisors(max(gpus // tp, 1)):
+            dp = given.get("dp", max(gpus // (tp * pp * cp), 1))
+            problems = layout_problems(arch, job, gpus, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, micro_batch=mb,
+                                       interleave=v, scale_up_size=hw.scale_up_size, etp=given.get("etp"))
+            key = (len(problems), -tp, pp)
+            if best is None or key < best[0]:
+                best = (key, f"tp={tp} pp={pp} dp={dp} cp={cp}", problems)
+    out = f"no parallel layout of {gpus} accelerators is valid"
+    if best is not None and best[2]:
+        out += f"; the nearest ({best[1]}): " + "; ".join(best[2])
+    below, above = nearest_counts(arch, job, gpus, hw, fixed)
+    near = [n for n in (below, above) if n]
+    return out + (f"; {' and '.join(str(n) for n in near)} accelerators would have one" if near else "")
+
+
+#: Candidate counts tried on each side of a count that has no layout (`nearest_counts`), each confirmed by the search.
+NEAREST_TRIES = 48
+
+
+def nearest_counts(arch: Arch, job: Job, gpus: int, hw: Hardware, fixed: dict[str, int | str | None],
+                   pipeline: PipelineOptions = DEFAULT) -> tuple[int | None, int | None]:
+    """The nearest whole-domain accelerator counts below and above `gpus` (within half and double) with a layout.
+
+    A count has a layout only as tp x cp x pp x dp with tp a divisor of the heads up to the scale-up domain, dp a
+    divisor of the global batch and pp at most the layers (slots): the candidates are built from those products,
+    nearest first, and each is confirmed by `enumerate_layouts`. The work grows with the divisors of the heads and
+    the batch, not with the accelerators (scanning every domain between half and double took 241 s for 10,000,512
+    accelerators, issue 23 item 5); at most `NEAREST_TRIES` candidates a side are confirmed.
+    """
+    d = max(int(hw.scale_up_size), 1)
+    given = {k: int(v) for k, v in fixed.items() if v is not None and k not in ("recompute", "offload")}
+    cp = given.get("cp", 1)
+    tps = [given["tp"]] if "tp" in given else [t for t in divisors(arch.heads) if t <= d]
+    dps = [given["dp"]] if "dp" in given else divisors(job.global_batch)
+    top = arch.layers + 2 if pipeline.layout is None else arch.layers + pipeline.layout.count("|") + 1
+    pps = [given["pp"]] if "pp" in given else None
+    lows: set[int] = set()
+    highs: set[int] = set()
+    for tp, dp in itertools.product(tps, dps):
+        b = tp * cp * dp
+        step = d // math.gcd(b, d)  # pp a multiple of step makes b x pp whole domains
+        if pps is not None:
+            cands = [p for p in pps if p % step == 0]
+            lows.update(b * p for p in cands if gpus // 2 < b * p < gpus)
+            highs.update(b * p for p in cands if gpus < b * p < 2 * gpus)
+            continue
+        hi = min(top, (gpus - 1) // b) // step * step
+        lows.update(b * p for p in range(hi, 0, -step)[:NEAREST_TRIES] if b * p > gpus // 2)
+        lo = (gpus // b + 1 + step - 1) // step * step
+        highs.update(b * p for p in range(lo, top + 1, step)[:NEAREST_TRIES] if b * p < 2 * gpus)
+    return (_first_valid(arch, job, hw, fixed, sorted(lows, reverse=True), pipeline),
+            _first_valid(arch, job, hw, fixed, sorted(highs), pipeline))
+
+
+def _first_valid(arch: Arch, job: Job, hw: Hardware, fixed: dict, counts: list[int],
+                 pipeline: PipelineOptions) -> int | None:
+    """The first of `counts` (up to `NEAREST_TRIES`) with at least one valid layout."""
+    return next((n for n in counts[:NEAREST_TRIES] if len(enumerate_layouts(arch, job, n, hw, fixed, pipeline)["tp"])),
+                None)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Outcome of a layout search."""
+
+    evaluated: int
+    fitting: int
+    best: dict[str, int | str] | None
+    estimate: TrainingEstimate | None
+    layouts: dict[str, np.ndarray]
+    step_times: np.ndarray
+    fits: np.ndarray
+
+
+def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
+                      fixed: Mapping[str, int | str | None] | None = None,
+                      pipeline: PipelineOptions = DEFAULT) -> dict[str, np.ndarray]:
+    """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`."""
+    given = {k: v for k, v in (fixed or {}).items() if v is not None}
+    num = {k: int(v) for k, v in given.items() if k not in ("recompute", "offload")}  # the integer fields
+    cp = num.get("cp", 1)
+    ep = num.get("ep", 1)
+    etp = num.get("etp")
+    offload = OFFLOAD_CODES[str(given["offload"])] if "offload" in given else 0
+    rcs = [RECOMPUTE_CODES[str(given["recompute"])]] if "recompute" in given else [0, 1, 2]
+    rows = []
+    for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
+        if tp > hw.scale_up_size or arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads) or gpus % (tp * cp) \
+                or job.seq_len % cp:
+            continue
+        for pp in ([num["pp"]] if "pp" in num else divisors(gpus // (tp * cp))):
+            if gpus % (tp * cp * pp):
+                continue
+            dp = gpus // (tp * cp * pp)
+            if "dp" in num and num["dp"] != dp:
+                continue
+            if expert_problems(arch, tp, dp, cp, ep, etp):
+                continue
+            if pp > arch.layers + 2 and pipeline.layout is None:
+                continue  # fewer layers and slots than stages (`layout_problems`)
+            tried = [num["interleave"]] if "interleave" in num else interleaves(arch.layers, pp, pipeline)
+            vs = [v for v in tried
+                  if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
+                  and not split_problems(arch.layers, pp, v, pipeline)]
+            zs = [num["zero"]] if "zero" in num else (ZERO_STAGES if dp > 1 else [0])
+            per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
+            mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
+                                                                         if d <= MAX_MICRO_BATCH] if per_dp else []
+            for mb in mbs:
+                if job.global_batch % (dp * mb):
+                    continue
+                m = job.global_batch // (dp * mb)
+                for v, rc, z in itertools.product(vs, rcs, zs):
+                    if v == 1 or m >= pp:
+                        rows.append((tp, pp, dp, cp, ep, mb, v, rc, z, offload, etp or tp))
+    arr = np.array(rows, dtype=float).reshape(-1, len(KEYS) + 1)
+    return {k: arr[:, i] for i, k in enumerate((*KEYS, "etp"))}
+
+
+def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int | str | None] | None = None,
+                    sequence_parallel: bool = True, pipeline: PipelineOptions = DEFAULT) -> SearchResult:
+    """The fastest layout that fits, among every valid layout consistent with `fixed`.
+
+    Args:
+        hw: Hardware.
+        job: Model and batch.
+        gpus: Accelerators in the job.
+        fixed: Layout fields given by the workload (tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero,
+            offload).
+        sequence_parallel: Whether TP layouts use sequence parallelism.
+        pipeline: How the layers are placed on the pipeline ranks.
+
+    Returns:
+        The search result; `best` is None when no layout fits (a finding, not an error).
+    """
+    if gpus <= 0:
+        raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
+    lay = enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline)
+    if len(lay["tp"]) == 0:
+        return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))
+    step, fits = _evaluate(hw, job, lay, sequence_parallel, pipeline)
+    if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and not fits.any():
+        tight = {k: np.repeat(v[~fits], 3) for k, v in lay.items()}  # no layout fits: each again, offloading
+        tight["offload"] = np.tile(np.array([1.0, 2.0, 3.0]), int((~fits).sum()))
+        step2, fits2 = _evaluate(hw, job, tight, sequence_parallel, pipeline)
+        lay = {k: np.concatenate([lay[k], tight[k]]) for k in lay}
+        step, fits = np.concatenate([step, step2]), np.concatenate([fits, fits2])
+    n = len(lay["tp"])
+    if not fits.any():
+        return SearchResult(n, 0, None, None, lay, step, fits)
+    i = int(np.argmin(np.where(fits, step, np.inf)))
+    names = {v: k for k, v in RECOMPUTE_CODES.items()}
+    num = {k: int(lay[k][i]) for k in KEYS}
+    best: dict[str, int | str] = dict(num)
+    if lay["etp"][i] != lay["tp"][i]:  # a stated etp that folds the experts differently from the attention
+        best["etp"] = int(lay["etp"][i])
+    best["recompute"] = names[num["recompute"]]
+    code = num["offload"]
+    del best["offload"]
+    if code:
+        best["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[code]
+    one = estimate_training(hw, job, Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"],
+                                            num["ep"], num["interleave"], num["recompute"],
+                                            sequence_parallel, num["zero"], pipeline, code, int(lay["etp"][i])))
+    return SearchResult(n, int(fits.sum()), best, one, lay, step, fits)
+
+
+def _evaluate(hw: Hardware, job: Job, lay: dict[str, np.ndarray], sequence_parallel: bool,
+              pipeline: PipelineOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Step time and fit of every layout of `lay`, in one vectorised call."""
+    n = len(lay["tp"])
+    est = estimate_training(hw, job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
+                                            lay["ep"], lay["interleave"], lay["recompute"].astype(int),
+                                            sequence_parallel, lay["zero"], pipeline, lay["offload"].astype(int),
+                                            lay["etp"]))
+    return np.broadcast_to(est.step_time, (n,)), np.broadcast_to(est.fits, (n,))

@@ -1,0 +1,322 @@
+"""Training step time for Megatron-style 3D/4D/5D parallelism (TP, PP, DP, CP, EP), vectorised over layouts.
+
+Per optimizer step, per accelerator of the busiest pipeline rank: m micro-batches of its layers (GEMM and attention
+rooflines from `kernels`, element-wise traffic, and the TP/CP/EP collectives on the critical path), the bubble, the
+exposed p2p, DP communication and optimizer step (see `estimate_training`; bubble (p-1)/(v·m), Narayanan et al.
+SC21). Recomputation adds a forward (full) or the attention core (selective) to the backward. Under FP8/FP4 the
+linear GEMMs run at the low precision while the attention core and the logits stay in BF16
+(`kernels.training_core_dtype`); MoE layers also move their tokens through permute and unpermute (`permute_h`).
+Offloaded activations and optimizer state cost what their copies do not hide (`offload`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import TrainingMemory, expert_data_parallel, layer_activation_bytes
+from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.train import fast
+from archgen.perf.train import offload as off
+from archgen.perf.train.experts import expert_forward
+from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.pipeline_split import split
+from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
+
+RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
+#: Bytes per activation element (16-bit activations and their gradients).
+ACT_BYTES = 2.0
+
+#: Element-wise bytes per token per layer in the forward pass, in units of h (activation dtype): two layer norms
+#: (read + write), two bias-dropout-residual adds (read 2, write 1, mask 0.5), i.e. 2·2 + 2·3.5 = 11.
+ELEMENTWISE_H = 11.0
+#: Bytes per optimizer step and parameter for Adam: fp32 master (r+w 8), moments (r+w 16), fp32 grad read 4,
+#: 16-bit weight write 2.
+ADAM_BYTES = 30.0
+#: Per step beside the update (Megatron-core at d98e8a6): the whole gradient buffer is zeroed
+#: (DistributedDataParallel.zero_grad_buffer -> param_and_grad_buffer.py `grad_data.zero_()`, grad_bytes per
+#: parameter), and gradient clipping (`clip_grad` 1.0 by default) reads the rank's shard of fp32 main gradients for
+#: the norm (optimizer/clip_grads.py `get_grad_norm_fp32`, multi_tensor_l2norm, 4 B) and scales it in place
+#: (`clip_grad_by_total_norm_fp32`, multi_tensor_scale, 8 B), all-reducing the norm over the data- and
+#: model-parallel groups.
+CLIP_BYTES = 12.0
+
+
+def permute_h(top_k):
+    """Forward bytes per token of an MoE layer's token permutation, in units of h (activation dtype).
+
+    The all-to-all dispatcher's permute reads each token and writes its `top_k` copies in expert order (1 + k);
+    unpermute reads the k expert outputs and writes their weighted sum (k + 1).
+    """
+    return 2.0 * (1.0 + top_k)
+
+
+@dataclass(frozen=True)
+class TrainingEstimate:
+    """Step-time breakdown (s), throughput and memory; arrays when evaluated for many layouts."""
+
+    step_time: np.ndarray | float
+    compute: np.ndarray | float
+    tp_comm: np.ndarray | float
+    cp_comm: np.ndarray | float
+    ep_comm: np.ndarray | float
+    pp_comm: np.ndarray | float
+    dp_comm: np.ndarray | float
+    bubble: np.ndarray | float
+    optimizer: np.ndarray | float
+    tokens_per_second: np.ndarray | float
+    model_flops: float
+    hardware_flops: np.ndarray | float
+    tflops_per_gpu: np.ndarray | float
+    mfu: np.ndarray | float
+    peak: float
+    memory: TrainingMemory
+    capacity: float
+    gpus: np.ndarray | float
+    notes: tuple[str, ...] = field(default=())
+    host_capacity: np.ndarray | float = 0.0
+
+    @property
+    def fits(self):
+        """Whether the busiest accelerator's memory fits its HBM, and what it offloads its host memory share."""
+        return (self.memory.total <= self.capacity) & (self.memory.host <= self.host_capacity)
+
+
+def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None):
+    """GEMM + attention + element-wise forward time of one layer for one micro-batch.
+
+    Returns (total, attention core, quantisation): the last two are shares of the total.
+    """
+    a, dt = job.arch, job.precision
+    q = a.heads * a.head_dim
+    t = K.gemm_time(hw, dt, T, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden)
+    t = t + K.gemm_time(hw, dt, T, a.hidden, q / tp)
+    if moe:
+        t = t + expert_forward(hw, job, T, tp, ep, etp) + K.gemm_time(hw, dt, T, a.experts, a.hidden)
+        if a.shared_experts:
+            f = a.shared_experts * a.expert_ffn
+            t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * f / tp, a.hidden) + K.gemm_time(hw, dt, T, a.hidden,
+                                                                                              f / tp)
+    else:
+        t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden)
+        t = t + K.gemm_time(hw, dt, T, a.hidden, a.ffn / tp)
+    attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
+                               heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
+    cc = hw.compute_capability
+    quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
+    ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp)
+    return t + attn + K.memory_time(hw, ew), attn, quant
+
+
+def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0, etp=None):
+    """Memory-bound bytes of one layer's forward pass for `T` tokens on one TP rank.
+
+    Norms and residual adds (`ELEMENTWISE_H`), the FFN activation, an MoE layer's token permutation (`permute_h`)
+    and, under FP8/FP4, the quantisation of every linear GEMM's input as Transformer Engine's recipe does it
+    (`quant.forward_bytes`; `fp8_recipe` for FP8, NVFP4 for FP4, `cc` the compute capability): QKV, the
+    projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
+    """
+    h = a.hidden / where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
+    if moe:
+        f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k)
+    else:
+        f_elem, permute = a.ffn, 0.0
+    ew = T * 2.0 * ((ELEMENTWISE_H + permute) * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
+    rec = Q.recipe(dtype, fp8_recipe)
+    if rec:
+        ew = ew + T * Q.forward_per_token(a, rec, cc, tp, sp, moe, etp)
+    return ew
+
+
+def tp_gemms(a: Arch, tp, moe_share):
+    """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
+
+    See `exposure.tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of
+    the layers (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
+    """
+    q = a.heads * a.head_dim
+    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
+           (a.hidden, q / tp, "pipeline", 1.0)]
+    if moe_share < 1.0:
+        dense = 1.0 - moe_share
+        out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
+                                                                                    dense)]
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class LayerTimes:
+    """One average layer of one micro-batch on one rank, and the output layer and embedding (s).
+
+    They depend on the hardware and on tp, micro-batch, cp, ep and recompute alone (not on pp, dp, interleave or
+    the sharding stage), so a search over many layouts may compute them once per such combination
+    (`perf.explore.vectorised`). Arrays broadcast over layouts.
+    """
+
+    forward: np.ndarray | float
+    attention: np.ndarray | float  # the attention core's share of `forward`
+    backward: np.ndarray | float
+    recompute: np.ndarray | float
+    tp: np.ndarray | float         # exposed tensor-parallel communication
+    cp: np.ndarray | float
+    ep: np.ndarray | float
+    logits: np.ndarray | float     # output layer and loss, forward and backward
+    embed: np.ndarray | float
+
+    @property
+    def total(self):
+        """Everything one layer costs per micro-batch."""
+        return self.forward + self.backward + self.recompute + self.tp + self.cp + self.ep
+
+
+def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> LayerTimes:
+    """`LayerTimes` of `job` on `hw` for tp, micro-batch, cp, ep, recompute code and sequence parallelism.
+
+    etp is the experts' tensor-parallel size (None: tp; see `experts`).
+    """
+    a = job.arch
+    s_q = job.seq_len / cp
+    T = mb * s_q
+    moe_share = a.moe_layers / a.layers
+    dense_f, dense_attn, dense_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
+    moe_f, moe_attn, moe_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True, etp=etp) if a.moe_layers \
+        else (0.0, 0.0, 0.0)
+    layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
+    layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
+    core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
+    # The backward pass is twice the forward's GEMMs and element-wise traffic, but quantises the linear outputs'
+    # gradients (`quant.backward_bytes`) instead of the inputs, whose quantised copies it reuses.
+    quant_b = K.memory_time(hw, T * Q.backward_per_token(a, job.recipe, hw.compute_capability, tp, sp, etp)) \
+        if job.recipe else 0.0
+    layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
+    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + quant_b + K.attention_backward(
+        hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
+        kernel=job.attention)
+    layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
+
+    # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).
+    ar = collective_time(hw, "all_reduce", T * a.hidden * ACT_BYTES, tp, members_per_domain(hw, tp, 1))
+    passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
+    tp_layer = 2.0 * (passes + 1.0) * ar
+    if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
+        tp_layer = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes) + tp_overlap_cost(
+            hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
+    tp_layer = where(tp > 1, tp_layer, 0.0)
+
+    # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
+    # overlaps with the attention core, only the excess is exposed.
+    kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
+    cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
+    cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
+
+    # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
+    ep_layer = moe_share * expert_comm(hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp),
+                                       etp) if a.moe_layers else 0.0
+
+    logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
+    embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
+    return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed)
+
+
+def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
+    """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
+
+    The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
+    timed on its own layers, embedding and output layer; the busiest sets the pace:
+    step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP
+    communication and optimizer step. For equal ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays
+    too (one per layout, or shaped to broadcast against the layout arrays, as `perf.explore.vectorised` does).
+    """
+    a = job.arch
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
+    T = mb * (job.seq_len / cp)
+    m = job.global_batch / (dp * mb)
+    gpus = tp * pp * dp * cp
+    hx = hw.with_axis()  # the hardware against the class axis
+
+    lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp)
+    layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
+    # Activation offload: each layer's saved tensors out during its forward, back during its backward (`offload`).
+    code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)
+    saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
+                                   flash=job.attention == "flash", precision=job.precision, dropout=job.dropout,
+                                   etp=etp)
+    act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
+    sl = split(a.layers, pp, v, layout.pipeline)
+    rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
+    params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
+    x = per_class
+
+    # Pipeline: activations forward and gradients backward between stages, once per virtual stage. The slowest hop
+    # sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp apart) lies in
+    # one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses domains.
+    fwd = busiest * layer_f
+    k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
+    p2p = collective_time(hw, "p2p", T * a.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
+    hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
+    if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
+        steady = maximum(0.0, p2p - fwd / v)
+        overlapped = 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady
+        hops = where(v > 1, minimum(hops, overlapped), hops)
+    pp_comm = where(pp > 1, hops, 0.0)
+
+    # Data parallelism, per rank class: the reduction overlaps the backward passes after a rank's last chunk of
+    # weights is final (the last micro-batch; with v chunks the cooldown's (v-1)·p/v more), the weight gather the
+    # forward passes before the first is needed (the warmup, likewise).
+    # Context-parallel ranks hold the same weights, so gradients are reduced (and the optimizer sharded) over
+    # dp·cp ranks tp apart (Megatron-core's data-parallel group "with context parallel"); the routed experts' over
+    # the expert data-parallel group, edp ranks etp·ep apart (`memory.expert_data_parallel`).
+    sched = x(minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
+    dpcp = dp * cp
+    k_dp = members_per_domain(hw, dpcp, tp)
+    edp = expert_data_parallel(dpcp, tp, ep, etp)
+    k_edp = members_per_domain(hw, edp, etp * ep)
+    norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
+        hx, "all_reduce", 4.0, x(tp * pp), x(minimum(tp, hw.scale_up_size)))
+    on = x(zero) >= 1
+
+    def tail(params, experts, t_rank, layers):
+        """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
+        dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(layer_b + layer_r)
+                          * sched, layers * x(layer_f) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)))
+        shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
+        opt_c = where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
+                      K.memory_time(hx, ADAM_BYTES * shard))
+        return dp_c, opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
+
+    # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
+    quantise = lambda n: K.memory_time(hx, Q.step_weight_bytes(  # noqa: E731 (the classes' layers n)
+        a, job.recipe or "", hx.compute_capability, x(tp), x(ep), n, job.param_gather_dtype == "fp8", x(etp)))
+    if isinstance(real, list):  # one layout of plain numbers, class by class (`ranks.rank_times`, `fast`)
+        n = sl.layers.tolist()
+        assert isinstance(rk.experts, list)  # the classes' experts, as `rank_times` gives them with a list `real`
+        dp_comm, optimizer = fast.at_worst([tail(*c) for c in zip(params, rk.experts, t_rank, n, strict=True)], real)
+        wq = fast.most([quantise(k) if r else 0.0 for k, r in zip(n, real, strict=True)]) if job.recipe else 0.0
+    else:
+        dp_c, opt_c = tail(params, rk.experts, t_rank, sl.layers)
+        dp_comm, optimizer = at_worst(where(real, dp_c + opt_c, 0.0), dp_c, opt_c)
+        wq = np.max(where(real, quantise(sl.layers), 0.0), axis=-1) if job.recipe else 0.0
+
+    compute = m * t_max + wq
+    step = compute + bubble + pp_comm + dp_comm + optimizer
+
+    tokens = job.global_batch * job.seq_len
+    model_flops = a.model_flops(tokens, job.seq_len)
+    rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + where(
+        rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
+    peak = hw.peak_for(job.precision)
+    mem = busiest_memory(job, layout, sl, saved)
+    tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep))
+    return TrainingEstimate(
+        step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
+        ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,
+        tokens_per_second=tokens / step, model_flops=model_flops, hardware_flops=model_flops + rec_flops,
+        tflops_per_gpu=model_flops / (step * gpus), mfu=model_flops / (step * gpus * peak), peak=peak,
+        memory=mem, capacity=hw.hbm_capacity, gpus=gpus, host_capacity=hw.host_capacity)

@@ -1,0 +1,173 @@
+"""Error bands: the model's measured error on comparable published runs, carried by every estimate it makes.
+
+A published measurement the model is scored on (`scoring.scores`) belongs to one *family* of runs: dense training, MoE
+training, offline serving, serving under load (MLPerf's server scenario, a serving benchmark's closed loop) or
+collectives. Within a family, the metrics that state the same figure share one *quantity*: a training run's step
+time, tokens/s, TFLOP/s and MFU are all the step time seen from different sides, as a collective's busbw and time
+are; serving has three (throughput, TTFT, TPOT). The band of a (family, quantity) is the lowest and the highest
+signed error, (predicted - measured) / measured, over every scored measurement of that quantity in the family, in
+the quantity's own direction; a rate's error r is a time's 1 / (1 + r) - 1.
+
+An estimate of value p whose metric's band is [low, high] may then be anywhere in [p / (1 + high), p / (1 + low)]
+as far as the published runs can tell: a requirement that p meets but one end of that range does not is *at risk*
+(`model.requirements.judge`).
+
+The bands are generated, not read: `python docs/gen_bands.py` scores the project's case files and writes
+`perf/workload/band_table.py`, so the model reads no file at run time, and tests/perf/test_bands.py fails when the table
+is stale against the model. `compute_table` is the computation; `band` the look-up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from archgen import metrics
+from archgen.model.cases import Case
+from archgen.perf.workload.band_table import TABLE
+from archgen.units import Q
+
+#: The families of published runs, with how each is shown.
+FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": "MoE training",
+                            "offline-serving": "offline serving", "serving-under-load": "serving under load",
+                            "collectives": "collectives"}
+#: Per job kind, the quantity each banded metric states (metrics not listed carry no band: memory, concurrency, and
+#: the reliability and cost figures computed from an estimate).
+QUANTITIES: dict[str, dict[str, str]] = {
+    "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
+                                          "tflops_per_gpu", "mfu")},
+    "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
+                  "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
+                  **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
+    "collective": {"time": "time", "busbw": "time"},
+}
+#: The job kind of each family.
+KINDS = {"dense-training": "training", "moe-training": "training", "offline-serving": "inference",
+         "serving-under-load": "inference", "collectives": "collective"}
+
+
+def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:
+    """The family of a job: its kind, whether its model has experts, and a serving job's scenario."""
+    if kind == "training":
+        return "moe-training" if moe else "dense-training"
+    if kind == "inference":
+        return "offline-serving" if scenario == "offline" else "serving-under-load"
+    return "collectives"
+
+
+def case_family(case: Case) -> str:
+    """The family of a validation case."""
+    if case.training is not None:
+        return family("training", case.model is not None and case.model.moe is not None)
+    if case.inference is not None:
+        return family("inference", scenario=case.inference.scenario)
+    return "collectives"
+
+
+def _maximise(metric: str) -> bool:
+    m = metrics.find("workload", metric)
+    return bool(m and m.maximise)
+
+
+def _turned(low: float, high: float) -> tuple[float, float]:
+    """A band of relative errors seen from the other side (a rate's band as a time's, and back)."""
+    return 1 / (1 + high) - 1, 1 / (1 + low) - 1
+
+
+@dataclass(frozen=True)
+class Band:
+    """The measured error of one metric of one family.
+
+    Its lowest and highest signed relative error, its median |error| and how many published measurements they come
+    from (none: no published run of the family measured it, and the band is unknown).
+    """
+
+    family: str
+    metric: str
+    count: int
+    low: float
+    high: float
+    median: float
+
+    @property
+    def measured(self) -> bool:
+        """Whether any published run of the family measured the metric (else the band is unknown, not zero)."""
+        return self.count > 0
+
+    def values(self, estimate: Q) -> tuple[Q, Q] | None:
+        """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it."""
+        return (estimate / (1 + self.high), estimate / (1 + self.low)) if self.measured else None
+
+    def describe(self) -> str:
+        """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...')."""
+        if not self.measured:
+            return f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
+        return (f"model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
+                f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}")
+
+
+def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None) -> Band | None:
+    """The band of `metric` for a job of `family_`.
+
+    None where the metric carries none (memory, concurrency); a band of no measurement (`Band.measured` false) where
+    no scored run of the family measured its quantity.
+    """
+    quantity = QUANTITIES[KINDS[family_]].get(metric)
+    if quantity is None:
+        return None
+    row = (TABLE if table is None else table).get(family_, {}).get(quantity)
+    if row is None:
+        return Band(family_, metric, 0, math.nan, math.nan, math.nan)
+    count, low, high, median = row
+    if _maximise(metric) != _maximise(quantity):
+        low, high = _turned(low, high)
+    return Band(family_, metric, count, low, high, median)
+
+
+def bands(family_: str, names: Iterable[str]) -> dict[str, Band]:
+    """The band of each of `names` that has one."""
+    return {name: b for name in names if (b := band(family_, name)) is not None}
+
+
+def compute_table(scored: Iterable[tuple[str, str, float]]) -> dict[str, dict[str, tuple[int, float, float, float]]]:
+    """The band table from scored measurements, each (family, metric measured, signed relative error).
+
+    Each (family, quantity) gets (count, lowest, highest, median |error|), the errors turned into the quantity's
+    direction and rounded to 4 decimals (the generated table is compared as text). A metric that states no banded
+    quantity of its family is left out.
+    """
+    errors: dict[str, dict[str, list[float]]] = {}
+    for fam, metric, error in scored:
+        quantity = QUANTITIES[KINDS[fam]].get(metric)
+        if quantity is None:
+            continue
+        e = _turned(error, error)[0] if _maximise(metric) != _maximise(quantity) else error
+        errors.setdefault(fam, {}).setdefault(quantity, []).append(e)
+    table: dict[str, dict[str, tuple[int, float, float, float]]] = {}
+    for fam in FAMILIES:
+        for quantity, errs in sorted(errors.get(fam, {}).items()):
+            table.setdefault(fam, {})[quantity] = (len(errs), round(min(errs), 4), round(max(errs), 4),
+                                                   round(_median([abs(e) for e in errs]), 4))
+    return table
+
+
+def _median(values: list[float]) -> float:
+    s = sorted(values)
+    if not s:
+        return math.nan
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str]) -> str:
+    """The text of `perf/workload/band_table.py` holding `table`, generated from the case files `sources`."""
+    lines = ['"""The model\'s measured error by family of published runs: generated by `python docs/gen_bands.py`; do '
+             'not edit.', "", "Each (family, quantity): (measurements, lowest and highest signed relative error, "
+             "median |error|), from:", "", *[f"- {s}" for s in sources], '"""', "",
+             "TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {"]
+    for fam, rows in table.items():
+        lines.append(f"    {fam!r}: {{")
+        lines += [f"        {q!r}: ({n}, {lo!r}, {hi!r}, {med!r})," for q, (n, lo, hi, med) in rows.items()]
+        lines.append("    },")
+    return "\n".join([*lines, "}"]) + "\n"

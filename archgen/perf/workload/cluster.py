@@ -1,0 +1,156 @@
+"""Derive the model's `Hardware` from a `Cluster` spec and the parts it references.
+
+Only counts and rates are read: the accelerators placed (layout → units → racks → slots → systems), the scale-up
+domain (size, and its bandwidth, which the cluster states for both directions), the compute fabric, and the node's
+host memory (each accelerator's share, for offload). The pipeline passes the `ScaleOutPath` the network analysis
+derived: from the sized fat tree (bandwidth per accelerator at the fabric's rate, the taper of its tiers and the
+non-blocking pod under them) or, for a cluster with no compute fabric, from the node's compute NICs
+(`analyse.network.nic_path`). Without one the model has no scale-out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from archgen.errors import BuildError, WorkloadError
+from archgen.model import Accelerator, Cluster, Document, Rack, System
+from archgen.model.workload import Model, Workload
+from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
+from archgen.perf.train.goodput import Failures
+from archgen.perf.workload.estimate import Estimate, estimate
+from archgen.topology import ScaleOutPath, TorusPath
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A cluster as the performance model sees it."""
+
+    cluster: str
+    hardware: Hardware
+    accelerators: int
+    per_rack: int         # accelerators in its largest rack
+    it_power: float = 0.0  # W: the cluster's IT load (maximum draw of its racks and fabrics), for sweeps
+    failures: Failures | None = None  # what a sweep's training point needs for its goodput (perf.train.goodput)
+    cost_per_accelerator_hour: float | None = None  # USD, for a sweep point's cost per token
+    transport: str = ""   # who declares `hardware.scale_out_latency` ("aws-ofi-nccl on NIC 'efa-v4'"); "": NCCL's IB
+
+
+def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
+            it_power: float = 0.0, *, failures: Failures | None = None,
+            cost_per_accelerator_hour: float | None = None) -> Machine:
+    """The `Machine` of a cluster (see `cluster_hardware`)."""
+    hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
+    return Machine(cluster.id, hw, total, per_rack, it_power, failures, cost_per_accelerator_hour,
+                   scale_out.transport if scale_out is not None else "")
+
+
+def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
+                        with_sensitivity: bool = True, with_stack_range: bool = True) -> Estimate:
+    """Estimate `workload` on the cluster `on`: the one way the pipeline, `archgen estimate` and sweeps do it.
+
+    The workload takes its `accelerators` of the cluster, or all of them; `hardware` replaces the cluster's own
+    (a what-if or a sweep point). More accelerators than the cluster has is a `WorkloadError`.
+    """
+    gpus = workload.accelerators or on.accelerators
+    if gpus > on.accelerators:
+        raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
+    hw = hardware or on.hardware
+    est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
+                   with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
+    what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
+    note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
+                                else f"as {on.transport} declares" if on.transport else "")
+    if not note:
+        return replace(est, cluster=on.cluster)
+    # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
+    notes = [*est.notes, note] if est.fits or not est.notes else [*est.notes[:-1], note, est.notes[-1]]
+    return replace(est, cluster=on.cluster, notes=notes)
+
+
+def network_latency_note(hw: Hardware, gpus: int, source: str) -> str:
+    """What the estimate took as the network's latency per step, where `gpus` cross scale-up domains ("" if not).
+
+    `source` says where it comes from ("as aws-ofi-nccl on NIC 'efa-v4' declares", from `ScaleOutPath.transport`);
+    without one it is NCCL's own InfiniBand/RoCE transport, which declares 0 (`src/transport/net_ib/init.cc`).
+    """
+    if gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
+        return ""
+    us = f"{hw.scale_out_latency * 1e6:.4g} us"
+    if source:
+        return f"network latency {us} per step across scale-up domains, {source}"
+    return (f"network latency {us} per step across scale-up domains: NCCL's own InfiniBand/RoCE transport "
+            "declares 0, and no compute NIC states another (`NIC.transport`)")
+
+
+def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):
+    part = items.get(ref)
+    if not isinstance(part, cls):
+        raise BuildError(f"{what} '{ref}' is not a {cls.__name__} in the specs", subject=(ref, ()))
+    return part
+
+
+def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
+                     scale_out: ScaleOutPath | None = None) -> tuple[Hardware, int, int]:
+    """Hardware, accelerator count and accelerators per rack of a cluster.
+
+    Args:
+        cluster: The cluster spec.
+        items: Every validated spec by id (racks, systems, accelerators, NICs).
+        scale_out: What traffic between scale-up domains meets, as the network analysis derived it.
+
+    Returns:
+        (hardware, accelerators in the cluster, accelerators in its largest rack).
+    """
+    units = {u.id: u for u in cluster.units}
+    rack_counts: dict[str, int] = {}
+    for place in cluster.layout:
+        if place.unit is not None:
+            if place.unit not in units:                   # the build's layout problem says where; no estimate
+                raise BuildError(f"cluster '{cluster.id}' places unit '{place.unit}', which it does not define",
+                                 subject=(cluster.id, ("layout",)))
+            for rc in units[place.unit].racks:
+                rack_counts[rc.rack] = rack_counts.get(rc.rack, 0) + rc.count * place.count
+        else:
+            assert place.rack is not None, "a placement gives exactly one of unit and rack (model.cluster)"
+            rack_counts[place.rack] = rack_counts.get(place.rack, 0) + place.count
+    total, per_rack, acc_ids, node = 0, 0, set(), None
+    for rack_id, n in sorted(rack_counts.items()):
+        rack = _get(items, rack_id, Rack, "rack")
+        in_rack = 0
+        for slot in rack.slots:
+            part = items.get(slot.part)
+            if isinstance(part, System) and part.accelerator and part.accelerators:
+                in_rack += part.accelerators * slot.count
+                acc_ids.add(part.accelerator)
+                node = node or part
+        total += in_rack * n
+        per_rack = max(per_rack, in_rack)
+    if not acc_ids:
+        raise BuildError(f"cluster '{cluster.id}' has no accelerators", subject=(cluster.id, ("layout",)))
+    if len(acc_ids) > 1:
+        raise BuildError(f"cluster '{cluster.id}' mixes accelerators ({', '.join(sorted(acc_ids))}); the performance "
+                         "model needs one kind", subject=(cluster.id, ("layout",)))
+    assert node is not None, "a node is taken with each accelerator kind found"
+    acc = _get(items, acc_ids.pop(), Accelerator, "accelerator")
+    su = cluster.scale_up
+    size = su.size if su else node.accelerators
+    bw_up = su.bandwidth / 2 if su else None
+    out, over, pod = ((scale_out.bandwidth, scale_out.oversubscription, scale_out.pod) if scale_out
+                      else (None, 1.0, 0))
+    hw = hardware_for(acc, scale_up_size=size, scale_up_bandwidth=bw_up, scale_out_bandwidth=out,
+                      oversubscription=over, pod=pod,
+                      scale_out_latency=(scale_out.latency if scale_out is not None and scale_out.latency is not None
+                                         else DEFAULT_SCALE_OUT_LATENCY),
+                      scale_out_reduction=bool(scale_out and scale_out.in_network_reduction),
+                      host=HostShare.of_node(node.host_memory, node.accelerators) if node.host_memory else None)
+    if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.comm.torus
+        hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=_si(scale_out.bandwidth),
+                     torus=scale_out.dims, torus_link_bandwidth=_si(scale_out.link),
+                     torus_wraparound=scale_out.wraparound, scale_out_bandwidth=0.0)
+    return hw, total, per_rack
+
+
+def _si(q) -> float:
+    return float(q.m_as("B/s"))

@@ -1,0 +1,97 @@
+"""What follows from an estimate: a sweep point's derived metrics, cost per token, what a job that does not fit keeps.
+
+The one home of these rules (issue 19 part 4): the per-point sweep path (`perf.explore.points.evaluate_point`), the
+batched one (`perf.explore.vectorised_rows.finish`), the pipeline's cost per token (`analyse.cost.workload_cost`) and
+the one judgement of a workload's requirements on an estimate (`judge_requirements`) all call them. The model does not
+judge: each consumer judges a workload's requirements once, on its finished estimate: the pipeline
+(`perf.workload.results.judge_workloads`, after cost and goodput are added), `archgen estimate` and a sweep point.
+
+- Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`.
+- Energy per token is power / tokens per second (J = W * s).
+- Goodput tokens per second is tokens per second * goodput (`perf.train.goodput`), for a training job on a cluster with
+  failure rates.
+- Cost per token is the job's cost per hour over the tokens it makes in an hour:
+  `cost per accelerator-hour * accelerators / (tokens per second * 3600)`, on goodput tokens where there is a goodput.
+- A job that does not fit in accelerator memory keeps its memory metrics (how far it misses) and, as a sweep point,
+  its power and accelerator count; a requirement on a memory metric is still judged, every other one is not
+  provided (`judged`): one rule for a workload's requirements and a sweep's own, on every path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from archgen.model.requirements import Outcome, Requirement, judge
+
+if TYPE_CHECKING:
+    from archgen.perf.workload.cluster import Machine
+    from archgen.perf.workload.estimate import Estimate
+
+#: Metrics that still mean something when a job does not fit in memory.
+MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
+#: What a sweep point that does not fit keeps: its memory metrics, its power and its accelerator count.
+MISFIT_KEEPS = (*MEMORY_METRICS, "power", "accelerators")
+#: Why a requirement of a job that does not fit is not provided.
+DOES_NOT_FIT = "the job does not fit in accelerator memory"
+
+
+def judged(metric: str, fits: bool) -> bool:
+    """Whether a requirement (a workload's or a sweep's) on `metric` is judged: all if it fits, memory ones always."""
+    return fits or metric in MEMORY_METRICS
+
+
+def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
+                       withheld: Mapping[str, str] | None = None) -> list[Outcome]:
+    """Each requirement judged (`judge`) on the estimate's metrics and their error bands.
+
+    Not provided where the job has no such metric, saying why: the reason `withheld` gives for a metric not provided
+    (by metric name, `analyse.cost.Operations.withheld`), else that the job has none; a job that does not fit has
+    only its memory metrics judged (`judged`).
+    """
+    outcomes = []
+    for req in requirements:
+        value, band = est.metrics.get(req.metric), est.bands.get(req.metric)
+        if value is not None and not judged(req.metric, bool(est.fits)):
+            o = judge(req, None, DOES_NOT_FIT)
+        else:
+            o = judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}",
+                      band.values(value) if band is not None and value is not None else None)
+        if o.value is None and withheld and req.metric in withheld:
+            o = judge(req, None, withheld[req.metric])
+        outcomes.append(o)
+    return outcomes
+
+
+def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:
+    """Cost of one token: `per_accelerator_hour * accelerators / (tokens_per_second * 3600)`.
+
+    `per_accelerator_hour` is a float (USD, a sweep) or a quantity in the cluster's currency (`analyse.cost`);
+    `tokens_per_second` is a number per second, above 0.
+    """
+    return per_accelerator_hour * accelerators / (tokens_per_second * 3600)
+
+
+def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
+                  goodput: Callable[[], float] | None = None) -> dict[str, float]:
+    """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
+
+    Power, accelerators, energy per token, goodput and cost per token are added; only `MISFIT_KEEPS` are left when
+    the point does not fit. `goodput` gives the job's goodput on the cluster (called only when the point makes
+    tokens); None for none.
+    """
+    m = dict(metrics)
+    power = base.it_power * gpus / base.accelerators
+    m["power"] = power
+    m["accelerators"] = float(gpus)
+    if m.get("tokens_per_second"):
+        m["energy_per_token"] = power / m["tokens_per_second"]
+        tokens = m["tokens_per_second"]
+        if goodput is not None:
+            m["goodput"] = goodput()
+            m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
+        if base.cost_per_accelerator_hour is not None and tokens > 0:
+            m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
+    if not fits:
+        m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
+    return m

@@ -1,0 +1,84 @@
+"""The pipeline's performance stage: estimate every `Workload` that names its cluster.
+
+Each estimate also places the kernels of one layer of its chosen layout on the accelerator's roofline
+(`perf/workload/roofline.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from archgen.binding import BoundRequirement
+from archgen.errors import ArchgenError, WorkloadError
+from archgen.model import Cluster
+from archgen.model.workload import Model, Workload
+from archgen.perf.comm.collectives import busbw_curve
+from archgen.perf.workload.cluster import estimate_on_cluster, machine
+from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.estimate import Estimate
+from archgen.perf.workload.roofline import Roofline, workload_roofline
+from archgen.topology import ScaleOutPath
+
+
+@dataclass(frozen=True)
+class WorkloadResult:
+    """A workload's estimate and the roofline of its layout's kernels, or why it could not be estimated.
+
+    A collective workload also carries its predicted nccl-tests curve: (sizes in B, busbw in B/s), 8 B to 16 GiB.
+    """
+
+    workload: Workload
+    estimate: Estimate | None
+    error: str = ""
+    roofline: Roofline | None = None
+    curve: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+
+    @property
+    def path(self) -> str:
+        """Object path of the workload."""
+        return f"workload/{self.workload.id}"
+
+
+def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = None) -> dict[str, WorkloadResult]:
+    """Estimate each workload with a `cluster` on that cluster, keyed by object path.
+
+    `scale_out` holds, by cluster id, the compute fabric as the network analysis sized it.
+
+    Sensitivities are included, and the roofline of the chosen layout's kernels.
+
+    Unknown model or cluster ids are left to the REF checks; a layout that cannot run becomes a result with an
+    `error`, reported by PERF003.
+    """
+    out: dict[str, WorkloadResult] = {}
+    for w in specs.of(Workload):
+        model = specs.get(w.model) if w.model else None
+        cluster = specs.get(w.cluster) if w.cluster else None
+        if not isinstance(cluster, Cluster) or (w.collective is None and not isinstance(model, Model)):
+            continue
+        try:
+            on = machine(cluster, specs.items, (scale_out or {}).get(cluster.id))
+            est = estimate_on_cluster(w, model, on)
+            roofline = workload_roofline(w, model, on.hardware, est.layout) if model is not None else None
+            curve = busbw_curve(on.hardware, w.collective.op, est.gpus, w.collective.algorithm) if w.collective \
+                else None
+            result = WorkloadResult(w, est, roofline=roofline, curve=curve)
+        except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
+            result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err))
+        out[result.path] = result
+    return out
+
+
+def judge_workloads(workloads: Mapping[str, WorkloadResult], requirements: Iterable[BoundRequirement],
+                    withheld: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, WorkloadResult]:
+    """The pipeline's one judgement of each workload's requirements, on its finished estimate (cost and goodput in).
+
+    `requirements` are the workloads' own, as `build` bound them (`Design.workload_requirements`); `withheld` gives,
+    by object path and metric, why a metric is not provided (`analyse.cost.Operations.withheld`): a requirement on
+    it is not provided with that reason.
+    """
+    bound: dict[str, list] = {}
+    for b in requirements:
+        bound.setdefault(b.subject, []).append(b.req)
+    return {path: r if r.estimate is None else replace(r, estimate=replace(r.estimate, requirements=judge_requirements(
+        bound.get(path, ()), r.estimate, (withheld or {}).get(path)))) for path, r in workloads.items()}

@@ -1,0 +1,289 @@
+"""The kernels of one transformer layer placed on the accelerator's roofline.
+
+The roofline model: Williams, Waterman and Patterson, "Roofline", CACM 52(4), 2009.
+
+For a training estimate the kernels are one layer's forward pass for one micro-batch on one accelerator (shapes
+split by the layout's tp and cp, element-wise traffic by sequence parallelism); for an inference estimate they are
+one layer of one prefill request and one layer of one decode step at the estimate's batch. Each kernel has its
+FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the points show where the step time of
+`perf/train/training.py` and `perf/serve/inference.py` goes, not a separate model:
+
+* GEMM (m×k by k×n, `batch` of them): 2·m·n·k FLOP, (m·k + k·n + m·n)·dtype bytes, time `kernels.gemm_time`.
+* Flash attention: 4·b·heads·s_q·s_kv·d_head FLOP, halved by the causal mask; Q, K, V and O read or written once
+  (K and V at the local KV heads); time `kernels.attention_forward`. Materialised attention counts the two
+  score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score).
+* Decode attention: 4·b·heads·context·d_head FLOP against the KV-cache read; time `kernels.decode_attention`.
+* Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation): the bytes
+  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token and `quant.serving_casts` for
+  inference), time
+  `kernels.memory_time`. Its
+  FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
+  a memory-bound point only slides along the bandwidth roof when they change.
+
+Ceilings: the compute roof is the dtype's dense peak × the measured GEMM efficiency (`Hardware.gemm_rate`), the
+memory roof HBM bandwidth × `hbm_efficiency`; the ridge point is their ratio (FLOP/B). A square n×n GEMM has
+intensity 2n³ / (3n²·bytes) = 2n / (3·bytes) FLOP/B, n/3 for 16-bit data (NVIDIA, "Matrix Multiplication
+Background User's Guide", Deep Learning Performance documentation, "Arithmetic intensity").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from archgen.model.workload import Model, Workload
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve.inference import ACT_BYTES
+from archgen.perf.train.stacks import training_knobs
+from archgen.perf.train.training import ELEMENTWISE_H, elementwise_bytes
+
+#: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
+#: normalise, scale) and two bias-dropout-residual passes at 3 (add, mask, add).
+ELEMENTWISE_FLOP_H = 14.0
+#: Activation FLOP per FFN intermediate element: GeLU (tanh approximation) ~8, SwiGLU (x·σ(x)·gate) ~5.
+ACTIVATION_FLOP = {False: 8.0, True: 5.0}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel of a layer: its work, its traffic and the model's time for it.
+
+    Attributes:
+        name: What it computes ('QKV projection', 'attention core', ...).
+        phase: 'forward' (training), 'prefill' or 'decode' (inference).
+        flop: Work (FLOP).
+        bytes_moved: HBM traffic under the roofline convention (B).
+        time: The model's time for it (s).
+        gemm: Whether it runs on the tensor cores at the GEMM rate (GEMMs and attention).
+    """
+
+    name: str
+    phase: str
+    flop: float
+    bytes_moved: float
+    time: float
+    gemm: bool = True
+
+    @property
+    def intensity(self) -> float:
+        """Arithmetic intensity (FLOP/B)."""
+        return self.flop / self.bytes_moved if self.bytes_moved else float("inf")
+
+    @property
+    def achieved(self) -> float:
+        """Achieved rate (FLOP/s) at the model's time."""
+        return self.flop / self.time if self.time else 0.0
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """The ceilings of one accelerator for one data type and the kernels placed under them.
+
+    Attributes:
+        accelerator: Catalog id of the accelerator.
+        dtype: Data type of the GEMMs.
+        peak: Dense tensor peak of `dtype` (FLOP/s).
+        compute_ceiling: Peak × measured GEMM efficiency (FLOP/s).
+        hbm_peak: HBM peak bandwidth (B/s).
+        memory_ceiling: HBM bandwidth × efficiency (B/s).
+        kernels: The kernels, in execution order within each phase.
+        tokens: Tokens one layer processes in each phase (per accelerator before the tp split).
+        tp: Tensor-parallel size the shapes are split by.
+    """
+
+    accelerator: str
+    dtype: str
+    peak: float
+    compute_ceiling: float
+    hbm_peak: float
+    memory_ceiling: float
+    kernels: tuple[Kernel, ...]
+    tokens: dict[str, int]
+    tp: int
+
+    @property
+    def ridge(self) -> float:
+        """Intensity where the memory roof meets the compute roof (FLOP/B)."""
+        return self.compute_ceiling / self.memory_ceiling
+
+    def ceiling(self, intensity: float) -> float:
+        """Attainable FLOP/s at `intensity`: min(compute roof, intensity × memory roof)."""
+        return min(self.compute_ceiling, intensity * self.memory_ceiling)
+
+
+def _f(x) -> float:
+    return float(np.asarray(x))
+
+
+def _gemm(hw: Hardware, dtype: str, name: str, phase: str, m, n, k, batch=1.0) -> Kernel:
+    flop = 2.0 * m * n * k * batch
+    nbytes = K.gemm_bytes(dtype, m, n, k, batch)
+    return Kernel(name, phase, _f(flop), _f(nbytes), _f(K.gemm_time(hw, dtype, m, n, k, batch)))
+
+
+def _attention(hw: Hardware, dtype: str, phase: str, *, batch, q_len, kv_len, heads, kv_heads, head_dim,
+               kernel: str) -> Kernel:
+    """The attention core (prefill or training forward), flash or materialised, causal."""
+    time = K.attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
+                               kernel=kernel, causal=True)
+    full = 4.0 * batch * heads * q_len * kv_len * head_dim
+    eb = K.DTYPE_BYTES[dtype]
+    if kernel == "flash":
+        nbytes = (2.0 * batch * q_len * heads * head_dim + 2.0 * batch * kv_len * kv_heads * head_dim) * eb
+        return Kernel("attention core", phase, _f(0.5 * full), _f(nbytes), _f(time))
+    bh, scores = batch * heads, batch * heads * q_len * kv_len
+    nbytes = bh * eb * ((q_len * head_dim + head_dim * kv_len + q_len * kv_len)
+                        + (q_len * kv_len + kv_len * head_dim + q_len * head_dim)) + scores * K.SCORE_BYTES_FWD
+    return Kernel("attention core", phase, _f(full), _f(nbytes), _f(time))
+
+
+def _elementwise(hw: Hardware, phase: str, nbytes, flop) -> Kernel:
+    return Kernel("element-wise", phase, _f(flop), _f(nbytes), _f(K.memory_time(hw, nbytes)), gemm=False)
+
+
+def _ffn(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, *, experts_local=None) -> list[Kernel]:
+    """FFN GEMMs of one layer: dense up(/gate) and down, or the MoE experts' (balanced routing)."""
+    if not a.experts:
+        up = "FFN up/gate" if a.gated else "FFN up"
+        return [_gemm(hw, dtype, up, phase, tokens, (a.ffn_mats - 1) * a.ffn / tp, a.hidden),
+                _gemm(hw, dtype, "FFN down", phase, tokens, a.hidden, a.ffn / tp)]
+    local = experts_local
+    m_e = tokens * a.top_k / local
+    return [_gemm(hw, dtype, "expert up/gate" if a.gated else "expert up", phase, m_e,
+                  (a.ffn_mats - 1) * a.expert_ffn / tp, a.hidden, local),
+            _gemm(hw, dtype, "expert down", phase, m_e, a.hidden, a.expert_ffn / tp, local)]
+
+
+def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp) -> list[Kernel]:
+    q = a.heads * a.head_dim
+    return [_gemm(hw, dtype, "QKV projection", phase, tokens, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden),
+            _gemm(hw, dtype, "attention output projection", phase, tokens, a.hidden, q / tp)]
+
+
+def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
+                     ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True,
+                     fp8_recipe: str = "delayed") -> Roofline:
+    """One layer's forward kernels for one micro-batch on one accelerator.
+
+    Timed as `training._layer_forward` times them (the MoE layer when the model has experts; router and shared
+    experts included).
+
+    Args:
+        hw: Hardware.
+        arch: Model shape.
+        seq_len: Tokens per sequence.
+        dtype: Training data type.
+        attention: 'flash' or 'materialized'.
+        tp: Tensor-parallel size.
+        cp: Context-parallel size (splits the queries).
+        ep: Expert-parallel size.
+        micro_batch: Sequences per micro-batch.
+        sequence_parallel: Whether the element-wise h-traffic is split by tp.
+        fp8_recipe: Transformer Engine FP8 recipe (`quant`); FP4 is NVFP4.
+
+    Returns:
+        The roofline with the layer's kernels.
+    """
+    a, phase = arch, "forward"
+    s_q = seq_len / cp
+    T = micro_batch * s_q
+    out = _projections(hw, a, dtype, phase, T, tp)
+    if a.experts:
+        out.append(_gemm(hw, dtype, "router", phase, T, a.experts, a.hidden))
+        out += _ffn(hw, a, dtype, phase, T, tp, experts_local=a.experts / ep)
+        if a.shared_experts:
+            f = a.shared_experts * a.expert_ffn
+            out += [_gemm(hw, dtype, "shared expert up/gate" if a.gated else "shared expert up", phase, T,
+                          (a.ffn_mats - 1) * f / tp, a.hidden),
+                    _gemm(hw, dtype, "shared expert down", phase, T, a.hidden, f / tp)]
+        f_elem = a.top_k * a.expert_ffn
+    else:
+        out += _ffn(hw, a, dtype, phase, T, tp)
+        f_elem = a.ffn
+    out.append(_attention(hw, K.training_core_dtype(dtype), phase, batch=micro_batch, q_len=s_q, kv_len=seq_len,
+                          heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
+                          kernel=attention))
+    h_split = tp if (sequence_parallel and tp > 1) else 1
+    nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts), fp8_recipe=fp8_recipe,
+                               cc=hw.compute_capability)
+    flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
+    out.append(_elementwise(hw, phase, nbytes, flop))
+    return _roofline(hw, dtype, out, {phase: int(T)}, tp)
+
+
+def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: int, dtype: str,
+                      kv_dtype: str | None, tp: int, batch: int) -> Roofline:
+    """One layer of one prefill request and one layer of one decode step at `batch`.
+
+    Timed as `inference._forward` times them (the MoE layer when the model has experts).
+
+    Args:
+        hw: Hardware.
+        arch: Model shape.
+        input_len: Prompt tokens.
+        output_len: Generated tokens (the decode context is input + output/2).
+        dtype: Weight and GEMM data type.
+        kv_dtype: KV-cache data type (default: `kernels.serving_kv_dtype`).
+        tp: Tensor-parallel size of a replica.
+        batch: Sequences in flight during decode.
+
+    Returns:
+        The roofline with both phases' kernels.
+    """
+    a = arch
+    out: list[Kernel] = []
+    kv = K.serving_kv_dtype(dtype, kv_dtype)
+    kv_local = max(a.kv_heads / tp, 1.0)
+    b = max(float(batch), 1.0)
+    for phase, tokens in (("prefill", float(input_len)), ("decode", b)):
+        out += _projections(hw, a, dtype, phase, tokens, tp)
+        if a.experts:
+            out += _ffn(hw, a, dtype, phase, tokens, tp, experts_local=min(a.experts, tokens * a.top_k))
+            if a.shared_experts:
+                s_f = a.shared_experts * a.expert_ffn / tp
+                out += [_gemm(hw, dtype, "shared expert up/gate" if a.gated else "shared expert up", phase, tokens,
+                              (a.ffn_mats - 1) * s_f, a.hidden),
+                        _gemm(hw, dtype, "shared expert down", phase, tokens, a.hidden, s_f)]
+        else:
+            out += _ffn(hw, a, dtype, phase, tokens, tp)
+        if phase == "prefill":
+            out.append(_attention(hw, kv, phase, batch=1.0, q_len=tokens, kv_len=tokens, heads=a.heads / tp,
+                                  kv_heads=kv_local, head_dim=a.head_dim, kernel="flash"))
+        else:
+            context = input_len + output_len / 2.0
+            kv_bytes = K.DTYPE_BYTES[kv]
+            time = K.decode_attention(hw, batch=b, context=context, kv_heads=kv_local, head_dim=a.head_dim,
+                                      kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
+            out.append(Kernel("attention core", phase, 4.0 * b * (a.heads / tp) * context * a.head_dim,
+                              2.0 * b * context * kv_local * a.head_dim * kv_bytes, _f(time)))
+        casts = Q.serving_casts(a, dtype, tp)[0] / a.layers  # FP8/FP4 activation quantisation, per layer
+        out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * ELEMENTWISE_H * a.hidden + casts),
+                                tokens * ELEMENTWISE_FLOP_H * a.hidden))
+    return _roofline(hw, dtype, out, {"prefill": int(input_len), "decode": int(b)}, tp)
+
+
+def _roofline(hw: Hardware, dtype: str, kernels: list[Kernel], tokens: dict[str, int], tp: int) -> Roofline:
+    return Roofline(hw.accelerator, dtype, hw.peak_for(dtype), hw.gemm_rate(dtype), hw.hbm_bandwidth,
+                    hw.hbm_bandwidth * hw.hbm_efficiency, tuple(kernels), tokens, int(tp))
+
+
+def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: dict) -> Roofline | None:
+    """The roofline of an estimate's chosen layout; None when the estimate has no layout (nothing fits)."""
+    if not layout:
+        return None
+    arch = Arch.from_model(model)
+    if workload.training is not None:
+        t = workload.training
+        knobs = training_knobs(t)
+        return training_kernels(hw, arch, seq_len=t.seq_len, dtype=t.precision, attention=knobs.attention,
+                                tp=int(layout["tp"]), cp=int(layout.get("cp", 1)), ep=int(layout.get("ep", 1)),
+                                micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,
+                                fp8_recipe=knobs.fp8_recipe)
+    inf = workload.inference
+    assert inf is not None, "a Workload has a training or an inference job (model.workload)"
+    return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
+                             kv_dtype=inf.kv_precision, tp=int(layout["tp"]), batch=int(layout["batch"]))

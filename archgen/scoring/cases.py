@@ -1,0 +1,292 @@
+"""Read validation cases (schema `archgen-validation/1`) and predict them (`scoring.scores` scores them).
+
+Defaults for what a case leaves out (the format's own defaults are in its header):
+
+* training: `micro_batch` 1; `interleave` 1 (or what `pipeline_layout` implies); `cp`, `ep` 1; `recompute` none;
+  every training switch a case leaves out takes the value of its `stack`'s profile, the newest (`nemo-2025`) when
+  it names none (`archgen.model.switches`, the one table of switches and their sources). A case from another era
+  states its stack: every case of the shared legacy file states `megatron-lm-2021`. For a case that states no
+  stack, `stack_range` gives the prediction over every profile (information; it enters no score).
+* system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` or `nvls_tree` (it needs the
+  fabric manager's multicast support, which a measurement does not state), and then only on an accelerator that has
+  it; SHARP on the scale-out switches only where `scale_out.in_network_reduction` says so; scale-out efficiency 0.9.
+* inference: the KV cache in the weights' precision (FP8 under FP4 weights, `kernels.serving_kv_dtype`); `batch`
+  sequences per replica, or `max` for as many as the KV cache holds (a maximum-throughput benchmark).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from archgen.errors import SpecProblem, ValidateError
+from archgen.load import SourceDocument, load_file
+from archgen.model.accelerator import Accelerator
+from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseModel, CaseTraining, Measurement
+from archgen.perf.comm.collectives import bus_bandwidth, collective_time
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch, megatron_flops
+from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
+from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.serve.inference import ServeJob
+from archgen.perf.serve.scheduler import estimate_serving, replica_rate
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import layout_problems
+from archgen.perf.train.pipeline_split import layout_interleave
+from archgen.perf.train.stacks import resolve, stated_knobs, variants
+from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.estimate import expert_problem, pipeline_options
+from archgen.scoring.catalog import load_accelerators
+from archgen.units import Q_, Q, parse_quantity
+from archgen.validate import problems_from
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A case that cannot be scored: its id (or `cases[i]` when unreadable) and the located problems."""
+
+    id: str
+    problems: tuple[SpecProblem, ...]
+
+    @property
+    def location(self):
+        """Where the first problem is."""
+        return self.problems[0].location
+
+
+@dataclass(frozen=True)
+class CaseFile:
+    """A case file read case by case: the cases that validate, and those refused, in file order."""
+
+    doc: SourceDocument
+    entries: tuple[tuple[int, Case | Refused], ...]
+
+    @property
+    def cases(self) -> list[Case]:
+        """The valid cases."""
+        return [c for _, c in self.entries if isinstance(c, Case)]
+
+    @property
+    def refused(self) -> list[Refused]:
+        """The refused cases."""
+        return [c for _, c in self.entries if isinstance(c, Refused)]
+
+
+def read_case_file(path: str | Path) -> CaseFile:
+    """Parse a case file; a problem of one case refuses that case only, a problem of the file raises `SpecError`.
+
+    The file must be one YAML document with `schema: archgen-validation/1` and a non-empty `cases` list; each case
+    is then validated on its own, so one bad case (an unknown field, a layout that does not divide, a duplicate id)
+    leaves the others readable.
+    """
+    docs = load_file(Path(path), keys="'schema' and 'cases'")
+    doc = docs[0]
+    problems: list[SpecProblem] = []
+    if len(docs) != 1:
+        problems.append(SpecProblem(doc.locate(()), message="a case file holds one YAML document",
+                                    expected="one mapping with 'schema' and 'cases'"))
+    data = doc.data
+    if data.get("schema") != SCHEMA:
+        problems.append(SpecProblem(doc.locate(("schema",)), path="schema", value=data.get("schema"),
+                                    expected=f"'{SCHEMA}'"))
+    raw = data.get("cases")
+    if not isinstance(raw, list) or not raw:
+        problems.append(SpecProblem(doc.locate(("cases",)), path="cases", value=None if raw is None else raw,
+                                    expected="a list of at least one case"))
+        raise ValidateError(problems)
+    for k in sorted(set(data) - {"schema", "cases"}):
+        problems.append(SpecProblem(doc.locate((k,)), path=k, message="unknown key", expected="schema, cases"))
+    if problems:
+        raise ValidateError(problems)
+    entries: list[tuple[int, Case | Refused]] = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw):
+        name = got if isinstance(item, dict) and isinstance(got := item.get("id"), str) else f"cases[{i}]"
+        try:
+            case = Case.model_validate(item)
+        except ValidationError as err:
+            entries.append((i, Refused(name, tuple(problems_from(err, doc, Case, ("cases", i))))))
+            continue
+        found = _check_case(case, doc, i)
+        if case.id in seen:
+            found.insert(0, SpecProblem(doc.locate(("cases", i, "id")), path=f"cases.{i}.id",
+                                        message=f"duplicate case id '{case.id}'"))
+        seen.add(case.id)
+        entries.append((i, Refused(case.id, tuple(found)) if found else case))
+    return CaseFile(doc, tuple(entries))
+
+
+def read_cases(path: str | Path) -> tuple[list[Case], SourceDocument]:
+    """Parse and validate a case file, strictly: every problem of every case is raised at once, located."""
+    cf = read_case_file(path)
+    if cf.refused:
+        raise ValidateError([p for r in cf.refused for p in r.problems])
+    return cf.cases, cf.doc
+
+
+#: The largest figure a measurement can show, by metric (issue 23: a tflops_per_gpu of 10^9 TFLOP/s was scored):
+#: archgen/units.py's bounds on a time, a compute rate and a bandwidth; an MFU is a fraction of peak; 10^12 tokens/s
+#: is beyond any cluster (10^5 accelerators at 10^6 tokens/s each make 10^11).
+CEILINGS = {"step_time": Q_(3.2e9, "s"), "time": Q_(3.2e9, "s"), "ttft": Q_(3.2e9, "s"), "tpot": Q_(3.2e9, "s"),
+            "tflops_per_gpu": Q_(1e9, "TFLOPS"), "mfu": Q_(1, "dimensionless"), "tokens_per_second": Q_(1e12, "1/s"),
+            "busbw": Q_(1e8, "Gbit/s")}
+
+
+def measured_value(m: Measurement) -> Q:
+    """A measured figure as a quantity; an empty unit is a plain number ('%' converts: 44 % is 0.44)."""
+    return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
+
+
+def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
+    out = []
+    for j, m in enumerate(case.measured):
+        try:
+            ok = measured_value(m).is_compatible_with(METRIC_UNITS[m.metric])
+        except Exception:
+            ok = False
+        if not ok:
+            out.append(SpecProblem(doc.locate(("cases", i, "measured", j, "unit")), path=f"{case.id}.measured",
+                                   value=m.unit, expected=f"a unit convertible to {METRIC_UNITS[m.metric]}"))
+        elif measured_value(m) > CEILINGS[m.metric]:
+            out.append(SpecProblem(doc.locate(("cases", i, "measured", j, "value")), path=f"{case.id}.measured",
+                                   value=f"{m.value:.10g} {m.unit}".strip(),
+                                   expected=f"{m.metric} of at most {CEILINGS[m.metric]:g~P} (beyond any hardware)"))
+    t = case.training
+    if t is not None and case.model is not None:
+        where = doc.locate(("cases", i, "training"))
+        arch = Arch.from_model(case.model)
+        job = Job(arch, t.seq_len, t.global_batch, t.precision)
+        problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
+                                   ep=t.ep, micro_batch=t.micro_batch, interleave=virtual_stages(t),
+                                   pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
+                                   host_memory=case.system.host_memory is not None, etp=t.etp)
+        out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
+    inf = case.inference
+    if inf is not None:
+        where = doc.locate(("cases", i, "inference"))
+        if inf.tp * inf.replicas > case.system.count:
+            out.append(SpecProblem(where, path=f"{case.id}.inference",
+                                   message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
+                                           f"{case.system.count}"))
+        if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
+            out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
+                                   message=problem))
+    return out
+
+
+def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: bool = False) -> Hardware:
+    """The `Hardware` of a case's system; `nvls` turns NVLink SHARP on where the accelerator has it."""
+    s = case.system
+    so = s.scale_out
+    su = accelerators[s.accelerator].scale_up
+    nvls = nvls and bool(su and su.in_network_reduction)
+    return hardware_for(accelerators[s.accelerator], scale_up_size=s.scale_up.domain,
+                        scale_up_bandwidth=s.scale_up.bandwidth, scale_out_bandwidth=so.bandwidth if so else None,
+                        oversubscription=so.oversubscription if so else 1.0, pod=so.pod if so else 0,
+                        in_network_reduction=nvls, scale_out_reduction=bool(so and so.in_network_reduction),
+                        scale_out_latency=so.latency if so else DEFAULT_SCALE_OUT_LATENCY,
+                        host=HostShare(h.capacity, h.link, h.bandwidth, h.efficiency) if (h := s.host_memory) else None)
+
+
+def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
+    """The model's value (SI) for every metric the case measured."""
+    if case.collective is not None:
+        c = case.collective
+        hw = case_hardware(case, accelerators, nvls=c.algorithm in ("nvls", "nvls_tree"))
+        size = float(c.size.to("B").magnitude)
+        n = case.system.count
+        t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
+        return {"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))}
+    hw = case_hardware(case, accelerators)
+    if case.training is not None:
+        return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
+    inf = case.inference
+    assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
+    job = ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
+                   inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario)
+    rate = replica_rate(inf.arrival_rate, inf.replicas)
+    est, _ = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate)
+    return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
+            "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot)}
+
+
+def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None
+                       ) -> TrainingEstimate:
+    """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
+    t = case.training
+    assert t is not None, "called for training cases"
+    knobs = resolve(stack or t.stack, stated_knobs(t), t.precision)
+    job = Job.from_knobs(Arch.from_model(_model(case)), t.seq_len, t.global_batch, t.precision, knobs)
+    zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
+    lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
+                 RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t),
+                 OFFLOAD_CODES[t.offload], t.etp)
+    return estimate_training(hw, job, lay)
+
+
+def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) -> dict[str, tuple[float, float]]:
+    """Each measured metric's lowest and highest prediction over the stack profiles.
+
+    Only for a training case that states no stack (its stated switches kept); empty otherwise.
+    """
+    t = case.training
+    if t is None or "stack" in t.model_fields_set:
+        return {}
+    accs = accelerators if accelerators is not None else load_accelerators()
+    hw = case_hardware(case, accs)
+    preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
+             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack)]
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> bool | None:
+    """Whether a training case's stated layout fits in HBM by the model (None for other cases)."""
+    if case.training is None:
+        return None
+    accs = accelerators if accelerators is not None else load_accelerators()
+    return bool(training_estimate(case, case_hardware(case, accs)).fits)
+
+
+def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
+    """Every training metric a case may measure, from the predicted step time (SI)."""
+    t = case.training
+    assert t is not None, "called for training cases"
+    out = {"step_time": step, "tokens_per_second": t.global_batch * t.seq_len / step}
+    if case.flop_counting is not None:
+        flops = megatron_flops(Arch.from_model(_model(case)), t.global_batch, t.seq_len, case.flop_counting)
+        out["tflops_per_gpu"] = flops / step / case.system.count
+        out["mfu"] = out["tflops_per_gpu"] / hw.peak_for(t.precision)
+    return out
+
+
+def _model(case: Case) -> CaseModel:
+    """The model a training or inference case names (`model.workload.job_kind` refuses such a case without)."""
+    assert case.model is not None, "a training or inference case names its model"
+    return case.model
+
+
+def virtual_stages(t: CaseTraining) -> int:
+    """Virtual stages per rank of a training case: as stated, else what the layout string implies, else 1."""
+    if t.interleave is not None:
+        return t.interleave
+    implied = layout_interleave(t.pipeline_layout, t.pp) if t.pipeline_layout else None
+    return implied or 1
+
+
+def flash_attention_check(path: str | Path) -> list[tuple[dict, float]]:
+    """Each row of a flash-attention forward measurement file (no causal mask) with the model's TFLOP/s for it.
+
+    The file names its accelerator and gives batch, heads, seq_len, head_dim and the measured `tflops` per row
+    (4 · batch · heads · seq_len² · head_dim FLOP over the kernel time, as FlashAttention's benchmarks count).
+    """
+    (doc,) = load_file(Path(path))
+    hw = hardware_for(load_accelerators()[doc.data["accelerator"]], scale_up_size=1)  # one device
+    out = []
+    for row in doc.data["rows"]:
+        b, h, s, d = row["batch"], row["heads"], row["seq_len"], row["head_dim"]
+        t = K.attention_forward(hw, "bf16", batch=b, q_len=s, kv_len=s, heads=h, head_dim=d, kernel="flash",
+                                causal=False)
+        out.append((row, float(4.0 * b * h * s * s * d / t / 1e12)))
+    return out

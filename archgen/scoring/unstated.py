@@ -1,0 +1,142 @@
+"""What a validation case leaves unstated, as a range of predictions rather than a fitted value.
+
+A case is scored at the documented defaults (`scoring/cases.py`); where its source leaves a knob open that moves the
+prediction, the accuracy page and `archgen estimate --cases` also give the lowest and highest prediction over the
+values that knob takes in practice. None of these predictions enters a score.
+
+* Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest).
+* Collectives (`collective_range`):
+  * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
+    `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own
+    InfiniBand/RoCE and socket transports (NVIDIA/nccl `src/transport/net_ib/init.cc` 558 and
+    `src/transport/net_socket.cc` 174, `props->latency = 0`); 35 us for AWS's EFA plugin on P5en, P6-B200 and
+    P6-B300, 75 us on P4d, P4de, P5, P5e and on any platform it does not know (aws-ofi-nccl `src/platform-aws.cpp`
+    at commit 2daf7d303aa1, `platform_data_map[].latency` and the fall-through default). Open when the group
+    crosses scale-up domains and the case states no `scale_out.latency`.
+  * **NVLink SHARP (NVLS)**, which a case runs only when it names `nvls`/`nvls_tree` (NCCL needs the fabric
+    manager's multicast support, which a measurement does not state). Open for `algorithm: auto` on an accelerator
+    that has it: NCCL then takes NVLS inside a domain and NVLSTree across domains where they are faster.
+* Training on an accelerator whose GEMM efficiency in the case's precision is a stated range, not a measurement
+  (`efficiency.gemm_range`; `training_efficiency_range`): the prediction at both ends of that range.
+* Serving (`serving_range`): **the KV-cache precision** of a case served in FP8 or FP4 that states no
+  `kv_precision`. It is scored with the KV cache in FP8 (`kernels.serving_kv_dtype`), but TensorRT-LLM's
+  `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
+  16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from itertools import product
+
+from archgen.model.accelerator import Accelerator
+from archgen.perf.comm.collectives import bus_bandwidth, collective_time
+from archgen.perf.workload.efficiency_range import at_efficiency, gemm_range
+from archgen.scoring.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
+from archgen.scoring.catalog import load_accelerators
+
+#: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
+#: NCCL's IB/RoCE and socket transports, aws-ofi-nccl on P5en/P6-B200/P6-B300, and on P4d/P5/P5e (its default).
+DECLARED_NET_LATENCIES = (0.0, 35e-6, 75e-6)
+
+
+#: Serving precisions whose KV cache a source may leave open (quantised weights; a 16-bit model keeps a 16-bit cache).
+QUANTISED_SERVING = ("fp8", "fp4")
+
+
+def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, ...]:
+    """The knobs a case's source leaves open: 'network latency', 'NVLS' (collectives), 'KV cache' (serving)."""
+    inf = case.inference
+    if inf is not None:
+        return ("KV cache",) if inf.precision in QUANTISED_SERVING and inf.kv_precision is None else ()
+    t = case.training
+    if t is not None:
+        rng = accelerators[case.system.accelerator].efficiency.gemm_range
+        return ("GEMM efficiency",) if t.precision in rng else ()
+    c = case.collective
+    if c is None:
+        return ()
+    s = case.system
+    so = s.scale_out
+    out = []
+    if so is not None and s.count > s.scale_up.domain and "latency" not in so.model_fields_set:
+        out.append("network latency")
+    su = accelerators[s.accelerator].scale_up
+    if c.algorithm == "auto" and c.op != "all_to_all" and su is not None and su.in_network_reduction:
+        out.append("NVLS")
+    return tuple(out)
+
+
+#: How each open knob reads beside a range.
+KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on", "KV cache": "KV cache fp8/bf16",
+               "GEMM efficiency": "the catalog's stated GEMM efficiency range"}
+
+
+def describe(knobs: tuple[str, ...]) -> str:
+    """The open knobs of a range with the values they were taken at ('network latency 0/35/75 us, NVLS off/on')."""
+    return ", ".join(KNOB_VALUES[k] for k in knobs)
+
+
+def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                     ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's lowest and highest prediction over a collective case's open knobs (`open_knobs`).
+
+    Empty for a case that leaves none open (or is not a collective).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    c = case.collective
+    knobs = open_knobs(case, accs) if c is not None else ()
+    if not knobs or c is None:
+        return {}
+    stated_nvls = c.algorithm in ("nvls", "nvls_tree")
+    nvls_values = (False, True) if "NVLS" in knobs else (stated_nvls,)
+    preds = []
+    for nvls, latency in product(nvls_values, DECLARED_NET_LATENCIES if "network latency" in knobs else (None,)):
+        hw = case_hardware(case, accs, nvls=nvls)
+        if latency is not None:
+            hw = dataclasses.replace(hw, scale_out_latency=latency)
+        size = float(c.size.to("B").magnitude)
+        n = case.system.count
+        t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
+        preds.append({"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))})
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                  ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's lowest and highest prediction over a serving case's KV-cache precision, FP8 or BF16.
+
+    Empty unless the case serves FP8 or FP4 weights and states no `kv_precision` (`open_knobs`).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    if not open_knobs(case, accs) or case.inference is None:
+        return {}
+    preds = [predict(case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": kv})}),
+                     accs) for kv in ("fp8", "bf16")]
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                              ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's prediction at both ends of the case accelerator's stated GEMM efficiency range.
+
+    Empty unless the case trains in a data type whose efficiency the catalog states as a range (`open_knobs`).
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    if case.training is None or not open_knobs(case, accs):
+        return {}
+    hw, dt = case_hardware(case, accs), case.training.precision
+    preds = [training_metrics(case, h, float(training_estimate(case, h).step_time))
+             for h in (at_efficiency(hw, dt, e) for e in gemm_range(hw, dt) or ())]
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                   ) -> dict[str, tuple[float, float]]:
+    """A case's range over what it leaves unstated: stack profiles, open collective knobs or KV-cache precision."""
+    if case.collective is not None:
+        return collective_range(case, accelerators)
+    if case.inference is not None:
+        return serving_range(case, accelerators)
+    spans = [r for r in (stack_range(case, accelerators), training_efficiency_range(case, accelerators)) if r]
+    return {k: (min(r[k][0] for r in spans), max(r[k][1] for r in spans)) for k in spans[0]} if spans else {}
