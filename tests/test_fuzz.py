@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import HealthCheck, event, given, note, seed, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run_cli
@@ -29,6 +29,11 @@ from tests.fuzz_corpus import build_world
 from tests.fuzz_mutate import SECRET, Draw, mutate, whole_file
 
 EXAMPLES = int(os.environ.get("ARCHGEN_FUZZ_EXAMPLES", "2000"))
+#: The examples run as this many tests, so that `make test`'s two workers share them (one test of 2,000 examples was
+#: the longest pole of the suite); each shard fuzzes its own slice of the corpus.
+SHARDS = 8
+#: The first shard's seed when derandomised (`make test`): the same examples on every machine.
+SEED = 23_000
 
 
 @pytest.fixture(scope="module")
@@ -37,19 +42,32 @@ def world():
     return build_world()
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 2000, database=None, print_blob=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
-@given(data=st.data())
-def test_mutated_specs_never_crash_pass_invalid_input_or_leave_partial_files(world, data, tmp_path_factory,
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_mutated_specs_never_crash_pass_invalid_input_or_leave_partial_files(world, shard, tmp_path_factory,
                                                                             monkeypatch):
-    scenario = world.scenarios[data.draw(st.integers(0, len(world.scenarios) - 1), label="file")]
+    """`EXAMPLES` in all, over `SHARDS` tests that `pytest -n` spreads over its workers: shard k mutates the
+    scenarios k, k + SHARDS, ... (the corpus split, not sampled again) from its own fixed seed in `make test`."""
+    scenarios = world.scenarios[shard::SHARDS]
+    root = tmp_path_factory.getbasetemp() / f"fuzz-{shard}"
+
+    @settings(max_examples=-(-EXAMPLES // SHARDS), deadline=None, derandomize=EXAMPLES <= 2000, database=None,
+              print_blob=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(data=st.data())
+    def example(data):
+        _example(world, scenarios, data, root, monkeypatch)
+
+    (seed(SEED + shard)(example) if EXAMPLES <= 2000 else example)()
+
+
+def _example(world, scenarios, data, root: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """One mutated file through `check` (or `estimate --cases`), and what must hold of the result."""
+    scenario = data.draw(st.sampled_from(scenarios), label="file")
     m = mutate(Draw(lambda seq: data.draw(st.sampled_from(seq)), lambda lo, hi: data.draw(st.integers(lo, hi))),
                scenario, world)
     note(f"{scenario.name}: {m.what}")
     if os.environ.get("ARCHGEN_FUZZ_LOG"):  # the example running when a fuzz run is killed (memory, time)
         with open(os.environ["ARCHGEN_FUZZ_LOG"], "a", encoding="utf-8") as log:
             log.write(f"{scenario.name}: {m.what}\n")
-    root = tmp_path_factory.getbasetemp() / "fuzz"
     spec, out = root / "specs" / Path(scenario.name).name, root / "out" / "report.json"
     if root.exists():
         for folder in (spec.parent, out.parent):
