@@ -93,8 +93,11 @@ def cli():
 
 
 #: The longest single tests (mypy from a cold cache, the fuzz shards), moved to the front of the run: `make test`'s
-#: two workers then never wait at the end on one of them while the other has nothing left to take.
-FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::")
+#: two workers then never wait at the end on one of them while the other has nothing left to take. The tests that
+#: share `tests/render/conftest.py::every_document` follow, together, so that one worker renders it (xdist's
+#: worksteal hands each worker a contiguous half of the run at the start).
+FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tests/render/test_browser.py::",
+         "tests/render/test_render.py::test_all_targets_when_none_given")
 
 
 def pytest_collection_modifyitems(items):
