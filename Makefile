@@ -13,23 +13,26 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Debian's Chromium for the HTML tests and poppler-utils for the PDF text tests (skipped with a clear reason where
-# they cannot be installed).
+# they cannot be installed); one `apt-get update` for both.
 browser:
-	@command -v chromium >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
-	  echo "note: chromium not installed; the browser tests will be skipped"; }
-	@command -v pdftotext >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null) || \
-	  echo "note: poppler-utils not installed; the PDF text tests will be skipped"; }
+	@missing=""; command -v chromium >/dev/null 2>&1 || missing="chromium"; \
+	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
+	[ -z "$$missing" ] || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
+	  echo "note: $$missing not installed; the browser and PDF text tests that need them will be skipped"; }
 
 demo: $(STAMP)
 	$(VENV)/bin/archgen check specs/
 	$(VENV)/bin/archgen render specs/ --out out --formats md,html,pdf,xlsx,csv,svg,png
 	$(VENV)/bin/archgen sweep specs/sweeps/llama3-70b.yaml --out out --formats md,html,csv,svg
 
-# two workers: the suite (with mypy) stays under 3 minutes on 2 cores; `pytest -m "not slow"` for a quick loop
+# two workers: the suite (with mypy) stays under 3 minutes on 2 cores; `pytest -m "not slow"` for a quick loop.
+# worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
+# worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
+# sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and
+# pytest does not rewrite every test module again in each worker.
 test: $(STAMP) browser
-	$(PY) -m pytest -n 2
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist worksteal
 
 # The mutation fuzz of every shipped spec, example, check case and case file at 100,000 random examples (make test
 # runs 2,000 fixed ones) under a 4 GiB address-space cap (RLIMIT_AS); a failure prints the shrunk input and a

@@ -90,3 +90,17 @@ def run_cli(*args: str) -> CliResult:
 def cli():
     """The `run_cli` helper as a fixture."""
     return run_cli
+
+
+#: The longest single tests (mypy from a cold cache, the fuzz shards), moved to the front of the run: `make test`'s
+#: two workers then never wait at the end on one of them while the other has nothing left to take. The tests that
+#: share `tests/render/conftest.py::every_document` follow, together, so that one worker renders it (xdist's
+#: worksteal hands each worker a contiguous half of the run at the start).
+FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tests/render/test_browser.py::",
+         "tests/render/test_layout.py::", "tests/render/test_render.py::test_all_targets_when_none_given")
+
+
+def pytest_collection_modifyitems(items):
+    """Run `FIRST` first, in their order; every other test keeps its place."""
+    items[:] = sorted(items, key=lambda item: next((i for i, p in enumerate(FIRST) if item.nodeid.startswith(p)),
+                                                   len(FIRST)))

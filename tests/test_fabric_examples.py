@@ -20,13 +20,9 @@ GB300 = REPO / "examples" / "gb300-nvl72-su"
 
 
 @pytest.fixture(scope="module")
-def shipped():
-    return run([SPECS])
-
-
-@pytest.fixture(scope="module")
-def gb300():
-    return run([GB300])
+def gb300(example):
+    """The GB300 example, as conftest's session fixture runs it (`shipped` is conftest's too)."""
+    return example
 
 
 def _m(result, path: str) -> dict[str, float]:

@@ -11,15 +11,13 @@ import math
 import pytest
 
 from archgen.analyse.distribution import distribution, needed_psus
-from archgen.pipeline import run
-from tests.conftest import SPECS
 
 PHASE_CAPACITY = 415 * 60 * math.sqrt(3) * 0.8 / 3 / 1000    # kW per phase of one PDU: 11.50
 
 
 @pytest.fixture(scope="module")
-def racks():
-    return run([SPECS]).racks
+def racks(shipped):
+    return shipped.racks
 
 
 def _dist(racks, rid):
@@ -70,11 +68,10 @@ def test_rack_without_pdus_has_no_distribution(racks):
     assert distribution(a.rack, a.power.conversion.unit_capacity) is None
 
 
-def test_rack_document_shows_the_map_and_the_cases(racks, tmp_path):
+def test_rack_document_shows_the_map_and_the_cases(shipped, tmp_path):
     from archgen.render import render_all
 
-    result = run([SPECS])
-    render_all(result, tmp_path, target="dgx-h100-4", formats=("md",), revision="test", progress=False)
+    render_all(shipped, tmp_path, target="dgx-h100-4", formats=("md",), revision="test", progress=False)
     md = (tmp_path / "dgx-h100-4" / "dgx-h100-4.md").read_text()
     assert "### 7.3 Power distribution" in md and "*Table: PSU-to-PDU outlet map*" in md
     assert "| dgx-h100 | 3 | 1 | 1 | — | L1 | 1.70 |" in md

@@ -14,7 +14,6 @@ import pytest
 from archgen.analyse.rack import analyse_rack
 from archgen.pipeline import run
 from archgen.units import Q_
-from tests.conftest import SPECS
 
 PDU_KVA = 415 * 60 * math.sqrt(3) / 1000          # 43.13
 FEED_KW = PDU_KVA * 0.8                            # 34.50
@@ -89,18 +88,18 @@ def test_switch_optics_follow_the_switch_ports_to_the_pdus(spec_tree):
     assert p.it_power.m_as("kW") == pytest.approx(21.6 + 0.196 + 0.5)
 
 
-def test_shipped_racks_keep_one_path():
+def test_shipped_racks_keep_one_path(shipped):
     # No shipped rack places both shelves and PDUs, so none of their numbers moved: the GB200 rack is on shelves,
     # every other on PDUs.
-    arrangements = {p: a.power.arrangement for p, a in run([SPECS]).racks.items()}
+    arrangements = {p: a.power.arrangement for p, a in shipped.racks.items()}
     assert arrangements.pop("rack/gb200-nvl72") == "shelves"
     assert set(arrangements.values()) == {"pdus"}
 
 
-def test_pwr009_applies_only_where_shelves_and_pdus_meet(spec_tree):
+def test_pwr009_applies_only_where_shelves_and_pdus_meet(spec_tree, shipped):
     from archgen.checks.scope import applies
     result, _ = _analyse(spec_tree, _rack(4, BESIDE))
     mixed = next(r for r in result.design.racks if r.spec.id == "r")
-    shipped = next(r for r in run([SPECS]).design.racks if r.spec.id == "dgx-h100-4")
+    h100 = next(r for r in shipped.design.racks if r.spec.id == "dgx-h100-4")
     assert applies("PWR009", ["rack/r"], [mixed])
-    assert not applies("PWR009", ["rack/dgx-h100-4"], [shipped])      # PDUs only: nothing to connect
+    assert not applies("PWR009", ["rack/dgx-h100-4"], [h100])      # PDUs only: nothing to connect

@@ -32,8 +32,8 @@ def test_switch_end_modules_are_in_the_network_rack(spec_tree):
     assert cluster.metrics["it_power"].m_as("W") == pytest.approx(equipment.m_as("W") + 32 * 17)
 
 
-def test_shipped_clusters_count_each_transceiver_once():
-    result = run([SPECS])
+def test_shipped_clusters_count_each_transceiver_once(shipped):
+    result = shipped
     for cluster in result.clusters.values():
         racks = sum(result.racks[f"rack/{rid}"].power.equipment * n for rid, n in cluster.cluster.rack_counts.items())
         unplaced = sum((line.total_power for line in cluster.cabling.bom if line.note == "not placed in a rack"),
@@ -46,7 +46,7 @@ def test_shipped_clusters_count_each_transceiver_once():
     assert leaf.power.input_power == leaf.power.it_power
 
 
-def test_unplaced_switches_do_not_save_optics_power(tmp_path):
+def test_unplaced_switches_do_not_save_optics_power(shipped, tmp_path):
     """Issue 11 item 5: leaving the GB200 SU's compute switches out of their rack cut optics power by 78 %.
 
     Their runs were given the 1 m in-rack length (DAC); now they get the floor's longest run, corner to corner:
@@ -58,7 +58,7 @@ def test_unplaced_switches_do_not_save_optics_power(tmp_path):
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("    leaf: {rack: gb200-su-ib}\n    spine: {rack: gb200-su-ib}\n", "", 1),
                     encoding="utf-8")
-    placed = run([SPECS]).clusters["cluster/gb200-nvl72-su"]
+    placed = shipped.clusters["cluster/gb200-nvl72-su"]
     result = run([tmp_path / "specs"])
     unplaced = result.clusters["cluster/gb200-nvl72-su"]
     assert unplaced.metrics["optics_power"] >= placed.metrics["optics_power"]

@@ -11,14 +11,12 @@ from __future__ import annotations
 import pytest
 
 from archgen.model import Switch, System
-from archgen.pipeline import run
 from archgen.render import render_all
-from tests.conftest import SPECS
 
 
 @pytest.fixture(scope="module")
-def result():
-    return run([SPECS])
+def result(shipped):
+    return shipped
 
 
 def test_rack_typical_power_uses_stated_typicals(result):

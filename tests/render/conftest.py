@@ -24,3 +24,16 @@ def test_run():
 def shipped_run(shipped):
     """The session's run of the shipped examples (`tests/conftest.py::shipped`)."""
     return shipped
+
+
+@pytest.fixture(scope="session")
+def every_document(shipped_run, example, tmp_path_factory):
+    """Markdown, HTML and PDF of every rack and cluster of specs/ and of examples/gb300-nvl72-su, once a session.
+
+    Building a document is most of rendering it (a second format adds about a fifth), so the tests that need every
+    target share this: (the shipped examples' written files, the GB300 example's, the folder holding both).
+    """
+    from archgen.render import render_all
+    out = tmp_path_factory.mktemp("every")
+    shipped = render_all(shipped_run, out, formats=("md", "html", "pdf"), revision="test", progress=False)
+    return shipped, render_all(example, out, formats=("md", "html", "pdf"), revision="test", progress=False), out

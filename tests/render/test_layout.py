@@ -29,14 +29,14 @@ WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="
 
 
 @pytest.fixture(scope="module")
-def pdfs(shipped_run, example, tmp_path_factory):
-    """Every rack and cluster of specs/ and of examples/gb300-nvl72-su as PDF, and the GB200 SU's customer edition."""
-    out = tmp_path_factory.mktemp("pdf")
-    render_all(shipped_run, out, formats=("pdf",), revision="test", progress=False)
-    render_all(example, out, formats=("pdf",), revision="test", progress=False)
-    render_all(shipped_run, out / "customer", target="gb200-nvl72-su", formats=("pdf",), revision="test",
+def pdfs(shipped_run, every_document, tmp_path_factory):
+    """Every rack and cluster of specs/ and of examples/gb300-nvl72-su as PDF (`every_document`), and the GB200 SU's
+    customer edition, in the order of their paths under one folder (the edition under customer/)."""
+    out, mine = every_document[2], tmp_path_factory.mktemp("pdf")
+    render_all(shipped_run, mine / "customer", target="gb200-nvl72-su", formats=("pdf",), revision="test",
                progress=False, audience="customer")
-    found = sorted(out.glob("**/*.pdf"))
+    found = [p for _, p in sorted([(p.relative_to(out), p) for p in out.glob("**/*.pdf")]
+                                  + [(p.relative_to(mine), p) for p in mine.glob("**/*.pdf")])]
     assert {p.stem for p in found} >= {"gb200-nvl72-su", "dgx-b200-superpod", "gb300-nvl72-su", "gb200-nvl72"}
     return found
 
