@@ -140,9 +140,9 @@ class StackSwitches(Spec):
                      "in DeepSeek-V3 B200 FP8-MX/NVFP4)"))] = Field(
         None, description="MoE token dispatcher backend: alltoall (Megatron-core's NCCL all-to-all), deepep or "
                           "hybridep (the flex dispatcher's backends); sets the per-call host and synchronisation "
-                          "cost (docs/perf-model.md, MoE dispatcher). Left out with ep_dedup stated, it follows "
-                          "ep_dedup (false: alltoall; true under a profile whose dispatcher is alltoall: deepep, "
-                          "Megatron-core's default flex backend).")
+                          "cost (docs/perf-model.md, Training: MoE dispatcher per-call cost). Left out with "
+                          "ep_dedup stated, it follows ep_dedup (false: alltoall; true under a profile whose "
+                          "dispatcher is alltoall: deepep, Megatron-core's default flex backend).")
     overlap_ep_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
         (False, "Megatron-core alltoall dispatcher: no overlap"),
