@@ -132,3 +132,16 @@ def test_a_contradiction_is_refused():
 
     with pytest.raises((SpecError, ValueError), match="ep_dedup true contradicts moe_dispatcher 'alltoall'"):
         StackSwitches(ep_dedup=True, moe_dispatcher="alltoall")
+
+
+def test_a_contradiction_in_a_case_file_is_located(cli, tmp_path):
+    """In a case file the refusal names the file, the line of the case's training and the expected value."""
+    data = yaml.safe_load((DATA / "bridge-26.04.yaml").read_text())
+    case = next(c for c in data["cases"] if c["id"] == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
+    case["training"] |= {"ep_dedup": True, "moe_dispatcher": "alltoall"}
+    path = tmp_path / "cases.yaml"
+    path.write_text(yaml.safe_dump({**data, "cases": [case]}, sort_keys=False), encoding="utf-8")
+    out = cli("estimate", "--cases", str(path))
+    text = out.out + out.err
+    assert f"{path}:" in text
+    assert "ep_dedup true contradicts moe_dispatcher 'alltoall'; expected ep_dedup false" in text
