@@ -137,7 +137,7 @@ class StackSwitches(Spec):
                      "alltoall for EP > 1"),
         ("hybridep", f"{_BRIDGE} 26.04-alpha.rc2 scripts/performance/configs: moe_flex_dispatcher_backend='hybridep' "
                      "in the Qwen3 (H100 EP16 included), Kimi, GPT-OSS and DeepSeek-V3 base configs (DeepEP only "
-                     "in DeepSeek-V3 B200 FP8-MX/NVFP4)"))] = Field(
+                     "in DeepSeek-V3 B200 FP8-MX/NVFP4); v0.2.2's Qwen3 base configs already set hybridep"))] = Field(
         None, description="MoE token dispatcher backend: alltoall (Megatron-core's NCCL all-to-all), deepep or "
                           "hybridep (the flex dispatcher's backends); sets the per-call host and synchronisation "
                           "cost (docs/perf-model.md, Training: MoE dispatcher per-call cost). Left out with "
