@@ -27,7 +27,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from archgen.model.spec import Spec
 
@@ -40,6 +40,7 @@ AttentionKernel = Literal["flash", "materialized"]
 GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
 Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8"]
+MoeDispatcher = Literal["alltoall", "deepep", "hybridep"]
 
 #: (value, where it is read) of one switch under one profile.
 Setting = tuple[object, str]
@@ -127,8 +128,21 @@ class StackSwitches(Spec):
     ep_dedup: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
         (False, "Megatron-core alltoall dispatcher: every routed copy is sent, in BF16"),
-        (True, f"{_BRIDGE} MoE recipes: flex dispatcher (DeepEP on Hopper, HybridEP on Blackwell)"))] = Field(
-        None, description="MoE dispatch sends a token once per destination node (DeepEP/HybridEP).")
+        (True, f"{_BRIDGE} MoE recipes: the flex dispatcher (see moe_dispatcher)"))] = Field(
+        None, description="MoE dispatch sends a token once per destination node (DeepEP/HybridEP); left out, it "
+                          "follows a stated moe_dispatcher (true for deepep and hybridep).")
+    moe_dispatcher: Annotated[MoeDispatcher | None, ByStack(
+        ("alltoall", f"{_LM21}: no MoE token dispatcher (the plain all-to-all stands in; no MoE case uses it)"),
+        ("alltoall", "Megatron-core MoE README (megatron/core/transformer/moe/README.md): --moe-token-dispatcher-type "
+                     "alltoall for EP > 1"),
+        ("hybridep", f"{_BRIDGE} 26.04-alpha.rc2 scripts/performance/configs: moe_flex_dispatcher_backend='hybridep' "
+                     "in the Qwen3 (H100 EP16 included), Kimi, GPT-OSS and DeepSeek-V3 base configs (DeepEP only "
+                     "in DeepSeek-V3 B200 FP8-MX/NVFP4); v0.2.2's Qwen3 base configs already set hybridep"))] = Field(
+        None, description="MoE token dispatcher backend: alltoall (Megatron-core's NCCL all-to-all), deepep or "
+                          "hybridep (the flex dispatcher's backends); sets the per-call host and synchronisation "
+                          "cost (docs/perf-model.md, Training: MoE dispatcher per-call cost). Left out with "
+                          "ep_dedup stated, it follows ep_dedup (false: alltoall; true under a profile whose "
+                          "dispatcher is alltoall: deepep, Megatron-core's default flex backend).")
     overlap_ep_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
         (False, "Megatron-core alltoall dispatcher: no overlap"),
@@ -146,6 +160,16 @@ class StackSwitches(Spec):
         None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling) "
                           "or mxfp8. An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
                           "training follows NVFP4.")
+
+    @model_validator(mode="after")
+    def _dispatcher_and_dedup_agree(self) -> StackSwitches:
+        """DeepEP and HybridEP deduplicate per node, Megatron-core's alltoall does not: the two must agree."""
+        d, e = self.moe_dispatcher, self.ep_dedup
+        if d is not None and e is not None and e != (d != "alltoall"):
+            raise ValueError(f"ep_dedup {str(e).lower()} contradicts moe_dispatcher {d!r}; expected ep_dedup "
+                             f"{str(d != 'alltoall').lower()} (deepep and hybridep send a token once per node, "
+                             "alltoall every routed copy) or leave ep_dedup out")
+        return self
 
 
 @dataclass(frozen=True)
@@ -190,8 +214,9 @@ SWITCHES: dict[str, TrainingSwitch] = _rows(SequenceParallel, StackSwitches)
 
 #: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
 #: each switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
-#: for cp, of the experts for ep). Switches not listed keep the stack's value: the dtypes, dropout and the FP8 recipe
-#: change the numerics, and ep_dedup is the dispatcher the stack ships, not a plan's choice.
+#: for cp, of the experts for ep). Switches not listed keep the stack's value: the dtypes, dropout and the FP8
+#: recipe change the numerics, and ep_dedup and moe_dispatcher are the dispatcher the stack ships, not a plan's
+#: choice.
 ALLOWS: dict[str, ByStack] = {
     "sequence_parallel": ByStack(((False,), f"{_LM21}: sequence parallelism arrived in 2022"),
                                  ((False, True), f"{_CORE}: --sequence-parallel"),

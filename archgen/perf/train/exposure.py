@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
+from archgen.perf.comm.dispatcher import fixed_costs
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
@@ -129,14 +130,31 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
     a2a = a2a + where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
                                                                etp, members_per_domain(hw, etp, 1)), 0.0)
-    t = 2.0 * (passes + 1.0) * a2a
+    t = 2.0 * (passes + 1.0) * a2a + dispatcher_cost(hw, job, T / tp, ep, k_ep, passes)
     if job.overlap_ep_comm:
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)
         shown = sum(maximum(0.0, a2a - w) for w in windows)
         lost = 1.0 - sm_kept(hw, EP_COMM_SMS)
-        t = shown + lost * (4.0 * a2a - shown) + 2.0 * (passes - 1.0) * a2a
+        t = (shown + lost * (4.0 * a2a - shown) + 2.0 * (passes - 1.0) * a2a
+             + dispatcher_cost(hw, job, T / tp, ep, k_ep, passes))
     return where(ep > 1, t, 0.0)
+
+
+def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
+    """The token dispatcher's per-call host and synchronisation cost of one MoE layer per micro-batch.
+
+    From `archgen.perf.comm.dispatcher`: with `moe_dispatcher` hybridep each forward dispatch (`passes` of them: the
+    forward and any recompute) pays HybridEP's fixed dispatch cost and all-gathers the routing map (one byte per
+    token and expert, over the EP group), and every other call (the forward combines and the two backward calls)
+    its fixed combine cost; alltoall and deepep publish no figure (0). On the critical path: a stream
+    synchronisation stalls both streams, so no overlap window hides it.
+    """
+    if job.moe_dispatcher != "hybridep":
+        return 0.0
+    disp, comb = fixed_costs(ep, ep / k_ep)
+    gather = collective_time(hw, "all_gather", ep * tokens * job.arch.experts * 1.0, ep, k_ep)
+    return passes * (disp + gather) + (passes + 2.0) * comb
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None):

@@ -68,6 +68,7 @@ class Job:
     param_gather_dtype: str = _D.param_gather_dtype
     overlap_param_gather: bool = _D.overlap_param_gather
     ep_dedup: bool = _D.ep_dedup
+    moe_dispatcher: str = _D.moe_dispatcher
     overlap_ep_comm: bool = _D.overlap_ep_comm
     dropout: bool = _D.dropout
     fp8_recipe: str = _D.fp8_recipe
@@ -77,8 +78,8 @@ class Job:
         """A job with a stack profile's resolved switches (`stacks.resolve`)."""
         return cls(arch, seq_len, global_batch, precision, knobs.attention, knobs.distributed_optimizer,
                    knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
-                   knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.overlap_ep_comm,
-                   knobs.dropout, knobs.fp8_recipe)
+                   knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.moe_dispatcher,
+                   knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe)
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

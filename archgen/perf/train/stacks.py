@@ -40,7 +40,15 @@ from typing import TYPE_CHECKING
 
 from archgen.errors import InternalError
 from archgen.model.cases import CaseTraining
-from archgen.model.switches import STACKS, SWITCHES, AttentionKernel, Fp8Recipe, GatherDtype, GradDtype
+from archgen.model.switches import (
+    STACKS,
+    SWITCHES,
+    AttentionKernel,
+    Fp8Recipe,
+    GatherDtype,
+    GradDtype,
+    MoeDispatcher,
+)
 from archgen.model.workload import Training
 
 #: Knobs a profile sets, with what each means (the names a Workload's `training` or a case may state).
@@ -65,6 +73,7 @@ if TYPE_CHECKING:
         overlap_tp_comm: bool
         overlap_p2p_comm: bool
         ep_dedup: bool
+        moe_dispatcher: MoeDispatcher
         overlap_ep_comm: bool
         dropout: bool
         fp8_recipe: Fp8Recipe
@@ -99,7 +108,8 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
     `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
     """
-    base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in precision_rules(stack, precision).items()}
+    rules = precision_rules(stack, precision) | dispatcher_rules(stack, stated)
+    base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in rules.items()}
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
     return _knobs(base | given)
 
@@ -113,6 +123,24 @@ def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]
     if PROFILES[stack].param_gather_dtype == "fp8" and precision != "fp8":
         out["param_gather_dtype"] = ("the FP8 parameter gather applies to FP8 training only", "bf16")
     return out
+
+
+def dispatcher_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[str, object]]:
+    """The profile value of `ep_dedup` or `moe_dispatcher` that the other, stated alone, changes.
+
+    Returned as switch -> (why, value). DeepEP and HybridEP deduplicate per node and Megatron-core's alltoall
+    does not; a stated ep_dedup true under a profile whose dispatcher is alltoall reads as the flex dispatcher's
+    default backend, DeepEP (megatron/core/transformer/transformer_config.py at 3097d81:
+    moe_flex_dispatcher_backend = "deepep").
+    """
+    d, e = stated.get("moe_dispatcher"), stated.get("ep_dedup")
+    if d is not None and e is None:
+        return {"ep_dedup": (f"follows the stated moe_dispatcher {d}", d != "alltoall")}
+    if e is not None and d is None and bool(e) != (PROFILES[stack].moe_dispatcher != "alltoall"):
+        return {"moe_dispatcher": ("follows the stated ep_dedup (Megatron-core's flex default backend)" if e else
+                                   "follows the stated ep_dedup (no deduplication: alltoall)",
+                                   "deepep" if e else "alltoall")}
+    return {}
 
 
 @dataclass(frozen=True)
@@ -147,7 +175,7 @@ def explain(training: StatedTraining) -> list[Used]:
     origin = "profile" if named else "default"
     stated = stated_knobs(training)
     knobs = resolve(stack, stated, training.precision)
-    rules = precision_rules(stack, training.precision)
+    rules = precision_rules(stack, training.precision) | dispatcher_rules(stack, stated)
     out = [Used("stack", stack, "stated" if named else "default", None if named else stack,
                 "" if named else "no stack stated: the newest profile")]
     for name, switch in SWITCHES.items():
