@@ -134,11 +134,6 @@ def tree_protocol_bw(gen: int, proto: int, bus, channels, nodes):
     return bus
 
 
-def tree_correction(proto: int, size):
-    """tuning.cc 637-640: the tree's mid-size bandwidth correction for a message of `size` bytes."""
-    return tree_correction_at(proto, tree_index(size))
-
-
 #: `TREE_CORRECTION` rows as arrays.
 _TREE_ROWS = tuple(np.asarray(row) for row in TREE_CORRECTION)
 
@@ -157,7 +152,7 @@ def tree_index(size):
 
 
 def tree_correction_at(proto: int, index):
-    """The tree correction of protocol `proto` at a `tree_index`."""
+    """tuning.cc 637-640: the tree's mid-size bandwidth correction of protocol `proto` at a `tree_index`."""
     if isinstance(index, tuple):
         clipped, ok = index
         return np.where(ok, _TREE_ROWS[proto][clipped], 1.0)

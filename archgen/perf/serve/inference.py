@@ -57,7 +57,6 @@ MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
 #: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
 RESERVED_CONTEXT = {"full": lambda i, o: i + o, "mean": lambda i, o: i + o / 2.0}
-SCENARIOS = ("offline", "server", "concurrency")
 
 #: Fixed cost of one kernel inside a CUDA graph on an H100: setup and teardown during which no work streams
 #: (Hazy Research, "Look Ma, No Bubbles!", 2025-05-27, measured about 1.3 us per kernel with CUDA graphs).
