@@ -16,7 +16,7 @@ from archgen import metrics
 from archgen.model.requirements import Outcome, Status
 from archgen.perf.train.stacks import Used
 from archgen.perf.workload.bands import Band
-from archgen.perf.workload.estimate import Estimate
+from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
 from archgen.render.fmt import significant, unit_label
 from archgen.scoring.cases import Refused

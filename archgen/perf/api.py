@@ -15,7 +15,8 @@ from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
 from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
-from archgen.perf.workload.estimate import Estimate, precision
+from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.estimate_result import Estimate
 
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Estimate", "Machine", "PointRow", "Result", "SweepProblem",
            "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine",

@@ -37,7 +37,8 @@ from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
-from archgen.perf.workload.estimate import expert_problem, pipeline_options
+from archgen.perf.workload.serving_estimate import expert_problem
+from archgen.perf.workload.training_estimate import pipeline_options
 from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_, Q, parse_quantity
 from archgen.validate import problems_from

@@ -40,7 +40,7 @@ from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.stacks import stated_knobs
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
-from archgen.perf.workload.estimate import training_setup
+from archgen.perf.workload.training_estimate import training_setup
 
 #: Job switches a plan search varies (fields of `job.Job`); sequence parallelism is a `Layout` field.
 JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",

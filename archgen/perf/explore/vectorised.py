@@ -43,7 +43,7 @@ from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import busiest_memory, rank_times
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training, layer_times
-from archgen.perf.workload.estimate import training_setup
+from archgen.perf.workload.training_estimate import training_setup
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 

@@ -19,7 +19,8 @@ from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workload.estimate import Estimate, estimate
+from archgen.perf.workload.estimate import estimate
+from archgen.perf.workload.estimate_result import Estimate
 from archgen.topology import ScaleOutPath, TorusPath
 
 

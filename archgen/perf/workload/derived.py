@@ -26,7 +26,7 @@ from archgen.model.requirements import Outcome, Requirement, judge
 
 if TYPE_CHECKING:
     from archgen.perf.workload.cluster import Machine
-    from archgen.perf.workload.estimate import Estimate
+    from archgen.perf.workload.estimate_result import Estimate
 
 #: Metrics that still mean something when a job does not fit in memory.
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")

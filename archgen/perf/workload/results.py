@@ -16,7 +16,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.comm.collectives import busbw_curve
 from archgen.perf.workload.cluster import estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
-from archgen.perf.workload.estimate import Estimate
+from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.roofline import Roofline, workload_roofline
 from archgen.topology import ScaleOutPath
 

@@ -1,0 +1,140 @@
+"""A serving workload estimated (`estimate.estimate` calls it).
+
+Offline, server (Poisson arrivals) or a stated concurrency, on the replicas its accelerators hold.
+"""
+
+from __future__ import annotations
+
+import math
+
+from archgen.errors import WorkloadError
+from archgen.model.workload import Workload
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
+from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, estimate_serving, replica_rate
+from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.sensitivity import elasticities
+from archgen.units import Q_
+
+
+def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
+                     with_sensitivity: bool) -> Estimate:
+    """The estimate of a serving workload on `gpus` accelerators (its bands are added by `estimate`)."""
+    inf = workload.inference
+    assert inf is not None, "called for an inference workload"
+    batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
+    job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
+                   inf.attention_dp, inf.scenario)
+    notes: list[str] = []
+    if problem := expert_problem(arch, inf.ep):
+        raise WorkloadError(workload.id, problem)
+    if inf.tp is None:
+        cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= hw.scale_up_size and gpus % t == 0
+                 and (arch.heads % t == 0 or inf.attention_dp) and t % inf.ep == 0]
+        best, best_tp = -1.0, None
+        for t in cands:
+            rate = replica_rate(inf.arrival_rate, inf.replicas or max(gpus // t, 1))
+            e = estimate_serving(hw, job, t, batch, rate)[0]
+            if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
+                best, best_tp = float(e.tokens_per_second_per_gpu), t
+        if best_tp is None:
+            why = f"the model does not fit on up to {hw.scale_up_size} x {hw.accelerator}"
+            if inf.batch is not None and cands:
+                most = float(estimate_inference(hw, job, cands[-1], None).max_batch)
+                if most >= 1:
+                    why = (f"batch {inf.batch} does not fit: at tp {cands[-1]} the KV cache holds at most {most:g} "
+                           "sequences")
+            return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False, notes=[why],
+                            misfit=why)
+        tp = best_tp
+        notes.append(f"tp searched: {tp} gives the most tokens/s per accelerator")
+    else:
+        tp = inf.tp
+        if tp > hw.scale_up_size:
+            raise WorkloadError(workload.id, f"tp ({tp}) exceeds the scale-up domain of "
+                             f"{hw.scale_up_size} accelerators")
+        if arch.heads % tp and not inf.attention_dp:
+            raise WorkloadError(workload.id, f"tp ({tp}) does not divide the {arch.heads} attention heads")
+    replicas = inf.replicas or max(gpus // tp, 1)
+    if replicas * tp > gpus:
+        raise WorkloadError(workload.id, f"tp x replicas = {tp * replicas} exceeds the {gpus} accelerators")
+    if replicas * tp < gpus:
+        notes.append(f"{gpus - replicas * tp} of the {gpus} accelerators stay idle ({replicas} replicas of tp {tp})")
+    if inf.scenario == "server" and inf.arrival_rate is None:
+        notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
+                     "offline ones (latency percentiles are not estimated)")
+    rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
+    e, run = estimate_serving(hw, job, tp, batch, rate)
+    if run is not None:
+        notes.extend(run.notes)
+    fits = bool(e.fits)
+    misfit = ""
+    if not fits and float(e.batch) < 1:
+        left = hw.hbm_capacity * MEMORY_UTILISATION - float(e.weights_per_gpu)
+        misfit = (f"no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of KV cache per "
+                  f"accelerator, and {MEMORY_UTILISATION:.0%} of HBM after the weights "
+                  f"({float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
+                  + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
+    elif not fits:
+        misfit = (f"weights {float(e.weights_per_gpu) / 1e9:.1f} GB and KV cache of {float(e.batch):g} sequences "
+                  f"need {float(e.memory_per_gpu) / 1e9:.1f} GB per accelerator, {hw.hbm_capacity / 1e9:.1f} GB "
+                  "available")
+    if misfit:
+        notes.append(f"does not fit: {misfit}")
+    per_gpu = float(e.tokens_per_second_replica) * replicas / gpus  # idle accelerators count
+    metrics = {}
+    if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
+        metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
+                   "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
+                   "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
+                   "concurrency": Q_(float(e.batch) if run is None or closed else run.mean_running, "")}
+        if run is not None:
+            metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s"),
+                        "tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
+    metrics |= {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
+                "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
+    if gpus_per_rack and metrics.get("tokens_per_second_per_gpu"):
+        metrics["tokens_per_second_per_rack"] = Q_(per_gpu * gpus_per_rack, "1/s")
+    memory = {"weights": Q_(float(e.weights_per_gpu), "B"),
+              "kv_cache": Q_(float(e.memory_per_gpu - e.weights_per_gpu), "B"),
+              "total": Q_(float(e.memory_per_gpu), "B")}
+    # replica time per request, additive: tokens/s per replica = output_len / (prefill + decode)
+    breakdown = {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
+                 "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")
+                 } if "tpot" in metrics else {}
+    sens = {}
+    if with_sensitivity and fits:
+        def tput(h: Hardware) -> float:
+            x = estimate_serving(h, job, tp, batch, rate)[0]  # a batch left out follows the KV-cache capacity
+            return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
+        sens = elasticities(hw, tput, inf.precision)
+    layout: dict[str, int | str] = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
+    if inf.ep > 1 or inf.attention_dp:
+        layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
+    conv = {"ttft": "mean over the requests of a simulated run (perf.scheduler: continuous batching, chunked "
+                    f"prefill of {MAX_NUM_TOKENS} tokens per iteration, admission by KV cache, queueing) of first "
+                    "token - arrival; the closed loop's first N requests are left out (steady state)"
+                    if run is not None else "one request's prefill on an idle replica (no queueing)",
+            "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
+                    "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
+                    else "one decode step with `batch` sequences in flight per replica",
+            "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
+                           "time-weighted mean of the requests decoding per replica (at most the KV cache's "
+                           f"capacity, or `batch`), Poisson arrivals at {rate:.4g} requests/s per replica"
+                           if run is not None else
+                           "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
+            "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
+            "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
+                        f"tokens (kv_reserve: {inf.kv_reserve})"}
+    return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
+                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit)
+
+
+def expert_problem(arch: Arch, ep: int) -> str | None:
+    """Why `ep` cannot split the model's experts, or None."""
+    if ep > 1 and not arch.experts:
+        return f"ep ({ep}) needs a mixture-of-experts model; this one is dense"
+    if arch.experts and arch.experts % ep:
+        return f"ep ({ep}) does not divide the {arch.experts} experts"
+    return None

@@ -1,0 +1,177 @@
+"""A training workload estimated (`estimate.estimate` calls it).
+
+Its setup (job, switches, fixed layout fields), the layout search or the stated layout, the step time and its
+notes (the stack range, the efficiency range), and the elasticities.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from archgen.errors import WorkloadError
+from archgen.model.workload import Training, Workload
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import layout_problems, no_layout_reason, search_training
+from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
+from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
+from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.efficiency_range import efficiency_note
+from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.sensitivity import elasticities
+from archgen.units import Q_
+
+
+def pipeline_options(p) -> PipelineOptions:
+    """How a `Parallelism` (or a case's training) places the layers on the pipeline ranks."""
+    return PipelineOptions(p.embedding_slot, p.loss_slot, p.first_stage_layers, p.last_stage_layers,
+                           p.pipeline_layout)
+
+
+@dataclass(frozen=True)
+class TrainingSetup:
+    """A training workload as the layout search takes it: the job, what the workload fixes, how it pipelines."""
+
+    job: Job
+    knobs: Knobs
+    pipeline: PipelineOptions
+    fixed: dict[str, int | str | None]  # tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero (None: searched)
+    complete: bool                      # every field but zero given: nothing to search
+    layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
+
+
+def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> TrainingSetup:
+    """The search's inputs for a training workload.
+
+    A given part of the layout that is invalid on its own is a `WorkloadError` (of the hardware, only
+    `hw.scale_up_size` matters).
+    """
+    t = workload.training
+    assert t is not None, "called for a training workload"
+    p = t.parallelism
+    knobs = training_knobs(t)
+    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+    opts = pipeline_options(p)
+    interleave = p.interleave
+    if p.pipeline_layout is not None and p.pp is not None and interleave is None:
+        interleave = layout_interleave(p.pipeline_layout, p.pp)
+    fixed: dict[str, int | str | None] = {
+        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+        "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload, "etp": p.etp}
+    host = bool(np.any(hw.host_capacity > 0))
+    complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
+    # the given part of the layout must be valid on its own; the search only fills in what is missing
+    if p.tp is not None and p.pp is not None and p.dp is not None:
+        problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
+                                   micro_batch=p.micro_batch or 1, interleave=interleave or 1,
+                                   scale_up_size=hw.scale_up_size, pipeline=opts,
+                                   check_batch=p.micro_batch is not None,
+                                   offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host, etp=p.etp)
+    else:  # tp, cp and ep alone (dp = etp x ep keeps the expert rule to the experts)
+        alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep * (p.etp or 1), cp=p.cp, ep=p.ep,
+                                scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
+                                host_memory=host, etp=p.etp)
+        problems = [x for x in alone if x.field in ("tp", "cp", "ep", "etp", "offload")]
+    if problems:
+        raise WorkloadError(workload.id, "; ".join(problems))
+    zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
+    stated = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+              "interleave": interleave, "recompute": t.recompute, "zero": zero}
+    layout: dict[str, int | str] = {k: v for k, v in stated.items() if v is not None} if complete else {}
+    if complete and p.offload is not None and p.offload != "none":
+        layout["offload"] = p.offload
+    if complete and p.etp is not None:
+        layout["etp"] = p.etp
+    return TrainingSetup(job, knobs, opts, fixed, complete, layout)
+
+
+def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
+                      with_stack_range: bool) -> Estimate:
+    """The estimate of a training workload on `gpus` accelerators (its bands are added by `estimate`)."""
+    t = workload.training
+    assert t is not None, "called for a training workload"
+    setup = training_setup(workload, arch, hw, gpus)
+    job, knobs, opts, fixed = setup.job, setup.knobs, setup.pipeline, setup.fixed
+    notes: list[str] = []
+    searched: dict[str, int] = {}
+    est = None
+    if setup.complete:
+        layout = setup.layout
+    else:
+        res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts)
+        searched = {"evaluated": res.evaluated, "fitting": res.fitting}
+        if res.evaluated == 0:
+            raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
+        if res.best is None:
+            misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
+            return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
+                            notes=[misfit], misfit=misfit)
+        layout, est = res.best, res.estimate  # the search has timed its best layout already
+        notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
+    num = {k: int(v) for k, v in layout.items() if k not in ("recompute", "offload")}  # the integer fields
+    lay = Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"], num["ep"],
+                 num["interleave"], RECOMPUTE_CODES[str(layout["recompute"])], knobs.sequence_parallel,
+                 num["zero"], opts, OFFLOAD_CODES[str(layout.get("offload", "none"))], num.get("etp"))
+    if est is None:
+        est = estimate_training(hw, job, lay)
+    if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
+        notes.append(stack_range(t, arch, hw, lay, (job, lay, est)))
+    notes += efficiency_note(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
+    fits = bool(est.fits)
+    misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
+    if not fits:
+        notes.append(does_not_fit_note(float(est.memory.total), hw.hbm_capacity))
+    s = float(est.step_time)
+    metrics = {
+        "step_time": Q_(s, "s"),
+        "tokens_per_second": Q_(float(est.tokens_per_second), "1/s"),
+        "tokens_per_second_per_gpu": Q_(float(est.tokens_per_second) / gpus, "1/s"),
+        "tflops_per_gpu": Q_(float(est.tflops_per_gpu), "FLOPS"),
+        "mfu": Q_(float(est.mfu), "dimensionless"),
+        "memory_per_gpu": Q_(float(est.memory.total), "B"),
+        "memory_headroom": Q_(hw.hbm_capacity - float(est.memory.total), "B"),
+    }
+    parts = ("compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer")
+    breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
+    memory = {k: Q_(float(getattr(est.memory, k)), "B") for k in ("weights", "gradients", "optimizer", "activations")}
+    memory["total"] = Q_(float(est.memory.total), "B")
+    if float(est.memory.host):
+        memory["host"] = Q_(float(est.memory.host), "B")
+    sens = {}
+    if with_sensitivity and fits:
+        def step(h: Hardware) -> float:
+            e = estimate_training(h, job, lay)
+            return float(e.step_time) if bool(e.fits) else math.inf
+        sens = elasticities(hw, step, t.precision)
+    conv = {"flop_counting": "model FLOPs = 3 x forward (2 FLOP per MAC, full s^2 attention, logits included, "
+                             "no recomputation)",
+            "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: {hw.peak_for(t.precision) / 1e12:g} TFLOP/s"}
+    return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
+                    sens, notes=notes, conventions=conv, misfit=misfit)
+
+
+def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, TrainingEstimate]
+                 ) -> str:
+    """A note with the step time under each stack profile, for a workload that states no stack (the layout kept).
+
+    A band beside the estimate, which is the newest profile's (`switches.DEFAULT_STACK`); it enters no outcome.
+    `known` is (job, layout, estimate) of the workload's own reading; a profile that reads the job the same way
+    reuses that estimate.
+    """
+    done = {(known[0], known[1]): known[2]}
+    times = []
+    for name, knobs in variants(stated_knobs(t), t.precision, False, t.stack):
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+        layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
+        e = done.get((job, layout))
+        if e is None:
+            e = done[(job, layout)] = estimate_training(hw, job, layout)
+        times.append((float(e.step_time), name, bool(e.fits)))
+    lo, hi = min(times), max(times)
+    return (f"stack not stated: estimated with the newest profile, {t.stack}; over the stack profiles the step time "
+            f"ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout")
