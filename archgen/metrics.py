@@ -21,6 +21,8 @@ from archgen.units import Q
 
 _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py",
                           "perf/workload/estimate.py", "perf/explore/points.py")
+#: Metrics of one kind of job come from its own module; those of both kinds (and collectives) from the entry point.
+_ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
@@ -205,13 +207,13 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "rail_only.domains_per_rail", "", "", 0, "Domains per rail", "Scale-up domains a rail leaf "
            "joins.", "analyse/topologies.py"),
     # workloads (and each point of a sweep)
-    Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _E,
+    Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _ET,
            _T),
     Metric("workload", "ttft", "s", "ms", 1, "TTFT", "Time to first token: one request's prefill on an idle "
            "replica (offline), or the mean over a simulated run's requests of first token - arrival (concurrency, "
-           "server with an arrival rate).", _E, _I),
+           "server with an arrival rate).", _EI, _I),
     Metric("workload", "tpot", "s", "ms", 2, "TPOT", "Time per output token: one decode step with the batch in "
-           "flight (offline), or the mean over a simulated run's requests of (latency - TTFT) / (output - 1).", _E,
+           "flight (offline), or the mean over a simulated run's requests of (latency - TTFT) / (output - 1).", _EI,
            _I),
     Metric("workload", "ttft_p50", "s", "ms", 1, "TTFT p50", "Median time to first token over a simulated run "
            "(concurrency, or server with an arrival rate).", "perf/serve/scheduler.py", _I),
@@ -226,12 +228,12 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "
            "second over the accelerators used (idle ones count).", _E, _T + _I, True),
     Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
-           "accelerator times the accelerators of the largest rack.", _E, _I, True),
-    Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica.", _E, _I, True),
+           "accelerator times the accelerators of the largest rack.", _EI, _I, True),
+    Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica.", _EI, _I, True),
     Metric("workload", "tflops_per_gpu", "FLOPS", "TFLOPS", 0, "Model TFLOP/s per accelerator", "Model FLOPs "
-           "(3 × forward, no recomputation) per second per accelerator.", _E, _T, True),
+           "(3 × forward, no recomputation) per second per accelerator.", _ET, _T, True),
     Metric("workload", "mfu", "", "percent", 1, "MFU", "Model FLOP/s per accelerator over its dense peak at the "
-           "job's precision.", _E, _T, True),
+           "job's precision.", _ET, _T, True),
     Metric("workload", "memory_per_gpu", "B", "GB", 1, "Memory per accelerator", "HBM the job needs on the busiest "
            "accelerator.", _E, _T + _I),
     Metric("workload", "memory_headroom", "B", "GB", 1, "Memory headroom", "HBM capacity less the memory per "

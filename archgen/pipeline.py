@@ -80,7 +80,8 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
     design = build(specs)                          # references bound, counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
-    racks = analyse(design, switch_optics(clusters))  # again, with the transceivers in the ports of their switches
+    optics = {path: watts for path, watts in switch_optics(clusters).items() if watts.m}
+    racks |= analyse(design, optics, only=True)    # again where switches hold transceivers, with their power
     return specs, design, racks, clusters
 
 

@@ -36,7 +36,6 @@ from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
 
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
-COPPER = COPPER_MEDIA
 U_M = 0.04445
 
 
@@ -317,7 +316,7 @@ def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int
     if more; the BOM's cable counts and the port map's cables both use it.
     """
     split = max(opt.a.links_per_cable, opt.b.links_per_cable)
-    if opt.a.media in COPPER:
+    if opt.a.media in COPPER_MEDIA:
         return max(min(_ports_per_module(opt.a, speed, a_cage), _ports_per_module(opt.b, speed)), split)
     return split
 
@@ -384,7 +383,7 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
             if not n:
                 continue
             split = max(opt.a.links_per_cable, opt.b.links_per_cable)
-            if opt.a.media in COPPER:  # a cable assembly: one orderable part with its ends built in
+            if opt.a.media in COPPER_MEDIA:  # a cable assembly: one orderable part with its ends built in
                 c = math.ceil(n / links_per_cable(opt, speed, a_cage))
                 cables[opt.label] = cables.get(opt.label, 0) + c
                 modules[opt.a.id] = modules.get(opt.a.id, 0) + c

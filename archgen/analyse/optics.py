@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.analyse.cabling import COPPER, TierRuns, _ports_per_module, link_speed
+from archgen.analyse.cabling import TierRuns, _ports_per_module, link_speed
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import LinkOption
+from archgen.model.network import COPPER_MEDIA
 from archgen.units import Q_, Q
 
 
@@ -60,5 +61,5 @@ def _switch_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tupl
                 continue
             links = np.bincount(rack[sel], weights=tr.weight[sel], minlength=len(out))
             per = min(_ports_per_module(opt.a, speed), _ports_per_module(opt.b, speed)) \
-                if opt.a.media in COPPER else _ports_per_module(end, speed)
+                if opt.a.media in COPPER_MEDIA else _ports_per_module(end, speed)
             out += np.ceil(links / per) * end.power_per_end.m_as("W")

@@ -323,12 +323,13 @@ def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
                    cdu_flow_needed)
 
 
-def analyse(design: Design, optics: dict[str, Q] | None = None) -> dict[str, RackAnalysis]:
+def analyse(design: Design, optics: dict[str, Q] | None = None, *, only: bool = False) -> dict[str, RackAnalysis]:
     """Analyse every rack of the design (with its bill of materials), keyed by its object path.
 
     `optics` maps a rack's path to the switch-end transceiver power of its most loaded instance in the clusters
-    (`analyse.cabling.switch_optics`); racks missing from it hold none.
+    (`analyse.cabling.switch_optics`); racks missing from it hold none. `only`: just the racks `optics` names (the
+    pipeline's second pass, after the clusters: the others come out as the first pass left them).
     """
     optics = optics or {}
     return {r.path: replace(analyse_rack(r, optics.get(r.path)), bom=tuple(rack_bom(r, design.specs)))
-            for r in design.racks}
+            for r in design.racks if not only or r.path in optics}

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from archgen.analyse.cabling import COPPER, analyse_cabling
+from archgen.analyse.cabling import analyse_cabling
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster
 from archgen.build import ClusterDesign, Design, bind_cluster
+from archgen.model.network import COPPER_MEDIA
 from archgen.units import Q_, Q
 
 #: Largest scaled design analysed (racks): bounds the time a cluster document spends on its scaling chart.
@@ -120,7 +121,7 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
     optical = 0
     for t in cab.tiers:
         media = {end.id: end.media for opt in t.options for end in (opt.a, opt.b)}
-        optical += sum(n for mid, n in t.modules.items() if media.get(mid) not in COPPER)
+        optical += sum(n for mid, n in t.modules.items() if media.get(mid) not in COPPER_MEDIA)
     problems = tuple((fa.fabric.spec.id, p) for fa in a.fabrics for p in fa.problems)
     return ScalePoint(
         factor=factor, units=sum(a.cluster.unit_counts.values()), accelerators=a.accelerators, nodes=a.node_count,

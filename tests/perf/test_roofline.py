@@ -13,6 +13,7 @@ Sources:
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,7 @@ def test_training_kernel_times_sum_to_the_step_models_layer(h100, arch, tp, sp, 
 def test_inference_kernel_times_sum_to_the_serving_models_layer(h100, arch):
     """Prefill and decode kernels of one layer = `inference._forward` of a one-layer model minus its logits and
     sampling (`inference.output_time`); shared experts are listed beside the routed ones."""
-    one = Arch(**{**arch.__dict__, "layers": 1, "dense_layers": 0})
+    one = dataclasses.replace(arch, layers=1, dense_layers=0)
     job = ServeJob(one, 2048, 256, "fp8")
     r = inference_kernels(h100, one, input_len=2048, output_len=256, dtype="fp8", kv_dtype=None, tp=1, batch=64)
     for phase, tokens, context, batch, prefill in (("prefill", 2048.0, 2048.0, 1.0, True),
