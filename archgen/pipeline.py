@@ -11,10 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from archgen.analyse.cabling import analyse_clusters
-from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.optics import switch_optics
-from archgen.analyse.rack import RackAnalysis, analyse
+from archgen.analyse.operations import Operations
 from archgen.build import Design, build
 from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
 from archgen.topology import ScaleOutPath
@@ -23,14 +20,10 @@ from archgen.validate import Specs, validate
 
 if TYPE_CHECKING:
     from archgen import checks
-    from archgen.analyse.cost import Operations
+    from archgen.analyse.network import ClusterAnalysis
+    from archgen.analyse.rack import RackAnalysis
     from archgen.analyse.scaling import Scaling
     from archgen.perf.workload.results import WorkloadResult
-
-
-def _operations() -> Operations:
-    from archgen.analyse.cost import Operations
-    return Operations()
 
 
 @dataclass(frozen=True)
@@ -44,7 +37,7 @@ class Run:
     findings: list[checks.Finding]
     clusters: dict[str, ClusterAnalysis] = field(default_factory=dict)
     workloads: dict[str, WorkloadResult] = field(default_factory=dict)
-    operations: Operations = field(default_factory=_operations)  # reliability and cost (analyse.cost)
+    operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.cost)
     scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
 
     @property
@@ -75,6 +68,9 @@ def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[Source
 def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str, RackAnalysis],
                                                         dict[str, ClusterAnalysis]]:
     """Load → validate → build → analyse racks and clusters: the stages before workloads and checks."""
+    from archgen.analyse.cabling import analyse_clusters
+    from archgen.analyse.optics import switch_optics
+    from archgen.analyse.rack import analyse
     docs, library = load(paths)                    # YAML with source positions; unreadable files raise
     specs = validate(docs, library)                # typed models; schema and unit errors raise, all at once
     design = build(specs)                          # references bound, counts expanded
@@ -87,10 +83,12 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
 
 def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]]:
     """Load → validate → build, then the REF checks and renamed keys (SPC003) only: what `archgen validate` reports."""
-    from archgen import checks
+    from archgen.checks import Context, register
+    from archgen.checks.cascade import run_checks
     specs = validate(*load(paths))                 # schema and unit errors raise, all at once
     design = build(specs)                          # unresolved references are kept for REF001/REF002
-    return specs, checks.run_checks(checks.Context(design, {}, {}), ("REF", "SPC003"))
+    register(("REF",))                             # not the other checks, nor the model and analyses they read
+    return specs, run_checks(Context(design, {}, {}), ("REF", "SPC003"))
 
 
 def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutPath]:

@@ -60,11 +60,33 @@ def test_estimate_imports_neither_dask_nor_the_checks():
     assert loaded(modules, NOT_ESTIMATE) == []
 
 
-def test_validate_imports_no_dask():
+#: What `archgen validate` does not run: the analyses, the performance model, the checks other than REF.
+NOT_VALIDATE = ("archgen.perf", "archgen.analyse.rack", "archgen.analyse.cabling", "archgen.analyse.cost",
+                "archgen.checks.perf", "archgen.checks.power", "archgen.checks.requirements", "archgen.scoring")
+
+
+def test_validate_imports_only_the_reference_checks():
     code, modules = imported("validate", str(SPECS))
     assert code == 0
     assert "archgen.checks.references" in modules  # the REF checks ran
     assert loaded(modules, NEVER) == []
+    assert loaded(modules, NOT_VALIDATE) == []
+
+
+def test_the_registry_is_complete_once_asked_for_after_validate():
+    """`validate` registers the REF checks only; asking `archgen.checks` for its registry registers every module."""
+    script = f"""
+import sys
+from archgen.pipeline import references
+specs, findings = references([{str(SPECS)!r}])
+assert "archgen.checks.perf" not in sys.modules
+from archgen.checks import MODULE_NAMES, REGISTRY
+assert {{cid.rstrip("0123456789") for cid in REGISTRY}} == set(MODULE_NAMES), sorted(REGISTRY)
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert (r.returncode, r.stdout) == (0, "ok\n"), r.stderr
 
 
 def test_version_imports_no_units():

@@ -22,9 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, overload
 
-from archgen.analyse.goodput import Goodput, failures_of, goodput, workload_metrics
+from archgen.analyse.goodput import failures_of, goodput, workload_metrics
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.reliability import Reliability, analyse_reliability, job_interruptions
+from archgen.analyse.operations import Operations
+from archgen.analyse.reliability import analyse_reliability, job_interruptions
 from archgen.build import Design
 from archgen.model import Model, Switch, System
 from archgen.model.cost import Price
@@ -256,18 +257,6 @@ def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None) -> di
 
 
 # --- the pipeline stage: reliability and cost of every cluster and training workload -----------------------------
-
-@dataclass(frozen=True)
-class Operations:
-    """What the REL and COST stage found: per cluster (by path) and per training workload (by path)."""
-
-    reliability: dict[str, Reliability] = field(default_factory=dict)
-    cost: dict[str, Cost] = field(default_factory=dict)
-    goodput: dict[str, Goodput] = field(default_factory=dict)
-    #: Metrics not provided, with the reason, by object path (cost figures of a cluster with unpriced parts and of
-    #: its workloads); requirements on them are judged not provided with that reason (checks.requirements).
-    withheld: dict[str, dict[str, str]] = field(default_factory=dict)
-
 
 def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                        workloads: dict[str, WorkloadResult]) -> tuple[Operations, dict[str, WorkloadResult]]:

@@ -17,33 +17,46 @@
 | SWP | `checks/sweep.py` | sweeps: axes, objectives and requirements that apply to the workload's job |
 """
 
-from archgen.checks import (  # noqa: F401  (importing registers the checks)
-    cabling,
-    catalog,
-    cooling,
-    cost,
-    mechanical,
-    network,
-    perf,
-    power,
-    references,
-    reliability,
-    requirements,
-    sweep,
-)
-from archgen.checks.cascade import run_checks  # the registry's, with the findings a REF finding causes marked
-from archgen.checks.registry import (
-    REGISTRY,
-    RESERVED,
-    RESERVED_SEVERITY,
-    Context,
-    Finding,
-    Violation,
-    check,
-)
+from __future__ import annotations
 
-MODULES = {"REF": references, "MECH": mechanical, "PWR": power, "COOL": cooling, "CAT": catalog, "REQ": requirements,
-           "PERF": perf, "NET": network, "CAB": cabling, "REL": reliability, "COST": cost, "SWP": sweep}
+import importlib
+from collections.abc import Iterable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-__all__ = ["REGISTRY", "RESERVED", "RESERVED_SEVERITY", "MODULES", "Context", "Finding", "Violation", "check",
-           "run_checks"]
+from archgen.checks.registry import RESERVED, RESERVED_SEVERITY, Context, Finding, Violation, check
+
+if TYPE_CHECKING:
+    from archgen.checks.cascade import run_checks  # the registry's, with the findings a REF finding causes marked
+    from archgen.checks.registry import REGISTRY
+
+    MODULES: dict[str, ModuleType]
+
+#: The module that holds each prefix's rules; importing it registers them.
+MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL": "cooling", "CAT": "catalog",
+                "REQ": "requirements", "PERF": "perf", "NET": "network", "CAB": "cabling", "REL": "reliability",
+                "COST": "cost", "SWP": "sweep"}
+
+
+def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:
+    """Import the check modules of `prefixes` (all by default), registering their checks: their modules by prefix.
+
+    `archgen validate` registers the REF checks only, so that it does not import the performance model and the
+    analyses the other checks read (issue 25, part 2).
+    """
+    return {p: importlib.import_module(f"archgen.checks.{MODULE_NAMES[p]}") for p in prefixes}
+
+
+def __getattr__(name: str) -> object:
+    """`REGISTRY`, `MODULES` and `run_checks`, with every module's checks registered first (PEP 562)."""
+    if name not in ("REGISTRY", "MODULES", "run_checks"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    modules = register()
+    from archgen.checks import cascade, registry
+    value = {"REGISTRY": registry.REGISTRY, "MODULES": modules, "run_checks": cascade.run_checks}[name]
+    globals()[name] = value
+    return value
+
+
+__all__ = ["REGISTRY", "RESERVED", "RESERVED_SEVERITY", "MODULES", "MODULE_NAMES", "Context", "Finding",
+           "Violation", "check", "register", "run_checks"]

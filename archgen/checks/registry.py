@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from archgen.analyse.cost import Operations
+from archgen.analyse.operations import Operations
 from archgen.binding import matches
 from archgen.build import Design
 from archgen.errors import InternalError, Location

@@ -19,7 +19,7 @@ from archgen.model.requirements import Outcome, Status, judge
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
-#: Metrics not provided, with the reason, by object path and metric name (`analyse.cost.Operations.withheld`).
+#: Metrics not provided, with the reason, by object path and metric name (`analyse.operations.Operations.withheld`).
 Withheld = Mapping[str, Mapping[str, str]]
 
 
@@ -66,7 +66,8 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
             withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None) -> Outcome:
     """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be.
 
-    `withheld` gives, by object path and metric, why a metric is not provided (`analyse.cost.Operations.withheld`).
+    `withheld` gives, by object path and metric, why a metric is not provided
+    (`analyse.operations.Operations.withheld`).
     `bands` holds, by object path, each metric's measured error band (`workload_bands`): a value met there but not
     at one end of its band is at risk.
     """

@@ -14,8 +14,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from archgen.checks import Finding
-from archgen.checks.registry import REGISTRY, object_path, waiver
+from archgen.checks import REGISTRY, Finding
+from archgen.checks.registry import object_path, waiver
 from archgen.checks.requirements import outcome, workload_bands
 from archgen.errors import Location
 from archgen.model.requirements import PASSING, Judged, Requirement, Status

@@ -6,19 +6,20 @@ import hashlib
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
 
-from archgen import __version__
-from archgen.checks import REGISTRY, RESERVED, RESERVED_SEVERITY, Finding
+from archgen import __version__, checks
+from archgen.checks import RESERVED, RESERVED_SEVERITY, Finding
 from archgen.checks.cascade import CAUSES, cause_of
 from archgen.errors import SpecProblem
 from archgen.load import packaged, shown
 from archgen.output.envelope import document, dumps, finding, quantity
-from archgen.output.estimate import band_json
-from archgen.perf.workload.bands import Band
 from archgen.units import Q
+
+if TYPE_CHECKING:
+    from archgen.perf.workload.bands import Band
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
 
@@ -35,9 +36,9 @@ def summary(findings: list[Finding], ran: Collection[str] | None = None) -> dict
     """Counts of unwaived errors and warnings, and of the checks that ran (default: all) that found nothing."""
     live = [f for f in findings if not f.waived]
     failing = {f.id for f in live if f.severity in ("error", "warning")}
-    checks = set(REGISTRY if ran is None else ran)
+    ids = set(checks.REGISTRY if ran is None else ran)
     return {"errors": sum(f.severity == "error" for f in live), "warnings": sum(f.severity == "warning" for f in live),
-            "passed": len(checks - failing), "waived": sum(bool(f.waived) for f in findings)}
+            "passed": len(ids - failing), "waived": sum(bool(f.waived) for f in findings)}
 
 
 def text(findings: list[Finding], *, show_waived: bool = False) -> str:
@@ -75,6 +76,7 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
 
     `bands` adds each estimated workload metric's error band (`output.estimate.band_json`), by object path.
     """
+    from archgen.output.estimate import band_json  # the performance model's types: not for `archgen validate`
     return dumps(document(
         summary=summary(findings, ran),
         findings=[finding(f) for f in findings],
@@ -96,7 +98,7 @@ _CATALOG_BASE_TEXT = ("The parts catalog shipped with archgen: the directory arc
 def sarif(findings: list[Finding]) -> str:
     """SARIF 2.1.0 for GitHub code scanning, with stable partial fingerprints."""
     rules = [{"id": c.id, "name": c.name, "shortDescription": {"text": c.summary}, "help": {"text": c.fix},
-              "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]}} for c in sorted(REGISTRY.values(),
+              "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]}} for c in sorted(checks.REGISTRY.values(),
                                                                                          key=lambda c: c.id)]
     rules += [{"id": k, "name": k.lower(), "shortDescription": {"text": v},
                "defaultConfiguration": {"level": RESERVED_SEVERITY[k]}} for k, v in sorted(RESERVED.items())]
@@ -141,7 +143,7 @@ def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     for f in _shown(findings):
         if not f.waived:
             by_id.setdefault(f.id, []).append(f)
-    ids = sorted(set(REGISTRY if ran is None else ran) | set(by_id))
+    ids = sorted(set(checks.REGISTRY if ran is None else ran) | set(by_id))
     failures = 0
     for cid in ids:
         fs = by_id.get(cid, [])

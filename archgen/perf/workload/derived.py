@@ -46,7 +46,7 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
     """Each requirement judged (`judge`) on the estimate's metrics and their error bands.
 
     Not provided where the job has no such metric, saying why: the reason `withheld` gives for a metric not provided
-    (by metric name, `analyse.cost.Operations.withheld`), else that the job has none; a job that does not fit has
+    (by metric name, `analyse.operations.Operations.withheld`), else that the job has none; a job that does not fit has
     only its memory metrics judged (`judged`).
     """
     outcomes = []

@@ -74,7 +74,7 @@ def judge_workloads(workloads: Mapping[str, WorkloadResult], requirements: Itera
     """The pipeline's one judgement of each workload's requirements, on its finished estimate (cost and goodput in).
 
     `requirements` are the workloads' own, as `build` bound them (`Design.workload_requirements`); `withheld` gives,
-    by object path and metric, why a metric is not provided (`analyse.cost.Operations.withheld`): a requirement on
+    by object path and metric, why a metric is not provided (`analyse.operations.Operations.withheld`): a requirement on
     it is not provided with that reason.
     """
     bound: dict[str, list] = {}

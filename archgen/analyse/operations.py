@@ -1,0 +1,27 @@
+"""What the REL and COST stage found (`analyse.cost.analyse_operations`): a container, light to import.
+
+`checks.registry.Context` holds one by default, so that a command whose checks do not read reliability and cost
+(`archgen validate`) need not import the cost analysis and the performance model under it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from archgen.analyse.cost import Cost
+    from archgen.analyse.goodput import Goodput
+    from archgen.analyse.reliability import Reliability
+
+
+@dataclass(frozen=True)
+class Operations:
+    """What the REL and COST stage found: per cluster (by path) and per training workload (by path)."""
+
+    reliability: dict[str, Reliability] = field(default_factory=dict)
+    cost: dict[str, Cost] = field(default_factory=dict)
+    goodput: dict[str, Goodput] = field(default_factory=dict)
+    #: Metrics not provided, with the reason, by object path (cost figures of a cluster with unpriced parts and of
+    #: its workloads); requirements on them are judged not provided with that reason (checks.requirements).
+    withheld: dict[str, dict[str, str]] = field(default_factory=dict)
