@@ -1,0 +1,127 @@
+"""Single switches against published ablations that switched them alone (issue 20: a switch that moves a case by
+more than 5 points has a test from a source; docs/switches.md lists each switch, how far it moves the scored cases
+and the test that covers it).
+
+Each test compares the model's ratio (switch on / switch off, everything else equal) with the published ratio. Where
+the model disagrees beyond the stated tolerance the test is `xfail(strict=True)` with both numbers, so that a change
+of the model that closes the gap is seen (the model itself is not changed here).
+
+* `attention` (flash against materialised scores): Dao, FlashAttention-2, arXiv 2307.08691, Table 1
+  (tests/perf/data/fa2-gpt3-table1.yaml, with the layouts of the paper's own training configs).
+* `sequence_parallel` alone: Korthikanti et al., arXiv 2205.05198 (MLSys 2023), Table 4, the time of one
+  transformer layer of the 22B model (TP 8 on 8 A100) forward and backward. The model's layer time is the step time
+  less the optimizer step, differenced between 48 and 24 layers (so the embedding, the loss and the step cancel).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.model.cases import Case
+from archgen.scoring.cases import case_hardware, read_case_file, training_estimate, training_fits
+from archgen.scoring.scores import score_file
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def fa2():
+    """The FlashAttention-2 Table 1 rows (measured and predicted TFLOP/s per GPU), by id."""
+    return {r.id: r for r in score_file(DATA / "fa2-gpt3-table1.yaml")}
+
+
+def _ratio(rows, row: str) -> tuple[float, float]:
+    """(model, published) throughput ratio flash / materialised of one Table 1 row."""
+    on, off = rows[f"fa2-t1-{row}-flash"], rows[f"fa2-t1-{row}-materialized"]
+    return on.predicted / off.predicted, on.measured / off.measured
+
+
+def _fa2_case(case_id: str, **update) -> Case:
+    (case,) = [c for c in read_case_file(DATA / "fa2-gpt3-table1.yaml").cases if c.id == case_id]
+    return case.model_copy(update={"training": case.training.model_copy(update=update)})
+
+
+@pytest.mark.parametrize("row, micro_batch", [("gpt3-1.3b-2k", 4), ("gpt3-2.7b-2k", 2)])
+def test_flash_attention_speeds_2k_training_as_fa2_table1(fa2, accelerators, row, micro_batch):
+    """At 2k context FlashAttention-2 trains GPT3-1.3B 1.380x (196 / 142 TFLOP/s) and GPT3-2.7B 1.376x (205 / 149)
+    faster than the same model without FlashAttention on 8 A100 80 GB.
+
+    The paper does not state the baseline's micro-batch, and at the flash run's (8 and 4 sequences per GPU) the
+    model's materialised scores do not fit in 80 GB, so the baseline cannot have run it: it is taken as the largest
+    micro-batch that fits without recompute (the training configs pick the micro-batch by GPU memory), 4 and 2. The
+    model then gives 1.394 and 1.359 (+1.0 %, -1.2 %). Tolerance 4 %: the published TFLOP/s are rounded to whole
+    numbers (0.5 % on the ratio), and one micro-batch step of the unstated baseline moves the model's ratio by 2.7 %
+    (1.3B: 1.430 at 2, 1.394 at 4, 1.376 at 8; 2.7B: 1.434 at 1, 1.359 at 2, 1.322 at 4); a model without the
+    switch (ratio 1) fails by 28 %."""
+    flash = _fa2_case(f"fa2-t1-{row}-flash")
+    base = _fa2_case(f"fa2-t1-{row}-materialized", micro_batch=micro_batch)
+    assert training_fits(base, accelerators)
+    assert not training_fits(base.model_copy(update={"training": base.training.model_copy(
+        update={"micro_batch": 2 * micro_batch})}), accelerators)
+    hw = case_hardware(flash, accelerators)
+    model = float(training_estimate(base, hw).step_time) / float(training_estimate(flash, hw).step_time)
+    _, published = _ratio(fa2, row)
+    assert model == pytest.approx(published, rel=0.04), (model, published)
+
+
+def test_fa2_table1_flash_rows_within_15_percent(fa2):
+    """The FlashAttention-2 side alone: +13.2 %, +12.1 % and +9.9 % when this test was written (a drift guard; the
+    flash rate is FA3's measured H100 rate scaled to A100, docs/perf-model.md)."""
+    flash = {k: r.error for k, r in fa2.items() if k.endswith("-flash")}
+    assert len(flash) == 3 and all(abs(e) <= 0.15 for e in flash.values()), flash
+
+
+@pytest.mark.xfail(strict=True, reason="the model's materialised attention at 8k costs less than FA2's baseline")
+def test_flash_attention_speeds_8k_training_as_fa2_table1(fa2):
+    """GPT3-1.3B at 8k context: 220 / 72 = 3.06x published. The model gives 2.14x at the stated layout (4 sequences
+    per GPU, no recompute; materialised 115 TFLOP/s against 72 measured, +60 %), where its own memory says the
+    baseline cannot fit; with recompute, which the paper does not state, it gives 2.70x (selective, 4 per GPU) to
+    2.90x (full, 8 per GPU). Tolerance as at 2k (4 %): -30 % at the stated layout."""
+    model, published = _ratio(fa2, "gpt3-1.3b-8k")
+    assert model == pytest.approx(published, rel=0.04), (model, published)
+
+
+#: Korthikanti et al. Table 4: (forward, backward) ms of one layer of the 22B model, by (recompute, sequence_parallel).
+TABLE4 = {("none", False): (7.7, 11.9), ("none", True): (7.2, 11.8), ("full", False): (7.7, 19.5),
+          ("selective", False): (7.7, 13.2), ("selective", True): (7.2, 13.1)}
+
+
+def _layer_ms(accelerators, recompute: str, sp: bool) -> float:
+    """The model's forward + backward time of one layer of the Table 5 22B case, in ms."""
+    (case,) = [c for c in read_case_file(DATA / "korthikanti-table5.yaml").cases if c.id == "korthikanti-t5-22b-full"]
+    times = []
+    for layers in (48, 24):
+        c = case.model_copy(update={"model": case.model.model_copy(update={"layers": layers}),
+                                    "training": case.training.model_copy(update={"recompute": recompute,
+                                                                                 "sequence_parallel": sp})})
+        e = training_estimate(c, case_hardware(c, accelerators))
+        times.append(float(e.step_time) - float(e.optimizer))
+    return (times[0] - times[1]) / 24 * 1e3
+
+
+def _table4_ratio(accelerators, on: tuple[str, bool], off: tuple[str, bool]) -> tuple[float, float]:
+    model = _layer_ms(accelerators, *on) / _layer_ms(accelerators, *off)
+    return model, sum(TABLE4[on]) / sum(TABLE4[off])
+
+
+@pytest.mark.parametrize("recompute, published", [("full", 27.2 / 19.6), ("selective", 20.9 / 19.6)])
+def test_recompute_layer_time_as_korthikanti_table4(accelerators, recompute, published):
+    """The measure the sequence-parallel tests below use, checked on the rows it gets right: full recompute costs
+    +39 % (27.2 / 19.6 ms) and selective +7 % (20.9 / 19.6); the model gives +37.2 % and +5.8 %. Tolerance 2 %:
+    the times are printed to 0.1 ms (0.5 % on a ratio), and 2 % is below the smaller effect (7 %)."""
+    model, _ = _table4_ratio(accelerators, (recompute, False), ("none", False))
+    assert model == pytest.approx(published, rel=0.02), (model, published)
+
+
+@pytest.mark.xfail(strict=True, reason="the model credits sequence parallelism with 8 % of the layer, Table 4 with 3 %")
+@pytest.mark.parametrize("recompute", ["none", "selective"])
+def test_sequence_parallel_alone_as_korthikanti_table4(accelerators, recompute):
+    """Sequence parallelism alone shortens the 22B layer by 3.1 % (19.6 -> 19.0 ms) without recompute and by 2.9 %
+    (20.9 -> 20.3 ms) with selective recompute; the model shortens it by 8.1 % (20.79 -> 19.12 ms) and 7.6 % (22.00
+    -> 20.32 ms). Tolerance 1.5 %: the times are printed to 0.1 ms (0.5 % on the ratio) and the effect under test is
+    3 %, so a tolerance of half of it still fails a model without the switch. The 22B pair of Table 5 (SP together
+    with selective recompute, tests/perf/test_ablations.py) is 4.7 points too fast for the same reason."""
+    model, published = _table4_ratio(accelerators, (recompute, True), (recompute, False))
+    assert model == pytest.approx(published, rel=0.015), (model, published)
