@@ -182,12 +182,13 @@ COVERAGE: dict[str, Cover] = {
         f"{_P}test_folding.py::test_ep_overlap_saves_what_the_published_ablation_saved",
         f"{_P}test_overlap_cost.py::test_ep_overlap_hides_each_all_to_all_behind_its_own_window"),
         f"{_MB} skills/nemo-mbridge-perf-moe-comm-overlap: Qwen3-30B-A3B, 16 H100, 24.7138 s off, 20.992 s on"),
-    "fp8_recipe": Cover("breakdown", (
-        f"{_P}test_quant.py::test_quantisation_bytes_explain_most_of_the_guides_autocast_overhead",
-        f"{_P}test_quant.py::test_recipe_defaults_follow_the_stacks"),
-        "Transformer Engine GEMM profiling guide on B300 (d0067d0): per-layer autocast ms by recipe",
-        "no end-to-end ablation as numbers: NVIDIA blog 'Faster Training Throughput in FP8 Precision with NVIDIA "
-        "NeMo' compares the recipes in charts only; 'Per-Tensor and Per-Block Scaling Strategies' gives no timing"),
+    "fp8_recipe": Cover("ablation", (
+        f"{_P}test_switch_ablations.py::test_delayed_scaling_against_current_scaling_as_the_te_gemm_guide (xfail: "
+        "0.915x against 0.853x)",
+        f"{_P}test_quant.py::test_quantisation_bytes_explain_most_of_the_guides_autocast_overhead"),
+        "Transformer Engine GEMM profiling guide on B300 (d0067d0): the 12 GEMMs of a layer under each recipe",
+        "GEMM level only; no end-to-end ablation as numbers: NVIDIA blog 'Faster Training Throughput in FP8 "
+        "Precision with NVIDIA NeMo' compares the recipes in charts only"),
 }
 COVERAGE["moe_dispatcher"] = COVERAGE["ep_dedup"]
 
