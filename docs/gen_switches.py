@@ -44,27 +44,29 @@ def case_files() -> list[Path]:
 
 @dataclass(frozen=True)
 class Move:
-    """One (switch, value) flip of one case: the case, its file, its error before and after (points)."""
+    """One (switch, value) flip of one case: the case, its file, and its error per measured metric before and after.
+
+    Errors are (predicted / measured - 1) in percent, one per metric the case measured, in its order.
+    """
 
     switch: str
     value: object
     case: str
     file: str
-    before: float
-    after: float | None  # None: the model refuses the flipped case
+    before: tuple[float, ...]
+    after: tuple[float, ...] | None  # None: the model refuses the flipped case
 
     @property
     def points(self) -> float:
-        """How far the error moved, in percentage points (0 when refused)."""
-        return 0.0 if self.after is None else abs(self.after - self.before)
+        """How far the error moved, in percentage points: the largest move over the metrics (0 when refused)."""
+        return 0.0 if self.after is None else max(abs(a - b) for a, b in zip(self.after, self.before, strict=True))
 
 
-def _error(case: Case, accs: dict) -> float:
-    """The case's error in points: the largest in magnitude over its measured metrics, with its sign."""
+def _errors(case: Case, accs: dict) -> tuple[float, ...]:
+    """The case's error in percent for each metric it measured."""
     pred = predict(case, accs)
-    errs = [(pred[m.metric] / float(measured_value(m).to(METRIC_UNITS[m.metric]).magnitude) - 1.0) * 100.0
-            for m in case.measured]
-    return max(errs, key=abs)
+    return tuple((pred[m.metric] / float(measured_value(m).to(METRIC_UNITS[m.metric]).magnitude) - 1.0) * 100.0
+                 for m in case.measured)
 
 
 def _flipped(case: Case, name: str, value: object) -> Case:
@@ -89,7 +91,7 @@ def moves(accs: dict | None = None) -> Iterator[Move]:
             if case.system.accelerator not in accs or t.precision not in accs[case.system.accelerator].peak:
                 continue
             try:
-                before = _error(case, accs)
+                before = _errors(case, accs)
             except ArchgenError:
                 continue
             knobs = resolve(t.stack, stated_knobs(t), t.precision)
@@ -100,7 +102,7 @@ def moves(accs: dict | None = None) -> Iterator[Move]:
                     if getattr(knobs, name) == value:
                         continue
                     try:
-                        after: float | None = _error(_flipped(case, name, value), accs)
+                        after: tuple[float, ...] | None = _errors(_flipped(case, name, value), accs)
                     except ArchgenError:
                         after = None
                     yield Move(name, value, case.id, path.name, before, after)
@@ -232,7 +234,23 @@ def page(all_moves: list[Move]) -> str:
         tests = "<br>".join(f"`{t}`" if " (" not in t else f"`{t.split(' (')[0]}` ({t.split(' (', 1)[1]}"
                             for t in cover.tests)
         lines.append(f"| `{name}` | {worst:.1f} | {cover.kind} | {tests} | {cover.source} | {cover.searched or '-'} |")
+    lines += ["", "## The cases each switch moves by more than 5 points", "",
+              "Each case's error (predicted / measured - 1, the metric that moved most) as scored, then with the",
+              "switch stated at the value; the case files are under `tests/data` and `tests/perf/data`.", ""]
+    for name, value in keys:
+        big = sorted((m for m in all_moves if (m.switch, m.value) == (name, value) and m.points > THRESHOLD),
+                     key=lambda m: -m.points)
+        if big:
+            shown = "; ".join(f"{m.case} {_signed(m)}" for m in big)
+            lines.append(f"* `{name}: {_show(value)}` ({len(big)}): {shown}")
     return "\n".join(lines) + "\n"
+
+
+def _signed(m: Move) -> str:
+    """'+4.5 % -> -6.8 %' for the metric that moved most."""
+    assert m.after is not None
+    i = max(range(len(m.before)), key=lambda j: abs(m.after[j] - m.before[j]))  # type: ignore[index]
+    return f"{m.before[i]:+.1f} % -> {m.after[i]:+.1f} %"
 
 
 def _show(value: object) -> str:
