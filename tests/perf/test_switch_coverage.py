@@ -56,8 +56,10 @@ def test_a_switch_that_moves_a_case_beyond_5_points_is_covered(gen, moves):
 
 
 def test_every_covering_test_exists(gen):
-    """Each named test is a function of the named file (its parametrisation and notes aside)."""
-    for name, cover in gen.COVERAGE.items():
+    """Each named test is a function of the named file (its parametrisation and notes aside), for the switches and
+    for the overlap mechanisms."""
+    assert len(gen.MECHANISMS) == 6
+    for name, cover in (gen.COVERAGE | gen.MECHANISMS).items():
         for ref in cover.tests:
             path, func = re.match(r"([^:]+)::(\w+)", ref).groups()
             text = (ROOT / path).read_text(encoding="utf-8")
