@@ -177,13 +177,16 @@ COVERAGE: dict[str, Cover] = {
         "interleaved schedule and the scatter/gather optimisation, not the p2p overlap, which came later); "
         f"Megatron-LM arguments.py; {_MB} skills/nemo-mbridge-perf-tp-dp-comm-overlap (its follow-up: 'Add a "
         "functional PP smoke for interleaved pipeline overlap'); web search"),
-    "ep_dedup": Cover("breakdown", (
+    "ep_dedup": Cover("ablation", (
+        f"{_P}test_switch_ablations.py::test_ep_dedup_against_the_aws_dispatcher_ab (xfail: 0.67-0.77x against "
+        "0.95-1.86x)",
         f"{_P}test_overlap_cost.py::test_ep_dedup_dispatch_against_deepeps_measured_time",
         f"{_P}test_dispatcher.py::test_hybridep_fixed_cost_across_nodes_against_the_h100_table"),
-        "DeepEP docs/legacy.md (dd758ca) measured RDMA rates; HybridEP's H100 table (hybridep-h100.yaml)",
-        f"no matched ablation: {_MB} skills/nemo-mbridge-perf-moe-dispatcher-selection has alltoall 45.65 s and "
-        "HybridEP 20.15 s on Qwen3-30B-A3B, 16 H100, but the runs differ in more than the dispatcher ('not a "
-        "throughput ranking')"),
+        "awslabs/awsome-distributed-ai 95b939c megatron-bridge/qwen3-{235b,30b}/benchmarks/RESULTS.md (NCCL "
+        "all-to-all against DeepEP over EFA, B300 and H100); DeepEP docs/legacy.md (dd758ca) RDMA rates; HybridEP's "
+        "H100 table", f"no A/B on InfiniBand: {_MB} skills/nemo-mbridge-perf-moe-dispatcher-selection has alltoall "
+        "45.65 s and HybridEP 20.15 s on Qwen3-30B-A3B, 16 H100, but the runs differ in more than the dispatcher "
+        "('not a throughput ranking')"),
     "overlap_ep_comm": Cover("ablation", (
         f"{_P}test_folding.py::test_ep_overlap_saves_what_the_published_ablation_saved",
         f"{_P}test_overlap_cost.py::test_ep_overlap_hides_each_all_to_all_behind_its_own_window"),
