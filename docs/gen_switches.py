@@ -124,9 +124,10 @@ class Cover:
 
 _P = "tests/perf/"
 _MB = "NVIDIA-NeMo/Megatron-Bridge at 067f987"
-_NO_DP = (f"{_MB} docs/training/communication-overlap.md and skills/nemo-mbridge-perf-tp-dp-comm-overlap (its "
-          "card.yaml: overlap_perf_claims doc_only, 'Repo docs do not provide benchmark-backed proof'); Megatron-LM "
-          "README and docs; NeMo performance guide; NVIDIA developer blog; web search")
+_NO_DP = (f"{_MB} docs/training/communication-overlap.md, docs/performance-guide.md and skills/nemo-mbridge-perf-tp-dp-"
+          "comm-overlap (its card.yaml: overlap_perf_claims doc_only, 'Repo docs do not provide benchmark-backed "
+          "proof'); NeMo user guide 24.12 and 25.09, Communication Overlap (qualitative only); Megatron-LM and "
+          "Transformer Engine issues and pull requests; NVIDIA developer blog; web search")
 _PR3524 = ("; NVIDIA/Megatron-LM PR #3524 (--overlap-param-gather for the layer-wise optimizer, an 8B model at TP 8: "
            "284 ms median per iteration without, 256 ms minimum with; no GPU count, batch or sequence length stated)")
 #: The tests that hold each switch to a publication (tests/perf/test_switch_coverage.py checks that every switch
