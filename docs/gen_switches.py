@@ -1,0 +1,299 @@
+"""Write docs/switches.md, how far each training switch moves each scored case: `python docs/gen_switches.py`.
+
+For every training switch of the one table (`archgen.model.switches.SWITCHES`) and every value it allows, every
+training case of the scored files (tests/data/validation-cases.yaml and validation-modern.yaml, copies of
+../shared/data, and every case file under tests/perf/data) is predicted again with that switch stated at that
+value, everything else as the case states it. The move is the change of the case's error (predicted / measured - 1)
+in percentage points, the largest over the metrics the case measured. A value that is already the case's own
+(stated, or its stack's profile) moves nothing and is not tried; an FP8 recipe is tried on FP8 cases only (a 16-bit
+job has none); `ep_dedup` and `moe_dispatcher` must agree, so flipping one leaves the other to follow it. A flip the
+model refuses (a layout that no longer fits its rules) is counted as refused, not as a move.
+
+`--check` writes nothing and exits 1 when docs/switches.md is stale. The covering tests and their sources are listed
+by hand in `COVERAGE`; tests/perf/test_switch_coverage.py holds each switch that moves a case by more than
+`THRESHOLD` points to a row there whose test exists.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from archgen.errors import ArchgenError
+from archgen.model.cases import METRIC_UNITS, Case
+from archgen.model.switches import SWITCHES
+from archgen.perf.train.stacks import resolve, stated_knobs
+from archgen.scoring.cases import measured_value, predict, read_case_file
+from archgen.scoring.catalog import load_accelerators
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "switches.md"
+#: Points of error a switch may move a case by before it needs a test from a source (issue 20's second bar).
+THRESHOLD = 5.0
+
+
+def case_files() -> list[Path]:
+    """The two shared scoring files (copies under tests/data), then every case file of tests/perf/data, by name."""
+    perf = sorted(p for p in (ROOT / "tests" / "perf" / "data").glob("*.yaml")
+                  if "schema: archgen-validation/1" in p.read_text(encoding="utf-8"))
+    return [ROOT / "tests" / "data" / "validation-cases.yaml", ROOT / "tests" / "data" / "validation-modern.yaml",
+            *perf]
+
+
+@dataclass(frozen=True)
+class Move:
+    """One (switch, value) flip of one case: the case, its file, and its error per measured metric before and after.
+
+    Errors are (predicted / measured - 1) in percent, one per metric the case measured, in its order.
+    """
+
+    switch: str
+    value: object
+    case: str
+    file: str
+    before: tuple[float, ...]
+    after: tuple[float, ...] | None  # None: the model refuses the flipped case
+
+    @property
+    def points(self) -> float:
+        """How far the error moved, in percentage points: the largest move over the metrics (0 when refused)."""
+        return 0.0 if self.after is None else max(abs(a - b) for a, b in zip(self.after, self.before, strict=True))
+
+
+def _errors(case: Case, accs: dict) -> tuple[float, ...]:
+    """The case's error in percent for each metric it measured."""
+    pred = predict(case, accs)
+    return tuple((pred[m.metric] / float(measured_value(m).to(METRIC_UNITS[m.metric]).magnitude) - 1.0) * 100.0
+                 for m in case.measured)
+
+
+def _flipped(case: Case, name: str, value: object) -> Case:
+    t = case.training
+    assert t is not None
+    update: dict[str, object] = {name: value}
+    if name == "ep_dedup":
+        update["moe_dispatcher"] = None
+    if name == "moe_dispatcher":
+        update["ep_dedup"] = None
+    return case.model_copy(update={"training": t.model_copy(update=update)})
+
+
+def moves(accs: dict | None = None) -> Iterator[Move]:
+    """Every (switch, value) flip of every scorable training case, in file, case and table order."""
+    accs = accs if accs is not None else load_accelerators()
+    for path in case_files():
+        cf = read_case_file(path)
+        for _, case in cf.entries:
+            if not isinstance(case, Case) or (t := case.training) is None:
+                continue
+            if case.system.accelerator not in accs or t.precision not in accs[case.system.accelerator].peak:
+                continue
+            try:
+                before = _errors(case, accs)
+            except ArchgenError:
+                continue
+            knobs = resolve(t.stack, stated_knobs(t), t.precision)
+            for name, switch in SWITCHES.items():
+                if name == "fp8_recipe" and t.precision != "fp8":
+                    continue
+                for value in switch.values:
+                    if getattr(knobs, name) == value:
+                        continue
+                    try:
+                        after: tuple[float, ...] | None = _errors(_flipped(case, name, value), accs)
+                    except ArchgenError:
+                        after = None
+                    yield Move(name, value, case.id, path.name, before, after)
+
+
+@dataclass(frozen=True)
+class Cover:
+    """What holds one switch to a publication: the tests, their sources, and what kind of evidence they are.
+
+    `kind` is 'ablation' (the same job measured with the switch on and off), 'breakdown' (a profile or a measured
+    cost of the mechanism, not an on/off pair) or 'none' (no publication found; `searched` says where was looked).
+    """
+
+    kind: str
+    tests: tuple[str, ...]
+    source: str
+    searched: str = ""
+
+
+_P = "tests/perf/"
+_MB = "NVIDIA-NeMo/Megatron-Bridge at 067f987"
+_NO_DP = (f"{_MB} docs/training/communication-overlap.md, docs/performance-guide.md and skills/nemo-mbridge-perf-tp-dp-"
+          "comm-overlap (its card.yaml: overlap_perf_claims doc_only, 'Repo docs do not provide benchmark-backed "
+          "proof'); NeMo user guide 24.12 and 25.09, Communication Overlap (qualitative only); Megatron-LM and "
+          "Transformer Engine issues and pull requests; NVIDIA developer blog; web search")
+_PR3524 = ("; NVIDIA/Megatron-LM PR #3524 (--overlap-param-gather for the layer-wise optimizer, an 8B model at TP 8: "
+           "284 ms median per iteration without, 256 ms minimum with; no GPU count, batch or sequence length stated)")
+#: The tests that hold each switch to a publication (tests/perf/test_switch_coverage.py checks that every switch
+#: moving a case by more than `THRESHOLD` points is here and that each test named exists).
+COVERAGE: dict[str, Cover] = {
+    "sequence_parallel": Cover("ablation", (
+        f"{_P}test_switch_ablations.py::test_sequence_parallel_alone_as_korthikanti_table4 (xfail: 8.1 % against "
+        "3.1 %)", f"{_P}test_ablations.py::test_sequence_parallel_with_selective_recompute_moves_the_step_as_measured"),
+        "Korthikanti et al., arXiv 2205.05198, Table 4 (one 22B layer) and Table 5 (iteration)"),
+    "attention": Cover("ablation", (
+        f"{_P}test_switch_ablations.py::test_flash_attention_speeds_2k_training_as_fa2_table1",
+        f"{_P}test_switch_ablations.py::test_flash_attention_speeds_8k_training_as_fa2_table1 (xfail: 2.14x against "
+        "3.06x)", f"{_P}test_kernels.py::test_flash_forward_matches_flashattention3_on_h100"),
+        "Dao, FlashAttention-2, arXiv 2307.08691, Table 1; FlashAttention-3 forward (fa3-h100-forward.yaml)"),
+    "distributed_optimizer": Cover("none", (
+        f"{_P}test_training.py::test_optimizer_state_is_sharded_by_the_distributed_optimizer",
+        f"{_P}test_overlap_cost.py::test_step_fixed_costs_zero_the_gradient_buffer_and_clip"),
+        "memory and step costs from Megatron-core's code, not a timing", "Megatron-LM docs (distributed optimizer: "
+        "bytes per parameter only); ZeRO, Rajbhandari et al. SC20 (throughput across model sizes, not one model on "
+        f"and off); {_MB} skills/nemo-mbridge-perf-memory-tuning ('~1-2%' throughput cost, stated without a run)"),
+    "grad_reduce_dtype": Cover("none", (
+        f"{_P}test_effects.py::test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction",),
+        "bytes on the wire from NeMo's communication-overlap guide, not a timing", _NO_DP),
+    "param_gather_dtype": Cover("none", (
+        f"{_P}test_effects.py::test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction",),
+        "bytes on the wire from NeMo's communication-overlap guide ('reducing the all-gather overhead by half')",
+        _NO_DP),
+    "overlap_grad_reduce": Cover("breakdown", (
+        f"{_P}test_overlap_cost.py::test_mlperf_gpt3_11616_h100_within_5_percent_and_the_nccl_sms_move_it",
+        f"{_P}test_overlap_cost.py::test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms"),
+        "MLPerf Training v4.1 GPT-3 on 11,616 H100 (NCCL_MIN_CTAS=16 in NVIDIA's configs); Megatron-core buckets "
+        "(d98e8a6)", "no on/off ablation: " + _NO_DP + _PR3524),
+    "overlap_param_gather": Cover("breakdown", (
+        f"{_P}test_overlap_cost.py::test_mlperf_gpt3_11616_h100_within_5_percent_and_the_nccl_sms_move_it",
+        f"{_P}test_effects.py::test_param_gather_overlap_hides_all_but_the_first_bucket"),
+        "MLPerf Training v4.1 GPT-3 on 11,616 H100; Megatron-core buckets (d98e8a6)",
+        "no on/off ablation: " + _NO_DP + _PR3524),
+    "overlap_tp_comm": Cover("breakdown", (
+        f"{_P}test_overlap_cost.py::test_h100_tp_overlap_runs_within_10_percent_and_the_cost_moves_them",
+        f"{_P}test_tp_overlap.py::test_llama3_405b_table4_within_25_percent"),
+        "NeMo 25.11 H100 rows (nemo-25.11.yaml) with Transformer Engine userbuffers' SMs and chunks (d0067d0); "
+        "Llama 3 paper Table 4", "no on/off ablation: " + _NO_DP + "; Flux, arXiv 2406.06858 (its own fused kernels "
+        "against Megatron-LM, not Transformer Engine's userbuffers)"),
+    "overlap_p2p_comm": Cover("none", (
+        f"{_P}test_effects.py::test_p2p_overlap_leaves_the_warmup_and_flush_sends",
+        f"{_P}test_training.py::test_interleaved_p2p_overlap_leaves_only_warmup_and_flush_blocking"),
+        "derived by hand from Megatron's interleaved schedule", "Narayanan et al. SC21 (Figs. 12-18 ablate the "
+        "interleaved schedule and the scatter/gather optimisation, not the p2p overlap, which came later); "
+        f"Megatron-LM arguments.py; {_MB} skills/nemo-mbridge-perf-tp-dp-comm-overlap (its follow-up: 'Add a "
+        "functional PP smoke for interleaved pipeline overlap'); web search"),
+    "ep_dedup": Cover("ablation", (
+        f"{_P}test_switch_ablations.py::test_ep_dedup_against_the_aws_dispatcher_ab (xfail: 0.67-0.77x against "
+        "0.95-1.86x)",
+        f"{_P}test_overlap_cost.py::test_ep_dedup_dispatch_against_deepeps_measured_time",
+        f"{_P}test_dispatcher.py::test_hybridep_fixed_cost_across_nodes_against_the_h100_table"),
+        "awslabs/awsome-distributed-ai 95b939c megatron-bridge/qwen3-{235b,30b}/benchmarks/RESULTS.md (NCCL "
+        "all-to-all against DeepEP over EFA, B300 and H100); DeepEP docs/legacy.md (dd758ca) RDMA rates; HybridEP's "
+        "H100 table", f"no A/B on InfiniBand: {_MB} skills/nemo-mbridge-perf-moe-dispatcher-selection has alltoall "
+        "45.65 s and HybridEP 20.15 s on Qwen3-30B-A3B, 16 H100, but the runs differ in more than the dispatcher "
+        "('not a throughput ranking')"),
+    "overlap_ep_comm": Cover("ablation", (
+        f"{_P}test_folding.py::test_ep_overlap_saves_what_the_published_ablation_saved",
+        f"{_P}test_overlap_cost.py::test_ep_overlap_hides_each_all_to_all_behind_its_own_window"),
+        f"{_MB} skills/nemo-mbridge-perf-moe-comm-overlap: Qwen3-30B-A3B, 16 H100, 24.7138 s off, 20.992 s on"),
+    "fp8_recipe": Cover("ablation", (
+        f"{_P}test_switch_ablations.py::test_delayed_scaling_against_current_scaling_as_the_te_gemm_guide (xfail: "
+        "0.915x against 0.853x)",
+        f"{_P}test_quant.py::test_quantisation_bytes_explain_most_of_the_guides_autocast_overhead"),
+        "Transformer Engine GEMM profiling guide on B300 (d0067d0): the 12 GEMMs of a layer under each recipe",
+        "GEMM level only; no end-to-end ablation as numbers: NVIDIA blog 'Faster Training Throughput in FP8 "
+        "Precision with NVIDIA NeMo' compares the recipes in charts only"),
+}
+COVERAGE["moe_dispatcher"] = COVERAGE["ep_dedup"]
+
+#: Each overlapped communication (issue 20 part 1) and what holds it to a publication; CP overlap is not a switch
+#: (the ring always runs beside the attention core), so it has no row above.
+MECHANISMS: dict[str, Cover] = {
+    "DP gradient reduce-scatter": COVERAGE["overlap_grad_reduce"],
+    "DP parameter all-gather": COVERAGE["overlap_param_gather"],
+    "TP collectives (userbuffers)": COVERAGE["overlap_tp_comm"],
+    "EP dispatch and combine": COVERAGE["overlap_ep_comm"],
+    "PP sends (interleaved schedule)": COVERAGE["overlap_p2p_comm"],
+    "CP ring (K and V beside the attention core)": Cover("none", (
+        f"{_P}test_effects.py::test_cp_ring_shows_only_its_excess_over_the_attention_core",),
+        "derived by hand from Megatron-core's ring attention", "Llama 3 (arXiv 2407.21783) Table 4 row 3 (CP 16, "
+        "131k context) is a throughput, not a breakdown, and states neither recompute nor its attention FLOP "
+        "count; Megatron-Bridge docs/training/communication-overlap.md (no numbers); web search"),
+}
+
+
+def page(all_moves: list[Move]) -> str:
+    """The Markdown page."""
+    lines = ["# Training switches: how far each moves a scored case", "",
+             "Generated by `python docs/gen_switches.py` (do not edit by hand). Every training switch of the one",
+             "table (`archgen/model/switches.py`) at every value it allows, stated on every training case of the",
+             "scored files (`tests/data/validation-cases.yaml`, `tests/data/validation-modern.yaml` and the case files",
+             "of `tests/perf/data`), everything else as the case states it. *Moved* counts the cases whose error",
+             f"moves by more than {THRESHOLD:g} percentage points (the largest move over the metrics a case",
+             "measured); *max* is the largest move and its case; *refused* counts flips the model refuses (the",
+             "layout breaks one of its rules). A value that is already a case's own is not tried.", ""]
+    lines += ["| switch | value | cases tried | moved > 5 pt | max move (pt) | case | refused |",
+              "|---|---|---:|---:|---:|---|---:|"]
+    keys: list[tuple[str, object]] = []
+    for m in all_moves:
+        if (m.switch, m.value) not in keys:
+            keys.append((m.switch, m.value))
+    order = {name: i for i, name in enumerate(SWITCHES)}
+    keys.sort(key=lambda k: (order[k[0]], SWITCHES[k[0]].values.index(k[1])))
+    for name, value in keys:
+        ms = [m for m in all_moves if (m.switch, m.value) == (name, value)]
+        big = [m for m in ms if m.points > THRESHOLD]
+        top = max(ms, key=lambda m: m.points)
+        refused = sum(m.after is None for m in ms)
+        lines.append(f"| `{name}` | `{_show(value)}` | {len(ms)} | {len(big)} | {top.points:.1f} | "
+                     f"{top.case if top.points else '-'} | {refused} |")
+    lines += ["", "## What holds each switch to a publication", "",
+              "*ablation*: the same job measured with the switch on and off; *breakdown*: a profile or a measured cost",
+              "of the mechanism, not an on/off pair; *none*: no publication found (where was looked is listed). An",
+              "xfail test records a published ablation the model disagrees with, with both numbers.", "",
+              "| switch | max move (pt) | kind | tests | source | searched |", "|---|---:|---|---|---|---|"]
+    for name in SWITCHES:
+        worst = max((m.points for m in all_moves if m.switch == name), default=0.0)
+        cover = COVERAGE.get(name)
+        if cover is None:
+            lines.append(f"| `{name}` | {worst:.1f} | - | - | - | - |")
+            continue
+        lines.append(f"| `{name}` | {worst:.1f} | {cover.kind} | {_tests(cover)} | {cover.source} | "
+                     f"{cover.searched or '-'} |")
+    lines += ["", "## Each overlap mechanism", "", "| overlapped communication | kind | tests | source | searched |",
+              "|---|---|---|---|---|"]
+    for name, cover in MECHANISMS.items():
+        lines.append(f"| {name} | {cover.kind} | {_tests(cover)} | {cover.source} | {cover.searched or '-'} |")
+    lines += ["", "## The cases each switch moves by more than 5 points", "",
+              "Each case's error (predicted / measured - 1, the metric that moved most) as scored, then with the",
+              "switch stated at the value; the case files are under `tests/data` and `tests/perf/data`.", ""]
+    for name, value in keys:
+        big = sorted((m for m in all_moves if (m.switch, m.value) == (name, value) and m.points > THRESHOLD),
+                     key=lambda m: -m.points)
+        if big:
+            shown = "; ".join(f"{m.case} {_signed(m)}" for m in big)
+            lines.append(f"* `{name}: {_show(value)}` ({len(big)}): {shown}")
+    return "\n".join(lines) + "\n"
+
+
+def _tests(cover: Cover) -> str:
+    """The covering tests as Markdown, a note after a test name kept outside its code span."""
+    return "<br>".join(f"`{t}`" if " (" not in t else f"`{t.split(' (')[0]}` ({t.split(' (', 1)[1]}"
+                       for t in cover.tests)
+
+
+def _signed(m: Move) -> str:
+    """'+4.5 % -> -6.8 %' for the metric that moved most."""
+    assert m.after is not None
+    i = max(range(len(m.before)), key=lambda j: abs(m.after[j] - m.before[j]))  # type: ignore[index]
+    return f"{m.before[i]:+.1f} % -> {m.after[i]:+.1f} %"
+
+
+def _show(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+if __name__ == "__main__":
+    text = page(list(moves()))
+    if "--check" in sys.argv[1:]:
+        stale = PAGE.read_text(encoding="utf-8") != text
+        print(f"{PAGE.relative_to(ROOT)} is {'stale: run python docs/gen_switches.py' if stale else 'current'}")
+        sys.exit(1 if stale else 0)
+    PAGE.write_text(text, encoding="utf-8")
+    print(PAGE.relative_to(ROOT))

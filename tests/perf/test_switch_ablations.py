@@ -1,0 +1,188 @@
+"""Single switches against published ablations that switched them alone (issue 20: a switch that moves a case by
+more than 5 points has a test from a source; docs/switches.md lists each switch, how far it moves the scored cases
+and the test that covers it).
+
+Each test compares the model's ratio (switch on / switch off, everything else equal) with the published ratio. Where
+the model disagrees beyond the stated tolerance the test is `xfail(strict=True)` with both numbers, so that a change
+of the model that closes the gap is seen (the model itself is not changed here).
+
+* `attention` (flash against materialised scores): Dao, FlashAttention-2, arXiv 2307.08691, Table 1
+  (tests/perf/data/fa2-gpt3-table1.yaml, with the layouts of the paper's own training configs).
+* `sequence_parallel` alone: Korthikanti et al., arXiv 2205.05198 (MLSys 2023), Table 4, the time of one
+  transformer layer of the 22B model (TP 8 on 8 A100) forward and backward. The model's layer time is the step time
+  less the optimizer step, differenced between 48 and 24 layers (so the embedding, the loss and the step cancel).
+* `fp8_recipe` delayed against current scaling: Transformer Engine's GEMM profiling guide on B300 (the same FP8 GEMM
+  kernels, each call quantising its operands under the recipe).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.model.cases import Case
+from archgen.scoring.cases import case_hardware, read_case_file, training_estimate, training_fits
+from archgen.scoring.scores import score_file
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def fa2():
+    """The FlashAttention-2 Table 1 rows (measured and predicted TFLOP/s per GPU), by id."""
+    return {r.id: r for r in score_file(DATA / "fa2-gpt3-table1.yaml")}
+
+
+def _ratio(rows, row: str) -> tuple[float, float]:
+    """(model, published) throughput ratio flash / materialised of one Table 1 row."""
+    on, off = rows[f"fa2-t1-{row}-flash"], rows[f"fa2-t1-{row}-materialized"]
+    return on.predicted / off.predicted, on.measured / off.measured
+
+
+def _fa2_case(case_id: str, **update) -> Case:
+    (case,) = [c for c in read_case_file(DATA / "fa2-gpt3-table1.yaml").cases if c.id == case_id]
+    return case.model_copy(update={"training": case.training.model_copy(update=update)})
+
+
+@pytest.mark.parametrize("row, micro_batch", [("gpt3-1.3b-2k", 4), ("gpt3-2.7b-2k", 2)])
+def test_flash_attention_speeds_2k_training_as_fa2_table1(fa2, accelerators, row, micro_batch):
+    """At 2k context FlashAttention-2 trains GPT3-1.3B 1.380x (196 / 142 TFLOP/s) and GPT3-2.7B 1.376x (205 / 149)
+    faster than the same model without FlashAttention on 8 A100 80 GB.
+
+    The paper does not state the baseline's micro-batch, and at the flash run's (8 and 4 sequences per GPU) the
+    model's materialised scores do not fit in 80 GB, so the baseline cannot have run it: it is taken as the largest
+    micro-batch that fits without recompute (the training configs pick the micro-batch by GPU memory), 4 and 2. The
+    model then gives 1.394 and 1.359 (+1.0 %, -1.2 %). Tolerance 4 %: the published TFLOP/s are rounded to whole
+    numbers (0.5 % on the ratio), and one micro-batch step of the unstated baseline moves the model's ratio by 2.7 %
+    (1.3B: 1.430 at 2, 1.394 at 4, 1.376 at 8; 2.7B: 1.434 at 1, 1.359 at 2, 1.322 at 4); a model without the
+    switch (ratio 1) fails by 28 %."""
+    flash = _fa2_case(f"fa2-t1-{row}-flash")
+    base = _fa2_case(f"fa2-t1-{row}-materialized", micro_batch=micro_batch)
+    assert training_fits(base, accelerators)
+    assert not training_fits(base.model_copy(update={"training": base.training.model_copy(
+        update={"micro_batch": 2 * micro_batch})}), accelerators)
+    hw = case_hardware(flash, accelerators)
+    model = float(training_estimate(base, hw).step_time) / float(training_estimate(flash, hw).step_time)
+    _, published = _ratio(fa2, row)
+    assert model == pytest.approx(published, rel=0.04), (model, published)
+
+
+def test_fa2_table1_flash_rows_within_15_percent(fa2):
+    """The FlashAttention-2 side alone: +13.2 %, +12.1 % and +9.9 % when this test was written (a drift guard; the
+    flash rate is FA3's measured H100 rate scaled to A100, docs/perf-model.md)."""
+    flash = {k: r.error for k, r in fa2.items() if k.endswith("-flash")}
+    assert len(flash) == 3 and all(abs(e) <= 0.15 for e in flash.values()), flash
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the model's materialised attention at 8k costs less than FA2's baseline")
+def test_flash_attention_speeds_8k_training_as_fa2_table1(fa2):
+    """GPT3-1.3B at 8k context: 220 / 72 = 3.06x published. The model gives 2.14x at the stated layout (4 sequences
+    per GPU, no recompute; materialised 115 TFLOP/s against 72 measured, +60 %), where its own memory says the
+    baseline cannot fit; with recompute, which the paper does not state, it gives 2.70x (selective, 4 per GPU) to
+    2.90x (full, 8 per GPU). Tolerance as at 2k (4 %): -30 % at the stated layout."""
+    model, published = _ratio(fa2, "gpt3-1.3b-8k")
+    assert model == pytest.approx(published, rel=0.04), (model, published)
+
+
+#: Korthikanti et al. Table 4: (forward, backward) ms of one layer of the 22B model, by (recompute, sequence_parallel).
+TABLE4 = {("none", False): (7.7, 11.9), ("none", True): (7.2, 11.8), ("full", False): (7.7, 19.5),
+          ("selective", False): (7.7, 13.2), ("selective", True): (7.2, 13.1)}
+
+
+def _layer_ms(accelerators, recompute: str, sp: bool) -> float:
+    """The model's forward + backward time of one layer of the Table 5 22B case, in ms."""
+    (case,) = [c for c in read_case_file(DATA / "korthikanti-table5.yaml").cases if c.id == "korthikanti-t5-22b-full"]
+    times = []
+    for layers in (48, 24):
+        c = case.model_copy(update={"model": case.model.model_copy(update={"layers": layers}),
+                                    "training": case.training.model_copy(update={"recompute": recompute,
+                                                                                 "sequence_parallel": sp})})
+        e = training_estimate(c, case_hardware(c, accelerators))
+        times.append(float(e.step_time) - float(e.optimizer))
+    return (times[0] - times[1]) / 24 * 1e3
+
+
+def _table4_ratio(accelerators, on: tuple[str, bool], off: tuple[str, bool]) -> tuple[float, float]:
+    model = _layer_ms(accelerators, *on) / _layer_ms(accelerators, *off)
+    return model, sum(TABLE4[on]) / sum(TABLE4[off])
+
+
+@pytest.mark.parametrize("recompute, published", [("full", 27.2 / 19.6), ("selective", 20.9 / 19.6)])
+def test_recompute_layer_time_as_korthikanti_table4(accelerators, recompute, published):
+    """The measure the sequence-parallel tests below use, checked on the rows it gets right: full recompute costs
+    +39 % (27.2 / 19.6 ms) and selective +7 % (20.9 / 19.6); the model gives +37.2 % and +5.8 %. Tolerance 2 %:
+    the times are printed to 0.1 ms (0.5 % on a ratio), and 2 % is below the smaller effect (7 %)."""
+    model, _ = _table4_ratio(accelerators, (recompute, False), ("none", False))
+    assert model == pytest.approx(published, rel=0.02), (model, published)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the model credits sequence parallelism with 8 % of the layer, Table 4 with 3 %")
+@pytest.mark.parametrize("recompute", ["none", "selective"])
+def test_sequence_parallel_alone_as_korthikanti_table4(accelerators, recompute):
+    """Sequence parallelism alone shortens the 22B layer by 3.1 % (19.6 -> 19.0 ms) without recompute and by 2.9 %
+    (20.9 -> 20.3 ms) with selective recompute; the model shortens it by 8.1 % (20.79 -> 19.12 ms) and 7.6 % (22.00
+    -> 20.32 ms). Tolerance 1.5 %: the times are printed to 0.1 ms (0.5 % on the ratio) and the effect under test is
+    3 %, so a tolerance of half of it still fails a model without the switch. The 22B pair of Table 5 (SP together
+    with selective recompute, tests/perf/test_ablations.py) is 4.7 points too fast for the same reason."""
+    model, published = _table4_ratio(accelerators, (recompute, True), (recompute, False))
+    assert model == pytest.approx(published, rel=0.015), (model, published)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the model's delayed scaling saves 0.73 ms of casts where the guide saves 1.35")
+def test_delayed_scaling_against_current_scaling_as_the_te_gemm_guide(accelerators):
+    """`fp8_recipe` delayed against tensorwise (current scaling) on the same FP8 GEMM kernels: Transformer Engine's
+    GEMM profiling guide (tests/perf/data/te-gemm-profiling-b300.yaml, B300, the 12 GEMMs of one layer, each
+    te.Linear call quantising its input and its weight) measures 7.802 ms under delayed scaling and 9.147 ms under
+    current scaling (0.853x); the kernels alone take 6.812 ms. The model's casts (`quant.tensor_bytes` at the HBM
+    rate: 3 B per element delayed, 5 B tensor-wise, the amax pass) on that kernel time give 7.907 and 8.638 ms,
+    0.915x: it saves 0.73 ms where the guide saves 1.35 ms (its delayed cast, 1.10 ms, is above the measured 0.99 ms
+    of autocast over the kernels; its tensor-wise cast, 1.83 ms, below the measured 2.34 ms). Tolerance 3 %: the
+    figures are means of 100 timed iterations, and the effect under test is 14.7 %."""
+    from archgen.perf.hw import kernels as K
+    from archgen.perf.hw import quant as Q
+    from archgen.perf.hw.hardware import hardware_for
+    from tests.perf.test_quant import GUIDE, _guide_shapes
+    hw = hardware_for(accelerators["b300-sxm-288gb"], scale_up_size=8)
+    elements = sum(m * k + k * n for m, k, n in _guide_shapes())
+    ms = GUIDE["per_layer_ms"]
+    kernels = ms["pre_quantized"]["tensorwise"]
+    cast = {rec: float(K.memory_time(hw, float(Q.tensor_bytes(rec, hw.compute_capability)) * elements)) * 1e3
+            for rec in ("delayed", "tensorwise")}
+    model = (kernels + cast["delayed"]) / (kernels + cast["tensorwise"])
+    published = ms["autocast"]["delayed"] / ms["autocast"]["tensorwise"]
+    assert model == pytest.approx(published, rel=0.03), (model, published)
+
+
+#: (case prefix, published DeepEP / all-to-all step-time ratio, the model's when this test was written).
+DISPATCH_AB = [("b300-qwen3-235b-ep32-mb4", 21.12 / 15.76, 0.735), ("b300-qwen3-235b-ep32-mb1", 44.81 / 33.36, 0.771),
+               ("b300-qwen3-235b-ep16-mb4", 11.57 / 12.21, 0.720), ("h100-qwen3-30b-ep16-mb4", 9.16 / 8.60, 0.673),
+               ("h100-qwen3-30b-ep16-mb1", 28.69 / 27.89, 0.722), ("h100-qwen3-30b-ep32-mb4", 17.21 / 9.24, 0.696),
+               ("h100-qwen3-30b-ep32-mb1", 34.66 / 27.14, 0.731)]
+
+
+@pytest.fixture(scope="module")
+def dispatch_ab():
+    """The AWS dispatcher A/B rows (tests/perf/data/aws-dispatcher-efa.yaml), by id."""
+    return {r.id: r for r in score_file(DATA / "aws-dispatcher-efa.yaml")}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="over EFA, DeepEP measured 5 % faster to 86 % slower than NCCL; the model: 23-33 % faster")
+@pytest.mark.parametrize("row, published, _model", DISPATCH_AB, ids=[r[0] for r in DISPATCH_AB])
+def test_ep_dedup_against_the_aws_dispatcher_ab(dispatch_ab, row, published, _model):
+    """`ep_dedup` / `moe_dispatcher` alone: NCCL all-to-all against DeepEP (over NVSHMEM-libfabric on EFA), the same
+    Qwen3-235B on 64 B300 and Qwen3-30B on 64 H100 runs otherwise (awslabs/awsome-distributed-ai RESULTS.md; see the
+    case file). Published DeepEP / all-to-all step time: 1.340, 1.343 and 0.948 on B300 (EP32 mb 4, EP32 mb 1, EP16
+    mb 4), 1.065, 1.029, 1.863 and 1.277 on H100 (EP16 mb 4 and 1, EP32 mb 4 and 1). The model's de-duplicated
+    dispatch makes every run 23-33 % faster (0.67-0.77). Its all-to-all arms are themselves 47-83 % fast (the mb 1
+    runs take 2.1-3.2x the mb 4 ones, the model 1.1x): what the runs spend per micro-batch is not modelled, and the
+    DeepEP arm's host-proxy transport over libfabric is not the InfiniBand path the model's DeepEP stands for.
+    Tolerance 5 %: one run per cell, and the publisher's re-measure landed within 1-4 % of its first pass."""
+    off, on = dispatch_ab[f"aws-{row}-alltoall"], dispatch_ab[f"aws-{row}-deepep"]
+    assert on.measured / off.measured == pytest.approx(published, rel=1e-9)
+    model = on.predicted / off.predicted
+    assert model == pytest.approx(published, rel=0.05), (model, published)
