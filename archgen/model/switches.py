@@ -158,7 +158,8 @@ class StackSwitches(Spec):
         ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
         ("tensorwise", f"{_BRIDGE} docs/performance-summary.md (NeMo 25.11): FP8-CS, current scaling"))] = Field(
         None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling) "
-                          "or mxfp8. An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
+                          "or mxfp8 (block scaling; compute capability 10.0 or higher, as Transformer Engine "
+                          "requires). An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
                           "training follows NVFP4.")
 
     @model_validator(mode="after")

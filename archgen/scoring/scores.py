@@ -16,6 +16,7 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.workload import job_kind
 from archgen.perf.comm.collectives import IN_NETWORK, require
+from archgen.perf.workload.training_estimate import recipe_problem
 from archgen.scoring.cases import (
     CaseFile,
     Refused,
@@ -111,6 +112,10 @@ def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: SourceDocume
         return [SpecProblem(at(kind, "precision"), path=f"{case.id}.{kind}.precision",
                             message=f"{case.system.accelerator} has no {job.precision} peak",
                             expected=f"one of: {', '.join(sorted(have))}")]
+    if case.training is not None and (problem := recipe_problem(case.training.precision,
+                                                                case.training.fp8_recipe or "",
+                                                                case_hardware(case, accs))):
+        return [SpecProblem(at("training", "fp8_recipe"), path=f"{case.id}.training.fp8_recipe", message=problem)]
     return []
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from archgen.errors import SpecError
 from archgen.scoring.cases import read_cases
 from archgen.scoring.scores import score_file
+from tests.conftest import REPO
 
 from .conftest import CASES
 
@@ -139,6 +142,28 @@ def test_precision_the_accelerator_lacks(tmp_path):
     assert messages(tmp_path, text.replace("precision: bf16", "precision: fp4")) == (
         "cases.yaml:8:58: error: one.training.precision: a100-sxm4-80gb has no fp4 peak: expected one of: bf16, "
         "fp16, fp64, int8, tf32")
+
+
+def test_mxfp8_on_hopper_is_refused(tmp_path):
+    """Transformer Engine refuses MXFP8 below compute capability 10.0 (fp8.py, `check_mxfp8_support`); it was
+    accepted on H100 and estimated with block-scaled FP8 costs."""
+    text = MFU.replace("VALUE", "0.44").replace("UNIT", '""').replace(
+        "precision: bf16", "precision: fp8, fp8_recipe: mxfp8")
+    assert "fp8_recipe 'mxfp8' needs compute capability 10.0 or higher" in messages(tmp_path, text)
+    assert "accelerator 'h100-sxm5-80gb' is 9" in messages(tmp_path, text)
+    (r,) = score_file(write(tmp_path, text.replace("h100-sxm5-80gb", "b200-sxm-180gb")))  # Blackwell runs it
+    assert r.predicted > 0
+
+
+def test_mxfp8_on_hopper_is_refused_in_a_spec(tmp_path, cli):
+    """The same refusal for a workload spec: `estimate` reports it at the workload (exit 1 with a message)."""
+    data = REPO / "tests" / "data" / "reliability"
+    shutil.copytree(data / "llama3", tmp_path / "llama3")
+    shutil.copy(REPO / "specs" / "racks" / "dgx-h100-4.yaml", tmp_path / "llama3" / "rack.yaml")
+    spec = tmp_path / "llama3" / "cluster.yaml"
+    spec.write_text(spec.read_text().replace("precision: bf16", "precision: fp8\n  fp8_recipe: mxfp8"))
+    r = cli("estimate", "--workload", "llama3-405b-16k", "--path", str(tmp_path / "llama3"))
+    assert r.code != 0 and "fp8_recipe 'mxfp8' needs compute capability 10.0" in r.err, (r.out, r.err)
 
 
 def test_empty_case_list_and_empty_file(tmp_path):

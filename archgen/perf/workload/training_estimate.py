@@ -79,6 +79,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
         problems = [x for x in alone if x.field in ("tp", "cp", "ep", "etp", "offload")]
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
+    if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw):
+        raise WorkloadError(workload.id, problem)
     zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
     stated = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
               "interleave": interleave, "recompute": t.recompute, "zero": zero}
@@ -88,6 +90,20 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     if complete and p.etp is not None:
         layout["etp"] = p.etp
     return TrainingSetup(job, knobs, opts, fixed, complete, layout)
+
+
+def recipe_problem(precision: str, fp8_recipe: str, hw: Hardware) -> str | None:
+    """Why the FP8 recipe cannot run on the accelerator; else None.
+
+    MXFP8 (block scaling) needs compute capability 10.0 or higher: Transformer Engine refuses it below that
+    (NVIDIA/TransformerEngine transformer_engine/pytorch/fp8.py, `check_mxfp8_support`: "Device compute capability
+    10.0 or higher required for MXFP8 execution"). A part with no compute capability (not NVIDIA) is not judged.
+    """
+    cc = np.asarray(hw.compute_capability, dtype=float)
+    if precision != "fp8" or fp8_recipe != "mxfp8" or not np.any((cc > 0) & (cc < 10.0)):
+        return None
+    return (f"fp8_recipe 'mxfp8' needs compute capability 10.0 or higher (Blackwell; Transformer Engine refuses "
+            f"it below); accelerator '{hw.accelerator}' is {float(np.min(cc)):g}: use delayed or tensorwise")
 
 
 def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
