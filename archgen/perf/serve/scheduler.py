@@ -22,8 +22,9 @@ Load, as serving benchmarks apply it:
   `--concurrency N`, `trtllm-bench --concurrency N`). The first N start together; the statistics are over the
   requests that replace them (the steady state), and tokens/s = N · out / mean request latency (Little's law).
 * open loop (`arrival_rate`): Poisson arrivals at a rate per replica, from a seeded generator (MLPerf Inference's
-  Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), every request
-  counted; tokens/s = output tokens / (last finish - first arrival).
+  Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), measured in
+  its steady state (`simulate`: the arrivals span `OPEN_SPANS` request latencies, the first and the last left
+  out); tokens/s = output tokens finished in that window / its length.
 
 Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
 first token) / (out - 1), as genai-perf and MLPerf's loadgen define them. Results: mean, p50 and p99 of each.
@@ -147,7 +148,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     extended (the same seeded sequence, longer) until they span `OPEN_SPANS` mean request latencies, and the
     statistics are over the requests that arrive at least one mean latency after the first arrival and before the
     last, when the requests in flight neither ramp up from an empty replica nor drain after the last arrival (a
-    benchmark's run is long against one request: MLPerf's Server scenario runs at least 600 s, `min_duration`).
+    benchmark's run is long against one request: MLPerf v4.1's Llama 2 70B Server runs state a `min_duration` of
+    2,400 s against mean latencies of 36-45 s, tests/perf/data/serving-under-load.yaml).
 
     Args:
         hw: Hardware.
