@@ -224,16 +224,23 @@ def test_an_open_loop_is_measured_in_its_steady_state(accelerators):
 
 
 def test_mlperf_server_and_offline_rows_are_scored():
-    """The file's four MLPerf v4.1 Llama 2 70B rows (8 x H100 TP2 x 4 and 8 x H200 TP1 x 8, FP8). Server tokens/s
-    within 10 % (a replica that keeps up serves what arrives). Server TTFT and TPOT 45-90 % low: the model's
-    replica is about 20 % faster at a batch of ~850 than the logs show (the Offline rows of the same systems, +19 %
-    and +21 %), and an open loop close to its capacity turns that into far fewer requests in flight (about 150
-    against the 845 that Little's law gives on the H100 log: 75.10/s over 4 replicas x 44.95 s mean latency), so a
-    far shorter step (docs/perf-model.md). Bars set after the run, as a guard against drift."""
+    """The file's MLPerf v4.1 Llama 2 70B rows. NVIDIA, TensorRT-LLM on 8 x H100 (TP2 x 4) and 8 x H200 (TP1 x 8),
+    FP8: Server tokens/s within 10 % (a replica that keeps up serves what arrives); Server TTFT and TPOT 45-90 %
+    low: the model's replica is about 20 % faster at a batch of ~850 than the logs show (the Offline rows of the
+    same systems, +19 % and +21 %), and an open loop close to its capacity turns that into far fewer requests in
+    flight (about 150 against the 845 that Little's law gives on the H100 log: 75.10/s over 4 replicas x 44.95 s
+    mean latency), so a far shorter step (docs/perf-model.md). AMD, vLLM on 8 x MI300X (TP1 x 8, FP8 weights and
+    KV cache): Server tokens/s within 10 %, TTFT and TPOT 75-97 % low, and the Offline row over by more than half:
+    the catalog's MI300X FP8 GEMM efficiency is assumed equal to its BF16 one (specs/catalog/accelerators/
+    mi300x.yaml lists it unconfirmed), and vLLM's v4.1 run reached about 27 % of FP8 peak. Bars set after the run,
+    as a guard against drift."""
     errors = {(r.id.split("-")[3], r.id.split("-")[4], r.metric): r.error for r in score_case_file(UNDER_LOAD).results}
-    assert len(errors) == 8
+    assert len(errors) == 12
     for (scenario, system, metric), e in errors.items():
-        if metric == "tokens_per_second":
-            assert (-0.10 <= e <= 0.0) if scenario == "server" else (0.15 <= e <= 0.25), (system, scenario, e)
+        amd = system == "8xmi300x"
+        if metric == "tokens_per_second" and scenario == "server":
+            assert -0.10 <= e <= 0.0, (system, e)
+        elif metric == "tokens_per_second":
+            assert e > 0.5 if amd else 0.15 <= e <= 0.25, (system, e)
         else:
-            assert -0.90 <= e <= -0.45, (system, metric, e)
+            assert (-0.97 <= e <= -0.75) if amd else (-0.90 <= e <= -0.45), (system, metric, e)
