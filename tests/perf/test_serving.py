@@ -192,3 +192,55 @@ def test_an_arrival_rate_needs_the_server_scenario(tmp_path):
     assert str(refused.problems[0]).split("error: ", 1)[1] == (
         "cases.0.inference.arrival_rate: arrival_rate applies to the server scenario (Poisson arrivals); this job's "
         "scenario is 'concurrency'")
+
+
+UNDER_LOAD = Path(__file__).resolve().parent / "data" / "serving-under-load.yaml"
+
+
+def test_an_open_loop_is_measured_in_its_steady_state(accelerators):
+    """MLPerf Inference v4.1, Server, 8 x H100 as four TP2 replicas, Llama 2 70B in FP8 at loadgen's 75.10
+    scheduled queries/s, 18.8 per replica; the log shows the replicas keeping up (74.42 completed per second; the
+    file's source). The first 400 arrivals span 21 s, about three of the run's request latencies: a run of them
+    alone ends while the requests in flight still ramp up from an empty replica, and counts the drain after the last
+    arrival as the replica falling behind ('outrun'). Extended to `OPEN_SPANS` latencies and measured between the
+    first and the last, the same replica keeps up, at the offered rate within the Poisson sample's spread."""
+    from archgen.perf.serve.scheduler import OPEN_REQUESTS, OPEN_SPANS, simulate
+    from archgen.scoring.cases import case_hardware, read_cases
+
+    case = read_cases(UNDER_LOAD)[0][0]
+    inf = case.inference
+    assert inf is not None and inf.arrival_rate is not None and case.model is not None
+    hw = case_hardware(case, accelerators)
+    job = ServeJob(Arch.from_model(case.model), inf.input_len, inf.output_len, inf.precision, scenario="server")
+    cap = min(int(inf.batch), int(float(estimate_inference(hw, job, inf.tp, None).max_batch)))
+    rate = inf.arrival_rate.m_as("1/s") / inf.replicas
+    short = simulate(hw, job, inf.tp, max_batch=cap, arrival_rate=rate, requests=OPEN_REQUESTS)
+    assert not short.stable and any("outrun" in n for n in short.notes)
+    run = simulate(hw, job, inf.tp, max_batch=cap, arrival_rate=rate)
+    assert run.stable and not any("outrun" in n or "ramp-up" in n for n in run.notes)
+    latency = run.ttft.mean + (inf.output_len - 1) * run.tpot.mean
+    assert run.requests >= 0.7 * OPEN_SPANS * latency * rate  # all but the first and the last latency's arrivals
+    assert run.tokens_per_second == pytest.approx(rate * inf.output_len, rel=0.06)
+
+
+def test_mlperf_server_and_offline_rows_are_scored():
+    """The file's MLPerf v4.1 Llama 2 70B rows. NVIDIA, TensorRT-LLM on 8 x H100 (TP2 x 4) and 8 x H200 (TP1 x 8),
+    FP8: Server tokens/s within 10 % (a replica that keeps up serves what arrives); Server TTFT and TPOT 45-90 %
+    low: the model's replica is about 20 % faster at a batch of ~850 than the logs show (the Offline rows of the
+    same systems, +19 % and +21 %), and an open loop close to its capacity turns that into far fewer requests in
+    flight (about 150 against the 845 that Little's law gives on the H100 log: 75.10/s over 4 replicas x 44.95 s
+    mean latency), so a far shorter step (docs/perf-model.md). AMD, vLLM on 8 x MI300X (TP1 x 8, FP8 weights and
+    KV cache): Server tokens/s within 10 %, TTFT and TPOT 75-97 % low, and the Offline row over by more than half:
+    the catalog's MI300X FP8 GEMM efficiency is assumed equal to its BF16 one (specs/catalog/accelerators/
+    mi300x.yaml lists it unconfirmed), and vLLM's v4.1 run reached about 27 % of FP8 peak. Bars set after the run,
+    as a guard against drift."""
+    errors = {(r.id.split("-")[3], r.id.split("-")[4], r.metric): r.error for r in score_case_file(UNDER_LOAD).results}
+    assert len(errors) == 12
+    for (scenario, system, metric), e in errors.items():
+        amd = system == "8xmi300x"
+        if metric == "tokens_per_second" and scenario == "server":
+            assert -0.10 <= e <= 0.0, (system, e)
+        elif metric == "tokens_per_second":
+            assert e > 0.5 if amd else 0.15 <= e <= 0.25, (system, e)
+        else:
+            assert (-0.97 <= e <= -0.75) if amd else (-0.90 <= e <= -0.45), (system, metric, e)

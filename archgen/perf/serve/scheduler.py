@@ -22,8 +22,9 @@ Load, as serving benchmarks apply it:
   `--concurrency N`, `trtllm-bench --concurrency N`). The first N start together; the statistics are over the
   requests that replace them (the steady state), and tokens/s = N · out / mean request latency (Little's law).
 * open loop (`arrival_rate`): Poisson arrivals at a rate per replica, from a seeded generator (MLPerf Inference's
-  Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), every request
-  counted; tokens/s = output tokens / (last finish - first arrival).
+  Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), measured in
+  its steady state (`simulate`: the arrivals span `OPEN_SPANS` request latencies, the first and the last left
+  out); tokens/s = output tokens finished in that window / its length.
 
 Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
 first token) / (out - 1), as genai-perf and MLPerf's loadgen define them. Results: mean, p50 and p99 of each.
@@ -48,9 +49,13 @@ from archgen.perf.serve import inference as I
 
 #: Tokens per iteration (TensorRT-LLM `max_num_tokens`, vLLM `max_num_batched_tokens` under chunked prefill).
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
-#: Requests simulated in an open loop, and replacement requests measured per slot in a closed loop.
+#: Requests simulated in an open loop (at least), and replacement requests measured per slot in a closed loop.
 OPEN_REQUESTS = 400
 CLOSED_ROUNDS = 3
+#: An open loop's arrivals span at least this many mean request latencies (the first and the last are left out of
+#: the statistics: ramp-up from an empty replica, drain after the last arrival), within `OPEN_MAX` requests.
+OPEN_SPANS = 10
+OPEN_MAX = 20000
 #: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
 UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
               "short-prompt TTFT reads low by it")
@@ -139,6 +144,13 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
              max_num_tokens: int = MAX_NUM_TOKENS) -> ServingRun:
     """Run one replica under a closed loop of `concurrency` requests or Poisson arrivals at `arrival_rate` per second.
 
+    An open loop is measured in its steady state: unless `requests` fixes the run's length, the arrivals are
+    extended (the same seeded sequence, longer) until they span `OPEN_SPANS` mean request latencies, and the
+    statistics are over the requests that arrive at least one mean latency after the first arrival and before the
+    last, when the requests in flight neither ramp up from an empty replica nor drain after the last arrival (a
+    benchmark's run is long against one request: MLPerf v4.1's Llama 2 70B Server runs state a `min_duration` of
+    2,400 s against mean latencies of 36-45 s, tests/perf/data/serving-under-load.yaml).
+
     Args:
         hw: Hardware.
         job: Model, request shape (every request `input_len` + `output_len` tokens) and serving switches.
@@ -146,7 +158,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         max_batch: Requests the KV cache admits at once (`inference.estimate_inference(...).max_batch`).
         concurrency: Closed loop: requests kept in flight.
         arrival_rate: Open loop: requests per second arriving at this replica.
-        requests: Requests to simulate (default: `CLOSED_ROUNDS` replacements per slot, or `OPEN_REQUESTS`).
+        requests: Requests to simulate (default: `CLOSED_ROUNDS` replacements per slot, or as many as the open
+            loop's steady state needs, at least `OPEN_REQUESTS`); a stated number is measured whole.
         seed: Seed of the arrival process (an open loop is deterministic for a seed).
         max_num_tokens: Token budget of an iteration.
 
@@ -157,20 +170,55 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("give exactly one of concurrency and arrival_rate")
     if max_batch < 1:
         raise InternalError("no sequence fits in the KV cache")
-    inp, out = job.input_len, job.output_len
+    p = _Pass(hw, job, tp, max(max_num_tokens, int(max_batch)) + 1)
     if concurrency is not None:  # closed loop
         n_req = requests or concurrency * (CLOSED_ROUNDS + 1)
         arrivals = np.full(n_req, np.inf)
         arrivals[:concurrency] = 0.0
-    else:
-        assert arrival_rate is not None, "exactly one of the two is given (checked above)"
-        n_req = requests or OPEN_REQUESTS
+        return _measure(job, _loop(p, job, arrivals, int(max_batch), concurrency, max_num_tokens), concurrency,
+                        None, int(max_batch), (), 0.0)
+    assert arrival_rate is not None, "exactly one of the two is given (checked above)"
+    n_req = requests or OPEN_REQUESTS
+    # arrivals beyond what the replica serves at its KV capacity (the offline closed form) never settle: the
+    # queue grows however long the run, so such a run is not extended
+    capacity = float(I.estimate_inference(hw, job, tp, int(max_batch)).tokens_per_second_replica) / job.output_len
+    while True:
         gaps = np.random.default_rng(seed).exponential(1.0 / arrival_rate, n_req)
         arrivals = np.cumsum(gaps) - gaps[0]
-    p = _Pass(hw, job, tp, max(max_num_tokens, int(max_batch)) + 1)
+        t = _loop(p, job, arrivals, int(max_batch), None, max_num_tokens)
+        span = float(arrivals[-1])
+        # the latency the run settles to: its last third's (the first requests find the replica empty)
+        latency = float(np.mean((t.finish - arrivals)[arrivals >= span * 2.0 / 3.0]))
+        if requests or arrival_rate > capacity or span >= OPEN_SPANS * latency or n_req >= OPEN_MAX:
+            break
+        n_req = min(OPEN_MAX, int(np.ceil(1.2 * OPEN_SPANS * latency * arrival_rate)))
+    notes: tuple[str, ...] = ()
+    warm = 0.0 if requests or arrival_rate > capacity else latency
+    if warm and span < OPEN_SPANS * latency:
+        notes = (f"{n_req} simulated requests span {span / latency:.3g} mean latencies, fewer than the "
+                 f"{OPEN_SPANS} a steady state needs: the statistics include the ramp-up",)
+    return _measure(job, t, None, arrival_rate, int(max_batch), notes, warm)
+
+
+@dataclass
+class _Trace:
+    """What `_loop` leaves: per-request arrival, first-token and finish times, and the run's counters."""
+
+    arrivals: np.ndarray
+    first: np.ndarray
+    finish: np.ndarray
+    iterations: int
+    max_running: int
+    mean_running: float
+
+
+def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency: int | None,
+          max_num_tokens: int) -> _Trace:
+    """The iteration-level simulation (module docstring); a closed loop's later arrivals are set as slots free."""
+    inp, out = job.input_len, job.output_len
+    n_req = len(arrivals)
     first = np.full(n_req, np.nan)
     finish = np.full(n_req, np.nan)
-    cap = int(max_batch)
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     nxt = 0  # next request not yet admitted
     prefilled = 0  # tokens of the admitted prompt being prefilled (the head of `prefilling`)
@@ -240,27 +288,48 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
             if concurrency is not None and released < n_req:  # its client sends the next request at once
                 arrivals[released] = now
                 released += 1
-    measured = np.arange(concurrency, n_req) if concurrency is not None else np.arange(n_req)
+    return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0)
+
+
+def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: float | None, cap: int,
+             notes: tuple[str, ...], warm: float) -> ServingRun:
+    """The run's statistics, over a closed loop's replacement requests or an open loop's measured window.
+
+    An open loop's window: requests arriving from `warm` after the first arrival to `warm` before the last, and the
+    output tokens finished from `warm` after the first arrival to the last (the whole run when `warm` is 0).
+    """
+    out = job.output_len
+    n_req = len(t.arrivals)
+    arrivals, first, finish = t.arrivals, t.first, t.finish
+    start, end = float(arrivals[0]) + warm, float(arrivals[-1])
+    if concurrency is not None:
+        measured = np.arange(concurrency, n_req)
+    elif warm and end - warm > start:
+        measured = np.flatnonzero((arrivals >= start) & (arrivals <= end - warm))
+    else:
+        measured = np.arange(n_req)
     ttft = first[measured] - arrivals[measured]
     tpot = (finish[measured] - first[measured]) / (out - 1) if out > 1 else np.zeros(len(measured))
     latency = finish[measured] - arrivals[measured]
-    notes = [UNMODELLED]
+    notes = (UNMODELLED, *notes)
     stable = True
     if concurrency is not None:
         tps = concurrency * out / float(np.mean(latency))
         if concurrency > cap:
-            notes.append(f"{concurrency} requests in flight, the KV cache admits {cap}: the rest wait in the queue")
+            notes += (f"{concurrency} requests in flight, the KV cache admits {cap}: the rest wait in the queue",)
     else:
-        span = float(np.nanmax(finish) - arrivals[0])
-        tps = n_req * out / span
+        # requests per second completed: in the measured window, or over the whole run without one
+        served = int(np.sum((finish >= start) & (finish <= end))) / (end - start) if warm and end > start \
+            else n_req / float(np.nanmax(finish) - arrivals[0])
+        tps = served * out
         offered = (n_req - 1) / float(arrivals[-1] - arrivals[0])
         # an open loop outrunning the replica: requests complete markedly slower than they arrive
-        if n_req / span < 0.9 * offered:
+        if served < 0.9 * offered:
             stable = False
-            notes.append(f"arrivals ({arrival_rate:.4g}/s) outrun the replica: the queue grows for the whole run, so "
-                         f"TTFT depends on the run's length ({n_req} requests)")
-    return ServingRun(Stats.of(ttft), Stats.of(tpot), tps, len(measured), it, max_running,
-                      running_time / busy_time if busy_time else 0.0, stable, tuple(notes))
+            notes += (f"arrivals ({arrival_rate:.4g}/s) outrun the replica: the queue grows for the whole run, so "
+                      f"TTFT depends on the run's length ({n_req} requests)",)
+    return ServingRun(Stats.of(ttft), Stats.of(tpot), tps, len(measured), t.iterations, t.max_running,
+                      t.mean_running, stable, notes)
 
 
 def replica_rate(arrival_rate, replicas: int) -> float | None:
