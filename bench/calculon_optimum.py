@@ -12,16 +12,20 @@ space, in two passes:
 
 1. **Pass 1**, every knob that changes memory or compute: tensor, pipeline and data parallelism, interleaving,
    recompute (full, attn_only, none), optimizer sharding, sequence-parallel AG redo, TP overlap (none, ring, pipe),
-   weight, activation and optimizer offload, micro-batch size; with TP communication `rs_ag` (sequence
+   micro-batch size, and weight, activation and optimizer offload where the execution does not fit without (offload
+   only adds time in Calculon's model: overheads and a longer bubble); with TP communication `rs_ag` (sequence
    parallelism), DP overlap on, TP on network tier 0 where it fits (8 % tp == 0), PP and DP on tier 1. Micro-batch
-   sizes stop at the first that does not fit (Calculon's own `--mbs-break` rule: memory grows with the micro-batch).
+   sizes stop at the first that fits under no offload (Calculon's own `--mbs-break` rule: memory grows with the
+   micro-batch).
 2. **Pass 2**, around the best of pass 1 (the 200 best executions, the 200 best without offload and the best per
    (tp, pp, interleave, offload or not)): every network assignment Calculon allows, DP overlap on and off, and every
-   TP communication type (ar, p2p_rs_ag, rs_ag) with the AG redo it allows.
+   TP communication type (ar, p2p_rs_ag, rs_ag) with the AG redo it allows; and every offload combination around
+   the 20 best.
 
 The space of pass 1 times pass 2 covers every knob of Calculon's search; what is not covered is a combination
 whose pass-1 rank (under the fixed network assignment, DP overlap and `rs_ag`) was outside the 200 best and not best
-for its (tp, pp, interleave). That is an assumption, stated in the data file, not a proof.
+for its (tp, pp, interleave), or an offload that is faster than none where none fits. That is an assumption, stated
+in the data file, not a proof.
 """
 
 from __future__ import annotations
@@ -44,6 +48,10 @@ CASES = {
     "175b": ("models/gpt3-175B.json", 1024, 1536, "systems/h100_80g_nvl8.json"),
 }
 TOP = 200
+#: (weight, activations, optimizer) offload: none first, then every combination
+OFFLOADS = list(itertools.product((False, True), repeat=3))
+#: Seeds of pass 2 that are also tried with every offload combination
+TOP_OFFLOAD = 20
 #: Calculon's search builds `logging.Logger('sub')` at level NOTSET, so every debug line of the model is formatted
 #: (80 % of an evaluation's time here); at WARNING they are skipped. Logging only: no figure changes.
 LOG = logging.Logger("calculon-optimum", logging.WARNING)
@@ -95,32 +103,53 @@ def pass1(app, syst, n: int, max_batch: int) -> tuple[list, int]:
             if batch is None:
                 continue
             tn = 0 if tp > 1 and 8 % tp == 0 else 1
-            for v, rc, osh, redo, tpo, wo, ao, oo in itertools.product(
+            for v, rc, osh, redo, tpo in itertools.product(
                     Llm.get_valid_pipeline_interleavings(app.num_blocks, pp), ("full", "attn_only", "none"),
                     (True, False) if dp > 1 else (False,), (False, True), ("none", "ring", "pipe") if tp > 1
-                    else ("none",), (False, True), (False, True), (False, True)):
-                if (redo and rc == "full") or (ao and rc == "full"):
+                    else ("none",)):
+                if redo and rc == "full":
                     continue
+                dead: set = set()  # offload combinations that ran out of memory at a smaller micro-batch
                 for mbs in Llm.get_valid_microbatch_sizes(app.seq_size, tp, dp, batch, pp):
-                    exe = execution(n, tp, pp, dp, batch, tensor_par_net=tn, microbatch_size=mbs,
-                                    activation_recompute=rc, pipeline_interleaving=v, optimizer_sharding=osh,
-                                    seq_par_ag_redo=redo, tensor_par_overlap=tpo, data_par_overlap=dp > 1,
-                                    weight_offload=wo, activations_offload=ao, optimizer_offload=oo)
-                    r, memory = rate(app, syst, exe)
-                    count += 1
-                    if r is None:
-                        if memory:
-                            break  # --mbs-break: a larger micro-batch needs more memory
-                        continue
-                    found.append((r, exe))
+                    for off in OFFLOADS:
+                        wo, ao, oo = off
+                        if off in dead or (ao and rc == "full"):
+                            continue
+                        exe = execution(n, tp, pp, dp, batch, tensor_par_net=tn, microbatch_size=mbs,
+                                        activation_recompute=rc, pipeline_interleaving=v, optimizer_sharding=osh,
+                                        seq_par_ag_redo=redo, tensor_par_overlap=tpo, data_par_overlap=dp > 1,
+                                        weight_offload=wo, activations_offload=ao, optimizer_offload=oo)
+                        r, memory = rate(app, syst, exe)
+                        count += 1
+                        if r is None:
+                            dead.add(off)  # memory grows with the micro-batch (--mbs-break); other errors stay
+                            continue
+                        found.append((r, exe))
+                        if not any(off):
+                            break  # it fits without offload: offload only adds time (pass 2 checks the best)
+                    if len(dead) == len(OFFLOADS) - (4 if rc == "full" else 0):
+                        break  # --mbs-break: nothing fits at this micro-batch, so nothing at a larger one
             print(f"pass 1: tp {tp} pp {pp}: {count:,} evaluated, {len(found):,} fit, best "
                   f"{max((f[0] for f in found), default=0):.3f}", flush=True)
     return found, count
 
 
 def pass2(app, syst, seeds: list[dict]) -> tuple[list, int]:
-    """Every network assignment, DP overlap and TP communication type around each seed execution."""
+    """Every network assignment, DP overlap and TP communication type around each seed execution.
+
+    And every offload combination around the first `TOP_OFFLOAD` seeds.
+    """
     found, count, seen = [], 0, set()
+    for seed in seeds[:TOP_OFFLOAD]:
+        for wo, ao, oo in OFFLOADS:
+            exe = dict(seed, weight_offload=wo, activations_offload=ao, optimizer_offload=oo)
+            if ao and exe["activation_recompute"] == "full":
+                continue
+            r, _ = rate(app, syst, exe)
+            count += 1
+            seen.add(json.dumps(exe, sort_keys=True))
+            if r is not None:
+                found.append((r, exe))
     for seed in seeds:
         tp, pp, dp = seed["tensor_par"], seed["pipeline_par"], seed["data_par"]
         for ct, tn, pn, dn, dpo in itertools.product(("ar", "p2p_rs_ag", "rs_ag"), (0, 1) if tp > 1 else (0,),

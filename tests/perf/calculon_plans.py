@@ -80,12 +80,13 @@ def hardware(case: Case, accelerators=None) -> Hardware:
                         scale_out_bandwidth=Q_(case.scale_out), host=host)
 
 
-def search(case: Case, accelerators=None, stack: str = STACK) -> tuple[PlanResult, float]:
-    """archgen's plan search for `case` and its CPU seconds."""
+def search(case: Case, accelerators=None, stack: str = STACK, stated: dict[str, object] | None = None
+           ) -> tuple[PlanResult, float]:
+    """archgen's plan search for `case` (with the switches `stated`, kept as stated) and its CPU seconds."""
     hw = hardware(case, accelerators)
-    job = Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(stack, {}, "bf16"))
+    job = Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(stack, stated or {}, "bf16"))
     start = time.process_time()
-    plan = search_plan(hw, job, case.gpus, stack, {})
+    plan = search_plan(hw, job, case.gpus, stack, stated or {})
     return plan, time.process_time() - start
 
 
@@ -98,8 +99,9 @@ def execution(plan: PlanResult, case: Case) -> dict[str, object]:
     - sequence parallelism -> tensor_par_comm_type rs_ag (Megatron's SP), else ar; seq_par_ag_redo false.
     - overlap_tp_comm -> tensor_par_overlap ring (TE userbuffers' ring exchange), else none.
     - overlap_grad_reduce -> data_par_overlap (where dp > 1).
-    - ZeRO >= 1 -> optimizer_sharding (Calculon shards the optimizer state only: ZeRO-2/3's gradient and weight
-      sharding have no Calculon knob, so Calculon counts full gradients and weights).
+    - ZeRO >= 1 -> optimizer_sharding. Calculon's sharding splits the optimizer state and the weight gradients over
+      dp but one block's (`llm.py`: `_block_weight_grad_space_no_sharding` + the sharded rest), about ZeRO-2;
+      ZeRO-3's weight sharding has no Calculon knob, so Calculon counts every weight of the rank.
     - offload activations / optimizer / both -> activations_offload / optimizer_offload; weight_offload false.
     - flash attention: no Calculon knob (its attention is `multihead`, the materialised scores).
     - networks: a group on tier 0 (NVLink) where it fits in a node whole, in Megatron's rank order (tp, dp, pp),
@@ -155,11 +157,12 @@ def main() -> None:
     """Search both cases; with Calculon's CLI given, print its figures for each best plan."""
     command = shlex.split(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CALCULON", ""))
     root = Path(os.environ.get("CALCULON_ROOT", "."))
-    for (key, case), stack in itertools.product(CASES.items(), (STACK, "megatron-core-2024")):
-        plan, cpu = search(case, stack=stack)
+    variants = [(STACK, {}), (STACK, {"attention": "materialized"}), ("megatron-core-2024", {"attention": "materialized"})]
+    for (key, case), (stack, stated) in itertools.product(CASES.items(), variants):
+        plan, cpu = search(case, stack=stack, stated=stated)
         exe = execution(plan, case)
         assert plan.estimate is not None
-        print(f"{key} {stack}: archgen {plan.best} {plan.switches}: step {float(plan.estimate.step_time):.4f} s, "
+        print(f"{key} {stack} {stated}: archgen {plan.best} {plan.switches}: step {float(plan.estimate.step_time):.4f} s, "
               f"search {cpu:.3f} CPU s\n  calculon execution: {json.dumps(exe)}")
         if command:
             s, refused = calculon_rate(command, root, case, exe)
