@@ -3,7 +3,7 @@
 Run: `PYTHONPATH=<calculon checkout> python bench/calculon_optimum.py {1t,175b} OUT.json` (needs Calculon,
 calculon-ai/calculon, and its numpy/pandas/psutil; it is not a dependency of archgen, so this is not part of
 `make bench`). Writes Calculon's best execution, its stats and what was searched to OUT.json
-(tests/perf/data/calculon-optima.yaml holds the figures it gave).
+(tests/perf/data/calculon-optima.yaml holds the figures it gave). `--pp-tier0` runs only the check described below.
 
 Calculon's own search (`calculon llm-optimal-execution`) walks every combination: ~1.0e7 executions for 1T on 4,096
 A100 and ~1.2e7 for 175B on 1,024 H100, 1-4 ms each on this machine (hours on two shared cores). This script
@@ -25,7 +25,8 @@ space, in two passes:
 The space of pass 1 times pass 2 covers every knob of Calculon's search; what is not covered is a combination
 whose pass-1 rank (under the fixed network assignment, DP overlap and `rs_ag`) was outside the 200 best and not best
 for its (tp, pp, interleave), or an offload that is faster than none where none fits. That is an assumption, stated
-in the data file, not a proof.
+in the data file, not a proof. One check of it (`--pp-tier0`): pass 1 again for every (tp, pp) that fits in one
+NVLink domain, with PP on tier 0 as well (the assignment pass 2 found best for 175B).
 """
 
 from __future__ import annotations
@@ -93,8 +94,12 @@ def stats(app, syst, exe: dict) -> dict:
     return m.get_stats_json(False)
 
 
-def pass1(app, syst, n: int, max_batch: int) -> tuple[list, int]:
-    """The pass-1 executions that fit, with their rates, and the number evaluated."""
+def pass1(app, syst, n: int, max_batch: int, pp_tier0: bool = False) -> tuple[list, int]:
+    """The pass-1 executions that fit, with their rates, and the number evaluated.
+
+    `pp_tier0`: only the (tp, pp) that fit in one NVLink domain together, with both on tier 0 (the check of
+    `--pp-tier0`).
+    """
     found, count = [], 0
     for tp in Llm.get_all_tensor_parallelisms(n, app.hidden, app.attn_heads):
         for pp in Llm.get_all_pipeline_parallelisms(n, tp, app.num_blocks):
@@ -103,6 +108,8 @@ def pass1(app, syst, n: int, max_batch: int) -> tuple[list, int]:
             if batch is None:
                 continue
             tn = 0 if tp > 1 and 8 % tp == 0 else 1
+            if pp_tier0 and (pp == 1 or 8 % (tp * pp)):
+                continue
             for v, rc, osh, redo, tpo in itertools.product(
                     Llm.get_valid_pipeline_interleavings(app.num_blocks, pp), ("full", "attn_only", "none"),
                     (True, False) if dp > 1 else (False,), (False, True), ("none", "ring", "pipe") if tp > 1
@@ -115,7 +122,8 @@ def pass1(app, syst, n: int, max_batch: int) -> tuple[list, int]:
                         wo, ao, oo = off
                         if off in dead or (ao and rc == "full"):
                             continue
-                        exe = execution(n, tp, pp, dp, batch, tensor_par_net=tn, microbatch_size=mbs,
+                        exe = execution(n, tp, pp, dp, batch, tensor_par_net=tn, pipeline_par_net=0 if pp_tier0 else 1,
+                                        microbatch_size=mbs,
                                         activation_recompute=rc, pipeline_interleaving=v, optimizer_sharding=osh,
                                         seq_par_ag_redo=redo, tensor_par_overlap=tpo, data_par_overlap=dp > 1,
                                         weight_offload=wo, activations_offload=ao, optimizer_offload=oo)
@@ -205,5 +213,19 @@ def main(case: str, out: Path, root: Path) -> None:
           f"{t2:.0f} s")
 
 
+def check_pp_tier0(case: str, out: Path, root: Path) -> None:
+    """Pass 1 again for the (tp, pp) that fit in one NVLink domain, with PP on tier 0 too: a check of pass 2's reach."""
+    model, n, max_batch, system = CASES[case]
+    app = Llm.Application(calculon.io.read_json_file(str(root / model)))
+    syst = calculon.System(calculon.io.read_json_file(str(root / system)))
+    start = time.process_time()
+    found, count = pass1(app, syst, n, max_batch, pp_tier0=True)
+    best_r, best = max(found, key=lambda x: x[0]) if found else (None, None)
+    out.write_text(json.dumps({"case": case, "evaluated": count, "fitting": len(found), "best_rate": best_r,
+                               "best_execution": best, "cpu_s": round(time.process_time() - start, 1)}, indent=1))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]) if len(sys.argv) > 3 else Path(calculon.__file__).parents[1])
+    args = [a for a in sys.argv[1:] if a != "--pp-tier0"]
+    root = Path(args[2]) if len(args) > 2 else Path(calculon.__file__).parents[1]
+    (check_pp_tier0 if "--pp-tier0" in sys.argv else main)(args[0], Path(args[1]), root)
