@@ -2,8 +2,10 @@
 
 `python -m tests.perf.calculon_plans [CALCULON_COMMAND]` runs `search_plan` on both cases, writes each best plan as
 Calculon's execution JSON and, given Calculon's CLI (e.g. `/path/to/venv/bin/calculon`, or the `CALCULON`
-environment variable), runs `calculon llm` on it and prints Calculon's sample rate: the figure recorded in
-tests/perf/data/calculon-optima.yaml. Calculon is not a dependency of archgen; nothing here imports it.
+environment variable) and `CALCULON_ROOT` (its checkout, for models/ and systems/), runs `calculon llm` on it and
+prints Calculon's sample rate: the figure recorded in tests/perf/data/calculon-optima.yaml. It also does so for
+stack megatron-core-2024 with `attention: materialized` stated. Calculon is not a dependency of archgen; nothing
+here imports it.
 
 The hardware mirrors Calculon's shipped systems (calculon-ai/calculon caa4b11, systems/a100_80g.json and
 systems/h100_80g_nvl8.json) as far as archgen's model states them: the accelerator from archgen's catalog, 8 per
