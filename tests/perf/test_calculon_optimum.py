@@ -75,6 +75,7 @@ def test_no_recorded_rate_beats_calculons_optimum(key):
         if not got.get("refused"):
             assert got["sample_rate"] <= optimum * (1 + 1e-9), f"{key}: {name} beats the recorded optimum"
     assert case["calculon_optimum_without_offload"]["sample_rate"] <= optimum
+    assert case["calculon_optimum"]["pp_tier0_check"]["best_rate"] <= optimum * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=MISSES[k]))
