@@ -102,6 +102,9 @@ def optimum_lines(times: dict[str, tuple[float, object]]) -> list[str]:
         opt, mine = case["calculon_optimum"]["sample_rate"], case["archgen_plan"]["calculon"]
         note = f" (Calculon refuses it: {mine['refused']})" if mine.get("refused") else ""
         cpu = times[key][0] if key in times else float("nan")
+        plan = times[key][1] if key in times else None
+        if plan is not None and getattr(plan, "best", None) != case["archgen_plan"]["layout"]:
+            note += " (the recorded pick: archgen now picks another, tests/perf/test_calculon_optimum.py)"
         lines.append(f"| {case['name']} | {opt:.2f} | {mine['sample_rate']:.2f}{note} "
                      f"| {mine['sample_rate'] / opt - 1:+.1%} | {cpu:.3f} |")
     return lines

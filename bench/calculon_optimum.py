@@ -6,7 +6,8 @@ calculon-ai/calculon, and its numpy/pandas/psutil; it is not a dependency of arc
 (tests/perf/data/calculon-optima.yaml holds the figures it gave). `--pp-tier0` runs only the check described below.
 
 Calculon's own search (`calculon llm-optimal-execution`) walks every combination: ~1.0e7 executions for 1T on 4,096
-A100 and ~1.2e7 for 175B on 1,024 H100, 1-4 ms each on this machine (hours on two shared cores). This script
+A100 and ~1.2e7 for 175B on 1,024 H100, 3-20 ms each on this machine (hours on two shared cores; it builds its
+loggers at level NOTSET, so every debug line of the model is formatted: 1-6 ms each without that). This script
 evaluates the same executions with the same code (`Llm.compile`, `Llm.run`, `Llm.get_sample_rate`) over a smaller
 space, in two passes:
 
