@@ -1,0 +1,145 @@
+"""Against Calculon: the CLI's CPU, and archgen's best plan in Calculon's model with the time of the whole search.
+
+Run: `python bench/bench_calculon.py` (or `make bench`). Writes bench/results/calculon.md. Issue 25's bars: the CPU
+time of `archgen estimate` at most Calculon's `llm` CLI's (ratio <= 1), measured in one run; archgen's best plan for
+1T on 4,096 A100 and 175B on 1,024 H100, evaluated in Calculon's model, within 2 % of Calculon's optimum (figures
+from tests/perf/data/calculon-optima.yaml, held by tests/perf/test_calculon_optimum.py), the whole plan search
+under 1 s of CPU (measured here, least of 3).
+
+Each command runs in a fresh interpreter, the two alternating round by round so machine noise hits both; the CPU
+time is user + system of the child (`resource.getrusage(RUSAGE_CHILDREN)`), the median of `RUNS` rounds.
+
+- archgen: `archgen estimate --workload llama3-70b-pretrain-b200` (the shipped workload `bench_cli.py` times: Llama
+  3.1 70B on 512 B200, its layout searched: more work than Calculon's single execution).
+- Calculon: `calculon llm megatron-1T.json 3072_t4_p64_d12_mbs4_full.json a100_80g.json -`, the single calculation
+  of its README (one execution of 1T on 3,072 A100), with the input files it ships (bench/calculon/, copied from
+  calculon-ai/calculon at caa4b11, Apache-2.0).
+
+Calculon is not a dependency of archgen. The bench runs it where it finds it: the command in `$CALCULON` (e.g.
+`/path/to/venv/bin/calculon`, or `python /path/to/calculon/bin/calculon` with its checkout on PYTHONPATH), else a
+`calculon` on PATH or beside this interpreter; otherwise it writes "not installed" and the ratio is not measured.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+INPUTS = ROOT / "bench" / "calculon"
+RUNS = 9
+#: The children write and reuse byte code (as an installed package does) even where the environment says not to:
+#: otherwise archgen, run from its source tree, recompiles every module each run and Calculon, installed, does not.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ARCHGEN = [str(BIN / "archgen"), "estimate", "--workload", "llama3-70b-pretrain-b200"]
+CALCULON_ARGS = ["llm", str(INPUTS / "megatron-1T.json"), str(INPUTS / "3072_t4_p64_d12_mbs4_full.json"),
+                 str(INPUTS / "a100_80g.json"), "-"]
+
+
+def calculon_command() -> list[str] | None:
+    """The command that runs Calculon's CLI here, or None where it is not installed."""
+    if os.environ.get("CALCULON"):
+        return shlex.split(os.environ["CALCULON"])
+    found = shutil.which("calculon") or shutil.which("calculon", path=str(BIN))
+    return [found] if found else None
+
+
+def _cpu(cmd: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one run of `cmd` in a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env=ENV)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def measure(calculon: list[str], runs: int = RUNS) -> dict[str, list[tuple[float, float]]]:
+    """(wall, CPU) of each run of each command, alternating, after one warm-up run of each (page cache, byte code)."""
+    commands = {"archgen": ARCHGEN, "calculon": calculon + CALCULON_ARGS}
+    for cmd in commands.values():
+        _cpu(cmd)
+    samples: dict[str, list[tuple[float, float]]] = {k: [] for k in commands}
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            samples[name].append(_cpu(cmd))
+    return samples
+
+
+def search_times(rounds: int = 3) -> dict[str, tuple[float, object]]:
+    """CPU seconds (least of `rounds`) of archgen's whole plan search on each of the issue's two cases."""
+    sys.path.insert(0, str(ROOT))
+    from tests.perf.calculon_plans import CASES, search
+
+    out: dict[str, tuple[float, object]] = {}
+    for key, case in CASES.items():
+        runs = [search(case) for _ in range(rounds)]
+        out[key] = (min(cpu for _, cpu in runs), runs[0][0])
+    return out
+
+
+def optimum_lines(times: dict[str, tuple[float, object]]) -> list[str]:
+    """The optimum comparison of tests/perf/data/calculon-optima.yaml and the search times of this run."""
+    data = yaml.safe_load((ROOT / "tests" / "perf" / "data" / "calculon-optima.yaml").read_text(encoding="utf-8"))
+    lines = ["", "## archgen's best plan in Calculon's model, and the whole search", "",
+             f"Calculon's figures: tests/perf/data/calculon-optima.yaml (calculon-ai/calculon "
+             f"{data['calculon']['commit'][:7]}; how they were obtained is stated there). Search: `search_plan`, "
+             "stack nemo-2025 (`estimate --search-plan`'s default), CPU seconds, least of 3, this run; bar < 1 s.", "",
+             "| case | Calculon's optimum (samples/s) | archgen's plan in Calculon | gap | search CPU (s) |",
+             "|---|---:|---:|---:|---:|"]
+    for key, case in data["cases"].items():
+        opt, mine = case["calculon_optimum"]["sample_rate"], case["archgen_plan"]["calculon"]
+        note = f" (Calculon refuses it: {mine['refused']})" if mine.get("refused") else ""
+        cpu = times[key][0] if key in times else float("nan")
+        plan = times[key][1] if key in times else None
+        if plan is not None and getattr(plan, "best", None) != case["archgen_plan"]["layout"]:
+            note += " (the recorded pick: archgen now picks another, tests/perf/test_calculon_optimum.py)"
+        lines.append(f"| {case['name']} | {opt:.2f} | {mine['sample_rate']:.2f}{note} "
+                     f"| {mine['sample_rate'] / opt - 1:+.1%} | {cpu:.3f} |")
+    return lines
+
+
+def report(samples: dict[str, list[tuple[float, float]]] | None,
+           times: dict[str, tuple[float, object]] | None = None) -> str:
+    """The Markdown of bench/results/calculon.md."""
+    lines = ["# CLI CPU against Calculon", "",
+             f"Generated by `python bench/bench_calculon.py` on {platform.python_implementation()} "
+             f"{platform.python_version()}, byte code cached for both (a warm-up run of each writes it). Issue 25's "
+             "bar: archgen's CPU / Calculon's <= 1.", ""]
+    tail = optimum_lines(times) if times is not None else []
+    if samples is None:
+        return "\n".join([*lines, "Calculon: not installed (set `CALCULON` to its command); ratio not measured.",
+                          *tail, ""])
+    med = {k: [statistics.median(s[i] for s in v) for i in (0, 1)] for k, v in samples.items()}
+    lines += [f"Median of {len(samples['archgen'])} alternating rounds, one run.", "",
+              "| command | wall (s) | CPU (s) |", "|---|---:|---:|",
+              f"| `{' '.join(ARCHGEN[1:])}` | {med['archgen'][0]:.3f} | {med['archgen'][1]:.3f} |",
+              f"| `calculon llm` (README example: megatron-1T, 3,072 A100, one execution) | {med['calculon'][0]:.3f} "
+              f"| {med['calculon'][1]:.3f} |", "",
+              f"**CPU ratio archgen / Calculon: {med['archgen'][1] / med['calculon'][1]:.2f}** "
+              f"(wall {med['archgen'][0] / med['calculon'][0]:.2f}); bar <= 1: "
+              f"{'met' if med['archgen'][1] <= med['calculon'][1] else 'NOT met'}.", *tail, ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Measure, print and write bench/results/calculon.md."""
+    cmd = calculon_command()
+    text = report(measure(cmd) if cmd else None, search_times())
+    print(text)
+    (ROOT / "bench" / "results" / "calculon.md").write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

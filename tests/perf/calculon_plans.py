@@ -1,0 +1,176 @@
+"""archgen's plan search on issue 25's two Calculon cases, and the plan written as a Calculon execution.
+
+`python -m tests.perf.calculon_plans [CALCULON_COMMAND]` runs `search_plan` on both cases, writes each best plan as
+Calculon's execution JSON and, given Calculon's CLI (e.g. `/path/to/venv/bin/calculon`, or the `CALCULON`
+environment variable) and `CALCULON_ROOT` (its checkout, for models/ and systems/), runs `calculon llm` on it and
+prints Calculon's sample rate: the figure recorded in tests/perf/data/calculon-optima.yaml. It also does so for
+stack megatron-core-2024 with `attention: materialized` stated. Calculon is not a dependency of archgen; nothing
+here imports it.
+
+The hardware mirrors Calculon's shipped systems (calculon-ai/calculon caa4b11, systems/a100_80g.json and
+systems/h100_80g_nvl8.json) as far as archgen's model states them: the accelerator from archgen's catalog, 8 per
+NVLink domain at Calculon's NVLink rate, Calculon's per-GPU scale-out rate, and its second memory tier (512 GiB at
+32 GB/s for A100, 450 GB/s for H100) as host memory. Calculon has no CPU: the CPU memory bandwidth archgen's
+optimizer offload needs is a DGX's share per GPU (A100: 2 x EPYC 7742, 16 channels of DDR4-3200, 409.6 GB/s per 8
+GPUs, as tests/perf/data/calculon-530b-5120.yaml; H100: specs/catalog/systems/dgx-h100.yaml, 614.4 GB/s per 8).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from archgen.perf.explore.plan import PlanResult, search_plan
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware, HostShare, hardware_for
+from archgen.perf.train.job import Job
+from archgen.perf.train.stacks import resolve
+from archgen.scoring.catalog import load_accelerators
+from archgen.units import Q_
+
+#: Calculon's names for archgen's recompute modes (Calculon `activation_recompute`: selective is its attn_only)
+RECOMPUTE = {"none": "none", "selective": "attn_only", "full": "full"}
+#: Calculon's NVLink domain (network tier 0 of both shipped systems: size 8, must be filled)
+DOMAIN = 8
+
+
+@dataclass(frozen=True)
+class Case:
+    """One of the issue's jobs: Calculon's model and system files and archgen's equivalent."""
+
+    name: str
+    model: str              # Calculon's models/ file
+    system: str             # Calculon's systems/ file
+    arch: Arch
+    accelerator: str        # archgen catalog id
+    gpus: int
+    batch: int
+    scale_up: str
+    scale_out: str
+    host_link: str
+    host_memory_bandwidth: str
+
+
+# Megatron-LM SC21 (Narayanan et al., Table 1): 1T (128 layers, hidden 25,600, 160 heads, batch 3,072) and GPT-3 175B
+# (96 layers, hidden 12,288, 96 heads, batch 1,536), sequence 2,048; Calculon's models/megatron-1T.json and
+# models/gpt3-175B.json state the same blocks (Calculon has no embedding or output layer).
+CASES = {
+    "1t-4096-a100": Case("1T on 4,096 A100", "models/megatron-1T.json", "systems/a100_80g.json",
+                         Arch(layers=128, hidden=25600, heads=160, kv_heads=160, head_dim=160, ffn=102400,
+                              vocab=51200), "a100-sxm4-80gb", 4096, 3072, "300 GB/s", "25 GB/s", "32 GB/s",
+                         "51.2 GB/s"),
+    "175b-1024-h100": Case("175B on 1,024 H100", "models/gpt3-175B.json", "systems/h100_80g_nvl8.json",
+                           Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200),
+                           "h100-sxm5-80gb", 1024, 1536, "450 GB/s", "50 GB/s", "450 GB/s", "76.8 GB/s"),
+}
+STACK = "nemo-2025"  # the default stack (archgen.model.switches.DEFAULT_STACK): the one `--search-plan` searches
+
+
+def hardware(case: Case, accelerators=None) -> Hardware:
+    """archgen's hardware for `case` (see the module docstring)."""
+    acc = (accelerators or load_accelerators())[case.accelerator]
+    host = HostShare(Q_(512, "GiB"), Q_(case.host_link), Q_(case.host_memory_bandwidth), 0.95)
+    return hardware_for(acc, scale_up_size=DOMAIN, scale_up_bandwidth=Q_(case.scale_up),
+                        scale_out_bandwidth=Q_(case.scale_out), host=host)
+
+
+def search(case: Case, accelerators=None, stack: str = STACK, stated: dict[str, object] | None = None
+           ) -> tuple[PlanResult, float]:
+    """archgen's plan search for `case` (with the switches `stated`, kept as stated) and its CPU seconds."""
+    hw = hardware(case, accelerators)
+    job = Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(stack, stated or {}, "bf16"))
+    start = time.process_time()
+    plan = search_plan(hw, job, case.gpus, stack, stated or {})
+    return plan, time.process_time() - start
+
+
+def execution(plan: PlanResult, case: Case) -> dict[str, object]:
+    """`plan` as Calculon's execution JSON (`calculon llm`'s second file). Every mapping is one line here.
+
+    - tp, pp, dp, micro-batch, batch: as they are; datatype float16 (Calculon's systems state no bf16; same rate).
+    - interleave -> pipeline_interleaving (virtual stages per rank: Calculon's chunks per processor).
+    - recompute none / selective / full -> none / attn_only / full.
+    - sequence parallelism -> tensor_par_comm_type rs_ag (Megatron's SP), else ar; seq_par_ag_redo false.
+    - overlap_tp_comm -> tensor_par_overlap ring (TE userbuffers' ring exchange), else none.
+    - overlap_grad_reduce -> data_par_overlap (where dp > 1).
+    - ZeRO >= 1 -> optimizer_sharding. Calculon's sharding splits the optimizer state and the weight gradients over
+      dp but one block's (`llm.py`: `_block_weight_grad_space_no_sharding` + the sharded rest), about ZeRO-2;
+      ZeRO-3's weight sharding has no Calculon knob, so Calculon counts every weight of the rank.
+    - offload activations / optimizer / both -> activations_offload / optimizer_offload; weight_offload false.
+    - flash attention: no Calculon knob (its attention is `multihead`, the materialised scores).
+    - networks: a group on tier 0 (NVLink) where it fits in a node whole, in Megatron's rank order (tp, dp, pp),
+      else tier 1.
+    """
+    assert plan.best is not None, "no plan fits"
+    lay, sw = plan.best, plan.switches
+    tp, pp, dp = (int(lay[k]) for k in ("tp", "pp", "dp"))
+    assert int(lay["cp"]) == 1 and int(lay["ep"]) == 1, "Calculon has no context or expert parallelism"
+    nets, inside = {}, 1
+    for name, size in (("tensor", tp), ("data", dp), ("pipeline", pp)):
+        fits = size > 1 and DOMAIN % (inside * size) == 0
+        nets[name] = 0 if fits else 1
+        inside *= size if fits else 1
+    offload = str(lay.get("offload", "none"))
+    return {"num_procs": case.gpus, "tensor_par": tp, "pipeline_par": pp, "data_par": dp,
+            "tensor_par_net": nets["tensor"], "pipeline_par_net": nets["pipeline"], "data_par_net": nets["data"],
+            "batch_size": case.batch, "microbatch_size": int(lay["micro_batch"]), "datatype": "float16",
+            "fused_activation": True, "attention_type": "multihead",
+            "activation_recompute": RECOMPUTE[str(lay["recompute"])],
+            "pipeline_interleaving": int(lay["interleave"]), "optimizer_sharding": int(lay["zero"]) >= 1 and dp > 1,
+            "tensor_par_comm_type": "rs_ag" if sw["sequence_parallel"] and tp > 1 else "ar",
+            "tensor_par_overlap": "ring" if sw["overlap_tp_comm"] and tp > 1 else "none",
+            "seq_par_ag_redo": False, "data_par_overlap": bool(sw["overlap_grad_reduce"]) and dp > 1,
+            "weight_offload": False, "activations_offload": offload in ("activations", "both"),
+            "optimizer_offload": offload in ("optimizer", "both"), "training": True}
+
+
+def calculon_rate(command: list[str], root: Path, case: Case, exe: dict[str, object]) -> tuple[dict, str]:
+    """Calculon's stats for `exe` (its `llm` CLI on `root`'s model and system files) and its refusal, if any.
+
+    Where Calculon refuses the execution for memory, the stats are those of the same system with both memory capacities
+    lifted (Calculon's time model does not read the capacity; only its check does), and the refusal is returned.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        path, out, system = Path(tmp) / "exe.json", Path(tmp) / "stats.json", root / case.system
+        path.write_text(json.dumps(exe))
+        run = subprocess.run([*command, "llm", str(root / case.model), str(path), str(system), str(out)],
+                             capture_output=True, text=True)
+        refused = run.stdout.strip() if run.returncode else ""
+        if refused:
+            assert "Mem tier" in refused, refused
+            lifted = json.loads(system.read_text())
+            lifted["mem1"]["GiB"] = lifted["mem2"]["GiB"] = 10**6
+            system = Path(tmp) / "lifted.json"
+            system.write_text(json.dumps(lifted))
+            subprocess.run([*command, "llm", str(root / case.model), str(path), str(system), str(out)], check=True,
+                           capture_output=True)
+        return json.loads(out.read_text()), refused
+
+
+def main() -> None:
+    """Search both cases; with Calculon's CLI given, print its figures for each best plan."""
+    command = shlex.split(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CALCULON", ""))
+    root = Path(os.environ.get("CALCULON_ROOT", "."))
+    variants = [(STACK, {}), (STACK, {"attention": "materialized"}), ("megatron-core-2024", {"attention": "materialized"})]
+    for (key, case), (stack, stated) in itertools.product(CASES.items(), variants):
+        plan, cpu = search(case, stack=stack, stated=stated)
+        exe = execution(plan, case)
+        assert plan.estimate is not None
+        print(f"{key} {stack} {stated}: archgen {plan.best} {plan.switches}: step {float(plan.estimate.step_time):.4f} s, "
+              f"search {cpu:.3f} CPU s\n  calculon execution: {json.dumps(exe)}")
+        if command:
+            s, refused = calculon_rate(command, root, case, exe)
+            print(f"  calculon: sample_rate {s['sample_rate']:.4f}, total_time {s['total_time']:.4f} s, tier1 "
+                  f"{s['proc_mem_tier1_cap_req'] / 2**30:.3f} GiB {refused}")
+
+
+if __name__ == "__main__":
+    main()
