@@ -6,7 +6,7 @@ command that stops before them (`archgen validate`, `archgen estimate`) does not
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,7 +77,7 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in switch_optics(clusters).items() if watts.m}
-    racks |= analyse(design, optics, only=True)    # again where switches hold transceivers, with their power
+    racks |= analyse(design, optics, only=optics)  # again where switches hold transceivers, with their power
     return specs, design, racks, clusters
 
 
@@ -85,8 +85,7 @@ def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]
     """Load → validate → build, then the REF checks and renamed keys (SPC003) only: what `archgen validate` reports."""
     from archgen.checks import Context, register
     from archgen.checks.cascade import run_checks
-    specs = validate(*load(paths))                 # schema and unit errors raise, all at once
-    design = build(specs)                          # unresolved references are kept for REF001/REF002
+    specs, design = built(paths)
     register(("REF",))                             # not the other checks, nor the model and analyses they read
     return specs, run_checks(Context(design, {}, {}), ("REF", "SPC003"))
 
@@ -94,6 +93,25 @@ def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]
 def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutPath]:
     """Each cluster's sized compute fabric, by cluster id, as the performance model takes it."""
     return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
+
+
+def built(paths: Sequence[str | Path]) -> tuple[Specs, Design]:
+    """Load → validate → build."""
+    specs = validate(*load(paths))                 # schema and unit errors raise, all at once
+    return specs, build(specs)                     # unresolved references are kept for REF001/REF002
+
+
+def cluster_paths(design: Design, ids: Collection[str]) -> dict[str, ScaleOutPath]:
+    """The sized compute fabric of the clusters `ids` only, by cluster id.
+
+    What `archgen estimate` needs of a design: those clusters' racks and networks analysed; no cabling, BOM or other
+    cluster (issue 25).
+    """
+    from archgen.analyse.network import analyse_cluster
+    from archgen.analyse.rack import analyse
+    chosen = [c for c in design.clusters if c.spec.id in ids]
+    racks = analyse(design, only={f"rack/{rid}" for c in chosen for rid in c.rack_types})
+    return scale_out_paths({c.path: analyse_cluster(design, c, racks) for c in chosen})
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,

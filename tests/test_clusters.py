@@ -142,3 +142,14 @@ def test_b200_core_count_that_does_not_split_the_spine_uplinks_is_net002(tmp_pat
     [f] = [f for f in result.findings if f.id == "NET002"]
     assert f.message.endswith("split the 32 spine uplinks evenly; counts that do: 64, 128, 256, 512, ...")
     assert (f.value.m, f.limit.m) == (96, 64)
+
+
+def test_estimates_one_cluster_as_the_pipeline_sizes_it(shipped):
+    """`archgen estimate` analyses only its cluster (`pipeline.cluster_paths`): the same compute fabric as the
+    whole pipeline gives each shipped cluster, alone or all at once."""
+    from archgen.pipeline import built, cluster_paths, scale_out_paths
+    _, design = built([Path(__file__).parents[1] / "specs"])
+    whole = scale_out_paths(shipped.clusters)
+    assert whole and cluster_paths(design, set(whole)) == whole
+    for cid, path in whole.items():
+        assert cluster_paths(design, {cid}) == {cid: path}

@@ -6,6 +6,7 @@ Every result is a pint quantity; the formulas are written next to the constants 
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
@@ -323,13 +324,14 @@ def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
                    cdu_flow_needed)
 
 
-def analyse(design: Design, optics: dict[str, Q] | None = None, *, only: bool = False) -> dict[str, RackAnalysis]:
+def analyse(design: Design, optics: dict[str, Q] | None = None, *,
+            only: Collection[str] | None = None) -> dict[str, RackAnalysis]:
     """Analyse every rack of the design (with its bill of materials), keyed by its object path.
 
     `optics` maps a rack's path to the switch-end transceiver power of its most loaded instance in the clusters
-    (`analyse.cabling.switch_optics`); racks missing from it hold none. `only`: just the racks `optics` names (the
-    pipeline's second pass, after the clusters: the others come out as the first pass left them).
+    (`analyse.cabling.switch_optics`); racks missing from it hold none. `only`: just the racks of these paths (the
+    pipeline's second pass, after the clusters; `archgen estimate`'s one cluster).
     """
     optics = optics or {}
     return {r.path: replace(analyse_rack(r, optics.get(r.path)), bom=tuple(rack_bom(r, design.specs)))
-            for r in design.racks if not only or r.path in optics}
+            for r in design.racks if only is None or r.path in only}

@@ -39,7 +39,7 @@ from archgen.perf.api import (
     plan_text,
     precision,
 )
-from archgen.pipeline import analyse_paths, scale_out_paths
+from archgen.pipeline import built, cluster_paths
 from archgen.scoring.cases import read_case_file
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.scores import score_cases
@@ -63,12 +63,14 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     if not workload:
         raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
     factors = parse_what_if(what_if or [])
-    specs, design, _, clusters = analyse_paths(paths)  # no other workload estimated, no checks run
-    bound = [b.req for b in design.workload_requirements if b.owner == workload]
+    specs, design = built(paths)
     doc = specs.items.get(workload)
+    target = cluster or getattr(doc, "cluster", None)
+    scale_out = cluster_paths(design, {target} if target else set())  # that cluster only; no checks run
+    bound = [b.req for b in design.workload_requirements if b.owner == workload]
     job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
     with located(specs, (workload, (job,)) if job else None):  # the model's errors at their subject, else the job
-        return estimate_workload(specs.items, cluster, workload, fmt, scale_out_paths(clusters), factors, explain,
+        return estimate_workload(specs.items, cluster, workload, fmt, scale_out, factors, explain,
                                  search_plan, bound)
 
 
