@@ -87,8 +87,8 @@ def test_the_range_spans_every_catalog_set(rel):
 
 def test_network_only_set_takes_the_rest_from_its_base(rel):
     """Alibaba HPN (SIGCOMM'24, section 2.3) gives NIC-ToR links and ToRs; every other class is field-h100-2024's."""
-    hpn = {c.name: c for c in next(r for r in rel.spread if r.rates_id == "alibaba-hpn-2024").classes}
-    h100 = {c.name: c for c in next(r for r in rel.spread if r.rates_id == "field-h100-2024").classes}
+    hpn = {c.name: c for c in next(r for r in rel.spread if r.rates_id == "alibaba-hpn-2024").classes if c.interrupts}
+    h100 = {c.name: c for c in next(r for r in rel.spread if r.rates_id == "field-h100-2024").classes if c.interrupts}
     assert hpn["nic"].rate.per_year == pytest.approx(0.00057 * 12)      # 0.057 % of NIC-ToR links a month
     assert hpn["switch"].rate.per_year == pytest.approx(0.00051 * 12)   # 0.051 % of ToRs a month
     assert hpn["transceiver"].per_day == 0                           # inside the link rate (no copper here)
