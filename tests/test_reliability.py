@@ -240,5 +240,6 @@ def test_a_network_only_set_takes_the_other_classes_from_its_base(tmp_path):
     r = _run(tmp_path / "orphan", "net-only", extra=tmp_path / "net-only.yaml")
     rel4 = [f.message for f in r.findings if f.id == "REL004"]
     assert rel4 and all(f"{c} (" in rel4[0] for c in ("accelerator", "host", "software", "switch"))
+    assert rel4[0].endswith("('net-only' takes the classes it leaves out from base 'no-such-set', which names no set)")
     with pytest.raises(ValidationError, match="cannot take its missing classes from itself"):
         FailureRates.model_validate({"kind": "FailureRates", "id": "x", "name": "x", "base": "x", "classes": {}})
