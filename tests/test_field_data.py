@@ -26,14 +26,17 @@ RACK = Path(__file__).parents[1] / "specs" / "racks" / "dgx-h100-4.yaml"
 
 #: Figures outside archgen's range, with the miss measured when this was written (the bar is not met for them).
 OUTSIDE = {
-    "meta-rsc1-8gpu-job-mttf": "47.7 d measured; the sets give 64.8 d at the shortest (OPT-175B's high end): "
-                               "an 8-GPU job at Meta failed 1.36x more often than the highest published node rate",
-    "meta-rsc1-1024gpu-job-mttf": "7.9 h measured; the sets give 12.1 h at the shortest (1.54x)",
-    "opt175b-restarts-held-out": "~90 measured; without the set built from this log the sets give 46.6 at most "
-                                 "(RSC-1's r_f): the 2021 cloud fleet failed 1.9x more often than RSC-1",
+    "meta-rsc1-8gpu-job-mttf-held-out": "47.7 d measured; without the set built from the same figure the sets give "
+                                        "64.8 d at the shortest (OPT-175B's high end): an 8-GPU job at Meta failed "
+                                        "1.36x more often than any other published node rate predicts",
+    "meta-rsc1-1024gpu-job-mttf-held-out": "7.9 h measured; without the set built from it the sets give 12.1 h at "
+                                           "the shortest (OPT-175B's high end, 1.54x)",
     "byterobust-9600": "155 measured; the sets give 256 at the fewest (RSC-2's 2.34 per 1000 node-days, no interval"
-                       " given): ByteDance's run was 1.65x more reliable than the lowest published node rate",
+                       " given): ByteDance's run was 1.65x more reliable than the lowest published node rate (its "
+                       "own per-class counts could not be confirmed, so no ByteRobust set)",
 }
+#: A set reproduces the figure it was built from up to the rounding of its catalog FIT (988,924 for 988,924.05).
+ROUNDING = 1e-6
 
 
 @pytest.fixture(scope="module")
@@ -62,21 +65,37 @@ def _cases():
 @pytest.mark.parametrize(("fid", "without"), list(_cases()))
 def test_published_figure_inside_the_reported_range(rel, fid, without):
     low, measured, high = _judge(rel, FIGURES[fid], without)
-    assert low <= measured <= high, f"{fid}: {measured:.4g} outside {low:.4g}-{high:.4g}"
+    assert low * (1 - ROUNDING) <= measured <= high * (1 + ROUNDING), \
+        f"{fid}: {measured:.4g} outside {low:.4g}-{high:.4g}"
 
 
 def test_the_range_spans_every_catalog_set(rel):
-    """The range is over all four published sets, and each set's figures are what its source gives."""
-    assert [r.rates_id for r in rel.spread] == ["field-h100-2024", "opt175b-a100-2021", "rsc1-a100-2024",
-                                                "rsc2-a100-2024"]
+    """The range is over all six published sets, and each set's figures are what its source gives."""
+    assert [r.rates_id for r in rel.spread] == ["alibaba-hpn-2024", "field-h100-2024", "opt175b-a100-2021",
+                                                "rsc1-a100-2024", "rsc1-jobs-a100-2024", "rsc2-a100-2024"]
     by = {r.rates_id: r for r in rel.spread}
     # one 8-GPU node, per day: OPT's ~90 restarts over 128 nodes x 56 days; RSC-1 and RSC-2's r_f
     assert by["opt175b-a100-2021"].interrupts_per_day(8) == pytest.approx(90 / (128 * 56), rel=1e-6)
     assert by["rsc1-a100-2024"].interrupts_per_day(8) == pytest.approx(6.50e-3, rel=1e-5)
     assert by["rsc2-a100-2024"].interrupts_per_day(8) == pytest.approx(2.34e-3, rel=1e-5)
+    # Kokolis et al. Figure 7: a 1,024-GPU job on RSC-1 fails every 7.9 h
+    assert 24 / by["rsc1-jobs-a100-2024"].interrupts_per_day(1024) == pytest.approx(7.9, rel=1e-6)
     # Garwood's 95 % interval on OPT's 90 restarts: 0.804-1.229 (tables: 72.4-110.6 for n = 90)
     lo, hi = by["opt175b-a100-2021"].interval()
     assert lo * 90 == pytest.approx(72.4, abs=0.1) and hi * 90 == pytest.approx(110.6, abs=0.1)
+
+
+def test_network_only_set_takes_the_rest_from_its_base(rel):
+    """Alibaba HPN (SIGCOMM'24, section 2.3) gives NIC-ToR links and ToRs; every other class is field-h100-2024's."""
+    hpn = {c.name: c for c in next(r for r in rel.spread if r.rates_id == "alibaba-hpn-2024").classes if c.interrupts}
+    h100 = {c.name: c for c in next(r for r in rel.spread if r.rates_id == "field-h100-2024").classes if c.interrupts}
+    assert hpn["nic"].rate.per_year == pytest.approx(0.00057 * 12)      # 0.057 % of NIC-ToR links a month
+    assert hpn["switch"].rate.per_year == pytest.approx(0.00051 * 12)   # 0.051 % of ToRs a month
+    assert hpn["transceiver"].per_day == 0                           # inside the link rate (no copper here)
+    for name in ("accelerator", "host", "software"):
+        assert hpn[name].per_day == h100[name].per_day and hpn[name].rate is h100[name].rate
+    planned = {r.rates_id: r.planned_per_accelerator_day for r in rel.spread}
+    assert planned["alibaba-hpn-2024"] == planned["field-h100-2024"] > 0
 
 
 def test_llama3_run_is_inside_the_range_without_its_own_set(rel):

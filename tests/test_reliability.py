@@ -14,8 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 from ruamel.yaml import YAML
 
+from archgen.model.reliability import FailureRates
 from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
 
@@ -61,10 +63,12 @@ def test_poisson_tail():
     assert poisson_tail(0.0, 3) == 0.0
 
 
-def _run(tmp_path: Path, rates: str | None = None):
+def _run(tmp_path: Path, rates: str | None = None, extra: Path | None = None):
     tree = tmp_path / "llama3"
     shutil.copytree(DATA / "llama3", tree)
     shutil.copy(RACK, tree / "rack.yaml")
+    if extra:
+        shutil.copy(extra, tree / extra.name)
     if rates:
         cluster = tree / "cluster.yaml"
         cluster.write_text(cluster.read_text().replace("facility: hall-air", f"facility: hall-air\nfailure_rates: "
@@ -205,3 +209,37 @@ def test_a_million_accelerator_reliability_analysis_with_spares_is_quick(tmp_pat
     m = r.metrics["workload/llama3-405b-16k"]
     assert r.operations.reliability["cluster/llama3-16k"].accelerators == 1_075_200
     assert m["spares"].m >= 0 and m["goodput"].m > 0.01 and m["goodput_low"] <= m["goodput"] <= m["goodput_high"]
+
+
+def test_a_network_only_set_takes_the_other_classes_from_its_base(tmp_path):
+    """A set that gives only some classes names, in `base`, the set the rest come from (Alibaba HPN: the network).
+
+    Named on the Llama 3 stand-in, HPN's NIC-ToR link and ToR rates (SIGCOMM'24 section 2.3) replace the H100 set's
+    NIC, switch and optics rates; accelerator, host and software interruptions are the H100 set's. Without a base
+    (or with one that names no set) the classes it leaves out have no rate, and REL004 says which.
+    """
+    own = _run(tmp_path / "h100").operations.reliability["cluster/llama3-16k"]
+    hpn = _run(tmp_path / "hpn", "alibaba-hpn-2024")
+    rel = hpn.operations.reliability["cluster/llama3-16k"]
+    assert rel.rates_id == "alibaba-hpn-2024" and not rel.unrated and not rel.borrowed
+    by = {c.name: c for c in rel.classes if c.interrupts}     # management NICs apart
+    h100 = {c.name: c for c in own.classes if c.interrupts}
+    assert [by[n].per_day for n in ("accelerator", "host", "software")] == \
+        [h100[n].per_day for n in ("accelerator", "host", "software")]
+    assert by["nic"].per_day == pytest.approx(by["nic"].units * 0.00057 * 12 / 365.25)
+    assert rel.planned_per_accelerator_day == own.planned_per_accelerator_day
+    # the run's 16,384 GPUs for 54 days: 376.9 from Table 5's GPU, host and software counts, and HPN's network:
+    # 2,048 servers x 10 NICs x 0.684 % x 54 / 365.25 = 20.7 NIC-ToR links and 1.7 switches, 22.4 against the run's
+    # 42 (7 NICs, 35 switches and cables): -4.7 % in all
+    got = hpn.metrics["workload/llama3-405b-16k"]["interruptions_per_day"].m_as("1/day") * 54
+    assert got == pytest.approx(399.3, rel=0.001)
+    assert by["nic"].per_day * 54 * 2 / 3 == pytest.approx(2048 * 10 * 0.00684 * 54 / 365.25, rel=1e-6)
+    (tmp_path / "net-only.yaml").write_text(
+        "kind: FailureRates\nid: net-only\nname: network only\nbase: no-such-set\nclasses:\n"
+        "  nic: {afr: 0.01, basis: assumed, source: test}\n", encoding="utf-8")
+    r = _run(tmp_path / "orphan", "net-only", extra=tmp_path / "net-only.yaml")
+    rel4 = [f.message for f in r.findings if f.id == "REL004"]
+    assert rel4 and all(f"{c} (" in rel4[0] for c in ("accelerator", "host", "software", "switch"))
+    assert rel4[0].endswith("('net-only' takes the classes it leaves out from base 'no-such-set', which names no set)")
+    with pytest.raises(ValidationError, match="cannot take its missing classes from itself"):
+        FailureRates.model_validate({"kind": "FailureRates", "id": "x", "name": "x", "base": "x", "classes": {}})

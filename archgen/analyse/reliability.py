@@ -166,6 +166,16 @@ def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
     return found if isinstance(found, FailureRates) else None
 
 
+def scope_chain(specs: Specs, rates: FailureRates | None) -> list[FailureRates]:
+    """The set and, through `base`, the sets its missing classes come from, in order (a loop or missing id ends it)."""
+    out: list[FailureRates] = []
+    while rates is not None and all(r.id != rates.id for r in out):
+        out.append(rates)
+        found = specs.get(rates.base) if rates.base else None
+        rates = found if isinstance(found, FailureRates) else None
+    return out
+
+
 def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None = None,
                         spread: bool = True) -> Reliability:
     """Units per part class from the cluster's BOM, their rates, and the cluster's failure domains.
@@ -174,13 +184,14 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     that each figure carries its range over the published sets.
     """
     rates = rates or rates_of(specs, a)
+    chain = scope_chain(specs, rates)
     classes: dict[str, dict] = {}
     unrated: set[str] = set()
     assumed: set[str] = set()
 
     def add(name: str, part: object, units: int, interrupts: bool = True, accelerators: int = 0) -> None:
         own = getattr(part, "reliability", None)
-        rate = own or (rates.classes.get(name) if rates else None)
+        rate = own or next((r.classes[name] for r in chain if name in r.classes), None)
         key = name if interrupts else f"{name} (management)"  # management gear: failures are repairs, not stops
         entry = classes.setdefault(key, {"name": name, "units": 0, "exposure": 0.0, "rates": [], "parts": set(),
                                          "interrupts": True})
@@ -235,7 +246,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
         assumed.add("site events")
     node = compute_node(a.nodes)
     per_node = node.part.accelerators if node is not None else 0
-    planned = rates.planned if rates else None
+    planned = next((r.planned for r in chain if r.planned is not None), None)
     rel = Reliability(a.cluster.spec.id, a.accelerators, a.node_count, per_node, out,
                       _domains(a, out, per_node, redundant, site), site,
                       rates.id if rates else "", tuple(sorted(unrated)), tuple(sorted(assumed)), site=events,
@@ -361,10 +372,11 @@ def cluster_metrics(rel: Reliability) -> dict[str, Q]:
 
 
 def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
-    """Where the cluster's accelerator lies outside the set's measured scope: a sentence saying so, else ''."""
+    """Where the cluster's accelerator lies outside the set's measured scope (or its `base`'s): a sentence, else ''."""
     node = compute_node(a.nodes)
     acc = node.part.accelerator if node is not None else None
-    if rates is None or not rates.accelerators or acc is None or acc in rates.accelerators:
+    rates = next((r for r in scope_chain(specs, rates) if r.accelerators and acc not in r.accelerators), None)
+    if rates is None or acc is None:
         return ""
     return (f"the '{rates.id}' rates were measured on {', '.join(rates.accelerators)}"
             f"{f' ({rates.operator})' if rates.operator else ''}; {acc} borrows them")

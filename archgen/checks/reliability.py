@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.goodput import Goodput
+from archgen.analyse.reliability import scope_chain
 from archgen.checks.registry import Context, Violation, check
-from archgen.model import Cluster
+from archgen.model import Cluster, FailureRates
 from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_
 
@@ -89,7 +90,18 @@ def parts_have_rates(ctx: Context) -> Iterator[Violation]:
                             f"no FailureRates set '{cluster.failure_rates or 'field-h100-2024'}'")
         elif rel.unrated:
             yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (),
-                            f"no failure rate for {', '.join(rel.unrated)}; their failures are left out")
+                            f"no failure rate for {', '.join(rel.unrated)}; their failures are left out"
+                            f"{_broken_base(ctx, rel.rates_id)}")
+
+
+def _broken_base(ctx: Context, rates_id: str) -> str:
+    """Where the set's `base` chain ends at an id that names no `FailureRates` set: a clause saying so, else ''."""
+    specs = ctx.design.specs
+    found = specs.get(rates_id)
+    last = scope_chain(specs, found if isinstance(found, FailureRates) else None)[-1:]
+    if not last or not last[0].base or isinstance(specs.get(last[0].base), FailureRates):
+        return ""
+    return f" ('{last[0].id}' takes the classes it leaves out from base '{last[0].base}', which names no set)"
 
 
 @check("REL005", "rel.interval", severity="info")

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.spec import Document, FieldError, Spec
+from archgen.model.spec import Document, FieldError, Ref, Spec
 from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
@@ -121,6 +121,10 @@ class FailureRates(Document):
     operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")
+    base: Ref | None = Field(None, description=(
+        "Scope: id of the `FailureRates` set that the classes (and planned interruptions) this set leaves out come "
+        "from, e.g. a network-only set names the set for accelerators, hosts and software. Left out: a class this "
+        "set does not give has no rate (REL004)."))
 
     @field_validator("classes")
     @classmethod
@@ -129,6 +133,13 @@ class FailureRates(Document):
             if name not in PART_CLASSES:
                 raise ValueError(f"unknown part class '{name}' (known: {', '.join(PART_CLASSES)})")
         return value
+
+    @model_validator(mode="after")
+    def _not_own_base(self) -> FailureRates:
+        if self.base is not None and self.base == self.id:
+            raise FieldError(("base",), f"a set cannot take its missing classes from itself ('{self.base}'); "
+                                        "name another FailureRates set, or leave `base` out")
+        return self
 
 
 class SiteEvent(Spec):
