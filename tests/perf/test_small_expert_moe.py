@@ -162,7 +162,8 @@ def test_the_missing_term_does_not_scale_with_the_gpu(accelerators):
         measured.append(_per_layer_mb(case, t.global_batch * t.seq_len / tokens))
         model.append(_per_layer_mb(case, float(training_estimate(case, case_hardware(case, accelerators)).step_time)))
     assert measured == pytest.approx([9.52e-3, 9.18e-3], rel=0.01)
-    assert model == pytest.approx([5.98e-3, 2.66e-3], rel=0.02)  # 5.47 and 2.48 ms before HybridEP's per-call cost
+    # 5.47 and 2.48 ms before HybridEP's per-call cost, 5.98 and 2.66 ms before the quantisation kernels' fixed cost
+    assert model == pytest.approx([6.17e-3, 2.75e-3], rel=0.02)
     assert measured[0] / measured[1] == pytest.approx(1.0, abs=0.05)
     assert model[0] / model[1] > 2.0
 

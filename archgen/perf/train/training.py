@@ -199,6 +199,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + quant_b + K.attention_backward(
         hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
         kernel=job.attention)
+    if job.recipe:  # each quantisation kernel's fixed cost (`quant.layer_kernels`; one per expert slice in MoE)
+        k_f, k_b = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)
+        layer_f, layer_b = layer_f + k_f * K.KERNEL_OVERHEAD, layer_b + k_b * K.KERNEL_OVERHEAD
     layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).
