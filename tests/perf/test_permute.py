@@ -1,7 +1,8 @@
 """An MoE layer's token permutation by dispatcher (`training.permute_h`, `permute_in_dispatch`).
 
 Megatron-core's alltoall dispatcher permutes each token's top_k copies at the source (read 1, write k) and
-unpermutes them after the combine (read k, write 1). DeepEP and HybridEP deliver a token once to each rank that
+unpermutes them after the combine (read k, write 1), and with several local experts sorts the received copies by
+expert and back (token_dispatcher.py at 3097d81, "Permutation 2", `sort_chunks_by_idxs`). DeepEP and HybridEP deliver a token once to each rank that
 holds one of its experts, and that rank permutes what it received (Megatron-core token_dispatcher.py at 3097d81,
 `_DeepepManager.get_permuted_hidden_states_by_experts`; HybridEP's own permute kernel in
 deepseek-ai/DeepEP hybrid-ep 94a9f8f csrc/hybrid_ep/executor/executor.cu `dispatch_postprocess`, its unpermute in
@@ -26,7 +27,11 @@ RANKS_EP16 = 16 * (1 - (15 / 16) ** 8)
 
 
 @pytest.mark.parametrize(("ep", "dispatcher", "fused", "h"), [
-    (16, "alltoall", False, 2 * (1 + 8)),
+    # alltoall with 8 local experts: the source permutation (1 + 8 each way) and the sort by local expert of the 8
+    # received copies after the all-to-all and back before the combine (2 x 8 each way)
+    (16, "alltoall", False, 2 * (1 + 8) + 4 * 8),
+    # one local expert: no sort
+    (128, "alltoall", False, 2 * (1 + 8)),
     # 6.45 rows received per token, 8 expert copies written; unpermute back
     (16, "deepep", False, 2 * (RANKS_EP16 + 8)),
     (16, "hybridep", False, 2 * (RANKS_EP16 + 8)),
@@ -35,7 +40,7 @@ RANKS_EP16 = 16 * (1 - (15 / 16) ** 8)
     (1, "hybridep", False, 2 * (1 + 8)),
 ])
 def test_permutation_traffic_per_token(ep, dispatcher, fused, h):
-    assert float(permute_h(8, float(ep), dispatcher, fused)) == pytest.approx(h, rel=1e-12)
+    assert float(permute_h(8, float(ep), dispatcher, fused, 128)) == pytest.approx(h, rel=1e-12)
     assert RANKS_EP16 == pytest.approx(6.4525, abs=1e-4)
 
 

@@ -49,11 +49,15 @@ ADAM_BYTES = 30.0
 CLIP_BYTES = 12.0
 
 
-def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False):
+def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False, experts: int = 0):
     """Forward bytes per token of an MoE layer's token permutation, in units of h (activation dtype).
 
     The all-to-all dispatcher's permute reads each token and writes its `top_k` copies in expert order (1 + k);
-    unpermute reads the k expert outputs and writes their weighted sum (k + 1). DeepEP and HybridEP deliver a
+    unpermute reads the k expert outputs and writes their weighted sum (k + 1). With more than one local expert
+    (`experts` / ep) it also sorts the k received copies by local expert after the all-to-all and back before the
+    combine (Megatron-core token_dispatcher.py at 3097d81, `MoEAlltoAllTokenDispatcher.dispatch_postprocess`
+    "Permutation 2" and `combine_preprocess` "Unpermutation 2", `sort_chunks_by_idxs`): 2k more each way. DeepEP
+    and HybridEP deliver a
     token once to each rank that holds one of its experts, ep·(1 - (1 - 1/ep)^top_k) ranks under uniform routing
     (as `exposure.expert_comm` counts nodes), and the rank permutes what it received: it reads those rows and
     writes the k copies in expert order, and unpermute reads the k expert outputs and writes one row per source
@@ -64,7 +68,7 @@ def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False):
     and read the expert-ordered buffer themselves ("Fused permute: data already written ... No-op"): nothing.
     """
     if dispatcher == "alltoall":
-        return 2.0 * (1.0 + top_k)
+        return 2.0 * (1.0 + top_k) + where(experts / ep > 1.0, 4.0 * top_k, 0.0)
     if dispatcher == "hybridep" and fused:
         return 0.0
     return 2.0 * (ep * (1.0 - (1.0 - 1.0 / ep) ** top_k) + top_k)
@@ -140,7 +144,7 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     """
     h = a.hidden / where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
     if moe:
-        f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k, ep, dispatcher, fused)
+        f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k, ep, dispatcher, fused, a.experts)
     else:
         f_elem, permute = a.ffn, 0.0
     ew = T * 2.0 * ((ELEMENTWISE_H + permute) * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
