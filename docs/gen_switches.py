@@ -201,6 +201,12 @@ COVERAGE: dict[str, Cover] = {
         "Precision with NVIDIA NeMo' compares the recipes in charts only"),
 }
 COVERAGE["moe_dispatcher"] = COVERAGE["ep_dedup"]
+COVERAGE["permute_in_dispatch"] = Cover("none", (
+    f"{_P}test_permute.py::test_permutation_traffic_per_token",
+    f"{_P}test_permute.py::test_unfused_hybridep_pays_its_permutation_passes"),
+    "permutation traffic per token derived from Megatron-core's moe_utils permute/unpermute and DeepEP's HybridEP "
+    "code, not a timing", f"{_MB} docs/performance-summary.md and the Megatron-core MoE README (the fusion flag "
+    "is described, no run with it on and off); not searched further")
 
 #: Each overlapped communication (issue 20 part 1) and what holds it to a publication; CP overlap is not a switch
 #: (the ring always runs beside the attention core), so it has no row above.

@@ -161,6 +161,15 @@ class StackSwitches(Spec):
                           "or mxfp8 (block scaling; compute capability 10.0 or higher, as Transformer Engine "
                           "requires). An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
                           "training follows NVFP4.")
+    permute_in_dispatch: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no MoE token dispatcher"),
+        (False, "Megatron-core alltoall dispatcher: no HybridEP"),
+        (False, "Megatron-core transformer_config.py at 3097d81 (the Megatron-LM commit Megatron-Bridge "
+                "26.04-alpha.rc2 pins): moe_permute_fusion_into_hybridep = False; the 26.04 performance configs "
+                "(scripts/performance/configs/qwen) do not set it"))] = Field(
+        None, description="HybridEP's dispatch and combine kernels write and read the tokens in expert order "
+                          "themselves (Megatron-core moe_permute_fusion_into_hybridep true): no separate permute and "
+                          "unpermute (docs/perf-model.md, Training: MoE token permutation). HybridEP only.")
 
     @model_validator(mode="after")
     def _dispatcher_and_dedup_agree(self) -> StackSwitches:
@@ -170,6 +179,15 @@ class StackSwitches(Spec):
             raise ValueError(f"ep_dedup {str(e).lower()} contradicts moe_dispatcher {d!r}; expected ep_dedup "
                              f"{str(d != 'alltoall').lower()} (deepep and hybridep send a token once per node, "
                              "alltoall every routed copy) or leave ep_dedup out")
+        if self.permute_in_dispatch:
+            used = d if d is not None else ("alltoall" if e is False else SWITCHES["moe_dispatcher"].default(
+                self.stack))
+            if used == "alltoall" and e:  # a stated ep_dedup under an alltoall profile reads as DeepEP
+                used = "deepep"
+            if used != "hybridep":
+                raise ValueError(f"permute_in_dispatch true with moe_dispatcher {used!r}; expected "
+                                 "moe_dispatcher hybridep (only HybridEP's kernels permute the tokens themselves) "
+                                 "or leave permute_in_dispatch out")
         return self
 
 

@@ -47,11 +47,13 @@ def test_nemo_25_11_moe_bf16_within_20_percent_and_small_experts_over():
     assert len(errors) == 7
     big = {k: e for k, e in errors.items() if k.endswith("235b-bf16")}
     assert len(big) == 2 and all(abs(e) <= 0.20 for e in big.values()), big
-    assert all(e > 0.3 for k, e in errors.items() if "30b" in k), errors
+    assert all(e > 0.25 for k, e in errors.items() if "30b" in k), errors  # GB300 +26 %, the rest +50 % to +226 %
 
 
 def test_moe_layers_pay_for_token_permutation(h100):
-    """Permute writes each token's top-k copies and unpermute sums them back: 2 (1 + k) h elements per token."""
+    """Permute writes each token's top-k copies and unpermute sums them back: 2 (1 + k) h elements per token; with
+    16 local experts (128 on ep 8) the alltoall dispatcher also sorts the k received copies by expert and back,
+    4 k h more (tests/perf/test_permute.py)."""
     from archgen.perf.train.training import permute_h
     assert permute_h(8) == 18.0
     moe = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
@@ -59,7 +61,7 @@ def test_moe_layers_pay_for_token_permutation(h100):
     (ew,) = [k for k in training_kernels(h100, moe, seq_len=4096, dtype="bf16", attention="flash", tp=1,
                                          ep=8).kernels if k.name == "element-wise"]
     dense_part = 4096 * 2 * (11 * 2048 + 3 * 8 * 768)  # layer norms and residuals, and the experts' activations
-    assert ew.bytes_moved == pytest.approx(dense_part + 4096 * 2 * 18 * 2048)
+    assert ew.bytes_moved == pytest.approx(dense_part + 4096 * 2 * (18 + 32) * 2048)
 
 
 def test_trtllm_serving_fp8_hopper_within_25_percent_and_fp4_over():

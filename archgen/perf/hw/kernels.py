@@ -36,6 +36,10 @@ DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf
 #: Bytes of block scales per element of a block-scaled data type: NVFP4 stores one FP8 (E4M3) scale per 16 FP4
 #: values (NVIDIA's NVFP4 format: 16-value micro-blocks; Transformer Engine docs, NVFP4), read with its data.
 BLOCK_SCALE_BYTES: dict[str, float] = {"fp4": 1.0 / 16.0}
+#: Fixed cost of one kernel on an H100, even inside a CUDA graph: setup and teardown during which no work streams
+#: (Hazy Research, "Look Ma, No Bubbles! Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: about 1.3 us
+#: per kernel with CUDA graphs). Serving charges it per kernel of a pass; training per quantisation kernel (`quant`).
+KERNEL_OVERHEAD = 1.3e-6
 
 #: Flash attention throughput relative to the best dense GEMM (FlashAttention-2: up to 73 % of A100 peak forward,
 #: 63 % backward, against 86 % for cuBLAS GEMM).

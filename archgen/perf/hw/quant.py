@@ -33,8 +33,11 @@ The training model charges these bytes at the HBM rate (`kernels.memory_time`): 
 `training.elementwise_bytes`, the backward's in `training.layer_times`, the weights' once per step in
 `training.estimate_training`. Against Transformer Engine's GEMM profiling guide on a B300 (autocast minus
 pre-quantised time of the 12 GEMMs of a layer, every call quantising its input and its weight with both usages),
-these bytes account for 70-81 % of the measured quantisation time (tests/perf/test_quant.py): the rest is the
-cast kernels running below the HBM rate and their launches, which the model does not charge.
+these bytes account for 70-81 % of the measured quantisation time (tests/perf/test_quant.py). Each cast is also
+several kernels (`KERNELS`: current scaling's amax pass, scale and cast are four launches per tensor, and
+`GroupedLinear` quantises every local expert's slice on its own), each charged `kernels.KERNEL_OVERHEAD`
+(`layer_kernels`, `training.layer_times`): with them 72-84 % of the guide's time. The rest is the casts running
+below the HBM rate, which the model does not charge.
 
 Serving (`serving_casts`), as TensorRT-LLM's PyTorch backend runs a Llama-style decoder layer: an FP8 or NVFP4
 linear layer quantises a BF16 input with the checkpoint's static input scale (no amax pass) in a kernel of its own
@@ -51,6 +54,8 @@ its own here); shared experts are plain linears.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -162,6 +167,46 @@ def backward_per_token(a: Arch, rec: str, cc, tp, sp, etp=None):
 def step_weight_bytes(a: Arch, rec: str, cc, tp, ep, layers, fp8_weights: bool, etp=None):
     """Bytes one rank moves per optimizer step to quantise the weights of its `layers` layers (`weight_bytes`)."""
     return layers * linear_params_per_layer(a, tp, ep, etp) * weight_bytes(rec, cc, fp8_weights=fp8_weights)
+
+
+#: Kernels Transformer Engine launches to quantise one BF16 tensor, by recipe: (any input, a layer norm's output).
+#: Read at NVIDIA/TransformerEngine f031cf87 (v2.14, the commit Megatron-Bridge 26.04-alpha.rc2's uv.lock pins).
+#: `tensorwise` (Float8CurrentScalingQuantizer::quantize_impl, pytorch/csrc/quantizer.cpp): the amax pass is two
+#: launches (common/recipe/current_scaling.cu `launch_amax_kernel`: `zero_amax_kernel<<<1, 1>>>` then
+#: `amax_kernel`), then `compute_scale_from_amax_kernel<<<1, 1>>>` (`nvte_compute_scale_from_amax`) and the cast
+#: (`nvte_quantize_v2`; with both usages one `cast_transpose`, common/cast/dispatch/quantize.cuh): 4. After a norm
+#: that computes the amax (`create_unquantized_tensor_with_amax`: `amax.zero_()`; `quantize_with_amax`: scale and
+#: cast): 3. `delayed` takes its scale from the history: the cast alone (1); its norm writes FP8 itself, so only
+#: Hopper's transpose (1; none on Blackwell). `mxfp8`: one kernel writes both usages (1, the norm's output too).
+#: `nvfp4`: the amax (`nvte_hadamard_transform_amax` with the random Hadamard transform) and the fused cast (2; its
+#: RNG state and scale set-up are not counted, so a lower bound).
+KERNELS = {"tensorwise": (4.0, 3.0), "delayed": (1.0, 1.0), "mxfp8": (1.0, 1.0), "nvfp4": (2.0, 2.0)}
+
+
+def layer_kernels(a: Arch, rec: str, cc, ep) -> tuple[Any, Any]:
+    """Quantisation kernels one rank launches per layer and micro-batch, forward and backward (average layer).
+
+    Forward: the four linear inputs (`forward_bytes`); backward: every linear output's gradient (`backward_bytes`).
+    The routed experts run as TE's `GroupedLinear` (Megatron-core `TEGroupedMLP`), which quantises each local
+    expert's slice as a tensor of its own (pytorch/module/grouped_linear.py `tex.split_quantize`; cast.cpp
+    `multi_tensor_quantize_impl` calls each quantizer in turn), so FC1 and FC2 inputs and gradients count once per
+    local expert (experts / ep). The exception is `delayed` on Hopper, whose experts share one
+    `nvte_multi_cast_transpose` launch (the fused path of `multi_tensor_quantize_impl`). Returns (forward,
+    backward); multiply by `kernels.KERNEL_OVERHEAD` for their fixed cost.
+    """
+    plain, norm = KERNELS[rec]
+    local = a.experts / ep if a.experts else 0.0
+    if rec == "delayed":
+        blackwell = cc >= 10.0
+        norm, local = where(blackwell, 0.0, 1.0), where(blackwell, local, 1.0)
+    dense = a.layers - a.moe_layers
+    fwd = dense * (2.0 * norm + 2.0 * plain)
+    bwd = dense * 4.0 * plain
+    if a.moe_layers:
+        shared = 1.0 if a.shared_experts else 0.0
+        fwd = fwd + a.moe_layers * ((1.0 + shared) * norm + (1.0 + 2.0 * local + shared) * plain)
+        bwd = bwd + a.moe_layers * (2.0 + 2.0 * local + 2.0 * shared) * plain
+    return fwd / a.layers, bwd / a.layers
 
 
 #: Bytes per element TensorRT-LLM writes when it quantises a serving activation: FP8 per tensor; NVFP4 with its

@@ -58,9 +58,8 @@ ACT_BYTES = 2.0
 #: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
 RESERVED_CONTEXT = {"full": lambda i, o: i + o, "mean": lambda i, o: i + o / 2.0}
 
-#: Fixed cost of one kernel inside a CUDA graph on an H100: setup and teardown during which no work streams
-#: (Hazy Research, "Look Ma, No Bubbles!", 2025-05-27, measured about 1.3 us per kernel with CUDA graphs).
-KERNEL_OVERHEAD = 1.3e-6
+#: Fixed cost of one kernel inside a CUDA graph on an H100 (`kernels.KERNEL_OVERHEAD`, shared with training).
+KERNEL_OVERHEAD = K.KERNEL_OVERHEAD
 #: Kernels of one transformer layer as this model times them: attention side (norm, QKV GEMM, RoPE and KV-cache
 #: append, attention core, output GEMM) and dense FFN side (norm, up/gate GEMM, activation, down GEMM).
 ATTENTION_KERNELS = 5

@@ -77,6 +77,7 @@ if TYPE_CHECKING:
         overlap_ep_comm: bool
         dropout: bool
         fp8_recipe: Fp8Recipe
+        permute_in_dispatch: bool
 else:
     #: The resolved switches of a training job: one field per row of the table.
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)

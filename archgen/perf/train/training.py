@@ -49,13 +49,29 @@ ADAM_BYTES = 30.0
 CLIP_BYTES = 12.0
 
 
-def permute_h(top_k):
+def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False, experts: int = 0):
     """Forward bytes per token of an MoE layer's token permutation, in units of h (activation dtype).
 
     The all-to-all dispatcher's permute reads each token and writes its `top_k` copies in expert order (1 + k);
-    unpermute reads the k expert outputs and writes their weighted sum (k + 1).
+    unpermute reads the k expert outputs and writes their weighted sum (k + 1). With more than one local expert
+    (`experts` / ep) it also sorts the k received copies by local expert after the all-to-all and back before the
+    combine (Megatron-core token_dispatcher.py at 3097d81, `MoEAlltoAllTokenDispatcher.dispatch_postprocess`
+    "Permutation 2" and `combine_preprocess` "Unpermutation 2", `sort_chunks_by_idxs`): 2k more each way. DeepEP
+    and HybridEP deliver a
+    token once to each rank that holds one of its experts, ep·(1 - (1 - 1/ep)^top_k) ranks under uniform routing
+    (as `exposure.expert_comm` counts nodes), and the rank permutes what it received: it reads those rows and
+    writes the k copies in expert order, and unpermute reads the k expert outputs and writes one row per source
+    rank (Megatron-core token_dispatcher.py at 3097d81: `_DeepepManager.get_permuted_hidden_states_by_experts`
+    calls `permute` on the dispatched tokens; HybridEP without `moe_permute_fusion_into_hybridep` runs its own
+    permute kernel on the received rows, deepseek-ai/DeepEP hybrid-ep 94a9f8f csrc/hybrid_ep/executor/executor.cu
+    `dispatch_postprocess` and `combine_preprocess`). With the fusion HybridEP's dispatch and combine kernels write
+    and read the expert-ordered buffer themselves ("Fused permute: data already written ... No-op"): nothing.
     """
-    return 2.0 * (1.0 + top_k)
+    if dispatcher == "alltoall":
+        return 2.0 * (1.0 + top_k) + where(experts / ep > 1.0, 4.0 * top_k, 0.0)
+    if dispatcher == "hybridep" and fused:
+        return 0.0
+    return 2.0 * (ep * (1.0 - (1.0 - 1.0 / ep) ** top_k) + top_k)
 
 
 @dataclass(frozen=True)
@@ -111,21 +127,24 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
                                heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
     cc = hw.compute_capability
     quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
-    ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp)
+    ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
+                           dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch)
     return t + attn + K.memory_time(hw, ew), attn, quant
 
 
-def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0, etp=None):
+def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0, etp=None,
+                      ep=1.0, dispatcher: str = "alltoall", fused: bool = False):
     """Memory-bound bytes of one layer's forward pass for `T` tokens on one TP rank.
 
-    Norms and residual adds (`ELEMENTWISE_H`), the FFN activation, an MoE layer's token permutation (`permute_h`)
+    Norms and residual adds (`ELEMENTWISE_H`), the FFN activation, an MoE layer's token permutation (`permute_h`
+    of the EP size `ep`, the job's `moe_dispatcher` and `permute_in_dispatch`)
     and, under FP8/FP4, the quantisation of every linear GEMM's input as Transformer Engine's recipe does it
     (`quant.forward_bytes`; `fp8_recipe` for FP8, NVFP4 for FP4, `cc` the compute capability): QKV, the
     projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
     """
     h = a.hidden / where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
     if moe:
-        f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k)
+        f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k, ep, dispatcher, fused, a.experts)
     else:
         f_elem, permute = a.ffn, 0.0
     ew = T * 2.0 * ((ELEMENTWISE_H + permute) * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
@@ -199,6 +218,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + quant_b + K.attention_backward(
         hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
         kernel=job.attention)
+    if job.recipe:  # each quantisation kernel's fixed cost (`quant.layer_kernels`; one per expert slice in MoE)
+        k_f, k_b = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)
+        layer_f, layer_b = layer_f + k_f * K.KERNEL_OVERHEAD, layer_b + k_b * K.KERNEL_OVERHEAD
     layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).

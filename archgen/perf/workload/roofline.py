@@ -166,7 +166,8 @@ def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp) -> l
 
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
                      ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True,
-                     fp8_recipe: str = "delayed") -> Roofline:
+                     fp8_recipe: str = "delayed", moe_dispatcher: str = "alltoall",
+                     permute_fusion: bool = False) -> Roofline:
     """One layer's forward kernels for one micro-batch on one accelerator.
 
     Timed as `training._layer_forward` times them (the MoE layer when the model has experts; router and shared
@@ -184,6 +185,8 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         micro_batch: Sequences per micro-batch.
         sequence_parallel: Whether the element-wise h-traffic is split by tp.
         fp8_recipe: Transformer Engine FP8 recipe (`quant`); FP4 is NVFP4.
+        moe_dispatcher: MoE token dispatcher (`training.permute_h`).
+        permute_fusion: HybridEP permutes inside its kernels (`permute_in_dispatch`).
 
     Returns:
         The roofline with the layer's kernels.
@@ -209,7 +212,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                           kernel=attention))
     h_split = tp if (sequence_parallel and tp > 1) else 1
     nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts), fp8_recipe=fp8_recipe,
-                               cc=hw.compute_capability)
+                               cc=hw.compute_capability, ep=ep, dispatcher=moe_dispatcher, fused=permute_fusion)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
     return _roofline(hw, dtype, out, {phase: int(T)}, tp)
@@ -282,7 +285,8 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
         return training_kernels(hw, arch, seq_len=t.seq_len, dtype=t.precision, attention=knobs.attention,
                                 tp=int(layout["tp"]), cp=int(layout.get("cp", 1)), ep=int(layout.get("ep", 1)),
                                 micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,
-                                fp8_recipe=knobs.fp8_recipe)
+                                fp8_recipe=knobs.fp8_recipe, moe_dispatcher=knobs.moe_dispatcher,
+                                permute_fusion=knobs.permute_in_dispatch)
     inf = workload.inference
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
