@@ -65,11 +65,14 @@ def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[Source
         return docs, []
     roots = {catalog, catalog.resolve()}
     named = [Path(p).resolve() for p in paths if any(Path(p).resolve().is_relative_to(r) for r in roots)]
-    walked = [d for d in docs if any(Path(d.file).resolve().is_relative_to(r) for r in roots)
-              and not any(Path(d.file).resolve().is_relative_to(n) for n in named)]
+    real = {d.file: Path(d.file).resolve() for d in docs}   # each file resolved once
+    walked = [d for d in docs if any(real[d.file].is_relative_to(r) for r in roots)
+              and not any(real[d.file].is_relative_to(n) for n in named)]
     mine = [d for d in docs if all(d is not w for w in walked)]
-    loaded = {Path(d.file).resolve() for d in docs}
-    return mine, walked + load_paths([f for f in find_files([catalog]) if f.resolve() not in loaded])
+    # a catalog file resolves inside the resolved catalog, so only a user file there can be one already loaded
+    loaded = {r for r in real.values() if r.is_relative_to(catalog.resolve())}
+    files = find_files([catalog])
+    return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files)
 
 
 def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str, RackAnalysis],
