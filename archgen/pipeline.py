@@ -6,7 +6,7 @@ command that stops before them (`archgen validate`, `archgen estimate`) does not
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -101,12 +101,13 @@ def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutP
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
-        scaling: bool = False) -> Run:
+        scaling: bool | Collection[str] = False) -> Run:
     """Load → validate → build → analyse (racks, clusters, workloads) → check.
 
-    `scaling` also re-analyses each cluster at 1, 2, 4, ... times its layout (`analyse.scaling`): only documents
-    show that growth series, and it costs more than the rest of a run (1.4 s for the shipped SuperPOD), so
-    `archgen render` asks for it and `archgen check` does not.
+    `scaling` also re-analyses each cluster (True), or each cluster whose id it holds, at 1, 2, 4, ... times its
+    layout (`analyse.scaling`): only documents show that growth series, and it costs more than the rest of a run
+    (1.4 s for the shipped SuperPOD), so `archgen render` asks for it, for the clusters it renders, and
+    `archgen check` does not.
     """
     from archgen import checks
     from archgen.analyse.cost import analyse_operations
@@ -123,5 +124,6 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     context = checks.Context(design, racks, metrics, clusters, workloads, operations)
     findings = checks.run_checks(context, select, ignore)
-    series = {path: grow(design, racks, c.cluster) for path, c in clusters.items()} if scaling else {}
+    grown = {c.cluster.spec.id for c in clusters.values()} if scaling is True else set(scaling or ())
+    series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
     return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series)
