@@ -189,27 +189,28 @@ def load_paths(paths: Iterable[str | Path]) -> list[SourceDocument]:
 
 
 def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
-    """Load all documents of one YAML file (parsed documents are cached by content: YAML parsing is slow).
+    """All documents of one YAML file (`cached`); `keys` names what each must hold, for the error messages."""
+    return cached(yaml_guard.read_text(path), str(path), keys)
 
-    `keys` names what each document must hold, for the message about an empty file or a non-mapping document.
-    """
-    text = yaml_guard.read_text(path)
+
+def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
+    """`load_text` through `LOADED` and the parsed-YAML cache, both by `name` and a hash of `text` (parsing is slow)."""
     key = cache.digest(text, str(MAX_NODES))
-    known = LOADED.get((str(path), key))
+    known = LOADED.get((name, key))
     if known is not None:
         return list(known)
     hit = cache.load("yaml", key)
     if isinstance(hit, list):
         try:
-            docs = [SourceDocument(str(path), data, {tuple(p): (line, col) for p, line, col in positions})
+            docs = [SourceDocument(name, data, {tuple(p): (line, col) for p, line, col in positions})
                     for data, positions in hit]
             if all(isinstance(d.data, dict) for d in docs):
-                return _shared(path, key, docs)
+                return _shared(name, key, docs)
         except (TypeError, ValueError):  # not an entry of ours: parse the file
             pass
-    docs = load_text(text, str(path), keys)
+    docs = load_text(text, name, keys)
     cache.store("yaml", key, [(d.data, [(list(p), *pos) for p, pos in d.positions.items()]) for d in docs])
-    return _shared(path, key, docs)
+    return _shared(name, key, docs)
 
 
 #: The files this process has loaded, by name and content: a file read again unchanged (the catalog, in each
@@ -218,10 +219,10 @@ LOADED = cache.Memo[list[SourceDocument]](1024)
 _SHARED: weakref.WeakValueDictionary[int, SourceDocument] = weakref.WeakValueDictionary()  # LOADED's, by id()
 
 
-def _shared(path: Path, key: str, docs: list[SourceDocument]) -> list[SourceDocument]:
-    """`docs`, the documents of the file `path` whose content has `key`, kept in `LOADED` (a new list each call)."""
+def _shared(name: str, key: str, docs: list[SourceDocument]) -> list[SourceDocument]:
+    """`docs`, the documents of the file `name` whose content has `key`, kept in `LOADED` (a new list each call)."""
     _SHARED.update((id(d), d) for d in docs)
-    return list(LOADED.put((str(path), key), docs))
+    return list(LOADED.put((name, key), docs))
 
 
 def shared(doc: SourceDocument) -> bool:
