@@ -1,4 +1,4 @@
-"""The user's cache directory for derived data (pint definitions, parsed YAML), keyed by content hashes.
+"""The user's cache directory for derived data (pint definitions, parsed YAML) by content hash; an in-process `Memo`.
 
 Everything here is an optimisation: a missing or unwritable cache only makes archgen slower, never different.
 
@@ -8,7 +8,8 @@ and content whose key lives outside the cache directory (`$XDG_CONFIG_HOME/archg
 under the right content hash but without this machine's MAC is ignored and recomputed. pint keeps its parsed
 definitions as pickles, so its folder is sealed (`seal`) with the same key: a file without this machine's seal is
 deleted before pint could read it (`unsealed_removed`). A cache restored from another machine is rebuilt rather
-than trusted; where no key can be kept, nothing is cached.
+than trusted; where no key can be kept, nothing is cached. `Memo` keeps, in one process, what it has loaded and
+validated (`load.LOADED`, `validate.VALIDATED`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,13 @@ import hmac
 import json
 import os
 import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+V = TypeVar("V")
 
 #: Bump when the format of cached values changes.
 VERSION = "3"
@@ -136,3 +142,42 @@ def seal(folder: Path) -> None:
             seal_path.write_text(_mac(key, path))
         except OSError:
             pass
+
+
+class Memo(Generic[V]):
+    """An in-process map from a content key to a value made from that content, the least recently used dropped first.
+
+    Only for values that no one changes after they are made (frozen models, loaded documents that are only read):
+    every caller with the same key gets the same object. `size` bounds the memory a long run (the fuzz tests, a
+    sweep of generated specs) can hold on to. Safe to share between threads.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Hashable, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> V | None:
+        """The value stored under `key`, or None."""
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: V) -> V:
+        """Store `value` under `key` and return it."""
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget every value."""
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)

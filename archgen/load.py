@@ -1,6 +1,6 @@
 """Find spec files and load their YAML documents safely, with a source map of every key.
 
-Safety: YAML 1.2 (ruamel, round-trip loader), duplicate keys rejected, files larger than `MAX_FILE_BYTES` refused
+Safety: YAML 1.2 (ruamel, round-trip loader), duplicate keys rejected, files over 5 MiB (`MAX_FILE_BYTES`) refused
 before parsing, `MAX_NODES` counted while the file is composed (so a 5 MiB list stops after its first 200,000 items,
 not after parsing all of it) and again after alias expansion, deep nesting reported as an error. Only the tags of the
 YAML core schema are read (`!!python/object`, `!!binary`, local tags are refused), and text that no XML or terminal
@@ -12,19 +12,19 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from archgen import cache
+from archgen import cache, yaml_guard
 from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError
 from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name, composer, precount, too_many
 
-MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_NODES = 200_000
 #: Characters of text a file may expand to through its aliases: four times the largest file.
-MAX_EXPANDED_CHARS = 4 * MAX_FILE_BYTES
+MAX_EXPANDED_CHARS = 4 * yaml_guard.MAX_FILE_BYTES
 
 Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
 
@@ -135,6 +135,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     """
     found: dict[Path, Path] = {}  # by resolved path: a file named twice (a directory and the file in it) loads once
     outside: list[SpecProblem] = []
+    folders: dict[Path, Path] = {}  # each folder resolved once (the catalog's files are named one by one)
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
@@ -142,12 +143,12 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
                      and not any(part.startswith(".") for part in f.relative_to(p).parts)]
             root = p.resolve()
         elif p.is_file():
-            files, root = [p], p.parent.resolve()
+            files, root = [p], _real_folder(p.parent, folders)
         else:
             raise LoadError(f"{raw}: no such file or directory")
         for f in files:
             try:
-                real = f.resolve(strict=True)
+                real = _resolved(f, folders)
             except (OSError, RuntimeError):  # a link to nothing, or a loop (3.11: RuntimeError), is no spec to skip
                 outside.append(SpecProblem(Location(str(f)), message="a symbolic link to no file", hint="remove it"))
                 continue
@@ -161,6 +162,16 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     if outside:
         raise UnreadableError(outside)
     return sorted(found.values())
+
+
+def _resolved(f: Path, folders: dict[Path, Path]) -> Path:
+    """`f.resolve(strict=True)`; a file that is no link is its folder's real path and its name."""
+    return f.resolve(strict=True) if f.is_symlink() else _real_folder(f.parent, folders) / f.name
+
+
+def _real_folder(folder: Path, folders: dict[Path, Path]) -> Path:
+    """`folder.resolve(strict=True)`, kept in `folders`."""
+    return folders[folder] if folder in folders else folders.setdefault(folder, folder.resolve(strict=True))
 
 
 def load_paths(paths: Iterable[str | Path]) -> list[SourceDocument]:
@@ -177,46 +188,46 @@ def load_paths(paths: Iterable[str | Path]) -> list[SourceDocument]:
     return docs
 
 
-def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """Read a spec file as UTF-8, refusing directories, huge files and undecodable bytes with a located error."""
-    name = str(path)
-    if path.is_dir():
-        raise LoadError(f"{name}: is a directory, expected a file")
-    if not path.exists():
-        raise LoadError(f"{name}: no such file or directory")
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise UnreadableError([SpecProblem(Location(name), message=f"file is {size / 2**20:.1f} MiB",
-                                     expected=f"a spec file of at most {max_bytes // 2**20} MiB")])
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise UnreadableError([SpecProblem(Location(name, line, col), expected="a UTF-8 text file",
-                                           message=f"byte 0x{raw[exc.start]:02x} is not UTF-8")]) from None
-
-
 def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
-    """Load all documents of one YAML file (parsed documents are cached by content: YAML parsing is slow).
+    """All documents of one YAML file (`cached`); `keys` names what each must hold, for the error messages."""
+    return cached(yaml_guard.read_text(path), str(path), keys)
 
-    `keys` names what each document must hold, for the message about an empty file or a non-mapping document.
-    """
-    text = read_text(path)
+
+def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
+    """`load_text` through `LOADED` and the parsed-YAML cache, both by `name` and a hash of `text` (parsing is slow)."""
     key = cache.digest(text, str(MAX_NODES))
+    known = LOADED.get((name, key))
+    if known is not None:
+        return list(known)
     hit = cache.load("yaml", key)
     if isinstance(hit, list):
         try:
-            docs = [SourceDocument(str(path), data, {tuple(p): (line, col) for p, line, col in positions})
+            docs = [SourceDocument(name, data, {tuple(p): (line, col) for p, line, col in positions})
                     for data, positions in hit]
             if all(isinstance(d.data, dict) for d in docs):
-                return docs
+                return _shared(name, key, docs)
         except (TypeError, ValueError):  # not an entry of ours: parse the file
             pass
-    docs = load_text(text, str(path), keys)
+    docs = load_text(text, name, keys)
     cache.store("yaml", key, [(d.data, [(list(p), *pos) for p, pos in d.positions.items()]) for d in docs])
-    return docs
+    return _shared(name, key, docs)
+
+
+#: The files this process has loaded, by name and content: a file read again unchanged (the catalog, in each
+#: `pipeline.run`) gives the same documents, unparsed. Shared, so read only (`migrate` copies a document it changes).
+LOADED = cache.Memo[list[SourceDocument]](1024)
+_SHARED: weakref.WeakValueDictionary[int, SourceDocument] = weakref.WeakValueDictionary()  # LOADED's, by id()
+
+
+def _shared(name: str, key: str, docs: list[SourceDocument]) -> list[SourceDocument]:
+    """`docs`, the documents of the file `name` whose content has `key`, kept in `LOADED` (a new list each call)."""
+    _SHARED.update((id(d), d) for d in docs)
+    return list(LOADED.put((name, key), docs))
+
+
+def shared(doc: SourceDocument) -> bool:
+    """Whether `doc` is a document `load_file` gave (one that no one changes): `validate` may memoise its model."""
+    return _SHARED.get(id(doc)) is doc
 
 
 def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
@@ -387,14 +398,3 @@ def _pos(node: Any, key: Any, *, is_map: bool) -> tuple[int, int] | None:
         return None
     return (line + 1, col + 1)
 
-
-def iter_paths(data: Any, prefix: tuple = ()) -> Iterator[tuple]:
-    """Every key path in plain data (for tests and source-map checks)."""
-    if isinstance(data, dict):
-        for k, v in data.items():
-            yield prefix + (k,)
-            yield from iter_paths(v, prefix + (k,))
-    elif isinstance(data, list):
-        for i, v in enumerate(data):
-            yield prefix + (i,)
-            yield from iter_paths(v, prefix + (i,))

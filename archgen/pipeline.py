@@ -58,11 +58,14 @@ def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[Source
         return docs, []
     roots = {catalog, catalog.resolve()}
     named = [Path(p).resolve() for p in paths if any(Path(p).resolve().is_relative_to(r) for r in roots)]
-    walked = [d for d in docs if any(Path(d.file).resolve().is_relative_to(r) for r in roots)
-              and not any(Path(d.file).resolve().is_relative_to(n) for n in named)]
+    real = {d.file: Path(d.file).resolve() for d in docs}   # each file resolved once
+    walked = [d for d in docs if any(real[d.file].is_relative_to(r) for r in roots)
+              and not any(real[d.file].is_relative_to(n) for n in named)]
     mine = [d for d in docs if all(d is not w for w in walked)]
-    loaded = {Path(d.file).resolve() for d in docs}
-    return mine, walked + load_paths([f for f in find_files([catalog]) if f.resolve() not in loaded])
+    # a catalog file resolves inside the resolved catalog, so only a user file there can be one already loaded
+    loaded = {r for r in real.values() if r.is_relative_to(catalog.resolve())}
+    files = find_files([catalog])
+    return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files)
 
 
 def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str, RackAnalysis],
@@ -115,12 +118,13 @@ def cluster_paths(design: Design, ids: Collection[str]) -> dict[str, ScaleOutPat
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
-        scaling: bool = False) -> Run:
+        scaling: bool | Collection[str] = False) -> Run:
     """Load → validate → build → analyse (racks, clusters, workloads) → check.
 
-    `scaling` also re-analyses each cluster at 1, 2, 4, ... times its layout (`analyse.scaling`): only documents
-    show that growth series, and it costs more than the rest of a run (1.4 s for the shipped SuperPOD), so
-    `archgen render` asks for it and `archgen check` does not.
+    `scaling` also re-analyses each cluster (True), or each cluster whose id it holds, at 1, 2, 4, ... times its
+    layout (`analyse.scaling`): only documents show that growth series, and it costs more than the rest of a run
+    (1.4 s for the shipped SuperPOD), so `archgen render` asks for it, for the clusters it renders, and
+    `archgen check` does not.
     """
     from archgen import checks
     from archgen.analyse.cost import analyse_operations
@@ -137,5 +141,6 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     context = checks.Context(design, racks, metrics, clusters, workloads, operations)
     findings = checks.run_checks(context, select, ignore)
-    series = {path: grow(design, racks, c.cluster) for path, c in clusters.items()} if scaling else {}
+    grown = {c.cluster.spec.id for c in clusters.values()} if scaling is True else set(scaling or ())
+    series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
     return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series)

@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
+from archgen.cache import Memo
 from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean
 from archgen.load import SourceDocument as Source
+from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
 from archgen.model import KINDS, Document, Facility, Part
 
@@ -159,11 +161,23 @@ def _validate_one(doc: Source, problems: list[SpecProblem]) -> Document | None:
                                     value=kind, expected="a known kind", hint=hint))
         return None
     cls = KINDS[kind]
+    known = VALIDATED.get((cls, id(doc))) if shared(doc) else None
+    if known is not None and known[0] is doc:
+        return known[1]
     try:
-        return cls.model_validate(doc.data)
+        model = cls.model_validate(doc.data)
     except ValidationError as exc:
         problems.extend(problems_from(exc, doc, cls))
         return None
+    if shared(doc):
+        VALIDATED.put((cls, id(doc)), (doc, model))
+    return model
+
+
+#: The models of loaded documents (`load.shared`: the same object for a file read again unchanged), by kind and
+#: document: a process that runs the pipeline again validates only what changed. A model is frozen; an invalid
+#: document is not kept, so its problems are found again, located as before.
+VALIDATED = Memo[tuple[Source, Document]](2048)
 
 
 def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefix: tuple = ()) -> list[SpecProblem]:

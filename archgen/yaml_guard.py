@@ -1,21 +1,24 @@
 """What a spec file may hold before it is parsed: the guards of `archgen.load` against hostile input.
 
-Characters no output can carry (raw, or written as YAML escapes), tags outside the YAML 1.2 core schema, integers
-beyond int64, nesting deeper than `MAX_DEPTH`, and more entries than the caller's limit: counted first with
-libyaml's event parser (`precount`), then while ruamel composes (`composer`). `archgen.load` calls them with its
-`MAX_NODES`.
+Files over `MAX_FILE_BYTES` or not in UTF-8 (`read_text`). Characters no output can carry (raw, or written as YAML
+escapes), tags outside the YAML 1.2 core schema, integers beyond int64, nesting deeper than `MAX_DEPTH`, and more
+entries than the caller's limit: counted first with libyaml's event parser (`precount`), then while ruamel composes
+(`composer`). `archgen.load` calls them with its `MAX_NODES`.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from archgen.errors import Location, SpecProblem, UnreadableError
+from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
 
 if TYPE_CHECKING:
     from ruamel.yaml.composer import Composer
 
+#: The largest spec file read (a larger one is refused before it is read).
+MAX_FILE_BYTES = 5 * 1024 * 1024
 #: The largest integer a spec may write (a signed 64-bit integer: what numpy and every JSON reader can hold).
 MAX_INT = 2**63 - 1
 #: Deepest nesting of mappings and lists a spec may have.
@@ -128,3 +131,24 @@ def too_many(where: Location, max_nodes: int, verb: str = "has") -> SpecProblem:
     return SpecProblem(where, message=f"the file {verb} more than {max_nodes:,} nodes (keys and list items)",
                        hint="aliases (*name) that repeat large anchors multiply a document; write the content out "
                             "or use counts")
+
+
+def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """Read a spec file as UTF-8, refusing directories, huge files and undecodable bytes with a located error."""
+    name = str(path)
+    if path.is_dir():
+        raise LoadError(f"{name}: is a directory, expected a file")
+    if not path.exists():
+        raise LoadError(f"{name}: no such file or directory")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise UnreadableError([SpecProblem(Location(name), message=f"file is {size / 2**20:.1f} MiB",
+                                     expected=f"a spec file of at most {max_bytes // 2**20} MiB")])
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise UnreadableError([SpecProblem(Location(name, line, col), expected="a UTF-8 text file",
+                                           message=f"byte 0x{raw[exc.start]:02x} is not UTF-8")]) from None

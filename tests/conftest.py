@@ -97,7 +97,8 @@ def cli():
 #: share `tests/render/conftest.py::every_document` follow, together, so that one worker renders it (xdist's
 #: worksteal hands each worker a contiguous half of the run at the start).
 FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tests/render/test_browser.py::",
-         "tests/render/test_layout.py::", "tests/render/test_render.py::test_all_targets_when_none_given")
+         "tests/render/test_layout.py::", "tests/render/test_render.py::test_all_targets_when_none_given",
+         "tests/render/test_render.py::test_html_is_the_same_whichever_formats")
 
 
 def pytest_collection_modifyitems(items):

@@ -74,7 +74,7 @@ def build_world() -> World:
     """Parse the corpus once."""
     import yaml
 
-    from archgen.load import load_file, load_text, shipped_catalog
+    from archgen.load import cached, load_file, shipped_catalog
     from archgen.pipeline import load
     files = sorted(p for p in SPECS.rglob("*.yaml") if p.is_file())
     parsed = {f: load_file(f) for f in files}
@@ -114,7 +114,7 @@ def build_world() -> World:
     for case_file in sorted((REPO / "tests" / "checks" / "cases").glob("*.yml")):
         for case in yaml.safe_load(case_file.read_text(encoding="utf-8"))["cases"]:
             texts = case.get("files") or {}
-            docs = {name: load_text(text, name) for name, text in texts.items()}
+            docs = {name: cached(text, name) for name, text in texts.items()}  # parsed once a machine
             for name, text in texts.items():
                 others = [d for n, ds in docs.items() if n != name for d in ds]
                 scenarios.append(Scenario(name, text, docs[name], others,

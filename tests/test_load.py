@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
-from archgen import load
+from archgen import cache, load
 from archgen.errors import LoadError, SpecError, UnreadableError
 from archgen.load import find_files, load_paths, load_text
+from archgen.model import KINDS
+from tests.conftest import SPECS
 
 
 def test_positions_of_block_and_flow_keys():
@@ -69,17 +72,51 @@ def test_merged_keys_are_located_at_the_merging_mapping():
 
 
 def test_parsed_files_are_cached_by_content(tmp_path, monkeypatch):
-    from archgen.load import load_file
+    from archgen.load import LOADED, load_file
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     f = tmp_path / "a.yaml"
     f.write_text("kind: A\nid: a\nx: {y: 1}\n")
     first = load_file(f)
     assert list((tmp_path / "cache" / "archgen" / "yaml").glob("*.json"))
+    LOADED.clear()                                      # not this process's memo: the cache directory
     assert load_file(f) == first                        # served from the cache, same data and positions
     f.write_text("kind: A\nid: a\nx: {y: 2}\n")
     assert load_file(f)[0].data["x"] == {"y": 2}        # new content, new key
+    LOADED.clear()
     monkeypatch.setenv("XDG_CACHE_HOME", "/proc/not-writable")
     assert load_file(f)[0].data["x"] == {"y": 2}        # no cache: still loads
+
+
+def test_a_file_read_again_unchanged_gives_the_same_documents_and_models(tmp_path):
+    """`load.LOADED` and `validate.VALIDATED`: the second run of a file neither parses nor validates it again, a
+    changed file is read anew, and a run changes no document or model it shares with the next (their data, source
+    positions and fields equal a fresh parse and validation after a whole pipeline run of the shipped specs)."""
+    from archgen.load import LOADED, load_file, shared
+    from archgen.pipeline import run
+    from archgen.validate import VALIDATED, validate
+    f = tmp_path / "m.yaml"
+    text = (SPECS / "catalog" / "models" / "llama3-405b.yaml").read_text(encoding="utf-8")
+    f.write_text(text, encoding="utf-8")
+    docs = load_file(f)
+    assert load_file(f)[0] is docs[0] and shared(docs[0]) and not shared(load_text(text, str(f))[0])
+    assert validate(load_file(f)).items["llama3-405b"] is validate(docs).items["llama3-405b"]
+    f.write_text(text.replace("layers: 126", "layers: 12"), encoding="utf-8")
+    assert load_file(f)[0] is not docs[0] and validate(load_file(f)).items["llama3-405b"].layers == 12
+    assert validate(docs).items["llama3-405b"].layers == 126
+    assert len(run([SPECS]).findings) == len(run([SPECS]).findings)
+    seen = 0
+    for (name, key), kept in list(LOADED._items.items()):
+        text = Path(name).read_text(encoding="utf-8") if Path(name).is_file() else ""
+        if cache.digest(text, str(load.MAX_NODES)) != key:
+            continue                                    # since changed or removed (the first m.yaml above)
+        fresh = load_text(text, name)
+        assert [(d.data, dict(d.positions)) for d in kept] == [(d.data, dict(d.positions)) for d in fresh], name
+        for k, d in zip(kept, fresh, strict=True):
+            model = VALIDATED.get((KINDS.get(d.kind), id(k)))
+            if model is not None:
+                assert model[1].model_dump() == KINDS[d.kind].model_validate(d.data).model_dump(), name
+                seen += 1
+    assert seen >= 90                                   # the shipped catalog's documents, at least
 
 
 def _problem(text: str) -> str:

@@ -18,7 +18,8 @@ def render(paths: Sequence[Path] | None, target: str | None, out: Path, formats:
     check_out_dir(out)
     if audience not in AUDIENCES:  # before the pipeline runs
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
-    result = run(spec_paths(paths), scaling=True)  # with the growth series of each cluster document
+    # with the growth series of each cluster document rendered (a rack's document shows none)
+    result = run(spec_paths(paths), scaling=True if target is None else {target})
     written = render_all(result, out, target=target, formats=split(formats), templates=templates, progress=progress,
                          audience=audience)
     if result.errors:

@@ -37,3 +37,21 @@ def every_document(shipped_run, example, tmp_path_factory):
     out = tmp_path_factory.mktemp("every")
     shipped = render_all(shipped_run, out, formats=("md", "html", "pdf"), revision="test", progress=False)
     return shipped, render_all(example, out, formats=("md", "html", "pdf"), revision="test", progress=False), out
+
+
+@pytest.fixture(scope="session")
+def su_customer(shipped_run, tmp_path_factory):
+    """The customer edition of the shipped GB200 SU document in every format its tests read, once a session.
+
+    `test_edition`, `test_reference` and `test_layout` each rendered it (the diagrams, most of the cost, three
+    times); a document is the same bytes whichever other formats are rendered with it. The folder is
+    ``<tmp>/customer/gb200-nvl72-su``.
+    """
+    import importlib.util
+
+    from archgen.render import render_all
+    folder = tmp_path_factory.mktemp("edition") / "customer"
+    pdf = ("pdf",) if importlib.util.find_spec("typst") else ()  # the `pdf` extra: test_layout's, not the others'
+    render_all(shipped_run, folder, target="gb200-nvl72-su", formats=("md", "html", "csv", "xlsx", "svg", *pdf),
+               revision="test", progress=False, audience="customer")
+    return folder / "gb200-nvl72-su"

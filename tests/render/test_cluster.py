@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from archgen.analyse.scaling import scaling as grow
 from archgen.render import render_all
 from tests.conftest import REPO
 
@@ -100,6 +101,19 @@ def test_the_pipeline_adds_the_growth_series_only_when_asked(shipped_run):
     from archgen.pipeline import run
     assert sorted(shipped_run.scaling) == sorted(shipped_run.clusters)
     assert run([REPO / "specs" / "racks"]).scaling == {}
+
+
+@pytest.mark.parametrize(("target", "grown"), [("dgx-h100-4", []), ("gb200-nvl72-su", ["cluster/gb200-nvl72-su"])])
+def test_render_of_one_target_grows_only_its_cluster(target, grown, tmp_path, monkeypatch):
+    """`archgen render --target` computes the growth series of the cluster it renders (what `analyse.scaling` gives
+    for it), and none for a rack: the other clusters' series cost more than the rest of the run."""
+    from archgen.commands import render as command
+    seen = []
+    monkeypatch.setattr(command, "render_all", lambda result, *a, **k: seen.append(result) or [])
+    command.render([REPO / "specs"], target, tmp_path / "out", "md")
+    assert sorted(seen[0].scaling) == grown
+    if grown:
+        assert seen[0].scaling[grown[0]] == grow(seen[0].design, seen[0].racks, seen[0].clusters[grown[0]].cluster)
 
 
 def test_bisection_is_stated_with_its_convention_and_the_injection(cluster_out):

@@ -23,14 +23,12 @@ SU = "gb200-nvl72-su"
 
 
 @pytest.fixture(scope="module")
-def editions(shipped_run, tmp_path_factory):
-    out = {}
-    for audience in ("customer", "internal"):
-        folder = tmp_path_factory.mktemp(audience)
-        render_all(shipped_run, folder, target=SU, formats=("md", "html", "csv"), revision="test", progress=False,
-                   audience=audience)
-        out[audience] = folder / SU
-    return out
+def editions(shipped_run, su_customer, tmp_path_factory):
+    """The customer edition (`conftest.su_customer`) and the internal one of the GB200 SU document."""
+    folder = tmp_path_factory.mktemp("internal")
+    render_all(shipped_run, folder, target=SU, formats=("md", "html", "csv"), revision="test", progress=False,
+               audience="internal")
+    return {"customer": su_customer, "internal": folder / SU}
 
 
 def metric_keys() -> set[str]:

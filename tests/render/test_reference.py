@@ -14,7 +14,6 @@ import re
 
 import pytest
 
-from archgen.render import render_all
 from archgen.render.edition import metric_titles
 
 SU = "gb200-nvl72-su"
@@ -23,11 +22,9 @@ PART3 = ("Rail wiring and port map", "Storage architecture", "Management rack an
 
 
 @pytest.fixture(scope="module")
-def customer(shipped_run, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("customer")
-    render_all(shipped_run, folder, target=SU, formats=("md", "html", "csv", "xlsx", "svg"), revision="test",
-               progress=False, audience="customer")
-    return folder / SU
+def customer(su_customer):
+    """The customer edition of the GB200 SU document in md, html, csv, xlsx and svg (and pdf): `conftest.su_customer`."""
+    return su_customer
 
 
 def test_customer_edition_meets_the_bar(customer, shipped_run):

@@ -116,6 +116,13 @@ def test_template_error_names_file_and_line_and_keeps_previous_output(test_run, 
 
 
 @pytest.mark.slow
+def test_html_is_the_same_whichever_formats_are_rendered_with_it(shipped_run, every_document, tmp_path):
+    """`test_browser.pages` and `conftest.su_customer` take documents rendered with other formats."""
+    render_all(shipped_run, tmp_path, target="gb200-nvl72", formats=("html",), revision="test", progress=False)
+    alone = (tmp_path / "gb200-nvl72" / "gb200-nvl72.html").read_bytes()
+    assert alone == (every_document[2] / "gb200-nvl72" / "gb200-nvl72.html").read_bytes()
+
+
 def test_all_targets_when_none_given(every_document):
     written = [p for p in every_document[0] if p.suffix == ".md"]  # render_all(shipped_run, ...) with no target
     dirs = {p.parent.name for p in written}
