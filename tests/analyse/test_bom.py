@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from archgen.analyse.cabling import COPPER
+from archgen.model.network import COPPER_MEDIA
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def test_link_quantities(clusters, cluster):
     ends: dict[str, int] = {}
     for t in cab.tiers:
         for opt in t.options:
-            if opt.a.media in COPPER:
+            if opt.a.media in COPPER_MEDIA:
                 cables[opt.a.id] = cables.get(opt.a.id, 0) + t.cables.get(opt.label, 0)
         for pid, n in t.modules.items():
             ends[pid] = ends.get(pid, 0) + n
@@ -84,7 +84,7 @@ def test_fibre_patch_cords_one_per_optical_link(clusters):
     """Issue 11, item 7: every optical link gets one patch cord in its length bin, with its connector where the
     Link part gives one (the MMA4Z00-NS class 2 x SR4 module: two MPO-12 links); copper assemblies get none."""
     cab = clusters["cluster/gb200-nvl72-su"].cabling
-    optical = sum(n for t in cab.tiers for opt in t.options if opt.a.media not in COPPER
+    optical = sum(n for t in cab.tiers for opt in t.options if opt.a.media not in COPPER_MEDIA
                   for (label, _), n in t.by_option_bin.items() if label == opt.label)
     fibres = [line for line in cab.bom if line.kind == "Fibre"]
     assert optical and sum(line.quantity for line in fibres) == optical
