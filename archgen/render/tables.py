@@ -1,8 +1,8 @@
 r"""Deliverable tables: bill of materials, requirements compliance matrix, cable runs; as CSV and XLSX bytes.
 
 Rows are built from the design (counts, catalog figures); the writers only format. CSV is UTF-8 with ``\n`` line
-ends and a fixed column order so diffs stay small. XLSX is not byte-reproducible (zip and document timestamps), so
-it is compared by content in the tests; we still pin its creation time to keep it as stable as openpyxl allows.
+ends and a fixed column order so diffs stay small. XLSX is byte-reproducible too: its document times and its zip
+entries' dates are pinned (`_pinned_zip`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import zipfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -135,6 +136,22 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
             width = max([len(col.heading)] + [len(fmt.cell(r[j - 1], col.unit, col.digits)) for r in table.rows])
             ws.column_dimensions[letter].width = min(max(width + 2, 8), 60)
         ws.freeze_panes = "A2"
-    buf = io.BytesIO()
-    wb.save(buf)
-    return buf.getvalue()
+    return _pinned_zip(wb)
+
+
+def _pinned_zip(wb) -> bytes:
+    """The workbook's bytes, the same for the same content.
+
+    Written with `EPOCH` as its modification time (openpyxl's `save` stamps the time of writing,
+    `openpyxl/writer/excel.py` `save_workbook`) and every zip entry dated 1980-01-01 (zip's earliest;
+    `ZipFile.writestr` dates entries now).
+    """
+    from openpyxl.writer.excel import ExcelWriter
+    raw = io.BytesIO()
+    ExcelWriter(wb, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED)).save()   # closes the archive
+    out = io.BytesIO()
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(zipfile.ZipInfo(info.filename, (1980, 1, 1, 0, 0, 0)), src.read(info.filename),
+                         zipfile.ZIP_DEFLATED)
+    return out.getvalue()

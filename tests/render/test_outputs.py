@@ -66,3 +66,17 @@ def test_xlsx_content(outputs):
     tray = next(r for r in bom if r[0] == "gb200-compute-tray")
     assert tray[5:10] == (18, 5.4, 97.2, 40.0, 720.0)
     assert wb["bom"].freeze_panes == "A2"
+
+
+def test_xlsx_is_byte_identical_whenever_written(monkeypatch):
+    """The workbook's bytes do not depend on the time of writing (openpyxl stamps it, zip dates every entry)."""
+    import time
+
+    from archgen.render.blocks import Column, Table
+    from archgen.render.tables import xlsx_bytes
+    tables = [Table("bom", "Bill of materials", (Column("Part"), Column("Qty", digits=0)), (("tray", 18),))]
+    written = []
+    for now in (946_684_800.0, 1_796_000_000.0):                  # 2000-01-01 and 2026-11-30
+        monkeypatch.setattr(time, "time", lambda now=now: now)
+        written.append(xlsx_bytes(tables))
+    assert written[0] == written[1]
