@@ -36,7 +36,7 @@ from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train.exposure import dp_exposed
 from archgen.perf.train.job import Layout
 from archgen.perf.train.pipeline_split import Split, split
-from archgen.perf.train.ranks import busiest_memory, rank_times
+from archgen.perf.train.ranks import busiest_memory, class_times
 from archgen.perf.train.training import ACT_BYTES, ADAM_BYTES, CLIP_BYTES, estimate_training, layer_times
 
 
@@ -127,7 +127,7 @@ class Parts(NamedTuple):
     bound: np.ndarray    # (points, plans)
     forward: Any         # layer times per (point, (tp, micro-batch, cp, ep, recompute) combination)
     backward: Any        # backward + recompute
-    t_rank: np.ndarray   # (points, rank groups, classes)
+    t_rank: list[np.ndarray]  # each class's (points, rank groups)
     params: np.ndarray   # (rank groups, classes)
     experts: np.ndarray
 
@@ -146,16 +146,28 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice) -> Parts:
     per_layer, logits, embed = (_gather(x, (count, len(tp)), ag) for x in (lt.total, lt.logits, lt.embed))
     g = {f: a[f][ag] for f in ("tp", "ep", "etp")}
     pp = _group_pp(prep)
-    rk = rank_times(hw.with_axis(), setup.job, per_layer, logits, embed, tp=g["tp"], pp=pp, ep=g["ep"], v=1.0,
-                    sl=prep.group_split, etp=g["etp"])
+    sl = prep.group_split
+    # `ranks.rank_times` class by class (the classes of `class_times` one at a time, 2-D: numpy reduces a short
+    # trailing axis slowly); its max and its sum in order, as numpy sums up to 7 values (`fast.total`)
+    t_max: Any = 0.0
+    t_sum: Any = 0.0
+    t_rank, params, experts = [], [], []
+    for c in range(sl.count.shape[-1]):
+        par, exp, t = class_times(hw, setup.job, per_layer, logits, embed, g["tp"], pp, g["ep"], sl.layers[:, c],
+                                  sl.embedding[:, c], sl.loss[:, c], g["etp"])
+        real = sl.count[:, c] > 0
+        t_max = np.maximum(t_max, np.where(real, t, 0.0)) if c else np.where(real, t, 0.0)
+        t_sum = t_sum + np.where(real, sl.count[:, c] * t, 0.0) if c else np.where(real, sl.count[:, c] * t, 0.0)
+        t_rank.append(np.broadcast_to(t, shape))
+        params.append(np.broadcast_to(par, shape[1:]))
+        experts.append(np.broadcast_to(exp, shape[1:]))
     gp = prep.group_of_plan
-    t_max = np.broadcast_to(rk.t_max, shape)[:, gp]
-    t_sum = np.broadcast_to(rk.t_sum, shape)[:, gp]
+    t_max = np.broadcast_to(t_max, shape)[:, gp]
+    t_sum = np.broadcast_to(t_sum, shape)[:, gp]
     bubble = (t_sum - t_max) / prep.plan_lay["interleave"]  # `rank_times`'s bubble, plan by plan
     bound = np.broadcast_to(prep.m * t_max + bubble, (count, len(prep.m)))
-    t_rank = np.broadcast_to(np.asarray(rk.t_rank), (*shape, prep.group_split.count.shape[-1]))
-    return Parts(bound, lt.forward, lt.backward + lt.recompute, t_rank, np.asarray(rk.params),
-                 np.asarray(rk.experts))
+    return Parts(bound, lt.forward, lt.backward + lt.recompute, t_rank, np.stack(params, axis=-1),
+                 np.stack(experts, axis=-1))
 
 
 def _group_pp(prep: Prepared) -> np.ndarray:
@@ -197,10 +209,11 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     x = lambda arr: np.asarray(arr)[..., None]  # noqa: E731 (against the class axis, as `ranks.per_class`)
     a = prep.a_of_plan[kk]
     g = prep.group_of_plan[kk]
-    width = got.t_rank.shape[-1]
-    fwd = col(np.broadcast_to(got.forward, (got.t_rank.shape[0], len(prep.a_lay["tp"])))[pt, a])
-    bwd = col(np.broadcast_to(got.backward, (got.t_rank.shape[0], len(prep.a_lay["tp"])))[pt, a])
-    t_rank = got.t_rank[pt, g][:, None, :]
+    width = len(got.t_rank)
+    lts = (got.bound.shape[0], len(prep.a_lay["tp"]))
+    fwd = col(np.broadcast_to(got.forward, lts)[pt, a])
+    bwd = col(np.broadcast_to(got.backward, lts)[pt, a])
+    t_rank = np.stack([t[pt, g] for t in got.t_rank], axis=-1)[:, None, :]
     params = np.broadcast_to(got.params, (len(prep.a_of_group), width))[g][:, None, :]
     experts = np.broadcast_to(got.experts, (len(prep.a_of_group), width))[g][:, None, :]
     layers = prep.group_split.layers[g][:, None, :]
