@@ -213,19 +213,26 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
     # bounds the point's from above, and a plan whose bound exceeds it cannot hold the best layout or one tied with
     # it. Of a round's plans, only the layouts whose floor does not exceed it either are timed in full, each point's
     # least first.
-    order = np.argsort(bound, axis=1, kind="stable")
-    ranked = np.take_along_axis(bound, order, axis=1)
+    early = min(plans, FIRST * (1 + GROW))  # the first two rounds' plans: ordered first, the others when needed
+    order, ranked = _least(bound, early)
+    idx = np.arange(count)  # the points still searched (the rows of `order`)
     upper = np.full(count, np.inf)
     odd: np.ndarray = np.asarray(np.isnan(bound).any(axis=1))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     lo, size = 0, FIRST
     while lo < plans:
+        if lo == early:  # the points whose best so far some plan beyond the first rounds' may still beat
+            idx = idx[ranked[:, early - 1] <= upper[idx] * (1.0 + SLACK)]
+            if not len(idx):
+                break
+            order = np.argsort(bound[idx], axis=1, kind="stable")
+            ranked = np.take_along_axis(bound[idx], order, axis=1)
         hi = min(plans, lo + size)
-        cut = ranked[:, lo:hi] <= (upper * (1.0 + SLACK))[:, None]  # inf <= inf: every fitting plan of round one
+        cut = ranked[:, lo:hi] <= (upper[idx] * (1.0 + SLACK))[:, None]  # inf <= inf: each fitting plan of round 1
         cut &= np.isfinite(ranked[:, lo:hi])
         if not cut.any():
             break
-        pt = np.broadcast_to(np.arange(count)[:, None], cut.shape)[cut]
+        pt = np.broadcast_to(idx[:, None], cut.shape)[cut]
         kk = order[:, lo:hi][cut]
         slots = prep.plan_rows[kk]
         floor = floors(pts, setup, prep, got, offset, pt, kk)
@@ -265,6 +272,20 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
     for q in np.flatnonzero(odd).tolist():
         rows[q] = evaluate_point(pts.problem, int(pts.indices[offset + q]))
     return rows
+
+
+def _least(bound: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's `k` least plans in order (the least bound first, the first plan on ties), and their bounds.
+
+    What a stable `np.argsort` puts first, at the cost of a partition for the many plans no round reaches.
+    """
+    if k >= bound.shape[1]:
+        order = np.argsort(bound, axis=1, kind="stable")
+        return order, np.take_along_axis(bound, order, axis=1)
+    part = np.argpartition(bound, k - 1, axis=1)[:, :k]
+    vals = np.take_along_axis(bound, part, axis=1)
+    by = np.lexsort((part, vals))
+    return np.take_along_axis(part, by, axis=1), np.take_along_axis(vals, by, axis=1)
 
 
 def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est) -> list[PointRow]:
