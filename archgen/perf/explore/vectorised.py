@@ -29,6 +29,7 @@ set whose first point is invalid, take the per-point path.
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import numpy as np
 
@@ -219,6 +220,7 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
     upper = np.full(count, np.inf)
     odd: np.ndarray = np.asarray(np.isnan(bound).any(axis=1))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    kept: list[_Timed] = []  # what the rows read of each timed layout's estimate
     lo, size = 0, FIRST
     while lo < plans:
         if lo == early:  # the points whose best so far some plan beyond the first rounds' may still beat
@@ -256,19 +258,24 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
             odd[pp_[st * (1.0 + SLACK) < ff[pick]]] = True  # a floor above the step time: the per-point path
             np.minimum.at(upper, pp_, st)
             found.append((pp_, rw, st))
+            kept.append(_Timed(*(np.broadcast_to(np.asarray(f, dtype=float), pp_.shape) for f in (
+                est.step_time, est.tokens_per_second, est.tflops_per_gpu, est.mfu, est.memory.total))))
         lo, size = hi, size * GROW
     p, r, s = (np.concatenate([f[i] for f in found]) if found else np.zeros(0, dtype=int) for i in range(3))
     # the search's rule: the least step time among the fitting layouts, the first on ties
     order = np.lexsort((r, s, p))
     p, r, s = p[order], r[order], s[order]
+    timed = _Timed(*(np.concatenate([getattr(t, f) for t in kept])[order] if kept else np.zeros(0)
+                     for f in _Timed._fields))
     head = np.flatnonzero(np.r_[True, p[1:] != p[:-1]]) if len(p) else np.zeros(0, dtype=int)
     best = np.full(count, -1)
     best[p[head]] = r[head]
     odd[p[head]] |= ~np.isfinite(s[head])  # a step time that is not a finite number: the per-point path decides
     best[odd] = -1
     chosen = np.flatnonzero(best >= 0)
-    est = _full(pts, setup, prep, chosen + offset, best[chosen]) if len(chosen) else None
-    rows = _rows(pts, prep, take, chosen, best, est)
+    at = np.zeros(count, dtype=int)
+    at[p[head]] = head
+    rows = _rows(pts, prep, take, chosen, best, _Timed(*(f[at[chosen]] for f in timed)))
     for q in np.flatnonzero(odd).tolist():
         rows[q] = evaluate_point(pts.problem, int(pts.indices[offset + q]))
     return rows
@@ -288,14 +295,28 @@ def _least(bound: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(part, by, axis=1), np.take_along_axis(vals, by, axis=1)
 
 
-def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est) -> list[PointRow]:
-    """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits)."""
+class _Timed(NamedTuple):
+    """What a row reads of a layout's estimate (`training.TrainingEstimate`), per timed (point, layout) pair."""
+
+    step_time: np.ndarray
+    tokens_per_second: np.ndarray
+    tflops_per_gpu: np.ndarray
+    mfu: np.ndarray
+    total: np.ndarray  # memory per accelerator
+
+
+def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: np.ndarray,
+          est: _Timed) -> list[PointRow]:
+    """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits).
+
+    The estimates are those the search timed the layouts with (the same numbers a new estimate gives).
+    """
     count = len(best)
     metrics = {}
     cap = np.broadcast_to(_batch_hw(pts, take, (count,)).hbm_capacity, (count,))
     if len(chosen):
-        total = np.asarray(est.memory.total, dtype=float)
-        tps = np.asarray(est.tokens_per_second, dtype=float)
+        total = est.total
+        tps = est.tokens_per_second
         raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
                "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
                "memory_headroom": cap[chosen] - total}
