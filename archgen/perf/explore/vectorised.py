@@ -204,11 +204,14 @@ def _fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, dtype:
 
 def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRow]:
     """The rows of the points `take` of a searched layout set."""
-    count, plans = len(pts.indices[take]), len(prep.m)
+    count = len(pts.indices[take])
     offset = take.start or 0
     cap = np.broadcast_to(_batch_hw(pts, take, (count,)).hbm_capacity, (count,))
-    got = parts(pts, setup, prep, take)
-    fits = prep.plan_memory[None, :] <= cap[:, None]  # a plan fits when one of its layouts does
+    live = np.flatnonzero(prep.plan_memory <= np.max(cap))  # the plans that fit some point of the batch
+    live = live if len(live) else np.arange(len(prep.m))
+    plans = len(live)
+    got = parts(pts, setup, prep, take, live)
+    fits = prep.plan_memory[live][None, :] <= cap[:, None]  # a plan fits when one of its layouts does
     bound = np.where(fits, got.bound, np.inf)
     # best first: the FIRST plans of least bound, then GROW times as many each round; the best step time so far
     # bounds the point's from above, and a plan whose bound exceeds it cannot hold the best layout or one tied with
@@ -235,7 +238,7 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
         if not cut.any():
             break
         pt = np.broadcast_to(idx[:, None], cut.shape)[cut]
-        kk = order[:, lo:hi][cut]
+        kk = live[order[:, lo:hi][cut]]
         slots = prep.plan_rows[kk]
         floor = floors(pts, setup, prep, got, offset, pt, kk)
         floor = np.where((slots >= 0) & (prep.memory[slots] <= cap[pt][:, None]), floor, np.inf)

@@ -124,7 +124,9 @@ def prepare(setup, lay: dict[str, np.ndarray]) -> Prepared:
 class Parts(NamedTuple):
     """The plan bound of a batch's (point, plan) pairs and what the layout floors reuse of it."""
 
-    bound: np.ndarray    # (points, plans)
+    bound: np.ndarray    # (points, the plans `live`)
+    local: np.ndarray    # each plan's column in `bound` (-1: not live)
+    col: np.ndarray      # each rank group's column in `t_rank`, `params`, `experts` (-1: no live plan)
     forward: Any         # layer times per (point, (tp, micro-batch, cp, ep, recompute) combination)
     backward: Any        # backward + recompute
     t_rank: list[np.ndarray]  # each class's (points, rank groups)
@@ -132,8 +134,17 @@ class Parts(NamedTuple):
     experts: np.ndarray
 
 
-def parts(pts: PointSet, setup, prep: Prepared, take: slice) -> Parts:
-    """m·t_max + bubble of each (point, plan) of the points `take`: a lower bound of each of the plan's layouts."""
+def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | None = None) -> Parts:
+    """m·t_max + bubble of each (point, plan) of the points `take`: a lower bound of each of the plan's layouts.
+
+    `live`: the plans to bound (default all; a search leaves out those that fit none of the batch's points).
+    """
+    live = np.arange(len(prep.m)) if live is None else live
+    local = np.full(len(prep.m), -1)
+    local[live] = np.arange(len(live))
+    groups = np.unique(prep.group_of_plan[live])
+    col = np.full(len(prep.a_of_group), -1)
+    col[groups] = np.arange(len(groups))
     count = len(pts.indices[take])
     hw = batch_hw(pts, take, (count, 1))
     a = prep.a_lay
@@ -141,12 +152,13 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice) -> Parts:
     sp = np.asarray(setup.knobs.sequence_parallel, dtype=bool) & (tp > 1)
     lt = layer_times(hw, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
                      rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
-    ag = prep.a_of_group
+    ag = prep.a_of_group[groups]
     shape = (count, len(ag))
     per_layer, logits, embed = (_gather(x, (count, len(tp)), ag) for x in (lt.total, lt.logits, lt.embed))
     g = {f: a[f][ag] for f in ("tp", "ep", "etp")}
-    pp = _group_pp(prep)
-    sl = prep.group_split
+    pp = _group_pp(prep)[groups]
+    sl = Split(*(f[groups] for f in (prep.group_split.layers, prep.group_split.embedding, prep.group_split.loss,
+                                      prep.group_split.count, prep.group_split.position)))
     # `ranks.rank_times` class by class (the classes of `class_times` one at a time, 2-D: numpy reduces a short
     # trailing axis slowly); its max and its sum in order, as numpy sums up to 7 values (`fast.total`)
     t_max: Any = 0.0
@@ -161,12 +173,12 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice) -> Parts:
         t_rank.append(np.broadcast_to(t, shape))
         params.append(np.broadcast_to(par, shape[1:]))
         experts.append(np.broadcast_to(exp, shape[1:]))
-    gp = prep.group_of_plan
+    gp = col[prep.group_of_plan[live]]
     t_max = np.broadcast_to(t_max, shape)[:, gp]
     t_sum = np.broadcast_to(t_sum, shape)[:, gp]
-    bubble = (t_sum - t_max) / prep.plan_lay["interleave"]  # `rank_times`'s bubble, plan by plan
-    bound = np.broadcast_to(prep.m * t_max + bubble, (count, len(prep.m)))
-    return Parts(bound, lt.forward, lt.backward + lt.recompute, t_rank, np.stack(params, axis=-1),
+    bubble = (t_sum - t_max) / prep.plan_lay["interleave"][live]  # `rank_times`'s bubble, plan by plan
+    bound = np.broadcast_to(prep.m[live] * t_max + bubble, (count, len(live)))
+    return Parts(bound, local, col, lt.forward, lt.backward + lt.recompute, t_rank, np.stack(params, axis=-1),
                  np.stack(experts, axis=-1))
 
 
@@ -209,13 +221,14 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     x = lambda arr: np.asarray(arr)[..., None]  # noqa: E731 (against the class axis, as `ranks.per_class`)
     a = prep.a_of_plan[kk]
     g = prep.group_of_plan[kk]
+    gc = got.col[g]
     width = len(got.t_rank)
     lts = (got.bound.shape[0], len(prep.a_lay["tp"]))
     fwd = col(np.broadcast_to(got.forward, lts)[pt, a])
     bwd = col(np.broadcast_to(got.backward, lts)[pt, a])
-    t_rank = np.stack([t[pt, g] for t in got.t_rank], axis=-1)[:, None, :]
-    params = np.broadcast_to(got.params, (len(prep.a_of_group), width))[g][:, None, :]
-    experts = np.broadcast_to(got.experts, (len(prep.a_of_group), width))[g][:, None, :]
+    t_rank = np.stack([t[pt, gc] for t in got.t_rank], axis=-1)[:, None, :]
+    params = got.params[gc][:, None, :]
+    experts = got.experts[gc][:, None, :]
     layers = prep.group_split.layers[g][:, None, :]
     real = prep.group_split.count[g][:, None, :] > 0
     rows = prep.plan_rows[kk]
@@ -247,7 +260,7 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
         hops = where(v > 1, minimum(hops, 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady),
                      hops)
     worst = worst + where(pp > 1, hops, 0.0)
-    out = got.bound[pt, kk][:, None] + worst
+    out = got.bound[pt, got.local[kk]][:, None] + worst
     out = np.where(np.isnan(out), -np.inf, out)  # not a number: no bound, time it
     return np.where(rows >= 0, out, np.inf)
 
