@@ -212,7 +212,7 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
     plans = len(live)
     got = parts(pts, setup, prep, take, live)
     fits = prep.plan_memory[live][None, :] <= cap[:, None]  # a plan fits when one of its layouts does
-    bound = np.where(fits, got.bound, np.inf)
+    bound = got.bound if fits.all() else np.where(fits, got.bound, np.inf)
     # best first: the FIRST plans of least bound, then GROW times as many each round; the best step time so far
     # bounds the point's from above, and a plan whose bound exceeds it cannot hold the best layout or one tied with
     # it. Of a round's plans, only the layouts whose floor does not exceed it either are timed in full, each point's
@@ -221,7 +221,7 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
     order, ranked = _least(bound, early)
     idx = np.arange(count)  # the points still searched (the rows of `order`)
     upper = np.full(count, np.inf)
-    odd: np.ndarray = np.asarray(np.isnan(bound).any(axis=1))
+    odd = np.isnan(bound).any(axis=1) if np.isnan(np.min(bound)) else np.zeros(count, dtype=bool)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     kept: list[_Timed] = []  # what the rows read of each timed layout's estimate
     lo, size = 0, FIRST

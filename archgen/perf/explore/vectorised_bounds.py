@@ -174,10 +174,13 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
         params.append(np.broadcast_to(par, shape[1:]))
         experts.append(np.broadcast_to(exp, shape[1:]))
     gp = col[prep.group_of_plan[live]]
-    t_max = np.broadcast_to(t_max, shape)[:, gp]
-    t_sum = np.broadcast_to(t_sum, shape)[:, gp]
-    bubble = (t_sum - t_max) / prep.plan_lay["interleave"][live]  # `rank_times`'s bubble, plan by plan
-    bound = np.broadcast_to(prep.m[live] * t_max + bubble, (count, len(live)))
+    t_max = np.take(np.broadcast_to(t_max, shape), gp, axis=1)
+    bubble = np.take(np.broadcast_to(t_sum, shape), gp, axis=1)
+    bubble -= t_max
+    bubble /= prep.plan_lay["interleave"][live]  # `rank_times`'s bubble, plan by plan: (t_sum - t_max) / v
+    t_max *= prep.m[live]
+    t_max += bubble  # m·t_max + bubble
+    bound = t_max
     return Parts(bound, local, col, lt.forward, lt.backward + lt.recompute, t_rank, np.stack(params, axis=-1),
                  np.stack(experts, axis=-1))
 
