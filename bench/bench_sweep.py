@@ -4,7 +4,7 @@ Run: `python bench/bench_sweep.py` (or `make bench`). Writes bench/results/sweep
 shared and noisy, so what counts are the ratios: batched against per point (both measured here, one after the other)
 and against the pure-Python baseline of `bench_perf.py`. The sweeps are the shipped workloads with generated axes;
 the large one has 100,080 points with the layout searched at each. `BENCH_MILLION=1` adds a 999,960-point sweep
-(a sweep may have at most 10^6 points; about ten minutes and 1.5 GB of rows on a loaded 2-core machine), which
+(a sweep may have at most 10^6 points; about two minutes and 1.5 GB of rows on a 2-core machine), which
 `make bench` leaves out by default.
 """
 

@@ -9,30 +9,39 @@ memory. A set is evaluated as one problem of points x layouts, with the hardware
 1. the layouts are enumerated once (`layouts.enumerate_layouts`, the rule set of every search) and their memory
    computed once (it does not depend on the hardware); a layout fits a point when it fits that point's HBM;
 2. each layer's times (`training.layer_times`) are computed once per point and (tp, micro-batch, cp, ep,
-   recompute), and the pipeline ranks' (`ranks.rank_times`) once per point and layout without the sharding
-   stage, which gives each layout's m·t_max + bubble: the first terms of its step time, whose other terms (p2p,
+   recompute), and the pipeline ranks' (`ranks.rank_times`) once per point and rank split, which gives each
+   layout's m·t_max + bubble (`vectorised_bounds`): the first terms of its step time, whose other terms (p2p,
    exposed DP communication, optimizer step) are never negative, so it bounds the step time from below;
-3. each point's fitting layout with the lowest bound is timed in full (`training.estimate_training`), which gives
-   an upper bound S on the point's best step time; only the fitting layouts whose bound is at most S can be the
-   best or tie with it, and those alone are timed in full;
+3. the plans (layouts but their sharding stage) of least bound come first; for those, each layout's floor adds the
+   exposed DP communication (`exposure.dp_exposed`) to the bound; each point's layout of least floor is timed in
+   full (`training.estimate_training`), which gives an upper bound S on the point's best step time; only the
+   fitting layouts whose bound and floor are at most S can be the best or tie with it, and those alone are timed
+   in full;
 4. the best is chosen as `layouts.search_training` chooses it: the least step time among the fitting layouts, the
    first in enumeration order on ties.
 
-The answer is the per-point search's, not an approximation; the bound only decides which layouts need the full
-model. Sets are cut into batches of at most `BATCH_ROWS` (point, layout) pairs, a few tens of MB of arrays;
-inference and collective workloads, and a set whose first point is invalid, take the per-point path.
+The answer is the per-point search's, not an approximation; the bounds only decide which layouts need the full
+model (a timed layout found below its floor sends its point to the per-point path). Sets are cut into batches of
+at most `BATCH_ROWS` (point, plan) pairs, a few tens of MB of arrays; inference and collective workloads, and a
+set whose first point is invalid, take the per-point path.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 
 from archgen.errors import ArchgenError
 from archgen.model.sweep import HARDWARE_AXES
 from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point
+from archgen.perf.explore.vectorised_bounds import Prepared, floors, parts
+from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
+from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
+from archgen.perf.explore.vectorised_bounds import full as _full
+from archgen.perf.explore.vectorised_bounds import layout_of as _layout
+from archgen.perf.explore.vectorised_bounds import prepare as _prepare
 from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -40,21 +49,22 @@ from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_n
 from archgen.perf.train.goodput import goodput_of
 from archgen.perf.train.job import Layout
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
-from archgen.perf.train.pipeline_split import split
-from archgen.perf.train.ranks import busiest_memory, rank_times
-from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training, layer_times
+from archgen.perf.train.ranks import busiest_memory
+from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.perf.workload.training_estimate import training_setup
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 
 #: Hardware axes whose values become arrays within a layout set (`scale_up_size` changes the valid layouts).
 VECTOR_AXES = tuple(a for a in HARDWARE_AXES if a != "scale_up_size")
-#: Most (point, layout) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
+#: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
 BATCH_ROWS = 1 << 20
 #: Relative slack on the pruning bound, far above rounding (the bound is the step time's own first terms).
 SLACK = 1e-9
-#: Plans (layouts but the sharding stage) of least bound timed in full first, per point: their best prunes the rest.
-FIRST = 4
+#: Plans (layouts but the sharding stage) of least bound taken first, per point: their best layout prunes the rest.
+FIRST = 8
+#: Each next round takes GROW times as many plans as the last (few calls; the first rounds set the bound).
+GROW = 4
 _NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
 _OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
 
@@ -126,9 +136,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     if setup.complete:
         return _complete(pts, setup)
     assert lay is not None, "enumerated above for a setup that leaves layout fields open"
-    n = len(lay["tp"])
-    per = max(1, BATCH_ROWS // n)
     prepared = _prepare(setup, lay)
+    per = max(1, BATCH_ROWS // len(prepared.m))
     out: list[PointRow] = []
     for a in range(0, len(indices), per):
         out += _searched(pts, setup, prepared, slice(a, a + per))
@@ -193,169 +202,124 @@ def _fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, dtype:
     return out
 
 
-def _batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
-    """The set's hardware for the points `take` (an index or slice), each varying field shaped `shape`."""
-    change: dict[str, Any] = {}
-    peak = dict(pts.hardware.peak)
-    for f, arr in pts.fields.items():
-        x = arr[take]
-        x = float(x[0]) if np.all(x == x[0]) else x.reshape(shape)
-        if f == "peak":
-            peak[pts.dtype] = x
-        else:
-            change[f] = x
-    return dataclasses.replace(pts.hardware, peak=peak, **change)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Prepared:
-    """A layout set's layouts and what does not depend on the hardware.
-
-    The layouts without their sharding stage ("plans": the search's layouts differ in it last) share everything but
-    the DP communication, the optimizer step and the memory; a plan's rows are its layouts, -1 padded.
-    """
-
-    lay: dict[str, np.ndarray]
-    memory: np.ndarray       # busiest rank's bytes per layout
-    plan_lay: dict[str, np.ndarray]
-    plan_rows: np.ndarray    # (plans, most layouts of one plan)
-    plan_memory: np.ndarray  # the least memory of a plan's layouts
-    a_of_plan: np.ndarray    # each plan's row among the (tp, micro-batch, cp, ep, recompute) combinations
-    a_lay: dict[str, np.ndarray]
-    split: Any
-    m: np.ndarray
-
-
-def _layout(lay: dict[str, np.ndarray], setup, take=slice(None)) -> Layout:
-    """The search's `Layout` of the rows `take`, as `search.search_training` builds it."""
-    return Layout(lay["tp"][take], lay["pp"][take], lay["dp"][take], lay["micro_batch"][take], lay["cp"][take],
-                  lay["ep"][take], lay["interleave"][take], lay["recompute"][take].astype(int),
-                  setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline, lay["offload"][take].astype(int),
-                  lay["etp"][take])
-
-
-def _prepare(setup, lay: dict[str, np.ndarray]) -> _Prepared:
-    memory = np.asarray(busiest_memory(setup.job, _layout(lay, setup)).total, dtype=float)
-    plan_keys = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "etp")
-    u, plan = np.unique(np.stack([lay[k] for k in plan_keys], axis=1), axis=0, return_inverse=True)
-    plan = plan.reshape(-1)
-    plan_lay = {k: u[:, i] for i, k in enumerate(plan_keys)}
-    order = np.argsort(plan, kind="stable")
-    counts = np.bincount(plan, minlength=len(u))
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    rows = np.full((len(u), int(counts.max())), -1)
-    rank = np.arange(len(plan)) - np.repeat(starts, counts)
-    rows[plan[order], rank] = order
-    least = np.full(len(u), np.inf)
-    np.minimum.at(least, plan, memory)
-    a_keys = ("tp", "micro_batch", "cp", "ep", "recompute", "etp")
-    ua, a_of_plan = np.unique(np.stack([plan_lay[k] for k in a_keys], axis=1), axis=0, return_inverse=True)
-    a_lay = {k: ua[:, i] for i, k in enumerate(a_keys)}
-    sl = split(setup.job.arch.layers, plan_lay["pp"], plan_lay["interleave"], setup.pipeline)
-    m = setup.job.global_batch / (plan_lay["dp"] * plan_lay["micro_batch"])
-    return _Prepared(lay, memory, plan_lay, rows, least, a_of_plan.reshape(-1), a_lay, sl, m)
-
-
-def _bounds(pts: PointSet, setup, prep: _Prepared, take: slice) -> np.ndarray:
-    """m·t_max + bubble of each (point, plan): a lower bound of the step time of each of the plan's layouts."""
-    count = len(pts.indices[take])
-    hw = _batch_hw(pts, take, (count, 1))
-    a = prep.a_lay
-    tp = a["tp"]
-    sp = np.asarray(setup.knobs.sequence_parallel, dtype=bool) & (tp > 1)
-    lt = layer_times(hw, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
-                     rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
-    per_layer, logits, embed = (_gather(x, (count, len(tp)), prep.a_of_plan) for x in (lt.total, lt.logits, lt.embed))
-    k = prep.plan_lay
-    rk = rank_times(hw.with_axis(), setup.job, per_layer, logits, embed, tp=k["tp"], pp=k["pp"], ep=k["ep"],
-                    v=k["interleave"], sl=prep.split, etp=k["etp"])
-    return np.broadcast_to(prep.m * rk.t_max + rk.bubble, (count, len(prep.m)))
-
-
-def _gather(x, shape: tuple[int, int], index: np.ndarray):
-    """A layer time of the (tp, micro-batch, cp, ep, recompute) combinations at each plan's combination."""
-    if np.ndim(x) == 0:
-        return x
-    return np.broadcast_to(x, shape)[:, index]
-
-
-def _full(pts: PointSet, setup, prep: _Prepared, point: np.ndarray, row: np.ndarray):
-    """`estimate_training` of the given (point, layout) pairs, flat."""
-    hw = _batch_hw(pts, point, (len(point),))
-    return estimate_training(hw, setup.job, _layout(prep.lay, setup, row))
-
-
-def _searched(pts: PointSet, setup, prep: _Prepared, take: slice) -> list[PointRow]:
+def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRow]:
     """The rows of the points `take` of a searched layout set."""
-    count, plans = len(pts.indices[take]), len(prep.m)
+    count = len(pts.indices[take])
     offset = take.start or 0
     cap = np.broadcast_to(_batch_hw(pts, take, (count,)).hbm_capacity, (count,))
-    fits = prep.plan_memory[None, :] <= cap[:, None]  # a plan fits when one of its layouts does
-    bound = np.where(fits, _bounds(pts, setup, prep, take), np.inf)
-    # best first: the plans of least bound are timed in full, in rounds (FIRST, then twice as many each time); the
-    # best step time so far bounds the point's from above, and a plan whose bound exceeds it cannot hold the best
-    # layout or one tied with it, so a point is done when its next plan's bound does
-    order = np.argsort(bound, axis=1, kind="stable")
-    ranked = np.take_along_axis(bound, order, axis=1)
+    live = np.flatnonzero(prep.plan_memory <= np.max(cap))  # the plans that fit some point of the batch
+    live = live if len(live) else np.arange(len(prep.m))
+    plans = len(live)
+    got = parts(pts, setup, prep, take, live)
+    fits = prep.plan_memory[live][None, :] <= cap[:, None]  # a plan fits when one of its layouts does
+    bound = got.bound if fits.all() else np.where(fits, got.bound, np.inf)
+    # best first: the FIRST plans of least bound, then GROW times as many each round; the best step time so far
+    # bounds the point's from above, and a plan whose bound exceeds it cannot hold the best layout or one tied with
+    # it. Of a round's plans, only the layouts whose floor does not exceed it either are timed in full, each point's
+    # least first.
+    early = min(plans, FIRST * (1 + GROW))  # the first two rounds' plans: ordered first, the others when needed
+    order, ranked = _least(bound, early)
+    idx = np.arange(count)  # the points still searched (the rows of `order`)
     upper = np.full(count, np.inf)
+    odd = np.isnan(bound).any(axis=1) if np.isnan(np.min(bound)) else np.zeros(count, dtype=bool)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    kept: list[_Timed] = []  # what the rows read of each timed layout's estimate
     lo, size = 0, FIRST
     while lo < plans:
+        if lo == early:  # the points whose best so far some plan beyond the first rounds' may still beat
+            idx = idx[ranked[:, early - 1] <= upper[idx] * (1.0 + SLACK)]
+            if not len(idx):
+                break
+            order = np.argsort(bound[idx], axis=1, kind="stable")
+            ranked = np.take_along_axis(bound[idx], order, axis=1)
         hi = min(plans, lo + size)
-        cut = ranked[:, lo:hi] <= (upper * (1.0 + SLACK))[:, None]  # inf <= inf: every fitting plan of round one
+        cut = ranked[:, lo:hi] <= (upper[idx] * (1.0 + SLACK))[:, None]  # inf <= inf: each fitting plan of round 1
         cut &= np.isfinite(ranked[:, lo:hi])
         if not cut.any():
             break
-        which = np.zeros((count, plans), dtype=bool)
-        rows_ = np.broadcast_to(np.arange(count)[:, None], cut.shape)
-        which[rows_[cut], order[:, lo:hi][cut]] = True
-        pt, rw, st = _time(pts, setup, prep, offset, which, cap)
-        np.minimum.at(upper, pt, st)
-        found.append((pt, rw, st))
-        lo, size = hi, size * 2
+        pt = np.broadcast_to(idx[:, None], cut.shape)[cut]
+        kk = live[order[:, lo:hi][cut]]
+        slots = prep.plan_rows[kk]
+        floor = floors(pts, setup, prep, got, offset, pt, kk)
+        floor = np.where((slots >= 0) & (prep.memory[slots] <= cap[pt][:, None]), floor, np.inf)
+        keep = floor.reshape(-1) < np.inf
+        fp, fr, ff = np.repeat(pt, slots.shape[1])[keep], slots.reshape(-1)[keep], floor.reshape(-1)[keep]
+        by = np.lexsort((ff, fp))
+        head = by[np.r_[True, fp[by][1:] != fp[by][:-1]]] if len(by) else by
+        for pick in (head, None):  # each point's least floor, then every floor its best so far leaves
+            if pick is None:
+                mask = ff <= upper[fp] * (1.0 + SLACK)
+                mask[head] = False
+                pick = np.flatnonzero(mask)
+            else:
+                pick = pick[ff[pick] <= upper[fp[pick]] * (1.0 + SLACK)]
+            if not len(pick):
+                continue
+            pp_, rw = fp[pick], fr[pick]
+            est = _full(pts, setup, prep, pp_ + offset, rw)
+            st = np.where(np.broadcast_to(est.fits, pp_.shape), est.step_time, np.inf)
+            odd[pp_[st * (1.0 + SLACK) < ff[pick]]] = True  # a floor above the step time: the per-point path
+            np.minimum.at(upper, pp_, st)
+            found.append((pp_, rw, st))
+            kept.append(_Timed(*(np.broadcast_to(np.asarray(f, dtype=float), pp_.shape) for f in (
+                est.step_time, est.tokens_per_second, est.tflops_per_gpu, est.mfu, est.memory.total))))
+        lo, size = hi, size * GROW
     p, r, s = (np.concatenate([f[i] for f in found]) if found else np.zeros(0, dtype=int) for i in range(3))
     # the search's rule: the least step time among the fitting layouts, the first on ties
     order = np.lexsort((r, s, p))
     p, r, s = p[order], r[order], s[order]
+    timed = _Timed(*(np.concatenate([getattr(t, f) for t in kept])[order] if kept else np.zeros(0)
+                     for f in _Timed._fields))
     head = np.flatnonzero(np.r_[True, p[1:] != p[:-1]]) if len(p) else np.zeros(0, dtype=int)
     best = np.full(count, -1)
     best[p[head]] = r[head]
-    odd = np.zeros(count, dtype=bool)
-    odd[p[head]] = ~np.isfinite(s[head])  # a step time that is not a finite number: the per-point path decides
-    odd |= np.isnan(bound).any(axis=1)
+    odd[p[head]] |= ~np.isfinite(s[head])  # a step time that is not a finite number: the per-point path decides
     best[odd] = -1
     chosen = np.flatnonzero(best >= 0)
-    est = _full(pts, setup, prep, chosen + offset, best[chosen]) if len(chosen) else None
-    rows = _rows(pts, prep, take, chosen, best, est)
+    at = np.zeros(count, dtype=int)
+    at[p[head]] = head
+    rows = _rows(pts, prep, take, chosen, best, _Timed(*(f[at[chosen]] for f in timed)))
     for q in np.flatnonzero(odd).tolist():
         rows[q] = evaluate_point(pts.problem, int(pts.indices[offset + q]))
     return rows
 
 
-def _time(pts: PointSet, setup, prep: _Prepared, offset: int, plans: np.ndarray, cap: np.ndarray):
-    """(point, layout, step time) of every fitting layout of the (point, plan) pairs `plans`, timed in full."""
-    pp, kk = np.nonzero(plans)
-    rows = prep.plan_rows[kk]
-    pp = np.repeat(pp, rows.shape[1])
-    rows = rows.reshape(-1)
-    ok = rows >= 0
-    pp, rows = pp[ok], rows[ok]
-    ok = prep.memory[rows] <= cap[pp]
-    pp, rows = pp[ok], rows[ok]
-    if not len(pp):
-        return pp, rows, np.zeros(0)
-    est = _full(pts, setup, prep, pp + offset, rows)
-    return pp, rows, np.where(np.broadcast_to(est.fits, pp.shape), est.step_time, np.inf)
+def _least(bound: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's `k` least plans in order (the least bound first, the first plan on ties), and their bounds.
+
+    What a stable `np.argsort` puts first, at the cost of a partition for the many plans no round reaches.
+    """
+    if k >= bound.shape[1]:
+        order = np.argsort(bound, axis=1, kind="stable")
+        return order, np.take_along_axis(bound, order, axis=1)
+    part = np.argpartition(bound, k - 1, axis=1)[:, :k]
+    vals = np.take_along_axis(bound, part, axis=1)
+    by = np.lexsort((part, vals))
+    return np.take_along_axis(part, by, axis=1), np.take_along_axis(vals, by, axis=1)
 
 
-def _rows(pts: PointSet, prep: _Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est) -> list[PointRow]:
-    """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits)."""
+class _Timed(NamedTuple):
+    """What a row reads of a layout's estimate (`training.TrainingEstimate`), per timed (point, layout) pair."""
+
+    step_time: np.ndarray
+    tokens_per_second: np.ndarray
+    tflops_per_gpu: np.ndarray
+    mfu: np.ndarray
+    total: np.ndarray  # memory per accelerator
+
+
+def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: np.ndarray,
+          est: _Timed) -> list[PointRow]:
+    """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits).
+
+    The estimates are those the search timed the layouts with (the same numbers a new estimate gives).
+    """
     count = len(best)
     metrics = {}
     cap = np.broadcast_to(_batch_hw(pts, take, (count,)).hbm_capacity, (count,))
     if len(chosen):
-        total = np.asarray(est.memory.total, dtype=float)
-        tps = np.asarray(est.tokens_per_second, dtype=float)
+        total = est.total
+        tps = est.tokens_per_second
         raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
                "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
                "memory_headroom": cap[chosen] - total}

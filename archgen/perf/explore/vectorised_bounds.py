@@ -1,0 +1,274 @@
+"""Lower bounds of the step time of a layout set's layouts, point by point: what lets a batched sweep skip layouts.
+
+`perf.explore.vectorised` searches each sweep point's layouts and times in full (`training.estimate_training`) only
+those whose lower bound does not exceed the best step time found. Two bounds, both from the model's own functions:
+
+* **plan bound** (`bounds`), for each (point, plan), a plan being the layouts that differ only in their sharding
+  stage (and offload): m·t_max + bubble, the step time's first terms (`ranks.rank_times`). Plans that differ only
+  in their interleave share their rank classes' times; those are computed once per distinct rank split
+  ("rank group") and the bubble per plan, the same operations on the same numbers as `rank_times` does them.
+* **layout floor** (`floors`), for the (point, plan) pairs whose plan bound is low enough: the plan bound plus the
+  exposed data-parallel communication of the rank class where it is largest (`exposure.dp_exposed` with the
+  arguments `estimate_training` gives it), for each of the plan's sharding stages. The step time adds the busiest
+  class's DP communication and optimizer step (never less than any class's DP communication), the p2p and the
+  weight quantisation, none negative, so the floor never exceeds it. The collectives are timed once per (point,
+  plan) and the stages ride on an axis of their own. In the 10^5-point benchmark sweep the near-best layouts that
+  the plan bound cannot tell apart are mostly ones whose ZeRO-3 gathers the compute does not hide: the floor
+  leaves about one layout in ten of those to time in full.
+
+A bound only decides which layouts are timed; the rows come from full estimates, so they are the per-point
+search's (tests/perf/test_batch.py compares them, and checks both bounds against the step times they bound).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.perf.explore.vectorised_rows import PointSet
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import expert_data_parallel
+from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.train.exposure import dp_exposed
+from archgen.perf.train.job import Layout
+from archgen.perf.train.pipeline_split import Split, split
+from archgen.perf.train.ranks import busiest_memory, class_times
+from archgen.perf.train.training import ACT_BYTES, ADAM_BYTES, CLIP_BYTES, estimate_training, layer_times
+
+
+def batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
+    """The set's hardware for the points `take` (an index or slice), each varying field shaped `shape`."""
+    change: dict[str, Any] = {}
+    peak = dict(pts.hardware.peak)
+    for f, arr in pts.fields.items():
+        x = arr[take]
+        x = float(x[0]) if np.all(x == x[0]) else x.reshape(shape)
+        if f == "peak":
+            peak[pts.dtype] = x
+        else:
+            change[f] = x
+    return dataclasses.replace(pts.hardware, peak=peak, **change)
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """A layout set's layouts and what does not depend on the hardware.
+
+    The layouts without their sharding stage ("plans": the search's layouts differ in it last) share everything but
+    the DP communication, the optimizer step and the memory; a plan's rows are its layouts, -1 padded. Plans that
+    differ only in their interleave share a rank group (the same rank classes, timed alike).
+    """
+
+    lay: dict[str, np.ndarray]
+    memory: np.ndarray       # busiest rank's bytes per layout
+    plan_lay: dict[str, np.ndarray]
+    plan_rows: np.ndarray    # (plans, most layouts of one plan)
+    plan_memory: np.ndarray  # the least memory of a plan's layouts
+    a_of_plan: np.ndarray    # each plan's row among the (tp, micro-batch, cp, ep, recompute) combinations
+    a_lay: dict[str, np.ndarray]
+    split: Any
+    m: np.ndarray
+    group_of_plan: np.ndarray  # each plan's rank group
+    a_of_group: np.ndarray
+    group_split: Split         # each rank group's classes
+
+
+def layout_of(lay: dict[str, np.ndarray], setup, take=slice(None)) -> Layout:
+    """The search's `Layout` of the rows `take`, as `search.search_training` builds it."""
+    return Layout(lay["tp"][take], lay["pp"][take], lay["dp"][take], lay["micro_batch"][take], lay["cp"][take],
+                  lay["ep"][take], lay["interleave"][take], lay["recompute"][take].astype(int),
+                  setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline, lay["offload"][take].astype(int),
+                  lay["etp"][take])
+
+
+def _unique_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of the columns, and each row's index among them."""
+    u, inverse = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
+    return u, inverse.reshape(-1)
+
+
+def prepare(setup, lay: dict[str, np.ndarray]) -> Prepared:
+    """What a layout set's search needs that does not depend on the hardware."""
+    memory = np.asarray(busiest_memory(setup.job, layout_of(lay, setup)).total, dtype=float)
+    plan_keys = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "etp")
+    u, plan = _unique_rows([lay[k] for k in plan_keys])
+    plan_lay = {k: u[:, i] for i, k in enumerate(plan_keys)}
+    order = np.argsort(plan, kind="stable")
+    counts = np.bincount(plan, minlength=len(u))
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rows = np.full((len(u), int(counts.max())), -1)
+    rank = np.arange(len(plan)) - np.repeat(starts, counts)
+    rows[plan[order], rank] = order
+    least = np.full(len(u), np.inf)
+    np.minimum.at(least, plan, memory)
+    a_keys = ("tp", "micro_batch", "cp", "ep", "recompute", "etp")
+    ua, a_of_plan = _unique_rows([plan_lay[k] for k in a_keys])
+    a_lay = {k: ua[:, i] for i, k in enumerate(a_keys)}
+    sl = split(setup.job.arch.layers, plan_lay["pp"], plan_lay["interleave"], setup.pipeline)
+    m = setup.job.global_batch / (plan_lay["dp"] * plan_lay["micro_batch"])
+    # rank groups: what `rank_times` reads of a plan but its interleave (which enters the bubble alone)
+    classes = [np.broadcast_to(f, sl.count.shape)[:, c] for f in (sl.layers, sl.embedding, sl.loss, sl.count)
+               for c in range(sl.count.shape[-1])]
+    ug, group = _unique_rows([a_of_plan.astype(float), plan_lay["pp"].astype(float), *classes])
+    first = np.zeros(len(ug), dtype=int)
+    first[group[::-1]] = np.arange(len(group))[::-1]  # each group's first plan
+    gsplit = Split(*(np.broadcast_to(f, sl.count.shape)[first] for f in (sl.layers, sl.embedding, sl.loss, sl.count,
+                                                                          sl.position)))
+    return Prepared(lay, memory, plan_lay, rows, least, a_of_plan, a_lay, sl, m, group, a_of_plan[first], gsplit)
+
+
+class Parts(NamedTuple):
+    """The plan bound of a batch's (point, plan) pairs and what the layout floors reuse of it."""
+
+    bound: np.ndarray    # (points, the plans `live`)
+    local: np.ndarray    # each plan's column in `bound` (-1: not live)
+    col: np.ndarray      # each rank group's column in `t_rank`, `params`, `experts` (-1: no live plan)
+    forward: Any         # layer times per (point, (tp, micro-batch, cp, ep, recompute) combination)
+    backward: Any        # backward + recompute
+    t_rank: list[np.ndarray]  # each class's (points, rank groups)
+    params: np.ndarray   # (rank groups, classes)
+    experts: np.ndarray
+
+
+def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | None = None) -> Parts:
+    """m·t_max + bubble of each (point, plan) of the points `take`: a lower bound of each of the plan's layouts.
+
+    `live`: the plans to bound (default all; a search leaves out those that fit none of the batch's points).
+    """
+    live = np.arange(len(prep.m)) if live is None else live
+    local = np.full(len(prep.m), -1)
+    local[live] = np.arange(len(live))
+    groups = np.unique(prep.group_of_plan[live])
+    col = np.full(len(prep.a_of_group), -1)
+    col[groups] = np.arange(len(groups))
+    count = len(pts.indices[take])
+    hw = batch_hw(pts, take, (count, 1))
+    a = prep.a_lay
+    tp = a["tp"]
+    sp = np.asarray(setup.knobs.sequence_parallel, dtype=bool) & (tp > 1)
+    lt = layer_times(hw, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
+                     rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
+    ag = prep.a_of_group[groups]
+    shape = (count, len(ag))
+    per_layer, logits, embed = (_gather(x, (count, len(tp)), ag) for x in (lt.total, lt.logits, lt.embed))
+    g = {f: a[f][ag] for f in ("tp", "ep", "etp")}
+    pp = _group_pp(prep)[groups]
+    sl = Split(*(f[groups] for f in (prep.group_split.layers, prep.group_split.embedding, prep.group_split.loss,
+                                      prep.group_split.count, prep.group_split.position)))
+    # `ranks.rank_times` class by class (the classes of `class_times` one at a time, 2-D: numpy reduces a short
+    # trailing axis slowly); its max and its sum in order, as numpy sums up to 7 values (`fast.total`)
+    t_max: Any = 0.0
+    t_sum: Any = 0.0
+    t_rank, params, experts = [], [], []
+    for c in range(sl.count.shape[-1]):
+        par, exp, t = class_times(hw, setup.job, per_layer, logits, embed, g["tp"], pp, g["ep"], sl.layers[:, c],
+                                  sl.embedding[:, c], sl.loss[:, c], g["etp"])
+        real = sl.count[:, c] > 0
+        t_max = np.maximum(t_max, np.where(real, t, 0.0)) if c else np.where(real, t, 0.0)
+        t_sum = t_sum + np.where(real, sl.count[:, c] * t, 0.0) if c else np.where(real, sl.count[:, c] * t, 0.0)
+        t_rank.append(np.broadcast_to(t, shape))
+        params.append(np.broadcast_to(par, shape[1:]))
+        experts.append(np.broadcast_to(exp, shape[1:]))
+    gp = col[prep.group_of_plan[live]]
+    t_max = np.take(np.broadcast_to(t_max, shape), gp, axis=1)
+    bubble = np.take(np.broadcast_to(t_sum, shape), gp, axis=1)
+    bubble -= t_max
+    bubble /= prep.plan_lay["interleave"][live]  # `rank_times`'s bubble, plan by plan: (t_sum - t_max) / v
+    t_max *= prep.m[live]
+    t_max += bubble  # m·t_max + bubble
+    bound = t_max
+    return Parts(bound, local, col, lt.forward, lt.backward + lt.recompute, t_rank, np.stack(params, axis=-1),
+                 np.stack(experts, axis=-1))
+
+
+def _group_pp(prep: Prepared) -> np.ndarray:
+    """Each rank group's pipeline size (that of its plans)."""
+    pp = np.zeros(len(prep.a_of_group))
+    pp[prep.group_of_plan] = prep.plan_lay["pp"]
+    return pp
+
+
+def bounds(pts: PointSet, setup, prep: Prepared, take: slice) -> np.ndarray:
+    """m·t_max + bubble of each (point, plan): a lower bound of the step time of each of the plan's layouts."""
+    return parts(pts, setup, prep, take).bound
+
+
+def _gather(x, shape: tuple[int, int], index: np.ndarray):
+    """A layer time of the (tp, micro-batch, cp, ep, recompute) combinations at each group's combination."""
+    if np.ndim(x) == 0:
+        return x
+    return np.broadcast_to(x, shape)[:, index]
+
+
+def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np.ndarray,
+           kk: np.ndarray) -> np.ndarray:
+    """The layout floor of each layout of the plans `kk` at the points `pt` (of the batch at `offset`).
+
+    (pairs, slots of `plan_rows`): the plan bound plus the largest exposed DP communication of a rank class
+    (`exposure.dp_exposed` as `training.estimate_training` calls it), at the slot's sharding stage; the plan bound
+    alone for a layout that offloads activations (their transfers lengthen the time the ZeRO-3 gathers hide
+    behind); infinite for a padding slot.
+    """
+    job = setup.job
+    n = len(pt)
+    col = lambda x: np.asarray(x, dtype=float)[:, None]  # noqa: E731 (pairs against the slot axis)
+    k = {f: col(prep.plan_lay[f][kk]) for f in ("tp", "pp", "dp", "cp", "ep", "interleave", "etp")}
+    tp, pp, dp, cp, ep, v, etp = (k[f] for f in ("tp", "pp", "dp", "cp", "ep", "interleave", "etp"))
+    m = col(prep.m[kk])
+    hw = batch_hw(pts, pt + offset, (n, 1))
+    hx = hw.with_axis()
+    x = lambda arr: np.asarray(arr)[..., None]  # noqa: E731 (against the class axis, as `ranks.per_class`)
+    a = prep.a_of_plan[kk]
+    g = prep.group_of_plan[kk]
+    gc = got.col[g]
+    width = len(got.t_rank)
+    lts = (got.bound.shape[0], len(prep.a_lay["tp"]))
+    fwd = col(np.broadcast_to(got.forward, lts)[pt, a])
+    bwd = col(np.broadcast_to(got.backward, lts)[pt, a])
+    t_rank = np.stack([t[pt, gc] for t in got.t_rank], axis=-1)[:, None, :]
+    params = got.params[gc][:, None, :]
+    experts = got.experts[gc][:, None, :]
+    layers = prep.group_split.layers[g][:, None, :]
+    real = prep.group_split.count[g][:, None, :] > 0
+    rows = prep.plan_rows[kk]
+    safe = np.where(rows >= 0, rows, rows[:, :1])
+    zero = np.asarray(prep.lay["zero"][safe], dtype=float)
+    # as `training.estimate_training` sets up its `tail`
+    sched = x(minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
+    dpcp = dp * cp
+    k_dp = members_per_domain(hw, dpcp, tp)
+    edp = expert_data_parallel(dpcp, tp, ep, etp)
+    k_edp = members_per_domain(hw, edp, etp * ep)
+    dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(bwd) * sched,
+                      layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)))
+    code = x(np.asarray(prep.lay["offload"][safe]).astype(int))
+    on = x(zero) >= 1
+    shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
+    opt = where(code & 2, 0.0, K.memory_time(hx, ADAM_BYTES * shard)) + K.memory_time(
+        hx, params * job.grad_bytes + CLIP_BYTES * shard)  # the optimizer step but the norm's all-reduce
+    tail = where(code & 1, 0.0, dp_c) + opt  # offloaded activations lengthen the windows the DP transfers hide in
+    worst = np.max(np.where(real, np.broadcast_to(tail, (n, rows.shape[1], width)), 0.0), axis=-1)
+    # the pipeline's p2p, as `estimate_training` times it (alike for every sharding stage)
+    busiest = col(np.max(np.where(real, layers, 0.0), axis=-1)[:, 0])
+    T = col(prep.plan_lay["micro_batch"][kk]) * (job.seq_len / cp)
+    k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)
+    p2p = collective_time(hw, "p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
+    hops = 2.0 * v * m * p2p
+    if job.overlap_p2p_comm:
+        steady = maximum(0.0, p2p - busiest * fwd / v)
+        hops = where(v > 1, minimum(hops, 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady),
+                     hops)
+    worst = worst + where(pp > 1, hops, 0.0)
+    out = got.bound[pt, got.local[kk]][:, None] + worst
+    out = np.where(np.isnan(out), -np.inf, out)  # not a number: no bound, time it
+    return np.where(rows >= 0, out, np.inf)
+
+
+def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarray):
+    """`estimate_training` of the given (point, layout) pairs, flat."""
+    hw = batch_hw(pts, point, (len(point),))
+    return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row))

@@ -1,0 +1,86 @@
+"""The bounds a batched sweep prunes with (`perf.explore.vectorised_bounds`): valid, tight, and the rows unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from archgen.perf.explore import vectorised as batch
+from archgen.perf.explore import vectorised_bounds as vb
+from archgen.perf.explore.points import evaluate_point
+from archgen.perf.train.ranks import rank_times
+from archgen.perf.train.training import layer_times
+from tests.perf.test_batch import MIXED, _set, problems, same
+
+#: A mixture-of-experts job (Mixtral 8x7B: experts reduced over their own data-parallel group) with the hardware
+#: axes the 10^5-point benchmark sweeps.
+MOE = """kind: Workload
+id: mixtral-train
+model: mixtral-8x7b
+cluster: dgx-b200-superpod
+accelerators: 64
+training: {seq_len: 4096, global_batch: 256, precision: bf16}
+---
+kind: Sweep
+id: moe
+workload: mixtral-train
+axes:
+  hbm_bandwidth: [0.5, 1, 2]
+  scale_out_bandwidth: [0.25, 1, 4]
+  peak: [1, 2]
+objectives: [{metric: tokens_per_second}]
+"""
+
+
+def _floors_and_steps(p, pos: np.ndarray):
+    """Each layout's floor and step time at the points `pos` of one layout set, flat."""
+    pts, setup, prep = _set(p, batch._levels(p, 0, int(pos[-1]) + 1), pos)
+    got = vb.parts(pts, setup, prep, slice(0, len(pos)))
+    plans = len(prep.m)
+    pt, kk = np.repeat(np.arange(len(pos)), plans), np.tile(np.arange(plans), len(pos))
+    floor = vb.floors(pts, setup, prep, got, 0, pt, kk)
+    rows = prep.plan_rows[kk]
+    assert np.all(floor[rows < 0] == np.inf)  # padding
+    assert np.all(got.bound[pt, kk][:, None] <= floor)  # the floor adds to the plan bound
+    ok = (rows >= 0).reshape(-1)
+    point, row = np.repeat(pt, rows.shape[1])[ok], rows.reshape(-1)[ok]
+    step = np.asarray(batch._full(pts, setup, prep, point, row).step_time)
+    return floor.reshape(-1)[ok], step
+
+
+def test_the_layout_floor_never_exceeds_the_step_time_and_is_close_to_it(tmp_path):
+    """Dense (factors and values on every hardware axis, FP8) and mixture-of-experts layout sets, every layout."""
+    (dense,) = problems(tmp_path, MIXED.replace("accelerators: [64, 72, 512, 2000]", "accelerators: [128]")
+                        .replace("precision: [bf16, fp8]", "precision: [fp8]"))
+    (moe,) = problems(tmp_path, MOE)
+    for p, pos in ((dense, np.arange(0, 64, 8)), (moe, np.arange(0, moe.size, 3))):
+        floor, step = _floors_and_steps(p, pos)
+        assert np.all(floor <= step)
+        # it is the step time but the weight quantisation and the norm's all-reduce, which are small
+        assert np.median(floor / step) > 0.99
+
+
+def test_the_plan_bound_by_rank_group_is_rank_times_plan_by_plan(tmp_path):
+    """Rank classes timed once per rank split give each plan's m·t_max + bubble to the last bit."""
+    (p,) = problems(tmp_path, MIXED.replace("accelerators: [64, 72, 512, 2000]", "accelerators: [128]"))
+    pos = np.arange(32)
+    pts, setup, prep = _set(p, batch._levels(p, 0, 32), pos)
+    assert len(prep.a_of_group) < len(prep.m)  # plans that differ in their interleave share a group
+    hw = vb.batch_hw(pts, slice(0, 32), (32, 1))
+    a = prep.a_lay
+    lt = layer_times(hw, setup.job, tp=a["tp"], mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
+                     rc=a["recompute"].astype(int), sp=np.asarray(setup.knobs.sequence_parallel) & (a["tp"] > 1),
+                     etp=a["etp"])
+    k = prep.plan_lay
+    rk = rank_times(hw.with_axis(), setup.job, *(np.broadcast_to(x, (32, len(a["tp"])))[:, prep.a_of_plan]
+                                                 for x in (lt.total, lt.logits, lt.embed)),
+                    tp=k["tp"], pp=k["pp"], ep=k["ep"], v=k["interleave"], sl=prep.split, etp=k["etp"])
+    assert np.array_equal(batch._bounds(pts, setup, prep, slice(0, 32)), prep.m * rk.t_max + rk.bubble)
+
+
+def test_a_mixture_of_experts_sweep_batched_is_the_per_point_rows(tmp_path: Path):
+    (p,) = problems(tmp_path, MOE)
+    fast = batch.evaluate(p, 0, p.size)
+    for i in range(p.size):
+        same(fast[i], evaluate_point(p, i))
