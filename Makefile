@@ -56,6 +56,7 @@ golden: $(STAMP)
 docs: $(STAMP)
 	$(PY) -m archgen.docs
 	$(PY) docs/gen_bands.py
+	$(PY) docs/gen_switches.py
 	$(PY) docs/gen_accuracy.py > docs/accuracy.md.tmp && mv docs/accuracy.md.tmp docs/accuracy.md
 
 clean:
