@@ -74,9 +74,7 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
     from archgen.analyse.cabling import analyse_clusters
     from archgen.analyse.optics import switch_optics
     from archgen.analyse.rack import analyse
-    docs, library = load(paths)                    # YAML with source positions; unreadable files raise
-    specs = validate(docs, library)                # typed models; schema and unit errors raise, all at once
-    design = build(specs)                          # references bound, counts expanded
+    specs, design = built(paths)                   # located YAML → typed models → references bound, counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in switch_optics(clusters).items() if watts.m}
@@ -99,9 +97,13 @@ def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutP
 
 
 def built(paths: Sequence[str | Path]) -> tuple[Specs, Design]:
-    """Load → validate → build."""
-    specs = validate(*load(paths))                 # schema and unit errors raise, all at once
-    return specs, build(specs)                     # unresolved references are kept for REF001/REF002
+    """Load → validate → build.
+
+    YAML with source positions (unreadable files raise), typed models (schema and unit errors raise, all at once),
+    references bound (unresolved ones kept for REF001/REF002) and counts expanded.
+    """
+    specs = validate(*load(paths))
+    return specs, build(specs)
 
 
 def cluster_paths(design: Design, ids: Collection[str]) -> dict[str, ScaleOutPath]:
