@@ -27,17 +27,22 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from archgen.perf.comm.collectives import collective_time, members_per_domain
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import expert_data_parallel
-from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.hw.numeric import where
 from archgen.perf.train.exposure import dp_exposed
 from archgen.perf.train.job import Layout
 from archgen.perf.train.pipeline_split import Split, split
 from archgen.perf.train.ranks import busiest_memory, class_times
-from archgen.perf.train.training import ACT_BYTES, ADAM_BYTES, CLIP_BYTES, estimate_training, layer_times
+from archgen.perf.train.training import (
+    ADAM_BYTES,
+    CLIP_BYTES,
+    dp_groups,
+    estimate_training,
+    layer_times,
+    pipeline_comm,
+)
 
 
 def batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
@@ -237,12 +242,8 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     rows = prep.plan_rows[kk]
     safe = np.where(rows >= 0, rows, rows[:, :1])
     zero = np.asarray(prep.lay["zero"][safe], dtype=float)
-    # as `training.estimate_training` sets up its `tail`
-    sched = x(minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
-    dpcp = dp * cp
-    k_dp = members_per_domain(hw, dpcp, tp)
-    edp = expert_data_parallel(dpcp, tp, ep, etp)
-    k_edp = members_per_domain(hw, edp, etp * ep)
+    sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)  # as `estimate_training`'s tail
+    sched = x(sched)
     dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(bwd) * sched,
                       layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)))
     code = x(np.asarray(prep.lay["offload"][safe]).astype(int))
@@ -255,14 +256,7 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     # the pipeline's p2p, as `estimate_training` times it (alike for every sharding stage)
     busiest = col(np.max(np.where(real, layers, 0.0), axis=-1)[:, 0])
     T = col(prep.plan_lay["micro_batch"][kk]) * (job.seq_len / cp)
-    k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)
-    p2p = collective_time(hw, "p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
-    hops = 2.0 * v * m * p2p
-    if job.overlap_p2p_comm:
-        steady = maximum(0.0, p2p - busiest * fwd / v)
-        hops = where(v > 1, minimum(hops, 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady),
-                     hops)
-    worst = worst + where(pp > 1, hops, 0.0)
+    worst = worst + pipeline_comm(hw, job, T, tp, cp, dp, pp, v, m, busiest * fwd)
     out = got.bound[pt, got.local[kk]][:, None] + worst
     out = np.where(np.isnan(out), -np.inf, out)  # not a number: no bound, time it
     return np.where(rows >= 0, out, np.inf)

@@ -247,6 +247,38 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed)
 
 
+def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
+    """The pipeline's exposed sends per step: each virtual stage's activations forward and gradients backward.
+
+    The slowest hop sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp
+    apart) lies in one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses
+    domains. `T` tokens per micro-batch per rank, `fwd` the busiest stage's forward time of one micro-batch.
+    """
+    k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
+    p2p = collective_time(hw, "p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
+    hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
+    if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
+        steady = maximum(0.0, p2p - fwd / v)
+        overlapped = 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady
+        hops = where(v > 1, minimum(hops, overlapped), hops)
+    return where(pp > 1, hops, 0.0)
+
+
+def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m):
+    """(sched, dp·cp, its ranks per domain, the expert data-parallel group, its ranks per domain).
+
+    `sched`: micro-batches of a rank's last (first) chunk that the reduction (gather) overlaps, the last one and,
+    with v chunks, the cooldown's (warmup's) (v-1)·p/v more. Context-parallel ranks hold the same weights, so
+    gradients are reduced (and the optimizer sharded) over dp·cp ranks tp apart (Megatron-core's data-parallel group
+    "with context parallel"); the routed experts' over the expert data-parallel group, edp ranks etp·ep apart
+    (`memory.expert_data_parallel`).
+    """
+    dpcp = dp * cp
+    edp = expert_data_parallel(dpcp, tp, ep, etp)
+    return (minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m), dpcp, members_per_domain(hw, dpcp, tp), edp,
+            members_per_domain(hw, edp, etp * ep))
+
+
 def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
@@ -276,30 +308,13 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = per_class
 
-    # Pipeline: activations forward and gradients backward between stages, once per virtual stage. The slowest hop
-    # sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp apart) lies in
-    # one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses domains.
-    fwd = busiest * layer_f
-    k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
-    p2p = collective_time(hw, "p2p", T * a.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
-    hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
-    if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
-        steady = maximum(0.0, p2p - fwd / v)
-        overlapped = 2.0 * (pp - 1) * p2p + 2.0 * maximum(v * m - (pp - 1), 0.0) * steady
-        hops = where(v > 1, minimum(hops, overlapped), hops)
-    pp_comm = where(pp > 1, hops, 0.0)
+    # Pipeline: activations forward and gradients backward between stages, once per virtual stage.
+    pp_comm = pipeline_comm(hw, job, T, tp, cp, dp, pp, v, m, busiest * layer_f)
 
     # Data parallelism, per rank class: the reduction overlaps the backward passes after a rank's last chunk of
-    # weights is final (the last micro-batch; with v chunks the cooldown's (v-1)·p/v more), the weight gather the
-    # forward passes before the first is needed (the warmup, likewise).
-    # Context-parallel ranks hold the same weights, so gradients are reduced (and the optimizer sharded) over
-    # dp·cp ranks tp apart (Megatron-core's data-parallel group "with context parallel"); the routed experts' over
-    # the expert data-parallel group, edp ranks etp·ep apart (`memory.expert_data_parallel`).
-    sched = x(minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m))
-    dpcp = dp * cp
-    k_dp = members_per_domain(hw, dpcp, tp)
-    edp = expert_data_parallel(dpcp, tp, ep, etp)
-    k_edp = members_per_domain(hw, edp, etp * ep)
+    # weights is final, the weight gather the forward passes before the first is needed (`dp_groups`).
+    sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)
+    sched = x(sched)
     norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
         hx, "all_reduce", 4.0, x(tp * pp), x(minimum(tp, hw.scale_up_size)))
     on = x(zero) >= 1
