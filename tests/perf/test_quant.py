@@ -146,14 +146,13 @@ def test_serving_casts_as_tensorrt_llm_runs_them(arch, dtype, tp, elems, per_ele
 
 def test_serving_pays_for_the_casts(accelerators, monkeypatch):
     """A prefill of 20,000 tokens on one B200 is longer by the casts' bytes at the HBM rate and their kernels."""
-    import archgen.perf.serve.inference as I
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     job = ServeJob(LLAMA70, 20000, 2000, "fp4")
     with_casts = float(estimate_inference(b200, job, 1, 1).ttft)
     monkeypatch.setattr(Q, "serving_casts", lambda *a, **k: (0.0, 0.0))
     without = float(estimate_inference(b200, job, 1, 1).ttft)
     nbytes, n = (80 * 45056 * 2.5625, 240)
-    assert with_casts - without == pytest.approx(float(K.memory_time(b200, 20000 * nbytes)) + n * I.KERNEL_OVERHEAD)
+    assert with_casts - without == pytest.approx(float(K.memory_time(b200, 20000 * nbytes)) + n * K.KERNEL_OVERHEAD)
 
 
 QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.serve import inference as I
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
 from archgen.scoring.scores import score_case_file
@@ -114,6 +114,6 @@ def test_fixed_cost_is_paid_once_per_iteration(h100x2, monkeypatch):
     """An idle replica's decode step at concurrency 1 pays the fixed per-kernel cost once: 964 kernels at 1.3 us."""
     job = ServeJob(LLAMA70, 500, 50, "fp8", scenario="concurrency")
     with_cost = simulate(h100x2, job, 2, max_batch=8, concurrency=1)
-    monkeypatch.setattr(I, "KERNEL_OVERHEAD", 0.0)
+    monkeypatch.setattr(K, "KERNEL_OVERHEAD", 0.0)
     without = simulate(h100x2, job, 2, max_batch=8, concurrency=1)
     assert with_cost.tpot.mean - without.tpot.mean == pytest.approx(964 * 1.3e-6, rel=1e-9)

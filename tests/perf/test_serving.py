@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.serve import inference as I
 from archgen.perf.serve.inference import ServeJob, estimate_inference, kernels_per_pass, weights_per_gpu
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.scoring.cases import read_case_file
@@ -128,7 +128,7 @@ def test_fixed_cost_per_kernel(h100x2, monkeypatch):
     assert float(kernels_per_pass(LLAMA70, 2, dtype="fp8")) == 884 + 80
     job = ServeJob(LLAMA70, 5000, 500, "fp8")
     with_cost = estimate_inference(h100x2, job, 2, 8)
-    monkeypatch.setattr(I, "KERNEL_OVERHEAD", 0.0)
+    monkeypatch.setattr(K, "KERNEL_OVERHEAD", 0.0)
     without = estimate_inference(h100x2, job, 2, 8)
     assert float(with_cost.tpot - without.tpot) == pytest.approx(964 * 1.3e-6, rel=1e-9)
 

@@ -10,7 +10,7 @@ does. Without attention DP the experts take their tokens from the TP all-reduce 
 
 Decode advances every active sequence by one token per step: its GEMMs have M = batch (weights re-read each step,
 so small batches are bandwidth-bound) and its attention reads each sequence's KV cache. Every forward pass also
-pays `KERNEL_OVERHEAD` per kernel it launches (`kernels_per_pass`): on an H100, even inside a CUDA graph, each
+pays `kernels.KERNEL_OVERHEAD` per kernel it launches (`kernels_per_pass`): on an H100, even inside a CUDA graph, each
 kernel costs about 1.3 us of setup and teardown in which no weights stream (Hazy Research, "Look Ma, No Bubbles!
 Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: vLLM and SGLang reach at most 50 % of H100 bandwidth
 at batch 1 for that reason). Sampling is one fused kernel per step (FlashInfer's `top_k_top_p_sampling_from_logits`
@@ -58,8 +58,6 @@ ACT_BYTES = 2.0
 #: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
 RESERVED_CONTEXT = {"full": lambda i, o: i + o, "mean": lambda i, o: i + o / 2.0}
 
-#: Fixed cost of one kernel inside a CUDA graph on an H100 (`kernels.KERNEL_OVERHEAD`, shared with training).
-KERNEL_OVERHEAD = K.KERNEL_OVERHEAD
 #: Kernels of one transformer layer as this model times them: attention side (norm, QKV GEMM, RoPE and KV-cache
 #: append, attention core, output GEMM) and dense FFN side (norm, up/gate GEMM, activation, down GEMM).
 ATTENTION_KERNELS = 5
@@ -162,7 +160,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
 
     `batch` sequences of `context` tokens are attended; under attention DP a rank attends `local` of the tokens
     (default tokens / tp) and batch / tp of the sequences with every head, and the experts see all `tokens`.
-    Kernel times only: the fixed per-kernel costs are `kernels_per_pass` x `KERNEL_OVERHEAD`. The scheduler
+    Kernel times only: the fixed per-kernel costs are `kernels_per_pass` x `kernels.KERNEL_OVERHEAD`. The scheduler
     (`perf.serve.scheduler`) asks for the pass without its attention core (`attention=False`, timed per sequence by
     `attention_core`) and names the tokens whose logits are sampled (`sampled`, default every decode token or the
     last token of each prompt).
@@ -267,7 +265,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     max_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
-    fixed = kernels_per_pass(a, tp, adp, job.precision) * KERNEL_OVERHEAD
+    fixed = kernels_per_pass(a, tp, adp, job.precision) * K.KERNEL_OVERHEAD
 
     def step(sequences):
         return _forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed
