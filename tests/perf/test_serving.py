@@ -244,3 +244,18 @@ def test_mlperf_server_and_offline_rows_are_scored():
             assert 0.40 <= e <= 0.55 if amd else 0.15 <= e <= 0.25, (system, e)
         else:
             assert (-0.97 <= e <= -0.70) if amd else (-0.90 <= e <= -0.45), (system, metric, e)
+
+
+def test_a_stated_power_other_than_the_catalog_tdp_is_refused():
+    """NVIDIA's MLPerf v4.1 Llama 2 70B runs of the same 8 x H200 system at 1,000 W (H200-SXM-141GB-CTSx8_TRT) and
+    at a 500 W limit (H200-SXM-141GBx8_TRT_MaxQ) measured Offline 34,864.2 and 25,262.1 tokens/s against 31,302.7
+    at the part's 700 W (the file's sources): +11.4 % and -19.3 %. The model has no power-to-clock mechanism and
+    would predict one figure for all three, so those rows are refused with a located reason; the 700 W rows state
+    their power and are scored."""
+    scores = score_case_file(UNDER_LOAD)
+    refused = {r.id: str(r.problems[0]) for r in scores.refused}
+    assert sorted(refused) == sorted(f"mlperf41-llama2-70b-{s}-8xh200-{p}-tp1-fp8"
+                                     for s in ("server", "offline") for p in ("cts-1000w", "maxq-500w"))
+    assert all("serving-under-load.yaml:" in why and "catalog TDP (700 W)" in why for why in refused.values())
+    scored = {r.id for r in scores.results}
+    assert {"mlperf41-llama2-70b-server-8xh200-tp1-fp8", "mlperf41-llama2-70b-offline-8xh200-tp1-fp8"} <= scored
