@@ -25,7 +25,7 @@ from archgen.model.workload import (
     fp8_recipe_problem,
     job_kind,
 )
-from archgen.units import Q_, Bandwidth, DurationOrZero, Information
+from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Power
 
 SCHEMA = "archgen-validation/1"
 #: The metrics a case may measure (workload metrics of `archgen.metrics`), with the SI unit each is scored in.
@@ -70,6 +70,10 @@ class CaseSystem(Spec):
     scale_up: CaseScaleUp = Field(description="Scale-up domain.")
     scale_out: CaseScaleOut | None = Field(None, description="Scale-out fabric.")
     host_memory: CaseHostMemory | None = Field(None, description="Host memory per accelerator; none: no offload.")
+    power: Power | None = Field(
+        None, description="Board power per accelerator the run had (its TGP or power limit), where the source states "
+                          "it. The model has no power-to-clock mechanism (its GEMM rates are measured at the catalog "
+                          "part's own power), so a case whose power differs from the catalog's `tdp` is refused.")
 
 
 class CaseModel(Shape):

@@ -197,13 +197,16 @@ def scored_section(path: str | Path, name: str, accelerators: dict[str, Accelera
     lines += _table(results, {c.id: training_fits(c, accs) for c in scored},
                     {c.id: unstated_range(c, accs) for c in scored}, status=True)
     lines += switches_table(scored)
-    if scores.refused:
-        lines += [f"{len(scores.refused)} case(s) refused (`archgen estimate --cases` reports them as located errors "
-                  "and scores the others; they enter no figure above):", "",
-                  "| case | where | why |", "|---|---|---|"]
-        lines += refused_rows(scores.refused)
-        lines.append("")
-    return lines
+    return lines + refused_section(scores.refused)
+
+
+def refused_section(refused: list[Refused]) -> list[str]:
+    """The cases of a file the model refuses, with where and why (nothing when it runs them all)."""
+    if not refused:
+        return []
+    return [f"{len(refused)} case(s) refused (`archgen estimate --cases` reports them as located errors and scores "
+            "the others; they enter no figure above):", "", "| case | where | why |", "|---|---|---|",
+            *refused_rows(refused), ""]
 
 
 def band_section() -> list[str]:
@@ -245,15 +248,17 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
     for name, extra in (scored or {}).items():
         lines += scored_section(extra, name, accs)
     for name, extra in (independent or {}).items():
-        extra_cases, extra_doc = read_cases(extra)
-        rows = score(extra_cases, doc=extra_doc)
+        extra_scores = score_cases(read_case_file(extra), accs)
+        rows = extra_scores.results
+        ran = {r.id for r in rows}
+        extra_cases = [c for c in read_cases(extra)[0] if c.id in ran]
         s = summary(rows)
         lines += [f"## Independent check: `{name}` (not scored)", "",
                   f"The source, and every assumption beyond it, are in the file's header. {s['count']} measurements: "
                   f"median |error| {s['median']:.1%}, worst {s['worst']:.1%}.", ""]
         lines += _table(rows, {c.id: training_fits(c, accs) for c in extra_cases},
                         {c.id: unstated_range(c, accs) for c in extra_cases}, status=False)
-        lines += switches_table(extra_cases)
+        lines += switches_table(extra_cases) + refused_section(extra_scores.refused)
     for name, extra in (kernels or {}).items():
         lines += _kernel_section(name, extra)
     return page + ("\n" + "\n".join(lines) if lines else "")

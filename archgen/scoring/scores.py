@@ -106,8 +106,17 @@ def _refusal(case: Case, i: int, accs: dict[str, Accelerator], doc: SourceDocume
                               min(case.system.count, hw.scale_up_size)):
             return [SpecProblem(at("collective", "algorithm"), path=f"{case.id}.collective.algorithm",
                                 message=problem)]
+    acc = accs[case.system.accelerator]
+    if case.system.power is not None and abs(case.system.power.m_as("W") - acc.tdp.m_as("W")) > 0.5:
+        tdp = f"{acc.tdp.m_as('W'):,.0f} W"
+        return [SpecProblem(at("system", "power"), path=f"{case.id}.system.power",
+                            message=f"system.power {case.system.power.m_as('W'):,.0f} W is not "
+                                    f"{case.system.accelerator}'s catalog TDP ({tdp}): the model has no "
+                                    "power-to-clock mechanism, its GEMM rates are measured at the catalog part's "
+                                    "power (docs/perf-model.md, Limitations, power-limited clocks)",
+                            expected=f"{tdp} (the catalog part's TDP)")]
     job, kind = (case.training, "training") if case.training else (case.inference, "inference")
-    have = accs[case.system.accelerator].peak
+    have = acc.peak
     if job is not None and job.precision not in have:
         return [SpecProblem(at(kind, "precision"), path=f"{case.id}.{kind}.precision",
                             message=f"{case.system.accelerator} has no {job.precision} peak",

@@ -230,10 +230,10 @@ def test_mlperf_server_and_offline_rows_are_scored():
     same systems, +19 % and +21 %), and an open loop close to its capacity turns that into far fewer requests in
     flight (about 150 against the 845 that Little's law gives on the H100 log: 75.10/s over 4 replicas x 44.95 s
     mean latency), so a far shorter step (docs/perf-model.md). AMD, vLLM on 8 x MI300X (TP1 x 8, FP8 weights and
-    KV cache): Server tokens/s within 10 %, TTFT and TPOT 75-97 % low, and the Offline row over by more than half:
-    the catalog's MI300X FP8 GEMM efficiency is assumed equal to its BF16 one (specs/catalog/accelerators/
-    mi300x.yaml lists it unconfirmed), and vLLM's v4.1 run reached about 27 % of FP8 peak. Bars set after the run,
-    as a guard against drift."""
+    KV cache): Server tokens/s within 10 %, TTFT and TPOT 70-97 % low, and the Offline row still over by 40-55 %
+    with the MI300X's FP8 GEMMs at AMD's measured Max-Achievable FLOPs (0.487 of peak, ROCm blog "Measuring
+    Max-Achievable FLOPs - Part 2", Table 1; +78 % when they were assumed as efficient as BF16's): vLLM's v4.1 run
+    reached about 27 % of FP8 peak. Bars set after the run, as a guard against drift."""
     errors = {(r.id.split("-")[3], r.id.split("-")[4], r.metric): r.error for r in score_case_file(UNDER_LOAD).results}
     assert len(errors) == 12
     for (scenario, system, metric), e in errors.items():
@@ -241,6 +241,21 @@ def test_mlperf_server_and_offline_rows_are_scored():
         if metric == "tokens_per_second" and scenario == "server":
             assert -0.10 <= e <= 0.0, (system, e)
         elif metric == "tokens_per_second":
-            assert e > 0.5 if amd else 0.15 <= e <= 0.25, (system, e)
+            assert 0.40 <= e <= 0.55 if amd else 0.15 <= e <= 0.25, (system, e)
         else:
-            assert (-0.97 <= e <= -0.75) if amd else (-0.90 <= e <= -0.45), (system, metric, e)
+            assert (-0.97 <= e <= -0.70) if amd else (-0.90 <= e <= -0.45), (system, metric, e)
+
+
+def test_a_stated_power_other_than_the_catalog_tdp_is_refused():
+    """NVIDIA's MLPerf v4.1 Llama 2 70B runs of the same 8 x H200 system at 1,000 W (H200-SXM-141GB-CTSx8_TRT) and
+    at a 500 W limit (H200-SXM-141GBx8_TRT_MaxQ) measured Offline 34,864.2 and 25,262.1 tokens/s against 31,302.7
+    at the part's 700 W (the file's sources): +11.4 % and -19.3 %. The model has no power-to-clock mechanism and
+    would predict one figure for all three, so those rows are refused with a located reason; the 700 W rows state
+    their power and are scored."""
+    scores = score_case_file(UNDER_LOAD)
+    refused = {r.id: str(r.problems[0]) for r in scores.refused}
+    assert sorted(refused) == sorted(f"mlperf41-llama2-70b-{s}-8xh200-{p}-tp1-fp8"
+                                     for s in ("server", "offline") for p in ("cts-1000w", "maxq-500w"))
+    assert all("serving-under-load.yaml:" in why and "catalog TDP (700 W)" in why for why in refused.values())
+    scored = {r.id for r in scores.results}
+    assert {"mlperf41-llama2-70b-server-8xh200-tp1-fp8", "mlperf41-llama2-70b-offline-8xh200-tp1-fp8"} <= scored
