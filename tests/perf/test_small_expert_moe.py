@@ -164,8 +164,9 @@ def test_the_missing_term_does_not_scale_with_the_gpu(accelerators):
         model.append(_per_layer_mb(case, float(training_estimate(case, case_hardware(case, accelerators)).step_time)))
     assert measured == pytest.approx([9.52e-3, 9.18e-3], rel=0.01)
     # 5.47 and 2.48 ms before HybridEP's per-call cost, 5.98 and 2.66 ms before the quantisation kernels' fixed cost,
-    # 6.17 and 2.75 ms before HybridEP's unfused permutation passes (test_permute.py)
-    assert model == pytest.approx([6.36e-3, 2.81e-3], rel=0.02)
+    # 6.17 and 2.75 ms before HybridEP's unfused permutation passes (test_permute.py), 6.36 and 2.81 ms before the
+    # host time (`host`): the B200 row's 195 counted operations take the host 2.63 ms a layer, above its GPU time
+    assert model == pytest.approx([6.36e-3, 2.98e-3], rel=0.02)
     assert measured[0] / measured[1] == pytest.approx(1.0, abs=0.05)
     assert model[0] / model[1] > 2.0
 

@@ -23,6 +23,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import TrainingMemory, expert_data_parallel, layer_activation_bytes
 from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import fast
+from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
 from archgen.perf.train.experts import expert_forward
 from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
@@ -188,11 +189,12 @@ class LayerTimes:
     ep: np.ndarray | float
     logits: np.ndarray | float     # output layer and loss, forward and backward
     embed: np.ndarray | float
+    host: np.ndarray | float = 0.0  # what issuing the layer's operations takes beyond its GPU time (`host`)
 
     @property
     def total(self):
         """Everything one layer costs per micro-batch."""
-        return self.forward + self.backward + self.recompute + self.tp + self.cp + self.ep
+        return self.forward + self.backward + self.recompute + self.tp + self.cp + self.ep + self.host
 
 
 def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> LayerTimes:
@@ -244,7 +246,10 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
 
     logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
-    return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed)
+    # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace.
+    gpu = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
+    host = H.host_excess(H.host_time(job, hw.compute_capability, ep, rc), gpu)
+    return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host)
 
 
 def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):

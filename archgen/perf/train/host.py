@@ -1,0 +1,115 @@
+"""Host time: the CPU work of issuing a layer's GPU operations, and when it, not the GPU, sets the pace.
+
+PyTorch runs eagerly: for every operation the host runs Python, PyTorch's dispatcher and the CUDA launch, and only
+then can the GPU start it. The host runs ahead of the GPU asynchronously, so its time is hidden while each
+operation takes the GPU longer than the host takes to issue it, and sets the pace where it does not (small kernels
+of small experts at micro-batch 1). The model counts the operations one rank issues per layer and micro-batch
+(`layer_ops`), charges each `HOST_OP_TIME`, and takes the larger of that host time and the layer's GPU time
+(`host_excess`): the host-bound part is what the host time exceeds the GPU's by.
+
+**Cost per operation** (`HOST_OP_TIME`): 13.48 µs, the CPU time of one `torch.nn.Linear` forward (one eager
+PyTorch operation that launches one cuBLAS GEMM; BF16, hidden 2,048, 8,192 tokens) on an H100 DGX, whose host is
+an Intel Xeon Platinum 8480C (NVIDIA/TransformerEngine issue #2053, "[PyTorch] High CPU overhead on Grace
+systems", 2025-08-11, table: CPU runtime per Linear forward). The same table measures 37.08 µs on GB200 and 33.17
+µs on GH200 (Grace hosts); the catalog does not say which CPU hosts an accelerator, so every accelerator takes the
+x86 figure, the low end for Grace systems. Operations launched from C++ inside an extension (Transformer Engine's
+per-expert quantisation and GEMM loops) skip Python and the dispatcher; the CPU side of a launch alone is "usually
+... between 5-20 microseconds" (facebookresearch/HolisticTraceAnalysis docs/source/features/
+cuda_kernel_launch_stats.rst, "Short GPU kernels"; `LAUNCH_RANGE`), so 13.48 µs lies inside what one launch
+costs, and the whole range is tested (tests/perf/test_host.py). Python work that launches nothing (quantizer
+set-up, autograd bookkeeping) and the kernels not counted below come on top.
+
+**Operations counted** (per layer and micro-batch, one rank; Megatron-core at 3097d81, the commit Megatron-Bridge
+26.04-alpha.rc2 pins, with Transformer Engine's layer spec):
+
+* Attention block, forward: the input norm and the QKV GEMM (`TELayerNormColumnParallelLinear`: 2), rotary
+  embedding of the query and of the key (attention.py `apply_rotary_pos_emb`, once each: 2), the attention core (1),
+  the output projection (1), the residual add (1): 7. Backward: each GEMM's data and weight gradient (4), the
+  norm's (1), the rotary embeddings' (2), the attention core's (1), the residual gradient's sum (1): 9.
+* Dense MLP, forward: the norm and FC1 (`TELayerNormColumnParallelLinear`: 2), the fused SwiGLU/GeLU (1), FC2 (1),
+  the residual add (1): 5; backward: 4 GEMMs, the norm, the activation and the residual sum: 7.
+* MoE MLP, forward: the pre-MLP norm (`TENorm`: 1), the router's GEMM and its fused top-k/softmax (2), the
+  permutation and the unpermutation (2; none with `permute_in_dispatch`, HybridEP permutes in its kernels), the
+  activation (1), the residual add (1), and per local expert (experts / ep) its FC1 and FC2 GEMMs: TE's
+  `GroupedLinear` launches one cuBLAS GEMM per expert (transformer_engine/common/gemm/cublaslt_gemm.cu at f031cf87,
+  `multi_stream_cublas_gemm`: `for (int i = 0; i < num_gemms; i++)` ... `nvte_cublas_gemm_v2`), so 2 per local
+  expert; shared experts add their FC1, activation and FC2 (3). Backward: the norm (1), the router's two GEMM
+  gradients and the routing's (3), the permutations' (2 or 0), the activation (1), the residual sum (1), 4 GEMMs per
+  local expert, and 5 for shared experts.
+* Quantisation kernels of FP8/FP4 training, as `quant.layer_kernels` counts them (one set per local expert slice).
+* Not counted: the dispatcher's own calls (HybridEP's host and synchronisation cost per call is
+  `exposure.dispatcher_cost`, from its README; the others publish none), the router's auxiliary loss and casts, the
+  QK norms some models have, allocations and stream events. So the count is a lower bound of the operations.
+* A full recompute issues the forward again; a selective one the attention core.
+
+**When the host binds.** The host can run ahead only to the next synchronisation: HybridEP's forward dispatch
+waits for the GPU in every MoE layer (see `perf.comm.dispatcher`), and the backward has none. So the host cannot
+bank time across layers in the forward, and in the backward, whose layers are alike, the sum over layers is the
+layer times the count. The model compares the host and GPU time of the whole layer and micro-batch (forward,
+backward and recompute, with the communication the GPU waits for) and charges the excess: max(host, GPU) per
+layer and micro-batch, a lower bound where a layer's forward and backward differ in which one binds. Where the
+GPU is slower than the host, the host is hidden and nothing is charged.
+
+CUDA graphs are not modelled: the counted operations of the graphable scopes (Megatron-core's
+`--cuda-graph-scope` attn, moe_router, moe_preprocess) would cost one graph launch instead, but at these counts the
+host binds on no scored case (docs/perf-model.md, Host time), so no case's estimate depends on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.numeric import maximum, where
+from archgen.perf.train.job import Job
+
+#: CPU time of one eager PyTorch operation that launches one kernel, on an H100 DGX host (Xeon Platinum 8480C):
+#: `torch.nn.Linear` forward, 13.48 µs (NVIDIA/TransformerEngine issue #2053, 2025-08-11, table).
+HOST_OP_TIME = 13.48e-6
+#: CPU time of one kernel launch alone, "usually ... between 5-20 microseconds" (HolisticTraceAnalysis docs,
+#: cuda_kernel_launch_stats.rst): the range `HOST_OP_TIME` is checked against.
+LAUNCH_RANGE = (5e-6, 20e-6)
+
+#: Operations of one layer and micro-batch outside the experts (see the module docstring): (forward, backward).
+ATTENTION_OPS = (7.0, 9.0)
+DENSE_MLP_OPS = (5.0, 7.0)
+#: MoE MLP without the experts' GEMMs and the permutation: norm, router GEMM and routing, activation, residual.
+MOE_MLP_OPS = (5.0, 6.0)
+#: Permutation and unpermutation around the experts (none when HybridEP permutes in its kernels).
+PERMUTE_OPS = (2.0, 2.0)
+#: GEMMs of one expert: FC1 and FC2 forward; their data and weight gradients backward.
+EXPERT_GEMMS = (2.0, 4.0)
+#: Shared experts: FC1, activation, FC2 forward; 4 GEMM gradients and the activation's backward.
+SHARED_OPS = (3.0, 5.0)
+
+
+def layer_ops(job: Job, cc, ep) -> tuple[Any, Any]:
+    """Operations one rank issues per layer and micro-batch (average layer): (forward, backward).
+
+    `cc` is the accelerator's compute capability (the quantisation kernels depend on it), `ep` the expert-parallel
+    size (the local experts are experts / ep).
+    """
+    a = job.arch
+    fwd, bwd = (ATTENTION_OPS[i] + (1.0 - a.moe_layers / a.layers) * DENSE_MLP_OPS[i] for i in (0, 1))
+    if a.moe_layers:
+        share, local = a.moe_layers / a.layers, a.experts / ep
+        shared = 1.0 if a.shared_experts else 0.0
+        permute = 0.0 if job.permute_in_dispatch else 1.0
+        fwd, bwd = (x + share * (MOE_MLP_OPS[i] + permute * PERMUTE_OPS[i] + local * EXPERT_GEMMS[i]
+                                 + shared * SHARED_OPS[i]) for i, x in enumerate((fwd, bwd)))
+    if job.recipe:
+        k_f, k_b = Q.layer_kernels(a, job.recipe, cc, ep)
+        fwd, bwd = fwd + k_f, bwd + k_b
+    return fwd, bwd
+
+
+def host_time(job: Job, cc, ep, rc):
+    """Host time of one layer and micro-batch (s): forward, backward and the recompute code `rc`'s re-run."""
+    fwd, bwd = layer_ops(job, cc, ep)
+    again = where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))  # full: the forward again; selective: the core
+    return HOST_OP_TIME * (fwd + bwd + again)
+
+
+def host_excess(host, gpu):
+    """What the host time of a layer and micro-batch adds beyond its GPU time `gpu` (0 where the GPU is slower)."""
+    return maximum(host - gpu, 0.0)

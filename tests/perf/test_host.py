@@ -1,0 +1,123 @@
+"""Host time per layer and micro-batch (`perf.train.host`): operations counted from code x 13.48 µs each, charged
+only where it exceeds the layer's GPU time.
+
+The cost per operation is the CPU time of one `torch.nn.Linear` forward on an H100 DGX host (NVIDIA/
+TransformerEngine issue #2053, 2025-08-11); the counts are Megatron-core's layer (3097d81) and Transformer
+Engine's per-expert GEMM and quantisation launches (f031cf87), as the module docstring lists them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train import host as H
+from archgen.perf.train.job import Job
+from archgen.perf.train.training import layer_times
+from archgen.scoring.cases import case_hardware, read_cases, training_estimate
+
+DATA = Path(__file__).parent / "data"
+MODERN = Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml"
+QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                 experts=128, top_k=8, expert_ffn=768)
+LLAMA3_70B = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+
+
+def test_cost_per_operation_is_the_published_figure():
+    """TE #2053's table: torch Linear forward, CPU runtime 13.48 µs on the H100 DGX (Xeon Platinum 8480C); inside
+    the 5-20 µs that HolisticTraceAnalysis's docs give for the CPU side of one kernel launch."""
+    assert H.HOST_OP_TIME == 13.48e-6
+    assert H.LAUNCH_RANGE[0] < H.HOST_OP_TIME < H.LAUNCH_RANGE[1]
+
+
+def test_qwen3_fp8_ep16_operations_by_hand():
+    """Qwen3-30B-A3B, FP8 current scaling on H100, EP 16 (8 local experts), HybridEP unfused permutation.
+    Forward: attention block 7, MoE MLP 5, permutation 2, 2 GEMMs x 8 experts = 30, and 71 quantisation kernels
+    (after-norm 3 + 4 x (1 + 2 x 8)); backward: 9 + 6 + 2 + 4 x 8 = 49 and 4 x (2 + 2 x 8) = 72 kernels. 222
+    operations x 13.48 µs = 2.99 ms a layer and micro-batch."""
+    job = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True)
+    fwd, bwd = H.layer_ops(job, 9.0, 16.0)
+    assert (float(fwd), float(bwd)) == (30.0 + 71.0, 49.0 + 72.0)
+    assert float(H.host_time(job, 9.0, 16.0, 0)) == pytest.approx(222 * 13.48e-6, rel=1e-12)
+    # a full recompute issues the forward again; HybridEP's fused permutation drops 2 + 2
+    assert float(H.host_time(job, 9.0, 16.0, 2)) == pytest.approx(323 * 13.48e-6, rel=1e-12)
+    fused = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
+                permute_in_dispatch=True)
+    assert float(H.host_time(fused, 9.0, 16.0, 0)) == pytest.approx(218 * 13.48e-6, rel=1e-12)
+
+
+def test_the_h100_fp8_row_is_not_host_bound(accelerators):
+    """The issue's case (nemo2604-h100-qwen3-30b-a3b-fp8-ep16, measured 9.52 ms a layer and micro-batch): the
+    host's 2.99 ms is about half the layer's GPU time, so it is hidden and the step is unchanged. To set the pace
+    the host would need 9.52 ms / 222 = 42.9 µs per counted operation: 3.2 times the H100 DGX figure, more than
+    even the Grace figure of the same table (37.08 µs on GB200). So host time, as counted, does not explain this
+    row's miss (docs/perf-model.md, Host time)."""
+    cases, _ = read_cases(MODERN)
+    case = next(c for c in cases if c.id == "nemo2604-h100-qwen3-30b-a3b-fp8-ep16")
+    hw = case_hardware(case, accelerators)
+    base = float(training_estimate(case, hw).step_time)
+    lt = layer_times(hw, Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep",
+                             ep_dedup=True, param_gather_dtype="fp8"), tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
+    gpu = float(lt.forward + lt.backward + lt.recompute + lt.tp + lt.cp + lt.ep)
+    assert float(lt.host) == 0.0
+    assert 2.99e-3 / gpu == pytest.approx(0.52, abs=0.02)
+    measured = 1024 * 4096 / 143360.0 / 64 / 48
+    assert measured / 222 == pytest.approx(42.9e-6, rel=0.01)
+    assert 222 * 37.08e-6 < measured
+    # hidden across the whole launch range: even at 20 µs per operation the host takes 4.44 ms, under the GPU's
+    assert 222 * H.LAUNCH_RANGE[1] < gpu
+    assert base == pytest.approx(19.54, abs=0.05)
+
+
+def test_a_small_expert_row_on_b200_is_host_bound(accelerators):
+    """NeMo 25.11's 8-B200 Qwen3-30B-A3B row (MXFP8, EP 8: 16 local experts, micro-batch 1): forward 7 + 5 + 2 +
+    2 x 16 = 46 operations and 1 + 33 MXFP8 casts, backward 9 + 6 + 2 + 4 x 16 = 81 and 34: 195 x 13.48 µs =
+    2.63 ms, above the layer's 2.46 ms of GPU work; the excess is charged, 0.17 ms a layer and micro-batch."""
+    cases, _ = read_cases(DATA / "nemo-25.11-moe.yaml")
+    case = next(c for c in cases if c.id == "nemo-b200-qwen3-30b-fp8")
+    hw = case_hardware(case, accelerators)
+    job = Job(QWEN3_30B, 4096, 512, "fp8", fp8_recipe="mxfp8", moe_dispatcher="hybridep", ep_dedup=True,
+              param_gather_dtype="fp8")
+    host = float(H.host_time(job, hw.compute_capability, 8.0, 0))
+    assert host == pytest.approx(195 * 13.48e-6, rel=1e-12)
+    lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=8, rc=0, sp=False)
+    gpu = float(lt.forward + lt.backward + lt.recompute + lt.tp + lt.cp + lt.ep)
+    assert gpu == pytest.approx(2.46e-3, rel=0.02)
+    assert float(lt.host) == pytest.approx(host - gpu, rel=1e-9)
+    assert float(lt.total) == pytest.approx(host, rel=1e-9)  # max(host, GPU) a layer and micro-batch
+
+
+def test_the_card_profile_bounds_the_host_bound_share(accelerators):
+    """Published profile: Megatron-Bridge's BF16 card run of the same model on 16 H100 (EP overlap off, CUDA
+    graphs of the router and MoE preprocessing) kept the GPU active 22.82 s of its 24.71 s step (rank-0 Nsight,
+    tests/perf/data/bridge-moe-overlap-profile.yaml): at most 1.89 s a step, 0.62 ms a layer and micro-batch, can be
+    host-bound. The model's host time for that row, 75 operations x 13.48 µs = 1.01 ms, stays below its GPU time
+    and charges nothing, inside that bound."""
+    profile = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text())["runs"]["overlap-off"]
+    gaps = (profile["step_ms"] - profile["gpu_active_ms"]) / 1e3
+    assert gaps == pytest.approx(1.893, abs=0.001)
+    cases, _ = read_cases(DATA / "bridge-26.04.yaml")
+    case = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
+    hw = case_hardware(case, accelerators)
+    job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True)
+    assert float(H.host_time(job, 9.0, 16.0, 0)) == pytest.approx(75 * 13.48e-6, rel=1e-12)
+    lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
+    assert float(lt.host) * 64 * 48 <= gaps
+    assert float(lt.host) == 0.0
+
+
+def test_dense_layers_are_far_from_host_bound(h100):
+    """A dense Llama-3 70B layer (TP 8, micro-batch 1, 8k tokens, FP8 current scaling): 12 operations forward
+    (attention 7, MLP 5) and 16 backward (9 + 7), with 2 x 3 + 2 x 4 = 14 forward and 4 x 4 = 16 backward cast
+    kernels: 58 x 13.48 µs = 0.78 ms, a seventh of its GPU compute (5.58 ms, before 2.76 ms of exposed TP
+    communication), so nothing is charged."""
+    job = Job(LLAMA3_70B, 8192, 128, "fp8", fp8_recipe="tensorwise")
+    fwd, bwd = H.layer_ops(job, 9.0, 1.0)
+    assert (float(fwd), float(bwd)) == (12.0 + 14.0, 16.0 + 16.0)
+    lt = layer_times(h100, job, tp=8, mb=1, cp=1, ep=1, rc=0, sp=True)
+    assert float(H.host_time(job, 9.0, 1.0, 0)) / float(lt.forward + lt.backward) == pytest.approx(0.14, abs=0.01)
+    assert float(H.host_time(job, 9.0, 1.0, 0)) == pytest.approx(58 * 13.48e-6, rel=1e-12)
+    assert float(lt.host) == 0.0
