@@ -22,7 +22,12 @@ fp32 master weights and Adam's two moments (12 bytes), plus a 4-byte fp32 main-g
 16-bit (Megatron-LM docs, distributed optimizer: 6 + 12/d bytes for bf16 parameters with fp32 gradients, 4 + 16/d
 for 16-bit gradients). ZeRO-1 (the distributed optimizer) divides the optimizer by dp, ZeRO-2 the gradients too,
 ZeRO-3 / FSDP the weights as well, and then holds a gather window of two layers' full weights (the layer computing
-and the one being prefetched).
+and the one being prefetched). Sharded gradients (ZeRO-2 and 3) are not sharded while they are made: Megatron-FSDP
+(megatron/core/distributed/fsdp/src/docs/mfsdp_design.md at Megatron-LM d98e8a6, "During backward: autograd sets
+param.grad: a full-size plain Tensor"; "Post-backward: reduce-scatter param.grad ... release param.grad") keeps a
+layer's full gradient until its reduce-scatter ends, so a rank also holds a gradient window of two layers' full
+gradients in the reduction dtype (the layer computing its gradients and the one whose reduce-scatter overlaps it;
+Calculon counts one such block, `llm.py` 1914-1923 at caa4b11, though its comment there states two).
 
 Offload to host memory (`offload`, a bit code: 1 activations, 2 optimizer state), as Megatron-core implements it:
 activation offload (`--fine-grained-activation-offloading`, which works with PP, interleaving and recomputation)
@@ -49,6 +54,8 @@ OPTIMIZER_BYTES = 12.0
 WEIGHT_BYTES = 2.0
 #: Layers whose full weights a ZeRO-3 / FSDP rank holds at once: the one computing and the one prefetched.
 GATHER_WINDOW_LAYERS = 2.0
+#: Layers whose full gradients a ZeRO-2 / ZeRO-3 rank holds at once: the one computing and the one reduce-scattered.
+GRAD_WINDOW_LAYERS = 2.0
 #: Layers of one micro-batch whose activations stay on the accelerator under activation offload: the one computing
 #: and the one being copied (Calculon's minimum tier-1 activation space is one block's working and stored set).
 OFFLOAD_WINDOW_LAYERS = 2.0
@@ -205,7 +212,9 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
         """Parameters of this rank's shard at sharding stage k: the dense ones over dp, the experts over edp."""
         return where(stage >= k, pd / dp + pe / edp, p)
 
-    window = GATHER_WINDOW_LAYERS * _layer_params(arch, tp, ep, etp) * weight_bytes
+    layer = _layer_params(arch, tp, ep, etp)
+    window = GATHER_WINDOW_LAYERS * layer * weight_bytes
+    grads = gb * sharded(2) + where(stage >= 2, GRAD_WINDOW_LAYERS * layer * gb, 0.0)
     weights = where(stage >= 3, weight_bytes * sharded(3) + window, weight_bytes * p)
     opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded(1)
     per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
@@ -220,7 +229,7 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
     resident = OFFLOAD_WINDOW_LAYERS * per_layer
     act_gpu = where(code & 1, minimum(act, resident), act)
     host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded(1), 0.0)
-    return TrainingMemory(weights=weights, gradients=gb * sharded(2), optimizer=where(code & 2, 0.0, opt),
+    return TrainingMemory(weights=weights, gradients=grads, optimizer=where(code & 2, 0.0, opt),
                           activations=act_gpu + logits, host=host)
 
 
