@@ -67,6 +67,17 @@ def test_archgen_still_picks_the_recorded_plan(key, plans, accelerators):
 
 
 @pytest.mark.parametrize("key", sorted(CASES))
+def test_the_model_only_search_picks_the_recorded_plan(key, plans, accelerators):
+    """With weight offload searched too (Calculon's mechanism; no stack runs it), the recorded pick."""
+    rec = DATA["cases"][key]["archgen_plan_model_only"]
+    assert rec["model_only"] is True and rec["same_as"] == "archgen_plan"
+    wide = search(CASES[key], accelerators, model_only=True)[0]
+    assert wide.best == plans[key].best and wide.switches == plans[key].switches and wide.model_only == (), (
+        f"{key}: with weight offload archgen now picks {wide.best} {wide.switches}: evaluate it in Calculon "
+        "(python -m tests.perf.calculon_plans CALCULON) and record it as archgen_plan_model_only")
+
+
+@pytest.mark.parametrize("key", sorted(CASES))
 def test_no_recorded_rate_beats_calculons_optimum(key):
     case = DATA["cases"][key]
     optimum = case["calculon_optimum"]["sample_rate"]
