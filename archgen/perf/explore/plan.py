@@ -158,7 +158,6 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     group_raw[group[base]] = raw[base]
     rest = np.flatnonzero(~base & (exhaustive | (~fits_base[group] & (group_raw[group] < state.best_t))))
     _bound(hw, job, lay, rest, kernels, sp_low, pipeline, bound, raw)
-    state.run(rest, bound)
     if wide:  # weight offload, like the others, only where memory needs it: rows that fit under no plan, again
         # with the weight bit, where their own compute + optimizer time (which the weights' copies and write-back
         # only lengthen: `offload.layer_exposed`) is below the best step found
@@ -173,8 +172,8 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         bound, raw = (np.concatenate([b, np.full(int(room.sum()), np.inf)]) for b in (bound, raw))
         added = np.arange(n, len(lay["tp"]))
         _bound(hw, job, lay, added, kernels, sp_low, pipeline, bound, raw)
-        state.lay = lay
-        state.run(added, bound)
+        state.lay, rest = lay, np.concatenate([rest, added])
+    state.run(rest, bound)
     fitting = np.flatnonzero(np.isfinite(bound))
     best, evaluated = state.best, state.evaluated
     if best is None:
