@@ -302,11 +302,15 @@ def estimate(
         "--search-plan", help="Also search every switch the workload's stack allows (overlaps, sequence parallelism, "
                               "attention kernel, ZeRO stage, CP, EP, offload) beside the layout, and report the best "
                               "plan and what it turns on; the estimate itself is unchanged.")] = False,
+    model_only: Annotated[bool, typer.Option(
+        "--model-only", help="With --search-plan, also search weight offload, which the model has (after Calculon's) "
+                             "but no stack profile runs; a plan that takes it is labelled a model-only plan.")] = False,
 ) -> None:
     """Performance estimate of a workload on a cluster, or predicted vs measured for validation cases."""
     from archgen.commands.common import existing_spec_paths
     from archgen.commands.estimate import run
-    _run(lambda: run(cases, cluster, workload, existing_spec_paths(paths), fmt, what_if, explain, search_plan))
+    _run(lambda: run(cases, cluster, workload, existing_spec_paths(paths), fmt, what_if, explain, search_plan,
+                     model_only))
 
 
 @app.command()

@@ -78,14 +78,18 @@ def measure(calculon: list[str], runs: int = RUNS) -> dict[str, list[tuple[float
 
 
 def search_times(rounds: int = 3) -> dict[str, tuple[float, object]]:
-    """CPU seconds (least of `rounds`) of archgen's whole plan search on each of the issue's two cases."""
+    """CPU seconds (least of `rounds`) of archgen's whole plan search on each of the issue's two cases.
+
+    Also with weight offload searched (`--model-only`), under the case's key + " model-only".
+    """
     sys.path.insert(0, str(ROOT))
     from tests.perf.calculon_plans import CASES, search
 
     out: dict[str, tuple[float, object]] = {}
     for key, case in CASES.items():
-        runs = [search(case) for _ in range(rounds)]
-        out[key] = (min(cpu for _, cpu in runs), runs[0][0])
+        for wide in (False, True):
+            runs = [search(case, model_only=wide) for _ in range(rounds)]
+            out[key + (" model-only" if wide else "")] = (min(cpu for _, cpu in runs), runs[0][0])
     return out
 
 
@@ -96,17 +100,19 @@ def optimum_lines(times: dict[str, tuple[float, object]]) -> list[str]:
              f"Calculon's figures: tests/perf/data/calculon-optima.yaml (calculon-ai/calculon "
              f"{data['calculon']['commit'][:7]}; how they were obtained is stated there). Search: `search_plan`, "
              "stack nemo-2025 (`estimate --search-plan`'s default), CPU seconds, least of 3, this run; bar < 1 s.", "",
-             "| case | Calculon's optimum (samples/s) | archgen's plan in Calculon | gap | search CPU (s) |",
-             "|---|---:|---:|---:|---:|"]
+             "| case | Calculon's optimum (samples/s) | archgen's plan in Calculon | gap | search CPU (s) "
+             "| with --model-only (s) |",
+             "|---|---:|---:|---:|---:|---:|"]
     for key, case in data["cases"].items():
         opt, mine = case["calculon_optimum"]["sample_rate"], case["archgen_plan"]["calculon"]
         note = f" (Calculon refuses it: {mine['refused']})" if mine.get("refused") else ""
         cpu = times[key][0] if key in times else float("nan")
+        wide = times[key + " model-only"][0] if key + " model-only" in times else float("nan")
         plan = times[key][1] if key in times else None
         if plan is not None and getattr(plan, "best", None) != case["archgen_plan"]["layout"]:
             note += " (the recorded pick: archgen now picks another, tests/perf/test_calculon_optimum.py)"
         lines.append(f"| {case['name']} | {opt:.2f} | {mine['sample_rate']:.2f}{note} "
-                     f"| {mine['sample_rate'] / opt - 1:+.1%} | {cpu:.3f} |")
+                     f"| {mine['sample_rate'] / opt - 1:+.1%} | {cpu:.3f} | {wide:.3f} |")
     return lines
 
 

@@ -50,11 +50,13 @@ FORMATS = ("text", "json")
 
 
 def run(cases: Path | None, cluster: str | None, workload: str | None, paths: list[Path], fmt: str = "text",
-        what_if: list[str] | None = None, explain: bool = False, search_plan: bool = False) -> tuple[str, int]:
+        what_if: list[str] | None = None, explain: bool = False, search_plan: bool = False,
+        model_only: bool = False) -> tuple[str, int]:
     """`archgen estimate`: score `cases`, or estimate `workload` (on `cluster`, under `what_if`) from `paths`.
 
     `explain` adds every training switch an estimate used and where its value came from (`stacks.explain`);
-    `search_plan` adds the plan search (`perf.explore.plan`) beside the estimate.
+    `search_plan` adds the plan search (`perf.explore.plan`) beside the estimate; `model_only` has it also search
+    weight offload, which no stack runs.
     """
     if cases is not None:
         if cluster or workload or what_if:
@@ -62,6 +64,8 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
         return estimate_cases(cases, fmt, explain)
     if not workload:
         raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")
+    if model_only and not search_plan:
+        raise UsageError("--model-only widens the plan search: give it with --search-plan")
     factors = parse_what_if(what_if or [])
     specs, design = built(paths)
     doc = specs.items.get(workload)
@@ -71,7 +75,7 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
     with located(specs, (workload, (job,)) if job else None):  # the model's errors at their subject, else the job
         return estimate_workload(specs.items, cluster, workload, fmt, scale_out, factors, explain,
-                                 search_plan, bound)
+                                 search_plan, bound, model_only)
 
 
 def _check_format(fmt: str) -> None:
@@ -153,7 +157,8 @@ def _judged(est: Estimate, requirements: Sequence[Requirement], notes: list[str]
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
                       scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None,
                       explain: bool = False, search_plan: bool = False,
-                      requirements: Sequence[Requirement] | None = None) -> tuple[str, int]:
+                      requirements: Sequence[Requirement] | None = None, model_only: bool = False
+                      ) -> tuple[str, int]:
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
     The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
@@ -163,6 +168,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     (the exit code judges the what-if). `explain` adds the training switches the estimate used, with where each
     came from (`stacks.explain`; JSON: `switches`). `search_plan` adds the plan search of a training workload
     (`perf.explore.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
+    `model_only` has that search also try weight offload, which no stack runs (a plan taking it says so).
     `requirements` are the workload's own as `build` bound them (`Design.workload_requirements`; None: bound here),
     judged once on each estimate (the baseline and the what-if).
     """
@@ -195,7 +201,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         raise UsageError(f"--search-plan searches a training job's plan on its own hardware; workload "
                          f"'{workload.id}' is {why}")
     if search_plan:
-        plan = plan_for_workload(workload, model, on.hardware, workload.accelerators or on.accelerators)
+        plan = plan_for_workload(workload, model, on.hardware, workload.accelerators or on.accelerators, model_only)
         extra["plan"] = plan_dict(plan)
     if what_if:
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware

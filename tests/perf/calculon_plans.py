@@ -82,13 +82,16 @@ def hardware(case: Case, accelerators=None) -> Hardware:
                         scale_out_bandwidth=Q_(case.scale_out), host=host)
 
 
-def search(case: Case, accelerators=None, stack: str = STACK, stated: dict[str, object] | None = None
-           ) -> tuple[PlanResult, float]:
-    """archgen's plan search for `case` (with the switches `stated`, kept as stated) and its CPU seconds."""
+def search(case: Case, accelerators=None, stack: str = STACK, stated: dict[str, object] | None = None,
+           model_only: bool = False) -> tuple[PlanResult, float]:
+    """archgen's plan search for `case` (with the switches `stated`, kept as stated) and its CPU seconds.
+
+    `model_only` also searches weight offload, which no stack runs (`search_plan`).
+    """
     hw = hardware(case, accelerators)
     job = Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(stack, stated or {}, "bf16"))
     start = time.process_time()
-    plan = search_plan(hw, job, case.gpus, stack, stated or {})
+    plan = search_plan(hw, job, case.gpus, stack, stated or {}, model_only=model_only)
     return plan, time.process_time() - start
 
 
@@ -104,7 +107,8 @@ def execution(plan: PlanResult, case: Case) -> dict[str, object]:
     - ZeRO >= 1 -> optimizer_sharding. Calculon's sharding splits the optimizer state and the weight gradients over
       dp but one block's (`llm.py`: `_block_weight_grad_space_no_sharding` + the sharded rest), about ZeRO-2;
       ZeRO-3's weight sharding has no Calculon knob, so Calculon counts every weight of the rank.
-    - offload activations / optimizer / both -> activations_offload / optimizer_offload; weight_offload false.
+    - offload activations / optimizer / both -> activations_offload / optimizer_offload; weights (a model-only
+      option, after Calculon's) -> weight_offload.
     - flash attention: no Calculon knob (its attention is `multihead`, the materialised scores).
     - networks: a group on tier 0 (NVLink) where it fits in a node whole, in Megatron's rank order (tp, dp, pp),
       else tier 1.
@@ -128,8 +132,9 @@ def execution(plan: PlanResult, case: Case) -> dict[str, object]:
             "tensor_par_comm_type": "rs_ag" if sw["sequence_parallel"] and tp > 1 else "ar",
             "tensor_par_overlap": "ring" if sw["overlap_tp_comm"] and tp > 1 else "none",
             "seq_par_ag_redo": False, "data_par_overlap": bool(sw["overlap_grad_reduce"]) and dp > 1,
-            "weight_offload": False, "activations_offload": offload in ("activations", "both"),
-            "optimizer_offload": offload in ("optimizer", "both"), "training": True}
+            "weight_offload": offload.startswith("weights"),
+            "activations_offload": offload.endswith(("activations", "both")),
+            "optimizer_offload": offload.endswith(("optimizer", "both")), "training": True}
 
 
 def calculon_rate(command: list[str], root: Path, case: Case, exe: dict[str, object]) -> tuple[dict, str]:
@@ -159,12 +164,13 @@ def main() -> None:
     """Search both cases; with Calculon's CLI given, print its figures for each best plan."""
     command = shlex.split(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("CALCULON", ""))
     root = Path(os.environ.get("CALCULON_ROOT", "."))
-    variants = [(STACK, {}), (STACK, {"attention": "materialized"}), ("megatron-core-2024", {"attention": "materialized"})]
-    for (key, case), (stack, stated) in itertools.product(CASES.items(), variants):
-        plan, cpu = search(case, stack=stack, stated=stated)
+    variants = [(STACK, {}, False), (STACK, {}, True), (STACK, {"attention": "materialized"}, False),
+                ("megatron-core-2024", {"attention": "materialized"}, False)]
+    for (key, case), (stack, stated, model_only) in itertools.product(CASES.items(), variants):
+        plan, cpu = search(case, stack=stack, stated=stated, model_only=model_only)
         exe = execution(plan, case)
         assert plan.estimate is not None
-        print(f"{key} {stack} {stated}: archgen {plan.best} {plan.switches}: step {float(plan.estimate.step_time):.4f} s, "
+        print(f"{key} {stack} {stated}{' model-only' if model_only else ''}: archgen {plan.best} {plan.switches}: step {float(plan.estimate.step_time):.4f} s, "
               f"search {cpu:.3f} CPU s\n  calculon execution: {json.dumps(exe)}")
         if command:
             s, refused = calculon_rate(command, root, case, exe)

@@ -61,17 +61,18 @@ def test_a_stated_switch_is_kept_not_searched(hw):
     assert plan.switches["overlap_tp_comm"] is False and "overlap_tp_comm" not in plan.turned_on
 
 
-@pytest.mark.parametrize("stack, gpus, batch", [
-    pytest.param("nemo-2025", 128, 256, marks=pytest.mark.slow), ("megatron-core-2024", 256, 512)])
-def test_the_pruned_search_finds_the_exhaustive_optimum(hw, stack, gpus, batch):
+@pytest.mark.parametrize("stack, gpus, batch, model_only", [
+    pytest.param("nemo-2025", 128, 256, False, marks=pytest.mark.slow), ("megatron-core-2024", 256, 512, False),
+    ("megatron-core-2024", 36, 72, True)])
+def test_the_pruned_search_finds_the_exhaustive_optimum(hw, stack, gpus, batch, model_only):
     """Branch and bound and the dominance rules drop no plan that could win: the best equals evaluating every
-    fitting (layout, switches) pair."""
+    fitting (layout, switches) pair (with weight offload too: on 36 GPUs the best plan takes it)."""
     job = _job(stack, batch)
-    pruned = search_plan(hw, job, gpus, stack, {})
-    every = search_plan(hw, job, gpus, stack, {}, exhaustive=True)
+    pruned = search_plan(hw, job, gpus, stack, {}, model_only=model_only)
+    every = search_plan(hw, job, gpus, stack, {}, exhaustive=True, model_only=model_only)
     assert every.best is not None and pruned.best == every.best and pruned.switches == every.switches
     assert float(pruned.estimate.step_time) == float(every.estimate.step_time)
-    assert pruned.evaluated < every.evaluated
+    assert pruned.evaluated <= every.evaluated if model_only else pruned.evaluated < every.evaluated  # 36 GPUs: all
 
 
 def test_cli_search_plan_reports_beside_an_unchanged_estimate(cli):
@@ -86,7 +87,9 @@ def test_cli_search_plan_reports_beside_an_unchanged_estimate(cli):
                  "attention flash/materialized", "cp 1/2/4"):
         assert knob in searched, searched
     assert any(ln.strip().startswith("turned on: ") for ln in lines)
-    assert "not modelled: offload of weights" in section
+    assert "model-only (no stack runs it): weight offload, not searched (--model-only to search it)" in section
+    wide = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--search-plan", "--model-only")
+    assert wide.code == plan.code and "model-only (no stack runs it): weight offload, searched" in wide.out
 
 
 @pytest.mark.slow
@@ -107,3 +110,5 @@ def test_a_mixture_of_experts_plan_searches_ep_and_its_overlap(hw):
 def test_cli_search_plan_refuses_what_it_cannot_search(cli):
     r = cli("estimate", "--workload", "llama3-70b-serve-b200", "--search-plan")
     assert r.code == 2 and "workload 'llama3-70b-serve-b200' is not a training job" in r.err
+    r = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--model-only")
+    assert r.code == 2 and "--model-only widens the plan search: give it with --search-plan" in r.err

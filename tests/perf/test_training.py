@@ -104,6 +104,18 @@ def test_optimizer_state_is_sharded_by_the_distributed_optimizer():
     assert float(plain.weights) == pytest.approx(2 * float(plain.gradients) / 4)
 
 
+def test_sharded_gradients_keep_two_layers_whole_while_they_are_reduce_scattered():
+    # Megatron-FSDP (mfsdp_design.md): a layer's param.grad is full-size until its reduce-scatter releases it, so
+    # ZeRO-2/3 hold the dp-sharded fp32 gradients plus two layers' full ones (the one computing, the one reducing)
+    common = dict(precision="bf16", seq_len=2048, micro_batch=1, tp=8, pp=8, dp=16, cp=1, ep=1, interleave=1,
+                  recompute=2, sp=True, flash=True, microbatches=64)
+    one = {z: training_memory(GPT3, zero=z, **common) for z in (1, 2, 3)}
+    layer = 12 * 12288**2 / 8  # one GPT-3 layer's weights on a tp-8 rank (12 h^2, biases and norms aside)
+    whole = float(one[1].gradients)
+    assert float(one[2].gradients) == pytest.approx(whole / 16 + 2 * 4 * layer, rel=1e-3)
+    assert float(one[3].gradients) == float(one[2].gradients)
+
+
 def test_a_pipeline_hop_crosses_domains_unless_each_pipeline_fits_one(accelerators):
     gb200 = hardware_for(accelerators["gb200"], scale_up_size=72, scale_out_bandwidth=Q_(400, "Gbit/s"))
     job = Job(GPT3, 2048, 576, overlap_p2p_comm=False)

@@ -4,8 +4,10 @@ The layout search (`search.search_training`) varies tp, pp, dp, micro-batch, int
 takes the switches (overlaps, sequence parallelism, attention kernel) from the stack's profile. A plan search also
 varies every switch and layout field the stack can run (`archgen.model.switches.ALLOWS`): sequence parallelism, the
 attention kernel, TP, p2p, DP-reduce, parameter-gather and EP overlap, the ZeRO stage, CP, EP and host offload of
-activations and optimizer state. A switch the workload states is kept, not searched. Weight offload is not in the
-performance model and is not searched.
+activations and optimizer state. A switch the workload states is kept, not searched. Weight offload is in the model
+(`perf.train.offload`) but no stack archgen profiles runs it (`offload.WEIGHT_OFFLOAD_STACKS`): it is searched only
+when asked (`model_only`), beside each offload the stack allows, and a plan that takes it says so (`model_only`
+of the result: a plan of the model, after Calculon's, not one a stack can run).
 
 The space is the layouts times the switch combinations; it is pruned, not walked (branch and bound):
 
@@ -34,10 +36,12 @@ from archgen.model.switches import ALLOWS
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
+from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
+from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.stacks import stated_knobs
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_estimate import training_setup
@@ -49,6 +53,8 @@ JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_gra
 #: shown + lost·(t - shown) <= t (`exposure.dp_exposed`), the interleaved p2p takes the lesser of the two schedules
 #: (`training.estimate_training`). Searched by that rule: on wherever the stack allows them.
 DOMINANT = ("overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather")
+#: Offload names by code (`memory.OFFLOAD_CODES`).
+NAMES = {v: k for k, v in OFFLOAD_CODES.items()}
 #: Layouts in the first block of the bound-and-evaluate loop (each next block twice the last).
 BLOCK = 256
 
@@ -68,6 +74,8 @@ class PlanResult:
     turned_on: tuple[str, ...]          # switches and layout options the best plan turns on
     estimate: TrainingEstimate | None
     job: Job | None
+    model_only: tuple[str, ...] = ()    # options the best plan takes that no stack runs (weight offload)
+    searched_model_only: bool = False   # whether model-only options were searched
 
 
 def allowed(stack: str, name: str) -> tuple:
@@ -79,11 +87,12 @@ def allowed(stack: str, name: str) -> tuple:
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
                 fixed: dict[str, int | str | None] | None = None, pipeline: PipelineOptions = DEFAULT,
-                exhaustive: bool = False) -> PlanResult:
+                exhaustive: bool = False, model_only: bool = False) -> PlanResult:
     """The fastest plan that fits: a layout and the switches, each within what `stack` allows.
 
     `stated` holds the switches the workload states (kept as stated); `fixed` the layout fields it states.
     `exhaustive` evaluates every combination on every fitting layout (the reference the tests compare against).
+    `model_only` also searches weight offload, which no stack runs, with each offload the stack allows.
     """
     given: dict[str, int | str] = {k: v for k, v in (fixed or {}).items() if v is not None}
     a = job.arch
@@ -108,6 +117,9 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     zeros = values("zero", (0, 1, 2, 3)) if "zero" not in given else (int(given["zero"]),)
     offs = ([OFFLOAD_CODES[str(given["offload"])]] if "offload" in given else
             [OFFLOAD_CODES[o] for o in values("offload", ()) if host or o == "none"])
+    wide = model_only and host and "offload" not in given  # weight offload beside each offload the stack allows
+    if wide:
+        searched["offload"] = tuple(NAMES[c] for c in offs + [c | WEIGHT_OFFLOAD for c in offs])
     tables = []
     for cp, ep in itertools.product(cps, eps):
         lay = enumerate_layouts(a, job, gpus, hw, given | {"cp": cp, "ep": ep}, pipeline)
@@ -125,7 +137,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     combos = [fixed_on | dict(zip(free, c, strict=True)) for c in itertools.product(*(values(s, ()) for s in free))]
     combos = [c | ({} if a.experts else {"overlap_ep_comm": job.overlap_ep_comm}) for c in combos]
     plans = [(c, sp) for c, sp in itertools.product(combos, sps) if sp or not c["overlap_tp_comm"]]
-    space = n * len(plans)
+    space = n * len(plans) * (2 if wide else 1)  # with weight offload every layout again with the weight bit
     if n == 0:
         return PlanResult(searched, kept, 0, 0, 0, 0, None, {}, (), None, None)
 
@@ -142,15 +154,32 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     group = _groups([lay[k] for k in KEYS if k not in ("recompute", "offload")])
     fits_base = np.zeros(group.max() + 1, dtype=bool)
     fits_base[group[base & np.isfinite(bound)]] = True
-    group_raw = np.full(group.max() + 1, np.inf)
+    group_raw = np.full(group.max() + 1, -np.inf)  # a group without a plain row (offload stated) has no bound yet
     group_raw[group[base]] = raw[base]
     rest = np.flatnonzero(~base & (exhaustive | (~fits_base[group] & (group_raw[group] < state.best_t))))
     _bound(hw, job, lay, rest, kernels, sp_low, pipeline, bound, raw)
+    if wide:  # weight offload, like the others, only where memory needs it: rows that fit under no plan, again
+        # with the weight bit, where their own compute + optimizer time (which the weights' copies and write-back
+        # only lengthen: `offload.layer_exposed`) is below the best step found
+        cand = np.arange(n) if exhaustive else np.flatnonzero(
+            ~fits_base[group] & (group_raw[group] < state.best_t) & ~np.isfinite(bound) & (raw < state.best_t))
+        more = {k: v[cand] for k, v in lay.items()}
+        more["offload"] = (more["offload"].astype(int) | WEIGHT_OFFLOAD).astype(float)
+        low = replace(job, attention="flash" if "flash" in kernels else kernels[0])  # the kernel of least memory
+        mem = busiest_memory(low, _layout(more, np.full(len(cand), sp_low), pipeline))
+        room = (mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity)  # memory alone, before the times
+        lay = {k: np.concatenate([v, more[k][room]]) for k, v in lay.items()}
+        bound, raw = (np.concatenate([b, np.full(int(room.sum()), np.inf)]) for b in (bound, raw))
+        added = np.arange(n, len(lay["tp"]))
+        _bound(hw, job, lay, added, kernels, sp_low, pipeline, bound, raw)
+        state.lay, rest = lay, np.concatenate([rest, added])
     state.run(rest, bound)
     fitting = np.flatnonzero(np.isfinite(bound))
     best, evaluated = state.best, state.evaluated
     if best is None:
-        return PlanResult(searched, kept, n, len(fitting), evaluated, space, None, {}, (), None, None)
+        return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, None, {}, (), None,
+                          None,
+                          searched_model_only=model_only)
     i, combo, sp = best
     layout = _best_layout(lay, i)
     plan_job = _with_switches(job, combo)
@@ -159,7 +188,10 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     if int(layout["zero"]) < 1:
         switches["overlap_param_gather"] = False  # no parameter gather without the distributed optimizer
     on = _turned_on(layout, switches)
-    return PlanResult(searched, kept, n, len(fitting), evaluated, space, layout, switches, on, one, plan_job)
+    extra = ("weight offload",) if OFFLOAD_CODES[str(layout.get("offload", "none"))] & WEIGHT_OFFLOAD else ()
+    return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, layout, switches, on,
+                      one, plan_job, extra,
+                      model_only)
 
 
 class _Search:
@@ -263,7 +295,7 @@ def _best_layout(lay: dict[str, np.ndarray], i: int) -> dict[str, int | str]:
     out["recompute"] = names[int(lay["recompute"][i])]
     code = out.pop("offload")
     if code:
-        out["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[int(code)]
+        out["offload"] = NAMES[int(code)]
     return out
 
 
@@ -274,11 +306,12 @@ def _scalar_layout(layout: dict[str, int | str], sp: bool, pipeline: PipelineOpt
                   OFFLOAD_CODES[str(layout.get("offload", "none"))])
 
 
-def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpus: int) -> PlanResult:
+def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpus: int,
+                      model_only: bool = False) -> PlanResult:
     """The plan search of a training workload on `gpus` accelerators of `hw` (`estimate --search-plan`).
 
     The stack is the workload's (the default profile when it states none); the switches and layout fields it states
-    are kept.
+    are kept. `model_only` also searches weight offload (`search_plan`).
     """
     t = workload.training
     assert t is not None, "a plan is searched for a training workload"
@@ -286,14 +319,16 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
     setup = training_setup(workload, Arch.from_model(model), hw, gpus)
     given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
     fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
-    return search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline)
+    return search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only)
 
 
 def plan_dict(res: PlanResult) -> dict[str, object]:
     """The plan search as plain data (JSON: `plan`)."""
     est = res.estimate
     return {"searched": {k: list(v) for k, v in res.searched.items()}, "kept": dict(res.kept),
-            "not_modelled": ["offload of weights"], "layouts": res.layouts, "fitting": res.fitting,
+            "model_only": {"searched": res.searched_model_only, "options": ["weight offload"],
+                           "taken": list(res.model_only), "stacks": WEIGHT_OFFLOAD_STACKS},
+            "layouts": res.layouts, "fitting": res.fitting,
             "evaluated": res.evaluated, "space": res.space, "layout": res.best, "switches": res.switches,
             "turned_on": list(res.turned_on),
             "step_time_s": float(est.step_time) if est is not None else None,
@@ -306,7 +341,8 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
     lines.append("  searched: " + "; ".join(f"{k} {'/'.join(str(x) for x in v)}" for k, v in res.searched.items()))
     if res.kept:
         lines.append("  kept as stated: " + ", ".join(f"{k}={v}" for k, v in res.kept.items()))
-    lines.append("  not modelled: offload of weights")
+    lines.append("  model-only (no stack runs it): weight offload, " + (
+        "searched" if res.searched_model_only else "not searched (--model-only to search it)"))
     lines.append(f"  {res.layouts:,} layouts, {res.fitting:,} fit under some plan; {res.evaluated:,} of "
                  f"{res.space:,} (layout, switches) pairs evaluated (pruned by memory fit and a compute bound)")
     if res.best is None or res.estimate is None:
@@ -316,4 +352,7 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
     lines.append("  best: " + " ".join(f"{k}={v}" for k, v in res.best.items()) + f": step {s:.4g} s{vs}, MFU "
                  f"{float(res.estimate.mfu) * 100:.1f} %")
     lines.append("  turned on: " + (", ".join(res.turned_on) or "nothing"))
+    if res.model_only:
+        lines.append(f"  MODEL-ONLY PLAN (Calculon's mechanism): it takes {', '.join(res.model_only)}, which "
+                     f"{WEIGHT_OFFLOAD_STACKS}")
     return "\n".join([*lines, ""])

@@ -22,7 +22,12 @@ fp32 master weights and Adam's two moments (12 bytes), plus a 4-byte fp32 main-g
 16-bit (Megatron-LM docs, distributed optimizer: 6 + 12/d bytes for bf16 parameters with fp32 gradients, 4 + 16/d
 for 16-bit gradients). ZeRO-1 (the distributed optimizer) divides the optimizer by dp, ZeRO-2 the gradients too,
 ZeRO-3 / FSDP the weights as well, and then holds a gather window of two layers' full weights (the layer computing
-and the one being prefetched).
+and the one being prefetched). Sharded gradients (ZeRO-2 and 3) are not sharded while they are made: Megatron-FSDP
+(megatron/core/distributed/fsdp/src/docs/mfsdp_design.md at Megatron-LM d98e8a6, "During backward: autograd sets
+param.grad: a full-size plain Tensor"; "Post-backward: reduce-scatter param.grad ... release param.grad") keeps a
+layer's full gradient until its reduce-scatter ends, so a rank also holds a gradient window of two layers' full
+gradients in the reduction dtype (the layer computing its gradients and the one whose reduce-scatter overlaps it;
+Calculon counts one such block, `llm.py` 1914-1923 at caa4b11, though its comment there states two).
 
 Offload to host memory (`offload`, a bit code: 1 activations, 2 optimizer state), as Megatron-core implements it:
 activation offload (`--fine-grained-activation-offloading`, which works with PP, interleaving and recomputation)
@@ -32,6 +37,13 @@ optimizer offload (`--optimizer-cpu-offload`, offload fraction 1, `HybridDeviceO
 weights, Adam's moments and an fp32 copy of the gradient shard on the host (16 bytes per parameter of the shard)
 and none of the optimizer state on the accelerator. What is offloaded is `TrainingMemory.host`, judged against the
 host memory per accelerator.
+
+Weight offload (bit 4) is Calculon's mechanism, which no stack archgen profiles runs (`offload` says why): the rank's
+layer weights (its ZeRO-3 shard under stage 3) live in host memory and each layer is fetched before it computes, so
+the accelerator keeps `GATHER_WINDOW_LAYERS` layers' weights (the one computing and the one prefetched: Calculon's
+`get_weight_space_min`, two blocks, `calculon/llm/llm.py` 2172-2173 at caa4b11; ZeRO-Infinity's prefetch, arXiv
+2104.07857 section 6.2) and the embedding and output layer's share; gradients and optimizer state stay where they
+were (Calculon's `_get_mem_cap_reqs`, llm.py 2241-2271).
 """
 
 from __future__ import annotations
@@ -49,13 +61,18 @@ OPTIMIZER_BYTES = 12.0
 WEIGHT_BYTES = 2.0
 #: Layers whose full weights a ZeRO-3 / FSDP rank holds at once: the one computing and the one prefetched.
 GATHER_WINDOW_LAYERS = 2.0
+#: Layers whose full gradients a ZeRO-2 / ZeRO-3 rank holds at once: the one computing and the one reduce-scattered.
+GRAD_WINDOW_LAYERS = 2.0
 #: Layers of one micro-batch whose activations stay on the accelerator under activation offload: the one computing
 #: and the one being copied (Calculon's minimum tier-1 activation space is one block's working and stored set).
 OFFLOAD_WINDOW_LAYERS = 2.0
 #: Host bytes per parameter of the optimizer shard under optimizer offload: fp32 master weights and Adam's two
 #: moments (12) and the pinned fp32 gradient copy the CPU step reads (4) (Megatron-core HybridDeviceOptimizer).
 HOST_OPTIMIZER_BYTES = 16.0
-OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3}
+OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3, "weights": 4, "weights+activations": 5,
+                 "weights+optimizer": 6, "weights+both": 7}
+#: The bit of `OFFLOAD_CODES` that offloads weights (a model-only option: no stack archgen profiles runs it).
+WEIGHT_OFFLOAD = 4
 
 
 @dataclass(frozen=True)
@@ -91,6 +108,11 @@ def _layer_parts(arch: Arch, tp, ep, etp=None):
     moe_rest = arch.layer_params(True) - expert_part
     per = (dense * arch.layer_params(False) + arch.moe_layers * moe_rest) / tp
     return per / arch.layers, arch.moe_layers * expert_part / (etp * ep) / arch.layers
+
+
+def layer_params(arch: Arch, tp, ep, etp=None):
+    """Parameters of one average layer on one rank (`_layer_params`): what weight offload fetches per layer."""
+    return _layer_params(arch, tp, ep, etp)
 
 
 def params_per_gpu(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None):
@@ -205,7 +227,9 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
         """Parameters of this rank's shard at sharding stage k: the dense ones over dp, the experts over edp."""
         return where(stage >= k, pd / dp + pe / edp, p)
 
-    window = GATHER_WINDOW_LAYERS * _layer_params(arch, tp, ep, etp) * weight_bytes
+    layer = _layer_params(arch, tp, ep, etp)
+    window = GATHER_WINDOW_LAYERS * layer * weight_bytes
+    grads = gb * sharded(2) + where(stage >= 2, GRAD_WINDOW_LAYERS * layer * gb, 0.0)
     weights = where(stage >= 3, weight_bytes * sharded(3) + window, weight_bytes * p)
     opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded(1)
     per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
@@ -220,7 +244,12 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
     resident = OFFLOAD_WINDOW_LAYERS * per_layer
     act_gpu = where(code & 1, minimum(act, resident), act)
     host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded(1), 0.0)
-    return TrainingMemory(weights=weights, gradients=gb * sharded(2), optimizer=where(code & 2, 0.0, opt),
+    # weight offload: the layers' weights (their ZeRO-3 shard) on the host, a window of two and the rest on the device
+    n = arch.layers / pp if layers is None else layers
+    share = where(stage >= 3, sharded(3) / p, 1.0)
+    host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
+    weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
+    return TrainingMemory(weights=weights, gradients=grads, optimizer=where(code & 2, 0.0, opt),
                           activations=act_gpu + logits, host=host)
 
 

@@ -20,7 +20,13 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import TrainingMemory, expert_data_parallel, layer_activation_bytes
+from archgen.perf.hw.memory import (
+    WEIGHT_OFFLOAD,
+    TrainingMemory,
+    expert_data_parallel,
+    layer_activation_bytes,
+    layer_params,
+)
 from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import fast
 from archgen.perf.train import host as H
@@ -308,6 +314,10 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
                                    flash=job.attention == "flash", precision=job.precision, dropout=job.dropout,
                                    etp=etp)
     act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
+    # Weight offload (a model-only option): each layer's weights (ZeRO-3: its shard) in per micro-batch and pass.
+    w_layer = job.weight_bytes * layer_params(a, tp, ep, etp) / where(zero >= 3, dp * cp, 1.0)
+    act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
+                                                              layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
     rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
@@ -331,7 +341,9 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
         opt_c = where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
                       K.memory_time(hx, ADAM_BYTES * shard))
-        return dp_c, opt_c + K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard) + norm  # `CLIP_BYTES`
+        back = where((x(code) & 6) == WEIGHT_OFFLOAD, off.weight_writeback(hx, layers * x(w_layer)), 0.0)
+        clip = K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard)  # `CLIP_BYTES`
+        return dp_c, opt_c + back + clip + norm
 
     # Weights are quantised once per step, at the first micro-batch (`quant.weight_bytes`), on every rank class.
     quantise = lambda n: K.memory_time(hx, Q.step_weight_bytes(  # noqa: E731 (the classes' layers n)
