@@ -124,3 +124,29 @@ print("ok")
     r = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
                        env={**os.environ, "PYTHONPATH": str(REPO)})
     assert (r.returncode, r.stdout) == (0, "ok\n"), r.stderr
+
+
+def test_models_shared_by_kinds_are_listed_innermost_first():
+    """`core_schemas.shared`: the models nested in two or more kinds, each after those nested in it (issue 25)."""
+    from archgen.model import KINDS, Cluster, Rack, System
+    from archgen.model.base import Mechanical
+    from archgen.model.core_schemas import shared
+    from archgen.model.cost import Price
+    from archgen.model.reliability import FailureRate
+    from archgen.model.spec import Waiver
+    found = shared(KINDS.values())
+    assert {Waiver, Price, FailureRate, Mechanical} <= set(found)
+    assert Rack not in found and Cluster not in found          # a kind itself is built once, by its own validation
+    assert shared([System]) == []                              # nothing is shared within one kind
+    for i, model in enumerate(found):                          # innermost first: no model before one it holds
+        inner = {m for f in model.model_fields.values() for m in found if m in _models_in(f.annotation)}
+        assert all(found.index(m) < i for m in inner), model
+
+
+def _models_in(annotation: object) -> set[type]:
+    import typing
+
+    from pydantic import BaseModel
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return {annotation}
+    return set().union(*(_models_in(a) for a in typing.get_args(annotation)))
