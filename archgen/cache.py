@@ -80,13 +80,22 @@ def _entry_mac(secret: bytes, kind: str, key: str, body: str) -> str:
     return hmac.new(secret, f"{kind}\0{key}\0{body}".encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
+#: The key read by this process, by its path: a command checks one entry per spec file (106 reads of the same file
+#: were a fifth of loading the specs, issue 25). A key replaced meanwhile (two first uses at once) costs this process
+#: only entries that others rebuild once, as when the race is lost.
+_KEYS: dict[Path, bytes] = {}
+
+
 def _key() -> bytes | None:
     """This machine's cache key, created on first use (0600) outside the cache directory; None where it cannot be."""
     base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     path = base / "archgen" / "cache.key"
+    if path in _KEYS:
+        return _KEYS[path]
     try:
         data = path.read_bytes()
         if len(data) == 32:
+            _KEYS[path] = data
             return data
     except FileNotFoundError:
         pass

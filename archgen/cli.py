@@ -8,8 +8,6 @@ A reader that stops early (`archgen schema | head`) ends the command quietly wit
 docs' SIGPIPE recipe do.
 """
 
-from __future__ import annotations
-
 import sys
 import traceback
 from collections.abc import Callable
@@ -21,6 +19,7 @@ import typer.core
 
 from archgen import __version__
 from archgen.errors import ArchgenError
+from archgen.startup import exit_now, pause_gc
 
 
 class _Group(typer.core.TyperGroup):
@@ -353,8 +352,12 @@ def _sweep_progress():
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: the command without the collector at start-up or the teardown (`archgen.startup`)."""
+    pause_gc()
+    try:
+        app()
+    except SystemExit as stop:
+        exit_now(stop)
 
 
 if __name__ == "__main__":  # python -m archgen.cli

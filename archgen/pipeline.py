@@ -56,14 +56,16 @@ def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[Source
     catalog = shipped_catalog()
     if not catalog.is_dir():
         return docs, []
-    roots = {catalog, catalog.resolve()}
+    resolved = catalog.resolve()
+    roots = {catalog, resolved}
     named = [Path(p).resolve() for p in paths if any(Path(p).resolve().is_relative_to(r) for r in roots)]
-    real = {d.file: Path(d.file).resolve() for d in docs}   # each file resolved once
+    real = {f: Path(f).resolve() for f in {d.file for d in docs}}   # each file resolved once
     walked = [d for d in docs if any(real[d.file].is_relative_to(r) for r in roots)
               and not any(real[d.file].is_relative_to(n) for n in named)]
-    mine = [d for d in docs if all(d is not w for w in walked)]
+    skipped = {id(d) for d in walked}
+    mine = [d for d in docs if id(d) not in skipped]
     # a catalog file resolves inside the resolved catalog, so only a user file there can be one already loaded
-    loaded = {r for r in real.values() if r.is_relative_to(catalog.resolve())}
+    loaded = {r for r in real.values() if r.is_relative_to(resolved)}
     files = find_files([catalog])
     return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files)
 

@@ -15,7 +15,8 @@ from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did
 from archgen.load import SourceDocument as Source
 from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
-from archgen.model import KINDS, Document, Facility, Part
+from archgen.model import KINDS, Document, Facility, Part, core_schemas
+from archgen.startup import resume_gc
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     user_ids = {d.id for d in docs}
     every = [d for d in library if d.id not in user_ids] + list(docs)
     unused = {id(d) for d in _unused_library(every, {id(d) for d in library})}
+    core_schemas.build({KINDS[k] for d in every if isinstance(k := d.data.get("kind"), str) and k in KINDS})
     shelf: dict[str, tuple[Document, Source]] = {}
     renamed: list[RenamedKey] = []
     for raw in every:
@@ -122,6 +124,7 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
         items[model.id], sources[model.id] = model, doc
     if problems:
         raise ValidateError(problems)
+    resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
     return Specs(items, sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed))
 
 

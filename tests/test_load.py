@@ -242,3 +242,14 @@ def test_pint_cache_files_without_this_machines_seal_are_deleted(tmp_path, monke
     assert (tmp_path / "config" / "archgen" / "cache.key").stat().st_mode & 0o077 == 0
     monkeypatch.setenv("XDG_CONFIG_HOME", "/proc/not-writable")
     assert not cache.unsealed_removed(folder)             # no key: the caller builds pint's registry in memory
+
+
+def test_the_characters_yaml_refuses_are_those_outside_c_printable():
+    """`yaml_guard.NOT_YAML` lists the ranges between YAML 1.2's c-printable (section 5.1), as the negated class did."""
+    import re
+
+    from archgen.yaml_guard import NOT_YAML
+    printable = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+    every = "".join(map(chr, range(0x110000)))
+    assert NOT_YAML.findall(every) == printable.findall(every)
+    assert len(NOT_YAML.findall(every)) == 9 + 2 + 18 + 6 + 26 + 2048 + 2

@@ -14,7 +14,7 @@ from importlib.util import find_spec
 
 import pytest
 
-from tests.conftest import REPO, SPECS
+from tests.conftest import REPO, SPECS, run_cli
 
 #: Libraries no command of the estimate or validate kind uses: Dask (pint imports it, and jinja2 with it, when the
 #: `distributed` extra is installed), the plots, graphs and documents of `render` and `sweep`.
@@ -27,9 +27,9 @@ NOT_ESTIMATE = ("archgen.checks", "archgen.analyse.cost", "archgen.analyse.relia
 _WRAPPER = """
 import json, sys
 sys.argv = ["archgen", *json.loads(sys.argv[1])]
-from archgen.cli import main
+from archgen.cli import app  # not `main`, which ends the process without returning (`startup.exit_now`)
 try:
-    main()
+    app()
 except SystemExit as stop:
     code = stop.code
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
@@ -124,3 +124,70 @@ print("ok")
     r = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
                        env={**os.environ, "PYTHONPATH": str(REPO)})
     assert (r.returncode, r.stdout) == (0, "ok\n"), r.stderr
+
+
+_EXIT = """
+import atexit, gc, sys, threading, time
+def late():
+    time.sleep(0.5)
+    print("thread joined", file=sys.stderr)
+threading.Thread(target=late).start()
+atexit.register(lambda: print("atexit ran; collector on:", gc.isenabled()))
+sys.argv = ["archgen", *sys.argv[1:]]
+from archgen.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("args, code, collecting", [
+    (("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(SPECS)), 0, True),  # validated: resumed
+    (("estimate", "--workload", "no-such-workload", "--path", str(SPECS)), 2, True),
+    (("--version",), 0, False),                                                  # read no specs: still paused
+])
+def test_the_quick_exit_joins_threads_runs_atexit_and_keeps_the_exit_code(args, code, collecting):
+    """`archgen.startup.exit_now`: threads joined, atexit handlers run, streams flushed, the command's exit code."""
+    r = subprocess.run([sys.executable, "-c", _EXIT, *args], cwd=REPO, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == code, r.stderr
+    assert r.stdout.endswith(f"atexit ran; collector on: {collecting}\n"), r.stdout[-300:]
+    assert "thread joined\n" in r.stderr
+    if code == 0 and args[0] == "estimate":
+        assert run_cli(*args).out == r.stdout.removesuffix(f"atexit ran; collector on: {collecting}\n")
+    if code == 2:
+        assert "no workload 'no-such-workload'" in r.stderr
+
+
+def test_a_library_caller_keeps_its_collector():
+    """Only the CLI's `main` pauses the collector; validating specs from a library leaves it as it was."""
+    import gc
+
+    from archgen.commands.common import load_specs
+    assert gc.isenabled()
+    load_specs([SPECS])
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_models_shared_by_kinds_are_listed_innermost_first():
+    """`core_schemas.shared`: the models nested in two or more kinds, each after those nested in it (issue 25)."""
+    from archgen.model import KINDS, Cluster, Rack, System
+    from archgen.model.base import Mechanical
+    from archgen.model.core_schemas import shared
+    from archgen.model.cost import Price
+    from archgen.model.reliability import FailureRate
+    from archgen.model.spec import Waiver
+    found = shared(KINDS.values())
+    assert {Waiver, Price, FailureRate, Mechanical} <= set(found)
+    assert Rack not in found and Cluster not in found          # a kind itself is built once, by its own validation
+    assert shared([System]) == []                              # nothing is shared within one kind
+    for i, model in enumerate(found):                          # innermost first: no model before one it holds
+        inner = {m for f in model.model_fields.values() for m in found if m in _models_in(f.annotation)}
+        assert all(found.index(m) < i for m in inner), model
+
+
+def _models_in(annotation: object) -> set[type]:
+    import typing
+
+    from pydantic import BaseModel
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return {annotation}
+    return set().union(*(_models_in(a) for a in typing.get_args(annotation)))

@@ -40,6 +40,7 @@ from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estim
 from archgen.perf.workload.serving_estimate import expert_problem
 from archgen.perf.workload.training_estimate import pipeline_options
 from archgen.scoring.catalog import load_accelerators
+from archgen.startup import resume_gc
 from archgen.units import Q_, Q, parse_quantity
 from archgen.validate import problems_from
 
@@ -116,6 +117,7 @@ def read_case_file(path: str | Path) -> CaseFile:
                                         message=f"duplicate case id '{case.id}'"))
         seen.add(case.id)
         entries.append((i, Refused(case.id, tuple(found)) if found else case))
+    resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
     return CaseFile(doc, tuple(entries))
 
 
