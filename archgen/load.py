@@ -174,11 +174,11 @@ def _real_folder(folder: Path, folders: dict[Path, Path]) -> Path:
     return folders[folder] if folder in folders else folders.setdefault(folder, folder.resolve(strict=True))
 
 
-def load_paths(paths: Iterable[str | Path]) -> list[SourceDocument]:
-    """Load every document of every spec file under `paths`; all problems are collected and raised once."""
+def load_paths(paths: Iterable[str | Path], found: bool = False) -> list[SourceDocument]:
+    """Every document of every spec file under `paths` (files `find_files` gave, if `found`); problems raised once."""
     docs: list[SourceDocument] = []
     problems: list[SpecProblem] = []
-    for f in find_files(paths):
+    for f in [Path(p) for p in paths] if found else find_files(paths):
         try:
             docs.extend(load_file(f))
         except SpecError as err:

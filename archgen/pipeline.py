@@ -66,9 +66,8 @@ def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[Source
     mine = [d for d in docs if id(d) not in skipped]
     # a catalog file resolves inside the resolved catalog, so only a user file there can be one already loaded
     loaded = {r for r in real.values() if r.is_relative_to(resolved)}
-    files = find_files([catalog])
-    return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files)
-
+    files = find_files([catalog])      # found once: each file vetted (links out of the tree refused) and resolved
+    return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files, found=True)
 
 def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str, RackAnalysis],
                                                         dict[str, ClusterAnalysis]]:
