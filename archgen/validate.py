@@ -137,11 +137,25 @@ def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:
     """
     lazy = [d for d in docs if d.kind in LIBRARY_KINDS and id(d) in library]
     waiting = {id(d) for d in lazy}
-    named = set().union(*(_strings(d.data) for d in docs if id(d) not in waiting))
+    named = set().union(*(_names(d) for d in docs if id(d) not in waiting))
     while used := [d for d in lazy if d.id in named]:
         lazy = [d for d in lazy if d.id not in named]
-        named |= set().union(*(_strings(d.data) for d in used))
+        named |= set().union(*(_names(d) for d in used))
     return lazy
+
+
+def _names(doc: Source) -> frozenset[str]:
+    """`_strings` of a document's data, kept in `NAMES` for a loaded one (`load.shared`: no one changes it)."""
+    if not shared(doc):
+        return frozenset(_strings(doc.data))
+    known = NAMES.get(id(doc))
+    if known is not None and known[0] is doc:
+        return known[1]
+    return NAMES.put(id(doc), (doc, frozenset(_strings(doc.data))))[1]
+
+
+#: The strings of loaded documents, by document: every `pipeline.run` walked all of the catalog's data again.
+NAMES = Memo[tuple[Source, frozenset[str]]](2048)
 
 
 def _strings(data: object) -> set[str]:

@@ -88,12 +88,12 @@ def test_parsed_files_are_cached_by_content(tmp_path, monkeypatch):
 
 
 def test_a_file_read_again_unchanged_gives_the_same_documents_and_models(tmp_path):
-    """`load.LOADED` and `validate.VALIDATED`: the second run of a file neither parses nor validates it again, a
-    changed file is read anew, and a run changes no document or model it shares with the next (their data, source
-    positions and fields equal a fresh parse and validation after a whole pipeline run of the shipped specs)."""
+    """`load.LOADED`, `validate.VALIDATED` and `validate.NAMES`: the second run of a file neither parses nor validates
+    it again, a changed file is read anew, and a run changes no document, model or set of names it shares with the
+    next (they equal a fresh parse, validation and walk after a whole pipeline run of the shipped specs)."""
     from archgen.load import LOADED, load_file, shared
     from archgen.pipeline import run
-    from archgen.validate import VALIDATED, validate
+    from archgen.validate import NAMES, VALIDATED, _strings, validate
     f = tmp_path / "m.yaml"
     text = (SPECS / "catalog" / "models" / "llama3-405b.yaml").read_text(encoding="utf-8")
     f.write_text(text, encoding="utf-8")
@@ -104,7 +104,7 @@ def test_a_file_read_again_unchanged_gives_the_same_documents_and_models(tmp_pat
     assert load_file(f)[0] is not docs[0] and validate(load_file(f)).items["llama3-405b"].layers == 12
     assert validate(docs).items["llama3-405b"].layers == 126
     assert len(run([SPECS]).findings) == len(run([SPECS]).findings)
-    seen = 0
+    seen = named = 0
     for (name, key), kept in list(LOADED._items.items()):
         text = Path(name).read_text(encoding="utf-8") if Path(name).is_file() else ""
         if cache.digest(text, str(load.MAX_NODES)) != key:
@@ -116,7 +116,11 @@ def test_a_file_read_again_unchanged_gives_the_same_documents_and_models(tmp_pat
             if model is not None:
                 assert model[1].model_dump() == KINDS[d.kind].model_validate(d.data).model_dump(), name
                 seen += 1
-    assert seen >= 90                                   # the shipped catalog's documents, at least
+            names = NAMES.get(id(k))
+            if names is not None and names[0] is k:
+                assert names[1] == _strings(d.data), name
+                named += 1
+    assert seen >= 90 and named >= 90                   # the shipped catalog's documents, at least
 
 
 def _problem(text: str) -> str:
