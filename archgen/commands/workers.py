@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.errors import UsageError
-from archgen.perf.api import PointRow, Result, SweepProblem, evaluate, summarise
+from archgen.perf.api import Chunk, Result, SweepProblem, chunk, evaluate, merge
 from archgen.pint_import import enable_dask
 
 #: Chunks per worker: enough to balance uneven points (searched layouts cost more), few enough to stay cheap.
@@ -147,45 +147,48 @@ def chunks(size: int, parts: int) -> list[tuple[int, int]]:
     return [(a, min(a + step, size)) for a in range(0, size, step)]
 
 
-def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = False) -> tuple[list[PointRow], str]:
-    """Points `start` to `stop` - 1 and, with `csv`, their lines of `points.csv` (the header with the first chunk).
+def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = False,
+                   pack: bool = False) -> tuple[Chunk, str]:
+    """Points `start` to `stop` - 1, tallied, and, with `csv`, their lines of `points.csv` (the header with the first).
 
-    What a worker runs: the output of a chunk is written where it was evaluated, so that `--workers N` shares the
-    formatting as it shares the estimates (`render.point_table` writes from columns).
+    What a worker runs: the output of a chunk is written and tallied where it was evaluated (`perf.explore.tally`), so
+    that `--workers N` shares the formatting and the Pareto front as it shares the estimates; with `pack` the rows
+    travel back pickled, for the parent to unpickle only if it reads them.
     """
     rows = evaluate(problem, start, stop)
-    if not csv:
-        return rows, ""
-    from archgen.render.point_table import csv_text
-    return rows, csv_text(problem, rows, header=start == 0)
+    text = ""
+    if csv:
+        from archgen.render.point_table import csv_text
+        text = csv_text(problem, rows, header=start == 0)
+    return chunk(problem, rows, start, pack), text
 
 
 def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
                  progress: Callable[[int, int], None] | None = None, written: list[str] | None = None) -> Result:
     """Every point of `problem`, in point order, evaluated here or by `pool`.
 
-    With `written`, each chunk's lines of `points.csv` are appended to it, in point order (`evaluate_chunk`).
+    With `written`, each chunk's lines of `points.csv` are appended to it, in point order (`evaluate_chunk`). The
+    result is the same for any pool and worker count (`perf.explore.tally.merge`).
     """
     least = MIN_CHUNK if problem.workload.training is not None else 1
     ranges = chunks(problem.size, min(workers * CHUNKS_PER_WORKER, -(-problem.size // least)) if pool else 1)
-    rows: list[PointRow] = []
-    done = 0
+    done: list[Chunk] = []
     try:
-        parts: Iterable[tuple[list[PointRow], str]]
+        parts: Iterable[tuple[Chunk, str]]
         csv = written is not None
         if pool is None:
             parts = (evaluate_chunk(problem, a, b, csv) for a, b in ranges)
         else:
-            parts = pool.map(evaluate_chunk, [problem] * len(ranges), [a for a, _ in ranges],
-                             [b for _, b in ranges], [csv] * len(ranges))
+            n = len(ranges)
+            parts = pool.map(evaluate_chunk, [problem] * n, [a for a, _ in ranges], [b for _, b in ranges],
+                             [csv] * n, [True] * n)
         for part, text in parts:
             if written is not None:
                 written.append(text)
-            rows.extend(part)
-            done += len(part)
+            done.append(part)
             if progress:
-                progress(done, problem.size)
+                progress(part.start + part.size, problem.size)
     except ImportError as err:  # raised in a worker: a Dask worker without archgen (or another version of it)
         raise UsageError(f"a sweep worker cannot import archgen's code ({err}); install archgen {__version__} on "
                          "every Dask worker") from None
-    return summarise(problem, rows)
+    return merge(problem, done)
