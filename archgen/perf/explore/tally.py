@@ -37,7 +37,13 @@ def categories(problem: SweepProblem) -> list[str]:
 
 def catalogued(row: PointRow) -> bool:
     """Whether a point runs on its hardware as catalogued: every hardware axis at factor 1."""
-    return not any(a in HARDWARE_AXES and not (isinstance(v, float) and v == 1.0) for a, v in row.values.items())
+    for a, v in row.values.items():
+        if a in _HARDWARE and not (isinstance(v, float) and v == 1.0):
+            return False
+    return True
+
+
+_HARDWARE = frozenset(HARDWARE_AXES)
 
 
 @dataclass(frozen=True)
@@ -68,23 +74,26 @@ class Tally:
 def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
     """The tally of `rows` (a chunk's or all of a sweep's)."""
     goals = [m for m, _ in objectives(problem.sweep)]
+    status = [r.status for r in rows]
     ok = [r for r in rows if r.status == "ok"]
     met = {}
     for q in requirements(problem):
         judged = [r.met.get(q.id) for r in rows]  # a point that does not fit judges what it provides
-        met[q.id] = (sum(m is True for m in judged), sum(m is False for m in judged))
+        met[q.id] = (sum(1 for m in judged if m is True), sum(1 for m in judged if m is False))
     reasons = Counter((r.status, r.reason) for r in rows if r.status != "ok")
     cats = categories(problem)
-    keys = [tuple(r.values[a] for a in cats) for r in ok]
+    keys: list[tuple] = [tuple(r.values[a] for a in cats) for r in ok] if len(cats) > 1 else \
+        [(r.values[cats[0]],) for r in ok] if cats else [()] * len(ok)
     groups = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    metrics = [r.metrics for r in ok]
     values, present = {}, {}
     for m in goals:
-        present[m] = np.fromiter((m in r.metrics for r in ok), dtype=bool, count=len(ok))
-        values[m] = np.fromiter((r.metrics.get(m, np.nan) for r in ok), dtype=float, count=len(ok))
-    fit = Fitting(values, present, np.fromiter((r.feasible for r in ok), dtype=bool, count=len(ok)),
-                  np.fromiter((catalogued(r) for r in ok), dtype=bool, count=len(ok)),
-                  np.fromiter((groups[k] for k in keys), dtype=np.int64, count=len(ok)), tuple(groups))
-    return Tally(len(rows), sum(r.status == "invalid" for r in rows), len(ok), sum(r.feasible for r in rows), met,
+        present[m] = np.array([m in d for d in metrics], dtype=bool)
+        values[m] = np.array([d.get(m, np.nan) for d in metrics], dtype=float)
+    plain = [catalogued(r) for r in ok]
+    fit = Fitting(values, present, np.array([r.feasible for r in ok], dtype=bool), np.array(plain, dtype=bool),
+                  np.array([groups[k] for k in keys], dtype=np.int64), tuple(groups))
+    return Tally(len(rows), status.count("invalid"), len(ok), sum(1 for r in rows if r.feasible), met,
                  dict(reasons), fit)
 
 
