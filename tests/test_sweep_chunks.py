@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from archgen.commands import sweep as sw
-from archgen.commands import sweep_problems
+from archgen.commands import sweep_problems, workers
 from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements, summarise
 from archgen.perf.explore.tally import Rows, chunk, merge
 from tests.conftest import SPECS
@@ -82,7 +82,7 @@ def test_a_result_whose_rows_are_replaced_is_tallied_again(problem):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("text", [
-    # training, searched: 4,200 points, three chunks of at least 2,048 points
+    # training, searched: 4,200 points, chunks of at least 2,048 points (2,048 and 2,152)
     """kind: Sweep
 id: t
 workload: llama3-70b-pretrain-b200
@@ -95,7 +95,7 @@ axes:
          6, 6.25, 6.5]
 objectives: [{metric: tokens_per_second}, {metric: energy_per_token}]
 """,
-    # serving, point by point: 16 chunks
+    # serving, point by point: nine chunks
     """kind: Sweep
 id: t
 workload: llama3-70b-serve-b200
@@ -118,3 +118,15 @@ def test_one_and_two_workers_write_the_same_files(tmp_path, text):
     assert files[0] == files[1]
     assert sorted(files[0][2]) == ["front.csv", "pareto.svg", "points.csv", "t.md"]
 
+
+
+def test_guided_chunks_cover_the_points_once_and_shrink():
+    """Each chunk a quarter of the points left with two workers (at least `least`): 10^5 training points in 13
+    chunks, from 25,020 down to 2,048 and the rest."""
+    for size, n, least in ((100080, 2, 2048), (600, 2, 4), (24, 2, 1), (7, 16, 1), (1, 2, 2048)):
+        got = workers.guided(size, n, least)
+        assert [a for a, _ in got] == [0, *(b for _, b in got[:-1])] and got[-1][1] == size
+        sizes = [b - a for a, b in got]
+        assert sizes == sorted(sizes, reverse=True) and min(sizes[:-1] or [least]) >= least
+    assert [b - a for a, b in workers.guided(100080, 2, 2048)] == [25020, 18765, 14074, 10556, 7917, 5937, 4453,
+                                                                   3340, 2505, 2048, 2048, 2048, 1369]

@@ -22,8 +22,9 @@ from archgen.errors import UsageError
 from archgen.perf.api import Chunk, Result, SweepProblem, chunk, evaluate, merge
 from archgen.pint_import import enable_dask
 
-#: Chunks per worker: enough to balance uneven points (searched layouts cost more), few enough to stay cheap.
-CHUNKS_PER_WORKER = 8
+#: Share of the points left that the next chunk takes, per worker (`guided`): large chunks first, smaller ones as
+#: the sweep ends, so that the workers finish together although points cost unevenly (searched layouts cost more).
+SHARE_PER_WORKER = 2
 #: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
 #: over many points of one layout set.
 MIN_CHUNK = 2048
@@ -147,6 +148,22 @@ def chunks(size: int, parts: int) -> list[tuple[int, int]]:
     return [(a, min(a + step, size)) for a in range(0, size, step)]
 
 
+def guided(size: int, workers: int, least: int) -> list[tuple[int, int]]:
+    """`size` points cut into contiguous index ranges for `workers` workers, large first, small last.
+
+    Each chunk is 1 / (`SHARE_PER_WORKER` x `workers`) of the points left, at least `least` (but the last): guided
+    self-scheduling (Polychronopoulos and Kuck, IEEE Trans. Computers 36(12), 1987), so that no worker is left
+    running alone on a large chunk at the end.
+    """
+    out = []
+    a = 0
+    while a < size:
+        b = min(size, a + max(least, -(-(size - a) // (SHARE_PER_WORKER * workers))))
+        out.append((a, b))
+        a = b
+    return out
+
+
 def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = False,
                    pack: bool = False) -> tuple[Chunk, str]:
     """Points `start` to `stop` - 1, tallied, and, with `csv`, their lines of `points.csv` (the header with the first).
@@ -170,8 +187,9 @@ def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
     With `written`, each chunk's lines of `points.csv` are appended to it, in point order (`evaluate_chunk`). The
     result is the same for any pool and worker count (`perf.explore.tally.merge`).
     """
-    least = MIN_CHUNK if problem.workload.training is not None else 1
-    ranges = chunks(problem.size, min(workers * CHUNKS_PER_WORKER, -(-problem.size // least)) if pool else 1)
+    # a training chunk of at least MIN_CHUNK points (its batches stay large); others of at least a 1/64 share each
+    least = MIN_CHUNK if problem.workload.training is not None else max(1, problem.size // (64 * workers))
+    ranges = guided(problem.size, workers, least) if pool else chunks(problem.size, 1)
     done: list[Chunk] = []
     try:
         parts: Iterable[tuple[Chunk, str]]
