@@ -13,6 +13,7 @@ from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems, workers
 from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements, summarise
 from archgen.perf.explore.tally import Rows, chunk, merge
+from archgen.perf.explore.vectorised import evaluate
 from tests.conftest import SPECS
 
 
@@ -58,8 +59,8 @@ def test_chunks_merge_into_the_summary_of_all_rows(problem, seed):
     assert len(whole.front) > 3 and whole.counts()["invalid"] > 0
     rng = random.Random(seed)
     cuts = sorted({0, 1, 2, *rng.sample(range(3, len(rows)), 12), len(rows)})  # chunks of one row too
-    for pack in (False, True):
-        got = merge(problem, [chunk(problem, rows[a:b], a, pack) for a, b in zip(cuts, cuts[1:], strict=False)])
+    for keep in ("list", "pickle"):
+        got = merge(problem, [chunk(problem, rows[a:b], a, keep) for a, b in zip(cuts, cuts[1:], strict=False)])
         assert (got.front, got.best, got.counts()) == (whole.front, whole.best, whole.counts())
         t, u = got.tally, whole.tally
         assert (t.met, t.reasons, t.fit.groups) == (u.met, u.reasons, u.fit.groups)
@@ -78,6 +79,15 @@ def test_a_result_whose_rows_are_replaced_is_tallied_again(problem):
     got = merge(problem, [chunk(problem, rows, 0)])
     fewer = dataclasses.replace(got, rows=rows[:50])
     assert fewer.counts()["points"] == 50 and got.counts()["points"] == 200
+
+
+def test_rows_not_kept_are_evaluated_again_when_read(problem):
+    """A worker that keeps no rows (`keep="none"`, what `archgen sweep` asks for unless it writes a workbook) sends
+    back the front and best points; reading another row evaluates its chunk again, to the same rows."""
+    rows = evaluate(problem, 0, problem.size)
+    got = merge(problem, [chunk(problem, rows[:5], 0, "none"), chunk(problem, rows[5:], 5, "none")])
+    assert got.rows.kept and all(got.rows[i] == rows[i] for i in got.front)
+    assert list(got.rows) == rows and got.counts() == summarise(problem, rows).counts()
 
 
 @pytest.mark.slow

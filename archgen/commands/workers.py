@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.errors import UsageError
-from archgen.perf.api import Chunk, Result, SweepProblem, chunk, evaluate, merge
+from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge
 from archgen.pint_import import enable_dask
 
 #: Share of the points left that the next chunk takes, per worker (`guided`): large chunks first, smaller ones as
@@ -165,27 +165,30 @@ def guided(size: int, workers: int, least: int) -> list[tuple[int, int]]:
 
 
 def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = False,
-                   pack: bool = False) -> tuple[Chunk, str]:
+                   keep: Keep = "list") -> tuple[Chunk, str]:
     """Points `start` to `stop` - 1, tallied, and, with `csv`, their lines of `points.csv` (the header with the first).
 
     What a worker runs: the output of a chunk is written and tallied where it was evaluated (`perf.explore.tally`), so
-    that `--workers N` shares the formatting and the Pareto front as it shares the estimates; with `pack` the rows
-    travel back pickled, for the parent to unpickle only if it reads them.
+    that `--workers N` shares the formatting and the Pareto front as it shares the estimates. `keep`: the rows as
+    they are, pickled (for the parent to unpickle only if it reads them), or not at all (`perf.explore.tally.chunk`).
     """
     rows = evaluate(problem, start, stop)
     text = ""
     if csv:
         from archgen.render.point_table import csv_text
         text = csv_text(problem, rows, header=start == 0)
-    return chunk(problem, rows, start, pack), text
+    return chunk(problem, rows, start, keep), text
 
 
 def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
-                 progress: Callable[[int, int], None] | None = None, written: list[str] | None = None) -> Result:
+                 progress: Callable[[int, int], None] | None = None, written: list[str] | None = None,
+                 rows: bool = True) -> Result:
     """Every point of `problem`, in point order, evaluated here or by `pool`.
 
-    With `written`, each chunk's lines of `points.csv` are appended to it, in point order (`evaluate_chunk`). The
-    result is the same for any pool and worker count (`perf.explore.tally.merge`).
+    With `written`, each chunk's lines of `points.csv` are appended to it, in point order (`evaluate_chunk`). Without
+    `rows`, the workers send back no rows but the front and best points: the result's other rows are evaluated again
+    if read (the reports but the `xlsx` workbook read none). The result is the same for any pool and worker count
+    (`perf.explore.tally.merge`).
     """
     # a training chunk of at least MIN_CHUNK points (its batches stay large); others of at least a 1/64 share each
     least = MIN_CHUNK if problem.workload.training is not None else max(1, problem.size // (64 * workers))
@@ -198,8 +201,9 @@ def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
             parts = (evaluate_chunk(problem, a, b, csv) for a, b in ranges)
         else:
             n = len(ranges)
+            keep: Keep = "pickle" if rows else "none"
             parts = pool.map(evaluate_chunk, [problem] * n, [a for a, _ in ranges], [b for _, b in ranges],
-                             [csv] * n, [True] * n)
+                             [csv] * n, [keep] * n)
         for part, text in parts:
             if written is not None:
                 written.append(text)

@@ -22,12 +22,16 @@ import pickle
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from archgen.model.sweep import CATEGORICAL, HARDWARE_AXES
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, best, objectives, pareto, requirements
+from archgen.perf.explore.vectorised import evaluate
+
+#: What a chunk keeps of its rows (`chunk`).
+Keep = Literal["list", "pickle", "none"]
 
 
 def categories(problem: SweepProblem) -> list[str]:
@@ -126,21 +130,26 @@ class Chunk:
 
     start: int                       # position of its first row in the sweep's rows
     size: int
-    rows: list[PointRow] | bytes
+    rows: list[PointRow] | bytes | None  # None: not kept (`chunk`)
     tally: Tally
     front: list[int]                 # positions in the sweep's rows
     best: dict[str, int | None]      # objective metric -> position in the sweep's rows
     kept: dict[int, PointRow] = field(default_factory=dict)  # the rows of `front` and `best`, by position
 
 
-def chunk(problem: SweepProblem, rows: list[PointRow], start: int, pack: bool = False) -> Chunk:
-    """`rows`, from position `start` of the sweep, tallied; with `pack`, pickled (to travel back from a worker)."""
+def chunk(problem: SweepProblem, rows: list[PointRow], start: int, keep: Keep = "list") -> Chunk:
+    """`rows`, from position `start` of the sweep, tallied.
+
+    `keep`: the rows themselves ("list"), pickled to travel back from a worker ("pickle"), or not at all ("none":
+    they are evaluated again if something reads one, other than a front or best point).
+    """
     goals = objectives(problem.sweep)
     front = [start + i for i in pareto(rows, goals)]
     top = {m: best(rows, m, up) for m, up in goals}
     bests = {m: None if i is None else start + i for m, i in top.items()}
     kept = {i: rows[i - start] for i in sorted({*front, *(i for i in bests.values() if i is not None)})}
-    return Chunk(start, len(rows), pickle.dumps(rows, pickle.HIGHEST_PROTOCOL) if pack else rows,
+    kept_rows = rows if keep == "list" else pickle.dumps(rows, pickle.HIGHEST_PROTOCOL) if keep == "pickle" else None
+    return Chunk(start, len(rows), kept_rows,
                  tally_of(problem, rows), front, bests, kept)
 
 
@@ -156,14 +165,20 @@ def merge(problem: SweepProblem, chunks: Sequence[Chunk]) -> Result:
         j = best([kept[i] for i in have if i is not None], m, up)
         top[m] = None if j is None else have[j]
     tally = _joined(problem, [c.tally for c in chunks]) if chunks else tally_of(problem, [])
-    return Result(problem, Rows(chunks, kept, tally), front, top)
+    return Result(problem, Rows(problem, chunks, kept, tally), front, top)
 
 
 class Rows(Sequence[PointRow]):
-    """A sweep's rows, chunk by chunk; a chunk's pickle is loaded when one of its rows is read, except a kept one."""
+    """A sweep's rows, chunk by chunk; a chunk's pickle is loaded when one of its rows is read, except a kept one.
 
-    def __init__(self, chunks: Sequence[Chunk], kept: dict[int, PointRow], tally: Tally):
+    A chunk whose rows were not kept is evaluated again, here, when one of its rows is read (the same rows: a point's
+    row does not depend on the chunk it is evaluated in).
+    """
+
+    def __init__(self, problem: SweepProblem, chunks: Sequence[Chunk], kept: dict[int, PointRow], tally: Tally):
+        self._problem = problem
         self._parts: list[Any] = [c.rows for c in chunks]
+        self._sizes = [c.size for c in chunks]
         self._starts = [c.start for c in chunks]
         self._size = sum(c.size for c in chunks)
         self.kept = kept
@@ -176,6 +191,9 @@ class Rows(Sequence[PointRow]):
         part = self._parts[k]
         if isinstance(part, bytes):
             part = self._parts[k] = pickle.loads(part)  # noqa: S301 pickled by `chunk`, in a worker of this sweep
+        elif part is None:
+            a = self._starts[k]
+            part = self._parts[k] = evaluate(self._problem, a, a + self._sizes[k])
         return part
 
     @overload
