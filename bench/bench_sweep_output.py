@@ -3,9 +3,10 @@
 Run: `python bench/bench_sweep_output.py [points]` (default 100,080; `make bench` leaves it out: minutes). Writes
 bench/results/sweep_output.md. In one process: the CPU seconds of each stage of one worker's sweep, split into what
 each worker does for its chunks (evaluate, write their lines of points.csv, tally them and find their Pareto front:
-`commands.workers.evaluate_chunk`; with more than one worker, also pickle the rows) and what the parent process does
-alone (load and check the specs, merge the chunks, the document and plot, write the files). The serial share s of
-those CPU seconds bounds what two workers can gain (Amdahl): 1 / (s + (1 - s) / 2). Then the cell-by-cell CSV
+`commands.workers.evaluate_chunk`; with more than one worker and an xlsx workbook, also pickle the rows) and what
+the parent process does alone (load and check the specs, merge the chunks, the document and plot, write the files).
+The serial share s of those CPU seconds bounds what two workers can gain (Amdahl): 1 / (s + (1 - s) / 2). Then the
+cell-by-cell CSV
 (`tables.csv_bytes` of the table of points, one pint quantity per cell: the writer before) on the first 10,080 rows,
 for the ratio. Then the whole command (`commands.sweep.sweep`) with 1 and 2 workers, alternating, `ROUNDS` times each:
 wall clock, the parent's CPU seconds and its workers', and the load average before each run. The machines this runs
@@ -69,7 +70,7 @@ def stages(path: Path) -> list[tuple[str, float, str]]:
     return [("points", problem.size, ""), ("load and check the specs", b - a, "parent"),
             ("evaluate", c - b, "workers"), ("points.csv from columns", d - c, "workers"),
             ("tally, Pareto front and best points of the chunk", e - d, "workers"),
-            ("pickle the rows (with more than one worker)", e2 - e, "workers, 2+"),
+            ("pickle the rows (more than one worker, an xlsx workbook asked for)", e2 - e, "workers, 2+"),
             ("merge the chunks", f - e2, "parent"), ("document, plot and front.csv", g - f, "parent"),
             ("write the files", h - g, "parent"),
             (f"cell-by-cell CSV of {len(some):,} rows (before)", i - h, ""),
@@ -117,8 +118,9 @@ def main(points: int) -> str:
     lines += [f"| one worker's sweep, all stages | {serial + parallel:,.2f} | |", "",
               f"Serial share s = {serial:,.2f} / {serial + parallel:,.2f} = {share:.3f}: two workers can be at most "
               f"1 / (s + (1 - s) / 2) = {1 / (share + (1 - share) / 2):.2f}x faster than one (Amdahl), before the "
-              f"cost of pickling the rows ({named['pickle the rows (with more than one worker)']:.2f} s, shared by "
-              "the workers) and of starting them.", ""]
+              "cost of starting them (and of pickling the rows, "
+              f"{named['pickle the rows (more than one worker, an xlsx workbook asked for)']:.2f} s shared by the "
+              "workers, where a workbook is asked for).", ""]
     lines += ["| cell-by-cell CSV | CPU s |", "|---|---:|"]
     lines += [f"| {name} | {secs:,.2f} |" for name, secs, who in got[1:] if not who]
     lines += ["", f"Cell-by-cell CSV / columnar CSV: {got[-2][1] / got[-1][1]:,.0f}x.", "",
