@@ -12,7 +12,7 @@ import pytest
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems, workers
 from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements, summarise
-from archgen.perf.explore.tally import Rows, chunk, merge
+from archgen.perf.explore.tally import Rows, chunk, merge, tally
 from archgen.perf.explore.vectorised import evaluate
 from tests.conftest import SPECS
 
@@ -62,7 +62,7 @@ def test_chunks_merge_into_the_summary_of_all_rows(problem, seed):
     for keep in ("list", "pickle"):
         got = merge(problem, [chunk(problem, rows[a:b], a, keep) for a, b in zip(cuts, cuts[1:], strict=False)])
         assert (got.front, got.best, got.counts()) == (whole.front, whole.best, whole.counts())
-        t, u = got.tally, whole.tally
+        t, u = tally(got), tally(whole)
         assert (t.met, t.reasons, t.fit.groups) == (u.met, u.reasons, u.fit.groups)
         for f in ("feasible", "catalogued", "group"):
             assert np.array_equal(getattr(t.fit, f), getattr(u.fit, f))
@@ -74,7 +74,7 @@ def test_chunks_merge_into_the_summary_of_all_rows(problem, seed):
 
 
 def test_a_result_whose_rows_are_replaced_is_tallied_again(problem):
-    """`Result.tally` is the chunks' tally only while the rows are the chunks' rows."""
+    """A result's tally is the chunks' tally only while the rows are the chunks' rows."""
     rows = _rows(problem, 200, 4)
     got = merge(problem, [chunk(problem, rows, 0)])
     fewer = dataclasses.replace(got, rows=rows[:50])

@@ -18,7 +18,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, Result, requirements
-from archgen.perf.explore.tally import Fitting
+from archgen.perf.explore.tally import Fitting, tally
 from archgen.perf.explore.tally import categories as categorical_axes
 from archgen.render import fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
@@ -102,7 +102,7 @@ def overview(result: Result) -> Section:
     if reqs:
         rows = []
         for q in reqs:
-            met, unmet = result.tally.met[q.id]  # a point that does not fit judges what it provides
+            met, unmet = tally(result).met[q.id]  # a point that does not fit judges what it provides
             rows.append((q.id, q.statement, q.level.upper(), q.metric, str(q.target), met, unmet,
                          c["points"] - met - unmet))
         section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
@@ -178,7 +178,7 @@ def best_section(result: Result) -> Section:
 
 def not_run_section(result: Result) -> Section:
     """Why points could not run or do not fit, grouped by reason."""
-    reasons = result.tally.reasons
+    reasons = tally(result).reasons
     section = Section("not-run", "Points that could not run or do not fit")
     if not reasons:
         return section.add(Para("Every point runs and fits."))
@@ -212,7 +212,7 @@ def pareto_figure(result: Result) -> MplFigure:
     (mx, _), (my, _) = result.objectives[:2]
     fig = MplFigure(figsize=(8.0, 4.4))
     ax = fig.subplots()
-    fit = result.tally.fit
+    fit = tally(result).fit
     named = [", ".join(level_text(v) for v in k) for k in fit.groups]
     groups = sorted(set(named), key=lambda g: [str(x) for x in g.split(", ")])
     colour = {g: PALETTE[i % len(PALETTE)] if g else "#4c72b0" for i, g in enumerate(groups)}

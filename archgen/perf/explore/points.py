@@ -12,8 +12,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -28,9 +27,6 @@ from archgen.perf.workload.derived import judge_requirements, judged, point_metr
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
-
-if TYPE_CHECKING:
-    from archgen.perf.explore.tally import Tally
 
 #: Job axes that replace a field of a training job's `parallelism`.
 _PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
@@ -210,7 +206,7 @@ class Result:
     """A sweep's evaluated points, its Pareto front and the best point per objective.
 
     `rows` is a list, or the rows of the chunks a sweep was evaluated in (`explore.tally.Rows`), which carry their
-    tally; `tally` is what the reports read of every row (counts, requirements, reasons, the plot's columns).
+    tally (`explore.tally.tally`: what the reports read of every row).
     """
 
     problem: SweepProblem
@@ -223,16 +219,14 @@ class Result:
         """(metric, maximise) of each objective."""
         return objectives(self.problem.sweep)
 
-    @cached_property
-    def tally(self) -> Tally:
-        """The rows' tally: the chunks' where they were tallied as they were evaluated, else counted here."""
-        from archgen.perf.explore.tally import Rows, tally_of  # tally reads this module
-        return self.rows.tally if isinstance(self.rows, Rows) else tally_of(self.problem, self.rows)
-
     def counts(self) -> dict[str, int]:
         """Points by outcome: evaluated, invalid, fitting, feasible and on the front."""
-        t = self.tally
-        return {"points": t.points, "invalid": t.invalid, "fitting": t.fitting, "feasible": t.feasible,
+        t = getattr(self.rows, "tally", None)  # the chunks' tally (`explore.tally.Rows`), counted as they ran
+        if t is not None:
+            return {"points": t.points, "invalid": t.invalid, "fitting": t.fitting, "feasible": t.feasible,
+                    "front": len(self.front)}
+        return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
+                "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
                 "front": len(self.front)}
 
 

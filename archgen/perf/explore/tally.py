@@ -101,6 +101,11 @@ def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
                  dict(reasons), fit)
 
 
+def tally(result: Result) -> Tally:
+    """A result's tally: its chunks' where they were tallied as they were evaluated (`Rows`), else counted now."""
+    return result.rows.tally if isinstance(result.rows, Rows) else tally_of(result.problem, result.rows)
+
+
 def _joined(problem: SweepProblem, tallies: Sequence[Tally]) -> Tally:
     """The tallies of consecutive chunks as one."""
     if len(tallies) == 1:
