@@ -213,7 +213,7 @@ class Rows(Sequence[PointRow]):
         if i < 0:
             i += self._size
         if not 0 <= i < self._size:
-            raise IndexError(i)
+            return [][i]  # IndexError, as a list raises it: the end of a Sequence, not an error for people
         got = self.kept.get(i)
         if got is not None:
             return got
