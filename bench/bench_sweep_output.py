@@ -1,18 +1,24 @@
 """Benchmark `archgen sweep` end to end: where a sweep's time goes, and what `--workers 2` gains (issue 25 part 4).
 
 Run: `python bench/bench_sweep_output.py [points]` (default 100,080; `make bench` leaves it out: minutes). Writes
-bench/results/sweep_output.md. In one process: the CPU seconds of each stage of one worker's sweep (load and
-check the specs, evaluate, write points.csv from columns, Pareto front, document and plot), and the cell-by-cell CSV
+bench/results/sweep_output.md. In one process: the CPU seconds of each stage of one worker's sweep, split into what
+each worker does for its chunks (evaluate, write their lines of points.csv, tally them and find their Pareto front:
+`commands.workers.evaluate_chunk`; with more than one worker and an xlsx workbook, also pickle the rows) and what
+the parent process does alone (load and check the specs, merge the chunks, the document and plot, write the files).
+The serial share s of those CPU seconds bounds what two workers can gain (Amdahl): 1 / (s + (1 - s) / 2). Then the
+cell-by-cell CSV
 (`tables.csv_bytes` of the table of points, one pint quantity per cell: the writer before) on the first 10,080 rows,
-for the ratio. Then the whole command (`commands.sweep.sweep`) with 1 and 2 workers, alternating, `ROUNDS` times
-each, wall clock: the ratio is what `--workers 2` gains on this machine. The machines this runs on are shared: the
-load average before and after is printed beside the figures, and the ratio is only as good as the machine was idle.
+for the ratio. Then the whole command (`commands.sweep.sweep`) with 1 and 2 workers, alternating, `ROUNDS` times each:
+wall clock, the parent's CPU seconds and its workers', and the load average before each run. The machines this runs
+on are shared: the wall-clock ratio is only as good as the machine was idle, the CPU seconds much less noisy.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import platform
+import resource
 import sys
 import tempfile
 import time
@@ -22,9 +28,10 @@ from bench_sweep import TRAIN, levels
 
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems
-from archgen.perf.explore.points import summarise
+from archgen.perf.explore.tally import chunk, merge
 from archgen.perf.explore.vectorised import evaluate
 from archgen.render import tables
+from archgen.render.files import write_atomic
 from archgen.render.point_table import csv_text
 from archgen.render.sweep import points_table, provenance_of, render_sweep
 
@@ -32,8 +39,8 @@ SPECS = Path(__file__).resolve().parent.parent / "specs"
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 
 
-def stages(path: Path) -> list[tuple[str, float]]:
-    """CPU seconds of each stage of one worker's sweep of `path`, in this process."""
+def stages(path: Path) -> list[tuple[str, float, str]]:
+    """CPU seconds of each stage of one worker's sweep of `path`, in this process, and who runs it."""
     clock = time.process_time
     a = clock()
     specs, clusters, sweeps, _ = sw.checked(path, [SPECS])
@@ -43,26 +50,44 @@ def stages(path: Path) -> list[tuple[str, float]]:
     c = clock()
     text = csv_text(problem, rows)
     d = clock()
-    result = summarise(problem, rows)
+    part = chunk(problem, rows, 0)
     e = clock()
-    revision, digest = provenance_of(specs, result)
-    render_sweep(result, ("md", "csv", "svg"), None, revision, digest, points_csv=text)
+    pickle.dumps(rows, pickle.HIGHEST_PROTOCOL)
+    e2 = clock()
+    result = merge(problem, [part])
     f = clock()
+    revision, digest = provenance_of(specs, result)
+    files = render_sweep(result, ("md", "csv", "svg"), None, revision, digest, points_csv=text)
+    g = clock()
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, data in sorted(files.items()):
+            write_atomic(Path(tmp) / name, data)
+    h = clock()
     some = rows[:10080]
     old = tables.csv_bytes(points_table(result, some, "points", "Every point"))
-    g = clock()
+    i = clock()
     assert old == csv_text(problem, some).encode("utf-8")
-    return [("points", problem.size), ("load and check the specs", b - a), ("evaluate", c - b),
-            ("points.csv from columns", d - c), ("Pareto front and best points", e - d),
-            ("document, plot and front.csv", f - e), (f"cell-by-cell CSV of {len(some):,} rows (before)", g - f),
-            (f"columnar CSV of {len(some):,} rows, estimated", (d - c) * len(some) / len(rows))]
+    return [("points", problem.size, ""), ("load and check the specs", b - a, "parent"),
+            ("evaluate", c - b, "workers"), ("points.csv from columns", d - c, "workers"),
+            ("tally, Pareto front and best points of the chunk", e - d, "workers"),
+            ("pickle the rows (more than one worker, an xlsx workbook asked for)", e2 - e, "workers, 2+"),
+            ("merge the chunks", f - e2, "parent"), ("document, plot and front.csv", g - f, "parent"),
+            ("write the files", h - g, "parent"),
+            (f"cell-by-cell CSV of {len(some):,} rows (before)", i - h, ""),
+            (f"columnar CSV of {len(some):,} rows, estimated", (d - c) * len(some) / len(rows), "")]
 
 
-def command(path: Path, workers: int, out: Path) -> float:
-    """Wall seconds of `archgen sweep path --workers N`."""
+def command(path: Path, workers: int, out: Path) -> tuple[float, float, float, float]:
+    """Wall seconds of `archgen sweep path --workers N`, its CPU seconds here and in its workers, the load before."""
+    load = os.getloadavg()[0]
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = time.process_time()
     start = time.perf_counter()
     sw.sweep(path, [SPECS], workers=workers, out=out)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (wall, time.process_time() - cpu,
+            done.ru_utime + done.ru_stime - kids.ru_utime - kids.ru_stime, load)
 
 
 def main(points: int) -> str:
@@ -73,24 +98,45 @@ def main(points: int) -> str:
         text = TRAIN.format(hbm=levels(max(1, points // 120)))
         path.write_text(text, encoding="utf-8")
         got = stages(path)
-        walls: dict[int, list[float]] = {1: [], 2: []}
+        runs: dict[int, list[tuple[float, float, float, float]]] = {1: [], 2: []}
         for _ in range(ROUNDS):
             for n in (1, 2):
-                walls[n].append(command(path, n, Path(tmp) / f"out{n}"))
+                runs[n].append(command(path, n, Path(tmp) / f"out{n}"))
     after = os.getloadavg()[0]
     n = int(got[0][1])
-    one, two = min(walls[1]), min(walls[2])
+    named = {name: secs for name, secs, _ in got}
+    serial = sum(secs for _, secs, who in got if who == "parent")
+    parallel = sum(secs for _, secs, who in got if who == "workers")
+    share = serial / (serial + parallel)
     lines = ["# Sweep output benchmark", "",
              f"Generated by `python bench/bench_sweep_output.py {n}` on {platform.python_implementation()} "
              f"{platform.python_version()}, {os.cpu_count()} CPUs, load average {load:.1f} before and {after:.1f} "
-             "after.", "", f"One worker, {n:,} points, CPU seconds per stage:", "", "| stage | CPU s |", "|---|---:|"]
-    lines += [f"| {name} | {secs:,.2f} |" for name, secs in got[1:]]
-    total = sum(s for name, s in got[1:6])
-    lines += [f"| one worker's sweep, all stages | {total:,.2f} |", "",
-              f"Cell-by-cell CSV / columnar CSV: {got[6][1] / got[7][1]:,.0f}x.", "",
-              f"`archgen sweep` wall seconds, {ROUNDS} alternating rounds: 1 worker "
-              f"{', '.join(f'{w:.1f}' for w in walls[1])}; 2 workers {', '.join(f'{w:.1f}' for w in walls[2])}. "
-              f"Best of each: 2 workers {one / two:.2f}x faster than 1."]
+             "after.", "", f"One worker, {n:,} points, CPU seconds per stage, and who runs it with more than one "
+             "worker (each worker for its chunks, or the parent process alone):", "",
+             "| stage | CPU s | runs in |", "|---|---:|---|"]
+    lines += [f"| {name} | {secs:,.2f} | {who} |" for name, secs, who in got[1:] if who]
+    lines += [f"| one worker's sweep, all stages | {serial + parallel:,.2f} | |", "",
+              f"Serial share s = {serial:,.2f} / {serial + parallel:,.2f} = {share:.3f}: two workers can be at most "
+              f"1 / (s + (1 - s) / 2) = {1 / (share + (1 - share) / 2):.2f}x faster than one (Amdahl), before the "
+              "cost of starting them (and of pickling the rows, "
+              f"{named['pickle the rows (more than one worker, an xlsx workbook asked for)']:.2f} s shared by the "
+              "workers, where a workbook is asked for).", ""]
+    lines += ["| cell-by-cell CSV | CPU s |", "|---|---:|"]
+    lines += [f"| {name} | {secs:,.2f} |" for name, secs, who in got[1:] if not who]
+    lines += ["", f"Cell-by-cell CSV / columnar CSV: {got[-2][1] / got[-1][1]:,.0f}x.", "",
+              f"`archgen sweep`, {ROUNDS} alternating rounds (wall s; CPU s of the parent + of its workers; load "
+              "average before the run):", ""]
+    for w in (1, 2):
+        lines.append(f"- {w} worker{'s' if w > 1 else ''}: " + "; ".join(
+            f"{wall:.1f} s ({cpu:.1f} + {kids:.1f} CPU s, load {ld:.1f})" for wall, cpu, kids, ld in runs[w]))
+    one, two = min(r[0] for r in runs[1]), min(r[0] for r in runs[2])
+    cpu1 = min(r[1] + r[2] for r in runs[1])
+    cpu2 = min(r[1] + r[2] for r in runs[2])
+    parent2 = min(r[1] for r in runs[2])
+    lines += ["", f"Best of each: 2 workers {one / two:.2f}x faster than 1 by the wall clock. CPU seconds: one worker "
+              f"{cpu1:.1f}, two workers {cpu2:.1f} in all, of which the parent {parent2:.1f}; on two idle cores two "
+              f"workers would take about {parent2 + (cpu2 - parent2) / 2:.1f} s, "
+              f"{cpu1 / (parent2 + (cpu2 - parent2) / 2):.2f}x faster than one."]
     return "\n".join(lines) + "\n"
 
 

@@ -68,7 +68,7 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
         note(capped)
     texts: dict[str, str] | None = {} if "csv" in formats else None
     specs, results, errors = evaluate_sweeps(sweep_file, paths, workers=count, scheduler=scheduler,
-                                             progress=progress, texts=texts)
+                                             progress=progress, texts=texts, rows="xlsx" in formats)
     written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
     if errors:
@@ -78,12 +78,14 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
 
 def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
                     progress: Callable[[str, int, int], None] | None = None,
-                    texts: dict[str, str] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
+                    texts: dict[str, str] | None = None,
+                    rows: bool = True) -> tuple[Specs, list[Result], list[Finding]]:
     """Evaluate every sweep of `sweep_file` on the specs under `paths`.
 
     Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
     runs on specs with errors (its document says so), and the command exits 1. With `texts`, each sweep's
-    `points.csv` is written by whoever evaluates its chunks and left there by sweep id.
+    `points.csv` is written by whoever evaluates its chunks and left there by sweep id. Without `rows`, workers send
+    back only the rows of the front and best points (`workers.evaluate_all`).
     """
     workers, _ = worker_count(workers)
     specs, clusters, sweeps, errors = checked(sweep_file, paths)
@@ -93,7 +95,7 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
         n = workers if scheduler is None else SCHEDULER_WORKERS
         for p in todo:
             lines: list[str] | None = None if texts is None else []
-            results.append(evaluate_all(p, pool, n, _reporter(progress, p.sweep.id), lines))
+            results.append(evaluate_all(p, pool, n, _reporter(progress, p.sweep.id), lines, rows))
             if texts is not None and lines is not None:
                 texts[p.sweep.id] = "".join(lines)
     return specs, results, errors

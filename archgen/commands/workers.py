@@ -19,11 +19,12 @@ from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.errors import UsageError
-from archgen.perf.api import PointRow, Result, SweepProblem, evaluate, summarise
+from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge
 from archgen.pint_import import enable_dask
 
-#: Chunks per worker: enough to balance uneven points (searched layouts cost more), few enough to stay cheap.
-CHUNKS_PER_WORKER = 8
+#: Share of the points left that the next chunk takes, per worker (`guided`): large chunks first, smaller ones as
+#: the sweep ends, so that the workers finish together although points cost unevenly (searched layouts cost more).
+SHARE_PER_WORKER = 2
 #: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
 #: over many points of one layout set.
 MIN_CHUNK = 2048
@@ -147,45 +148,69 @@ def chunks(size: int, parts: int) -> list[tuple[int, int]]:
     return [(a, min(a + step, size)) for a in range(0, size, step)]
 
 
-def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = False) -> tuple[list[PointRow], str]:
-    """Points `start` to `stop` - 1 and, with `csv`, their lines of `points.csv` (the header with the first chunk).
+def guided(size: int, workers: int, least: int) -> list[tuple[int, int]]:
+    """`size` points cut into contiguous index ranges for `workers` workers, large first, small last.
 
-    What a worker runs: the output of a chunk is written where it was evaluated, so that `--workers N` shares the
-    formatting as it shares the estimates (`render.point_table` writes from columns).
+    Each chunk is 1 / (`SHARE_PER_WORKER` x `workers`) of the points left, at least `least` (but the last): guided
+    self-scheduling (Polychronopoulos and Kuck, IEEE Trans. Computers 36(12), 1987), so that no worker is left
+    running alone on a large chunk at the end.
+    """
+    out = []
+    a = 0
+    while a < size:
+        b = min(size, a + max(least, -(-(size - a) // (SHARE_PER_WORKER * workers))))
+        out.append((a, b))
+        a = b
+    return out
+
+
+def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = False,
+                   keep: Keep = "list") -> tuple[Chunk, str]:
+    """Points `start` to `stop` - 1, tallied, and, with `csv`, their lines of `points.csv` (the header with the first).
+
+    What a worker runs: the output of a chunk is written and tallied where it was evaluated (`perf.explore.tally`), so
+    that `--workers N` shares the formatting and the Pareto front as it shares the estimates. `keep`: the rows as
+    they are, pickled (for the parent to unpickle only if it reads them), or not at all (`perf.explore.tally.chunk`).
     """
     rows = evaluate(problem, start, stop)
-    if not csv:
-        return rows, ""
-    from archgen.render.point_table import csv_text
-    return rows, csv_text(problem, rows, header=start == 0)
+    text = ""
+    if csv:
+        from archgen.render.point_table import csv_text
+        text = csv_text(problem, rows, header=start == 0)
+    return chunk(problem, rows, start, keep), text
 
 
 def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
-                 progress: Callable[[int, int], None] | None = None, written: list[str] | None = None) -> Result:
+                 progress: Callable[[int, int], None] | None = None, written: list[str] | None = None,
+                 rows: bool = True) -> Result:
     """Every point of `problem`, in point order, evaluated here or by `pool`.
 
-    With `written`, each chunk's lines of `points.csv` are appended to it, in point order (`evaluate_chunk`).
+    With `written`, each chunk's lines of `points.csv` are appended to it, in point order (`evaluate_chunk`). Without
+    `rows`, the workers send back no rows but the front and best points: the result's other rows are evaluated again
+    if read (the reports but the `xlsx` workbook read none). The result is the same for any pool and worker count
+    (`perf.explore.tally.merge`).
     """
-    least = MIN_CHUNK if problem.workload.training is not None else 1
-    ranges = chunks(problem.size, min(workers * CHUNKS_PER_WORKER, -(-problem.size // least)) if pool else 1)
-    rows: list[PointRow] = []
-    done = 0
+    # a training chunk of at least MIN_CHUNK points (its batches stay large); others of at least a 1/64 share each
+    least = MIN_CHUNK if problem.workload.training is not None else max(1, problem.size // (64 * workers))
+    ranges = guided(problem.size, workers, least) if pool else chunks(problem.size, 1)
+    done: list[Chunk] = []
     try:
-        parts: Iterable[tuple[list[PointRow], str]]
+        parts: Iterable[tuple[Chunk, str]]
         csv = written is not None
         if pool is None:
             parts = (evaluate_chunk(problem, a, b, csv) for a, b in ranges)
         else:
-            parts = pool.map(evaluate_chunk, [problem] * len(ranges), [a for a, _ in ranges],
-                             [b for _, b in ranges], [csv] * len(ranges))
+            n = len(ranges)
+            keep: Keep = "pickle" if rows else "none"
+            parts = pool.map(evaluate_chunk, [problem] * n, [a for a, _ in ranges], [b for _, b in ranges],
+                             [csv] * n, [keep] * n)
         for part, text in parts:
             if written is not None:
                 written.append(text)
-            rows.extend(part)
-            done += len(part)
+            done.append(part)
             if progress:
-                progress(done, problem.size)
+                progress(part.start + part.size, problem.size)
     except ImportError as err:  # raised in a worker: a Dask worker without archgen (or another version of it)
         raise UsageError(f"a sweep worker cannot import archgen's code ({err}); install archgen {__version__} on "
                          "every Dask worker") from None
-    return summarise(problem, rows)
+    return merge(problem, done)

@@ -181,6 +181,8 @@ JOB_AXES = {
 #: Axes that change the hardware the model runs on.
 HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth",
                  "scale_up_size", "latency", "vector_peak", "l2_capacity", "l2_bandwidth")
+#: Axes whose levels are categories, not magnitudes: a sweep's plot colours its points by their combination.
+CATEGORICAL = ("cluster", "accelerator", "precision")
 
 
 class Objective(Spec):

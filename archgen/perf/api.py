@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, summarise
+from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
 from archgen.perf.explore.vectorised import evaluate
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
 from archgen.perf.train.stacks import explain as explain_switches
@@ -18,6 +19,7 @@ from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
 
-__all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Estimate", "Machine", "PointRow", "Result", "SweepProblem",
-           "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine",
-           "plan_dict", "plan_for_workload", "plan_text", "precision", "summarise"]
+__all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Chunk", "Estimate", "Keep", "Machine", "PointRow", "Result",
+           "SweepProblem", "chunk", "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for",
+           "judge_requirements", "machine", "merge", "plan_dict", "plan_for_workload", "plan_text", "precision",
+           "summarise"]

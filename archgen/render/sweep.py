@@ -7,7 +7,7 @@ figure comes from `perf.explore.points.Result`.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,8 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, Result, requirements
+from archgen.perf.explore.tally import Fitting, tally
+from archgen.perf.explore.tally import categories as categorical_axes
 from archgen.render import fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
@@ -44,15 +46,13 @@ def shown(row: PointRow, metric: str) -> str:
         f"{fmt.number(q, digits)} {'tokens/s' if unit == '1/s' else fmt.unit_label(unit)}"
 
 
-#: Axes whose levels are categories, not magnitudes: the plot colours points by their combination.
-CATEGORICAL = ("cluster", "accelerator", "precision")
 #: Colours of the categories (colour-blind safe, Okabe and Ito 2008), in level order; the same in every sweep plot.
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
 
 
 def categories(result: Result) -> list[str]:
     """The categorical axes that vary in this sweep (more than one level), in axis order."""
-    return [a for a in result.problem.axes if a in CATEGORICAL and len(result.problem.axes[a]) > 1]
+    return categorical_axes(result.problem)
 
 
 def category(result: Result, row: PointRow) -> str:
@@ -60,7 +60,7 @@ def category(result: Result, row: PointRow) -> str:
     return ", ".join(level_text(row.values[a]) for a in categories(result))
 
 
-def points_table(result: Result, rows: list[PointRow], table_id: str, caption: str) -> Table:
+def points_table(result: Result, rows: Sequence[PointRow], table_id: str, caption: str) -> Table:
     """Points with their axis values, layout, metrics, outcome and requirements (`render.point_table`)."""
     p = result.problem
     return Table(table_id, caption, columns(p), tuple(cells(p, r) for r in rows))
@@ -102,10 +102,9 @@ def overview(result: Result) -> Section:
     if reqs:
         rows = []
         for q in reqs:
-            judged = [r.met.get(q.id) for r in result.rows]  # a point that does not fit judges what it provides
-            met, unmet = sum(m is True for m in judged), sum(m is False for m in judged)
+            met, unmet = tally(result).met[q.id]  # a point that does not fit judges what it provides
             rows.append((q.id, q.statement, q.level.upper(), q.metric, str(q.target), met, unmet,
-                         len(result.rows) - met - unmet))
+                         c["points"] - met - unmet))
         section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
                           "that could not run, or does not provide the metric, is not judged",
                           (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
@@ -179,7 +178,7 @@ def best_section(result: Result) -> Section:
 
 def not_run_section(result: Result) -> Section:
     """Why points could not run or do not fit, grouped by reason."""
-    reasons = Counter((r.status, r.reason) for r in result.rows if r.status != "ok")
+    reasons = tally(result).reasons
     section = Section("not-run", "Points that could not run or do not fit")
     if not reasons:
         return section.add(Para("Every point runs and fits."))
@@ -213,29 +212,22 @@ def pareto_figure(result: Result) -> MplFigure:
     (mx, _), (my, _) = result.objectives[:2]
     fig = MplFigure(figsize=(8.0, 4.4))
     ax = fig.subplots()
-    ok = [r for r in result.rows if r.status == "ok"]
-    cats = categories(result)
-    keys = [tuple(r.values[a] for a in cats) for r in ok]
-    named = {k: ", ".join(level_text(v) for v in k) for k in dict.fromkeys(keys)}
-    names = [named[k] for k in keys]
-    groups = sorted(set(names), key=lambda g: [str(x) for x in g.split(", ")])
+    fit = tally(result).fit
+    named = [", ".join(level_text(v) for v in k) for k in fit.groups]
+    groups = sorted(set(named), key=lambda g: [str(x) for x in g.split(", ")])
     colour = {g: PALETTE[i % len(PALETTE)] if g else "#4c72b0" for i, g in enumerate(groups)}
-    xs, ys = _shown_column(ok, mx), _shown_column(ok, my)
-    catalogued = [not hypothetical(r) for r in ok]
-    binned = len(ok) > GRID_FROM
-    series: dict[tuple, list[tuple[float, float]]] = {}
-    for i, r in enumerate(ok):
-        if (x := xs[i]) is not None and (y := ys[i]) is not None:
-            series.setdefault((names[i], r.feasible, catalogued[i]), []).append((x, y))
-    span = _span(xs, ys) if binned else None
-    for g in groups:
+    names = np.asarray([groups.index(g) for g in named], dtype=np.int64)[fit.group] if named else fit.group
+    (xs, xp), (ys, yp) = _display(fit, mx), _display(fit, my)
+    span = _span(xs[xp], ys[yp]) if len(fit.feasible) > GRID_FROM else None
+    for k, g in enumerate(groups):
         for feasible in (True, False):
             for marker, on_catalog in (("o", True), ("^", False)):
-                pts = series.get((g, feasible, on_catalog), [])
-                if pts and span is not None:
-                    pts = _gridded(pts, span)
-                if pts:
-                    ax.scatter([x for x, _ in pts], [y for _, y in pts], s=22,
+                take = xp & yp & (names == k) & (fit.feasible == feasible) & (fit.catalogued == on_catalog)
+                x, y = xs[take], ys[take]
+                if len(x) and span is not None:
+                    x, y = _gridded(x, y, span)
+                if len(x):
+                    ax.scatter(x.tolist(), y.tolist(), s=22,
                                marker=marker, linewidths=0.9, edgecolors=colour[g],
                                facecolors=colour[g] if feasible else "none")
     fx, fy = _shown_column([result.rows[i] for i in result.front], mx), \
@@ -286,21 +278,33 @@ def _shown_column(rows: list[PointRow], metric: str) -> list[float | None]:
     return out
 
 
-def _span(xs: list[float | None], ys: list[float | None]) -> tuple[float, float, float, float]:
+def _display(fit: Fitting, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """A metric of the points that fit in its display unit (converted as one array), and where they have it."""
+    _, si, shown, _ = DISPLAY[metric]
+    have = fit.present[metric]
+    out = np.full(len(have), np.nan)
+    if have.any():
+        out[have] = Q_(fit.values[metric][have], si).to(shown).magnitude
+    return out, have
+
+
+def _span(xs: np.ndarray, ys: np.ndarray) -> tuple[float, float, float, float]:
     """The lowest x, the width, the lowest y and the height of the points plotted (1 where they do not spread)."""
-    x = [v for v in xs if v is not None] or [0.0]
-    y = [v for v in ys if v is not None] or [0.0]
+    x = xs.tolist() or [0.0]
+    y = ys.tolist() or [0.0]
     return min(x), (max(x) - min(x)) or 1.0, min(y), (max(y) - min(y)) or 1.0
 
 
-def _gridded(pts: list[tuple[float, float]], span: tuple[float, float, float, float]) -> list[tuple[float, float]]:
+def _gridded(x: np.ndarray, y: np.ndarray, span: tuple[float, float, float, float]) -> tuple[np.ndarray, np.ndarray]:
     """One point per occupied cell of `GRID` (its centre), in the order the cells are first occupied."""
     x0, w, y0, h = span
     nx, ny = GRID
-    cells: dict[tuple[int, int], None] = {}
-    for x, y in pts:
-        cells.setdefault((min(int((x - x0) / w * nx), nx - 1), min(int((y - y0) / h * ny), ny - 1)), None)
-    return [(x0 + (i + 0.5) * w / nx, y0 + (j + 0.5) * h / ny) for i, j in cells]
+    i = np.minimum(((x - x0) / w * nx).astype(np.int64), nx - 1)  # truncated towards zero, as int() does
+    j = np.minimum(((y - y0) / h * ny).astype(np.int64), ny - 1)
+    _, first = np.unique(i * ny + j, return_index=True)
+    first.sort()
+    i, j = i[first], j[first]
+    return x0 + (i + 0.5) * w / nx, y0 + (j + 0.5) * h / ny
 
 
 def render_sweep(result: Result, formats: tuple[str, ...], templates: Path | None, revision: str,

@@ -156,11 +156,13 @@ def pareto(rows: Sequence[PointRow], objectives: Sequence[tuple[str, bool]]) -> 
     `objectives` are (metric, maximise). A point dominates another when it is at least as good on every objective
     and better on one. Points tied on every objective are all kept.
     """
-    cand = [i for i, r in enumerate(rows) if r.feasible and all(m in r.metrics for m, _ in objectives)]
+    names = {m for m, _ in objectives}
+    cand = [i for i, r in enumerate(rows) if r.feasible and names <= r.metrics.keys()]
     if not cand:
         return []
-    # minimise everything: negate the maximised objectives
-    x = np.array([[(-1.0 if up else 1.0) * rows[i].metrics[m] for m, up in objectives] for i in cand])
+    # minimise everything: negate the maximised objectives (a column at a time: the same numbers, fewer calls)
+    x = np.stack([np.array([rows[i].metrics[m] for i in cand], dtype=float) * (-1.0 if up else 1.0)
+                  for m, up in objectives], axis=1)
     order = np.lexsort(x.T[::-1])  # by the first objective, ties by the next: a dominator always comes first
     front = np.empty(0, dtype=int)
     for start in range(0, len(order), PARETO_BLOCK):
@@ -190,7 +192,8 @@ def best(rows: Sequence[PointRow], metric: str, maximise: bool) -> int | None:
     if not have:
         return None
     sign = -1.0 if maximise else 1.0
-    return min(have, key=lambda i: sign * rows[i].metrics[metric])
+    keys = [sign * rows[i].metrics[metric] for i in have]
+    return have[keys.index(min(keys))]  # `min` keeps the first of equals; `index` finds that one (itself, if NaN)
 
 
 def objectives(sweep: Sweep) -> list[tuple[str, bool]]:
@@ -200,10 +203,14 @@ def objectives(sweep: Sweep) -> list[tuple[str, bool]]:
 
 @dataclass(frozen=True)
 class Result:
-    """A sweep's evaluated points, its Pareto front and the best point per objective."""
+    """A sweep's evaluated points, its Pareto front and the best point per objective.
+
+    `rows` is a list, or the rows of the chunks a sweep was evaluated in (`explore.tally.Rows`), which carry their
+    tally (`explore.tally.tally`: what the reports read of every row).
+    """
 
     problem: SweepProblem
-    rows: list[PointRow]
+    rows: Sequence[PointRow]
     front: list[int]                      # positions in `rows`
     best: dict[str, int | None]           # objective metric -> position in `rows`
 
@@ -214,6 +221,10 @@ class Result:
 
     def counts(self) -> dict[str, int]:
         """Points by outcome: evaluated, invalid, fitting, feasible and on the front."""
+        t = getattr(self.rows, "tally", None)  # the chunks' tally (`explore.tally.Rows`), counted as they ran
+        if t is not None:
+            return {"points": t.points, "invalid": t.invalid, "fitting": t.fitting, "feasible": t.feasible,
+                    "front": len(self.front)}
         return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
                 "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
                 "front": len(self.front)}

@@ -1,0 +1,142 @@
+"""A sweep evaluated in chunks (issue 25 part 4): each chunk tallied where it was evaluated, and the chunks merged into
+the result of all the rows, so that one worker and two write the same files to the byte."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import numpy as np
+import pytest
+
+from archgen.commands import sweep as sw
+from archgen.commands import sweep_problems, workers
+from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements, summarise
+from archgen.perf.explore.tally import Rows, chunk, merge, tally
+from archgen.perf.explore.vectorised import evaluate
+from tests.conftest import SPECS
+
+
+@pytest.fixture(scope="module")
+def problem() -> SweepProblem:
+    """The shipped sweep 'DGX B200 against GB200 NVL72': categorical axes, hardware axes, a SHALL requirement."""
+    specs, clusters, sweeps = sw.load(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])
+    return next(p for p in sweep_problems.problems(specs, clusters, sweeps)
+                if p.sweep.id == "llama3-70b-train-platforms")
+
+
+def _rows(problem: SweepProblem, n: int, seed: int) -> list[PointRow]:
+    """`n` rows of every outcome on the problem's points, with integer objectives: many ties, many dominated."""
+    rng = random.Random(seed)
+    goals = objectives(problem.sweep)
+    reqs = [q.id for q in requirements(problem)]
+    rows = []
+    for i in range(n):
+        values = problem.point(i % problem.size)
+        kind = rng.random()
+        if kind < 0.1:
+            rows.append(PointRow(i, values, values["cluster"], "invalid", rng.choice(["tp 3", "too many"])))
+            continue
+        met = {q: rng.choice([True, False, None]) for q in reqs}
+        k = rng.randint(0, 12)  # better on the maximised objectives, worse on the minimised ones: a wide front
+        metrics = {m: float(k if up else k + rng.randint(0, 1)) for m, up in goals}
+        if kind < 0.2:
+            rows.append(PointRow(i, values, values["cluster"], "does not fit", "needs 212 GB", {}, {}, met, False))
+            continue
+        if kind < 0.25:
+            metrics.pop(rng.choice(goals)[0])  # a metric missing: not plotted, never on the front
+        rows.append(PointRow(i, values, values["cluster"], "ok", "", {"tp": 8}, metrics, met,
+                             rng.random() < 0.8 and len(metrics) == len(goals)))
+    return rows
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_chunks_merge_into_the_summary_of_all_rows(problem, seed):
+    """The front of the chunks' fronts is the front of all points (ties kept), the best of their best points the best
+    (the first on ties), and the tallies add up to the tally of all rows, plot columns in point order."""
+    rows = _rows(problem, 3000, seed)
+    whole = summarise(problem, rows)
+    assert len(whole.front) > 3 and whole.counts()["invalid"] > 0
+    rng = random.Random(seed)
+    cuts = sorted({0, 1, 2, *rng.sample(range(3, len(rows)), 12), len(rows)})  # chunks of one row too
+    for keep in ("list", "pickle"):
+        got = merge(problem, [chunk(problem, rows[a:b], a, keep) for a, b in zip(cuts, cuts[1:], strict=False)])
+        assert (got.front, got.best, got.counts()) == (whole.front, whole.best, whole.counts())
+        t, u = tally(got), tally(whole)
+        assert (t.met, t.reasons, t.fit.groups) == (u.met, u.reasons, u.fit.groups)
+        for f in ("feasible", "catalogued", "group"):
+            assert np.array_equal(getattr(t.fit, f), getattr(u.fit, f))
+        for m in t.fit.values:
+            assert np.array_equal(t.fit.values[m], u.fit.values[m], equal_nan=True)
+            assert np.array_equal(t.fit.present[m], u.fit.present[m])
+        assert isinstance(got.rows, Rows) and got.rows == rows and got.rows[-1] == rows[-1]
+        assert [got.rows[i] for i in got.front] == [rows[i] for i in whole.front]
+
+
+def test_a_result_whose_rows_are_replaced_is_tallied_again(problem):
+    """A result's tally is the chunks' tally only while the rows are the chunks' rows."""
+    rows = _rows(problem, 200, 4)
+    got = merge(problem, [chunk(problem, rows, 0)])
+    fewer = dataclasses.replace(got, rows=rows[:50])
+    assert fewer.counts()["points"] == 50 and got.counts()["points"] == 200
+
+
+def test_rows_not_kept_are_evaluated_again_when_read(problem):
+    """A worker that keeps no rows (`keep="none"`, what `archgen sweep` asks for unless it writes a workbook) sends
+    back the front and best points; reading another row evaluates its chunk again, to the same rows."""
+    rows = evaluate(problem, 0, problem.size)
+    got = merge(problem, [chunk(problem, rows[:5], 0, "none"), chunk(problem, rows[5:], 5, "none")])
+    assert got.rows.kept and all(got.rows[i] == rows[i] for i in got.front)
+    assert list(got.rows) == rows and got.counts() == summarise(problem, rows).counts()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", [
+    # training, searched: 4,200 points, chunks of at least 2,048 points (2,048 and 2,152)
+    """kind: Sweep
+id: t
+workload: llama3-70b-pretrain-b200
+axes:
+  accelerators: [128, 256, 512]
+  precision: [bf16, fp8]
+  hbm_bandwidth: [0.5, 0.75, 1, 1.25, 1.5, 1.75, 2]
+  scale_out_bandwidth: [0.5, 1, 2, 4]
+  peak: [0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 3.25, 3.5, 3.75, 4, 4.25, 4.5, 4.75, 5, 5.25, 5.5, 5.75,
+         6, 6.25, 6.5]
+objectives: [{metric: tokens_per_second}, {metric: energy_per_token}]
+""",
+    # serving, point by point: nine chunks
+    """kind: Sweep
+id: t
+workload: llama3-70b-serve-b200
+axes:
+  tp: [2, 4, 8]
+  batch: [1, 8, 64, 512]
+  hbm_capacity: [1, 0.05]
+objectives: [{metric: tokens_per_second_per_gpu}, {metric: tpot}]
+"""])
+def test_one_and_two_workers_write_the_same_files(tmp_path, text):
+    path = tmp_path / "sweep.yaml"
+    path.write_text(text, encoding="utf-8")
+    files = []
+    for n in (1, 2):
+        printed, code = sw.sweep(path, [SPECS], workers=n, out=tmp_path / str(n), formats=("md", "csv", "svg"),
+                                 fmt="json")
+        out = tmp_path / str(n) / "t"
+        files.append((code, printed.replace(str(tmp_path / str(n)), ""),
+                      {p.name: p.read_bytes() for p in sorted(out.iterdir())}))
+    assert files[0] == files[1]
+    assert sorted(files[0][2]) == ["front.csv", "pareto.svg", "points.csv", "t.md"]
+
+
+
+def test_guided_chunks_cover_the_points_once_and_shrink():
+    """Each chunk a quarter of the points left with two workers (at least `least`): 10^5 training points in 13
+    chunks, from 25,020 down to 2,048 and the rest."""
+    for size, n, least in ((100080, 2, 2048), (600, 2, 4), (24, 2, 1), (7, 16, 1), (1, 2, 2048)):
+        got = workers.guided(size, n, least)
+        assert [a for a, _ in got] == [0, *(b for _, b in got[:-1])] and got[-1][1] == size
+        sizes = [b - a for a, b in got]
+        assert sizes == sorted(sizes, reverse=True) and min(sizes[:-1] or [least]) >= least
+    assert [b - a for a, b in workers.guided(100080, 2, 2048)] == [25020, 18765, 14074, 10556, 7917, 5937, 4453,
+                                                                   3340, 2505, 2048, 2048, 2048, 1369]
