@@ -207,6 +207,14 @@ COVERAGE["permute_in_dispatch"] = Cover("none", (
     "permutation traffic per token derived from Megatron-core's moe_utils permute/unpermute and DeepEP's HybridEP "
     "code, not a timing", f"{_MB} docs/performance-summary.md and the Megatron-core MoE README (the fusion flag "
     "is described, no run with it on and off); not searched further")
+COVERAGE["grad_accum_fusion"] = Cover("none", (
+    f"{_P}test_grad_accum_fusion.py::test_one_layer_saves_four_bytes_per_gemm_weight_per_micro_batch",
+    f"{_P}test_grad_accum_fusion.py::test_the_input_embedding_keeps_its_pass_and_the_output_layer_fuses"),
+    "bytes per parameter derived from Megatron-LM's fused_weight_gradient_dense.cu (83b1e42: cublasGemmEx, fp32 C, "
+    "beta 1) and Transformer Engine's linear.py (d0067d0: out=main_grad, accumulate), not a timing",
+    "Megatron-LM commit 83b1e42 and its arguments help, Megatron-Bridge docs (bridge.utils.fusions API page), NeMo "
+    "PR #4494 (introduces the knob, no numbers), ROCm/apex PRs #164/#165/#169 (port, no numbers), NVIDIA/Megatron-LM "
+    "PR #7101 (Megatron-FSDP, no on/off table): no published on/off step time found")
 
 #: Each overlapped communication (issue 20 part 1) and what holds it to a publication; CP overlap is not a switch
 #: (the ring always runs beside the attention core), so it has no row above.
