@@ -122,8 +122,9 @@ def class_times(hw: Hardware, job: Job, per_layer, logits, embed, tp, pp, ep, la
 
 
 def unfused_params(arch, tp, layers, embedding):
-    """Parameters of a rank whose gradient no linear layer's GEMM computes, so that `grad_accum_fusion` leaves them
-    a separate accumulation pass: the input embedding (its lookup's scatter-add gradient), each layer's two norms
+    """Parameters of a rank whose gradient no linear layer's GEMM computes: `grad_accum_fusion` leaves them a pass.
+
+    They are the input embedding (its lookup's scatter-add gradient), each layer's two norms
     and the MoE router (a plain torch linear, megatron/core/transformer/moe/router.py at core_v0.9.0); each is added
     to the main gradient by the DDP hook (`main_grad.add_(grad)`). The output layer is a ColumnParallelLinear
     (megatron/core/models/gpt/gpt_model.py), which fuses. Split tp ways as `memory._layer_parts` splits them.
