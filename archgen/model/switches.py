@@ -170,6 +170,19 @@ class StackSwitches(Spec):
         None, description="HybridEP's dispatch and combine kernels write and read the tokens in expert order "
                           "themselves (Megatron-core moe_permute_fusion_into_hybridep true): no separate permute and "
                           "unpermute (docs/perf-model.md, Training: MoE token permutation). HybridEP only.")
+    grad_accum_fusion: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no such flag in v2.0, v2.5 or v2.6 (Aug 2021); --no-gradient-accumulation-fusion (on by "
+                "default) arrived in Megatron-LM 83b1e42 (Feb 2022, megatron/arguments.py)"),
+        (True, "Megatron-LM core_v0.9.0 megatron/training/arguments.py:1245: --no-gradient-accumulation-fusion "
+               "(store_false: on by default); TE Linear, LayerNormLinear and GroupedLinear take "
+               "fuse_wgrad_accumulation from it (megatron/core/extensions/transformer_engine.py:180,302,659)"),
+        (True, f"{_BRIDGE} 26.04-alpha.rc2 src/megatron/bridge/models/gpt_provider.py:200: default "
+               "can_enable_gradient_accumulation_fusion() (utils/fusions.py:34: true wherever Transformer Engine "
+               "imports)"))] = Field(
+        None, description="The weight-gradient GEMMs accumulate into the main gradient in their epilogue "
+                          "(Megatron's gradient_accumulation_fusion; Transformer Engine fuse_wgrad_accumulation): no "
+                          "separate accumulation pass for the linear layers' weights (docs/perf-model.md, Training: "
+                          "gradient accumulation).")
 
     @model_validator(mode="after")
     def _dispatcher_and_dedup_agree(self) -> StackSwitches:

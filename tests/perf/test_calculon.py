@@ -58,7 +58,8 @@ def test_calculons_layout_is_inside_archgens_space(side):
 def test_side_by_side_with_calculon(side, capsys, monkeypatch):
     """Calculon's TP overlap ('ring') costs the GEMMs nothing; archgen charges TE's userbuffers their chunks and SMs
     (`exposure.tp_overlap_cost`: at tp 8 and 2,048 tokens the ring chunks are 256 rows). The drift guard compares
-    the two models on the same footing, without that cost; with it archgen is +25 % on Calculon's layout."""
+    the two models on the same footing, without that cost; with it archgen is +21 % on Calculon's layout (+25 % before the fused gradient
+    accumulation, `grad_accum_fusion`, of the nemo-2025 profile)."""
     hw, job, lay = side
     import archgen.perf.train.training as T
     with_cost = float(estimate_training(hw, job, _layout(lay)).step_time)
@@ -74,6 +75,6 @@ def test_side_by_side_with_calculon(side, capsys, monkeypatch):
     assert t_ours <= t_theirs * (1 + 1e-12)  # the search covers Calculon's layout, so it finds it or better
     # drift guard, set after the run (archgen -0.6 % against Calculon); two models, not a measurement
     assert t_theirs == pytest.approx(calculon, rel=0.10)
-    assert with_cost / calculon - 1 == pytest.approx(0.25, abs=0.02)
+    assert with_cost / calculon - 1 == pytest.approx(0.21, abs=0.02)  # +25 % before grad_accum_fusion
     # what Calculon offloads (its optimizer state) archgen keeps in host memory too
     assert float(theirs.memory.optimizer) == 0.0 and float(theirs.memory.host) > 0.0

@@ -78,7 +78,11 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     """Each rank class's layers, embedding and loss per micro-batch, with the weight-gradient accumulation.
 
     `per_layer`, `logits` and `embed` are those of `LayerTimes`. Weight gradients are accumulated into the gradient
-    buffer once per micro-batch (read it, read the new 16-bit gradient, write it back). `hw` must broadcast against
+    buffer once per micro-batch: unfused, a separate pass reads it, reads the new 16-bit gradient and writes it back
+    (2·grad_bytes + 2 bytes per parameter); with `grad_accum_fusion` the weight-gradient GEMM reads and writes the
+    main gradient in its epilogue (cuBLAS beta = 1 into the fp32 buffer: Megatron-LM fused_weight_gradient_dense.cu,
+    Transformer Engine linear.py `out=main_grad, accumulate`), 2·grad_bytes - 2 bytes beyond the 16-bit output the
+    GEMM's roofline already counts, and only `unfused_params` keep the pass. `hw` must broadcast against
     the class axis (`Hardware.with_axis`).
     """
     one = fast.classes(sl, per_layer, logits, embed, tp, pp, ep, 0.0 if etp is None else etp) if hw._numbers else None
@@ -108,8 +112,26 @@ def class_times(hw: Hardware, job: Job, per_layer, logits, embed, tp, pp, ep, la
     """
     dense, experts = expert_split(job.arch, tp, pp, ep, layers, embedding, loss, etp)
     params = dense + experts
-    accumulate = K.memory_time(hw, params * (2.0 * job.grad_bytes + 2.0))
+    gb = job.grad_bytes
+    if job.grad_accum_fusion:  # the GEMMs' epilogue: gb in, gb out, in place of the 16-bit output (`accumulation`)
+        loose = unfused_params(job.arch, tp, layers, embedding)
+        accumulate = K.memory_time(hw, loose * (2.0 * gb + 2.0) + (params - loose) * (2.0 * gb - 2.0))
+    else:
+        accumulate = K.memory_time(hw, params * (2.0 * gb + 2.0))
     return params, experts, layers * per_layer + loss * logits + embedding * embed + accumulate
+
+
+def unfused_params(arch, tp, layers, embedding):
+    """Parameters of a rank whose gradient no linear layer's GEMM computes: `grad_accum_fusion` leaves them a pass.
+
+    They are the input embedding (its lookup's scatter-add gradient), each layer's two norms
+    and the MoE router (a plain torch linear, megatron/core/transformer/moe/router.py at core_v0.9.0); each is added
+    to the main gradient by the DDP hook (`main_grad.add_(grad)`). The output layer is a ColumnParallelLinear
+    (megatron/core/models/gpt/gpt_model.py), which fuses. Split tp ways as `memory._layer_parts` splits them.
+    """
+    moe_share = arch.moe_layers / arch.layers
+    per_layer = (2.0 * arch.hidden + moe_share * arch.hidden * (arch.experts or 0)) / tp
+    return layers * per_layer + embedding * arch.vocab * arch.hidden / tp
 
 
 def at_worst(tail, *values) -> list:

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         dropout: bool
         fp8_recipe: Fp8Recipe
         permute_in_dispatch: bool
+        grad_accum_fusion: bool
 else:
     #: The resolved switches of a training job: one field per row of the table.
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)
