@@ -1,6 +1,7 @@
 """Benchmark `archgen sweep` end to end: where a sweep's time goes, and what `--workers 2` gains (issue 25 part 4).
 
-Run: `python bench/bench_sweep_output.py [points]` (default 100,080; `make bench` leaves it out: minutes). Writes
+Run: `python bench/bench_sweep_output.py [points]` (default 100,080; `make bench` runs it too, a few minutes: it
+holds issue 25's `--workers 2` bar). Writes
 bench/results/sweep_output.md. In one process: the CPU seconds of each stage of one worker's sweep, split into what
 each worker does for its chunks (evaluate, write their lines of points.csv, tally them and find their Pareto front:
 `commands.workers.evaluate_chunk`; with more than one worker and an xlsx workbook, also pickle the rows) and what
