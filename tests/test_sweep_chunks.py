@@ -4,6 +4,7 @@ the result of all the rows, so that one worker and two write the same files to t
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems, workers
-from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements, summarise
+from archgen.perf.explore.points import PointRow, SweepProblem, best, objectives, requirements, summarise
 from archgen.perf.explore.tally import Rows, chunk, merge, tally
 from archgen.perf.explore.vectorised import evaluate
 from tests.conftest import SPECS
@@ -140,3 +141,13 @@ def test_guided_chunks_cover_the_points_once_and_shrink():
         assert sizes == sorted(sizes, reverse=True) and min(sizes[:-1] or [least]) >= least
     assert [b - a for a, b in workers.guided(100080, 2, 2048)] == [25020, 18765, 14074, 10556, 7917, 5937, 4453,
                                                                    3340, 2505, 2048, 2048, 2048, 1369]
+
+
+def test_a_nan_metric_is_no_ones_best_so_the_chunks_best_is_the_best():
+    """`min` over NaN depends on the order: a NaN first would be "best" of one chunk and not of the whole."""
+    def row(i, v):
+        return PointRow(i, {}, "c", "ok", "", {}, {"m": v}, {}, True)
+    rows = [row(0, math.nan), row(1, 3.0), row(2, 1.0), row(3, math.nan)]
+    assert best(rows, "m", maximise=False) == 2
+    assert best(rows, "m", maximise=True) == 1
+    assert best(rows[:1], "m", maximise=False) is None

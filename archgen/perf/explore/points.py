@@ -187,13 +187,18 @@ PARETO_BLOCK = 512
 
 
 def best(rows: Sequence[PointRow], metric: str, maximise: bool) -> int | None:
-    """Position in `rows` of the feasible point with the best value of `metric` (the first on ties), or None."""
-    have = [i for i, r in enumerate(rows) if r.feasible and metric in r.metrics]
+    """Position in `rows` of the feasible point with the best value of `metric` (the first on ties), or None.
+
+    A NaN value is no one's best: skipped, so that the best of the chunks' bests (`explore.tally.merge`) is the best
+    of all rows whatever the chunking (`min` over NaN depends on the order).
+    """
+    have = [i for i, r in enumerate(rows)
+            if r.feasible and metric in r.metrics and not math.isnan(r.metrics[metric])]
     if not have:
         return None
     sign = -1.0 if maximise else 1.0
     keys = [sign * rows[i].metrics[metric] for i in have]
-    return have[keys.index(min(keys))]  # `min` keeps the first of equals; `index` finds that one (itself, if NaN)
+    return have[keys.index(min(keys))]  # `min` keeps the first of equals; `index` finds that one
 
 
 def objectives(sweep: Sweep) -> list[tuple[str, bool]]:
