@@ -24,13 +24,6 @@ from archgen.perf.train.training import estimate_training
 from archgen.units import Q_
 
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
-PCIE5 = HostShare(Q_(250, "GB"), Q_(63, "GB/s"), Q_(76.8, "GB/s"), 0.8)  # a DGX H100's share per GPU
-
-
-@pytest.fixture(scope="module")
-def h100_host(accelerators):
-    return hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"),
-                        in_network_reduction=False, host=PCIE5)
 
 
 def test_the_codes_add_a_weight_bit_to_the_stacks_offloads():
