@@ -183,7 +183,7 @@ def step_weight_bytes(a: Arch, rec: str, cc, tp, ep, layers, fp8_weights: bool, 
 KERNELS = {"tensorwise": (4.0, 3.0), "delayed": (1.0, 1.0), "mxfp8": (1.0, 1.0), "nvfp4": (2.0, 2.0)}
 
 
-def layer_kernels(a: Arch, rec: str, cc, ep) -> tuple[Any, Any]:
+def layer_kernels(a: Arch, rec: str | None, cc, ep) -> tuple[Any, Any]:
     """Quantisation kernels one rank launches per layer and micro-batch, forward and backward (average layer).
 
     Forward: the four linear inputs (`forward_bytes`); backward: every linear output's gradient (`backward_bytes`).
@@ -192,8 +192,10 @@ def layer_kernels(a: Arch, rec: str, cc, ep) -> tuple[Any, Any]:
     `multi_tensor_quantize_impl` calls each quantizer in turn), so FC1 and FC2 inputs and gradients count once per
     local expert (experts / ep). The exception is `delayed` on Hopper, whose experts share one
     `nvte_multi_cast_transpose` launch (the fused path of `multi_tensor_quantize_impl`). Returns (forward,
-    backward); multiply by `kernels.KERNEL_OVERHEAD` for their fixed cost.
+    backward); multiply by `kernels.KERNEL_OVERHEAD` for their fixed cost. 16-bit training (`rec` None): none.
     """
+    if rec is None:
+        return 0.0, 0.0
     plain, norm = KERNELS[rec]
     local = a.experts / ep if a.experts else 0.0
     if rec == "delayed":

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.perf.hw import quant as Q
 from archgen.perf.hw.numeric import maximum, where
 from archgen.perf.train.job import Job
 
@@ -83,11 +82,11 @@ EXPERT_GEMMS = (2.0, 4.0)
 SHARED_OPS = (3.0, 5.0)
 
 
-def layer_ops(job: Job, cc, ep) -> tuple[Any, Any]:
+def layer_ops(job: Job, ep, kernels) -> tuple[Any, Any]:
     """Operations one rank issues per layer and micro-batch (average layer): (forward, backward).
 
-    `cc` is the accelerator's compute capability (the quantisation kernels depend on it), `ep` the expert-parallel
-    size (the local experts are experts / ep).
+    `ep` is the expert-parallel size (the local experts are experts / ep), `kernels` the quantisation kernels
+    (forward, backward) `quant.layer_kernels` counts for the job, which `training.layer_times` also charges.
     """
     a = job.arch
     fwd, bwd = (ATTENTION_OPS[i] + (1.0 - a.moe_layers / a.layers) * DENSE_MLP_OPS[i] for i in (0, 1))
@@ -97,15 +96,12 @@ def layer_ops(job: Job, cc, ep) -> tuple[Any, Any]:
         permute = 0.0 if job.permute_in_dispatch else 1.0
         fwd, bwd = (x + share * (MOE_MLP_OPS[i] + permute * PERMUTE_OPS[i] + local * EXPERT_GEMMS[i]
                                  + shared * SHARED_OPS[i]) for i, x in enumerate((fwd, bwd)))
-    if job.recipe:
-        k_f, k_b = Q.layer_kernels(a, job.recipe, cc, ep)
-        fwd, bwd = fwd + k_f, bwd + k_b
-    return fwd, bwd
+    return fwd + kernels[0], bwd + kernels[1]
 
 
-def host_time(job: Job, cc, ep, rc):
+def host_time(job: Job, ep, rc, kernels):
     """Host time of one layer and micro-batch (s): forward, backward and the recompute code `rc`'s re-run."""
-    fwd, bwd = layer_ops(job, cc, ep)
+    fwd, bwd = layer_ops(job, ep, kernels)
     again = where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))  # full: the forward again; selective: the core
     return HOST_OP_TIME * (fwd + bwd + again)
 

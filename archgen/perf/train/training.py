@@ -226,9 +226,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + quant_b + K.attention_backward(
         hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
         kernel=job.attention)
-    if job.recipe:  # each quantisation kernel's fixed cost (`quant.layer_kernels`; one per expert slice in MoE)
-        k_f, k_b = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)
-        layer_f, layer_b = layer_f + k_f * K.KERNEL_OVERHEAD, layer_b + k_b * K.KERNEL_OVERHEAD
+    kernels = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # quantisation kernels, none in 16-bit
+    if job.recipe:  # each one's fixed cost (`quant.layer_kernels`; one per expert slice in MoE)
+        layer_f, layer_b = layer_f + kernels[0] * K.KERNEL_OVERHEAD, layer_b + kernels[1] * K.KERNEL_OVERHEAD
     layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).
@@ -254,7 +254,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
     # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace.
     gpu = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
-    host = H.host_excess(H.host_time(job, hw.compute_capability, ep, rc), gpu)
+    host = H.host_excess(H.host_time(job, ep, rc, kernels), gpu)
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host)
 
 
