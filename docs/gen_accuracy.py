@@ -22,6 +22,19 @@ KERNELS = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name for name in ("fa3-
 #: Published all-reduce curves, listed size by size at the end (archgen.output.curves.curve_section).
 CURVES = INDEPENDENT["nemo-25.11.yaml"].parent / "allreduce-curves.yaml"
 
+
+
+def write_or_check(path: Path, text: str, command: str) -> None:
+    """The generators' main: write `text` to `path`; with `--check`, write nothing and exit 1 if `path` is stale."""
+    root = Path(__file__).resolve().parent.parent
+    if "--check" in sys.argv[1:]:
+        stale = path.read_text(encoding="utf-8") != text
+        print(f"{path.relative_to(root)} is {f'stale: run {command}' if stale else 'current'}")
+        sys.exit(1 if stale else 0)
+    path.write_text(text, encoding="utf-8")
+    print(path.relative_to(root))
+
+
 if __name__ == "__main__":
     root = Path(__file__).resolve().parent.parent
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else root / "tests" / "data" / "validation-cases.yaml"

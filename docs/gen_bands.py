@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gen_accuracy import INDEPENDENT, SCORED  # noqa: E402
+from gen_accuracy import INDEPENDENT, SCORED, write_or_check  # noqa: E402
 
 from archgen.perf.workload.bands import case_family, compute_table, table_source  # noqa: E402
 from archgen.scoring.cases import read_case_file  # noqa: E402
@@ -36,10 +36,4 @@ def source() -> str:
 
 
 if __name__ == "__main__":
-    text = source()
-    if "--check" in sys.argv[1:]:
-        stale = TABLE.read_text(encoding="utf-8") != text
-        print(f"{TABLE.relative_to(ROOT)} is {'stale: run python docs/gen_bands.py' if stale else 'current'}")
-        sys.exit(1 if stale else 0)
-    TABLE.write_text(text, encoding="utf-8")
-    print(TABLE.relative_to(ROOT))
+    write_or_check(TABLE, source(), "python docs/gen_bands.py")

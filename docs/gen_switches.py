@@ -16,7 +16,6 @@ by hand in `COVERAGE`; tests/perf/test_switch_coverage.py holds each switch that
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -304,10 +303,6 @@ def _show(value: object) -> str:
 
 
 if __name__ == "__main__":
-    text = page(list(moves()))
-    if "--check" in sys.argv[1:]:
-        stale = PAGE.read_text(encoding="utf-8") != text
-        print(f"{PAGE.relative_to(ROOT)} is {'stale: run python docs/gen_switches.py' if stale else 'current'}")
-        sys.exit(1 if stale else 0)
-    PAGE.write_text(text, encoding="utf-8")
-    print(PAGE.relative_to(ROOT))
+    from gen_accuracy import write_or_check  # beside this script, on the path when it runs
+
+    write_or_check(PAGE, page(list(moves())), "python docs/gen_switches.py")
