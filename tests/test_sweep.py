@@ -130,11 +130,6 @@ def test_process_pool_and_dask_give_the_serial_rows(tmp_path):
         assert workers.evaluate_all(p, pool, 4).rows == serial
 
 
-def test_chunks_cover_the_points_once():
-    assert workers.chunks(10, 3) == [(0, 4), (4, 8), (8, 10)]
-    assert workers.chunks(2, 8) == [(0, 1), (1, 2)]
-
-
 def test_cli_writes_the_report_and_is_deterministic(tmp_path, cli):
     path = sweep_file(tmp_path)
     outs = []

@@ -141,6 +141,7 @@ def test_guided_chunks_cover_the_points_once_and_shrink():
         assert sizes == sorted(sizes, reverse=True) and min(sizes[:-1] or [least]) >= least
     assert [b - a for a, b in workers.guided(100080, 2, 2048)] == [25020, 18765, 14074, 10556, 7917, 5937, 4453,
                                                                    3340, 2505, 2048, 2048, 2048, 1369]
+    assert workers.guided(10, 1, 10) == [(0, 10)] and workers.guided(0, 1, 0) == []  # no pool: one chunk, or none
 
 
 def test_a_nan_metric_is_no_ones_best_so_the_chunks_best_is_the_best():

@@ -9,7 +9,6 @@ that the scheduler's address answers as a Dask scheduler does.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import socket
 import time
@@ -142,12 +141,6 @@ def _receive(conn: socket.socket, n: int, deadline: float) -> bytes:
     return data
 
 
-def chunks(size: int, parts: int) -> list[tuple[int, int]]:
-    """`size` points cut into at most `parts` contiguous index ranges of near-equal length."""
-    step = max(1, math.ceil(size / max(parts, 1)))
-    return [(a, min(a + step, size)) for a in range(0, size, step)]
-
-
 def guided(size: int, workers: int, least: int) -> list[tuple[int, int]]:
     """`size` points cut into contiguous index ranges for `workers` workers, large first, small last.
 
@@ -192,7 +185,7 @@ def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
     """
     # a training chunk of at least MIN_CHUNK points (its batches stay large); others of at least a 1/64 share each
     least = MIN_CHUNK if problem.workload.training is not None else max(1, problem.size // (64 * workers))
-    ranges = guided(problem.size, workers, least) if pool else chunks(problem.size, 1)
+    ranges = guided(problem.size, workers, least if pool else problem.size)  # without a pool: one chunk
     done: list[Chunk] = []
     try:
         parts: Iterable[tuple[Chunk, str]]
