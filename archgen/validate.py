@@ -347,13 +347,8 @@ def _tags(tp: object) -> set[str]:
 
 
 def _model_of(tp: object) -> type[BaseModel] | None:
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
-        return tp
-    for arg in typing.get_args(tp):
-        found = _model_of(arg)
-        if found:
-            return found
-    return None
+    """The first model in an annotation (`core_schemas.nested_models`), or None."""
+    return next(iter(core_schemas.nested_models(tp)), None)
 
 
 def _item_of(tp: object) -> object:

@@ -20,13 +20,11 @@ from pydantic import BaseModel
 _built: set[type[BaseModel]] = set()
 
 
-def _nested(annotation: object, out: set[type[BaseModel]]) -> None:
-    """The models in a field's annotation (through unions, lists, mappings and `Annotated`)."""
+def nested_models(annotation: object) -> list[type[BaseModel]]:
+    """The models in a field's annotation (through unions, lists, mappings and `Annotated`), depth first, once each."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        out.add(annotation)
-        return
-    for arg in typing.get_args(annotation):
-        _nested(arg, out)
+        return [annotation]
+    return list(dict.fromkeys(m for arg in typing.get_args(annotation) for m in nested_models(arg)))
 
 
 def shared(kinds: Iterable[type[BaseModel]]) -> list[type[BaseModel]]:
@@ -37,9 +35,7 @@ def shared(kinds: Iterable[type[BaseModel]]) -> list[type[BaseModel]]:
     def visit(cls: type[BaseModel]) -> set[type[BaseModel]]:
         if cls not in inside:
             inside[cls] = found = set()
-            direct: set[type[BaseModel]] = set()
-            for f in cls.model_fields.values():
-                _nested(f.annotation, direct)
+            direct = {m for f in cls.model_fields.values() for m in nested_models(f.annotation)}
             for model in sorted(direct, key=lambda m: m.__qualname__):
                 found |= {model, *visit(model)}
             order.append(cls)
