@@ -46,8 +46,6 @@ def _design(root: Path, extra: dict[str, str] | None = None) -> Path:
     cluster = (SPECS / "clusters" / "mi355x-th5.yaml").read_text()
     (root / "mi355x-th5.yaml").write_text(cluster.replace("\nlayout:", STORAGE + "layout:", 1))
     shutil.copy(SPECS / "catalog" / "racks" / "mi355x.yaml", root)   # a project copy of the library racks
-    model = (SPECS / "workloads" / "llama3-70b.yaml").read_text().split("\n---\n")[0]  # the Model document
-    (root / "model.yaml").write_text(model)
     for name, text in (extra or {}).items():
         (root / name).write_text(text)
     return root
@@ -102,6 +100,7 @@ def test_price_list_equals_a_full_copy_of_the_parts(tmp_path):
     copied = run([_full_copy(tmp_path / "copied"), tmp_path / "listed" / "req.yaml"])
     for path in (CLUSTER, JOB):
         assert listed.metrics[path] == copied.metrics[path]
+    assert not [f for f in listed.findings + copied.findings if f.severity == "error"]
     m = listed.metrics[CLUSTER]
     assert set(CAPEX_METRICS) <= set(m) and not [f for f in listed.findings if f.id in ("COST002", "REQ002")]
     cost = listed.operations.cost[CLUSTER]
@@ -174,3 +173,49 @@ def test_shipped_unpriced_designs_have_no_cost(shipped):
             f"{cluster}'s capex rests on unpriced parts (")
     for cluster in ("dgx-b200-superpod", "gb200-nvl72-su"):   # every part priced (assumed): the figures stand
         assert set(CAPEX_METRICS) <= set(shipped.metrics[f"cluster/{cluster}"])
+
+
+#: Test prices for what the shipped TPU v4 pod leaves unpriced: its two racks (specs/racks/tpu-v4-cube.yaml), trays,
+#: OCS switches and ICI links (round figures, not quotes).
+TPU_PRICES = {"tpu-v4-cube": 50_000, "tpu-v4-ocs": 40_000, "tpu-v4-tray": 60_000, "palomar-ocs": 100_000,
+              "ici-v4-copper": 200, "ici-v4-optical": 800, "ocs-fibre-port": 50}
+TPU_PARTS = {"tpu-v4-tray": "systems", "palomar-ocs": "switches", "ici-v4-copper": "links",
+             "ici-v4-optical": "links", "ocs-fibre-port": "links"}
+
+
+def _tpu_design(root: Path, copy: bool) -> Path:
+    """The shipped TPU v4 pod and its racks in `root`, priced by a `Prices` list or by copies of the parts."""
+    root.mkdir(parents=True)
+    shutil.copy(SPECS / "clusters" / "tpu-v4-pod.yaml", root)
+    racks = (SPECS / "racks" / "tpu-v4-cube.yaml").read_text()
+    if not copy:
+        (root / "prices.yaml").write_text("kind: Prices\nid: tpu-quote\nprices:\n" + "".join(
+            f"  {part}: {_price(v)}\n" for part, v in TPU_PRICES.items()))
+        (root / "racks.yaml").write_text(racks)
+        return root
+    for rack in ("tpu-v4-cube", "tpu-v4-ocs"):
+        racks = racks.replace(f"id: {rack}\n", f"id: {rack}\nprice: {_price(TPU_PRICES[rack])}\n")
+    (root / "racks.yaml").write_text(racks)
+    for part, folder in TPU_PARTS.items():
+        body = (SPECS / "catalog" / folder / f"{part}.yaml").read_text()
+        (root / f"{part}.yaml").write_text(body.rstrip("\n") + f"\nprice: {_price(TPU_PRICES[part])}\n")
+    return root
+
+
+def test_tpu_v4_price_list_equals_a_full_copy_of_the_parts(tmp_path):
+    """Issue 22's bar on the other shipped unpriced design: the TPU v4 pod (it reported $0.08 per chip-hour)."""
+    listed, copied = (run([_tpu_design(tmp_path / name, name == "copied")]) for name in ("listed", "copied"))
+    cluster = "cluster/tpu-v4-pod"
+    assert listed.metrics[cluster] == copied.metrics[cluster]
+    assert not [f for f in listed.findings + copied.findings if f.id == "COST002" or f.severity == "error"]
+    m = listed.metrics[cluster]
+    assert set(CAPEX_METRICS) - {"tco_per_goodput_accelerator_hour"} <= set(m)  # no storage: no goodput (REL006)
+    cost = listed.operations.cost[cluster]
+    # 64 cubes of 16 four-chip trays, 4 OCS racks of 12 Palomar switches; a 4x4x4 cube has 3 x 48 ICI links inside
+    # (x 64 = 9,216, copper) and 96 face ports (x 64 = 6,144 optical links, each through one OCS fibre port)
+    qty = {line.part: line.quantity for line in cost.lines if line.part in TPU_PRICES}
+    assert qty == {"tpu-v4-cube": 64, "tpu-v4-ocs": 4, "tpu-v4-tray": 1024, "palomar-ocs": 48,
+                   "ici-v4-copper": 9216, "ici-v4-optical": 6144, "ocs-fibre-port": 6144}
+    listed_capex = sum(TPU_PRICES[part] * n for part, n in qty.items())
+    rest = sum(line.total.m_as("USD") for line in cost.lines if line.total is not None and line.part not in TPU_PRICES)
+    assert m["capex"].m_as("USD") == pytest.approx(listed_capex + rest)
