@@ -243,3 +243,19 @@ def test_a_network_only_set_takes_the_other_classes_from_its_base(tmp_path):
     assert rel4[0].endswith("('net-only' takes the classes it leaves out from base 'no-such-set', which names no set)")
     with pytest.raises(ValidationError, match="cannot take its missing classes from itself"):
         FailureRates.model_validate({"kind": "FailureRates", "id": "x", "name": "x", "base": "x", "classes": {}})
+
+
+def test_a_failure_free_cluster_needs_no_spares_and_says_nothing_of_them(tmp_path):
+    """A cluster whose rates are all zero warned (REL003) that no spare count reached goodput 0.9 while reporting 1.0.
+
+    Through the pipeline, as a user meets it: a `FailureRates` document of zeros that the cluster names.
+    """
+    zero = tmp_path / "zero.yaml"
+    classes = "".join(f"  {c}: {{afr: 0, basis: assumed, source: test}}\n" for c in (
+        "accelerator", "host", "nic", "software", "switch", "transceiver", "cable", "power_shelf", "pdu", "cdu"))
+    zero.write_text("kind: FailureRates\nid: zero\nname: none\nsource: test\nclasses:\n" + classes, encoding="utf-8")
+    r = _run(tmp_path, rates="zero", extra=zero)
+    m = r.metrics["workload/llama3-405b-16k"]
+    assert m["goodput"].m == m["goodput_low"].m == m["goodput_high"].m == 1.0
+    assert m["spares"].m == 0 and m["interruptions_per_day"].m == 0
+    assert not [f.id for f in r.findings if f.id.startswith("REL")]
