@@ -101,6 +101,14 @@ EP_COMM_SMS = 20.0
 def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
     """Exposed dispatch and combine all-to-all time of one MoE layer per micro-batch (forward, backward, recompute).
 
+    The total of `expert_comm_parts`, which also gives the forward pass's share.
+    """
+    return expert_comm_parts(hw, job, T, tp, ep, passes, layer_forward, expert_forward, etp)[0]
+
+
+def expert_comm_parts(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
+    """`expert_comm` and the part of it the forward pass takes: (total, forward), s per MoE layer and micro-batch.
+
     Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
     deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
     forward it over NVLink) the traffic that leaves a domain falls from top_k·(1 - k/n) copies to the expected
@@ -130,19 +138,23 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
     a2a = a2a + where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
                                                                etp, members_per_domain(hw, etp, 1)), 0.0)
-    t = 2.0 * (passes + 1.0) * a2a + dispatcher_cost(hw, job, T / tp, ep, k_ep, passes)
+    cost, cost_f = dispatcher_cost(hw, job, T / tp, ep, k_ep, passes)
+    t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f
     if job.overlap_ep_comm:
         pre = maximum(layer_forward - expert_forward, 0.0)
-        windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)
-        shown = sum(maximum(0.0, a2a - w) for w in windows)
+        windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
+        shown = [maximum(0.0, a2a - w) for w in windows]
         lost = 1.0 - sm_kept(hw, EP_COMM_SMS)
-        t = (shown + lost * (4.0 * a2a - shown) + 2.0 * (passes - 1.0) * a2a
-             + dispatcher_cost(hw, job, T / tp, ep, k_ep, passes))
-    return where(ep > 1, t, 0.0)
+        t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
+        t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
+    return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0)
 
 
 def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
-    """The token dispatcher's per-call host and synchronisation cost of one MoE layer per micro-batch.
+    """The token dispatcher's per-call host and synchronisation cost of one MoE layer per micro-batch: (all, forward).
+
+    `forward` is the part the first forward pass's dispatch and combine take (the rest is the recompute's and the
+    backward's).
 
     From `archgen.perf.comm.dispatcher`: with `moe_dispatcher` hybridep each forward dispatch (`passes` of them: the
     forward and any recompute) pays HybridEP's fixed dispatch cost and all-gathers the routing map (one byte per
@@ -151,10 +163,11 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
     synchronisation stalls both streams, so no overlap window hides it.
     """
     if job.moe_dispatcher != "hybridep":
-        return 0.0
+        return 0.0, 0.0
     disp, comb = fixed_costs(ep, ep / k_ep)
     gather = collective_time(hw, "all_gather", ep * tokens * job.arch.experts * 1.0, ep, k_ep)
-    return passes * (disp + gather) + (passes + 2.0) * comb
+    total = passes * (disp + gather) + (passes + 2.0) * comb
+    return total, disp + gather + comb
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None):

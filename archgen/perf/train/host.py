@@ -42,13 +42,39 @@ set-up, autograd bookkeeping) and the kernels not counted below come on top.
   QK norms some models have, allocations and stream events. So the count is a lower bound of the operations.
 * A full recompute issues the forward again; a selective one the attention core.
 
-**When the host binds.** The host can run ahead only to the next synchronisation: HybridEP's forward dispatch
-waits for the GPU in every MoE layer (see `perf.comm.dispatcher`), and the backward has none. So the host cannot
-bank time across layers in the forward, and in the backward, whose layers are alike, the sum over layers is the
-layer times the count. The model compares the host and GPU time of the whole layer and micro-batch (forward,
-backward and recompute, with the communication the GPU waits for) and charges the excess: max(host, GPU) per
-layer and micro-batch, a lower bound where a layer's forward and backward differ in which one binds. Where the
-GPU is slower than the host, the host is hidden and nothing is charged.
+**When the host binds.** The host runs ahead of the GPU only up to the next device-to-host synchronisation: a
+synchronisation returns when the GPU has finished everything issued before it, and the GPU then idles until the
+host issues the next kernel. So time the host banks before one is lost, and each stretch between two
+synchronisations takes at least the larger of its host and its GPU time. The model counts the synchronisations per
+layer and pass from the code (Megatron-core 3097d81, DeepEP 94a9f8f; `SYNCS`): every MoE layer's forward
+dispatch synchronises once, whatever the dispatcher, and the backward never does:
+
+* alltoall (`MoEAlltoAllTokenDispatcher`, token_dispatcher.py): `preprocess` sets `cuda_sync_point` to
+  "before_ep_alltoall" when ep or tp > 1 ("before_finish" otherwise, "before_permutation_1" with a capacity
+  factor or router padding; none with drop-and-pad); `_maybe_dtoh_and_synchronize` copies the split sizes and
+  token counts to the host on a side stream and waits for them there (`self.d2h_event.synchronize()`). The
+  backward's all-to-alls reuse the host-side split sizes.
+* hybridep (`_HybridEPManager.dispatch`): dropless training without `moe_expert_rank_capacity_factor` leaves
+  `num_permuted_tokens` None, so fused_a2a.py `HybridEPDispatch.forward` runs with `non_blocking` False and
+  HybridEP's metadata preprocessing ends in `cudaStreamSynchronize(stream)` (csrc/hybrid_ep/executor/executor.cu,
+  `metadata_preprocess_core`) to read the per-expert counts from pinned memory. The forward combine and both
+  backward calls pass the handle and the count: no synchronisation.
+* deepep (fused_a2a.py `FusedDispatch.forward`: "the CPU will wait for GPU's signal to arrive", for
+  `num_recv_tokens_per_expert_list`); the backward reuses the handle's layout.
+* The experts then read the counts as a list (experts.py `tokens_per_expert.tolist()`) of a host tensor: no
+  further synchronisation. Dense layers have none.
+
+So a model with MoE layers takes, per layer and micro-batch, max(host, GPU) of the forward plus max(host, GPU) of
+the backward with its recompute (`host_excess`): the forward has one stretch per MoE layer (its layers alike, per
+average layer the forward's own maximum); the backward has no synchronisation and is one stretch (per layer its
+maximum), and with a full recompute each layer's re-run dispatch synchronises again, so each layer's recompute and
+backward form one stretch (the same expression). A dense model never synchronises inside the step, so its host
+banks the backward's slack for the forward: max(host, GPU) of the whole layer. The GPU time of each pass includes
+the communication it waits for (`training.layer_times` splits TP, CP and EP communication by pass). The
+synchronisation's own round trip (the host waking, the next launch reaching the idle GPU) is in HybridEP's measured
+per-call cost (`exposure.dispatcher_cost`); alltoall and DeepEP publish none: 0. Lower bound: inside a stretch the
+order matters too (the stretch takes the largest, over its operations, of the host time to issue one plus the GPU
+time from it on), which needs each operation's GPU time; not modelled.
 
 CUDA graphs are not modelled: the counted operations of the graphable scopes (Megatron-core's
 `--cuda-graph-scope` attn, moe_router, moe_preprocess) would cost one graph launch instead, but at these counts the
@@ -80,6 +106,9 @@ PERMUTE_OPS = (2.0, 2.0)
 EXPERT_GEMMS = (2.0, 4.0)
 #: Shared experts: FC1, activation, FC2 forward; 4 GEMM gradients and the activation's backward.
 SHARED_OPS = (3.0, 5.0)
+#: Device-to-host synchronisations of one MoE layer's (forward, backward) by `moe_dispatcher`, dropless: the forward
+#: dispatch waits for the token counts under each (module docstring, When the host binds); the backward reuses them.
+SYNCS = {"alltoall": (1.0, 0.0), "deepep": (1.0, 0.0), "hybridep": (1.0, 0.0)}
 
 
 def layer_ops(job: Job, ep, kernels) -> tuple[Any, Any]:
@@ -100,12 +129,24 @@ def layer_ops(job: Job, ep, kernels) -> tuple[Any, Any]:
 
 
 def host_time(job: Job, ep, rc, kernels):
-    """Host time of one layer and micro-batch (s): forward, backward and the recompute code `rc`'s re-run."""
+    """Host time of one layer and micro-batch (s): (forward, backward with the recompute code `rc`'s re-run)."""
     fwd, bwd = layer_ops(job, ep, kernels)
     again = where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))  # full: the forward again; selective: the core
-    return HOST_OP_TIME * (fwd + bwd + again)
+    return HOST_OP_TIME * fwd, HOST_OP_TIME * (bwd + again)
 
 
-def host_excess(host, gpu):
-    """What the host time of a layer and micro-batch adds beyond its GPU time `gpu` (0 where the GPU is slower)."""
-    return maximum(host - gpu, 0.0)
+def synchronised(job: Job) -> bool:
+    """Whether the layers' forward synchronises with the host (`SYNCS`: every MoE layer's dispatch)."""
+    return job.arch.moe_layers > 0 and SYNCS[job.moe_dispatcher][0] > 0
+
+
+def host_excess(host, gpu, synced: bool):
+    """What issuing a layer and micro-batch takes beyond its GPU time (0 where the GPU is slower).
+
+    `host` and `gpu` are (forward, backward with recompute) times. `synced`: the forward synchronises in every MoE
+    layer, so each pass is bound on its own; otherwise the host's slack in one pass hides its excess in the other.
+    """
+    (h_f, h_b), (g_f, g_b) = host, gpu
+    if synced:
+        return maximum(h_f - g_f, 0.0) + maximum(h_b - g_b, 0.0)
+    return maximum(h_f + h_b - g_f - g_b, 0.0)

@@ -32,7 +32,7 @@ from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
 from archgen.perf.train.experts import expert_forward
-from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
+from archgen.perf.train.exposure import dp_exposed, expert_comm_parts, tp_exposed, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
@@ -247,14 +247,18 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_layer = moe_share * expert_comm(hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp),
-                                       etp) if a.moe_layers else 0.0
+    ep_layer, ep_f = (moe_share * x for x in expert_comm_parts(
+        hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp)) \
+        if a.moe_layers else (0.0, 0.0)
 
     logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
-    # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace.
+    # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace,
+    # in each stretch between two synchronisations (`host`). The forward pass takes 2 of the 2 (passes + 1) TP
+    # collectives and 1 of CP's 3 (the K/V gather; the backward gathers again and reduce-scatters).
     gpu = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
-    host = H.host_excess(H.host_time(job, ep, rc, kernels), gpu)
+    gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
+    host = H.host_excess(H.host_time(job, ep, rc, kernels), (gpu_f, gpu - gpu_f), H.synchronised(job))
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host)
 
 

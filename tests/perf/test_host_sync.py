@@ -1,0 +1,135 @@
+"""Host time between synchronisations (`perf.train.host`, When the host binds).
+
+Every MoE layer's forward dispatch waits on the host for the token counts, under each dispatcher, and the backward
+never does (tests/perf/data/moe-dispatch-syncs.yaml: the code sites at Megatron-core 3097d81 and DeepEP 94a9f8f).
+So the host cannot carry the backward's slack into the forward: each pass takes the larger of its host and GPU time.
+Dense layers do not synchronise and keep max(host, GPU) of the whole layer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from archgen.model.switches import SWITCHES
+from archgen.perf.comm.collectives import members_per_domain
+from archgen.perf.comm.dispatcher import fixed_costs
+from archgen.perf.hw import quant as Q
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train import host as H
+from archgen.perf.train.exposure import expert_comm_parts
+from archgen.perf.train.job import Job
+from archgen.perf.train.training import layer_times
+from archgen.scoring.cases import case_hardware, read_cases, training_estimate
+
+DATA = Path(__file__).parent / "data"
+MODERN = Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml"
+QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                 experts=128, top_k=8, expert_ffn=768)
+LLAMA3_70B = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+H100_FP8 = dict(fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True, param_gather_dtype="fp8")
+
+
+def _case(path: Path, case_id: str, accelerators):
+    cases, _ = read_cases(path)
+    case = next(c for c in cases if c.id == case_id)
+    return case, case_hardware(case, accelerators)
+
+
+def test_synchronisations_per_dispatcher_are_the_codes():
+    """One synchronisation per MoE layer's forward and none in its backward, for every dispatcher the switch
+    allows, as the code sites recorded in moe-dispatch-syncs.yaml show."""
+    table = yaml.safe_load((DATA / "moe-dispatch-syncs.yaml").read_text())["dispatchers"]
+    assert set(table) == set(SWITCHES["moe_dispatcher"].values) == set(H.SYNCS)
+    for name, row in table.items():
+        assert H.SYNCS[name] == (row["forward"], row["backward"]), name
+    assert H.synchronised(Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="alltoall"))
+    assert not H.synchronised(Job(LLAMA3_70B, 8192, 128, "bf16"))
+
+
+def test_each_pass_binds_on_its_own_between_synchronisations():
+    """Host 1 ms forward and 1 ms backward, GPU 0.5 ms forward and 2 ms backward: with a synchronisation in every
+    forward layer the forward takes max(1, 0.5) and the backward max(1, 2): 0.5 ms beyond the GPU's 2.5 ms.
+    Without one (dense) the host runs ahead through the backward's slack: max(2, 2.5), nothing charged."""
+    host, gpu = (1e-3, 1e-3), (0.5e-3, 2e-3)
+    assert H.host_excess(host, gpu, True) == pytest.approx(0.5e-3, rel=1e-12)
+    assert H.host_excess(host, gpu, False) == 0.0
+    assert H.host_excess((3e-3, 1e-3), gpu, False) == pytest.approx(1.5e-3, rel=1e-12)  # the sum binds
+
+
+def test_forward_share_of_hybrideps_calls(h100):
+    """The forward pass's part of a MoE layer's expert communication: its dispatch and combine all-to-alls, and
+    HybridEP's forward dispatch without a handle (fixed dispatch cost and the routing-map all-gather) and forward
+    combine (fixed combine cost); the backward's two calls reuse the handle (two combine costs). Qwen3-30B-A3B on
+    2 H100 nodes, EP 16, BF16: forward - backward = dispatch + gather - combine."""
+    job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True)
+    total, fwd = (float(x) for x in expert_comm_parts(h100, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
+    disp, comb = (float(x) for x in fixed_costs(16.0, 2.0))
+    plain = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="deepep", ep_dedup=True)  # same bytes, no cost
+    a2a = float(expert_comm_parts(h100, plain, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0)[0]) / 4
+    gather = total - 4 * a2a - disp - 3 * comb
+    assert gather > 0
+    assert fwd == pytest.approx(2 * a2a + disp + gather + comb, rel=1e-12)
+    assert total - fwd == pytest.approx(2 * a2a + 2 * comb, rel=1e-12)
+    assert members_per_domain(h100, 16.0, 1.0) == 8.0
+
+
+def test_the_b200_row_binds_in_both_passes(accelerators):
+    """NeMo 25.11's 8-B200 Qwen3-30B-A3B MXFP8 row: forward 80 operations (1.08 ms) over 0.99 ms of GPU work,
+    backward 115 (1.55 ms) over 1.47 ms: both passes host-bound, so the charge is what it was without the split,
+    host - GPU of the whole layer (0.17 ms)."""
+    case, hw = _case(DATA / "nemo-25.11-moe.yaml", "nemo-b200-qwen3-30b-fp8", accelerators)
+    job = Job(QWEN3_30B, 4096, 512, "fp8", fp8_recipe="mxfp8", moe_dispatcher="hybridep", ep_dedup=True,
+              param_gather_dtype="fp8")
+    kernels = Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 8.0)
+    h_f, h_b = (float(x) for x in H.host_time(job, 8.0, 0, kernels))
+    assert (h_f, h_b) == (pytest.approx(80 * H.HOST_OP_TIME), pytest.approx(115 * H.HOST_OP_TIME))
+    lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=8, rc=0, sp=False)
+    ep_total, ep_f = (float(x) for x in expert_comm_parts(hw, job, 4096.0, 1.0, 8.0, 1.0, 0.0, 0.0))
+    assert ep_total == pytest.approx(float(lt.ep), rel=1e-9)  # every layer is MoE
+    g_f, g_b = float(lt.forward) + ep_f, float(lt.backward) + ep_total - ep_f
+    assert (g_f, g_b) == (pytest.approx(0.99e-3, abs=0.01e-3), pytest.approx(1.47e-3, abs=0.01e-3))
+    assert float(lt.host) == pytest.approx((h_f - g_f) + (h_b - g_b), rel=1e-9)
+    assert float(lt.host) == pytest.approx(0.17e-3, abs=0.01e-3)
+
+
+def test_the_h100_fp8_row_stays_gpu_bound_in_each_pass(accelerators):
+    """The issue's row (nemo2604-h100-qwen3-30b-a3b-fp8-ep16, measured 9.52 ms a layer and micro-batch, model
+    5.72 ms): the forward issues 101 operations (1.36 ms) against 2.39 ms of GPU work (compute 1.24 ms, two
+    all-to-alls and HybridEP's forward calls 1.15 ms), the backward 121 (1.63 ms) against 3.33 ms. Split at the
+    synchronisations, neither pass is host-bound; the forward would need 2.39 ms / 101 = 23.7 µs per operation,
+    above the whole 5-20 µs launch range. The mechanism moves this row by nothing (19.27 s a step)."""
+    case, hw = _case(MODERN, "nemo2604-h100-qwen3-30b-a3b-fp8-ep16", accelerators)
+    job = Job(QWEN3_30B, 4096, 1024, "fp8", **H100_FP8)
+    lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
+    kernels = Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 16.0)
+    h_f, h_b = (float(x) for x in H.host_time(job, 16.0, 0, kernels))
+    ep_total, ep_f = (float(x) for x in expert_comm_parts(hw, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
+    assert ep_total == pytest.approx(float(lt.ep), rel=1e-9)  # every layer is MoE
+    g_f = float(lt.forward) + ep_f
+    g_b = float(lt.backward) + ep_total - ep_f
+    assert (h_f, g_f) == (pytest.approx(1.36e-3, abs=0.01e-3), pytest.approx(2.39e-3, abs=0.01e-3))
+    assert (h_b, g_b) == (pytest.approx(1.63e-3, abs=0.01e-3), pytest.approx(3.33e-3, abs=0.01e-3))
+    assert float(lt.host) == 0.0
+    assert g_f / 101 > H.LAUNCH_RANGE[1] and g_b / 121 > H.LAUNCH_RANGE[1]
+    assert float(training_estimate(case, hw).step_time) == pytest.approx(19.27, abs=0.05)
+
+
+def test_the_card_profile_leaves_room_for_the_forwards_host_time(accelerators):
+    """Published profile (tests/perf/data/bridge-moe-overlap-profile.yaml, the BF16 card run of the same model on
+    16 H100, EP overlap off): the GPU idled 1.89 s of the 24.71 s step. A synchronisation leaves the GPU idle at
+    most while the host issues its stretch, so with one per forward layer the idle it can cause is at most the
+    forwards' host time: 28 operations (attention 7, MoE MLP 5, fused permutation 0, 2 x 8 expert GEMMs) x 13.48 µs
+    x 64 micro-batches x 48 layers = 1.16 s, inside the measured 1.89 s; the model charges 0 (each pass is
+    GPU-bound), so the profile bounds it from above, not below."""
+    profile = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text())["runs"]["overlap-off"]
+    gaps = (profile["step_ms"] - profile["gpu_active_ms"]) / 1e3
+    case, hw = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off", accelerators)
+    job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True)
+    h_f, _ = (float(x) for x in H.host_time(job, 16.0, 0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0)))
+    assert h_f == pytest.approx(28 * H.HOST_OP_TIME, rel=1e-12)
+    assert h_f * 64 * 48 == pytest.approx(1.16, abs=0.01)
+    assert h_f * 64 * 48 < gaps
+    assert float(layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False).host) == 0.0
