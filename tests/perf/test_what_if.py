@@ -29,9 +29,9 @@ def test_what_if_reports_the_scaled_estimate_against_the_baseline(cli):
 
 
 def test_what_if_text_names_the_factors_and_changes(cli):
-    res = cli(*SERVE, "--what-if", "peak=0.5")
+    res = cli(*SERVE, "--what-if", "peak=0.6")
     assert res.code == 0, res.err
-    assert res.out.startswith("what-if: peak x0.5\n")
+    assert res.out.startswith("what-if: peak x0.6\n")
     assert "against the baseline:" in res.out and "  ttft " in res.out.split("against the baseline:")[1]
 
 

@@ -40,6 +40,16 @@ BLOCK_SCALE_BYTES: dict[str, float] = {"fp4": 1.0 / 16.0}
 #: (Hazy Research, "Look Ma, No Bubbles! Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: about 1.3 us
 #: per kernel with CUDA graphs). Serving charges it per kernel of a pass; training per quantisation kernel (`quant`).
 KERNEL_OVERHEAD = 1.3e-6
+#: Time a bandwidth-bound GEMM kernel runs beyond streaming its bytes: after launch its first weights arrive only after
+#: an HBM round trip through an empty pipeline, and its last wave of thread blocks drains while other SMs idle (the
+#: "memory latencies" and "stragglers" that Hazy Research's post above names beside the launch cost, which
+#: `KERNEL_OVERHEAD` holds). Measured: the intercept of kernel time against bytes moved over DeepGEMM's six M = 64
+#: FP8 GEMMs on an H800 (deepseek-ai/DeepGEMM README.md at a6d97a1c1b48, Performance, "Normal GEMMs for dense
+#: models": time = 2 M N K / TFLOPS, bytes = time x the table's GB/s; least squares over the six rows: 2.26 us plus
+#: bytes at 2.81 TB/s, 0.839 of the H800's 3.35 TB/s HBM3; tests/perf/data/deepgemm-h800-fp8.yaml, `decode_rows`).
+#: Serving charges it per GEMM kernel of a pass (`serve.inference.gemm_kernels_per_pass`); measured on Hopper's
+#: HBM3 only, applied to every accelerator as `KERNEL_OVERHEAD` is.
+GEMM_FILL = 2.26e-6
 
 #: Flash attention throughput relative to the best dense GEMM (FlashAttention-2: up to 73 % of A100 peak forward,
 #: 63 % backward, against 86 % for cuBLAS GEMM).

@@ -154,13 +154,34 @@ def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "b
         + casts
 
 
+def gemm_kernels_per_pass(arch: Arch, tp, attention_dp: bool = False):
+    """GEMM kernels one forward pass launches, each paying `kernels.GEMM_FILL`.
+
+    QKV and output projections, up/gate and down (dense), the router and the grouped up/gate and down (MoE), the
+    shared experts' two, and the logits GEMM (`tp` only shapes the array).
+    """
+    a = arch
+    moe = a.moe_layers
+    moe_side = 3 + (2 if a.shared_experts else 0)
+    return 0.0 * np.asarray(tp, dtype=float) + a.layers * 2 + (a.layers - moe) * 2 + moe * moe_side + 1
+
+
+def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16"):
+    """Fixed time of one forward pass (seconds).
+
+    Every kernel's launch (`kernels.KERNEL_OVERHEAD`) and every GEMM's pipeline fill and drain (`kernels.GEMM_FILL`).
+    """
+    return kernels_per_pass(arch, tp, attention_dp, dtype) * K.KERNEL_OVERHEAD \
+        + gemm_kernels_per_pass(arch, tp, attention_dp) * K.GEMM_FILL
+
+
 def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool, local=None,
              attention: bool = True, sampled=None):
     """One forward pass over `tokens` tokens of a replica (a decode step or a prefill) on its busiest rank.
 
     `batch` sequences of `context` tokens are attended; under attention DP a rank attends `local` of the tokens
     (default tokens / tp) and batch / tp of the sequences with every head, and the experts see all `tokens`.
-    Kernel times only: the fixed per-kernel costs are `kernels_per_pass` x `kernels.KERNEL_OVERHEAD`. The scheduler
+    Kernel times only: the fixed per-kernel costs are `fixed_per_pass`. The scheduler
     (`perf.serve.scheduler`) asks for the pass without its attention core (`attention=False`, timed per sequence by
     `attention_core`) and names the tokens whose logits are sampled (`sampled`, default every decode token or the
     last token of each prompt).
@@ -265,7 +286,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     max_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
-    fixed = kernels_per_pass(a, tp, adp, job.precision) * K.KERNEL_OVERHEAD
+    fixed = fixed_per_pass(a, tp, adp, job.precision)
 
     def step(sequences):
         return _forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed

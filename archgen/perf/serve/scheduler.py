@@ -44,7 +44,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from archgen.errors import InternalError
-from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 
@@ -108,7 +107,7 @@ class _Pass:
 
     def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = MAX_NUM_TOKENS):
         self.hw, self.job, self.tp = hw, job, float(tp)
-        fixed = float(I.kernels_per_pass(job.arch, self.tp, job.attention_dp, job.precision)) * K.KERNEL_OVERHEAD
+        fixed = float(I.fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision))
         # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
         self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,
                                                                  batch=1.0, prefill=False))
