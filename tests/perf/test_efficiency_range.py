@@ -52,8 +52,8 @@ def test_the_range_reaches_the_estimate(accelerators):
     lo, hi = over_range(hw, "fp4", step)
     assert lo == step(at_efficiency(hw, "fp4", 0.535)) < step(hw) < hi == step(at_efficiency(hw, "fp4", 0.357))
     (note,) = efficiency_note(hw, "fp4", step)
-    assert note.startswith("fp4 GEMM efficiency of gb200 is not measured (catalog point 0.446, stated range 0.357 "
-                           "to 0.535)") and f"{hi:.4g} s" in note
+    assert note.startswith("fp4 GEMM efficiency of gb200 is a stated range, not one measurement (catalog point 0.446, "
+                           "range 0.357 to 0.535)") and f"{hi:.4g} s" in note
     assert efficiency_note(hw, "tf32", step) == []
 
 
