@@ -59,7 +59,8 @@ fraction: the datasheets give both the same tensor-core peak, and no MAMF table 
   now the best measured rate (0.664 / 0.597); points unchanged.
 * **HBM efficiency (0.85) has no source on any part**: it is the model default, listed as unconfirmed everywhere.
   One measurement was found for an H100 (a device-to-device copy at 2,903 GB/s, 86.7 % of 3.35 TB/s,
-  aigatech/vpbenchmarking README) and none for the others; it was not applied to one part alone. The range
+  https://github.com/aigatech/vpbenchmarking, README, memory-bandwidth table) and none for the others; it was not
+  applied to one part alone. The range
   mechanism covers GEMM efficiencies only, so an unmeasured HBM, link or vector efficiency does not yet reach the
   estimate as a range.
 * **TPU v4** has no matrix-multiply measurement: its assumed 0.7 is now a stated range over the catalog's measured
