@@ -57,6 +57,7 @@ docs: $(STAMP)
 	$(PY) -m archgen.docs
 	$(PY) docs/gen_bands.py
 	$(PY) docs/gen_switches.py
+	$(PY) docs/gen_efficiencies.py
 	$(PY) docs/gen_accuracy.py > docs/accuracy.md.tmp && mv docs/accuracy.md.tmp docs/accuracy.md
 
 clean:

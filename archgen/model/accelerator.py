@@ -44,8 +44,9 @@ class Efficiency(Spec):
     gemm_range: dict[Dtype, tuple[float, float]] = Field(
         default_factory=dict,
         description="Lowest and highest `gemm` figure the sources support for a data type this part has no "
-                    "measurement of (derived from a sibling part's), e.g. {fp4: [0.405, 0.675]}; `gemm` holds the "
-                    "point used. Estimates on it state the range their metrics span.")
+                    "measurement of (derived from a sibling part's) or whose measurements disagree, e.g. "
+                    "{fp4: [0.405, 0.675]}; `gemm` holds the point used. Estimates on it state the range their "
+                    "metrics span.")
     gemm_half_size: int = Field(
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
                                "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N, K.")

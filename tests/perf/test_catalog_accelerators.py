@@ -40,3 +40,41 @@ def test_amd_fp8_and_fp16_gemm_efficiency_is_amd_max_achievable_flops(accelerato
         a = accelerators[acc]
         assert a.efficiency.gemm["fp8"] * a.peak["fp8"].to("TFLOPS").m == pytest.approx(fp8, rel=0.002), acc
         assert a.efficiency.gemm["fp16"] * a.peak["fp16"].to("TFLOPS").m == pytest.approx(fp16, rel=0.002), acc
+
+
+def test_mi355x_and_mi350x_gemm_efficiency_from_amd_measurements(accelerators):
+    """MI355X fp8: hipBLASLt at M = N = K = 8,192, 3,130.21 TFLOP/s (ROCm/rocm-blogs cdna4-gemm-kernels README.md at
+    c9ef806, Table 5, ROCm 7.1.0); fp4: AITER's best MXFP4 GEMM, 5,775 TFLOP/s on MI355X and 5,094 on MI350X
+    (ROCm/aiter PR 2037); bf16: ml-engineering MAMF 1,565.0. The MI350X has no bf16/fp8 measurement: a range from the
+    MI355X's fraction scaled by the two parts' fp4 ratio (the point) up to the MI355X's fraction."""
+    mi355x, mi350x = accelerators["mi355x"], accelerators["mi350x"]
+    for acc, dt, tflops in ((mi355x, "fp8", 3130.21), (mi355x, "fp4", 5775), (mi355x, "bf16", 1565.0),
+                            (mi350x, "fp4", 5094)):
+        assert acc.efficiency.gemm[dt] * acc.peak[dt].to("TFLOPS").m == pytest.approx(tflops, rel=0.002), (acc.id, dt)
+        assert dt not in acc.efficiency.gemm_range, (acc.id, dt)                # measured: a point, no range
+    ratio = (5094 / mi350x.peak["fp4"].to("TFLOPS").m) / (5775 / mi355x.peak["fp4"].to("TFLOPS").m)
+    for dt, tflops in (("bf16", 1565.0), ("fp8", 3130.21)):
+        lo, hi = mi350x.efficiency.gemm_range[dt]
+        measured = tflops / mi355x.peak[dt].to("TFLOPS").m                     # the MI355X's, unrounded
+        assert hi == mi355x.efficiency.gemm[dt] and lo == pytest.approx(measured * ratio, abs=5e-4)
+        assert mi350x.efficiency.gemm[dt] == lo
+
+
+def test_amd_bf16_is_a_range_between_the_two_published_methods(accelerators):
+    """ml-engineering's MAMF v2 (caches reset): MI300X 668.4, MI325X 784.9 TFLOP/s (the points); AMD's MAF, Table 1
+    of "Measuring Max-Achievable FLOPs - Part 2": 708 and 843 (the high ends). The MI300X's 781.9 was the v1 table's."""
+    for acc, mamf, maf in (("mi300x", 668.4, 708), ("mi325x", 784.9, 843)):
+        a = accelerators[acc]
+        peak = a.peak["bf16"].to("TFLOPS").m
+        assert a.efficiency.gemm["bf16"] == pytest.approx(mamf / peak, abs=5e-4)
+        assert a.efficiency.gemm_range["bf16"] == (a.efficiency.gemm["bf16"], pytest.approx(maf / peak, abs=5e-4))
+
+
+def test_ml_engineering_citations_name_a_revision(accelerators):
+    """The MAMF table changed under its citations (v1 figures were dropped after f0cca2f): every efficiency source
+    that quotes ml-engineering names the revision it read."""
+    for acc in accelerators.values():
+        lines = [acc.efficiency.source] if isinstance(acc.efficiency.source, str) else acc.efficiency.source
+        for line in lines:
+            if "stas00/ml-engineering" in line:
+                assert re.search(r"\bat [0-9a-f]{7,40}\b", line), (acc.id, line)

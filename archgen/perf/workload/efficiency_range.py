@@ -2,9 +2,11 @@
 
 A catalog part without a measured GEMM rate in some data type carries `efficiency.gemm_range` (the lowest and
 highest figure its sources support, derived from a sibling part's measurement) beside the point in
-`efficiency.gemm`. An estimate in that data type is re-timed at both ends of the range, and the span is shown next to
-the estimate (a workload's notes, a validation case's "over what it leaves unstated" line); the point alone is
-scored. Nothing here is fitted: the ends come from the catalog, and the point is the catalog's.
+`efficiency.gemm`; so does a part whose published measurements of one data type disagree (the MI300X's BF16:
+ml-engineering's MAMF and AMD's own max-achievable FLOPs), the range running between them. An estimate in that data
+type is re-timed at both ends of the range, and the span is shown next to the estimate (a workload's notes, a
+validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here is fitted: the ends
+come from the catalog, and the point is the catalog's.
 """
 
 from __future__ import annotations
@@ -41,5 +43,6 @@ def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], floa
     if rng is None or span is None:
         return []
     point = hw.gemm_efficiency[dtype]
-    return [f"{dtype} GEMM efficiency of {hw.accelerator} is not measured (catalog point {point:g}, stated range "
-            f"{rng[0]:g} to {rng[1]:g}): over that range the step time spans {span[0]:.4g} s to {span[1]:.4g} s"]
+    return [f"{dtype} GEMM efficiency of {hw.accelerator} is a stated range, not one measurement (catalog point "
+            f"{point:g}, range {rng[0]:g} to {rng[1]:g}): over that range the step time spans {span[0]:.4g} s to "
+            f"{span[1]:.4g} s"]
