@@ -78,9 +78,11 @@ STACK = "nemo-2025"  # the default stack (archgen.model.switches.DEFAULT_STACK):
 # (calculon-ai/calculon caa4b11 calculon/llm/llm.py, `Llm.Execution`), with the same switches stated both sides;
 # bench/calculon_optimum.py --like-archgen restricts Calculon's side to the plans archgen can state.
 #: Switches stated for archgen: Calculon's attention is the unfused `multihead` block (QK^T, softmax, dropout,
-#: attention over V as separate kernels, the scores stored: llm.py `_build_attn_block`), and it always has
-#: Megatron's dropout layers (attention and hidden); nemo-2025 runs flash attention without dropout.
-LIKE_STATED: dict[str, object] = {"attention": "materialized", "dropout": True}
+#: attention over V as separate kernels, the scores stored: llm.py `_build_attn_block`), it always has Megatron's
+#: dropout layers (attention and hidden), and it has no PP overlap: every pipeline send is exposed
+#: (`pp_comm_exposed_time` is `pp_comm_link_time`; `Llm.Execution` has no knob for it), where Megatron-core's
+#: interleaved schedule overlaps them (`overlap_p2p_comm`). nemo-2025 runs flash attention without dropout.
+LIKE_STATED: dict[str, object] = {"attention": "materialized", "dropout": True, "overlap_p2p_comm": False}
 #: ZeRO stages Calculon can state: 0, and its `optimizer_sharding`, which splits the optimizer state and the weight
 #: gradients over dp (`shard_optimizer` of every layer; one block's gradients kept whole): ZeRO-2. ZeRO-1 keeps
 #: every gradient whole (Calculon would count it as ZeRO-2's), ZeRO-3 also shards the weights (no Calculon knob).

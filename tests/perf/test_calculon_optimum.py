@@ -123,13 +123,8 @@ LIKE_MISSES: dict[str, str] = {
     "1t-4096-a100": "like for like, archgen picks tp 4, pp 8, v 16, micro-batch 3, selective recompute, ZeRO-2, "
                     "activations and optimizer offloaded: 74.97 samples/s in Calculon, -11.0 % against Calculon's "
                     "84.22 (tp 8, pp 2, v 32, weights and activations offloaded, TP ring overlap); in archgen's model "
-                    "that optimum takes 50.83 s against the pick's 44.13 s: TP overlap cost 4.50 s, exposed weight "
+                    "that optimum takes 51.27 s against the pick's 44.98 s: TP overlap cost 4.50 s, exposed weight "
                     "write-back 4.14 s and DP 2.54 s that Calculon does not charge (terms; docs/perf-model.md)",
-    "175b-1024-h100": "like for like, archgen picks tp 2, pp 4, v 24, micro-batch 3, ZeRO-2, activations offloaded: "
-                      "267.77 samples/s in Calculon, -14.7 % against Calculon's 313.98 (tp 8, pp 1, micro-batch 12, "
-                      "activations offloaded, TP ring overlap), which takes 5.94 s in archgen's model against the "
-                      "pick's 5.75 s; Calculon exposes every PP send (0.33 s) and charges tp 2's collectives as "
-                      "whole buffers at 65 % of NVLink (0.49 s against 0.16 s) (terms; docs/perf-model.md)",
 }
 
 
