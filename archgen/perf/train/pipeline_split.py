@@ -16,8 +16,9 @@ transformer_config.py `__post_init__`, pipeline_parallel_layer_layout.py) builds
 
 An interleaved schedule needs pp > 1 (Megatron-LM arguments.py) and a multiple of pp micro-batches per pipeline
 (micro-batch groups of pp per virtual stage, Megatron-core's default: `layouts.layout_problems`). Beyond
-Megatron-core, a non-interleaved pipeline whose layers do not divide is accepted as DeepSpeed's uniform partition builds it
-(ceil(l/p) layers on the first l mod p ranks, floor(l/p) on the others), which the 2021-22 Megatron-DeepSpeed runs used.
+Megatron-core, a non-interleaved pipeline whose layers do not divide is accepted as DeepSpeed's uniform partition
+builds it (ceil(l/p) layers on the first l mod p ranks, floor(l/p) on the others), which the 2021-22
+Megatron-DeepSpeed runs used.
 
 A `Split` lists rank classes (first, middle, last; or every rank of a layout string): decoder layers on the rank
 (over all its virtual stages), whether it holds the embedding and the loss, how many ranks are like it and the
