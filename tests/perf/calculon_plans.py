@@ -88,8 +88,10 @@ LIKE_STATED: dict[str, object] = {"attention": "materialized", "dropout": True, 
 #: every gradient whole (Calculon would count it as ZeRO-2's), ZeRO-3 also shards the weights (no Calculon knob).
 LIKE_ZEROS = (0, 2)
 #: Calculon's blocks are the decoder layers only: no embedding or loss slot in a pipeline stage; an even split
-#: (Calculon's pipeline_par divides num_blocks, its interleaving the blocks per processor).
-LIKE_PIPELINE = PipelineOptions(embedding_slot=False, loss_slot=False)
+#: (Calculon's pipeline_par divides num_blocks, its interleaving the blocks per processor); interleaved only in
+#: Megatron-core's default micro-batch groups of pp (`whole_groups`: m a multiple of pp), the schedule Calculon
+#: models (a count that is not it charges as a short last group's bubbles, which Megatron-core refuses to run).
+LIKE_PIPELINE = PipelineOptions(embedding_slot=False, loss_slot=False, whole_groups=True)
 
 
 def hardware(case: Case, accelerators=None) -> Hardware:

@@ -14,11 +14,10 @@ transformer_config.py `__post_init__`, pipeline_parallel_layer_layout.py) builds
   ``E`` embedding, ``t`` decoder layer, ``L`` loss, ``x*n`` and ``(..)*n`` repeat; pp·v stages in order (stage i
   is pipeline rank i mod pp, virtual stage i div pp); E first and L last, once each, and exactly l decoder layers.
 
-An interleaved schedule needs pp > 1 (Megatron-LM arguments.py) and a multiple of pp micro-batches per pipeline
-(micro-batch groups of pp per virtual stage, Megatron-core's default: `layouts.layout_problems`). Beyond
-Megatron-core, a non-interleaved pipeline whose layers do not divide is accepted as DeepSpeed's uniform partition
-builds it (ceil(l/p) layers on the first l mod p ranks, floor(l/p) on the others), which the 2021-22
-Megatron-DeepSpeed runs used.
+An interleaved schedule needs pp > 1 (Megatron-LM arguments.py) and at least pp micro-batches per pipeline (a
+micro-batch group per virtual stage spans pp to m micro-batches: schedules.py). Beyond Megatron-core, a
+non-interleaved pipeline whose layers do not divide is accepted as DeepSpeed's uniform partition builds it
+(ceil(l/p) layers on the first l mod p ranks, floor(l/p) on the others), which the 2021-22 Megatron-DeepSpeed runs used.
 
 A `Split` lists rank classes (first, middle, last; or every rank of a layout string): decoder layers on the rank
 (over all its virtual stages), whether it holds the embedding and the loss, how many ranks are like it and the
@@ -66,6 +65,10 @@ class PipelineOptions:
     first_stage_layers: int | None = None
     last_stage_layers: int | None = None
     layout: str | None = None
+    #: Interleaved only with a whole number of Megatron-core's default micro-batch groups (pp micro-batches per
+    #: virtual stage, `microbatch_group_size_per_vp_stage` left unset): m a multiple of pp (`layouts.layout_problems`).
+    #: Not a placement (`stated` ignores it); a search that must keep to schedules with pp-sized groups sets it.
+    whole_groups: bool = False
 
     @property
     def stated(self) -> bool:
