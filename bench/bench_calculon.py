@@ -102,8 +102,8 @@ def like_lines(data: dict, times: dict[str, tuple[float, object]]) -> list[str]:
              "archgen's search over the plans Calculon can state (`calculon_plans.search_like`: attention "
              "materialized, dropout and no PP overlap stated, ZeRO 0 or 2, no context parallelism, no embedding or "
              "loss slot, interleaving in whole micro-batch groups, weight offload searched) against Calculon's "
-             "optimum over the plans archgen can state (`bench/calculon_optimum.py --like-archgen`). Why the rest of the gap is there, term by term: "
-             "docs/perf-model.md.", "",
+             "optimum over the plans archgen can state (`bench/calculon_optimum.py --like-archgen`). Why the rest "
+             "of the gap is there, term by term: docs/perf-model.md.", "",
              "| case | Calculon's optimum (samples/s) | archgen's pick in Calculon | gap | bar (within 2 %) "
              "| search CPU (s) |", "|---|---:|---:|---:|---|---:|"]
     for key, case in data["cases"].items():
