@@ -4,6 +4,9 @@ Run: `PYTHONPATH=<calculon checkout> python bench/calculon_optimum.py {1t,175b} 
 calculon-ai/calculon, and its numpy/pandas/psutil; it is not a dependency of archgen, so this is not part of
 `make bench`). Writes Calculon's best execution, its stats and what was searched to OUT.json
 (tests/perf/data/calculon-optima.yaml holds the figures it gave). `--pp-tier0` runs only the check described below.
+`--like-archgen` searches only the executions archgen's model can state (`like_archgen`): issue 25's like-for-like
+optimum, `calculon_optimum_like` in the data file, against archgen's search over what Calculon can state
+(tests/perf/calculon_plans.search_like).
 
 Calculon's own search (`calculon llm-optimal-execution`) walks every combination: ~1.0e7 executions for 1T on 4,096
 A100 and ~1.2e7 for 175B on 1,024 H100, 3-20 ms each on this machine (hours on two shared cores; it builds its
@@ -95,14 +98,47 @@ def stats(app, syst, exe: dict) -> dict:
     return m.get_stats_json(False)
 
 
-def pass1(app, syst, n: int, max_batch: int, pp_tier0: bool = False) -> tuple[list, int]:
+def megatron_nets(tp: int, pp: int, dp: int) -> dict:
+    """Network tiers in Megatron's rank order (tp, dp, pp).
+
+    A group is on tier 0 (NVLink, 8) where it fits there whole with the groups inside it, else on tier 1, as
+    tests/perf/calculon_plans.networks places archgen's plans.
+    """
+    nets, inside = {}, 1
+    for name, size in (("tensor", tp), ("data", dp), ("pipeline", pp)):
+        nets[f"{name}_par_net"] = 0 if size > 1 and 8 % (inside * size) == 0 else 1
+        inside *= size  # the next group's ranks are `inside` apart
+    return nets
+
+
+def like_archgen(exe: dict) -> bool:
+    """Whether archgen's model can state `exe` (`--like-archgen`).
+
+    That is: tp inside the NVLink domain (archgen's layouts keep it there), Megatron's rank order for the networks,
+    TP overlap none or ring (archgen's overlap_tp_comm is TE's ring exchange; no `pipe`), TP communication
+    all-reduce or rs_ag (sequence parallelism; no p2p_rs_ag), no AG redo, DP overlap on wherever dp > 1 (archgen's
+    overlaps that never add time are on: perf/explore/plan.DOMINANT), and an interleaved schedule only with a
+    multiple of pp micro-batches (Megatron-core's default micro-batch groups, perf/train/layouts.layout_problems;
+    Calculon charges a shortage as bubbles instead).
+    """
+    tp, pp, dp = exe["tensor_par"], exe["pipeline_par"], exe["data_par"]
+    m = exe["batch_size"] // (dp * exe["microbatch_size"])
+    return (tp <= 8 and all(exe[k] == v for k, v in megatron_nets(tp, pp, dp).items())
+            and exe["tensor_par_overlap"] in ("none", "ring") and exe["tensor_par_comm_type"] in ("ar", "rs_ag")
+            and not exe["seq_par_ag_redo"] and exe["data_par_overlap"] == (dp > 1)
+            and (exe["pipeline_interleaving"] == 1 or m % pp == 0))
+
+
+def pass1(app, syst, n: int, max_batch: int, pp_tier0: bool = False, like: bool = False) -> tuple[list, int]:
     """The pass-1 executions that fit, with their rates, and the number evaluated.
 
     `pp_tier0`: only the (tp, pp) that fit in one NVLink domain together, with both on tier 0 (the check of
-    `--pp-tier0`).
+    `--pp-tier0`). `like`: only executions archgen can state (`like_archgen`).
     """
     found, count = [], 0
     for tp in Llm.get_all_tensor_parallelisms(n, app.hidden, app.attn_heads):
+        if like and tp > 8:
+            continue
         for pp in Llm.get_all_pipeline_parallelisms(n, tp, app.num_blocks):
             dp = Llm.get_data_parallelism(n, tp, pp)
             batch = OptimalExecution.get_batch_size(dp, max_batch)
@@ -128,6 +164,10 @@ def pass1(app, syst, n: int, max_batch: int, pp_tier0: bool = False) -> tuple[li
                                         activation_recompute=rc, pipeline_interleaving=v, optimizer_sharding=osh,
                                         seq_par_ag_redo=redo, tensor_par_overlap=tpo, data_par_overlap=dp > 1,
                                         weight_offload=wo, activations_offload=ao, optimizer_offload=oo)
+                        if like:
+                            exe.update(megatron_nets(tp, pp, dp))
+                            if not like_archgen(exe):
+                                continue
                         r, memory = rate(app, syst, exe)
                         count += 1
                         if r is None:
@@ -143,10 +183,10 @@ def pass1(app, syst, n: int, max_batch: int, pp_tier0: bool = False) -> tuple[li
     return found, count
 
 
-def pass2(app, syst, seeds: list[dict]) -> tuple[list, int]:
+def pass2(app, syst, seeds: list[dict], like: bool = False) -> tuple[list, int]:
     """Every network assignment, DP overlap and TP communication type around each seed execution.
 
-    And every offload combination around the first `TOP_OFFLOAD` seeds.
+    And every offload combination around the first `TOP_OFFLOAD` seeds. `like`: only those archgen can state.
     """
     found, count, seen = [], 0, set()
     for seed in seeds[:TOP_OFFLOAD]:
@@ -168,7 +208,7 @@ def pass2(app, syst, seeds: list[dict]) -> tuple[list, int]:
                 exe = dict(seed, tensor_par_comm_type=ct, tensor_par_net=tn, pipeline_par_net=pn, data_par_net=dn,
                            data_par_overlap=dpo, seq_par_ag_redo=redo)
                 key = json.dumps(exe, sort_keys=True)
-                if key in seen:
+                if key in seen or (like and not like_archgen(exe)):
                     continue
                 seen.add(key)
                 r, _ = rate(app, syst, exe)
@@ -178,13 +218,13 @@ def pass2(app, syst, seeds: list[dict]) -> tuple[list, int]:
     return found, count
 
 
-def main(case: str, out: Path, root: Path) -> None:
-    """Search `case` and write the result to `out`."""
+def main(case: str, out: Path, root: Path, like: bool = False) -> None:
+    """Search `case` and write the result to `out` (`like`: only executions archgen can state)."""
     model, n, max_batch, system = CASES[case]
     app = Llm.Application(calculon.io.read_json_file(str(root / model)))
     syst = calculon.System(calculon.io.read_json_file(str(root / system)))
     start = time.process_time()
-    found1, count1 = pass1(app, syst, n, max_batch)
+    found1, count1 = pass1(app, syst, n, max_batch, like=like)
     t1 = time.process_time() - start
     best_per = {}
     for r, exe in found1:
@@ -195,14 +235,15 @@ def main(case: str, out: Path, root: Path) -> None:
     seeds += [e for _, e in heapq.nlargest(TOP, [f for f in found1 if not offloads(f[1])], key=lambda x: x[0])]
     seeds += [e for _, e in best_per.values()]
     seeds = list({json.dumps(e, sort_keys=True): e for e in seeds}.values())
-    found2, count2 = pass2(app, syst, seeds)
+    found2, count2 = pass2(app, syst, seeds, like=like)
     t2 = time.process_time() - start - t1
     best_r, best = max(found1 + found2, key=lambda x: x[0])
     plain_r, plain = max((f for f in found1 + found2 if not offloads(f[1])), key=lambda x: x[0])
     commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     if not commit and (root / "COMMIT").exists():  # an exported tree (git archive) has no .git: its commit, written
         commit = (root / "COMMIT").read_text()
-    result = {"case": case, "model": model, "num_procs": n, "max_batch_size": max_batch, "system": system,
+    result = {"case": case, "like_archgen": like, "model": model, "num_procs": n, "max_batch_size": max_batch,
+              "system": system,
               "calculon_commit": commit.strip() or "unknown", "pass1_evaluated": count1, "pass1_fitting": len(found1),
               "pass1_cpu_s": round(t1, 1), "pass2_seeds": len(seeds), "pass2_evaluated": count2,
               "pass2_cpu_s": round(t2, 1), "pass1_best_rate": max(r for r, _ in found1),
@@ -227,6 +268,9 @@ def check_pp_tier0(case: str, out: Path, root: Path) -> None:
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--pp-tier0"]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
     root = Path(args[2]) if len(args) > 2 else Path(calculon.__file__).parents[1]
-    (check_pp_tier0 if "--pp-tier0" in sys.argv else main)(args[0], Path(args[1]), root)
+    if "--pp-tier0" in sys.argv:
+        check_pp_tier0(args[0], Path(args[1]), root)
+    else:
+        main(args[0], Path(args[1]), root, like="--like-archgen" in sys.argv)

@@ -32,6 +32,7 @@ from archgen.perf.explore.plan import PlanResult, search_plan
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware, HostShare, hardware_for
 from archgen.perf.train.job import Job
+from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.stacks import resolve
 from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_
@@ -73,6 +74,25 @@ CASES = {
 }
 STACK = "nemo-2025"  # the default stack (archgen.model.switches.DEFAULT_STACK): the one `--search-plan` searches
 
+# Issue 25's like-for-like comparison: archgen's search restricted to the plans Calculon's execution can state
+# (calculon-ai/calculon caa4b11 calculon/llm/llm.py, `Llm.Execution`), with the same switches stated both sides;
+# bench/calculon_optimum.py --like-archgen restricts Calculon's side to the plans archgen can state.
+#: Switches stated for archgen: Calculon's attention is the unfused `multihead` block (QK^T, softmax, dropout,
+#: attention over V as separate kernels, the scores stored: llm.py `_build_attn_block`), it always has Megatron's
+#: dropout layers (attention and hidden), and it has no PP overlap: every pipeline send is exposed
+#: (`pp_comm_exposed_time` is `pp_comm_link_time`; `Llm.Execution` has no knob for it), where Megatron-core's
+#: interleaved schedule overlaps them (`overlap_p2p_comm`). nemo-2025 runs flash attention without dropout.
+LIKE_STATED: dict[str, object] = {"attention": "materialized", "dropout": True, "overlap_p2p_comm": False}
+#: ZeRO stages Calculon can state: 0, and its `optimizer_sharding`, which splits the optimizer state and the weight
+#: gradients over dp (`shard_optimizer` of every layer; one block's gradients kept whole): ZeRO-2. ZeRO-1 keeps
+#: every gradient whole (Calculon would count it as ZeRO-2's), ZeRO-3 also shards the weights (no Calculon knob).
+LIKE_ZEROS = (0, 2)
+#: Calculon's blocks are the decoder layers only: no embedding or loss slot in a pipeline stage; an even split
+#: (Calculon's pipeline_par divides num_blocks, its interleaving the blocks per processor); interleaved only in
+#: Megatron-core's default micro-batch groups of pp (`whole_groups`: m a multiple of pp), the schedule Calculon
+#: models (a count that is not it charges as a short last group's bubbles, which Megatron-core refuses to run).
+LIKE_PIPELINE = PipelineOptions(embedding_slot=False, loss_slot=False, whole_groups=True)
+
 
 def hardware(case: Case, accelerators=None) -> Hardware:
     """archgen's hardware for `case` (see the module docstring)."""
@@ -95,6 +115,37 @@ def search(case: Case, accelerators=None, stack: str = STACK, stated: dict[str, 
     return plan, time.process_time() - start
 
 
+def search_like(case: Case, accelerators=None) -> tuple[PlanResult, float]:
+    """archgen's plan search over the plans Calculon can state, and its CPU seconds (issue 25's like for like).
+
+    Stack nemo-2025 (it allows every knob Calculon has: SP, TP overlap, ZeRO, activation and optimizer offload),
+    weight offload searched too (`model_only`: Calculon's mechanism), `LIKE_STATED` stated, no context parallelism
+    (Calculon has none), ZeRO in `LIKE_ZEROS`
+    (one search per stage, the fastest kept) and `LIKE_PIPELINE`. The pick is checked representable.
+    """
+    hw = hardware(case, accelerators)
+    job = Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(STACK, LIKE_STATED, "bf16"))
+    start = time.process_time()
+    plans = [search_plan(hw, job, case.gpus, STACK, LIKE_STATED, fixed={"zero": z, "cp": 1}, pipeline=LIKE_PIPELINE,
+                         model_only=True) for z in LIKE_ZEROS]
+    cpu = time.process_time() - start
+    plan = min((p for p in plans if p.estimate is not None), key=lambda p: float(p.estimate.step_time)  # type: ignore[union-attr]
+               )
+    assert plan.best is not None and case.arch.layers % int(plan.best["pp"]) == 0, plan.best
+    return plan, cpu
+
+
+def networks(tp: int, pp: int, dp: int) -> dict[str, int]:
+    """Calculon's network tier of each group (0 NVLink, 1 scale-out) as archgen's model places it: Megatron's rank
+    order (tp, dp, pp), a group on tier 0 only where it and the groups inside it fit in one domain (a pipeline spans
+    tp·dp·pp ranks: `training.pipeline_comm`). bench/calculon_optimum.py `megatron_nets` is the same rule."""
+    nets, inside = {}, 1
+    for name, size in (("tensor", tp), ("data", dp), ("pipeline", pp)):
+        nets[f"{name}_par_net"] = 0 if size > 1 and DOMAIN % (inside * size) == 0 else 1
+        inside *= size  # the next group's ranks are `inside` apart
+    return nets
+
+
 def execution(plan: PlanResult, case: Case) -> dict[str, object]:
     """`plan` as Calculon's execution JSON (`calculon llm`'s second file). Every mapping is one line here.
 
@@ -110,21 +161,15 @@ def execution(plan: PlanResult, case: Case) -> dict[str, object]:
     - offload activations / optimizer / both -> activations_offload / optimizer_offload; weights (a model-only
       option, after Calculon's) -> weight_offload.
     - flash attention: no Calculon knob (its attention is `multihead`, the materialised scores).
-    - networks: a group on tier 0 (NVLink) where it fits in a node whole, in Megatron's rank order (tp, dp, pp),
-      else tier 1.
+    - networks: `networks`.
     """
     assert plan.best is not None, "no plan fits"
     lay, sw = plan.best, plan.switches
     tp, pp, dp = (int(lay[k]) for k in ("tp", "pp", "dp"))
     assert int(lay["cp"]) == 1 and int(lay["ep"]) == 1, "Calculon has no context or expert parallelism"
-    nets, inside = {}, 1
-    for name, size in (("tensor", tp), ("data", dp), ("pipeline", pp)):
-        fits = size > 1 and DOMAIN % (inside * size) == 0
-        nets[name] = 0 if fits else 1
-        inside *= size if fits else 1
+    nets = networks(tp, pp, dp)
     offload = str(lay.get("offload", "none"))
-    return {"num_procs": case.gpus, "tensor_par": tp, "pipeline_par": pp, "data_par": dp,
-            "tensor_par_net": nets["tensor"], "pipeline_par_net": nets["pipeline"], "data_par_net": nets["data"],
+    return {"num_procs": case.gpus, "tensor_par": tp, "pipeline_par": pp, "data_par": dp, **nets,
             "batch_size": case.batch, "microbatch_size": int(lay["micro_batch"]), "datatype": "float16",
             "fused_activation": True, "attention_type": "multihead",
             "activation_recompute": RECOMPUTE[str(lay["recompute"])],

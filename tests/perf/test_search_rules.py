@@ -17,6 +17,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.train.job import Job
 from archgen.perf.train.layouts import MAX_MICRO_BATCH, divisors, enumerate_layouts, layout_problems, nearest_counts
+from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.scoring.catalog import load_accelerators
 
 H100 = hardware_for(load_accelerators()["h100-sxm5-80gb"], scale_up_size=8)
@@ -79,3 +80,28 @@ def test_the_nearest_counts_are_those_a_scan_of_every_domain_finds(p, gpus):
 
     expected = (scan(range((gpus - 1) // d * d, gpus // 2, -d)), scan(range((gpus // d + 1) * d, 2 * gpus, d)))
     assert nearest_counts(arch, job, gpus, hw, fixed) == expected
+
+
+
+def test_whole_micro_batch_groups_need_a_multiple_of_pp_micro_batches():
+    """Megatron-core runs an interleaved schedule's micro-batches through each virtual stage in groups of
+    `microbatch_group_size_per_vp_stage` (pp by default, model_parallel_config.py) and raises when the last group
+    holds fewer than pp (pipeline_parallel/schedules.py, Megatron-LM d98e8a6); other counts run only with a larger
+    group. `PipelineOptions.whole_groups` keeps to the default groups. Megatron-LM SC21's 1T (128 layers, batch
+    3,072) on 4,096 GPUs at tp 4, pp 8: dp 128 and micro-batch 2 give m = 12 per pipeline, accepted in general,
+    refused in whole groups (interleaved; accepted without); micro-batch 3 gives 8."""
+    arch = Arch(layers=128, hidden=25600, heads=160, kv_heads=160, head_dim=160, ffn=102400, vocab=51200)
+    job = Job(arch, seq_len=2048, global_batch=3072)
+    whole = PipelineOptions(whole_groups=True)
+    common = {"tp": 4, "pp": 8, "dp": 128, "scale_up_size": 8}
+    assert layout_problems(arch, job, 4096, micro_batch=2, interleave=16, **common) == []
+    assert layout_problems(arch, job, 4096, micro_batch=2, interleave=16, pipeline=whole, **common) == [
+        "an interleaved schedule in groups of pp = 8 micro-batches needs a multiple of pp per pipeline, got 12"]
+    assert layout_problems(arch, job, 4096, micro_batch=2, interleave=1, pipeline=whole, **common) == []
+    assert layout_problems(arch, job, 4096, micro_batch=3, interleave=16, pipeline=whole, **common) == []
+    keys = ("tp", "pp", "dp", "cp", "micro_batch", "interleave")
+    arr = enumerate_layouts(arch, job, 4096, H100, {"tp": 4, "pp": 8}, whole)
+    offered = {tuple(int(arr[k][i]) for k in keys) for i in range(len(arr["tp"]))}
+    assert (4, 8, 128, 1, 3, 16) in offered and (4, 8, 128, 1, 2, 1) in offered
+    assert not any(mb == 2 and v > 1 for _, _, _, _, mb, v in offered)
+    assert (4, 8, 128, 1, 2, 16) in _offered(arch, job, 4096, {"tp": 4, "pp": 8}, H100)

@@ -77,10 +77,12 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
 
     The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
-    least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known). Offload needs host
-    memory (`host_memory`: whether the system states it; None when not known). The experts' rules are Megatron-
-    core's MoE parallel folding (`experts`): ep divides the experts and etp x ep (etp defaulting to tp) the
-    tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
+    least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known), and a multiple of pp
+    where `pipeline.whole_groups` asks for Megatron-core's default micro-batch groups (schedules.py at d98e8a6
+    raises when the last group of `microbatch_group_size_per_vp_stage`, pp by default, is shorter than pp).
+    Offload needs host memory (`host_memory`: whether the system states it; None when not known). The experts'
+    rules are Megatron-core's MoE parallel folding (`experts`): ep divides the experts and etp x ep (etp defaulting
+    to tp) the tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
     """
     out: list[LayoutProblem] = []
     for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
@@ -106,6 +108,10 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     elif check_batch and interleave > 1 and job.global_batch // (dp * micro_batch) < pp:
         out.append(LayoutProblem("interleave", f"an interleaved schedule needs at least pp = {pp} micro-batches per "
                                                f"pipeline, got {job.global_batch // (dp * micro_batch)}"))
+    elif check_batch and interleave > 1 and pipeline.whole_groups and (job.global_batch // (dp * micro_batch)) % pp:
+        m = job.global_batch // (dp * micro_batch)
+        out.append(LayoutProblem("interleave", f"an interleaved schedule in groups of pp = {pp} micro-batches needs a "
+                                               f"multiple of pp per pipeline, got {m}"))
     if job.seq_len % cp:
         out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
     out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
@@ -264,7 +270,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                     continue
                 m = job.global_batch // (dp * mb)
                 for v, rc, z in itertools.product(vs, rcs, zs):
-                    if v == 1 or m >= pp:
+                    if v == 1 or (m % pp == 0 if pipeline.whole_groups else m >= pp):  # `layout_problems`
                         rows.append((tp, pp, dp, cp, ep, mb, v, rc, z, offload, etp or tp))
     arr = np.array(rows, dtype=float).reshape(-1, len(KEYS) + 1)
     return {k: arr[:, i] for i, k in enumerate((*KEYS, "etp"))}

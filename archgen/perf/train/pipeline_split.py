@@ -65,6 +65,10 @@ class PipelineOptions:
     first_stage_layers: int | None = None
     last_stage_layers: int | None = None
     layout: str | None = None
+    #: Interleaved only with a whole number of Megatron-core's default micro-batch groups (pp micro-batches per
+    #: virtual stage, `microbatch_group_size_per_vp_stage` left unset): m a multiple of pp (`layouts.layout_problems`).
+    #: Not a placement (`stated` ignores it); a search that must keep to schedules with pp-sized groups sets it.
+    whole_groups: bool = False
 
     @property
     def stated(self) -> bool:
