@@ -157,7 +157,9 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     group_raw = np.full(group.max() + 1, -np.inf)  # a group without a plain row (offload stated) has no bound yet
     group_raw[group[base]] = raw[base]
     rest = np.flatnonzero(~base & (exhaustive | (~fits_base[group] & (group_raw[group] < state.best_t))))
-    _bound(hw, job, lay, rest, kernels, sp_low, pipeline, bound, raw)
+    # without weight offload their times matter only where they fit: memory alone (cheaper) picks those rows first
+    _bound(hw, job, lay, rest if wide else rest[_fit(hw, job, lay, rest, kernels, sp_low, pipeline)], kernels,
+           sp_low, pipeline, bound, raw)
     if wide:  # weight offload, like the others, only where memory needs it: rows that fit under no plan, again
         # with the weight bit, where their own compute + optimizer time (which the weights' copies and write-back
         # only lengthen: `offload.layer_exposed`) is below the best step found
@@ -204,6 +206,12 @@ class _Search:
                  exhaustive: bool) -> None:
         self.hw, self.job, self.lay, self.plans, self.pipeline, self.exhaustive = hw, job, lay, plans, pipeline, \
             exhaustive
+        self.calls: list[tuple[dict[str, object], list[bool]]] = []  # the plans, a run of equal jobs per call
+        for combo, sp in plans:
+            if self.calls and self.calls[-1][0] == combo:
+                self.calls[-1][1].append(sp)
+            else:
+                self.calls.append((combo, [sp]))
         self.best: tuple[int, dict[str, object], bool] | None = None
         self.best_t, self.evaluated = np.inf, 0
 
@@ -218,19 +226,22 @@ class _Search:
             block = block if self.exhaustive else block[bound[block] < self.best_t]
             if len(block) == 0:
                 break
+            n = len(block)
             sub = {k: v[block] for k, v in self.lay.items()}
-            for combo, sp in self.plans:
+            for combo, sps in self.calls:  # one call per job: its sequence-parallel settings side by side
                 est = estimate_training(self.hw, _with_switches(self.job, combo),
-                                        _layout(sub, np.full(len(block), sp), self.pipeline))
-                self.evaluated += len(block)
-                ok = np.broadcast_to(est.fits, (len(block),))
-                if combo["overlap_ep_comm"]:  # Megatron refuses recomputation with the EP overlap
-                    ok = ok & (sub["recompute"] == 0)
-                t = np.where(ok,
-                             np.broadcast_to(est.step_time, (len(block),)), np.inf)
-                i = int(np.argmin(t))
-                if t[i] < self.best_t:
-                    self.best_t, self.best = float(t[i]), (int(block[i]), combo, sp)
+                                        _layout({k: np.tile(v, len(sps)) for k, v in sub.items()},
+                                                np.repeat(sps, n), self.pipeline))
+                fits, step = (np.broadcast_to(f, (n * len(sps),)) for f in (est.fits, est.step_time))
+                for j, sp in enumerate(sps):  # in plan order, as one call per plan would
+                    self.evaluated += n
+                    ok = fits[j * n:(j + 1) * n]
+                    if combo["overlap_ep_comm"]:  # Megatron refuses recomputation with the EP overlap
+                        ok = ok & (sub["recompute"] == 0)
+                    t = np.where(ok, step[j * n:(j + 1) * n], np.inf)
+                    i = int(np.argmin(t))
+                    if t[i] < self.best_t:
+                        self.best_t, self.best = float(t[i]), (int(block[i]), combo, sp)
 
 
 def _with_switches(job: Job, combo: dict[str, object]) -> Job:
@@ -275,13 +286,42 @@ def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tup
     return tuple(on)
 
 
+def _fit(hw: Hardware, job: Job, lay: dict[str, np.ndarray], rows: np.ndarray, kernels: list, sp: bool,
+         pipeline: PipelineOptions) -> np.ndarray:
+    """Whether each of `rows` fits under some attention kernel: `estimate_training`'s `fits`, from the memory alone."""
+    fit = np.zeros(len(rows), dtype=bool)
+    for attention in sorted(kernels, key=lambda k: k != "flash"):  # flash first: it needs the least memory
+        todo = np.flatnonzero(~fit)
+        if len(todo) == 0:
+            break
+        sub = {k: v[rows[todo]] for k, v in lay.items()}
+        mem = busiest_memory(replace(job, attention=attention), _layout(sub, np.full(len(todo), sp), pipeline))
+        fit[todo] = np.broadcast_to((mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity), (len(todo),))
+    return fit
+
+
 def _groups(columns: list[np.ndarray]) -> np.ndarray:
     """A group number per row: rows equal in every column share it (a mixed-radix key of each column's rank)."""
     key = np.zeros(len(columns[0]), dtype=np.int64)
     for col in columns:
-        values, rank = np.unique(col, return_inverse=True)
-        key = key * len(values) + rank.ravel()
-    return np.unique(key, return_inverse=True)[1].ravel()
+        rank, count = _rank(col)
+        key = key * count + rank
+    return _rank(key)[0]
+
+
+def _rank(col: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each value's rank among the distinct values of `col`, and their count: `np.unique`'s inverse.
+
+    Small non-negative whole numbers (the layout fields, the group keys) are ranked by counting, without a sort.
+    """
+    top = col.max(initial=0)
+    if len(col) and col.min() >= 0 and top <= 4 * len(col) + 4096 and np.array_equal(col, np.floor(col)):
+        whole = col.astype(np.int64)
+        seen = np.bincount(whole, minlength=int(top) + 1) > 0
+        ranks = np.cumsum(seen) - 1
+        return ranks[whole], int(ranks[-1]) + 1
+    values, rank = np.unique(col, return_inverse=True)
+    return rank.ravel(), len(values)
 
 
 def _layout(lay: dict[str, np.ndarray], sp: np.ndarray, pipeline: PipelineOptions) -> Layout:
