@@ -154,18 +154,24 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     group_raw = np.full(group.max() + 1, -np.inf)  # a group without a plain row (offload stated) has no bound yet
     group_raw[group[base]] = b.raw[base]
     rest = np.flatnonzero(~base & (exhaustive | (~fits_base[group] & (group_raw[group] < state.best_t))))
-    # without weight offload their times matter only where they fit: memory alone (cheaper) picks those rows first
-    b.set(rest if wide else rest[b.fit(rest)])
+    # their times matter only where they fit (and for weight offload below): memory alone (cheaper) picks those rows
+    fit = np.ones(len(rest), dtype=bool) if wide and exhaustive else b.fit(rest)
+    b.set(rest[fit])
     if wide:  # weight offload, like the others, only where memory needs it: rows that fit under no plan, again
         # with the weight bit, where their own compute + optimizer time (which the weights' copies and write-back
         # only lengthen: `offload.layer_exposed`) is below the best step found
         cand = np.arange(n) if exhaustive else np.flatnonzero(
-            ~fits_base[group] & (group_raw[group] < state.best_t) & ~np.isfinite(b.bound) & (b.raw < state.best_t))
+            ~fits_base[group] & (group_raw[group] < state.best_t) & ~np.isfinite(b.bound))
         more = {k: v[cand] for k, v in lay.items()}
         more["offload"] = (more["offload"].astype(int) | WEIGHT_OFFLOAD).astype(float)
         low = replace(job, attention="flash" if "flash" in kernels else kernels[0])  # the kernel of least memory
         mem = busiest_memory(low, rows_layout(more, np.full(len(cand), b.sp), pipeline))
         room = (mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity)  # memory alone, before the times
+        if not exhaustive:  # then their own time, timed here for the rows the fit left out
+            unset = np.ones(n, dtype=bool)
+            unset[np.flatnonzero(base)], unset[rest[fit]] = False, False
+            b.set(cand[room & unset[cand]])
+            room = room & (b.raw[cand] < state.best_t)
         added = b.extend({k: v[room] for k, v in more.items()})
         b.set(added)
         rest = np.concatenate([rest, added])
