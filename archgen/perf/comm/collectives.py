@@ -44,8 +44,8 @@ from archgen.perf.comm.algorithms import (
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import as_float, maximum, minimum, where
 
-__all__ = ["ALGORITHMS", "BASE_LATENCY", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve", "busbw_factor",
-           "collective_time", "collective_times", "members_per_domain", "require"]
+__all__ = ["ALGORITHMS", "BASE_LATENCY", "HW_FIELDS", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve",
+           "busbw_factor", "collective_time", "collective_times", "members_per_domain", "require"]
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "p2p")
 ALGORITHMS = ("auto", "ring", "tree", "hierarchical", "nvls", "nvls_tree", "sharp", "pat")
@@ -128,8 +128,15 @@ _FEW = 8
 _MANY = 256
 
 
+#: The hardware fields a collective reads (`_hw_key`, spelled out there for speed): collectives at points that agree
+#: on these, the group and the sizes are the same.
+HW_FIELDS = ("scale_up_size", "scale_up_bandwidth", "scale_up_efficiency", "scale_up_latency", "in_network_reduction",
+             "nvls_efficiency", "compute_capability", "all_to_all_efficiency", "scale_out_bandwidth",
+             "scale_out_efficiency", "scale_out_latency", "scale_out_reduction", "oversubscription", "pod")
+
+
 def _hw_key(hw: Hardware) -> tuple:
-    """The hardware figures a collective reads (all numbers: hashable; arrays make it unhashable)."""
+    """The hardware figures a collective reads (`HW_FIELDS`; all numbers: hashable; arrays make it unhashable)."""
     return (hw.scale_up_size, hw.scale_up_bandwidth, hw.scale_up_efficiency, hw.scale_up_latency,
             hw.in_network_reduction, hw.nvls_efficiency, hw.compute_capability, hw.all_to_all_efficiency,
             hw.scale_out_bandwidth, hw.scale_out_efficiency, hw.scale_out_latency, hw.scale_out_reduction,

@@ -34,6 +34,8 @@ import numpy as np
 
 from archgen.model.switches import ALLOWS
 from archgen.model.workload import Model, Workload
+from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, groups, with_switches
+from archgen.perf.explore.plan_bound import layout as rows_layout
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
@@ -46,17 +48,12 @@ from archgen.perf.train.stacks import stated_knobs
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_estimate import training_setup
 
-#: Job switches a plan search varies (fields of `job.Job`); sequence parallelism is a `Layout` field.
-JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",
-                "overlap_ep_comm")
 #: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show
 #: shown + lost·(t - shown) <= t (`exposure.dp_exposed`), the interleaved p2p takes the lesser of the two schedules
 #: (`training.estimate_training`). Searched by that rule: on wherever the stack allows them.
 DOMINANT = ("overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather")
 #: Offload names by code (`memory.OFFLOAD_CODES`).
 NAMES = {v: k for k, v in OFFLOAD_CODES.items()}
-#: Layouts in the first block of the bound-and-evaluate loop (each next block twice the last).
-BLOCK = 256
 
 
 @dataclass(frozen=True)
@@ -142,38 +139,44 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         return PlanResult(searched, kept, 0, 0, 0, 0, None, {}, (), None, None)
 
     # 1-2: memory fit and the compute bound of the rows without recompute or offload, which only add time
-    bound, raw = np.full(n, np.inf), np.full(n, np.inf)
     base = (lay["recompute"] == 0) & (lay["offload"] == 0)
     kernels = sorted({str(c["attention"]) for c in combos})
-    sp_low = max(sps)  # sequence parallelism only lowers memory and element-wise time
-    _bound(hw, job, lay, np.flatnonzero(base), kernels, sp_low, pipeline, bound, raw)
+    # sequence parallelism only lowers memory and element-wise time
+    b = Bounds(hw, job, lay, kernels, max(sps), pipeline)
+    b.set(np.flatnonzero(base))
     # 3: the best plan among them, then recompute and offload only for groups that do not fit without them and
     # whose bound (a lower bound of their variants too) is below the best step found
-    state = _Search(hw, job, lay, plans, pipeline, exhaustive)
-    state.run(np.flatnonzero(base), bound)
-    group = _groups([lay[k] for k in KEYS if k not in ("recompute", "offload")])
+    state = Search(b, plans, exhaustive)
+    state.run(np.flatnonzero(base))
+    group = groups([lay[k] for k in KEYS if k not in ("recompute", "offload")])
     fits_base = np.zeros(group.max() + 1, dtype=bool)
-    fits_base[group[base & np.isfinite(bound)]] = True
+    fits_base[group[base & np.isfinite(b.bound)]] = True
     group_raw = np.full(group.max() + 1, -np.inf)  # a group without a plain row (offload stated) has no bound yet
-    group_raw[group[base]] = raw[base]
+    group_raw[group[base]] = b.raw[base]
     rest = np.flatnonzero(~base & (exhaustive | (~fits_base[group] & (group_raw[group] < state.best_t))))
-    _bound(hw, job, lay, rest, kernels, sp_low, pipeline, bound, raw)
+    # their times matter only where they fit (and for weight offload below): memory alone (cheaper) picks those rows
+    fit = np.ones(len(rest), dtype=bool) if wide and exhaustive else b.fit(rest)
+    b.set(rest[fit])
     if wide:  # weight offload, like the others, only where memory needs it: rows that fit under no plan, again
         # with the weight bit, where their own compute + optimizer time (which the weights' copies and write-back
         # only lengthen: `offload.layer_exposed`) is below the best step found
         cand = np.arange(n) if exhaustive else np.flatnonzero(
-            ~fits_base[group] & (group_raw[group] < state.best_t) & ~np.isfinite(bound) & (raw < state.best_t))
+            ~fits_base[group] & (group_raw[group] < state.best_t) & ~np.isfinite(b.bound))
         more = {k: v[cand] for k, v in lay.items()}
         more["offload"] = (more["offload"].astype(int) | WEIGHT_OFFLOAD).astype(float)
         low = replace(job, attention="flash" if "flash" in kernels else kernels[0])  # the kernel of least memory
-        mem = busiest_memory(low, _layout(more, np.full(len(cand), sp_low), pipeline))
+        mem = busiest_memory(low, rows_layout(more, np.full(len(cand), b.sp), pipeline))
         room = (mem.total <= hw.hbm_capacity) & (mem.host <= hw.host_capacity)  # memory alone, before the times
-        lay = {k: np.concatenate([v, more[k][room]]) for k, v in lay.items()}
-        bound, raw = (np.concatenate([b, np.full(int(room.sum()), np.inf)]) for b in (bound, raw))
-        added = np.arange(n, len(lay["tp"]))
-        _bound(hw, job, lay, added, kernels, sp_low, pipeline, bound, raw)
-        state.lay, rest = lay, np.concatenate([rest, added])
-    state.run(rest, bound)
+        if not exhaustive:  # then their own time, timed here for the rows the fit left out
+            unset = np.ones(n, dtype=bool)
+            unset[np.flatnonzero(base)], unset[rest[fit]] = False, False
+            b.set(cand[room & unset[cand]])
+            room = room & (b.raw[cand] < state.best_t)
+        added = b.extend({k: v[room] for k, v in more.items()})
+        b.set(added)
+        rest = np.concatenate([rest, added])
+    state.run(rest)
+    lay, bound = b.lay, b.bound
     fitting = np.flatnonzero(np.isfinite(bound))
     best, evaluated = state.best, state.evaluated
     if best is None:
@@ -182,7 +185,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
                           searched_model_only=model_only)
     i, combo, sp = best
     layout = _best_layout(lay, i)
-    plan_job = _with_switches(job, combo)
+    plan_job = with_switches(job, combo)
     one = estimate_training(hw, plan_job, _scalar_layout(layout, sp, pipeline))
     switches = {"sequence_parallel": bool(sp), **combo}
     if int(layout["zero"]) < 1:
@@ -192,73 +195,6 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, layout, switches, on,
                       one, plan_job, extra,
                       model_only)
-
-
-class _Search:
-    """The branch-and-bound loop.
-
-    Blocks of rows in bound order, each evaluated under every plan while its bound is below the best step found.
-    """
-
-    def __init__(self, hw: Hardware, job: Job, lay: dict[str, np.ndarray], plans: list, pipeline: PipelineOptions,
-                 exhaustive: bool) -> None:
-        self.hw, self.job, self.lay, self.plans, self.pipeline, self.exhaustive = hw, job, lay, plans, pipeline, \
-            exhaustive
-        self.best: tuple[int, dict[str, object], bool] | None = None
-        self.best_t, self.evaluated = np.inf, 0
-
-    def run(self, rows: np.ndarray, bound: np.ndarray) -> None:
-        """Evaluate the fitting `rows` whose bound is below the best step, least bound first."""
-        rows = rows[np.isfinite(bound[rows])]
-        order = rows[np.argsort(bound[rows], kind="stable")]
-        start, size = 0, max(len(order), 1) if self.exhaustive else BLOCK
-        while start < len(order):
-            block = order[start:start + size]
-            start, size = start + size, 2 * size  # blocks double: few calls, the first ones set the bound
-            block = block if self.exhaustive else block[bound[block] < self.best_t]
-            if len(block) == 0:
-                break
-            sub = {k: v[block] for k, v in self.lay.items()}
-            for combo, sp in self.plans:
-                est = estimate_training(self.hw, _with_switches(self.job, combo),
-                                        _layout(sub, np.full(len(block), sp), self.pipeline))
-                self.evaluated += len(block)
-                ok = np.broadcast_to(est.fits, (len(block),))
-                if combo["overlap_ep_comm"]:  # Megatron refuses recomputation with the EP overlap
-                    ok = ok & (sub["recompute"] == 0)
-                t = np.where(ok,
-                             np.broadcast_to(est.step_time, (len(block),)), np.inf)
-                i = int(np.argmin(t))
-                if t[i] < self.best_t:
-                    self.best_t, self.best = float(t[i]), (int(block[i]), combo, sp)
-
-
-def _with_switches(job: Job, combo: dict[str, object]) -> Job:
-    """`job` under a plan's switches (every one of `JOB_SWITCHES`: the attention kernel and the overlaps)."""
-    assert set(combo) == set(JOB_SWITCHES), f"a plan sets every job switch, got {sorted(combo)}"
-    return replace(job, attention=str(combo["attention"]), overlap_tp_comm=bool(combo["overlap_tp_comm"]),
-                   overlap_p2p_comm=bool(combo["overlap_p2p_comm"]),
-                   overlap_grad_reduce=bool(combo["overlap_grad_reduce"]),
-                   overlap_param_gather=bool(combo["overlap_param_gather"]),
-                   overlap_ep_comm=bool(combo["overlap_ep_comm"]))
-
-
-def _bound(hw: Hardware, job: Job, lay: dict[str, np.ndarray], rows: np.ndarray, kernels: list, sp: bool,
-           pipeline: PipelineOptions, bound: np.ndarray, raw: np.ndarray) -> None:
-    """Set `raw[rows]` and `bound[rows]`: the least compute + optimizer time over the attention kernels.
-
-    `bound` is infinite where the row fits under none of them.
-    """
-    if len(rows) == 0:
-        return
-    sub = {k: v[rows] for k, v in lay.items()}
-    low, fit = np.full(len(rows), np.inf), np.full(len(rows), np.inf)
-    for attention in kernels:
-        est = estimate_training(hw, replace(job, attention=attention), _layout(sub, np.full(len(rows), sp), pipeline))
-        t = np.broadcast_to(est.compute + est.optimizer, (len(rows),))
-        low = np.minimum(low, t)
-        fit = np.where(np.broadcast_to(est.fits, (len(rows),)), np.minimum(fit, t), fit)
-    raw[rows], bound[rows] = low, fit
 
 
 def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tuple[str, ...]:
@@ -275,18 +211,7 @@ def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tup
     return tuple(on)
 
 
-def _groups(columns: list[np.ndarray]) -> np.ndarray:
-    """A group number per row: rows equal in every column share it (a mixed-radix key of each column's rank)."""
-    key = np.zeros(len(columns[0]), dtype=np.int64)
-    for col in columns:
-        values, rank = np.unique(col, return_inverse=True)
-        key = key * len(values) + rank.ravel()
-    return np.unique(key, return_inverse=True)[1].ravel()
-
-
-def _layout(lay: dict[str, np.ndarray], sp: np.ndarray, pipeline: PipelineOptions) -> Layout:
-    return Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],
-                  lay["recompute"].astype(int), sp, lay["zero"], pipeline, lay["offload"].astype(int))
+_with_switches = with_switches  # under its old name (tests/perf/test_calculon_optimum.py imports it)
 
 
 def _best_layout(lay: dict[str, np.ndarray], i: int) -> dict[str, int | str]:

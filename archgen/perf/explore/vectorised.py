@@ -244,15 +244,14 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
         floor = np.where((slots >= 0) & (prep.memory[slots] <= cap[pt][:, None]), floor, np.inf)
         keep = floor.reshape(-1) < np.inf
         fp, fr, ff = np.repeat(pt, slots.shape[1])[keep], slots.reshape(-1)[keep], floor.reshape(-1)[keep]
-        by = np.lexsort((ff, fp))
-        head = by[np.r_[True, fp[by][1:] != fp[by][:-1]]] if len(by) else by
-        for pick in (head, None):  # each point's least floor, then every floor its best so far leaves
-            if pick is None:
+        head = _least_floor(fp, ff)
+        for least in (True, False):  # each point's least floor, then every floor its best so far leaves
+            if least:
+                pick = head[ff[head] <= upper[fp[head]] * (1.0 + SLACK)]
+            else:
                 mask = ff <= upper[fp] * (1.0 + SLACK)
                 mask[head] = False
                 pick = np.flatnonzero(mask)
-            else:
-                pick = pick[ff[pick] <= upper[fp[pick]] * (1.0 + SLACK)]
             if not len(pick):
                 continue
             pp_, rw = fp[pick], fr[pick]
@@ -282,6 +281,20 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
     for q in np.flatnonzero(odd).tolist():
         rows[q] = evaluate_point(pts.problem, int(pts.indices[offset + q]))
     return rows
+
+
+def _least_floor(fp: np.ndarray, ff: np.ndarray) -> np.ndarray:
+    """Each point's pair of least floor, the first on ties (what a stable sort by point, then floor, puts first).
+
+    The pairs come grouped by point in ascending order (rows of the round's cut): a reduction per group, no sort.
+    """
+    if not len(fp) or np.any(fp[1:] < fp[:-1]):
+        by = np.lexsort((ff, fp))
+        return by[np.r_[True, fp[by][1:] != fp[by][:-1]]] if len(by) else by
+    starts = np.flatnonzero(np.r_[True, fp[1:] != fp[:-1]])
+    least = np.minimum.reduceat(ff, starts)
+    at = np.where(ff == np.repeat(least, np.diff(np.r_[starts, len(ff)])), np.arange(len(ff)), len(ff))
+    return np.minimum.reduceat(at, starts)
 
 
 def _least(bound: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from archgen.perf.comm.collectives import HW_FIELDS, collective_times
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
@@ -245,14 +246,17 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)  # as `estimate_training`'s tail
     sched = x(sched)
     dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(bwd) * sched,
-                      layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)))
+                      layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)), _timer(pts, offset, pt, kk))
     code = x(np.asarray(prep.lay["offload"][safe]).astype(int))
     on = x(zero) >= 1
     shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
     opt = where(code & 2, 0.0, K.memory_time(hx, ADAM_BYTES * shard)) + K.memory_time(
         hx, params * job.grad_bytes + CLIP_BYTES * shard)  # the optimizer step but the norm's all-reduce
     tail = where(code & 1, 0.0, dp_c) + opt  # offloaded activations lengthen the windows the DP transfers hide in
-    worst = np.max(np.where(real, np.broadcast_to(tail, (n, rows.shape[1], width)), 0.0), axis=-1)
+    tail = np.broadcast_to(tail, (n, rows.shape[1], width))
+    worst = np.where(real[..., 0], tail[..., 0], 0.0)  # the max over the classes, one at a time (a short axis)
+    for c in range(1, width):
+        np.maximum(worst, np.where(real[..., c], tail[..., c], 0.0), out=worst)
     # the pipeline's p2p, as `estimate_training` times it (alike for every sharding stage)
     busiest = col(np.max(np.where(real, layers, 0.0), axis=-1)[:, 0])
     T = col(prep.plan_lay["micro_batch"][kk]) * (job.seq_len / cp)
@@ -260,6 +264,41 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     out = got.bound[pt, got.local[kk]][:, None] + worst
     out = np.where(np.isnan(out), -np.inf, out)  # not a number: no bound, time it
     return np.where(rows >= 0, out, np.inf)
+
+
+def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray):
+    """`dp_exposed`'s collectives of the (point, plan) pairs, timed once per distinct (network figures, plan).
+
+    A plan sets the groups and the sizes, a point's network figures (`collectives.HW_FIELDS`) the rest; the other
+    figures a sweep varies (HBM bandwidth, peak) enter no collective. None where every pair is distinct.
+    """
+    level, levels = np.zeros(len(pts.indices), dtype=np.int64), 1  # each point's network figures, numbered
+    for f in (f for f in pts.fields if f in HW_FIELDS):
+        _, rank = np.unique(pts.fields[f], return_inverse=True)  # the set's points: few distinct values
+        level, levels = level * (int(rank.max()) + 1) + rank.reshape(-1), levels * (int(rank.max()) + 1)
+    key = kk.astype(np.int64) * levels + level[pt + offset]
+    if len(key) == 0 or int(key.max()) >= 1 << 24:
+        return None
+    slot = np.full(int(key.max()) + 1, -1)
+    slot[key] = 0
+    distinct = np.flatnonzero(slot == 0)
+    if len(distinct) == len(pt):
+        return None
+    slot[distinct] = np.arange(len(distinct))
+    inverse = slot[key]
+    first = np.zeros(len(distinct), dtype=np.int64)
+    first[inverse] = np.arange(len(pt))  # a pair of each (the last written): all of them time alike
+    hw = batch_hw(pts, pt[first] + offset, (len(first), 1)).with_axis()
+    shape = (len(pt), 1, 1)
+
+    def pick(a):
+        return np.broadcast_to(a, np.broadcast_shapes(np.shape(a), shape))[first] if isinstance(a, np.ndarray) else a
+
+    def timer(asked, n, k):
+        got = collective_times(hw, [(op, pick(size)) for op, size in asked], pick(n), pick(k))
+        return [np.asarray(t)[inverse] if np.ndim(t) and np.shape(t)[0] == len(first) else t for t in got]
+
+    return timer
 
 
 def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarray):

@@ -170,7 +170,8 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
     return total, disp + gather + comb
 
 
-def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None):
+def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,
+               timer=None):
     """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
 
     Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
@@ -186,7 +187,9 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
 
     `expert` is (parameters, group size, members per domain) of the routed experts, whose buffers Megatron-core
     reduces and gathers over the expert data-parallel group (`memory.expert_data_parallel`); `params` is then the
-    rest. The two groups' collectives run one after the other in the same windows.
+    rest. The two groups' collectives run one after the other in the same windows. `timer(requests, n, k)` times
+    the collectives (default `collectives.collective_times` on `hw`; a batched search passes one that times each
+    distinct group once).
     """
     gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
 
@@ -197,7 +200,7 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
         """All-reduce, reduce-scatter and all-gather of `p` parameters over a group of n (k per domain)."""
         asked = [r for r, w in zip((("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)),
                                    need, strict=True) if w]
-        out = iter(collective_times(hw, asked, n, k))
+        out = iter(collective_times(hw, asked, n, k) if timer is None else timer(asked, n, k))
         return [where((n > 1) & (p > 0), next(out), 0.0) if w else 0.0 for w in need]
 
     ar, rs, ag = times(params, dp, k_dp)

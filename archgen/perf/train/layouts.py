@@ -242,7 +242,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
     etp = num.get("etp")
     offload = OFFLOAD_CODES[str(given["offload"])] if "offload" in given else 0
     rcs = [RECOMPUTE_CODES[str(given["recompute"])]] if "recompute" in given else [0, 1, 2]
-    rows = []
+    blocks = []
+    grids: dict[tuple, np.ndarray] = {}  # (v, recompute, zero) in `itertools.product` order, per (vs, zs)
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
         if tp > hw.scale_up_size or arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads) or gpus % (tp * cp) \
                 or job.seq_len % cp:
@@ -269,10 +270,17 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                 if job.global_batch % (dp * mb):
                     continue
                 m = job.global_batch // (dp * mb)
-                for v, rc, z in itertools.product(vs, rcs, zs):
-                    if v == 1 or (m % pp == 0 if pipeline.whole_groups else m >= pp):  # `layout_problems`
-                        rows.append((tp, pp, dp, cp, ep, mb, v, rc, z, offload, etp or tp))
-    arr = np.array(rows, dtype=float).reshape(-1, len(KEYS) + 1)
+                ok = m % pp == 0 if pipeline.whole_groups else m >= pp  # `layout_problems`: interleaving needs it
+                vv = tuple(vs) if ok else tuple(v for v in vs if v == 1)
+                grid = grids.get((vv, tuple(zs)))
+                if grid is None:
+                    grid = grids[(vv, tuple(zs))] = np.array(list(itertools.product(vv, rcs, zs)),
+                                                             dtype=float).reshape(-1, 3)
+                block = np.empty((len(grid), len(KEYS) + 1))
+                block[:] = (tp, pp, dp, cp, ep, mb, 0, 0, 0, offload, etp or tp)
+                block[:, 6:9] = grid  # interleave, recompute, zero
+                blocks.append(block)
+    arr = np.concatenate(blocks) if blocks else np.zeros((0, len(KEYS) + 1))
     return {k: arr[:, i] for i, k in enumerate((*KEYS, "etp"))}
 
 

@@ -1,0 +1,188 @@
+"""The plan search's branch and bound (`plan.search_plan`): the bounds, the memory fit and the evaluation loop.
+
+`Bounds` holds, per layout row, the least compute + optimizer time over the attention kernels (`raw`) and the same
+over the kernels under which the row fits (`bound`, infinite where it fits under none). Each bound is one
+`estimate_training` call per kernel with the job's own switches, so it is also the whole estimate of the plan whose
+switches those are (under the stack profiles archgen ships, the one with every overlap the stack runs): `Search`
+reads those plans' step times and fits from the bound's call instead of evaluating them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.pipeline_split import PipelineOptions
+from archgen.perf.train.ranks import busiest_memory
+from archgen.perf.train.training import estimate_training
+
+#: Job switches a plan search varies (fields of `job.Job`); sequence parallelism is a `Layout` field.
+JOB_SWITCHES = ("attention", "overlap_tp_comm", "overlap_p2p_comm", "overlap_grad_reduce", "overlap_param_gather",
+                "overlap_ep_comm")
+#: Layouts in the first block of the bound-and-evaluate loop (each next block twice the last).
+BLOCK = 256
+
+
+@dataclass
+class Bounds:
+    """Bounds of the rows of `lay` (`raw`, `bound`), and each kernel's step time and fit from the same calls."""
+
+    hw: Hardware
+    job: Job
+    lay: dict[str, np.ndarray]
+    kernels: list[str]
+    sp: bool                    # the sequence-parallel setting of least memory and time
+    pipeline: PipelineOptions
+    bound: np.ndarray = field(init=False)
+    raw: np.ndarray = field(init=False)
+    memo: dict[str, tuple[Job, np.ndarray, np.ndarray, np.ndarray]] = field(init=False)  # step, fits, known
+
+    def __post_init__(self) -> None:
+        n = len(self.lay["tp"])
+        self.bound, self.raw = np.full(n, np.inf), np.full(n, np.inf)
+        self.memo = {k: (replace(self.job, attention=k), np.full(n, np.nan), np.zeros(n, dtype=bool),
+                         np.zeros(n, dtype=bool)) for k in self.kernels}
+
+    def extend(self, more: dict[str, np.ndarray]) -> np.ndarray:
+        """Append the rows `more` (unbounded) and return their row numbers."""
+        n, k = len(self.lay["tp"]), len(more["tp"])
+        self.lay = {key: np.concatenate([v, more[key]]) for key, v in self.lay.items()}
+        self.bound, self.raw = (np.concatenate([b, np.full(k, np.inf)]) for b in (self.bound, self.raw))
+        self.memo = {name: (job, np.concatenate([s, np.full(k, np.nan)]), np.concatenate([f, np.zeros(k, bool)]),
+                            np.concatenate([d, np.zeros(k, bool)])) for name, (job, s, f, d) in self.memo.items()}
+        return np.arange(n, n + k)
+
+    def set(self, rows: np.ndarray) -> None:
+        """Set `raw[rows]` and `bound[rows]`: the least compute + optimizer time over the attention kernels.
+
+        `bound` is infinite where the row fits under none of them.
+        """
+        if len(rows) == 0:
+            return
+        sub = {k: v[rows] for k, v in self.lay.items()}
+        low, fit = np.full(len(rows), np.inf), np.full(len(rows), np.inf)
+        for attention in self.kernels:
+            job, steps, fits, known = self.memo[attention]
+            est = estimate_training(self.hw, job, layout(sub, np.full(len(rows), self.sp), self.pipeline))
+            t = np.broadcast_to(est.compute + est.optimizer, (len(rows),))
+            ok = np.broadcast_to(est.fits, (len(rows),))
+            steps[rows], fits[rows], known[rows] = np.broadcast_to(est.step_time, (len(rows),)), ok, True
+            low = np.minimum(low, t)
+            fit = np.where(ok, np.minimum(fit, t), fit)
+        self.raw[rows], self.bound[rows] = low, fit
+
+    def fit(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each of `rows` fits under some kernel: `estimate_training`'s `fits`, from the memory alone."""
+        fit = np.zeros(len(rows), dtype=bool)
+        for attention in sorted(self.kernels, key=lambda k: k != "flash"):  # flash first: it needs the least memory
+            todo = np.flatnonzero(~fit)
+            if len(todo) == 0:
+                break
+            sub = {k: v[rows[todo]] for k, v in self.lay.items()}
+            mem = busiest_memory(self.memo[attention][0], layout(sub, np.full(len(todo), self.sp), self.pipeline))
+            fit[todo] = np.broadcast_to((mem.total <= self.hw.hbm_capacity) & (mem.host <= self.hw.host_capacity),
+                                        (len(todo),))
+        return fit
+
+
+class Search:
+    """The branch-and-bound loop.
+
+    Blocks of rows in bound order, each evaluated under every plan while its bound is below the best step found.
+    """
+
+    def __init__(self, bounds: Bounds, plans: list, exhaustive: bool) -> None:
+        self.bounds, self.plans, self.exhaustive = bounds, plans, exhaustive
+        # the plans, a run of equal jobs per call; the kernel whose bound calls evaluated the plan of `bounds.sp`
+        self.calls: list[tuple[dict[str, object], list[bool], str | None]] = []
+        for combo, sp in plans:
+            if self.calls and self.calls[-1][0] == combo:
+                self.calls[-1][1].append(sp)
+            else:
+                k = str(combo["attention"])
+                same = k in bounds.memo and bounds.memo[k][0] == with_switches(bounds.job, combo)
+                self.calls.append((combo, [sp], k if same else None))
+        self.best: tuple[int, dict[str, object], bool] | None = None
+        self.best_t, self.evaluated = np.inf, 0
+
+    def run(self, rows: np.ndarray) -> None:
+        """Evaluate the fitting `rows` whose bound is below the best step, least bound first."""
+        bound = self.bounds.bound
+        rows = rows[np.isfinite(bound[rows])]
+        order = rows[np.argsort(bound[rows], kind="stable")]
+        start, size = 0, max(len(order), 1) if self.exhaustive else BLOCK
+        while start < len(order):
+            block = order[start:start + size]
+            start, size = start + size, 2 * size  # blocks double: few calls, the first ones set the bound
+            block = block if self.exhaustive else block[bound[block] < self.best_t]
+            if len(block) == 0:
+                break
+            self._block(block)
+
+    def _block(self, block: np.ndarray) -> None:
+        """Every plan on the rows `block`, in plan order."""
+        n, b = len(block), self.bounds
+        sub = {k: v[block] for k, v in b.lay.items()}
+        for combo, sps, kernel in self.calls:  # one call per job: its sequence-parallel settings side by side
+            done: dict[bool, tuple[np.ndarray, np.ndarray]] = {}
+            if kernel is not None and b.sp in sps and b.memo[kernel][3][block].all():
+                done[b.sp] = (b.memo[kernel][1][block], b.memo[kernel][2][block])  # the bound's own call
+            todo = [sp for sp in sps if sp not in done]
+            if todo:
+                est = estimate_training(b.hw, with_switches(b.job, combo),
+                                        layout({k: np.tile(v, len(todo)) for k, v in sub.items()},
+                                               np.repeat(todo, n), b.pipeline))
+                step, fits = (np.broadcast_to(f, (n * len(todo),)) for f in (est.step_time, est.fits))
+                done |= {sp: (step[j * n:(j + 1) * n], fits[j * n:(j + 1) * n]) for j, sp in enumerate(todo)}
+            for sp in sps:
+                step, ok = done[sp]
+                self.evaluated += n
+                if combo["overlap_ep_comm"]:  # Megatron refuses recomputation with the EP overlap
+                    ok = ok & (sub["recompute"] == 0)
+                t = np.where(ok, step, np.inf)
+                i = int(np.argmin(t))
+                if t[i] < self.best_t:
+                    self.best_t, self.best = float(t[i]), (int(block[i]), combo, sp)
+
+
+def with_switches(job: Job, combo: dict[str, object]) -> Job:
+    """`job` under a plan's switches (every one of `JOB_SWITCHES`: the attention kernel and the overlaps)."""
+    assert set(combo) == set(JOB_SWITCHES), f"a plan sets every job switch, got {sorted(combo)}"
+    return replace(job, attention=str(combo["attention"]), overlap_tp_comm=bool(combo["overlap_tp_comm"]),
+                   overlap_p2p_comm=bool(combo["overlap_p2p_comm"]),
+                   overlap_grad_reduce=bool(combo["overlap_grad_reduce"]),
+                   overlap_param_gather=bool(combo["overlap_param_gather"]),
+                   overlap_ep_comm=bool(combo["overlap_ep_comm"]))
+
+
+def groups(columns: list[np.ndarray]) -> np.ndarray:
+    """A group number per row: rows equal in every column share it (a mixed-radix key of each column's rank)."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for col in columns:
+        rank, count = _rank(col)
+        key = key * count + rank
+    return _rank(key)[0]
+
+
+def _rank(col: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each value's rank among the distinct values of `col`, and their count: `np.unique`'s inverse.
+
+    Small non-negative whole numbers (the layout fields, the group keys) are ranked by counting, without a sort.
+    """
+    top = col.max(initial=0)
+    if len(col) and col.min() >= 0 and top <= 4 * len(col) + 4096 and np.array_equal(col, np.floor(col)):
+        whole = col.astype(np.int64)
+        seen = np.bincount(whole, minlength=int(top) + 1) > 0
+        ranks = np.cumsum(seen) - 1
+        return ranks[whole], int(ranks[-1]) + 1
+    values, rank = np.unique(col, return_inverse=True)
+    return rank.ravel(), len(values)
+
+
+def layout(lay: dict[str, np.ndarray], sp: np.ndarray, pipeline: PipelineOptions) -> Layout:
+    """The `Layout` of the rows `lay` (layout fields as float arrays) under the sequence-parallel settings `sp`."""
+    return Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],
+                  lay["recompute"].astype(int), sp, lay["zero"], pipeline, lay["offload"].astype(int))
