@@ -51,9 +51,14 @@ MAX_DEFINITIONS = 8
 _stored: dict[str, int] = {}
 
 
+def _home(variable: str, default: str) -> str:
+    """`$variable`, else `~/default`: a string, since `load` joins one per spec file (pathlib costs ~50 us each)."""
+    return os.environ.get(variable) or os.path.join(os.path.expanduser("~"), default)
+
+
 def cache_dir(*parts: str) -> Path:
     """`$XDG_CACHE_HOME/archgen/...` (default `~/.cache/archgen/...`); not created."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    base = Path(_home("XDG_CACHE_HOME", ".cache"))
     return base.joinpath("archgen", *parts)
 
 
@@ -70,9 +75,9 @@ def load(kind: str, key: str) -> Any | None:
     secret = _key()
     if secret is None:
         return None
-    path = cache_dir(kind, f"{key}.json")
+    path = os.path.join(_home("XDG_CACHE_HOME", ".cache"), "archgen", kind, f"{key}.json")
     try:
-        with path.open(encoding="utf-8") as fh:
+        with open(path, encoding="utf-8") as fh:
             mac, _, body = fh.read().partition("\n")
             used = os.fstat(fh.fileno()).st_mtime
         if not hmac.compare_digest(mac, _entry_mac(secret, kind, key, body)):
@@ -171,19 +176,19 @@ def _entry_mac(secret: bytes, kind: str, key: str, body: str) -> str:
 #: The key read by this process, by its path: a command checks one entry per spec file (106 reads of the same file
 #: were a fifth of loading the specs, issue 25). A key replaced meanwhile (two first uses at once) costs this process
 #: only entries that others rebuild once, as when the race is lost.
-_KEYS: dict[Path, bytes] = {}
+_KEYS: dict[str, bytes] = {}
 
 
 def _key() -> bytes | None:
     """This machine's cache key, created on first use (0600) outside the cache directory; None where it cannot be."""
-    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    path = base / "archgen" / "cache.key"
-    if path in _KEYS:
-        return _KEYS[path]
+    name = os.path.join(_home("XDG_CONFIG_HOME", ".config"), "archgen", "cache.key")
+    if name in _KEYS:
+        return _KEYS[name]
+    path = Path(name)
     try:
         data = path.read_bytes()
         if len(data) == 32:
-            _KEYS[path] = data
+            _KEYS[name] = data
             return data
     except FileNotFoundError:
         pass
