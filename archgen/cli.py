@@ -8,18 +8,22 @@ A reader that stops early (`archgen schema | head`) ends the command quietly wit
 docs' SIGPIPE recipe do.
 """
 
-import sys
-import traceback
-from collections.abc import Callable
-from pathlib import Path
-from typing import Annotated, Any
+from archgen import startup
 
-import typer
-import typer.core
+startup.reuse_generated_code()  # before typer, pydantic and pint define their dataclasses (`archgen.startup`)
 
-from archgen import __version__
-from archgen.errors import ArchgenError
-from archgen.startup import exit_now, pause_gc
+import sys  # noqa: E402
+import traceback  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Annotated, Any  # noqa: E402
+
+import typer  # noqa: E402
+import typer.core  # noqa: E402
+
+from archgen import __version__  # noqa: E402
+from archgen.errors import ArchgenError  # noqa: E402
+from archgen.startup import exit_now, pause_gc  # noqa: E402
 
 
 class _Group(typer.core.TyperGroup):

@@ -20,9 +20,10 @@ from tests.conftest import REPO, SPECS, run_cli
 #: `distributed` extra is installed), the plots, graphs and documents of `render` and `sweep`.
 NEVER = ("dask", "distributed", "jinja2", "matplotlib", "networkx", "openpyxl", "weasyprint", "rich")
 #: What `archgen estimate --workload` does not run: the checks, cost and reliability, the pipeline's workload pass,
-#: the documents.
+#: the documents, the scoring of validation cases (`--cases`) and their models.
 NOT_ESTIMATE = ("archgen.checks", "archgen.analyse.cost", "archgen.analyse.reliability", "archgen.analyse.scaling",
-                "archgen.perf.workload.results", "archgen.render.blocks", "archgen.render.target")
+                "archgen.perf.workload.results", "archgen.render.blocks", "archgen.render.target", "archgen.scoring",
+                "archgen.model.cases", "archgen.output.cases")
 
 _WRAPPER = """
 import json, sys
@@ -191,3 +192,64 @@ def _models_in(annotation: object) -> set[type]:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return {annotation}
     return set().union(*(_models_in(a) for a in typing.get_args(annotation)))
+
+
+_CODE_RUN = """
+import sys
+sys.argv = ["archgen", "--version"]
+import archgen.cli, archgen.startup as s
+try:
+    archgen.cli.app()
+except SystemExit:
+    pass
+print("compiled", s._compiled)
+"""
+
+
+def _code_run(tmp_path) -> tuple[str, int]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    r = subprocess.run([sys.executable, "-c", _CODE_RUN], cwd=REPO, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    *out, last = r.stdout.strip().splitlines()
+    return "\n".join(out), int(last.split()[1])
+
+
+def test_the_code_of_dataclass_methods_is_compiled_once_and_kept_sealed(tmp_path):
+    import marshal
+    from importlib.util import MAGIC_NUMBER
+    first, compiled = _code_run(tmp_path)
+    assert compiled > 20                                    # typer's dataclasses, at least
+    (path,) = (tmp_path / "cache" / "archgen" / "code").glob("*.marshal")
+    assert _code_run(tmp_path) == (first, 0)                # the next process compiles nothing, says the same
+    mac, _, body = path.read_bytes().partition(b"\n")
+    planted = {text: compile("raise SystemExit('planted')", "<string>", "exec")
+               for text in marshal.loads(body[len(MAGIC_NUMBER):])}
+    path.write_bytes(mac + b"\n" + MAGIC_NUMBER + marshal.dumps(planted))  # the old seal: not this content's
+    again, compiled = _code_run(tmp_path)
+    assert again == first and compiled > 20                 # not run: compiled anew, and the file rebuilt, sealed
+    assert _code_run(tmp_path) == (first, 0)
+
+
+def test_dataclasses_made_from_kept_code_behave_as_made_from_text():
+    import dataclasses
+
+    from archgen import startup
+    assert dataclasses.exec is startup._exec  # the CLI is imported by the tests
+
+    @dataclasses.dataclass(frozen=True)
+    class P:
+        x: int
+        y: str = "a"
+
+    @dataclasses.dataclass(frozen=True)
+    class Q:
+        x: int
+        y: str = "a"
+
+    assert repr(P(1)) == "test_dataclasses_made_from_kept_code_behave_as_made_from_text.<locals>.P(x=1, y='a')"
+    assert P(1) == P(1, "a") != P(2) and hash(P(1)) == hash(P(1, "a")) and P(1) != Q(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        P(1).x = 2
+    assert P.__init__.__code__ is Q.__init__.__code__ and P.__init__ is not Q.__init__  # same text, code once
