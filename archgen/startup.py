@@ -17,11 +17,10 @@ teardown 4.0 % (`Py_FinalizeEx`: two full collections and every module's objects
 
 - `reuse_generated_code` (the CLI only, before typer, pydantic and pint are imported): `dataclasses` writes each
   method of each class (`__init__`, `__repr__`, `__eq__`, ...) as source text and compiles it with `exec`, some
-  1,100 functions for `archgen estimate`, a fifth of its instructions in Python 3.11; `typing.ForwardRef`
-  compiles each annotation written as a string that pydantic evaluates (1,360). The code compiled from each text
-  is kept in the cache directory (`code/<interpreter tag>.marshal`, sealed with the cache key as pint's pickles
-  are: a file without this machine's seal is never read) and reused by the next process; `exec` of a text and of
-  the code compiled from it are the same, so every class and annotation is the same.
+  1,100 functions for `archgen estimate`, a fifth of its instructions in Python 3.11. The code compiled from each
+  text is kept in the cache directory (`code/<interpreter tag>.marshal`, sealed with the cache key as pint's
+  pickles are: a file without this machine's seal is never read) and reused by the next process; `exec` of a text
+  and of the code compiled from it are the same, so every class is the same.
 
 None changes an output or an exit code (`tests/test_startup.py`).
 """
@@ -35,7 +34,6 @@ import marshal
 import os
 import sys
 import threading
-import typing
 from importlib.util import MAGIC_NUMBER
 from typing import Any, NoReturn
 
@@ -76,7 +74,7 @@ def exit_now(stop: SystemExit) -> NoReturn:
     os._exit(code)
 
 
-#: The code compiled from each text (`reuse_generated_code`), by its mode, file name and text; past
+#: The code compiled from each method text of `dataclasses` (`reuse_generated_code`), by the text; past
 #: `MAX_CODE` entries a process keeps only those it used.
 _CODE: dict[str, Any] = {}
 _USED: set[str] = set()
@@ -84,30 +82,19 @@ MAX_CODE = 8192
 _compiled = 0
 
 
-def _code(source: str, filename: str, mode: str) -> Any:
-    """`compile(source, filename, mode)`, kept by all three (a text that does not compile raises, as it did)."""
-    global _compiled
-    key = f"{mode}\0{filename}\0{source}"
-    code = _CODE.get(key)
-    if code is None:
-        code = _CODE[key] = builtins.compile(source, filename, mode)
-        _compiled += 1
-        if _compiled == 1:
-            atexit.register(_save)
-    _USED.add(key)
-    return code
-
-
 def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) -> None:
     """`exec`, with a text compiled once and its code kept (`dataclasses` calls `exec` by this module-level name)."""
-    builtins.exec(_code(source, "<string>", "exec") if isinstance(source, str) else source, globals, locals, **kw)
-
-
-def _compile(source: Any, filename: Any, mode: str, *args: Any, **kw: Any) -> Any:
-    """`compile`, with the code of a text kept (`typing.ForwardRef` compiles each annotation written as a string)."""
-    if args or kw or not isinstance(source, str) or not isinstance(filename, str):
-        return builtins.compile(source, filename, mode, *args, **kw)
-    return _code(source, filename, mode)
+    global _compiled
+    if isinstance(source, str):
+        code = _CODE.get(source)
+        if code is None:
+            code = _CODE[source] = compile(source, "<string>", "exec")  # what `exec` of the text compiles
+            _compiled += 1
+            if _compiled == 1:
+                atexit.register(_save)
+        _USED.add(source)
+        source = code
+    builtins.exec(source, globals, locals, **kw)
 
 
 def _code_file() -> tuple[str, bytes] | None:
@@ -133,7 +120,6 @@ def reuse_generated_code() -> None:
         except (OSError, EOFError, ValueError, TypeError):  # missing, cut short, or not ours: compile anew
             pass
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # the module's own name `exec` shadows the builtin
-    typing.compile = _compile  # type: ignore[attr-defined]  # as `compile` in `typing` (ForwardRef's only)
 
 
 def _seal(key: bytes, body: bytes) -> bytes:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -236,9 +235,8 @@ def test_the_code_of_dataclass_methods_is_compiled_once_and_kept_sealed(tmp_path
 def test_dataclasses_made_from_kept_code_behave_as_made_from_text():
     import dataclasses
 
-    import archgen.cli  # noqa: F401  # installs it
     from archgen import startup
-    assert dataclasses.exec is startup._exec
+    assert dataclasses.exec is startup._exec  # the CLI is imported by the tests
 
     @dataclasses.dataclass(frozen=True)
     class P:
@@ -255,19 +253,3 @@ def test_dataclasses_made_from_kept_code_behave_as_made_from_text():
     with pytest.raises(dataclasses.FrozenInstanceError):
         P(1).x = 2
     assert P.__init__.__code__ is Q.__init__.__code__ and P.__init__ is not Q.__init__  # same text, code once
-
-
-def test_annotations_written_as_strings_read_as_before():
-    import typing
-
-    import archgen.cli  # noqa: F401  # installs it
-    from archgen import startup
-    assert typing.compile is startup._compile
-
-    def f(x: list[int] | None) -> dict[str, float]:  # strings (this module reads annotations as such)
-        return {}
-
-    assert typing.get_type_hints(f) == {"x": list[int] | None, "return": dict[str, float]}
-    assert typing.ForwardRef("list[int]").__forward_code__ is typing.ForwardRef("list[int]").__forward_code__
-    with pytest.raises(SyntaxError, match=re.escape("Forward reference must be an expression -- got '1 +'")):
-        typing.ForwardRef("1 +")
