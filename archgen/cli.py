@@ -8,22 +8,18 @@ A reader that stops early (`archgen schema | head`) ends the command quietly wit
 docs' SIGPIPE recipe do.
 """
 
-from archgen import startup
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
 
-startup.reuse_generated_code()  # before typer, pydantic and pint define their dataclasses (`archgen.startup`)
+import typer
+import typer.core
 
-import sys  # noqa: E402
-import traceback  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Annotated, Any  # noqa: E402
-
-import typer  # noqa: E402
-import typer.core  # noqa: E402
-
-from archgen import __version__  # noqa: E402
-from archgen.errors import ArchgenError  # noqa: E402
-from archgen.startup import exit_now, pause_gc  # noqa: E402
+from archgen import __version__
+from archgen.errors import ArchgenError
+from archgen.startup import exit_now, pause_gc, reuse_generated_code
 
 
 class _Group(typer.core.TyperGroup):
@@ -356,8 +352,9 @@ def _sweep_progress():
 
 
 def main() -> None:
-    """Console-script entry point: the command without the collector at start-up or the teardown (`archgen.startup`)."""
+    """Console-script entry point: no collector at start-up, no teardown, dataclass code reused (`archgen.startup`)."""
     pause_gc()
+    reuse_generated_code()  # the console script's process only: pydantic, pint and archgen import after this
     try:
         app()
     except SystemExit as stop:

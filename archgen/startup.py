@@ -15,7 +15,8 @@ teardown 4.0 % (`Py_FinalizeEx`: two full collections and every module's objects
   standard streams flushed), then `os._exit`, skipping the teardown that frees what the OS frees anyway. Where a
   flush fails (a closed pipe), the code is not an int, or this interpreter lacks the hooks, the ordinary exit runs.
 
-- `reuse_generated_code` (the CLI only, before typer, pydantic and pint are imported): `dataclasses` writes each
+- `reuse_generated_code` (the CLI's `main` only, before pydantic, pint and archgen's modules are imported; a test
+  or library process does not read or write the file): `dataclasses` writes each
   method of each class (`__init__`, `__repr__`, `__eq__`, ...) as source text and compiles it with `exec`, some
   1,100 functions for `archgen estimate`, a fifth of its instructions in Python 3.11. The code compiled from each
   text is kept in the cache directory (`code/<interpreter tag>.marshal`, sealed with the cache key as pint's
@@ -74,12 +75,14 @@ def exit_now(stop: SystemExit) -> NoReturn:
     os._exit(code)
 
 
-#: The code compiled from each method text of `dataclasses` (`reuse_generated_code`), by the text; past
-#: `MAX_CODE` entries a process keeps only those it used.
+#: The code compiled from each method text of `dataclasses` (`reuse_generated_code`), by the text. Each start reads
+#: the whole file (some 14 us per entry), so past `MAX_CODE` entries a process that compiled one keeps only those
+#: it used (`archgen estimate`: about 900).
 _CODE: dict[str, Any] = {}
 _USED: set[str] = set()
-MAX_CODE = 8192
+MAX_CODE = 2048
 _compiled = 0
+_saving = False
 
 
 def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) -> None:
@@ -90,8 +93,7 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) ->
         if code is None:
             code = _CODE[source] = compile(source, "<string>", "exec")  # what `exec` of the text compiles
             _compiled += 1
-            if _compiled == 1:
-                atexit.register(_save)
+            _save_at_exit()
         _USED.add(source)
         source = code
     builtins.exec(source, globals, locals, **kw)
@@ -119,6 +121,8 @@ def reuse_generated_code() -> None:
                 _CODE.update(marshal.loads(body[len(MAGIC_NUMBER):]))
         except (OSError, EOFError, ValueError, TypeError):  # missing, cut short, or not ours: compile anew
             pass
+    if len(_CODE) > MAX_CODE:  # too much to read at each start: this process writes back what it uses
+        _save_at_exit()
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # the module's own name `exec` shadows the builtin
 
 
@@ -128,8 +132,16 @@ def _seal(key: bytes, body: bytes) -> bytes:
     return hmac.new(key, b"code\0" + body, hashlib.sha256).hexdigest().encode()
 
 
+def _save_at_exit() -> None:
+    """Have `_save` run at exit, once (a process that compiled a text, or read more than `MAX_CODE`)."""
+    global _saving
+    if not _saving:
+        _saving = True
+        atexit.register(_save)
+
+
 def _save() -> None:
-    """Write the kept code, sealed, when this process compiled any (at exit); past `MAX_CODE`, only what it used."""
+    """Write the kept code, sealed; past `MAX_CODE` entries, only those this process used."""
     found = _code_file()
     if found is None:
         return

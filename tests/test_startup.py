@@ -194,49 +194,42 @@ def _models_in(annotation: object) -> set[type]:
     return set().union(*(_models_in(a) for a in typing.get_args(annotation)))
 
 
-_CODE_RUN = """
-import sys
-sys.argv = ["archgen", "--version"]
-import archgen.cli, archgen.startup as s
-try:
-    archgen.cli.app()
-except SystemExit:
-    pass
-print("compiled", s._compiled)
-"""
-
-
-def _code_run(tmp_path) -> tuple[str, int]:
+def _code_run(tmp_path) -> str:
+    """`archgen checks` as the console script runs it (`cli.main`), with its own cache and key: its output."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(tmp_path / "cache"),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    r = subprocess.run([sys.executable, "-c", _CODE_RUN], cwd=REPO, env=env, capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run([sys.executable, "-c", "from archgen.cli import main; main()", "checks"], cwd=REPO,
+                       env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    *out, last = r.stdout.strip().splitlines()
-    return "\n".join(out), int(last.split()[1])
+    return r.stdout
 
 
 def test_the_code_of_dataclass_methods_is_compiled_once_and_kept_sealed(tmp_path):
     import marshal
     from importlib.util import MAGIC_NUMBER
-    first, compiled = _code_run(tmp_path)
-    assert compiled > 20                                    # typer's dataclasses, at least
+    first = _code_run(tmp_path)
     (path,) = (tmp_path / "cache" / "archgen" / "code").glob("*.marshal")
-    assert _code_run(tmp_path) == (first, 0)                # the next process compiles nothing, says the same
     mac, _, body = path.read_bytes().partition(b"\n")
-    planted = {text: compile("raise SystemExit('planted')", "<string>", "exec")
-               for text in marshal.loads(body[len(MAGIC_NUMBER):])}
+    kept = marshal.loads(body[len(MAGIC_NUMBER):])
+    assert len(kept) > 100 and all(text.startswith("def __create_fn__(") for text in kept)
+    written = path.stat().st_mtime_ns
+    assert _code_run(tmp_path) == first and path.stat().st_mtime_ns == written  # nothing compiled: not rewritten
+    planted = {text: compile("raise SystemExit('planted')", "<string>", "exec") for text in kept}
     path.write_bytes(mac + b"\n" + MAGIC_NUMBER + marshal.dumps(planted))  # the old seal: not this content's
-    again, compiled = _code_run(tmp_path)
-    assert again == first and compiled > 20                 # not run: compiled anew, and the file rebuilt, sealed
-    assert _code_run(tmp_path) == (first, 0)
+    assert _code_run(tmp_path) == first                     # not run: compiled anew, and the file rebuilt, sealed
+    mac, _, body = path.read_bytes().partition(b"\n")
+    assert marshal.loads(body[len(MAGIC_NUMBER):]).keys() == kept.keys()
+    written = path.stat().st_mtime_ns
+    assert _code_run(tmp_path) == first and path.stat().st_mtime_ns == written
 
 
-def test_dataclasses_made_from_kept_code_behave_as_made_from_text():
+def test_dataclasses_made_from_kept_code_behave_as_made_from_text(monkeypatch):
     import dataclasses
 
     from archgen import startup
-    assert dataclasses.exec is startup._exec  # the CLI is imported by the tests
+    monkeypatch.setattr(dataclasses, "exec", startup._exec, raising=False)  # as `main` sets it, this test only
+    monkeypatch.setattr(startup, "_CODE", {})
+    monkeypatch.setattr(startup, "_save", lambda: None)   # nothing written at the test process's exit
 
     @dataclasses.dataclass(frozen=True)
     class P:
@@ -253,3 +246,25 @@ def test_dataclasses_made_from_kept_code_behave_as_made_from_text():
     with pytest.raises(dataclasses.FrozenInstanceError):
         P(1).x = 2
     assert P.__init__.__code__ is Q.__init__.__code__ and P.__init__ is not Q.__init__  # same text, code once
+
+
+def test_only_the_console_script_keeps_code():
+    import dataclasses
+    assert "exec" not in vars(dataclasses)                  # the tests import the CLI, not run its `main`
+
+
+def test_a_code_file_past_its_bound_is_cut_to_what_a_process_uses(tmp_path):
+    import marshal
+    from importlib.util import MAGIC_NUMBER
+
+    from archgen import startup
+    first = _code_run(tmp_path)
+    (path,) = (tmp_path / "cache" / "archgen" / "code").glob("*.marshal")
+    used = marshal.loads(path.read_bytes().partition(b"\n")[2][len(MAGIC_NUMBER):])
+    stale = {f"def __create_fn__():\n pass  # {i}": compile(f"pass  # {i}", "<string>", "exec")
+             for i in range(startup.MAX_CODE)}               # another version's classes, say
+    body = MAGIC_NUMBER + marshal.dumps(used | stale)
+    key = (tmp_path / "config" / "archgen" / "cache.key").read_bytes()
+    path.write_bytes(startup._seal(key, body) + b"\n" + body)   # sealed: read, and too much to read each start
+    assert _code_run(tmp_path) == first
+    assert marshal.loads(path.read_bytes().partition(b"\n")[2][len(MAGIC_NUMBER):]).keys() == used.keys()
