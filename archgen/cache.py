@@ -10,6 +10,12 @@ definitions as pickles, so its folder is sealed (`seal`) with the same key: a fi
 deleted before pint could read it (`unsealed_removed`). A cache restored from another machine is rebuilt rather
 than trusted; where no key can be kept, nothing is cached. `Memo` keeps, in one process, what it has loaded and
 validated (`load.LOADED`, `validate.VALIDATED`).
+
+The directory is shared by every checkout, version and process of archgen on the machine, so it is bounded: each kind
+of entry (`store`'s folders) keeps at most `MAX_ENTRIES` files and `MAX_BYTES`, the least recently used removed
+first (`prune`; a hit refreshes an entry's time). Entries are keyed by content and by `VERSION`, so those of an older
+format or of files since changed are never hit again and are the first to go. pint's folder is bounded by the number
+of definition texts (`emptied_when_full`, `MAX_DEFINITIONS`).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import json
 import os
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Hashable
 from pathlib import Path
@@ -30,11 +37,28 @@ V = TypeVar("V")
 #: Bump when the format of cached values changes.
 VERSION = "3"
 _MAC = ".mac"
+#: The bound on each kind of entry: what `prune` leaves is at most three quarters of each, so that it runs rarely.
+#: A run over the shipped specs reads about 110 files; what fills the cache is generated specs (the fuzz tests).
+MAX_ENTRIES = 4096
+MAX_BYTES = 64 * 2**20
+#: A storing process looks at a folder's size when its marker is older than this (one `stat` per entry stored
+#: otherwise), and after every `PRUNE_STORES` entries it stored itself (a test run storing thousands in minutes).
+PRUNE_EVERY = 3600.0
+PRUNE_STORES = 512
+_MARKER = ".pruned"
+#: The pint definition texts (one per pint version and archgen patch) the units folder keeps: past it, it is emptied.
+MAX_DEFINITIONS = 8
+_stored: dict[str, int] = {}
+
+
+def _home(variable: str, default: str) -> str:
+    """`$variable`, else `~/default`: a string, since `load` joins one per spec file (pathlib costs ~50 us each)."""
+    return os.environ.get(variable) or os.path.join(os.path.expanduser("~"), default)
 
 
 def cache_dir(*parts: str) -> Path:
     """`$XDG_CACHE_HOME/archgen/...` (default `~/.cache/archgen/...`); not created."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    base = Path(_home("XDG_CACHE_HOME", ".cache"))
     return base.joinpath("archgen", *parts)
 
 
@@ -51,13 +75,22 @@ def load(kind: str, key: str) -> Any | None:
     secret = _key()
     if secret is None:
         return None
+    path = os.path.join(_home("XDG_CACHE_HOME", ".cache"), "archgen", kind, f"{key}.json")
     try:
-        mac, _, body = cache_dir(kind, f"{key}.json").read_text(encoding="utf-8").partition("\n")
+        with open(path, encoding="utf-8") as fh:
+            mac, _, body = fh.read().partition("\n")
+            used = os.fstat(fh.fileno()).st_mtime
         if not hmac.compare_digest(mac, _entry_mac(secret, kind, key, body)):
             return None                                   # planted, tampered with, or from another machine
-        return json.loads(body)
+        value = json.loads(body)
     except Exception:  # missing, unreadable or from another version: recompute
         return None
+    if used < time.time() - PRUNE_EVERY:  # used again: the last to be pruned (a write at most hourly per entry)
+        try:
+            os.utime(path)
+        except OSError:
+            pass
+    return value
 
 
 def store(kind: str, key: str, value: Any) -> None:
@@ -73,7 +106,67 @@ def store(kind: str, key: str, value: Any) -> None:
         tmp.write_text(_entry_mac(secret, kind, key, body) + "\n" + body, encoding="utf-8")
         os.replace(tmp, path)
     except (OSError, TypeError, ValueError):
-        pass
+        return
+    _stored[kind] = _stored.get(kind, 0) + 1
+    marker = path.parent / _MARKER
+    try:
+        due = _stored[kind] >= PRUNE_STORES or marker.stat().st_mtime < time.time() - PRUNE_EVERY
+    except OSError:
+        due = True
+    if due:
+        _stored[kind] = 0
+        prune(kind)
+
+
+def prune(kind: str, max_entries: int | None = None, max_bytes: int | None = None) -> int:
+    """Bound the entries of `kind`; the number of files removed.
+
+    Past `max_entries` files or `max_bytes` (default `MAX_ENTRIES`, `MAX_BYTES`), remove the least recently used (by
+    modification time, which a hit refreshes) until three quarters of each remain; also remove what an interrupted
+    `store` left (a temporary file an hour old). Safe while other processes read and store: a reader that loses an
+    entry recomputes it. Errors are ignored.
+    """
+    most = MAX_ENTRIES if max_entries is None else max_entries
+    size = MAX_BYTES if max_bytes is None else max_bytes
+    folder = cache_dir(kind)
+    try:
+        (folder / _MARKER).touch()
+        with os.scandir(folder) as it:
+            files = [(e.stat(follow_symlinks=False), e.name, e.path) for e in it
+                     if e.is_file(follow_symlinks=False) and e.name != _MARKER]
+    except OSError:
+        return 0
+    stale = time.time() - PRUNE_EVERY
+    gone = [p for st, name, p in files if name.endswith(".tmp") and st.st_mtime < stale]
+    entries = sorted((st.st_mtime, name, st.st_size, p) for st, name, p in files if name.endswith(".json"))
+    total = sum(e[2] for e in entries)
+    if len(entries) > most or total > size:
+        keep, budget = len(entries), total
+        for _, _, bytes_, p in entries:             # the least recently used first
+            if keep <= most * 3 // 4 and budget <= size * 3 // 4:
+                break
+            gone.append(p)
+            keep, budget = keep - 1, budget - bytes_
+    removed = 0
+    for p in gone:
+        try:
+            os.unlink(p)
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def emptied_when_full(folder: Path, pattern: str, most: int) -> None:
+    """Empty `folder` (its files and its subfolders' files) where it holds `most` files matching `pattern` or more.
+
+    The units folder, written once per definitions text: pint's entries, keyed by those files, go with them.
+    """
+    found = list(folder.glob(pattern))
+    if len(found) >= most:
+        for path in [*folder.glob("*"), *folder.glob("*/*")]:
+            if path.is_file():
+                path.unlink(missing_ok=True)
 
 
 def _entry_mac(secret: bytes, kind: str, key: str, body: str) -> str:
@@ -83,19 +176,19 @@ def _entry_mac(secret: bytes, kind: str, key: str, body: str) -> str:
 #: The key read by this process, by its path: a command checks one entry per spec file (106 reads of the same file
 #: were a fifth of loading the specs, issue 25). A key replaced meanwhile (two first uses at once) costs this process
 #: only entries that others rebuild once, as when the race is lost.
-_KEYS: dict[Path, bytes] = {}
+_KEYS: dict[str, bytes] = {}
 
 
 def _key() -> bytes | None:
     """This machine's cache key, created on first use (0600) outside the cache directory; None where it cannot be."""
-    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    path = base / "archgen" / "cache.key"
-    if path in _KEYS:
-        return _KEYS[path]
+    name = os.path.join(_home("XDG_CONFIG_HOME", ".config"), "archgen", "cache.key")
+    if name in _KEYS:
+        return _KEYS[name]
+    path = Path(name)
     try:
         data = path.read_bytes()
         if len(data) == 32:
-            _KEYS[path] = data
+            _KEYS[name] = data
             return data
     except FileNotFoundError:
         pass

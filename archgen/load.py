@@ -140,7 +140,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
         p = Path(raw)
         if p.is_dir():
             files = [f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and (f.is_file() or f.is_symlink())
-                     and not any(part.startswith(".") for part in f.relative_to(p).parts)]
+                     and not any(part.startswith(".") for part in f.parts[len(p.parts):])]  # f: p's parts, then its own
             root = p.resolve()
         elif p.is_file():
             files, root = [p], _real_folder(p.parent, folders)

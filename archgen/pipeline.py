@@ -6,7 +6,7 @@ command that stops before them (`archgen validate`, `archgen estimate`) does not
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +46,25 @@ class Run:
         return [f for f in self.findings if f.severity == "error" and not f.waived]
 
 
+def real_paths(files: Iterable[str]) -> dict[str, Path]:
+    """`Path(f).resolve()` of each file, each folder resolved once.
+
+    A file that is no link is its folder's real path and its name: the hundred catalog files share a dozen folders,
+    and `resolve` walks every component of each (issue 25, start-up).
+    """
+    folders: dict[Path, Path] = {}
+    out: dict[str, Path] = {}
+    for f in files:
+        path = Path(f)
+        if path.is_symlink():
+            out[f] = path.resolve()
+        else:
+            folder = path.parent
+            real = folders[folder] if folder in folders else folders.setdefault(folder, folder.resolve())
+            out[f] = real / path.name
+    return out
+
+
 def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[SourceDocument]]:
     """Load the user's specs and the shipped catalog; each file once.
 
@@ -59,7 +78,7 @@ def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[Source
     resolved = catalog.resolve()
     roots = {catalog, resolved}
     named = [Path(p).resolve() for p in paths if any(Path(p).resolve().is_relative_to(r) for r in roots)]
-    real = {f: Path(f).resolve() for f in {d.file for d in docs}}   # each file resolved once
+    real = real_paths({d.file for d in docs})   # each file resolved once
     walked = [d for d in docs if any(real[d.file].is_relative_to(r) for r in roots)
               and not any(real[d.file].is_relative_to(n) for n in named)]
     skipped = {id(d) for d in walked}

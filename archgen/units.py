@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
-from archgen.cache import cache_dir, digest, seal, unsealed_removed
+from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, seal, unsealed_removed
 from archgen.pint_import import pint
 
 #: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
@@ -49,6 +49,7 @@ def _build_registry() -> pint.UnitRegistry:
         defs = cache / f"definitions-{digest(text)}.txt"
         if not defs.is_file() or defs.read_text(encoding="utf-8") != text:  # never definitions we did not write
             cache.mkdir(parents=True, exist_ok=True)
+            emptied_when_full(cache, "definitions-*", MAX_DEFINITIONS)  # checkouts of many pint versions
             tmp = defs.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, defs)

@@ -20,9 +20,10 @@ from tests.conftest import REPO, SPECS, run_cli
 #: `distributed` extra is installed), the plots, graphs and documents of `render` and `sweep`.
 NEVER = ("dask", "distributed", "jinja2", "matplotlib", "networkx", "openpyxl", "weasyprint", "rich")
 #: What `archgen estimate --workload` does not run: the checks, cost and reliability, the pipeline's workload pass,
-#: the documents.
+#: the documents, the scoring of validation cases (`--cases`) and their models.
 NOT_ESTIMATE = ("archgen.checks", "archgen.analyse.cost", "archgen.analyse.reliability", "archgen.analyse.scaling",
-                "archgen.perf.workload.results", "archgen.render.blocks", "archgen.render.target")
+                "archgen.perf.workload.results", "archgen.render.blocks", "archgen.render.target", "archgen.scoring",
+                "archgen.model.cases", "archgen.output.cases")
 
 _WRAPPER = """
 import json, sys
@@ -191,3 +192,79 @@ def _models_in(annotation: object) -> set[type]:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return {annotation}
     return set().union(*(_models_in(a) for a in typing.get_args(annotation)))
+
+
+def _code_run(tmp_path) -> str:
+    """`archgen checks` as the console script runs it (`cli.main`), with its own cache and key: its output."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    r = subprocess.run([sys.executable, "-c", "from archgen.cli import main; main()", "checks"], cwd=REPO,
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_the_code_of_dataclass_methods_is_compiled_once_and_kept_sealed(tmp_path):
+    import marshal
+    from importlib.util import MAGIC_NUMBER
+    first = _code_run(tmp_path)
+    (path,) = (tmp_path / "cache" / "archgen" / "code").glob("*.marshal")
+    mac, _, body = path.read_bytes().partition(b"\n")
+    kept = marshal.loads(body[len(MAGIC_NUMBER):])
+    assert len(kept) > 100 and all(text.startswith("def __create_fn__(") for text in kept)
+    written = path.stat().st_mtime_ns
+    assert _code_run(tmp_path) == first and path.stat().st_mtime_ns == written  # nothing compiled: not rewritten
+    planted = {text: compile("raise SystemExit('planted')", "<string>", "exec") for text in kept}
+    path.write_bytes(mac + b"\n" + MAGIC_NUMBER + marshal.dumps(planted))  # the old seal: not this content's
+    assert _code_run(tmp_path) == first                     # not run: compiled anew, and the file rebuilt, sealed
+    mac, _, body = path.read_bytes().partition(b"\n")
+    assert marshal.loads(body[len(MAGIC_NUMBER):]).keys() == kept.keys()
+    written = path.stat().st_mtime_ns
+    assert _code_run(tmp_path) == first and path.stat().st_mtime_ns == written
+
+
+def test_dataclasses_made_from_kept_code_behave_as_made_from_text(monkeypatch):
+    import dataclasses
+
+    from archgen import startup
+    monkeypatch.setattr(dataclasses, "exec", startup._exec, raising=False)  # as `main` sets it, this test only
+    monkeypatch.setattr(startup, "_CODE", {})
+    monkeypatch.setattr(startup, "_save", lambda: None)   # nothing written at the test process's exit
+
+    @dataclasses.dataclass(frozen=True)
+    class P:
+        x: int
+        y: str = "a"
+
+    @dataclasses.dataclass(frozen=True)
+    class Q:
+        x: int
+        y: str = "a"
+
+    assert repr(P(1)) == "test_dataclasses_made_from_kept_code_behave_as_made_from_text.<locals>.P(x=1, y='a')"
+    assert P(1) == P(1, "a") != P(2) and hash(P(1)) == hash(P(1, "a")) and P(1) != Q(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        P(1).x = 2
+    assert P.__init__.__code__ is Q.__init__.__code__ and P.__init__ is not Q.__init__  # same text, code once
+
+
+def test_only_the_console_script_keeps_code():
+    import dataclasses
+    assert "exec" not in vars(dataclasses)                  # the tests import the CLI, not run its `main`
+
+
+def test_a_code_file_past_its_bound_is_cut_to_what_a_process_uses(tmp_path):
+    import marshal
+    from importlib.util import MAGIC_NUMBER
+
+    from archgen import startup
+    first = _code_run(tmp_path)
+    (path,) = (tmp_path / "cache" / "archgen" / "code").glob("*.marshal")
+    used = marshal.loads(path.read_bytes().partition(b"\n")[2][len(MAGIC_NUMBER):])
+    stale = {f"def __create_fn__():\n pass  # {i}": compile(f"pass  # {i}", "<string>", "exec")
+             for i in range(startup.MAX_CODE)}               # another version's classes, say
+    body = MAGIC_NUMBER + marshal.dumps(used | stale)
+    key = (tmp_path / "config" / "archgen" / "cache.key").read_bytes()
+    path.write_bytes(startup._seal(key, body) + b"\n" + body)   # sealed: read, and too much to read each start
+    assert _code_run(tmp_path) == first
+    assert marshal.loads(path.read_bytes().partition(b"\n")[2][len(MAGIC_NUMBER):]).keys() == used.keys()

@@ -16,8 +16,6 @@ from archgen.model.spec import Document
 from archgen.model.workload import Model, Workload
 from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
-    case_scores_json,
-    case_scores_text,
     case_switches_text,
     estimate_json,
     estimate_text,
@@ -40,10 +38,6 @@ from archgen.perf.api import (
     precision,
 )
 from archgen.pipeline import built, cluster_paths
-from archgen.scoring.cases import read_case_file
-from archgen.scoring.catalog import load_accelerators
-from archgen.scoring.scores import score_cases
-from archgen.scoring.unstated import collective_range, describe, open_knobs, serving_range, training_efficiency_range
 from archgen.topology import ScaleOutPath
 
 FORMATS = ("text", "json")
@@ -92,6 +86,11 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     and serving case's range over the knobs its source leaves open (`perf.unstated`; not scored). `explain` adds
     each scored training case's switches and where each came from (JSON: a `switches` list on each of its rows).
     """
+    from archgen.output.cases import case_scores_json, case_scores_text  # not imported for a workload's estimate
+    from archgen.scoring import unstated
+    from archgen.scoring.cases import read_case_file
+    from archgen.scoring.catalog import load_accelerators
+    from archgen.scoring.scores import score_cases
     _check_format(fmt)
     cf = read_case_file(path)
     scores = score_cases(cf)
@@ -103,9 +102,9 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
                 for row in case_scores_json(scores)]
         return dumps(rows), 1 if scores.refused else 0
     accs = load_accelerators()
-    ranges = {c.id: (got, describe(open_knobs(c, accs))) for c in cf.cases
-              if c.id in scored and (got := collective_range(c, accs) or serving_range(c, accs)
-                                     or training_efficiency_range(c, accs))}
+    ranges = {c.id: (got, unstated.describe(unstated.open_knobs(c, accs))) for c in cf.cases
+              if c.id in scored and (got := unstated.collective_range(c, accs) or unstated.serving_range(c, accs)
+                                     or unstated.training_efficiency_range(c, accs))}
     text = case_scores_text(scores, ranges) + (case_switches_text(used) if used else "")
     return text, 1 if scores.refused else 0
 

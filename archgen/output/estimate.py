@@ -19,9 +19,7 @@ from archgen.perf.workload.bands import Band
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
 from archgen.render.fmt import significant, unit_label
-from archgen.scoring.cases import Refused
-from archgen.scoring.scores import CaseResult, Scores, summary
-from archgen.units import Q_, Q, relative_change
+from archgen.units import Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
             "B": ("GB", 1e-9), "dimensionless": ("", 1.0)}
@@ -35,71 +33,6 @@ def show_value(value: float, unit: str) -> str:
     if unit == "dimensionless":
         return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:.3f}"
     return f"{significant(value * scale)} {label}".strip()
-
-
-def case_results_json(results: list[CaseResult]) -> list[dict[str, Any]]:
-    """The `estimate --cases --format json` list."""
-    out = []
-    for r in results:
-        unit = "" if r.unit == "dimensionless" else r.unit
-        out.append({"id": r.id, "metric": r.metric,
-                    "measured": to_json(Q_(r.measured, r.unit)) if unit else {"value": r.measured, "unit": ""},
-                    "predicted": to_json(Q_(r.predicted, r.unit)) if unit else {"value": r.predicted, "unit": ""},
-                    "error": r.error})
-    return out
-
-
-def refused_json(r: Refused) -> dict[str, Any]:
-    """A refused case in the `estimate --cases --format json` list."""
-    def one(p) -> dict[str, Any]:
-        loc = p.location
-        text = str(p).split("error: ", 1)[-1]
-        return {"file": loc.file if loc else None, "line": loc.line if loc else None,
-                "column": loc.column if loc else None, "message": text}
-    return {"id": r.id, "refused": True, "problems": [one(p) for p in r.problems]}
-
-
-def case_scores_json(scores: Scores) -> list[dict[str, Any]]:
-    """Every case of a file in order: its metrics' results, or one refused object."""
-    out: list[dict[str, Any]] = []
-    for e in scores.entries:
-        out += [refused_json(e)] if isinstance(e, Refused) else case_results_json(e)
-    return out
-
-
-def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None
-                     ) -> str:
-    """The table of the scored cases, the `ranges` over what cases leave unstated, then each refused case's problems.
-
-    `ranges` maps a case id to each metric's lowest and highest prediction and the knobs they span
-    (`scoring.unstated`); none of them is scored.
-    """
-    text = case_results_text(scores.results)
-    ranges = ranges or {}
-    rows = [(r, *ranges[r.id][0][r.metric], ranges[r.id][1]) for r in scores.results
-            if r.metric in ranges.get(r.id, ({}, ""))[0]]
-    if rows:
-        text += "Over what the case leaves unstated (not scored):\n"
-        text += "".join(f"  {r.id} {r.metric}: {show_value(lo, r.unit)} to {show_value(hi, r.unit)} "
-                        f"({lo / r.measured - 1:+.1%} to {hi / r.measured - 1:+.1%}) over {knobs}\n"
-                        for r, lo, hi, knobs in rows)
-    if scores.refused:
-        lines = [str(p) for r in scores.refused for p in r.problems]
-        text += f"{len(scores.refused)} case(s) refused:\n" + "\n".join(lines) + "\n"
-    return text
-
-
-def case_results_text(results: list[CaseResult]) -> str:
-    """A table of predicted against measured, with the median and worst error."""
-    width = max([len(r.id) for r in results] + [4])
-    lines = [f"{'case':{width}}  {'metric':15} {'measured':>16} {'predicted':>16} {'error':>8}"]
-    for r in results:
-        lines.append(f"{r.id:{width}}  {r.metric:15} {show_value(r.measured, r.unit):>16} "
-                     f"{show_value(r.predicted, r.unit):>16} {r.error:+8.1%}")
-    s = summary(results)
-    if s["count"]:
-        lines.append(f"{s['count']} measurements: median |error| {s['median']:.1%}, worst {s['worst']:.1%}")
-    return "\n".join(lines) + "\n"
 
 
 def estimate_json(est: Estimate) -> dict[str, Any]:

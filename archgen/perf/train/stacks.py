@@ -39,7 +39,6 @@ from dataclasses import asdict, dataclass, fields, make_dataclass
 from typing import TYPE_CHECKING
 
 from archgen.errors import InternalError
-from archgen.model.cases import CaseTraining
 from archgen.model.switches import (
     STACKS,
     SWITCHES,
@@ -84,8 +83,11 @@ else:
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)
     Knobs.__doc__ = "The resolved switches of a training job (one field per `archgen.model.switches.SWITCHES` row)."
 
-#: A training job as a Workload's `training` or a validation case's states it.
-StatedTraining = Training | CaseTraining
+if TYPE_CHECKING:  # a workload's estimate does not import the validation cases' models (issue 25, start-up)
+    from archgen.model.cases import CaseTraining
+
+    #: A training job as a Workload's `training` or a validation case's states it.
+    StatedTraining = Training | CaseTraining
 
 
 def _knobs(values: Mapping[str, object]) -> Knobs:
