@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.memory import GRAD_WINDOW_LAYERS, layer_activation_bytes, layer_params, training_memory
+from archgen.perf.hw.memory import (
+    GRAD_WINDOW_LAYERS,
+    group_size,
+    in_flight_chunks,
+    layer_activation_bytes,
+    layer_params,
+    training_memory,
+)
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import enumerate_layouts, layout_problems
 from archgen.perf.train.pipeline_split import PipelineOptions, busiest_layers, parse_layout, split, split_problems
@@ -129,3 +136,18 @@ def test_zero_stages_shard_state_and_zero3_keeps_a_gather_window():
     # 16-bit gradient buffers keep an fp32 main-gradient shard in the optimizer (Megatron: 4 + 16/d bytes)
     half = training_memory(GPT3, zero=1, grad_bytes=2.0, **common)
     assert float(half.gradients + half.optimizer) == pytest.approx(float(z[1].weights) / 2 * (2 + 16 / 16))
+
+
+def test_interleaved_m_not_a_multiple_of_pp_holds_the_larger_group_in_flight():
+    """Megatron-core (schedules.py at d98e8a6, lines 1160-1180) runs an interleaved schedule only with a group G in
+    [pp, m] whose last group m mod G is 0 or at least pp; warmup is 2(pp - r - 1) + (v - 1)·G (lines 964-965), plus
+    one forward, at most m·v. m = 12 on pp 8: G = 9, 10, 11 leave 3, 2, 1, so G = 12; m = 20: 20 mod 9 = 2, G = 10;
+    m = 9 on pp 4: 9 mod 5 = 4 >= 4, G = 5."""
+    assert float(group_size(8, 16)) == 8 and float(group_size(8, 12)) == 12 and float(group_size(8, 20)) == 10
+    assert float(group_size(4, 9)) == 5
+    assert group_size(np.array([8.0, 8.0, 4.0]), np.array([16.0, 20.0, 9.0])).tolist() == [8.0, 10.0, 5.0]
+    # pp 8, v 4, rank 0: 2·7 + 3·G + 1 = 39 chunks at m = 16 (G = 8, as before), 14 + 3·10 + 1 = 45 at m = 20
+    assert float(in_flight_chunks(8, 4, 0, 16.0)) == 39 and float(in_flight_chunks(8, 4, 0, 20.0)) == 45
+    # m = 12: 14 + 3·12 + 1 = 51 exceeds the 12·4 = 48 forwards there are; the last rank holds 0 + 36 + 1 = 37
+    assert float(in_flight_chunks(8, 4, 0, 12.0)) == 48 and float(in_flight_chunks(8, 4, 7, 12.0)) == 37
+    assert float(in_flight_chunks(8, 1, 0, 12.0)) == 8  # 1F1B has no groups: pp - r

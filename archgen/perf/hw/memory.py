@@ -13,8 +13,10 @@ so the QKV, FC1 and FC2 inputs cost 1 byte per element; the projection input is 
 16 bits by the attention kernel. Dropout with probability 0 (the Llama and Qwen recipes) stores no mask.
 
 Per pipeline rank (`pipeline.Split`), the micro-batches in flight follow Megatron's schedules
-(pipeline_parallel/schedules.py `get_pp_rank_microbatches`): p - r on rank r of 1F1B; 2(p - r - 1) + (v - 1)·p + 1
-model chunks of l_r / v layers when interleaved, which for r = 0 is Korthikanti's l·(1 + (p - 1)/(p·v)).
+(pipeline_parallel/schedules.py `get_pp_rank_microbatches`): p - r on rank r of 1F1B; 2(p - r - 1) + (v - 1)·G + 1
+model chunks of l_r / v layers when interleaved (at most m·v), with G the micro-batch group
+(`microbatch_group_size_per_vp_stage`, `group_size`), which for G = p and r = 0 is Korthikanti's
+l·(1 + (p - 1)/(p·v)).
 
 State per parameter: the 16-bit weights (1 byte under FP8 with `fp8_param_gather`, which keeps the compute
 weights in FP8), the gradient buffer in the reduction dtype (4 bytes fp32, 2 bytes bf16/fp16), and the optimizer:
@@ -182,10 +184,39 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
     return tokens * where(recompute == 2, 2.0 * h / hs, per_token)
 
 
+def _smallest_group(pp: int, m: float) -> int:
+    """`group_size` of one pipeline: pp when m is a multiple of pp (or no valid layout), else the first valid G."""
+    if m != int(m) or m <= pp or int(m) % pp == 0:
+        return pp
+    mi = int(m)
+    return next(g for g in range(pp + 1, mi + 1) if mi % g == 0 or mi % g >= pp)  # g = m always qualifies
+
+
+def group_size(pp, microbatches):
+    """Megatron-core's smallest valid `microbatch_group_size_per_vp_stage` G for m micro-batches on pp stages.
+
+    schedules.py at d98e8a6 (`forward_backward_pipelining_with_interleaving`, lines 1160-1180) raises unless
+    pp <= G <= m and the last group, m mod G, is empty or holds at least pp micro-batches; the default G is pp
+    (model_parallel_config.py `__post_init__`, lines 567-568). So G = pp when pp divides m, else the smallest G in
+    (pp, m] meeting the rule (m = 12, pp = 8: 9, 10 and 11 leave 3, 2 and 1, so G = 12).
+    """
+    if np.ndim(pp) == 0 and np.ndim(microbatches) == 0:
+        return float(_smallest_group(int(pp), float(microbatches)))
+    p, m = np.broadcast_arrays(np.asarray(pp, dtype=float), np.asarray(microbatches, dtype=float))
+    pairs, inverse = np.unique(np.stack([p.ravel(), m.ravel()], axis=1), axis=0, return_inverse=True)
+    groups = np.array([_smallest_group(int(a), float(b)) for a, b in pairs], dtype=float)
+    return groups[inverse.ravel()].reshape(p.shape)
+
+
 def in_flight_chunks(pp, interleave, position, microbatches):
-    """Model chunks whose activations a pipeline rank holds at its peak (Megatron's warmup counts)."""
+    """Model chunks whose activations a pipeline rank holds at its peak (Megatron's warmup counts).
+
+    Interleaved, the warmup holds the micro-batch group G of `group_size` (schedules.py `get_pp_rank_microbatches`
+    at d98e8a6, lines 964-965), plus the one forward of the first 1F1B step.
+    """
     plain = minimum(microbatches, pp - position)
-    inter = minimum(microbatches * interleave, 2.0 * (pp - position - 1) + (interleave - 1) * pp + 1)
+    g = group_size(pp, microbatches)
+    inter = minimum(microbatches * interleave, 2.0 * (pp - position - 1) + (interleave - 1) * g + 1)
     return where(interleave > 1, inter, plain)
 
 
