@@ -203,9 +203,14 @@ def group_size(pp, microbatches):
     if np.ndim(pp) == 0 and np.ndim(microbatches) == 0:
         return float(_smallest_group(int(pp), float(microbatches)))
     p, m = np.broadcast_arrays(np.asarray(pp, dtype=float), np.asarray(microbatches, dtype=float))
-    pairs, inverse = np.unique(np.stack([p.ravel(), m.ravel()], axis=1), axis=0, return_inverse=True)
-    groups = np.array([_smallest_group(int(a), float(b)) for a, b in pairs], dtype=float)
-    return groups[inverse.ravel()].reshape(p.shape)
+    groups = p.astype(float, copy=True)
+    odd = (m > p) & (m == np.floor(m)) & (np.mod(m, p) != 0)  # the only pipelines whose G is not pp
+    if odd.any():
+        po, mo = p[odd], m[odd]
+        _, first, inverse = np.unique(mo * (po.max() + 1) + po, return_index=True, return_inverse=True)
+        found = np.array([_smallest_group(int(po[i]), float(mo[i])) for i in first], dtype=float)
+        groups[odd] = found[inverse.ravel()]
+    return groups
 
 
 def in_flight_chunks(pp, interleave, position, microbatches):
