@@ -94,10 +94,13 @@ def cli():
 
 #: The longest single tests (mypy from a cold cache, the fuzz shards), moved to the front of the run: `make test`'s
 #: two workers then never wait at the end on one of them while the other has nothing left to take. The tests that
-#: share `tests/render/conftest.py::every_document` follow, together, so that one worker renders it (xdist's
-#: worksteal hands each worker a contiguous half of the run at the start).
+#: share `tests/render/conftest.py::every_document` or `su_customer` follow, together, so that one worker renders
+#: them (xdist's worksteal hands each worker a contiguous half of the run at the start, and a worker that runs out
+#: steals from the end of the other's queue: test_edition and test_reference, left in place, sat at the end of the
+#: first half and in the second, and each worker rendered `su_customer`).
 FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tests/render/test_browser.py::",
-         "tests/render/test_layout.py::", "tests/render/test_render.py::test_all_targets_when_none_given",
+         "tests/render/test_layout.py::", "tests/render/test_edition.py::", "tests/render/test_reference.py::",
+         "tests/render/test_render.py::test_all_targets_when_none_given",
          "tests/render/test_render.py::test_html_is_the_same_whichever_formats")
 
 
