@@ -2,78 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from archgen.pipeline import run
+from tests.conftest import shared_diagrams
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 #: The name of the test rack: every character that means something in Markdown, HTML or Typst.
 HOSTILE = 'GB200 NVL72 test rack <b>&amp; {braces} *stars* #panic("x") $x$'
-
-
-#: Diagrams drawn in this process under `shared_diagrams`: {(name, what the drawing reads): ({format: bytes}, the
-#: objects it reads, kept so that their ids are not reused)}.
-_DRAWN: dict[tuple[Any, ...], tuple[dict[str, bytes], Any]] = {}
-
-
-def _reads(draw: Any) -> tuple[Any, Any] | None:
-    """(a key, the objects) of what a diagram's `draw` reads: a partial's function and arguments, or a lambda's
-    code, closure cells and defaults, by identity; None for anything else (drawn afresh every time)."""
-    if isinstance(draw, functools.partial):
-        held = (draw.args, tuple(draw.keywords.items()))
-        return (draw.func, tuple(map(id, draw.args)), tuple((k, id(v)) for k, v in held[1])), held
-    code = getattr(draw, "__code__", None)
-    if code is None:
-        return None
-    held = (tuple(c.cell_contents for c in draw.__closure__ or ()), draw.__defaults__ or ())
-    return (code, tuple(map(id, held[0])), tuple(map(id, held[1]))), held
-
-
-@contextlib.contextmanager
-def shared_diagrams() -> Iterator[None]:
-    """Renders inside draw each diagram once per process: the same diagram (name, drawing function and the very
-    objects it reads, which a frozen `Run` never changes) drawn again returns the bytes drawn the first time.
-
-    For documents whose tests read their text, tables and files, not how the diagram bytes come about: a diagram is
-    the same bytes whenever it is drawn (`test_render.test_output_is_byte_identical`, which does not use this, nor
-    does `test_outputs`' PDF reproducibility). A format not drawn yet is drawn then, alone (a PNG or SVG is the
-    same bytes whether or not the figure was saved in the other format first: `test_render.test_a_format_drawn_alone_
-    is_the_same_bytes`).
-    """
-    from archgen.render import diagrams
-
-    original = diagrams.render
-
-    def render(name: str, draw: Any, formats: tuple[str, ...]) -> dict[str, bytes]:
-        reads = _reads(draw)
-        if reads is None:
-            return original(name, draw, formats)
-        key = (name, reads[0])
-        drawn = _DRAWN.get(key, ({}, None))[0]
-        if missing := tuple(f for f in formats if f not in drawn):
-            drawn = {**drawn, **original(name, draw, missing)}
-            _DRAWN[key] = drawn, reads[1]
-        return {f: drawn[f] for f in formats}
-
-    diagrams.render = render
-    try:
-        yield
-    finally:
-        diagrams.render = original
-
-
-@pytest.fixture
-def drawn_once() -> Iterator[None]:
-    """`shared_diagrams` for one test."""
-    with shared_diagrams():
-        yield
 
 
 @pytest.fixture(scope="session")

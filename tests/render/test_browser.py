@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from archgen.render import render_all
-from tests.conftest import REPO
-from tests.render.conftest import shared_diagrams
+from tests.conftest import REPO, shared_diagrams
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [pytest.mark.slow,

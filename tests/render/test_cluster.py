@@ -10,8 +10,7 @@ import pytest
 
 from archgen.analyse.scaling import scaling as grow
 from archgen.render import render_all
-from tests.conftest import REPO
-from tests.render.conftest import shared_diagrams
+from tests.conftest import REPO, shared_diagrams
 
 CLUSTER = "dgx-b200-superpod"
 
