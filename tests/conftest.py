@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -92,12 +95,75 @@ def cli():
     return run_cli
 
 
+#: Diagrams drawn in this process under `shared_diagrams`: {(name, what the drawing reads): ({format: bytes}, the
+#: objects it reads, kept so that their ids are not reused)}.
+_DRAWN: dict[tuple[Any, ...], tuple[dict[str, bytes], Any]] = {}
+
+
+def _reads(draw: Any) -> tuple[Any, Any] | None:
+    """(a key, the objects) of what a diagram's `draw` reads: a partial's function and arguments, or a lambda's
+    code, closure cells and defaults, by identity; None for anything else (drawn afresh every time)."""
+    if isinstance(draw, functools.partial):
+        held = (draw.args, tuple(draw.keywords.items()))
+        return (draw.func, tuple(map(id, draw.args)), tuple((k, id(v)) for k, v in held[1])), held
+    code = getattr(draw, "__code__", None)
+    if code is None:
+        return None
+    held = (tuple(c.cell_contents for c in draw.__closure__ or ()), draw.__defaults__ or ())
+    return (code, tuple(map(id, held[0])), tuple(map(id, held[1]))), held
+
+
+@contextlib.contextmanager
+def shared_diagrams() -> Iterator[None]:
+    """Renders inside draw each diagram once per process: the same diagram (name, drawing function and the very
+    objects it reads, which a frozen `Run` never changes) drawn again returns the bytes drawn the first time.
+
+    For documents whose tests read their text, tables and files, not how the diagram bytes come about: a diagram is
+    the same bytes whenever it is drawn (`test_render.test_output_is_byte_identical`, which does not use this, nor
+    does `test_outputs`' PDF reproducibility). A format not drawn yet is drawn then, alone (a PNG or SVG is the
+    same bytes whether or not the figure was saved in the other format first: `test_render.test_a_format_drawn_alone_
+    is_the_same_bytes`).
+    """
+    from archgen.render import diagrams
+
+    original = diagrams.render
+
+    def render(name: str, draw: Any, formats: tuple[str, ...]) -> dict[str, bytes]:
+        reads = _reads(draw)
+        if reads is None:
+            return original(name, draw, formats)
+        key = (name, reads[0])
+        drawn = _DRAWN.get(key, ({}, None))[0]
+        if missing := tuple(f for f in formats if f not in drawn):
+            drawn = {**drawn, **original(name, draw, missing)}
+            _DRAWN[key] = drawn, reads[1]
+        return {f: drawn[f] for f in formats}
+
+    diagrams.render = render
+    try:
+        yield
+    finally:
+        diagrams.render = original
+
+
+@pytest.fixture
+def drawn_once() -> Iterator[None]:
+    """`shared_diagrams` for one test."""
+    with shared_diagrams():
+        yield
+
+
 #: The longest single tests (mypy from a cold cache, the fuzz shards), moved to the front of the run: `make test`'s
 #: two workers then never wait at the end on one of them while the other has nothing left to take. The tests that
-#: share `tests/render/conftest.py::every_document` follow, together, so that one worker renders it (xdist's
-#: worksteal hands each worker a contiguous half of the run at the start).
+#: share `tests/render/conftest.py::every_document` or `su_customer` follow, together, so that one worker renders
+#: them (xdist's worksteal hands each worker a contiguous half of the run at the start, and a worker that runs out
+#: steals from the end of the other's queue: test_edition and test_reference, left in place, sat at the end of the
+#: first half and in the second, and each worker rendered `su_customer`). test_cluster draws its SVG diagrams as
+#: `every_document` drew them (`shared_diagrams`) when it runs on the same worker.
 FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tests/render/test_browser.py::",
-         "tests/render/test_layout.py::", "tests/render/test_render.py::test_all_targets_when_none_given",
+         "tests/render/test_layout.py::", "tests/render/test_edition.py::", "tests/render/test_reference.py::",
+         "tests/render/test_cluster.py::",
+         "tests/render/test_render.py::test_all_targets_when_none_given",
          "tests/render/test_render.py::test_html_is_the_same_whichever_formats")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib
 import pickle
 import typing
@@ -82,8 +83,12 @@ def _caught_here(raise_node: ast.Raise, parents: dict[ast.AST, ast.AST], name: s
     return False
 
 
-def _raised() -> list[tuple[str, int, str, object, bool]]:
-    """(file, line, name, resolved object, caught by its own try) of every `raise X` / `raise X(...)` in archgen/."""
+@functools.cache
+def _raised() -> tuple[tuple[str, int, str, object, bool], ...]:
+    """(file, line, name, resolved object, caught by its own try) of every `raise X` / `raise X(...)` in archgen/.
+
+    Scanned once per process: three tests read it (parsing and walking the package is ~1.8 CPU-s).
+    """
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name == "__main__.py":
@@ -101,7 +106,7 @@ def _raised() -> list[tuple[str, int, str, object, bool]]:
             module = module or _module(path)
             rel = path.relative_to(PACKAGE).as_posix()
             out.append((rel, node.lineno, name, _resolve(module, name), _caught_here(node, parents, name)))
-    return out
+    return tuple(out)
 
 
 def _kind(obj: object) -> object:

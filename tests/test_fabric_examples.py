@@ -14,9 +14,7 @@ import pytest
 
 from archgen.pipeline import run
 from archgen.render import render_all
-from tests.conftest import REPO, SPECS
-
-GB300 = REPO / "examples" / "gb300-nvl72-su"
+from tests.conftest import SPECS
 
 
 @pytest.fixture(scope="module")
@@ -93,12 +91,13 @@ def test_gb300_su_in_its_own_hall(gb300) -> None:
 
 
 @pytest.mark.parametrize(("root", "target", "text"), [
-    (SPECS, "tpu-v4-pod", "16x16x16 torus, 6 links per chip, diameter 24 hops, 64 cubes of 4x4x4 joined by 48 OCSes"),
-    (SPECS, "mi355x-th5", "fat-tree, 2 tier(s), 2 plane(s), 4 rail(s), rail-optimised"),
-    (GB300, "gb300-nvl72-su", "fat-tree, 2 tier(s), 1 plane(s), 72 rail(s), rail-optimised"),
+    ("shipped", "tpu-v4-pod", "16x16x16 torus, 6 links per chip, diameter 24 hops, 64 cubes of 4x4x4 joined by 48 OCSes"),
+    ("shipped", "mi355x-th5", "fat-tree, 2 tier(s), 2 plane(s), 4 rail(s), rail-optimised"),
+    ("example", "gb300-nvl72-su", "fat-tree, 2 tier(s), 1 plane(s), 72 rail(s), rail-optimised"),
 ])
-def test_examples_render(tmp_path: Path, root: Path, target: str, text: str) -> None:
-    written = render_all(run([root]), tmp_path, formats=("md",), target=target, progress=False)
+def test_examples_render(tmp_path: Path, root: str, target: str, text: str, request, drawn_once) -> None:
+    """Each renders from its run (conftest's `shipped` or `example`; its diagrams drawn once per process)."""
+    written = render_all(request.getfixturevalue(root), tmp_path, formats=("md",), target=target, progress=False)
     doc = (tmp_path / target / f"{target}.md").read_text()
     assert text in doc and written
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from archgen.pipeline import run
+from tests.conftest import shared_diagrams
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -35,8 +36,9 @@ def every_document(shipped_run, example, tmp_path_factory):
     """
     from archgen.render import render_all
     out = tmp_path_factory.mktemp("every")
-    shipped = render_all(shipped_run, out, formats=("md", "html", "pdf"), revision="test", progress=False)
-    return shipped, render_all(example, out, formats=("md", "html", "pdf"), revision="test", progress=False), out
+    with shared_diagrams():
+        shipped = render_all(shipped_run, out, formats=("md", "html", "pdf"), revision="test", progress=False)
+        return shipped, render_all(example, out, formats=("md", "html", "pdf"), revision="test", progress=False), out
 
 
 @pytest.fixture(scope="session")
@@ -52,6 +54,7 @@ def su_customer(shipped_run, tmp_path_factory):
     from archgen.render import render_all
     folder = tmp_path_factory.mktemp("edition") / "customer"
     pdf = ("pdf",) if importlib.util.find_spec("typst") else ()  # the `pdf` extra: test_layout's, not the others'
-    render_all(shipped_run, folder, target="gb200-nvl72-su", formats=("md", "html", "csv", "xlsx", "svg", *pdf),
-               revision="test", progress=False, audience="customer")
+    with shared_diagrams():  # the diagrams of `every_document`'s internal edition
+        render_all(shipped_run, folder, target="gb200-nvl72-su", formats=("md", "html", "csv", "xlsx", "svg", *pdf),
+                   revision="test", progress=False, audience="customer")
     return folder / "gb200-nvl72-su"

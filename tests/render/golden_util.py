@@ -29,9 +29,22 @@ def normalise_html(text: str) -> str:
     return _SVG.sub('<svg data-golden="elided"></svg>', text)
 
 
-def render_golden() -> dict[str, str]:
-    """{relative golden path: text} for `TARGETS` of the shipped examples (rendered from the repo root)."""
-    old = Path.cwd()
+#: What a diagram is drawn as when the golden test renders (`render_golden(draw=False)`).
+PLACEHOLDER = {"svg": b'<svg xmlns="http://www.w3.org/2000/svg"></svg>\n', "png": b""}  # matplotlib ends with a newline
+
+
+def render_golden(draw: bool = True) -> dict[str, str]:
+    """{relative golden path: text} for `TARGETS` of the shipped examples (rendered from the repo root).
+
+    `draw=False` (the test) puts `PLACEHOLDER` where each diagram goes instead of drawing it: nothing golden holds a
+    diagram's bytes (Markdown links the file by name; `normalise_html` elides each inline SVG), so the goldens are
+    the same text, and drawing them was two thirds of the test's time. `every_document` draws these targets' diagrams.
+    """
+    from archgen.render import diagrams
+
+    old, drawn = Path.cwd(), diagrams.render
+    if not draw:
+        diagrams.render = lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats}
     os.chdir(REPO)
     try:
         result = run([Path("specs")], scaling=True)
@@ -48,16 +61,18 @@ def render_golden() -> dict[str, str]:
             return out
     finally:
         os.chdir(old)
+        diagrams.render = drawn
 
 
 def render_golden_fresh() -> dict[str, str]:
-    """`render_golden` in a fresh interpreter, so the checks registered are exactly those `archgen` imports
-    (other test modules may register more in this process).
+    """`render_golden` (without drawing) in a fresh interpreter, so the checks registered are exactly those `archgen`
+    imports (other test modules may register more in this process).
     """
     import json
     import subprocess
     import sys
 
-    code = "import json, sys; from tests.render.golden_util import render_golden; json.dump(render_golden(), sys.stdout)"
+    code = ("import json, sys; from tests.render.golden_util import render_golden; "
+            "json.dump(render_golden(draw=False), sys.stdout)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)

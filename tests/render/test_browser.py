@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from archgen.render import render_all
-from tests.conftest import REPO
+from tests.conftest import REPO, shared_diagrams
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = [pytest.mark.slow,
@@ -59,7 +59,8 @@ def pages(test_run, every_document, tmp_path_factory):
     """The HTML of the test rack, and of the shipped GB200 NVL72 rack and DGX B200 SuperPOD as `every_document`
     rendered them (an HTML document is the same bytes whichever other formats are rendered with it)."""
     out = tmp_path_factory.mktemp("html")
-    render_all(test_run, out, target="nvl72-test", formats=("html",), revision="test")
+    with shared_diagrams():
+        render_all(test_run, out, target="nvl72-test", formats=("html",), revision="test")
     shipped = [every_document[2] / t / f"{t}.html" for t in ("gb200-nvl72", "dgx-b200-superpod")]
     return sorted([*out.glob("*/*.html"), *(p for p in shipped if p.is_file())], key=lambda p: p.name)
 

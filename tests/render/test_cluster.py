@@ -10,7 +10,7 @@ import pytest
 
 from archgen.analyse.scaling import scaling as grow
 from archgen.render import render_all
-from tests.conftest import REPO
+from tests.conftest import REPO, shared_diagrams
 
 CLUSTER = "dgx-b200-superpod"
 
@@ -20,7 +20,8 @@ def cluster_out(shipped_run, tmp_path_factory):
     if f"cluster/{CLUSTER}" not in getattr(shipped_run, "clusters", {}):
         pytest.skip(f"the shipped specs have no cluster '{CLUSTER}'")
     out = tmp_path_factory.mktemp("cluster")
-    written = render_all(shipped_run, out, target=CLUSTER, formats=("md", "csv", "png"), revision="test")
+    with shared_diagrams():  # SVG as `every_document` drew it where it ran first in this process
+        written = render_all(shipped_run, out, target=CLUSTER, formats=("md", "csv", "png"), revision="test")
     return out / CLUSTER, written, shipped_run.clusters[f"cluster/{CLUSTER}"]
 
 
@@ -56,7 +57,7 @@ def test_scaling_table_matches_the_analysis(cluster_out):
 
 
 @pytest.mark.slow
-def test_progress_is_quiet_off_a_terminal(test_run, tmp_path, capfd):
+def test_progress_is_quiet_off_a_terminal(test_run, tmp_path, capfd, drawn_once):
     render_all(test_run, tmp_path, target="nvl72-test", formats=("md",), revision="test")
     assert capfd.readouterr().err == ""
     render_all(test_run, tmp_path, target="nvl72-test", formats=("md",), revision="test", progress=True)

@@ -23,12 +23,11 @@ SU = "gb200-nvl72-su"
 
 
 @pytest.fixture(scope="module")
-def editions(shipped_run, su_customer, tmp_path_factory):
-    """The customer edition (`conftest.su_customer`) and the internal one of the GB200 SU document."""
-    folder = tmp_path_factory.mktemp("internal")
-    render_all(shipped_run, folder, target=SU, formats=("md", "html", "csv"), revision="test", progress=False,
-               audience="internal")
-    return {"customer": su_customer, "internal": folder / SU}
+def editions(su_customer, every_document):
+    """The customer edition (`conftest.su_customer`) and the internal one of the GB200 SU document (the default
+    edition, as `conftest.every_document` rendered it: a document is the same bytes whichever other formats are
+    rendered with it, `test_render.test_html_is_the_same_whichever_formats_are_rendered_with_it`)."""
+    return {"customer": su_customer, "internal": every_document[2] / SU}
 
 
 def metric_keys() -> set[str]:

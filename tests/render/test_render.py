@@ -21,7 +21,7 @@ def _render(run, out, formats=("md", "svg", "png"), **kw):
     return render_all(run, out, target=RACK, formats=formats, revision="test", **kw)
 
 
-def test_rack_markdown_with_elevation_and_budget(test_run, tmp_path):
+def test_rack_markdown_with_elevation_and_budget(test_run, tmp_path, drawn_once):
     written = _render(test_run, tmp_path)
     names = sorted(p.name for p in written)
     assert names == sorted(["nvl72-test.md", "elevation.svg", "elevation.png", "power.svg", "power.png",
@@ -51,7 +51,19 @@ def test_output_is_byte_identical(test_run, tmp_path):
     assert [n for n in a if a[n] != b[n]] == []
 
 
-def test_markdown_shows_spec_text_literally(test_run, tmp_path):
+def test_a_format_drawn_alone_is_the_same_bytes(test_run):
+    """A diagram saved as PNG (or SVG) alone is the bytes it is when saved after the other format (what
+    `conftest.shared_diagrams` relies on when it draws only the formats it has not drawn yet)."""
+    from functools import partial
+
+    from archgen.render import diagrams
+    draw = partial(diagrams.cooling_split, test_run.racks[f"rack/{RACK}"])  # two panels, a legend, text
+    both = diagrams.render("cooling", draw, ("svg", "png"))
+    assert diagrams.render("cooling", draw, ("png",))["png"] == both["png"]
+    assert diagrams.render("cooling", draw, ("svg",))["svg"] == both["svg"]
+
+
+def test_markdown_shows_spec_text_literally(test_run, tmp_path, drawn_once):
     _render(test_run, tmp_path, ("md",))
     md = (tmp_path / RACK / "nvl72-test.md").read_text()
     rendered = html.unescape(re.sub(r"<[^>]+>", "", MarkdownIt("commonmark").enable("table").render(md)))
@@ -71,7 +83,7 @@ class _Text(HTMLParser):
         self.parts.append(data)
 
 
-def test_html_shows_spec_text_literally(test_run, tmp_path):
+def test_html_shows_spec_text_literally(test_run, tmp_path, drawn_once):
     _render(test_run, tmp_path, ("html",))
     page = (tmp_path / RACK / "nvl72-test.html").read_text()
     parser = _Text()
@@ -91,7 +103,7 @@ def test_unknown_target_and_format_are_usage_errors(test_run, tmp_path):
         render_all(test_run, tmp_path, target=RACK, templates=tmp_path / "missing")
 
 
-def test_template_override(test_run, tmp_path):
+def test_template_override(test_run, tmp_path, drawn_once):
     override = tmp_path / "tpl"
     override.mkdir()
     (override / "document.md.j2").write_text("# {{ doc.title | md }}\n{% for s in doc.sections %}- {{ s.title }}\n"
@@ -102,7 +114,7 @@ def test_template_override(test_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_template_error_names_file_and_line_and_keeps_previous_output(test_run, tmp_path):
+def test_template_error_names_file_and_line_and_keeps_previous_output(test_run, tmp_path, drawn_once):
     out = tmp_path / "out"
     _render(test_run, out, ("md", "svg"))
     before = {p: p.read_bytes() for p in (out / RACK).iterdir()}
