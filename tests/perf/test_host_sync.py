@@ -19,7 +19,7 @@ from archgen.perf.comm.dispatcher import fixed_costs
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
-from archgen.perf.train.exposure import expert_comm_parts
+from archgen.perf.train.exposure import expert_comm
 from archgen.perf.train.job import Job
 from archgen.perf.train.training import layer_times
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate
@@ -65,10 +65,10 @@ def test_forward_share_of_hybrideps_calls(h100):
     combine (fixed combine cost); the backward's two calls reuse the handle (two combine costs). Qwen3-30B-A3B on
     2 H100 nodes, EP 16, BF16: forward - backward = dispatch + gather - combine."""
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True)
-    total, fwd = (float(x) for x in expert_comm_parts(h100, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
+    total, fwd = (float(x) for x in expert_comm(h100, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
     disp, comb = (float(x) for x in fixed_costs(16.0, 2.0))
     plain = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="deepep", ep_dedup=True)  # same bytes, no cost
-    a2a = float(expert_comm_parts(h100, plain, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0)[0]) / 4
+    a2a = float(expert_comm(h100, plain, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0)[0]) / 4
     gather = total - 4 * a2a - disp - 3 * comb
     assert gather > 0
     assert fwd == pytest.approx(2 * a2a + disp + gather + comb, rel=1e-12)
@@ -87,7 +87,7 @@ def test_the_b200_row_binds_in_both_passes(accelerators):
     h_f, h_b = (float(x) for x in H.host_time(job, 8.0, 0, kernels))
     assert (h_f, h_b) == (pytest.approx(80 * H.HOST_OP_TIME), pytest.approx(115 * H.HOST_OP_TIME))
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=8, rc=0, sp=False)
-    ep_total, ep_f = (float(x) for x in expert_comm_parts(hw, job, 4096.0, 1.0, 8.0, 1.0, 0.0, 0.0))
+    ep_total, ep_f = (float(x) for x in expert_comm(hw, job, 4096.0, 1.0, 8.0, 1.0, 0.0, 0.0))
     assert ep_total == pytest.approx(float(lt.ep), rel=1e-9)  # every layer is MoE
     g_f, g_b = float(lt.forward) + ep_f, float(lt.backward) + ep_total - ep_f
     assert (g_f, g_b) == (pytest.approx(0.99e-3, abs=0.01e-3), pytest.approx(1.47e-3, abs=0.01e-3))
@@ -106,7 +106,7 @@ def test_the_h100_fp8_row_stays_gpu_bound_in_each_pass(accelerators):
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     kernels = Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 16.0)
     h_f, h_b = (float(x) for x in H.host_time(job, 16.0, 0, kernels))
-    ep_total, ep_f = (float(x) for x in expert_comm_parts(hw, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
+    ep_total, ep_f = (float(x) for x in expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
     assert ep_total == pytest.approx(float(lt.ep), rel=1e-9)  # every layer is MoE
     g_f = float(lt.forward) + ep_f
     g_b = float(lt.backward) + ep_total - ep_f

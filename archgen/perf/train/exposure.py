@@ -99,15 +99,9 @@ EP_COMM_SMS = 20.0
 
 
 def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
-    """Exposed dispatch and combine all-to-all time of one MoE layer per micro-batch (forward, backward, recompute).
+    """Exposed dispatch and combine all-to-all time of one MoE layer and micro-batch, and its forward pass's part.
 
-    The total of `expert_comm_parts`, which also gives the forward pass's share.
-    """
-    return expert_comm_parts(hw, job, T, tp, ep, passes, layer_forward, expert_forward, etp)[0]
-
-
-def expert_comm_parts(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
-    """`expert_comm` and the part of it the forward pass takes: (total, forward), s per MoE layer and micro-batch.
+    (total, forward), seconds: the total over the forward, the backward and any recompute.
 
     Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
     deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and

@@ -32,7 +32,7 @@ from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
 from archgen.perf.train.experts import expert_forward
-from archgen.perf.train.exposure import dp_exposed, expert_comm_parts, tp_exposed, tp_overlap_cost
+from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
@@ -247,7 +247,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_layer, ep_f = (moe_share * x for x in expert_comm_parts(
+    ep_layer, ep_f = (moe_share * x for x in expert_comm(
         hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp)) \
         if a.moe_layers else (0.0, 0.0)
 
