@@ -154,7 +154,7 @@ def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "b
         + casts
 
 
-def gemm_kernels_per_pass(arch: Arch, tp, attention_dp: bool = False):
+def gemm_kernels_per_pass(arch: Arch, tp):
     """GEMM kernels one forward pass launches, each paying `kernels.GEMM_FILL`.
 
     QKV and output projections, up/gate and down (dense), the router and the grouped up/gate and down (MoE), the
@@ -172,7 +172,7 @@ def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf1
     Every kernel's launch (`kernels.KERNEL_OVERHEAD`) and every GEMM's pipeline fill and drain (`kernels.GEMM_FILL`).
     """
     return kernels_per_pass(arch, tp, attention_dp, dtype) * K.KERNEL_OVERHEAD \
-        + gemm_kernels_per_pass(arch, tp, attention_dp) * K.GEMM_FILL
+        + gemm_kernels_per_pass(arch, tp) * K.GEMM_FILL
 
 
 def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool, local=None,
