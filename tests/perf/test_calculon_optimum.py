@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archgen.perf.explore.plan import _scalar_layout, _with_switches
+from archgen.perf.explore.plan import _scalar_layout
+from archgen.perf.explore.plan_bound import with_switches
 from archgen.perf.train.job import Job
 from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import DEFAULT
@@ -79,7 +80,7 @@ def test_archgen_still_picks_the_recorded_plan(key, plans, accelerators):
         assert float(plan.estimate.step_time) == pytest.approx(float(rec["step_time_s"]), abs=1e-6)  # recorded to 1 µs
         return
     lay, sw = rec["layout"], rec["switches"]
-    job = _with_switches(plan.job, {k: v for k, v in sw.items() if k != "sequence_parallel"})
+    job = with_switches(plan.job, {k: v for k, v in sw.items() if k != "sequence_parallel"})
     then = estimate_training(hardware(CASES[key], accelerators), job,
                              _scalar_layout(lay, sw["sequence_parallel"], DEFAULT))
     assert float(plan.estimate.step_time) == pytest.approx(float(then.step_time), rel=1e-9), (

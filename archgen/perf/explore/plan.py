@@ -211,9 +211,6 @@ def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tup
     return tuple(on)
 
 
-_with_switches = with_switches  # under its old name (tests/perf/test_calculon_optimum.py imports it)
-
-
 def _best_layout(lay: dict[str, np.ndarray], i: int) -> dict[str, int | str]:
     names = {v: k for k, v in RECOMPUTE_CODES.items()}
     out: dict[str, int | str] = {k: int(lay[k][i]) for k in KEYS}
