@@ -23,6 +23,8 @@ NCCL_COLLNET_ENABLE=1 and the SHARP plugin for it; asking for it on a fabric who
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from archgen.errors import AnalyseError
@@ -128,19 +130,15 @@ _FEW = 8
 _MANY = 256
 
 
-#: The hardware fields a collective reads (`_hw_key`, spelled out there for speed): collectives at points that agree
-#: on these, the group and the sizes are the same.
+#: The hardware fields a collective reads: collectives at points that agree on these, the group and the sizes are the
+#: same (`_hw_key`, the memo's key).
 HW_FIELDS = ("scale_up_size", "scale_up_bandwidth", "scale_up_efficiency", "scale_up_latency", "in_network_reduction",
              "nvls_efficiency", "compute_capability", "all_to_all_efficiency", "scale_out_bandwidth",
              "scale_out_efficiency", "scale_out_latency", "scale_out_reduction", "oversubscription", "pod")
 
 
-def _hw_key(hw: Hardware) -> tuple:
-    """The hardware figures a collective reads (`HW_FIELDS`; all numbers: hashable; arrays make it unhashable)."""
-    return (hw.scale_up_size, hw.scale_up_bandwidth, hw.scale_up_efficiency, hw.scale_up_latency,
-            hw.in_network_reduction, hw.nvls_efficiency, hw.compute_capability, hw.all_to_all_efficiency,
-            hw.scale_out_bandwidth, hw.scale_out_efficiency, hw.scale_out_latency, hw.scale_out_reduction,
-            hw.oversubscription, hw.pod)
+#: The hardware figures a collective reads, as a tuple (all numbers: hashable; arrays make it unhashable).
+_hw_key = attrgetter(*HW_FIELDS)
 
 
 class _Groups:
