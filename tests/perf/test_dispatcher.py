@@ -104,7 +104,7 @@ def test_hybridep_adds_its_calls_to_one_moe_layer_by_hand(h100, passes):
     alltoall publish no per-call figure: the same all-to-all, nothing added."""
     def t(dispatcher):
         job = Job(SMALL, 4096, 16, ep_dedup=dispatcher != "alltoall", moe_dispatcher=dispatcher)
-        return float(expert_comm(h100, job, 4096.0, 1.0, 16.0, passes, 1e-3, 5e-4))
+        return float(expert_comm(h100, job, 4096.0, 1.0, 16.0, passes, 1e-3, 5e-4)[0])
 
     gather = float(collective_time(h100, "all_gather", 16 * 4096 * 128 * 1.0, 16.0, 8.0))
     assert 0 < gather < 2e-4

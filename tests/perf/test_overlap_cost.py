@@ -148,7 +148,7 @@ def test_ep_dedup_dispatch_against_deepeps_measured_time(accelerators):
         measured = 4096 * hit * 7168 * fp8 / rate
         job = Job(arch, 4096, 16, ep_dedup=dedup)
         # one forward dispatch: expert_comm counts dispatch + combine, forward and backward (4 all-to-alls), 16-bit
-        dispatch = float(expert_comm(hw, job, 4096.0, 1.0, float(ep), 1.0, 0.0, 0.0)) / 4 / 2  # FP8 payload
+        dispatch = float(expert_comm(hw, job, 4096.0, 1.0, float(ep), 1.0, 0.0, 0.0)[0]) / 4 / 2  # FP8 payload
         ratios[(ep, dedup)] = dispatch / measured
     assert ratios[(16, True)] == pytest.approx(0.474, abs=0.01)
     assert ratios[(32, True)] == pytest.approx(0.946, abs=0.01)
@@ -170,10 +170,10 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     layer, expert = 1.5 * a2a, 0.4 * a2a  # A = 1.1 a2a, E = 0.4 a2a: the two dispatches (behind 2E, E) show
     shown = (a2a - 2 * expert) + (a2a - expert)
     lost = EP_COMM_SMS / 132
-    got = float(expert_comm(h100, job, 4096.0, 1.0, 16.0, 1.0, layer, expert))
+    got = float(expert_comm(h100, job, 4096.0, 1.0, 16.0, 1.0, layer, expert)[0])
     assert got == pytest.approx(shown + lost * (4 * a2a - shown), rel=1e-12)
     plain = float(expert_comm(h100, dataclasses.replace(job, overlap_ep_comm=False), 4096.0, 1.0, 16.0, 1.0,
-                              layer, expert))
+                              layer, expert)[0])
     assert plain == pytest.approx(4 * a2a, rel=1e-12) and got < plain
 
 
