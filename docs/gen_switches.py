@@ -214,6 +214,16 @@ COVERAGE["grad_accum_fusion"] = Cover("none", (
     "Megatron-LM commit 83b1e42 and its arguments help, Megatron-Bridge docs (bridge.utils.fusions API page), NeMo "
     "PR #4494 (introduces the knob, no numbers), ROCm/apex PRs #164/#165/#169 (port, no numbers), NVIDIA/Megatron-LM "
     "PR #7101 (Megatron-FSDP, no on/off table): no published on/off step time found")
+COVERAGE["cuda_graphs"] = Cover("none", (
+    f"{_P}test_cuda_graphs.py::test_card_layer_operations_with_router_graphs_by_hand",
+    f"{_P}test_cuda_graphs.py::test_the_card_row_is_scored_and_its_graphs_move_nothing"),
+    "operations a scope captures counted from Megatron-core's transformer_layer.py (3097d81) and Transformer "
+    "Engine's graph.py (f031cf87: one replay a pass), each replay at the host cost of one eager operation "
+    "(TransformerEngine#2053); scored on the Qwen3-30B-A3B verification card's graphed H100 run, not a timing of "
+    "graphs on and off", f"{_MB} examples/model_verification_cards/qwen3-30b-a3b/card.yaml (graphs on in every H100 "
+    "BF16 run, no run without), Megatron-core MoE README 'CPU Overhead Bottleneck' (CUDA graphs named as the cure, "
+    "no figure), TransformerEngine issue #761 (a te.Linear FP8 example with and without CUDA graphs, profiles as "
+    "screenshots): no published graphs on/off step time for a training run found")
 
 #: Each overlapped communication (issue 20 part 1) and what holds it to a publication; CP overlap is not a switch
 #: (the ring always runs beside the attention core), so it has no row above.

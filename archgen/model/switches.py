@@ -41,6 +41,10 @@ GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
 Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8"]
 MoeDispatcher = Literal["alltoall", "deepep", "hybridep"]
+#: Megatron-core's CUDA-graph scopes (`cuda_graph_scope`, transformer_config.py at 3097d81), joined by "+" in the
+#: order Megatron lists them; "none" is `cuda_graph_impl` "none". moe_preprocess needs moe_router (its assert).
+CudaGraphs = Literal["none", "attn", "moe_router", "moe_router+moe_preprocess", "attn+moe_router",
+                     "attn+moe_router+moe_preprocess", "full_iteration"]
 
 #: (value, where it is read) of one switch under one profile.
 Setting = tuple[object, str]
@@ -183,6 +187,19 @@ class StackSwitches(Spec):
                           "(Megatron's gradient_accumulation_fusion; Transformer Engine fuse_wgrad_accumulation): no "
                           "separate accumulation pass for the linear layers' weights (docs/perf-model.md, Training: "
                           "gradient accumulation).")
+
+    cuda_graphs: Annotated[CudaGraphs | None, ByStack(
+        ("none", f"{_LM21}: no CUDA graphs"),
+        ("none", "Megatron-LM core_v0.9.0 megatron/core/transformer/transformer_config.py:304: enable_cuda_graph "
+                 "= False"),
+        ("none", f"{_BRIDGE}: Megatron-core's default cuda_graph_impl 'none' (transformer_config.py at 3097d81); "
+                 "recipes opt in per model and GPU: v0.4.0 scripts/performance/configs/qwen/"
+                 "qwen3_workload_base_configs.py QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_BF16_V1 sets transformer_engine "
+                 "[moe_router, moe_preprocess], its FP8_CS_V1 twin none"))] = Field(
+        None, description="Scopes of each layer captured in CUDA graphs (Megatron-core cuda_graph_scope, "
+                          "'+'-joined: attn, moe_router, moe_preprocess; full_iteration with cuda_graph_impl local; "
+                          "none: no graphs). The host issues a captured scope as one graph launch per pass instead "
+                          "of its operations (docs/perf-model.md, Training: Host time).")
 
     @model_validator(mode="after")
     def _dispatcher_and_dedup_agree(self) -> StackSwitches:

@@ -110,7 +110,7 @@ def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, t
         "distributed_optimizer=true, grad_reduce_dtype=fp16, param_gather_dtype=bf16, overlap_grad_reduce=true, "
         "overlap_param_gather=true, overlap_tp_comm=true, overlap_p2p_comm=true, ep_dedup=true, "
         "moe_dispatcher=hybridep, overlap_ep_comm=false, fp8_recipe=tensorwise, "
-        "permute_in_dispatch=false, grad_accum_fusion=true; stated: dropout=true")
+        "permute_in_dispatch=false, grad_accum_fusion=true, cuda_graphs=none; stated: dropout=true")
     assert lines["stated"].startswith("  stated: stated: stack=megatron-lm-2021; profile megatron-lm-2021: "
                                       "sequence_parallel=false, attention=materialized,")
     rows = json.loads(cli("estimate", "--cases", str(path), "--explain", "--format", "json").out)

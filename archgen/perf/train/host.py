@@ -76,9 +76,21 @@ per-call cost (`exposure.dispatcher_cost`); alltoall and DeepEP publish none: 0.
 order matters too (the stretch takes the largest, over its operations, of the host time to issue one plus the GPU
 time from it on), which needs each operation's GPU time; not modelled.
 
-CUDA graphs are not modelled: the counted operations of the graphable scopes (Megatron-core's
-`--cuda-graph-scope` attn, moe_router, moe_preprocess) would cost one graph launch instead, but at these counts the
-host binds on no scored case (docs/perf-model.md, Host time), so no case's estimate depends on them.
+**CUDA graphs** (`cuda_graphs`, Megatron-core at 3097d81). With `cuda_graph_impl` transformer_engine a layer's
+graphed scopes form one graph (transformer_layer.py `_te_cuda_graph_capture`: the attention block with `attn`, then
+`_forward_mlp` up to the router's output with `moe_router`, or to the dispatcher's preprocessing with
+`moe_preprocess`), which Transformer Engine's `make_graphed_callables` replays from one autograd function: one
+replay forward, one backward (transformer_engine/pytorch/graph.py, `Graphed.forward` and `Graphed.backward`:
+`fwd_graph.replay()`, `bwd_graph.replay()`). So the host issues the captured operations (`attn`: the attention
+block's, `ATTENTION_OPS`; `moe_router`: the pre-MLP norm, the router's GEMM and routing, `ROUTER_OPS`, in MoE layers)
+as `GRAPH_LAUNCHES` per pass, each charged `HOST_OP_TIME` (one eager call that launches once; the CPU side of a
+launch is inside `LAUNCH_RANGE`). The dispatcher's preprocessing launches no counted operation (HybridEP's is in its
+per-call cost), and the synchronisation stays outside the graph (token_dispatcher.py: with `moe_preprocess` the
+device-to-host copy moves to "before_ep_alltoall", after the graph), so `moe_preprocess` changes no count. The
+quantisation kernels of a graphed attention block stay charged (`quant.layer_kernels` does not split them by
+block): an upper bound for FP8 runs that graph `attn`. `full_iteration` (`cuda_graph_impl` local) captures the
+forward and backward of the whole iteration: no per-layer host work, and no synchronisation inside (a capture
+cannot hold one).
 """
 
 from __future__ import annotations
@@ -111,12 +123,40 @@ SHARED_OPS = (3.0, 5.0)
 SYNCS = {"alltoall": (1.0, 0.0), "deepep": (1.0, 0.0), "hybridep": (1.0, 0.0)}
 
 
+#: Operations of Megatron-core's `moe_router` CUDA-graph scope in an MoE layer: the pre-MLP norm, the router's GEMM
+#: and its routing forward (3); the norm's gradient and the router's three backward (4).
+ROUTER_OPS = (3.0, 4.0)
+#: Host calls that replay a layer's captured scopes, per pass: TE's `Graphed` autograd function replays one forward
+#: and one backward graph (transformer_engine/pytorch/graph.py).
+GRAPH_LAUNCHES = 1.0
+
+
+def graphed_ops(job: Job) -> tuple[Any, Any]:
+    """Counted operations a layer's CUDA graphs take off the host, net of the replays: (forward, backward).
+
+    Per average layer and micro-batch, for the job's `cuda_graphs` scopes (module docstring, CUDA graphs).
+    """
+    scopes = set(job.cuda_graphs.split("+"))
+    a = job.arch
+    share = a.moe_layers / a.layers
+    fwd, bwd = ((ATTENTION_OPS[i] if "attn" in scopes else 0.0)
+                + (share * ROUTER_OPS[i] if "moe_router" in scopes else 0.0) for i in (0, 1))
+    if fwd == 0.0:
+        return 0.0, 0.0
+    launches = (1.0 if "attn" in scopes else share) * GRAPH_LAUNCHES  # only MoE layers are graphed by moe_router
+    return fwd - launches, bwd - launches
+
+
 def layer_ops(job: Job, ep, kernels) -> tuple[Any, Any]:
     """Operations one rank issues per layer and micro-batch (average layer): (forward, backward).
 
     `ep` is the expert-parallel size (the local experts are experts / ep), `kernels` the quantisation kernels
     (forward, backward) `quant.layer_kernels` counts for the job, which `training.layer_times` also charges.
+    CUDA graphs (`cuda_graphs`) replace their scopes' operations by one replay per pass; `full_iteration` leaves
+    none.
     """
+    if job.cuda_graphs == "full_iteration":
+        return 0.0, 0.0
     a = job.arch
     fwd, bwd = (ATTENTION_OPS[i] + (1.0 - a.moe_layers / a.layers) * DENSE_MLP_OPS[i] for i in (0, 1))
     if a.moe_layers:
@@ -125,7 +165,8 @@ def layer_ops(job: Job, ep, kernels) -> tuple[Any, Any]:
         permute = 0.0 if job.permute_in_dispatch else 1.0
         fwd, bwd = (x + share * (MOE_MLP_OPS[i] + permute * PERMUTE_OPS[i] + local * EXPERT_GEMMS[i]
                                  + shared * SHARED_OPS[i]) for i, x in enumerate((fwd, bwd)))
-    return fwd + kernels[0], bwd + kernels[1]
+    saved = graphed_ops(job)
+    return fwd + kernels[0] - saved[0], bwd + kernels[1] - saved[1]
 
 
 def host_time(job: Job, ep, rc, kernels):
@@ -137,6 +178,8 @@ def host_time(job: Job, ep, rc, kernels):
 
 def synchronised(job: Job) -> bool:
     """Whether the layers' forward synchronises with the host (`SYNCS`: every MoE layer's dispatch)."""
+    if job.cuda_graphs == "full_iteration":  # a captured iteration holds no synchronisation
+        return False
     return job.arch.moe_layers > 0 and SYNCS[job.moe_dispatcher][0] > 0
 
 

@@ -43,6 +43,7 @@ from archgen.model.switches import (
     STACKS,
     SWITCHES,
     AttentionKernel,
+    CudaGraphs,
     Fp8Recipe,
     GatherDtype,
     GradDtype,
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
         fp8_recipe: Fp8Recipe
         permute_in_dispatch: bool
         grad_accum_fusion: bool
+        cuda_graphs: CudaGraphs
 else:
     #: The resolved switches of a training job: one field per row of the table.
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)

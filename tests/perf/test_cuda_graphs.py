@@ -1,0 +1,86 @@
+"""CUDA graphs (`cuda_graphs`): a layer's captured scopes cost the host one replay per pass (`host.graphed_ops`).
+
+Counts from Megatron-core at 3097d81 (transformer_layer.py `_te_cuda_graph_capture`: attention, then `_forward_mlp`
+up to the router with `moe_router`) and Transformer Engine at f031cf87 (pytorch/graph.py: `Graphed.forward` and
+`.backward` each replay one graph); scored on Megatron-Bridge's verification card for Qwen3-30B-A3B
+(tests/perf/data/bridge-card-qwen3-30b.yaml: examples/model_verification_cards/qwen3-30b-a3b/card.yaml at 067f987df).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.model.switches import SWITCHES, StackSwitches
+from archgen.perf.hw.arch import Arch
+from archgen.perf.train import host as H
+from archgen.perf.train.job import Job
+from archgen.perf.train.stacks import resolve
+
+DATA = Path(__file__).parent / "data"
+QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                 experts=128, top_k=8, expert_ffn=768)
+LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
+
+
+def _card_job(graphs: str) -> Job:
+    """The card's H100 BF16 run: HybridEP with the permutation fused, 8 local experts (EP 16)."""
+    return Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True,
+               cuda_graphs=graphs)
+
+
+def test_card_layer_operations_with_router_graphs_by_hand():
+    """Ungraphed, the card's layer issues forward 7 (attention) + 5 (MoE MLP) + 2 x 8 expert GEMMs = 28 and backward
+    9 + 6 + 4 x 8 = 47 (75). The moe_router scope captures the pre-MLP norm, the router GEMM and its routing (3
+    forward, 4 backward) and replays them as one graph per pass: 26 and 44 (70). moe_preprocess adds no counted
+    operation (the dispatcher's preprocessing is HybridEP's per-call cost; its synchronisation stays outside)."""
+    assert tuple(float(x) for x in H.layer_ops(_card_job("none"), 16.0, (0.0, 0.0))) == (28.0, 47.0)
+    for graphs in ("moe_router", "moe_router+moe_preprocess"):
+        assert tuple(float(x) for x in H.layer_ops(_card_job(graphs), 16.0, (0.0, 0.0))) == (26.0, 44.0)
+    # attention too: its 7 and 9 operations join the same graph (one replay a pass for the layer)
+    assert tuple(float(x) for x in H.layer_ops(_card_job("attn+moe_router+moe_preprocess"), 16.0, (0.0, 0.0))) == (
+        28.0 - 7.0 - 3.0 + 1.0, 47.0 - 9.0 - 4.0 + 1.0)
+    # a whole-iteration graph: no per-layer host work and no synchronisation inside the capture
+    full = _card_job("full_iteration")
+    assert tuple(float(x) for x in H.layer_ops(full, 16.0, (0.0, 0.0))) == (0.0, 0.0)
+    assert H.synchronised(full) is False and H.synchronised(_card_job("moe_router")) is True
+
+
+def test_router_scopes_leave_a_dense_model_alone():
+    """moe_router captures only MoE layers (Megatron asserts it needs experts); attn captures each layer's attention
+    block, 7 forward and 9 backward operations, replayed as one each."""
+    dense = Job(LLAMA3_8B, 8192, 128, "bf16", cuda_graphs="attn")
+    assert tuple(float(x) for x in H.layer_ops(dense, 1.0, (0.0, 0.0))) == (5.0 + 1.0, 7.0 + 1.0)
+    assert H.graphed_ops(Job(LLAMA3_8B, 8192, 128, "bf16", cuda_graphs="moe_router")) == (0.0, 0.0)
+
+
+def test_every_profile_defaults_to_no_graphs_and_a_case_may_state_them():
+    """Megatron-core's `cuda_graph_impl` defaults to none (3097d81), as core_v0.9.0's `enable_cuda_graph`; Megatron-
+    Bridge's recipes opt in per model and GPU (v0.4.0: the H100 BF16 Qwen3-30B-A3B preset graphs moe_router and
+    moe_preprocess, its FP8-CS twin nothing)."""
+    for stack in ("megatron-lm-2021", "megatron-core-2024", "nemo-2025"):
+        assert resolve(stack, {}, "bf16").cuda_graphs == "none"
+    assert resolve("nemo-2025", {"cuda_graphs": "full_iteration"}, "fp8").cuda_graphs == "full_iteration"
+    assert "moe_router+moe_preprocess" in SWITCHES["cuda_graphs"].values
+    with pytest.raises(ValueError):
+        StackSwitches(cuda_graphs="moe")  # type: ignore[arg-type]
+
+
+def test_the_card_row_is_scored_and_its_graphs_move_nothing():
+    """The card's H100 BF16 run (13,011.378 tokens/s/GPU, 20.147 s a step) is the EP-overlap skill's overlap-on
+    configuration (20.992 s): the model gives both 13.89 s, +45.1 % in throughput on the card's row. With 70
+    operations a layer and micro-batch (0.94 ms) against 4-5 ms of GPU work the host is hidden with or without the
+    router's graph, so the graphs move no step: the gap is not host time the graphs remove (docs/perf-model.md,
+    Host time)."""
+    from archgen.scoring.cases import read_case_file
+    from archgen.scoring.scores import score_file
+
+    path = DATA / "bridge-card-qwen3-30b.yaml"
+    assert read_case_file(path).refused == []
+    (row,) = score_file(path)
+    assert row.measured == pytest.approx(13011.378 * 16, rel=1e-5)
+    assert row.measured == pytest.approx(1024 * 4096 / 20.14729, rel=1e-5)
+    assert row.error == pytest.approx(0.451, abs=0.005)
+    skill = {r.id: r for r in score_file(DATA / "bridge-26.04.yaml")}["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
+    assert 1024 * 4096 / row.predicted == pytest.approx(skill.predicted, rel=1e-9)
