@@ -197,8 +197,9 @@ class StackSwitches(Spec):
                  "qwen3_workload_base_configs.py QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_BF16_V1 sets transformer_engine "
                  "[moe_router, moe_preprocess], its FP8_CS_V1 twin none"))] = Field(
         None, description="Scopes of each layer captured in CUDA graphs (Megatron-core cuda_graph_scope, "
-                          "'+'-joined: attn, moe_router, moe_preprocess; full_iteration with cuda_graph_impl local; "
-                          "none: no graphs). The host issues a captured scope as one graph launch per pass instead "
+                          "'+'-joined: attn, moe_router, moe_preprocess; full_iteration: the whole iteration, "
+                          "cuda_graph_impl local at Megatron-core 3097d81, full_iteration in later versions; none: "
+                          "no graphs). The host issues a captured scope as one graph launch per pass instead "
                           "of its operations (docs/perf-model.md, Training: Host time).")
 
     @model_validator(mode="after")

@@ -88,9 +88,9 @@ launch is inside `LAUNCH_RANGE`). The dispatcher's preprocessing launches no cou
 per-call cost), and the synchronisation stays outside the graph (token_dispatcher.py: with `moe_preprocess` the
 device-to-host copy moves to "before_ep_alltoall", after the graph), so `moe_preprocess` changes no count. The
 quantisation kernels of a graphed attention block stay charged (`quant.layer_kernels` does not split them by
-block): an upper bound for FP8 runs that graph `attn`. `full_iteration` (`cuda_graph_impl` local) captures the
-forward and backward of the whole iteration: no per-layer host work, and no synchronisation inside (a capture
-cannot hold one).
+block): an upper bound for FP8 runs that graph `attn`. `full_iteration` (`cuda_graph_impl` local at 3097d81;
+Megatron-Bridge's later recipes set `cuda_graph_impl` full_iteration) captures the forward and backward of the whole
+iteration: no per-layer host work, and no synchronisation inside (a capture cannot hold one).
 """
 
 from __future__ import annotations
