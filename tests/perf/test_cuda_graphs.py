@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from archgen.model.switches import SWITCHES, StackSwitches
+from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
 from archgen.perf.train.job import Job
@@ -53,6 +54,24 @@ def test_router_scopes_leave_a_dense_model_alone():
     dense = Job(LLAMA3_8B, 8192, 128, "bf16", cuda_graphs="attn")
     assert tuple(float(x) for x in H.layer_ops(dense, 1.0, (0.0, 0.0))) == (5.0 + 1.0, 7.0 + 1.0)
     assert H.graphed_ops(Job(LLAMA3_8B, 8192, 128, "bf16", cuda_graphs="moe_router")) == (0.0, 0.0)
+
+
+def test_a_graphed_fp8_attention_block_takes_its_casts_along():
+    """FP8 current scaling (quant.KERNELS: 4 kernels a cast, 3 after a norm): the attention block's QKV input (after
+    the norm) and projection input forward, 7 kernels, and its two output gradients backward, 8, are in its graph.
+    A dense Llama 3 8B layer: forward 12 operations + 14 casts = 26, with `attn` graphed 5 + 1 + 7 = 13; backward
+    16 + 16 = 32, graphed 7 + 1 + 8 = 16. Delayed scaling on Hopper: 1 + 1 and 2; on Blackwell the norm writes FP8
+    itself (0 + 1)."""
+    job = Job(LLAMA3_8B, 8192, 128, "fp8", fp8_recipe="tensorwise", cuda_graphs="attn")
+    kernels = Q.layer_kernels(job.arch, job.recipe, 9.0, 1.0)
+    attn = Q.attention_kernels(job.recipe, 9.0)
+    assert (float(kernels[0]), float(kernels[1])) == (14.0, 16.0) and attn == (7.0, 8.0)
+    eager = Job(LLAMA3_8B, 8192, 128, "fp8", fp8_recipe="tensorwise")
+    assert tuple(float(x) for x in H.layer_ops(eager, 1.0, kernels, attn)) == (26.0, 32.0)
+    assert tuple(float(x) for x in H.layer_ops(job, 1.0, kernels, attn)) == (13.0, 16.0)
+    assert tuple(float(x) for x in Q.attention_kernels("delayed", 9.0)) == (2.0, 2.0)
+    assert tuple(float(x) for x in Q.attention_kernels("delayed", 10.0)) == (1.0, 2.0)
+    assert Q.attention_kernels(None, 9.0) == (0.0, 0.0)
 
 
 def test_every_profile_defaults_to_no_graphs_and_a_case_may_state_them():

@@ -211,6 +211,20 @@ def layer_kernels(a: Arch, rec: str | None, cc, ep) -> tuple[Any, Any]:
     return fwd / a.layers, bwd / a.layers
 
 
+def attention_kernels(rec: str | None, cc) -> tuple[Any, Any]:
+    """Of `layer_kernels`, the attention block's: (forward, backward).
+
+    QKV's input after the norm and the projection's input forward, their output gradients backward: what a CUDA
+    graph of the `attn` scope captures with the block (`train.host`).
+    """
+    if rec is None:
+        return 0.0, 0.0
+    plain, norm = KERNELS[rec]
+    if rec == "delayed":
+        norm = where(cc >= 10.0, 0.0, 1.0)
+    return norm + plain, 2.0 * plain
+
+
 #: Bytes per element TensorRT-LLM writes when it quantises a serving activation: FP8 per tensor; NVFP4 with its
 #: E4M3 scale per 16 values.
 SERVING_BYTES = {"fp8": 1.0, "fp4": FORMAT_BYTES["nvfp4"]}

@@ -86,11 +86,10 @@ block's, `ATTENTION_OPS`; `moe_router`: the pre-MLP norm, the router's GEMM and 
 as `GRAPH_LAUNCHES` per pass, each charged `HOST_OP_TIME` (one eager call that launches once; the CPU side of a
 launch is inside `LAUNCH_RANGE`). The dispatcher's preprocessing launches no counted operation (HybridEP's is in its
 per-call cost), and the synchronisation stays outside the graph (token_dispatcher.py: with `moe_preprocess` the
-device-to-host copy moves to "before_ep_alltoall", after the graph), so `moe_preprocess` changes no count. The
-quantisation kernels of a graphed attention block stay charged (`quant.layer_kernels` does not split them by
-block): an upper bound for FP8 runs that graph `attn`. `full_iteration` (`cuda_graph_impl` local at 3097d81;
-Megatron-Bridge's later recipes set `cuda_graph_impl` full_iteration) captures the forward and backward of the whole
-iteration: no per-layer host work, and no synchronisation inside (a capture cannot hold one).
+device-to-host copy moves to "before_ep_alltoall", after the graph), so `moe_preprocess` changes no count. A graphed
+attention block's quantisation kernels (`quant.attention_kernels`) join its graph. `full_iteration` (`cuda_graph_impl`
+local at 3097d81; Megatron-Bridge's later recipes set `cuda_graph_impl` full_iteration) captures the forward and
+backward of the whole iteration: no per-layer host work, and no synchronisation inside (a capture cannot hold one).
 """
 
 from __future__ import annotations
@@ -131,15 +130,16 @@ ROUTER_OPS = (3.0, 4.0)
 GRAPH_LAUNCHES = 1.0
 
 
-def graphed_ops(job: Job) -> tuple[Any, Any]:
+def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     """Counted operations a layer's CUDA graphs take off the host, net of the replays: (forward, backward).
 
-    Per average layer and micro-batch, for the job's `cuda_graphs` scopes (module docstring, CUDA graphs).
+    Per average layer and micro-batch, for the job's `cuda_graphs` scopes (module docstring, CUDA graphs);
+    `attn_kernels` are the attention block's quantisation kernels (`quant.attention_kernels`), captured with it.
     """
     scopes = set(job.cuda_graphs.split("+"))
     a = job.arch
     share = a.moe_layers / a.layers
-    fwd, bwd = ((ATTENTION_OPS[i] if "attn" in scopes else 0.0)
+    fwd, bwd = ((ATTENTION_OPS[i] + attn_kernels[i] if "attn" in scopes else 0.0)
                 + (share * ROUTER_OPS[i] if "moe_router" in scopes else 0.0) for i in (0, 1))
     if fwd == 0.0:
         return 0.0, 0.0
@@ -147,13 +147,13 @@ def graphed_ops(job: Job) -> tuple[Any, Any]:
     return fwd - launches, bwd - launches
 
 
-def layer_ops(job: Job, ep, kernels) -> tuple[Any, Any]:
+def layer_ops(job: Job, ep, kernels, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     """Operations one rank issues per layer and micro-batch (average layer): (forward, backward).
 
     `ep` is the expert-parallel size (the local experts are experts / ep), `kernels` the quantisation kernels
-    (forward, backward) `quant.layer_kernels` counts for the job, which `training.layer_times` also charges.
-    CUDA graphs (`cuda_graphs`) replace their scopes' operations by one replay per pass; `full_iteration` leaves
-    none.
+    (forward, backward) `quant.layer_kernels` counts for the job, which `training.layer_times` also charges, and
+    `attn_kernels` the attention block's share of them (`quant.attention_kernels`). CUDA graphs (`cuda_graphs`)
+    replace their scopes' operations by one replay per pass; `full_iteration` leaves none.
     """
     if job.cuda_graphs == "full_iteration":
         return 0.0, 0.0
@@ -165,13 +165,16 @@ def layer_ops(job: Job, ep, kernels) -> tuple[Any, Any]:
         permute = 0.0 if job.permute_in_dispatch else 1.0
         fwd, bwd = (x + share * (MOE_MLP_OPS[i] + permute * PERMUTE_OPS[i] + local * EXPERT_GEMMS[i]
                                  + shared * SHARED_OPS[i]) for i, x in enumerate((fwd, bwd)))
-    saved = graphed_ops(job)
+    saved = graphed_ops(job, attn_kernels)
     return fwd + kernels[0] - saved[0], bwd + kernels[1] - saved[1]
 
 
-def host_time(job: Job, ep, rc, kernels):
-    """Host time of one layer and micro-batch (s): (forward, backward with the recompute code `rc`'s re-run)."""
-    fwd, bwd = layer_ops(job, ep, kernels)
+def host_time(job: Job, ep, rc, kernels, attn_kernels=(0.0, 0.0)):
+    """Host time of one layer and micro-batch (s): (forward, backward with the recompute code `rc`'s re-run).
+
+    `kernels` and `attn_kernels` as `layer_ops` takes them.
+    """
+    fwd, bwd = layer_ops(job, ep, kernels, attn_kernels)
     again = where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))  # full: the forward again; selective: the core
     return HOST_OP_TIME * fwd, HOST_OP_TIME * (bwd + again)
 

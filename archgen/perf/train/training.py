@@ -258,7 +258,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     # collectives and 1 of CP's 3 (the K/V gather; the backward gathers again and reduce-scatters).
     gpu = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
-    host = H.host_excess(H.host_time(job, ep, rc, kernels), (gpu_f, gpu - gpu_f), H.synchronised(job))
+    attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
+    host = H.host_excess(H.host_time(job, ep, rc, kernels, attn_k), (gpu_f, gpu - gpu_f), H.synchronised(job))
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host)
 
 
