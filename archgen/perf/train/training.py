@@ -304,7 +304,8 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     too (one per layout, or shaped to broadcast against the layout arrays, as `perf.explore.vectorised` does).
     """
     a = job.arch
-    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
+    arrays = layout_arrays(job, layout)
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = arrays
     T = mb * (job.seq_len / cp)
     m = job.global_batch / (dp * mb)
     gpus = tp * pp * dp * cp
@@ -370,7 +371,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + where(
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
-    mem = busiest_memory(job, layout, sl, saved)
+    mem = busiest_memory(job, layout, sl, saved, arrays)
     tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep))
     return TrainingEstimate(
         step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
