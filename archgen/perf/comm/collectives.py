@@ -44,7 +44,7 @@ from archgen.perf.comm.algorithms import (
     up_bandwidth,
 )
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.numeric import as_float, maximum, minimum, where
+from archgen.perf.hw.numeric import NUMBER, as_float, maximum, minimum, where
 
 __all__ = ["ALGORITHMS", "BASE_LATENCY", "HW_FIELDS", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve",
            "busbw_factor", "collective_time", "collective_times", "members_per_domain", "require"]
@@ -111,6 +111,10 @@ def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto")
     recur with the same hardware figures (`_CACHE`: a layout search or a sensitivity study asks for the same group
     again and again), and computed once per distinct (n, k) when the groups are many arrays of few values.
     """
+    if algorithm == "auto" and isinstance(n, NUMBER) and (k is None or isinstance(k, NUMBER)) and not hw.torus:
+        got = _numbers(hw, requests, n, k)
+        if got is not None:
+            return got
     for op, _ in requests:
         _check(op, algorithm)
     if hw.torus:  # chips joined in a torus (TPU ICI): rings and the bucket algorithm along its dimensions
@@ -139,6 +143,39 @@ HW_FIELDS = ("scale_up_size", "scale_up_bandwidth", "scale_up_efficiency", "scal
 
 #: The hardware figures a collective reads, as a tuple (all numbers: hashable; arrays make it unhashable).
 _hw_key = attrgetter(*HW_FIELDS)
+
+
+#: The operations `_numbers` times: those NCCL picks an algorithm and protocol for (`candidates`).
+_PICKED = frozenset(("all_reduce", "all_gather", "reduce_scatter"))
+
+
+def _numbers(hw: Hardware, requests, n, k) -> list | None:
+    """`collective_times` of one group and sizes given as numbers on hardware of numbers (`auto`), or None.
+
+    The same `_CACHE` entries and `fastest_number` that `_Groups.time` takes for such a request, without building
+    the group (one estimate times a few such groups, issue 25); None where a request needs the general path.
+    """
+    for op, size in requests:
+        if op not in _PICKED or not isinstance(size, NUMBER):
+            return None
+    n = float(n)
+    k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(float(k), n)
+    if not n > 1:
+        return [0.0 for _ in requests]
+    try:
+        key = (_hw_key(hw), n, k, "auto")
+        hash(key)
+    except TypeError:  # hardware figures as arrays
+        return None
+    out = []
+    for op, size in requests:
+        got = _CACHE.get((op, *key))
+        if got is None:
+            if len(_CACHE) >= _CACHE_SIZE:
+                _CACHE.clear()
+            got = _CACHE[(op, *key)] = candidates(hw, Topo(hw, n, k), op, "auto")
+        out.append(fastest_number(got, size))
+    return out
 
 
 class _Groups:
