@@ -135,7 +135,8 @@ class Hardware:
 
     def gemm_rate(self, dtype: str) -> float:
         """Best achievable dense-GEMM FLOP/s for `dtype` (peak x measured efficiency)."""
-        return self.peak_for(dtype) * self.gemm_efficiency.get(dtype, _default_gemm_eff(self.gemm_efficiency))
+        eff = self.gemm_efficiency.get(dtype)  # the default only where there is none (one estimate asks ~10 times)
+        return self.peak_for(dtype) * (_default_gemm_eff(self.gemm_efficiency) if eff is None else eff)
 
     def summary(self, dtype: str | None) -> dict[str, Q]:
         """The figures an estimate ran on, as quantities (the tensor peak of `dtype` when given)."""
