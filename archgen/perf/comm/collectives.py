@@ -147,6 +147,11 @@ _hw_key = attrgetter(*HW_FIELDS)
 
 #: The operations `_numbers` times: those NCCL picks an algorithm and protocol for (`candidates`).
 _PICKED = frozenset(("all_reduce", "all_gather", "reduce_scatter"))
+#: `_CACHE`'s entries as `_numbers` found them for one hardware object: (that object, its `_hw_key`, {(op, n, k):
+#: candidates}) by its id (the object is held here, so its id is not reused while it is): the few lookups of one
+#: estimate without building and hashing the hardware's figures each time (issue 25).
+_BY_HW: dict[int, tuple[Hardware, tuple, dict[tuple, list]]] = {}
+_BY_HW_SIZE = 64
 
 
 def _numbers(hw: Hardware, requests, n, k) -> list | None:
@@ -162,18 +167,29 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
     k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(float(k), n)
     if not n > 1:
         return [0.0 for _ in requests]
-    try:
-        key = (_hw_key(hw), n, k, "auto")
-        hash(key)
-    except TypeError:  # hardware figures as arrays
-        return None
+    mine = _BY_HW.get(id(hw))
+    if mine is None or mine[0] is not hw:
+        try:
+            hw_key = _hw_key(hw)
+            hash(hw_key)
+        except TypeError:  # hardware figures as arrays
+            return None
+        if len(_BY_HW) >= _BY_HW_SIZE:
+            _BY_HW.clear()
+        mine = _BY_HW[id(hw)] = (hw, hw_key, {})
     out = []
     for op, size in requests:
-        got = _CACHE.get((op, *key))
+        got = mine[2].get((op, n, k))
         if got is None:
-            if len(_CACHE) >= _CACHE_SIZE:
-                _CACHE.clear()
-            got = _CACHE[(op, *key)] = candidates(hw, Topo(hw, n, k), op, "auto")
+            key = (op, mine[1], n, k, "auto")
+            got = _CACHE.get(key)
+            if got is None:
+                if len(_CACHE) >= _CACHE_SIZE:
+                    _CACHE.clear()
+                got = _CACHE[key] = candidates(hw, Topo(hw, n, k), op, "auto")
+            if len(mine[2]) >= _CACHE_SIZE:
+                mine[2].clear()
+            mine[2][(op, n, k)] = got
         out.append(fastest_number(got, size))
     return out
 
