@@ -292,25 +292,25 @@ def rank_memory(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.
     pd, pe = _split_parts(arch, tp, pp, parts, layers, embedding, loss)
     p = pd + pe
     shard = pd / dp + pe / edp
-
-    def sharded(k):
-        """Parameters of this rank's shard at sharding stage k: the dense ones over dp, the experts over edp."""
-        return where(stage >= k, shard, p)
-
+    # parameters of this rank's shard at sharding stage 1, 2, 3: the dense ones over dp, the experts over edp
+    sharded1, sharded2, sharded3 = where(stage >= 1, shard, p), where(stage >= 2, shard, p), where(stage >= 3, shard, p)
     window = GATHER_WINDOW_LAYERS * layer * weight_bytes
-    grads = gb * sharded(2) + where(stage >= 2, GRAD_WINDOW_LAYERS * layer * gb, 0.0)
-    weights = where(stage >= 3, weight_bytes * sharded(3) + window, weight_bytes * p)
-    opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded(1)
+    grads = gb * sharded2 + where(stage >= 2, GRAD_WINDOW_LAYERS * layer * gb, 0.0)
+    weights = where(stage >= 3, weight_bytes * sharded3 + window, weight_bytes * p)
+    opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded1
     n = arch.layers / pp if layers is None else layers
     act = per_layer * n / interleave * in_flight_chunks(pp, interleave, position, microbatches, group)
     logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
     resident = OFFLOAD_WINDOW_LAYERS * per_layer
     act_gpu = where(code & 1, minimum(act, resident), act)
-    host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded(1), 0.0)
+    host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded1, 0.0)
     # weight offload: the layers' weights (their ZeRO-3 shard) on the host, a window of two and the rest on the device
-    share = where(stage >= 3, sharded(3) / p, 1.0)
-    host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
-    weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
+    if isinstance(code, int) and not code & WEIGHT_OFFLOAD:  # one layout without it: what the `where`s give
+        host = host + 0.0
+    else:
+        share = where(stage >= 3, sharded3 / p, 1.0)
+        host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
+        weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
     return TrainingMemory(weights=weights, gradients=grads, optimizer=where(code & 2, 0.0, opt),
                           activations=act_gpu + logits, host=host)
 
