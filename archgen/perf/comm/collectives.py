@@ -145,7 +145,7 @@ HW_FIELDS = ("scale_up_size", "scale_up_bandwidth", "scale_up_efficiency", "scal
 _hw_key = attrgetter(*HW_FIELDS)
 
 
-#: The operations `_numbers` times: those NCCL picks an algorithm and protocol for (`candidates`).
+#: The operations `_numbers` times by their candidates (those NCCL picks an algorithm and protocol for; and p2p).
 _PICKED = frozenset(("all_reduce", "all_gather", "reduce_scatter"))
 #: `_CACHE`'s entries as `_numbers` found them for one hardware object: (that object, its `_hw_key`, {(op, n, k):
 #: candidates}) by its id (the object is held here, so its id is not reused while it is): the few lookups of one
@@ -161,7 +161,7 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
     the group (one estimate times a few such groups, issue 25); None where a request needs the general path.
     """
     for op, size in requests:
-        if op not in _PICKED or not isinstance(size, NUMBER):
+        if (op not in _PICKED and op != "p2p") or not isinstance(size, NUMBER):
             return None
     n = float(n)
     k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(float(k), n)
@@ -179,6 +179,9 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
         mine = _BY_HW[id(hw)] = (hw, hw_key, {})
     out = []
     for op, size in requests:
+        if op == "p2p":
+            out.append(_p2p(hw, k, size))
+            continue
         got = mine[2].get((op, n, k))
         if got is None:
             key = (op, mine[1], n, k, "auto")
@@ -247,11 +250,7 @@ class _Groups:
             # one group, a few sizes (one layout's pipeline rank classes): size by size, as plain floats
             return np.array([self.time(op, s) for s in size.reshape(-1).tolist()]).reshape(size.shape)
         if op == "p2p":
-            k = self.k
-            cross = k < 2
-            bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw))
-            t = where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
-            return self._shaped(where(n > 1, t, 0.0))
+            return self._shaped(where(n > 1, _p2p(hw, self.k, size), 0.0))
         if op == "all_to_all":
             return self._shaped(where(n > 1, all_to_all(hw, self._direct(), size), 0.0))
         if self.algorithm in IN_NETWORK and (problem := require(hw, self.algorithm, n, self.k)):
@@ -283,6 +282,13 @@ class _Groups:
         if not t.shape:
             return np.full(self.shape, t)
         return np.broadcast_to(np.asarray(t, dtype=float), np.broadcast_shapes(np.shape(t), self.shape)).copy()
+
+
+def _p2p(hw: Hardware, k, size):
+    """A point-to-point send of `size` bytes between two ranks, k of them in one domain (both: inside it)."""
+    cross = k < 2
+    bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw))
+    return where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
 
 
 def _trailing(size, n, cands: list) -> bool:

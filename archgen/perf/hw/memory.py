@@ -127,13 +127,19 @@ def params_per_gpu(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0,
     return dense + expert
 
 
-def expert_split(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None):
+def expert_split(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None, parts=None):
     """`params_per_gpu` as (everything but the routed experts, the routed experts).
 
     The two have their gradients reduced and their optimizer state sharded over different data-parallel groups
-    (`expert_data_parallel`).
+    (`expert_data_parallel`). `parts` is `layer_parts(arch, tp, ep, etp)` where the caller has it.
     """
-    return _split_parts(arch, tp, pp, _layer_parts(arch, tp, ep, etp), layers, embedding, loss)
+    return _split_parts(arch, tp, pp, _layer_parts(arch, tp, ep, etp) if parts is None else parts, layers, embedding,
+                        loss)
+
+
+def layer_parts(arch: Arch, tp, ep, etp=None):
+    """(dense part, routed experts) of one average layer's parameters on one rank (`expert_split` of each class)."""
+    return _layer_parts(arch, tp, ep, etp)
 
 
 def _split_parts(arch: Arch, tp, pp, parts, layers, embedding, loss):

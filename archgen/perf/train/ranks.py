@@ -18,6 +18,7 @@ from archgen.perf.hw.memory import (
     TrainingMemory,
     expert_split,
     layer_activation_bytes,
+    layer_parts,
     layout_memory,
     rank_memory,
     training_memory,
@@ -94,7 +95,8 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     """
     one = fast.classes(sl, per_layer, logits, embed, tp, pp, ep, 0.0 if etp is None else etp) if hw._numbers else None
     if one is not None:  # one layout of plain numbers: class by class (`fast`)
-        rows = [class_times(hw, job, per_layer, logits, embed, tp, pp, ep, c.layers, c.embedding, c.loss, etp)
+        parts = layer_parts(job.arch, tp, ep, etp)  # alike for every class
+        rows = [class_times(hw, job, per_layer, logits, embed, tp, pp, ep, c.layers, c.embedding, c.loss, etp, parts)
                 for c in one]
         on = [c.ranks > 0 for c in one]
         t_max = fast.most([r[2] if o else 0.0 for r, o in zip(rows, on, strict=True)])
@@ -112,12 +114,14 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v, experts)
 
 
-def class_times(hw: Hardware, job: Job, per_layer, logits, embed, tp, pp, ep, layers, embedding, loss, etp=None):
+def class_times(hw: Hardware, job: Job, per_layer, logits, embed, tp, pp, ep, layers, embedding, loss, etp=None,
+                parts=None):
     """Parameters, the routed experts' share and time per micro-batch of rank classes (see `rank_times`).
 
-    `layers`, `embedding` and `loss` are those of `pipeline.Split` (the class axis), or one class's numbers.
+    `layers`, `embedding` and `loss` are those of `pipeline.Split` (the class axis), or one class's numbers;
+    `parts` is `memory.layer_parts` of the layout where the caller has it.
     """
-    dense, experts = expert_split(job.arch, tp, pp, ep, layers, embedding, loss, etp)
+    dense, experts = expert_split(job.arch, tp, pp, ep, layers, embedding, loss, etp, parts)
     params = dense + experts
     gb = job.grad_bytes
     if job.grad_accum_fusion:  # the GEMMs' epilogue: gb in, gb out, in place of the 16-bit output (`accumulation`)
