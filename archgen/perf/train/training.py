@@ -321,8 +321,9 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0) if not isinstance(
         code, int) or code & 1 else 0.0
     # Weight offload (a model-only option): each layer's weights (ZeRO-3: its shard) in per micro-batch and pass.
-    w_layer = job.weight_bytes * layer_params(a, tp, ep, etp) / where(zero >= 3, dp * cp, 1.0)
-    if not isinstance(code, int) or code & WEIGHT_OFFLOAD:  # one layout without it: `where` would keep act_off
+    weights_out = not isinstance(code, int) or code & WEIGHT_OFFLOAD  # a layout of numbers without it: no such term
+    w_layer = job.weight_bytes * layer_params(a, tp, ep, etp) / where(zero >= 3, dp * cp, 1.0) if weights_out else 0.0
+    if weights_out:  # (`where` would keep act_off, and the tail's write-back is 0)
         act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
                                                                   layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
