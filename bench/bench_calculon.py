@@ -18,10 +18,20 @@ time is user + system of the child (`resource.getrusage(RUSAGE_CHILDREN)`), the 
 Calculon is not a dependency of archgen. The bench runs it where it finds it: the command in `$CALCULON` (e.g.
 `/path/to/venv/bin/calculon`, or `python /path/to/calculon/bin/calculon` with its checkout on PYTHONPATH), else a
 `calculon` on PATH or beside this interpreter; otherwise it writes "not installed" and the ratio is not measured.
+
+One configuration in process (issue 25's bar: archgen's CPU per evaluation / Calculon's <= 0.07, `ONE_BAR`): the
+same plan in both models, 1T on 4,096 A100, archgen's like-for-like pick as tests/perf/data/calculon-optima.yaml
+records it (`archgen_plan_like`: its Calculon execution, and archgen's layout and switches read back from it by
+`calculon_terms.archgen_plan`). archgen: `estimate_training` in this process; Calculon: its evaluation of the
+execution (bench/calculon_one.py) in a child interpreter, `$CALCULON_PYTHON` or this one, with `$CALCULON_ROOT`
+(Calculon's checkout) on its PYTHONPATH. Each side times its own CPU (`time.process_time`) over a round of calls,
+the two alternating round by round; the ratio is of the medians. Where Calculon does not import, the bench says why
+and leaves that section without a ratio.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import resource
@@ -45,6 +55,12 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ARCHGEN = [str(BIN / "archgen"), "estimate", "--workload", "llama3-70b-pretrain-b200"]
 CALCULON_ARGS = ["llm", str(INPUTS / "megatron-1T.json"), str(INPUTS / "3072_t4_p64_d12_mbs4_full.json"),
                  str(INPUTS / "a100_80g.json"), "-"]
+OPTIMA = ROOT / "tests" / "perf" / "data" / "calculon-optima.yaml"
+#: The one-configuration case (its Calculon model and system: the copies in bench/calculon/) and the bar
+ONE_CASE, ONE_BAR = "1t-4096-a100", 0.07
+ONE_INPUTS = (INPUTS / "megatron-1T.json", INPUTS / "a100_80g.json")
+#: Evaluations per round on each side (about 0.2 s of CPU each here)
+ONE_CALLS = {"archgen": 1000, "calculon": 100}
 
 
 def calculon_command() -> list[str] | None:
@@ -75,6 +91,80 @@ def measure(calculon: list[str], runs: int = RUNS) -> dict[str, list[tuple[float
         for name, cmd in commands.items():
             samples[name].append(_cpu(cmd))
     return samples
+
+
+def one_configuration(rounds: int = RUNS) -> dict | str:
+    """CPU seconds per evaluation of the one-configuration plan in each model, alternating rounds.
+
+    As the module's docstring says; or, where Calculon does not import, why its side could not be measured.
+    """
+    sys.path.insert(0, str(ROOT))
+    from archgen.perf.train.training import estimate_training
+    from tests.perf.calculon_plans import CASES
+    from tests.perf.calculon_terms import archgen_plan
+
+    plan = yaml.safe_load(OPTIMA.read_text(encoding="utf-8"))["cases"][ONE_CASE]["archgen_plan_like"]
+    exe = plan["calculon"]["execution"]
+    hw, job, lay = archgen_plan(CASES[ONE_CASE], exe)
+    step = float(estimate_training(hw, job, lay).step_time)
+    root, python = os.environ.get("CALCULON_ROOT", ""), os.environ.get("CALCULON_PYTHON", sys.executable)
+    env = dict(ENV, PYTHONPATH=os.pathsep.join(p for p in (root, ENV.get("PYTHONPATH", "")) if p))
+    child = subprocess.Popen([python, str(ROOT / "bench" / "calculon_one.py"), *map(str, ONE_INPUTS),
+                              json.dumps(exe)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    assert child.stdin is not None and child.stdout is not None
+    ready = child.stdout.readline().split(maxsplit=2)
+    if len(ready) < 3 or ready[0] != "ready":
+        err = child.communicate()[1].strip().splitlines()
+        return (f"Calculon does not import in `{python}` with CALCULON_ROOT {root or 'not set'} "
+                f"({err[-1] if err else 'no output'}): ratio not measured.")
+
+    def calculon(n: int) -> float:
+        child.stdin.write(f"{n}\n")  # type: ignore[union-attr]
+        child.stdin.flush()  # type: ignore[union-attr]
+        return float(child.stdout.readline()) / n  # type: ignore[union-attr]
+
+    def archgen(n: int) -> float:
+        start = time.process_time()
+        for _ in range(n):
+            estimate_training(hw, job, lay)
+        return (time.process_time() - start) / n
+
+    archgen(ONE_CALLS["archgen"] // 5), calculon(ONE_CALLS["calculon"] // 5)  # warm-up: caches, byte code
+    samples: dict[str, list[float]] = {"archgen": [], "calculon": []}
+    for _ in range(rounds):
+        samples["calculon"].append(calculon(ONE_CALLS["calculon"]))
+        samples["archgen"].append(archgen(ONE_CALLS["archgen"]))
+    child.stdin.close()
+    child.wait()
+    return {"samples": samples, "step": step, "rate": float(ready[1]), "where": ready[2].strip(), "plan": plan}
+
+
+def one_lines(one: dict | str) -> list[str]:
+    """The one-configuration section of the report."""
+    lines = ["", f"## One configuration in process (issue 25's bar: archgen / Calculon <= {ONE_BAR})", ""]
+    if isinstance(one, str):
+        return [*lines, one]
+    plan = one["plan"]
+    lay = ", ".join(f"{k} {v}" for k, v in plan["layout"].items())
+    med = {k: statistics.median(v) for k, v in one["samples"].items()}
+    ratio = med["archgen"] / med["calculon"]
+    note = {"archgen": f"step {one['step']:.5f} s (recorded {plan['step_time_s']} s)",
+            "calculon": f"{one['rate']:.4f} samples/s (recorded {plan['calculon']['sample_rate']})"}
+    lines += ["The same plan in both models: 1T on 4,096 A100, archgen's like-for-like pick "
+              f"(calculon-optima.yaml `archgen_plan_like`: {lay}; stated {plan['stated']}). archgen: "
+              "`estimate_training`; Calculon: `Llm` compile, run, sample rate, logger at WARNING "
+              f"(bench/calculon_one.py; {one['where']}). CPU per evaluation, each side timing its own process, "
+              f"median of {len(one['samples']['archgen'])} alternating rounds of {ONE_CALLS['archgen']:,} (archgen) "
+              f"and {ONE_CALLS['calculon']:,} (Calculon) evaluations, one run; load average at the end "
+              f"{os.getloadavg()[0]:.2f}.", "",
+              "| model | CPU per evaluation (ms) | rounds, least-most (ms) | its figure for the plan |",
+              "|---|---:|---:|---|"]
+    for name in ("archgen", "calculon"):
+        s = one["samples"][name]
+        lines.append(f"| {name} | {med[name] * 1e3:.4f} | {min(s) * 1e3:.4f}-{max(s) * 1e3:.4f} | {note[name]} |")
+    return [*lines, "", f"**CPU ratio archgen / Calculon, one configuration: {ratio:.3f}**; bar <= {ONE_BAR}: "
+            f"{'met' if ratio <= ONE_BAR else 'NOT met'}."]
 
 
 def search_times(rounds: int = 3) -> dict[str, tuple[float, object]]:
@@ -121,7 +211,7 @@ def like_lines(data: dict, times: dict[str, tuple[float, object]]) -> list[str]:
 
 def optimum_lines(times: dict[str, tuple[float, object]]) -> list[str]:
     """The optimum comparison of tests/perf/data/calculon-optima.yaml and the search times of this run."""
-    data = yaml.safe_load((ROOT / "tests" / "perf" / "data" / "calculon-optima.yaml").read_text(encoding="utf-8"))
+    data = yaml.safe_load(OPTIMA.read_text(encoding="utf-8"))
     lines = ["", "## archgen's best plan in Calculon's model, and the whole search", "",
              f"Calculon's figures: tests/perf/data/calculon-optima.yaml (calculon-ai/calculon "
              f"{data['calculon']['commit'][:7]}; how they were obtained is stated there). Search: `search_plan`, "
@@ -146,13 +236,13 @@ def optimum_lines(times: dict[str, tuple[float, object]]) -> list[str]:
 
 
 def report(samples: dict[str, list[tuple[float, float]]] | None,
-           times: dict[str, tuple[float, object]] | None = None) -> str:
+           times: dict[str, tuple[float, object]] | None = None, one: dict | str | None = None) -> str:
     """The Markdown of bench/results/calculon.md."""
     lines = ["# CLI CPU against Calculon", "",
              f"Generated by `python bench/bench_calculon.py` on {platform.python_implementation()} "
              f"{platform.python_version()}, byte code cached for both (a warm-up run of each writes it). Issue 25's "
              "bar: archgen's CPU / Calculon's <= 1.", ""]
-    tail = optimum_lines(times) if times is not None else []
+    tail = (one_lines(one) if one is not None else []) + (optimum_lines(times) if times is not None else [])
     if samples is None:
         return "\n".join([*lines, "Calculon: not installed (set `CALCULON` to its command); ratio not measured.",
                           *tail, ""])
@@ -171,7 +261,7 @@ def report(samples: dict[str, list[tuple[float, float]]] | None,
 def main() -> None:
     """Measure, print and write bench/results/calculon.md."""
     cmd = calculon_command()
-    text = report(measure(cmd) if cmd else None, search_times())
+    text = report(measure(cmd) if cmd else None, search_times(), one_configuration())
     print(text)
     (ROOT / "bench" / "results" / "calculon.md").write_text(text, encoding="utf-8")
 

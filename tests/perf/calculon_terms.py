@@ -23,6 +23,7 @@ from pathlib import Path
 
 import yaml
 
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.stacks import resolve
@@ -63,12 +64,18 @@ def layout_of(exe: dict) -> tuple[Layout, dict[str, object]]:
     return lay, switches
 
 
-def archgen_terms(case: Case, exe: dict, accelerators=None) -> dict[str, float]:
-    """The terms of `exe` in archgen's model (stack nemo-2025 with `LIKE_STATED`)."""
-    hw = hardware(case, accelerators)
+def archgen_plan(case: Case, exe: dict, accelerators=None) -> tuple[Hardware, Job, Layout]:
+    """`exe` as archgen's estimate inputs (stack nemo-2025 with `LIKE_STATED`): `estimate_training(*archgen_plan(...))`.
+    """
     lay, switches = layout_of(exe)
     job = replace(Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(STACK, LIKE_STATED, "bf16")),
                   **switches)  # type: ignore[arg-type]
+    return hardware(case, accelerators), job, lay
+
+
+def archgen_terms(case: Case, exe: dict, accelerators=None) -> dict[str, float]:
+    """The terms of `exe` in archgen's model (stack nemo-2025 with `LIKE_STATED`)."""
+    hw, job, lay = archgen_plan(case, exe, accelerators)
     est: TrainingEstimate = estimate_training(hw, job, lay)
     plain = estimate_training(hw, job, replace(lay, offload=0))
     off = float(est.step_time) - float(plain.step_time)

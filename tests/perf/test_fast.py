@@ -125,3 +125,28 @@ def test_bench_configuration():
     est = ORIGINAL(hw, job, one)
     assert differences(est, ORIGINAL(hw, job, as_arrays(one))) == []
     assert all(isinstance(getattr(est, k), float) for k in FIELDS[:-5])  # plain floats: the class axis too
+
+
+def test_offload_codes_and_sharding_stages():
+    """bench_calculon's one-configuration plan (1T on 4,096 A100, offload) under every offload code and ZeRO stage.
+
+    The plain-number path works out only the offload terms and the stage's DP time a layout takes (`where` on the
+    batched path works out all of them and picks): the two must agree to the bit on each.
+    """
+    from tests.perf.calculon_plans import CASES
+    from tests.perf.calculon_terms import archgen_plan, layout_of
+
+    exe = {"tensor_par": 4, "pipeline_par": 8, "data_par": 128, "microbatch_size": 3, "pipeline_interleaving": 16,
+           "activation_recompute": "attn_only", "tensor_par_comm_type": "rs_ag", "optimizer_sharding": True,
+           "tensor_par_overlap": "none", "data_par_overlap": True, "weight_offload": False,
+           "activations_offload": True, "optimizer_offload": True}
+    hw, job, plan = archgen_plan(CASES["1t-4096-a100"], exe)
+    assert plan == layout_of(exe)[0]
+    checked = 0
+    for code in range(8):
+        for zero in range(4):
+            one = dataclasses.replace(plan, offload=code, zero=zero)
+            est = ORIGINAL(hw, job, one)
+            assert differences(est, ORIGINAL(hw, job, as_arrays(one))) == [], (code, zero)
+            checked += 1
+    assert checked == 32

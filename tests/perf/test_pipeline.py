@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -97,7 +99,7 @@ def test_flops_count_the_true_layers_and_the_busiest_rank_sets_the_pace(h100):
     assert est.model_flops == pytest.approx(LLAMA405.model_flops(64 * 8192, 8192))
     # 126 layers with the slots: the busiest rank holds 16 layers and no output layer; 128 layers split evenly put
     # 16 layers and the output layer on the last rank, which then sets the pace
-    even = estimate_training(h100, Job(LLAMA405.__class__(**{**LLAMA405.__dict__, "layers": 128}), 8192, 64, "fp8"),
+    even = estimate_training(h100, Job(replace(LLAMA405, layers=128), 8192, 64, "fp8"),
                              Layout(8, 8, 1, 1, interleave=8))
     assert float(est.compute) < float(even.compute) and float(est.bubble) < float(even.bubble)
     assert split_problems(126, 8, 8, PipelineOptions(first_stage_layers=8, last_stage_layers=8)) == [

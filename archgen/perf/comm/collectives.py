@@ -44,7 +44,7 @@ from archgen.perf.comm.algorithms import (
     up_bandwidth,
 )
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.numeric import as_float, maximum, minimum, where
+from archgen.perf.hw.numeric import NUMBER, as_float, maximum, minimum, where
 
 __all__ = ["ALGORITHMS", "BASE_LATENCY", "HW_FIELDS", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve",
            "busbw_factor", "collective_time", "collective_times", "members_per_domain", "require"]
@@ -111,6 +111,10 @@ def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto")
     recur with the same hardware figures (`_CACHE`: a layout search or a sensitivity study asks for the same group
     again and again), and computed once per distinct (n, k) when the groups are many arrays of few values.
     """
+    if algorithm == "auto" and isinstance(n, NUMBER) and (k is None or isinstance(k, NUMBER)) and not hw.torus:
+        got = _numbers(hw, requests, n, k)
+        if got is not None:
+            return got
     for op, _ in requests:
         _check(op, algorithm)
     if hw.torus:  # chips joined in a torus (TPU ICI): rings and the bucket algorithm along its dimensions
@@ -139,6 +143,58 @@ HW_FIELDS = ("scale_up_size", "scale_up_bandwidth", "scale_up_efficiency", "scal
 
 #: The hardware figures a collective reads, as a tuple (all numbers: hashable; arrays make it unhashable).
 _hw_key = attrgetter(*HW_FIELDS)
+
+
+#: The operations `_numbers` times by their candidates (those NCCL picks an algorithm and protocol for; and p2p).
+_PICKED = frozenset(("all_reduce", "all_gather", "reduce_scatter"))
+#: `_CACHE`'s entries as `_numbers` found them for one hardware object: (that object, its `_hw_key`, {(op, n, k):
+#: candidates}) by its id (the object is held here, so its id is not reused while it is): the few lookups of one
+#: estimate without building and hashing the hardware's figures each time (issue 25).
+_BY_HW: dict[int, tuple[Hardware, tuple, dict[tuple, list]]] = {}
+_BY_HW_SIZE = 64
+
+
+def _numbers(hw: Hardware, requests, n, k) -> list | None:
+    """`collective_times` of one group and sizes given as numbers on hardware of numbers (`auto`), or None.
+
+    The same `_CACHE` entries and `fastest_number` that `_Groups.time` takes for such a request, without building
+    the group (one estimate times a few such groups, issue 25); None where a request needs the general path.
+    """
+    for op, size in requests:
+        if (op not in _PICKED and op != "p2p") or not isinstance(size, NUMBER):
+            return None
+    n = float(n)
+    k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(float(k), n)
+    if not n > 1:
+        return [0.0 for _ in requests]
+    mine = _BY_HW.get(id(hw))
+    if mine is None or mine[0] is not hw:
+        try:
+            hw_key = _hw_key(hw)
+            hash(hw_key)
+        except TypeError:  # hardware figures as arrays
+            return None
+        if len(_BY_HW) >= _BY_HW_SIZE:
+            _BY_HW.clear()
+        mine = _BY_HW[id(hw)] = (hw, hw_key, {})
+    out = []
+    for op, size in requests:
+        if op == "p2p":
+            out.append(_p2p(hw, k, size))
+            continue
+        got = mine[2].get((op, n, k))
+        if got is None:
+            key = (op, mine[1], n, k, "auto")
+            got = _CACHE.get(key)
+            if got is None:
+                if len(_CACHE) >= _CACHE_SIZE:
+                    _CACHE.clear()
+                got = _CACHE[key] = candidates(hw, Topo(hw, n, k), op, "auto")
+            if len(mine[2]) >= _CACHE_SIZE:
+                mine[2].clear()
+            mine[2][(op, n, k)] = got
+        out.append(fastest_number(got, size))
+    return out
 
 
 class _Groups:
@@ -194,11 +250,7 @@ class _Groups:
             # one group, a few sizes (one layout's pipeline rank classes): size by size, as plain floats
             return np.array([self.time(op, s) for s in size.reshape(-1).tolist()]).reshape(size.shape)
         if op == "p2p":
-            k = self.k
-            cross = k < 2
-            bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw))
-            t = where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
-            return self._shaped(where(n > 1, t, 0.0))
+            return self._shaped(where(n > 1, _p2p(hw, self.k, size), 0.0))
         if op == "all_to_all":
             return self._shaped(where(n > 1, all_to_all(hw, self._direct(), size), 0.0))
         if self.algorithm in IN_NETWORK and (problem := require(hw, self.algorithm, n, self.k)):
@@ -230,6 +282,13 @@ class _Groups:
         if not t.shape:
             return np.full(self.shape, t)
         return np.broadcast_to(np.asarray(t, dtype=float), np.broadcast_shapes(np.shape(t), self.shape)).copy()
+
+
+def _p2p(hw: Hardware, k, size):
+    """A point-to-point send of `size` bytes between two ranks, k of them in one domain (both: inside it)."""
+    cross = k < 2
+    bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw))
+    return where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
 
 
 def _trailing(size, n, cands: list) -> bool:

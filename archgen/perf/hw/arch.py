@@ -11,6 +11,7 @@ recomputed forward work. For a GPT block stack (ffn = 4h, MHA) model FLOPs per s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from archgen.errors import InternalError
@@ -22,7 +23,11 @@ if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's
 
 @dataclass(frozen=True)
 class Arch:
-    """A decoder-only transformer's dimensions (plain ints)."""
+    """A decoder-only transformer's dimensions (plain ints).
+
+    The counts derived from them are kept once worked out (`cached_property`, in the instance's `__dict__`, which
+    equality, hashing and `dataclasses.replace` do not read): one estimate reads them dozens of times (issue 25).
+    """
 
     layers: int
     hidden: int
@@ -49,39 +54,46 @@ class Arch:
                    expert_ffn=moe.expert_ffn if moe else 0, shared_experts=moe.shared_experts if moe else 0,
                    dense_layers=moe.dense_layers if moe else 0, tied=m.tie_embeddings)
 
-    @property
+    @cached_property
     def ffn_mats(self) -> int:
         """FFN weight matrices: 3 for a gated (SwiGLU) FFN, else 2."""
         return 3 if self.gated else 2
 
-    @property
+    @cached_property
     def moe_layers(self) -> int:
         """Layers with a mixture-of-experts FFN."""
         return self.layers - self.dense_layers if self.experts else 0
 
-    @property
+    @cached_property
     def attn_params(self) -> int:
         """Weights of one attention block (QKV and output projection)."""
         q = self.heads * self.head_dim
         return self.hidden * (q + 2 * self.kv_heads * self.head_dim) + q * self.hidden
 
-    @property
+    @cached_property
     def dense_ffn_params(self) -> int:
         """Weights of one dense FFN."""
         return self.ffn_mats * self.hidden * self.ffn
 
-    @property
+    @cached_property
     def expert_params(self) -> int:
         """Weights of one expert."""
         return self.ffn_mats * self.hidden * self.expert_ffn
 
     def layer_params(self, moe: bool) -> int:
         """Weights of one layer (all experts when `moe`), with its two norms."""
-        ffn = (self.experts + self.shared_experts) * self.expert_params + self.hidden * self.experts if moe \
-            else self.dense_ffn_params
+        return self._moe_layer_params if moe else self._dense_layer_params
+
+    @cached_property
+    def _dense_layer_params(self) -> int:
+        return self.attn_params + self.dense_ffn_params + 2 * self.hidden
+
+    @cached_property
+    def _moe_layer_params(self) -> int:
+        ffn = (self.experts + self.shared_experts) * self.expert_params + self.hidden * self.experts
         return self.attn_params + ffn + 2 * self.hidden
 
-    @property
+    @cached_property
     def embedding_params(self) -> int:
         """Input embedding and output layer: one vocab x hidden matrix when tied, else two."""
         return (1 if self.tied else 2) * self.vocab * self.hidden

@@ -134,8 +134,22 @@ class Hardware:
         return self.peak[dtype]
 
     def gemm_rate(self, dtype: str) -> float:
-        """Best achievable dense-GEMM FLOP/s for `dtype` (peak x measured efficiency)."""
-        return self.peak_for(dtype) * self.gemm_efficiency.get(dtype, _default_gemm_eff(self.gemm_efficiency))
+        """Best achievable dense-GEMM FLOP/s for `dtype` (peak x measured efficiency).
+
+        Kept per dtype where it is a number (one estimate asks about ten times, issue 25; the fields never change).
+        """
+        got = self._gemm_rates.get(dtype)
+        if got is None:
+            eff = self.gemm_efficiency.get(dtype)
+            got = self.peak_for(dtype) * (_default_gemm_eff(self.gemm_efficiency) if eff is None else eff)
+            if isinstance(got, float):
+                self._gemm_rates[dtype] = got
+        return got
+
+    @functools.cached_property
+    def _gemm_rates(self) -> dict[str, float]:
+        """`gemm_rate` of each dtype asked for, where it is a number."""
+        return {}
 
     def summary(self, dtype: str | None) -> dict[str, Q]:
         """The figures an estimate ran on, as quantities (the tensor peak of `dtype` when given)."""

@@ -118,7 +118,8 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
         Seconds (broadcast over the inputs).
     """
     flop = 2.0 * m * n * k * batch
-    rate = hw.gemm_rate(dtype) * size_efficiency(hw, m, n, k)
+    half = hw.gemm_half_size  # `size_efficiency(hw, m, n, k)`, written out (nine GEMMs an estimate, issue 25)
+    rate = hw.gemm_rate(dtype) * (1.0 * (m / (m + half)) * (n / (n + half)) * (k / (k + half)))
     nbytes = gemm_bytes(dtype, m, n, k, batch)
     stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
     return maximum(flop / rate, nbytes / (hw.hbm_bandwidth * stream))

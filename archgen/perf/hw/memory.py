@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.numeric import as_float, minimum, where
+from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
 OPTIMIZER_BYTES = 12.0
@@ -127,14 +127,25 @@ def params_per_gpu(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0,
     return dense + expert
 
 
-def expert_split(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None):
+def expert_split(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, etp=None, parts=None):
     """`params_per_gpu` as (everything but the routed experts, the routed experts).
 
     The two have their gradients reduced and their optimizer state sharded over different data-parallel groups
-    (`expert_data_parallel`).
+    (`expert_data_parallel`). `parts` is `layer_parts(arch, tp, ep, etp)` where the caller has it.
     """
+    return _split_parts(arch, tp, pp, _layer_parts(arch, tp, ep, etp) if parts is None else parts, layers, embedding,
+                        loss)
+
+
+def layer_parts(arch: Arch, tp, ep, etp=None):
+    """(dense part, routed experts) of one average layer's parameters on one rank (`expert_split` of each class)."""
+    return _layer_parts(arch, tp, ep, etp)
+
+
+def _split_parts(arch: Arch, tp, pp, parts, layers, embedding, loss):
+    """`expert_split` from one average layer's `_layer_parts`."""
     n = arch.layers / pp if layers is None else layers
-    dense, expert = _layer_parts(arch, tp, ep, etp)
+    dense, expert = parts
     return n * dense + (embedding + loss) * arch.vocab * arch.hidden / tp, n * expert
 
 
@@ -200,7 +211,8 @@ def group_size(pp, microbatches):
     (model_parallel_config.py `__post_init__`, lines 567-568). So G = pp when pp divides m, else the smallest G in
     (pp, m] meeting the rule (m = 12, pp = 8: 9, 10 and 11 leave 3, 2 and 1, so G = 12).
     """
-    if np.ndim(pp) == 0 and np.ndim(microbatches) == 0:
+    one = isinstance(pp, NUMBER) and isinstance(microbatches, NUMBER)  # before np.ndim: slow on numbers (issue 25)
+    if one or (np.ndim(pp) == 0 and np.ndim(microbatches) == 0):
         return float(_smallest_group(int(pp), float(microbatches)))
     p, m = np.broadcast_arrays(np.asarray(pp, dtype=float), np.asarray(microbatches, dtype=float))
     groups = p.astype(float, copy=True)
@@ -213,14 +225,15 @@ def group_size(pp, microbatches):
     return groups
 
 
-def in_flight_chunks(pp, interleave, position, microbatches):
+def in_flight_chunks(pp, interleave, position, microbatches, group=None):
     """Model chunks whose activations a pipeline rank holds at its peak (Megatron's warmup counts).
 
     Interleaved, the warmup holds the micro-batch group G of `group_size` (schedules.py `get_pp_rank_microbatches`
-    at d98e8a6, lines 964-965), plus the one forward of the first 1F1B step.
+    at d98e8a6, lines 964-965), plus the one forward of the first 1F1B step. `group` is that G where the caller has
+    it (it does not depend on the rank).
     """
     plain = minimum(microbatches, pp - position)
-    g = group_size(pp, microbatches)
+    g = group_size(pp, microbatches) if group is None else group
     inter = minimum(microbatches * interleave, 2.0 * (pp - position - 1) + (interleave - 1) * g + 1)
     return where(interleave > 1, inter, plain)
 
@@ -253,38 +266,57 @@ def training_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp,
     (`expert_data_parallel`), the rest over dp. `per_layer` is `layer_activation_bytes` of the same layout where
     the caller has it (it does not depend on the rank class).
     """
+    shared = layout_memory(arch, precision=precision, seq_len=seq_len, micro_batch=micro_batch, tp=tp, pp=pp, dp=dp,
+                           cp=cp, ep=ep, interleave=interleave, recompute=recompute, sp=sp, flash=flash,
+                           distributed_optimizer=distributed_optimizer, microbatches=microbatches, zero=zero,
+                           grad_bytes=grad_bytes, weight_bytes=weight_bytes, dropout=dropout, offload=offload,
+                           etp=etp, per_layer=per_layer)
+    return rank_memory(shared, layers, embedding, loss, position)
+
+
+def layout_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, dp, cp, ep, interleave, recompute,
+                  sp, flash: bool, distributed_optimizer=None, microbatches, zero=None, grad_bytes=None,
+                  weight_bytes=WEIGHT_BYTES, dropout: bool = True, offload=0, etp=None, per_layer=None) -> tuple:
+    """What `training_memory` computes once for every pipeline rank class of a layout (`rank_memory` takes it)."""
     stage = as_float(zero if zero is not None else (1 if distributed_optimizer else 0))
     gb = grad_bytes if grad_bytes is not None else (2.0 if precision == "fp16" else 4.0)
-    pd, pe = expert_split(arch, tp, pp, ep, layers, embedding, loss, etp)
-    p = pd + pe
+    parts = _layer_parts(arch, tp, ep, etp)
     edp = expert_data_parallel(dp, tp, ep, etp)
-
-    def sharded(k):
-        """Parameters of this rank's shard at sharding stage k: the dense ones over dp, the experts over edp."""
-        return where(stage >= k, pd / dp + pe / edp, p)
-
-    layer = _layer_params(arch, tp, ep, etp)
-    window = GATHER_WINDOW_LAYERS * layer * weight_bytes
-    grads = gb * sharded(2) + where(stage >= 2, GRAD_WINDOW_LAYERS * layer * gb, 0.0)
-    weights = where(stage >= 3, weight_bytes * sharded(3) + window, weight_bytes * p)
-    opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded(1)
+    layer = parts[0] + parts[1]  # `_layer_params`
     per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,
                                        recompute=recompute, sp=sp, flash=flash, precision=precision, dropout=dropout,
                                        etp=etp) if per_layer is None else per_layer
-    act = activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, pp=pp, cp=cp,
-                           interleave=interleave, recompute=recompute, sp=sp, flash=flash, microbatches=microbatches,
-                           precision=precision, dropout=dropout, layers=layers, position=position, etp=etp,
-                           per_layer=per_layer)
-    logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
     code = offload if isinstance(offload, int) else np.asarray(offload)
+    return (arch, tp, pp, dp, cp, interleave, micro_batch, microbatches, seq_len, weight_bytes, stage, gb, parts, edp,
+            layer, per_layer, code, group_size(pp, microbatches))
+
+
+def rank_memory(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0) -> TrainingMemory:
+    """`training_memory` of one pipeline rank class (its layers, embedding, loss and position) of `layout_memory`."""
+    arch, tp, pp, dp, cp, interleave, micro_batch, microbatches, seq_len, weight_bytes, stage, gb, parts, edp, layer, \
+        per_layer, code, group = shared
+    pd, pe = _split_parts(arch, tp, pp, parts, layers, embedding, loss)
+    p = pd + pe
+    shard = pd / dp + pe / edp
+    # parameters of this rank's shard at sharding stage 1, 2, 3: the dense ones over dp, the experts over edp
+    sharded1, sharded2, sharded3 = where(stage >= 1, shard, p), where(stage >= 2, shard, p), where(stage >= 3, shard, p)
+    window = GATHER_WINDOW_LAYERS * layer * weight_bytes
+    grads = gb * sharded2 + where(stage >= 2, GRAD_WINDOW_LAYERS * layer * gb, 0.0)
+    weights = where(stage >= 3, weight_bytes * sharded3 + window, weight_bytes * p)
+    opt = (OPTIMIZER_BYTES + (4.0 if gb < 4 else 0.0)) * sharded1
+    n = arch.layers / pp if layers is None else layers
+    act = per_layer * n / interleave * in_flight_chunks(pp, interleave, position, microbatches, group)
+    logits = loss * micro_batch * seq_len / cp * arch.vocab / tp * 4.0  # fp32 logits of one micro-batch (last rank)
     resident = OFFLOAD_WINDOW_LAYERS * per_layer
     act_gpu = where(code & 1, minimum(act, resident), act)
-    host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded(1), 0.0)
+    host = (act - act_gpu) + where(code & 2, HOST_OPTIMIZER_BYTES * sharded1, 0.0)
     # weight offload: the layers' weights (their ZeRO-3 shard) on the host, a window of two and the rest on the device
-    n = arch.layers / pp if layers is None else layers
-    share = where(stage >= 3, sharded(3) / p, 1.0)
-    host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
-    weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
+    if isinstance(code, int) and not code & WEIGHT_OFFLOAD:  # one layout without it: what the `where`s give
+        host = host + 0.0
+    else:
+        share = where(stage >= 3, sharded3 / p, 1.0)
+        host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
+        weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
     return TrainingMemory(weights=weights, gradients=grads, optimizer=where(code & 2, 0.0, opt),
                           activations=act_gpu + logits, host=host)
 

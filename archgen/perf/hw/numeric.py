@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 _ND = np.ndarray
+#: Plain numbers (a tuple: `isinstance` with it is faster than with `float | int`, which is built at each call).
+NUMBER = (float, int)
 
 
 def where(cond, a, b):

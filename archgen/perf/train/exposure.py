@@ -204,6 +204,11 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
         if moved:  # a dense model's expert group moves nothing: its times are zeros (issue 25)
             ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times(*expert), strict=True))
         total = params + expert[0]
+    # one layout of plain numbers: only its stage's time (the `where` below picks it from all three)
+    one = isinstance(zero, NUMBER) and isinstance(t_mb, NUMBER) and isinstance(bwd_window, NUMBER) and isinstance(
+        fwd_window, NUMBER) and isinstance(m, NUMBER)
+    if one and zero >= 3:
+        return m * maximum(0.0, 2.0 * ag + rs - t_mb)
     edge = minimum(1.0, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / maximum(total, 1.0))
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
 
@@ -214,6 +219,10 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
         shown = maximum(t - window, edge * t)
         return shown + lost * (t - shown)
 
+    if one:
+        if zero >= 1:
+            return hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
+        return hidden(ar, bwd_window, job.overlap_grad_reduce)
     plain = hidden(ar, bwd_window, job.overlap_grad_reduce)
     sharded = hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
     fsdp = m * maximum(0.0, 2.0 * ag + rs - t_mb)

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from archgen.perf.hw.numeric import NUMBER
 from archgen.perf.train.pipeline_split import Split
+
+__all__ = ["MOST", "NUMBER", "RankClass", "at_worst", "classes", "most", "total", "worst"]
 
 #: Most classes taken one by one: numpy sums up to 7 values in order (its pairwise summation starts at 8), which
 #: `total` repeats; a longer split (a `pipeline_layout` of many ranks) keeps the class axis.
@@ -30,8 +33,6 @@ class RankClass(NamedTuple):
     position: float
 
 
-#: Plain numbers (a tuple: `isinstance` with it is faster than with `float | int`, which is built at each call).
-NUMBER = (float, int)
 #: `classes` of recent splits (one layout's split is itself kept, `pipeline.split`), by identity.
 _SEEN: dict[int, tuple[Split, list[RankClass] | None]] = {}
 

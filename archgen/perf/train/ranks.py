@@ -14,7 +14,15 @@ import numpy as np
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import TrainingMemory, expert_split, layer_activation_bytes, training_memory
+from archgen.perf.hw.memory import (
+    TrainingMemory,
+    expert_split,
+    layer_activation_bytes,
+    layer_parts,
+    layout_memory,
+    rank_memory,
+    training_memory,
+)
 from archgen.perf.hw.numeric import as_float
 from archgen.perf.train import fast
 from archgen.perf.train.job import Job, Layout
@@ -87,7 +95,8 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     """
     one = fast.classes(sl, per_layer, logits, embed, tp, pp, ep, 0.0 if etp is None else etp) if hw._numbers else None
     if one is not None:  # one layout of plain numbers: class by class (`fast`)
-        rows = [class_times(hw, job, per_layer, logits, embed, tp, pp, ep, c.layers, c.embedding, c.loss, etp)
+        parts = layer_parts(job.arch, tp, ep, etp)  # alike for every class
+        rows = [class_times(hw, job, per_layer, logits, embed, tp, pp, ep, c.layers, c.embedding, c.loss, etp, parts)
                 for c in one]
         on = [c.ranks > 0 for c in one]
         t_max = fast.most([r[2] if o else 0.0 for r, o in zip(rows, on, strict=True)])
@@ -105,12 +114,14 @@ def rank_times(hw: Hardware, job: Job, per_layer, logits, embed, *, tp, pp, ep, 
     return RankTimes(params, t_rank, real, t_max, t_sum, busiest, (t_sum - t_max) / v, experts)
 
 
-def class_times(hw: Hardware, job: Job, per_layer, logits, embed, tp, pp, ep, layers, embedding, loss, etp=None):
+def class_times(hw: Hardware, job: Job, per_layer, logits, embed, tp, pp, ep, layers, embedding, loss, etp=None,
+                parts=None):
     """Parameters, the routed experts' share and time per micro-batch of rank classes (see `rank_times`).
 
-    `layers`, `embedding` and `loss` are those of `pipeline.Split` (the class axis), or one class's numbers.
+    `layers`, `embedding` and `loss` are those of `pipeline.Split` (the class axis), or one class's numbers;
+    `parts` is `memory.layer_parts` of the layout where the caller has it.
     """
-    dense, experts = expert_split(job.arch, tp, pp, ep, layers, embedding, loss, etp)
+    dense, experts = expert_split(job.arch, tp, pp, ep, layers, embedding, loss, etp, parts)
     params = dense + experts
     gb = job.grad_bytes
     if job.grad_accum_fusion:  # the GEMMs' epilogue: gb in, gb out, in place of the 16-bit output (`accumulation`)
@@ -146,13 +157,14 @@ def at_worst(tail, *values) -> list:
     return [np.take_along_axis(np.broadcast_to(v, tail.shape), worst, -1)[..., 0] for v in values]
 
 
-def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=None) -> TrainingMemory:
+def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=None,
+                   arrays: LayoutArrays | None = None) -> TrainingMemory:
     """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
 
     It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it, `per_layer`
-    its `memory.layer_activation_bytes` (used for one layout of plain numbers).
+    its `memory.layer_activation_bytes` (used for one layout of plain numbers), `arrays` its `layout_arrays`.
     """
-    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout) if arrays is None else arrays
     m = job.global_batch / (dp * mb)
     sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
     code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)
@@ -162,12 +174,12 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
             per_layer = layer_activation_bytes(job.arch, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp,
                                                recompute=rc, sp=sp, flash=job.attention == "flash",
                                                precision=job.precision, dropout=job.dropout, etp=etp)
-        mems = [training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=mb, tp=tp, pp=pp,
-                                dp=dp * cp, cp=cp, ep=ep, interleave=v, recompute=rc, sp=sp,
-                                flash=job.attention == "flash", microbatches=m, zero=zero, grad_bytes=job.grad_bytes,
-                                weight_bytes=job.weight_bytes, dropout=job.dropout, layers=c.layers,
-                                embedding=c.embedding, loss=c.loss, position=c.position, offload=code, etp=etp,
-                                per_layer=per_layer) for c in one]
+        shared = layout_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=mb, tp=tp, pp=pp,
+                               dp=dp * cp, cp=cp, ep=ep, interleave=v, recompute=rc, sp=sp,
+                               flash=job.attention == "flash", microbatches=m, zero=zero, grad_bytes=job.grad_bytes,
+                               weight_bytes=job.weight_bytes, dropout=job.dropout, offload=code, etp=etp,
+                               per_layer=per_layer)  # what the classes share: `training_memory` of each, below
+        mems = [rank_memory(shared, c.layers, c.embedding, c.loss, c.position) for c in one]
         on = [c.ranks > 0 for c in one]
         i = fast.worst([0 + f.weights + f.gradients + f.optimizer + f.activations if o else -np.inf
                         for f, o in zip(mems, on, strict=True)])

@@ -305,7 +305,8 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     too (one per layout, or shaped to broadcast against the layout arrays, as `perf.explore.vectorised` does).
     """
     a = job.arch
-    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout)
+    arrays = layout_arrays(job, layout)
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = arrays
     T = mb * (job.seq_len / cp)
     m = job.global_batch / (dp * mb)
     gpus = tp * pp * dp * cp
@@ -318,11 +319,14 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     saved = layer_activation_bytes(a, seq_len=job.seq_len, micro_batch=mb, tp=tp, cp=cp, recompute=rc, sp=sp,
                                    flash=job.attention == "flash", precision=job.precision, dropout=job.dropout,
                                    etp=etp)
-    act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0)
+    act_off = where(code & 1, off.activation_exposed(hw, saved, layer_f, layer_b + layer_r), 0.0) if not isinstance(
+        code, int) or code & 1 else 0.0
     # Weight offload (a model-only option): each layer's weights (ZeRO-3: its shard) in per micro-batch and pass.
-    w_layer = job.weight_bytes * layer_params(a, tp, ep, etp) / where(zero >= 3, dp * cp, 1.0)
-    act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
-                                                              layer_b + layer_r), act_off)
+    weights_out = not isinstance(code, int) or code & WEIGHT_OFFLOAD  # a layout of numbers without it: no such term
+    w_layer = job.weight_bytes * layer_params(a, tp, ep, etp) / where(zero >= 3, dp * cp, 1.0) if weights_out else 0.0
+    if weights_out:  # (`where` would keep act_off, and the tail's write-back is 0)
+        act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
+                                                                  layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
     rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
@@ -337,16 +341,25 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     sched = x(sched)
     norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
         hx, "all_reduce", 4.0, x(tp * pp), x(minimum(tp, hw.scale_up_size)))
-    on = x(zero) >= 1
+    # the layout's figures against the class axis, once for every class (`tail`)
+    dpcp_x, k_dp_x, zero_x, m_x, edp_x, k_edp_x, code_x = (x(q) for q in (dpcp, k_dp, zero, m, edp, k_edp, code))
+    bwd_x, fwd_x, w_layer_x = x(layer_b + layer_r), x(layer_f), x(w_layer)
+    on = zero_x >= 1
+    over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
+    cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
 
     def tail(params, experts, t_rank, layers):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
-        dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(layer_b + layer_r)
-                          * sched, layers * x(layer_f) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)))
-        shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
-        opt_c = where(x(code) & 2, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
-                      K.memory_time(hx, ADAM_BYTES * shard))
-        back = where((x(code) & 6) == WEIGHT_OFFLOAD, off.weight_writeback(hx, layers * x(w_layer)), 0.0)
+        dp_c = dp_exposed(hx, job, params - experts, dpcp_x, k_dp_x, zero_x, layers * bwd_x * sched,
+                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x))
+        shard = (params - experts) / over_dp + experts / over_edp
+        if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
+            opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
+                hx, ADAM_BYTES * shard)
+        else:
+            opt_c = where(cpu_step, off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes),
+                          K.memory_time(hx, ADAM_BYTES * shard))
+        back = 0.0 if writeback is False else where(writeback, off.weight_writeback(hx, layers * w_layer_x), 0.0)
         clip = K.memory_time(hx, params * job.grad_bytes + CLIP_BYTES * shard)  # `CLIP_BYTES`
         return dp_c, opt_c + back + clip + norm
 
@@ -371,7 +384,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + where(
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
-    mem = busiest_memory(job, layout, sl, saved)
+    mem = busiest_memory(job, layout, sl, saved, arrays)
     tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep))
     return TrainingEstimate(
         step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
