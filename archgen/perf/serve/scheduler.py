@@ -332,6 +332,20 @@ def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: 
                       t.mean_running, stable, notes)
 
 
+def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_tokens: int) -> float:
+    """One hybrid iteration as `simulate` times it (seconds).
+
+    `running` decodes at the mean context (input + output/2) and `prompt_tokens` of whole prompts of `input_len`. For
+    checking the step at a state read off a serving log (requests in flight by Little's law, prompt tokens per
+    step from the arrival rate) against the log's TPOT.
+    """
+    p = _Pass(hw, job, tp, running + prompt_tokens + 1)
+    prompts = prompt_tokens / job.input_len
+    context = job.input_len + job.output_len / 2.0
+    return p.rest(running + prompt_tokens, running + int(round(prompts))) + p.dec_unit * running * context \
+        + prompts * p.prompt(job.input_len)
+
+
 def replica_rate(arrival_rate, replicas: int) -> float | None:
     """Requests per second at one replica: a workload's `arrival_rate` (a quantity or None) split over its replicas."""
     return arrival_rate.m_as("1/s") / replicas if arrival_rate is not None else None
