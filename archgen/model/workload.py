@@ -145,6 +145,12 @@ def fp8_recipe_problem(precision: str, fp8_recipe: str | None) -> str | None:
     return f"fp8_recipe '{fp8_recipe}' applies to fp8 training; this job is {precision}{why}"
 
 
+#: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
+#: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
+#: of 70 GB or more (`vllm/engine/arg_utils.py`), both 8,192.
+MAX_NUM_TOKENS = 8192
+
+
 class Inference(Spec):
     """A serving job: replicas of a model, each on `tp` accelerators of one scale-up domain."""
 
@@ -173,6 +179,10 @@ class Inference(Spec):
         "full", description="KV cache a sequence holds: 'full' (input + output, reserved at admission: "
                             "TensorRT-LLM's default scheduler) or 'mean' (input + output/2: allocated as it grows, "
                             "as vLLM does).")
+    max_num_tokens: int = Field(
+        MAX_NUM_TOKENS, gt=0, description="Tokens per iteration of a replica (TensorRT-LLM's max_num_tokens, vLLM's "
+                                "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "
+                                "decodes, then prompt chunks within what is left.")
     ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
                                          "split tp/ep ways).")
     attention_dp: bool = Field(

@@ -208,7 +208,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     inf = case.inference
     assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
     job = ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                   inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario)
+                   inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens)
     rate = replica_rate(inf.arrival_rate, inf.replicas)
     est, _ = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate)
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,

@@ -47,7 +47,8 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 
-#: Tokens per iteration (TensorRT-LLM `max_num_tokens`, vLLM `max_num_batched_tokens` under chunked prefill).
+#: Tokens per iteration by default (TensorRT-LLM `max_num_tokens`, vLLM `max_num_batched_tokens` under chunked
+#: prefill); a job states its own as `ServeJob.max_num_tokens`.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
 #: Requests simulated in an open loop (at least), and replacement requests measured per slot in a closed loop.
 OPEN_REQUESTS = 400
@@ -141,7 +142,7 @@ class _Pass:
 
 def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurrency: int | None = None,
              arrival_rate: float | None = None, requests: int | None = None, seed: int = 0,
-             max_num_tokens: int = MAX_NUM_TOKENS) -> ServingRun:
+             max_num_tokens: int | None = None) -> ServingRun:
     """Run one replica under a closed loop of `concurrency` requests or Poisson arrivals at `arrival_rate` per second.
 
     An open loop is measured in its steady state: unless `requests` fixes the run's length, the arrivals are
@@ -161,7 +162,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         requests: Requests to simulate (default: `CLOSED_ROUNDS` replacements per slot, or as many as the open
             loop's steady state needs, at least `OPEN_REQUESTS`); a stated number is measured whole.
         seed: Seed of the arrival process (an open loop is deterministic for a seed).
-        max_num_tokens: Token budget of an iteration.
+        max_num_tokens: Token budget of an iteration (default the job's `max_num_tokens`).
 
     Returns:
         The run's latency statistics and throughput.
@@ -170,6 +171,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("give exactly one of concurrency and arrival_rate")
     if max_batch < 1:
         raise InternalError("no sequence fits in the KV cache")
+    if max_num_tokens is None:
+        max_num_tokens = job.max_num_tokens
     p = _Pass(hw, job, tp, max(max_num_tokens, int(max_batch)) + 1)
     if concurrency is not None:  # closed loop
         n_req = requests or concurrency * (CLOSED_ROUNDS + 1)
