@@ -1,7 +1,7 @@
 """Serving under load: an iteration-level simulation of continuous batching with chunked prefill.
 
 One replica runs iterations (forward passes) back to back, as vLLM's V1 scheduler and TensorRT-LLM's PyTorch
-executor do. Each iteration has a budget of `max_num_tokens` tokens (TensorRT-LLM's `max_num_tokens`, 8,192 by
+executor do. Each iteration has a budget of the job's `max_num_tokens` tokens (TensorRT-LLM's `max_num_tokens`, 8,192 by
 default, `BuildConfig.max_num_tokens`; vLLM's `max_num_batched_tokens` under chunked prefill, 8,192 for its API
 server on a GPU of 70 GB or more, `vllm/engine/arg_utils.py`). The running requests' decodes come first, one token
 each; what is left of the budget goes to prompts in arrival order, the prompt being prefilled first, then waiting
