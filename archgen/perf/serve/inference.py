@@ -92,6 +92,7 @@ class ServeJob:
             the closed form here is the offline one, `perf.serve.scheduler` simulates the others.
         max_num_tokens: Tokens per iteration (TensorRT-LLM's `max_num_tokens`, vLLM's `max_num_batched_tokens`):
             the offline prefill chunk and the simulated iteration's budget.
+        batcher: Server scenario: a harness batcher's (group size, timeout in seconds), `perf.serve.batcher`.
     """
 
     arch: Arch
@@ -104,6 +105,7 @@ class ServeJob:
     attention_dp: bool = False
     scenario: str = "offline"
     max_num_tokens: int = PREFILL_CHUNK
+    batcher: tuple[int, float] | None = None
 
 
 @dataclass(frozen=True)
