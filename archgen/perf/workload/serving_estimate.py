@@ -68,6 +68,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     e, run = estimate_serving(hw, job, tp, batch, rate, replicas=replicas)
     if run is not None:
         notes.extend(run.notes)
+        if inf.batcher is not None:
+            notes.append(f"queries reach the replicas in groups (batcher: {inf.batcher.size} queries or "
+                         f"{inf.batcher.timeout:~P} after the previous group, each group to the next replica); TTFT "
+                         "counts from each query's arrival, its wait for the group included")
     fits = bool(e.fits)
     misfit = ""
     if not fits and float(e.batch) < 1:
