@@ -15,7 +15,7 @@ from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec
 from archgen.model.switches import SequenceParallel, StackSwitches
-from archgen.units import Information, RequestRate
+from archgen.units import Duration, Information, RequestRate
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
@@ -145,6 +145,19 @@ def fp8_recipe_problem(precision: str, fp8_recipe: str | None) -> str | None:
     return f"fp8_recipe '{fp8_recipe}' applies to fp8 training; this job is {precision}{why}"
 
 
+#: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
+#: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
+#: of 70 GB or more (`vllm/engine/arg_utils.py`), both 8,192.
+MAX_NUM_TOKENS = 8192
+
+
+class Batcher(Spec):
+    """A benchmark harness that gathers the system's queries and hands them to the replicas in groups."""
+
+    size: int = Field(gt=0, description="Queries that make a full group, handed over at once.")
+    timeout: Duration = Field(description="A group that is not full leaves this long after the previous one.")
+
+
 class Inference(Spec):
     """A serving job: replicas of a model, each on `tp` accelerators of one scale-up domain."""
 
@@ -173,6 +186,15 @@ class Inference(Spec):
         "full", description="KV cache a sequence holds: 'full' (input + output, reserved at admission: "
                             "TensorRT-LLM's default scheduler) or 'mean' (input + output/2: allocated as it grows, "
                             "as vLLM does).")
+    max_num_tokens: int = Field(
+        MAX_NUM_TOKENS, gt=0, description="Tokens per iteration of a replica (TensorRT-LLM's max_num_tokens, vLLM's "
+                                "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "
+                                "decodes, then prompt chunks within what is left.")
+    batcher: Batcher | None = Field(
+        None, description="Server scenario: the harness gathers the queries of the whole workload and hands each "
+                          "group (`size` queries, or what has gathered `timeout` after the previous group) whole to "
+                          "the next replica in turn, as AMD's MLPerf Inference v4.1 harness does; TTFT counts from "
+                          "each query's arrival.")
     ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
                                          "split tp/ep ways).")
     attention_dp: bool = Field(
@@ -197,6 +219,9 @@ class Inference(Spec):
         if self.arrival_rate is not None and self.scenario != "server":
             raise FieldError(("arrival_rate",), f"arrival_rate applies to the server scenario (Poisson arrivals); "
                                                 f"this job's scenario is '{self.scenario}'")
+        if self.batcher is not None and self.arrival_rate is None:
+            raise FieldError(("batcher",), "a batcher groups arriving queries: it needs the server scenario's "
+                                           "arrival_rate")
         return self
 
 

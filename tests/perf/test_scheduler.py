@@ -4,6 +4,7 @@ queueing, closed and open loops, and the published serving-under-load measuremen
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.serve.inference import ServeJob, estimate_inference
+from archgen.perf.serve.inference import ServeJob, _forward, estimate_inference, fixed_per_pass
 from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
 from archgen.scoring.scores import score_case_file
 from archgen.units import Q_
@@ -40,6 +41,24 @@ def test_token_budget_chunks_a_long_prompt(h100x2):
     # one unchunked pass over the prompt (the offline TTFT) does the same work with two fewer fixed costs
     whole = float(estimate_inference(h100x2, ServeJob(LLAMA70, 20000, 10, "fp8"), 2, 1).ttft)
     assert run.ttft.mean > whole
+
+
+def test_a_stated_token_budget_is_honoured(h100x2):
+    """A job's `max_num_tokens` (MLPerf v4.1's TensorRT-LLM engines: 4,096, configs/llama2-70b/__init__.py) is the
+    iteration's budget, 4,096 + 4,096 + 4,096 + 4,096 + 3,616 tokens for a 20,000-token prompt, and the offline
+    closed form's prefill chunk (a request's share of one 4,096-token pass)."""
+    job = ServeJob(LLAMA70, 20000, 10, "fp8", scenario="concurrency", max_num_tokens=4096)
+    run = simulate(h100x2, job, 2, max_batch=4, concurrency=1)
+    p = _Pass(h100x2, job, 2)
+    want = sum(p.rest(c, 1 if o + c == 20000 else 0) + p.prompt(o + c) - p.prompt(o)
+               for o, c in ((0, 4096), (4096, 4096), (8192, 4096), (12288, 4096), (16384, 3616)))
+    assert run.ttft.mean == pytest.approx(want, rel=1e-12)
+    short = ServeJob(LLAMA70, 222, 290, "fp8")
+    small = replace(short, max_num_tokens=4096)
+    chunk = float(_forward(h100x2, small, 4096.0, 2.0, context=222.0, batch=4096 / 222, prefill=True)) \
+        + float(fixed_per_pass(LLAMA70, 2.0, False, "fp8"))
+    assert float(estimate_inference(h100x2, small, 2, 896).prefill_per_request) == pytest.approx(chunk * 222 / 4096)
+    assert float(estimate_inference(h100x2, short, 2, 896).prefill_per_request) < chunk * 222 / 4096
 
 
 def test_kv_cache_caps_admission_and_the_rest_queue(h100x2):

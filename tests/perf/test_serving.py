@@ -230,7 +230,9 @@ def test_mlperf_server_and_offline_rows_are_scored():
     same systems, +19 % and +21 %), and an open loop close to its capacity turns that into far fewer requests in
     flight (about 150 against the 845 that Little's law gives on the H100 log: 75.10/s over 4 replicas x 44.95 s
     mean latency), so a far shorter step (docs/perf-model.md). AMD, vLLM on 8 x MI300X (TP1 x 8, FP8 weights and
-    KV cache): Server tokens/s within 10 %, TTFT and TPOT 70-97 % low, and the Offline row still over by 40-55 %
+    KV cache): Server tokens/s within 10 %, TTFT within 30 % once its harness batcher is stated (groups of ~22 queries
+    reach a replica every ~2.4 s: the wait for the group and its prefill; -91.5 % without it), TPOT 70-97 % low,
+    and the Offline row still over by 40-55 %
     with the MI300X's FP8 GEMMs at AMD's measured Max-Achievable FLOPs (0.487 of peak, ROCm blog "Measuring
     Max-Achievable FLOPs - Part 2", Table 1; +78 % when they were assumed as efficient as BF16's): vLLM's v4.1 run
     reached about 27 % of FP8 peak. Bars set after the run, as a guard against drift."""
@@ -239,9 +241,11 @@ def test_mlperf_server_and_offline_rows_are_scored():
     for (scenario, system, metric), e in errors.items():
         amd = system == "8xmi300x"
         if metric == "tokens_per_second" and scenario == "server":
-            assert -0.10 <= e <= 0.0, (system, e)
+            assert -0.10 <= e <= (0.10 if amd else 0.0), (system, e)  # AMD's groups: +-5 % over seeds
         elif metric == "tokens_per_second":
             assert 0.40 <= e <= 0.55 if amd else 0.15 <= e <= 0.25, (system, e)
+        elif amd and metric == "ttft":
+            assert -0.30 <= e <= 0.0, e
         else:
             assert (-0.97 <= e <= -0.70) if amd else (-0.90 <= e <= -0.45), (system, metric, e)
 

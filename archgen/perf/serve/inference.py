@@ -26,7 +26,8 @@ step with b sequences, both with their fixed costs):
 
 * offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
   tokens/s = b · out / (b · t_pre,chunked + out · t_dec(b)); TTFT = t_pre on an idle replica (no queueing);
-  TPOT = t_dec(b). Prompts are prefilled in chunks of `PREFILL_CHUNK` tokens (TensorRT-LLM's `max_num_tokens`).
+  TPOT = t_dec(b). Prompts are prefilled in chunks of the job's `max_num_tokens` (TensorRT-LLM's token budget per
+  iteration, `PREFILL_CHUNK` by default).
 * concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
@@ -45,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from archgen.model.workload import MAX_NUM_TOKENS
 from archgen.perf.comm.collectives import collective_time, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
@@ -52,7 +54,8 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import kv_cache_bytes_per_token
 
-PREFILL_CHUNK = 8192
+#: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
+PREFILL_CHUNK = MAX_NUM_TOKENS
 MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
 #: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
@@ -87,6 +90,9 @@ class ServeJob:
         attention_dp: Attention data parallel: each rank runs the whole attention on 1/tp of the requests.
         scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests);
             the closed form here is the offline one, `perf.serve.scheduler` simulates the others.
+        max_num_tokens: Tokens per iteration (TensorRT-LLM's `max_num_tokens`, vLLM's `max_num_batched_tokens`):
+            the offline prefill chunk and the simulated iteration's budget.
+        batcher: Server scenario: a harness batcher's (group size, timeout in seconds), `perf.serve.batcher`.
     """
 
     arch: Arch
@@ -98,6 +104,8 @@ class ServeJob:
     ep: int = 1
     attention_dp: bool = False
     scenario: str = "offline"
+    max_num_tokens: int = PREFILL_CHUNK
+    batcher: tuple[int, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -294,7 +302,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     inp = float(job.input_len)
     t_dec = step(b_eff)
     t_pre = _forward(hw, job, inp, tp, context=inp, batch=1.0, prefill=True, local=inp) + fixed
-    chunk = max(PREFILL_CHUNK, job.input_len) * ranks  # under attention DP each rank prefills its own chunk
+    chunk = max(job.max_num_tokens, job.input_len) * ranks  # under attention DP each rank prefills its own chunk
     t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
     pre_req = t_chunk * inp / chunk
     ttft, tpot = t_pre, t_dec

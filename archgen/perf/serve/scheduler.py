@@ -1,7 +1,7 @@
 """Serving under load: an iteration-level simulation of continuous batching with chunked prefill.
 
 One replica runs iterations (forward passes) back to back, as vLLM's V1 scheduler and TensorRT-LLM's PyTorch
-executor do. Each iteration has a budget of `max_num_tokens` tokens (TensorRT-LLM's `max_num_tokens`, 8,192 by
+executor do. Each iteration has a budget of the job's `max_num_tokens` tokens (TensorRT-LLM's `max_num_tokens`, 8,192 by
 default, `BuildConfig.max_num_tokens`; vLLM's `max_num_batched_tokens` under chunked prefill, 8,192 for its API
 server on a GPU of 70 GB or more, `vllm/engine/arg_utils.py`). The running requests' decodes come first, one token
 each; what is left of the budget goes to prompts in arrival order, the prompt being prefilled first, then waiting
@@ -24,7 +24,8 @@ Load, as serving benchmarks apply it:
 * open loop (`arrival_rate`): Poisson arrivals at a rate per replica, from a seeded generator (MLPerf Inference's
   Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), measured in
   its steady state (`simulate`: the arrivals span `OPEN_SPANS` request latencies, the first and the last left
-  out); tokens/s = output tokens finished in that window / its length.
+  out); tokens/s = output tokens finished in that window / its length. Under a harness batcher (`job.batcher`,
+  `perf.serve.batcher`) the queries reach the replica in groups; TTFT still counts from each one's arrival.
 
 Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
 first token) / (out - 1), as genai-perf and MLPerf's loadgen define them. Results: mean, p50 and p99 of each.
@@ -46,8 +47,10 @@ import numpy as np
 from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
+from archgen.perf.serve.batcher import open_arrivals
 
-#: Tokens per iteration (TensorRT-LLM `max_num_tokens`, vLLM `max_num_batched_tokens` under chunked prefill).
+#: Tokens per iteration by default (TensorRT-LLM `max_num_tokens`, vLLM `max_num_batched_tokens` under chunked
+#: prefill); a job states its own as `ServeJob.max_num_tokens`.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
 #: Requests simulated in an open loop (at least), and replacement requests measured per slot in a closed loop.
 OPEN_REQUESTS = 400
@@ -141,7 +144,7 @@ class _Pass:
 
 def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurrency: int | None = None,
              arrival_rate: float | None = None, requests: int | None = None, seed: int = 0,
-             max_num_tokens: int = MAX_NUM_TOKENS) -> ServingRun:
+             max_num_tokens: int | None = None, replicas: int = 1) -> ServingRun:
     """Run one replica under a closed loop of `concurrency` requests or Poisson arrivals at `arrival_rate` per second.
 
     An open loop is measured in its steady state: unless `requests` fixes the run's length, the arrivals are
@@ -161,7 +164,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         requests: Requests to simulate (default: `CLOSED_ROUNDS` replacements per slot, or as many as the open
             loop's steady state needs, at least `OPEN_REQUESTS`); a stated number is measured whole.
         seed: Seed of the arrival process (an open loop is deterministic for a seed).
-        max_num_tokens: Token budget of an iteration.
+        max_num_tokens: Token budget of an iteration (default the job's `max_num_tokens`).
+        replicas: Replicas a harness batcher (`job.batcher`) hands its groups to in turn.
 
     Returns:
         The run's latency statistics and throughput.
@@ -170,6 +174,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("give exactly one of concurrency and arrival_rate")
     if max_batch < 1:
         raise InternalError("no sequence fits in the KV cache")
+    if max_num_tokens is None:
+        max_num_tokens = job.max_num_tokens
     p = _Pass(hw, job, tp, max(max_num_tokens, int(max_batch)) + 1)
     if concurrency is not None:  # closed loop
         n_req = requests or concurrency * (CLOSED_ROUNDS + 1)
@@ -183,9 +189,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     # queue grows however long the run, so such a run is not extended
     capacity = float(I.estimate_inference(hw, job, tp, int(max_batch)).tokens_per_second_replica) / job.output_len
     while True:
-        gaps = np.random.default_rng(seed).exponential(1.0 / arrival_rate, n_req)
-        arrivals = np.cumsum(gaps) - gaps[0]
-        t = _loop(p, job, arrivals, int(max_batch), None, max_num_tokens)
+        arrivals, handed = open_arrivals(arrival_rate, n_req, seed, job.batcher, replicas)
+        t = _loop(p, job, arrivals, int(max_batch), None, max_num_tokens, handed)
         span = float(arrivals[-1])
         # the latency the run settles to: its last third's (the first requests find the replica empty)
         latency = float(np.mean((t.finish - arrivals)[arrivals >= span * 2.0 / 3.0]))
@@ -213,8 +218,12 @@ class _Trace:
 
 
 def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency: int | None,
-          max_num_tokens: int) -> _Trace:
-    """The iteration-level simulation (module docstring); a closed loop's later arrivals are set as slots free."""
+          max_num_tokens: int, handed: np.ndarray | None = None) -> _Trace:
+    """The iteration-level simulation (module docstring); a closed loop's later arrivals are set as slots free.
+
+    Requests reach the replica at `handed` (default their arrivals: no harness batcher); TTFT counts from `arrivals`.
+    """
+    ready = arrivals if handed is None else handed
     inp, out = job.input_len, job.output_len
     n_req = len(arrivals)
     first = np.full(n_req, np.nan)
@@ -229,11 +238,11 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     max_running, busy_time, running_time = 0, 0.0, 0.0
     while nxt < n_req or prefilling or running:
         # admit what has arrived and fits
-        while nxt < released and arrivals[nxt] <= now and len(prefilling) + len(running) < cap:
+        while nxt < released and ready[nxt] <= now and len(prefilling) + len(running) < cap:
             prefilling.append(nxt)
             nxt += 1
         if not prefilling and not running:  # idle until the next arrival
-            now = max(now, float(arrivals[nxt]))
+            now = max(now, float(ready[nxt]))
             continue
         b = len(running)
         if not prefilling:  # decode only: jump to the next finish or arrival
@@ -243,7 +252,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             dt = p.rest(b, b) + p.dec_unit * (tot + b * k)
             ends = now + np.cumsum(dt)
             if nxt < released and len(running) < cap:  # an arrival can join before the next finish
-                hit = int(np.searchsorted(ends, arrivals[nxt], side="left"))
+                hit = int(np.searchsorted(ends, ready[nxt], side="left"))
                 steps = min(steps, hit + 1)
             now = float(ends[steps - 1])
             it += steps
@@ -332,13 +341,33 @@ def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: 
                       t.mean_running, stable, notes)
 
 
+def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_tokens: int) -> float:
+    """One hybrid iteration as `simulate` times it (seconds).
+
+    `running` decodes at the mean context (input + output/2) and `prompt_tokens` of whole prompts of `input_len`. For
+    checking the step at a state read off a serving log (requests in flight by Little's law, prompt tokens per
+    step from the arrival rate) against the log's TPOT.
+    """
+    p = _Pass(hw, job, tp, running + prompt_tokens + 1)
+    prompts = prompt_tokens / job.input_len
+    context = job.input_len + job.output_len / 2.0
+    return p.rest(running + prompt_tokens, running + int(round(prompts))) + p.dec_unit * running * context \
+        + prompts * p.prompt(job.input_len)
+
+
+def batcher_of(inference) -> tuple[int, float] | None:
+    """A workload's `inference.batcher` as `ServeJob.batcher`: (group size, timeout in seconds), or None."""
+    b = inference.batcher
+    return None if b is None else (b.size, float(b.timeout.m_as("s")))
+
+
 def replica_rate(arrival_rate, replicas: int) -> float | None:
     """Requests per second at one replica: a workload's `arrival_rate` (a quantity or None) split over its replicas."""
     return arrival_rate.m_as("1/s") / replicas if arrival_rate is not None else None
 
 
-def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None,
-                     arrival_rate: float | None = None, seed: int = 0) -> tuple[I.InferenceEstimate, ServingRun | None]:
+def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, arrival_rate: float | None = None,
+                     seed: int = 0, replicas: int = 1) -> tuple[I.InferenceEstimate, ServingRun | None]:
     """A replica's estimate in its scenario: the offline closed form, or a simulated run under load.
 
     `concurrency` (batch = N) runs the closed loop; `server` with an `arrival_rate` (requests per second at this
@@ -360,7 +389,7 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None,
     if closed:
         assert batch is not None, "the concurrency scenario states its batch (model.workload)"
     run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
-                   arrival_rate=None if closed else arrival_rate, seed=seed)
+                   arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas)
     est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
                   tokens_per_second_per_gpu=run.tokens_per_second / float(tp),
                   batch=float(batch) if closed and batch is not None else float(cap))

@@ -12,7 +12,7 @@ from archgen.model.workload import Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
-from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, estimate_serving, replica_rate
+from archgen.perf.serve.scheduler import batcher_of, estimate_serving, replica_rate
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_
@@ -25,7 +25,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     assert inf is not None, "called for an inference workload"
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
-                   inf.attention_dp, inf.scenario)
+                   inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf))
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep):
         raise WorkloadError(workload.id, problem)
@@ -34,8 +34,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                  and (arch.heads % t == 0 or inf.attention_dp) and t % inf.ep == 0]
         best, best_tp = -1.0, None
         for t in cands:
-            rate = replica_rate(inf.arrival_rate, inf.replicas or max(gpus // t, 1))
-            e = estimate_serving(hw, job, t, batch, rate)[0]
+            reps = inf.replicas or max(gpus // t, 1)
+            e = estimate_serving(hw, job, t, batch, replica_rate(inf.arrival_rate, reps), replicas=reps)[0]
             if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
                 best, best_tp = float(e.tokens_per_second_per_gpu), t
         if best_tp is None:
@@ -65,9 +65,13 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
                      "offline ones (latency percentiles are not estimated)")
     rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
-    e, run = estimate_serving(hw, job, tp, batch, rate)
+    e, run = estimate_serving(hw, job, tp, batch, rate, replicas=replicas)
     if run is not None:
         notes.extend(run.notes)
+        if inf.batcher is not None:
+            notes.append(f"queries reach the replicas in groups (batcher: {inf.batcher.size} queries or "
+                         f"{inf.batcher.timeout:~P} after the previous group, each group to the next replica); TTFT "
+                         "counts from each query's arrival, its wait for the group included")
     fits = bool(e.fits)
     misfit = ""
     if not fits and float(e.batch) < 1:
@@ -106,14 +110,15 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     sens = {}
     if with_sensitivity and fits:
         def tput(h: Hardware) -> float:
-            x = estimate_serving(h, job, tp, batch, rate)[0]  # a batch left out follows the KV-cache capacity
+            # a batch left out follows the KV-cache capacity
+            x = estimate_serving(h, job, tp, batch, rate, replicas=replicas)[0]
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
     layout: dict[str, int | str] = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
     conv = {"ttft": "mean over the requests of a simulated run (perf.scheduler: continuous batching, chunked "
-                    f"prefill of {MAX_NUM_TOKENS} tokens per iteration, admission by KV cache, queueing) of first "
+                    f"prefill of {inf.max_num_tokens} tokens per iteration, admission by KV cache, queueing) of first "
                     "token - arrival; the closed loop's first N requests are left out (steady state)"
                     if run is not None else "one request's prefill on an idle replica (no queueing)",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
