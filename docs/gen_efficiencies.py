@@ -57,12 +57,17 @@ fraction: the datasheets give both the same tensor-core peak, and no MAMF table 
 * **B200/GB200 NVFP4**: the range's high end (0.595 / 0.535, B300's rate) was below both measured B200 MXFP4 rates
   at 8,192^3 (DeepGEMM 5,702, cuBLASLt 5,239 TFLOP/s; DeepGEMM PR 348) once the model's size ramp is applied. It is
   now the best measured rate (0.664 / 0.597); points unchanged.
-* **HBM efficiency (0.85) has no source on any part**: it is the model default, listed as unconfirmed everywhere.
-  One measurement was found for an H100 (a device-to-device copy at 2,903 GB/s, 86.7 % of 3.35 TB/s,
-  https://github.com/aigatech/vpbenchmarking, README, memory-bandwidth table) and none for the others; it was not
-  applied to one part alone. The range
-  mechanism covers GEMM efficiencies only, so an unmeasured HBM, link or vector efficiency does not yet reach the
-  estimate as a range.
+* **HBM efficiency is measured on four parts** (issue 20, part 3): BabelStream's Copy (2 arrays of 2^25 doubles, the
+  stream-like copy the field is defined as) in Azure's AI benchmarking guide: A100-SXM4-80GB 1.61 TB/s (0.790),
+  H100 2.90 (0.866; aigatech/vpbenchmarking's 2,903 GB/s device copy agrees), H200 4.01 (0.835), and on the MI300X
+  4.15 (0.783) in the fork that carries its AMD runner, where rocprofiler-compute's copy roofline expects 3,910.62
+  GB/s (0.738): two methods that disagree, so the MI300X's point is BabelStream's and its range runs to the other.
+  Moved: A100 0.85 to 0.790, H100 and H800 (taken from H100) 0.866, H200 0.835, MI300X 0.783. Every other part keeps
+  the model default 0.85 as an assumed point with `efficiency.hbm_range`, re-timed at both ends as GEMM ranges are
+  (`perf/workload/efficiency_range.py`): NVIDIA Blackwell, Gaudi 3 and TPU v4 over the measured Copy fractions
+  (0.783 to 0.866); the MI325X (rocprofiler-compute 4,287.31 GB/s, 0.715) and MI350X/MI355X (rocprofiler-compute's
+  former copy kernel ~5,600 GB/s on an MI350X, 0.70) from their own lower copy figures to 0.866. B200's 8 TB/s is
+  itself doubtful: pytorch/ao PR 4002 reads a 7,680-bit bus at 3,996 MHz (7.67 TB/s).
 * **TPU v4** has no matrix-multiply measurement: its assumed 0.7 is now a stated range over the catalog's measured
   bf16 fractions (0.511, MI300X, to 0.859, A100).
 * **GB300** has its own figures: its die's (B300) training-shape measurement as the point, B300's MAMF as the range's
@@ -119,7 +124,10 @@ def _rows(acc: Accelerator) -> list[str]:
         if value is None or (name == "in_network_reduction" and not nvls):
             continue
         status = _status(acc, f"efficiency.{name}") or ("cited" if name in stated else "default")
-        rows.append(f"| {name} | {value:g} |  | {status} |")
+        rng = eff.hbm_range if name == "hbm" else None
+        if rng:
+            status = "stated range" + (", unconfirmed" if status == "unconfirmed" else "")
+        rows.append(f"| {name} | {value:g} | {f'{rng[0]:g} to {rng[1]:g}' if rng else ''} | {status} |")
     return rows
 
 

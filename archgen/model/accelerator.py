@@ -51,6 +51,10 @@ class Efficiency(Spec):
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
                                "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N, K.")
     hbm: float = Field(0.85, gt=0, le=1, description="Sustained HBM bandwidth over peak (stream-like copy).")
+    hbm_range: tuple[float, float] | None = Field(
+        None, description="Lowest and highest `hbm` figure the sources support where this part has no copy "
+                          "measurement (the catalog's measured parts) or its measurements disagree, e.g. [0.783, "
+                          "0.866]; `hbm` holds the point used. Estimates on it state the range their metrics span.")
     gemm_stream: dict[Dtype, Fraction] = Field(
         default_factory=dict,
         description="Best measured HBM bandwidth over peak of a bandwidth-bound GEMM (decode shapes, M of 1 to a "
@@ -74,6 +78,10 @@ class Efficiency(Spec):
             point = self.gemm.get(dt)
             if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
                 raise ValueError(f"gemm_range.{dt} [{lo}, {hi}] must lie in (0, 1] and hold gemm.{dt} ({point})")
+        if self.hbm_range is not None:
+            lo, hi = self.hbm_range
+            if not 0 < lo <= self.hbm <= hi <= 1:
+                raise ValueError(f"hbm_range [{lo}, {hi}] must lie in (0, 1] and hold hbm ({self.hbm})")
         return self
 
 

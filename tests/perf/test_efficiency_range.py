@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.workload.efficiency_range import at_efficiency, efficiency_note, gemm_range, over_range
+from archgen.perf.workload.efficiency_range import (
+    at_efficiency,
+    at_hbm,
+    efficiency_note,
+    gemm_range,
+    hbm_range,
+    over_range,
+)
 
 
 def test_blackwell_points_are_at_training_shapes_and_ranges_reach_mamf(accelerators):
@@ -47,15 +54,52 @@ def test_the_range_reaches_the_estimate(accelerators):
     from archgen.perf.train.training import estimate_training
     hw = hardware_for(accelerators["gb200"], scale_up_size=72)
     assert gemm_range(hw, "fp4") == (0.357, 0.597) and gemm_range(hw, "tf32") is None
+    assert hbm_range(hw) == (0.783, 0.866)  # no copy measurement of GB200: the catalog's measured Copy fractions
     arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
     job, lay = Job(arch, 8192, 16, "fp4"), Layout(1, 1, 8, 2)
     step = lambda h: float(estimate_training(h, job, lay).step_time)  # noqa: E731
     lo, hi = over_range(hw, "fp4", step)
-    assert lo == step(at_efficiency(hw, "fp4", 0.597)) < step(hw) < hi == step(at_efficiency(hw, "fp4", 0.357))
+    fast, slow = at_hbm(at_efficiency(hw, "fp4", 0.597), 0.866), at_hbm(at_efficiency(hw, "fp4", 0.357), 0.783)
+    assert lo == step(fast) < step(hw) < hi == step(slow)
+    assert step(at_efficiency(hw, "fp4", 0.597)) > lo  # the HBM end moves it too
     (note,) = efficiency_note(hw, "fp4", step)
-    assert note.startswith("fp4 GEMM efficiency of gb200 is a stated range, not one measurement (catalog point 0.446, "
-                           "range 0.357 to 0.597)") and f"{hi:.4g} s" in note
-    assert efficiency_note(hw, "tf32", step) == []
+    assert note.startswith("fp4 GEMM efficiency (catalog point 0.446, range 0.357 to 0.597) and HBM efficiency "
+                           "(catalog point 0.85, range 0.783 to 0.866) of gb200 are a stated range") and f"{hi:.4g} s" in note
+    (note,) = efficiency_note(hw, "tf32", step)  # a measured GEMM dtype: the HBM range alone
+    assert note.startswith("HBM efficiency (catalog point 0.85, range 0.783 to 0.866) of gb200 is a stated range")
+    h100 = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
+    assert efficiency_note(h100, "bf16", step) == [] and over_range(h100, "bf16", step) is None
+
+
+def test_measured_hbm_is_babelstream_copy_over_peak(accelerators):
+    """Azure/AI-benchmarking-guide, HBM Bandwidth tables (BabelStream Copy, TB/s): ND A100 v4 (A100-SXM4-80GB) 1.61,
+    ND H100 v5 2.90, ND H200 v5 4.01; ND MI300X v5 4.15 (samuel-bohman's fork with the AMD runner), where
+    rocprofiler-compute's copy roofline expects 3,910.62 GB/s (ROCm/rocm-systems PR 2934): efficiency = copy / peak."""
+    for part, copy_tbs in (("a100-sxm4-80gb", 1.61), ("h100-sxm5-80gb", 2.90), ("h200-sxm-141gb", 4.01),
+                           ("mi300x", 4.15)):
+        acc = accelerators[part]
+        assert acc.efficiency.hbm == pytest.approx(copy_tbs / acc.memory_bandwidth.to("TB/s").m, abs=5e-4), part
+        assert "efficiency.hbm" not in acc.unconfirmed_fields(), part
+    assert accelerators["mi300x"].efficiency.hbm_range == (pytest.approx(3910.62 / 5300, abs=5e-4), 0.783)
+    for acc in accelerators.values():  # every other part: an assumed point inside a stated range
+        if acc.id not in ("a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "mi300x", "h800-sxm5-80gb"):
+            lo, hi = acc.efficiency.hbm_range
+            assert lo <= acc.efficiency.hbm <= hi == 0.866, acc.id
+
+
+def test_a_serving_case_spans_the_hbm_range(accelerators):
+    """A B200 serving case (no HBM measurement of B200) is re-timed at both ends of the HBM range."""
+    from pathlib import Path
+
+    from archgen.scoring.cases import predict, read_cases
+    from archgen.scoring.unstated import open_knobs, serving_range
+    cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
+    (case,) = [c for c in cases if c.id == "trtllm-b200-llama33-70b-fp4-tp1-20000-2000"]
+    assert "HBM efficiency" in open_knobs(case, accelerators)
+    case = case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": "fp8"})})
+    assert open_knobs(case, accelerators) == ("HBM efficiency",)
+    lo, hi = serving_range(case, accelerators)["tokens_per_second"]
+    assert lo < predict(case, accelerators)["tokens_per_second"] < hi
 
 
 def test_gb200_nvfp4_case_range_spans_the_measurement(accelerators):
