@@ -108,7 +108,8 @@ def test_estimate_cases_text_gives_the_ranges(cli):
     assert "Over what the case leaves unstated (not scored):\n" in text
     assert "  mlengbook-allreduce-4xp6b200-efa-256mib busbw: " in text
     assert "over NVLS off/on\n" in text
-    assert text.rstrip().endswith("over KV cache fp8/bf16, the catalog's stated HBM efficiency range")  # B200: no copy
+    assert text.rstrip().endswith("over KV cache fp8/bf16, the catalog's stated HBM efficiency range, the catalog's "
+                                  "stated flash-attention efficiency range")  # B200: no copy or attention measurement
     assert "over KV cache fp8/bf16\n" in text  # an H100 case: its HBM efficiency is measured
 
 
