@@ -71,7 +71,8 @@ def test_the_range_reaches_the_estimate(accelerators):
     (note,) = efficiency_note(hw, "fp4", step)
     assert note.startswith("fp4 GEMM efficiency (catalog point 0.446, range 0.357 to 0.597) and HBM efficiency "
                            "(catalog point 0.85, range 0.783 to 0.866) and flash-attention efficiency (catalog "
-                           "point 0.787, range 0.787 to 0.85) of gb200 are a stated range") and f"{hi:.4g} s" in note
+                           "point 0.787, range 0.787 to 0.85) of gb200 are stated ranges, not measurements: over "
+                           "those ranges the step time spans") and f"{hi:.4g} s" in note
     (note,) = efficiency_note(hw, "tf32", step)  # a measured GEMM dtype: the HBM and flash ranges alone
     assert note.startswith("HBM efficiency (catalog point 0.85, range 0.783 to 0.866) and flash-attention")
     h100 = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)

@@ -92,5 +92,7 @@ def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], floa
         return []
     parts = [f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
              for name, point, (lo, hi) in stated_ranges(hw, dtype)]
-    return [f"{' and '.join(parts)} of {hw.accelerator} {'are' if len(parts) > 1 else 'is'} a stated range, not one "
-            f"measurement: over that range {what} spans {span[0]:.4g} {unit} to {span[1]:.4g} {unit}"]
+    stated = ("are stated ranges, not measurements: over those ranges" if len(parts) > 1 else
+              "is a stated range, not one measurement: over that range")
+    return [f"{' and '.join(parts)} of {hw.accelerator} {stated} {what} spans {span[0]:.4g} {unit} to "
+            f"{span[1]:.4g} {unit}"]
