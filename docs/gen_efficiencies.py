@@ -79,7 +79,10 @@ fraction: the datasheets give both the same tensor-core peak, and no MAMF table 
 * **TPU v4** has no matrix-multiply measurement: its assumed 0.7 is now a stated range over the catalog's measured
   bf16 fractions (0.511, MI300X, to 0.859, A100).
 * **GB300** has its own figures: its die's (B300) training-shape measurement as the point, B300's MAMF as the range's
-  high end. No GB300-specific GEMM measurement was found; HBM, NVLink and NVLS efficiencies are carried over.
+  high end. No GB300-specific GEMM measurement was found (searched again in 2026-12: ml-engineering at 744d01e lists
+  GB300's peaks but no MAMF row; Azure's AI benchmarking guide publishes GB200, not GB300, microbenchmarks). Its HBM
+  and flash-attention efficiencies are stated ranges like every unmeasured part's; NVLink and NVLS efficiencies are
+  GB200's (the same NVLink 5 switch tray).
 """
 
 #: Efficiency constants in the model code: (name, value, where, source and verdict).
