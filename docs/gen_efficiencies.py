@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "efficiencies.md"
 
 #: The scalar efficiencies of `Efficiency`, in the page's order (GEMM and GEMM-stream figures are per data type).
-SCALARS = ("hbm", "vector", "scale_up", "in_network_reduction", "all_to_all", "gemm_half_size")
+SCALARS = ("hbm", "flash", "vector", "scale_up", "in_network_reduction", "all_to_all", "gemm_half_size")
 
 HEADER = """# Efficiency constants: sources and audit
 
@@ -57,24 +57,40 @@ fraction: the datasheets give both the same tensor-core peak, and no MAMF table 
 * **B200/GB200 NVFP4**: the range's high end (0.595 / 0.535, B300's rate) was below both measured B200 MXFP4 rates
   at 8,192^3 (DeepGEMM 5,702, cuBLASLt 5,239 TFLOP/s; DeepGEMM PR 348) once the model's size ramp is applied. It is
   now the best measured rate (0.664 / 0.597); points unchanged.
-* **HBM efficiency (0.85) has no source on any part**: it is the model default, listed as unconfirmed everywhere.
-  One measurement was found for an H100 (a device-to-device copy at 2,903 GB/s, 86.7 % of 3.35 TB/s,
-  https://github.com/aigatech/vpbenchmarking, README, memory-bandwidth table) and none for the others; it was not
-  applied to one part alone. The range
-  mechanism covers GEMM efficiencies only, so an unmeasured HBM, link or vector efficiency does not yet reach the
-  estimate as a range.
+* **HBM efficiency is measured on four parts** (issue 20, part 3): BabelStream's Copy (2 arrays of 2^25 doubles, the
+  stream-like copy the field is defined as) in Azure's AI benchmarking guide: A100-SXM4-80GB 1.61 TB/s (0.790),
+  H100 2.90 (0.866; aigatech/vpbenchmarking's 2,903 GB/s device copy agrees), H200 4.01 (0.835), and on the MI300X
+  4.15 (0.783) in the fork that carries its AMD runner, where rocprofiler-compute's copy roofline expects 3,910.62
+  GB/s (0.738): two methods that disagree, so the MI300X's point is BabelStream's and its range runs to the other.
+  Moved: A100 0.85 to 0.790, H100 and H800 (taken from H100) 0.866, H200 0.835, MI300X 0.783. Every other part keeps
+  the model default 0.85 as an assumed point with `efficiency.hbm_range`, re-timed at both ends as GEMM ranges are
+  (`perf/workload/efficiency_range.py`): NVIDIA Blackwell, Gaudi 3 and TPU v4 over the measured Copy fractions
+  (0.783 to 0.866); the MI325X (rocprofiler-compute 4,287.31 GB/s, 0.715) and MI350X/MI355X (rocprofiler-compute's
+  former copy kernel ~5,600 GB/s on an MI350X, 0.70) from their own lower copy figures to 0.866. B200's 8 TB/s is
+  itself doubtful: pytorch/ao PR 4002 reads a 7,680-bit bus at 3,996 MHz (7.67 TB/s).
+* **Flash attention has a source per part** (issue 20, part 3). The model's 0.8 was not what its quoted figures gave
+  (FlashAttention-2's 73 % of A100 peak over the A100's 0.859 GEMM is 0.850). The efficiency is now per part
+  (`efficiency.flash`): the A100 that FlashAttention-2 figure, 0.850; the H100 FlashAttention-3's 620.73 TFLOP/s at
+  16k tokens (pytorch/benchmark PR 2391) over its 794.5 TFLOP/s BF16 MAMF through the size ramp, 0.787, which is
+  also the default and the H200's and H800's (same die, unconfirmed); every other part the default 0.787 inside
+  `flash_range` 0.787 to 0.850. The H100 figure comes from the 16k row of the kernel check
+  (tests/perf/data/fa3-h100-forward.yaml), so that row now agrees by construction; the shorter rows still check the
+  size ramp. Moved: every flash-attention case 0.8 -> 0.787 (A100 0.850); modern median 9.6 -> 9.5 %.
 * **TPU v4** has no matrix-multiply measurement: its assumed 0.7 is now a stated range over the catalog's measured
   bf16 fractions (0.511, MI300X, to 0.859, A100).
 * **GB300** has its own figures: its die's (B300) training-shape measurement as the point, B300's MAMF as the range's
-  high end. No GB300-specific GEMM measurement was found; HBM, NVLink and NVLS efficiencies are carried over.
+  high end. No GB300-specific GEMM measurement was found (searched again in 2026-12: ml-engineering at 744d01e lists
+  GB300's peaks but no MAMF row; Azure's AI benchmarking guide publishes GB200, not GB300, microbenchmarks). Its HBM
+  and flash-attention efficiencies are stated ranges like every unmeasured part's; NVLink and NVLS efficiencies are
+  GB200's (the same NVLink 5 switch tray).
 """
 
 #: Efficiency constants in the model code: (name, value, where, source and verdict).
 CODE_CONSTANTS = (
-    ("FLASH_EFFICIENCY", "0.8", "archgen/perf/hw/kernels.py",
-     "FlashAttention-2 (Dao, 2023) as the comment quotes it: up to 73 % of A100 peak forward against 86 % for cuBLAS "
-     "GEMM, a ratio of 0.849; 0.8 is not what the quoted figures give (the paper's own GEMM range, 80-90 %, gives "
-     "0.81-0.91). **Not stated by its source**; left unchanged here (it moves every training case), for the lead."),
+    ("FLASH_EFFICIENCY", "0.787", "archgen/perf/hw/kernels.py (default of Efficiency.flash)",
+     "FlashAttention-3 forward on an H100 (pytorch/benchmark PR 2391, commit ff65cb6): 620.73 TFLOP/s at 16k tokens, "
+     "head dimension 128, over H100's 794.5 TFLOP/s BF16 MAMF through the size ramp (16,384 / 16,512). Was 0.8, "
+     "which no cited figure gives; each part now states `efficiency.flash` or a `flash_range` (catalog above)."),
     ("FLASH_BWD_RATIO", "63/73", "archgen/perf/hw/kernels.py",
      "FlashAttention-2 on A100: 63 % backward against 73 % forward of peak (as quoted; not re-read in a stored copy)."),
     ("KERNEL_OVERHEAD", "1.3 us", "archgen/perf/hw/kernels.py",
@@ -119,7 +135,10 @@ def _rows(acc: Accelerator) -> list[str]:
         if value is None or (name == "in_network_reduction" and not nvls):
             continue
         status = _status(acc, f"efficiency.{name}") or ("cited" if name in stated else "default")
-        rows.append(f"| {name} | {value:g} |  | {status} |")
+        rng = getattr(eff, f"{name}_range", None)
+        if rng:
+            status = "stated range" + (", unconfirmed" if status == "unconfirmed" else "")
+        rows.append(f"| {name} | {value:g} | {f'{rng[0]:g} to {rng[1]:g}' if rng else ''} | {status} |")
     return rows
 
 

@@ -51,11 +51,24 @@ class Efficiency(Spec):
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
                                "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N, K.")
     hbm: float = Field(0.85, gt=0, le=1, description="Sustained HBM bandwidth over peak (stream-like copy).")
+    hbm_range: tuple[float, float] | None = Field(
+        None, description="Lowest and highest `hbm` figure the sources support where this part has no copy "
+                          "measurement (the catalog's measured parts) or its measurements disagree, e.g. [0.783, "
+                          "0.866]; `hbm` holds the point used. Estimates on it state the range their metrics span.")
     gemm_stream: dict[Dtype, Fraction] = Field(
         default_factory=dict,
         description="Best measured HBM bandwidth over peak of a bandwidth-bound GEMM (decode shapes, M of 1 to a "
                     "few dozen) in that data type, where its kernels stream their operands below `hbm`, e.g. "
                     "{fp4: 0.405}; a data type left out streams at `hbm`.")
+    flash: float = Field(
+        0.787, gt=0, le=1,
+        description="Flash-attention forward throughput over the best dense-GEMM rate (`gemm`), head dimension 128, "
+                    "long sequences (the model's size ramp applies to shorter ones). Left out, FlashAttention-3 on an "
+                    "H100 (0.787, `perf.hw.kernels.FLASH_EFFICIENCY`).")
+    flash_range: tuple[float, float] | None = Field(
+        None, description="Lowest and highest `flash` figure the sources support where this part has no flash-"
+                          "attention measurement, e.g. [0.787, 0.85]; `flash` holds the point used. Estimates on it "
+                          "state the range their metrics span.")
     vector: float = Field(0.7, gt=0, le=1, description="Sustained non-tensor throughput over `vector_peak`.")
     scale_up: float = Field(
         0.8, gt=0, le=1, description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages.")
@@ -74,6 +87,11 @@ class Efficiency(Spec):
             point = self.gemm.get(dt)
             if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
                 raise ValueError(f"gemm_range.{dt} [{lo}, {hi}] must lie in (0, 1] and hold gemm.{dt} ({point})")
+        for name in ("hbm", "flash"):
+            rng = getattr(self, f"{name}_range")
+            if rng is not None and not 0 < rng[0] <= getattr(self, name) <= rng[1] <= 1:
+                raise ValueError(f"{name}_range [{rng[0]}, {rng[1]}] must lie in (0, 1] and hold {name} "
+                                 f"({getattr(self, name)})")
         return self
 
 

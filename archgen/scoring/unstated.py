@@ -16,12 +16,14 @@ values that knob takes in practice. None of these predictions enters a score.
   * **NVLink SHARP (NVLS)**, which a case runs only when it names `nvls`/`nvls_tree` (NCCL needs the fabric
     manager's multicast support, which a measurement does not state). Open for `algorithm: auto` on an accelerator
     that has it: NCCL then takes NVLS inside a domain and NVLSTree across domains where they are faster.
-* Training on an accelerator whose GEMM efficiency in the case's precision is a stated range, not a measurement
-  (`efficiency.gemm_range`; `training_efficiency_range`): the prediction at both ends of that range.
+* Training on an accelerator whose GEMM efficiency in the case's precision, or whose HBM or flash-attention
+  efficiency, is a stated range, not a measurement (`efficiency.gemm_range`, `hbm_range`, `flash_range`;
+  `training_efficiency_range`): the prediction at the ends of those ranges.
 * Serving (`serving_range`): **the KV-cache precision** of a case served in FP8 or FP4 that states no
   `kv_precision`. It is scored with the KV cache in FP8 (`kernels.serving_kv_dtype`), but TensorRT-LLM's
   `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
-  16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one.
+  16-bit dtype, and a benchmark table rarely states it; so the range runs from the FP8 cache to a BF16 one. And,
+  as for training, the ends of the accelerator's stated HBM and flash-attention efficiency ranges.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from itertools import product
 
 from archgen.model.accelerator import Accelerator
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
-from archgen.perf.workload.efficiency_range import at_efficiency, gemm_range
+from archgen.perf.workload.efficiency_range import range_ends
 from archgen.scoring.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
 from archgen.scoring.catalog import load_accelerators
 
@@ -47,12 +49,14 @@ QUANTISED_SERVING = ("fp8", "fp4")
 def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, ...]:
     """The knobs a case's source leaves open: 'network latency', 'NVLS' (collectives), 'KV cache' (serving)."""
     inf = case.inference
+    eff = accelerators[case.system.accelerator].efficiency
+    hbm = (("HBM efficiency",) if eff.hbm_range is not None else ()) + (
+        ("flash efficiency",) if eff.flash_range is not None else ())
     if inf is not None:
-        return ("KV cache",) if inf.precision in QUANTISED_SERVING and inf.kv_precision is None else ()
+        return ("KV cache",) * (inf.precision in QUANTISED_SERVING and inf.kv_precision is None) + hbm
     t = case.training
     if t is not None:
-        rng = accelerators[case.system.accelerator].efficiency.gemm_range
-        return ("GEMM efficiency",) if t.precision in rng else ()
+        return ("GEMM efficiency",) * (t.precision in eff.gemm_range) + hbm
     c = case.collective
     if c is None:
         return ()
@@ -69,7 +73,9 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
 
 #: How each open knob reads beside a range.
 KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on", "KV cache": "KV cache fp8/bf16",
-               "GEMM efficiency": "the catalog's stated GEMM efficiency range"}
+               "GEMM efficiency": "the catalog's stated GEMM efficiency range",
+               "HBM efficiency": "the catalog's stated HBM efficiency range",
+               "flash efficiency": "the catalog's stated flash-attention efficiency range"}
 
 
 def describe(knobs: tuple[str, ...]) -> str:
@@ -104,30 +110,41 @@ def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = N
 
 def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                   ) -> dict[str, tuple[float, float]]:
-    """Each measured metric's lowest and highest prediction over a serving case's KV-cache precision, FP8 or BF16.
+    """Each measured metric's lowest and highest prediction over a serving case's open KV cache and efficiencies.
 
-    Empty unless the case serves FP8 or FP4 weights and states no `kv_precision` (`open_knobs`).
+    The KV cache runs FP8 or BF16, the HBM and flash-attention efficiencies the ends of the accelerator's stated
+    ranges. Empty unless the case serves FP8 or FP4 weights and states no `kv_precision`, or its accelerator's HBM
+    or flash efficiency is a stated range (`open_knobs`).
     """
     accs = accelerators if accelerators is not None else load_accelerators()
-    if not open_knobs(case, accs) or case.inference is None:
+    knobs = open_knobs(case, accs)
+    inf = case.inference
+    if not knobs or inf is None:
         return {}
-    preds = [predict(case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": kv})}),
-                     accs) for kv in ("fp8", "bf16")]
+    kvs = ("fp8", "bf16") if "KV cache" in knobs else (inf.kv_precision,)
+    acc = accs[case.system.accelerator]
+    eff = acc.efficiency
+    ends = product(eff.hbm_range if "HBM efficiency" in knobs and eff.hbm_range else (eff.hbm,),
+                   eff.flash_range if "flash efficiency" in knobs and eff.flash_range else (eff.flash,))
+    parts = [{**accs, acc.id: acc.model_copy(update={"efficiency": eff.model_copy(update={"hbm": m, "flash": f})})}
+             for m, f in ends]
+    preds = [predict(case.model_copy(update={"inference": inf.model_copy(update={"kv_precision": kv})}), a)
+             for kv, a in product(kvs, parts)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
 def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                               ) -> dict[str, tuple[float, float]]:
-    """Each measured metric's prediction at both ends of the case accelerator's stated GEMM efficiency range.
+    """Each measured metric's prediction at the ends of the case accelerator's stated efficiency ranges.
 
-    Empty unless the case trains in a data type whose efficiency the catalog states as a range (`open_knobs`).
+    Empty unless the case trains in a data type whose GEMM efficiency the catalog states as a range, or on an
+    accelerator whose HBM or flash efficiency it states as a range (`open_knobs`).
     """
     accs = accelerators if accelerators is not None else load_accelerators()
     if case.training is None or not open_knobs(case, accs):
         return {}
     hw, dt = case_hardware(case, accs), case.training.precision
-    preds = [training_metrics(case, h, float(training_estimate(case, h).step_time))
-             for h in (at_efficiency(hw, dt, e) for e in gemm_range(hw, dt) or ())]
+    preds = [training_metrics(case, h, float(training_estimate(case, h).step_time)) for h in range_ends(hw, dt)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 

@@ -37,24 +37,27 @@ def _decode_rows() -> tuple[np.ndarray, np.ndarray, list[dict]]:
 
 def test_gemm_fill_is_the_intercept_of_deepgemm_decode_rows(accelerators):
     """Least squares of time on bytes over the six rows: 2.26 us plus bytes at 2.81 TB/s, 0.839 of 3.35 TB/s, which
-    is the H100's catalog HBM efficiency (0.85) within 0.02: the streaming rate the model already uses, plus a fill
-    it did not charge."""
+    is the H800's catalog HBM efficiency (H100's BabelStream Copy, 0.866) within 0.03: about the streaming rate the
+    model already uses, plus a fill it did not charge. (The bound was 0.02 against the former unsourced 0.85.)"""
     t, b, _ = _decode_rows()
     slope, intercept = np.polyfit(b, t, 1)
     assert intercept == pytest.approx(K.GEMM_FILL, abs=0.01e-6)
-    hbm = accelerators["h100-sxm5-80gb"]
+    hbm = accelerators["h800-sxm5-80gb"]  # DeepGEMM's rows are measured on an H800
     bandwidth = float(hbm.memory_bandwidth.to("B/s").magnitude)
-    assert 1.0 / slope / bandwidth == pytest.approx(hbm.efficiency.hbm, abs=0.02)
+    assert 1.0 / slope / bandwidth == pytest.approx(0.839, abs=5e-4)
+    assert 1.0 / slope / bandwidth == pytest.approx(hbm.efficiency.hbm, abs=0.03)
 
 
 def test_decode_gemms_with_their_fill_match_deepgemm(h100):
-    """The model's FP8 GEMM (roofline) plus the fill: the three rows of 30 MB and more within 4 % (-3.7, -1.6,
-    -2.1 %); the three of 15-21 MB within 20 % (N 2112 x K 7168 -17.2 %, 32768 x 512 -9.2 %, 7168 x 2048 +19.7 %:
-    a fixed fill is an average over kernels whose tiling differs)."""
+    """The model's FP8 GEMM (roofline) plus the fill: the three rows of 30 MB and more within 6 % (-5.2, -3.3,
+    -3.6 %); the three of 15-21 MB within 20 % (N 2112 x K 7168 -18.3 %, 32768 x 512 -10.5 %, 7168 x 2048 +18.1 %:
+    a fixed fill is an average over kernels whose tiling differs). The large rows were within 4 % (-3.7, -1.6,
+    -2.1 %) at the former unsourced HBM efficiency 0.85; at the H100's measured BabelStream Copy, 0.866, the model
+    streams these GEMMs faster than DeepGEMM's 0.839 (the slope above): a GEMM streams below a copy."""
     t, b, rows = _decode_rows()
     for secs, nbytes, r in zip(t, b, rows, strict=True):
         model = float(K.gemm_time(h100, "fp8", r["m"], r["n"], r["k"])) + K.GEMM_FILL
-        tol = 0.04 if nbytes > 25e6 else 0.20
+        tol = 0.06 if nbytes > 25e6 else 0.20
         assert model == pytest.approx(secs, rel=tol), r
 
 
@@ -68,10 +71,11 @@ def test_a_pass_pays_a_fill_per_gemm_kernel():
 def test_llama_1b_decode_lies_between_the_megakernel_and_the_engines(h100):
     """Hazy Research's measurement on an H100 (Llama-3.2-1B, BF16, one sequence): vLLM and SGLang use "at most 50 %"
     of the 3.35 TB/s, the megakernel (no kernel boundaries) 78 %, of 2.48 GB per forward pass. The model's step,
-    kernel by kernel with launches and fills: 61 % (70 % with launches alone), so it is slower than a step without
+    kernel by kernel with launches and fills: 62 % (61 % at the former unsourced HBM efficiency 0.85; H100's
+    measured BabelStream Copy is 0.866), so it is slower than a step without
     bubbles and still faster than the engines measured: the small kernels' own memory latencies (norms, RoPE,
     activation) are not charged, as no measurement isolates them."""
     e = estimate_inference(h100, ServeJob(LLAMA1B, 32, 128, "bf16"), 1, 1)
     utilisation = 2.48e9 / 3.35e12 / float(e.tpot)
     assert 0.50 < utilisation < 0.78
-    assert utilisation == pytest.approx(0.61, abs=0.01)
+    assert utilisation == pytest.approx(0.62, abs=0.01)

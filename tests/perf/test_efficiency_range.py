@@ -10,7 +10,17 @@ from __future__ import annotations
 import pytest
 
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.workload.efficiency_range import at_efficiency, efficiency_note, gemm_range, over_range
+from archgen.perf.workload.efficiency_range import (
+    at_efficiency,
+    at_flash,
+    at_hbm,
+    efficiency_note,
+    flash_range,
+    gemm_range,
+    hbm_range,
+    over_range,
+    range_ends,
+)
 
 
 def test_blackwell_points_are_at_training_shapes_and_ranges_reach_mamf(accelerators):
@@ -47,15 +57,71 @@ def test_the_range_reaches_the_estimate(accelerators):
     from archgen.perf.train.training import estimate_training
     hw = hardware_for(accelerators["gb200"], scale_up_size=72)
     assert gemm_range(hw, "fp4") == (0.357, 0.597) and gemm_range(hw, "tf32") is None
+    assert hbm_range(hw) == (0.783, 0.866)  # no copy measurement of GB200: the catalog's measured Copy fractions
+    assert flash_range(hw) == (0.787, 0.85)  # no flash-attention measurement: FlashAttention-3 H100 to -2 A100
     arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
     job, lay = Job(arch, 8192, 16, "fp4"), Layout(1, 1, 8, 2)
     step = lambda h: float(estimate_training(h, job, lay).step_time)  # noqa: E731
     lo, hi = over_range(hw, "fp4", step)
-    assert lo == step(at_efficiency(hw, "fp4", 0.597)) < step(hw) < hi == step(at_efficiency(hw, "fp4", 0.357))
+    assert len(range_ends(hw, "fp4")) == 8  # every combination of the three ranges' ends
+    fast = at_flash(at_hbm(at_efficiency(hw, "fp4", 0.597), 0.866), 0.85)
+    slow = at_flash(at_hbm(at_efficiency(hw, "fp4", 0.357), 0.783), 0.787)
+    assert lo == step(fast) < step(hw) < hi == step(slow)
+    assert step(at_efficiency(hw, "fp4", 0.597)) > lo  # the HBM and flash ends move it too
     (note,) = efficiency_note(hw, "fp4", step)
-    assert note.startswith("fp4 GEMM efficiency of gb200 is a stated range, not one measurement (catalog point 0.446, "
-                           "range 0.357 to 0.597)") and f"{hi:.4g} s" in note
-    assert efficiency_note(hw, "tf32", step) == []
+    assert note.startswith("fp4 GEMM efficiency (catalog point 0.446, range 0.357 to 0.597) and HBM efficiency "
+                           "(catalog point 0.85, range 0.783 to 0.866) and flash-attention efficiency (catalog "
+                           "point 0.787, range 0.787 to 0.85) of gb200 are stated ranges, not measurements: over "
+                           "those ranges the step time spans") and f"{hi:.4g} s" in note
+    (note,) = efficiency_note(hw, "tf32", step)  # a measured GEMM dtype: the HBM and flash ranges alone
+    assert note.startswith("HBM efficiency (catalog point 0.85, range 0.783 to 0.866) and flash-attention")
+    h100 = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
+    assert efficiency_note(h100, "bf16", step) == [] and over_range(h100, "bf16", step) is None
+
+
+def test_flash_efficiency_is_per_part(accelerators):
+    """FlashAttention-2 on A100: 73 % of peak forward (arXiv 2307.08691) over the A100's 0.859 GEMM; FlashAttention-3
+    on H100: 620.73 TFLOP/s at 16k tokens (pytorch/benchmark PR 2391) over 794.5 TFLOP/s BF16 MAMF through the size
+    ramp 16,384 / 16,512. The attention rate follows the part's figure."""
+    from archgen.perf.hw import kernels as K
+    a100, h100 = accelerators["a100-sxm4-80gb"].efficiency, accelerators["h100-sxm5-80gb"].efficiency
+    assert a100.flash == pytest.approx(0.73 / 0.859, abs=5e-4) and a100.flash_range is None
+    assert h100.flash == pytest.approx(620.73 / 794.5 / (16384 / 16512), abs=5e-4) and h100.flash_range is None
+    hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
+    shape = {"batch": 1, "q_len": 16384, "kv_len": 16384, "heads": 16, "head_dim": 128, "causal": False}
+    t = K.attention_forward(hw, "bf16", **shape)
+    assert K.attention_forward(at_flash(hw, 0.85), "bf16", **shape) == pytest.approx(t * 0.787 / 0.85)
+
+
+def test_measured_hbm_is_babelstream_copy_over_peak(accelerators):
+    """Azure/AI-benchmarking-guide, HBM Bandwidth tables (BabelStream Copy, TB/s): ND A100 v4 (A100-SXM4-80GB) 1.61,
+    ND H100 v5 2.90, ND H200 v5 4.01; ND MI300X v5 4.15 (samuel-bohman's fork with the AMD runner), where
+    rocprofiler-compute's copy roofline expects 3,910.62 GB/s (ROCm/rocm-systems PR 2934): efficiency = copy / peak."""
+    for part, copy_tbs in (("a100-sxm4-80gb", 1.61), ("h100-sxm5-80gb", 2.90), ("h200-sxm-141gb", 4.01),
+                           ("mi300x", 4.15)):
+        acc = accelerators[part]
+        assert acc.efficiency.hbm == pytest.approx(copy_tbs / acc.memory_bandwidth.to("TB/s").m, abs=5e-4), part
+        assert "efficiency.hbm" not in acc.unconfirmed_fields(), part
+    assert accelerators["mi300x"].efficiency.hbm_range == (pytest.approx(3910.62 / 5300, abs=5e-4), 0.783)
+    for acc in accelerators.values():  # every other part: an assumed point inside a stated range
+        if acc.id not in ("a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "mi300x", "h800-sxm5-80gb"):
+            lo, hi = acc.efficiency.hbm_range
+            assert lo <= acc.efficiency.hbm <= hi == 0.866, acc.id
+
+
+def test_a_serving_case_spans_the_hbm_range(accelerators):
+    """A B200 serving case (no HBM or flash-attention measurement of B200) is re-timed at the ends of both ranges."""
+    from pathlib import Path
+
+    from archgen.scoring.cases import predict, read_cases
+    from archgen.scoring.unstated import open_knobs, serving_range
+    cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
+    (case,) = [c for c in cases if c.id == "trtllm-b200-llama33-70b-fp4-tp1-20000-2000"]
+    assert "HBM efficiency" in open_knobs(case, accelerators)
+    case = case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": "fp8"})})
+    assert open_knobs(case, accelerators) == ("HBM efficiency", "flash efficiency")
+    lo, hi = serving_range(case, accelerators)["tokens_per_second"]
+    assert lo < predict(case, accelerators)["tokens_per_second"] < hi
 
 
 def test_gb200_nvfp4_case_range_spans_the_measurement(accelerators):

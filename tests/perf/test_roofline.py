@@ -66,7 +66,7 @@ def test_ceilings_and_ridge(h100):
     """Compute roof = bf16 peak × measured GEMM efficiency; memory roof = HBM × efficiency; ridge = their ratio."""
     r = training_kernels(h100, GPT3, seq_len=2048, dtype="bf16", attention="flash", tp=8)
     assert r.compute_ceiling == pytest.approx(989e12 * 0.803)
-    assert r.memory_ceiling == pytest.approx(3.35e12 * 0.85)
+    assert r.memory_ceiling == pytest.approx(3.35e12 * 0.866)  # BabelStream Copy 2.90 of 3.35 TB/s
     assert r.ridge == pytest.approx(r.compute_ceiling / r.memory_ceiling)
     assert r.ceiling(r.ridge / 2) == pytest.approx(r.compute_ceiling / 2)
 

@@ -108,7 +108,9 @@ def test_estimate_cases_text_gives_the_ranges(cli):
     assert "Over what the case leaves unstated (not scored):\n" in text
     assert "  mlengbook-allreduce-4xp6b200-efa-256mib busbw: " in text
     assert "over NVLS off/on\n" in text
-    assert text.rstrip().endswith("over KV cache fp8/bf16")
+    assert text.rstrip().endswith("over KV cache fp8/bf16, the catalog's stated HBM efficiency range, the catalog's "
+                                  "stated flash-attention efficiency range")  # B200: no copy or attention measurement
+    assert "over KV cache fp8/bf16\n" in text  # an H100 case: its HBM efficiency is measured
 
 
 def _with_kv(case, kv):
@@ -116,9 +118,10 @@ def _with_kv(case, kv):
 
 
 def test_serving_range_spans_the_kv_cache_precision(modern, accelerators):
-    """The NVFP4 case states no KV-cache precision: its range runs from the prediction with a BF16 cache (half the
-    sequences fit, each step reads twice the bytes) to the scored one with FP8 (kernels.serving_kv_dtype)."""
-    case = modern["trtllm-b200-llama33-70b-fp4-tp1-20000-2000"]
+    """The FP8 H100 case states no KV-cache precision: its range runs from the prediction with a BF16 cache (half the
+    sequences fit, each step reads twice the bytes) to the scored one with FP8 (kernels.serving_kv_dtype). (The H100's
+    HBM efficiency is measured; the B200 NVFP4 case also spans its stated HBM range, test_efficiency_range.)"""
+    case = modern["trtllm-h100-llama31-8b-fp8-tp1-20000-2000"]
     assert open_knobs(case, accelerators) == ("KV cache",)
     bf16 = predict(_with_kv(case, "bf16"), accelerators)["tokens_per_second"]
     fp8 = predict(case, accelerators)["tokens_per_second"]
@@ -130,7 +133,7 @@ def test_serving_range_spans_the_kv_cache_precision(modern, accelerators):
 
 
 def test_no_serving_range_where_the_kv_cache_is_stated(modern, accelerators):
-    case = modern["trtllm-b200-llama33-70b-fp4-tp1-20000-2000"]
+    case = modern["trtllm-h100-llama31-8b-fp8-tp1-20000-2000"]
     assert open_knobs(_with_kv(case, "fp8"), accelerators) == ()
     assert serving_range(_with_kv(case, "fp8"), accelerators) == {}
     bf16_weights = case.model_copy(update={"inference": case.inference.model_copy(update={"precision": "bf16"})})

@@ -36,7 +36,8 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency",
                "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "vector_peak",
-               "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "l2_capacity", "l2_bandwidth")
+               "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "hbm_efficiency_range",
+               "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth")
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,11 @@ class Hardware:
         hbm_capacity: HBM capacity (B).
         hbm_bandwidth: HBM peak bandwidth (B/s).
         hbm_efficiency: Sustained fraction of `hbm_bandwidth`.
+        hbm_efficiency_range: Lowest and highest `hbm_efficiency` the sources support where the part has no copy
+            measurement or its measurements disagree (`perf.workload.efficiency_range`); empty when measured.
+        flash_efficiency: Flash-attention forward rate over the best dense-GEMM rate (`perf.hw.kernels`).
+        flash_efficiency_range: Lowest and highest `flash_efficiency` the sources support where the part has no
+            flash-attention measurement; empty when measured.
         gemm_stream_efficiency: Fraction of `hbm_bandwidth` a bandwidth-bound GEMM streams at, per data type whose
             kernels stay below `hbm_efficiency` (NVFP4 at decode shapes); others take `hbm_efficiency`.
         l2_capacity: Last-level cache (B); 0 when unknown.
@@ -118,6 +124,9 @@ class Hardware:
     scale_out_latency: float = 0.0
     gemm_stream_efficiency: dict[str, float] = field(default_factory=dict)
     gemm_efficiency_range: dict[str, tuple[float, float]] = field(default_factory=dict)
+    hbm_efficiency_range: tuple[float, ...] = ()
+    flash_efficiency: float = 0.787
+    flash_efficiency_range: tuple[float, ...] = ()
     oversubscription: float = 1.0
     pod: int = 0
     scale_out_reduction: bool = False
@@ -317,6 +326,9 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         hbm_capacity=_si(accelerator.memory, "B"),
         hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
         hbm_efficiency=eff.hbm,
+        hbm_efficiency_range=tuple(float(e) for e in eff.hbm_range or ()),
+        flash_efficiency=eff.flash,
+        flash_efficiency_range=tuple(float(e) for e in eff.flash_range or ()),
         l2_capacity=_si(accelerator.l2_cache, "B"),
         l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
         scale_up_size=max(1, int(scale_up_size)),

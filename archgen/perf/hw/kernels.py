@@ -11,15 +11,16 @@ Conventions:
       d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`);
       e_stream is `hbm_efficiency` unless the catalog measures the dtype's bandwidth-bound GEMMs below it
       (`gemm_stream_efficiency`: NVFP4 GEMMs at decode shapes stream their weights well below a copy's rate).
-    * Flash attention runs at `FLASH_EFFICIENCY` of the GEMM rate times the size ramp of its query length, or at
-      the vector pipe's softmax rate when that is slower (`vector_peak`); a causal mask halves its FLOP, and the
-      backward pass runs at `FLASH_BWD_RATIO` of the forward rate. FlashAttention-2 reaches 50-73 % of A100 peak
-      forward and 63 % backward, against ~86 % for the best GEMM (Dao, arXiv 2307.08691, §4.1); these figures are
-      at head dimension 128, so the head dimension is inside `FLASH_EFFICIENCY` and takes no size ramp of its own.
-      FlashAttention-3 on H100 at head dimension 128 (pytorch/benchmark PR 2391) runs 430, 517, 566, 590, 614 and
-      621 TFLOP/s forward at 0.5k to 16k tokens, i.e. 0.54 to 0.78 of H100's best BF16 GEMM; 0.8 · s/(s + 128)
-      gives 0.64 to 0.79. Materialised attention is two batched GEMMs (QKᵀ, AV) over the full s×s scores plus the
-      memory traffic of mask/softmax/dropout on those scores.
+    * Flash attention runs at `Hardware.flash_efficiency` (the catalog's `efficiency.flash`, default
+      `FLASH_EFFICIENCY`) of the GEMM rate times the size ramp of its query length, or at the vector pipe's softmax
+      rate when that is slower (`vector_peak`); a causal mask halves its FLOP, and the backward pass runs at
+      `FLASH_BWD_RATIO` of the forward rate. The figures are at head dimension 128, so the head dimension is inside
+      the efficiency and takes no size ramp of its own. FlashAttention-3 on H100 at head dimension 128
+      (pytorch/benchmark PR 2391) runs 430, 517, 566, 590, 614 and 621 TFLOP/s forward at 0.5k to 16k tokens; the
+      16k row, 620.73 / (794.5 x 16,384 / 16,512) = 0.787 of H100's best BF16 GEMM, is the default; FlashAttention-2
+      on A100 reaches 73 % of peak forward and 63 % backward (Dao, arXiv 2307.08691, §4.1), 0.73 / 0.859 = 0.850 of
+      A100's best GEMM (the A100's own figure). Materialised attention is two batched GEMMs (QKᵀ, AV) over the full
+      s×s scores plus the memory traffic of mask/softmax/dropout on those scores.
 """
 
 from __future__ import annotations
@@ -51,9 +52,12 @@ KERNEL_OVERHEAD = 1.3e-6
 #: HBM3 only, applied to every accelerator as `KERNEL_OVERHEAD` is.
 GEMM_FILL = 2.26e-6
 
-#: Flash attention throughput relative to the best dense GEMM (FlashAttention-2: up to 73 % of A100 peak forward,
-#: 63 % backward, against 86 % for cuBLAS GEMM).
-FLASH_EFFICIENCY = 0.8
+#: Flash-attention forward throughput relative to the best dense GEMM where the catalog states no other figure
+#: (`Efficiency.flash`, `Hardware.flash_efficiency`): FlashAttention-3 on an H100 SXM5, BF16, head dimension 128, no
+#: causal mask, 16k tokens: 620.73 TFLOP/s (pytorch/benchmark PR 2391, commit ff65cb6, test plan) over H100's best
+#: BF16 GEMM, 794.5 TFLOP/s (ml-engineering MAMF v2 at 744d01e), through the size ramp s / (s + 128) at s = 16,384:
+#: 620.73 / (794.5 x 16,384 / 16,512) = 0.787 (the catalog and `Hardware` default, to three places).
+FLASH_EFFICIENCY = 0.787
 #: Flash attention backward rate over its forward rate (FlashAttention-2 on A100: 63 % against 73 % of peak).
 FLASH_BWD_RATIO = 63.0 / 73.0
 
@@ -167,7 +171,7 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
     if kernel == "flash":
         frac = 0.5 if causal else 1.0
         flop = 4.0 * batch * heads * q_len * kv_len * head_dim * frac
-        rate = hw.gemm_rate(dtype) * FLASH_EFFICIENCY * size_efficiency(hw, q_len)
+        rate = hw.gemm_rate(dtype) * hw.flash_efficiency * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
         return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
@@ -197,4 +201,4 @@ def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_byt
     """One decode step's attention on one device: bandwidth-bound read of the KV cache (roofline with its FLOP)."""
     nbytes = 2.0 * batch * context * kv_heads * head_dim * kv_bytes
     flop = 4.0 * batch * heads * context * head_dim
-    return maximum(memory_time(hw, nbytes), flop / (hw.gemm_rate(dtype) * FLASH_EFFICIENCY))
+    return maximum(memory_time(hw, nbytes), flop / (hw.gemm_rate(dtype) * hw.flash_efficiency))

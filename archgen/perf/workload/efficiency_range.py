@@ -1,18 +1,21 @@
-"""The range an estimate spans where its accelerator's GEMM efficiency is a stated range, not a measurement.
+"""The range an estimate spans where its accelerator's GEMM, HBM or flash-attention efficiency is a stated range.
 
 A catalog part without a measured GEMM rate in some data type carries `efficiency.gemm_range` (the lowest and
 highest figure its sources support, derived from a sibling part's measurement) beside the point in
 `efficiency.gemm`; so does a part whose published measurements of one data type disagree (the MI300X's BF16:
-ml-engineering's MAMF and AMD's own max-achievable FLOPs), the range running between them. An estimate in that data
-type is re-timed at both ends of the range, and the span is shown next to the estimate (a workload's notes, a
-validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here is fitted: the ends
-come from the catalog, and the point is the catalog's.
+ml-engineering's MAMF and AMD's own max-achievable FLOPs), the range running between them. Likewise a part without
+a measured HBM copy rate carries `efficiency.hbm_range` (the catalog's measured copy fractions) beside its point in
+`efficiency.hbm`, and one without a flash-attention measurement `efficiency.flash_range` beside `efficiency.flash`.
+An estimate is re-timed at the ends of each range that applies, and the span is shown next to the estimate (a
+workload's notes, a validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here
+is fitted: the ends come from the catalog, and the point is the catalog's.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from itertools import product
 
 from archgen.perf.hw.hardware import Hardware
 
@@ -22,27 +25,74 @@ def gemm_range(hw: Hardware, dtype: str) -> tuple[float, float] | None:
     return hw.gemm_efficiency_range.get(dtype)
 
 
+def _pair(rng: tuple[float, ...]) -> tuple[float, float] | None:
+    return (rng[0], rng[1]) if len(rng) == 2 else None
+
+
+def hbm_range(hw: Hardware) -> tuple[float, float] | None:
+    """The stated range of `hw`'s HBM efficiency, or None where the catalog measures it."""
+    return _pair(hw.hbm_efficiency_range)
+
+
+def flash_range(hw: Hardware) -> tuple[float, float] | None:
+    """The stated range of `hw`'s flash-attention efficiency, or None where the catalog measures it."""
+    return _pair(hw.flash_efficiency_range)
+
+
 def at_efficiency(hw: Hardware, dtype: str, efficiency: float) -> Hardware:
     """`hw` with `dtype`'s GEMM efficiency set to `efficiency`."""
     return dataclasses.replace(hw, gemm_efficiency={**hw.gemm_efficiency, dtype: efficiency})
 
 
-def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float]) -> tuple[float, float] | None:
-    """The lowest and highest of `predict` at the two ends of `dtype`'s efficiency range (None without a range)."""
-    rng = gemm_range(hw, dtype)
-    if rng is None:
-        return None
-    ends = [predict(at_efficiency(hw, dtype, e)) for e in rng]
-    return min(ends), max(ends)
+def at_hbm(hw: Hardware, efficiency: float) -> Hardware:
+    """`hw` with its HBM efficiency set to `efficiency`."""
+    return dataclasses.replace(hw, hbm_efficiency=efficiency)
 
 
-def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], float]) -> list[str]:
-    """A workload note with the step time at both ends of `dtype`'s stated efficiency range (none without one)."""
-    rng = gemm_range(hw, dtype)
-    span = over_range(hw, dtype, step_at)
-    if rng is None or span is None:
+def at_flash(hw: Hardware, efficiency: float) -> Hardware:
+    """`hw` with its flash-attention efficiency set to `efficiency`."""
+    return dataclasses.replace(hw, flash_efficiency=efficiency)
+
+
+def stated_ranges(hw: Hardware, dtype: str | None) -> list[tuple[str, float, tuple[float, float]]]:
+    """(name, catalog point, range) of each stated range of `hw` an estimate in `dtype` depends on."""
+    g = gemm_range(hw, dtype) if dtype else None
+    out = [(f"{dtype} GEMM efficiency", hw.gemm_efficiency[dtype], g)] if g and dtype else []
+    if (m := hbm_range(hw)) is not None:
+        out.append(("HBM efficiency", hw.hbm_efficiency, m))
+    if (f := flash_range(hw)) is not None:
+        out.append(("flash-attention efficiency", hw.flash_efficiency, f))
+    return out
+
+
+def range_ends(hw: Hardware, dtype: str | None) -> list[Hardware]:
+    """`hw` at every combination of the ends of its stated ranges (GEMM in `dtype`, HBM, flash); empty without any."""
+    g = gemm_range(hw, dtype) if dtype else None
+    m, f = hbm_range(hw), flash_range(hw)
+    if g is None and m is None and f is None:
         return []
-    point = hw.gemm_efficiency[dtype]
-    return [f"{dtype} GEMM efficiency of {hw.accelerator} is a stated range, not one measurement (catalog point "
-            f"{point:g}, range {rng[0]:g} to {rng[1]:g}): over that range the step time spans {span[0]:.4g} s to "
-            f"{span[1]:.4g} s"]
+    out = []
+    for ge, me, fe in product(g or (None,), m or (hw.hbm_efficiency,), f or (hw.flash_efficiency,)):
+        h = at_flash(at_hbm(hw, me), fe)
+        out.append(at_efficiency(h, dtype, ge) if ge is not None and dtype else h)
+    return out
+
+
+def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float]) -> tuple[float, float] | None:
+    """The lowest and highest of `predict` at the ends of the stated ranges (`range_ends`; None without any)."""
+    ends = [predict(h) for h in range_ends(hw, dtype)]
+    return (min(ends), max(ends)) if ends else None
+
+
+def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], float], what: str = "the step time",
+                    unit: str = "s") -> list[str]:
+    """A workload note with `what` (the step time) at the ends of the stated efficiency ranges (none without one)."""
+    span = over_range(hw, dtype, step_at)
+    if span is None:
+        return []
+    parts = [f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
+             for name, point, (lo, hi) in stated_ranges(hw, dtype)]
+    stated = ("are stated ranges, not measurements: over those ranges" if len(parts) > 1 else
+              "is a stated range, not one measurement: over that range")
+    return [f"{' and '.join(parts)} of {hw.accelerator} {stated} {what} spans {span[0]:.4g} {unit} to "
+            f"{span[1]:.4g} {unit}"]

@@ -13,6 +13,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import batcher_of, estimate_serving, replica_rate
+from archgen.perf.workload.efficiency_range import efficiency_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_
@@ -114,6 +115,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             x = estimate_serving(h, job, tp, batch, rate, replicas=replicas)[0]
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
+        notes += efficiency_note(hw, inf.precision, tput, "the tokens/s per accelerator", "1/s")
     layout: dict[str, int | str] = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
