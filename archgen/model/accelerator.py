@@ -49,7 +49,13 @@ class Efficiency(Spec):
                     "metrics span.")
     gemm_half_size: int = Field(
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
-                               "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N, K.")
+                               "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N and, unless "
+                               "gemm_k_fixed_steps is given, K.")
+    gemm_k_fixed_steps: float | None = Field(
+        None, gt=0, description="K-loop steps (128 bytes of K each) a GEMM tile spends outside its K loop, filling "
+                                "its load pipeline and storing its output, measured on the part's GEMM kernels: "
+                                "K's efficiency is then (n / (n + c)) over its value at the best-GEMM measurement's "
+                                "K (112 steps), at most 1, for n steps. Left out: the size ramp applies to K.")
     hbm: float = Field(0.85, gt=0, le=1, description="Sustained HBM bandwidth over peak (stream-like copy).")
     hbm_range: tuple[float, float] | None = Field(
         None, description="Lowest and highest `hbm` figure the sources support where this part has no copy "

@@ -88,7 +88,8 @@ def test_every_profile_defaults_to_no_graphs_and_a_case_may_state_them():
 
 def test_the_card_row_is_scored_and_its_graphs_move_nothing():
     """The card's H100 BF16 run (13,011.378 tokens/s/GPU, 20.147 s a step) is the EP-overlap skill's overlap-on
-    configuration (20.992 s): the model gives both 13.89 s, +45.1 % in throughput on the card's row. With 70
+    configuration (20.992 s): the model gives both 14.19 s, +42.0 % in throughput on the card's row (13.89 s and
+    +45.1 % under the one-step K ramp, before `kernels.k_loop_efficiency`). With 70
     operations a layer and micro-batch (0.94 ms) against 4-5 ms of GPU work the host is hidden with or without the
     router's graph, so the graphs move no step: the gap is not host time the graphs remove (docs/perf-model.md,
     Host time)."""
@@ -101,7 +102,7 @@ def test_the_card_row_is_scored_and_its_graphs_move_nothing():
     row = rows["bridge-card-h100-qwen3-30b-bf16-ep16-graphs"]
     assert row.measured == pytest.approx(13011.378 * 16, rel=1e-5)
     assert row.measured == pytest.approx(1024 * 4096 / 20.14729, rel=1e-5)
-    assert row.error == pytest.approx(0.451, abs=0.005)
+    assert row.error == pytest.approx(0.420, abs=0.005)
     skill = {r.id: r for r in score_file(DATA / "bridge-26.04.yaml")}["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
     assert 1024 * 4096 / row.predicted == pytest.approx(skill.predicted, rel=1e-9)
 

@@ -90,7 +90,8 @@ def test_iteration_time_is_the_simulators_hybrid_iteration(cases, accelerators):
 def test_the_step_at_the_logs_state_is_fast_and_the_measured_one_falls_with_power(cases, accelerators):
     """At the state each Server log shows, the model's iteration is faster than the measured TPOT on every row. On
     NVIDIA's one H200 system at 500 W, 700 W and 1,000 W (same software, configs' power_limit and the 1,000 W CTS
-    board) the measured step over the model's falls as power rises, 1.48 / 1.19 / 1.11: the model has no
+    board) the measured step over the model's falls as power rises, 1.46 / 1.18 / 1.09 (1.48 / 1.19 / 1.11 before
+    the K loop's fixed cost per tile on Hopper and the measured HBM efficiency): the model has no
     power-to-clock mechanism, and that much of the gap goes with the power limit."""
     ratio = {}
     for cid, case in cases.items():
@@ -104,7 +105,7 @@ def test_the_step_at_the_logs_state_is_fast_and_the_measured_one_falls_with_powe
     assert all(r > 1.0 for r in ratio.values()), ratio
     h200 = [ratio[f"mlperf41-llama2-70b-server-8xh200-{w}tp1-fp8"] for w in ("maxq-500w-", "", "cts-1000w-")]
     assert h200[0] > h200[1] > h200[2]
-    assert h200 == pytest.approx([1.48, 1.19, 1.11], abs=0.01)
+    assert h200 == pytest.approx([1.46, 1.18, 1.09], abs=0.01)
 
 
 VIDUR = Path(__file__).resolve().parent / "data" / "vidur-h100-llama2-70b.yaml"
@@ -132,12 +133,13 @@ def _linear_ratio(hw, row, m) -> float:
 
 def test_the_large_batch_gemms_are_as_measured(vidur, h100):
     """At the token counts of a large decode batch (768 to 4,096 tokens, TP1 and TP2), Llama 2 70B's four linear
-    GEMMs measure 1.00x to 1.09x the model's time on an H100 (Vidur, FP16): the GEMM term explains at most ~8 % of
+    GEMMs measure 1.01x to 1.10x the model's time on an H100 (Vidur, FP16; 1.00x to 1.09x before the K loop's fixed
+    cost per tile and the measured HBM efficiency): the GEMM term explains at most ~9 % of
     the MLPerf step's gap (the model's FP8 rate checks against DeepGEMM at M = 1,024 in the same way). At 256 and 512
     tokens they measure 0.82x to 0.90x: there the model is slow, outside this check."""
     big = [_linear_ratio(h100, r, vidur["model"]) for r in vidur["linear_rows"] if r["tokens"] >= 768]
     assert len(big) == 12
-    assert 1.0 <= min(big) and max(big) <= 1.09, big
+    assert 1.0 <= min(big) and max(big) <= 1.10, big
 
 
 def test_a_two_gpu_all_reduce_measures_a_quarter_slower_than_the_model(vidur, h100):

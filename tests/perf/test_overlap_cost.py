@@ -51,12 +51,13 @@ def test_h100_tp_overlap_runs_and_the_cost_moves_them(monkeypatch):
     the cost of overlap (SMs and chunks); it moves each by more than 5 points (a switch that moves a case by more than
     5 points has a test from a source). Both were within 10 % (+8.5 % and +8.6 %) before the fused gradient
     accumulation (`grad_accum_fusion`, on in nemo-2025) took 4 B per weight and micro-batch off: the model, already
-    fast on these rows, moves further out (the 405B row by 5.4 points)."""
+    fast on these rows, moves further out (the 405B row by 5.4 points). The K loop's fixed cost per tile on Hopper
+    (`kernels.k_loop_efficiency`) brings them to +7.2 % and +11.1 %."""
     errors = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml")}
     h100_rows = {k: e for k, e in errors.items() if k.startswith("nemo-h100-")}
     assert set(h100_rows) == {"nemo-h100-llama3-70b-fp8", "nemo-h100-llama31-405b-fp8"}
-    assert h100_rows["nemo-h100-llama3-70b-fp8"] == pytest.approx(0.085, abs=0.01), h100_rows
-    assert h100_rows["nemo-h100-llama31-405b-fp8"] == pytest.approx(0.140, abs=0.01), h100_rows
+    assert h100_rows["nemo-h100-llama3-70b-fp8"] == pytest.approx(0.072, abs=0.01), h100_rows
+    assert h100_rows["nemo-h100-llama31-405b-fp8"] == pytest.approx(0.111, abs=0.01), h100_rows
     import archgen.perf.train.training as T
     monkeypatch.setattr(T, "tp_overlap_cost", lambda *a, **k: 0.0)
     free = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml") if r.id in h100_rows}
@@ -66,13 +67,14 @@ def test_h100_tp_overlap_runs_and_the_cost_moves_them(monkeypatch):
 def test_megatron_bridge_405b_row_within_10_percent(accelerators):
     """Megatron-Bridge 26.06, Llama 3.1 405B on 1,024 H100 (TP8 PP8 CP2 VP8, TP overlap) under its stack, nemo-2025 (as
     the shared modern file states it): +16.4 % before the cost of overlap was modelled, +4.7 % with it, +9.3 % since
-    the fused gradient accumulation (`grad_accum_fusion`) took the per-micro-batch accumulation pass off."""
+    the fused gradient accumulation (`grad_accum_fusion`) took the per-micro-batch accumulation pass off, +6.4 %
+    with the K loop's fixed cost per tile on Hopper (`kernels.k_loop_efficiency`)."""
     from archgen.scoring.cases import predict, read_cases
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == "nemo2606-h100-llama31-405b-fp8-1024gpu"]
     case = case.model_copy(update={"training": case.training.model_copy(update={"stack": "nemo-2025"})})
     got = predict(case, accelerators)["tokens_per_second"]
-    assert got / 333824 - 1 == pytest.approx(0.093, abs=0.01)
+    assert got / 333824 - 1 == pytest.approx(0.064, abs=0.01)
 
 
 def _modern_case(case_id: str, stack: str):
@@ -110,12 +112,13 @@ def test_mlperf_gpt3_11616_h100_and_the_nccl_sms_move_it(monkeypatch, accelerato
     of 7.4B parameters per rank over 484 nodes runs beside most of the step): -3.5 % with the SMs NCCL takes from
     the compute it overlaps, -9.7 % without them (the switch moves it by more than 5 points); since the fused gradient
     accumulation (`grad_accum_fusion`, on in megatron-core-2024) -9.7 % with them: each of the six micro-batches
-    pays 4 B less per parameter, and the model, already fast here, falls outside 5 %."""
+    pays 4 B less per parameter, and the model, already fast here, falls outside 5 %; -6.0 % with the K loop's
+    fixed cost per tile on Hopper (`kernels.k_loop_efficiency`)."""
     import archgen.perf.train.exposure as X
     from archgen.scoring.cases import predict
     case = _modern_case("mlperf-t41-gpt3-11616xh100", "megatron-core-2024")
     err = predict(case, accelerators)["step_time"] / 0.921 - 1
-    assert err == pytest.approx(-0.097, abs=0.01), err
+    assert err == pytest.approx(-0.060, abs=0.01), err
     monkeypatch.setattr(X, "NCCL_CTAS", 0.0)
     assert err - (predict(case, accelerators)["step_time"] / 0.921 - 1) > 0.05
 

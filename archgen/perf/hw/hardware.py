@@ -35,9 +35,9 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency",
-               "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "vector_peak",
-               "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "hbm_efficiency_range",
-               "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth")
+               "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "gemm_k_fixed_steps",
+               "vector_peak", "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency",
+               "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,8 @@ class Hardware:
         gemm_efficiency_range: Lowest and highest `gemm_efficiency` the sources support, per data type the part
             has no measurement of (`perf.workload.efficiency_range`).
         gemm_half_size: GEMM dimension that alone halves the efficiency (size ramp).
+        gemm_k_fixed_steps: A GEMM tile's K-loop steps of fill and epilogue (`kernels.k_loop_efficiency`); 0 when
+            not measured, and the size ramp applies to K.
         vector_peak: Non-tensor peak (FLOP/s); 0 when unknown.
         vector_efficiency: Sustained fraction of `vector_peak`.
         hbm_capacity: HBM capacity (B).
@@ -104,6 +106,7 @@ class Hardware:
     scale_up_size: int
     scale_up_bandwidth: float
     gemm_half_size: float = 128.0
+    gemm_k_fixed_steps: float = 0.0
     vector_peak: float = 0.0
     vector_efficiency: float = 0.7
     hbm_efficiency: float = 0.85
@@ -321,6 +324,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         gemm_stream_efficiency={k: v for k, v in eff.gemm_stream.items()},
         gemm_efficiency_range={k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()},
         gemm_half_size=float(eff.gemm_half_size),
+        gemm_k_fixed_steps=float(eff.gemm_k_fixed_steps or 0.0),
         vector_peak=_si(accelerator.vector_peak, "FLOPS"),
         vector_efficiency=eff.vector,
         hbm_capacity=_si(accelerator.memory, "B"),

@@ -6,9 +6,11 @@ thousands of configurations in one call. Times are in seconds, sizes in bytes, w
 Conventions:
     * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline); NVFP4
       inputs also carry their block scales, one FP8 (E4M3) scale per 16 values (`BLOCK_SCALE_BYTES`).
-    * Its time is max(FLOP / (peak · e_gemm · size_eff), bytes / (HBM · e_stream)), where `e_gemm` is the best
-      measured dense-GEMM fraction of peak (catalog, per dtype) and size_eff = prod over M, N, K of
-      d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`);
+    * Its time is max(FLOP / (peak · e_gemm · size_eff · k_eff), bytes / (HBM · e_stream)), where `e_gemm` is the
+      best measured dense-GEMM fraction of peak (catalog, per dtype), size_eff = prod over M and N of
+      d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`),
+      and k_eff the K loop's fixed cost per output tile where the catalog measures it (Hopper:
+      `k_loop_efficiency`), the same ramp on K elsewhere;
       e_stream is `hbm_efficiency` unless the catalog measures the dtype's bandwidth-bound GEMMs below it
       (`gemm_stream_efficiency`: NVFP4 GEMMs at decode shapes stream their weights well below a copy's rate).
     * Flash attention runs at `Hardware.flash_efficiency` (the catalog's `efficiency.flash`, default
@@ -28,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.numeric import maximum, where
+from archgen.perf.hw.numeric import maximum, minimum, where
 
 #: Bytes per element of each data type.
 DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1,
@@ -51,6 +53,16 @@ KERNEL_OVERHEAD = 1.3e-6
 #: Serving charges it per GEMM kernel of a pass (`serve.inference.gemm_kernels_per_pass`); measured on Hopper's
 #: HBM3 only, applied to every accelerator as `KERNEL_OVERHEAD` is.
 GEMM_FILL = 2.26e-6
+#: Bytes of the reduction dimension one K-loop step of a Hopper tensor-core GEMM tile consumes: the 128-byte
+#: shared-memory swizzle row of a GMMA operand (64 BF16 or 128 FP8 values; DeepGEMM's FP8 kernels use BLOCK_K 128,
+#: deepseek-ai/DeepGEMM deep_gemm/jit_kernels/gemm.py `get_smem_size` at a6d97a1c1b48). A step moves the same bytes
+#: and, at the data type's tensor rate, takes the same time in every data type.
+GEMM_K_STEP_BYTES = 128.0
+#: K-loop steps of the shape the catalog's best-GEMM efficiencies are measured at: the H100 FP8 MAMF's best shape,
+#: 1024 x 9216 x 14336 (stas00/ml-engineering compute/accelerator/README.md at 744d01e, MAMF table: 14,336 FP8
+#: values, 112 steps; its BF16 best shape has K 13,312, 208 steps). The measured efficiency already paid that
+#: shape's fixed steps, so `k_loop_efficiency` is 1 there and no longer K is credited beyond the measured maximum.
+GEMM_REFERENCE_K_STEPS = 112.0
 
 #: Flash-attention forward throughput relative to the best dense GEMM where the catalog states no other figure
 #: (`Efficiency.flash`, `Hardware.flash_efficiency`): FlashAttention-3 on an H100 SXM5, BF16, head dimension 128, no
@@ -78,6 +90,22 @@ def size_efficiency(hw: Hardware, *dims: np.ndarray | float) -> np.ndarray | flo
     for d in dims:
         f = f * (d / (d + hw.gemm_half_size))
     return f
+
+
+def k_loop_efficiency(hw: Hardware, dtype: str, k):
+    """Fraction of the measured best GEMM rate a tile reaches with reduction dimension `k`.
+
+    A tile runs n = k · bytes / `GEMM_K_STEP_BYTES` steps of its K loop and, once whatever k is, fills its load
+    pipeline and stores its output: c = `hw.gemm_k_fixed_steps` steps (catalog, measured). Its rate is n / (n + c)
+    of the K loop's, taken relative to the catalog's measurement at `GEMM_REFERENCE_K_STEPS` and at most 1. A part
+    without a measured c keeps the size ramp k / (k + `gemm_half_size`) on K.
+    """
+    c = hw.gemm_k_fixed_steps
+    if not c:
+        return k / (k + hw.gemm_half_size)
+    n = k * DTYPE_BYTES[dtype] / GEMM_K_STEP_BYTES
+    ref = GEMM_REFERENCE_K_STEPS
+    return minimum(n / (n + c) * (ref + c) / ref, 1.0)
 
 
 def training_core_dtype(dtype: str) -> str:
@@ -122,11 +150,18 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
         Seconds (broadcast over the inputs).
     """
     flop = 2.0 * m * n * k * batch
-    half = hw.gemm_half_size  # `size_efficiency(hw, m, n, k)`, written out (nine GEMMs an estimate, issue 25)
-    rate = hw.gemm_rate(dtype) * (1.0 * (m / (m + half)) * (n / (n + half)) * (k / (k + half)))
+    rate = hw.gemm_rate(dtype) * size_efficiency(hw, m, n) * k_loop_efficiency(hw, dtype, k)
     nbytes = gemm_bytes(dtype, m, n, k, batch)
     stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
     return maximum(flop / rate, nbytes / (hw.hbm_bandwidth * stream))
+
+
+def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
+    """Backward time of the GEMM (m x k) @ (k x n).
+
+    The input gradient (m x n) @ (n x k) reduces over n, the weight gradient (k x m) @ (m x n) over the m rows.
+    """
+    return gemm_time(hw, dtype, m, k, n, batch) + gemm_time(hw, dtype, k, n, m, batch)
 
 
 def memory_time(hw: Hardware, nbytes, working_set=None):

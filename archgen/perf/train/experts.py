@@ -25,9 +25,19 @@ def expert_forward(hw: Hardware, job: Job, T, tp, ep, etp=None):
 
     The tokens arrive balanced from the EP group (NVIDIA's MoE benchmarks force-balance the routing).
     """
+    return _expert_gemms(hw, job, T, tp, ep, etp, K.gemm_time)
+
+
+def expert_backward(hw: Hardware, job: Job, T, tp, ep, etp=None):
+    """Backward time of the same GEMMs: each one's input and weight gradients (`kernels.gemm_backward_time`)."""
+    return _expert_gemms(hw, job, T, tp, ep, etp, K.gemm_backward_time)
+
+
+def _expert_gemms(hw: Hardware, job: Job, T, tp, ep, etp, gemm):
+    """`gemm` (a `kernels` GEMM timing) summed over the rank's up and down GEMMs of its local experts."""
     a, dt = job.arch, job.precision
     etp = tp if etp is None else etp
     local = a.experts / ep
     m_e = T * a.top_k * etp / (tp * local)
-    return K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * a.expert_ffn / etp, a.hidden, local) + K.gemm_time(
+    return gemm(hw, dt, m_e, (a.ffn_mats - 1) * a.expert_ffn / etp, a.hidden, local) + gemm(
         hw, dt, m_e, a.hidden, a.expert_ffn / etp, local)

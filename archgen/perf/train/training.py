@@ -31,7 +31,7 @@ from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
-from archgen.perf.train.experts import expert_forward
+from archgen.perf.train.experts import expert_backward, expert_forward
 from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
@@ -115,28 +115,30 @@ class TrainingEstimate:
 def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None):
     """GEMM + attention + element-wise forward time of one layer for one micro-batch.
 
-    Returns (total, attention core, quantisation): the last two are shares of the total.
+    Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward): the second and third
+    are shares of the total; the last corrects the backward's "twice the forward" for its GEMMs' own shapes.
     """
     a, dt = job.arch, job.precision
     q = a.heads * a.head_dim
-    t = K.gemm_time(hw, dt, T, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden)
-    t = t + K.gemm_time(hw, dt, T, a.hidden, q / tp)
+    shapes = [(T, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden), (T, a.hidden, q / tp)]
     if moe:
-        t = t + expert_forward(hw, job, T, tp, ep, etp) + K.gemm_time(hw, dt, T, a.experts, a.hidden)
+        shapes.append((T, a.experts, a.hidden))
+        f = a.shared_experts * a.expert_ffn
         if a.shared_experts:
-            f = a.shared_experts * a.expert_ffn
-            t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * f / tp, a.hidden) + K.gemm_time(hw, dt, T, a.hidden,
-                                                                                              f / tp)
+            shapes += [(T, (a.ffn_mats - 1) * f / tp, a.hidden), (T, a.hidden, f / tp)]
     else:
-        t = t + K.gemm_time(hw, dt, T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden)
-        t = t + K.gemm_time(hw, dt, T, a.hidden, a.ffn / tp)
+        shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
+    t = sum(K.gemm_time(hw, dt, m, n, k) for m, n, k in shapes)
+    bwd = sum(K.gemm_backward_time(hw, dt, m, n, k) for m, n, k in shapes)
+    if moe:
+        t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
     attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
                                heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
     cc = hw.compute_capability
     quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
     ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
                            dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch)
-    return t + attn + K.memory_time(hw, ew), attn, quant
+    return t + attn + K.memory_time(hw, ew), attn, quant, bwd - 2.0 * t
 
 
 def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0, etp=None,
@@ -212,18 +214,20 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     s_q = job.seq_len / cp
     T = mb * s_q
     moe_share = a.moe_layers / a.layers
-    dense_f, dense_attn, dense_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
-    moe_f, moe_attn, moe_q = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True, etp=etp) if a.moe_layers \
-        else (0.0, 0.0, 0.0)
+    dense_f, dense_attn, dense_q, dense_gb = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
+    moe_f, moe_attn, moe_q, moe_gb = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True, etp=etp) \
+        if a.moe_layers else (0.0, 0.0, 0.0, 0.0)
     layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
     layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
     core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
-    # The backward pass is twice the forward's GEMMs and element-wise traffic, but quantises the linear outputs'
-    # gradients (`quant.backward_bytes`) instead of the inputs, whose quantised copies it reuses.
+    # The backward pass is twice the forward's element-wise traffic plus its GEMMs' own input and weight gradients
+    # (`layer_gb`), but quantises the linear outputs' gradients (`quant.backward_bytes`) instead of the inputs,
+    # whose quantised copies it reuses.
     quant_b = K.memory_time(hw, T * Q.backward_per_token(a, job.recipe, hw.compute_capability, tp, sp, etp)) \
         if job.recipe else 0.0
     layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
-    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + quant_b + K.attention_backward(
+    layer_gb = (1 - moe_share) * dense_gb + moe_share * moe_gb
+    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + K.attention_backward(
         hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
         kernel=job.attention)
     kernels = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # quantisation kernels, none in 16-bit
@@ -251,7 +255,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
         hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp)) \
         if a.moe_layers else (0.0, 0.0)
 
-    logits = 3.0 * (K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp))
+    logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
+                                                                                   a.hidden) \
+        + 3.0 * K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp)
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
     # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace,
     # in each stretch between two synchronisations (`host`). The forward pass takes 2 of the 2 (passes + 1) TP
