@@ -118,13 +118,13 @@ def store(kind: str, key: str, value: Any) -> None:
         prune(kind)
 
 
-def prune(kind: str, max_entries: int | None = None, max_bytes: int | None = None) -> int:
+def prune(kind: str, max_entries: int | None = None, max_bytes: int | None = None, suffix: str = ".json") -> int:
     """Bound the entries of `kind`; the number of files removed.
 
     Past `max_entries` files or `max_bytes` (default `MAX_ENTRIES`, `MAX_BYTES`), remove the least recently used (by
     modification time, which a hit refreshes) until three quarters of each remain; also remove what an interrupted
     `store` left (a temporary file an hour old). Safe while other processes read and store: a reader that loses an
-    entry recomputes it. Errors are ignored.
+    entry recomputes it. Errors are ignored. The entries are the files named `*suffix` (`store`'s: `.json`).
     """
     most = MAX_ENTRIES if max_entries is None else max_entries
     size = MAX_BYTES if max_bytes is None else max_bytes
@@ -138,7 +138,7 @@ def prune(kind: str, max_entries: int | None = None, max_bytes: int | None = Non
         return 0
     stale = time.time() - PRUNE_EVERY
     gone = [p for st, name, p in files if name.endswith(".tmp") and st.st_mtime < stale]
-    entries = sorted((st.st_mtime, name, st.st_size, p) for st, name, p in files if name.endswith(".json"))
+    entries = sorted((st.st_mtime, name, st.st_size, p) for st, name, p in files if name.endswith(suffix))
     total = sum(e[2] for e in entries)
     if len(entries) > most or total > size:
         keep, budget = len(entries), total

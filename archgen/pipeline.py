@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from archgen.analyse.operations import Operations
 from archgen.build import Design, build
 from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
+from archgen.snapshot import validated
 from archgen.topology import ScaleOutPath
 from archgen.units import Q
 from archgen.validate import Specs, validate
@@ -120,9 +121,10 @@ def built(paths: Sequence[str | Path]) -> tuple[Specs, Design]:
     """Load → validate → build.
 
     YAML with source positions (unreadable files raise), typed models (schema and unit errors raise, all at once),
-    references bound (unresolved ones kept for REF001/REF002) and counts expanded.
+    references bound (unresolved ones kept for REF001/REF002) and counts expanded. The console script reads the
+    validated specs back from its cache where the input is unchanged (`archgen.snapshot`).
     """
-    specs = validate(*load(paths))
+    specs = validated(paths, lambda: validate(*load(paths)))
     return specs, build(specs)
 
 
