@@ -7,8 +7,10 @@ run code or change a result. archgen's own entries are JSON, never pickle, and e
 and content whose key lives outside the cache directory (`$XDG_CONFIG_HOME/archgen/cache.key`): an entry planted
 under the right content hash but without this machine's MAC is ignored and recomputed. pint keeps its parsed
 definitions as pickles, so its folder is sealed (`seal`) with the same key: a file without this machine's seal is
-deleted before pint could read it (`unsealed_removed`). A cache restored from another machine is rebuilt rather
-than trusted; where no key can be kept, nothing is cached. `Memo` keeps, in one process, what it has loaded and
+deleted before pint could read it (`unsealed_removed`). The console script's compiled code (`startup`) and its
+validated specs (`snapshot`) are binary too (marshal, pickle), each file sealed with the same key and never read
+without its seal. A cache restored from another machine is rebuilt rather than trusted; where no key can be kept,
+nothing is cached. `Memo` keeps, in one process, what it has loaded and
 validated (`load.LOADED`, `validate.VALIDATED`).
 
 The directory is shared by every checkout, version and process of archgen on the machine, so it is bounded: each kind
