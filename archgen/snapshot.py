@@ -18,6 +18,9 @@ same input, reads it back (15 ms) in place of loading and validating.
 - Bounded: at most `MAX_SNAPSHOTS` entries and `cache.MAX_BYTES`, the least recently used removed first
   (`cache.prune`).
 
+`derived` keeps, the same way, what a stage computes from specs kept so (a pure function of them and archgen's
+code): `pipeline.cluster_paths`, the sized fabric of the clusters a workload runs on, 20 ms of `estimate`.
+
 A library caller and the tests' in-process runs neither read nor write it (`startup.is_console_script`).
 """
 
@@ -31,6 +34,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 from archgen import cache
 from archgen.load import shipped_catalog
@@ -46,6 +50,9 @@ SUFFIX = ".pickle"
 MAX_SNAPSHOTS = 32
 _PACKAGE = Path(__file__).resolve().parent
 _code: list[bytes] = []
+#: The key of each `Specs` this process validated or read back under one, by `id` (the object kept beside it).
+_KEYED: dict[int, tuple[Specs, str]] = {}
+T = TypeVar("T")
 
 
 def validated(paths: Sequence[str | Path], validate: Callable[[], Specs]) -> Specs:
@@ -53,13 +60,29 @@ def validated(paths: Sequence[str | Path], validate: Callable[[], Specs]) -> Spe
     key = _key(paths) if is_console_script() else None
     if key is None:
         return validate()
-    found = _read(key)
+    found = _read(key, Specs)
     if found is not None:
         resume_gc()  # as `validate.validate` does at its end: a command's start-up ends here
-        return found
-    specs = validate()
-    _write(key, specs)
+        specs = found
+    else:
+        specs = validate()
+        _write(key, specs)
+    _KEYED[id(specs)] = (specs, key)
     return specs
+
+
+def derived(specs: Specs, name: str, kind: type, make: Callable[[], T]) -> T:
+    """`make()`, a pure function of `specs` named `name` and returning a `kind`, kept beside specs `validated` kept."""
+    known = _KEYED.get(id(specs))
+    if known is None or known[0] is not specs:
+        return make()
+    key = hashlib.sha256(f"{known[1]}\0{name}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    found = _read(key, kind)
+    if found is not None:
+        return found
+    value = make()
+    _write(key, value)
+    return value
 
 
 def _code_digest() -> bytes:
@@ -139,8 +162,8 @@ def _seal(secret: bytes, key: str, body: bytes) -> bytes:
     return hmac.new(secret, f"{KIND}\0{key}\0".encode() + body, hashlib.sha256).hexdigest().encode()
 
 
-def _read(key: str) -> Specs | None:
-    """The specs kept under `key`, or None: none kept, unreadable, or not sealed with this machine's key."""
+def _read(key: str, kind: type) -> Any:
+    """The `kind` kept under `key`, or None: none kept, unreadable, or not sealed with this machine's key."""
     secret = cache._key()
     if secret is None:
         return None
@@ -151,27 +174,27 @@ def _read(key: str) -> Specs | None:
             used = os.fstat(fh.fileno()).st_mtime
         if not hmac.compare_digest(mac, _seal(secret, key, body)):
             return None                       # planted, tampered with, or from another machine: never unpickled
-        specs = pickle.loads(body)
+        value = pickle.loads(body)
     except Exception:  # missing, cut short, or made by another version: validate
         return None
-    if not isinstance(specs, Specs):
+    if not isinstance(value, kind):
         return None
     if used < time.time() - cache.PRUNE_EVERY:  # used again: the last to be pruned
         try:
             os.utime(path)
         except OSError:
             pass
-    return specs
+    return value
 
 
-def _write(key: str, specs: Specs) -> None:
-    """Keep `specs` under `key`, sealed (atomic; errors ignored), and bound the entries."""
+def _write(key: str, value: object) -> None:
+    """Keep `value` under `key`, sealed (atomic; errors ignored), and bound the entries."""
     secret = cache._key()
     if secret is None:
         return
     path = cache.cache_dir(KIND, key + SUFFIX)
     try:
-        body = pickle.dumps(specs, protocol=pickle.HIGHEST_PROTOCOL)
+        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as fh:

@@ -63,6 +63,8 @@ def calculon_command() -> list[str] | None:
 #: Where the console script keeps its validated specs (`archgen.snapshot`), as `archgen.cache.cache_dir` names it.
 SPECS_KEPT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "archgen" / "specs"
 FRESH = "archgen, specs changed"
+#: The machine's load average (1 minute) before and after the CLI rounds (a shared machine: the ratio moves with it).
+LOAD: list[float] = []
 
 
 def _cpu(cmd: list[str], fresh: bool = False) -> tuple[float, float]:
@@ -79,6 +81,7 @@ def _cpu(cmd: list[str], fresh: bool = False) -> tuple[float, float]:
 
 def measure(calculon: list[str], runs: int = RUNS) -> dict[str, list[tuple[float, float]]]:
     """(wall, CPU) of each run of each command, alternating, after one warm-up run of each (page cache, byte code)."""
+    LOAD[:] = [os.getloadavg()[0]]
     commands = {"archgen": ARCHGEN, "calculon": calculon + CALCULON_ARGS, FRESH: ARCHGEN}
     for cmd in commands.values():
         _cpu(cmd)
@@ -86,6 +89,7 @@ def measure(calculon: list[str], runs: int = RUNS) -> dict[str, list[tuple[float
     for _ in range(runs):
         for name, cmd in commands.items():
             samples[name].append(_cpu(cmd, fresh=name == FRESH))
+    LOAD.append(os.getloadavg()[0])
     _cpu(ARCHGEN)  # the specs kept again
     return samples
 
@@ -170,7 +174,8 @@ def report(samples: dict[str, list[tuple[float, float]]] | None,
         return "\n".join([*lines, "Calculon: not installed (set `CALCULON` to its command); ratio not measured.",
                           *tail, ""])
     med = {k: [statistics.median(s[i] for s in v) for i in (0, 1)] for k, v in samples.items()}
-    lines += [f"Median of {len(samples['archgen'])} alternating rounds, one run.", "",
+    load = f" Load average (1 min) before and after: {LOAD[0]:.1f}, {LOAD[1]:.1f}." if len(LOAD) == 2 else ""
+    lines += [f"Median of {len(samples['archgen'])} alternating rounds, one run.{load}", "",
               "| command | wall (s) | CPU (s) |", "|---|---:|---:|",
               f"| `{' '.join(ARCHGEN[1:])}` | {med['archgen'][0]:.3f} | {med['archgen'][1]:.3f} |",
               f"| `calculon llm` (README example: megatron-1T, 3,072 A100, one execution) | {med['calculon'][0]:.3f} "

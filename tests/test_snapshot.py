@@ -26,7 +26,8 @@ sys.argv = ["archgen", *sys.argv[1:]]
 def report():
     from archgen.model import KINDS
     built = sorted(k for k, cls in KINDS.items() if cls.__pydantic_complete__)
-    print(json.dumps({"built": built, "blas": os.environ.get("OPENBLAS_NUM_THREADS")}), file=sys.stderr)
+    print(json.dumps({"built": built, "blas": os.environ.get("OPENBLAS_NUM_THREADS"),
+                      "sized": "archgen.analyse.network" in sys.modules}), file=sys.stderr)
 atexit.register(report)
 from archgen.cli import main
 main()
@@ -55,13 +56,17 @@ ESTIMATE = ("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(
 def test_a_second_run_reads_the_specs_back_validates_nothing_and_prints_the_same(tmp_path):
     code, first, _, seen = _run(tmp_path, *ESTIMATE)
     assert code == 0 and "Cluster" in seen["built"] and "Workload" in seen["built"]   # validated
-    (entry,) = _kept(tmp_path)
+    assert seen["sized"]                                        # the cluster's fabric sized
+    kept = _kept(tmp_path)
+    assert len(kept) == 2                                       # the specs, and the sized fabric beside them
     code, again, _, seen = _run(tmp_path, *ESTIMATE)
     assert code == 0 and again == first
-    assert seen["built"] == []                                  # no schema built: nothing validated
-    assert _kept(tmp_path) == [entry]
+    assert seen["built"] == [] and not seen["sized"]            # no schema built, no network analysed
+    assert _kept(tmp_path) == kept
+    code, other, _, seen = _run(tmp_path, *ESTIMATE, "--cluster", "gb200-nvl72-su")   # another cluster: sized
+    assert seen["built"] == [] and seen["sized"] and len(_kept(tmp_path)) == 3
     code, checked, _, seen = _run(tmp_path, "check", str(SPECS))  # another command over the same input: the same entry
-    assert seen["built"] == [] and _kept(tmp_path) == [entry]
+    assert seen["built"] == [] and len(_kept(tmp_path)) == 3
     assert checked == subprocess.run([sys.executable, "-m", "archgen", "check", str(SPECS)], cwd=REPO, text=True,
                                      capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO),
                                                                "XDG_CACHE_HOME": str(tmp_path / "other")}).stdout
@@ -78,14 +83,14 @@ def test_a_changed_spec_file_is_validated_again_and_its_change_shows(tmp_path):
     root = _tree(tmp_path)
     args = ("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(root))
     code, before, _, _ = _run(tmp_path, *args)
-    assert code == 0 and len(_kept(tmp_path)) == 1
+    assert code == 0 and len(_kept(tmp_path)) == 2
     workloads = root / "workloads" / "llama3-70b.yaml"
     text = workloads.read_text(encoding="utf-8")
     changed = text.replace("seq_len: 8192\n  global_batch: 512\n", "seq_len: 8192\n  global_batch: 1024\n", 1)
     assert changed != text
     workloads.write_text(changed, encoding="utf-8")
     code, after, _, seen = _run(tmp_path, *args)
-    assert "Workload" in seen["built"] and len(_kept(tmp_path)) == 2    # another key: validated, kept beside
+    assert "Workload" in seen["built"] and len(_kept(tmp_path)) == 4    # another key: validated, kept beside
     assert after != before
     fresh = subprocess.run([sys.executable, "-m", "archgen", *args], cwd=REPO, text=True, capture_output=True,
                            env={**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(tmp_path / "other")})
@@ -99,7 +104,7 @@ class _Planted:
 
 def test_an_entry_without_this_machines_seal_is_never_unpickled(tmp_path):
     code, first, _, _ = _run(tmp_path, *ESTIMATE)
-    (entry,) = _kept(tmp_path)
+    (entry,) = [p for p in _kept(tmp_path) if p.stat().st_size > 100_000]   # the specs (the fabric's is small)
     mac, _, _ = entry.read_bytes().partition(b"\n")
     entry.write_bytes(mac + b"\n" + pickle.dumps(_Planted()))   # the old seal: not this content's
     code, again, err, seen = _run(tmp_path, *ESTIMATE)
