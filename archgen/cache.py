@@ -7,8 +7,10 @@ run code or change a result. archgen's own entries are JSON, never pickle, and e
 and content whose key lives outside the cache directory (`$XDG_CONFIG_HOME/archgen/cache.key`): an entry planted
 under the right content hash but without this machine's MAC is ignored and recomputed. pint keeps its parsed
 definitions as pickles, so its folder is sealed (`seal`) with the same key: a file without this machine's seal is
-deleted before pint could read it (`unsealed_removed`). A cache restored from another machine is rebuilt rather
-than trusted; where no key can be kept, nothing is cached. `Memo` keeps, in one process, what it has loaded and
+deleted before pint could read it (`unsealed_removed`). The console script's compiled code (`startup`) and its
+validated specs (`snapshot`) are binary too (marshal, pickle), each file sealed with the same key and never read
+without its seal. A cache restored from another machine is rebuilt rather than trusted; where no key can be kept,
+nothing is cached. `Memo` keeps, in one process, what it has loaded and
 validated (`load.LOADED`, `validate.VALIDATED`).
 
 The directory is shared by every checkout, version and process of archgen on the machine, so it is bounded: each kind
@@ -118,13 +120,13 @@ def store(kind: str, key: str, value: Any) -> None:
         prune(kind)
 
 
-def prune(kind: str, max_entries: int | None = None, max_bytes: int | None = None) -> int:
+def prune(kind: str, max_entries: int | None = None, max_bytes: int | None = None, suffix: str = ".json") -> int:
     """Bound the entries of `kind`; the number of files removed.
 
     Past `max_entries` files or `max_bytes` (default `MAX_ENTRIES`, `MAX_BYTES`), remove the least recently used (by
     modification time, which a hit refreshes) until three quarters of each remain; also remove what an interrupted
     `store` left (a temporary file an hour old). Safe while other processes read and store: a reader that loses an
-    entry recomputes it. Errors are ignored.
+    entry recomputes it. Errors are ignored. The entries are the files named `*suffix` (`store`'s: `.json`).
     """
     most = MAX_ENTRIES if max_entries is None else max_entries
     size = MAX_BYTES if max_bytes is None else max_bytes
@@ -138,7 +140,7 @@ def prune(kind: str, max_entries: int | None = None, max_bytes: int | None = Non
         return 0
     stale = time.time() - PRUNE_EVERY
     gone = [p for st, name, p in files if name.endswith(".tmp") and st.st_mtime < stale]
-    entries = sorted((st.st_mtime, name, st.st_size, p) for st, name, p in files if name.endswith(".json"))
+    entries = sorted((st.st_mtime, name, st.st_size, p) for st, name, p in files if name.endswith(suffix))
     total = sum(e[2] for e in entries)
     if len(entries) > most or total > size:
         keep, budget = len(entries), total

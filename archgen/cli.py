@@ -19,7 +19,7 @@ import typer.core
 
 from archgen import __version__
 from archgen.errors import ArchgenError
-from archgen.startup import exit_now, pause_gc, reuse_generated_code
+from archgen.startup import console_script, exit_now, one_blas_thread, pause_gc, reuse_generated_code
 
 
 class _Group(typer.core.TyperGroup):
@@ -352,8 +352,13 @@ def _sweep_progress():
 
 
 def main() -> None:
-    """Console-script entry point: no collector at start-up, no teardown, dataclass code reused (`archgen.startup`)."""
+    """Console-script entry point: start-up as a shell tool's (`archgen.startup`, `archgen.snapshot`).
+
+    No collector at start-up, no teardown, no BLAS threads; the dataclass code and the validated specs reused.
+    """
     pause_gc()
+    one_blas_thread()
+    console_script()
     reuse_generated_code()  # the console script's process only: pydantic, pint and archgen import after this
     try:
         app()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from archgen.analyse.operations import Operations
 from archgen.build import Design, build
 from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
+from archgen.snapshot import derived, validated
 from archgen.topology import ScaleOutPath
 from archgen.units import Q
 from archgen.validate import Specs, validate
@@ -120,9 +121,10 @@ def built(paths: Sequence[str | Path]) -> tuple[Specs, Design]:
     """Load → validate → build.
 
     YAML with source positions (unreadable files raise), typed models (schema and unit errors raise, all at once),
-    references bound (unresolved ones kept for REF001/REF002) and counts expanded.
+    references bound (unresolved ones kept for REF001/REF002) and counts expanded. The console script reads the
+    validated specs back from its cache where the input is unchanged (`archgen.snapshot`).
     """
-    specs = validate(*load(paths))
+    specs = validated(paths, lambda: validate(*load(paths)))
     return specs, build(specs)
 
 
@@ -130,13 +132,17 @@ def cluster_paths(design: Design, ids: Collection[str]) -> dict[str, ScaleOutPat
     """The sized compute fabric of the clusters `ids` only, by cluster id.
 
     What `archgen estimate` needs of a design: those clusters' racks and networks analysed; no cabling, BOM or other
-    cluster (issue 25).
+    cluster (issue 25). The console script keeps it beside its validated specs (`snapshot.derived`).
     """
-    from archgen.analyse.network import analyse_cluster
-    from archgen.analyse.rack import analyse
-    chosen = [c for c in design.clusters if c.spec.id in ids]
-    racks = analyse(design, only={f"rack/{rid}" for c in chosen for rid in c.rack_types})
-    return scale_out_paths({c.path: analyse_cluster(design, c, racks) for c in chosen})
+
+    def sized() -> dict[str, ScaleOutPath]:
+        from archgen.analyse.network import analyse_cluster
+        from archgen.analyse.rack import analyse
+        chosen = [c for c in design.clusters if c.spec.id in ids]
+        racks = analyse(design, only={f"rack/{rid}" for c in chosen for rid in c.rack_types})
+        return scale_out_paths({c.path: analyse_cluster(design, c, racks) for c in chosen})
+
+    return derived(design.specs, "cluster_paths\0" + "\0".join(sorted(ids)), dict, sized)
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,

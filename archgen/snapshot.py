@@ -1,0 +1,206 @@
+"""The console script's validated specs, kept between its runs, by content (issue 25: start like a shell tool).
+
+Loading and validating the specs is most of what a command does before its own work: for `archgen estimate
+--workload llama3-70b-pretrain-b200` on the shipped specs, some 150 ms of its CPU (pydantic builds the schemas of
+the kinds it reads and validates 124 documents; the YAML is read from its cache), a quarter of the command. The
+result, `validate.Specs` (frozen models and the source map of every document), is the same for the same input; the
+console script (`cli.main`: `startup.console_script`) keeps it in the cache directory and, in its next run over the
+same input, reads it back (15 ms) in place of loading and validating.
+
+- The key is the content of everything the result is made from: each spec file `load` would read (its name as
+  given, its real path and its bytes, under the paths given and in the shipped catalog), archgen's source (every
+  module of the package: the loader, the models, the units, the validation), and the versions of Python, pydantic,
+  pydantic-core, pint and numpy. A file added, removed, renamed or changed, or any change to archgen, is another key.
+- Only specs that validated are kept: specs with problems are validated each time, and raise as they did.
+- The entry is a pickle, sealed as the cache's other binary entries are (pint's pickles, `startup`'s compiled code):
+  an HMAC with this machine's cache key (`cache._key`), checked before anything is unpickled; an entry without the
+  seal is ignored and replaced. No key, a missing or unreadable entry or path: the specs are validated as always.
+- Bounded: at most `MAX_SNAPSHOTS` entries and `cache.MAX_BYTES`, the least recently used removed first
+  (`cache.prune`).
+
+`derived` keeps, the same way, what a stage computes from specs kept so (a pure function of them and archgen's
+code): `pipeline.cluster_paths`, the sized fabric of the clusters a workload runs on, 20 ms of `estimate`.
+
+A library caller and the tests' in-process runs neither read nor write it (`startup.is_console_script`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import pickle
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from archgen import cache
+from archgen.load import shipped_catalog
+from archgen.startup import is_console_script, resume_gc
+from archgen.validate import Specs
+from archgen.yaml_guard import MAX_FILE_BYTES
+
+#: Bump when what is kept changes form.
+FORMAT = "1"
+KIND = "specs"
+SUFFIX = ".pickle"
+#: Entries kept (some 0.4 MB each for the shipped specs): one per spec tree and archgen version in use.
+MAX_SNAPSHOTS = 32
+_PACKAGE = Path(__file__).resolve().parent
+_code: list[bytes] = []
+#: The key of each `Specs` this process validated or read back under one, by `id` (the object kept beside it).
+_KEYED: dict[int, tuple[Specs, str]] = {}
+T = TypeVar("T")
+
+
+def validated(paths: Sequence[str | Path], validate: Callable[[], Specs]) -> Specs:
+    """`validate()` (the specs under `paths`, loaded and validated), read back from the cache where it was kept."""
+    key = _key(paths) if is_console_script() else None
+    if key is None:
+        return validate()
+    found = _read(key, Specs)
+    if found is not None:
+        resume_gc()  # as `validate.validate` does at its end: a command's start-up ends here
+        specs = found
+    else:
+        specs = validate()
+        _write(key, specs)
+    _KEYED[id(specs)] = (specs, key)
+    return specs
+
+
+def derived(specs: Specs, name: str, kind: type, make: Callable[[], T]) -> T:
+    """`make()`, a pure function of `specs` named `name` and returning a `kind`, kept beside specs `validated` kept."""
+    known = _KEYED.get(id(specs))
+    if known is None or known[0] is not specs:
+        return make()
+    key = hashlib.sha256(f"{known[1]}\0{name}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    found = _read(key, kind)
+    if found is not None:
+        return found
+    value = make()
+    _write(key, value)
+    return value
+
+
+def _code_digest() -> bytes:
+    """A hash of archgen's modules and the versions of the libraries the models are made with (once a process).
+
+    Each module of the package by its name, size and modification time: the test by which Python itself reuses a
+    module's byte code (a source whose time and size are unchanged runs as compiled before), in nanoseconds.
+    """
+    if not _code:
+        import numpy
+        import pydantic
+        import pydantic_core
+
+        from archgen.pint_import import pint
+        h = hashlib.sha256(f"{FORMAT}\0{cache.VERSION}\0{sys.version}\0{pydantic.VERSION}\0{pydantic_core.__version__}"
+                           f"\0{pint.__version__}\0{numpy.__version__}\0{_PACKAGE}".encode("utf-8", "surrogatepass"))
+        _tree(str(_PACKAGE), (".py",), h, read=False)
+        _code.append(h.digest())
+    return _code[0]
+
+
+def _tree(top: str, suffixes: tuple[str, ...], h: hashlib._Hash, read: bool = True) -> None:
+    """Add to `h` each file under `top` named `*suffixes`, walked as `load.find_files` walks.
+
+    Links to folders are not followed. Each file by its path and, if `read`, its real path where it is a link and its
+    bytes, else its size and modification time.
+    """
+    with os.scandir(top) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            if e.name != "__pycache__":
+                _tree(e.path, suffixes, h, read)
+        elif e.name.endswith(suffixes):
+            h.update(b"\0" + e.path.encode("utf-8", "surrogatepass") + b"\0")
+            if not read:
+                st = e.stat(follow_symlinks=False)
+                h.update(b"%d\0%d" % (st.st_size, st.st_mtime_ns))
+                continue
+            if e.is_symlink():
+                h.update(os.path.realpath(e.path).encode("utf-8", "surrogatepass") + b"\0")
+            h.update(_read_spec(e.path))
+
+
+def _read_spec(path: str) -> bytes:
+    """A spec file's bytes and their count, up to one byte past what `load` accepts.
+
+    A larger file is refused by `load`, so specs that hold one never validate and are never kept.
+    """
+    with open(path, "rb") as fh:
+        body = fh.read(MAX_FILE_BYTES + 1)
+    return b"%d\0" % len(body) + body
+
+
+def _key(paths: Sequence[str | Path]) -> str | None:
+    """The content key of the specs under `paths` with the shipped catalog; None where a path cannot be read.
+
+    A superset of what `load` reads: every `*.yaml`/`*.yml` file under each path (hidden ones too) and the catalog,
+    by name, real path and content; the working directory; archgen's modules and the libraries' versions.
+    """
+    try:
+        h = hashlib.sha256(_code_digest())
+        h.update(os.getcwd().encode("utf-8", "surrogatepass"))
+        catalog = str(shipped_catalog())
+        for raw in [*map(str, paths), catalog]:
+            h.update(b"\0path\0" + raw.encode("utf-8", "surrogatepass") + b"\0"
+                     + os.path.realpath(raw).encode("utf-8", "surrogatepass"))
+            if os.path.isdir(raw):
+                _tree(raw, (".yaml", ".yml"), h)
+            elif raw != catalog or os.path.exists(raw):   # no catalog shipped: nothing to read
+                h.update(b"\0file\0" + _read_spec(raw))
+    except Exception:  # a missing or unreadable path: `validate` says what is wrong
+        return None
+    return h.hexdigest()[:32]
+
+
+def _seal(secret: bytes, key: str, body: bytes) -> bytes:
+    return hmac.new(secret, f"{KIND}\0{key}\0".encode() + body, hashlib.sha256).hexdigest().encode()
+
+
+def _read(key: str, kind: type) -> Any:
+    """The `kind` kept under `key`, or None: none kept, unreadable, or not sealed with this machine's key."""
+    secret = cache._key()
+    if secret is None:
+        return None
+    path = cache.cache_dir(KIND, key + SUFFIX)
+    try:
+        with open(path, "rb") as fh:
+            mac, _, body = fh.read().partition(b"\n")
+            used = os.fstat(fh.fileno()).st_mtime
+        if not hmac.compare_digest(mac, _seal(secret, key, body)):
+            return None                       # planted, tampered with, or from another machine: never unpickled
+        value = pickle.loads(body)
+    except Exception:  # missing, cut short, or made by another version: validate
+        return None
+    if not isinstance(value, kind):
+        return None
+    if used < time.time() - cache.PRUNE_EVERY:  # used again: the last to be pruned
+        try:
+            os.utime(path)
+        except OSError:
+            pass
+    return value
+
+
+def _write(key: str, value: object) -> None:
+    """Keep `value` under `key`, sealed (atomic; errors ignored), and bound the entries."""
+    secret = cache._key()
+    if secret is None:
+        return
+    path = cache.cache_dir(KIND, key + SUFFIX)
+    try:
+        body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(_seal(secret, key, body) + b"\n" + body)
+        os.replace(tmp, path)
+    except Exception:  # unwritable, or a model that does not pickle: validated again next time
+        return
+    cache.prune(KIND, max_entries=MAX_SNAPSHOTS, suffix=SUFFIX)
