@@ -75,16 +75,18 @@ for part in (registry, dask):  # in this order: the registry before Dask's impor
 
 
 def fresh(script: str, *args: str) -> dict:
-    """Run `script` with ARGS (as JSON) in a fresh interpreter; the JSON objects it printed, one a line, merged."""
+    """Run `script` with ARGS (as JSON) in a fresh interpreter; the JSON objects it printed last, one a line, merged
+    (the command's own output comes before them)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(REPO)
     r = subprocess.run([sys.executable, "-c", script, json.dumps(list(args))], cwd=REPO, env=env,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     said: dict = {}
-    for line in r.stdout.strip().splitlines():
-        if line.startswith("{"):
-            said.update(json.loads(line))
+    for line in reversed(r.stdout.strip().splitlines()):
+        if not line.startswith('{"'):
+            break
+        said = {**json.loads(line), **said}
     return said
 
 
