@@ -72,8 +72,6 @@ def get(data: Any, path: tuple) -> Any:
 
 def build_world() -> World:
     """Parse the corpus once."""
-    import yaml
-
     from archgen.load import cached, load_file, shipped_catalog
     from archgen.pipeline import load
     files = sorted(p for p in SPECS.rglob("*.yaml") if p.is_file())
@@ -112,7 +110,7 @@ def build_world() -> World:
         for g in group:
             scenarios.append(scenario(g, REPO, set(group) - {g}, docs[g]))
     for case_file in sorted((REPO / "tests" / "checks" / "cases").glob("*.yml")):
-        for case in yaml.safe_load(case_file.read_text(encoding="utf-8"))["cases"]:
+        for case in _yaml(case_file)["cases"]:
             texts = case.get("files") or {}
             docs = {name: cached(text, name) for name, text in texts.items()}  # parsed once a machine
             for name, text in texts.items():
@@ -145,5 +143,11 @@ class _Doc:
 
 
 def _case_docs(f: Path) -> list:
+    return [_Doc(_yaml(f))]
+
+
+def _yaml(f: Path) -> Any:
+    """`yaml.safe_load` of a file with libyaml where PyYAML has it (the same data; the Python parser took half of
+    `build_world`, once per worker)."""
     import yaml
-    return [_Doc(yaml.safe_load(f.read_text(encoding="utf-8")))]
+    return yaml.load(f.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -82,6 +82,8 @@ def test_mutated_specs_never_crash_pass_invalid_input_or_leave_partial_files(wor
 
     from archgen import validate
     monkeypatch.setattr(validate, "_validate_one", validate_one)
+    (root / "secret").mkdir(parents=True, exist_ok=True)  # out of the spec tree; no example writes there
+    (root / "secret" / "credentials").write_text(f"kind: Rack\nid: {SECRET}\n", encoding="utf-8")
 
     (seed(SEED + shard)(example) if EXAMPLES <= 2000 else example)()
 
@@ -100,9 +102,7 @@ def _example(world, scenarios, data, root: Path, monkeypatch) -> None:  # type: 
         for folder in (spec.parent, out.parent):
             for p in folder.iterdir() if folder.exists() else ():
                 p.unlink()
-    for folder in (spec.parent, root / "secret"):
-        folder.mkdir(parents=True, exist_ok=True)
-    (root / "secret" / "credentials").write_text(f"kind: Rack\nid: {SECRET}\n", encoding="utf-8")
+    spec.parent.mkdir(parents=True, exist_ok=True)
     _write(spec, scenario, m, root)
     others = scenario.others + [d for i, d in enumerate(scenario.docs) if i != m.index and m.index >= 0]
 

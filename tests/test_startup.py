@@ -6,6 +6,7 @@ it imported.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -35,17 +36,64 @@ except SystemExit as stop:
     code = stop.code
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
+#: After `validate` (`_WRAPPER`), in the same interpreter: the checks' registry asked for, then Dask's probe of a
+#: quantity (`test_the_registry_is_complete_once_asked_for_after_validate`, `test_dask_meets_quantities_once_enabled`;
+#: one interpreter for the three tests). Each part prints "ok" or what went wrong.
+_AFTER_VALIDATE = """
+def registry():
+    from archgen.checks import MODULE_NAMES, REGISTRY
+    found = {cid.rstrip("0123456789") for cid in REGISTRY}
+    return "ok" if found == set(MODULE_NAMES) else f"registry {sorted(REGISTRY)}, modules {sorted(MODULE_NAMES)}"
+
+def dask():
+    from importlib.util import find_spec
+    if find_spec("dask") is None:
+        return "no dask"
+    from archgen.units import Q_
+    if "dask" in sys.modules:
+        return "dask imported before it was asked for"
+    import dask.base
+    try:
+        dask.base.is_dask_collection(Q_(1, "m"))
+        return "pint answered Dask without enable_dask"
+    except AttributeError:
+        pass
+    from archgen.pint_import import enable_dask
+    enable_dask()
+    enable_dask()
+    assert dask.base.is_dask_collection(Q_(1, "m")) is False
+    assert dask.base.tokenize(Q_(1, "m")) == dask.base.tokenize(Q_(1, "m")) != dask.base.tokenize(Q_(2, "m"))
+    return "ok"
+
+for part in (registry, dask):  # in this order: the registry before Dask's import
+    try:
+        said = part()
+    except Exception as err:
+        said = repr(err)
+    print(json.dumps({part.__name__: said}))
+"""
 
 
-def imported(*args: str) -> tuple[int, set[str]]:
-    """Run `archgen ARGS` in a fresh interpreter: its exit code and every module it imported."""
+def fresh(script: str, *args: str) -> dict:
+    """Run `script` with ARGS (as JSON) in a fresh interpreter; the JSON objects it printed last, one a line, merged
+    (the command's own output comes before them)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(REPO)
-    r = subprocess.run([sys.executable, "-c", _WRAPPER, json.dumps(list(args))], cwd=REPO, env=env,
+    r = subprocess.run([sys.executable, "-c", script, json.dumps(list(args))], cwd=REPO, env=env,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    last = json.loads(r.stdout.strip().splitlines()[-1])
-    return last["code"], set(last["modules"])
+    said: dict = {}
+    for line in reversed(r.stdout.strip().splitlines()):
+        if not line.startswith('{"'):
+            break
+        said = {**json.loads(line), **said}
+    return said
+
+
+@functools.cache
+def after_validate() -> dict:
+    """`archgen validate specs/` in a fresh interpreter, then `_AFTER_VALIDATE`: once for the tests that read it."""
+    return fresh(_WRAPPER + _AFTER_VALIDATE, "validate", str(SPECS))
 
 
 def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
@@ -54,8 +102,10 @@ def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 def test_estimate_imports_neither_dask_nor_the_checks():
-    code, modules = imported("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(SPECS))
-    assert code == 0
+    """As the console script runs it (`quick_exit`: `main`, the modules listed when the process ends)."""
+    r = quick_exit(*ESTIMATE)
+    assert r.returncode == 0, r.stderr
+    modules = exit_modules(r)
     assert "pint" in modules and "archgen.perf.train.training" in modules  # it did estimate
     assert loaded(modules, NEVER) == []
     assert loaded(modules, NOT_ESTIMATE) == []
@@ -67,7 +117,8 @@ NOT_VALIDATE = ("archgen.perf", "archgen.analyse.rack", "archgen.analyse.cabling
 
 
 def test_validate_imports_only_the_reference_checks():
-    code, modules = imported("validate", str(SPECS))
+    said = after_validate()
+    code, modules = said["code"], set(said["modules"])
     assert code == 0
     assert "archgen.checks.references" in modules  # the REF checks ran
     assert loaded(modules, NEVER) == []
@@ -76,23 +127,15 @@ def test_validate_imports_only_the_reference_checks():
 
 def test_the_registry_is_complete_once_asked_for_after_validate():
     """`validate` registers the REF checks only; asking `archgen.checks` for its registry registers every module."""
-    script = f"""
-import sys
-from archgen.pipeline import references
-specs, findings = references([{str(SPECS)!r}])
-assert "archgen.checks.perf" not in sys.modules
-from archgen.checks import MODULE_NAMES, REGISTRY
-assert {{cid.rstrip("0123456789") for cid in REGISTRY}} == set(MODULE_NAMES), sorted(REGISTRY)
-print("ok")
-"""
-    r = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert (r.returncode, r.stdout) == (0, "ok\n"), r.stderr
+    said = after_validate()
+    assert "archgen.checks.perf" not in said["modules"]   # the modules when validate was done
+    assert said["registry"] == "ok"
 
 
 def test_version_imports_no_units():
-    code, modules = imported("--version")
-    assert code == 0
+    r = quick_exit("--version")
+    assert r.returncode == 0, r.stderr
+    modules = exit_modules(r)
     assert loaded(modules, ("pint", "numpy", "pydantic_core", "archgen.units", *NEVER)) == []
 
 
@@ -104,51 +147,49 @@ def test_python_dash_m_archgen():
 
 @pytest.mark.skipif(find_spec("dask") is None, reason="Dask is not installed (the 'distributed' extra)")
 def test_dask_meets_quantities_once_enabled():
-    """pint imported without Dask answers Dask's collection probe with an AttributeError until `enable_dask`."""
-    script = """
-import sys
-from archgen.units import Q_
-assert "dask" not in sys.modules
-import dask.base
-try:
-    dask.base.is_dask_collection(Q_(1, "m"))
-    raise SystemExit("pint answered Dask without enable_dask")
-except AttributeError:
-    pass
-from archgen.pint_import import enable_dask
-enable_dask()
-enable_dask()
-assert dask.base.is_dask_collection(Q_(1, "m")) is False
-assert dask.base.tokenize(Q_(1, "m")) == dask.base.tokenize(Q_(1, "m")) != dask.base.tokenize(Q_(2, "m"))
-print("ok")
-"""
-    r = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert (r.returncode, r.stdout) == (0, "ok\n"), r.stderr
+    """pint imported without Dask answers Dask's collection probe with an AttributeError until `enable_dask`
+    (`_AFTER_VALIDATE`: in the interpreter that ran `validate`, which imported pint and not Dask)."""
+    assert after_validate()["dask"] == "ok"
 
 
 _EXIT = """
-import atexit, gc, sys, threading, time
+import atexit, gc, json, sys, threading, time
 def late():
     time.sleep(0.5)
     print("thread joined", file=sys.stderr)
 threading.Thread(target=late).start()
-atexit.register(lambda: print("atexit ran; collector on:", gc.isenabled()))
+def ended():
+    print("modules:", json.dumps(sorted(sys.modules)), file=sys.stderr)  # for the tests of what a command imports
+    print("atexit ran; collector on:", gc.isenabled())
+atexit.register(ended)
 sys.argv = ["archgen", *sys.argv[1:]]
 from archgen.cli import main
 main()
 """
+#: `archgen estimate` of a shipped workload.
+ESTIMATE = ("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(SPECS))
+
+
+@functools.cache
+def quick_exit(*args: str) -> subprocess.CompletedProcess:
+    """`archgen ARGS` through `cli.main` in a fresh interpreter (`_EXIT`), once for the tests that read it."""
+    return subprocess.run([sys.executable, "-c", _EXIT, *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def exit_modules(r: subprocess.CompletedProcess) -> set[str]:
+    """Every module the process of `quick_exit` had imported when it ended."""
+    return set(json.loads(r.stderr.rpartition("modules: ")[2].partition("\n")[0]))
 
 
 @pytest.mark.parametrize("args, code, collecting", [
-    (("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(SPECS)), 0, True),  # validated: resumed
+    (ESTIMATE, 0, True),                                                         # validated: resumed
     (("estimate", "--workload", "no-such-workload", "--path", str(SPECS)), 2, True),
     (("--version",), 0, False),                                                  # read no specs: still paused
 ])
 def test_the_quick_exit_joins_threads_runs_atexit_and_keeps_the_exit_code(args, code, collecting):
     """`archgen.startup.exit_now`: threads joined, atexit handlers run, streams flushed, the command's exit code."""
-    r = subprocess.run([sys.executable, "-c", _EXIT, *args], cwd=REPO, capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    r = quick_exit(*args)
     assert r.returncode == code, r.stderr
     assert r.stdout.endswith(f"atexit ran; collector on: {collecting}\n"), r.stdout[-300:]
     assert "thread joined\n" in r.stderr
@@ -204,10 +245,20 @@ def _code_run(tmp_path) -> str:
     return r.stdout
 
 
-def test_the_code_of_dataclass_methods_is_compiled_once_and_kept_sealed(tmp_path):
+@pytest.fixture(scope="module")
+def code_kept(tmp_path_factory):
+    """A cache and config folder after a first `_code_run` (the key made, the code compiled and written) and that
+    run's output; the tests that start from there copy the folder."""
+    folder = tmp_path_factory.mktemp("code")
+    return folder, _code_run(folder)
+
+
+def test_the_code_of_dataclass_methods_is_compiled_once_and_kept_sealed(tmp_path, code_kept):
     import marshal
+    import shutil
     from importlib.util import MAGIC_NUMBER
-    first = _code_run(tmp_path)
+    shutil.copytree(code_kept[0], tmp_path, dirs_exist_ok=True)
+    first = code_kept[1]
     (path,) = (tmp_path / "cache" / "archgen" / "code").glob("*.marshal")
     mac, _, body = path.read_bytes().partition(b"\n")
     kept = marshal.loads(body[len(MAGIC_NUMBER):])
@@ -253,12 +304,14 @@ def test_only_the_console_script_keeps_code():
     assert "exec" not in vars(dataclasses)                  # the tests import the CLI, not run its `main`
 
 
-def test_a_code_file_past_its_bound_is_cut_to_what_a_process_uses(tmp_path):
+def test_a_code_file_past_its_bound_is_cut_to_what_a_process_uses(tmp_path, code_kept):
     import marshal
+    import shutil
     from importlib.util import MAGIC_NUMBER
 
     from archgen import startup
-    first = _code_run(tmp_path)
+    shutil.copytree(code_kept[0], tmp_path, dirs_exist_ok=True)
+    first = code_kept[1]
     (path,) = (tmp_path / "cache" / "archgen" / "code").glob("*.marshal")
     used = marshal.loads(path.read_bytes().partition(b"\n")[2][len(MAGIC_NUMBER):])
     stale = {f"def __create_fn__():\n pass  # {i}": compile(f"pass  # {i}", "<string>", "exec")

@@ -133,7 +133,7 @@ def topology(a: Any) -> Figure:
     ax.set_xlim(-0.6, len(fabrics) - 0.4)
     ax.set_ylim(-0.4, top + 0.8)
     ax.axis("off")
-    ax.set_title(f"{a.cluster.spec.id}: fabrics by tier ({a.accelerators:,} accelerators)", loc="left")
+    ax.set_title(f"{a.cluster.spec.id}: fabrics by tier ({a.accelerators:,} accelerators)", loc="left", y=1.0)
     return fig
 
 

@@ -189,7 +189,7 @@ def busbw_curve(r: Any) -> MplFigure:
     ax.set_ylabel("busbw (GB/s)")
     ax.grid(which="major", color="#dddddd", linewidth=0.5)
     ax.legend(loc="upper left", fontsize=6.5, frameon=False)
-    ax.set_title(f"{w.id}: {w.collective.op} on {e.gpus:,} × {e.accelerator}", loc="left")
+    ax.set_title(f"{w.id}: {w.collective.op} on {e.gpus:,} × {e.accelerator}", loc="left", y=1.0)
     fig.tight_layout()
     return fig
 
@@ -251,7 +251,7 @@ def roofline(rf: Any, title: str) -> MplFigure:
     ax.set_xlabel("arithmetic intensity (FLOP/B)")
     ax.set_ylabel("TFLOP/s")
     ax.grid(which="major", color="#dddddd", linewidth=0.5)
-    ax.set_title(f"{title}: roofline of one layer ({rf.dtype}, {rf.accelerator})", loc="left")
+    ax.set_title(f"{title}: roofline of one layer ({rf.dtype}, {rf.accelerator})", loc="left", y=1.0)
     fig.tight_layout()
     return fig
 
@@ -270,6 +270,6 @@ def waterfall(e: Any, title: str) -> MplFigure:
     ax.invert_yaxis()
     ax.set_xlabel("ms")
     ax.set_xlim(0, left * 1.2 or 1)
-    ax.set_title(f"{title}: time breakdown ({fmt.number(left, 1)} ms)", loc="left")
+    ax.set_title(f"{title}: time breakdown ({fmt.number(left, 1)} ms)", loc="left", y=1.0)
     fig.tight_layout()
     return fig

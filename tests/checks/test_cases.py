@@ -14,6 +14,7 @@ The shipped catalog is always available, so a case only writes the specs it is a
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 from pathlib import Path
@@ -28,7 +29,9 @@ from tests.conftest import write_tree
 CASES = Path(__file__).parent / "cases"
 
 
+@functools.cache
 def _load(path: Path) -> dict:
+    """A case file, parsed once a process (collection here, `test_registry` again): read only."""
     return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
 
 

@@ -36,11 +36,11 @@ def test_docstrings_have_summary_and_fix():
 
 
 def test_every_id_has_a_case_file_with_pass_and_fail():
-    from ruamel.yaml import YAML
+    from tests.checks.test_cases import _load  # parsed once a process: test_cases read them all at collection
     for cid in sorted(set(REGISTRY) | {"SPC002"}):
         path = CASES / f"{cid}.yml"
         assert path.exists(), f"{cid}: add {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}"
-        names = [c["name"] for c in YAML(typ="safe", pure=True).load(path.read_text())["cases"]]
+        names = [c["name"] for c in _load(path)["cases"]]
         assert any(n.startswith("pass") for n in names) and any(n.startswith("fail") for n in names), cid
 
 

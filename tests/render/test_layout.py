@@ -49,14 +49,15 @@ def overlaps(words: list[tuple[float, float, float, float, str]]) -> list[tuple[
     """Pairs of words whose boxes overlap by more than 1 pt across and 40 % of a line height down."""
     words = sorted(words, key=lambda w: (w[1], w[0]))
     hits = []
-    for i, a in enumerate(words):
-        for b in words[i + 1:]:
-            if b[1] >= a[3]:
+    for i, (ax0, ay0, ax1, ay1, a) in enumerate(words):   # each word against those below it that start above
+        for j in range(i + 1, len(words)):                 # its bottom (indices: a slice copied the rest of the
+            bx0, by0, bx1, by1, b = words[j]               # page for every word)
+            if by0 >= ay1:
                 break
-            across = min(a[2], b[2]) - max(a[0], b[0])
-            down = min(a[3], b[3]) - max(a[1], b[1])
-            if across > 1.0 and down > 0.4 * min(a[3] - a[1], b[3] - b[1]):
-                hits.append((a[4], b[4]))
+            across = min(ax1, bx1) - max(ax0, bx0)
+            down = min(ay1, by1) - max(ay0, by0)
+            if across > 1.0 and down > 0.4 * min(ay1 - ay0, by1 - by0):
+                hits.append((a, b))
     return hits
 
 
