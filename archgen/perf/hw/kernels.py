@@ -157,9 +157,9 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
 
 
 def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
-    """Backward time of the GEMM (m x k) @ (k x n).
+    """Backward time of the GEMM (m x k) by (k x n).
 
-    The input gradient (m x n) @ (n x k) reduces over n, the weight gradient (k x m) @ (m x n) over the m rows.
+    The input gradient, (m x n) by (n x k), reduces over n; the weight gradient, (k x m) by (m x n), over the m rows.
     """
     return gemm_time(hw, dtype, m, k, n, batch) + gemm_time(hw, dtype, k, n, m, batch)
 
