@@ -154,7 +154,13 @@ def one_configuration(rounds: int = RUNS) -> dict | str:
         samples["archgen"].append(archgen(ONE_CALLS["archgen"]))
     child.stdin.close()
     child.wait()
-    return {"samples": samples, "step": step, "rate": float(ready[1]), "where": ready[2].strip(), "plan": plan}
+    return {"samples": samples, "step": step, "rate": float(ready[1]), "where": _portable(ready[2].strip(), root),
+            "plan": plan}
+
+
+def _portable(path: str, root: str) -> str:
+    """`path` with Calculon's checkout written as `$CALCULON_ROOT`, so the report names no folder of this machine."""
+    return path.replace(os.path.realpath(root), "$CALCULON_ROOT").replace(root, "$CALCULON_ROOT") if root else path
 
 
 def one_lines(one: dict | str) -> list[str]:
