@@ -52,7 +52,9 @@ def test_cases_outside_the_worst_bar_show_their_micro_batch_range():
 # to -7.1 % (it was -5.5 % at b7d7924, before both this change and the pipeline model); the bars are drift guards.
 # 0.075 -> 0.09: the A100's HBM efficiency is now its measured BabelStream Copy, 0.790 (was the unsourced default
 # 0.85; issue 20 part 3, docs/efficiencies.md): the memory-bound ops slow and the 18.4B row goes -7.3 -> -8.5 %.
-@pytest.mark.parametrize("family, bar", [("megatron-sc21", 0.09), ("nccl-", 0.11), ("vidur-", 0.18),
+# 0.09 -> 0.095: training charges every kernel's fixed 1.3 us (`KERNEL_OVERHEAD`, as serving does; 28 kernels a layer
+# and micro-batch in these dense layers): the 18.4B row goes -8.5 -> -9.1 %.
+@pytest.mark.parametrize("family, bar", [("megatron-sc21", 0.095), ("nccl-", 0.11), ("vidur-", 0.18),
                                          ("allreduce-8xmi300x", 0.08), ("mlperf-inf", 0.10), ("bloom", 0.25)])
 def test_families(results, family, bar):
     errs = [abs(r.error) for r in results if r.id.startswith(family)]

@@ -199,10 +199,12 @@ def test_megatron_bridge_layouts_refused_before_are_scored():
 def test_ep_overlap_saves_what_the_published_ablation_saved():
     """Megatron-Bridge's controlled A/B (skills/nemo-mbridge-perf-moe-comm-overlap at 067f987): Qwen3-30B-A3B on 16
     H100, HybridEP, EP overlap off 24.7138 s, on 20.992 s: 3.72 s saved per step. The model's overlap windows
-    (`exposure.expert_comm`) save 4.04 s (+8.6 %). Both step times are predicted 26-32 % fast (22-28 % before the
+    (`exposure.expert_comm`), whose hidden part takes HybridEP's 32 SMs (`exposure.HYBRIDEP_COMM_SMS`), save 3.61 s
+    (-3.1 %; 4.04 s, +8.6 %, as last recorded with DeepEP's 20). Both step times are predicted 25-29 % fast (26-32 %
+    before training charged every kernel's 1.3 µs and HybridEP's 32 SMs; 22-28 % before the
     run's permutation fused into HybridEP's kernels was modelled, `permute_in_dispatch`, tests/perf/test_permute.py;
     29-35 % before HybridEP's per-call cost, 1.57 s in both, docs/perf-model.md, MoE dispatcher), by about the
-    same 6.5-6.8 s:
+    same 6.1-6.2 s (6.5-6.8 s before):
     what the model misses does not depend on the overlap. The run's profile puts it on the GPU (GPU-active
     22.8 s and 21.2 s of the steps, against the model's 17.6 s and 13.6 s), not in host gaps; it is named, not
     modelled (docs/perf-model.md, Limitations)."""

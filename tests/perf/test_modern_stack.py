@@ -42,12 +42,14 @@ def test_nemo_25_11_fp8_pretraining_within_35_percent():
 
 def test_nemo_25_11_moe_bf16_within_20_percent_and_small_experts_over():
     """Large MoE in BF16 (Qwen3-235B on GB200/GB300) is within 16 %. Small fine-grained MoE runs far below the model,
-    which lacks per-kernel and per-token fixed costs; the file's header says so, and this test pins both halves."""
+    which lacks per-token fixed costs and counts only some kernels' fixed cost (`host.layer_kernels`); the file's
+    header says so, and this test pins both halves."""
     errors = {r.id: r.error for r in score_file(DATA / "nemo-25.11-moe.yaml")}
     assert len(errors) == 7
     big = {k: e for k, e in errors.items() if k.endswith("235b-bf16")}
     assert len(big) == 2 and all(abs(e) <= 0.20 for e in big.values()), big
-    assert all(e > 0.25 for k, e in errors.items() if "30b" in k), errors  # GB300 +26 %, the rest +50 % to +226 %
+    # GB300 +24 %, the rest +48 % to +210 % (+26 % and +50 % to +214 % before training charged every kernel's 1.3 µs)
+    assert all(e > 0.20 for k, e in errors.items() if "30b" in k), errors
 
 
 def test_moe_layers_pay_for_token_permutation(h100):

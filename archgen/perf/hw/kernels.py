@@ -41,7 +41,8 @@ DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf
 BLOCK_SCALE_BYTES: dict[str, float] = {"fp4": 1.0 / 16.0}
 #: Fixed cost of one kernel on an H100, even inside a CUDA graph: setup and teardown during which no work streams
 #: (Hazy Research, "Look Ma, No Bubbles! Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: about 1.3 us
-#: per kernel with CUDA graphs). Serving charges it per kernel of a pass; training per quantisation kernel (`quant`).
+#: per kernel with CUDA graphs). Serving charges it per kernel of a pass; training per kernel of a layer
+#: (`host.layer_kernels`).
 KERNEL_OVERHEAD = 1.3e-6
 #: Time a bandwidth-bound GEMM kernel runs beyond streaming its bytes: after launch its first weights arrive only after
 #: an HBM round trip through an empty pipeline, and its last wave of thread blocks drains while other SMs idle (the

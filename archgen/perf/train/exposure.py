@@ -96,6 +96,10 @@ def tp_exposed(ar, gemm_window, passes):
 #: SMs the flex dispatcher's all-to-all kernels hold (DeepEP's default, "historical default 20": Megatron-core
 #: megatron/core/transformer/transformer_config.py at d98e8a6, `moe_deepep_num_sms`).
 EP_COMM_SMS = 20.0
+#: SMs HybridEP's kernels hold in the runs the nemo-2025 profile describes: Megatron-Bridge's performance recipes set
+#: `moe_hybridep_num_sms` 32 (scripts/performance/utils/overrides.py:89 at 067f987; the Qwen3-30B-A3B verification
+#: card's H100 config states it, tests/perf/data/bridge-card-qwen3-30b.yaml).
+HYBRIDEP_COMM_SMS = 32.0
 
 
 def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
@@ -112,7 +116,8 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     (megatron/core/models/common/model_chunk_schedule_plan.py at d98e8a6, `TransformerLayerSchedulePlan.run`):
     combine_bwd beside the forward's pre-dispatch compute (attention, norm, router: A), dispatch_fwd beside the
     expert MLP's backward (2E), dispatch_bwd beside its forward (E), combine_fwd beside the pre-dispatch backward
-    (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` from the compute
+    (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` (HybridEP:
+    `HYBRIDEP_COMM_SMS`) from the compute
     beside it. A recompute's extra forward all-to-alls are not overlapped (Megatron refuses recomputation with
     this overlap). The first forward and the last backward of a step, which have no partner, are not modelled.
 
@@ -138,7 +143,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
         shown = [maximum(0.0, a2a - w) for w in windows]
-        lost = 1.0 - sm_kept(hw, EP_COMM_SMS)
+        lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
     return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0)

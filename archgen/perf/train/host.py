@@ -147,16 +147,15 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     return fwd - launches, bwd - launches
 
 
-def layer_ops(job: Job, ep, kernels, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
-    """Operations one rank issues per layer and micro-batch (average layer): (forward, backward).
+def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
+    """Kernels one rank's GPU runs per layer and micro-batch (average layer): (forward, backward).
 
-    `ep` is the expert-parallel size (the local experts are experts / ep), `kernels` the quantisation kernels
-    (forward, backward) `quant.layer_kernels` counts for the job, which `training.layer_times` also charges, and
-    `attn_kernels` the attention block's share of them (`quant.attention_kernels`). CUDA graphs (`cuda_graphs`)
-    replace their scopes' operations by one replay per pass; `full_iteration` leaves none.
+    The operations the module docstring counts, one kernel each, with the quantisation kernels `kernels`
+    (`quant.layer_kernels`), whatever the CUDA graphs: a replayed graph launches its kernels too. `training.layer_times`
+    charges each `kernels.KERNEL_OVERHEAD`. Where this differs from a profile's kernel count: the dispatcher's and the
+    TP/CP collectives' kernels are not counted here (their measured rates hold their fixed costs), nor the router's
+    auxiliary loss and casts or the QK norms (as for the host), so it is a lower bound.
     """
-    if job.cuda_graphs == "full_iteration":
-        return 0.0, 0.0
     a = job.arch
     fwd, bwd = (ATTENTION_OPS[i] + (1.0 - a.moe_layers / a.layers) * DENSE_MLP_OPS[i] for i in (0, 1))
     if a.moe_layers:
@@ -165,8 +164,22 @@ def layer_ops(job: Job, ep, kernels, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]
         permute = 0.0 if job.permute_in_dispatch else 1.0
         fwd, bwd = (x + share * (MOE_MLP_OPS[i] + permute * PERMUTE_OPS[i] + local * EXPERT_GEMMS[i]
                                  + shared * SHARED_OPS[i]) for i, x in enumerate((fwd, bwd)))
+    return fwd + kernels[0], bwd + kernels[1]
+
+
+def layer_ops(job: Job, ep, kernels, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
+    """Operations one rank issues per layer and micro-batch (average layer): (forward, backward).
+
+    `ep` is the expert-parallel size (the local experts are experts / ep), `kernels` the quantisation kernels
+    (forward, backward) `quant.layer_kernels` counts for the job, and `attn_kernels` the attention block's share of
+    them (`quant.attention_kernels`). Eagerly, one per kernel `layer_kernels` counts; CUDA graphs (`cuda_graphs`)
+    replace their scopes' operations by one replay per pass; `full_iteration` leaves none.
+    """
+    if job.cuda_graphs == "full_iteration":
+        return 0.0, 0.0
+    fwd, bwd = layer_kernels(job, ep, kernels)
     saved = graphed_ops(job, attn_kernels)
-    return fwd + kernels[0] - saved[0], bwd + kernels[1] - saved[1]
+    return fwd - saved[0], bwd - saved[1]
 
 
 def host_time(job: Job, ep, rc, kernels, attn_kernels=(0.0, 0.0)):

@@ -231,8 +231,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
         hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
         kernel=job.attention)
     kernels = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # quantisation kernels, none in 16-bit
-    if job.recipe:  # each one's fixed cost (`quant.layer_kernels`; one per expert slice in MoE)
-        layer_f, layer_b = layer_f + kernels[0] * K.KERNEL_OVERHEAD, layer_b + kernels[1] * K.KERNEL_OVERHEAD
+    n_f, n_b = H.layer_kernels(job, ep, kernels)  # every kernel's fixed cost, as serving charges it (`host`)
+    layer_f, layer_b = layer_f + n_f * K.KERNEL_OVERHEAD, layer_b + n_b * K.KERNEL_OVERHEAD
     layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
 
     # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).
