@@ -23,6 +23,7 @@ NCCL_COLLNET_ENABLE=1 and the SHARP plugin for it; asking for it on a fabric who
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import attrgetter
 
 import numpy as np
@@ -128,6 +129,18 @@ def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto")
 #: Candidates of recent (hardware figures, op, n, k, algorithm): a search and a sensitivity study repeat them.
 _CACHE: dict[tuple, list] = {}
 _CACHE_SIZE = 4096
+
+
+def _cached(key: tuple, hw: Hardware, topo: Callable[[], Topo], op: str, algorithm: str) -> list:
+    """`_CACHE[key]`: the candidates of `op`, worked out on `topo()` where they are missing (emptied when full)."""
+    got = _CACHE.get(key)
+    if got is None:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        got = _CACHE[key] = candidates(hw, topo(), op, algorithm)
+    return got
+
+
 #: Sizes against one group of plain figures that are timed one by one as numbers (numpy is slow on a few).
 _FEW = 8
 #: Groups in one call from which the candidates are computed once per distinct (n, k) and looked up.
@@ -184,12 +197,7 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
             continue
         got = mine[2].get((op, n, k))
         if got is None:
-            key = (op, mine[1], n, k, "auto")
-            got = _CACHE.get(key)
-            if got is None:
-                if len(_CACHE) >= _CACHE_SIZE:
-                    _CACHE.clear()
-                got = _CACHE[key] = candidates(hw, Topo(hw, n, k), op, "auto")
+            got = _cached((op, mine[1], n, k, "auto"), hw, lambda: Topo(hw, n, k), op, "auto")
             if len(mine[2]) >= _CACHE_SIZE:
                 mine[2].clear()
             mine[2][(op, n, k)] = got
@@ -233,13 +241,7 @@ class _Groups:
     def candidates(self, op: str) -> list:
         """The candidates of `op` for every group (looked up in `_CACHE` for one group of scalar figures)."""
         if self.key is not None:
-            key = (op, *self.key)
-            got = _CACHE.get(key)
-            if got is None:
-                if len(_CACHE) >= _CACHE_SIZE:
-                    _CACHE.clear()
-                got = _CACHE[key] = candidates(self.hw, self._topo(), op, self.algorithm)
-            return got
+            return _cached((op, *self.key), self.hw, self._topo, op, self.algorithm)
         cands = candidates(self.hw, self._topo(), op, self.algorithm)
         return cands if self.index is None else _gather(cands, self.index)
 
