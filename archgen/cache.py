@@ -74,43 +74,25 @@ def digest(*texts: str) -> str:
 
 def load(kind: str, key: str) -> Any | None:
     """The cached value for `key` (JSON data), or None: missing, unreadable, or not sealed by this machine's key."""
-    secret = _key()
-    if secret is None:
+    body = load_bytes(kind, key)
+    if body is None:
         return None
-    path = os.path.join(_home("XDG_CACHE_HOME", ".cache"), "archgen", kind, f"{key}.json")
     try:
-        with open(path, encoding="utf-8") as fh:
-            mac, _, body = fh.read().partition("\n")
-            used = os.fstat(fh.fileno()).st_mtime
-        if not hmac.compare_digest(mac, _entry_mac(secret, kind, key, body)):
-            return None                                   # planted, tampered with, or from another machine
-        value = json.loads(body)
-    except Exception:  # missing, unreadable or from another version: recompute
+        return json.loads(body)
+    except ValueError:  # from another version: recompute
         return None
-    if used < time.time() - PRUNE_EVERY:  # used again: the last to be pruned (a write at most hourly per entry)
-        try:
-            os.utime(path)
-        except OSError:
-            pass
-    return value
 
 
 def store(kind: str, key: str, value: Any) -> None:
     """Cache `value` (JSON data: dicts, lists, strings, numbers) under `key`, sealed (atomic; errors ignored)."""
-    secret = _key()
-    if secret is None:
-        return
-    path = cache_dir(kind, f"{key}.json")
     try:
-        body = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(_entry_mac(secret, kind, key, body) + "\n" + body, encoding="utf-8")
-        os.replace(tmp, path)
-    except (OSError, TypeError, ValueError):
+        body = json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    except (TypeError, ValueError):
+        return
+    if not store_bytes(kind, key, body):
         return
     _stored[kind] = _stored.get(kind, 0) + 1
-    marker = path.parent / _MARKER
+    marker = cache_dir(kind, _MARKER)
     try:
         due = _stored[kind] >= PRUNE_STORES or marker.stat().st_mtime < time.time() - PRUNE_EVERY
     except OSError:
@@ -118,6 +100,47 @@ def store(kind: str, key: str, value: Any) -> None:
     if due:
         _stored[kind] = 0
         prune(kind)
+
+
+def load_bytes(kind: str, key: str, suffix: str = ".json") -> bytes | None:
+    """The body of the entry `key` + `suffix` of `kind`, or None: missing, unreadable, or not sealed by this machine.
+
+    A hit older than `PRUNE_EVERY` is touched, so that `prune` removes it last.
+    """
+    secret = _key()
+    if secret is None:
+        return None
+    path = os.path.join(_home("XDG_CACHE_HOME", ".cache"), "archgen", kind, key + suffix)
+    try:
+        with open(path, "rb") as fh:
+            mac, _, body = fh.read().partition(b"\n")
+            used = os.fstat(fh.fileno()).st_mtime
+    except OSError:
+        return None
+    if not hmac.compare_digest(mac, _entry_mac(secret, kind, key, body)):
+        return None                                       # planted, tampered with, or from another machine
+    if used < time.time() - PRUNE_EVERY:  # used again: the last to be pruned (a write at most hourly per entry)
+        try:
+            os.utime(path)
+        except OSError:
+            pass
+    return body
+
+
+def store_bytes(kind: str, key: str, body: bytes, suffix: str = ".json") -> bool:
+    """Keep `body` as the entry `key` + `suffix` of `kind`, sealed with this machine's key (atomic); whether it was."""
+    secret = _key()
+    if secret is None:
+        return False
+    path = cache_dir(kind, key + suffix)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(_entry_mac(secret, kind, key, body) + b"\n" + body)
+        os.replace(tmp, path)
+    except OSError:
+        return False
+    return True
 
 
 def prune(kind: str, max_entries: int | None = None, max_bytes: int | None = None, suffix: str = ".json") -> int:
@@ -171,8 +194,10 @@ def emptied_when_full(folder: Path, pattern: str, most: int) -> None:
                 path.unlink(missing_ok=True)
 
 
-def _entry_mac(secret: bytes, kind: str, key: str, body: str) -> str:
-    return hmac.new(secret, f"{kind}\0{key}\0{body}".encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+def _entry_mac(secret: bytes, kind: str, key: str, body: bytes) -> bytes:
+    """The seal of an entry: an HMAC of its kind, key and body with this machine's key (hex)."""
+    return hmac.new(secret, f"{kind}\0{key}\0".encode("utf-8", "surrogatepass") + body,
+                    hashlib.sha256).hexdigest().encode("ascii")
 
 
 #: The key read by this process, by its path: a command checks one entry per spec file (106 reads of the same file

@@ -27,11 +27,9 @@ A library caller and the tests' in-process runs neither read nor write it (`star
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 import pickle
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -159,48 +157,23 @@ def _key(paths: Sequence[str | Path]) -> str | None:
     return h.hexdigest()[:32]
 
 
-def _seal(secret: bytes, key: str, body: bytes) -> bytes:
-    return hmac.new(secret, f"{KIND}\0{key}\0".encode() + body, hashlib.sha256).hexdigest().encode()
-
-
 def _read(key: str, kind: type) -> Any:
     """The `kind` kept under `key`, or None: none kept, unreadable, or not sealed with this machine's key."""
-    secret = cache._key()
-    if secret is None:
+    body = cache.load_bytes(KIND, key, SUFFIX)   # planted, tampered with, or from another machine: never unpickled
+    if body is None:
         return None
-    path = cache.cache_dir(KIND, key + SUFFIX)
     try:
-        with open(path, "rb") as fh:
-            mac, _, body = fh.read().partition(b"\n")
-            used = os.fstat(fh.fileno()).st_mtime
-        if not hmac.compare_digest(mac, _seal(secret, key, body)):
-            return None                       # planted, tampered with, or from another machine: never unpickled
         value = pickle.loads(body)
-    except Exception:  # missing, cut short, or made by another version: validate
+    except Exception:  # cut short, or made by another version: validate
         return None
-    if not isinstance(value, kind):
-        return None
-    if used < time.time() - cache.PRUNE_EVERY:  # used again: the last to be pruned
-        try:
-            os.utime(path)
-        except OSError:
-            pass
-    return value
+    return value if isinstance(value, kind) else None
 
 
 def _write(key: str, value: object) -> None:
     """Keep `value` under `key`, sealed (atomic; errors ignored), and bound the entries."""
-    secret = cache._key()
-    if secret is None:
-        return
-    path = cache.cache_dir(KIND, key + SUFFIX)
     try:
         body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(_seal(secret, key, body) + b"\n" + body)
-        os.replace(tmp, path)
-    except Exception:  # unwritable, or a model that does not pickle: validated again next time
+    except Exception:  # a model that does not pickle: validated again next time
         return
-    cache.prune(KIND, max_entries=MAX_SNAPSHOTS, suffix=SUFFIX)
+    if cache.store_bytes(KIND, key, body, SUFFIX):
+        cache.prune(KIND, max_entries=MAX_SNAPSHOTS, suffix=SUFFIX)

@@ -131,37 +131,24 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) ->
     builtins.exec(source, globals, locals, **kw)
 
 
-def _code_file() -> tuple[str, bytes] | None:
-    """The cache file of this interpreter's compiled method code and the cache key; None where there is no key."""
-    from archgen import cache
-    key = cache._key()
-    tag = sys.implementation.cache_tag
-    return None if key is None or tag is None else (str(cache.cache_dir("code", f"{tag}.marshal")), key)
+#: The cache entry of this interpreter's compiled method code (`cache`: kind, key, suffix), sealed as every entry is.
+_ENTRY = ("code", sys.implementation.cache_tag or "", ".marshal")
 
 
 def reuse_generated_code() -> None:
     """Have `dataclasses` reuse the code of method texts compiled before (see the module's doc); errors ignored."""
     import dataclasses
-    import hmac
-    found = _code_file()
-    if found is not None:
-        path, key = found
+
+    from archgen import cache
+    body = cache.load_bytes(*_ENTRY) if _ENTRY[1] else None
+    if body is not None and body.startswith(MAGIC_NUMBER):
         try:
-            with open(path, "rb") as fh:
-                mac, _, body = fh.read().partition(b"\n")
-            if hmac.compare_digest(mac, _seal(key, body)) and body.startswith(MAGIC_NUMBER):
-                _CODE.update(marshal.loads(body[len(MAGIC_NUMBER):]))
-        except (OSError, EOFError, ValueError, TypeError):  # missing, cut short, or not ours: compile anew
+            _CODE.update(marshal.loads(body[len(MAGIC_NUMBER):]))
+        except (EOFError, ValueError, TypeError):  # cut short, or not ours: compile anew
             pass
     if len(_CODE) > MAX_CODE:  # too much to read at each start: this process writes back what it uses
         _save_at_exit()
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # the module's own name `exec` shadows the builtin
-
-
-def _seal(key: bytes, body: bytes) -> bytes:
-    import hashlib
-    import hmac
-    return hmac.new(key, b"code\0" + body, hashlib.sha256).hexdigest().encode()
 
 
 def _save_at_exit() -> None:
@@ -174,17 +161,12 @@ def _save_at_exit() -> None:
 
 def _save() -> None:
     """Write the kept code, sealed; past `MAX_CODE` entries, only those this process used."""
-    found = _code_file()
-    if found is None:
+    if not _ENTRY[1]:
         return
-    path, key = found
+    from archgen import cache
     kept = _CODE if len(_CODE) <= MAX_CODE else {text: _CODE[text] for text in _USED}
     try:
         body = MAGIC_NUMBER + marshal.dumps(kept)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(_seal(key, body) + b"\n" + body)
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass
+    except ValueError:
+        return
+    cache.store_bytes(*_ENTRY[:2], body, _ENTRY[2])

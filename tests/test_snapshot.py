@@ -112,7 +112,7 @@ def test_an_entry_without_this_machines_seal_is_never_unpickled(tmp_path):
     assert "Cluster" in seen["built"]                             # validated again, and kept anew, sealed
     key = (tmp_path / "config" / "archgen" / "cache.key").read_bytes()
     mac, _, body = entry.read_bytes().partition(b"\n")
-    assert mac == snapshot._seal(key, entry.stem, body)
+    assert mac == cache._entry_mac(key, snapshot.KIND, entry.stem, body)
     code, _, _, seen = _run(tmp_path, *ESTIMATE)
     assert seen["built"] == []
 

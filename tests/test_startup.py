@@ -309,7 +309,7 @@ def test_a_code_file_past_its_bound_is_cut_to_what_a_process_uses(tmp_path, code
     import shutil
     from importlib.util import MAGIC_NUMBER
 
-    from archgen import startup
+    from archgen import cache, startup
     shutil.copytree(code_kept[0], tmp_path, dirs_exist_ok=True)
     first = code_kept[1]
     (path,) = (tmp_path / "cache" / "archgen" / "code").glob("*.marshal")
@@ -318,6 +318,6 @@ def test_a_code_file_past_its_bound_is_cut_to_what_a_process_uses(tmp_path, code
              for i in range(startup.MAX_CODE)}               # another version's classes, say
     body = MAGIC_NUMBER + marshal.dumps(used | stale)
     key = (tmp_path / "config" / "archgen" / "cache.key").read_bytes()
-    path.write_bytes(startup._seal(key, body) + b"\n" + body)   # sealed: read, and too much to read each start
+    path.write_bytes(cache._entry_mac(key, "code", path.stem, body) + b"\n" + body)   # sealed: read, too much each start
     assert _code_run(tmp_path) == first
     assert marshal.loads(path.read_bytes().partition(b"\n")[2][len(MAGIC_NUMBER):]).keys() == used.keys()
