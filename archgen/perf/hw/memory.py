@@ -98,11 +98,11 @@ def _layer_params(arch: Arch, tp, ep, etp=None):
 
     The dense part is split tp ways, the routed experts etp x ep ways (etp defaults to tp).
     """
-    dense, expert = _layer_parts(arch, tp, ep, etp)
+    dense, expert = layer_parts(arch, tp, ep, etp)
     return dense + expert
 
 
-def _layer_parts(arch: Arch, tp, ep, etp=None):
+def layer_parts(arch: Arch, tp, ep, etp=None):
     """(dense part, routed experts) of one average layer's parameters on one rank (see `_layer_params`)."""
     etp = tp if etp is None else etp
     dense = arch.layers - arch.moe_layers
@@ -133,17 +133,12 @@ def expert_split(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0, e
     The two have their gradients reduced and their optimizer state sharded over different data-parallel groups
     (`expert_data_parallel`). `parts` is `layer_parts(arch, tp, ep, etp)` where the caller has it.
     """
-    return _split_parts(arch, tp, pp, _layer_parts(arch, tp, ep, etp) if parts is None else parts, layers, embedding,
+    return _split_parts(arch, tp, pp, layer_parts(arch, tp, ep, etp) if parts is None else parts, layers, embedding,
                         loss)
 
 
-def layer_parts(arch: Arch, tp, ep, etp=None):
-    """(dense part, routed experts) of one average layer's parameters on one rank (`expert_split` of each class)."""
-    return _layer_parts(arch, tp, ep, etp)
-
-
 def _split_parts(arch: Arch, tp, pp, parts, layers, embedding, loss):
-    """`expert_split` from one average layer's `_layer_parts`."""
+    """`expert_split` from one average layer's `layer_parts`."""
     n = arch.layers / pp if layers is None else layers
     dense, expert = parts
     return n * dense + (embedding + loss) * arch.vocab * arch.hidden / tp, n * expert
@@ -280,7 +275,7 @@ def layout_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, d
     """What `training_memory` computes once for every pipeline rank class of a layout (`rank_memory` takes it)."""
     stage = as_float(zero if zero is not None else (1 if distributed_optimizer else 0))
     gb = grad_bytes if grad_bytes is not None else (2.0 if precision == "fp16" else 4.0)
-    parts = _layer_parts(arch, tp, ep, etp)
+    parts = layer_parts(arch, tp, ep, etp)
     edp = expert_data_parallel(dp, tp, ep, etp)
     layer = parts[0] + parts[1]  # `_layer_params`
     per_layer = layer_activation_bytes(arch, seq_len=seq_len, micro_batch=micro_batch, tp=tp, cp=cp,

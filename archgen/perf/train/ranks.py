@@ -138,7 +138,7 @@ def unfused_params(arch, tp, layers, embedding):
     They are the input embedding (its lookup's scatter-add gradient), each layer's two norms
     and the MoE router (a plain torch linear, megatron/core/transformer/moe/router.py at core_v0.9.0); each is added
     to the main gradient by the DDP hook (`main_grad.add_(grad)`). The output layer is a ColumnParallelLinear
-    (megatron/core/models/gpt/gpt_model.py), which fuses. Split tp ways as `memory._layer_parts` splits them.
+    (megatron/core/models/gpt/gpt_model.py), which fuses. Split tp ways as `memory.layer_parts` splits them.
     """
     moe_share = arch.moe_layers / arch.layers
     per_layer = (2.0 * arch.hidden + moe_share * arch.hidden * (arch.experts or 0)) / tp
