@@ -91,6 +91,7 @@ class Reliability:
     planned_duration: float = 0.0               # s
     borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
+    chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
 
     def interval(self) -> tuple[float, float]:
         """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
@@ -108,10 +109,11 @@ class Reliability:
     def band(self, accelerators: int, without: str = "") -> tuple[float, float]:
         """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals.
 
-        `without` leaves one set out of the spread (a figure judged against the sets not built from it).
+        `without` leaves one set out of the spread, and the sets that take classes from it through `base` (a
+        figure judged against the sets not built from it).
         """
         ends = []
-        for r in [r for r in self.spread if r.rates_id != without] or [self]:
+        for r in [r for r in self.spread if without not in (r.chain or (r.rates_id,))] or [self]:
             lo, hi = r.interval()
             parts = r.interrupts_per_day(accelerators) - r.site_per_day
             ends += [parts * lo + r.site_per_day, parts * hi + r.site_per_day]
@@ -252,7 +254,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       rates.id if rates else "", tuple(sorted(unrated)), tuple(sorted(assumed)), site=events,
                       planned_per_accelerator_day=planned.per_year / 365.25 / planned.per_accelerators if planned
                       else 0.0, planned_duration=planned.duration.m_as("s") if planned else 0.0,
-                      borrowed=borrowed(specs, a, rates),
+                      borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
                       if spread and not a.cluster.spec.failure_rates else ())
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
