@@ -199,8 +199,10 @@ def test_megatron_bridge_layouts_refused_before_are_scored():
 def test_ep_overlap_saves_what_the_published_ablation_saved():
     """Megatron-Bridge's controlled A/B (skills/nemo-mbridge-perf-moe-comm-overlap at 067f987): Qwen3-30B-A3B on 16
     H100, HybridEP, EP overlap off 24.7138 s, on 20.992 s: 3.72 s saved per step. The model's overlap windows
-    (`exposure.expert_comm`), whose hidden part takes HybridEP's 32 SMs (`exposure.HYBRIDEP_COMM_SMS`), save 3.61 s
-    (-3.1 %; 4.04 s, +8.6 %, as last recorded with DeepEP's 20). Both step times are predicted 25-29 % fast (26-32 %
+    (`exposure.expert_comm`), whose hidden part takes HybridEP's 32 SMs (`exposure.HYBRIDEP_COMM_SMS`), less the
+    first forward's and last backward's all-to-alls, which have no partner (`exposure.ep_edge`, 0.056 s), save
+    3.55 s (-4.6 %; 3.61 s, -3.1 %, before that edge; 4.04 s, +8.6 %, as last recorded with DeepEP's 20). Both step
+    times are predicted 25-29 % fast (26-32 %
     before training charged every kernel's 1.3 µs and HybridEP's 32 SMs; 22-28 % before the
     run's permutation fused into HybridEP's kernels was modelled, `permute_in_dispatch`, tests/perf/test_permute.py;
     29-35 % before HybridEP's per-call cost, 1.57 s in both, docs/perf-model.md, MoE dispatcher), by about the

@@ -198,3 +198,32 @@ def test_step_fixed_costs_zero_the_gradient_buffer_and_clip(h100):
         collective_time(h100, "all_reduce", 4.0, 8.0, 8.0)) + float(collective_time(h100, "all_reduce", 4.0, 1.0, 1.0))
     assert CLIP_BYTES == 12.0
     assert float(e.optimizer) == pytest.approx(float(want), rel=1e-9)
+
+
+def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
+    """Megatron-core's combined schedule pairs micro-batch i's forward with micro-batch i-1's backward
+    (model_chunk_schedule_plan.py at d98e8a6), so once per step and MoE layer the first forward's dispatch and
+    combine and the last backward's have no partner: one micro-batch's four all-to-alls run unoverlapped, by hand
+    4 a2a less what the overlap charges them (windows as in the test above). The step pays it once per layer, not
+    once per micro-batch: ep_comm = layers x (m x per-micro-batch + edge)."""
+    from archgen.perf.comm.collectives import collective_time
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.exposure import EP_COMM_SMS, ep_edge
+    from archgen.perf.train.job import Job, Layout
+    from archgen.perf.train.training import estimate_training, layer_times
+    arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 64, overlap_ep_comm=True)
+    a2a = float(collective_time(h100, "all_to_all", 4096 * 8 * 2048 * 2.0, 16, 8))
+    layer, expert = 1.5 * a2a, 0.4 * a2a
+    shown = (a2a - 2 * expert) + (a2a - expert)
+    overlapped = shown + EP_COMM_SMS / 132 * (4 * a2a - shown)
+    edge = float(ep_edge(h100, job, 4096.0, 1.0, 16.0, 1.0, layer, expert))
+    assert edge == pytest.approx(4 * a2a - overlapped, rel=1e-12)
+    assert float(ep_edge(h100, dataclasses.replace(job, overlap_ep_comm=False), 4096.0, 1.0, 16.0, 1.0, layer,
+                         expert)) == 0.0
+    est = estimate_training(h100, job, Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1))
+    lt = layer_times(h100, job, tp=1.0, mb=1.0, cp=1.0, ep=16.0, rc=0.0, sp=False)
+    m = 64 / 16
+    assert float(lt.ep_edge) > 0
+    assert float(est.ep_comm) == pytest.approx(4 * (m * float(lt.ep) + float(lt.ep_edge)), rel=1e-9)

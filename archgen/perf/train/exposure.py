@@ -21,6 +21,8 @@ An accelerator whose catalog entry gives no SM count (`multiprocessors`) keeps e
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
@@ -119,7 +121,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` (HybridEP:
     `HYBRIDEP_COMM_SMS`) from the compute
     beside it. A recompute's extra forward all-to-alls are not overlapped (Megatron refuses recomputation with
-    this overlap). The first forward and the last backward of a step, which have no partner, are not modelled.
+    this overlap). The first forward and the last backward of a step, which have no partner, are `ep_edge`.
 
     Under MoE parallel folding (`experts`) the EP group's members are etp ranks apart (etp defaults to tp), and with
     etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (the combine reduce-scatters
@@ -147,6 +149,23 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
     return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0)
+
+
+def ep_edge(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
+    """What `overlap_ep_comm` leaves exposed once per step and MoE layer beyond `expert_comm`'s per micro-batch (s).
+
+    Megatron-core's combined schedule runs micro-batch i's forward beside micro-batch i-1's backward
+    (model_chunk_schedule_plan.py at d98e8a6, `TransformerLayerSchedulePlan.run`; the non-pipelined schedule pairs
+    consecutive micro-batches), so the first micro-batch's forward and the last one's backward have no partner:
+    their dispatch and combine all-to-alls run alone. Together that is one micro-batch's four all-to-alls without
+    the overlap, less what `expert_comm` charges them with it. A lower bound with pipeline stages, whose warmup
+    and cooldown leave more passes unpaired (not modelled). 0 without the overlap.
+    """
+    if not job.overlap_ep_comm:
+        return 0.0
+    args = (T, tp, ep, passes, layer_forward, expert_forward, etp)
+    alone = expert_comm(hw, dataclasses.replace(job, overlap_ep_comm=False), *args)[0]
+    return alone - expert_comm(hw, job, *args)[0]
 
 
 def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):

@@ -32,7 +32,7 @@ from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
 from archgen.perf.train.experts import expert_backward, expert_forward
-from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
+from archgen.perf.train.exposure import dp_exposed, ep_edge, expert_comm, tp_exposed, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
@@ -198,6 +198,7 @@ class LayerTimes:
     logits: np.ndarray | float     # output layer and loss, forward and backward
     embed: np.ndarray | float
     host: np.ndarray | float = 0.0  # what issuing the layer's operations takes beyond its GPU time (`host`)
+    ep_edge: np.ndarray | float = 0.0  # once per step: EP all-to-alls the overlap cannot pair (`exposure.ep_edge`)
 
     @property
     def total(self):
@@ -206,10 +207,7 @@ class LayerTimes:
 
 
 def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> LayerTimes:
-    """`LayerTimes` of `job` on `hw` for tp, micro-batch, cp, ep, recompute code and sequence parallelism.
-
-    etp is the experts' tensor-parallel size (None: tp; see `experts`).
-    """
+    """`LayerTimes` of `job` on `hw` for tp, micro-batch, cp, ep, recompute, SP and etp (None: tp; see `experts`)."""
     a = job.arch
     s_q = job.seq_len / cp
     T = mb * s_q
@@ -251,9 +249,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_layer, ep_f = (moe_share * x for x in expert_comm(
-        hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp)) \
-        if a.moe_layers else (0.0, 0.0)
+    ep_args = (hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp) if a.moe_layers else ()
+    ep_layer, ep_f = (moe_share * x for x in expert_comm(*ep_args)) if a.moe_layers else (0.0, 0.0)
+    edge = moe_share * ep_edge(*ep_args) if a.moe_layers else 0.0
 
     logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
                                                                                    a.hidden) \
@@ -266,7 +264,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
     host = H.host_excess(H.host_time(job, ep, rc, kernels, attn_k), (gpu_f, gpu - gpu_f), H.synchronised(job))
-    return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host)
+    return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge)
 
 
 def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
@@ -334,7 +332,8 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
                                                                   layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
-    rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
+    edge = lt.ep_edge / m  # the once-a-step EP edge (`exposure.ep_edge`) spread over the micro-batches
+    rk = rank_times(hx, job, lt.total + act_off + edge, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = per_class
 
@@ -391,7 +390,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
     mem = busiest_memory(job, layout, sl, saved, arrays)
-    tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep))
+    tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep + edge))
     return TrainingEstimate(
         step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
         ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,
