@@ -26,7 +26,7 @@ import dataclasses
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
-from archgen.perf.comm.dispatcher import fixed_costs
+from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_times
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
@@ -126,6 +126,9 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     Under MoE parallel folding (`experts`) the EP group's members are etp ranks apart (etp defaults to tp), and with
     etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (the combine reduce-scatters
     them): the gathered buffer is etp times a rank's T/tp tokens' top_k copies, inside a scale-up domain.
+
+    HybridEP across nodes on the H100 of its README's table (8 ranks a node, as measured) takes the README's
+    kernel-only rates at its default 8 SMs instead (`dispatcher.kernel_times`: dispatch and combine averaged).
     """
     a = job.arch
     etp = tp if etp is None else etp
@@ -137,6 +140,9 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
         size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
     a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
+    if job.moe_dispatcher == "hybridep" and hw.accelerator == KERNEL_PLATFORM:  # its measured kernel rates
+        measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, k_ep)) / 2.0
+        a2a = where((np.asarray(k_ep) == 8) & (np.asarray(ep) > k_ep), measured, a2a)
     a2a = a2a + where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
                                                                etp, members_per_domain(hw, etp, 1)), 0.0)
     cost, cost_f = dispatcher_cost(hw, job, T / tp, ep, k_ep, passes)
