@@ -28,8 +28,10 @@ import numpy as np
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
 from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_times
 from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.train import contention as C
 from archgen.perf.train.fast import NUMBER
 from archgen.perf.train.job import Job
 
@@ -81,6 +83,22 @@ def tp_overlap_cost(hw: Hardware, dtype: str, T, tp, gemms, passes):
     return passes * fwd + bwd
 
 
+def tp_gemms(a: Arch, tp, moe_share):
+    """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
+
+    See `exposure.tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of
+    the layers (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
+    """
+    q = a.heads * a.head_dim
+    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
+           (a.hidden, q / tp, "pipeline", 1.0)]
+    if moe_share < 1.0:
+        dense = 1.0 - moe_share
+        out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
+                                                                                    dense)]
+    return tuple(out)
+
+
 def tp_exposed(ar, gemm_window, passes):
     """TP communication left exposed by Transformer Engine's userbuffers overlap, per layer.
 
@@ -104,7 +122,7 @@ EP_COMM_SMS = 20.0
 HYBRIDEP_COMM_SMS = 32.0
 
 
-def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
+def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0):
     """Exposed dispatch and combine all-to-all time of one MoE layer and micro-batch, and its forward pass's part.
 
     (total, forward), seconds: the total over the forward, the backward and any recompute.
@@ -119,9 +137,11 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     combine_bwd beside the forward's pre-dispatch compute (attention, norm, router: A), dispatch_fwd beside the
     expert MLP's backward (2E), dispatch_bwd beside its forward (E), combine_fwd beside the pre-dispatch backward
     (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` (HybridEP:
-    `HYBRIDEP_COMM_SMS`) from the compute
-    beside it. A recompute's extra forward all-to-alls are not overlapped (Megatron refuses recomputation with
-    this overlap). The first forward and the last backward of a step, which have no partner, are `ep_edge`.
+    `HYBRIDEP_COMM_SMS`) from the compute beside it and shares the HBM with it (`contention`: `hbm` is the
+    compute's share of the HBM rate, the layer's forward as a whole; the all-to-all stores the routed copies it
+    receives and reads them back). A recompute's extra forward all-to-alls are not overlapped (Megatron refuses
+    recomputation with this overlap). The first forward and the last backward of a step, which have no partner,
+    are `ep_edge`.
 
     Under MoE parallel folding (`experts`) the EP group's members are etp ranks apart (etp defaults to tp), and with
     etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (the combine reduce-scatters
@@ -152,12 +172,14 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
         shown = [maximum(0.0, a2a - w) for w in windows]
         lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
+        received = T * a.top_k * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(ep, 1.0))
+        lost = lost + C.stretch(hbm, C.comm_share(hw, received, a2a)) - 1.0
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
     return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0)
 
 
-def ep_edge(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
+def ep_edge(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0):
     """What `overlap_ep_comm` leaves exposed once per step and MoE layer beyond `expert_comm`'s per micro-batch (s).
 
     Megatron-core's combined schedule runs micro-batch i's forward beside micro-batch i-1's backward
@@ -169,7 +191,7 @@ def ep_edge(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_for
     """
     if not job.overlap_ep_comm:
         return 0.0
-    args = (T, tp, ep, passes, layer_forward, expert_forward, etp)
+    args = (T, tp, ep, passes, layer_forward, expert_forward, etp, hbm)
     alone = expert_comm(hw, dataclasses.replace(job, overlap_ep_comm=False), *args)[0]
     return alone - expert_comm(hw, job, *args)[0]
 
@@ -195,7 +217,7 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,
-               timer=None):
+               timer=None, hbm=0.0):
     """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
 
     Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
@@ -207,7 +229,9 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     first layers') has no backward left to hide behind; with the parameter gather overlapped, a forward pre-hook
     waits for each bucket and only then starts the next one's gather (distributed_data_parallel.py
     `_BucketParamReadyCallback`, `finish_param_sync`), so the first bucket's gather is exposed. What does overlap
-    runs on `NCCL_CTAS` SMs taken from the compute beside it, which loses that share of the overlapped time.
+    runs on `NCCL_CTAS` SMs taken from the compute beside it, which loses that share of the overlapped time, and
+    shares the HBM with it (`contention`; `hbm` the compute's share of the HBM rate; a collective receives about
+    its buffer's bytes).
 
     `expert` is (parameters, group size, members per domain) of the routed experts, whose buffers Megatron-core
     reduces and gathers over the expert data-parallel group (`memory.expert_data_parallel`); `params` is then the
@@ -242,18 +266,20 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     edge = minimum(1.0, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / maximum(total, 1.0))
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
 
-    def hidden(t, window, on):
-        """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs its overlap takes."""
+    def hidden(t, window, on, received):
+        """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs and HBM it shares."""
         if not on:
             return t
         shown = maximum(t - window, edge * t)
-        return shown + lost * (t - shown)
+        return shown + (lost + C.stretch(hbm, C.comm_share(hw, received, t)) - 1.0) * (t - shown)
 
     if one:
         if zero >= 1:
-            return hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
-        return hidden(ar, bwd_window, job.overlap_grad_reduce)
-    plain = hidden(ar, bwd_window, job.overlap_grad_reduce)
-    sharded = hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
+            return hidden(rs, bwd_window, job.overlap_grad_reduce, total * gb) + hidden(
+                ag, fwd_window, job.overlap_param_gather, total * wb)
+        return hidden(ar, bwd_window, job.overlap_grad_reduce, 2.0 * total * gb)
+    plain = hidden(ar, bwd_window, job.overlap_grad_reduce, 2.0 * total * gb)
+    sharded = hidden(rs, bwd_window, job.overlap_grad_reduce, total * gb) + hidden(
+        ag, fwd_window, job.overlap_param_gather, total * wb)
     fsdp = m * maximum(0.0, 2.0 * ag + rs - t_mb)
     return where(zero >= 3, fsdp, where(zero >= 1, sharded, plain))
