@@ -227,3 +227,15 @@ def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
     m = 64 / 16
     assert float(lt.ep_edge) > 0
     assert float(est.ep_comm) == pytest.approx(4 * (m * float(lt.ep) + float(lt.ep_edge)), rel=1e-9)
+
+
+def test_pipelined_ep_overlap_leaves_the_warmup_unpaired():
+    """With pipeline stages only the combined 1F1B's steady state pairs a forward with a backward: the interleaved
+    warmup of the first stage, (pp - 1)·2 + (v - 1)·pp chunks plus the one more the overlap adds (Megatron-core
+    schedules.py `get_pp_rank_microbatches`), runs alone, and its cooldown's backwards likewise. NVIDIA's H100
+    Qwen3-235B recipe (pp 8, v 4, 512 micro-batches): 14 + 24 + 1 = 39 of its 2,048 chunks; without pipelining 1;
+    never more than every chunk."""
+    from archgen.perf.train.exposure import unpaired_chunks
+    assert float(unpaired_chunks(8.0, 4.0, 512.0)) == 39.0
+    assert float(unpaired_chunks(1.0, 1.0, 64.0)) == 1.0
+    assert float(unpaired_chunks(8.0, 4.0, 8.0)) == 32.0  # 8 micro-batches x 4 chunks: all of them

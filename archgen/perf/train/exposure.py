@@ -180,20 +180,34 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
 
 
 def ep_edge(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0):
-    """What `overlap_ep_comm` leaves exposed once per step and MoE layer beyond `expert_comm`'s per micro-batch (s).
+    """What `overlap_ep_comm` leaves exposed per unpaired chunk and MoE layer beyond `expert_comm`'s charge (s).
 
-    Megatron-core's combined schedule runs micro-batch i's forward beside micro-batch i-1's backward
-    (model_chunk_schedule_plan.py at d98e8a6, `TransformerLayerSchedulePlan.run`; the non-pipelined schedule pairs
-    consecutive micro-batches), so the first micro-batch's forward and the last one's backward have no partner:
-    their dispatch and combine all-to-alls run alone. Together that is one micro-batch's four all-to-alls without
-    the overlap, less what `expert_comm` charges them with it. A lower bound with pipeline stages, whose warmup
-    and cooldown leave more passes unpaired (not modelled). 0 without the overlap.
+    Megatron-core's combined 1F1B runs one micro-batch's forward beside another's backward; without pipelining
+    "the forward step for the first microbatch is executed alone, no a2a overlapping" and so is the last one's
+    backward (megatron/core/pipeline_parallel/combined_1f1b.py at 00caa53,
+    `combined_1f1b_schedule_for_no_pipelining`): their dispatch and combine all-to-alls run alone. A forward and
+    a backward left unpaired together are one micro-batch's four all-to-alls without the overlap, less what
+    `expert_comm` charges them with it. How many chunks a step leaves so is `unpaired_chunks`. 0 without the
+    overlap.
     """
     if not job.overlap_ep_comm:
         return 0.0
     args = (T, tp, ep, passes, layer_forward, expert_forward, etp, hbm)
     alone = expert_comm(hw, dataclasses.replace(job, overlap_ep_comm=False), *args)[0]
     return alone - expert_comm(hw, job, *args)[0]
+
+
+def unpaired_chunks(pp, v, m):
+    """Forward chunks (and as many backward) of the busiest rank's step that the EP overlap leaves unpaired.
+
+    One without pipelining (the first forward, the last backward). With pp stages the combined 1F1B pairs only
+    the steady state: the interleaved schedule's warmup, (pp - 1)·2 + (v - 1)·pp chunks on the first stage, "add
+    one more warmup microbatches for 1f1b overlaping" (megatron/core/pipeline_parallel/schedules.py at 00611e6,
+    `get_pp_rank_microbatches`), at most all m·v chunks; its cooldown leaves as many backward chunks. Megatron-core
+    refuses the overlap with pp > 1 and no interleaving (transformer_config.py at d2c5e8b: "virtual_pipeline_model_
+    parallel_size must be specified"); the same formula is applied there (v = 1).
+    """
+    return where(pp > 1, minimum(m * v, 2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0), 1.0)
 
 
 def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):

@@ -29,11 +29,12 @@ from archgen.perf.hw.memory import (
 )
 from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import contention as C
+from archgen.perf.train import exposure as X
 from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
 from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward
-from archgen.perf.train.exposure import dp_exposed, ep_edge, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
+from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
@@ -246,7 +247,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     ep_args = (hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp, hbm) \
         if a.moe_layers else ()
     ep_layer, ep_f = (moe_share * x for x in expert_comm(*ep_args)) if a.moe_layers else (0.0, 0.0)
-    edge = moe_share * ep_edge(*ep_args) if a.moe_layers else 0.0
+    edge = moe_share * X.ep_edge(*ep_args) if a.moe_layers else 0.0
 
     logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
                                                                                    a.hidden) \
@@ -328,7 +329,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
                                                                   layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
-    edge = lt.ep_edge / m  # the once-a-step EP edge (`exposure.ep_edge`) spread over the micro-batches
+    edge = lt.ep_edge * X.unpaired_chunks(pp, v, m) / (v * m)  # `exposure.ep_edge`, spread over the micro-batches
     rk = rank_times(hx, job, lt.total + act_off + edge, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = per_class
