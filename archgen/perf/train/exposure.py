@@ -21,8 +21,6 @@ An accelerator whose catalog entry gives no SM count (`multiprocessors`) keeps e
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
@@ -122,10 +120,12 @@ EP_COMM_SMS = 20.0
 HYBRIDEP_COMM_SMS = 32.0
 
 
-def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0):
+def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0,
+                edge=False):
     """Exposed dispatch and combine all-to-all time of one MoE layer and micro-batch, and its forward pass's part.
 
-    (total, forward), seconds: the total over the forward, the backward and any recompute.
+    (total, forward), seconds: the total over the forward, the backward and any recompute; with `edge` also
+    `ep_edge`'s saving of one micro-batch (one call for both).
 
     Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
     deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
@@ -167,6 +167,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
                                                                etp, members_per_domain(hw, etp, 1)), 0.0)
     cost, cost_f = dispatcher_cost(hw, job, T / tp, ep, k_ep, passes)
     t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f
+    alone = t  # without the overlap (`ep_edge`)
     if job.overlap_ep_comm:
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
@@ -176,6 +177,8 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         lost = lost + C.stretch(hbm, C.comm_share(hw, received, a2a)) - 1.0
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
+    if edge:  # and what the overlap saves one micro-batch, which an unpaired forward and backward do not get
+        return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0), where(ep > 1, alone - t, 0.0)
     return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0)
 
 
@@ -192,9 +195,7 @@ def ep_edge(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_for
     """
     if not job.overlap_ep_comm:
         return 0.0
-    args = (T, tp, ep, passes, layer_forward, expert_forward, etp, hbm)
-    alone = expert_comm(hw, dataclasses.replace(job, overlap_ep_comm=False), *args)[0]
-    return alone - expert_comm(hw, job, *args)[0]
+    return expert_comm(hw, job, T, tp, ep, passes, layer_forward, expert_forward, etp, hbm, edge=True)[2]
 
 
 def unpaired_chunks(pp, v, m):

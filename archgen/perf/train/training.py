@@ -244,10 +244,10 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
         3.0 * cp_t, layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_args = (hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp, hbm) \
-        if a.moe_layers else ()
-    ep_layer, ep_f = (moe_share * x for x in expert_comm(*ep_args)) if a.moe_layers else (0.0, 0.0)
-    edge = moe_share * X.ep_edge(*ep_args) if a.moe_layers else 0.0
+    ep_layer, ep_f, edge = (moe_share * x for x in expert_comm(
+        hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp, hbm, edge=True)) \
+        if a.moe_layers else (0.0, 0.0, 0.0)
+    edge = edge if job.overlap_ep_comm else 0.0  # `exposure.ep_edge`
 
     logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
                                                                                    a.hidden) \
