@@ -239,3 +239,22 @@ def test_pipelined_ep_overlap_leaves_the_warmup_unpaired():
     assert float(unpaired_chunks(8.0, 4.0, 512.0)) == 39.0
     assert float(unpaired_chunks(1.0, 1.0, 64.0)) == 1.0
     assert float(unpaired_chunks(8.0, 4.0, 8.0)) == 32.0  # 8 micro-batches x 4 chunks: all of them
+
+
+def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
+    """Megatron-core refuses the EP all-to-all overlap with pp > 1 unless the schedule is interleaved
+    (transformer_config.py at d2c5e8b: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be
+    specified when pipeline_model_parallel_size > 1"): a stated layout says why, and the search offers none."""
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.job import Job
+    from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP, enumerate_layouts, layout_problems
+    arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 512, overlap_ep_comm=True)
+    kw = dict(tp=1, pp=4, dp=16, ep=16)
+    assert layout_problems(arch, job, 64, **kw) == [EP_OVERLAP_NEEDS_VPP]
+    assert layout_problems(arch, job, 64, **kw, interleave=2) == []
+    assert layout_problems(arch, dataclasses.replace(job, overlap_ep_comm=False), 64, **kw) == []
+    found = enumerate_layouts(arch, job, 64, h100, {"tp": 1, "pp": 4, "ep": 16})
+    assert len(found["tp"]) > 0 and set(found["interleave"].tolist()) - {1.0} and 1.0 not in set(
+        found["interleave"].tolist())

@@ -115,6 +115,8 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     if job.seq_len % cp:
         out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
     out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
+    if job.overlap_ep_comm and ep > 1 and pp > 1 and interleave == 1:
+        out.append(LayoutProblem("interleave", EP_OVERLAP_NEEDS_VPP))
     if scale_up_size is not None and tp > scale_up_size:
         out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
     if offload and host_memory is False:
@@ -122,6 +124,11 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
                                             "(System.host_memory)"))
     return out
+
+
+#: Megatron-core's rule (megatron/core/transformer/transformer_config.py at d2c5e8b, `__post_init__`).
+EP_OVERLAP_NEEDS_VPP = ("the EP all-to-all overlap (overlap_ep_comm) with pp > 1 needs an interleaved schedule "
+                        "(Megatron-core: virtual_pipeline_model_parallel_size must be specified)")
 
 
 def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | None) -> list[tuple[str, str]]:
@@ -261,7 +268,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
             tried = [num["interleave"]] if "interleave" in num else interleaves(arch.layers, pp, pipeline)
             vs = [v for v in tried
                   if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
-                  and not split_problems(arch.layers, pp, v, pipeline)]
+                  and not split_problems(arch.layers, pp, v, pipeline)
+                  and not (job.overlap_ep_comm and ep > 1 and pp > 1 and v == 1)]  # EP_OVERLAP_NEEDS_VPP
             zs = [num["zero"]] if "zero" in num else (ZERO_STAGES if dp > 1 else [0])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
