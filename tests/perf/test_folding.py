@@ -181,8 +181,9 @@ def test_expert_optimizer_state_against_a_measured_peak(h100):
 def test_megatron_bridge_layouts_refused_before_are_scored():
     """tests/perf/data/bridge-26.04.yaml: the folded Qwen3-235B on 256 H100 and Llama 3.1 405B on PP 16 x VP 8 (each
     row states its source). Every row is read and predicted (before part 5 three of these four were refused); the
-    errors are what the model gives, with no factor per case: median 9.3 %, worst +15.6 % (the folded Qwen3-235B:
-    the model's step is 66.2 s where 1712 tokens/s/GPU means 76.6 s)."""
+    errors are what the model gives, with no factor per case: median 9.3 %, worst +14.2 % (the folded Qwen3-235B,
+    1,712 tokens/s/GPU measured; +15.6 % when this test was written, +14.9 % before the EP overlap's unpaired
+    warmup and cooldown chunks, `exposure.unpaired_chunks`)."""
     from pathlib import Path
 
     from archgen.scoring.cases import read_case_file
