@@ -16,6 +16,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+import yaml
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import hardware_for
@@ -258,3 +259,22 @@ def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
     found = enumerate_layouts(arch, job, 64, h100, {"tp": 1, "pp": 4, "ep": 16})
     assert len(found["tp"]) > 0 and set(found["interleave"].tolist()) - {1.0} and 1.0 not in set(
         found["interleave"].tolist())
+
+
+def test_a_case_stating_ep_overlap_on_pp2_without_interleaving_is_refused(tmp_path):
+    """The Bridge card's overlap-on case with pp 2 (dp 8, ep 8) and no virtual stages: Megatron-core would not build
+    it, so the case file refuses that case with the rule's words; with interleave 2 it validates."""
+    from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP
+    from archgen.scoring.cases import read_case_file
+    text = (DATA / "bridge-26.04.yaml").read_text()
+    doc = yaml.safe_load(text)
+    (case,) = [c for c in doc["cases"] if c["id"] == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
+    case["training"].update(pp=2, dp=8, ep=8)
+    doc["cases"] = [case]
+    path = tmp_path / "cases.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    refused = read_case_file(path).refused
+    assert len(refused) == 1 and any(EP_OVERLAP_NEEDS_VPP in p.message for p in refused[0].problems)
+    case["training"]["interleave"] = 2
+    path.write_text(yaml.safe_dump(doc))
+    assert read_case_file(path).refused == []
