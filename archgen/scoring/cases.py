@@ -165,7 +165,8 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
         problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
                                    ep=t.ep, micro_batch=t.micro_batch, interleave=virtual_stages(t),
                                    pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
-                                   host_memory=case.system.host_memory is not None, etp=t.etp)
+                                   host_memory=case.system.host_memory is not None, etp=t.etp,
+                                   recompute=RECOMPUTE_CODES[t.recompute])
         out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
     inf = case.inference
     if inf is not None:

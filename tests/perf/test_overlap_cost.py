@@ -278,3 +278,21 @@ def test_a_case_stating_ep_overlap_on_pp2_without_interleaving_is_refused(tmp_pa
     case["training"]["interleave"] = 2
     path.write_text(yaml.safe_dump(doc))
     assert read_case_file(path).refused == []
+
+
+def test_ep_overlap_refuses_full_recomputation(h100):
+    """Megatron-core: "disable full recomputation when enabling overlap_moe_expert_parallel_comm"
+    (transformer_config.py at d2c5e8b; selective recomputation is not refused there): a stated layout with full
+    recompute says why, and the layout search offers none with it."""
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.job import Job
+    from archgen.perf.train.layouts import EP_OVERLAP_NO_FULL_RECOMPUTE, enumerate_layouts, layout_problems
+    arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 512, overlap_ep_comm=True)
+    kw = dict(tp=1, pp=1, dp=16, ep=16)
+    assert layout_problems(arch, job, 16, **kw, recompute=2) == [EP_OVERLAP_NO_FULL_RECOMPUTE]
+    assert layout_problems(arch, job, 16, **kw, recompute=1) == []
+    assert layout_problems(arch, dataclasses.replace(job, overlap_ep_comm=False), 16, **kw, recompute=2) == []
+    found = enumerate_layouts(arch, job, 16, h100, {"tp": 1, "pp": 1, "ep": 16})
+    assert set(found["recompute"].tolist()) == {0.0, 1.0}
