@@ -160,11 +160,13 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
     if t is not None and case.model is not None:
         where = doc.locate(("cases", i, "training"))
         arch = Arch.from_model(case.model)
-        job = Job(arch, t.seq_len, t.global_batch, t.precision)
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision,  # its switches: the EP overlap's rule
+                             resolve(t.stack, stated_knobs(t), t.precision))
         problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
                                    ep=t.ep, micro_batch=t.micro_batch, interleave=virtual_stages(t),
                                    pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
-                                   host_memory=case.system.host_memory is not None, etp=t.etp)
+                                   host_memory=case.system.host_memory is not None, etp=t.etp,
+                                   recompute=RECOMPUTE_CODES[t.recompute])
         out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
     inf = case.inference
     if inf is not None:

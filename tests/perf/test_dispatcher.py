@@ -4,6 +4,7 @@ tests/perf/data/hybridep-h100.yaml and hybridep-gb200.yaml), and the switch's ef
 
 from __future__ import annotations
 
+import dataclasses
 from math import comb
 from pathlib import Path
 
@@ -101,10 +102,14 @@ def test_hybridep_adds_its_calls_to_one_moe_layer_by_hand(h100, passes):
     pass, one dispatch (0.237 ms) and the routing-map all-gather (16 x 4096 tokens x 128 experts x 1 B over the EP
     group), and 0.067 ms for each other call (the forward combines and the two backward calls): with no recompute
     0.2371 + 3 x 0.0674 = 0.439 ms + the gather; a full recompute adds a dispatch, a gather and a combine. DeepEP and
-    alltoall publish no per-call figure: the same all-to-all, nothing added."""
+    alltoall publish no per-call figure: the same all-to-all, nothing added. (On the H100 itself HybridEP's
+    all-to-all takes its README's kernel rates, `dispatcher.kernel_times`; an H100 under another id keeps the general
+    all-to-all here, so only the per-call cost differs.)"""
+    other = dataclasses.replace(h100, accelerator="not-the-readme-platform")
+
     def t(dispatcher):
         job = Job(SMALL, 4096, 16, ep_dedup=dispatcher != "alltoall", moe_dispatcher=dispatcher)
-        return float(expert_comm(h100, job, 4096.0, 1.0, 16.0, passes, 1e-3, 5e-4)[0])
+        return float(expert_comm(other, job, 4096.0, 1.0, 16.0, passes, 1e-3, 5e-4)[0])
 
     gather = float(collective_time(h100, "all_gather", 16 * 4096 * 128 * 1.0, 16.0, 8.0))
     assert 0 < gather < 2e-4

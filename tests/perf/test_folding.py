@@ -181,8 +181,9 @@ def test_expert_optimizer_state_against_a_measured_peak(h100):
 def test_megatron_bridge_layouts_refused_before_are_scored():
     """tests/perf/data/bridge-26.04.yaml: the folded Qwen3-235B on 256 H100 and Llama 3.1 405B on PP 16 x VP 8 (each
     row states its source). Every row is read and predicted (before part 5 three of these four were refused); the
-    errors are what the model gives, with no factor per case: median 9.3 %, worst +15.6 % (the folded Qwen3-235B:
-    the model's step is 66.2 s where 1712 tokens/s/GPU means 76.6 s)."""
+    errors are what the model gives, with no factor per case: median 9.3 %, worst +14.2 % (the folded Qwen3-235B,
+    1,712 tokens/s/GPU measured; +15.6 % when this test was written, +14.9 % before the EP overlap's unpaired
+    warmup and cooldown chunks, `exposure.unpaired_chunks`)."""
     from pathlib import Path
 
     from archgen.scoring.cases import read_case_file
@@ -199,13 +200,18 @@ def test_megatron_bridge_layouts_refused_before_are_scored():
 def test_ep_overlap_saves_what_the_published_ablation_saved():
     """Megatron-Bridge's controlled A/B (skills/nemo-mbridge-perf-moe-comm-overlap at 067f987): Qwen3-30B-A3B on 16
     H100, HybridEP, EP overlap off 24.7138 s, on 20.992 s: 3.72 s saved per step. The model's overlap windows
-    (`exposure.expert_comm`), whose hidden part takes HybridEP's 32 SMs (`exposure.HYBRIDEP_COMM_SMS`), save 3.61 s
-    (-3.1 %; 4.04 s, +8.6 %, as last recorded with DeepEP's 20). Both step times are predicted 25-29 % fast (26-32 %
+    (`exposure.expert_comm`), whose hidden part takes HybridEP's 32 SMs (`exposure.HYBRIDEP_COMM_SMS`), less the
+    first forward's and last backward's all-to-alls, which have no partner (`exposure.ep_edge`, 0.067 s), save
+    4.25 s (+14.2 %) with HybridEP's all-to-all at its README's kernel-only H100 rates (`dispatcher.kernel_times`;
+    4.32 s, +16.0 %, with those rates but without the edge, which is why they were left out in session 6; 3.55 s,
+    -4.6 %, at the general all-to-all rate with the edge; 3.61 s, -3.1 %, without it; 4.04 s, +8.6 %, with DeepEP's
+    20 SMs). The step times are predicted 21-28 % fast (25-29 % before the README rates; 26-32 %
     before training charged every kernel's 1.3 µs and HybridEP's 32 SMs; 22-28 % before the
     run's permutation fused into HybridEP's kernels was modelled, `permute_in_dispatch`, tests/perf/test_permute.py;
-    29-35 % before HybridEP's per-call cost, 1.57 s in both, docs/perf-model.md, MoE dispatcher), by about the
-    same 6.1-6.2 s (6.5-6.8 s before):
-    what the model misses does not depend on the overlap. The run's profile puts it on the GPU (GPU-active
+    29-35 % before HybridEP's per-call cost, 1.57 s in both, docs/perf-model.md, MoE dispatcher), by 5.2-5.8 s
+    (6.1-6.2 s before the README rates): the overlap-on step misses more, since the model hides the whole
+    all-to-all behind its windows while the run's communication kernels stretch from 8.25 to 10.83 s when they share
+    the GPU (tests/perf/test_small_expert_moe.py). The run's profile puts the miss on the GPU (GPU-active
     22.8 s and 21.2 s of the steps, against the model's 17.6 s and 13.6 s), not in host gaps; it is named, not
     modelled (docs/perf-model.md, Limitations)."""
     from pathlib import Path
@@ -217,8 +223,7 @@ def test_ep_overlap_saves_what_the_published_ablation_saved():
     on = rows["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
     saved = off.predicted - on.predicted  # seconds (the unit of step_time)
     assert saved == pytest.approx(24.7138 - 20.992, rel=0.15)
-    for r in (off, on):
-        assert -0.35 < r.error < -0.25
+    assert -0.24 < off.error < -0.19 and -0.30 < on.error < -0.25  # -25.0 and -28.6 % before the README rates
 
 
 def test_the_search_folds_as_the_stated_layout_does(h100):

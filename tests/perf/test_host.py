@@ -53,8 +53,8 @@ def test_qwen3_fp8_ep16_operations_by_hand():
 
 def test_the_h100_fp8_row_is_not_host_bound(accelerators):
     """The issue's case (nemo2604-h100-qwen3-30b-a3b-fp8-ep16, measured 9.52 ms a layer and micro-batch): the
-    host's 2.99 ms is about half the layer's GPU time (0.52 before training charged every kernel's fixed cost), so
-    it is hidden and the step is unchanged. To set the pace
+    host's 2.99 ms is under half the layer's GPU time (0.50 before HybridEP's README kernel rates, 0.52 before
+    training charged every kernel's fixed cost), so it is hidden and the step is unchanged. To set the pace
     the host would need 9.52 ms / 222 = 42.9 µs per counted operation: 3.2 times the H100 DGX figure, more than
     even the Grace figure of the same table (37.08 µs on GB200). So host time, as counted, does not explain this
     row's miss (docs/perf-model.md, Host time)."""
@@ -66,16 +66,17 @@ def test_the_h100_fp8_row_is_not_host_bound(accelerators):
                              ep_dedup=True, param_gather_dtype="fp8"), tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     gpu = float(lt.forward + lt.backward + lt.recompute + lt.tp + lt.cp + lt.ep)
     assert float(lt.host) == 0.0
-    assert 2.99e-3 / gpu == pytest.approx(0.50, abs=0.02)
+    assert 2.99e-3 / gpu == pytest.approx(0.47, abs=0.02)
     measured = 1024 * 4096 / 143360.0 / 64 / 48
     assert measured / 222 == pytest.approx(42.9e-6, rel=0.01)
     assert 222 * 37.08e-6 < measured
     # hidden across the whole launch range: even at 20 µs per operation the host takes 4.44 ms, under the GPU's
     assert 222 * H.LAUNCH_RANGE[1] < gpu
-    # 19.91 before training charged every kernel's 1.3 µs (`KERNEL_OVERHEAD`); 19.96 at the former unsourced HBM
+    # 20.22 before HybridEP's README kernel rates on H100 (`dispatcher.kernel_times`); 19.91 before training charged
+    # every kernel's 1.3 µs (`KERNEL_OVERHEAD`); 19.96 at the former unsourced HBM
     # (0.85) and flash (0.8) efficiencies; 19.27 under the one-step K ramp (`kernels.k_loop_efficiency`); 19.54
     # before grad_accum_fusion
-    assert base == pytest.approx(20.22, abs=0.05)
+    assert base == pytest.approx(21.16, abs=0.05)
 
 
 def test_a_small_expert_row_on_b200_is_host_bound(accelerators):

@@ -16,6 +16,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+import yaml
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import hardware_for
@@ -198,3 +199,100 @@ def test_step_fixed_costs_zero_the_gradient_buffer_and_clip(h100):
         collective_time(h100, "all_reduce", 4.0, 8.0, 8.0)) + float(collective_time(h100, "all_reduce", 4.0, 1.0, 1.0))
     assert CLIP_BYTES == 12.0
     assert float(e.optimizer) == pytest.approx(float(want), rel=1e-9)
+
+
+def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
+    """Megatron-core's combined schedule pairs micro-batch i's forward with micro-batch i-1's backward
+    (model_chunk_schedule_plan.py at d98e8a6), so once per step and MoE layer the first forward's dispatch and
+    combine and the last backward's have no partner: one micro-batch's four all-to-alls run unoverlapped, by hand
+    4 a2a less what the overlap charges them (windows as in the test above). The step pays it once per layer, not
+    once per micro-batch: ep_comm = layers x (m x per-micro-batch + edge)."""
+    from archgen.perf.comm.collectives import collective_time
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.exposure import EP_COMM_SMS, ep_edge
+    from archgen.perf.train.job import Job, Layout
+    from archgen.perf.train.training import estimate_training, layer_times
+    arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 64, overlap_ep_comm=True)
+    a2a = float(collective_time(h100, "all_to_all", 4096 * 8 * 2048 * 2.0, 16, 8))
+    layer, expert = 1.5 * a2a, 0.4 * a2a
+    shown = (a2a - 2 * expert) + (a2a - expert)
+    overlapped = shown + EP_COMM_SMS / 132 * (4 * a2a - shown)
+    edge = float(ep_edge(h100, job, 4096.0, 1.0, 16.0, 1.0, layer, expert))
+    assert edge == pytest.approx(4 * a2a - overlapped, rel=1e-12)
+    assert float(ep_edge(h100, dataclasses.replace(job, overlap_ep_comm=False), 4096.0, 1.0, 16.0, 1.0, layer,
+                         expert)) == 0.0
+    est = estimate_training(h100, job, Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1))
+    lt = layer_times(h100, job, tp=1.0, mb=1.0, cp=1.0, ep=16.0, rc=0.0, sp=False)
+    m = 64 / 16
+    assert float(lt.ep_edge) > 0
+    assert float(est.ep_comm) == pytest.approx(4 * (m * float(lt.ep) + float(lt.ep_edge)), rel=1e-9)
+
+
+def test_pipelined_ep_overlap_leaves_the_warmup_unpaired():
+    """With pipeline stages only the combined 1F1B's steady state pairs a forward with a backward: the interleaved
+    warmup of the first stage, (pp - 1)·2 + (v - 1)·pp chunks plus the one more the overlap adds (Megatron-core
+    schedules.py `get_pp_rank_microbatches`), runs alone, and its cooldown's backwards likewise. NVIDIA's H100
+    Qwen3-235B recipe (pp 8, v 4, 512 micro-batches): 14 + 24 + 1 = 39 of its 2,048 chunks; without pipelining 1;
+    never more than every chunk."""
+    from archgen.perf.train.exposure import unpaired_chunks
+    assert float(unpaired_chunks(8.0, 4.0, 512.0)) == 39.0
+    assert float(unpaired_chunks(1.0, 1.0, 64.0)) == 1.0
+    assert float(unpaired_chunks(8.0, 4.0, 8.0)) == 32.0  # 8 micro-batches x 4 chunks: all of them
+
+
+def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
+    """Megatron-core refuses the EP all-to-all overlap with pp > 1 unless the schedule is interleaved
+    (transformer_config.py at d2c5e8b: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be
+    specified when pipeline_model_parallel_size > 1"): a stated layout says why, and the search offers none."""
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.job import Job
+    from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP, enumerate_layouts, layout_problems
+    arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 512, overlap_ep_comm=True)
+    kw = dict(tp=1, pp=4, dp=16, ep=16)
+    assert layout_problems(arch, job, 64, **kw) == [EP_OVERLAP_NEEDS_VPP]
+    assert layout_problems(arch, job, 64, **kw, interleave=2) == []
+    assert layout_problems(arch, dataclasses.replace(job, overlap_ep_comm=False), 64, **kw) == []
+    found = enumerate_layouts(arch, job, 64, h100, {"tp": 1, "pp": 4, "ep": 16})
+    assert len(found["tp"]) > 0 and set(found["interleave"].tolist()) - {1.0} and 1.0 not in set(
+        found["interleave"].tolist())
+
+
+def test_a_case_stating_ep_overlap_on_pp2_without_interleaving_is_refused(tmp_path):
+    """The Bridge card's overlap-on case with pp 2 (dp 8, ep 8) and no virtual stages: Megatron-core would not build
+    it, so the case file refuses that case with the rule's words; with interleave 2 it validates."""
+    from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP
+    from archgen.scoring.cases import read_case_file
+    text = (DATA / "bridge-26.04.yaml").read_text()
+    doc = yaml.safe_load(text)
+    (case,) = [c for c in doc["cases"] if c["id"] == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
+    case["training"].update(pp=2, dp=8, ep=8)
+    doc["cases"] = [case]
+    path = tmp_path / "cases.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    refused = read_case_file(path).refused
+    assert len(refused) == 1 and any(EP_OVERLAP_NEEDS_VPP in p.message for p in refused[0].problems)
+    case["training"]["interleave"] = 2
+    path.write_text(yaml.safe_dump(doc))
+    assert read_case_file(path).refused == []
+
+
+def test_ep_overlap_refuses_full_recomputation(h100):
+    """Megatron-core: "disable full recomputation when enabling overlap_moe_expert_parallel_comm"
+    (transformer_config.py at d2c5e8b; selective recomputation is not refused there): a stated layout with full
+    recompute says why, and the layout search offers none with it."""
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.train.job import Job
+    from archgen.perf.train.layouts import EP_OVERLAP_NO_FULL_RECOMPUTE, enumerate_layouts, layout_problems
+    arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 512, overlap_ep_comm=True)
+    kw = dict(tp=1, pp=1, dp=16, ep=16)
+    assert layout_problems(arch, job, 16, **kw, recompute=2) == [EP_OVERLAP_NO_FULL_RECOMPUTE]
+    assert layout_problems(arch, job, 16, **kw, recompute=1) == []
+    assert layout_problems(arch, dataclasses.replace(job, overlap_ep_comm=False), 16, **kw, recompute=2) == []
+    found = enumerate_layouts(arch, job, 16, h100, {"tp": 1, "pp": 1, "ep": 16})
+    assert set(found["recompute"].tolist()) == {0.0, 1.0}

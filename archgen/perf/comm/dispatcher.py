@@ -122,3 +122,32 @@ def fixed_costs(ep, domains):
         inside = np.interp(ep, HYBRIDEP_SCALE_UP[0], HYBRIDEP_SCALE_UP[k])
         out.append(np.where(np.asarray(domains) > 1.0, across, inside))
     return out[0], out[1]
+
+
+#: The accelerator of the README's across-node table (the catalog's id); its kernel rates are used only there.
+KERNEL_PLATFORM = "h100-sxm5-80gb"
+#: SMs the across-node rows run (HybridEP's default across nodes, config.cuh at 94a9f8f). Megatron-Bridge's
+#: performance recipes set 32 (scripts/performance/utils/overrides.py:89 at 067f987), which the README does not
+#: measure; at 16 ranks its 16-SM row is slower than the 8-SM one (tests/perf/data/hybridep-h100.yaml).
+KERNEL_SMS = 8
+
+
+def kernel_times(tokens, hidden, experts, top_k, ep, per_domain):
+    """HybridEP's kernel-only (dispatch, combine) time of one call (s) across nodes on the README's H100 platform.
+
+    The README's rate (`SCALE_OUT`, kernel columns, `KERNEL_SMS`) applied to the job's counted bytes: `tokens` per
+    rank, each sent once to every node that holds one of its `top_k` experts (its own included, as the README
+    counts; uniform routing over `experts` in `ep` / `per_domain` nodes), `hidden` BF16 values each. The rate is
+    linear in the ranks between rows and held at the first and last outside them (16-64 ranks measured). Assumes the
+    rate holds at the job's message size (measured at hidden 7,168): a lower bound where messages are smaller.
+    """
+    ep = np.asarray(ep, dtype=float)
+    nodes = np.maximum(ep / per_domain, 1.0)
+    held = experts / nodes
+    miss = np.ones_like(nodes)
+    for i in range(int(top_k)):
+        miss = miss * np.maximum(experts - held - i, 0.0) / (experts - i)
+    counted = tokens * nodes * (1.0 - miss) * hidden * 2.0
+    ranks = [float(r[0]) for r in SCALE_OUT]
+    return tuple(counted / (np.interp(ep, ranks, [r[k] for r in SCALE_OUT]) * 1e9) for k in (3, 4))
+

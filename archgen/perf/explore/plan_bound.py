@@ -140,8 +140,8 @@ class Search:
             for sp in sps:
                 step, ok = done[sp]
                 self.evaluated += n
-                if combo["overlap_ep_comm"]:  # Megatron refuses recomputation with the EP overlap
-                    ok = ok & (sub["recompute"] == 0)
+                if combo["overlap_ep_comm"]:  # Megatron refuses recomputation, and pp > 1 without interleaving,
+                    ok = ok & (sub["recompute"] == 0) & ((sub["pp"] == 1) | (sub["interleave"] > 1))  # with it
                 t = np.where(ok, step, np.inf)
                 i = int(np.argmin(t))
                 if t[i] < self.best_t:

@@ -33,7 +33,12 @@ def expert_backward(hw: Hardware, job: Job, T, tp, ep, etp=None):
     return _expert_gemms(hw, job, T, tp, ep, etp, K.gemm_backward_time)
 
 
-def _expert_gemms(hw: Hardware, job: Job, T, tp, ep, etp, gemm):
+def expert_bytes(job: Job, T, tp, ep, etp=None):
+    """HBM bytes the same forward GEMMs move once (`kernels.gemm_bytes`: operands and outputs)."""
+    return _expert_gemms(None, job, T, tp, ep, etp, lambda hw, dt, m, n, k, b: K.gemm_bytes(dt, m, n, k, b))
+
+
+def _expert_gemms(hw: Hardware | None, job: Job, T, tp, ep, etp, gemm):
     """`gemm` (a `kernels` GEMM timing) summed over the rank's up and down GEMMs of its local experts."""
     a, dt = job.arch, job.precision
     etp = tp if etp is None else etp

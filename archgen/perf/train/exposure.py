@@ -24,10 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
-from archgen.perf.comm.dispatcher import fixed_costs
+from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_times
 from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.train import contention as C
 from archgen.perf.train.fast import NUMBER
 from archgen.perf.train.job import Job
 
@@ -79,6 +81,22 @@ def tp_overlap_cost(hw: Hardware, dtype: str, T, tp, gemms, passes):
     return passes * fwd + bwd
 
 
+def tp_gemms(a: Arch, tp, moe_share):
+    """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
+
+    See `exposure.tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of
+    the layers (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
+    """
+    q = a.heads * a.head_dim
+    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
+           (a.hidden, q / tp, "pipeline", 1.0)]
+    if moe_share < 1.0:
+        dense = 1.0 - moe_share
+        out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
+                                                                                    dense)]
+    return tuple(out)
+
+
 def tp_exposed(ar, gemm_window, passes):
     """TP communication left exposed by Transformer Engine's userbuffers overlap, per layer.
 
@@ -102,10 +120,12 @@ EP_COMM_SMS = 20.0
 HYBRIDEP_COMM_SMS = 32.0
 
 
-def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None):
+def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0,
+                edge=False):
     """Exposed dispatch and combine all-to-all time of one MoE layer and micro-batch, and its forward pass's part.
 
-    (total, forward), seconds: the total over the forward, the backward and any recompute.
+    (total, forward), seconds: the total over the forward, the backward and any recompute; with `edge` also
+    `ep_edge`'s saving of one micro-batch (one call for both).
 
     Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
     deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
@@ -117,13 +137,18 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     combine_bwd beside the forward's pre-dispatch compute (attention, norm, router: A), dispatch_fwd beside the
     expert MLP's backward (2E), dispatch_bwd beside its forward (E), combine_fwd beside the pre-dispatch backward
     (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` (HybridEP:
-    `HYBRIDEP_COMM_SMS`) from the compute
-    beside it. A recompute's extra forward all-to-alls are not overlapped (Megatron refuses recomputation with
-    this overlap). The first forward and the last backward of a step, which have no partner, are not modelled.
+    `HYBRIDEP_COMM_SMS`) from the compute beside it and shares the HBM with it (`contention`: `hbm` is the
+    compute's share of the HBM rate, the layer's forward as a whole; the all-to-all stores the routed copies it
+    receives and reads them back). A recompute's extra forward all-to-alls are not overlapped (Megatron refuses
+    recomputation with this overlap). The first forward and the last backward of a step, which have no partner,
+    are `ep_edge`.
 
     Under MoE parallel folding (`experts`) the EP group's members are etp ranks apart (etp defaults to tp), and with
     etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (the combine reduce-scatters
     them): the gathered buffer is etp times a rank's T/tp tokens' top_k copies, inside a scale-up domain.
+
+    HybridEP across nodes on the H100 of its README's table (8 ranks a node, as measured) takes the README's
+    kernel-only rates at its default 8 SMs instead (`dispatcher.kernel_times`: dispatch and combine averaged).
     """
     a = job.arch
     etp = tp if etp is None else etp
@@ -135,18 +160,55 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
         size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
     a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
+    if job.moe_dispatcher == "hybridep" and hw.accelerator == KERNEL_PLATFORM:  # its measured kernel rates
+        measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, k_ep)) / 2.0
+        a2a = where((np.asarray(k_ep) == 8) & (np.asarray(ep) > k_ep), measured, a2a)
     a2a = a2a + where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
                                                                etp, members_per_domain(hw, etp, 1)), 0.0)
     cost, cost_f = dispatcher_cost(hw, job, T / tp, ep, k_ep, passes)
     t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f
+    alone = t  # without the overlap (`ep_edge`)
     if job.overlap_ep_comm:
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
         shown = [maximum(0.0, a2a - w) for w in windows]
         lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
+        received = T * a.top_k * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(ep, 1.0))
+        lost = lost + C.stretch(hbm, C.comm_share(hw, received, a2a)) - 1.0
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
+    if edge:  # and what the overlap saves one micro-batch, which an unpaired forward and backward do not get
+        return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0), where(ep > 1, alone - t, 0.0)
     return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0)
+
+
+def ep_edge(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0):
+    """What `overlap_ep_comm` leaves exposed per unpaired chunk and MoE layer beyond `expert_comm`'s charge (s).
+
+    Megatron-core's combined 1F1B runs one micro-batch's forward beside another's backward; without pipelining
+    "the forward step for the first microbatch is executed alone, no a2a overlapping" and so is the last one's
+    backward (megatron/core/pipeline_parallel/combined_1f1b.py at 00caa53,
+    `combined_1f1b_schedule_for_no_pipelining`): their dispatch and combine all-to-alls run alone. A forward and
+    a backward left unpaired together are one micro-batch's four all-to-alls without the overlap, less what
+    `expert_comm` charges them with it. How many chunks a step leaves so is `unpaired_chunks`. 0 without the
+    overlap.
+    """
+    if not job.overlap_ep_comm:
+        return 0.0
+    return expert_comm(hw, job, T, tp, ep, passes, layer_forward, expert_forward, etp, hbm, edge=True)[2]
+
+
+def unpaired_chunks(pp, v, m):
+    """Forward chunks (and as many backward) of the busiest rank's step that the EP overlap leaves unpaired.
+
+    One without pipelining (the first forward, the last backward). With pp stages the combined 1F1B pairs only
+    the steady state: the interleaved schedule's warmup, (pp - 1)·2 + (v - 1)·pp chunks on the first stage, "add
+    one more warmup microbatches for 1f1b overlaping" (megatron/core/pipeline_parallel/schedules.py at 00611e6,
+    `get_pp_rank_microbatches`), at most all m·v chunks; its cooldown leaves as many backward chunks. Megatron-core
+    refuses the overlap with pp > 1 and no interleaving (transformer_config.py at d2c5e8b: "virtual_pipeline_model_
+    parallel_size must be specified"); the same formula is applied there (v = 1).
+    """
+    return where(pp > 1, minimum(m * v, 2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0), 1.0)
 
 
 def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
@@ -170,7 +232,7 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,
-               timer=None):
+               timer=None, hbm=0.0):
     """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
 
     Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
@@ -182,7 +244,9 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     first layers') has no backward left to hide behind; with the parameter gather overlapped, a forward pre-hook
     waits for each bucket and only then starts the next one's gather (distributed_data_parallel.py
     `_BucketParamReadyCallback`, `finish_param_sync`), so the first bucket's gather is exposed. What does overlap
-    runs on `NCCL_CTAS` SMs taken from the compute beside it, which loses that share of the overlapped time.
+    runs on `NCCL_CTAS` SMs taken from the compute beside it, which loses that share of the overlapped time, and
+    shares the HBM with it (`contention`; `hbm` the compute's share of the HBM rate; a collective receives about
+    its buffer's bytes).
 
     `expert` is (parameters, group size, members per domain) of the routed experts, whose buffers Megatron-core
     reduces and gathers over the expert data-parallel group (`memory.expert_data_parallel`); `params` is then the
@@ -217,18 +281,20 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     edge = minimum(1.0, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / maximum(total, 1.0))
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
 
-    def hidden(t, window, on):
-        """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs its overlap takes."""
+    def hidden(t, window, on, received):
+        """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs and HBM it shares."""
         if not on:
             return t
         shown = maximum(t - window, edge * t)
-        return shown + lost * (t - shown)
+        return shown + (lost + C.stretch(hbm, C.comm_share(hw, received, t)) - 1.0) * (t - shown)
 
     if one:
         if zero >= 1:
-            return hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
-        return hidden(ar, bwd_window, job.overlap_grad_reduce)
-    plain = hidden(ar, bwd_window, job.overlap_grad_reduce)
-    sharded = hidden(rs, bwd_window, job.overlap_grad_reduce) + hidden(ag, fwd_window, job.overlap_param_gather)
+            return hidden(rs, bwd_window, job.overlap_grad_reduce, total * gb) + hidden(
+                ag, fwd_window, job.overlap_param_gather, total * wb)
+        return hidden(ar, bwd_window, job.overlap_grad_reduce, 2.0 * total * gb)
+    plain = hidden(ar, bwd_window, job.overlap_grad_reduce, 2.0 * total * gb)
+    sharded = hidden(rs, bwd_window, job.overlap_grad_reduce, total * gb) + hidden(
+        ag, fwd_window, job.overlap_param_gather, total * wb)
     fsdp = m * maximum(0.0, 2.0 * ag + rs - t_mb)
     return where(zero >= 3, fsdp, where(zero >= 1, sharded, plain))

@@ -73,7 +73,8 @@ def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> li
 def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
                     micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None,
                     pipeline: PipelineOptions = DEFAULT, check_batch: bool = True, offload: int = 0,
-                    host_memory: bool | None = None, etp: int | None = None) -> list[LayoutProblem]:
+                    host_memory: bool | None = None, etp: int | None = None, recompute: int = 0
+                    ) -> list[LayoutProblem]:
     """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
 
     The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
@@ -115,6 +116,10 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     if job.seq_len % cp:
         out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
     out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
+    if job.overlap_ep_comm and ep > 1 and pp > 1 and interleave == 1:
+        out.append(LayoutProblem("interleave", EP_OVERLAP_NEEDS_VPP))
+    if job.overlap_ep_comm and ep > 1 and recompute == 2:
+        out.append(LayoutProblem("recompute", EP_OVERLAP_NO_FULL_RECOMPUTE))
     if scale_up_size is not None and tp > scale_up_size:
         out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
     if offload and host_memory is False:
@@ -122,6 +127,14 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
                                             "(System.host_memory)"))
     return out
+
+
+#: Megatron-core's rule (megatron/core/transformer/transformer_config.py at d2c5e8b, `__post_init__`).
+EP_OVERLAP_NEEDS_VPP = ("the EP all-to-all overlap (overlap_ep_comm) with pp > 1 needs an interleaved schedule "
+                        "(Megatron-core: virtual_pipeline_model_parallel_size must be specified)")
+EP_OVERLAP_NO_FULL_RECOMPUTE = ("the EP all-to-all overlap (overlap_ep_comm) refuses full recomputation "
+                                "(Megatron-core: 'disable full recomputation when enabling "
+                                "overlap_moe_expert_parallel_comm')")
 
 
 def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | None) -> list[tuple[str, str]]:
@@ -242,6 +255,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
     etp = num.get("etp")
     offload = OFFLOAD_CODES[str(given["offload"])] if "offload" in given else 0
     rcs = [RECOMPUTE_CODES[str(given["recompute"])]] if "recompute" in given else [0, 1, 2]
+    if job.overlap_ep_comm and ep > 1:  # EP_OVERLAP_NO_FULL_RECOMPUTE
+        rcs = [rc for rc in rcs if rc != 2]
     blocks = []
     grids: dict[tuple, np.ndarray] = {}  # (v, recompute, zero) in `itertools.product` order, per (vs, zs)
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
@@ -261,7 +276,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
             tried = [num["interleave"]] if "interleave" in num else interleaves(arch.layers, pp, pipeline)
             vs = [v for v in tried
                   if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
-                  and not split_problems(arch.layers, pp, v, pipeline)]
+                  and not split_problems(arch.layers, pp, v, pipeline)
+                  and not (job.overlap_ep_comm and ep > 1 and pp > 1 and v == 1)]  # EP_OVERLAP_NEEDS_VPP
             zs = [num["zero"]] if "zero" in num else (ZERO_STAGES if dp > 1 else [0])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)

@@ -28,11 +28,13 @@ from archgen.perf.hw.memory import (
     layer_params,
 )
 from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.train import contention as C
+from archgen.perf.train import exposure as X
 from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
-from archgen.perf.train.experts import expert_backward, expert_forward
-from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_overlap_cost
+from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward
+from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
@@ -115,8 +117,9 @@ class TrainingEstimate:
 def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None):
     """GEMM + attention + element-wise forward time of one layer for one micro-batch.
 
-    Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward): the second and third
-    are shares of the total; the last corrects the backward's "twice the forward" for its GEMMs' own shapes.
+    Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward, HBM bytes): the second
+    and third are shares of the total; the fourth corrects the backward's "twice the forward" for its GEMMs' own
+    shapes; the last is what the pass moves once (GEMM operands and outputs, attention's Q, K, V and O, element-wise).
     """
     a, dt = job.arch, job.precision
     q = a.heads * a.head_dim
@@ -130,15 +133,17 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
         shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
     t = sum(K.gemm_time(hw, dt, m, n, k) for m, n, k in shapes)
     bwd = sum(K.gemm_backward_time(hw, dt, m, n, k) for m, n, k in shapes)
+    moved = sum(K.gemm_bytes(dt, m, n, k) for m, n, k in shapes) + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
     if moe:
         t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
+        moved = moved + expert_bytes(job, T, tp, ep, etp)
     attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
                                heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
     cc = hw.compute_capability
     quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
     ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
                            dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch)
-    return t + attn + K.memory_time(hw, ew), attn, quant, bwd - 2.0 * t
+    return t + attn + K.memory_time(hw, ew), attn, quant, bwd - 2.0 * t, moved + ew
 
 
 def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0, etp=None,
@@ -163,22 +168,6 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     return ew
 
 
-def tp_gemms(a: Arch, tp, moe_share):
-    """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
-
-    See `exposure.tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of
-    the layers (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
-    """
-    q = a.heads * a.head_dim
-    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
-           (a.hidden, q / tp, "pipeline", 1.0)]
-    if moe_share < 1.0:
-        dense = 1.0 - moe_share
-        out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
-                                                                                    dense)]
-    return tuple(out)
-
-
 @dataclass(frozen=True)
 class LayerTimes:
     """One average layer of one micro-batch on one rank, and the output layer and embedding (s).
@@ -198,6 +187,8 @@ class LayerTimes:
     logits: np.ndarray | float     # output layer and loss, forward and backward
     embed: np.ndarray | float
     host: np.ndarray | float = 0.0  # what issuing the layer's operations takes beyond its GPU time (`host`)
+    ep_edge: np.ndarray | float = 0.0  # once per step: EP all-to-alls the overlap cannot pair (`exposure.ep_edge`)
+    hbm: np.ndarray | float = 0.0  # share of the HBM rate the compute takes (`contention.hbm_share`)
 
     @property
     def total(self):
@@ -206,18 +197,16 @@ class LayerTimes:
 
 
 def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> LayerTimes:
-    """`LayerTimes` of `job` on `hw` for tp, micro-batch, cp, ep, recompute code and sequence parallelism.
-
-    etp is the experts' tensor-parallel size (None: tp; see `experts`).
-    """
+    """`LayerTimes` of `job` on `hw` for tp, micro-batch, cp, ep, recompute, SP and etp (None: tp; see `experts`)."""
     a = job.arch
     s_q = job.seq_len / cp
     T = mb * s_q
     moe_share = a.moe_layers / a.layers
-    dense_f, dense_attn, dense_q, dense_gb = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
-    moe_f, moe_attn, moe_q, moe_gb = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True, etp=etp) \
-        if a.moe_layers else (0.0, 0.0, 0.0, 0.0)
+    dense_f, dense_attn, dense_q, dense_gb, dense_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
+    moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True, etp=etp) \
+        if a.moe_layers else (0.0, 0.0, 0.0, 0.0, 0.0)
     layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
+    hbm = C.hbm_share(hw, (1 - moe_share) * dense_m + moe_share * moe_m, layer_f)  # the compute beside overlaps
     layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
     core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
     # The backward pass is twice the forward's element-wise traffic plus its GEMMs' own input and weight gradients
@@ -240,7 +229,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
     tp_layer = 2.0 * (passes + 1.0) * ar
     if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
-        tp_layer = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes) + tp_overlap_cost(
+        shown = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes)
+        s_tp = C.stretch(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
+        tp_layer = shown + (s_tp - 1.0) * (4.0 * ar * passes - shown) + tp_overlap_cost(
             hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
     tp_layer = where(tp > 1, tp_layer, 0.0)
 
@@ -248,12 +239,15 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     # overlaps with the attention core, only the excess is exposed.
     kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
     cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
-    cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5), 0.0)
+    s_cp = C.stretch(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
+    cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5) + (s_cp - 1.0) * minimum(
+        3.0 * cp_t, layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_layer, ep_f = (moe_share * x for x in expert_comm(
-        hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp)) \
-        if a.moe_layers else (0.0, 0.0)
+    ep_layer, ep_f, edge = (moe_share * x for x in expert_comm(
+        hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp, hbm, edge=True)) \
+        if a.moe_layers else (0.0, 0.0, 0.0)
+    edge = edge if job.overlap_ep_comm else 0.0  # `exposure.ep_edge`
 
     logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
                                                                                    a.hidden) \
@@ -266,7 +260,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
     host = H.host_excess(H.host_time(job, ep, rc, kernels, attn_k), (gpu_f, gpu - gpu_f), H.synchronised(job))
-    return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host)
+    return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge,
+                      hbm)
 
 
 def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
@@ -334,7 +329,8 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
                                                                   layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
-    rk = rank_times(hx, job, lt.total + act_off, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
+    edge = lt.ep_edge * X.unpaired_chunks(pp, v, m) / (v * m)  # `exposure.ep_edge`, spread over the micro-batches
+    rk = rank_times(hx, job, lt.total + act_off + edge, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = per_class
 
@@ -349,7 +345,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         hx, "all_reduce", 4.0, x(tp * pp), x(minimum(tp, hw.scale_up_size)))
     # the layout's figures against the class axis, once for every class (`tail`)
     dpcp_x, k_dp_x, zero_x, m_x, edp_x, k_edp_x, code_x = (x(q) for q in (dpcp, k_dp, zero, m, edp, k_edp, code))
-    bwd_x, fwd_x, w_layer_x = x(layer_b + layer_r), x(layer_f), x(w_layer)
+    bwd_x, fwd_x, w_layer_x, hbm_x = x(layer_b + layer_r), x(layer_f), x(w_layer), x(lt.hbm)
     on = zero_x >= 1
     over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
@@ -357,7 +353,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     def tail(params, experts, t_rank, layers):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
         dp_c = dp_exposed(hx, job, params - experts, dpcp_x, k_dp_x, zero_x, layers * bwd_x * sched,
-                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x))
+                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x), hbm=hbm_x)
         shard = (params - experts) / over_dp + experts / over_edp
         if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
             opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
@@ -391,7 +387,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
     mem = busiest_memory(job, layout, sl, saved, arrays)
-    tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep))
+    tp_total, cp_total, ep_total = (m * busiest * t for t in (lt.tp, lt.cp, lt.ep + edge))
     return TrainingEstimate(
         step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
         ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,

@@ -71,7 +71,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
                                    micro_batch=p.micro_batch or 1, interleave=interleave or 1,
                                    scale_up_size=hw.scale_up_size, pipeline=opts,
                                    check_batch=p.micro_batch is not None,
-                                   offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host, etp=p.etp)
+                                   offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host, etp=p.etp,
+                                   recompute=RECOMPUTE_CODES[t.recompute] if t.recompute else 0)
     else:  # tp, cp and ep alone (dp = etp x ep keeps the expert rule to the experts)
         alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep * (p.etp or 1), cp=p.cp, ep=p.ep,
                                 scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
