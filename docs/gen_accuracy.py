@@ -35,9 +35,14 @@ def write_or_check(path: Path, text: str, command: str) -> None:
     print(path.relative_to(root))
 
 
-if __name__ == "__main__":
+def page(path: Path | None = None) -> str:
+    """The page for the case file `path` (default tests/data/validation-cases.yaml), as the script prints it."""
     root = Path(__file__).resolve().parent.parent
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else root / "tests" / "data" / "validation-cases.yaml"
+    path = path if path is not None else root / "tests" / "data" / "validation-cases.yaml"
     shown = path.relative_to(root) if path.is_relative_to(root) else path
-    page = accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED)
-    sys.stdout.write(page + "\n" + "\n".join(curve_section(CURVES, CURVES.name)))
+    text = accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED)
+    return text + "\n" + "\n".join(curve_section(CURVES, CURVES.name))
+
+
+if __name__ == "__main__":
+    sys.stdout.write(page(Path(sys.argv[1]) if len(sys.argv) > 1 else None))

@@ -159,12 +159,15 @@ def drawn_once() -> Iterator[None]:
 #: them (xdist's worksteal hands each worker a contiguous half of the run at the start, and a worker that runs out
 #: steals from the end of the other's queue: test_edition and test_reference, left in place, sat at the end of the
 #: first half and in the second, and each worker rendered `su_customer`). test_cluster draws its SVG diagrams as
-#: `every_document` drew them (`shared_diagrams`) when it runs on the same worker.
+#: `every_document` drew them (`shared_diagrams`) when it runs on the same worker; so do test_render's renders of the
+#: test rack (drawn by `test_browser.pages`) and test_fabric_examples' renders of shipped and example targets, which
+#: drew every diagram again on the other worker (about 7 s).
 FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tests/render/test_browser.py::",
          "tests/render/test_layout.py::", "tests/render/test_edition.py::", "tests/render/test_reference.py::",
          "tests/render/test_cluster.py::",
          "tests/render/test_render.py::test_all_targets_when_none_given",
-         "tests/render/test_render.py::test_html_is_the_same_whichever_formats")
+         "tests/render/test_render.py::test_html_is_the_same_whichever_formats", "tests/render/test_render.py::",
+         "tests/test_fabric_examples.py::test_examples_render")
 
 
 def pytest_collection_modifyitems(items):

@@ -2,7 +2,9 @@
 
 Each run is a fresh interpreter through `cli.main`, as the console script runs, with its own cache and key; the
 wrapper reports, after the command, whether any spec schema was built (a run that read its specs back validated
-nothing) and the BLAS thread setting.
+nothing) and the BLAS thread setting. What a run prints is compared with the command run in-process (`run_cli`: a
+library caller keeps nothing), and the tests that start from the first run of `ESTIMATE` share it (`first_estimate`,
+its cache and key copied into each test's folder).
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from archgen import cache, snapshot
 from archgen.startup import BLAS_THREADS
-from tests.conftest import REPO, SPECS
+from tests.conftest import REPO, SPECS, run_cli
 
 _MAIN = """
 import atexit, json, os, sys
@@ -53,8 +57,25 @@ def _kept(tmp_path: Path) -> list[Path]:
 ESTIMATE = ("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(SPECS))
 
 
-def test_a_second_run_reads_the_specs_back_validates_nothing_and_prints_the_same(tmp_path):
-    code, first, _, seen = _run(tmp_path, *ESTIMATE)
+@pytest.fixture(scope="module")
+def first_estimate(tmp_path_factory) -> tuple[Path, int, str, dict]:
+    """`ESTIMATE` from an empty cache, run once for the tests that start with it: (the folder holding its cache/ and
+    config/, exit code, stdout, report)."""
+    folder = tmp_path_factory.mktemp("first")
+    code, out, _, seen = _run(folder, *ESTIMATE)
+    return folder, code, out, seen
+
+
+def _after_first(first_estimate, tmp_path: Path) -> tuple[int, str, dict]:
+    """`tmp_path` as the first `ESTIMATE` left its cache and key (a copy: a test may change it); what that run gave."""
+    folder, code, out, seen = first_estimate
+    for sub in ("cache", "config"):
+        shutil.copytree(folder / sub, tmp_path / sub, symlinks=True)
+    return code, out, seen
+
+
+def test_a_second_run_reads_the_specs_back_validates_nothing_and_prints_the_same(first_estimate, tmp_path):
+    code, first, seen = _after_first(first_estimate, tmp_path)
     assert code == 0 and "Cluster" in seen["built"] and "Workload" in seen["built"]   # validated
     assert seen["sized"]                                        # the cluster's fabric sized
     kept = _kept(tmp_path)
@@ -67,9 +88,7 @@ def test_a_second_run_reads_the_specs_back_validates_nothing_and_prints_the_same
     assert seen["built"] == [] and seen["sized"] and len(_kept(tmp_path)) == 3
     code, checked, _, seen = _run(tmp_path, "check", str(SPECS))  # another command over the same input: the same entry
     assert seen["built"] == [] and len(_kept(tmp_path)) == 3
-    assert checked == subprocess.run([sys.executable, "-m", "archgen", "check", str(SPECS)], cwd=REPO, text=True,
-                                     capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO),
-                                                               "XDG_CACHE_HOME": str(tmp_path / "other")}).stdout
+    assert checked == run_cli("check", SPECS).out  # as the command in-process prints it (it keeps nothing: below)
 
 
 def _tree(tmp_path: Path) -> Path:
@@ -92,9 +111,7 @@ def test_a_changed_spec_file_is_validated_again_and_its_change_shows(tmp_path):
     code, after, _, seen = _run(tmp_path, *args)
     assert "Workload" in seen["built"] and len(_kept(tmp_path)) == 4    # another key: validated, kept beside
     assert after != before
-    fresh = subprocess.run([sys.executable, "-m", "archgen", *args], cwd=REPO, text=True, capture_output=True,
-                           env={**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(tmp_path / "other")})
-    assert after == fresh.stdout                                 # as a run that keeps nothing prints it
+    assert after == run_cli(*args).out   # as a run that keeps nothing prints it (in-process: test_a_library_caller_...)
 
 
 class _Planted:
@@ -102,8 +119,8 @@ class _Planted:
         return (exec, ("raise SystemExit('planted')",))
 
 
-def test_an_entry_without_this_machines_seal_is_never_unpickled(tmp_path):
-    code, first, _, _ = _run(tmp_path, *ESTIMATE)
+def test_an_entry_without_this_machines_seal_is_never_unpickled(first_estimate, tmp_path):
+    code, first, _ = _after_first(first_estimate, tmp_path)
     (entry,) = [p for p in _kept(tmp_path) if p.stat().st_size > 100_000]   # the specs (the fabric's is small)
     mac, _, _ = entry.read_bytes().partition(b"\n")
     entry.write_bytes(mac + b"\n" + pickle.dumps(_Planted()))   # the old seal: not this content's

@@ -68,7 +68,7 @@ def test_rack_without_pdus_has_no_distribution(racks):
     assert distribution(a.rack, a.power.conversion.unit_capacity) is None
 
 
-def test_rack_document_shows_the_map_and_the_cases(shipped, tmp_path):
+def test_rack_document_shows_the_map_and_the_cases(shipped, tmp_path, drawn_once):
     from archgen.render import render_all
 
     render_all(shipped, tmp_path, target="dgx-h100-4", formats=("md",), revision="test", progress=False)

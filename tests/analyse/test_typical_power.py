@@ -48,7 +48,7 @@ def test_cluster_typical_power_is_max_less_each_switch_and_system_typical_saving
     assert saving > 0
 
 
-def test_documents_state_the_rule_and_the_psu_rating(result, tmp_path):
+def test_documents_state_the_rule_and_the_psu_rating(result, tmp_path, drawn_once):
     render_all(result, tmp_path, target="gb200-su-eth", formats=("md",), revision="test")
     md = (tmp_path / "gb200-su-eth" / "gb200-su-eth.md").read_text()
     assert "| IT power (typical, for energy) | 6.9 kW |" in md

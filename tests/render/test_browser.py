@@ -2,7 +2,9 @@
 
 Debian's `chromium` (`make test` installs it with apt when run as root). A screenshot of each page is written to
 out/screenshots/ for review. The checks run in a copy of the page with a small probe script injected at the top
-of <head>; the screenshot and the console log are of the unmodified page.
+of <head>; the screenshot and the console log are of the unmodified page. The probed copies are laid out in one
+Chromium (`browser`: each in a frame of its own, as large as the window each check had when it ran alone, its probe
+posting what it measured to the frame holder): a Chromium start costs more than a page, and the suite started eight.
 """
 
 from __future__ import annotations
@@ -39,10 +41,8 @@ PROBE = """<script>
     var missing = links.filter(function (id) { return !document.getElementById(decodeURIComponent(id)); });
     var toc = document.querySelectorAll('nav.toc a[href^="#"]').length;
     var svgs = Array.prototype.map.call(document.querySelectorAll("figure svg"), function (s) { var r = s.getBoundingClientRect(); return [r.width, r.height]; });
-    var out = document.createElement("pre");
-    out.id = "archgen-probe";
-    out.textContent = JSON.stringify({errors: errors, broken: broken, missing: missing, links: links.length, toc: toc, svgs: svgs});
-    document.body.appendChild(out);
+    parent.postMessage(JSON.stringify({kind: "probe", name: NAME, errors: errors, broken: broken, missing: missing,
+                                       links: links.length, toc: toc, svgs: svgs}), "*");
   });
 })();
 </script>"""
@@ -65,18 +65,13 @@ def pages(test_run, every_document, tmp_path_factory):
     return sorted([*out.glob("*/*.html"), *(p for p in shipped if p.is_file())], key=lambda p: p.name)
 
 
-def test_pages_load_cleanly_in_chromium(pages, tmp_path):
+def test_pages_load_cleanly_in_chromium(pages, browser, tmp_path):
     assert pages
     shots = REPO / "out" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     for page in pages:
-        probed = tmp_path / f"probe-{page.name}"
-        probed.write_text(page.read_text(encoding="utf-8").replace("<head>", "<head>\n" + PROBE, 1), encoding="utf-8")
-        dom = _chromium(["--dump-dom", probed.as_uri()], tmp_path)
-        m = re.search(r'<pre id="archgen-probe">(.*?)</pre>', dom.stdout, re.S)
-        assert m, f"{page.name}: probe did not run; chromium said: {dom.stderr[-2000:]}"
-        result = json.loads(m.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
-                            .replace("&amp;", "&"))
+        assert ("probe", page.name) in browser, f"{page.name}: probe did not run"
+        result = browser["probe", page.name]  # the probed copy in a 780 x 437 frame: the viewport it had alone
         assert result["errors"] == [], page.name
         assert result["broken"] == [], page.name
         assert result["missing"] == [], f"{page.name}: links without a target"
@@ -105,12 +100,11 @@ window.addEventListener("load", function () {
       wide.push("clipped " + (box.firstElementChild.id || "table") + " " + box.scrollWidth + " > " + box.clientWidth);
     }
   });
-  parent.postMessage(JSON.stringify({name: NAME, page: document.documentElement.scrollWidth, width: width,
-                                     wide: wide.slice(0, 8)}), "*");
+  parent.postMessage(JSON.stringify({kind: "overflow", name: NAME, page: document.documentElement.scrollWidth,
+                                     width: width, wide: wide.slice(0, 8)}), "*");
 });
 </script>"""
-#: One Chromium for every page (a start costs more than a page): each page in a 1,400 px frame of its own, its probe
-#: posting what it measured to the frame holder, which lists what arrived.
+#: The frame holder of `browser`: it lists what the probes in its frames post.
 FRAMES = """<!doctype html><html><body style="margin:0"><pre id="archgen-overflow">[]</pre><script>
 var got = [];
 window.addEventListener("message", function (e) {
@@ -126,46 +120,54 @@ def every_page(every_document):
     return sorted(every_document[2].glob("*/*.html"))
 
 
-def test_layout_never_overflows_at_1400_px(every_page, tmp_path):
+#: A page wider than the 1,400 px window, laid out beside the others (`test_the_frame_probe_sees_an_overflow`).
+WIDE = '<html><head></head><body><main><div style="width:2000px">wide</div></main></body></html>'
+
+
+@pytest.fixture(scope="module")
+def browser(pages, every_page, tmp_path_factory):
+    """What the probes measured, by (kind, page name), in one Chromium: each of `pages` probed (`PROBE`) in a
+    780 x 437 frame (the viewport headless --dump-dom gives a page of its own), and each of `every_page` and `WIDE`
+    (as "wide") in a 1,400 px frame (`OVERFLOW_PROBE`), every page in a frame of its own (its own document and
+    viewport)."""
+    tmp = tmp_path_factory.mktemp("browser")
+    frames = []
+    for kind, probe, size, docs in (("probe", PROBE, "width:780px;height:437px", [(p.name, p) for p in pages]),
+                                    ("overflow", OVERFLOW_PROBE, "width:1400px;height:1000px",
+                                     [(p.name, p) for p in every_page] + [("wide", None)])):
+        for name, page in docs:
+            html = page.read_text(encoding="utf-8") if page is not None else WIDE
+            probed = tmp / f"{kind}-{name}" if name.endswith(".html") else tmp / f"{kind}-{name}.html"
+            probed.write_text(html.replace("<head>", "<head>\n" + probe.replace("NAME", json.dumps(name)), 1),
+                              encoding="utf-8")
+            frames.append(f'<iframe src="{probed.as_uri()}" style="{size};border:0;display:block"></iframe>')
+    holder = tmp / "frames.html"
+    holder.write_text(FRAMES.replace("FRAMES", "".join(frames)), encoding="utf-8")
+    dom = _chromium(["--window-size=1500,1000", "--virtual-time-budget=60000", "--dump-dom", holder.as_uri()], tmp)
+    m = re.search(r'<pre id="archgen-overflow">(.*?)</pre>', dom.stdout, re.S)
+    assert m, f"the frame holder did not load; chromium said: {dom.stderr[-2000:]}"
+    results = json.loads(m.group(1).replace("&quot;", '"').replace("&gt;", ">").replace("&lt;", "<")
+                         .replace("&amp;", "&"))
+    return {(r.pop("kind"), r["name"]): r for r in results}
+
+
+def test_layout_never_overflows_at_1400_px(every_page, browser):
     """Issues 11 and 24: at a 1,400 px window no element of any shipped or example document reaches past the right
     edge, the page never scrolls sideways, and no table is clipped in its scroll box (the Fabrics and Growth tables
     of the clusters were): every table fits the column, its cells wrapping between words. Each page is laid out in
-    a 1,400 px frame (its own document and viewport), all in one Chromium."""
+    a 1,400 px frame (its own document and viewport), all in one Chromium (`browser`)."""
     assert len(every_page) >= 15
-    frames = []
-    for page in every_page:
-        probed = tmp_path / f"overflow-{page.name}"
-        probed.write_text(page.read_text(encoding="utf-8").replace(
-            "<head>", "<head>\n" + OVERFLOW_PROBE.replace("NAME", json.dumps(page.name)), 1), encoding="utf-8")
-        frames.append(f'<iframe src="{probed.as_uri()}" style="width:1400px;height:1000px;border:0;display:block">'
-                      "</iframe>")
-    holder = tmp_path / "frames.html"
-    holder.write_text(FRAMES.replace("FRAMES", "".join(frames)), encoding="utf-8")
-    dom = _chromium(["--window-size=1500,1000", "--virtual-time-budget=60000", "--dump-dom", holder.as_uri()],
-                    tmp_path)
-    m = re.search(r'<pre id="archgen-overflow">(.*?)</pre>', dom.stdout, re.S)
-    assert m, f"the frame holder did not load; chromium said: {dom.stderr[-2000:]}"
-    results = {r["name"]: r for r in json.loads(m.group(1).replace("&quot;", '"').replace("&gt;", ">")
-                                                 .replace("&lt;", "<").replace("&amp;", "&"))}
+    results = {name: r for (kind, name), r in browser.items() if kind == "overflow" and name != "wide"}
     assert sorted(results) == sorted(p.name for p in every_page), "probes that did not report"
     for name, result in results.items():
         assert result["width"] > 1300, result
         assert result["page"] <= result["width"] and result["wide"] == [], (name, result)
 
 
-def test_the_frame_probe_sees_an_overflow(tmp_path):
-    """The probe in its frame reports an element wider than the window (so the test above can fail)."""
-    page = tmp_path / "wide.html"
-    page.write_text('<html><head></head><body><main><div style="width:2000px">wide</div></main></body></html>')
-    probed = tmp_path / "overflow-wide.html"
-    probed.write_text(page.read_text().replace("<head>", "<head>\n" + OVERFLOW_PROBE.replace("NAME", '"wide"'), 1))
-    holder = tmp_path / "frames.html"
-    holder.write_text(FRAMES.replace("FRAMES", f'<iframe src="{probed.as_uri()}" style="width:1400px;height:1000px">'
-                                               "</iframe>"))
-    dom = _chromium(["--window-size=1500,1000", "--virtual-time-budget=10000", "--dump-dom", holder.as_uri()],
-                    tmp_path)
-    (result,) = json.loads(re.search(r'<pre id="archgen-overflow">(.*?)</pre>', dom.stdout, re.S).group(1)
-                           .replace("&quot;", '"'))
+def test_the_frame_probe_sees_an_overflow(browser):
+    """The probe in its frame reports an element wider than the window (so the test above can fail): `WIDE`, laid
+    out in the same Chromium and frame holder as the documents."""
+    result = browser["overflow", "wide"]
     assert result["wide"] and result["page"] > result["width"], result
 
 

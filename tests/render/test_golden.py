@@ -53,7 +53,7 @@ def test_documents_rendered_from_absolute_paths_show_relative_ones(tmp_path, mon
     assert "| catalog/systems/dgx-h100.yaml:" in text                 # the CAT001 waiver's location
 
 
-def test_validation_lists_only_checks_that_apply_with_value_and_limit(shipped_run, tmp_path):
+def test_validation_lists_only_checks_that_apply_with_value_and_limit(shipped_run, tmp_path, drawn_once):
     """Issue 11, item 9: the air-cooled DGX H100 rack document listed NET, CAB, PERF and CDU checks as "pass" although
     it has no fabric, workload or liquid loop; passes showed no numbers. Now those are named as not applicable, and
     a passed rack check shows what it compared: PWR002, input power 4 x 10.2 kW + 98 W = 40.9 kW against the usable

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = [pytest.mark.slow,
@@ -46,19 +47,39 @@ def pages(pdf: Path) -> list[list[tuple[float, float, float, float, str]]]:
 
 
 def overlaps(words: list[tuple[float, float, float, float, str]]) -> list[tuple[str, str]]:
-    """Pairs of words whose boxes overlap by more than 1 pt across and 40 % of a line height down."""
+    """Pairs of words whose boxes overlap by more than 1 pt across and 40 % of a line height down.
+
+    Each word against those after it (by top, then left) that start above its bottom, all pairs of a page at once
+    (numpy; the same pairs, in the same order, as a loop over them).
+    """
     words = sorted(words, key=lambda w: (w[1], w[0]))
-    hits = []
-    for i, (ax0, ay0, ax1, ay1, a) in enumerate(words):   # each word against those below it that start above
-        for j in range(i + 1, len(words)):                 # its bottom (indices: a slice copied the rest of the
-            bx0, by0, bx1, by1, b = words[j]               # page for every word)
-            if by0 >= ay1:
-                break
-            across = min(ax1, bx1) - max(ax0, bx0)
-            down = min(ay1, by1) - max(ay0, by0)
-            if across > 1.0 and down > 0.4 * min(ay1 - ay0, by1 - by0):
-                hits.append((a, b))
-    return hits
+    n = len(words)
+    x0, y0, x1, y1 = np.array([w[:4] for w in words], dtype=float).reshape(n, 4).T
+    after = np.maximum(np.searchsorted(y0, y1, side="left") - np.arange(n) - 1, 0)  # words below i starting above
+    i = np.repeat(np.arange(n), after)                                                 # its bottom
+    j = i + 1 + np.arange(len(i)) - np.repeat(np.cumsum(after) - after, after)
+    across = np.minimum(x1[i], x1[j]) - np.maximum(x0[i], x0[j])
+    down = np.minimum(y1[i], y1[j]) - np.maximum(y0[i], y0[j])
+    hit = (across > 1.0) & (down > 0.4 * np.minimum(y1[i] - y0[i], y1[j] - y0[j]))
+    return [(words[a][4], words[b][4]) for a, b in zip(i[hit].tolist(), j[hit].tolist(), strict=True)]
+
+
+def test_overlaps_finds_the_pairs_a_loop_over_every_pair_finds():
+    """`overlaps` against the plain definition (every pair of words), on a page of words drawn over one another:
+    the same pairs, none where boxes only touch or share less than 40 % of a line height."""
+    rng = np.random.default_rng(24)
+    words = [(float(x), float(y), float(x + w), float(y + 9.0), f"w{k}")
+             for k, (x, y, w) in enumerate(zip(rng.uniform(40, 500, 400), rng.uniform(50, 780, 400).round(0),
+                                               rng.uniform(5, 60, 400), strict=True))]
+    words += [(100.0, 10.0, 120.0, 19.0, "a"), (119.5, 10.0, 140.0, 19.0, "touches a"),
+              (100.0, 15.5, 120.0, 24.5, "under a")]  # 0.5 pt across; 3.5 of 9 pt down: neither overlaps "a"
+    ordered = sorted(words, key=lambda w: (w[1], w[0]))
+    every = [(a[4], b[4]) for k, a in enumerate(ordered) for b in ordered[k + 1:]
+             if min(a[2], b[2]) - max(a[0], b[0]) > 1.0
+             and min(a[3], b[3]) - max(a[1], b[1]) > 0.4 * min(a[3] - a[1], b[3] - b[1])]
+    assert len(every) > 50 and overlaps(words) == every
+    assert not {("a", "touches a"), ("a", "under a")} & set(overlaps(words))
+    assert overlaps([]) == [] and overlaps(words[:1]) == []
 
 
 def test_no_word_overlaps_another_or_crosses_the_margins(pdfs):

@@ -192,6 +192,15 @@ def slot_count(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) ->
     first rank's first virtual stage builds no decoder layer, which Megatron-core allows (transformer_block.py
     `get_num_layers_to_build` at d98e8a6: "num_layers_to_build >= 0" after taking the embedding's slot).
     """
+    return _slot_count(layers, pp, v, opts)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _slot_count(layers: int, pp: int, v: int, opts: PipelineOptions) -> int:
+    """`slot_count`, kept for the (layers, pp, v) a layout search and the layout rules ask about again and again.
+
+    `layouts.layout_problems` asks once per layout it judges; numpy's reductions on scalars were most of its time.
+    """
     if opts.first_stage_layers is not None or opts.last_stage_layers is not None:
         return 0
     e, lo = _slots(layers, pp, v, opts)
