@@ -144,8 +144,7 @@ def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] |
     if case.training is None or not open_knobs(case, accs):
         return {}
     hw, dt = case_hardware(case, accs), case.training.precision
-    preds = [training_metrics(case, h, float(training_estimate(case, h).step_time))
-             for h in range_ends(hw, dt, corners=True)]  # monotone: the two corners (`efficiency_range`)
+    preds = [training_metrics(case, h, float(training_estimate(case, h).step_time)) for h in range_ends(hw, dt)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 

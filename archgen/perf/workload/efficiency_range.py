@@ -9,13 +9,6 @@ a measured HBM copy rate carries `efficiency.hbm_range` (the catalog's measured 
 An estimate is re-timed at the ends of each range that applies, and the span is shown next to the estimate (a
 workload's notes, a validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here
 is fitted: the ends come from the catalog, and the point is the catalog's.
-
-A serving estimate is re-timed at every combination of the ends (up to 8): its simulated throughput is not monotone
-in each efficiency (a B200 FP8 server case of tests/perf is highest at a mixed combination). A training step time is
-re-timed at two (`corners`): every range at its low end and every one at its high end, which is its span where a
-faster GEMM, HBM or attention never lengthens the step. That is checked, not assumed:
-`tests/perf/test_efficiency_range.py` compares the two with all combinations, to the last bit, on every shipped
-training workload and every validation case with a range (59 when written).
 """
 
 from __future__ import annotations
@@ -72,39 +65,29 @@ def stated_ranges(hw: Hardware, dtype: str | None) -> list[tuple[str, float, tup
     return out
 
 
-def range_ends(hw: Hardware, dtype: str | None, corners: bool = False) -> list[Hardware]:
-    """`hw` at every combination of the ends of its stated ranges (GEMM in `dtype`, HBM, flash); empty without any.
-
-    With `corners`, only the two where every range is at its low end and every one at its high end: all a prediction
-    monotone in each efficiency reaches (the training step time; the module's docstring).
-    """
+def range_ends(hw: Hardware, dtype: str | None) -> list[Hardware]:
+    """`hw` at every combination of the ends of its stated ranges (GEMM in `dtype`, HBM, flash); empty without any."""
     g = gemm_range(hw, dtype) if dtype else None
     m, f = hbm_range(hw), flash_range(hw)
     if g is None and m is None and f is None:
         return []
-    ends = (g or (None,), m or (hw.hbm_efficiency,), f or (hw.flash_efficiency,))
-    combos = zip(*(e * 2 if len(e) == 1 else e for e in ends), strict=True) if corners else product(*ends)
     out = []
-    for ge, me, fe in combos:
+    for ge, me, fe in product(g or (None,), m or (hw.hbm_efficiency,), f or (hw.flash_efficiency,)):
         h = at_flash(at_hbm(hw, me), fe)
         out.append(at_efficiency(h, dtype, ge) if ge is not None and dtype else h)
     return out
 
 
-def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float], corners: bool = False
-               ) -> tuple[float, float] | None:
+def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float]) -> tuple[float, float] | None:
     """The lowest and highest of `predict` at the ends of the stated ranges (`range_ends`; None without any)."""
-    ends = [predict(h) for h in range_ends(hw, dtype, corners)]
+    ends = [predict(h) for h in range_ends(hw, dtype)]
     return (min(ends), max(ends)) if ends else None
 
 
 def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], float], what: str = "the step time",
-                    unit: str = "s", corners: bool = False) -> list[str]:
-    """A workload note with `what` (the step time) at the ends of the stated efficiency ranges (none without one).
-
-    `corners` where `step_at` is monotone in each efficiency (`range_ends`).
-    """
-    span = over_range(hw, dtype, step_at, corners)
+                    unit: str = "s") -> list[str]:
+    """A workload note with `what` (the step time) at the ends of the stated efficiency ranges (none without one)."""
+    span = over_range(hw, dtype, step_at)
     if span is None:
         return []
     parts = [f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"

@@ -138,8 +138,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         est = estimate_training(hw, job, lay)
     if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(stack_range(t, arch, hw, lay, (job, lay, est)))
-    notes += efficiency_note(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time),
-                             corners=True)  # the step time is monotone in each efficiency
+    notes += efficiency_note(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     fits = bool(est.fits)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
     if not fits:
