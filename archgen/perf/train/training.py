@@ -265,7 +265,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
-    host = H.host_excess(H.host_time(job, ep, rc, kernels, attn_k), (gpu_f, gpu - gpu_f), H.synchronised(job))
+    host = H.host_excess(H.host_time(job, (n_f, n_b), rc, attn_k), (gpu_f, gpu - gpu_f), H.synchronised(job))
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host)
 
 
