@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -84,3 +85,26 @@ def test_a_mixture_of_experts_sweep_batched_is_the_per_point_rows(tmp_path: Path
     fast = batch.evaluate(p, 0, p.size)
     for i in range(p.size):
         same(fast[i], evaluate_point(p, i))
+
+
+def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path):
+    """`grid_hw`: each vector axis of a layout set on an axis of its own, each field on the axes it varies along;
+    the layer times taken back point by point are the flat batch's to the bit."""
+    (mixed,) = problems(tmp_path, MIXED.replace("accelerators: [64, 72, 512, 2000]", "accelerators: [128]"))
+    (moe,) = problems(tmp_path, MOE)
+    for p, n in ((mixed, 128), (moe, moe.size)):
+        pos = np.arange(n)
+        pts, setup, prep = _set(p, batch._levels(p, 0, n), pos)
+        grid, shape = vb.grid_hw(pts, slice(0, n))
+        assert np.prod(shape) == n and len(shape) > 2
+        assert vb.grid_hw(pts, slice(0, n // 2 + 1)) is None  # not whole rows of the grid
+        a = prep.a_lay
+        kw = dict(tp=a["tp"], mb=a["micro_batch"], cp=a["cp"], ep=a["ep"], rc=a["recompute"].astype(int),
+                  sp=np.asarray(setup.knobs.sequence_parallel) & (a["tp"] > 1), etp=a["etp"])
+        on_grid = layer_times(grid, setup.job, **kw)
+        flat = layer_times(vb.batch_hw(pts, slice(0, n), (n, 1)), setup.job, **kw)
+        for f in dataclasses.fields(flat):
+            got = np.broadcast_to(getattr(on_grid, f.name), (*shape, len(a["tp"]))).reshape(n, -1)
+            assert np.array_equal(got, np.broadcast_to(getattr(flat, f.name), got.shape)), f.name
+    assert np.shape(grid.hbm_bandwidth) == (3, 1, 1, 1) and np.shape(grid.scale_out_bandwidth) == (1, 3, 1, 1)
+    assert np.shape(grid.peak["bf16"]) == (1, 1, 2, 1)

@@ -34,9 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.model.sweep import HARDWARE_AXES
 from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point
-from archgen.perf.explore.vectorised_bounds import Prepared, floors, parts
+from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_row, parts
 from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_bounds import full as _full
@@ -55,8 +54,6 @@ from archgen.perf.workload.training_estimate import training_setup
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 
-#: Hardware axes whose values become arrays within a layout set (`scale_up_size` changes the valid layouts).
-VECTOR_AXES = tuple(a for a in HARDWARE_AXES if a != "scale_up_size")
 #: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
 BATCH_ROWS = 1 << 20
 #: Relative slack on the pruning bound, far above rounding (the bound is the step time's own first terms).
@@ -138,6 +135,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     assert lay is not None, "enumerated above for a setup that leaves layout fields open"
     prepared = _prepare(setup, lay)
     per = max(1, BATCH_ROWS // len(prepared.m))
+    row = grid_row(problem)
+    per = per - per % row if per >= row else per  # whole rows of the points' grid (`vectorised_bounds.grid_hw`)
     out: list[PointRow] = []
     for a in range(0, len(indices), per):
         out += _searched(pts, setup, prepared, slice(a, a + per))

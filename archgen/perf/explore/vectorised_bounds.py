@@ -23,10 +23,12 @@ search's (tests/perf/test_batch.py compares them, and checks both bounds against
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from archgen.model.sweep import HARDWARE_AXES
 from archgen.perf.comm.collectives import HW_FIELDS, collective_times
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw import kernels as K
@@ -44,6 +46,40 @@ from archgen.perf.train.training import (
     layer_times,
     pipeline_comm,
 )
+
+#: Hardware axes whose values become arrays within a layout set (`scale_up_size` changes the valid layouts).
+VECTOR_AXES = tuple(a for a in HARDWARE_AXES if a != "scale_up_size")
+
+
+def grid_hw(pts: PointSet, take: slice) -> tuple[Hardware, tuple[int, ...]] | None:
+    """The hardware of the points `take` with the sweep's vector axes on axes of their own (and a trailing one).
+
+    A layout set holds every level of its vector axes, in row-major order, so a field one axis changes varies along
+    that axis alone, and what depends on other figures only is then worked out once per their levels (numpy
+    broadcasts it; the same numbers). Each field keeps the axes it varies along: (fields, grid shape), or None where
+    the points do not fill whole rows of the grid.
+    """
+    dims = [len(v) for a, v in pts.problem.axes.items() if a in VECTOR_AXES]
+    start, stop, _ = take.indices(len(pts.indices))
+    if len(dims) < 2 or (stop - start) % grid_row(pts.problem):
+        return None
+    shape = ((stop - start) // grid_row(pts.problem), *dims[1:])
+    change: dict[str, Any] = {}
+    for f, arr in pts.fields.items():
+        v = arr[take].reshape(shape)
+        for i in range(len(shape)):  # drop each axis the field does not vary along
+            first = v.take([0], axis=i)
+            v = first if np.all(v == first) else v
+        change[f] = float(v.reshape(-1)[0]) if v.size == 1 else v[..., None]
+    peak = dict(pts.hardware.peak)
+    if "peak" in change:
+        peak[pts.dtype] = change.pop("peak")
+    return dataclasses.replace(pts.hardware, peak=peak, **change), shape
+
+
+def grid_row(problem) -> int:
+    """Points in one row of a layout set's grid (`grid_hw`): the product of its vector axes' sizes but the first."""
+    return math.prod([len(v) for a, v in problem.axes.items() if a in VECTOR_AXES][1:])
 
 
 def batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
@@ -156,11 +192,15 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
     a = prep.a_lay
     tp = a["tp"]
     sp = np.asarray(setup.knobs.sequence_parallel, dtype=bool) & (tp > 1)
-    lt = layer_times(hw, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
-                     rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
+    grid = grid_hw(pts, take)  # the layer times on the grid of the points' figures, then point by point
+    lt = layer_times(hw if grid is None else grid[0], setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"],
+                     ep=a["ep"], rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
+    lts = (count, len(tp))
+    flat = (lambda x: x) if grid is None else (  # noqa: E731
+        lambda x: np.broadcast_to(x, (*grid[1], len(tp))).reshape(lts) if np.ndim(x) else x)
     ag = prep.a_of_group[groups]
     shape = (count, len(ag))
-    per_layer, logits, embed = (_gather(x, (count, len(tp)), ag) for x in (lt.total, lt.logits, lt.embed))
+    per_layer, logits, embed = (_gather(flat(x), lts, ag) for x in (lt.total, lt.logits, lt.embed))
     g = {f: a[f][ag] for f in ("tp", "ep", "etp")}
     pp = _group_pp(prep)[groups]
     sl = Split(*(f[groups] for f in (prep.group_split.layers, prep.group_split.embedding, prep.group_split.loss,
@@ -174,21 +214,23 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
         par, exp, t = class_times(hw, setup.job, per_layer, logits, embed, g["tp"], pp, g["ep"], sl.layers[:, c],
                                   sl.embedding[:, c], sl.loss[:, c], g["etp"])
         real = sl.count[:, c] > 0
-        t_max = np.maximum(t_max, np.where(real, t, 0.0)) if c else np.where(real, t, 0.0)
-        t_sum = t_sum + np.where(real, sl.count[:, c] * t, 0.0) if c else np.where(real, sl.count[:, c] * t, 0.0)
+        every = bool(real.all())  # every group has ranks of this class: `where` would copy
+        kept, ranks = (t, sl.count[:, c] * t) if every else (np.where(real, t, 0.0),
+                                                               np.where(real, sl.count[:, c] * t, 0.0))
+        t_max = np.maximum(t_max, kept) if c else kept
+        t_sum = t_sum + ranks if c else ranks
         t_rank.append(np.broadcast_to(t, shape))
         params.append(np.broadcast_to(par, shape[1:]))
         experts.append(np.broadcast_to(exp, shape[1:]))
     gp = col[prep.group_of_plan[live]]
+    bubble = np.take(np.broadcast_to(t_sum - t_max, shape), gp, axis=1)  # per group, then per plan
     t_max = np.take(np.broadcast_to(t_max, shape), gp, axis=1)
-    bubble = np.take(np.broadcast_to(t_sum, shape), gp, axis=1)
-    bubble -= t_max
     bubble /= prep.plan_lay["interleave"][live]  # `rank_times`'s bubble, plan by plan: (t_sum - t_max) / v
     t_max *= prep.m[live]
     t_max += bubble  # m·t_max + bubble
     bound = t_max
-    return Parts(bound, local, col, lt.forward, lt.backward + lt.recompute, t_rank, np.stack(params, axis=-1),
-                 np.stack(experts, axis=-1))
+    return Parts(bound, local, col, flat(lt.forward), flat(lt.backward + lt.recompute), t_rank,
+                 np.stack(params, axis=-1), np.stack(experts, axis=-1))
 
 
 def _group_pp(prep: Prepared) -> np.ndarray:
