@@ -108,3 +108,17 @@ def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path):
             assert np.array_equal(got, np.broadcast_to(getattr(flat, f.name), got.shape)), f.name
     assert np.shape(grid.hbm_bandwidth) == (3, 1, 1, 1) and np.shape(grid.scale_out_bandwidth) == (1, 3, 1, 1)
     assert np.shape(grid.peak["bf16"]) == (1, 1, 2, 1)
+
+
+def test_full_estimates_on_the_parts_layer_times_are_the_estimates(tmp_path):
+    """`full` with the batch's parts times each layout on the layer times `parts` worked out: the same estimates."""
+    (moe,) = problems(tmp_path, MOE)
+    pos = np.arange(moe.size)
+    pts, setup, prep = _set(moe, batch._levels(moe, 0, moe.size), pos)
+    got = vb.parts(pts, setup, prep, slice(2, moe.size))
+    rows = np.arange(0, len(prep.memory), 7)
+    point = np.repeat(np.arange(2, moe.size), len(rows))
+    row = np.tile(rows, moe.size - 2)
+    reused, fresh = vb.full(pts, setup, prep, point, row, got, 2), vb.full(pts, setup, prep, point, row)
+    for f in ("step_time", "compute", "tp_comm", "ep_comm", "bubble", "dp_comm"):
+        assert np.array_equal(getattr(reused, f), getattr(fresh, f)), f

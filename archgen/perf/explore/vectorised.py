@@ -254,7 +254,7 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
             if not len(pick):
                 continue
             pp_, rw = fp[pick], fr[pick]
-            est = _full(pts, setup, prep, pp_ + offset, rw)
+            est = _full(pts, setup, prep, pp_ + offset, rw, got, offset)
             st = np.where(np.broadcast_to(est.fits, pp_.shape), est.step_time, np.inf)
             odd[pp_[st * (1.0 + SLACK) < ff[pick]]] = True  # a floor above the step time: the per-point path
             np.minimum.at(upper, pp_, st)

@@ -41,6 +41,7 @@ from archgen.perf.train.ranks import busiest_memory, class_times
 from archgen.perf.train.training import (
     ADAM_BYTES,
     CLIP_BYTES,
+    LayerTimes,
     dp_groups,
     estimate_training,
     layer_times,
@@ -111,6 +112,7 @@ class Prepared:
     plan_rows: np.ndarray    # (plans, most layouts of one plan)
     plan_memory: np.ndarray  # the least memory of a plan's layouts
     a_of_plan: np.ndarray    # each plan's row among the (tp, micro-batch, cp, ep, recompute) combinations
+    a_of_row: np.ndarray     # each layout's
     a_lay: dict[str, np.ndarray]
     split: Any
     m: np.ndarray
@@ -160,7 +162,8 @@ def prepare(setup, lay: dict[str, np.ndarray]) -> Prepared:
     first[group[::-1]] = np.arange(len(group))[::-1]  # each group's first plan
     gsplit = Split(*(np.broadcast_to(f, sl.count.shape)[first] for f in (sl.layers, sl.embedding, sl.loss, sl.count,
                                                                           sl.position)))
-    return Prepared(lay, memory, plan_lay, rows, least, a_of_plan, a_lay, sl, m, group, a_of_plan[first], gsplit)
+    return Prepared(lay, memory, plan_lay, rows, least, a_of_plan, a_of_plan[plan], a_lay, sl, m, group,
+                    a_of_plan[first], gsplit)
 
 
 class Parts(NamedTuple):
@@ -171,6 +174,7 @@ class Parts(NamedTuple):
     col: np.ndarray      # each rank group's column in `t_rank`, `params`, `experts` (-1: no live plan)
     forward: Any         # layer times per (point, (tp, micro-batch, cp, ep, recompute) combination)
     backward: Any        # backward + recompute
+    layer: LayerTimes    # all of them (`full` times its layouts on them)
     t_rank: list[np.ndarray]  # each class's (points, rank groups)
     params: np.ndarray   # (rank groups, classes)
     experts: np.ndarray
@@ -229,7 +233,8 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
     t_max *= prep.m[live]
     t_max += bubble  # m·t_max + bubble
     bound = t_max
-    return Parts(bound, local, col, flat(lt.forward), flat(lt.backward + lt.recompute), t_rank,
+    layer = LayerTimes(*(flat(getattr(lt, f.name)) for f in dataclasses.fields(lt)))
+    return Parts(bound, local, col, layer.forward, layer.backward + layer.recompute, layer, t_rank,
                  np.stack(params, axis=-1), np.stack(experts, axis=-1))
 
 
@@ -343,7 +348,17 @@ def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray):
     return timer
 
 
-def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarray):
-    """`estimate_training` of the given (point, layout) pairs, flat."""
+def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarray, got: Parts | None = None,
+         offset: int = 0):
+    """`estimate_training` of the given (point, layout) pairs, flat.
+
+    With `got` (the parts of the batch at `offset`), on the layer times `parts` worked out for each point and
+    (tp, micro-batch, cp, ep, recompute) combination, which are those `estimate_training` works out.
+    """
     hw = batch_hw(pts, point, (len(point),))
-    return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row))
+    lt = None
+    if got is not None:
+        at = (point - offset, prep.a_of_row[row])
+        lt = LayerTimes(*(x if np.ndim(x) == 0 else np.broadcast_to(x, (got.bound.shape[0], len(prep.a_lay["tp"])))[at]
+                          for x in (getattr(got.layer, f.name) for f in dataclasses.fields(got.layer))))
+    return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row), lt)

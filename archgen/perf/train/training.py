@@ -301,14 +301,14 @@ def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m):
             members_per_domain(hw, edp, etp * ep))
 
 
-def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
+def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | None = None) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
     The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
-    timed on its own layers, embedding and output layer; the busiest sets the pace:
-    step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP
-    communication and optimizer step. For equal ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays
-    too (one per layout, or shaped to broadcast against the layout arrays, as `perf.explore.vectorised` does).
+    timed on its own layers, embedding and output layer; the busiest sets the pace: step = m · t_max + (sum of every
+    rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP communication and optimizer step. For equal
+    ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays too (one per layout, or shaped to broadcast
+    against the layout arrays, as `perf.explore.vectorised` does, which passes the layout's `layer_times` as `lt`).
     """
     a = job.arch
     arrays = layout_arrays(job, layout)
@@ -318,7 +318,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     gpus = tp * pp * dp * cp
     hx = hw.with_axis()  # the hardware against the class axis
 
-    lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp)
+    lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp) if lt is None else lt
     layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
     # Activation offload: each layer's saved tensors out during its forward, back during its backward (`offload`).
     code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)
