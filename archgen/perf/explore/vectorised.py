@@ -110,7 +110,9 @@ def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarra
 
 def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[PointRow]:
     indices = start + pos
-    values = [{n: problem.axes[n][int(levels[n][j])] for n in problem.axes} for j in pos]
+    names = list(problem.axes)  # each point's axis values, as `SweepProblem.point` gives them
+    values = [dict(zip(names, v, strict=True)) for v in zip(
+        *([problem.axes[n][i] for i in levels[n][pos].tolist()] for n in names), strict=True)]
     first = values[0]
     base = problem.bases[(first["cluster"], first.get("accelerator"))]
     try:
