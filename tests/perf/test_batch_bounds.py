@@ -87,9 +87,9 @@ def test_a_mixture_of_experts_sweep_batched_is_the_per_point_rows(tmp_path: Path
         same(fast[i], evaluate_point(p, i))
 
 
-def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path):
+def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path, monkeypatch):
     """`grid_hw`: each vector axis of a layout set on an axis of its own, each field on the axes it varies along;
-    the layer times taken back point by point are the flat batch's to the bit."""
+    the layer times taken back point by point are the flat batch's to the bit, and so are `parts`' bounds."""
     (mixed,) = problems(tmp_path, MIXED.replace("accelerators: [64, 72, 512, 2000]", "accelerators: [128]"))
     (moe,) = problems(tmp_path, MOE)
     for p, n in ((mixed, 128), (moe, moe.size)):
@@ -108,6 +108,11 @@ def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path):
             assert np.array_equal(got, np.broadcast_to(getattr(flat, f.name), got.shape)), f.name
     assert np.shape(grid.hbm_bandwidth) == (3, 1, 1, 1) and np.shape(grid.scale_out_bandwidth) == (1, 3, 1, 1)
     assert np.shape(grid.peak["bf16"]) == (1, 1, 2, 1)
+    on_grid = vb.parts(pts, setup, prep, slice(0, n))
+    monkeypatch.setattr(vb, "grid_hw", lambda *a: None)
+    flat = vb.parts(pts, setup, prep, slice(0, n))
+    for a, b in [(on_grid.bound, flat.bound), (on_grid.forward, flat.forward), *zip(on_grid.t_rank, flat.t_rank, strict=True)]:
+        assert np.array_equal(a, np.broadcast_to(b, np.shape(a)))
 
 
 def test_full_estimates_on_the_parts_layer_times_are_the_estimates(tmp_path):

@@ -197,15 +197,17 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
     a = prep.a_lay
     tp = a["tp"]
     sp = np.asarray(setup.knobs.sequence_parallel, dtype=bool) & (tp > 1)
-    grid = grid_hw(pts, take)  # the layer times on the grid of the points' figures, then point by point
-    lt = layer_times(hw if grid is None else grid[0], setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"],
-                     ep=a["ep"], rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
+    # the layer and class times on the grid of the points' figures (`grid_hw`), then point by point
+    grid = grid_hw(pts, take)
+    on, points = (hw, (count,)) if grid is None else grid
+    lt = layer_times(on, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"], rc=a["recompute"].astype(int),
+                     sp=sp, etp=a["etp"])
     lts = (count, len(tp))
     flat = (lambda x: x) if grid is None else (  # noqa: E731
-        lambda x: np.broadcast_to(x, (*grid[1], len(tp))).reshape(lts) if np.ndim(x) else x)
+        lambda x: np.broadcast_to(x, (*points, len(tp))).reshape(lts) if np.ndim(x) else x)
     ag = prep.a_of_group[groups]
     shape = (count, len(ag))
-    per_layer, logits, embed = (_gather(flat(x), lts, ag) for x in (lt.total, lt.logits, lt.embed))
+    per_layer, logits, embed = (np.asarray(x)[..., ag] if np.ndim(x) else x for x in (lt.total, lt.logits, lt.embed))
     g = {f: a[f][ag] for f in ("tp", "ep", "etp")}
     pp = _group_pp(prep)[groups]
     sl = Split(*(f[groups] for f in (prep.group_split.layers, prep.group_split.embedding, prep.group_split.loss,
@@ -216,8 +218,9 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
     t_sum: Any = 0.0
     t_rank, params, experts = [], [], []
     for c in range(sl.count.shape[-1]):
-        par, exp, t = class_times(hw, setup.job, per_layer, logits, embed, g["tp"], pp, g["ep"], sl.layers[:, c],
+        par, exp, t = class_times(on, setup.job, per_layer, logits, embed, g["tp"], pp, g["ep"], sl.layers[:, c],
                                   sl.embedding[:, c], sl.loss[:, c], g["etp"])
+        t = np.broadcast_to(t, (*points, len(ag))).reshape(shape)  # a view where t has every point's
         real = sl.count[:, c] > 0
         every = bool(real.all())  # every group has ranks of this class: `where` would copy
         kept, ranks = (t, sl.count[:, c] * t) if every else (np.where(real, t, 0.0),
@@ -249,13 +252,6 @@ def _group_pp(prep: Prepared) -> np.ndarray:
 def bounds(pts: PointSet, setup, prep: Prepared, take: slice) -> np.ndarray:
     """m·t_max + bubble of each (point, plan): a lower bound of the step time of each of the plan's layouts."""
     return parts(pts, setup, prep, take).bound
-
-
-def _gather(x, shape: tuple[int, int], index: np.ndarray):
-    """A layer time of the (tp, micro-batch, cp, ep, recompute) combinations at each group's combination."""
-    if np.ndim(x) == 0:
-        return x
-    return np.broadcast_to(x, shape)[:, index]
 
 
 def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np.ndarray,
