@@ -116,7 +116,8 @@ def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path, m
 
 
 def test_full_estimates_on_the_parts_layer_times_are_the_estimates(tmp_path):
-    """`full` with the batch's parts times each layout on the layer times `parts` worked out: the same estimates."""
+    """`full` with the batch's parts times each layout on the layer times `parts` worked out, and its DP collectives
+    once per (plan, network figures) of the set (`Prepared.memo`, looked up the second time): the same estimates."""
     (moe,) = problems(tmp_path, MOE)
     pos = np.arange(moe.size)
     pts, setup, prep = _set(moe, batch._levels(moe, 0, moe.size), pos)
@@ -125,5 +126,8 @@ def test_full_estimates_on_the_parts_layer_times_are_the_estimates(tmp_path):
     point = np.repeat(np.arange(2, moe.size), len(rows))
     row = np.tile(rows, moe.size - 2)
     reused, fresh = vb.full(pts, setup, prep, point, row, got, 2), vb.full(pts, setup, prep, point, row)
+    again = vb.full(pts, setup, prep, point[::-1], row[::-1], got, 2)
+    assert prep.memo  # the DP collectives were kept
     for f in ("step_time", "compute", "tp_comm", "ep_comm", "bubble", "dp_comm"):
         assert np.array_equal(getattr(reused, f), getattr(fresh, f)), f
+        assert np.array_equal(getattr(again, f), getattr(fresh, f)[::-1]), f

@@ -113,6 +113,7 @@ class Prepared:
     plan_memory: np.ndarray  # the least memory of a plan's layouts
     a_of_plan: np.ndarray    # each plan's row among the (tp, micro-batch, cp, ep, recompute) combinations
     a_of_row: np.ndarray     # each layout's
+    plan_of_row: np.ndarray  # each layout's plan
     a_lay: dict[str, np.ndarray]
     split: Any
     m: np.ndarray
@@ -163,7 +164,7 @@ def prepare(setup, lay: dict[str, np.ndarray]) -> Prepared:
     first[group[::-1]] = np.arange(len(group))[::-1]  # each group's first plan
     gsplit = Split(*(np.broadcast_to(f, sl.count.shape)[first] for f in (sl.layers, sl.embedding, sl.loss, sl.count,
                                                                           sl.position)))
-    return Prepared(lay, memory, plan_lay, rows, least, a_of_plan, a_of_plan[plan], a_lay, sl, m, group,
+    return Prepared(lay, memory, plan_lay, rows, least, a_of_plan, a_of_plan[plan], plan, a_lay, sl, m, group,
                     a_of_plan[first], gsplit)
 
 
@@ -311,13 +312,13 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     return np.where(rows >= 0, out, np.inf)
 
 
-def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: int, memo: dict):
+def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: int, memo: dict, slot: bool = True):
     """`dp_exposed`'s collectives of the (point, plan) pairs, timed once per distinct (network figures, plan).
 
     A plan sets the groups and the sizes, a point's network figures (`collectives.HW_FIELDS`) the rest; the other
     figures a sweep varies (HBM bandwidth, peak) enter no collective. The times are kept in `memo` (the layout set's,
-    `Prepared.memo`): a (network figures, plan) an earlier batch or round timed is looked up. None where the table
-    would be too large.
+    `Prepared.memo`): a (network figures, plan) an earlier batch or round timed is looked up. `slot`: the pairs' axis
+    is followed by the floors' slot axis (else `full`'s flat pairs). None where the table would be too large.
     """
     if "levels" not in memo:
         level, levels = np.zeros(len(pts.indices), dtype=np.int64), 1  # each point's network figures, numbered
@@ -332,14 +333,14 @@ def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: in
     calls = iter(range(1 << 30))  # dp_exposed's calls, in its order: the same each time
 
     def timer(asked, n, k):
-        done, tables = memo.setdefault(("dp", next(calls)), (np.zeros(plans * levels, dtype=bool), {}))
+        done, tables = memo.setdefault((slot, next(calls)), (np.zeros(plans * levels, dtype=bool), {}))
         tail = np.broadcast_shapes(*(np.shape(x)[1:] for x in (n, k, *(s for _, s in asked)) if np.ndim(x)))
-        slot = np.full(plans * levels, -1)
-        slot[key[~done[key]]] = np.flatnonzero(~done[key])  # a pair of each key not timed yet (the last written)
-        new = np.flatnonzero(slot >= 0)
+        at = np.full(plans * levels, -1)
+        at[key[~done[key]]] = np.flatnonzero(~done[key])  # a pair of each key not timed yet (the last written)
+        new = np.flatnonzero(at >= 0)
         if len(new):
-            first = slot[new]
-            hw = batch_hw(pts, pt[first] + offset, (len(first), 1)).with_axis()
+            first = at[new]
+            hw = batch_hw(pts, pt[first] + offset, (len(first), 1) if slot else (len(first),)).with_axis()
 
             def pick(a):
                 return np.broadcast_to(a, (len(pt), *np.shape(a)[1:]))[first] if isinstance(a, np.ndarray) else a
@@ -361,9 +362,10 @@ def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarra
     (tp, micro-batch, cp, ep, recompute) combination, which are those `estimate_training` works out.
     """
     hw = batch_hw(pts, point, (len(point),))
-    lt = None
+    lt = timer = None
     if got is not None:
         at = (point - offset, prep.a_of_row[row])
         lt = LayerTimes(*(x if np.ndim(x) == 0 else np.broadcast_to(x, (got.bound.shape[0], len(prep.a_lay["tp"])))[at]
                           for x in (getattr(got.layer, f.name) for f in dataclasses.fields(got.layer))))
-    return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row), lt)
+        timer = _timer(pts, 0, point, prep.plan_of_row[row], len(prep.m), prep.memo, slot=False)
+    return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row), lt, timer)

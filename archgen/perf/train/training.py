@@ -118,8 +118,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward): the second and third
     are shares of the total; the last corrects the backward's "twice the forward" for its GEMMs' own shapes.
     """
-    a, dt = job.arch, job.precision
-    q = a.heads * a.head_dim
+    a, dt, q = job.arch, job.precision, job.arch.heads * job.arch.head_dim
     shapes = [(T, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden), (T, a.hidden, q / tp)]
     if moe:
         shapes.append((T, a.experts, a.hidden))
@@ -301,14 +300,15 @@ def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m):
             members_per_domain(hw, edp, etp * ep))
 
 
-def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | None = None) -> TrainingEstimate:
+def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | None = None,
+                      timer=None) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
     The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
     timed on its own layers, embedding and output layer; the busiest sets the pace: step = m · t_max + (sum of every
     rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP communication and optimizer step. For equal
     ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays too (one per layout, or shaped to broadcast
-    against the layout arrays, as `perf.explore.vectorised` does, which passes the layout's `layer_times` as `lt`).
+    against the layouts, as `perf.explore.vectorised` gives them with their `layer_times`, `lt`, and a DP `timer`).
     """
     a = job.arch
     arrays = layout_arrays(job, layout)
@@ -357,7 +357,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     def tail(params, experts, t_rank, layers):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
         dp_c = dp_exposed(hx, job, params - experts, dpcp_x, k_dp_x, zero_x, layers * bwd_x * sched,
-                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x))
+                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x), timer)
         shard = (params - experts) / over_dp + experts / over_edp
         if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
             opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
