@@ -131,3 +131,18 @@ def test_full_estimates_on_the_parts_layer_times_are_the_estimates(tmp_path):
     for f in ("step_time", "compute", "tp_comm", "ep_comm", "bubble", "dp_comm"):
         assert np.array_equal(getattr(reused, f), getattr(fresh, f)), f
         assert np.array_equal(getattr(again, f), getattr(fresh, f)[::-1]), f
+
+
+def test_the_least_plans_of_similar_points_are_those_a_stable_sort_puts_first():
+    """`vectorised._least` partitions only the plans under some point's ceiling (the k-th least bound among the
+    first point's 2k least plans): each row's k least, in order, as a stable argsort gives them."""
+    rng = np.random.default_rng(25)
+    base = rng.uniform(1.0, 100.0, 770)
+    bound = base[None, :] * rng.uniform(0.98, 1.02, (300, 770))  # nearby points: bounds alike
+    bound[5, 3] = np.inf  # a plan that does not fit one point
+    order, ranked = batch._least(bound, 40)
+    ref = np.argsort(bound, axis=1, kind="stable")[:, :40]
+    assert np.array_equal(order, ref) and np.array_equal(ranked, np.take_along_axis(bound, ref, axis=1))
+    spread = bound.copy()
+    spread[::2] = spread[::2, ::-1]  # plans that are least somewhere: every plan is kept, the whole partition runs
+    assert np.array_equal(batch._least(spread, 40)[0], np.argsort(spread, axis=1, kind="stable")[:, :40])

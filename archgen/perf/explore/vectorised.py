@@ -306,6 +306,16 @@ def _least(bound: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     if k >= bound.shape[1]:
         order = np.argsort(bound, axis=1, kind="stable")
         return order, np.take_along_axis(bound, order, axis=1)
+    # a row's k-th least bound is at most that of any k of its plans: those of least bound at the batch's first
+    # point give each row a ceiling, and a plan above every row's ceiling is no row's; the rest are partitioned
+    few = np.argpartition(bound[0], 2 * k - 1)[:2 * k] if bound.shape[1] > 2 * k else np.arange(bound.shape[1])
+    ceiling = np.partition(bound[:, few], k - 1, axis=1)[:, k - 1]
+    cols = np.flatnonzero(np.any(bound <= ceiling[:, None], axis=0))
+    if k <= len(cols) < bound.shape[1] // 2 and not np.isnan(ceiling).any():
+        part = cols[np.argpartition(bound[:, cols], k - 1, axis=1)[:, :k]]
+        vals = np.take_along_axis(bound, part, axis=1)
+        by = np.lexsort((part, vals))
+        return np.take_along_axis(part, by, axis=1), np.take_along_axis(vals, by, axis=1)
     part = np.argpartition(bound, k - 1, axis=1)[:, :k]
     vals = np.take_along_axis(bound, part, axis=1)
     by = np.lexsort((part, vals))
