@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -84,3 +85,64 @@ def test_a_mixture_of_experts_sweep_batched_is_the_per_point_rows(tmp_path: Path
     fast = batch.evaluate(p, 0, p.size)
     for i in range(p.size):
         same(fast[i], evaluate_point(p, i))
+
+
+def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path, monkeypatch):
+    """`grid_hw`: each vector axis of a layout set on an axis of its own, each field on the axes it varies along;
+    the layer times taken back point by point are the flat batch's to the bit, and so are `parts`' bounds."""
+    (mixed,) = problems(tmp_path, MIXED.replace("accelerators: [64, 72, 512, 2000]", "accelerators: [128]"))
+    (moe,) = problems(tmp_path, MOE)
+    for p, n in ((mixed, 128), (moe, moe.size)):
+        pos = np.arange(n)
+        pts, setup, prep = _set(p, batch._levels(p, 0, n), pos)
+        grid, shape = vb.grid_hw(pts, slice(0, n))
+        assert np.prod(shape) == n and len(shape) > 2
+        assert vb.grid_hw(pts, slice(0, n // 2 + 1)) is None  # not whole rows of the grid
+        a = prep.a_lay
+        kw = dict(tp=a["tp"], mb=a["micro_batch"], cp=a["cp"], ep=a["ep"], rc=a["recompute"].astype(int),
+                  sp=np.asarray(setup.knobs.sequence_parallel) & (a["tp"] > 1), etp=a["etp"])
+        on_grid = layer_times(grid, setup.job, **kw)
+        flat = layer_times(vb.batch_hw(pts, slice(0, n), (n, 1)), setup.job, **kw)
+        for f in dataclasses.fields(flat):
+            got = np.broadcast_to(getattr(on_grid, f.name), (*shape, len(a["tp"]))).reshape(n, -1)
+            assert np.array_equal(got, np.broadcast_to(getattr(flat, f.name), got.shape)), f.name
+    assert np.shape(grid.hbm_bandwidth) == (3, 1, 1, 1) and np.shape(grid.scale_out_bandwidth) == (1, 3, 1, 1)
+    assert np.shape(grid.peak["bf16"]) == (1, 1, 2, 1)
+    on_grid = vb.parts(pts, setup, prep, slice(0, n))
+    monkeypatch.setattr(vb, "grid_hw", lambda *a: None)
+    flat = vb.parts(pts, setup, prep, slice(0, n))
+    for a, b in [(on_grid.bound, flat.bound), (on_grid.forward, flat.forward), *zip(on_grid.t_rank, flat.t_rank, strict=True)]:
+        assert np.array_equal(a, np.broadcast_to(b, np.shape(a)))
+
+
+def test_full_estimates_on_the_parts_layer_times_are_the_estimates(tmp_path):
+    """`full` with the batch's parts times each layout on the layer times `parts` worked out, and its DP collectives
+    once per (plan, network figures) of the set (`Prepared.memo`, looked up the second time): the same estimates."""
+    (moe,) = problems(tmp_path, MOE)
+    pos = np.arange(moe.size)
+    pts, setup, prep = _set(moe, batch._levels(moe, 0, moe.size), pos)
+    got = vb.parts(pts, setup, prep, slice(2, moe.size))
+    rows = np.arange(0, len(prep.memory), 7)
+    point = np.repeat(np.arange(2, moe.size), len(rows))
+    row = np.tile(rows, moe.size - 2)
+    reused, fresh = vb.full(pts, setup, prep, point, row, got, 2), vb.full(pts, setup, prep, point, row)
+    again = vb.full(pts, setup, prep, point[::-1], row[::-1], got, 2)
+    assert prep.memo  # the DP collectives were kept
+    for f in ("step_time", "compute", "tp_comm", "ep_comm", "bubble", "dp_comm"):
+        assert np.array_equal(getattr(reused, f), getattr(fresh, f)), f
+        assert np.array_equal(getattr(again, f), getattr(fresh, f)[::-1]), f
+
+
+def test_the_least_plans_of_similar_points_are_those_a_stable_sort_puts_first():
+    """`vectorised._least` partitions only the plans under some point's ceiling (the k-th least bound among the
+    first point's 2k least plans): each row's k least, in order, as a stable argsort gives them."""
+    rng = np.random.default_rng(25)
+    base = rng.uniform(1.0, 100.0, 770)
+    bound = base[None, :] * rng.uniform(0.98, 1.02, (300, 770))  # nearby points: bounds alike
+    bound[5, 3] = np.inf  # a plan that does not fit one point
+    order, ranked = batch._least(bound, 40)
+    ref = np.argsort(bound, axis=1, kind="stable")[:, :40]
+    assert np.array_equal(order, ref) and np.array_equal(ranked, np.take_along_axis(bound, ref, axis=1))
+    spread = bound.copy()
+    spread[::2] = spread[::2, ::-1]  # plans that are least somewhere: every plan is kept, the whole partition runs
+    assert np.array_equal(batch._least(spread, 40)[0], np.argsort(spread, axis=1, kind="stable")[:, :40])

@@ -43,12 +43,14 @@ def test_qwen3_fp8_ep16_operations_by_hand():
     kernels = Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0)  # H100: compute capability 9.0
     fwd, bwd = H.layer_ops(job, 16.0, kernels)
     assert (float(fwd), float(bwd)) == (30.0 + 71.0, 49.0 + 72.0)
-    assert float(sum(H.host_time(job, 16.0, 0, kernels))) == pytest.approx(222 * 13.48e-6, rel=1e-12)
+    counts = H.layer_kernels(job, 16.0, kernels)
+    assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(222 * 13.48e-6, rel=1e-12)
     # a full recompute issues the forward again; HybridEP's fused permutation drops 2 + 2
-    assert float(sum(H.host_time(job, 16.0, 2, kernels))) == pytest.approx(323 * 13.48e-6, rel=1e-12)
+    assert float(sum(H.host_time(job, counts, 2))) == pytest.approx(323 * 13.48e-6, rel=1e-12)
     fused = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
                 permute_in_dispatch=True)
-    assert float(sum(H.host_time(fused, 16.0, 0, kernels))) == pytest.approx(218 * 13.48e-6, rel=1e-12)
+    assert float(sum(H.host_time(fused, H.layer_kernels(fused, 16.0, kernels), 0))) == pytest.approx(
+        218 * 13.48e-6, rel=1e-12)
 
 
 def test_the_h100_fp8_row_is_not_host_bound(accelerators):
@@ -90,7 +92,8 @@ def test_a_small_expert_row_on_b200_is_host_bound(accelerators):
     hw = case_hardware(case, accelerators)
     job = Job(QWEN3_30B, 4096, 512, "fp8", fp8_recipe="mxfp8", moe_dispatcher="hybridep", ep_dedup=True,
               param_gather_dtype="fp8")
-    host = float(sum(H.host_time(job, 8.0, 0, Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 8.0))))
+    counts = H.layer_kernels(job, 8.0, Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 8.0))
+    host = float(sum(H.host_time(job, counts, 0)))
     assert host == pytest.approx(195 * 13.48e-6, rel=1e-12)
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=8, rc=0, sp=False)
     gpu = float(lt.forward + lt.backward + lt.recompute + lt.tp + lt.cp + lt.ep)
@@ -112,7 +115,8 @@ def test_the_card_profile_bounds_the_host_bound_share(accelerators):
     case = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     hw = case_hardware(case, accelerators)
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True)
-    assert float(sum(H.host_time(job, 16.0, 0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0)))) == pytest.approx(
+    counts = H.layer_kernels(job, 16.0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0))
+    assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(
         75 * 13.48e-6, rel=1e-12)  # BF16: no quantisation kernels
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     assert float(lt.host) * 64 * 48 <= gaps
@@ -129,6 +133,7 @@ def test_dense_layers_are_far_from_host_bound(h100):
     fwd, bwd = H.layer_ops(job, 1.0, kernels)
     assert (float(fwd), float(bwd)) == (12.0 + 14.0, 16.0 + 16.0)
     lt = layer_times(h100, job, tp=8, mb=1, cp=1, ep=1, rc=0, sp=True)
-    assert float(sum(H.host_time(job, 1.0, 0, kernels))) / float(lt.forward + lt.backward) == pytest.approx(0.14, abs=0.01)
-    assert float(sum(H.host_time(job, 1.0, 0, kernels))) == pytest.approx(58 * 13.48e-6, rel=1e-12)
+    counts = H.layer_kernels(job, 1.0, kernels)
+    assert float(sum(H.host_time(job, counts, 0))) / float(lt.forward + lt.backward) == pytest.approx(0.14, abs=0.01)
+    assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(58 * 13.48e-6, rel=1e-12)
     assert float(lt.host) == 0.0

@@ -84,7 +84,7 @@ def test_the_b200_row_binds_in_its_forward(accelerators):
     job = Job(QWEN3_30B, 4096, 512, "fp8", fp8_recipe="mxfp8", moe_dispatcher="hybridep", ep_dedup=True,
               param_gather_dtype="fp8")
     kernels = Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 8.0)
-    h_f, h_b = (float(x) for x in H.host_time(job, 8.0, 0, kernels))
+    h_f, h_b = (float(x) for x in H.host_time(job, H.layer_kernels(job, 8.0, kernels), 0))
     assert (h_f, h_b) == (pytest.approx(80 * H.HOST_OP_TIME), pytest.approx(115 * H.HOST_OP_TIME))
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=8, rc=0, sp=False)
     ep_total, ep_f = (float(x) for x in expert_comm(hw, job, 4096.0, 1.0, 8.0, 1.0, 0.0, 0.0))
@@ -107,7 +107,7 @@ def test_the_h100_fp8_row_stays_gpu_bound_in_each_pass(accelerators):
     job = Job(QWEN3_30B, 4096, 1024, "fp8", **H100_FP8)
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     kernels = Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 16.0)
-    h_f, h_b = (float(x) for x in H.host_time(job, 16.0, 0, kernels))
+    h_f, h_b = (float(x) for x in H.host_time(job, H.layer_kernels(job, 16.0, kernels), 0))
     ep_total, ep_f = (float(x) for x in expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
     assert ep_total == pytest.approx(float(lt.ep), rel=1e-9)  # every layer is MoE
     g_f = float(lt.forward) + ep_f
@@ -130,7 +130,8 @@ def test_the_card_profile_leaves_room_for_the_forwards_host_time(accelerators):
     gaps = (profile["step_ms"] - profile["gpu_active_ms"]) / 1e3
     case, hw = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off", accelerators)
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True)
-    h_f, _ = (float(x) for x in H.host_time(job, 16.0, 0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0)))
+    counts = H.layer_kernels(job, 16.0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0))
+    h_f, _ = (float(x) for x in H.host_time(job, counts, 0))
     assert h_f == pytest.approx(28 * H.HOST_OP_TIME, rel=1e-12)
     assert h_f * 64 * 48 == pytest.approx(1.16, abs=0.01)
     assert h_f * 64 * 48 < gaps

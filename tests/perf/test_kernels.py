@@ -116,3 +116,27 @@ def test_flash_forward_matches_flashattention3_on_h100():
     for row, predicted in rows:
         assert predicted == pytest.approx(row["tflops"], rel=0.08 if row["seq_len"] >= 1024 else 0.17), row
     assert rows[-1][1] == pytest.approx(rows[-1][0]["tflops"], rel=2e-3)
+
+
+def test_gemm_time_of_plain_numbers_is_the_array_paths_to_the_bit(accelerators, monkeypatch):
+    """`kernels._gemm_number` (one estimate's GEMMs, without the helpers' calls) against the array path, on every
+    catalog part (with and without a measured K-loop fill) and data type, compute- and bandwidth-bound shapes."""
+    import numpy as np
+
+    from archgen.perf.hw.hardware import hardware_for
+    shapes = [(1, 8192, 8192, 1.0), (7, 3, 5, 2.0), (4096.0, 10240.0, 8192, 1.0), (16384.0, 128, 53248.0, 3.0),
+              (128.0, 128.0, 4096.0, 64.0)]
+    filled = 0
+    for acc in accelerators.values():
+        hw = hardware_for(acc, scale_up_size=8)
+        filled += bool(hw.gemm_k_fixed_steps)
+        for dtype in hw.peak:
+            for m, n, k, batch in shapes:
+                one = K.gemm_time(hw, dtype, m, n, k, batch)
+                assert type(one) is float
+                arrays = K.gemm_time(hw, dtype, np.array([m], dtype=float), np.array([n], dtype=float),
+                                     np.array([k], dtype=float), batch)
+                assert one == float(arrays[0]), (acc.id, dtype, m, n, k)
+    assert filled  # some parts have a measured K-loop fill, so both branches ran
+    monkeypatch.setattr(K, "size_efficiency", None)  # plain numbers take no helper
+    assert K.gemm_time(hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8), "bf16", 8.0, 8, 8) > 0

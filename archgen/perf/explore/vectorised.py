@@ -34,9 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.model.sweep import HARDWARE_AXES
 from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point
-from archgen.perf.explore.vectorised_bounds import Prepared, floors, parts
+from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_row, parts
 from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_bounds import full as _full
@@ -55,8 +54,6 @@ from archgen.perf.workload.training_estimate import training_setup
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 
-#: Hardware axes whose values become arrays within a layout set (`scale_up_size` changes the valid layouts).
-VECTOR_AXES = tuple(a for a in HARDWARE_AXES if a != "scale_up_size")
 #: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
 BATCH_ROWS = 1 << 20
 #: Relative slack on the pruning bound, far above rounding (the bound is the step time's own first terms).
@@ -113,7 +110,9 @@ def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarra
 
 def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[PointRow]:
     indices = start + pos
-    values = [{n: problem.axes[n][int(levels[n][j])] for n in problem.axes} for j in pos]
+    names = list(problem.axes)  # each point's axis values, as `SweepProblem.point` gives them
+    values = [dict(zip(names, v, strict=True)) for v in zip(
+        *([problem.axes[n][i] for i in levels[n][pos].tolist()] for n in names), strict=True)]
     first = values[0]
     base = problem.bases[(first["cluster"], first.get("accelerator"))]
     try:
@@ -138,6 +137,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     assert lay is not None, "enumerated above for a setup that leaves layout fields open"
     prepared = _prepare(setup, lay)
     per = max(1, BATCH_ROWS // len(prepared.m))
+    row = grid_row(problem)
+    per = per - per % row if per >= row else per  # whole rows of the points' grid (`vectorised_bounds.grid_hw`)
     out: list[PointRow] = []
     for a in range(0, len(indices), per):
         out += _searched(pts, setup, prepared, slice(a, a + per))
@@ -255,7 +256,7 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
             if not len(pick):
                 continue
             pp_, rw = fp[pick], fr[pick]
-            est = _full(pts, setup, prep, pp_ + offset, rw)
+            est = _full(pts, setup, prep, pp_ + offset, rw, got, offset)
             st = np.where(np.broadcast_to(est.fits, pp_.shape), est.step_time, np.inf)
             odd[pp_[st * (1.0 + SLACK) < ff[pick]]] = True  # a floor above the step time: the per-point path
             np.minimum.at(upper, pp_, st)
@@ -305,6 +306,16 @@ def _least(bound: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     if k >= bound.shape[1]:
         order = np.argsort(bound, axis=1, kind="stable")
         return order, np.take_along_axis(bound, order, axis=1)
+    # a row's k-th least bound is at most that of any k of its plans: those of least bound at the batch's first
+    # point give each row a ceiling, and a plan above every row's ceiling is no row's; the rest are partitioned
+    few = np.argpartition(bound[0], 2 * k - 1)[:2 * k] if bound.shape[1] > 2 * k else np.arange(bound.shape[1])
+    ceiling = np.partition(bound[:, few], k - 1, axis=1)[:, k - 1]
+    cols = np.flatnonzero(np.any(bound <= ceiling[:, None], axis=0))
+    if k <= len(cols) < bound.shape[1] // 2 and not np.isnan(ceiling).any():
+        part = cols[np.argpartition(bound[:, cols], k - 1, axis=1)[:, :k]]
+        vals = np.take_along_axis(bound, part, axis=1)
+        by = np.lexsort((part, vals))
+        return np.take_along_axis(part, by, axis=1), np.take_along_axis(vals, by, axis=1)
     part = np.argpartition(bound, k - 1, axis=1)[:, :k]
     vals = np.take_along_axis(bound, part, axis=1)
     by = np.lexsort((part, vals))

@@ -23,10 +23,12 @@ search's (tests/perf/test_batch.py compares them, and checks both bounds against
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from archgen.model.sweep import HARDWARE_AXES
 from archgen.perf.comm.collectives import HW_FIELDS, collective_times
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw import kernels as K
@@ -39,11 +41,46 @@ from archgen.perf.train.ranks import busiest_memory, class_times
 from archgen.perf.train.training import (
     ADAM_BYTES,
     CLIP_BYTES,
+    LayerTimes,
     dp_groups,
     estimate_training,
     layer_times,
     pipeline_comm,
 )
+
+#: Hardware axes whose values become arrays within a layout set (`scale_up_size` changes the valid layouts).
+VECTOR_AXES = tuple(a for a in HARDWARE_AXES if a != "scale_up_size")
+
+
+def grid_hw(pts: PointSet, take: slice) -> tuple[Hardware, tuple[int, ...]] | None:
+    """The hardware of the points `take` with the sweep's vector axes on axes of their own (and a trailing one).
+
+    A layout set holds every level of its vector axes, in row-major order, so a field one axis changes varies along
+    that axis alone, and what depends on other figures only is then worked out once per their levels (numpy
+    broadcasts it; the same numbers). Each field keeps the axes it varies along: (fields, grid shape), or None where
+    the points do not fill whole rows of the grid.
+    """
+    dims = [len(v) for a, v in pts.problem.axes.items() if a in VECTOR_AXES]
+    start, stop, _ = take.indices(len(pts.indices))
+    if len(dims) < 2 or (stop - start) % grid_row(pts.problem):
+        return None
+    shape = ((stop - start) // grid_row(pts.problem), *dims[1:])
+    change: dict[str, Any] = {}
+    for f, arr in pts.fields.items():
+        v = arr[take].reshape(shape)
+        for i in range(len(shape)):  # drop each axis the field does not vary along
+            first = v.take([0], axis=i)
+            v = first if np.all(v == first) else v
+        change[f] = float(v.reshape(-1)[0]) if v.size == 1 else v[..., None]
+    peak = dict(pts.hardware.peak)
+    if "peak" in change:
+        peak[pts.dtype] = change.pop("peak")
+    return dataclasses.replace(pts.hardware, peak=peak, **change), shape
+
+
+def grid_row(problem) -> int:
+    """Points in one row of a layout set's grid (`grid_hw`): the product of its vector axes' sizes but the first."""
+    return math.prod([len(v) for a, v in problem.axes.items() if a in VECTOR_AXES][1:])
 
 
 def batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
@@ -75,12 +112,15 @@ class Prepared:
     plan_rows: np.ndarray    # (plans, most layouts of one plan)
     plan_memory: np.ndarray  # the least memory of a plan's layouts
     a_of_plan: np.ndarray    # each plan's row among the (tp, micro-batch, cp, ep, recompute) combinations
+    a_of_row: np.ndarray     # each layout's
+    plan_of_row: np.ndarray  # each layout's plan
     a_lay: dict[str, np.ndarray]
     split: Any
     m: np.ndarray
     group_of_plan: np.ndarray  # each plan's rank group
     a_of_group: np.ndarray
     group_split: Split         # each rank group's classes
+    memo: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)  # `_timer`'s times
 
 
 def layout_of(lay: dict[str, np.ndarray], setup, take=slice(None)) -> Layout:
@@ -124,7 +164,8 @@ def prepare(setup, lay: dict[str, np.ndarray]) -> Prepared:
     first[group[::-1]] = np.arange(len(group))[::-1]  # each group's first plan
     gsplit = Split(*(np.broadcast_to(f, sl.count.shape)[first] for f in (sl.layers, sl.embedding, sl.loss, sl.count,
                                                                           sl.position)))
-    return Prepared(lay, memory, plan_lay, rows, least, a_of_plan, a_lay, sl, m, group, a_of_plan[first], gsplit)
+    return Prepared(lay, memory, plan_lay, rows, least, a_of_plan, a_of_plan[plan], plan, a_lay, sl, m, group,
+                    a_of_plan[first], gsplit)
 
 
 class Parts(NamedTuple):
@@ -135,6 +176,7 @@ class Parts(NamedTuple):
     col: np.ndarray      # each rank group's column in `t_rank`, `params`, `experts` (-1: no live plan)
     forward: Any         # layer times per (point, (tp, micro-batch, cp, ep, recompute) combination)
     backward: Any        # backward + recompute
+    layer: LayerTimes    # all of them (`full` times its layouts on them)
     t_rank: list[np.ndarray]  # each class's (points, rank groups)
     params: np.ndarray   # (rank groups, classes)
     experts: np.ndarray
@@ -156,11 +198,17 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
     a = prep.a_lay
     tp = a["tp"]
     sp = np.asarray(setup.knobs.sequence_parallel, dtype=bool) & (tp > 1)
-    lt = layer_times(hw, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
-                     rc=a["recompute"].astype(int), sp=sp, etp=a["etp"])
+    # the layer and class times on the grid of the points' figures (`grid_hw`), then point by point
+    grid = grid_hw(pts, take)
+    on, points = (hw, (count,)) if grid is None else grid
+    lt = layer_times(on, setup.job, tp=tp, mb=a["micro_batch"], cp=a["cp"], ep=a["ep"], rc=a["recompute"].astype(int),
+                     sp=sp, etp=a["etp"])
+    lts = (count, len(tp))
+    flat = (lambda x: x) if grid is None else (  # noqa: E731
+        lambda x: np.broadcast_to(x, (*points, len(tp))).reshape(lts) if np.ndim(x) else x)
     ag = prep.a_of_group[groups]
     shape = (count, len(ag))
-    per_layer, logits, embed = (_gather(x, (count, len(tp)), ag) for x in (lt.total, lt.logits, lt.embed))
+    per_layer, logits, embed = (np.asarray(x)[..., ag] if np.ndim(x) else x for x in (lt.total, lt.logits, lt.embed))
     g = {f: a[f][ag] for f in ("tp", "ep", "etp")}
     pp = _group_pp(prep)[groups]
     sl = Split(*(f[groups] for f in (prep.group_split.layers, prep.group_split.embedding, prep.group_split.loss,
@@ -171,24 +219,28 @@ def parts(pts: PointSet, setup, prep: Prepared, take: slice, live: np.ndarray | 
     t_sum: Any = 0.0
     t_rank, params, experts = [], [], []
     for c in range(sl.count.shape[-1]):
-        par, exp, t = class_times(hw, setup.job, per_layer, logits, embed, g["tp"], pp, g["ep"], sl.layers[:, c],
+        par, exp, t = class_times(on, setup.job, per_layer, logits, embed, g["tp"], pp, g["ep"], sl.layers[:, c],
                                   sl.embedding[:, c], sl.loss[:, c], g["etp"])
+        t = np.broadcast_to(t, (*points, len(ag))).reshape(shape)  # a view where t has every point's
         real = sl.count[:, c] > 0
-        t_max = np.maximum(t_max, np.where(real, t, 0.0)) if c else np.where(real, t, 0.0)
-        t_sum = t_sum + np.where(real, sl.count[:, c] * t, 0.0) if c else np.where(real, sl.count[:, c] * t, 0.0)
+        every = bool(real.all())  # every group has ranks of this class: `where` would copy
+        kept, ranks = (t, sl.count[:, c] * t) if every else (np.where(real, t, 0.0),
+                                                               np.where(real, sl.count[:, c] * t, 0.0))
+        t_max = np.maximum(t_max, kept) if c else kept
+        t_sum = t_sum + ranks if c else ranks
         t_rank.append(np.broadcast_to(t, shape))
         params.append(np.broadcast_to(par, shape[1:]))
         experts.append(np.broadcast_to(exp, shape[1:]))
     gp = col[prep.group_of_plan[live]]
+    bubble = np.take(np.broadcast_to(t_sum - t_max, shape), gp, axis=1)  # per group, then per plan
     t_max = np.take(np.broadcast_to(t_max, shape), gp, axis=1)
-    bubble = np.take(np.broadcast_to(t_sum, shape), gp, axis=1)
-    bubble -= t_max
     bubble /= prep.plan_lay["interleave"][live]  # `rank_times`'s bubble, plan by plan: (t_sum - t_max) / v
     t_max *= prep.m[live]
     t_max += bubble  # m·t_max + bubble
     bound = t_max
-    return Parts(bound, local, col, lt.forward, lt.backward + lt.recompute, t_rank, np.stack(params, axis=-1),
-                 np.stack(experts, axis=-1))
+    layer = LayerTimes(*(flat(getattr(lt, f.name)) for f in dataclasses.fields(lt)))
+    return Parts(bound, local, col, layer.forward, layer.backward + layer.recompute, layer, t_rank,
+                 np.stack(params, axis=-1), np.stack(experts, axis=-1))
 
 
 def _group_pp(prep: Prepared) -> np.ndarray:
@@ -201,13 +253,6 @@ def _group_pp(prep: Prepared) -> np.ndarray:
 def bounds(pts: PointSet, setup, prep: Prepared, take: slice) -> np.ndarray:
     """m·t_max + bubble of each (point, plan): a lower bound of the step time of each of the plan's layouts."""
     return parts(pts, setup, prep, take).bound
-
-
-def _gather(x, shape: tuple[int, int], index: np.ndarray):
-    """A layer time of the (tp, micro-batch, cp, ep, recompute) combinations at each group's combination."""
-    if np.ndim(x) == 0:
-        return x
-    return np.broadcast_to(x, shape)[:, index]
 
 
 def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np.ndarray,
@@ -245,8 +290,9 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     zero = np.asarray(prep.lay["zero"][safe], dtype=float)
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)  # as `estimate_training`'s tail
     sched = x(sched)
+    timer = _timer(pts, offset, pt, kk, len(prep.m), prep.memo)
     dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(bwd) * sched,
-                      layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)), _timer(pts, offset, pt, kk))
+                      layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)), timer)
     code = x(np.asarray(prep.lay["offload"][safe]).astype(int))
     on = x(zero) >= 1
     shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
@@ -266,42 +312,60 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     return np.where(rows >= 0, out, np.inf)
 
 
-def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray):
+def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: int, memo: dict, slot: bool = True):
     """`dp_exposed`'s collectives of the (point, plan) pairs, timed once per distinct (network figures, plan).
 
     A plan sets the groups and the sizes, a point's network figures (`collectives.HW_FIELDS`) the rest; the other
-    figures a sweep varies (HBM bandwidth, peak) enter no collective. None where every pair is distinct.
+    figures a sweep varies (HBM bandwidth, peak) enter no collective. The times are kept in `memo` (the layout set's,
+    `Prepared.memo`): a (network figures, plan) an earlier batch or round timed is looked up. `slot`: the pairs' axis
+    is followed by the floors' slot axis (else `full`'s flat pairs). None where the table would be too large.
     """
-    level, levels = np.zeros(len(pts.indices), dtype=np.int64), 1  # each point's network figures, numbered
-    for f in (f for f in pts.fields if f in HW_FIELDS):
-        _, rank = np.unique(pts.fields[f], return_inverse=True)  # the set's points: few distinct values
-        level, levels = level * (int(rank.max()) + 1) + rank.reshape(-1), levels * (int(rank.max()) + 1)
+    if "levels" not in memo:
+        level, levels = np.zeros(len(pts.indices), dtype=np.int64), 1  # each point's network figures, numbered
+        for f in (f for f in pts.fields if f in HW_FIELDS):
+            _, rank = np.unique(pts.fields[f], return_inverse=True)  # the set's points: few distinct values
+            level, levels = level * (int(rank.max()) + 1) + rank.reshape(-1), levels * (int(rank.max()) + 1)
+        memo["levels"] = level, levels
+    level, levels = memo["levels"]
+    if len(pt) == 0 or plans * levels >= 1 << 24:
+        return None
     key = kk.astype(np.int64) * levels + level[pt + offset]
-    if len(key) == 0 or int(key.max()) >= 1 << 24:
-        return None
-    slot = np.full(int(key.max()) + 1, -1)
-    slot[key] = 0
-    distinct = np.flatnonzero(slot == 0)
-    if len(distinct) == len(pt):
-        return None
-    slot[distinct] = np.arange(len(distinct))
-    inverse = slot[key]
-    first = np.zeros(len(distinct), dtype=np.int64)
-    first[inverse] = np.arange(len(pt))  # a pair of each (the last written): all of them time alike
-    hw = batch_hw(pts, pt[first] + offset, (len(first), 1)).with_axis()
-    shape = (len(pt), 1, 1)
-
-    def pick(a):
-        return np.broadcast_to(a, np.broadcast_shapes(np.shape(a), shape))[first] if isinstance(a, np.ndarray) else a
+    calls = iter(range(1 << 30))  # dp_exposed's calls, in its order: the same each time
 
     def timer(asked, n, k):
-        got = collective_times(hw, [(op, pick(size)) for op, size in asked], pick(n), pick(k))
-        return [np.asarray(t)[inverse] if np.ndim(t) and np.shape(t)[0] == len(first) else t for t in got]
+        done, tables = memo.setdefault((slot, next(calls)), (np.zeros(plans * levels, dtype=bool), {}))
+        tail = np.broadcast_shapes(*(np.shape(x)[1:] for x in (n, k, *(s for _, s in asked)) if np.ndim(x)))
+        at = np.full(plans * levels, -1)
+        at[key[~done[key]]] = np.flatnonzero(~done[key])  # a pair of each key not timed yet (the last written)
+        new = np.flatnonzero(at >= 0)
+        if len(new):
+            first = at[new]
+            hw = batch_hw(pts, pt[first] + offset, (len(first), 1) if slot else (len(first),)).with_axis()
+
+            def pick(a):
+                return np.broadcast_to(a, (len(pt), *np.shape(a)[1:]))[first] if isinstance(a, np.ndarray) else a
+
+            got = collective_times(hw, [(op, pick(size)) for op, size in asked], pick(n), pick(k))
+            for (op, _), t in zip(asked, got, strict=True):
+                tables.setdefault(op, np.zeros((plans * levels, *tail)))[new] = np.broadcast_to(t, (len(new), *tail))
+            done[new] = True
+        return [tables[op][key] for op, _ in asked]
 
     return timer
 
 
-def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarray):
-    """`estimate_training` of the given (point, layout) pairs, flat."""
+def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarray, got: Parts | None = None,
+         offset: int = 0):
+    """`estimate_training` of the given (point, layout) pairs, flat.
+
+    With `got` (the parts of the batch at `offset`), on the layer times `parts` worked out for each point and
+    (tp, micro-batch, cp, ep, recompute) combination, which are those `estimate_training` works out.
+    """
     hw = batch_hw(pts, point, (len(point),))
-    return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row))
+    lt = timer = None
+    if got is not None:
+        at = (point - offset, prep.a_of_row[row])
+        lt = LayerTimes(*(x if np.ndim(x) == 0 else np.broadcast_to(x, (got.bound.shape[0], len(prep.a_lay["tp"])))[at]
+                          for x in (getattr(got.layer, f.name) for f in dataclasses.fields(got.layer))))
+        timer = _timer(pts, 0, point, prep.plan_of_row[row], len(prep.m), prep.memo, slot=False)
+    return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row), lt, timer)

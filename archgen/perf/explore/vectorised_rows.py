@@ -84,7 +84,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     values = pts.values[take]
     return [PointRow(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit",
                      "" if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
-                     fits[p] and all(met[p][r] is not False for r in shall))
+                     fits[p] and (not shall or all(met[p][r] is not False for r in shall)))
             for p in range(len(fits))]
 
 

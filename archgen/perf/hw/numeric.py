@@ -13,8 +13,14 @@ _ND = np.ndarray
 NUMBER = (float, int)
 
 
+#: Types that are plain numbers for certain: one set lookup each, before the `isinstance` checks (issue 25).
+_PLAIN = frozenset((float, int, bool))
+
+
 def where(cond, a, b):
     """`np.where` that stays a plain float for scalar input (numpy ufuncs on scalars are slow)."""
+    if type(cond) in _PLAIN and type(a) in _PLAIN and type(b) in _PLAIN:
+        return a if cond else b
     if isinstance(cond, _ND) or isinstance(a, _ND) or isinstance(b, _ND):
         return np.where(cond, a, b)
     return a if cond else b
@@ -22,6 +28,8 @@ def where(cond, a, b):
 
 def minimum(a, b):
     """Elementwise minimum; a plain float for scalars."""
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        return a if a < b else b
     if isinstance(a, _ND) or isinstance(b, _ND):
         return np.minimum(a, b)
     return a if a < b else b
@@ -29,6 +37,8 @@ def minimum(a, b):
 
 def maximum(a, b):
     """Elementwise maximum; a plain float for scalars."""
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        return a if a > b else b
     if isinstance(a, _ND) or isinstance(b, _ND):
         return np.maximum(a, b)
     return a if a > b else b

@@ -175,19 +175,24 @@ def layer_ops(job: Job, ep, kernels, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]
     them (`quant.attention_kernels`). Eagerly, one per kernel `layer_kernels` counts; CUDA graphs (`cuda_graphs`)
     replace their scopes' operations by one replay per pass; `full_iteration` leaves none.
     """
+    return issued(job, layer_kernels(job, ep, kernels), attn_kernels)
+
+
+def issued(job: Job, counts, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
+    """`layer_ops` from the layer's kernels `counts` (forward, backward), as `layer_kernels` counts them."""
     if job.cuda_graphs == "full_iteration":
         return 0.0, 0.0
-    fwd, bwd = layer_kernels(job, ep, kernels)
     saved = graphed_ops(job, attn_kernels)
-    return fwd - saved[0], bwd - saved[1]
+    return counts[0] - saved[0], counts[1] - saved[1]
 
 
-def host_time(job: Job, ep, rc, kernels, attn_kernels=(0.0, 0.0)):
+def host_time(job: Job, counts, rc, attn_kernels=(0.0, 0.0)):
     """Host time of one layer and micro-batch (s): (forward, backward with the recompute code `rc`'s re-run).
 
-    `kernels` and `attn_kernels` as `layer_ops` takes them.
+    `counts` are the layer's kernels (`layer_kernels`, which `training.layer_times` has already counted for their
+    GPU cost), `attn_kernels` as `layer_ops` takes them.
     """
-    fwd, bwd = layer_ops(job, ep, kernels, attn_kernels)
+    fwd, bwd = issued(job, counts, attn_kernels)
     again = where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))  # full: the forward again; selective: the core
     return HOST_OP_TIME * fwd, HOST_OP_TIME * (bwd + again)
 

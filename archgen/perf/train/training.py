@@ -121,8 +121,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     and third are shares of the total; the fourth corrects the backward's "twice the forward" for its GEMMs' own
     shapes; the last is what the pass moves once (GEMM operands and outputs, attention's Q, K, V and O, element-wise).
     """
-    a, dt = job.arch, job.precision
-    q = a.heads * a.head_dim
+    a, dt, q = job.arch, job.precision, job.arch.heads * job.arch.head_dim
     shapes = [(T, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden), (T, a.hidden, q / tp)]
     if moe:
         shapes.append((T, a.experts, a.hidden))
@@ -259,7 +258,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
-    host = H.host_excess(H.host_time(job, ep, rc, kernels, attn_k), (gpu_f, gpu - gpu_f), H.synchronised(job))
+    host = H.host_excess(H.host_time(job, (n_f, n_b), rc, attn_k), (gpu_f, gpu - gpu_f), H.synchronised(job))
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge,
                       hbm)
 
@@ -296,14 +295,15 @@ def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m):
             members_per_domain(hw, edp, etp * ep))
 
 
-def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimate:
+def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | None = None,
+                      timer=None) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
     The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
-    timed on its own layers, embedding and output layer; the busiest sets the pace:
-    step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP
-    communication and optimizer step. For equal ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays
-    too (one per layout, or shaped to broadcast against the layout arrays, as `perf.explore.vectorised` does).
+    timed on its own layers, embedding and output layer; the busiest sets the pace: step = m · t_max + (sum of every
+    rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP communication and optimizer step. For equal
+    ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays too (one per layout, or shaped to broadcast
+    against the layouts, as `perf.explore.vectorised` gives them with their `layer_times`, `lt`, and a DP `timer`).
     """
     a = job.arch
     arrays = layout_arrays(job, layout)
@@ -313,7 +313,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     gpus = tp * pp * dp * cp
     hx = hw.with_axis()  # the hardware against the class axis
 
-    lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp)
+    lt = layer_times(hw, job, tp=tp, mb=mb, cp=cp, ep=ep, rc=rc, sp=sp, etp=etp) if lt is None else lt
     layer_f, layer_b, layer_r = lt.forward, lt.backward, lt.recompute
     # Activation offload: each layer's saved tensors out during its forward, back during its backward (`offload`).
     code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)
@@ -353,7 +353,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout) -> TrainingEstimat
     def tail(params, experts, t_rank, layers):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
         dp_c = dp_exposed(hx, job, params - experts, dpcp_x, k_dp_x, zero_x, layers * bwd_x * sched,
-                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x), hbm=hbm_x)
+                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x), timer, hbm=hbm_x)
         shard = (params - experts) / over_dp + experts / over_edp
         if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
             opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
