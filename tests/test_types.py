@@ -2,7 +2,8 @@
 
 No module is exempt (issue 19 part 3): the typing-debt list of `[[tool.mypy.overrides]]` (modules whose errors are
 not enforced) was emptied and removed, and may not come back (`FROZEN_DEBT`); nor may a file opt out with a
-`# mypy: ignore-errors` comment. mypy's cache (`.mypy_cache/`) makes a run after the first take a few seconds.
+`# mypy: ignore-errors` comment. mypy's cache (`.mypy_cache/`) makes a run after the first take under a second
+(2.4.1: cold ~15 s on 2 cores; pyproject.toml gives the measurements).
 """
 
 from __future__ import annotations

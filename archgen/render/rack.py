@@ -151,7 +151,7 @@ def u_map(a: RackAnalysis) -> Table:
         first, last = items[0], items[-1]
         part = first.part
         depth = getattr(getattr(part, "mechanical", None), "depth", "full")
-        face = "front + rear" if depth == "full" else spec.slots[slot].face
+        face: str = "front + rear" if depth == "full" else spec.slots[slot].face
         span = f"{first.u}–{last.top}" if last.top > first.u else f"{first.u}"
         if first.height == 0:
             span, face = "0U", "side (0U)"

@@ -85,7 +85,8 @@ def _job(workload: Workload, values: dict[str, Any]) -> Workload:
     if workload.training is not None:
         t = workload.training
         par = {k: values[k] for k in _PARALLEL if k in values}
-        job = {k: values[k] for k in ("precision", "recompute", "global_batch", "seq_len") if k in values}
+        job: dict[str, Any] = {
+            k: values[k] for k in ("precision", "recompute", "global_batch", "seq_len") if k in values}
         if par:
             job["parallelism"] = t.parallelism.model_copy(update=par)
         if job:
