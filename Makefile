@@ -26,7 +26,7 @@ demo: $(STAMP)
 	$(VENV)/bin/archgen render specs/ --out out --formats md,html,pdf,xlsx,csv,svg,png
 	$(VENV)/bin/archgen sweep specs/sweeps/llama3-70b.yaml --out out --formats md,html,csv,svg
 
-# two workers: the suite (with mypy) takes about 3.5 minutes on 2 cores (issue 19 asks for under 3); `pytest -m "not slow"` for a quick loop.
+# two workers: the suite (with mypy) takes about 2.5 minutes on 2 cores warm, about 3 with a cold mypy cache (issue 19 asks for under 3); `pytest -m "not slow"` for a quick loop.
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and
