@@ -23,6 +23,7 @@ import resource
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from bench_sweep import TRAIN, levels
@@ -91,6 +92,30 @@ def command(path: Path, workers: int, out: Path) -> tuple[float, float, float, f
             done.ru_utime + done.ru_stime - kids.ru_utime - kids.ru_stime, load)
 
 
+def _spin(n: int = 4_000_000) -> float:
+    """CPU seconds of a plain Python loop of `n` multiply-adds in this process (bench_perf's baseline loop)."""
+    start = time.process_time()
+    x = 0.0
+    for i in range(n):
+        x = x * 0.5 + i
+    return time.process_time() - start
+
+
+def pair_slowdown(rounds: int = ROUNDS) -> float:
+    """CPU of the same loop in each of two processes running at once, over one process alone (least of rounds).
+
+    Two busy processes on this machine's two CPUs each run slower than one alone where the CPUs share a core or the
+    host is busy; `--workers 2` cannot beat 2 over that factor, whatever the sweep does.
+    """
+    alone, pair = [], []
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        list(pool.map(_spin, [100_000] * 2))  # both started
+        for _ in range(rounds):
+            alone.append(pool.submit(_spin).result())
+            pair.append(max(pool.map(_spin, [4_000_000] * 2)))
+    return min(pair) / min(alone)
+
+
 def main(points: int) -> str:
     """Measure, print and write `bench/results/sweep_output.md`; returns the text."""
     load = os.getloadavg()[0]
@@ -99,6 +124,7 @@ def main(points: int) -> str:
         text = TRAIN.format(hbm=levels(max(1, points // 120)))
         path.write_text(text, encoding="utf-8")
         got = stages(path)
+        slow = pair_slowdown()
         runs: dict[int, list[tuple[float, float, float, float]]] = {1: [], 2: []}
         for _ in range(ROUNDS):
             for n in (1, 2):
@@ -137,7 +163,12 @@ def main(points: int) -> str:
     lines += ["", f"Best of each: 2 workers {one / two:.2f}x faster than 1 by the wall clock. CPU seconds: one worker "
               f"{cpu1:.1f}, two workers {cpu2:.1f} in all, of which the parent {parent2:.1f}; on two idle cores two "
               f"workers would take about {parent2 + (cpu2 - parent2) / 2:.1f} s, "
-              f"{cpu1 / (parent2 + (cpu2 - parent2) / 2):.2f}x faster than one."]
+              f"{cpu1 / (parent2 + (cpu2 - parent2) / 2):.2f}x faster than one.", "",
+              f"This machine: a plain Python loop in each of two processes at once takes {slow:.2f}x the CPU of one "
+              f"alone (`pair_slowdown`), so two workers can be at most {2 / slow:.2f}x faster than one here, and "
+              f"with the serial share s above at most 1 / (s + (1 - s) x {slow:.2f} / 2) = "
+              f"{1 / (share + (1 - share) * slow / 2):.2f}x. Measured, {one / two:.2f}x: "
+              f"{one / two * (share + (1 - share) * slow / 2):.2f} of that ceiling."]
     return "\n".join(lines) + "\n"
 
 
