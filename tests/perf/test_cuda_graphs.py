@@ -89,7 +89,7 @@ def test_every_profile_defaults_to_no_graphs_and_a_case_may_state_them():
 def test_the_card_row_is_scored_and_its_graphs_move_nothing():
     """The card's H100 BF16 run (13,011.378 tokens/s/GPU, 20.147 s a step) is the EP-overlap skill's overlap-on
     configuration (20.992 s): the model gives both 15.22 s, +32.3 % in throughput on the card's row (14.98 s and
-    +34.5 % before HybridEP's README kernel rates on H100, `dispatcher.kernel_times`; 14.93 s and +35.0 % before the first forward's and last backward's unpaired all-to-alls, `exposure.ep_edge`; 14.49 s and
+    +34.5 % before HybridEP's README kernel rates on H100, `dispatcher.kernel_times`; 14.93 s and +35.0 % before the first forward's and last backward's unpaired all-to-alls, `exposure.expert_comm`'s edge; 14.49 s and
     +39.0 % while the overlap took DeepEP's 20 SMs, not HybridEP's 32, `exposure.HYBRIDEP_COMM_SMS`; 14.19 s and
     +42.0 % before training charged every kernel's 1.3 µs, `KERNEL_OVERHEAD`; 13.89 s and +45.1 % under the
     one-step K ramp, before `kernels.k_loop_efficiency`). With 70
@@ -113,7 +113,7 @@ def test_the_card_row_is_scored_and_its_graphs_move_nothing():
 def test_whole_iteration_graphs_on_blackwell_are_scored():
     """The card's GB200 and GB300 MXFP8 rows (40,322.898 and 44,773.361 tokens/s/GPU on 8 GPUs, micro-batch 4 and 8,
     whole-iteration graphs, EP overlap): the model gives +7.3 % and +1.2 % (+8.9 % and +4.4 % before the first
-    forward's and last backward's unpaired all-to-alls, `exposure.ep_edge`; +11.7 % and +7.2 % with DeepEP's 20 SMs
+    forward's and last backward's unpaired all-to-alls, `exposure.expert_comm`'s edge; +11.7 % and +7.2 % with DeepEP's 20 SMs
     for HybridEP's overlap, +14.7 % and +8.9 % before training charged every kernel's 1.3 µs), within the 25 % bar although the runs
     also use FP8 attention and a fused grouped MLP the model does not describe. At these micro-batches the host binds
     on neither with eager launches either, so stating the graphs moves neither row."""

@@ -201,7 +201,7 @@ def test_ep_overlap_saves_what_the_published_ablation_saved():
     """Megatron-Bridge's controlled A/B (skills/nemo-mbridge-perf-moe-comm-overlap at 067f987): Qwen3-30B-A3B on 16
     H100, HybridEP, EP overlap off 24.7138 s, on 20.992 s: 3.72 s saved per step. The model's overlap windows
     (`exposure.expert_comm`), whose hidden part takes HybridEP's 32 SMs (`exposure.HYBRIDEP_COMM_SMS`), less the
-    first forward's and last backward's all-to-alls, which have no partner (`exposure.ep_edge`, 0.067 s), save
+    first forward's and last backward's all-to-alls, which have no partner (`exposure.expert_comm`'s edge, 0.067 s), save
     4.25 s (+14.2 %) with HybridEP's all-to-all at its README's kernel-only H100 rates (`dispatcher.kernel_times`;
     4.32 s, +16.0 %, with those rates but without the edge, which is why they were left out in session 6; 3.55 s,
     -4.6 %, at the general all-to-all rate with the edge; 3.61 s, -3.1 %, without it; 4.04 s, +8.6 %, with DeepEP's

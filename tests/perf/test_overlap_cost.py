@@ -209,7 +209,7 @@ def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
     once per micro-batch: ep_comm = layers x (m x per-micro-batch + edge)."""
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.exposure import EP_COMM_SMS, ep_edge
+    from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
     from archgen.perf.train.job import Job, Layout
     from archgen.perf.train.training import estimate_training, layer_times
     arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
@@ -219,10 +219,10 @@ def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
     layer, expert = 1.5 * a2a, 0.4 * a2a
     shown = (a2a - 2 * expert) + (a2a - expert)
     overlapped = shown + EP_COMM_SMS / 132 * (4 * a2a - shown)
-    edge = float(ep_edge(h100, job, 4096.0, 1.0, 16.0, 1.0, layer, expert))
+    edge = float(expert_comm(h100, job, 4096.0, 1.0, 16.0, 1.0, layer, expert, edge=True)[2])
     assert edge == pytest.approx(4 * a2a - overlapped, rel=1e-12)
-    assert float(ep_edge(h100, dataclasses.replace(job, overlap_ep_comm=False), 4096.0, 1.0, 16.0, 1.0, layer,
-                         expert)) == 0.0
+    assert float(expert_comm(h100, dataclasses.replace(job, overlap_ep_comm=False), 4096.0, 1.0, 16.0, 1.0, layer,
+                             expert, edge=True)[2]) == 0.0
     est = estimate_training(h100, job, Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1))
     lt = layer_times(h100, job, tp=1.0, mb=1.0, cp=1.0, ep=16.0, rc=0.0, sp=False)
     m = 64 / 16

@@ -124,8 +124,8 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
                 edge=False):
     """Exposed dispatch and combine all-to-all time of one MoE layer and micro-batch, and its forward pass's part.
 
-    (total, forward), seconds: the total over the forward, the backward and any recompute; with `edge` also
-    `ep_edge`'s saving of one micro-batch (one call for both).
+    (total, forward), seconds: the total over the forward, the backward and any recompute; with `edge` also what
+    the overlap saves one micro-batch (0 without it), which a step's unpaired chunks do not get (below).
 
     Each of the T tokens sends `top_k` copies of h (16-bit) to the ranks of its experts. With per-node
     deduplication (`ep_dedup`: DeepEP and HybridEP send a token once to each node that holds one of its experts and
@@ -140,8 +140,12 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     `HYBRIDEP_COMM_SMS`) from the compute beside it and shares the HBM with it (`contention`: `hbm` is the
     compute's share of the HBM rate, the layer's forward as a whole; the all-to-all stores the routed copies it
     receives and reads them back). A recompute's extra forward all-to-alls are not overlapped (Megatron refuses
-    recomputation with this overlap). The first forward and the last backward of a step, which have no partner,
-    are `ep_edge`.
+    recomputation with this overlap). The first forward and the last backward of a step have no partner:
+    Megatron-core's combined 1F1B runs one micro-batch's forward beside another's backward, and without pipelining
+    "the forward step for the first microbatch is executed alone, no a2a overlapping" and so is the last one's
+    backward (megatron/core/pipeline_parallel/combined_1f1b.py at 00caa53,
+    `combined_1f1b_schedule_for_no_pipelining`): their four all-to-alls run alone, the `edge` saving lost once per
+    such chunk (how many a step leaves: `unpaired_chunks`).
 
     Under MoE parallel folding (`experts`) the EP group's members are etp ranks apart (etp defaults to tp), and with
     etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (the combine reduce-scatters
@@ -167,7 +171,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
                                                                etp, members_per_domain(hw, etp, 1)), 0.0)
     cost, cost_f = dispatcher_cost(hw, job, T / tp, ep, k_ep, passes)
     t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f
-    alone = t  # without the overlap (`ep_edge`)
+    alone = t  # without the overlap (`edge`)
     if job.overlap_ep_comm:
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
@@ -180,22 +184,6 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     if edge:  # and what the overlap saves one micro-batch, which an unpaired forward and backward do not get
         return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0), where(ep > 1, alone - t, 0.0)
     return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0)
-
-
-def ep_edge(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0):
-    """What `overlap_ep_comm` leaves exposed per unpaired chunk and MoE layer beyond `expert_comm`'s charge (s).
-
-    Megatron-core's combined 1F1B runs one micro-batch's forward beside another's backward; without pipelining
-    "the forward step for the first microbatch is executed alone, no a2a overlapping" and so is the last one's
-    backward (megatron/core/pipeline_parallel/combined_1f1b.py at 00caa53,
-    `combined_1f1b_schedule_for_no_pipelining`): their dispatch and combine all-to-alls run alone. A forward and
-    a backward left unpaired together are one micro-batch's four all-to-alls without the overlap, less what
-    `expert_comm` charges them with it. How many chunks a step leaves so is `unpaired_chunks`. 0 without the
-    overlap.
-    """
-    if not job.overlap_ep_comm:
-        return 0.0
-    return expert_comm(hw, job, T, tp, ep, passes, layer_forward, expert_forward, etp, hbm, edge=True)[2]
 
 
 def unpaired_chunks(pp, v, m):

@@ -186,7 +186,7 @@ class LayerTimes:
     logits: np.ndarray | float     # output layer and loss, forward and backward
     embed: np.ndarray | float
     host: np.ndarray | float = 0.0  # what issuing the layer's operations takes beyond its GPU time (`host`)
-    ep_edge: np.ndarray | float = 0.0  # once per step: EP all-to-alls the overlap cannot pair (`exposure.ep_edge`)
+    ep_edge: np.ndarray | float = 0.0  # once per step: EP all-to-alls the overlap cannot pair (`exposure.expert_comm`)
     hbm: np.ndarray | float = 0.0  # share of the HBM rate the compute takes (`contention.hbm_share`)
 
     @property
@@ -245,8 +245,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
     ep_layer, ep_f, edge = (moe_share * x for x in expert_comm(
         hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp, hbm, edge=True)) \
-        if a.moe_layers else (0.0, 0.0, 0.0)
-    edge = edge if job.overlap_ep_comm else 0.0  # `exposure.ep_edge`
+        if a.moe_layers else (0.0, 0.0, 0.0)  # edge: 0 without the overlap
 
     logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
                                                                                    a.hidden) \
@@ -329,7 +328,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
                                                                   layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
-    edge = lt.ep_edge * X.unpaired_chunks(pp, v, m) / (v * m)  # `exposure.ep_edge`, spread over the micro-batches
+    edge = lt.ep_edge * X.unpaired_chunks(pp, v, m) / (v * m)  # `expert_comm`'s edge, over the micro-batches
     rk = rank_times(hx, job, lt.total + act_off + edge, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = per_class
