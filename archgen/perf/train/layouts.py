@@ -116,10 +116,7 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     if job.seq_len % cp:
         out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
     out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
-    if job.overlap_ep_comm and ep > 1 and pp > 1 and interleave == 1:
-        out.append(LayoutProblem("interleave", EP_OVERLAP_NEEDS_VPP))
-    if job.overlap_ep_comm and ep > 1 and recompute == 2:
-        out.append(LayoutProblem("recompute", EP_OVERLAP_NO_FULL_RECOMPUTE))
+    out += [LayoutProblem(f, m) for f, m in ep_overlap_problems(job, ep, pp, interleave, recompute)]
     if scale_up_size is not None and tp > scale_up_size:
         out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
     if offload and host_memory is False:
@@ -127,6 +124,14 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
                                             "(System.host_memory)"))
     return out
+
+
+def ep_overlap_problems(job: Job, ep: int, pp: int, interleave: int, recompute: int) -> list[tuple[str, str]]:
+    """(field, why) of a layout Megatron-core refuses under the EP all-to-all overlap (`overlap_ep_comm`)."""
+    if not (job.overlap_ep_comm and ep > 1):
+        return []
+    return ([("interleave", EP_OVERLAP_NEEDS_VPP)] if pp > 1 and interleave == 1 else []) + (
+        [("recompute", EP_OVERLAP_NO_FULL_RECOMPUTE)] if recompute == 2 else [])
 
 
 #: Megatron-core's rule (megatron/core/transformer/transformer_config.py at d2c5e8b, `__post_init__`).
@@ -255,8 +260,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
     etp = num.get("etp")
     offload = OFFLOAD_CODES[str(given["offload"])] if "offload" in given else 0
     rcs = [RECOMPUTE_CODES[str(given["recompute"])]] if "recompute" in given else [0, 1, 2]
-    if job.overlap_ep_comm and ep > 1:  # EP_OVERLAP_NO_FULL_RECOMPUTE
-        rcs = [rc for rc in rcs if rc != 2]
+    rcs = [rc for rc in rcs if not ep_overlap_problems(job, ep, 1, 1, rc)]
     blocks = []
     grids: dict[tuple, np.ndarray] = {}  # (v, recompute, zero) in `itertools.product` order, per (vs, zs)
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
@@ -277,7 +281,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
             vs = [v for v in tried
                   if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
                   and not split_problems(arch.layers, pp, v, pipeline)
-                  and not (job.overlap_ep_comm and ep > 1 and pp > 1 and v == 1)]  # EP_OVERLAP_NEEDS_VPP
+                  and not ep_overlap_problems(job, ep, pp, v, 0)]
             zs = [num["zero"]] if "zero" in num else (ZERO_STAGES if dp > 1 else [0])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
