@@ -178,7 +178,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         shown = [maximum(0.0, a2a - w) for w in windows]
         lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
         received = T * a.top_k * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(ep, 1.0))
-        lost = lost + C.stretch(hbm, C.comm_share(hw, received, a2a)) - 1.0
+        lost = lost + C.excess(hbm, C.comm_share(hw, received, a2a))
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
     if edge:  # and what the overlap saves one micro-batch, which an unpaired forward and backward do not get
@@ -274,7 +274,7 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
         if not on:
             return t
         shown = maximum(t - window, edge * t)
-        return shown + (lost + C.stretch(hbm, C.comm_share(hw, received, t)) - 1.0) * (t - shown)
+        return shown + (lost + C.excess(hbm, C.comm_share(hw, received, t))) * (t - shown)
 
     if one:
         if zero >= 1:
