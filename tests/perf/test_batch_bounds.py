@@ -133,6 +133,33 @@ def test_full_estimates_on_the_parts_layer_times_are_the_estimates(tmp_path):
         assert np.array_equal(getattr(again, f), getattr(fresh, f)[::-1]), f
 
 
+
+def test_the_dp_collective_memo_is_keyed_by_group_not_by_call_order(tmp_path, monkeypatch):
+    """`_timer` keeps `dp_exposed`'s times by what sets them (the group, "dp" or "expert", and the operations), so a
+    later timer asked in another order finds each group's own times: the MoE set's two groups, asked again in
+    reverse order on the same memo, give what they gave first, and what a timer on an empty memo gives."""
+    (moe,) = problems(tmp_path, MOE)
+    pos = np.arange(moe.size)
+    pts, setup, prep = _set(moe, batch._levels(moe, 0, moe.size), pos)
+    got = vb.parts(pts, setup, prep, slice(0, moe.size))
+    rows = np.arange(0, len(prep.memory), 7)
+    point, row = np.repeat(pos, len(rows)), np.tile(rows, moe.size)
+    calls, made = [], vb._timer
+
+    def recording(*args, **kwargs):
+        timer = made(*args, **kwargs)
+        return lambda group, asked, n, k: calls.append((group, asked, n, k, timer(group, asked, n, k))) or calls[-1][4]
+
+    monkeypatch.setattr(vb, "_timer", recording)
+    vb.full(pts, setup, prep, point, row, got, 0)
+    assert [c[0] for c in calls] == ["dp", "expert"]
+    again = made(pts, 0, point, prep.plan_of_row[row], len(prep.m), prep.memo, slot=False)
+    empty = made(pts, 0, point, prep.plan_of_row[row], len(prep.m), {}, slot=False)
+    for group, asked, n, k, first in reversed(calls):
+        for a, b, c in zip(again(group, asked, n, k), first, empty(group, asked, n, k), strict=True):
+            assert np.array_equal(a, b) and np.array_equal(a, c), group
+
+
 def test_the_least_plans_of_similar_points_are_those_a_stable_sort_puts_first():
     """`vectorised._least` partitions only the plans under some point's ceiling (the k-th least bound among the
     first point's 2k least plans): each row's k least, in order, as a stable argsort gives them."""

@@ -24,13 +24,14 @@ DATA = yaml.safe_load((Path(__file__).parent / "data" / "overlap-interference.ya
 
 def test_the_pair_rule_by_hand(h100):
     """Fluid sharing: a pair whose HBM shares sum to s > 1 runs both at 1/s of their speed until the shorter ends,
-    so it ends (s - 1) x the shorter's time later than the longer alone; with room in the HBM, s = 1."""
+    so it ends (s - 1) x the shorter's time later than the longer alone (`excess`); with room in the HBM, 0."""
     rate = h100.hbm_bandwidth * h100.hbm_efficiency
     assert float(C.hbm_share(h100, rate * 1e-3, 1e-3)) == pytest.approx(1.0)
     assert float(C.hbm_share(h100, 1.0, 0.0)) == 0.0
     # 100 GB received in a second takes 2 x 100 GB of HBM traffic
     assert float(C.comm_share(h100, 100e9, 1.0)) == pytest.approx(2 * 100e9 / rate)
-    assert float(C.stretch(0.6, 0.3)) == 1.0 and float(C.stretch(0.9, 0.3)) == pytest.approx(1.2)
+    assert C.excess(0.6, 0.3) == 0.0 and C.excess(0.9, 0.3) == pytest.approx(0.2)
+    assert C.excess(0.7, 0.3) == 0.0  # exactly the HBM's rate: no residue
     # a collective paced by a 400 Gb/s NIC (50 GB/s received) beside memory-bound compute: 3.5 % of H100's HBM
     assert float(C.comm_share(h100, 50e9, 1.0)) == pytest.approx(0.035, abs=0.001)
 
@@ -49,8 +50,8 @@ def test_an_a100_all_gather_slows_kernels_more_than_sms_and_hbm_explain(a100):
     assert lost == pytest.approx(16 / 108)
     comm = float(C.comm_share(a100, d["link_rate_gb_s"] * 1e9, 1.0))
     assert comm == pytest.approx(2 * 300e9 / (2.039e12 * 0.79), rel=1e-3)
-    predicted = {"elementwise": float(C.stretch(1.0, comm)) + lost, "gemm": float(C.stretch(0.0, comm)) + lost,
-                 "attention": float(C.stretch(0.0, comm)) + lost}
+    predicted = {"elementwise": 1.0 + float(C.excess(1.0, comm)) + lost, "gemm": 1.0 + float(C.excess(0.0, comm)) + lost,
+                 "attention": 1.0 + float(C.excess(0.0, comm)) + lost}
     measured = {k: v[1] / v[0] for k, v in d["kernels_ms"].items()}
     assert predicted["elementwise"] == pytest.approx(1.52, abs=0.01)
     assert predicted["gemm"] == pytest.approx(1.148, abs=0.001)
@@ -98,7 +99,7 @@ def test_mi300x_overlap_realises_far_less_than_the_model_credits(accelerators):
     from archgen.perf.hw.hardware import hardware_for
     hw = hardware_for(accelerators["mi300x"], scale_up_size=8)
     assert float(sm_kept(hw, NCCL_CTAS)) == 1.0
-    pair = 1.0 + (1.0 - float(sm_kept(hw, NCCL_CTAS))) + float(C.stretch(0.0, 0.2)) - 1.0
+    pair = 1.0 + (1.0 - float(sm_kept(hw, NCCL_CTAS))) + float(C.excess(0.0, 0.2))
     realised = (2.0 / pair - 1.0) / (2.0 - 1.0)
     assert realised == 1.0 > DATA["agrawal2024"]["share_of_ideal_speedup"]["plain"]
     assert K.memory_time(hw, 1.0) > 0
@@ -126,4 +127,4 @@ def test_hbm_sharing_leaves_an_infiniband_all_to_all_almost_free(accelerators):
     job = Job(arch, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, overlap_ep_comm=True)
     lt = layer_times(hw, job, tp=1.0, mb=1.0, cp=1.0, ep=16.0, rc=0.0, sp=False)
     assert float(lt.hbm) == pytest.approx(0.425, abs=0.005)  # the layer's bytes over its forward time
-    assert float(C.stretch(lt.hbm, comm)) == 1.0
+    assert float(C.excess(lt.hbm, comm)) == 0.0

@@ -15,6 +15,7 @@ import numpy as np
 
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layouts import ep_overlap_refused
 from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.training import estimate_training
@@ -140,8 +141,9 @@ class Search:
             for sp in sps:
                 step, ok = done[sp]
                 self.evaluated += n
-                if combo["overlap_ep_comm"]:  # Megatron refuses recomputation, and pp > 1 without interleaving,
-                    ok = ok & (sub["recompute"] == 0) & ((sub["pp"] == 1) | (sub["interleave"] > 1))  # with it
+                if combo["overlap_ep_comm"]:  # the layouts Megatron-core refuses with it (`ep_overlap_problems`)
+                    vpp, full = ep_overlap_refused(sub["ep"], sub["pp"], sub["interleave"], sub["recompute"])
+                    ok = ok & ~vpp & ~full
                 t = np.where(ok, step, np.inf)
                 i = int(np.argmin(t))
                 if t[i] < self.best_t:

@@ -317,8 +317,10 @@ def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: in
 
     A plan sets the groups and the sizes, a point's network figures (`collectives.HW_FIELDS`) the rest; the other
     figures a sweep varies (HBM bandwidth, peak) enter no collective. The times are kept in `memo` (the layout set's,
-    `Prepared.memo`): a (network figures, plan) an earlier batch or round timed is looked up. `slot`: the pairs' axis
-    is followed by the floors' slot axis (else `full`'s flat pairs). None where the table would be too large.
+    `Prepared.memo`), by what sets them: the group (`dp_exposed`'s "dp" or "expert", whose sizes and ranks the plan
+    sets) and the operations asked, then per (plan, network figures); one an earlier batch or round timed is looked
+    up. `slot`: the pairs' axis is followed by the floors' slot axis (else `full`'s flat pairs), which sets the
+    tables' shape. None where the table would be too large.
     """
     if "levels" not in memo:
         level, levels = np.zeros(len(pts.indices), dtype=np.int64), 1  # each point's network figures, numbered
@@ -330,10 +332,10 @@ def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: in
     if len(pt) == 0 or plans * levels >= 1 << 24:
         return None
     key = kk.astype(np.int64) * levels + level[pt + offset]
-    calls = iter(range(1 << 30))  # dp_exposed's calls, in its order: the same each time
 
-    def timer(asked, n, k):
-        done, tables = memo.setdefault((slot, next(calls)), (np.zeros(plans * levels, dtype=bool), {}))
+    def timer(group, asked, n, k):
+        ops = tuple(op for op, _ in asked)
+        done, tables = memo.setdefault((slot, group, ops), (np.zeros(plans * levels, dtype=bool), {}))
         tail = np.broadcast_shapes(*(np.shape(x)[1:] for x in (n, k, *(s for _, s in asked)) if np.ndim(x)))
         at = np.full(plans * levels, -1)
         at[key[~done[key]]] = np.flatnonzero(~done[key])  # a pair of each key not timed yet (the last written)

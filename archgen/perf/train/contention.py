@@ -11,7 +11,7 @@ The rule, with no fitted factor: over the stretch they overlap, the compute need
 (its bytes over its time, at the model's sustained rate) and the collective `comm_share` (`COMM_HBM_PER_BYTE`
 times the bytes it receives, over its own time). Where the two need more than the HBM gives, both progress at
 1 / (sum) of their own speed until the shorter ends (fluid, proportional sharing), so a pair whose shorter
-member takes `hidden` alone ends (`stretch` - 1) x hidden later than the longer one alone. `stretch` is 1 where
+member takes `hidden` alone ends `excess` (the sum less 1) x hidden later than the longer one alone; 0 where
 the HBM has room: a collective beside compute-bound GEMMs, or one paced by a 50 GB/s NIC, costs nothing here.
 
 Measured interference is larger (tests/perf/data/overlap-interference.yaml: an A100 GEMM 1.76x and attention
@@ -41,6 +41,6 @@ def comm_share(hw: Hardware, received, seconds):
     return hbm_share(hw, COMM_HBM_PER_BYTE * received, seconds)
 
 
-def stretch(compute, comm):
-    """Slow-down of both members while they overlap: the HBM shares' sum where it exceeds 1, else 1."""
-    return maximum(compute + comm, 1.0)
+def excess(compute, comm):
+    """Both members' extra slow-down while they overlap: the HBM shares' sum less 1, and exactly 0 where it is <= 1."""
+    return maximum(compute + comm - 1.0, 0.0)

@@ -178,7 +178,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         shown = [maximum(0.0, a2a - w) for w in windows]
         lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
         received = T * a.top_k * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(ep, 1.0))
-        lost = lost + C.stretch(hbm, C.comm_share(hw, received, a2a)) - 1.0
+        lost = lost + C.excess(hbm, C.comm_share(hw, received, a2a))
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
     if edge:  # and what the overlap saves one micro-batch, which an unpaired forward and backward do not get
@@ -238,28 +238,28 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
 
     `expert` is (parameters, group size, members per domain) of the routed experts, whose buffers Megatron-core
     reduces and gathers over the expert data-parallel group (`memory.expert_data_parallel`); `params` is then the
-    rest. The two groups' collectives run one after the other in the same windows. `timer(requests, n, k)` times
-    the collectives (default `collectives.collective_times` on `hw`; a batched search passes one that times each
-    distinct group once).
+    rest. The two groups' collectives run one after the other in the same windows. `timer(group, requests, n, k)`
+    times the collectives of `group` ("dp" or "expert"; default `collectives.collective_times` on `hw`; a batched
+    search passes one that times each distinct group once).
     """
     gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
 
     # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
     need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, NUMBER) else (True, True, True)
 
-    def times(p, n, k):
-        """All-reduce, reduce-scatter and all-gather of `p` parameters over a group of n (k per domain)."""
+    def times(group, p, n, k):
+        """All-reduce, reduce-scatter and all-gather of `group`'s `p` parameters over n ranks (k per domain)."""
         asked = [r for r, w in zip((("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)),
                                    need, strict=True) if w]
-        out = iter(collective_times(hw, asked, n, k) if timer is None else timer(asked, n, k))
+        out = iter(collective_times(hw, asked, n, k) if timer is None else timer(group, asked, n, k))
         return [where((n > 1) & (p > 0), next(out), 0.0) if w else 0.0 for w in need]
 
-    ar, rs, ag = times(params, dp, k_dp)
+    ar, rs, ag = times("dp", params, dp, k_dp)
     total = params
     if expert is not None:
         moved = np.any(expert[0]) if isinstance(expert[0], np.ndarray) else expert[0]
         if moved:  # a dense model's expert group moves nothing: its times are zeros (issue 25)
-            ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times(*expert), strict=True))
+            ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times("expert", *expert), strict=True))
         total = params + expert[0]
     # one layout of plain numbers: only its stage's time (the `where` below picks it from all three)
     one = isinstance(zero, NUMBER) and isinstance(t_mb, NUMBER) and isinstance(bwd_window, NUMBER) and isinstance(
@@ -274,7 +274,7 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
         if not on:
             return t
         shown = maximum(t - window, edge * t)
-        return shown + (lost + C.stretch(hbm, C.comm_share(hw, received, t)) - 1.0) * (t - shown)
+        return shown + (lost + C.excess(hbm, C.comm_share(hw, received, t))) * (t - shown)
 
     if one:
         if zero >= 1:

@@ -128,13 +128,26 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
 
 def ep_overlap_problems(job: Job, ep: int, pp: int, interleave: int, recompute: int) -> list[tuple[str, str]]:
     """(field, why) of a layout Megatron-core refuses under the EP all-to-all overlap (`overlap_ep_comm`)."""
-    if not (job.overlap_ep_comm and ep > 1):
+    if not job.overlap_ep_comm:
         return []
-    return ([("interleave", EP_OVERLAP_NEEDS_VPP)] if pp > 1 and interleave == 1 else []) + (
-        [("recompute", EP_OVERLAP_NO_FULL_RECOMPUTE)] if recompute == 2 else [])
+    vpp, full = ep_overlap_refused(ep, pp, interleave, recompute)
+    return ([("interleave", EP_OVERLAP_NEEDS_VPP)] if vpp else []) + (
+        [("recompute", EP_OVERLAP_NO_FULL_RECOMPUTE)] if full else [])
 
 
-#: Megatron-core's rule (megatron/core/transformer/transformer_config.py at d2c5e8b, `__post_init__`).
+def ep_overlap_refused(ep, pp, interleave, recompute):
+    """Where Megatron-core refuses a layout under the EP overlap: (pp > 1 uninterleaved, full recomputation).
+
+    Numbers or arrays of layouts alike. Selective recomputation (the attention core, `recompute_modules`' default)
+    is allowed: of the modules only "moe" is refused, which the model's selective recomputation does not recompute.
+    """
+    on = ep > 1  # the overlap acts only with expert parallelism
+    return on & (pp > 1) & (interleave == 1), on & (recompute == 2)
+
+
+#: Megatron-core's rule (megatron/core/transformer/transformer_config.py at d98e8a6, `__post_init__`: "disable full
+#: recomputation", "recompute_num_layers must be None" and "disable moe in recompute_modules" when enabling
+#: overlap_moe_expert_parallel_comm, and with pp > 1 "virtual_pipeline_model_parallel_size must be specified").
 EP_OVERLAP_NEEDS_VPP = ("the EP all-to-all overlap (overlap_ep_comm) with pp > 1 needs an interleaved schedule "
                         "(Megatron-core: virtual_pipeline_model_parallel_size must be specified)")
 EP_OVERLAP_NO_FULL_RECOMPUTE = ("the EP all-to-all overlap (overlap_ep_comm) refuses full recomputation "

@@ -229,8 +229,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     tp_layer = 2.0 * (passes + 1.0) * ar
     if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
         shown = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes)
-        s_tp = C.stretch(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
-        tp_layer = shown + (s_tp - 1.0) * (4.0 * ar * passes - shown) + tp_overlap_cost(
+        x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
+        tp_layer = shown + x_tp * (4.0 * ar * passes - shown) + tp_overlap_cost(
             hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
     tp_layer = where(tp > 1, tp_layer, 0.0)
 
@@ -238,8 +238,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     # overlaps with the attention core, only the excess is exposed.
     kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
     cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
-    s_cp = C.stretch(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
-    cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5) + (s_cp - 1.0) * minimum(
+    x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
+    cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5) + x_cp * minimum(
         3.0 * cp_t, layer_attn * 3.5), 0.0)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).

@@ -54,27 +54,37 @@ def at_flash(hw: Hardware, efficiency: float) -> Hardware:
     return dataclasses.replace(hw, flash_efficiency=efficiency)
 
 
+#: A stated range: its name, the catalog's point, the range, and `hw` with the efficiency set to a value.
+Range = tuple[str, float, tuple[float, float], Callable[[Hardware, float], Hardware]]
+
+
+def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
+    """The stated ranges of `hw` an estimate in `dtype` depends on (GEMM in `dtype`, HBM, flash, in that order)."""
+    out: list[Range] = []
+    if dtype and (g := gemm_range(hw, dtype)):
+        out.append((f"{dtype} GEMM efficiency", hw.gemm_efficiency[dtype], g,
+                    lambda h, e: at_efficiency(h, dtype, e)))
+    if (m := hbm_range(hw)) is not None:
+        out.append(("HBM efficiency", hw.hbm_efficiency, m, at_hbm))
+    if (f := flash_range(hw)) is not None:
+        out.append(("flash-attention efficiency", hw.flash_efficiency, f, at_flash))
+    return out
+
+
 def stated_ranges(hw: Hardware, dtype: str | None) -> list[tuple[str, float, tuple[float, float]]]:
     """(name, catalog point, range) of each stated range of `hw` an estimate in `dtype` depends on."""
-    g = gemm_range(hw, dtype) if dtype else None
-    out = [(f"{dtype} GEMM efficiency", hw.gemm_efficiency[dtype], g)] if g and dtype else []
-    if (m := hbm_range(hw)) is not None:
-        out.append(("HBM efficiency", hw.hbm_efficiency, m))
-    if (f := flash_range(hw)) is not None:
-        out.append(("flash-attention efficiency", hw.flash_efficiency, f))
-    return out
+    return [(name, point, rng) for name, point, rng, _ in _ranges(hw, dtype)]
 
 
 def range_ends(hw: Hardware, dtype: str | None) -> list[Hardware]:
     """`hw` at every combination of the ends of its stated ranges (GEMM in `dtype`, HBM, flash); empty without any."""
-    g = gemm_range(hw, dtype) if dtype else None
-    m, f = hbm_range(hw), flash_range(hw)
-    if g is None and m is None and f is None:
-        return []
+    ranges = _ranges(hw, dtype)
     out = []
-    for ge, me, fe in product(g or (None,), m or (hw.hbm_efficiency,), f or (hw.flash_efficiency,)):
-        h = at_flash(at_hbm(hw, me), fe)
-        out.append(at_efficiency(h, dtype, ge) if ge is not None and dtype else h)
+    for ends in product(*(rng for _, _, rng, _ in ranges)) if ranges else ():
+        h = hw
+        for (_, _, _, at), end in zip(ranges, ends, strict=True):
+            h = at(h, end)
+        out.append(h)
     return out
 
 
