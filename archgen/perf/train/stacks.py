@@ -21,9 +21,10 @@ is fitted to a measurement. A stated knob always wins over the profile.
   parameters in FP8 (`fp8_param_gather=True`); with dp > 1 `overlap_grad_reduce` and `overlap_param_gather` are on;
   `overlap_p2p_comm` with virtual pipelining; the performance recipes turn TP overlap on with TP > 1 and SP
   (scripts/performance/utils/overrides.py; recipes/llama/h100/llama3.py); MoE recipes use the flex dispatcher
-  (DeepEP on Hopper, HybridEP on Blackwell), which sends a token once per destination node and forwards it over
-  NVLink; EP overlap (`overlap_moe_expert_parallel_comm`) stays off unless asked. The Llama and Qwen model
-  bridges set dropout to 0 (`hidden_dropout=0.0`); Megatron-core's own default is 0.1
+  (HybridEP in the 26.04 performance configs, the H100 ones included; `archgen.model.switches`, moe_dispatcher),
+  which sends a token once per destination node and forwards it over NVLink; EP overlap
+  (`overlap_moe_expert_parallel_comm`) stays off unless asked. The Llama and Qwen model bridges set dropout to 0
+  (`hidden_dropout=0.0`); Megatron-core's own default is 0.1
   (transformer_config.py), which the two Megatron profiles keep.
 
 The FP8 recipe (`fp8_recipe`, Transformer Engine's scaling of FP8 tensors; see `quant`) is Megatron-LM's default,
