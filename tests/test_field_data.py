@@ -180,11 +180,9 @@ def test_stepfun_trace_set_is_its_counts(rel):
     by = {r.rates_id: r for r in rel.spread}
     sf = by["stepfun-nvidia-2024"]
     cls = {c.name: c for c in sf.classes if c.interrupts}
-    doc = {n: c.rate for n, c in {c.name: c for c in by["stepfun-nvidia-2024"].classes}.items()}
     for name, count, units in (("accelerator", gpu, 8), ("nic", nic, 8), ("host", host, 1), ("software", software, 1)):
+        assert cls[name].rate.events == count
         assert cls[name].rate.per_year == pytest.approx(count / (STEPFUN_SERVER_YEARS * units), rel=1e-4)
-    for name, count in (("accelerator", gpu), ("host", host), ("software", software)):
-        assert doc[name].events == count
     assert sf.planned_per_accelerator_day * 8 == pytest.approx(planned / (400 * 348), rel=1e-3)
     # 481 interruptions: 3.46 per 1000 server-days, between RSC-2's 2.34 and RSC-1's 6.50
     assert (gpu + nic + host + software) / (400 * 348) * 1000 == pytest.approx(3.455, abs=0.001)
@@ -193,11 +191,10 @@ def test_stepfun_trace_set_is_its_counts(rel):
     assert cls["switch"].per_day == {c.name: c for c in by["field-h100-2024"].classes}["switch"].per_day > 0
     # the 95 % interval pools the four counted classes (Welch-Satterthwaite count, docs/reliability.md) and is
     # Garwood's on it: chi-square quantiles by Wilson-Hilferty, k (1 - 2/(9k) + z sqrt(2/(9k)))^3, z = 1.95996
-    # (the stand-in's two NIC parts share the class rate, whose count the pooling drops: NIC counted as exact)
-    counted = [cls[n] for n in ("accelerator", "host", "software")]
+    counted = [cls[n] for n in ("accelerator", "nic", "host", "software")]
     known = sum(c.per_day for c in counted)
     n_eff = known ** 2 / sum(c.per_day ** 2 / c.rate.events for c in counted)
-    assert 300 < n_eff < gpu + host + software
+    assert 300 < n_eff < gpu + nic + host + software
 
     def chi2(p_z: float, k: float) -> float:
         return k * (1 - 2 / (9 * k) + p_z * (2 / (9 * k)) ** 0.5) ** 3
@@ -207,3 +204,11 @@ def test_stepfun_trace_set_is_its_counts(rel):
     want_lo = (total - known + known * chi2(-1.95996, 2 * n_eff) / 2 / n_eff) / total
     want_hi = (total - known + known * chi2(1.95996, 2 * n_eff + 2) / 2 / n_eff) / total
     assert lo == pytest.approx(want_lo, rel=1e-3) and hi == pytest.approx(want_hi, rel=1e-3)
+
+
+def test_a_class_of_several_parts_keeps_its_count(rel):
+    """The stand-in's NICs are two parts (ConnectX-7 and its dual-port card) that both take the H100 set's NIC rate:
+    the class keeps Llama 3's 7 NIC interruptions (Table 5) for its interval, as one part would."""
+    nic = {c.name: c for c in next(r for r in rel.spread if r.rates_id == "field-h100-2024").classes
+           if c.interrupts}["nic"]
+    assert len(nic.parts) == 2 and nic.rate.events == 7
