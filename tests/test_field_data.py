@@ -75,11 +75,11 @@ def test_published_figure_inside_the_reported_range(rel, fid, without):
 
 
 def test_the_range_spans_every_catalog_set(rel):
-    """The range is over all ten published sets, and each set's figures are what its source gives."""
+    """The range is over all eleven published sets, and each set's figures are what its source gives."""
     assert [r.rates_id for r in rel.spread] == ["alibaba-hpn-2024", "byterobust-hopper-2025", "field-h100-2024",
                                                 "glm130b-a100-2022", "lablup-b200-2026", "mpt7b-a100-2023",
                                                 "opt175b-a100-2021", "rsc1-a100-2024",
-                                                "rsc1-jobs-a100-2024", "rsc2-a100-2024"]
+                                                "rsc1-jobs-a100-2024", "rsc2-a100-2024", "stepfun-nvidia-2024"]
     by = {r.rates_id: r for r in rel.spread}
     # one 8-GPU node, per day: OPT's ~90 restarts over 128 nodes x 56 days; RSC-1 and RSC-2's r_f
     assert by["opt175b-a100-2021"].interrupts_per_day(8) == pytest.approx(90 / (128 * 56), rel=1e-6)
@@ -154,3 +154,61 @@ def test_llama3_run_is_inside_the_range_without_its_own_set(rel):
     four = replace(rel, spread=tuple(by[i] for i in ("field-h100-2024", "alibaba-hpn-2024", "lablup-b200-2026",
                                                       "rsc2-a100-2024")))
     assert four.band(8, "field-h100-2024") == (by["rsc2-a100-2024"].interrupts_per_day(8),) * 2
+
+
+#: StepFun's InfiniteHBD-Trace (github.com/stepfun-ai/InfiniteHBD-Trace, commit 7aacdc8), fault_statistics.json:
+#: faults per Level / Class that took one of 400 servers out of service in 348 days (584 in all, on 231 servers).
+STEPFUN = {"GPU": 158, "Parameter Plane Cable": 40, "NIC": 30, "Power Supply": 26, "Fan": 33, "Motherboard Battery": 1,
+           "Other Hardware": 1, "Motherboard": 4, "CPU": 3, "RAID Card": 1, "Riser Card": 1, "Software Failure": 24,
+           "Unknown Error": 144, "System Crash": 1, "Stress Test Failure": 97, "Change": 4,
+           "Training Task Troubleshooting": 14, "Test": 2}
+STEPFUN_SERVER_YEARS = 400 * 348 / 365.25   # 8 GPUs and 8 compute NICs per server assumed (not stated)
+
+
+def test_stepfun_trace_set_is_its_counts(rel):
+    """The trace's classes mapped onto archgen's (specs/catalog/reliability/stepfun-nvidia-2024.yaml): GPU per GPU,
+    NIC with the parameter-plane link-downs per NIC, the other server hardware, unknown errors, troubleshooting and the
+    crash per server, software per server; changes and tests planned; stress-test failures not counted."""
+    t = STEPFUN
+    assert sum(t.values()) == 584
+    gpu, nic = t["GPU"], t["NIC"] + t["Parameter Plane Cable"]
+    host = (sum(t[k] for k in ("Power Supply", "Fan", "Motherboard Battery", "Other Hardware", "Motherboard", "CPU",
+                               "RAID Card", "Riser Card")) + t["Unknown Error"] + t["Training Task Troubleshooting"]
+            + t["System Crash"])
+    software, planned = t["Software Failure"], t["Change"] + t["Test"]
+    assert gpu + nic + host + software + planned + t["Stress Test Failure"] == 584
+    by = {r.rates_id: r for r in rel.spread}
+    sf = by["stepfun-nvidia-2024"]
+    cls = {c.name: c for c in sf.classes if c.interrupts}
+    for name, count, units in (("accelerator", gpu, 8), ("nic", nic, 8), ("host", host, 1), ("software", software, 1)):
+        assert cls[name].rate.events == count
+        assert cls[name].rate.per_year == pytest.approx(count / (STEPFUN_SERVER_YEARS * units), rel=1e-4)
+    assert sf.planned_per_accelerator_day * 8 == pytest.approx(planned / (400 * 348), rel=1e-3)
+    # 481 interruptions: 3.46 per 1000 server-days, between RSC-2's 2.34 and RSC-1's 6.50
+    assert (gpu + nic + host + software) / (400 * 348) * 1000 == pytest.approx(3.455, abs=0.001)
+    # switches, upper-tier links, power and cooling are the base set's (assumed placeholders)
+    assert sf.chain == ("stepfun-nvidia-2024", "field-h100-2024")
+    assert cls["switch"].per_day == {c.name: c for c in by["field-h100-2024"].classes}["switch"].per_day > 0
+    # the 95 % interval pools the four counted classes (Welch-Satterthwaite count, docs/reliability.md) and is
+    # Garwood's on it: chi-square quantiles by Wilson-Hilferty, k (1 - 2/(9k) + z sqrt(2/(9k)))^3, z = 1.95996
+    counted = [cls[n] for n in ("accelerator", "nic", "host", "software")]
+    known = sum(c.per_day for c in counted)
+    n_eff = known ** 2 / sum(c.per_day ** 2 / c.rate.events for c in counted)
+    assert 300 < n_eff < gpu + nic + host + software
+
+    def chi2(p_z: float, k: float) -> float:
+        return k * (1 - 2 / (9 * k) + p_z * (2 / (9 * k)) ** 0.5) ** 3
+
+    total = sum(c.per_day for c in sf.classes if c.interrupts and c.per_day)
+    lo, hi = sf.interval()
+    want_lo = (total - known + known * chi2(-1.95996, 2 * n_eff) / 2 / n_eff) / total
+    want_hi = (total - known + known * chi2(1.95996, 2 * n_eff + 2) / 2 / n_eff) / total
+    assert lo == pytest.approx(want_lo, rel=1e-3) and hi == pytest.approx(want_hi, rel=1e-3)
+
+
+def test_a_class_of_several_parts_keeps_its_count(rel):
+    """The stand-in's NICs are two parts (ConnectX-7 and its dual-port card) that both take the H100 set's NIC rate:
+    the class keeps Llama 3's 7 NIC interruptions (Table 5) for its interval, as one part would."""
+    nic = {c.name: c for c in next(r for r in rel.spread if r.rates_id == "field-h100-2024").classes
+           if c.interrupts}["nic"]
+    assert len(nic.parts) == 2 and nic.rate.events == 7

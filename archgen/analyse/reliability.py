@@ -267,7 +267,7 @@ def _combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:
     """One rate standing for several parts of a class: their unit-weighted rate and repair time."""
     if not rates:
         return None
-    if len(rates) == 1:
+    if all(r == rates[0][1] for _, r in rates):  # parts that all take the set's class rate keep it, and its count
         return rates[0][1]
     units = sum(n for n, _ in rates)
     per_year = sum(n * r.per_year for n, r in rates) / units
