@@ -244,7 +244,7 @@ def test_pipelined_ep_overlap_leaves_the_warmup_unpaired():
 
 def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
     """Megatron-core refuses the EP all-to-all overlap with pp > 1 unless the schedule is interleaved
-    (transformer_config.py at d2c5e8b: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be
+    (transformer_config.py at d98e8a6: "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be
     specified when pipeline_model_parallel_size > 1"): a stated layout says why, and the search offers none."""
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job
@@ -282,7 +282,7 @@ def test_a_case_stating_ep_overlap_on_pp2_without_interleaving_is_refused(tmp_pa
 
 def test_ep_overlap_refuses_full_recomputation(h100):
     """Megatron-core: "disable full recomputation when enabling overlap_moe_expert_parallel_comm"
-    (transformer_config.py at d2c5e8b; selective recomputation is not refused there): a stated layout with full
+    (transformer_config.py at d98e8a6; selective recomputation is not refused there): a stated layout with full
     recompute says why, and the layout search offers none with it."""
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job

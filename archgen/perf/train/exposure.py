@@ -193,7 +193,7 @@ def unpaired_chunks(pp, v, m):
     the steady state: the interleaved schedule's warmup, (pp - 1)·2 + (v - 1)·pp chunks on the first stage, "add
     one more warmup microbatches for 1f1b overlaping" (megatron/core/pipeline_parallel/schedules.py at 00611e6,
     `get_pp_rank_microbatches`), at most all m·v chunks; its cooldown leaves as many backward chunks. Megatron-core
-    refuses the overlap with pp > 1 and no interleaving (transformer_config.py at d2c5e8b: "virtual_pipeline_model_
+    refuses the overlap with pp > 1 and no interleaving (transformer_config.py at d98e8a6: "virtual_pipeline_model_
     parallel_size must be specified"); the same formula is applied there (v = 1).
     """
     return where(pp > 1, minimum(m * v, 2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0), 1.0)
