@@ -29,7 +29,11 @@ demo: $(STAMP)
 	$(VENV)/bin/archgen render specs/ --out out --formats md,html,pdf,xlsx,csv,svg,png
 	$(VENV)/bin/archgen sweep specs/sweeps/llama3-70b.yaml --out out --formats md,html,csv,svg
 
-# two workers: the suite (with mypy) takes about 2.5 minutes on 2 cores warm, about 3 with a cold mypy cache (issue 19 asks for under 3); `pytest -m "not slow"` for a quick loop.
+# two workers: the suite (with mypy) takes about 2.5 minutes on 2 cores warm, about 3 with a cold mypy cache (issue 19
+# asks for under 3); `pytest -m "not slow"` for a quick loop. A clean clone (.ci/run) is CPU-bound throughout: on 2
+# shared cores (load 2-4) the install took 29 CPU-s (47 s wall: pip's index pages and downloads), then each worker
+# 175-178 CPU-s and both ended within a second of each other: collection 10 of it (4 warm: both workers compile the
+# same bytecode and pytest's rewritten test modules at once), mypy 13.5 cold on one of them (0.5 warm).
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and
