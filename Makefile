@@ -6,13 +6,15 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test fuzz bench golden docs lint clean browser
 
-# The venv's own pip (Python 3.11's 23.2 installs the same packages: no upgrade, a network round trip and ~2 s) and
-# no byte-compiling at install: pip compiles all ~5,300 modules of the 75 packages (~15 CPU-s of the install's ~42,
-# one core), while the suite imports ~2,200 of them and compiles those on first import (~5 CPU-s, `make test`
-# writes bytecode). Measured on the 2 shared cores: 42.1 / 44.4 CPU-s with both, 26.4 without.
+# The venv's own pip (Python 3.11's 23.2 installs the same packages: no upgrade, a network round trip and ~2 s), and
+# the packages' bytecode compiled on every core rather than by pip on one: the same 5,263 files, 9.3 s wall (17 CPU-s
+# on 2 cores) against pip's ~15 s (its install took 42-44 CPU-s compiling, 26-28 not). Not left to first import:
+# both `make test` workers would compile the same modules at once (+3.3 CPU-s each), and where the environment sets
+# PYTHONDONTWRITEBYTECODE every later `archgen` command would compile them again.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --no-compile -e '.[pdf,office,distributed,test]'
+	$(PY) -m compileall -q -j 0 $(VENV)/lib
 	touch $(STAMP)
 
 # Debian's Chromium for the HTML tests and poppler-utils for the PDF text tests (skipped with a clear reason where
@@ -32,8 +34,9 @@ demo: $(STAMP)
 # two workers: the suite (with mypy) takes about 2.5 minutes on 2 cores warm, about 3 with a cold mypy cache (issue 19
 # asks for under 3); `pytest -m "not slow"` for a quick loop. A clean clone (.ci/run) is CPU-bound throughout: on 2
 # shared cores (load 2-4) the install took 29 CPU-s (47 s wall: pip's index pages and downloads), then each worker
-# 175-178 CPU-s and both ended within a second of each other: collection 10 of it (4 warm: both workers compile the
-# same bytecode and pytest's rewritten test modules at once), mypy 13.5 cold on one of them (0.5 warm).
+# 175-178 CPU-s and both ended within a second of each other: collection 10 of it (`pytest --co`: 4 warm, 9 without
+# the repo's bytecode and pytest's rewritten test modules, which both workers then make at once, 12.6 without the
+# venv's too, as that run had), mypy 13.5 cold on one of them (0.5 warm).
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and
