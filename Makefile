@@ -6,15 +6,15 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test fuzz bench golden docs lint clean browser
 
-# The venv's own pip (Python 3.11's 23.2 installs the same packages: no upgrade, a network round trip and ~2 s), and
-# the packages' bytecode compiled on every core rather than by pip on one: the same 5,263 files, 9.3 s wall (17 CPU-s
-# on 2 cores) against pip's ~15 s (its install took 42-44 CPU-s compiling, 26-28 not). Not left to first import:
-# both `make test` workers would compile the same modules at once (+3.3 CPU-s each), and where the environment sets
-# PYTHONDONTWRITEBYTECODE every later `archgen` command would compile them again.
+# pip upgraded first and left to byte-compile: tried against the venv's own pip (23.2) with `--no-compile` and
+# `compileall -j 0` after it, on 2 shared cores, interleaved: 29.5 / 47.0 s (this) against 49.1 / 50.5 s (the
+# network and pip's index pages vary by 15 s between runs). `--no-compile` alone would leave each `make test` worker
+# compiling the same modules at once, and every later `archgen` command compiling them where the environment sets
+# PYTHONDONTWRITEBYTECODE.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --no-compile -e '.[pdf,office,distributed,test]'
-	$(PY) -m compileall -q -j 0 $(VENV)/lib
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[pdf,office,distributed,test]'
 	touch $(STAMP)
 
 # Debian's Chromium for the HTML tests and poppler-utils for the PDF text tests (skipped with a clear reason where
@@ -33,10 +33,9 @@ demo: $(STAMP)
 
 # two workers: the suite (with mypy) takes about 2.5 minutes on 2 cores warm, about 3 with a cold mypy cache (issue 19
 # asks for under 3); `pytest -m "not slow"` for a quick loop. A clean clone (.ci/run) is CPU-bound throughout: on 2
-# shared cores (load 2-4) the install took 29 CPU-s (47 s wall: pip's index pages and downloads), then each worker
-# 175-178 CPU-s and both ended within a second of each other: collection 10 of it (`pytest --co`: 4 warm, 9 without
-# the repo's bytecode and pytest's rewritten test modules, which both workers then make at once, 12.6 without the
-# venv's too, as that run had), mypy 13.5 cold on one of them (0.5 warm).
+# shared cores each worker spent 175-178 CPU-s and both ended within a second of each other (per-test CPU logged);
+# collection is 10 of it cold (`pytest --co`: 4.2 warm, 9.3 without the repo's bytecode and pytest's rewritten test
+# modules, which both workers then make at once), and mypy 13.5 cold on one worker (0.5 warm).
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and
