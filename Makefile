@@ -6,6 +6,11 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test fuzz bench golden docs lint clean browser
 
+# pip upgraded first and left to byte-compile: tried against the venv's own pip (23.2) with `--no-compile` and
+# `compileall -j 0` after it, on 2 shared cores, interleaved: 29.5 / 47.0 s (this) against 49.1 / 50.5 s (the
+# network and pip's index pages vary by 15 s between runs). `--no-compile` alone would leave each `make test` worker
+# compiling the same modules at once, and every later `archgen` command compiling them where the environment sets
+# PYTHONDONTWRITEBYTECODE.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
@@ -26,7 +31,11 @@ demo: $(STAMP)
 	$(VENV)/bin/archgen render specs/ --out out --formats md,html,pdf,xlsx,csv,svg,png
 	$(VENV)/bin/archgen sweep specs/sweeps/llama3-70b.yaml --out out --formats md,html,csv,svg
 
-# two workers: the suite (with mypy) takes about 2.5 minutes on 2 cores warm, about 3 with a cold mypy cache (issue 19 asks for under 3); `pytest -m "not slow"` for a quick loop.
+# two workers: the suite (with mypy) takes about 2.5 minutes on 2 cores warm, about 3 with a cold mypy cache (issue 19
+# asks for under 3); `pytest -m "not slow"` for a quick loop. A clean clone (.ci/run) is CPU-bound throughout: on 2
+# shared cores each worker spent 175-178 CPU-s and both ended within a second of each other (per-test CPU logged);
+# collection is 10 of it cold (`pytest --co`: 4.2 warm, 9.3 without the repo's bytecode and pytest's rewritten test
+# modules, which both workers then make at once), and mypy 13.5 cold on one worker (0.5 warm).
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and

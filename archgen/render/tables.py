@@ -123,9 +123,11 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
         for cell in ws[1]:
             cell.font = Font(bold=True)
             cell.fill = PatternFill("solid", fgColor="DDE4EE")
-        for row in table.rows:
+        # each row's cells by its number and the table's width: `ws[ws.max_row]` looked at every cell of the sheet
+        # twice per row (openpyxl's max_row and max_column), 10 of the 12.8 CPU-s of the SU's 2,600-row BOM edition
+        for r, row in enumerate(table.rows, 2):
             ws.append([_xlsx_cell(v, c) for v, c in zip(row, table.columns, strict=True)])
-            for cell in ws[ws.max_row]:
+            for cell in next(ws.iter_rows(min_row=r, max_row=r, max_col=len(table.columns))):
                 if cell.data_type == "f":  # openpyxl takes a string starting with '=' for a formula: keep it text
                     cell.data_type = "s"
         for j, col in enumerate(table.columns, 1):

@@ -80,3 +80,18 @@ def test_xlsx_is_byte_identical_whenever_written(monkeypatch):
         monkeypatch.setattr(time, "time", lambda now=now: now)
         written.append(xlsx_bytes(tables))
     assert written[0] == written[1]
+
+
+def test_every_xlsx_row_keeps_a_leading_equals_sign_as_text():
+    """Each appended row's own cells are made text, the first and the last row of a sheet included (openpyxl takes a
+    string starting with '=' for a formula): a cell left as a formula would run in the reader's spreadsheet."""
+    from openpyxl import load_workbook
+
+    from archgen.render.blocks import Column, Table
+    from archgen.render.tables import xlsx_bytes
+    rows = tuple((f"=A{i}", f"=HYPERLINK(\"http://x\",\"{i}\")") for i in range(1, 6))
+    book = load_workbook(io.BytesIO(xlsx_bytes([Table("t", "t", (Column("A"), Column("B")), rows)])))
+    cells = [c for row in book["t"].iter_rows(min_row=2) for c in row]
+    assert [c.value for c in cells] == [v for row in rows for v in row]
+    assert all(c.data_type == "s" for c in cells)
+    assert [c.value for c in book["t"][1]] == ["A", "B"]
