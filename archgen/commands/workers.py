@@ -22,7 +22,7 @@ from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.errors import UsageError
-from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge
+from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge, row_stride
 from archgen.pint_import import enable_dask
 
 #: Share of the points left that the next chunk takes, per worker (`guided`): large chunks first, smaller ones as
@@ -159,17 +159,17 @@ def _receive(conn: socket.socket, n: int, deadline: float) -> bytes:
     return data
 
 
-def guided(size: int, workers: int, least: int) -> list[tuple[int, int]]:
+def guided(size: int, workers: int, least: int, unit: int = 1) -> list[tuple[int, int]]:
     """`size` points cut into contiguous index ranges for `workers` workers, large first, small last.
 
     Each chunk is 1 / (`SHARE_PER_WORKER` x `workers`) of the points left, at least `least` (but the last): guided
     self-scheduling (Polychronopoulos and Kuck, IEEE Trans. Computers 36(12), 1987), so that no worker is left
-    running alone on a large chunk at the end.
+    running alone on a large chunk at the end. Each chunk ends at a multiple of `unit` (but the last): rounded up.
     """
     out = []
     a = 0
     while a < size:
-        b = min(size, a + max(least, -(-(size - a) // (SHARE_PER_WORKER * workers))))
+        b = min(size, -(-(a + max(least, -(-(size - a) // (SHARE_PER_WORKER * workers)))) // unit) * unit)
         out.append((a, b))
         a = b
     return out
@@ -211,9 +211,12 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
     Without a pool, the points are one chunk, evaluated when `Pending.result` is called: `evaluate_all` is `submit`
     then `Pending.result`.
     """
-    # a training chunk of at least MIN_CHUNK points (its batches stay large); others of at least a 1/64 share each
-    least = MIN_CHUNK if problem.workload.training is not None else max(1, problem.size // (64 * workers))
-    ranges = guided(problem.size, workers, least if pool else problem.size)  # without a pool: one chunk
+    # a training chunk of at least MIN_CHUNK points (its batches stay large), in whole rows of the points' grid
+    # (`perf.explore.vectorised_bounds.row_stride`) where a row is not larger; others of at least a 1/64 share each
+    training = problem.workload.training is not None
+    least = MIN_CHUNK if training else max(1, problem.size // (64 * workers))
+    unit = row_stride(problem) if training else 1
+    ranges = guided(problem.size, workers, least if pool else problem.size, unit if unit <= least else 1)
     if pool is None:
         return Pending(problem, [functools.partial(evaluate_chunk, problem, a, b, csv) for a, b in ranges])
     keep: Keep = "pickle" if rows else "none"
