@@ -19,7 +19,7 @@ import typer.core
 
 from archgen import __version__
 from archgen.errors import ArchgenError
-from archgen.startup import console_script, exit_now, one_blas_thread, pause_gc, reuse_generated_code
+from archgen.startup import console_script, exit_now, keep_freed_memory, one_blas_thread, pause_gc, reuse_generated_code
 
 
 class _Group(typer.core.TyperGroup):
@@ -358,6 +358,7 @@ def main() -> None:
     """
     pause_gc()
     one_blas_thread()
+    keep_freed_memory()
     console_script()
     reuse_generated_code()  # the console script's process only: pydantic, pint and archgen import after this
     try:

@@ -11,7 +11,9 @@ cell-by-cell CSV
 (`tables.csv_bytes` of the table of points, one pint quantity per cell: the writer before) on the first 10,080 rows,
 for the ratio. Then the whole command (`commands.sweep.sweep`) with 1 and 2 workers, alternating, `ROUNDS` times each:
 wall clock, the parent's CPU seconds and its workers', and the load average before each run. The machines this runs
-on are shared: the wall-clock ratio is only as good as the machine was idle, the CPU seconds much less noisy.
+on are shared: the wall-clock ratio is only as good as the machine was idle, the CPU seconds much less noisy. The
+process's malloc keeps freed memory for reuse, as the console script's and its workers' do
+(`startup.keep_freed_memory`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from archgen.render import tables
 from archgen.render.files import write_atomic
 from archgen.render.point_table import csv_text
 from archgen.render.sweep import points_table, provenance_of, render_sweep
+from archgen.startup import keep_freed_memory
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -118,6 +121,7 @@ def pair_slowdown(rounds: int = ROUNDS) -> float:
 
 def main(points: int) -> str:
     """Measure, print and write `bench/results/sweep_output.md`; returns the text."""
+    keep_freed_memory()  # as the console script's process and its workers do (`archgen.startup`)
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "sweep.yaml"

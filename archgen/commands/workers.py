@@ -24,6 +24,7 @@ from archgen import __version__
 from archgen.errors import UsageError
 from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge, row_stride
 from archgen.pint_import import enable_dask
+from archgen.startup import keep_freed_memory
 
 #: Share of the points left that the next chunk takes, per worker (`guided`): large chunks first, smaller ones as
 #: the sweep ends, so that the workers finish together although points cost unevenly (searched layouts cost more).
@@ -63,7 +64,8 @@ def executor(workers: int = 1, scheduler: str | None = None):
             with contextlib.suppress(Exception):    # a peer that only posed as a scheduler may fail the goodbye too
                 client.close()
     elif workers > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking()) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
+                                 initializer=keep_freed_memory) as pool:
             yield pool
     else:
         yield None
