@@ -20,7 +20,6 @@ from archgen.commands.sweep_problems import problems
 from archgen.commands.workers import SCHEDULER_WORKERS, Pending, executor, submit, worker_count
 from archgen.errors import LoadError, UsageError
 from archgen.model.sweep import Sweep
-from archgen.output import sweep as output
 from archgen.perf.api import Result
 from archgen.pipeline import analyse_paths, judged
 from archgen.validate import Specs
@@ -44,12 +43,16 @@ def load(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Swe
 
 def checked(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep], list[Finding]]:
     """`load`, and the unwaived error findings of the specs (the pipeline's checks run as in `archgen check`)."""
-    analysed, sweeps = _analysed(sweep_file, paths)
+    analysed, sweeps = analyse(sweep_file, paths)
     return analysed[0], analysed[3], sweeps, judged(*analysed).errors
 
 
-def _analysed(sweep_file: Path, paths: Sequence[Path]) -> tuple[Analysed, list[Sweep]]:
-    """The pipeline's stages up to the analysed clusters (`pipeline.analyse_paths`), and the sweeps of the file."""
+def analyse(sweep_file: Path, paths: Sequence[Path]) -> tuple[Analysed, list[Sweep]]:
+    """The pipeline's stages up to the analysed clusters (`pipeline.analyse_paths`), and the sweeps of the file.
+
+    What a sweep's points need; the rest of the pipeline (`pipeline.judged`: workload estimates, operations, the
+    checks) gives the specs' error findings, which only the reports and the exit code read.
+    """
     if not sweep_file.is_file():
         what = "is a directory, expected a file" if sweep_file.is_dir() else "no such file"
         raise LoadError(f"{sweep_file}: {what}")
@@ -85,7 +88,9 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
         note(capped)
     texts: dict[str, str] | None = {} if "csv" in formats else None
     specs, results, errors = evaluate_sweeps(sweep_file, paths, workers=count, scheduler=scheduler,
-                                             progress=progress, texts=texts, rows="xlsx" in formats)
+                                             progress=progress, texts=texts, rows="xlsx" in formats,
+                                             meanwhile=_reporting)
+    output = _reporting()
     written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
     if errors:
@@ -93,20 +98,30 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     return text, 0 if all(r.counts()["feasible"] for r in results) and not errors else 1
 
 
+def _reporting():
+    """The module that summarises a sweep's reports, and those that write them (`render.sweep`: matplotlib).
+
+    Some 0.5-0.8 s of imports, which `sweep` has the parent process do while its workers evaluate
+    (`evaluate_sweeps`' `meanwhile`).
+    """
+    from archgen.output import sweep as output
+    return output
+
+
 def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
                     progress: Callable[[str, int, int], None] | None = None,
-                    texts: dict[str, str] | None = None,
-                    rows: bool = True) -> tuple[Specs, list[Result], list[Finding]]:
+                    texts: dict[str, str] | None = None, rows: bool = True,
+                    meanwhile: Callable[[], object] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
     """Evaluate every sweep of `sweep_file` on the specs under `paths`.
 
     Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
     runs on specs with errors (its document says so), and the command exits 1. With `texts`, each sweep's
     `points.csv` is written by whoever evaluates its chunks and left there by sweep id. Without `rows`, workers send
-    back only the rows of the front and best points (`workers.evaluate_all`). With a pool, the specs are checked
-    while its workers evaluate.
+    back only the rows of the front and best points (`workers.evaluate_all`). With a pool, the specs are checked,
+    and `meanwhile` called, while its workers evaluate.
     """
     workers, _ = worker_count(workers)
-    analysed, sweeps = _analysed(sweep_file, paths)
+    analysed, sweeps = analyse(sweep_file, paths)
     specs = analysed[0]
     todo = problems(specs, analysed[3], sweeps)
     with executor(workers, scheduler) as pool:
@@ -116,6 +131,8 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
             for p in todo:  # a pool's workers start on the chunks now (without a pool they run below, here)
                 pending.append(submit(p, pool, n, texts is not None, rows))
             errors = judged(*analysed).errors  # the specs checked meanwhile
+            if meanwhile is not None:
+                meanwhile()
             results = []
             for p, chunks in zip(todo, pending, strict=True):
                 lines: list[str] | None = None if texts is None else []
