@@ -337,6 +337,7 @@ def sweep(
     """
     from archgen.commands.common import existing_spec_paths, split
     from archgen.commands.sweep import sweep as command
+    keep_freed_memory()  # the batches' arrays reused, not faulted in anew (`archgen.startup`)
     progress = _sweep_progress() if sys.stderr.isatty() else None
     _run(lambda: command(sweep_file, existing_spec_paths(paths), workers=workers, scheduler=scheduler, out=out,
                          formats=split(formats), fmt=fmt, templates=templates, progress=progress, note=_note))
@@ -358,7 +359,6 @@ def main() -> None:
     """
     pause_gc()
     one_blas_thread()
-    keep_freed_memory()
     console_script()
     reuse_generated_code()  # the console script's process only: pydantic, pint and archgen import after this
     try:

@@ -29,7 +29,8 @@ teardown 4.0 % (`Py_FinalizeEx`: two full collections and every module's objects
   matrix product, solve or decomposition: the model's arrays are element-wise), so the threads do nothing but cost;
   `OPENBLAS_NUM_THREADS=1` (OpenBLAS's documented setting) is set unless the user set a thread count
   (`OPENBLAS_NUM_THREADS`, `GOTO_NUM_THREADS`, `OMP_NUM_THREADS`). Processes the command starts inherit it.
-- `keep_freed_memory` (the CLI's `main`, and each `--workers` process, `commands.workers.executor`): glibc's
+- `keep_freed_memory` (`archgen sweep` in the console script, and each `--workers` process,
+  `commands.workers.executor`; not the other commands, which would pay ctypes' import, 3-7 ms, for nothing): glibc's
   malloc gives the large blocks numpy allocates (a sweep's batch holds arrays of 1-8 MB) pages of their own and
   hands them back to the system when freed, so every page of every array is faulted in anew: 55,000-62,000 page
   faults per 16,680 points of the 10^5-point bench sweep, 4 µs each on the 2-vCPU VM it was measured on (a loop

@@ -13,7 +13,7 @@ cell-by-cell CSV
 for the ratio. Then the whole command (`commands.sweep.sweep`) with 1 and 2 workers, alternating, `ROUNDS` times each:
 wall clock, the parent's CPU seconds and its workers', and the load average before each run. The machines this runs
 on are shared: the wall-clock ratio is only as good as the machine was idle, the CPU seconds much less noisy. The
-process's malloc keeps freed memory for reuse, as the console script's and its workers' do
+process's malloc keeps freed memory for reuse, as `archgen sweep`'s and its workers' do
 (`startup.keep_freed_memory`).
 """
 
@@ -129,7 +129,7 @@ def pair_slowdown(rounds: int = ROUNDS) -> float:
 
 def main(points: int) -> str:
     """Measure, print and write `bench/results/sweep_output.md`; returns the text."""
-    keep_freed_memory()  # as the console script's process and its workers do (`archgen.startup`)
+    keep_freed_memory()  # as `archgen sweep` and its workers do (`archgen.startup`)
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "sweep.yaml"
