@@ -19,7 +19,7 @@ import typer.core
 
 from archgen import __version__
 from archgen.errors import ArchgenError
-from archgen.startup import console_script, exit_now, one_blas_thread, pause_gc, reuse_generated_code
+from archgen.startup import console_script, exit_now, keep_freed_memory, one_blas_thread, pause_gc, reuse_generated_code
 
 
 class _Group(typer.core.TyperGroup):
@@ -337,6 +337,7 @@ def sweep(
     """
     from archgen.commands.common import existing_spec_paths, split
     from archgen.commands.sweep import sweep as command
+    keep_freed_memory()  # the batches' arrays reused, not faulted in anew (`archgen.startup`)
     progress = _sweep_progress() if sys.stderr.isatty() else None
     _run(lambda: command(sweep_file, existing_spec_paths(paths), workers=workers, scheduler=scheduler, out=out,
                          formats=split(formats), fmt=fmt, templates=templates, progress=progress, note=_note))

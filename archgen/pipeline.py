@@ -154,11 +154,21 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     (1.4 s for the shipped SuperPOD), so `archgen render` asks for it, for the clusters it renders, and
     `archgen check` does not.
     """
+    return judged(*analyse_paths(paths), select, ignore, scaling=scaling)
+
+
+def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], clusters: dict[str, ClusterAnalysis],
+           select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
+           scaling: bool | Collection[str] = False) -> Run:
+    """The stages of `run` after `analyse_paths` (whose result it takes): workloads, operations, checks, growth.
+
+    `archgen sweep` needs only the analysed clusters to start its workers, and runs these stages while they
+    evaluate (`commands.sweep.evaluate_sweeps`).
+    """
     from archgen import checks
     from archgen.analyse.cost import analyse_operations
     from archgen.analyse.scaling import scaling as grow
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
-    specs, design, racks, clusters = analyse_paths(paths)
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
         metrics[path] = c.metrics

@@ -5,7 +5,8 @@ shared and noisy, so what counts are the ratios: batched against per point (both
 and against the pure-Python baseline of `bench_perf.py`. The sweeps are the shipped workloads with generated axes;
 the large one has 100,080 points with the layout searched at each. `BENCH_MILLION=1` adds a 999,960-point sweep
 (a sweep may have at most 10^6 points; about two minutes and 1.5 GB of rows on a 2-core machine), which
-`make bench` leaves out by default.
+`make bench` leaves out by default. The process's malloc keeps freed memory for reuse, as `archgen sweep`'s does
+(`startup.keep_freed_memory`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from bench_perf import baseline
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems, workers
 from archgen.perf.explore import points as per_point
+from archgen.startup import keep_freed_memory
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 TRAIN = """kind: Sweep
@@ -99,6 +101,7 @@ def memory(tmp: str) -> tuple[float, float]:
 
 def main() -> str:
     """Measure, print and write `bench/results/sweep.md`; returns the table."""
+    keep_freed_memory()  # as `archgen sweep` and its workers do (`archgen.startup`)
     load = os.getloadavg()[0]
     base = baseline()
     rows = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -332,8 +332,10 @@ def test_an_unknown_accelerator_on_the_axis_is_a_reference_error(tmp_path, cli):
 
 def test_a_worker_without_archgen_is_a_usage_error(tmp_path):
     class Missing:  # what a Dask executor hands back when its workers cannot unpickle archgen's function
-        def map(self, *args):
-            raise ModuleNotFoundError("No module named 'archgen'")
+        def submit(self, *args):
+            failed: Future = Future()
+            failed.set_exception(ModuleNotFoundError("No module named 'archgen'"))
+            return failed
 
     with pytest.raises(UsageError, match="install archgen .* on every Dask worker"):
         workers.evaluate_all(problem_of(tmp_path), Missing(), 4)

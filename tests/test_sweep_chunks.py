@@ -142,6 +142,56 @@ def test_guided_chunks_cover_the_points_once_and_shrink():
     assert [b - a for a, b in workers.guided(100080, 2, 2048)] == [25020, 18765, 14074, 10556, 7917, 5937, 4453,
                                                                    3340, 2505, 2048, 2048, 2048, 1369]
     assert workers.guided(10, 1, 10) == [(0, 10)] and workers.guided(0, 1, 0) == []  # no pool: one chunk, or none
+    # each chunk rounded up to whole rows of 20 points (`row_stride`) but the last
+    assert [b - a for a, b in workers.guided(100080, 2, 2048, 20)] == [25020, 18780, 14080, 10560, 7920, 5940, 4460,
+                                                                       3340, 2500, 2060, 2060, 2060, 1300]
+
+
+#: The 10^5-point benchmark's sweep (bench/bench_sweep.py) with three HBM bandwidths: 360 points in 6 layout sets.
+GRID = """kind: Sweep
+id: grid
+workload: llama3-70b-pretrain-b200
+axes:
+  accelerators: [128, 256, 512]
+  precision: [bf16, fp8]
+  hbm_bandwidth: [0.5, 0.55, 0.6]
+  scale_out_bandwidth: [0.5, 1, 2, 4]
+  peak: [1, 1.25, 1.5, 1.75, 2]
+objectives: [{metric: tokens_per_second}]
+"""
+
+
+def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatch):
+    """A worker's chunk ends at a multiple of `row_stride` (here 20 points: the scale-out x peak levels of one HBM
+    bandwidth), so every batch of every chunk is worked out on the points' grid (`grid_hw`, never the flat batch
+    that partial rows at a chunk's edges fell back to); the rows are those of one chunk."""
+    from concurrent.futures import Future
+
+    from archgen.perf.explore import vectorised_bounds as vb
+
+    class Here:  # a pool that evaluates each chunk as it is handed in, and notes its range
+        ranges: list[tuple[int, int]] = []
+
+        def submit(self, fn, problem, a, b, *rest):
+            self.ranges.append((a, b))
+            done: Future = Future()
+            done.set_result(fn(problem, a, b, *rest))
+            return done
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    specs, clusters, sweeps = sw.load(path, [SPECS])
+    (p,) = sweep_problems.problems(specs, clusters, sweeps)
+    assert vb.row_stride(p) == 20
+    whole = workers.evaluate_all(p, None).rows
+    flat, real = [], vb.grid_hw
+    monkeypatch.setattr(vb, "grid_hw", lambda pts, take: real(pts, take) or flat.append(take))
+    monkeypatch.setattr(workers, "MIN_CHUNK", 20)
+    got = workers.evaluate_all(p, Here(), 2).rows
+    assert flat == [], flat  # partial rows at the edges of 90, 68, 51, ... points would take the flat batch
+    assert Here.ranges == [(0, 100), (100, 180), (180, 240), (240, 280), (280, 300), (300, 320), (320, 340),
+                           (340, 360)]
+    assert list(got) == list(whole)
 
 
 def test_a_nan_metric_is_no_ones_best_so_the_chunks_best_is_the_best():

@@ -9,17 +9,22 @@ that the scheduler's address answers as a Dask scheduler does.
 from __future__ import annotations
 
 import contextlib
+import functools
+import multiprocessing
+import multiprocessing.context
 import os
 import socket
+import sys
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.errors import UsageError
-from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge
+from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge, row_stride
 from archgen.pint_import import enable_dask
+from archgen.startup import keep_freed_memory
 
 #: Share of the points left that the next chunk takes, per worker (`guided`): large chunks first, smaller ones as
 #: the sweep ends, so that the workers finish together although points cost unevenly (searched layouts cost more).
@@ -59,10 +64,25 @@ def executor(workers: int = 1, scheduler: str | None = None):
             with contextlib.suppress(Exception):    # a peer that only posed as a scheduler may fail the goodbye too
                 client.close()
     elif workers > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, cpu_count())) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
+                                 initializer=keep_freed_memory) as pool:
             yield pool
     else:
         yield None
+
+
+def _forking() -> multiprocessing.context.BaseContext | None:
+    """Worker processes forked from this one on Linux (the platform's default elsewhere: spawn on macOS, Windows).
+
+    A forked worker starts with archgen and numpy imported (a spawned one imports them again, 0.4-2 s of CPU each,
+    as serial as the parent's own start; Python 3.14 makes forkserver Linux's default). It is safe here: the pool
+    forks its processes all at once, at the first chunk submitted (`submit`), from the main thread, before its own
+    manager thread starts, and archgen starts no other thread (`cache.Memo`'s lock is only taken inside a call),
+    so no lock is held across the fork; OpenBLAS re-creates its threads in the child (pthread_atfork), and the
+    sweep's evaluation uses no BLAS call. A worker only evaluates and returns chunks: it writes no file and shares
+    no descriptor but the pool's pipes.
+    """
+    return multiprocessing.get_context("fork") if sys.platform == "linux" else None
 
 
 def _from_dask(err: BaseException) -> bool:
@@ -141,17 +161,17 @@ def _receive(conn: socket.socket, n: int, deadline: float) -> bytes:
     return data
 
 
-def guided(size: int, workers: int, least: int) -> list[tuple[int, int]]:
+def guided(size: int, workers: int, least: int, unit: int = 1) -> list[tuple[int, int]]:
     """`size` points cut into contiguous index ranges for `workers` workers, large first, small last.
 
     Each chunk is 1 / (`SHARE_PER_WORKER` x `workers`) of the points left, at least `least` (but the last): guided
     self-scheduling (Polychronopoulos and Kuck, IEEE Trans. Computers 36(12), 1987), so that no worker is left
-    running alone on a large chunk at the end.
+    running alone on a large chunk at the end. Each chunk ends at a multiple of `unit` (but the last): rounded up.
     """
     out = []
     a = 0
     while a < size:
-        b = min(size, a + max(least, -(-(size - a) // (SHARE_PER_WORKER * workers))))
+        b = min(size, -(-(a + max(least, -(-(size - a) // (SHARE_PER_WORKER * workers)))) // unit) * unit)
         out.append((a, b))
         a = b
     return out
@@ -183,27 +203,64 @@ def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
     if read (the reports but the `xlsx` workbook read none). The result is the same for any pool and worker count
     (`perf.explore.tally.merge`).
     """
-    # a training chunk of at least MIN_CHUNK points (its batches stay large); others of at least a 1/64 share each
-    least = MIN_CHUNK if problem.workload.training is not None else max(1, problem.size // (64 * workers))
-    ranges = guided(problem.size, workers, least if pool else problem.size)  # without a pool: one chunk
-    done: list[Chunk] = []
+    return submit(problem, pool, workers, written is not None, rows).result(progress, written)
+
+
+def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: bool = False,
+           rows: bool = True) -> Pending:
+    """`problem`'s chunks handed to `pool` now (its workers start on them), or to evaluate here when asked for.
+
+    Without a pool, the points are one chunk, evaluated when `Pending.result` is called: `evaluate_all` is `submit`
+    then `Pending.result`.
+    """
+    # a training chunk of at least MIN_CHUNK points (its batches stay large), in whole rows of the points' grid
+    # (`perf.explore.vectorised_bounds.row_stride`) where a row is not larger; others of at least a 1/64 share each
+    training = problem.workload.training is not None
+    least = MIN_CHUNK if training else max(1, problem.size // (64 * workers))
+    unit = row_stride(problem) if training else 1
+    ranges = guided(problem.size, workers, least if pool else problem.size, unit if unit <= least else 1)
+    if pool is None:
+        return Pending(problem, [functools.partial(evaluate_chunk, problem, a, b, csv) for a, b in ranges])
+    keep: Keep = "pickle" if rows else "none"
     try:
-        parts: Iterable[tuple[Chunk, str]]
-        csv = written is not None
-        if pool is None:
-            parts = (evaluate_chunk(problem, a, b, csv) for a, b in ranges)
-        else:
-            n = len(ranges)
-            keep: Keep = "pickle" if rows else "none"
-            parts = pool.map(evaluate_chunk, [problem] * n, [a for a, _ in ranges], [b for _, b in ranges],
-                             [csv] * n, [keep] * n)
-        for part, text in parts:
-            if written is not None:
-                written.append(text)
-            done.append(part)
-            if progress:
-                progress(part.start + part.size, problem.size)
-    except ImportError as err:  # raised in a worker: a Dask worker without archgen (or another version of it)
-        raise UsageError(f"a sweep worker cannot import archgen's code ({err}); install archgen {__version__} on "
-                         "every Dask worker") from None
-    return merge(problem, done)
+        return Pending(problem, [pool.submit(evaluate_chunk, problem, a, b, csv, keep) for a, b in ranges])
+    except ImportError as err:
+        raise _not_installed(err) from None
+
+
+class Pending:
+    """A sweep's chunks, in point order: futures of a pool, or calls that evaluate them here."""
+
+    def __init__(self, problem: SweepProblem, parts: list[Future | Callable[[], tuple[Chunk, str]]]) -> None:
+        self.problem, self.parts = problem, parts
+
+    def result(self, progress: Callable[[int, int], None] | None = None,
+               written: list[str] | None = None) -> Result:
+        """The merged chunks (`evaluate_all`), each waited for in point order; on any error the rest are cancelled."""
+        done: list[Chunk] = []
+        try:
+            for got in self.parts:
+                part, text = got.result() if isinstance(got, Future) else got()
+                if written is not None:
+                    written.append(text)
+                done.append(part)
+                if progress:
+                    progress(part.start + part.size, self.problem.size)
+        except ImportError as err:  # raised in a worker: a Dask worker without archgen (or another version of it)
+            self.cancel()
+            raise _not_installed(err) from None
+        except BaseException:
+            self.cancel()
+            raise
+        return merge(self.problem, done)
+
+    def cancel(self) -> None:
+        """Cancel the chunks no worker has started (a chunk running runs to its end)."""
+        for got in self.parts:
+            if isinstance(got, Future):
+                got.cancel()
+
+
+def _not_installed(err: ImportError) -> UsageError:
+    return UsageError(f"a sweep worker cannot import archgen's code ({err}); install archgen {__version__} on "
+                      "every Dask worker")

@@ -12,6 +12,7 @@ from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, summarise
 from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
 from archgen.perf.explore.vectorised import evaluate
+from archgen.perf.explore.vectorised_bounds import row_stride
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
 from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine
@@ -22,4 +23,4 @@ from archgen.perf.workload.estimate_result import Estimate
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Chunk", "Estimate", "Keep", "Machine", "PointRow", "Result",
            "SweepProblem", "chunk", "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for",
            "judge_requirements", "machine", "merge", "plan_dict", "plan_for_workload", "plan_text", "precision",
-           "summarise"]
+           "row_stride", "summarise"]

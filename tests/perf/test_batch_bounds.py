@@ -97,15 +97,20 @@ def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path, m
         pts, setup, prep = _set(p, batch._levels(p, 0, n), pos)
         grid, shape = vb.grid_hw(pts, slice(0, n))
         assert np.prod(shape) == n and len(shape) > 2
-        assert vb.grid_hw(pts, slice(0, n // 2 + 1)) is None  # not whole rows of the grid
+        assert vb.grid_hw(pts, slice(1, n // 2 + 2)) is None  # not whole rows of the grid, nor of its last axis
         a = prep.a_lay
         kw = dict(tp=a["tp"], mb=a["micro_batch"], cp=a["cp"], ep=a["ep"], rc=a["recompute"].astype(int),
                   sp=np.asarray(setup.knobs.sequence_parallel) & (a["tp"] > 1), etp=a["etp"])
-        on_grid = layer_times(grid, setup.job, **kw)
-        flat = layer_times(vb.batch_hw(pts, slice(0, n), (n, 1)), setup.job, **kw)
-        for f in dataclasses.fields(flat):
-            got = np.broadcast_to(getattr(on_grid, f.name), (*shape, len(a["tp"]))).reshape(n, -1)
-            assert np.array_equal(got, np.broadcast_to(getattr(flat, f.name), got.shape)), f.name
+        # the whole set, and a batch of 2 x 2 points, smaller than a row: whole blocks of the last axis
+        for take, size in ((slice(0, n), n), (slice(2, 6), 4)):
+            grid, shape = vb.grid_hw(pts, take)
+            assert np.prod(shape) == size and (size == n or shape == (2, 2))
+            on_grid = layer_times(grid, setup.job, **kw)
+            flat = layer_times(vb.batch_hw(pts, take, (size, 1)), setup.job, **kw)
+            for f in dataclasses.fields(flat):
+                got = np.broadcast_to(getattr(on_grid, f.name), (*shape, len(a["tp"]))).reshape(size, -1)
+                assert np.array_equal(got, np.broadcast_to(getattr(flat, f.name), got.shape)), f.name
+        grid, shape = vb.grid_hw(pts, slice(0, n))
     assert np.shape(grid.hbm_bandwidth) == (3, 1, 1, 1) and np.shape(grid.scale_out_bandwidth) == (1, 3, 1, 1)
     assert np.shape(grid.peak["bf16"]) == (1, 1, 2, 1)
     on_grid = vb.parts(pts, setup, prep, slice(0, n))

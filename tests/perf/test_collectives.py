@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 import yaml
 
 from archgen.errors import AnalyseError
-from archgen.perf.comm import collectives, nccl
+from archgen.perf.comm import nccl
 from archgen.perf.comm.collectives import bus_bandwidth, busbw_factor, collective_time, require
 from archgen.perf.hw.hardware import hardware_for
 from archgen.units import Q_
@@ -178,27 +177,6 @@ def test_vectorised_equals_scalar(h100):
     many = collective_time(h100, "all_reduce", sizes, ns)
     one = [collective_time(h100, "all_reduce", float(s), float(n)) for s, n in zip(sizes, ns, strict=True)]
     assert many == pytest.approx(one)
-
-
-def test_points_alike_in_their_network_figures_are_timed_once(h100, monkeypatch):
-    """Sweep points as (points, 1) columns of hardware figures against groups (`vectorised_bounds.parts`): the points
-    that share their network figures are timed once (`collectives._rows`), with the numbers of the whole batch."""
-    bw = np.array([0.5, 1.0, 2.0, 0.5] * 8)[:, None] * h100.scale_out_bandwidth  # 32 points, 3 distinct figures
-    hbm = np.linspace(1.0, 2.0, 32)[:, None] * h100.hbm_bandwidth  # read by no collective
-    batch = dataclasses.replace(h100, scale_out_bandwidth=bw, hbm_bandwidth=hbm)
-    sizes, ns = np.array([2.0 ** 20, 2.0 ** 28, 2.0 ** 30]), np.array([8.0, 64.0, 512.0])
-    asked = [("all_reduce", sizes), ("all_gather", sizes), ("p2p", sizes)]
-    timed, real = [], collectives._times
-    monkeypatch.setattr(collectives, "_times", lambda hw, *a: timed.append(np.shape(hw.hbm_bandwidth)) or real(hw, *a))
-    got = collectives.collective_times(batch, asked, ns)
-    assert timed == [(3, 1)]
-    monkeypatch.setattr(collectives, "_ROWS", 10 ** 9)  # every point timed on its own
-    whole = collectives.collective_times(batch, asked, ns)
-    assert timed == [(3, 1), (32, 1)]
-    for a, b in zip(got, whole, strict=True):
-        assert a.shape == b.shape == (32, 3) and np.array_equal(a, b)
-    one = dataclasses.replace(h100, scale_out_bandwidth=float(bw[5, 0]))
-    assert got[0][5] == pytest.approx([collective_time(one, "all_reduce", s, n) for s, n in zip(sizes, ns, strict=True)])
 
 
 def test_one_rank_costs_nothing(h100):

@@ -120,43 +120,10 @@ def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto")
         _check(op, algorithm)
     if hw.torus:  # chips joined in a torus (TPU ICI): rings and the bucket algorithm along its dimensions
         return [torus.collective_time(hw, op, size, n, algorithm) for op, size in requests]
-    if (rows := _rows(hw, requests, n, k)) is not None:  # points alike in their network figures: timed once
-        got, shape = _times(rows[0], requests, n, k, algorithm), (len(rows[1]), 1)
-        return [np.broadcast_to(t, np.broadcast_shapes(np.shape(t), shape))[rows[2]] if isinstance(t, np.ndarray)
-                else t for t in got]
-    return _times(hw, requests, n, k, algorithm)
-
-
-def _times(hw: Hardware, requests, n, k, algorithm: str) -> list:
-    """`collective_times` of switched fabrics, on the groups as given."""
     n = as_float(n)
     k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(as_float(k), n)
     groups = _Groups(hw, n, k, algorithm)
     return [groups.time(op, size) for op, size in requests]
-
-
-#: Fewest points (rows of hardware figures) that `_rows` looks for repeated network figures in.
-_ROWS = 16
-
-
-def _rows(hw: Hardware, requests, n, k) -> tuple[Hardware, np.ndarray, np.ndarray] | None:
-    """(The hardware at its distinct network figures, those rows, each point's row among them), or None.
-
-    Sweep points in a batch (`vectorised_bounds.parts`) hold the figures as (points, 1) columns against groups and
-    sizes without that axis: points alike in `HW_FIELDS` time a collective alike, so once (the same numbers).
-    """
-    figures = [v for v in _hw_key(hw) if isinstance(v, np.ndarray)]
-    if not figures or any(v.ndim != 2 or v.shape[1] != 1 for v in figures):
-        return None
-    points = figures[0].shape[0]
-    if points < _ROWS or any(v.shape[0] != points for v in figures) or any(
-            isinstance(x, np.ndarray) and x.ndim >= 2 and x.shape[-2] != 1 for x in (n, k, *(s for _, s in requests))):
-        return None
-    _, first, inverse = np.unique(np.concatenate(figures, axis=1), axis=0, return_index=True, return_inverse=True)
-    if 2 * len(first) > points:
-        return None
-    small = hw.rows(first, points)
-    return None if small is None else (small, first, inverse.reshape(-1))
 
 
 #: Candidates of recent (hardware figures, op, n, k, algorithm): a search and a sensitivity study repeat them.

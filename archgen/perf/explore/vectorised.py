@@ -35,7 +35,7 @@ import numpy as np
 
 from archgen.errors import ArchgenError
 from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point
-from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_row, parts
+from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_batch, parts
 from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_bounds import full as _full
@@ -136,9 +136,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         return _complete(pts, setup)
     assert lay is not None, "enumerated above for a setup that leaves layout fields open"
     prepared = _prepare(setup, lay)
-    per = max(1, BATCH_ROWS // len(prepared.m))
-    row = grid_row(problem)
-    per = per - per % row if per >= row else per  # whole rows of the points' grid (`vectorised_bounds.grid_hw`)
+    per = grid_batch(problem, BATCH_ROWS // len(prepared.m))  # whole rows of the points' grid (`grid_hw`)
     out: list[PointRow] = []
     for a in range(0, len(indices), per):
         out += _searched(pts, setup, prepared, slice(a, a + per))

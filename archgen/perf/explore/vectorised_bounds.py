@@ -58,13 +58,16 @@ def grid_hw(pts: PointSet, take: slice) -> tuple[Hardware, tuple[int, ...]] | No
     A layout set holds every level of its vector axes, in row-major order, so a field one axis changes varies along
     that axis alone, and what depends on other figures only is then worked out once per their levels (numpy
     broadcasts it; the same numbers). Each field keeps the axes it varies along: (fields, grid shape), or None where
-    the points do not fill whole rows of the grid.
+    the points do not fill whole rows of the grid, nor whole blocks of its trailing axes (`grid_blocks`: a batch
+    smaller than a row).
     """
     dims = [len(v) for a, v in pts.problem.axes.items() if a in VECTOR_AXES]
     start, stop, _ = take.indices(len(pts.indices))
-    if len(dims) < 2 or (stop - start) % grid_row(pts.problem):
+    i = next((i for i in range(1, len(dims)) if start % math.prod(dims[i:]) == 0
+              and (stop - start) % math.prod(dims[i:]) == 0), None)
+    if i is None:
         return None
-    shape = ((stop - start) // grid_row(pts.problem), *dims[1:])
+    shape = ((stop - start) // math.prod(dims[i:]), *dims[i:])
     change: dict[str, Any] = {}
     for f, arr in pts.fields.items():
         v = arr[take].reshape(shape)
@@ -78,9 +81,26 @@ def grid_hw(pts: PointSet, take: slice) -> tuple[Hardware, tuple[int, ...]] | No
     return dataclasses.replace(pts.hardware, peak=peak, **change), shape
 
 
-def grid_row(problem) -> int:
-    """Points in one row of a layout set's grid (`grid_hw`): the product of its vector axes' sizes but the first."""
-    return math.prod([len(v) for a, v in problem.axes.items() if a in VECTOR_AXES][1:])
+def grid_batch(problem, most: int) -> int:
+    """At most `most` points (at least one) in whole rows of a layout set's grid, or of blocks of its last axes.
+
+    A row (`grid_hw`) is the product of the vector axes' sizes but the first; where a row holds more than `most`
+    points, a block of the last axes that fits.
+    """
+    dims = [len(v) for a, v in problem.axes.items() if a in VECTOR_AXES]
+    block = next((b for b in (math.prod(dims[i:]) for i in range(1, len(dims))) if b <= most), 1)
+    return max(1, most - most % block)
+
+
+def row_stride(problem) -> int:
+    """Points from one row of a layout set's grid to the next, in the sweep's point order.
+
+    The product of the sizes of the axes after the first vector axis (1 with fewer than two vector axes). Chunks cut
+    at its multiples hold whole rows of every set they reach (`commands.workers.submit`), which `grid_hw` takes whole.
+    """
+    names = list(problem.axes)
+    vector = [i for i, a in enumerate(names) if a in VECTOR_AXES]
+    return math.prod(len(problem.axes[a]) for a in names[vector[0] + 1:]) if len(vector) > 1 else 1
 
 
 def batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:

@@ -217,23 +217,6 @@ class Hardware:
                               for k, v in self.peak.items()}
         return _replaced(self, change) if change else self
 
-    def rows(self, index: np.ndarray, points: int) -> Hardware | None:
-        """This hardware at the rows `index` of its array fields, each (points, ...) or (1, ...); None if one is not.
-
-        A batch of sweep points holds them as columns (`perf.explore.vectorised`); `collectives` times points that
-        share their network figures once.
-        """
-        def at(v):
-            return v[index] if v.shape[0] == points else v
-
-        change: dict[str, object] = {f.name: v for f in dataclasses.fields(self)
-                                     if isinstance(v := getattr(self, f.name), np.ndarray)}
-        if any(v.ndim == 0 or v.shape[0] not in (1, points) for v in change.values()):  # type: ignore[attr-defined]
-            return None
-        change = {f: at(v) for f, v in change.items()}
-        peak = {d: at(v) if isinstance(v, np.ndarray) and v.ndim else v for d, v in self.peak.items()}
-        return _replaced(self, {**change, "peak": peak})
-
     def with_chip(self, other: Hardware) -> Hardware:
         """This fabric (scale-up domain and links, scale-out) with `other`'s accelerator (`CHIP_FIELDS`)."""
         return dataclasses.replace(self, **{f: getattr(other, f) for f in CHIP_FIELDS})
