@@ -9,12 +9,18 @@ default, but fixed: a title left to place itself makes every draw measure every 
 96 U numbers, four times a save) to see whether ticks above the axes or a y axis's offset text ("1e6") push it up.
 These axes have neither (ticks below, fixed or function tick labels, or no axis), so it never moves: the same bytes
 for a fifth less time. Titles over a y axis with plain numbers (floor, growth, wiring, sweep) still place themselves.
+
+A PNG is saved once per `render_all` (`png_once`): a cluster document shows the elevation of each of its rack types,
+drawn by the same function from the same `RackAnalysis` as the rack's own document. Their SVGs differ (each is salted
+with its diagram's name); a PNG has no salt, so the second PNG is the first one's bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import matplotlib
@@ -30,9 +36,42 @@ RC: dict[str, Any] = {"font.family": "DejaVu Sans", "font.size": 8, "svg.fonttyp
       "path.simplify": True, "hatch.linewidth": 0.5}
 
 
+#: While `png_once` is open: PNG bytes by what drew them (function, arguments by identity) -> (bytes, the drawer).
+_PNG: dict[Any, tuple[bytes, Any]] | None = None
+
+
+@contextlib.contextmanager
+def png_once() -> Iterator[None]:
+    """Within the block, each diagram's PNG is saved once.
+
+    Once means: the same function drawing from the very same objects (a `functools.partial`; a rendered `Run` is
+    never changed), whatever the diagram's name. The memo holds the drawer and so its arguments: an identity is not
+    reused for another object while the block lasts.
+    """
+    global _PNG  # noqa: PLW0603 - nested blocks share the outer memo; restored on exit
+    outer, _PNG = _PNG, ({} if _PNG is None else _PNG)
+    try:
+        yield
+    finally:
+        _PNG = outer
+
+
+def _png_key(draw: Callable[[], Figure]) -> Any:
+    """The memo key of `draw` (a partial), or None: no memo open, or a drawer whose inputs are not known."""
+    if _PNG is None or not isinstance(draw, functools.partial):
+        return None
+    return draw.func, tuple(map(id, draw.args)), tuple((k, id(v)) for k, v in draw.keywords.items())
+
+
 def render(name: str, draw: Callable[[], Figure], formats: tuple[str, ...]) -> dict[str, bytes]:
-    """Draw one diagram and save it in each of `formats` ('svg', 'png')."""
+    """Draw one diagram and save it in each of `formats` ('svg', 'png'); a PNG saved before is reused (`png_once`)."""
     out: dict[str, bytes] = {}
+    key = _png_key(draw) if "png" in formats else None
+    if key is not None and _PNG is not None and key in _PNG:
+        out["png"] = _PNG[key][0]
+        formats = tuple(f for f in formats if f != "png")
+        if not formats:
+            return out
     with matplotlib.rc_context({**RC, "svg.hashsalt": f"archgen-{name}"}):  # type: ignore[dict-item]
         fig = draw()
         for f in formats:
@@ -40,6 +79,8 @@ def render(name: str, draw: Callable[[], Figure], formats: tuple[str, ...]) -> d
             meta = {"Date": None, "Creator": None} if f == "svg" else {"Software": None}
             fig.savefig(buf, format=f, metadata=meta, bbox_inches="tight", pad_inches=0.1)
             out[f] = buf.getvalue()
+    if key is not None and _PNG is not None and key not in _PNG:
+        _PNG[key] = out["png"], draw
     return out
 
 
