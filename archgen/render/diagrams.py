@@ -9,12 +9,19 @@ default, but fixed: a title left to place itself makes every draw measure every 
 96 U numbers, four times a save) to see whether ticks above the axes or a y axis's offset text ("1e6") push it up.
 These axes have neither (ticks below, fixed or function tick labels, or no axis), so it never moves: the same bytes
 for a fifth less time. Titles over a y axis with plain numbers (floor, growth, wiring, sweep) still place themselves.
+
+A diagram is built once per `render_all` (`drawn_once`): a cluster document shows the elevation of each of its rack
+types, drawn by the same function from the same `RackAnalysis` as the rack's own document. The Figure built for the
+first is saved again for the second: its SVG under the second name's salt (the salt is read when saving), its PNG
+(no salt) is the first one's bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import matplotlib
@@ -30,16 +37,58 @@ RC: dict[str, Any] = {"font.family": "DejaVu Sans", "font.size": 8, "svg.fonttyp
       "path.simplify": True, "hatch.linewidth": 0.5}
 
 
+#: While `drawn_once` is open: what a drawer (function, arguments by identity) drew -> [its Figure, its PNG or None,
+#: the drawer itself (holding its arguments alive)].
+_DRAWN: dict[Any, list[Any]] | None = None
+
+
+@contextlib.contextmanager
+def drawn_once() -> Iterator[None]:
+    """Within the block, each diagram is built once and saved as PNG once.
+
+    Once means: the same function drawing from the very same objects (a `functools.partial`; a rendered `Run` is
+    never changed), whatever the diagram's name. The memo holds the drawer and so its arguments: an identity is not
+    reused for another object while the block lasts.
+    """
+    global _DRAWN  # noqa: PLW0603 - nested blocks share the outer memo; restored on exit
+    outer, _DRAWN = _DRAWN, ({} if _DRAWN is None else _DRAWN)
+    try:
+        yield
+    finally:
+        _DRAWN = outer
+
+
+def _key(draw: Callable[[], Figure]) -> Any:
+    """The memo key of `draw` (a partial), or None: no memo open, or a drawer whose inputs are not known."""
+    if _DRAWN is None or not isinstance(draw, functools.partial):
+        return None
+    return draw.func, tuple(map(id, draw.args)), tuple((k, id(v)) for k, v in draw.keywords.items())
+
+
 def render(name: str, draw: Callable[[], Figure], formats: tuple[str, ...]) -> dict[str, bytes]:
-    """Draw one diagram and save it in each of `formats` ('svg', 'png')."""
+    """Draw one diagram and save it in each of `formats` ('svg', 'png').
+
+    Within `drawn_once`, a Figure built before is saved again (its SVG under this name's salt) and a PNG saved
+    before is returned.
+    """
     out: dict[str, bytes] = {}
+    key = _key(draw)
+    memo = _DRAWN.setdefault(key, [None, None, draw]) if key is not None and _DRAWN is not None else None
+    if memo is not None and memo[1] is not None and "png" in formats:
+        out["png"] = memo[1]
+        formats = tuple(f for f in formats if f != "png")
+        if not formats:
+            return out
     with matplotlib.rc_context({**RC, "svg.hashsalt": f"archgen-{name}"}):  # type: ignore[dict-item]
-        fig = draw()
+        fig = memo[0] if memo is not None and memo[0] is not None else draw()
         for f in formats:
             buf = io.BytesIO()
             meta = {"Date": None, "Creator": None} if f == "svg" else {"Software": None}
             fig.savefig(buf, format=f, metadata=meta, bbox_inches="tight", pad_inches=0.1)
             out[f] = buf.getvalue()
+    if memo is not None:
+        memo[0] = fig
+        memo[1] = out.get("png", memo[1])
     return out
 
 

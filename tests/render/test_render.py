@@ -68,6 +68,37 @@ def test_a_format_drawn_alone_is_the_same_bytes(test_run):
     assert diagrams.render("cooling", draw, ("svg",))["svg"] == both["svg"]
 
 
+def test_png_saved_once_within_drawn_once(test_run, monkeypatch):
+    """`render_all` builds a diagram and saves its PNG once per drawer and objects (a cluster shows its racks'
+    elevations under another name): the reused bytes are those a fresh build and save give; the SVG of the Figure
+    built before, salted by the new name, is still saved; another function of the same rack is drawn anew."""
+    from functools import partial
+
+    from matplotlib.figure import Figure
+
+    from archgen.render import diagrams
+    rack = test_run.racks[f"rack/{RACK}"]
+    fresh = diagrams.render("elevation-x", partial(diagrams.elevation, rack), ("svg", "png"))
+    saved: list[str] = []
+    save = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, buf, format, **kw: (saved.append(format),
+                                                                         save(fig, buf, format=format, **kw)))
+    built: list[object] = []
+
+    def elevation(a):
+        built.append(a)
+        return diagrams.elevation(a)
+
+    with diagrams.drawn_once():
+        first = diagrams.render("elevation", partial(elevation, rack), ("svg", "png"))
+        second = diagrams.render("elevation-x", partial(elevation, rack), ("svg", "png"))
+        diagrams.render("cooling", partial(diagrams.cooling_split, rack), ("png",))
+    assert saved == ["svg", "png", "svg", "png"]
+    assert built == [rack]
+    assert first["png"] == second["png"] == fresh["png"]
+    assert second["svg"] == fresh["svg"] != first["svg"]
+
+
 def test_markdown_shows_spec_text_literally(test_run, tmp_path, drawn_once):
     _render(test_run, tmp_path, ("md",))
     md = (tmp_path / RACK / "nvl72-test.md").read_text()
