@@ -340,7 +340,9 @@ print(kept, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 @pytest.mark.skipif(sys.platform != "linux", reason="glibc's mallopt")
 def test_freed_arrays_are_reused_without_faulting_their_pages_in_again():
     """`keep_freed_memory`: 100 rounds of two 8 MB arrays fault their 2,048 pages in anew each time glibc hands them
-    back (some 100,000 faults measured); kept for reuse, a few hundred."""
+    back (some 100,000 faults measured here, 18,000 on CI's kernel, which maps some in larger pages); kept for reuse,
+    a few hundred to 1,500. The bar is the ratio, not a count: a kernel's page size changes the counts, not the
+    reuse."""
     def faults(how: str) -> tuple[str, int]:
         out = subprocess.run([sys.executable, "-c", _FAULTS, how], capture_output=True, text=True, check=True,
                              cwd=REPO).stdout.split()
@@ -349,4 +351,4 @@ def test_freed_arrays_are_reused_without_faulting_their_pages_in_again():
     (_, freed), (took, kept) = faults("freed"), faults("kept")
     if took == "False":
         pytest.skip("not glibc: no mallopt settings")
-    assert freed > 50_000 and kept < 2_000, (freed, kept)
+    assert kept * 4 < freed, (freed, kept)
