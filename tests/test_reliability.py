@@ -20,6 +20,8 @@ from ruamel.yaml import YAML
 from archgen.model.reliability import FailureRates
 from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
+from archgen.render.blocks import Para, Table
+from archgen.render.operations import reliability_section
 
 DATA = Path(__file__).parent / "data" / "reliability"
 SOURCES = YAML(typ="safe", pure=True).load((DATA / "llama3-sources.yaml").read_text(encoding="utf-8"))
@@ -258,4 +260,30 @@ def test_a_failure_free_cluster_needs_no_spares_and_says_nothing_of_them(tmp_pat
     m = r.metrics["workload/llama3-405b-16k"]
     assert m["goodput"].m == m["goodput_low"].m == m["goodput_high"].m == 1.0
     assert m["spares"].m == 0 and m["interruptions_per_day"].m == 0
+    # the document: no interval (Daly's is infinite; it showed "0.0 min") and no MTTI, and the range is the named
+    # set's own interval, not "over the rate sets"
+    texts, goodput = _reliability_document(r)
+    assert "sees 0 interruptions per day, no part fails at these rates, so there is no mean time to interruption." \
+        in texts[0]
+    assert texts[-2] == "Range: llama3-405b-16k: goodput 1.000 to 1.000 over the set's 95 % Poisson interval."
+    assert goodput[0][2] == goodput[0][5] == "—"  # MTTI, interval
     assert not [f.id for f in r.findings if f.id.startswith("REL")]
+
+
+def _reliability_document(r) -> tuple[list[str], list[list[str]]]:
+    """The paragraphs of the Llama 3 stand-in's "Reliability and availability" section and its goodput table."""
+    section = reliability_section(r, r.clusters["cluster/llama3-16k"])
+    assert section is not None
+    table, = (b for b in section.blocks if isinstance(b, Table) and b.id == "goodput")
+    return [b.text for b in section.blocks if isinstance(b, Para)], table.text()
+
+
+def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
+    """A cluster that names its set gets that set's Poisson interval; the document said "over the set's and their
+    95 % Poisson intervals" and "over the rate sets", as if it were the range over the catalog."""
+    texts, _ = _reliability_document(_run(tmp_path, rates="field-h100-2024"))
+    assert texts[0].endswith(" a mean time to interruption of 2.0 h (1.8 h to 2.2 h over the set's 95 % Poisson "
+                             "interval).")
+    assert texts[1] == "Range: llama3-405b-16k: goodput 0.913 to 0.924 over the set's 95 % Poisson interval."
+    texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
+    assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[1]
