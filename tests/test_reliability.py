@@ -189,6 +189,48 @@ def test_without_storage_the_job_keeps_its_interruptions_and_withholds_goodput(t
     assert m["mtti_low"] < m["mtti"] < m["mtti_high"]
 
 
+def test_without_storage_requirements_on_goodput_are_not_provided_with_the_reason(tmp_path):
+    """A requirement on the goodput of a job without checkpoint storage said "has no metric 'goodput'", as if the
+    name were misspelt; now it is not provided because of REL006, on the job and on its cluster."""
+    tree = tmp_path / "llama3"
+    shutil.copytree(DATA / "llama3", tree)
+    shutil.copy(RACK, tree / "rack.yaml")
+    cluster = tree / "cluster.yaml"
+    text = cluster.read_text(encoding="utf-8")
+    start = text.index("storage: {")
+    cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
+    (tree / "req.yaml").write_text(
+        "kind: Requirements\nid: ops\nrequirements:\n"
+        "  - {id: R-JOB, statement: job goodput, subject: workload/llama3-405b-16k, metric: goodput, target: '>= 0.9'}\n"
+        "  - {id: R-TOK, statement: cost, subject: workload/llama3-405b-16k, metric: cost_per_token, "
+        "target: '<= 1 USD'}\n"
+        "  - {id: R-CL, statement: cluster goodput, subject: cluster/llama3-16k, metric: goodput, target: '>= 0.9'}\n",
+        encoding="utf-8")
+    r = run([tree])
+    why = "cluster 'llama3-16k' gives no checkpoint `storage:` (REL006)"
+    messages = sorted(f.message for f in r.findings if f.id == "REQ002")
+    assert messages == [
+        f"R-CL: cluster/llama3-16k's goodput is not provided: its training job llama3-405b-16k has no goodput: {why}",
+        f"R-JOB: workload/llama3-405b-16k's goodput is not provided: {why}",
+        f"R-TOK: workload/llama3-405b-16k's cost_per_token is not provided: {why}; llama3-16k's capex rests on "
+        "unpriced parts (dgx-h100 x3072, smf-800g-dr8-500m x73728; COST002)"]
+
+
+def test_in_memory_checkpoints_without_nics_say_why_there_is_no_goodput(tmp_path):
+    """`checkpoint.in_memory` on the TPU v4 pod, whose trays list no NIC, gave no goodput and no finding at all."""
+    specs = Path(__file__).parents[1] / "specs"
+    text = (specs / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8")
+    (tmp_path / "pod.yaml").write_text(text.replace("  precision: bf16\n", "  precision: bf16\ncheckpoint: "
+                                                    "{in_memory: true}\n", 1), encoding="utf-8")
+    shutil.copy(specs / "racks" / "tpu-v4-cube.yaml", tmp_path)
+    r = run([tmp_path])
+    assert "goodput" not in r.metrics["workload/llama3-70b-pretrain-tpu-v4"]
+    assert [f.message for f in r.findings if f.id == "REL006"] == [
+        "checkpoints go to peer host memory (`checkpoint.in_memory`), but the nodes of cluster 'tpu-v4-pod' have no "
+        "storage, converged or compute NIC to send them over; checkpoint write time, goodput and spares are not "
+        "provided"]
+
+
 def test_a_million_accelerator_reliability_analysis_with_spares_is_quick(tmp_path):
     """Bar (issue 22): 1,048,576 accelerators with spares in under 10 s, the whole pipeline (was 224 s).
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, overload
 
-from archgen.analyse.goodput import failures_of, goodput, workload_metrics
+from archgen.analyse.goodput import CHECKPOINT_METRICS, failures_of, goodput, no_checkpoint_target, workload_metrics
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
@@ -275,9 +275,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.cost[path] = cost
             analysis.metrics.update(cost.metrics)
             if cost.withheld:
-                ops.withheld[path] = dict.fromkeys(CAPEX_METRICS, cost.withheld)
+                _withhold(ops, path, CAPEX_METRICS, cost.withheld)
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
+    no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
     for path, r in workloads.items():
         est, w = r.estimate, r.workload
         a = clusters.get(f"cluster/{est.cluster}") if est is not None else None
@@ -292,6 +293,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra, tps = job_interruptions(ops.reliability[a.cluster.path], est.gpus), None
+                why = f"{no_checkpoint_target(design.specs, a, w) or 'its checkpoints have nowhere to go'} (REL006)"
+                _withhold(ops, path, CHECKPOINT_METRICS + JOB_COST_METRICS[1:], why)
+                no_goodput.setdefault(a.cluster.path, f"its training job {w.id} has no goodput: {why}")
             else:
                 ops.goodput[path] = g
                 extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
@@ -302,7 +306,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if cost is not None:
             extra |= workload_cost(cost, est.gpus, tps)
             if cost.withheld:
-                ops.withheld[path] = dict.fromkeys(JOB_COST_METRICS, cost.withheld)
+                _withhold(ops, path, JOB_COST_METRICS, cost.withheld)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra}))
     for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         largest_est = out[wpath].estimate
@@ -313,7 +317,17 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         used = cm.get("tco_per_used_accelerator_hour")
         if used is not None and "goodput" in cm and cm["goodput"].m > 0:
             cm["tco_per_goodput_accelerator_hour"] = used / cm["goodput"].m
+    for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
+        if cpath not in largest:
+            _withhold(ops, cpath, ("goodput", "checkpoint_interval", "tco_per_goodput_accelerator_hour"), why)
     return ops, out
+
+
+def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:
+    """Record why `metrics` of `path` are not provided; a metric withheld for two reasons gives both."""
+    reasons = ops.withheld.setdefault(path, {})
+    for name in metrics:
+        reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
 
 
 def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, float | None]:
