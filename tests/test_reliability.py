@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from archgen.model.reliability import FailureRates
+from archgen.model.requirements import Status
 from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
 from archgen.render.blocks import Para, Table
@@ -329,3 +330,38 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
     assert texts[1] == "Range: llama3-405b-16k: goodput 0.913 to 0.924 over the set's 95 % Poisson interval."
     texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
     assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[1]
+
+
+def test_a_reliability_requirement_met_only_inside_the_range_is_at_risk(tmp_path):
+    """No false "met": on the shipped DGX B200 SuperPOD, 'MTTI >= 40 h' was met at the default set's 47.8 h while the
+    published rate sets put it as low as 8.0 h; goodput and interruptions alike. Now at risk (REQ004) at the range's
+    pessimistic end, in Requirements documents and in a workload's own requirements; a target met at both ends is
+    met, one missed at the point is not met."""
+    specs = Path(__file__).parents[1] / "specs"
+    shutil.copy(specs / "clusters" / "dgx-b200-superpod.yaml", tmp_path)
+    shutil.copytree(specs / "racks", tmp_path / "racks")
+    text = (specs / "workloads" / "llama3-70b.yaml").read_text(encoding="utf-8")
+    (tmp_path / "w.yaml").write_text(text.replace(
+        "requirements:\n", "requirements:\n  - {id: OWN-GP, statement: own goodput, metric: goodput, "
+        "target: \">= 0.98\"}\n", 1), encoding="utf-8")
+    (tmp_path / "req.yaml").write_text(
+        "kind: Requirements\nid: ops\nrequirements:\n"
+        "  - {id: R-MTTI, statement: MTTI, subject: cluster/dgx-b200-superpod, metric: mtti, target: '>= 40 h'}\n"
+        "  - {id: R-EASY, statement: MTTI, subject: cluster/dgx-b200-superpod, metric: mtti, target: '>= 5 h'}\n"
+        "  - {id: R-HARD, statement: MTTI, subject: cluster/dgx-b200-superpod, metric: mtti, target: '>= 50 h'}\n"
+        "  - {id: R-INT, statement: interruptions, subject: workload/llama3-70b-pretrain-b200, "
+        "metric: interruptions_per_day, target: '<= 0.5 1/day'}\n", encoding="utf-8")
+    r = run([tmp_path])
+    cluster, job = r.metrics["cluster/dgx-b200-superpod"], r.metrics["workload/llama3-70b-pretrain-b200"]
+    assert cluster["mtti_low"].m_as("h") < 40 < cluster["mtti"].m_as("h") < 50       # 8.0 h < 40 h < 47.8 h
+    risk = {f.requirement: f for f in r.findings if f.id == "REQ004"}
+    assert sorted(risk) == ["OWN-GP", "R-INT", "R-MTTI"]
+    assert risk["R-MTTI"].value == cluster["mtti_low"]
+    assert risk["R-INT"].value == job["interruptions_per_day_high"]
+    assert risk["OWN-GP"].value == job["goodput_low"] and job["goodput_low"].m < 0.98 < job["goodput"].m
+    assert "pessimistic end of its range" in risk["R-MTTI"].message
+    met = [f.requirement for f in r.findings if f.id == "REQ001"]
+    assert met == ["R-HARD"]                                                       # 47.8 h < 50 h: not met
+    own, = (o for o in r.workloads["workload/llama3-70b-pretrain-b200"].estimate.requirements
+            if o.requirement.id == "OWN-GP")
+    assert own.status is Status.AT_RISK
