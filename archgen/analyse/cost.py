@@ -43,6 +43,10 @@ CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_acce
                  "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour", "network_capex_share")
 #: A workload's figures that rest on its cluster's TCO.
 JOB_COST_METRICS = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens")
+#: A cluster's figures that rest on its facility's `cost:` (energy price, rent, depreciation and discount rate).
+FACILITY_METRICS = ("energy_cost_per_year", "space_cost_per_year", "capital_recovery_factor", "capital_cost_per_year",
+                    "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
+                    "tco_per_goodput_accelerator_hour")
 #: BOM kinds that make up the network: switches, and transceivers and cable assemblies (`network_capex_share`).
 NETWORK_KINDS = ("Switch", "Link")
 
@@ -87,6 +91,7 @@ class Cost:
     power_idle: Q | None = None
     utilisation: float = 1.0
     recovery_factor: float | None = None
+    no_opex: str = ""  # why the facility's figures and the TCO are not provided ("" where they are)
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -178,9 +183,13 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     priced = [line.total for line in lines if line.total is not None]
     complete = not any(line.unit_price is None and line.priceable for line in lines)
     capex = sum(priced[1:], priced[0]).to(cur) if priced and cur and complete else None
+    no_opex = "" if fc is not None else (
+        f"facility '{facility.id}' gives no `cost:` (energy price and PUE, rent, depreciation and discount rate)"
+        if facility is not None else f"cluster '{a.cluster.spec.id}' names no facility, so no energy price or rent")
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
-                    tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation)
+                    tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
+                    no_opex=f"{'; '.join(problems)} (COST001)")
     energy = space = capital = tco = per_hour = crf = None
     if fc is not None:
         load = average * utilisation + idle * (1 - utilisation)
@@ -193,7 +202,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
             if a.accelerators:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
-                tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf)
+                tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf,
+                no_opex=no_opex)
     cost.metrics.update(cost_metrics(cost))
     return cost
 
@@ -276,6 +286,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             analysis.metrics.update(cost.metrics)
             if cost.withheld:
                 _withhold(ops, path, CAPEX_METRICS, cost.withheld)
+            if cost.no_opex:   # no facility cost, or prices in several currencies (then no capex either)
+                _withhold(ops, path, FACILITY_METRICS + (CAPEX_METRICS if cost.currency is None else ()),
+                          cost.no_opex)
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
     no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
@@ -305,8 +318,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
             extra |= workload_cost(cost, est.gpus, tps)
-            if cost.withheld:
-                _withhold(ops, path, JOB_COST_METRICS, cost.withheld)
+            for why in (cost.withheld, cost.no_opex):
+                if why:
+                    _withhold(ops, path, JOB_COST_METRICS, why)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra}))
     for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         largest_est = out[wpath].estimate

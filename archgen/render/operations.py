@@ -128,8 +128,10 @@ def cost_section(run: Any, a: Any) -> Section | None:
         f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex (Epoch AI "
         "puts cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs; Cottier et "
         "al. 2024, arXiv:2405.21015).")
-    withheld = "" if not cost.withheld else (
-        f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")
+    withheld = ("" if not cost.withheld else (
+        f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")) + (
+        "" if not cost.no_opex else f" Energy, space, TCO and cost per accelerator-hour are not provided: "
+                                    f"{cost.no_opex}.")
     section = Section("cost", "Cost").add(
         Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
              f"part); energy at the average IT load {fmt.q(cost.power_average, 'kW', 0)} (peak "

@@ -157,6 +157,22 @@ def test_idle_hours_cost_the_idle_draw(tmp_path):
     assert i["energy_cost_per_year"].m_as("USD") == pytest.approx(load * HOURS_PER_YEAR * 1.2 * 0.0895)
 
 
+def test_a_facility_without_cost_withholds_the_tco_with_the_reason(tmp_path):
+    """Every part priced, the hall without `cost:`: the capex stood, the TCO was left out in silence and a requirement
+    on it said "has no metric 'tco_per_accelerator_hour'"; now it is not provided because of the facility."""
+    hall = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text()
+    start = hall.index("\ncost:\n") + 1
+    end = hall.index("\n# Availability")
+    r = run([_design(tmp_path / "a", {"prices.yaml": _overlay(), "req.yaml": TCO_REQUIREMENT,
+                                      "hall.yaml": hall[:start] + hall[end + 1:]})])
+    m = r.metrics[CLUSTER]
+    assert "capex" in m and not {"energy_cost_per_year", "tco_per_year", "tco_per_accelerator_hour"} & set(m)
+    why = "facility 'hall-liquid' gives no `cost:` (energy price and PUE, rent, depreciation and discount rate)"
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        f"REQ-TCO-001: cluster/mi355x-th5's tco_per_accelerator_hour is not provided: {why}"]
+    assert r.operations.withheld[JOB]["job_cost_per_hour"] == why
+
+
 def test_capital_recovery_factor():
     # Wikipedia, "Capital recovery factor" (after HOMER Energy): a loan of $1,000 at 10 % is repaid by 10 annual
     # payments of $163
