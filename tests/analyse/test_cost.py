@@ -235,3 +235,14 @@ def test_tpu_v4_price_list_equals_a_full_copy_of_the_parts(tmp_path):
     listed_capex = sum(TPU_PRICES[part] * n for part, n in qty.items())
     rest = sum(line.total.m_as("USD") for line in cost.lines if line.total is not None and line.part not in TPU_PRICES)
     assert m["capex"].m_as("USD") == pytest.approx(listed_capex + rest)
+
+
+def test_prices_in_two_currencies_withhold_the_capex_with_the_reason(tmp_path):
+    """One part quoted in EUR among USD prices: COST001, and a requirement on the capex says why it is not provided."""
+    overlay = _overlay().replace("capex: 400000 USD", "capex: 400000 EUR", 1)
+    req = TCO_REQUIREMENT.replace("tco_per_accelerator_hour", "capex").replace("<= 2.5 USD", "<= 1e8 USD")
+    r = run([_design(tmp_path / "a", {"prices.yaml": overlay, "req.yaml": req})])
+    assert [f.id for f in r.findings if f.id == "COST001"] == ["COST001"]
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        "REQ-TCO-001: cluster/mi355x-th5's capex is not provided: prices in several currencies (EUR, USD); archgen "
+        "does not convert them: give every price in one currency (COST001)"]
