@@ -350,12 +350,17 @@ def test_a_reliability_requirement_met_only_inside_the_range_is_at_risk(tmp_path
         "  - {id: R-EASY, statement: MTTI, subject: cluster/dgx-b200-superpod, metric: mtti, target: '>= 5 h'}\n"
         "  - {id: R-HARD, statement: MTTI, subject: cluster/dgx-b200-superpod, metric: mtti, target: '>= 50 h'}\n"
         "  - {id: R-INT, statement: interruptions, subject: workload/llama3-70b-pretrain-b200, "
-        "metric: interruptions_per_day, target: '<= 0.5 1/day'}\n", encoding="utf-8")
+        "metric: interruptions_per_day, target: '<= 0.5 1/day'}\n"
+        "  - {id: R-CGP, statement: goodput, subject: cluster/dgx-b200-superpod, metric: goodput, "
+        "target: '>= 0.98'}\n", encoding="utf-8")
     r = run([tmp_path])
     cluster, job = r.metrics["cluster/dgx-b200-superpod"], r.metrics["workload/llama3-70b-pretrain-b200"]
     assert cluster["mtti_low"].m_as("h") < 40 < cluster["mtti"].m_as("h") < 50       # 8.0 h < 40 h < 47.8 h
     risk = {f.requirement: f for f in r.findings if f.id == "REQ004"}
-    assert sorted(risk) == ["OWN-GP", "R-INT", "R-MTTI"]
+    assert sorted(risk) == ["OWN-GP", "R-CGP", "R-INT", "R-MTTI"]
+    # the cluster's goodput is its largest training job's, range and all (it had no range: judged at the point)
+    assert [cluster[f"goodput{end}"] for end in ("", "_low", "_high")] == \
+        [job[f"goodput{end}"] for end in ("", "_low", "_high")]
     assert risk["R-MTTI"].value == cluster["mtti_low"]
     assert risk["R-INT"].value == job["interruptions_per_day_high"]
     assert risk["OWN-GP"].value == job["goodput_low"] and job["goodput_low"].m < 0.98 < job["goodput"].m

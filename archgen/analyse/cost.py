@@ -327,13 +327,14 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         assert largest_est is not None, "only jobs with an estimate are ranked"
         m = largest_est.metrics
         cm = clusters[cpath].metrics
-        cm.update({k: m[k] for k in ("goodput", "checkpoint_interval") if k in m})
+        cm.update({k: m[k] for k in ("goodput", "goodput_low", "goodput_high", "checkpoint_interval") if k in m})
         used = cm.get("tco_per_used_accelerator_hour")
         if used is not None and "goodput" in cm and cm["goodput"].m > 0:
             cm["tco_per_goodput_accelerator_hour"] = used / cm["goodput"].m
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
-            _withhold(ops, cpath, ("goodput", "checkpoint_interval", "tco_per_goodput_accelerator_hour"), why)
+            _withhold(ops, cpath, ("goodput", "goodput_low", "goodput_high", "checkpoint_interval",
+                                   "tco_per_goodput_accelerator_hour"), why)
     return ops, out
 
 
