@@ -217,6 +217,20 @@ def test_without_storage_requirements_on_goodput_are_not_provided_with_the_reaso
         "unpriced parts (dgx-h100 x3072, smf-800g-dr8-500m x73728; COST002)"]
 
 
+def test_without_storage_the_time_to_train_is_still_given(tmp_path):
+    """The time to train (tokens over tokens per second) needs no goodput; it was left out with it (REL006)."""
+    tree = tmp_path / "llama3"
+    shutil.copytree(DATA / "llama3", tree)
+    shutil.copy(RACK, tree / "rack.yaml")
+    cluster = tree / "cluster.yaml"
+    text = cluster.read_text(encoding="utf-8")
+    start = text.index("storage: {")
+    cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
+    m = run([tree]).metrics["workload/llama3-405b-16k"]
+    assert "goodput_time_to_train" not in m
+    assert m["time_to_train"].m_as("s") == pytest.approx(15.6e12 / m["tokens_per_second"].m_as("1/s"))
+
+
 def test_in_memory_checkpoints_without_nics_say_why_there_is_no_goodput(tmp_path):
     """`checkpoint.in_memory` on the TPU v4 pod, whose trays list no NIC, gave no goodput and no finding at all."""
     specs = Path(__file__).parents[1] / "specs"

@@ -305,7 +305,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 continue
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
-                extra, tps = job_interruptions(ops.reliability[a.cluster.path], est.gpus), None
+                extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)
+                if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
+                    extra["time_to_train"] = (Q_(w.checkpoint.tokens, "") / tps).to("day")
+                tps = None
                 why = f"{no_checkpoint_target(design.specs, a, w) or 'its checkpoints have nowhere to go'} (REL006)"
                 _withhold(ops, path, CHECKPOINT_METRICS + JOB_COST_METRICS[1:], why)
                 no_goodput.setdefault(a.cluster.path, f"its training job {w.id} has no goodput: {why}")
