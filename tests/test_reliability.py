@@ -218,7 +218,8 @@ def test_without_storage_requirements_on_goodput_are_not_provided_with_the_reaso
 
 
 def test_without_storage_the_time_to_train_is_still_given(tmp_path):
-    """The time to train (tokens over tokens per second) needs no goodput; it was left out with it (REL006)."""
+    """The time to train (tokens over tokens per second) and the checkpoint's size need no goodput; they were left
+    out with it (REL006), the size being what a user without `storage:` needs to choose one."""
     tree = tmp_path / "llama3"
     shutil.copytree(DATA / "llama3", tree)
     shutil.copy(RACK, tree / "rack.yaml")
@@ -228,6 +229,8 @@ def test_without_storage_the_time_to_train_is_still_given(tmp_path):
     cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
     m = run([tree]).metrics["workload/llama3-405b-16k"]
     assert "goodput_time_to_train" not in m
+    # what the storage must hold: 14 B a parameter of Llama 3.1 405B (405,853,388,800 in its published weights)
+    assert m["checkpoint_size"].m_as("B") == pytest.approx(405.85e9 * 14, rel=1e-3)
     assert m["time_to_train"].m_as("s") == pytest.approx(15.6e12 / m["tokens_per_second"].m_as("1/s"))
 
 

@@ -22,7 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, overload
 
-from archgen.analyse.goodput import CHECKPOINT_METRICS, failures_of, goodput, no_checkpoint_target, workload_metrics
+from archgen.analyse.goodput import (
+    CHECKPOINT_METRICS,
+    checkpoint_bytes,
+    failures_of,
+    goodput,
+    no_checkpoint_target,
+    workload_metrics,
+)
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
@@ -306,6 +313,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)
+                # what the storage must hold, and the time to train, need none
+                extra["checkpoint_size"] = Q_(checkpoint_bytes(model, w.checkpoint.bytes_per_parameter), "B").to("TB")
                 if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
                     extra["time_to_train"] = (Q_(w.checkpoint.tokens, "") / tps).to("day")
                 tps = None
