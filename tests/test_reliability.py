@@ -387,3 +387,18 @@ def test_a_reliability_requirement_met_only_inside_the_range_is_at_risk(tmp_path
     own, = (o for o in r.workloads["workload/llama3-70b-pretrain-b200"].estimate.requirements
             if o.requirement.id == "OWN-GP")
     assert own.status is Status.AT_RISK
+
+
+def test_estimate_says_it_leaves_reliability_to_check(tmp_path, cli):
+    """`archgen estimate` said a goodput requirement was not provided because "the training job has no goodput",
+    while `archgen check` judges it on 0.993; estimate runs no reliability stage and now says so."""
+    specs = Path(__file__).parents[1] / "specs"
+    shutil.copy(specs / "clusters" / "dgx-b200-superpod.yaml", tmp_path)
+    shutil.copytree(specs / "racks", tmp_path / "racks")
+    text = (specs / "workloads" / "llama3-70b.yaml").read_text(encoding="utf-8")
+    (tmp_path / "w.yaml").write_text(text.replace(
+        "requirements:\n", "requirements:\n  - {id: OWN-GP, statement: own goodput, metric: goodput, "
+        "target: \">= 0.9\"}\n", 1), encoding="utf-8")
+    r = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(tmp_path))
+    assert ("OWN-GP: goodput >= 0.9: not provided (`archgen estimate` gives the performance estimate only; "
+            "`archgen check` computes goodput)") in r.out
