@@ -270,8 +270,7 @@ REGISTRY: tuple[Metric, ...] = (
              _T if subject == "workload" else (), sweep=False)
       for subject in ("cluster", "workload") for end in ("low", "high")
       for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
-                                             ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))
-      if subject == "workload" or name != "goodput"),
+                                             ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))),
     Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _GP,
            _T, sweep=False),
     Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum.", _GP, _T,

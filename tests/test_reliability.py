@@ -18,8 +18,11 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from archgen.model.reliability import FailureRates
+from archgen.model.requirements import Status
 from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
+from archgen.render.blocks import Para, Table
+from archgen.render.operations import reliability_section
 
 DATA = Path(__file__).parent / "data" / "reliability"
 SOURCES = YAML(typ="safe", pure=True).load((DATA / "llama3-sources.yaml").read_text(encoding="utf-8"))
@@ -187,6 +190,65 @@ def test_without_storage_the_job_keeps_its_interruptions_and_withholds_goodput(t
     assert m["mtti_low"] < m["mtti"] < m["mtti_high"]
 
 
+def test_without_storage_requirements_on_goodput_are_not_provided_with_the_reason(tmp_path):
+    """A requirement on the goodput of a job without checkpoint storage said "has no metric 'goodput'", as if the
+    name were misspelt; now it is not provided because of REL006, on the job and on its cluster."""
+    tree = tmp_path / "llama3"
+    shutil.copytree(DATA / "llama3", tree)
+    shutil.copy(RACK, tree / "rack.yaml")
+    cluster = tree / "cluster.yaml"
+    text = cluster.read_text(encoding="utf-8")
+    start = text.index("storage: {")
+    cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
+    (tree / "req.yaml").write_text(
+        "kind: Requirements\nid: ops\nrequirements:\n"
+        "  - {id: R-JOB, statement: job goodput, subject: workload/llama3-405b-16k, metric: goodput, target: '>= 0.9'}\n"
+        "  - {id: R-TOK, statement: cost, subject: workload/llama3-405b-16k, metric: cost_per_token, "
+        "target: '<= 1 USD'}\n"
+        "  - {id: R-CL, statement: cluster goodput, subject: cluster/llama3-16k, metric: goodput, target: '>= 0.9'}\n",
+        encoding="utf-8")
+    r = run([tree])
+    why = "cluster 'llama3-16k' gives no checkpoint `storage:` (REL006)"
+    messages = sorted(f.message for f in r.findings if f.id == "REQ002")
+    assert messages == [
+        f"R-CL: cluster/llama3-16k's goodput is not provided: its training job llama3-405b-16k has no goodput: {why}",
+        f"R-JOB: workload/llama3-405b-16k's goodput is not provided: {why}",
+        f"R-TOK: workload/llama3-405b-16k's cost_per_token is not provided: {why}; llama3-16k's capex rests on "
+        "unpriced parts (dgx-h100 x3072, smf-800g-dr8-500m x73728; COST002)"]
+
+
+def test_without_storage_the_time_to_train_is_still_given(tmp_path):
+    """The time to train (tokens over tokens per second) and the checkpoint's size need no goodput; they were left
+    out with it (REL006), the size being what a user without `storage:` needs to choose one."""
+    tree = tmp_path / "llama3"
+    shutil.copytree(DATA / "llama3", tree)
+    shutil.copy(RACK, tree / "rack.yaml")
+    cluster = tree / "cluster.yaml"
+    text = cluster.read_text(encoding="utf-8")
+    start = text.index("storage: {")
+    cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
+    m = run([tree]).metrics["workload/llama3-405b-16k"]
+    assert "goodput_time_to_train" not in m
+    # what the storage must hold: 14 B a parameter of Llama 3.1 405B (405,853,388,800 in its published weights)
+    assert m["checkpoint_size"].m_as("B") == pytest.approx(405.85e9 * 14, rel=1e-3)
+    assert m["time_to_train"].m_as("s") == pytest.approx(15.6e12 / m["tokens_per_second"].m_as("1/s"))
+
+
+def test_in_memory_checkpoints_without_nics_say_why_there_is_no_goodput(tmp_path):
+    """`checkpoint.in_memory` on the TPU v4 pod, whose trays list no NIC, gave no goodput and no finding at all."""
+    specs = Path(__file__).parents[1] / "specs"
+    text = (specs / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8")
+    (tmp_path / "pod.yaml").write_text(text.replace("  precision: bf16\n", "  precision: bf16\ncheckpoint: "
+                                                    "{in_memory: true}\n", 1), encoding="utf-8")
+    shutil.copy(specs / "racks" / "tpu-v4-cube.yaml", tmp_path)
+    r = run([tmp_path])
+    assert "goodput" not in r.metrics["workload/llama3-70b-pretrain-tpu-v4"]
+    assert [f.message for f in r.findings if f.id == "REL006"] == [
+        "checkpoints go to peer host memory (`checkpoint.in_memory`), but the nodes of cluster 'tpu-v4-pod' have no "
+        "storage, converged or compute NIC to send them over; checkpoint write time, goodput and spares are not "
+        "provided"]
+
+
 def test_a_million_accelerator_reliability_analysis_with_spares_is_quick(tmp_path):
     """Bar (issue 22): 1,048,576 accelerators with spares in under 10 s, the whole pipeline (was 224 s).
 
@@ -258,4 +320,85 @@ def test_a_failure_free_cluster_needs_no_spares_and_says_nothing_of_them(tmp_pat
     m = r.metrics["workload/llama3-405b-16k"]
     assert m["goodput"].m == m["goodput_low"].m == m["goodput_high"].m == 1.0
     assert m["spares"].m == 0 and m["interruptions_per_day"].m == 0
+    # the document: no interval (Daly's is infinite; it showed "0.0 min") and no MTTI, and the range is the named
+    # set's own interval, not "over the rate sets"
+    texts, goodput = _reliability_document(r)
+    assert "sees 0 interruptions per day, no part fails at these rates, so there is no mean time to interruption." \
+        in texts[0]
+    assert texts[-2] == "Range: llama3-405b-16k: goodput 1.000 to 1.000 over the set's 95 % Poisson interval."
+    assert goodput[0][2] == goodput[0][5] == "—"  # MTTI, interval
     assert not [f.id for f in r.findings if f.id.startswith("REL")]
+
+
+def _reliability_document(r) -> tuple[list[str], list[list[str]]]:
+    """The paragraphs of the Llama 3 stand-in's "Reliability and availability" section and its goodput table."""
+    section = reliability_section(r, r.clusters["cluster/llama3-16k"])
+    assert section is not None
+    table, = (b for b in section.blocks if isinstance(b, Table) and b.id == "goodput")
+    return [b.text for b in section.blocks if isinstance(b, Para)], table.text()
+
+
+def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
+    """A cluster that names its set gets that set's Poisson interval; the document said "over the set's and their
+    95 % Poisson intervals" and "over the rate sets", as if it were the range over the catalog."""
+    texts, _ = _reliability_document(_run(tmp_path, rates="field-h100-2024"))
+    assert texts[0].endswith(" a mean time to interruption of 2.0 h (1.8 h to 2.2 h over the set's 95 % Poisson "
+                             "interval).")
+    assert texts[1] == "Range: llama3-405b-16k: goodput 0.913 to 0.924 over the set's 95 % Poisson interval."
+    texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
+    assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[1]
+
+
+def test_a_reliability_requirement_met_only_inside_the_range_is_at_risk(tmp_path):
+    """No false "met": on the shipped DGX B200 SuperPOD, 'MTTI >= 40 h' was met at the default set's 47.8 h while the
+    published rate sets put it as low as 8.0 h; goodput and interruptions alike. Now at risk (REQ004) at the range's
+    pessimistic end, in Requirements documents and in a workload's own requirements; a target met at both ends is
+    met, one missed at the point is not met."""
+    specs = Path(__file__).parents[1] / "specs"
+    shutil.copy(specs / "clusters" / "dgx-b200-superpod.yaml", tmp_path)
+    shutil.copytree(specs / "racks", tmp_path / "racks")
+    text = (specs / "workloads" / "llama3-70b.yaml").read_text(encoding="utf-8")
+    (tmp_path / "w.yaml").write_text(text.replace(
+        "requirements:\n", "requirements:\n  - {id: OWN-GP, statement: own goodput, metric: goodput, "
+        "target: \">= 0.98\"}\n", 1), encoding="utf-8")
+    (tmp_path / "req.yaml").write_text(
+        "kind: Requirements\nid: ops\nrequirements:\n"
+        "  - {id: R-MTTI, statement: MTTI, subject: cluster/dgx-b200-superpod, metric: mtti, target: '>= 40 h'}\n"
+        "  - {id: R-EASY, statement: MTTI, subject: cluster/dgx-b200-superpod, metric: mtti, target: '>= 5 h'}\n"
+        "  - {id: R-HARD, statement: MTTI, subject: cluster/dgx-b200-superpod, metric: mtti, target: '>= 50 h'}\n"
+        "  - {id: R-INT, statement: interruptions, subject: workload/llama3-70b-pretrain-b200, "
+        "metric: interruptions_per_day, target: '<= 0.5 1/day'}\n"
+        "  - {id: R-CGP, statement: goodput, subject: cluster/dgx-b200-superpod, metric: goodput, "
+        "target: '>= 0.98'}\n", encoding="utf-8")
+    r = run([tmp_path])
+    cluster, job = r.metrics["cluster/dgx-b200-superpod"], r.metrics["workload/llama3-70b-pretrain-b200"]
+    assert cluster["mtti_low"].m_as("h") < 40 < cluster["mtti"].m_as("h") < 50       # 8.0 h < 40 h < 47.8 h
+    risk = {f.requirement: f for f in r.findings if f.id == "REQ004"}
+    assert sorted(risk) == ["OWN-GP", "R-CGP", "R-INT", "R-MTTI"]
+    # the cluster's goodput is its largest training job's, range and all (it had no range: judged at the point)
+    assert [cluster[f"goodput{end}"] for end in ("", "_low", "_high")] == \
+        [job[f"goodput{end}"] for end in ("", "_low", "_high")]
+    assert risk["R-MTTI"].value == cluster["mtti_low"]
+    assert risk["R-INT"].value == job["interruptions_per_day_high"]
+    assert risk["OWN-GP"].value == job["goodput_low"] and job["goodput_low"].m < 0.98 < job["goodput"].m
+    assert "pessimistic end of its range" in risk["R-MTTI"].message
+    met = [f.requirement for f in r.findings if f.id == "REQ001"]
+    assert met == ["R-HARD"]                                                       # 47.8 h < 50 h: not met
+    own, = (o for o in r.workloads["workload/llama3-70b-pretrain-b200"].estimate.requirements
+            if o.requirement.id == "OWN-GP")
+    assert own.status is Status.AT_RISK
+
+
+def test_estimate_says_it_leaves_reliability_to_check(tmp_path, cli):
+    """`archgen estimate` said a goodput requirement was not provided because "the training job has no goodput",
+    while `archgen check` judges it on 0.993; estimate runs no reliability stage and now says so."""
+    specs = Path(__file__).parents[1] / "specs"
+    shutil.copy(specs / "clusters" / "dgx-b200-superpod.yaml", tmp_path)
+    shutil.copytree(specs / "racks", tmp_path / "racks")
+    text = (specs / "workloads" / "llama3-70b.yaml").read_text(encoding="utf-8")
+    (tmp_path / "w.yaml").write_text(text.replace(
+        "requirements:\n", "requirements:\n  - {id: OWN-GP, statement: own goodput, metric: goodput, "
+        "target: \">= 0.9\"}\n", 1), encoding="utf-8")
+    r = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(tmp_path))
+    assert ("OWN-GP: goodput >= 0.9: not provided (`archgen estimate` gives the performance estimate only; "
+            "`archgen check` computes goodput)") in r.out

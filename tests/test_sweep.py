@@ -207,6 +207,23 @@ def test_cli_spec_mistakes_are_located_errors(tmp_path, cli, args, text, message
     assert "Traceback" not in r.err
 
 
+@pytest.mark.parametrize(("objective", "message"), [
+    ("goodput_tokens_per_second", "sweep.yaml:7:14: error: sweep 'm': objective 'goodput_tokens_per_second' needs "
+     "the training job's goodput, and cluster 'mi355x-th5' gives no checkpoint `storage:` (REL006; "
+     "docs/reliability.md)"),
+    ("cost_per_token", "sweep.yaml:7:14: error: sweep 'm': objective 'cost_per_token' needs prices, and cluster "
+     "'mi355x-th5' has no cost in USD"),
+])
+def test_an_objective_its_cluster_cannot_give_is_refused_at_its_line(tmp_path, cli, objective, message):
+    """Issue 22: the shipped MI355X cluster has no checkpoint storage (REL006 in check) and unpriced parts (COST002).
+    A goodput objective gave every point 'nan' and 'best goodput_tokens_per_second: no feasible point' with both
+    points feasible; it is refused as the cost objective is."""
+    text = (f"kind: Sweep\nid: m\nworkload: llama3-70b-pretrain-mi355x\naxes:\n  accelerators: [256, 512]\n"
+            f"objectives:\n  - {{metric: {objective}}}\n")
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 2 and message in r.err and "Traceback" not in r.err, r.err
+
+
 def test_sweep_and_check_report_the_same_mistakes_all_at_once(tmp_path, cli):
     """Two mistakes in one sweep file: `archgen sweep` refuses it with both, `archgen check` finds both (SWP001)."""
     text = TRAIN.replace("{metric: energy_per_token}", "{metric: ttft}").replace("accelerators: [256, 512]",

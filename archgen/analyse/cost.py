@@ -22,7 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, overload
 
-from archgen.analyse.goodput import failures_of, goodput, workload_metrics
+from archgen.analyse.goodput import (
+    CHECKPOINT_METRICS,
+    checkpoint_bytes,
+    failures_of,
+    goodput,
+    no_checkpoint_target,
+    workload_metrics,
+)
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
@@ -43,6 +50,10 @@ CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_acce
                  "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour", "network_capex_share")
 #: A workload's figures that rest on its cluster's TCO.
 JOB_COST_METRICS = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens")
+#: A cluster's figures that rest on its facility's `cost:` (energy price, rent, depreciation and discount rate).
+FACILITY_METRICS = ("energy_cost_per_year", "space_cost_per_year", "capital_recovery_factor", "capital_cost_per_year",
+                    "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
+                    "tco_per_goodput_accelerator_hour")
 #: BOM kinds that make up the network: switches, and transceivers and cable assemblies (`network_capex_share`).
 NETWORK_KINDS = ("Switch", "Link")
 
@@ -87,6 +98,7 @@ class Cost:
     power_idle: Q | None = None
     utilisation: float = 1.0
     recovery_factor: float | None = None
+    no_opex: str = ""  # why the facility's figures and the TCO are not provided ("" where they are)
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -178,9 +190,13 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     priced = [line.total for line in lines if line.total is not None]
     complete = not any(line.unit_price is None and line.priceable for line in lines)
     capex = sum(priced[1:], priced[0]).to(cur) if priced and cur and complete else None
+    no_opex = "" if fc is not None else (
+        f"facility '{facility.id}' gives no `cost:` (energy price and PUE, rent, depreciation and discount rate)"
+        if facility is not None else f"cluster '{a.cluster.spec.id}' names no facility, so no energy price or rent")
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
-                    tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation)
+                    tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
+                    no_opex=f"{'; '.join(problems)} (COST001)")
     energy = space = capital = tco = per_hour = crf = None
     if fc is not None:
         load = average * utilisation + idle * (1 - utilisation)
@@ -193,7 +209,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
             if a.accelerators:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
-                tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf)
+                tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf,
+                no_opex=no_opex)
     cost.metrics.update(cost_metrics(cost))
     return cost
 
@@ -275,9 +292,13 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.cost[path] = cost
             analysis.metrics.update(cost.metrics)
             if cost.withheld:
-                ops.withheld[path] = dict.fromkeys(CAPEX_METRICS, cost.withheld)
+                _withhold(ops, path, CAPEX_METRICS, cost.withheld)
+            if cost.no_opex:   # no facility cost, or prices in several currencies (then no capex either)
+                _withhold(ops, path, FACILITY_METRICS + (CAPEX_METRICS if cost.currency is None else ()),
+                          cost.no_opex)
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
+    no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
     for path, r in workloads.items():
         est, w = r.estimate, r.workload
         a = clusters.get(f"cluster/{est.cluster}") if est is not None else None
@@ -291,7 +312,15 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 continue
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
-                extra, tps = job_interruptions(ops.reliability[a.cluster.path], est.gpus), None
+                extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)
+                # what the storage must hold, and the time to train, need none
+                extra["checkpoint_size"] = Q_(checkpoint_bytes(model, w.checkpoint.bytes_per_parameter), "B").to("TB")
+                if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
+                    extra["time_to_train"] = (Q_(w.checkpoint.tokens, "") / tps).to("day")
+                tps = None
+                why = f"{no_checkpoint_target(design.specs, a, w) or 'its checkpoints have nowhere to go'} (REL006)"
+                _withhold(ops, path, CHECKPOINT_METRICS + JOB_COST_METRICS[1:], why)
+                no_goodput.setdefault(a.cluster.path, f"its training job {w.id} has no goodput: {why}")
             else:
                 ops.goodput[path] = g
                 extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
@@ -301,19 +330,31 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
             extra |= workload_cost(cost, est.gpus, tps)
-            if cost.withheld:
-                ops.withheld[path] = dict.fromkeys(JOB_COST_METRICS, cost.withheld)
+            for why in (cost.withheld, cost.no_opex):
+                if why:
+                    _withhold(ops, path, JOB_COST_METRICS, why)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra}))
     for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         largest_est = out[wpath].estimate
         assert largest_est is not None, "only jobs with an estimate are ranked"
         m = largest_est.metrics
         cm = clusters[cpath].metrics
-        cm.update({k: m[k] for k in ("goodput", "checkpoint_interval") if k in m})
+        cm.update({k: m[k] for k in ("goodput", "goodput_low", "goodput_high", "checkpoint_interval") if k in m})
         used = cm.get("tco_per_used_accelerator_hour")
         if used is not None and "goodput" in cm and cm["goodput"].m > 0:
             cm["tco_per_goodput_accelerator_hour"] = used / cm["goodput"].m
+    for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
+        if cpath not in largest:
+            _withhold(ops, cpath, ("goodput", "goodput_low", "goodput_high", "checkpoint_interval",
+                                   "tco_per_goodput_accelerator_hour"), why)
     return ops, out
+
+
+def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:
+    """Record why `metrics` of `path` are not provided; a metric withheld for two reasons gives both."""
+    reasons = ops.withheld.setdefault(path, {})
+    for name in metrics:
+        reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
 
 
 def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, float | None]:

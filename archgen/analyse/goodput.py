@@ -48,6 +48,22 @@ def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
     return 0.0
 
 
+#: A training job's figures that need somewhere to write its checkpoints: `storage:`, or peer memory over NICs.
+CHECKPOINT_METRICS = ("checkpoint_write_time", "checkpoint_blocking_time", "checkpoint_restore_time",
+                      "checkpoint_interval", "restart_time", "goodput", "goodput_low", "goodput_high",
+                      "goodput_tokens_per_second", "goodput_time_to_train", "spares", "spare_power", "spare_space")
+
+
+def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload) -> str | None:
+    """Why a training job on cluster `a` has no goodput: its checkpoints have nowhere to go (REL006); else None."""
+    cluster = a.cluster.spec
+    if workload.checkpoint.in_memory:
+        return None if node_storage_bandwidth(specs, a) > 0 else (
+            f"checkpoints go to peer host memory (`checkpoint.in_memory`), but the nodes of cluster '{cluster.id}' "
+            "have no storage, converged or compute NIC to send them over")
+    return None if cluster.storage is not None else f"cluster '{cluster.id}' gives no checkpoint `storage:`"
+
+
 def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
     """What a job on part of the cluster needs for its goodput: the same figures for `check` and for sweeps."""
     storage = a.cluster.spec.storage

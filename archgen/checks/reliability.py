@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.goodput import Goodput
+from archgen.analyse.goodput import Goodput, no_checkpoint_target
 from archgen.analyse.reliability import scope_chain
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Cluster, FailureRates
@@ -123,20 +123,21 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
     """A training job's cluster says where its checkpoints go, so that their write time and goodput are known.
 
     Without `storage:` archgen does not guess a write bandwidth (the compute NICs would write a terabyte in a
-    fraction of a second): checkpoint times, goodput, spares and cost per goodput token are not provided.
+    fraction of a second): checkpoint times, goodput, spares and cost per goodput token are not provided, and so
+    are requirements on them. In-memory checkpoints need a NIC on the nodes to reach the peers' memory.
 
     Fix: give the cluster's `storage:` (capacity, write and read bandwidth with their source), or checkpoint to
-    peer host memory (`checkpoint.in_memory: true`).
+    peer host memory (`checkpoint.in_memory: true`) from nodes that list their NICs.
     """
     for path, r in sorted(ctx.workloads.items()):
         est, w = r.estimate, r.workload
         if est is None or not est.fits or w.training is None or path in ctx.operations.goodput:
             continue
-        cluster = ctx.design.specs.get(est.cluster)
-        if isinstance(cluster, Cluster) and cluster.storage is None and not w.checkpoint.in_memory:
+        a = ctx.clusters.get(f"cluster/{est.cluster}")
+        why = no_checkpoint_target(ctx.design.specs, a, w) if a is not None else None
+        if why:
             yield Violation(path, w.id, ("checkpoint",),
-                            f"cluster '{cluster.id}' gives no checkpoint `storage:`; checkpoint write time, "
-                            "goodput and spares are not provided")
+                            f"{why}; checkpoint write time, goodput and spares are not provided")
 
 
 @check("REL007", "rel.scope", severity="info")

@@ -15,7 +15,7 @@ from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
-from archgen.model.requirements import Outcome, Status, judge
+from archgen.model.requirements import Outcome, Status, judge, spread
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
@@ -76,7 +76,10 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
         return judge(b.req, None, problem[1])
     value = measured(b, metrics, design)
     band = (bands or {}).get(b.subject, {}).get(b.req.metric)
-    return judge(b.req, value, band=band.values(value) if band is not None and value is not None else None)
+    ends = band.values(value) if band is not None and value is not None else None
+    if ends is None and value is not None:   # a reliability figure: its range over the failure-rate sets
+        ends = spread(metrics.get(b.subject, {}), b.req.metric)
+    return judge(b.req, value, band=ends)
 
 
 def workload_bands(workloads: Mapping[str, Any]) -> dict[str, dict[str, Band]]:
@@ -89,7 +92,9 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     """A requirement on a performance estimate holds across the model's measured error band, not only at the estimate.
 
     The band of an estimated metric is the model's lowest to highest error on comparable published runs
-    (docs/perf-model.md, Error bands); a target the estimate meets but one end of the band misses is at risk. The
+    (docs/perf-model.md, Error bands); a target the estimate meets but one end of the band misses is at risk. A
+    reliability figure (MTTI, interruptions per day, goodput) is judged across its range over the published
+    failure-rate sets and their 95 % Poisson intervals, or the named set's interval (docs/reliability.md). The
     finding's value is that end. Both a workload's own requirements and those of Requirements documents on it
     are judged.
 
@@ -100,22 +105,25 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     for b in ctx.design.requirements:
         o = outcome(b, ctx.metrics, ctx.design, ctx.operations.withheld, bands)
         if o.status is Status.AT_RISK:
-            yield _at_risk(o, b.subject, b.owner, b.path + ("target",), bands[b.subject][b.req.metric])
+            yield _at_risk(o, b.subject, b.owner, b.path + ("target",), bands.get(b.subject, {}).get(b.req.metric))
     for path, r in ctx.workloads.items():
         for i, o in enumerate(r.estimate.requirements if r.estimate is not None else ()):
             if o.status is Status.AT_RISK:
                 yield _at_risk(o, path, r.workload.id, ("requirements", i, "target"),
-                               r.estimate.bands[o.requirement.metric])
+                               r.estimate.bands.get(o.requirement.metric))
 
 
-def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band) -> Violation:
+def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | None) -> Violation:
+    """REQ004's finding; without a performance band, the range is a reliability figure's over the rate sets."""
     req, end = o.requirement, o.pessimistic
     assert o.value is not None and end is not None  # at risk: judged on a value with a band
     shown = [q.to(req.target.limit.units) if not req.target.limit.dimensionless else q for q in (o.value, end)]
+    what = (band.describe() if band is not None else
+            "range over the failure-rate sets and their 95 % Poisson intervals; docs/reliability.md")
     return Violation(subject, owner, path,
                      f"{req.id} ({req.statement}): {req.metric} = {shown[0]:.4g~P} meets {req.target}, but the "
-                     f"pessimistic end of its band, {shown[1]:.4g~P}, does not ({band.describe()})",
-                     end, req.target.limit, req.id)
+                     f"pessimistic end of its {'band' if band is not None else 'range'}, {shown[1]:.4g~P}, does not "
+                     f"({what})", end, req.target.limit, req.id)
 
 
 def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None) -> Q | None:

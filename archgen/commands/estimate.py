@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from archgen import metrics
 from archgen.binding import workload_requirements
 from archgen.commands.common import located
 from archgen.errors import UsageError, WorkloadError, did_you_mean
@@ -41,6 +42,10 @@ from archgen.pipeline import built, cluster_paths
 from archgen.topology import ScaleOutPath
 
 FORMATS = ("text", "json")
+#: A workload's reliability, goodput and cost figures: `archgen check` adds them to the estimate, `estimate` does not.
+OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
+              for m in metrics.declared("workload")
+              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))}
 
 
 def run(cases: Path | None, cluster: str | None, workload: str | None, paths: list[Path], fmt: str = "text",
@@ -150,7 +155,7 @@ def _item(items: Mapping[str, Document], kind: type, id_: str):
 
 def _judged(est: Estimate, requirements: Sequence[Requirement], notes: list[str]) -> Estimate:
     """The estimate with `notes` first and the workload's requirements judged, once (`derived.judge_requirements`)."""
-    return replace(est, notes=notes + est.notes, requirements=judge_requirements(requirements, est))
+    return replace(est, notes=notes + est.notes, requirements=judge_requirements(requirements, est, OPERATIONS))
 
 
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",

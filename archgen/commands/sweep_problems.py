@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from archgen.analyse.cost import sweep_figures
+from archgen.analyse.goodput import no_checkpoint_target
 from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
@@ -21,6 +22,9 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.api import Machine, SweepProblem, hardware_for, machine
 from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
+
+#: Objectives that need a training job's goodput (its cost per token is per goodput token).
+GOODPUT_OBJECTIVES = frozenset({"goodput", "goodput_tokens_per_second", "cost_per_token"})
 
 
 def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[SweepProblem]:
@@ -61,12 +65,17 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
             failures, per_hour = sweep_figures(specs, clusters[f"cluster/{cid}"])
+            nowhere = (no_checkpoint_target(specs, clusters[f"cluster/{cid}"], workload)
+                       if workload.training is not None else None)
             for k, o in enumerate(sweep.objectives):
                 if o.metric in COST_OBJECTIVES and per_hour is None:
                     raise BuildError(f"sweep '{sweep.id}': objective '{o.metric}' needs prices, and cluster '{cid}' "
                                      "has no cost in USD (price every part and rack on its bill of materials, "
                                      "with `price:` or a `Prices` document, and give its facility a `cost:`; "
                                      "docs/reliability.md)", where("objectives", k, "metric"))
+                if o.metric in GOODPUT_OBJECTIVES and nowhere:
+                    raise BuildError(f"sweep '{sweep.id}': objective '{o.metric}' needs the training job's goodput, "
+                                     f"and {nowhere} (REL006; docs/reliability.md)", where("objectives", k, "metric"))
             with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
                 bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
                                              cost_per_accelerator_hour=per_hour)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -159,7 +160,7 @@ class Status(StrEnum):
     """Whether a requirement is met: the one vocabulary of `check`, documents, `diff`, `gap`, `sweep`, `estimate`."""
 
     MET = "met"
-    AT_RISK = "at risk"  # met by the estimate, but not at one end of the model's measured error band (a warning)
+    AT_RISK = "at risk"  # met, but not at one end of the model's error band or the failure-rate range (a warning)
     NOT_MET = "not met"
     NOT_PROVIDED = "not provided"  # no value to judge: no such object or metric, another dimension, or not judged
 
@@ -208,12 +209,23 @@ class Outcome(Judged):
         return min(self.band, key=lambda v: self.requirement.target.headroom(v).magnitude)
 
 
+def spread(metrics: Mapping[str, Q], metric: str) -> tuple[Q, Q] | None:
+    """A metric's range where it is given beside it as `<metric>_low` and `<metric>_high`; None where it has none.
+
+    A reliability figure's range over the published failure-rate sets and their 95 % Poisson intervals
+    (docs/reliability.md).
+    """
+    low, high = metrics.get(f"{metric}_low"), metrics.get(f"{metric}_high")
+    return (low, high) if low is not None and high is not None else None
+
+
 def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple[Q, Q] | None = None) -> Outcome:
     """Whether `value` meets `requirement`: the one judgement every command makes.
 
     No value (`note` says why), or one of another dimension than the target, is not provided. `band` is the range
-    the value may be in by the model's measured error on comparable published runs (`perf.workload.bands`); a value that
-    meets the target where one end of its band does not is at risk.
+    the value may be in by the model's measured error on comparable published runs (`perf.workload.bands`), or a
+    reliability figure's range over the failure-rate sets (`spread`); a value that meets the target where one end of
+    its band does not is at risk.
     """
     if value is None:
         return Outcome(requirement, None, Status.NOT_PROVIDED, note)

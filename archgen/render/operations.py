@@ -34,14 +34,16 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     if rel is None:
         return None
     m = a.metrics
+    # the range is over every catalog set, or, where the cluster names one, over that set's own interval
+    over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
+            if rel.spread else "the set's 95 % Poisson interval")
     section = Section("reliability", "Reliability and availability").add(Para(
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
         f"failures (docs/reliability.md). A job on all {rel.accelerators:,} accelerators sees "
-        f"{fmt.number(fmt.magnitude(m.get('interruptions_per_day'), '1/day') or 0, 2)} interruptions per day, a mean "
-        f"time to interruption of {fmt.q(m.get('mtti'), 'h', 1)}"
-        + (f" ({fmt.q(m['mtti_low'], 'h', 1)} to {fmt.q(m['mtti_high'], 'h', 1)} over "
-           + (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)}" if rel.spread
-              else "the set's") + " and their 95 % Poisson intervals)"
+        f"{fmt.number(fmt.magnitude(m.get('interruptions_per_day'), '1/day') or 0, 2)} interruptions per day, "
+        + (f"a mean time to interruption of {fmt.q(m['mtti'], 'h', 1)}" if "mtti" in m
+           else "no part fails at these rates, so there is no mean time to interruption")
+        + (f" ({fmt.q(m['mtti_low'], 'h', 1)} to {fmt.q(m['mtti_high'], 'h', 1)} over {over})"
            if "mtti_low" in m else "") + "."
         + (f" Borrowed rates: {rel.borrowed}." if rel.borrowed else "")))
     rows: tuple[tuple[Any, ...], ...] = tuple((d.name, d.causes, d.per_year, d.accelerators, d.repair, d.note)
@@ -60,10 +62,12 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     found = jobs(run, a.cluster.spec.id)
     if found:
         rows = tuple((wid, g.accelerators, Q_(g.mtti, "s").to("h") if g.mtti != float("inf") else None,
-                      Q_(g.checkpoint_size, "B").to("TB"), Q_(g.write_time, "s"), Q_(g.interval, "s").to("min"),
+                      Q_(g.checkpoint_size, "B").to("TB"), Q_(g.write_time, "s"),
+                      Q_(g.interval, "s").to("min") if g.interval else None,   # 0: no interruption, no interval
                       Q_(g.restart + g.wait, "s").to("min"), g.goodput, g.spares_needed, g.spares_available)
                      for wid, g in found)
-        notes = [f"{wid}: goodput {g.band['goodput'][0]:.3f} to {g.band['goodput'][1]:.3f} over the rate sets"
+        notes = [f"{wid}: goodput {g.band['goodput'][0]:.3f} to {g.band['goodput'][1]:.3f} over "
+                 + ("the rate sets" if rel.spread else "the set's 95 % Poisson interval")
                  + "".join(f"; {n}" for n in g.notes) for wid, g in found if g.band]
         section.add(Table("goodput", "Training jobs: checkpoints, restarts and goodput (effective training time "
                           "ratio)", (Column("Workload"), Column("Accelerators", digits=0, align="right"),
@@ -124,8 +128,10 @@ def cost_section(run: Any, a: Any) -> Section | None:
         f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex (Epoch AI "
         "puts cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs; Cottier et "
         "al. 2024, arXiv:2405.21015).")
-    withheld = "" if not cost.withheld else (
-        f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")
+    withheld = ("" if not cost.withheld else (
+        f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")) + (
+        "" if not cost.no_opex else f" Energy, space, TCO and cost per accelerator-hour are not provided: "
+                                    f"{cost.no_opex}.")
     section = Section("cost", "Cost").add(
         Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
              f"part); energy at the average IT load {fmt.q(cost.power_average, 'kW', 0)} (peak "

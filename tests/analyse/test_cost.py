@@ -157,6 +157,22 @@ def test_idle_hours_cost_the_idle_draw(tmp_path):
     assert i["energy_cost_per_year"].m_as("USD") == pytest.approx(load * HOURS_PER_YEAR * 1.2 * 0.0895)
 
 
+def test_a_facility_without_cost_withholds_the_tco_with_the_reason(tmp_path):
+    """Every part priced, the hall without `cost:`: the capex stood, the TCO was left out in silence and a requirement
+    on it said "has no metric 'tco_per_accelerator_hour'"; now it is not provided because of the facility."""
+    hall = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text()
+    start = hall.index("\ncost:\n") + 1
+    end = hall.index("\n# Availability")
+    r = run([_design(tmp_path / "a", {"prices.yaml": _overlay(), "req.yaml": TCO_REQUIREMENT,
+                                      "hall.yaml": hall[:start] + hall[end + 1:]})])
+    m = r.metrics[CLUSTER]
+    assert "capex" in m and not {"energy_cost_per_year", "tco_per_year", "tco_per_accelerator_hour"} & set(m)
+    why = "facility 'hall-liquid' gives no `cost:` (energy price and PUE, rent, depreciation and discount rate)"
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        f"REQ-TCO-001: cluster/mi355x-th5's tco_per_accelerator_hour is not provided: {why}"]
+    assert r.operations.withheld[JOB]["job_cost_per_hour"] == why
+
+
 def test_capital_recovery_factor():
     # Wikipedia, "Capital recovery factor" (after HOMER Energy): a loan of $1,000 at 10 % is repaid by 10 annual
     # payments of $163
@@ -219,3 +235,14 @@ def test_tpu_v4_price_list_equals_a_full_copy_of_the_parts(tmp_path):
     listed_capex = sum(TPU_PRICES[part] * n for part, n in qty.items())
     rest = sum(line.total.m_as("USD") for line in cost.lines if line.total is not None and line.part not in TPU_PRICES)
     assert m["capex"].m_as("USD") == pytest.approx(listed_capex + rest)
+
+
+def test_prices_in_two_currencies_withhold_the_capex_with_the_reason(tmp_path):
+    """One part quoted in EUR among USD prices: COST001, and a requirement on the capex says why it is not provided."""
+    overlay = _overlay().replace("capex: 400000 USD", "capex: 400000 EUR", 1)
+    req = TCO_REQUIREMENT.replace("tco_per_accelerator_hour", "capex").replace("<= 2.5 USD", "<= 1e8 USD")
+    r = run([_design(tmp_path / "a", {"prices.yaml": overlay, "req.yaml": req})])
+    assert [f.id for f in r.findings if f.id == "COST001"] == ["COST001"]
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        "REQ-TCO-001: cluster/mi355x-th5's capex is not provided: prices in several currencies (EUR, USD); archgen "
+        "does not convert them: give every price in one currency (COST001)"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from archgen.model.requirements import Outcome, Requirement, judge
+from archgen.model.requirements import Outcome, Requirement, judge, spread
 
 if TYPE_CHECKING:
     from archgen.perf.workload.cluster import Machine
@@ -55,8 +55,9 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
         if value is not None and not judged(req.metric, bool(est.fits)):
             o = judge(req, None, DOES_NOT_FIT)
         else:
+            ends = band.values(value) if band is not None and value is not None else None
             o = judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}",
-                      band.values(value) if band is not None and value is not None else None)
+                      ends if ends is not None or value is None else spread(est.metrics, req.metric))
         if o.value is None and withheld and req.metric in withheld:
             o = judge(req, None, withheld[req.metric])
         outcomes.append(o)
