@@ -32,6 +32,10 @@ SCHEMA = "archgen-validation/1"
 METRIC_UNITS = {name: metrics.find("workload", name).dimension or "dimensionless"  # type: ignore[union-attr]
                 for name in ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time", "ttft",
                              "tpot")}
+#: The metrics the model predicts for each kind of case (`archgen.scoring.cases.predict`).
+KIND_METRICS = {"training": ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second"),
+                "inference": ("tokens_per_second", "time", "ttft", "tpot"),
+                "collective": ("time", "busbw")}
 
 
 class CaseScaleUp(Spec):
@@ -147,9 +151,14 @@ class Case(Spec):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Case:
-        if job_kind(self, "case") == "collective" and self.system.count < 2:
+        kind = job_kind(self, "case")
+        if kind == "collective" and self.system.count < 2:
             raise FieldError(("system", "count"), "a collective needs at least 2 accelerators, got "
                                                   f"{self.system.count}")
+        for j, m in enumerate(self.measured):
+            if m.metric not in KIND_METRICS[kind]:
+                raise FieldError(("measured", j, "metric"), f"a {kind} case cannot measure {m.metric}: the model "
+                                                            f"predicts {', '.join(KIND_METRICS[kind])}")
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
             raise FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or "

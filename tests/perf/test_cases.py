@@ -78,6 +78,13 @@ def test_collective_on_one_accelerator(tmp_path):
         "cases.yaml:6:51: error: cases.0.system.count: a collective needs at least 2 accelerators, got 1")
 
 
+def test_metric_the_case_kind_has_not_is_located(tmp_path):
+    """A collective measured as TTFT was an internal error (KeyError in scoring), not a located one."""
+    assert messages(tmp_path, GOOD.replace("metric: busbw", "metric: ttft").replace('unit: "GB/s"', "unit: ms")) == (
+        "cases.yaml:8:23: error: cases.0.measured.0.metric: a collective case cannot measure ttft: the model "
+        "predicts time, busbw")
+
+
 def test_misspelt_key_gets_a_suggestion(tmp_path):
     assert messages(tmp_path, GOOD.replace("collective: {op:", "collective: {opp:")) == "\n".join([
         "cases.yaml:7:3: error: cases.0.collective.op: missing required key 'op'",
