@@ -83,6 +83,13 @@ fraction: the datasheets give both the same tensor-core peak, and no MAMF table 
   GB300's peaks but no MAMF row; Azure's AI benchmarking guide publishes GB200, not GB300, microbenchmarks). Its HBM
   and flash-attention efficiencies are stated ranges like every unmeasured part's; NVLink and NVLS efficiencies are
   GB200's (the same NVLink 5 switch tray).
+* **Scale-up link efficiency is measured on three parts** (audit of issue 20 part 3, 2026-12): the A100 (0.61,
+  Vidur's DGX A100 all-reduce), the H100 (0.824, ASTRA-sim's HGX-H100 validation; the H200 takes it, same NVLink 4
+  and NVSwitch) and the MI300X (0.75, AMD's xGMI blog). The ten parts that carried a sibling's figure or the model's
+  default 0.8 with no measurement (B200, B300, GB200, GB300, H800, MI325X, MI350X, MI355X, Gaudi 3, TPU v4) now
+  state `efficiency.scale_up_range` over those measured fractions, 0.61 to 0.824, re-timed at both ends as the other
+  ranges are (collective workloads too, `efficiency_range.link_note`); points unchanged. The 8 x B200 ring
+  all-reduce of the scored file (682.2 GB/s busbw, 0.758 of 900 GB/s) lies inside it; it is not used to set the point.
 """
 
 #: Efficiency constants in the model code: (name, value, where, source and verdict).

@@ -78,6 +78,10 @@ class Efficiency(Spec):
     vector: float = Field(0.7, gt=0, le=1, description="Sustained non-tensor throughput over `vector_peak`.")
     scale_up: float = Field(
         0.8, gt=0, le=1, description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages.")
+    scale_up_range: tuple[float, float] | None = Field(
+        None, description="Lowest and highest `scale_up` figure the sources support where this part has no "
+                          "measurement of its own (the catalog's measured parts), e.g. [0.61, 0.824]; `scale_up` "
+                          "holds the point used. Estimates on it state the range their metrics span.")
     in_network_reduction: float = Field(
         0.8, gt=0, le=1,
         description="NVLS (in-switch reduction) efficiency: NCCL's `nvlsEfficiency` for the generation "
@@ -93,7 +97,7 @@ class Efficiency(Spec):
             point = self.gemm.get(dt)
             if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
                 raise ValueError(f"gemm_range.{dt} [{lo}, {hi}] must lie in (0, 1] and hold gemm.{dt} ({point})")
-        for name in ("hbm", "flash"):
+        for name in ("hbm", "flash", "scale_up"):
             rng = getattr(self, f"{name}_range")
             if rng is not None and not 0 < rng[0] <= getattr(self, name) <= rng[1] <= 1:
                 raise ValueError(f"{name}_range [{rng[0]}, {rng[1]}] must lie in (0, 1] and hold {name} "

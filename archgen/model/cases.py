@@ -31,7 +31,13 @@ SCHEMA = "archgen-validation/1"
 #: The metrics a case may measure (workload metrics of `archgen.metrics`), with the SI unit each is scored in.
 METRIC_UNITS = {name: metrics.find("workload", name).dimension or "dimensionless"  # type: ignore[union-attr]
                 for name in ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time", "ttft",
-                             "tpot")}
+                             "tpot", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")}
+#: The percentiles of a simulated serving run (`scenario: concurrency`, or `server` with an `arrival_rate`).
+PERCENTILES = ("ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")
+#: The metrics the model predicts for each kind of case (`archgen.scoring.cases.predict`).
+KIND_METRICS = {"training": ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second"),
+                "inference": ("tokens_per_second", "time", "ttft", "tpot", *PERCENTILES),
+                "collective": ("time", "busbw")}
 
 
 class CaseScaleUp(Spec):
@@ -125,7 +131,8 @@ class CaseCollective(Collective):
 class Measurement(Spec):
     """One measured figure."""
 
-    metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time", "ttft", "tpot"]
+    metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time", "ttft", "tpot",
+                    "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"]
     value: float = Field(gt=0)
     unit: str = Field(description="Unit of the value; empty for a plain number (mfu 0.45, or give \"%\": 45 %).")
 
@@ -147,9 +154,19 @@ class Case(Spec):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Case:
-        if job_kind(self, "case") == "collective" and self.system.count < 2:
+        kind = job_kind(self, "case")
+        if kind == "collective" and self.system.count < 2:
             raise FieldError(("system", "count"), "a collective needs at least 2 accelerators, got "
                                                   f"{self.system.count}")
+        for j, m in enumerate(self.measured):
+            if m.metric not in KIND_METRICS[kind]:
+                raise FieldError(("measured", j, "metric"), f"a {kind} case cannot measure {m.metric}: the model "
+                                                            f"predicts {', '.join(KIND_METRICS[kind])}")
+            inf = self.inference
+            if m.metric in PERCENTILES and inf is not None and not (
+                    inf.scenario == "concurrency" or (inf.scenario == "server" and inf.arrival_rate)):
+                raise FieldError(("measured", j, "metric"), f"{m.metric} is a percentile of a simulated run: it needs "
+                                                            "scenario: concurrency, or server with an arrival_rate")
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
             raise FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or "

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from archgen.errors import SpecProblem, ValidateError
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
-from archgen.model.cases import METRIC_UNITS, SCHEMA, Case, CaseModel, CaseTraining, Measurement
+from archgen.model.cases import METRIC_UNITS, PERCENTILES, SCHEMA, Case, CaseModel, CaseTraining, Measurement
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch, megatron_flops
@@ -133,6 +133,7 @@ def read_cases(path: str | Path) -> tuple[list[Case], SourceDocument]:
 #: archgen/units.py's bounds on a time, a compute rate and a bandwidth; an MFU is a fraction of peak; 10^12 tokens/s
 #: is beyond any cluster (10^5 accelerators at 10^6 tokens/s each make 10^11).
 CEILINGS = {"step_time": Q_(3.2e9, "s"), "time": Q_(3.2e9, "s"), "ttft": Q_(3.2e9, "s"), "tpot": Q_(3.2e9, "s"),
+            **{m: Q_(3.2e9, "s") for m in PERCENTILES},
             "tflops_per_gpu": Q_(1e9, "TFLOPS"), "mfu": Q_(1, "dimensionless"), "tokens_per_second": Q_(1e12, "1/s"),
             "busbw": Q_(1e8, "Gbit/s")}
 
@@ -212,10 +213,12 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     job = ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                    inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf))
     rate = replica_rate(inf.arrival_rate, inf.replicas)
-    est, _ = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
-                              replicas=inf.replicas)
+    est, run = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
+                                replicas=inf.replicas)
+    pct = {} if run is None else {"ttft_p50": run.ttft.p50, "ttft_p99": run.ttft.p99, "tpot_p50": run.tpot.p50,
+                                  "tpot_p99": run.tpot.p99}
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
-            "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot)}
+            "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot), **pct}
 
 
 def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, stack: str | None = None

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from archgen.errors import ArchgenError, Location, SpecProblem, ValidateError
+from archgen.errors import AnalyseError, ArchgenError, Location, SpecProblem, ValidateError
 from archgen.load import SourceDocument
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, Case
@@ -85,6 +85,8 @@ def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
     """One result per measured metric of `case`, against the prediction `pred` (SI)."""
     results = []
     for m in case.measured:
+        if m.metric not in pred:  # a percentile where the run was not simulated (no sequence fits)
+            raise AnalyseError(f"no simulated run to take {m.metric} from (no sequence fits in the KV cache)")
         unit = METRIC_UNITS[m.metric]
         measured = float(measured_value(m).to(unit).magnitude)
         results.append(CaseResult(case.id, m.metric, unit, measured, pred[m.metric], case.status, case.source))

@@ -50,8 +50,9 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
     """The knobs a case's source leaves open: 'network latency', 'NVLS' (collectives), 'KV cache' (serving)."""
     inf = case.inference
     eff = accelerators[case.system.accelerator].efficiency
+    link = ("scale-up efficiency",) if eff.scale_up_range is not None else ()
     hbm = (("HBM efficiency",) if eff.hbm_range is not None else ()) + (
-        ("flash efficiency",) if eff.flash_range is not None else ())
+        ("flash efficiency",) if eff.flash_range is not None else ()) + link
     if inf is not None:
         return ("KV cache",) * (inf.precision in QUANTISED_SERVING and inf.kv_precision is None) + hbm
     t = case.training
@@ -68,14 +69,15 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
     su = accelerators[s.accelerator].scale_up
     if c.algorithm == "auto" and c.op != "all_to_all" and su is not None and su.in_network_reduction:
         out.append("NVLS")
-    return tuple(out)
+    return (*out, *link)
 
 
 #: How each open knob reads beside a range.
 KNOB_VALUES = {"network latency": "network latency 0/35/75 us", "NVLS": "NVLS off/on", "KV cache": "KV cache fp8/bf16",
                "GEMM efficiency": "the catalog's stated GEMM efficiency range",
                "HBM efficiency": "the catalog's stated HBM efficiency range",
-               "flash efficiency": "the catalog's stated flash-attention efficiency range"}
+               "flash efficiency": "the catalog's stated flash-attention efficiency range",
+               "scale-up efficiency": "the catalog's stated scale-up link efficiency range"}
 
 
 def describe(knobs: tuple[str, ...]) -> str:
@@ -96,11 +98,16 @@ def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = N
         return {}
     stated_nvls = c.algorithm in ("nvls", "nvls_tree")
     nvls_values = (False, True) if "NVLS" in knobs else (stated_nvls,)
+    rng = accs[case.system.accelerator].efficiency.scale_up_range
+    links = rng if "scale-up efficiency" in knobs and rng else (None,)
     preds = []
-    for nvls, latency in product(nvls_values, DECLARED_NET_LATENCIES if "network latency" in knobs else (None,)):
+    for nvls, latency, link in product(nvls_values, DECLARED_NET_LATENCIES if "network latency" in knobs else (None,),
+                                       links):
         hw = case_hardware(case, accs, nvls=nvls)
         if latency is not None:
             hw = dataclasses.replace(hw, scale_out_latency=latency)
+        if link is not None:
+            hw = dataclasses.replace(hw, scale_up_efficiency=link)
         size = float(c.size.to("B").magnitude)
         n = case.system.count
         t = float(collective_time(hw, c.op, size, n, algorithm=c.algorithm))
@@ -125,9 +132,10 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
     acc = accs[case.system.accelerator]
     eff = acc.efficiency
     ends = product(eff.hbm_range if "HBM efficiency" in knobs and eff.hbm_range else (eff.hbm,),
-                   eff.flash_range if "flash efficiency" in knobs and eff.flash_range else (eff.flash,))
-    parts = [{**accs, acc.id: acc.model_copy(update={"efficiency": eff.model_copy(update={"hbm": m, "flash": f})})}
-             for m, f in ends]
+                   eff.flash_range if "flash efficiency" in knobs and eff.flash_range else (eff.flash,),
+                   eff.scale_up_range if "scale-up efficiency" in knobs and eff.scale_up_range else (eff.scale_up,))
+    parts = [{**accs, acc.id: acc.model_copy(update={"efficiency": eff.model_copy(
+        update={"hbm": m, "flash": f, "scale_up": u})})} for m, f, u in ends]
     preds = [predict(case.model_copy(update={"inference": inf.model_copy(update={"kv_precision": kv})}), a)
              for kv, a in product(kvs, parts)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}

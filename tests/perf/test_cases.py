@@ -78,6 +78,23 @@ def test_collective_on_one_accelerator(tmp_path):
         "cases.yaml:6:51: error: cases.0.system.count: a collective needs at least 2 accelerators, got 1")
 
 
+def test_metric_the_case_kind_has_not_is_located(tmp_path):
+    """A collective measured as TTFT was an internal error (KeyError in scoring), not a located one."""
+    assert messages(tmp_path, GOOD.replace("metric: busbw", "metric: ttft").replace('unit: "GB/s"', "unit: ms")) == (
+        "cases.yaml:8:23: error: cases.0.measured.0.metric: a collective case cannot measure ttft: the model "
+        "predicts time, busbw")
+
+
+def test_a_percentile_needs_a_simulated_run(tmp_path):
+    """ttft_p99 comes from the scheduler's run: an offline case has none to take it from."""
+    text = GOOD.replace("  collective: {op: all_reduce, size: \"1 GiB\", algorithm: ring}\n",
+                        "  model: {layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672, vocab: 128256}\n"
+                        "  inference: {precision: fp8, tp: 8, batch: 64, input_len: 128, output_len: 128}\n")
+    assert messages(tmp_path, text.replace("metric: busbw", "metric: ttft_p99").replace('unit: "GB/s"', "unit: ms")) \
+        == ("cases.yaml:9:23: error: cases.0.measured.0.metric: ttft_p99 is a percentile of a simulated run: it "
+            "needs scenario: concurrency, or server with an arrival_rate")
+
+
 def test_misspelt_key_gets_a_suggestion(tmp_path):
     assert messages(tmp_path, GOOD.replace("collective: {op:", "collective: {opp:")) == "\n".join([
         "cases.yaml:7:3: error: cases.0.collective.op: missing required key 'op'",

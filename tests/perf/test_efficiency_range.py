@@ -14,6 +14,7 @@ from archgen.perf.workload.efficiency_range import (
     at_efficiency,
     at_flash,
     at_hbm,
+    at_scale_up,
     efficiency_note,
     flash_range,
     gemm_range,
@@ -63,15 +64,16 @@ def test_the_range_reaches_the_estimate(accelerators):
     job, lay = Job(arch, 8192, 16, "fp4"), Layout(1, 1, 8, 2)
     step = lambda h: float(estimate_training(h, job, lay).step_time)  # noqa: E731
     lo, hi = over_range(hw, "fp4", step)
-    assert len(range_ends(hw, "fp4")) == 8  # every combination of the three ranges' ends
-    fast = at_flash(at_hbm(at_efficiency(hw, "fp4", 0.597), 0.866), 0.85)
-    slow = at_flash(at_hbm(at_efficiency(hw, "fp4", 0.357), 0.783), 0.787)
+    assert len(range_ends(hw, "fp4")) == 16  # every combination of the four ranges' ends
+    fast = at_scale_up(at_flash(at_hbm(at_efficiency(hw, "fp4", 0.597), 0.866), 0.85), 0.824)
+    slow = at_scale_up(at_flash(at_hbm(at_efficiency(hw, "fp4", 0.357), 0.783), 0.787), 0.61)
     assert lo == step(fast) < step(hw) < hi == step(slow)
     assert step(at_efficiency(hw, "fp4", 0.597)) > lo  # the HBM and flash ends move it too
     (note,) = efficiency_note(hw, "fp4", step)
     assert note.startswith("fp4 GEMM efficiency (catalog point 0.446, range 0.357 to 0.597) and HBM efficiency "
                            "(catalog point 0.85, range 0.783 to 0.866) and flash-attention efficiency (catalog "
-                           "point 0.787, range 0.787 to 0.85) of gb200 are stated ranges, not measurements: over "
+                           "point 0.787, range 0.787 to 0.85) and scale-up link efficiency (catalog point 0.824, "
+                           "range 0.61 to 0.824) of gb200 are stated ranges, not measurements: over "
                            "those ranges the step time spans") and f"{hi:.4g} s" in note
     (note,) = efficiency_note(hw, "tf32", step)  # a measured GEMM dtype: the HBM and flash ranges alone
     assert note.startswith("HBM efficiency (catalog point 0.85, range 0.783 to 0.866) and flash-attention")
@@ -119,7 +121,7 @@ def test_a_serving_case_spans_the_hbm_range(accelerators):
     (case,) = [c for c in cases if c.id == "trtllm-b200-llama33-70b-fp4-tp1-20000-2000"]
     assert "HBM efficiency" in open_knobs(case, accelerators)
     case = case.model_copy(update={"inference": case.inference.model_copy(update={"kv_precision": "fp8"})})
-    assert open_knobs(case, accelerators) == ("HBM efficiency", "flash efficiency")
+    assert open_knobs(case, accelerators) == ("HBM efficiency", "flash efficiency", "scale-up efficiency")
     lo, hi = serving_range(case, accelerators)["tokens_per_second"]
     assert lo < predict(case, accelerators)["tokens_per_second"] < hi
 
@@ -136,3 +138,34 @@ def test_gb200_nvfp4_case_range_spans_the_measurement(accelerators):
     lo, hi = training_efficiency_range(case, accelerators)["step_time"]
     assert lo < 0.4055 < hi
     assert unstated_range(case, accelerators)["step_time"] == (lo, hi)  # the stack is stated: no profile range
+
+
+def test_unmeasured_scale_up_links_state_the_measured_range(accelerators):
+    """Scale-up bus bandwidth over link bandwidth is measured on three parts: A100 0.61 (microsoft/vidur
+    a100_dgx all_reduce.csv, 8 GPUs, 64 MiB), H100 0.824 (ASTRA-sim HGX-H100 validation, 741.34 / 900 GB/s), MI300X
+    0.75 (AMD ROCm blog, ~48 of 64 GB/s per xGMI link); the H200 takes the H100's (same NVLink 4 and NVSwitch). Every
+    part whose figure is unconfirmed states the range those measurements span, holding its point."""
+    measured = {"a100-sxm4-80gb": 0.61, "h100-sxm5-80gb": 0.824, "mi300x": 0.75}
+    for part, value in measured.items():
+        eff = accelerators[part].efficiency
+        assert eff.scale_up == value and eff.scale_up_range is None, part
+    span = (min(measured.values()), max(measured.values()))
+    unconfirmed = [a for a in accelerators.values()
+                   if {"efficiency", "efficiency.scale_up"} & set(a.unconfirmed_fields())]
+    assert len(unconfirmed) == 10
+    for acc in unconfirmed:
+        assert acc.efficiency.scale_up_range == span, acc.id
+
+
+def test_the_scale_up_range_reaches_a_collective(accelerators):
+    """The scored 8 x B200 ring all-reduce (tests/data/validation-modern.yaml: 682.2 GB/s busbw, 0.758 of the 900 GB/s
+    NVLink 5; the model's point, H100's 0.824, gives +8.4 %) lies within the busbw over B200's stated range."""
+    from pathlib import Path
+
+    from archgen.scoring.cases import read_cases
+    from archgen.scoring.unstated import open_knobs, unstated_range
+    cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-cases.yaml")
+    (case,) = [c for c in cases if c.id == "nccl-8xb200-allreduce-ring"]
+    assert open_knobs(case, accelerators) == ("scale-up efficiency",)
+    lo, hi = unstated_range(case, accelerators)["busbw"]
+    assert lo < 682.2e9 < hi

@@ -43,17 +43,20 @@ requirements: {reqs}
 """
 
 
+# Under load most limits the estimate meets are at risk: on MLPerf v4.1's own Llama 2 70B Server logs (tests/perf/data/
+# serving-under-load.yaml) the measured TTFT p99 is 1.33x to 3.72x the model's and TPOT p99 2.40x to 4.78x, so the
+# pessimistic end of a band passes these limits from 30 requests/s up.
 @pytest.mark.parametrize(("bench", "rate", "want"), [
-    ("llama2-70b", "8 1/s", ("met", "met")),  # a light load: a prefill and a short decode step
-    ("llama2-70b-interactive", "30 1/s", ("met", "met")),  # TTFT p99 about 0.25 s, TPOT p99 about 20 ms
-    ("llama2-70b-interactive", "40 1/s", ("not met", "met")),  # in the steady state TTFT p99 about 0.48 s
-    ("deepseek-r1-interactive", "40 1/s", ("met", "not met")),  # its 15 ms TPOT limit at the same load
-    ("llama2-70b", "400 1/s", ("not met", "met")),  # arrivals outrun the replicas: the queue breaks the TTFT limit
+    ("llama2-70b", "8 1/s", ("met", "met")),  # a light load: within the limits even at the band's end
+    ("llama2-70b-interactive", "30 1/s", ("at risk", "at risk")),  # TTFT p99 about 0.25 s, TPOT p99 about 20 ms
+    ("llama2-70b-interactive", "40 1/s", ("not met", "at risk")),  # in the steady state TTFT p99 about 0.48 s
+    ("deepseek-r1-interactive", "40 1/s", ("at risk", "not met")),  # its 15 ms TPOT limit at the same load
+    ("llama2-70b", "400 1/s", ("not met", "at risk")),  # arrivals outrun the replicas: the queue breaks TTFT's
 ])
 def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want):
     """A server workload with an arrival rate reports ttft_p99 and tpot_p99 from its simulated run, and MLPerf's
-    limits, given as requirements, are judged on them (statuses from the estimate; the p99 figures carry no band:
-    no published p99 is scored yet)."""
+    limits, given as requirements, are judged on them and on their band: the model's error on the p99s of the
+    MLPerf v4.1 Server logs, 3 measurements each; the pessimistic end is the estimate / (1 + lowest error)."""
     shutil.copytree(SPECS, tmp_path / "specs")
     reqs = [r.model_dump(mode="json", exclude_defaults=True) for r in server_requirements(bench)]
     for r in reqs:
@@ -65,7 +68,10 @@ def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want):
     assert {"ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"} <= set(doc["metrics"])
     assert [r["metric"] for r in doc["requirements"]] == ["ttft_p99", "tpot_p99"]
     assert tuple(r["status"] for r in doc["requirements"]) == want, doc["metrics"]
-    assert doc["bands"]["ttft_p99"]["measurements"] == 0
+    for r in doc["requirements"]:
+        band = doc["bands"][r["metric"]]
+        assert band["measurements"] == 3 and band["family"] == "serving-under-load"
+        assert r["pessimistic"]["value"] == pytest.approx(r["value"]["value"] / (1 + band["error"]["low"]))
 
 
 SWEEP = """kind: Sweep

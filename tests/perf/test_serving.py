@@ -237,19 +237,22 @@ def test_mlperf_server_and_offline_rows_are_scored():
     and the Offline row still over by 40-55 %
     with the MI300X's FP8 GEMMs at AMD's measured Max-Achievable FLOPs (0.487 of peak, ROCm blog "Measuring
     Max-Achievable FLOPs - Part 2", Table 1; +78 % when they were assumed as efficient as BF16's): vLLM's v4.1 run
-    reached about 27 % of FP8 peak. Bars set after the run, as a guard against drift."""
+    reached about 27 % of FP8 peak. The Server rows' p50 and p99 (the logs' percentiles) err as their means do:
+    NVIDIA's 45-80 % low, AMD's TTFT 15-25 % low and TPOT 70-77 % low. Bars set after the run, as a guard against
+    drift."""
     errors = {(r.id.split("-")[3], r.id.split("-")[4], r.metric): r.error for r in score_case_file(UNDER_LOAD).results}
-    assert len(errors) == 12
+    assert len(errors) == 24
     for (scenario, system, metric), e in errors.items():
         amd = system == "8xmi300x"
         if metric == "tokens_per_second" and scenario == "server":
             assert -0.10 <= e <= (0.10 if amd else 0.0), (system, e)  # AMD's groups: +-5 % over seeds
         elif metric == "tokens_per_second":
             assert 0.40 <= e <= 0.55 if amd else 0.15 <= e <= 0.25, (system, e)
-        elif amd and metric == "ttft":
-            assert -0.30 <= e <= 0.0, e
+        elif amd and metric.startswith("ttft"):
+            assert -0.30 <= e <= 0.0, (metric, e)
         else:
-            assert (-0.97 <= e <= -0.70) if amd else (-0.90 <= e <= -0.45), (system, metric, e)
+            low = -0.40 if "_p" in metric else -0.45  # H200's ttft_p50: -44.9 %
+            assert (-0.97 <= e <= -0.70) if amd else (-0.90 <= e <= low), (system, metric, e)
 
 
 def test_a_stated_power_other_than_the_catalog_tdp_is_refused():

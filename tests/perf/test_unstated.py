@@ -37,8 +37,10 @@ def first():
     return {c.id: c for c in cases}
 
 
-def _busbw(case, accelerators, latency, nvls):
+def _busbw(case, accelerators, latency, nvls, link=None):
     hw = dataclasses.replace(case_hardware(case, accelerators, nvls=nvls), scale_out_latency=latency)
+    if link is not None:
+        hw = dataclasses.replace(hw, scale_up_efficiency=link)
     c = case.collective
     size, n = float(c.size.to("B").magnitude), case.system.count
     return bus_bandwidth(c.op, size, collective_time(hw, c.op, size, n, algorithm=c.algorithm), n)
@@ -52,10 +54,11 @@ def test_declared_latencies_are_the_transports():
 
 def test_four_node_efa_range_spans_nvls_at_the_stated_latency(modern, accelerators):
     """The 4-node P6-B200 256 MiB case now states its transport's latency (35 us, as aws-ofi-nccl declares on P6) but
-    not NVLS: its range is the least and greatest busbw over NVLS off/on at 35 us, the scored value NVLS off."""
+    not NVLS: its range is the least and greatest busbw over NVLS off/on at 35 us and over B200's stated scale-up
+    link efficiency (no NVLink 5 measurement: 0.61 to 0.824), the scored value NVLS off at the catalog's point."""
     case = modern["mlengbook-allreduce-4xp6b200-efa-256mib"]
-    assert open_knobs(case, accelerators) == ("NVLS",)
-    got = [_busbw(case, accelerators, 35e-6, nvls) for nvls in (False, True)]
+    assert open_knobs(case, accelerators) == ("NVLS", "scale-up efficiency")
+    got = [_busbw(case, accelerators, 35e-6, nvls, link) for nvls in (False, True) for link in (0.61, 0.824)]
     lo, hi = collective_range(case, accelerators)["busbw"]
     assert (lo, hi) == pytest.approx((min(got), max(got)))
     assert predict(case, accelerators)["busbw"] == pytest.approx(_busbw(case, accelerators, 35e-6, False))
@@ -86,14 +89,17 @@ def test_no_range_where_nothing_is_open(first, modern, accelerators, tmp_path):
     then the prediction with NVLS off and on at that latency); a training case that states its stack has no range,
     one that states none has the range over the stack profiles."""
     assert collective_range(first["nccl-8xh200-allreduce-ring"], accelerators) == {}
-    assert collective_range(modern["gtc25-nccl-allreduce-32xgb200-nvl72-nvls"], accelerators) == {}
+    gb200 = modern["gtc25-nccl-allreduce-32xgb200-nvl72-nvls"]  # named NVLS in one domain: only the link is open
+    assert open_knobs(gb200, accelerators) == ("scale-up efficiency",)
+    assert collective_range(gb200, accelerators)["busbw"] == pytest.approx(
+        tuple(_busbw(gb200, accelerators, 0.0, True, link) for link in (0.61, 0.824)))
     assert open_knobs(first["vidur-dgx-h100-allreduce-64mib"], accelerators) == ("NVLS",)   # one node: no network
     path = tmp_path / "stated.yaml"
     path.write_text(STATED, encoding="utf-8")
     (stated,), _ = read_cases(path)
-    assert open_knobs(stated, accelerators) == ("NVLS",)
-    both = sorted(_busbw(stated, accelerators, 35e-6, nvls) for nvls in (False, True))
-    assert collective_range(stated, accelerators)["busbw"] == pytest.approx(tuple(both))
+    assert open_knobs(stated, accelerators) == ("NVLS", "scale-up efficiency")
+    every = [_busbw(stated, accelerators, 35e-6, nvls, link) for nvls in (False, True) for link in (0.61, 0.824)]
+    assert collective_range(stated, accelerators)["busbw"] == pytest.approx((min(every), max(every)))
     training = modern["mlperf-t41-gpt3-256xh100"]  # states its stack: nothing open
     assert unstated_range(training, accelerators) == {} == collective_range(training, accelerators)
     t = training.training
@@ -107,9 +113,10 @@ def test_estimate_cases_text_gives_the_ranges(cli):
     text = cli("estimate", "--cases", str(MODERN)).out
     assert "Over what the case leaves unstated (not scored):\n" in text
     assert "  mlengbook-allreduce-4xp6b200-efa-256mib busbw: " in text
-    assert "over NVLS off/on\n" in text
+    assert "over NVLS off/on, the catalog's stated scale-up link efficiency range\n" in text
     assert text.rstrip().endswith("over KV cache fp8/bf16, the catalog's stated HBM efficiency range, the catalog's "
-                                  "stated flash-attention efficiency range")  # B200: no copy or attention measurement
+                                  "stated flash-attention efficiency range, the catalog's stated scale-up link "
+                                  "efficiency range")  # B200: no copy, attention or NVLink 5 measurement
     assert "over KV cache fp8/bf16\n" in text  # an H100 case: its HBM efficiency is measured
 
 

@@ -70,6 +70,8 @@ class Hardware:
         scale_up_size: Accelerators per scale-up domain.
         scale_up_bandwidth: Scale-up bandwidth per accelerator per direction (B/s).
         scale_up_efficiency: nccl-tests ring busbw over `scale_up_bandwidth`.
+        scale_up_efficiency_range: Lowest and highest `scale_up_efficiency` the sources support where the part has
+            no measurement of its own (`perf.workload.efficiency_range`); empty when measured.
         scale_up_latency: Latency per ring step in the scale-up domain (s).
         torus: Chips along each dimension when the accelerators are joined chip to chip in a torus (TPU ICI);
             its collectives are then those of `perf.comm.torus`. Empty for switched fabrics.
@@ -113,6 +115,7 @@ class Hardware:
     l2_capacity: float = 0.0
     l2_bandwidth: float = 0.0
     scale_up_efficiency: float = 0.8
+    scale_up_efficiency_range: tuple[float, ...] = ()
     scale_up_latency: float = 1.9e-6
     torus: tuple[int, ...] = ()
     torus_link_bandwidth: float = 0.0
@@ -338,6 +341,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         scale_up_size=max(1, int(scale_up_size)),
         scale_up_bandwidth=_si(bw_up, "B/s"),
         scale_up_efficiency=eff.scale_up,
+        scale_up_efficiency_range=tuple(float(e) for e in eff.scale_up_range or ()),
         scale_up_latency=_si(su.latency, "s") if su else 1.9e-6,
         in_network_reduction=bool(nvls),
         nvls_efficiency=eff.in_network_reduction,

@@ -13,14 +13,17 @@ Each (family, quantity): (measurements, lowest and highest signed relative error
 - tests/perf/data/serving-under-load.yaml
 - tests/perf/data/bridge-card-qwen3-30b.yaml
 - tests/perf/data/bridge-26.04-qwen3-30b.yaml
+- tests/perf/data/fa2-gpt3-table1.yaml
+- tests/perf/data/korthikanti-table5.yaml
+- tests/perf/data/aws-dispatcher-efa.yaml
 """
 
 TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
     'dense-training': {
-        'step_time': (42, -0.2235, 0.1883, 0.059),
+        'step_time': (56, -0.3583, 0.1883, 0.057),
     },
     'moe-training': {
-        'step_time': (18, -0.6777, 0.0552, 0.2143),
+        'step_time': (32, -0.8806, 0.0552, 0.4342),
     },
     'offline-serving': {
         'tokens_per_second': (46, -0.0729, 0.4847, 0.0602),
@@ -28,7 +31,11 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
     'serving-under-load': {
         'tokens_per_second': (12, -0.0538, 0.2231, 0.1456),
         'tpot': (12, -0.7883, -0.0739, 0.1628),
+        'tpot_p50': (3, -0.7871, -0.5686, 0.7018),
+        'tpot_p99': (3, -0.7907, -0.5834, 0.7653),
         'ttft': (13, -0.7632, 0.362, 0.1341),
+        'ttft_p50': (3, -0.7738, -0.146, 0.4487),
+        'ttft_p99': (3, -0.7309, -0.2456, 0.55),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0691),

@@ -1,11 +1,13 @@
-"""The range an estimate spans where its accelerator's GEMM, HBM or flash-attention efficiency is a stated range.
+"""The range an estimate spans where an accelerator's GEMM, HBM, flash or scale-up efficiency is a stated range.
 
 A catalog part without a measured GEMM rate in some data type carries `efficiency.gemm_range` (the lowest and
 highest figure its sources support, derived from a sibling part's measurement) beside the point in
 `efficiency.gemm`; so does a part whose published measurements of one data type disagree (the MI300X's BF16:
 ml-engineering's MAMF and AMD's own max-achievable FLOPs), the range running between them. Likewise a part without
 a measured HBM copy rate carries `efficiency.hbm_range` (the catalog's measured copy fractions) beside its point in
-`efficiency.hbm`, and one without a flash-attention measurement `efficiency.flash_range` beside `efficiency.flash`.
+`efficiency.hbm`, one without a flash-attention measurement `efficiency.flash_range` beside `efficiency.flash`, and
+one without a scale-up (NVLink, xGMI, ICI) bus-bandwidth measurement `efficiency.scale_up_range` beside
+`efficiency.scale_up`.
 An estimate is re-timed at the ends of each range that applies, and the span is shown next to the estimate (a
 workload's notes, a validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here
 is fitted: the ends come from the catalog, and the point is the catalog's.
@@ -39,6 +41,11 @@ def flash_range(hw: Hardware) -> tuple[float, float] | None:
     return _pair(hw.flash_efficiency_range)
 
 
+def scale_up_range(hw: Hardware) -> tuple[float, float] | None:
+    """The stated range of `hw`'s scale-up link efficiency, or None where the catalog measures it."""
+    return _pair(hw.scale_up_efficiency_range)
+
+
 def at_efficiency(hw: Hardware, dtype: str, efficiency: float) -> Hardware:
     """`hw` with `dtype`'s GEMM efficiency set to `efficiency`."""
     return dataclasses.replace(hw, gemm_efficiency={**hw.gemm_efficiency, dtype: efficiency})
@@ -54,12 +61,17 @@ def at_flash(hw: Hardware, efficiency: float) -> Hardware:
     return dataclasses.replace(hw, flash_efficiency=efficiency)
 
 
+def at_scale_up(hw: Hardware, efficiency: float) -> Hardware:
+    """`hw` with its scale-up link efficiency set to `efficiency`."""
+    return dataclasses.replace(hw, scale_up_efficiency=efficiency)
+
+
 #: A stated range: its name, the catalog's point, the range, and `hw` with the efficiency set to a value.
 Range = tuple[str, float, tuple[float, float], Callable[[Hardware, float], Hardware]]
 
 
 def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
-    """The stated ranges of `hw` an estimate in `dtype` depends on (GEMM in `dtype`, HBM, flash, in that order)."""
+    """The stated ranges of `hw` an estimate in `dtype` depends on (GEMM in `dtype`, HBM, flash, scale-up, in order)."""
     out: list[Range] = []
     if dtype and (g := gemm_range(hw, dtype)):
         out.append((f"{dtype} GEMM efficiency", hw.gemm_efficiency[dtype], g,
@@ -68,6 +80,8 @@ def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
         out.append(("HBM efficiency", hw.hbm_efficiency, m, at_hbm))
     if (f := flash_range(hw)) is not None:
         out.append(("flash-attention efficiency", hw.flash_efficiency, f, at_flash))
+    if (u := scale_up_range(hw)) is not None:
+        out.append(("scale-up link efficiency", hw.scale_up_efficiency, u, at_scale_up))
     return out
 
 
@@ -77,7 +91,7 @@ def stated_ranges(hw: Hardware, dtype: str | None) -> list[tuple[str, float, tup
 
 
 def range_ends(hw: Hardware, dtype: str | None) -> list[Hardware]:
-    """`hw` at every combination of the ends of its stated ranges (GEMM in `dtype`, HBM, flash); empty without any."""
+    """`hw` at every combination of the ends of its stated ranges (GEMM, HBM, flash, scale-up); empty without any."""
     ranges = _ranges(hw, dtype)
     out = []
     for ends in product(*(rng for _, _, rng, _ in ranges)) if ranges else ():
@@ -92,6 +106,15 @@ def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float]) -
     """The lowest and highest of `predict` at the ends of the stated ranges (`range_ends`; None without any)."""
     ends = [predict(h) for h in range_ends(hw, dtype)]
     return (min(ends), max(ends)) if ends else None
+
+
+def link_note(hw: Hardware, busbw_at: Callable[[Hardware], float]) -> list[str]:
+    """A collective's note: its busbw (`busbw_at`, B/s) at the ends of the scale-up link efficiency range, if stated.
+
+    Only the link's range applies: a collective's time depends on no GEMM, HBM or flash-attention efficiency.
+    """
+    link_only = dataclasses.replace(hw, gemm_efficiency_range={}, hbm_efficiency_range=(), flash_efficiency_range=())
+    return efficiency_note(link_only, "", lambda h: busbw_at(h) / 1e9, "the busbw", "GB/s")
 
 
 def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], float], what: str = "the step time",

@@ -16,6 +16,7 @@ from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.bands import bands, family
+from archgen.perf.workload.efficiency_range import link_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
 from archgen.perf.workload.training_estimate import training_estimate
@@ -28,13 +29,17 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
     size = c.size.m_as("B")
     if c.algorithm in IN_NETWORK and (problem := require(hw, c.algorithm, gpus, min(gpus, hw.scale_up_size))):
         raise WorkloadError(workload.id, problem)
+    def busbw_at(h: Hardware) -> float:
+        return float(bus_bandwidth(c.op, size, float(collective_time(h, c.op, size, gpus, algorithm=c.algorithm)),
+                                   gpus))
+
     t = float(collective_time(hw, c.op, size, gpus, algorithm=c.algorithm))
     busbw = float(bus_bandwidth(c.op, size, t, gpus))
     metrics = {"busbw": Q_(busbw, "B/s"), "time": Q_(t, "s")}
     return Estimate(workload.id, "collective", hw.accelerator, gpus, {"op": c.op, "algorithm": c.algorithm},
                     metrics, {"collective": Q_(t, "s")}, {}, True,
                     notes=[f"{c.op} of {c.size:~P} over {gpus} accelerators; size and busbw as nccl-tests "
-                           "defines them"])
+                           "defines them", *link_note(hw, busbw_at)])
 
 
 def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | None = None, *,
