@@ -213,10 +213,8 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         rate = hw.gemm_rate(dtype) * hw.flash_efficiency * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
         return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
-    qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
-    av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
-    scores = batch * heads * q_len * kv_len
-    return qk + av + memory_time(hw, scores * SCORE_BYTES_FWD)
+    gemms, scores = _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
+    return gemms + memory_time(hw, scores * SCORE_BYTES_FWD)
 
 
 def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
@@ -230,10 +228,15 @@ def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads,
         fwd = attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
                                 kernel=kernel, causal=causal)
         return 2.5 / FLASH_BWD_RATIO * fwd
+    gemms, scores = _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
+    return 2.0 * gemms + memory_time(hw, scores * SCORE_BYTES_BWD)
+
+
+def _materialised(hw: Hardware, dtype: str, batch, q_len, kv_len, heads, head_dim):
+    """A materialised attention's forward GEMMs, QKᵀ into the s×s scores and AV, as (their time, score elements)."""
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
     av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
-    scores = batch * heads * q_len * kv_len
-    return 2.0 * (qk + av) + memory_time(hw, scores * SCORE_BYTES_BWD)
+    return qk + av, batch * heads * q_len * kv_len
 
 
 def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_bytes: float, heads, dtype: str):
