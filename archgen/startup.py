@@ -13,7 +13,9 @@ teardown 4.0 % (`Py_FinalizeEx`: two full collections and every module's objects
   specs (`--version`, `schema`, `checks`) ends with it paused.
 - `exit_now`: what the interpreter does at exit that can be seen (non-daemon threads joined, `atexit` handlers run,
   standard streams flushed), then `os._exit`, skipping the teardown that frees what the OS frees anyway. Where a
-  flush fails (a closed pipe), the code is not an int, or this interpreter lacks the hooks, the ordinary exit runs.
+  flush fails (a closed pipe), the code is not an int, this interpreter lacks the hooks, or a profiler, tracer or
+  coverage tool watches the process (`watched`: `python -m cProfile -o FILE` writes FILE only once `SystemExit`
+  reaches it), the ordinary exit runs.
 
 - `reuse_generated_code` (the CLI's `main` only, before pydantic, pint and archgen's modules are imported; a test
   or library process does not read or write the file): `dataclasses` writes each
@@ -119,12 +121,24 @@ def resume_gc() -> None:
         gc.enable()
 
 
+#: Modules of the tools that wrap a command and write what they measured after it returns (cProfile's and profile's
+#: `-o` file, coverage's data): seen in `sys.modules` too, since a tool hooking in through `sys.monitoring` (Python
+#: 3.12 on) shows in neither `sys.getprofile` nor `sys.gettrace`.
+WATCHERS = ("cProfile", "profile", "coverage")
+
+
+def watched() -> bool:
+    """Whether a profiler, tracer or coverage tool watches this process (`exit_now` then exits the ordinary way)."""
+    return (sys.getprofile() is not None or sys.gettrace() is not None
+            or any(name in sys.modules for name in WATCHERS))
+
+
 def exit_now(stop: SystemExit) -> NoReturn:
     """End the process as `raise stop` would, without the interpreter's teardown (see the module's doc)."""
     code = 0 if stop.code is None else stop.code
     join = getattr(threading, "_shutdown", None)
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
-    if not isinstance(code, int) or join is None or run_exit_handlers is None:
+    if not isinstance(code, int) or join is None or run_exit_handlers is None or watched():
         raise stop
     join()                   # as Py_FinalizeEx: threads first, then the atexit handlers, then the streams
     run_exit_handlers()

@@ -161,6 +161,7 @@ threading.Thread(target=late).start()
 def ended():
     print("modules:", json.dumps(sorted(sys.modules)), file=sys.stderr)  # for the tests of what a command imports
     print("atexit ran; collector on:", gc.isenabled())
+    print("watched:", sys.modules["archgen.startup"].watched(), file=sys.stderr)
 atexit.register(ended)
 sys.argv = ["archgen", *sys.argv[1:]]
 from archgen.cli import main
@@ -193,10 +194,30 @@ def test_the_quick_exit_joins_threads_runs_atexit_and_keeps_the_exit_code(args, 
     assert r.returncode == code, r.stderr
     assert r.stdout.endswith(f"atexit ran; collector on: {collecting}\n"), r.stdout[-300:]
     assert "thread joined\n" in r.stderr
+    assert "watched: False\n" in r.stderr  # no profiler: the quick exit
     if code == 0 and args[0] == "estimate":
         assert run_cli(*args).out == r.stdout.removesuffix(f"atexit ran; collector on: {collecting}\n")
     if code == 2:
         assert "no workload 'no-such-workload'" in r.stderr
+
+
+def test_a_profiled_command_exits_the_ordinary_way_and_its_profile_is_written(tmp_path, monkeypatch):
+    """`python -m cProfile -o FILE -m archgen ...` writes FILE: `exit_now` leaves a process that a profiler, tracer or
+    coverage tool watches (`startup.watched`) to the ordinary exit, where cProfile writes its file."""
+    import pstats
+
+    from archgen import startup
+    out = tmp_path / "prof.out"
+    r = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(out), "-m", "archgen", "--version"], cwd=REPO,
+                       capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("archgen"), r.stdout
+    profiled = {name for _, _, name in pstats.Stats(str(out)).stats}
+    assert {"main", "exit_now", "watched"} <= profiled
+    for name in startup.WATCHERS:  # a tool seen only by its module (`sys.monitoring`)
+        monkeypatch.setitem(sys.modules, name, sys)
+        assert startup.watched()
+        monkeypatch.delitem(sys.modules, name)
 
 
 def test_a_library_caller_keeps_its_collector():

@@ -65,7 +65,7 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
         UsageError: an unknown format, audience or target, or a templates directory that does not exist.
     """
     from archgen.render.diagrams import drawn_once  # documents import matplotlib: only when rendering
-    from archgen.render.target import render_target
+    from archgen.render.target import render_target, reused_drawers
 
     if audience not in AUDIENCES:
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
@@ -81,7 +81,8 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
             raise UsageError(f"no rack or cluster '{target}' (known: {known})")
         found = chosen
     written: list[Path] = []
-    with _progress(progress, len(found)) as step, drawn_once():
+    users = [draw for t in found for draw in reused_drawers(result, t)]  # each kept until its last user saved it
+    with _progress(progress, len(found)) as step, drawn_once(users):
         for t in found:
             files = render_target(result, t, wanted, override, revision, date, partial(step, t.id), audience)
             base = Path(out) / t.id

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -385,11 +384,8 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
             r.spec.id for r in result.design.racks)), "topology": lambda: cluster_diagrams.topology(a),
         "scaling": lambda: cluster_diagrams.scaling_chart(series),
         **performance.figures(performance.workloads_for(result, a.cluster.spec.id)),
-        **operations.figures(result, a), **(wiring_figures(a, pm) if pm is not None else {})}
-    for rid in a.cluster.rack_counts:
-        rack_a = result.racks.get(f"rack/{rid}")
-        if rack_a is not None:
-            figures[f"elevation-{rid}"] = partial(diagrams.elevation, rack_a)
+        **operations.figures(result, a), **(wiring_figures(a, pm) if pm is not None else {}),
+        **diagrams.rack_elevations(result, a)}
     tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
     if a.cabling is not None and pm is not None and {"csv", "xlsx"} & set(formats):
         tables["cabling.csv"], tables["portmap.csv"] = run_list(a), portmap_table(pm)

@@ -13,7 +13,8 @@ for a fifth less time. Titles over a y axis with plain numbers (floor, growth, w
 A diagram is built once per `render_all` (`drawn_once`): a cluster document shows the elevation of each of its rack
 types, drawn by the same function from the same `RackAnalysis` as the rack's own document. The Figure built for the
 first is saved again for the second: its SVG under the second name's salt (the salt is read when saving), its PNG
-(no salt) is the first one's bytes.
+(no salt) is the first one's bytes. `render_all` names the documents that draw each such diagram
+(`target.reused_drawers`): its Figure and PNG are kept until the last of them has saved it, and no other is kept.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import matplotlib
@@ -40,29 +42,53 @@ RC: dict[str, Any] = {"font.family": "DejaVu Sans", "font.size": 8, "svg.fonttyp
 #: While `drawn_once` is open: what a drawer (function, arguments by identity) drew -> [its Figure, its PNG or None,
 #: the drawer itself (holding its arguments alive)].
 _DRAWN: dict[Any, list[Any]] | None = None
+#: While `drawn_once` is open with its users named: the renders still to come of each drawer kept (by its key).
+_USERS: Counter[Any] | None = None
 
 
 @contextlib.contextmanager
-def drawn_once() -> Iterator[None]:
+def drawn_once(users: Iterable[Callable[[], Figure]] | None = None) -> Iterator[None]:
     """Within the block, each diagram is built once and saved as PNG once.
 
     Once means: the same function drawing from the very same objects (a `functools.partial`; a rendered `Run` is
     never changed), whatever the diagram's name. The memo holds the drawer and so its arguments: an identity is not
     reused for another object while the block lasts.
+
+    Args:
+        users: A drawer for each render to come of a diagram that more than one render draws (one per document
+            showing it, in any order). Only those diagrams are kept, each until the last of its renders has saved
+            it. None keeps every diagram until the block ends. A nested block shares the outer memo and its users.
     """
-    global _DRAWN  # noqa: PLW0603 - nested blocks share the outer memo; restored on exit
-    outer, _DRAWN = _DRAWN, ({} if _DRAWN is None else _DRAWN)
+    global _DRAWN, _USERS  # noqa: PLW0603 - restored on exit
+    outer = _DRAWN, _USERS
+    if _DRAWN is None:
+        _DRAWN = {}
+        _USERS = None if users is None else Counter(_identity(d) for d in users)
     try:
         yield
     finally:
-        _DRAWN = outer
+        _DRAWN, _USERS = outer
+
+
+def _identity(draw: Callable[[], Figure]) -> Any:
+    """What `draw` draws from: its function and arguments by identity (a partial), else None (not known)."""
+    if not isinstance(draw, functools.partial):
+        return None
+    return draw.func, tuple(map(id, draw.args)), tuple((k, id(v)) for k, v in draw.keywords.items())
 
 
 def _key(draw: Callable[[], Figure]) -> Any:
-    """The memo key of `draw` (a partial), or None: no memo open, or a drawer whose inputs are not known."""
-    if _DRAWN is None or not isinstance(draw, functools.partial):
-        return None
-    return draw.func, tuple(map(id, draw.args)), tuple((k, id(v)) for k, v in draw.keywords.items())
+    """The memo key of `draw`, or None: no memo open, inputs not known, or not among the users `drawn_once` named."""
+    key = None if _DRAWN is None else _identity(draw)
+    return None if _USERS is not None and key not in _USERS else key
+
+
+def _drawn(key: Any) -> None:
+    """One render of the diagram kept under `key` done: after the last `drawn_once` was told of, release it."""
+    if _USERS is not None and _DRAWN is not None:
+        _USERS[key] -= 1
+        if _USERS[key] <= 0:
+            del _USERS[key], _DRAWN[key]
 
 
 def render(name: str, draw: Callable[[], Figure], formats: tuple[str, ...]) -> dict[str, bytes]:
@@ -77,18 +103,19 @@ def render(name: str, draw: Callable[[], Figure], formats: tuple[str, ...]) -> d
     if memo is not None and memo[1] is not None and "png" in formats:
         out["png"] = memo[1]
         formats = tuple(f for f in formats if f != "png")
-        if not formats:
-            return out
-    with matplotlib.rc_context({**RC, "svg.hashsalt": f"archgen-{name}"}):  # type: ignore[dict-item]
-        fig = memo[0] if memo is not None and memo[0] is not None else draw()
-        for f in formats:
-            buf = io.BytesIO()
-            meta = {"Date": None, "Creator": None} if f == "svg" else {"Software": None}
-            fig.savefig(buf, format=f, metadata=meta, bbox_inches="tight", pad_inches=0.1)
-            out[f] = buf.getvalue()
+    if formats:
+        with matplotlib.rc_context({**RC, "svg.hashsalt": f"archgen-{name}"}):  # type: ignore[dict-item]
+            fig = memo[0] if memo is not None and memo[0] is not None else draw()
+            for f in formats:
+                buf = io.BytesIO()
+                meta = {"Date": None, "Creator": None} if f == "svg" else {"Software": None}
+                fig.savefig(buf, format=f, metadata=meta, bbox_inches="tight", pad_inches=0.1)
+                out[f] = buf.getvalue()
+        if memo is not None:
+            memo[0] = fig
+            memo[1] = out.get("png", memo[1])
     if memo is not None:
-        memo[0] = fig
-        memo[1] = out.get("png", memo[1])
+        _drawn(key)
     return out
 
 
@@ -130,6 +157,12 @@ def elevation(a: RackAnalysis) -> Figure:
     fig.suptitle(f"{spec.id}: {height} U {spec.form_factor.standard.upper()}", fontsize=9)
     fig.subplots_adjust(bottom=0.06, top=0.94, wspace=0.25)
     return fig
+
+
+def rack_elevations(result: Any, a: Any) -> dict[str, Callable[[], Figure]]:
+    """The elevation of each rack type of the cluster `a` by diagram name, drawn as its rack document draws it."""
+    racks = {rid: result.racks.get(f"rack/{rid}") for rid in a.cluster.rack_counts}
+    return {f"elevation-{rid}": functools.partial(elevation, r) for rid, r in racks.items() if r is not None}
 
 
 def _stage_bars(ax: Any, title: str, stage: Stage, load: Any) -> None:

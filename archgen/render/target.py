@@ -39,3 +39,13 @@ def render_target(result: Any, target: Any, formats: tuple[str, ...], templates:
     figures = {name: partial(draw, target.analysis) for name, draw in diagrams.RACK_DIAGRAMS.items()}
     csv_tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
     return render_document(doc, figures, csv_tables, formats, templates, step, edition)
+
+
+def reused_drawers(result: Any, target: Any) -> list[Callable[[], Any]]:
+    """The diagrams of `target`'s document that other documents draw too (`diagrams.drawn_once`'s users).
+
+    A rack's elevation, and in a cluster's document the elevation of each of its rack types.
+    """
+    if target.kind == "rack":
+        return [partial(diagrams.elevation, target.analysis)]
+    return list(diagrams.rack_elevations(result, target.analysis).values())

@@ -119,8 +119,9 @@ def test_flash_forward_matches_flashattention3_on_h100():
 
 
 def test_gemm_time_of_plain_numbers_is_the_array_paths_to_the_bit(accelerators, monkeypatch):
-    """`kernels._gemm_number` (one estimate's GEMMs, without the helpers' calls) against the array path, on every
-    catalog part (with and without a measured K-loop fill) and data type, compute- and bandwidth-bound shapes."""
+    """`kernels.gemm_time` of plain numbers (a plain float, without `size_efficiency`'s call) against the same of
+    arrays, on every catalog part (with and without a measured K-loop fill) and data type, compute- and bandwidth-bound
+    shapes."""
     import numpy as np
 
     from archgen.perf.hw.hardware import hardware_for

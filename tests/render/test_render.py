@@ -99,6 +99,43 @@ def test_png_saved_once_within_drawn_once(test_run, monkeypatch):
     assert second["svg"] == fresh["svg"] != first["svg"]
 
 
+def test_a_figure_is_released_once_its_last_named_user_has_saved_it(test_run):
+    """`drawn_once(users)` (`render_all` names each document drawing a rack's elevation, `target.reused_drawers`): a
+    named diagram is built once and kept until its last named render; an unnamed one is not kept, nor a named one
+    drawn again after its last user (drawn anew: the same bytes)."""
+    import gc
+    import weakref
+    from functools import partial
+
+    from archgen.render import diagrams
+    rack = test_run.racks[f"rack/{RACK}"]
+    built: list[weakref.ref] = []
+
+    def drawer(draw):
+        def drawn(a):
+            fig = draw(a)
+            built.append(weakref.ref(fig))
+            return fig
+        return drawn
+
+    elevation, cooling = drawer(diagrams.elevation), drawer(diagrams.cooling_split)
+
+    def alive() -> list[bool]:
+        gc.collect()
+        return [ref() is not None for ref in built]
+
+    with diagrams.drawn_once([partial(elevation, rack), partial(elevation, rack)]):
+        first = diagrams.render("elevation", partial(elevation, rack), ("svg", "png"))
+        assert alive() == [True]                     # one named user to come
+        diagrams.render("cooling", partial(cooling, rack), ("png",))
+        assert alive() == [True, False]              # not named: not kept
+        second = diagrams.render("elevation-x", partial(elevation, rack), ("svg", "png"))
+        assert alive() == [False, False]             # built once, released by its last user
+        third = diagrams.render("elevation-x", partial(elevation, rack), ("svg", "png"))
+        assert alive() == [False, False, False]
+    assert first["png"] == second["png"] == third["png"] and second == third
+
+
 def test_markdown_shows_spec_text_literally(test_run, tmp_path, drawn_once):
     _render(test_run, tmp_path, ("md",))
     md = (tmp_path / RACK / "nvl72-test.md").read_text()

@@ -139,6 +139,10 @@ def gemm_bytes(dtype: str, m, n, k, batch=1.0):
 def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     """Roofline time of `batch` GEMMs of (m x k) @ (k x n) in `dtype`.
 
+    One formula for plain numbers and arrays (`numeric.maximum` and `minimum` stay plain for plain numbers), a plain
+    float for one configuration; `size_efficiency(hw, m, n)` is written out, one call fewer in each of an estimate's
+    GEMMs (issue 25).
+
     Args:
         hw: Hardware.
         dtype: Data type of the inputs (selects the peak and the measured efficiency).
@@ -150,43 +154,10 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     Returns:
         Seconds (broadcast over the inputs).
     """
-    if type(m) in _NUM and type(n) in _NUM and type(k) in _NUM and type(batch) in _NUM:
-        got = _gemm_number(hw, dtype, m, n, k, batch)
-        if got is not None:
-            return got
-    flop = 2.0 * m * n * k * batch
-    rate = hw.gemm_rate(dtype) * size_efficiency(hw, m, n) * k_loop_efficiency(hw, dtype, k)
-    nbytes = gemm_bytes(dtype, m, n, k, batch)
+    h = hw.gemm_half_size
+    rate = hw.gemm_rate(dtype) * (m / (m + h) * (n / (n + h))) * k_loop_efficiency(hw, dtype, k)
     stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
-    return maximum(flop / rate, nbytes / (hw.hbm_bandwidth * stream))
-
-
-#: Plain number types (`gemm_time` of plain numbers takes `_gemm_number`).
-_NUM = frozenset((float, int))
-
-
-def _gemm_number(hw: Hardware, dtype: str, m, n, k, batch) -> float | None:
-    """`gemm_time` of plain numbers on hardware of numbers (None otherwise), without the helpers' calls.
-
-    The same operations in the same order as `size_efficiency`, `k_loop_efficiency` and `gemm_bytes`: one estimate
-    times about 20 GEMMs (issue 25). tests/perf/test_kernels.py holds it equal to the array path to the bit.
-    """
-    rate, h, c, hbm = hw.gemm_rate(dtype), hw.gemm_half_size, hw.gemm_k_fixed_steps, hw.hbm_bandwidth
-    stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
-    if not (type(rate) in _NUM and type(h) in _NUM and type(c) in _NUM and type(hbm) in _NUM
-            and type(stream) in _NUM):
-        return None
-    if c:
-        steps = k * DTYPE_BYTES[dtype] / GEMM_K_STEP_BYTES
-        kk = steps / (steps + c) * (GEMM_REFERENCE_K_STEPS + c) / GEMM_REFERENCE_K_STEPS
-        kk = kk if kk < 1.0 else 1.0
-    else:
-        kk = k / (k + h)
-    rate = rate * (1.0 * (m / (m + h)) * (n / (n + h))) * kk
-    size = DTYPE_BYTES[dtype]
-    nbytes = ((m * k + k * n) * (size + BLOCK_SCALE_BYTES.get(dtype, 0.0)) + m * n * size) * batch
-    compute, memory = 2.0 * m * n * k * batch / rate, nbytes / (hbm * stream)
-    return compute if compute > memory else memory
+    return maximum(2.0 * m * n * k * batch / rate, gemm_bytes(dtype, m, n, k, batch) / (hw.hbm_bandwidth * stream))
 
 
 def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
@@ -242,10 +213,8 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         rate = hw.gemm_rate(dtype) * hw.flash_efficiency * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
         return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
-    qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
-    av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
-    scores = batch * heads * q_len * kv_len
-    return qk + av + memory_time(hw, scores * SCORE_BYTES_FWD)
+    gemms, scores = _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
+    return gemms + memory_time(hw, scores * SCORE_BYTES_FWD)
 
 
 def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
@@ -259,10 +228,15 @@ def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads,
         fwd = attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
                                 kernel=kernel, causal=causal)
         return 2.5 / FLASH_BWD_RATIO * fwd
+    gemms, scores = _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
+    return 2.0 * gemms + memory_time(hw, scores * SCORE_BYTES_BWD)
+
+
+def _materialised(hw: Hardware, dtype: str, batch, q_len, kv_len, heads, head_dim):
+    """A materialised attention's forward GEMMs, QKᵀ into the s×s scores and AV, as (their time, score elements)."""
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
     av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
-    scores = batch * heads * q_len * kv_len
-    return 2.0 * (qk + av) + memory_time(hw, scores * SCORE_BYTES_BWD)
+    return qk + av, batch * heads * q_len * kv_len
 
 
 def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_bytes: float, heads, dtype: str):
