@@ -100,7 +100,8 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                     "both ways needs more", (per_acc * link.rate * 2).to("GB/s"), su.bandwidth))
         return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, 0, 0, (su.bandwidth * accelerators).to("TB/s"),
                                tuple(problems + _link_bandwidth(design, nodes, su)))
-    per_acc = round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None else 0.0
+    per_acc = (round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None
+               else _own_links(design, nodes))
     needed = math.ceil(round(per_acc * su.size, 6))
     ports = su.switches * cluster.scale_up_switch.ports.count if cluster.scale_up_switch is not None else 0
     if cluster.scale_up_switch is not None and needed > ports:
@@ -111,6 +112,17 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
     problems += _link_bandwidth(design, nodes, su)
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
+
+
+def _own_links(design: Design, nodes: tuple[NodeType, ...]) -> float:
+    """Scale-up links per accelerator of a domain without a `link` part: its accelerator's own `scale_up.links`.
+
+    A DGX's NVLink runs to NVSwitch chips inside the node, so no link part is written; the links are still there
+    (18 NVLink 5 links per B200), and 0 would be a count that reads as a fact. 0 only where the part gives none.
+    """
+    compute = compute_node(nodes)
+    acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
+    return float(acc.scale_up.links) if isinstance(acc, Accelerator) and acc.scale_up else 0.0
 
 
 def _link_bandwidth(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp) -> list[Problem]:

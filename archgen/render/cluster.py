@@ -287,7 +287,9 @@ def fabrics(scope: Scope, a: Any) -> Section:
         su = a.scale_up
         rows = (("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size)),
                 ("Links per accelerator", f"{su.links_per_accelerator:g}"), ("Links needed", f"{su.links_needed:,}"),
-                ("Switch ports", f"{su.switch_ports:,}"), ("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
+                ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
+                 else "— (no switch part: switches inside the node or none)"),
+                ("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
         section.sub("scale-up", "Scale-up domain", Table("scale-up", "Scale-up domain",
                                                          (Column("Item"), Column("Value")), rows))
     ports = []
