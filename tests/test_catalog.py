@@ -115,6 +115,17 @@ def test_qm9700_ports() -> None:
     assert _close(qm.mechanical.height, "1 U")
 
 
+@pytest.mark.parametrize("doc", [d for d in DOCS if d.kind == "Switch" and "switching_capacity" in d.data],
+                         ids=lambda d: d.id)
+def test_switching_capacity_is_one_direction(doc: SourceDocument) -> None:
+    """`switching_capacity` is one direction, the sum of the ports' line rates: 64 x 800G = 51.2 Tb/s as the
+    Ethernet datasheets give it, and the QM9700's 64 x 400G = 25.6 Tb/s, where NVIDIA markets twice that as
+    'aggregate bidirectional' (it stood here as 51.2 Tb/s under a field read as one direction elsewhere)."""
+    sw = _part(doc.id)
+    ports = sum((g.speed * g.count for g in sw.groups), Q_(0, "Tbit/s"))
+    assert _close(sw.switching_capacity, ports)
+
+
 def test_q3400_ports() -> None:
     """Q3400 radix matches the published port count."""
     # NetBox devicetype-library Q3400-RA: 144 x 800 Gb/s XDR over 72 twin-port OSFP cages, 4U.
