@@ -116,7 +116,7 @@ class Switch(Part):
     switching_capacity: Bandwidth | None = Field(None, description=(
         "Switching capacity in one direction, at most the sum of the ports' line rates (64 x 800G = 51.2 Tb/s, as "
         "Ethernet datasheets give it); a figure published for both directions ('aggregate bidirectional', as "
-        "InfiniBand switches are marketed) is halved here. More than the ports carry is refused."))
+        "InfiniBand switches are marketed) is halved here. More than the ports carry is CAT006."))
     latency: DurationOrZero | None = Field(None, description="Port-to-port latency.")
     in_network_reduction: bool = Field(
         False, description="The switch reduces in the network: SHARP on InfiniBand (Quantum-2, Quantum-X800), NVLink "
@@ -135,18 +135,6 @@ class Switch(Part):
                                  "its own name (the main `ports` group is called "
                                  f"'{self.ports.name}')")
             seen.add(g.name)
-        return self
-
-    @model_validator(mode="after")
-    def _capacity_within_ports(self) -> Switch:
-        cap = self.switching_capacity
-        if cap is None or self.technology == "optical-circuit":
-            return self
-        ports = sum((g.speed * g.count for g in self.groups), 0 * cap).to("Tbit/s")
-        if cap > ports * (1 + 1e-9):
-            both = " (exactly twice: a figure for both directions)" if abs(cap / ports - 2) < 1e-6 else ""
-            raise FieldError(("switching_capacity",), f"{cap:~P} is more than the ports carry in one direction, "
-                             f"{ports:~.4gP}{both}: give one direction, at most {ports:~.4gP}")
         return self
 
     @property
