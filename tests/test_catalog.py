@@ -126,6 +126,17 @@ def test_switching_capacity_is_one_direction(doc: SourceDocument) -> None:
     assert _close(sw.switching_capacity, ports)
 
 
+@pytest.mark.parametrize(("part_id", "connector"), [("mmf-100g-sr4", "MPO-12"), ("mmf-400g-sr4", "MPO-12"),
+                                                    ("smf-400g-dr4", "MPO-12/APC"),
+                                                    ("smf-800g-dr8-500m", "MPO-12/APC")])
+def test_parallel_optics_name_their_mpo_connector(part_id: str, connector: str) -> None:
+    """SR4/DR4 modules run parallel fibres on an MPO-12 (IEEE 802.3bm clause 95 for 100GBASE-SR4, as the part's
+    source says); each of these is the sibling of a catalog module that states its connector (mmf-800g-sr8
+    MPO-12, smf-800g-dr8 MPO-12/APC). Without it the BOM ordered 'multimode fibre patch cord, connector not in
+    the catalog' for the GB200 SU's 100G OOB uplinks."""
+    assert _part(part_id).connector == connector
+
+
 def test_q3400_ports() -> None:
     """Q3400 radix matches the published port count."""
     # NetBox devicetype-library Q3400-RA: 144 x 800 Gb/s XDR over 72 twin-port OSFP cages, 4U.
