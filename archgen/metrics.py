@@ -81,7 +81,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "links", "", "", 0, "Links", "Cables of every fabric tier.", _C),
     Metric("cluster", "scale_up.domains", "", "", 0, "Scale-up domains", "Scale-up (NVLink) domains.", _N),
     Metric("cluster", "scale_up.links_per_accelerator", "", "", 0, "Scale-up links per accelerator",
-           "Scale-up links of each accelerator.", _N),
+           "Scale-up links of each accelerator: bandwidth / (2 x link rate) with a `link` part, size - 1 peers in "
+           "a mesh, else the accelerator's own `scale_up.links`.", _N),
     Metric("cluster", "scale_up.bandwidth", "B/s", "TB/s", 1, "Scale-up bandwidth", "Aggregate scale-up bandwidth "
            "of every domain.", _N),
     # clusters: reliability and cost (docs/reliability.md)

@@ -115,6 +115,28 @@ def test_qm9700_ports() -> None:
     assert _close(qm.mechanical.height, "1 U")
 
 
+@pytest.mark.parametrize("doc", [d for d in DOCS if d.kind == "Switch" and "switching_capacity" in d.data],
+                         ids=lambda d: d.id)
+def test_switching_capacity_is_one_direction(doc: SourceDocument) -> None:
+    """`switching_capacity` is one direction, the sum of the ports' line rates: 64 x 800G = 51.2 Tb/s as the
+    Ethernet datasheets give it, and the QM9700's 64 x 400G = 25.6 Tb/s, where NVIDIA markets twice that as
+    'aggregate bidirectional' (it stood here as 51.2 Tb/s under a field read as one direction elsewhere)."""
+    sw = _part(doc.id)
+    ports = sum((g.speed * g.count for g in sw.groups), Q_(0, "Tbit/s"))
+    assert _close(sw.switching_capacity, ports)
+
+
+@pytest.mark.parametrize(("part_id", "connector"), [("mmf-100g-sr4", "MPO-12"), ("mmf-400g-sr4", "MPO-12"),
+                                                    ("smf-400g-dr4", "MPO-12/APC"),
+                                                    ("smf-800g-dr8-500m", "MPO-12/APC")])
+def test_parallel_optics_name_their_mpo_connector(part_id: str, connector: str) -> None:
+    """SR4/DR4 modules run parallel fibres on an MPO-12 (IEEE 802.3bm clause 95 for 100GBASE-SR4, as the part's
+    source says); each of these is the sibling of a catalog module that states its connector (mmf-800g-sr8
+    MPO-12, smf-800g-dr8 MPO-12/APC). Without it the BOM ordered 'multimode fibre patch cord, connector not in
+    the catalog' for the GB200 SU's 100G OOB uplinks."""
+    assert _part(part_id).connector == connector
+
+
 def test_q3400_ports() -> None:
     """Q3400 radix matches the published port count."""
     # NetBox devicetype-library Q3400-RA: 144 x 800 Gb/s XDR over 72 twin-port OSFP cages, 4U.

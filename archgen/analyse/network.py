@@ -21,8 +21,8 @@ from archgen.analyse.nodes import (  # re-exported
 )
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
-from archgen.model import System
-from archgen.model.cluster import Dragonfly, FatTree, Torus
+from archgen.model import Accelerator, System
+from archgen.model.cluster import Dragonfly, FatTree, ScaleUp, Torus
 from archgen.topology import ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
 
@@ -99,8 +99,9 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                     f"{(per_acc * link.rate).to('GB/s'):~.4gP} per direction; {su.bandwidth:~P} "
                                     "both ways needs more", (per_acc * link.rate * 2).to("GB/s"), su.bandwidth))
         return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, 0, 0, (su.bandwidth * accelerators).to("TB/s"),
-                               tuple(problems))
-    per_acc = round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None else 0.0
+                               tuple(problems + _link_bandwidth(design, nodes, su)))
+    per_acc = (round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None
+               else _own_links(design, nodes))
     needed = math.ceil(round(per_acc * su.size, 6))
     ports = su.switches * cluster.scale_up_switch.ports.count if cluster.scale_up_switch is not None else 0
     if cluster.scale_up_switch is not None and needed > ports:
@@ -108,8 +109,46 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                 f"{su.size} accelerators x {per_acc:g} links need {needed} switch ports, "
                                 f"{su.switches} x {cluster.scale_up_switch.id} have {ports}", count(needed),
                                 count(ports)))
+    problems += _link_bandwidth(design, nodes, su)
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
+
+
+def _own_links(design: Design, nodes: tuple[NodeType, ...]) -> float:
+    """Scale-up links per accelerator of a domain without a `link` part: its accelerator's own `scale_up.links`.
+
+    A DGX's NVLink runs to NVSwitch chips inside the node, so no link part is written; the links are still there
+    (18 NVLink 5 links per B200), and 0 would be a count that reads as a fact. 0 only where the part gives none.
+    """
+    compute = compute_node(nodes)
+    acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
+    return float(acc.scale_up.links) if isinstance(acc, Accelerator) and acc.scale_up else 0.0
+
+
+def _link_bandwidth(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp) -> list[Problem]:
+    """The domain's bandwidth (both directions) against twice each accelerator's per-direction link bandwidth.
+
+    The cluster states both directions (1.8 TB/s for NVLink 5) and the catalog part one (900 GB/s); the estimates
+    run on the cluster's figure, so the part's per-direction figure written here would halve them silently.
+    Compared where the domain runs on the accelerators' own links: NVLink and Infinity Fabric, or any technology
+    without a `link` part (an Ethernet or UALink domain with one is held to that link's rate and ports instead).
+    """
+    if su.link is not None and su.technology not in ("nvlink", "infinity-fabric"):
+        return []
+    both_ways, problems = su.bandwidth, []
+    for acc_id in sorted({nt.part.accelerator for nt in nodes if nt.part.accelerator and nt.part.accelerators}):
+        acc = design.specs.get(acc_id)
+        if not isinstance(acc, Accelerator) or acc.scale_up is None:
+            continue
+        links = 2 * acc.scale_up.bandwidth
+        if abs(float((both_ways / links).to("").magnitude) - 1) > 1e-6:
+            problems.append(Problem("NET010", ("scale_up", "bandwidth"),
+                                    f"{both_ways:~P} both directions ({(both_ways / 2).to('GB/s'):~.4gP} per "
+                                    f"direction) is not what the links of {acc_id} carry: "
+                                    f"{acc.scale_up.bandwidth.to('GB/s'):~.4gP} per direction (its "
+                                    f"`scale_up.bandwidth`), {links.to(both_ways.units):~.4gP} both ways",
+                                    both_ways.to("TB/s"), links.to("TB/s")))
+    return problems
 
 
 def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> ClusterAnalysis:

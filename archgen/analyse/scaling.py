@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from archgen.analyse.cabling import analyse_cabling
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster
 from archgen.build import ClusterDesign, Design, bind_cluster
+from archgen.model.fabrics import TIER_NAMES
 from archgen.model.network import COPPER_MEDIA
 from archgen.units import Q_, Q
 
@@ -93,6 +94,7 @@ class Scaling:
         max_accelerators: The sizing fabric's largest size at the most tiers its spec allows (0 when unknown).
         points: The sizes analysed, smallest first (the design itself is factor 1).
         stop: Why the series ends.
+        kept: The counts written in the fabrics that every size keeps as written (`kept_counts`).
     """
 
     cluster: str
@@ -100,6 +102,27 @@ class Scaling:
     max_accelerators: int
     points: tuple[ScalePoint, ...] = field(default_factory=tuple)
     stop: str = ""
+    kept: tuple[str, ...] = ()
+
+
+def kept_counts(cluster: ClusterDesign) -> tuple[str, ...]:
+    """The counts a cluster's fabrics state outright, which the series keeps at every size, in spec order.
+
+    Only `layout` counts are multiplied: a fabric's `endpoints.extra` ports, its `reserved` leaf ports and its fixed
+    tier counts stay as written, whether they belong to each unit (a tray's BMC port written as an extra port) or to
+    the whole site (a storage appliance, a fabric manager). Which it is the spec does not say, so the documents list
+    them beside the series rather than guess.
+    """
+    kept: list[str] = []
+    for f in cluster.spec.fabrics:
+        if f.endpoints.extra:
+            kept.append(f"fabric {f.id}: {f.endpoints.extra:,} extra endpoint ports (`endpoints.extra`)")
+        kept += [f"fabric {f.id}: {r.ports:,} reserved leaf ports ({r.name})" for r in f.reserved]
+        for tier in TIER_NAMES:
+            n = getattr(getattr(f, tier, None), "count", None)
+            if n:
+                kept.append(f"fabric {f.id}: {n:,} {tier} switches (`{tier}.count`)")
+    return tuple(kept)
 
 
 def scaled_spec(cluster: ClusterDesign, factor: int):
@@ -184,4 +207,4 @@ def scaling(design: Design, racks: dict, cluster: ClusterDesign, *, max_racks: i
         factor *= 2
     else:
         stop = f"{max_points} sizes analysed"
-    return Scaling(cluster.spec.id, sizing_id, largest, tuple(points), stop)
+    return Scaling(cluster.spec.id, sizing_id, largest, tuple(points), stop, kept_counts(cluster))

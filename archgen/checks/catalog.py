@@ -122,6 +122,28 @@ def plausible(ctx: Context) -> Iterator[Violation]:
                                 part.power.max, low if part.power.max < low else high)
 
 
+@check("CAT006", "catalog.switching_capacity", severity="warning")
+def switching_capacity(ctx: Context) -> Iterator[Violation]:
+    """A switch's switching capacity is one direction: at most the sum of its ports' line rates.
+
+    `switching_capacity` counts one direction (64 x 800G = 51.2 Tb/s, as Ethernet datasheets give it). InfiniBand
+    switches are marketed with the "aggregate bidirectional" figure, twice that (the QM9700's 51.2 Tb/s for 64 x
+    400G), so the same number would mean twice the capacity on one part. An optical circuit switch is not judged.
+
+    Fix: halve a figure published for both directions; otherwise check the ports' count and speed.
+    """
+    for part in ctx.design.specs.of(Switch):
+        cap = part.switching_capacity
+        if cap is None or part.technology == "optical-circuit":
+            continue
+        ports = sum((g.speed * g.count for g in part.groups), 0 * cap).to("Tbit/s")
+        if cap > ports * (1 + 1e-9):
+            both = " (exactly twice: a figure for both directions)" if abs(float(cap / ports) - 2) < 1e-6 else ""
+            yield Violation(f"part/{part.id}", part.id, ("switching_capacity",),
+                            f"{cap:~P} is more than the ports carry in one direction, {ports:~.4gP}{both}: give "
+                            f"one direction, at most {ports:~.4gP}", cap, ports)
+
+
 def _show(q) -> str:
     """A power or mass as written ('11.5 mW', '750 W')."""
     return f"{q:~P}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
+from archgen.checks.scope import coolant_supply
 from archgen.model import Rack
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX, Facility
 from archgen.units import Q_, Q
@@ -67,7 +68,7 @@ def secondary_supply(ctx: Context) -> Iterator[Violation]:
         lp, fac, cdu = a.rack.spec.cooling.liquid, a.rack.facility, a.rack.cdu
         if not (lp and fac and fac.water and cdu and cdu.approach):
             continue
-        supply = (fac.water.supply.to("K") + cdu.approach.to("K")).to("degC")
+        supply = coolant_supply(fac.water, cdu)
         if supply > lp.supply.to("degC"):
             yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "supply"),
                             f"coolant supply {supply.to('degC'):.1f~P} (facility {fac.water.supply:~P} + approach "

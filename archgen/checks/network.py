@@ -179,10 +179,15 @@ def reserved_ports(ctx: Context) -> Iterator[Violation]:
 
 @check("NET010", "network.scale_up")
 def scale_up(ctx: Context) -> Iterator[Violation]:
-    """The scale-up domain holds the accelerators it claims and its switches have a port for every link.
+    """The scale-up domain holds the accelerators it claims, at their links' bandwidth, with a switch port per link.
 
-    Fix: set `scale_up.size` to the accelerators per node or rack, and `switches` to enough trays for
-    size × links per accelerator.
+    The domain's `bandwidth` counts both directions, so it is twice the accelerator's `scale_up.bandwidth`
+    (per direction, as datasheets give it): NVLink 5 is 900 GB/s per direction, 1.8 TB/s both ways. Estimates
+    run on the domain's figure.
+
+    Fix: set `scale_up.size` to the accelerators per node or rack, `bandwidth` to twice the accelerator's
+    per-direction figure (or waive with the reason a domain is built with fewer links), and `switches` to enough
+    trays for size × links per accelerator.
     """
     yield from _cluster_problems(ctx, "NET010")
 

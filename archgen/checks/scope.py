@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from archgen.model.facility import LIQUID_CLASS_MAX
+from archgen.units import Q_
+
 #: The kinds of object (the first segment of an object path) each prefix's checks judge.
 KINDS: dict[str, tuple[str, ...]] = {
     "SPC": ("rack", "part", "cluster", "workload", "facility", "requirements", "sweep", "model"),
@@ -30,6 +33,16 @@ def _facility(r: Any) -> bool:
 
 def _water(r: Any) -> bool:
     return r.facility is not None and r.facility.water is not None and _liquid(r)
+
+
+def _air_flow(r: Any) -> bool:
+    """A rack one of whose systems states its rated air flow has a figure for COOL007 to compare."""
+    return any(getattr(p.part, "airflow", None) is not None for p in r.items)
+
+
+def _coolant(r: Any) -> bool:
+    """A rack fed by facility water through a CDU with a stated approach has a coolant supply for COOL004."""
+    return _water(r) and r.cdu is not None and r.cdu.approach is not None
 
 
 def _claims(stage: str) -> Callable[[Any], bool]:
@@ -61,7 +74,8 @@ def _chain(r: Any) -> bool:
 
 #: Rack checks that judge something only some racks have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
-    "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _water, "COOL005": _facility,
+    "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
+    "COOL007": _air_flow,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain,
 }
@@ -76,12 +90,18 @@ def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = ()) -
     return need is None or any(need(r) for r in racks)
 
 
+def coolant_supply(water: Any, cdu: Any) -> Any:
+    """The coolant supply a CDU gives: facility water plus its approach (COOL004's value)."""
+    return (water.supply.to("K") + cdu.approach.to("K")).to("degC")
+
+
 def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
     """(value, limit) a rack check compares, from the rack's analysis (`analyse.rack.RackAnalysis`), or None."""
     p, c, s = a.power, a.cooling, a.space
     conv = p.conversion
     feeds = min(p.feed_groups, key=lambda g: (g.usable - g.load).m_as("W"))  # the tightest group of feeds
     facility = a.rack.facility
+    water, lp = facility.water if facility else None, a.rack.spec.cooling.liquid
     table: dict[str, Callable[[], tuple[Any, Any] | None]] = {
         "PWR001": lambda: (conv.load, conv.usable) if conv else None,
         "PWR002": lambda: (feeds.load, feeds.usable),
@@ -91,6 +111,9 @@ def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
         "MECH004": lambda: (s.floor_load, facility.floor_rating) if facility else None,
         "COOL001": lambda: (c.cdu_load, c.cdu.usable) if c.cdu else None,
         "COOL002": lambda: (c.cdu_flow_needed, c.cdu_flow) if c.cdu_flow is not None else None,
+        "COOL003": lambda: (water.supply, Q_(LIQUID_CLASS_MAX[lp.class_], "degC")) if lp and water else None,
+        "COOL004": lambda: (coolant_supply(water, a.rack.cdu), lp.supply) if lp and water and a.rack.cdu and
+        a.rack.cdu.approach else None,
         "COOL007": lambda: (c.air_flow, c.declared_air_flow) if c.declared_air_flow is not None else None,
     }
     get = table.get(check_id)

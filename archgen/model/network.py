@@ -113,7 +113,10 @@ class Switch(Part):
     port_groups: list[Ports] = Field(default_factory=list, description=(
         "Further port groups beside `ports`, e.g. an SN2201's 4 x 100G QSFP28 uplinks beside its 48 x 1G RJ45; "
         "each has its own `name`, count, speed, cage, lanes and breakouts."))
-    switching_capacity: Bandwidth | None = Field(None, description="Aggregate bidirectional capacity as published.")
+    switching_capacity: Bandwidth | None = Field(None, description=(
+        "Switching capacity in one direction, at most the sum of the ports' line rates (64 x 800G = 51.2 Tb/s, as "
+        "Ethernet datasheets give it); a figure published for both directions ('aggregate bidirectional', as "
+        "InfiniBand switches are marketed) is halved here. More than the ports carry is CAT006."))
     latency: DurationOrZero | None = Field(None, description="Port-to-port latency.")
     in_network_reduction: bool = Field(
         False, description="The switch reduces in the network: SHARP on InfiniBand (Quantum-2, Quantum-X800), NVLink "

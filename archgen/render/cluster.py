@@ -25,7 +25,7 @@ from archgen.render.cabling import cabling, run_list
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import rack_parts, typical_text
-from archgen.render.reference import bom_by_size
+from archgen.render.reference import bom_by_size, kept_sentence
 from archgen.render.reference import sections as reference_sections
 from archgen.render.tables import bom_name
 from archgen.render.wiring import figures as wiring_figures
@@ -187,7 +187,7 @@ def growth(series: Scaling) -> tuple:
         Para(f"The same analysis at 1, 2, 4, ... times the layout (every unit and stand-alone rack count doubled), up "
              f"to {last:,} accelerators, the last size in the table: the series stops because {series.stop}. Switches "
              "are summed over all fabrics by tier; transceivers are the optical module ends; network power is "
-             "switches at maximum power plus optics."),
+             "switches at maximum power plus optics." + kept_sentence(series)),
         Table("growth", "Growth of the design: switches, transceivers and network power", cols, tuple(rows)),
         Figure("fig-scaling", "scaling", "Switches per tier, transceivers and network power against accelerators "
                                          "as the design doubles")]
@@ -286,7 +286,9 @@ def fabrics(scope: Scope, a: Any) -> Section:
         su = a.scale_up
         rows = (("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size)),
                 ("Links per accelerator", f"{su.links_per_accelerator:g}"), ("Links needed", f"{su.links_needed:,}"),
-                ("Switch ports", f"{su.switch_ports:,}"), ("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
+                ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
+                 else "— (no switch part: switches inside the node or none)"),
+                ("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
         section.sub("scale-up", "Scale-up domain", Table("scale-up", "Scale-up domain",
                                                          (Column("Item"), Column("Value")), rows))
     ports = []

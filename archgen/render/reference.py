@@ -26,6 +26,14 @@ _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
 ITEM_VALUE = (Column("Item"), Column("Value"))
 
 
+def kept_sentence(series: Scaling) -> str:
+    """The counts written in the fabrics that every size keeps (`Scaling.kept`), as a sentence; '' when none."""
+    if not series.kept:
+        return ""
+    return (" Kept as written at every size, not multiplied with the layout (the spec does not say whether they "
+            f"grow with it): {'; '.join(series.kept)}.")
+
+
 def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
     """The reference-architecture sections, in the order a reference architecture gives them."""
     out = [storage(a), control_plane(a), software(a), datacentre(scope, a)]
@@ -36,6 +44,7 @@ def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
                  "scales it (every unit and stand-alone rack count multiplied), each size analysed in full: switch "
                  "counts follow the fabric rules and cables and optics the floor geometry, so a line can appear "
                  "only at a larger size (a longer length bin, a new tier)."
+                 + (kept_sentence(series) if series is not None else "")
                  + (f" The first {MAX_SIZES} sizes are shown; bom-by-size.csv holds all."
                     if series is not None and len(series.points) > MAX_SIZES else "")),
             _shown(bom)))

@@ -23,6 +23,15 @@ def test_gb200_su_scale_up_domain(shipped) -> None:
     assert (su.domains, su.links_per_accelerator, su.links_needed, su.switch_ports) == (8, 18, 1296, 1296)
 
 
+def test_dgx_b200_scale_up_links_come_from_the_accelerator(shipped) -> None:
+    """A DGX B200's NVLink runs to NVSwitch chips inside the node, so the SuperPOD spec names no link part; each
+    B200 still has 18 NVLink 5 links (catalog `scale_up.links`; 18 x 100 GB/s = 1.8 TB/s both ways, as the domain
+    states), where the analysis used to report 0. No switch part: no switch ports are counted."""
+    su = shipped.clusters["cluster/dgx-b200-superpod"].scale_up
+    assert (su.domains, su.size, su.links_per_accelerator, su.switch_ports) == (127, 8, 18, 0)
+    assert shipped.metrics["cluster/dgx-b200-superpod"]["scale_up.links_per_accelerator"].m == 18
+
+
 def test_gb200_su_compute_fabric(shipped) -> None:
     """576 GPU ports on 72 rails (one per GPU of a rack), 4 rails per 32-port leaf: 18 leaves; spines divide 32."""
     fa = _fabric(shipped, "gb200-nvl72-su", "compute")

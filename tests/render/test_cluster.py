@@ -95,6 +95,11 @@ def test_growth_table_and_chart_come_from_the_scaling_analysis(cluster_out, ship
                          rf"{tiers.get('core', 0):,} \| {p.transceivers:,} \| "
                          rf"{p.network_power.m_as('kW'):,.1f} \|", section, re.M), p.factor
     assert "fabric oob:" in section                       # the OOB spine pair's overflow is shown, not hidden
+    kept = "Kept as written at every size, not multiplied with the layout"
+    named = "; ".join(series.kept).replace("`", "\\`")   # Markdown escapes the backticks
+    assert f"{kept} (the spec does not say whether they grow with it): {named}." in section
+    bom = md.split('<a id="bom-by-size"></a>', 1)[1].split("*Table", 1)[0]
+    assert "fabric storage: 32 extra endpoint ports (\\`endpoints.extra\\`)" in bom
 
 
 def test_the_pipeline_adds_the_growth_series_only_when_asked(shipped_run):

@@ -1,0 +1,35 @@
+"""A document lists a check as passed only where it judged something: no input, no pass.
+
+The shipped GB200 NVL72 rack's trays publish no air flow, so COOL007 (rated air flow against the air-side heat) has
+nothing to compare there; the DGX H100 rack's systems state 1,105 ft³/min each (DGX H100 user guide), so it does.
+"""
+
+from __future__ import annotations
+
+from archgen.checks.scope import applies, rack_figures
+from archgen.units import Q_
+
+
+def _rack(shipped, rid: str):
+    return next(r for r in shipped.design.racks if r.spec.id == rid)
+
+
+def test_air_flow_check_applies_only_where_a_system_states_its_air_flow(shipped) -> None:
+    assert not applies("COOL007", ["rack/gb200-nvl72"], [_rack(shipped, "gb200-nvl72")])
+    assert applies("COOL007", ["rack/dgx-h100-4"], [_rack(shipped, "dgx-h100-4")])
+    needed, rated = rack_figures("COOL007", shipped.racks["rack/dgx-h100-4"])
+    assert rated.m_as("ft**3/min") == 4 * 1105
+
+
+def test_coolant_supply_check_shows_what_it_compared(shipped) -> None:
+    """COOL003 and COOL004 pass with their figures: hall-liquid's facility water against the rack's ASHRAE class
+    maximum, and that water plus the in-row CDU's 5 K approach against the supply the trays accept."""
+    a = shipped.racks["rack/gb200-nvl72"]
+    water = a.rack.facility.water.supply.to("degC")
+    lp = a.rack.spec.cooling.liquid
+    value, limit = rack_figures("COOL003", a)
+    assert (value.to("degC").m, limit.to("degC").m) == (water.m, {"W17": 17, "W27": 27, "W32": 32, "W40": 40,
+                                                                  "W45": 45, "W+": 60}[lp.class_])
+    value, limit = rack_figures("COOL004", a)
+    assert abs(value.to("degC").m - (water.m + 5)) < 1e-9 and limit == lp.supply
+    assert Q_(value.m, "degC") <= limit.to("degC")
