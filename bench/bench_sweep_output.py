@@ -53,8 +53,8 @@ def stages(path: Path) -> list[tuple[str, float, str]]:
     clock = time.process_time
     a = clock()
     analysed, sweeps = sw.analyse(path, [SPECS])
-    specs = analysed[0]
-    problem = sweep_problems.problems(specs, analysed[3], sweeps)[0]
+    specs = analysed.specs
+    problem = sweep_problems.problems(specs, analysed.clusters, sweeps)[0]
     a2 = clock()
     judged(*analysed)
     b = clock()

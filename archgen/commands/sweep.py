@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from archgen.checks import Finding
 from archgen.commands.common import check_out_dir, failing_note
@@ -21,16 +20,8 @@ from archgen.commands.workers import SCHEDULER_WORKERS, Pending, executor, submi
 from archgen.errors import LoadError, UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.api import Result
-from archgen.pipeline import analyse_paths, judged
+from archgen.pipeline import Analysed, analyse_paths, judged
 from archgen.validate import Specs
-
-if TYPE_CHECKING:
-    from archgen.analyse.network import ClusterAnalysis
-    from archgen.analyse.rack import RackAnalysis
-    from archgen.build import Design
-
-    #: What `pipeline.analyse_paths` gives: specs, design, rack and cluster analyses.
-    Analysed = tuple[Specs, Design, dict[str, RackAnalysis], dict[str, ClusterAnalysis]]
 
 #: Files a sweep writes only when it has a front (and, for the plot, two objectives), with their format.
 OPTIONAL_FILES = {"front.csv": "csv", "pareto.svg": "svg", "pareto.png": "png"}
@@ -44,7 +35,7 @@ def load(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Swe
 def checked(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep], list[Finding]]:
     """`load`, and the unwaived error findings of the specs (the pipeline's checks run as in `archgen check`)."""
     analysed, sweeps = analyse(sweep_file, paths)
-    return analysed[0], analysed[3], sweeps, judged(*analysed).errors
+    return analysed.specs, analysed.clusters, sweeps, judged(*analysed).errors
 
 
 def analyse(sweep_file: Path, paths: Sequence[Path]) -> tuple[Analysed, list[Sweep]]:
@@ -57,7 +48,7 @@ def analyse(sweep_file: Path, paths: Sequence[Path]) -> tuple[Analysed, list[Swe
         what = "is a directory, expected a file" if sweep_file.is_dir() else "no such file"
         raise LoadError(f"{sweep_file}: {what}")
     analysed = analyse_paths([*paths, sweep_file])
-    specs = analysed[0]
+    specs = analysed.specs
     mine = sweep_file.resolve()
     sweeps = [s for s in specs.of(Sweep) if Path(specs.sources[s.id].file).resolve() == mine]
     if not sweeps:
@@ -122,8 +113,8 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
     """
     workers, _ = worker_count(workers)
     analysed, sweeps = analyse(sweep_file, paths)
-    specs = analysed[0]
-    todo = problems(specs, analysed[3], sweeps)
+    specs = analysed.specs
+    todo = problems(specs, analysed.clusters, sweeps)
     with executor(workers, scheduler) as pool:
         n = workers if scheduler is None else SCHEDULER_WORKERS
         pending: list[Pending] = []
