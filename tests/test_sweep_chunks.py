@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import time
 
 import numpy as np
 import pytest
@@ -202,3 +203,69 @@ def test_a_nan_metric_is_no_ones_best_so_the_chunks_best_is_the_best():
     assert best(rows, "m", maximise=False) == 2
     assert best(rows, "m", maximise=True) == 1
     assert best(rows[:1], "m", maximise=False) is None
+
+
+def test_a_chunk_that_fails_cancels_the_chunks_not_started(tmp_path, monkeypatch):
+    """`evaluate_all` on a caller's pool: the first chunk's error is raised and the chunks no worker took are
+    cancelled (`Pending`'s `with` block), so the pool does not evaluate them for nothing."""
+    from concurrent.futures import Future
+
+    class Stuck:  # a pool whose first chunk fails and whose other chunks no worker has taken
+        futures: list[Future] = []
+
+        def submit(self, *args):
+            got: Future = Future()
+            if not self.futures:
+                got.set_exception(ValueError("the first chunk failed"))
+            self.futures.append(got)
+            return got
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    monkeypatch.setattr(workers, "MIN_CHUNK", 20)  # 8 chunks (`test_training_chunks_hold_whole_rows...`)
+    with pytest.raises(ValueError, match="the first chunk failed"):
+        workers.evaluate_all(p, Stuck(), 2)
+    assert len(Stuck.futures) == 8 and all(f.cancelled() for f in Stuck.futures[1:])
+
+
+def _held(*args):
+    """A chunk that takes a minute: what the workers of `test_an_error_beside_the_workers_ends_them` run."""
+    time.sleep(60)
+    raise AssertionError("a chunk ran to its end")
+
+
+def test_an_error_beside_the_workers_ends_them_without_waiting(tmp_path, monkeypatch):
+    """An error in the parent while two worker processes evaluate (here the checks, which run beside them) reaches
+    the caller at once: the chunks not started are cancelled and the workers running the others ended
+    (`workers.executor`), not waited for (a minute each here)."""
+    import multiprocessing
+
+    class Broken(Exception):
+        pass
+
+    def failing(*analysed):
+        raise Broken("a check failed")
+
+    handed: list = []
+
+    def submit(*args):
+        handed.append(workers.submit(*args))
+        return handed[-1]
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    monkeypatch.setattr(workers, "cpu_count", lambda: 2)  # two worker processes, whatever this machine has
+    monkeypatch.setattr(workers, "MIN_CHUNK", 20)         # 8 chunks (`test_training_chunks_hold_whole_rows...`)
+    monkeypatch.setattr(workers, "evaluate_chunk", _held)
+    monkeypatch.setattr(sw, "submit", submit)
+    monkeypatch.setattr(sw, "judged", failing)
+    started = time.monotonic()
+    with pytest.raises(Broken, match="a check failed"):
+        sw.evaluate_sweeps(path, [SPECS], workers=2)
+    assert time.monotonic() - started < 30
+    [pending] = handed
+    assert len(pending.parts) == 8
+    # two chunks running and one queued for the next free worker (`ProcessPoolExecutor`) at most; the rest cancelled
+    assert sum(f.cancelled() for f in pending.parts) >= 5
+    assert not multiprocessing.active_children()  # the workers ended

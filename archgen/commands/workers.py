@@ -66,9 +66,34 @@ def executor(workers: int = 1, scheduler: str | None = None):
     elif workers > 1:
         with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
                                  initializer=keep_freed_memory) as pool:
-            yield pool
+            try:
+                yield pool
+            except BaseException:
+                _stop(pool)
+                raise
     else:
         yield None
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """On an error, the chunks no worker has started cancelled and the workers running others ended, not waited for.
+
+    A worker only evaluates and returns chunks (`_forking`), so ending one loses nothing but its chunk, which the
+    error made useless; the error then reaches the user at once, not after the longest chunk running (a quarter of
+    the points with two workers: `guided`). Python 3.14's `terminate_workers` does this; before it, the pool's
+    processes are read from its `_processes`. A Dask scheduler's tasks are released when its client closes.
+    """
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    running = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in running:
+        if process.is_alive():
+            process.terminate()
+    for process in running:
+        process.join()
 
 
 def _forking() -> multiprocessing.context.BaseContext | None:
@@ -203,7 +228,8 @@ def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
     if read (the reports but the `xlsx` workbook read none). The result is the same for any pool and worker count
     (`perf.explore.tally.merge`).
     """
-    return submit(problem, pool, workers, written is not None, rows).result(progress, written)
+    with submit(problem, pool, workers, written is not None, rows) as pending:
+        return pending.result(progress, written)
 
 
 def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: bool = False,
@@ -211,7 +237,7 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
     """`problem`'s chunks handed to `pool` now (its workers start on them), or to evaluate here when asked for.
 
     Without a pool, the points are one chunk, evaluated when `Pending.result` is called: `evaluate_all` is `submit`
-    then `Pending.result`.
+    then `Pending.result`, in a `with` block that cancels the chunks not started on an error (`Pending.__exit__`).
     """
     # a training chunk of at least MIN_CHUNK points (its batches stay large), in whole rows of the points' grid
     # (`perf.explore.vectorised_bounds.row_stride`) where a row is not larger; others of at least a 1/64 share each
@@ -229,14 +255,24 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
 
 
 class Pending:
-    """A sweep's chunks, in point order: futures of a pool, or calls that evaluate them here."""
+    """A sweep's chunks, in point order: futures of a pool, or calls that evaluate them here.
+
+    Their owner: leaving a `with` block of it on an error cancels the chunks no worker has started (`cancel`), once.
+    """
 
     def __init__(self, problem: SweepProblem, parts: list[Future | Callable[[], tuple[Chunk, str]]]) -> None:
         self.problem, self.parts = problem, parts
 
+    def __enter__(self) -> Pending:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:
+            self.cancel()
+
     def result(self, progress: Callable[[int, int], None] | None = None,
                written: list[str] | None = None) -> Result:
-        """The merged chunks (`evaluate_all`), each waited for in point order; on any error the rest are cancelled."""
+        """The merged chunks (`evaluate_all`), each waited for in point order."""
         done: list[Chunk] = []
         try:
             for got in self.parts:
@@ -247,15 +283,11 @@ class Pending:
                 if progress:
                     progress(part.start + part.size, self.problem.size)
         except ImportError as err:  # raised in a worker: a Dask worker without archgen (or another version of it)
-            self.cancel()
             raise _not_installed(err) from None
-        except BaseException:
-            self.cancel()
-            raise
         return merge(self.problem, done)
 
     def cancel(self) -> None:
-        """Cancel the chunks no worker has started (a chunk running runs to its end)."""
+        """Cancel the chunks no worker has started (a chunk running runs to its end, unless `executor` ends it)."""
         for got in self.parts:
             if isinstance(got, Future):
                 got.cancel()
