@@ -195,6 +195,37 @@ def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatc
     assert list(got) == list(whole)
 
 
+def test_chunks_smaller_than_a_row_hold_whole_blocks_of_its_last_axes(tmp_path, monkeypatch):
+    """Where a row (20 points) is larger than the least chunk (here 8), the chunks end at multiples of the largest
+    block of the grid's last axes that is not (the 5 peak levels of one scale-out bandwidth: `row_stride`), so their
+    batches still take the grid (`grid_hw`), not the flat batch of partial blocks; the rows are those of one chunk."""
+    from concurrent.futures import Future
+
+    from archgen.perf.explore import vectorised_bounds as vb
+
+    class Here:  # a pool that evaluates each chunk as it is handed in, and notes its range
+        ranges: list[tuple[int, int]] = []
+
+        def submit(self, fn, problem, a, b, *rest):
+            self.ranges.append((a, b))
+            done: Future = Future()
+            done.set_result(fn(problem, a, b, *rest))
+            return done
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    assert (vb.row_stride(p), vb.row_stride(p, 20), vb.row_stride(p, 8), vb.row_stride(p, 4)) == (20, 20, 5, 1)
+    whole = workers.evaluate_all(p, None).rows
+    flat, real = [], vb.grid_hw
+    monkeypatch.setattr(vb, "grid_hw", lambda pts, take: real(pts, take) or flat.append(take))
+    monkeypatch.setattr(workers, "MIN_CHUNK", 8)
+    got = workers.evaluate_all(p, Here(), 2).rows
+    assert flat == [], flat
+    assert [b - a for a, b in Here.ranges] == [90, 70, 50, 40, 30, 20, 15, 15, 10, 10, 10]  # 90, 68, 51, ... unaligned
+    assert list(got) == list(whole)
+
+
 def test_a_nan_metric_is_no_ones_best_so_the_chunks_best_is_the_best():
     """`min` over NaN depends on the order: a NaN first would be "best" of one chunk and not of the whole."""
     def row(i, v):

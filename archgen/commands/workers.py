@@ -240,11 +240,13 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
     then `Pending.result`, in a `with` block that cancels the chunks not started on an error (`Pending.__exit__`).
     """
     # a training chunk of at least MIN_CHUNK points (its batches stay large), in whole rows of the points' grid
-    # (`perf.explore.vectorised_bounds.row_stride`) where a row is not larger; others of at least a 1/64 share each
+    # (`perf.explore.vectorised_bounds.row_stride`), or where a row is larger, in whole blocks of its last axes that
+    # are not (`grid_hw` takes those too; rounding up to a larger row would make the chunks coarser than guided
+    # scheduling asks for: a row can hold most of a set); others of at least a 1/64 share each
     training = problem.workload.training is not None
     least = MIN_CHUNK if training else max(1, problem.size // (64 * workers))
-    unit = row_stride(problem) if training else 1
-    ranges = guided(problem.size, workers, least if pool else problem.size, unit if unit <= least else 1)
+    unit = row_stride(problem, least) if training else 1
+    ranges = guided(problem.size, workers, least if pool else problem.size, unit)
     if pool is None:
         return Pending(problem, [functools.partial(evaluate_chunk, problem, a, b, csv) for a, b in ranges])
     keep: Keep = "pickle" if rows else "none"
