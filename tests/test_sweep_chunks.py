@@ -300,3 +300,33 @@ def test_an_error_beside_the_workers_ends_them_without_waiting(tmp_path, monkeyp
     # two chunks running and one queued for the next free worker (`ProcessPoolExecutor`) at most; the rest cancelled
     assert sum(f.cancelled() for f in pending.parts) >= 5
     assert not multiprocessing.active_children()  # the workers ended
+
+
+def test_a_worker_prepares_a_layout_set_once_for_all_its_chunks(tmp_path, monkeypatch):
+    """A worker gets each chunk's problem pickled anew; the layout sets it prepared for an earlier chunk are found
+    by the problem's content (`workers.PREPARED`), so three chunks of one set prepare it once, and give the rows of
+    one chunk. Another problem (the sweep with other HBM levels) prepares its own."""
+    import pickle
+
+    from archgen.cache import Memo
+    from archgen.perf.explore import vectorised
+
+    calls = []
+    real = vectorised._prepare
+    monkeypatch.setattr(vectorised, "_prepare", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(workers, "PREPARED", Memo(8))
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))  # 6 layout sets of 60 points each
+
+    def sent(problem):  # what a worker process gets
+        return pickle.loads(pickle.dumps(problem, pickle.HIGHEST_PROTOCOL))
+
+    parts = [workers.evaluate_chunk(sent(p), a, b, keep="list")[0].rows for a, b in ((0, 20), (20, 40), (40, 60))]
+    assert len(calls) == 1
+    assert [r for rows in parts for r in rows] == evaluate(p, 0, 60)  # prepared anew, no cache
+    assert len(calls) == 2
+    path.write_text(GRID.replace("[0.5, 0.55, 0.6]", "[0.5, 0.55]"), encoding="utf-8")
+    (q,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    workers.evaluate_chunk(sent(q), 0, 20)
+    assert len(calls) == 3

@@ -10,19 +10,33 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import multiprocessing
 import multiprocessing.context
 import os
+import pickle
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
 from archgen import __version__
+from archgen.cache import Memo
 from archgen.errors import UsageError
-from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge, row_stride
+from archgen.perf.api import (
+    Cached,
+    Chunk,
+    Keep,
+    Preparation,
+    Result,
+    SweepProblem,
+    chunk,
+    evaluate,
+    merge,
+    row_stride,
+)
 from archgen.pint_import import enable_dask
 from archgen.startup import keep_freed_memory
 
@@ -32,6 +46,10 @@ SHARE_PER_WORKER = 2
 #: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
 #: over many points of one layout set.
 MIN_CHUNK = 2048
+#: Layout sets prepared in this process, by sweep problem and set (`_cached`; `perf.explore.vectorised.Preparation`):
+#: a worker evaluating several chunks of a set prepares it once, not once per chunk. Chunks are handed out in point
+#: order, so a worker meets a set again in its next chunks or not at all: the last few sets are enough.
+PREPARED: Memo[Preparation] = Memo(8)
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16
 #: How long to wait for a Dask scheduler to answer.
@@ -210,12 +228,26 @@ def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = Fal
     that `--workers N` shares the formatting and the Pareto front as it shares the estimates. `keep`: the rows as
     they are, pickled (for the parent to unpickle only if it reads them), or not at all (`perf.explore.tally.chunk`).
     """
-    rows = evaluate(problem, start, stop)
+    rows = evaluate(problem, start, stop, _cached(problem))
     text = ""
     if csv:
         from archgen.render.point_table import csv_text
         text = csv_text(problem, rows, header=start == 0)
     return chunk(problem, rows, start, keep), text
+
+
+def _cached(problem: SweepProblem) -> Cached:
+    """`evaluate`'s cache of layout sets for `problem`, in this process's `PREPARED`, by the problem's content.
+
+    A worker gets each chunk's problem pickled anew, so the key is a digest of its pickle, not the object: a few kB,
+    well under a millisecond (`perf.explore.points`).
+    """
+    key = hashlib.sha256(pickle.dumps(problem, pickle.HIGHEST_PROTOCOL)).digest()
+
+    def cached(part: Hashable, make: Callable[[], Preparation]) -> Preparation:
+        return PREPARED.get((key, part)) or PREPARED.put((key, part), make())
+
+    return cached
 
 
 def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,

@@ -29,6 +29,7 @@ set whose first point is invalid, take the per-point path.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Hashable
 from typing import NamedTuple
 
 import numpy as np
@@ -50,7 +51,7 @@ from archgen.perf.train.job import Layout
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
-from archgen.perf.workload.training_estimate import training_setup
+from archgen.perf.workload.training_estimate import TrainingSetup, training_setup
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 
@@ -66,8 +67,24 @@ _NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
 _OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
 
 
-def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
-    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs), as `perf.explore.points.evaluate` does."""
+#: `evaluate`'s `cached(key, make)`: `make()`, or what an earlier call with `key` made (equal keys, equal values).
+Cached = Callable[[Hashable, Callable[[], "Preparation"]], "Preparation"]
+
+
+class Preparation(NamedTuple):
+    """What a layout set's points share and no hardware figure of theirs changes: made once per set, not per point."""
+
+    setup: TrainingSetup | None     # None: the set cannot run (the per-point path gives the reason)
+    lay: dict[str, np.ndarray] | None  # the valid layouts (None: the workload gives the whole layout)
+    prepared: Prepared | None       # what their search needs (`vectorised_bounds.prepare`), with an empty memo
+
+
+def evaluate(problem: SweepProblem, start: int, stop: int, cached: Cached | None = None) -> list[PointRow]:
+    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs), as `perf.explore.points.evaluate` does.
+
+    `cached` keeps each layout set's `Preparation` (`commands.workers` gives each worker process one, so that a worker
+    evaluating several chunks of a set prepares it once); its keys tell the sets of `problem` apart, not problems.
+    """
     if problem.workload.training is None or problem.model is None or not _vectorisable(problem):
         return [evaluate_point(problem, i) for i in range(start, stop)]
     levels = _levels(problem, start, stop)
@@ -81,7 +98,8 @@ def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
     arch = Arch.from_model(problem.model)
     for g in dict.fromkeys(group.tolist()):  # sets in order of their first point
         pos = np.flatnonzero(group == g)
-        for row in _evaluate_set(problem, arch, start, pos, levels):
+        key = tuple(int(levels[a][pos[0]]) for a in keyed)  # the set's levels of the axes that tell sets apart
+        for row in _evaluate_set(problem, arch, start, pos, levels, key, cached):
             rows[row.index - start] = row
     done = [row for row in rows if row is not None]
     assert len(done) == len(rows), "every point of the chunk belongs to one set"
@@ -108,7 +126,8 @@ def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarra
     return out
 
 
-def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[PointRow]:
+def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels, key: tuple,
+                  cached: Cached | None) -> list[PointRow]:
     indices = start + pos
     names = list(problem.axes)  # each point's axis values, as `SweepProblem.point` gives them
     values = [dict(zip(names, v, strict=True)) for v in zip(
@@ -121,12 +140,14 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
         hw = _hardware(base.hardware, first, dtype)
-        setup = training_setup(workload, arch, hw, gpus) if gpus <= base.accelerators else None
-        lay = None if setup is None or setup.complete else enumerate_layouts(arch, setup.job, gpus, hw, setup.fixed,
-                                                                           setup.pipeline)
     except ArchgenError:
-        setup = None
-    if setup is None or (lay is not None and len(lay["tp"]) == 0):
+        return _invalid_set(problem, indices, values)
+
+    def make() -> Preparation:
+        return _preparation(workload, arch, hw, gpus, base.accelerators)
+
+    setup, lay, prepared = make() if cached is None else cached(key, make)
+    if setup is None:
         return _invalid_set(problem, indices, values)
     assert problem.model is not None, "batched only with the workload's model (evaluate)"
     goodput = goodput_of(base.failures, workload, problem.model, gpus) if base.failures is not None else None
@@ -134,8 +155,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
                    dtype, goodput)
     if setup.complete:
         return _complete(pts, setup)
-    assert lay is not None, "enumerated above for a setup that leaves layout fields open"
-    prepared = _prepare(setup, lay)
+    assert lay is not None and prepared is not None, "enumerated and prepared for a setup that leaves layouts open"
+    prepared = dataclasses.replace(prepared, memo={})  # `vectorised_bounds._timer`'s, for this chunk's points
     per = grid_batch(problem, BATCH_ROWS // len(prepared.m))  # whole rows of the points' grid (`grid_hw`)
     out: list[PointRow] = []
     for a in range(0, len(indices), per):
@@ -143,6 +164,24 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     if pts.hardware.host_capacity > 0 and setup.fixed.get("offload") is None:
         out = _offloading(pts, setup, lay, out)
     return out
+
+
+def _preparation(workload, arch: Arch, hw: Hardware, gpus: int, available: int) -> Preparation:
+    """A layout set's setup, valid layouts and prepared search (`Preparation`), from its first point.
+
+    None of them depends on a figure the vector axes change (`training_setup` reads the scale-up size, the host
+    memory and the compute capability, `enumerate_layouts` the scale-up size; `prepare` no hardware), so any point
+    of the set gives the same, and a chunk that starts inside the set gets what its first chunk got.
+    """
+    try:
+        setup = training_setup(workload, arch, hw, gpus) if gpus <= available else None
+        lay = None if setup is None or setup.complete else enumerate_layouts(arch, setup.job, gpus, hw, setup.fixed,
+                                                                           setup.pipeline)
+    except ArchgenError:
+        return Preparation(None, None, None)
+    if setup is None or (lay is not None and len(lay["tp"]) == 0):
+        return Preparation(None, None, None)
+    return Preparation(setup, lay, None if lay is None else _prepare(setup, lay))
 
 
 def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[PointRow]) -> list[PointRow]:
