@@ -39,7 +39,7 @@ from archgen.cache import Memo
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems
 from archgen.commands import workers as workers_module
-from archgen.perf.explore import vectorised
+from archgen.perf.explore import vectorised_sets
 from archgen.perf.explore.tally import chunk, merge
 from archgen.perf.explore.vectorised import evaluate
 from archgen.pipeline import judged
@@ -102,7 +102,7 @@ def stages(path: Path) -> list[tuple[str, float, str]]:
             (f"columnar CSV of {len(some):,} rows, estimated", (d - c) * len(some) / len(rows), "")]
 
 
-#: Layout sets prepared (`perf.explore.vectorised._prepare`) by this process and the workers it forks.
+#: Layout sets prepared (`perf.explore.vectorised_sets.prepare`) by this process and the workers it forks.
 SETS = multiprocessing.Value("l", 0)
 
 
@@ -171,7 +171,7 @@ def main(points: int) -> str:
         path.write_text(text, encoding="utf-8")
         got = stages(path)
         slow = pair_slowdown()
-        vectorised._prepare = _counted(vectorised._prepare)
+        vectorised_sets.prepare = _counted(vectorised_sets.prepare)
         runs: dict[str, list[tuple[float, float, float, float, int]]] = {v: [] for v in VARIANTS}
         for _ in range(ROUNDS):
             for v, (n, per_chunk) in VARIANTS.items():

@@ -46,9 +46,9 @@ SHARE_PER_WORKER = 2
 #: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
 #: over many points of one layout set.
 MIN_CHUNK = 2048
-#: Layout sets prepared in this process, by sweep problem and set (`_cached`; `perf.explore.vectorised.Preparation`):
-#: a worker evaluating several chunks of a set prepares it once, not once per chunk. Chunks are handed out in point
-#: order, so a worker meets a set again in its next chunks or not at all: the last few sets are enough.
+#: Layout sets prepared in this process (`perf.explore.vectorised_sets.Preparation`), by sweep problem and set
+#: (`_cached`): a worker evaluating several chunks of a set prepares it once, not once per chunk. Chunks are handed
+#: out in point order, so a worker meets a set again in its next chunks or not at all: the last few sets are enough.
 PREPARED: Memo[Preparation] = Memo(8)
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16

@@ -11,8 +11,9 @@ from __future__ import annotations
 from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, summarise
 from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
-from archgen.perf.explore.vectorised import Cached, Preparation, evaluate
+from archgen.perf.explore.vectorised import evaluate
 from archgen.perf.explore.vectorised_bounds import row_stride
+from archgen.perf.explore.vectorised_sets import Cached, Preparation
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
 from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine

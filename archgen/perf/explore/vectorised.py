@@ -29,7 +29,6 @@ set whose first point is invalid, take the per-point path.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Hashable
 from typing import NamedTuple
 
 import numpy as np
@@ -41,17 +40,17 @@ from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_bounds import full as _full
 from archgen.perf.explore.vectorised_bounds import layout_of as _layout
-from archgen.perf.explore.vectorised_bounds import prepare as _prepare
+from archgen.perf.explore.vectorised_bounds import prepare as _prepare  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
+from archgen.perf.explore.vectorised_sets import Cached, Preparation, preparation
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
 from archgen.perf.train.goodput import goodput_of
 from archgen.perf.train.job import Layout
-from archgen.perf.train.layouts import KEYS, enumerate_layouts
+from archgen.perf.train.layouts import KEYS
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
-from archgen.perf.workload.training_estimate import TrainingSetup, training_setup
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 
@@ -65,18 +64,6 @@ FIRST = 8
 GROW = 4
 _NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
 _OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
-
-
-#: `evaluate`'s `cached(key, make)`: `make()`, or what an earlier call with `key` made (equal keys, equal values).
-Cached = Callable[[Hashable, Callable[[], "Preparation"]], "Preparation"]
-
-
-class Preparation(NamedTuple):
-    """What a layout set's points share and no hardware figure of theirs changes: made once per set, not per point."""
-
-    setup: TrainingSetup | None     # None: the set cannot run (the per-point path gives the reason)
-    lay: dict[str, np.ndarray] | None  # the valid layouts (None: the workload gives the whole layout)
-    prepared: Prepared | None       # what their search needs (`vectorised_bounds.prepare`), with an empty memo
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int, cached: Cached | None = None) -> list[PointRow]:
@@ -144,7 +131,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         return _invalid_set(problem, indices, values)
 
     def make() -> Preparation:
-        return _preparation(workload, arch, hw, gpus, base.accelerators)
+        return preparation(workload, arch, hw, gpus, base.accelerators)
 
     setup, lay, prepared = make() if cached is None else cached(key, make)
     if setup is None:
@@ -164,24 +151,6 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     if pts.hardware.host_capacity > 0 and setup.fixed.get("offload") is None:
         out = _offloading(pts, setup, lay, out)
     return out
-
-
-def _preparation(workload, arch: Arch, hw: Hardware, gpus: int, available: int) -> Preparation:
-    """A layout set's setup, valid layouts and prepared search (`Preparation`), from its first point.
-
-    None of them depends on a figure the vector axes change (`training_setup` reads the scale-up size, the host
-    memory and the compute capability, `enumerate_layouts` the scale-up size; `prepare` no hardware), so any point
-    of the set gives the same, and a chunk that starts inside the set gets what its first chunk got.
-    """
-    try:
-        setup = training_setup(workload, arch, hw, gpus) if gpus <= available else None
-        lay = None if setup is None or setup.complete else enumerate_layouts(arch, setup.job, gpus, hw, setup.fixed,
-                                                                           setup.pipeline)
-    except ArchgenError:
-        return Preparation(None, None, None)
-    if setup is None or (lay is not None and len(lay["tp"]) == 0):
-        return Preparation(None, None, None)
-    return Preparation(setup, lay, None if lay is None else _prepare(setup, lay))
 
 
 def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[PointRow]) -> list[PointRow]:
