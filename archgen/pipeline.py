@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from archgen.analyse.operations import Operations
 from archgen.build import Design, build
@@ -45,6 +45,15 @@ class Run:
     def errors(self) -> list[checks.Finding]:
         """Unwaived error findings."""
         return [f for f in self.findings if f.severity == "error" and not f.waived]
+
+
+class Analysed(NamedTuple):
+    """What `analyse_paths` gives: the stages before workloads and checks, which `judged(*analysed)` takes."""
+
+    specs: Specs
+    design: Design
+    racks: dict[str, RackAnalysis]        # by rack path
+    clusters: dict[str, ClusterAnalysis]  # by cluster path
 
 
 def real_paths(files: Iterable[str]) -> dict[str, Path]:
@@ -89,8 +98,7 @@ def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[Source
     files = find_files([catalog])      # found once: each file vetted (links out of the tree refused) and resolved
     return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files, found=True)
 
-def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str, RackAnalysis],
-                                                        dict[str, ClusterAnalysis]]:
+def analyse_paths(paths: Sequence[str | Path]) -> Analysed:
     """Load → validate → build → analyse racks and clusters: the stages before workloads and checks."""
     from archgen.analyse.cabling import analyse_clusters
     from archgen.analyse.optics import switch_optics
@@ -100,7 +108,7 @@ def analyse_paths(paths: Sequence[str | Path]) -> tuple[Specs, Design, dict[str,
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in switch_optics(clusters).items() if watts.m}
     racks |= analyse(design, optics, only=optics)  # again where switches hold transceivers, with their power
-    return specs, design, racks, clusters
+    return Analysed(specs, design, racks, clusters)
 
 
 def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]]:

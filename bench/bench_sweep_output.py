@@ -10,15 +10,19 @@ files) and what it does while the workers evaluate (the workload estimates, oper
 The serial share s of those CPU seconds bounds what two workers can gain (Amdahl): 1 / (s + (1 - s) / 2). Then the
 cell-by-cell CSV
 (`tables.csv_bytes` of the table of points, one pint quantity per cell: the writer before) on the first 10,080 rows,
-for the ratio. Then the whole command (`commands.sweep.sweep`) with 1 and 2 workers, alternating, `ROUNDS` times each:
-wall clock, the parent's CPU seconds and its workers', and the load average before each run. The machines this runs
-on are shared: the wall-clock ratio is only as good as the machine was idle, the CPU seconds much less noisy. The
+for the ratio. Then the whole command (`commands.sweep.sweep`) with 1 and 2 workers, and with 2 workers that prepare
+each layout set once per chunk instead of once per worker process (`commands.workers.PREPARED` holding none: the
+code before the per-worker cache), alternating, `ROUNDS` times each: wall clock, the parent's CPU seconds and its
+workers', the layout sets prepared (counted through the forked workers, so on Linux) and the load average before
+each run. The machines this runs on are shared: the wall-clock ratio is only as good as the machine was idle, the
+CPU seconds much less noisy. The
 process's malloc keeps freed memory for reuse, as `archgen sweep`'s and its workers' do
 (`startup.keep_freed_memory`).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import pickle
 import platform
@@ -31,8 +35,11 @@ from pathlib import Path
 
 from bench_sweep import TRAIN, levels
 
+from archgen.cache import Memo
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems
+from archgen.commands import workers as workers_module
+from archgen.perf.explore import vectorised_sets
 from archgen.perf.explore.tally import chunk, merge
 from archgen.perf.explore.vectorised import evaluate
 from archgen.pipeline import judged
@@ -44,6 +51,11 @@ from archgen.startup import keep_freed_memory
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+#: Name of the two-worker runs as `archgen sweep` makes them (each worker prepares a layout set once).
+ONE_PER_WORKER = "2 workers"
+#: The command's runs, alternating: name, workers and whether each chunk prepares its layout sets (as before
+#: `commands.workers.PREPARED`).
+VARIANTS = {"1 worker": (1, False), ONE_PER_WORKER: (2, False), "2 workers, sets prepared per chunk": (2, True)}
 #: Who runs a stage the parent process runs while its workers evaluate.
 BESIDE = "parent, beside the workers"
 
@@ -53,8 +65,8 @@ def stages(path: Path) -> list[tuple[str, float, str]]:
     clock = time.process_time
     a = clock()
     analysed, sweeps = sw.analyse(path, [SPECS])
-    specs = analysed[0]
-    problem = sweep_problems.problems(specs, analysed[3], sweeps)[0]
+    specs = analysed.specs
+    problem = sweep_problems.problems(specs, analysed.clusters, sweeps)[0]
     a2 = clock()
     judged(*analysed)
     b = clock()
@@ -90,17 +102,39 @@ def stages(path: Path) -> list[tuple[str, float, str]]:
             (f"columnar CSV of {len(some):,} rows, estimated", (d - c) * len(some) / len(rows), "")]
 
 
-def command(path: Path, workers: int, out: Path) -> tuple[float, float, float, float]:
-    """Wall seconds of `archgen sweep path --workers N`, its CPU seconds here and in its workers, the load before."""
+#: Layout sets prepared (`perf.explore.vectorised_sets.prepare`) by this process and the workers it forks.
+SETS = multiprocessing.Value("l", 0)
+
+
+def _counted(prepare):
+    """`prepare`, counting its calls in `SETS`."""
+    def counted(*args):
+        with SETS.get_lock():
+            SETS.value += 1
+        return prepare(*args)
+    return counted
+
+
+def command(path: Path, workers: int, out: Path, per_chunk: bool = False) -> tuple[float, float, float, float, int]:
+    """`archgen sweep path --workers N`: wall s, CPU s here and in its workers, the load before, the sets prepared.
+
+    With `per_chunk`, each chunk prepares its layout sets (no per-worker cache).
+    """
     load = os.getloadavg()[0]
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sets = SETS.value
+    kept = workers_module.PREPARED
+    workers_module.PREPARED = Memo(0) if per_chunk else Memo(kept.size)  # forked with each run's pool
     cpu = time.process_time()
     start = time.perf_counter()
-    sw.sweep(path, [SPECS], workers=workers, out=out)
+    try:
+        sw.sweep(path, [SPECS], workers=workers, out=out)
+    finally:
+        workers_module.PREPARED = kept
     wall = time.perf_counter() - start
     done = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (wall, time.process_time() - cpu,
-            done.ru_utime + done.ru_stime - kids.ru_utime - kids.ru_stime, load)
+            done.ru_utime + done.ru_stime - kids.ru_utime - kids.ru_stime, load, SETS.value - sets)
 
 
 def _spin(n: int = 4_000_000) -> float:
@@ -137,10 +171,11 @@ def main(points: int) -> str:
         path.write_text(text, encoding="utf-8")
         got = stages(path)
         slow = pair_slowdown()
-        runs: dict[int, list[tuple[float, float, float, float]]] = {1: [], 2: []}
+        vectorised_sets.prepare = _counted(vectorised_sets.prepare)
+        runs: dict[str, list[tuple[float, float, float, float, int]]] = {v: [] for v in VARIANTS}
         for _ in range(ROUNDS):
-            for n in (1, 2):
-                runs[n].append(command(path, n, Path(tmp) / f"out{n}"))
+            for v, (n, per_chunk) in VARIANTS.items():
+                runs[v].append(command(path, n, Path(tmp) / f"out{n}", per_chunk))
     after = os.getloadavg()[0]
     n = int(got[0][1])
     named = {name: secs for name, secs, _ in got}
@@ -164,18 +199,18 @@ def main(points: int) -> str:
     lines += ["| cell-by-cell CSV | CPU s |", "|---|---:|"]
     lines += [f"| {name} | {secs:,.2f} |" for name, secs, who in got[1:] if not who]
     lines += ["", f"Cell-by-cell CSV / columnar CSV: {got[-2][1] / got[-1][1]:,.0f}x.", "",
-              f"`archgen sweep`, {ROUNDS} alternating rounds (wall s; CPU s of the parent + of its workers; load "
-              "average before the run):", ""]
-    for w in (1, 2):
-        lines.append(f"- {w} worker{'s' if w > 1 else ''}: " + "; ".join(
-            f"{wall:.1f} s ({cpu:.1f} + {kids:.1f} CPU s, load {ld:.1f})" for wall, cpu, kids, ld in runs[w]))
-    one, two = min(r[0] for r in runs[1]), min(r[0] for r in runs[2])
-    cpu1 = min(r[1] + r[2] for r in runs[1])
-    cpu2 = min(r[1] + r[2] for r in runs[2])
-    parent2 = min(r[1] for r in runs[2])
-    lines += ["", f"Best of each: 2 workers {one / two:.2f}x faster than 1 by the wall clock. CPU seconds: one worker "
-              f"{cpu1:.1f}, two workers {cpu2:.1f} in all, of which the parent {parent2:.1f}; on two idle cores two "
-              f"workers would take about {parent2 + (cpu2 - parent2) / 2:.1f} s, "
+              f"`archgen sweep`, {ROUNDS} alternating rounds (wall s; CPU s of the parent + of its workers; layout "
+              "sets prepared; load average before the run):", ""]
+    for v, got_v in runs.items():
+        lines.append(f"- {v}: " + "; ".join(f"{wall:.1f} s ({cpu:.1f} + {kids:.1f} CPU s, {sets} sets, load {ld:.1f})"
+                                             for wall, cpu, kids, ld, sets in got_v))
+    one, two, old = (min(r[0] for r in runs[v]) for v in VARIANTS)
+    cpu1, cpu2, cpu_old = (min(r[1] + r[2] for r in runs[v]) for v in VARIANTS)
+    parent2 = min(r[1] for r in runs[ONE_PER_WORKER])
+    lines += ["", f"Best of each: 2 workers {one / two:.2f}x faster than 1 by the wall clock ({one / old:.2f}x when "
+              f"each chunk prepares its sets). CPU seconds: one worker {cpu1:.1f}, two workers {cpu2:.1f} in all "
+              f"({cpu_old:.1f} when each chunk prepares its sets), of which the parent {parent2:.1f}; on two idle "
+              f"cores two workers would take about {parent2 + (cpu2 - parent2) / 2:.1f} s, "
               f"{cpu1 / (parent2 + (cpu2 - parent2) / 2):.2f}x faster than one.", "",
               f"This machine: a plain Python loop in each of two processes at once takes {slow:.2f}x the CPU of one "
               f"alone (`pair_slowdown`), so two workers can be at most {2 / slow:.2f}x faster than one here, and "

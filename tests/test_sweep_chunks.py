@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import time
 
 import numpy as np
 import pytest
@@ -194,6 +195,37 @@ def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatc
     assert list(got) == list(whole)
 
 
+def test_chunks_smaller_than_a_row_hold_whole_blocks_of_its_last_axes(tmp_path, monkeypatch):
+    """Where a row (20 points) is larger than the least chunk (here 8), the chunks end at multiples of the largest
+    block of the grid's last axes that is not (the 5 peak levels of one scale-out bandwidth: `row_stride`), so their
+    batches still take the grid (`grid_hw`), not the flat batch of partial blocks; the rows are those of one chunk."""
+    from concurrent.futures import Future
+
+    from archgen.perf.explore import vectorised_bounds as vb
+
+    class Here:  # a pool that evaluates each chunk as it is handed in, and notes its range
+        ranges: list[tuple[int, int]] = []
+
+        def submit(self, fn, problem, a, b, *rest):
+            self.ranges.append((a, b))
+            done: Future = Future()
+            done.set_result(fn(problem, a, b, *rest))
+            return done
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    assert (vb.row_stride(p), vb.row_stride(p, 20), vb.row_stride(p, 8), vb.row_stride(p, 4)) == (20, 20, 5, 1)
+    whole = workers.evaluate_all(p, None).rows
+    flat, real = [], vb.grid_hw
+    monkeypatch.setattr(vb, "grid_hw", lambda pts, take: real(pts, take) or flat.append(take))
+    monkeypatch.setattr(workers, "MIN_CHUNK", 8)
+    got = workers.evaluate_all(p, Here(), 2).rows
+    assert flat == [], flat
+    assert [b - a for a, b in Here.ranges] == [90, 70, 50, 40, 30, 20, 15, 15, 10, 10, 10]  # 90, 68, 51, ... unaligned
+    assert list(got) == list(whole)
+
+
 def test_a_nan_metric_is_no_ones_best_so_the_chunks_best_is_the_best():
     """`min` over NaN depends on the order: a NaN first would be "best" of one chunk and not of the whole."""
     def row(i, v):
@@ -202,3 +234,100 @@ def test_a_nan_metric_is_no_ones_best_so_the_chunks_best_is_the_best():
     assert best(rows, "m", maximise=False) == 2
     assert best(rows, "m", maximise=True) == 1
     assert best(rows[:1], "m", maximise=False) is None
+
+
+def test_a_chunk_that_fails_cancels_the_chunks_not_started(tmp_path, monkeypatch):
+    """`evaluate_all` on a caller's pool: the first chunk's error is raised and the chunks no worker took are
+    cancelled (`Pending`'s `with` block), so the pool does not evaluate them for nothing."""
+    from concurrent.futures import Future
+
+    class Stuck:  # a pool whose first chunk fails and whose other chunks no worker has taken
+        futures: list[Future] = []
+
+        def submit(self, *args):
+            got: Future = Future()
+            if not self.futures:
+                got.set_exception(ValueError("the first chunk failed"))
+            self.futures.append(got)
+            return got
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    monkeypatch.setattr(workers, "MIN_CHUNK", 20)  # 8 chunks (`test_training_chunks_hold_whole_rows...`)
+    with pytest.raises(ValueError, match="the first chunk failed"):
+        workers.evaluate_all(p, Stuck(), 2)
+    assert len(Stuck.futures) == 8 and all(f.cancelled() for f in Stuck.futures[1:])
+
+
+def _held(*args):
+    """A chunk that takes a minute: what the workers of `test_an_error_beside_the_workers_ends_them` run."""
+    time.sleep(60)
+    raise AssertionError("a chunk ran to its end")
+
+
+def test_an_error_beside_the_workers_ends_them_without_waiting(tmp_path, monkeypatch):
+    """An error in the parent while two worker processes evaluate (here the checks, which run beside them) reaches
+    the caller at once: the chunks not started are cancelled and the workers running the others ended
+    (`workers.executor`), not waited for (a minute each here)."""
+    import multiprocessing
+
+    class Broken(Exception):
+        pass
+
+    def failing(*analysed):
+        raise Broken("a check failed")
+
+    handed: list = []
+
+    def submit(*args):
+        handed.append(workers.submit(*args))
+        return handed[-1]
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    monkeypatch.setattr(workers, "cpu_count", lambda: 2)  # two worker processes, whatever this machine has
+    monkeypatch.setattr(workers, "MIN_CHUNK", 20)         # 8 chunks (`test_training_chunks_hold_whole_rows...`)
+    monkeypatch.setattr(workers, "evaluate_chunk", _held)
+    monkeypatch.setattr(sw, "submit", submit)
+    monkeypatch.setattr(sw, "judged", failing)
+    before = set(multiprocessing.active_children())
+    started = time.monotonic()
+    with pytest.raises(Broken, match="a check failed"):
+        sw.evaluate_sweeps(path, [SPECS], workers=2)
+    assert time.monotonic() - started < 30
+    [pending] = handed
+    assert len(pending.parts) == 8
+    # two chunks running and one queued for the next free worker (`ProcessPoolExecutor`) at most; the rest cancelled
+    assert sum(f.cancelled() for f in pending.parts) >= 5
+    assert not set(multiprocessing.active_children()) - before  # the workers ended
+
+
+def test_a_worker_prepares_a_layout_set_once_for_all_its_chunks(tmp_path, monkeypatch):
+    """A worker gets each chunk's problem pickled anew; the layout sets it prepared for an earlier chunk are found
+    by the problem's content (`workers.PREPARED`), so three chunks of one set prepare it once, and give the rows of
+    one chunk. Another problem (the sweep with other HBM levels) prepares its own."""
+    import pickle
+
+    from archgen.cache import Memo
+    from archgen.perf.explore import vectorised_sets
+
+    calls = []
+    real = vectorised_sets.prepare
+    monkeypatch.setattr(vectorised_sets, "prepare", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(workers, "PREPARED", Memo(8))
+    path = tmp_path / "sweep.yaml"
+    path.write_text(GRID, encoding="utf-8")
+    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))  # 6 layout sets of 60 points each
+
+    def sent(problem):  # what a worker process gets
+        return pickle.loads(pickle.dumps(problem, pickle.HIGHEST_PROTOCOL))
+
+    parts = [workers.evaluate_chunk(sent(p), a, b, keep="list")[0].rows for a, b in ((0, 20), (20, 40), (40, 60))]
+    assert len(calls) == 1
+    assert [r for rows in parts for r in rows] == evaluate(p, 0, 60)  # prepared anew, no cache
+    assert len(calls) == 2
+    path.write_text(GRID.replace("[0.5, 0.55, 0.6]", "[0.5, 0.55]"), encoding="utf-8")
+    (q,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    workers.evaluate_chunk(sent(q), 0, 20)
+    assert len(calls) == 3

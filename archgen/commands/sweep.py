@@ -11,26 +11,19 @@ are analysed, and this process checks the specs (workload estimates, operations,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from archgen.checks import Finding
 from archgen.commands.common import check_out_dir, failing_note
 from archgen.commands.sweep_problems import problems
-from archgen.commands.workers import SCHEDULER_WORKERS, Pending, executor, submit, worker_count
+from archgen.commands.workers import SCHEDULER_WORKERS, executor, submit, worker_count
 from archgen.errors import LoadError, UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.api import Result
-from archgen.pipeline import analyse_paths, judged
+from archgen.pipeline import Analysed, analyse_paths, judged
 from archgen.validate import Specs
-
-if TYPE_CHECKING:
-    from archgen.analyse.network import ClusterAnalysis
-    from archgen.analyse.rack import RackAnalysis
-    from archgen.build import Design
-
-    #: What `pipeline.analyse_paths` gives: specs, design, rack and cluster analyses.
-    Analysed = tuple[Specs, Design, dict[str, RackAnalysis], dict[str, ClusterAnalysis]]
 
 #: Files a sweep writes only when it has a front (and, for the plot, two objectives), with their format.
 OPTIONAL_FILES = {"front.csv": "csv", "pareto.svg": "svg", "pareto.png": "png"}
@@ -44,7 +37,7 @@ def load(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Swe
 def checked(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep], list[Finding]]:
     """`load`, and the unwaived error findings of the specs (the pipeline's checks run as in `archgen check`)."""
     analysed, sweeps = analyse(sweep_file, paths)
-    return analysed[0], analysed[3], sweeps, judged(*analysed).errors
+    return analysed.specs, analysed.clusters, sweeps, judged(*analysed).errors
 
 
 def analyse(sweep_file: Path, paths: Sequence[Path]) -> tuple[Analysed, list[Sweep]]:
@@ -57,7 +50,7 @@ def analyse(sweep_file: Path, paths: Sequence[Path]) -> tuple[Analysed, list[Swe
         what = "is a directory, expected a file" if sweep_file.is_dir() else "no such file"
         raise LoadError(f"{sweep_file}: {what}")
     analysed = analyse_paths([*paths, sweep_file])
-    specs = analysed[0]
+    specs = analysed.specs
     mine = sweep_file.resolve()
     sweeps = [s for s in specs.of(Sweep) if Path(specs.sources[s.id].file).resolve() == mine]
     if not sweeps:
@@ -87,10 +80,12 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     if capped:
         note(capped)
     texts: dict[str, str] | None = {} if "csv" in formats else None
+    # the reports' modules (`output.sweep`, which imports `render.sweep` and matplotlib: some 0.5-0.8 s) are
+    # imported by `evaluate_sweeps` while the workers evaluate, so that the import below finds them loaded
     specs, results, errors = evaluate_sweeps(sweep_file, paths, workers=count, scheduler=scheduler,
                                              progress=progress, texts=texts, rows="xlsx" in formats,
-                                             meanwhile=_reporting)
-    output = _reporting()
+                                             preload=("archgen.output.sweep",))
+    from archgen.output import sweep as output
     written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
     if errors:
@@ -98,51 +93,38 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     return text, 0 if all(r.counts()["feasible"] for r in results) and not errors else 1
 
 
-def _reporting():
-    """The module that summarises a sweep's reports, and those that write them (`render.sweep`: matplotlib).
-
-    Some 0.5-0.8 s of imports, which `sweep` has the parent process do while its workers evaluate
-    (`evaluate_sweeps`' `meanwhile`).
-    """
-    from archgen.output import sweep as output
-    return output
-
-
 def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
                     progress: Callable[[str, int, int], None] | None = None,
                     texts: dict[str, str] | None = None, rows: bool = True,
-                    meanwhile: Callable[[], object] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
+                    preload: Sequence[str] = ()) -> tuple[Specs, list[Result], list[Finding]]:
     """Evaluate every sweep of `sweep_file` on the specs under `paths`.
 
     Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
     runs on specs with errors (its document says so), and the command exits 1. With `texts`, each sweep's
     `points.csv` is written by whoever evaluates its chunks and left there by sweep id. Without `rows`, workers send
     back only the rows of the front and best points (`workers.evaluate_all`). With a pool, the specs are checked,
-    and `meanwhile` called, while its workers evaluate.
+    and the modules named in `preload` imported (those the caller reads the results with), while its workers
+    evaluate.
     """
     workers, _ = worker_count(workers)
     analysed, sweeps = analyse(sweep_file, paths)
-    specs = analysed[0]
-    todo = problems(specs, analysed[3], sweeps)
-    with executor(workers, scheduler) as pool:
+    specs = analysed.specs
+    todo = problems(specs, analysed.clusters, sweeps)
+    with executor(workers, scheduler) as pool, ExitStack() as owned:
+        # a pool's workers start on the chunks now (without a pool they run below, here); on an error, each sweep's
+        # chunks not started are cancelled (`workers.Pending`) and the local workers running others ended
+        # (`workers.executor`), not waited for
         n = workers if scheduler is None else SCHEDULER_WORKERS
-        pending: list[Pending] = []
-        try:
-            for p in todo:  # a pool's workers start on the chunks now (without a pool they run below, here)
-                pending.append(submit(p, pool, n, texts is not None, rows))
-            errors = judged(*analysed).errors  # the specs checked meanwhile
-            if meanwhile is not None:
-                meanwhile()
-            results = []
-            for p, chunks in zip(todo, pending, strict=True):
-                lines: list[str] | None = None if texts is None else []
-                results.append(chunks.result(_reporter(progress, p.sweep.id), lines))
-                if texts is not None and lines is not None:
-                    texts[p.sweep.id] = "".join(lines)
-        except BaseException:
-            for chunks in pending:
-                chunks.cancel()
-            raise
+        pending = [owned.enter_context(submit(p, pool, n, texts is not None, rows)) for p in todo]
+        errors = judged(*analysed).errors  # the specs checked meanwhile
+        for name in preload:
+            import_module(name)
+        results = []
+        for p, chunks in zip(todo, pending, strict=True):
+            lines: list[str] | None = None if texts is None else []
+            results.append(chunks.result(_reporter(progress, p.sweep.id), lines))
+            if texts is not None and lines is not None:
+                texts[p.sweep.id] = "".join(lines)
     return specs, results, errors
 
 

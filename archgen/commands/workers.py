@@ -10,19 +10,33 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import multiprocessing
 import multiprocessing.context
 import os
+import pickle
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
 from archgen import __version__
+from archgen.cache import Memo
 from archgen.errors import UsageError
-from archgen.perf.api import Chunk, Keep, Result, SweepProblem, chunk, evaluate, merge, row_stride
+from archgen.perf.api import (
+    Cached,
+    Chunk,
+    Keep,
+    Preparation,
+    Result,
+    SweepProblem,
+    chunk,
+    evaluate,
+    merge,
+    row_stride,
+)
 from archgen.pint_import import enable_dask
 from archgen.startup import keep_freed_memory
 
@@ -32,6 +46,10 @@ SHARE_PER_WORKER = 2
 #: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
 #: over many points of one layout set.
 MIN_CHUNK = 2048
+#: Layout sets prepared in this process (`perf.explore.vectorised_sets.Preparation`), by sweep problem and set
+#: (`_cached`): a worker evaluating several chunks of a set prepares it once, not once per chunk. Chunks are handed
+#: out in point order, so a worker meets a set again in its next chunks or not at all: the last few sets are enough.
+PREPARED: Memo[Preparation] = Memo(8)
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16
 #: How long to wait for a Dask scheduler to answer.
@@ -66,9 +84,34 @@ def executor(workers: int = 1, scheduler: str | None = None):
     elif workers > 1:
         with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
                                  initializer=keep_freed_memory) as pool:
-            yield pool
+            try:
+                yield pool
+            except BaseException:
+                _stop(pool)
+                raise
     else:
         yield None
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """On an error, the chunks no worker has started cancelled and the workers running others ended, not waited for.
+
+    A worker only evaluates and returns chunks (`_forking`), so ending one loses nothing but its chunk, which the
+    error made useless; the error then reaches the user at once, not after the longest chunk running (a quarter of
+    the points with two workers: `guided`). Python 3.14's `terminate_workers` does this; before it, the pool's
+    processes are read from its `_processes`. A Dask scheduler's tasks are released when its client closes.
+    """
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    running = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in running:
+        if process.is_alive():
+            process.terminate()
+    for process in running:
+        process.join()
 
 
 def _forking() -> multiprocessing.context.BaseContext | None:
@@ -185,12 +228,26 @@ def evaluate_chunk(problem: SweepProblem, start: int, stop: int, csv: bool = Fal
     that `--workers N` shares the formatting and the Pareto front as it shares the estimates. `keep`: the rows as
     they are, pickled (for the parent to unpickle only if it reads them), or not at all (`perf.explore.tally.chunk`).
     """
-    rows = evaluate(problem, start, stop)
+    rows = evaluate(problem, start, stop, _cached(problem))
     text = ""
     if csv:
         from archgen.render.point_table import csv_text
         text = csv_text(problem, rows, header=start == 0)
     return chunk(problem, rows, start, keep), text
+
+
+def _cached(problem: SweepProblem) -> Cached:
+    """`evaluate`'s cache of layout sets for `problem`, in this process's `PREPARED`, by the problem's content.
+
+    A worker gets each chunk's problem pickled anew, so the key is a digest of its pickle, not the object: 5-20 kB
+    (the shipped sweeps, the 10^5-point benchmark's), pickled and hashed in about 0.1 ms.
+    """
+    key = hashlib.sha256(pickle.dumps(problem, pickle.HIGHEST_PROTOCOL)).digest()
+
+    def cached(part: Hashable, make: Callable[[], Preparation]) -> Preparation:
+        return PREPARED.get((key, part)) or PREPARED.put((key, part), make())
+
+    return cached
 
 
 def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
@@ -203,7 +260,8 @@ def evaluate_all(problem: SweepProblem, pool: Executor | None, workers: int = 1,
     if read (the reports but the `xlsx` workbook read none). The result is the same for any pool and worker count
     (`perf.explore.tally.merge`).
     """
-    return submit(problem, pool, workers, written is not None, rows).result(progress, written)
+    with submit(problem, pool, workers, written is not None, rows) as pending:
+        return pending.result(progress, written)
 
 
 def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: bool = False,
@@ -211,14 +269,16 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
     """`problem`'s chunks handed to `pool` now (its workers start on them), or to evaluate here when asked for.
 
     Without a pool, the points are one chunk, evaluated when `Pending.result` is called: `evaluate_all` is `submit`
-    then `Pending.result`.
+    then `Pending.result`, in a `with` block that cancels the chunks not started on an error (`Pending.__exit__`).
     """
     # a training chunk of at least MIN_CHUNK points (its batches stay large), in whole rows of the points' grid
-    # (`perf.explore.vectorised_bounds.row_stride`) where a row is not larger; others of at least a 1/64 share each
+    # (`perf.explore.vectorised_bounds.row_stride`), or where a row is larger, in whole blocks of its last axes that
+    # are not (`grid_hw` takes those too; rounding up to a larger row would make the chunks coarser than guided
+    # scheduling asks for: a row can hold most of a set); others of at least a 1/64 share each
     training = problem.workload.training is not None
     least = MIN_CHUNK if training else max(1, problem.size // (64 * workers))
-    unit = row_stride(problem) if training else 1
-    ranges = guided(problem.size, workers, least if pool else problem.size, unit if unit <= least else 1)
+    unit = row_stride(problem, least) if training else 1
+    ranges = guided(problem.size, workers, least if pool else problem.size, unit)
     if pool is None:
         return Pending(problem, [functools.partial(evaluate_chunk, problem, a, b, csv) for a, b in ranges])
     keep: Keep = "pickle" if rows else "none"
@@ -229,14 +289,24 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
 
 
 class Pending:
-    """A sweep's chunks, in point order: futures of a pool, or calls that evaluate them here."""
+    """A sweep's chunks, in point order: futures of a pool, or calls that evaluate them here.
+
+    Their owner: leaving a `with` block of it on an error cancels the chunks no worker has started (`cancel`), once.
+    """
 
     def __init__(self, problem: SweepProblem, parts: list[Future | Callable[[], tuple[Chunk, str]]]) -> None:
         self.problem, self.parts = problem, parts
 
+    def __enter__(self) -> Pending:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:
+            self.cancel()
+
     def result(self, progress: Callable[[int, int], None] | None = None,
                written: list[str] | None = None) -> Result:
-        """The merged chunks (`evaluate_all`), each waited for in point order; on any error the rest are cancelled."""
+        """The merged chunks (`evaluate_all`), each waited for in point order."""
         done: list[Chunk] = []
         try:
             for got in self.parts:
@@ -247,15 +317,11 @@ class Pending:
                 if progress:
                     progress(part.start + part.size, self.problem.size)
         except ImportError as err:  # raised in a worker: a Dask worker without archgen (or another version of it)
-            self.cancel()
             raise _not_installed(err) from None
-        except BaseException:
-            self.cancel()
-            raise
         return merge(self.problem, done)
 
     def cancel(self) -> None:
-        """Cancel the chunks no worker has started (a chunk running runs to its end)."""
+        """Cancel the chunks no worker has started (a chunk running runs to its end, unless `executor` ends it)."""
         for got in self.parts:
             if isinstance(got, Future):
                 got.cancel()

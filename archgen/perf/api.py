@@ -13,6 +13,7 @@ from archgen.perf.explore.points import PointRow, Result, SweepProblem, summaris
 from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
 from archgen.perf.explore.vectorised import evaluate
 from archgen.perf.explore.vectorised_bounds import row_stride
+from archgen.perf.explore.vectorised_sets import Cached, Preparation
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
 from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine
@@ -20,7 +21,7 @@ from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
 
-__all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Chunk", "Estimate", "Keep", "Machine", "PointRow", "Result",
-           "SweepProblem", "chunk", "estimate_on_cluster", "evaluate", "explain_switches", "hardware_for",
-           "judge_requirements", "machine", "merge", "plan_dict", "plan_for_workload", "plan_text", "precision",
-           "row_stride", "summarise"]
+__all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "Keep", "Machine", "PointRow",
+           "Preparation", "Result", "SweepProblem", "chunk", "estimate_on_cluster", "evaluate", "explain_switches",
+           "hardware_for", "judge_requirements", "machine", "merge", "plan_dict", "plan_for_workload", "plan_text",
+           "precision", "row_stride", "summarise"]

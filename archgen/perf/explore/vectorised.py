@@ -40,17 +40,17 @@ from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_bounds import full as _full
 from archgen.perf.explore.vectorised_bounds import layout_of as _layout
-from archgen.perf.explore.vectorised_bounds import prepare as _prepare
+from archgen.perf.explore.vectorised_bounds import prepare as _prepare  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
+from archgen.perf.explore.vectorised_sets import Cached, Preparation, preparation
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
 from archgen.perf.train.goodput import goodput_of
 from archgen.perf.train.job import Layout
-from archgen.perf.train.layouts import KEYS, enumerate_layouts
+from archgen.perf.train.layouts import KEYS
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
-from archgen.perf.workload.training_estimate import training_setup
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 
@@ -66,8 +66,12 @@ _NAMES = {v: k for k, v in RECOMPUTE_CODES.items()}
 _OFFLOADS = {v: k for k, v in OFFLOAD_CODES.items()}
 
 
-def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
-    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs), as `perf.explore.points.evaluate` does."""
+def evaluate(problem: SweepProblem, start: int, stop: int, cached: Cached | None = None) -> list[PointRow]:
+    """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs), as `perf.explore.points.evaluate` does.
+
+    `cached` keeps each layout set's `Preparation` (`commands.workers` gives each worker process one, so that a worker
+    evaluating several chunks of a set prepares it once); its keys tell the sets of `problem` apart, not problems.
+    """
     if problem.workload.training is None or problem.model is None or not _vectorisable(problem):
         return [evaluate_point(problem, i) for i in range(start, stop)]
     levels = _levels(problem, start, stop)
@@ -81,7 +85,8 @@ def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
     arch = Arch.from_model(problem.model)
     for g in dict.fromkeys(group.tolist()):  # sets in order of their first point
         pos = np.flatnonzero(group == g)
-        for row in _evaluate_set(problem, arch, start, pos, levels):
+        key = tuple(int(levels[a][pos[0]]) for a in keyed)  # the set's levels of the axes that tell sets apart
+        for row in _evaluate_set(problem, arch, start, pos, levels, key, cached):
             rows[row.index - start] = row
     done = [row for row in rows if row is not None]
     assert len(done) == len(rows), "every point of the chunk belongs to one set"
@@ -108,7 +113,8 @@ def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarra
     return out
 
 
-def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels) -> list[PointRow]:
+def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels, key: tuple,
+                  cached: Cached | None) -> list[PointRow]:
     indices = start + pos
     names = list(problem.axes)  # each point's axis values, as `SweepProblem.point` gives them
     values = [dict(zip(names, v, strict=True)) for v in zip(
@@ -121,12 +127,14 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
         hw = _hardware(base.hardware, first, dtype)
-        setup = training_setup(workload, arch, hw, gpus) if gpus <= base.accelerators else None
-        lay = None if setup is None or setup.complete else enumerate_layouts(arch, setup.job, gpus, hw, setup.fixed,
-                                                                           setup.pipeline)
     except ArchgenError:
-        setup = None
-    if setup is None or (lay is not None and len(lay["tp"]) == 0):
+        return _invalid_set(problem, indices, values)
+
+    def make() -> Preparation:
+        return preparation(workload, arch, hw, gpus, base.accelerators)
+
+    setup, lay, prepared = make() if cached is None else cached(key, make)
+    if setup is None:
         return _invalid_set(problem, indices, values)
     assert problem.model is not None, "batched only with the workload's model (evaluate)"
     goodput = goodput_of(base.failures, workload, problem.model, gpus) if base.failures is not None else None
@@ -134,8 +142,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
                    dtype, goodput)
     if setup.complete:
         return _complete(pts, setup)
-    assert lay is not None, "enumerated above for a setup that leaves layout fields open"
-    prepared = _prepare(setup, lay)
+    assert lay is not None and prepared is not None, "enumerated and prepared for a setup that leaves layouts open"
+    prepared = dataclasses.replace(prepared, memo={})  # `vectorised_bounds._timer`'s, for this chunk's points
     per = grid_batch(problem, BATCH_ROWS // len(prepared.m))  # whole rows of the points' grid (`grid_hw`)
     out: list[PointRow] = []
     for a in range(0, len(indices), per):

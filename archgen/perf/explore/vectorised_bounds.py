@@ -92,15 +92,19 @@ def grid_batch(problem, most: int) -> int:
     return max(1, most - most % block)
 
 
-def row_stride(problem) -> int:
+def row_stride(problem, most: int | None = None) -> int:
     """Points from one row of a layout set's grid to the next, in the sweep's point order.
 
     The product of the sizes of the axes after the first vector axis (1 with fewer than two vector axes). Chunks cut
     at its multiples hold whole rows of every set they reach (`commands.workers.submit`), which `grid_hw` takes whole.
+    With `most`, the stride of a row where it is at most `most`, else of the largest block of the last vector axes
+    that is (the axes after the second vector axis, the third, ...: `grid_hw` takes whole blocks too, as
+    `grid_batch` cuts a batch), else 1.
     """
     names = list(problem.axes)
     vector = [i for i, a in enumerate(names) if a in VECTOR_AXES]
-    return math.prod(len(problem.axes[a]) for a in names[vector[0] + 1:]) if len(vector) > 1 else 1
+    strides = [math.prod(len(problem.axes[a]) for a in names[v + 1:]) for v in vector[:-1]]
+    return next((s for s in strides if most is None or s <= most), 1)
 
 
 def batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
