@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from archgen.errors import WorkloadError
+from archgen.model.switches import as_written, beyond_stack
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -138,6 +139,10 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         est = estimate_training(hw, job, lay)
     if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(stack_range(t, arch, hw, lay, (job, lay, est)))
+    beyond = beyond_stack(t)
+    if beyond:
+        notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
+                     + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
     notes += efficiency_note(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     fits = bool(est.fits)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
