@@ -306,6 +306,13 @@ ALLOWS: dict[str, ByStack] = {
 }
 
 
+def allowed(stack: str, name: str) -> tuple:
+    """The values `stack` can run for the switch or layout field `name` (`ALLOWS`; ("divisors",) for any divisor)."""
+    values = ALLOWS[name].setting(stack)[0]
+    assert isinstance(values, tuple), f"switches.ALLOWS[{name!r}] holds a tuple of values per stack"
+    return values
+
+
 def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]]:
     """The switches and layout fields a training job states that its stack cannot run (`ALLOWS`).
 
@@ -321,10 +328,9 @@ def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]
         value = getattr(par, name, None) if name in type(par).model_fields else getattr(training, name, None)
         if value is None:
             continue
-        allowed, source = by.setting(stack)
-        assert isinstance(allowed, tuple), f"ALLOWS[{name!r}] holds a tuple of values per stack"
-        if allowed != ("divisors",) and value not in allowed:
-            out.append((name, value, allowed, source))
+        values = allowed(stack, name)
+        if values != ("divisors",) and value not in values:
+            out.append((name, value, values, by.setting(stack)[1]))
     return out
 
 

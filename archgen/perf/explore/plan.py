@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from archgen.model.switches import ALLOWS
+from archgen.model.switches import allowed
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, groups, with_switches
 from archgen.perf.explore.plan_bound import layout as rows_layout
@@ -73,13 +73,6 @@ class PlanResult:
     job: Job | None
     model_only: tuple[str, ...] = ()    # options the best plan takes that no stack runs (weight offload)
     searched_model_only: bool = False   # whether model-only options were searched
-
-
-def allowed(stack: str, name: str) -> tuple:
-    """The values a plan search may try for `name` under `stack` (`switches.ALLOWS`)."""
-    values = ALLOWS[name].setting(stack)[0]
-    assert isinstance(values, tuple), f"switches.ALLOWS[{name!r}] holds a tuple of values per stack"
-    return values
 
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
