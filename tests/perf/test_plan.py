@@ -157,3 +157,12 @@ def test_the_estimates_layout_search_keeps_to_the_stack_so_the_plan_is_never_slo
     assert doc["layout"]["zero"] in zeros and "offload" not in doc["layout"]
     assert doc["plan"]["layout_searched"]["tp"] == [1, 2, 4, 8] and "interleave" in doc["plan"]["layout_searched"]
     assert doc["plan"]["step_time_s"] <= doc["metrics"]["step_time"]["value"]
+
+
+@pytest.mark.parametrize("flags", [("--search-plan",), ("--search-plan", "--model-only")])
+def test_search_plan_with_cases_is_a_usage_error(cli, flags):
+    """Scoring cases searches no plan: the flag is refused, not ignored (it was, silently)."""
+    from .conftest import CASES
+    res = cli("estimate", "--cases", CASES, *flags)
+    assert res.code == 2
+    assert res.err == "error: --search-plan searches a training workload's plan: give it with --workload, not --cases\n"
