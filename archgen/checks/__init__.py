@@ -9,7 +9,7 @@
 | COOL | `checks/cooling.py` | liquid and air cooling, ASHRAE classes |
 | CAT | `checks/catalog.py` | consistency of catalog data |
 | REQ | `checks/requirements.py` | requirements with targets on computed metrics |
-| PERF | `checks/perf.py` | workloads: they run, fit in memory and meet their performance targets |
+| PERF | `checks/perf.py` | workloads: they run, fit in memory, meet their targets, state what their stack runs |
 | NET | `checks/network.py` | cluster fabrics and scale-up domains: radix, tiers, rails, planes, bandwidth |
 | CAB | `checks/cabling.py` | cable runs: media reach and line rate |
 | REL | `checks/reliability.py` | failure data, checkpoints, goodput and hot spares |

@@ -1,10 +1,11 @@
-"""PERF: workloads run, fit in accelerator memory, and meet their performance targets."""
+"""PERF: workloads run, fit in accelerator memory, meet their targets and state only what their stack runs."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
+from archgen.model.switches import as_written, beyond_stack
 
 
 @check("PERF001", "perf.target")
@@ -54,3 +55,27 @@ def runs(ctx: Context) -> Iterator[Violation]:
         if r.error:
             yield Violation(path, r.workload.id, ("training",) if r.workload.training else ("inference",),
                             f"{r.workload.id} cannot be estimated: {r.error}")
+
+
+@check("PERF004", "perf.stack", severity="warning")
+def within_stack(ctx: Context) -> Iterator[Violation]:
+    """A training workload states only switches and layout fields its stack can run.
+
+    A stated value wins over the stack's profile and the estimate takes it as stated, but a stack that cannot
+    run it (sequence parallelism or flash attention on Megatron-LM of 2021, ZeRO-3 on the 2024 recipe) is not the
+    stack that will run the job. What each stack allows is `archgen.model.switches.ALLOWS`, with its source.
+
+    Fix: state the stack that runs the job (`training.stack`), or leave the switch out to take the stack's value.
+    """
+    for path, r in ctx.workloads.items():
+        t = r.workload.training
+        if t is None:
+            continue
+        for name, value, allowed, source in beyond_stack(t):
+            layout = name in type(t.parallelism).model_fields
+            where = ("training", "parallelism", name) if layout else ("training", name)
+            shown = "/".join(as_written(v) for v in allowed)
+            yield Violation(path, r.workload.id, where,
+                            f"{r.workload.id} states {name} {as_written(value)}, which stack {t.stack} does not run "
+                            f"(it allows {shown}: {source}); estimated as stated")
+

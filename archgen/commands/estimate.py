@@ -60,6 +60,8 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     if cases is not None:
         if cluster or workload or what_if:
             raise UsageError("give either --cases or --workload (with any --cluster and --what-if), not both")
+        if search_plan or model_only:
+            raise UsageError("--search-plan searches a training workload's plan: give it with --workload, not --cases")
         return estimate_cases(cases, fmt, explain)
     if not workload:
         raise UsageError("give --cases FILE, or --workload ID (and --cluster ID to run it elsewhere)")

@@ -304,3 +304,36 @@ ALLOWS: dict[str, ByStack] = {
                        (("none", "activations", "optimizer", "both"),
                         "Megatron-core --fine-grained-activation-offloading, --optimizer-cpu-offload")),
 }
+
+
+def allowed(stack: str, name: str) -> tuple:
+    """The values `stack` can run for the switch or layout field `name` (`ALLOWS`; ("divisors",) for any divisor)."""
+    values = ALLOWS[name].setting(stack)[0]
+    assert isinstance(values, tuple), f"switches.ALLOWS[{name!r}] holds a tuple of values per stack"
+    return values
+
+
+def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]]:
+    """The switches and layout fields a training job states that its stack cannot run (`ALLOWS`).
+
+    Each as (name, stated value, the values the stack allows, where that is read). `training` is a Workload's
+    `training` (its layout fields under `parallelism`) or a case's. A stated value always wins over the profile (a
+    case may model a stack with a later feature added, as Korthikanti's rows run sequence parallelism on the
+    Megatron-LM of 2021); this names where such a statement leaves the stack that `ALLOWS` describes.
+    """
+    stack = training.stack
+    par = getattr(training, "parallelism", training)
+    out = []
+    for name, by in ALLOWS.items():
+        value = getattr(par, name, None) if name in type(par).model_fields else getattr(training, name, None)
+        if value is None:
+            continue
+        values = allowed(stack, name)
+        if values != ("divisors",) and value not in values:
+            out.append((name, value, values, by.setting(stack)[1]))
+    return out
+
+
+def as_written(value: object) -> str:
+    """A switch's value as a spec writes it (true, not True)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)

@@ -92,11 +92,13 @@ class Parallelism(SequenceParallel):
     micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
     zero: Literal[0, 1, 2, 3] | None = Field(
         None, description="Sharding over DP: 0 none, 1 optimizer state (the distributed optimizer), 2 + gradients, "
-                          "3 + weights (FSDP); the stack's distributed optimizer when left out.")
+                          "3 + weights (FSDP). Left out: searched over the stages the stack runs, or the stack's "
+                          "distributed optimizer in a layout stated whole.")
     offload: Offload | None = Field(
         None, description="What goes to host memory: activations (Megatron-core fine-grained activation offloading), "
                           "optimizer (--optimizer-cpu-offload: state and step on the CPU), both, or none; needs the "
-                          "node's `host_memory`. Left out: searched where memory binds, none in a stated layout.")
+                          "node's `host_memory`. Left out: searched where memory binds (the offloads the stack "
+                          "runs), none in a stated layout.")
     embedding_slot: bool | None = Field(
         None, description="Count the embedding as a layer slot of the first pipeline stage (Megatron-core "
                           "account_for_embedding_in_pipeline_split); left out: both slots when only they make the "

@@ -228,3 +228,29 @@ objectives: [{metric: tokens_per_second}]
     fast = batch.evaluate(p, 0, p.size)
     for i in range(p.size):
         same(fast[i], evaluate_point(p, i))
+
+
+OLD_STACK = """kind: Workload
+id: old-stack
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 128
+training: {seq_len: 8192, global_batch: 256, precision: bf16, stack: megatron-core-2024}
+"""
+
+
+def test_an_older_stacks_sweep_searches_only_what_it_runs_batched_as_per_point(tmp_path):
+    """Megatron-core 2024 runs ZeRO 0-1 and no offload (`switches.ALLOWS`): no point's layout takes more, in the
+    batched path as in the per-point one, also where the memory binds (hbm_capacity 0.05)."""
+    (tmp_path / "w.yaml").write_text(OLD_STACK, encoding="utf-8")
+    path = tmp_path / "sweep.yaml"
+    path.write_text("kind: Sweep\nid: old\nworkload: old-stack\naxes:\n  accelerators: [64, 128]\n"
+                    "  hbm_capacity: [0.05, 1]\nobjectives: [{metric: tokens_per_second}]\n", encoding="utf-8")
+    specs, clusters, sweeps = sw.load(path, [SPECS, tmp_path])
+    (p,) = sweep_problems.problems(specs, clusters, sweeps)
+    fast = batch.evaluate(p, 0, p.size)
+    for i in range(p.size):
+        same(fast[i], evaluate_point(p, i))
+    ok = [r for r in fast if r.status == "ok"]
+    assert ok and all(r.layout["zero"] <= 1 and "offload" not in r.layout for r in ok)
+    assert any(r.status == "does not fit" for r in fast)  # 9 GB of HBM: nothing the 2024 stack runs fits

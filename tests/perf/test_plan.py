@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.switches import ALLOWS
-from archgen.perf.explore.plan import search_plan
+from archgen.perf.explore.plan import plan_text, search_plan
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import HostShare, hardware_for
 from archgen.perf.train.job import Job
@@ -33,6 +33,8 @@ def _job(stack: str, gpus_batch: int = 1536, **stated) -> Job:
 
 def test_the_plan_respects_the_stack_and_lists_what_it_searched(hw):
     old = search_plan(hw, _job("megatron-lm-2021", 512), 256, "megatron-lm-2021", {})
+    text = plan_text(old, None)
+    assert "  searched: overlap_p2p_comm False/True\n" in text and "  held at one value: cp 1; zero 0; offload none;" in text
     # Megatron-LM v2 (2021): no sequence parallelism, no flash attention, no TP overlap, no distributed optimizer,
     # no CP, no offload; only the p2p overlap is a choice (--overlap-p2p-communication)
     assert old.searched["sequence_parallel"] == (False,) and old.searched["attention"] == ("materialized",)
@@ -87,6 +89,11 @@ def test_cli_search_plan_reports_beside_an_unchanged_estimate(cli):
                  "attention flash/materialized", "cp 1/2/4"):
         assert knob in searched, searched
     assert any(ln.strip().startswith("turned on: ") for ln in lines)
+    # the layout fields too, with the values the valid layouts take (Llama 3.1 70B: 80 layers, 64 KV heads)
+    layout = next(ln for ln in lines if ln.strip().startswith("layout searched:"))
+    for knob in ("tp 1/2/4/8;", "micro_batch 1/2/4/8/16;", "interleave 1/2/4/5/8/10/20/40/41;",
+                 "recompute none/selective/full"):
+        assert knob in layout, layout
     assert "model-only (no stack runs it): weight offload, not searched (--model-only to search it)" in section
     wide = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--search-plan", "--model-only")
     assert wide.code == plan.code and "model-only (no stack runs it): weight offload, searched" in wide.out
@@ -132,3 +139,30 @@ def test_cli_search_plan_refuses_what_it_cannot_search(cli):
     assert r.code == 2 and "workload 'llama3-70b-serve-b200' is not a training job" in r.err
     r = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--model-only")
     assert r.code == 2 and "--model-only widens the plan search: give it with --search-plan" in r.err
+
+
+@pytest.mark.parametrize("stack, zeros", [("megatron-lm-2021", {0}), ("megatron-core-2024", {0, 1})])
+def test_the_estimates_layout_search_keeps_to_the_stack_so_the_plan_is_never_slower(cli, tmp_path, stack, zeros):
+    """The estimate's own layout search takes only the ZeRO stages the stated stack runs (`switches.ALLOWS`), as the
+    plan search does: on the 2021 stack it took ZeRO-3 and the plan search's best read 18.8 % slower than it."""
+    import json
+
+    from tests.conftest import REPO
+
+    (tmp_path / "w.yaml").write_text(
+        "kind: Workload\nid: old\nmodel: llama3-70b\ncluster: dgx-b200-superpod\naccelerators: 512\n"
+        f"training: {{seq_len: 8192, global_batch: 512, precision: bf16, stack: {stack}}}\n", encoding="utf-8")
+    doc = json.loads(cli("estimate", "--workload", "old", "--path", str(REPO / "specs"), "--path", str(tmp_path),
+                         "--search-plan", "--format", "json").out)
+    assert doc["layout"]["zero"] in zeros and "offload" not in doc["layout"]
+    assert doc["plan"]["layout_searched"]["tp"] == [1, 2, 4, 8] and "interleave" in doc["plan"]["layout_searched"]
+    assert doc["plan"]["step_time_s"] <= doc["metrics"]["step_time"]["value"]
+
+
+@pytest.mark.parametrize("flags", [("--search-plan",), ("--search-plan", "--model-only")])
+def test_search_plan_with_cases_is_a_usage_error(cli, flags):
+    """Scoring cases searches no plan: the flag is refused, not ignored (it was, silently)."""
+    from .conftest import CASES
+    res = cli("estimate", "--cases", CASES, *flags)
+    assert res.code == 2
+    assert res.err == "error: --search-plan searches a training workload's plan: give it with --workload, not --cases\n"

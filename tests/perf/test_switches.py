@@ -158,3 +158,51 @@ def test_accuracy_page_lists_each_training_case_with_its_stack_and_switches(tmp_
                                "attention=flash, distributed_optimizer=true, grad_reduce_dtype=fp16, ")
     assert lines[5].startswith("| stated | `megatron-lm-2021` (stated) | — | sequence_parallel=false, ")
     assert all(f"{name}=" in lines[5] for name in SWITCHES)
+
+
+BEYOND = """\
+kind: Workload
+id: beyond-2021
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 512
+training:
+  seq_len: 8192
+  global_batch: 512
+  recompute: selective
+  stack: megatron-lm-2021
+  attention: flash
+  parallelism: {tp: 8, pp: 4, dp: 16, micro_batch: 1, interleave: 5, sequence_parallel: true, zero: 1}
+"""
+
+
+def test_a_switch_stated_beyond_the_stack_is_said_and_estimated_as_stated(cli, tmp_path):
+    """Flash attention, sequence parallelism and ZeRO-1 are not in Megatron-LM of 2021 (`switches.ALLOWS`): the
+    estimate notes them (PERF004 in `check`, tests/checks/cases/PERF004.yml) and takes them as stated."""
+    import json
+
+    from archgen.model.switches import beyond_stack
+    from tests.conftest import REPO
+
+    t = Training(seq_len=2048, global_batch=64, stack="megatron-lm-2021", attention="flash",
+                 parallelism=Parallelism(sequence_parallel=True, zero=1, cp=1))
+    assert [(n, v) for n, v, _, _ in beyond_stack(t)] == [("sequence_parallel", True), ("attention", "flash"),
+                                                         ("zero", 1)]
+    assert beyond_stack(t.model_copy(update={"stack": "megatron-core-2024"})) == []  # it runs all three
+    # a case: Korthikanti's rows run sequence parallelism on the 2021 stack
+    case = CaseTraining(seq_len=2048, global_batch=64, precision="bf16", tp=8, pp=1, dp=1, stack="megatron-lm-2021",
+                        sequence_parallel=True)
+    assert beyond_stack(case)[0][:3] == ("sequence_parallel", True, (False,))
+    (tmp_path / "w.yaml").write_text(BEYOND, encoding="utf-8")
+    args = ("estimate", "--workload", "beyond-2021", "--path", str(REPO / "specs"), "--path", str(tmp_path))
+    doc = json.loads(cli(*args, "--format", "json").out)
+    assert ("stated beyond what stack megatron-lm-2021 runs (PERF004), estimated as stated: sequence_parallel true, "
+            "attention flash, zero 1") in doc["notes"]
+    # as stated: the same estimate as the newer stack that runs them, with the rest of the 2021 profile stated
+    newer = BEYOND.replace("stack: megatron-lm-2021", "stack: megatron-core-2024\n  overlap_grad_reduce: false\n"
+                           "  overlap_param_gather: false\n  overlap_tp_comm: false\n  overlap_p2p_comm: false\n"
+                           "  distributed_optimizer: false\n  dropout: true\n  grad_accum_fusion: false")
+    (tmp_path / "w.yaml").write_text(newer, encoding="utf-8")
+    other = json.loads(cli(*args, "--format", "json").out)
+    assert other["metrics"]["step_time"] == doc["metrics"]["step_time"]
+    assert not any("PERF004" in n for n in other["notes"])

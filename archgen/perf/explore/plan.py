@@ -28,11 +28,11 @@ ZeRO >= 1), offload host memory.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.model.switches import ALLOWS
+from archgen.model.switches import allowed
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, groups, with_switches
 from archgen.perf.explore.plan_bound import layout as rows_layout
@@ -73,13 +73,8 @@ class PlanResult:
     job: Job | None
     model_only: tuple[str, ...] = ()    # options the best plan takes that no stack runs (weight offload)
     searched_model_only: bool = False   # whether model-only options were searched
-
-
-def allowed(stack: str, name: str) -> tuple:
-    """The values a plan search may try for `name` under `stack` (`switches.ALLOWS`)."""
-    values = ALLOWS[name].setting(stack)[0]
-    assert isinstance(values, tuple), f"switches.ALLOWS[{name!r}] holds a tuple of values per stack"
-    return values
+    layout_searched: dict[str, tuple] = field(default_factory=dict)  # the layout fields the workload leaves open,
+    #                                     each with the values its valid layouts take (tp, pp, dp, mb, v, recompute)
 
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
@@ -123,6 +118,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
     lay = {k: np.concatenate([t[k] for t in tables]) for k in KEYS}
+    spread = _spread(lay, given)
     lay = {k: np.repeat(v, len(offs)) for k, v in lay.items()}
     lay["offload"] = np.tile(np.asarray(offs, dtype=float), len(lay["tp"]) // max(len(offs), 1))
     n = len(lay["tp"])
@@ -136,7 +132,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     plans = [(c, sp) for c, sp in itertools.product(combos, sps) if sp or not c["overlap_tp_comm"]]
     space = n * len(plans) * (2 if wide else 1)  # with weight offload every layout again with the weight bit
     if n == 0:
-        return PlanResult(searched, kept, 0, 0, 0, 0, None, {}, (), None, None)
+        return PlanResult(searched, kept, 0, 0, 0, 0, None, {}, (), None, None, layout_searched=spread)
 
     # 1-2: memory fit and the compute bound of the rows without recompute or offload, which only add time
     base = (lay["recompute"] == 0) & (lay["offload"] == 0)
@@ -182,7 +178,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     if best is None:
         return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, None, {}, (), None,
                           None,
-                          searched_model_only=model_only)
+                          searched_model_only=model_only, layout_searched=spread)
     i, combo, sp = best
     layout = _best_layout(lay, i)
     plan_job = with_switches(job, combo)
@@ -194,7 +190,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     extra = ("weight offload",) if OFFLOAD_CODES[str(layout.get("offload", "none"))] & WEIGHT_OFFLOAD else ()
     return PlanResult(searched, kept, n * (2 if wide else 1), len(fitting), evaluated, space, layout, switches, on,
                       one, plan_job, extra,
-                      model_only)
+                      model_only, spread)
 
 
 def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tuple[str, ...]:
@@ -209,6 +205,18 @@ def _turned_on(layout: dict[str, int | str], switches: dict[str, object]) -> tup
     on += [f"zero {zero}"] if zero else []
     on += [f"offload {layout['offload']}"] if "offload" in layout else []
     return tuple(on)
+
+
+#: Layout fields of the layout search that a plan search reports with their values (cp, ep, zero and offload are
+#: among the switches: `PlanResult.searched`).
+LAYOUT_FIELDS = ("tp", "pp", "dp", "micro_batch", "interleave", "recompute")
+
+
+def _spread(lay: dict[str, np.ndarray], given: dict[str, int | str]) -> dict[str, tuple]:
+    """The values each layout field the workload leaves open takes over the valid layouts `lay`, ascending."""
+    names = {v: k for k, v in RECOMPUTE_CODES.items()}
+    return {k: tuple(names[int(x)] if k == "recompute" else int(x) for x in np.unique(lay[k]))
+            for k in LAYOUT_FIELDS if k not in given}
 
 
 def _best_layout(lay: dict[str, np.ndarray], i: int) -> dict[str, int | str]:
@@ -247,7 +255,8 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
 def plan_dict(res: PlanResult) -> dict[str, object]:
     """The plan search as plain data (JSON: `plan`)."""
     est = res.estimate
-    return {"searched": {k: list(v) for k, v in res.searched.items()}, "kept": dict(res.kept),
+    return {"layout_searched": {k: list(v) for k, v in res.layout_searched.items()},
+            "searched": {k: list(v) for k, v in res.searched.items()}, "kept": dict(res.kept),
             "model_only": {"searched": res.searched_model_only, "options": ["weight offload"],
                            "taken": list(res.model_only), "stacks": WEIGHT_OFFLOAD_STACKS},
             "layouts": res.layouts, "fitting": res.fitting,
@@ -260,7 +269,12 @@ def plan_dict(res: PlanResult) -> dict[str, object]:
 def plan_text(res: PlanResult, step_time: float | None) -> str:
     """The plan search in words, against the estimate's own step time `step_time` (s)."""
     lines = ["", "Plan search (--search-plan: every switch the stack allows; the estimate above is unchanged)"]
-    lines.append("  searched: " + "; ".join(f"{k} {'/'.join(str(x) for x in v)}" for k, v in res.searched.items()))
+    if res.layout_searched:
+        lines.append("  layout searched: " + _values(res.layout_searched))
+    lines.append("  searched: " + _values({k: v for k, v in res.searched.items() if len(v) > 1}))
+    held = {k: v for k, v in res.searched.items() if len(v) == 1}
+    if held:
+        lines.append("  held at one value: " + _values(held))
     if res.kept:
         lines.append("  kept as stated: " + ", ".join(f"{k}={v}" for k, v in res.kept.items()))
     lines.append("  model-only (no stack runs it): weight offload, " + (
@@ -278,3 +292,8 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
         lines.append(f"  MODEL-ONLY PLAN (Calculon's mechanism): it takes {', '.join(res.model_only)}, which "
                      f"{WEIGHT_OFFLOAD_STACKS}")
     return "\n".join([*lines, ""])
+
+
+def _values(knobs: dict[str, tuple]) -> str:
+    """Knobs with their values, as the plan search lists them ("tp 1/2/4; zero 0/1")."""
+    return "; ".join(f"{k} {'/'.join(str(x) for x in v)}" for k, v in knobs.items()) or "nothing"

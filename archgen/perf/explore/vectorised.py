@@ -148,7 +148,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     out: list[PointRow] = []
     for a in range(0, len(indices), per):
         out += _searched(pts, setup, prepared, slice(a, a + per))
-    if pts.hardware.host_capacity > 0 and setup.fixed.get("offload") is None:
+    if pts.hardware.host_capacity > 0 and setup.fixed.get("offload") is None and setup.offloads:
         out = _offloading(pts, setup, lay, out)
     return out
 
@@ -163,11 +163,11 @@ def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[Poin
     if not unfit:
         return out
     n = len(lay["tp"])
-    mems = [busiest_memory(setup.job, _layout({**lay, "offload": np.full(n, float(c))}, setup)) for c in (1, 2, 3)]
+    mems = [busiest_memory(setup.job, _layout({**lay, "offload": np.full(n, float(c))}, setup)) for c in setup.offloads]
     hbm = np.concatenate([np.broadcast_to(np.asarray(m.total, dtype=float), (n,)) for m in mems])
     host = np.concatenate([np.broadcast_to(np.asarray(m.host, dtype=float), (n,)) for m in mems])
     caps = pts.fields.get("hbm_capacity", np.full(len(out), pts.hardware.hbm_capacity))
-    note = none_fits_note(4 * n, pts.gpus, pts.hardware.accelerator)
+    note = none_fits_note((1 + len(setup.offloads)) * n, pts.gpus, pts.hardware.accelerator)
     for k in unfit:
         if np.any((hbm <= caps[k]) & (host <= pts.hardware.host_capacity)):
             out[k] = evaluate_point(pts.problem, out[k].index)

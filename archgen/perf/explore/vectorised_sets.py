@@ -44,7 +44,7 @@ def preparation(workload: Workload, arch: Arch, hw: Hardware, gpus: int, availab
     try:
         setup = training_setup(workload, arch, hw, gpus) if gpus <= available else None
         lay = None if setup is None or setup.complete else enumerate_layouts(arch, setup.job, gpus, hw, setup.fixed,
-                                                                           setup.pipeline)
+                                                                           setup.pipeline, setup.zeros)
     except ArchgenError:
         return Preparation(None, None, None)
     if setup is None or (lay is not None and len(lay["tp"]) == 0):

@@ -29,6 +29,8 @@ from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estim
 MAX_MICRO_BATCH = 16
 #: Sharding stages searched when a workload leaves `zero` out (see `job.Layout.zero`).
 ZERO_STAGES = (0, 1, 2, 3)
+#: Offloads (`memory.OFFLOAD_CODES`: activations, optimizer, both) tried when no layout fits and host memory is there.
+OFFLOADS = (1, 2, 3)
 KEYS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero", "offload")
 
 
@@ -264,8 +266,12 @@ class SearchResult:
 
 def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                       fixed: Mapping[str, int | str | None] | None = None,
-                      pipeline: PipelineOptions = DEFAULT) -> dict[str, np.ndarray]:
-    """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`."""
+                      pipeline: PipelineOptions = DEFAULT, zeros: tuple[int, ...] = ZERO_STAGES
+                      ) -> dict[str, np.ndarray]:
+    """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`.
+
+    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switches.ALLOWS`).
+    """
     given = {k: v for k, v in (fixed or {}).items() if v is not None}
     num = {k: int(v) for k, v in given.items() if k not in ("recompute", "offload")}  # the integer fields
     cp = num.get("cp", 1)
@@ -295,7 +301,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                   if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
                   and not split_problems(arch.layers, pp, v, pipeline)
                   and not ep_overlap_problems(job, ep, pp, v, 0)]
-            zs = [num["zero"]] if "zero" in num else (ZERO_STAGES if dp > 1 else [0])
+            zs = [num["zero"]] if "zero" in num else (list(zeros) if dp > 1 else [0])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
                                                                          if d <= MAX_MICRO_BATCH] if per_dp else []
@@ -318,7 +324,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
 
 
 def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int | str | None] | None = None,
-                    sequence_parallel: bool = True, pipeline: PipelineOptions = DEFAULT) -> SearchResult:
+                    sequence_parallel: bool = True, pipeline: PipelineOptions = DEFAULT,
+                    zeros: tuple[int, ...] = ZERO_STAGES, offloads: tuple[int, ...] = OFFLOADS) -> SearchResult:
     """The fastest layout that fits, among every valid layout consistent with `fixed`.
 
     Args:
@@ -329,19 +336,21 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
             offload).
         sequence_parallel: Whether TP layouts use sequence parallelism.
         pipeline: How the layers are placed on the pipeline ranks.
+        zeros: The ZeRO stages tried where `fixed` leaves `zero` out (the stack's: `TrainingSetup.zeros`).
+        offloads: The offload codes tried where no layout fits and `fixed` leaves `offload` out (the stack's).
 
     Returns:
         The search result; `best` is None when no layout fits (a finding, not an error).
     """
     if gpus <= 0:
         raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
-    lay = enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline)
+    lay = enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros)
     if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))
     step, fits = _evaluate(hw, job, lay, sequence_parallel, pipeline)
-    if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and not fits.any():
-        tight = {k: np.repeat(v[~fits], 3) for k, v in lay.items()}  # no layout fits: each again, offloading
-        tight["offload"] = np.tile(np.array([1.0, 2.0, 3.0]), int((~fits).sum()))
+    if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and offloads and not fits.any():
+        tight = {k: np.repeat(v[~fits], len(offloads)) for k, v in lay.items()}  # none fits: each again, offloading
+        tight["offload"] = np.tile(np.array(offloads, dtype=float), int((~fits).sum()))
         step2, fits2 = _evaluate(hw, job, tight, sequence_parallel, pipeline)
         lay = {k: np.concatenate([lay[k], tight[k]]) for k in lay}
         step, fits = np.concatenate([step, step2]), np.concatenate([fits, fits2])

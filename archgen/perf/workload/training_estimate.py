@@ -12,12 +12,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from archgen.errors import WorkloadError
+from archgen.model.switches import allowed, as_written, beyond_stack
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import layout_problems, no_layout_reason, search_training
+from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, layout_problems, no_layout_reason, search_training
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
@@ -43,6 +44,8 @@ class TrainingSetup:
     fixed: dict[str, int | str | None]  # tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero (None: searched)
     complete: bool                      # every field but zero given: nothing to search
     layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
+    zeros: tuple[int, ...] = ZERO_STAGES  # ZeRO stages searched where zero is left out: the stack's (`ALLOWS`)
+    offloads: tuple[int, ...] = OFFLOADS  # offloads tried where none fits and offload is left out: the stack's
 
 
 def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> TrainingSetup:
@@ -90,7 +93,19 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
         layout["offload"] = p.offload
     if complete and p.etp is not None:
         layout["etp"] = p.etp
-    return TrainingSetup(job, knobs, opts, fixed, complete, layout)
+    zeros, offloads = stack_limits(t.stack)
+    return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
+
+
+def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
+
+    A stack that cannot run ZeRO-3 or an offload (`switches.ALLOWS`: the 2021 Megatron-LM has no distributed
+    optimizer, the 2024 recipe ZeRO-1 and no offload) does not get them from the search; the workload may still
+    state them (PERF004).
+    """
+    offloads = tuple(OFFLOAD_CODES[str(o)] for o in allowed(stack, "offload") if o != "none")
+    return tuple(int(z) for z in allowed(stack, "zero")), offloads
 
 
 def recipe_problem(precision: str, fp8_recipe: str, hw: Hardware) -> str | None:
@@ -120,7 +135,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if setup.complete:
         layout = setup.layout
     else:
-        res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts)
+        res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
         if res.evaluated == 0:
             raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
@@ -138,6 +153,10 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         est = estimate_training(hw, job, lay)
     if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(stack_range(t, arch, hw, lay, (job, lay, est)))
+    beyond = beyond_stack(t)
+    if beyond:
+        notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
+                     + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
     notes += efficiency_note(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     fits = bool(est.fits)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
