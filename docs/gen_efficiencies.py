@@ -99,7 +99,11 @@ CODE_CONSTANTS = (
      "head dimension 128, over H100's 794.5 TFLOP/s BF16 MAMF through the size ramp (16,384 / 16,512). Was 0.8, "
      "which no cited figure gives; each part now states `efficiency.flash` or a `flash_range` (catalog above)."),
     ("FLASH_BWD_RATIO", "63/73", "archgen/perf/hw/kernels.py",
-     "FlashAttention-2 on A100: 63 % backward against 73 % forward of peak (as quoted; not re-read in a stored copy)."),
+     "FlashAttention-2 (Dao, arXiv 2307.08691v1, 2023-07-18), re-read in a stored copy: §1, last paragraph, up to "
+     "73 % of the theoretical maximum FLOP/s forward and up to 63 % backward on an A100 80GB SXM4, backward FLOP "
+     "counted as 2.5x forward (§4.1). Both are maxima over §4.1's settings (512 to 16k tokens, head dimension 64 "
+     "or 128, causal or not); the text does not say they are reached at the same setting. The former citation "
+     "'§4.1' held only the FLOP count: §4.1's figures are plots, and 63 % is stated in §1 alone."),
     ("KERNEL_OVERHEAD", "1.3 us", "archgen/perf/hw/kernels.py",
      "Hazy Research, \"Look Ma, No Bubbles!\" (2025-05-27): about 1.3 us per kernel with CUDA graphs on an H100."),
     ("NVLS_EFFICIENCY", "0.85 / 0.74", "archgen/perf/comm/nccl.py",
