@@ -113,8 +113,14 @@ CODE_CONSTANTS = (
     ("Hardware.scale_out_efficiency", "0.9", "archgen/perf/hw/hardware.py",
      "Model default; docs/perf-model.md checks it against 8 B200 at 400 Gb/s (360 GB/s against 381.8 measured, "
      "ml-engineering); no source states 0.9."),
-    ("Hardware.host_link_efficiency", "0.8", "archgen/perf/hw/hardware.py",
-     "Model default for a host link a case does not state; no source."),
+    ("Hardware.host_link_efficiency", "0.81", "archgen/model/system.py (HOST_LINK_EFFICIENCY, default of "
+     "HostMemory.efficiency)",
+     "nvbandwidth host-to-device copy, H100 80GB HBM3 over PCIe Gen5 x16: 51 of 63 GB/s (Azure/AI-benchmarking-guide "
+     "Azure_Results/ND_H100_v5_results.md at ae0b6a7, NV Bandwidth table). Measured range over PCIe 0.81 to 0.834: "
+     "the same table's device-to-host 52 (0.825), ND H200 v5 52/52 (at 7f20e5f), ND A100 v4 host-to-device 26.28 of "
+     "PCIe Gen4's 31.5 (at 3bb66ca; its device-to-host 6.27, 0.199, left out as a fifth of its own other direction). "
+     "Was 0.8, quoted from figures (25.1 of 31.5, 52.8 of 63 GB/s) no source was found for; nothing scored or shipped "
+     "moves. NVLink-C2C: no measurement, assumed."),
     ("Efficiency.gemm_half_size", "128", "archgen/model/accelerator.py",
      "One tensor-core tile: a modelling choice, not a measurement; B300's training-shape efficiencies are derived "
      "through it (b300-sxm-288gb notes)."),
