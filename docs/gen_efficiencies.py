@@ -111,8 +111,12 @@ CODE_CONSTANTS = (
     ("Hardware.vector_efficiency", "0.7", "archgen/perf/hw/hardware.py (Efficiency.vector)",
      "Model default, no source; no part states it (unconfirmed everywhere)."),
     ("Hardware.scale_out_efficiency", "0.9", "archgen/perf/hw/hardware.py",
-     "Model default; docs/perf-model.md checks it against 8 B200 at 400 Gb/s (360 GB/s against 381.8 measured, "
-     "ml-engineering); no source states 0.9."),
+     "Assumed: no source states 0.9. NVIDIA's NCCL team (NVIDIA/nccl-tests issue 290, AddyLaddy, 2025-03-03) states "
+     "46-48 GB/s ring all-reduce busbw per 400 Gb/s NDR InfiniBand NIC, 0.92 to 0.96; the scored 4 x 8 B200 EFA "
+     "all-reduce measures 381.8 of 400 GB/s (0.955). At 0.92 both scored files' median and worst are unchanged, but "
+     "the EFA curve's 256 MiB point leaves its 25 % drift guard (+23.8 to +26.0 %) and four independent checks move "
+     "slightly further off; the point is left for the lead (docs/perf-model.md, Collectives). No range reaches the "
+     "estimate yet."),
     ("Hardware.host_link_efficiency", "0.81", "archgen/model/system.py (HOST_LINK_EFFICIENCY, default of "
      "HostMemory.efficiency)",
      "nvbandwidth host-to-device copy, H100 80GB HBM3 over PCIe Gen5 x16: 51 of 63 GB/s (Azure/AI-benchmarking-guide "
