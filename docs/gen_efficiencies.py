@@ -108,8 +108,14 @@ CODE_CONSTANTS = (
      "Hazy Research, \"Look Ma, No Bubbles!\" (2025-05-27): about 1.3 us per kernel with CUDA graphs on an H100."),
     ("NVLS_EFFICIENCY", "0.85 / 0.74", "archgen/perf/comm/nccl.py",
      "NVIDIA/nccl src/graph/tuning.cc line 139 (nvlsEfficiency per generation: Hopper, Blackwell)."),
-    ("Hardware.vector_efficiency", "0.7", "archgen/perf/hw/hardware.py (Efficiency.vector)",
-     "Model default, no source; no part states it (unconfirmed everywhere)."),
+    ("Hardware.vector_efficiency", "0.926", "archgen/model/accelerator.py (VECTOR_EFFICIENCY, default of "
+     "Efficiency.vector)",
+     "OpenCL-Benchmark FP32 FMA loop on a B200: 69.464 of 75 TFLOP/s (ProjectPhysX/OpenCL-Benchmark README.md at "
+     "c551207); on a GH200's H100 62.961 of 67 (mredenti/PowerCapping configuration/OpenCL_benchmark.md at "
+     "f57c11c), 0.940. Was 0.7, which no source states. It sets only flash attention's softmax floor, which binds in "
+     "no scored or shipped estimate from 0.7 up (byte-identical outputs at 0.7, 0.926, 1.0), so no range is wired. "
+     "The floor counts the exponential at the FMA rate; FlashAttention-3 (arXiv 2407.08608, §3.2) gives the H100 "
+     "3.9 TFLOP/s of special functions, about three times slower per score (docs/perf-model.md)."),
     ("Hardware.scale_out_efficiency", "0.9", "archgen/perf/hw/hardware.py",
      "Assumed: no source states 0.9. NVIDIA's NCCL team (NVIDIA/nccl-tests issue 290, AddyLaddy, 2025-03-03) states "
      "46-48 GB/s ring all-reduce busbw per 400 Gb/s NDR InfiniBand NIC, 0.92 to 0.96; the scored 4 x 8 B200 EFA "

@@ -16,7 +16,7 @@ from typing import TypedDict
 import numpy as np
 
 from archgen.errors import AnalyseError, BuildError
-from archgen.model.accelerator import Accelerator
+from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.units import Q_, Q
 
@@ -111,7 +111,7 @@ class Hardware:
     gemm_half_size: float = 128.0
     gemm_k_fixed_steps: float = 0.0
     vector_peak: float = 0.0
-    vector_efficiency: float = 0.7
+    vector_efficiency: float = VECTOR_EFFICIENCY
     hbm_efficiency: float = 0.85
     l2_capacity: float = 0.0
     l2_bandwidth: float = 0.0
