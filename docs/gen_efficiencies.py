@@ -132,8 +132,15 @@ CODE_CONSTANTS = (
      "Was 0.8, quoted from figures (25.1 of 31.5, 52.8 of 63 GB/s) no source was found for; nothing scored or shipped "
      "moves. NVLink-C2C: no measurement, assumed."),
     ("Efficiency.gemm_half_size", "128", "archgen/model/accelerator.py",
-     "One tensor-core tile: a modelling choice, not a measurement; B300's training-shape efficiencies are derived "
-     "through it (b300-sxm-288gb notes)."),
+     "An assumption, calibrated on nothing: one 128-wide tensor-core tile (the tile edge of the GEMM kernels the "
+     "catalog cites). Checked, not fitted: FlashAttention-3's H100 rows (tests/perf/data/fa3-h100-forward.yaml; the "
+     "ramp on the query length is 0.2-7.4 % fast from 1k tokens, 16 % at 512; at 256 it would be within 2.5 % from "
+     "512 up) and DeepGEMM's H800 short-K table, where it left K <= 2048 at 0.54-0.87 of the measured time, so Hopper "
+     "takes the measured K term instead (gemm_k_fixed_steps). B300's training-shape efficiencies are derived through "
+     "it (b300-sxm-288gb notes). Effect on the scored files (every other figure as cited, B300's not re-derived): at "
+     "64, median / worst 7.8 -> 9.4 % / 38.2 -> 40.2 % (modern) and 4.3 -> 7.7 % / 28.8 -> 33.5 % (legacy); at 256, "
+     "7.8 -> 8.0 % / 38.2 -> 34.3 % and 4.3 -> 7.1 % / 28.8 -> 19.9 %. Neither end is a measurement, so no range is "
+     "wired; the spread says how much the model leans on the choice."),
 )
 
 

@@ -59,7 +59,8 @@ class Efficiency(Spec):
     gemm_half_size: int = Field(
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
                                "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N and, unless "
-                               "gemm_k_fixed_steps is given, K.")
+                               "gemm_k_fixed_steps is given, K. Left out, 128 (one tensor-core tile): an "
+                               "assumption, not a measurement (docs/efficiencies.md gives its effect).")
     gemm_k_fixed_steps: float | None = Field(
         None, gt=0, description="K-loop steps (128 bytes of K each) a GEMM tile spends outside its K loop, filling "
                                 "its load pipeline and storing its output, measured on the part's GEMM kernels: "
