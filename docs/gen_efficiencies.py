@@ -34,7 +34,7 @@ source that states it (its part's `efficiency.source`, with the file and revisio
 **stated range** (`efficiency.gemm_range`: the estimate is re-timed at both ends and shows the span,
 `perf/workload/efficiency_range.py`), or is marked **unconfirmed** in the part's `unconfirmed:` list (carried over
 from a sibling part or a model default, with no measurement of its own). `default` means the part does not state the
-field and the model's default applies (no source; see the code section). On NVIDIA parts fp16 takes bf16's measured
+field and the model's default applies (its source, or why it has none, is in the code section). On NVIDIA parts fp16 takes bf16's measured
 fraction: the datasheets give both the same tensor-core peak, and no MAMF table measures fp16 separately.
 
 ## Audit findings (2026-12)
@@ -90,6 +90,12 @@ fraction: the datasheets give both the same tensor-core peak, and no MAMF table 
   state `efficiency.scale_up_range` over those measured fractions, 0.61 to 0.824, re-timed at both ends as the other
   ranges are (collective workloads too, `efficiency_range.link_note`); points unchanged. The 8 x B200 ring
   all-reduce of the scored file (682.2 GB/s busbw, 0.758 of 900 GB/s) lies inside it; it is not used to set the point.
+* **The last unsourced code constants** (issue 20 part 3, 2026-12; code section below): the vector efficiency (0.7 ->
+  0.926, OpenCL-Benchmark's FP32 FMA rate on a B200) and the host link efficiency (0.8 -> 0.81, nvbandwidth on an
+  H100 over PCIe Gen5) now cite measurements, moving no scored or shipped number; FLASH_BWD_RATIO is re-read in
+  FlashAttention-2 (§1, not §4.1); `gemm_half_size` is an assumption with its effect stated. The scale-out efficiency
+  stays at 0.9, an assumption below the 0.92-0.96 NVIDIA's NCCL team states for NDR InfiniBand: moving it breaks the
+  EFA curve's drift guard at 256 MiB, and the choice is left to the lead.
 """
 
 #: Efficiency constants in the model code: (name, value, where, source and verdict).
