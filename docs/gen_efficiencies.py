@@ -34,8 +34,9 @@ source that states it (its part's `efficiency.source`, with the file and revisio
 **stated range** (`efficiency.gemm_range`: the estimate is re-timed at both ends and shows the span,
 `perf/workload/efficiency_range.py`), or is marked **unconfirmed** in the part's `unconfirmed:` list (carried over
 from a sibling part or a model default, with no measurement of its own). `default` means the part does not state the
-field and the model's default applies (its source, or why it has none, is in the code section). On NVIDIA parts fp16 takes bf16's measured
-fraction: the datasheets give both the same tensor-core peak, and no MAMF table measures fp16 separately.
+field and the model's default applies (its source, or why it has none, is in the code section). On NVIDIA parts
+fp16 takes bf16's measured fraction: the datasheets give both the same tensor-core peak, and no MAMF table measures
+fp16 separately.
 
 ## Audit findings (2026-12)
 
