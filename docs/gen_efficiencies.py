@@ -34,8 +34,9 @@ source that states it (its part's `efficiency.source`, with the file and revisio
 **stated range** (`efficiency.gemm_range`: the estimate is re-timed at both ends and shows the span,
 `perf/workload/efficiency_range.py`), or is marked **unconfirmed** in the part's `unconfirmed:` list (carried over
 from a sibling part or a model default, with no measurement of its own). `default` means the part does not state the
-field and the model's default applies (no source; see the code section). On NVIDIA parts fp16 takes bf16's measured
-fraction: the datasheets give both the same tensor-core peak, and no MAMF table measures fp16 separately.
+field and the model's default applies (its source, or why it has none, is in the code section). On NVIDIA parts
+fp16 takes bf16's measured fraction: the datasheets give both the same tensor-core peak, and no MAMF table measures
+fp16 separately.
 
 ## Audit findings (2026-12)
 
@@ -90,6 +91,12 @@ fraction: the datasheets give both the same tensor-core peak, and no MAMF table 
   state `efficiency.scale_up_range` over those measured fractions, 0.61 to 0.824, re-timed at both ends as the other
   ranges are (collective workloads too, `efficiency_range.link_note`); points unchanged. The 8 x B200 ring
   all-reduce of the scored file (682.2 GB/s busbw, 0.758 of 900 GB/s) lies inside it; it is not used to set the point.
+* **The last unsourced code constants** (issue 20 part 3, 2026-12; code section below): the vector efficiency (0.7 ->
+  0.926, OpenCL-Benchmark's FP32 FMA rate on a B200) and the host link efficiency (0.8 -> 0.81, nvbandwidth on an
+  H100 over PCIe Gen5) now cite measurements, moving no scored or shipped number; FLASH_BWD_RATIO is re-read in
+  FlashAttention-2 (§1, not §4.1); `gemm_half_size` is an assumption with its effect stated. The scale-out efficiency
+  stays at 0.9, an assumption below the 0.92-0.96 NVIDIA's NCCL team states for NDR InfiniBand: moving it breaks the
+  EFA curve's drift guard at 256 MiB, and the choice is left to the lead.
 """
 
 #: Efficiency constants in the model code: (name, value, where, source and verdict).
@@ -99,21 +106,48 @@ CODE_CONSTANTS = (
      "head dimension 128, over H100's 794.5 TFLOP/s BF16 MAMF through the size ramp (16,384 / 16,512). Was 0.8, "
      "which no cited figure gives; each part now states `efficiency.flash` or a `flash_range` (catalog above)."),
     ("FLASH_BWD_RATIO", "63/73", "archgen/perf/hw/kernels.py",
-     "FlashAttention-2 on A100: 63 % backward against 73 % forward of peak (as quoted; not re-read in a stored copy)."),
+     "FlashAttention-2 (Dao, arXiv 2307.08691v1, 2023-07-18), re-read in a stored copy: §1, last paragraph, up to "
+     "73 % of the theoretical maximum FLOP/s forward and up to 63 % backward on an A100 80GB SXM4, backward FLOP "
+     "counted as 2.5x forward (§4.1). Both are maxima over §4.1's settings (512 to 16k tokens, head dimension 64 "
+     "or 128, causal or not); the text does not say they are reached at the same setting. The former citation "
+     "'§4.1' held only the FLOP count: §4.1's figures are plots, and 63 % is stated in §1 alone."),
     ("KERNEL_OVERHEAD", "1.3 us", "archgen/perf/hw/kernels.py",
      "Hazy Research, \"Look Ma, No Bubbles!\" (2025-05-27): about 1.3 us per kernel with CUDA graphs on an H100."),
     ("NVLS_EFFICIENCY", "0.85 / 0.74", "archgen/perf/comm/nccl.py",
      "NVIDIA/nccl src/graph/tuning.cc line 139 (nvlsEfficiency per generation: Hopper, Blackwell)."),
-    ("Hardware.vector_efficiency", "0.7", "archgen/perf/hw/hardware.py (Efficiency.vector)",
-     "Model default, no source; no part states it (unconfirmed everywhere)."),
+    ("Hardware.vector_efficiency", "0.926", "archgen/model/accelerator.py (VECTOR_EFFICIENCY, default of "
+     "Efficiency.vector)",
+     "OpenCL-Benchmark FP32 FMA loop on a B200: 69.464 of 75 TFLOP/s (ProjectPhysX/OpenCL-Benchmark README.md at "
+     "c551207); on a GH200's H100 62.961 of 67 (mredenti/PowerCapping configuration/OpenCL_benchmark.md at "
+     "f57c11c), 0.940. Was 0.7, which no source states. It sets only flash attention's softmax floor, which binds in "
+     "no scored or shipped estimate from 0.7 up (byte-identical outputs at 0.7, 0.926, 1.0), so no range is wired. "
+     "The floor counts the exponential at the FMA rate; FlashAttention-3 (arXiv 2407.08608, §3.2) gives the H100 "
+     "3.9 TFLOP/s of special functions, about three times slower per score (docs/perf-model.md)."),
     ("Hardware.scale_out_efficiency", "0.9", "archgen/perf/hw/hardware.py",
-     "Model default; docs/perf-model.md checks it against 8 B200 at 400 Gb/s (360 GB/s against 381.8 measured, "
-     "ml-engineering); no source states 0.9."),
-    ("Hardware.host_link_efficiency", "0.8", "archgen/perf/hw/hardware.py",
-     "Model default for a host link a case does not state; no source."),
+     "Assumed: no source states 0.9. NVIDIA's NCCL team (NVIDIA/nccl-tests issue 290, AddyLaddy, 2025-03-03) states "
+     "46-48 GB/s ring all-reduce busbw per 400 Gb/s NDR InfiniBand NIC, 0.92 to 0.96; the scored 4 x 8 B200 EFA "
+     "all-reduce measures 381.8 of 400 GB/s (0.955). At 0.92 both scored files' median and worst are unchanged, but "
+     "the EFA curve's 256 MiB point leaves its 25 % drift guard (+23.8 to +26.0 %) and four independent checks move "
+     "slightly further off; the point is left for the lead (docs/perf-model.md, Collectives). No range reaches the "
+     "estimate yet."),
+    ("Hardware.host_link_efficiency", "0.81", "archgen/model/system.py (HOST_LINK_EFFICIENCY, default of "
+     "HostMemory.efficiency)",
+     "nvbandwidth host-to-device copy, H100 80GB HBM3 over PCIe Gen5 x16: 51 of 63 GB/s (Azure/AI-benchmarking-guide "
+     "Azure_Results/ND_H100_v5_results.md at ae0b6a7, NV Bandwidth table). Measured range over PCIe 0.81 to 0.834: "
+     "the same table's device-to-host 52 (0.825), ND H200 v5 52/52 (at 7f20e5f), ND A100 v4 host-to-device 26.28 of "
+     "PCIe Gen4's 31.5 (at 3bb66ca; its device-to-host 6.27, 0.199, left out as a fifth of its own other direction). "
+     "Was 0.8, quoted from figures (25.1 of 31.5, 52.8 of 63 GB/s) no source was found for; nothing scored or shipped "
+     "moves. NVLink-C2C: no measurement, assumed."),
     ("Efficiency.gemm_half_size", "128", "archgen/model/accelerator.py",
-     "One tensor-core tile: a modelling choice, not a measurement; B300's training-shape efficiencies are derived "
-     "through it (b300-sxm-288gb notes)."),
+     "An assumption, calibrated on nothing: one 128-wide tensor-core tile (the tile edge of the GEMM kernels the "
+     "catalog cites). Checked, not fitted: FlashAttention-3's H100 rows (tests/perf/data/fa3-h100-forward.yaml; the "
+     "ramp on the query length is 0.2-7.4 % fast from 1k tokens, 16 % at 512; at 256 it would be within 2.5 % from "
+     "512 up) and DeepGEMM's H800 short-K table, where it left K <= 2048 at 0.54-0.87 of the measured time, so Hopper "
+     "takes the measured K term instead (gemm_k_fixed_steps). B300's training-shape efficiencies are derived through "
+     "it (b300-sxm-288gb notes). Effect on the scored files (every other figure as cited, B300's not re-derived): at "
+     "64, median / worst 7.8 -> 9.4 % / 38.2 -> 40.2 % (modern) and 4.3 -> 7.7 % / 28.8 -> 33.5 % (legacy); at 256, "
+     "7.8 -> 8.0 % / 38.2 -> 34.3 % and 4.3 -> 7.1 % / 28.8 -> 19.9 %. Neither end is a measurement, so no range is "
+     "wired; the spread says how much the model leans on the choice."),
 )
 
 

@@ -21,6 +21,15 @@ Dtype = Literal["fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8"]
 #: An achieved fraction of a peak: above 0, at most 1 (a GEMM efficiency of -0.5 made an MFU of 282 %, issue 23).
 Fraction = Annotated[float, Field(gt=0, le=1)]
 
+#: Sustained fraction of the vector (non-tensor FP32) peak where a part states none (`Efficiency.vector`): OpenCL-
+#: Benchmark's FP32 FMA loop on a B200, 69.464 TFLOP/s (ProjectPhysX/OpenCL-Benchmark README.md at c551207, "NVIDIA
+#: B200", 148 compute units at 1965 MHz) over the catalog's 75 TFLOPS: 0.926. The same benchmark on a GH200's H100
+#: (132 SMs at 1980 MHz, the H100 SXM's 67 TFLOPS) measures 62.961 (mredenti/PowerCapping configuration/
+#: OpenCL_benchmark.md at f57c11c): 0.940. It was 0.7, which no source states. It only sets the softmax floor of
+#: flash attention (`kernels.vector_time`), which binds in no scored or shipped estimate at 0.7 or above.
+VECTOR_EFFICIENCY = 0.926
+
+
 class ScaleUp(Spec):
     """The accelerator's scale-up link (NVLink, Infinity Fabric)."""
 
@@ -50,7 +59,8 @@ class Efficiency(Spec):
     gemm_half_size: int = Field(
         128, gt=0, description="GEMM dimension at which that dimension alone halves efficiency (tile/wave ramp): "
                                "efficiency = gemm x prod(d / (d + gemm_half_size)) over M, N and, unless "
-                               "gemm_k_fixed_steps is given, K.")
+                               "gemm_k_fixed_steps is given, K. Left out, 128 (one tensor-core tile): an "
+                               "assumption, not a measurement (docs/efficiencies.md gives its effect).")
     gemm_k_fixed_steps: float | None = Field(
         None, gt=0, description="K-loop steps (128 bytes of K each) a GEMM tile spends outside its K loop, filling "
                                 "its load pipeline and storing its output, measured on the part's GEMM kernels: "
@@ -75,7 +85,10 @@ class Efficiency(Spec):
         None, description="Lowest and highest `flash` figure the sources support where this part has no flash-"
                           "attention measurement, e.g. [0.787, 0.85]; `flash` holds the point used. Estimates on it "
                           "state the range their metrics span.")
-    vector: float = Field(0.7, gt=0, le=1, description="Sustained non-tensor throughput over `vector_peak`.")
+    vector: float = Field(
+        VECTOR_EFFICIENCY, gt=0, le=1,
+        description="Sustained non-tensor (FP32 FMA) throughput over `vector_peak`. Left out, 0.926: a B200's "
+                    "OpenCL-Benchmark FP32 FMA rate, 69.464 of 75 TFLOP/s (`VECTOR_EFFICIENCY`).")
     scale_up: float = Field(
         0.8, gt=0, le=1, description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages.")
     scale_up_range: tuple[float, float] | None = Field(

@@ -31,6 +31,20 @@ class NicSlot(Component):
         "NIC ports per system cage (2 for a DGX twin-port OSFP); one module then serves that many ports."))
 
 
+#: Achieved fraction of an accelerator's host link for large copies where a system states none: nvbandwidth's copy-
+#: engine host-to-device rate on an H100 80GB HBM3 over PCIe Gen5 x16 (63 GB/s per direction: 32 GT/s x 16 lanes,
+#: 128b/130b), 51 GB/s (Azure/AI-benchmarking-guide Azure_Results/ND_H100_v5_results.md at ae0b6a7, "NV Bandwidth"
+#: table, Xeon Platinum 8480C host): 51 / 63 = 0.81, the lowest of the guide's PCIe figures. The same table gives
+#: device-to-host 52 (0.825); ND H200 v5 (ND_H200_v5_results.md at 7f20e5f) 52 and 52 (0.825); ND A100 v4
+#: (ND_A100_v4_results.md at 3bb66ca) host-to-device 26.28 of PCIe Gen4's 31.5 GB/s (0.834), so the measured range
+#: is 0.81 to 0.834. Left out of it: that A100 node's device-to-host 6.27 GB/s (0.199), a fifth of its own
+#: host-to-device rate on the same link. NVLink-C2C (Grace superchips) has no measurement here: the figure is
+#: assumed for it. These are one direction at a time; nvbandwidth's README (NVIDIA/nvbandwidth at 66746a3) shows
+#: 18.4 to 19.6 GB/s per direction when both run at once against about 26 one way (its examples name no device), a
+#: slowdown offload moving both ways at once may meet and the model does not charge.
+HOST_LINK_EFFICIENCY = 0.81
+
+
 class HostMemory(Spec):
     """The host (CPU) memory of a node and the link each accelerator reaches it over: where training may offload."""
 
@@ -41,9 +55,10 @@ class HostMemory(Spec):
     link: Bandwidth = Field(description=(
         "Host link of one accelerator, per direction: '63 GB/s' for PCIe Gen5 x16, an NVLink-C2C share on Grace "
         "superchips."))
-    efficiency: float = Field(0.8, gt=0, le=1, description=(
-        "Achieved fraction of `link` for large copies (nvbandwidth: 25.1 of 31.5 GB/s on A100 PCIe Gen4, 52.8 of "
-        "63 GB/s device-to-host on H100 PCIe Gen5)."))
+    efficiency: float = Field(HOST_LINK_EFFICIENCY, gt=0, le=1, description=(
+        "Achieved fraction of `link` for large copies. Left out, 0.81: nvbandwidth's host-to-device copy on an H100 "
+        "over PCIe Gen5 x16, 51 of 63 GB/s (Azure AI benchmarking guide, ND H100 v5); its measured range over "
+        "PCIe is 0.81 to 0.834 (`HOST_LINK_EFFICIENCY`, docs/efficiencies.md)."))
 
 
 class System(Part):

@@ -41,4 +41,4 @@ def test_page_marks_ranges_and_defaults(accelerators):
     mi350x = text[text.index("### mi350x"):text.index("### mi355x")]
     assert "| gemm.fp4 | 0.552 |  | cited |" in mi350x
     assert "| gemm.bf16 | 0.598 | 0.598 to 0.622 | stated range, unconfirmed |" in mi350x
-    assert "| vector | 0.7 |  | default |" in mi350x
+    assert "| vector | 0.926 |  | default |" in mi350x

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from archgen.errors import WorkloadError
+from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import HostShare, hardware_for
@@ -27,7 +28,16 @@ def test_host_share_is_the_node_divided_by_its_accelerators(accelerators):
     hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8, host=HostShare.of_node(node, 8))
     assert hw.host_capacity == pytest.approx(250e9)
     assert hw.host_memory_bandwidth == pytest.approx(76.8e9)
-    assert hw.host_link_bandwidth == pytest.approx(63e9) and hw.host_link_efficiency == 0.8
+    assert hw.host_link_bandwidth == pytest.approx(63e9) and hw.host_link_efficiency == HOST_LINK_EFFICIENCY
+
+
+def test_default_host_link_efficiency_is_the_lowest_measured_pcie_copy():
+    # nvbandwidth copy-engine rates, Azure/AI-benchmarking-guide Azure_Results (NV Bandwidth tables): ND H100 v5
+    # host-to-device 51, device-to-host 52; ND H200 v5 52 and 52 GB/s of PCIe Gen5 x16's 63; ND A100 v4
+    # host-to-device 26.28 of PCIe Gen4 x16's 31.5 GB/s
+    measured = [51 / 63, 52 / 63, 52 / 63, 52 / 63, 26.28 / 31.5]
+    assert HOST_LINK_EFFICIENCY == pytest.approx(min(measured), abs=0.005)
+    assert max(measured) == pytest.approx(0.834, abs=0.0005)
 
 
 def test_activation_offload_keeps_two_layers_on_the_accelerator(h100_host):

@@ -16,7 +16,8 @@ from typing import TypedDict
 import numpy as np
 
 from archgen.errors import AnalyseError, BuildError
-from archgen.model.accelerator import Accelerator
+from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
+from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.units import Q_, Q
 
 #: Parameters `sensitivity` may scale, with what each means.
@@ -110,7 +111,7 @@ class Hardware:
     gemm_half_size: float = 128.0
     gemm_k_fixed_steps: float = 0.0
     vector_peak: float = 0.0
-    vector_efficiency: float = 0.7
+    vector_efficiency: float = VECTOR_EFFICIENCY
     hbm_efficiency: float = 0.85
     l2_capacity: float = 0.0
     l2_bandwidth: float = 0.0
@@ -138,7 +139,7 @@ class Hardware:
     scale_out_reduction: bool = False
     host_capacity: float = 0.0
     host_link_bandwidth: float = 0.0
-    host_link_efficiency: float = 0.8
+    host_link_efficiency: float = HOST_LINK_EFFICIENCY
     host_memory_bandwidth: float = 0.0
 
     def peak_for(self, dtype: str) -> float:
@@ -254,7 +255,7 @@ class HostShare:
     capacity: Q
     link: Q
     memory_bandwidth: Q
-    efficiency: float = 0.8
+    efficiency: float = HOST_LINK_EFFICIENCY
 
     @classmethod
     def of_node(cls, host, accelerators: int) -> HostShare:

@@ -20,7 +20,7 @@ Conventions:
       the efficiency and takes no size ramp of its own. FlashAttention-3 on H100 at head dimension 128
       (pytorch/benchmark PR 2391) runs 430, 517, 566, 590, 614 and 621 TFLOP/s forward at 0.5k to 16k tokens; the
       16k row, 620.73 / (794.5 x 16,384 / 16,512) = 0.787 of H100's best BF16 GEMM, is the default; FlashAttention-2
-      on A100 reaches 73 % of peak forward and 63 % backward (Dao, arXiv 2307.08691, §4.1), 0.73 / 0.859 = 0.850 of
+      on A100 reaches 73 % of peak forward and 63 % backward (Dao, arXiv 2307.08691v1, §1), 0.73 / 0.859 = 0.850 of
       A100's best GEMM (the A100's own figure). Materialised attention is two batched GEMMs (QKᵀ, AV) over the full
       s×s scores plus the memory traffic of mask/softmax/dropout on those scores.
 """
@@ -71,7 +71,12 @@ GEMM_REFERENCE_K_STEPS = 112.0
 #: BF16 GEMM, 794.5 TFLOP/s (ml-engineering MAMF v2 at 744d01e), through the size ramp s / (s + 128) at s = 16,384:
 #: 620.73 / (794.5 x 16,384 / 16,512) = 0.787 (the catalog and `Hardware` default, to three places).
 FLASH_EFFICIENCY = 0.787
-#: Flash attention backward rate over its forward rate (FlashAttention-2 on A100: 63 % against 73 % of peak).
+#: Flash attention backward rate over its forward rate: FlashAttention-2 on an A100 80GB SXM4 reaches up to 63 % of
+#: the theoretical maximum FLOP/s in the backward pass against up to 73 % in the forward (Dao, arXiv 2307.08691v1,
+#: 2023-07-18, §1, last paragraph; §4 repeats the forward's 230 TFLOP/s = 73 %), with the backward's FLOP counted as
+#: 2.5x the forward's (§4.1, benchmark setting: 5 matmuls against 2). Both are maxima over §4.1's settings (512 to
+#: 16k tokens, head dimension 64 or 128, with and without a causal mask; Figs. 5 and 6), which the text does not
+#: say are reached at the same setting: the ratio of two maxima, not one measured pair.
 FLASH_BWD_RATIO = 63.0 / 73.0
 
 #: Vector (non-tensor) FLOP per attention score element in the forward pass: scale, running max, exp, sum.
