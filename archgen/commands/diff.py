@@ -103,7 +103,9 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
 
     A revision's `path` is exported with `git archive` into a temporary directory that is removed on exit; an
     existing directory wins over a revision of the same name. An unknown revision is a `UsageError`; a `path`
-    missing from the revision, or one that is not a directory there, a `LoadError`.
+    missing from the revision, or one that is not a directory there, a `LoadError`. On either side, the catalog
+    that the repository's `archgen/catalog` links to stands for the shipped one where it lies in the specs
+    (`_library`: archgen's own repository).
     """
     cwd = Path.cwd() if cwd is None else cwd
     if (cwd / arg).is_dir():
