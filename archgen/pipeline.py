@@ -75,14 +75,16 @@ def real_paths(files: Iterable[str]) -> dict[str, Path]:
     return out
 
 
-def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[SourceDocument]]:
-    """Load the user's specs and the shipped catalog; each file once.
+def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list[SourceDocument],
+                                                                           list[SourceDocument]]:
+    """Load the user's specs and the library: the shipped catalog, or `catalog` in its place; each file once.
 
     A catalog file reached by walking a directory above the catalog (`archgen check specs/` in a checkout) is the
-    library's, as if not named; one named inside the catalog (a file or folder of it) is the user's.
+    library's, as if not named; one named inside the catalog (a file or folder of it) is the user's. `archgen diff`
+    gives `catalog`: a revision's own `specs/catalog` stands for the shipped one (`commands.diff.spec_source`).
     """
     docs = load_paths(paths)
-    catalog = shipped_catalog()
+    catalog = shipped_catalog() if catalog is None else catalog
     if not catalog.is_dir():
         return docs, []
     resolved = catalog.resolve()
@@ -98,12 +100,13 @@ def load(paths: Sequence[str | Path]) -> tuple[list[SourceDocument], list[Source
     files = find_files([catalog])      # found once: each file vetted (links out of the tree refused) and resolved
     return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files, found=True)
 
-def analyse_paths(paths: Sequence[str | Path]) -> Analysed:
-    """Load → validate → build → analyse racks and clusters: the stages before workloads and checks."""
+
+def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> Analysed:
+    """Load → validate → build → analyse racks and clusters: the stages before workloads and checks (`load`)."""
     from archgen.analyse.cabling import analyse_clusters
     from archgen.analyse.optics import switch_optics
     from archgen.analyse.rack import analyse
-    specs, design = built(paths)                   # located YAML → typed models → references bound, counts expanded
+    specs, design = built(paths, catalog)          # located YAML → typed models → references bound, counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in switch_optics(clusters).items() if watts.m}
@@ -125,14 +128,14 @@ def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutP
     return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
 
 
-def built(paths: Sequence[str | Path]) -> tuple[Specs, Design]:
-    """Load → validate → build.
+def built(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[Specs, Design]:
+    """Load → validate → build (`catalog`: the library in place of the shipped catalog, as `load` takes it).
 
     YAML with source positions (unreadable files raise), typed models (schema and unit errors raise, all at once),
     references bound (unresolved ones kept for REF001/REF002) and counts expanded. The console script reads the
     validated specs back from its cache where the input is unchanged (`archgen.snapshot`).
     """
-    specs = validated(paths, lambda: validate(*load(paths)))
+    specs = validated(paths, lambda: validate(*load(paths, catalog)), catalog)
     return specs, build(specs)
 
 
@@ -154,15 +157,15 @@ def cluster_paths(design: Design, ids: Collection[str]) -> dict[str, ScaleOutPat
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
-        scaling: bool | Collection[str] = False) -> Run:
+        scaling: bool | Collection[str] = False, catalog: Path | None = None) -> Run:
     """Load → validate → build → analyse (racks, clusters, workloads) → check.
 
     `scaling` also re-analyses each cluster (True), or each cluster whose id it holds, at 1, 2, 4, ... times its
     layout (`analyse.scaling`): only documents show that growth series, and it costs more than the rest of a run
     (1.4 s for the shipped SuperPOD), so `archgen render` asks for it, for the clusters it renders, and
-    `archgen check` does not.
+    `archgen check` does not. `catalog` stands for the shipped catalog (`load`).
     """
-    return judged(*analyse_paths(paths), select, ignore, scaling=scaling)
+    return judged(*analyse_paths(paths, catalog), select, ignore, scaling=scaling)
 
 
 def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], clusters: dict[str, ClusterAnalysis],

@@ -53,9 +53,12 @@ _KEYED: dict[int, tuple[Specs, str]] = {}
 T = TypeVar("T")
 
 
-def validated(paths: Sequence[str | Path], validate: Callable[[], Specs]) -> Specs:
-    """`validate()` (the specs under `paths`, loaded and validated), read back from the cache where it was kept."""
-    key = _key(paths) if is_console_script() else None
+def validated(paths: Sequence[str | Path], validate: Callable[[], Specs], catalog: Path | None = None) -> Specs:
+    """`validate()` (the specs under `paths`, loaded and validated), read back from the cache where it was kept.
+
+    `catalog`: the library `validate` loads in place of the shipped catalog (`pipeline.load`), keyed as it is.
+    """
+    key = _key(paths, catalog) if is_console_script() else None
     if key is None:
         return validate()
     found = _read(key, Specs)
@@ -135,16 +138,17 @@ def _read_spec(path: str) -> bytes:
     return b"%d\0" % len(body) + body
 
 
-def _key(paths: Sequence[str | Path]) -> str | None:
-    """The content key of the specs under `paths` with the shipped catalog; None where a path cannot be read.
+def _key(paths: Sequence[str | Path], library: Path | None = None) -> str | None:
+    """The content key of the specs under `paths` with the catalog; None where a path cannot be read.
 
-    A superset of what `load` reads: every `*.yaml`/`*.yml` file under each path (hidden ones too) and the catalog,
-    by name, real path and content; the working directory; archgen's modules and the libraries' versions.
+    A superset of what `load` reads: every `*.yaml`/`*.yml` file under each path (hidden ones too) and the catalog
+    (`library`, else the shipped one), by name, real path and content; the working directory; archgen's modules and
+    the libraries' versions.
     """
     try:
         h = hashlib.sha256(_code_digest())
         h.update(os.getcwd().encode("utf-8", "surrogatepass"))
-        catalog = str(shipped_catalog())
+        catalog = str(shipped_catalog() if library is None else library)
         for raw in [*map(str, paths), catalog]:
             h.update(b"\0path\0" + raw.encode("utf-8", "surrogatepass") + b"\0"
                      + os.path.realpath(raw).encode("utf-8", "surrogatepass"))

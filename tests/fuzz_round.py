@@ -241,7 +241,7 @@ def _warm() -> None:
     from tests.conftest import run_cli
     run_cli("checks")
     library = pipeline.load([])[1]
-    pipeline.load = common.load = lambda paths: (load_paths(paths), library)  # type: ignore[assignment]
+    pipeline.load = common.load = lambda paths, catalog=None: (load_paths(paths), library)  # type: ignore[assignment]
     mine = {id(d) for d in library}
     models: dict = {}
     real = validate._validate_one

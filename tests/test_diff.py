@@ -278,3 +278,66 @@ def test_absolute_directories_are_shown_relative(tmp_path, monkeypatch):
     assert {f["file"] for f in doc["findings"]["new"]} == {f"head/{RACK}"}
     text = run_cli("diff", base, head).out
     assert str(tmp_path) not in text and "## archgen diff: `base` → `head`" in text
+
+
+@pytest.fixture
+def own_repo(tmp_path, monkeypatch):
+    """archgen's own layout: the shipped specs with `specs/catalog`, and `archgen/catalog` linking to it; cwd in it."""
+    root = tmp_path / "own"
+    shutil.copytree(SPECS, root / "specs")
+    (root / "archgen").mkdir()
+    (root / "archgen" / "catalog").symlink_to(Path("..", "specs", "catalog"))
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "specs", "archgen")
+    _git(root, "commit", "-q", "-m", "specs and catalog")
+    monkeypatch.chdir(root)
+    return root
+
+
+NO_CHANGE = {"metrics": [], "objects": {"added": [], "removed": []}, "findings": {"new": [], "resolved": []},
+             "requirements": []}
+# specs/catalog/systems/dgx-h100.yaml: power.max 10.2 kW; the rack dgx-h100-4 holds 4 (RACK above)
+HOTTER_DGX = ("max: 10.2 kW", "max: 10.7 kW")
+
+
+def changes(doc: dict) -> dict:
+    return {k: doc[k] for k in NO_CHANGE}
+
+
+@pytest.mark.slow
+def test_own_repository_catalog_is_the_library(own_repo):
+    """In archgen's own repository a revision's specs/catalog is the library, as the checkout's is: no false change.
+
+    Before, the export's catalog loaded as the user's parts: every library rack joined BASE, and the GB300 NVL72
+    (142.4 kW) failed the hall's 132 kW budget there, shown as a resolved REQ001 and a removed rack.
+    """
+    for base, head in (("HEAD", "specs"), ("main", "main")):
+        code, doc = diff_json(base, head)
+        assert (code, changes(doc)) == (0, NO_CHANGE), (base, head)
+
+
+@pytest.mark.slow
+def test_own_repository_catalog_edit_is_a_change(own_repo):
+    """A part's power edited in the catalog moves the racks that use it, by count x change, and adds no rack."""
+    part = own_repo / "specs" / "catalog" / "systems" / "dgx-h100.yaml"
+    assert HOTTER_DGX[0] in part.read_text()
+    part.write_text(part.read_text().replace(*HOTTER_DGX))
+    _git(own_repo, "commit", "-q", "-am", "hotter DGX H100")
+    for base, head in (("HEAD~1", "HEAD"), ("HEAD~1", "specs")):
+        code, doc = diff_json(base, head)
+        assert metric(doc, OBJ, "it_power")["change"] == {"value": pytest.approx(4 * 500.0), "unit": "W"}
+        assert metric(doc, OBJ, "it_power")["head"]["value"] == pytest.approx(IT_POWER + 4 * 500.0)
+        assert doc["objects"] == {"added": [], "removed": []}
+        assert [m for m in doc["metrics"] if m["object"].startswith("rack/") and m["object"] != OBJ] == []
+
+
+def test_catalog_sources(own_repo, repo):
+    """Which catalog stands for the shipped one on each side: the repository's own where `archgen/catalog` leads
+    into the specs; the shipped one (None) in a repository without it, and for a folder outside the catalog."""
+    from archgen.commands.diff import spec_source
+    with spec_source("HEAD", cwd=own_repo) as rev, spec_source("specs", cwd=own_repo) as tree:
+        assert rev.catalog == rev.directory / "catalog" and tree.catalog == (own_repo / "specs" / "catalog").resolve()
+    with spec_source("HEAD", "specs/racks", cwd=own_repo) as racks:
+        assert racks.catalog is None              # the catalog is not exported with specs/racks
+    with spec_source("HEAD", cwd=repo) as rev, spec_source("specs", cwd=repo) as tree:
+        assert (rev.catalog, tree.catalog) == (None, None)

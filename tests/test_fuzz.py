@@ -110,7 +110,7 @@ def _example(world, scenarios, data, root: Path, monkeypatch) -> None:  # type: 
     from archgen.load import load_paths
     monkeypatch.setattr(cache, "store", lambda *a: None)
     monkeypatch.setattr(cache, "load", lambda *a: None)
-    monkeypatch.setattr(pipeline, "load", lambda paths: (load_paths(paths) + others, world.library))
+    monkeypatch.setattr(pipeline, "load", lambda paths, catalog=None: (load_paths(paths) + others, world.library))
     if scenario.cases:
         r = run_cli("estimate", "--cases", spec, "--format", "json")
     else:

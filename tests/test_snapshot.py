@@ -151,6 +151,19 @@ def test_a_missing_path_is_reported_as_before(tmp_path):
     assert code == 2 and "no such file or directory" in err and _kept(tmp_path) == []
 
 
+def test_the_key_is_of_the_catalog_loaded(tmp_path):
+    """`archgen diff` loads a revision's own catalog in place of the shipped one (`pipeline.load`'s `catalog`): a
+    catalog elsewhere, or one part changed in it, is another key, so one side is never read back for the other."""
+    from archgen.load import shipped_catalog
+    root, library = _tree(tmp_path), tmp_path / "catalog"
+    shutil.copytree(shipped_catalog(), library)
+    first = snapshot._key([root], library)
+    assert None is not first != snapshot._key([root])
+    part = library / "systems" / "dgx-h100.yaml"
+    part.write_text(part.read_text(encoding="utf-8").replace("max: 10.2 kW", "max: 10.7 kW", 1), encoding="utf-8")
+    assert snapshot._key([root], library) != first
+
+
 def test_a_library_caller_keeps_nothing(tmp_path, monkeypatch):
     from archgen.pipeline import built
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

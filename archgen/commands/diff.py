@@ -1,13 +1,16 @@
 """`archgen diff BASE HEAD`: the specs of two sides (directories or git revisions) run and compared.
 
 `spec_source` gives the spec directory of a BASE or HEAD argument: a directory as it is, or the specs of a git
-revision exported to a temporary directory.
+revision exported to a temporary directory, and the catalog that stands for the shipped one on that side: in
+archgen's own repository, `specs/catalog` is the shipped catalog (`archgen/catalog` links to it), and a revision's
+export of it must be the library too, not the user's parts (every library rack would join its design).
 """
 
 from __future__ import annotations
 
 import io
 import os
+import posixpath
 import subprocess
 import tarfile
 import tempfile
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from archgen.compare.diff import compare
 from archgen.errors import LoadError, Location, SpecError, UsageError
+from archgen.load import shipped_catalog
 from archgen.output import diff as output
 from archgen.pipeline import Run, run
 
@@ -39,7 +43,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
         for name, arg in (("BASE", base), ("HEAD", head)):
             source = stack.enter_context(spec_source(arg, path))
             try:
-                runs.append((relocate_run(run([source.directory]), source), source.label))
+                runs.append((relocate_run(run([source.directory], catalog=source.catalog), source), source.label))
             except SpecError as err:
                 raise relocate_error(err, source, f"archgen diff: {name} {source.label} cannot be analysed:") \
                     from None
@@ -59,6 +63,7 @@ class Source:
     label: str
     root: Path | None = None  # export directory that stands for the repository's top level
     top: Path | None = None   # the repository's top level
+    catalog: Path | None = None  # the library in place of the shipped catalog (`library`); None: the shipped one
 
     def relocate(self, location: Location | None) -> Location | None:
         """A location in an exported revision as the path of the same file in the checkout, relative to cwd."""
@@ -98,11 +103,13 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
 
     A revision's `path` is exported with `git archive` into a temporary directory that is removed on exit; an
     existing directory wins over a revision of the same name. An unknown revision is a `UsageError`; a `path`
-    missing from the revision, or one that is not a directory there, a `LoadError`.
+    missing from the revision, or one that is not a directory there, a `LoadError`. On either side, the catalog
+    that the repository's `archgen/catalog` links to stands for the shipped one where it lies in the specs
+    (`_library`: archgen's own repository).
     """
     cwd = Path.cwd() if cwd is None else cwd
     if (cwd / arg).is_dir():
-        yield Source(Path(arg), arg)
+        yield Source(Path(arg), arg, catalog=_checkout_catalog(cwd / arg))
         return
     if (cwd / arg).exists():
         raise UsageError(f"{arg}: not a directory (BASE and HEAD are spec directories or git revisions)")
@@ -134,4 +141,48 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
                                  "outside the exported tree") from None
         if not (root / inside).is_dir():
             raise LoadError(f"{path}: not a directory in revision {arg}")
-        yield Source(root / inside, label, root, top_dir)
+        found = _revision_catalog(commit, top_dir)
+        catalog = _library(root / found, root / inside) if found else None
+        yield Source(root / inside, label, root, top_dir, catalog)
+
+
+#: Where archgen's own repository links its package to the shipped catalog (`load.shipped_catalog`).
+CATALOG_LINK = "archgen/catalog"
+
+
+def _library(catalog: Path, specs: Path) -> Path | None:
+    """`catalog`, the folder a repository's `CATALOG_LINK` is or points to, where it stands for the shipped catalog.
+
+    That is archgen's own repository, whose `specs/catalog` is the shipped catalog: loaded as `specs` is, its parts
+    are the library's, as in a checkout, not the user's. A catalog outside `specs`, or none (any other repository):
+    None, the shipped catalog, as `archgen check` uses it.
+    """
+    return catalog if catalog.is_relative_to(specs) and catalog.is_dir() else None
+
+
+def _revision_catalog(commit: str, top: Path) -> str | None:
+    """The repository path of the folder `CATALOG_LINK` is or links to in a revision; None where it has none."""
+    mode = _git(["ls-tree", commit, "--", CATALOG_LINK], top).stdout.decode(errors="replace").split(" ")[0]
+    if mode == "040000":
+        return CATALOG_LINK
+    link = _git(["cat-file", "-p", f"{commit}:{CATALOG_LINK}"], top) if mode == "120000" else None
+    if link is None or link.returncode != 0:
+        return None
+    return posixpath.normpath(posixpath.join(posixpath.dirname(CATALOG_LINK), link.stdout.decode(errors="replace")))
+
+
+def _checkout_catalog(directory: Path) -> Path | None:
+    """The catalog that stands for the shipped one for a spec directory (`_library`); None: the shipped catalog.
+
+    The folder `CATALOG_LINK` of the directory's git repository is or links to; None outside a repository, and
+    where it is the shipped catalog itself (the checkout archgen runs from).
+    """
+    try:
+        top = _git(["rev-parse", "--show-toplevel"], directory)
+    except UsageError:                       # no git: the directory is used as it is
+        return None
+    if top.returncode != 0:
+        return None
+    catalog = (Path(top.stdout.decode().strip()) / CATALOG_LINK).resolve()
+    found = _library(catalog, directory.resolve())
+    return None if found is None or found == shipped_catalog().resolve() else found
