@@ -35,6 +35,10 @@ from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
 
+#: The ends of a tier's links that sit in a node's NIC ports, the others in switch ports: an access link runs from a
+#: node (or, past the nodes' ports, a reserved port at a leaf) to a leaf, a torus's neighbour link from chip to chip,
+#: its OCS link from a chip to the circuit switch.
+NODE_ENDS = {"access": ("a",), "neighbour": ("a", "b"), "ocs": ("a",)}
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 U_M = 0.04445
 
@@ -58,7 +62,10 @@ class TierRuns:
 
 @dataclass(frozen=True)
 class TierCabling:
-    """Totals of one tier: links by option and bin, modules, optics power, longest run and reach problems."""
+    """Totals of one tier: links by option and bin, modules, optics power, longest run and reach problems.
+
+    `node_optics_power` is the part of `optics_power` plugged into nodes' NIC ports (`NODE_ENDS`).
+    """
 
     fabric: str
     tier: str
@@ -74,6 +81,7 @@ class TierCabling:
     unplaced_links: int = 0
     assumed_length: Q | None = None
     transceivers: int = 0
+    node_optics_power: Q = Q_(0, "W")
 
     @property
     def physical(self) -> int:
@@ -102,7 +110,8 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
         cab = analyse_cabling(a)
         a.metrics.update(_cluster_metrics(a, cab))
         typical, fell_back = _typical(design, racks, a, cab)
-        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + cab.optics_power + typical).to("kW")
+        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + optics_outside_systems(a, cab)
+                                         + typical).to("kW")
         for fa in a.fabrics:
             fa.metrics["network_power"] = cab.network_power.get(fa.fabric.spec.id, Q_(0, "kW"))
             fa.metrics["optics_power"] = sum((t.optics_power for t in cab.tiers if t.fabric == fa.fabric.spec.id),
@@ -123,9 +132,29 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     placed = {line.part for line in cab.bom if line.note == "not placed in a rack"}
     unplaced = sum((p for line in cab.bom if line.part in placed and (p := line.total_power) is not None),
                    Q_(0, "kW"))  # None: counted in its parent
-    it_power = (a.metrics["it_power_racks"] + cab.optics_power + unplaced).to("kW")
+    it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab) + unplaced).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
             "links": count(sum(t.links for t in cab.tiers)), **_facility_metrics(a, it_power)}
+
+
+def optics_outside_systems(a: ClusterAnalysis, cab: Cabling) -> Q:
+    """The cluster's optics less the node-end modules its systems' `power.max` already holds, so each counts once.
+
+    Node-end modules (`TierCabling.node_optics_power`) are inside a system's figure where it says so
+    (`System.power_includes_optics`); a fabric whose nodes differ splits them by the nodes' share of its ports.
+    """
+    fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
+    inside = sum((t.node_optics_power * _included_share(a, fabrics[t.fabric]) for t in cab.tiers), Q_(0, "W"))
+    return (cab.optics_power - inside).to("kW")
+
+
+def _included_share(a: ClusterAnalysis, fa: FabricAnalysis) -> float:
+    """Share of a fabric's node ports on systems whose `power.max` includes their modules (by nodes, if no ports)."""
+    ports = [(fa.ports_per_node.get(nt.part.id, 0) * nt.count, nt.part.power_includes_optics) for nt in a.nodes]
+    if not sum(n for n, _ in ports):
+        ports = [(nt.count, nt.part.power_includes_optics) for nt in a.nodes if nt.part.accelerators]
+    total = sum(n for n, _ in ports)
+    return sum(n for n, inside in ports if inside) / total if total else 1.0
 
 
 def _facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
@@ -377,9 +406,10 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
         by[(options[0].label, 0.0)] = links
     modules: dict[str, int] = {}
     cables: dict[str, int] = {}
-    power, transceivers = Q_(0, "W"), 0
+    power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
     for i, opt in enumerate(options):
-        for n, a_cage in ((int(per_option[i] - single[i]), a_cage_ports), (int(single[i]), 1)):
+        for n, a_cage, at_node in ((int(per_option[i] - single[i]), a_cage_ports, NODE_ENDS.get(tier, ())),
+                                   (int(single[i]), 1, ())):
             if not n:
                 continue
             split = max(opt.a.links_per_cable, opt.b.links_per_cable)
@@ -388,12 +418,15 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 cables[opt.label] = cables.get(opt.label, 0) + c
                 modules[opt.a.id] = modules.get(opt.a.id, 0) + c
                 power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
+                node_power = node_power + sum((e.power_per_end * c for e, side in ((opt.a, "a"), (opt.b, "b"))
+                                               if side in at_node), Q_(0, "W"))
                 continue
-            for end, cage in ((opt.a, a_cage), (opt.b, None)):  # transceivers at both ends, a fibre between
+            for end, cage, side in ((opt.a, a_cage, "a"), (opt.b, None, "b")):  # modules at both ends, a fibre between
                 k = math.ceil(n / _ports_per_module(end, speed, cage))
                 modules[end.id] = modules.get(end.id, 0) + k
                 power = power + end.power_per_end * k
+                node_power = node_power + (end.power_per_end * k if side in at_node else Q_(0, "W"))
                 transceivers += k
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
-                       tuple(over), tr is not None, n_unplaced, assumed, transceivers)
+                       tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"))
