@@ -24,9 +24,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.analyse.bom import BomLine, cluster_bom
+from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import access_ports, place_switches
+from archgen.analyse.placement import access_ports, place_switches, spare_leaf_ports
 from archgen.analyse.rack import typical_draw
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -62,10 +62,7 @@ class TierRuns:
 
 @dataclass(frozen=True)
 class TierCabling:
-    """Totals of one tier: links by option and bin, modules, optics power, longest run and reach problems.
-
-    `node_optics_power` is the part of `optics_power` plugged into nodes' NIC ports (`NODE_ENDS`).
-    """
+    """Totals of one tier: links, modules, optics power (`node_optics_power` at node ends), longest run, reach."""
 
     fabric: str
     tier: str
@@ -110,7 +107,7 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
         cab = analyse_cabling(a)
         a.metrics.update(_cluster_metrics(a, cab))
         typical, fell_back = _typical(design, racks, a, cab)
-        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + optics_outside_systems(a, cab)
+        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + optics_outside_systems(a, cab.tiers)
                                          + typical).to("kW")
         for fa in a.fabrics:
             fa.metrics["network_power"] = cab.network_power.get(fa.fabric.spec.id, Q_(0, "kW"))
@@ -132,29 +129,9 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     placed = {line.part for line in cab.bom if line.note == "not placed in a rack"}
     unplaced = sum((p for line in cab.bom if line.part in placed and (p := line.total_power) is not None),
                    Q_(0, "kW"))  # None: counted in its parent
-    it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab) + unplaced).to("kW")
+    it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
             "links": count(sum(t.links for t in cab.tiers)), **_facility_metrics(a, it_power)}
-
-
-def optics_outside_systems(a: ClusterAnalysis, cab: Cabling) -> Q:
-    """The cluster's optics less the node-end modules its systems' `power.max` already holds, so each counts once.
-
-    Node-end modules (`TierCabling.node_optics_power`) are inside a system's figure where it says so
-    (`System.power_includes_optics`); a fabric whose nodes differ splits them by the nodes' share of its ports.
-    """
-    fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
-    inside = sum((t.node_optics_power * _included_share(a, fabrics[t.fabric]) for t in cab.tiers), Q_(0, "W"))
-    return (cab.optics_power - inside).to("kW")
-
-
-def _included_share(a: ClusterAnalysis, fa: FabricAnalysis) -> float:
-    """Share of a fabric's node ports on systems whose `power.max` includes their modules (by nodes, if no ports)."""
-    ports = [(fa.ports_per_node.get(nt.part.id, 0) * nt.count, nt.part.power_includes_optics) for nt in a.nodes]
-    if not sum(n for n, _ in ports):
-        ports = [(nt.count, nt.part.power_includes_optics) for nt in a.nodes if nt.part.accelerators]
-    total = sum(n for n, _ in ports)
-    return sum(n for n, inside in ports if inside) / total if total else 1.0
 
 
 def _facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
@@ -299,17 +276,6 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
     weight = np.tile(weights, fa.planes)
     group = np.tile(pairs_up, fa.planes)
     return a[:, 0], a[:, 1], b[:, 0], b[:, 1], group, weight
-
-
-def spare_leaf_ports(node_leaves: np.ndarray, n_leaves: int, down: int, extra: int) -> np.ndarray:
-    """The leaf (index over all planes) of each of `extra` access ports ending at no node.
-
-    They take the free down ports the node ports leave, leaf by leaf; past those, round the leaves (more than the
-    leaves hold is NET009).
-    """
-    used = np.bincount(node_leaves, minlength=n_leaves)[:n_leaves] if len(node_leaves) else np.zeros(n_leaves, int)
-    free = np.repeat(np.arange(n_leaves), np.maximum(down - used, 0))[:extra]
-    return np.concatenate([free, np.arange(extra - len(free)) % max(n_leaves, 1)]).astype(np.int64)
 
 
 def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options: tuple[LinkOption, ...],

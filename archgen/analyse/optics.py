@@ -4,7 +4,7 @@ Those are the modules in the ports of the switches a rack holds (a switch's data
 cables), and the node-end modules of the systems whose `power.max` leaves their modules out
 (`System.power_includes_optics: false`). They draw power inside that rack, so the rack's budgets carry them
 (`analyse.rack.analyse` takes this module's `optics_by_rack`); the cluster's own totals count every module once,
-from the cabling (`analyse.cabling.optics_outside_systems`), so the racks' IT power summed over the instances plus
+from the cabling (`analyse.bom.optics_outside_systems`), so the racks' IT power summed over the instances plus
 the parts in no rack is the cluster's IT power.
 """
 
@@ -81,6 +81,7 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
         return
     speed = link_speed(fa, tier)
     every = np.ones(len(tr.a_rack), dtype=bool)
+    kinds: tuple[tuple[np.ndarray, int | None, np.ndarray], ...]
     if tier == "access":   # node runs (A end in a NIC cage), the other access ports (A end in a single-port cage)
         kinds = ((tr.group >= 0, node_cage, node_left_out), (tr.group < 0, 1, tr.group < 0))
     else:
