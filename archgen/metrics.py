@@ -54,7 +54,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("rack", "floor_load", "kg/m**2", "kg/m**2", 0, "Floor load", "Weight over the rack's footprint.", _R),
     Metric("rack", "accelerators", "", "", 0, "Accelerators", "Accelerators in the rack's systems.", _R),
     Metric("rack", "optics_power", "W", "kW", 3, "Optics power", "Transceivers and active cable ends in the ports of "
-           "the switches the rack holds (in its IT power).", _R),
+           "the switches the rack holds, and in the NICs of systems whose maximum leaves them out (in its IT "
+           "power).", _R),
     # clusters
     Metric("cluster", "accelerators", "", "", 0, "Accelerators", "Accelerators in the cluster.", _N),
     Metric("cluster", "nodes", "", "", 0, "Nodes", "Systems with accelerators.", _N),
@@ -62,7 +63,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "racks.<rack>", "", "", 0, "Racks of a type", "Racks of type <rack>.", _N),
     Metric("cluster", "it_power_racks", "W", "kW", 1, "IT power of the racks", "Sum of the racks' IT power.", _N),
     Metric("cluster", "it_power", "W", "kW", 1, "IT power", "IT power of the racks, plus optics and switches "
-           "outside any rack.", _C),
+           "outside any rack; node-end optics inside a system's maximum count there only.", _C),
     Metric("cluster", "it_power_typical_racks", "W", "kW", 1, "Typical IT power of the racks", "Sum of the racks' "
            "typical IT power.", _N),
     Metric("cluster", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical IT power of the racks, plus "
@@ -77,7 +78,8 @@ REGISTRY: tuple[Metric, ...] = (
            maximise=True),
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches at maximum power plus optics, every "
            "fabric.", _C),
-    Metric("cluster", "optics_power", "W", "kW", 1, "Optics power", "Transceivers of every fabric.", _C),
+    Metric("cluster", "optics_power", "W", "kW", 1, "Optics power", "Transceivers of every fabric, both ends (those "
+           "in the NICs of systems whose maximum includes them are in that figure).", _C),
     Metric("cluster", "links", "", "", 0, "Links", "Cables of every fabric tier.", _C),
     Metric("cluster", "scale_up.domains", "", "", 0, "Scale-up domains", "Scale-up (NVLink) domains.", _N),
     Metric("cluster", "scale_up.links_per_accelerator", "", "", 0, "Scale-up links per accelerator",

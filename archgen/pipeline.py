@@ -104,13 +104,13 @@ def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list
 def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> Analysed:
     """Load → validate → build → analyse racks and clusters: the stages before workloads and checks (`load`)."""
     from archgen.analyse.cabling import analyse_clusters
-    from archgen.analyse.optics import switch_optics
+    from archgen.analyse.optics import optics_by_rack
     from archgen.analyse.rack import analyse
     specs, design = built(paths, catalog)          # located YAML → typed models → references bound, counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
-    optics = {path: watts for path, watts in switch_optics(clusters).items() if watts.m}
-    racks |= analyse(design, optics, only=optics)  # again where switches hold transceivers, with their power
+    optics = {path: watts for path, watts in optics_by_rack(clusters).items() if watts.m}
+    racks |= analyse(design, optics, only=optics)  # again where racks hold optics beyond their parts
     return Analysed(specs, design, racks, clusters)
 
 

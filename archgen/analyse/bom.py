@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Link, Switch, System
 from archgen.model.base import spare_units
@@ -300,3 +300,23 @@ def unit_power(part: object) -> Q | None:
     if isinstance(part, CoolingUnit):
         return part.power
     return None
+
+
+def optics_outside_systems(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> Q:
+    """The cluster's optics less the node-end modules its systems' `power.max` already holds, so each counts once.
+
+    Node-end modules (`TierCabling.node_optics_power`) are inside a system's figure where it says so
+    (`System.power_includes_optics`); a fabric whose nodes differ splits them by the nodes' share of its ports.
+    """
+    fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
+    inside = sum((t.node_optics_power * _included_share(a, fabrics[t.fabric]) for t in tiers), Q_(0, "W"))
+    return (sum((t.optics_power for t in tiers), Q_(0, "W")) - inside).to("kW")
+
+
+def _included_share(a: ClusterAnalysis, fa: FabricAnalysis) -> float:
+    """Share of a fabric's node ports on systems whose `power.max` includes their modules (by nodes, if no ports)."""
+    ports = [(fa.ports_per_node.get(nt.part.id, 0) * nt.count, nt.part.power_includes_optics) for nt in a.nodes]
+    if not sum(n for n, _ in ports):
+        ports = [(nt.count, nt.part.power_includes_optics) for nt in a.nodes if nt.part.accelerators]
+    total = sum(n for n, _ in ports)
+    return sum(n for n, inside in ports if inside) / total if total else 1.0

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.analyse.bom import BomLine, cluster_bom
+from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import access_ports, place_switches
+from archgen.analyse.placement import access_ports, place_switches, spare_leaf_ports
 from archgen.analyse.rack import typical_draw
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -35,6 +35,10 @@ from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
 
+#: The ends of a tier's links that sit in a node's NIC ports, the others in switch ports: an access link runs from a
+#: node (or, past the nodes' ports, a reserved port at a leaf) to a leaf, a torus's neighbour link from chip to chip,
+#: its OCS link from a chip to the circuit switch.
+NODE_ENDS = {"access": ("a",), "neighbour": ("a", "b"), "ocs": ("a",)}
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 U_M = 0.04445
 
@@ -58,7 +62,7 @@ class TierRuns:
 
 @dataclass(frozen=True)
 class TierCabling:
-    """Totals of one tier: links by option and bin, modules, optics power, longest run and reach problems."""
+    """Totals of one tier: links, modules, optics power (`node_optics_power` at node ends), longest run, reach."""
 
     fabric: str
     tier: str
@@ -74,6 +78,7 @@ class TierCabling:
     unplaced_links: int = 0
     assumed_length: Q | None = None
     transceivers: int = 0
+    node_optics_power: Q = Q_(0, "W")
 
     @property
     def physical(self) -> int:
@@ -102,7 +107,8 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
         cab = analyse_cabling(a)
         a.metrics.update(_cluster_metrics(a, cab))
         typical, fell_back = _typical(design, racks, a, cab)
-        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + cab.optics_power + typical).to("kW")
+        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + optics_outside_systems(a, cab.tiers)
+                                         + typical).to("kW")
         for fa in a.fabrics:
             fa.metrics["network_power"] = cab.network_power.get(fa.fabric.spec.id, Q_(0, "kW"))
             fa.metrics["optics_power"] = sum((t.optics_power for t in cab.tiers if t.fabric == fa.fabric.spec.id),
@@ -123,7 +129,7 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     placed = {line.part for line in cab.bom if line.note == "not placed in a rack"}
     unplaced = sum((p for line in cab.bom if line.part in placed and (p := line.total_power) is not None),
                    Q_(0, "kW"))  # None: counted in its parent
-    it_power = (a.metrics["it_power_racks"] + cab.optics_power + unplaced).to("kW")
+    it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
             "links": count(sum(t.links for t in cab.tiers)), **_facility_metrics(a, it_power)}
 
@@ -272,17 +278,6 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
     return a[:, 0], a[:, 1], b[:, 0], b[:, 1], group, weight
 
 
-def spare_leaf_ports(node_leaves: np.ndarray, n_leaves: int, down: int, extra: int) -> np.ndarray:
-    """The leaf (index over all planes) of each of `extra` access ports ending at no node.
-
-    They take the free down ports the node ports leave, leaf by leaf; past those, round the leaves (more than the
-    leaves hold is NET009).
-    """
-    used = np.bincount(node_leaves, minlength=n_leaves)[:n_leaves] if len(node_leaves) else np.zeros(n_leaves, int)
-    free = np.repeat(np.arange(n_leaves), np.maximum(down - used, 0))[:extra]
-    return np.concatenate([free, np.arange(extra - len(free)) % max(n_leaves, 1)]).astype(np.int64)
-
-
 def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options: tuple[LinkOption, ...],
             x: np.ndarray, y: np.ndarray, bins: np.ndarray) -> TierRuns:
     a_rack, a_u, b_rack, b_u, group, weight = ends
@@ -377,9 +372,10 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
         by[(options[0].label, 0.0)] = links
     modules: dict[str, int] = {}
     cables: dict[str, int] = {}
-    power, transceivers = Q_(0, "W"), 0
+    power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
     for i, opt in enumerate(options):
-        for n, a_cage in ((int(per_option[i] - single[i]), a_cage_ports), (int(single[i]), 1)):
+        for n, a_cage, at_node in ((int(per_option[i] - single[i]), a_cage_ports, NODE_ENDS.get(tier, ())),
+                                   (int(single[i]), 1, ())):
             if not n:
                 continue
             split = max(opt.a.links_per_cable, opt.b.links_per_cable)
@@ -388,12 +384,15 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 cables[opt.label] = cables.get(opt.label, 0) + c
                 modules[opt.a.id] = modules.get(opt.a.id, 0) + c
                 power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
+                node_power = node_power + sum((e.power_per_end * c for e, side in ((opt.a, "a"), (opt.b, "b"))
+                                               if side in at_node), Q_(0, "W"))
                 continue
-            for end, cage in ((opt.a, a_cage), (opt.b, None)):  # transceivers at both ends, a fibre between
+            for end, cage, side in ((opt.a, a_cage, "a"), (opt.b, None, "b")):  # modules at both ends, a fibre between
                 k = math.ceil(n / _ports_per_module(end, speed, cage))
                 modules[end.id] = modules.get(end.id, 0) + k
                 power = power + end.power_per_end * k
+                node_power = node_power + (end.power_per_end * k if side in at_node else Q_(0, "W"))
                 transceivers += k
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
-                       tuple(over), tr is not None, n_unplaced, assumed, transceivers)
+                       tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"))

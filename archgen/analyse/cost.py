@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, overload
 
+from archgen.analyse.bom import optics_outside_systems
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
     checkpoint_bytes,
@@ -222,7 +223,9 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: Literal[True]) -> tuple[Q, lis
 
 
 def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, list[str]]:
-    """Average IT load: typical draw of systems and switches where published, else their maximum, plus optics.
+    """Average IT load: typical (else maximum) draw of systems and switches, plus optics outside their figures.
+
+    The optics are those `analyse.bom.optics_outside_systems` counts, each module once.
 
     With `idle`, the load with no job running: each part's `power.idle` where it states one, else its average
     draw; and the ids of the parts whose idle draw is so assumed.
@@ -237,7 +240,7 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
                     assumed.append(part.id)
                 draw = draw if part.power.idle is None else part.power.idle
             total = total + draw * line.quantity
-    total = (total + a.metrics.get("optics_power", Q_(0, "kW"))).to("kW")
+    total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
     return (total, sorted(set(assumed))) if idle else total
 
 

@@ -1,22 +1,27 @@
-"""Switch-end optics per rack: the transceivers and active cable ends in the ports of the switches a rack holds.
+"""Optics per rack: the transceivers and active cable ends drawing power in a rack beyond its parts' own figures.
 
-They draw power inside that rack, so the rack's budgets carry them (`analyse.rack.analyse` takes this module's
-`switch_optics`); the cluster's own totals count every module once, from the cabling (`analyse.cabling`).
+Those are the modules in the ports of the switches a rack holds (a switch's datasheet states its power with passive
+cables), and the node-end modules of the systems whose `power.max` leaves their modules out
+(`System.power_includes_optics: false`). They draw power inside that rack, so the rack's budgets carry them
+(`analyse.rack.analyse` takes this module's `optics_by_rack`); the cluster's own totals count every module once,
+from the cabling (`analyse.bom.optics_outside_systems`), so the racks' IT power summed over the instances plus
+the parts in no rack is the cluster's IT power.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from archgen.analyse.cabling import TierRuns, _ports_per_module, link_speed
+from archgen.analyse.cabling import TierRuns, _ports_per_module, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import LinkOption
+from archgen.model import System
 from archgen.model.network import COPPER_MEDIA
 from archgen.units import Q_, Q
 
 
-def switch_optics(clusters: dict[str, ClusterAnalysis]) -> dict[str, Q]:
-    """Switch-end transceiver power per rack path: its most loaded instance in any cluster (for its budgets)."""
+def optics_by_rack(clusters: dict[str, ClusterAnalysis]) -> dict[str, Q]:
+    """Optics power per rack path: its most loaded instance in any cluster (for its budgets)."""
     out: dict[str, Q] = {}
     for a in clusters.values():
         for rid, q in rack_optics(a).items():
@@ -26,40 +31,69 @@ def switch_optics(clusters: dict[str, ClusterAnalysis]) -> dict[str, Q]:
 
 
 def rack_optics(a: ClusterAnalysis) -> dict[str, Q]:
-    """Switch-end transceiver power of the most loaded rack instance of each rack type of one cluster."""
-    cab = a.cabling
-    if cab is None or not cab.runs:
+    """Optics power of the most loaded rack instance of each rack type of one cluster."""
+    if a.cabling is None or not a.cabling.runs:
         return {}
-    watts = np.zeros(len(a.cluster.instances), dtype=float)
-    options = {(t.fabric, t.tier): t.options for t in cab.tiers}
-    fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
-    for tr in cab.runs:
-        _switch_end_power(fabrics[tr.fabric], tr.tier, tr, options[(tr.fabric, tr.tier)], watts)
     worst: dict[str, float] = {}
-    for inst, w in zip(a.cluster.instances, watts.tolist(), strict=True):
+    for inst, w in zip(a.cluster.instances, instance_optics(a).tolist(), strict=True):
         worst[inst.rack.spec.id] = max(worst.get(inst.rack.spec.id, 0.0), w)
     return {rid: Q_(w, "W").to("kW") for rid, w in sorted(worst.items())}
 
 
-def _switch_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[LinkOption, ...],
-                      out: np.ndarray) -> None:
-    """Add the transceivers and active-cable ends plugged into switch ports by one tier's runs to `out` (W/rack).
+def instance_optics(a: ClusterAnalysis) -> np.ndarray:
+    """Optics power (W) each rack instance of a cluster holds beyond its parts' figures, in instance order."""
+    watts = np.zeros(len(a.cluster.instances), dtype=float)
+    cab = a.cabling
+    if cab is None or not cab.runs:
+        return watts
+    options = {(t.fabric, t.tier): t.options for t in cab.tiers}
+    fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
+    for tr in cab.runs:
+        fa = fabrics[tr.fabric]
+        _rack_end_power(fa, tr.tier, tr, options[(tr.fabric, tr.tier)], _modules_left_out(a, tr),
+                        node_cage_ports(a, fa), watts)
+    return watts
 
-    A switch end is the B end of every tier, and the A end of the switch tiers (an access run's A end is a node,
-    whose NIC cage power is left to the system's figure, except the switch ports the access tier places at the
-    leaves). Modules per rack are ⌈links / ports per module⌉, as in the cluster totals; unplaced ends hold none.
+
+def _modules_left_out(a: ClusterAnalysis, tr: TierRuns) -> np.ndarray:
+    """Access runs whose node end is a system whose `power.max` leaves out its modules (by rack instance and U)."""
+    out = np.zeros(len(tr.a_rack), dtype=bool)
+    if tr.tier != "access":
+        return out
+    types = np.array([inst.rack.spec.id for inst in a.cluster.instances], dtype=object)
+    for rid, rack in sorted(a.cluster.rack_types.items()):
+        us = [p.u for p in rack.items if isinstance(p.part, System) and not p.part.power_includes_optics]
+        if us:
+            out |= np.isin(tr.a_rack, np.flatnonzero(types == rid)) & np.isin(tr.a_u, us)
+    return out & (tr.group >= 0)
+
+
+def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[LinkOption, ...],
+                    node_left_out: np.ndarray, node_cage: int, out: np.ndarray) -> None:
+    """Add the modules and active-cable ends of one tier's runs that no part's figure holds to `out` (W/rack).
+
+    Those are the switch ends, the B end of every tier and the A end of the switch tiers, and the node ends (an
+    access run's A end) of systems whose `power.max` leaves their modules out (`node_left_out`); an access run's A
+    end that is no node is a switch port at a leaf, in a single-port cage. Modules per rack are ⌈links / ports per
+    module⌉ with the cages of the cluster totals (`analyse.cabling`); unplaced ends hold none.
     """
     if not options or not len(tr.length):
         return
     speed = link_speed(fa, tier)
-    a_switch = tr.group < 0 if tier == "access" else np.ones(len(tr.a_rack), dtype=bool)
-    for rack, side, mask in ((tr.b_rack, "b", np.ones(len(tr.b_rack), dtype=bool)), (tr.a_rack, "a", a_switch)):
-        for i, opt in enumerate(options):
-            end = getattr(opt, side)
-            sel = mask & (tr.option == i) & (rack >= 0)
-            if not sel.any() or end.power_per_end.magnitude == 0:
-                continue
-            links = np.bincount(rack[sel], weights=tr.weight[sel], minlength=len(out))
-            per = min(_ports_per_module(opt.a, speed), _ports_per_module(opt.b, speed)) \
-                if opt.a.media in COPPER_MEDIA else _ports_per_module(end, speed)
-            out += np.ceil(links / per) * end.power_per_end.m_as("W")
+    every = np.ones(len(tr.a_rack), dtype=bool)
+    kinds: tuple[tuple[np.ndarray, int | None, np.ndarray], ...]
+    if tier == "access":   # node runs (A end in a NIC cage), the other access ports (A end in a single-port cage)
+        kinds = ((tr.group >= 0, node_cage, node_left_out), (tr.group < 0, 1, tr.group < 0))
+    else:
+        kinds = ((every, None, every),)
+    for runs, a_cage, a_counted in kinds:
+        for rack, side, mask in ((tr.b_rack, "b", runs), (tr.a_rack, "a", runs & a_counted)):
+            for i, opt in enumerate(options):
+                end = getattr(opt, side)
+                sel = mask & (tr.option == i) & (rack >= 0)
+                if not sel.any() or end.power_per_end.magnitude == 0:
+                    continue
+                links = np.bincount(rack[sel], weights=tr.weight[sel], minlength=len(out))
+                per = links_per_cable(opt, speed, a_cage) if opt.a.media in COPPER_MEDIA else \
+                    _ports_per_module(end, speed, a_cage if side == "a" else None)
+                out += np.ceil(links / per) * end.power_per_end.m_as("W")

@@ -219,3 +219,14 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
         rest[~grouped] = base + _rank_within(plane[~grouped]) // down
     leaves = np.where(grouped, lf_group, rest)
     return node_rack[rep], node_u[rep], plane, leaves
+
+
+def spare_leaf_ports(node_leaves: np.ndarray, n_leaves: int, down: int, extra: int) -> np.ndarray:
+    """The leaf (index over all planes) of each of `extra` access ports ending at no node.
+
+    They take the free down ports the node ports leave, leaf by leaf; past those, round the leaves (more than the
+    leaves hold is NET009).
+    """
+    used = np.bincount(node_leaves, minlength=n_leaves)[:n_leaves] if len(node_leaves) else np.zeros(n_leaves, int)
+    free = np.repeat(np.arange(n_leaves), np.maximum(down - used, 0))[:extra]
+    return np.concatenate([free, np.arange(extra - len(free)) % max(n_leaves, 1)]).astype(np.int64)

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports, spare_leaf_ports
+from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.placement import access_ports
+from archgen.analyse.placement import access_ports, spare_leaf_ports
 from archgen.model import System
 from archgen.topology import tier_pairs
 

@@ -85,8 +85,9 @@ class Power:
     """Power chain of a rack, from IT load to feeds.
 
     `it_power` is the equipment's maximum draw (`equipment`: systems and switches) plus `optics`, the transceivers
-    and active-cable ends in the ports of the rack's switches (the most loaded instance of this rack type in any
-    cluster; they draw power inside this rack, so its feeds, shelves or PDUs and its air path carry them).
+    and active-cable ends no part's figure holds: those in the ports of the rack's switches, and those in the NICs
+    of systems whose `power.max` leaves them out (the most loaded instance of this rack type in any cluster; they
+    draw power inside this rack, so its feeds, shelves or PDUs and its air path carry them).
     `stages` are the conversion stages from the equipment outward (shelves, PDUs), each with the load it carries;
     `feed_groups` the feeds of each path: one group of every feed, or, with PDUs beside shelves, the shelves' feeds
     and the PDUs' (one per PDU). `feeds` is every feed, carrying the whole input power. `equipment_typical` is the
@@ -154,7 +155,7 @@ class RackAnalysis:
 
 
 def analyse_rack(rack: RackDesign, optics: Q | None = None) -> RackAnalysis:
-    """Space, power and cooling of one rack; `optics` is the switch-end transceiver power it holds (default none)."""
+    """Space, power and cooling of one rack; `optics` is the optics power it holds beyond its parts' (default none)."""
     space = _space(rack)
     power = _power(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
     cooling = _cooling(rack, power)
@@ -328,9 +329,9 @@ def analyse(design: Design, optics: dict[str, Q] | None = None, *,
             only: Collection[str] | None = None) -> dict[str, RackAnalysis]:
     """Analyse every rack of the design (with its bill of materials), keyed by its object path.
 
-    `optics` maps a rack's path to the switch-end transceiver power of its most loaded instance in the clusters
-    (`analyse.cabling.switch_optics`); racks missing from it hold none. `only`: just the racks of these paths (the
-    pipeline's second pass, after the clusters; `archgen estimate`'s one cluster).
+    `optics` maps a rack's path to the optics power beyond its parts' figures of its most loaded instance in the
+    clusters (`analyse.optics.optics_by_rack`); racks missing from it hold none. `only`: just the racks of these
+    paths (the pipeline's second pass, after the clusters; `archgen estimate`'s one cluster).
     """
     optics = optics or {}
     return {r.path: replace(analyse_rack(r, optics.get(r.path)), bom=tuple(rack_bom(r, design.specs)))

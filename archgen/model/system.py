@@ -72,6 +72,12 @@ class System(Part):
     nics: list[NicSlot] = Field(default_factory=list, description="NICs fitted, by role.")
     mechanical: Mechanical = Field(description="Height, weight and depth.")
     power: Electrical = Field(description="Maximum draw and optional rated heat output.")
+    power_includes_optics: bool = Field(True, description=(
+        "Whether `power.max` (and `typical`) include the transceivers and active cable ends plugged into the "
+        "system's own NIC ports: true (default) for a whole-system maximum input, which the system's PSUs supply "
+        "since modules draw their power from the adapter's port; false where the source states the figure without "
+        "modules, and then the cabling's node-end modules are added to its rack's budgets and the cluster's IT "
+        "power (docs/clusters.md, Power)."))
     cooling: Cooling = Field(default_factory=Cooling, description="Air or liquid, and the liquid share of heat.")
     airflow: FlowRate | None = Field(None, description="Maximum air flow at full load, e.g. '1105 ft**3/min'.")
     host_memory: HostMemory | None = Field(None, description=(

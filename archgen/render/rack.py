@@ -249,7 +249,8 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
     p, feeds = a.power, a.rack.spec.power.feeds
     section = Section("power", "Power").add(
         Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
-             f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends in its switches' ports "
+             f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends no part's figure holds, in "
+             f"its switches' ports and in the NICs of systems whose maximum leaves them out "
              f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
              f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. {_chain_text(p)} the feeds supply "
              f"{fmt.q(p.input_power, 'kW', 1)} including conversion losses."),

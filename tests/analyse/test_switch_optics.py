@@ -1,7 +1,9 @@
-"""Switch-end transceivers count in the budgets of the rack that holds the switch, and once in the cluster total.
+"""Transceivers count once: in the budgets of the rack that draws their power, and once in the cluster total.
 
-Regression (issue 11 item 4): they were left out of the network rack's feed, PDU and heat checks and added on top
-at the cluster level only.
+Regression (issue 11 item 4): switch-end modules were left out of the network rack's feed, PDU and heat checks and
+added on top at the cluster level only. Node-end modules (in the systems' NICs) are inside the systems' `power.max`
+unless the system says otherwise (`power_includes_optics: false`); the cluster added them again (7.76 kW of
+1,122.7 kW on the shipped GB200 SU).
 """
 
 from __future__ import annotations
@@ -24,22 +26,68 @@ def test_switch_end_modules_are_in_the_network_rack(spec_tree):
     assert net.power.optics.m_as("W") == pytest.approx(16 * 17)
     assert net.power.it_power == net.power.equipment + net.power.optics
     assert net.cooling.heat_air.m_as("W") == pytest.approx(net.power.input_power.m_as("W"))  # air-cooled rack
-    assert c4.power.optics.m_as("W") == 0  # the node ends are the systems' own
+    assert c4.power.optics.m_as("W") == 0  # the node ends are inside the DGX H100's own figure
     cluster = result.clusters["cluster/c"]
-    # Each transceiver once: racks' equipment + every module (both ends, 544 W) + switches outside racks (none).
+    # Each transceiver once: racks' equipment + the switch-end modules (272 W) + switches outside racks (none);
+    # the cluster's optics power still reports every module, both ends (544 W).
     equipment = c4.power.equipment + net.power.equipment
     assert cluster.metrics["optics_power"].m_as("W") == pytest.approx(32 * 17)
+    assert cluster.metrics["it_power"].m_as("W") == pytest.approx(equipment.m_as("W") + 16 * 17)
+    assert cluster.metrics["it_power"].m_as("W") == pytest.approx((c4.power.it_power + net.power.it_power).m_as("W"))
+
+
+def test_a_system_whose_figure_leaves_its_modules_out_carries_them_in_its_rack(spec_tree):
+    # The same cluster with a DGX H100 whose power.max is stated without modules: its 16 node-end SR8 modules
+    # (8 NIC ports per node in twin-port cages: 4 x 8 / 2) draw 16 x 17 W = 272 W in the compute rack, and the
+    # cluster counts both ends, 544 W, once.
+    text = (SPECS / "catalog" / "systems" / "dgx-h100.yaml").read_text(encoding="utf-8")
+    bare = text.replace("id: dgx-h100\n", "id: dgx-h100-bare\n", 1) + "power_includes_optics: false\n"
+    tree = files(racks=1, sus=1, tiers=1)
+    tree["racks/r.yaml"] = tree["racks/r.yaml"].replace("part: dgx-h100,", "part: dgx-h100-bare,")
+    result = run([spec_tree({**tree, "systems/dgx-h100-bare.yaml": bare})])
+    net, c4 = result.racks["rack/net"], result.racks["rack/c4"]
+    assert c4.power.optics.m_as("W") == pytest.approx(16 * 17)
+    assert c4.power.it_power == c4.power.equipment + c4.power.optics
+    assert net.power.optics.m_as("W") == pytest.approx(16 * 17)
+    cluster = result.clusters["cluster/c"]
+    equipment = c4.power.equipment + net.power.equipment
     assert cluster.metrics["it_power"].m_as("W") == pytest.approx(equipment.m_as("W") + 32 * 17)
+    assert cluster.metrics["it_power"].m_as("W") == pytest.approx((c4.power.it_power + net.power.it_power).m_as("W"))
+
+
+def test_gb200_su_racks_add_up_to_the_cluster(shipped):
+    # Rack IT power x racks + the network parts in no rack (none here: every switch and run end is placed) is the
+    # cluster's IT power, each transceiver once. The compute racks differ only in the OOB leaf uplinks some hold
+    # (their budgets take the most loaded), so the sum runs over the instances. Before: the cluster added the
+    # trays' 864 NIC-end modules again, 7.776 kW (576 x 9 W SR4 compute, 288 x 9 W SR4 storage).
+    from archgen.analyse.optics import instance_optics
+    cluster = shipped.clusters["cluster/gb200-nvl72-su"]
+    assert not any(line.note == "not placed in a rack" for line in cluster.cabling.bom)
+    assert not any(t.unplaced_links for t in cluster.cabling.tiers)
+    watts = instance_optics(cluster)
+    racks = [shipped.racks[f"rack/{inst.rack.spec.id}"].power for inst in cluster.cluster.instances]
+    for p, w in zip(racks, watts, strict=True):
+        assert p.optics.m_as("W") >= w        # a rack type's budget holds its most loaded instance
+    total = sum(p.equipment.m_as("kW") for p in racks) + watts.sum() / 1000
+    assert cluster.metrics["it_power"].m_as("kW") == pytest.approx(total)
+    assert cluster.metrics["optics_power"].m_as("kW") - watts.sum() / 1000 == pytest.approx(576 * 9 / 1000
+                                                                                           + 288 * 9 / 1000)
 
 
 def test_shipped_clusters_count_each_transceiver_once(shipped):
+    from archgen.analyse.optics import instance_optics
     result = shipped
     for cluster in result.clusters.values():
         racks = sum(result.racks[f"rack/{rid}"].power.equipment * n for rid, n in cluster.cluster.rack_counts.items())
         unplaced = sum((line.total_power for line in cluster.cabling.bom if line.note == "not placed in a rack"),
                        0 * racks)
-        expected = racks + cluster.metrics["optics_power"] + unplaced
+        nodes = sum((t.node_optics_power for t in cluster.cabling.tiers), 0 * racks)  # inside every shipped system
+        expected = racks + cluster.metrics["optics_power"] - nodes + unplaced
         assert cluster.metrics["it_power"].m_as("kW") == pytest.approx(expected.m_as("kW"))
+        placed = all(t.unplaced_links == 0 for t in cluster.cabling.tiers) and cluster.cabling.runs
+        if placed and cluster.cluster.instances:   # every module in a rack: the instances' optics are the rest
+            rest = (cluster.metrics["optics_power"] - nodes).m_as("W")
+            assert instance_optics(cluster).sum() == pytest.approx(rest)
     # The leaf racks of the DGX B200 SuperPOD now carry their leaves' transceivers (5.07 kW, before: none).
     leaf = result.racks["rack/dgx-b200-leaf"]
     assert leaf.power.optics.m_as("kW") > 4
