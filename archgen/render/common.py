@@ -125,6 +125,10 @@ def conventions() -> Section:
     )
 
 
+#: The compliance matrix's status column (`requirements_table`).
+STATUS_COLUMN = 7
+
+
 def requirements_table(scope: Scope) -> Table:
     """The requirements compliance matrix: each requirement of the document's scope as the pipeline judged it.
 
@@ -146,7 +150,7 @@ def requirements_table(scope: Scope) -> Table:
             Column("Target"), Column("Computed (band)"), Column("Status"), Column("Check"), Column("Reason"),
             Column("Location"), Column("Refs"))
     return Table("requirements", "Requirements compliance matrix", cols, tuple(rows), tuple(anchors),
-                 status_column=7)
+                 status_column=STATUS_COLUMN)
 
 
 def judged_value(o: Outcome) -> str:
@@ -180,7 +184,7 @@ def requirements_section(scope: Scope) -> Section:
     if not table.rows:
         return section.add(Para("No requirements are stated for this target. Add them under `requirements:` in "
                                 "its spec or in a Requirements document."))
-    shown = [str(r[table.status_column]) for r in table.rows]
+    shown = [str(r[STATUS_COLUMN]) for r in table.rows]
     counts = {s.value: sum(1 for t in shown if t.removesuffix(" (waived)") == s.value) for s in Status}
     waived = sum(1 for t in shown if t.endswith(" (waived)"))
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (f"; {waived} waived" if waived else "")
