@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis
     from archgen.analyse.rack import RackAnalysis
     from archgen.analyse.scaling import Scaling
+    from archgen.checks.requirements import Judgement
     from archgen.perf.workload.results import WorkloadResult
 
 
@@ -40,6 +41,7 @@ class Run:
     workloads: dict[str, WorkloadResult] = field(default_factory=dict)
     operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.cost)
     scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
+    requirements: tuple[Judgement, ...] = ()  # every requirement of the design, judged once
 
     @property
     def errors(self) -> list[checks.Finding]:
@@ -179,6 +181,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     from archgen import checks
     from archgen.analyse.cost import analyse_operations
     from archgen.analyse.scaling import scaling as grow
+    from archgen.checks.requirements import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>
@@ -188,8 +191,9 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld)  # once, as bound
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
-    context = checks.Context(design, racks, metrics, clusters, workloads, operations)
+    requirements = judge_all(design, metrics, operations.withheld, workloads)  # every requirement, judged once
+    context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements)
     findings = checks.run_checks(context, select, ignore)
     grown = {c.cluster.spec.id for c in clusters.values()} if scaling is True else set(scaling or ())
     series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
-    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series)
+    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements)

@@ -31,6 +31,7 @@ class Context:
     clusters: dict = field(default_factory=dict)
     workloads: dict = field(default_factory=dict)
     operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.cost)
+    requirements: tuple = ()  # every requirement judged once (`checks.requirements.judge_all`)
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,16 @@
 """REQ: requirements with targets on computed metrics.
 
 `outcome` judges one bound requirement against the metrics and the error bands of estimated ones
-(`model.requirements.judge`, with `unjudged` saying why nothing could be judged); REQ001, REQ002 and REQ004 report
-it, and documents, `archgen diff` and `archgen gap` read the same function, so every command judges a requirement
-alike.
+(`model.requirements.judge`, with `unjudged` saying why nothing could be judged); `archgen diff` and `archgen gap`
+read the same function, so every command judges a requirement alike. The pipeline judges every requirement of the
+design once (`judge_all`: the bound ones here, a workload's own as `perf.workload.results.judge_workloads` did);
+REQ001, REQ002 and REQ004 report those `Judgement`s and documents list them (the compliance matrix).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from archgen.binding import BoundRequirement
@@ -23,15 +25,61 @@ from archgen.units import Q
 Withheld = Mapping[str, Mapping[str, str]]
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """A requirement as bound to its subject and where it is written, with the pipeline's one judgement of it.
+
+    `workload` is true for a workload's own requirement (judged on its estimate, reported by PERF001 when not met).
+    """
+
+    bound: BoundRequirement
+    outcome: Outcome
+    workload: bool = False
+
+    @property
+    def check(self) -> str:
+        """The check that reports this status.
+
+        REQ002 not provided, REQ004 at risk, else the one that judges it met or not: REQ001, PERF001 for a
+        workload's own requirement.
+        """
+        status = self.outcome.status
+        if status is Status.NOT_PROVIDED:
+            return "REQ002"
+        if status is Status.AT_RISK:
+            return "REQ004"
+        return "PERF001" if self.workload else "REQ001"
+
+
+def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: Withheld,
+              workloads: Mapping[str, Any]) -> tuple[Judgement, ...]:
+    """Every requirement of the design judged once: the bound ones (`outcome`), then each estimated workload's own.
+
+    A workload's own are its estimate's outcomes (`perf.workload.results.judge_workloads`); those of a workload that
+    could not be estimated (PERF003) are not provided, with its reason. A workload that names no cluster, or one
+    that does not resolve, is not estimated by `check` (`archgen estimate` judges it; REF001 reports the other).
+    """
+    bands = workload_bands(workloads)
+    out = [Judgement(b, outcome(b, metrics, design, withheld, bands)) for b in design.requirements]
+    for b in design.workload_requirements:
+        r = workloads.get(b.subject)
+        if r is None:
+            continue
+        o = r.estimate.requirements[b.path[1]] if r.estimate is not None else \
+            judge(b.req, None, f"{r.workload.id} cannot be estimated: {r.error}")
+        out.append(Judgement(b, o, workload=True))
+    return tuple(out)
+
+
 @check("REQ001", "requirements.met")
 def requirement_met(ctx: Context) -> Iterator[Violation]:
     """A requirement's target is met by the computed metric.
 
     Fix: change the design until the metric meets the target, or revise the requirement with its owner.
     """
-    for b in ctx.design.requirements:
-        o = outcome(b, ctx.metrics, ctx.design, ctx.operations.withheld)
-        if o.status is Status.NOT_MET and o.value is not None:
+    for j in ctx.requirements:
+        b, o = j.bound, j.outcome
+        if not j.workload and o.status is Status.NOT_MET and o.value is not None:
             value = o.value
             shown = value.to(b.req.target.limit.units) if not b.req.target.limit.dimensionless else value
             yield Violation(b.subject, b.owner, b.path + ("target",),
@@ -47,7 +95,9 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     reported here.
 
     A metric the subject has, but whose inputs are incomplete (a cost figure of a cluster with unpriced parts), is
-    not provided either: never judged on a figure that counts a missing input as zero.
+    not provided either: never judged on a figure that counts a missing input as zero. So is a workload's own
+    requirement on a metric its estimate does not give (its cost on such a cluster, its speed when it does not fit
+    in memory or cannot be estimated).
 
     Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units;
     for a withheld metric, supply what the message names (prices: a `Prices` document or `price:` on the parts).
@@ -59,7 +109,14 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
         key, reason = problem
         if key == "metric" and b.req.metric not in ctx.operations.withheld.get(b.subject, {}):
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
-        yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}")
+        yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}",
+                        requirement=b.req.id)
+    for j in ctx.requirements:   # a workload's own, judged on its estimate
+        b, o = j.bound, j.outcome
+        if j.workload and o.status is Status.NOT_PROVIDED:
+            yield Violation(b.subject, b.owner, b.path + ("metric",),
+                            f"{b.req.id}: {b.subject}'s {b.req.metric} is not provided: {o.note}",
+                            requirement=b.req.id)
 
 
 def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,
@@ -102,15 +159,10 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     target with its owner knowing the model's error.
     """
     bands = workload_bands(ctx.workloads)
-    for b in ctx.design.requirements:
-        o = outcome(b, ctx.metrics, ctx.design, ctx.operations.withheld, bands)
+    for j in ctx.requirements:
+        b, o = j.bound, j.outcome
         if o.status is Status.AT_RISK:
             yield _at_risk(o, b.subject, b.owner, b.path + ("target",), bands.get(b.subject, {}).get(b.req.metric))
-    for path, r in ctx.workloads.items():
-        for i, o in enumerate(r.estimate.requirements if r.estimate is not None else ()):
-            if o.status is Status.AT_RISK:
-                yield _at_risk(o, path, r.workload.id, ("requirements", i, "target"),
-                               r.estimate.bands.get(o.requirement.metric))
 
 
 def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | None) -> Violation:

@@ -11,12 +11,12 @@ from typing import Any
 
 from archgen import __version__
 from archgen.checks import REGISTRY, Finding
-from archgen.checks.requirements import outcome, workload_bands
+from archgen.checks.requirements import Judgement
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
 from archgen.model import Part
 from archgen.model.deliverable import DocumentInfo
-from archgen.model.requirements import Status
+from archgen.model.requirements import Outcome, Status
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
 
@@ -61,10 +61,17 @@ class Scope:
         """Findings about the subject and the parts it uses, in report order."""
         return [f for f in self.run.findings if f.object in self.subjects]
 
-    def requirements(self) -> list[Any]:
-        """Requirements on the subject or an object under it, such as a cluster's fabrics (inline or documents)."""
-        return [b for b in self.run.design.requirements
-                if b.subject == self.subject or b.subject.startswith(f"{self.subject}/")]
+    def requirements(self) -> list[Judgement]:
+        """The requirements of the document, as the pipeline judged them (`Run.requirements`), in its order.
+
+        Those on the subject or an object under it (a cluster's fabrics), on a rack it places, and on a workload
+        that runs on it (the workload's own and those of Requirements documents), inline or from documents.
+        """
+        cluster = self.subject.removeprefix("cluster/") if self.subject.startswith("cluster/") else None
+        on = self.subjects | {path for path, r in self.run.workloads.items()
+                              if cluster and r.workload.cluster == cluster}
+        return [j for j in self.run.requirements
+                if j.bound.subject in on or j.bound.subject.startswith(f"{self.subject}/")]
 
 
 def where(location: Any) -> str:
@@ -118,41 +125,69 @@ def conventions() -> Section:
     )
 
 
+#: The compliance matrix's status column (`requirements_table`).
+STATUS_COLUMN = 7
+
+
 def requirements_table(scope: Scope) -> Table:
-    """The requirements compliance matrix: id, level, statement, target, computed value, status, evidence."""
+    """The requirements compliance matrix: each requirement of the document's scope as the pipeline judged it.
+
+    Rows are `Run.requirements` (`checks.requirements.judge_all`), not judged again here: the status is the one
+    `archgen check` reports, with the check that reports it (its finding's waiver shown), the reason where there is
+    no value, the value in the target's unit with its band where it has one, and where the requirement is written.
+    """
     rows, anchors = [], []
-    by_req = {(f.requirement, f.object): f for f in scope.findings() if f.requirement}
-    for b in scope.requirements():
-        req = b.req
-        o = outcome(b, scope.run.metrics, scope.run.design, scope.run.operations.withheld,
-                    workload_bands(scope.run.workloads))
-        finding = by_req.get((req.id, b.subject))
-        value, status = o.value, o.status.value
-        shown = None if value is None else value.to(req.target.limit.units) if not req.target.limit.dimensionless \
-            else value
-        if finding is not None and finding.waived:
-            status += " (waived)"
-        evidence = f"{req.metric} of {b.subject}" + (f"; {finding.id}" if finding else "")
-        rows.append((req.id, LEVELS[req.level], req.statement, req.basis, str(req.target),
-                     fmt.q(shown, digits=fmt.digits_for(shown)) if shown is not None else "—", status, evidence,
-                     Cite.of(req.source)))
+    found = {(f.id, f.requirement, f.object): f for f in scope.run.findings if f.requirement}
+    for j in scope.requirements():
+        b, o, req = j.bound, j.outcome, j.bound.req
+        finding = found.get((j.check, req.id, b.subject))
+        status = o.status.value + (" (waived)" if finding is not None and finding.waived else "")
+        rows.append((req.id, LEVELS[req.level], req.statement, req.basis, f"{req.metric} of {b.subject}",
+                     str(req.target), judged_value(o), status, j.check, _reason(o),
+                     where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
-    cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Target"),
-            Column("Computed"), Column("Status"), Column("Evidence"), Column("Refs"))
+    cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Metric"),
+            Column("Target"), Column("Computed (band)"), Column("Status"), Column("Check"), Column("Reason"),
+            Column("Location"), Column("Refs"))
     return Table("requirements", "Requirements compliance matrix", cols, tuple(rows), tuple(anchors),
-                 status_column=6)
+                 status_column=STATUS_COLUMN)
+
+
+def judged_value(o: Outcome) -> str:
+    """The value a requirement was judged on, in its target's unit, with its band or range: '—' without one."""
+    if o.value is None:
+        return "—"
+    limit = o.requirement.target.limit
+    shown = [v if limit.dimensionless else v.to(limit.units) for v in (o.value, *(o.band or ()))]
+    text = fmt.q(shown[0], digits=fmt.digits_for(shown[0]))
+    if o.band is not None:
+        low, high = sorted(shown[1:], key=lambda v: float(v.magnitude))
+        text += f" ({fmt.q(low, digits=fmt.digits_for(low))} to {fmt.q(high, digits=fmt.digits_for(high))})"
+    return text
+
+
+def _reason(o: Outcome) -> str:
+    """Why a requirement has its status where the value does not say: no value, or its band's pessimistic end."""
+    if o.status is Status.NOT_PROVIDED:
+        return o.note or "—"
+    if o.status is Status.AT_RISK and (end := o.pessimistic) is not None:
+        limit = o.requirement.target.limit
+        end = end if limit.dimensionless else end.to(limit.units)
+        return f"the pessimistic end, {fmt.q(end, digits=fmt.digits_for(end))}, misses the target"
+    return "—"
 
 
 def requirements_section(scope: Scope) -> Section:
-    """Requirements and assumptions, each tagged sourced or assumed."""
+    """Requirements and assumptions, each tagged sourced or assumed, with the count of each status."""
     table = requirements_table(scope)
     section = Section("requirements", "Requirements and assumptions")
     if not table.rows:
         return section.add(Para("No requirements are stated for this target. Add them under `requirements:` in "
                                 "its spec or in a Requirements document."))
-    counts = {s: sum(1 for r in table.rows if r[6].startswith(s) and not r[6].endswith("(waived)"))
-              for s in Status} | {"waived": sum(1 for r in table.rows if r[6].endswith("(waived)"))}
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    shown = [str(r[STATUS_COLUMN]) for r in table.rows]
+    counts = {s.value: sum(1 for t in shown if t.removesuffix(" (waived)") == s.value) for s in Status}
+    waived = sum(1 for t in shown if t.endswith(" (waived)"))
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (f"; {waived} waived" if waived else "")
     return section.add(Para(f"{len(table.rows)} requirement(s): {summary}."), table)
 
 
@@ -260,9 +295,6 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
         if part.unconfirmed_fields():
             fields = part.unconfirmed_fields()
             items.append(f"Confirm {part.id}: " + ("all figures" if fields == ["*"] else ", ".join(fields)) + ".")
-    for row in requirements_table(scope).rows:
-        if row[6] == "unknown":
-            items.append(f"{row[0]}: no computed value for its metric; the requirement is not verified.")
     items += missing
     section = Section("open-items", "Open items and gaps")
     return section.add(Bullets(tuple(items)) if items else Para("None."))

@@ -26,7 +26,7 @@ from archgen import metrics
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
-INTERNAL_COLUMNS = {"validation": ("Location",), "unconfirmed": ("Notes",)}
+INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
 #: A pointer to archgen's docs in brackets: "(docs/reliability.md)", "(docs/reliability.md, Cost)"; a sentence
 #: that still names one ("Its accuracy ... is in docs/accuracy.md.") is left out whole.
 _DOCS_REF = re.compile(r"\s*\((?:see |as in )?docs/[\w./-]+\.md[^)]*\)")

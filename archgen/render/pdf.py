@@ -55,6 +55,9 @@ TEXT_WIDTH, INSETS = 504.6, 7.0
 #: Widths of one character of 7.5 pt table text in pt, with a margin: Libertinus Serif regular (digits are 0.5 em,
 #: most letters less) and bold (the heading row), as measured with pdftotext on the rendered documents.
 CHAR, BOLD = 4.0, 4.8
+#: A capital letter in CHARs: 7.5 pt "SHALL" is 22.3 pt wide (4.45 pt a letter), "SHOULD" about 28.6 pt (4.8 pt),
+#: where lower case is under 4 pt ("assumed", 3.8 pt a letter; pdftotext -bbox on a rendered cluster document).
+CAPITAL = 1.25
 def widths(headings: list[str], rows: list[list[str]]) -> list[str | float]:
     """Typst column widths from the content: all ``"auto"`` when every cell fits on one line, else weights (pt, fr).
 
@@ -78,9 +81,14 @@ def widths(headings: list[str], rows: list[list[str]]) -> list[str | float]:
     return [round(w, 1) for w in width]
 
 
-def _word(text: str) -> int:
-    """Length of the longest unbreakable run of `text` (words, split again where `fmt.breakable` lets them break)."""
-    return max((len(w) for w in re.split(r"[\s\u200b]+", text)), default=0)
+def _word(text: str) -> float:
+    """Length in CHARs of the longest unbreakable run of `text`, a capital counting `CAPITAL`.
+
+    Words, split again where `fmt.breakable` lets them break; capitals count more so that "SHOULD" is not drawn
+    over the next cell.
+    """
+    return max((len(w) + (CAPITAL - 1) * sum(c.isupper() for c in w) for w in re.split(r"[\s\u200b]+", text)),
+               default=0)
 
 
 def pdf_bytes(doc: DocumentModel, templates: Path | None = None) -> bytes:

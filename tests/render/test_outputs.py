@@ -54,7 +54,7 @@ def test_requirements_csv(outputs):
     rows = list(csv.DictReader(io.StringIO((outputs / "requirements.csv").read_text())))
     assert [(r["REQ id"], r["Status"]) for r in rows] == [
         ("REQ-PWR-001", "met"), ("REQ-MECH-001", "met"), ("REQ-COOL-001", "not met")]     # REQ-COOL-001 is a SHOULD
-    assert rows[2]["Computed"] == "23.8 kW" and rows[2]["Target"] == "<= 20 kW"
+    assert rows[2]["Computed (band)"] == "23.8 kW" and rows[2]["Target"] == "<= 20 kW"
 
 
 def test_xlsx_content(outputs):

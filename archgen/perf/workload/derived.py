@@ -52,7 +52,7 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
     outcomes = []
     for req in requirements:
         value, band = est.metrics.get(req.metric), est.bands.get(req.metric)
-        if value is not None and not judged(req.metric, bool(est.fits)):
+        if not judged(req.metric, bool(est.fits)):  # its metrics are dropped or meaningless: say why
             o = judge(req, None, DOES_NOT_FIT)
         else:
             ends = band.values(value) if band is not None and value is not None else None
