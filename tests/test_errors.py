@@ -46,18 +46,18 @@ def test_huge_file_refused_before_parsing(tmp_path):
         fh.write(b"kind: Facility\nid: x\nname: '")
         fh.write(b"x" * (50 * 2**20))
         fh.write(b"'\n")
-    t = time.perf_counter()
+    t = time.process_time()  # CPU seconds: neither the disk nor a loaded machine's waits count
     result = run_cli("check", big)
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
     assert result.code == 2
     assert result.err == f"{big}: error: file is 50.0 MiB: expected a spec file of at most 5 MiB\n"
 
 
 def test_alias_bomb_rejected_quickly(monkeypatch):
     monkeypatch.chdir(ERRORS)
-    t = time.perf_counter()
+    t = time.process_time()
     assert run_cli("check", "alias_bomb.yaml").code == 2
-    assert time.perf_counter() - t < 30     # a guard against a hang (it took minutes), not a benchmark: shared cores
+    assert time.process_time() - t < 30     # a guard against a hang (it took minutes), not a benchmark: CPU seconds
 
 
 def test_missing_path(tmp_path):

@@ -131,10 +131,10 @@ def test_spare_search_is_bounded_at_a_million_accelerators():
     """Bar: 1,048,576 accelerators with spares under 10 s (was 224 s); and a huge repair time stays quick."""
     gpus = 1 << 20
     f = replace(BASE, nodes=gpus // 8 + 4096)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds, not the wall clock of a shared machine
     g = job_goodput(f, Checkpointing(asynchronous=True), SIZE, gpus, 0.01)
     slow = job_goodput(replace(f, repair=8766 * 3600.0), Checkpointing(), SIZE, gpus, 0.01)
-    assert time.perf_counter() - start < 10
+    assert time.process_time() - start < 10
     assert g.spares_needed is not None and g.goodput > 0.01 and slow.goodput < g.goodput
 
 

@@ -166,9 +166,9 @@ def test_a_ten_million_accelerator_cluster_is_checked_in_seconds(tmp_path, cli, 
     and loss's slots)."""
     _mutated(tmp_path, "clusters/gb200-nvl72-su.yaml", "{unit: su, count: 1}", "{unit: su, count: 17362}")
     monkeypatch.chdir(tmp_path)
-    start = time.monotonic()
+    start = time.process_time()
     r = cli("check", "specs")
-    assert time.monotonic() - start < 60   # a hang guard (about 4 s here, most of it the fabric checks)
+    assert time.process_time() - start < 60   # a hang guard in CPU seconds (about 4 here, most of it the fabric checks)
     assert r.code == 1 and "Traceback" not in r.err + r.out
     perf = [ln for ln in r.out.splitlines() if ln.startswith("specs/workloads/llama3-405b.yaml:") and "PERF003" in ln]
     assert perf and "no parallel layout of 10000512 accelerators is valid" in perf[0], r.out[-3000:]

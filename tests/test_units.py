@@ -70,10 +70,10 @@ def test_rejections_name_the_value_and_what_was_expected(value, message):
 
 @pytest.mark.parametrize("hostile", ["10**10**10 W", "1 W**10**10**10", "1 W^999", "1 " + "W*" * 100 + "W"])
 def test_hostile_unit_expressions_fail_fast(hostile):
-    t = time.perf_counter()
+    t = time.process_time()  # CPU seconds: a loaded machine's waits are not the parser's
     with pytest.raises(ValidationError):
         M(p=hostile)
-    assert time.perf_counter() - t < 0.5
+    assert time.process_time() - t < 0.5
 
 
 def test_temperatures_and_differences():

@@ -107,16 +107,51 @@ def render(name: str, draw: Callable[[], Figure], formats: tuple[str, ...]) -> d
         with matplotlib.rc_context({**RC, "svg.hashsalt": f"archgen-{name}"}):  # type: ignore[dict-item]
             fig = memo[0] if memo is not None and memo[0] is not None else draw()
             for f in formats:
-                buf = io.BytesIO()
-                meta = {"Date": None, "Creator": None} if f == "svg" else {"Software": None}
-                fig.savefig(buf, format=f, metadata=meta, bbox_inches="tight", pad_inches=0.1)
-                out[f] = buf.getvalue()
+                out[f] = _save(fig, f)
         if memo is not None:
             memo[0] = fig
             memo[1] = out.get("png", memo[1])
     if memo is not None:
         _drawn(key)
     return out
+
+
+#: Blank space around a diagram's drawn extent, in inches (savefig's `pad_inches`).
+PAD = 0.1
+
+
+def _save(fig: Figure, fmt: str) -> bytes:
+    """`fig` as `fmt` ('svg', 'png'): the bytes of ``savefig(bbox_inches="tight", pad_inches=PAD)``, drawn once.
+
+    savefig with "tight" draws the whole figure with drawing turned off, to place every artist, measures what was
+    drawn, then draws it for real. Here the extent is measured without that first pass (`get_tightbbox` places the
+    titles, ticks and labels it measures) by the renderer the format draws with, SVG's at 72 dpi (text as paths) or
+    Agg's at savefig.dpi, and handed to savefig as its box; the placeholder a one-shot `tight_layout` leaves as the
+    figure's layout engine, which would call for the first pass, is cleared. An SVG is saved at its own 72 dpi, the
+    resolution savefig measures it at, so that the box is scaled into place with the same rounding (saved at 150 dpi,
+    clip rectangles moved in their last bits and with them their ids); one holding a raster image, which that dpi
+    would resample (`cluster_diagrams.floor_plan` beyond `MAX_DRAWN_RACKS`), is left to savefig's two passes.
+    Same bytes (`tests/render/test_render.py::test_a_diagram_is_savefigs_tight_bytes`), a fifth less time.
+    """
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    buf = io.BytesIO()
+    meta = {"Date": None, "Creator": None} if fmt == "svg" else {"Software": None}
+    if fmt == "svg" and (fig.images or any(ax.get_images() for ax in fig.axes)):
+        fig.savefig(buf, format=fmt, metadata=meta, bbox_inches="tight", pad_inches=PAD)
+        return buf.getvalue()
+    fig.set_layout_engine(None)
+    dpi, shown = (72.0 if fmt == "svg" else float(matplotlib.rcParams["savefig.dpi"])), fig.dpi
+    fig.dpi = dpi
+    try:
+        w, h = fig.bbox.size
+        renderer = RendererSVG(w, h, io.StringIO()) if fmt == "svg" else RendererAgg(w, h, dpi)
+        box = fig.get_tightbbox(renderer).padded(PAD)
+    finally:
+        fig.dpi = shown
+    fig.savefig(buf, format=fmt, metadata=meta, bbox_inches=box, dpi=dpi)
+    return buf.getvalue()
 
 
 def elevation(a: RackAnalysis) -> Figure:

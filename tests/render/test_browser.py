@@ -48,8 +48,15 @@ PROBE = """<script>
 </script>"""
 
 
-def _chromium(args, tmp_path, timeout=90):
-    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    """One Chromium profile folder for every start in this module, one after another: a start that makes a fresh
+    profile costs about 1.0 CPU-s where one that finds it costs 0.7 (a screenshot of the GB200 NVL72 page, 2 shared
+    cores)."""
+    return tmp_path_factory.mktemp("chromium-profile")
+
+
+def _chromium(args, profile, timeout=90):
     return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True,
                           text=True, timeout=timeout, check=False)
 
@@ -65,7 +72,7 @@ def pages(test_run, every_document, tmp_path_factory):
     return sorted([*out.glob("*/*.html"), *(p for p in shipped if p.is_file())], key=lambda p: p.name)
 
 
-def test_pages_load_cleanly_in_chromium(pages, browser, tmp_path):
+def test_pages_load_cleanly_in_chromium(pages, browser, profile):
     assert pages
     shots = REPO / "out" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
@@ -79,7 +86,7 @@ def test_pages_load_cleanly_in_chromium(pages, browser, tmp_path):
         assert result["svgs"] and all(w > 100 and h > 50 for w, h in result["svgs"]), result["svgs"]
         shot = shots / f"{page.stem}.png"
         run = _chromium(["--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--window-size=1400,1800",
-                         page.as_uri()], tmp_path)
+                         page.as_uri()], profile)
         console = [line for line in run.stderr.splitlines() if "CONSOLE" in line and "ERROR" in line.upper()]
         assert console == [], console
         assert shot.exists() and shot.stat().st_size > 10_000
@@ -125,7 +132,7 @@ WIDE = '<html><head></head><body><main><div style="width:2000px">wide</div></mai
 
 
 @pytest.fixture(scope="module")
-def browser(pages, every_page, tmp_path_factory):
+def browser(pages, every_page, profile, tmp_path_factory):
     """What the probes measured, by (kind, page name), in one Chromium: each of `pages` probed (`PROBE`) in a
     780 x 437 frame (the viewport headless --dump-dom gives a page of its own), and each of `every_page` and `WIDE`
     (as "wide") in a 1,400 px frame (`OVERFLOW_PROBE`), every page in a frame of its own (its own document and
@@ -143,7 +150,7 @@ def browser(pages, every_page, tmp_path_factory):
             frames.append(f'<iframe src="{probed.as_uri()}" style="{size};border:0;display:block"></iframe>')
     holder = tmp / "frames.html"
     holder.write_text(FRAMES.replace("FRAMES", "".join(frames)), encoding="utf-8")
-    dom = _chromium(["--window-size=1500,1000", "--virtual-time-budget=60000", "--dump-dom", holder.as_uri()], tmp)
+    dom = _chromium(["--window-size=1500,1000", "--virtual-time-budget=60000", "--dump-dom", holder.as_uri()], profile)
     m = re.search(r'<pre id="archgen-overflow">(.*?)</pre>', dom.stdout, re.S)
     assert m, f"the frame holder did not load; chromium said: {dom.stderr[-2000:]}"
     results = json.loads(m.group(1).replace("&quot;", '"').replace("&gt;", ">").replace("&lt;", "<")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -36,6 +36,7 @@ def test_significant_has_no_exponent_in_the_span_of_a_report(value, text):
     assert fmt.significant(value) == text
 
 
+@settings(deadline=None)  # hypothesis's default deadline (200 ms an example) is a wall clock, a loaded machine's
 @given(st.floats(min_value=1e-4, max_value=1e14))
 def test_significant_reads_back_as_g(value):
     assert float(fmt.significant(value).replace(",", "")) == float(f"{value:.4g}")
@@ -59,6 +60,7 @@ def test_md_escaping_shows_text_literally(text):
     assert _rendered_text(fmt.md(text)) == text
 
 
+@settings(deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")), max_size=40))
 def test_md_escaping_property(text):
     flat = " ".join(text.split())

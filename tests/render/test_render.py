@@ -68,6 +68,42 @@ def test_a_format_drawn_alone_is_the_same_bytes(test_run):
     assert diagrams.render("cooling", draw, ("svg",))["svg"] == both["svg"]
 
 
+def test_a_diagram_is_savefigs_tight_bytes(test_run):
+    """`diagrams.render` measures a diagram's extent without savefig's first drawing pass: the bytes are still those
+    of ``savefig(bbox_inches="tight")``, in both formats, for a diagram with a one-shot `tight_layout` (whose
+    leftover placeholder engine `_save` clears), one without, and one holding a raster image (an SVG of it is left
+    to savefig, as an image would be resampled at the SVG's 72 dpi). Nothing golden holds a diagram's bytes
+    (`golden_util` elides them); every diagram of specs/, examples/gb300-nvl72-su and the test rack (109, in both
+    formats) was compared the same way when `_save` was written."""
+    import io
+    from functools import partial
+
+    import matplotlib
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    from archgen.render import diagrams
+
+    def image() -> Figure:
+        fig = Figure(figsize=(4.0, 3.0))
+        ax = fig.subplots()
+        ax.imshow(np.arange(12.0).reshape(3, 4), aspect="auto", interpolation="nearest")
+        ax.set_title("racks by type")
+        fig.tight_layout()
+        return fig
+
+    rack = test_run.racks[f"rack/{RACK}"]
+    for name, draw in (("power", partial(diagrams.power_budget, rack)), ("floor", image),
+                       ("legend", partial(diagrams.cooling_split, rack))):
+        got = diagrams.render(name, draw, ("svg", "png"))
+        for fmt in ("svg", "png"):
+            buf = io.BytesIO()
+            with matplotlib.rc_context({**diagrams.RC, "svg.hashsalt": f"archgen-{name}"}):  # type: ignore[dict-item]
+                draw().savefig(buf, format=fmt, bbox_inches="tight", pad_inches=diagrams.PAD,
+                               metadata={"Date": None, "Creator": None} if fmt == "svg" else {"Software": None})
+            assert got[fmt] == buf.getvalue(), (name, fmt)
+
+
 def test_png_saved_once_within_drawn_once(test_run, monkeypatch):
     """`render_all` builds a diagram and saves its PNG once per drawer and objects (a cluster shows its racks'
     elevations under another name): the reused bytes are those a fresh build and save give; the SVG of the Figure
