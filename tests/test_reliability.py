@@ -169,11 +169,8 @@ def test_a_job_pays_node_rates_for_every_node_it_occupies(tmp_path):
     assert rel.interrupts_per_day(1) / (gpu + shared + node / 8) == pytest.approx(2.93, abs=0.01)
 
 
-def test_without_storage_the_job_keeps_its_interruptions_and_withholds_goodput(tmp_path):
-    """No `storage:` wrote the checkpoint over the compute NICs (0.99 TB in 0.04 s); now REL006 and no goodput.
-
-    The job's interruptions and MTTI, which need no storage, are still reported; its cost per token is not.
-    """
+def _without_storage(tmp_path):
+    """The Llama 3 stand-in with its rack, its cluster's checkpoint `storage:` taken out."""
     tree = tmp_path / "llama3"
     shutil.copytree(DATA / "llama3", tree)
     shutil.copy(RACK, tree / "rack.yaml")
@@ -181,6 +178,15 @@ def test_without_storage_the_job_keeps_its_interruptions_and_withholds_goodput(t
     text = cluster.read_text(encoding="utf-8")
     start = text.index("storage: {")
     cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
+    return tree
+
+
+def test_without_storage_the_job_keeps_its_interruptions_and_withholds_goodput(tmp_path):
+    """No `storage:` wrote the checkpoint over the compute NICs (0.99 TB in 0.04 s); now REL006 and no goodput.
+
+    The job's interruptions and MTTI, which need no storage, are still reported; its cost per token is not.
+    """
+    tree = _without_storage(tmp_path)
     r = run([tree])
     m = r.metrics["workload/llama3-405b-16k"]
     assert [f.id for f in r.findings if f.id == "REL006"] == ["REL006"]
@@ -193,13 +199,7 @@ def test_without_storage_the_job_keeps_its_interruptions_and_withholds_goodput(t
 def test_without_storage_requirements_on_goodput_are_not_provided_with_the_reason(tmp_path):
     """A requirement on the goodput of a job without checkpoint storage said "has no metric 'goodput'", as if the
     name were misspelt; now it is not provided because of REL006, on the job and on its cluster."""
-    tree = tmp_path / "llama3"
-    shutil.copytree(DATA / "llama3", tree)
-    shutil.copy(RACK, tree / "rack.yaml")
-    cluster = tree / "cluster.yaml"
-    text = cluster.read_text(encoding="utf-8")
-    start = text.index("storage: {")
-    cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
+    tree = _without_storage(tmp_path)
     (tree / "req.yaml").write_text(
         "kind: Requirements\nid: ops\nrequirements:\n"
         "  - {id: R-JOB, statement: job goodput, subject: workload/llama3-405b-16k, metric: goodput, target: '>= 0.9'}\n"
@@ -220,13 +220,7 @@ def test_without_storage_requirements_on_goodput_are_not_provided_with_the_reaso
 def test_without_storage_the_time_to_train_is_still_given(tmp_path):
     """The time to train (tokens over tokens per second) and the checkpoint's size need no goodput; they were left
     out with it (REL006), the size being what a user without `storage:` needs to choose one."""
-    tree = tmp_path / "llama3"
-    shutil.copytree(DATA / "llama3", tree)
-    shutil.copy(RACK, tree / "rack.yaml")
-    cluster = tree / "cluster.yaml"
-    text = cluster.read_text(encoding="utf-8")
-    start = text.index("storage: {")
-    cluster.write_text(text[:start] + text[text.index("}\n", start) + 2:], encoding="utf-8")
+    tree = _without_storage(tmp_path)
     m = run([tree]).metrics["workload/llama3-405b-16k"]
     assert "goodput_time_to_train" not in m
     # what the storage must hold: 14 B a parameter of Llama 3.1 405B (405,853,388,800 in its published weights)

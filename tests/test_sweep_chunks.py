@@ -162,15 +162,11 @@ objectives: [{metric: tokens_per_second}]
 """
 
 
-def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatch):
-    """A worker's chunk ends at a multiple of `row_stride` (here 20 points: the scale-out x peak levels of one HBM
-    bandwidth), so every batch of every chunk is worked out on the points' grid (`grid_hw`, never the flat batch
-    that partial rows at a chunk's edges fell back to); the rows are those of one chunk."""
+def _here():
+    """A pool class that evaluates each chunk as it is handed in and notes its range (in `ranges`, its own)."""
     from concurrent.futures import Future
 
-    from archgen.perf.explore import vectorised_bounds as vb
-
-    class Here:  # a pool that evaluates each chunk as it is handed in, and notes its range
+    class Here:
         ranges: list[tuple[int, int]] = []
 
         def submit(self, fn, problem, a, b, *rest):
@@ -179,6 +175,16 @@ def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatc
             done.set_result(fn(problem, a, b, *rest))
             return done
 
+    return Here
+
+
+def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatch):
+    """A worker's chunk ends at a multiple of `row_stride` (here 20 points: the scale-out x peak levels of one HBM
+    bandwidth), so every batch of every chunk is worked out on the points' grid (`grid_hw`, never the flat batch
+    that partial rows at a chunk's edges fell back to); the rows are those of one chunk."""
+    from archgen.perf.explore import vectorised_bounds as vb
+
+    Here = _here()
     path = tmp_path / "sweep.yaml"
     path.write_text(GRID, encoding="utf-8")
     specs, clusters, sweeps = sw.load(path, [SPECS])
@@ -199,19 +205,9 @@ def test_chunks_smaller_than_a_row_hold_whole_blocks_of_its_last_axes(tmp_path, 
     """Where a row (20 points) is larger than the least chunk (here 8), the chunks end at multiples of the largest
     block of the grid's last axes that is not (the 5 peak levels of one scale-out bandwidth: `row_stride`), so their
     batches still take the grid (`grid_hw`), not the flat batch of partial blocks; the rows are those of one chunk."""
-    from concurrent.futures import Future
-
     from archgen.perf.explore import vectorised_bounds as vb
 
-    class Here:  # a pool that evaluates each chunk as it is handed in, and notes its range
-        ranges: list[tuple[int, int]] = []
-
-        def submit(self, fn, problem, a, b, *rest):
-            self.ranges.append((a, b))
-            done: Future = Future()
-            done.set_result(fn(problem, a, b, *rest))
-            return done
-
+    Here = _here()
     path = tmp_path / "sweep.yaml"
     path.write_text(GRID, encoding="utf-8")
     (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))
