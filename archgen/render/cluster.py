@@ -37,7 +37,11 @@ ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend
 
 
 def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -> tuple[Scope, dict[str, int]]:
-    """Parts used by the cluster (rack types' parts, fabric switches, links) and the subjects of its findings."""
+    """Parts used by the cluster (rack types' parts, fabric switches, links) and the subjects of its findings.
+
+    The subjects include the workloads that run on the cluster, so that their findings (PERF, REL, REQ on their
+    requirements) count in the document's status, validation report and open items as in its compliance matrix.
+    """
     specs = result.design.specs
     cluster = a.cluster
     parts: dict[str, Part] = {}
@@ -63,8 +67,10 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
         docs.append(cluster.facility)
     if revision is None:
         revision = provenance.git_revision([specs.sources[d.id].file for d in docs if d.id in specs.sources])
-    subjects = {cluster.path, cluster.spec.id, *(fa.fabric.path for fa in a.fabrics),
-                *(f.object for f in result.findings if f.object.startswith(f"{cluster.path}/")),
+    workloads = {path for path, w in result.workloads.items() if w.workload.cluster == cluster.spec.id}
+    under = tuple(f"{path}/" for path in (cluster.path, *sorted(workloads)))
+    subjects = {cluster.path, cluster.spec.id, *(fa.fabric.path for fa in a.fabrics), *workloads,
+                *(f.object for f in result.findings if f.object.startswith(under)),
                 *(f"rack/{rid}" for rid in cluster.rack_counts), *(f"part/{p}" for p in parts)}
     ordered = sorted(parts.values(), key=lambda p: (p.kind, p.id))
     return Scope(result, cluster.path, cluster.spec, ordered, subjects, revision, provenance.input_hash(docs),

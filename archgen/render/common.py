@@ -65,13 +65,11 @@ class Scope:
         """The requirements of the document, as the pipeline judged them (`Run.requirements`), in its order.
 
         Those on the subject or an object under it (a cluster's fabrics), on a rack it places, and on a workload
-        that runs on it (the workload's own and those of Requirements documents), inline or from documents.
+        that runs on it (a cluster's subjects include them: the workload's own and those of Requirements
+        documents), inline or from documents.
         """
-        cluster = self.subject.removeprefix("cluster/") if self.subject.startswith("cluster/") else None
-        on = self.subjects | {path for path, r in self.run.workloads.items()
-                              if cluster and r.workload.cluster == cluster}
         return [j for j in self.run.requirements
-                if j.bound.subject in on or j.bound.subject.startswith(f"{self.subject}/")]
+                if j.bound.subject in self.subjects or j.bound.subject.startswith(f"{self.subject}/")]
 
 
 def where(location: Any) -> str:
@@ -87,13 +85,15 @@ def document_control(scope: Scope, doc_id: str, title: str, audience: str) -> li
 
     The revision is the design's: the spec's own, else the last commit of its spec files (`provenance`), which is
     then also printed as the source commit. `doc_id` and `audience` stand in for a number and readers not given.
-    No wall-clock time unless a date was asked for.
+    No wall-clock time unless a date was asked for. The status counts the document's unwaived findings
+    (`Scope.findings`, a cluster's workloads' included) and names their checks.
     """
     info: DocumentInfo = getattr(scope.owner, "document", None) or DocumentInfo.model_validate({})
-    live = [f.severity for f in scope.findings() if not f.waived]
-    status = ("Draft — has failing checks" if "error" in live else
-              f"Draft — no failing check, {live.count('warning')} warning(s)" if "warning" in live else
-              "Draft — all checks pass")
+    live = [f for f in scope.findings() if not f.waived]
+    errors, warnings = ([f.id for f in live if f.severity == s] for s in ("error", "warning"))
+    status = (f"Draft — has failing checks: {', '.join(sorted(set(errors)))}" if errors else
+              f"Draft — no failing check, {len(warnings)} warning(s): {', '.join(sorted(set(warnings)))}" if warnings
+              else "Draft — all checks pass")
     commit = scope.revision or "not under version control"
     rows = [("Title", title), ("Document number", info.number or doc_id), ("Revision", info.revision or commit)]
     if info.revision:
