@@ -132,7 +132,7 @@ def test_growth_text_claims_the_last_size_of_its_table(spec_tree) -> None:
     """Issue 21 item 6: the text claimed the fabric's reach (82,944 accelerators) while the table stopped at 1,152.
     A fixed leaf.count stops the series at the design itself (128 accelerators): the text says 128."""
     from archgen.analyse.scaling import scaling
-    from archgen.render.cluster import growth
+    from archgen.render.reference import growth
     result = _small(spec_tree, "leaf: {rack: net}", "leaf: {rack: net, count: 6}")
     cluster = next(c for c in result.design.clusters if c.spec.id == "c")
     series = scaling(result.design, result.racks, cluster)

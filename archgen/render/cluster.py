@@ -20,12 +20,12 @@ from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
-from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
+from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import rack_parts, typical_text
-from archgen.render.reference import bom_by_size, kept_sentence
+from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
 from archgen.render.tables import bom_name
 from archgen.render.wiring import figures as wiring_figures
@@ -174,38 +174,6 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
                                                  f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
                                                  f"(rows assumed to face each other in pairs)"))
     return section
-
-
-def growth(series: Scaling) -> tuple:
-    """The design at 1, 2, 4, ... times its layout: what the network takes at each size, and the chart."""
-    tiers = [t for t in ("leaf", "spine", "core") if any(t in p.switches_by_tier() for p in series.points)]
-    fabric = series.fabric
-    rows = [(f"{p.factor} ×", p.units, p.accelerators, p.racks, p.tiers.get(fabric),
-             *(p.switches_by_tier().get(t, 0) for t in tiers), p.transceivers, p.network_power,
-             p.network_power_per_accelerator) for p in series.points]
-    cols = (Column("Size"), Column("Units", digits=0, align="right"), Column("Accelerators", digits=0, align="right"),
-            Column("Racks", digits=0, align="right"), Column(f"Tiers ({fabric})", digits=0, align="right"),
-            *(Column(f"{t.capitalize()} switches", digits=0, align="right") for t in tiers),
-            Column("Transceivers", digits=0, align="right"), Column("Network power", "kW", 1, "right"),
-            Column("Per accelerator", "W", 1, "right"))
-    last = series.points[-1].accelerators if series.points else 0
-    blocks: list = [
-        Para(f"The same analysis at 1, 2, 4, ... times the layout (every unit and stand-alone rack count doubled), up "
-             f"to {last:,} accelerators, the last size in the table: the series stops because {series.stop}. Switches "
-             "are summed over all fabrics by tier; transceivers are the optical module ends; network power is "
-             "switches at maximum power plus optics." + kept_sentence(series)),
-        Table("growth", "Growth of the design: switches, transceivers and network power", cols, tuple(rows)),
-        Figure("fig-scaling", "scaling", "Switches per tier, transceivers and network power against accelerators "
-                                         "as the design doubles")]
-    first: dict[str, tuple[int, list[str]]] = {}
-    for p in series.points:
-        for fid, problem in p.problems:
-            if fid not in first or first[fid][0] == p.factor:
-                first.setdefault(fid, (p.factor, []))[1].append(problem.message)
-    if first:
-        blocks.append(Bullets(tuple(f"From {k} × the design, fabric {fid}: {'; '.join(msgs)}"
-                                    for fid, (k, msgs) in sorted(first.items()))))
-    return tuple(blocks)
 
 
 def rack_types(scope: Scope, a: Any) -> Section:

@@ -1,7 +1,7 @@
 """The reference-architecture sections of the cluster document.
 
-Storage architecture, management and control plane, software stack, data-centre requirements, and the bill of
-materials by scalable-unit count.
+Storage architecture, management and control plane, software stack, data-centre requirements, the growth of the
+design and the bill of materials by scalable-unit count.
 
 What the author states (`Cluster.storage`, `Cluster.control_plane`, `Cluster.software`, the Facility's `tier`,
 `concurrently_maintainable`, `feeds`, capacities) is printed as stated, and "not provided" where it is absent; what
@@ -16,7 +16,7 @@ from typing import Any
 
 from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
-from archgen.render.blocks import Bullets, Column, Para, Section, Table
+from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.units import Q_
 
 NOT_PROVIDED = "not provided"
@@ -32,6 +32,38 @@ def kept_sentence(series: Scaling) -> str:
         return ""
     return (" Kept as written at every size, not multiplied with the layout (the spec does not say whether they "
             f"grow with it): {'; '.join(series.kept)}.")
+
+
+def growth(series: Scaling) -> tuple:
+    """The design at 1, 2, 4, ... times its layout: what the network takes at each size, and the chart."""
+    tiers = [t for t in ("leaf", "spine", "core") if any(t in p.switches_by_tier() for p in series.points)]
+    fabric = series.fabric
+    rows = [(f"{p.factor} ×", p.units, p.accelerators, p.racks, p.tiers.get(fabric),
+             *(p.switches_by_tier().get(t, 0) for t in tiers), p.transceivers, p.network_power,
+             p.network_power_per_accelerator) for p in series.points]
+    cols = (Column("Size"), Column("Units", digits=0, align="right"), Column("Accelerators", digits=0, align="right"),
+            Column("Racks", digits=0, align="right"), Column(f"Tiers ({fabric})", digits=0, align="right"),
+            *(Column(f"{t.capitalize()} switches", digits=0, align="right") for t in tiers),
+            Column("Transceivers", digits=0, align="right"), Column("Network power", "kW", 1, "right"),
+            Column("Per accelerator", "W", 1, "right"))
+    last = series.points[-1].accelerators if series.points else 0
+    blocks: list = [
+        Para(f"The same analysis at 1, 2, 4, ... times the layout (every unit and stand-alone rack count doubled), up "
+             f"to {last:,} accelerators, the last size in the table: the series stops because {series.stop}. Switches "
+             "are summed over all fabrics by tier; transceivers are the optical module ends; network power is "
+             "switches at maximum power plus optics." + kept_sentence(series)),
+        Table("growth", "Growth of the design: switches, transceivers and network power", cols, tuple(rows)),
+        Figure("fig-scaling", "scaling", "Switches per tier, transceivers and network power against accelerators "
+                                         "as the design doubles")]
+    first: dict[str, tuple[int, list[str]]] = {}
+    for p in series.points:
+        for fid, problem in p.problems:
+            if fid not in first or first[fid][0] == p.factor:
+                first.setdefault(fid, (p.factor, []))[1].append(problem.message)
+    if first:
+        blocks.append(Bullets(tuple(f"From {k} × the design, fabric {fid}: {'; '.join(msgs)}"
+                                    for fid, (k, msgs) in sorted(first.items()))))
+    return tuple(blocks)
 
 
 def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
