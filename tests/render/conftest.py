@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from archgen.pipeline import run
-from tests.conftest import shared_diagrams
+from tests.conftest import SPECS, shared_diagrams
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -58,3 +59,25 @@ def su_customer(shipped_run, tmp_path_factory):
         render_all(shipped_run, folder, target="gb200-nvl72-su", formats=("md", "html", "csv", "xlsx", "svg", *pdf),
                    revision="test", progress=False, audience="customer")
     return folder / "gb200-nvl72-su"
+
+
+def raised_mfu_target(root: Path, workload: str) -> Path:
+    """The shipped specs' clusters, racks, requirements and workloads under `root`, the MFU target of the workload
+    file `workload` raised from 0.35 to 0.45: met by its estimate but not at its error band's low end (at risk)."""
+    for folder in ("clusters", "racks", "requirements", "workloads"):
+        shutil.copytree(SPECS / folder, root / folder)
+    path = root / "workloads" / workload
+    text = path.read_text(encoding="utf-8")
+    assert 'metric: mfu, target: ">= 0.35"' in text
+    path.write_text(text.replace('metric: mfu, target: ">= 0.35"', 'metric: mfu, target: ">= 0.45"'), encoding="utf-8")
+    return root
+
+
+def render_text(result, out: Path, targets, formats: tuple[str, ...]) -> None:
+    """`render_all` of each of `targets` into `out` with placeholder diagrams (for tests that read only the text)."""
+    from archgen.render import diagrams, render_all
+    from tests.render.golden_util import PLACEHOLDER
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(diagrams, "render", lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats})
+        for target in targets:
+            render_all(result, out, target=target, formats=formats, revision="test", progress=False)

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections import Counter
 
 import pytest
 
 from archgen.pipeline import run
-from archgen.render import diagrams, render_all
-from tests.conftest import SPECS, run_cli
-from tests.render.golden_util import PLACEHOLDER
+from tests.conftest import run_cli
+from tests.render.conftest import raised_mfu_target, render_text
 
 TARGET = "gb200-nvl72-su"
 STATUS = {"error": "fail", "warning": "warn", "info": "info"}
@@ -28,15 +26,7 @@ STATUS = {"error": "fail", "warning": "warn", "info": "info"}
 
 @pytest.fixture(scope="module")
 def design(tmp_path_factory):
-    root = tmp_path_factory.mktemp("docstatus") / "specs"
-    for folder in ("clusters", "racks", "requirements", "workloads"):
-        shutil.copytree(SPECS / folder, root / folder)
-    pretrain = root / "workloads" / "llama3-405b.yaml"
-    text = pretrain.read_text(encoding="utf-8")
-    assert 'metric: mfu, target: ">= 0.35"' in text
-    pretrain.write_text(text.replace('metric: mfu, target: ">= 0.35"', 'metric: mfu, target: ">= 0.45"'),
-                        encoding="utf-8")
-    return root
+    return raised_mfu_target(tmp_path_factory.mktemp("docstatus") / "specs", "llama3-405b.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +34,7 @@ def document(design, tmp_path_factory):
     """The GB200 SU document in Markdown, and the workload paths that run on the cluster."""
     out = tmp_path_factory.mktemp("out")
     result = run([design])
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(diagrams, "render", lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats})
-        render_all(result, out, target=TARGET, formats=("md",), revision="test", progress=False)
+    render_text(result, out, [TARGET], ("md",))
     [cluster] = [c for c in result.design.clusters if c.spec.id == TARGET]
     workloads = {p for p, w in result.workloads.items() if w.workload.cluster == TARGET}
     return (out / TARGET / f"{TARGET}.md").read_text(encoding="utf-8"), cluster, workloads

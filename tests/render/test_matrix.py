@@ -22,7 +22,8 @@ import pytest
 
 from archgen.pipeline import run
 from archgen.render import diagrams, render_all
-from tests.conftest import SPECS, run_cli
+from tests.conftest import run_cli
+from tests.render.conftest import raised_mfu_target, render_text
 from tests.render.golden_util import PLACEHOLDER
 
 MI355X_SERVING = """\
@@ -45,14 +46,7 @@ STATUS_OF = {"REQ001": "not met", "PERF001": "not met", "REQ002": "not provided"
 
 @pytest.fixture(scope="module")
 def design(tmp_path_factory):
-    root = tmp_path_factory.mktemp("matrix") / "specs"
-    for folder in ("clusters", "racks", "requirements", "workloads"):
-        shutil.copytree(SPECS / folder, root / folder)
-    pretrain = root / "workloads" / "llama3-70b.yaml"
-    text = pretrain.read_text(encoding="utf-8")
-    assert 'metric: mfu, target: ">= 0.35"' in text
-    pretrain.write_text(text.replace('metric: mfu, target: ">= 0.35"', 'metric: mfu, target: ">= 0.45"'),
-                        encoding="utf-8")
+    root = raised_mfu_target(tmp_path_factory.mktemp("matrix") / "specs", "llama3-70b.yaml")
     (root / "workloads" / "mi355x.yaml").write_text(MI355X_SERVING, encoding="utf-8")
     return root
 
@@ -62,11 +56,7 @@ def rendered(design, tmp_path_factory):
     """The two cluster documents in Markdown, HTML, CSV and XLSX (diagrams left out: the matrix is text)."""
     out = tmp_path_factory.mktemp("out")
     result = run([design])
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(diagrams, "render", lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats})
-        for target in CLUSTERS:
-            render_all(result, out, target=target, formats=("md", "html", "csv", "xlsx"), revision="test",
-                       progress=False)
+    render_text(result, out, CLUSTERS, ("md", "html", "csv", "xlsx"))
     return out, result
 
 
