@@ -21,7 +21,7 @@ def target_met(ctx: Context) -> Iterator[Violation]:
         for i, o in enumerate(r.estimate.requirements):
             if o.met is False:
                 req = o.requirement
-                shown = o.value.to(req.target.limit.units) if not req.target.limit.dimensionless else o.value
+                shown = req.target.in_units(o.value)
                 yield Violation(path, r.workload.id, ("requirements", i, "target"),
                                 f"{req.id} ({req.statement}): {req.metric} = {shown:.4g~P}, target {req.target}",
                                 o.value, req.target.limit, req.id, "error" if req.level == "shall" else "warning")

@@ -81,7 +81,7 @@ def requirement_met(ctx: Context) -> Iterator[Violation]:
         b, o = j.bound, j.outcome
         if not j.workload and o.status is Status.NOT_MET and o.value is not None:
             value = o.value
-            shown = value.to(b.req.target.limit.units) if not b.req.target.limit.dimensionless else value
+            shown = b.req.target.in_units(value)
             yield Violation(b.subject, b.owner, b.path + ("target",),
                             f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown:.4g~P}, target {b.req.target}",
                             value, b.req.target.limit, b.req.id, "error" if b.req.level == "shall" else "warning")
@@ -169,7 +169,7 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     """REQ004's finding; without a performance band, the range is a reliability figure's over the rate sets."""
     req, end = o.requirement, o.pessimistic
     assert o.value is not None and end is not None  # at risk: judged on a value with a band
-    shown = [q.to(req.target.limit.units) if not req.target.limit.dimensionless else q for q in (o.value, end)]
+    shown = [req.target.in_units(q) for q in (o.value, end)]
     what = (band.describe() if band is not None else
             "range over the failure-rate sets and their 95 % Poisson intervals; docs/reliability.md")
     return Violation(subject, owner, path,

@@ -36,6 +36,10 @@ class Target:
         """`met_by` for a quantity whose magnitude is an array (many sweep points at once): a bool array."""
         return np.asarray(_OPS[self.op](values.to(self.limit.units).magnitude, self.limit.magnitude), dtype=bool)
 
+    def in_units(self, value: Q) -> Q:
+        """`value` in the limit's unit, as a requirement's value is shown; unchanged for a dimensionless limit."""
+        return value if self.limit.dimensionless else value.to(self.limit.units)
+
     def headroom(self, value: Q) -> Q:
         """How far `value` is from the limit, signed so that positive is headroom and negative a shortfall.
 

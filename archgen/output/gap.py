@@ -35,8 +35,7 @@ def shown(row: GapRow) -> str:
     """The proposal's value in the target's unit (as the compliance matrix shows it), or '—'."""
     if row.value is None:
         return "—"
-    limit = row.requirement.target.limit
-    value = _tidy(row.value if limit.dimensionless else row.value.to(limit.units))
+    value = _tidy(row.requirement.target.in_units(row.value))
     return fmt.q(value, digits=_digits(row, value))
 
 

@@ -157,8 +157,7 @@ def judged_value(o: Outcome) -> str:
     """The value a requirement was judged on, in its target's unit, with its band or range: '—' without one."""
     if o.value is None:
         return "—"
-    limit = o.requirement.target.limit
-    shown = [v if limit.dimensionless else v.to(limit.units) for v in (o.value, *(o.band or ()))]
+    shown = [o.requirement.target.in_units(v) for v in (o.value, *(o.band or ()))]
     text = fmt.q(shown[0], digits=fmt.digits_for(shown[0]))
     if o.band is not None:
         low, high = sorted(shown[1:], key=lambda v: float(v.magnitude))
@@ -171,8 +170,7 @@ def _reason(o: Outcome) -> str:
     if o.status is Status.NOT_PROVIDED:
         return o.note or "—"
     if o.status is Status.AT_RISK and (end := o.pessimistic) is not None:
-        limit = o.requirement.target.limit
-        end = end if limit.dimensionless else end.to(limit.units)
+        end = o.requirement.target.in_units(end)
         return f"the pessimistic end, {fmt.q(end, digits=fmt.digits_for(end))}, misses the target"
     return "—"
 
