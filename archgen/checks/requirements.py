@@ -78,13 +78,18 @@ def requirement_met(ctx: Context) -> Iterator[Violation]:
     Fix: change the design until the metric meets the target, or revise the requirement with its owner.
     """
     for j in ctx.requirements:
-        b, o = j.bound, j.outcome
-        if not j.workload and o.status is Status.NOT_MET and o.value is not None:
-            value = o.value
-            shown = b.req.target.in_units(value)
-            yield Violation(b.subject, b.owner, b.path + ("target",),
-                            f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown:.4g~P}, target {b.req.target}",
-                            value, b.req.target.limit, b.req.id, "error" if b.req.level == "shall" else "warning")
+        if not j.workload and j.outcome.status is Status.NOT_MET and j.outcome.value is not None:
+            yield not_met(j)
+
+
+def not_met(j: Judgement) -> Violation:
+    """The finding of a requirement judged not met (REQ001; PERF001 for a workload's own): value against target."""
+    b, value = j.bound, j.outcome.value
+    assert value is not None  # not met: judged on a value
+    return Violation(b.subject, b.owner, b.path + ("target",),
+                     f"{b.req.id} ({b.req.statement}): {b.req.metric} = {b.req.target.in_units(value):.4g~P}, "
+                     f"target {b.req.target}", value, b.req.target.limit, b.req.id,
+                     "error" if b.req.level == "shall" else "warning")
 
 
 @check("REQ002", "requirements.metric")
