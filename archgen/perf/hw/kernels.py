@@ -135,10 +135,15 @@ def serving_kv_dtype(dtype: str, kv_dtype: str | None = None) -> str:
     return kv_dtype or ("fp8" if dtype == "fp4" else dtype)
 
 
+#: Bytes per element of a GEMM's inputs (with their block scales) and of its output (not block-scaled), by dtype.
+GEMM_ELEMENT_BYTES: dict[str, tuple[float, float]] = {
+    dtype: (size + BLOCK_SCALE_BYTES.get(dtype, 0.0), size) for dtype, size in DTYPE_BYTES.items()}
+
+
 def gemm_bytes(dtype: str, m, n, k, batch=1.0):
     """Bytes a GEMM of (m x k) @ (k x n) moves once: its operands and output, with the inputs' block scales."""
-    scales = BLOCK_SCALE_BYTES.get(dtype, 0.0)  # the output is not block-scaled
-    return ((m * k + k * n) * (DTYPE_BYTES[dtype] + scales) + m * n * DTYPE_BYTES[dtype]) * batch
+    inputs, output = GEMM_ELEMENT_BYTES[dtype]
+    return ((m * k + k * n) * inputs + m * n * output) * batch
 
 
 def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
@@ -159,10 +164,10 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     Returns:
         Seconds (broadcast over the inputs).
     """
+    best, stream = hw.gemm_kept.get(dtype) or hw.gemm_figures(dtype)
     h = hw.gemm_half_size
-    rate = hw.gemm_rate(dtype) * (m / (m + h) * (n / (n + h))) * k_loop_efficiency(hw, dtype, k)
-    stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
-    return maximum(2.0 * m * n * k * batch / rate, gemm_bytes(dtype, m, n, k, batch) / (hw.hbm_bandwidth * stream))
+    rate = best * (m / (m + h) * (n / (n + h))) * k_loop_efficiency(hw, dtype, k)
+    return maximum(2.0 * m * n * k * batch / rate, gemm_bytes(dtype, m, n, k, batch) / stream)
 
 
 def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):

@@ -61,9 +61,8 @@ class LayoutArrays(NamedTuple):
 
 def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
     """The layout's fields as `LayoutArrays` (one place for the defaults both readers apply)."""
-    tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
-    cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
-    mb = as_float(layout.micro_batch)
+    tp, pp, dp, cp, ep, v, mb = [float(x) if isinstance(x, fast.NUMBER) else as_float(x) for x in (
+        layout.tp, layout.pp, layout.dp, layout.cp, layout.ep, layout.interleave, layout.micro_batch)]  # `as_float`
     rc, sp = layout.recompute, layout.sequence_parallel
     if isinstance(tp, np.ndarray) or isinstance(rc, np.ndarray | list | tuple) or isinstance(sp, np.ndarray):
         rc, sp = np.asarray(rc), np.asarray(sp, dtype=bool) & (tp > 1)

@@ -130,9 +130,11 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
             shapes += [(T, (a.ffn_mats - 1) * f / tp, a.hidden), (T, a.hidden, f / tp)]
     else:
         shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
-    t = sum(K.gemm_time(hw, dt, m, n, k) for m, n, k in shapes)
-    bwd = sum(K.gemm_backward_time(hw, dt, m, n, k) for m, n, k in shapes)
-    moved = sum(K.gemm_bytes(dt, m, n, k) for m, n, k in shapes) + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
+    t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
+    for m, n, k in shapes:
+        t, bwd = t + K.gemm_time(hw, dt, m, n, k), bwd + K.gemm_backward_time(hw, dt, m, n, k)
+        moved = moved + K.gemm_bytes(dt, m, n, k)
+    moved = moved + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
     if moe:
         t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
         moved = moved + expert_bytes(job, T, tp, ep, etp)
@@ -339,12 +341,13 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     # Data parallelism, per rank class: the reduction overlaps the backward passes after a rank's last chunk of
     # weights is final, the weight gather the forward passes before the first is needed (`dp_groups`).
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)
-    sched = x(sched)
-    norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
-        hx, "all_reduce", 4.0, x(tp * pp), x(minimum(tp, hw.scale_up_size)))
-    # the layout's figures against the class axis, once for every class (`tail`)
-    dpcp_x, k_dp_x, zero_x, m_x, edp_x, k_edp_x, code_x = (x(q) for q in (dpcp, k_dp, zero, m, edp, k_edp, code))
-    bwd_x, fwd_x, w_layer_x, hbm_x = x(layer_b + layer_r), x(layer_f), x(w_layer), x(lt.hbm)
+    # the layout's figures against the class axis, once for every class (`tail`; numbers are `per_class` themselves)
+    sched, dpcp_x, k_dp_x, tp_pp_x, k_tp_x, zero_x, m_x, edp_x, k_edp_x, code_x, bwd_x, fwd_x, w_layer_x, hbm_x = [
+        q if isinstance(q, fast.NUMBER) else x(q) for q in (sched, dpcp, k_dp, tp * pp, minimum(tp, hw.scale_up_size),
+                                                            zero, m, edp, k_edp, code, layer_b + layer_r, layer_f,
+                                                            w_layer, lt.hbm)]
+    norm = collective_time(hx, "all_reduce", 4.0, dpcp_x, k_dp_x) + collective_time(hx, "all_reduce", 4.0, tp_pp_x,
+                                                                                    k_tp_x)
     on = zero_x >= 1
     over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
