@@ -223,30 +223,39 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         rate = hw.gemm_rate(dtype) * hw.flash_efficiency * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
         return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
-    gemms, scores = _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
-    return gemms + memory_time(hw, scores * SCORE_BYTES_FWD)
+    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)[0]
 
 
 def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
                        causal: bool = True):
-    """Backward time of the attention core.
+    """Backward time of the attention core (`attention_times`)."""
+    return attention_times(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
+                           kernel=kernel, causal=causal)[1]
 
-    2.5x the forward FLOP for flash (5 matmuls against 2) at `FLASH_BWD_RATIO` of the forward rate; twice the
-    forward GEMMs plus the score-gradient traffic for a materialised kernel.
+
+def attention_times(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
+                    causal: bool = True):
+    """(`attention_forward`, backward) of the attention core, what the two share worked out once.
+
+    The backward is 2.5x the forward FLOP for flash (5 matmuls against 2) at `FLASH_BWD_RATIO` of the forward rate;
+    twice the forward GEMMs plus the score-gradient traffic for a materialised kernel.
     """
     if kernel == "flash":
         fwd = attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
                                 kernel=kernel, causal=causal)
-        return 2.5 / FLASH_BWD_RATIO * fwd
-    gemms, scores = _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
-    return 2.0 * gemms + memory_time(hw, scores * SCORE_BYTES_BWD)
+        return fwd, 2.5 / FLASH_BWD_RATIO * fwd
+    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
 
 
 def _materialised(hw: Hardware, dtype: str, batch, q_len, kv_len, heads, head_dim):
-    """A materialised attention's forward GEMMs, QKᵀ into the s×s scores and AV, as (their time, score elements)."""
+    """A materialised attention's (forward, backward) times.
+
+    Its GEMMs, QKᵀ into the s×s scores and AV (twice backward), and the score traffic of each pass.
+    """
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
     av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
-    return qk + av, batch * heads * q_len * kv_len
+    gemms, scores = qk + av, batch * heads * q_len * kv_len
+    return gemms + memory_time(hw, scores * SCORE_BYTES_FWD), 2.0 * gemms + memory_time(hw, scores * SCORE_BYTES_BWD)
 
 
 def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_bytes: float, heads, dtype: str):

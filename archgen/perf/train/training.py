@@ -114,8 +114,10 @@ class TrainingEstimate:
         return (self.memory.total <= self.capacity) & (self.memory.host <= self.host_capacity)
 
 
-def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None):
+def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None, attn=None):
     """GEMM + attention + element-wise forward time of one layer for one micro-batch.
+
+    `attn` is the attention core's forward (`kernels.attention_times`) where the caller has it.
 
     Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward, HBM bytes): the second
     and third are shares of the total; the fourth corrects the backward's "twice the forward" for its GEMMs' own
@@ -138,8 +140,9 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     if moe:
         t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
         moved = moved + expert_bytes(job, T, tp, ep, etp)
-    attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
-                               heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
+    if attn is None:
+        attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
+                                   heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
     cc = hw.compute_capability
     quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
     ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
@@ -203,13 +206,16 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     s_q = job.seq_len / cp
     T = mb * s_q
     moe_share = a.moe_layers / a.layers
-    dense_f, dense_attn, dense_q, dense_gb, dense_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
-    moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True, etp=etp) \
+    core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
+    attn_f, attn_b = K.attention_times(hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp,
+                                       head_dim=a.head_dim, kernel=job.attention, causal=True)
+    dense_f, dense_attn, dense_q, dense_gb, dense_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, False,
+                                                                     attn=attn_f)
+    moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, True, etp, attn_f) \
         if a.moe_layers else (0.0, 0.0, 0.0, 0.0, 0.0)
     layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
     hbm = C.hbm_share(hw, (1 - moe_share) * dense_m + moe_share * moe_m, layer_f)  # the compute beside overlaps
     layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
-    core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
     # The backward pass is twice the forward's element-wise traffic plus its GEMMs' own input and weight gradients
     # (`layer_gb`), but quantises the linear outputs' gradients (`quant.backward_bytes`) instead of the inputs,
     # whose quantised copies it reuses.
@@ -217,9 +223,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
         if job.recipe else 0.0
     layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
     layer_gb = (1 - moe_share) * dense_gb + moe_share * moe_gb
-    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + K.attention_backward(
-        hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
-        kernel=job.attention)
+    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b
     kernels = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # quantisation kernels, none in 16-bit
     n_f, n_b = H.layer_kernels(job, ep, kernels)  # every kernel's fixed cost, as serving charges it (`host`)
     layer_f, layer_b = layer_f + n_f * K.KERNEL_OVERHEAD, layer_b + n_b * K.KERNEL_OVERHEAD
