@@ -288,6 +288,11 @@ def layout_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, d
 
 def rank_memory(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0) -> TrainingMemory:
     """`training_memory` of one pipeline rank class (its layers, embedding, loss and position) of `layout_memory`."""
+    return TrainingMemory(*rank_parts(shared, layers, embedding, loss, position))
+
+
+def rank_parts(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0) -> tuple:
+    """`rank_memory`'s fields as a tuple, in `TrainingMemory`'s order (a search's classes are compared, not kept)."""
     arch, tp, pp, dp, cp, interleave, micro_batch, microbatches, seq_len, weight_bytes, stage, gb, parts, edp, layer, \
         per_layer, code, group = shared
     pd, pe = _split_parts(arch, tp, pp, parts, layers, embedding, loss)
@@ -312,8 +317,7 @@ def rank_memory(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.
         share = where(stage >= 3, sharded3 / p, 1.0)
         host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
         weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
-    return TrainingMemory(weights=weights, gradients=grads, optimizer=where(code & 2, 0.0, opt),
-                          activations=act_gpu + logits, host=host)
+    return weights, grads, where(code & 2, 0.0, opt), act_gpu + logits, host
 
 
 def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:

@@ -20,7 +20,7 @@ from archgen.perf.hw.memory import (
     layer_activation_bytes,
     layer_parts,
     layout_memory,
-    rank_memory,
+    rank_parts,
     training_memory,
 )
 from archgen.perf.hw.numeric import as_float
@@ -178,14 +178,13 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
                                flash=job.attention == "flash", microbatches=m, zero=zero, grad_bytes=job.grad_bytes,
                                weight_bytes=job.weight_bytes, dropout=job.dropout, offload=code, etp=etp,
                                per_layer=per_layer)  # what the classes share: `training_memory` of each, below
-        mems = [rank_memory(shared, c.layers, c.embedding, c.loss, c.position) for c in one]
+        mems = [rank_parts(shared, c.layers, c.embedding, c.loss, c.position) for c in one]  # `rank_memory`'s
         on = [c.ranks > 0 for c in one]
-        i = fast.worst([0 + f.weights + f.gradients + f.optimizer + f.activations if o else -np.inf
-                        for f, o in zip(mems, on, strict=True)])
-        host = fast.most([f.host if o else 0.0 for f, o in zip(mems, on, strict=True)])
-        b = mems[i]
-        return TrainingMemory(float(b.weights), float(b.gradients), float(b.optimizer), float(b.activations),
-                              float(host))
+        i = fast.worst([0 + w + g + opt + act if o else -np.inf
+                        for (w, g, opt, act, _), o in zip(mems, on, strict=True)])
+        host = fast.most([f[4] if o else 0.0 for f, o in zip(mems, on, strict=True)])
+        w, g, opt, act, _ = mems[i]
+        return TrainingMemory(float(w), float(g), float(opt), float(act), float(host))
     x = per_class
     mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
                           pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),

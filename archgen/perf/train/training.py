@@ -115,9 +115,7 @@ class TrainingEstimate:
 
 
 def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None, attn=None):
-    """GEMM + attention + element-wise forward time of one layer for one micro-batch.
-
-    `attn` is the attention core's forward (`kernels.attention_times`) where the caller has it.
+    """GEMM + attention + element-wise forward time of one layer for one micro-batch (`attn`: the core's, if known).
 
     Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward, HBM bytes): the second
     and third are shares of the total; the fourth corrects the backward's "twice the forward" for its GEMMs' own
@@ -346,12 +344,11 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     # weights is final, the weight gather the forward passes before the first is needed (`dp_groups`).
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)
     # the layout's figures against the class axis, once for every class (`tail`; numbers are `per_class` themselves)
-    sched, dpcp_x, k_dp_x, tp_pp_x, k_tp_x, zero_x, m_x, edp_x, k_edp_x, code_x, bwd_x, fwd_x, w_layer_x, hbm_x = [
+    sched, dpcp_x, k_dp_x, tpp_x, ktp_x, zero_x, m_x, edp_x, k_edp_x, code_x, bwd_x, fwd_x, w_layer_x, hbm_x = [
         q if isinstance(q, fast.NUMBER) else x(q) for q in (sched, dpcp, k_dp, tp * pp, minimum(tp, hw.scale_up_size),
                                                             zero, m, edp, k_edp, code, layer_b + layer_r, layer_f,
                                                             w_layer, lt.hbm)]
-    norm = collective_time(hx, "all_reduce", 4.0, dpcp_x, k_dp_x) + collective_time(hx, "all_reduce", 4.0, tp_pp_x,
-                                                                                    k_tp_x)
+    norm = collective_time(hx, "all_reduce", 4.0, dpcp_x, k_dp_x) + collective_time(hx, "all_reduce", 4.0, tpp_x, ktp_x)
     on = zero_x >= 1
     over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
