@@ -56,6 +56,7 @@ import numpy as np
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
+from archgen.perf.hw.record import quick_init
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
 OPTIMIZER_BYTES = 12.0
@@ -77,6 +78,7 @@ OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3, "weight
 WEIGHT_OFFLOAD = 4
 
 
+@quick_init
 @dataclass(frozen=True)
 class TrainingMemory:
     """Bytes per accelerator (arrays when evaluated for many layouts)."""

@@ -24,11 +24,13 @@ from archgen.perf.hw.memory import (
     training_memory,
 )
 from archgen.perf.hw.numeric import as_float
+from archgen.perf.hw.record import quick_init
 from archgen.perf.train import fast
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import Split, split
 
 
+@quick_init
 @dataclass(frozen=True)
 class RankTimes:
     """The pipeline rank classes (trailing axis) of a layout: parameters, time per micro-batch, and the schedule."""

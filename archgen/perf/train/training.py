@@ -28,12 +28,13 @@ from archgen.perf.hw.memory import (
     layer_params,
 )
 from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.hw.record import quick_init
 from archgen.perf.train import contention as C
 from archgen.perf.train import exposure as X
 from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
-from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward
+from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward, permute_h
 from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
@@ -58,31 +59,7 @@ ADAM_BYTES = 30.0
 CLIP_BYTES = 12.0
 
 
-def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False, experts: int = 0):
-    """Forward bytes per token of an MoE layer's token permutation, in units of h (activation dtype).
-
-    The all-to-all dispatcher's permute reads each token and writes its `top_k` copies in expert order (1 + k);
-    unpermute reads the k expert outputs and writes their weighted sum (k + 1). With more than one local expert
-    (`experts` / ep) it also sorts the k received copies by local expert after the all-to-all and back before the
-    combine (Megatron-core token_dispatcher.py at 3097d81, `MoEAlltoAllTokenDispatcher.dispatch_postprocess`
-    "Permutation 2" and `combine_preprocess` "Unpermutation 2", `sort_chunks_by_idxs`): 2k more each way. DeepEP
-    and HybridEP deliver a
-    token once to each rank that holds one of its experts, ep·(1 - (1 - 1/ep)^top_k) ranks under uniform routing
-    (as `exposure.expert_comm` counts nodes), and the rank permutes what it received: it reads those rows and
-    writes the k copies in expert order, and unpermute reads the k expert outputs and writes one row per source
-    rank (Megatron-core token_dispatcher.py at 3097d81: `_DeepepManager.get_permuted_hidden_states_by_experts`
-    calls `permute` on the dispatched tokens; HybridEP without `moe_permute_fusion_into_hybridep` runs its own
-    permute kernel on the received rows, deepseek-ai/DeepEP hybrid-ep 94a9f8f csrc/hybrid_ep/executor/executor.cu
-    `dispatch_postprocess` and `combine_preprocess`). With the fusion HybridEP's dispatch and combine kernels write
-    and read the expert-ordered buffer themselves ("Fused permute: data already written ... No-op"): nothing.
-    """
-    if dispatcher == "alltoall":
-        return 2.0 * (1.0 + top_k) + where(experts / ep > 1.0, 4.0 * top_k, 0.0)
-    if dispatcher == "hybridep" and fused:
-        return 0.0
-    return 2.0 * (ep * (1.0 - (1.0 - 1.0 / ep) ** top_k) + top_k)
-
-
+@quick_init
 @dataclass(frozen=True)
 class TrainingEstimate:
     """Step-time breakdown (s), throughput and memory; arrays when evaluated for many layouts."""
@@ -170,6 +147,7 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     return ew
 
 
+@quick_init
 @dataclass(frozen=True)
 class LayerTimes:
     """One average layer of one micro-batch on one rank, and the output layer and embedding (s).
@@ -344,10 +322,11 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     # weights is final, the weight gather the forward passes before the first is needed (`dp_groups`).
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)
     # the layout's figures against the class axis, once for every class (`tail`; numbers are `per_class` themselves)
-    sched, dpcp_x, k_dp_x, tpp_x, ktp_x, zero_x, m_x, edp_x, k_edp_x, code_x, bwd_x, fwd_x, w_layer_x, hbm_x = [
+    sched, dpcp_x, k_dp_x, tpp_x, ktp_x, zero_x, m_x, edp_x, k_edp_x, bwd_x, fwd_x, w_layer_x, hbm_x = [
         q if isinstance(q, fast.NUMBER) else x(q) for q in (sched, dpcp, k_dp, tp * pp, minimum(tp, hw.scale_up_size),
-                                                            zero, m, edp, k_edp, code, layer_b + layer_r, layer_f,
-                                                            w_layer, lt.hbm)]
+                                                            zero, m, edp, k_edp, layer_b + layer_r, layer_f, w_layer,
+                                                            lt.hbm)]
+    code_x = code if isinstance(code, int) else x(code)
     norm = collective_time(hx, "all_reduce", 4.0, dpcp_x, k_dp_x) + collective_time(hx, "all_reduce", 4.0, tpp_x, ktp_x)
     on = zero_x >= 1
     over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
