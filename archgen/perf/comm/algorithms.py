@@ -251,14 +251,15 @@ def fastest(cands: list, size):
 def fastest_number(cands: list, size):
     """`fastest` of one size (a number) against one group's candidates of numbers (`collectives`' cached ones).
 
-    The same operations in the same order, without the helpers' dispatch (numpy is slow on numbers, issue 25).
+    The same operations in the same order, without the helpers' dispatch (numpy is slow on numbers, issue 25); the
+    tree's corrections of the size looked up once for its protocols (`nccl.tree_corrections`).
     """
     tree = best = None
     for lat, f, bus, kind, extra, mask in cands:
         if kind == TREE:
             if tree is None:
-                tree = nccl.tree_index(size)
-            t = lat + 2.0 * size / (bus * nccl.tree_correction_at(extra, tree))
+                tree = nccl.tree_corrections(size)
+            t = lat + 2.0 * size / (bus * tree[extra])
         else:
             if kind == PLATEAU:
                 cross, cn, plateau = extra

@@ -30,7 +30,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import contention as C
-from archgen.perf.train.fast import NUMBER
+from archgen.perf.train.fast import NUMBER, plain
 from archgen.perf.train.job import Job
 
 #: SMs Transformer Engine's userbuffers give the `pipeline` and `bulk` overlap kernels (`num_sm`, with
@@ -95,6 +95,22 @@ def tp_gemms(a: Arch, tp, moe_share):
         out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
                                                                                     dense)]
     return tuple(out)
+
+
+def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
+    """Exposed context-parallel communication of one layer per micro-batch, `kv_size` bytes of K and V on a rank.
+
+    K and V are all-gathered forward and their gradients reduce-scattered backward (three collectives of the ring);
+    the ring overlaps with the attention core (`attention`, its forward; 3.5 times that forward and backward), so
+    only the excess is exposed, and its HBM traffic beside the attention's costs the overlapped part (`contention`,
+    `hbm` the attention's share of the HBM rate).
+    """
+    if hw._numbers and plain(kv_size, cp, tp, attention, hbm) and not cp > 1:
+        return 0.0  # one layout of numbers without CP: what the `where` below gives, its terms not worked out
+    cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
+    x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
+    return where(cp > 1, maximum(0.0, 3.0 * cp_t - attention * 3.5) + x_cp * minimum(3.0 * cp_t, attention * 3.5),
+                 0.0)
 
 
 def tp_exposed(ar, gemm_window, passes):
@@ -242,7 +258,7 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     times the collectives of `group` ("dp" or "expert"; default `collectives.collective_times` on `hw`; a batched
     search passes one that times each distinct group once).
     """
-    gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
+    gb, wb = job.grad_bytes, job.weight_bytes  # the gathered weights' bytes: `param_gather_dtype` under FP8
 
     # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
     need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, NUMBER) else (True, True, True)
@@ -252,7 +268,8 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
         asked = [r for r, w in zip((("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)),
                                    need, strict=True) if w]
         out = iter(collective_times(hw, asked, n, k) if timer is None else timer(group, asked, n, k))
-        return [where((n > 1) & (p > 0), next(out), 0.0) if w else 0.0 for w in need]
+        live = (n > 1) & (p > 0)
+        return [where(live, next(out), 0.0) if w else 0.0 for w in need]
 
     ar, rs, ag = times("dp", params, dp, k_dp)
     total = params

@@ -216,13 +216,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
             hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
     tp_layer = where(tp > 1, tp_layer, 0.0)
 
-    # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
-    # overlaps with the attention core, only the excess is exposed.
+    # Context parallelism: K and V of the rank's micro-batch around the ring (`cp_exposed`).
     kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
-    cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
-    x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
-    cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5) + x_cp * minimum(
-        3.0 * cp_t, layer_attn * 3.5), 0.0)
+    cp_layer = X.cp_exposed(hw, kv_size, cp, tp, layer_attn, hbm)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
     ep_layer, ep_f, edge = (moe_share * x for x in expert_comm(
