@@ -257,8 +257,11 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
     return where(pp > 1, hops, 0.0)
 
 
-def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m):
+def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m, experts: bool = True):
     """(sched, dp·cp, its ranks per domain, the expert data-parallel group, its ranks per domain).
+
+    `experts`: whether the model has routed experts (without, their group's ranks per domain are not worked out:
+    1.0, which its collectives of no parameters never read).
 
     `sched`: micro-batches of a rank's last (first) chunk that the reduction (gather) overlaps, the last one and,
     with v chunks, the cooldown's (warmup's) (v-1)·p/v more. Context-parallel ranks hold the same weights, so
@@ -269,7 +272,7 @@ def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m):
     dpcp = dp * cp
     edp = expert_data_parallel(dpcp, tp, ep, etp)
     return (minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m), dpcp, members_per_domain(hw, dpcp, tp), edp,
-            members_per_domain(hw, edp, etp * ep))
+            members_per_domain(hw, edp, etp * ep) if experts else 1.0)
 
 
 def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | None = None,
@@ -316,7 +319,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
 
     # Data parallelism, per rank class: the reduction overlaps the backward passes after a rank's last chunk of
     # weights is final, the weight gather the forward passes before the first is needed (`dp_groups`).
-    sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)
+    sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m, experts=bool(a.experts))
     # the layout's figures against the class axis, once for every class (`tail`; numbers are `per_class` themselves)
     sched, dpcp_x, k_dp_x, tpp_x, ktp_x, zero_x, m_x, edp_x, k_edp_x, bwd_x, fwd_x, w_layer_x, hbm_x = [
         q if isinstance(q, fast.NUMBER) else x(q) for q in (sched, dpcp, k_dp, tp * pp, minimum(tp, hw.scale_up_size),
