@@ -363,7 +363,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     step = compute + bubble + pp_comm + dp_comm + optimizer
 
     tokens = job.global_batch * job.seq_len
-    model_flops = a.model_flops(tokens, job.seq_len)
+    model_flops = job.model_flops  # `a.model_flops` of the step's tokens
     rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + where(
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)
