@@ -248,13 +248,17 @@ def fastest(cands: list, size):
     return best
 
 
+_INF = float("inf")
+
+
 def fastest_number(cands: list, size):
     """`fastest` of one size (a number) against one group's candidates of numbers (`collectives`' cached ones).
 
     The same operations in the same order, without the helpers' dispatch (numpy is slow on numbers, issue 25); the
     tree's corrections of the size looked up once for its protocols (`nccl.tree_corrections`).
     """
-    tree = best = None
+    tree = None
+    best = _INF  # as `best is None` did: the first t always replaces it (`inf < t` is never true)
     for lat, f, bus, kind, extra, mask in cands:
         if kind == TREE:
             if tree is None:
@@ -266,8 +270,8 @@ def fastest_number(cands: list, size):
                 lat = lat * (plateau if cross and size / cn >= 64 else 1.0)
             t = lat + (size if f is None else f * size) / bus
         if mask is not None and not mask:
-            t = np.inf
-        best = t if best is None or not best < t else best
+            t = _INF
+        best = t if not best < t else best
     return best
 
 

@@ -150,8 +150,8 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     """Roofline time of `batch` GEMMs of (m x k) @ (k x n) in `dtype`.
 
     One formula for plain numbers and arrays (`numeric.maximum` and `minimum` stay plain for plain numbers), a plain
-    float for one configuration; `size_efficiency(hw, m, n)` is written out, one call fewer in each of an estimate's
-    GEMMs (issue 25).
+    float for one configuration; `size_efficiency(hw, m, n)` is written out, and so is `k_loop_efficiency` where the
+    part has no measured fixed steps (its size ramp on k), calls fewer in each of an estimate's GEMMs (issue 25).
 
     Args:
         hw: Hardware.
@@ -166,7 +166,8 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     """
     best, stream = hw.gemm_kept.get(dtype) or hw.gemm_figures(dtype)
     h = hw.gemm_half_size
-    rate = best * (m / (m + h) * (n / (n + h))) * k_loop_efficiency(hw, dtype, k)
+    rate = best * (m / (m + h) * (n / (n + h))) * (
+        k / (k + h) if not hw.gemm_k_fixed_steps else k_loop_efficiency(hw, dtype, k))
     return maximum(2.0 * m * n * k * batch / rate, gemm_bytes(dtype, m, n, k, batch) / stream)
 
 
