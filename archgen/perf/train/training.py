@@ -35,7 +35,7 @@ from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
 from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward, permute_h
-from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
+from archgen.perf.train.exposure import dp_exposure, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
@@ -332,10 +332,11 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
 
+    exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x), timer, hbm_x)  # `dp_exposed`
+
     def tail(params, experts, t_rank, layers):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
-        dp_c = dp_exposed(hx, job, params - experts, dpcp_x, k_dp_x, zero_x, layers * bwd_x * sched,
-                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x), timer, hbm=hbm_x)
+        dp_c = exposed(params - experts, experts, layers * bwd_x * sched, layers * fwd_x * sched, t_rank)
         shard = (params - experts) / over_dp + experts / over_edp
         if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
             opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
