@@ -12,25 +12,27 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
+from archgen.errors import InternalError
+
 T = TypeVar("T")
 
 
 def quick_init(cls: type[T]) -> type[T]:
     """`cls` (a frozen dataclass of plain fields) with an `__init__` that sets every field at once.
 
-    Fields with a `default_factory`, `InitVar`s and `__post_init__` are not supported (a TypeError names them):
-    the result types this serves have none.
+    Fields with a `default_factory` or `init=False`, and a `__post_init__`, are not supported (an `InternalError`, a
+    bug in the class it decorates, names them): the result types this serves have none.
     """
     if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
-        raise TypeError(f"quick_init: {cls.__name__} is not a frozen dataclass")
+        raise InternalError(f"quick_init: {cls.__name__} is not a frozen dataclass")
     if hasattr(cls, "__post_init__"):
-        raise TypeError(f"quick_init: {cls.__name__} has a __post_init__")
+        raise InternalError(f"quick_init: {cls.__name__} has a __post_init__")
     fields = dataclasses.fields(cls)
     namespace: dict[str, object] = {"_set": object.__setattr__}
     params = []
     for f in fields:
         if f.default_factory is not dataclasses.MISSING or not f.init:
-            raise TypeError(f"quick_init: field {cls.__name__}.{f.name} has a default_factory or init=False")
+            raise InternalError(f"quick_init: field {cls.__name__}.{f.name} has a default_factory or init=False")
         if f.default is dataclasses.MISSING:
             params.append(f.name)
         else:
