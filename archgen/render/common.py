@@ -137,6 +137,13 @@ def conventions() -> Section:
 STATUS_COLUMN = 7
 
 
+def judged(scope: Scope) -> list[tuple[Judgement, bool]]:
+    """Each requirement of the document's scope as the pipeline judged it, and whether its finding is waived."""
+    found = {(f.id, f.requirement, f.object): f for f in scope.run.findings if f.requirement}
+    return [(j, bool((f := found.get((j.check, j.bound.req.id, j.bound.subject))) and f.waived))
+            for j in scope.requirements()]
+
+
 def requirements_table(scope: Scope) -> Table:
     """The requirements compliance matrix: each requirement of the document's scope as the pipeline judged it.
 
@@ -145,11 +152,9 @@ def requirements_table(scope: Scope) -> Table:
     no value, the value in the target's unit with its band where it has one, and where the requirement is written.
     """
     rows, anchors = [], []
-    found = {(f.id, f.requirement, f.object): f for f in scope.run.findings if f.requirement}
-    for j in scope.requirements():
+    for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
-        finding = found.get((j.check, req.id, b.subject))
-        status = o.status.value + (" (waived)" if finding is not None and finding.waived else "")
+        status = o.status.value + (" (waived)" if waived else "")
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, f"{req.metric} of {b.subject}",
                      str(req.target), judged_value(o), status, j.check, _reason(o),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
@@ -185,16 +190,15 @@ def _reason(o: Outcome) -> str:
 
 def requirements_section(scope: Scope) -> Section:
     """Requirements and assumptions, each tagged sourced or assumed, with the count of each status."""
-    table = requirements_table(scope)
     section = Section("requirements", "Requirements and assumptions")
-    if not table.rows:
+    rows = judged(scope)
+    if not rows:
         return section.add(Para("No requirements are stated for this target. Add them under `requirements:` in "
                                 "its spec or in a Requirements document."))
-    shown = [str(r[STATUS_COLUMN]) for r in table.rows]
-    counts = {s.value: sum(1 for t in shown if t.removesuffix(" (waived)") == s.value) for s in Status}
-    waived = sum(1 for t in shown if t.endswith(" (waived)"))
+    counts = {s.value: sum(1 for j, _ in rows if j.outcome.status is s) for s in Status}
+    waived = sum(1 for _, w in rows if w)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (f"; {waived} waived" if waived else "")
-    return section.add(Para(f"{len(table.rows)} requirement(s): {summary}."), table)
+    return section.add(Para(f"{len(rows)} requirement(s): {summary}."), requirements_table(scope))
 
 
 def components_section(scope: Scope, counts: dict[str, int]) -> Section:
