@@ -47,11 +47,11 @@ def test_shipped_surplus_is_only_the_deliberate_management_switches(shipped) -> 
 
 def _superpod_expecting(tmp_path: Path, expect: str) -> list:
     """NET008 findings of the shipped B200 SuperPOD with its `expect:` block replaced by `expect`."""
-    text = (SPECS / "clusters" / "dgx-b200-superpod.yaml").read_text()
+    text = (SPECS / "clusters" / "dgx-b200-superpod.yaml").read_text(encoding="utf-8")
     start = text.index("\nexpect:\n") + 1
     end = text.index("\nrequirements:", start) + 1
     spec = tmp_path / "dgx-b200-superpod.yaml"
-    spec.write_text(text[:start] + expect + text[end:])
+    spec.write_text(text[:start] + expect + text[end:], encoding="utf-8")
     result = run([spec, SPECS / "racks"])
     return sorted((f.object, f.message) for f in result.findings if f.id == "NET008")
 
