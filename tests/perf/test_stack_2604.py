@@ -150,7 +150,7 @@ def test_the_nccl_all_to_all_dispatcher_misses_as_hybridep_does(accelerators):
     model's host time is hidden there, so the switch moves nothing (33.41 s). The five-step smoke run (router graphs,
     permutation unfused) took 45.65 s at 132.9 model TFLOP/s/GPU, the card's work per step (6,067 against 6,031
     TFLOP per GPU)."""
-    runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text())["runs"]
+    runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text(encoding="utf-8"))["runs"]
     off = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     assert runs["smoke"]["step_s"] * runs["smoke"]["model_tflops_per_gpu"] == pytest.approx(6067, abs=1)
 
@@ -175,7 +175,7 @@ def test_ep_overlap_saves_with_the_nccl_all_to_all_what_the_smoke_run_saved(acce
     save 10.08 s (+1.4 %), from 33.41 s to 23.33 s: a second ablation, beside HybridEP's (tests/perf/test_folding.py,
     4.25 s against 3.72 s), that the overlap is credited as the runs realise it. Both steps are predicted 19-26 %
     fast, the overlap-on one by as many seconds (7.8 s and 8.0 s): what the model misses is outside the overlap."""
-    runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text())["runs"]
+    runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text(encoding="utf-8"))["runs"]
     off = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     steps = []
     for on in (False, True):
@@ -202,7 +202,7 @@ def test_the_bf16_profile_puts_its_fixed_cost_on_the_gpu(accelerators):
     coincidence with the counted host time in the test above."""
     from archgen.perf.comm.dispatcher import kernel_times
 
-    runs = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text())
+    runs = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text(encoding="utf-8"))
     off = runs["runs"]["overlap-off"]
     layer_mbs = 64 * 48
     waited = (off["nvtx_dispatch_ms"] + off["nvtx_metadata_ms"]) / 1e3 / layer_mbs
@@ -233,7 +233,7 @@ def test_hybridep_rows_at_the_recipes_sm_count_would_break_the_overlap_ablation(
     from archgen.perf.comm import dispatcher as D
     from archgen.scoring.scores import score_file
 
-    rows = {r["ranks"]: r for r in yaml.safe_load((DATA / "hybridep-h100.yaml").read_text())["rows"] if r["sms"] == 16}
+    rows = {r["ranks"]: r for r in yaml.safe_load((DATA / "hybridep-h100.yaml").read_text(encoding="utf-8"))["rows"] if r["sms"] == 16}
     at16 = tuple((n, rows[n]["torch_dispatch"], rows[n]["torch_combine"], rows[n]["kernel_dispatch"],
                   rows[n]["kernel_combine"]) for n in (16, 32, 64))
     monkeypatch.setattr(D, "SCALE_OUT", at16)
