@@ -131,7 +131,7 @@ def test_the_fixed_cost_does_not_follow_the_host_cpu(accelerators):
     8.4 and 8.3 ms. It misses 3.42 and 3.19 ms, 1.26 and 1.06 times its twin. So the fixed cost does not scale with
     the host CPU's speed: it is GPU time or waiting (the BF16 profile's reading, below), and a host-time term, at
     either CPU's figure, would move the Grace rows two to three times too far. Nothing is charged."""
-    cpu = yaml.safe_load((DATA / "te-host-overhead.yaml").read_text())["measurements"]["te2053_torch_linear_cpu_us"]
+    cpu = yaml.safe_load((DATA / "te-host-overhead.yaml").read_text(encoding="utf-8"))["measurements"]["te2053_torch_linear_cpu_us"]
     grace_over_x86 = cpu["gb200"] / cpu["h100_dgx"]
     assert grace_over_x86 == pytest.approx(2.75, abs=0.01)
     cases, _ = read_cases(BLACKWELL)
