@@ -223,9 +223,8 @@ def _measured(case, metric: str) -> float:
 
 def test_the_runtime_limits_bind_at_neither_state(cases, accelerators):
     """Neither the model's settled state nor the log's (Little's law) reaches the sequences the submissions allow
-    (gpu_batch_size 1,024 / 896, vLLM max_num_seqs 1,024) or the tokens per iteration (4,096 on NVIDIA's engines;
-    the MI300X row keeps the model's 8,192 where AMD's harness allows 49,152): the scheduler's limits are not the
-    TPOT gap."""
+    (gpu_batch_size 1,024 / 896, vLLM max_num_seqs 1,024) or the tokens per iteration (4,096 on NVIDIA's engines,
+    49,152 in AMD's Server harness): the scheduler's limits are not the TPOT gap."""
     for key, tp in SCORED.items():
         case = cases[f"mlperf41-llama2-70b-server-{key}"]
         inf = case.inference
@@ -240,8 +239,8 @@ def test_the_runtime_limits_bind_at_neither_state(cases, accelerators):
 
 def test_the_offline_error_carries_the_h200_server_row_not_the_h100_one(cases, accelerators):
     """Each Server row run with every iteration slower by its Offline row's error (predicted over measured tokens/s,
-    1.180 / 1.164 / 1.485: information, not a fit). H200: TTFT 185 ms and TPOT 102 ms against the log's 198 and 123
-    (from 106 and 53): the Offline over-prediction carries most of the gap. MI300X: TPOT 195 ms against 143, more
+    1.180 / 1.164 / 1.493: information, not a fit). H200: TTFT 185 ms and TPOT 102 ms against the log's 198 and 123
+    (from 106 and 53): the Offline over-prediction carries most of the gap. MI300X: TPOT 202 ms against 143, more
     than all of it (its Offline harness runs eager, its Server harness with graphs). H100 TP 2: TPOT 60 ms against
     155, a fifth of the gap: its Server run costs more than its Offline one (next test)."""
     got = {}
