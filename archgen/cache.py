@@ -249,7 +249,7 @@ def unsealed_removed(folder: Path) -> bool:
             continue
         seal = path.with_name(path.name + _MAC)
         try:
-            good = seal.is_file() and hmac.compare_digest(seal.read_text().strip(), _mac(key, path))
+            good = seal.is_file() and hmac.compare_digest(seal.read_text(encoding="utf-8").strip(), _mac(key, path))
         except OSError:
             good = False
         if not good:
@@ -268,7 +268,7 @@ def seal(folder: Path) -> None:
         if path.suffix == _MAC or not path.is_file() or seal_path.exists():
             continue
         try:
-            seal_path.write_text(_mac(key, path))
+            seal_path.write_text(_mac(key, path), encoding="utf-8")
         except OSError:
             pass
 

@@ -133,7 +133,11 @@ def switches_section() -> list[str]:
              "A Workload's `training` (and its `parallelism.sequence_parallel`) and a validation case's `training` "
              "may state", f"each switch; one left out takes the value of the job's `stack` profile (`{DEFAULT_STACK}`, "
              "the newest, when the job", "names none). `archgen estimate --explain` shows where each value of an "
-             "estimate came from.", "",
+             "estimate came from. A switch the", "estimate's layout or model makes moot keeps its value there and "
+             "reads 'not used' with the reason (JSON:", "`\"used\": false`): sequence parallelism and the TP overlap "
+             "with tp = 1, the p2p overlap with pp = 1 or", "interleave = 1, the MoE switches (`ep_dedup`, "
+             "`moe_dispatcher`, `overlap_ep_comm`, `permute_in_dispatch`) for a", "dense model, the FP8 recipe "
+             "outside FP8 training; flipping it moves no number.", "",
              "| switch | values | " + " | ".join(f"`{s}`" for s in STACKS) + " |",
              "|---|---|" + "---|" * len(STACKS)]
     for name, sw in SWITCHES.items():

@@ -53,7 +53,7 @@ def main() -> None:
         lines.append(f"| {name} | {wall:.3f} | {wall / base[0]:.2f}x | {cpu:.3f} | {cpu / base[1]:.2f}x |")
     text = "\n".join(lines) + "\n"
     print(text)
-    (ROOT / "bench" / "results" / "cli.md").write_text(text)
+    (ROOT / "bench" / "results" / "cli.md").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -112,7 +112,8 @@ def write_spec(gpus: int) -> Path:
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    (folder / "cluster.yaml").write_text(CLUSTER.format(gpus=gpus, sus=sus, spine_racks=math.ceil(switches / 8)))
+    (folder / "cluster.yaml").write_text(CLUSTER.format(gpus=gpus, sus=sus, spine_racks=math.ceil(switches / 8)),
+                                         encoding="utf-8")
     return folder
 
 
@@ -167,8 +168,8 @@ def main() -> int:
         f"{'met' if share < 0.10 else 'NOT met'}.",
         "",
     ]
-    RESULTS.write_text("\n".join(lines))
-    print(RESULTS.read_text())
+    RESULTS.write_text("\n".join(lines), encoding="utf-8")
+    print(RESULTS.read_text(encoding="utf-8"))
     return 0
 
 

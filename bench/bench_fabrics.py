@@ -147,9 +147,10 @@ def fat_tree_spec(gpus: int) -> list[Path]:
     spine_racks = math.ceil(switches / 8)
     racks = sus * 17 + spine_racks
     folder = _fresh(SPECS / f"fabric-fat-{gpus}")
-    (folder / "racks.yaml").write_text(RACKS)
+    (folder / "racks.yaml").write_text(RACKS, encoding="utf-8")
     (folder / "cluster.yaml").write_text(FAT.format(gpus=gpus, sus=sus, spine_racks=spine_racks,
-                                                    per_row=max(17, math.isqrt(racks * 6) // 17 * 17)))  # ~square
+                                                    per_row=max(17, math.isqrt(racks * 6) // 17 * 17)),  # ~square
+                                         encoding="utf-8")
     return [folder]
 
 
@@ -158,7 +159,7 @@ def torus_spec(gpus: int) -> list[Path]:
     dims = TORI[gpus]
     folder = _fresh(SPECS / f"fabric-torus-{gpus}")
     (folder / "cluster.yaml").write_text(TORUS.format(gpus=gpus, shape="x".join(map(str, dims)), racks=gpus // 64,
-                                                      dims=", ".join(map(str, dims))))
+                                                      dims=", ".join(map(str, dims))), encoding="utf-8")
     return [folder, ROOT / "specs" / "racks" / "tpu-v4-cube.yaml"]
 
 
@@ -205,8 +206,8 @@ def main() -> int:
              "runs. Specs in", "`bench/specs/fabric-*` (DGX B300 XDR, rail-optimized, 8 planes, `tiers: auto`; "
              "TPU v4 cube racks, 3D torus).", ""]
     lines += _table("Fat tree (8 planes)", fat, "GPUs") + _table("3D torus", tori, "chips")
-    RESULTS.write_text("\n".join(lines))
-    print(RESULTS.read_text())
+    RESULTS.write_text("\n".join(lines), encoding="utf-8")
+    print(RESULTS.read_text(encoding="utf-8"))
     return 0
 
 

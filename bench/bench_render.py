@@ -69,7 +69,7 @@ def main() -> None:
                                           "stands in for it."), "",
     ]
     path = write_atomic(REPO / "bench" / "results" / "render.md", "\n".join(lines).encode())
-    print(path.read_text())
+    print(path.read_text(encoding="utf-8"))
     if focus_s >= BUDGET_S:
         sys.exit(1)
 

@@ -241,7 +241,7 @@ def main(case: str, out: Path, root: Path, like: bool = False) -> None:
     plain_r, plain = max((f for f in found1 + found2 if not offloads(f[1])), key=lambda x: x[0])
     commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     if not commit and (root / "COMMIT").exists():  # an exported tree (git archive) has no .git: its commit, written
-        commit = (root / "COMMIT").read_text()
+        commit = (root / "COMMIT").read_text(encoding="utf-8")
     result = {"case": case, "like_archgen": like, "model": model, "num_procs": n, "max_batch_size": max_batch,
               "system": system,
               "calculon_commit": commit.strip() or "unknown", "pass1_evaluated": count1, "pass1_fitting": len(found1),
@@ -250,7 +250,7 @@ def main(case: str, out: Path, root: Path, like: bool = False) -> None:
               "best_rate": best_r, "best_execution": best, "best_stats": stats(app, syst, best),
               "best_rate_without_offload": plain_r, "best_execution_without_offload": plain,
               "top10": [[r, e] for r, e in heapq.nlargest(10, found1 + found2, key=lambda x: x[0])]}
-    out.write_text(json.dumps(result, indent=1, sort_keys=True))
+    out.write_text(json.dumps(result, indent=1, sort_keys=True), encoding="utf-8")
     print(f"{case}: best {best_r:.3f} samples/s, pass 1 {count1:,} evaluated in {t1:.0f} s, pass 2 {count2:,} in "
           f"{t2:.0f} s")
 
@@ -264,7 +264,8 @@ def check_pp_tier0(case: str, out: Path, root: Path) -> None:
     found, count = pass1(app, syst, n, max_batch, pp_tier0=True)
     best_r, best = max(found, key=lambda x: x[0]) if found else (None, None)
     out.write_text(json.dumps({"case": case, "evaluated": count, "fitting": len(found), "best_rate": best_r,
-                               "best_execution": best, "cpu_s": round(time.process_time() - start, 1)}, indent=1))
+                               "best_execution": best, "cpu_s": round(time.process_time() - start, 1)}, indent=1),
+                   encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -92,7 +92,7 @@ def write(work: Path, scenario: Scenario, m: Mutation) -> None:
         shutil.rmtree(work)
     (work / "out").mkdir(parents=True)
     (work / "secret").mkdir()
-    (work / "secret" / "credentials").write_text(f"kind: Rack\nid: {SECRET}\ntoken: {SECRET}\n")
+    (work / "secret" / "credentials").write_text(f"kind: Rack\nid: {SECRET}\ntoken: {SECRET}\n", encoding="utf-8")
     for root in ("specs", "base"):
         for name, text in scenario.files.items():
             (work / root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -123,8 +123,8 @@ def child(work: Path, args: list[str], cap: int, limit: float) -> None:
         for fd, name in ((1, "stdout"), (2, "stderr")):
             f = os.open(work / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             os.dup2(f, fd)
-        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 (the child exits without closing)
-        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+        sys.stdout = open(1, "w", closefd=False, encoding="utf-8")  # noqa: SIM115 (the child exits without closing)
+        sys.stderr = open(2, "w", closefd=False, encoding="utf-8")  # noqa: SIM115
         from archgen.cli import app
         try:
             app(args, prog_name="archgen")
@@ -223,7 +223,7 @@ def round_(world: World, n: int, seed: int, log: Path, cap: int, limit: float, b
             with log.open("a", encoding="utf-8") as f:
                 f.write(json.dumps({"i": i, "seed": seed, "file": scenario.name, "what": m.what, "args": args,
                                     "exit": code, "cpu_s": round(seconds, 1), "mb": round(rss), "problems": problems,
-                                    "err": (work / "stderr").read_text(errors="replace")[-1500:]}) + "\n")
+                                    "err": (work / "stderr").read_text(errors="replace", encoding="utf-8")[-1500:]}) + "\n")
         if (i + 1) % 100 == 0:
             print(f"{i + 1}/{n}: {dict(counts)} peak {peak:.0f} MB, slowest {slowest:.1f} CPU s", flush=True)
     counts["peak MB"] = round(peak)

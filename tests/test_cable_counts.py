@@ -18,12 +18,12 @@ EXPECT = "    compute: {switches: {leaf: 16, spine: 8}, cables: {access: 512, le
 
 
 def _write(tmp_path: Path, sus: int, expect: str) -> Path:
-    text = DATA.read_text()
+    text = DATA.read_text(encoding="utf-8")
     assert "  - {unit: su, count: 1}" in text and EXPECT in text
     text = text.replace("  - {unit: su, count: 1}", f"  - {{unit: su, count: {sus}}}").replace(EXPECT, expect)
     text = text.replace("  accelerators: 512\n  nodes: 64\n", f"  accelerators: {512 * sus}\n  nodes: {64 * sus}\n")
     out = tmp_path / "b300.yaml"
-    out.write_text(text)
+    out.write_text(text, encoding="utf-8")
     return out
 
 

@@ -41,8 +41,8 @@ def test_prune_bounds_bytes_and_removes_what_an_interrupted_store_left(tmp_path,
     for i in range(4):
         (folder / f"k{i}.json").write_bytes(b"x" * 1000)
         _aged(folder / f"k{i}.json", 4 - i)
-    (folder / "k9.123.tmp").write_text("half")
-    (folder / "k8.456.tmp").write_text("in flight")
+    (folder / "k9.123.tmp").write_text("half", encoding="utf-8")
+    (folder / "k8.456.tmp").write_text("in flight", encoding="utf-8")
     _aged(folder / "k9.123.tmp", 2)
     assert cache.prune("yaml", max_bytes=3000) == 3     # 4,000 bytes > 3,000: down to 2,250, and the old .tmp
     assert sorted(p.name for p in folder.iterdir()) == [".pruned", "k2.json", "k3.json", "k8.456.tmp"]
@@ -86,10 +86,10 @@ def test_the_units_folder_is_emptied_past_its_definition_texts(tmp_path):
     (folder / "pint").mkdir(parents=True)
     (folder / "pint" / "a.pickle").write_bytes(b"x")
     for i in range(cache.MAX_DEFINITIONS - 1):
-        (folder / f"definitions-{i}.txt").write_text("x")
+        (folder / f"definitions-{i}.txt").write_text("x", encoding="utf-8")
     cache.emptied_when_full(folder, "definitions-*", cache.MAX_DEFINITIONS)
     assert len(list(folder.glob("definitions-*"))) == cache.MAX_DEFINITIONS - 1     # room for one more: kept
-    (folder / "definitions-new.txt").write_text("x")
+    (folder / "definitions-new.txt").write_text("x", encoding="utf-8")
     cache.emptied_when_full(folder, "definitions-*", cache.MAX_DEFINITIONS)
     assert [p.name for p in folder.rglob("*") if p.is_file()] == []
 
@@ -102,7 +102,7 @@ def test_the_registry_still_builds_from_an_emptied_units_folder(tmp_path, monkey
     folder = tmp_path / "archgen" / "units"
     folder.mkdir(parents=True)
     for i in range(cache.MAX_DEFINITIONS):
-        (folder / f"definitions-{i}.txt").write_text("x")
+        (folder / f"definitions-{i}.txt").write_text("x", encoding="utf-8")
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     code = "from archgen.units import ureg; print(round(ureg.Quantity('1 rack_unit').to('mm').m, 6))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout

@@ -108,7 +108,7 @@ def test_unknown_check_id_is_a_usage_error(option):
 def test_output_file_written_atomically(tmp_path):
     out = tmp_path / "report.json"
     assert run_cli("check", SPECS, "--format", "json", "--output", out).code == 0
-    assert json.loads(out.read_text())["summary"]["errors"] == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["summary"]["errors"] == 0
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
 
@@ -173,30 +173,30 @@ def test_checks_list():
 @pytest.mark.parametrize("command", [("schema",), ("render", SPECS)])
 def test_out_that_is_a_file_is_a_usage_error(tmp_path, command):
     afile = tmp_path / "afile"
-    afile.write_text("keep me")
+    afile.write_text("keep me", encoding="utf-8")
     r = run_cli(*command, "--out", afile)
     assert (r.code, r.err) == (2, f"error: --out must be a directory; {afile} is a file\n")
-    assert afile.read_text() == "keep me"
+    assert afile.read_text(encoding="utf-8") == "keep me"
 
 
 @pytest.mark.parametrize("command", [("schema",), ("render", SPECS),
                                      ("sweep", SPECS / "sweeps" / "llama3-70b.yaml", "--path", SPECS)])
 def test_out_inside_a_file_is_a_usage_error(tmp_path, command):
     afile = tmp_path / "afile"
-    afile.write_text("keep me")
+    afile.write_text("keep me", encoding="utf-8")
     r = run_cli(*command, "--out", afile / "sub")
     assert (r.code, r.err) == (2, f"error: --out must be a directory; {afile} is a file\n")
-    assert afile.read_text() == "keep me"
+    assert afile.read_text(encoding="utf-8") == "keep me"
 
 
 @pytest.mark.parametrize("command", [("check", SPECS), ("gap", SPECS, "--against", SPECS / "requirements")])
 def test_output_inside_a_file_is_a_usage_error(tmp_path, command):
     afile = tmp_path / "afile"
-    afile.write_text("keep me")
+    afile.write_text("keep me", encoding="utf-8")
     r = run_cli(*command, "--output", afile / "report.txt")
     assert (r.code, r.err) == (2, f"error: {afile / 'report.txt'}: cannot write it: {afile} is a file, expected a "
                                   "directory\n")
-    assert afile.read_text() == "keep me"
+    assert afile.read_text(encoding="utf-8") == "keep me"
 
 
 @pytest.mark.slow

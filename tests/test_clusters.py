@@ -46,7 +46,7 @@ def _superpod(tmp_path: Path, full: int, short: int, ufm: bool, counts: dict[str
     """The shipped B200 SuperPOD spec with `full` 32-node SUs and `short` 31-node SUs, enough spine racks, and the
     compute fabric's tier counts fixed to `counts` (tier name: count)."""
     yaml = YAML()
-    doc = yaml.load(SPEC.read_text())
+    doc = yaml.load(SPEC.read_text(encoding="utf-8"))
     for tier, n in (counts or {}).items():
         doc["fabrics"][0][tier]["count"] = n
     doc["layout"] = ([{"unit": "su", "count": full}] if full else []) + \
@@ -61,7 +61,7 @@ def _superpod(tmp_path: Path, full: int, short: int, ufm: bool, counts: dict[str
     doc["fabrics"] = doc["fabrics"][:1]
     out = tmp_path / "specs"
     (out / "clusters").mkdir(parents=True)
-    with (out / "clusters" / "c.yaml").open("w") as f:
+    with (out / "clusters" / "c.yaml").open("w", encoding="utf-8") as f:
         yaml.dump(doc, f)
     return out
 
@@ -127,7 +127,7 @@ def test_b200_core_count_below_the_derived_is_an_error_at_the_count(tmp_path: Pa
     specs = _superpod(tmp_path, 16, 0, ufm=False, counts={"core": 32})
     result = run([specs, RACKS])
     [f] = [f for f in result.findings if f.id == "NET018"]
-    text = (specs / "clusters" / "c.yaml").read_text().splitlines()
+    text = (specs / "clusters" / "c.yaml").read_text(encoding="utf-8").splitlines()
     line = next(i for i, t in enumerate(text, 1) if t.strip() == "core: {rack: dgx-b200-spine, count: 32}")
     assert (f.location.line, f.value.m, f.limit.m) == (line, 32, 64)
     assert f.message == ("32 cores are fewer than the 64 the spines need: each core takes 32 links from its spine in "

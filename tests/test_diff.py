@@ -38,9 +38,9 @@ def copy_specs(dest: Path, edit: tuple[str, str] | None = None) -> Path:
     shutil.copytree(SPECS, dest, ignore=shutil.ignore_patterns("catalog"))
     if edit:
         rack = dest / RACK
-        text = rack.read_text()
+        text = rack.read_text(encoding="utf-8")
         assert edit[0] in text
-        rack.write_text(text.replace(edit[0], edit[1]))
+        rack.write_text(text.replace(edit[0], edit[1]), encoding="utf-8")
     return dest
 
 
@@ -192,7 +192,7 @@ def repo(tmp_path, monkeypatch):
     _git(root, "add", "specs")
     _git(root, "commit", "-q", "-m", "specs")
     rack = root / "specs" / RACK
-    rack.write_text(rack.read_text().replace(*FIVE_SYSTEMS))
+    rack.write_text(rack.read_text(encoding="utf-8").replace(*FIVE_SYSTEMS), encoding="utf-8")
     _git(root, "commit", "-q", "-am", "a fifth system")
     monkeypatch.chdir(root)
     return root
@@ -208,7 +208,7 @@ def test_git_revisions(repo):
     assert doc["base"].startswith("HEAD~1 (") and doc["head"].startswith("HEAD (")
     # a revision against the working tree: revert the change without committing
     rack = repo / "specs" / RACK
-    rack.write_text(rack.read_text().replace(FIVE_SYSTEMS[1], FIVE_SYSTEMS[0]))
+    rack.write_text(rack.read_text(encoding="utf-8").replace(FIVE_SYSTEMS[1], FIVE_SYSTEMS[0]), encoding="utf-8")
     code, doc = diff_json("HEAD", "specs")
     assert code == 0 and metric(doc, OBJ, "it_power")["change"]["value"] == pytest.approx(-DGX_H100)
     assert {f["id"] for f in doc["findings"]["resolved"]} >= {"REQ001", "MECH002"}
@@ -254,7 +254,7 @@ def test_head_does_not_validate(tmp_path):
 def test_output_file(repo):
     r = run_cli("diff", "HEAD~1", "HEAD", "--output", repo / "diff.md")
     assert (r.code, r.out) == (1, "")
-    text = (repo / "diff.md").read_text()
+    text = (repo / "diff.md").read_text(encoding="utf-8")
     assert text.startswith("## archgen diff: `HEAD~1 (") and "| REQ-PWR-010 | `rack/dgx-h100-4` |" in text
     assert f"`specs/{RACK}:" in text
 
@@ -262,7 +262,7 @@ def test_output_file(repo):
 def test_moved_lines_are_not_new_findings(tmp_path):
     base = copy_specs(tmp_path / "base", HALF_CURRENT)
     head = copy_specs(tmp_path / "head", HALF_CURRENT)
-    (head / RACK).write_text("# a comment\n# moves every line\n" + (head / RACK).read_text())
+    (head / RACK).write_text("# a comment\n# moves every line\n" + (head / RACK).read_text(encoding="utf-8"), encoding="utf-8")
     code, doc = diff_json(base, head)
     assert code == 1                                   # HEAD still has the PWR002/PWR003 errors
     assert doc["findings"] == {"new": [], "resolved": []} and doc["metrics"] == []
@@ -320,8 +320,8 @@ def test_own_repository_catalog_is_the_library(own_repo):
 def test_own_repository_catalog_edit_is_a_change(own_repo):
     """A part's power edited in the catalog moves the racks that use it, by count x change, and adds no rack."""
     part = own_repo / "specs" / "catalog" / "systems" / "dgx-h100.yaml"
-    assert HOTTER_DGX[0] in part.read_text()
-    part.write_text(part.read_text().replace(*HOTTER_DGX))
+    assert HOTTER_DGX[0] in part.read_text(encoding="utf-8")
+    part.write_text(part.read_text(encoding="utf-8").replace(*HOTTER_DGX), encoding="utf-8")
     _git(own_repo, "commit", "-q", "-am", "hotter DGX H100")
     for base, head in (("HEAD~1", "HEAD"), ("HEAD~1", "specs")):
         code, doc = diff_json(base, head)

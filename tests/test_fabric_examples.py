@@ -98,7 +98,7 @@ def test_gb300_su_in_its_own_hall(gb300) -> None:
 def test_examples_render(tmp_path: Path, root: str, target: str, text: str, request, drawn_once) -> None:
     """Each renders from its run (conftest's `shipped` or `example`; its diagrams drawn once per process)."""
     written = render_all(request.getfixturevalue(root), tmp_path, formats=("md",), target=target, progress=False)
-    doc = (tmp_path / target / f"{target}.md").read_text()
+    doc = (tmp_path / target / f"{target}.md").read_text(encoding="utf-8")
     assert text in doc and written
 
 
@@ -116,7 +116,7 @@ fabrics:
 
 
 def test_torus_dimension_of_zero_is_a_located_error(spec_tree, cli) -> None:
-    root = spec_tree({"clusters/t.yaml": TORUS, "racks/r.yaml": (SPECS / "racks" / "tpu-v4-cube.yaml").read_text()})
+    root = spec_tree({"clusters/t.yaml": TORUS, "racks/r.yaml": (SPECS / "racks" / "tpu-v4-cube.yaml").read_text(encoding="utf-8")})
     r = cli("check", root)
     assert r.code == 1 and "Traceback" not in r.err
     assert "t.yaml:10:13: error: fabrics.0.dims.1: expected a number of at least 1, got 0" in r.err

@@ -47,12 +47,12 @@ def test_opg_256_backend_as_published() -> None:
 
 def _b300(tmp_path: Path, sus: int) -> Path:
     yaml = YAML()
-    docs = list(yaml.load_all((DATA / "dgx-b300-xdr-su.yaml").read_text()))
+    docs = list(yaml.load_all((DATA / "dgx-b300-xdr-su.yaml").read_text(encoding="utf-8")))
     cluster = docs[-1]
     cluster["layout"] = [{"unit": "su", "count": sus}]
     cluster.pop("expect")
     out = tmp_path / "b300.yaml"
-    with out.open("w") as f:
+    with out.open("w", encoding="utf-8") as f:
         yaml.dump_all(docs, f)
     return out
 
@@ -74,10 +74,10 @@ def test_dgx_b300_xdr_table_3(tmp_path: Path, sus: int, leaf: int, spine: int, c
 
 def _variant(tmp_path: Path, name: str, edit) -> Path:
     yaml = YAML()
-    docs = list(yaml.load_all((DATA / name).read_text()))
+    docs = list(yaml.load_all((DATA / name).read_text(encoding="utf-8")))
     edit(docs[-1]["fabrics"][0])
     out = tmp_path / name
-    with out.open("w") as f:
+    with out.open("w", encoding="utf-8") as f:
         yaml.dump_all(docs, f)
     return out
 

@@ -49,10 +49,10 @@ def test_meta_24k_spine_split_makes_8_pods_of_192_racks_at_1_to_7(meta) -> None:
 
 def test_meta_24k_with_the_spine_up_ports_given(tmp_path: Path) -> None:
     """The same CTSW split written as ports, `up: {ports: 193-219}`, gives the same fabric."""
-    text = META.read_text().replace('spine: {down: {ports: 1-192}, oversubscription: "7:1"}',
+    text = META.read_text(encoding="utf-8").replace('spine: {down: {ports: 1-192}, oversubscription: "7:1"}',
                                     "spine: {down: {ports: 1-192}, up: {ports: 193-219}}")
     assert "193-219" in text
-    (tmp_path / "m.yaml").write_text(text)
+    (tmp_path / "m.yaml").write_text(text, encoding="utf-8")
     fa = _fabric(run([tmp_path / "m.yaml"]), "meta-24k")
     assert (fa.pods, fa.tier("spine").down, fa.tier("spine").up, fa.tier("core").switches) == (8, 192, 27, 16)
 
@@ -114,10 +114,10 @@ def test_three_tier_defaults_over_one_gb300_su_minimise_switches(tmp_path: Path)
     from tests.conftest import REPO
     shutil.copytree(REPO / "examples" / "gb300-nvl72-su", tmp_path / "gb3")
     path = tmp_path / "gb3" / "clusters" / "gb300-nvl72-su.yaml"
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     assert "    switch: q3400\n    tiers: 2\n" in text
     path.write_text(text.replace("    switch: q3400\n    tiers: 2\n",
-                                 "    switch: q3400\n    tiers: 3\n    core: {rack: gb300-su-ib}\n", 1))
+                                 "    switch: q3400\n    tiers: 3\n    core: {rack: gb300-su-ib}\n", 1), encoding="utf-8")
     result = run([tmp_path / "gb3"])
     fa = next(f for f in result.clusters["cluster/gb300-nvl72-su"].fabrics if f.fabric.spec.id == "compute")
     assert (fa.pods, fa.spines_per_pod, fa.core_links_per_spine_pair) == (1, 8, 72)

@@ -109,13 +109,13 @@ def fixed_proposal(root: Path) -> Path:
     """The proposal with 60 A feeds (2 x 34.5 kW = 69 kW usable for 42 kW): no findings of its own."""
     shutil.copytree(PROPOSAL, root)
     rack = root / "racks" / "acme-racks.yaml"
-    rack.write_text(rack.read_text().replace("current: 30 A", "current: 60 A"))
+    rack.write_text(rack.read_text(encoding="utf-8").replace("current: 30 A", "current: 60 A"), encoding="utf-8")
     return root
 
 
 def requirements_without(root: Path, *ids: str, extra: str = "") -> Path:
     """Our requirements less the entries of `ids` (one flow mapping each, two lines), plus `extra` text."""
-    lines = (REQUIREMENTS / "h100-hall.yaml").read_text().splitlines(keepends=True)
+    lines = (REQUIREMENTS / "h100-hall.yaml").read_text(encoding="utf-8").splitlines(keepends=True)
     out, skip = [], False
     for line in lines:
         if line.lstrip().startswith("- {id: "):
@@ -221,9 +221,9 @@ def test_proposal_own_requirements_are_its_findings(tmp_path):
     """A requirement the vendor writes inline is judged like any check: its miss is one of the proposal's errors."""
     p = fixed_proposal(tmp_path / "p")
     rack = p / "racks" / "acme-racks.yaml"
-    rack.write_text(rack.read_text().replace("  air: {class: A2, delta_t: 20 K}\n---", "  air: {class: A2, delta_t: "
+    rack.write_text(rack.read_text(encoding="utf-8").replace("  air: {class: A2, delta_t: 20 K}\n---", "  air: {class: A2, delta_t: "
                     "20 K}\nrequirements:\n  - {id: REQ-ACME-001, statement: IT load, metric: it_power, "
-                    "target: \"<= 40 kW\"}\n---", 1))
+                    "target: \"<= 40 kW\"}\n---", 1), encoding="utf-8")
     g = gap([p], [requirements_without(tmp_path / "r", "REQ-HALL-MECH-001", "REQ-HALL-NET-002")])
     assert [(f.id, f.requirement) for f in g.errors] == [("REQ001", "REQ-ACME-001")] and g.failing
     assert "REQ-ACME-001" not in {r.requirement.id for r in g.rows}
@@ -428,7 +428,7 @@ def test_metric_on_an_unresolved_part_is_not_provided(tmp_path):
     no measurement: the row is "not provided" with the reference named; the racks' own metrics stay judged."""
     proposal = fixed_proposal(tmp_path / "p")
     part = proposal / "parts" / "acme-hgx-h100.yaml"
-    part.write_text(part.read_text().replace("{part: connectx-7,", "{part: connectx7,"))
+    part.write_text(part.read_text(encoding="utf-8").replace("{part: connectx-7,", "{part: connectx7,"), encoding="utf-8")
     rows = rows_by(gap([proposal], [REQUIREMENTS]))
     net = rows[("REQ-HALL-NET-001", "cluster/acme-pod/fabric/compute")]
     assert (net.status, net.value, net.failing) == ("not provided", None, True)

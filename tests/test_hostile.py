@@ -155,9 +155,9 @@ def test_a_height_of_1e300_u_is_refused_where_written(tmp_path, cli, where, edit
     """Found by the fuzz: a part 1e300 U tall made the space analysis allocate a slot per U (24 GB, then OOM); then
     judged (MECH001) or passed as a plausibility matter; now refused where written (issue 23 item 9: a 10^6 U rack)."""
     root = _rack_tree(tmp_path, edit)
-    switch = next(p for p in (SPECS / "catalog" / "switches").glob("*.yaml") if "id: sn2201" in p.read_text())
-    text = switch.read_text().replace("id: sn2201", "id: tall")
-    (root / "tall.yaml").write_text(re.sub(r"height: [0-9.]+ U", "height: 1e300 U", text))
+    switch = next(p for p in (SPECS / "catalog" / "switches").glob("*.yaml") if "id: sn2201" in p.read_text(encoding="utf-8"))
+    text = switch.read_text(encoding="utf-8").replace("id: sn2201", "id: tall")
+    (root / "tall.yaml").write_text(re.sub(r"height: [0-9.]+ U", "height: 1e300 U", text), encoding="utf-8")
     r = cli("check", root)
     assert r.code == 1 and "Traceback" not in r.err
     assert "height: expected a rack height of at most 100 U (beyond that no hardware exists), got '1e300 U'" in r.err
@@ -245,20 +245,20 @@ def test_render_exits_1_on_error_findings_and_still_writes_the_marked_document(t
     r = cli("render", root, "--out", tmp_path / "out", "--formats", "md")
     assert r.code == 1
     assert "error finding(s) in the specs: the documents are marked as failing checks" in r.err
-    assert "Draft — has failing checks" in (tmp_path / "out" / "dgx-h100-4" / "dgx-h100-4.md").read_text()
+    assert "Draft — has failing checks" in (tmp_path / "out" / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")
 
 
 def test_sweep_exits_1_on_specs_with_error_findings_and_marks_its_document(tmp_path, cli):
     specs = tmp_path / "specs"
     shutil.copytree(SPECS, specs, ignore=shutil.ignore_patterns("catalog", "sweeps"))
     rack = specs / "racks" / "dgx-b200-compute.yaml"  # the library's rack, forked: the project's shadows it
-    shipped = (SPECS / "catalog" / "racks" / "dgx-b200-compute.yaml").read_text()
-    rack.write_text(shipped.replace('target: "<= 60 kW"', 'target: "<= 1 kW"', 1))
+    shipped = (SPECS / "catalog" / "racks" / "dgx-b200-compute.yaml").read_text(encoding="utf-8")
+    rack.write_text(shipped.replace('target: "<= 60 kW"', 'target: "<= 1 kW"', 1), encoding="utf-8")
     (tmp_path / "s.yaml").write_text(SMALL_SWEEP, encoding="utf-8")
     r = cli("sweep", tmp_path / "s.yaml", "--path", specs, "--out", tmp_path / "o", "--formats", "md")
     assert r.code == 1
     assert "error finding(s) in the specs" in r.err
-    assert "the specs have 1 failing check(s)" in (tmp_path / "o" / "small" / "small.md").read_text()
+    assert "the specs have 1 failing check(s)" in (tmp_path / "o" / "small" / "small.md").read_text(encoding="utf-8")
 
 
 def test_junit_never_carries_characters_xml_cannot(tmp_path):
@@ -278,10 +278,10 @@ def test_render_removes_only_its_own_stale_files(tmp_path, cli):
     assert cli("render", RACK.parent.parent, "--target", "dgx-h100-4", "--out", out, "--formats", "md,html").code == 0
     folder = out / "dgx-h100-4"
     assert {"elevation.svg", "dgx-h100-4.md", "dgx-h100-4.html"} <= set(
-        (folder / ".archgen-files").read_text().split())
-    (folder / "gone.svg").write_text("<svg/>")                       # as if an earlier run drew it
-    (folder / ".archgen-files").write_text((folder / ".archgen-files").read_text() + "gone.svg\n")
-    (folder / "mine.svg").write_text("<svg/>")                       # the user's own: in no manifest
+        (folder / ".archgen-files").read_text(encoding="utf-8").split())
+    (folder / "gone.svg").write_text("<svg/>", encoding="utf-8")                       # as if an earlier run drew it
+    (folder / ".archgen-files").write_text((folder / ".archgen-files").read_text(encoding="utf-8") + "gone.svg\n", encoding="utf-8")
+    (folder / "mine.svg").write_text("<svg/>", encoding="utf-8")                       # the user's own: in no manifest
     assert cli("render", RACK.parent.parent, "--target", "dgx-h100-4", "--out", out, "--formats", "md").code == 0
     names = {p.name for p in folder.iterdir()}
     assert "gone.svg" not in names
@@ -297,15 +297,15 @@ def test_csv_and_xlsx_cells_from_spec_text_are_never_formulas(tmp_path, cli):
     import io
     root = _rack_tree(tmp_path, ("part: sn2201", "part: evil"), ("statement: Rack IT load", 'statement: "@SUM(1+1)"'))
     part = (SPECS / "catalog" / "switches").glob("*.yaml")
-    text = next(p for p in part if "id: sn2201" in p.read_text()).read_text()
+    text = next(p for p in part if "id: sn2201" in p.read_text(encoding="utf-8")).read_text(encoding="utf-8")
     (root / "evil.yaml").write_text(text.replace("id: sn2201", "id: evil").replace(
-        "name: ", """name: '=HYPERLINK("http://x","y")' # """, 1))
+        "name: ", """name: '=HYPERLINK("http://x","y")' # """, 1), encoding="utf-8")
     r = cli("render", root, "--out", tmp_path / "out", "--formats", "csv,xlsx")
     assert r.code == 0, r.err
     folder = tmp_path / "out" / "dgx-h100-4"
-    bom = list(csv.reader(io.StringIO((folder / "bom.csv").read_text())))
+    bom = list(csv.reader(io.StringIO((folder / "bom.csv").read_text(encoding="utf-8"))))
     assert ["'=HYPERLINK(\"http://x\",\"y\")"] == [row[1] for row in bom if row[0] == "evil"]
-    reqs = list(csv.reader(io.StringIO((folder / "requirements.csv").read_text())))
+    reqs = list(csv.reader(io.StringIO((folder / "requirements.csv").read_text(encoding="utf-8"))))
     assert "'@SUM(1+1)" in [row[2] for row in reqs]
     book = openpyxl.load_workbook(folder / "dgx-h100-4.xlsx")
     cells = [c for ws in book for row in ws.iter_rows() for c in row if str(c.value).startswith(("=", "@"))]

@@ -64,7 +64,7 @@ def test_an_absurd_value_is_refused_where_written(tmp_path, cli, monkeypatch, fi
 
 
 def test_a_yaml_directive_of_another_version_after_a_separator_is_located(tmp_path, cli):
-    (tmp_path / "y.yaml").write_text("kind: A\nid: a\n---\n%YAML 2.0\n---\nkind: B\nid: b\n")
+    (tmp_path / "y.yaml").write_text("kind: A\nid: a\n---\n%YAML 2.0\n---\nkind: B\nid: b\n", encoding="utf-8")
     r = cli("validate", str(tmp_path / "y.yaml"))
     assert r.code == 2 and "Traceback" not in r.err
     assert "y.yaml:4:1: error: %YAML 2.0 directive: expected YAML 1.2 (or 1.1); no other version exists" in r.err
@@ -89,7 +89,7 @@ def test_aliases_that_expand_to_gigabytes_of_text_are_refused(tmp_path):
 def test_a_sweep_cannot_raise_its_own_point_cap_past_a_million(tmp_path, cli):
     """Item 7: `max_points: 10000000` let one file ask for about 15 GB of sweep rows."""
     (tmp_path / "s.yaml").write_text("kind: Sweep\nid: s\nworkload: llama3-70b-serve-b200\nmax_points: 10000000\n"
-                                     "axes: {tp: [1, 8]}\nobjectives: [{metric: tpot}]\n")
+                                     "axes: {tp: [1, 8]}\nobjectives: [{metric: tpot}]\n", encoding="utf-8")
     r = cli("validate", str(tmp_path))
     assert r.code == 1 and "s.yaml:4:13: error: max_points: expected a number of at most 1000000" in r.err
 

@@ -25,7 +25,7 @@ FORMATS = ("text", "json", "sarif", "junit", "github")
 def leaky(tmp_path, monkeypatch):
     """A spec tree with one real rack and a link from inside it to a credentials file outside it."""
     (tmp_path / "home").mkdir()
-    (tmp_path / "home" / ".git-credentials").write_text(SECRET + "\n")
+    (tmp_path / "home" / ".git-credentials").write_text(SECRET + "\n", encoding="utf-8")
     shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
     (tmp_path / "specs" / "racks" / "zz-leak.yaml").symlink_to(tmp_path / "home" / ".git-credentials")
     monkeypatch.chdir(tmp_path)
@@ -65,7 +65,7 @@ def test_a_link_named_on_the_command_line_is_refused_too(leaky, cli):
 
 def test_links_inside_the_tree_still_load(tmp_path):
     (tmp_path / "specs" / "shared").mkdir(parents=True)
-    (tmp_path / "specs" / "shared" / "a.yaml").write_text("kind: A\nid: a\n")
+    (tmp_path / "specs" / "shared" / "a.yaml").write_text("kind: A\nid: a\n", encoding="utf-8")
     (tmp_path / "specs" / "b.yaml").symlink_to(tmp_path / "specs" / "shared" / "a.yaml")
     assert len(find_files([tmp_path / "specs"])) == 1   # the same file, loaded once
 
@@ -73,7 +73,7 @@ def test_links_inside_the_tree_still_load(tmp_path):
 def test_a_file_that_is_not_a_mapping_is_never_quoted(tmp_path, cli, monkeypatch):
     """A credentials file copied into the tree under a .yaml name is one YAML scalar: say so, do not quote it."""
     (tmp_path / "specs").mkdir()
-    (tmp_path / "specs" / "creds.yaml").write_text(SECRET + "\n")
+    (tmp_path / "specs" / "creds.yaml").write_text(SECRET + "\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     for fmt in FORMATS:
         r = cli("check", "specs/", "--format", fmt)
@@ -86,16 +86,16 @@ def test_a_planted_cache_entry_under_the_right_key_is_not_trusted(tmp_path, monk
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     f = tmp_path / "a.yaml"
-    f.write_text("kind: A\nid: a\npower: 40898 W\n")
+    f.write_text("kind: A\nid: a\npower: 40898 W\n", encoding="utf-8")
     assert load_file(f)[0].data["power"] == "40898 W"
     (entry,) = (tmp_path / "cache" / "archgen" / "yaml").glob("*.json")
-    mac, _, body = entry.read_text().partition("\n")
+    mac, _, body = entry.read_text(encoding="utf-8").partition("\n")
     planted = body.replace("40898 W", "32098 W")
     for text in (planted, mac + "\n" + planted, "0" * 64 + "\n" + planted):
-        entry.write_text(text)
+        entry.write_text(text, encoding="utf-8")
         LOADED.clear()                                  # the cache directory is read, not this process's memo
         assert load_file(f)[0].data["power"] == "40898 W"
-    entry.write_text(mac + "\n" + body)
+    entry.write_text(mac + "\n" + body, encoding="utf-8")
     LOADED.clear()
     assert load_file(f)[0].data["power"] == "40898 W"
 
@@ -119,16 +119,16 @@ def test_another_machines_sealed_entry_is_rebuilt(tmp_path, monkeypatch):
     "{{ [].append(1) }}",
 ])
 def test_templates_run_in_a_sandbox(tmp_path, payload):
-    (tmp_path / "document.md.j2").write_text(f"# x\n\n{payload}\n")
+    (tmp_path / "document.md.j2").write_text(f"# x\n\n{payload}\n", encoding="utf-8")
     with pytest.raises(TemplateError, match=r"document\.md\.j2:3: template error"):
         render_template(environment(tmp_path), "document.md.j2")
 
 
 def test_a_template_directory_with_a_link_out_of_it_is_refused(tmp_path):
-    (tmp_path / "secret").write_text(SECRET)
+    (tmp_path / "secret").write_text(SECRET, encoding="utf-8")
     (tmp_path / "tpl").mkdir()
     (tmp_path / "tpl" / "leak").symlink_to(tmp_path / "secret")
-    (tmp_path / "tpl" / "document.md.j2").write_text('{% include "leak" %}\n')
+    (tmp_path / "tpl" / "document.md.j2").write_text('{% include "leak" %}\n', encoding="utf-8")
     with pytest.raises(TemplateError, match="symbolic link out of the template directory"):
         environment(tmp_path / "tpl")
     with pytest.raises(TemplateError, match="symbolic link out of the template directory"):

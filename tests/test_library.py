@@ -51,7 +51,7 @@ def test_a_new_project_names_a_library_model_and_rack_by_id(tmp_path):
 
 
 def test_a_project_id_shadows_the_library(tmp_path):
-    forked = PROJECT + "---\n" + (SPECS / "catalog" / "models" / "llama3-70b.yaml").read_text().replace(
+    forked = PROJECT + "---\n" + (SPECS / "catalog" / "models" / "llama3-70b.yaml").read_text(encoding="utf-8").replace(
         "layers: 80", "layers: 40")
     specs = validate(*load([_project(tmp_path, forked)]))
     assert specs.get("llama3-70b").layers == 40

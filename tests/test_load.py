@@ -46,11 +46,11 @@ def test_deep_nesting_is_an_error_not_a_crash():
 
 
 def test_find_files_sorted_and_hidden_skipped(tmp_path):
-    (tmp_path / "b.yaml").write_text("kind: A\nid: b\n")
-    (tmp_path / "a.yml").write_text("kind: A\nid: a\n")
+    (tmp_path / "b.yaml").write_text("kind: A\nid: b\n", encoding="utf-8")
+    (tmp_path / "a.yml").write_text("kind: A\nid: a\n", encoding="utf-8")
     (tmp_path / ".hidden").mkdir()
-    (tmp_path / ".hidden" / "c.yaml").write_text("kind: A\nid: c\n")
-    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / ".hidden" / "c.yaml").write_text("kind: A\nid: c\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
     assert [p.name for p in find_files([tmp_path])] == ["a.yml", "b.yaml"]
     assert [d.id for d in load_paths([tmp_path])] == ["a", "b"]
     with pytest.raises(LoadError, match="no such file"):
@@ -58,8 +58,8 @@ def test_find_files_sorted_and_hidden_skipped(tmp_path):
 
 
 def test_all_file_problems_collected(tmp_path):
-    (tmp_path / "a.yaml").write_text("a: [\n")
-    (tmp_path / "b.yaml").write_text("")
+    (tmp_path / "a.yaml").write_text("a: [\n", encoding="utf-8")
+    (tmp_path / "b.yaml").write_text("", encoding="utf-8")
     with pytest.raises(SpecError) as err:
         load_paths([tmp_path])
     assert [p.location.file.rsplit("/", 1)[-1] for p in err.value.problems] == ["a.yaml", "b.yaml"]
@@ -75,12 +75,12 @@ def test_parsed_files_are_cached_by_content(tmp_path, monkeypatch):
     from archgen.load import LOADED, load_file
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     f = tmp_path / "a.yaml"
-    f.write_text("kind: A\nid: a\nx: {y: 1}\n")
+    f.write_text("kind: A\nid: a\nx: {y: 1}\n", encoding="utf-8")
     first = load_file(f)
     assert list((tmp_path / "cache" / "archgen" / "yaml").glob("*.json"))
     LOADED.clear()                                      # not this process's memo: the cache directory
     assert load_file(f) == first                        # served from the cache, same data and positions
-    f.write_text("kind: A\nid: a\nx: {y: 2}\n")
+    f.write_text("kind: A\nid: a\nx: {y: 2}\n", encoding="utf-8")
     assert load_file(f)[0].data["x"] == {"y": 2}        # new content, new key
     LOADED.clear()
     monkeypatch.setenv("XDG_CACHE_HOME", "/proc/not-writable")
@@ -208,7 +208,7 @@ def test_the_cache_never_unpickles(tmp_path, monkeypatch):
     from archgen.load import load_file
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     f = tmp_path / "a.yaml"
-    f.write_text("kind: A\nid: a\n")
+    f.write_text("kind: A\nid: a\n", encoding="utf-8")
     load_file(f)
     (entry,) = (tmp_path / "cache" / "archgen" / "yaml").glob("*.json")
 
@@ -220,7 +220,7 @@ def test_the_cache_never_unpickles(tmp_path, monkeypatch):
     assert load_file(f)[0].data == {"kind": "A", "id": "a"}
     entry.write_bytes(pickle.dumps(Boom()))
     assert load_file(f)[0].data == {"kind": "A", "id": "a"}   # not JSON: parsed again
-    entry.write_text('[[["not", "a", "mapping"], []]]')
+    entry.write_text('[[["not", "a", "mapping"], []]]', encoding="utf-8")
     assert load_file(f)[0].data == {"kind": "A", "id": "a"}
     assert cache.load("yaml", "missing") is None
 
@@ -240,7 +240,7 @@ def test_pint_cache_files_without_this_machines_seal_are_deleted(tmp_path, monke
     cache.seal(folder)
     (folder / "planted.pickle").write_bytes(b"cos\nsystem\n(S'true'\ntR.")
     (folder / "forged.pickle").write_bytes(b"x")
-    (folder / "forged.pickle.mac").write_text("0" * 64)
+    (folder / "forged.pickle.mac").write_text("0" * 64, encoding="utf-8")
     assert cache.unsealed_removed(folder)
     assert sorted(p.name for p in folder.iterdir()) == ["mine.pickle", "mine.pickle.mac"]
     assert (tmp_path / "config" / "archgen" / "cache.key").stat().st_mode & 0o077 == 0

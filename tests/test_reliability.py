@@ -74,7 +74,7 @@ def _run(tmp_path: Path, rates: str | None = None, extra: Path | None = None):
         shutil.copy(extra, tree / extra.name)
     if rates:
         cluster = tree / "cluster.yaml"
-        cluster.write_text(cluster.read_text().replace("facility: hall-air", f"facility: hall-air\nfailure_rates: "
+        cluster.write_text(cluster.read_text(encoding="utf-8").replace("facility: hall-air", f"facility: hall-air\nfailure_rates: "
                                                                              f"{rates}"), encoding="utf-8")
     return run([tree])
 

@@ -103,4 +103,4 @@ def test_archgen_validate_prints_the_warning_and_passes(tmp_path, renamed, cli):
     assert len(warnings) == 3
     assert warnings[0].endswith("w.yaml:10:20: warning: SPC003 workload/w: 'training.tp_comm_overlap' was renamed "
                                 "'training.overlap_tp_comm' in 0.1.0; the old name still works, for now")
-    assert "0 error(s), 3 warning(s), 0 waived" in result.out
+    assert "0 error(s), 3 warning(s), 0 info, 0 waived" in result.out

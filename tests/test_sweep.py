@@ -163,7 +163,7 @@ def test_cli_exit_1_when_no_point_is_feasible(tmp_path, cli):
     r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
     assert r.code == 1
     assert "0 feasible" in r.out and "best tokens_per_second: no feasible point" in r.out
-    assert "No point fits and meets every SHALL requirement" in (tmp_path / "o" / "t" / "t.md").read_text()
+    assert "No point fits and meets every SHALL requirement" in (tmp_path / "o" / "t" / "t.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(("args", "text", "message"), [
@@ -260,7 +260,7 @@ def test_cli_writes_a_sweep_with_quantity_axes(tmp_path, cli):
     assert r.code == 0, r.err
     front = json.loads(r.out)["sweeps"][0]["front"]
     assert {"value": 12e12, "unit": "B/s"} in [p["axes"]["hbm_bandwidth"] for p in front]
-    assert "12 TB/s" in (tmp_path / "o" / "t" / "points.csv").read_text()
+    assert "12 TB/s" in (tmp_path / "o" / "t" / "points.csv").read_text(encoding="utf-8")
     sweep = Sweep.model_validate({"id": "s", "workload": "w", "axes": {"hbm_capacity": ["192 GB", 2]},
                                   "objectives": [{"metric": "mfu"}]})
     assert sweep.model_dump(mode="json")["axes"]["hbm_capacity"] == ["192 GB", 2.0]

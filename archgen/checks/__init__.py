@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from archgen.checks.registry import RESERVED, RESERVED_SEVERITY, Context, Finding, Violation, check
+from archgen.checks.registry import RESERVED, RESERVED_SEVERITY, Context, Finding, Violation, check, tally
 
 if TYPE_CHECKING:
     from archgen.checks.cascade import run_checks  # the registry's, with the findings a REF finding causes marked
@@ -59,4 +59,4 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = ["REGISTRY", "RESERVED", "RESERVED_SEVERITY", "MODULES", "MODULE_NAMES", "Context", "Finding",
-           "Violation", "check", "register", "run_checks"]
+           "Violation", "check", "register", "run_checks", "tally"]

@@ -4,7 +4,10 @@ Not a check module. Two signs that a fabric was sized by defaults nobody looked 
 
 * network power (switches at maximum plus optics, every fabric) above 15 % of the cluster's IT power: a 3-tier
   fabric over one GB300 NVL72 SU (576 GPUs) drew 1.22 MW this way before the sizing minimised switches (issue 21);
-  the shipped designs stay under 7 % (DGX B200 SuperPOD 5.9 %, GB200 NVL72 SU 6.3 %, MI355X cluster 4.2 %);
+  the shipped designs stay under 7 % (DGX B200 SuperPOD 5.9 %, GB200 NVL72 SU 6.3 %, MI355X cluster 4.2 %).
+  Both sides count each transceiver once: `network_power` holds every module of every tier, the NIC ends too, and
+  `it_power` holds each once, inside a system's `power.max` where `System.power_includes_optics` says so and added
+  otherwise (`analyse.bom.optics_outside_systems`), so the share is of like with like;
 * a tier whose switches use under a quarter of their ports, where more than two of them stand (two are the fewest
   without a single point of failure, so a pair of lightly used management spines is not reported).
 """
@@ -31,8 +34,9 @@ def violations(ctx: Context) -> Iterator[Violation]:
             share = float((net / it).to("").magnitude)
             if share > NETWORK_SHARE:
                 yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
-                                f"network power {net.to('kW'):.1f~P} is {share:.1%} of the IT power "
-                                f"{it.to('kW'):.1f~P}, above {NETWORK_SHARE:.0%}", count(share),
+                                f"network power {net.to('kW'):.1f~P} (switches at maximum and every transceiver, "
+                                f"NIC ends included) is {share:.1%} of the IT power {it.to('kW'):.1f~P} (which holds "
+                                f"each once), above {NETWORK_SHARE:.0%}", count(share),
                                 count(NETWORK_SHARE))
         for fa in c.fabrics:
             for t in fa.tiers:

@@ -7,7 +7,7 @@ registry and the file:line from the source map, producing frozen `Finding`s. Che
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -65,6 +65,18 @@ class Finding:
     waived: str = ""
     #: The REF finding this one most likely follows from (`checks.cascade`), e.g. "REF001 rack/r: 'q340'"; "" if none.
     caused_by: str = ""
+
+
+def tally(findings: Iterable[Finding]) -> dict[str, int]:
+    """Findings by what they count as: unwaived errors, warnings and info, and waived ones of any severity.
+
+    The one count that `check`'s text and JSON summaries and the documents' status line and validation report
+    read, so that they agree.
+    """
+    out = {"errors": 0, "warnings": 0, "info": 0, "waived": 0}
+    for f in findings:
+        out["waived" if f.waived else {"error": "errors", "warning": "warnings", "info": "info"}[f.severity]] += 1
+    return out
 
 
 @dataclass(frozen=True)

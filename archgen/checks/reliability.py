@@ -152,3 +152,26 @@ def rates_in_scope(ctx: Context) -> Iterator[Violation]:
             cluster = ctx.clusters[path].cluster.spec
             yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (),
                             f"{rel.borrowed}: rates from another generation or vendor")
+
+
+@check("REL008", "rel.blocking", severity="info")
+def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
+    """An asynchronous or in-memory checkpoint's blocking time rests on the nodes' host link, not on an assumption.
+
+    Such a checkpoint stops training only to copy each accelerator's share to host memory, over the node's
+    `host_memory.link`. A node that gives no link leaves that copy's rate unknown: archgen does not guess it and
+    charges the whole write as blocking, an upper bound on the checkpoint's cost, and this finding says so.
+
+    Fix: give the compute node's `host_memory` (capacity, link and efficiency, with their source), or accept the
+    whole write as the cost (waive this finding with the reason).
+    """
+    for path, r, g in _jobs(ctx):
+        if g.blocking_assumed:
+            cp = r.workload.checkpoint
+            kind = "in-memory" if cp.in_memory else "asynchronous"
+            cluster = r.estimate.cluster if r.estimate else "?"
+            yield Violation(path, r.workload.id, ("checkpoint",),
+                            f"the nodes of cluster '{cluster}' give no `host_memory.link`, so the {kind} "
+                            f"checkpoint's copy to host memory has no rate: training is taken to stop for the whole "
+                            f"write, {Q_(g.write_time, 's'):.3g~P} (an assumption, an upper bound)",
+                            Q_(g.blocking, "s"), None)

@@ -95,15 +95,17 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     """
     from archgen.output.cases import case_scores_json, case_scores_text  # not imported for a workload's estimate
     from archgen.scoring import unstated
-    from archgen.scoring.cases import read_case_file
+    from archgen.scoring.cases import read_case_file, virtual_stages
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_cases
     _check_format(fmt)
     cf = read_case_file(path)
     scores = score_cases(cf)
     scored = {r.id for r in scores.results}
-    used = {c.id: explain_switches(c.training) for c in cf.cases
-            if explain and c.id in scored and c.training is not None}
+    used = {c.id: explain_switches(c.training, {"tp": c.training.tp, "pp": c.training.pp,
+                                                "interleave": virtual_stages(c.training)},
+                                   c.model.moe is not None if c.model else None)
+            for c in cf.cases if explain and c.id in scored and c.training is not None}
     if fmt == "json":
         rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else row
                 for row in case_scores_json(scores)]
@@ -199,7 +201,8 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
             raise
         raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes all "
                                           f"{on.accelerators} of cluster '{cluster.id}')") from None
-    used = explain_switches(workload.training) if explain and workload.training is not None else []
+    used = explain_switches(workload.training, est.layout, model.moe is not None if model else None) \
+        if explain and workload.training is not None else []
     extra: dict[str, object] = {"switches": switches_json(used)} if used else {}
     plan = None
     if search_plan and (workload.training is None or what_if):

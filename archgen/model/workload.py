@@ -20,6 +20,7 @@ from archgen.units import Duration, Information, RequestRate
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
 KvReserve = Literal["full", "mean"]
+PrefillPolicy = Literal["chunked", "separate"]
 Scenario = Literal["offline", "server", "concurrency"]
 
 
@@ -192,6 +193,14 @@ class Inference(Spec):
         MAX_NUM_TOKENS, gt=0, description="Tokens per iteration of a replica (TensorRT-LLM's max_num_tokens, vLLM's "
                                 "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "
                                 "decodes, then prompt chunks within what is left.")
+    prefill: PrefillPolicy = Field(
+        "chunked", description="How a simulated replica takes prompts: 'chunked' (vLLM V1, vLLM 0.x with chunked "
+                               "prefill, TensorRT-LLM's in-flight batching: the decodes, then prompts within what is "
+                               "left of max_num_tokens, mixed in one iteration) or 'separate' (vLLM 0.x without "
+                               "chunked prefill, its default: waiting prompts run whole, up to max_num_tokens, in an "
+                               "iteration of their own while the decodes wait; vllm/core/scheduler.py "
+                               "`_schedule_default`). The offline closed form runs prompts as passes of their own "
+                               "either way.")
     batcher: Batcher | None = Field(
         None, description="Server scenario: the harness gathers the queries of the whole workload and hands each "
                           "group (`size` queries, or what has gathered `timeout` after the previous group) whole to "
@@ -221,6 +230,10 @@ class Inference(Spec):
         if self.arrival_rate is not None and self.scenario != "server":
             raise FieldError(("arrival_rate",), f"arrival_rate applies to the server scenario (Poisson arrivals); "
                                                 f"this job's scenario is '{self.scenario}'")
+        if self.prefill == "separate" and self.input_len > self.max_num_tokens:
+            raise FieldError(("prefill",), f"prefill 'separate' runs each prompt whole in one iteration: input_len "
+                                           f"({self.input_len}) must be at most max_num_tokens "
+                                           f"({self.max_num_tokens}), as vLLM refuses a longer prompt")
         if self.batcher is not None and self.arrival_rate is None:
             raise FieldError(("batcher",), "a batcher groups arriving queries: it needs the server scenario's "
                                            "arrival_rate")

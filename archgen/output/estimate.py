@@ -149,8 +149,8 @@ def show_switch(value: object) -> str:
 
 def switches_json(used: list[Used]) -> list[dict[str, Any]]:
     """The switches an estimate used (`stacks.explain`), each with its origin, profile and source."""
-    return [{"name": u.name, "value": u.value, "origin": u.origin, "profile": u.profile, "source": u.source or None}
-            for u in used]
+    return [{"name": u.name, "value": u.value, "origin": u.origin, "profile": u.profile, "source": u.source or None,
+             "used": u.used} for u in used]
 
 
 def switches_text(used: list[Used]) -> str:
@@ -163,12 +163,15 @@ def switches_text(used: list[Used]) -> str:
 
 
 def case_switches_text(used: dict[str, list[Used]]) -> str:
-    """Each training case's switches in one line, grouped by where they came from (`stacks.explain`)."""
+    """Each training case's switches in one line, grouped by where they came from (`stacks.explain`).
+
+    The switches the case's layout or model makes moot come last, as 'not used'.
+    """
     lines = ["Switches per training case (where each value came from):"]
     for case_id, uses in used.items():
         groups: dict[str, list[str]] = {}
-        for u in uses:
-            groups.setdefault(u.where, []).append(f"{u.name}={show_switch(u.value)}")
+        for u in sorted(uses, key=lambda u: not u.used):  # stable: the used in table order, then the moot
+            groups.setdefault(u.where if u.used else "not used", []).append(f"{u.name}={show_switch(u.value)}")
         lines.append(f"  {case_id}: " + "; ".join(f"{where}: {', '.join(v)}" for where, v in groups.items()))
     return "\n".join(lines) + "\n"
 

@@ -33,12 +33,16 @@ def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Fin
 
 
 def summary(findings: list[Finding], ran: Collection[str] | None = None) -> dict:
-    """Counts of unwaived errors and warnings, and of the checks that ran (default: all) that found nothing."""
-    live = [f for f in findings if not f.waived]
-    failing = {f.id for f in live if f.severity in ("error", "warning")}
+    """Counts of the findings (`checks.tally`) and of the checks that ran (default: all) with no failing one.
+
+    Errors, warnings and info are the unwaived findings of each severity; `waived` counts the waived ones of any
+    severity; `passed`, the checks with no unwaived error or warning.
+    """
+    failing = {f.id for f in findings if not f.waived and f.severity in ("error", "warning")}
     ids = set(checks.REGISTRY if ran is None else ran)
-    return {"errors": sum(f.severity == "error" for f in live), "warnings": sum(f.severity == "warning" for f in live),
-            "passed": len(ids - failing), "waived": sum(bool(f.waived) for f in findings)}
+    t = checks.tally(findings)
+    return {"errors": t["errors"], "warnings": t["warnings"], "info": t["info"], "passed": len(ids - failing),
+            "waived": t["waived"]}
 
 
 def text(findings: list[Finding], *, show_waived: bool = False) -> str:
@@ -60,7 +64,7 @@ def text(findings: list[Finding], *, show_waived: bool = False) -> str:
         lines.append(_line(f))
         lines += ["    " + _line(g) for g in (under.get(cause_of(f), []) if f.id in CAUSES else [])]
     s = summary(findings)
-    lines.append(f"{s['errors']} error(s), {s['warnings']} warning(s), {s['waived']} waived")
+    lines.append(f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info, {s['waived']} waived")
     return "\n".join(lines) + "\n"
 
 

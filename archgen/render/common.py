@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archgen import __version__
-from archgen.checks import REGISTRY, Finding
+from archgen.checks import REGISTRY, Finding, tally
 from archgen.checks.requirements import Judgement
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
@@ -80,6 +80,13 @@ def where(location: Any) -> str:
     return f"{text}:{location.line}" if location.line else text
 
 
+def _also(t: dict[str, int]) -> str:
+    """The info and waived findings the status line does not judge by, as `check`'s summary counts them."""
+    parts = [f"{t['info']} info"] if t["info"] else []
+    parts += [f"{t['waived']} waived"] if t["waived"] else []
+    return f" ({' and '.join(parts)} finding(s))" if parts else ""
+
+
 def document_control(scope: Scope, doc_id: str, title: str, audience: str) -> list[tuple[str, str]]:
     """Rows of the document-control table from the spec's `document:` (`model.deliverable.DocumentInfo`).
 
@@ -89,11 +96,12 @@ def document_control(scope: Scope, doc_id: str, title: str, audience: str) -> li
     (`Scope.findings`, a cluster's workloads' included) and names their checks.
     """
     info: DocumentInfo = getattr(scope.owner, "document", None) or DocumentInfo.model_validate({})
-    live = [f for f in scope.findings() if not f.waived]
+    found = scope.findings()
+    live = [f for f in found if not f.waived]
     errors, warnings = ([f.id for f in live if f.severity == s] for s in ("error", "warning"))
     status = (f"Draft — has failing checks: {', '.join(sorted(set(errors)))}" if errors else
               f"Draft — no failing check, {len(warnings)} warning(s): {', '.join(sorted(set(warnings)))}" if warnings
-              else "Draft — all checks pass")
+              else "Draft — all checks pass") + _also(tally(found))
     commit = scope.revision or "not under version control"
     rows = [("Title", title), ("Document number", info.number or doc_id), ("Revision", info.revision or commit)]
     if info.revision:
@@ -129,6 +137,13 @@ def conventions() -> Section:
 STATUS_COLUMN = 7
 
 
+def judged(scope: Scope) -> list[tuple[Judgement, bool]]:
+    """Each requirement of the document's scope as the pipeline judged it, and whether its finding is waived."""
+    found = {(f.id, f.requirement, f.object): f for f in scope.run.findings if f.requirement}
+    return [(j, bool((f := found.get((j.check, j.bound.req.id, j.bound.subject))) and f.waived))
+            for j in scope.requirements()]
+
+
 def requirements_table(scope: Scope) -> Table:
     """The requirements compliance matrix: each requirement of the document's scope as the pipeline judged it.
 
@@ -137,11 +152,9 @@ def requirements_table(scope: Scope) -> Table:
     no value, the value in the target's unit with its band where it has one, and where the requirement is written.
     """
     rows, anchors = [], []
-    found = {(f.id, f.requirement, f.object): f for f in scope.run.findings if f.requirement}
-    for j in scope.requirements():
+    for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
-        finding = found.get((j.check, req.id, b.subject))
-        status = o.status.value + (" (waived)" if finding is not None and finding.waived else "")
+        status = o.status.value + (" (waived)" if waived else "")
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, f"{req.metric} of {b.subject}",
                      str(req.target), judged_value(o), status, j.check, _reason(o),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
@@ -177,16 +190,15 @@ def _reason(o: Outcome) -> str:
 
 def requirements_section(scope: Scope) -> Section:
     """Requirements and assumptions, each tagged sourced or assumed, with the count of each status."""
-    table = requirements_table(scope)
     section = Section("requirements", "Requirements and assumptions")
-    if not table.rows:
+    rows = judged(scope)
+    if not rows:
         return section.add(Para("No requirements are stated for this target. Add them under `requirements:` in "
                                 "its spec or in a Requirements document."))
-    shown = [str(r[STATUS_COLUMN]) for r in table.rows]
-    counts = {s.value: sum(1 for t in shown if t.removesuffix(" (waived)") == s.value) for s in Status}
-    waived = sum(1 for t in shown if t.endswith(" (waived)"))
+    counts = {s.value: sum(1 for j, _ in rows if j.outcome.status is s) for s in Status}
+    waived = sum(1 for _, w in rows if w)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (f"; {waived} waived" if waived else "")
-    return section.add(Para(f"{len(table.rows)} requirement(s): {summary}."), table)
+    return section.add(Para(f"{len(rows)} requirement(s): {summary}."), requirements_table(scope))
 
 
 def components_section(scope: Scope, counts: dict[str, int]) -> Section:
@@ -243,13 +255,12 @@ def validation_section(scope: Scope) -> Section:
             anchors.append(None)
     cols = (Column("Check"), Column("Result"), Column("Subject"), Column("Status"), Column("Computed"),
             Column("Limit"), Column("Location"), Column("Waiver"))
-    n_fail = sum(1 for r in rows if r[3] == "fail")
-    n_warn = sum(1 for r in rows if r[3] == "warn")
-    n_pass = sum(1 for r in rows if r[3] == "pass")
+    n_pass, t = sum(1 for r in rows if r[3] == "pass"), tally(findings)
     section = Section("validation", "Validation report").add(
         Para(f"{len(REGISTRY) - len(skipped)} of the {len(REGISTRY)} checks apply to this target and the parts it "
-             f"uses: {n_pass} passed with no finding, {n_fail} failing and {n_warn} warning finding(s). A passed "
-             f"rack check shows the value it compared and its limit."
+             f"uses: {n_pass} passed with no finding; findings: {t['errors']} failing, {t['warnings']} warning, "
+             f"{t['info']} info and {t['waived']} waived. A passed rack check shows the value it compared and its "
+             f"limit."
              + (f" Not applicable, so not listed: {', '.join(skipped)} (they judge objects, such as fabrics, "
                 f"workloads, a liquid loop or a facility, that this target does not have)." if skipped else "")),
         Table("validation", "Checks: computed value against limit", cols, tuple(rows), tuple(anchors),

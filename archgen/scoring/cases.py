@@ -30,8 +30,9 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch, megatron_flops
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.inference import ServeJob
-from archgen.perf.serve.scheduler import batcher_of, estimate_serving, replica_rate
+from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
@@ -211,7 +212,8 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     inf = case.inference
     assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
     job = ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                   inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf))
+                   inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
+                   inf.prefill)
     rate = replica_rate(inf.arrival_rate, inf.replicas)
     est, run = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
                                 replicas=inf.replicas)

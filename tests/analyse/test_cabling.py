@@ -62,7 +62,7 @@ def test_per_cage_on_the_nic_part_serves_two_links_per_module(spec_tree) -> None
     system's slot. Its node-end modules serve two ports each, as a DGX slot's `per_cage: 2` does: 128 access links
     take 64 modules at the node end and 64 at the leaf's twin-port cages, 128 in all (before, 128 + 64 = 192)."""
     from tests.conftest import SPECS
-    dgx = (SPECS / "catalog/systems/dgx-h100.yaml").read_text()
+    dgx = (SPECS / "catalog/systems/dgx-h100.yaml").read_text(encoding="utf-8")
     line = "{part: connectx-7, count: 8, role: compute, cage: OSFP, per_cage: 2}"
     assert line in dgx
     nic = ("kind: NIC\nid: twin-cx7\nname: twin-port ConnectX-7 (test part)\nsource: test fixture\n"

@@ -43,11 +43,11 @@ STORAGE = "\nstorage: {capacity: 1 PB, write_bandwidth: 100 GB/s, read_bandwidth
 def _design(root: Path, extra: dict[str, str] | None = None) -> Path:
     """The shipped MI355X cluster, its racks and the Llama 3 70B model in `root`, plus `extra` files."""
     root.mkdir(parents=True)
-    cluster = (SPECS / "clusters" / "mi355x-th5.yaml").read_text()
-    (root / "mi355x-th5.yaml").write_text(cluster.replace("\nlayout:", STORAGE + "layout:", 1))
+    cluster = (SPECS / "clusters" / "mi355x-th5.yaml").read_text(encoding="utf-8")
+    (root / "mi355x-th5.yaml").write_text(cluster.replace("\nlayout:", STORAGE + "layout:", 1), encoding="utf-8")
     shutil.copy(SPECS / "catalog" / "racks" / "mi355x.yaml", root)   # a project copy of the library racks
     for name, text in (extra or {}).items():
-        (root / name).write_text(text)
+        (root / name).write_text(text, encoding="utf-8")
     return root
 
 
@@ -60,13 +60,13 @@ def _full_copy(root: Path) -> Path:
     """The same design with the prices written into copies of the parts and racks themselves."""
     _design(root)
     racks = root / "mi355x.yaml"
-    text = racks.read_text()
+    text = racks.read_text(encoding="utf-8")
     for rack in ("mi355x-compute", "mi355x-network"):
         text = text.replace(f"id: {rack}\n", f"id: {rack}\nprice: {_price(PRICES[rack])}\n")
-    racks.write_text(text)
+    racks.write_text(text, encoding="utf-8")
     for part, folder in (("amd-mi355x-platform", "systems"), ("arista-7060x6-64pe", "switches")):
-        body = (SPECS / "catalog" / folder / f"{part}.yaml").read_text()
-        (root / f"{part}.yaml").write_text(body.rstrip("\n") + f"\nprice: {_price(PRICES[part])}\n")
+        body = (SPECS / "catalog" / folder / f"{part}.yaml").read_text(encoding="utf-8")
+        (root / f"{part}.yaml").write_text(body.rstrip("\n") + f"\nprice: {_price(PRICES[part])}\n", encoding="utf-8")
     return root
 
 
@@ -86,11 +86,11 @@ def test_unpriced_parts_withhold_the_cost(tmp_path):
 
 
 def test_workload_cost_requirement_not_provided(tmp_path):
-    text = (SPECS / "clusters" / "mi355x-th5.yaml").read_text().replace(
+    text = (SPECS / "clusters" / "mi355x-th5.yaml").read_text(encoding="utf-8").replace(
         "  precision: bf16\n", "  precision: bf16\nrequirements:\n  - {id: REQ-JOB-COST, statement: Cost per token, "
         "metric: cost_per_million_tokens, target: \"<= 1 USD\"}\n", 1).replace("\nlayout:", STORAGE + "layout:", 1)
     root = _design(tmp_path / "a")
-    (root / "mi355x-th5.yaml").write_text(text)
+    (root / "mi355x-th5.yaml").write_text(text, encoding="utf-8")
     outcome, = run([root]).workloads[JOB].estimate.requirements
     assert outcome.status is Status.NOT_PROVIDED and "unpriced parts" in outcome.note
 
@@ -127,7 +127,7 @@ def test_price_list_names_only_known_parts(tmp_path):
 
 def _hall(utilisation: float) -> str:
     """The shipped liquid hall at another utilisation (the same id: it shadows the catalog's)."""
-    text = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text()
+    text = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8")
     return text.replace("  discount_rate: 0.08\n", f"  discount_rate: 0.08\n  utilisation: {utilisation}\n")
 
 
@@ -147,7 +147,7 @@ def test_idle_hours_cost_the_idle_draw(tmp_path):
     assumed = [f.message for f in half.findings if f.id == "COST003"]
     assert "idle draw of amd-mi355x-platform, arista-7060x6-64pe" in assumed[0]
     # a server that states its idle draw: 64 x (15.2 - 3) kW less in the idle hours
-    platform = (SPECS / "catalog" / "systems" / "amd-mi355x-platform.yaml").read_text()
+    platform = (SPECS / "catalog" / "systems" / "amd-mi355x-platform.yaml").read_text(encoding="utf-8")
     idle = run([_design(tmp_path / "idle", {"prices.yaml": _overlay(), "hall.yaml": _hall(0.5),
                                             "p.yaml": platform.replace("  max: 15.2 kW\n",
                                                                        "  max: 15.2 kW\n  idle: 3 kW\n")})])
@@ -160,7 +160,7 @@ def test_idle_hours_cost_the_idle_draw(tmp_path):
 def test_a_facility_without_cost_withholds_the_tco_with_the_reason(tmp_path):
     """Every part priced, the hall without `cost:`: the capex stood, the TCO was left out in silence and a requirement
     on it said "has no metric 'tco_per_accelerator_hour'"; now it is not provided because of the facility."""
-    hall = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text()
+    hall = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8")
     start = hall.index("\ncost:\n") + 1
     end = hall.index("\n# Availability")
     r = run([_design(tmp_path / "a", {"prices.yaml": _overlay(), "req.yaml": TCO_REQUIREMENT,
@@ -203,18 +203,18 @@ def _tpu_design(root: Path, copy: bool) -> Path:
     """The shipped TPU v4 pod and its racks in `root`, priced by a `Prices` list or by copies of the parts."""
     root.mkdir(parents=True)
     shutil.copy(SPECS / "clusters" / "tpu-v4-pod.yaml", root)
-    racks = (SPECS / "racks" / "tpu-v4-cube.yaml").read_text()
+    racks = (SPECS / "racks" / "tpu-v4-cube.yaml").read_text(encoding="utf-8")
     if not copy:
         (root / "prices.yaml").write_text("kind: Prices\nid: tpu-quote\nprices:\n" + "".join(
-            f"  {part}: {_price(v)}\n" for part, v in TPU_PRICES.items()))
-        (root / "racks.yaml").write_text(racks)
+            f"  {part}: {_price(v)}\n" for part, v in TPU_PRICES.items()), encoding="utf-8")
+        (root / "racks.yaml").write_text(racks, encoding="utf-8")
         return root
     for rack in ("tpu-v4-cube", "tpu-v4-ocs"):
         racks = racks.replace(f"id: {rack}\n", f"id: {rack}\nprice: {_price(TPU_PRICES[rack])}\n")
-    (root / "racks.yaml").write_text(racks)
+    (root / "racks.yaml").write_text(racks, encoding="utf-8")
     for part, folder in TPU_PARTS.items():
-        body = (SPECS / "catalog" / folder / f"{part}.yaml").read_text()
-        (root / f"{part}.yaml").write_text(body.rstrip("\n") + f"\nprice: {_price(TPU_PRICES[part])}\n")
+        body = (SPECS / "catalog" / folder / f"{part}.yaml").read_text(encoding="utf-8")
+        (root / f"{part}.yaml").write_text(body.rstrip("\n") + f"\nprice: {_price(TPU_PRICES[part])}\n", encoding="utf-8")
     return root
 
 

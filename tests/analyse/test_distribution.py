@@ -72,7 +72,7 @@ def test_rack_document_shows_the_map_and_the_cases(shipped, tmp_path, drawn_once
     from archgen.render import render_all
 
     render_all(shipped, tmp_path, target="dgx-h100-4", formats=("md",), revision="test", progress=False)
-    md = (tmp_path / "dgx-h100-4" / "dgx-h100-4.md").read_text()
+    md = (tmp_path / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")
     assert "### 7.3 Power distribution" in md and "*Table: PSU-to-PDU outlet map*" in md
     assert "| dgx-h100 | 3 | 1 | 1 | — | L1 | 1.70 |" in md
     assert "| PDU 1 | 8 PSUs | PDUs 2, 3 | 7.65 | 11.50 | 33.5 % | every part keeps its PSU redundancy's N | pass |" in md

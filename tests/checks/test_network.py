@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from archgen.pipeline import run
 from tests.data.clusters.small import files
 
@@ -47,11 +49,11 @@ def test_shipped_surplus_is_only_the_deliberate_management_switches(shipped) -> 
 
 def _superpod_expecting(tmp_path: Path, expect: str) -> list:
     """NET008 findings of the shipped B200 SuperPOD with its `expect:` block replaced by `expect`."""
-    text = (SPECS / "clusters" / "dgx-b200-superpod.yaml").read_text()
+    text = (SPECS / "clusters" / "dgx-b200-superpod.yaml").read_text(encoding="utf-8")
     start = text.index("\nexpect:\n") + 1
     end = text.index("\nrequirements:", start) + 1
     spec = tmp_path / "dgx-b200-superpod.yaml"
-    spec.write_text(text[:start] + expect + text[end:])
+    spec.write_text(text[:start] + expect + text[end:], encoding="utf-8")
     result = run([spec, SPECS / "racks"])
     return sorted((f.object, f.message) for f in result.findings if f.id == "NET008")
 
@@ -81,3 +83,26 @@ def test_inconsistent_expectation_is_explained(tmp_path) -> None:
     assert _superpod_expecting(tmp_path, "expect: {accelerators: 1024, nodes: 128}\n") == [
         ("cluster/dgx-b200-superpod", "expected 1024 accelerators, the layout gives 1016"),
         ("cluster/dgx-b200-superpod", "expected 128 nodes, the layout gives 127")]
+
+
+def test_network_share_counts_each_transceiver_once_on_both_sides(spec_tree) -> None:
+    """NET021 compares like with like: network power holds every module, the NIC ends too, whether or not the
+    system's maximum holds them (`power_includes_optics`); IT power holds each once, adding the NIC ends only where
+    the system's figure leaves them out. NET021's failing case (one DGX H100 per rack behind a 3-tier fabric)."""
+    from ruamel.yaml import YAML
+
+    doc = YAML(typ="safe", pure=True).load((Path(__file__).parent / "cases" / "NET021.yml").read_text(
+        encoding="utf-8"))
+    case = next(c for c in doc["cases"] if c["name"] == "fail_network_power_share")
+    dgx = (SPECS / "catalog" / "systems" / "dgx-h100.yaml").read_text(encoding="utf-8")
+    got = {}
+    for inside in (True, False):
+        tree = dict(case["files"])
+        tree["systems/x.yaml"] = dgx.replace("id: dgx-h100", "id: dgx-h100-x") + (
+            f"\npower_includes_optics: {str(inside).lower()}\n")
+        tree["racks/r.yaml"] = tree["racks/r.yaml"].replace("part: dgx-h100,", "part: dgx-h100-x,")
+        m = run([spec_tree(tree)]).clusters["cluster/c"].metrics
+        got[inside] = (m["network_power"].m_as("W"), m["it_power"].m_as("W"))
+    node_ends = got[False][1] - got[True][1]
+    assert got[True][0] == got[False][0] == pytest.approx(6155.2)  # 5 QM9700 at maximum and 275.2 W of modules
+    assert 0 < node_ends < 275.2  # the DGX's own modules, now beside its figure: on the IT side only

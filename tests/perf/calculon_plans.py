@@ -190,19 +190,19 @@ def calculon_rate(command: list[str], root: Path, case: Case, exe: dict[str, obj
     """
     with tempfile.TemporaryDirectory() as tmp:
         path, out, system = Path(tmp) / "exe.json", Path(tmp) / "stats.json", root / case.system
-        path.write_text(json.dumps(exe))
+        path.write_text(json.dumps(exe), encoding="utf-8")
         run = subprocess.run([*command, "llm", str(root / case.model), str(path), str(system), str(out)],
                              capture_output=True, text=True)
         refused = run.stdout.strip() if run.returncode else ""
         if refused:
             assert "Mem tier" in refused, refused
-            lifted = json.loads(system.read_text())
+            lifted = json.loads(system.read_text(encoding="utf-8"))
             lifted["mem1"]["GiB"] = lifted["mem2"]["GiB"] = 10**6
             system = Path(tmp) / "lifted.json"
-            system.write_text(json.dumps(lifted))
+            system.write_text(json.dumps(lifted), encoding="utf-8")
             subprocess.run([*command, "llm", str(root / case.model), str(path), str(system), str(out)], check=True,
                            capture_output=True)
-        return json.loads(out.read_text()), refused
+        return json.loads(out.read_text(encoding="utf-8")), refused
 
 
 def main() -> None:

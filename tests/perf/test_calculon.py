@@ -21,7 +21,7 @@ from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.units import parse_quantity
 
-DATA = yaml.safe_load((Path(__file__).parent / "data" / "calculon-530b-5120.yaml").read_text())
+DATA = yaml.safe_load((Path(__file__).parent / "data" / "calculon-530b-5120.yaml").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

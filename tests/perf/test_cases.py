@@ -178,7 +178,7 @@ def test_mxfp8_on_hopper_is_refused_in_a_spec(tmp_path, cli):
     shutil.copytree(data / "llama3", tmp_path / "llama3")
     shutil.copy(REPO / "specs" / "racks" / "dgx-h100-4.yaml", tmp_path / "llama3" / "rack.yaml")
     spec = tmp_path / "llama3" / "cluster.yaml"
-    spec.write_text(spec.read_text().replace("precision: bf16", "precision: fp8\n  fp8_recipe: mxfp8"))
+    spec.write_text(spec.read_text(encoding="utf-8").replace("precision: bf16", "precision: fp8\n  fp8_recipe: mxfp8"), encoding="utf-8")
     r = cli("estimate", "--workload", "llama3-405b-16k", "--path", str(tmp_path / "llama3"))
     assert r.code != 0 and "fp8_recipe 'mxfp8' needs compute capability 10.0" in r.err, (r.out, r.err)
 

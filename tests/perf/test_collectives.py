@@ -14,7 +14,7 @@ from archgen.perf.comm.collectives import bus_bandwidth, busbw_factor, collectiv
 from archgen.perf.hw.hardware import hardware_for
 from archgen.units import Q_
 
-CURVES = yaml.safe_load((Path(__file__).parent / "data" / "allreduce-curves.yaml").read_text())
+CURVES = yaml.safe_load((Path(__file__).parent / "data" / "allreduce-curves.yaml").read_text(encoding="utf-8"))
 GiB = 2 ** 30
 
 

@@ -19,7 +19,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.train import contention as C
 from archgen.perf.train.exposure import NCCL_CTAS, sm_kept
 
-DATA = yaml.safe_load((Path(__file__).parent / "data" / "overlap-interference.yaml").read_text())
+DATA = yaml.safe_load((Path(__file__).parent / "data" / "overlap-interference.yaml").read_text(encoding="utf-8"))
 
 
 def test_the_pair_rule_by_hand(h100):

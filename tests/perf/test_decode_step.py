@@ -29,7 +29,7 @@ LLAMA1B = Arch(layers=16, hidden=2048, heads=32, kv_heads=8, head_dim=64, ffn=81
 
 def _decode_rows() -> tuple[np.ndarray, np.ndarray, list[dict]]:
     """(seconds, bytes) of each M = 64 row: time = 2 M N K / rate, bytes = time x the printed bandwidth."""
-    rows = yaml.safe_load(DATA.read_text())["decode_rows"]
+    rows = yaml.safe_load(DATA.read_text(encoding="utf-8"))["decode_rows"]
     t = np.array([2.0 * r["m"] * r["n"] * r["k"] / (r["tflops"] * 1e12) for r in rows])
     b = t * np.array([r["gbps"] * 1e9 for r in rows])
     return t, b, rows

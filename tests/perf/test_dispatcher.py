@@ -40,7 +40,7 @@ def test_hybridep_fixed_cost_across_nodes_against_the_h100_table():
     the 26.9k-30.9k received ones, each read and written, at H100's 3.35 TB/s) take 0.266-0.302 ms of it; the rest,
     0.237, 0.376 and 1.041 ms per dispatch (its stream synchronisation) and 0.067, 0.135 and 0.124 ms per combine,
     is the fixed cost the model charges."""
-    data = yaml.safe_load((DATA / "hybridep-h100.yaml").read_text())
+    data = yaml.safe_load((DATA / "hybridep-h100.yaml").read_text(encoding="utf-8"))
     rows = [r for r in data["rows"] if r["sms"] == 8]
 
     def counted(ranks):
@@ -65,7 +65,7 @@ def test_hybridep_fixed_cost_inside_a_domain_against_the_gb200_table():
     0.126 ms per combine at 8 ranks, and the B200 table's one row (8 ranks, 16 SMs) agrees within 4 % and 2 %
     (0.161, 0.128 ms): the cost is the API's, not the platform's. Less the copies at 8 TB/s, 0.060 ms per
     dispatch and 0.032 ms per combine at 8 ranks."""
-    data = yaml.safe_load((DATA / "hybridep-gb200.yaml").read_text())
+    data = yaml.safe_load((DATA / "hybridep-gb200.yaml").read_text(encoding="utf-8"))
 
     def received(ranks):
         experts = 8 * ranks
@@ -141,7 +141,7 @@ def test_a_contradiction_is_refused():
 
 def test_a_contradiction_in_a_case_file_is_located(cli, tmp_path):
     """In a case file the refusal names the file, the line of the case's training and the expected value."""
-    data = yaml.safe_load((DATA / "bridge-26.04.yaml").read_text())
+    data = yaml.safe_load((DATA / "bridge-26.04.yaml").read_text(encoding="utf-8"))
     case = next(c for c in data["cases"] if c["id"] == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     case["training"] |= {"ep_dedup": True, "moe_dispatcher": "alltoall"}
     path = tmp_path / "cases.yaml"

@@ -108,7 +108,7 @@ def test_the_card_profile_bounds_the_host_bound_share(accelerators):
     tests/perf/data/bridge-moe-overlap-profile.yaml): at most 1.89 s a step, 0.62 ms a layer and micro-batch, can be
     host-bound. The model's host time for that row, 75 operations x 13.48 µs = 1.01 ms, stays below its GPU time
     and charges nothing, inside that bound."""
-    profile = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text())["runs"]["overlap-off"]
+    profile = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text(encoding="utf-8"))["runs"]["overlap-off"]
     gaps = (profile["step_ms"] - profile["gpu_active_ms"]) / 1e3
     assert gaps == pytest.approx(1.893, abs=0.001)
     cases, _ = read_cases(DATA / "bridge-26.04.yaml")

@@ -41,7 +41,7 @@ def _case(path: Path, case_id: str, accelerators):
 def test_synchronisations_per_dispatcher_are_the_codes():
     """One synchronisation per MoE layer's forward and none in its backward, for every dispatcher the switch
     allows, as the code sites recorded in moe-dispatch-syncs.yaml show."""
-    table = yaml.safe_load((DATA / "moe-dispatch-syncs.yaml").read_text())["dispatchers"]
+    table = yaml.safe_load((DATA / "moe-dispatch-syncs.yaml").read_text(encoding="utf-8"))["dispatchers"]
     assert set(table) == set(SWITCHES["moe_dispatcher"].values) == set(H.SYNCS)
     for name, row in table.items():
         assert H.SYNCS[name] == (row["forward"], row["backward"]), name
@@ -126,7 +126,7 @@ def test_the_card_profile_leaves_room_for_the_forwards_host_time(accelerators):
     forwards' host time: 28 operations (attention 7, MoE MLP 5, fused permutation 0, 2 x 8 expert GEMMs) x 13.48 µs
     x 64 micro-batches x 48 layers = 1.16 s, inside the measured 1.89 s; the model charges 0 (each pass is
     GPU-bound), so the profile bounds it from above, not below."""
-    profile = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text())["runs"]["overlap-off"]
+    profile = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text(encoding="utf-8"))["runs"]["overlap-off"]
     gaps = (profile["step_ms"] - profile["gpu_active_ms"]) / 1e3
     case, hw = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off", accelerators)
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True)

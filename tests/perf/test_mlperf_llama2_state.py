@@ -23,7 +23,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve.batcher import hand_over, open_arrivals
 from archgen.perf.serve.inference import ServeJob, estimate_inference
-from archgen.perf.serve.scheduler import _Pass, iteration_time
+from archgen.perf.serve.scheduler import _Pass, estimate_serving, iteration_time, simulate
 from archgen.scoring.cases import _model, case_hardware, predict, read_cases
 from archgen.units import Q_
 
@@ -189,3 +189,113 @@ def test_a_batcher_needs_arrivals():
     with pytest.raises(ValidationError, match="a batcher groups arriving queries"):
         Inference.model_validate({"input_len": 222, "output_len": 290, "scenario": "offline",
                                   "batcher": {"size": 96, "timeout": "0.3 s"}})
+
+
+# --- Serving under load at MLPerf's operating point (docs/perf-model.md, Limitations) ---------------------------
+
+SCORED = {"8xh100-tp2-fp8": 2, "8xh200-tp1-fp8": 1, "8xmi300x-vllm-tp1-fp8": 1}
+
+
+def _server_job(case, slower: float = 1.0) -> ServeJob:
+    """The Server row's job as `predict` builds it; with `slower`, the batcher's timeout in time units `slower` times
+    longer (the run with every iteration `slower` times longer, `_rescaled`)."""
+    inf = case.inference
+    batcher = None if inf.batcher is None else (inf.batcher.size, inf.batcher.timeout.m_as("s") / slower)
+    return _job(case, max_num_tokens=inf.max_num_tokens, batcher=batcher)
+
+
+def _rescaled(case, accelerators, slower: float):
+    """The Server row's run with every iteration `slower` times longer: the same run as the arrival rate and the
+    batcher's timeout scaled by `slower` and its latencies by 1 / `slower`. Returns (TTFT, TPOT) in seconds."""
+    inf = case.inference
+    hw = case_hardware(case, accelerators)
+    job = _server_job(case, slower)
+    cap = min(int(float(estimate_inference(hw, job, inf.tp, None).max_batch)), inf.batch)
+    rate = inf.arrival_rate.m_as("1/s") / inf.replicas
+    run = simulate(hw, job, inf.tp, max_batch=cap, arrival_rate=rate * slower, replicas=inf.replicas)
+    assert run.stable
+    return run.ttft.mean * slower, run.tpot.mean * slower
+
+
+def _measured(case, metric: str) -> float:
+    return next(x.value for x in case.measured if x.metric == metric)
+
+
+def test_the_runtime_limits_bind_at_neither_state(cases, accelerators):
+    """Neither the model's settled state nor the log's (Little's law) reaches the sequences the submissions allow
+    (gpu_batch_size 1,024 / 896, vLLM max_num_seqs 1,024) or the tokens per iteration (4,096 on NVIDIA's engines,
+    49,152 in AMD's Server harness): the scheduler's limits are not the TPOT gap."""
+    for key, tp in SCORED.items():
+        case = cases[f"mlperf41-llama2-70b-server-{key}"]
+        inf = case.inference
+        hw = case_hardware(case, accelerators)
+        rate = inf.arrival_rate.m_as("1/s") / inf.replicas
+        est, run = estimate_serving(hw, _server_job(case), tp, inf.batch, rate, replicas=inf.replicas)
+        assert run is not None and run.max_running < inf.batch / 3
+        model_tokens = run.mean_running + rate * inf.input_len * run.tpot.mean
+        running, prompt = _state(case)
+        assert running < inf.batch and model_tokens < running + prompt < inf.max_num_tokens, key
+
+
+def test_the_offline_error_carries_the_h200_server_row_not_the_h100_one(cases, accelerators):
+    """Each Server row run with every iteration slower by its Offline row's error (predicted over measured tokens/s,
+    1.180 / 1.164 / 1.493: information, not a fit). H200: TTFT 185 ms and TPOT 102 ms against the log's 198 and 123
+    (from 106 and 53): the Offline over-prediction carries most of the gap. MI300X: TPOT 202 ms against 143, more
+    than all of it (its Offline harness runs eager, its Server harness with graphs). H100 TP 2: TPOT 60 ms against
+    155, a fifth of the gap: its Server run costs more than its Offline one (next test)."""
+    got = {}
+    for key in SCORED:
+        server, offline = (cases[f"mlperf41-llama2-70b-{s}-{key}"] for s in ("server", "offline"))
+        slower = predict(offline, accelerators)["tokens_per_second"] / _measured(offline, "tokens_per_second")
+        got[key] = (slower, *_rescaled(server, accelerators, slower), server)
+    slower, ttft, tpot, case = got["8xh200-tp1-fp8"]
+    assert slower == pytest.approx(1.164, abs=0.01)
+    assert ttft == pytest.approx(_measured(case, "ttft") / 1e3, rel=0.10)
+    model_tpot = predict(case, accelerators)["tpot"]
+    closed = (tpot - model_tpot) / (_measured(case, "tpot") / 1e3 - model_tpot)
+    assert 0.6 < closed < 1.0, closed
+    slower, ttft, tpot, case = got["8xmi300x-vllm-tp1-fp8"]
+    assert tpot > _measured(case, "tpot") / 1e3
+    slower, ttft, tpot, case = got["8xh100-tp2-fp8"]
+    assert slower == pytest.approx(1.180, abs=0.01)
+    assert tpot < 0.5 * _measured(case, "tpot") / 1e3 and ttft < 0.5 * _measured(case, "ttft") / 1e3
+
+
+def test_h100_tp2_serves_a_token_slower_under_load_than_offline(cases, accelerators):
+    """Per token processed (decodes plus prompt tokens per step), from the logs: H100 TP 2 Server 155.0 ms / (846 +
+    646) = 0.104 ms, Offline 896 / (24,525 / 4) s / (896 + 686) = 0.092 ms, +12 %; H200 Server 123.3 / (455 + 346) =
+    0.154 ms, Offline 806 / (31,303 / 8) / (806 + 615) = 0.145 ms, +6 %. The model gives the H200 pair the same +6 %
+    (the weights read for fewer tokens per step) and the H100 pair none: the H100 Server run has a cost its Offline
+    run has not (docs/perf-model.md, Limitations)."""
+    measured, model = {}, {}
+    for key, tp in SCORED.items():
+        if "mi300x" in key:
+            continue
+        server, offline = (cases[f"mlperf41-llama2-70b-{s}-{key}"] for s in ("server", "offline"))
+        running, prompt = _state(server)
+        tpot = _measured(server, "tpot") / 1e3
+        b = offline.inference.batch
+        per_replica = _measured(offline, "tokens_per_second") / offline.inference.replicas
+        off_prompt = b * offline.inference.input_len / offline.inference.output_len
+        measured[key] = (tpot / (running + prompt)) / (b / per_replica / (b + off_prompt))
+        hw = case_hardware(server, accelerators)
+        job = _server_job(server)
+        at_server = iteration_time(hw, job, tp, round(running), round(prompt)) / (round(running) + round(prompt))
+        at_offline = iteration_time(hw, job, tp, b, round(off_prompt)) / (b + round(off_prompt))
+        model[key] = at_server / at_offline
+    assert measured["8xh100-tp2-fp8"] == pytest.approx(1.12, abs=0.01)
+    assert measured["8xh200-tp1-fp8"] == pytest.approx(1.06, abs=0.01)
+    assert model["8xh200-tp1-fp8"] == pytest.approx(measured["8xh200-tp1-fp8"], abs=0.02)
+    assert model["8xh100-tp2-fp8"] == pytest.approx(1.0, abs=0.02)
+
+
+def test_the_shared_offline_rows_agreement_rests_on_its_input_length(cases, accelerators):
+    """The shared file's H100 Offline row (validation-cases.yaml, +4.8 %) is this file's Offline measurement with
+    294 input tokens, marked unconfirmed there, where the dataset's mean is 222.3. The run is compute-bound, so the
+    tokens/s go inversely with the tokens processed per request: (294 + 290) / (222 + 290) = 1.14."""
+    case = cases["mlperf41-llama2-70b-offline-8xh100-tp2-fp8"]
+    at_294 = case.model_copy(update={"inference": case.inference.model_copy(update={"input_len": 294})})
+    modern, legacy = (predict(c, accelerators)["tokens_per_second"] for c in (case, at_294))
+    assert modern / legacy == pytest.approx((294 + 290) / (222 + 290), rel=0.02)
+    measured = _measured(case, "tokens_per_second")
+    assert 0.0 < legacy / measured - 1 < 0.06 and modern / measured - 1 > 0.15

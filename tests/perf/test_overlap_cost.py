@@ -266,17 +266,17 @@ def test_a_case_stating_ep_overlap_on_pp2_without_interleaving_is_refused(tmp_pa
     it, so the case file refuses that case with the rule's words; with interleave 2 it validates."""
     from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP
     from archgen.scoring.cases import read_case_file
-    text = (DATA / "bridge-26.04.yaml").read_text()
+    text = (DATA / "bridge-26.04.yaml").read_text(encoding="utf-8")
     doc = yaml.safe_load(text)
     (case,) = [c for c in doc["cases"] if c["id"] == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
     case["training"].update(pp=2, dp=8, ep=8)
     doc["cases"] = [case]
     path = tmp_path / "cases.yaml"
-    path.write_text(yaml.safe_dump(doc))
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
     refused = read_case_file(path).refused
     assert len(refused) == 1 and any(EP_OVERLAP_NEEDS_VPP in p.message for p in refused[0].problems)
     case["training"]["interleave"] = 2
-    path.write_text(yaml.safe_dump(doc))
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
     assert read_case_file(path).refused == []
 
 

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
+from archgen.model.workload import Inference
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve.inference import ServeJob, _forward, estimate_inference, fixed_per_pass
-from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _Pass, estimate_serving, simulate
+from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _loop, _Pass, _prompts, estimate_serving, simulate
 from archgen.scoring.scores import score_case_file
 from archgen.units import Q_
 
@@ -137,3 +139,43 @@ def test_fixed_cost_is_paid_once_per_iteration(h100x2, monkeypatch):
     monkeypatch.setattr(K, "KERNEL_OVERHEAD", 0.0)
     without = simulate(h100x2, job, 2, max_batch=8, concurrency=1)
     assert with_cost.tpot.mean - without.tpot.mean == pytest.approx(964 * 1.3e-6, rel=1e-9)
+
+
+def _two_requests(hw, prefill: str):
+    """Request 0 arrives at an idle replica, request 1 during request 0's 11th decode step (1,000 + 50 tokens)."""
+    job = ServeJob(LLAMA70, 1000, 50, "fp8", kv_reserve="mean", scenario="server", prefill=prefill)
+    p = _Pass(hw, job, 2)
+    whole = p.rest(1000, 1) + p.prompt(1000)  # a pass over one whole prompt, with its first token's logits
+    steps = whole + np.cumsum([p.rest(1, 1) + p.dec_unit * (1001 + k) for k in range(49)])  # request 0 decoding
+    arrivals = np.array([0.0, (steps[9] + steps[10]) / 2])
+    return p, whole, steps, _loop(p, job, arrivals, 4, None, job.max_num_tokens)
+
+
+def test_separate_prefill_stalls_the_decodes(h100x2):
+    """vLLM 0.x without chunked prefill (`_schedule_default`: "Don't schedule decodes if prefills are scheduled"):
+    request 1, arriving during request 0's 11th decode step, is prefilled in a pass of its own as that step ends,
+    request 0 waiting, so its first token comes one whole-prompt pass later. Chunked (mixed) prefill runs it beside
+    request 0's 12th decode in one pass: the prompt, one more token and request 0's attention over its 1,012 tokens. The
+    stall costs request 0 more than the mixed pass does: a further decode pass to make up the token it did not take."""
+    p, whole, steps, separate = _two_requests(h100x2, "separate")
+    assert separate.first[0] == pytest.approx(whole, rel=1e-12)
+    assert separate.first[1] == pytest.approx(steps[10] + whole, rel=1e-12)
+    _, _, _, mixed = _two_requests(h100x2, "chunked")
+    hybrid = p.rest(1001, 2) + p.dec_unit * 1012 + p.prompt(1000)
+    assert mixed.first[1] == pytest.approx(steps[10] + hybrid, rel=1e-12)
+    assert separate.finish[0] > mixed.finish[0]
+
+
+def test_separate_prefill_takes_whole_prompts_within_the_budget():
+    """Under `separate` as many whole prompts as the budget holds share the prompts' pass (vLLM's token budget,
+    `max_num_batched_tokens`); `chunked` gives the decodes their tokens first and cuts the last prompt to fit."""
+    assert _prompts([7, 8, 9], 0, 1000, 2500, 300, True) == [(7, 0, 1000), (8, 0, 1000)]
+    assert _prompts([7, 8, 9], 400, 1000, 2500, 300, False) == [(7, 400, 600), (8, 0, 1000), (9, 0, 600)]
+
+
+def test_separate_prefill_needs_prompts_within_the_budget():
+    """vLLM refuses a prompt longer than `max_num_batched_tokens` without chunked prefill: the field is at fault."""
+    with pytest.raises(ValidationError, match="prefill 'separate' runs each prompt whole"):
+        Inference.model_validate({"input_len": 9000, "output_len": 10, "scenario": "server",
+                                  "arrival_rate": "1 1/s", "prefill": "separate"})
+    assert Inference.model_validate({"input_len": 222, "output_len": 10}).prefill == "chunked"

@@ -233,12 +233,13 @@ def test_mlperf_server_and_offline_rows_are_scored():
     flight (about 150 against the 845 that Little's law gives on the H100 log: 75.10/s over 4 replicas x 44.95 s
     mean latency), so a far shorter step (docs/perf-model.md). AMD, vLLM on 8 x MI300X (TP1 x 8, FP8 weights and
     KV cache): Server tokens/s within 10 %, TTFT within 30 % once its harness batcher is stated (groups of ~22 queries
-    reach a replica every ~2.4 s: the wait for the group and its prefill; -91.5 % without it), TPOT 70-97 % low,
+    reach a replica every ~2.4 s: the wait for the group and its prefill; -91.5 % without it), TPOT 65-97 % low,
     and the Offline row still over by 40-55 %
     with the MI300X's FP8 GEMMs at AMD's measured Max-Achievable FLOPs (0.487 of peak, ROCm blog "Measuring
     Max-Achievable FLOPs - Part 2", Table 1; +78 % when they were assumed as efficient as BF16's): vLLM's v4.1 run
     reached about 27 % of FP8 peak. The Server rows' p50 and p99 (the logs' percentiles) err as their means do:
-    NVIDIA's 45-80 % low, AMD's TTFT 15-25 % low and TPOT 70-77 % low. Bars set after the run, as a guard against
+    NVIDIA's 45-80 % low, AMD's TTFT 15-25 % low and TPOT 70-77 % low (69.8-76.2 % with its prompts run as vLLM
+    0.x runs them without chunked prefill, `prefill: separate`). Bars set after the run, as a guard against
     drift."""
     errors = {(r.id.split("-")[3], r.id.split("-")[4], r.metric): r.error for r in score_case_file(UNDER_LOAD).results}
     assert len(errors) == 24
@@ -252,7 +253,7 @@ def test_mlperf_server_and_offline_rows_are_scored():
             assert -0.30 <= e <= 0.0, (metric, e)
         else:
             low = -0.40 if "_p" in metric else -0.45  # H200's ttft_p50: -44.9 %
-            assert (-0.97 <= e <= -0.70) if amd else (-0.90 <= e <= low), (system, metric, e)
+            assert (-0.97 <= e <= -0.65) if amd else (-0.90 <= e <= low), (system, metric, e)
 
 
 def test_a_stated_power_other_than_the_catalog_tdp_is_refused():

@@ -25,7 +25,7 @@ DATA = Path(__file__).parent / "data" / "deepgemm-h800-fp8.yaml"
 def _ratios(h100) -> dict[tuple[int, int, int, int], float]:
     """DeepGEMM's published rate over the model's, by (groups, m, n, k), for every row of the table."""
     out = {}
-    for r in yaml.safe_load(DATA.read_text())["rows"]:
+    for r in yaml.safe_load(DATA.read_text(encoding="utf-8"))["rows"]:
         t = K.gemm_time(h100, "fp8", r["m"], r["n"], r["k"], r["groups"])
         out[(r["groups"], r["m"], r["n"], r["k"])] = r["tflops"] * 1e12 * t / (2.0 * r["m"] * r["n"] * r["k"] * r["groups"])
     return out
@@ -57,7 +57,7 @@ def test_the_constant_is_the_table_least_squares_fit(h100):
 
     import numpy as np
 
-    rows = [r for r in yaml.safe_load(DATA.read_text())["rows"] if r["n"] != 2112]
+    rows = [r for r in yaml.safe_load(DATA.read_text(encoding="utf-8"))["rows"] if r["n"] != 2112]
 
     def sse(c: float) -> float:
         hw = dataclasses.replace(h100, gemm_k_fixed_steps=c)

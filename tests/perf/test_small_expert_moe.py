@@ -82,7 +82,7 @@ def test_profile_locates_the_miss_in_communication(accelerators):
     stretches to 10.83 s when it shares the SMs. So about half of the miss is communication kernel time beyond the
     transfers, a quarter is compute (16 %, 20 % before the per-kernel cost: lead (a)'s short-K GEMMs and lead (b)'s element-wise traffic are of that
     size) and a quarter host gaps."""
-    runs = yaml.safe_load(PROFILE.read_text())["runs"]
+    runs = yaml.safe_load(PROFILE.read_text(encoding="utf-8"))["runs"]
     comm_off, compute_off, host_off = _profile_split(runs["overlap-off"])
     comm_on, compute_on, _ = _profile_split(runs["overlap-on"])
     assert comm_off == pytest.approx(8.254, abs=0.01)
@@ -90,7 +90,7 @@ def test_profile_locates_the_miss_in_communication(accelerators):
     assert host_off == pytest.approx(1.893, abs=0.01)
     assert comm_on == pytest.approx(10.832, abs=0.01)
     assert compute_on == pytest.approx(compute_off, rel=0.02)
-    kernels = yaml.safe_load(PROFILE.read_text())["captured_kernels"]
+    kernels = yaml.safe_load(PROFILE.read_text(encoding="utf-8"))["captured_kernels"]
     assert kernels / (64 * 48) == pytest.approx(150.8, abs=0.1)  # per layer and micro-batch (one step captured)
     assert kernels * 1.3e-6 == pytest.approx(0.60, abs=0.01)  # at serving's KERNEL_OVERHEAD: 0.6 s of 1.7 s
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True)
@@ -166,7 +166,7 @@ def test_hybridep_two_node_all_to_all_is_slower_than_the_model(h100):
 
     from archgen.perf.train.exposure import expert_comm
 
-    data = yaml.safe_load(DATA.read_text())
+    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     T, h, k = data["tokens"], data["hidden"], data["top_k"]
     kernel, api, overhead = {}, {}, {}
     for r in data["rows"]:
@@ -217,11 +217,11 @@ def test_the_card_runs_communication_kernels_against_hybridep_s_own_kernel_rates
     a2a = float(expert_comm(hw, dataclasses.replace(job, moe_dispatcher="deepep"), 4096.0, 1.0, 16.0, 1.0, 0.0,
                             0.0)[0])  # the all-to-all alone: no per-call cost
     assert a2a == pytest.approx(1.549e-3, rel=0.005)
-    comm, _, _ = _profile_split(yaml.safe_load(PROFILE.read_text())["runs"]["overlap-off"])
+    comm, _, _ = _profile_split(yaml.safe_load(PROFILE.read_text(encoding="utf-8"))["runs"]["overlap-off"])
     per_layer_mb = comm / (t.global_batch / t.dp) / case.model.layers
     assert per_layer_mb == pytest.approx(2.687e-3, rel=0.005)
     assert 1.0 - a2a / per_layer_mb == pytest.approx(0.42, abs=0.01)
-    data = yaml.safe_load(DATA.read_text())
+    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     hit = 2 * (1.0 - comb(128 - 64, 8) / comb(128, 8))
     counted = t.seq_len * hit * case.model.hidden * 2.0
     readme = {r["sms"]: 2.0 * counted * (1.0 / r["kernel_dispatch"] + 1.0 / r["kernel_combine"]) / 1e9

@@ -119,6 +119,30 @@ def test_the_missing_time_is_a_fixed_cost_per_layer_and_micro_batch(accelerators
     assert all(abs(m - h) < 0.9e-3 for k, (m, h) in got.items() if k.startswith("nemo2604-"))
 
 
+def test_the_fixed_cost_does_not_follow_the_host_cpu(accelerators):
+    """Issue 20 (session moe30b): the 26.04.01 Blackwell rows pair the same recipe on an x86 host and on a Grace
+    host at the same micro-batch: DGX B200 (2 Intel Xeon 8570, docs.nvidia.com/dgx/dgxb200-user-guide, "DGX B200
+    Component Descriptions") against GB200 (Grace) at MBS 4; B300 (its x86 host taken, not cited) against GB300 at
+    MBS 8. TE#2053 (tests/perf/data/te-host-overhead.yaml) times the same eager operation at 2.75 times the CPU time
+    on GB200's Grace as on an H100 DGX's Xeon (37.08 against 13.48 µs; TE's Linear 2.69-2.73 times torch's on both
+    Grace hosts). If the missing time per layer and micro-batch were host work on the critical path (the reading the
+    test above leaves open: it tracks the host time the model counts), each Grace row would miss 2.75 times its x86
+    twin, scaled by the counted operations (2.56 against 2.29 ms at MBS 4: B200 also graphs the attention block):
+    8.4 and 8.3 ms. It misses 3.42 and 3.19 ms, 1.26 and 1.06 times its twin. So the fixed cost does not scale with
+    the host CPU's speed: it is GPU time or waiting (the BF16 profile's reading, below), and a host-time term, at
+    either CPU's figure, would move the Grace rows two to three times too far. Nothing is charged."""
+    cpu = yaml.safe_load((DATA / "te-host-overhead.yaml").read_text(encoding="utf-8"))["measurements"]["te2053_torch_linear_cpu_us"]
+    grace_over_x86 = cpu["gb200"] / cpu["h100_dgx"]
+    assert grace_over_x86 == pytest.approx(2.75, abs=0.01)
+    cases, _ = read_cases(BLACKWELL)
+    got = {c.id.split("-")[1]: _miss(c, accelerators)[1:] for c in cases}
+    for grace, x86 in (("gb200", "b200"), ("gb300", "b300")):
+        (miss_g, host_g), (miss_x, host_x) = got[grace], got[x86]
+        if_host = miss_x * grace_over_x86 * host_g / host_x  # the x86 twin's miss at Grace's CPU time per op
+        assert 8.2e-3 < if_host < 8.5e-3
+        assert miss_g / miss_x < 1.3 and miss_g < 0.5 * if_host
+
+
 def test_the_nccl_all_to_all_dispatcher_misses_as_hybridep_does(accelerators):
     """The H100 BF16 A/B's layout with Megatron-core's all-to-all dispatcher (no deduplication, the permutation as
     memory passes): 41.36 s eager measured, 33.41 s modelled (-19.2 %), against HybridEP's overlap-off run -21.2 %
@@ -126,7 +150,7 @@ def test_the_nccl_all_to_all_dispatcher_misses_as_hybridep_does(accelerators):
     model's host time is hidden there, so the switch moves nothing (33.41 s). The five-step smoke run (router graphs,
     permutation unfused) took 45.65 s at 132.9 model TFLOP/s/GPU, the card's work per step (6,067 against 6,031
     TFLOP per GPU)."""
-    runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text())["runs"]
+    runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text(encoding="utf-8"))["runs"]
     off = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     assert runs["smoke"]["step_s"] * runs["smoke"]["model_tflops_per_gpu"] == pytest.approx(6067, abs=1)
 
@@ -151,7 +175,7 @@ def test_ep_overlap_saves_with_the_nccl_all_to_all_what_the_smoke_run_saved(acce
     save 10.08 s (+1.4 %), from 33.41 s to 23.33 s: a second ablation, beside HybridEP's (tests/perf/test_folding.py,
     4.25 s against 3.72 s), that the overlap is credited as the runs realise it. Both steps are predicted 19-26 %
     fast, the overlap-on one by as many seconds (7.8 s and 8.0 s): what the model misses is outside the overlap."""
-    runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text())["runs"]
+    runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text(encoding="utf-8"))["runs"]
     off = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     steps = []
     for on in (False, True):
@@ -178,7 +202,7 @@ def test_the_bf16_profile_puts_its_fixed_cost_on_the_gpu(accelerators):
     coincidence with the counted host time in the test above."""
     from archgen.perf.comm.dispatcher import kernel_times
 
-    runs = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text())
+    runs = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text(encoding="utf-8"))
     off = runs["runs"]["overlap-off"]
     layer_mbs = 64 * 48
     waited = (off["nvtx_dispatch_ms"] + off["nvtx_metadata_ms"]) / 1e3 / layer_mbs
@@ -209,7 +233,7 @@ def test_hybridep_rows_at_the_recipes_sm_count_would_break_the_overlap_ablation(
     from archgen.perf.comm import dispatcher as D
     from archgen.scoring.scores import score_file
 
-    rows = {r["ranks"]: r for r in yaml.safe_load((DATA / "hybridep-h100.yaml").read_text())["rows"] if r["sms"] == 16}
+    rows = {r["ranks"]: r for r in yaml.safe_load((DATA / "hybridep-h100.yaml").read_text(encoding="utf-8"))["rows"] if r["sms"] == 16}
     at16 = tuple((n, rows[n]["torch_dispatch"], rows[n]["torch_combine"], rows[n]["kernel_dispatch"],
                   rows[n]["kernel_combine"]) for n in (16, 32, 64))
     monkeypatch.setattr(D, "SCALE_OUT", at16)

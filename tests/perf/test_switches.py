@@ -105,24 +105,55 @@ def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, t
     text = cli("estimate", "--cases", str(path), "--explain").out
     assert text.startswith(cli("estimate", "--cases", str(path)).out)
     lines = {x.split(":", 1)[0].strip(): x for x in text.splitlines() if x.startswith("  ")}
-    assert lines["unstated"] == (
-        "  unstated: default (profile nemo-2025): stack=nemo-2025, sequence_parallel=true, attention=flash, "
-        "distributed_optimizer=true, grad_reduce_dtype=fp16, param_gather_dtype=bf16, overlap_grad_reduce=true, "
-        "overlap_param_gather=true, overlap_tp_comm=true, overlap_p2p_comm=true, ep_dedup=true, "
-        "moe_dispatcher=hybridep, overlap_ep_comm=false, fp8_recipe=tensorwise, "
-        "permute_in_dispatch=false, grad_accum_fusion=true, cuda_graphs=none; stated: dropout=true")
+    assert lines["unstated"] == (  # tp = pp = 1, a dense model, fp16: the TP, p2p, MoE and FP8 switches are moot
+        "  unstated: default (profile nemo-2025): stack=nemo-2025, attention=flash, distributed_optimizer=true, "
+        "grad_reduce_dtype=fp16, param_gather_dtype=bf16, overlap_grad_reduce=true, overlap_param_gather=true, "
+        "grad_accum_fusion=true, cuda_graphs=none; stated: dropout=true; not used: sequence_parallel=true, "
+        "overlap_tp_comm=true, overlap_p2p_comm=true, ep_dedup=true, moe_dispatcher=hybridep, overlap_ep_comm=false, "
+        "fp8_recipe=tensorwise, permute_in_dispatch=false")
     assert lines["stated"].startswith("  stated: stated: stack=megatron-lm-2021; profile megatron-lm-2021: "
-                                      "sequence_parallel=false, attention=materialized,")
+                                      "attention=materialized,")
     rows = json.loads(cli("estimate", "--cases", str(path), "--explain", "--format", "json").out)
     plain = json.loads(cli("estimate", "--cases", str(path), "--format", "json").out)
     assert [{k: v for k, v in r.items() if k != "switches"} for r in rows] == plain
     used = {u["name"]: u for u in rows[0]["switches"]}
     assert set(used) == {"stack", *SWITCHES}
-    assert used["dropout"] == {"name": "dropout", "value": True, "origin": "stated", "profile": None, "source": None}
+    assert used["dropout"] == {"name": "dropout", "value": True, "origin": "stated", "profile": None, "source": None,
+                               "used": True}
+    assert used["overlap_p2p_comm"] == {"name": "overlap_p2p_comm", "value": True, "origin": "default",
+                                        "profile": "nemo-2025", "source": "not used: pp = 1 has no pipeline sends",
+                                        "used": False}
     assert used["grad_reduce_dtype"]["value"] == "fp16" and "fp16 training" in used["grad_reduce_dtype"]["source"]
     assert used["attention"] == {"name": "attention", "value": "flash", "origin": "default", "profile": "nemo-2025",
-                                 "source": SWITCHES["attention"].source("nemo-2025")}
+                                 "source": SWITCHES["attention"].source("nemo-2025"), "used": True}
     assert {u["origin"] for u in rows[1]["switches"]} == {"stated", "profile"}
+
+
+def test_a_switch_the_layout_makes_moot_moves_no_number(cli, tmp_path):
+    """What `--explain` calls 'not used' is so: flipping each such switch (tp = pp = 1, a dense model) leaves the
+    prediction as it was, and a stated one is marked as well."""
+    import json
+
+    from archgen.perf.train.stacks import moot
+
+    flips = {"sequence_parallel": "false", "overlap_tp_comm": "false", "overlap_p2p_comm": "false",
+             "ep_dedup": "false", "moe_dispatcher": "alltoall", "overlap_ep_comm": "true"}
+    assert all(moot(name, {"tp": 1, "pp": 1, "interleave": 1}, False) for name in flips)
+    assert not any(moot(name, {"tp": 2, "pp": 2, "interleave": 2}, True) for name in flips)
+    assert moot("overlap_p2p_comm", {"tp": 1, "pp": 4, "interleave": 1}, None) == (
+        "not used: interleave = 1, and only the interleaved schedule overlaps its sends")
+    base = tmp_path / "base.yaml"
+    base.write_text(EXPLAIN_CASES, encoding="utf-8")
+    flipped = tmp_path / "flipped.yaml"
+    flipped.write_text(EXPLAIN_CASES.replace("dp: 8, dropout: true}", "dp: 8, dropout: true, "
+                                             + ", ".join(f"{k}: {v}" for k, v in flips.items()) + "}"),
+                       encoding="utf-8")
+    before = json.loads(cli("estimate", "--cases", str(base), "--format", "json").out)
+    after = json.loads(cli("estimate", "--cases", str(flipped), "--explain", "--format", "json").out)
+    assert after[0]["predicted"] == before[0]["predicted"]
+    stated = {u["name"]: u for u in after[0]["switches"] if u["origin"] == "stated"}
+    assert set(stated) == {*flips, "dropout"}
+    assert not any(stated[name]["used"] for name in flips) and stated["dropout"]["used"]
 
 
 def test_estimate_workload_explain(cli):

@@ -27,7 +27,7 @@ def cluster_out(shipped_run, tmp_path_factory):
 
 def test_cluster_sections_and_diagrams(cluster_out):
     folder, written, _ = cluster_out
-    md = (folder / f"{CLUSTER}.md").read_text()
+    md = (folder / f"{CLUSTER}.md").read_text(encoding="utf-8")
     for heading in ("Architecture and scaling", "Rack design", "Power and cooling", "Network fabrics",
                     "Cabling and optics", "Validation report", "Bill of materials"):
         assert re.search(rf"^##+ [0-9.]+ {heading}$", md, re.M), heading
@@ -40,7 +40,7 @@ def test_cluster_sections_and_diagrams(cluster_out):
 
 def test_run_list_counts_every_link_once(cluster_out):
     folder, _, analysis = cluster_out
-    rows = list(csv.DictReader(io.StringIO((folder / "cabling.csv").read_text())))
+    rows = list(csv.DictReader(io.StringIO((folder / "cabling.csv").read_text(encoding="utf-8"))))
     assert sum(int(r["Runs"]) for r in rows) == sum(t.links for t in analysis.cabling.tiers)
     keys = [(r["Fabric"], r["Tier"], r["A rack"], r["A U"], r["Z rack"], r["Z U"], r["Link"], r["Bin (m)"])
             for r in rows]
@@ -49,7 +49,7 @@ def test_run_list_counts_every_link_once(cluster_out):
 
 def test_scaling_table_matches_the_analysis(cluster_out):
     folder, _, analysis = cluster_out
-    md = (folder / f"{CLUSTER}.md").read_text()
+    md = (folder / f"{CLUSTER}.md").read_text(encoding="utf-8")
     for fa in analysis.fabrics:
         for t in fa.tiers:
             assert re.search(rf"^\| {fa.fabric.spec.id} \| {t.name} \| {t.switch.id} \| {t.switches * fa.planes:,} \|",
@@ -66,7 +66,7 @@ def test_progress_is_quiet_off_a_terminal(test_run, tmp_path, capfd, drawn_once)
 def test_roofline_figure_and_kernel_table_per_workload(cluster_out, shipped_run):
     """Next to each waterfall: a roofline figure and one table row per kernel of the estimate's roofline."""
     folder, written, _ = cluster_out
-    md = (folder / f"{CLUSTER}.md").read_text()
+    md = (folder / f"{CLUSTER}.md").read_text(encoding="utf-8")
     names = {p.name for p in written}
     for path, r in shipped_run.workloads.items():
         if r.workload.cluster != CLUSTER:
@@ -84,7 +84,7 @@ def test_growth_table_and_chart_come_from_the_scaling_analysis(cluster_out, ship
     """The growth table lists every size `analyse.scaling` returns, with its switches, optics and power."""
     from archgen.analyse.scaling import scaling
     folder, written, analysis = cluster_out
-    md = (folder / f"{CLUSTER}.md").read_text()
+    md = (folder / f"{CLUSTER}.md").read_text(encoding="utf-8")
     assert "scaling.png" in {p.name for p in written}
     series = scaling(shipped_run.design, shipped_run.racks, analysis.cluster)
     section = md.split('<a id="growth"></a>', 1)[1].split('<a id="rack-types"></a>', 1)[0]
@@ -126,7 +126,7 @@ def test_bisection_is_stated_with_its_convention_and_the_injection(cluster_out):
     """Issue 11, item 11: the B200 compute fabric is non-blocking (1:1), yet its bisection per accelerator (200 Gb/s)
     is half its injection (400 Gb/s) by the cut-in-halves convention; printed alone it read as a 2:1 taper."""
     folder, _, analysis = cluster_out
-    md = (folder / f"{CLUSTER}.md").read_text()
+    md = (folder / f"{CLUSTER}.md").read_text(encoding="utf-8")
     compute = next(fa for fa in analysis.fabrics if fa.fabric.spec.id == "compute")
     assert max(compute.oversubscription.values()) <= 1.0                 # non-blocking (0.996:1 with the UFM ports)
     bis = compute.metrics["bisection_per_accelerator"].m_as("Gbit/s")

@@ -64,7 +64,11 @@ def test_the_status_line_names_the_workload_warning(document, covered):
     assert "REQ004" in live and not any(f["severity"] == "error" for f in covered)
     [line] = [x for x in md.splitlines() if x.startswith("| Status |")]
     assert "all checks pass" not in line
-    assert line == f"| Status | Draft — no failing check, {len(live)} warning(s): {', '.join(sorted(set(live)))} |"
+    info = sum(1 for f in covered if not f.get("waived") and f["severity"] == "info")
+    waived = sum(1 for f in covered if f.get("waived"))
+    assert info and waived  # both named, as `check` counts them
+    assert line == (f"| Status | Draft — no failing check, {len(live)} warning(s): {', '.join(sorted(set(live)))} "
+                    f"({info} info and {waived} waived finding(s)) |")
 
 
 def test_the_validation_report_counts_what_check_reports(document, covered):
@@ -76,8 +80,8 @@ def test_the_validation_report_counts_what_check_reports(document, covered):
     assert listed == expected
     assert listed[("REQ004", "workload/llama3-405b-pretrain-gb200", "warn")] == 1
     assert listed[("REQ004", "workload/nccl-allreduce-nvl72-rack", "waived")] == 1
-    warn = sum(n for (_, _, s), n in listed.items() if s == "warn")
-    assert f"0 failing and {warn} warning finding(s)" in md
+    count = {s: sum(n for (_, _, t), n in listed.items() if t == s) for s in ("warn", "info", "waived")}
+    assert f"findings: 0 failing, {count['warn']} warning, {count['info']} info and {count['waived']} waived" in md
     assert "PERF001" not in md.split("Not applicable, so not listed:", 1)[1].split(")", 1)[0]
 
 

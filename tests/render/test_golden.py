@@ -52,7 +52,7 @@ def test_documents_rendered_from_absolute_paths_show_relative_ones(tmp_path, mon
     out = tmp_path / "out"
     render_all(run([REPO / "specs" / "racks"]), out, target="dgx-h100-4",
                formats=("md",), revision="test", progress=False)
-    text = (out / "dgx-h100-4" / "dgx-h100-4.md").read_text()
+    text = (out / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")
     # the spec files as `../` steps from the working directory (`load.shown_file`), never from the machine's root
     assert not re.search(rf"(?<!\.\.){re.escape(str(REPO))}", text) and "/tmp/" not in text
     assert f"| {Path(os.path.relpath(REPO / 'specs' / 'racks' / 'dgx-h100-4.yaml')).as_posix()}:" in text  # REQ rows

@@ -42,7 +42,7 @@ def test_pdf_is_reproducible_and_shows_text_literally(test_run, outputs, tmp_pat
 
 
 def test_bom_csv(outputs):
-    rows = list(csv.reader(io.StringIO((outputs / "bom.csv").read_text())))
+    rows = list(csv.reader(io.StringIO((outputs / "bom.csv").read_text(encoding="utf-8"))))
     assert rows[0] == ["Part", "Name", "Part number", "Kind", "In", "Qty", "Unit power (kW)", "Total power (kW)",
                        "Unit weight (kg)", "Total weight (kg)", "Source or rule"]
     by_part = {r[0]: r for r in rows[1:]}
@@ -51,7 +51,7 @@ def test_bom_csv(outputs):
 
 
 def test_requirements_csv(outputs):
-    rows = list(csv.DictReader(io.StringIO((outputs / "requirements.csv").read_text())))
+    rows = list(csv.DictReader(io.StringIO((outputs / "requirements.csv").read_text(encoding="utf-8"))))
     assert [(r["REQ id"], r["Status"]) for r in rows] == [
         ("REQ-PWR-001", "met"), ("REQ-MECH-001", "met"), ("REQ-COOL-001", "not met")]     # REQ-COOL-001 is a SHOULD
     assert rows[2]["Computed (band)"] == "23.8 kW" and rows[2]["Target"] == "<= 20 kW"

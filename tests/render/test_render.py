@@ -27,7 +27,7 @@ def test_rack_markdown_with_elevation_and_budget(test_run, tmp_path, drawn_once)
     assert names == sorted(["nvl72-test.md", "elevation.svg", "elevation.png", "power.svg", "power.png",
                             "cooling.svg", "cooling.png"])
     assert all(p.parent == tmp_path / RACK for p in written)
-    md = (tmp_path / RACK / "nvl72-test.md").read_text()
+    md = (tmp_path / RACK / "nvl72-test.md").read_text(encoding="utf-8")
     for heading in ("Abstract and key metrics", "Conventions", "Requirements and assumptions", "Key components",
                     "Rack design", "Power", "Cooling", "Validation report", "Open items and gaps", "Appendices"):
         assert re.search(rf"^##+ [0-9.]+ {heading}$", md, re.M), heading
@@ -39,7 +39,7 @@ def test_rack_markdown_with_elevation_and_budget(test_run, tmp_path, drawn_once)
     # cooling: 0.85 x 131.4 kW to liquid, the rest of the 135.5 kW input to air; CDU group of 8 racks
     assert "| Liquid | 111.7 | 82 % | pg25, ΔT 10 K | 168.0 L/min | 1.50 L/min/kW |" in md
     assert "| Group liquid load / utilisation | 893.5 kW / 69 % |" in md
-    svg = (tmp_path / RACK / "elevation.svg").read_text()
+    svg = (tmp_path / RACK / "elevation.svg").read_text(encoding="utf-8")
     assert svg.startswith("<?xml") and "<dc:date>" not in svg
 
 
@@ -174,7 +174,7 @@ def test_a_figure_is_released_once_its_last_named_user_has_saved_it(test_run):
 
 def test_markdown_shows_spec_text_literally(test_run, tmp_path, drawn_once):
     _render(test_run, tmp_path, ("md",))
-    md = (tmp_path / RACK / "nvl72-test.md").read_text()
+    md = (tmp_path / RACK / "nvl72-test.md").read_text(encoding="utf-8")
     rendered = html.unescape(re.sub(r"<[^>]+>", "", MarkdownIt("commonmark").enable("table").render(md)))
     assert HOSTILE in rendered
     assert "Rack weight <script>alert(1)</script>" in rendered
@@ -194,7 +194,7 @@ class _Text(HTMLParser):
 
 def test_html_shows_spec_text_literally(test_run, tmp_path, drawn_once):
     _render(test_run, tmp_path, ("html",))
-    page = (tmp_path / RACK / "nvl72-test.html").read_text()
+    page = (tmp_path / RACK / "nvl72-test.html").read_text(encoding="utf-8")
     parser = _Text()
     parser.feed(page)
     text = "".join(parser.parts)
@@ -216,9 +216,9 @@ def test_template_override(test_run, tmp_path, drawn_once):
     override = tmp_path / "tpl"
     override.mkdir()
     (override / "document.md.j2").write_text("# {{ doc.title | md }}\n{% for s in doc.sections %}- {{ s.title }}\n"
-                                             "{% endfor %}")
+                                             "{% endfor %}", encoding="utf-8")
     _render(test_run, tmp_path / "out", ("md",), templates=override)
-    md = (tmp_path / "out" / RACK / "nvl72-test.md").read_text()
+    md = (tmp_path / "out" / RACK / "nvl72-test.md").read_text(encoding="utf-8")
     assert md.startswith("# GB200 NVL72 test rack \\<b\\>") and "- Power\n" in md
 
 
@@ -229,7 +229,7 @@ def test_template_error_names_file_and_line_and_keeps_previous_output(test_run, 
     before = {p: p.read_bytes() for p in (out / RACK).iterdir()}
     override = tmp_path / "tpl"
     override.mkdir()
-    (override / "document.md.j2").write_text("# title\n\n{{ doc.no_such_field }}\n")
+    (override / "document.md.j2").write_text("# title\n\n{{ doc.no_such_field }}\n", encoding="utf-8")
     with pytest.raises(TemplateError, match=r"document\.md\.j2:3: template error: .*no_such_field"):
         _render(test_run, out, ("md", "svg"), templates=override)
     after = {p: p.read_bytes() for p in (out / RACK).iterdir()}

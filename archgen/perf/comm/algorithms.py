@@ -216,7 +216,9 @@ def fastest(cands: list, size):
 
     Each candidate's time is computed with the same operations, in the same order, as NCCL's formula reads, so the
     result does not depend on how the candidates were computed (once per group, or looked up for a repeated one).
-    Arrays are updated in place where they are this function's own: fresh large temporaries cost page faults.
+    Arrays are updated in place where they are this function's own: fresh large temporaries cost page faults. One
+    size as a number against candidates of numbers (`collectives`' cached ones) stays in plain floats: the helpers
+    (`_plus`, `unless`, `numeric.where`, `numeric.minimum`) take the scalar branch, a few microseconds a call.
     """
     scaled: dict[int, object] = {}
     tree = None
@@ -245,33 +247,6 @@ def fastest(cands: list, size):
             np.minimum(best, t, out=best)
         else:
             best = minimum(best, t)
-    return best
-
-
-_INF = float("inf")
-
-
-def fastest_number(cands: list, size):
-    """`fastest` of one size (a number) against one group's candidates of numbers (`collectives`' cached ones).
-
-    The same operations in the same order, without the helpers' dispatch (numpy is slow on numbers, issue 25); the
-    tree's corrections of the size looked up once for its protocols (`nccl.tree_corrections`).
-    """
-    tree = None
-    best = _INF  # as `best is None` did: the first t always replaces it (`inf < t` is never true)
-    for lat, f, bus, kind, extra, mask in cands:
-        if kind == TREE:
-            if tree is None:
-                tree = nccl.tree_corrections(size)
-            t = lat + 2.0 * size / (bus * tree[extra])
-        else:
-            if kind == PLATEAU:
-                cross, cn, plateau = extra
-                lat = lat * (plateau if cross and size / cn >= 64 else 1.0)
-            t = lat + (size if f is None else f * size) / bus
-        if mask is not None and not mask:
-            t = _INF
-        best = t if not best < t else best
     return best
 
 

@@ -38,7 +38,6 @@ from archgen.perf.comm.algorithms import (
     busbw_factor,
     candidates,
     fastest,
-    fastest_number,
     hierarchical,
     out_bandwidth,
     unless,
@@ -170,7 +169,7 @@ _BY_HW_SIZE = 64
 def _numbers(hw: Hardware, requests, n, k) -> list | None:
     """`collective_times` of one group and sizes given as numbers on hardware of numbers (`auto`), or None.
 
-    The same `_CACHE` entries and `fastest_number` that `_Groups.time` takes for such a request, without building
+    The same `_CACHE` entries and `fastest` that `_Groups.time` takes for such a request, without building
     the group (one estimate times a few such groups, issue 25); None where a request needs the general path.
     """
     for op, size in requests:
@@ -202,7 +201,7 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
             if len(mine[2]) >= _CACHE_SIZE:
                 mine[2].clear()
             mine[2][(op, n, k)] = got
-        out.append(fastest_number(got, size))
+        out.append(fastest(got, size))
     return out
 
 
@@ -261,7 +260,7 @@ class _Groups:
         if self.algorithm == "hierarchical":
             return self._shaped(where(n > 1, hierarchical(hw, self._direct(), op, size), 0.0))
         if self.key is not None and not isinstance(size, np.ndarray):  # one group, one size: numbers (issue 25)
-            return self._shaped(fastest_number(self.candidates(op), size) if n > 1 else 0.0)
+            return self._shaped(fastest(self.candidates(op), size) if n > 1 else 0.0)
         cands = self.candidates(op)
         if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
             front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731

@@ -151,19 +151,6 @@ def tree_index(size):
     return int(math.floor(math.log2(size / 64.0)))
 
 
-#: `TREE_CORRECTION` by index: the three protocols' corrections at each (`tree_corrections`).
-_TREE_COLUMNS = tuple(tuple(row[i] for row in TREE_CORRECTION) for i in range(23))
-
-
-def tree_corrections(size) -> tuple:
-    """`tree_correction_at` of every protocol, indexed by protocol, for one message of `size` bytes (a number).
-
-    One estimate times its all-reduces against three tree protocols each; the index is worked out once (issue 25).
-    """
-    index = tree_index(size)
-    return _TREE_COLUMNS[index] if index is not None and 0 <= index < 23 else (1.0, 1.0, 1.0)
-
-
 def tree_correction_at(proto: int, index):
     """tuning.cc 637-640: the tree's mid-size bandwidth correction of protocol `proto` at a `tree_index`."""
     if isinstance(index, tuple):

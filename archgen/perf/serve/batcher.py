@@ -64,3 +64,14 @@ def hand_over(system: np.ndarray, size: int, timeout: float) -> list[tuple[float
         else:  # the wait times out: check again
             now += timeout
     return groups
+
+
+def batcher_of(inference) -> tuple[int, float] | None:
+    """A workload's `inference.batcher` as `ServeJob.batcher`: (group size, timeout in seconds), or None."""
+    b = inference.batcher
+    return None if b is None else (b.size, float(b.timeout.m_as("s")))
+
+
+def replica_rate(arrival_rate, replicas: int) -> float | None:
+    """Requests per second at one replica: a workload's `arrival_rate` (a quantity or None) split over its replicas."""
+    return arrival_rate.m_as("1/s") / replicas if arrival_rate is not None else None

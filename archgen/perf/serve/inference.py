@@ -93,6 +93,8 @@ class ServeJob:
         max_num_tokens: Tokens per iteration (TensorRT-LLM's `max_num_tokens`, vLLM's `max_num_batched_tokens`):
             the offline prefill chunk and the simulated iteration's budget.
         batcher: Server scenario: a harness batcher's (group size, timeout in seconds), `perf.serve.batcher`.
+        prefill: How the simulated replica takes prompts: 'chunked' (mixed with the decodes, cut to the budget) or
+            'separate' (whole, in iterations of their own while the decodes wait), `perf.serve.scheduler`.
     """
 
     arch: Arch
@@ -106,6 +108,7 @@ class ServeJob:
     scenario: str = "offline"
     max_num_tokens: int = PREFILL_CHUNK
     batcher: tuple[int, float] | None = None
+    prefill: str = "chunked"
 
 
 @dataclass(frozen=True)

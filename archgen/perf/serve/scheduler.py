@@ -7,7 +7,9 @@ server on a GPU of 70 GB or more, `vllm/engine/arg_utils.py`). The running reque
 each; what is left of the budget goes to prompts in arrival order, the prompt being prefilled first, then waiting
 requests as the KV cache admits them (a request holds `inference.RESERVED_CONTEXT[kv_reserve]` tokens of KV cache
 from admission, so at most `max_batch` run at once). A prompt longer than what is left is cut into chunks; its
-first token comes from the logits of its last chunk, at the end of that iteration.
+first token comes from the logits of its last chunk, at the end of that iteration. Under `prefill: separate` (vLLM
+0.x without chunked prefill, `vllm/core/scheduler.py` `_schedule_default`: "Don't schedule decodes if prefills are
+scheduled") waiting prompts run whole, as many as the budget holds, in an iteration of their own; the decodes wait.
 
 The iteration time is the kernel model's forward pass (`inference._forward`) over every token of the iteration:
 the GEMMs run with M = decodes + prefill tokens, the decode attention reads each running sequence's KV cache at its
@@ -29,13 +31,11 @@ Load, as serving benchmarks apply it:
 
 Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
 first token) / (out - 1), as genai-perf and MLPerf's loadgen define them. Results: mean, p50 and p99 of each.
-
 Decode-only stretches are jumped in one vectorised step (the steps until the next finish or arrival), so a run
-costs about one Python iteration per prefill chunk and per finish, not per token.
-
-Not modelled: host-side scheduling, tokenisation and detokenisation per request (TensorRT-LLM's overlap scheduler
-hides the per-iteration part; no source found states a per-request cost), preemption (admission reserves the KV a
-request needs), CUDA-graph padding, varying request lengths.
+costs about one Python iteration per prefill chunk and per finish, not per token. Not modelled: host-side
+scheduling, tokenisation and detokenisation per request (TensorRT-LLM's overlap scheduler hides the per-iteration
+part; no source found states a per-request cost), preemption (admission reserves the KV a request needs), CUDA-graph
+padding, varying request lengths.
 """
 
 from __future__ import annotations
@@ -49,8 +49,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
 
-#: Tokens per iteration by default (TensorRT-LLM `max_num_tokens`, vLLM `max_num_batched_tokens` under chunked
-#: prefill); a job states its own as `ServeJob.max_num_tokens`.
+#: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
 #: Requests simulated in an open loop (at least), and replacement requests measured per slot in a closed loop.
 OPEN_REQUESTS = 400
@@ -225,6 +224,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     """
     ready = arrivals if handed is None else handed
     inp, out = job.input_len, job.output_len
+    separate = job.prefill == "separate"
+    if separate and inp > max_num_tokens:
+        raise InternalError("prefill 'separate' runs each prompt whole: input_len must be at most max_num_tokens")
     n_req = len(arrivals)
     first = np.full(n_req, np.nan)
     finish = np.full(n_req, np.nan)
@@ -260,27 +262,19 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             busy_time += float(np.sum(dt[:steps]))
             ctx[running] += steps
             left[running] -= steps
-        else:  # one hybrid iteration: every decode, then prompt chunks within the budget
-            budget = max_num_tokens - b
-            chunks: list[tuple[int, int, int]] = []  # (request, offset, tokens)
-            off = prefilled
-            for r in prefilling:
-                if budget <= 0:
-                    break
-                c = min(inp - off, budget)
-                chunks.append((r, off, c))
-                budget -= c
-                off = 0
-            n_tok = b + sum(c for _, _, c in chunks)
+        else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
+            chunks = _prompts(prefilling, prefilled, inp, max_num_tokens, b, separate)
+            stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
+            n_tok = stepping + sum(c for _, _, c in chunks)
             done = [r for r, o, c in chunks if o + c == inp]
-            dt = p.rest(n_tok, b + len(done)) + p.dec_unit * float(ctx[running].sum()) \
+            dt = p.rest(n_tok, stepping + len(done)) + p.dec_unit * float(ctx[running].sum()) * bool(stepping) \
                 + sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
             now += dt
             it += 1
             busy_time += dt
             running_time += b * dt
-            ctx[running] += 1
-            left[running] -= 1
+            ctx[running] += bool(stepping)
+            left[running] -= bool(stepping)
             for r in done:
                 first[r] = now
                 ctx[r] = inp + 1
@@ -298,6 +292,27 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
                 arrivals[released] = now
                 released += 1
     return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0)
+
+
+def _prompts(queue: list[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
+    """An iteration's prompt work, (request, offset, tokens), in arrival order.
+
+    Chunks within what the `decodes` leave of the `budget`, the first from its offset `head`; under `separate` whole
+    prompts within the budget.
+    """
+    if separate:
+        return [(r, 0, inp) for r in queue[:budget // inp]]
+    budget -= decodes
+    chunks: list[tuple[int, int, int]] = []
+    off = head
+    for r in queue:
+        if budget <= 0:
+            break
+        c = min(inp - off, budget)
+        chunks.append((r, off, c))
+        budget -= c
+        off = 0
+    return chunks
 
 
 def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: float | None, cap: int,
@@ -353,17 +368,6 @@ def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_
     context = job.input_len + job.output_len / 2.0
     return p.rest(running + prompt_tokens, running + int(round(prompts))) + p.dec_unit * running * context \
         + prompts * p.prompt(job.input_len)
-
-
-def batcher_of(inference) -> tuple[int, float] | None:
-    """A workload's `inference.batcher` as `ServeJob.batcher`: (group size, timeout in seconds), or None."""
-    b = inference.batcher
-    return None if b is None else (b.size, float(b.timeout.m_as("s")))
-
-
-def replica_rate(arrival_rate, replicas: int) -> float | None:
-    """Requests per second at one replica: a workload's `arrival_rate` (a quantity or None) split over its replicas."""
-    return arrival_rate.m_as("1/s") / replicas if arrival_rate is not None else None
 
 
 def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, arrival_rate: float | None = None,

@@ -222,6 +222,7 @@ class JobGoodput:
     spares_available: int
     target: float
     notes: tuple[str, ...] = ()
+    blocking_assumed: bool = False  # asynchronous or in-memory without a host link: the whole write taken to block
 
 
 def _bandwidths(f: Failures, cp: Checkpointing, nodes: int) -> tuple[float, float]:
@@ -250,11 +251,11 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     mtti = 86400 / per_day if per_day > 0 else math.inf
     write, restore = size / write_bw, size / read_bw
     blocking = write
-    if cp.asynchronous or cp.in_memory:
-        if f.host_link > 0:
-            blocking = min(write, size / gpus / f.host_link)
-        else:
-            notes.append("the nodes give no `host_memory.link`: the checkpoint write is charged in full")
+    assumed = (cp.asynchronous or cp.in_memory) and f.host_link <= 0
+    if assumed:
+        notes.append("the nodes give no `host_memory.link`: the checkpoint write is charged in full")
+    elif cp.asynchronous or cp.in_memory:
+        blocking = min(write, size / gpus / f.host_link)
     background = write - blocking  # a failure in it loses the checkpoint being written: its length, on average
     optimum = max(daly(blocking, mtti), background) if mtti != math.inf else math.inf
     interval = cp.interval.m_as("s") if cp.interval is not None else optimum
@@ -300,7 +301,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
                       _finite(optimum), restart, wait(available), value(interval, available),
                       needed * unit + inside if needed is not None else None, available * unit + inside, target,
-                      tuple(notes))
+                      tuple(notes), assumed)
 
 
 def _finite(x: float) -> float:

@@ -163,6 +163,7 @@ class Used:
     origin: str
     profile: str | None
     source: str
+    used: bool = True  # False where the job makes the switch moot (`moot`): its value changes no number
 
     @property
     def where(self) -> str:
@@ -172,10 +173,37 @@ class Used:
         return f"profile {self.profile}" if self.origin == "profile" else f"default (profile {self.profile})"
 
 
-def explain(training: StatedTraining) -> list[Used]:
+#: MoE switches: moot for a model without MoE layers.
+MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch")
+
+
+def moot(name: str, layout: Mapping[str, object], moe: bool | None) -> str | None:
+    """Why switch `name` changes no number of a job with this layout (tp, pp, interleave) and model, or None.
+
+    Sequence parallelism and the TP overlap act on tensor-parallel collectives, which tp = 1 has none of
+    (`ranks.layout_arrays`, `training.layer_times`); the p2p overlap acts on the interleaved schedule's pipeline sends,
+    which pp = 1 or interleave = 1 has none of (`training.pipeline_comm`); the MoE switches act on the token
+    dispatch, which a model without MoE layers has none of. A field the layout does not give is not judged.
+    """
+    tp, pp, v = layout.get("tp"), layout.get("pp"), layout.get("interleave")
+    if name in ("sequence_parallel", "overlap_tp_comm") and tp == 1:
+        return "not used: tp = 1 has no tensor-parallel collectives"
+    if name == "overlap_p2p_comm" and pp == 1:
+        return "not used: pp = 1 has no pipeline sends"
+    if name == "overlap_p2p_comm" and v == 1:
+        return "not used: interleave = 1, and only the interleaved schedule overlaps its sends"
+    if name in MOE_SWITCHES and moe is False:
+        return "not used: the model has no MoE layers"
+    return None
+
+
+def explain(training: StatedTraining, layout: Mapping[str, object] | None = None,
+            moe: bool | None = None) -> list[Used]:
     """The stack and every switch a training job's estimate uses (`training_knobs`), each with where it came from.
 
-    `training` is a Workload's `training` or a validation case's.
+    `training` is a Workload's `training` or a validation case's. Given the layout the estimate ran (`layout`: tp,
+    pp, interleave) and whether the model has MoE layers (`moe`), a switch they make moot (`moot`) keeps its value
+    and says why it is not used (`Used.used` false), as `fp8_recipe` does outside FP8 training.
     """
     stack = training.stack
     named = "stack" in training.model_fields_set
@@ -187,13 +215,14 @@ def explain(training: StatedTraining) -> list[Used]:
                 "" if named else "no stack stated: the newest profile")]
     for name, switch in SWITCHES.items():
         value = getattr(knobs, name)
+        unused = moot(name, layout or {}, moe)
+        if name == "fp8_recipe" and training.precision != "fp8":  # quant.recipe reads it for FP8 training only
+            unused = f"not used: {training.precision} training has no FP8 recipe"
         if stated.get(name) is not None:
-            out.append(Used(name, value, "stated", None, ""))
+            out.append(Used(name, value, "stated", None, unused or "", unused is None))
         else:
             why = rules[name][0] if name in rules else switch.source(stack)
-            if name == "fp8_recipe" and training.precision != "fp8":  # quant.recipe reads it for FP8 training only
-                why = f"not used: {training.precision} training has no FP8 recipe"
-            out.append(Used(name, value, origin, stack, why))
+            out.append(Used(name, value, origin, stack, unused or why, unused is None))
     return out
 
 

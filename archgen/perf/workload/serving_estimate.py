@@ -11,8 +11,9 @@ from archgen.errors import WorkloadError
 from archgen.model.workload import Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
-from archgen.perf.serve.scheduler import batcher_of, estimate_serving, replica_rate
+from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.workload.efficiency_range import efficiency_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
@@ -26,7 +27,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     assert inf is not None, "called for an inference workload"
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
-                   inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf))
+                   inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill)
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep):
         raise WorkloadError(workload.id, problem)
@@ -119,9 +120,11 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     layout: dict[str, int | str] = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
-    conv = {"ttft": "mean over the requests of a simulated run (perf.scheduler: continuous batching, chunked "
-                    f"prefill of {inf.max_num_tokens} tokens per iteration, admission by KV cache, queueing) of first "
-                    "token - arrival; the closed loop's first N requests are left out (steady state)"
+    prompts = (f"chunked prefill of {inf.max_num_tokens} tokens per iteration" if inf.prefill == "chunked" else
+               f"prompts whole in iterations of their own, up to {inf.max_num_tokens} tokens, the decodes waiting")
+    conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
+                    "admission by KV cache, queueing) of first token - arrival; the closed loop's first N requests are "
+                    "left out (steady state)"
                     if run is not None else "one request's prefill on an idle replica (no queueing)",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
