@@ -176,7 +176,8 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
         if (op not in _PICKED and op != "p2p") or not isinstance(size, NUMBER):
             return None
     n = float(n)
-    k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(float(k), n)
+    k = float(hw.scale_up_size) if k is None else float(k)
+    k = k if k < n else n  # `minimum` of two numbers, as `collective_times` takes it
     if not n > 1:
         return [0.0 for _ in requests]
     mine = _BY_HW.get(id(hw))
@@ -361,6 +362,7 @@ def busbw_curve(hw: Hardware, op: str, n: int, algorithm: str = "auto") -> tuple
 
 def members_per_domain(hw: Hardware, n, stride):
     """Ranks of a group (size n, consecutive members `stride` ranks apart) that share one scale-up domain."""
-    stride = as_float(stride)
+    stride = float(stride) if isinstance(stride, NUMBER) else as_float(stride)  # `as_float`, a call fewer (issue 25)
     per = np.floor(hw.scale_up_size / stride) if isinstance(stride, np.ndarray) else float(hw.scale_up_size // stride)
-    return minimum(maximum(where(stride < hw.scale_up_size, per, 1.0), 1.0), as_float(n))
+    return minimum(maximum(where(stride < hw.scale_up_size, per, 1.0), 1.0),
+                   float(n) if isinstance(n, NUMBER) else as_float(n))

@@ -135,18 +135,23 @@ def serving_kv_dtype(dtype: str, kv_dtype: str | None = None) -> str:
     return kv_dtype or ("fp8" if dtype == "fp4" else dtype)
 
 
+#: Bytes per element of a GEMM's inputs (with their block scales) and of its output (not block-scaled), by dtype.
+GEMM_ELEMENT_BYTES: dict[str, tuple[float, float]] = {
+    dtype: (size + BLOCK_SCALE_BYTES.get(dtype, 0.0), size) for dtype, size in DTYPE_BYTES.items()}
+
+
 def gemm_bytes(dtype: str, m, n, k, batch=1.0):
     """Bytes a GEMM of (m x k) @ (k x n) moves once: its operands and output, with the inputs' block scales."""
-    scales = BLOCK_SCALE_BYTES.get(dtype, 0.0)  # the output is not block-scaled
-    return ((m * k + k * n) * (DTYPE_BYTES[dtype] + scales) + m * n * DTYPE_BYTES[dtype]) * batch
+    inputs, output = GEMM_ELEMENT_BYTES[dtype]
+    return ((m * k + k * n) * inputs + m * n * output) * batch
 
 
 def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     """Roofline time of `batch` GEMMs of (m x k) @ (k x n) in `dtype`.
 
     One formula for plain numbers and arrays (`numeric.maximum` and `minimum` stay plain for plain numbers), a plain
-    float for one configuration; `size_efficiency(hw, m, n)` is written out, one call fewer in each of an estimate's
-    GEMMs (issue 25).
+    float for one configuration; `size_efficiency(hw, m, n)` is written out, and so is `k_loop_efficiency` where the
+    part has no measured fixed steps (its size ramp on k), calls fewer in each of an estimate's GEMMs (issue 25).
 
     Args:
         hw: Hardware.
@@ -159,10 +164,11 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     Returns:
         Seconds (broadcast over the inputs).
     """
+    best, stream = hw.gemm_kept.get(dtype) or hw.gemm_figures(dtype)
     h = hw.gemm_half_size
-    rate = hw.gemm_rate(dtype) * (m / (m + h) * (n / (n + h))) * k_loop_efficiency(hw, dtype, k)
-    stream = hw.gemm_stream_efficiency.get(dtype, hw.hbm_efficiency)
-    return maximum(2.0 * m * n * k * batch / rate, gemm_bytes(dtype, m, n, k, batch) / (hw.hbm_bandwidth * stream))
+    rate = best * (m / (m + h) * (n / (n + h))) * (
+        k / (k + h) if not hw.gemm_k_fixed_steps else k_loop_efficiency(hw, dtype, k))
+    return maximum(2.0 * m * n * k * batch / rate, gemm_bytes(dtype, m, n, k, batch) / stream)
 
 
 def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
@@ -218,30 +224,39 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         rate = hw.gemm_rate(dtype) * hw.flash_efficiency * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
         return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
-    gemms, scores = _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
-    return gemms + memory_time(hw, scores * SCORE_BYTES_FWD)
+    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)[0]
 
 
 def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
                        causal: bool = True):
-    """Backward time of the attention core.
+    """Backward time of the attention core (`attention_times`)."""
+    return attention_times(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
+                           kernel=kernel, causal=causal)[1]
 
-    2.5x the forward FLOP for flash (5 matmuls against 2) at `FLASH_BWD_RATIO` of the forward rate; twice the
-    forward GEMMs plus the score-gradient traffic for a materialised kernel.
+
+def attention_times(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
+                    causal: bool = True):
+    """(`attention_forward`, backward) of the attention core, what the two share worked out once.
+
+    The backward is 2.5x the forward FLOP for flash (5 matmuls against 2) at `FLASH_BWD_RATIO` of the forward rate;
+    twice the forward GEMMs plus the score-gradient traffic for a materialised kernel.
     """
     if kernel == "flash":
         fwd = attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
                                 kernel=kernel, causal=causal)
-        return 2.5 / FLASH_BWD_RATIO * fwd
-    gemms, scores = _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
-    return 2.0 * gemms + memory_time(hw, scores * SCORE_BYTES_BWD)
+        return fwd, 2.5 / FLASH_BWD_RATIO * fwd
+    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
 
 
 def _materialised(hw: Hardware, dtype: str, batch, q_len, kv_len, heads, head_dim):
-    """A materialised attention's forward GEMMs, QKᵀ into the s×s scores and AV, as (their time, score elements)."""
+    """A materialised attention's (forward, backward) times.
+
+    Its GEMMs, QKᵀ into the s×s scores and AV (twice backward), and the score traffic of each pass.
+    """
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
     av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
-    return qk + av, batch * heads * q_len * kv_len
+    gemms, scores = qk + av, batch * heads * q_len * kv_len
+    return gemms + memory_time(hw, scores * SCORE_BYTES_FWD), 2.0 * gemms + memory_time(hw, scores * SCORE_BYTES_BWD)
 
 
 def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_bytes: float, heads, dtype: str):

@@ -56,6 +56,7 @@ import numpy as np
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
+from archgen.perf.hw.record import quick_init
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
 OPTIMIZER_BYTES = 12.0
@@ -77,6 +78,7 @@ OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3, "weight
 WEIGHT_OFFLOAD = 4
 
 
+@quick_init
 @dataclass(frozen=True)
 class TrainingMemory:
     """Bytes per accelerator (arrays when evaluated for many layouts)."""
@@ -288,6 +290,11 @@ def layout_memory(arch: Arch, *, precision: str, seq_len, micro_batch, tp, pp, d
 
 def rank_memory(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0) -> TrainingMemory:
     """`training_memory` of one pipeline rank class (its layers, embedding, loss and position) of `layout_memory`."""
+    return TrainingMemory(*rank_parts(shared, layers, embedding, loss, position))
+
+
+def rank_parts(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0) -> tuple:
+    """`rank_memory`'s fields as a tuple, in `TrainingMemory`'s order (a search's classes are compared, not kept)."""
     arch, tp, pp, dp, cp, interleave, micro_batch, microbatches, seq_len, weight_bytes, stage, gb, parts, edp, layer, \
         per_layer, code, group = shared
     pd, pe = _split_parts(arch, tp, pp, parts, layers, embedding, loss)
@@ -312,8 +319,7 @@ def rank_memory(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.
         share = where(stage >= 3, sharded3 / p, 1.0)
         host = host + where(code & WEIGHT_OFFLOAD, weight_bytes * n * layer * share, 0.0)
         weights = where(code & WEIGHT_OFFLOAD, window + weight_bytes * (p - n * layer) * share, weights)
-    return TrainingMemory(weights=weights, gradients=grads, optimizer=where(code & 2, 0.0, opt),
-                          activations=act_gpu + logits, host=host)
+    return weights, grads, where(code & 2, 0.0, opt), act_gpu + logits, host
 
 
 def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:

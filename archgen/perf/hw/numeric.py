@@ -13,13 +13,16 @@ _ND = np.ndarray
 NUMBER = (float, int)
 
 
-#: Types that are plain numbers for certain: one set lookup each, before the `isinstance` checks (issue 25).
+#: Types that are plain numbers for certain: one set lookup each, before the `isinstance` checks (issue 25); the
+#: commonest, floats and a bool condition, are asked first by identity (cheaper than the set).
 _PLAIN = frozenset((float, int, bool))
+_F, _B = float, bool
 
 
 def where(cond, a, b):
     """`np.where` that stays a plain float for scalar input (numpy ufuncs on scalars are slow)."""
-    if type(cond) in _PLAIN and type(a) in _PLAIN and type(b) in _PLAIN:
+    if type(a) is _F and type(b) is _F and type(cond) is _B or (
+            type(cond) in _PLAIN and type(a) in _PLAIN and type(b) in _PLAIN):
         return a if cond else b
     if isinstance(cond, _ND) or isinstance(a, _ND) or isinstance(b, _ND):
         return np.where(cond, a, b)
@@ -28,7 +31,7 @@ def where(cond, a, b):
 
 def minimum(a, b):
     """Elementwise minimum; a plain float for scalars."""
-    if type(a) in _PLAIN and type(b) in _PLAIN:
+    if type(a) is _F and type(b) is _F or type(a) in _PLAIN and type(b) in _PLAIN:
         return a if a < b else b
     if isinstance(a, _ND) or isinstance(b, _ND):
         return np.minimum(a, b)
@@ -37,7 +40,7 @@ def minimum(a, b):
 
 def maximum(a, b):
     """Elementwise maximum; a plain float for scalars."""
-    if type(a) in _PLAIN and type(b) in _PLAIN:
+    if type(a) is _F and type(b) is _F or type(a) in _PLAIN and type(b) in _PLAIN:
         return a if a > b else b
     if isinstance(a, _ND) or isinstance(b, _ND):
         return np.maximum(a, b)

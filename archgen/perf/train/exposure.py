@@ -30,7 +30,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import contention as C
-from archgen.perf.train.fast import NUMBER
+from archgen.perf.train.fast import NUMBER, plain
 from archgen.perf.train.job import Job
 
 #: SMs Transformer Engine's userbuffers give the `pipeline` and `bulk` overlap kernels (`num_sm`, with
@@ -95,6 +95,22 @@ def tp_gemms(a: Arch, tp, moe_share):
         out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
                                                                                     dense)]
     return tuple(out)
+
+
+def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
+    """Exposed context-parallel communication of one layer per micro-batch, `kv_size` bytes of K and V on a rank.
+
+    K and V are all-gathered forward and their gradients reduce-scattered backward (three collectives of the ring);
+    the ring overlaps with the attention core (`attention`, its forward; 3.5 times that forward and backward), so
+    only the excess is exposed, and its HBM traffic beside the attention's costs the overlapped part (`contention`,
+    `hbm` the attention's share of the HBM rate).
+    """
+    if hw._numbers and plain(kv_size, cp, tp, attention, hbm) and not cp > 1:
+        return 0.0  # one layout of numbers without CP: what the `where` below gives, its terms not worked out
+    cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
+    x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
+    return where(cp > 1, maximum(0.0, 3.0 * cp_t - attention * 3.5) + x_cp * minimum(3.0 * cp_t, attention * 3.5),
+                 0.0)
 
 
 def tp_exposed(ar, gemm_window, passes):
@@ -242,47 +258,65 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     times the collectives of `group` ("dp" or "expert"; default `collectives.collective_times` on `hw`; a batched
     search passes one that times each distinct group once).
     """
-    gb, wb = job.grad_bytes, K.DTYPE_BYTES[job.param_gather_dtype] if job.precision == "fp8" else 2.0
+    group = None if expert is None else expert[1:]
+    return dp_exposure(hw, job, dp, k_dp, zero, m, group, timer, hbm)(
+        params, 0.0 if expert is None else expert[0], bwd_window, fwd_window, t_mb)
 
+
+def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, timer=None, hbm=0.0):
+    """`dp_exposed` of a layout's rank classes: what they share worked out once, then a function of one class.
+
+    `expert_group` is (group size, members per domain) of the routed experts' data-parallel group, or None; the
+    function takes a class's (parameters but the routed experts, routed experts, backward window, forward window,
+    time per micro-batch) as `dp_exposed` takes them (issue 25: one layout times its classes one by one).
+    """
+    gb, wb = job.grad_bytes, job.weight_bytes  # the gathered weights' bytes: `param_gather_dtype` under FP8
     # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
     need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, NUMBER) else (True, True, True)
+    bucket = maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp)
+    lost = 1.0 - sm_kept(hw, NCCL_CTAS)
+    grad_on, gather_on = job.overlap_grad_reduce, job.overlap_param_gather
 
     def times(group, p, n, k):
         """All-reduce, reduce-scatter and all-gather of `group`'s `p` parameters over n ranks (k per domain)."""
         asked = [r for r, w in zip((("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)),
                                    need, strict=True) if w]
         out = iter(collective_times(hw, asked, n, k) if timer is None else timer(group, asked, n, k))
-        return [where((n > 1) & (p > 0), next(out), 0.0) if w else 0.0 for w in need]
+        live = (n > 1) & (p > 0)
+        return [where(live, next(out), 0.0) if w else 0.0 for w in need]
 
-    ar, rs, ag = times("dp", params, dp, k_dp)
-    total = params
-    if expert is not None:
-        moved = np.any(expert[0]) if isinstance(expert[0], np.ndarray) else expert[0]
-        if moved:  # a dense model's expert group moves nothing: its times are zeros (issue 25)
-            ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times("expert", *expert), strict=True))
-        total = params + expert[0]
-    # one layout of plain numbers: only its stage's time (the `where` below picks it from all three)
-    one = isinstance(zero, NUMBER) and isinstance(t_mb, NUMBER) and isinstance(bwd_window, NUMBER) and isinstance(
-        fwd_window, NUMBER) and isinstance(m, NUMBER)
-    if one and zero >= 3:
-        return m * maximum(0.0, 2.0 * ag + rs - t_mb)
-    edge = minimum(1.0, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp) / maximum(total, 1.0))
-    lost = 1.0 - sm_kept(hw, NCCL_CTAS)
-
-    def hidden(t, window, on, received):
+    def hidden(t, window, on, received, edge):
         """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs and HBM it shares."""
         if not on:
             return t
         shown = maximum(t - window, edge * t)
         return shown + (lost + C.excess(hbm, C.comm_share(hw, received, t))) * (t - shown)
 
-    if one:
-        if zero >= 1:
-            return hidden(rs, bwd_window, job.overlap_grad_reduce, total * gb) + hidden(
-                ag, fwd_window, job.overlap_param_gather, total * wb)
-        return hidden(ar, bwd_window, job.overlap_grad_reduce, 2.0 * total * gb)
-    plain = hidden(ar, bwd_window, job.overlap_grad_reduce, 2.0 * total * gb)
-    sharded = hidden(rs, bwd_window, job.overlap_grad_reduce, total * gb) + hidden(
-        ag, fwd_window, job.overlap_param_gather, total * wb)
-    fsdp = m * maximum(0.0, 2.0 * ag + rs - t_mb)
-    return where(zero >= 3, fsdp, where(zero >= 1, sharded, plain))
+    def exposed(params, experts, bwd_window, fwd_window, t_mb):
+        """The class's exposed data-parallel communication per step."""
+        ar, rs, ag = times("dp", params, dp, k_dp)
+        total = params
+        if expert_group is not None:
+            moved = np.any(experts) if isinstance(experts, np.ndarray) else experts
+            if moved:  # a dense model's expert group moves nothing: its times are zeros (issue 25)
+                ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times("expert", experts, *expert_group),
+                                                    strict=True))
+            total = params + experts
+        # one layout of plain numbers: only its stage's time (the `where` below picks it from all three)
+        one = isinstance(zero, NUMBER) and isinstance(t_mb, NUMBER) and isinstance(bwd_window, NUMBER) and isinstance(
+            fwd_window, NUMBER) and isinstance(m, NUMBER)
+        if one and zero >= 3:
+            return m * maximum(0.0, 2.0 * ag + rs - t_mb)
+        edge = minimum(1.0, bucket / maximum(total, 1.0))
+        if one:
+            if zero >= 1:
+                return hidden(rs, bwd_window, grad_on, total * gb, edge) + hidden(
+                    ag, fwd_window, gather_on, total * wb, edge)
+            return hidden(ar, bwd_window, grad_on, 2.0 * total * gb, edge)
+        plain = hidden(ar, bwd_window, grad_on, 2.0 * total * gb, edge)
+        sharded = hidden(rs, bwd_window, grad_on, total * gb, edge) + hidden(ag, fwd_window, gather_on, total * wb,
+                                                                              edge)
+        fsdp = m * maximum(0.0, 2.0 * ag + rs - t_mb)
+        return where(zero >= 3, fsdp, where(zero >= 1, sharded, plain))
+
+    return exposed

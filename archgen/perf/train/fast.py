@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from archgen.perf.hw.numeric import NUMBER
 from archgen.perf.train.pipeline_split import Split
 
-__all__ = ["MOST", "NUMBER", "RankClass", "at_worst", "classes", "most", "total", "worst"]
+__all__ = ["MOST", "NUMBER", "RankClass", "at_worst", "classes", "most", "plain", "total", "worst"]
 
 #: Most classes taken one by one: numpy sums up to 7 values in order (its pairwise summation starts at 8), which
 #: `total` repeats; a longer split (a `pipeline_layout` of many ranks) keeps the class axis.
@@ -59,6 +59,14 @@ def classes(sl: Split, *values) -> list[RankClass] | None:
         _SEEN.clear()
     _SEEN[id(sl)] = (sl, out)
     return out
+
+
+def plain(*values) -> bool:
+    """Whether every one of `values` is a plain number (formulas of them give numbers, never arrays)."""
+    for v in values:
+        if not isinstance(v, NUMBER):
+            return False
+    return True
 
 
 def most(values: list[Any]) -> Any:

@@ -136,7 +136,7 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     Per average layer and micro-batch, for the job's `cuda_graphs` scopes (module docstring, CUDA graphs);
     `attn_kernels` are the attention block's quantisation kernels (`quant.attention_kernels`), captured with it.
     """
-    scopes = set(job.cuda_graphs.split("+"))
+    scopes = job.graph_scopes
     a = job.arch
     share = a.moe_layers / a.layers
     fwd, bwd = ((ATTENTION_OPS[i] + attn_kernels[i] if "attn" in scopes else 0.0)

@@ -96,6 +96,16 @@ class Job:
         dt = self.grad_reduce_dtype or ("fp16" if self.precision == "fp16" else "fp32")
         return K.DTYPE_BYTES[dt]
 
+    @functools.cached_property  # read per estimate (issue 25)
+    def model_flops(self) -> float:
+        """Model FLOPs of one step, global_batch · seq_len tokens (`Arch.model_flops`): what MFU counts."""
+        return self.arch.model_flops(self.global_batch * self.seq_len, self.seq_len)
+
+    @functools.cached_property  # read per estimate (issue 25)
+    def graph_scopes(self) -> frozenset[str]:
+        """The scopes `cuda_graphs` names ("attn+moe_router": attn and moe_router)."""
+        return frozenset(self.cuda_graphs.split("+"))
+
     @functools.cached_property  # read per rank class and formula (issue 25)
     def weight_bytes(self) -> float:
         """Bytes per compute weight (1 with FP8 parameters, which `fp8_param_gather` keeps)."""

@@ -20,15 +20,17 @@ from archgen.perf.hw.memory import (
     layer_activation_bytes,
     layer_parts,
     layout_memory,
-    rank_memory,
+    rank_parts,
     training_memory,
 )
 from archgen.perf.hw.numeric import as_float
+from archgen.perf.hw.record import quick_init
 from archgen.perf.train import fast
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import Split, split
 
 
+@quick_init
 @dataclass(frozen=True)
 class RankTimes:
     """The pipeline rank classes (trailing axis) of a layout: parameters, time per micro-batch, and the schedule."""
@@ -61,9 +63,8 @@ class LayoutArrays(NamedTuple):
 
 def layout_arrays(job: Job, layout: Layout) -> LayoutArrays:
     """The layout's fields as `LayoutArrays` (one place for the defaults both readers apply)."""
-    tp, pp, dp = (as_float(x) for x in (layout.tp, layout.pp, layout.dp))
-    cp, ep, v = (as_float(x) for x in (layout.cp, layout.ep, layout.interleave))
-    mb = as_float(layout.micro_batch)
+    tp, pp, dp, cp, ep, v, mb = [float(x) if isinstance(x, fast.NUMBER) else as_float(x) for x in (
+        layout.tp, layout.pp, layout.dp, layout.cp, layout.ep, layout.interleave, layout.micro_batch)]  # `as_float`
     rc, sp = layout.recompute, layout.sequence_parallel
     if isinstance(tp, np.ndarray) or isinstance(rc, np.ndarray | list | tuple) or isinstance(sp, np.ndarray):
         rc, sp = np.asarray(rc), np.asarray(sp, dtype=bool) & (tp > 1)
@@ -179,14 +180,13 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
                                flash=job.attention == "flash", microbatches=m, zero=zero, grad_bytes=job.grad_bytes,
                                weight_bytes=job.weight_bytes, dropout=job.dropout, offload=code, etp=etp,
                                per_layer=per_layer)  # what the classes share: `training_memory` of each, below
-        mems = [rank_memory(shared, c.layers, c.embedding, c.loss, c.position) for c in one]
+        mems = [rank_parts(shared, c.layers, c.embedding, c.loss, c.position) for c in one]  # `rank_memory`'s
         on = [c.ranks > 0 for c in one]
-        i = fast.worst([0 + f.weights + f.gradients + f.optimizer + f.activations if o else -np.inf
-                        for f, o in zip(mems, on, strict=True)])
-        host = fast.most([f.host if o else 0.0 for f, o in zip(mems, on, strict=True)])
-        b = mems[i]
-        return TrainingMemory(float(b.weights), float(b.gradients), float(b.optimizer), float(b.activations),
-                              float(host))
+        i = fast.worst([0 + w + g + opt + act if o else -np.inf
+                        for (w, g, opt, act, _), o in zip(mems, on, strict=True)])
+        host = fast.most([f[4] if o else 0.0 for f, o in zip(mems, on, strict=True)])
+        w, g, opt, act, _ = mems[i]
+        return TrainingMemory(float(w), float(g), float(opt), float(act), float(host))
     x = per_class
     mem = training_memory(job.arch, precision=job.precision, seq_len=job.seq_len, micro_batch=x(mb), tp=x(tp),
                           pp=x(pp), dp=x(dp * cp), cp=x(cp), ep=x(ep), interleave=x(v), recompute=x(rc), sp=x(sp),

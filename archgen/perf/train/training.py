@@ -28,13 +28,14 @@ from archgen.perf.hw.memory import (
     layer_params,
 )
 from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.hw.record import quick_init
 from archgen.perf.train import contention as C
 from archgen.perf.train import exposure as X
 from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
-from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward
-from archgen.perf.train.exposure import dp_exposed, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
+from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward, permute_h
+from archgen.perf.train.exposure import dp_exposure, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
@@ -58,31 +59,7 @@ ADAM_BYTES = 30.0
 CLIP_BYTES = 12.0
 
 
-def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False, experts: int = 0):
-    """Forward bytes per token of an MoE layer's token permutation, in units of h (activation dtype).
-
-    The all-to-all dispatcher's permute reads each token and writes its `top_k` copies in expert order (1 + k);
-    unpermute reads the k expert outputs and writes their weighted sum (k + 1). With more than one local expert
-    (`experts` / ep) it also sorts the k received copies by local expert after the all-to-all and back before the
-    combine (Megatron-core token_dispatcher.py at 3097d81, `MoEAlltoAllTokenDispatcher.dispatch_postprocess`
-    "Permutation 2" and `combine_preprocess` "Unpermutation 2", `sort_chunks_by_idxs`): 2k more each way. DeepEP
-    and HybridEP deliver a
-    token once to each rank that holds one of its experts, ep·(1 - (1 - 1/ep)^top_k) ranks under uniform routing
-    (as `exposure.expert_comm` counts nodes), and the rank permutes what it received: it reads those rows and
-    writes the k copies in expert order, and unpermute reads the k expert outputs and writes one row per source
-    rank (Megatron-core token_dispatcher.py at 3097d81: `_DeepepManager.get_permuted_hidden_states_by_experts`
-    calls `permute` on the dispatched tokens; HybridEP without `moe_permute_fusion_into_hybridep` runs its own
-    permute kernel on the received rows, deepseek-ai/DeepEP hybrid-ep 94a9f8f csrc/hybrid_ep/executor/executor.cu
-    `dispatch_postprocess` and `combine_preprocess`). With the fusion HybridEP's dispatch and combine kernels write
-    and read the expert-ordered buffer themselves ("Fused permute: data already written ... No-op"): nothing.
-    """
-    if dispatcher == "alltoall":
-        return 2.0 * (1.0 + top_k) + where(experts / ep > 1.0, 4.0 * top_k, 0.0)
-    if dispatcher == "hybridep" and fused:
-        return 0.0
-    return 2.0 * (ep * (1.0 - (1.0 - 1.0 / ep) ** top_k) + top_k)
-
-
+@quick_init
 @dataclass(frozen=True)
 class TrainingEstimate:
     """Step-time breakdown (s), throughput and memory; arrays when evaluated for many layouts."""
@@ -114,8 +91,8 @@ class TrainingEstimate:
         return (self.memory.total <= self.capacity) & (self.memory.host <= self.host_capacity)
 
 
-def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None):
-    """GEMM + attention + element-wise forward time of one layer for one micro-batch.
+def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None, attn=None):
+    """GEMM + attention + element-wise forward time of one layer for one micro-batch (`attn`: the core's, if known).
 
     Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward, HBM bytes): the second
     and third are shares of the total; the fourth corrects the backward's "twice the forward" for its GEMMs' own
@@ -130,14 +107,17 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
             shapes += [(T, (a.ffn_mats - 1) * f / tp, a.hidden), (T, a.hidden, f / tp)]
     else:
         shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
-    t = sum(K.gemm_time(hw, dt, m, n, k) for m, n, k in shapes)
-    bwd = sum(K.gemm_backward_time(hw, dt, m, n, k) for m, n, k in shapes)
-    moved = sum(K.gemm_bytes(dt, m, n, k) for m, n, k in shapes) + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
+    t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
+    for m, n, k in shapes:
+        t, bwd = t + K.gemm_time(hw, dt, m, n, k), bwd + K.gemm_backward_time(hw, dt, m, n, k)
+        moved = moved + K.gemm_bytes(dt, m, n, k)
+    moved = moved + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
     if moe:
         t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
         moved = moved + expert_bytes(job, T, tp, ep, etp)
-    attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
-                               heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
+    if attn is None:
+        attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
+                                   heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
     cc = hw.compute_capability
     quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
     ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
@@ -167,6 +147,7 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     return ew
 
 
+@quick_init
 @dataclass(frozen=True)
 class LayerTimes:
     """One average layer of one micro-batch on one rank, and the output layer and embedding (s).
@@ -201,13 +182,16 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     s_q = job.seq_len / cp
     T = mb * s_q
     moe_share = a.moe_layers / a.layers
-    dense_f, dense_attn, dense_q, dense_gb, dense_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=False)
-    moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, moe=True, etp=etp) \
+    core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
+    attn_f, attn_b = K.attention_times(hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp,
+                                       head_dim=a.head_dim, kernel=job.attention, causal=True)
+    dense_f, dense_attn, dense_q, dense_gb, dense_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, False,
+                                                                     attn=attn_f)
+    moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, True, etp, attn_f) \
         if a.moe_layers else (0.0, 0.0, 0.0, 0.0, 0.0)
     layer_f = (1 - moe_share) * dense_f + moe_share * moe_f
     hbm = C.hbm_share(hw, (1 - moe_share) * dense_m + moe_share * moe_m, layer_f)  # the compute beside overlaps
     layer_attn = (1 - moe_share) * dense_attn + moe_share * moe_attn
-    core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
     # The backward pass is twice the forward's element-wise traffic plus its GEMMs' own input and weight gradients
     # (`layer_gb`), but quantises the linear outputs' gradients (`quant.backward_bytes`) instead of the inputs,
     # whose quantised copies it reuses.
@@ -215,9 +199,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
         if job.recipe else 0.0
     layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
     layer_gb = (1 - moe_share) * dense_gb + moe_share * moe_gb
-    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + K.attention_backward(
-        hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp, head_dim=a.head_dim,
-        kernel=job.attention)
+    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b
     kernels = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # quantisation kernels, none in 16-bit
     n_f, n_b = H.layer_kernels(job, ep, kernels)  # every kernel's fixed cost, as serving charges it (`host`)
     layer_f, layer_b = layer_f + n_f * K.KERNEL_OVERHEAD, layer_b + n_b * K.KERNEL_OVERHEAD
@@ -234,13 +216,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
             hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
     tp_layer = where(tp > 1, tp_layer, 0.0)
 
-    # Context parallelism: K and V all-gathered forward, their gradients reduce-scattered backward; the ring
-    # overlaps with the attention core, only the excess is exposed.
+    # Context parallelism: K and V of the rank's micro-batch around the ring (`cp_exposed`).
     kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
-    cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
-    x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
-    cp_layer = where(cp > 1, maximum(0.0, 3.0 * cp_t - layer_attn * 3.5) + x_cp * minimum(
-        3.0 * cp_t, layer_attn * 3.5), 0.0)
+    cp_layer = X.cp_exposed(hw, kv_size, cp, tp, layer_attn, hbm)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
     ep_layer, ep_f, edge = (moe_share * x for x in expert_comm(
@@ -279,8 +257,11 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
     return where(pp > 1, hops, 0.0)
 
 
-def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m):
+def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m, experts: bool = True):
     """(sched, dp·cp, its ranks per domain, the expert data-parallel group, its ranks per domain).
+
+    `experts`: whether the model has routed experts (without, their group's ranks per domain are not worked out:
+    1.0, which its collectives of no parameters never read).
 
     `sched`: micro-batches of a rank's last (first) chunk that the reduction (gather) overlaps, the last one and,
     with v chunks, the cooldown's (warmup's) (v-1)·p/v more. Context-parallel ranks hold the same weights, so
@@ -291,7 +272,7 @@ def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m):
     dpcp = dp * cp
     edp = expert_data_parallel(dpcp, tp, ep, etp)
     return (minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m), dpcp, members_per_domain(hw, dpcp, tp), edp,
-            members_per_domain(hw, edp, etp * ep))
+            members_per_domain(hw, edp, etp * ep) if experts else 1.0)
 
 
 def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | None = None,
@@ -328,7 +309,8 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
                                                                   layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
-    edge = lt.ep_edge * X.unpaired_chunks(pp, v, m) / (v * m)  # `expert_comm`'s edge, over the micro-batches
+    edge = lt.ep_edge * X.unpaired_chunks(pp, v, m) / (v * m) if a.moe_layers or not fast.plain(lt.ep_edge, pp, v, m) \
+        else 0.0  # `expert_comm`'s edge over the micro-batches: 0.0 (its own 0.0 times a count) for a dense model
     rk = rank_times(hx, job, lt.total + act_off + edge, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
     x = per_class
@@ -338,21 +320,23 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
 
     # Data parallelism, per rank class: the reduction overlaps the backward passes after a rank's last chunk of
     # weights is final, the weight gather the forward passes before the first is needed (`dp_groups`).
-    sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)
-    sched = x(sched)
-    norm = collective_time(hx, "all_reduce", 4.0, x(dpcp), x(k_dp)) + collective_time(
-        hx, "all_reduce", 4.0, x(tp * pp), x(minimum(tp, hw.scale_up_size)))
-    # the layout's figures against the class axis, once for every class (`tail`)
-    dpcp_x, k_dp_x, zero_x, m_x, edp_x, k_edp_x, code_x = (x(q) for q in (dpcp, k_dp, zero, m, edp, k_edp, code))
-    bwd_x, fwd_x, w_layer_x, hbm_x = x(layer_b + layer_r), x(layer_f), x(w_layer), x(lt.hbm)
+    sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m, experts=bool(a.experts))
+    # the layout's figures against the class axis, once for every class (`tail`; numbers are `per_class` themselves)
+    sched, dpcp_x, k_dp_x, tpp_x, ktp_x, zero_x, m_x, edp_x, k_edp_x, bwd_x, fwd_x, w_layer_x, hbm_x = [
+        q if isinstance(q, fast.NUMBER) else x(q) for q in (sched, dpcp, k_dp, tp * pp, minimum(tp, hw.scale_up_size),
+                                                            zero, m, edp, k_edp, layer_b + layer_r, layer_f, w_layer,
+                                                            lt.hbm)]
+    code_x = code if isinstance(code, int) else x(code)
+    norm = collective_time(hx, "all_reduce", 4.0, dpcp_x, k_dp_x) + collective_time(hx, "all_reduce", 4.0, tpp_x, ktp_x)
     on = zero_x >= 1
     over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
 
+    exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x), timer, hbm_x)  # `dp_exposed`
+
     def tail(params, experts, t_rank, layers):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
-        dp_c = dp_exposed(hx, job, params - experts, dpcp_x, k_dp_x, zero_x, layers * bwd_x * sched,
-                          layers * fwd_x * sched, t_rank, m_x, (experts, edp_x, k_edp_x), timer, hbm=hbm_x)
+        dp_c = exposed(params - experts, experts, layers * bwd_x * sched, layers * fwd_x * sched, t_rank)
         shard = (params - experts) / over_dp + experts / over_edp
         if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
             opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
@@ -381,7 +365,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     step = compute + bubble + pp_comm + dp_comm + optimizer
 
     tokens = job.global_batch * job.seq_len
-    model_flops = a.model_flops(tokens, job.seq_len)
+    model_flops = job.model_flops  # `a.model_flops` of the step's tokens
     rec_flops = where(rc == 2, 1.0, 0.0) * (model_flops / 3.0 - 2.0 * tokens * a.hidden * a.vocab) + where(
         rc == 1, 1.0, 0.0) * (4.0 * tokens * job.seq_len * a.heads * a.head_dim * a.layers)
     peak = hw.peak_for(job.precision)

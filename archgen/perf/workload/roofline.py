@@ -185,7 +185,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         micro_batch: Sequences per micro-batch.
         sequence_parallel: Whether the element-wise h-traffic is split by tp.
         fp8_recipe: Transformer Engine FP8 recipe (`quant`); FP4 is NVFP4.
-        moe_dispatcher: MoE token dispatcher (`training.permute_h`).
+        moe_dispatcher: MoE token dispatcher (`experts.permute_h`).
         permute_fusion: HybridEP permutes inside its kernels (`permute_in_dispatch`).
 
     Returns:
