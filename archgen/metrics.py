@@ -270,7 +270,7 @@ REGISTRY: tuple[Metric, ...] = (
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T, sweep=False),
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
              "rate sets and their 95 % Poisson intervals.", _GP if subject == "workload" else _REL,
-             _T if subject == "workload" else (), sweep=False)
+             _T if subject == "workload" else (), sweep=subject == "workload" and name == "goodput")
       for subject in ("cluster", "workload") for end in ("low", "high")
       for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
                                              ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))),

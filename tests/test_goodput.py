@@ -78,7 +78,7 @@ def test_sweep_and_check_share_the_interval():
     size = Arch.from_model(m).params() * 14
     g = job_goodput(BASE, w.checkpoint, size, 8192, 0.9)
     assert g.interval == 600
-    assert goodput_of(BASE, w, m, 8192) == g.goodput
+    assert goodput_of(BASE, w, m, 8192)[0] == g.goodput
     assert g.goodput == pytest.approx(ettr(600, g.blocking, g.restart + g.wait, g.mtti))
     assert g.goodput < ettr(daly(g.blocking, g.mtti), g.blocking, g.restart + g.wait, g.mtti)
 

@@ -285,7 +285,8 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
         est = w.estimate
         produced = {m for m in est.metrics if m in performance} | {"power", "accelerators"} | (
             {"energy_per_token", "cost_per_token"} if est.kind != "collective" else set()) | (
-            {"goodput", "goodput_tokens_per_second"} if est.kind == "training" else set()) | (
+            {"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second"} if est.kind == "training"
+            else set()) | (
             under_load if est.kind == "inference" else set())  # no shipped workload is served under load
         assert produced == set(JOB_METRICS[est.kind]), est.kind
     assert set().union(*JOB_METRICS.values()) == set(SWEEP_METRICS)
@@ -442,3 +443,24 @@ def test_the_requirements_table_accounts_for_every_point(tmp_path):
     counts = {row[0]: row[5:] for row in table.rows}
     assert counts["REQ-SWP-001"] == (1, 1, 0) and counts["REQ-SWP-002"] == (1, 0, 1)
     assert counts["REQ-SWP-003"] == (1, 0, 1)
+
+
+def test_a_points_goodput_carries_checks_range(tmp_path, shipped):
+    """A sweep point's goodput comes with the range `check` gives the same job (issue 22 part 2: every reliability
+    metric with its range over the published rate sets), by the same function (`analyse.goodput.failure_ends`).
+
+    Before, a sweep took one rate set's goodput alone, so its Pareto front on goodput or cost per token looked surer
+    than `check`'s figure for the same job; the point table now shows both ends beside it.
+    """
+    p = problem_of(tmp_path, TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
+                                           "  accelerators: [512]\n")
+                   .replace("{metric: energy_per_token}", "{metric: goodput}"))
+    (point,) = evaluate(p, 0, 1)
+    checked = next(w.estimate.metrics for k, w in shipped.workloads.items() if k.endswith("llama3-70b-pretrain-b200"))
+    for name in ("goodput", "goodput_low", "goodput_high"):
+        assert point.metrics[name] == pytest.approx(checked[name].m_as(""), rel=1e-12), name
+    assert point.metrics["goodput_low"] < point.metrics["goodput"] < point.metrics["goodput_high"]
+    from archgen.render.point_table import metric_names
+    assert metric_names(p)[:4] == ["tokens_per_second", "goodput", "step_time", "mfu"]
+    assert metric_names(p)[-2:] == ["goodput_low", "goodput_high"]  # a table showing goodput shows its range
+    assert "goodput_low" not in metric_names(problem_of(tmp_path))  # one without goodput does not

@@ -26,6 +26,7 @@ from archgen.analyse.bom import optics_outside_systems
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
     checkpoint_bytes,
+    failure_ends,
     failures_of,
     goodput,
     no_checkpoint_target,
@@ -360,9 +361,13 @@ def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) ->
         reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
 
 
-def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, float | None]:
-    """What a sweep point on cluster `a` needs for goodput and cost per token (cost only in USD)."""
-    failures = failures_of(analyse_reliability(specs, a, spread=False), specs, a)  # a sweep takes no range
+def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, tuple[Failures, ...], float | None]:
+    """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
+
+    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`).
+    """
+    rel = analyse_reliability(specs, a)
     cost = analyse_cost(specs, a)
     per_hour = cost.per_used_accelerator_hour if cost is not None and cost.currency == "USD" else None
-    return failures, per_hour.m_as("USD") if per_hour is not None else None
+    return (failures_of(rel, specs, a), failure_ends(rel, specs, a),
+            per_hour.m_as("USD") if per_hour is not None else None)

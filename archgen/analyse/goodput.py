@@ -79,6 +79,20 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
                     rel.planned_per_accelerator_day, rel.planned_duration, per_node)
 
 
+def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Failures, ...]:
+    """The failure figures a goodput's range spans, for `check` and for sweeps.
+
+    Every rate set of `rel.spread` (`rel` alone where the design states its set), each at both ends of its 95 %
+    Poisson interval (`Reliability.interval`).
+    """
+    ends = []
+    for r in rel.spread or (rel,):
+        f = failures_of(r, specs, a)
+        ends += [replace(f, per_accelerator_day=f.per_accelerator_day * k, per_node_day=f.per_node_day * k,
+                         node_hw_per_day=f.node_hw_per_day * k) for k in r.interval()]
+    return tuple(ends)
+
+
 def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Workload, model: Model,
             accelerators: int) -> Goodput | None:
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.
@@ -91,13 +105,8 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     job = job_goodput(failures_of(rel, specs, a), cp, size, accelerators, target)
     if job is None:
         return None
-    ends: list[JobGoodput] = []
-    for r in rel.spread or (rel,):  # every rate set the range spans, at both ends of its Poisson interval
-        f = failures_of(r, specs, a)
-        for k in r.interval():
-            end = job_goodput(replace(f, per_accelerator_day=f.per_accelerator_day * k, per_node_day=f.per_node_day * k,
-                                      node_hw_per_day=f.node_hw_per_day * k), cp, size, accelerators, target)
-            ends += [end] if end is not None else []
+    ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in failure_ends(rel, specs, a))
+            if e is not None]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,

@@ -17,14 +17,11 @@ from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import COST_OBJECTIVES, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.api import Machine, SweepProblem, hardware_for, machine
 from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
-
-#: Objectives that need a training job's goodput (its cost per token is per goodput token).
-GOODPUT_OBJECTIVES = frozenset({"goodput", "goodput_tokens_per_second", "cost_per_token"})
 
 
 def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[SweepProblem]:
@@ -64,7 +61,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 raise BuildError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
-            failures, per_hour = sweep_figures(specs, clusters[f"cluster/{cid}"])
+            failures, ends, per_hour = sweep_figures(specs, clusters[f"cluster/{cid}"])
             nowhere = (no_checkpoint_target(specs, clusters[f"cluster/{cid}"], workload)
                        if workload.training is not None else None)
             for k, o in enumerate(sweep.objectives):
@@ -73,12 +70,12 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                      "has no cost in USD (price every part and rack on its bill of materials, "
                                      "with `price:` or a `Prices` document, and give its facility a `cost:`; "
                                      "docs/reliability.md)", where("objectives", k, "metric"))
-                if o.metric in GOODPUT_OBJECTIVES and nowhere:
+                if o.metric in GOODPUT_METRICS and nowhere:
                     raise BuildError(f"sweep '{sweep.id}': objective '{o.metric}' needs the training job's goodput, "
                                      f"and {nowhere} (REL006; docs/reliability.md)", where("objectives", k, "metric"))
             with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
                 bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
-                                             cost_per_accelerator_hour=per_hour)
+                                             failure_ends=ends, cost_per_accelerator_hour=per_hour)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
                     bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
         axes = sweep.axes.given()

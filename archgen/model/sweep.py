@@ -37,6 +37,10 @@ SWEEP_METRICS: dict[str, str] = {m.name: m.dimension or "dimensionless"
 #: Metrics that need the cluster's prices (amounts of money: a sweep objective on them without prices is refused).
 COST_OBJECTIVES = frozenset(name for name in SWEEP_METRICS if "USD" in SWEEP_METRICS[name])
 
+#: Metrics that rest on a training job's goodput (`perf.workload.derived.point_metrics`: cost per token is per goodput
+#: token): an objective on them needs somewhere to write checkpoints, and a table showing them shows goodput's range.
+GOODPUT_METRICS = frozenset({"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second", "cost_per_token"})
+
 #: The metrics a point of each kind of job can have: its estimate's, then the sweep's own.
 JOB_METRICS: dict[str, tuple[str, ...]] = {job: tuple(m.name for m in metrics.job_metrics(job, sweep=True))
                                            for job in metrics.JOBS}

@@ -20,7 +20,7 @@ import numpy as np
 
 from archgen import metrics as registry
 from archgen.model.requirements import Status
-from archgen.model.sweep import HARDWARE_AXES
+from archgen.model.sweep import GOODPUT_METRICS, HARDWARE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements
 from archgen.render import fmt
@@ -43,9 +43,16 @@ PLAIN = ("dimensionless", "1/s")
 
 
 def metric_names(problem: SweepProblem) -> list[str]:
-    """The metrics the point tables show: the objectives, then the job's usual figures."""
+    """The metrics the point tables show: the objectives, then the job's usual figures.
+
+    A table that shows goodput, or a figure made from it, also shows the low and high ends of its range over the
+    rate sets (`model.sweep.GOODPUT_METRICS`), as `check` does: one rate set's figure alone would look surer than it is.
+    """
     names = [m for m, _ in objectives(problem.sweep)]
-    return names + [m for m in SHOWN[job_kind(problem.workload, "workload")] if m not in names]
+    names += [m for m in SHOWN[job_kind(problem.workload, "workload")] if m not in names]
+    if GOODPUT_METRICS & set(names):
+        names += [m for m in ("goodput", "goodput_low", "goodput_high") if m not in names]
+    return names
 
 
 def level_text(level: Any) -> str:

@@ -134,7 +134,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     gpus = est.gpus
     goodput = None
     if base.failures is not None and workload.training is not None and problem.model is not None:
-        goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(f, w, m, gpus)  # noqa: E731
+        goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(  # noqa: E731
+            f, w, m, gpus, base.failure_ends)
     metrics = point_metrics({k: json_magnitude(v) for k, v in est.metrics.items()}, base, gpus, bool(est.fits),
                             goodput)
     met = {o.requirement.id: o.met for o in judge_requirements(workload.requirements, est)}

@@ -137,7 +137,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     if setup is None:
         return _invalid_set(problem, indices, values)
     assert problem.model is not None, "batched only with the workload's model (evaluate)"
-    goodput = goodput_of(base.failures, workload, problem.model, gpus) if base.failures is not None else None
+    goodput = (goodput_of(base.failures, workload, problem.model, gpus, base.failure_ends)
+               if base.failures is not None else None)
     pts = PointSet(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype),
                    dtype, goodput)
     if setup.complete:

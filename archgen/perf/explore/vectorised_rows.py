@@ -41,7 +41,8 @@ class PointSet:
     hardware: Hardware             # the first point's (scalar fields)
     fields: dict[str, np.ndarray]  # per-point values of the fields the vector axes change
     dtype: str
-    goodput: float | None          # the job's goodput on the cluster (it depends on the count, not the hardware)
+    #: the job's goodput on the cluster and its range's ends (`goodput_of`: they depend on the count, not the hardware)
+    goodput: tuple[float, float, float] | None
 
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,

@@ -309,9 +309,25 @@ def _finite(x: float) -> float:
     return x if x != math.inf else 0.0
 
 
-def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int) -> float:
-    """A sweep point's goodput: the same `job_goodput` the REL stage runs; NaN without checkpoint storage."""
+def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
+               ends: tuple[Failures, ...] = ()) -> tuple[float, float, float]:
+    """A sweep point's goodput and the low and high ends of its range.
+
+    The same `job_goodput` the REL stage runs, on `f` and on each of `ends` (`analyse.goodput.failure_ends`: the rate
+    sets and Poisson intervals `check`'s range spans); NaN without checkpoint storage, or for the range without ends.
+    """
     cp = workload.checkpoint
-    g = job_goodput(f, cp, Arch.from_model(model).params() * cp.bytes_per_parameter, gpus,
-                    cp.goodput_target or 0.9)
-    return g.goodput if g is not None else math.nan
+    return _goodputs(f, ends, cp, Arch.from_model(model).params() * cp.bytes_per_parameter, gpus,
+                     cp.goodput_target or 0.9)
+
+
+@functools.lru_cache(maxsize=4096)
+def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: float, gpus: int,
+              target: float) -> tuple[float, float, float]:
+    """`goodput_of`'s figures, kept: a sweep's points at one accelerator count share them.
+
+    Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
+    """
+    g = job_goodput(f, cp, size, gpus, target)
+    spread = [e.goodput for e in (job_goodput(x, cp, size, gpus, target) for x in ends) if e is not None]
+    return (g.goodput if g is not None else math.nan, min(spread, default=math.nan), max(spread, default=math.nan))

@@ -34,16 +34,17 @@ class Machine:
     per_rack: int         # accelerators in its largest rack
     it_power: float = 0.0  # W: the cluster's IT load (maximum draw of its racks and fabrics), for sweeps
     failures: Failures | None = None  # what a sweep's training point needs for its goodput (perf.train.goodput)
+    failure_ends: tuple[Failures, ...] = ()  # the ends of that goodput's range (analyse.goodput.failure_ends)
     cost_per_accelerator_hour: float | None = None  # USD, for a sweep point's cost per token
     transport: str = ""   # who declares `hardware.scale_out_latency` ("aws-ofi-nccl on NIC 'efa-v4'"); "": NCCL's IB
 
 
 def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
             it_power: float = 0.0, *, failures: Failures | None = None,
-            cost_per_accelerator_hour: float | None = None) -> Machine:
+            failure_ends: tuple[Failures, ...] = (), cost_per_accelerator_hour: float | None = None) -> Machine:
     """The `Machine` of a cluster (see `cluster_hardware`)."""
     hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
-    return Machine(cluster.id, hw, total, per_rack, it_power, failures, cost_per_accelerator_hour,
+    return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
                    scale_out.transport if scale_out is not None else "")
 
 

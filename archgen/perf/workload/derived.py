@@ -74,12 +74,13 @@ def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_se
 
 
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
-                  goodput: Callable[[], float] | None = None) -> dict[str, float]:
+                  goodput: Callable[[], tuple[float, float, float]] | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
 
-    Power, accelerators, energy per token, goodput and cost per token are added; only `MISFIT_KEEPS` are left when
-    the point does not fit. `goodput` gives the job's goodput on the cluster (called only when the point makes
-    tokens); None for none.
+    Power, accelerators, energy per token, goodput (with the low and high ends of its range over the rate sets, as
+    `check` gives them) and cost per token are added; only `MISFIT_KEEPS` are left when the point does not fit.
+    `goodput` gives the job's goodput on the cluster and its range's ends (`perf.train.goodput.goodput_of`; called
+    only when the point makes tokens); None for none.
     """
     m = dict(metrics)
     power = base.it_power * gpus / base.accelerators
@@ -89,7 +90,9 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
         m["energy_per_token"] = power / m["tokens_per_second"]
         tokens = m["tokens_per_second"]
         if goodput is not None:
-            m["goodput"] = goodput()
+            m["goodput"], low, high = goodput()
+            if low == low:  # a range (not NaN): the rate sets' ends
+                m["goodput_low"], m["goodput_high"] = low, high
             m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
         if base.cost_per_accelerator_hour is not None and tokens > 0:
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
