@@ -209,3 +209,38 @@ def test_whole_node_rates_are_paid_per_occupied_node():
     assert one.per_day == pytest.approx(268 / 54 / 16384 + 116 / 54 / 2048)
     assert eight.per_day == pytest.approx(8 * 268 / 54 / 16384 + 116 / 54 / 2048)
     assert nine.per_day == pytest.approx(9 * 268 / 54 / 16384 + 2 * 116 / 54 / 2048)
+
+
+def test_a_requirement_on_an_assumed_blocking_time_is_not_provided(tmp_path):
+    """An asynchronous or in-memory checkpoint on nodes that give no host link has no blocking time to judge.
+
+    The goodput charges the whole write in its place (REL008: an upper bound), so a requirement on
+    `checkpoint_blocking_time` used to be judged on that assumption as if it were the figure (the MI355X platform,
+    REL008's failing case); it is now not provided (REQ002), saying why, and the goodput is still given.
+    """
+    import os
+    from pathlib import Path
+
+    import yaml
+
+    from archgen.analyse.cost import BLOCKING_UNKNOWN
+    from archgen.pipeline import run
+    from tests.conftest import write_tree
+
+    case = next(c for c in yaml.safe_load(Path("tests/checks/cases/REL008.yml").read_text(encoding="utf-8"))["cases"]
+                if c["name"] == "fail_in_memory_without_host_link")
+    files = dict(case["files"])
+    files["w.yaml"] += ("requirements:\n  - {id: REQ-CKPT-1, statement: Checkpoint stall, "
+                        "metric: checkpoint_blocking_time, target: '<= 1 s'}\n")
+    write_tree(tmp_path / "specs", files)
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        r = run([Path("specs")])
+    finally:
+        os.chdir(old)
+    (j,) = [j for j in r.requirements if j.bound.req.id == "REQ-CKPT-1"]
+    assert (j.outcome.value, j.check) == (None, "REQ002")
+    assert BLOCKING_UNKNOWN in j.outcome.note
+    metrics = r.workloads["workload/w"].estimate.metrics
+    assert "checkpoint_blocking_time" not in metrics and 0 < metrics["goodput"].m < 1

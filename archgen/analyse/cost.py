@@ -328,6 +328,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             else:
                 ops.goodput[path] = g
                 extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
+                if g.blocking_assumed:  # REL008: the whole write stands in for a copy whose rate is not given
+                    del extra["checkpoint_blocking_time"]
+                    _withhold(ops, path, ("checkpoint_blocking_time",), BLOCKING_UNKNOWN)
                 tps = extra.get("goodput_tokens_per_second", tps)
                 if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.gpus, path)
@@ -352,6 +355,11 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             _withhold(ops, cpath, ("goodput", "goodput_low", "goodput_high", "checkpoint_interval",
                                    "tco_per_goodput_accelerator_hour"), why)
     return ops, out
+
+
+#: Why an asynchronous or in-memory checkpoint's blocking time is not provided where the nodes give no host link.
+BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's copy to host memory has no rate; "
+                    "goodput charges the whole write instead, an upper bound (REL008)")
 
 
 def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:

@@ -160,7 +160,9 @@ def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
 
     Such a checkpoint stops training only to copy each accelerator's share to host memory, over the node's
     `host_memory.link`. A node that gives no link leaves that copy's rate unknown: archgen does not guess it and
-    charges the whole write as blocking, an upper bound on the checkpoint's cost, and this finding says so.
+    charges the whole write as blocking, an upper bound on the checkpoint's cost, and this finding says so. The
+    blocking time itself is then not provided, and a requirement on it is REQ002 (not provided), not judged on the
+    assumption.
 
     Fix: give the compute node's `host_memory` (capacity, link and efficiency, with their source), or accept the
     whole write as the cost (waive this finding with the reason).
