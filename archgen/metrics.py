@@ -61,11 +61,14 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "nodes", "", "", 0, "Nodes", "Systems with accelerators.", _N),
     Metric("cluster", "racks", "", "", 0, "Racks", "Racks of every type.", _N),
     Metric("cluster", "racks.<rack>", "", "", 0, "Racks of a type", "Racks of type <rack>.", _N),
-    Metric("cluster", "it_power_racks", "W", "kW", 1, "IT power of the racks", "Sum of the racks' IT power.", _N),
-    Metric("cluster", "it_power", "W", "kW", 1, "IT power", "IT power of the racks, plus optics and switches "
-           "outside any rack; node-end optics inside a system's maximum count there only.", _C),
-    Metric("cluster", "it_power_typical_racks", "W", "kW", 1, "Typical IT power of the racks", "Sum of the racks' "
-           "typical IT power.", _N),
+    Metric("cluster", "it_power_racks", "W", "kW", 1, "IT power of the racks", "Sum over the rack instances of their "
+           "parts' maximum draw, without the optics a rack's `it_power` adds (modules in switch ports and in NICs "
+           "whose system's maximum leaves them out), which `it_power` counts once from the cabling.", _N),
+    Metric("cluster", "it_power", "W", "kW", 1, "IT power", "`it_power_racks`, plus every transceiver and active "
+           "cable end no part's figure holds (each once, from the cabling) and the switches outside any rack; "
+           "node-end optics inside a system's maximum count there only.", _C),
+    Metric("cluster", "it_power_typical_racks", "W", "kW", 1, "Typical IT power of the racks", "Sum over the rack "
+           "instances of their parts' typical draw, without the optics a rack's `it_power_typical` adds.", _N),
     Metric("cluster", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical IT power of the racks, plus "
            "optics and switches outside any rack at their typical draw (else maximum).", _C),
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "

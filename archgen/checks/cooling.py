@@ -165,3 +165,19 @@ def plausible_temperature(ctx: Context) -> Iterator[Violation]:
         bound, reason, side = (low, low_reason, "below") if below else (high, high_reason, "above")
         shown = f"{value:~P}" if value.units == t.units else f"{value:~P} ({t:.4g~P})"
         yield Violation(subject, owner, path, f"{'.'.join(path)} {shown} is {side} {bound:~P}: {reason}", value, bound)
+
+
+@check("COOL009", "cooling.facility_capacity")
+def facility_cooling(ctx: Context) -> Iterator[Violation]:
+    """The cluster's IT power, all of which becomes heat, is within its facility's stated `cooling_capacity`.
+
+    Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`).
+    """
+    for path, c in ctx.clusters.items():
+        hall, it = c.cluster.facility, c.metrics.get("it_power")
+        if hall is None or hall.cooling_capacity is None or it is None or it <= hall.cooling_capacity:
+            continue
+        yield Violation(path, c.cluster.spec.id, ("facility",),
+                        f"IT heat {it.to('kW'):.1f~P} exceeds facility '{hall.id}''s cooling capacity "
+                        f"{hall.cooling_capacity.to('kW'):.1f~P} by {(it - hall.cooling_capacity).to('kW'):.1f~P}",
+                        it.to("kW"), hall.cooling_capacity.to("kW"))

@@ -255,3 +255,19 @@ def chain(ctx: Context) -> Iterator[Violation]:
                 why = "is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
                 yield Violation(path, spec.id, ("power", "pdus", "serves", i), f"power.pdus.serves names '{ref}', "
                                 f"which {why}")
+
+
+@check("PWR010", "power.facility_capacity")
+def facility_capacity(ctx: Context) -> Iterator[Violation]:
+    """The cluster's IT power is within its facility's stated `critical_it_power` (metric `it_capacity_headroom`).
+
+    Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
+    """
+    for path, c in ctx.clusters.items():
+        hall, it = c.cluster.facility, c.metrics.get("it_power")
+        if hall is None or hall.critical_it_power is None or it is None or it <= hall.critical_it_power:
+            continue
+        yield Violation(path, c.cluster.spec.id, ("facility",),
+                        f"IT power {_kw(it)} exceeds facility '{hall.id}''s critical IT power "
+                        f"{_kw(hall.critical_it_power)} by {_kw(it - hall.critical_it_power)}",
+                        it.to("kW"), hall.critical_it_power.to("kW"))

@@ -21,6 +21,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "MECH": ("rack",), "PWR": ("rack",), "COOL": ("rack",), "CAT": ("part",),
     "NET": ("cluster",), "CAB": ("cluster",), "PERF": ("workload",),
 }
+#: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities.
+CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -83,7 +85,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
 
 def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = ()) -> bool:
     """Whether a check judges any of `subjects` (object paths); `racks` are the `RackDesign`s among them."""
-    kinds = KINDS.get(check_id.rstrip("0123456789"), ())
+    kinds = CHECK_KINDS.get(check_id) or KINDS.get(check_id.rstrip("0123456789"), ())
     if not any(s.split("/", 1)[0] in kinds for s in subjects):
         return False
     need = RACK_NEEDS.get(check_id)

@@ -72,6 +72,9 @@ class Model(Shape, Document):
 
     kind: Literal["Model"] = "Model"
     source: str = Field("", description="Where the architecture is published.")
+    context_length: int | None = Field(None, gt=0, description="Longest sequence the model is published for, in "
+                                       "tokens (config.json's `max_position_embeddings`), e.g. 131072; a serving "
+                                       "job's input + output or a training job's seq_len beyond it is an error.")
 
 
 Offload = Literal["none", "activations", "optimizer", "both"]

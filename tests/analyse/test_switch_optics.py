@@ -143,3 +143,16 @@ def test_switches_the_racks_cannot_hold_charge_no_rack():
     assert (core_ends == -1).all()          # no slot is left for any of the 128 cores
     rows = run_list(result.clusters["cluster/bench-b200-8192"]).rows
     assert {row[4] for row in rows if row[1] == "spine_core"} == {NO_RACK}
+
+
+def test_it_power_racks_is_the_racks_without_their_optics(shipped):
+    # docs/metrics.md called `it_power_racks` "the sum of the racks' IT power"; for mi355x-th5 that sum of the racks'
+    # `it_power` metrics is 1,010.4 kW while the metric reads 1,001.6 kW: it leaves out the switch-end optics
+    # (2 x 4.38 kW), which `it_power` (1,010.3 kW) counts once from the cabling. The description now says so.
+    from archgen.metrics import find
+    cluster = shipped.clusters["cluster/mi355x-th5"]
+    racks = {rid: shipped.racks[f"rack/{rid}"].metrics for rid in cluster.cluster.rack_counts}
+    without = sum((m["it_power"] - m["optics_power"]) * n for (rid, m), n in
+                  zip(racks.items(), cluster.cluster.rack_counts.values(), strict=True))
+    assert cluster.metrics["it_power_racks"].m_as("kW") == pytest.approx(without.m_as("kW"))
+    assert "without the optics" in find("cluster", "it_power_racks").description

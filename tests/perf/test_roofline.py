@@ -131,3 +131,21 @@ def test_shipped_workloads_carry_their_roofline(shipped):
     assert serve.roofline.tokens["decode"] == serve.estimate.layout["batch"]
     decode_attn = next(k for k in serve.roofline.kernels if k.phase == "decode" and k.name == "attention core")
     assert decode_attn.intensity < serve.roofline.ridge  # reading the KV cache is bandwidth-bound
+
+
+def test_server_roofline_decodes_the_sequences_in_flight_not_the_kv_capacity(spec_tree):
+    """Under an arrival rate the decode step is drawn at the simulated concurrency, as the estimate reports it.
+
+    From a user's MI355X deployment: Llama 3.1 70B at 5 requests/s per replica held about 17 sequences in flight,
+    and the document's roofline drew a decode step of 5,705 (the KV cache's capacity, `layout["batch"]`).
+    """
+    from archgen.pipeline import run
+
+    root = spec_tree({"serve.yaml": (
+        "kind: Workload\nid: l70-server\nname: server\nmodel: llama3-70b\ncluster: mi355x-th5\naccelerators: 64\n"
+        "inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 256, scenario: server, "
+        "arrival_rate: 40 1/s}\n")})
+    result = run([root, SPECS / "clusters" / "mi355x-th5.yaml"]).workloads["workload/l70-server"]
+    running = result.estimate.metrics["concurrency"].m
+    assert running < result.estimate.layout["batch"] / 10
+    assert result.roofline.tokens["decode"] == max(round(running), 1)

@@ -70,11 +70,24 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     if model is None or model.id != workload.model:
         raise AnalyseError(f"workload '{workload.id}' runs model '{workload.model}', not "
                            f"'{model.id if model else None}'", subject=(workload.id, ("model",)))
+    _within_context(workload, model)
     arch = Arch.from_model(model)
     est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
     scenario = workload.inference.scenario if workload.inference is not None else "offline"
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
+
+
+def _within_context(workload: Workload, model: Model) -> None:
+    """Refuse a sequence longer than the model's stated `context_length` (no estimate of a model it cannot run)."""
+    if model.context_length is None:
+        return
+    inf, t = workload.inference, workload.training
+    tokens, what = ((inf.input_len + inf.output_len, "input_len + output_len") if inf is not None else
+                    (t.seq_len, "seq_len") if t is not None else (0, ""))
+    if tokens > model.context_length:
+        raise WorkloadError(workload.id, f"{what} = {tokens:,} tokens exceed model '{model.id}''s context_length of "
+                                         f"{model.context_length:,} tokens")
 
 
 def precision(workload: Workload) -> str | None:

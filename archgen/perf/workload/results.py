@@ -59,7 +59,10 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
         try:
             on = machine(cluster, specs.items, (scale_out or {}).get(cluster.id))
             est = estimate_on_cluster(w, model, on)
-            roofline = workload_roofline(w, model, on.hardware, est.layout) if model is not None else None
+            running = est.metrics.get("concurrency")
+            roofline = workload_roofline(w, model, on.hardware, est.layout,
+                                         float(running.m) if running is not None else None) \
+                if model is not None else None
             curve = busbw_curve(on.hardware, w.collective.op, est.gpus, w.collective.algorithm) if w.collective \
                 else None
             result = WorkloadResult(w, est, roofline=roofline, curve=curve)

@@ -274,8 +274,13 @@ def _roofline(hw: Hardware, dtype: str, kernels: list[Kernel], tokens: dict[str,
                     hw.hbm_bandwidth * hw.hbm_efficiency, tuple(kernels), tokens, int(tp))
 
 
-def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: dict) -> Roofline | None:
-    """The roofline of an estimate's chosen layout; None when the estimate has no layout (nothing fits)."""
+def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: dict,
+                      concurrency: float | None = None) -> Roofline | None:
+    """The roofline of an estimate's chosen layout; None when the estimate has no layout (nothing fits).
+
+    A serving estimate's decode step is drawn at `concurrency`, the sequences its metric says are in flight (under
+    an arrival rate, the simulated mean, not the KV cache's capacity that `layout["batch"]` caps admission at).
+    """
     if not layout:
         return None
     arch = Arch.from_model(model)
@@ -290,4 +295,5 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     inf = workload.inference
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
-                             kv_dtype=inf.kv_precision, tp=int(layout["tp"]), batch=int(layout["batch"]))
+                             kv_dtype=inf.kv_precision, tp=int(layout["tp"]),
+                             batch=max(round(concurrency), 1) if concurrency is not None else int(layout["batch"]))
