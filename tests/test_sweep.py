@@ -14,6 +14,7 @@ from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto, summarise
 from archgen.perf.hw.hardware import Hardware
+from archgen.render.blocks import Para
 from archgen.render.sweep import overview
 from archgen.units import Q_
 from tests.conftest import SPECS
@@ -510,3 +511,14 @@ def test_a_goodput_requirement_missed_at_the_low_end_is_at_risk(tmp_path):
             assert row.at_risk == (("REQ-SWP-GP",) if risky else ()), target
             assert row.feasible is met, target
             assert (Status.AT_RISK in cells(p, row)) is risky
+
+
+def test_the_sweep_document_says_which_rate_set_goodput_uses(tmp_path, shipped):
+    """The sweep document names the rate set of the central goodput and the sets its range spans, as `check`'s
+    reliability section does (the cluster states none: every published set)."""
+    p = _goodput_sweep(tmp_path)
+    text = " ".join(b.text for b in overview(summarise(p, evaluate(p, 0, 1))).blocks if isinstance(b, Para))
+    rel = shipped.operations.reliability[f"cluster/{p.workload.cluster}"]
+    assert f"goodput from the '{rel.rates_id}' rate set" in text
+    assert all(r.rates_id in text for r in rel.spread) and rel.spread
+    assert "is at risk: the point stays feasible" in text
