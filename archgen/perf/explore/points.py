@@ -123,8 +123,8 @@ def _judge(req: Requirement, metrics: dict[str, float]) -> Outcome:
     the failure-rate sets): met at the central value but not at one end is at risk, as `check` judges it.
     """
     value, unit = metrics.get(req.metric), SWEEP_METRICS.get(req.metric, "")
-    ends = [metrics.get(f"{req.metric}_{end}") for end in ("low", "high")]
-    band = (Q_(ends[0], unit), Q_(ends[1], unit)) if None not in ends else None
+    low, high = metrics.get(f"{req.metric}_low"), metrics.get(f"{req.metric}_high")
+    band = (Q_(low, unit), Q_(high, unit)) if low is not None and high is not None else None
     return judge(req, None if value is None else Q_(value, unit), band=band)
 
 

@@ -83,9 +83,10 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             met[p][req.id] = ok
         # met at the central value but not at one end of its range over the rate sets: at risk (points._judge)
         ranged = [p for p in have if met[p][req.id] and all(f"{req.metric}_{e}" in rows[p] for e in ("low", "high"))]
-        ends = [judge_each(req, Q_(np.asarray([rows[p][f"{req.metric}_{e}"] for p in ranged], dtype=float),
-                                   SWEEP_METRICS[req.metric])) if ranged else [] for e in ("low", "high")]
-        for p, low, high in zip(ranged, *ends, strict=True):
+        lows, highs = ((judge_each(req, Q_(np.asarray([rows[p][f"{req.metric}_{e}"] for p in ranged], dtype=float),
+                                           SWEEP_METRICS[req.metric])) if ranged else None) or [True] * len(ranged)
+                       for e in ("low", "high"))
+        for p, low, high in zip(ranged, lows, highs, strict=True):
             if not (low and high):
                 risk[p].append(req.id)
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
