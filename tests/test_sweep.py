@@ -442,7 +442,7 @@ def test_the_requirements_table_accounts_for_every_point(tmp_path):
     p = problem_of(tmp_path, MISFIT)
     section = overview(summarise(p, [evaluate_point(p, i) for i in range(p.size)]))
     table = next(b for b in section.blocks if getattr(b, "id", None) == "requirements")
-    counts = {row[0]: row[5:] for row in table.rows}
+    counts = {row[0]: row[5:8] for row in table.rows}
     assert counts["REQ-SWP-001"] == (1, 1, 0) and counts["REQ-SWP-002"] == (1, 0, 1)
     assert counts["REQ-SWP-003"] == (1, 0, 1)
 
@@ -511,6 +511,9 @@ def test_a_goodput_requirement_missed_at_the_low_end_is_at_risk(tmp_path):
             assert row.at_risk == (("REQ-SWP-GP",) if risky else ()), target
             assert row.feasible is met, target
             assert (Status.AT_RISK in cells(p, row)) is risky
+        table = next(b for b in overview(summarise(p, [evaluate_point(p, 0)])).blocks
+                     if getattr(b, "id", None) == "requirements")
+        assert table.rows[-1][5:] == ((1, 0, 0, 1) if risky else (1, 0, 0, 0) if met else (0, 1, 0, 0)), target
 
 
 def test_the_sweep_document_says_which_rate_set_goodput_uses(tmp_path, shipped):

@@ -110,12 +110,14 @@ def overview(result: Result) -> Section:
         for q in reqs:
             met, unmet = tally(result).met[q.id]  # a point that does not fit judges what it provides
             rows.append((q.id, q.statement, q.level.upper(), q.metric, str(q.target), met, unmet,
-                         c["points"] - met - unmet))
+                         c["points"] - met - unmet, tally(result).at_risk.get(q.id, 0)))
         section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
-                          "that could not run, or does not provide the metric, is not judged",
+                          "that could not run, or does not provide the metric, is not judged; a met one is at risk "
+                          "where one end of its range over the failure-rate sets misses",
                           (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
                            Column("Target"), Column("Met", align="right"), Column("Not met", align="right"),
-                           Column("Not judged", align="right")), tuple(rows)))
+                           Column("Not judged", align="right"), Column("Of the met, at risk", align="right")),
+                          tuple(rows)))
     return section
 
 
