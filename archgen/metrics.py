@@ -294,6 +294,13 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("point", "energy_per_token", "J", "J", 3, "Energy per token", "Power over tokens per second.", _S,
            _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
+    *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
+             f"over goodput's range across the rate sets ({why}).", _S, _T)
+      for end in ("low", "high")
+      for name, dim, unit, digits, title, why in (
+          ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),
+          ("cost_per_token", "USD", "µUSD", 3, "Cost per token",
+           "per goodput token at goodput_" + ("high" if end == "low" else "low")))),
 )
 
 

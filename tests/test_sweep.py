@@ -14,6 +14,7 @@ from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto, summarise
 from archgen.perf.hw.hardware import Hardware
+from archgen.render.blocks import Para
 from archgen.render.sweep import overview
 from archgen.units import Q_
 from tests.conftest import SPECS
@@ -285,7 +286,8 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
         est = w.estimate
         produced = {m for m in est.metrics if m in performance} | {"power", "accelerators"} | (
             {"energy_per_token", "cost_per_token"} if est.kind != "collective" else set()) | (
-            {"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second"} if est.kind == "training"
+            {"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second", "goodput_tokens_per_second_low",
+             "goodput_tokens_per_second_high", "cost_per_token_low", "cost_per_token_high"} if est.kind == "training"
             else set()) | (
             under_load if est.kind == "inference" else set())  # no shipped workload is served under load
         assert produced == set(JOB_METRICS[est.kind]), est.kind
@@ -440,7 +442,7 @@ def test_the_requirements_table_accounts_for_every_point(tmp_path):
     p = problem_of(tmp_path, MISFIT)
     section = overview(summarise(p, [evaluate_point(p, i) for i in range(p.size)]))
     table = next(b for b in section.blocks if getattr(b, "id", None) == "requirements")
-    counts = {row[0]: row[5:] for row in table.rows}
+    counts = {row[0]: row[5:8] for row in table.rows}
     assert counts["REQ-SWP-001"] == (1, 1, 0) and counts["REQ-SWP-002"] == (1, 0, 1)
     assert counts["REQ-SWP-003"] == (1, 0, 1)
 
@@ -464,3 +466,62 @@ def test_a_points_goodput_carries_checks_range(tmp_path, shipped):
     assert metric_names(p)[:4] == ["tokens_per_second", "goodput", "step_time", "mfu"]
     assert metric_names(p)[-2:] == ["goodput_low", "goodput_high"]  # a table showing goodput shows its range
     assert "goodput_low" not in metric_names(problem_of(tmp_path))  # one without goodput does not
+
+
+def _goodput_sweep(tmp_path, target: str = ""):
+    """The Llama 3 70B B200 job at 512 accelerators with a goodput objective (and a sweep requirement on goodput)."""
+    text = (TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n", "  accelerators: [512]\n")
+            .replace("{metric: energy_per_token}", "{metric: goodput}"))
+    if target:
+        text += f"requirements:\n  - {{id: REQ-SWP-GP, statement: Goodput, metric: goodput, target: '{target}'}}\n"
+    return problem_of(tmp_path, text)
+
+
+def test_goodput_tokens_carry_goodputs_range(tmp_path):
+    """Goodput tokens per second and cost per token, made from goodput, carry the ends its range makes (issue 22
+    part 2): tokens at goodput_low and goodput_high; the dearest token at goodput_low."""
+    (point,) = evaluate(_goodput_sweep(tmp_path), 0, 1)
+    m = point.metrics
+    for end in ("low", "high"):
+        assert m[f"goodput_tokens_per_second_{end}"] == pytest.approx(m["tokens_per_second"] * m[f"goodput_{end}"])
+    assert m["goodput_tokens_per_second_low"] < m["goodput_tokens_per_second"] < m["goodput_tokens_per_second_high"]
+    from archgen.render.point_table import metric_names
+    shown = metric_names(problem_of(tmp_path, TRAIN.replace("{metric: energy_per_token}",
+                                                            "{metric: goodput_tokens_per_second}")))
+    assert shown[-2:] == ["goodput_tokens_per_second_low", "goodput_tokens_per_second_high"]
+    assert "cost_per_token" in m  # the shipped B200 cluster is priced; per goodput token: the low end at the high goodput
+    assert m["cost_per_token_low"] < m["cost_per_token"] < m["cost_per_token_high"]
+    assert m["cost_per_token_low"] == pytest.approx(m["cost_per_token"] * m["goodput"] / m["goodput_high"])
+
+
+def test_a_goodput_requirement_missed_at_the_low_end_is_at_risk(tmp_path):
+    """A sweep requirement on goodput met at the central value but not at goodput_low is at risk, as `check`'s REQ004
+    judges it: the point stays feasible (the objective is on the central value), its row says "at risk" (issue 22
+    part 2). The per-point and the batched paths mark the same points."""
+    from archgen.model.requirements import Status
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from archgen.render.point_table import cells
+    (point,) = evaluate(_goodput_sweep(tmp_path), 0, 1)
+    low, central = point.metrics["goodput_low"], point.metrics["goodput"]
+    for target, risky, met in ((f">= {(low + central) / 2}", True, True), (f">= {low / 2}", False, True),
+                               (f">= {(central + 1) / 2}", False, False)):
+        p = _goodput_sweep(tmp_path, target)
+        for row in (evaluate_point(p, 0), *batched(p, 0, 1)):
+            assert row.met["REQ-SWP-GP"] is met, target
+            assert row.at_risk == (("REQ-SWP-GP",) if risky else ()), target
+            assert row.feasible is met, target
+            assert (Status.AT_RISK in cells(p, row)) is risky
+        table = next(b for b in overview(summarise(p, [evaluate_point(p, 0)])).blocks
+                     if getattr(b, "id", None) == "requirements")
+        assert table.rows[-1][5:] == ((1, 0, 0, 1) if risky else (1, 0, 0, 0) if met else (0, 1, 0, 0)), target
+
+
+def test_the_sweep_document_says_which_rate_set_goodput_uses(tmp_path, shipped):
+    """The sweep document names the rate set of the central goodput and the sets its range spans, as `check`'s
+    reliability section does (the cluster states none: every published set)."""
+    p = _goodput_sweep(tmp_path)
+    text = " ".join(b.text for b in overview(summarise(p, evaluate(p, 0, 1))).blocks if isinstance(b, Para))
+    rel = shipped.operations.reliability[f"cluster/{p.workload.cluster}"]
+    assert f"goodput from the '{rel.rates_id}' rate set" in text
+    assert all(r.rates_id in text for r in rel.spread) and rel.spread
+    assert "is at risk: the point stays feasible" in text

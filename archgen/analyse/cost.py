@@ -30,6 +30,7 @@ from archgen.analyse.goodput import (
     failures_of,
     goodput,
     no_checkpoint_target,
+    rate_sets,
     workload_metrics,
 )
 from archgen.analyse.network import ClusterAnalysis
@@ -369,13 +370,14 @@ def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) ->
         reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
 
 
-def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, tuple[Failures, ...], float | None]:
+def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, tuple[Failures, ...], float | None, str]:
     """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
 
-    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`).
+    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`),
+    and which rate sets they come from, in words (`goodput.rate_sets`).
     """
     rel = analyse_reliability(specs, a)
     cost = analyse_cost(specs, a)
     per_hour = cost.per_used_accelerator_hour if cost is not None and cost.currency == "USD" else None
     return (failures_of(rel, specs, a), failure_ends(rel, specs, a),
-            per_hour.m_as("USD") if per_hour is not None else None)
+            per_hour.m_as("USD") if per_hour is not None else None, rate_sets(rel))

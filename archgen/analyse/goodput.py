@@ -93,6 +93,13 @@ def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Fa
     return tuple(ends)
 
 
+def rate_sets(rel: Reliability) -> str:
+    """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
+    over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
+            if rel.spread else "that set's 95 % Poisson interval (the design states its set)")
+    return f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"
+
+
 def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Workload, model: Model,
             accelerators: int) -> Goodput | None:
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.

@@ -39,7 +39,8 @@ COST_OBJECTIVES = frozenset(name for name in SWEEP_METRICS if "USD" in SWEEP_MET
 
 #: Metrics that rest on a training job's goodput (`perf.workload.derived.point_metrics`: cost per token is per goodput
 #: token): an objective on them needs somewhere to write checkpoints, and a table showing them shows goodput's range.
-GOODPUT_METRICS = frozenset({"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second", "cost_per_token"})
+GOODPUT_METRICS = frozenset({f"{name}{end}" for name in ("goodput", "goodput_tokens_per_second", "cost_per_token")
+                             for end in ("", "_low", "_high")})
 
 #: The metrics a point of each kind of job can have: its estimate's, then the sweep's own.
 JOB_METRICS: dict[str, tuple[str, ...]] = {job: tuple(m.name for m in metrics.job_metrics(job, sweep=True))

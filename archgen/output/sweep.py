@@ -44,7 +44,7 @@ def to_json(result: Result) -> dict[str, Any]:
     def point(r: PointRow) -> dict[str, Any]:
         return {"index": r.index, "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
                 "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
-                "layout": r.layout, "requirements": r.met,
+                "layout": r.layout, "requirements": r.met, "at_risk": list(r.at_risk),
                 "metrics": {m: quantity(Q_(v, DISPLAY[m][1])) for m, v in sorted(r.metrics.items())}}
 
     p = result.problem

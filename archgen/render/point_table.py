@@ -46,12 +46,15 @@ def metric_names(problem: SweepProblem) -> list[str]:
     """The metrics the point tables show: the objectives, then the job's usual figures.
 
     A table that shows goodput, or a figure made from it, also shows the low and high ends of its range over the
-    rate sets (`model.sweep.GOODPUT_METRICS`), as `check` does: one rate set's figure alone would look surer than it is.
+    rate sets (`model.sweep.GOODPUT_METRICS`), as `check` does: one rate set's figure alone would look surer than it is;
+    goodput tokens and cost per token shown bring the ends that goodput's ends make.
     """
     names = [m for m, _ in objectives(problem.sweep)]
     names += [m for m in SHOWN[job_kind(problem.workload, "workload")] if m not in names]
     if GOODPUT_METRICS & set(names):
         names += [m for m in ("goodput", "goodput_low", "goodput_high") if m not in names]
+        names += [end for m in ("goodput_tokens_per_second", "cost_per_token") if m in names
+                  for end in (f"{m}_low", f"{m}_high") if end not in names]
     return names
 
 
@@ -109,8 +112,8 @@ def columns(problem: SweepProblem) -> tuple[Column, ...]:
 def cells(problem: SweepProblem, r: PointRow) -> tuple:
     """One point's row of a table of points, as `columns` lists them (quantities where a column has a unit)."""
     reqs = requirements(problem)
-    met = [Status.NOT_PROVIDED if r.met.get(q.id) is None else Status.MET if r.met[q.id] else Status.NOT_MET
-           for q in reqs]
+    met = [Status.NOT_PROVIDED if r.met.get(q.id) is None else Status.AT_RISK if q.id in r.at_risk
+           else Status.MET if r.met[q.id] else Status.NOT_MET for q in reqs]
     hardware = any(a in HARDWARE_AXES for a in problem.axes)
     flag = (("hypothetical" if hypothetical(r) else "as catalogued",) if hardware else ())
     return (r.index, *(level_text(r.values[a]) for a in problem.axes), layout_text(r),
@@ -173,8 +176,9 @@ def csv_text(problem: SweepProblem, rows: Sequence[PointRow], header: bool = Tru
     at += 2
     said = {None: csv_cell(Status.NOT_PROVIDED, cols[at]), True: csv_cell(Status.MET, cols[at]),
             False: csv_cell(Status.NOT_MET, cols[at])}
+    risky = csv_cell(Status.AT_RISK, cols[at])
     for q in reqs:
-        data.append([said[r.met.get(q.id)] for r in rows])
+        data.append([risky if q.id in r.at_risk else said[r.met.get(q.id)] for r in rows])
         at += 1
     if hardware:
         data.append(["hypothetical" if any(a in HARDWARE_AXES and not (isinstance(v, float) and v == 1.0)

@@ -95,6 +95,12 @@ def overview(result: Result) -> Section:
     section = Section("overview", "The design space").add(Para(lead, "lead"))
     if s.description:
         section.add(Para(s.description))
+    if w.training is not None and p.model is not None:  # goodput: which rate set, and what its range spans
+        said = sorted({(b.cluster, b.rates) for b in p.bases.values() if b.failures is not None and b.rates})
+        section.add(*(Para(f"Cluster {cid}: {text}, at each point's accelerator count (docs/sweeps.md). A "
+                           "requirement on goodput, goodput tokens or cost per token met at the central value but "
+                           "not at one end of that range is at risk: the point stays feasible.")
+                      for cid, text in said))
     axes = tuple((name, ", ".join(level_text(v) for v in levels), len(levels)) for name, levels in p.axes.items())
     section.add(Table("axes", "Axes (the points are their product; the last axis varies fastest)",
                       (Column("Axis"), Column("Values"), Column("Count", align="right")), axes))
@@ -104,12 +110,14 @@ def overview(result: Result) -> Section:
         for q in reqs:
             met, unmet = tally(result).met[q.id]  # a point that does not fit judges what it provides
             rows.append((q.id, q.statement, q.level.upper(), q.metric, str(q.target), met, unmet,
-                         c["points"] - met - unmet))
+                         c["points"] - met - unmet, tally(result).at_risk.get(q.id, 0)))
         section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
-                          "that could not run, or does not provide the metric, is not judged",
+                          "that could not run, or does not provide the metric, is not judged; a met one is at risk "
+                          "where one end of its range over the failure-rate sets misses",
                           (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
                            Column("Target"), Column("Met", align="right"), Column("Not met", align="right"),
-                           Column("Not judged", align="right")), tuple(rows)))
+                           Column("Not judged", align="right"), Column("Of the met, at risk", align="right")),
+                          tuple(rows)))
     return section
 
 

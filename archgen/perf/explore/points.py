@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from archgen.errors import ArchgenError, WorkloadError
-from archgen.model.requirements import Requirement, judge
+from archgen.model.requirements import Outcome, Requirement, Status, judge
 from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
@@ -70,6 +70,9 @@ class PointRow:
     metrics: dict[str, float] = field(default_factory=dict)
     met: dict[str, bool | None] = field(default_factory=dict)
     feasible: bool = False
+    #: sweep requirements the point meets at its central value but not at one end of the value's range over the
+    #: failure-rate sets (goodput and what derives from it): `check`'s REQ004 "at risk", a warning; still feasible
+    at_risk: tuple[str, ...] = ()
 
 
 def requirements(problem: SweepProblem) -> list[Requirement]:
@@ -113,10 +116,16 @@ def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
     return hw
 
 
-def _judge(req: Requirement, metrics: dict[str, float]) -> bool | None:
-    """Whether a point meets a sweep requirement (`judge` on the point's metric in SI units)."""
-    value = metrics.get(req.metric)
-    return judge(req, None if value is None else Q_(value, SWEEP_METRICS[req.metric])).met
+def _judge(req: Requirement, metrics: dict[str, float]) -> Outcome:
+    """A point's outcome on a sweep requirement: `judge` on the point's metric in SI units, with its range.
+
+    The range is the metric's `_low` and `_high` where the point has them (goodput and what derives from it, over
+    the failure-rate sets): met at the central value but not at one end is at risk, as `check` judges it.
+    """
+    value, unit = metrics.get(req.metric), SWEEP_METRICS.get(req.metric, "")
+    low, high = metrics.get(f"{req.metric}_low"), metrics.get(f"{req.metric}_high")
+    band = (Q_(low, unit), Q_(high, unit)) if low is not None and high is not None else None
+    return judge(req, None if value is None else Q_(value, unit), band=band)
 
 
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
@@ -139,12 +148,13 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     metrics = point_metrics({k: json_magnitude(v) for k, v in est.metrics.items()}, base, gpus, bool(est.fits),
                             goodput)
     met = {o.requirement.id: o.met for o in judge_requirements(workload.requirements, est)}
-    met.update({r.id: _judge(r, metrics) if judged(r.metric, bool(est.fits)) else None
-                for r in problem.sweep.requirements})
+    outcomes = {r.id: _judge(r, metrics) for r in problem.sweep.requirements if judged(r.metric, bool(est.fits))}
+    met.update({r.id: outcomes[r.id].met if r.id in outcomes else None for r in problem.sweep.requirements})
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     feasible = est.fits and all(met[r] is not False for r in shall)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
-               "" if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible)
+                    "" if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
+                    tuple(k for k, o in outcomes.items() if o.status is Status.AT_RISK))
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:

@@ -73,6 +73,7 @@ class Tally:
     met: dict[str, tuple[int, int]]      # requirement id -> (points that meet it, points that do not)
     reasons: dict[tuple[str, str], int]  # (status, reason) -> points, of those not "ok"
     fit: Fitting
+    at_risk: dict[str, int] = field(default_factory=dict)  # requirement id -> points met but at risk (PointRow)
 
 
 def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
@@ -97,8 +98,9 @@ def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
     plain = [catalogued(r) for r in ok]
     fit = Fitting(values, present, np.array([r.feasible for r in ok], dtype=bool), np.array(plain, dtype=bool),
                   np.array([groups[k] for k in keys], dtype=np.int64), tuple(groups))
+    risky = {q.id: sum(1 for r in rows if q.id in r.at_risk) for q in requirements(problem)}
     return Tally(len(rows), status.count("invalid"), len(ok), sum(1 for r in rows if r.feasible), met,
-                 dict(reasons), fit)
+                 dict(reasons), fit, risky)
 
 
 def tally(result: Result) -> Tally:
@@ -125,8 +127,9 @@ def _joined(problem: SweepProblem, tallies: Sequence[Tally]) -> Tally:
                   np.concatenate([f.feasible for f in fits]), np.concatenate([f.catalogued for f in fits]),
                   np.concatenate(group), tuple(at))
     met = {q: (sum(t.met[q][0] for t in tallies), sum(t.met[q][1] for t in tallies)) for q in tallies[0].met}
+    risky = {q: sum(t.at_risk.get(q, 0) for t in tallies) for q in tallies[0].met}
     return Tally(sum(t.points for t in tallies), sum(t.invalid for t in tallies), sum(t.fitting for t in tallies),
-                 sum(t.feasible for t in tallies), met, dict(reasons), fit)
+                 sum(t.feasible for t in tallies), met, dict(reasons), fit, risky)
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             j = where.get(p)
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
             got[req.id] = verdicts[j] if use and verdicts is not None and j is not None else None
+    risk: list[list[str]] = [[] for _ in rows]
     for req in problem.sweep.requirements:
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and req.metric in rows[p]]
         each = judge_each(req, Q_(np.asarray([rows[p][req.metric] for p in have], dtype=float),
@@ -80,12 +81,20 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             got[req.id] = None
         for p, ok in zip(have, [None] * len(have) if each is None else each, strict=True):
             met[p][req.id] = ok
+        # met at the central value but not at one end of its range over the rate sets: at risk (points._judge)
+        ranged = [p for p in have if met[p][req.id] and all(f"{req.metric}_{e}" in rows[p] for e in ("low", "high"))]
+        lows, highs = ((judge_each(req, Q_(np.asarray([rows[p][f"{req.metric}_{e}"] for p in ranged], dtype=float),
+                                           SWEEP_METRICS[req.metric])) if ranged else None) or [True] * len(ranged)
+                       for e in ("low", "high"))
+        for p, low, high in zip(ranged, lows, highs, strict=True):
+            if not (low and high):
+                risk[p].append(req.id)
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     indices = pts.indices[take].tolist()
     values = pts.values[take]
     return [PointRow(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit",
                      "" if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
-                     fits[p] and (not shall or all(met[p][r] is not False for r in shall)))
+                     fits[p] and (not shall or all(met[p][r] is not False for r in shall)), tuple(risk[p]))
             for p in range(len(fits))]
 
 

@@ -36,16 +36,18 @@ class Machine:
     failures: Failures | None = None  # what a sweep's training point needs for its goodput (perf.train.goodput)
     failure_ends: tuple[Failures, ...] = ()  # the ends of that goodput's range (analyse.goodput.failure_ends)
     cost_per_accelerator_hour: float | None = None  # USD, for a sweep point's cost per token
+    rates: str = ""       # which rate set the goodput uses and what its range spans (analyse.goodput.rate_sets)
     transport: str = ""   # who declares `hardware.scale_out_latency` ("aws-ofi-nccl on NIC 'efa-v4'"); "": NCCL's IB
 
 
 def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
             it_power: float = 0.0, *, failures: Failures | None = None,
-            failure_ends: tuple[Failures, ...] = (), cost_per_accelerator_hour: float | None = None) -> Machine:
+            failure_ends: tuple[Failures, ...] = (), cost_per_accelerator_hour: float | None = None,
+            rates: str = "") -> Machine:
     """The `Machine` of a cluster (see `cluster_hardware`)."""
     hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
     return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
-                   scale_out.transport if scale_out is not None else "")
+                   rates, scale_out.transport if scale_out is not None else "")
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,

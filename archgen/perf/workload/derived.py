@@ -78,7 +78,9 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
 
     Power, accelerators, energy per token, goodput (with the low and high ends of its range over the rate sets, as
-    `check` gives them) and cost per token are added; only `MISFIT_KEEPS` are left when the point does not fit.
+    `check` gives them), goodput tokens per second and cost per token (each with the ends goodput's ends make:
+    `goodput_tokens_per_second_low/high`, `cost_per_token_low/high`, the low cost from the high goodput) are
+    added; only `MISFIT_KEEPS` are left when the point does not fit.
     `goodput` gives the job's goodput on the cluster and its range's ends (`perf.train.goodput.goodput_of`; called
     only when the point makes tokens); None for none.
     """
@@ -89,13 +91,20 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     if m.get("tokens_per_second"):
         m["energy_per_token"] = power / m["tokens_per_second"]
         tokens = m["tokens_per_second"]
+        ends: dict[str, float] = {}
         if goodput is not None:
             m["goodput"], low, high = goodput()
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
+                ends = {"low": tokens * low, "high": tokens * high}
+                m.update({f"goodput_tokens_per_second_{end}": t for end, t in ends.items()})
             m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
         if base.cost_per_accelerator_hour is not None and tokens > 0:
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
+            # the dearest token is made at the low end of goodput, the cheapest at the high end
+            for end, other in (("low", "high"), ("high", "low")):
+                if ends.get(other, 0) > 0:
+                    m[f"cost_per_token_{end}"] = cost_per_token(base.cost_per_accelerator_hour, gpus, ends[other])
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
     return m
