@@ -230,3 +230,12 @@ def test_reports_show_spec_files_relative_to_the_working_directory(spec_tree, tm
     for fmt in ("github", "junit", "text"):
         out = run_cli("check", root, "--format", fmt).out
         assert str(tmp_path) not in out and "specs/r.yaml" in out, fmt
+
+
+def test_estimate_outside_a_project_says_there_are_no_specs(tmp_path, monkeypatch):
+    """`archgen estimate --workload W` in a directory with no specs/ said "no workload 'W' in the specs (workloads:
+    none)", as if the id were wrong, where `archgen check` says "specs: no such file or directory"."""
+    monkeypatch.chdir(tmp_path)
+    r = run_cli("estimate", "--workload", "llama3-405b-pretrain-gb300")
+    assert r.code == 2, r
+    assert "no --path given and no specs/ in" in r.err and "--path DIR" in r.err

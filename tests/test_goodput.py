@@ -244,3 +244,23 @@ def test_a_requirement_on_an_assumed_blocking_time_is_not_provided(tmp_path):
     assert BLOCKING_UNKNOWN in j.outcome.note
     metrics = r.workloads["workload/w"].estimate.metrics
     assert "checkpoint_blocking_time" not in metrics and 0 < metrics["goodput"].m < 1
+
+
+def test_a_time_to_train_without_a_token_budget_says_what_to_state(tmp_path):
+    """A `time_to_train` requirement on the GB300 SU example's pre-training job, which states no token budget, was
+    REQ002 "has no metric 'time_to_train'", as if misspelt, though docs/metrics.md lists it; now it says why."""
+    import shutil
+    from pathlib import Path
+
+    from archgen.analyse.cost import NO_TOKEN_BUDGET
+    from archgen.pipeline import run
+
+    tree = tmp_path / "su"
+    shutil.copytree(Path(__file__).parents[1] / "examples" / "gb300-nvl72-su", tree)
+    (tree / "requirements" / "ttt.yaml").write_text(
+        "kind: Requirements\nid: ttt\nrequirements:\n  - {id: REQ-TTT, statement: Pre-train in 90 days, "
+        "subject: workload/llama3-405b-pretrain-gb300, metric: time_to_train, target: '<= 90 day'}\n",
+        encoding="utf-8")
+    r = run([tree])
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        f"REQ-TTT: workload/llama3-405b-pretrain-gb300's time_to_train is not provided: {NO_TOKEN_BUDGET}"]

@@ -315,6 +315,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
                 continue
+            if not w.checkpoint.tokens:
+                _withhold(ops, path, ("time_to_train", "goodput_time_to_train"), NO_TOKEN_BUDGET)
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)
@@ -361,6 +363,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
 #: Why an asynchronous or in-memory checkpoint's blocking time is not provided where the nodes give no host link.
 BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's copy to host memory has no rate; "
                     "goodput charges the whole write instead, an upper bound (REL008)")
+
+
+#: Why a training job has no time to train: nothing states how many tokens it trains on.
+NO_TOKEN_BUDGET = "the workload states no token budget: give `checkpoint: {tokens: 15.6e12}` (tokens of the run)"
 
 
 def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:

@@ -68,6 +68,9 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     if model_only and not search_plan:
         raise UsageError("--model-only widens the plan search: give it with --search-plan")
     factors = parse_what_if(what_if or [])
+    if not paths:   # `existing_spec_paths`: none given and no specs/ here, so only the shipped catalog
+        raise UsageError(f"no workload '{workload}': no --path given and no specs/ in {Path.cwd()}; "
+                         "give the project's specs with --path DIR")
     specs, design = built(paths)
     doc = specs.items.get(workload)
     target = cluster or getattr(doc, "cluster", None)
