@@ -79,8 +79,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
            "less the cluster's IT power (all of it becomes heat); negative when the hall cannot cool it.", _C,
            maximise=True),
-    Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches at maximum power plus optics, every "
-           "fabric.", _C),
+    Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches of every fabric (scale-out, "
+           "front-end, storage, management) at maximum power, switches placed in racks beyond what the fabrics "
+           "derive, and every transceiver, NIC ends included; not the scale-up (NVLink) switches, which are part of "
+           "the rack-scale system.", _C),
     Metric("cluster", "optics_power", "W", "kW", 1, "Optics power", "Transceivers of every fabric, both ends (those "
            "in the NICs of systems whose maximum includes them are in that figure).", _C),
     Metric("cluster", "links", "", "", 0, "Links", "Cables of every fabric tier.", _C),
@@ -165,7 +167,8 @@ REGISTRY: tuple[Metric, ...] = (
            "at level <link>, every plane.", _C),
     Metric("fabric", "links.<link>.max_length", "m", "m", 1, "Longest run", "Longest cable run at level <link> on "
            "the floor.", _C),
-    Metric("fabric", "network_power", "W", "kW", 2, "Network power", "Switches at maximum power plus optics.", _C),
+    Metric("fabric", "network_power", "W", "kW", 2, "Network power", "The fabric's switches at maximum power plus its "
+           "optics.", _C),
     Metric("fabric", "optics_power", "W", "kW", 2, "Optics power", "Transceivers of the fabric.", _C),
     Metric("fabric", "failure.leaf.ports_lost", "", "", 0, "Ports lost with a leaf", "Endpoint ports one leaf "
            "holds.", _F),

@@ -320,3 +320,28 @@ def _included_share(a: ClusterAnalysis, fa: FabricAnalysis) -> float:
         ports = [(nt.count, nt.part.power_includes_optics) for nt in a.nodes if nt.part.accelerators]
     total = sum(n for n, _ in ports)
     return sum(n for n, inside in ports if inside) / total if total else 1.0
+
+
+def surplus_switch_power(a: ClusterAnalysis) -> Q:
+    """Maximum draw of the switches placed in racks beyond what the fabrics derive (NET017), per model.
+
+    They are in the racks' IT power, so the cluster's network power holds them too. The scale-up (NVLink) switch is
+    not: NVIDIA counts its switch trays as part of the rack-scale system ("compute trays ..., NVLink switch trays,
+    ... power shelves", DGX GB200 User Guide, Hardware, https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html),
+    so it is compute, not network.
+    """
+    cluster = a.cluster
+    scale_up = cluster.scale_up_switch.id if cluster.scale_up_switch is not None else None
+    derived: dict[str, int] = {}
+    for fa in a.fabrics:
+        for t in fa.tiers:
+            if t.switch is not None:
+                derived[t.switch.id] = derived.get(t.switch.id, 0) + t.switches * fa.planes
+    placed: dict[str, tuple[Switch, int]] = {}
+    for rid, n in sorted(cluster.rack_counts.items()):
+        for item in cluster.rack_types[rid].items:
+            if isinstance(item.part, Switch) and item.part.id != scale_up:
+                sw, q = placed.get(item.part.id, (item.part, 0))
+                placed[item.part.id] = (sw, q + n)
+    return sum((sw.power.max * max(q - derived.get(sid, 0), 0) for sid, (sw, q) in sorted(placed.items())),
+               Q_(0, "W")).to("kW")

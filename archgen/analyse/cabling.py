@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems
+from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.placement import access_ports, place_switches, spare_leaf_ports
 from archgen.analyse.rack import typical_draw
@@ -125,7 +125,7 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
 
 
 def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
-    net = sum(cab.network_power.values(), Q_(0, "kW"))
+    net = sum(cab.network_power.values(), Q_(0, "kW")) + surplus_switch_power(a)
     placed = {line.part for line in cab.bom if line.note == "not placed in a rack"}
     unplaced = sum((p for line in cab.bom if line.part in placed and (p := line.total_power) is not None),
                    Q_(0, "kW"))  # None: counted in its parent

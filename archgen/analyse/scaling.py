@@ -15,13 +15,15 @@ point, not hidden.
 
 Transceivers are the module ends of optical links (media other than copper), counted as `analyse_cabling` counts
 modules (a twin-port 800G module serving two 400G links is one module). Network power is switches at their
-maximum power plus optics, over all fabrics (`Cabling.network_power`).
+maximum power plus optics, over all fabrics (`Cabling.network_power`), plus the switches placed in racks beyond
+what the fabrics derive (`bom.surplus_switch_power`), as the cluster's `network_power` metric counts it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from archgen.analyse.bom import surplus_switch_power
 from archgen.analyse.cabling import analyse_cabling
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster
 from archgen.build import ClusterDesign, Design, bind_cluster
@@ -48,7 +50,7 @@ class ScalePoint:
         tiers: Tiers used by each fabric, by fabric id.
         switches: Switches per tier (all planes), by fabric id then tier name.
         transceivers: Optical module ends over all fabrics.
-        network_power: Switches at maximum power plus optics, all fabrics.
+        network_power: Switches at maximum power plus optics, all fabrics, and switches placed beyond them.
         problems: Fabric problems at this size, as (fabric id, problem).
         bom: The cluster BOM's lines at this size, as (part, kind, note, quantity).
     """
@@ -150,7 +152,8 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
         factor=factor, units=sum(a.cluster.unit_counts.values()), accelerators=a.accelerators, nodes=a.node_count,
         racks=a.cluster.rack_total, tiers={fa.fabric.spec.id: fa.tiers_used for fa in a.fabrics},
         switches={fa.fabric.spec.id: {t.name: t.switches * fa.planes for t in fa.tiers} for fa in a.fabrics},
-        transceivers=optical, network_power=sum(cab.network_power.values(), Q_(0, "kW")).to("kW"),
+        transceivers=optical,
+        network_power=(sum(cab.network_power.values(), Q_(0, "kW")) + surplus_switch_power(a)).to("kW"),
         problems=problems, bom=tuple((line.part, line.kind, line.note, line.quantity) for line in cab.bom))
 
 

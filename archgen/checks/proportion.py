@@ -2,9 +2,10 @@
 
 Not a check module. Two signs that a fabric was sized by defaults nobody looked at, each a finding with the figures:
 
-* network power (switches at maximum plus optics, every fabric) above 15 % of the cluster's IT power: a 3-tier
+* network power (every fabric's switches at maximum, those placed beyond them, every transceiver; scale-up switches
+  are compute, see `analyse.bom.surplus_switch_power`) above 15 % of the cluster's IT power: a 3-tier
   fabric over one GB300 NVL72 SU (576 GPUs) drew 1.22 MW this way before the sizing minimised switches (issue 21);
-  the shipped designs stay under 7 % (DGX B200 SuperPOD 5.9 %, GB200 NVL72 SU 6.3 %, MI355X cluster 4.2 %).
+  the shipped designs stay under 7 % (DGX B200 SuperPOD 6.1 %, GB200 NVL72 SU 6.4 %, MI355X cluster 4.2 %).
   Both sides count each transceiver once: `network_power` holds every module of every tier, the NIC ends too, and
   `it_power` holds each once, inside a system's `power.max` where `System.power_includes_optics` says so and added
   otherwise (`analyse.bom.optics_outside_systems`), so the share is of like with like;
@@ -34,8 +35,9 @@ def violations(ctx: Context) -> Iterator[Violation]:
             share = float((net / it).to("").magnitude)
             if share > NETWORK_SHARE:
                 yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
-                                f"network power {net.to('kW'):.1f~P} (switches at maximum and every transceiver, "
-                                f"NIC ends included) is {share:.1%} of the IT power {it.to('kW'):.1f~P} (which holds "
+                                f"network power {net.to('kW'):.1f~P} (every fabric's switches at maximum, switches "
+                                f"placed beyond them, every transceiver with the NIC ends; not the scale-up "
+                                f"switches) is {share:.1%} of the IT power {it.to('kW'):.1f~P} (which holds "
                                 f"each once), above {NETWORK_SHARE:.0%}", count(share),
                                 count(NETWORK_SHARE))
         for fa in c.fabrics:
