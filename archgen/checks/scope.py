@@ -33,6 +33,13 @@ def _facility(r: Any) -> bool:
     return r.facility is not None
 
 
+def _hall_states(field: str) -> Callable[[Any], bool]:
+    """Whether a rack's hall states `field` (a capacity a cluster check compares the cluster's total with)."""
+    def stated(r: Any) -> bool:
+        return r.facility is not None and getattr(r.facility, field) is not None
+    return stated
+
+
 def _water(r: Any) -> bool:
     return r.facility is not None and r.facility.water is not None and _liquid(r)
 
@@ -74,12 +81,14 @@ def _chain(r: Any) -> bool:
         bool(power.pdus and power.pdus.serves)
 
 
-#: Rack checks that judge something only some racks have.
+#: Checks that judge something only some racks (or the halls of the racks a cluster places) have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
     "COOL007": _air_flow,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain,
+    # cluster checks, judged only where the hall of the racks they place states the capacity
+    "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
 }
 
 

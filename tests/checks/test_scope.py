@@ -33,3 +33,19 @@ def test_coolant_supply_check_shows_what_it_compared(shipped) -> None:
     value, limit = rack_figures("COOL004", a)
     assert abs(value.to("degC").m - (water.m + 5)) < 1e-9 and limit == lp.supply
     assert Q_(value.m, "degC") <= limit.to("degC")
+
+
+def test_facility_capacity_checks_apply_only_where_the_hall_states_the_capacity(shipped) -> None:
+    """PWR010 and COOL009 compare a cluster's total with its hall's stated `critical_it_power` and
+    `cooling_capacity`; a hall that states neither (the shipped ones) has nothing to compare, so the document lists
+    them as not applicable, not as "pass" (they read as passed for a limit nobody gave)."""
+    from dataclasses import replace
+
+    rack = _rack(shipped, "gb200-nvl72")
+    assert rack.facility.critical_it_power is None and rack.facility.cooling_capacity is None
+    assert not applies("PWR010", ["cluster/gb200-nvl72-su"], [rack])
+    assert not applies("COOL009", ["cluster/gb200-nvl72-su"], [rack])
+    hall = rack.facility.model_copy(update={"critical_it_power": Q_(250, "kW")})
+    stated = replace(rack, facility=hall)
+    assert applies("PWR010", ["cluster/gb200-nvl72-su"], [stated])
+    assert not applies("COOL009", ["cluster/gb200-nvl72-su"], [stated])
