@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import coolant_supply
+from archgen.checks.scope import coolant_supply, over_hall
 from archgen.model import Rack
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX, Facility
 from archgen.units import Q_, Q
@@ -173,11 +173,7 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
 
     Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`).
     """
-    for path, c in ctx.clusters.items():
-        hall, it = c.cluster.facility, c.metrics.get("it_power")
-        if hall is None or hall.cooling_capacity is None or it is None or it <= hall.cooling_capacity:
-            continue
+    for path, c, hall, it, cap in over_hall(ctx.clusters, "cooling_capacity"):
         yield Violation(path, c.cluster.spec.id, ("facility",),
                         f"IT heat {it.to('kW'):.1f~P} exceeds facility '{hall.id}''s cooling capacity "
-                        f"{hall.cooling_capacity.to('kW'):.1f~P} by {(it - hall.cooling_capacity).to('kW'):.1f~P}",
-                        it.to("kW"), hall.cooling_capacity.to("kW"))
+                        f"{cap.to('kW'):.1f~P} by {(it - cap).to('kW'):.1f~P}", it.to("kW"), cap.to("kW"))

@@ -11,6 +11,7 @@ from typing import Any
 
 from archgen.analyse.rack import Power, Stage
 from archgen.checks.registry import Context, Violation, check
+from archgen.checks.scope import over_hall
 from archgen.model import PowerShelf
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
@@ -263,11 +264,7 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
 
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
-    for path, c in ctx.clusters.items():
-        hall, it = c.cluster.facility, c.metrics.get("it_power")
-        if hall is None or hall.critical_it_power is None or it is None or it <= hall.critical_it_power:
-            continue
+    for path, c, hall, it, cap in over_hall(ctx.clusters, "critical_it_power"):
         yield Violation(path, c.cluster.spec.id, ("facility",),
-                        f"IT power {_kw(it)} exceeds facility '{hall.id}''s critical IT power "
-                        f"{_kw(hall.critical_it_power)} by {_kw(it - hall.critical_it_power)}",
-                        it.to("kW"), hall.critical_it_power.to("kW"))
+                        f"IT power {_kw(it)} exceeds facility '{hall.id}''s critical IT power {_kw(cap)} by "
+                        f"{_kw(it - cap)}", it.to("kW"), cap.to("kW"))

@@ -7,7 +7,7 @@ kinds (`KINDS`), narrowed for rack checks by what the rack has (a liquid path, a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from archgen.model.facility import LIQUID_CLASS_MAX
@@ -99,6 +99,19 @@ def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = ()) -
         return False
     need = RACK_NEEDS.get(check_id)
     return need is None or any(need(r) for r in racks)
+
+
+def over_hall(clusters: Any, capacity: str) -> Iterator[tuple[str, Any, Any, Any, Any]]:
+    """Each cluster whose IT power exceeds what its hall states as `capacity`, with the figures compared.
+
+    (path, cluster analysis, hall, IT power, the stated capacity): PWR010 for `critical_it_power`, COOL009 for
+    `cooling_capacity` (all IT power becomes heat).
+    """
+    for path, c in clusters.items():
+        hall, it = c.cluster.facility, c.metrics.get("it_power")
+        limit = getattr(hall, capacity) if hall is not None else None
+        if limit is not None and it is not None and it > limit:
+            yield path, c, hall, it, limit
 
 
 def coolant_supply(water: Any, cdu: Any) -> Any:
