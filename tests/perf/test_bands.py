@@ -52,6 +52,18 @@ def test_a_rate_band_is_the_time_band_seen_from_the_other_side():
     assert lo.m_as("GB/s") == pytest.approx(400.0) and hi.m_as("GB/s") == pytest.approx(400.0)
 
 
+def test_a_one_sided_band_says_it_lies_on_one_side_of_the_estimate():
+    """Every collective time in the fixture is 20 % short (busbw 25 % high): the busbw band is [400, 400] GB/s around
+    an estimate of 500, below its own point. The description says why, instead of reading as a contradiction; a
+    band with errors of both signs says nothing more."""
+    table = {"dense-training": {"step_time": (3, -0.2, 0.25, 0.2)}, "collectives": {"time": (1, -0.2, -0.2, 0.2)}}
+    assert band("collectives", "busbw", table).describe().endswith(
+        "; the model over-predicted every one of them, so the band lies below the estimate")
+    assert band("collectives", "time", table).describe().endswith(
+        "; the model under-predicted every one of them, so the band lies above the estimate")
+    assert band("dense-training", "step_time", table).describe().endswith("dense training measurements")
+
+
 def test_unmeasured_and_unbanded_metrics():
     """A banded metric no run of the family measured has a band of no measurement; memory carries none."""
     unmeasured = band("offline-serving", "ttft", {"offline-serving": {"tokens_per_second": (3, -0.05, 0.4, 0.1)}})

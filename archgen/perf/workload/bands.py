@@ -106,8 +106,11 @@ class Band:
         """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...')."""
         if not self.measured:
             return f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
+        side = ("" if self.low <= 0 <= self.high else
+                f"; the model {'over' if self.low > 0 else 'under'}-predicted every one of them, so the band lies "
+                f"{'below' if self.low > 0 else 'above'} the estimate")
         return (f"model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
-                f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}")
+                f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}{side}")
 
 
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None) -> Band | None:
