@@ -37,7 +37,8 @@ SHOWN = {"training": ("step_time", "tokens_per_second", "mfu", "memory_per_gpu",
          "inference": ("ttft", "tpot", "tokens_per_second_per_gpu", "concurrency", "power", "energy_per_token"),
          "collective": ("busbw", "time")}
 LAYOUT = {"tp": "tp", "pp": "pp", "dp": "dp", "cp": "cp", "ep": "ep", "micro_batch": "mb", "interleave": "v",
-          "recompute": "recompute", "replicas": "replicas", "batch": "batch", "op": "op", "algorithm": "algorithm"}
+          "recompute": "recompute", "replicas": "replicas", "batch": "batch", "max_batch": "max batch", "op": "op",
+          "algorithm": "algorithm"}
 #: Display units shown as plain numbers: counts, ratios and rates whose title names the unit (Tokens/s).
 PLAIN = ("dimensionless", "1/s")
 

@@ -137,7 +137,7 @@ def test_server_roofline_decodes_the_sequences_in_flight_not_the_kv_capacity(spe
     """Under an arrival rate the decode step is drawn at the simulated concurrency, as the estimate reports it.
 
     From a user's MI355X deployment: Llama 3.1 70B at 5 requests/s per replica held about 17 sequences in flight,
-    and the document's roofline drew a decode step of 5,705 (the KV cache's capacity, `layout["batch"]`).
+    and the document's roofline drew a decode step of 5,705 (the KV cache's capacity, `layout["max_batch"]`).
     """
     from archgen.pipeline import run
 
@@ -147,5 +147,5 @@ def test_server_roofline_decodes_the_sequences_in_flight_not_the_kv_capacity(spe
         "arrival_rate: 40 1/s}\n")})
     result = run([root, SPECS / "clusters" / "mi355x-th5.yaml"]).workloads["workload/l70-server"]
     running = result.estimate.metrics["concurrency"].m
-    assert running < result.estimate.layout["batch"] / 10
+    assert running < result.estimate.layout["max_batch"] / 10
     assert result.roofline.tokens["decode"] == max(round(running), 1)

@@ -279,7 +279,7 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     """The roofline of an estimate's chosen layout; None when the estimate has no layout (nothing fits).
 
     A serving estimate's decode step is drawn at `concurrency`, the sequences its metric says are in flight (under
-    an arrival rate, the simulated mean, not the KV cache's capacity that `layout["batch"]` caps admission at).
+    an arrival rate, the simulated mean, not the KV cache's capacity that `layout["max_batch"]` caps admission at).
     """
     if not layout:
         return None
@@ -296,4 +296,5 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
                              kv_dtype=inf.kv_precision, tp=int(layout["tp"]),
-                             batch=max(round(concurrency), 1) if concurrency is not None else int(layout["batch"]))
+                             batch=max(round(concurrency), 1) if concurrency is not None
+                             else int(layout.get("batch", layout.get("max_batch", 1))))

@@ -117,7 +117,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
         notes += efficiency_note(hw, inf.precision, tput, "the tokens/s per accelerator", "1/s")
-    layout: dict[str, int | str] = {"tp": tp, "replicas": replicas, "batch": int(float(e.batch))}
+    # under an arrival rate the batch is only the admission cap (the KV cache's capacity or `batch`); what runs is
+    # the simulated concurrency: named so, not to read as the operating batch
+    layout: dict[str, int | str] = {"tp": tp, "replicas": replicas,
+                                    "max_batch" if run is not None and not closed else "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
     prompts = (f"chunked prefill of {inf.max_num_tokens} tokens per iteration" if inf.prefill == "chunked" else
