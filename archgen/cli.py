@@ -283,6 +283,7 @@ def schema(out: Annotated[Path | None, typer.Option(
 
 @app.command()
 def estimate(
+    positional: Paths = None,
     cases: Annotated[Path | None, typer.Option(
         "--cases", metavar="FILE", help="Score a validation-case file (archgen-validation/1).")] = None,
     cluster: Annotated[str | None, typer.Option(
@@ -305,10 +306,14 @@ def estimate(
         "--model-only", help="With --search-plan, also search weight offload, which the model has (after Calculon's) "
                              "but no stack profile runs; a plan that takes it is labelled a model-only plan.")] = False,
 ) -> None:
-    """Performance estimate of a workload on a cluster, or predicted vs measured for validation cases."""
+    """Performance estimate of a workload on a cluster, or predicted vs measured for validation cases.
+
+    Spec paths are given as arguments, as `check`, `render` and `gap` take them, or with `--path` (both add up).
+    """
     from archgen.commands.common import existing_spec_paths
     from archgen.commands.estimate import run
-    _run(lambda: run(cases, cluster, workload, existing_spec_paths(paths), fmt, what_if, explain, search_plan,
+    given = [*(positional or ()), *(paths or ())]
+    _run(lambda: run(cases, cluster, workload, existing_spec_paths(given), fmt, what_if, explain, search_plan,
                      model_only))
 
 

@@ -239,3 +239,13 @@ def test_estimate_outside_a_project_says_there_are_no_specs(tmp_path, monkeypatc
     r = run_cli("estimate", "--workload", "llama3-405b-pretrain-gb300")
     assert r.code == 2, r
     assert "no --path given and no specs/ in" in r.err and "--path DIR" in r.err
+
+
+def test_estimate_takes_spec_paths_as_arguments_as_check_does():
+    """`archgen estimate --workload W examples/gb300-nvl72-su` failed with "unexpected extra argument(s)" where
+    `check`, `render` and `gap` take the path that way; an argument and `--path` now give the same estimate."""
+    example = REPO / "examples" / "gb300-nvl72-su"
+    by_argument = run_cli("estimate", "--workload", "llama3-405b-pretrain-gb300", example, "-f", "json")
+    by_option = run_cli("estimate", "--workload", "llama3-405b-pretrain-gb300", "--path", example, "-f", "json")
+    assert by_argument.code == by_option.code == 0, (by_argument, by_option)
+    assert json.loads(by_argument.out) == json.loads(by_option.out)
