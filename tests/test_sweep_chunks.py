@@ -294,8 +294,10 @@ def test_an_error_beside_the_workers_ends_them_without_waiting(tmp_path, monkeyp
     assert time.monotonic() - started < 30
     [pending] = handed
     assert len(pending.parts) == 8
-    # two chunks running and one queued for the next free worker (`ProcessPoolExecutor`) at most; the rest cancelled
-    assert sum(f.cancelled() for f in pending.parts) >= 5
+    # at most two chunks running and three in the pool's call queue (CPython's ProcessPoolExecutor holds
+    # max_workers + EXTRA_QUEUED_CALLS = 3 there besides the ones its workers took, and a queued one cannot be
+    # cancelled); the rest cancelled. ">= 5" failed under load, once the workers had taken theirs and the queue refilled
+    assert sum(f.cancelled() for f in pending.parts) >= 3
     assert not set(multiprocessing.active_children()) - before  # the workers ended
 
 
