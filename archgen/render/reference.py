@@ -244,8 +244,14 @@ def _capacity(hall: Any, m: dict) -> list[tuple[str, str]]:
     out = []
     for label, cap, headroom in (("Critical IT power", hall.critical_it_power, "it_capacity_headroom"),
                                  ("Cooling capacity", hall.cooling_capacity, "cooling_headroom")):
+        at_site = hall.cooling_at_site() if headroom == "cooling_headroom" else cap
         if cap is None:
             out.append((label, NOT_PROVIDED))
+        elif at_site is None:
+            out.append((label, f"{fmt.q(cap, 'kW', 0)} stated at conditions the site does not meet (COOL011)"))
+        elif at_site != cap:
+            out.append((label, f"{fmt.q(at_site, 'kW', 0)} at the site's conditions ({fmt.q(cap, 'kW', 0)} as "
+                               f"rated), headroom {fmt.q(m.get(headroom), 'kW', 1)}"))
         else:
             out.append((label, f"{fmt.q(cap, 'kW', 0)}, headroom {fmt.q(m.get(headroom), 'kW', 1)}"))
     if hall.cost is not None:

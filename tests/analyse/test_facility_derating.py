@@ -1,0 +1,65 @@
+"""Cooling capacity at the site's conditions, the ASHRAE air classes at altitude, and air density at altitude.
+
+Published values: the U.S. Standard Atmosphere, 1976 (NOAA/NASA/USAF, table I) gives 89.876 kPa at 1000 m,
+79.501 kPa at 2000 m and 70.121 kPa at 3000 m against 101.325 kPa at sea level; ASHRAE TC 9.9 (Thermal Guidelines,
+notes to the table of air classes) lowers the allowable maximum 1 K per 300 m (A1, A2), 175 m (A3) or 125 m (A4)
+above 900 m.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.model.cooling import Conditions, Rating, rated_capacity
+from archgen.model.facility import Facility, allowable_air, pressure_ratio
+from archgen.units import Q_
+
+
+@pytest.mark.parametrize(("metres", "kpa"), [(1000, 89.876), (2000, 79.501), (3000, 70.121)])
+def test_pressure_ratio_matches_the_standard_atmosphere(metres: int, kpa: float) -> None:
+    assert pressure_ratio(Q_(metres, "m")) == pytest.approx(kpa / 101.325, rel=2e-3)
+    assert pressure_ratio(None) == 1.0
+
+
+@pytest.mark.parametrize(("cls", "metres", "top"), [("A1", 900, 32), ("A1", 1800, 29), ("A2", 1800, 32),
+                                                      ("A3", 1250, 38), ("A4", 1400, 41), ("A2", 0, 35)])
+def test_air_class_maximum_falls_above_900_m(cls: str, metres: int, top: float) -> None:
+    _, high, why = allowable_air(cls, Q_(metres, "m"))
+    assert high.m_as("degC") == pytest.approx(top)
+    assert bool(why) == (metres > 900)
+
+
+def _unit(water: float | None = None, ambient: float | None = None, altitude: float | None = None) -> dict:
+    return {"water": None if water is None else Q_(water, "degC"),
+            "ambient": None if ambient is None else Q_(ambient, "degC"),
+            "altitude": None if altitude is None else Q_(altitude, "m")}
+
+
+def test_rated_capacity_counts_the_covering_row_and_never_interpolates() -> None:
+    nominal = Q_(100, "kW")
+    rated = Conditions(water="25 degC")
+    rows = [Rating(water="35 degC", capacity="60 kW"), Rating(water="45 degC", capacity="30 kW")]
+    assert rated_capacity(nominal, None, [], _unit(water=40)).capacity == nominal  # nothing stated: nothing compared
+    assert rated_capacity(nominal, rated, rows, _unit(water=25)).capacity == nominal
+    at_30 = rated_capacity(nominal, rated, rows, _unit(water=30))
+    assert at_30.capacity == Q_(60, "kW") and at_30.rating == rows[0]  # the 35 °C row, not 80 kW interpolated
+    assert rated_capacity(nominal, rated, rows, _unit(water=40)).capacity == Q_(30, "kW")
+    beyond = rated_capacity(nominal, rated, rows, _unit(water=50))
+    assert beyond.capacity is None and beyond.unmet[0][0] == "water"
+
+
+def test_a_condition_the_site_does_not_state_is_not_compared() -> None:
+    rated = Conditions(ambient="35 degC", altitude="0 m")
+    assert rated_capacity(Q_(1, "MW"), rated, [], _unit(ambient=30)).capacity == Q_(1, "MW")
+    assert rated_capacity(Q_(1, "MW"), rated, [], _unit(ambient=30, altitude=1)).capacity is None
+
+
+def test_the_plant_is_rated_against_outdoor_air_not_water() -> None:
+    base = {"id": "h", "floor_rating": "1200 kg/m**2", "air": {"supply": "24 degC"}, "cooling_capacity": "1 MW"}
+    with pytest.raises(ValueError, match="outdoor"):
+        Facility.model_validate({**base, "cooling_rated_at": {"water": "30 degC"}})
+    with pytest.raises(ValueError, match="needs `cooling_rated_at`"):
+        Facility.model_validate({**base, "cooling_derating": [{"ambient": "40 degC", "capacity": "0.9 MW"}]})
+    hall = Facility.model_validate({**base, "outdoor_design": "38 degC", "cooling_rated_at": {"ambient": "35 degC"},
+                                    "cooling_derating": [{"ambient": "40 degC", "capacity": "0.9 MW"}]})
+    assert hall.cooling_at_site() == Q_(0.9, "MW")
