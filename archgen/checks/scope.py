@@ -22,7 +22,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "NET": ("cluster",), "CAB": ("cluster",), "PERF": ("workload",),
 }
 #: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities.
-CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",)}
+CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
+                                              "PWR011": ("cluster",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -43,6 +44,12 @@ def _hall_states(field: str) -> Callable[[Any], bool]:
 def _rated_cdu(r: Any) -> bool:
     """A rack whose CDU states the conditions of its capacity, in a hall, has them for COOL010 to compare."""
     return _liquid(r) and r.facility is not None and r.cdu is not None and r.cdu.rated_at is not None
+
+
+def _hall_units(r: Any) -> bool:
+    """Whether a rack's hall states UPS modules or generator sets (PWR011 compares the cluster's load with them)."""
+    feeds = r.facility.feeds if r.facility is not None else None
+    return feeds is not None and (feeds.ups_units is not None or feeds.generator_units is not None)
 
 
 def _water(r: Any) -> bool:
@@ -94,6 +101,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR005": _two_n, "PWR009": _chain,
     # cluster checks, judged only where the hall of the racks they place states the capacity
     "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
+    "PWR011": _hall_units,
 }
 
 

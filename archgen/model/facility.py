@@ -77,6 +77,15 @@ class SiteTier(Spec):
     certified: bool = Field(False, description="Whether the site is certified at that level, not only designed to it.")
 
 
+class Units(Spec):
+    """A set of identical units upstream of the racks (UPS modules, generator sets) and each one's rating."""
+
+    count: Count = Field(description="Units installed, spares included, e.g. 4.")
+    capacity: Power = Field(description=(
+        "Each unit's rated real-power output, e.g. '500 kW' (a UPS module's kW rating; a generator set's rating for "
+        "the duty it serves, e.g. prime or data-centre continuous)."))
+
+
 class UpstreamFeeds(Spec):
     """Power and cooling upstream of the racks: utility feeds, UPS, generators and the cooling plant."""
 
@@ -85,6 +94,12 @@ class UpstreamFeeds(Spec):
     ups: Redundancy | None = Field(None, description="UPS redundancy: N, N+1 or N+N (2N).")
     ups_autonomy: Duration | None = Field(None, description="UPS ride-through at full load, e.g. '5 min'.")
     generators: Redundancy | None = Field(None, description="Standby generator redundancy: N, N+1 or N+N (2N).")
+    ups_units: Units | None = Field(None, description=(
+        "UPS modules and each one's rating, e.g. {count: 4, capacity: 500 kW}: with `ups` redundancy held back they "
+        "carry the cluster's IT power (PWR011)."))
+    generator_units: Units | None = Field(None, description=(
+        "Generator sets and each one's rating, e.g. {count: 5, capacity: 2 MW}: with `generators` redundancy held "
+        "back they carry the cluster's facility power, IT power x PUE (PWR011)."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
 
 

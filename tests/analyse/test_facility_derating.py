@@ -63,3 +63,16 @@ def test_the_plant_is_rated_against_outdoor_air_not_water() -> None:
     hall = Facility.model_validate({**base, "outdoor_design": "38 degC", "cooling_rated_at": {"ambient": "35 degC"},
                                     "cooling_derating": [{"ambient": "40 degC", "capacity": "0.9 MW"}]})
     assert hall.cooling_at_site() == Q_(0.9, "MW")
+
+
+def test_the_data_centre_section_shows_units_and_derated_cooling() -> None:
+    """The hall table states the UPS modules beside the redundancy and the cooling the site can count on."""
+    from archgen.render.reference import _capacity, _units
+    hall = Facility.model_validate({
+        "id": "h", "floor_rating": "1200 kg/m**2", "air": {"supply": "24 degC"}, "cooling_capacity": "1 MW",
+        "outdoor_design": "38 degC", "cooling_rated_at": {"ambient": "35 degC"},
+        "cooling_derating": [{"ambient": "40 degC", "capacity": "0.9 MW"}],
+        "feeds": {"ups": "N+1", "ups_units": {"count": 3, "capacity": "150 kW"}}})
+    assert _units(hall.feeds.ups, hall.feeds.ups_units, "modules") == "N+1 (3 x 150 kW modules)"
+    cooling = dict(_capacity(hall, {"cooling_headroom": Q_(100, "kW")}))["Cooling capacity"]
+    assert cooling.startswith("900 kW at the site's conditions (1,000 kW as rated)")
