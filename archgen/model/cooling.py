@@ -19,6 +19,10 @@ class Pumps(Spec):
     redundancy: Redundancy = Field("N+1", description="Pump redundancy the rated flow already allows for.")
 
 
+#: The conditions of `Conditions`, in the order messages list them.
+CONDITIONS = ("water", "ambient", "altitude")
+
+
 class Conditions(Spec):
     """Conditions a cooling capacity is stated at, as its source states them; each is harder the higher it is.
 
@@ -38,6 +42,13 @@ class Rating(Conditions):
     """A capacity its source states at conditions other than the nominal ones (a row of a derating table)."""
 
     capacity: Power = Field(description="Capacity at these conditions, e.g. '1.1 MW'.")
+
+    @model_validator(mode="after")
+    def _differs(self) -> Rating:
+        if all(getattr(self, n) is None for n in CONDITIONS):
+            raise FieldError(("capacity",), "a derating row states the conditions it is at (water, ambient or "
+                                            "altitude); the others are those of the nominal rating")
+        return self
 
 
 def derating_needs_rating(rated_at: Conditions | None, derating: list[Rating], prefix: str) -> None:
@@ -72,8 +83,8 @@ class CoolingUnit(Part):
         return self
 
 
-#: The conditions of `Conditions`, in the order messages list them.
-CONDITIONS = ("water", "ambient", "altitude")
+#: Conditions a site exceeds: (name, rated, site).
+Unmet = tuple[tuple[str, Q, Q], ...]
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ class Rated:
 
     capacity: Q | None
     rating: Conditions | None
-    unmet: tuple[tuple[str, Q, Q], ...]
+    unmet: Unmet
 
 
 def _value(q: Q) -> float:
@@ -94,11 +105,16 @@ def _value(q: Q) -> float:
     return q.to("degC").magnitude if q.check("[temperature]") else q.to("m").magnitude
 
 
-def _exceeded(rating: Conditions, site: dict[str, Any]) -> tuple[tuple[str, Q, Q], ...]:
-    """The conditions a rating states that the site exceeds: (name, rated, site)."""
+def _exceeded(rating: Conditions, site: dict[str, Any], nominal: Conditions | None = None) -> Unmet:
+    """The conditions a rating states that the site exceeds: (name, rated, site).
+
+    A derating row's unstated conditions are those of the `nominal` rating (a table varies one condition at a time).
+    """
     out = []
     for name in CONDITIONS:
         rated, here = getattr(rating, name), site.get(name)
+        if rated is None and nominal is not None:
+            rated = getattr(nominal, name)
         if rated is not None and here is not None and _value(here) > _value(rated):
             out.append((name, rated, here))
     return tuple(out)
@@ -108,23 +124,24 @@ def rated_capacity(nominal: Q, rated_at: Conditions | None, derating: list[Ratin
     """The capacity a unit or plant can be counted on for at the site's conditions (`site`: name → value or None).
 
     Without stated conditions, the nominal capacity (nothing to compare). With them, the nominal capacity where
-    the site meets them, else the largest capacity of the derating rows whose conditions are at least as hard as the
-    site's in every condition both state (capacity falls as conditions harden, so each such row is a floor; no
-    interpolation between rows), else None: a capacity stated at conditions the design does not meet.
+    the site meets them, else the largest capacity of the derating rows whose conditions (a row's unstated ones
+    those of the nominal rating) are at least as hard as the site's in every condition both state (capacity falls
+    as conditions harden, so each such row is a floor; no interpolation between rows), else None: a capacity stated
+    at conditions the design does not meet.
     """
     if rated_at is None:
         return Rated(nominal, None, ())
     unmet = _exceeded(rated_at, site)
     if not unmet:
         return Rated(nominal, rated_at, ())
-    covering = [r for r in derating if not _exceeded(r, site)]
+    covering = [r for r in derating if not _exceeded(r, site, rated_at)]
     if covering:
         best = max(covering, key=lambda r: r.capacity.to("W").magnitude)
         return Rated(best.capacity, best, unmet)
     return Rated(None, None, unmet)
 
 
-def describe(conditions: tuple[tuple[str, Q, Q], ...], air: str = "air") -> str:
+def describe(conditions: Unmet, air: str = "air") -> str:
     """'facility water 30 °C, rated at 25 °C; ...' for the conditions a site exceeds (`air` names the ambient)."""
     names = {"water": "facility water", "ambient": air, "altitude": "altitude"}
     return "; ".join(f"{names[n]} {here:~P}, rated at {rated:~P}" for n, rated, here in conditions)

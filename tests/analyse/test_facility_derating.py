@@ -54,6 +54,16 @@ def test_a_condition_the_site_does_not_state_is_not_compared() -> None:
     assert rated_capacity(Q_(1, "MW"), rated, [], _unit(ambient=30, altitude=1)).capacity is None
 
 
+def test_a_row_s_unstated_conditions_are_the_nominal_ones() -> None:
+    """A table of capacity by ambient at sea level does not cover a site at 1600 m: its rows inherit the 0 m."""
+    rated = Conditions(ambient="35 degC", altitude="0 m")
+    rows = [Rating(ambient="40 degC", capacity="0.9 MW")]
+    assert rated_capacity(Q_(1, "MW"), rated, rows, _unit(ambient=38)).capacity == Q_(0.9, "MW")
+    assert rated_capacity(Q_(1, "MW"), rated, rows, _unit(ambient=38, altitude=1600)).capacity is None
+    with pytest.raises(ValueError, match="states the conditions it is at"):
+        Rating(capacity="0.9 MW")
+
+
 def test_the_plant_is_rated_against_outdoor_air_not_water() -> None:
     base = {"id": "h", "floor_rating": "1200 kg/m**2", "air": {"supply": "24 degC"}, "cooling_capacity": "1 MW"}
     with pytest.raises(ValueError, match="outdoor"):
