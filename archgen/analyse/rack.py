@@ -317,7 +317,7 @@ def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
         cdu_load, cdu_flow_needed = liquid * path.racks_per_cdu, coolant_flow * path.racks_per_cdu
     if path and rack.cdu is not None:
         unit: CoolingUnit = rack.cdu
-        cdu = Stage(path.cdu_count, cdu_capacity(rack).to("kW"), path.cdu_redundancy,
+        cdu = Stage(path.cdu_count, cdu_capacity(rack, unit).to("kW"), path.cdu_redundancy,
                     spare_units(path.cdu_redundancy, path.cdu_count))
         if unit.flow is not None:
             cdu_flow = (unit.flow * (cdu.count - cdu.spare)).to("L/min")
@@ -330,14 +330,14 @@ def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
                    cdu_flow_needed)
 
 
-def cdu_capacity(rack: RackDesign) -> Q:
-    """One CDU's capacity at its hall's conditions (`model.cooling.rated_capacity`).
+def cdu_capacity(rack: RackDesign, unit: CoolingUnit) -> Q:
+    """One CDU's (`unit`, the rack's) capacity at its hall's conditions (`model.cooling.rated_capacity`).
 
     Its `capacity` where the hall meets the conditions it is stated at (or it states none), the covering derating
     row's where one covers them; where none does, the stated capacity, and COOL010 reports that the design cannot
     count on it.
     """
-    unit, hall = rack.cdu, rack.facility
+    hall = rack.facility
     if hall is None:
         return unit.capacity
     rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
