@@ -52,6 +52,11 @@ def _hall_units(r: Any) -> bool:
     return feeds is not None and (feeds.ups_units is not None or feeds.generator_units is not None)
 
 
+def _hall_rated(r: Any) -> bool:
+    """Whether a rack's hall states the conditions of its cooling capacity (COOL011 compares them with the site)."""
+    return r.facility is not None and r.facility.cooling_rated_at is not None
+
+
 def _water(r: Any) -> bool:
     return r.facility is not None and r.facility.water is not None and _liquid(r)
 
@@ -101,7 +106,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR005": _two_n, "PWR009": _chain,
     # cluster checks, judged only where the hall of the racks they place states the capacity
     "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
-    "PWR011": _hall_units,
+    "PWR011": _hall_units, "COOL011": _hall_rated,
 }
 
 

@@ -86,3 +86,21 @@ def test_the_data_centre_section_shows_units_and_derated_cooling() -> None:
     assert _units(hall.feeds.ups, hall.feeds.ups_units, "modules") == "N+1 (3 x 150 kW modules)"
     cooling = dict(_capacity(hall, {"cooling_headroom": Q_(100, "kW")}))["Cooling capacity"]
     assert cooling.startswith("900 kW at the site's conditions (1,000 kW as rated)")
+
+
+def test_a_rack_document_carries_its_hall_s_findings(tmp_path) -> None:
+    """COOL011 on the hall belongs to the document of a rack installed in it (its status may not read 'all pass')."""
+    from archgen.pipeline import run
+    from archgen.render.target import rack_scope
+    from tests.conftest import write_tree
+    write_tree(tmp_path / "specs", {"hall.yaml": (
+        "kind: Facility\nid: hot-hall\nfloor_rating: 2500 kg/m**2\nwater: {supply: 30 degC}\nair: {supply: 25 degC}\n"
+        "cooling_capacity: 1.5 MW\noutdoor_design: 38 degC\ncooling_rated_at: {ambient: 35 degC}\n"), "rack.yaml": (
+        "kind: Rack\nid: r\nfacility: hot-hall\n"
+        "form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, "
+        "weight: 170 kg}\nslots:\n- {at: 3, part: dgx-h100, count: 2}\n- {at: 1, part: pdu-415v-60a-3ph, count: 2}\n"
+        "power:\n  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}\n"
+        "  pdus: {redundancy: N+N}\ncooling:\n  air: {class: A2, delta_t: 20 K}\n")})
+    result = run([tmp_path / "specs"])
+    scope, _ = rack_scope(result, result.racks["rack/r"], "test", None)
+    assert [f.id for f in scope.findings() if f.id.startswith("COOL")] == ["COOL011"]
