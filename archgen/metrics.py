@@ -77,7 +77,9 @@ REGISTRY: tuple[Metric, ...] = (
            "`critical_it_power` less the cluster's IT power; negative when the hall cannot power it.", _C,
            maximise=True),
     Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
-           "less the cluster's IT power (all of it becomes heat); negative when the hall cannot cool it.", _C,
+           "at its site's outdoor conditions (the `cooling_derating` row covering them, where the rating states its "
+           "conditions) less the cluster's IT power (all of it becomes heat); negative when the hall cannot cool it;"
+           " not provided where no stated rating covers the site (COOL011).", _C,
            maximise=True),
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches of every fabric (scale-out, "
            "front-end, storage, management) at maximum power, switches placed in racks beyond what the fabrics "

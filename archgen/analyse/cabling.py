@@ -143,8 +143,9 @@ def _facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
         out["facility_power"] = (it_power * hall.cost.energy.pue).to("kW")
     if hall.critical_it_power is not None:
         out["it_capacity_headroom"] = (hall.critical_it_power - it_power).to("kW")
-    if hall.cooling_capacity is not None:
-        out["cooling_headroom"] = (hall.cooling_capacity - it_power).to("kW")
+    cooling = hall.cooling_at_site()  # derated for the site where stated; None where no rating covers it (COOL011)
+    if cooling is not None:
+        out["cooling_headroom"] = (cooling - it_power).to("kW")
     return out
 
 

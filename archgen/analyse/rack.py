@@ -13,6 +13,8 @@ from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
 from archgen.model.base import spare_units
+from archgen.model.cooling import rated_capacity
+from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
 from archgen.model.rack import Pdus, Shelves
 from archgen.units import Q_, Q
@@ -25,7 +27,8 @@ COOLANTS: dict[str, tuple[Q, Q]] = {
     "water": (Q_(995.6, "kg/m**3"), Q_(4180, "J/kg/K")),
     "pg25": (Q_(1015, "kg/m**3"), Q_(3930, "J/kg/K")),
 }
-#: Air at 20 degC, sea level (ISA): rho 1.204 kg/m^3, c_p 1.006 kJ/(kg K).
+#: Air at 20 degC, sea level (ISA): rho 1.204 kg/m^3, c_p 1.006 kJ/(kg K); at a hall's `altitude` rho scales with the
+#: barometric pressure (`model.facility.pressure_ratio`).
 AIR = (Q_(1.204, "kg/m**3"), Q_(1006, "J/kg/K"))
 
 
@@ -314,15 +317,31 @@ def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
         cdu_load, cdu_flow_needed = liquid * path.racks_per_cdu, coolant_flow * path.racks_per_cdu
     if path and rack.cdu is not None:
         unit: CoolingUnit = rack.cdu
-        cdu = Stage(path.cdu_count, unit.capacity.to("kW"), path.cdu_redundancy,
+        cdu = Stage(path.cdu_count, cdu_capacity(rack, unit).to("kW"), path.cdu_redundancy,
                     spare_units(path.cdu_redundancy, path.cdu_count))
         if unit.flow is not None:
             cdu_flow = (unit.flow * (cdu.count - cdu.spare)).to("L/min")
     declared = [p.part.airflow for p in rack.items if isinstance(p.part, System) and p.part.airflow is not None]
     declared_flow = sum(declared, Q_(0, "m**3/s")).to("ft**3/min") if declared else None
-    air_flow = volume_flow(air, *AIR, spec.cooling.air.delta_t).to("ft**3/min")
+    rho, cp = AIR
+    altitude = rack.facility.altitude if rack.facility is not None else None
+    air_flow = volume_flow(air, rho * pressure_ratio(altitude), cp, spec.cooling.air.delta_t).to("ft**3/min")
     return CoolingSplit(heat, liquid, air, coolant_flow, air_flow, declared_flow, cdu, cdu_flow, cdu_load,
                    cdu_flow_needed)
+
+
+def cdu_capacity(rack: RackDesign, unit: CoolingUnit) -> Q:
+    """One CDU's (`unit`, the rack's) capacity at its hall's conditions (`model.cooling.rated_capacity`).
+
+    Its `capacity` where the hall meets the conditions it is stated at (or it states none), the covering derating
+    row's where one covers them; where none does, the stated capacity, and COOL010 reports that the design cannot
+    count on it.
+    """
+    hall = rack.facility
+    if hall is None:
+        return unit.capacity
+    rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
+    return rated.capacity if rated.capacity is not None else unit.capacity
 
 
 def analyse(design: Design, optics: dict[str, Q] | None = None, *,

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, over_hall
 from archgen.model import Rack
-from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX, Facility
+from archgen.model.cooling import describe, rated_capacity
+from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
 from archgen.units import Q_, Q
 
 
@@ -79,18 +80,27 @@ def secondary_supply(ctx: Context) -> Iterator[Violation]:
 def air_class(ctx: Context) -> Iterator[Violation]:
     """The facility's inlet air temperature is within the allowable range of the rack's ASHRAE air class.
 
+    Above 900 m of altitude the class's allowable maximum falls 1 K per 300 m (A1, A2), 175 m (A3) or 125 m (A4),
+    and no class is defined above 3050 m (ASHRAE TC 9.9 Thermal Guidelines, notes to the table of classes).
+
     Fix: change the facility's air supply temperature, or specify equipment of a wider class (A3, A4).
     """
     for path, a in ctx.racks.items():
         fac, cls = a.rack.facility, a.rack.spec.cooling.air.class_
         if fac is None:
             continue
-        low, high = AIR_CLASS_RANGE[cls]
-        t = fac.air.supply.to("degC").magnitude
-        if not low <= t <= high:
+        if fac.altitude is not None and fac.altitude > MAX_ELEVATION:
             yield Violation(path, a.rack.spec.id, ("cooling", "air", "class"),
-                            f"inlet air {fac.air.supply:~P} is outside class {cls} ({low}-{high} °C allowable)",
-                            fac.air.supply, Q_(high if t > high else low, "degC"))
+                            f"facility {fac.id} lies at {fac.altitude:~P}, above the {MAX_ELEVATION:~P} to which "
+                            f"ASHRAE's air classes (class {cls}) are defined", fac.altitude, MAX_ELEVATION)
+            continue
+        low, high, derated = allowable_air(cls, fac.altitude)
+        t = fac.air.supply.to("degC")
+        if not low <= t <= high:
+            why = f" {derated}" if derated and t > high else ""
+            yield Violation(path, a.rack.spec.id, ("cooling", "air", "class"),
+                            f"inlet air {fac.air.supply:~P} is outside class {cls} ({low.magnitude:g}-"
+                            f"{high.magnitude:g} °C allowable{why})", fac.air.supply, high if t > high else low)
 
 
 @check("COOL006", "cooling.liquid_path")
@@ -115,14 +125,19 @@ def liquid_path(ctx: Context) -> Iterator[Violation]:
 def air_flow(ctx: Context) -> Iterator[Violation]:
     """The systems' rated air flow carries the rack's air-side heat within its allowed air ΔT.
 
+    The air needed is V̇ = Q̇ / (ρ c_p ΔT), with ρ at 20 °C scaled by the barometric pressure at the hall's `altitude`
+    where it states one (ASHRAE Handbook, Fundamentals, ch. 1, eq. 3): thinner air carries less heat per m³.
+
     Fix: raise the allowed `cooling.air.delta_t`, or move heat to liquid.
     """
     for path, a in ctx.racks.items():
         c = a.cooling
         if c.declared_air_flow is not None and c.declared_air_flow < c.air_flow:
+            hall = a.rack.facility
+            high = f" and {hall.altitude:~P}" if hall is not None and hall.altitude is not None else ""
             yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
                             f"systems move {c.declared_air_flow:.0f~P} of air; {c.air_flow:.0f~P} are needed for "
-                            f"{c.heat_air.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}",
+                            f"{c.heat_air.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}",
                             c.declared_air_flow, c.air_flow)
 
 
@@ -177,3 +192,55 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
         yield Violation(path, c.cluster.spec.id, ("facility",),
                         f"IT heat {it.to('kW'):.1f~P} exceeds facility '{hall.id}''s cooling capacity "
                         f"{cap.to('kW'):.1f~P} by {(it - cap).to('kW'):.1f~P}", it.to("kW"), cap.to("kW"))
+
+
+@check("COOL010", "cooling.cdu_rated_conditions")
+def cdu_rated_conditions(ctx: Context) -> Iterator[Violation]:
+    """The CDU's capacity is stated at conditions its hall meets, or a derating row of its datasheet covers them.
+
+    A CDU that states `rated_at` (e.g. {water: 32 degC}) in a hall with warmer facility water, warmer air or a higher
+    altitude has no stated capacity there unless a `derating` row at conditions at least as hard covers the hall;
+    COOL001 then counts that row's capacity. Capacity is not interpolated between rows.
+
+    Fix: add the datasheet's capacity at the hall's conditions to the CDU's `derating`, choose a CDU rated for them,
+    or lower the facility water temperature.
+    """
+    for path, a in ctx.racks.items():
+        unit, hall = a.rack.cdu, a.rack.facility
+        if unit is None or hall is None or a.rack.spec.cooling.liquid is None:
+            continue
+        rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
+        if rated.capacity is None:
+            _, limit, value = rated.unmet[0]
+            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
+                            f"CDU {unit.id} is rated {unit.capacity.to('kW'):.0f~P} at conditions facility "
+                            f"'{hall.id}' does not meet ({describe(rated.unmet, 'hall air')}){_rows(unit.derating)}",
+                            value, limit)
+
+
+def _rows(derating: list) -> str:
+    """'; its 2 derating row(s) do not cover them', or '' without a derating table."""
+    return f"; its {len(derating)} derating row(s) do not cover them" if derating else ""
+
+
+@check("COOL011", "cooling.plant_rated_conditions")
+def plant_rated_conditions(ctx: Context) -> Iterator[Violation]:
+    """The hall's `cooling_capacity` is stated at outdoor conditions its site meets, or a derating row covers them.
+
+    A plant rated at an ambient below the site's `outdoor_design`, or at an altitude below the site's `altitude`, has
+    no stated capacity there unless a `cooling_derating` row at conditions at least as hard covers the site; COOL009
+    and `cooling_headroom` then count that row. Capacity is not interpolated between rows.
+
+    Fix: add the plant's capacity at the site's design conditions to `cooling_derating` (from the chiller or dry
+    cooler selection), or state a plant rated for them.
+    """
+    for fac in ctx.design.specs.of(Facility):
+        if fac.cooling_capacity is None:
+            continue
+        rated = rated_capacity(fac.cooling_capacity, fac.cooling_rated_at, fac.cooling_derating, fac.outdoor())
+        if rated.capacity is None:
+            _, limit, value = rated.unmet[0]
+            yield Violation(f"facility/{fac.id}", fac.id, ("cooling_rated_at",),
+                            f"cooling capacity {fac.cooling_capacity.to('kW'):.0f~P} is rated at conditions the site "
+                            f"does not meet ({describe(rated.unmet, 'outdoor air')}){_rows(fac.cooling_derating)}",
+                            value, limit)

@@ -13,6 +13,7 @@ from archgen.analyse.rack import Power, Stage
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import over_hall
 from archgen.model import PowerShelf
+from archgen.model.base import spare_units
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
 
@@ -268,3 +269,35 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
         yield Violation(path, c.cluster.spec.id, ("facility",),
                         f"IT power {_kw(it)} exceeds facility '{hall.id}''s critical IT power {_kw(cap)} by "
                         f"{_kw(it - cap)}", it.to("kW"), cap.to("kW"))
+
+
+@check("PWR011", "power.hall_redundancy")
+def hall_redundancy(ctx: Context) -> Iterator[Violation]:
+    """The hall's UPS modules and generator sets carry the cluster with their stated redundancy held back.
+
+    Where the facility's `feeds` states `ups_units` (and `ups: N+1`, `N+N`…), the modules less the spares of that
+    redundancy (N+k: k; N+N: half) carry the cluster's IT power; where it states `generator_units`, the sets less
+    theirs carry the facility power (IT power x the hall's PUE; not judged without a PUE). With N+1 that is any one
+    unit down, with 2N one side alone.
+
+    Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall.
+    """
+    for path, c in ctx.clusters.items():
+        hall = c.cluster.facility
+        feeds = hall.feeds if hall is not None else None
+        if feeds is None:
+            continue
+        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, c.metrics.get("it_power"), "IT power"),
+                  ("generators", "generator", "sets", feeds.generators, feeds.generator_units,
+                   c.metrics.get("facility_power"), "facility power"))
+        for key, label, kind, redundancy, units, load, what in stages:
+            if units is None or load is None:
+                continue
+            red = redundancy or "N"
+            usable = units.capacity * max(units.count - spare_units(red, units.count), 0)
+            if load > usable:
+                yield Violation(path, c.cluster.spec.id, ("facility",),
+                                f"{what} {_kw(load)} exceeds facility '{hall.id}''s usable {label} capacity "
+                                f"{_kw(usable)} ({red} of {units.count} x {_kw(units.capacity)} {label} {kind}, "
+                                f"feeds.{key})", load.to("kW"),
+                                usable.to("kW"))

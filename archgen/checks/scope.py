@@ -22,7 +22,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "NET": ("cluster",), "CAB": ("cluster",), "PERF": ("workload",),
 }
 #: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities.
-CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",)}
+CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
+                                              "PWR011": ("cluster",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -38,6 +39,22 @@ def _hall_states(field: str) -> Callable[[Any], bool]:
     def stated(r: Any) -> bool:
         return r.facility is not None and getattr(r.facility, field) is not None
     return stated
+
+
+def _rated_cdu(r: Any) -> bool:
+    """A rack whose CDU states the conditions of its capacity, in a hall, has them for COOL010 to compare."""
+    return _liquid(r) and r.facility is not None and r.cdu is not None and r.cdu.rated_at is not None
+
+
+def _hall_units(r: Any) -> bool:
+    """Whether a rack's hall states UPS modules or generator sets (PWR011 compares the cluster's load with them)."""
+    feeds = r.facility.feeds if r.facility is not None else None
+    return feeds is not None and (feeds.ups_units is not None or feeds.generator_units is not None)
+
+
+def _hall_rated(r: Any) -> bool:
+    """Whether a rack's hall states the conditions of its cooling capacity (COOL011 compares them with the site)."""
+    return r.facility is not None and r.facility.cooling_rated_at is not None
 
 
 def _water(r: Any) -> bool:
@@ -84,11 +101,12 @@ def _chain(r: Any) -> bool:
 #: Checks that judge something only some racks (or the halls of the racks a cluster places) have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
-    "COOL007": _air_flow,
+    "COOL007": _air_flow, "COOL010": _rated_cdu,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain,
     # cluster checks, judged only where the hall of the racks they place states the capacity
     "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
+    "PWR011": _hall_units, "COOL011": _hall_rated,
 }
 
 
@@ -104,14 +122,19 @@ def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = ()) -
 def over_hall(clusters: Any, capacity: str) -> Iterator[tuple[str, Any, Any, Any, Any]]:
     """Each cluster whose IT power exceeds what its hall states as `capacity`, with the figures compared.
 
-    (path, cluster analysis, hall, IT power, the stated capacity): PWR010 for `critical_it_power`, COOL009 for
-    `cooling_capacity` (all IT power becomes heat).
+    (path, cluster analysis, hall, IT power, the capacity): PWR010 for `critical_it_power`, COOL009 for
+    `cooling_capacity` (all IT power becomes heat) at the site's conditions (`hall_capacity`).
     """
     for path, c in clusters.items():
         hall, it = c.cluster.facility, c.metrics.get("it_power")
-        limit = getattr(hall, capacity) if hall is not None else None
+        limit = hall_capacity(hall, capacity) if hall is not None else None
         if limit is not None and it is not None and it > limit:
             yield path, c, hall, it, limit
+
+
+def hall_capacity(hall: Any, capacity: str) -> Any:
+    """A hall's stated `capacity`; its cooling at the site's outdoor conditions (None where no rating covers them)."""
+    return hall.cooling_at_site() if capacity == "cooling_capacity" else getattr(hall, capacity)
 
 
 def coolant_supply(water: Any, cdu: Any) -> Any:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from archgen.model.base import Mechanical, Part, Redundancy
-from archgen.model.spec import Spec
-from archgen.units import FlowRate, Power, PowerOrZero, TemperatureDelta
+from archgen.model.spec import FieldError, Spec
+from archgen.units import FlowRate, LengthOrZero, Power, PowerOrZero, Q, Temperature, TemperatureDelta
 
 
 class Pumps(Spec):
@@ -16,6 +17,45 @@ class Pumps(Spec):
 
     count: int = Field(gt=0, le=64, description="Number of pumps.")
     redundancy: Redundancy = Field("N+1", description="Pump redundancy the rated flow already allows for.")
+
+
+#: The conditions of `Conditions`, in the order messages list them.
+CONDITIONS = ("water", "ambient", "altitude")
+
+
+class Conditions(Spec):
+    """Conditions a cooling capacity is stated at, as its source states them; each is harder the higher it is.
+
+    Warmer facility water leaves a CDU less approach to work with, warmer air and thinner air (altitude) less capacity
+    to a coil or dry cooler. Only the conditions stated here are compared with the site's.
+    """
+
+    water: Temperature | None = Field(None, description=(
+        "Facility water supply temperature the capacity is stated at, e.g. '32 degC' (a CDU's rating)."))
+    ambient: Temperature | None = Field(None, description=(
+        "Air temperature the capacity is stated at: the inlet air of a unit in the hall, the outdoor dry-bulb of the "
+        "hall's heat-rejection plant, e.g. '35 degC'."))
+    altitude: LengthOrZero | None = Field(None, description="Altitude the capacity is stated at, e.g. '0 m'.")
+
+
+class Rating(Conditions):
+    """A capacity its source states at conditions other than the nominal ones (a row of a derating table)."""
+
+    capacity: Power = Field(description="Capacity at these conditions, e.g. '1.1 MW'.")
+
+    @model_validator(mode="after")
+    def _differs(self) -> Rating:
+        if all(getattr(self, n) is None for n in CONDITIONS):
+            raise FieldError(("capacity",), "a derating row states the conditions it is at (water, ambient or "
+                                            "altitude); the others are those of the nominal rating")
+        return self
+
+
+def derating_needs_rating(rated_at: Conditions | None, derating: list[Rating], prefix: str) -> None:
+    """A derating table is read against the nominal rating: without `rated_at` its rows have nothing to derate."""
+    if derating and rated_at is None:
+        raise FieldError((f"{prefix}derating",), f"a derating table needs `{prefix}rated_at`, the conditions the "
+                                                 "nominal capacity is stated at")
 
 
 class CoolingUnit(Part):
@@ -30,3 +70,78 @@ class CoolingUnit(Part):
     pumps: Pumps | None = Field(None, description="Pumps and their redundancy.")
     power: PowerOrZero | None = Field(None, description="Electrical draw (pumps, fans, controls).")
     mechanical: Mechanical | None = Field(None, description="Size and weight, for in-rack units.")
+    rated_at: Conditions | None = Field(None, description=(
+        "Conditions `capacity` is stated at, as the datasheet states them, e.g. {water: 32 degC}: a hall whose "
+        "facility water is warmer (or air, or altitude higher) is a finding (COOL010) unless `derating` covers it."))
+    derating: list[Rating] = Field(default_factory=list, description=(
+        "Capacities the datasheet states at harder conditions, e.g. [{water: 40 degC, capacity: 900 kW}]; the "
+        "unit is counted at the row that covers the hall's conditions (no interpolation)."))
+
+    @model_validator(mode="after")
+    def _rated(self) -> CoolingUnit:
+        derating_needs_rating(self.rated_at, self.derating, "")
+        return self
+
+
+#: Conditions a site exceeds: (name, rated, site).
+Unmet = tuple[tuple[str, Q, Q], ...]
+
+
+@dataclass(frozen=True)
+class Rated:
+    """A capacity at the site's conditions: `capacity` (None where no stated rating covers them) and why.
+
+    `rating` is the rating that covers the site (the nominal `Conditions` or a `Rating` row); `unmet` lists, for the
+    nominal rating, each condition the site exceeds as (name, rated, site).
+    """
+
+    capacity: Q | None
+    rating: Conditions | None
+    unmet: Unmet
+
+
+def _value(q: Q) -> float:
+    """A condition's magnitude on one scale (degC for temperatures, m for altitudes), for comparing."""
+    return q.to("degC").magnitude if q.check("[temperature]") else q.to("m").magnitude
+
+
+def _exceeded(rating: Conditions, site: dict[str, Any], nominal: Conditions | None = None) -> Unmet:
+    """The conditions a rating states that the site exceeds: (name, rated, site).
+
+    A derating row's unstated conditions are those of the `nominal` rating (a table varies one condition at a time).
+    """
+    out = []
+    for name in CONDITIONS:
+        rated, here = getattr(rating, name), site.get(name)
+        if rated is None and nominal is not None:
+            rated = getattr(nominal, name)
+        if rated is not None and here is not None and _value(here) > _value(rated):
+            out.append((name, rated, here))
+    return tuple(out)
+
+
+def rated_capacity(nominal: Q, rated_at: Conditions | None, derating: list[Rating], site: dict[str, Any]) -> Rated:
+    """The capacity a unit or plant can be counted on for at the site's conditions (`site`: name → value or None).
+
+    Without stated conditions, the nominal capacity (nothing to compare). With them, the nominal capacity where
+    the site meets them, else the largest capacity of the derating rows whose conditions (a row's unstated ones
+    those of the nominal rating) are at least as hard as the site's in every condition both state (capacity falls
+    as conditions harden, so each such row is a floor; no interpolation between rows), else None: a capacity stated
+    at conditions the design does not meet.
+    """
+    if rated_at is None:
+        return Rated(nominal, None, ())
+    unmet = _exceeded(rated_at, site)
+    if not unmet:
+        return Rated(nominal, rated_at, ())
+    covering = [r for r in derating if not _exceeded(r, site, rated_at)]
+    if covering:
+        best = max(covering, key=lambda r: r.capacity.to("W").magnitude)
+        return Rated(best.capacity, best, unmet)
+    return Rated(None, None, unmet)
+
+
+def describe(conditions: Unmet, air: str = "air") -> str:
+    """'facility water 30 °C, rated at 25 °C; ...' for the conditions a site exceeds (`air` names the ambient)."""
+    names = {"water": "facility water", "ambient": air, "altitude": "altitude"}
+    return "; ".join(f"{names[n]} {here:~P}, rated at {rated:~P}" for n, rated, here in conditions)

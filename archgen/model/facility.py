@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from archgen.model.base import Redundancy
+from archgen.model.cooling import Conditions, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
-from archgen.model.spec import Count, Document, Spec
-from archgen.units import AreaLoad, Duration, Power, Temperature, Voltage
+from archgen.model.spec import Count, Document, FieldError, Spec
+from archgen.units import Q_, AreaLoad, Duration, LengthOrZero, Power, Q, Temperature, Voltage
 
 AirClass = Literal["A1", "A2", "A3", "A4"]
 LiquidClass = Literal["W17", "W27", "W32", "W40", "W45", "W+"]
@@ -19,6 +20,40 @@ LiquidClass = Literal["W17", "W27", "W32", "W40", "W45", "W+"]
 AIR_CLASS_RANGE: dict[str, tuple[float, float]] = {"A1": (15, 32), "A2": (10, 35), "A3": (5, 40), "A4": (5, 45)}
 #: ASHRAE TC 9.9 (Liquid Cooling Guidelines, 2021) maximum facility water supply temperature per class, degC.
 LIQUID_CLASS_MAX: dict[str, float] = {"W17": 17, "W27": 27, "W32": 32, "W40": 40, "W45": 45, "W+": 60}
+#: ASHRAE TC 9.9 (Thermal Guidelines, 4th ed. 2015 and 5th ed. 2021, notes to the table of air classes): above
+#: `DERATE_ABOVE` the maximum allowable dry-bulb falls 1 degC per this many metres (A1, A2: 300 m; A3: 175 m; A4:
+#: 125 m), up to `MAX_ELEVATION`. IBM's Power E1050 Technical Overview (Redpaper REDP-5684, table 1-3 note) quotes the
+#: A3 rule in these words: 1 degC per 175 m above 900 m, to a maximum allowable elevation of 3050 m. The 2011 edition
+#: of the classes (and vendors who copy it, e.g. Microsoft's Azure Stack Edge specifications) start at 950 m.
+ALTITUDE_DERATING: dict[str, float] = {"A1": 300, "A2": 300, "A3": 175, "A4": 125}
+DERATE_ABOVE = Q_(900, "m")
+MAX_ELEVATION = Q_(3050, "m")
+
+
+def allowable_air(cls: str, altitude: Q | None) -> tuple[Q, Q, str]:
+    """(lowest, highest) allowable inlet dry-bulb of an ASHRAE air class at an altitude, and how the top was derated.
+
+    The highest falls 1 K per `ALTITUDE_DERATING[cls]` metres above `DERATE_ABOVE`; the reason is '' at or below it.
+    """
+    low, high = AIR_CLASS_RANGE[cls]
+    above = 0.0 if altitude is None else max(altitude.to("m").magnitude - DERATE_ABOVE.magnitude, 0.0)
+    if not above:
+        return Q_(low, "degC"), Q_(high, "degC"), ""
+    drop = above / ALTITUDE_DERATING[cls]
+    why = (f"at {altitude:~P}: {high} °C less 1 K per {ALTITUDE_DERATING[cls]:g} m above {DERATE_ABOVE:~P}, "
+           "ASHRAE TC 9.9")
+    return Q_(low, "degC"), Q_(round(high - drop, 6), "degC"), why
+
+
+def pressure_ratio(altitude: Q | None) -> float:
+    """Barometric pressure at an altitude over that at sea level, p/p0 = (1 - 2.25577e-5 Z)^5.2559 (Z in m).
+
+    ASHRAE Handbook, Fundamentals (2017), ch. 1, eq. 3 (the U.S. Standard Atmosphere, 1976). At a given temperature
+    air density scales with pressure, so an air flow at altitude carries less heat per m^3.
+    """
+    if altitude is None:
+        return 1.0
+    return (1 - 2.25577e-5 * altitude.to("m").magnitude) ** 5.2559
 
 
 class FacilityWater(Spec):
@@ -42,6 +77,15 @@ class SiteTier(Spec):
     certified: bool = Field(False, description="Whether the site is certified at that level, not only designed to it.")
 
 
+class Units(Spec):
+    """A set of identical units upstream of the racks (UPS modules, generator sets) and each one's rating."""
+
+    count: Count = Field(description="Units installed, spares included, e.g. 4.")
+    capacity: Power = Field(description=(
+        "Each unit's rated real-power output, e.g. '500 kW' (a UPS module's kW rating; a generator set's rating for "
+        "the duty it serves, e.g. prime or data-centre continuous)."))
+
+
 class UpstreamFeeds(Spec):
     """Power and cooling upstream of the racks: utility feeds, UPS, generators and the cooling plant."""
 
@@ -50,6 +94,12 @@ class UpstreamFeeds(Spec):
     ups: Redundancy | None = Field(None, description="UPS redundancy: N, N+1 or N+N (2N).")
     ups_autonomy: Duration | None = Field(None, description="UPS ride-through at full load, e.g. '5 min'.")
     generators: Redundancy | None = Field(None, description="Standby generator redundancy: N, N+1 or N+N (2N).")
+    ups_units: Units | None = Field(None, description=(
+        "UPS modules and each one's rating, e.g. {count: 4, capacity: 500 kW}: with `ups` redundancy held back they "
+        "carry the cluster's IT power (PWR011)."))
+    generator_units: Units | None = Field(None, description=(
+        "Generator sets and each one's rating, e.g. {count: 5, capacity: 2 MW}: with `generators` redundancy held "
+        "back they carry the cluster's facility power, IT power x PUE (PWR011)."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
 
 
@@ -78,3 +128,45 @@ class Facility(Document):
         "Whether every power and cooling component upstream of the racks can be taken out for maintenance without "
         "stopping the IT load (the Tier III property)."))
     feeds: UpstreamFeeds | None = Field(None, description="Utility, UPS, generator and cooling-plant redundancy.")
+    altitude: LengthOrZero | None = Field(None, description=(
+        "Site elevation above sea level, e.g. '1600 m': above 900 m it lowers each ASHRAE air class's allowable "
+        "inlet maximum (COOL005), and it thins the air an air path moves (COOL007)."))
+    outdoor_design: Temperature | None = Field(None, description=(
+        "Outdoor design dry-bulb the heat-rejection plant must work at, e.g. '38 degC' (a climatic design value of "
+        "the site, such as ASHRAE's 0.4 % or 20-year extreme): compared with `cooling_rated_at.ambient` (COOL011)."))
+    cooling_rated_at: Conditions | None = Field(None, description=(
+        "Outdoor conditions `cooling_capacity` is stated at, e.g. {ambient: 35 degC, altitude: 0 m}; a site "
+        "hotter (`outdoor_design`) or higher (`altitude`) is a finding (COOL011) unless `cooling_derating` covers "
+        "it."))
+    cooling_derating: list[Rating] = Field(default_factory=list, description=(
+        "The plant's capacity at harder outdoor conditions, as its source states it, e.g. [{ambient: 40 degC, "
+        "capacity: 1.3 MW}]; COOL009 and `cooling_headroom` count the row covering the site (no interpolation)."))
+
+    @model_validator(mode="after")
+    def _plant_rating(self) -> Facility:
+        derating_needs_rating(self.cooling_rated_at, self.cooling_derating, "cooling_")
+        if self.cooling_rated_at is not None and self.cooling_capacity is None:
+            raise FieldError(("cooling_rated_at",), "conditions without a `cooling_capacity` to state them for")
+        rows = [(("cooling_rated_at",), self.cooling_rated_at)] + [
+            (("cooling_derating", i), r) for i, r in enumerate(self.cooling_derating)]
+        for key, row in rows:
+            if row is not None and row.water is not None:
+                raise FieldError(key + ("water",), "the plant is rated against outdoor `ambient` and `altitude`; "
+                                                   "facility water is what it delivers (`water.supply`)")
+        return self
+
+    def outdoor(self) -> dict[str, Q | None]:
+        """The outdoor conditions the hall's plant works at (`cooling_rated_at` is compared with them)."""
+        return {"ambient": self.outdoor_design, "altitude": self.altitude}
+
+    def indoor(self) -> dict[str, Q | None]:
+        """The conditions a cooling unit in the hall works at (its `rated_at` is compared with them)."""
+        return {"water": self.water.supply if self.water else None, "ambient": self.air.supply,
+                "altitude": self.altitude}
+
+    def cooling_at_site(self) -> Q | None:
+        """`cooling_capacity` at the site's conditions: derated where stated, None where no stated rating covers it."""
+        if self.cooling_capacity is None:
+            return None
+        rated = rated_capacity(self.cooling_capacity, self.cooling_rated_at, self.cooling_derating, self.outdoor())
+        return rated.capacity

@@ -71,7 +71,8 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
     under = tuple(f"{path}/" for path in (cluster.path, *sorted(workloads)))
     subjects = {cluster.path, cluster.spec.id, *(fa.fabric.path for fa in a.fabrics), *workloads,
                 *(f.object for f in result.findings if f.object.startswith(under)),
-                *(f"rack/{rid}" for rid in cluster.rack_counts), *(f"part/{p}" for p in parts)}
+                *(f"rack/{rid}" for rid in cluster.rack_counts), *(f"part/{p}" for p in parts),
+                *([f"facility/{cluster.facility.id}"] if cluster.facility is not None else [])}
     ordered = sorted(parts.values(), key=lambda p: (p.kind, p.id))
     return Scope(result, cluster.path, cluster.spec, ordered, subjects, revision, provenance.input_hash(docs),
                  date), dict(counts)

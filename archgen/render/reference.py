@@ -224,9 +224,9 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Concurrently maintainable", _yes_no(hall.concurrently_maintainable)),
         ("Utility feeds", _stated(feeds.utility_feeds if feeds else None)),
         ("Utility voltage", fmt.q(feeds.utility_voltage, "kV", 1) if feeds and feeds.utility_voltage else NOT_PROVIDED),
-        ("UPS redundancy", _stated(feeds.ups if feeds else None)),
+        ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") if feeds else NOT_PROVIDED),
         ("UPS autonomy", fmt.q(feeds.ups_autonomy, "min", 1) if feeds and feeds.ups_autonomy else NOT_PROVIDED),
-        ("Generator redundancy", _stated(feeds.generators if feeds else None)),
+        ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets") if feeds else NOT_PROVIDED),
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
     rows += _capacity(hall, m)
@@ -236,16 +236,31 @@ def datacentre(scope: Any, a: Any) -> Section:
         rows.append(("Facility water supply", f"{NOT_PROVIDED} (the racks reject heat to liquid)"))
     rows += [("Inlet air supply", fmt.q(hall.air.supply, "degC", 0)),
              ("Floor rating", fmt.q(hall.floor_rating, "kg/m**2", 0))]
+    rows += [(label, fmt.q(q, unit, 0)) for label, q, unit in (
+        ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
     return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
                              tuple(rows)))
+
+
+def _units(redundancy: str | None, units: Any, kind: str) -> str:
+    """'N+1 (3 x 150 kW modules)': a stated redundancy with the units it holds, where the hall states them."""
+    if units is None:
+        return _stated(redundancy)
+    return f"{redundancy or 'N'} ({units.count} x {fmt.q(units.capacity, 'kW', 0)} {kind})"
 
 
 def _capacity(hall: Any, m: dict) -> list[tuple[str, str]]:
     out = []
     for label, cap, headroom in (("Critical IT power", hall.critical_it_power, "it_capacity_headroom"),
                                  ("Cooling capacity", hall.cooling_capacity, "cooling_headroom")):
+        at_site = hall.cooling_at_site() if headroom == "cooling_headroom" else cap
         if cap is None:
             out.append((label, NOT_PROVIDED))
+        elif at_site is None:
+            out.append((label, f"{fmt.q(cap, 'kW', 0)} stated at conditions the site does not meet (COOL011)"))
+        elif at_site != cap:
+            out.append((label, f"{fmt.q(at_site, 'kW', 0)} at the site's conditions ({fmt.q(cap, 'kW', 0)} as "
+                               f"rated), headroom {fmt.q(m.get(headroom), 'kW', 1)}"))
         else:
             out.append((label, f"{fmt.q(cap, 'kW', 0)}, headroom {fmt.q(m.get(headroom), 'kW', 1)}"))
     if hall.cost is not None:

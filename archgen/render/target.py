@@ -22,7 +22,9 @@ def rack_scope(result: Any, analysis: Any, revision: str | None, date: str | Non
     if revision is None:
         files = [specs.sources[d.id].file for d in docs if d.id in specs.sources]
         revision = provenance.git_revision(files)
-    subjects = {analysis.rack.path, *(f"part/{p.id}" for p in parts), spec.id}
+    hall = analysis.rack.facility
+    subjects = {analysis.rack.path, *(f"part/{p.id}" for p in parts), spec.id,
+                *([f"facility/{hall.id}"] if hall is not None else [])}  # the hall's own findings (COOL008, COOL011)
     scope = Scope(result, analysis.rack.path, spec, parts, subjects, revision, provenance.input_hash(docs), date)
     return scope, counts
 
