@@ -18,7 +18,7 @@ from archgen.perf.train.stacks import Used
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
-from archgen.render.fmt import significant, unit_label
+from archgen.render.fmt import metric_value, significant
 from archgen.units import Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
@@ -185,10 +185,10 @@ def _risk(o: Outcome) -> str:
 
 
 def _quantity(q, metric: str = "") -> str:
-    """A metric in its registry display unit (`archgen.metrics`), four significant digits."""
+    """A metric as the documents show it (`fmt.metric_value`); an undeclared one at four significant digits."""
     declared = metrics.find("workload", metric)
-    if declared is not None and declared.unit and declared.accepts(q):
-        return f"{significant(float(declared.display(q).magnitude))} {unit_label(declared.unit_of(q))}"
+    if declared is not None and declared.accepts(q):
+        return metric_value(declared, q)
     unit = _unit(q)
     return show_value(float(q.to(unit).magnitude), unit)
 

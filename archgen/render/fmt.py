@@ -10,6 +10,7 @@ import math
 import re
 from typing import Any, overload
 
+from archgen.metric import Metric
 from archgen.pint_import import pint
 from archgen.units import ureg
 
@@ -55,6 +56,36 @@ def significant(value: float, digits: int = 4) -> str:
         return f"{value:,.{digits}g}"
     text = number(rounded, max(digits - 1 - math.floor(math.log10(abs(rounded))), 0))
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+#: Significant figures of a performance estimate wherever it is shown (`archgen estimate`'s text, every document, a
+#: spreadsheet's cells); JSON keeps every digit. The model's error on published runs is percents to tens of percents
+#: (docs/accuracy.md), so a fifth figure would claim a precision it has not, and three would hide a 1 % change.
+ESTIMATE_FIGURES = 4
+
+
+def estimated(metric: Metric) -> bool:
+    """Whether the performance model estimates `metric` (its registry source is under ``perf/``)."""
+    return metric.source.startswith("perf/")
+
+
+def metric_value(metric: Metric, value: pint.Quantity) -> str:
+    """A metric's value as every output shows it: the one rule for text, documents and spreadsheets.
+
+    In the metric's display unit (`Metric.unit_of`); a performance estimate (`estimated`) at `ESTIMATE_FIGURES`
+    significant figures, a count (no unit, a whole number) whole, any other metric at its registry decimals. So
+    ``tokens_per_second`` 17,105.4 1/s reads ``17,110 1/s`` in `archgen estimate` and in the PDF alike, and a
+    ``ttft_p99`` of 0.1374 s reads ``137.4 ms`` wherever it shows.
+    """
+    shown = float(metric.display(value).magnitude)
+    label = unit_label(metric.unit_of(value))
+    if not metric.unit and shown.is_integer():
+        text = number(int(shown))
+    elif estimated(metric):
+        text = significant(shown, ESTIMATE_FIGURES)
+    else:
+        text = number(shown, metric.digits)
+    return f"{text} {label}".strip()
 
 
 def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> str:

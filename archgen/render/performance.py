@@ -102,9 +102,9 @@ def section(results: list[Any]) -> Section | None:
 
 
 def _shown(value: Any, name: str) -> str:
-    """A workload metric in its registry unit and decimals."""
+    """A workload metric as `archgen estimate` shows it (`fmt.metric_value`)."""
     m = metrics.find("workload", name)
-    return fmt.q(value, m.unit_of(value) or None, m.digits) if m else fmt.q(value, None, 2)
+    return fmt.metric_value(m, value) if m and m.accepts(value) else fmt.q(value, None, 2)
 
 
 def _band_cell(band: Any, value: Any, name: str) -> str:

@@ -1,0 +1,71 @@
+"""The same number the same way in `archgen estimate`'s text and in every document (`fmt.metric_value`).
+
+A new user compared `archgen estimate` on a served workload with its PDF: the text read 17,110 1/s (band 11,460 to
+18,450) and the documents 17,105 (11,455 to 18,450), the text at four significant figures and the documents at the
+registry's decimals. Both now go through one function.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from archgen.output.estimate import estimate_text
+from archgen.render import fmt, performance
+from archgen.render.blocks import Table
+from archgen.units import Q_
+
+
+def _tables(section) -> dict[str, Table]:
+    """Every table of a section and its subsections, by id."""
+    out = {b.id: b for b in section.blocks if isinstance(b, Table)}
+    for sub in section.sections:
+        out.update(_tables(sub))
+    return out
+
+
+def _text_metrics(text: str) -> dict[str, tuple[str, str]]:
+    """{metric: (value, band)} of the `metrics:` block of `archgen estimate`'s text ('' where no band)."""
+    lines = text.split("metrics:\n", 1)[1].splitlines()
+    out = {}
+    for line in lines:
+        if not line.startswith("  "):
+            break
+        m = re.match(r"  (\S+) +(.+?)(?:  band (.+?) to (.+?): .*|  \(.*\))?$", line)
+        assert m, line
+        out[m[1]] = (m[2], f"{m[3]} to {m[4]}" if m[3] else "")
+    return out
+
+
+def _estimated(run):
+    return [r for _, r in sorted(run.workloads.items()) if r.estimate is not None]
+
+
+@pytest.mark.parametrize("which", ["shipped", "example"])
+def test_estimate_text_and_documents_show_each_metric_alike(which, request):
+    """Every metric and band `archgen estimate` prints reads the same in the document's estimates table."""
+    run = request.getfixturevalue(which)
+    results = _estimated(run)
+    assert results
+    for r in results:
+        text = _text_metrics(estimate_text(r.estimate))
+        table = _tables(performance.section([r]))[f"perf-metrics-{fmt.slug(r.workload.id)}"]
+        rows = {row[0]: row for row in table.rows}
+        for name, (value, band) in text.items():
+            assert rows[name][1] == value, (r.workload.id, name)
+            if band:
+                assert rows[name][2] == band, (r.workload.id, name)
+
+
+@pytest.mark.parametrize(("name", "value", "text"), [
+    ("tokens_per_second", Q_(17105.4, "1/s"), "17,110 1/s"),  # the user's MI355X serving figure
+    ("ttft_p99", Q_(0.13742, "s"), "137.4 ms"),
+    ("mfu", Q_(0.54821, ""), "54.82 %"),
+    ("concurrency", Q_(12345, ""), "12,345"),  # a count stays whole
+    ("concurrency", Q_(26.614, ""), "26.61"),  # a mean of one, estimated
+    ("mtti", Q_(86.94, "h"), "86.9 h"),  # not the performance model's: the registry's decimals
+])
+def test_metric_value_is_the_one_rule(name, value, text):
+    from archgen import metrics
+    assert fmt.metric_value(metrics.find("workload", name), value) == text
