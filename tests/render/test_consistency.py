@@ -69,3 +69,49 @@ def test_estimate_text_and_documents_show_each_metric_alike(which, request):
 def test_metric_value_is_the_one_rule(name, value, text):
     from archgen import metrics
     assert fmt.metric_value(metrics.find("workload", name), value) == text
+
+
+SERVER = """\
+kind: Workload
+id: llama70-server
+name: Llama 3.1 70B under Server-style load
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 8
+inference: {precision: fp8, tp: 2, input_len: 2048, output_len: 256, scenario: server, arrival_rate: 30 1/s}
+requirements:
+  - {id: REQ-SRV-001, statement: TTFT p99, metric: ttft_p99, target: "<= 0.45 s"}
+  - {id: REQ-SRV-002, statement: TPOT p99, metric: tpot_p99, target: "<= 40 ms"}
+"""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The shipped clusters with a served workload under an arrival rate whose targets are on its p99s."""
+    import shutil
+
+    from archgen.pipeline import run
+    from tests.conftest import SPECS
+    root = tmp_path_factory.mktemp("served")
+    for folder in ("clusters", "racks"):
+        shutil.copytree(SPECS / folder, root / folder)
+    (root / "workloads").mkdir()
+    (root / "workloads" / "server.yaml").write_text(SERVER, encoding="utf-8")
+    return run([root])
+
+
+def test_requirement_values_read_as_the_metric_tables(served):
+    """The compliance matrix showed ttft_p99 as '0.25 s (0.33 s to 0.93 s)' under a target of '<= 0.45 s' where the
+    estimates table showed 249.9 ms: a requirement's value and band are in the metric's display unit now, as the
+    estimates table and `archgen estimate` show them, and the target keeps its stated form."""
+    from archgen.render.common import _reason, judged_value
+    r = served.workloads["workload/llama70-server"]
+    rows = {row[0]: row for row in _tables(performance.section([r]))["perf-metrics-llama70-server"].rows}
+    text = estimate_text(r.estimate)
+    for o in r.estimate.requirements:
+        row = rows[o.requirement.metric]
+        assert judged_value(o, "workload/llama70-server") == f"{row[1]} ({row[2]})"
+        assert row[1].endswith(" ms") and str(o.requirement.target) == row[3]
+        end = _reason(o, "workload/llama70-server")
+        assert o.status.value == "at risk" and end.split(", ")[1] in text  # the pessimistic end as the text has it
+    assert rows["ttft_p99"][3] == "<= 0.45 s"
