@@ -18,7 +18,7 @@ from archgen.perf.train.stacks import Used
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
-from archgen.render.fmt import metric_value, significant
+from archgen.render.fmt import elasticity_note, hardware_value, metric_value, significant
 from archgen.units import Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
@@ -86,7 +86,7 @@ def estimate_text(est: Estimate) -> str:
         lines.append(f"note: {note}")
     if est.hardware:
         lines.append("hardware per accelerator:")
-        lines += [f"  {k:28} {_hardware(v)}" for k, v in est.hardware.items()]
+        lines += [f"  {k:28} {hardware_value(k, v)}" for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
         lines += [f"  {k:28} {_quantity(v, k)}{band_text(est.bands.get(k), v, k)}" for k, v in est.metrics.items()]
@@ -105,7 +105,9 @@ def estimate_text(est: Estimate) -> str:
         what = "step time" if est.kind == "training" else "tokens/s per accelerator"
         lines.append(f"elasticity of {what} (d ln / d ln):")
         for k, e in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
-            lines.append(f"  {k:28} {e:+.3f}" if math.isfinite(e) else f"  {k:28} stops fitting")
+            note = elasticity_note(k, est.hardware)
+            lines.append((f"  {k:28} {e:+.3f}" if math.isfinite(e) else f"  {k:28} stops fitting")
+                         + (f"  ({note})" if note else ""))
     for o in est.requirements:
         lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {o.status}"
                      + (f" ({o.note})" if o.note else "") + _risk(o))
@@ -191,18 +193,6 @@ def _quantity(q, metric: str = "") -> str:
         return metric_value(declared, q)
     unit = _unit(q)
     return show_value(float(q.to(unit).magnitude), unit)
-
-
-def _hardware(q) -> str:
-    """A hardware figure in its own unit, with two exceptions.
-
-    Memory is in GB as the memory figures are (not 180 GiB beside GB), and a latency in us as the notes write it.
-    """
-    if q.is_compatible_with("B"):
-        return show_value(float(q.to("B").magnitude), "B")
-    if q.is_compatible_with("s"):
-        return f"{significant(float(q.to('us').magnitude))} us"
-    return f"{significant(float(q.magnitude))} {q.units:~P}".replace("FLOPS", "FLOP/s").rstrip()
 
 
 def _unit(q) -> str:

@@ -88,6 +88,39 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     return f"{text} {label}".strip()
 
 
+#: A scale-out latency of zero as what it is: no transport declares one, and the model adds none of its own.
+NO_SCALE_OUT_LATENCY = "none added: NCCL's IB/RoCE transport declares none; not modelled beyond that"
+
+
+def hardware_value(name: str, value: pint.Quantity) -> str:
+    """A hardware figure an estimate ran on, as `archgen estimate` and the documents show it.
+
+    In its own unit at `ESTIMATE_FIGURES` significant figures, with two exceptions: memory in GB, as the memory
+    figures beside it are (not 180 GiB beside 173.9 GB), and a latency in us; a scale-out latency of zero reads
+    `NO_SCALE_OUT_LATENCY`, not "0 us", which read like a measured figure.
+    """
+    if value.is_compatible_with("B"):
+        return f"{significant(float(value.to('GB').magnitude), ESTIMATE_FIGURES)} GB"
+    if value.is_compatible_with("s"):
+        if name == "scale_out_latency" and value.magnitude == 0:
+            return NO_SCALE_OUT_LATENCY
+        return f"{significant(float(value.to('us').magnitude), ESTIMATE_FIGURES)} us"
+    label = unit_label(f"{value.units:~P}") if not value.dimensionless else ""
+    return f"{significant(float(value.magnitude), ESTIMATE_FIGURES)} {label}".strip()
+
+
+def elasticity_note(name: str, hardware: dict[str, pint.Quantity]) -> str:
+    """What an elasticity of `name` covers where its figure is not what its name says ('' where it is).
+
+    ``latency`` scales the scale-up and scale-out latencies together; where the scale-out one is zero
+    (`NO_SCALE_OUT_LATENCY`) scaling it changes nothing, so the elasticity is the scale-up latency's alone.
+    """
+    out = hardware.get("scale_out_latency")
+    if name == "latency" and out is not None and out.magnitude == 0:
+        return "scale-up latency only: no scale-out latency is declared"
+    return ""
+
+
 def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> str:
     """Format a quantity in `unit` with `digits` decimals: ``q(Q_(131400, "W"), "kW", 1) == '131.4 kW'``.
 

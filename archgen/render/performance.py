@@ -53,8 +53,7 @@ def section(results: list[Any]) -> Section | None:
         if e.hardware:
             sub.add(Table(f"perf-hardware-{fmt.slug(w.id)}", "Hardware per accelerator the estimate ran on",
                           (Column("Parameter"), Column("Value", align="right")),
-                          tuple((k, fmt.q(v, None, 0 if float(v.magnitude).is_integer() or v.magnitude >= 100 else 2))
-                                for k, v in e.hardware.items())))
+                          tuple((k, fmt.hardware_value(k, v)) for k, v in e.hardware.items())))
         outcomes = {o.requirement.metric: o for o in e.requirements}
         rows = []
         for name, value in sorted(e.metrics.items()):
@@ -94,7 +93,8 @@ def section(results: list[Any]) -> Section | None:
             sub.add(Table(f"perf-sensitivity-{fmt.slug(w.id)}",
                           "Elasticity to each hardware parameter (d ln metric / d ln parameter)",
                           (Column("Parameter"), Column("Elasticity", digits=3, align="right")),
-                          tuple(sorted(e.sensitivity.items(), key=lambda kv: -abs(kv[1])))))
+                          tuple((f"{k} ({note})" if (note := fmt.elasticity_note(k, e.hardware)) else k, v)
+                                for k, v in sorted(e.sensitivity.items(), key=lambda kv: -abs(kv[1])))))
         notes = list(e.notes) + [f"{k}: {v}" for k, v in sorted(e.conventions.items())]
         if notes:
             sub.add(Bullets(tuple(notes)))

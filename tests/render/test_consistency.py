@@ -115,3 +115,21 @@ def test_requirement_values_read_as_the_metric_tables(served):
         end = _reason(o, "workload/llama70-server")
         assert o.status.value == "at risk" and end.split(", ")[1] in text  # the pessimistic end as the text has it
     assert rows["ttft_p99"][3] == "<= 0.45 s"
+
+
+def test_a_zero_scale_out_latency_reads_as_none_declared(example):
+    """`archgen estimate --workload llama3-405b-pretrain-gb300 --path examples/gb300-nvl72-su` printed
+    'scale_out_latency 0 us' and 'latency +0.000', a 0 that read like a measurement: it says what it is, in the
+    text, the document's hardware and elasticity tables and the notes alike."""
+    [r] = [r for r in _estimated(example) if r.workload.id == "llama3-405b-pretrain-gb300"]
+    text = estimate_text(r.estimate)
+    tables = _tables(performance.section([r]))
+    hardware = dict(tables["perf-hardware-llama3-405b-pretrain-gb300"].rows)
+    assert hardware["scale_out_latency"] == fmt.NO_SCALE_OUT_LATENCY and "0 us" not in text
+    assert f"scale_out_latency            {fmt.NO_SCALE_OUT_LATENCY}\n" in text
+    for name, value in hardware.items():  # every hardware figure as the text has it (GB, not GiB beside GB)
+        assert f"  {name:28} {value}\n" in text
+    note = "scale-up latency only: no scale-out latency is declared"
+    assert re.search(rf"  latency +[+-]\d\.\d{{3}}  \({note}\)\n", text)
+    assert f"latency ({note})" in dict(tables["perf-sensitivity-llama3-405b-pretrain-gb300"].rows)
+    assert any(n.startswith("no network latency added") for n in r.estimate.notes)
