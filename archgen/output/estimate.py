@@ -18,7 +18,15 @@ from archgen.perf.train.stacks import Used
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
-from archgen.render.fmt import elasticity_note, hardware_value, metric_value, significant
+from archgen.render.fmt import (
+    elasticity,
+    elasticity_note,
+    estimate_part,
+    hardware_value,
+    metric_value,
+    pct,
+    significant,
+)
 from archgen.units import Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
@@ -95,19 +103,18 @@ def estimate_text(est: Estimate) -> str:
         lines.append("breakdown:")
         for k, v in est.breakdown.items():
             s = float(v.to("s").magnitude)
-            share = f"  ({s / total:.1%})" if total else ""
-            lines.append(f"  {k:28} {show_value(s, 's')}{share}")
+            share = f"  ({pct(s / total, 1)})" if total else ""
+            lines.append(f"  {k:28} {estimate_part(v)}{share}")
     if est.memory:
         lines.append("memory per accelerator:")
         for k, q in est.memory.items():
-            lines.append(f"  {k:28} {show_value(float(q.to('B').magnitude), 'B')}")
+            lines.append(f"  {k:28} {estimate_part(q)}")
     if est.sensitivity:
         what = "step time" if est.kind == "training" else "tokens/s per accelerator"
         lines.append(f"elasticity of {what} (d ln / d ln):")
         for k, e in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
             note = elasticity_note(k, est.hardware)
-            lines.append((f"  {k:28} {e:+.3f}" if math.isfinite(e) else f"  {k:28} stops fitting")
-                         + (f"  ({note})" if note else ""))
+            lines.append(f"  {k:28} {elasticity(e)}" + (f"  ({note})" if note else ""))
     for o in est.requirements:
         lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {o.status}"
                      + (f" ({o.note})" if o.note else "") + _risk(o))

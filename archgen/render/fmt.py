@@ -109,6 +109,26 @@ def hardware_value(name: str, value: pint.Quantity) -> str:
     return f"{significant(float(value.magnitude), ESTIMATE_FIGURES)} {label}".strip()
 
 
+def estimate_part(value: pint.Quantity) -> str:
+    """A part of an estimate that is no metric (a time of its breakdown, a memory of its memory per accelerator).
+
+    As `archgen estimate` and the documents show it: a time in s from 1 s, else in ms; a memory in GB; any other
+    figure in its own unit; all at `ESTIMATE_FIGURES` significant figures, as the metrics they add up to.
+    """
+    if value.is_compatible_with("s"):
+        unit = "s" if abs(value.to("s").magnitude) >= 1 else "ms"
+    elif value.is_compatible_with("B"):
+        unit = "GB"
+    else:
+        unit = f"{value.units:~P}"
+    return f"{significant(float(value.to(unit).magnitude), ESTIMATE_FIGURES)} {unit_label(unit)}".strip()
+
+
+def elasticity(value: float) -> str:
+    """An elasticity (d ln metric / d ln parameter) with its sign, or 'stops fitting' where it is not finite."""
+    return f"{value:+.3f}" if math.isfinite(value) else "stops fitting"
+
+
 def elasticity_note(name: str, hardware: dict[str, pint.Quantity]) -> str:
     """What an elasticity of `name` covers where its figure is not what its name says ('' where it is).
 

@@ -133,3 +133,21 @@ def test_a_zero_scale_out_latency_reads_as_none_declared(example):
     assert re.search(rf"  latency +[+-]\d\.\d{{3}}  \({note}\)\n", text)
     assert f"latency ({note})" in dict(tables["perf-sensitivity-llama3-405b-pretrain-gb300"].rows)
     assert any(n.startswith("no network latency added") for n in r.estimate.notes)
+
+
+@pytest.mark.parametrize("which", ["shipped", "example"])
+def test_breakdown_memory_and_elasticities_read_as_the_text(which, request):
+    """The documents' breakdown (28,797.87 ms where the text read 28.8 s), memory (152.75 GB beside a memory per
+    accelerator of 152.7 GB) and elasticity (0.494 where the text read +0.494) tables read as `archgen estimate`."""
+    for r in _estimated(request.getfixturevalue(which)):
+        text, slug = estimate_text(r.estimate), fmt.slug(r.workload.id)
+        tables = _tables(performance.section([r]))
+        if r.estimate.breakdown:
+            for name, time, _share in tables[f"perf-breakdown-{slug}"].rows:
+                assert f"  {name:28} {time}" in text, (r.workload.id, name)
+        if r.estimate.memory:
+            for name, memory in tables[f"perf-memory-{slug}"].text():
+                assert f"  {name:28} {memory} GB\n" in text, (r.workload.id, name)
+        if r.estimate.sensitivity:
+            for name, value in tables[f"perf-sensitivity-{slug}"].rows:
+                assert f"  {name.split(' (')[0]:28} {value}" in text, (r.workload.id, name)
