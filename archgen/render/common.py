@@ -244,6 +244,7 @@ def validation_section(scope: Scope) -> Section:
         racks = [r for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject
                  for r in c.rack_types.values()]
     single = scope.run.racks.get(scope.subject)
+    judged_on = {(j.bound.req.id, j.bound.subject): j.bound.req.metric for j in scope.requirements()}
     for cid, chk in sorted(REGISTRY.items()):
         hits = by_id.pop(cid, [])
         if not hits and not applies(cid, scope.subjects, racks):
@@ -257,7 +258,7 @@ def validation_section(scope: Scope) -> Section:
             anchors.append(fmt.slug(f"check-{cid}"))
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
-            rows.append((cid, f.message, f.object, status, _value(f.value, f.limit), _value(f.limit, f.limit),
+            rows.append((cid, f.message, f.object, status, _found(f, judged_on), _value(f.limit, f.limit),
                          where(f.location), f.waived))
             anchors.append(fmt.slug(f"check-{cid}") if i == 0 else None)
     for cid, hits in sorted(by_id.items()):  # SPC002 and other findings without a registered function
@@ -287,6 +288,15 @@ def validation_section(scope: Scope) -> Section:
                     Table("unconfirmed", "Unconfirmed inputs", (Column("Part"), Column("Kind"), Column("Fields"),
                                                                  Column("Notes")), tuple(unconfirmed)))
     return section
+
+
+def _found(f: Finding, judged_on: dict[tuple[str, str], str]) -> str:
+    """A finding's value: a requirement's as its message and the compliance matrix show it, else `_value`."""
+    metric = judged_on.get((f.requirement, f.object)) if f.requirement else None
+    m = metrics.lookup(f.object, metric) if metric else None
+    if m is not None and f.value is not None and m.accepts(f.value):
+        return fmt.metric_value(m, f.value)
+    return _value(f.value, f.limit)
 
 
 def _value(value: Any, like: Any) -> str:

@@ -151,3 +151,16 @@ def test_breakdown_memory_and_elasticities_read_as_the_text(which, request):
         if r.estimate.sensitivity:
             for name, value in tables[f"perf-sensitivity-{slug}"].rows:
                 assert f"  {name.split(' (')[0]:28} {value}" in text, (r.workload.id, name)
+
+
+def test_check_messages_show_a_requirement_value_as_the_matrix(served):
+    """REQ004's message read 'ttft_p99 = 0.2499 s ... its band, 0.9287 s' where the compliance matrix reads 249.9 ms
+    and 928.7 ms: the message shows the value as the matrix and `archgen estimate` do (`display.metric_value`)."""
+    from archgen.render.common import _reason, judged_value
+    r = served.workloads["workload/llama70-server"]
+    [f] = [f for f in served.findings if f.id == "REQ004" and f.requirement == "REQ-SRV-001"]
+    [o] = [o for o in r.estimate.requirements if o.requirement.id == "REQ-SRV-001"]
+    value = judged_value(o, "workload/llama70-server").split(" (")[0]
+    end = _reason(o, "workload/llama70-server").split(", ")[1]
+    assert f"ttft_p99 = {value} meets <= 0.45 s, but the pessimistic end of its band, {end}, does not" in f.message
+    assert value.endswith(" ms") and end.endswith(" ms")
