@@ -164,3 +164,13 @@ def test_check_messages_show_a_requirement_value_as_the_matrix(served):
     end = _reason(o, "workload/llama70-server").split(", ")[1]
     assert f"ttft_p99 = {value} meets <= 0.45 s, but the pessimistic end of its band, {end}, does not" in f.message
     assert value.endswith(" ms") and end.endswith(" ms")
+
+
+def test_rack_key_metrics_read_as_the_cooling_tables(shipped, tmp_path):
+    """The GB200 NVL72 rack's key metrics read 'Coolant flow | 168 L/min' where its cooling tables read 168.0 L/min:
+    the key metrics take the metric's registry decimals too."""
+    from tests.render.conftest import render_text
+    render_text(shipped, tmp_path, ["gb200-nvl72"], ("md",))
+    md = (tmp_path / "gb200-nvl72" / "gb200-nvl72.md").read_text(encoding="utf-8")
+    key = re.search(r"^\| Coolant flow \| (.+) \|$", md, re.M)[1]
+    assert f"| Coolant flow per rack | {key} |" in md and key == "168.0 L/min"
