@@ -300,11 +300,13 @@ def _found(f: Finding, judged_on: dict[tuple[str, str], str]) -> str:
 
 
 def _value(value: Any, like: Any) -> str:
+    """A check's value or limit in the limit's unit; a mass or floor load whole, as the rack's tables show them."""
     if value is None:
         return "—"
     if like is not None and not like.dimensionless and value.is_compatible_with(like):
         value = value.to(like.units)
-    return fmt.q(value, digits=fmt.digits_for(value))
+    whole = not value.dimensionless and any(value.is_compatible_with(u) for u in ("kg", "kg/m**2"))
+    return fmt.q(value, digits=0 if whole else fmt.digits_for(value))
 
 
 def open_items_section(scope: Scope, missing: list[str]) -> Section:

@@ -174,3 +174,15 @@ def test_rack_key_metrics_read_as_the_cooling_tables(shipped, tmp_path):
     md = (tmp_path / "gb200-nvl72" / "gb200-nvl72.md").read_text(encoding="utf-8")
     key = re.search(r"^\| Coolant flow \| (.+) \|$", md, re.M)[1]
     assert f"| Coolant flow per rack | {key} |" in md and key == "168.0 L/min"
+
+
+def test_rack_check_figures_read_as_the_mechanical_table(shipped, tmp_path):
+    """The DGX B200 compute-3 rack's validation report read 434.6 kg and 853.6 kg/m² where its mechanical table read
+    435 kg and 854 kg/m²: a passed check's figures show a mass and a floor load whole, as the tables do."""
+    from tests.render.conftest import render_text
+    render_text(shipped, tmp_path, ["dgx-b200-compute-3"], ("md",))
+    md = (tmp_path / "dgx-b200-compute-3" / "dgx-b200-compute-3.md").read_text(encoding="utf-8")
+    payload = re.search(r"^\| Installed equipment \(payload\) \| ([\d,]+ kg) \|", md, re.M)[1]
+    floor = re.search(r"^\| Floor load \(weight / footprint\) \| ([\d,]+ kg/m²) \|", md, re.M)[1]
+    assert re.search(rf"MECH003 \| .* \| pass \| {payload} \|", md)
+    assert re.search(rf"MECH004 \| .* \| pass \| {floor} \|", md)
