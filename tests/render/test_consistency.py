@@ -186,3 +186,14 @@ def test_rack_check_figures_read_as_the_mechanical_table(shipped, tmp_path):
     floor = re.search(r"^\| Floor load \(weight / footprint\) \| ([\d,]+ kg/m²) \|", md, re.M)[1]
     assert re.search(rf"MECH003 \| .* \| pass \| {payload} \|", md)
     assert re.search(rf"MECH004 \| .* \| pass \| {floor} \|", md)
+
+
+@pytest.mark.parametrize("which", ["shipped", "example"])
+def test_mfu_peak_reads_as_the_hardware_peak(which, request):
+    """The MI355X document's hardware table read 'peak 2,517 TFLOP/s' and its conventions 'dense bf16 peak of
+    mi355x: 2516.6 TFLOP/s': the convention states the peak as the hardware block does."""
+    trained = [r for r in _estimated(request.getfixturevalue(which)) if r.estimate.kind == "training"]
+    assert trained
+    for r in trained:
+        peak = fmt.hardware_value("peak", r.estimate.hardware["peak"])
+        assert r.estimate.conventions["mfu_peak"].endswith(f": {peak}"), r.workload.id
