@@ -197,3 +197,14 @@ def test_mfu_peak_reads_as_the_hardware_peak(which, request):
     for r in trained:
         peak = fmt.hardware_value("peak", r.estimate.hardware["peak"])
         assert r.estimate.conventions["mfu_peak"].endswith(f": {peak}"), r.workload.id
+
+
+def test_cost_paragraph_reads_the_it_load_as_the_key_metrics(shipped, tmp_path):
+    """The SuperPOD's cost section read 'average IT load 1,903 kW (peak 1,923 kW)' where its key metrics read 1,902.7
+    and 1,923.2 kW: the cost paragraph shows them at the metrics' registry decimals too."""
+    from tests.render.conftest import render_text
+    render_text(shipped, tmp_path, ["dgx-b200-superpod"], ("md",))
+    md = (tmp_path / "dgx-b200-superpod" / "dgx-b200-superpod.md").read_text(encoding="utf-8")
+    peak = re.search(r"^\| IT power \(racks \+ optics \+ unplaced switches\) \| ([\d,.]+ kW) \|", md, re.M)[1]
+    typical = re.search(r"^\| IT power \(typical, for energy\) \| ([\d,.]+ kW) \|", md, re.M)[1]
+    assert f"energy at the average IT load {typical} (peak {peak})" in md
