@@ -222,13 +222,12 @@ def power_cooling(scope: Scope, a: Any) -> Section:
         nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) for fid, p in sorted(net.items())]
         if (surplus := surplus_switch_power(a)).magnitude:   # in the cluster's network power, in no fabric's
             nrows.append(("switches placed beyond the fabrics (NET017)", surplus, None))
-        total, optics = (scope.metrics.get(k) for k in ("network_power", "optics_power"))
         section.add(Table("network-power", "Network power by fabric (switches and optics)",
                           (Column("Fabric"), Column("Network power", "kW", 2, "right"),
                            Column("Of which optics", "kW", 2, "right")), tuple(nrows)))
-        if total is not None and optics is not None:
-            shown = [fmt.metric_value(metrics.find("cluster", k), v)
-                     for k, v in (("network_power", total), ("optics_power", optics))]
+        shown = [fmt.metric_value(m, v) for k in ("network_power", "optics_power")
+                 if (m := metrics.find("cluster", k)) is not None and (v := scope.metrics.get(k)) is not None]
+        if len(shown) == 2:
             section.add(Para(f"The rows add up to the cluster's network power, {shown[0]}, of which optics "
                              f"{shown[1]}."))
     return section

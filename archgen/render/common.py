@@ -173,11 +173,12 @@ def judged_value(o: Outcome, subject: str = "") -> str:
     it: a TTFT p99 of 0.1374 s under a target of '<= 0.45 s' reads 137.4 ms (it read 0.14 s), the target keeping its
     stated form. A metric the registry does not declare for `subject` keeps the target's unit.
     """
-    if o.value is None:
+    value = o.value
+    if value is None:
         return "—"
-    text = _judged(o, o.value, subject)
+    text = _judged(o, value, subject)
     if o.band is not None:
-        low, high = sorted(o.band, key=lambda v: float(v.to(o.value.units).magnitude))
+        low, high = sorted(o.band, key=lambda v: float(v.to(value.units).magnitude))
         text += f" ({_judged(o, low, subject)} to {_judged(o, high, subject)})"
     return text
 
