@@ -18,7 +18,15 @@ from archgen.perf.train.stacks import Used
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
-from archgen.render.fmt import significant, unit_label
+from archgen.render.fmt import (
+    elasticity,
+    elasticity_note,
+    estimate_part,
+    hardware_value,
+    metric_value,
+    pct,
+    significant,
+)
 from archgen.units import Q, relative_change
 
 _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9), "1/s": ("1/s", 1.0),
@@ -86,7 +94,7 @@ def estimate_text(est: Estimate) -> str:
         lines.append(f"note: {note}")
     if est.hardware:
         lines.append("hardware per accelerator:")
-        lines += [f"  {k:28} {_hardware(v)}" for k, v in est.hardware.items()]
+        lines += [f"  {k:28} {hardware_value(k, v)}" for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
         lines += [f"  {k:28} {_quantity(v, k)}{band_text(est.bands.get(k), v, k)}" for k, v in est.metrics.items()]
@@ -95,17 +103,18 @@ def estimate_text(est: Estimate) -> str:
         lines.append("breakdown:")
         for k, v in est.breakdown.items():
             s = float(v.to("s").magnitude)
-            share = f"  ({s / total:.1%})" if total else ""
-            lines.append(f"  {k:28} {show_value(s, 's')}{share}")
+            share = f"  ({pct(s / total, 1)})" if total else ""
+            lines.append(f"  {k:28} {estimate_part(v)}{share}")
     if est.memory:
         lines.append("memory per accelerator:")
         for k, q in est.memory.items():
-            lines.append(f"  {k:28} {show_value(float(q.to('B').magnitude), 'B')}")
+            lines.append(f"  {k:28} {estimate_part(q)}")
     if est.sensitivity:
         what = "step time" if est.kind == "training" else "tokens/s per accelerator"
         lines.append(f"elasticity of {what} (d ln / d ln):")
         for k, e in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
-            lines.append(f"  {k:28} {e:+.3f}" if math.isfinite(e) else f"  {k:28} stops fitting")
+            note = elasticity_note(k, est.hardware)
+            lines.append(f"  {k:28} {elasticity(e)}" + (f"  ({note})" if note else ""))
     for o in est.requirements:
         lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {o.status}"
                      + (f" ({o.note})" if o.note else "") + _risk(o))
@@ -185,24 +194,12 @@ def _risk(o: Outcome) -> str:
 
 
 def _quantity(q, metric: str = "") -> str:
-    """A metric in its registry display unit (`archgen.metrics`), four significant digits."""
+    """A metric as the documents show it (`fmt.metric_value`); an undeclared one at four significant digits."""
     declared = metrics.find("workload", metric)
-    if declared is not None and declared.unit and declared.accepts(q):
-        return f"{significant(float(declared.display(q).magnitude))} {unit_label(declared.unit_of(q))}"
+    if declared is not None and declared.accepts(q):
+        return metric_value(declared, q)
     unit = _unit(q)
     return show_value(float(q.to(unit).magnitude), unit)
-
-
-def _hardware(q) -> str:
-    """A hardware figure in its own unit, with two exceptions.
-
-    Memory is in GB as the memory figures are (not 180 GiB beside GB), and a latency in us as the notes write it.
-    """
-    if q.is_compatible_with("B"):
-        return show_value(float(q.to("B").magnitude), "B")
-    if q.is_compatible_with("s"):
-        return f"{significant(float(q.to('us').magnitude))} us"
-    return f"{significant(float(q.magnitude))} {q.units:~P}".replace("FLOPS", "FLOP/s").rstrip()
 
 
 def _unit(q) -> str:

@@ -32,7 +32,7 @@ def _tidy(q: Q) -> Q:
 
 
 def shown(row: GapRow) -> str:
-    """The proposal's value in the target's unit (as the compliance matrix shows it), or '—'."""
+    """The proposal's value in the target's unit, with the decimals its headroom needs (`_digits`), or '—'."""
     if row.value is None:
         return "—"
     value = _tidy(row.requirement.target.in_units(row.value))

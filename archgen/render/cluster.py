@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from archgen.analyse.bom import cluster_bom_gaps
+from archgen import metrics
+from archgen.analyse.bom import cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
@@ -220,9 +221,16 @@ def power_cooling(scope: Scope, a: Any) -> Section:
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
         nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) for fid, p in sorted(net.items())]
+        if (surplus := surplus_switch_power(a)).magnitude:   # in the cluster's network power, in no fabric's
+            nrows.append(("switches placed beyond the fabrics (NET017)", surplus, None))
         section.add(Table("network-power", "Network power by fabric (switches and optics)",
                           (Column("Fabric"), Column("Network power", "kW", 2, "right"),
                            Column("Of which optics", "kW", 2, "right")), tuple(nrows)))
+        shown = [fmt.metric_value(m, v) for k in ("network_power", "optics_power")
+                 if (m := metrics.find("cluster", k)) is not None and (v := scope.metrics.get(k)) is not None]
+        if len(shown) == 2:
+            section.add(Para(f"The rows add up to the cluster's network power, {shown[0]}, of which optics "
+                             f"{shown[1]}."))
     return section
 
 

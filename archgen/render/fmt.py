@@ -1,7 +1,9 @@
 """Formatting helpers: the one place where quantities are converted to display units and turned into text.
 
 Every output format (Markdown, HTML, Typst/PDF, CSV, XLSX, diagram labels) formats numbers through these
-functions, so a value reads the same everywhere. They never compute anything but unit conversions.
+functions, so a value reads the same everywhere. They never compute anything but unit conversions. The rule for a
+metric's value (`metric_value`) and its number helpers live in `archgen.display`, below the checks, whose messages
+show a value the same way; they are re-exported here.
 """
 
 from __future__ import annotations
@@ -10,51 +12,70 @@ import math
 import re
 from typing import Any, overload
 
+from archgen.display import (  # noqa: F401 (re-exported: the renderers' formatting helpers, in one module)
+    ESTIMATE_FIGURES,
+    UNIT_NAMES,
+    estimated,
+    metric_value,
+    number,
+    significant,
+    unit_label,
+)
 from archgen.pint_import import pint
-from archgen.units import ureg
 
-#: Display symbols for unit expressions whose pint symbol is awkward in a document.
-UNIT_NAMES = {"ft**3/min": "CFM", "ft³/min": "CFM", "kg/m**2": "kg/m²", "m**2": "m²", "degC": "°C",
-              "Gbit/s": "Gb/s", "dimensionless": "", "": "", "rack_unit": "U", "l/min": "L/min", "l": "L",
-              "TFLOPS": "TFLOP/s", "PFLOPS": "PFLOP/s", "percent": "%"}
+#: A scale-out latency of zero as what it is: no transport declares one, and the model adds none of its own.
+NO_SCALE_OUT_LATENCY = "none added: NCCL's IB/RoCE transport declares none; not modelled beyond that"
 
 
-def unit_label(unit: str) -> str:
-    """Display symbol of a unit expression: ``'kW'``, ``'L/min'``, ``'CFM'``, ``'°C'``.
+def hardware_value(name: str, value: pint.Quantity) -> str:
+    """A hardware figure an estimate ran on, as `archgen estimate` and the documents show it.
 
-    A plain expression (letters and slashes, as written by the caller) is shown as written.
+    In its own unit at `ESTIMATE_FIGURES` significant figures, with two exceptions: memory in GB, as the memory
+    figures beside it are (not 180 GiB beside 173.9 GB), and a latency in us; a scale-out latency of zero reads
+    `NO_SCALE_OUT_LATENCY`, not "0 us", which read like a measured figure.
     """
-    if unit in UNIT_NAMES:
-        return UNIT_NAMES[unit]
-    if re.fullmatch(r"[A-Za-z/]+", unit):
-        return unit
-    text = f"{ureg.parse_units(unit):~P}"
-    return UNIT_NAMES.get(text, text)
+    if value.is_compatible_with("B"):
+        return f"{significant(float(value.to('GB').magnitude), ESTIMATE_FIGURES)} GB"
+    if value.is_compatible_with("s"):
+        if name == "scale_out_latency" and value.magnitude == 0:
+            return NO_SCALE_OUT_LATENCY
+        return f"{significant(float(value.to('us').magnitude), ESTIMATE_FIGURES)} us"
+    label = unit_label(f"{value.units:~P}") if not value.dimensionless else ""
+    return f"{significant(float(value.magnitude), ESTIMATE_FIGURES)} {label}".strip()
 
 
-def number(value: float | int, digits: int = 1) -> str:
-    """A number with thousands separators and `digits` decimals (``1,340.0``); ``'—'`` for NaN/None."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "—"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,d}"
-    text = f"{value:,.{digits}f}"
-    if text.startswith("-") and float(text[1:].replace(",", "")) == 0:
-        text = text[1:]  # no "-0.0"
-    return text
+def estimate_part(value: pint.Quantity) -> str:
+    """A part of an estimate that is no metric (a time of its breakdown, a memory of its memory per accelerator).
 
-
-def significant(value: float, digits: int = 4) -> str:
-    """Python's ``f"{value:,.{digits}g}"`` without the exponent from 10⁻⁴ to 10¹⁵.
-
-    ``'11,440'`` where ``g`` gives ``'1.144e+04'``, trailing zeros dropped as ``g`` drops them; outside that span,
-    NaN and infinity as ``g``.
+    As `archgen estimate` and the documents show it: a time in s from 1 s, else in ms; a memory in GB; any other
+    figure in its own unit; all at `ESTIMATE_FIGURES` significant figures, as the metrics they add up to.
     """
-    rounded = float(f"{value:.{digits}g}")
-    if rounded == 0 or not math.isfinite(rounded) or not 1e-4 <= abs(rounded) < 1e15:
-        return f"{value:,.{digits}g}"
-    text = number(rounded, max(digits - 1 - math.floor(math.log10(abs(rounded))), 0))
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    if value.is_compatible_with("s"):
+        unit = "s" if abs(value.to("s").magnitude) >= 1 else "ms"
+    elif value.is_compatible_with("B"):
+        unit = "GB"
+    else:
+        unit = f"{value.units:~P}"
+    return f"{significant(float(value.to(unit).magnitude), ESTIMATE_FIGURES)} {unit_label(unit)}".strip()
+
+
+def elasticity(value: float) -> str:
+    """An elasticity (d ln metric / d ln parameter) with its sign, or 'stops fitting' where it is not finite."""
+    return f"{value:+.3f}" if math.isfinite(value) else "stops fitting"
+
+
+def elasticity_note(name: str, hardware: dict[str, pint.Quantity]) -> str:
+    """What an elasticity of `name` covers where its figure is not what its name says ('' where it is).
+
+    ``latency`` scales the scale-up and scale-out latencies together; where the scale-out one is zero
+    (`NO_SCALE_OUT_LATENCY`) scaling it changes nothing, so the elasticity is the scale-up latency's alone.
+    """
+    out = hardware.get("scale_out_latency")
+    if name == "latency" and out is not None and out.magnitude == 0:
+        return "scale-up latency only: no scale-out latency is declared"
+    return ""
+
+
 
 
 def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> str:

@@ -119,7 +119,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
             ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")))
     idle = "" if cost.utilisation >= 1 else (
         f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
-        f"{fmt.q(cost.power_idle, 'kW', 0)} (each part's stated idle draw, else its average draw: assumed)")
+        f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")
     recovery = "" if cost.recovery_factor is None else (
         f" The capital recovery factor is {fmt.number(cost.recovery_factor, 4)} per year, r / (1 − (1 + r)^−n), the "
         "annuity that repays the capex over the depreciation years at the discount rate.")
@@ -134,8 +134,8 @@ def cost_section(run: Any, a: Any) -> Section | None:
                                     f"{cost.no_opex}.")
     section = Section("cost", "Cost").add(
         Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
-             f"part); energy at the average IT load {fmt.q(cost.power_average, 'kW', 0)} (peak "
-             f"{fmt.q(cost.power_peak, 'kW', 0)}) for the hours the cluster is used{idle}, times the facility's "
+             f"part); energy at the average IT load {fmt.q(cost.power_average, 'kW', 1)} (peak "
+             f"{fmt.q(cost.power_peak, 'kW', 1)}) for the hours the cluster is used{idle}, times the facility's "
              "PUE and electricity price; capital recovered over the depreciation years at the discount rate "
              f"(docs/reliability.md, Cost).{recovery}{network}{withheld} Every price carries its basis; assumed "
              "ones are listed under Open items."),

@@ -53,8 +53,7 @@ def section(results: list[Any]) -> Section | None:
         if e.hardware:
             sub.add(Table(f"perf-hardware-{fmt.slug(w.id)}", "Hardware per accelerator the estimate ran on",
                           (Column("Parameter"), Column("Value", align="right")),
-                          tuple((k, fmt.q(v, None, 0 if float(v.magnitude).is_integer() or v.magnitude >= 100 else 2))
-                                for k, v in e.hardware.items())))
+                          tuple((k, fmt.hardware_value(k, v)) for k, v in e.hardware.items())))
         outcomes = {o.requirement.metric: o for o in e.requirements}
         rows = []
         for name, value in sorted(e.metrics.items()):
@@ -76,8 +75,8 @@ def section(results: list[Any]) -> Section | None:
         if e.breakdown:                           # a job that fits no layout has no time to break down
             total = sum((v for v in e.breakdown.values()), start=0 * next(iter(e.breakdown.values())))
             sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", "Time breakdown",
-                          (Column("Component"), Column("Time", "ms", 2, "right"), Column("Share", align="right")),
-                          tuple((k, v, fmt.pct(float(v / total) if total.magnitude else None, 1))
+                          (Column("Component"), Column("Time", align="right"), Column("Share", align="right")),
+                          tuple((k, fmt.estimate_part(v), fmt.pct(float(v / total) if total.magnitude else None, 1))
                                 for k, v in e.breakdown.items())))
             sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown"))
         if getattr(r, "curve", None) is not None:
@@ -89,12 +88,15 @@ def section(results: list[Any]) -> Section | None:
             sub.add(*roofline_blocks(r.roofline, w.id))
         if e.memory:
             sub.add(Table(f"perf-memory-{fmt.slug(w.id)}", "Memory per accelerator",
-                          (Column("Component"), Column("Memory", "GB", 2, "right")), tuple(e.memory.items())))
+                          (Column("Component"), Column("Memory", "GB", align="right")),
+                          tuple((k, fmt.estimate_part(v)) for k, v in e.memory.items())))
         if e.sensitivity:
             sub.add(Table(f"perf-sensitivity-{fmt.slug(w.id)}",
                           "Elasticity to each hardware parameter (d ln metric / d ln parameter)",
-                          (Column("Parameter"), Column("Elasticity", digits=3, align="right")),
-                          tuple(sorted(e.sensitivity.items(), key=lambda kv: -abs(kv[1])))))
+                          (Column("Parameter"), Column("Elasticity", align="right")),
+                          tuple((f"{k} ({note})" if (note := fmt.elasticity_note(k, e.hardware)) else k,
+                                 fmt.elasticity(v))
+                                for k, v in sorted(e.sensitivity.items(), key=lambda kv: -abs(kv[1])))))
         notes = list(e.notes) + [f"{k}: {v}" for k, v in sorted(e.conventions.items())]
         if notes:
             sub.add(Bullets(tuple(notes)))
@@ -102,9 +104,9 @@ def section(results: list[Any]) -> Section | None:
 
 
 def _shown(value: Any, name: str) -> str:
-    """A workload metric in its registry unit and decimals."""
+    """A workload metric as `archgen estimate` shows it (`fmt.metric_value`)."""
     m = metrics.find("workload", name)
-    return fmt.q(value, m.unit_of(value) or None, m.digits) if m else fmt.q(value, None, 2)
+    return fmt.metric_value(m, value) if m and m.accepts(value) else fmt.q(value, None, 2)
 
 
 def _band_cell(band: Any, value: Any, name: str) -> str:
@@ -264,12 +266,12 @@ def waterfall(e: Any, title: str) -> MplFigure:
     left = 0.0
     for i, (_, ms) in enumerate(items):
         ax.barh([i], [ms], left=[left], color="#5b8fd6", edgecolor="#333333", linewidth=0.4)
-        ax.text(left + ms, i, f" {fmt.number(ms, 1)} ms", va="center", fontsize=7)
+        ax.text(left + ms, i, f" {fmt.estimate_part(Q_(ms, 'ms'))}", va="center", fontsize=7)
         left += ms
     ax.set_yticks(range(len(items)), [name for name, _ in items])
     ax.invert_yaxis()
     ax.set_xlabel("ms")
     ax.set_xlim(0, left * 1.2 or 1)
-    ax.set_title(f"{title}: time breakdown ({fmt.number(left, 1)} ms)", loc="left", y=1.0)
+    ax.set_title(f"{title}: time breakdown ({fmt.estimate_part(Q_(left, 'ms'))})", loc="left", y=1.0)
     fig.tight_layout()
     return fig

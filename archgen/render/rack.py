@@ -117,7 +117,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("IT power (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
             ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
-            ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 0)),
+            ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)),
             ("Air flow required", fmt.q(a.cooling.air_flow, "ft**3/min", 0)),
             ("Weight / floor load", f"{fmt.q(a.space.weight, 'kg', 0)} / {fmt.q(a.space.floor_load, 'kg/m**2', 0)}")]
     findings = scope.findings()

@@ -32,7 +32,7 @@ def test_cluster_sections_and_diagrams(cluster_out):
                     "Cabling and optics", "Validation report", "Bill of materials"):
         assert re.search(rf"^##+ [0-9.]+ {heading}$", md, re.M), heading
     assert re.search(r"^## [0-9]+ Performance$", md, re.M)         # the shipped Llama 3.1 70B workloads
-    assert re.search(r"\| mfu \| \d+\.\d % \|", md) and " % | \\>= 0.35 | REQ-PERF-001 | met |" in md  # a percentage
+    assert re.search(r"\| mfu \| \d+\.\d+ % \|", md) and " % | \\>= 0.35 | REQ-PERF-001 | met |" in md  # a percentage
     names = {p.name for p in written}
     assert {"floor.png", "topology.png", "floor.svg", "topology.svg", "cabling.csv", "bom.csv",
             "perf-llama3-70b-pretrain-b200.png"} <= names
@@ -161,3 +161,22 @@ def test_floor_plan_in_metres_with_aisles_and_one_colour_per_rack_type(shipped_r
     other = floor_plan(shipped_run.clusters["cluster/gb200-nvl72-su"], colours)
     for t, h in zip(other.axes[0].get_legend().get_texts(), other.axes[0].get_legend().legend_handles, strict=True):
         assert h.get_facecolor() == to_rgba(colours[t.get_text().split(" (")[0]])
+
+
+def test_network_power_rows_add_up_to_the_clusters(cluster_out):
+    """The SuperPOD's rows of network power by fabric summed to 113.6 kW where its summary read 'network 117.6 kW':
+    the 26 SN2201 and 3 SN4600C placed in racks beyond what the fabrics derive (NET017) are in the cluster's network
+    power and in no fabric's. They have a row of their own, and the rows add up to the summary's figure."""
+    folder, _, analysis = cluster_out
+    md = (folder / f"{CLUSTER}.md").read_text(encoding="utf-8")
+    table = md.split("*Table: Network power by fabric (switches and optics)*", 1)[1].split("\n\n")[1]
+    rows = [line.split(" | ") for line in table.splitlines()[2:]]
+    assert rows[-1][0] == "| switches placed beyond the fabrics (NET017)"
+    total = sum(float(r[1].replace(",", "")) for r in rows)
+    network = re.search(r"of which network ([\d,.]+) kW", md)[1]
+    assert f"{total:,.1f}" == network == fmt_kw(analysis.metrics["network_power"])
+    assert f"The rows add up to the cluster's network power, {network} kW, of which optics " in md
+
+
+def fmt_kw(value) -> str:
+    return f"{value.m_as('kW'):,.1f}"

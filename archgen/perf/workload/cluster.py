@@ -84,6 +84,9 @@ def network_latency_note(hw: Hardware, gpus: int, source: str) -> str:
     us = f"{hw.scale_out_latency * 1e6:.4g} us"
     if source:
         return f"network latency {us} per step across scale-up domains, {source}"
+    if hw.scale_out_latency == 0:   # none declared: a "0 us" read like a measured figure
+        return ("no network latency added per step across scale-up domains: NCCL's own InfiniBand/RoCE transport "
+                "declares none, and no compute NIC states another (`NIC.transport`); not modelled beyond that")
     return (f"network latency {us} per step across scale-up domains: NCCL's own InfiniBand/RoCE transport "
             "declares 0, and no compute NIC states another (`NIC.transport`)")
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
 from archgen.model.switches import allowed, as_written, beyond_stack
 from archgen.model.workload import Training, Workload
@@ -186,7 +187,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         sens = elasticities(hw, step, t.precision)
     conv = {"flop_counting": "model FLOPs = 3 x forward (2 FLOP per MAC, full s^2 attention, logits included, "
                              "no recomputation)",
-            "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: {hw.peak_for(t.precision) / 1e12:g} TFLOP/s"}
+            "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
+                        f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s"}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit)
 

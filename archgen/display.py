@@ -1,0 +1,88 @@
+"""How a number reads: the one rule for a metric's value in text, documents, spreadsheets and check messages.
+
+Below the checks and the renderers alike, so that `archgen check`'s messages, `archgen estimate`'s text and the
+documents (`archgen.render.fmt`, which re-exports these) show a metric's value the same way. Only unit conversions
+and rounding here; JSON keeps every digit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from archgen.metric import Metric
+from archgen.pint_import import pint
+from archgen.units import ureg
+
+#: Display symbols for unit expressions whose pint symbol is awkward in a document.
+UNIT_NAMES = {"ft**3/min": "CFM", "ft³/min": "CFM", "kg/m**2": "kg/m²", "m**2": "m²", "degC": "°C",
+              "Gbit/s": "Gb/s", "dimensionless": "", "": "", "rack_unit": "U", "l/min": "L/min", "l": "L",
+              "TFLOPS": "TFLOP/s", "PFLOPS": "PFLOP/s", "percent": "%"}
+
+
+def unit_label(unit: str) -> str:
+    """Display symbol of a unit expression: ``'kW'``, ``'L/min'``, ``'CFM'``, ``'°C'``.
+
+    A plain expression (letters and slashes, as written by the caller) is shown as written.
+    """
+    if unit in UNIT_NAMES:
+        return UNIT_NAMES[unit]
+    if re.fullmatch(r"[A-Za-z/]+", unit):
+        return unit
+    text = f"{ureg.parse_units(unit):~P}"
+    return UNIT_NAMES.get(text, text)
+
+
+def number(value: float | int, digits: int = 1) -> str:
+    """A number with thousands separators and `digits` decimals (``1,340.0``); ``'—'`` for NaN/None."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,d}"
+    text = f"{value:,.{digits}f}"
+    if text.startswith("-") and float(text[1:].replace(",", "")) == 0:
+        text = text[1:]  # no "-0.0"
+    return text
+
+
+def significant(value: float, digits: int = 4) -> str:
+    """Python's ``f"{value:,.{digits}g}"`` without the exponent from 10⁻⁴ to 10¹⁵.
+
+    ``'11,440'`` where ``g`` gives ``'1.144e+04'``, trailing zeros dropped as ``g`` drops them; outside that span,
+    NaN and infinity as ``g``.
+    """
+    rounded = float(f"{value:.{digits}g}")
+    if rounded == 0 or not math.isfinite(rounded) or not 1e-4 <= abs(rounded) < 1e15:
+        return f"{value:,.{digits}g}"
+    text = number(rounded, max(digits - 1 - math.floor(math.log10(abs(rounded))), 0))
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+#: Significant figures of a performance estimate wherever it is shown (`archgen estimate`'s text, every document, a
+#: spreadsheet's cells); JSON keeps every digit. The model's error on published runs is percents to tens of percents
+#: (docs/accuracy.md), so a fifth figure would claim a precision it has not, and three would hide a 1 % change.
+ESTIMATE_FIGURES = 4
+
+
+def estimated(metric: Metric) -> bool:
+    """Whether the performance model estimates `metric` (its registry source is under ``perf/``)."""
+    return metric.source.startswith("perf/")
+
+
+def metric_value(metric: Metric, value: pint.Quantity) -> str:
+    """A metric's value as every output shows it: the one rule for text, documents and spreadsheets.
+
+    In the metric's display unit (`Metric.unit_of`); a performance estimate (`estimated`) at `ESTIMATE_FIGURES`
+    significant figures, a count (no unit, a whole number) whole, any other metric at its registry decimals. So
+    ``tokens_per_second`` 17,105.4 1/s reads ``17,110 1/s`` in `archgen estimate` and in the PDF alike, and a
+    ``ttft_p99`` of 0.1374 s reads ``137.4 ms`` wherever it shows.
+    """
+    shown = float(metric.display(value).magnitude)
+    label = unit_label(metric.unit_of(value))
+    if not metric.unit and shown.is_integer():
+        text = number(int(shown))
+    elif estimated(metric):
+        text = significant(shown, ESTIMATE_FIGURES)
+    else:
+        text = number(shown, metric.digits)
+    return f"{text} {label}".strip()
