@@ -31,11 +31,17 @@ def hardware_value(name: str, value: pint.Quantity) -> str:
     """A hardware figure an estimate ran on, as `archgen estimate` and the documents show it.
 
     In its own unit at `ESTIMATE_FIGURES` significant figures, with two exceptions: memory in GB, as the memory
-    figures beside it are (not 180 GiB beside 173.9 GB), and a latency in us; a scale-out latency of zero reads
-    `NO_SCALE_OUT_LATENCY`, not "0 us", which read like a measured figure.
+    figures beside it are (not 180 GiB beside 173.9 GB), followed by the figure in its own binary unit where it has
+    one, as the catalog and the datasheets write it ("199.7 GB (186 GiB)": a partner looks for NVIDIA's "186 GB");
+    and a latency in us; a scale-out latency of zero reads `NO_SCALE_OUT_LATENCY`, not "0 us", which read like a
+    measured figure.
     """
     if value.is_compatible_with("B"):
-        return f"{significant(float(value.to('GB').magnitude), ESTIMATE_FIGURES)} GB"
+        shown = f"{significant(float(value.to('GB').magnitude), ESTIMATE_FIGURES)} GB"
+        own = f"{value.units:~P}"
+        if own.endswith("iB"):
+            shown += f" ({significant(float(value.magnitude), ESTIMATE_FIGURES)} {own})"
+        return shown
     if value.is_compatible_with("s"):
         if name == "scale_out_latency" and value.magnitude == 0:
             return NO_SCALE_OUT_LATENCY

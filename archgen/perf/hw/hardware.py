@@ -198,7 +198,7 @@ class Hardware:
         if self.oversubscription != 1.0:
             out["non_blocking_pod"] = Q_(self.pod, "")
         if self.host_capacity:
-            out["host_memory"] = Q_(self.host_capacity, "B").to("GiB")
+            out["host_memory"] = Q_(self.host_capacity, "B").to("GB")
             out["host_link_bandwidth"] = Q_(self.host_link_bandwidth, "B/s").to("GB/s")
         return out
 
