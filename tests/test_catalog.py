@@ -331,6 +331,17 @@ def test_gb300_nvl72_rack_reproduces_nvidias_composition() -> None:
     assert trays * _catalog_specs().get("gb300-compute-tray").accelerators == 72
 
 
+
+def test_gb300_rack_excess_over_nvidias_142_kw_is_the_tray_rounding() -> None:
+    """The 0.4 kW by which the GB300 rack exceeds NVIDIA's "up to 142 kW" is the compute tray's derived power.max
+    rounded up (5.978 -> 6 kW, 18 trays), not a wrong cited figure; the tray's notes say so."""
+    tray, switch, mgmt = (_part(i).power.max for i in ("gb300-compute-tray", "nvlink5-switch-tray", "sn2201"))
+    derived = (Q_(142, "kW") - 9 * switch - 2 * mgmt) / 18
+    rack = 18 * tray + 9 * switch + 2 * mgmt
+    assert (rack - Q_(142, "kW")).to("W").magnitude == pytest.approx((18 * (tray - derived)).to("W").magnitude, abs=1)
+    assert rack.to("kW").magnitude == pytest.approx(142.4, abs=0.05)
+    assert "142.4 kW" in _raw("gb300-compute-tray")["notes"]
+
 #: Wording that refers to our own notes, tools or issues: a partner reads `source` and `notes` in every document.
 INTERNAL = re.compile(r"anchors note|research note|model gap|catalog-audit|find_string|\bissue \d+|\bstored\b",
                       re.IGNORECASE)
