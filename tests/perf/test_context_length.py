@@ -39,7 +39,7 @@ def test_every_shipped_model_states_its_context():
 
     models = {}
     for path in sorted((SPECS / "catalog" / "models").glob("*.yaml")):
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
         models[doc["id"]] = doc.get("context_length")
     assert models == PUBLISHED_CONTEXT
 
