@@ -262,6 +262,16 @@ def test_tomahawk5_and_spectrum_switch_figures() -> None:
     assert _close(_part("arista-7060xe7-64ps").ports.speed * 64, "102.4 Tbit/s")
 
 
+
+def test_arista_7060x6_power_is_the_data_sheets_not_the_psu_rating() -> None:
+    """Arista 7060X6 data sheet, page 5, Model Comparison (through a third-party transcription): 7060X6-64PE
+    Typical/Max Power Draw 640 W / 2,218 W, below one 2,400 W PSU (NetBox), which stood in before."""
+    arista = _part("arista-7060x6-64pe")
+    assert _close(arista.power.max, "2218 W") and _close(arista.power.typical, "640 W")
+    assert arista.power.max_basis == "stated" and arista.power.max < Q_(2400, "W")
+    assert set(arista.unconfirmed_fields()) == {"power.max", "power.typical"}  # the PDF itself was not read
+    assert any("Model Comparison" in s and "page 5" in s for s in _raw("arista-7060x6-64pe")["source"])
+
 def test_dgx_b300_rack_power_matches_the_superpod_ra() -> None:
     """NVIDIA DGX SuperPOD B300 XDR RA: four DGX B300 per rack at ~56 kW per rack."""
     assert _close(_part("dgx-b300").power.max * 4, "56 kW")
