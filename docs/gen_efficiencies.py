@@ -138,6 +138,15 @@ CODE_CONSTANTS = (
      "PCIe Gen4's 31.5 (at 3bb66ca; its device-to-host 6.27, 0.199, left out as a fifth of its own other direction). "
      "Was 0.8, quoted from figures (25.1 of 31.5, 52.8 of 63 GB/s) no source was found for; nothing scored or shipped "
      "moves. NVLink-C2C: no measurement, assumed."),
+    ("ASSUMED_GEMM_EFFICIENCY", "0.7", "archgen/perf/hw/assumed_gemm.py (a data type a part states no "
+     "efficiency.gemm for)",
+     "Assumed, and stated as such: a round figure inside the catalog's measured bf16, fp16 and fp8 fractions (TPU "
+     "v4's point). A part that states other data types takes its own lowest figure instead; either is moved to the "
+     "nearer end of the data type's measured range where it lies outside (0.7 against fp4's 0.357 to 0.574 gives "
+     "0.574). The estimate is re-timed over MEASURED_GEMM_RANGE, the catalog's measured fractions per data type "
+     "(fp16 0.5-0.859, bf16 0.511-0.859, fp8 0.487-0.769, fp4 0.357-0.574; any other 0.357-0.859), and its note says "
+     "the efficiency is not measured. Was 0.7 (or the lowest stated figure) with no range and no note; no shipped or "
+     "scored estimate runs a data type its part leaves out, so none moves (tests/perf/test_assumed_gemm.py)."),
     ("Efficiency.gemm_half_size", "128", "archgen/model/accelerator.py",
      "An assumption, calibrated on nothing: one 128-wide tensor-core tile (the tile edge of the GEMM kernels the "
      "catalog cites). Checked, not fitted: FlashAttention-3's H100 rows (tests/perf/data/fa3-h100-forward.yaml; the "

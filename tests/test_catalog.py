@@ -262,6 +262,16 @@ def test_tomahawk5_and_spectrum_switch_figures() -> None:
     assert _close(_part("arista-7060xe7-64ps").ports.speed * 64, "102.4 Tbit/s")
 
 
+
+def test_arista_7060x6_power_is_the_data_sheets_not_the_psu_rating() -> None:
+    """Arista 7060X6 data sheet, page 5, Model Comparison (through a third-party transcription): 7060X6-64PE
+    Typical/Max Power Draw 640 W / 2,218 W, below one 2,400 W PSU (NetBox), which stood in before."""
+    arista = _part("arista-7060x6-64pe")
+    assert _close(arista.power.max, "2218 W") and _close(arista.power.typical, "640 W")
+    assert arista.power.max_basis == "stated" and arista.power.max < Q_(2400, "W")
+    assert set(arista.unconfirmed_fields()) == {"power.max", "power.typical"}  # the PDF itself was not read
+    assert any("Model Comparison" in s and "page 5" in s for s in _raw("arista-7060x6-64pe")["source"])
+
 def test_dgx_b300_rack_power_matches_the_superpod_ra() -> None:
     """NVIDIA DGX SuperPOD B300 XDR RA: four DGX B300 per rack at ~56 kW per rack."""
     assert _close(_part("dgx-b300").power.max * 4, "56 kW")
@@ -330,6 +340,17 @@ def test_gb300_nvl72_rack_reproduces_nvidias_composition() -> None:
     trays = sum(s.count for s in rack.slots if s.part == "gb300-compute-tray")
     assert trays * _catalog_specs().get("gb300-compute-tray").accelerators == 72
 
+
+
+def test_gb300_rack_excess_over_nvidias_142_kw_is_the_tray_rounding() -> None:
+    """The 0.4 kW by which the GB300 rack exceeds NVIDIA's "up to 142 kW" is the compute tray's derived power.max
+    rounded up (5.978 -> 6 kW, 18 trays), not a wrong cited figure; the tray's notes say so."""
+    tray, switch, mgmt = (_part(i).power.max for i in ("gb300-compute-tray", "nvlink5-switch-tray", "sn2201"))
+    derived = (Q_(142, "kW") - 9 * switch - 2 * mgmt) / 18
+    rack = 18 * tray + 9 * switch + 2 * mgmt
+    assert (rack - Q_(142, "kW")).to("W").magnitude == pytest.approx((18 * (tray - derived)).to("W").magnitude, abs=1)
+    assert rack.to("kW").magnitude == pytest.approx(142.4, abs=0.05)
+    assert "142.4 kW" in _raw("gb300-compute-tray")["notes"]
 
 #: Wording that refers to our own notes, tools or issues: a partner reads `source` and `notes` in every document.
 INTERNAL = re.compile(r"anchors note|research note|model gap|catalog-audit|find_string|\bissue \d+|\bstored\b",

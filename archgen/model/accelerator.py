@@ -49,7 +49,9 @@ class Efficiency(Spec):
 
     gemm: dict[Dtype, Fraction] = Field(
         default_factory=dict,
-        description="Best measured dense-GEMM throughput over peak, per data type, e.g. {bf16: 0.80} (MAMF).")
+        description="Best measured dense-GEMM throughput over peak, per data type, e.g. {bf16: 0.80} (MAMF). A data "
+                    "type left out takes an assumed point (0.7, or the lowest figure given) inside the catalog's "
+                    "measured range for it, and estimates state that range and say the figure is not measured.")
     gemm_range: dict[Dtype, tuple[float, float]] = Field(
         default_factory=dict,
         description="Lowest and highest `gemm` figure the sources support for a data type this part has no "

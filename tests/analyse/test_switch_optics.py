@@ -147,8 +147,9 @@ def test_switches_the_racks_cannot_hold_charge_no_rack():
 
 def test_it_power_racks_is_the_racks_without_their_optics(shipped):
     # docs/metrics.md called `it_power_racks` "the sum of the racks' IT power"; for mi355x-th5 that sum of the racks'
-    # `it_power` metrics is 1,010.4 kW while the metric reads 1,001.6 kW: it leaves out the switch-end optics
-    # (2 x 4.38 kW), which `it_power` (1,010.3 kW) counts once from the cabling. The description now says so.
+    # `it_power` metrics is 1,008.2 kW while the metric reads 999.4 kW: it leaves out the switch-end optics
+    # (2 x 4.38 kW), which `it_power` (1,008.1 kW) counts once from the cabling. The description now says so.
+    # (1,010.4 / 1,001.6 / 1,010.3 kW before the Arista 7060X6 took its data sheet's 2,218 W for its PSU's 2.4 kW.)
     from archgen.metrics import find
     cluster = shipped.clusters["cluster/mi355x-th5"]
     racks = {rid: shipped.racks[f"rack/{rid}"].metrics for rid in cluster.cluster.rack_counts}

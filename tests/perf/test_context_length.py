@@ -25,3 +25,31 @@ def test_a_prompt_within_the_context_is_estimated(spec_tree):
     root = spec_tree({"w.yaml": SERVE.format(n=131_072 - 256)})
     result = run([root, SPECS / "clusters" / "mi355x-th5.yaml"]).workloads["workload/long"]
     assert result.estimate is not None and result.estimate.metrics["ttft"].m > 0
+
+
+#: Each shipped model's published context (config.json's `max_position_embeddings`; GPT-3's n_ctx, Brown et al.
+#: section 2.1), as its catalog file cites it.
+PUBLISHED_CONTEXT = {"deepseek-v3": 163_840, "gpt3-175b": 2_048, "llama3-405b": 131_072, "llama3-70b": 131_072,
+                     "llama3-8b": 131_072, "mixtral-8x22b": 65_536, "mixtral-8x7b": 32_768,
+                     "qwen3-235b-a22b": 40_960, "qwen3-30b-a3b": 40_960}
+
+
+def test_every_shipped_model_states_its_context():
+    import yaml
+
+    models = {}
+    for path in sorted((SPECS / "catalog" / "models").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        models[doc["id"]] = doc.get("context_length")
+    assert models == PUBLISHED_CONTEXT
+
+
+TRAIN = ("kind: Workload\nid: long\nname: long sequences\nmodel: qwen3-30b-a3b\ncluster: mi355x-th5\naccelerators: 64\n"
+         "training: {{precision: bf16, seq_len: {n}, global_batch: 64, parallelism: {{tp: 1, pp: 1, dp: 64, ep: 8}}}}\n")
+
+
+def test_a_training_sequence_beyond_qwen3s_context_is_refused(spec_tree):
+    root = spec_tree({"w.yaml": TRAIN.format(n=65_536)})
+    result = run([root, SPECS / "clusters" / "mi355x-th5.yaml"]).workloads["workload/long"]
+    assert result.estimate is None
+    assert "seq_len = 65,536 tokens exceed model 'qwen3-30b-a3b''s context_length of 40,960" in result.error

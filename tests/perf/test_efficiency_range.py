@@ -57,7 +57,8 @@ def test_the_range_reaches_the_estimate(accelerators):
     from archgen.perf.train.job import Job, Layout
     from archgen.perf.train.training import estimate_training
     hw = hardware_for(accelerators["gb200"], scale_up_size=72)
-    assert gemm_range(hw, "fp4") == (0.357, 0.597) and gemm_range(hw, "tf32") is None
+    assert gemm_range(hw, "fp4") == (0.357, 0.597)
+    assert gemm_range(hw, "tf32") == (0.357, 0.859)  # no tf32 GEMM figure at all: the catalog's measured range
     assert hbm_range(hw) == (0.783, 0.866)  # no copy measurement of GB200: the catalog's measured Copy fractions
     assert flash_range(hw) == (0.787, 0.85)  # no flash-attention measurement: FlashAttention-3 H100 to -2 A100
     arch = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
@@ -75,8 +76,10 @@ def test_the_range_reaches_the_estimate(accelerators):
                            "point 0.787, range 0.787 to 0.85) and scale-up link efficiency (catalog point 0.824, "
                            "range 0.61 to 0.824) of gb200 are stated ranges, not measurements: over "
                            "those ranges the step time spans") and f"{hi:.4g} s" in note
-    (note,) = efficiency_note(hw, "tf32", step)  # a measured GEMM dtype: the HBM and flash ranges alone
-    assert note.startswith("HBM efficiency (catalog point 0.85, range 0.783 to 0.866) and flash-attention")
+    (note,) = efficiency_note(hw, "tf32", step)  # no tf32 GEMM figure: an assumed point, said to be one
+    assert note.startswith("tf32 GEMM efficiency (not measured: the part states none; assumed point 0.446, range "
+                           "0.357 to 0.859, the catalog's measured fractions) and HBM efficiency (catalog point "
+                           "0.85, range 0.783 to 0.866) and flash-attention")
     h100 = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
     assert efficiency_note(h100, "bf16", step) == [] and over_range(h100, "bf16", step) is None
 

@@ -18,6 +18,7 @@ import numpy as np
 from archgen.errors import AnalyseError, BuildError
 from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
 from archgen.model.system import HOST_LINK_EFFICIENCY
+from archgen.perf.hw.assumed_gemm import assumed_point, measured_range
 from archgen.units import Q_, Q
 
 #: Parameters `sensitivity` may scale, with what each means.
@@ -48,9 +49,11 @@ class Hardware:
     Attributes:
         accelerator: Catalog id of the accelerator.
         peak: Dense tensor peak per data type (FLOP/s).
-        gemm_efficiency: Best dense-GEMM fraction of peak per data type.
+        gemm_efficiency: Best dense-GEMM fraction of peak per data type the part states; another data type takes
+            an assumed point (`perf.hw.assumed_gemm`).
         gemm_efficiency_range: Lowest and highest `gemm_efficiency` the sources support, per data type the part
-            has no measurement of (`perf.workload.efficiency_range`).
+            has no measurement of (`perf.workload.efficiency_range`); for a data type it states no efficiency for,
+            the catalog's measured range (`perf.hw.assumed_gemm`).
         gemm_half_size: GEMM dimension that alone halves the efficiency (size ramp).
         gemm_k_fixed_steps: A GEMM tile's K-loop steps of fill and epilogue (`kernels.k_loop_efficiency`); 0 when
             not measured, and the size ramp applies to K.
@@ -157,7 +160,7 @@ class Hardware:
         got = self._gemm_rates.get(dtype)
         if got is None:
             eff = self.gemm_efficiency.get(dtype)
-            got = self.peak_for(dtype) * (_default_gemm_eff(self.gemm_efficiency) if eff is None else eff)
+            got = self.peak_for(dtype) * (assumed_point(dtype, self.gemm_efficiency) if eff is None else eff)
             if isinstance(got, float):
                 self._gemm_rates[dtype] = got
         return got
@@ -295,10 +298,6 @@ def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
     return generic(hw, **changes)
 
 
-def _default_gemm_eff(known: dict[str, float]) -> float:
-    return min(known.values()) if known else 0.7
-
-
 def _si(q: Q | None, unit: str) -> float:
     return 0.0 if q is None else float(q.to(unit).magnitude)
 
@@ -342,7 +341,8 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
         gemm_efficiency={k: v for k, v in eff.gemm.items()},
         gemm_stream_efficiency={k: v for k, v in eff.gemm_stream.items()},
-        gemm_efficiency_range={k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()},
+        gemm_efficiency_range={**{k: measured_range(k) for k in accelerator.peak if k not in eff.gemm},
+                               **{k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()}},
         gemm_half_size=float(eff.gemm_half_size),
         gemm_k_fixed_steps=float(eff.gemm_k_fixed_steps or 0.0),
         vector_peak=_si(accelerator.vector_peak, "FLOPS"),

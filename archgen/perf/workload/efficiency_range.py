@@ -19,6 +19,7 @@ import dataclasses
 from collections.abc import Callable
 from itertools import product
 
+from archgen.perf.hw.assumed_gemm import assumed_point
 from archgen.perf.hw.hardware import Hardware
 
 
@@ -74,8 +75,9 @@ def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
     """The stated ranges of `hw` an estimate in `dtype` depends on (GEMM in `dtype`, HBM, flash, scale-up, in order)."""
     out: list[Range] = []
     if dtype and (g := gemm_range(hw, dtype)):
-        out.append((f"{dtype} GEMM efficiency", hw.gemm_efficiency[dtype], g,
-                    lambda h, e: at_efficiency(h, dtype, e)))
+        point = hw.gemm_efficiency.get(dtype)
+        out.append((f"{dtype} GEMM efficiency", assumed_point(dtype, hw.gemm_efficiency) if point is None else point,
+                    g, lambda h, e: at_efficiency(h, dtype, e)))
     if (m := hbm_range(hw)) is not None:
         out.append(("HBM efficiency", hw.hbm_efficiency, m, at_hbm))
     if (f := flash_range(hw)) is not None:
@@ -123,7 +125,10 @@ def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], floa
     span = over_range(hw, dtype, step_at)
     if span is None:
         return []
-    parts = [f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
+    assumed = f"{dtype} GEMM efficiency" if dtype and dtype not in hw.gemm_efficiency else None
+    parts = [f"{name} (not measured: the part states none; assumed point {point:g}, range {lo:g} to {hi:g}, the "
+             f"catalog's measured fractions)" if name == assumed else
+             f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
              for name, point, (lo, hi) in stated_ranges(hw, dtype)]
     stated = ("are stated ranges, not measurements: over those ranges" if len(parts) > 1 else
               "is a stated range, not one measurement: over that range")

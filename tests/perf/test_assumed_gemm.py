@@ -1,0 +1,83 @@
+"""A data type an accelerator states no GEMM efficiency for: an assumed point inside the catalog's measured range.
+
+The model gave such a data type 0.7 (or the part's lowest stated figure), a constant no source states, and the
+estimate did not say so. It now states the catalog's measured range beside the assumed point, as TPU v4's
+`gemm_range` does, and the estimate's notes say the efficiency is not measured (`perf.hw.assumed_gemm`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from archgen.model.accelerator import Accelerator
+from archgen.perf.hw.assumed_gemm import (
+    ASSUMED_GEMM_EFFICIENCY,
+    MEASURED_GEMM_RANGE,
+    MEASURED_GEMM_RANGE_ANY,
+    assumed_point,
+    measured_range,
+)
+from archgen.perf.hw.hardware import hardware_for
+from archgen.pipeline import run
+from archgen.scoring.catalog import load_accelerators
+
+MINIMAL = Path(__file__).resolve().parents[1] / "data" / "minimal" / "all-kinds.yaml"
+
+#: A user-written accelerator that states no `efficiency` at all.
+USER = {"kind": "Accelerator", "id": "mine", "source": "test", "memory": "80 GB", "memory_bandwidth": "3 TB/s",
+        "peak": {"bf16": "900 TFLOPS", "fp8": "1800 TFLOPS", "fp4": "3600 TFLOPS", "int8": "1800 TFLOPS"},
+        "tdp": "700 W", "scale_up": {"technology": "NVLink 4", "bandwidth": "450 GB/s"}}
+
+
+def _measured() -> dict[str, list[float]]:
+    """Every shipped part's GEMM efficiency that its file states as measured, per data type."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for acc in load_accelerators().values():
+        marks = set(acc.unconfirmed_fields())
+        for dt, value in acc.efficiency.gemm.items():
+            if not marks & {"*", "efficiency", "efficiency.gemm", f"efficiency.gemm.{dt}"}:
+                out[dt].append(value)
+    return out
+
+
+def test_the_measured_ranges_are_the_catalogs():
+    """The table in `assumed_gemm` is what the catalog measures today: a new or corrected measurement fails here."""
+    measured = _measured()
+    assert MEASURED_GEMM_RANGE == {dt: (min(v), max(v)) for dt, v in measured.items()}
+    every = [x for v in measured.values() for x in v]
+    assert MEASURED_GEMM_RANGE_ANY == (min(every), max(every))
+
+
+def test_the_point_is_an_assumption_inside_the_range():
+    assert assumed_point("bf16", {}) == ASSUMED_GEMM_EFFICIENCY == 0.7
+    assert assumed_point("fp4", {}) == MEASURED_GEMM_RANGE["fp4"][1]        # 0.7 lies above every measured fp4
+    assert assumed_point("fp8", {"bf16": 0.6, "fp16": 0.65}) == 0.6         # the part's own lowest figure
+    assert assumed_point("fp8", {"bf16": 0.9}) == MEASURED_GEMM_RANGE["fp8"][1]
+    assert measured_range("int8") == MEASURED_GEMM_RANGE_ANY                 # no part measures int8
+    for dt in (*MEASURED_GEMM_RANGE, "tf32"):
+        lo, hi = measured_range(dt)
+        assert lo <= assumed_point(dt, {}) <= hi
+
+
+def test_a_user_part_gets_the_range_and_a_stated_part_keeps_its_own():
+    hw = hardware_for(Accelerator.model_validate(USER), scale_up_size=8)
+    assert hw.gemm_efficiency == {}
+    assert hw.gemm_efficiency_range == {dt: measured_range(dt) for dt in USER["peak"]}
+    assert hw.gemm_rate("bf16") == pytest.approx(900e12 * 0.7)
+    assert hw.gemm_rate("fp4") == pytest.approx(3600e12 * MEASURED_GEMM_RANGE["fp4"][1])
+    h100 = hardware_for(load_accelerators()["h100-sxm5-80gb"], scale_up_size=8)
+    assert "bf16" not in h100.gemm_efficiency_range and "fp8" not in h100.gemm_efficiency_range
+
+
+def test_the_estimate_says_the_efficiency_is_not_measured():
+    """`archgen estimate` on the minimal user specs (accelerator `acc` states no efficiency) gives the band."""
+    result = run([MINIMAL]).workloads["workload/w"]
+    est = result.estimate
+    assert est is not None
+    note = next(n for n in est.notes if "GEMM efficiency" in n)
+    assert "bf16 GEMM efficiency (not measured: the part states none; assumed point 0.7, range 0.511 to 0.859" in note
+    lo, hi = (float(x) for x in note.split("spans ")[1].replace(" s", "").split(" to "))
+    assert lo < est.metrics["step_time"].m_as("s") < hi
