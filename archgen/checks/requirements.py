@@ -15,14 +15,16 @@ from typing import Any
 
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
-from archgen.checks.registry import Context, Violation, check
+from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.errors import did_you_mean
-from archgen.model.requirements import Outcome, Status, judge, spread
+from archgen.model.requirements import Outcome, Status, judge, spread, unsettled_note
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
 #: Metrics not provided, with the reason, by object path and metric name (`analyse.operations.Operations.withheld`).
 Withheld = Mapping[str, Mapping[str, str]]
+#: Figures resting on an input nobody gave, by object path and metric: the other end and why (`Operations.unsettled`).
+Unsettled = Mapping[str, Mapping[str, tuple[Q, str]]]
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class Judgement:
 
 
 def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: Withheld,
-              workloads: Mapping[str, Any]) -> tuple[Judgement, ...]:
+              workloads: Mapping[str, Any], unsettled: Unsettled | None = None) -> tuple[Judgement, ...]:
     """Every requirement of the design judged once: the bound ones (`outcome`), then each estimated workload's own.
 
     A workload's own are its estimate's outcomes (`perf.workload.results.judge_workloads`); those of a workload that
@@ -60,7 +62,7 @@ def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: 
     that does not resolve, is not estimated by `check` (`archgen estimate` judges it; REF001 reports the other).
     """
     bands = workload_bands(workloads)
-    out = [Judgement(b, outcome(b, metrics, design, withheld, bands)) for b in design.requirements]
+    out = [Judgement(b, outcome(b, metrics, design, withheld, bands, unsettled)) for b in design.requirements]
     for b in design.workload_requirements:
         r = workloads.get(b.subject)
         if r is None:
@@ -107,33 +109,47 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units;
     for a withheld metric, supply what the message names (prices: a `Prices` document or `price:` on the parts).
     """
+    unsettled = ctx.operations.unsettled
     for b in ctx.design.requirements:
-        problem = unjudged(b, ctx.metrics, ctx.design, ctx.operations.withheld)
+        problem = unjudged(b, ctx.metrics, ctx.design, ctx.operations.withheld, unsettled)
         if problem is None:
             continue
         key, reason = problem
-        if key == "metric" and b.req.metric not in ctx.operations.withheld.get(b.subject, {}):
+        if key == "metric" and b.req.metric not in ctx.operations.withheld.get(b.subject, {}) \
+                and b.req.metric not in unsettled.get(b.subject, {}):
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}",
-                        requirement=b.req.id)
+                        requirement=b.req.id, severity=_unsettled_severity(b, unsettled))
     for j in ctx.requirements:   # a workload's own, judged on its estimate
         b, o = j.bound, j.outcome
         if j.workload and o.status is Status.NOT_PROVIDED:
             yield Violation(b.subject, b.owner, b.path + ("metric",),
                             f"{b.req.id}: {b.subject}'s {b.req.metric} is not provided: {o.note}",
-                            requirement=b.req.id)
+                            requirement=b.req.id, severity=_unsettled_severity(b, unsettled))
+
+
+def _unsettled_severity(b: BoundRequirement, unsettled: Unsettled) -> Severity | None:
+    """A requirement left unjudged by an unknown input is as severe as a miss would be: an error for a SHALL only.
+
+    None (the check's own, an error) for every other reason.
+    """
+    if b.req.metric not in unsettled.get(b.subject, {}):
+        return None
+    return "error" if b.req.level == "shall" else "warning"
 
 
 def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,
-            withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None) -> Outcome:
+            withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None,
+            unsettled: Unsettled | None = None) -> Outcome:
     """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be.
 
     `withheld` gives, by object path and metric, why a metric is not provided
     (`analyse.operations.Operations.withheld`).
     `bands` holds, by object path, each metric's measured error band (`workload_bands`): a value met there but not
-    at one end of its band is at risk.
+    at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
+    rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
     """
-    problem = unjudged(b, metrics, design, withheld)
+    problem = unjudged(b, metrics, design, withheld, unsettled)
     if problem:
         return judge(b.req, None, problem[1])
     value = measured(b, metrics, design)
@@ -213,7 +229,8 @@ def resting_on(b: BoundRequirement, design: Design) -> list[Unresolved]:
 
 
 def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
-             design: Design | None = None, withheld: Withheld | None = None) -> tuple[str, str] | None:
+             design: Design | None = None, withheld: Withheld | None = None,
+             unsettled: Unsettled | None = None) -> tuple[str, str] | None:
     """Why a requirement cannot be judged: (the field at fault, the reason), or None where it can."""
     if b.pattern and not b.subject:
         return "subject", f"no object matches '{b.pattern}'"
@@ -237,7 +254,8 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
     if not known[b.req.metric].is_compatible_with(b.req.target.limit):
         return "target", (f"target {b.req.target} does not have the dimension of {b.req.metric} "
                           f"({known[b.req.metric].dimensionality})")
-    return None
+    note = unsettled_note(b.req, known[b.req.metric], (unsettled or {}).get(b.subject))
+    return ("metric", f"{b.subject}'s {b.req.metric} is not provided: {note}") if note else None
 
 
 def _suggest(name: str, known: Iterable[str]) -> str:

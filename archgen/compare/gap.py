@@ -105,7 +105,8 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     for b in result.design.requirements:
         if b.owner not in owners:
             continue
-        o = outcome(b, result.metrics, result.design, result.operations.withheld, bands)
+        o = outcome(b, result.metrics, result.design, result.operations.withheld, bands,
+                    result.operations.unsettled)
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
         found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner)
         waived = found[1] if found and o.status not in PASSING else ""

@@ -242,6 +242,26 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
     return Outcome(requirement, value, status, band=band)
 
 
+#: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
+#: why (`analyse.operations.Operations.unsettled`: goodput where an asynchronous checkpoint's blocking time is unknown).
+Unsettled = Mapping[str, tuple[Q, str]]
+
+
+def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
+    """Why a requirement cannot be judged on `value`: its metric may as well be another value that judges otherwise.
+
+    `value` is one end of what an unknown input allows and `unsettled` gives the other end by metric: met at both,
+    or at neither, the requirement is judged; met at one only, it is not provided (this note says why), never a
+    "met" or "not met" that rests on the assumption. None where it can be judged.
+    """
+    other, why = (unsettled or {}).get(requirement.metric, (None, ""))
+    if other is None or judge(requirement, value).met is judge(requirement, other).met:
+        return None
+    shown = [requirement.target.in_units(q) for q in (value, other)]
+    return (f"{requirement.metric} is {shown[0]:.4g~P} or {shown[1]:.4g~P} and the target {requirement.target} is met "
+            f"at one end only: {why}")
+
+
 def judge_each(requirement: Requirement, values: Q) -> list[bool] | None:
     """`judge` on many values at once (a quantity whose magnitude is an array: the points of a batched sweep).
 

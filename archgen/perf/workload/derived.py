@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from archgen.model.requirements import Outcome, Requirement, judge, spread
+from archgen.model.requirements import Outcome, Requirement, Unsettled, judge, spread, unsettled_note
 
 if TYPE_CHECKING:
     from archgen.perf.workload.cluster import Machine
@@ -42,12 +42,13 @@ def judged(metric: str, fits: bool) -> bool:
 
 
 def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
-                       withheld: Mapping[str, str] | None = None) -> list[Outcome]:
+                       withheld: Mapping[str, str] | None = None, unsettled: Unsettled | None = None) -> list[Outcome]:
     """Each requirement judged (`judge`) on the estimate's metrics and their error bands.
 
     Not provided where the job has no such metric, saying why: the reason `withheld` gives for a metric not provided
     (by metric name, `analyse.operations.Operations.withheld`), else that the job has none; a job that does not fit has
-    only its memory metrics judged (`judged`).
+    only its memory metrics judged (`judged`). `unsettled` gives, by metric, the other end of a figure that rests on
+    an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
     """
     outcomes = []
     for req in requirements:
@@ -60,6 +61,9 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                       ends if ends is not None or value is None else spread(est.metrics, req.metric))
         if o.value is None and withheld and req.metric in withheld:
             o = judge(req, None, withheld[req.metric])
+        note = unsettled_note(req, o.value, unsettled) if o.value is not None else None
+        if note:
+            o = judge(req, None, note)
         outcomes.append(o)
     return outcomes
 

@@ -1,0 +1,82 @@
+"""Goodput where an asynchronous checkpoint's blocking time is not known (REL008), from the input that showed it.
+
+A 16,384-GPU Llama 3 job on DGX H100 nodes whose `host_memory` was left out, with asynchronous checkpoints to
+100 GB/s storage, had a goodput requirement of 0.85 judged "not met" (PERF001, an error) on 0.845: the goodput that
+charges the whole 56.8 s write as blocking, a lower bound, while with no blocking the same job makes 0.93. Here the
+same shape on the REL008 case's MI355X node: goodput is given at the whole write, its range reaches the other end,
+and a requirement met at one end only is not provided (REQ002), at the severity a miss would have.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from archgen.perf.train.goodput import ettr
+from archgen.pipeline import run
+from tests.conftest import write_tree
+
+CASES = Path(__file__).parent / "checks" / "cases" / "REL008.yml"
+
+
+def _run(tmp_path: Path, requirements: str, asynchronous: bool = True):
+    case = next(c for c in yaml.safe_load(CASES.read_text(encoding="utf-8"))["cases"]
+                if c["name"] == "fail_in_memory_without_host_link")
+    files = dict(case["files"])
+    # checkpoint storage slow enough that the write matters: 18.6 GB at 1 MB/s, about 5 hours
+    files["c.yaml"] = files["c.yaml"].replace(
+        "facility: hall-liquid\n", "facility: hall-liquid\nstorage: {capacity: 1 PB, write_bandwidth: 1 MB/s, "
+        "read_bandwidth: 100 GB/s, basis: assumed, source: test storage}\n")
+    files["w.yaml"] = files["w.yaml"].replace(
+        "checkpoint: {in_memory: true}", f"checkpoint: {{asynchronous: {str(asynchronous).lower()}}}") + requirements
+    files["r.yaml"] = ("kind: Requirements\nid: r\nrequirements:\n  - {id: REQ-CL, statement: Cluster goodput, "
+                       "subject: cluster/c, metric: goodput, target: '>= 0.99', level: should}\n")
+    write_tree(tmp_path / "specs", files)
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        return run([Path("specs")])
+    finally:
+        os.chdir(old)
+
+
+REQS = ("requirements:\n"
+        "  - {id: REQ-LOW, statement: met at both ends, metric: goodput, target: '>= 0.85'}\n"
+        "  - {id: REQ-MID, statement: met at one end, metric: goodput, target: '>= 0.99'}\n"
+        "  - {id: REQ-HIGH, statement: met at neither, metric: goodput, target: '>= 0.9999'}\n"
+        "  - {id: REQ-TOK, statement: goodput tokens, metric: goodput_tokens_per_second, target: '>= 1 1/s'}\n")
+
+
+def test_goodput_on_an_unknown_blocking_time_is_a_range_and_judged_only_where_both_ends_agree(tmp_path):
+    r = _run(tmp_path, REQS)
+    m = r.workloads["workload/w"].estimate.metrics
+    other = r.operations.unsettled["workload/w"]
+    low, high = m["goodput"].m, other["goodput"][0].m
+    assert 0.85 < low < 0.99 < high < 0.9999
+    # the other end is the same job with no stop: each checkpoint costs nothing, a failure loses the write in flight,
+    # and one write at a time (the interval is the write); the planned-maintenance factor is the same at both ends
+    write, restart = m["checkpoint_write_time"].m_as("s"), m["restart_time"].m_as("s")
+    mtti, interval = m["mtti"].m_as("s"), m["checkpoint_interval"].m_as("s")
+    planned = low / ettr(interval, write, restart, mtti)
+    assert high == pytest.approx(planned * ettr(write, 0.0, restart + write, mtti), rel=1e-9)
+    assert m["goodput_high"].m >= high   # the range spans the blocking time as well as the rate sets
+    status = {j.bound.req.id: (j.outcome.status.value, j.check) for j in r.requirements}
+    assert status == {"REQ-LOW": ("met", "PERF001"), "REQ-MID": ("not provided", "REQ002"),
+                      "REQ-HIGH": ("not met", "PERF001"), "REQ-TOK": ("met", "PERF001"),
+                      "REQ-CL": ("not provided", "REQ002")}
+    req002 = {f.requirement: f for f in r.findings if f.id == "REQ002"}
+    assert req002["REQ-MID"].severity == "error" and req002["REQ-CL"].severity == "warning"  # SHALL, SHOULD
+    assert "met at one end only" in req002["REQ-MID"].message and "REL008" in req002["REQ-MID"].message
+    assert req002["REQ-CL"].message.endswith("(REL008)")   # no list of known metrics: it has this one
+    assert [f.requirement for f in r.findings if f.id == "PERF001"] == ["REQ-HIGH"]
+
+
+def test_a_synchronous_checkpoint_has_nothing_unsettled(tmp_path):
+    """A synchronous checkpoint blocks for its whole write anyway: the same targets are judged as before."""
+    r = _run(tmp_path, REQS, asynchronous=False)
+    assert r.operations.unsettled == {}
+    status = {j.bound.req.id: j.outcome.status.value for j in r.requirements}
+    assert status["REQ-MID"] == "not met" and status["REQ-CL"] == "not met"
