@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, overload
 
+from archgen.analyse.assumed import assumed_inputs
 from archgen.analyse.bom import optics_outside_systems
 from archgen.analyse.goodput import (
     BLOCKING_UNKNOWN,
@@ -368,6 +369,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if cpath not in largest:
             _withhold(ops, cpath, ("goodput", "goodput_low", "goodput_high", "checkpoint_interval",
                                    "tco_per_goodput_accelerator_hour"), why)
+    ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out
 
 

@@ -30,3 +30,6 @@ class Operations:
     #: input allows, and why (an asynchronous checkpoint's blocking time without a host link, REL008). A requirement
     #: met at one end and not the other is not provided (`model.requirements.unsettled_note`).
     unsettled: dict[str, dict[str, tuple[Q, str]]] = field(default_factory=dict)
+    #: The assumed inputs (`basis: assumed`) each figure rests on, by object path and metric
+    #: (`analyse.assumed.assumed_inputs`): a requirement met on it says so (REQ005).
+    assumed: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)

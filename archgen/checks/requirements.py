@@ -4,7 +4,7 @@
 (`model.requirements.judge`, with `unjudged` saying why nothing could be judged); `archgen diff` and `archgen gap`
 read the same function, so every command judges a requirement alike. The pipeline judges every requirement of the
 design once (`judge_all`: the bound ones here, a workload's own as `perf.workload.results.judge_workloads` did);
-REQ001, REQ002 and REQ004 report those `Judgement`s and documents list them (the compliance matrix).
+REQ001, REQ002, REQ004 and REQ005 report those `Judgement`s and documents list them (the compliance matrix).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.errors import did_you_mean
-from archgen.model.requirements import Outcome, Status, judge, spread, unsettled_note
+from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, unsettled_note
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
@@ -25,6 +25,8 @@ from archgen.units import Q
 Withheld = Mapping[str, Mapping[str, str]]
 #: Figures resting on an input nobody gave, by object path and metric: the other end and why (`Operations.unsettled`).
 Unsettled = Mapping[str, Mapping[str, tuple[Q, str]]]
+#: The assumed inputs each figure rests on, by object path and metric (`Operations.assumed`).
+Assumed = Mapping[str, Mapping[str, tuple[str, ...]]]
 
 
 @dataclass(frozen=True)
@@ -42,19 +44,22 @@ class Judgement:
     def check(self) -> str:
         """The check that reports this status.
 
-        REQ002 not provided, REQ004 at risk, else the one that judges it met or not: REQ001, PERF001 for a
-        workload's own requirement.
+        REQ002 not provided, REQ004 at risk, REQ005 met on assumed inputs, else the one that judges it met or not:
+        REQ001, PERF001 for a workload's own requirement.
         """
         status = self.outcome.status
         if status is Status.NOT_PROVIDED:
             return "REQ002"
         if status is Status.AT_RISK:
             return "REQ004"
+        if self.outcome.assumed:
+            return "REQ005"
         return "PERF001" if self.workload else "REQ001"
 
 
 def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: Withheld,
-              workloads: Mapping[str, Any], unsettled: Unsettled | None = None) -> tuple[Judgement, ...]:
+              workloads: Mapping[str, Any], unsettled: Unsettled | None = None,
+              assumed: Assumed | None = None) -> tuple[Judgement, ...]:
     """Every requirement of the design judged once: the bound ones (`outcome`), then each estimated workload's own.
 
     A workload's own are its estimate's outcomes (`perf.workload.results.judge_workloads`); those of a workload that
@@ -62,7 +67,8 @@ def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: 
     that does not resolve, is not estimated by `check` (`archgen estimate` judges it; REF001 reports the other).
     """
     bands = workload_bands(workloads)
-    out = [Judgement(b, outcome(b, metrics, design, withheld, bands, unsettled)) for b in design.requirements]
+    out = [Judgement(b, outcome(b, metrics, design, withheld, bands, unsettled, assumed))
+           for b in design.requirements]
     for b in design.workload_requirements:
         r = workloads.get(b.subject)
         if r is None:
@@ -140,7 +146,7 @@ def _unsettled_severity(b: BoundRequirement, unsettled: Unsettled) -> Severity |
 
 def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,
             withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None,
-            unsettled: Unsettled | None = None) -> Outcome:
+            unsettled: Unsettled | None = None, assumed: Assumed | None = None) -> Outcome:
     """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be.
 
     `withheld` gives, by object path and metric, why a metric is not provided
@@ -148,6 +154,7 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     `bands` holds, by object path, each metric's measured error band (`workload_bands`): a value met there but not
     at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
     rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
+    `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
     """
     problem = unjudged(b, metrics, design, withheld, unsettled)
     if problem:
@@ -157,7 +164,7 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     ends = band.values(value) if band is not None and value is not None else None
     if ends is None and value is not None:   # a reliability figure: its range over the failure-rate sets
         ends = spread(metrics.get(b.subject, {}), b.req.metric)
-    return judge(b.req, value, band=ends)
+    return on_assumed(judge(b.req, value, band=ends), (assumed or {}).get(b.subject))
 
 
 def workload_bands(workloads: Mapping[str, Any]) -> dict[str, dict[str, Band]]:
@@ -193,10 +200,33 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     shown = [req.target.in_units(q) for q in (o.value, end)]
     what = (band.describe() if band is not None else
             "range over the failure-rate sets and their 95 % Poisson intervals; docs/reliability.md")
+    inputs = f"; and it rests on assumed inputs: {', '.join(o.assumed)}" if o.assumed else ""
     return Violation(subject, owner, path,
                      f"{req.id} ({req.statement}): {req.metric} = {shown[0]:.4g~P} meets {req.target}, but the "
                      f"pessimistic end of its {'band' if band is not None else 'range'}, {shown[1]:.4g~P}, does not "
-                     f"({what})", end, req.target.limit, req.id)
+                     f"({what}){inputs}", end, req.target.limit, req.id)
+
+
+@check("REQ005", "requirements.assumed", severity="info")
+def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
+    """A requirement is met on figures that rest on sourced inputs, not on assumed ones.
+
+    A price, a facility's energy price, PUE, rent or depreciation, a failure rate, site events or checkpoint storage
+    given with `basis: assumed` is an engineering estimate to be confirmed; a requirement met on a figure that rests
+    on one is met only as far as the estimate holds. The finding names those inputs (the compliance matrix shows
+    the requirement as "met (on assumed inputs: ...)"); it is information and changes no exit code. A requirement
+    at risk on such a figure is REQ004's and names them there too.
+
+    Fix: replace the assumed inputs with sourced ones (a quote, a measured rate: `basis: sourced` with its
+    `source:`), or accept the estimate knowingly (waive this finding with the reason).
+    """
+    for j in ctx.requirements:
+        b, o = j.bound, j.outcome
+        if o.assumed and o.status is Status.MET and o.value is not None:
+            yield Violation(b.subject, b.owner, b.path + ("target",),
+                            f"{b.req.id} ({b.req.statement}): {b.req.metric} = {b.req.target.in_units(o.value):.4g~P} "
+                            f"meets {b.req.target} on assumed inputs: {', '.join(o.assumed)}", o.value,
+                            b.req.target.limit, b.req.id)
 
 
 def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None) -> Q | None:

@@ -209,7 +209,8 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
     bands = workload_bands(run.workloads)
     for b in run.design.requirements:
         obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
-        judged = outcome(b, run.metrics, run.design, run.operations.withheld, bands, run.operations.unsettled)
+        judged = outcome(b, run.metrics, run.design, run.operations.withheld, bands, run.operations.unsettled,
+                         run.operations.assumed)
         states[(obj, b.req.id)] = _state(obj, judged, failed)
     for path, w in sorted(run.workloads.items()):
         for o in w.estimate.requirements if w.estimate else ():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -199,6 +199,13 @@ class Outcome(Judged):
     status: Status
     note: str = ""  # why no value was provided
     band: tuple[Q, Q] | None = None  # where the value may lie by the model's measured error (perf.workload.bands)
+    assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (`on_assumed`)
+
+    @property
+    def shown(self) -> str:
+        """The status as reports print it: "met (on assumed inputs: ...)" where it passes on assumed inputs."""
+        inputs = f" (on assumed inputs: {', '.join(self.assumed)})" if self.assumed else ""
+        return f"{self.status.value}{inputs}"
 
     @property
     def met(self) -> bool | None:
@@ -260,6 +267,16 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     shown = [requirement.target.in_units(q) for q in (value, other)]
     return (f"{requirement.metric} is {shown[0]:.4g~P} or {shown[1]:.4g~P} and the target {requirement.target} is met "
             f"at one end only: {why}")
+
+
+def on_assumed(o: Outcome, assumed: Mapping[str, tuple[str, ...]] | None) -> Outcome:
+    """`o` with the assumed inputs (`basis: assumed`) its metric rests on, where it passes (met or at risk).
+
+    `assumed` gives them by metric (`analyse.operations.Operations.assumed`). The status is unchanged: a requirement
+    met on an assumed price is met, and says on what (REQ005, info); one not met or not provided is left as it is.
+    """
+    inputs = (assumed or {}).get(o.requirement.metric, ())
+    return replace(o, assumed=inputs) if inputs and o.status in PASSING else o
 
 
 def judge_each(requirement: Requirement, values: Q) -> list[bool] | None:

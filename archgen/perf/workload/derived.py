@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from archgen.model.requirements import Outcome, Requirement, Unsettled, judge, spread, unsettled_note
+from archgen.model.requirements import Outcome, Requirement, Unsettled, judge, on_assumed, spread, unsettled_note
 
 if TYPE_CHECKING:
     from archgen.perf.workload.cluster import Machine
@@ -42,13 +42,15 @@ def judged(metric: str, fits: bool) -> bool:
 
 
 def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
-                       withheld: Mapping[str, str] | None = None, unsettled: Unsettled | None = None) -> list[Outcome]:
+                       withheld: Mapping[str, str] | None = None, unsettled: Unsettled | None = None,
+                       assumed: Mapping[str, tuple[str, ...]] | None = None) -> list[Outcome]:
     """Each requirement judged (`judge`) on the estimate's metrics and their error bands.
 
     Not provided where the job has no such metric, saying why: the reason `withheld` gives for a metric not provided
     (by metric name, `analyse.operations.Operations.withheld`), else that the job has none; a job that does not fit has
     only its memory metrics judged (`judged`). `unsettled` gives, by metric, the other end of a figure that rests on
-    an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
+    an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided; `assumed`
+    the assumed inputs a figure rests on, by metric (`Operations.assumed`): a requirement met on it names them.
     """
     outcomes = []
     for req in requirements:
@@ -64,7 +66,7 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
         note = unsettled_note(req, o.value, unsettled) if o.value is not None else None
         if note:
             o = judge(req, None, note)
-        outcomes.append(o)
+        outcomes.append(on_assumed(o, assumed))
     return outcomes
 
 
