@@ -81,3 +81,16 @@ def test_a_synchronous_checkpoint_has_nothing_unsettled(tmp_path):
     assert r.operations.unsettled == {}
     status = {j.bound.req.id: j.outcome.status.value for j in r.requirements}
     assert status["REQ-MID"] == "not met" and status["REQ-CL"] == "not met"
+
+
+def test_the_document_gives_the_range_with_its_two_ends(tmp_path):
+    """The cluster document's "Range:" note said "over the rate sets" for a range that also spans the blocking time."""
+    from archgen.render.blocks import Para
+    from archgen.render.operations import reliability_section
+
+    r = _run(tmp_path, REQS)
+    g = r.operations.goodput["workload/w"]
+    section = reliability_section(r, r.clusters["cluster/c"])
+    (note,) = [b.text for b in section.blocks if isinstance(b, Para) and b.text.startswith("Range:")]
+    assert (f"over the rate sets and the blocking time, from the whole write ({g.goodput:.3f}) to none "
+            f"({g.unblocked.goodput:.3f})") in note
