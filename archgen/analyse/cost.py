@@ -25,7 +25,6 @@ from typing import Literal, overload
 from archgen.analyse.assumed import assumed_inputs
 from archgen.analyse.bom import optics_outside_systems
 from archgen.analyse.goodput import (
-    BLOCKING_UNKNOWN,
     CHECKPOINT_METRICS,
     checkpoint_bytes,
     cluster_unsettled,
@@ -34,6 +33,7 @@ from archgen.analyse.goodput import (
     goodput,
     no_checkpoint_target,
     rate_sets,
+    still_withheld,
     unblocked_metrics,
     unsettled,
     workload_metrics,
@@ -338,9 +338,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 ops.goodput[path] = g
                 extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
                 other = unblocked_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
-                if g.blocking_assumed:  # REL008: the whole write stands in for a copy whose rate is not given
-                    del extra["checkpoint_blocking_time"]
-                    _withhold(ops, path, ("checkpoint_blocking_time",), BLOCKING_UNKNOWN)
+                for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
+                    _withhold(ops, path, names, why)
+                    extra = {k: v for k, v in extra.items() if k not in names}
                 tps = extra.get("goodput_tokens_per_second", tps)
                 if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.gpus, path)

@@ -143,6 +143,9 @@ def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_p
 #: Why an asynchronous or in-memory checkpoint's blocking time is not provided where the nodes give no host link.
 BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's copy to host memory has no rate; "
                     "goodput charges the whole write instead, an upper bound (REL008)")
+#: Why a training job has no `spares` (nor their power and space): no number of them holds its goodput target.
+NO_SPARES = ("no number of hot spares holds the goodput target {target:g}: the failure rate and checkpoint cost alone "
+             "leave goodput below it (REL003)")
 #: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are.
 BLOCKING_ENDS = ("the first with training stopped for the whole checkpoint write, the second with no stop at all; "
                  "the nodes give no `host_memory.link`, so the copy to host memory that stops training has no rate "
@@ -153,6 +156,20 @@ def unsettled(figures: dict[str, Q], other: dict[str, Q]) -> dict[str, tuple[Q, 
     """The figures that take another value at the other end of the blocking time (`unblocked_metrics`), with why."""
     return {name: (q, BLOCKING_ENDS) for name, q in other.items()
             if name in figures and q != figures[name] and not name.endswith(("_low", "_high"))}
+
+
+def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
+    """The figures of a job with a goodput that are not provided all the same, with why.
+
+    The blocking time where it is assumed (REL008: the whole write charged in its place), and the spares where no
+    number of them holds the goodput target (REL003), rather than "the job has no spares".
+    """
+    out: list[tuple[tuple[str, ...], str]] = []
+    if g.blocking_assumed:
+        out.append((("checkpoint_blocking_time",), BLOCKING_UNKNOWN))
+    if g.spares_needed is None:
+        out.append((("spares", "spare_power", "spare_space"), NO_SPARES.format(target=g.target)))
+    return out
 
 
 def cluster_unsettled(job: dict[str, tuple[Q, str]], used: Q | None) -> dict[str, tuple[Q, str]]:
