@@ -94,3 +94,16 @@ def test_the_document_gives_the_range_with_its_two_ends(tmp_path):
     (note,) = [b.text for b in section.blocks if isinstance(b, Para) and b.text.startswith("Range:")]
     assert (f"over the rate sets and the blocking time, from the whole write ({g.goodput:.3f}) to none "
             f"({g.unblocked.goodput:.3f})") in note
+
+
+def test_a_sweep_point_spans_the_same_range_as_check(tmp_path):
+    """Sweeps carry `check`'s goodput range (docs/sweeps.md): with the blocking time unknown, its no-stop end too."""
+    from archgen.analyse.cost import sweep_figures
+    from archgen.perf.train.goodput import goodput_of
+
+    r = _run(tmp_path, REQS)
+    m = r.workloads["workload/w"].estimate.metrics
+    f, ends, _, _ = sweep_figures(r.specs, r.clusters["cluster/c"])
+    w = r.workloads["workload/w"].workload
+    point = goodput_of(f, w, r.specs.get(w.model), 8, ends)
+    assert point == pytest.approx((m["goodput"].m, m["goodput_low"].m, m["goodput_high"].m), rel=1e-12)

@@ -14,7 +14,7 @@ from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.goodput import Failures, JobGoodput, ettr, job_goodput
+from archgen.perf.train.goodput import Failures, JobGoodput, ettr, job_goodput, with_unblocked
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -116,11 +116,10 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     job = job_goodput(central, cp, size, accelerators, target)
     if job is None:
         return None
-    spread = failure_ends(rel, specs, a)
-    unblocked = None
-    if job.blocking_assumed:  # REL008: the copy's rate is unknown, so the blocking time lies from 0 to the whole write
-        unblocked = job_goodput(replace(central, host_link=math.inf), cp, size, accelerators, target)
-        spread += tuple(replace(f, host_link=math.inf) for f in spread)
+    # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
+    unblocked = job_goodput(replace(central, host_link=math.inf), cp, size, accelerators, target) \
+        if job.blocking_assumed else None
+    spread = with_unblocked(failure_ends(rel, specs, a), job.blocking_assumed)
     ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
