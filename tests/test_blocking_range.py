@@ -9,6 +9,7 @@ and a requirement met at one end only is not provided (REQ002), at the severity 
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -107,3 +108,44 @@ def test_a_sweep_point_spans_the_same_range_as_check(tmp_path):
     w = r.workloads["workload/w"].workload
     point = goodput_of(f, w, r.specs.get(w.model), 8, ends)
     assert point == pytest.approx((m["goodput"].m, m["goodput_low"].m, m["goodput_high"].m), rel=1e-12)
+
+
+SWEEP = """kind: Sweep
+id: s
+workload: w
+axes:
+  accelerators: [8, 16]
+objectives:
+  - {metric: goodput_tokens_per_second}
+requirements:
+  - {id: REQ-S-LOW, statement: met at both ends, metric: goodput, target: '>= 0.85'}
+  - {id: REQ-S-MID, statement: met at one end, metric: goodput, target: '>= 0.99'}
+  - {id: REQ-S-HIGH, statement: met at neither, metric: goodput, target: '>= 0.9999', level: should}
+"""
+
+
+def test_a_sweep_judges_only_where_both_ends_agree(tmp_path):
+    """A sweep judged `goodput >= 0.99` "not met" on the whole write where check says not provided; both of its
+    paths (one point at a time, and the batched one `archgen sweep` takes) now leave it unjudged, as check does."""
+    from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
+    from archgen.perf.explore.points import evaluate_point
+    from tests.conftest import run_cli
+
+    _run(tmp_path, "")
+    (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
+    want = {"REQ-S-LOW": True, "REQ-S-MID": None, "REQ-S-HIGH": False}
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        specs, clusters, sweeps = sw.load(Path("sweep.yaml"), [Path("specs")])
+        problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+        for i in (0, 1):
+            row = evaluate_point(problem, i)
+            assert {k: row.met[k] for k in want} == want and row.feasible and not row.at_risk
+        result = run_cli("sweep", "sweep.yaml", "--path", "specs", "--out", "out", "--format", "json")
+    finally:
+        os.chdir(old)
+    assert result.code == 0, result.err
+    (doc,) = json.loads(result.out)["sweeps"]
+    assert doc["front"] and all({k: p["requirements"][k] for k in want} == want for p in doc["front"])

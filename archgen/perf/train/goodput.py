@@ -330,6 +330,26 @@ def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
                      cp.goodput_target or 0.9)
 
 
+def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> float:
+    """A sweep point's goodput with no blocking at all where its blocking time is assumed (REL008), else NaN.
+
+    The other end of what the unknown copy rate allows, as `check` takes it (`with_unblocked`): a sweep requirement
+    met at the point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
+    """
+    cp = workload.checkpoint
+    return _unblocked(f, cp, Arch.from_model(model).params() * cp.bytes_per_parameter, gpus, cp.goodput_target or 0.9)
+
+
+@functools.lru_cache(maxsize=4096)
+def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float) -> float:
+    """`unblocked_of`'s figure, kept per accelerator count as `_goodputs` are."""
+    g = job_goodput(f, cp, size, gpus, target)
+    if g is None or not g.blocking_assumed:
+        return math.nan
+    free = job_goodput(replace(f, host_link=math.inf), cp, size, gpus, target)
+    return free.goodput if free is not None else math.nan
+
+
 @functools.lru_cache(maxsize=4096)
 def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: float, gpus: int,
               target: float) -> tuple[float, float, float]:

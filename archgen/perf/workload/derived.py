@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from archgen.model.requirements import Outcome, Requirement, Unsettled, judge, on_assumed, spread, unsettled_note
+from archgen.units import Q_
 
 if TYPE_CHECKING:
     from archgen.perf.workload.cluster import Machine
@@ -68,6 +69,25 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             o = judge(req, None, note)
         outcomes.append(on_assumed(o, assumed))
     return outcomes
+
+
+def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, float],
+                 other: Mapping[str, float] | None, units: Mapping[str, str]) -> set[str]:
+    """The ids of sweep requirements that a point's metrics and `other` judge differently (`unsettled_note`).
+
+    `other` is the same point's metrics with no checkpoint blocking at all where the blocking time is assumed
+    (REL008, `perf.train.goodput.unblocked_of`): such a requirement is not judged, as `check` leaves it not provided.
+    `units` gives each metric's unit (the sweep's metrics are floats in SI units).
+    """
+    out: set[str] = set()
+    if not other:
+        return out
+    for req in requirements:
+        if req.metric in metrics and req.metric in other:
+            unit = units.get(req.metric, "")
+            if unsettled_note(req, Q_(metrics[req.metric], unit), {req.metric: (Q_(other[req.metric], unit), "")}):
+                out.add(req.id)
+    return out
 
 
 def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:
