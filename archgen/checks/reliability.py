@@ -177,6 +177,11 @@ def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
                             f"the nodes of cluster '{cluster}' give no `host_memory.link`, so the {kind} "
                             f"checkpoint's copy to host memory has no rate: training is taken to stop for the whole "
                             f"write, {Q_(g.write_time, 's'):.3g~P} (an assumption, an upper bound): goodput "
-                            f"{g.goodput:.4f} there, {g.unblocked.goodput if g.unblocked else g.goodput:.4f} "
+                            f"{_ratio(g.goodput)} there, {_ratio(g.unblocked.goodput if g.unblocked else g.goodput)} "
                             "with no stop",
                             Q_(g.blocking, "s"), None)
+
+
+def _ratio(x: float) -> str:
+    """A goodput in a message: four decimals, or two significant digits below 0.001 (never "0.0000" for 2.8e-6)."""
+    return f"{x:.4f}" if x >= 1e-3 or x == 0 else f"{x:.2g}"
