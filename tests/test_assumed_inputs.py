@@ -109,3 +109,24 @@ def test_the_matrix_status_keeps_its_style():
 
     t = Table("t", "t", (Column("Status"),), (("met (on assumed inputs: x price)",),), status_column=0)
     assert t.row_status(0) == "pass"
+
+
+def test_a_sweep_document_names_them_per_cluster(tmp_path):
+    """A sweep judged cost per token on the same assumed prices with nothing saying so; its document's paragraph
+    per cluster (`Machine.rates`, from `sweep_figures`) now names them, as REQ005 does in `check`."""
+    import os
+    from pathlib import Path
+
+    from archgen.analyse.cost import sweep_figures
+    from archgen.pipeline import run
+
+    write_tree(tmp_path / "p", PROPOSAL)
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        r = run([Path("p")])
+    finally:
+        os.chdir(old)
+    words = sweep_figures(r.specs, r.clusters["cluster/c"])[3]
+    assert words.endswith("; cost per token on pdu-415v-60a-3ph price, hall-air energy price and PUE, "
+                          "hall-air space cost and depreciation")

@@ -19,8 +19,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from archgen.analyse.cost import Cost
     from archgen.analyse.network import ClusterAnalysis
     from archgen.analyse.operations import Operations
+    from archgen.analyse.reliability import Reliability
 
 #: A cluster's interruption figures: they rest on its failure rates and site events.
 FAILURE_METRICS = ("interruptions_per_day", "mtti", "failures_per_year")
@@ -41,22 +43,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     jobs: dict[str, tuple[str, ...]] = {}   # cluster path: what a training job's goodput rests on there
     for path, a in clusters.items():
-        rel, cost = ops.reliability.get(path), ops.cost.get(path)
-        hall = a.cluster.facility.id if a.cluster.facility is not None else "the hall"
-        every = tuple(f"{hall} site events" if name == "site events" else f"{name} failure rate"
-                      for name in (rel.assumed if rel else ()))
-        stopping = {c.name for c in rel.classes if c.interrupts} if rel else set()   # a redundant PDU stops nothing
-        failures = tuple(x for x, name in zip(every, rel.assumed if rel else (), strict=True)
-                         if name == "site events" or name.split(" (")[0] in stopping)
-        storage = a.cluster.spec.storage
-        jobs[path] = failures + ((f"{a.cluster.spec.id} checkpoint storage",)
-                                 if storage is not None and storage.basis == "assumed" else ())
-        m = dict.fromkeys(FAILURE_METRICS[:2], failures) | {"failures_per_year": every}   # every part, stopping or not
-        m |= dict.fromkeys(("goodput", "checkpoint_interval"), jobs[path])
-        if cost is not None:
-            m |= _cost(a, cost.assumed, tuple(line.part for line in cost.lines if line.basis == "assumed"))
-            m["tco_per_goodput_accelerator_hour"] = m["tco_per_year"] + jobs[path]
-        out[path] = {k: v for k, v in m.items() if v}
+        out[path], jobs[path] = cluster_inputs(a, ops.reliability.get(path), ops.cost.get(path))
     for path, r in workloads.items():
         est = r.estimate
         cpath = f"cluster/{est.cluster}" if est is not None else ""
@@ -74,6 +61,39 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
             m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), cluster.get("tco_per_year", ()))
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
+
+
+def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
+                   cost: Cost | None) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """A cluster's figures with the assumed inputs of each, and what a training job's goodput on it rests on."""
+    hall = a.cluster.facility.id if a.cluster.facility is not None else "the hall"
+    every = tuple(f"{hall} site events" if name == "site events" else f"{name} failure rate"
+                  for name in (rel.assumed if rel else ()))
+    stopping = {c.name for c in rel.classes if c.interrupts} if rel else set()   # a redundant PDU stops nothing
+    failures = tuple(x for x, name in zip(every, rel.assumed if rel else (), strict=True)
+                     if name == "site events" or name.split(" (")[0] in stopping)
+    storage = a.cluster.spec.storage
+    job = failures + ((f"{a.cluster.spec.id} checkpoint storage",)
+                      if storage is not None and storage.basis == "assumed" else ())
+    m = dict.fromkeys(FAILURE_METRICS[:2], failures) | {"failures_per_year": every}   # every part, stopping or not
+    m |= dict.fromkeys(("goodput", "checkpoint_interval"), job)
+    if cost is not None:
+        m |= _cost(a, cost.assumed, tuple(line.part for line in cost.lines if line.basis == "assumed"))
+        m["tco_per_goodput_accelerator_hour"] = m["tco_per_year"] + job
+    return {k: v for k, v in m.items() if v}, job
+
+
+def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, in_memory: bool) -> str:
+    """What a sweep's goodput and cost per token on cluster `a` rest on that is assumed, in words ("" for nothing).
+
+    The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures.
+    """
+    m, job = cluster_inputs(a, rel, cost)
+    job = tuple(x for x in job if not (in_memory and x.endswith(" checkpoint storage")))  # in memory: no storage
+    said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
+    if cost is not None and (per_token := m.get("tco_per_year", ()) + job):
+        said.append(f"cost per token on {', '.join(per_token)}")
+    return "; ".join(said)
 
 
 def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, overload
 
-from archgen.analyse.assumed import assumed_inputs
+from archgen.analyse.assumed import assumed_inputs, sweep_words
 from archgen.analyse.bom import optics_outside_systems
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
@@ -384,14 +384,16 @@ def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) ->
         reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
 
 
-def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, tuple[Failures, ...], float | None, str]:
+def sweep_figures(specs: Specs, a: ClusterAnalysis,
+                  in_memory: bool = False) -> tuple[Failures, tuple[Failures, ...], float | None, str]:
     """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
 
-    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`),
-    and which rate sets they come from, in words (`goodput.rate_sets`).
+    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`);
+    in words, their rate sets and the assumed inputs under goodput and cost per token (`assumed.sweep_words`).
     """
     rel = analyse_reliability(specs, a)
     cost = analyse_cost(specs, a)
     per_hour = cost.per_used_accelerator_hour if cost is not None and cost.currency == "USD" else None
     return (failures_of(rel, specs, a), failure_ends(rel, specs, a),
-            per_hour.m_as("USD") if per_hour is not None else None, rate_sets(rel))
+            per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (
+                rate_sets(rel), sweep_words(a, rel, cost, in_memory)))))
