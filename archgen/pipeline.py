@@ -189,9 +189,11 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
     workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
-    workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld)  # once, as bound
+    workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld,  # once, as bound
+                                operations.unsettled, operations.assumed)
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
-    requirements = judge_all(design, metrics, operations.withheld, workloads)  # every requirement, judged once
+    requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once
+                             operations.unsettled, operations.assumed)
     context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements)
     findings = checks.run_checks(context, select, ignore)
     grown = {c.cluster.spec.id for c in clusters.values()} if scaling is True else set(scaling or ())

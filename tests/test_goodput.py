@@ -223,7 +223,7 @@ def test_a_requirement_on_an_assumed_blocking_time_is_not_provided(tmp_path):
 
     import yaml
 
-    from archgen.analyse.cost import BLOCKING_UNKNOWN
+    from archgen.analyse.goodput import BLOCKING_UNKNOWN
     from archgen.pipeline import run
     from tests.conftest import write_tree
 
@@ -264,3 +264,33 @@ def test_a_time_to_train_without_a_token_budget_says_what_to_state(tmp_path):
     r = run([tree])
     assert [f.message for f in r.findings if f.id == "REQ002"] == [
         f"REQ-TTT: workload/llama3-405b-pretrain-gb300's time_to_train is not provided: {NO_TOKEN_BUDGET}"]
+
+
+def test_spares_that_no_number_holds_say_so(tmp_path):
+    """A job whose goodput target no number of spares holds (REL003) had a requirement on `spares` answered "not
+    provided: the training job has no spares" (and, in a Requirements document, "has no metric 'spares'"), as if
+    spares were not modelled; it now says why (here a target of 1, which nothing but a failure-free cluster holds)."""
+    import os
+    from pathlib import Path
+
+    import yaml
+
+    from archgen.analyse.goodput import NO_SPARES
+    from archgen.pipeline import run
+    from tests.conftest import write_tree
+
+    case = next(c for c in yaml.safe_load(Path("tests/checks/cases/REL008.yml").read_text(encoding="utf-8"))["cases"]
+                if c["name"] == "pass_in_memory_with_host_link")
+    files = dict(case["files"])
+    files["w.yaml"] = files["w.yaml"].replace("checkpoint: {in_memory: true}",
+                                              "checkpoint: {in_memory: true, goodput_target: 1}")
+    files["w.yaml"] += ("requirements:\n  - {id: REQ-SPARE-1, statement: Spares, metric: spares, target: '<= 4'}\n")
+    write_tree(tmp_path / "specs", files)
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        r = run([Path("specs")])
+    finally:
+        os.chdir(old)
+    assert [f.message for f in r.findings if f.id == "REQ002"] == [
+        f"REQ-SPARE-1: workload/w's spares is not provided: {NO_SPARES.format(target=1)}"]

@@ -22,15 +22,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal, overload
 
+from archgen.analyse.assumed import assumed_inputs, sweep_words
 from archgen.analyse.bom import optics_outside_systems
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
     checkpoint_bytes,
+    cluster_unsettled,
     failure_ends,
     failures_of,
     goodput,
     no_checkpoint_target,
     rate_sets,
+    still_withheld,
+    unblocked_metrics,
+    unsettled,
     workload_metrics,
 )
 from archgen.analyse.network import ClusterAnalysis
@@ -311,6 +316,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             continue
         tps = est.metrics.get("tokens_per_second")
         extra: dict[str, Q] = {}
+        other: dict[str, Q] = {}   # the figures at the other end of an unknown blocking time (REL008)
         if w.training is not None:
             model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
@@ -331,18 +337,22 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             else:
                 ops.goodput[path] = g
                 extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
-                if g.blocking_assumed:  # REL008: the whole write stands in for a copy whose rate is not given
-                    del extra["checkpoint_blocking_time"]
-                    _withhold(ops, path, ("checkpoint_blocking_time",), BLOCKING_UNKNOWN)
+                other = unblocked_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
+                for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
+                    _withhold(ops, path, names, why)
+                    extra = {k: v for k, v in extra.items() if k not in names}
                 tps = extra.get("goodput_tokens_per_second", tps)
                 if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.gpus, path)
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
             extra |= workload_cost(cost, est.gpus, tps)
+            other |= workload_cost(cost, est.gpus, other.get("goodput_tokens_per_second")) if other else {}
             for why in (cost.withheld, cost.no_opex):
                 if why:
                     _withhold(ops, path, JOB_COST_METRICS, why)
+        if other:
+            ops.unsettled[path] = unsettled(extra, other)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra}))
     for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         largest_est = out[wpath].estimate
@@ -353,16 +363,14 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         used = cm.get("tco_per_used_accelerator_hour")
         if used is not None and "goodput" in cm and cm["goodput"].m > 0:
             cm["tco_per_goodput_accelerator_hour"] = used / cm["goodput"].m
+        if wpath in ops.unsettled:   # the cluster's goodput rests on that job's blocking time too
+            ops.unsettled[cpath] = cluster_unsettled(ops.unsettled[wpath], used)
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
             _withhold(ops, cpath, ("goodput", "goodput_low", "goodput_high", "checkpoint_interval",
                                    "tco_per_goodput_accelerator_hour"), why)
+    ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out
-
-
-#: Why an asynchronous or in-memory checkpoint's blocking time is not provided where the nodes give no host link.
-BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's copy to host memory has no rate; "
-                    "goodput charges the whole write instead, an upper bound (REL008)")
 
 
 #: Why a training job has no time to train: nothing states how many tokens it trains on.
@@ -376,14 +384,16 @@ def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) ->
         reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
 
 
-def sweep_figures(specs: Specs, a: ClusterAnalysis) -> tuple[Failures, tuple[Failures, ...], float | None, str]:
+def sweep_figures(specs: Specs, a: ClusterAnalysis,
+                  in_memory: bool = False) -> tuple[Failures, tuple[Failures, ...], float | None, str]:
     """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
 
-    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`),
-    and which rate sets they come from, in words (`goodput.rate_sets`).
+    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`);
+    in words, their rate sets and the assumed inputs under goodput and cost per token (`assumed.sweep_words`).
     """
     rel = analyse_reliability(specs, a)
     cost = analyse_cost(specs, a)
     per_hour = cost.per_used_accelerator_hour if cost is not None and cost.currency == "USD" else None
     return (failures_of(rel, specs, a), failure_ends(rel, specs, a),
-            per_hour.m_as("USD") if per_hour is not None else None, rate_sets(rel))
+            per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (
+                rate_sets(rel), sweep_words(a, rel, cost, in_memory)))))

@@ -14,7 +14,7 @@ from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.goodput import Failures, JobGoodput, ettr, job_goodput
+from archgen.perf.train.goodput import Failures, JobGoodput, ettr, job_goodput, with_unblocked
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -26,6 +26,9 @@ class Goodput(JobGoodput):
     accelerators: int = 0
     checkpoint_size: float = 0.0  # B
     band: dict[str, tuple[float, float]] = field(default_factory=dict)  # (low, high) over rate sets and intervals
+    #: Where the blocking time is assumed (REL008): the same job with no blocking at all, the other end of what the
+    #: unknown copy rate allows (the figures above charge the whole write).
+    unblocked: JobGoodput | None = None
 
     def curve(self, intervals: list[float]) -> list[float]:
         """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
@@ -109,15 +112,74 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     cp = workload.checkpoint
     size = checkpoint_bytes(model, cp.bytes_per_parameter)
     target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
-    job = job_goodput(failures_of(rel, specs, a), cp, size, accelerators, target)
+    central = failures_of(rel, specs, a)
+    job = job_goodput(central, cp, size, accelerators, target)
     if job is None:
         return None
-    ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in failure_ends(rel, specs, a))
-            if e is not None]
+    # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
+    unblocked = job_goodput(replace(central, host_link=math.inf), cp, size, accelerators, target) \
+        if job.blocking_assumed else None
+    spread = with_unblocked(failure_ends(rel, specs, a), job.blocking_assumed)
+    ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
-                   checkpoint_size=size, band=band)
+                   checkpoint_size=size, band=band, unblocked=unblocked)
+
+
+def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
+                      tokens: float | None) -> dict[str, Q]:
+    """`workload_metrics` of the same job with no blocking at all: the other end where the blocking is assumed.
+
+    Empty where the blocking time is known (`Goodput.unblocked` is None).
+    """
+    if g.unblocked is None:
+        return {}
+    other = replace(g, **{f.name: getattr(g.unblocked, f.name) for f in fields(JobGoodput)}, unblocked=None)
+    return workload_metrics(other, rel, a, tokens_per_second, tokens)
+
+
+#: Why an asynchronous or in-memory checkpoint's blocking time is not provided where the nodes give no host link.
+BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's copy to host memory has no rate; "
+                    "goodput charges the whole write instead, an upper bound (REL008)")
+#: Why a training job has no `spares` (nor their power and space): no number of them holds its goodput target.
+NO_SPARES = ("no number of hot spares holds the goodput target {target:g}: the failure rate and checkpoint cost alone "
+             "leave goodput below it (REL003)")
+#: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are.
+BLOCKING_ENDS = ("the first with training stopped for the whole checkpoint write, the second with no stop at all; "
+                 "the nodes give no `host_memory.link`, so the copy to host memory that stops training has no rate "
+                 "(REL008)")
+
+
+def unsettled(figures: dict[str, Q], other: dict[str, Q]) -> dict[str, tuple[Q, str]]:
+    """The figures that take another value at the other end of the blocking time (`unblocked_metrics`), with why."""
+    return {name: (q, BLOCKING_ENDS) for name, q in other.items()
+            if name in figures and q != figures[name] and not name.endswith(("_low", "_high"))}
+
+
+def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
+    """The figures of a job with a goodput that are not provided all the same, with why.
+
+    The blocking time where it is assumed (REL008: the whole write charged in its place), and the spares where no
+    number of them holds the goodput target (REL003), rather than "the job has no spares".
+    """
+    out: list[tuple[tuple[str, ...], str]] = []
+    if g.blocking_assumed:
+        out.append((("checkpoint_blocking_time",), BLOCKING_UNKNOWN))
+    if g.spares_needed is None:
+        out.append((("spares", "spare_power", "spare_space"), NO_SPARES.format(target=g.target)))
+    return out
+
+
+def cluster_unsettled(job: dict[str, tuple[Q, str]], used: Q | None) -> dict[str, tuple[Q, str]]:
+    """A cluster's unsettled figures from those of its largest training job (`unsettled`), whose goodput it takes.
+
+    `used` is the cluster's cost per used accelerator-hour, over the goodput for the cost per goodput hour.
+    """
+    out: dict[str, tuple[Q, str]] = {k: job[k] for k in ("goodput", "checkpoint_interval") if k in job}
+    if "goodput" in out and used is not None and out["goodput"][0].m > 0:
+        out["tco_per_goodput_accelerator_hour"] = (used / out["goodput"][0].m, out["goodput"][1])
+    return out
 
 
 def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
     from archgen.analyse.goodput import Goodput
     from archgen.analyse.reliability import Reliability
+    from archgen.units import Q
 
 
 @dataclass(frozen=True)
@@ -25,3 +26,10 @@ class Operations:
     #: Metrics not provided, with the reason, by object path (cost figures of a cluster with unpriced parts and of
     #: its workloads); requirements on them are judged not provided with that reason (checks.requirements).
     withheld: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Figures that rest on an input nobody gave, by object path and metric: the value at the other end of what that
+    #: input allows, and why (an asynchronous checkpoint's blocking time without a host link, REL008). A requirement
+    #: met at one end and not the other is not provided (`model.requirements.unsettled_note`).
+    unsettled: dict[str, dict[str, tuple[Q, str]]] = field(default_factory=dict)
+    #: The assumed inputs (`basis: assumed`) each figure rests on, by object path and metric
+    #: (`analyse.assumed.assumed_inputs`): a requirement met on it says so (REQ005).
+    assumed: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)

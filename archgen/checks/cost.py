@@ -7,9 +7,21 @@ from collections.abc import Iterator
 from archgen.analyse.cost import Cost
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
-from archgen.model import Cluster, Part, Rack
+from archgen.model import Cluster, Part, Rack, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
+
+
+def _fitted(ctx: Context) -> dict[str, set[str]]:
+    """The systems of the clusters' bills of materials that each fitted part (accelerator, NIC) is fitted in."""
+    out: dict[str, set[str]] = {}
+    for cost in ctx.operations.cost.values():
+        for line in cost.lines:
+            system = ctx.design.specs.get(line.part)
+            if isinstance(system, System):
+                for part in ([system.accelerator] if system.accelerator else []) + [s.part for s in system.nics]:
+                    out.setdefault(part, set()).add(system.id)
+    return out
 
 
 def _costs(ctx: Context) -> Iterator[tuple[str, Cluster, Cost]]:
@@ -65,20 +77,29 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     """A `Prices` document prices parts and racks that exist, and each at one price across the run's lists.
 
     A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
-    one part differently, the first by document id is used and the other is reported here.
+    one part differently, the first by document id is used and the other is reported here. A price of a part fitted
+    in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted, since the system's price is
+    the price of what is fitted in it: a warning says so. A price list may price parts and library racks this design
+    does not use.
 
     Fix: correct the id (a catalog part's or a rack's), or keep one price per part (remove it from one list, or
-    make the two entries agree).
+    make the two entries agree); price a fitted part into its system's price.
     """
     specs = ctx.design.specs
     first: dict[str, tuple[str, Price]] = {}
+    billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
+    fitted = _fitted(ctx)
     for doc in sorted(specs.of(Prices), key=lambda d: d.id):
         for part, price in doc.prices.items():
             where = (f"prices/{doc.id}", doc.id, ("prices", part))
-            if not isinstance(specs.get(part), Part | Rack):
+            if not isinstance(specs.get(part), Part | Rack) and part not in specs.shelf:   # a library rack: unused
                 known = [k for k, d in specs.items.items() if isinstance(d, Part | Rack)]
                 yield Violation(*where, f"{part} is no catalog part or rack{did_you_mean(part, known, lead='; ')}")
-            elif part not in first:
+                continue
+            if part in fitted and part not in billed:
+                yield Violation(*where, f"{part} is fitted in {', '.join(sorted(fitted[part]))}, whose price includes "
+                                        "it: this price is not counted in any capex", severity="warning")
+            if part not in first:
                 first[part] = (doc.id, price)
             elif first[part][1] != price:
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {first[part][1].capex:~P} in "

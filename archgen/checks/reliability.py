@@ -162,7 +162,8 @@ def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
     `host_memory.link`. A node that gives no link leaves that copy's rate unknown: archgen does not guess it and
     charges the whole write as blocking, an upper bound on the checkpoint's cost, and this finding says so. The
     blocking time itself is then not provided, and a requirement on it is REQ002 (not provided), not judged on the
-    assumption.
+    assumption. Goodput and what rests on it are given at that bound, and its range (`goodput_high`) reaches the
+    other end, no stop at all; a requirement on them met at one end and not at the other is REQ002 as well.
 
     Fix: give the compute node's `host_memory` (capacity, link and efficiency, with their source), or accept the
     whole write as the cost (waive this finding with the reason).
@@ -175,5 +176,12 @@ def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
             yield Violation(path, r.workload.id, ("checkpoint",),
                             f"the nodes of cluster '{cluster}' give no `host_memory.link`, so the {kind} "
                             f"checkpoint's copy to host memory has no rate: training is taken to stop for the whole "
-                            f"write, {Q_(g.write_time, 's'):.3g~P} (an assumption, an upper bound)",
+                            f"write, {Q_(g.write_time, 's'):.3g~P} (an assumption, an upper bound): goodput "
+                            f"{_ratio(g.goodput)} there, {_ratio(g.unblocked.goodput if g.unblocked else g.goodput)} "
+                            "with no stop",
                             Q_(g.blocking, "s"), None)
+
+
+def _ratio(x: float) -> str:
+    """A goodput in a message: four decimals, or two significant digits below 0.001 (never "0.0000" for 2.8e-6)."""
+    return f"{x:.4f}" if x >= 1e-3 or x == 0 else f"{x:.2g}"

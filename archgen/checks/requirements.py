@@ -4,7 +4,7 @@
 (`model.requirements.judge`, with `unjudged` saying why nothing could be judged); `archgen diff` and `archgen gap`
 read the same function, so every command judges a requirement alike. The pipeline judges every requirement of the
 design once (`judge_all`: the bound ones here, a workload's own as `perf.workload.results.judge_workloads` did);
-REQ001, REQ002 and REQ004 report those `Judgement`s and documents list them (the compliance matrix).
+REQ001, REQ002, REQ004 and REQ005 report those `Judgement`s and documents list them (the compliance matrix).
 """
 
 from __future__ import annotations
@@ -15,16 +15,20 @@ from typing import Any
 
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
-from archgen.checks.registry import Context, Violation, check
+from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import metric_value
 from archgen.errors import did_you_mean
 from archgen.metrics import lookup
-from archgen.model.requirements import Outcome, Requirement, Status, judge, spread
+from archgen.model.requirements import Outcome, Requirement, Status, judge, on_assumed, spread, unsettled_note
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
 #: Metrics not provided, with the reason, by object path and metric name (`analyse.operations.Operations.withheld`).
 Withheld = Mapping[str, Mapping[str, str]]
+#: Figures resting on an input nobody gave, by object path and metric: the other end and why (`Operations.unsettled`).
+Unsettled = Mapping[str, Mapping[str, tuple[Q, str]]]
+#: The assumed inputs each figure rests on, by object path and metric (`Operations.assumed`).
+Assumed = Mapping[str, Mapping[str, tuple[str, ...]]]
 
 
 @dataclass(frozen=True)
@@ -42,19 +46,22 @@ class Judgement:
     def check(self) -> str:
         """The check that reports this status.
 
-        REQ002 not provided, REQ004 at risk, else the one that judges it met or not: REQ001, PERF001 for a
-        workload's own requirement.
+        REQ002 not provided, REQ004 at risk, REQ005 met on assumed inputs, else the one that judges it met or not:
+        REQ001, PERF001 for a workload's own requirement.
         """
         status = self.outcome.status
         if status is Status.NOT_PROVIDED:
             return "REQ002"
         if status is Status.AT_RISK:
             return "REQ004"
+        if self.outcome.assumed:
+            return "REQ005"
         return "PERF001" if self.workload else "REQ001"
 
 
 def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: Withheld,
-              workloads: Mapping[str, Any]) -> tuple[Judgement, ...]:
+              workloads: Mapping[str, Any], unsettled: Unsettled | None = None,
+              assumed: Assumed | None = None) -> tuple[Judgement, ...]:
     """Every requirement of the design judged once: the bound ones (`outcome`), then each estimated workload's own.
 
     A workload's own are its estimate's outcomes (`perf.workload.results.judge_workloads`); those of a workload that
@@ -62,7 +69,8 @@ def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: 
     that does not resolve, is not estimated by `check` (`archgen estimate` judges it; REF001 reports the other).
     """
     bands = workload_bands(workloads)
-    out = [Judgement(b, outcome(b, metrics, design, withheld, bands)) for b in design.requirements]
+    out = [Judgement(b, outcome(b, metrics, design, withheld, bands, unsettled, assumed))
+           for b in design.requirements]
     for b in design.workload_requirements:
         r = workloads.get(b.subject)
         if r is None:
@@ -109,33 +117,48 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units;
     for a withheld metric, supply what the message names (prices: a `Prices` document or `price:` on the parts).
     """
+    unsettled = ctx.operations.unsettled
     for b in ctx.design.requirements:
-        problem = unjudged(b, ctx.metrics, ctx.design, ctx.operations.withheld)
+        problem = unjudged(b, ctx.metrics, ctx.design, ctx.operations.withheld, unsettled)
         if problem is None:
             continue
         key, reason = problem
-        if key == "metric" and b.req.metric not in ctx.operations.withheld.get(b.subject, {}):
+        if key == "metric" and b.req.metric not in ctx.operations.withheld.get(b.subject, {}) \
+                and b.req.metric not in unsettled.get(b.subject, {}):
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}",
-                        requirement=b.req.id)
+                        requirement=b.req.id, severity=_unsettled_severity(b, unsettled))
     for j in ctx.requirements:   # a workload's own, judged on its estimate
         b, o = j.bound, j.outcome
         if j.workload and o.status is Status.NOT_PROVIDED:
             yield Violation(b.subject, b.owner, b.path + ("metric",),
                             f"{b.req.id}: {b.subject}'s {b.req.metric} is not provided: {o.note}",
-                            requirement=b.req.id)
+                            requirement=b.req.id, severity=_unsettled_severity(b, unsettled))
+
+
+def _unsettled_severity(b: BoundRequirement, unsettled: Unsettled) -> Severity | None:
+    """A requirement left unjudged by an unknown input is as severe as a miss would be: an error for a SHALL only.
+
+    None (the check's own, an error) for every other reason.
+    """
+    if b.req.metric not in unsettled.get(b.subject, {}):
+        return None
+    return "error" if b.req.level == "shall" else "warning"
 
 
 def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,
-            withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None) -> Outcome:
+            withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None,
+            unsettled: Unsettled | None = None, assumed: Assumed | None = None) -> Outcome:
     """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be.
 
     `withheld` gives, by object path and metric, why a metric is not provided
     (`analyse.operations.Operations.withheld`).
     `bands` holds, by object path, each metric's measured error band (`workload_bands`): a value met there but not
-    at one end of its band is at risk.
+    at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
+    rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
+    `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
     """
-    problem = unjudged(b, metrics, design, withheld)
+    problem = unjudged(b, metrics, design, withheld, unsettled)
     if problem:
         return judge(b.req, None, problem[1])
     value = measured(b, metrics, design)
@@ -143,7 +166,7 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     ends = band.values(value) if band is not None and value is not None else None
     if ends is None and value is not None:   # a reliability figure: its range over the failure-rate sets
         ends = spread(metrics.get(b.subject, {}), b.req.metric)
-    return judge(b.req, value, band=ends)
+    return on_assumed(judge(b.req, value, band=ends), (assumed or {}).get(b.subject))
 
 
 def workload_bands(workloads: Mapping[str, Any]) -> dict[str, dict[str, Band]]:
@@ -178,11 +201,34 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     assert o.value is not None and end is not None  # at risk: judged on a value with a band
     what = (band.describe() if band is not None else
             "range over the failure-rate sets and their 95 % Poisson intervals; docs/reliability.md")
+    inputs = f"; and it rests on assumed inputs: {', '.join(o.assumed)}" if o.assumed else ""
     return Violation(subject, owner, path,
                      f"{req.id} ({req.statement}): {req.metric} = {shown(req, o.value, subject)} meets {req.target}, "
                      f"but the pessimistic end of its {'band' if band is not None else 'range'}, "
                      f"{shown(req, end, subject)}, does not "
-                     f"({what})", end, req.target.limit, req.id)
+                     f"({what}){inputs}", end, req.target.limit, req.id)
+
+
+@check("REQ005", "requirements.assumed", severity="info")
+def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
+    """A requirement is met on figures that rest on sourced inputs, not on assumed ones.
+
+    A price, a facility's energy price, PUE, rent or depreciation, a failure rate, site events or checkpoint storage
+    given with `basis: assumed` is an engineering estimate to be confirmed; a requirement met on a figure that rests
+    on one is met only as far as the estimate holds. The finding names those inputs (the compliance matrix shows
+    the requirement as "met (on assumed inputs: ...)"); it is information and changes no exit code. A requirement
+    at risk on such a figure is REQ004's and names them there too.
+
+    Fix: replace the assumed inputs with sourced ones (a quote, a measured rate: `basis: sourced` with its
+    `source:`), or accept the estimate knowingly (waive this finding with the reason).
+    """
+    for j in ctx.requirements:
+        b, o = j.bound, j.outcome
+        if o.assumed and o.status is Status.MET and o.value is not None:
+            yield Violation(b.subject, b.owner, b.path + ("target",),
+                            f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, o.value, b.subject)} "
+                            f"meets {b.req.target} on assumed inputs: {', '.join(o.assumed)}", o.value,
+                            b.req.target.limit, b.req.id)
 
 
 def shown(req: Requirement, value: Q, subject: str) -> str:
@@ -227,7 +273,8 @@ def resting_on(b: BoundRequirement, design: Design) -> list[Unresolved]:
 
 
 def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
-             design: Design | None = None, withheld: Withheld | None = None) -> tuple[str, str] | None:
+             design: Design | None = None, withheld: Withheld | None = None,
+             unsettled: Unsettled | None = None) -> tuple[str, str] | None:
     """Why a requirement cannot be judged: (the field at fault, the reason), or None where it can."""
     if b.pattern and not b.subject:
         return "subject", f"no object matches '{b.pattern}'"
@@ -251,7 +298,8 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
     if not known[b.req.metric].is_compatible_with(b.req.target.limit):
         return "target", (f"target {b.req.target} does not have the dimension of {b.req.metric} "
                           f"({known[b.req.metric].dimensionality})")
-    return None
+    note = unsettled_note(b.req, known[b.req.metric], (unsettled or {}).get(b.subject))
+    return ("metric", f"{b.subject}'s {b.req.metric} is not provided: {note}") if note else None
 
 
 def _suggest(name: str, known: Iterable[str]) -> str:

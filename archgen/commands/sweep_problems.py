@@ -61,7 +61,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 raise BuildError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
-            failures, ends, per_hour, rates = sweep_figures(specs, clusters[f"cluster/{cid}"])
+            failures, ends, per_hour, rates = sweep_figures(specs, clusters[f"cluster/{cid}"],
+                                                            workload.checkpoint.in_memory)
             nowhere = (no_checkpoint_target(specs, clusters[f"cluster/{cid}"], workload)
                        if workload.training is not None else None)
             for k, o in enumerate(sweep.objectives):

@@ -209,8 +209,9 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
     bands = workload_bands(run.workloads)
     for b in run.design.requirements:
         obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
-        states[(obj, b.req.id)] = _state(obj, outcome(b, run.metrics, run.design, run.operations.withheld, bands),
-                                         failed)
+        judged = outcome(b, run.metrics, run.design, run.operations.withheld, bands, run.operations.unsettled,
+                         run.operations.assumed)
+        states[(obj, b.req.id)] = _state(obj, judged, failed)
     for path, w in sorted(run.workloads.items()):
         for o in w.estimate.requirements if w.estimate else ():
             states[(path, o.requirement.id)] = _state(path, o, failed)

@@ -26,7 +26,7 @@ STATUSES: tuple[Status, ...] = tuple(Status)
 LEVELS = ("shall", "should", "may")
 
 #: The checks whose findings about our requirements are the rows themselves, so not listed again as findings.
-_ROW_CHECKS = ("REQ001", "REQ002")
+_ROW_CHECKS = ("REQ001", "REQ002", "REQ005")
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class GapRow(Judged):
     location: Location | None = None  # where the requirement is written
     note: str = ""               # why the value is not provided
     waived: str = ""             # our requirements document waives the check that judges this row
+    assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (REQ005)
 
     @property
     def failing(self) -> bool:
@@ -105,12 +106,13 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     for b in result.design.requirements:
         if b.owner not in owners:
             continue
-        o = outcome(b, result.metrics, result.design, result.operations.withheld, bands)
+        o = outcome(b, result.metrics, result.design, result.operations.withheld, bands,
+                    result.operations.unsettled, result.operations.assumed)
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
         found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner)
         waived = found[1] if found and o.status not in PASSING else ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
-                        o.note, waived))
+                        o.note, waived, o.assumed))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}
     own = {str(at.file) for doc_id in owners if (at := specs.locate(doc_id)) is not None}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -199,6 +199,13 @@ class Outcome(Judged):
     status: Status
     note: str = ""  # why no value was provided
     band: tuple[Q, Q] | None = None  # where the value may lie by the model's measured error (perf.workload.bands)
+    assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (`on_assumed`)
+
+    @property
+    def shown(self) -> str:
+        """The status as reports print it: "met (on assumed inputs: ...)" where it passes on assumed inputs."""
+        inputs = f" (on assumed inputs: {', '.join(self.assumed)})" if self.assumed else ""
+        return f"{self.status.value}{inputs}"
 
     @property
     def met(self) -> bool | None:
@@ -240,6 +247,36 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
     met, *ends = (requirement.target.met_by(v) for v in (value, *(band or ())))
     status = Status.NOT_MET if not met else Status.MET if all(ends) else Status.AT_RISK
     return Outcome(requirement, value, status, band=band)
+
+
+#: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
+#: why (`analyse.operations.Operations.unsettled`: goodput where an asynchronous checkpoint's blocking time is unknown).
+Unsettled = Mapping[str, tuple[Q, str]]
+
+
+def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
+    """Why a requirement cannot be judged on `value`: its metric may as well be another value that judges otherwise.
+
+    `value` is one end of what an unknown input allows and `unsettled` gives the other end by metric: met at both,
+    or at neither, the requirement is judged; met at one only, it is not provided (this note says why), never a
+    "met" or "not met" that rests on the assumption. None where it can be judged.
+    """
+    other, why = (unsettled or {}).get(requirement.metric, (None, ""))
+    if other is None or judge(requirement, value).met is judge(requirement, other).met:
+        return None
+    shown = [requirement.target.in_units(q) for q in (value, other)]
+    return (f"{requirement.metric} is {shown[0]:.4g~P} or {shown[1]:.4g~P} and the target {requirement.target} is met "
+            f"at one end only: {why}")
+
+
+def on_assumed(o: Outcome, assumed: Mapping[str, tuple[str, ...]] | None) -> Outcome:
+    """`o` with the assumed inputs (`basis: assumed`) its metric rests on, where it passes (met or at risk).
+
+    `assumed` gives them by metric (`analyse.operations.Operations.assumed`). The status is unchanged: a requirement
+    met on an assumed price is met, and says on what (REQ005, info); one not met or not provided is left as it is.
+    """
+    inputs = (assumed or {}).get(o.requirement.metric, ())
+    return replace(o, assumed=inputs) if inputs and o.status in PASSING else o
 
 
 def judge_each(requirement: Requirement, values: Q) -> list[bool] | None:

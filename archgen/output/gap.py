@@ -113,7 +113,8 @@ MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met"
 
 
 def _status_cell(r: GapRow) -> str:
-    return f"{MARKS[r.status]} (waived: {fmt.md(r.waived.strip())})" if r.waived else MARKS[r.status]
+    mark = MARKS[r.status] + (f" (on assumed inputs: {fmt.md(', '.join(r.assumed))})" if r.assumed else "")
+    return f"{mark} (waived: {fmt.md(r.waived.strip())})" if r.waived else mark
 
 
 def _row_json(r: GapRow) -> dict:
@@ -123,6 +124,7 @@ def _row_json(r: GapRow) -> dict:
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
             "value": quantity(r.value), "status": r.status, "margin": r.margin, "headroom": quantity(r.headroom),
             "note": r.note or None, "waived": r.waived.strip() or None, "failing": r.failing,
+            "assumed": list(r.assumed) or None,
             "file": loc.file if loc else None, "line": loc.line if loc else None,
             "column": loc.column if loc else None}
 

@@ -154,7 +154,7 @@ def requirements_table(scope: Scope) -> Table:
     rows, anchors = [], []
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
-        status = o.status.value + (" (waived)" if waived else "")
+        status = o.shown + (" (waived)" if waived else "")
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, f"{req.metric} of {b.subject}",
                      str(req.target), judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))

@@ -68,6 +68,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                      for wid, g in found)
         notes = [f"{wid}: goodput {g.band['goodput'][0]:.3f} to {g.band['goodput'][1]:.3f} over "
                  + ("the rate sets" if rel.spread else "the set's 95 % Poisson interval")
+                 + (f" and the blocking time, from the whole write ({g.goodput:.3f}) to none "
+                    f"({g.unblocked.goodput:.3f})" if g.unblocked is not None else "")
                  + "".join(f"; {n}" for n in g.notes) for wid, g in found if g.band]
         section.add(Table("goodput", "Training jobs: checkpoints, restarts and goodput (effective training time "
                           "ratio)", (Column("Workload"), Column("Accelerators", digits=0, align="right"),

@@ -97,7 +97,7 @@ def overview(result: Result) -> Section:
         section.add(Para(s.description))
     if w.training is not None and p.model is not None:  # goodput: which rate set, and what its range spans
         said = sorted({(b.cluster, b.rates) for b in p.bases.values() if b.failures is not None and b.rates})
-        section.add(*(Para(f"Cluster {cid}: {text}, at each point's accelerator count (docs/sweeps.md). A "
+        section.add(*(Para(f"Cluster {cid}: {text} (at each point's accelerator count; docs/sweeps.md). A "
                            "requirement on goodput, goodput tokens or cost per token met at the central value but "
                            "not at one end of that range is at risk: the point stays feasible.")
                       for cid, text in said))

@@ -21,9 +21,9 @@ from archgen.model.requirements import Outcome, Requirement, Status, judge
 from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.train.goodput import goodput_of
+from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
-from archgen.perf.workload.derived import judge_requirements, judged, point_metrics
+from archgen.perf.workload.derived import judge_requirements, judged, point_metrics, unsettled_at
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
@@ -145,10 +145,17 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     if base.failures is not None and workload.training is not None and problem.model is not None:
         goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(  # noqa: E731
             f, w, m, gpus, base.failure_ends)
-    metrics = point_metrics({k: json_magnitude(v) for k, v in est.metrics.items()}, base, gpus, bool(est.fits),
-                            goodput)
+    plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
+    metrics = point_metrics(plain, base, gpus, bool(est.fits), goodput)
+    free = math.nan
+    if goodput is not None and base.failures is not None and problem.model is not None:
+        free = unblocked_of(base.failures, workload, problem.model, gpus)
+    other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan)) \
+        if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
     met = {o.requirement.id: o.met for o in judge_requirements(workload.requirements, est)}
-    outcomes = {r.id: _judge(r, metrics) for r in problem.sweep.requirements if judged(r.metric, bool(est.fits))}
+    loose = unsettled_at(problem.sweep.requirements, metrics, other, SWEEP_METRICS)
+    outcomes = {r.id: _judge(r, metrics) for r in problem.sweep.requirements
+                if judged(r.metric, bool(est.fits)) and r.id not in loose}
     met.update({r.id: outcomes[r.id].met if r.id in outcomes else None for r in problem.sweep.requirements})
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     feasible = est.fits and all(met[r] is not False for r in shall)

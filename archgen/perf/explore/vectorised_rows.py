@@ -8,6 +8,7 @@ cost per token from `perf.workload.derived` as on the per-point path, and each r
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,8 +19,9 @@ from archgen.model.requirements import judge_each
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.explore.points import PointRow, SweepProblem, requirements
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.train.goodput import unblocked_of
 from archgen.perf.workload.cluster import Machine
-from archgen.perf.workload.derived import judged, point_metrics
+from archgen.perf.workload.derived import judged, point_metrics, unsettled_at
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -59,11 +61,17 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     where = {int(p): j for j, p in enumerate(chosen.tolist())}
     fits = fit.tolist()
     goodput = None if pts.goodput is None else (lambda g=pts.goodput: g)
+    free = math.nan   # REL008: blocking time unknown, the points with none are the other end (points.evaluate_point)
+    if goodput is not None and base.failures is not None and problem.model is not None:
+        free = unblocked_of(base.failures, problem.workload, problem.model, pts.gpus)
     rows: list[dict[str, float]] = []
+    others: list[dict[str, float] | None] = []
     for p in range(len(fits)):
         j = where.get(p)
-        rows.append(point_metrics({k: v[j] for k, v in lists.items()} if j is not None else {}, base, pts.gpus,
-                                  fits[p], goodput))
+        plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
+        rows.append(point_metrics(plain, base, pts.gpus, fits[p], goodput))
+        others.append(point_metrics(plain, base, pts.gpus, fits[p], lambda: (free, math.nan, math.nan))
+                      if free == free else None)
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
     for req in problem.workload.requirements:
@@ -80,7 +88,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         for got in met:
             got[req.id] = None
         for p, ok in zip(have, [None] * len(have) if each is None else each, strict=True):
-            met[p][req.id] = ok
+            met[p][req.id] = None if unsettled_at((req,), rows[p], others[p], SWEEP_METRICS) else ok
         # met at the central value but not at one end of its range over the rate sets: at risk (points._judge)
         ranged = [p for p in have if met[p][req.id] and all(f"{req.metric}_{e}" in rows[p] for e in ("low", "high"))]
         lows, highs = ((judge_each(req, Q_(np.asarray([rows[p][f"{req.metric}_{e}"] for p in ranged], dtype=float),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -309,6 +309,15 @@ def _finite(x: float) -> float:
     return x if x != math.inf else 0.0
 
 
+def with_unblocked(ends: tuple[Failures, ...], blocking_assumed: bool) -> tuple[Failures, ...]:
+    """The failure figures a goodput's range spans, with the blocking time's two ends where it is assumed.
+
+    `ends` and, where the blocking time is assumed, each of them again with no blocking at all (an infinite host
+    link), the other end of what the unknown copy rate allows (REL008); `check` and sweeps span the same.
+    """
+    return ends + tuple(replace(x, host_link=math.inf) for x in ends) if blocking_assumed else ends
+
+
 def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
                ends: tuple[Failures, ...] = ()) -> tuple[float, float, float]:
     """A sweep point's goodput and the low and high ends of its range.
@@ -321,6 +330,26 @@ def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
                      cp.goodput_target or 0.9)
 
 
+def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> float:
+    """A sweep point's goodput with no blocking at all where its blocking time is assumed (REL008), else NaN.
+
+    The other end of what the unknown copy rate allows, as `check` takes it (`with_unblocked`): a sweep requirement
+    met at the point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
+    """
+    cp = workload.checkpoint
+    return _unblocked(f, cp, Arch.from_model(model).params() * cp.bytes_per_parameter, gpus, cp.goodput_target or 0.9)
+
+
+@functools.lru_cache(maxsize=4096)
+def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float) -> float:
+    """`unblocked_of`'s figure, kept per accelerator count as `_goodputs` are."""
+    g = job_goodput(f, cp, size, gpus, target)
+    if g is None or not g.blocking_assumed:
+        return math.nan
+    free = job_goodput(replace(f, host_link=math.inf), cp, size, gpus, target)
+    return free.goodput if free is not None else math.nan
+
+
 @functools.lru_cache(maxsize=4096)
 def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: float, gpus: int,
               target: float) -> tuple[float, float, float]:
@@ -329,5 +358,6 @@ def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
     """
     g = job_goodput(f, cp, size, gpus, target)
-    spread = [e.goodput for e in (job_goodput(x, cp, size, gpus, target) for x in ends) if e is not None]
+    spread = [e.goodput for e in (job_goodput(x, cp, size, gpus, target)
+                                  for x in with_unblocked(ends, g is not None and g.blocking_assumed)) if e is not None]
     return (g.goodput if g is not None else math.nan, min(spread, default=math.nan), max(spread, default=math.nan))

@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from archgen.model.requirements import Outcome, Requirement, judge, spread
+from archgen.model.requirements import Outcome, Requirement, Unsettled, judge, on_assumed, spread, unsettled_note
+from archgen.units import Q_
 
 if TYPE_CHECKING:
     from archgen.perf.workload.cluster import Machine
@@ -42,12 +43,15 @@ def judged(metric: str, fits: bool) -> bool:
 
 
 def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
-                       withheld: Mapping[str, str] | None = None) -> list[Outcome]:
+                       withheld: Mapping[str, str] | None = None, unsettled: Unsettled | None = None,
+                       assumed: Mapping[str, tuple[str, ...]] | None = None) -> list[Outcome]:
     """Each requirement judged (`judge`) on the estimate's metrics and their error bands.
 
     Not provided where the job has no such metric, saying why: the reason `withheld` gives for a metric not provided
     (by metric name, `analyse.operations.Operations.withheld`), else that the job has none; a job that does not fit has
-    only its memory metrics judged (`judged`).
+    only its memory metrics judged (`judged`). `unsettled` gives, by metric, the other end of a figure that rests on
+    an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided; `assumed`
+    the assumed inputs a figure rests on, by metric (`Operations.assumed`): a requirement met on it names them.
     """
     outcomes = []
     for req in requirements:
@@ -60,8 +64,30 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                       ends if ends is not None or value is None else spread(est.metrics, req.metric))
         if o.value is None and withheld and req.metric in withheld:
             o = judge(req, None, withheld[req.metric])
-        outcomes.append(o)
+        note = unsettled_note(req, o.value, unsettled) if o.value is not None else None
+        if note:
+            o = judge(req, None, note)
+        outcomes.append(on_assumed(o, assumed))
     return outcomes
+
+
+def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, float],
+                 other: Mapping[str, float] | None, units: Mapping[str, str]) -> set[str]:
+    """The ids of sweep requirements that a point's metrics and `other` judge differently (`unsettled_note`).
+
+    `other` is the same point's metrics with no checkpoint blocking at all where the blocking time is assumed
+    (REL008, `perf.train.goodput.unblocked_of`): such a requirement is not judged, as `check` leaves it not provided.
+    `units` gives each metric's unit (the sweep's metrics are floats in SI units).
+    """
+    out: set[str] = set()
+    if not other:
+        return out
+    for req in requirements:
+        if req.metric in metrics and req.metric in other:
+            unit = units.get(req.metric, "")
+            if unsettled_note(req, Q_(metrics[req.metric], unit), {req.metric: (Q_(other[req.metric], unit), "")}):
+                out.add(req.id)
+    return out
 
 
 def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:

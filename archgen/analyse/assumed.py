@@ -1,0 +1,110 @@
+"""Which assumed inputs (`basis: assumed`) each reliability and cost figure rests on (docs/reliability.md, Honesty).
+
+A requirement met on such a figure is met only as far as the assumption holds: `check` says so (REQ005, info), and
+the compliance matrix and `gap` show it as "met (on assumed inputs: ...)". The inputs are the ones COST003 and the
+documents' open items list, split by the figures they enter:
+
+- a price (a part's, a rack's or a `Prices` document's) enters capex and everything built on it;
+- a facility's energy price and PUE, and the idle draw taken as the average draw, enter the energy cost;
+- its space cost, depreciation and discount rate (one `basis`) enter the space cost and the capital recovery;
+- a failure rate (a class of the cluster's set, or a part's own) and the hall's site events enter the interruptions
+  and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput.
+
+The ranges (`*_low`, `*_high`) span every published set and are not listed: a requirement is judged on its point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from archgen.analyse.cost import Cost
+    from archgen.analyse.network import ClusterAnalysis
+    from archgen.analyse.operations import Operations
+    from archgen.analyse.reliability import Reliability
+
+#: A cluster's interruption figures: they rest on its failure rates and site events.
+FAILURE_METRICS = ("interruptions_per_day", "mtti", "failures_per_year")
+#: A training job's figures that rest on its checkpoints as well as on its interruptions (storage, rates).
+CHECKPOINT_FIGURES = ("checkpoint_write_time", "checkpoint_blocking_time", "checkpoint_restore_time",
+                      "checkpoint_interval", "restart_time", "goodput", "goodput_tokens_per_second",
+                      "goodput_time_to_train", "spares", "spare_power", "spare_space")
+#: The cost figures that rest on every input of the TCO.
+TCO_METRICS = ("tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour", "job_cost_per_hour")
+
+
+def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
+                   workloads: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """By object path and metric, the assumed inputs the figure rests on (only figures that rest on some).
+
+    `workloads` are the pipeline's `WorkloadResult`s with their estimates (`analyse.cost.analyse_operations`).
+    """
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    jobs: dict[str, tuple[str, ...]] = {}   # cluster path: what a training job's goodput rests on there
+    for path, a in clusters.items():
+        out[path], jobs[path] = cluster_inputs(a, ops.reliability.get(path), ops.cost.get(path))
+    for path, r in workloads.items():
+        est = r.estimate
+        cpath = f"cluster/{est.cluster}" if est is not None else ""
+        if cpath not in out:
+            continue
+        cluster = out[cpath]
+        job = jobs[cpath] if not r.workload.checkpoint.in_memory else tuple(
+            x for x in jobs[cpath] if not x.endswith(" checkpoint storage"))   # in memory: no storage written
+        m = {"job_cost_per_hour": cluster.get("tco_per_year", ())}
+        m |= dict.fromkeys(("interruptions_per_day", "mtti"), cluster.get("mtti", ()))
+        if path in ops.goodput:   # a training job with a goodput: its tokens are goodput tokens
+            m |= dict.fromkeys(CHECKPOINT_FIGURES, job)
+            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), cluster.get("tco_per_year", ()) + job)
+        else:
+            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), cluster.get("tco_per_year", ()))
+        out[path] = {k: v for k, v in m.items() if v}
+    return {path: m for path, m in out.items() if m}
+
+
+def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
+                   cost: Cost | None) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """A cluster's figures with the assumed inputs of each, and what a training job's goodput on it rests on."""
+    hall = a.cluster.facility.id if a.cluster.facility is not None else "the hall"
+    every = tuple(f"{hall} site events" if name == "site events" else f"{name} failure rate"
+                  for name in (rel.assumed if rel else ()))
+    stopping = {c.name for c in rel.classes if c.interrupts} if rel else set()   # a redundant PDU stops nothing
+    failures = tuple(x for x, name in zip(every, rel.assumed if rel else (), strict=True)
+                     if name == "site events" or name.split(" (")[0] in stopping)
+    storage = a.cluster.spec.storage
+    job = failures + ((f"{a.cluster.spec.id} checkpoint storage",)
+                      if storage is not None and storage.basis == "assumed" else ())
+    m = dict.fromkeys(FAILURE_METRICS[:2], failures) | {"failures_per_year": every}   # every part, stopping or not
+    m |= dict.fromkeys(("goodput", "checkpoint_interval"), job)
+    if cost is not None:
+        m |= _cost(a, cost.assumed, tuple(line.part for line in cost.lines if line.basis == "assumed"))
+        m["tco_per_goodput_accelerator_hour"] = m["tco_per_year"] + job
+    return {k: v for k, v in m.items() if v}, job
+
+
+def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, in_memory: bool) -> str:
+    """What a sweep's goodput and cost per token on cluster `a` rest on that is assumed, in words ("" for nothing).
+
+    The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures.
+    """
+    m, job = cluster_inputs(a, rel, cost)
+    job = tuple(x for x in job if not (in_memory and x.endswith(" checkpoint storage")))  # in memory: no storage
+    said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
+    if cost is not None and (per_token := m.get("tco_per_year", ()) + job):
+        said.append(f"cost per token on {', '.join(per_token)}")
+    return "; ".join(said)
+
+
+def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """A cluster's cost figures and the assumed inputs of each (`Cost.assumed`, split by what they enter)."""
+    prices = tuple(sorted({f"{p} price" for p in parts}))
+    facility = a.cluster.facility
+    fc = facility.cost if facility is not None else None
+    energy = (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
+    space = (f"{facility.id} space cost and depreciation",) if facility and fc and fc.basis == "assumed" else ()
+    idle = tuple(x for x in assumed if x not in prices + energy + space)   # idle draws taken as the average
+    tco = prices + energy + idle + space
+    return {"capex": prices, "network_capex_share": prices, "power_idle": idle, "energy_cost_per_year": energy + idle,
+            "space_cost_per_year": space, "capital_recovery_factor": space, "capital_cost_per_year": prices + space,
+            **dict.fromkeys(TCO_METRICS[:3], tco)}
