@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.goodput import Goodput, no_checkpoint_target
+from archgen.analyse.nodes import compute_node
 from archgen.analyse.reliability import scope_chain
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Cluster, FailureRates
@@ -20,18 +21,41 @@ def _jobs(ctx: Context) -> Iterator[tuple[str, WorkloadResult, Goodput]]:
 
 @check("REL001", "rel.checkpoint_fits")
 def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
-    """A training job's checkpoint fits in its cluster's checkpoint storage.
+    """A training job's checkpoint fits where it is kept: its cluster's checkpoint storage, or, in memory, its nodes'.
 
-    Fix: raise the cluster's `storage.capacity`, or checkpoint less state (`checkpoint.bytes_per_parameter`).
+    An in-memory checkpoint (`checkpoint.in_memory`) is kept in host memory, each node holding its own shard and a
+    replica of a peer's (Gemini, SOSP 2023, with its default of two replicas): 2 x checkpoint / nodes per node,
+    against the compute node's `host_memory.capacity` (not judged where the node states none); its storage is not
+    where it goes.
+
+    Fix: raise the cluster's `storage.capacity` (the nodes' `host_memory` for in-memory checkpoints), or checkpoint
+    less state (`checkpoint.bytes_per_parameter`).
     """
     for path, r, g in _jobs(ctx):
         cluster = ctx.design.specs.get(r.estimate.cluster) if r.estimate else None
+        if r.workload.checkpoint.in_memory:
+            yield from _in_memory_fits(ctx, path, g)
+            continue
         storage = cluster.storage if isinstance(cluster, Cluster) else None
         if cluster is not None and storage is not None and g.checkpoint_size > storage.capacity.m_as("B"):
             yield Violation(path, cluster.id, ("storage", "capacity"),
                             f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit "
                             f"the {storage.capacity:~P} of {cluster.id}'s checkpoint storage",
                             Q_(g.checkpoint_size, "B").to("TB"), storage.capacity.to("TB"))
+
+
+def _in_memory_fits(ctx: Context, path: str, g: Goodput) -> Iterator[Violation]:
+    """REL001 for an in-memory checkpoint: a node's shard and its peer's replica in the node's host memory."""
+    a = ctx.clusters.get(f"cluster/{ctx.workloads[path].estimate.cluster}")  # type: ignore[union-attr]
+    node = compute_node(a.nodes) if a is not None else None
+    host = node.part.host_memory if node is not None else None
+    need = 2 * g.checkpoint_size / max(g.nodes, 1)
+    if node is not None and host is not None and need > host.capacity.m_as("B"):
+        yield Violation(path, node.part.id, ("host_memory", "capacity"),
+                        f"an in-memory checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} over {g.nodes} "
+                        f"nodes keeps {Q_(need, 'B').to('GB'):.4g~P} per node (its shard and a peer's replica), "
+                        f"more than {node.part.id}'s {host.capacity:~P} of host memory",
+                        Q_(need, "B").to("GB"), host.capacity.to("GB"))
 
 
 @check("REL002", "rel.progress", severity="warning")
