@@ -12,6 +12,7 @@ from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an
 from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Workload, job_kind
+from archgen.units import Q_
 
 
 def mistakes(specs, sweep: Sweep) -> list[tuple[tuple, str]]:
@@ -64,3 +65,30 @@ def sweep_fits_workload(ctx: Context) -> Iterator[Violation]:
     for sweep in specs.of(Sweep):
         for path, message in mistakes(specs, sweep):
             yield Violation(f"sweep/{sweep.id}", sweep.id, path, message)
+
+
+@check("SWP002", "sweep.accelerators")
+def sweep_accelerators_exist(ctx: Context) -> Iterator[Violation]:
+    """Every value of a sweep's `accelerators` axis is a job some cluster of the sweep can hold.
+
+    A point that asks for more accelerators than its cluster has is *invalid* in the sweep's table; a value that no
+    cluster of the sweep (`axes.cluster`, else the workload's) can hold makes only invalid points, a typo such as
+    an extra digit, and the sweep would run them all.
+
+    Fix: give job sizes up to the largest cluster's accelerators, or add a cluster that holds them to `axes.cluster`.
+    """
+    specs = ctx.design.specs
+    for sweep in specs.of(Sweep):
+        workload = specs.get(sweep.workload)
+        names = sweep.axes.cluster or ([workload.cluster] if isinstance(workload, Workload) and workload.cluster
+                                       else [])
+        sizes = {n: a.accelerators for n in names if (a := ctx.clusters.get(f"cluster/{n}")) is not None}
+        if not sizes or len(sizes) < len(names):  # an unknown cluster is REF001's
+            continue
+        largest = max(sizes.values())
+        for i, n in enumerate(sweep.axes.accelerators or ()):
+            if n > largest:
+                held = ", ".join(f"'{c}' {k:,}" for c, k in sizes.items())
+                yield Violation(f"sweep/{sweep.id}", sweep.id, ("axes", "accelerators", i),
+                                f"sweep '{sweep.id}': {n:,} accelerators is more than any cluster of the sweep "
+                                f"holds ({held}): every point of it would be invalid", Q_(n, ""), Q_(largest, ""))
