@@ -46,7 +46,7 @@ def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
 
 def _in_memory_fits(ctx: Context, path: str, g: Goodput) -> Iterator[Violation]:
     """REL001 for an in-memory checkpoint: a node's shard and its peer's replica in the node's host memory."""
-    a = ctx.clusters.get(f"cluster/{ctx.workloads[path].estimate.cluster}")  # type: ignore[union-attr]
+    a = ctx.clusters.get(f"cluster/{ctx.workloads[path].estimate.cluster}")
     node = compute_node(a.nodes) if a is not None else None
     host = node.part.host_memory if node is not None else None
     need = 2 * g.checkpoint_size / max(g.nodes, 1)
