@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem, TierPorts, tier_ports
@@ -57,6 +58,16 @@ class TierCount:
         if self.spare and self.used_switches:
             return math.ceil(self.down_used / self.used_switches) + math.ceil(self.up_used / self.switches)
         return math.ceil(self.ports_used / self.switches) if self.switches else 0
+
+
+def up_ports(capacity: float, over: float) -> int:
+    """⌊capacity / over⌋ with the ratio as it was written: '5:3' is exactly 5/3.
+
+    The spec's ratio arrives as a float, and 1 + 5/3 is a hair above 8/3 in binary, so a plain floor split a
+    64-port switch at 5:3 into 41 down and 23 up (41:23, more oversubscribed than asked) instead of 40 and 24.
+    """
+    exact = Fraction(capacity).limit_denominator(10**6) / Fraction(over).limit_denominator(10**6)
+    return math.floor(exact)
 
 
 def _smallest_divisor_at_least(n: int, low: int) -> int | None:
@@ -120,9 +131,9 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
         return TierSplit(plan, plan.down, plan.up, up_speed, tuple(problems))
     over = spec.oversubscription or fab.oversubscription
     if plan.down is None:
-        up = int(plan.radix // (1 + over))
+        up = up_ports(plan.radix, 1 + over)
         return TierSplit(plan, plan.radix - up, up, up_speed, tuple(problems))
-    up = int(plan.down * speed.m_as("Gbit/s") // (over * up_speed.m_as("Gbit/s")))
+    up = up_ports(plan.down * speed.m_as("Gbit/s") / up_speed.m_as("Gbit/s"), over)
     group, switch = plan.group, fabric.tiers[tier].switch
     per_port = max(int(group.speed.m_as("Gbit/s") // up_speed.m_as("Gbit/s")), 1) if group is not None else 1
     left = (group.count - math.ceil(plan.down / max(plan.breakout, 1))) if group is not None else 0
