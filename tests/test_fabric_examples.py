@@ -240,10 +240,24 @@ def test_switched_ethernet_scale_up_across_a_rack(spec_tree, switches: int, shor
     ports: four 64-port switches hold them, three do not (NET010 with both counts)."""
     result = run([spec_tree({"c.yaml": SCALE_UP.replace("SWITCHES", str(switches))})])
     assert _m(result, "cluster/e")["scale_up.links_per_accelerator"] == 8
-    found = [f for f in result.findings if f.id == "NET010"]
+    found = [f.message for f in result.findings if f.id == "NET010"]
     assert bool(found) == short
-    if short:
-        assert "32 accelerators x 8 links need 256 switch ports, 3 x celestica-ds5000 have 192" in found[0].message
+    if short:   # and the rack places 4 of them, not the 3 claimed
+        assert found == ["32 accelerators x 8 links need 256 switch ports, 3 x celestica-ds5000 have 192",
+                         "r places 4 celestica-ds5000 for its 1 rack domain(s); 3 per domain make 3"]
+
+
+@pytest.mark.parametrize(("scale_up", "message"), [
+    ("domain: rack, size: 32", "r places 4 celestica-ds5000 for its 1 rack domain(s); 8 per domain make 8"),
+    ("domain: node, size: 8", "r places 4 celestica-ds5000 for its 4 node domain(s); 8 per domain make 32"),
+])
+def test_scale_up_switches_must_be_those_the_racks_place(spec_tree, scale_up: str, message: str) -> None:
+    """`switches` per domain against the trays the racks place: 8 claimed beside 4 placed (the ports check passes
+    on the 8), or the rack's 32 GPUs called 4 node domains of 8, each of which would need its own 8 switches.
+    Before, both passed, the ports judged on the claim and the power and BOM on the racks."""
+    spec = SCALE_UP.replace("SWITCHES", "8").replace("domain: rack, size: 32", scale_up)
+    found = [f.message for f in run([spec_tree({"c.yaml": spec})]).findings if f.id == "NET010"]
+    assert found == [message]
 
 
 def test_infinity_fabric_mesh_cannot_claim_more_than_its_links(spec_tree) -> None:

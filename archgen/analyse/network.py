@@ -109,9 +109,34 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                 f"{su.size} accelerators x {per_acc:g} links need {needed} switch ports, "
                                 f"{su.switches} x {cluster.scale_up_switch.id} have {ports}", count(needed),
                                 count(ports)))
-    problems += _link_bandwidth(design, nodes, su)
+    problems += _link_bandwidth(design, nodes, su) + _placed_switches(cluster, su)
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
+
+
+def _placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
+    """Scale-up switch trays placed in each rack type against `switches` per domain times its domains.
+
+    The ports check takes `switches` as written, and the racks' power, weight and BOM count the trays placed, so a
+    count that differs from the racks (18 claimed for the 9 trays of an NVL72, or `domain: node` on an NVL72 rack,
+    which would need 9 trays per tray of GPUs) would pass with figures from two different designs.
+    """
+    if su.switch is None:
+        return []
+    problems = []
+    for rid in sorted(cluster.rack_counts):
+        items = cluster.rack_types[rid].items
+        systems = sum(1 for p in items if isinstance(p.part, System) and p.part.accelerators)
+        if not systems:
+            continue
+        placed = sum(1 for p in items if p.part.id == su.switch)
+        domains = 1 if su.domain == "rack" else systems
+        if placed != domains * su.switches:
+            problems.append(Problem("NET010", ("scale_up", "switches"),
+                                    f"{rid} places {placed} {su.switch} for its {domains} {su.domain} domain(s); "
+                                    f"{su.switches} per domain make {domains * su.switches}",
+                                    count(placed), count(domains * su.switches)))
+    return problems
 
 
 def _own_links(design: Design, nodes: tuple[NodeType, ...]) -> float:

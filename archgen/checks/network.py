@@ -183,11 +183,12 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
 
     The domain's `bandwidth` counts both directions, so it is twice the accelerator's `scale_up.bandwidth`
     (per direction, as datasheets give it): NVLink 5 is 900 GB/s per direction, 1.8 TB/s both ways. Estimates
-    run on the domain's figure.
+    run on the domain's figure. Each rack type holding accelerators places `switches` trays of the `switch` part
+    per domain (one per rack, or one per node), so the ports are judged on the trays the racks' power and BOM count.
 
     Fix: set `scale_up.size` to the accelerators per node or rack, `bandwidth` to twice the accelerator's
     per-direction figure (or waive with the reason a domain is built with fewer links), and `switches` to enough
-    trays for size × links per accelerator.
+    trays for size × links per accelerator, as many as the rack places per domain.
     """
     yield from _cluster_problems(ctx, "NET010")
 
