@@ -153,3 +153,30 @@ def test_transceivers_per_port_end(tmp_path: Path) -> None:
     result = run([_variant(tmp_path, "dgx-b300-xdr-su.yaml", twin_at_nic)])
     access = next(t for t in result.clusters["cluster/b300-xdr-su"].cabling.tiers if t.tier == "access")
     assert access.modules == {"smf-1.6t-2xdr4": 576 + 288}
+
+
+def test_uplink_speed_alone_splits_the_cages_by_bandwidth(tmp_path: Path) -> None:
+    """OPG-256's leaf written as `uplink_speed: 800 Gb/s` instead of port ranges: 32 cages of 2 x 400G down and 32 of
+    800G up, the published split. Before, 64 of the 128 400G ports were called 800G uplinks: 96 cages on a 64-cage
+    DS5000, leaf oversubscription 0.5, and 4 spines instead of 2."""
+    def alone(f):
+        f["leaf"] = {"rack": "opg-network", "uplink_speed": "800 Gb/s"}
+    result = run([_variant(tmp_path, "opg-256.yaml", alone)])
+    assert not _errors(result), [f.message for f in _errors(result)]
+    m = _metrics(result, "opg-256", "backend")
+    assert (m["leaf.switches"], m["spine.switches"], m["links.leaf_spine"]) == (4, 2, 128)
+    assert (m["leaf.oversubscription"], m["leaf.max_ports_used_per_switch"]) == (1.0, 96)
+    assert m["leaf.breakout_cages"] == 4 * 64
+
+
+def test_uplinks_faster_than_the_group_are_net019_at_uplink_speed(tmp_path: Path) -> None:
+    """800G uplinks asked of a 400G QM9700 leaf (no 800G group): NET019 at `uplink_speed`, where
+    before only the spines' 0 ports at 800G were reported."""
+    def fast(f):
+        f["switch"] = "qm9700"
+        f["leaf"] = {"rack": "opg-network", "uplink_speed": "800 Gb/s"}
+        f.pop("spine", None)
+    result = run([_variant(tmp_path, "opg-256.yaml", fast)])
+    found = [f for f in _errors(result) if f.id == "NET019"]
+    assert found and found[0].message.startswith("800 Gb/s uplinks on qm9700's 400 Gb/s group 'ports'"), found
+    assert found[0].location.line > 0

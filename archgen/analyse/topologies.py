@@ -46,8 +46,8 @@ from typing import Any
 
 from archgen.analyse.fabric import FabricAnalysis, node_ports, other_switches, rails
 from archgen.analyse.nodes import NodeType, compute_node, count
-from archgen.analyse.ports import Problem, tier_ports
-from archgen.analyse.tiers import TierCount, up_ports
+from archgen.analyse.ports import Problem, tier_ports, up_ports
+from archgen.analyse.tiers import TierCount
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
 from archgen.model import Accelerator
