@@ -80,6 +80,14 @@ def test_mi355x_on_tomahawk5(shipped) -> None:
     assert _m(shipped, "workload/llama3-70b-pretrain-mi355x")["mfu"] > 0
 
 
+def test_only_rail_optimized_fabrics_count_rails(shipped) -> None:
+    """The B200 SuperPOD's compute fabric has 8 rails; its storage, in-band and OOB fabrics wire no rails, so they
+    have no `rails` metric. Before, they reported 2, 2 and 1 (ports per node), and documents printed them."""
+    assert _m(shipped, "cluster/dgx-b200-superpod/fabric/compute")["rails"] == 8
+    for fabric in ("storage", "inband", "oob"):
+        assert "rails" not in _m(shipped, f"cluster/dgx-b200-superpod/fabric/{fabric}")
+
+
 def test_gb300_su_in_its_own_hall(gb300) -> None:
     """142.4 kW racks meet the GB300 hall's 150 kW (NVIDIA's 142 kW plus a stated margin); XDR compute fabric of 8
     rail leaves (9 rails each) and 4 spines, 576 + 576 links, 800 Gb/s per GPU."""

@@ -288,15 +288,23 @@ def _max_racks() -> int:
     return MAX_RACKS
 
 
+def wired_rails(fa: FabricAnalysis) -> int | None:
+    """The rails a fabric wires (rail-optimized fat tree, rail-only), or None: a plain fabric has none to count."""
+    rails = fa.topology == "rail-only" or bool(getattr(fa.fabric.spec, "rail_optimized", False))
+    return fa.rails if rails else None
+
+
 def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     """The fabric's figures as named quantities (counts are totals over planes)."""
     p = fa.planes
     m: dict[str, Q] = {
-        "tiers": count(fa.tiers_used), "planes": count(p), "rails": count(fa.rails),
+        "tiers": count(fa.tiers_used), "planes": count(p),
         "endpoint_ports": count(fa.endpoint_ports), "reserved_ports": count(fa.reserved_ports),
         "injection_bandwidth": fa.injection, "bisection_bandwidth": fa.bisection, "hops_max": count(fa.hops),
         "max_endpoints": count(fa.max_endpoints), "max_accelerators": count(fa.max_accelerators),
     }
+    if wired_rails(fa):
+        m["rails"] = count(fa.rails)
     if fa.accelerators:
         m["injection_per_accelerator"] = (fa.injection / fa.accelerators).to("Gbit/s")
         m["bisection_per_accelerator"] = (fa.bisection / fa.accelerators).to("Gbit/s")
