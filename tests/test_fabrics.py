@@ -8,7 +8,7 @@ Sources:
   128 leaf-spine links).
 * DGX B300 XDR: NVIDIA DGX SuperPOD with DGX B300 and Quantum-X800 RA, "DGX SuperPOD Architecture", Table 3
   (1 SU: 72 nodes, 576 GPUs, 8 leaf, 4 spine, 576 node-leaf and 576 leaf-spine cables; 2 SU: 16/8; 4 SU: 32/18;
-  8 SU: 64/36), https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html
+  8 SU: 64/36; 18 SU: 1,296 nodes, 144/72, 10,368 and 10,368 cables), https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html
 * XDR media rules: NVIDIA LinkX 800G 200G-PAM4 list (single-mode or LACC only; no DAC or multimode; no downshift to
   100G-PAM4), https://docs.nvidia.com/networking/display/800g200gpam4list
 """
@@ -58,10 +58,10 @@ def _b300(tmp_path: Path, sus: int) -> Path:
 
 
 @pytest.mark.parametrize(("sus", "leaf", "spine", "cables"), [(1, 8, 4, 576), (2, 16, 8, 1152), (4, 32, 18, 2304),
-                                                              (8, 64, 36, 4608)])
+                                                              (8, 64, 36, 4608), (18, 144, 72, 10368)])
 def test_dgx_b300_xdr_table_3(tmp_path: Path, sus: int, leaf: int, spine: int, cables: int) -> None:
-    """NVIDIA's B300 XDR Table 3: leaves, spines, node-leaf and leaf-spine cables for 1 to 8 SUs (Q3400, 144 ports:
-    72 rail leaves' uplinks divide over 18 and 36 spines, not 16 and 32)."""
+    """NVIDIA's B300 XDR Table 3: leaves, spines, node-leaf and leaf-spine cables for 1 to 18 SUs (Q3400, 144 ports:
+    72 rail leaves' uplinks divide over 18 and 36 spines, not 16 and 32; 18 SUs fill the 144 spine ports)."""
     path = DATA / "dgx-b300-xdr-su.yaml" if sus == 1 else _b300(tmp_path, sus)
     result = run([path])
     m = _metrics(result, "b300-xdr-su", "compute")
