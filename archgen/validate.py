@@ -207,7 +207,7 @@ def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefi
 _SCALAR_BRANCH = re.compile(r"^(constrained-)?(str|int|float|bool)$")
 
 
-def _one_branch(doc: Source, prefix: tuple, err: dict) -> dict | None:
+def _one_branch(doc: Source, prefix: tuple, err: Mapping) -> Mapping | None:
     """`err` less the member label of a union without a discriminator, or None where it is the other member's.
 
     A link option is a Link id or `{a, b}`: pydantic reports a bad one against both members, as
