@@ -123,7 +123,7 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
     over = spec.oversubscription or fab.oversubscription
     group, switch = plan.group, fabric.tiers[tier].switch
     per_port = int(group.speed.m_as("Gbit/s") // up_speed.m_as("Gbit/s")) if group is not None else 1
-    if switch is not None and group is not None and not per_port:
+    if switch is not None and group is not None and not per_port and up_speed != speed:   # else NET016
         problems.append(Problem("NET019", fabric.owner_path + (tier, "uplink_speed"), f"{up_speed:~P} uplinks on "
                                 f"{switch.id}'s {group.speed:~P} group '{group.name}': expected at most "
                                 f"{group.speed:~P}, or `up` ports of a faster group", up_speed, group.speed))
