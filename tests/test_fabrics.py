@@ -180,3 +180,22 @@ def test_uplinks_faster_than_the_group_are_net019_at_uplink_speed(tmp_path: Path
     found = [f for f in _errors(result) if f.id == "NET019"]
     assert found and found[0].message.startswith("800 Gb/s uplinks on qm9700's 400 Gb/s group 'ports'"), found
     assert found[0].location.line > 0
+
+
+def test_a_fabric_whose_nic_role_no_node_has_attaches_nothing(spec_tree) -> None:
+    """`nic_role: frontend` on DGX H100s (compute, storage and management NICs): NET011 at the key. Before, the
+    fabric passed with no endpoint, its leaves, spines, links and power counted (4 SUs: 4 leaves, 2 spines, 9 kW)."""
+    tree = small.files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("  role: compute\n", "  role: compute\n  nic_role: frontend\n")
+    found = [f for f in _errors(run([spec_tree(tree)])) if f.id == "NET011"]
+    assert found and found[0].message.startswith("no node has NIC ports of role 'frontend' (their roles: compute, "
+                                                 "management, storage)"), [f.message for f in found]
+    assert found[0].location.line == 14                 # at `nic_role:`
+
+
+def test_a_fabric_faster_than_its_switch_is_net016_alone(spec_tree) -> None:
+    """800G on a 400G QM9700: NET016 at `speed`; the uplinks that run at the fabric rate are not also NET019."""
+    tree = small.files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("speed: 400 Gb/s", "speed: 800 Gb/s")
+    ids = sorted({f.id for f in _errors(run([spec_tree(tree)])) if f.id in ("NET016", "NET019")})
+    assert ids == ["NET016"]

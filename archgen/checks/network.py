@@ -195,9 +195,12 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
 
 @check("NET011", "network.nic_ports")
 def nic_ports_used(ctx: Context) -> Iterator[Violation]:
-    """The fabrics use no more NIC ports of a role than the nodes have.
+    """The fabrics use no more NIC ports of a role than the nodes have, and each attaches some.
 
-    Fix: lower `ports_per_node`, or fit the NICs the fabrics need.
+    A fabric of nodes (`endpoints.nodes`, the default) whose `nic_role` (default `role`) no node's NICs carry
+    attaches nothing, yet would be sized and powered as if it did.
+
+    Fix: lower `ports_per_node`, or fit the NICs the fabrics need; name a `nic_role` the nodes have.
     """
     yield from _fabric_problems(ctx, "NET011")
     yield from roles.overused_nic_roles(ctx)
