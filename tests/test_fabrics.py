@@ -199,3 +199,16 @@ def test_a_fabric_faster_than_its_switch_is_net016_alone(spec_tree) -> None:
     tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("speed: 400 Gb/s", "speed: 800 Gb/s")
     ids = sorted({f.id for f in _errors(run([spec_tree(tree)])) if f.id in ("NET016", "NET019")})
     assert ids == ["NET016"]
+
+
+def test_a_group_that_names_no_unit_is_net014(spec_tree) -> None:
+    """A rail-optimized fabric's `group` sizes its leaves per unit instance; one naming no unit was silently ignored
+    (the leaves fell back to the plain count). A defined unit the layout does not place still falls back quietly:
+    the B200 RA's one-SU row places only `su-ufm` under a fabric grouped by `su` (tests/test_clusters.py)."""
+    tree = small.files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("  rail_optimized: true\n",
+                                                            "  rail_optimized: true\n  group: nope\n")
+    found = [f for f in _errors(run([spec_tree(tree)])) if f.id == "NET014"]
+    assert [f.message for f in found] == ["group 'nope' is not defined in `units` (defined: su), so no leaf is "
+                                          "sized by it"]
+    assert found[0].location.line > 0

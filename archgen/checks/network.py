@@ -270,9 +270,9 @@ def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
 
 @check("NET014", "network.structure")
 def structure(ctx: Context) -> Iterator[Violation]:
-    """Units named in the layout are defined, once.
+    """Units named in the layout or a fabric's `group` are defined, once.
 
-    Fix: define the unit in `units`, or correct the name in `layout`.
+    Fix: define the unit in `units`, or correct the name in `layout` or the fabric's `group`.
     """
     yield from _cluster_problems(ctx, "NET014")
 
