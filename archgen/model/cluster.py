@@ -92,7 +92,8 @@ class Floor(Spec):
     in_rack: LengthOrZero = Field(default_factory=lambda: Q_(1, "m"),
                                   description="Length of a run between two items in the same rack (default 1 m).")
     length_bins: list[Length] = Field(
-        default_factory=lambda: [], description="Lengths cables are ordered in; a run takes the next bin up. "
+        default_factory=lambda: [], description="Lengths cables are ordered in; a run takes the next bin up, and "
+        "one past the largest its own length rounded up to the metre (CAB006). "
         "Default: 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000 m.")
 
 
