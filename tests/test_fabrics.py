@@ -212,3 +212,14 @@ def test_a_group_that_names_no_unit_is_net014(spec_tree) -> None:
     assert [f.message for f in found] == ["group 'nope' is not defined in `units` (defined: su), so no leaf is "
                                           "sized by it"]
     assert found[0].location.line > 0
+
+
+def test_a_fabric_faster_than_the_nics_is_net016(spec_tree) -> None:
+    """DGX H100s (ConnectX-7, 400G) on an 800G SN5600 fabric: NET016 at `speed` naming the NIC. Before, it passed
+    with 800 Gb/s of injection per GPU, which the estimates then ran on."""
+    tree = small.files(switch="sn5600")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("speed: 400 Gb/s", "speed: 800 Gb/s")
+    found = [f for f in _errors(run([spec_tree(tree)])) if f.id == "NET016"]
+    assert [f.message for f in found] == ["dgx-h100's connectx-7 ports run at 400 Gb/s, slower than the fabric's "
+                                          "800 Gb/s"]
+    assert found[0].location.line > 0

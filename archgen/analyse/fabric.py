@@ -50,7 +50,7 @@ from archgen.analyse.tiers import (
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
-from archgen.model import Switch
+from archgen.model import NIC, Switch
 from archgen.model.cluster import FatTree, RailOnly
 from archgen.topology import ClosShape
 from archgen.units import Q
@@ -191,6 +191,11 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
             problems.append(Problem("NET011", here + ("ports_per_node",),
                                     f"{nt.part.id} has {have} NIC port(s) of role '{role}', the fabric uses {want}",
                                     count(want), count(have)))
+        slow = sorted({(nic.id, nic.ports.speed) for slot in nt.part.nics if slot.role == role
+                       and isinstance(nic := design.specs.get(slot.part), NIC) and nic.ports.speed < spec.speed})
+        for nic_id, rate in slow:   # a port cannot run faster than its NIC: the injection would be the fabric's
+            problems.append(Problem("NET016", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at "
+                                    f"{rate:~P}, slower than the fabric's {spec.speed:~P}", spec.speed, rate))
         ports_per_node[nt.part.id] = want
         total += want * nt.count
     if spec.endpoints.nodes and not total and any(nt.part.accelerators for nt in nodes):

@@ -288,9 +288,11 @@ def size(ctx: Context) -> Iterator[Violation]:
 
 @check("NET016", "network.switch_speed")
 def switch_speed(ctx: Context) -> Iterator[Violation]:
-    """Every switch runs at least the fabric's line rate (ports split evenly by breakout).
+    """Every switch and node NIC runs at least the fabric's line rate (switch ports split evenly by breakout).
 
-    Fix: use a switch whose ports run at `speed` or a multiple of it.
+    A NIC port slower than the fabric would have its nodes inject, and the estimates run, at a rate it cannot carry.
+
+    Fix: use a switch whose ports run at `speed` or a multiple of it, and NICs of at least `speed`.
     """
     yield from _fabric_problems(ctx, "NET016")
 
