@@ -199,10 +199,10 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
         ports_per_node[nt.part.id] = want
         total += want * nt.count
     if spec.endpoints.nodes and not total and any(nt.part.accelerators for nt in nodes):
-        have = sorted({s.role for nt in nodes for s in nt.part.nics})
+        roles = sorted({s.role for nt in nodes for s in nt.part.nics})
         key = "nic_role" if spec.nic_role else "role"
         problems.append(Problem("NET011", here + (key,), f"no node has NIC ports of role '{role}' (their roles: "
-                                f"{', '.join(have) or 'none'}), so the fabric attaches no node: its switches, "
+                                f"{', '.join(roles) or 'none'}), so the fabric attaches no node: its switches, "
                                 "links and bandwidth would describe nothing", count(0), None))
     if total % planes or any(p % planes for p in ports_per_node.values()):
         problems.append(Problem("NET005", here + ("planes",),
