@@ -223,3 +223,18 @@ def test_a_fabric_faster_than_the_nics_is_net016(spec_tree) -> None:
     assert [f.message for f in found] == ["dgx-h100's connectx-7 ports run at 400 Gb/s, slower than the fabric's "
                                           "800 Gb/s"]
     assert found[0].location.line > 0
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("  rail_optimized: true\n", "  rail_optimized: false\n  rails: 4\n",
+     "fabrics.0.rails: 4 rails given, but the fabric is not rail-optimized, so no NIC is wired by rail"),
+    ("  rail_optimized: true\n", "  rail_optimized: true\n  ports_per_node: 4\n  endpoints: {nodes: false, extra: 8}\n",
+     "fabrics.0.ports_per_node: ports_per_node 4 given, but endpoints.nodes is false, so no node attaches"),
+])
+def test_fabric_keys_nothing_reads_are_refused(tmp_path: Path, cli, old: str, new: str, message: str) -> None:
+    """`rails` on a plain fat tree and `ports_per_node` on a fabric that attaches no node were accepted and ignored."""
+    from tests.conftest import write_tree
+    tree = small.files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(old, new)
+    r = cli("check", write_tree(tmp_path / "specs", tree))
+    assert r.code == 1 and message in r.err, r.err
