@@ -302,3 +302,12 @@ def test_scale_up_keys_that_would_be_ignored_are_refused(tmp_path: Path, cli, ke
     bad = SCALE_UP.replace("link: smf-800g-dr8}", f"link: smf-800g-dr8, {key}}}").replace("SWITCHES", "4")
     r = cli("check", write_tree(tmp_path / "specs", {"c.yaml": bad}))
     assert r.code == 1 and f"c.yaml:20:{col}: error: {message}" in r.err, r.err
+
+
+def test_scale_up_technology_must_be_its_switchs(spec_tree) -> None:
+    """An Ethernet switch under `technology: nvlink`, or an NVLink tray under anything else, passed: the domain's
+    technology picks the bandwidth rule (NET010) and the estimates' collectives."""
+    spec = SCALE_UP.replace("SWITCHES", "4").replace("technology: ethernet", "technology: nvlink")
+    found = [f.message for f in run([spec_tree({"c.yaml": spec})]).findings if f.id == "NET010"]
+    assert "the domain's technology is nvlink, its switch celestica-ds5000 is ethernet: expected technology: " \
+        "ethernet, or a switch part of the domain's technology" in found, found

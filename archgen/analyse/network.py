@@ -109,6 +109,11 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                 f"{su.size} accelerators x {per_acc:g} links need {needed} switch ports, "
                                 f"{su.switches} x {cluster.scale_up_switch.id} have {ports}", count(needed),
                                 count(ports)))
+    sw = cluster.scale_up_switch
+    if sw is not None and (sw.technology == "nvlink") != (su.technology == "nvlink"):
+        problems.append(Problem("NET010", ("scale_up", "technology"), f"the domain's technology is {su.technology}, "
+                                f"its switch {sw.id} is {sw.technology}: expected technology: {sw.technology}, or "
+                                "a switch part of the domain's technology"))
     problems += _link_bandwidth(design, nodes, su) + _placed_switches(cluster, su)
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
