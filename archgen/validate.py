@@ -6,7 +6,7 @@ import re
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ValidationError
 
@@ -200,7 +200,15 @@ VALIDATED = Memo[tuple[Source, Document]](2048)
 def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefix: tuple = ()) -> list[SpecProblem]:
     """One located problem per error of validating `cls` from the node of `doc` at `prefix` (default: the root)."""
     errors = (_one_branch(doc, prefix, err) for err in exc.errors(include_url=False))
-    return [_problem(doc, cls, err, prefix) for err in errors if err is not None]
+    out: list[SpecProblem] = []
+    for p in (_problem(doc, cls, err, prefix) for err in errors if err is not None):
+        last = out[-1] if out else None
+        if last and p.expected and last.expected and not (p.message or last.message) and \
+                (p.location, p.path, repr(p.value)) == (last.location, last.path, repr(last.value)):
+            out[-1] = replace(last, expected=f"{last.expected} or {p.expected}")  # a union's members: one problem
+        else:
+            out.append(p)
+    return out
 
 
 #: The labels pydantic puts in an error's location for the scalar members of a union without a discriminator.
