@@ -133,7 +133,8 @@ REGISTRY: tuple[Metric, ...] = (
     # fabrics
     Metric("fabric", "tiers", "", "", 0, "Tiers", "Switch tiers used.", _N),
     Metric("fabric", "planes", "", "", 0, "Planes", "Parallel planes of the fabric.", _N),
-    Metric("fabric", "rails", "", "", 0, "Rails", "Rails (NIC positions per node wired to their own leaves).", _N),
+    Metric("fabric", "rails", "", "", 0, "Rails", "Rails (NIC positions per node wired to their own leaves); only on a "
+           "rail-optimized fat tree or a rail-only fabric.", _N),
     Metric("fabric", "endpoint_ports", "", "", 0, "Endpoint ports", "Ports of nodes and attached switches.", _F),
     Metric("fabric", "reserved_ports", "", "", 0, "Reserved ports", "Leaf ports held back for growth or "
            "services.", _F),

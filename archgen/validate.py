@@ -6,7 +6,7 @@ import re
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ValidationError
 
@@ -199,7 +199,43 @@ VALIDATED = Memo[tuple[Source, Document]](2048)
 
 def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefix: tuple = ()) -> list[SpecProblem]:
     """One located problem per error of validating `cls` from the node of `doc` at `prefix` (default: the root)."""
-    return [_problem(doc, cls, err, prefix) for err in exc.errors(include_url=False)]
+    errors = (_one_branch(doc, prefix, err) for err in exc.errors(include_url=False))
+    out: list[SpecProblem] = []
+    for p in (_problem(doc, cls, err, prefix) for err in errors if err is not None):
+        last = out[-1] if out else None
+        if last and p.expected and last.expected and not (p.message or last.message) and \
+                (p.location, p.path, repr(p.value)) == (last.location, last.path, repr(last.value)):
+            out[-1] = replace(last, expected=f"{last.expected} or {p.expected}")  # a union's members: one problem
+        else:
+            out.append(p)
+    return out
+
+
+#: The labels pydantic puts in an error's location for the scalar members of a union without a discriminator.
+_SCALAR_BRANCH = re.compile(r"^(constrained-)?(str|int|float|bool)$")
+
+
+def _one_branch(doc: Source, prefix: tuple, err: Mapping) -> Mapping | None:
+    """`err` less the member label of a union without a discriminator, or None where it is the other member's.
+
+    A link option is a Link id or `{a, b}`: pydantic reports a bad one against both members, as
+    `links.access.0.LinkChoice.b` and `links.access.0.constrained-str`. Only the member of the value's own type (a
+    mapping: the model) is reported, at the user's path.
+    """
+    node: object = doc.data
+    for p in prefix:
+        node = _child(node, p)
+    loc = tuple(err["loc"])
+    for i, part in enumerate(loc):
+        if isinstance(node, dict) and part in node or isinstance(node, list) and isinstance(part, int):
+            node = _child(node, part)
+            continue
+        scalar = isinstance(part, str) and bool(_SCALAR_BRANCH.match(part))
+        if scalar or isinstance(part, str) and part[:1].isupper() and "[" not in part:
+            if scalar == isinstance(node, dict):
+                return None
+            return {**err, "loc": loc[:i] + loc[i + 1:]}
+    return err
 
 
 def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from archgen.pipeline import run
@@ -60,3 +61,19 @@ def test_b200_ufm_ports_take_a_cable_each(shipped) -> None:
     m = shipped.metrics["cluster/dgx-b200-superpod/fabric/compute"]
     assert (m["links.access"].m, m["cables.access"].m) == (1020, 1020)
     assert (m["links.leaf_spine"].m, m["cables.leaf_spine"].m) == (1024, 1024)
+
+
+def test_a_run_past_the_largest_length_bin_is_ordered_at_its_length(spec_tree) -> None:
+    """Stocked lengths of 1 m and 3 m: a run between racks is ordered at its length rounded up to the metre, not at
+    3 m (a cable shorter than the run, as before), and CAB006 says how many runs are past the bins."""
+    from tests.data.clusters.small import files
+    tree = files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("tray_drop: 1.5 m}",
+                                                            "tray_drop: 1.5 m, length_bins: [1 m, 3 m]}")
+    result = run([spec_tree(tree)])
+    runs = result.clusters["cluster/c"].cabling.runs
+    for tr in runs:
+        assert (tr.bin >= tr.length - 1e-9).all()
+        assert set(tr.bin[tr.length > 3]) <= set(np.ceil(tr.length[tr.length > 3]))
+    assert any((tr.length > 3).any() for tr in runs)
+    assert [f.id for f in result.findings if f.id == "CAB006"]

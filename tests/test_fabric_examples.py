@@ -80,6 +80,14 @@ def test_mi355x_on_tomahawk5(shipped) -> None:
     assert _m(shipped, "workload/llama3-70b-pretrain-mi355x")["mfu"] > 0
 
 
+def test_only_rail_optimized_fabrics_count_rails(shipped) -> None:
+    """The B200 SuperPOD's compute fabric has 8 rails; its storage, in-band and OOB fabrics wire no rails, so they
+    have no `rails` metric. Before, they reported 2, 2 and 1 (ports per node), and documents printed them."""
+    assert _m(shipped, "cluster/dgx-b200-superpod/fabric/compute")["rails"] == 8
+    for fabric in ("storage", "inband", "oob"):
+        assert "rails" not in _m(shipped, f"cluster/dgx-b200-superpod/fabric/{fabric}")
+
+
 def test_gb300_su_in_its_own_hall(gb300) -> None:
     """142.4 kW racks meet the GB300 hall's 150 kW (NVIDIA's 142 kW plus a stated margin); XDR compute fabric of 8
     rail leaves (9 rails each) and 4 spines, 576 + 576 links, 800 Gb/s per GPU."""
@@ -240,10 +248,24 @@ def test_switched_ethernet_scale_up_across_a_rack(spec_tree, switches: int, shor
     ports: four 64-port switches hold them, three do not (NET010 with both counts)."""
     result = run([spec_tree({"c.yaml": SCALE_UP.replace("SWITCHES", str(switches))})])
     assert _m(result, "cluster/e")["scale_up.links_per_accelerator"] == 8
-    found = [f for f in result.findings if f.id == "NET010"]
+    found = [f.message for f in result.findings if f.id == "NET010"]
     assert bool(found) == short
-    if short:
-        assert "32 accelerators x 8 links need 256 switch ports, 3 x celestica-ds5000 have 192" in found[0].message
+    if short:   # and the rack places 4 of them, not the 3 claimed
+        assert found == ["32 accelerators x 8 links need 256 switch ports, 3 x celestica-ds5000 have 192",
+                         "r places 4 celestica-ds5000 for its 1 rack domain(s); 3 per domain make 3"]
+
+
+@pytest.mark.parametrize(("scale_up", "message"), [
+    ("domain: rack, size: 32", "r places 4 celestica-ds5000 for its 1 rack domain(s); 8 per domain make 8"),
+    ("domain: node, size: 8", "r places 4 celestica-ds5000 for its 4 node domain(s); 8 per domain make 32"),
+])
+def test_scale_up_switches_must_be_those_the_racks_place(spec_tree, scale_up: str, message: str) -> None:
+    """`switches` per domain against the trays the racks place: 8 claimed beside 4 placed (the ports check passes
+    on the 8), or the rack's 32 GPUs called 4 node domains of 8, each of which would need its own 8 switches.
+    Before, both passed, the ports judged on the claim and the power and BOM on the racks."""
+    spec = SCALE_UP.replace("SWITCHES", "8").replace("domain: rack, size: 32", scale_up)
+    found = [f.message for f in run([spec_tree({"c.yaml": spec})]).findings if f.id == "NET010"]
+    assert found == [message]
 
 
 def test_infinity_fabric_mesh_cannot_claim_more_than_its_links(spec_tree) -> None:
@@ -264,3 +286,28 @@ def test_mesh_with_switches_is_refused_where_written(tmp_path: Path, cli) -> Non
     r = cli("check", root)
     assert r.code == 1 and "c.yaml:20:48: error: scale_up.switches: a mesh scale-up domain joins accelerators " \
         "directly: leave switch and switches out, or set topology: switched" in r.err   # at `switches:`
+
+
+@pytest.mark.parametrize(("key", "col", "message"), [
+    ("crosses_racks: true", 86, "scale_up.crosses_racks: a scale-up domain is one rack (`domain`), and domains "
+                                "spanning several racks (NVL36x2, NVL576) are not modelled"),
+    ("links_per_peer: 2", 87, "scale_up.links_per_peer: links_per_peer counts the direct links between two "
+                              "accelerators of a mesh; a switched domain has bandwidth / (2 x link rate) links"),
+])
+def test_scale_up_keys_that_would_be_ignored_are_refused(tmp_path: Path, cli, key: str, col: int,
+                                                         message: str) -> None:
+    """`crosses_racks: true` was read by nothing (a domain is one node or one rack), and `links_per_peer` only
+    counts a mesh's links: on a switched domain both were accepted and silently ignored."""
+    from tests.conftest import write_tree
+    bad = SCALE_UP.replace("link: smf-800g-dr8}", f"link: smf-800g-dr8, {key}}}").replace("SWITCHES", "4")
+    r = cli("check", write_tree(tmp_path / "specs", {"c.yaml": bad}))
+    assert r.code == 1 and f"c.yaml:20:{col}: error: {message}" in r.err, r.err
+
+
+def test_scale_up_technology_must_be_its_switchs(spec_tree) -> None:
+    """An Ethernet switch under `technology: nvlink`, or an NVLink tray under anything else, passed: the domain's
+    technology picks the bandwidth rule (NET010) and the estimates' collectives."""
+    spec = SCALE_UP.replace("SWITCHES", "4").replace("technology: ethernet", "technology: nvlink")
+    found = [f.message for f in run([spec_tree({"c.yaml": spec})]).findings if f.id == "NET010"]
+    assert "the domain's technology is nvlink, its switch celestica-ds5000 is ethernet: expected technology: " \
+        "ethernet, or a switch part of the domain's technology" in found, found

@@ -8,7 +8,7 @@ Sources:
   128 leaf-spine links).
 * DGX B300 XDR: NVIDIA DGX SuperPOD with DGX B300 and Quantum-X800 RA, "DGX SuperPOD Architecture", Table 3
   (1 SU: 72 nodes, 576 GPUs, 8 leaf, 4 spine, 576 node-leaf and 576 leaf-spine cables; 2 SU: 16/8; 4 SU: 32/18;
-  8 SU: 64/36), https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html
+  8 SU: 64/36; 18 SU: 1,296 nodes, 144/72, 10,368 and 10,368 cables), https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html
 * XDR media rules: NVIDIA LinkX 800G 200G-PAM4 list (single-mode or LACC only; no DAC or multimode; no downshift to
   100G-PAM4), https://docs.nvidia.com/networking/display/800g200gpam4list
 """
@@ -58,10 +58,10 @@ def _b300(tmp_path: Path, sus: int) -> Path:
 
 
 @pytest.mark.parametrize(("sus", "leaf", "spine", "cables"), [(1, 8, 4, 576), (2, 16, 8, 1152), (4, 32, 18, 2304),
-                                                              (8, 64, 36, 4608)])
+                                                              (8, 64, 36, 4608), (18, 144, 72, 10368)])
 def test_dgx_b300_xdr_table_3(tmp_path: Path, sus: int, leaf: int, spine: int, cables: int) -> None:
-    """NVIDIA's B300 XDR Table 3: leaves, spines, node-leaf and leaf-spine cables for 1 to 8 SUs (Q3400, 144 ports:
-    72 rail leaves' uplinks divide over 18 and 36 spines, not 16 and 32)."""
+    """NVIDIA's B300 XDR Table 3: leaves, spines, node-leaf and leaf-spine cables for 1 to 18 SUs (Q3400, 144 ports:
+    72 rail leaves' uplinks divide over 18 and 36 spines, not 16 and 32; 18 SUs fill the 144 spine ports)."""
     path = DATA / "dgx-b300-xdr-su.yaml" if sus == 1 else _b300(tmp_path, sus)
     result = run([path])
     m = _metrics(result, "b300-xdr-su", "compute")
@@ -153,3 +153,88 @@ def test_transceivers_per_port_end(tmp_path: Path) -> None:
     result = run([_variant(tmp_path, "dgx-b300-xdr-su.yaml", twin_at_nic)])
     access = next(t for t in result.clusters["cluster/b300-xdr-su"].cabling.tiers if t.tier == "access")
     assert access.modules == {"smf-1.6t-2xdr4": 576 + 288}
+
+
+def test_uplink_speed_alone_splits_the_cages_by_bandwidth(tmp_path: Path) -> None:
+    """OPG-256's leaf written as `uplink_speed: 800 Gb/s` instead of port ranges: 32 cages of 2 x 400G down and 32 of
+    800G up, the published split. Before, 64 of the 128 400G ports were called 800G uplinks: 96 cages on a 64-cage
+    DS5000, leaf oversubscription 0.5, and 4 spines instead of 2."""
+    def alone(f):
+        f["leaf"] = {"rack": "opg-network", "uplink_speed": "800 Gb/s"}
+    result = run([_variant(tmp_path, "opg-256.yaml", alone)])
+    assert not _errors(result), [f.message for f in _errors(result)]
+    m = _metrics(result, "opg-256", "backend")
+    assert (m["leaf.switches"], m["spine.switches"], m["links.leaf_spine"]) == (4, 2, 128)
+    assert (m["leaf.oversubscription"], m["leaf.max_ports_used_per_switch"]) == (1.0, 96)
+    assert m["leaf.breakout_cages"] == 4 * 64
+
+
+def test_uplinks_faster_than_the_group_are_net019_at_uplink_speed(tmp_path: Path) -> None:
+    """800G uplinks asked of a 400G QM9700 leaf (no 800G group): NET019 at `uplink_speed`, where
+    before only the spines' 0 ports at 800G were reported."""
+    def fast(f):
+        f["switch"] = "qm9700"
+        f["leaf"] = {"rack": "opg-network", "uplink_speed": "800 Gb/s"}
+        f.pop("spine", None)
+    result = run([_variant(tmp_path, "opg-256.yaml", fast)])
+    found = [f for f in _errors(result) if f.id == "NET019"]
+    assert found and found[0].message.startswith("800 Gb/s uplinks on qm9700's 400 Gb/s group 'ports'"), found
+    assert found[0].location.line > 0
+
+
+def test_a_fabric_whose_nic_role_no_node_has_attaches_nothing(spec_tree) -> None:
+    """`nic_role: frontend` on DGX H100s (compute, storage and management NICs): NET011 at the key. Before, the
+    fabric passed with no endpoint, its leaves, spines, links and power counted (4 SUs: 4 leaves, 2 spines, 9 kW)."""
+    tree = small.files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("  role: compute\n", "  role: compute\n  nic_role: frontend\n")
+    found = [f for f in _errors(run([spec_tree(tree)])) if f.id == "NET011"]
+    assert found and found[0].message.startswith("no node has NIC ports of role 'frontend' (their roles: compute, "
+                                                 "management, storage)"), [f.message for f in found]
+    assert found[0].location.line == 14                 # at `nic_role:`
+
+
+def test_a_fabric_faster_than_its_switch_is_net016_alone(spec_tree) -> None:
+    """800G on a 400G QM9700: NET016 at `speed`; the uplinks that run at the fabric rate are not also NET019."""
+    tree = small.files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("speed: 400 Gb/s", "speed: 800 Gb/s")
+    ids = sorted({f.id for f in _errors(run([spec_tree(tree)])) if f.id in ("NET016", "NET019")})
+    assert ids == ["NET016"]
+
+
+def test_a_group_that_names_no_unit_is_net014(spec_tree) -> None:
+    """A rail-optimized fabric's `group` sizes its leaves per unit instance; one naming no unit was silently ignored
+    (the leaves fell back to the plain count). A defined unit the layout does not place still falls back quietly:
+    the B200 RA's one-SU row places only `su-ufm` under a fabric grouped by `su` (tests/test_clusters.py)."""
+    tree = small.files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("  rail_optimized: true\n",
+                                                            "  rail_optimized: true\n  group: nope\n")
+    found = [f for f in _errors(run([spec_tree(tree)])) if f.id == "NET014"]
+    assert [f.message for f in found] == ["group 'nope' is not defined in `units` (defined: su), so no leaf is "
+                                          "sized by it"]
+    assert found[0].location.line > 0
+
+
+def test_a_fabric_faster_than_the_nics_is_net016(spec_tree) -> None:
+    """DGX H100s (ConnectX-7, 400G) on an 800G SN5600 fabric: NET016 at `speed` naming the NIC. Before, it passed
+    with 800 Gb/s of injection per GPU, which the estimates then ran on."""
+    tree = small.files(switch="sn5600")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("speed: 400 Gb/s", "speed: 800 Gb/s")
+    found = [f for f in _errors(run([spec_tree(tree)])) if f.id == "NET016"]
+    assert [f.message for f in found] == ["dgx-h100's connectx-7 ports run at 400 Gb/s, slower than the fabric's "
+                                          "800 Gb/s"]
+    assert found[0].location.line > 0
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("  rail_optimized: true\n", "  rail_optimized: false\n  rails: 4\n",
+     "fabrics.0.rails: 4 rails given, but the fabric is not rail-optimized, so no NIC is wired by rail"),
+    ("  rail_optimized: true\n", "  rail_optimized: true\n  ports_per_node: 4\n  endpoints: {nodes: false, extra: 8}\n",
+     "fabrics.0.ports_per_node: ports_per_node 4 given, but endpoints.nodes is false, so no node attaches"),
+])
+def test_fabric_keys_nothing_reads_are_refused(tmp_path: Path, cli, old: str, new: str, message: str) -> None:
+    """`rails` on a plain fat tree and `ports_per_node` on a fabric that attaches no node were accepted and ignored."""
+    from tests.conftest import write_tree
+    tree = small.files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(old, new)
+    r = cli("check", write_tree(tmp_path / "specs", tree))
+    assert r.code == 1 and message in r.err, r.err

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from archgen.analyse.topologies import rail_only_figures
 from archgen.errors import SpecError
 from archgen.pipeline import run
 from tests.data.clusters.small import files
@@ -139,3 +140,13 @@ def test_growth_text_claims_the_last_size_of_its_table(spec_tree) -> None:
     assert [p.accelerators for p in series.points] == [128] and _fabric(result).max_accelerators > 128
     text = growth(series)[0].text
     assert "up to 128 accelerators, the last size in the table: the series stops because" in text
+
+
+def test_a_ratio_that_is_not_a_binary_fraction_splits_as_written(spec_tree) -> None:
+    """5:3 on a 64-port QM9700 is 40 down and 24 up, 64 · 3/8 exactly. Before, 1 + 5/3 in floating point is a hair
+    above 8/3, so the floor gave 23 up and 41 down (41:23 = 1.78:1, more oversubscribed than asked) and, 23 being
+    prime, 23 spines for 4 leaves instead of the smallest divisor of 24 that takes their uplinks, 2."""
+    fa = _fabric(_small(spec_tree, "leaf: {rack: net}", "leaf: {rack: net}", rail=False, over="5:3"))
+    leaf = fa.tier("leaf")
+    assert (leaf.down, leaf.up, leaf.switches, fa.tier("spine").switches) == (40, 24, 4, 2)
+    assert rail_only_figures(100, 8, 64, 64, 5 / 3)["up"] == 24          # the rail-only leaf split, the same rule

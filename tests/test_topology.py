@@ -79,3 +79,18 @@ def test_closed_form_single_points_match_the_graph(shape) -> None:
     g = topology.clos_graph(shape, [4] * shape.leaves)
     if closed is not None:
         assert closed == topology.single_points_of_failure(g)
+
+
+def test_one_pod_bisection_is_not_cut_at_the_cores(spec_tree) -> None:
+    """3 tiers forced on 2 SUs: 4 rail leaves of 32 uplinks make one pod of 4 spines, tapered 3:1 (48 down, 16 up).
+    Every spine reaches every leaf, so the halves of the leaves meet at the spines: the max flow between them is the
+    leaves' 128 uplinks x 400G / 2 = 25.6 Tb/s, full bisection. Before, the spines' 64 core links cut it to half."""
+    tree = files(sus=2, tiers=3)
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("spine: {rack: net}",
+                                                            'spine: {rack: net, oversubscription: "3:1"}')
+    fa = run([spec_tree(tree)]).clusters["cluster/c"].fabrics[0]
+    shape = fa.shape
+    assert (fa.pods, shape.leaves, fa.tier("spine").switches, fa.tier("spine").up) == (1, 4, 4, 16)
+    g = topology.clos_graph(shape, fa.leaf_endpoints(), speed_gbps=400)
+    cut = topology.cut_capacity(g, range(2), range(2, 4))
+    assert cut == pytest.approx(fa.bisection.m_as("Gbit/s")) == pytest.approx(128 * 400 / 2)

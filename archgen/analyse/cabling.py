@@ -296,7 +296,8 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
         longest = int(np.argmax([o.reach.m_as("m") for o in options]))
         choice[choice < 0] = longest
     idx = np.minimum(np.searchsorted(bins, length - 1e-9, side="left"), len(bins) - 1)
-    return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, bins[idx], weight)
+    ordered = np.where(length > bins[-1] + 1e-9, np.ceil(length - 1e-9), bins[idx])   # past the last bin (CAB006)
+    return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, ordered, weight)
 
 
 def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:

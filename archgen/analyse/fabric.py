@@ -18,7 +18,8 @@ ports, o = down:up oversubscription):
   leaf-spine pair) and P = d_spine / (u/S) leaves (d_spine from the spine's own split); cores in S groups, each
   core taking l = ⌊k_core / pods⌋ links from its spine in every pod (or the l a fixed `core.count` gives).
   Largest size k_core·P·d = k³/4 at 1:1.
-* bisection (one direction) = min over the tiers of half the capacity entering that tier; hops = 2·tiers − 1.
+* bisection (one direction) = min over the tiers of half the capacity entering that tier (the cores only with two
+  pods or more); hops = 2·tiers − 1.
 
 The tiers of one plane are sized in `archgen.analyse.tiers`; this module adds endpoints, rails, bandwidth and
 failure domains.
@@ -49,7 +50,7 @@ from archgen.analyse.tiers import (
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
-from archgen.model import Switch
+from archgen.model import NIC, Switch
 from archgen.model.cluster import FatTree, RailOnly
 from archgen.topology import ClosShape
 from archgen.units import Q
@@ -162,7 +163,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
-    injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access)
+    injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
+                                               upper.pods)
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
@@ -189,8 +191,19 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
             problems.append(Problem("NET011", here + ("ports_per_node",),
                                     f"{nt.part.id} has {have} NIC port(s) of role '{role}', the fabric uses {want}",
                                     count(want), count(have)))
+        slow = sorted({(nic.id, nic.ports.speed) for slot in nt.part.nics if slot.role == role
+                       and isinstance(nic := design.specs.get(slot.part), NIC) and nic.ports.speed < spec.speed})
+        for nic_id, rate in slow:   # a port cannot run faster than its NIC: the injection would be the fabric's
+            problems.append(Problem("NET016", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at "
+                                    f"{rate:~P}, slower than the fabric's {spec.speed:~P}", spec.speed, rate))
         ports_per_node[nt.part.id] = want
         total += want * nt.count
+    if spec.endpoints.nodes and not total and any(nt.part.accelerators for nt in nodes):
+        roles = sorted({s.role for nt in nodes for s in nt.part.nics})
+        key = "nic_role" if spec.nic_role else "role"
+        problems.append(Problem("NET011", here + (key,), f"no node has NIC ports of role '{role}' (their roles: "
+                                f"{', '.join(roles) or 'none'}), so the fabric attaches no node: its switches, "
+                                "links and bandwidth would describe nothing", count(0), None))
     if total % planes or any(p % planes for p in ports_per_node.values()):
         problems.append(Problem("NET005", here + ("planes",),
                                 f"{planes} planes do not divide the NIC ports per node "
@@ -218,17 +231,19 @@ def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None,
 
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
-               access: int) -> tuple[Q, Q, dict[str, float]]:
+               access: int, pods: int) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
     The leaf tier counts the uplinks of the leaves that hold endpoints: a spare leaf's uplinks carry no traffic.
+    The spine-core cut counts only with two pods or more: in one pod every spine reaches every leaf, so the halves
+    of its leaves meet at the spines and no traffic between them climbs to the cores.
     """
     speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].used_switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
     cuts = [node_plane * speed / 2]
     if tiers_used >= 2:
         cuts.append(uplinks * up_speed / 2)
-    if tiers_used == 3:
+    if tiers_used == 3 and pods > 1:
         cuts.append(tiers[1].up_used * tiers[1].up_speed / 2)
     bisection = (min(cuts) * spec.planes).to("Gbit/s")
     oversub: dict[str, float] = {}

@@ -109,9 +109,39 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                 f"{su.size} accelerators x {per_acc:g} links need {needed} switch ports, "
                                 f"{su.switches} x {cluster.scale_up_switch.id} have {ports}", count(needed),
                                 count(ports)))
-    problems += _link_bandwidth(design, nodes, su)
+    sw = cluster.scale_up_switch
+    if sw is not None and (sw.technology == "nvlink") != (su.technology == "nvlink"):
+        problems.append(Problem("NET010", ("scale_up", "technology"), f"the domain's technology is {su.technology}, "
+                                f"its switch {sw.id} is {sw.technology}: expected technology: {sw.technology}, or "
+                                "a switch part of the domain's technology"))
+    problems += _link_bandwidth(design, nodes, su) + _placed_switches(cluster, su)
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
+
+
+def _placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
+    """Scale-up switch trays placed in each rack type against `switches` per domain times its domains.
+
+    The ports check takes `switches` as written, and the racks' power, weight and BOM count the trays placed, so a
+    count that differs from the racks (18 claimed for the 9 trays of an NVL72, or `domain: node` on an NVL72 rack,
+    which would need 9 trays per tray of GPUs) would pass with figures from two different designs.
+    """
+    if su.switch is None:
+        return []
+    problems = []
+    for rid in sorted(cluster.rack_counts):
+        items = cluster.rack_types[rid].items
+        systems = sum(1 for p in items if isinstance(p.part, System) and p.part.accelerators)
+        if not systems:
+            continue
+        placed = sum(1 for p in items if p.part.id == su.switch)
+        domains = 1 if su.domain == "rack" else systems
+        if placed != domains * su.switches:
+            problems.append(Problem("NET010", ("scale_up", "switches"),
+                                    f"{rid} places {placed} {su.switch} for its {domains} {su.domain} domain(s); "
+                                    f"{su.switches} per domain make {domains * su.switches}",
+                                    count(placed), count(domains * su.switches)))
+    return problems
 
 
 def _own_links(design: Design, nodes: tuple[NodeType, ...]) -> float:
@@ -263,15 +293,23 @@ def _max_racks() -> int:
     return MAX_RACKS
 
 
+def wired_rails(fa: FabricAnalysis) -> int | None:
+    """The rails a fabric wires (rail-optimized fat tree, rail-only), or None: a plain fabric has none to count."""
+    rails = fa.topology == "rail-only" or bool(getattr(fa.fabric.spec, "rail_optimized", False))
+    return fa.rails if rails else None
+
+
 def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     """The fabric's figures as named quantities (counts are totals over planes)."""
     p = fa.planes
     m: dict[str, Q] = {
-        "tiers": count(fa.tiers_used), "planes": count(p), "rails": count(fa.rails),
+        "tiers": count(fa.tiers_used), "planes": count(p),
         "endpoint_ports": count(fa.endpoint_ports), "reserved_ports": count(fa.reserved_ports),
         "injection_bandwidth": fa.injection, "bisection_bandwidth": fa.bisection, "hops_max": count(fa.hops),
         "max_endpoints": count(fa.max_endpoints), "max_accelerators": count(fa.max_accelerators),
     }
+    if wired_rails(fa):
+        m["rails"] = count(fa.rails)
     if fa.accelerators:
         m["injection_per_accelerator"] = (fa.injection / fa.accelerators).to("Gbit/s")
         m["bisection_per_accelerator"] = (fa.bisection / fa.accelerators).to("Gbit/s")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from archgen.analyse.nodes import count
 from archgen.model import Switch
@@ -64,6 +65,16 @@ class TierPorts:
     up_speed: Q | None = None
     group: Ports | None = None
     problems: tuple[Problem, ...] = field(default_factory=tuple)
+
+
+def up_ports(capacity: float, over: float) -> int:
+    """⌊capacity / over⌋ with the ratio as it was written: '5:3' is exactly 5/3.
+
+    The spec's ratio arrives as a float, and 1 + 5/3 is a hair above 8/3 in binary, so a plain floor split a
+    64-port switch at 5:3 into 41 down and 23 up (41:23, more oversubscribed than asked) instead of 40 and 24.
+    """
+    exact = Fraction(capacity).limit_denominator(10**6) / Fraction(over).limit_denominator(10**6)
+    return math.floor(exact)
 
 
 def _gbps(q: Q) -> float:

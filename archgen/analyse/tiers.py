@@ -7,10 +7,10 @@ count is a formula over the plane's demand (ports, rail groups), never a loop ov
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from archgen.analyse.nodes import count
-from archgen.analyse.ports import Problem, TierPorts, tier_ports
+from archgen.analyse.ports import Problem, TierPorts, tier_ports, up_ports
 from archgen.build import BoundFabric
 from archgen.model import Switch
 from archgen.model.fabrics import FatTree
@@ -107,7 +107,9 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
     The top tier has no up ports (all its ports face down; `up` there is refused at validation or by
     `top_tier_ports`). Below it: `up` ports (or fixed `uplinks`) fix the split; `down` ports alone fix the down
     side and the oversubscription o sets the up ports beside them, u = ⌊d·s / (o·s_up)⌋ at the uplink rate
-    s_up, which must fit in the rest of the down group (NET001); neither: u = ⌊k/(1+o)⌋, d = k − u.
+    s_up, which must fit in the rest of the down group (NET001); neither: u = ⌊k/(1+o)⌋, d = k − u, or with
+    `uplink_speed` at another rate than the down ports, the group's physical ports split by bandwidth (`_by_rate`).
+    Uplinks faster than the group's ports are NET019 at `uplink_speed`.
     """
     spec, fab = getattr(fabric.spec, tier), fat_tree(fabric)
     plan = _ports(fabric, tier, speed, uplinks=not top)
@@ -119,12 +121,19 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
         assert plan.down is not None, "a fixed split fixes both sides (ports.tier_ports)"
         return TierSplit(plan, plan.down, plan.up, up_speed, tuple(problems))
     over = spec.oversubscription or fab.oversubscription
-    if plan.down is None:
-        up = int(plan.radix // (1 + over))
-        return TierSplit(plan, plan.radix - up, up, up_speed, tuple(problems))
-    up = int(plan.down * speed.m_as("Gbit/s") // (over * up_speed.m_as("Gbit/s")))
     group, switch = plan.group, fabric.tiers[tier].switch
-    per_port = max(int(group.speed.m_as("Gbit/s") // up_speed.m_as("Gbit/s")), 1) if group is not None else 1
+    per_port = int(group.speed.m_as("Gbit/s") // up_speed.m_as("Gbit/s")) if group is not None else 1
+    if switch is not None and group is not None and not per_port and up_speed != speed:   # else NET016
+        problems.append(Problem("NET019", fabric.owner_path + (tier, "uplink_speed"), f"{up_speed:~P} uplinks on "
+                                f"{switch.id}'s {group.speed:~P} group '{group.name}': expected at most "
+                                f"{group.speed:~P}, or `up` ports of a faster group", up_speed, group.speed))
+    if plan.down is None and group is not None and per_port and plan.breakout and up_speed != speed:
+        return _by_rate(plan, speed, up_speed, per_port, over, problems)
+    if plan.down is None:
+        up = up_ports(plan.radix, 1 + over)
+        return TierSplit(plan, plan.radix - up, up, up_speed, tuple(problems))
+    up = up_ports(plan.down * speed.m_as("Gbit/s") / up_speed.m_as("Gbit/s"), over)
+    per_port = max(per_port, 1)
     left = (group.count - math.ceil(plan.down / max(plan.breakout, 1))) if group is not None else 0
     if switch is not None and group is not None and math.ceil(up / per_port) > left:   # a switch has a group
         problems.append(Problem("NET001", fabric.owner_path + (tier, "down"), f"{plan.down} down ports at "
@@ -132,6 +141,20 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
                                 f"'{group.name}'; {max(left, 0)} are left beside the down ports",
                                 count(math.ceil(up / per_port)), count(max(left, 0))))
     return TierSplit(plan, plan.down, up, up_speed, tuple(problems))
+
+
+def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float, problems: list) -> TierSplit:
+    """The group's P physical ports split by bandwidth, for uplinks at another rate than the down ports.
+
+    A physical port carries b down ports at s or n = ⌊native / s_up⌋ uplinks at s_up, so c_up = ⌊P·b·s /
+    (b·s + o·n·s_up)⌋ go up (⌊P/(1+o)⌋ at one rate): a 64 x 800G Tomahawk 5 at 400G down, 800G up, 1:1 is 64
+    down and 32 up, OCP OPG-256's split (before, 64 of its 128 400G ports were called 800G uplinks).
+    """
+    phys, b = plan.group.count if plan.group is not None else 0, plan.breakout
+    s, s_up = speed.m_as("Gbit/s"), up_speed.m_as("Gbit/s")
+    c_up = up_ports(phys * b * s, b * s + over * per_port * s_up)
+    down, up = (phys - c_up) * b, c_up * per_port
+    return TierSplit(replace(plan, radix=down + up), down, up, up_speed, tuple(problems))
 
 
 def top_tier_ports(fabric: BoundFabric, tiers_used: int) -> list[Problem]:

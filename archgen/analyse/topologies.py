@@ -46,7 +46,7 @@ from typing import Any
 
 from archgen.analyse.fabric import FabricAnalysis, node_ports, other_switches, rails
 from archgen.analyse.nodes import NodeType, compute_node, count
-from archgen.analyse.ports import Problem, tier_ports
+from archgen.analyse.ports import Problem, tier_ports, up_ports
 from archgen.analyse.tiers import TierCount
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
@@ -248,7 +248,7 @@ def rail_only_figures(domains: int, rails_: int, k: int, k_spine: int, over: flo
     """Per rail: leaves, spines, down/up ports; and the rail's largest size, for `domains` ports on each rail."""
     if domains <= k:
         return {"leaves": 1 if domains else 0, "spines": 0, "down": k, "up": 0, "tiers": 1, "max": k}
-    up = int(k // (1 + over))
+    up = up_ports(k, 1 + over)
     down = k - up
     leaves = math.ceil(domains / down) if down else 0
     low = max(math.ceil(leaves * up / k_spine) if k_spine else 0, min(up, 2))

@@ -93,6 +93,11 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
         else:
             continue                                  # unresolved rack: reported by REF001
         entries.append((i, place))
+    for i, f in enumerate(cluster.fabrics):   # the unit that sizes a fabric's leaves, as `layout` names units
+        group = getattr(f, "group", None)
+        if group is not None and group not in unit_racks:
+            problems.append((("fabrics", i, "group"), f"group '{group}' is not defined in `units` (defined: "
+                             f"{', '.join(sorted(unit_racks)) or 'none'}), so no leaf is sized by it"))
     too_large = sum(rack_counts.values()) > MAX_RACKS
     instances = () if too_large else _expand(cluster, entries, unit_racks, rack_types)
     fabrics = tuple(bind_fabric(specs, cluster, i, f, unresolved) for i, f in enumerate(cluster.fabrics))

@@ -253,3 +253,28 @@ _SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_cor
 
 def _tier_key(tier: str, topology: str) -> str:
     return LINK_TIERS[topology][tier]
+
+
+@check("CAB006", "cabling.length_bins", severity="warning")
+def past_length_bins(ctx: Context) -> Iterator[Violation]:
+    """Every run fits a length the floor's `length_bins` order cables in.
+
+    A run longer than the largest bin is ordered at its own length rounded up to the metre, not at the largest
+    bin, which would buy a cable shorter than the run.
+
+    Fix: add longer lengths to `floor.length_bins`, or move the racks closer.
+    """
+    for c in ctx.clusters.values():
+        bins = c.cluster.spec.floor.length_bins
+        if c.cabling is None or not bins:   # the default bins reach 2 km
+            continue
+        top = max(b.m_as("m") for b in bins)
+        for tr in c.cabling.runs:
+            over = tr.length > top + 1e-9
+            if over.any():
+                fa = next(f for f in c.fabrics if f.fabric.spec.id == tr.fabric)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, ("floor", "length_bins"),
+                                f"{tr.tier}: {int(tr.weight[over].sum())} run(s) up to "
+                                f"{float(tr.length[over].max()):.1f} m exceed the largest length bin, {top:g} m; "
+                                "they are ordered at their length rounded up to the metre",
+                                Q_(float(tr.length[over].max()), "m"), Q_(top, "m"))

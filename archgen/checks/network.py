@@ -183,20 +183,25 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
 
     The domain's `bandwidth` counts both directions, so it is twice the accelerator's `scale_up.bandwidth`
     (per direction, as datasheets give it): NVLink 5 is 900 GB/s per direction, 1.8 TB/s both ways. Estimates
-    run on the domain's figure.
+    run on the domain's figure. Each rack type holding accelerators places `switches` trays of the `switch` part
+    per domain (one per rack, or one per node), so the ports are judged on the trays the racks' power and BOM count.
+    An NVLink domain runs on an NVLink switch part, and an NVLink switch part only in an NVLink domain.
 
     Fix: set `scale_up.size` to the accelerators per node or rack, `bandwidth` to twice the accelerator's
     per-direction figure (or waive with the reason a domain is built with fewer links), and `switches` to enough
-    trays for size × links per accelerator.
+    trays for size × links per accelerator, as many as the rack places per domain.
     """
     yield from _cluster_problems(ctx, "NET010")
 
 
 @check("NET011", "network.nic_ports")
 def nic_ports_used(ctx: Context) -> Iterator[Violation]:
-    """The fabrics use no more NIC ports of a role than the nodes have.
+    """The fabrics use no more NIC ports of a role than the nodes have, and each attaches some.
 
-    Fix: lower `ports_per_node`, or fit the NICs the fabrics need.
+    A fabric of nodes (`endpoints.nodes`, the default) whose `nic_role` (default `role`) no node's NICs carry
+    attaches nothing, yet would be sized and powered as if it did.
+
+    Fix: lower `ports_per_node`, or fit the NICs the fabrics need; name a `nic_role` the nodes have.
     """
     yield from _fabric_problems(ctx, "NET011")
     yield from roles.overused_nic_roles(ctx)
@@ -266,9 +271,9 @@ def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
 
 @check("NET014", "network.structure")
 def structure(ctx: Context) -> Iterator[Violation]:
-    """Units named in the layout are defined, once.
+    """Units named in the layout or a fabric's `group` are defined, once.
 
-    Fix: define the unit in `units`, or correct the name in `layout`.
+    Fix: define the unit in `units`, or correct the name in `layout` or the fabric's `group`.
     """
     yield from _cluster_problems(ctx, "NET014")
 
@@ -284,9 +289,11 @@ def size(ctx: Context) -> Iterator[Violation]:
 
 @check("NET016", "network.switch_speed")
 def switch_speed(ctx: Context) -> Iterator[Violation]:
-    """Every switch runs at least the fabric's line rate (ports split evenly by breakout).
+    """Every switch and node NIC runs at least the fabric's line rate (switch ports split evenly by breakout).
 
-    Fix: use a switch whose ports run at `speed` or a multiple of it.
+    A NIC port slower than the fabric would have its nodes inject, and the estimates run, at a rate it cannot carry.
+
+    Fix: use a switch whose ports run at `speed` or a multiple of it, and NICs of at least `speed`.
     """
     yield from _fabric_problems(ctx, "NET016")
 

@@ -92,7 +92,8 @@ class Floor(Spec):
     in_rack: LengthOrZero = Field(default_factory=lambda: Q_(1, "m"),
                                   description="Length of a run between two items in the same rack (default 1 m).")
     length_bins: list[Length] = Field(
-        default_factory=lambda: [], description="Lengths cables are ordered in; a run takes the next bin up. "
+        default_factory=lambda: [], description="Lengths cables are ordered in; a run takes the next bin up, and "
+        "one past the largest its own length rounded up to the metre (CAB006). "
         "Default: 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000 m.")
 
 
@@ -112,13 +113,16 @@ class ScaleUp(Spec):
     topology: Literal["switched", "mesh"] = Field(
         "switched", description="switched (every accelerator one switch hop away) or mesh (direct links between "
         "every pair, inside a node).")
-    links_per_peer: int = Field(1, gt=0, le=16, description="Mesh only: direct links between each pair.")
+    links_per_peer: int = Field(1, gt=0, le=16, description="Mesh only: direct links between each pair (refused on "
+                                "a switched domain, whose links per accelerator are `bandwidth / (2 x link rate)`).")
     size: Count = Field(description="Accelerators per domain, e.g. 8 or 72.")
     bandwidth: Bandwidth = Field(description="Scale-up bandwidth per accelerator, both directions, e.g. '1.8 TB/s'.")
     switch: Ref | None = Field(None, description="Switch tray part, when the switches are separate parts in the rack.")
     switches: int = Field(0, ge=0, description="Switch trays per domain (0 when the chips are inside the node).")
     link: Ref | None = Field(None, description="Link part of one accelerator-to-switch link (rate per direction).")
-    crosses_racks: bool = Field(False, description="True when one domain spans several racks (cables between racks).")
+    crosses_racks: bool = Field(False, description=(
+        "Whether one domain spans several racks. Only `false`: a domain is one node or one rack (`domain`), and "
+        "multi-rack domains (NVL36x2, NVL576) are not modelled, so `true` is refused rather than ignored."))
 
     @model_validator(mode="after")
     def _mesh_has_no_switches(self) -> ScaleUp:
@@ -129,6 +133,14 @@ class ScaleUp(Spec):
             if self.domain != "node":
                 raise FieldError(("domain",), "a mesh scale-up domain is one node (Infinity Fabric joins the GPUs "
                                  "of one platform): set domain: node, or topology: switched for a rack")
+        elif "links_per_peer" in self.model_fields_set:
+            raise FieldError(("links_per_peer",), "links_per_peer counts the direct links between two accelerators "
+                             "of a mesh; a switched domain has bandwidth / (2 x link rate) links per accelerator, "
+                             "one to each switch chip: leave links_per_peer out, or set topology: mesh")
+        if self.crosses_racks:
+            raise FieldError(("crosses_racks",), f"a scale-up domain is one {self.domain} (`domain`), and domains "
+                             "spanning several racks (NVL36x2, NVL576) are not modelled, so nothing would be cabled "
+                             "between racks: leave crosses_racks out")
         return self
 
 

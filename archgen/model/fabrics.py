@@ -168,7 +168,8 @@ class FabricBase(Spec):
         description="compute (scale-out), storage, frontend (in-band), management (out-of-band) or converged.")
     nic_role: NicRole | None = Field(None, description="Role of the node NICs that attach (default: `role`).")
     ports_per_node: int | None = Field(None, gt=0, le=64,
-                                       description="NIC ports per node used by this fabric (default: all of the role).")
+                                       description="NIC ports per node used by this fabric (default: all of the role); "
+                                       "refused with `endpoints.nodes: false`.")
     speed: Bandwidth = Field(description="Line rate of one fabric port, e.g. '400 Gb/s'.")
     endpoints: Endpoints = Field(default_factory=Endpoints, description="What attaches to the bottom tier.")
     reserved: list[Reserved] = Field(default_factory=list, description="Leaf ports reserved for other devices.")
@@ -183,6 +184,14 @@ class FabricBase(Spec):
     @classmethod
     def _parse_max(cls, v: object) -> float | None:
         return None if v is None else _ratio(v)
+
+    @model_validator(mode="after")
+    def _ports_of_nodes(self) -> FabricBase:
+        """`ports_per_node` counts the nodes' ports; with `endpoints.nodes: false` no node attaches to read it."""
+        if self.ports_per_node is not None and not self.endpoints.nodes:
+            raise FieldError(("ports_per_node",), f"ports_per_node {self.ports_per_node} given, but endpoints.nodes "
+                             "is false, so no node attaches: leave ports_per_node out, or attach the nodes")
+        return self
 
     def rack_of(self, tier: str) -> str | None:
         """Rack type that holds the switches of `tier` (its `rack`), if the fabric places them."""
@@ -199,7 +208,8 @@ class FatTree(FabricBase):
                                             "(the fewest that fit).")
     rail_optimized: bool = Field(False, description="NIC n of every scale-up domain lands on the leaf of rail n.")
     rails: int | None = Field(None, gt=0, le=4096,
-                              description="Rails; default = fabric ports per scale-up domain / planes.")
+                              description="Rails of a rail-optimized fabric (refused on a plain one); default = "
+                              "fabric ports per scale-up domain / planes.")
     planes: int = Field(1, gt=0, le=16, description="Independent parallel fabrics; each NIC port joins one plane.")
     group: Id | None = Field(None, description="Unit whose instances size the leaves (full-SU provisioning); "
                              "default: the unit holding the most nodes.")
@@ -212,6 +222,14 @@ class FatTree(FabricBase):
     @classmethod
     def _parse_default(cls, v: object) -> float:
         return _ratio(v)
+
+    @model_validator(mode="after")
+    def _rails_of_a_plain_fabric(self) -> FatTree:
+        """`rails` of a fabric that is not rail-optimized would be read by nothing: reject it."""
+        if self.rails is not None and not self.rail_optimized:
+            raise FieldError(("rails",), f"{self.rails} rails given, but the fabric is not rail-optimized, so no NIC "
+                             "is wired by rail: leave rails out, or set rail_optimized: true")
+        return self
 
     @model_validator(mode="after")
     def _counts_on_built_tiers(self) -> FatTree:
@@ -248,7 +266,8 @@ class RailOnly(FabricBase):
     links: Links = Field(default_factory=Links, description="Link options: `access` (NIC to rail switch) and "
                          "`leaf_spine` (inside a rail that needs two tiers).")
     rails: int | None = Field(None, gt=0, le=4096,
-                              description="Rails; default = fabric ports per scale-up domain / planes.")
+                              description="Rails of a rail-optimized fabric (refused on a plain one); default = "
+                              "fabric ports per scale-up domain / planes.")
     planes: int = Field(1, gt=0, le=16, description="Independent parallel fabrics; each NIC port joins one plane.")
     oversubscription: Ratio = Field(1.0, description="Down:up ratio of a rail leaf when a rail needs two tiers.")
     leaf: Tier = Field(default_factory=Tier, description="Rail-switch overrides and placement.")

@@ -17,6 +17,7 @@ from typing import Any
 
 from archgen import metrics
 from archgen.analyse.bom import cluster_bom_gaps, surplus_switch_power
+from archgen.analyse.network import wired_rails
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
@@ -247,7 +248,7 @@ def fabrics(scope: Scope, a: Any) -> Section:
     summary = []
     for fa in a.fabrics:
         s = fa.fabric.spec
-        summary.append((s.id, ROLE_TITLES.get(s.role, s.role), s.topology, fa.tiers_used, fa.planes, fa.rails,
+        summary.append((s.id, ROLE_TITLES.get(s.role, s.role), s.topology, fa.tiers_used, fa.planes, wired_rails(fa),
                         s.speed, fa.metrics.get("injection_per_accelerator"),
                         fa.metrics.get("bisection_per_accelerator"), fmt.pct(full_bisection(fa), 0),
                         max(fa.oversubscription.values(), default=1.0), fa.hops))
@@ -324,8 +325,8 @@ def _shape(fa: Any) -> str:
     if s.topology == "rail-only":
         return (f"rail-only, {fa.rails} rail(s) x {fa.planes} plane(s), {fa.tiers_used} tier(s) per rail, no spine "
                 f"between rails; {fa.node_ports:,} node ports")
-    return (f"{s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s), {fa.rails} rail(s)"
-            f"{', rail-optimised' if s.rail_optimized else ''}; {fa.node_ports:,} node ports, "
+    return (f"{s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s)"
+            f"{f', {fa.rails} rail(s), rail-optimised' if s.rail_optimized else ''}; {fa.node_ports:,} node ports, "
             f"{fa.reserved_ports:,} reserved")
 
 
