@@ -114,7 +114,8 @@ def test_identical_specs(tmp_path):
 
 def test_json_shape(tmp_path):
     code, doc = diff_json(copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", FIVE_SYSTEMS))
-    assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "findings", "requirements"}
+    assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "bom", "findings",
+                        "requirements"}
     assert doc["archgen"] == "0.1.0"
     assert set(doc["summary"]) >= {"metrics_changed", "findings_new", "findings_resolved", "requirements_failing",
                                    "head_errors", "failing", "line"}
