@@ -114,7 +114,8 @@ def test_identical_specs(tmp_path):
 
 def test_json_shape(tmp_path):
     code, doc = diff_json(copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", FIVE_SYSTEMS))
-    assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "findings", "requirements"}
+    assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "bom", "findings",
+                        "requirements"}
     assert doc["archgen"] == "0.1.0"
     assert set(doc["summary"]) >= {"metrics_changed", "findings_new", "findings_resolved", "requirements_failing",
                                    "head_errors", "failing", "line"}
@@ -206,6 +207,8 @@ def test_git_revisions(repo):
     req = next(f for f in doc["findings"]["new"] if f["id"] == "REQ001")
     assert req["file"] == f"specs/{RACK}"          # the file in the checkout, not in the temporary export
     assert doc["base"].startswith("HEAD~1 (") and doc["head"].startswith("HEAD (")
+    bom = {(r["object"], r["part"]): (r["base"], r["head"]) for r in doc["bom"]}
+    assert bom[(OBJ, "dgx-h100")] == (4, 5)
     # a revision against the working tree: revert the change without committing
     rack = repo / "specs" / RACK
     rack.write_text(rack.read_text(encoding="utf-8").replace(FIVE_SYSTEMS[1], FIVE_SYSTEMS[0]), encoding="utf-8")
@@ -221,7 +224,7 @@ def test_git_path_option(repo):
     code, doc = diff_json("HEAD~2", "HEAD~1", "--path", "specs")
     assert code == 1 and doc["metrics"]
     code, doc = diff_json("HEAD", "design", "--path", "design")
-    assert (code, doc["metrics"]) == (1, [])       # same specs; HEAD still has the failing requirement
+    assert (code, doc["metrics"], doc["bom"]) == (1, [], [])  # same specs; HEAD still has the failing requirement
 
 
 @pytest.mark.parametrize(("args", "message"), [

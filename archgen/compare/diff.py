@@ -1,4 +1,6 @@
-"""Compare two runs of the pipeline: changed metrics, new and resolved findings, requirements that changed status.
+"""Compare two runs of the pipeline: changed metrics, findings, requirement status, and part counts of the BOMs.
+
+The BOM delta (parts whose count changed) is `archgen.compare.bom`.
 
 `compare(base, head)` is pure: two `Run`s in, a frozen `Diff` out. `archgen.output.diff` turns a `Diff` into the
 text of a pull-request comment or the JSON contract; `archgen.commands.diff` finds the two sides' specs.
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 from archgen.checks import Finding
 from archgen.checks.requirements import outcome, workload_bands
+from archgen.compare.bom import PartChange, bom_changes
 from archgen.model.requirements import Outcome, Status
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
@@ -96,6 +99,7 @@ class Diff:
     resolved_findings: tuple[Finding, ...]
     requirements: tuple[RequirementChange, ...]
     head_errors: int
+    bom: tuple[PartChange, ...] = ()
 
     @property
     def failing(self) -> bool:
@@ -110,6 +114,7 @@ class Diff:
             "objects_changed": len({m.object for m in self.metrics}),
             "objects_added": len(self.objects_added),
             "objects_removed": len(self.objects_removed),
+            "parts_changed": len(self.bom),
             "findings_new": len(new),
             "findings_new_errors": sum(f.severity == "error" for f in new),
             "findings_resolved": len(self.resolved_findings),
@@ -138,7 +143,7 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
     reqs = tuple(RequirementChange(before.get(k), after.get(k)) for k in sorted(set(before) | set(after))
                  if _status(before.get(k)) != _status(after.get(k)))
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
-                len(head.errors))
+                len(head.errors), bom_changes(base, head))
 
 
 def _status(state: RequirementState | None) -> str:

@@ -6,6 +6,7 @@ import math
 
 from archgen import metrics
 from archgen.checks import Finding
+from archgen.compare.bom import PartChange
 from archgen.compare.diff import Diff, MetricChange, RequirementState
 from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
@@ -101,6 +102,8 @@ def summary_line(d: Diff) -> str:
     parts = [f"{s['metrics_changed']} metric(s) changed in {s['objects_changed']} object(s)"]
     if s["objects_added"] or s["objects_removed"]:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
+    if s["parts_changed"]:
+        parts.append(f"{s['parts_changed']} part count(s) changed in the bill of materials")
     parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s)), "
                  f"{s['findings_resolved']} resolved")
     parts.append(f"{s['requirements_failing']} requirement(s) newly failing, {s['requirements_met']} newly met")
@@ -136,6 +139,7 @@ def markdown(d: Diff) -> str:
                   "|---|---|--:|--:|--:|--:|"]
         lines += [f"| `{c.object}` | {md(c.metric)} | " + " | ".join(metric_cells(c)) + " |" for c in money]
         lines.append("")
+    lines += bom_section(d.bom)
     if d.metrics:
         lines += ["### Metrics", ""]
         body = ["| object | metric | base | head | change | relative |", "|---|---|--:|--:|--:|--:|"]
@@ -149,9 +153,35 @@ def markdown(d: Diff) -> str:
         if objs:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
-            or d.objects_removed):
+            or d.objects_removed or d.bom):
         lines += ["No differences.", ""]
     return "\n".join(lines)
+
+
+def bom_section(changes: tuple[PartChange, ...]) -> list[str]:
+    """The parts whose count changed, as a Markdown section; no lines where none did."""
+    if not changes:
+        return []
+    body = ["| object | part | kind | base | head | change | power change | cost change |",
+            "|---|---|---|--:|--:|--:|--:|--:|"]
+    for c in changes:
+        part = f"`{c.part}` in `{c.within}`" if c.within else f"`{c.part}`"
+        body.append(f"| `{c.object}` | {part} | {c.kind} | {number(c.base)} | {number(c.head)} | "
+                    f"{_num(c.change, 0, sign=True)} | {_signed(c.power, 'kW')} | {_signed(c.cost)} |")
+    if len(changes) > 25:
+        body = ["<details><summary>" f"{len(changes)} changed parts</summary>", ""] + body + ["", "</details>"]
+    return ["### Bill of materials", "", "Parts whose count changed (unchanged parts are left out); power and cost "
+            "are the change of the line's total, — where the part has no power or price of its own in the BOM.",
+            ""] + body + [""]
+
+
+def _signed(q: Q | None, unit: str = "") -> str:
+    """A change with its sign, in `unit` (a price in its own currency); — for None."""
+    if q is None:
+        return "—"
+    unit = unit or f"{q.units:~}"
+    value = _magnitude(q.to(unit))
+    return f"{_num(value, _digits(value), sign=True)} {unit_label(unit)}"
 
 
 #: Metrics a pull request's power and cost delta is read from, shown together before the other metrics.
@@ -187,6 +217,9 @@ def to_json(d: Diff) -> str:
         metrics=[{"object": c.object, "metric": c.metric, "base": quantity(c.base), "head": quantity(c.head),
                   "change": quantity(c.change), "relative": c.relative} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
+        bom=[{"object": c.object, "part": c.part, "kind": c.kind, "within": c.within or None, "base": c.base,
+              "head": c.head, "change": c.change, "power_change": quantity(c.power),
+              "cost_change": quantity(c.cost)} for c in d.bom],
         findings={"new": [finding(f) for f in d.new_findings],
                   "resolved": [finding(f) for f in d.resolved_findings]},
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,

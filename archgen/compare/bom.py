@@ -1,0 +1,119 @@
+"""The bill-of-materials delta of two runs: each part whose count differs, per object, with its power and cost change.
+
+The BOMs are the ones the documents render (`analyse.bom`): a rack's (`RackAnalysis.bom`: its placed parts, the
+components fitted in its systems, its accessories) and a cluster's (`Cabling.bom`: racks, placed parts, switches
+outside racks, link modules and cable assemblies, fibre patch cords by length bin). A swap of optics (SR8 for DR8) or
+of a switch model keeps every total the metrics show, yet moves two BOM lines; this is where a reviewer sees it.
+
+A line is keyed by (object, part, system it is fitted in); lines of one key are added up. Its power change is the
+change of the line's total power (quantity x unit power, as the BOM gives it; a rack line's is its placed parts'
+draw, which its other lines itemise), None where a side's part has no power of its own in the BOM. Its cost change
+is the change of quantity x unit price where the cluster's capex prices the part (`analyse.cost`, price lists
+first), None where a side holding the part has no price for it; rack objects carry no capex, so no cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from archgen.analyse.bom import BomLine
+from archgen.pipeline import Run
+from archgen.units import Q
+
+
+@dataclass(frozen=True)
+class Holding:
+    """One part of one object's BOM: kind, quantity, total power and unit price (None where not known)."""
+
+    kind: str
+    quantity: int
+    power: Q | None
+    price: Q | None
+
+
+@dataclass(frozen=True)
+class PartChange:
+    """A BOM part whose count differs between BASE and HEAD (0 where a side does not hold it)."""
+
+    object: str
+    part: str
+    kind: str
+    within: str
+    base: int
+    head: int
+    power: Q | None
+    cost: Q | None
+
+    @property
+    def change(self) -> int:
+        """HEAD's count minus BASE's."""
+        return self.head - self.base
+
+
+def bom_lines(run: Run) -> dict[str, dict[tuple[str, str], Holding]]:
+    """Every rack's and cluster's BOM in a run, by object path and (part, system it is fitted in)."""
+    out: dict[str, dict[tuple[str, str], Holding]] = {}
+    for path, rack in sorted(run.racks.items()):
+        out[path] = _holdings(rack.bom, {})
+    for path, cluster in sorted(run.clusters.items()):
+        if cluster.cabling is None:
+            continue
+        cost = run.operations.cost.get(path)
+        prices = {(c.part, c.kind): c.unit_price for c in cost.lines} if cost is not None else {}
+        out[path] = _holdings(cluster.cabling.bom, prices)
+    return out
+
+
+def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None]) -> dict[tuple[str, str], Holding]:
+    """One object's BOM lines by (part, system it is fitted in), with the unit prices its capex gives."""
+    out: dict[tuple[str, str], Holding] = {}
+    for line in lines:
+        key = (line.part, line.within)
+        price = prices.get((line.part, line.kind))
+        have = out.get(key)
+        power = line.total_power
+        if have is not None:
+            power = None if power is None or have.power is None else have.power + power
+        out[key] = Holding(line.kind, line.quantity + (have.quantity if have else 0), power, price)
+    return out
+
+
+def bom_changes(base: Run, head: Run) -> tuple[PartChange, ...]:
+    """The parts whose count differs, in objects both runs hold; by object, kind, part and system."""
+    before, after = bom_lines(base), bom_lines(head)
+    changes = []
+    for obj in sorted(set(before) & set(after)):
+        old, new = before[obj], after[obj]
+        for key in set(old) | set(new):
+            a, b = old.get(key), new.get(key)
+            qa, qb = (a.quantity if a else 0), (b.quantity if b else 0)
+            if qa == qb:
+                continue
+            kind = next(h.kind for h in (b, a) if h is not None)
+            changes.append(PartChange(obj, key[0], kind, key[1], qa, qb, _power(a, b), _cost(a, b)))
+    return tuple(sorted(changes, key=lambda c: (c.object, c.kind, c.part, c.within)))
+
+
+def _power(a: Holding | None, b: Holding | None) -> Q | None:
+    """HEAD's total power less BASE's, an absent side counting 0; None where a side holding the part has no power."""
+    if any(h is not None and h.power is None for h in (a, b)):
+        return None
+    return _less(b.power if b else None, a.power if a else None)
+
+
+def _cost(a: Holding | None, b: Holding | None) -> Q | None:
+    """Change of quantity x unit price, an absent side counting 0; None where a side holding the part has no price."""
+    if any(h is not None and h.price is None for h in (a, b)):
+        return None
+    return _less(b.price * b.quantity if b and b.price is not None else None,
+                 a.price * a.quantity if a and a.price is not None else None)
+
+
+def _less(new: Q | None, old: Q | None) -> Q | None:
+    """The difference new - old, None counting 0; None where the units differ (prices in two currencies)."""
+    if old is None:
+        return new
+    if new is None:
+        return old * -1
+    return new - old.to(new.units) if new.is_compatible_with(old) else None
