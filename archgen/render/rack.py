@@ -272,7 +272,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
                  ("Apparent power per feed", f"{phase} (factor {p.phase_factor:.3f})"),
                  ("Continuous-load derating", fmt.pct(feeds.derating)),
                  ("Power factor", f"{feeds.power_factor:.2f}"),
-                 ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 2)),
+                 ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 1)),  # as the budget table
                  ("Feed redundancy", f"{feeds.redundancy} ({p.feeds.spare} feed(s) held in reserve)"))
     if len(p.stages) > 1:  # shelves and PDUs: say how they connect (ARRANGEMENTS) and how the feeds divide
         split = ", ".join(f"{g.count} {g.kind}" for g in p.feed_groups)
