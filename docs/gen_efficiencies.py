@@ -147,6 +147,16 @@ CODE_CONSTANTS = (
      "(fp16 0.5-0.859, bf16 0.511-0.859, fp8 0.487-0.769, fp4 0.357-0.574; any other 0.357-0.859), and its note says "
      "the efficiency is not measured. Was 0.7 (or the lowest stated figure) with no range and no note; no shipped or "
      "scored estimate runs a data type its part leaves out, so none moves (tests/perf/test_assumed_gemm.py)."),
+    ("Efficiency.hbm / flash / scale_up", "0.85 / 0.787 / 0.8", "archgen/model/accelerator.py (defaults); ranges in "
+     "archgen/perf/hw/assumed_efficiency.py (MEASURED_RANGE)",
+     "Assumed, and stated as such, for a part that states neither the figure nor its range (a user part): the "
+     "estimate is re-timed over the catalog's measured fractions, derived from the parts that state the figure and "
+     "do not mark it unconfirmed: HBM 0.783-0.866 (BabelStream Copy, MI300X to H100), flash 0.787-0.85 "
+     "(FlashAttention-3 on an H100 to FlashAttention-2 on an A100), scale-up 0.61-0.824 (A100's Vidur all-reduce to "
+     "H100's ASTRA-sim validation); its note says the efficiency is not measured. 0.85 and 0.8 are round figures no "
+     "source states, 0.787 is the H100's measurement (FLASH_EFFICIENCY); each lies inside its range. TPU v4 states "
+     "the same ranges by hand. Was the default with no range and no note; every shipped part states each figure or "
+     "its range, so no shipped or scored estimate moves (tests/perf/test_assumed_efficiency.py)."),
     ("Efficiency.gemm_half_size", "128", "archgen/model/accelerator.py",
      "An assumption, calibrated on nothing: one 128-wide tensor-core tile (the tile edge of the GEMM kernels the "
      "catalog cites). Checked, not fitted: FlashAttention-3's H100 rows (tests/perf/data/fa3-h100-forward.yaml; the "

@@ -68,7 +68,11 @@ class Efficiency(Spec):
                                 "its load pipeline and storing its output, measured on the part's GEMM kernels: "
                                 "K's efficiency is then (n / (n + c)) over its value at the best-GEMM measurement's "
                                 "K (112 steps), at most 1, for n steps. Left out: the size ramp applies to K.")
-    hbm: float = Field(0.85, gt=0, le=1, description="Sustained HBM bandwidth over peak (stream-like copy).")
+    hbm: float = Field(
+        0.85, gt=0, le=1,
+        description="Sustained HBM bandwidth over peak (stream-like copy). Left out (with no `hbm_range`), 0.85: an "
+                    "assumed point inside the catalog's measured copy fractions, which estimates state as its range "
+                    "(`perf.hw.assumed_efficiency`).")
     hbm_range: tuple[float, float] | None = Field(
         None, description="Lowest and highest `hbm` figure the sources support where this part has no copy "
                           "measurement (the catalog's measured parts) or its measurements disagree, e.g. [0.783, "
@@ -82,7 +86,8 @@ class Efficiency(Spec):
         0.787, gt=0, le=1,
         description="Flash-attention forward throughput over the best dense-GEMM rate (`gemm`), head dimension 128, "
                     "long sequences (the model's size ramp applies to shorter ones). Left out, FlashAttention-3 on an "
-                    "H100 (0.787, `perf.hw.kernels.FLASH_EFFICIENCY`).")
+                    "H100 (0.787, `perf.hw.kernels.FLASH_EFFICIENCY`), not a measurement of this part: estimates "
+                    "state the catalog's measured flash fractions as its range (`perf.hw.assumed_efficiency`).")
     flash_range: tuple[float, float] | None = Field(
         None, description="Lowest and highest `flash` figure the sources support where this part has no flash-"
                           "attention measurement, e.g. [0.787, 0.85]; `flash` holds the point used. Estimates on it "
@@ -92,7 +97,10 @@ class Efficiency(Spec):
         description="Sustained non-tensor (FP32 FMA) throughput over `vector_peak`. Left out, 0.926: a B200's "
                     "OpenCL-Benchmark FP32 FMA rate, 69.464 of 75 TFLOP/s (`VECTOR_EFFICIENCY`).")
     scale_up: float = Field(
-        0.8, gt=0, le=1, description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages.")
+        0.8, gt=0, le=1,
+        description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages. Left out (with "
+                    "no `scale_up_range`), 0.8: an assumed point inside the catalog's measured fractions, which "
+                    "estimates state as its range (`perf.hw.assumed_efficiency`).")
     scale_up_range: tuple[float, float] | None = Field(
         None, description="Lowest and highest `scale_up` figure the sources support where this part has no "
                           "measurement of its own (the catalog's measured parts), e.g. [0.61, 0.824]; `scale_up` "

@@ -18,7 +18,9 @@ values that knob takes in practice. None of these predictions enters a score.
     that has it: NCCL then takes NVLS inside a domain and NVLSTree across domains where they are faster.
 * Training on an accelerator whose GEMM efficiency in the case's precision, or whose HBM or flash-attention
   efficiency, is a stated range, not a measurement (`efficiency.gemm_range`, `hbm_range`, `flash_range`;
-  `training_efficiency_range`): the prediction at the ends of those ranges.
+  `training_efficiency_range`): the prediction at the ends of those ranges. An efficiency the part states neither
+  as a figure nor as a range (a user part) has the catalog's measured range (`perf.hw.assumed_gemm`,
+  `perf.hw.assumed_efficiency`); every shipped part states each.
 * Serving (`serving_range`): **the KV-cache precision** of a case served in FP8 or FP4 that states no
   `kv_precision`. It is scored with the KV cache in FP8 (`kernels.serving_kv_dtype`), but TensorRT-LLM's
   `KvCacheConfig(dtype="auto")` takes it from the checkpoint's `kv_cache_quant_algo` and falls back to the model's
@@ -33,6 +35,7 @@ from itertools import product
 
 from archgen.model.accelerator import Accelerator
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
+from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.workload.efficiency_range import range_ends
 from archgen.scoring.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
 from archgen.scoring.catalog import load_accelerators
@@ -50,14 +53,14 @@ def open_knobs(case: Case, accelerators: dict[str, Accelerator]) -> tuple[str, .
     """The knobs a case's source leaves open: 'network latency', 'NVLS' (collectives), 'KV cache' (serving)."""
     inf = case.inference
     eff = accelerators[case.system.accelerator].efficiency
-    link = ("scale-up efficiency",) if eff.scale_up_range is not None else ()
-    hbm = (("HBM efficiency",) if eff.hbm_range is not None else ()) + (
-        ("flash efficiency",) if eff.flash_range is not None else ()) + link
+    link = ("scale-up efficiency",) if effective_range(eff, "scale_up") is not None else ()
+    hbm = (("HBM efficiency",) if effective_range(eff, "hbm") is not None else ()) + (
+        ("flash efficiency",) if effective_range(eff, "flash") is not None else ()) + link
     if inf is not None:
         return ("KV cache",) * (inf.precision in QUANTISED_SERVING and inf.kv_precision is None) + hbm
     t = case.training
     if t is not None:
-        return ("GEMM efficiency",) * (t.precision in eff.gemm_range) + hbm
+        return ("GEMM efficiency",) * (t.precision in eff.gemm_range or t.precision not in eff.gemm) + hbm
     c = case.collective
     if c is None:
         return ()
@@ -98,7 +101,7 @@ def collective_range(case: Case, accelerators: dict[str, Accelerator] | None = N
         return {}
     stated_nvls = c.algorithm in ("nvls", "nvls_tree")
     nvls_values = (False, True) if "NVLS" in knobs else (stated_nvls,)
-    rng = accs[case.system.accelerator].efficiency.scale_up_range
+    rng = effective_range(accs[case.system.accelerator].efficiency, "scale_up")
     links = rng if "scale-up efficiency" in knobs and rng else (None,)
     preds = []
     for nvls, latency, link in product(nvls_values, DECLARED_NET_LATENCIES if "network latency" in knobs else (None,),
@@ -131,9 +134,9 @@ def serving_range(case: Case, accelerators: dict[str, Accelerator] | None = None
     kvs = ("fp8", "bf16") if "KV cache" in knobs else (inf.kv_precision,)
     acc = accs[case.system.accelerator]
     eff = acc.efficiency
-    ends = product(eff.hbm_range if "HBM efficiency" in knobs and eff.hbm_range else (eff.hbm,),
-                   eff.flash_range if "flash efficiency" in knobs and eff.flash_range else (eff.flash,),
-                   eff.scale_up_range if "scale-up efficiency" in knobs and eff.scale_up_range else (eff.scale_up,))
+    ends = product(*((effective_range(eff, n) if k in knobs else None) or (point(eff, n),)
+                     for n, k in (("hbm", "HBM efficiency"), ("flash", "flash efficiency"),
+                                  ("scale_up", "scale-up efficiency"))))
     parts = [{**accs, acc.id: acc.model_copy(update={"efficiency": eff.model_copy(
         update={"hbm": m, "flash": f, "scale_up": u})})} for m, f, u in ends]
     preds = [predict(case.model_copy(update={"inference": inf.model_copy(update={"kv_precision": kv})}), a)

@@ -18,6 +18,7 @@ import numpy as np
 from archgen.errors import AnalyseError, BuildError
 from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
 from archgen.model.system import HOST_LINK_EFFICIENCY
+from archgen.perf.hw import assumed_efficiency
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_range
 from archgen.units import Q_, Q
 
@@ -76,6 +77,8 @@ class Hardware:
         scale_up_efficiency: nccl-tests ring busbw over `scale_up_bandwidth`.
         scale_up_efficiency_range: Lowest and highest `scale_up_efficiency` the sources support where the part has
             no measurement of its own (`perf.workload.efficiency_range`); empty when measured.
+        assumed_efficiencies: Which of 'hbm', 'flash' and 'scale_up' the part states neither as a figure nor as a
+            range: each then has an assumed point and the catalog's measured range (`perf.hw.assumed_efficiency`).
         scale_up_latency: Latency per ring step in the scale-up domain (s).
         torus: Chips along each dimension when the accelerators are joined chip to chip in a torus (TPU ICI);
             its collectives are then those of `perf.comm.torus`. Empty for switched fabrics.
@@ -137,6 +140,7 @@ class Hardware:
     hbm_efficiency_range: tuple[float, ...] = ()
     flash_efficiency: float = 0.787
     flash_efficiency_range: tuple[float, ...] = ()
+    assumed_efficiencies: tuple[str, ...] = ()
     oversubscription: float = 1.0
     pod: int = 0
     scale_out_reduction: bool = False
@@ -242,7 +246,9 @@ class Hardware:
 
     def with_chip(self, other: Hardware) -> Hardware:
         """This fabric (scale-up domain and links, scale-out) with `other`'s accelerator (`CHIP_FIELDS`)."""
-        return dataclasses.replace(self, **{f: getattr(other, f) for f in CHIP_FIELDS})
+        assumed = tuple(n for n in assumed_efficiency.NAMES if n in (
+            self.assumed_efficiencies if n == "scale_up" else other.assumed_efficiencies))
+        return dataclasses.replace(self, assumed_efficiencies=assumed, **{f: getattr(other, f) for f in CHIP_FIELDS})
 
     def with_value(self, parameter: str, value: float, dtype: str = "bf16") -> Hardware:
         """A copy with one parameter set to `value` in SI units (B/s, B, FLOP/s); `peak` is that of `dtype`.
@@ -349,16 +355,17 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         vector_efficiency=eff.vector,
         hbm_capacity=_si(accelerator.memory, "B"),
         hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
-        hbm_efficiency=eff.hbm,
-        hbm_efficiency_range=tuple(float(e) for e in eff.hbm_range or ()),
-        flash_efficiency=eff.flash,
-        flash_efficiency_range=tuple(float(e) for e in eff.flash_range or ()),
+        hbm_efficiency=assumed_efficiency.point(eff, "hbm"),
+        hbm_efficiency_range=assumed_efficiency.effective_range(eff, "hbm") or (),
+        flash_efficiency=assumed_efficiency.point(eff, "flash"),
+        flash_efficiency_range=assumed_efficiency.effective_range(eff, "flash") or (),
+        assumed_efficiencies=assumed_efficiency.unstated(eff),
         l2_capacity=_si(accelerator.l2_cache, "B"),
         l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
         scale_up_size=max(1, int(scale_up_size)),
         scale_up_bandwidth=_si(bw_up, "B/s"),
-        scale_up_efficiency=eff.scale_up,
-        scale_up_efficiency_range=tuple(float(e) for e in eff.scale_up_range or ()),
+        scale_up_efficiency=assumed_efficiency.point(eff, "scale_up"),
+        scale_up_efficiency_range=assumed_efficiency.effective_range(eff, "scale_up") or (),
         scale_up_latency=_si(su.latency, "s") if su else 1.9e-6,
         in_network_reduction=bool(nvls),
         nvls_efficiency=eff.in_network_reduction,

@@ -11,6 +11,10 @@ one without a scale-up (NVLink, xGMI, ICI) bus-bandwidth measurement `efficiency
 An estimate is re-timed at the ends of each range that applies, and the span is shown next to the estimate (a
 workload's notes, a validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here
 is fitted: the ends come from the catalog, and the point is the catalog's.
+
+A part that states an efficiency neither as a figure nor as a range (a user part without `efficiency`) gets an
+assumed point and the catalog's measured range for it (`perf.hw.assumed_gemm`, `perf.hw.assumed_efficiency`); the
+note then says the figure is not measured.
 """
 
 from __future__ import annotations
@@ -66,6 +70,9 @@ def at_scale_up(hw: Hardware, efficiency: float) -> Hardware:
     """`hw` with its scale-up link efficiency set to `efficiency`."""
     return dataclasses.replace(hw, scale_up_efficiency=efficiency)
 
+
+#: The name an estimate gives each efficiency `Hardware.assumed_efficiencies` may hold.
+_NAMES = {"HBM efficiency": "hbm", "flash-attention efficiency": "flash", "scale-up link efficiency": "scale_up"}
 
 #: A stated range: its name, the catalog's point, the range, and `hw` with the efficiency set to a value.
 Range = tuple[str, float, tuple[float, float], Callable[[Hardware, float], Hardware]]
@@ -125,9 +132,10 @@ def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], floa
     span = over_range(hw, dtype, step_at)
     if span is None:
         return []
-    assumed = f"{dtype} GEMM efficiency" if dtype and dtype not in hw.gemm_efficiency else None
+    assumed = {f"{dtype} GEMM efficiency"} if dtype and dtype not in hw.gemm_efficiency else set()
+    assumed |= {name for name, key in _NAMES.items() if key in hw.assumed_efficiencies}
     parts = [f"{name} (not measured: the part states none; assumed point {point:g}, range {lo:g} to {hi:g}, the "
-             f"catalog's measured fractions)" if name == assumed else
+             f"catalog's measured fractions)" if name in assumed else
              f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
              for name, point, (lo, hi) in stated_ranges(hw, dtype)]
     stated = ("are stated ranges, not measurements: over those ranges" if len(parts) > 1 else
