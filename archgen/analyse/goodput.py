@@ -145,6 +145,10 @@ BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's c
 #: Why a training job has no `spares` (nor their power and space): no number of them holds its goodput target.
 NO_SPARES = ("no number of hot spares holds the goodput target {target:g}: the failure rate and checkpoint cost alone "
              "leave goodput below it (REL003)")
+#: Why a training job's restart time is not provided where the spare model is outside its validity (REL009).
+SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than its {s} hot spare(s): the spare "
+                  "model (M/M/inf) is outside its validity and its wait for a repair is no figure to stand behind "
+                  "(REL009)")
 #: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are.
 BLOCKING_ENDS = ("the first with training stopped for the whole checkpoint write, the second with no stop at all; "
                  "the nodes give no `host_memory.link`, so the copy to host memory that stops training has no rate "
@@ -161,11 +165,14 @@ def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
     """The figures of a job with a goodput that are not provided all the same, with why.
 
     The blocking time where it is assumed (REL008: the whole write charged in its place), and the spares where no
-    number of them holds the goodput target (REL003), rather than "the job has no spares".
+    number of them holds the goodput target (REL003), rather than "the job has no spares", and the restart time where
+    more nodes are in repair than the job has spares (REL009: its wait for a repair is outside the spare model).
     """
     out: list[tuple[tuple[str, ...], str]] = []
     if g.blocking_assumed:
         out.append((("checkpoint_blocking_time",), BLOCKING_UNKNOWN))
+    if g.spares_overrun:
+        out.append((("restart_time",), SPARES_OVERRUN.format(m=g.in_repair, s=g.spares_available)))
     if g.spares_needed is None:
         out.append((("spares", "spare_power", "spare_space"), NO_SPARES.format(target=g.target)))
     return out

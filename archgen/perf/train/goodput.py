@@ -223,6 +223,16 @@ class JobGoodput:
     target: float
     notes: tuple[str, ...] = ()
     blocking_assumed: bool = False  # asynchronous or in-memory without a host link: the whole write taken to block
+    in_repair: float = 0.0       # the job's mean nodes in repair, M/M/inf: nodes x hardware rate x repair time
+
+    @property
+    def spares_overrun(self) -> bool:
+        """The spare model is outside its validity: more of the job's nodes are in repair on average than it has spares.
+
+        With no spare the wait is the failed node's own repair and no count of nodes in repair enters; with spares,
+        the M/M/inf count is a small correction only while they outnumber the nodes in repair (docs/reliability.md).
+        """
+        return self.spares_available > 0 and self.in_repair > self.spares_available
 
 
 def _bandwidths(f: Failures, cp: Checkpointing, nodes: int) -> tuple[float, float]:
@@ -301,7 +311,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
                       _finite(optimum), restart, wait(available), value(interval, available),
                       needed * unit + inside if needed is not None else None, available * unit + inside, target,
-                      tuple(notes), assumed)
+                      tuple(notes), assumed, nodes * lam_mu)
 
 
 def _finite(x: float) -> float:
