@@ -96,6 +96,18 @@ def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Fa
     return tuple(ends)
 
 
+def spanned(rel: Reliability) -> str:
+    """The failure figures a reliability figure's range spans (`failure_ends`), in words."""
+    return (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
+            if rel.spread else f"the '{rel.rates_id or 'none'}' rate set's 95 % Poisson interval (the design states "
+            "its set)")
+
+
+#: What a goodput's range spans besides the failure figures where the blocking time is assumed (`with_unblocked`).
+BLOCKING_SPANNED = ("the checkpoint's blocking time from the whole write (the nodes give no `host_memory.link`) to "
+                    "none, goodput_high's end (REL008)")
+
+
 def rate_sets(rel: Reliability) -> str:
     """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
