@@ -29,6 +29,8 @@ class Goodput(JobGoodput):
     #: Where the blocking time is assumed (REL008): the same job with no blocking at all, the other end of what the
     #: unknown copy rate allows (the figures above charge the whole write).
     unblocked: JobGoodput | None = None
+    #: Whether the range spans the job's placement in scale-up domains of several nodes (`failure_ends`).
+    placements: bool = False
 
     def curve(self, intervals: list[float]) -> list[float]:
         """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
@@ -86,14 +88,22 @@ def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Fa
     """The failure figures a goodput's range spans, for `check` and for sweeps.
 
     Every rate set of `rel.spread` (`rel` alone where the design states its set), each at both ends of its 95 %
-    Poisson interval (`Reliability.interval`).
+    Poisson interval (`Reliability.interval`); where a scale-up domain spans several nodes, each also with the job's
+    idle trays packed into one domain, not spread evenly over its domains (`Failures.packed`).
     """
     ends = []
     for r in rel.spread or (rel,):
         f = failures_of(r, specs, a)
         ends += [replace(f, per_accelerator_day=f.per_accelerator_day * k, per_node_day=f.per_node_day * k,
                          node_hw_per_day=f.node_hw_per_day * k) for k in r.interval()]
+    if ends and ends[0].domain_nodes > 1:
+        ends += [replace(f, packed=True) for f in ends]
     return tuple(ends)
+
+
+#: What a goodput's range spans besides the failure figures where a scale-up domain spans several nodes.
+PLACEMENT_SPANNED = ("the job's placement in its scale-up domains, its idle trays spread evenly over them (the value) "
+                     "or packed into one")
 
 
 def spanned(rel: Reliability) -> str:
@@ -108,11 +118,12 @@ BLOCKING_SPANNED = ("the checkpoint's blocking time from the whole write (the no
                     "none, goodput_high's end (REL008)")
 
 
-def rate_sets(rel: Reliability) -> str:
+def rate_sets(rel: Reliability, placements: bool = False) -> str:
     """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
             if rel.spread else "that set's 95 % Poisson interval (the design states its set)")
-    return f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"
+    return (f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"
+            + (f", and {PLACEMENT_SPANNED}" if placements else ""))
 
 
 def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Workload, model: Model,
@@ -136,7 +147,7 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
-                   checkpoint_size=size, band=band, unblocked=unblocked)
+                   checkpoint_size=size, band=band, unblocked=unblocked, placements=central.domain_nodes > 1)
 
 
 def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,

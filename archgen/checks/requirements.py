@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from archgen.analyse.goodput import BLOCKING_SPANNED, spanned
+from archgen.analyse.goodput import BLOCKING_SPANNED, PLACEMENT_SPANNED, spanned
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Severity, Violation, check
@@ -205,12 +205,22 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
     The rate sets or the named set's interval, and for goodput where the checkpoint's blocking time is assumed
     (REL008), that time from the whole write to none as well.
     """
-    ops, w = ctx.operations, ctx.workloads.get(subject)
-    cluster = f"cluster/{w.estimate.cluster}" if w is not None and w.estimate is not None else subject
+    ops = ctx.operations
+    cluster = _cluster_of(ctx, subject) or subject
     rel = ops.reliability.get(cluster)
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     blocking = metric == "goodput" and "goodput" in ops.unsettled.get(subject, {})
-    return f"range over {sets}{f', and over {BLOCKING_SPANNED}' if blocking else ''}; docs/reliability.md"
+    placed = metric == "goodput" and any(g.placements for p, g in ops.goodput.items()   # a property of the cluster
+                                         if p == subject or _cluster_of(ctx, p) == cluster)
+    *first, last = [sets] + [x for x, on in ((PLACEMENT_SPANNED, placed), (BLOCKING_SPANNED, blocking)) if on]
+    return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; " \
+        "docs/reliability.md"
+
+
+def _cluster_of(ctx: Context, path: str) -> str | None:
+    """The path of the cluster a workload runs on (None without an estimate)."""
+    w = ctx.workloads.get(path)
+    return f"cluster/{w.estimate.cluster}" if w is not None and w.estimate is not None else None
 
 
 def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | None, spans: str | None) -> Violation:
