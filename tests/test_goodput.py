@@ -340,3 +340,36 @@ def test_goodput_range_spans_both_placements_of_idle_trays(tmp_path):
     assert m504["goodput_low"].m == pytest.approx(0.594, abs=5e-4)   # no idle tray in its racks: unchanged
     [at_risk] = [f.message for f in r.findings if f.id == "REQ004" and f.requirement == "R-GP"]
     assert PLACEMENT_SPANNED in at_risk
+
+
+def test_restart_time_outside_the_spare_model_is_not_provided(tmp_path):
+    """/tmp/nu5/e1: a 100 % AFR with a year's repair on one MI355X node of four gave a 62.6-day restart with no
+    warning; 7.99 nodes are in repair on average against 3 spares. REL009 says so and a requirement on the restart
+    time is not provided; the document's table leaves the restart out."""
+    import os
+    from pathlib import Path
+
+    import yaml
+
+    from archgen.pipeline import run
+    from archgen.render.operations import reliability_section
+    from tests.conftest import write_tree
+
+    case = next(c for c in yaml.safe_load(Path("tests/checks/cases/REL009.yml").read_text(encoding="utf-8"))["cases"]
+                if c["name"] == "fail_more_in_repair_than_spares")
+    files = dict(case["files"])
+    files["w.yaml"] += "requirements:\n  - {id: R-RS, statement: Restart, metric: restart_time, target: '<= 1 h'}\n"
+    write_tree(tmp_path / "specs", files)
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        r = run([Path("specs")])
+    finally:
+        os.chdir(old)
+    assert [f.id for f in r.findings if f.id == "REL009"] == ["REL009"]
+    [why] = [f.message for f in r.findings if f.id == "REQ002" and f.requirement == "R-RS"]
+    assert "restart_time is not provided" in why and "(REL009)" in why
+    assert "restart_time" not in r.workloads["workload/w"].estimate.metrics
+    section = reliability_section(r, r.clusters["cluster/c"])
+    [table] = [b for b in section.blocks if getattr(b, "id", "") == "goodput"]
+    assert table.rows[0][6] is None

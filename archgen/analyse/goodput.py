@@ -29,7 +29,8 @@ class Goodput(JobGoodput):
     #: Where the blocking time is assumed (REL008): the same job with no blocking at all, the other end of what the
     #: unknown copy rate allows (the figures above charge the whole write).
     unblocked: JobGoodput | None = None
-    #: Whether the range spans the job's placement in scale-up domains of several nodes (`failure_ends`).
+    #: Whether the range spans the job's placement (`failure_ends`): it leaves idle trays in scale-up domains of
+    #: several nodes, and runs on more than one of them.
     placements: bool = False
 
     def curve(self, intervals: list[float]) -> list[float]:
@@ -123,7 +124,8 @@ def rate_sets(rel: Reliability, placements: bool = False) -> str:
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
             if rel.spread else "that set's 95 % Poisson interval (the design states its set)")
     return (f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"
-            + (f", and {PLACEMENT_SPANNED}" if placements else ""))
+            + (", and, for a job that leaves idle trays in the scale-up domains it runs on, the trays' placement "
+               "(spread evenly, the value, or packed into one domain)" if placements else ""))
 
 
 def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Workload, model: Model,
@@ -147,7 +149,8 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
-                   checkpoint_size=size, band=band, unblocked=unblocked, placements=central.domain_nodes > 1)
+                   checkpoint_size=size, band=band, unblocked=unblocked,
+                   placements=job.nodes > central.domain_nodes > 1 and job.nodes % central.domain_nodes != 0)
 
 
 def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,

@@ -210,8 +210,9 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
     rel = ops.reliability.get(cluster)
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     blocking = metric == "goodput" and "goodput" in ops.unsettled.get(subject, {})
-    placed = metric == "goodput" and any(g.placements for p, g in ops.goodput.items()   # a property of the cluster
-                                         if p == subject or _cluster_of(ctx, p) == cluster)
+    jobs = sorted((g.accelerators, p) for p, g in ops.goodput.items() if _cluster_of(ctx, p) == cluster)
+    job = ops.goodput.get(subject) or (ops.goodput[jobs[-1][1]] if jobs else None)   # a cluster's: its largest
+    placed = metric == "goodput" and job is not None and job.placements
     *first, last = [sets] + [x for x, on in ((PLACEMENT_SPANNED, placed), (BLOCKING_SPANNED, blocking)) if on]
     return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; " \
         "docs/reliability.md"
