@@ -294,3 +294,82 @@ def test_spares_that_no_number_holds_say_so(tmp_path):
         os.chdir(old)
     assert [f.message for f in r.findings if f.id == "REQ002"] == [
         f"REQ-SPARE-1: workload/w's spares is not provided: {NO_SPARES.format(target=1)}"]
+
+
+def test_packed_idle_trays_leave_full_domains_without_a_spare():
+    """A scheduler that fills NVL72 racks in turn leaves every idle tray in the last one: a tray failure in a full
+    rack waits for its repair (no whole idle rack), one in the last rack finds its idle trays. Closed form here."""
+    f = replace(BASE, per_node=4, nodes=144, domain_nodes=18)
+    spread = job_goodput(f, Checkpointing(), SIZE, 512, 0.9)
+    packed = job_goodput(replace(f, packed=True), Checkpointing(), SIZE, 512, 0.9)
+    lam_mu = f.node_hw_per_day * f.repair / DAY
+    share = f.node_hw_per_day * 128 / packed.per_day
+    assert packed.wait == pytest.approx(share * f.repair * (126 / 128 + 2 / 128 * exhausted(18 * lam_mu, 16) / 17))
+    assert packed.goodput < spread.goodput - 0.05
+    full = job_goodput(f, Checkpointing(), SIZE, 504, 0.9)   # 7 whole racks: no idle tray to place
+    assert job_goodput(replace(f, packed=True), Checkpointing(), SIZE, 504, 0.9) == full
+
+
+def test_goodput_range_spans_both_placements_of_idle_trays(tmp_path):
+    """/tmp/nu5/gb: on the GB200 SU, 512 GPUs (2 idle trays a rack, spread) had goodput 0.980 and 504 (7 whole racks
+    and 1 idle) 0.967, the range of 512 only 0.937-0.990: packed, the same job is 0.771 at the default set. The range
+    now spans both placements, and REQ004 says so."""
+    import os
+    from pathlib import Path
+
+    from archgen.analyse.goodput import PLACEMENT_SPANNED
+    from archgen.pipeline import run
+    from tests.conftest import write_tree
+
+    job = ("kind: Workload\nid: sync{n}\nmodel: llama3-405b\ncluster: gb200-nvl72-su\naccelerators: {n}\n"
+           "training: {{seq_len: 8192, global_batch: {b}, precision: bf16}}\ncheckpoint: {{tokens: 15.6e12}}\n")
+    w = job.format(n=512, b=1024) + ("requirements:\n  - {id: R-GP, statement: Goodput, metric: goodput, "
+                                     "target: '>= 0.95'}\n---\n") + job.format(n=504, b=1008)
+    write_tree(tmp_path / "specs", {"c.yaml": Path("specs/clusters/gb200-nvl72-su.yaml").read_text(encoding="utf-8"),
+                                    "w.yaml": w})
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        r = run([Path("specs")])
+    finally:
+        os.chdir(old)
+    m512 = r.workloads["workload/sync512"].estimate.metrics
+    m504 = r.workloads["workload/sync504"].estimate.metrics
+    assert m512["goodput"].m == pytest.approx(0.980, abs=5e-4)
+    assert m512["goodput_low"].m < 0.771 < m512["goodput"].m   # packed at the default set lies in the range
+    assert m504["goodput_low"].m == pytest.approx(0.594, abs=5e-4)   # no idle tray in its racks: unchanged
+    [at_risk] = [f.message for f in r.findings if f.id == "REQ004" and f.requirement == "R-GP"]
+    assert PLACEMENT_SPANNED in at_risk
+
+
+def test_restart_time_outside_the_spare_model_is_not_provided(tmp_path):
+    """/tmp/nu5/e1: a 100 % AFR with a year's repair on one MI355X node of four gave a 62.6-day restart with no
+    warning; 7.99 nodes are in repair on average against 3 spares. REL009 says so and a requirement on the restart
+    time is not provided; the document's table leaves the restart out."""
+    import os
+    from pathlib import Path
+
+    import yaml
+
+    from archgen.pipeline import run
+    from archgen.render.operations import reliability_section
+    from tests.conftest import write_tree
+
+    case = next(c for c in yaml.safe_load(Path("tests/checks/cases/REL009.yml").read_text(encoding="utf-8"))["cases"]
+                if c["name"] == "fail_more_in_repair_than_spares")
+    files = dict(case["files"])
+    files["w.yaml"] += "requirements:\n  - {id: R-RS, statement: Restart, metric: restart_time, target: '<= 1 h'}\n"
+    write_tree(tmp_path / "specs", files)
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        r = run([Path("specs")])
+    finally:
+        os.chdir(old)
+    assert [f.id for f in r.findings if f.id == "REL009"] == ["REL009"]
+    [why] = [f.message for f in r.findings if f.id == "REQ002" and f.requirement == "R-RS"]
+    assert "restart_time is not provided" in why and "(REL009)" in why
+    assert "restart_time" not in r.workloads["workload/w"].estimate.metrics
+    section = reliability_section(r, r.clusters["cluster/c"])
+    [table] = [b for b in section.blocks if getattr(b, "id", "") == "goodput"]
+    assert table.rows[0][6] is None

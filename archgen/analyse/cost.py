@@ -394,6 +394,7 @@ def sweep_figures(specs: Specs, a: ClusterAnalysis,
     rel = analyse_reliability(specs, a)
     cost = analyse_cost(specs, a)
     per_hour = cost.per_used_accelerator_hour if cost is not None and cost.currency == "USD" else None
-    return (failures_of(rel, specs, a), failure_ends(rel, specs, a),
+    central = failures_of(rel, specs, a)
+    return (central, failure_ends(rel, specs, a),
             per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (
-                rate_sets(rel), sweep_words(a, rel, cost, in_memory)))))
+                rate_sets(rel, central.domain_nodes > 1), sweep_words(a, rel, cost, in_memory)))))

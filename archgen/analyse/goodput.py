@@ -29,6 +29,9 @@ class Goodput(JobGoodput):
     #: Where the blocking time is assumed (REL008): the same job with no blocking at all, the other end of what the
     #: unknown copy rate allows (the figures above charge the whole write).
     unblocked: JobGoodput | None = None
+    #: Whether the range spans the job's placement (`failure_ends`): it leaves idle trays in scale-up domains of
+    #: several nodes, and runs on more than one of them.
+    placements: bool = False
 
     def curve(self, intervals: list[float]) -> list[float]:
         """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
@@ -86,21 +89,43 @@ def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Fa
     """The failure figures a goodput's range spans, for `check` and for sweeps.
 
     Every rate set of `rel.spread` (`rel` alone where the design states its set), each at both ends of its 95 %
-    Poisson interval (`Reliability.interval`).
+    Poisson interval (`Reliability.interval`); where a scale-up domain spans several nodes, each also with the job's
+    idle trays packed into one domain, not spread evenly over its domains (`Failures.packed`).
     """
     ends = []
     for r in rel.spread or (rel,):
         f = failures_of(r, specs, a)
         ends += [replace(f, per_accelerator_day=f.per_accelerator_day * k, per_node_day=f.per_node_day * k,
                          node_hw_per_day=f.node_hw_per_day * k) for k in r.interval()]
+    if ends and ends[0].domain_nodes > 1:
+        ends += [replace(f, packed=True) for f in ends]
     return tuple(ends)
 
 
-def rate_sets(rel: Reliability) -> str:
+#: What a goodput's range spans besides the failure figures where a scale-up domain spans several nodes.
+PLACEMENT_SPANNED = ("the job's placement in its scale-up domains, its idle trays spread evenly over them (the value) "
+                     "or packed into one")
+
+
+def spanned(rel: Reliability) -> str:
+    """The failure figures a reliability figure's range spans (`failure_ends`), in words."""
+    return (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
+            if rel.spread else f"the '{rel.rates_id or 'none'}' rate set's 95 % Poisson interval (the design states "
+            "its set)")
+
+
+#: What a goodput's range spans besides the failure figures where the blocking time is assumed (`with_unblocked`).
+BLOCKING_SPANNED = ("the checkpoint's blocking time from the whole write (the nodes give no `host_memory.link`) to "
+                    "none, goodput_high's end (REL008)")
+
+
+def rate_sets(rel: Reliability, placements: bool = False) -> str:
     """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
             if rel.spread else "that set's 95 % Poisson interval (the design states its set)")
-    return f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"
+    return (f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"
+            + (", and, for a job that leaves idle trays in the scale-up domains it runs on, the trays' placement "
+               "(spread evenly, the value, or packed into one domain)" if placements else ""))
 
 
 def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Workload, model: Model,
@@ -124,7 +149,8 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
-                   checkpoint_size=size, band=band, unblocked=unblocked)
+                   checkpoint_size=size, band=band, unblocked=unblocked,
+                   placements=job.nodes > central.domain_nodes > 1 and job.nodes % central.domain_nodes != 0)
 
 
 def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
@@ -145,6 +171,10 @@ BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's c
 #: Why a training job has no `spares` (nor their power and space): no number of them holds its goodput target.
 NO_SPARES = ("no number of hot spares holds the goodput target {target:g}: the failure rate and checkpoint cost alone "
              "leave goodput below it (REL003)")
+#: Why a training job's restart time is not provided where the spare model is outside its validity (REL009).
+SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than its {s} hot spare(s): the spare "
+                  "model (M/M/inf) is outside its validity and its wait for a repair is no figure to stand behind "
+                  "(REL009)")
 #: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are.
 BLOCKING_ENDS = ("the first with training stopped for the whole checkpoint write, the second with no stop at all; "
                  "the nodes give no `host_memory.link`, so the copy to host memory that stops training has no rate "
@@ -161,11 +191,14 @@ def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
     """The figures of a job with a goodput that are not provided all the same, with why.
 
     The blocking time where it is assumed (REL008: the whole write charged in its place), and the spares where no
-    number of them holds the goodput target (REL003), rather than "the job has no spares".
+    number of them holds the goodput target (REL003), rather than "the job has no spares", and the restart time where
+    more nodes are in repair than the job has spares (REL009: its wait for a repair is outside the spare model).
     """
     out: list[tuple[tuple[str, ...], str]] = []
     if g.blocking_assumed:
         out.append((("checkpoint_blocking_time",), BLOCKING_UNKNOWN))
+    if g.spares_overrun:
+        out.append((("restart_time",), SPARES_OVERRUN.format(m=g.in_repair, s=g.spares_available)))
     if g.spares_needed is None:
         out.append((("spares", "spare_power", "spare_space"), NO_SPARES.format(target=g.target)))
     return out

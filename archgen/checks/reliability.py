@@ -206,6 +206,31 @@ def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
                             Q_(g.blocking, "s"), None)
 
 
+@check("REL009", "rel.spare_model", severity="warning")
+def spare_model_valid(ctx: Context) -> Iterator[Violation]:
+    """A training job's hot spares outnumber its nodes in repair, where the spare model's wait for a repair holds.
+
+    The spare model counts the job's nodes in repair as Poisson (M/M/inf: nodes x hardware failure rate x repair
+    time) and charges an interruption that finds every spare in repair one wait for the first node back. That is a
+    correction to the restart while the spares outnumber the nodes in repair. Where more are in repair on average
+    than the job has spares, the job is short of spares most of the time, and its waits are set by the repair queue
+    the closed form does not model (repair scheduling, the repair times' spread, idle spares failing): the restart
+    time is then not provided (a requirement on it is REQ002), and the goodput and spares given rest on that wait.
+    With no spare at all the wait is the failed node's own repair, and this finding does not apply.
+
+    Fix: cut repair times or failure rates (check the `FailureRates` figures: an AFR of 100 % with a year's repair
+    leaves a node in repair most of its life), or keep more idle nodes than are in repair.
+    """
+    for path, r, g in _jobs(ctx):
+        if g.spares_overrun:
+            yield Violation(path, r.workload.id, ("checkpoint",),
+                            f"the job's {g.nodes} node(s) keep {g.in_repair:.3g} nodes in repair on average (M/M/∞: "
+                            f"nodes × hardware failure rate × repair time), more than its {g.spares_available} hot "
+                            "spare(s): the spare model is outside its validity, so the restart time (with its wait "
+                            f"for a repair) is not provided; goodput {_ratio(g.goodput)} rests on that wait",
+                            Q_(g.in_repair, ""), Q_(g.spares_available, ""))
+
+
 def _ratio(x: float) -> str:
     """A goodput in a message: four decimals, or two significant digits below 0.001 (never "0.0000" for 2.8e-6)."""
     return f"{x:.4f}" if x >= 1e-3 or x == 0 else f"{x:.2g}"

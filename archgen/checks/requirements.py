@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from archgen.analyse.goodput import BLOCKING_SPANNED, PLACEMENT_SPANNED, spanned
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Severity, Violation, check
@@ -181,9 +182,10 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     The band of an estimated metric is the model's lowest to highest error on comparable published runs
     (docs/perf-model.md, Error bands); a target the estimate meets but one end of the band misses is at risk. A
     reliability figure (MTTI, interruptions per day, goodput) is judged across its range over the published
-    failure-rate sets and their 95 % Poisson intervals, or the named set's interval (docs/reliability.md). The
-    finding's value is that end. Both a workload's own requirements and those of Requirements documents on it
-    are judged.
+    failure-rate sets and their 95 % Poisson intervals, or the named set's interval (docs/reliability.md); a
+    goodput whose checkpoint blocking time is assumed (REL008) across that time as well, from the whole write to
+    none. The finding says which the range spans, and its value is that end. Both a workload's own requirements
+    and those of Requirements documents on it are judged.
 
     Fix: leave more margin (faster hardware, another layout), have the figure measured on the system, or revise the
     target with its owner knowing the model's error.
@@ -192,15 +194,41 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     for j in ctx.requirements:
         b, o = j.bound, j.outcome
         if o.status is Status.AT_RISK:
-            yield _at_risk(o, b.subject, b.owner, b.path + ("target",), bands.get(b.subject, {}).get(b.req.metric))
+            band = bands.get(b.subject, {}).get(b.req.metric)
+            yield _at_risk(o, b.subject, b.owner, b.path + ("target",), band,
+                           None if band is not None else _range_spans(ctx, b.subject, b.req.metric))
 
 
-def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | None) -> Violation:
-    """REQ004's finding; without a performance band, the range is a reliability figure's over the rate sets."""
+def _range_spans(ctx: Context, subject: str, metric: str) -> str:
+    """What a reliability figure's range spans, in words (REQ004).
+
+    The rate sets or the named set's interval, and for goodput where the checkpoint's blocking time is assumed
+    (REL008), that time from the whole write to none as well.
+    """
+    ops = ctx.operations
+    cluster = _cluster_of(ctx, subject) or subject
+    rel = ops.reliability.get(cluster)
+    sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
+    blocking = metric == "goodput" and "goodput" in ops.unsettled.get(subject, {})
+    jobs = sorted((g.accelerators, p) for p, g in ops.goodput.items() if _cluster_of(ctx, p) == cluster)
+    job = ops.goodput.get(subject) or (ops.goodput[jobs[-1][1]] if jobs else None)   # a cluster's: its largest
+    placed = metric == "goodput" and job is not None and job.placements
+    *first, last = [sets] + [x for x, on in ((PLACEMENT_SPANNED, placed), (BLOCKING_SPANNED, blocking)) if on]
+    return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; " \
+        "docs/reliability.md"
+
+
+def _cluster_of(ctx: Context, path: str) -> str | None:
+    """The path of the cluster a workload runs on (None without an estimate)."""
+    w = ctx.workloads.get(path)
+    return f"cluster/{w.estimate.cluster}" if w is not None and w.estimate is not None else None
+
+
+def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | None, spans: str | None) -> Violation:
+    """REQ004's finding; without a performance band, the range is a reliability figure's (`spans` says over what)."""
     req, end = o.requirement, o.pessimistic
     assert o.value is not None and end is not None  # at risk: judged on a value with a band
-    what = (band.describe() if band is not None else
-            "range over the failure-rate sets and their 95 % Poisson intervals; docs/reliability.md")
+    what = band.describe() if band is not None else spans
     inputs = f"; and it rests on assumed inputs: {', '.join(o.assumed)}" if o.assumed else ""
     return Violation(subject, owner, path,
                      f"{req.id} ({req.statement}): {req.metric} = {shown(req, o.value, subject)} meets {req.target}, "

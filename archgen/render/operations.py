@@ -64,13 +64,18 @@ def reliability_section(run: Any, a: Any) -> Section | None:
         rows = tuple((wid, g.accelerators, Q_(g.mtti, "s").to("h") if g.mtti != float("inf") else None,
                       Q_(g.checkpoint_size, "B").to("TB"), Q_(g.write_time, "s"),
                       Q_(g.interval, "s").to("min") if g.interval else None,   # 0: no interruption, no interval
-                      Q_(g.restart + g.wait, "s").to("min"), g.goodput, g.spares_needed, g.spares_available)
+                      None if g.spares_overrun else Q_(g.restart + g.wait, "s").to("min"),   # REL009
+                      g.goodput, g.spares_needed, g.spares_available)
                      for wid, g in found)
         notes = [f"{wid}: goodput {g.band['goodput'][0]:.3f} to {g.band['goodput'][1]:.3f} over "
                  + ("the rate sets" if rel.spread else "the set's 95 % Poisson interval")
+                 + (" and the idle trays' placement (spread over the job's scale-up domains, or packed into one)"
+                    if g.placements else "")
                  + (f" and the blocking time, from the whole write ({g.goodput:.3f}) to none "
                     f"({g.unblocked.goodput:.3f})" if g.unblocked is not None else "")
-                 + "".join(f"; {n}" for n in g.notes) for wid, g in found if g.band]
+                 + "".join(f"; {n}" for n in g.notes)
+                 + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
+                    "the spare model (REL009)" if g.spares_overrun else "") for wid, g in found if g.band]
         section.add(Table("goodput", "Training jobs: checkpoints, restarts and goodput (effective training time "
                           "ratio)", (Column("Workload"), Column("Accelerators", digits=0, align="right"),
                                      Column("MTTI", "h", 1, "right"), Column("Checkpoint", "TB", 2, "right"),

@@ -199,6 +199,7 @@ class Failures:
     planned_duration: float = 0.0             # s, the job stands still per planned interruption
     per_node_day: float = 0.0   # interruptions per node and day of classes that take a whole node (host, NIC,
     #                             software): a job pays them for every node it occupies, however few GPUs it uses
+    packed: bool = False        # the job fills its scale-up domains in turn (its idle trays in one), not spread evenly
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,16 @@ class JobGoodput:
     target: float
     notes: tuple[str, ...] = ()
     blocking_assumed: bool = False  # asynchronous or in-memory without a host link: the whole write taken to block
+    in_repair: float = 0.0       # the job's mean nodes in repair, M/M/inf: nodes x hardware rate x repair time
+
+    @property
+    def spares_overrun(self) -> bool:
+        """The spare model is outside its validity: more of the job's nodes are in repair on average than it has spares.
+
+        With no spare the wait is the failed node's own repair and no count of nodes in repair enters; with spares,
+        the M/M/inf count is a small correction only while they outnumber the nodes in repair (docs/reliability.md).
+        """
+        return self.spares_available > 0 and self.in_repair > self.spares_available
 
 
 def _bandwidths(f: Failures, cp: Checkpointing, nodes: int) -> tuple[float, float]:
@@ -276,9 +287,13 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     def wait(spares: int) -> float:
         if dn == 1:
             return spare_wait(hw_share, f.repair, nodes * lam_mu, spares)
+        whole_gone = hw_share * f.repair * exhausted(domains * dn * lam_mu, spares)
+        if f.packed and inside:   # full domains keep no idle tray; the last one keeps them all
+            part = nodes - (domains - 1) * dn
+            return whole_gone * ((nodes - part) / nodes / (spares + 1) + part / nodes
+                                 * exhausted(min(dn, nodes) * lam_mu, inside) / (inside + spares + 1))
         per = inside // domains   # spare trays a domain keeps; failing that, a whole idle domain
-        return (hw_share * f.repair * exhausted(min(dn, nodes) * lam_mu, per)
-                * exhausted(domains * dn * lam_mu, spares) / (per + spares + 1))
+        return whole_gone * exhausted(min(dn, nodes) * lam_mu, per) / (per + spares + 1)
 
     occupied = nodes * per_node  # planned maintenance takes whole nodes, as their failures do
     planned = f.planned_per_accelerator_day * occupied * (cp.restart.m_as("s") + restore + f.planned_duration) / 86400
@@ -301,7 +316,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
                       _finite(optimum), restart, wait(available), value(interval, available),
                       needed * unit + inside if needed is not None else None, available * unit + inside, target,
-                      tuple(notes), assumed)
+                      tuple(notes), assumed, nodes * lam_mu)
 
 
 def _finite(x: float) -> float:
