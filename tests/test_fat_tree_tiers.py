@@ -150,3 +150,20 @@ def test_a_ratio_that_is_not_a_binary_fraction_splits_as_written(spec_tree) -> N
     leaf = fa.tier("leaf")
     assert (leaf.down, leaf.up, leaf.switches, fa.tier("spine").switches) == (40, 24, 4, 2)
     assert rail_only_figures(100, 8, 64, 64, 5 / 3)["up"] == 24          # the rail-only leaf split, the same rule
+
+
+@pytest.mark.parametrize(("tiers", "new", "down", "up"), [
+    (3, "spine: {rack: net, down: {ports: 1-42}, up: {ports: 43-63}}", 42, 21),   # port 64 in no range
+    (2, "spine: {rack: net, down: {ports: 1-40}}", 40, 0),                        # the top tier, 24 in none
+])
+def test_radix_is_the_switch_port_count_and_ports_outside_the_ranges_are_free(spec_tree, tiers, new, down,
+                                                                             up) -> None:
+    """A QM9700 has 64 ports whatever ranges a tier gives its roles: radix 64, and the ports in no range count as
+    free, so ports used + free = switches x 64. Before, the radix was the ports in the ranges (63, 40) and port 64 /
+    ports 41-64 were in neither count (the network architect's j1b: 10 free per spine, not 11)."""
+    result = _small(spec_tree, "spine: {rack: net}", new, tiers=tiers)
+    spine = _fabric(result).tier("spine")
+    m = result.metrics["cluster/c/fabric/f"]
+    assert (spine.down, spine.up, spine.radix, spine.assigned) == (down, up, 64, down + up)
+    assert m["spine.radix"].m == 64
+    assert m["spine.ports_used"].m + m["spine.ports_free"].m == spine.switches * 64

@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports
+from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
 from archgen.analyse.tiers import (
     TIERS,
     PlaneDemand,
@@ -42,11 +43,8 @@ from archgen.analyse.tiers import (
     TierCount,
     Upper,
     leaf_tier,
-    radix_problems,
     spine_core_tiers,
     spine_tier,
-    top_tier_ports,
-    unbuilt_counts,
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
@@ -157,7 +155,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     tiers_used, leaf, per_group, rpl, leaf_problems = leaf_tier(fabric, demand, access)
     upper = (spine_tier(fabric, leaf, access) if tiers_used == 2
              else spine_core_tiers(fabric, leaf, access) if tiers_used == 3
-             else Upper(leaf.radix if tiers_used == 1 else 0))
+             else Upper(leaf.assigned if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
     problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used),
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
