@@ -232,7 +232,10 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
                access: int, pods: int) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
-    The leaf tier counts the uplinks of the leaves that hold endpoints: a spare leaf's uplinks carry no traffic.
+    Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaves'
+    access ports over their uplinks, the spines' leaf links over their core links (a spine split 42:21 whose pods
+    fill 32 of the 42 down ports is 32:21 = 1.52, not 2). Both count the uplinks of the leaves that hold
+    endpoints: a spare leaf's uplinks carry no traffic.
     The spine-core cut counts only with two pods or more: in one pod every spine reaches every leaf, so the halves
     of its leaves meet at the spines and no traffic between them climbs to the cores.
     """
@@ -247,8 +250,8 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((access * speed) / (uplinks * up_speed)).to("").magnitude)
-    if tiers_used == 3 and tiers[1].up_used:  # the spine's own split: down:up bandwidth of its ports
-        oversub["spine"] = float((tiers[1].down * tiers[1].speed / (tiers[1].up * tiers[1].up_speed)).to(""))
+    if tiers_used == 3 and tiers[1].up_used:  # like the leaf's: the ports in use, the used leaves' uplinks below
+        oversub["spine"] = float((uplinks * up_speed / (tiers[1].up_used * tiers[1].up_speed)).to("").magnitude)
     return injection, bisection, oversub
 
 
