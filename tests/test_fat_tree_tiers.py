@@ -180,3 +180,15 @@ def test_spine_oversubscription_is_from_the_ports_in_use_like_the_leafs(spec_tre
     assert (spine.down_used, spine.up_used) == (128, 84)
     assert fa.oversubscription == {"leaf": 1.0, "spine": pytest.approx(128 / 84)}
     assert result.metrics["cluster/c/fabric/f"]["spine.oversubscription"].m == pytest.approx(1.52, abs=0.01)
+
+
+@pytest.mark.parametrize(("tiers", "link"), [(2, "spine_core"), (1, "leaf_spine")])
+def test_links_to_a_tier_not_built_are_refused_at_the_key(spec_tree, tiers, link) -> None:
+    """`links.spine_core` on a 2-tier fabric (the network architect's spine_core-links-2t) was accepted and read by
+    nothing; it is refused at the key, as a count on a tier not built is. The fixture gives only the links built."""
+    options = "[dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]"
+    old = f"    access: {options}\n"
+    with pytest.raises(SpecError) as err:
+        _small(spec_tree, old, f"{old}    {link}: {options}\n", tiers=tiers)
+    [problem] = err.value.problems
+    assert problem.path == f"fabrics.0.links.{link}" and f"{tiers}-tier fabric has no" in problem.message
