@@ -154,15 +154,18 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "<tier>.switches", "", "", 0, "Switches", "Switches of tier <tier>, every plane.", _N),
     Metric("fabric", "<tier>.spare_switches", "", "", 0, "Spare switches", "Spare switches of tier <tier>.", _N),
     Metric("fabric", "<tier>.ports_used", "", "", 0, "Ports used", "Ports used at tier <tier>, every plane.", _N),
-    Metric("fabric", "<tier>.ports_free", "", "", 0, "Ports free", "Ports left at tier <tier>, every plane.", _N),
+    Metric("fabric", "<tier>.ports_free", "", "", 0, "Ports free", "Ports left at tier <tier>, every plane, those "
+           "in no `down`/`up` range included: ports used + free = switches x radix.", _N),
     Metric("fabric", "<tier>.max_ports_used_per_switch", "", "", 0, "Ports used per switch", "Most ports used on "
            "one switch of tier <tier>.", _N),
-    Metric("fabric", "<tier>.radix", "", "", 0, "Radix", "Ports per switch of tier <tier> (after breakout).", _N),
+    Metric("fabric", "<tier>.radix", "", "", 0, "Radix", "Ports of one switch of tier <tier> (after breakout), "
+           "whether or not a `down`/`up` range takes them.", _N),
     Metric("fabric", "<tier>.breakout", "", "", 0, "Breakout", "Logical ports per cage at tier <tier>.", _N),
     Metric("fabric", "<tier>.breakout_cages", "", "", 0, "Cages used", "Cages used at tier <tier>, every "
            "plane.", _N),
-    Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth at tier <tier> "
-           "(1 is non-blocking).", _F),
+    Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth of the ports in use "
+           "at tier <tier>, not of its port split: leaf, the endpoint ports over the uplinks; spine, the leaf links "
+           "over the core links (1 is non-blocking).", _F),
     Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
     Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
            "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),

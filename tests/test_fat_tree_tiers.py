@@ -150,3 +150,45 @@ def test_a_ratio_that_is_not_a_binary_fraction_splits_as_written(spec_tree) -> N
     leaf = fa.tier("leaf")
     assert (leaf.down, leaf.up, leaf.switches, fa.tier("spine").switches) == (40, 24, 4, 2)
     assert rail_only_figures(100, 8, 64, 64, 5 / 3)["up"] == 24          # the rail-only leaf split, the same rule
+
+
+@pytest.mark.parametrize(("tiers", "new", "down", "up"), [
+    (3, "spine: {rack: net, down: {ports: 1-42}, up: {ports: 43-63}}", 42, 21),   # port 64 in no range
+    (2, "spine: {rack: net, down: {ports: 1-40}}", 40, 0),                        # the top tier, 24 in none
+])
+def test_radix_is_the_switch_port_count_and_ports_outside_the_ranges_are_free(spec_tree, tiers, new, down,
+                                                                             up) -> None:
+    """A QM9700 has 64 ports whatever ranges a tier gives its roles: radix 64, and the ports in no range count as
+    free, so ports used + free = switches x 64. Before, the radix was the ports in the ranges (63, 40) and port 64 /
+    ports 41-64 were in neither count (the network architect's j1b: 10 free per spine, not 11)."""
+    result = _small(spec_tree, "spine: {rack: net}", new, tiers=tiers)
+    spine = _fabric(result).tier("spine")
+    m = result.metrics["cluster/c/fabric/f"]
+    assert (spine.down, spine.up, spine.radix, spine.assigned) == (down, up, 64, down + up)
+    assert m["spine.radix"].m == 64
+    assert m["spine.ports_used"].m + m["spine.ports_free"].m == spine.switches * 64
+
+
+def test_spine_oversubscription_is_from_the_ports_in_use_like_the_leafs(spec_tree) -> None:
+    """The leaf's ratio is its used access ports over its uplinks; the spine's is now its used leaf links over its
+    core links, not its port split: 4 leaves x 32 uplinks = 128 over 4 spines x 21 = 84 is 1.52, where the split
+    42:21 said 2 (the network architect's j1b: 2.0 beside a 1:1 leaf, from ports the pods leave empty)."""
+    result = _small(spec_tree, "spine: {rack: net}", "spine: {rack: net, down: {ports: 1-42}, up: {ports: 43-63}}",
+                    tiers=3)
+    fa = _fabric(result)
+    spine = fa.tier("spine")
+    assert (spine.down_used, spine.up_used) == (128, 84)
+    assert fa.oversubscription == {"leaf": 1.0, "spine": pytest.approx(128 / 84)}
+    assert result.metrics["cluster/c/fabric/f"]["spine.oversubscription"].m == pytest.approx(1.52, abs=0.01)
+
+
+@pytest.mark.parametrize(("tiers", "link"), [(2, "spine_core"), (1, "leaf_spine")])
+def test_links_to_a_tier_not_built_are_refused_at_the_key(spec_tree, tiers, link) -> None:
+    """`links.spine_core` on a 2-tier fabric (the network architect's spine_core-links-2t) was accepted and read by
+    nothing; it is refused at the key, as a count on a tier not built is. The fixture gives only the links built."""
+    options = "[dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]"
+    old = f"    access: {options}\n"
+    with pytest.raises(SpecError) as err:
+        _small(spec_tree, old, f"{old}    {link}: {options}\n", tiers=tiers)
+    [problem] = err.value.problems
+    assert problem.path == f"fabrics.0.links.{link}" and f"{tiers}-tier fabric has no" in problem.message

@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports
+from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
 from archgen.analyse.tiers import (
     TIERS,
     PlaneDemand,
@@ -42,11 +43,8 @@ from archgen.analyse.tiers import (
     TierCount,
     Upper,
     leaf_tier,
-    radix_problems,
     spine_core_tiers,
     spine_tier,
-    top_tier_ports,
-    unbuilt_counts,
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
@@ -157,7 +155,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     tiers_used, leaf, per_group, rpl, leaf_problems = leaf_tier(fabric, demand, access)
     upper = (spine_tier(fabric, leaf, access) if tiers_used == 2
              else spine_core_tiers(fabric, leaf, access) if tiers_used == 3
-             else Upper(leaf.radix if tiers_used == 1 else 0))
+             else Upper(leaf.assigned if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
     problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used),
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
@@ -234,7 +232,10 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
                access: int, pods: int) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
-    The leaf tier counts the uplinks of the leaves that hold endpoints: a spare leaf's uplinks carry no traffic.
+    Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaves'
+    access ports over their uplinks, the spines' leaf links over their core links (a spine split 42:21 whose pods
+    fill 32 of the 42 down ports is 32:21 = 1.52, not 2). Both count the uplinks of the leaves that hold
+    endpoints: a spare leaf's uplinks carry no traffic.
     The spine-core cut counts only with two pods or more: in one pod every spine reaches every leaf, so the halves
     of its leaves meet at the spines and no traffic between them climbs to the cores.
     """
@@ -249,8 +250,8 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((access * speed) / (uplinks * up_speed)).to("").magnitude)
-    if tiers_used == 3 and tiers[1].up_used:  # the spine's own split: down:up bandwidth of its ports
-        oversub["spine"] = float((tiers[1].down * tiers[1].speed / (tiers[1].up * tiers[1].up_speed)).to(""))
+    if tiers_used == 3 and tiers[1].up_used:  # like the leaf's: the ports in use, the used leaves' uplinks below
+        oversub["spine"] = float((uplinks * up_speed / (tiers[1].up_used * tiers[1].up_speed)).to("").magnitude)
     return injection, bisection, oversub
 
 

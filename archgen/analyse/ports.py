@@ -56,6 +56,8 @@ class TierPorts:
         up_speed: Rate of those uplinks (None: the fabric's or the tier's `uplink_speed`).
         group: The down group.
         problems: What does not fit.
+        unassigned: Ports of the groups the roles use that no role takes (a `down`/`up` range short of the
+            group), at the role's breakout: the switch's ports are the radix plus these.
     """
 
     radix: int
@@ -65,6 +67,7 @@ class TierPorts:
     up_speed: Q | None = None
     group: Ports | None = None
     problems: tuple[Problem, ...] = field(default_factory=tuple)
+    unassigned: int = 0
 
 
 def up_ports(capacity: float, over: float) -> int:
@@ -152,7 +155,8 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
     if up_use is None and uplinks is None:
         phys = (down_span[1] - down_span[0] + 1) if down_span else g_down.count
         fixed_down = phys * b_down if down_span else None
-        return TierPorts(phys * b_down, b_down, fixed_down, None, None, g_down, tuple(problems))
+        return TierPorts(phys * b_down, b_down, fixed_down, None, None, g_down, tuple(problems),
+                         max(g_down.count - phys, 0) * b_down)
     # uplinks: an `up` assignment, or fixed `uplinks` from another group that carries them, else the down group
     up_rate = uplink_speed or rate
     if up_use is not None:
@@ -202,7 +206,11 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
                                     f"{down_phys} down + {up_phys} up ports of {switch.id}'s group '{g_down.name}' "
                                     f"exceed its {g_down.count}", count(taken), count(g_down.count)))
     down = max(down_phys, 0) * b_down
-    return TierPorts(down + up, b_down, down, up, up_rate, g_down, tuple(problems))
+    # ports no role takes: the rest of the down group, and of a separate up group, each at its breakout
+    left_down = g_down.count - max(down_phys, 0) - (up_phys if g_up is g_down else 0)
+    left_up = 0 if g_up is g_down else g_up.count - up_phys
+    unassigned = max(left_down, 0) * b_down + max(left_up, 0) * b_up + max(up_phys * b_up - up, 0)
+    return TierPorts(down + up, b_down, down, up, up_rate, g_down, tuple(problems), unassigned)
 
 
 def role_groups(switch: Switch, down_use: PortUse | None, up_use: PortUse | None, uplinks: int | None = None,

@@ -53,6 +53,8 @@ class ScalePoint:
         network_power: Switches at maximum power plus optics, all fabrics, and switches placed beyond them.
         problems: Fabric problems at this size, as (fabric id, problem).
         bom: The cluster BOM's lines at this size, as (part, kind, note, quantity).
+        over_reach: Runs longer than their media reach at this size (what CAB001 reports of the design itself),
+            as (fabric id, link class, link option, links, longest run in metres, reach).
     """
 
     factor: int
@@ -66,6 +68,7 @@ class ScalePoint:
     network_power: Q
     problems: tuple[tuple[str, Problem], ...] = ()
     bom: tuple[tuple[str, str, str, int], ...] = ()
+    over_reach: tuple[tuple[str, str, str, int, float, Q], ...] = ()
 
     def switches_by_tier(self) -> dict[str, int]:
         """Switches per tier name summed over the fabrics (leaf, spine, core)."""
@@ -154,7 +157,9 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
         switches={fa.fabric.spec.id: {t.name: t.switches * fa.planes for t in fa.tiers} for fa in a.fabrics},
         transceivers=optical,
         network_power=(sum(cab.network_power.values(), Q_(0, "kW")) + surplus_switch_power(a)).to("kW"),
-        problems=problems, bom=tuple((line.part, line.kind, line.note, line.quantity) for line in cab.bom))
+        problems=problems, bom=tuple((line.part, line.kind, line.note, line.quantity) for line in cab.bom),
+        over_reach=tuple((t.fabric, t.tier, opt.label, n, longest, opt.reach) for t in cab.tiers
+                         for opt, n, longest in t.over_reach))
 
 
 def _too_big(fa: FabricAnalysis) -> bool:

@@ -26,7 +26,7 @@ class TierCount:
     name: str
     switch: Switch | None
     speed: Q
-    radix: int
+    assigned: int
     breakout: int
     down: int
     up: int
@@ -35,6 +35,12 @@ class TierCount:
     down_used: int
     up_used: int
     spare: int = 0
+    unassigned: int = 0
+
+    @property
+    def radix(self) -> int:
+        """Ports per switch at the tier's rates: those its roles take (`assigned`) and those none takes."""
+        return self.assigned + self.unassigned
 
     @property
     def ports_used(self) -> int:
@@ -93,6 +99,11 @@ class TierSplit:
         fixed = self.plan.down is not None or self.plan.up is not None
         return self.down + self.up if fixed and self.up else self.plan.radix
 
+    @property
+    def unassigned(self) -> int:
+        """Ports of the switch that neither role takes (`archgen.analyse.ports.TierPorts.unassigned`)."""
+        return self.plan.unassigned
+
 
 def fat_tree(fabric: BoundFabric) -> FatTree:
     """The spec of a fabric this module sizes: only a fat tree has leaf, spine and core tiers."""
@@ -140,7 +151,8 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
                                 f"{over:g}:1 need {up} up ports, {math.ceil(up / per_port)} of {switch.id}'s group "
                                 f"'{group.name}'; {max(left, 0)} are left beside the down ports",
                                 count(math.ceil(up / per_port)), count(max(left, 0))))
-    return TierSplit(plan, plan.down, up, up_speed, tuple(problems))
+    rest = max(left - math.ceil(up / per_port), 0) * max(plan.breakout, 1)   # beside the down and up ports
+    return TierSplit(replace(plan, unassigned=rest), plan.down, up, up_speed, tuple(problems))
 
 
 def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float, problems: list) -> TierSplit:
@@ -155,19 +167,6 @@ def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float,
     c_up = up_ports(phys * b * s, b * s + over * per_port * s_up)
     down, up = (phys - c_up) * b, c_up * per_port
     return TierSplit(replace(plan, radix=down + up), down, up, up_speed, tuple(problems))
-
-
-def top_tier_ports(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
-    """`up`, `uplinks`, `uplink_speed` or `oversubscription` on the top tier that `tiers: auto` builds.
-
-    Nothing above it takes them, so they would be ignored (with a fixed `tiers` they fail validation).
-    """
-    name = TIERS[tiers_used - 1]
-    spec = getattr(fabric.spec, name)
-    given = [k for k in ("up", "uplinks", "uplink_speed", "oversubscription") if getattr(spec, k) is not None]
-    return [Problem("NET019", fabric.owner_path + (name, k), f"{name}.{k} given, but tiers: auto builds this fabric "
-                    f"with {tiers_used} tier(s), so the {name}s are the top tier and have no uplinks: leave "
-                    f"{name}.{k} out, or set tiers: {tiers_used + 1} to build a tier above them") for k in given]
 
 
 @dataclass(frozen=True)
@@ -251,7 +250,7 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
         problems.append(Problem("NET003", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
                                 count(access), count(k_leaf)))
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
-                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare)
+                     min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned)
     return tiers_used, leaf, per_group, rpl, problems
 
 
@@ -294,7 +293,8 @@ def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
                                 f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
                                 f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers",
                                 count(access), count(max_endpoints)))
-    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0)
+    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0,
+                      0, top.unassigned)
     return Upper(max_endpoints, (spine,), {"leaf_spine": uplinks}, 0, spines, 0, tuple(problems))
 
 
@@ -328,8 +328,9 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
                                 f"({k_core} pods); {access} needed in {pods} pods",
                                 count(access), count(max_endpoints)))
     spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, mid.up_speed, spines, uplinks,
-                      spine_up)
-    core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0)
+                      spine_up, 0, mid.unassigned)
+    core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0, 0,
+                     top.unassigned)
     return Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
                   pair_links, tuple(problems))
 
@@ -377,22 +378,3 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
                                 f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
                                 count(fixed), count(cores)))
     return fixed, links, problems
-
-
-def unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
-    """Counts on tiers that `tiers: auto` does not build (with a fixed `tiers` they fail validation)."""
-    spec = fabric.spec
-    return [Problem("NET018", fabric.owner_path + (name, "count"),
-                    f"{getattr(spec, name).count} {name}s given, but tiers: auto builds this fabric with {tiers_used} "
-                    f"tier(s), without a {name} tier: set tiers: {i + 1} to build it, or leave {name}.count out",
-                    count(getattr(spec, name).count), None)
-            for i, name in enumerate(TIERS) if i >= tiers_used and getattr(spec, name).count is not None]
-
-
-def radix_problems(here: tuple, tiers: tuple[TierCount, ...], counted: set[tuple]) -> list[Problem]:
-    """Tiers whose busiest switch needs more ports than it has, but those whose count problem (in `counted`) says so."""
-    return [Problem("NET001", here + (t.name,) if t.name != "leaf" else here + ("switch",),
-                    f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.radix} at "
-                    f"{t.speed:~P}", count(t.max_used_per_switch), count(t.radix))
-            for t in tiers if t.switch is not None and t.switches and here + (t.name, "count") not in counted
-            and t.max_used_per_switch > t.radix]

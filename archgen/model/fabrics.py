@@ -233,12 +233,16 @@ class FatTree(FabricBase):
 
     @model_validator(mode="after")
     def _counts_on_built_tiers(self) -> FatTree:
-        """A fixed count on a tier that the fixed `tiers` does not build would be ignored: reject it."""
+        """A fixed count or links to a tier that the fixed `tiers` does not build would be ignored: reject them."""
         if self.tiers == 1 and self.leaf.count not in (None, 1):
             raise FieldError(("leaf", "count"), f"{self.leaf.count} leaves given, but a 1-tier fabric is one switch "
                              "per plane: leave leaf.count out (or 1), or set tiers: 2 to join several leaves")
         built = TIER_NAMES if self.tiers == "auto" else TIER_NAMES[:self.tiers]   # auto: NET018 at analysis
         for name in TIER_NAMES[len(built):]:
+            link = {"spine": "leaf_spine", "core": "spine_core"}[name]   # the links up to the tier, as LINK_TIERS
+            if getattr(self.links, link):
+                raise FieldError(("links", link), f"links.{link} given, but a {self.tiers}-tier fabric has no {name} "
+                                 f"tier to link: leave links.{link} out, or set tiers: {TIER_NAMES.index(name) + 1}")
             if getattr(self, name).count is not None:
                 raise FieldError((name, "count"), f"{getattr(self, name).count} {name}s given, but a {self.tiers}-tier "
                                  f"fabric has no {name} tier: leave {name}.count out, or set tiers: "

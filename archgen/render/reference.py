@@ -79,8 +79,25 @@ def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
                  + (kept_sentence(series) if series is not None else "")
                  + (f" The first {MAX_SIZES} sizes are shown; bom-by-size.csv holds all."
                     if series is not None and len(series.points) > MAX_SIZES else "")),
-            _shown(bom)))
+            _shown(bom), *over_reach(series)))
     return out
+
+
+def over_reach(series: Scaling | None) -> tuple:
+    """The sizes whose runs exceed their media's reach (CAB001 of the design itself), under the BOM by size.
+
+    The BOM buys such a run as its length bin orders it (a 300 m multimode fibre for an SR8 link), so a line that
+    will not link must not stand in the table without a word.
+    """
+    rows = [f"{p.factor} × the design ({p.units:,} units), fabric {fid}: {link}: {n:,} link(s) up to {longest:.1f} m "
+            f"exceed the {reach:~P} reach of {label}" for p in (series.points if series else ())
+            for fid, link, label, n, longest, reach in p.over_reach]
+    if not rows:
+        return ()
+    return (Para("Runs beyond the reach of their media (CAB001 reports these for the design itself): the lines "
+                 "above count their cables and optics as the length bins order them, but they would not link; "
+                 "the design needs a longer-reach option (e.g. single-mode) for these links at that size."),
+            Bullets(tuple(rows)))
 
 
 def _yes_no(value: bool | None) -> str:

@@ -60,9 +60,7 @@ fabrics:
   core: {{rack: net}}
   links:
     access: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
-    leaf_spine: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
-    spine_core: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
-"""
+{upper_links}"""
 
 
 def files(racks: int = 2, sus: int = 2, switch: str = "qm9700", tiers: object = 2, planes: int = 1,
@@ -70,4 +68,11 @@ def files(racks: int = 2, sus: int = 2, switch: str = "qm9700", tiers: object = 
     """Spec files of a small cluster: `sus` units of `racks` four-DGX racks and one network rack each."""
     return {"racks/r.yaml": RACKS.replace("SWITCH", switch),
             "clusters/c.yaml": CLUSTER.format(racks=racks, sus=sus, switch=switch, tiers=tiers, planes=planes,
-                                              rail=str(rail).lower(), over=over)}
+                                              rail=str(rail).lower(), over=over, upper_links=_upper_links(tiers))}
+
+
+def _upper_links(tiers: object) -> str:
+    """The `links` lines for the tiers built (links to a tier a fixed `tiers` does not build are refused)."""
+    options = "[dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]"
+    built = ("leaf_spine", "spine_core")[:0 if tiers == 1 else 1 if tiers == 2 else 2]
+    return "".join(f"    {name}: {options}\n" for name in built)
