@@ -104,3 +104,16 @@ def test_no_module_but_judge_each_compares_arrays_with_a_target():
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if re.search(r"\.met_by_each\(", line) and "def met_by_each" not in line]
     assert len(calls) == 1 and calls[0].startswith("model/requirements.py:"), calls
+
+
+def test_a_value_that_rounds_to_its_limit_is_shown_with_the_digits_that_tell_them_apart():
+    """relfix's finding: REQ004 read "goodput = 1.000 meets >= 0.99984, but ... 1.000 does not" (the registry's three
+    decimals); a value whose rounding reads as the limit is shown at six significant figures, others as the matrix."""
+    from archgen.checks.requirements import shown
+
+    goodput = Requirement.model_validate({"id": "REQ-G-1", "statement": "s", "subject": "workload/*",
+                                          "metric": "goodput", "target": ">= 0.99984"})
+    assert [shown(goodput, Q_(v, ""), "workload/w") for v in (0.9999, 0.9997, 0.95)] == ["0.9999", "0.9997", "0.950"]
+    ttft = Requirement.model_validate({"id": "REQ-G-2", "statement": "s", "subject": "workload/*",
+                                       "metric": "ttft_p99", "target": "<= 0.45 s"})
+    assert shown(ttft, Q_(0.2499, "s"), "workload/w") == "249.9 ms"

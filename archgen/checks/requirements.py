@@ -264,10 +264,16 @@ def shown(req: Requirement, value: Q, subject: str) -> str:
 
     `display.metric_value` in the metric's display unit (a TTFT p99 of 249.9 ms, not 0.2499 s, under '<= 0.45 s');
     a metric the registry does not declare for `subject` in the target's unit at four significant figures.
+    Where that rounding would read as the limit itself (a goodput of 0.9999 as "1.000" beside ">= 0.99984"), the
+    value is shown at six significant figures in the target's unit, so that the message does not contradict itself.
     """
     m = lookup(subject, req.metric)
     if m is not None and m.accepts(value):
-        return metric_value(m, value)
+        text = metric_value(m, value)
+        limit = req.target.limit
+        if value == limit or not m.accepts(limit) or text != metric_value(m, limit):
+            return text
+        return f"{req.target.in_units(value):.6g~P}"
     return f"{req.target.in_units(value):.4g~P}"
 
 
