@@ -341,7 +341,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
                     _withhold(ops, path, names, why)
                     extra = {k: v for k, v in extra.items() if k not in names}
-                tps = extra.get("goodput_tokens_per_second", tps)
+                tps = extra.get("goodput_tokens_per_second")  # withheld: no cost per token, not one on raw tokens/s
                 if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.gpus, path)
         cost = ops.cost.get(a.cluster.path)
