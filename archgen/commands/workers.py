@@ -82,31 +82,36 @@ def executor(workers: int = 1, scheduler: str | None = None):
             with contextlib.suppress(Exception):    # a peer that only posed as a scheduler may fail the goodbye too
                 client.close()
     elif workers > 1:
+        before = set(multiprocessing.active_children())
         with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
                                  initializer=keep_freed_memory) as pool:
             try:
                 yield pool
             except BaseException:
-                _stop(pool)
+                _stop(pool, before)
                 raise
     else:
         yield None
 
 
-def _stop(pool: ProcessPoolExecutor) -> None:
+def _stop(pool: ProcessPoolExecutor, before: set[multiprocessing.process.BaseProcess]) -> None:
     """On an error, the chunks no worker has started cancelled and the workers running others ended, not waited for.
 
     A worker only evaluates and returns chunks (`_forking`), so ending one loses nothing but its chunk, which the
     error made useless; the error then reaches the user at once, not after the longest chunk running (a quarter of
     the points with two workers: `guided`). Python 3.14's `terminate_workers` does this; before it, the pool's
-    processes are read from its `_processes`. A Dask scheduler's tasks are released when its client closes.
+    processes are read from its `_processes`, and with them every child process this process started since the
+    pool opened (not in `before`; archgen starts none but the pool's): under load the clean-clone CI twice found one
+    of the pool's two workers alive after `_stop`, not in the table read at that moment. A Dask scheduler's tasks are
+    released when its client closes.
     """
     terminate = getattr(pool, "terminate_workers", None)
     if terminate is not None:
         terminate()
         return
-    running = list((pool._processes or {}).values())
+    running: list[multiprocessing.process.BaseProcess] = list((pool._processes or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
+    running += [p for p in multiprocessing.active_children() if p not in before and p not in running]
     for process in running:
         if process.is_alive():
             process.terminate()
