@@ -37,17 +37,13 @@ def hardware_value(name: str, value: pint.Quantity) -> str:
     measured figure.
     """
     if value.is_compatible_with("B"):
-        shown = f"{significant(float(value.to('GB').magnitude), ESTIMATE_FIGURES)} GB"
         own = f"{value.units:~P}"
-        if own.endswith("iB"):
-            shown += f" ({significant(float(value.magnitude), ESTIMATE_FIGURES)} {own})"
-        return shown
+        return _figure(value, "GB") + (f" ({_figure(value, own)})" if own.endswith("iB") else "")
     if value.is_compatible_with("s"):
         if name == "scale_out_latency" and value.magnitude == 0:
             return NO_SCALE_OUT_LATENCY
-        return f"{significant(float(value.to('us').magnitude), ESTIMATE_FIGURES)} us"
-    label = unit_label(f"{value.units:~P}") if not value.dimensionless else ""
-    return f"{significant(float(value.magnitude), ESTIMATE_FIGURES)} {label}".strip()
+        return _figure(value, "us")
+    return _figure(value, f"{value.units:~P}")
 
 
 def estimate_part(value: pint.Quantity) -> str:
@@ -62,6 +58,11 @@ def estimate_part(value: pint.Quantity) -> str:
         unit = "GB"
     else:
         unit = f"{value.units:~P}"
+    return _figure(value, unit)
+
+
+def _figure(value: pint.Quantity, unit: str) -> str:
+    """`value` in `unit` at `ESTIMATE_FIGURES` significant figures with the unit's label (none when dimensionless)."""
     return f"{significant(float(value.to(unit).magnitude), ESTIMATE_FIGURES)} {unit_label(unit)}".strip()
 
 
