@@ -17,6 +17,7 @@ import os
 import pickle
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -55,6 +56,8 @@ SCHEDULER_WORKERS = 16
 #: How long to wait for a Dask scheduler to answer.
 SCHEDULER_TIMEOUT = "10s"
 SCHEDULER_TIMEOUT_S = 10.0
+#: How long `_stop` waits for a stopped pool's manager thread (it joins workers already ended: milliseconds).
+MANAGER_TIMEOUT_S = 10.0
 
 
 @contextmanager
@@ -101,15 +104,18 @@ def _stop(pool: ProcessPoolExecutor, before: set[multiprocessing.process.BasePro
     error made useless; the error then reaches the user at once, not after the longest chunk running (a quarter of
     the points with two workers: `guided`). Python 3.14's `terminate_workers` does this; before it, the pool's
     processes are read from its `_processes`, and with them every child process this process started since the
-    pool opened (not in `before`; archgen starts none but the pool's): under load the clean-clone CI twice found one
-    of the pool's two workers alive after `_stop`, not in the table read at that moment. A Dask scheduler's tasks are
-    released when its client closes.
+    pool opened (not in `before`; archgen starts none but the pool's). The pool's manager thread, seeing a worker
+    end, terminates and joins the same processes (`terminate_broken`): of two `waitpid` calls on one process, one
+    reaps it and the other returns at once with no exit code, so a `join` here can return before the worker's end is
+    recorded (the clean-clone CI three times found a worker "alive" after `_stop`); the manager thread is joined
+    last, and by then every worker's end is. A Dask scheduler's tasks are released when its client closes.
     """
     terminate = getattr(pool, "terminate_workers", None)
     if terminate is not None:
         terminate()
         return
     running: list[multiprocessing.process.BaseProcess] = list((pool._processes or {}).values())
+    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)  # shutdown forgets it
     pool.shutdown(wait=False, cancel_futures=True)
     running += [p for p in multiprocessing.active_children() if p not in before and p not in running]
     for process in running:
@@ -117,6 +123,8 @@ def _stop(pool: ProcessPoolExecutor, before: set[multiprocessing.process.BasePro
             process.terminate()
     for process in running:
         process.join()
+    if manager is not None:
+        manager.join(MANAGER_TIMEOUT_S)
 
 
 def _forking() -> multiprocessing.context.BaseContext | None:
