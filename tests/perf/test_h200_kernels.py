@@ -1,0 +1,120 @@
+"""The kernel model (`perf.hw.kernels`) against this project's own kernel measurements on an H200.
+
+Data: tests/perf/data/h200-kernels.json, written by `bench/gpu/kernels.py` on one NVIDIA H200 SXM 141GB (GH100,
+the H100's die and clocks with HBM3e; 700 W) on 2026-12-04: PyTorch 2.11.0+cu130, cuBLAS 13.1.0.3, cuDNN 9.19,
+driver 580.159.04 (the file records them). GEMMs, gathers and small kernels are timed as 20 calls replayed from a
+CUDA graph, so the host's launch time is not in them. The catalog's H200 figures come from other sources (MAMF
+tables, BabelStream, FlashAttention-3 on an H100): these measurements check the model's shape dependence, not the
+figures it was given. Nothing is fitted to them.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from archgen.perf.hw import kernels as K
+from archgen.perf.hw.hardware import hardware_for
+
+DATA = json.loads((Path(__file__).parent / "data" / "h200-kernels.json").read_text(encoding="utf-8"))
+SECTIONS = DATA["sections"]
+GEMMS = ("gemm_square", "gemm_k_ramp", "gemm_expert_shapes", "grouped_gemm", "grouped_gemm_fp8")
+
+
+@pytest.fixture(scope="module")
+def h200(accelerators):
+    """One H200: the kernels ran on one device."""
+    return hardware_for(accelerators["h200-sxm-141gb"], scale_up_size=1)
+
+
+def _gemm_errors(h200, smallest: int, below: int | None = None) -> dict[tuple, float]:
+    """The model's GEMM time over the measured one, minus 1, by (section, GEMM, dtype, m, n, k, groups), for each
+    GEMM whose smallest dimension is at least `smallest` (and under `below`)."""
+    out = {}
+    for section in GEMMS:
+        for r in SECTIONS[section]["rows"]:
+            dtype = r.get("dtype") or ("fp8" if section.endswith("fp8") else "bf16")
+            m, groups = r.get("m", r.get("tokens_per_group")), r.get("groups", 1)
+            least = min(m, r["n"], r["k"])
+            if least >= smallest and (below is None or least < below):
+                model = K.gemm_time(h200, dtype, m, r["n"], r["k"], groups)
+                out[(section, r.get("gemm", ""), dtype, m, r["n"], r["k"], groups)] = model / r["s"] - 1
+    return out
+
+
+def test_gemms_of_1024_and_more_within_twenty_percent(h200):
+    """59 GEMMs with every dimension at least 1,024 (square to 16,384, K from 1,024 to 16,384 at 4096 and 8192
+    square, the Qwen3-30B-A3B expert shapes at 1,024 to 8,192 tokens, grouped BF16 and FP8): the model is within
+    -16.0 % to +17.6 % of each (median +2.8 %, median |error| 9.3 %). The largest misses: long K in FP8 (the model
+    15-16 % fast at K = 16,384: the catalog's FP8 efficiency is the MAMF maximum over shapes, 1,453 TFLOP/s, where
+    this cuBLAS reached 1,147-1,216 at these), and the BF16 expert GEMMs at N = 1,536-2,048 (the model 15-18 % slow:
+    cuBLAS ran them faster than the size ramp allows)."""
+    errors = _gemm_errors(h200, 1024)
+    assert len(errors) == 59
+    worst = max(errors.items(), key=lambda kv: abs(kv[1]))
+    assert abs(worst[1]) < 0.20, worst
+    assert abs(statistics.median(errors.values())) < 0.05
+    assert statistics.median(abs(e) for e in errors.values()) < 0.10
+
+
+def test_fp8_grouped_gemms_measure_slower_than_the_model(h200):
+    """FP8 grouped GEMMs (`torch._scaled_grouped_mm`, row-wise scales), 8 experts of 2,048 or 4,096 tokens at the
+    Qwen3-30B-A3B expert shapes: the model is 13-19 % fast on all four, where the BF16 grouped GEMMs sit within
+    -6 % to +10 %. One library's row-wise-scaled kernel, not Transformer Engine's: a finding for the MoE row
+    (docs/perf-model.md, Kernel measurements on an H200), not a factor."""
+    errors = {key: e for key, e in _gemm_errors(h200, 512).items() if key[0] == "grouped_gemm_fp8"}
+    assert len(errors) == 4
+    assert all(-0.20 < e < -0.12 for e in errors.values()), errors
+
+
+@pytest.mark.xfail(strict=True, reason="the model has no GEMM kernel floor: measured GEMMs with a dimension of 256 "
+                                       "take at least 4.4 us, where the model gives 1.2 us")
+def test_the_smallest_gemms_within_twenty_percent(h200):
+    """GEMMs with a dimension of 256: the model is up to 74 % fast (1.2-3.7 us against 4.4-9.3 us measured for the
+    expert shapes at 256 tokens). A GEMM kernel on this GPU takes at least about 4.4 us however small (the fastest
+    measured), against 1.1 us for a tiny elementwise kernel in the same graph (`kernel_floor`): the model has no
+    such floor, which matters where GEMMs are that small (decode at small batch, many experts with few tokens)."""
+    errors = _gemm_errors(h200, 0, below=512)
+    assert len(errors) == 16
+    assert all(abs(e) < 0.20 for e in errors.values()), errors
+
+
+def test_flash_attention_forward_within_ten_percent_of_cudnn(h200):
+    """cuDNN's fused attention (PyTorch's SDPA cuDNN backend), BF16, 32 heads of 128, 4,096 and 16,384 tokens, with
+    and without a causal mask: the forward is within -2.3 % to +7.6 % of the model's, whose flash efficiency (0.787)
+    is FlashAttention-3's on an H100 (the catalog's H200 borrows it). 616.6 TFLOP/s at 16k tokens without a mask,
+    against FlashAttention-3's 620.73 on an H100: the H200 figure is confirmed."""
+    rows = SECTIONS["attention_cudnn"]["rows"]
+    assert len(rows) == 4
+    for r in rows:
+        fwd, _ = K.attention_times(h200, "bf16", batch=r["batch"], q_len=r["seq"], kv_len=r["seq"], heads=r["heads"],
+                                   head_dim=r["head_dim"], causal=r["causal"])
+        assert abs(fwd / r["fwd_s"] - 1) < 0.10, r
+
+
+def test_flash_attention_backward_within_twenty_percent_of_cudnn(h200):
+    """The backward (forward and backward measured together, less the forward) at `FLASH_BWD_RATIO` = 63/73 of the
+    forward rate (FlashAttention-2 on an A100): measured 0.75-0.86 of the forward rate here, lowest at 4,096 causal
+    tokens, where the model's backward is 15 % fast; 1.4 % at 16k without a mask."""
+    ratios = []
+    for r in SECTIONS["attention_cudnn"]["rows"]:
+        _, bwd = K.attention_times(h200, "bf16", batch=r["batch"], q_len=r["seq"], kv_len=r["seq"], heads=r["heads"],
+                                   head_dim=r["head_dim"], causal=r["causal"])
+        error = bwd / (r["fwd_bwd_s"] - r["fwd_s"]) - 1
+        assert -0.20 < error < 0.05, r
+        ratios.append(r["bwd_TFLOPs"] / r["fwd_TFLOPs"])
+    assert min(ratios) < K.FLASH_BWD_RATIO and max(ratios) == pytest.approx(K.FLASH_BWD_RATIO, abs=0.01)
+
+
+def test_streaming_kernels_at_the_catalog_hbm_efficiency(h200):
+    """A 2 GiB device copy moves 4.25 TB/s and an elementwise multiply over 256 MiB (32,768 x 2,048 BF16, in and
+    out) 4.16 TB/s: 0.885 and 0.866 of 4.8 TB/s, where the catalog's 0.835 is BabelStream's Copy on an ND H200 v5
+    (double, 2^25 elements). The model's time for each is within 7 % (slow, so conservative)."""
+    copy = SECTIONS["hbm_copy"]
+    floor = SECTIONS["kernel_floor"]
+    for nbytes, seconds in ((copy["bytes_moved"], copy["seconds"]),
+                            (floor["bf16_32768x2048_mul_bytes"], floor["bf16_32768x2048_mul_s"])):
+        assert 0.0 < K.memory_time(h200, nbytes) / seconds - 1 < 0.07
