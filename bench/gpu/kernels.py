@@ -197,6 +197,36 @@ def _():
     return {"rows": rows}
 
 
+@section("gemm_decode")
+def _():
+    # decode-sized GEMMs: M tokens of a batch against Llama 3.1 8B's weights (fused QKV 4096 -> 6144, output
+    # 4096 -> 4096, fused gate+up 4096 -> 28672, down 14336 -> 4096): weight streaming, then the kernel floor
+    rows = []
+    for m in (1, 8, 32, 128, 512):
+        for name, (n, k) in {"qkv": (6144, 4096), "out": (4096, 4096), "gate_up": (28672, 4096),
+                             "down": (4096, 14336)}.items():
+            rows.append({"gemm": name, "dtype": "bf16", **gemm_bf16(m, n, k), "tokens": m})
+            rows.append({"gemm": name, "dtype": "fp8", **gemm_fp8(m if m >= 16 else 16, n, k), "tokens": m})
+    return {"rows": rows, "note": "FP8 GEMMs need M >= 16: FP8 M < 16 runs at 16 (what a framework pads to); BF16 at M"}
+
+
+@section("grouped_small")
+def _():
+    gm = getattr(torch, "_grouped_mm", None)
+    if gm is None:
+        return {"error": "torch._grouped_mm not in this torch"}
+    rows = []
+    for groups in (8, 32, 128):
+        for tokens in (16, 64, 256):
+            x = torch.randn(groups * tokens, 2048, device=dev, dtype=torch.bfloat16)
+            w = torch.randn(groups, 2048, 1536, device=dev, dtype=torch.bfloat16)
+            offs = torch.arange(tokens, groups * tokens + 1, tokens, device=dev, dtype=torch.int32)
+            t = graphed(lambda: gm(x, w, offs=offs))
+            rows.append({"groups": groups, "tokens_per_group": tokens, "n": 1536, "k": 2048, "s": t,
+                         "weight_bytes": groups * 2048 * 1536 * 2})
+    return {"rows": rows}
+
+
 @section("grouped_gemm")
 def _():
     out = {}

@@ -118,3 +118,37 @@ def test_streaming_kernels_at_the_catalog_hbm_efficiency(h200):
     for nbytes, seconds in ((copy["bytes_moved"], copy["seconds"]),
                             (floor["bf16_32768x2048_mul_bytes"], floor["bf16_32768x2048_mul_s"])):
         assert 0.0 < K.memory_time(h200, nbytes) / seconds - 1 < 0.07
+
+
+def _decode_errors(h200) -> dict[tuple, float]:
+    """The model's time over the measured one, minus 1, for Llama 3.1 8B's GEMMs at 1 to 32 tokens (FP8 ran at 16
+    rows below 16, as frameworks pad), by (GEMM, dtype, tokens)."""
+    out = {}
+    for r in SECTIONS["gemm_decode"]["rows"]:
+        if r["tokens"] <= 32:
+            model = K.gemm_time(h200, r["dtype"], r["m"], r["n"], r["k"])
+            out[(r["gemm"], r["dtype"], r["tokens"])] = model / r["s"] - 1
+    return out
+
+
+def test_decode_gemms_stream_their_weights_at_most_28_percent_faster_than_measured(h200):
+    """Decode-sized GEMMs (1 to 32 tokens against Llama 3.1 8B's fused QKV, output, gate+up and down weights, BF16
+    and FP8): they stream their weights at 2.85-4.18 TB/s, where the model streams at 0.835 x 4.8 = 4.0 TB/s. The
+    model is −28 % to +5 % of the measured time (median −11 %): fastest against the small FP8 weights (4096 x 4096
+    and 14,336 x 4,096 in FP8 at 2.9 TB/s, −26 % to −28 %). A finding for FP8 decode on Hopper (the B200's NVFP4
+    streaming rate is the catalog's `gemm_stream`), not a factor."""
+    errors = _decode_errors(h200)
+    assert len(errors) == 24
+    assert all(-0.30 < e < 0.06 for e in errors.values()), errors
+    assert -0.12 < statistics.median(errors.values()) < -0.08
+
+
+@pytest.mark.xfail(strict=True, reason="grouped GEMMs with few tokens per expert pay a fixed cost the model lacks")
+def test_grouped_gemms_with_few_tokens_per_expert_within_twenty_percent(h200):
+    """PyTorch's BF16 grouped GEMM, 8 to 128 experts of 2,048 x 1,536 at 16 to 256 tokens each (MoE decode and small
+    micro-batches): the model is −51 % to +39 % of the measured time. At 8 experts and 16 or 64 tokens the kernel
+    takes 26-29 µs to stream 50 MB (1.9 TB/s): a fixed cost per grouped call the model does not have; at 256 tokens
+    and 32 or 128 experts the model is 35-39 % slow (its size ramp at M = 256)."""
+    for r in SECTIONS["grouped_small"]["rows"]:
+        model = K.gemm_time(h200, "bf16", r["tokens_per_group"], r["n"], r["k"], r["groups"])
+        assert abs(model / r["s"] - 1) < 0.20, r
