@@ -117,7 +117,7 @@ def test_a_sweep_document_names_them_per_cluster(tmp_path):
     import os
     from pathlib import Path
 
-    from archgen.analyse.cost import sweep_figures
+    from archgen.analyse.operations_stage import sweep_figures
     from archgen.pipeline import run
 
     write_tree(tmp_path / "p", PROPOSAL)

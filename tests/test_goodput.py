@@ -252,7 +252,7 @@ def test_a_time_to_train_without_a_token_budget_says_what_to_state(tmp_path):
     import shutil
     from pathlib import Path
 
-    from archgen.analyse.cost import NO_TOKEN_BUDGET
+    from archgen.analyse.operations_stage import NO_TOKEN_BUDGET
     from archgen.pipeline import run
 
     tree = tmp_path / "su"
