@@ -37,9 +37,8 @@ def _measured() -> dict[str, list[float]]:
     """Every shipped part's HBM, flash and scale-up efficiency that its file states as measured."""
     out: dict[str, list[float]] = defaultdict(list)
     for acc in load_accelerators().values():
-        marks = set(acc.unconfirmed_fields())
         for name in NAMES:
-            if name in acc.efficiency.model_fields_set and not marks & {"*", "efficiency", f"efficiency.{name}"}:
+            if name in acc.efficiency.model_fields_set and not acc.is_unconfirmed(f"efficiency.{name}"):
                 out[name].append(getattr(acc.efficiency, name))
     return out
 

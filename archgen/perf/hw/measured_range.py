@@ -6,9 +6,9 @@ One rule for every efficiency the model assumes: the GEMM efficiency of a data t
 
 * **The range** is the lowest and highest figure that a shipped catalog part states as measured: the part states the
   figure itself (not a default, and not as a range of its own judgement), and its file does not list the figure (or
-  a field above it) in its `unconfirmed:`. The tables are written out, not read at run time; a test recomputes each
-  from the catalog (`tests/perf/test_assumed_gemm.py`, `tests/perf/test_assumed_efficiency.py`) and fails when it
-  drifts.
+  a field above it) in its `unconfirmed:` (`model.base.Part.is_unconfirmed`). The tables are written out, not read
+  at run time; a test recomputes each from the catalog (`tests/perf/test_assumed_gemm.py`,
+  `tests/perf/test_assumed_efficiency.py`) and fails when it drifts.
 * **The point** is an assumption, never a measurement. Where it lies outside the range it is the range's nearer end
   (`held_inside`): no measurement in the catalog supports a figure beyond it.
 """
