@@ -57,6 +57,7 @@ Kinds = Annotated[list[str] | None, typer.Option(
     "--kind", metavar="KIND", help="Only entries of this kind, e.g. Switch (repeatable).")]
 Asics = Annotated[list[str] | None, typer.Option(
     "--asic", metavar="ASIC", help='Only parts built on this ASIC, e.g. "Tomahawk 5" (repeatable).')]
+Unconfirmed = Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")]
 SpecPaths = Annotated[list[Path] | None, typer.Option(
     "--path", metavar="PATH", help="Spec paths to include (default: specs/).")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]
@@ -228,7 +229,7 @@ def gap_report(
 def catalog(
     ctx: typer.Context,
     paths: SpecPaths = None,
-    unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
+    unconfirmed: Unconfirmed = False,
     vendor: Vendors = None,
     kind: Kinds = None,
     asic: Asics = None,
@@ -242,7 +243,7 @@ def catalog(
 def catalog_list(
     ctx: typer.Context,
     paths: SpecPaths = None,
-    unconfirmed: Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")] = False,
+    unconfirmed: Unconfirmed = False,
     vendor: Vendors = None,
     kind: Kinds = None,
     asic: Asics = None,

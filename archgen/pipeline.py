@@ -39,7 +39,7 @@ class Run:
     findings: list[checks.Finding]
     clusters: dict[str, ClusterAnalysis] = field(default_factory=dict)
     workloads: dict[str, WorkloadResult] = field(default_factory=dict)
-    operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.cost)
+    operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.operations_stage)
     scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
     requirements: tuple[Judgement, ...] = ()  # every requirement of the design, judged once
 
@@ -179,7 +179,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     evaluate (`commands.sweep.evaluate_sweeps`).
     """
     from archgen import checks
-    from archgen.analyse.cost import analyse_operations
+    from archgen.analyse.operations_stage import analyse_operations
     from archgen.analyse.scaling import scaling as grow
     from archgen.checks.requirements import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads

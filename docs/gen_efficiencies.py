@@ -172,10 +172,7 @@ CODE_CONSTANTS = (
 
 def _status(acc: Accelerator, field: str) -> str:
     """'unconfirmed' when the part lists the field (or a parent of it) as unconfirmed, else ''."""
-    marks = set(acc.unconfirmed_fields())
-    parts = field.split(".")
-    prefixes = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
-    return "unconfirmed" if "*" in marks or marks & prefixes else ""
+    return "unconfirmed" if acc.is_unconfirmed(field) else ""
 
 
 def _rows(acc: Accelerator) -> list[str]:

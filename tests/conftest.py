@@ -7,10 +7,13 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from typer.testing import CliRunner
+
+if TYPE_CHECKING:
+    from archgen.pipeline import Run
 
 REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "specs"
@@ -26,6 +29,28 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             path.write_text(content, encoding="utf-8")
     return root
+
+
+def case_files(check_id: str, name: str) -> dict[str, Any]:
+    """The spec files of the case `name` in `tests/checks/cases/<check_id>.yml`: a new dict, for a test to change."""
+    import yaml
+
+    doc = yaml.safe_load((REPO / "tests" / "checks" / "cases" / f"{check_id}.yml").read_text(encoding="utf-8"))
+    (case,) = [c for c in doc["cases"] if c["name"] == name]
+    return dict(case["files"])
+
+
+def run_specs(root: Path, files: dict[str, str | bytes], folder: str = "specs", **options: Any) -> Run:
+    """`pipeline.run` of `files` written under `root/folder`, run from `root` on the relative path `folder`.
+
+    So that a location or message reads `specs/...` wherever the test runs, as the check cases run
+    (`tests/checks/test_cases.py`); `options` go to `run`.
+    """
+    from archgen.pipeline import run
+
+    write_tree(root / folder, files)
+    with contextlib.chdir(root):
+        return run([Path(folder)], **options)
 
 
 @pytest.fixture

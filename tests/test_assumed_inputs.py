@@ -17,20 +17,10 @@ from archgen.commands.gap import gap
 from archgen.model.requirements import Status
 from archgen.output.gap import markdown, to_json
 from tests.conftest import write_tree
+from tests.data.clusters.small import DGX_H100_RACK
 
 PROPOSAL = {
-    "c.yaml": """\
-kind: Rack
-id: c4
-form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
-slots:
-- {at: 3, part: dgx-h100, count: 4}
-- {at: 1, part: pdu-415v-60a-3ph, count: 3}
-power:
-  feeds: {count: 3, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+1}
-  pdus: {redundancy: N+1}
-cooling:
-  air: {class: A2, delta_t: 20 K}
+    "c.yaml": DGX_H100_RACK + """\
 ---
 kind: Cluster
 id: c
@@ -114,19 +104,10 @@ def test_the_matrix_status_keeps_its_style():
 def test_a_sweep_document_names_them_per_cluster(tmp_path):
     """A sweep judged cost per token on the same assumed prices with nothing saying so; its document's paragraph
     per cluster (`Machine.rates`, from `sweep_figures`) now names them, as REQ005 does in `check`."""
-    import os
-    from pathlib import Path
+    from archgen.analyse.operations_stage import sweep_figures
+    from tests.conftest import run_specs
 
-    from archgen.analyse.cost import sweep_figures
-    from archgen.pipeline import run
-
-    write_tree(tmp_path / "p", PROPOSAL)
-    old = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        r = run([Path("p")])
-    finally:
-        os.chdir(old)
+    r = run_specs(tmp_path, PROPOSAL, "p")
     words = sweep_figures(r.specs, r.clusters["cluster/c"])[3]
     assert words.endswith("; cost per token on pdu-415v-60a-3ph price, hall-air energy price and PUE, "
                           "hall-air space cost and depreciation")

@@ -9,24 +9,18 @@ and a requirement met at one end only is not provided (REQ002), at the severity 
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 from pathlib import Path
 
 import pytest
-import yaml
 
 from archgen.perf.train.goodput import ettr
-from archgen.pipeline import run
-from tests.conftest import write_tree
-
-CASES = Path(__file__).parent / "checks" / "cases" / "REL008.yml"
+from tests.conftest import case_files, run_specs
 
 
 def _run(tmp_path: Path, requirements: str, asynchronous: bool = True):
-    case = next(c for c in yaml.safe_load(CASES.read_text(encoding="utf-8"))["cases"]
-                if c["name"] == "fail_in_memory_without_host_link")
-    files = dict(case["files"])
+    files = case_files("REL008", "fail_in_memory_without_host_link")
     # checkpoint storage slow enough that the write matters: 18.6 GB at 1 MB/s, about 5 hours
     files["c.yaml"] = files["c.yaml"].replace(
         "facility: hall-liquid\n", "facility: hall-liquid\nstorage: {capacity: 1 PB, write_bandwidth: 1 MB/s, "
@@ -35,13 +29,7 @@ def _run(tmp_path: Path, requirements: str, asynchronous: bool = True):
         "checkpoint: {in_memory: true}", f"checkpoint: {{asynchronous: {str(asynchronous).lower()}}}") + requirements
     files["r.yaml"] = ("kind: Requirements\nid: r\nrequirements:\n  - {id: REQ-CL, statement: Cluster goodput, "
                        "subject: cluster/c, metric: goodput, target: '>= 0.99', level: should}\n")
-    write_tree(tmp_path / "specs", files)
-    old = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        return run([Path("specs")])
-    finally:
-        os.chdir(old)
+    return run_specs(tmp_path, files)
 
 
 REQS = ("requirements:\n"
@@ -99,7 +87,7 @@ def test_the_document_gives_the_range_with_its_two_ends(tmp_path):
 
 def test_a_sweep_point_spans_the_same_range_as_check(tmp_path):
     """Sweeps carry `check`'s goodput range (docs/sweeps.md): with the blocking time unknown, its no-stop end too."""
-    from archgen.analyse.cost import sweep_figures
+    from archgen.analyse.operations_stage import sweep_figures
     from archgen.perf.train.goodput import goodput_of
 
     r = _run(tmp_path, REQS)
@@ -135,17 +123,13 @@ def test_a_sweep_judges_only_where_both_ends_agree(tmp_path):
     _run(tmp_path, "")
     (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
     want = {"REQ-S-LOW": True, "REQ-S-MID": None, "REQ-S-HIGH": False}
-    old = Path.cwd()
-    os.chdir(tmp_path)
-    try:
+    with contextlib.chdir(tmp_path):
         specs, clusters, sweeps = sw.load(Path("sweep.yaml"), [Path("specs")])
         problem = sweep_problems.problems(specs, clusters, sweeps)[0]
         for i in (0, 1):
             row = evaluate_point(problem, i)
             assert {k: row.met[k] for k in want} == want and row.feasible and not row.at_risk
         result = run_cli("sweep", "sweep.yaml", "--path", "specs", "--out", "out", "--format", "json")
-    finally:
-        os.chdir(old)
     assert result.code == 0, result.err
     (doc,) = json.loads(result.out)["sweeps"]
     assert doc["front"] and all({k: p["requirements"][k] for k in want} == want for p in doc["front"])

@@ -15,6 +15,7 @@ import pytest
 from archgen.pipeline import run
 from archgen.render import render_all
 from tests.conftest import SPECS
+from tests.data.clusters.small import DGX_H100_RACK
 
 
 @pytest.fixture(scope="module")
@@ -130,21 +131,10 @@ def test_torus_dimension_of_zero_is_a_located_error(spec_tree, cli) -> None:
     assert "t.yaml:10:13: error: fabrics.0.dims.1: expected a number of at least 1, got 0" in r.err
 
 
-DRAGONFLY = """kind: Rack
-id: n
-form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
-slots:
-- {at: 3, part: dgx-h100, count: 4}
-- {at: 1, part: pdu-415v-60a-3ph, count: 3}
-power:
-  feeds: {count: 3, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+1}
-  pdus: {redundancy: N+1}
-cooling:
-  air: {class: A2, delta_t: 20 K}
----
+DRAGONFLY = DGX_H100_RACK + """---
 kind: Cluster
 id: d
-layout: [{rack: n, count: 8}]
+layout: [{rack: c4, count: 8}]
 floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
 scale_up: {domain: node, size: 8, bandwidth: 900 GB/s}
 fabrics:

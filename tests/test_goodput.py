@@ -218,27 +218,13 @@ def test_a_requirement_on_an_assumed_blocking_time_is_not_provided(tmp_path):
     `checkpoint_blocking_time` used to be judged on that assumption as if it were the figure (the MI355X platform,
     REL008's failing case); it is now not provided (REQ002), saying why, and the goodput is still given.
     """
-    import os
-    from pathlib import Path
-
-    import yaml
-
     from archgen.analyse.goodput import BLOCKING_UNKNOWN
-    from archgen.pipeline import run
-    from tests.conftest import write_tree
+    from tests.conftest import case_files, run_specs
 
-    case = next(c for c in yaml.safe_load(Path("tests/checks/cases/REL008.yml").read_text(encoding="utf-8"))["cases"]
-                if c["name"] == "fail_in_memory_without_host_link")
-    files = dict(case["files"])
+    files = case_files("REL008", "fail_in_memory_without_host_link")
     files["w.yaml"] += ("requirements:\n  - {id: REQ-CKPT-1, statement: Checkpoint stall, "
                         "metric: checkpoint_blocking_time, target: '<= 1 s'}\n")
-    write_tree(tmp_path / "specs", files)
-    old = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        r = run([Path("specs")])
-    finally:
-        os.chdir(old)
+    r = run_specs(tmp_path, files)
     (j,) = [j for j in r.requirements if j.bound.req.id == "REQ-CKPT-1"]
     assert (j.outcome.value, j.check) == (None, "REQ002")
     assert BLOCKING_UNKNOWN in j.outcome.note
@@ -252,7 +238,7 @@ def test_a_time_to_train_without_a_token_budget_says_what_to_state(tmp_path):
     import shutil
     from pathlib import Path
 
-    from archgen.analyse.cost import NO_TOKEN_BUDGET
+    from archgen.analyse.operations_stage import NO_TOKEN_BUDGET
     from archgen.pipeline import run
 
     tree = tmp_path / "su"
@@ -270,28 +256,14 @@ def test_spares_that_no_number_holds_say_so(tmp_path):
     """A job whose goodput target no number of spares holds (REL003) had a requirement on `spares` answered "not
     provided: the training job has no spares" (and, in a Requirements document, "has no metric 'spares'"), as if
     spares were not modelled; it now says why (here a target of 1, which nothing but a failure-free cluster holds)."""
-    import os
-    from pathlib import Path
-
-    import yaml
-
     from archgen.analyse.goodput import NO_SPARES
-    from archgen.pipeline import run
-    from tests.conftest import write_tree
+    from tests.conftest import case_files, run_specs
 
-    case = next(c for c in yaml.safe_load(Path("tests/checks/cases/REL008.yml").read_text(encoding="utf-8"))["cases"]
-                if c["name"] == "pass_in_memory_with_host_link")
-    files = dict(case["files"])
+    files = case_files("REL008", "pass_in_memory_with_host_link")
     files["w.yaml"] = files["w.yaml"].replace("checkpoint: {in_memory: true}",
                                               "checkpoint: {in_memory: true, goodput_target: 1}")
     files["w.yaml"] += ("requirements:\n  - {id: REQ-SPARE-1, statement: Spares, metric: spares, target: '<= 4'}\n")
-    write_tree(tmp_path / "specs", files)
-    old = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        r = run([Path("specs")])
-    finally:
-        os.chdir(old)
+    r = run_specs(tmp_path, files)
     assert [f.message for f in r.findings if f.id == "REQ002"] == [
         f"REQ-SPARE-1: workload/w's spares is not provided: {NO_SPARES.format(target=1)}"]
 
@@ -314,25 +286,17 @@ def test_goodput_range_spans_both_placements_of_idle_trays(tmp_path):
     """/tmp/nu5/gb: on the GB200 SU, 512 GPUs (2 idle trays a rack, spread) had goodput 0.980 and 504 (7 whole racks
     and 1 idle) 0.967, the range of 512 only 0.937-0.990: packed, the same job is 0.771 at the default set. The range
     now spans both placements, and REQ004 says so."""
-    import os
     from pathlib import Path
 
     from archgen.analyse.goodput import PLACEMENT_SPANNED
-    from archgen.pipeline import run
-    from tests.conftest import write_tree
+    from tests.conftest import run_specs
 
     job = ("kind: Workload\nid: sync{n}\nmodel: llama3-405b\ncluster: gb200-nvl72-su\naccelerators: {n}\n"
            "training: {{seq_len: 8192, global_batch: {b}, precision: bf16}}\ncheckpoint: {{tokens: 15.6e12}}\n")
     w = job.format(n=512, b=1024) + ("requirements:\n  - {id: R-GP, statement: Goodput, metric: goodput, "
                                      "target: '>= 0.95'}\n---\n") + job.format(n=504, b=1008)
-    write_tree(tmp_path / "specs", {"c.yaml": Path("specs/clusters/gb200-nvl72-su.yaml").read_text(encoding="utf-8"),
-                                    "w.yaml": w})
-    old = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        r = run([Path("specs")])
-    finally:
-        os.chdir(old)
+    r = run_specs(tmp_path, {"c.yaml": Path("specs/clusters/gb200-nvl72-su.yaml").read_text(encoding="utf-8"),
+                             "w.yaml": w})
     m512 = r.workloads["workload/sync512"].estimate.metrics
     m504 = r.workloads["workload/sync504"].estimate.metrics
     assert m512["goodput"].m == pytest.approx(0.980, abs=5e-4)
@@ -346,26 +310,12 @@ def test_restart_time_outside_the_spare_model_is_not_provided(tmp_path):
     """/tmp/nu5/e1: a 100 % AFR with a year's repair on one MI355X node of four gave a 62.6-day restart with no
     warning; 7.99 nodes are in repair on average against 3 spares. REL009 says so and a requirement on the restart
     time is not provided; the document's table leaves the restart out."""
-    import os
-    from pathlib import Path
-
-    import yaml
-
-    from archgen.pipeline import run
     from archgen.render.operations import reliability_section
-    from tests.conftest import write_tree
+    from tests.conftest import case_files, run_specs
 
-    case = next(c for c in yaml.safe_load(Path("tests/checks/cases/REL009.yml").read_text(encoding="utf-8"))["cases"]
-                if c["name"] == "fail_more_in_repair_than_spares")
-    files = dict(case["files"])
+    files = case_files("REL009", "fail_more_in_repair_than_spares")
     files["w.yaml"] += "requirements:\n  - {id: R-RS, statement: Restart, metric: restart_time, target: '<= 1 h'}\n"
-    write_tree(tmp_path / "specs", files)
-    old = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        r = run([Path("specs")])
-    finally:
-        os.chdir(old)
+    r = run_specs(tmp_path, files)
     assert [f.id for f in r.findings if f.id == "REL009"] == ["REL009"]
     [why] = [f.message for f in r.findings if f.id == "REQ002" and f.requirement == "R-RS"]
     assert "restart_time is not provided" in why and "(REL009)" in why

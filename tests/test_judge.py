@@ -117,3 +117,19 @@ def test_a_value_that_rounds_to_its_limit_is_shown_with_the_digits_that_tell_the
     ttft = Requirement.model_validate({"id": "REQ-G-2", "statement": "s", "subject": "workload/*",
                                        "metric": "ttft_p99", "target": "<= 0.45 s"})
     assert shown(ttft, Q_(0.2499, "s"), "workload/w") == "249.9 ms"
+
+
+def test_a_sweep_point_is_judged_with_its_range_as_judge_judges_it():
+    """`perf.workload.derived.judge_points` (both sweep paths) gives `judge`'s status on each point's value and range:
+    the one "at risk" rule (`status_of`), met at the value but not at one end of its range."""
+    from archgen.perf.workload.derived import judge_points
+    r = req(">= 0.9", "goodput")
+    points = [{"goodput": 0.95}, {"goodput": 0.95, "goodput_low": 0.85, "goodput_high": 0.97},
+              {"goodput": 0.95, "goodput_low": 0.92, "goodput_high": 0.97}, {"goodput": 0.8, "goodput_low": 0.7,
+                                                                             "goodput_high": 0.95},
+              {"goodput": 0.95, "goodput_low": 0.85}]                          # one end only: no range
+    expected = [judge(r, Q_(p["goodput"], ""), band=(Q_(p["goodput_low"], ""), Q_(p["goodput_high"], ""))
+                      if "goodput_high" in p else None).status for p in points]
+    assert judge_points(r, points, "") == expected == [Status.MET, Status.AT_RISK, Status.MET, Status.NOT_MET,
+                                                       Status.MET]
+    assert judge_points(req("<= 132 kW"), [{"it_power": 1.0}], "U") is None   # another dimension: not provided

@@ -22,9 +22,10 @@ from tests.conftest import REPO, SPECS, run_cli
 NEVER = ("dask", "distributed", "jinja2", "matplotlib", "networkx", "openpyxl", "weasyprint", "rich")
 #: What `archgen estimate --workload` does not run: the checks, cost and reliability, the pipeline's workload pass,
 #: the documents, the scoring of validation cases (`--cases`) and their models.
-NOT_ESTIMATE = ("archgen.checks", "archgen.analyse.cost", "archgen.analyse.reliability", "archgen.analyse.scaling",
-                "archgen.perf.workload.results", "archgen.render.blocks", "archgen.render.target", "archgen.scoring",
-                "archgen.model.cases", "archgen.output.cases")
+NOT_ESTIMATE = ("archgen.checks", "archgen.analyse.cost", "archgen.analyse.operations_stage",
+                "archgen.analyse.reliability", "archgen.analyse.scaling", "archgen.perf.workload.results",
+                "archgen.render.blocks", "archgen.render.target", "archgen.scoring", "archgen.model.cases",
+                "archgen.output.cases")
 
 _WRAPPER = """
 import json, sys
@@ -113,6 +114,7 @@ def test_estimate_imports_neither_dask_nor_the_checks():
 
 #: What `archgen validate` does not run: the analyses, the performance model, the checks other than REF.
 NOT_VALIDATE = ("archgen.perf", "archgen.analyse.rack", "archgen.analyse.cabling", "archgen.analyse.cost",
+                "archgen.analyse.operations_stage",
                 "archgen.checks.perf", "archgen.checks.power", "archgen.checks.requirements", "archgen.scoring")
 
 

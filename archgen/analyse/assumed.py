@@ -38,7 +38,8 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
                    workloads: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, ...]]]:
     """By object path and metric, the assumed inputs the figure rests on (only figures that rest on some).
 
-    `workloads` are the pipeline's `WorkloadResult`s with their estimates (`analyse.cost.analyse_operations`).
+    `workloads` are the pipeline's `WorkloadResult`s with their estimates
+    (`analyse.operations_stage.analyse_operations`).
     """
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     jobs: dict[str, tuple[str, ...]] = {}   # cluster path: what a training job's goodput rests on there

@@ -1,4 +1,4 @@
-"""What the REL and COST stage found (`analyse.cost.analyse_operations`): a container, light to import.
+"""What the REL and COST stage found (`analyse.operations_stage.analyse_operations`): a container, light to import.
 
 `checks.registry.Context` holds one by default, so that a command whose checks do not read reliability and cost
 (`archgen validate`) need not import the cost analysis and the performance model under it.

@@ -38,6 +38,34 @@ class Design:
     #: Each workload's own requirements, bound to it; the pipeline judges them on its estimate (not the REQ checks).
     workload_requirements: tuple[BoundRequirement, ...] = ()
 
+    def resting_on(self, subject: str, via_cluster: bool = False) -> list[Unresolved]:
+        """The unresolved references the object `subject` rests on: its figures are computed without what they name.
+
+        A rack rests on its own references (a placed part that does not resolve leaves its power, weight and space
+        out); a cluster, and each of its fabrics, on its own, on its rack types' and on those of the parts placed in
+        them (a NIC that does not resolve leaves its ports out); any other object on its own. With `via_cluster` a
+        workload rests on its cluster's too: the error cascade folds a workload's findings under them
+        (`checks.cascade`), where a requirement on a workload is judged on its own references only
+        (`checks.requirements.resting_on`).
+        """
+        if not self.unresolved or not subject:
+            return []
+        root = "/".join(subject.split("/")[:2])
+        kind, _, ident = root.partition("/")
+        owners, roots = {ident}, {subject, root}
+        if kind == "workload" and via_cluster:
+            w = self.specs.get(ident)
+            if isinstance(w, Workload) and w.cluster:
+                kind, ident, root = "cluster", w.cluster, f"cluster/{w.cluster}"
+                owners.add(ident)
+                roots.add(root)
+        if kind == "cluster":
+            for c in self.clusters:
+                if c.path == root:
+                    owners |= set(c.rack_counts)
+                    owners |= {item.part.id for r in c.rack_types.values() for item in r.items}
+        return [u for u in self.unresolved if u.owner in owners or u.subject in roots]
+
 
 def build(specs: Specs) -> Design:
     """Bind references and expand slot counts; unresolved references are kept for the REF checks."""

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from archgen.build import Design, Unresolved
+from archgen.build import Design
 from archgen.checks.registry import Context, Finding
 from archgen.checks.registry import run_checks as _run_checks
-from archgen.model.workload import Workload
 
 #: The checks whose findings are the causes: an unknown id (REF001) and an id of the wrong kind (REF002).
 CAUSES = ("REF001", "REF002")
@@ -53,28 +52,9 @@ def fold(findings: list[Finding], design: Design) -> list[Finding]:
         if f.id not in CAUSES:
             quoted = [u for u in design.unresolved if f"'{u.ref}'" in f.message]
             computed = f.severity in ("error", "warning") and f.id.rstrip("0123456789") in COMPUTED
-            cause = next((causes[k] for u in quoted + (_rests(design, f.object) if computed else [])
-                          if (k := (u.subject, f"'{u.ref}'")) in causes), None)
+            rests = design.resting_on(f.object, via_cluster=True) if computed else []
+            cause = next((causes[k] for u in quoted + rests if (k := (u.subject, f"'{u.ref}'")) in causes), None)
             if cause is not None:
                 f = replace(f, caused_by=cause_of(cause))
         out.append(f)
     return out
-
-
-def _rests(design: Design, subject: str) -> list[Unresolved]:
-    """The unresolved references the object `subject` rests on (see the module's docstring)."""
-    root = "/".join(subject.split("/")[:2])
-    kind, _, ident = root.partition("/")
-    owners, roots = {ident}, {root}
-    if kind == "workload":
-        w = design.specs.get(ident)
-        if isinstance(w, Workload) and w.cluster:
-            kind, ident, root = "cluster", w.cluster, f"cluster/{w.cluster}"
-            owners.add(ident)
-            roots.add(root)
-    if kind == "cluster":
-        for c in design.clusters:
-            if c.path == root:
-                owners |= set(c.rack_counts)
-                owners |= {item.part.id for r in c.rack_types.values() for item in r.items}
-    return [u for u in design.unresolved if u.owner in owners or u.subject in roots]

@@ -30,7 +30,7 @@ class Context:
     metrics: dict[str, dict[str, Q]]
     clusters: dict = field(default_factory=dict)
     workloads: dict = field(default_factory=dict)
-    operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.cost)
+    operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.operations_stage)
     requirements: tuple = ()  # every requirement judged once (`checks.requirements.judge_all`)
 
 

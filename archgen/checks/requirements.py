@@ -286,24 +286,12 @@ def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design
 
 
 def resting_on(b: BoundRequirement, design: Design) -> list[Unresolved]:
-    """The unresolved references a requirement's subject rests on: its figures would be computed without the part.
+    """The unresolved references a requirement's subject rests on (`Design.resting_on`, not through a cluster).
 
-    A rack rests on its own references (a placed part that does not resolve leaves its power, weight and space out);
-    a cluster, and each of its fabrics, on its own, on its rack types' and on those of the parts placed in them (a
-    NIC that does not resolve leaves its ports out). A bandwidth computed without the NIC is 0, which is no
+    Its figures would be computed without the part. A bandwidth computed without the NIC is 0, which is no
     measurement: the requirement is not provided, never "0 Gb/s, not met".
     """
-    if not design.unresolved or not b.subject:
-        return []
-    root = "/".join(b.subject.split("/")[:2])
-    kind, _, ident = root.partition("/")
-    owners = {ident}
-    if kind == "cluster":
-        for c in design.clusters:
-            if c.path == root:
-                owners |= set(c.rack_counts)
-                owners |= {item.part.id for r in c.rack_types.values() for item in r.items}
-    return [u for u in design.unresolved if u.owner in owners or u.subject in (b.subject, root)]
+    return design.resting_on(b.subject)
 
 
 def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],

@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from archgen.analyse.cost import sweep_figures
 from archgen.analyse.goodput import no_checkpoint_target
+from archgen.analyse.operations_stage import sweep_figures
 from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean

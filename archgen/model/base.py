@@ -62,6 +62,15 @@ class Part(Document):
             return ["*"]
         return list(self.unconfirmed) if isinstance(self.unconfirmed, list) else []
 
+    def is_unconfirmed(self, field: str) -> bool:
+        """Whether the part marks the dotted `field` unconfirmed: itself, a field above it, or the whole part.
+
+        `efficiency` covers `efficiency.gemm.bf16`; a figure not so marked is stated as measured or sourced.
+        """
+        marks = set(self.unconfirmed_fields())
+        parts = field.split(".")
+        return "*" in marks or any(".".join(parts[:i]) in marks for i in range(1, len(parts) + 1))
+
 
 class Cooling(Spec):
     """How a piece of equipment rejects its heat."""

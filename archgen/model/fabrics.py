@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.network import parse_breakout
@@ -43,7 +43,8 @@ def _ratio(value: object) -> float:
     return ratio
 
 
-Ratio = Annotated[float, Field(json_schema_extra={"examples": ["1:1", "3:1"]})]
+#: An oversubscription, ``"3:1"`` or a number, parsed by `_ratio` wherever a field takes one.
+Ratio = Annotated[float, BeforeValidator(_ratio), Field(json_schema_extra={"examples": ["1:1", "3:1"]})]
 
 
 class Reserved(Spec):
@@ -135,11 +136,6 @@ class Tier(Spec):
         "against the switch's ports (NET001). Not on the top tier (nothing is above it). `down` alone fixes the down "
         "ports and `oversubscription` sets the up ports beside them."))
 
-    @field_validator("oversubscription", mode="before")
-    @classmethod
-    def _parse(cls, v: object) -> float | None:
-        return None if v is None else _ratio(v)
-
 
 class LinkChoice(Spec):
     """A link option with different parts at the lower (`a`) and upper (`b`) end."""
@@ -180,11 +176,6 @@ class FabricBase(Spec):
     max_oversubscription: Ratio | None = Field(
         None, description="Largest oversubscription allowed at any tier, e.g. '1:1'.")
 
-    @field_validator("max_oversubscription", mode="before")
-    @classmethod
-    def _parse_max(cls, v: object) -> float | None:
-        return None if v is None else _ratio(v)
-
     @model_validator(mode="after")
     def _ports_of_nodes(self) -> FabricBase:
         """`ports_per_node` counts the nodes' ports; with `endpoints.nodes: false` no node attaches to read it."""
@@ -217,11 +208,6 @@ class FatTree(FabricBase):
     leaf: Tier = Field(default_factory=Tier, description="Leaf-tier overrides and placement.")
     spine: Tier = Field(default_factory=Tier, description="Spine-tier overrides and placement.")
     core: Tier = Field(default_factory=Tier, description="Core-tier overrides and placement.")
-
-    @field_validator("oversubscription", mode="before")
-    @classmethod
-    def _parse_default(cls, v: object) -> float:
-        return _ratio(v)
 
     @model_validator(mode="after")
     def _rails_of_a_plain_fabric(self) -> FatTree:
@@ -276,11 +262,6 @@ class RailOnly(FabricBase):
     oversubscription: Ratio = Field(1.0, description="Down:up ratio of a rail leaf when a rail needs two tiers.")
     leaf: Tier = Field(default_factory=Tier, description="Rail-switch overrides and placement.")
     spine: Tier = Field(default_factory=Tier, description="Per-rail spine overrides (a rail wider than one switch).")
-
-    @field_validator("oversubscription", mode="before")
-    @classmethod
-    def _parse_default(cls, v: object) -> float:
-        return _ratio(v)
 
 
 class DragonflyLinks(Spec):

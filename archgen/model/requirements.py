@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import numpy as np
 from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints, model_validator
@@ -220,11 +220,15 @@ class Outcome(Judged):
         return min(self.band, key=lambda v: self.requirement.target.headroom(v).magnitude)
 
 
-def spread(metrics: Mapping[str, Q], metric: str) -> tuple[Q, Q] | None:
+#: A metric's value: a quantity, or a float in SI units (a sweep point's metrics).
+V = TypeVar("V")
+
+
+def spread(metrics: Mapping[str, V], metric: str) -> tuple[V, V] | None:
     """A metric's range where it is given beside it as `<metric>_low` and `<metric>_high`; None where it has none.
 
     A reliability figure's range over the published failure-rate sets and their 95 % Poisson intervals
-    (docs/reliability.md).
+    (docs/reliability.md). The values are quantities (`check`, an estimate) or floats in SI units (a sweep point).
     """
     low, high = metrics.get(f"{metric}_low"), metrics.get(f"{metric}_high")
     return (low, high) if low is not None and high is not None else None
@@ -245,8 +249,17 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
         return Outcome(requirement, None, Status.NOT_PROVIDED, note or f"target {requirement.target} does not have "
                        f"the dimension of {requirement.metric} ({value.dimensionality})")
     met, *ends = (requirement.target.met_by(v) for v in (value, *(band or ())))
-    status = Status.NOT_MET if not met else Status.MET if all(ends) else Status.AT_RISK
-    return Outcome(requirement, value, status, band=band)
+    return Outcome(requirement, value, status_of(met, ends), band=band)
+
+
+def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
+    """The status of a value that meets its target or not (`met`), where each end of its band does or not (`ends`).
+
+    The one "at risk" rule (REQ004): a value that meets the target where one end of its band does not is at risk; met
+    at the value and at every end, met; not met at the value, not met whatever its band. `judge` applies it to one
+    value, a batched sweep to many (`perf.workload.derived.judge_points`).
+    """
+    return Status.NOT_MET if not met else Status.MET if all(ends) else Status.AT_RISK
 
 
 #: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and

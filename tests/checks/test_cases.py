@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import functools
 import io
-import os
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
-from archgen.pipeline import run
 from archgen.quantity_json import to_json
-from tests.conftest import write_tree
+from tests.conftest import run_specs
 
 CASES = Path(__file__).parent / "cases"
 
@@ -54,13 +52,8 @@ def findings_of(check_id: str, case: dict, tmp: Path) -> list:
     """The unwaived findings of `check_id` on a case's specs, in a stable order (run from `tmp`, so that a message
     quoting a location reads `specs/...` wherever the case runs).
     """
-    write_tree(tmp / "specs", {name: _dump(body) for name, body in case["files"].items()})
-    old = Path.cwd()
-    os.chdir(tmp)
-    try:
-        got = [f for f in run([Path("specs")]).findings if f.id == check_id and not f.waived]
-    finally:
-        os.chdir(old)
+    findings = run_specs(tmp, {name: _dump(body) for name, body in case["files"].items()}).findings
+    got = [f for f in findings if f.id == check_id and not f.waived]
     return sorted(got, key=lambda f: (f.object, f.location.line if f.location else 0, f.message))
 
 

@@ -37,9 +37,8 @@ def _measured() -> dict[str, list[float]]:
     """Every shipped part's HBM, flash and scale-up efficiency that its file states as measured."""
     out: dict[str, list[float]] = defaultdict(list)
     for acc in load_accelerators().values():
-        marks = set(acc.unconfirmed_fields())
         for name in NAMES:
-            if name in acc.efficiency.model_fields_set and not marks & {"*", "efficiency", f"efficiency.{name}"}:
+            if name in acc.efficiency.model_fields_set and not acc.is_unconfirmed(f"efficiency.{name}"):
                 out[name].append(getattr(acc.efficiency, name))
     return out
 
@@ -134,3 +133,15 @@ def test_a_case_on_a_user_part_spans_the_assumed_ranges():
     lo, hi = unstated_range(case, user)["busbw"]
     assert lo < predict(case, user)["busbw"] < hi
     assert (lo, hi) == pytest.approx(unstated_range(case, accs)["busbw"])  # B200 states the same range by hand
+
+
+def test_both_assumed_efficiencies_hold_their_point_by_one_rule():
+    """GEMM and the other efficiencies clamp an assumed point the same way (`perf.hw.measured_range.held_inside`)."""
+    from archgen.perf.hw import assumed_gemm
+    from archgen.perf.hw.measured_range import held_inside
+    assert held_inside(0.5, (0.6, 0.8)) == 0.6 and held_inside(0.9, (0.6, 0.8)) == 0.8
+    assert held_inside(0.7, (0.6, 0.8)) == 0.7
+    for name, default in (("hbm", 0.95), ("flash", 0.1), ("scale_up", 0.7)):
+        assert assumed_point(name, default) == held_inside(default, MEASURED_RANGE[name])
+    for dtype in ("fp4", "fp8", "int8"):
+        assert assumed_gemm.assumed_point(dtype, {}) == held_inside(0.7, assumed_gemm.measured_range(dtype))

@@ -36,9 +36,8 @@ def _measured() -> dict[str, list[float]]:
     """Every shipped part's GEMM efficiency that its file states as measured, per data type."""
     out: dict[str, list[float]] = defaultdict(list)
     for acc in load_accelerators().values():
-        marks = set(acc.unconfirmed_fields())
         for dt, value in acc.efficiency.gemm.items():
-            if not marks & {"*", "efficiency", "efficiency.gemm", f"efficiency.gemm.{dt}"}:
+            if not acc.is_unconfirmed(f"efficiency.gemm.{dt}"):
                 out[dt].append(value)
     return out
 
@@ -81,3 +80,13 @@ def test_the_estimate_says_the_efficiency_is_not_measured():
     assert "bf16 GEMM efficiency (not measured: the part states none; assumed point 0.7, range 0.511 to 0.859" in note
     lo, hi = (float(x) for x in note.split("spans ")[1].replace(" s", "").split(" to "))
     assert lo < est.metrics["step_time"].m_as("s") < hi
+
+
+def test_a_figure_is_unconfirmed_where_it_or_a_field_above_it_is_marked():
+    """The rule the measured tables are recomputed by (`Part.is_unconfirmed`)."""
+    marked = Accelerator.model_validate({**USER, "unconfirmed": ["efficiency.gemm", "tdp"]})
+    assert marked.is_unconfirmed("efficiency.gemm.bf16") and marked.is_unconfirmed("efficiency.gemm")
+    assert not marked.is_unconfirmed("efficiency.hbm") and not marked.is_unconfirmed("efficiency")
+    assert marked.is_unconfirmed("tdp") and not marked.is_unconfirmed("tdp_max")
+    whole = Accelerator.model_validate({**USER, "unconfirmed": True})
+    assert whole.is_unconfirmed("memory") and not Accelerator.model_validate(USER).is_unconfirmed("memory")

@@ -17,16 +17,16 @@ from typing import Any
 import numpy as np
 
 from archgen.errors import ArchgenError, WorkloadError
-from archgen.model.requirements import Outcome, Requirement, Status, judge
+from archgen.model.requirements import PASSING, Requirement, Status
 from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
-from archgen.perf.workload.derived import judge_requirements, judged, point_metrics, unsettled_at
+from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
-from archgen.units import Q_, Q
+from archgen.units import Q
 
 #: Job axes that replace a field of a training job's `parallelism`.
 _PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
@@ -116,18 +116,6 @@ def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
     return hw
 
 
-def _judge(req: Requirement, metrics: dict[str, float]) -> Outcome:
-    """A point's outcome on a sweep requirement: `judge` on the point's metric in SI units, with its range.
-
-    The range is the metric's `_low` and `_high` where the point has them (goodput and what derives from it, over
-    the failure-rate sets): met at the central value but not at one end is at risk, as `check` judges it.
-    """
-    value, unit = metrics.get(req.metric), SWEEP_METRICS.get(req.metric, "")
-    low, high = metrics.get(f"{req.metric}_low"), metrics.get(f"{req.metric}_high")
-    band = (Q_(low, unit), Q_(high, unit)) if low is not None and high is not None else None
-    return judge(req, None if value is None else Q_(value, unit), band=band)
-
-
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
     values = problem.point(index)
@@ -154,14 +142,18 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
     met = {o.requirement.id: o.met for o in judge_requirements(workload.requirements, est)}
     loose = unsettled_at(problem.sweep.requirements, metrics, other, SWEEP_METRICS)
-    outcomes = {r.id: _judge(r, metrics) for r in problem.sweep.requirements
-                if judged(r.metric, bool(est.fits)) and r.id not in loose}
-    met.update({r.id: outcomes[r.id].met if r.id in outcomes else None for r in problem.sweep.requirements})
+    statuses: dict[str, Status | None] = {}   # the sweep's requirements judged on this point (one of a batch)
+    for r in problem.sweep.requirements:
+        if judged(r.metric, bool(est.fits)) and r.id not in loose and r.metric in metrics:
+            status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""))
+            statuses[r.id] = status[0] if status else None
+    met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING
+                for r in problem.sweep.requirements})
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     feasible = est.fits and all(met[r] is not False for r in shall)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     "" if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
-                    tuple(k for k, o in outcomes.items() if o.status is Status.AT_RISK))
+                    tuple(k for k, status in statuses.items() if status is Status.AT_RISK))
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:

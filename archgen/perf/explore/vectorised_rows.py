@@ -3,7 +3,8 @@
 `perf.explore.vectorised` times a layout set's points (the training metrics of each, as arrays); `finish` turns them
 into the `PointRow`s `perf.explore.points.evaluate_point` returns, point for point: power, energy per token, goodput and
 cost per token from `perf.workload.derived` as on the per-point path, and each requirement judged by
-`model.requirements.judge_each`, the array form of the one judgement.
+`model.requirements.judge_each`, the array form of the one judgement (a sweep's own with its range and the one "at
+risk" rule, `perf.workload.derived.judge_points`, as on the per-point path).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from archgen import metrics as registry
-from archgen.model.requirements import judge_each
+from archgen.model.requirements import PASSING, Status, judge_each
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.explore.points import PointRow, SweepProblem, requirements
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import unblocked_of
 from archgen.perf.workload.cluster import Machine
-from archgen.perf.workload.derived import judged, point_metrics, unsettled_at
+from archgen.perf.workload.derived import judge_points, judged, point_metrics, unsettled_at
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -53,7 +54,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
 
     `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`. Power,
     energy per token, goodput and cost per token are `perf.workload.derived.point_metrics`, point by point, as on the
-    per-point path; the requirements are judged on arrays (`model.requirements.judge_each`).
+    per-point path; the requirements are judged on arrays (`model.requirements.judge_each`; a sweep's own through
+    `perf.workload.derived.judge_points`, as on the per-point path).
     """
     problem = pts.problem
     base = pts.base
@@ -83,19 +85,14 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     risk: list[list[str]] = [[] for _ in rows]
     for req in problem.sweep.requirements:
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and req.metric in rows[p]]
-        each = judge_each(req, Q_(np.asarray([rows[p][req.metric] for p in have], dtype=float),
-                                  SWEEP_METRICS[req.metric])) if have else []
+        statuses = judge_points(req, [rows[p] for p in have], SWEEP_METRICS[req.metric])
         for got in met:
             got[req.id] = None
-        for p, ok in zip(have, [None] * len(have) if each is None else each, strict=True):
-            met[p][req.id] = None if unsettled_at((req,), rows[p], others[p], SWEEP_METRICS) else ok
-        # met at the central value but not at one end of its range over the rate sets: at risk (points._judge)
-        ranged = [p for p in have if met[p][req.id] and all(f"{req.metric}_{e}" in rows[p] for e in ("low", "high"))]
-        lows, highs = ((judge_each(req, Q_(np.asarray([rows[p][f"{req.metric}_{e}"] for p in ranged], dtype=float),
-                                           SWEEP_METRICS[req.metric])) if ranged else None) or [True] * len(ranged)
-                       for e in ("low", "high"))
-        for p, low, high in zip(ranged, lows, highs, strict=True):
-            if not (low and high):
+        for p, status in zip(have, [None] * len(have) if statuses is None else statuses, strict=True):
+            if status is None or unsettled_at((req,), rows[p], others[p], SWEEP_METRICS):
+                continue
+            met[p][req.id] = status in PASSING
+            if status is Status.AT_RISK:
                 risk[p].append(req.id)
     shall = [r.id for r in requirements(problem) if r.level == "shall"]
     indices = pts.indices[take].tolist()

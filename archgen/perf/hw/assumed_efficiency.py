@@ -5,22 +5,21 @@ altogether). The model still needs a figure for each. It takes the field's defau
 never a measurement of it, and gives it the range the shipped catalog's measurements span, as
 `specs/catalog/accelerators/tpu-v4.yaml` states its `hbm_range`, `flash_range` and `scale_up_range` by hand. The
 estimate is re-timed at both ends of each range and its notes say the efficiency is not measured
-(`perf.workload.efficiency_range`), as for a GEMM efficiency left out (`perf.hw.assumed_gemm`).
+(`perf.workload.efficiency_range`), as for a GEMM efficiency left out (`perf.hw.assumed_gemm`). The range and the
+point follow the rule of `perf.hw.measured_range`; here:
 
-* **The range** of an efficiency is the lowest and highest figure a shipped catalog part states as measured: the
-  part states the field itself (not a default), and its file lists neither the field nor `efficiency` in its
-  `unconfirmed:`. A part's own stated range (MI300X's second HBM copy measurement, 0.738) is that part's judgement
-  and stays out, as the GEMM table leaves out `gemm_range`. `tests/perf/test_assumed_efficiency.py` recomputes the
-  table from the catalog and fails when it drifts.
+* **The range** of an efficiency is over the parts that state the field itself, not listed in `unconfirmed:` under
+  the field or `efficiency`. A part's own stated range (MI300X's second HBM copy measurement, 0.738) is that part's
+  judgement and stays out, as the GEMM table leaves out `gemm_range`.
 * **The point** is the field's default (`model.accelerator.Efficiency`): HBM 0.85, flash 0.787 (FlashAttention-3 on
-  an H100, `perf.hw.kernels.FLASH_EFFICIENCY`), scale-up 0.8. Each lies inside its range today; were one to fall
-  outside after a new measurement, it would take the range's nearer end (`assumed_point`), as `assumed_gemm` does.
+  an H100, `perf.hw.kernels.FLASH_EFFICIENCY`), scale-up 0.8. Each lies inside its range today.
 * A part that states a field or its range (every shipped part) keeps its own figures: nothing here moves them.
 """
 
 from __future__ import annotations
 
 from archgen.model.accelerator import Efficiency
+from archgen.perf.hw.measured_range import Range, held_inside
 
 #: Lowest and highest measured fraction in the shipped catalog, per efficiency, each end with the part and source its
 #: catalog file cites (`efficiency.source`):
@@ -33,7 +32,7 @@ from archgen.model.accelerator import Efficiency
 #: scale_up (ring all-reduce bus bandwidth over the link) 0.61 a100-sxm4-80gb (microsoft/vidur a100_dgx
 #: all_reduce.csv, 8 GPUs, 64 MiB) to 0.824 h100-sxm5-80gb (ASTRA-sim HGX-H100 validation: 741.34 / 900);
 #: mi300x's 0.75 (AMD ROCm blog, ~48 of 64 GB/s per xGMI link) and h200-sxm-141gb's 0.824 lie between.
-MEASURED_RANGE: dict[str, tuple[float, float]] = {
+MEASURED_RANGE: dict[str, Range] = {
     "hbm": (0.783, 0.866), "flash": (0.787, 0.85), "scale_up": (0.61, 0.824)}
 
 #: The efficiencies this module covers, in the order estimates name them.
@@ -42,8 +41,7 @@ NAMES = ("hbm", "flash", "scale_up")
 
 def assumed_point(name: str, default: float) -> float:
     """The assumed `name` efficiency of a part that states none: `default`, held inside the measured range."""
-    lo, hi = MEASURED_RANGE[name]
-    return min(max(default, lo), hi)
+    return held_inside(default, MEASURED_RANGE[name])
 
 
 def unstated(eff: Efficiency) -> tuple[str, ...]:
@@ -57,7 +55,7 @@ def point(eff: Efficiency, name: str) -> float:
     return assumed_point(name, value) if name in unstated(eff) else value
 
 
-def effective_range(eff: Efficiency, name: str) -> tuple[float, float] | None:
+def effective_range(eff: Efficiency, name: str) -> Range | None:
     """The range of `name` an estimate spans: the stated one, the measured one where unstated, else None."""
     stated = getattr(eff, f"{name}_range")
     if stated is not None:

@@ -4,21 +4,21 @@ A user-defined part may leave `efficiency.gemm` out, or state it for some data t
 figure for every data type a workload runs in. It takes a point that is an assumption, never a measurement, and
 gives it the range the shipped catalog's measurements span, as `specs/catalog/accelerators/tpu-v4.yaml` states its
 `gemm_range`. The estimate is re-timed at both ends of that range and its notes say the efficiency is not measured
-(`perf.workload.efficiency_range`).
+(`perf.workload.efficiency_range`). The range and the point follow the rule of `perf.hw.measured_range`; here:
 
-* **The range** of a data type is the lowest and highest `efficiency.gemm` that a shipped catalog part states as
-  measured (neither listed in its `unconfirmed:` nor derived from a sibling part), in that data type. A data type
-  the catalog measures on no part (tf32, int8, fp6, fp64) takes the range over every measured data type.
-  `tests/perf/test_assumed_gemm.py` recomputes these from the catalog and fails when they drift.
+* **The range** of a data type is over the GEMM efficiencies measured in that data type (a figure derived from a
+  sibling part is listed in `unconfirmed:` too). A data type the catalog measures on no part (tf32, int8, fp6, fp64)
+  takes the range over every measured data type.
 * **The point** is the part's own lowest stated GEMM efficiency where it states any (the figure closest to what
   the part is known to reach), else 0.7, a round figure inside the measured bf16, fp16 and fp8 ranges (TPU v4's
-  assumption). Where that point lies outside the data type's range (0.7 against fp4's 0.357 to 0.574), it is the
-  range's nearer end: no measurement in the catalog supports a figure beyond it.
+  assumption). 0.7 lies above fp4's range (0.357 to 0.574), so a part stating no efficiency runs fp4 at 0.574.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from archgen.perf.hw.measured_range import Range, held_inside
 
 #: The point a part with no GEMM efficiency at all is given (an assumption, see the module docstring).
 ASSUMED_GEMM_EFFICIENCY = 0.7
@@ -30,7 +30,7 @@ ASSUMED_GEMM_EFFICIENCY = 0.7
 #: 1,307.4) to 0.859 a100-sxm4-80gb (as fp16); fp8 0.487 mi300x (the ROCm blog's Table 1: 1,273 / 2,614.9) to 0.769
 #: gaudi3 (ml-engineering MAMF v2: 1,289.5 / 1,677); fp4 0.357 b300-sxm-288gb (NVIDIA/TransformerEngine
 #: gemm_profiling.rst, NVFP4 training shapes) to 0.574 mi355x (ROCm/aiter PR 2037: 5,775 / 10,066.3 TFLOP/s).
-MEASURED_GEMM_RANGE: dict[str, tuple[float, float]] = {
+MEASURED_GEMM_RANGE: dict[str, Range] = {
     "fp16": (0.5, 0.859), "bf16": (0.511, 0.859), "fp8": (0.487, 0.769), "fp4": (0.357, 0.574)}
 
 #: The range over every measured data type, for a data type the catalog measures on no part: 0.357 (b300-sxm-288gb,
@@ -38,13 +38,12 @@ MEASURED_GEMM_RANGE: dict[str, tuple[float, float]] = {
 MEASURED_GEMM_RANGE_ANY = (0.357, 0.859)
 
 
-def measured_range(dtype: str) -> tuple[float, float]:
+def measured_range(dtype: str) -> Range:
     """The catalog's measured GEMM efficiency range for `dtype` (over every data type where it measures none)."""
     return MEASURED_GEMM_RANGE.get(dtype, MEASURED_GEMM_RANGE_ANY)
 
 
 def assumed_point(dtype: str, stated: Mapping[str, float]) -> float:
     """The assumed GEMM efficiency of `dtype` on a part that states `stated` (other data types) and not `dtype`."""
-    lo, hi = measured_range(dtype)
     point = min(stated.values()) if stated else ASSUMED_GEMM_EFFICIENCY
-    return min(max(point, lo), hi)
+    return held_inside(point, measured_range(dtype))

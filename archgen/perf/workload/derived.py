@@ -19,10 +19,23 @@ judge: each consumer judges a workload's requirements once, on its finished esti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from archgen.model.requirements import Outcome, Requirement, Unsettled, judge, on_assumed, spread, unsettled_note
+import numpy as np
+
+from archgen.model.requirements import (
+    Outcome,
+    Requirement,
+    Status,
+    Unsettled,
+    judge,
+    judge_each,
+    on_assumed,
+    spread,
+    status_of,
+    unsettled_note,
+)
 from archgen.units import Q_
 
 if TYPE_CHECKING:
@@ -88,6 +101,24 @@ def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, floa
             if unsettled_note(req, Q_(metrics[req.metric], unit), {req.metric: (Q_(other[req.metric], unit), "")}):
                 out.add(req.id)
     return out
+
+
+def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]], unit: str) -> list[Status] | None:
+    """A sweep requirement judged on the metric of each of `points` (floats in `unit`), with the metric's range.
+
+    The range is the metric's `_low` and `_high` where a point has them (`spread`: goodput and what derives from it,
+    over the failure-rate sets): the value and each end are judged on arrays (`judge_each`) and the status is
+    `status_of`'s, so that a point met at its value but not at one end is at risk, as `check` judges it (REQ004).
+    Every point must have the metric; the per-point path passes one point, the batched path many. None where the
+    values do not have the target's dimension (each not provided).
+    """
+    values = [p[requirement.metric] for p in points]
+    ends = [spread(p, requirement.metric) or (v, v) for p, v in zip(points, values, strict=True)]  # none: the value
+    met, low, high = (judge_each(requirement, Q_(np.asarray(column, dtype=float), unit))
+                      for column in (values, [e[0] for e in ends], [e[1] for e in ends]))
+    if met is None or low is None or high is None:
+        return None
+    return [status_of(m, (lo, hi)) for m, lo, hi in zip(met, low, high, strict=True)]
 
 
 def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:

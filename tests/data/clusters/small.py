@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-RACKS = """kind: Rack
+#: A 42 U air-cooled rack of four DGX H100 on three 60 A feeds (N+1): the compute rack of the small test clusters.
+DGX_H100_RACK = """kind: Rack
 id: c4
 form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
 slots:
@@ -13,7 +14,9 @@ power:
   pdus: {redundancy: N+1}
 cooling:
   air: {class: A2, delta_t: 20 K}
----
+"""
+
+RACKS = DGX_H100_RACK + """---
 kind: Rack
 id: net
 form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}

@@ -1,0 +1,153 @@
+"""The pipeline's reliability-and-cost stage: every cluster's failures and cost, each workload's goodput and cost.
+
+`analyse_operations` runs the reliability analysis (`analyse.reliability`) and the cost analysis (`analyse.cost`) of
+each cluster, then adds to each workload estimated on one its goodput and what follows from it (`analyse.goodput`)
+and its cost per hour and per token (`analyse.cost.workload_cost`), recording in `Operations` why a figure is not
+provided (`withheld`), what rests on an input nobody gave (`unsettled`) and on assumed inputs (`assumed`).
+`sweep_figures` gives a sweep point on a cluster the same failure figures and cost per accelerator-hour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from archgen.analyse.assumed import assumed_inputs, sweep_words
+from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost, workload_cost
+from archgen.analyse.goodput import (
+    CHECKPOINT_METRICS,
+    checkpoint_bytes,
+    cluster_unsettled,
+    failure_ends,
+    failures_of,
+    goodput,
+    no_checkpoint_target,
+    rate_sets,
+    still_withheld,
+    unblocked_metrics,
+    unsettled,
+    workload_metrics,
+)
+from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.operations import Operations
+from archgen.analyse.reliability import analyse_reliability, job_interruptions
+from archgen.build import Design
+from archgen.model import Model
+from archgen.perf.train.goodput import Failures
+from archgen.perf.workload.results import WorkloadResult
+from archgen.units import Q_, Q
+from archgen.validate import Specs
+
+
+def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
+                       workloads: dict[str, WorkloadResult]) -> tuple[Operations, dict[str, WorkloadResult]]:
+    """Reliability and cost of each cluster, goodput and cost per token of each workload on one.
+
+    Returns the findings and the workloads with the new metrics added (the pipeline then judges their requirements,
+    `perf.workload.results.judge_workloads`).
+    """
+    ops = Operations()
+    for path, analysis in clusters.items():
+        rel = analyse_reliability(design.specs, analysis)
+        ops.reliability[path] = rel
+        analysis.metrics.update(rel.metrics)
+        cost = analyse_cost(design.specs, analysis)
+        if cost is not None:
+            ops.cost[path] = cost
+            analysis.metrics.update(cost.metrics)
+            if cost.withheld:
+                _withhold(ops, path, CAPEX_METRICS, cost.withheld)
+            if cost.no_opex:   # no facility cost, or prices in several currencies (then no capex either)
+                _withhold(ops, path, FACILITY_METRICS + (CAPEX_METRICS if cost.currency is None else ()),
+                          cost.no_opex)
+    out = dict(workloads)
+    largest: dict[str, tuple[int, str]] = {}
+    no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
+    for path, r in workloads.items():
+        est, w = r.estimate, r.workload
+        a = clusters.get(f"cluster/{est.cluster}") if est is not None else None
+        if a is None or est is None or not est.fits or (w.training is None and w.inference is None):
+            continue
+        tps = est.metrics.get("tokens_per_second")
+        extra: dict[str, Q] = {}
+        other: dict[str, Q] = {}   # the figures at the other end of an unknown blocking time (REL008)
+        if w.training is not None:
+            model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
+            if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
+                continue
+            if not w.checkpoint.tokens:
+                _withhold(ops, path, ("time_to_train", "goodput_time_to_train"), NO_TOKEN_BUDGET)
+            g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
+            if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
+                extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)
+                # what the storage must hold, and the time to train, need none
+                extra["checkpoint_size"] = Q_(checkpoint_bytes(model, w.checkpoint.bytes_per_parameter), "B").to("TB")
+                if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
+                    extra["time_to_train"] = (Q_(w.checkpoint.tokens, "") / tps).to("day")
+                tps = None
+                why = f"{no_checkpoint_target(design.specs, a, w) or 'its checkpoints have nowhere to go'} (REL006)"
+                _withhold(ops, path, CHECKPOINT_METRICS + JOB_COST_METRICS[1:], why)
+                no_goodput.setdefault(a.cluster.path, f"its training job {w.id} has no goodput: {why}")
+            else:
+                ops.goodput[path] = g
+                extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
+                other = unblocked_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
+                for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
+                    _withhold(ops, path, names, why)
+                    extra = {k: v for k, v in extra.items() if k not in names}
+                tps = extra.get("goodput_tokens_per_second")  # withheld: no cost per token, not one on raw tokens/s
+                if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
+                    largest[a.cluster.path] = (est.gpus, path)
+        cost = ops.cost.get(a.cluster.path)
+        if cost is not None:
+            extra |= workload_cost(cost, est.gpus, tps)
+            other |= workload_cost(cost, est.gpus, other.get("goodput_tokens_per_second")) if other else {}
+            for why in (cost.withheld, cost.no_opex):
+                if why:
+                    _withhold(ops, path, JOB_COST_METRICS, why)
+        if other:
+            ops.unsettled[path] = unsettled(extra, other)
+        out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra}))
+    for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
+        largest_est = out[wpath].estimate
+        assert largest_est is not None, "only jobs with an estimate are ranked"
+        m = largest_est.metrics
+        cm = clusters[cpath].metrics
+        cm.update({k: m[k] for k in ("goodput", "goodput_low", "goodput_high", "checkpoint_interval") if k in m})
+        used = cm.get("tco_per_used_accelerator_hour")
+        if used is not None and "goodput" in cm and cm["goodput"].m > 0:
+            cm["tco_per_goodput_accelerator_hour"] = used / cm["goodput"].m
+        if wpath in ops.unsettled:   # the cluster's goodput rests on that job's blocking time too
+            ops.unsettled[cpath] = cluster_unsettled(ops.unsettled[wpath], used)
+    for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
+        if cpath not in largest:
+            _withhold(ops, cpath, ("goodput", "goodput_low", "goodput_high", "checkpoint_interval",
+                                   "tco_per_goodput_accelerator_hour"), why)
+    ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
+    return ops, out
+
+
+#: Why a training job has no time to train: nothing states how many tokens it trains on.
+NO_TOKEN_BUDGET = "the workload states no token budget: give `checkpoint: {tokens: 15.6e12}` (tokens of the run)"
+
+
+def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:
+    """Record why `metrics` of `path` are not provided; a metric withheld for two reasons gives both."""
+    reasons = ops.withheld.setdefault(path, {})
+    for name in metrics:
+        reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
+
+
+def sweep_figures(specs: Specs, a: ClusterAnalysis,
+                  in_memory: bool = False) -> tuple[Failures, tuple[Failures, ...], float | None, str]:
+    """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
+
+    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`);
+    in words, their rate sets and the assumed inputs under goodput and cost per token (`assumed.sweep_words`).
+    """
+    rel = analyse_reliability(specs, a)
+    cost = analyse_cost(specs, a)
+    per_hour = cost.per_used_accelerator_hour if cost is not None and cost.currency == "USD" else None
+    central = failures_of(rel, specs, a)
+    return (central, failure_ends(rel, specs, a),
+            per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (
+                rate_sets(rel, central.domain_nodes > 1), sweep_words(a, rel, cost, in_memory)))))
