@@ -27,8 +27,8 @@ from fractions import Fraction
 
 from archgen.analyse.nodes import count
 from archgen.model import Switch
-from archgen.model.fabrics import PortUse
 from archgen.model.network import Ports, parse_breakout
+from archgen.model.tiers import PortUse
 from archgen.units import Q_, Q
 
 

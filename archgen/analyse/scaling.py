@@ -27,8 +27,8 @@ from archgen.analyse.bom import surplus_switch_power
 from archgen.analyse.cabling import analyse_cabling
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster
 from archgen.build import ClusterDesign, Design, bind_cluster
-from archgen.model.fabrics import TIER_NAMES
 from archgen.model.network import COPPER_MEDIA
+from archgen.model.tiers import TIER_NAMES
 from archgen.units import Q_, Q
 
 #: Largest scaled design analysed (racks): bounds the time a cluster document spends on its scaling chart.

@@ -1,0 +1,59 @@
+"""Fabric keys that nothing reads are refused or reported, not silently ignored (the product rule: "when a key is not
+honoured, refuse it").
+
+Each case starts from a small hand-written spec that was accepted before, with the key read by nothing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.errors import SpecError
+from archgen.pipeline import run
+from tests.test_fabric_examples import DRAGONFLY
+
+#: 8 racks of 4 DGX H100 (8 rails of 32 domains) on a rail-only fabric of QM9700 rail switches.
+RAIL_ONLY = DRAGONFLY.split("fabrics:")[0] + """fabrics:
+- id: rails
+  topology: rail-only
+  role: compute
+  speed: 400 Gb/s
+  switch: qm9700
+  links:
+    access: [dac-800g-osfp, mmf-800g-sr8]
+"""
+
+
+def _refused(spec_tree, text: str) -> list:
+    with pytest.raises(SpecError) as err:
+        run([spec_tree({"clusters/d.yaml": text})])
+    return err.value.problems
+
+
+def test_rail_only_refuses_spine_core_links(spec_tree) -> None:
+    """A rail is one switch or a leaf-spine tree: `links.spine_core` was accepted (RailOnly shared the fat tree's
+    `Links`) and read by nothing. It is refused at the key, saying why."""
+    text = RAIL_ONLY + "    spine_core: [mmf-800g-sr8]\n"
+    [problem] = _refused(spec_tree, text)
+    assert problem.path == "fabrics.0.links.spine_core"
+    assert "rail-only fabric has no core tier" in problem.message and problem.location.line == text.count("\n")  # the last line
+
+
+@pytest.mark.parametrize(("tier", "key", "value"), [
+    ("leaf", "up", "{ports: 33-64}"), ("leaf", "uplinks", "8"), ("leaf", "uplink_speed", "800 Gb/s"),
+    ("leaf", "count", "4"), ("spine", "count", "2"), ("spine", "oversubscription", "'2:1'"),
+    ("spine", "up", "{ports: 33-64}"),
+])
+def test_rail_only_refuses_tier_keys_its_sizing_does_not_read(spec_tree, tier, key, value) -> None:
+    """The rail-only sizing reads a tier's switch, its `down` ports and the leaf's oversubscription; counts are
+    derived and a rail's spines are its top tier. The other tier keys were accepted and ignored."""
+    [problem] = _refused(spec_tree, RAIL_ONLY + f"  {tier}: {{{key}: {value}}}\n")
+    assert problem.path == f"fabrics.0.{tier}.{key}"
+    assert "a rail-only fabric does not read it" in problem.message
+
+
+def test_rail_only_keys_it_reads_still_pass(spec_tree) -> None:
+    """`leaf_spine` links, tier switches, `down` ports and the leaf oversubscription are read: accepted."""
+    text = RAIL_ONLY + "    leaf_spine: [mmf-800g-sr8]\n  leaf: {oversubscription: '1:1', down: {ports: 1-64}}\n"
+    result = run([spec_tree({"clusters/d.yaml": text})])
+    assert result.metrics["cluster/d/fabric/rails"]["tiers"].m == 1
