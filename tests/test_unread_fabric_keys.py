@@ -57,3 +57,16 @@ def test_rail_only_keys_it_reads_still_pass(spec_tree) -> None:
     text = RAIL_ONLY + "    leaf_spine: [mmf-800g-sr8]\n  leaf: {oversubscription: '1:1', down: {ports: 1-64}}\n"
     result = run([spec_tree({"clusters/d.yaml": text})])
     assert result.metrics["cluster/d/fabric/rails"]["tiers"].m == 1
+
+
+def test_b200_core_links_are_noted_for_growth_and_used_by_the_growth_series(shipped) -> None:
+    """The B200 SuperPOD's compute fabric is `tiers: auto` with `spine_core` links: 2 tiers at its 4 SUs (32 leaves
+    on 64-port spines), so nothing read them and nothing said so. NET025 (info) says so at the key, and the growth
+    series builds the core, and uses the links, from the first size past 64 leaves (8 x: 256 leaves)."""
+    [note] = [f for f in shipped.findings if f.id == "NET025"]
+    assert note.severity == "info" and note.object == "cluster/dgx-b200-superpod/fabric/compute"
+    assert note.location.file.endswith("dgx-b200-superpod.yaml") and "used from 65 leaves per plane" in note.message
+    series = shipped.scaling["cluster/dgx-b200-superpod"]
+    point = {p.factor: p for p in series.points}
+    assert (point[1].tiers["compute"], point[8].tiers["compute"]) == (2, 3)
+    assert "core" not in point[1].switches["compute"] and point[8].switches["compute"]["core"] > 0

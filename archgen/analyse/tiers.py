@@ -169,6 +169,15 @@ def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float,
     return TierSplit(replace(plan, radix=down + up), down, up, up_speed, tuple(problems))
 
 
+def two_tier_leaves(fabric: BoundFabric) -> int:
+    """The most leaves per plane that 2 tiers join: a top-tier spine's ports at the leaves' uplink rate.
+
+    `tiers: auto` builds a core once a plane needs more leaves than this.
+    """
+    below = split(fabric, "leaf", fat_tree(fabric).speed, False)
+    return split(fabric, "spine", below.up_speed, True).radix
+
+
 @dataclass(frozen=True)
 class PlaneDemand:
     """Ports one plane's leaves take (endpoints, nodes, nodes in groups, others, reserved) and its rail groups."""
@@ -224,10 +233,9 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
                                 f"slower than the fabric's {spec.speed:~P}", spec.speed, native))
     if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
         below = split(fabric, "leaf", spec.speed, False)
-        k_spine = split(fabric, "spine", below.up_speed, True).radix
         one = max(fixed or 0, demand.leaves(split(fabric, "leaf", spec.speed, True).down)[0])
         two = max(fixed or 0, demand.leaves(below.down)[0])
-        tiers_used = 1 if one <= 1 else 2 if 0 < two <= k_spine else 3
+        tiers_used = 1 if one <= 1 else 2 if 0 < two <= two_tier_leaves(fabric) else 3
     else:
         tiers_used = int(spec.tiers)
     s_leaf = split(fabric, "leaf", spec.speed, tiers_used == 1)
