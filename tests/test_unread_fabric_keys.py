@@ -70,3 +70,32 @@ def test_b200_core_links_are_noted_for_growth_and_used_by_the_growth_series(ship
     point = {p.factor: p for p in series.points}
     assert (point[1].tiers["compute"], point[8].tiers["compute"]) == (2, 3)
     assert "core" not in point[1].switches["compute"] and point[8].switches["compute"]["core"] > 0
+
+
+#: 8 DGX H100 whose BMC ports (1 GbE) join one SN2201 out-of-band switch: 48 x 1GbE RJ45 and 4 x 100GbE QSFP28.
+OOB = DRAGONFLY.split("fabrics:")[0].replace("count: 8}]", "count: 2}]") + """fabrics:
+- id: oob
+  topology: fat-tree
+  role: management
+  speed: 1 Gb/s
+  switch: sn2201
+  tiers: TIERS
+  links:
+    access: [cat6a-1g]
+LINKS"""
+
+
+@pytest.mark.parametrize(("tiers", "links", "expected"), [
+    (1, "", {"leaf": (52, 44)}),                             # 8 BMC ports; before: radix 48, 40 free
+    (2, "    leaf_spine: [cat6a-1g]\n",                       # RJ45 uplinks split 24:24 at 1:1 on one leaf
+     {"leaf": (52, 20), "spine": (52, 28)}),                 # before: 48 and 16, 48 and 24
+])
+def test_every_port_group_of_the_switch_is_counted(spec_tree, tiers, links, expected) -> None:
+    """An SN2201's four QSFP28 ports (netbox device-type library, PR 3560: swp49-52) were left out of the radix and
+    the free ports wherever no `uplinks`/`up` took them: a tier counted only the groups its roles use. Every port
+    of the switch is counted now, a group no role uses once per port at its native rate, and free."""
+    text = OOB.replace("TIERS", str(tiers)).replace("LINKS", links)
+    m = run([spec_tree({"clusters/d.yaml": text})]).metrics["cluster/d/fabric/oob"]
+    for tier, (radix, free) in expected.items():
+        assert (m[f"{tier}.switches"].m, m[f"{tier}.radix"].m, m[f"{tier}.ports_free"].m) == (1, radix, free), tier
+        assert m[f"{tier}.ports_used"].m + m[f"{tier}.ports_free"].m == radix

@@ -152,7 +152,7 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
                                 f"'{group.name}'; {max(left, 0)} are left beside the down ports",
                                 count(math.ceil(up / per_port)), count(max(left, 0))))
     rest = max(left - math.ceil(up / per_port), 0) * max(plan.breakout, 1)   # beside the down and up ports
-    return TierSplit(replace(plan, unassigned=rest), plan.down, up, up_speed, tuple(problems))
+    return TierSplit(replace(plan, unassigned=rest + plan.idle), plan.down, up, up_speed, tuple(problems))
 
 
 def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float, problems: list) -> TierSplit:
