@@ -155,11 +155,12 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "<tier>.spare_switches", "", "", 0, "Spare switches", "Spare switches of tier <tier>.", _N),
     Metric("fabric", "<tier>.ports_used", "", "", 0, "Ports used", "Ports used at tier <tier>, every plane.", _N),
     Metric("fabric", "<tier>.ports_free", "", "", 0, "Ports free", "Ports left at tier <tier>, every plane, those "
-           "in no `down`/`up` range included: ports used + free = switches x radix.", _N),
+           "in no `down`/`up` range and those of port groups no role uses included: ports used + free = switches x "
+           "radix.", _N),
     Metric("fabric", "<tier>.max_ports_used_per_switch", "", "", 0, "Ports used per switch", "Most ports used on "
            "one switch of tier <tier>.", _N),
     Metric("fabric", "<tier>.radix", "", "", 0, "Radix", "Ports of one switch of tier <tier> (after breakout), "
-           "whether or not a `down`/`up` range takes them.", _N),
+           "whether or not a `down`/`up` range takes them; a port group no role uses counts once per port.", _N),
     Metric("fabric", "<tier>.breakout", "", "", 0, "Breakout", "Logical ports per cage at tier <tier>.", _N),
     Metric("fabric", "<tier>.breakout_cages", "", "", 0, "Cages used", "Cages used at tier <tier>, every "
            "plane.", _N),

@@ -27,8 +27,8 @@ from fractions import Fraction
 
 from archgen.analyse.nodes import count
 from archgen.model import Switch
-from archgen.model.fabrics import PortUse
 from archgen.model.network import Ports, parse_breakout
+from archgen.model.tiers import PortUse
 from archgen.units import Q_, Q
 
 
@@ -56,8 +56,10 @@ class TierPorts:
         up_speed: Rate of those uplinks (None: the fabric's or the tier's `uplink_speed`).
         group: The down group.
         problems: What does not fit.
-        unassigned: Ports of the groups the roles use that no role takes (a `down`/`up` range short of the
-            group), at the role's breakout: the switch's ports are the radix plus these.
+        unassigned: Ports no role takes: the rest of the groups the roles use (a `down`/`up` range short of the
+            group), at the role's breakout, and `idle`: the switch's ports are the radix plus these.
+        idle: Ports of the groups no role uses (an SN2201's QSFP28 ports when no uplinks come from them), once each
+            at their native rate, as the datasheet counts them; part of `unassigned`.
     """
 
     radix: int
@@ -68,6 +70,12 @@ class TierPorts:
     group: Ports | None = None
     problems: tuple[Problem, ...] = field(default_factory=tuple)
     unassigned: int = 0
+    idle: int = 0
+
+
+def idle_ports(switch: Switch, *used: Ports) -> int:
+    """Physical ports of the switch's groups that none of `used` is: free ports, once each at their native rate."""
+    return sum(g.count for g in switch.groups if not any(g is u for u in used))
 
 
 def up_ports(capacity: float, over: float) -> int:
@@ -155,8 +163,9 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
     if up_use is None and uplinks is None:
         phys = (down_span[1] - down_span[0] + 1) if down_span else g_down.count
         fixed_down = phys * b_down if down_span else None
+        idle = idle_ports(switch, g_down)
         return TierPorts(phys * b_down, b_down, fixed_down, None, None, g_down, tuple(problems),
-                         max(g_down.count - phys, 0) * b_down)
+                         max(g_down.count - phys, 0) * b_down + idle, idle)
     # uplinks: an `up` assignment, or fixed `uplinks` from another group that carries them, else the down group
     up_rate = uplink_speed or rate
     if up_use is not None:
@@ -209,8 +218,9 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
     # ports no role takes: the rest of the down group, and of a separate up group, each at its breakout
     left_down = g_down.count - max(down_phys, 0) - (up_phys if g_up is g_down else 0)
     left_up = 0 if g_up is g_down else g_up.count - up_phys
-    unassigned = max(left_down, 0) * b_down + max(left_up, 0) * b_up + max(up_phys * b_up - up, 0)
-    return TierPorts(down + up, b_down, down, up, up_rate, g_down, tuple(problems), unassigned)
+    idle = idle_ports(switch, g_down, g_up)
+    unassigned = max(left_down, 0) * b_down + max(left_up, 0) * b_up + max(up_phys * b_up - up, 0) + idle
+    return TierPorts(down + up, b_down, down, up, up_rate, g_down, tuple(problems), unassigned, idle)
 
 
 def role_groups(switch: Switch, down_use: PortUse | None, up_use: PortUse | None, uplinks: int | None = None,

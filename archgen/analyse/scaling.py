@@ -27,8 +27,8 @@ from archgen.analyse.bom import surplus_switch_power
 from archgen.analyse.cabling import analyse_cabling
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster
 from archgen.build import ClusterDesign, Design, bind_cluster
-from archgen.model.fabrics import TIER_NAMES
 from archgen.model.network import COPPER_MEDIA
+from archgen.model.tiers import TIER_NAMES
 from archgen.units import Q_, Q
 
 #: Largest scaled design analysed (racks): bounds the time a cluster document spends on its scaling chart.
@@ -55,6 +55,9 @@ class ScalePoint:
         bom: The cluster BOM's lines at this size, as (part, kind, note, quantity).
         over_reach: Runs longer than their media reach at this size (what CAB001 reports of the design itself),
             as (fabric id, link class, link option, links, longest run in metres, reach).
+        unlaid: Links of the fat trees not laid out at this size, because they do not fit their switches or tiers
+            (NET001/NET003: counted, not wired, `analyse.cabling`), as (fabric id, link class, the first link option
+            they are counted as, links): without lengths, neither their length bins nor their reach are known.
     """
 
     factor: int
@@ -69,6 +72,7 @@ class ScalePoint:
     problems: tuple[tuple[str, Problem], ...] = ()
     bom: tuple[tuple[str, str, str, int], ...] = ()
     over_reach: tuple[tuple[str, str, str, int, float, Q], ...] = ()
+    unlaid: tuple[tuple[str, str, str, int], ...] = ()
 
     def switches_by_tier(self) -> dict[str, int]:
         """Switches per tier name summed over the fabrics (leaf, spine, core)."""
@@ -151,6 +155,7 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
         media = {end.id: end.media for opt in t.options for end in (opt.a, opt.b)}
         optical += sum(n for mid, n in t.modules.items() if media.get(mid) not in COPPER_MEDIA)
     problems = tuple((fa.fabric.spec.id, p) for fa in a.fabrics for p in fa.problems)
+    unwired = {fa.fabric.spec.id for fa in a.fabrics if fa.topology == "fat-tree" and not fa.buildable}
     return ScalePoint(
         factor=factor, units=sum(a.cluster.unit_counts.values()), accelerators=a.accelerators, nodes=a.node_count,
         racks=a.cluster.rack_total, tiers={fa.fabric.spec.id: fa.tiers_used for fa in a.fabrics},
@@ -159,7 +164,9 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
         network_power=(sum(cab.network_power.values(), Q_(0, "kW")) + surplus_switch_power(a)).to("kW"),
         problems=problems, bom=tuple((line.part, line.kind, line.note, line.quantity) for line in cab.bom),
         over_reach=tuple((t.fabric, t.tier, opt.label, n, longest, opt.reach) for t in cab.tiers
-                         for opt, n, longest in t.over_reach))
+                         for opt, n, longest in t.over_reach),
+        unlaid=tuple((t.fabric, t.tier, t.options[0].label if t.options else "", t.links) for t in cab.tiers
+                     if t.fabric in unwired and t.links and not t.lengths_known))
 
 
 def _too_big(fa: FabricAnalysis) -> bool:

@@ -1,14 +1,23 @@
 """Problems over a fat tree's tiers as a whole: keys on tiers not built, and switches short of ports.
 
-`archgen.analyse.fabric` adds these after `archgen.analyse.tiers` has sized the tiers.
+`archgen.analyse.fabric` adds these after `archgen.analyse.tiers` has sized the tiers; `unbuilt_links` (NET025) is
+read by its check from the finished analysis, and is no problem of the size (the growth series leaves it out).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
-from archgen.analyse.tiers import TIERS, TierCount
+from archgen.analyse.tiers import TIERS, TierCount, two_tier_leaves
 from archgen.build import BoundFabric
+
+if TYPE_CHECKING:
+    from archgen.analyse.fabric import FabricAnalysis
+
+#: The link class up to each tier above the leaves (as `archgen.model.fabrics.LINK_TIERS`).
+_LINK_UP_TO = {"spine": "leaf_spine", "core": "spine_core"}
 
 
 def top_tier_ports(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
@@ -42,3 +51,44 @@ def radix_problems(here: tuple, tiers: tuple[TierCount, ...], counted: set[tuple
                     count(t.max_used_per_switch), count(t.assigned))
             for t in tiers if t.switch is not None and t.switches and here + (t.name, "count") not in counted
             and t.max_used_per_switch > t.assigned]
+
+
+def unbuilt_links(fa: FabricAnalysis) -> list[Problem]:
+    """Link options of a tier that `tiers: auto` (or a rail-only fabric) does not build at the design's size.
+
+    They are used at the sizes that build the tier (the growth series), so they are kept, and the note says from
+    which size; with a fixed `tiers` they are refused at validation, and a rail-only fabric refuses `spine_core`.
+    """
+    spec, here, leaf = fa.fabric.spec, fa.fabric.owner_path, fa.tier("leaf")
+    if leaf is None:
+        return []
+    if spec.topology == "rail-only":
+        domains = int(fa.figures["rail_only.domains_per_rail"].m) if "rail_only.domains_per_rail" in fa.figures else 0
+        if fa.tiers_used > 1 or not spec.links.leaf_spine:
+            return []
+        return [Problem("NET025", here + ("links", "leaf_spine"), f"links.leaf_spine given, but each rail of this "
+                        f"rail-only fabric is one switch at its size ({domains} scale-up domains per rail, "
+                        f"{leaf.switch.id if leaf.switch else 'its switch'} holds {leaf.assigned}); these links are "
+                        f"used from {leaf.assigned + 1} domains per rail, where a rail gets leaves and spines",
+                        count(domains), count(leaf.assigned))]
+    if spec.topology != "fat-tree" or spec.tiers != "auto":
+        return []
+    out, k_spine = [], two_tier_leaves(fa.fabric)
+    for name in TIERS[fa.tiers_used:]:
+        link = _LINK_UP_TO[name]
+        if not getattr(spec.links, link):
+            continue
+        if name == "spine":
+            why = (f"one {leaf.switch.id if leaf.switch else 'switch'} per plane holds its {fa.links['access']} "
+                   f"ports; these links are used once a plane needs a second leaf")
+            measured, limit = fa.links["access"], leaf.radix
+        else:
+            why = (f"{leaf.switches} lea{'f' if leaf.switches == 1 else 'ves'} per plane, and {k_spine}-port spines "
+                   f"join up to {k_spine}; these links are used from {k_spine + 1} leaves per plane, where a core is "
+                   "built")
+            measured, limit = leaf.switches, k_spine
+        tiers = f"{fa.tiers_used} tier{'s' if fa.tiers_used > 1 else ''}"
+        out.append(Problem("NET025", here + ("links", link), f"links.{link} given, but tiers: auto builds this "
+                           f"fabric with {tiers} at its size: {why} (the cluster document's growth series shows the "
+                           "sizes)", count(measured), count(limit)))
+    return out

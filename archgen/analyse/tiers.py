@@ -152,7 +152,7 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
                                 f"'{group.name}'; {max(left, 0)} are left beside the down ports",
                                 count(math.ceil(up / per_port)), count(max(left, 0))))
     rest = max(left - math.ceil(up / per_port), 0) * max(plan.breakout, 1)   # beside the down and up ports
-    return TierSplit(replace(plan, unassigned=rest), plan.down, up, up_speed, tuple(problems))
+    return TierSplit(replace(plan, unassigned=rest + plan.idle), plan.down, up, up_speed, tuple(problems))
 
 
 def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float, problems: list) -> TierSplit:
@@ -167,6 +167,15 @@ def _by_rate(plan: TierPorts, speed: Q, up_speed: Q, per_port: int, over: float,
     c_up = up_ports(phys * b * s, b * s + over * per_port * s_up)
     down, up = (phys - c_up) * b, c_up * per_port
     return TierSplit(replace(plan, radix=down + up), down, up, up_speed, tuple(problems))
+
+
+def two_tier_leaves(fabric: BoundFabric) -> int:
+    """The most leaves per plane that 2 tiers join: a top-tier spine's ports at the leaves' uplink rate.
+
+    `tiers: auto` builds a core once a plane needs more leaves than this.
+    """
+    below = split(fabric, "leaf", fat_tree(fabric).speed, False)
+    return split(fabric, "spine", below.up_speed, True).radix
 
 
 @dataclass(frozen=True)
@@ -224,10 +233,9 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
                                 f"slower than the fabric's {spec.speed:~P}", spec.speed, native))
     if spec.tiers == "auto":  # the fewest tiers that fit: one leaf, or no more leaves than a spine has ports
         below = split(fabric, "leaf", spec.speed, False)
-        k_spine = split(fabric, "spine", below.up_speed, True).radix
         one = max(fixed or 0, demand.leaves(split(fabric, "leaf", spec.speed, True).down)[0])
         two = max(fixed or 0, demand.leaves(below.down)[0])
-        tiers_used = 1 if one <= 1 else 2 if 0 < two <= k_spine else 3
+        tiers_used = 1 if one <= 1 else 2 if 0 < two <= two_tier_leaves(fabric) else 3
     else:
         tiers_used = int(spec.tiers)
     s_leaf = split(fabric, "leaf", spec.speed, tiers_used == 1)

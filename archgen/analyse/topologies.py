@@ -275,12 +275,12 @@ def _rail_only(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec
     leaves, spines = n_rails * f["leaves"], n_rails * f["spines"]
     access = domains * n_rails
     leaf = TierCount("leaf", leaf_sw, s, leaf_plan.radix, leaf_plan.breakout, f["down"], f["up"], s, leaves, access,
-                     leaves * f["up"])
+                     leaves * f["up"], unassigned=leaf_plan.unassigned)
     tiers: tuple[TierCount, ...] = (leaf,)
     links = {"access": access}
     if f["tiers"] == 2:
         tiers += (TierCount("spine", spine_sw, s, spine_plan.radix, spine_plan.breakout, spine_plan.radix, 0, s,
-                            spines, leaves * f["up"], 0),)
+                            spines, leaves * f["up"], 0, unassigned=spine_plan.unassigned),)
         links["leaf_spine"] = leaves * f["up"]
     per_rail = min(domains * s / 2, f["leaves"] * f["up"] * s / 2) if f["tiers"] == 2 else domains * s / 2
     bisection = (per_rail * n_rails * planes).to("Gbit/s")

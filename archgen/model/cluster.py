@@ -17,9 +17,6 @@ from pydantic_core import PydanticCustomError
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.fabrics import (  # re-exported: the fabric models were defined here before
     LINK_TIERS,
-    MAX_RATIO,
-    MAX_TIER_COUNT,
-    TIER_NAMES,
     Dragonfly,
     Endpoints,
     Fabric,
@@ -28,21 +25,21 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
     LinkChoice,
     LinkOption,
     Links,
-    PortUse,
+    RailLinks,
     RailOnly,
     Reserved,
-    Tier,
     Torus,
 )
 from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
 from archgen.model.services import ControlPlane, Software
 from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec
+from archgen.model.tiers import MAX_RATIO, MAX_TIER_COUNT, TIER_NAMES, PortUse, Tier
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
 
 __all__ = ["LINK_TIERS", "MAX_RATIO", "MAX_TIER_COUNT", "TIER_NAMES", "Cluster", "Dragonfly", "Endpoints", "Expect",
            "Fabric", "FabricBase", "FatTree", "Floor", "LinkChoice", "LinkOption", "Links", "Placement", "PortUse",
-           "RackCount", "RailOnly", "Reserved", "ScaleUp", "Tier", "Torus", "Unit"]
+           "RackCount", "RailLinks", "RailOnly", "Reserved", "ScaleUp", "Tier", "Torus", "Unit"]
 
 class RackCount(Spec):
     """Racks of one type, by count."""

@@ -8,43 +8,14 @@ whose ports their upper ends use. The analysers are `archgen.analyse.fabric` (fa
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import ConfigDict, Field, model_validator
 
-from archgen.model.network import parse_breakout
 from archgen.model.spec import Count, FieldError, Id, Ref, Spec
 from archgen.model.system import NicRole
+from archgen.model.tiers import TIER_NAMES, Ratio, Tier
 from archgen.units import Bandwidth
-
-_RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
-
-#: Largest oversubscription (down:up) a fabric may declare; anything above it is taken for a typo.
-MAX_RATIO = 64
-#: Largest fixed switch count of one tier (per plane); anything above it is taken for a typo.
-MAX_TIER_COUNT = 100_000
-
-
-def _ratio(value: object) -> float:
-    """Parse an oversubscription ``"3:1"`` (down:up) into 3.0; numbers are taken as is.
-
-    The error message is what was expected; `archgen.validate` adds the value it got.
-    """
-    ratio = None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        ratio = float(value)
-    elif isinstance(value, str) and (m := _RATIO.match(value)) and float(m[2]) > 0:
-        ratio = float(m[1]) / float(m[2])
-    if ratio is None or not 0 < ratio <= MAX_RATIO:
-        raise PydanticCustomError("ratio", f"a down:up ratio such as '3:1' (or a number), both sides above 0 "
-                                           f"and at most {MAX_RATIO}:1")
-    return ratio
-
-
-#: An oversubscription, ``"3:1"`` or a number, parsed by `_ratio` wherever a field takes one.
-Ratio = Annotated[float, BeforeValidator(_ratio), Field(json_schema_extra={"examples": ["1:1", "3:1"]})]
 
 
 class Reserved(Spec):
@@ -60,81 +31,6 @@ class Endpoints(Spec):
     nodes: bool = Field(True, description="Nodes attach with their NICs of `nic_role`.")
     switches: bool = Field(False, description="One management port per switch of the cluster's other fabrics (OOB).")
     extra: int = Field(0, ge=0, le=10_000_000, description="Other ports (storage appliances, servers, PDUs).")
-
-
-#: The tiers of a fat tree, bottom up; `tiers: n` builds the first n.
-TIER_NAMES = ("leaf", "spine", "core")
-
-
-_RANGE = re.compile(r"^\s*([0-9]+)\s*-\s*([0-9]+)\s*$")
-
-
-class PortUse(Spec):
-    """Ports of a tier's switch given to one role: `down` (to the tier below) or `up` (to the tier above)."""
-
-    group: Id | None = Field(None, description="Port group of the switch (its `ports` or a `port_groups` name); "
-                             "default: the main `ports`.")
-    ports: int | str | None = Field(None, description=(
-        "Which ports of the group: a range '1-32' (numbered from 1 in the group) or a count; default: the whole "
-        "group, less the ports the other role takes from it."))
-    breakout: str | None = Field(None, description=(
-        "How each port is split, e.g. '2x400G'; it must be one the group allows (`breakouts`), and for `down` "
-        "its rate must be the fabric's `speed`. Default: unsplit for `up`, the split the fabric speed needs "
-        "for `down`."))
-
-    @field_validator("ports")
-    @classmethod
-    def _ports(cls, v: int | str | None) -> int | str | None:
-        if isinstance(v, bool) or (isinstance(v, int) and v <= 0):
-            raise PydanticCustomError("ports", "a port count above 0 or a range such as '1-32'")
-        if isinstance(v, str):
-            m = _RANGE.match(v)
-            if not m or not 1 <= int(m[1]) <= int(m[2]):
-                raise PydanticCustomError("ports", "a port range such as '1-32' (first-last, numbered from 1)")
-        return v
-
-    @field_validator("breakout")
-    @classmethod
-    def _breakout(cls, v: str | None) -> str | None:
-        if v is not None:
-            try:
-                parse_breakout(v)
-            except ValueError as e:
-                raise PydanticCustomError("breakout", str(e)) from None
-        return v
-
-    def span(self) -> tuple[int, int] | None:
-        """(first, last) port of a range, 1-based and inclusive; None for a count or the default."""
-        if isinstance(self.ports, str) and (m := _RANGE.match(self.ports)):
-            return int(m[1]), int(m[2])
-        return None
-
-    def count(self) -> int | None:
-        """Ports taken (of a range or a count); None for the default."""
-        span = self.span()
-        return span[1] - span[0] + 1 if span else self.ports if isinstance(self.ports, int) else None
-
-
-class Tier(Spec):
-    """Overrides for one tier of a fat tree."""
-
-    switch: Ref | None = Field(None, description="Switch part of this tier (default: the fabric's `switch`).")
-    oversubscription: Ratio | None = Field(None, description="Down:up bandwidth at this tier, e.g. '1:1' or '3:1'.")
-    uplinks: int | None = Field(None, gt=0, description="Uplink ports per switch, when fixed by the hardware "
-                                "(e.g. an SN2201's 4 x 100G) instead of split from the radix.")
-    uplink_speed: Bandwidth | None = Field(None, description="Line rate of those uplinks (default: fabric speed).")
-    count: int | None = Field(None, gt=0, le=MAX_TIER_COUNT, description=(
-        "Fixed number of switches per plane (spines: per pod on 3 tiers) instead of the derived one; only on a "
-        "tier the fabric builds. Fewer than the fabric needs is NET018; spines and cores must divide the uplinks "
-        "below them (NET002); extra leaves are spares (docs/clusters.md)."))
-    rack: Ref | None = Field(None, description="Rack type holding this tier's switches (for cable lengths).")
-    down: PortUse | None = Field(None, description=(
-        "Ports toward the tier below (endpoints at the leaf), e.g. {ports: '1-32', breakout: 2x400G}; with `up` it "
-        "fixes the split instead of `oversubscription` (docs/clusters.md, Ports)."))
-    up: PortUse | None = Field(None, description=(
-        "Ports toward the tier above, e.g. {ports: '33-64'} (native 800G uplinks) or {group: qsfp28}; they count "
-        "against the switch's ports (NET001). Not on the top tier (nothing is above it). `down` alone fixes the down "
-        "ports and `oversubscription` sets the up ports beside them."))
 
 
 class LinkChoice(Spec):
@@ -153,6 +49,24 @@ class Links(Spec):
     access: list[LinkOption] = Field(default_factory=list, description="Node (or endpoint) to leaf.")
     leaf_spine: list[LinkOption] = Field(default_factory=list, description="Leaf to spine.")
     spine_core: list[LinkOption] = Field(default_factory=list, description="Spine to core.")
+
+
+class RailLinks(Spec):
+    """Link options of a rail-only fabric, in order of preference: it has no core, so no `spine_core`."""
+
+    access: list[LinkOption] = Field(default_factory=list, description="NIC to rail switch (leaf).")
+    leaf_spine: list[LinkOption] = Field(default_factory=list, description="Rail leaf to the rail's spine, when a "
+                                         "rail is wider than one switch.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_core(cls, data: object) -> object:
+        """`spine_core` would be read by nothing: a rail has at most a leaf and a spine tier."""
+        if isinstance(data, dict) and "spine_core" in data:
+            raise FieldError(("spine_core",), "links.spine_core given, but a rail-only fabric has no core tier (each "
+                             "rail is one switch, or leaves and spines): leave links.spine_core out, or use "
+                             "topology: fat-tree to build a core")
+        return data
 
 
 class FabricBase(Spec):
@@ -253,15 +167,42 @@ class RailOnly(FabricBase):
 
     topology: Literal["rail-only"] = Field(description="rail-only (rails joined only through the scale-up domain).")
     switch: Ref = Field(description="Rail switch part (and the per-rail spine's, unless `spine.switch` is set).")
-    links: Links = Field(default_factory=Links, description="Link options: `access` (NIC to rail switch) and "
-                         "`leaf_spine` (inside a rail that needs two tiers).")
+    links: RailLinks = Field(default_factory=RailLinks, description="Link options: `access` (NIC to rail switch) "
+                             "and `leaf_spine` (inside a rail that needs two tiers).")
     rails: int | None = Field(None, gt=0, le=4096,
-                              description="Rails of a rail-optimized fabric (refused on a plain one); default = "
-                              "fabric ports per scale-up domain / planes.")
+                              description="Rails; default = fabric ports per scale-up domain / planes.")
     planes: int = Field(1, gt=0, le=16, description="Independent parallel fabrics; each NIC port joins one plane.")
     oversubscription: Ratio = Field(1.0, description="Down:up ratio of a rail leaf when a rail needs two tiers.")
-    leaf: Tier = Field(default_factory=Tier, description="Rail-switch overrides and placement.")
-    spine: Tier = Field(default_factory=Tier, description="Per-rail spine overrides (a rail wider than one switch).")
+    leaf: Tier = Field(default_factory=Tier, description="Rail switch: `switch`, `down` ports, `oversubscription` "
+                       "and `rack`; the other tier keys are not read and are refused.")
+    spine: Tier = Field(default_factory=Tier, description="Per-rail spine (a rail wider than one switch): `switch`, "
+                        "`down` ports and `rack`; the other tier keys are not read and are refused.")
+
+    @model_validator(mode="after")
+    def _tier_keys_read(self) -> RailOnly:
+        """Tier keys the rail-only sizing does not read would be ignored: reject them.
+
+        A rail's leaves split their `down` ports by `oversubscription` (the fabric's, or `leaf.oversubscription`),
+        and its spines take the leaves' uplinks on their `down` ports; both counts are derived.
+        """
+        for name in ("leaf", "spine"):
+            tier = getattr(self, name)
+            for key in _RAIL_IGNORED[name]:
+                if getattr(tier, key) is not None:
+                    raise FieldError((name, key), f"{name}.{key} given, but a rail-only fabric does not read it "
+                                     f"({_RAIL_IGNORED[name][key]}): leave {name}.{key} out, or use topology: "
+                                     "fat-tree with rail_optimized: true")
+        return self
+
+
+#: Tier keys of a fat tree that the rail-only sizing (`archgen.analyse.topologies`) does not read, and why.
+_RAIL_IGNORED = {
+    "leaf": dict.fromkeys(("up", "uplinks", "uplink_speed"), "a rail leaf's uplinks are its down ports split by "
+                          "`oversubscription`") | {"count": "a rail's leaves are derived from its scale-up domains"},
+    "spine": dict.fromkeys(("up", "uplinks", "uplink_speed", "oversubscription"), "a rail's spines are its top tier, "
+                           "with nothing above them") | {"count": "a rail's spines are derived from its leaves' "
+                                                                  "uplinks"},
+}
 
 
 class DragonflyLinks(Spec):

@@ -79,7 +79,7 @@ def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
                  + (kept_sentence(series) if series is not None else "")
                  + (f" The first {MAX_SIZES} sizes are shown; bom-by-size.csv holds all."
                     if series is not None and len(series.points) > MAX_SIZES else "")),
-            _shown(bom), *over_reach(series)))
+            _shown(bom), *over_reach(series), *unlaid(series)))
     return out
 
 
@@ -97,6 +97,24 @@ def over_reach(series: Scaling | None) -> tuple:
     return (Para("Runs beyond the reach of their media (CAB001 reports these for the design itself): the lines "
                  "above count their cables and optics as the length bins order them, but they would not link; "
                  "the design needs a longer-reach option (e.g. single-mode) for these links at that size."),
+            Bullets(tuple(rows)))
+
+
+def unlaid(series: Scaling | None) -> tuple:
+    """The sizes at which a fabric is counted but not laid out (it does not fit its tiers there), under the BOM.
+
+    Its links are counted as their first option without lengths, so no length bin or reach is known for them: a
+    fabric whose runs were beyond reach at 1 × would otherwise drop out of the list above at the larger sizes.
+    """
+    rows = [f"{p.factor} × the design ({p.units:,} units), fabric {fid}: " + ", ".join(
+        f"{link}: {n:,} link(s) as {label}" for f, link, label, n in p.unlaid if f == fid)
+        for p in (series.points if series else ()) for fid in dict.fromkeys(f for f, *_ in p.unlaid)]
+    if not rows:
+        return ()
+    return (Para("Fabrics not laid out at a size, because they do not fit their switches or tiers there (the growth "
+                 "section names the problem): the lines above count their links as their first link option, without "
+                 "lengths, so their length bins, their reach and any run beyond it are not known at that size, and "
+                 "those lines are not a design."),
             Bullets(tuple(rows)))
 
 
