@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields, replace
 
+from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.workload import Model, Workload
@@ -43,10 +44,33 @@ def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
     return Arch.from_model(model).params() * bytes_per_parameter
 
 
+def storage_fabrics(a: ClusterAnalysis) -> tuple[FabricAnalysis, ...]:
+    """The fabrics that carry a cluster's storage traffic: those of role `storage`, else the `converged` ones.
+
+    A front-end fabric is not one of them, even where it takes ports of the storage NICs (`nic_role: storage`, as
+    the DGX B200's BlueField-3 pair serves storage and in-band).
+    """
+    for role in ("storage", "converged"):
+        found = tuple(fa for fa in a.fabrics if fa.fabric.spec.role == role)
+        if found:
+            return found
+    return ()
+
+
 def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
-    """A compute node's storage NIC bandwidth (B/s); without storage NICs, its converged or compute NICs."""
+    """A compute node's bandwidth to storage (B/s), one direction.
+
+    Its ports on the fabrics that carry storage (`storage_fabrics`) at their line rate: a storage fabric of two
+    400G ports per node gives 800 Gb/s even where the node's storage NICs have four ports (the other two on the
+    front end) or run faster than the fabric. Where no such fabric reaches the node, its storage NICs' line rate;
+    without storage NICs, its converged or compute NICs.
+    """
     node = compute_node(a.nodes)
     if node is not None:
+        wired = sum(fa.ports_per_node.get(node.part.id, 0) * fa.fabric.spec.speed.m_as("B/s")
+                    for fa in storage_fabrics(a))
+        if wired > 0:
+            return float(wired)
         for role in ("storage", "converged", "compute"):
             nic = nic_bandwidth(specs, node.part, role)
             if nic.m > 0:

@@ -1,0 +1,64 @@
+"""A storage architect's design (newuser6): DGX B200 nodes on a 400GbE storage fabric beside a front end.
+
+Each test comes from an input that showed a defect; the fixture is tests/data/fabrics/b200-storage-400g.yaml (one
+scalable unit of 32 DGX B200, two 400G BlueField-3 ports per node on a 2-tier SN5600 storage fabric).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from archgen.perf.hw.arch import Arch
+from archgen.pipeline import run
+from archgen.render.reference import storage
+
+FIXTURE = Path(__file__).parent / "data" / "fabrics" / "b200-storage-400g.yaml"
+#: Llama 3.1 70B pre-training on all 256 GPUs, with 14-byte checkpoints.
+WORKLOAD = {"kind": "Workload", "id": "ckpt-70b", "name": "Llama 3.1 70B pre-training", "model": "llama3-70b",
+            "cluster": "b200-storage", "accelerators": 256,
+            "training": {"seq_len": 8192, "global_batch": 256, "precision": "bf16"}}
+#: The front end on the other two BlueField-3 ports (nic_role storage), as the DGX B200 SuperPOD wires its in-band.
+FRONTEND = {"id": "frontend", "topology": "fat-tree", "role": "frontend", "nic_role": "storage", "ports_per_node": 2,
+            "speed": "400 Gb/s", "switch": "sn5600", "tiers": 2, "oversubscription": "4:1",
+            "leaf": {"rack": "sto-net"}, "spine": {"rack": "sto-net"},
+            "links": {"access": [{"a": "mmf-400g-sr4", "b": "mmf-800g-sr8"}], "leaf_spine": ["mmf-800g-sr8"]}}
+
+
+def _design(tmp_path: Path, write: str) -> Path:
+    yaml = YAML()
+    docs = list(yaml.load_all(FIXTURE.read_text(encoding="utf-8")))
+    cluster = docs[-1]
+    cluster["storage"]["write_bandwidth"] = cluster["storage"]["read_bandwidth"] = write
+    cluster["fabrics"].append(FRONTEND)
+    out = tmp_path / "design.yaml"
+    with out.open("w", encoding="utf-8") as f:
+        yaml.dump_all([*docs, WORKLOAD], f)
+    return out
+
+
+def test_checkpoints_are_written_over_the_storage_fabric_not_every_storage_nic_port(tmp_path: Path) -> None:
+    """The storage fabric takes 2 of the 4 BlueField-3 ports (the front end the other 2): 32 nodes x 800 Gb/s.
+
+    Before, the checkpoint bound counted every port of the storage NICs, 32 x 1.6 Tb/s, and halved the write time
+    of a job whose storage outruns its nodes' links.
+    """
+    result = run([_design(tmp_path, "100 TB/s")])
+    size = Arch.from_model(result.specs.get("llama3-70b")).params() * 14
+    w = result.metrics["workload/ckpt-70b"]
+    assert w["checkpoint_size"].m_as("B") == pytest.approx(size)
+    assert w["checkpoint_write_time"].m_as("s") == pytest.approx(size / (32 * 2 * 400e9 / 8))
+    assert w["checkpoint_restore_time"].m_as("s") == pytest.approx(size / (32 * 2 * 400e9 / 8))
+    # storage slower than the nodes' links: the stated bandwidth, as before
+    slow = run([_design(tmp_path, "100 GB/s")]).metrics["workload/ckpt-70b"]
+    assert slow["checkpoint_write_time"].m_as("s") == pytest.approx(size / 100e9)
+
+
+def test_the_storage_table_lists_the_storage_fabric_not_the_front_end_on_the_same_nics(tmp_path: Path) -> None:
+    """A front end on the storage NICs (`nic_role: storage`) was listed as a fabric carrying storage traffic."""
+    result = run([_design(tmp_path, "160 GB/s")])
+    table = next(b for b in storage(result.clusters["cluster/b200-storage"]).blocks
+                 if getattr(b, "id", "") == "storage-network")
+    assert [row[0] for row in table.rows] == ["storage"]
