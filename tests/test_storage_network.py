@@ -27,11 +27,15 @@ FRONTEND = {"id": "frontend", "topology": "fat-tree", "role": "frontend", "nic_r
             "links": {"access": [{"a": "mmf-400g-sr4", "b": "mmf-800g-sr8"}], "leaf_spine": ["mmf-800g-sr8"]}}
 
 
-def _design(tmp_path: Path, write: str) -> Path:
+def _design(tmp_path: Path, write: str, extra: int | None = None) -> Path:
+    """The fixture with the workload and the front end, its storage at `write` both ways; `extra`: storage ports
+    (0: not stated, so that nothing bounds the storage by its ports)."""
     yaml = YAML()
     docs = list(yaml.load_all(FIXTURE.read_text(encoding="utf-8")))
     cluster = docs[-1]
     cluster["storage"]["write_bandwidth"] = cluster["storage"]["read_bandwidth"] = write
+    if extra is not None:
+        cluster["fabrics"][0]["endpoints"]["extra"] = extra
     cluster["fabrics"].append(FRONTEND)
     out = tmp_path / "design.yaml"
     with out.open("w", encoding="utf-8") as f:
@@ -45,7 +49,7 @@ def test_checkpoints_are_written_over_the_storage_fabric_not_every_storage_nic_p
     Before, the checkpoint bound counted every port of the storage NICs, 32 x 1.6 Tb/s, and halved the write time
     of a job whose storage outruns its nodes' links.
     """
-    result = run([_design(tmp_path, "100 TB/s")])
+    result = run([_design(tmp_path, "100 TB/s", extra=0)])
     size = Arch.from_model(result.specs.get("llama3-70b")).params() * 14
     w = result.metrics["workload/ckpt-70b"]
     assert w["checkpoint_size"].m_as("B") == pytest.approx(size)
@@ -81,3 +85,24 @@ def test_pdu_phase_loads_carry_the_optics_the_pdu_budget_carries() -> None:
     assert carried == pytest.approx(pdu_stage.load.m_as("kW")) == pytest.approx(6 * 3.0 + a.power.optics.m_as("kW"))
     lost = next(b for b in sub.blocks if getattr(b, "id", "") == "pdu-failure").rows[0]
     assert lost[3].m_as("kW") == pytest.approx(carried / 3)   # one side carries the whole rack on its 3 phases
+
+
+def test_checkpoints_pass_through_the_storage_appliances_ports(tmp_path: Path) -> None:
+    """Fewer storage appliances than the stated bandwidth needs (an architect's variant): 4 x 400G ports, 200 GB/s.
+
+    Before, a checkpoint was written at the stated 320 GB/s (3.1 s for 70B) with no finding, though only 200 GB/s
+    of storage ports reach the fabric; now at 200 GB/s (4.9 s), and REL010 says why.
+    """
+    result = run([_design(tmp_path, "320 GB/s", extra=4)])
+    size = Arch.from_model(result.specs.get("llama3-70b")).params() * 14
+    w = result.metrics["workload/ckpt-70b"]
+    assert w["checkpoint_write_time"].m_as("s") == pytest.approx(size / 200e9)
+    assert w["checkpoint_restore_time"].m_as("s") == pytest.approx(size / 200e9)
+    found = [f for f in result.findings if f.id == "REL010"]
+    assert len(found) == 2   # write and read
+    assert found[0].message.startswith("storage.write_bandwidth 320 GB/s exceeds the 4 storage port(s) of fabric "
+                                       "'storage' at their line rate, 200 GB/s")
+    # the fixture's 16 ports (800 GB/s) carry it: the stated figure, no finding
+    fits = run([_design(tmp_path, "320 GB/s")])
+    assert fits.metrics["workload/ckpt-70b"]["checkpoint_write_time"].m_as("s") == pytest.approx(size / 320e9)
+    assert not [f for f in fits.findings if f.id == "REL010"]

@@ -57,6 +57,32 @@ def storage_fabrics(a: ClusterAnalysis) -> tuple[FabricAnalysis, ...]:
     return ()
 
 
+@dataclass(frozen=True)
+class StorageSide:
+    """The ports a cluster's storage appliances take on its storage fabrics, and the bandwidth they carry."""
+
+    ports: int
+    bandwidth: float                      # B/s, one direction
+    fabrics: tuple[str, ...]
+
+
+def storage_side(a: ClusterAnalysis) -> StorageSide | None:
+    """The storage appliances' ports on the fabrics of role `storage`: their `endpoints.extra` and reserved ports.
+
+    On a storage fabric every endpoint that is not a node is the storage's (or a service's): the stated storage
+    bandwidth reaches the nodes through those ports at the fabric's line rate, and no faster. None where a cluster
+    has no storage fabric or one of them states no such port (the storage's attachment is not described, so there
+    is nothing to bound it by); converged fabrics are left out, since their other ports serve more than storage.
+    """
+    fabrics = [fa for fa in a.fabrics if fa.fabric.spec.role == "storage"]
+    sides = [(fa, getattr(getattr(fa.fabric.spec, "endpoints", None), "extra", 0) + fa.reserved_ports)
+             for fa in fabrics]
+    if not sides or any(n <= 0 for _, n in sides):
+        return None
+    return StorageSide(sum(n for _, n in sides), float(sum(n * fa.fabric.spec.speed.m_as("B/s") for fa, n in sides)),
+                       tuple(fa.fabric.spec.id for fa, _ in sides))
+
+
 def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
     """A compute node's bandwidth to storage (B/s), one direction.
 
@@ -102,9 +128,11 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
     su = a.cluster.spec.scale_up
     domain = su.size // rel.per_node if su is not None and rel.per_node and su.size > rel.per_node else 1
     per_acc, per_node = rel.split()
+    side = storage_side(a)
+    cap = side.bandwidth if side is not None else math.inf   # the storage's own ports on its fabric
     return Failures(per_acc, rel.site, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
-                    rel.node_repair_hours() * 3600, storage.write_bandwidth.m_as("B/s") if storage else 0.0,
-                    storage.read_bandwidth.m_as("B/s") if storage else 0.0, node_storage_bandwidth(specs, a),
+                    rel.node_repair_hours() * 3600, min(storage.write_bandwidth.m_as("B/s"), cap) if storage else 0.0,
+                    min(storage.read_bandwidth.m_as("B/s"), cap) if storage else 0.0, node_storage_bandwidth(specs, a),
                     rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
                     rel.planned_per_accelerator_day, rel.planned_duration, per_node)
 
