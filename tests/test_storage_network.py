@@ -106,3 +106,30 @@ def test_checkpoints_pass_through_the_storage_appliances_ports(tmp_path: Path) -
     fits = run([_design(tmp_path, "320 GB/s")])
     assert fits.metrics["workload/ckpt-70b"]["checkpoint_write_time"].m_as("s") == pytest.approx(size / 320e9)
     assert not [f for f in fits.findings if f.id == "REL010"]
+
+
+def test_storage_servers_placed_as_systems_are_the_storage_ports(tmp_path: Path) -> None:
+    """Two storage servers placed in a rack (systems without accelerators, one dual-port 400G NIC each) on the
+    storage fabric: their 4 x 400G ports carry 200 GB/s, below the stated 320 GB/s (REL010, writes at 200 GB/s)."""
+    yaml = YAML()
+    docs = list(yaml.load_all(FIXTURE.read_text(encoding="utf-8")))
+    cluster = docs[-1]
+    cluster["storage"]["write_bandwidth"] = cluster["storage"]["read_bandwidth"] = "320 GB/s"
+    del cluster["fabrics"][0]["endpoints"]
+    cluster["layout"].append({"rack": "sto-servers", "count": 1})
+    server = {"kind": "System", "id": "sto-server", "name": "Storage server (test)", "source": "test part",
+              "nics": [{"part": "connectx-7-dual", "count": 1, "role": "storage"}],
+              "mechanical": {"height": "2 U", "weight": "30 kg"}, "power": {"max": "1.2 kW"}}
+    rack = {**docs[0], "id": "sto-servers", "name": "Storage server rack",
+            "slots": [{"at": 5, "part": "sto-server", "count": 2}, {"at": 1, "part": "pdu-415v-60a-3ph", "count": 2}]}
+    out = tmp_path / "servers.yaml"
+    with out.open("w", encoding="utf-8") as f:
+        yaml.dump_all([server, rack, *docs, WORKLOAD], f)
+    result = run([out])
+    assert result.metrics["cluster/b200-storage/fabric/storage"]["endpoint_ports"].m == 32 * 2 + 2 * 2
+    size = Arch.from_model(result.specs.get("llama3-70b")).params() * 14
+    assert result.metrics["workload/ckpt-70b"]["checkpoint_write_time"].m_as("s") == pytest.approx(size / 200e9)
+    assert [f.message.split(":")[0] for f in result.findings if f.id == "REL010"] == [
+        "storage.write_bandwidth 320 GB/s exceeds the 4 storage port(s) of fabric 'storage' at their line rate, "
+        "200 GB/s", "storage.read_bandwidth 320 GB/s exceeds the 4 storage port(s) of fabric 'storage' at their "
+        "line rate, 200 GB/s"]

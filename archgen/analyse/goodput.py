@@ -67,15 +67,18 @@ class StorageSide:
 
 
 def storage_side(a: ClusterAnalysis) -> StorageSide | None:
-    """The storage appliances' ports on the fabrics of role `storage`: their `endpoints.extra` and reserved ports.
+    """The storage's ports on the fabrics of role `storage`: `endpoints.extra`, reserved ports and storage servers'.
 
-    On a storage fabric every endpoint that is not a node is the storage's (or a service's): the stated storage
-    bandwidth reaches the nodes through those ports at the fabric's line rate, and no faster. None where a cluster
-    has no storage fabric or one of them states no such port (the storage's attachment is not described, so there
-    is nothing to bound it by); converged fabrics are left out, since their other ports serve more than storage.
+    On a storage fabric every endpoint that is not a compute node is the storage's (or a service's): appliances
+    stated as a count (`endpoints.extra`, `reserved`) and placed systems without accelerators (storage servers) with
+    their ports on it. The stated storage bandwidth reaches the compute nodes through those ports at the fabric's
+    line rate, and no faster. None where a cluster has no storage fabric or one of them has no such port (the
+    storage's attachment is not described, so there is nothing to bound it by); converged fabrics are left out,
+    since their other ports serve more than storage.
     """
     fabrics = [fa for fa in a.fabrics if fa.fabric.spec.role == "storage"]
-    sides = [(fa, getattr(getattr(fa.fabric.spec, "endpoints", None), "extra", 0) + fa.reserved_ports)
+    sides = [(fa, getattr(getattr(fa.fabric.spec, "endpoints", None), "extra", 0) + fa.reserved_ports
+              + sum(nt.count * fa.ports_per_node.get(nt.part.id, 0) for nt in a.nodes if not nt.part.accelerators))
              for fa in fabrics]
     if not sides or any(n <= 0 for _, n in sides):
         return None

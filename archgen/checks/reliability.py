@@ -235,13 +235,13 @@ def spare_model_valid(ctx: Context) -> Iterator[Violation]:
 def storage_reaches_its_fabric(ctx: Context) -> Iterator[Violation]:
     """A cluster's stated storage bandwidth fits through the ports its storage takes on the storage fabric.
 
-    On a fabric of role `storage`, the endpoints that are not nodes (`endpoints.extra`, `reserved`) are the storage
-    appliances' ports: the stated `write_bandwidth` and `read_bandwidth` reach the nodes through them at the
-    fabric's line rate and no faster, so checkpoints are written and restored at the smaller figure. Not judged
-    where a storage fabric states no such port.
+    On a fabric of role `storage`, the endpoints that are not compute nodes (`endpoints.extra`, `reserved`, and the
+    ports of placed systems without accelerators, such as storage servers) are the storage's ports: the stated
+    `write_bandwidth` and `read_bandwidth` reach the nodes through them at the fabric's line rate and no faster, so
+    checkpoints are written and restored at the smaller figure. Not judged where a storage fabric has no such port.
 
-    Fix: give the storage fabric the ports the storage system has (`endpoints.extra`: appliances × ports each), add
-    storage nodes, or state the bandwidth the storage delivers through the ports it has.
+    Fix: give the storage fabric the ports the storage system has (`endpoints.extra`: appliances × ports each, or
+    its servers placed in racks), add storage nodes, or state the bandwidth the storage delivers through them.
     """
     for path, a in sorted(ctx.clusters.items()):
         storage = a.cluster.spec.storage
