@@ -264,7 +264,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _GP,
            _T, sweep=False),
     Metric("workload", "checkpoint_write_time", "s", "s", 1, "Checkpoint write time", "Checkpoint size over the "
-           "write bandwidth (storage, bounded by the job's storage NICs).", _GP, _T, sweep=False),
+           "write bandwidth (storage, bounded by the job's ports on the storage fabric).", _GP, _T, sweep=False),
     Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
            "read bandwidth.", _GP, _T, sweep=False),
     Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "

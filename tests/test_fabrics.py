@@ -238,3 +238,22 @@ def test_fabric_keys_nothing_reads_are_refused(tmp_path: Path, cli, old: str, ne
     tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(old, new)
     r = cli("check", write_tree(tmp_path / "specs", tree))
     assert r.code == 1 and message in r.err, r.err
+
+
+def test_up_without_ports_leaving_no_down_ports_is_net019(tmp_path: Path) -> None:
+    """`down` and `up` given breakouts but no ports: `up` took the whole group, and the storage fabric had 0 leaves.
+
+    Before, the 80 storage ports found no leaf, bisection was 0 and nothing was reported (newuser6's storage design).
+    """
+    def no_ports(f):
+        f["leaf"]["down"] = {"breakout": "2x400G"}
+        f["leaf"]["up"] = {"breakout": "2x400G"}
+    result = run([_variant(tmp_path, "b200-storage-400g.yaml", no_ports)])
+    found = [f for f in _errors(result) if f.id == "NET019"]
+    assert len(found) == 1 and found[0].object == "cluster/b200-storage/fabric/storage", \
+        [f.message for f in _errors(result)]
+    assert found[0].message.startswith("`up` takes all 64 ports of sn5600's group 'ports' and leaves none for `down`")
+    assert found[0].location.line > 0
+    as_written = run([DATA / "b200-storage-400g.yaml"])
+    assert not _errors(as_written), [f.message for f in _errors(as_written)]
+    assert _metrics(as_written, "b200-storage", "storage")["leaf.switches"] == 2   # 80 ports over 64 down ports

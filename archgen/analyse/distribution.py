@@ -2,8 +2,11 @@
 
 Rules (each an assumption a document states, since the specs do not draw the wiring):
 
-* PSUs share their part's maximum draw equally (active current sharing, as server PSUs do): load per PSU =
-  `power.max / psus.count`.
+* PSUs share their part's draw equally (active current sharing, as server PSUs do): load per PSU = (`power.max` +
+  the part's share of the rack's optics) / `psus.count`. The optics are the transceivers and active cable ends no
+  part's figure holds, which the rack's PDU budget carries (`archgen.analyse.rack.Power.optics`); they draw from the
+  switch ports they sit in, so each switch takes them in proportion to its ports, as the rack analysis shares them
+  (`_port_share`); in a rack without switches, they sit in its systems' NICs, shared equally by the systems.
 * With PDU redundancy N+N the PDUs form two sides, A (the first half in slot order) and B; a part's PSUs alternate
   A, B, A, ... so that either side alone reaches half of them. Otherwise the PSUs go round the PDUs in turn.
 * Within a PDU each PSU takes an outlet on the least-loaded phase so far (the first on ties): the balance an
@@ -92,10 +95,22 @@ def needed_psus(count: int, redundancy: str) -> int:
     return count - spare_units(redundancy, count)
 
 
-def distribution(rack: RackDesign, pdu_capacity: Q) -> Distribution | None:
+def _draws(parts: Sequence[tuple[Placed, System | Switch]], optics: Q) -> dict[int, Q]:
+    """Each placed part's draw through its PSUs (by `id` of its placement): its maximum plus its share of `optics`."""
+    ports = {id(item): part.ports.count for item, part in parts if isinstance(part, Switch)}
+    total = sum(ports.values())
+    if not total:   # no switch ports: the modules are in the systems' NICs
+        ports = {id(item): 1 for item, part in parts if isinstance(part, System)}
+        total = sum(ports.values())
+    return {id(item): (part.power.max + (optics * ports.get(id(item), 0) / total if total else Q_(0, "kW"))).to("kW")
+            for item, part in parts}
+
+
+def distribution(rack: RackDesign, pdu_capacity: Q, optics: Q | None = None) -> Distribution | None:
     """The rack's power distribution over its PDUs, or None for a rack without PDUs.
 
-    `pdu_capacity` is one PDU's rating as the rack analysis takes it (`Power.conversion.unit_capacity`).
+    `pdu_capacity` is one PDU's rating as the rack analysis takes it (`Power.conversion.unit_capacity`); `optics`
+    the rack's optics power beyond its parts' figures (`Power.optics`, default none), which the switches' PSUs carry.
     """
     pdu_parts = [item.part for item in rack.items if isinstance(item.part, PDU)]
     if not pdu_parts:
@@ -108,12 +123,13 @@ def distribution(rack: RackDesign, pdu_capacity: Q) -> Distribution | None:
     side_of = ["A" if i < n // 2 else "B" for i in range(n)] if sides else [""] * n
     capacity = (pdu_capacity * spec.power.feeds.derating / phases).to("kW")
     parts = [(item, item.part) for item in rack.items if isinstance(item.part, System | Switch)]
+    draw = _draws(parts, optics if optics is not None else Q_(0, "kW"))
     mapped = [(item, part, psus) for item, part in parts if (psus := part.power.psus) is not None]
     unmapped = tuple(sorted({part.id for _, part in parts if part.power.psus is None}))
     load = [[Q_(0.0, "kW") for _ in range(phases)] for _ in range(n)]
     outlets: list[Outlet] = []
     for s, (item, part, psus) in enumerate(mapped):
-        each = (part.power.max / psus.count).to("kW")
+        each = (draw[id(item)] / psus.count).to("kW")
         for j in range(psus.count):
             if sides:
                 group = [i for i in range(n) if side_of[i] == ("A" if j % 2 == 0 else "B")]
@@ -125,11 +141,11 @@ def distribution(rack: RackDesign, pdu_capacity: Q) -> Distribution | None:
             outlets.append(Outlet(part.id, item.u, j + 1, pdu + 1, side_of[pdu], phase + 1, each))
     pdus = tuple(PduLoad(i + 1, side_of[i], tuple(load[i]), capacity) for i in range(n))
     return Distribution(redundancy, sides, tuple(outlets), pdus,
-                        tuple(_cases(mapped, outlets, n, phases, side_of, capacity)), unmapped)
+                        tuple(_cases(mapped, draw, outlets, n, phases, side_of, capacity)), unmapped)
 
 
-def _cases(mapped: Sequence[tuple[Placed, System | Switch, Psus]], outlets: Sequence[Outlet], n: int, phases: int,
-           side_of: list[str], capacity: Q) -> list[LossCase]:
+def _cases(mapped: Sequence[tuple[Placed, System | Switch, Psus]], draw: dict[int, Q], outlets: Sequence[Outlet],
+           n: int, phases: int, side_of: list[str], capacity: Q) -> list[LossCase]:
     """Each side lost (N+N), or each PDU lost in turn (otherwise)."""
     if side_of[0]:
         groups = []
@@ -153,7 +169,7 @@ def _cases(mapped: Sequence[tuple[Placed, System | Switch, Psus]], outlets: Sequ
             need = needed_psus(psus.count, psus.redundancy)
             if len(left) < need:
                 short.append((name, len(left), need))
-            each = part.power.max.m_as("kW") / len(left)
+            each = draw[id(item)].m_as("kW") / len(left)
             for o in left:
                 load[o.pdu - 1][o.phase - 1] += each
         worst = max((max(row) for i, row in enumerate(load) if i + 1 not in lost), default=0.0)

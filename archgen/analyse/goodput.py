@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields, replace
 
+from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.workload import Model, Workload
@@ -43,10 +44,62 @@ def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
     return Arch.from_model(model).params() * bytes_per_parameter
 
 
+def storage_fabrics(a: ClusterAnalysis) -> tuple[FabricAnalysis, ...]:
+    """The fabrics that carry a cluster's storage traffic: those of role `storage`, else the `converged` ones.
+
+    A front-end fabric is not one of them, even where it takes ports of the storage NICs (`nic_role: storage`, as
+    the DGX B200's BlueField-3 pair serves storage and in-band).
+    """
+    for role in ("storage", "converged"):
+        found = tuple(fa for fa in a.fabrics if fa.fabric.spec.role == role)
+        if found:
+            return found
+    return ()
+
+
+@dataclass(frozen=True)
+class StorageSide:
+    """The ports a cluster's storage appliances take on its storage fabrics, and the bandwidth they carry."""
+
+    ports: int
+    bandwidth: float                      # B/s, one direction
+    fabrics: tuple[str, ...]
+
+
+def storage_side(a: ClusterAnalysis) -> StorageSide | None:
+    """The storage's ports on the fabrics of role `storage`: `endpoints.extra`, reserved ports and storage servers'.
+
+    On a storage fabric every endpoint that is not a compute node is the storage's (or a service's): appliances
+    stated as a count (`endpoints.extra`, `reserved`) and placed systems without accelerators (storage servers) with
+    their ports on it. The stated storage bandwidth reaches the compute nodes through those ports at the fabric's
+    line rate, and no faster. None where a cluster has no storage fabric or one of them has no such port (the
+    storage's attachment is not described, so there is nothing to bound it by); converged fabrics are left out,
+    since their other ports serve more than storage.
+    """
+    fabrics = [fa for fa in a.fabrics if fa.fabric.spec.role == "storage"]
+    sides = [(fa, getattr(getattr(fa.fabric.spec, "endpoints", None), "extra", 0) + fa.reserved_ports
+              + sum(nt.count * fa.ports_per_node.get(nt.part.id, 0) for nt in a.nodes if not nt.part.accelerators))
+             for fa in fabrics]
+    if not sides or any(n <= 0 for _, n in sides):
+        return None
+    return StorageSide(sum(n for _, n in sides), float(sum(n * fa.fabric.spec.speed.m_as("B/s") for fa, n in sides)),
+                       tuple(fa.fabric.spec.id for fa, _ in sides))
+
+
 def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
-    """A compute node's storage NIC bandwidth (B/s); without storage NICs, its converged or compute NICs."""
+    """A compute node's bandwidth to storage (B/s), one direction.
+
+    Its ports on the fabrics that carry storage (`storage_fabrics`) at their line rate: a storage fabric of two
+    400G ports per node gives 800 Gb/s even where the node's storage NICs have four ports (the other two on the
+    front end) or run faster than the fabric. Where no such fabric reaches the node, its storage NICs' line rate;
+    without storage NICs, its converged or compute NICs.
+    """
     node = compute_node(a.nodes)
     if node is not None:
+        wired = sum(fa.ports_per_node.get(node.part.id, 0) * fa.fabric.spec.speed.m_as("B/s")
+                    for fa in storage_fabrics(a))
+        if wired > 0:
+            return float(wired)
         for role in ("storage", "converged", "compute"):
             nic = nic_bandwidth(specs, node.part, role)
             if nic.m > 0:
@@ -78,9 +131,11 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
     su = a.cluster.spec.scale_up
     domain = su.size // rel.per_node if su is not None and rel.per_node and su.size > rel.per_node else 1
     per_acc, per_node = rel.split()
+    side = storage_side(a)
+    cap = side.bandwidth if side is not None else math.inf   # the storage's own ports on its fabric
     return Failures(per_acc, rel.site, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
-                    rel.node_repair_hours() * 3600, storage.write_bandwidth.m_as("B/s") if storage else 0.0,
-                    storage.read_bandwidth.m_as("B/s") if storage else 0.0, node_storage_bandwidth(specs, a),
+                    rel.node_repair_hours() * 3600, min(storage.write_bandwidth.m_as("B/s"), cap) if storage else 0.0,
+                    min(storage.read_bandwidth.m_as("B/s"), cap) if storage else 0.0, node_storage_bandwidth(specs, a),
                     rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
                     rel.planned_per_accelerator_day, rel.planned_duration, per_node)
 

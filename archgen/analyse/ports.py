@@ -9,7 +9,8 @@ uplinks (OCP-OCDAI-training-fabric, compositions/OPG-256/clos-ro--.../topology-m
 Rules (each a `Problem` with code "ports", reported by NET019, or "speed" for NET016):
 
 * a group must exist on the switch; a range must lie inside it; two roles taking ports of one group must not
-  overlap or take more than it has;
+  overlap or take more than it has, and `up` may not leave `down` no port of a group they share (an `up` without
+  ports takes the whole group less what `down` takes: with no `down` ports, nothing was left for the endpoints);
 * a breakout must be one the group allows (when it lists `breakouts`), and a `down` breakout's rate is the
   fabric's line rate; without one, the fabric rate must divide the native rate (the split the old single-group
   model took);
@@ -214,6 +215,12 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
             problems.append(Problem("NET001", here + ("up" if up_use is not None else "uplinks",),
                                     f"{down_phys} down + {up_phys} up ports of {switch.id}'s group '{g_down.name}' "
                                     f"exceed its {g_down.count}", count(taken), count(g_down.count)))
+        elif down_phys <= 0 and up_use is not None:  # a tier without down ports would take no endpoints at all
+            problems.append(Problem("NET019", here + ("up",), f"`up` takes all {g_down.count} ports of "
+                                    f"{switch.id}'s group '{g_down.name}' and leaves none for `down`: expected "
+                                    f"`ports` for both roles (e.g. down: {{ports: '1-{g_down.count // 2}'}}, up: "
+                                    f"{{ports: '{g_down.count // 2 + 1}-{g_down.count}'}}), or no `up`, so that "
+                                    f"the oversubscription splits the group", count(0), count(1)))
     down = max(down_phys, 0) * b_down
     # ports no role takes: the rest of the down group, and of a separate up group, each at its breakout
     left_down = g_down.count - max(down_phys, 0) - (up_phys if g_up is g_down else 0)

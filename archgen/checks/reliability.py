@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.goodput import Goodput, no_checkpoint_target
+from archgen.analyse.goodput import Goodput, no_checkpoint_target, storage_side
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.reliability import scope_chain
 from archgen.checks.registry import Context, Violation, check
@@ -229,6 +229,34 @@ def spare_model_valid(ctx: Context) -> Iterator[Violation]:
                             "spare(s): the spare model is outside its validity, so the restart time (with its wait "
                             f"for a repair) is not provided; goodput {_ratio(g.goodput)} rests on that wait",
                             Q_(g.in_repair, ""), Q_(g.spares_available, ""))
+
+
+@check("REL010", "rel.storage_ports", severity="warning")
+def storage_reaches_its_fabric(ctx: Context) -> Iterator[Violation]:
+    """A cluster's stated storage bandwidth fits through the ports its storage takes on the storage fabric.
+
+    On a fabric of role `storage`, the endpoints that are not compute nodes (`endpoints.extra`, `reserved`, and the
+    ports of placed systems without accelerators, such as storage servers) are the storage's ports: the stated
+    `write_bandwidth` and `read_bandwidth` reach the nodes through them at the fabric's line rate and no faster, so
+    checkpoints are written and restored at the smaller figure. Not judged where a storage fabric has no such port.
+
+    Fix: give the storage fabric the ports the storage system has (`endpoints.extra`: appliances × ports each, or
+    its servers placed in racks), add storage nodes, or state the bandwidth the storage delivers through them.
+    """
+    for path, a in sorted(ctx.clusters.items()):
+        storage = a.cluster.spec.storage
+        side = storage_side(a) if storage is not None else None
+        if storage is None or side is None:
+            continue
+        cap = Q_(side.bandwidth, "B/s").to("GB/s")
+        fabrics = ", ".join(f"'{f}'" for f in side.fabrics)
+        for key, stated in (("write_bandwidth", storage.write_bandwidth), ("read_bandwidth", storage.read_bandwidth)):
+            if stated.m_as("B/s") > side.bandwidth * (1 + 1e-9):
+                yield Violation(path, a.cluster.spec.id, ("storage", key),
+                                f"storage.{key} {stated.to('GB/s'):.4g~P} exceeds the {side.ports} storage port(s) "
+                                f"of fabric {fabrics} at their line rate, {cap:.4g~P}: checkpoints are "
+                                f"{'written' if key == 'write_bandwidth' else 'restored'} at {cap:.4g~P}",
+                                stated.to("GB/s"), cap)
 
 
 def _ratio(x: float) -> str:

@@ -18,7 +18,7 @@ def section(a: Any) -> tuple[Section | None, list[str]]:
     p = a.power
     if p.conversion is None or p.conversion_kind != "PDUs":
         return None, []
-    d = distribution(a.rack, p.conversion.unit_capacity)
+    d = distribution(a.rack, p.conversion.unit_capacity, p.optics)
     if d is None:
         return None, []
     open_items = [f"{pid} is not in the outlet map or the phase loads: the catalog does not give its PSUs."
@@ -36,8 +36,9 @@ def section(a: Any) -> tuple[Section | None, list[str]]:
         f"PDU redundancy {d.redundancy}"
         + (": the PDUs form two sides, A (the first half) and B, and each part's PSUs alternate between them, so "
            "either side alone reaches half of them." if d.sides else ": each part's PSUs go round the PDUs in turn.")
-        + " PSUs share their part's maximum draw equally; within a PDU each PSU takes the least-loaded phase. A "
-          "PDU's capacity per phase is its rating × the feeds' continuous-load derating / phases."))
+        + " PSUs share their part's maximum draw equally, a switch's with its share of the transceivers in the "
+          "rack's switch ports (by ports); within a PDU each PSU takes the least-loaded phase. A PDU's capacity per "
+          "phase is its rating × the feeds' continuous-load derating / phases."))
     if d.outlets:
         sub.add(outlet_table(d), phase_table(d), cases_table(d))
     return sub, open_items

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.goodput import storage_fabrics
 from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -133,10 +134,8 @@ def storage(a: Any) -> Section:
     c = a.cluster
     section = Section("storage", "Storage architecture")
     rows = []
-    for fa in a.fabrics:
+    for fa in storage_fabrics(a):   # the fabrics checkpoints are written over, not a front end on the same NICs
         s = fa.fabric.spec
-        if s.role not in ("storage", "converged") and getattr(s, "nic_role", None) != "storage":
-            continue
         ppn = max(fa.ports_per_node.values(), default=0)
         rows.append((s.id, s.role, s.topology, s.speed, ppn, s.speed * ppn if ppn else None,
                      getattr(getattr(s, "endpoints", None), "extra", 0)))
