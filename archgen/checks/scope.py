@@ -20,6 +20,8 @@ KINDS: dict[str, tuple[str, ...]] = {
     "REQ": ("rack", "cluster", "workload", "requirements"),
     "MECH": ("rack",), "PWR": ("rack",), "COOL": ("rack",), "CAT": ("part",),
     "NET": ("cluster",), "CAB": ("cluster",), "PERF": ("workload",),
+    # reliability and cost judge a cluster and the training workloads it runs (their findings' objects: docs/checks.md)
+    "REL": ("cluster", "workload"), "COST": ("cluster", "workload"), "SWP": ("sweep",),
 }
 #: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities.
 CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
