@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "moe_layer.json"
+COMPILE = "--compile" in sys.argv  # the layer through torch.compile (Inductor fuses its elementwise work)
 dev = torch.device("cuda")
 torch.manual_seed(0)
 T, H, HQ, HKV, D, E_ALL, TOPK, FFN, E_LOCAL = 4096, 2048, 32, 4, 128, 128, 8, 768, 8
@@ -89,12 +90,16 @@ def layer(x):
     return x + torch.zeros_like(x).index_add(0, token, y)
 
 
+RUN = torch.compile(layer) if COMPILE else layer
+
+
 def step(x, g):
     """Forward and backward of the layer."""
-    layer(x).backward(g)
+    RUN(x).backward(g)
 
 
-RESULT: dict = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "grouped_mm": GROUPED,
+RESULT: dict = {"compiled": COMPILE, "torch": torch.__version__, "device": torch.cuda.get_device_name(),
+                "grouped_mm": GROUPED,
                 "shapes": {"tokens": T, "hidden": H, "heads": HQ, "kv_heads": HKV, "head_dim": D, "experts": E_ALL,
                            "top_k": TOPK, "expert_ffn": FFN, "local_experts": E_LOCAL}}
 x = torch.randn(T, H, device=dev, dtype=bf16, requires_grad=True)
