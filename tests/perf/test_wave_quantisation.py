@@ -28,6 +28,10 @@ Findings (why it is not in `kernels.gemm_time`):
   today): one tile's time at the per-SM rate overshoots, up to +99 % where only 12 tiles exist (cuBLAS splits K
   there), so the worst error grows instead of halving; at the per-SM tensor peak, the most a partly filled wave
   can run at, it is still +60 %. Decode GEMMs (one row of tiles over the whole K) would double.
+* cuBLAS over N (tests/perf/data/h200-gemm-waves.json, this project's H200 run of `bench/gpu/kernels.py`
+  section gemm_waves: M 2,048, K 4,096, N 128 to 3,072 by 64): its time steps by 8-22 % every 256 or so of N, not
+  where the count puts them, and today's ramp is within -6.5 % to +14.9 % of it from N 1,024 up, the count up to
+  +76.7 %. At DeepGEMM's narrow shape cuBLAS loses too (1.06-1.14 times N 2,048's time), less than DeepGEMM.
 * What a model would need: the tile or split the library chooses per shape (cuBLAS's heuristics, DeepGEMM's
   `get_best_configs`), which differ: DeepGEMM pays the waves its BLOCK_N leaves, cuBLAS spreads them.
 """
@@ -47,6 +51,9 @@ from archgen.perf.hw.hardware import hardware_for
 
 DATA = Path(__file__).parent / "data"
 H200 = json.loads((DATA / "h200-kernels.json").read_text(encoding="utf-8"))["sections"]
+#: cuBLAS over N on the H200 (this project's run, provenance in the file): M 2048, K 4096, N 128 to 3,072 by 64; and
+#: DeepGEMM's 4096 x N x 7168 at N 1,920 to 2,240.
+SWEEP = json.loads((DATA / "h200-gemm-waves.json").read_text(encoding="utf-8"))["rows"]
 DEEPGEMM = yaml.safe_load((DATA / "deepgemm-h800-fp8.yaml").read_text(encoding="utf-8"))["rows"]
 #: The Hopper tile (M, N) assumed: DeepGEMM's BLOCK_M above M = 64 and its widest BLOCK_N.
 TILE = (128, 128)
@@ -181,3 +188,34 @@ def test_decode_gemms_would_double(h200):
     assert -0.29 < min(today) and max(today) < 0.05
     assert max(waves) == pytest.approx(1.558, abs=0.002)
     assert statistics.median(waves) == pytest.approx(1.080, abs=0.002)
+
+
+def test_cublas_over_n_follows_the_ramp_not_the_wave_count(h200):
+    """cuBLAS on the H200 at M 2,048, K 4,096, N from 1,024 to 3,072 by 64 (66 GEMMs, BF16 and FP8): today's model
+    is -6.5 % to +14.9 % of each (median |error| 6.7 %); with the waves up to +76.7 % (median 18.9 %). cuBLAS's time
+    steps, but by 8-22 % and every 256 or so of N (1,088, 1,344, 1,600, 2,112, ...), not where the count puts them:
+    from N 1,024 to 1,088 (128 to 144 tiles, one wave to two) the count doubles the time; cuBLAS takes 18.7 % (BF16)
+    and 8.3 % (FP8) longer."""
+    rows = [r for r in SWEEP if r["m"] == 2048 and r["n"] >= 1024]
+    assert len(rows) == 66
+    today = [K.gemm_time(h200, r["dtype"], r["m"], r["n"], r["k"]) / r["s"] - 1 for r in rows]
+    waves = [_with_waves(h200, r["dtype"], r["m"], r["n"], r["k"]) / r["s"] - 1 for r in rows]
+    assert -0.07 < min(today) and max(today) < 0.15
+    assert statistics.median(abs(e) for e in today) == pytest.approx(0.067, abs=0.002)
+    assert max(waves) == pytest.approx(0.767, abs=0.002)
+    assert statistics.median(abs(e) for e in waves) == pytest.approx(0.189, abs=0.002)
+    s = {(r["dtype"], r["n"]): r["s"] for r in rows}
+    assert math.ceil(_tiles(2048, 1088, 1) / 132) == 2 * math.ceil(_tiles(2048, 1024, 1) / 132)
+    assert s[("bf16", 1088)] / s[("bf16", 1024)] == pytest.approx(1.187, abs=0.002)
+    assert s[("fp8", 1088)] / s[("fp8", 1024)] == pytest.approx(1.083, abs=0.002)
+
+
+def test_cublas_loses_less_than_deepgemm_at_n_2112(h200):
+    """DeepGEMM's narrow shape through cuBLAS: 4096 x 2112 x 7168 takes 1.14 (BF16) and 1.06 (FP8) times 4096 x
+    2048 x 7168 for 1.03 times its FLOP, so cuBLAS loses there too, less than DeepGEMM (0.862 of the model's
+    time). Today's model is 9.3 % and 6.2 % fast there; with the waves 3.7 % and 7.3 % slow."""
+    s = {(r["dtype"], r["n"]): r["s"] for r in SWEEP if r["m"] == 4096}
+    for dtype, step, today, waves in (("bf16", 1.140, -0.093, 0.037), ("fp8", 1.059, -0.062, 0.073)):
+        assert s[(dtype, 2112)] / s[(dtype, 2048)] == pytest.approx(step, abs=0.002)
+        assert K.gemm_time(h200, dtype, 4096, 2112, 7168) / s[(dtype, 2112)] - 1 == pytest.approx(today, abs=0.002)
+        assert _with_waves(h200, dtype, 4096, 2112, 7168) / s[(dtype, 2112)] - 1 == pytest.approx(waves, abs=0.002)
