@@ -342,5 +342,18 @@ def _():
     return {"fwd_bwd_s": timed(both, reps=10), "logits_bytes": logits.numel() * 2}
 
 
+@section("gemm_waves")
+def _():
+    # Wave quantisation (NVIDIA's Matrix Multiplication Background guide, §3.2): at M = 2048 a 128 x 128 tile grid
+    # crosses a multiple of the 132 SMs at N = 1056 and 2112; a library that runs its tiles in waves steps there.
+    # Also DeepGEMM's narrow shape, 4096 x 2112 x 7168, and its neighbours, through cuBLAS.
+    rows = []
+    for n in range(128, 3073, 64):
+        rows += [dict(gemm_bf16(2048, n, 4096), dtype="bf16"), dict(gemm_fp8(2048, n, 4096), dtype="fp8")]
+    for n in (1920, 1984, 2048, 2112, 2176, 2240):
+        rows += [dict(gemm_bf16(4096, n, 7168), dtype="bf16"), dict(gemm_fp8(4096, n, 7168), dtype="fp8")]
+    return {"rows": rows, "note": "cuBLAS through torch.matmul (BF16) and torch._scaled_mm (FP8, tensor-wise scales)"}
+
+
 RESULT["done"] = True
 save()
