@@ -29,6 +29,9 @@ class Endpoints(Spec):
     """What attaches to the bottom tier of a fabric."""
 
     nodes: bool = Field(True, description="Nodes attach with their NICs of `nic_role`.")
+    systems: list[Ref] | None = Field(
+        None, min_length=1, description="System types whose NICs attach (default: every placed system with NIC "
+        "ports of `nic_role`), e.g. `[dgx-b200]` on a front end that borrows the storage NICs beside storage servers.")
     switches: bool = Field(False, description="One management port per switch of the cluster's other fabrics (OOB).")
     extra: int = Field(0, ge=0, le=10_000_000, description="Other ports (storage appliances, servers, PDUs).")
 
@@ -96,6 +99,9 @@ class FabricBase(Spec):
         if self.ports_per_node is not None and not self.endpoints.nodes:
             raise FieldError(("ports_per_node",), f"ports_per_node {self.ports_per_node} given, but endpoints.nodes "
                              "is false, so no node attaches: leave ports_per_node out, or attach the nodes")
+        if self.endpoints.systems is not None and not self.endpoints.nodes:
+            raise FieldError(("endpoints", "systems"), f"endpoints.systems {self.endpoints.systems} given, but "
+                             "endpoints.nodes is false, so no node attaches: leave systems out, or attach the nodes")
         return self
 
     def rack_of(self, tier: str) -> str | None:
