@@ -34,6 +34,11 @@ class Endpoints(Spec):
         "ports of `nic_role`), e.g. `[dgx-b200]` on a front end that borrows the storage NICs beside storage servers.")
     switches: bool = Field(False, description="One management port per switch of the cluster's other fabrics (OOB).")
     extra: int = Field(0, ge=0, le=10_000_000, description="Other ports (storage appliances, servers, PDUs).")
+    storage: int | None = Field(
+        None, ge=0, le=10_000_000, description="Of the endpoints that are not compute nodes (`extra`, `reserved`, "
+        "placed systems without accelerators), the ports of the checkpoint storage, which bound its bandwidth "
+        "(REL010). Default: all of them on a fabric of role `storage` (assumed, and said so), none elsewhere (a "
+        "`converged` fabric's storage is then not bounded).")
 
 
 class LinkChoice(Spec):
