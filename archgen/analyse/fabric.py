@@ -206,7 +206,8 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
                                     f"{rate:~P}, slower than the fabric's {spec.speed:~P}", spec.speed, rate))
         ports_per_node[nt.part.id] = want
         total += want * nt.count
-    if spec.endpoints.nodes and not total and any(nt.part.accelerators for nt in nodes):
+    # with `endpoints.systems`, each name that attaches nothing is reported above
+    if spec.endpoints.nodes and not total and listed is None and any(nt.part.accelerators for nt in nodes):
         roles = sorted({s.role for nt in nodes for s in nt.part.nics})
         key = "nic_role" if spec.nic_role else "role"
         problems.append(Problem("NET011", here + (key,), f"no node has NIC ports of role '{role}' (their roles: "

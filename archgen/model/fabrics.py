@@ -100,10 +100,18 @@ class FabricBase(Spec):
 
     @model_validator(mode="after")
     def _ports_of_nodes(self) -> FabricBase:
-        """`ports_per_node` counts the nodes' ports; with `endpoints.nodes: false` no node attaches to read it."""
+        """Refuse keys that nothing would read.
+
+        `ports_per_node` and `endpoints.systems` where no node attaches (`endpoints.nodes: false`), and
+        `endpoints.storage` on a fabric that carries no storage.
+        """
         if self.ports_per_node is not None and not self.endpoints.nodes:
             raise FieldError(("ports_per_node",), f"ports_per_node {self.ports_per_node} given, but endpoints.nodes "
                              "is false, so no node attaches: leave ports_per_node out, or attach the nodes")
+        if self.endpoints.storage is not None and self.role not in ("storage", "converged"):
+            raise FieldError(("endpoints", "storage"), f"endpoints.storage {self.endpoints.storage} given on a fabric "
+                             f"of role '{self.role}', which carries no checkpoint storage: leave it out, or give it "
+                             "on the storage (or converged) fabric")
         if self.endpoints.systems is not None and not self.endpoints.nodes:
             raise FieldError(("endpoints", "systems"), f"endpoints.systems {self.endpoints.systems} given, but "
                              "endpoints.nodes is false, so no node attaches: leave systems out, or attach the nodes")
