@@ -104,6 +104,13 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _REL),
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
            "cluster's largest training workload.", _REL),
+    Metric("cluster", "storage_write_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage write bandwidth per "
+           "accelerator", "Stated `storage.write_bandwidth`, bounded by the storage's own ports at line rate (REL010) "
+           "and the compute nodes' ports to storage, over the accelerators: what each gets when all write at "
+           "once.", _GP, maximise=True),
+    Metric("cluster", "storage_read_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage read bandwidth per "
+           "accelerator", "As the write figure, from `storage.read_bandwidth`: what each accelerator gets when all "
+           "read (restore) at once.", _GP, maximise=True),
     Metric("cluster", "capex", "USD", "USD", 0, "Capex", "Bill of materials: parts and racks at their price (a "
            "`Prices` document's, else their own `price.capex`); not provided while one is unpriced (COST002).",
            _COST),

@@ -180,12 +180,22 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
     spec, here, planes = fabric.spec, fabric.owner_path, getattr(fabric.spec, "planes", 1)
     role = spec.nic_role or spec.role
     problems, ports_per_node, total = [], {}, 0
+    listed = spec.endpoints.systems
+    problems += unplaced_systems(fabric, nodes)
     for nt in nodes:
         have = nic_ports(design, nt.part, role)
         want = spec.ports_per_node if spec.ports_per_node is not None else have
-        if not spec.endpoints.nodes or (have == 0 and spec.ports_per_node is None):
+        if not spec.endpoints.nodes or (listed is not None and nt.part.id not in listed):
             continue
-        if want > have and nt.part.accelerators:
+        if listed is not None and have == 0:
+            problems.append(Problem("NET011", here + ("endpoints", "systems", listed.index(nt.part.id)),
+                                    f"{nt.part.id} is listed to attach, but has no NIC port of role '{role}' (its "
+                                    f"roles: {', '.join(sorted({s.role for s in nt.part.nics})) or 'none'})",
+                                    count(want), count(0)))
+            continue
+        if have == 0 and spec.ports_per_node is None:
+            continue
+        if want > have and (nt.part.accelerators or listed is not None):
             problems.append(Problem("NET011", here + ("ports_per_node",),
                                     f"{nt.part.id} has {have} NIC port(s) of role '{role}', the fabric uses {want}",
                                     count(want), count(have)))
@@ -196,7 +206,8 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
                                     f"{rate:~P}, slower than the fabric's {spec.speed:~P}", spec.speed, rate))
         ports_per_node[nt.part.id] = want
         total += want * nt.count
-    if spec.endpoints.nodes and not total and any(nt.part.accelerators for nt in nodes):
+    # with `endpoints.systems`, each name that attaches nothing is reported above
+    if spec.endpoints.nodes and not total and listed is None and any(nt.part.accelerators for nt in nodes):
         roles = sorted({s.role for nt in nodes for s in nt.part.nics})
         key = "nic_role" if spec.nic_role else "role"
         problems.append(Problem("NET011", here + (key,), f"no node has NIC ports of role '{role}' (their roles: "
@@ -208,6 +219,15 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
                                 f"({', '.join(f'{k}: {v}' for k, v in ports_per_node.items()) or 'none'})",
                                 count(planes), None))
     return ports_per_node, total, problems
+
+
+def unplaced_systems(fabric: BoundFabric, nodes: tuple[NodeType, ...]) -> list[Problem]:
+    """NET011: the systems a fabric's `endpoints.systems` names that the cluster does not place (they attach none)."""
+    placed = sorted(nt.part.id for nt in nodes)
+    return [Problem("NET011", fabric.owner_path + ("endpoints", "systems", j), f"'{sid}' is not a system the "
+                    f"cluster's racks hold (they hold: {', '.join(placed) or 'none'}), so it attaches nothing",
+                    None, None)
+            for j, sid in enumerate(fabric.spec.endpoints.systems or ()) if sid not in placed]
 
 
 def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None, ppn: int) -> tuple[int, int, list]:

@@ -15,6 +15,7 @@ from archgen.analyse.assumed import assumed_inputs, sweep_words
 from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost, workload_cost
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
+    STORAGE_METRICS,
     checkpoint_bytes,
     cluster_unsettled,
     failure_ends,
@@ -23,6 +24,7 @@ from archgen.analyse.goodput import (
     no_checkpoint_target,
     rate_sets,
     still_withheld,
+    storage_metrics,
     unblocked_metrics,
     unsettled,
     workload_metrics,
@@ -50,6 +52,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         rel = analyse_reliability(design.specs, analysis)
         ops.reliability[path] = rel
         analysis.metrics.update(rel.metrics)
+        stored = storage_metrics(design.specs, analysis)
+        analysis.metrics.update(stored)
+        if not stored:
+            _withhold(ops, path, STORAGE_METRICS, NO_STORAGE)
         cost = analyse_cost(design.specs, analysis)
         if cost is not None:
             ops.cost[path] = cost
@@ -126,6 +132,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     return ops, out
 
 
+#: Why a cluster has no storage bandwidth per accelerator: it states no storage (or has no accelerator).
+NO_STORAGE = "the cluster states no `storage:` (capacity and bandwidth of its checkpoint storage)"
 #: Why a training job has no time to train: nothing states how many tokens it trains on.
 NO_TOKEN_BUDGET = "the workload states no token budget: give `checkpoint: {tokens: 15.6e12}` (tokens of the run)"
 

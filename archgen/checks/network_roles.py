@@ -38,9 +38,14 @@ def overused_nic_roles(ctx: Context) -> Iterator[Violation]:
             for role, n in sorted(used.items()):
                 have = nic_ports(ctx.design, nt.part, role)
                 if n > have and have and role not in alone:
+                    which = ", ".join(f"'{fa.fabric.spec.id}'" for fa in c.fabrics if fa.ports_per_node.get(
+                        nt.part.id) and (fa.fabric.spec.nic_role or fa.fabric.spec.role) == role)
+                    hint = "" if nt.part.accelerators else (
+                        "; a fabric attaches every system with ports of its NIC role: name the systems that attach "
+                        "in `endpoints.systems` of the fabrics that should not reach this one")
                     yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
-                                    f"{nt.part.id}: the fabrics use {n} NIC ports of role '{role}', it has {have}",
-                                    count(n), count(have))
+                                    f"{nt.part.id}: the fabrics ({which}) use {n} NIC ports of role '{role}', it has "
+                                    f"{have}{hint}", count(n), count(have))
 
 
 def unwired_nic_roles(ctx: Context) -> Iterator[Violation]:

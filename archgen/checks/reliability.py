@@ -233,30 +233,42 @@ def spare_model_valid(ctx: Context) -> Iterator[Violation]:
 
 @check("REL010", "rel.storage_ports", severity="warning")
 def storage_reaches_its_fabric(ctx: Context) -> Iterator[Violation]:
-    """A cluster's stated storage bandwidth fits through the ports its storage takes on the storage fabric.
+    """A cluster's stated storage bandwidth fits through the ports its storage takes on the fabrics that carry it.
 
-    On a fabric of role `storage`, the endpoints that are not compute nodes (`endpoints.extra`, `reserved`, and the
-    ports of placed systems without accelerators, such as storage servers) are the storage's ports: the stated
-    `write_bandwidth` and `read_bandwidth` reach the nodes through them at the fabric's line rate and no faster, so
-    checkpoints are written and restored at the smaller figure. Not judged where a storage fabric has no such port.
+    The storage's ports are a fabric's `endpoints.storage` where it states one; else, on a fabric of role `storage`,
+    every endpoint that is not a compute node (`endpoints.extra`, `reserved`, and the ports of placed systems without
+    accelerators, such as storage servers), which the finding says was assumed. The stated `write_bandwidth` and
+    `read_bandwidth` reach the nodes through them at the fabric's line rate and no faster, so checkpoints are
+    written and restored at the smaller figure. Not judged where a fabric carrying storage gives no such port (a
+    `converged` fabric without `endpoints.storage`: its other ports serve the front end too). An
+    `endpoints.storage` above the endpoints that are not compute nodes is reported: the fabric has no more ports.
 
-    Fix: give the storage fabric the ports the storage system has (`endpoints.extra`: appliances × ports each, or
-    its servers placed in racks), add storage nodes, or state the bandwidth the storage delivers through them.
+    Fix: give the storage fabric the ports the storage system has (`endpoints.storage`, `endpoints.extra`:
+    appliances × ports each, or its servers placed in racks), add storage nodes, or state the bandwidth the storage
+    delivers through them.
     """
     for path, a in sorted(ctx.clusters.items()):
         storage = a.cluster.spec.storage
         side = storage_side(a) if storage is not None else None
         if storage is None or side is None:
             continue
+        for fid, stated, there in side.over:
+            index = next(i for i, f in enumerate(a.cluster.spec.fabrics) if f.id == fid)
+            yield Violation(path, a.cluster.spec.id, ("fabrics", index, "endpoints", "storage"),
+                            f"fabric '{fid}' states {stated} storage port(s), but has {there} endpoint port(s) that "
+                            f"are not compute nodes' (endpoints.extra, reserved, systems without accelerators): the "
+                            f"storage is bounded by those {there}", Q_(stated, ""), Q_(there, ""))
         cap = Q_(side.bandwidth, "B/s").to("GB/s")
         fabrics = ", ".join(f"'{f}'" for f in side.fabrics)
-        for key, stated in (("write_bandwidth", storage.write_bandwidth), ("read_bandwidth", storage.read_bandwidth)):
-            if stated.m_as("B/s") > side.bandwidth * (1 + 1e-9):
+        counted = "; ".join(side.counted)
+        for key, stated_bw in (("write_bandwidth", storage.write_bandwidth),
+                               ("read_bandwidth", storage.read_bandwidth)):
+            if stated_bw.m_as("B/s") > side.bandwidth * (1 + 1e-9):
                 yield Violation(path, a.cluster.spec.id, ("storage", key),
-                                f"storage.{key} {stated.to('GB/s'):.4g~P} exceeds the {side.ports} storage port(s) "
+                                f"storage.{key} {stated_bw.to('GB/s'):.4g~P} exceeds the {side.ports} storage port(s) "
                                 f"of fabric {fabrics} at their line rate, {cap:.4g~P}: checkpoints are "
-                                f"{'written' if key == 'write_bandwidth' else 'restored'} at {cap:.4g~P}",
-                                stated.to("GB/s"), cap)
+                                f"{'written' if key == 'write_bandwidth' else 'restored'} at {cap:.4g~P} "
+                                f"(storage ports: {counted})", stated_bw.to("GB/s"), cap)
 
 
 def _ratio(x: float) -> str:

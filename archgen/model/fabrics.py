@@ -29,8 +29,16 @@ class Endpoints(Spec):
     """What attaches to the bottom tier of a fabric."""
 
     nodes: bool = Field(True, description="Nodes attach with their NICs of `nic_role`.")
+    systems: list[Ref] | None = Field(
+        None, min_length=1, description="System types whose NICs attach (default: every placed system with NIC "
+        "ports of `nic_role`), e.g. `[dgx-b200]` on a front end that borrows the storage NICs beside storage servers.")
     switches: bool = Field(False, description="One management port per switch of the cluster's other fabrics (OOB).")
     extra: int = Field(0, ge=0, le=10_000_000, description="Other ports (storage appliances, servers, PDUs).")
+    storage: int | None = Field(
+        None, ge=0, le=10_000_000, description="Of the endpoints that are not compute nodes (`extra`, `reserved`, "
+        "placed systems without accelerators), the ports of the checkpoint storage, which bound its bandwidth "
+        "(REL010). Default: all of them on a fabric of role `storage` (assumed, and said so), none elsewhere (a "
+        "`converged` fabric's storage is then not bounded).")
 
 
 class LinkChoice(Spec):
@@ -92,10 +100,21 @@ class FabricBase(Spec):
 
     @model_validator(mode="after")
     def _ports_of_nodes(self) -> FabricBase:
-        """`ports_per_node` counts the nodes' ports; with `endpoints.nodes: false` no node attaches to read it."""
+        """Refuse keys that nothing would read.
+
+        `ports_per_node` and `endpoints.systems` where no node attaches (`endpoints.nodes: false`), and
+        `endpoints.storage` on a fabric that carries no storage.
+        """
         if self.ports_per_node is not None and not self.endpoints.nodes:
             raise FieldError(("ports_per_node",), f"ports_per_node {self.ports_per_node} given, but endpoints.nodes "
                              "is false, so no node attaches: leave ports_per_node out, or attach the nodes")
+        if self.endpoints.storage is not None and self.role not in ("storage", "converged"):
+            raise FieldError(("endpoints", "storage"), f"endpoints.storage {self.endpoints.storage} given on a fabric "
+                             f"of role '{self.role}', which carries no checkpoint storage: leave it out, or give it "
+                             "on the storage (or converged) fabric")
+        if self.endpoints.systems is not None and not self.endpoints.nodes:
+            raise FieldError(("endpoints", "systems"), f"endpoints.systems {self.endpoints.systems} given, but "
+                             "endpoints.nodes is false, so no node attaches: leave systems out, or attach the nodes")
         return self
 
     def rack_of(self, tier: str) -> str | None:

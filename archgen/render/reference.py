@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.goodput import storage_fabrics
+from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -156,13 +156,37 @@ def storage(a: Any) -> Section:
         section.add(Para(f"Storage system: {NOT_PROVIDED}. The design states no storage capacity or bandwidth, so "
                          "checkpoint write and restart times are not derived."))
         return section
-    per_acc = (st.write_bandwidth / a.accelerators).to("GB/s") if a.accelerators else None
+    used = {key: a.metrics.get(f"storage_{key}_bandwidth_per_accelerator") for key in ("write", "read")}
     srows = [("Usable capacity", fmt.q(st.capacity, "PB", 2)),
-             ("Aggregate write bandwidth", fmt.q(st.write_bandwidth, "GB/s", 0)),
-             ("Aggregate read bandwidth", fmt.q(st.read_bandwidth, "GB/s", 0)),
-             ("Write bandwidth per accelerator", fmt.q(per_acc, "GB/s", 3)),
+             ("Aggregate write bandwidth", _used(used["write"], a.accelerators, st.write_bandwidth, "GB/s", 0)),
+             ("Aggregate read bandwidth", _used(used["read"], a.accelerators, st.read_bandwidth, "GB/s", 0)),
+             ("Write bandwidth per accelerator", _used(used["write"], 1, _per(st.write_bandwidth, a), "GB/s", 3)),
+             ("Read bandwidth per accelerator", _used(used["read"], 1, _per(st.read_bandwidth, a), "GB/s", 3)),
              ("Basis", f"{st.basis}: {st.source}")]
-    return section.add(Table("storage-system", "Storage system (as stated)", ITEM_VALUE, tuple(srows)))
+    side = storage_side(a)
+    ports = (f"the storage's {side.ports} port(s) at line rate carry {fmt.q(Q_(side.bandwidth, 'B/s'), 'GB/s', 0)}: "
+             f"{'; '.join(side.counted)}" if side is not None
+             else f"the storage's own ports bound nothing: {unbounded_why(a)}")
+    section.add(Para("Checkpoints are written and restored at the stated bandwidth (shown beside where the figure "
+                     "used differs), bounded by the storage's own ports on the fabrics that carry it and by the "
+                     "compute nodes' ports to storage, every node at once; the rows per accelerator are the storage "
+                     f"bandwidth metrics. {ports[0].upper()}{ports[1:]}."))
+    return section.add(Table("storage-system", "Storage system", ITEM_VALUE, tuple(srows)))
+
+
+def _per(q: Any, a: Any) -> Any:
+    """A stated aggregate over the cluster's accelerators (None without any)."""
+    return (q / a.accelerators).to("GB/s") if a.accelerators else None
+
+
+def _used(per_acc: Any, n: int, stated: Any, unit: str, digits: int) -> str:
+    """The figure the analysis uses (`per_acc` × `n`), with the stated one beside it where they differ."""
+    if per_acc is None or stated is None:
+        return fmt.q(stated, unit, digits)
+    got = (per_acc * n).to(unit)
+    if abs(got.m_as("B/s") - stated.m_as("B/s")) <= 1e-9 * stated.m_as("B/s"):
+        return fmt.q(stated, unit, digits)
+    return f"{fmt.q(got, unit, digits)} (stated {fmt.q(stated, unit, digits)})"
 
 
 # ------------------------------------------------------------------------------------------------ control plane
