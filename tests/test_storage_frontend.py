@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from archgen.errors import ValidateError
 from archgen.perf.hw.arch import Arch
 from archgen.pipeline import run
 from archgen.render.blocks import Para
@@ -164,3 +165,14 @@ def test_storage_ports_are_what_the_fabric_states(tmp_path: Path) -> None:
         f.message for f in over.findings if f.id == "REL010"]
     assert "(storage ports: 'storage' endpoints.storage 6, of which the fabric has 4)" in " ".join(
         f.message for f in over.findings if f.id == "REL010")
+
+
+def test_a_converged_fabrics_storage_ports_beside_a_storage_fabric_are_refused(tmp_path: Path) -> None:
+    """Checkpoints are written over the storage fabric where there is one (`analyse.goodput.storage_fabrics`), so a
+    converged fabric's `endpoints.storage` beside it was read by nothing (storfe's open point): refused at the key."""
+    path = servers_design(tmp_path, frontend={"role": "converged", "endpoints": {"extra": 8, "storage": 4}})
+    with pytest.raises(ValidateError) as caught:
+        run([path])
+    text = str(caught.value)
+    assert "servers.yaml:" in text and "fabrics.1.endpoints.storage: endpoints.storage 4 given on converged " in text
+    assert "checkpoints are written over the storage fabric 'storage', so it would not be read" in text

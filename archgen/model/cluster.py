@@ -224,6 +224,23 @@ class Cluster(Document):
                                  f"this cluster's units or layout (one of: {', '.join(sorted(racks))})")
         return self
 
+    @model_validator(mode="after")
+    def _storage_ports_read(self) -> Cluster:
+        """A converged fabric's `endpoints.storage` beside a storage fabric is refused: it would not be read.
+
+        Checkpoints are written over the fabrics of role storage where there are any, else over the converged ones
+        (`analyse.goodput.storage_fabrics`).
+        """
+        storage = [f.id for f in self.fabrics if f.role == "storage"]
+        for i, f in enumerate(self.fabrics):
+            ends = getattr(f, "endpoints", None)
+            if storage and f.role == "converged" and ends is not None and ends.storage is not None:
+                raise FieldError(("fabrics", i, "endpoints", "storage"), (
+                    f"endpoints.storage {ends.storage} given on converged fabric '{f.id}', but checkpoints are "
+                    f"written over the storage fabric {', '.join(repr(s) for s in storage)}, so it would not be read: "
+                    "state the storage's ports on that fabric, or leave this out"))
+        return self
+
     def placement_path(self, rack_id: str) -> tuple:
         """Field path of the first units or layout entry placing racks of type `rack_id` (for a finding's line)."""
         for i, unit in enumerate(self.units):
