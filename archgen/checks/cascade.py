@@ -52,7 +52,7 @@ def fold(findings: list[Finding], design: Design) -> list[Finding]:
         if f.id not in CAUSES:
             quoted = [u for u in design.unresolved if f"'{u.ref}'" in f.message]
             computed = f.severity in ("error", "warning") and f.id.rstrip("0123456789") in COMPUTED
-            rests = design.resting_on(f.object, via_cluster=True) if computed else []
+            rests = design.resting_on(f.object) if computed else []
             cause = next((causes[k] for u in quoted + rests if (k := (u.subject, f"'{u.ref}'")) in causes), None)
             if cause is not None:
                 f = replace(f, caused_by=cause_of(cause))
