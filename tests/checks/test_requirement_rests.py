@@ -58,3 +58,11 @@ def test_a_typo_in_a_rack_part_leaves_a_workload_requirement_not_provided_and_fo
               if f["object"] == "workload/serve"]
     assert sorted(on_job) == [("REQ002", "REQ-DOC-1", "REF001 rack/gb300-nvl72: 'sn2210'"),
                               ("REQ002", "REQ-OWN-1", "REF001 rack/gb300-nvl72: 'sn2210'")]
+
+
+def test_estimate_leaves_them_not_provided_too(tmp_path, cli):
+    """`archgen estimate` judges a workload's own requirements by the same rule (`derived.judge_requirements`)."""
+    path = _design(tmp_path, RACK.replace("part: sn2201,", "part: sn2210,"))
+    out = cli("estimate", "--workload", "serve", "--path", path).out
+    assert "REQ-OWN-1: tpot <= 1 s: not provided (it rests on unresolved reference(s) 'sn2210'" in out
+    assert "REQ-OWN-1: tpot <= 1 s: met" in cli("estimate", "--workload", "serve", "--path", _design(tmp_path, RACK)).out

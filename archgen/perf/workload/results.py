@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from archgen.binding import BoundRequirement
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
-from archgen.model.requirements import Unsettled, judge
+from archgen.model.requirements import Unsettled
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.collectives import busbw_curve
 from archgen.perf.workload.cluster import estimate_on_cluster, machine
@@ -94,10 +94,9 @@ def judge_workloads(workloads: Mapping[str, WorkloadResult], requirements: Itera
     out = {}
     for path, r in workloads.items():
         if r.estimate is not None:
-            why = (rests or {}).get(path)
-            judged = [judge(q, None, f"it {why}") for q in bound.get(path, ())] if why \
-                else judge_requirements(bound.get(path, ()), r.estimate, (withheld or {}).get(path),
-                                        (unsettled or {}).get(path), (assumed or {}).get(path))
+            judged = judge_requirements(bound.get(path, ()), r.estimate, (withheld or {}).get(path),
+                                        (unsettled or {}).get(path), (assumed or {}).get(path),
+                                        (rests or {}).get(path, ""))
             r = replace(r, estimate=replace(r.estimate, requirements=judged))
         out[path] = r
     return out
