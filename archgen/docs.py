@@ -43,7 +43,8 @@ def checks_page() -> str:
              "A requirement on an object that rests on an unresolved reference, by the same rule, is not judged: it",
              "is not provided (REQ002, naming the references) and folded under the REF finding. That holds for a",
              "workload's own requirements and a Requirements document's on it, even where the job is still",
-             "estimated: its cost, energy and network figures are its cluster's.", ""]
+             "estimated: its cost, energy and network figures are its cluster's. A waiver of such a finding then",
+             "matches nothing: its SPC002 is folded under the REF finding too.", ""]
     lines += ["| ID | severity | summary |", "|---|---|---|"]
     lines += [f"| {cid} | {RESERVED_SEVERITY[cid]} | {text} |" for cid, text in sorted(RESERVED.items())]
     for prefix in MODULES:
