@@ -174,8 +174,9 @@ def test_a_fat_tree_reports_its_tier_and_link_errors_in_one_run(spec_tree) -> No
     """The same for a fixed `tiers`: links to, and keys of, tiers it does not build come in one run."""
     tree = files(tiers=1)
     tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(
-        "  links:\n", "  spine: {count: 2}\n  core: {rack: net}\n  links:\n    spine_core: [mmf-800g-sr8]\n")
+        "  links:\n", "  spine: {count: 2}\n  core: {rack: net}\n  links:\n    spine_core: [mmf-800g-sr8]\n").replace(
+        "  rail_optimized: true\n", "  rail_optimized: false\n  rails: 4\n")
     with pytest.raises(SpecError) as err:
         run([spec_tree(tree)])
     assert sorted(p.path for p in err.value.problems) == ["fabrics.0.core.rack", "fabrics.0.links.spine_core",
-                                                          "fabrics.0.spine.count"]
+                                                          "fabrics.0.rails", "fabrics.0.spine.count"]

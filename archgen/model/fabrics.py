@@ -123,13 +123,17 @@ class FatTree(FabricBase):
     spine: Tier = Field(default_factory=Tier, description="Spine-tier overrides and placement.")
     core: Tier = Field(default_factory=Tier, description="Core-tier overrides and placement.")
 
-    @model_validator(mode="after")
-    def _rails_of_a_plain_fabric(self) -> FatTree:
-        """`rails` of a fabric that is not rail-optimized would be read by nothing: reject it."""
-        if self.rails is not None and not self.rail_optimized:
-            raise FieldError(("rails",), f"{self.rails} rails given, but the fabric is not rail-optimized, so no NIC "
-                             "is wired by rail: leave rails out, or set rail_optimized: true")
-        return self
+    @field_validator("rails")
+    @classmethod
+    def _rails_of_a_plain_fabric(cls, rails: int | None, info: ValidationInfo) -> int | None:
+        """`rails` of a fabric that is not rail-optimized would be read by nothing: reject it.
+
+        A field validator (`rail_optimized` comes first), so that its error comes in one run with the fabric's others.
+        """
+        if rails is not None and info.data.get("rail_optimized") is False:
+            raise ValueError(f"{rails} rails given, but the fabric is not rail-optimized, so no NIC is wired by "
+                             "rail: leave rails out, or set rail_optimized: true")
+        return rails
 
     @field_validator("links")
     @classmethod
