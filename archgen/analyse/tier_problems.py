@@ -63,6 +63,7 @@ def unbuilt_keys(fa: FabricAnalysis) -> list[Problem]:
     `spine_core` and the tier keys its sizing never reads.
     """
     spec, here, leaf = fa.fabric.spec, fa.fabric.owner_path, fa.tier("leaf")
+    keys: list[tuple[str, ...]]
     if leaf is None:
         return []
     if spec.topology == "rail-only":

@@ -162,7 +162,7 @@ class FatTree(FabricBase):
         `tiers: auto` too; auto's other keys of a tier not built at the design's size are noted at analysis
         (NET025, NET018, NET019). A field validator (`tiers` comes first), so that its errors come in one run.
         """
-        name, tiers = info.field_name, info.data.get("tiers")
+        name, tiers = str(info.field_name), info.data.get("tiers")
         if tiers is None:
             return tier
         if tiers == 1 and name == "leaf" and tier.count not in (None, 1):
@@ -231,7 +231,7 @@ class RailOnly(FabricBase):
         and its spines take the leaves' uplinks on their `down` ports; both counts are derived. A field validator,
         so that these errors come in one run with those of the fabric's other keys (`links.spine_core`).
         """
-        name = info.field_name
+        name = str(info.field_name)
         ignored = _RAIL_IGNORED[name]
         given = _given(tier, tuple(ignored))
         if given:
