@@ -39,7 +39,12 @@ def checks_page() -> str:
              "its \"did you mean\", and folds those findings under it, indented four spaces. JSON adds",
              "`\"caused_by\"` to each such finding and SARIF `properties.causedBy`; both keep every finding, its",
              "severity and the summary counts unchanged (an additive change: a cascade is a likely cause, not a",
-             "proof, and an independent problem of the same object must not vanish). `archgen.checks.cascade`.", ""]
+             "proof, and an independent problem of the same object must not vanish). `archgen.checks.cascade`.",
+             "A requirement on an object that rests on an unresolved reference, by the same rule, is not judged: it",
+             "is not provided (REQ002, naming the references) and folded under the REF finding. That holds for a",
+             "workload's own requirements and a Requirements document's on it, even where the job is still",
+             "estimated: its cost, energy and network figures are its cluster's. A waiver of such a finding then",
+             "matches nothing: its SPC002 is folded under the REF finding too.", ""]
     lines += ["| ID | severity | summary |", "|---|---|---|"]
     lines += [f"| {cid} | {RESERVED_SEVERITY[cid]} | {text} |" for cid, text in sorted(RESERVED.items())]
     for prefix in MODULES:

@@ -24,6 +24,8 @@ _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabr
 #: Metrics of one kind of job come from its own module; those of both kinds (and collectives) from the entry point.
 _ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
+#: A cluster's figures taken from its largest training job are set by the pipeline stage that ranks its jobs.
+_OPS = "analyse/operations_stage.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 REGISTRY: tuple[Metric, ...] = (
@@ -101,9 +103,9 @@ REGISTRY: tuple[Metric, ...] = (
            "(1 / interruptions per day).", _REL),
     Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
            "interrupting or not, plus the site's events.", _REL),
-    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _REL),
+    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS),
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
-           "cluster's largest training workload.", _REL),
+           "cluster's largest training workload.", _OPS),
     Metric("cluster", "storage_write_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage write bandwidth per "
            "accelerator", "Stated `storage.write_bandwidth`, bounded by the storage's own ports at line rate (REL010) "
            "and the compute nodes' ports to storage, over the accelerators: what each gets when all write at "
@@ -134,7 +136,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "tco_per_used_accelerator_hour", "USD", "USD", 3, "TCO per used accelerator-hour", "TCO per "
            "accelerator-hour over the facility's utilisation: the cost of each hour a job runs.", _COST),
     Metric("cluster", "tco_per_goodput_accelerator_hour", "USD", "USD", 3, "TCO per goodput accelerator-hour",
-           "TCO per used accelerator-hour over the goodput of the cluster's largest training workload.", _COST),
+           "TCO per used accelerator-hour over the goodput of the cluster's largest training workload.", _OPS),
     Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
            "and cable assemblies over the capex.", _COST),
     # fabrics
@@ -289,7 +291,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T, sweep=False),
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
-             "rate sets and their 95 % Poisson intervals.", _GP if subject == "workload" else _REL,
+             "rate sets and their 95 % Poisson intervals.",
+             _GP if subject == "workload" else _OPS if name == "goodput" else _REL,
              _T if subject == "workload" else (), sweep=subject == "workload" and name == "goodput")
       for subject in ("cluster", "workload") for end in ("low", "high")
       for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),

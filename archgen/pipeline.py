@@ -189,8 +189,9 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
         metrics.update({fa.fabric.path: fa.metrics for fa in c.fabrics})
     workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
+    rests = {path: why for path in workloads if (why := design.rests_note(path))}  # a part its cluster lacks
     workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld,  # once, as bound
-                                operations.unsettled, operations.assumed)
+                                operations.unsettled, operations.assumed, rests)
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once
                              operations.unsettled, operations.assumed)

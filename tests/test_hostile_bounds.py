@@ -119,8 +119,9 @@ def test_an_unbuildable_fat_tree_is_counted_not_wired(tmp_path):
                     "  - {unit: su, count: 200}")
     path = root / "clusters" / "dgx-b200-superpod.yaml"
     text = path.read_text(encoding="utf-8").replace("    tiers: auto", "    tiers: 2")
-    # links to the core a 2-tier fabric does not build are refused at validation: drop the compute fabric's
-    path.write_text(re.sub(r"(?m)^ +spine_core: .*\n", "", text), encoding="utf-8")
+    # links to, and the rack of, the core a 2-tier fabric does not build are refused at validation: drop the compute
+    # fabric's
+    path.write_text(re.sub(r"(?m)^ +(spine_core: |core: \{rack: ).*\n", "", text), encoding="utf-8")
     # the child reports its own peak (VmHWM, its memory since exec): RUSAGE_CHILDREN's ru_maxrss, and the child's own,
     # count the forked copy of this process too, over 1 GB in a one-process run of the suite
     peak = ("import atexit, pathlib, re, resource, sys\n"

@@ -65,3 +65,11 @@ def test_unknown_names_get_a_suggestion():
     assert metrics.unknown("spine.switchs", ["fabric"]) == ("unknown metric 'spine.switchs'; did you mean "
                                                             "'spine.switches'? (`docs/metrics.md` lists them)")
     assert metrics.unknown("it_power", ["rack", "cluster"]) is None
+
+
+def test_a_clusters_figures_from_its_largest_training_job_name_the_stage_that_sets_them():
+    from archgen.analyse.operations_stage import LARGEST_JOB_METRICS
+
+    for name in (*LARGEST_JOB_METRICS, "tco_per_goodput_accelerator_hour"):
+        m = metrics.lookup("cluster/c", name)
+        assert m is not None and m.source == "analyse/operations_stage.py", m

@@ -63,9 +63,11 @@ def test_b200_core_links_are_noted_for_growth_and_used_by_the_growth_series(ship
     """The B200 SuperPOD's compute fabric is `tiers: auto` with `spine_core` links: 2 tiers at its 4 SUs (32 leaves
     on 64-port spines), so nothing read them and nothing said so. NET025 (info) says so at the key, and the growth
     series builds the core, and uses the links, from the first size past 64 leaves (8 x: 256 leaves)."""
-    [note] = [f for f in shipped.findings if f.id == "NET025"]
-    assert note.severity == "info" and note.object == "cluster/dgx-b200-superpod/fabric/compute"
-    assert note.location.file.endswith("dgx-b200-superpod.yaml") and "used from 65 leaves per plane" in note.message
+    notes = {f.message.split(" ")[0]: f for f in shipped.findings if f.id == "NET025"}
+    assert set(notes) == {"links.spine_core", "core.rack"}   # the core's rack too (leftovers2 item 1)
+    for note in notes.values():
+        assert note.severity == "info" and note.object == "cluster/dgx-b200-superpod/fabric/compute"
+        assert note.location.file.endswith("dgx-b200-superpod.yaml") and "used from 65 leaves per plane" in note.message
     series = shipped.scaling["cluster/dgx-b200-superpod"]
     point = {p.factor: p for p in series.points}
     assert (point[1].tiers["compute"], point[8].tiers["compute"]) == (2, 3)
@@ -99,3 +101,82 @@ def test_every_port_group_of_the_switch_is_counted(spec_tree, tiers, links, expe
     for tier, (radix, free) in expected.items():
         assert (m[f"{tier}.switches"].m, m[f"{tier}.radix"].m, m[f"{tier}.ports_free"].m) == (1, radix, free), tier
         assert m[f"{tier}.ports_used"].m + m[f"{tier}.ports_free"].m == radix
+
+
+# leftovers2: the keys of a tier a fabric does not build, beside its links (items 1 and 2).
+
+from tests.data.clusters.small import files  # noqa: E402 (the small fat tree of tests/analyse/test_tier_counts.py)
+
+
+def _small(spec_tree, tiers: object, lines: str):
+    """The small cluster (4 leaves of QM9700 at 1:1) with `lines` added to its fabric, and its run."""
+    tree = files(tiers=tiers)
+    text = tree["clusters/c.yaml"]
+    own = f"  {lines.split(':')[0].strip()}: {{rack: net}}\n"   # the fixture's line of that tier, where it has one
+    tree["clusters/c.yaml"] = text.replace(own, lines) if own in text else text.replace("  links:\n",
+                                                                                      lines + "  links:\n")
+    return run([spec_tree(tree)])
+
+
+@pytest.mark.parametrize(("tiers", "lines", "path", "message"), [
+    (2, "  core: {switch: qm9700, down: {ports: 1-64}, rack: net}\n", "core.switch",
+     "core.switch, core.rack, core.down given, but a 2-tier fabric has no core tier: leave them out, or set tiers: 3"),
+    (1, "  spine: {rack: net}\n", "spine.rack",
+     "spine.rack given, but a 1-tier fabric has no spine tier: leave spine.rack out, or set tiers: 2 (or auto)"),
+    ("auto", "  core: {up: {ports: 33-64}}\n", "core.up",
+     "core.up given, but the cores are the top tier at every size and have no uplinks: leave core.up out"),
+])
+def test_keys_of_a_tier_no_size_builds_are_refused_at_the_key(spec_tree, tiers, lines, path, message) -> None:
+    """`core.switch`, `core.down` and `core.rack` on a 2-tier fabric (and `spine.rack` on a 1-tier one) were
+    accepted and read by nothing: only a count and links were refused. A core's uplinks are read at no size."""
+    with pytest.raises(SpecError) as err:
+        _small(spec_tree, tiers, lines)
+    [problem] = err.value.problems
+    assert problem.path == f"fabrics.0.{path}" and problem.message.startswith(message)
+
+
+def test_an_auto_fabric_notes_each_key_of_a_tier_it_builds_at_a_larger_size(spec_tree) -> None:
+    """With `tiers: auto` the small fabric is 2 tiers (4 leaves per plane): the core's switch, ports and rack were
+    silently unused; NET025 notes each at its key with the size that uses it, as it does the core links."""
+    result = _small(spec_tree, "auto", "  core: {switch: qm9700, down: {ports: 1-64}, rack: net}\n")
+    notes = {f.message.split(" ")[0]: f for f in result.findings if f.id == "NET025"}
+    assert set(notes) == {"links.spine_core", "core.switch", "core.down", "core.rack"}
+    assert all(n.severity == "info" and "4 leaves per plane" in n.message and "used from 65 leaves per plane"
+               in n.message for n in notes.values())
+    assert notes["core.down"].location.line == notes["core.switch"].location.line   # at the key, on its line
+    assert not [f for f in result.errors if f.id.startswith("NET")]   # noted, not refused (the rack's PWR002 is
+                                                                        # the fixture's 36 switches)
+
+
+def test_one_switch_rails_note_the_spine_keys_they_use_when_wider(spec_tree) -> None:
+    """Each rail of RAIL_ONLY is one QM9700 (32 domains per rail): the rails' spine switch, ports and rack, and the
+    leaves' oversubscription, are read only once a rail needs two tiers; they were silently unused."""
+    text = RAIL_ONLY + "  leaf: {oversubscription: '1:1'}\n  spine: {switch: qm9700, down: {ports: 1-64}, rack: net}\n"
+    result = run([spec_tree({"clusters/d.yaml": text})])
+    notes = {f.message.split(" ")[0]: f.message for f in result.findings if f.id == "NET025"}
+    assert set(notes) == {"spine.switch", "spine.down", "spine.rack", "leaf.oversubscription"}
+    assert all("each rail of this rail-only fabric is one switch at its size" in m and
+               "it is used from 65 domains per rail" in m for m in notes.values())
+
+
+def test_a_rail_only_fabric_reports_every_key_error_in_one_run(spec_tree) -> None:
+    """`links.spine_core` (refused in `links`) stopped the fabric before its tier keys were looked at, so
+    `leaf.up` and `spine.count` showed only on the next run. They are field errors now, reported together."""
+    text = RAIL_ONLY + "    spine_core: [mmf-800g-sr8]\n  leaf: {up: {ports: 33-64}, count: 4}\n  spine: {count: 2}\n"
+    problems = _refused(spec_tree, text)
+    assert sorted(p.path for p in problems) == ["fabrics.0.leaf.up", "fabrics.0.links.spine_core",
+                                                "fabrics.0.spine.count"]
+    [leaf] = [p for p in problems if p.path.endswith("leaf.up")]
+    assert leaf.message.startswith("leaf.up, leaf.count given, but a rail-only fabric does not read them")
+
+
+def test_a_fat_tree_reports_its_tier_and_link_errors_in_one_run(spec_tree) -> None:
+    """The same for a fixed `tiers`: links to, and keys of, tiers it does not build come in one run."""
+    tree = files(tiers=1)
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace(
+        "  links:\n", "  spine: {count: 2}\n  core: {rack: net}\n  links:\n    spine_core: [mmf-800g-sr8]\n").replace(
+        "  rail_optimized: true\n", "  rail_optimized: false\n  rails: 4\n")
+    with pytest.raises(SpecError) as err:
+        run([spec_tree(tree)])
+    assert sorted(p.path for p in err.value.problems) == ["fabrics.0.core.rack", "fabrics.0.links.spine_core",
+                                                          "fabrics.0.rails", "fabrics.0.spine.count"]

@@ -39,6 +39,9 @@ from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
+#: A cluster's figures taken from its largest training job here (with `tco_per_goodput_accelerator_hour`, computed
+#: from them); the metric registry names this module as their source.
+LARGEST_JOB_METRICS = ("goodput", "goodput_low", "goodput_high", "checkpoint_interval")
 
 def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                        workloads: dict[str, WorkloadResult]) -> tuple[Operations, dict[str, WorkloadResult]]:
@@ -118,7 +121,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         assert largest_est is not None, "only jobs with an estimate are ranked"
         m = largest_est.metrics
         cm = clusters[cpath].metrics
-        cm.update({k: m[k] for k in ("goodput", "goodput_low", "goodput_high", "checkpoint_interval") if k in m})
+        cm.update({k: m[k] for k in LARGEST_JOB_METRICS if k in m})
         used = cm.get("tco_per_used_accelerator_hour")
         if used is not None and "goodput" in cm and cm["goodput"].m > 0:
             cm["tco_per_goodput_accelerator_hour"] = used / cm["goodput"].m
@@ -126,8 +129,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[cpath] = cluster_unsettled(ops.unsettled[wpath], used)
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
-            _withhold(ops, cpath, ("goodput", "goodput_low", "goodput_high", "checkpoint_interval",
-                                   "tco_per_goodput_accelerator_hour"), why)
+            _withhold(ops, cpath, (*LARGEST_JOB_METRICS, "tco_per_goodput_accelerator_hour"), why)
     ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out
 

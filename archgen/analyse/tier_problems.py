@@ -1,6 +1,6 @@
 """Problems over a fat tree's tiers as a whole: keys on tiers not built, and switches short of ports.
 
-`archgen.analyse.fabric` adds these after `archgen.analyse.tiers` has sized the tiers; `unbuilt_links` (NET025) is
+`archgen.analyse.fabric` adds these after `archgen.analyse.tiers` has sized the tiers; `unbuilt_keys` (NET025) is
 read by its check from the finished analysis, and is no problem of the size (the growth series leaves it out).
 """
 
@@ -12,6 +12,7 @@ from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
 from archgen.analyse.tiers import TIERS, TierCount, two_tier_leaves
 from archgen.build import BoundFabric
+from archgen.model.fabrics import TIER_KEYS
 
 if TYPE_CHECKING:
     from archgen.analyse.fabric import FabricAnalysis
@@ -53,42 +54,63 @@ def radix_problems(here: tuple, tiers: tuple[TierCount, ...], counted: set[tuple
             and t.max_used_per_switch > t.assigned]
 
 
-def unbuilt_links(fa: FabricAnalysis) -> list[Problem]:
-    """Link options of a tier that `tiers: auto` (or a rail-only fabric) does not build at the design's size.
+def unbuilt_keys(fa: FabricAnalysis) -> list[Problem]:
+    """Keys of a tier that `tiers: auto` (or a rail-only fabric) does not build at the design's size (NET025).
 
+    Its links and its own keys (`switch`, `rack`, `down`, ...; a count is NET018 and a top tier's uplinks NET019).
     They are used at the sizes that build the tier (the growth series), so they are kept, and the note says from
-    which size; with a fixed `tiers` they are refused at validation, and a rail-only fabric refuses `spine_core`.
+    which size, one per key; with a fixed `tiers` they are refused at validation, and a rail-only fabric refuses
+    `spine_core` and the tier keys its sizing never reads.
     """
     spec, here, leaf = fa.fabric.spec, fa.fabric.owner_path, fa.tier("leaf")
+    keys: list[tuple[str, ...]]
     if leaf is None:
         return []
     if spec.topology == "rail-only":
-        domains = int(fa.figures["rail_only.domains_per_rail"].m) if "rail_only.domains_per_rail" in fa.figures else 0
-        if fa.tiers_used > 1 or not spec.links.leaf_spine:
+        if fa.tiers_used > 1:
             return []
-        return [Problem("NET025", here + ("links", "leaf_spine"), f"links.leaf_spine given, but each rail of this "
-                        f"rail-only fabric is one switch at its size ({domains} scale-up domains per rail, "
-                        f"{leaf.switch.id if leaf.switch else 'its switch'} holds {leaf.assigned}); these links are "
-                        f"used from {leaf.assigned + 1} domains per rail, where a rail gets leaves and spines",
-                        count(domains), count(leaf.assigned))]
+        domains = int(fa.figures["rail_only.domains_per_rail"].m) if "rail_only.domains_per_rail" in fa.figures else 0
+        keys = [("links", "leaf_spine")] if spec.links.leaf_spine else []
+        keys += [("spine", k) for k in RAIL_SPINE_KEYS if getattr(spec.spine, k) is not None]
+        keys += [("leaf", "oversubscription")] * (spec.leaf.oversubscription is not None)
+        keys += [("oversubscription",)] * ("oversubscription" in spec.model_fields_set)
+        return [Problem("NET025", here + key, f"{_named(key)} given, but each rail of this rail-only fabric is one "
+                        f"switch at its size ({domains} scale-up domains per rail, "
+                        f"{leaf.switch.id if leaf.switch else 'its switch'} holds {leaf.assigned}); {_used(key)} "
+                        f"from {leaf.assigned + 1} domains per rail, where a rail gets leaves and spines",
+                        count(domains), count(leaf.assigned)) for key in keys]
     if spec.topology != "fat-tree" or spec.tiers != "auto":
         return []
     out, k_spine = [], two_tier_leaves(fa.fabric)
+    tiers = f"{fa.tiers_used} tier{'s' if fa.tiers_used > 1 else ''}"
     for name in TIERS[fa.tiers_used:]:
-        link = _LINK_UP_TO[name]
-        if not getattr(spec.links, link):
-            continue
-        if name == "spine":
-            why = (f"one {leaf.switch.id if leaf.switch else 'switch'} per plane holds its {fa.links['access']} "
-                   f"ports; these links are used once a plane needs a second leaf")
-            measured, limit = fa.links["access"], leaf.radix
-        else:
-            why = (f"{leaf.switches} lea{'f' if leaf.switches == 1 else 'ves'} per plane, and {k_spine}-port spines "
-                   f"join up to {k_spine}; these links are used from {k_spine + 1} leaves per plane, where a core is "
-                   "built")
-            measured, limit = leaf.switches, k_spine
-        tiers = f"{fa.tiers_used} tier{'s' if fa.tiers_used > 1 else ''}"
-        out.append(Problem("NET025", here + ("links", link), f"links.{link} given, but tiers: auto builds this "
-                           f"fabric with {tiers} at its size: {why} (the cluster document's growth series shows the "
-                           "sizes)", count(measured), count(limit)))
+        tier = getattr(spec, name)
+        keys = [("links", _LINK_UP_TO[name])] if getattr(spec.links, _LINK_UP_TO[name]) else []
+        keys += [(name, k) for k in TIER_KEYS if getattr(tier, k) is not None]   # the core's uplinks: refused
+        for key in keys:
+            if name == "spine":
+                why = (f"one {leaf.switch.id if leaf.switch else 'switch'} per plane holds its {fa.links['access']} "
+                       f"ports; {_used(key)} once a plane needs a second leaf")
+                measured, limit = fa.links["access"], leaf.radix
+            else:
+                why = (f"{leaf.switches} lea{'f' if leaf.switches == 1 else 'ves'} per plane, and {k_spine}-port "
+                       f"spines join up to {k_spine}; {_used(key)} from {k_spine + 1} leaves per plane, where a core "
+                       "is built")
+                measured, limit = leaf.switches, k_spine
+            out.append(Problem("NET025", here + key, f"{_named(key)} given, but tiers: auto builds this fabric with "
+                               f"{tiers} at its size: {why} (the cluster document's growth series shows the sizes)",
+                               count(measured), count(limit)))
     return out
+
+
+#: The spine keys a rail-only fabric reads once a rail is wider than one switch (the others are refused).
+RAIL_SPINE_KEYS = ("switch", "down", "rack")
+
+
+def _named(key: tuple[str, ...]) -> str:
+    return ".".join(key)
+
+
+def _used(key: tuple[str, ...]) -> str:
+    """How a note says from which size a key is used: links are plural."""
+    return "these links are used" if key[0] == "links" else "it is used"

@@ -38,22 +38,22 @@ class Design:
     #: Each workload's own requirements, bound to it; the pipeline judges them on its estimate (not the REQ checks).
     workload_requirements: tuple[BoundRequirement, ...] = ()
 
-    def resting_on(self, subject: str, via_cluster: bool = False) -> list[Unresolved]:
+    def resting_on(self, subject: str) -> list[Unresolved]:
         """The unresolved references the object `subject` rests on: its figures are computed without what they name.
 
         A rack rests on its own references (a placed part that does not resolve leaves its power, weight and space
         out); a cluster, and each of its fabrics, on its own, on its rack types' and on those of the parts placed in
-        them (a NIC that does not resolve leaves its ports out); any other object on its own. With `via_cluster` a
-        workload rests on its cluster's too: the error cascade folds a workload's findings under them
-        (`checks.cascade`), where a requirement on a workload is judged on its own references only
-        (`checks.requirements.resting_on`).
+        them (a NIC that does not resolve leaves its ports out); a workload on its own and its cluster's (its cost,
+        power and network figures are its cluster's); any other object on its own. The error cascade folds an
+        object's findings under them (`checks.cascade`), and a requirement on it is not provided
+        (`checks.requirements.resting_on`, `perf.workload.results.judge_workloads`): one rule for both.
         """
         if not self.unresolved or not subject:
             return []
         root = "/".join(subject.split("/")[:2])
         kind, _, ident = root.partition("/")
         owners, roots = {ident}, {subject, root}
-        if kind == "workload" and via_cluster:
+        if kind == "workload":
             w = self.specs.get(ident)
             if isinstance(w, Workload) and w.cluster:
                 kind, ident, root = "cluster", w.cluster, f"cluster/{w.cluster}"
@@ -65,6 +65,15 @@ class Design:
                     owners |= set(c.rack_counts)
                     owners |= {item.part.id for r in c.rack_types.values() for item in r.items}
         return [u for u in self.unresolved if u.owner in owners or u.subject in roots]
+
+    def rests_note(self, subject: str) -> str:
+        """Why `subject`'s figures are not known (`resting_on`), naming each reference once; "" where none.
+
+        A phrase to follow the subject: "rests on unresolved reference(s) 'q340' (Switch)".
+        """
+        missing = self.resting_on(subject)
+        refs = ", ".join(sorted({f"'{u.ref}' ({u.expected})" for u in missing}))
+        return f"rests on unresolved reference(s) {refs}" if missing else ""
 
 
 def build(specs: Specs) -> Design:

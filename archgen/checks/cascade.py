@@ -9,11 +9,13 @@ under it (docs/checks.md, "Error cascades").
 A finding follows from an unresolved reference when its message quotes the reference (`'q340'`), or when it is an
 error or warning of a domain computed from the parts (`COMPUTED`) about an object that rests on the reference: a
 rack on its own references; a cluster and its fabrics on theirs, on their rack types' and on the parts placed in
-those; a workload on its own (its model) and on its cluster's.
+those; a workload on its own (its model) and on its cluster's. An unused waiver (SPC002) of a computed check on such
+an object follows from it too: the finding it waived is not made (its requirement is not provided instead).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from archgen.build import Design
@@ -26,6 +28,9 @@ CAUSES = ("REF001", "REF002")
 #: performance): their errors and warnings about an object that rests on an unresolved reference follow from it.
 #: Checkpoint storage, failure data, prices and catalog data do not, unless the message quotes the reference.
 COMPUTED = ("MECH", "PWR", "COOL", "NET", "CAB", "REQ", "PERF")
+#: SPC002's message (`registry.run_checks`): the check a waiver names and its subject. A waiver of a computed check
+#: on an object that rests on an unresolved reference goes unused because of it (a requirement is then not provided).
+_UNUSED = re.compile(r"^waiver of ([A-Z]+[0-9]+) for (\S+) matches no finding")
 
 
 def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> list[Finding]:
@@ -52,7 +57,10 @@ def fold(findings: list[Finding], design: Design) -> list[Finding]:
         if f.id not in CAUSES:
             quoted = [u for u in design.unresolved if f"'{u.ref}'" in f.message]
             computed = f.severity in ("error", "warning") and f.id.rstrip("0123456789") in COMPUTED
-            rests = design.resting_on(f.object, via_cluster=True) if computed else []
+            subject = f.object
+            if f.id == "SPC002" and (m := _UNUSED.match(f.message)) and m[1].rstrip("0123456789") in COMPUTED:
+                computed, subject = True, m[2]   # the finding it waived is gone with the part: not provided instead
+            rests = design.resting_on(subject) if computed else []
             cause = next((causes[k] for u in quoted + rests if (k := (u.subject, f"'{u.ref}'")) in causes), None)
             if cause is not None:
                 f = replace(f, caused_by=cause_of(cause))

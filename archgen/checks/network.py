@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from archgen import topology
 from archgen.analyse.network import Problem, count, nic_bandwidth, nic_ports
-from archgen.analyse.tier_problems import unbuilt_links
+from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks import network_roles as roles
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
 from archgen.checks.proportion import surplus, violations
@@ -329,17 +329,20 @@ def port_groups(ctx: Context) -> Iterator[Violation]:
 
 @check("NET025", "network.links_for_growth", severity="info")
 def links_for_growth(ctx: Context) -> Iterator[Violation]:
-    """Link options of a tier the fabric builds only at a larger size are noted with the size that uses them.
+    """Keys of a tier the fabric builds only at a larger size are noted, each with the size that uses it.
 
-    With `tiers: auto` (or on a rail-only fabric, whose rails grow from one switch to leaves and spines), links to
-    a tier not built at the design's size are kept for growth: the cluster document's growth series builds the tier
-    and uses them. With a fixed `tiers` such links are refused at validation.
+    With `tiers: auto` (or on a rail-only fabric, whose rails grow from one switch to leaves and spines), the links
+    to a tier not built at the design's size and that tier's own keys (`core.switch`, `core.rack`, `core.down`;
+    on a rail-only fabric `spine.switch`, `spine.rack`, `spine.down` and the leaves' `oversubscription`) are kept
+    for growth: the cluster document's growth series builds the tier and uses them. A count on such a tier is
+    NET018, and uplink keys of the top tier NET019 (the cores' are refused at validation: no size reads them).
+    With a fixed `tiers` every key of a tier it does not build is refused at validation.
 
-    Fix: nothing, where the links are for growth; else leave them out, or set `tiers` to build the tier now.
+    Fix: nothing, where the keys are for growth; else leave them out, or set `tiers` to build the tier now.
     """
     for c in ctx.clusters.values():
         for fa in c.fabrics:
-            for p in unbuilt_links(fa):
+            for p in unbuilt_keys(fa):
                 yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
 
 

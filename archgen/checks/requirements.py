@@ -286,10 +286,11 @@ def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design
 
 
 def resting_on(b: BoundRequirement, design: Design) -> list[Unresolved]:
-    """The unresolved references a requirement's subject rests on (`Design.resting_on`, not through a cluster).
+    """The unresolved references a requirement's subject rests on (`Design.resting_on`: a workload through its cluster).
 
     Its figures would be computed without the part. A bandwidth computed without the NIC is 0, which is no
-    measurement: the requirement is not provided, never "0 Gb/s, not met".
+    measurement: the requirement is not provided, never "0 Gb/s, not met". The error cascade folds the subject's
+    findings under the same references.
     """
     return design.resting_on(b.subject)
 
@@ -300,10 +301,9 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
     """Why a requirement cannot be judged: (the field at fault, the reason), or None where it can."""
     if b.pattern and not b.subject:
         return "subject", f"no object matches '{b.pattern}'"
-    missing = resting_on(b, design) if design is not None else []
-    if missing:
-        refs = ", ".join(sorted({f"'{u.ref}' ({u.expected})" for u in missing}))
-        return "subject", f"{b.subject} rests on unresolved reference(s) {refs}: its {b.req.metric} is not known"
+    rests = design.rests_note(b.subject) if design is not None else ""
+    if rests:
+        return "subject", f"{b.subject} {rests}: its {b.req.metric} is not known"
     known = metrics.get(b.subject)
     if known is None:
         if not b.subject and not b.pattern:  # only a Requirements document leaves it out (racks imply their own)

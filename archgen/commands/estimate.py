@@ -79,7 +79,8 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
     with located(specs, (workload, (job,)) if job else None):  # the model's errors at their subject, else the job
         return estimate_workload(specs.items, cluster, workload, fmt, scale_out, factors, explain,
-                                 search_plan, bound, model_only)
+                                 search_plan, bound, model_only,
+                                 design.rests_note(f"cluster/{target}") if target else "")
 
 
 def _check_format(fmt: str) -> None:
@@ -160,16 +161,20 @@ def _item(items: Mapping[str, Document], kind: type, id_: str):
                      f"({name}s: {', '.join(ids) or 'none'})")
 
 
-def _judged(est: Estimate, requirements: Sequence[Requirement], notes: list[str]) -> Estimate:
-    """The estimate with `notes` first and the workload's requirements judged, once (`derived.judge_requirements`)."""
-    return replace(est, notes=notes + est.notes, requirements=judge_requirements(requirements, est, OPERATIONS))
+def _judged(est: Estimate, requirements: Sequence[Requirement], notes: list[str], rests: str = "") -> Estimate:
+    """The estimate with `notes` first and the workload's requirements judged, once (`derived.judge_requirements`).
+
+    `rests` names the unresolved references its cluster rests on: none is judged, as `archgen check` judges none.
+    """
+    return replace(est, notes=notes + est.notes,
+                   requirements=judge_requirements(requirements, est, OPERATIONS, rests=rests))
 
 
 def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
                       scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None,
                       explain: bool = False, search_plan: bool = False,
-                      requirements: Sequence[Requirement] | None = None, model_only: bool = False
-                      ) -> tuple[str, int]:
+                      requirements: Sequence[Requirement] | None = None, model_only: bool = False,
+                      rests: str = "") -> tuple[str, int]:
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
     The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
@@ -181,7 +186,8 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     (`perf.explore.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
     `model_only` has that search also try weight offload, which no stack runs (a plan taking it says so).
     `requirements` are the workload's own as `build` bound them (`Design.workload_requirements`; None: bound here),
-    judged once on each estimate (the baseline and the what-if).
+    judged once on each estimate (the baseline and the what-if); `rests` names the unresolved references the
+    cluster rests on (`build.Design.rests_note`), which leave every requirement not provided, as `check` does.
     """
     _check_format(fmt)
     workload = _item(items, Workload, workload_id)
@@ -198,7 +204,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
         if workload.cluster and cluster.id != workload.cluster else []
     try:
-        est = _judged(estimate_on_cluster(workload, model, on), requirements, moved)
+        est = _judged(estimate_on_cluster(workload, model, on), requirements, moved, rests)
     except WorkloadError as err:
         if workload.accelerators:
             raise
@@ -219,7 +225,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware
         for name, factor in what_if.items():
             hw = hw.scaled(name, factor, dtype)
-        est = _judged(estimate_on_cluster(workload, model, on, hw), requirements, moved)
+        est = _judged(estimate_on_cluster(workload, model, on, hw), requirements, moved, rests)
         factors = dict(what_if)
         text = dumps(document(**what_if_json(base, est, factors), **extra)) if fmt == "json" else \
             what_if_text(base, est, factors)

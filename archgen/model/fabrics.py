@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from archgen.model.spec import Count, FieldError, Id, Ref, Spec
 from archgen.model.system import NicRole
@@ -127,9 +127,9 @@ class FatTree(FabricBase):
 
     topology: Literal["fat-tree"] = Field(description="fat-tree (folded Clos).")
     switch: Ref = Field(description="Switch part used at every tier unless a tier overrides it.")
-    links: Links = Field(default_factory=Links, description="Link options per tier.")
     tiers: Literal[1, 2, 3, "auto"] = Field(2, description="1 (a single switch layer), 2, 3, or 'auto' "
                                             "(the fewest that fit).")
+    links: Links = Field(default_factory=Links, description="Link options per tier.")   # after `tiers`: it reads it
     rail_optimized: bool = Field(False, description="NIC n of every scale-up domain lands on the leaf of rail n.")
     rails: int | None = Field(None, gt=0, le=4096,
                               description="Rails of a rail-optimized fabric (refused on a plain one); default = "
@@ -142,38 +142,82 @@ class FatTree(FabricBase):
     spine: Tier = Field(default_factory=Tier, description="Spine-tier overrides and placement.")
     core: Tier = Field(default_factory=Tier, description="Core-tier overrides and placement.")
 
-    @model_validator(mode="after")
-    def _rails_of_a_plain_fabric(self) -> FatTree:
-        """`rails` of a fabric that is not rail-optimized would be read by nothing: reject it."""
-        if self.rails is not None and not self.rail_optimized:
-            raise FieldError(("rails",), f"{self.rails} rails given, but the fabric is not rail-optimized, so no NIC "
-                             "is wired by rail: leave rails out, or set rail_optimized: true")
-        return self
+    @field_validator("rails")
+    @classmethod
+    def _rails_of_a_plain_fabric(cls, rails: int | None, info: ValidationInfo) -> int | None:
+        """`rails` of a fabric that is not rail-optimized would be read by nothing: reject it.
 
-    @model_validator(mode="after")
-    def _counts_on_built_tiers(self) -> FatTree:
-        """A fixed count or links to a tier that the fixed `tiers` does not build would be ignored: reject them."""
-        if self.tiers == 1 and self.leaf.count not in (None, 1):
-            raise FieldError(("leaf", "count"), f"{self.leaf.count} leaves given, but a 1-tier fabric is one switch "
-                             "per plane: leave leaf.count out (or 1), or set tiers: 2 to join several leaves")
-        built = TIER_NAMES if self.tiers == "auto" else TIER_NAMES[:self.tiers]   # auto: NET018 at analysis
-        for name in TIER_NAMES[len(built):]:
+        A field validator (`rail_optimized` comes first), so that its error comes in one run with the fabric's others.
+        """
+        if rails is not None and info.data.get("rail_optimized") is False:
+            raise ValueError(f"{rails} rails given, but the fabric is not rail-optimized, so no NIC is wired by "
+                             "rail: leave rails out, or set rail_optimized: true")
+        return rails
+
+    @field_validator("links")
+    @classmethod
+    def _links_to_built_tiers(cls, links: Links, info: ValidationInfo) -> Links:
+        """Links to a tier that the fixed `tiers` does not build would be ignored: reject them.
+
+        A field validator (`tiers` comes first), so that its errors come in one run with the fabric's others.
+        """
+        tiers = info.data.get("tiers")
+        if tiers in (None, "auto"):   # auto: NET025 notes them at analysis with the size that uses them
+            return links
+        for name in TIER_NAMES[tiers:]:
             link = {"spine": "leaf_spine", "core": "spine_core"}[name]   # the links up to the tier, as LINK_TIERS
-            if getattr(self.links, link):
-                raise FieldError(("links", link), f"links.{link} given, but a {self.tiers}-tier fabric has no {name} "
-                                 f"tier to link: leave links.{link} out, or set tiers: {TIER_NAMES.index(name) + 1}")
-            if getattr(self, name).count is not None:
-                raise FieldError((name, "count"), f"{getattr(self, name).count} {name}s given, but a {self.tiers}-tier "
-                                 f"fabric has no {name} tier: leave {name}.count out, or set tiers: "
-                                 f"{TIER_NAMES.index(name) + 1} (or auto) to build it")
-        if self.tiers != "auto":   # the top tier has nothing above it: its uplink keys would be ignored
-            name = TIER_NAMES[self.tiers - 1]
-            for key in ("up", "uplinks", "uplink_speed", "oversubscription"):
-                if getattr(getattr(self, name), key) is not None:
-                    raise FieldError((name, key), f"{name}.{key} given, but the {name}s are the top tier of a "
-                                     f"{self.tiers}-tier fabric and have no uplinks: leave {name}.{key} out, or set "
-                                     f"tiers: {self.tiers + 1} to build a tier above them")
-        return self
+            if getattr(links, link):
+                raise FieldError((link,), f"links.{link} given, but a {tiers}-tier fabric has no {name} tier to "
+                                 f"link: leave links.{link} out, or set tiers: {TIER_NAMES.index(name) + 1}")
+        return links
+
+    @field_validator("leaf", "spine", "core")
+    @classmethod
+    def _tier_keys_read(cls, tier: Tier, info: ValidationInfo) -> Tier:
+        """Keys of a tier that no size of the fabric reads would be ignored: reject them, all in one message.
+
+        With a fixed `tiers`, every key of a tier it does not build, and the uplink keys of its top tier (nothing
+        above takes them). The cores are the top tier of any fat tree, so their uplink keys are refused with
+        `tiers: auto` too; auto's other keys of a tier not built at the design's size are noted at analysis
+        (NET025, NET018, NET019). A field validator (`tiers` comes first), so that its errors come in one run.
+        """
+        name, tiers = str(info.field_name), info.data.get("tiers")
+        if tiers is None:
+            return tier
+        if tiers == 1 and name == "leaf" and tier.count not in (None, 1):
+            raise FieldError(("count",), f"{tier.count} leaves given, but a 1-tier fabric is one switch per plane: "
+                             "leave leaf.count out (or 1), or set tiers: 2 to join several leaves")
+        level = TIER_NAMES.index(name) + 1
+        if tiers != "auto" and level > tiers:
+            given = _given(tier, ("count", *TIER_KEYS))
+            if given:
+                what = f"{tier.count} {name}s" if given == ["count"] else ", ".join(f"{name}.{k}" for k in given)
+                raise FieldError((given[0],), f"{what} given, but a {tiers}-tier fabric has no {name} tier: leave "
+                                 f"{_them(name, given)} out, or set tiers: {level} (or auto) to build it")
+        elif level == (3 if tiers == "auto" else tiers):
+            given = _given(tier, UPLINK_KEYS)
+            if given:
+                top = f"the top tier of a {tiers}-tier fabric" if tiers != "auto" else "the top tier at every size"
+                fix = f", or set tiers: {tiers + 1} to build a tier above them" if tiers != "auto" else ""
+                raise FieldError((given[0],), f"{', '.join(f'{name}.{k}' for k in given)} given, but the {name}s are "
+                                 f"{top} and have no uplinks: leave {_them(name, given)} out{fix}")
+        return tier
+
+
+#: A tier's keys other than `count`, in the order a message names them.
+TIER_KEYS = ("switch", "oversubscription", "uplinks", "uplink_speed", "rack", "down", "up")
+#: The keys of a tier's uplinks: read only where a tier above takes them.
+UPLINK_KEYS = ("up", "uplinks", "uplink_speed", "oversubscription")
+
+
+def _given(tier: Tier, keys: tuple[str, ...]) -> list[str]:
+    """The `keys` of `tier` that the spec gives (not None), in that order."""
+    return [k for k in keys if getattr(tier, k) is not None]
+
+
+def _them(name: str, given: list[str]) -> str:
+    """What a message asks to leave out: the one key, or those given."""
+    return f"{name}.{given[0]}" if len(given) == 1 else "them"
 
 
 class RailOnly(FabricBase):
@@ -197,21 +241,25 @@ class RailOnly(FabricBase):
     spine: Tier = Field(default_factory=Tier, description="Per-rail spine (a rail wider than one switch): `switch`, "
                         "`down` ports and `rack`; the other tier keys are not read and are refused.")
 
-    @model_validator(mode="after")
-    def _tier_keys_read(self) -> RailOnly:
-        """Tier keys the rail-only sizing does not read would be ignored: reject them.
+    @field_validator("leaf", "spine")
+    @classmethod
+    def _tier_keys_read(cls, tier: Tier, info: ValidationInfo) -> Tier:
+        """Tier keys the rail-only sizing does not read would be ignored: reject them, all in one message.
 
         A rail's leaves split their `down` ports by `oversubscription` (the fabric's, or `leaf.oversubscription`),
-        and its spines take the leaves' uplinks on their `down` ports; both counts are derived.
+        and its spines take the leaves' uplinks on their `down` ports; both counts are derived. A field validator,
+        so that these errors come in one run with those of the fabric's other keys (`links.spine_core`).
         """
-        for name in ("leaf", "spine"):
-            tier = getattr(self, name)
-            for key in _RAIL_IGNORED[name]:
-                if getattr(tier, key) is not None:
-                    raise FieldError((name, key), f"{name}.{key} given, but a rail-only fabric does not read it "
-                                     f"({_RAIL_IGNORED[name][key]}): leave {name}.{key} out, or use topology: "
-                                     "fat-tree with rail_optimized: true")
-        return self
+        name = str(info.field_name)
+        ignored = _RAIL_IGNORED[name]
+        given = _given(tier, tuple(ignored))
+        if given:
+            what = ", ".join(f"{name}.{k}" for k in given)
+            why = "; ".join(dict.fromkeys(ignored[k] for k in given))
+            raise FieldError((given[0],), f"{what} given, but a rail-only fabric does not read "
+                             f"{'it' if len(given) == 1 else 'them'} ({why}): leave {_them(name, given)} out, or "
+                             "use topology: fat-tree with rail_optimized: true")
+        return tier
 
 
 #: Tier keys of a fat tree that the rail-only sizing (`archgen.analyse.topologies`) does not read, and why.

@@ -26,13 +26,17 @@ def _tree(replace: dict[str, str], **kw) -> dict[str, str]:
 
 @pytest.mark.parametrize(("tiers", "line", "field", "message"), [
     (1, "leaf: {rack: net, count: 2}", "leaf.count", "2 leaves given, but a 1-tier fabric is one switch per plane"),
-    (1, "spine: {rack: net, count: 2}", "spine.count", "2 spines given, but a 1-tier fabric has no spine tier"),
-    (2, "core: {rack: net, count: 4}", "core.count", "4 cores given, but a 2-tier fabric has no core tier"),
+    (1, "spine: {count: 2}", "spine.count", "2 spines given, but a 1-tier fabric has no spine tier"),
+    (2, "core: {count: 4}", "core.count", "4 cores given, but a 2-tier fabric has no core tier"),
+    (2, "core: {rack: net, count: 4}", "core.count", "core.count, core.rack given, but a 2-tier fabric has no core "
+     "tier: leave them out"),
 ])
 def test_count_on_a_tier_the_fabric_does_not_build_is_rejected(spec_tree, tiers, line, field, message) -> None:
-    """A count the fixed `tiers` would never use is a validation error located at the count's value."""
+    """A count the fixed `tiers` would never use is a validation error located at the count's value (with the
+    tier's other keys, read by nothing either, named in the same message)."""
     tier = line.split(":")[0]
-    tree = _tree({f"{tier}: {{rack: net}}": line}, tiers=tiers)
+    tree = _tree({"  leaf: {rack: net}\n": f"  {line}\n"} if tier == "leaf" else
+                 {"  links:\n": f"  {line}\n  links:\n"}, tiers=tiers)
     with pytest.raises(SpecError) as err:
         run([spec_tree(tree)])
     [problem] = err.value.problems

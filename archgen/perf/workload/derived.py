@@ -57,7 +57,7 @@ def judged(metric: str, fits: bool) -> bool:
 
 def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                        withheld: Mapping[str, str] | None = None, unsettled: Unsettled | None = None,
-                       assumed: Mapping[str, tuple[str, ...]] | None = None) -> list[Outcome]:
+                       assumed: Mapping[str, tuple[str, ...]] | None = None, rests: str = "") -> list[Outcome]:
     """Each requirement judged (`judge`) on the estimate's metrics and their error bands.
 
     Not provided where the job has no such metric, saying why: the reason `withheld` gives for a metric not provided
@@ -65,7 +65,11 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
     only its memory metrics judged (`judged`). `unsettled` gives, by metric, the other end of a figure that rests on
     an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided; `assumed`
     the assumed inputs a figure rests on, by metric (`Operations.assumed`): a requirement met on it names them.
+    `rests` names the unresolved references the job rests on through its cluster (`build.Design.rests_note`): then
+    none is judged, each is not provided, as a requirement on any object resting on one is.
     """
+    if rests:
+        return [judge(req, None, f"it {rests}") for req in requirements]
     outcomes = []
     for req in requirements:
         value, band = est.metrics.get(req.metric), est.bands.get(req.metric)

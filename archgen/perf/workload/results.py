@@ -76,19 +76,27 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
 def judge_workloads(workloads: Mapping[str, WorkloadResult], requirements: Iterable[BoundRequirement],
                     withheld: Mapping[str, Mapping[str, str]] | None = None,
                     unsettled: Mapping[str, Unsettled] | None = None,
-                    assumed: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None) -> dict[str, WorkloadResult]:
+                    assumed: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None,
+                    rests: Mapping[str, str] | None = None) -> dict[str, WorkloadResult]:
     """The pipeline's one judgement of each workload's requirements, on its finished estimate (cost and goodput in).
 
     `requirements` are the workloads' own, as `build` bound them (`Design.workload_requirements`); `withheld` gives,
     by object path and metric, why a metric is not provided (`analyse.operations.Operations.withheld`): a requirement on
     it is not provided with that reason. `unsettled` gives, by object path and metric, the other end of a figure
     that rests on an input nobody gave (`analyse.operations.Operations.unsettled`), and `assumed` the assumed inputs
-    a figure rests on (`Operations.assumed`).
+    a figure rests on (`Operations.assumed`). `rests` gives, by object path, the unresolved references a workload
+    rests on, through its cluster too (`build.Design.rests_note`): none of its requirements is judged, as a
+    Requirements document's on it is not (`checks.requirements.unjudged`) and the error cascade folds its findings.
     """
     bound: dict[str, list] = {}
     for b in requirements:
         bound.setdefault(b.subject, []).append(b.req)
-    return {path: r if r.estimate is None else replace(r, estimate=replace(r.estimate, requirements=judge_requirements(
-        bound.get(path, ()), r.estimate, (withheld or {}).get(path), (unsettled or {}).get(path),
-        (assumed or {}).get(path))))
-        for path, r in workloads.items()}
+    out = {}
+    for path, r in workloads.items():
+        if r.estimate is not None:
+            judged = judge_requirements(bound.get(path, ()), r.estimate, (withheld or {}).get(path),
+                                        (unsettled or {}).get(path), (assumed or {}).get(path),
+                                        (rests or {}).get(path, ""))
+            r = replace(r, estimate=replace(r.estimate, requirements=judged))
+        out[path] = r
+    return out

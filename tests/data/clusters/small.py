@@ -58,10 +58,7 @@ fabrics:
   planes: {planes}
   rail_optimized: {rail}
   oversubscription: "{over}"
-  leaf: {{rack: net}}
-  spine: {{rack: net}}
-  core: {{rack: net}}
-  links:
+{tier_racks}  links:
     access: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]
 {upper_links}"""
 
@@ -71,7 +68,14 @@ def files(racks: int = 2, sus: int = 2, switch: str = "qm9700", tiers: object = 
     """Spec files of a small cluster: `sus` units of `racks` four-DGX racks and one network rack each."""
     return {"racks/r.yaml": RACKS.replace("SWITCH", switch),
             "clusters/c.yaml": CLUSTER.format(racks=racks, sus=sus, switch=switch, tiers=tiers, planes=planes,
-                                              rail=str(rail).lower(), over=over, upper_links=_upper_links(tiers))}
+                                              rail=str(rail).lower(), over=over, upper_links=_upper_links(tiers),
+                                              tier_racks=_tier_racks(tiers))}
+
+
+def _tier_racks(tiers: object) -> str:
+    """The tiers' `rack` lines, for the tiers built (a fixed `tiers` refuses the keys of a tier it does not build)."""
+    built = ("leaf", "spine", "core")[:tiers if isinstance(tiers, int) else 3]
+    return "".join(f"  {name}: {{rack: net}}\n" for name in built)
 
 
 def _upper_links(tiers: object) -> str:
