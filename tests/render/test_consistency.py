@@ -129,8 +129,8 @@ def test_a_zero_scale_out_latency_reads_as_none_declared(example):
     assert f"scale_out_latency            {fmt.NO_SCALE_OUT_LATENCY}\n" in text
     for name, value in hardware.items():  # every hardware figure as the text has it (GB, not GiB beside GB)
         assert f"  {name:28} {value}\n" in text
-    # in GB beside the GB memory figures, and as the catalog and NVIDIA write it (288 GiB, "288 GB"): 288 x 2^30 B
-    assert hardware["hbm_capacity"] == "309.2 GB (288 GiB)"
+    # in GB beside the GB memory figures, and in GiB as the catalog holds it: NVIDIA's 284,208 MiB = 277.5 GiB
+    assert hardware["hbm_capacity"] == "298 GB (277.5 GiB)"
     note = "scale-up latency only: no scale-out latency is declared"
     assert re.search(rf"  latency +[+-]\d\.\d{{3}}  \({note}\)\n", text)
     assert f"latency ({note})" in dict(tables["perf-sensitivity-llama3-405b-pretrain-gb300"].rows)
