@@ -176,3 +176,23 @@ def test_a_converged_fabrics_storage_ports_beside_a_storage_fabric_are_refused(t
     text = str(caught.value)
     assert "servers.yaml:" in text and "fabrics.1.endpoints.storage: endpoints.storage 4 given on converged " in text
     assert "checkpoints are written over the storage fabric 'storage', so it would not be read" in text
+
+
+def test_a_system_without_accelerators_attaches_the_ports_it_has(tmp_path: Path) -> None:
+    """`ports_per_node` is the compute nodes'. A storage server with one port of the fabric's role was counted with
+    the nodes' two, a switch port it does not have (storfe's finding; no shipped design has such a server): it
+    attaches its one. A server without a port of the role attaches none."""
+    path = servers_design(tmp_path, frontend={"endpoints": {"systems": ["dgx-b200"]}})
+    yaml = YAML()
+    docs = list(yaml.load_all(path.read_text(encoding="utf-8")))
+    docs[0]["nics"] = [{"part": "connectx-7", "count": 1, "role": "storage"}]     # one 400G port
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump_all(docs, f)
+    one = run([path])
+    assert one.metrics["cluster/b200-storage/fabric/storage"]["endpoint_ports"].m == 32 * 2 + 2 * 1
+    assert not [f for f in one.findings if f.id == "NET011"]
+    docs[0]["nics"] = [{"part": "connectx-7", "count": 1, "role": "frontend"}]    # no storage port
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump_all(docs, f)
+    none = run([path])
+    assert none.metrics["cluster/b200-storage/fabric/storage"]["endpoint_ports"].m == 32 * 2
