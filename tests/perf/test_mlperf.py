@@ -45,9 +45,11 @@ requirements: {reqs}
 
 # Under load most limits the estimate meets are at risk: on MLPerf v4.1's own Llama 2 70B Server logs (tests/perf/data/
 # serving-under-load.yaml) the measured TTFT p99 is 1.33x to 3.72x the model's and TPOT p99 2.40x to 4.78x, so the
-# pessimistic end of a band passes these limits from 30 requests/s up.
+# pessimistic end of a band passes these limits from 30 requests/s up. The v5.1 Server logs (mlperf-inference-v5.yaml)
+# widen both bands: TTFT p99 up to 71x the model's (Llama 3.1 8B on B200, -98.6 %) and TPOT p99 up to 7.2x (-86.2 %).
 @pytest.mark.parametrize(("bench", "rate", "want"), [
-    ("llama2-70b", "8 1/s", ("met", "met")),  # a light load: within the limits even at the band's end
+    ("llama2-70b", "8 1/s", ("at risk", "met")),  # a light load: TPOT within the limit even at the band's end; TTFT
+    # within it only until the v5.1 8B row's -98.6 % joined the band
     ("llama2-70b-interactive", "30 1/s", ("at risk", "at risk")),  # TTFT p99 about 0.25 s, TPOT p99 about 20 ms
     ("llama2-70b-interactive", "40 1/s", ("not met", "at risk")),  # in the steady state TTFT p99 about 0.48 s
     ("deepseek-r1-interactive", "40 1/s", ("at risk", "not met")),  # its 15 ms TPOT limit at the same load
@@ -56,7 +58,8 @@ requirements: {reqs}
 def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want):
     """A server workload with an arrival rate reports ttft_p99 and tpot_p99 from its simulated run, and MLPerf's
     limits, given as requirements, are judged on them and on their band: the model's error on the p99s of the
-    MLPerf v4.1 Server logs, 3 measurements each; the pessimistic end is the estimate / (1 + lowest error)."""
+    MLPerf v4.1 and v5.1 Server logs, 11 measurements each; the pessimistic end is the estimate / (1 + lowest
+    error)."""
     shutil.copytree(SPECS, tmp_path / "specs")
     reqs = [r.model_dump(mode="json", exclude_defaults=True) for r in server_requirements(bench)]
     for r in reqs:
@@ -70,7 +73,7 @@ def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want):
     assert tuple(r["status"] for r in doc["requirements"]) == want, doc["metrics"]
     for r in doc["requirements"]:
         band = doc["bands"][r["metric"]]
-        assert band["measurements"] == 3 and band["family"] == "serving-under-load"
+        assert band["measurements"] == 11 and band["family"] == "serving-under-load"
         assert r["pessimistic"]["value"] == pytest.approx(r["value"]["value"] / (1 + band["error"]["low"]))
 
 
