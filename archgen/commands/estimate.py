@@ -99,7 +99,7 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     """
     from archgen.output.cases import case_scores_json, case_scores_text  # not imported for a workload's estimate
     from archgen.scoring import unstated
-    from archgen.scoring.cases import read_case_file, virtual_stages
+    from archgen.scoring.cases import read_case_file, unfit_reason, virtual_stages
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_cases
     _check_format(fmt)
@@ -118,7 +118,9 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     ranges = {c.id: (got, unstated.describe(unstated.open_knobs(c, accs))) for c in cf.cases
               if c.id in scored and (got := unstated.collective_range(c, accs) or unstated.serving_range(c, accs)
                                      or unstated.training_efficiency_range(c, accs))}
-    text = case_scores_text(scores, ranges) + (case_switches_text(used) if used else "")
+    unfit = {c.id: why for c in cf.cases if c.id in scored and c.collective is None
+             and (why := unfit_reason(c, accs)) is not None}
+    text = case_scores_text(scores, ranges, unfit) + (case_switches_text(used) if used else "")
     return text, 1 if scores.refused else 0
 
 

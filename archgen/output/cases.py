@@ -45,14 +45,18 @@ def case_scores_json(scores: Scores) -> list[dict[str, Any]]:
     return out
 
 
-def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None
-                     ) -> str:
-    """The table of the scored cases, the `ranges` over what cases leave unstated, then each refused case's problems.
+def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None,
+                     unfit: dict[str, str] | None = None) -> str:
+    """The scored cases' table, the layouts that do not fit, the ranges, then each refused case's problems.
 
-    `ranges` maps a case id to each metric's lowest and highest prediction and the knobs they span
-    (`scoring.unstated`); none of them is scored.
+    `unfit` maps a case id to why its stated layout does not fit by the model (`scoring.cases.unfit_reason`); it is
+    still predicted as stated. `ranges` maps a case id to each metric's lowest and highest prediction and the
+    knobs they span (`scoring.unstated`); none of them is scored.
     """
     text = case_results_text(scores.results)
+    if unfit:
+        text += "Stated layouts that do not fit by the model (predicted as stated):\n"
+        text += "".join(f"  {cid}: {why}\n" for cid, why in unfit.items())
     ranges = ranges or {}
     rows = [(r, *ranges[r.id][0][r.metric], ranges[r.id][1]) for r in scores.results
             if r.metric in ranges.get(r.id, ({}, ""))[0]]

@@ -211,9 +211,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
     inf = case.inference
     assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
-    job = ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                   inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
-                   inf.prefill)
+    job = serve_job(case)
     rate = replica_rate(inf.arrival_rate, inf.replicas)
     est, run = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
                                 replicas=inf.replicas)
@@ -258,6 +256,38 @@ def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None
         return None
     accs = accelerators if accelerators is not None else load_accelerators()
     return bool(training_estimate(case, case_hardware(case, accs)).fits)
+
+
+def serve_job(case: Case) -> ServeJob:
+    """The serving job a case's `inference` states."""
+    inf = case.inference
+    assert inf is not None, "called for serving cases"
+    return ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
+                    inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
+                    inf.prefill)
+
+
+def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:
+    """Why a case's stated layout does not fit in HBM by the model, where it does not; None where it does.
+
+    The case is still predicted as stated (`predict`): a training layout whose memory exceeds HBM, or a serving
+    batch above what the KV cache holds where the closed form runs it whole (offline, or server with no arrival
+    rate; the simulated scenarios admit at most the KV capacity, as engines do). `estimate --cases` says so.
+    """
+    hw = case_hardware(case, accelerators)
+    if case.training is not None:
+        est = training_estimate(case, hw)
+        return None if bool(est.fits) else (
+            f"the stated layout needs {float(est.memory.total) / 1e9:.1f} GB per accelerator, above the "
+            f"{float(est.capacity) / 1e9:.1f} GB the model counts on the accelerator")
+    inf = case.inference
+    if inf is None or isinstance(inf.batch, str) or inf.batch is None or (
+            inf.scenario == "concurrency" or (inf.scenario == "server" and inf.arrival_rate is not None)):
+        return None
+    serving, _ = estimate_serving(hw, serve_job(case), inf.tp, None)
+    cap = int(float(serving.max_batch))
+    return None if inf.batch <= cap else (
+        f"batch {inf.batch} is above the {cap} sequences the KV cache holds per replica by the model")
 
 
 def training_metrics(case: Case, hw: Hardware, step: float) -> dict[str, float]:
