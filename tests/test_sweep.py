@@ -525,3 +525,24 @@ def test_the_sweep_document_says_which_rate_set_goodput_uses(tmp_path, shipped):
     assert f"goodput from the '{rel.rates_id}' rate set" in text
     assert all(r.rates_id in text for r in rel.spread) and rel.spread
     assert "is at risk: the point stays feasible" in text
+
+
+def test_a_swapped_chip_is_not_priced_at_the_clusters_prices(tmp_path, cli):
+    """A PoC planner's sweep of the GB200 NVL72 SU with `accelerator: [gb200, gb300]` and a cost objective gave the
+    GB300 points a cost per token from the GB200 systems' prices (the same USD per accelerator-hour, so 0.988 against
+    1.087 µUSD per 405B token, only from its speed) and named GB300 the cheapest. The cluster prices its own systems:
+    the objective is refused at the axis value, and a swapped chip's points give no cost per token."""
+    text = ("kind: Sweep\nid: g\nworkload: llama3-405b-pretrain-gb200\naxes:\n  accelerator: [gb200, gb300]\n"
+            "  accelerators: [576]\nobjectives:\n  - {metric: goodput_tokens_per_second}\n"
+            "  - {metric: cost_per_token}\n")
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 2 and "Traceback" not in r.err, r.err
+    assert ("sweep.yaml:5:24: error: sweep 'g': objective 'cost_per_token' needs prices, and cluster 'gb200-nvl72-su' "
+            "prices its own 'gb200' systems, not 'gb300' ones") in r.err
+    p = problem_of(tmp_path, text.replace("  - {metric: cost_per_token}\n", ""))
+    own, gb300 = p.bases[("gb200-nvl72-su", "gb200")], p.bases[("gb200-nvl72-su", "gb300")]
+    assert own.cost_per_accelerator_hour == p.bases[("gb200-nvl72-su", None)].cost_per_accelerator_hour
+    assert gb300.cost_per_accelerator_hour is None
+    rows = evaluate(p, 0, 2)
+    assert rows[0].metrics["cost_per_token"] > 0
+    assert not [k for k in rows[1].metrics if k.startswith("cost_per_token")]
