@@ -525,3 +525,47 @@ def test_the_sweep_document_says_which_rate_set_goodput_uses(tmp_path, shipped):
     assert f"goodput from the '{rel.rates_id}' rate set" in text
     assert all(r.rates_id in text for r in rel.spread) and rel.spread
     assert "is at risk: the point stays feasible" in text
+
+
+def test_a_swapped_chip_is_not_priced_at_the_clusters_prices(tmp_path, cli):
+    """A PoC planner's sweep of the GB200 NVL72 SU with `accelerator: [gb200, gb300]` and a cost objective gave the
+    GB300 points a cost per token from the GB200 systems' prices (the same USD per accelerator-hour, so 0.988 against
+    1.087 µUSD per 405B token, only from its speed) and named GB300 the cheapest. The cluster prices its own systems:
+    the objective is refused at the axis value, and a swapped chip's points give no cost per token."""
+    text = ("kind: Sweep\nid: g\nworkload: llama3-405b-pretrain-gb200\naxes:\n  accelerator: [gb200, gb300]\n"
+            "  accelerators: [576]\nobjectives:\n  - {metric: goodput_tokens_per_second}\n"
+            "  - {metric: cost_per_token}\n")
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 2 and "Traceback" not in r.err, r.err
+    assert ("sweep.yaml:5:24: error: sweep 'g': objective 'cost_per_token' needs prices, and cluster 'gb200-nvl72-su' "
+            "prices its own 'gb200' systems, not 'gb300' ones") in r.err
+    as_requirement = text.replace("  - {metric: cost_per_token}\n", "") + (
+        "requirements:\n  - {id: REQ-SWP-301, statement: Cost, metric: cost_per_token, target: \"<= 1 uUSD\"}\n")
+    r = cli("sweep", sweep_file(tmp_path, as_requirement), "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 2 and "requirement 'REQ-SWP-301' on 'cost_per_token' needs prices" in r.err, r.err
+    p = problem_of(tmp_path, text.replace("  - {metric: cost_per_token}\n", ""))
+    own, gb300 = p.bases[("gb200-nvl72-su", "gb200")], p.bases[("gb200-nvl72-su", "gb300")]
+    assert own.cost_per_accelerator_hour == p.bases[("gb200-nvl72-su", None)].cost_per_accelerator_hour
+    assert gb300.cost_per_accelerator_hour is None
+    rows = evaluate(p, 0, 2)
+    assert rows[0].metrics["cost_per_token"] > 0
+    assert not [k for k in rows[1].metrics if k.startswith("cost_per_token")]
+
+
+@pytest.mark.parametrize(("requirement", "message"), [
+    ("{id: REQ-SWP-402, statement: Goodput, metric: goodput, target: \">= 0.9\"}",
+     "sweep.yaml:9:51: error: sweep 'm': requirement 'REQ-SWP-402' on 'goodput' needs the training job's goodput, and "
+     "cluster 'mi355x-th5' gives no checkpoint `storage:` (REL006; docs/reliability.md)"),
+    ("{id: REQ-SWP-401, statement: Cost, metric: cost_per_token, target: \"<= 1 uUSD\"}",
+     "sweep.yaml:9:48: error: sweep 'm': requirement 'REQ-SWP-401' on 'cost_per_token' needs prices, and cluster "
+     "'mi355x-th5' has no cost in USD"),
+])
+def test_a_requirement_its_cluster_cannot_give_is_refused_at_its_line(tmp_path, cli, requirement, message):
+    """A PoC planner's sweep of the MI355X cluster (no checkpoint storage, unpriced parts) with `goodput >= 0.9` as a
+    sweep requirement judged the missing goodput (NaN) "not met" at every point: 0 feasible, "no feasible point", for
+    a figure the cluster cannot give; a cost requirement was "not provided" and left the points feasible. Both are
+    refused before any point runs, as the same metrics as objectives are."""
+    text = (f"kind: Sweep\nid: m\nworkload: llama3-70b-pretrain-mi355x\naxes:\n  accelerators: [256, 512]\n"
+            f"objectives:\n  - {{metric: tokens_per_second}}\nrequirements:\n  - {requirement}\n")
+    r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
+    assert r.code == 2 and message in r.err and "Traceback" not in r.err, r.err

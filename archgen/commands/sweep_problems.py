@@ -52,6 +52,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
             raise BuildError(f"sweep '{sweep.id}': workload '{workload.id}' runs model '{workload.model}', which is "
                              "not in the specs", where("workload"))
         ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
+        # objectives and sweep requirements alike: a metric no point of a cluster can give is refused at its line
+        asked = [(f"objective '{o.metric}'", o.metric, ("objectives", k, "metric"))
+                 for k, o in enumerate(sweep.objectives)] + [
+            (f"requirement '{r.id}' on '{r.metric}'", r.metric, ("requirements", k, "metric"))
+            for k, r in enumerate(sweep.requirements)]
         bases: dict[tuple[str, str | None], Machine] = {}
         for i, cid in enumerate(ids):
             cluster = specs.get(cid)
@@ -65,21 +70,30 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                                             workload.checkpoint.in_memory)
             nowhere = (no_checkpoint_target(specs, clusters[f"cluster/{cid}"], workload)
                        if workload.training is not None else None)
-            for k, o in enumerate(sweep.objectives):
-                if o.metric in COST_OBJECTIVES and per_hour is None:
-                    raise BuildError(f"sweep '{sweep.id}': objective '{o.metric}' needs prices, and cluster '{cid}' "
+            for what, metric, path in asked:
+                if metric in COST_OBJECTIVES and per_hour is None:
+                    raise BuildError(f"sweep '{sweep.id}': {what} needs prices, and cluster '{cid}' "
                                      "has no cost in USD (price every part and rack on its bill of materials, "
                                      "with `price:` or a `Prices` document, and give its facility a `cost:`; "
-                                     "docs/reliability.md)", where("objectives", k, "metric"))
-                if o.metric in GOODPUT_METRICS and nowhere:
-                    raise BuildError(f"sweep '{sweep.id}': objective '{o.metric}' needs the training job's goodput, "
-                                     f"and {nowhere} (REL006; docs/reliability.md)", where("objectives", k, "metric"))
+                                     "docs/reliability.md)", where(*path))
+                if metric in GOODPUT_METRICS and nowhere:
+                    raise BuildError(f"sweep '{sweep.id}': {what} needs the training job's goodput, "
+                                     f"and {nowhere} (REL006; docs/reliability.md)", where(*path))
             with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
                 bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
                                              failure_ends=ends, cost_per_accelerator_hour=per_hour,
                                              rates=rates)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
-                    bases[(cid, aid)] = _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j))
+                    bases[(cid, aid)] = swapped = _swapped(bases[(cid, None)], specs, aid,
+                                                           where("axes", "accelerator", j))
+                    own = bases[(cid, None)].hardware.accelerator
+                    for what, metric, _ in asked:  # the cluster's prices are its own systems', not the new chip's
+                        if metric in COST_OBJECTIVES and per_hour is not None and \
+                                swapped.cost_per_accelerator_hour is None:
+                            raise BuildError(f"sweep '{sweep.id}': {what} needs prices, and cluster "
+                                             f"'{cid}' prices its own '{own}' systems, not '{aid}' ones (model a "
+                                             f"cluster of '{aid}' systems with their prices and put it on the "
+                                             "`cluster` axis; docs/sweeps.md)", where("axes", "accelerator", j))
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
@@ -91,7 +105,8 @@ def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None)
     """`base` with its accelerators replaced by `accelerator`.
 
     The chip's figures change (compute, memory, caches), the fabric stays, and the cluster's IT power changes by the
-    difference of the two parts' TDP for every accelerator in it.
+    difference of the two parts' TDP for every accelerator in it. The cluster's cost per accelerator-hour prices its
+    own systems, so a different chip's copy has none (its points give no cost per token).
     """
     acc, own = specs.get(accelerator), specs.get(base.hardware.accelerator)
     assert isinstance(own, Accelerator), "a cluster's hardware comes from an accelerator of the specs"
@@ -100,4 +115,7 @@ def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None)
         raise BuildError(f"no accelerator '{accelerator}'{did_you_mean(accelerator, known, lead='; ')}", at)
     chip = hardware_for(acc, scale_up_size=1)
     power = base.it_power + base.accelerators * float((acc.tdp - own.tdp).m_as("W"))
-    return dataclasses.replace(base, hardware=base.hardware.with_chip(chip), it_power=power)
+    # the cluster's prices are those of its own systems: a swapped chip's systems have none (no cost per token)
+    cost = base.cost_per_accelerator_hour if acc.id == own.id else None
+    return dataclasses.replace(base, hardware=base.hardware.with_chip(chip), it_power=power,
+                               cost_per_accelerator_hour=cost)

@@ -195,6 +195,11 @@ def open_items(run: Any, a: Any) -> list[str]:
     if cost is not None and cost.accessories:
         items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
                      "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")
+    storage = a.cluster.spec.storage
+    if cost is not None and storage is not None:  # `storage:` has no price: its appliances are in no BOM line
+        items.append(f"Capex and IT power leave out the checkpoint storage ({storage.capacity:~P}, "
+                     f"{storage.write_bandwidth:~P} write), which `storage:` places in no rack and gives no price: a "
+                     "larger or faster storage raises goodput and lowers cost per token here at no cost.")
     rel = run.operations.reliability.get(a.cluster.path)
     if rel is not None and rel.assumed:
         items.append("Reliability rests on assumed failure rates: " + ", ".join(rel.assumed) + ".")

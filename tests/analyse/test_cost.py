@@ -246,3 +246,15 @@ def test_prices_in_two_currencies_withhold_the_capex_with_the_reason(tmp_path):
     assert [f.message for f in r.findings if f.id == "REQ002"] == [
         "REQ-TCO-001: cluster/mi355x-th5's capex is not provided: prices in several currencies (EUR, USD); archgen "
         "does not convert them: give every price in one currency (COST001)"]
+
+
+def test_open_items_say_capex_and_power_leave_out_the_checkpoint_storage(shipped):
+    """A PoC planner's `archgen diff` of the GB200 SU with its assumed checkpoint storage at 400 instead of 100 GB/s
+    write: goodput 0.796 → 0.804 and cost per token 1.087 → 1.076 µUSD (−0.95 %), the faster storage for free, as
+    `storage:` is in no rack and has no price. The cluster document's Open items now say so."""
+    from archgen.render.operations import open_items
+
+    items = open_items(shipped, shipped.clusters["cluster/gb200-nvl72-su"])
+    assert ("Capex and IT power leave out the checkpoint storage (2 PB, 100 GB/s write), which `storage:` places in "
+            "no rack and gives no price") in " ".join(items)
+    assert not [i for i in open_items(shipped, shipped.clusters["cluster/mi355x-th5"]) if "checkpoint storage" in i]
