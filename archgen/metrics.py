@@ -306,7 +306,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per used accelerator-hour × "
            "the job's accelerators.", _COST, _T + _I, sweep=False),
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
-           "hour (goodput tokens for training).", _COST, _T + _I),
+           "hour (goodput tokens for training). Only the job's accelerators are charged: the cluster's idle nodes "
+           "that its goodput counts as hot spares are not.", _COST, _T + _I),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
            "10⁶.", _COST, _T + _I, sweep=False),
     Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
