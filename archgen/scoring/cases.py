@@ -254,8 +254,7 @@ def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None
     """Whether a training case's stated layout fits in HBM by the model (None for other cases)."""
     if case.training is None:
         return None
-    accs = accelerators if accelerators is not None else load_accelerators()
-    return bool(training_estimate(case, case_hardware(case, accs)).fits)
+    return unfit_reason(case, accelerators if accelerators is not None else load_accelerators()) is None
 
 
 def serve_job(case: Case) -> ServeJob:
