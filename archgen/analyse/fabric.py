@@ -193,14 +193,14 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
                                     f"roles: {', '.join(sorted({s.role for s in nt.part.nics})) or 'none'})",
                                     count(want), count(0)))
             continue
-        if have == 0 and (spec.ports_per_node is None or not (nt.part.accelerators or listed is not None)):
-            continue        # a system without accelerators and without the role's ports attaches nothing
-        if want > have and (nt.part.accelerators or listed is not None):
+        if not (nt.part.accelerators or listed is not None):
+            want = min(want, have)  # `ports_per_node` is the compute nodes'; another system attaches what it has
+        if want == 0:
+            continue
+        if want > have:
             problems.append(Problem("NET011", here + ("ports_per_node",),
                                     f"{nt.part.id} has {have} NIC port(s) of role '{role}', the fabric uses {want}",
                                     count(want), count(have)))
-        elif want > have:   # `ports_per_node` is the compute nodes'; another system attaches the ports it has
-            want = have
         slow = sorted({(nic.id, nic.ports.speed) for slot in nt.part.nics if slot.role == role
                        and isinstance(nic := design.specs.get(slot.part), NIC) and nic.ports.speed < spec.speed})
         for nic_id, rate in slow:   # a port cannot run faster than its NIC: the injection would be the fabric's
