@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.model.fabrics import checkpoint_role
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import Failures, JobGoodput, ettr, job_goodput, with_unblocked
@@ -45,16 +46,9 @@ def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
 
 
 def storage_fabrics(a: ClusterAnalysis) -> tuple[FabricAnalysis, ...]:
-    """The fabrics that carry a cluster's storage traffic: those of role `storage`, else the `converged` ones.
-
-    A front-end fabric is not one of them, even where it takes ports of the storage NICs (`nic_role: storage`, as
-    the DGX B200's BlueField-3 pair serves storage and in-band).
-    """
-    for role in ("storage", "converged"):
-        found = tuple(fa for fa in a.fabrics if fa.fabric.spec.role == role)
-        if found:
-            return found
-    return ()
+    """The fabrics that carry a cluster's storage traffic: those of its `checkpoint_role`, or none."""
+    role = checkpoint_role(fa.fabric.spec.role for fa in a.fabrics)
+    return tuple(fa for fa in a.fabrics if fa.fabric.spec.role == role) if role else ()
 
 
 @dataclass(frozen=True)

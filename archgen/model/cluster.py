@@ -29,6 +29,7 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
     RailOnly,
     Reserved,
     Torus,
+    checkpoint_role,
 )
 from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
@@ -228,13 +229,14 @@ class Cluster(Document):
     def _storage_ports_read(self) -> Cluster:
         """A converged fabric's `endpoints.storage` beside a storage fabric is refused: it would not be read.
 
-        Checkpoints are written over the fabrics of role storage where there are any, else over the converged ones
-        (`analyse.goodput.storage_fabrics`).
+        Checkpoints go over the fabrics of one role (`checkpoint_role`): storage where there are any.
         """
+        if checkpoint_role(f.role for f in self.fabrics) != "storage":
+            return self
         storage = [f.id for f in self.fabrics if f.role == "storage"]
         for i, f in enumerate(self.fabrics):
             ends = getattr(f, "endpoints", None)
-            if storage and f.role == "converged" and ends is not None and ends.storage is not None:
+            if f.role == "converged" and ends is not None and ends.storage is not None:
                 raise FieldError(("fabrics", i, "endpoints", "storage"), (
                     f"endpoints.storage {ends.storage} given on converged fabric '{f.id}', but checkpoints are "
                     f"written over the storage fabric {', '.join(repr(s) for s in storage)}, so it would not be read: "

@@ -8,6 +8,7 @@ whose ports their upper ends use. The analysers are `archgen.analyse.fabric` (fa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
@@ -16,6 +17,19 @@ from archgen.model.spec import Count, FieldError, Id, Ref, Spec
 from archgen.model.system import NicRole
 from archgen.model.tiers import TIER_NAMES, Ratio, Tier
 from archgen.units import Bandwidth
+
+#: The roles of the fabrics a cluster's checkpoints go over, in order of preference (`checkpoint_role`).
+CHECKPOINT_ROLES = ("storage", "converged")
+
+
+def checkpoint_role(roles: Iterable[str]) -> str | None:
+    """The role whose fabrics carry a cluster's checkpoints: `storage` where it has any, else `converged`.
+
+    A front end is never one, even where it takes ports of the storage NICs (the DGX B200's BlueField-3 pair
+    serves storage and in-band).
+    """
+    have = set(roles)
+    return next((role for role in CHECKPOINT_ROLES if role in have), None)
 
 
 class Reserved(Spec):
