@@ -93,6 +93,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
     link = cluster.scale_up_link
     if su.topology == "mesh":   # every pair of accelerators joined directly (Infinity Fabric): no switch ports
         per_acc = float((su.size - 1) * su.links_per_peer)
+        problems += _mesh_links(design, nodes, su, per_acc)
         if link is not None and per_acc * link.rate * 2 < su.bandwidth * (1 - 1e-9):
             problems.append(Problem("NET010", ("scale_up", "bandwidth"),
                                     f"a mesh of {su.size} gives each accelerator {per_acc:g} x {link.rate:~P} = "
@@ -144,15 +145,38 @@ def _placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
     return problems
 
 
+def _mesh_links(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp, per_acc: float) -> list[Problem]:
+    """A mesh's peer links per accelerator against the links its accelerator has (`scale_up.links`, where stated).
+
+    A full mesh of `size` needs `size - 1` peer links (x `links_per_peer`) on every accelerator; a part with fewer
+    (AWS Trainium2: four NeuronLink-v3 ports, a 4x4 torus of 16 chips) cannot be one, and the domain's link count
+    and its all-pairs bandwidth would be figures of a domain that cannot be built.
+    """
+    acc = _compute_accelerator(design, nodes)
+    if acc is None or acc.scale_up is None or not acc.scale_up.links or per_acc <= acc.scale_up.links:
+        return []
+    return [Problem("NET010", ("scale_up", "size"),
+                    f"a mesh of {su.size} joins each accelerator to its {su.size - 1} peers over {per_acc:g} links "
+                    f"({su.links_per_peer} per peer); {acc.id} has {acc.scale_up.links} (its `scale_up.links`): "
+                    f"expected a mesh of at most {acc.scale_up.links // su.links_per_peer + 1} accelerators",
+                    count(per_acc), count(acc.scale_up.links))]
+
+
+def _compute_accelerator(design: Design, nodes: tuple[NodeType, ...]) -> Accelerator | None:
+    """The accelerator part of the cluster's compute nodes, None where there is none or it is not in the specs."""
+    compute = compute_node(nodes)
+    acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
+    return acc if isinstance(acc, Accelerator) else None
+
+
 def _own_links(design: Design, nodes: tuple[NodeType, ...]) -> float:
     """Scale-up links per accelerator of a domain without a `link` part: its accelerator's own `scale_up.links`.
 
     A DGX's NVLink runs to NVSwitch chips inside the node, so no link part is written; the links are still there
     (18 NVLink 5 links per B200), and 0 would be a count that reads as a fact. 0 only where the part gives none.
     """
-    compute = compute_node(nodes)
-    acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
-    return float(acc.scale_up.links) if isinstance(acc, Accelerator) and acc.scale_up else 0.0
+    acc = _compute_accelerator(design, nodes)
+    return float(acc.scale_up.links) if acc is not None and acc.scale_up else 0.0
 
 
 def _link_bandwidth(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp) -> list[Problem]:

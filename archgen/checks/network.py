@@ -186,11 +186,14 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
     (per direction, as datasheets give it): NVLink 5 is 900 GB/s per direction, 1.8 TB/s both ways. Estimates
     run on the domain's figure. Each rack type holding accelerators places `switches` trays of the `switch` part
     per domain (one per rack, or one per node), so the ports are judged on the trays the racks' power and BOM count.
-    An NVLink domain runs on an NVLink switch part, and an NVLink switch part only in an NVLink domain.
+    An NVLink domain runs on an NVLink switch part, and an NVLink switch part only in an NVLink domain. A mesh
+    joins every accelerator to each of its `size - 1` peers, so the accelerator needs that many links (times
+    `links_per_peer`) where its `scale_up.links` is stated.
 
     Fix: set `scale_up.size` to the accelerators per node or rack, `bandwidth` to twice the accelerator's
     per-direction figure (or waive with the reason a domain is built with fewer links), and `switches` to enough
-    trays for size × links per accelerator, as many as the rack places per domain.
+    trays for size × links per accelerator, as many as the rack places per domain; a mesh no larger than the
+    accelerator's links allow (a part joined as a torus or ring is not a mesh).
     """
     yield from _cluster_problems(ctx, "NET010")
 

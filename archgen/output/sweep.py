@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps
-from archgen.perf.explore.points import PointRow, Result
+from archgen.perf.explore.points import PointRow, Result, unmeasured_efficiencies
 from archgen.quantity_json import to_json as quantity
 from archgen.render.sweep import DISPLAY, level_text, shown
 from archgen.units import Q_, Q
@@ -25,6 +25,8 @@ def summary(result: Result) -> str:
         r = result.rows[i]
         axes = ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items())
         lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
+    lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
+              for line in unmeasured_efficiencies(result.problem)]
     return "\n".join(lines)
 
 
@@ -51,4 +53,5 @@ def to_json(result: Result) -> dict[str, Any]:
     return {"sweep": p.sweep.id, "workload": p.workload.id, "summary": result.counts(),
             "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
             "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
-            "front": [point(result.rows[i]) for i in result.front]}
+            "front": [point(result.rows[i]) for i in result.front],
+            "unmeasured_efficiencies": unmeasured_efficiencies(p)}

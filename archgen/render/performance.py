@@ -127,12 +127,23 @@ def _scope(rf: Any) -> str:
     return f"{what} on one {rf.accelerator} at tp = {rf.tp}, {rf.dtype.upper()}"
 
 
+#: How a roofline's caption names an efficiency by its basis (`perf.workload.roofline.efficiency_basis`): a figure
+#: the part does not state is never called measured.
+_BASIS = {"measured": "measured {what} efficiency", "range": "{what} efficiency at a point of its stated range",
+          "assumed": "assumed {what} efficiency, not measured"}
+
+
+def _roof_words(basis: str, what: str) -> str:
+    return _BASIS[basis].format(what=what)
+
+
 def roofline_blocks(rf: Any, workload_id: str) -> tuple[Figure, Table]:
     """The roofline figure and its kernel table."""
     slug = fmt.slug(workload_id)
     caption = (f"Roofline of {_scope(rf)}: compute roof {fmt.q(Q_(rf.compute_ceiling, 'FLOPS'), 'TFLOPS', 0)} "
-               f"({rf.dtype} peak × measured GEMM efficiency), memory roof "
-               f"{fmt.q(Q_(rf.memory_ceiling, 'B/s'), 'TB/s', 2)}, ridge {fmt.number(rf.ridge, 0)} FLOP/B")
+               f"({rf.dtype} peak × {_roof_words(rf.gemm_basis, 'GEMM')}), memory roof "
+               f"{fmt.q(Q_(rf.memory_ceiling, 'B/s'), 'TB/s', 2)} (HBM bandwidth × "
+               f"{_roof_words(rf.hbm_basis, 'HBM')}), ridge {fmt.number(rf.ridge, 0)} FLOP/B")
     rows = tuple((k.phase, k.name, Q_(k.flop, "FLOP"), Q_(k.bytes_moved, "B"), k.intensity, Q_(k.time, "s"),
                   Q_(k.achieved, "FLOPS"), fmt.pct(k.achieved / rf.ceiling(k.intensity), 0),
                   "memory" if k.intensity < rf.ridge else "compute") for k in rf.kernels)
@@ -212,6 +223,16 @@ def _tick(value: float, _pos: object) -> str:
     return fmt.number(value, 1 if value < 1 else 0)
 
 
+def _attainable_label(rf: Any) -> str:
+    """The legend of the attainable roof, naming its efficiencies by their basis (never 'measured' if assumed)."""
+    bases = {rf.gemm_basis, rf.hbm_basis}
+    if bases == {"measured"}:
+        return "attainable (measured efficiencies)"
+    if "assumed" in bases:
+        return "attainable (assumed efficiencies, not measured)"
+    return "attainable (efficiencies at points of stated ranges)"
+
+
 def roofline(rf: Any, title: str) -> MplFigure:
     """Attainable FLOP/s against arithmetic intensity (log-log).
 
@@ -228,7 +249,7 @@ def roofline(rf: Any, title: str) -> MplFigure:
     ax.loglog(grid, np.minimum(rf.peak, grid * rf.hbm_peak) * to_t, color="#999999", linestyle="--", linewidth=0.8,
               label="datasheet peak and HBM bandwidth")
     ax.loglog(grid, np.minimum(rf.compute_ceiling, grid * rf.memory_ceiling) * to_t, color="#333333",
-              linewidth=1.4, label="attainable (measured efficiencies)")
+              linewidth=1.4, label=_attainable_label(rf))
     ax.axvline(rf.ridge, color="#777777", linestyle=":", linewidth=0.8)
     ax.text(rf.ridge, 0.45, f"ridge {fmt.number(rf.ridge, 0)} FLOP/B ", fontsize=6.5, color="#555555",
             ha="right", va="center", transform=ax.get_xaxis_transform())

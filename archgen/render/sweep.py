@@ -17,7 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen.model.workload import job_kind
-from archgen.perf.explore.points import PointRow, Result, requirements
+from archgen.perf.explore.points import PointRow, Result, requirements, unmeasured_efficiencies
 from archgen.perf.explore.tally import Fitting, tally
 from archgen.perf.explore.tally import categories as categorical_axes
 from archgen.render import fmt, provenance
@@ -195,11 +195,22 @@ def not_run_section(result: Result) -> Section:
                                                               Column("Points", align="right")), rows))
 
 
+def unmeasured_bullet(result: Result) -> tuple[str, ...]:
+    """The efficiencies every point takes at a point, not one measurement, per accelerator (none: no bullet)."""
+    lines = unmeasured_efficiencies(result.problem)
+    if not lines:
+        return ()
+    return ("Efficiencies that are not one measurement, taken at their point at every point of the sweep (the "
+            "front and the best points rest on them; archgen estimate of the workload gives what the ranges' ends "
+            "do to it): " + "; ".join(lines) + ".",)
+
+
 def conventions_section(result: Result) -> Section:
     """How the points were evaluated."""
     return Section("conventions", "Conventions").add(Bullets((
         "Every point is an estimate of the base workload by archgen's performance model (docs/perf-model.md); a "
         "parallel layout the workload and the axes leave open is searched (the fastest that fits).",
+        *unmeasured_bullet(result),
         "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "

@@ -149,3 +149,38 @@ def test_server_roofline_decodes_the_sequences_in_flight_not_the_kv_capacity(spe
     running = result.estimate.metrics["concurrency"].m
     assert running < result.estimate.layout["max_batch"] / 10
     assert result.roofline.tokens["decode"] == max(round(running), 1)
+
+
+#: AWS Trainium2 as a vendor writes it without an `efficiency:` block (AWS Neuron documentation, Trainium2
+#: Architecture: 667 BF16 and 1,299 FP8 TFLOPS dense, 96 GiB at 2.9 TB/s; NeuronLink-v3 1.28 TB/s per chip, taken
+#: as 640 GB/s per direction; tdp a placeholder, unconfirmed).
+TRAINIUM2 = {"kind": "Accelerator", "id": "trainium2", "source": "AWS Neuron documentation, Trainium2 Architecture",
+             "memory": "96 GiB", "memory_bandwidth": "2.9 TB/s", "peak": {"bf16": "667 TFLOPS", "fp8": "1299 TFLOPS"},
+             "tdp": "500 W", "scale_up": {"technology": "NeuronLink-v3", "bandwidth": "640 GB/s", "links": 4},
+             "unconfirmed": ["tdp", "scale_up.bandwidth"]}
+
+
+def test_roofline_names_each_efficiency_by_its_basis(h100, accelerators):
+    """A roof on efficiencies the part does not state is never called measured (caption and legend).
+
+    Before, every roofline caption read 'peak × measured GEMM efficiency', also for a vendor's part without an
+    `efficiency:` block (the assumed 0.7 point) and for GB200's BF16 point inside its stated `gemm_range`.
+    """
+    from archgen.model.accelerator import Accelerator
+    from archgen.perf.hw.hardware import hardware_for
+    from archgen.render.performance import _attainable_label, roofline_blocks
+    trn2 = hardware_for(Accelerator.model_validate(TRAINIUM2), scale_up_size=16)
+    gb200 = hardware_for(accelerators["gb200"], scale_up_size=72)
+    cases = {"h100": (h100, ("measured", "measured")), "gb200": (gb200, ("range", "range")),
+             "trainium2": (trn2, ("assumed", "assumed"))}
+    for name, (hw, bases) in cases.items():
+        r = training_kernels(hw, GPT3, seq_len=2048, dtype="bf16", attention="flash", tp=8)
+        assert (r.gemm_basis, r.hbm_basis) == bases, name
+        caption = roofline_blocks(r, f"w-{name}")[0].caption
+        assert ("measured GEMM" in caption) == (bases[0] == "measured"), caption
+        assert (_attainable_label(r) == "attainable (measured efficiencies)") == (bases == ("measured", "measured"))
+    r = training_kernels(trn2, GPT3, seq_len=2048, dtype="bf16", attention="flash", tp=8)
+    caption = roofline_blocks(r, "w")[0].caption
+    assert "bf16 peak × assumed GEMM efficiency, not measured" in caption
+    assert "HBM bandwidth × assumed HBM efficiency, not measured" in caption
+    assert _attainable_label(r) == "attainable (assumed efficiencies, not measured)"

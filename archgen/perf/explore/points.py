@@ -24,6 +24,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
 from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
+from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q
@@ -244,6 +245,17 @@ class Result:
         return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
                 "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
                 "front": len(self.front)}
+
+
+def unmeasured_efficiencies(problem: SweepProblem) -> list[str]:
+    """Per accelerator of the sweep, the efficiencies its points take at a point, not one measurement.
+
+    The data types are the sweep's `precision` levels, else the workload's; one line per accelerator
+    (`perf.workload.efficiency_range.unmeasured`), none for parts whose every figure the estimates use is measured.
+    """
+    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
+    machines = {m.hardware.accelerator: m.hardware for m in problem.bases.values()}
+    return [line for _, hw in sorted(machines.items()) if (line := unmeasured(hw, dtypes))]
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

@@ -20,7 +20,7 @@ note then says the figure is not measured.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import product
 
 from archgen.perf.hw.assumed_gemm import assumed_point
@@ -132,13 +132,30 @@ def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], floa
     span = over_range(hw, dtype, step_at)
     if span is None:
         return []
-    assumed = {f"{dtype} GEMM efficiency"} if dtype and dtype not in hw.gemm_efficiency else set()
-    assumed |= {name for name, key in _NAMES.items() if key in hw.assumed_efficiencies}
-    parts = [f"{name} (not measured: the part states none; assumed point {point:g}, range {lo:g} to {hi:g}, the "
-             f"catalog's measured fractions)" if name in assumed else
-             f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
-             for name, point, (lo, hi) in stated_ranges(hw, dtype)]
+    parts = _described(hw, dtype)
     stated = ("are stated ranges, not measurements: over those ranges" if len(parts) > 1 else
               "is a stated range, not one measurement: over that range")
     return [f"{' and '.join(parts)} of {hw.accelerator} {stated} {what} spans {span[0]:.4g} {unit} to "
             f"{span[1]:.4g} {unit}"]
+
+
+def _described(hw: Hardware, dtype: str | None) -> list[str]:
+    """Each stated range of `hw` an estimate in `dtype` depends on, in words: assumed (the part states none) or not."""
+    assumed = {f"{dtype} GEMM efficiency"} if dtype and dtype not in hw.gemm_efficiency else set()
+    assumed |= {name for name, key in _NAMES.items() if key in hw.assumed_efficiencies}
+    return [f"{name} (not measured: the part states none; assumed point {point:g}, range {lo:g} to {hi:g}, the "
+            f"catalog's measured fractions)" if name in assumed else
+            f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
+            for name, point, (lo, hi) in stated_ranges(hw, dtype)]
+
+
+def unmeasured(hw: Hardware, dtypes: Sequence[str | None]) -> str:
+    """The efficiencies of `hw` that estimates in any of `dtypes` take at a point, not one measurement ('' if none).
+
+    Where an estimate re-times itself at the ranges' ends (`efficiency_note`), a sweep's points do not; its report
+    says instead which figures every point rests on, so a part nobody has measured does not read like one that was.
+    """
+    seen: dict[str, None] = {}
+    for dtype in dtypes:
+        seen.update(dict.fromkeys(_described(hw, dtype)))
+    return f"{hw.accelerator}: {', '.join(seen)}" if seen else ""

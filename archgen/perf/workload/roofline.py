@@ -20,10 +20,12 @@ FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the poin
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
   a memory-bound point only slides along the bandwidth roof when they change.
 
-Ceilings: the compute roof is the dtype's dense peak × the measured GEMM efficiency (`Hardware.gemm_rate`), the
-memory roof HBM bandwidth × `hbm_efficiency`; the ridge point is their ratio (FLOP/B). A square n×n GEMM has
-intensity 2n³ / (3n²·bytes) = 2n / (3·bytes) FLOP/B, n/3 for 16-bit data (NVIDIA, "Matrix Multiplication
-Background User's Guide", Deep Learning Performance documentation, "Arithmetic intensity").
+Ceilings: the compute roof is the dtype's dense peak × the part's GEMM efficiency (`Hardware.gemm_rate`), the
+memory roof HBM bandwidth × `hbm_efficiency`; each efficiency is measured, a point of a stated range, or assumed
+where the part states none (`efficiency_basis`), and the documents say which; the ridge point is their ratio
+(FLOP/B). A square n×n GEMM has intensity 2n³ / (3n²·bytes) = 2n / (3·bytes) FLOP/B, n/3 for 16-bit data
+(NVIDIA, "Matrix Multiplication Background User's Guide", Deep Learning Performance documentation, "Arithmetic
+intensity").
 """
 
 from __future__ import annotations
@@ -87,12 +89,15 @@ class Roofline:
         accelerator: Catalog id of the accelerator.
         dtype: Data type of the GEMMs.
         peak: Dense tensor peak of `dtype` (FLOP/s).
-        compute_ceiling: Peak × measured GEMM efficiency (FLOP/s).
+        compute_ceiling: Peak × the part's GEMM efficiency for `dtype` (FLOP/s).
         hbm_peak: HBM peak bandwidth (B/s).
         memory_ceiling: HBM bandwidth × efficiency (B/s).
         kernels: The kernels, in execution order within each phase.
         tokens: Tokens one layer processes in each phase (per accelerator before the tp split).
         tp: Tensor-parallel size the shapes are split by.
+        gemm_basis: What the GEMM efficiency under `compute_ceiling` is (`efficiency_basis`): 'measured',
+            'range' (a point of a stated range) or 'assumed' (the part states none).
+        hbm_basis: The same for the HBM efficiency under `memory_ceiling`.
     """
 
     accelerator: str
@@ -104,6 +109,8 @@ class Roofline:
     kernels: tuple[Kernel, ...]
     tokens: dict[str, int]
     tp: int
+    gemm_basis: str = "measured"
+    hbm_basis: str = "measured"
 
     @property
     def ridge(self) -> float:
@@ -269,9 +276,24 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
     return _roofline(hw, dtype, out, {"prefill": int(input_len), "decode": int(b)}, tp)
 
 
+def efficiency_basis(hw: Hardware, dtype: str) -> tuple[str, str]:
+    """What `hw`'s GEMM efficiency for `dtype` and its HBM efficiency rest on: 'measured', 'range' or 'assumed'.
+
+    'assumed': the part states no figure, so the model took an assumed point (`perf.hw.assumed_gemm`,
+    `perf.hw.assumed_efficiency`); 'range': the part states a range (`gemm_range`, `hbm_range`) and the figure is
+    the point inside it; 'measured': the part states the figure alone.
+    """
+    gemm = ("assumed" if dtype not in hw.gemm_efficiency
+            else "range" if dtype in hw.gemm_efficiency_range else "measured")
+    hbm = ("assumed" if "hbm" in hw.assumed_efficiencies
+           else "range" if hw.hbm_efficiency_range else "measured")
+    return gemm, hbm
+
+
 def _roofline(hw: Hardware, dtype: str, kernels: list[Kernel], tokens: dict[str, int], tp: int) -> Roofline:
+    gemm, hbm = efficiency_basis(hw, dtype)
     return Roofline(hw.accelerator, dtype, hw.peak_for(dtype), hw.gemm_rate(dtype), hw.hbm_bandwidth,
-                    hw.hbm_bandwidth * hw.hbm_efficiency, tuple(kernels), tokens, int(tp))
+                    hw.hbm_bandwidth * hw.hbm_efficiency, tuple(kernels), tokens, int(tp), gemm, hbm)
 
 
 def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: dict,
