@@ -28,3 +28,25 @@ def test_a_reliability_range_is_the_band_of_its_metric_not_rows_of_its_own(examp
     text = " ".join(b.text for sub in section.sections for b in sub.blocks if isinstance(b, Para))
     assert "range over the published failure-rate sets" in text
 
+
+def test_a_management_fabric_reads_as_the_ports_it_takes(example):
+    """The OOB fabric's figure box read '0 ports (management)' under '251 links', its text '0 node ports ...; up to
+    0 accelerators at this design': its 251 endpoints are switch management ports and BMCs stated as a count.
+
+    The figure now counts every endpoint port its leaves take, and the text names the other endpoints and gives the
+    fabric's reach in endpoint ports where no accelerator's node is on it.
+    """
+    from archgen.render import cluster, cluster_diagrams
+    a = example.clusters["cluster/gb300-nvl72-su"]
+    fig = cluster_diagrams.topology(a)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "251 ports\n(management)" in texts
+    assert "0 ports\n(management)" not in texts
+    assert "576 ports\n(compute)" in texts and "288 ports\n(converged)" in texts
+    oob = next(fa for fa in a.fabrics if fa.fabric.spec.id == "oob")
+    shape = cluster._shape(oob)
+    assert "251 other endpoint ports (107 switch management, 144 stated as a count)" in shape
+    assert cluster._reach(oob) == "no accelerator's node on it, up to 3,072 endpoint ports"
+    compute = next(fa for fa in a.fabrics if fa.fabric.spec.id == "compute")
+    assert "other endpoint" not in cluster._shape(compute)
+    assert cluster._reach(compute) == "up to 10,368 accelerators"
