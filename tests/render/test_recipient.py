@@ -50,3 +50,28 @@ def test_a_management_fabric_reads_as_the_ports_it_takes(example):
     compute = next(fa for fa in a.fabrics if fa.fabric.spec.id == "compute")
     assert "other endpoint" not in cluster._shape(compute)
     assert cluster._reach(compute) == "up to 10,368 accelerators"
+
+
+def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(tmp_path):
+    """At 4 x the GB300 SU, 2 of its 50 Q3400s stand in no rack; IT power added all 50 again on top of the racks.
+
+    The growth series' 4 x size read IT power 5,064.1 kW against a typical 4,896.1 kW that rests on the same maximum
+    draws: the 48 Q3400s in racks (168 kW) were counted twice. Only the line of those placed in no rack is added.
+    """
+    import shutil
+
+    from archgen.pipeline import run
+    from tests.conftest import REPO
+    src = REPO / "examples" / "gb300-nvl72-su"
+    for sub in ("clusters", "racks", "requirements"):
+        shutil.copytree(src / sub, tmp_path / sub)
+    spec = tmp_path / "clusters" / "gb300-nvl72-su.yaml"
+    text = spec.read_text()
+    spec.write_text(text.replace("  - {unit: su, count: 1}", "  - {unit: su, count: 4}")
+                    .replace("expect: {accelerators: 576, nodes: 144, racks: 11}", ""))
+    a = run([tmp_path]).clusters["cluster/gb300-nvl72-su"]
+    unplaced = [line for line in a.cabling.bom if line.note == "not placed in a rack"]
+    assert [(line.part, line.quantity) for line in unplaced] == [("q3400", 2)]
+    m = a.metrics
+    assert abs(m["it_power"] - m["it_power_typical"]).m_as("W") < 1e-6  # no part here has a typical figure below max
+    assert round(m["it_power"].m_as("kW"), 1) == 4896.1
