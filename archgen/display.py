@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection, Iterable
 
 from archgen.metric import Metric
 from archgen.pint_import import pint
@@ -86,3 +87,20 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     else:
         text = number(shown, metric.digits)
     return f"{text} {label}".strip()
+
+
+#: What the Band of a metric with `_low` and `_high` ends is (`ranged`): not the performance model's error.
+RANGE_BASIS = "range over the published failure-rate sets and their 95 % Poisson intervals (docs/reliability.md)"
+
+
+def ranged(names: Iterable[str], targeted: Collection[str] = ()) -> dict[str, tuple[str, str]]:
+    """{metric: (its `_low` name, its `_high` name)} for each metric whose both ends are among `names`.
+
+    The ends (`mtti_low`, `mtti_high`: the range over the failure-rate sets, `archgen.metrics`) read as the metric's
+    band wherever an estimate is shown, not as lines of their own beside a bare value. An end that a requirement
+    targets (in `targeted`) keeps its own line, and its status.
+    """
+    names = set(names)
+    return {name: (f"{name}_low", f"{name}_high") for name in sorted(names)
+            if f"{name}_low" in names and f"{name}_high" in names
+            and not {f"{name}_low", f"{name}_high"} & set(targeted)}

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from archgen import metrics
+from archgen.display import RANGE_BASIS, ranged
 from archgen.model.requirements import Outcome, Status
 from archgen.perf.train.stacks import Used
 from archgen.perf.workload.bands import Band
@@ -97,7 +98,11 @@ def estimate_text(est: Estimate) -> str:
         lines += [f"  {k:28} {hardware_value(k, v)}" for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
-        lines += [f"  {k:28} {_quantity(v, k)}{band_text(est.bands.get(k), v, k)}" for k, v in est.metrics.items()]
+        ranges = ranged(est.metrics, {o.requirement.metric for o in est.requirements})
+        ends = {end for pair in ranges.values() for end in pair}
+        lines += [f"  {k:28} {_quantity(v, k)}"
+                  + (_range_text(est, k) if k in ranges else band_text(est.bands.get(k), v, k))
+                  for k, v in est.metrics.items() if k not in ends]
     if est.breakdown:
         total = sum(float(v.to('s').magnitude) for v in est.breakdown.values()) if est.kind == "training" else 0
         lines.append("breakdown:")
@@ -183,6 +188,12 @@ def case_switches_text(used: dict[str, list[Used]]) -> str:
             groups.setdefault(u.where if u.used else "not used", []).append(f"{u.name}={show_switch(u.value)}")
         lines.append(f"  {case_id}: " + "; ".join(f"{where}: {', '.join(v)}" for where, v in groups.items()))
     return "\n".join(lines) + "\n"
+
+
+def _range_text(est: Estimate, metric: str) -> str:
+    """The band of a metric with `_low` and `_high` ends (`display.ranged`): its range over the failure-rate sets."""
+    low, high = (_quantity(est.metrics[f"{metric}_{end}"], metric) for end in ("low", "high"))
+    return f"  band {low} to {high}: {RANGE_BASIS}"
 
 
 def _risk(o: Outcome) -> str:

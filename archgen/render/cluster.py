@@ -301,8 +301,8 @@ def fabrics(scope: Scope, a: Any) -> Section:
         failures = [(k.removeprefix("failure."), fmt.pct(float(v.magnitude), 1) if "bandwidth" in k
                      else f"{float(v.magnitude):,.0f}") for k, v in sorted(fa.failure.items())]
         sub = section.sub(f"fabric-{s.id}", f"Fabric {s.id}: {ROLE_TITLES.get(s.role, s.role)}",
-                          Para(f"{s.name or s.id}: {_shape(fa)}; up to {fa.max_accelerators:,} accelerators at this "
-                               f"design. Total bisection {fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
+                          Para(f"{s.name or s.id}: {_shape(fa)}; {_reach(fa)} at this design. Total bisection "
+                               f"{fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
                           Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", tier_cols, tuple(tiers)))
         if failures:
             sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
@@ -327,7 +327,25 @@ def _shape(fa: Any) -> str:
                 f"between rails; {fa.node_ports:,} node ports")
     return (f"{s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s)"
             f"{f', {fa.rails} rail(s), rail-optimised' if s.rail_optimized else ''}; {fa.node_ports:,} node ports, "
-            f"{fa.reserved_ports:,} reserved")
+            f"{_other_endpoints(fa)}{fa.reserved_ports:,} reserved")
+
+
+def _other_endpoints(fa: Any) -> str:
+    """The fabric's endpoint ports that are no node's (switch management ports, `endpoints.extra`), in words."""
+    others = fa.endpoint_ports - fa.node_ports
+    if others <= 0:
+        return ""
+    extra = min(getattr(getattr(fa.fabric.spec, "endpoints", None), "extra", 0) or 0, others)
+    what = [f"{others - extra:,} switch management" if others > extra else "",
+            f"{extra:,} stated as a count" if extra else ""]
+    return f"{others:,} other endpoint ports ({', '.join(w for w in what if w)}), "
+
+
+def _reach(fa: Any) -> str:
+    """How large the fabric can grow: in accelerators, or in endpoint ports where no accelerator's node is on it."""
+    if fa.max_accelerators or fa.node_ports:
+        return f"up to {fa.max_accelerators:,} accelerators"
+    return f"no accelerator's node on it, up to {fa.max_endpoints:,} endpoint ports"
 
 
 def appendices(scope: Scope, a: Any) -> Section:

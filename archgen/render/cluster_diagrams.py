@@ -116,7 +116,8 @@ def topology(a: Any) -> Figure:
     top = 0
     for x, fa in enumerate(fabrics):
         s = fa.fabric.spec
-        _box(ax, x, 0, f"{fa.node_ports + fa.reserved_ports:,} ports\n({s.role})", "#d9f0b5")
+        # every port its leaves take: nodes', other endpoints' (switch management, `endpoints.extra`), reserved
+        _box(ax, x, 0, f"{fa.endpoint_ports + fa.reserved_ports:,} ports\n({s.role})", "#d9f0b5")
         links = fa.links
         names = list(links)
         for level, t in enumerate(fa.tiers, 1):

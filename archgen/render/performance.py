@@ -18,7 +18,7 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from archgen import metrics
+from archgen import display, metrics
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.units import Q_
@@ -55,11 +55,16 @@ def section(results: list[Any]) -> Section | None:
                           (Column("Parameter"), Column("Value", align="right")),
                           tuple((k, fmt.hardware_value(k, v)) for k, v in e.hardware.items())))
         outcomes = {o.requirement.metric: o for o in e.requirements}
+        ranged = display.ranged(e.metrics, outcomes)
         rows = []
         for name, value in sorted(e.metrics.items()):
+            if any(name in ends for ends in ranged.values()):
+                continue                          # shown as the Band of the metric it is an end of
             o = outcomes.get(name)
             status = "" if o is None else o.status.value
-            rows.append((name, _shown(value, name), _band_cell(e.bands.get(name), value, name),
+            band = (f"{_shown(e.metrics[ranged[name][0]], name)} to {_shown(e.metrics[ranged[name][1]], name)}"
+                    if name in ranged else _band_cell(e.bands.get(name), value, name))
+            rows.append((name, _shown(value, name), band,
                          str(o.requirement.target) if o else "", o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
                       (Column("Metric"), Column("Estimate", align="right"), Column("Band", align="right"),
@@ -72,6 +77,9 @@ def section(results: list[Any]) -> Section | None:
                          "comparable published runs (docs/accuracy.md); a target the estimate meets but an end of "
                          "the band does not is at risk. " + "; ".join(f"{', '.join(names)}: {text}"
                                                                       for text, names in by_text.items()) + "."))
+        if ranged:
+            sub.add(Para(f"The Band of {', '.join(ranged)} is the {display.RANGE_BASIS}, as under Reliability "
+                         "and availability, not a model error."))
         if e.breakdown:                           # a job that fits no layout has no time to break down
             total = sum((v for v in e.breakdown.values()), start=0 * next(iter(e.breakdown.values())))
             sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", "Time breakdown",

@@ -1,0 +1,77 @@
+"""The deliverables as the partner who receives them reads them (newuser9's review of `make demo`'s out/).
+
+Each test is one finding of that review: a figure that read differently, or barer, in one place than in another.
+"""
+
+from __future__ import annotations
+
+from archgen.render import performance
+from archgen.render.blocks import Para
+from tests.render.test_consistency import _tables
+
+
+def test_a_reliability_range_is_the_band_of_its_metric_not_rows_of_its_own(example):
+    """mtti read '85.5 h' with band '—' beside rows 'mtti_low' and 'mtti_high': a bare number and internal names.
+
+    The range over the failure-rate sets is now the Band of mtti and of interruptions_per_day, as the reliability
+    section gives it ('14.0 h to 313.7 h'), with a sentence saying what that band is.
+    """
+    r = example.workloads["workload/llama3-405b-pretrain-gb300"]
+    section = performance.section([r])
+    rows = {row[0]: row for row in _tables(section)["perf-metrics-llama3-405b-pretrain-gb300"].rows}
+    assert not [name for name in rows if name.endswith(("_low", "_high"))]
+    m = r.estimate.metrics
+    for name in ("mtti", "interruptions_per_day"):
+        low, high = (performance._shown(m[f"{name}_{end}"], name) for end in ("low", "high"))
+        assert rows[name][2] == f"{low} to {high}", name
+    assert rows["mtti"][2] == "14.0 h to 313.7 h"
+    text = " ".join(b.text for sub in section.sections for b in sub.blocks if isinstance(b, Para))
+    assert "range over the published failure-rate sets" in text
+
+
+def test_a_management_fabric_reads_as_the_ports_it_takes(example):
+    """The OOB fabric's figure box read '0 ports (management)' under '251 links', its text '0 node ports ...; up to
+    0 accelerators at this design': its 251 endpoints are switch management ports and BMCs stated as a count.
+
+    The figure now counts every endpoint port its leaves take, and the text names the other endpoints and gives the
+    fabric's reach in endpoint ports where no accelerator's node is on it.
+    """
+    from archgen.render import cluster, cluster_diagrams
+    a = example.clusters["cluster/gb300-nvl72-su"]
+    fig = cluster_diagrams.topology(a)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "251 ports\n(management)" in texts
+    assert "0 ports\n(management)" not in texts
+    assert "576 ports\n(compute)" in texts and "288 ports\n(converged)" in texts
+    oob = next(fa for fa in a.fabrics if fa.fabric.spec.id == "oob")
+    shape = cluster._shape(oob)
+    assert "251 other endpoint ports (107 switch management, 144 stated as a count)" in shape
+    assert cluster._reach(oob) == "no accelerator's node on it, up to 3,072 endpoint ports"
+    compute = next(fa for fa in a.fabrics if fa.fabric.spec.id == "compute")
+    assert "other endpoint" not in cluster._shape(compute)
+    assert cluster._reach(compute) == "up to 10,368 accelerators"
+
+
+def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(tmp_path):
+    """At 4 x the GB300 SU, 2 of its 50 Q3400s stand in no rack; IT power added all 50 again on top of the racks.
+
+    The growth series' 4 x size read IT power 5,064.1 kW against a typical 4,896.1 kW that rests on the same maximum
+    draws: the 48 Q3400s in racks (168 kW) were counted twice. Only the line of those placed in no rack is added.
+    """
+    import shutil
+
+    from archgen.pipeline import run
+    from tests.conftest import REPO
+    src = REPO / "examples" / "gb300-nvl72-su"
+    for sub in ("clusters", "racks", "requirements"):
+        shutil.copytree(src / sub, tmp_path / sub)
+    spec = tmp_path / "clusters" / "gb300-nvl72-su.yaml"
+    text = spec.read_text()
+    spec.write_text(text.replace("  - {unit: su, count: 1}", "  - {unit: su, count: 4}")
+                    .replace("expect: {accelerators: 576, nodes: 144, racks: 11}", ""))
+    a = run([tmp_path]).clusters["cluster/gb300-nvl72-su"]
+    unplaced = [line for line in a.cabling.bom if line.note == "not placed in a rack"]
+    assert [(line.part, line.quantity) for line in unplaced] == [("q3400", 2)]
+    m = a.metrics
+    assert abs(m["it_power"] - m["it_power_typical"]).m_as("W") < 1e-6  # no part here has a typical figure below max
+    assert round(m["it_power"].m_as("kW"), 1) == 4896.1
