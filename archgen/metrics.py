@@ -30,7 +30,7 @@ _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 #: What each end of a job's cost range charges, and on which goodput per token (`perf.workload.derived.cost_ends`).
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
-    ("low", "the job's accelerators only (the value)", "high"),
+    ("low", "the job's accelerators only", "high"),
     ("high", "the job's accelerators and the hot spares its goodput counts on beyond the cluster's idle share", "low"))}
 
 REGISTRY: tuple[Metric, ...] = (
@@ -317,10 +317,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
            "10⁶.", _COST, _T + _I, sweep=False),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
-             f"{title.lower()}: {_CHARGED[end][0]}.", _COST, _T, sweep=False) for end in ("low", "high")
-      for name, unit, digits, title in (("job_cost_per_hour", "USD", 2, "Job cost per hour"), ("cost_per_token",
-                                        "µUSD", 3, "Cost per token"), ("cost_per_million_tokens", "USD", 2,
-                                                                       "Cost per million tokens"))),
+             f"{title.lower()}: {_CHARGED[end][0]}{' (the value)' * (end == 'low')}.", _COST, _T, sweep=False)
+      for end in ("low", "high") for name, unit, digits, title in (("job_cost_per_hour", "USD", 2, "Job cost per "
+          "hour"), ("cost_per_token", "µUSD", 3, "Cost per token"), ("cost_per_million_tokens", "USD", 2, "Cost per "
+                                                                                                   "million tokens"))),
     Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
            "over the cluster's).", _S, JOBS),
     Metric("point", "energy_per_token", "J", "J", 3, "Energy per token", "Power over tokens per second.", _S,
