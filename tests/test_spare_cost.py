@@ -53,6 +53,13 @@ def test_405b_on_512_of_576_gpus_charges_its_64_spare_gpus_at_the_high_end(tmp_p
     assert m512["cost_per_million_tokens_high"].m_as("USD") == pytest.approx(high * 1e6)
     assert m512["job_cost_per_hour_high"].m_as("USD") == pytest.approx(per_used * 576)
     assert m512["job_cost_per_hour_high"] == m576["job_cost_per_hour"]   # the whole SU's hours, as on all 576
+    # the cluster document's reliability section gives the range beside goodput's
+    from archgen.render.operations import reliability_section
+
+    section = reliability_section(r, r.clusters["cluster/gb200-nvl72-su"])
+    [note] = [b.text for b in section.blocks if b.kind == "para" and b.text.startswith("Range")]
+    assert ("cost per token 0.883 µUSD (its own accelerators) to 0.993 µUSD (with the hot spares its goodput counts "
+            "on). sync576: goodput") in note
     # all 576: no idle node, no spare, no range (goodput's range does not enter a job's cost range in `check`)
     assert m576["cost_per_token"].m_as("USD") == pytest.approx(1.087e-6, abs=5e-10)
     assert not {k for k in m576 if "cost" in k and k.endswith(("_low", "_high"))}
