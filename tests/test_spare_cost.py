@@ -125,3 +125,50 @@ def test_a_sweep_points_high_cost_adds_the_spares_at_the_low_goodput():
     assert full["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1.0e5 * 3600))   # no spare: goodput's alone
     unblocked = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, math.nan, math.nan))
     assert unblocked["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1.6e5 * 3600))
+
+
+SWEEP = """kind: Sweep
+id: spares
+workload: llama3-405b-pretrain-gb200
+axes:
+  accelerators: [512]
+objectives:
+  - {metric: cost_per_token}
+requirements:
+  - {id: REQ-SWP-C, statement: Cost per token, metric: cost_per_token_high, target: '<= TARGET USD'}
+  - {id: REQ-SWP-R, statement: Cost per token, metric: cost_per_token, target: '<= TARGET USD'}
+"""
+
+
+def test_a_sweep_point_charges_the_same_spares_on_both_paths(tmp_path, shipped):
+    """405B on 512 of the SU's 576 GPUs as a sweep point: its dearest token is the job's and the 64 spare GPUs' at
+    goodput_low, per point and batched alike; a requirement on cost per token that only the spares put out of reach
+    at that end is at risk, one on the high end itself not met (what a sweep requirement on `_high` asks)."""
+    from archgen.model.requirements import Status
+    from archgen.perf.explore.points import summarise
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from archgen.render.blocks import Para
+    from archgen.render.point_table import cells
+    from archgen.render.sweep import overview
+    from tests.test_sweep import problem_of
+
+    per_used = shipped.clusters["cluster/gb200-nvl72-su"].metrics["tco_per_used_accelerator_hour"].m_as("USD")
+    (point,) = evaluate_sweep(problem_of(tmp_path, SWEEP.replace("TARGET", "1")))
+    m = point.metrics
+    dearest = per_used * 576 / (m["tokens_per_second"] * m["goodput_low"] * 3600)
+    assert m["cost_per_token_high"] == pytest.approx(dearest)
+    without = dearest * 512 / 576   # the spares uncharged, as before
+    target = (without + dearest) / 2
+    p = problem_of(tmp_path, SWEEP.replace("TARGET", f"{target:.6e}"))
+    for row in (evaluate_sweep(p)[0], *batched(p, 0, 1)):
+        assert row.metrics["cost_per_token_high"] == pytest.approx(dearest)
+        assert (row.met["REQ-SWP-C"], row.met["REQ-SWP-R"], row.at_risk) == (False, True, ("REQ-SWP-R",))
+        assert Status.AT_RISK in cells(p, row)
+    text = " ".join(b.text for b in overview(summarise(p, evaluate_sweep(p))).blocks if isinstance(b, Para))
+    assert "Cost per token's high end also charges the idle nodes the point's goodput counts on as hot spares" in text
+
+
+def evaluate_sweep(p):
+    from archgen.perf.explore.points import evaluate
+
+    return evaluate(p, 0, 1)
