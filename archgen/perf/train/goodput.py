@@ -325,12 +325,13 @@ def _idle(f: Failures, nodes: int) -> tuple[int, int]:
     return domains * dn - nodes, max(f.nodes // dn - domains, 0) if dn > 1 else max(f.nodes - nodes, 0)
 
 
+@functools.lru_cache(maxsize=4096)
 def spare_nodes(f: Failures, gpus: int) -> int:
     """The idle nodes a job on `gpus` accelerators counts as hot spares (`JobGoodput.spares_available`).
 
     Its scale-up domains' idle trays and every node of the whole idle domains (domains of several nodes), else every
     idle node of the cluster: what `job_goodput` gives the job, for a sweep point's cost range
-    (`perf.workload.derived.point_metrics`).
+    (`perf.workload.derived.point_metrics`), kept per count as `_goodputs` are.
     """
     inside, whole = _idle(f, math.ceil(gpus / max(f.per_node, 1)))
     return whole * max(f.domain_nodes, 1) + inside
