@@ -28,6 +28,11 @@ _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput
 _OPS = "analyse/operations_stage.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
+#: What each end of a job's cost range charges, and on which goodput per token (`perf.workload.derived.cost_ends`).
+_CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
+    ("low", "the job's accelerators only", "high"),
+    ("high", "the job's accelerators and the hot spares its goodput counts on beyond the cluster's idle share", "low"))}
+
 REGISTRY: tuple[Metric, ...] = (
     # racks
     Metric("rack", "it_power", "W", "kW", 1, "IT power", "Maximum draw of the systems and switches placed in the "
@@ -304,12 +309,18 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take.", _GP, _T,
            sweep=False),
     Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per used accelerator-hour × "
-           "the job's accelerators.", _COST, _T + _I, sweep=False),
+           "the job's accelerators (a training job's `_high` end adds its hot spares).", _COST, _T + _I, sweep=False),
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
-           "hour (goodput tokens for training). Only the job's accelerators are charged: the cluster's idle nodes "
-           "that its goodput counts as hot spares are not.", _COST, _T + _I),
+           "hour (goodput tokens for training), the job's accelerators only; a training job's range (`_low`, `_high`)"
+           " adds at its high end the hot spares its goodput counts on beyond the cluster's idle share.", _COST,
+           _T + _I),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
            "10⁶.", _COST, _T + _I, sweep=False),
+    *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
+             f"{title.lower()}: {_CHARGED[end][0]}{' (the value)' * (end == 'low')}.", _COST, _T, sweep=False)
+      for end in ("low", "high") for name, unit, digits, title in (("job_cost_per_hour", "USD", 2, "Job cost per "
+          "hour"), ("cost_per_token", "µUSD", 3, "Cost per token"), ("cost_per_million_tokens", "USD", 2, "Cost per "
+                                                                                                   "million tokens"))),
     Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
            "over the cluster's).", _S, JOBS),
     Metric("point", "energy_per_token", "J", "J", 3, "Energy per token", "Power over tokens per second.", _S,
@@ -320,8 +331,7 @@ REGISTRY: tuple[Metric, ...] = (
       for end in ("low", "high")
       for name, dim, unit, digits, title, why in (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),
-          ("cost_per_token", "USD", "µUSD", 3, "Cost per token",
-           "per goodput token at goodput_" + ("high" if end == "low" else "low")))),
+          ("cost_per_token", "USD", "µUSD", 3, "Cost per token", "".join(_CHARGED[end])))),
 )
 
 

@@ -92,7 +92,7 @@ def test_a_sweep_point_spans_the_same_range_as_check(tmp_path):
 
     r = _run(tmp_path, REQS)
     m = r.workloads["workload/w"].estimate.metrics
-    f, ends, _, _ = sweep_figures(r.specs, r.clusters["cluster/c"])
+    f, ends, _, _, _ = sweep_figures(r.specs, r.clusters["cluster/c"])
     w = r.workloads["workload/w"].workload
     point = goodput_of(f, w, r.specs.get(w.model), 8, ends)
     assert point == pytest.approx((m["goodput"].m, m["goodput_low"].m, m["goodput_high"].m), rel=1e-12)

@@ -30,7 +30,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.model import Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
-from archgen.perf.workload.derived import cost_per_token
+from archgen.perf.workload.derived import charged_spares, cost_ends, cost_per_token
 from archgen.units import Q_, Q, currency
 from archgen.validate import Specs
 
@@ -253,8 +253,13 @@ def cost_metrics(c: Cost) -> dict[str, Q]:
     return m
 
 
-def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None) -> dict[str, Q]:
-    """A job's cost per hour (its accelerators' used hours) and per token from its cluster's cost."""
+def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None, spares: float = 0.0) -> dict[str, Q]:
+    """A job's cost per hour (its accelerators' used hours) and per token from its cluster's cost, with their range.
+
+    `spares` are the hot-spare accelerators the range's high end charges besides the job's, at the same tokens per
+    second (`perf.workload.derived.charged_spares`, `cost_ends`); no range without one. Goodput's own range does not
+    enter (a sweep point's cost range spans it too: `derived.point_metrics`).
+    """
     if c.per_used_accelerator_hour is None:
         return {}
     per_hour = c.per_used_accelerator_hour * accelerators
@@ -263,4 +268,25 @@ def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None) -> di
         per_token = cost_per_token(c.per_used_accelerator_hour, accelerators, tokens_per_second.m_as("1/s"))
         m["cost_per_token"] = per_token
         m["cost_per_million_tokens"] = per_token * 1e6
+    tokens = (tokens_per_second.m_as("1/s"),) * 2 if tokens_per_second is not None and "cost_per_token" in m else None
+    ends = cost_ends(c.per_used_accelerator_hour, accelerators, spares, tokens)
+    m.update(ends)
+    for end in ("low", "high"):
+        if f"cost_per_token_{end}" in ends:
+            m[f"cost_per_million_tokens_{end}"] = ends[f"cost_per_token_{end}"] * 1e6
     return m
+
+
+def spare_span(c: Cost, job: int, spares: int, accelerators: int) -> str:
+    """What a job's cost range spans, in words (REQ004): its `job` accelerators, then the `spares` charged too.
+
+    `spares` are the hot-spare accelerators its goodput counts on, `accelerators` the cluster's; below full
+    utilisation, only those beyond the cluster's idle share are charged (`derived.charged_spares`).
+    """
+    charged = charged_spares(spares, accelerators, c.utilisation)
+    idle = (f" ({(1 - c.utilisation) * accelerators:g} of them the cluster's idle share, (1 − utilisation "
+            f"{c.utilisation:g}) × {accelerators}, which its cost per used accelerator-hour already carries)"
+            if c.utilisation < 1 else "")
+    which = f"the {spares}" if charged == spares else f"{charged:g} of the {spares}"
+    return (f"range from the job's {job} accelerators (the value) to those and {which} hot-spare accelerators its "
+            f"goodput counts on{idle}; docs/reliability.md")

@@ -35,6 +35,7 @@ from archgen.analyse.reliability import analyse_reliability, job_interruptions
 from archgen.build import Design
 from archgen.model import Model
 from archgen.perf.train.goodput import Failures
+from archgen.perf.workload.derived import charged_spares
 from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -79,6 +80,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         tps = est.metrics.get("tokens_per_second")
         extra: dict[str, Q] = {}
         other: dict[str, Q] = {}   # the figures at the other end of an unknown blocking time (REL008)
+        spare_accelerators = 0   # the hot spares the job's goodput counts on: its cost range charges them
         if w.training is not None:
             model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
@@ -103,12 +105,14 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
                     _withhold(ops, path, names, why)
                     extra = {k: v for k, v in extra.items() if k not in names}
+                spare_accelerators = g.spares_available * ops.reliability[a.cluster.path].per_node
                 tps = extra.get("goodput_tokens_per_second")  # withheld: no cost per token, not one on raw tokens/s
                 if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.gpus, path)
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
-            extra |= workload_cost(cost, est.gpus, tps)
+            extra |= workload_cost(cost, est.gpus, tps,
+                                   charged_spares(spare_accelerators, a.accelerators, cost.utilisation))
             other |= workload_cost(cost, est.gpus, other.get("goodput_tokens_per_second")) if other else {}
             for why in (cost.withheld, cost.no_opex):
                 if why:
@@ -148,11 +152,12 @@ def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) ->
 
 
 def sweep_figures(specs: Specs, a: ClusterAnalysis,
-                  in_memory: bool = False) -> tuple[Failures, tuple[Failures, ...], float | None, str]:
+                  in_memory: bool = False) -> tuple[Failures, tuple[Failures, ...], float | None, str, float]:
     """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
 
     The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`);
-    in words, their rate sets and the assumed inputs under goodput and cost per token (`assumed.sweep_words`).
+    in words, their rate sets and the assumed inputs under goodput and cost per token (`assumed.sweep_words`); and
+    the facility's utilisation, the idle share the cost range leaves uncharged (`derived.charged_spares`).
     """
     rel = analyse_reliability(specs, a)
     cost = analyse_cost(specs, a)
@@ -160,4 +165,5 @@ def sweep_figures(specs: Specs, a: ClusterAnalysis,
     central = failures_of(rel, specs, a)
     return (central, failure_ends(rel, specs, a),
             per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (
-                rate_sets(rel, central.domain_nodes > 1), sweep_words(a, rel, cost, in_memory)))))
+                rate_sets(rel, central.domain_nodes > 1), sweep_words(a, rel, cost, in_memory)))),
+            cost.utilisation if cost is not None else 1.0)

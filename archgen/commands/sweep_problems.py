@@ -66,8 +66,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 raise BuildError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
-            failures, ends, per_hour, rates = sweep_figures(specs, clusters[f"cluster/{cid}"],
-                                                            workload.checkpoint.in_memory)
+            failures, ends, per_hour, rates, utilisation = sweep_figures(
+                specs, clusters[f"cluster/{cid}"], workload.checkpoint.in_memory)
             nowhere = (no_checkpoint_target(specs, clusters[f"cluster/{cid}"], workload)
                        if workload.training is not None else None)
             for what, metric, path in asked:
@@ -82,7 +82,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
             with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
                 bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
                                              failure_ends=ends, cost_per_accelerator_hour=per_hour,
-                                             rates=rates)
+                                             rates=rates, utilisation=utilisation)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
                     bases[(cid, aid)] = swapped = _swapped(bases[(cid, None)], specs, aid,
                                                            where("axes", "accelerator", j))

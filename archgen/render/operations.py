@@ -73,6 +73,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                     if g.placements else "")
                  + (f" and the blocking time, from the whole write ({g.goodput:.3f}) to none "
                     f"({g.unblocked.goodput:.3f})" if g.unblocked is not None else "")
+                 + _cost_range(run, wid)
                  + "".join(f"; {n}" for n in g.notes)
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
                     "the spare model (REL009)" if g.spares_overrun else "") for wid, g in found if g.band]
@@ -90,6 +91,16 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     if rel.assumed:
         section.add(Para("Assumed rates: " + ", ".join(rel.assumed) + "."))
     return section
+
+
+def _cost_range(run: Any, wid: str) -> str:
+    """A training job's cost per token range where it charges hot spares (`analyse.cost.workload_cost`), or ""."""
+    r = run.workloads.get(f"workload/{wid}")
+    m = r.estimate.metrics if r is not None and r.estimate is not None else {}
+    if "cost_per_token_high" not in m:
+        return ""
+    return (f"; cost per token {fmt.q(m['cost_per_token_low'], 'µUSD', 3)} (its own accelerators) to "
+            f"{fmt.q(m['cost_per_token_high'], 'µUSD', 3)} (with the hot spares its goodput counts on)")
 
 
 def goodput_chart(found: list[tuple[str, Any]]) -> Chart:

@@ -97,7 +97,11 @@ def overview(result: Result) -> Section:
         section.add(Para(s.description))
     if w.training is not None and p.model is not None:  # goodput: which rate set, and what its range spans
         said = sorted({(b.cluster, b.rates) for b in p.bases.values() if b.failures is not None and b.rates})
-        section.add(*(Para(f"Cluster {cid}: {text} (at each point's accelerator count; docs/sweeps.md). A "
+        priced = {b.cluster for b in p.bases.values() if b.cost_per_accelerator_hour is not None}
+        section.add(*(Para(f"Cluster {cid}: {text} (at each point's accelerator count; docs/sweeps.md). "
+                           + ("Cost per token's high end also charges the idle nodes the point's goodput counts on as "
+                              "hot spares, beyond the cluster's idle share (docs/reliability.md, Cost). "
+                              if cid in priced else "") + "A "
                            "requirement on goodput, goodput tokens or cost per token met at the central value but "
                            "not at one end of that range is at risk: the point stays feasible.")
                       for cid, text in said))
@@ -113,7 +117,8 @@ def overview(result: Result) -> Section:
                          c["points"] - met - unmet, tally(result).at_risk.get(q.id, 0)))
         section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
                           "that could not run, or does not provide the metric, is not judged; a met one is at risk "
-                          "where one end of its range over the failure-rate sets misses",
+                          "where one end of its range over the failure-rate sets (for cost, and the hot spares) "
+                          "misses",
                           (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
                            Column("Target"), Column("Met", align="right"), Column("Not met", align="right"),
                            Column("Not judged", align="right"), Column("Of the met, at risk", align="right")),

@@ -280,8 +280,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     hw_share = hw / per_day if per_day > 0 else 0.0
     dn = max(f.domain_nodes, 1)
     domains = math.ceil(nodes / dn)
-    inside = domains * dn - nodes                       # idle nodes in the job's scale-up domains
-    whole = max(f.nodes // dn - domains, 0) if dn > 1 else max(f.nodes - nodes, 0)
+    inside, whole = _idle(f, nodes)
     lam_mu = f.node_hw_per_day * f.repair / 86400       # nodes in repair per node
 
     def wait(spares: int) -> float:
@@ -317,6 +316,25 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
                       _finite(optimum), restart, wait(available), value(interval, available),
                       needed * unit + inside if needed is not None else None, available * unit + inside, target,
                       tuple(notes), assumed, nodes * lam_mu)
+
+
+def _idle(f: Failures, nodes: int) -> tuple[int, int]:
+    """(idle nodes in the scale-up domains a job of `nodes` runs on, whole idle domains or, without them, nodes)."""
+    dn = max(f.domain_nodes, 1)
+    domains = math.ceil(nodes / dn)
+    return domains * dn - nodes, max(f.nodes // dn - domains, 0) if dn > 1 else max(f.nodes - nodes, 0)
+
+
+@functools.lru_cache(maxsize=4096)
+def spare_nodes(f: Failures, gpus: int) -> int:
+    """The idle nodes a job on `gpus` accelerators counts as hot spares (`JobGoodput.spares_available`).
+
+    Its scale-up domains' idle trays and every node of the whole idle domains (domains of several nodes), else every
+    idle node of the cluster: what `job_goodput` gives the job, for a sweep point's cost range
+    (`perf.workload.derived.point_metrics`), kept per count as `_goodputs` are.
+    """
+    inside, whole = _idle(f, math.ceil(gpus / max(f.per_node, 1)))
+    return whole * max(f.domain_nodes, 1) + inside
 
 
 def _finite(x: float) -> float:

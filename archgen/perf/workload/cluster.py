@@ -38,16 +38,17 @@ class Machine:
     cost_per_accelerator_hour: float | None = None  # USD, for a sweep point's cost per token
     rates: str = ""       # which rate set the goodput uses and what its range spans (analyse.goodput.rate_sets)
     transport: str = ""   # who declares `hardware.scale_out_latency` ("aws-ofi-nccl on NIC 'efa-v4'"); "": NCCL's IB
+    utilisation: float = 1.0  # the facility's: the idle share its cost per used hour spreads (derived.charged_spares)
 
 
 def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
             it_power: float = 0.0, *, failures: Failures | None = None,
             failure_ends: tuple[Failures, ...] = (), cost_per_accelerator_hour: float | None = None,
-            rates: str = "") -> Machine:
+            rates: str = "", utilisation: float = 1.0) -> Machine:
     """The `Machine` of a cluster (see `cluster_hardware`)."""
     hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
     return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
-                   rates, scale_out.transport if scale_out is not None else "")
+                   rates, scale_out.transport if scale_out is not None else "", utilisation)
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,

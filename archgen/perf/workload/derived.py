@@ -36,6 +36,7 @@ from archgen.model.requirements import (
     status_of,
     unsettled_note,
 )
+from archgen.perf.train.goodput import spare_nodes
 from archgen.units import Q_
 
 if TYPE_CHECKING:
@@ -99,8 +100,8 @@ def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, floa
     out: set[str] = set()
     if not other:
         return out
-    for req in requirements:
-        if req.metric in metrics and req.metric in other:
+    for req in requirements:   # a range's end is not a figure of one blocking time (`analyse.goodput.unsettled`)
+        if req.metric in metrics and req.metric in other and not req.metric.endswith(("_low", "_high")):
             unit = units.get(req.metric, "")
             if unsettled_note(req, Q_(metrics[req.metric], unit), {req.metric: (Q_(other[req.metric], unit), "")}):
                 out.add(req.id)
@@ -134,6 +135,35 @@ def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_se
     return per_accelerator_hour * accelerators / (tokens_per_second * 3600)
 
 
+def charged_spares(spare_accelerators: float, accelerators: int, utilisation: float) -> float:
+    """The hot-spare accelerators the pessimistic end of a job's cost charges besides the job's own.
+
+    Those its goodput counts on (`JobGoodput.spares_available` nodes x accelerators per node), less the cluster's
+    idle share `(1 - utilisation) x accelerators`, whose hours the cost per used accelerator-hour already spreads
+    over the used ones (`analyse.cost.Cost.per_used_accelerator_hour`); never below 0.
+    """
+    return max(0.0, spare_accelerators - (1.0 - utilisation) * accelerators)
+
+
+def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float,
+              tokens: tuple[float, float] | None) -> dict[str, Any]:
+    """The ends of a job's cost range: `job_cost_per_hour_low/high` and `cost_per_token_low/high`.
+
+    The low end charges the job's accelerators per token at the high end of goodput's range; the high end charges
+    them and the `spares` (`charged_spares`) per token at its low end. `tokens` is (the low end, the high end) of
+    the job's tokens per second, goodput's range applied, or None without tokens. Empty where there is no range
+    (no spare to charge and no goodput range); the cost per token's ends only where both are above 0 tokens.
+    """
+    out: dict[str, Any] = {}
+    if spares > 0:
+        out["job_cost_per_hour_low"] = per_accelerator_hour * accelerators
+        out["job_cost_per_hour_high"] = per_accelerator_hour * (accelerators + spares)
+    if tokens is not None and min(tokens) > 0 and (spares > 0 or tokens[0] != tokens[1]):
+        out["cost_per_token_low"] = cost_per_token(per_accelerator_hour, accelerators, tokens[1])
+        out["cost_per_token_high"] = cost_per_token(per_accelerator_hour, accelerators + spares, tokens[0])
+    return out
+
+
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
                   goodput: Callable[[], tuple[float, float, float]] | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
@@ -162,10 +192,13 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
         if base.cost_per_accelerator_hour is not None and tokens > 0:
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
-            # the dearest token is made at the low end of goodput, the cheapest at the high end
-            for end, other in (("low", "high"), ("high", "low")):
-                if ends.get(other, 0) > 0:
-                    m[f"cost_per_token_{end}"] = cost_per_token(base.cost_per_accelerator_hour, gpus, ends[other])
+            # the dearest token is made at the low end of goodput with the hot spares it counts on charged
+            f = base.failures if goodput is not None else None
+            spares = charged_spares(spare_nodes(f, gpus) * f.per_node, base.accelerators, base.utilisation) \
+                if f is not None else 0.0
+            span = cost_ends(base.cost_per_accelerator_hour, gpus, spares,
+                             (ends["low"], ends["high"]) if ends else (tokens, tokens))
+            m.update({k: v for k, v in span.items() if k.startswith("cost_per_token")})
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
     return m
