@@ -12,6 +12,7 @@ import pytest
 
 from archgen.errors import SpecError
 from archgen.pipeline import run
+from tests.conftest import REPO as ROOT
 from tests.data.clusters import small
 from tests.test_fabric_examples import DRAGONFLY, TORUS
 
@@ -96,3 +97,50 @@ def test_links_and_tier_keys_a_one_tier_fat_tree_does_not_build_are_all_refused(
                                              "leaf.count out (or 1), or set tiers: 2 to join several leaves",
                                              "leaf: {rack: net, count: 4,")
     assert found["fabrics.0.leaf.uplinks"][1] == "uplinks: 8}"
+
+
+def test_control_plane_names_and_converged_storage_ports_are_all_refused(spec_tree) -> None:
+    """Two control-plane fabrics and a rack the cluster does not have, and `endpoints.storage` on two converged
+    fabrics beside a storage fabric: five errors from the cluster's two checks (the first of either stopped its
+    others, and the control plane's hid the storage's)."""
+    tree = small.files()
+    fabric = ("- id: {id}\n  topology: fat-tree\n  role: {role}\n  speed: 400 Gb/s\n  switch: qm9700\n"
+              "  endpoints: {{nodes: false, extra: 8{storage}}}\n")
+    tree["clusters/c.yaml"] += (
+        fabric.format(id="st", role="storage", storage="")
+        + fabric.format(id="cv1", role="converged", storage=", storage: 4")
+        + fabric.format(id="cv2", role="converged", storage=", storage: 2")
+        + "control_plane:\n  groups:\n"
+          "  - {role: head nodes, rack: mgmt, fabrics: [f, oob]}\n"
+          "  - {role: UFM, fabrics: [ib]}\n")
+    found = _problems(spec_tree, tree)
+    assert set(found) == {"control_plane.groups.0.fabrics.1", "control_plane.groups.0.rack",
+                          "control_plane.groups.1.fabrics.0", "fabrics.2.endpoints.storage",
+                          "fabrics.3.endpoints.storage"}
+    assert found["control_plane.groups.0.fabrics.1"] == (
+        "'oob' is not a fabric of this cluster (one of: cv1, cv2, f, st)",
+        "- {role: head nodes, rack: mgmt, fabrics: [f, oob]}")
+    assert found["control_plane.groups.0.rack"][0] == "'mgmt' is not a rack type placed by this cluster's units or " \
+                                                      "layout (one of: c4, net)"
+    assert found["control_plane.groups.1.fabrics.0"][1] == "- {role: UFM, fabrics: [ib]}"
+    assert found["fabrics.2.endpoints.storage"] == (
+        "endpoints.storage 4 given on converged fabric 'cv1', but checkpoints are written over the storage fabric "
+        "'st', so it would not be read: state the storage's ports on that fabric, or leave this out",
+        "endpoints: {nodes: false, extra: 8, storage: 4}")
+    assert found["fabrics.3.endpoints.storage"][1] == "endpoints: {nodes: false, extra: 8, storage: 2}"
+
+
+def test_every_efficiency_range_that_does_not_hold_its_point_is_refused(spec_tree) -> None:
+    """Two GEMM ranges and the HBM range that miss their points: three errors, each at its range (they were one
+    unlocated error about the first, at the accelerator's `efficiency`)."""
+    text = (ROOT / "specs" / "catalog" / "accelerators" / "a100-sxm4-80gb.yaml").read_text(encoding="utf-8")
+    text = text.replace("gemm_range: {fp16: [0.859, 0.869], bf16: [0.859, 0.869], tf32: [0.511, 0.859]}",
+                        "gemm_range: {fp16: [0.9, 0.95], bf16: [0.859, 0.869], tf32: [0.511, 0.6]}\n"
+                        "  hbm_range: [0.5, 0.7]")
+    found = _problems(spec_tree, {"accelerators/a.yaml": text})
+    assert set(found) == {"efficiency.gemm_range.fp16", "efficiency.gemm_range.tf32", "efficiency.hbm_range"}
+    assert found["efficiency.gemm_range.fp16"][0] == "gemm_range.fp16 [0.9, 0.95] must lie in (0, 1] and hold " \
+                                                     "gemm.fp16 (0.859)"
+    assert found["efficiency.gemm_range.tf32"][1].startswith("gemm_range: {fp16: [0.9, 0.95]")
+    assert found["efficiency.hbm_range"] == ("hbm_range [0.5, 0.7] must lie in (0, 1] and hold hbm (0.79)",
+                                             "hbm_range: [0.5, 0.7]")
