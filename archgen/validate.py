@@ -259,9 +259,10 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
             if kind == "literal_error" and isinstance(value, str) else ""
         return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=expected.format(**ctx), hint=hint)
     if kind == "value_error":  # a model validator's own message says what is wrong; the input is the whole mapping
-        field = getattr(ctx.get("error"), "field", ())  # a FieldError names the key it is about
+        error = ctx.get("error")
+        field = getattr(error, "field", ())  # a FieldError names the key it is about
         if field:
-            loc = loc + field
+            loc = (loc[:-1] if getattr(error, "beside", False) else loc) + field  # beside: from the field's model
             path = ".".join(str(p) for p in loc)
         return SpecProblem(doc.locate(loc), path, str(err["msg"]).removeprefix("Value error, "))
     return SpecProblem(doc.locate(loc), path, f"{err['msg']}, got {_short(value)}")

@@ -113,6 +113,8 @@ def _kind(obj: object) -> object:
     """The class a raise raises: the object itself, or what a function that builds the error returns."""
     if isinstance(obj, type):
         return obj
+    if isinstance(getattr(obj, "__self__", None), type) and obj.__name__.startswith("from_"):  # type: ignore[union-attr]
+        return obj.__self__  # type: ignore[union-attr]  # an alternate constructor: ValidationError.from_exception_data
     if callable(obj):
         return typing.get_type_hints(obj).get("return")
     return None

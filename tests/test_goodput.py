@@ -218,7 +218,7 @@ def test_a_requirement_on_an_assumed_blocking_time_is_not_provided(tmp_path):
     `checkpoint_blocking_time` used to be judged on that assumption as if it were the figure (the MI355X platform,
     REL008's failing case); it is now not provided (REQ002), saying why, and the goodput is still given.
     """
-    from archgen.analyse.goodput import BLOCKING_UNKNOWN
+    from archgen.analyse.goodput_notes import BLOCKING_UNKNOWN
     from tests.conftest import case_files, run_specs
 
     files = case_files("REL008", "fail_in_memory_without_host_link")
@@ -256,7 +256,7 @@ def test_spares_that_no_number_holds_say_so(tmp_path):
     """A job whose goodput target no number of spares holds (REL003) had a requirement on `spares` answered "not
     provided: the training job has no spares" (and, in a Requirements document, "has no metric 'spares'"), as if
     spares were not modelled; it now says why (here a target of 1, which nothing but a failure-free cluster holds)."""
-    from archgen.analyse.goodput import NO_SPARES
+    from archgen.analyse.goodput_notes import NO_SPARES
     from tests.conftest import case_files, run_specs
 
     files = case_files("REL008", "pass_in_memory_with_host_link")

@@ -17,18 +17,16 @@ from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
     STORAGE_METRICS,
     checkpoint_bytes,
-    cluster_unsettled,
     failure_ends,
     failures_of,
     goodput,
     no_checkpoint_target,
     rate_sets,
-    still_withheld,
     storage_metrics,
     unblocked_metrics,
-    unsettled,
     workload_metrics,
 )
+from archgen.analyse.goodput_notes import cluster_unsettled, still_withheld, unsettled
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions

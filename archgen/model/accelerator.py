@@ -12,7 +12,7 @@ from typing import Annotated, Literal, cast
 from pydantic import Field, model_validator
 
 from archgen.model.base import Part
-from archgen.model.spec import Spec
+from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.units import Bandwidth, ComputeRate, Duration, Information, Power
 
 Dtype = Literal["fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8"]
@@ -116,15 +116,18 @@ class Efficiency(Spec):
 
     @model_validator(mode="after")
     def _range_holds_point(self) -> Efficiency:
+        errors = []
         for dt, (lo, hi) in self.gemm_range.items():
             point = self.gemm.get(dt)
             if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
-                raise ValueError(f"gemm_range.{dt} [{lo}, {hi}] must lie in (0, 1] and hold gemm.{dt} ({point})")
+                errors.append(FieldError(("gemm_range", dt), f"gemm_range.{dt} [{lo}, {hi}] must lie in (0, 1] and "
+                                                             f"hold gemm.{dt} ({point})"))
         for name in ("hbm", "flash", "scale_up"):
             rng = getattr(self, f"{name}_range")
             if rng is not None and not 0 < rng[0] <= getattr(self, name) <= rng[1] <= 1:
-                raise ValueError(f"{name}_range [{rng[0]}, {rng[1]}] must lie in (0, 1] and hold {name} "
-                                 f"({getattr(self, name)})")
+                errors.append(FieldError((f"{name}_range",), f"{name}_range [{rng[0]}, {rng[1]}] must lie in (0, 1] "
+                                                             f"and hold {name} ({getattr(self, name)})"))
+        raise_each(errors, type(self).__name__)
         return self
 
 

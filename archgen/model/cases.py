@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
-from archgen.model.spec import FieldError, Spec
+from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.switches import StackSwitches
 from archgen.model.workload import (
     Collective,
@@ -154,21 +154,23 @@ class Case(Spec):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Case:
-        kind = job_kind(self, "case")
+        kind, errors = job_kind(self, "case"), []
         if kind == "collective" and self.system.count < 2:
-            raise FieldError(("system", "count"), "a collective needs at least 2 accelerators, got "
-                                                  f"{self.system.count}")
+            errors.append(FieldError(("system", "count"), "a collective needs at least 2 accelerators, got "
+                                                          f"{self.system.count}"))
         for j, m in enumerate(self.measured):
-            if m.metric not in KIND_METRICS[kind]:
-                raise FieldError(("measured", j, "metric"), f"a {kind} case cannot measure {m.metric}: the model "
-                                                            f"predicts {', '.join(KIND_METRICS[kind])}")
             inf = self.inference
-            if m.metric in PERCENTILES and inf is not None and not (
+            if m.metric not in KIND_METRICS[kind]:
+                errors.append(FieldError(("measured", j, "metric"), f"a {kind} case cannot measure {m.metric}: the "
+                                                                    f"model predicts {', '.join(KIND_METRICS[kind])}"))
+            elif m.metric in PERCENTILES and inf is not None and not (
                     inf.scenario == "concurrency" or (inf.scenario == "server" and inf.arrival_rate)):
-                raise FieldError(("measured", j, "metric"), f"{m.metric} is a percentile of a simulated run: it needs "
-                                                            "scenario: concurrency, or server with an arrival_rate")
+                errors.append(FieldError(("measured", j, "metric"), f"{m.metric} is a percentile of a simulated run: "
+                                                                    "it needs scenario: concurrency, or server with an "
+                                                                    "arrival_rate"))
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
-            raise FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting (megatron_96 or "
-                                            "model_72)")
+            errors.append(FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting "
+                                                    "(megatron_96 or model_72)"))
+        raise_each(errors, type(self).__name__)
         return self

@@ -34,7 +34,7 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
 from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
 from archgen.model.services import ControlPlane, Software
-from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec
+from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec, raise_each
 from archgen.model.tiers import MAX_RATIO, MAX_TIER_COUNT, TIER_NAMES, PortUse, Tier
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
 
@@ -209,39 +209,41 @@ class Cluster(Document):
         "when absent)."))
 
     @model_validator(mode="after")
-    def _control_plane_names_its_own(self) -> Cluster:
-        """A control-plane group's fabrics and rack must be the cluster's own (a name the document would only echo)."""
-        if self.control_plane is None:
-            return self
-        fabrics = {f.id for f in self.fabrics}
-        racks = {e.rack for u in self.units for e in u.racks} | {p.rack for p in self.layout if p.rack}
-        for i, g in enumerate(self.control_plane.groups):
-            for j, fid in enumerate(g.fabrics):
-                if fid not in fabrics:
-                    raise FieldError(("control_plane", "groups", i, "fabrics", j),
-                                     f"'{fid}' is not a fabric of this cluster (one of: {', '.join(sorted(fabrics))})")
-            if g.rack is not None and g.rack not in racks:
-                raise FieldError(("control_plane", "groups", i, "rack"), f"'{g.rack}' is not a rack type placed by "
-                                 f"this cluster's units or layout (one of: {', '.join(sorted(racks))})")
+    def _names_and_storage_read(self) -> Cluster:
+        """The cluster's own checks across its parts, every error of both in one run."""
+        raise_each(self._control_plane_names_its_own() + self._storage_ports_read(), type(self).__name__)
         return self
 
-    @model_validator(mode="after")
-    def _storage_ports_read(self) -> Cluster:
+    def _control_plane_names_its_own(self) -> list[FieldError]:
+        """A control-plane group's fabrics and rack must be the cluster's own (a name the document would only echo)."""
+        if self.control_plane is None:
+            return []
+        fabrics = {f.id for f in self.fabrics}
+        racks = {e.rack for u in self.units for e in u.racks} | {p.rack for p in self.layout if p.rack}
+        errors = []
+        for i, g in enumerate(self.control_plane.groups):
+            errors += [FieldError(("control_plane", "groups", i, "fabrics", j),
+                                  f"'{fid}' is not a fabric of this cluster (one of: {', '.join(sorted(fabrics))})")
+                       for j, fid in enumerate(g.fabrics) if fid not in fabrics]
+            if g.rack is not None and g.rack not in racks:
+                errors.append(FieldError(("control_plane", "groups", i, "rack"), f"'{g.rack}' is not a rack type "
+                                         "placed by this cluster's units or layout (one of: "
+                                         f"{', '.join(sorted(racks))})"))
+        return errors
+
+    def _storage_ports_read(self) -> list[FieldError]:
         """A converged fabric's `endpoints.storage` beside a storage fabric is refused: it would not be read.
 
         Checkpoints go over the fabrics of one role (`checkpoint_role`): storage where there are any.
         """
         if checkpoint_role(f.role for f in self.fabrics) != "storage":
-            return self
+            return []
         storage = [f.id for f in self.fabrics if f.role == "storage"]
-        for i, f in enumerate(self.fabrics):
-            ends = getattr(f, "endpoints", None)
-            if f.role == "converged" and ends is not None and ends.storage is not None:
-                raise FieldError(("fabrics", i, "endpoints", "storage"), (
-                    f"endpoints.storage {ends.storage} given on converged fabric '{f.id}', but checkpoints are "
-                    f"written over the storage fabric {', '.join(repr(s) for s in storage)}, so it would not be read: "
-                    "state the storage's ports on that fabric, or leave this out"))
-        return self
+        return [FieldError(("fabrics", i, "endpoints", "storage"), (
+            f"endpoints.storage {f.endpoints.storage} given on converged fabric '{f.id}', but checkpoints are "
+            f"written over the storage fabric {', '.join(repr(s) for s in storage)}, so it would not be read: "
+            "state the storage's ports on that fabric, or leave this out"))
+            for i, f in enumerate(self.fabrics) if f.role == "converged" and f.endpoints.storage is not None]
 
     def placement_path(self, rack_id: str) -> tuple:
         """Field path of the first units or layout entry placing racks of type `rack_id` (for a finding's line)."""

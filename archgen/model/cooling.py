@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from archgen.model.base import Mechanical, Part, Redundancy
-from archgen.model.spec import FieldError, Spec
+from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.units import FlowRate, LengthOrZero, Power, PowerOrZero, Q, Temperature, TemperatureDelta
 
 
@@ -51,11 +51,16 @@ class Rating(Conditions):
         return self
 
 
-def derating_needs_rating(rated_at: Conditions | None, derating: list[Rating], prefix: str) -> None:
-    """A derating table is read against the nominal rating: without `rated_at` its rows have nothing to derate."""
+def derating_needs_rating(rated_at: Conditions | None, derating: list[Rating], prefix: str) -> list[FieldError]:
+    """A derating table is read against the nominal rating: without `rated_at` its rows have nothing to derate.
+
+    Returns:
+        The error where it has none (for the caller to raise with its others), else nothing.
+    """
     if derating and rated_at is None:
-        raise FieldError((f"{prefix}derating",), f"a derating table needs `{prefix}rated_at`, the conditions the "
-                                                 "nominal capacity is stated at")
+        return [FieldError((f"{prefix}derating",), f"a derating table needs `{prefix}rated_at`, the conditions the "
+                                                   "nominal capacity is stated at")]
+    return []
 
 
 class CoolingUnit(Part):
@@ -79,7 +84,7 @@ class CoolingUnit(Part):
 
     @model_validator(mode="after")
     def _rated(self) -> CoolingUnit:
-        derating_needs_rating(self.rated_at, self.derating, "")
+        raise_each(derating_needs_rating(self.rated_at, self.derating, ""), type(self).__name__)
         return self
 
 

@@ -11,15 +11,32 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 
-from archgen.model.spec import Count, FieldError, Id, Ref, Spec
+from archgen.model.fabric_parts import (
+    DragonflyLinks,
+    Endpoints,
+    LinkChoice,
+    LinkOption,
+    Links,
+    Ocs,
+    RailLinks,
+    Reserved,
+    SwitchRack,
+    TorusLinks,
+)
+from archgen.model.spec import FieldError, Id, Ref, Spec, raise_each
 from archgen.model.system import NicRole
 from archgen.model.tiers import TIER_NAMES, Ratio, Tier
 from archgen.units import Bandwidth
 
 #: The roles of the fabrics a cluster's checkpoints go over, in order of preference (`checkpoint_role`).
 CHECKPOINT_ROLES = ("storage", "converged")
+
+#: The fabric parts (`archgen.model.fabric_parts`) are re-exported: they were defined here before.
+__all__ = ["CHECKPOINT_ROLES", "LINK_TIERS", "TIER_KEYS", "UPLINK_KEYS", "Dragonfly", "DragonflyLinks", "Endpoints",
+           "Fabric", "FabricBase", "FatTree", "LinkChoice", "LinkOption", "Links", "Ocs", "RailLinks", "RailOnly",
+           "Reserved", "SwitchRack", "Torus", "TorusLinks", "checkpoint_role"]
 
 
 def checkpoint_role(roles: Iterable[str]) -> str | None:
@@ -30,65 +47,6 @@ def checkpoint_role(roles: Iterable[str]) -> str | None:
     """
     have = set(roles)
     return next((role for role in CHECKPOINT_ROLES if role in have), None)
-
-
-class Reserved(Spec):
-    """Leaf ports taken by something other than nodes (fabric manager / UFM, storage or service nodes)."""
-
-    name: str = Field(min_length=1, description="What uses the ports, e.g. 'UFM appliances'.")
-    ports: Count = Field(description="Leaf ports taken across the whole fabric.")
-
-
-class Endpoints(Spec):
-    """What attaches to the bottom tier of a fabric."""
-
-    nodes: bool = Field(True, description="Nodes attach with their NICs of `nic_role`.")
-    systems: list[Ref] | None = Field(
-        None, min_length=1, description="System types whose NICs attach (default: every placed system with NIC "
-        "ports of `nic_role`), e.g. `[dgx-b200]` on a front end that borrows the storage NICs beside storage servers.")
-    switches: bool = Field(False, description="One management port per switch of the cluster's other fabrics (OOB).")
-    extra: int = Field(0, ge=0, le=10_000_000, description="Other ports (storage appliances, servers, PDUs).")
-    storage: int | None = Field(
-        None, ge=0, le=10_000_000, description="Of the endpoints that are not compute nodes (`extra`, `reserved`, "
-        "placed systems without accelerators), the ports of the checkpoint storage, which bound its bandwidth "
-        "(REL010). Default: all of them on a fabric of role `storage` (assumed, and said so), none elsewhere (a "
-        "`converged` fabric's storage is then not bounded).")
-
-
-class LinkChoice(Spec):
-    """A link option with different parts at the lower (`a`) and upper (`b`) end."""
-
-    a: Ref = Field(description="Link part at the lower end (NIC or lower-tier switch).")
-    b: Ref = Field(description="Link part at the upper end (switch).")
-
-
-LinkOption = Ref | LinkChoice
-
-
-class Links(Spec):
-    """Link options per tier, in order of preference; a run takes the first whose reach covers its length."""
-
-    access: list[LinkOption] = Field(default_factory=list, description="Node (or endpoint) to leaf.")
-    leaf_spine: list[LinkOption] = Field(default_factory=list, description="Leaf to spine.")
-    spine_core: list[LinkOption] = Field(default_factory=list, description="Spine to core.")
-
-
-class RailLinks(Spec):
-    """Link options of a rail-only fabric, in order of preference: it has no core, so no `spine_core`."""
-
-    access: list[LinkOption] = Field(default_factory=list, description="NIC to rail switch (leaf).")
-    leaf_spine: list[LinkOption] = Field(default_factory=list, description="Rail leaf to the rail's spine, when a "
-                                         "rail is wider than one switch.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_core(cls, data: object) -> object:
-        """`spine_core` would be read by nothing: a rail has at most a leaf and a spine tier."""
-        if isinstance(data, dict) and "spine_core" in data:
-            raise FieldError(("spine_core",), "links.spine_core given, but a rail-only fabric has no core tier (each "
-                             "rail is one switch, or leaves and spines): leave links.spine_core out, or use "
-                             "topology: fat-tree to build a core")
-        return data
 
 
 class FabricBase(Spec):
@@ -112,24 +70,32 @@ class FabricBase(Spec):
     max_oversubscription: Ratio | None = Field(
         None, description="Largest oversubscription allowed at any tier, e.g. '1:1'.")
 
-    @model_validator(mode="after")
-    def _ports_of_nodes(self) -> FabricBase:
-        """Refuse keys that nothing would read.
+    @field_validator("endpoints")
+    @classmethod
+    def _ports_of_nodes(cls, endpoints: Endpoints, info: ValidationInfo) -> Endpoints:
+        """Refuse keys that nothing would read, every one in one run.
 
         `ports_per_node` and `endpoints.systems` where no node attaches (`endpoints.nodes: false`), and
-        `endpoints.storage` on a fabric that carries no storage.
+        `endpoints.storage` on a fabric that carries no storage. A field validator (`role` and `ports_per_node`
+        come first), so that its errors come in one run with the fabric's others; a key that failed its own
+        validation is left out of `info.data` and not judged here.
         """
-        if self.ports_per_node is not None and not self.endpoints.nodes:
-            raise FieldError(("ports_per_node",), f"ports_per_node {self.ports_per_node} given, but endpoints.nodes "
-                             "is false, so no node attaches: leave ports_per_node out, or attach the nodes")
-        if self.endpoints.storage is not None and self.role not in ("storage", "converged"):
-            raise FieldError(("endpoints", "storage"), f"endpoints.storage {self.endpoints.storage} given on a fabric "
-                             f"of role '{self.role}', which carries no checkpoint storage: leave it out, or give it "
-                             "on the storage (or converged) fabric")
-        if self.endpoints.systems is not None and not self.endpoints.nodes:
-            raise FieldError(("endpoints", "systems"), f"endpoints.systems {self.endpoints.systems} given, but "
-                             "endpoints.nodes is false, so no node attaches: leave systems out, or attach the nodes")
-        return self
+        errors = []
+        ports_per_node = info.data.get("ports_per_node")
+        if ports_per_node is not None and not endpoints.nodes:
+            errors.append(FieldError(("ports_per_node",), f"ports_per_node {ports_per_node} given, but "
+                                     "endpoints.nodes is false, so no node attaches: leave ports_per_node out, or "
+                                     "attach the nodes", beside=True))
+        role = info.data.get("role")
+        if endpoints.storage is not None and role is not None and role not in ("storage", "converged"):
+            errors.append(FieldError(("storage",), f"endpoints.storage {endpoints.storage} given on a fabric of role "
+                                     f"'{role}', which carries no checkpoint storage: leave it out, or give it on the "
+                                     "storage (or converged) fabric"))
+        if endpoints.systems is not None and not endpoints.nodes:
+            errors.append(FieldError(("systems",), f"endpoints.systems {endpoints.systems} given, but endpoints.nodes "
+                                     "is false, so no node attaches: leave systems out, or attach the nodes"))
+        raise_each(errors, cls.__name__)
+        return endpoints
 
     def rack_of(self, tier: str) -> str | None:
         """Rack type that holds the switches of `tier` (its `rack`), if the fabric places them."""
@@ -178,11 +144,14 @@ class FatTree(FabricBase):
         tiers = info.data.get("tiers")
         if tiers in (None, "auto"):   # auto: NET025 notes them at analysis with the size that uses them
             return links
+        errors = []
         for name in TIER_NAMES[tiers:]:
             link = {"spine": "leaf_spine", "core": "spine_core"}[name]   # the links up to the tier, as LINK_TIERS
             if getattr(links, link):
-                raise FieldError((link,), f"links.{link} given, but a {tiers}-tier fabric has no {name} tier to "
-                                 f"link: leave links.{link} out, or set tiers: {TIER_NAMES.index(name) + 1}")
+                errors.append(FieldError((link,), f"links.{link} given, but a {tiers}-tier fabric has no {name} tier "
+                                         f"to link: leave links.{link} out, or set tiers: "
+                                         f"{TIER_NAMES.index(name) + 1}"))
+        raise_each(errors, cls.__name__)
         return links
 
     @field_validator("leaf", "spine", "core")
@@ -198,23 +167,26 @@ class FatTree(FabricBase):
         name, tiers = str(info.field_name), info.data.get("tiers")
         if tiers is None:
             return tier
+        errors = []
         if tiers == 1 and name == "leaf" and tier.count not in (None, 1):
-            raise FieldError(("count",), f"{tier.count} leaves given, but a 1-tier fabric is one switch per plane: "
-                             "leave leaf.count out (or 1), or set tiers: 2 to join several leaves")
+            errors.append(FieldError(("count",), f"{tier.count} leaves given, but a 1-tier fabric is one switch per "
+                                     "plane: leave leaf.count out (or 1), or set tiers: 2 to join several leaves"))
         level = TIER_NAMES.index(name) + 1
         if tiers != "auto" and level > tiers:
             given = _given(tier, ("count", *TIER_KEYS))
             if given:
                 what = f"{tier.count} {name}s" if given == ["count"] else ", ".join(f"{name}.{k}" for k in given)
-                raise FieldError((given[0],), f"{what} given, but a {tiers}-tier fabric has no {name} tier: leave "
-                                 f"{_them(name, given)} out, or set tiers: {level} (or auto) to build it")
+                errors.append(FieldError((given[0],), f"{what} given, but a {tiers}-tier fabric has no {name} tier: "
+                                         f"leave {_them(name, given)} out, or set tiers: {level} (or auto) to build "
+                                         "it"))
         elif level == (3 if tiers == "auto" else tiers):
             given = _given(tier, UPLINK_KEYS)
             if given:
                 top = f"the top tier of a {tiers}-tier fabric" if tiers != "auto" else "the top tier at every size"
                 fix = f", or set tiers: {tiers + 1} to build a tier above them" if tiers != "auto" else ""
-                raise FieldError((given[0],), f"{', '.join(f'{name}.{k}' for k in given)} given, but the {name}s are "
-                                 f"{top} and have no uplinks: leave {_them(name, given)} out{fix}")
+                errors.append(FieldError((given[0],), f"{', '.join(f'{name}.{k}' for k in given)} given, but the "
+                                         f"{name}s are {top} and have no uplinks: leave {_them(name, given)} out{fix}"))
+        raise_each(errors, cls.__name__)
         return tier
 
 
@@ -286,24 +258,6 @@ _RAIL_IGNORED = {
 }
 
 
-class DragonflyLinks(Spec):
-    """Link options of a dragonfly, in order of preference."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    access: list[LinkOption] = Field(default_factory=list, description="Node to router.")
-    local: list[LinkOption] = Field(default_factory=list, description="Router to router inside a group.")
-    global_: list[LinkOption] = Field(default_factory=list, alias="global",
-                                      description="Router to router between groups (optical, long).")
-
-
-class SwitchRack(Spec):
-    """Where a topology's switches stand."""
-
-    rack: Ref | None = Field(None, description="Rack type holding these switches (their slots; lengths are not "
-                             "derived for this topology).")
-
-
 class Dragonfly(FabricBase):
     """A dragonfly: groups of `group_size` routers, all-to-all inside a group, `global_links` per router between groups.
 
@@ -328,35 +282,18 @@ class Dragonfly(FabricBase):
         "Groups; default: the fewest that hold the endpoint ports. At most group_size x global_links + 1."))
     router: SwitchRack = Field(default_factory=SwitchRack, description="Placement of the routers.")
 
-    @model_validator(mode="after")
-    def _global_links_or_pairs(self) -> Dragonfly:
-        if self.global_links is None and self.pair_links is None:
+    @field_validator("pair_links")
+    @classmethod
+    def _global_links_or_pairs(cls, pair_links: int | None, info: ValidationInfo) -> int | None:
+        """One of `global_links` and `pair_links` is needed: the other is derived from it.
+
+        A field validator (`global_links` comes first; a left-out `pair_links` is validated too), so that its error
+        comes in one run with the fabric's others; it stays at `global_links`, the key the message asks for first.
+        """
+        if pair_links is None and "global_links" in info.data and info.data["global_links"] is None:
             raise FieldError(("global_links",), "give global_links (per router), pair_links (per pair of groups), "
-                             "or both")
-        return self
-
-
-class TorusLinks(Spec):
-    """Link options of a torus, in order of preference."""
-
-    neighbour: list[LinkOption] = Field(default_factory=list, description="Chip to neighbouring chip (inside a cube).")
-    ocs: list[LinkOption] = Field(default_factory=list, description="Chip to optical circuit switch (between cubes).")
-
-
-class Ocs(Spec):
-    """Optical circuit switches joining cubes of a torus (TPU v4/v5p)."""
-
-    switch: Ref = Field(description="OCS part (a Switch whose ports are fibre ports).")
-    cube: list[Annotated[int, Field(ge=1, le=64)]] = Field(min_length=2, max_length=3, description=(
-        "Chips along each dimension of one cube, e.g. [4, 4, 4]; every link leaving a cube goes through an OCS."))
-    rack: Ref | None = Field(None, description="Rack type holding the OCSes.")
-    cubes: int | None = Field(None, gt=0, le=100_000, description=(
-        "Cubes the OCSes join: the pod (TPU v5p: 140, 8,960 chips); default: the torus' own. A torus of fewer "
-        "cubes is a slice of the pod (the largest TPU v5p slice, 16x16x24, takes 96): the cluster holds the pod's "
-        "chips, the torus figures are the slice's, and every face of every pod cube is fibred to an OCS."))
-    count: int | None = Field(None, gt=0, le=1_000_000, description=(
-        "OCSes; default: one per dimension and cube-face position (48 for 4x4x4 cubes), times the fewest that keep "
-        "each within its ports, ⌈2 x pod cubes / OCS ports⌉."))
+                             "or both", beside=True)
+        return pair_links
 
 
 class Torus(FabricBase):
@@ -374,17 +311,24 @@ class Torus(FabricBase):
     ocs: Ocs | None = Field(None, description="Optical circuit switches joining cubes.")
     links: TorusLinks = Field(default_factory=TorusLinks, description="Link options per link class.")
 
-    @model_validator(mode="after")
-    def _cubes_tile(self) -> Torus:
-        if self.ocs is not None:
-            if len(self.ocs.cube) != len(self.dims):
-                raise FieldError(("ocs", "cube"), f"a cube of {len(self.ocs.cube)} dimension(s) for a "
-                                 f"{len(self.dims)}-dimensional torus: give {len(self.dims)} sizes")
-            for i, (d, c) in enumerate(zip(self.dims, self.ocs.cube, strict=True)):
-                if d % c:
-                    raise FieldError(("ocs", "cube", i), f"cube side {c} does not divide dimension {i} of the "
-                                     f"torus ({d}): give a divisor of {d}")
-        return self
+    @field_validator("ocs")
+    @classmethod
+    def _cubes_tile(cls, ocs: Ocs | None, info: ValidationInfo) -> Ocs | None:
+        """The OCS cube has the torus' dimensions, and each of its sides divides the torus' side.
+
+        Every side that does not is reported, in one run with the fabric's other errors (a field validator: `dims`
+        comes first).
+        """
+        dims = info.data.get("dims")
+        if ocs is None or dims is None:
+            return ocs
+        if len(ocs.cube) != len(dims):
+            raise FieldError(("cube",), f"a cube of {len(ocs.cube)} dimension(s) for a {len(dims)}-dimensional "
+                             f"torus: give {len(dims)} sizes")
+        raise_each([FieldError(("cube", i), f"cube side {c} does not divide dimension {i} of the torus ({d}): give a "
+                               f"divisor of {d}") for i, (d, c) in enumerate(zip(dims, ocs.cube, strict=True))
+                    if d % c], cls.__name__)
+        return ocs
 
 
 #: Fabric topologies by their `topology:` tag, each with its own model and analyser.

@@ -10,7 +10,7 @@ from archgen.model.base import Redundancy
 from archgen.model.cooling import Conditions, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
-from archgen.model.spec import Count, Document, FieldError, Spec
+from archgen.model.spec import Count, Document, FieldError, Spec, raise_each
 from archgen.units import Q_, AreaLoad, Duration, LengthOrZero, Power, Q, Temperature, Voltage
 
 AirClass = Literal["A1", "A2", "A3", "A4"]
@@ -144,15 +144,16 @@ class Facility(Document):
 
     @model_validator(mode="after")
     def _plant_rating(self) -> Facility:
-        derating_needs_rating(self.cooling_rated_at, self.cooling_derating, "cooling_")
+        errors = derating_needs_rating(self.cooling_rated_at, self.cooling_derating, "cooling_")
         if self.cooling_rated_at is not None and self.cooling_capacity is None:
-            raise FieldError(("cooling_rated_at",), "conditions without a `cooling_capacity` to state them for")
+            errors.append(FieldError(("cooling_rated_at",), "conditions without a `cooling_capacity` to state them "
+                                                            "for"))
         rows = [(("cooling_rated_at",), self.cooling_rated_at)] + [
             (("cooling_derating", i), r) for i, r in enumerate(self.cooling_derating)]
-        for key, row in rows:
-            if row is not None and row.water is not None:
-                raise FieldError(key + ("water",), "the plant is rated against outdoor `ambient` and `altitude`; "
-                                                   "facility water is what it delivers (`water.supply`)")
+        errors += [FieldError(key + ("water",), "the plant is rated against outdoor `ambient` and `altitude`; "
+                                                "facility water is what it delivers (`water.supply`)")
+                   for key, row in rows if row is not None and row.water is not None]
+        raise_each(errors, type(self).__name__)
         return self
 
     def outdoor(self) -> dict[str, Q | None]:

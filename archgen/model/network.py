@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Cooling, Electrical, Mechanical, Part
-from archgen.model.spec import FieldError, Id, Spec
+from archgen.model.spec import FieldError, Id, Spec, raise_each
 from archgen.units import Bandwidth, DurationOrZero, Length, LengthOrZero, PowerOrZero, Q
 
 #: Cages a port or module may name. OSFP comes with two tops that do not interchange: IHS (integrated, finned heat
@@ -85,11 +85,13 @@ class Ports(Spec):
     @model_validator(mode="after")
     def _breakouts_fill_port(self) -> Ports:
         native = float(self.speed.m_as("Gbit/s"))
+        errors = []
         for i, text in enumerate(self.breakouts):
             n, rate = parse_breakout(text)
             if abs(n * rate - native) > 1e-6:
-                raise FieldError(("breakouts", i), f"breakout {text} is {n * rate:g}G, not the port's "
-                                 f"{native:g}G: give n x rate = {native:g}G (e.g. 2x{native / 2:g}G)")
+                errors.append(FieldError(("breakouts", i), f"breakout {text} is {n * rate:g}G, not the port's "
+                                         f"{native:g}G: give n x rate = {native:g}G (e.g. 2x{native / 2:g}G)"))
+        raise_each(errors, type(self).__name__)
         return self
 
     def lane_rate(self) -> Q | None:
@@ -128,13 +130,14 @@ class Switch(Part):
 
     @model_validator(mode="after")
     def _unique_groups(self) -> Switch:
-        seen = {self.ports.name}
+        seen, errors = {self.ports.name}, []
         for i, g in enumerate(self.port_groups):
             if g.name in seen:
-                raise FieldError(("port_groups", i, "name"), f"port group '{g.name}' is named twice: give each group "
-                                 "its own name (the main `ports` group is called "
-                                 f"'{self.ports.name}')")
+                errors.append(FieldError(("port_groups", i, "name"), f"port group '{g.name}' is named twice: give "
+                                         "each group its own name (the main `ports` group is called "
+                                         f"'{self.ports.name}')"))
             seen.add(g.name)
+        raise_each(errors, type(self).__name__)
         return self
 
     @property

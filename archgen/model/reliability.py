@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.spec import Document, FieldError, Ref, Spec
+from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
@@ -73,16 +73,18 @@ class FailureRate(Spec):
 
     @model_validator(mode="after")
     def _one_rate(self) -> FailureRate:
+        errors = []
         if (self.afr is None) == (self.fit is None):
-            raise FieldError(("afr",), "give exactly one of 'afr' (failures per unit-year) or 'fit' "
-                                       "(failures per 10^9 unit-hours)")
+            errors.append(FieldError(("afr",), "give exactly one of 'afr' (failures per unit-year) or 'fit' "
+                                               "(failures per 10^9 unit-hours)"))
         if self.afr is not None and not 0 <= self.afr <= 1:
-            raise FieldError(("afr",), f"an annual failure rate is between 0 and 100 %, got {self.afr * 100:g} %; "
-                                       "a part failing more than once a year per unit is written with 'fit'")
-        for name in ("repair", "detection"):
-            if getattr(self, name) > Q_(1, "year"):
-                raise FieldError((name,), f"{name} of {getattr(self, name):.4g~P} is longer than a year: a part that "
-                                          "long out of service is written off, not repaired; write e.g. '24 h'")
+            errors.append(FieldError(("afr",), f"an annual failure rate is between 0 and 100 %, got "
+                                               f"{self.afr * 100:g} %; a part failing more than once a year per unit "
+                                               "is written with 'fit'"))
+        errors += [FieldError((name,), f"{name} of {getattr(self, name):.4g~P} is longer than a year: a part that "
+                                       "long out of service is written off, not repaired; write e.g. '24 h'")
+                   for name in ("repair", "detection") if getattr(self, name) > Q_(1, "year")]
+        raise_each(errors, type(self).__name__)
         return self
 
     @property
@@ -129,9 +131,8 @@ class FailureRates(Document):
     @field_validator("classes")
     @classmethod
     def _known(cls, value: dict[str, FailureRate]) -> dict[str, FailureRate]:
-        for name in value:
-            if name not in PART_CLASSES:
-                raise ValueError(f"unknown part class '{name}' (known: {', '.join(PART_CLASSES)})")
+        raise_each([FieldError((name,), f"unknown part class '{name}' (known: {', '.join(PART_CLASSES)})")
+                    for name in value if name not in PART_CLASSES], cls.__name__)
         return value
 
     @model_validator(mode="after")

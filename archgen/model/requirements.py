@@ -14,7 +14,7 @@ from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstrai
 from pydantic_core import PydanticCustomError, core_schema
 
 from archgen import metrics
-from archgen.model.spec import Document, FieldError, Spec
+from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.units import Q, format_quantity, parse_quantity, ureg
 
 _OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
@@ -306,11 +306,13 @@ def judge_each(requirement: Requirement, values: Q) -> list[bool] | None:
 def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:
     """A list of requirements in which every id names one requirement (reports, diffs and sweeps key on it)."""
     first: dict[str, int] = {}
+    errors = []
     for i, req in enumerate(reqs):
         if req.id in first:
-            raise FieldError((i, "id"), f"requirement id '{req.id}' is used twice (items {first[req.id]} and {i}); "
-                                        "give each requirement its own id")
-        first[req.id] = i
+            errors.append(FieldError((i, "id"), f"requirement id '{req.id}' is used twice (items {first[req.id]} and "
+                                                f"{i}); give each requirement its own id"))
+        first.setdefault(req.id, i)
+    raise_each(errors, "requirements")
     return reqs
 
 

@@ -7,10 +7,11 @@ spec module.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 Ref = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
@@ -18,11 +19,37 @@ Count = Annotated[int, Field(gt=0, le=10_000_000)]
 
 
 class FieldError(ValueError):
-    """A model validator's error about one of its fields: the validator locates it at `field` (a key path)."""
+    """A validator's error about one of its model's fields, located at `field` (a key path).
 
-    def __init__(self, field: tuple[str | int, ...], message: str):
+    A model validator's `field` is a key path from its model; a field validator's, from the field it validates, or,
+    with `beside`, from the model that holds that field (a key checked against an earlier one: `endpoints` against
+    `ports_per_node`), so that the check runs, and its error comes, with the model's other field errors.
+    """
+
+    def __init__(self, field: tuple[str | int, ...], message: str, beside: bool = False):
         super().__init__(message)
         self.field = field
+        self.beside = beside
+
+
+def raise_each(errors: Sequence[FieldError], title: str) -> None:
+    """Raise every one of a validator's `errors` at once, each located at its own field; return when there is none.
+
+    A validator that checks several things collects a `FieldError` per problem and ends with this, so the user sees
+    them all in one run (STYLE.md, habit 6). pydantic-core takes a `ValidationError` raised inside a validator as its
+    line errors, each under the validator's own location (pydantic-core PR 510, "support for raising
+    `ValidationError` directly"); each line error is the `value_error` a lone `FieldError` makes, so
+    `archgen.validate` locates and words it the same way. One error is raised as itself.
+
+    Args:
+        errors: The problems found, in the order the validator checks them.
+        title: The model's name (pydantic's title of the error).
+    """
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ValidationError.from_exception_data(title, [
+            InitErrorDetails(type="value_error", loc=(), input=None, ctx={"error": e}) for e in errors])
 
 
 #: No whole number in a spec (a count of accelerators, ports, layers, tokens per sequence) reaches this; a field whose

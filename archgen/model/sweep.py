@@ -26,7 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from archgen import metrics
 from archgen.model.requirements import Requirement, SweepRequirements
-from archgen.model.spec import Document, FieldError, Ref, Spec
+from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.workload import Precision, Recompute, mfu_target_problem
 from archgen.units import Dim, Q, RequestRate, format_quantity
 
@@ -166,9 +166,9 @@ class Axes(Spec):
         given = self.given()
         if not given:
             raise ValueError("a sweep needs at least one axis, e.g. 'accelerators: [256, 512]'")
-        for name, values in given.items():
-            if len(set(map(_key, values))) != len(values):
-                raise FieldError((name,), f"axis '{name}' lists a value twice: {', '.join(map(_text, values))}")
+        raise_each([FieldError((name,), f"axis '{name}' lists a value twice: {', '.join(map(_text, values))}")
+                    for name, values in given.items() if len(set(map(_key, values))) != len(values)],
+                   type(self).__name__)
         return self
 
     def given(self) -> dict[str, list]:
@@ -228,19 +228,19 @@ class Sweep(Document):
     @field_validator("objectives")
     @classmethod
     def _distinct_objectives(cls, objectives: list[Objective]) -> list[Objective]:
-        seen = set()
+        seen, errors = set(), []
         for i, o in enumerate(objectives):
             if o.metric in seen:
-                raise FieldError((i, "metric"), f"objective '{o.metric}' is listed twice")
+                errors.append(FieldError((i, "metric"), f"objective '{o.metric}' is listed twice"))
             seen.add(o.metric)
+        raise_each(errors, cls.__name__)
         return objectives
 
     @field_validator("requirements")
     @classmethod
     def _mfu_targets(cls, reqs: list[Requirement]) -> list[Requirement]:
-        for i, req in enumerate(reqs):
-            if problem := mfu_target_problem(req):
-                raise FieldError((i, "target"), problem)
+        raise_each([FieldError((i, "target"), problem) for i, req in enumerate(reqs)
+                    if (problem := mfu_target_problem(req))], cls.__name__)
         return reqs
 
     @model_validator(mode="after")

@@ -13,7 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
-from archgen.model.spec import Document, FieldError, Ref, Spec
+from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.switches import SequenceParallel, StackSwitches
 from archgen.units import Duration, Information, RequestRate
 
@@ -58,12 +58,13 @@ class Shape(Spec):
 
     @model_validator(mode="after")
     def _heads_divide(self) -> Shape:
-        kv = self.kv_heads or self.heads
+        kv, errors = self.kv_heads or self.heads, []
         if self.heads % kv:
-            raise FieldError(("kv_heads",), f"heads ({self.heads}) must be a multiple of kv_heads ({kv})")
+            errors.append(FieldError(("kv_heads",), f"heads ({self.heads}) must be a multiple of kv_heads ({kv})"))
         if self.head_dim is None and self.hidden % self.heads:
-            raise FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads}); give "
-                                         "head_dim")
+            errors.append(FieldError(("heads",), f"hidden ({self.hidden}) is not divisible by heads ({self.heads}); "
+                                                 "give head_dim"))
+        raise_each(errors, type(self).__name__)
         return self
 
 
@@ -228,18 +229,20 @@ class Inference(Spec):
 
     @model_validator(mode="after")
     def _serving_layout(self) -> Inference:
+        errors = []
         if problem := serving_problem(self.scenario, self.batch, self.tp, self.ep):
-            raise FieldError((problem[0],), problem[1])
+            errors.append(FieldError((problem[0],), problem[1]))
         if self.arrival_rate is not None and self.scenario != "server":
-            raise FieldError(("arrival_rate",), f"arrival_rate applies to the server scenario (Poisson arrivals); "
-                                                f"this job's scenario is '{self.scenario}'")
+            errors.append(FieldError(("arrival_rate",), "arrival_rate applies to the server scenario (Poisson "
+                                                        f"arrivals); this job's scenario is '{self.scenario}'"))
         if self.prefill == "separate" and self.input_len > self.max_num_tokens:
-            raise FieldError(("prefill",), f"prefill 'separate' runs each prompt whole in one iteration: input_len "
-                                           f"({self.input_len}) must be at most max_num_tokens "
-                                           f"({self.max_num_tokens}), as vLLM refuses a longer prompt")
+            errors.append(FieldError(("prefill",), "prefill 'separate' runs each prompt whole in one iteration: "
+                                                   f"input_len ({self.input_len}) must be at most max_num_tokens "
+                                                   f"({self.max_num_tokens}), as vLLM refuses a longer prompt"))
         if self.batcher is not None and self.arrival_rate is None:
-            raise FieldError(("batcher",), "a batcher groups arriving queries: it needs the server scenario's "
-                                           "arrival_rate")
+            errors.append(FieldError(("batcher",), "a batcher groups arriving queries: it needs the server "
+                                                   "scenario's arrival_rate"))
+        raise_each(errors, type(self).__name__)
         return self
 
 
@@ -301,15 +304,17 @@ class Workload(Document):
 
     @model_validator(mode="after")
     def _one_job(self) -> Workload:
+        errors = []
         if job_kind(self, "workload") == "collective":
             if self.model is not None:
-                raise FieldError(("model",), f"a collective workload runs no model; remove 'model: {self.model}'")
+                errors.append(FieldError(("model",), f"a collective workload runs no model; remove 'model: "
+                                                     f"{self.model}'"))
             if self.accelerators is not None and self.accelerators < 2:
-                raise FieldError(("accelerators",), f"a collective needs at least 2 accelerators, got "
-                                                    f"{self.accelerators}")
-        for i, req in enumerate(self.requirements):
-            if problem := mfu_target_problem(req):
-                raise FieldError(("requirements", i, "target"), problem)
+                errors.append(FieldError(("accelerators",), f"a collective needs at least 2 accelerators, got "
+                                                            f"{self.accelerators}"))
+        errors += [FieldError(("requirements", i, "target"), problem) for i, req in enumerate(self.requirements)
+                   if (problem := mfu_target_problem(req))]
+        raise_each(errors, type(self).__name__)
         return self
 
 

@@ -7,9 +7,6 @@ now states the catalog's measured range beside the point, as TPU v4's `hbm_range
 
 from __future__ import annotations
 
-from collections import defaultdict
-from pathlib import Path
-
 import pytest
 
 from archgen.model.accelerator import Accelerator, Efficiency
@@ -22,25 +19,18 @@ from archgen.perf.hw.assumed_efficiency import (
     unstated,
 )
 from archgen.perf.hw.hardware import hardware_for
-from archgen.pipeline import run
 from archgen.scoring.catalog import load_accelerators
 
-MINIMAL = Path(__file__).resolve().parents[1] / "data" / "minimal" / "all-kinds.yaml"
+from .conftest import CASES, measured, user_accelerator
 
 #: A user-written accelerator that states no `efficiency` at all.
-USER = {"kind": "Accelerator", "id": "mine", "source": "test", "memory": "80 GB", "memory_bandwidth": "3 TB/s",
-        "peak": {"bf16": "900 TFLOPS"}, "tdp": "700 W",
-        "scale_up": {"technology": "NVLink 4", "bandwidth": "450 GB/s"}}
+USER = user_accelerator({"bf16": "900 TFLOPS"})
 
 
 def _measured() -> dict[str, list[float]]:
     """Every shipped part's HBM, flash and scale-up efficiency that its file states as measured."""
-    out: dict[str, list[float]] = defaultdict(list)
-    for acc in load_accelerators().values():
-        for name in NAMES:
-            if name in acc.efficiency.model_fields_set and not acc.is_unconfirmed(f"efficiency.{name}"):
-                out[name].append(getattr(acc.efficiency, name))
-    return out
+    return measured(lambda acc: ((n, getattr(acc.efficiency, n)) for n in NAMES
+                                 if n in acc.efficiency.model_fields_set), "efficiency.{}")
 
 
 def test_the_measured_ranges_are_the_catalogs():
@@ -97,17 +87,14 @@ def test_with_chip_keeps_the_fabrics_scale_up_and_takes_the_chips_hbm_and_flash(
     assert user.with_chip(h100).assumed_efficiencies == ("scale_up",)
 
 
-def test_the_estimate_says_each_efficiency_is_not_measured():
+def test_the_estimate_says_each_efficiency_is_not_measured(minimal_estimate):
     """`archgen estimate` on the minimal user specs (accelerator `acc` states no efficiency) gives the band."""
-    est = run([MINIMAL]).workloads["workload/w"].estimate
-    assert est is not None
-    note = next(n for n in est.notes if "GEMM efficiency" in n)
+    est, note, (lo, hi) = minimal_estimate
     for text in ("HBM efficiency (not measured: the part states none; assumed point 0.85, range 0.783 to 0.866",
                  "flash-attention efficiency (not measured: the part states none; assumed point 0.787, range 0.787 "
                  "to 0.85", "scale-up link efficiency (not measured: the part states none; assumed point 0.8, range "
                  "0.61 to 0.824"):
         assert text in note
-    lo, hi = (float(x) for x in note.split("spans ")[1].replace(" s", "").split(" to "))
     assert lo < est.metrics["step_time"].m_as("s") < hi
 
 
@@ -122,7 +109,7 @@ def test_a_case_on_a_user_part_spans_the_assumed_ranges():
     """A case run on a part that states no efficiency is re-timed at the ends of every assumed range."""
     from archgen.scoring.cases import predict, read_cases
     from archgen.scoring.unstated import open_knobs, unstated_range
-    cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-cases.yaml")
+    cases, _ = read_cases(CASES)
     (case,) = [c for c in cases if c.id == "nccl-8xb200-allreduce-ring"]
     accs = load_accelerators()
     b200 = accs["b200-sxm-180gb"]

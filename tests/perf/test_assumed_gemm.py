@@ -7,9 +7,6 @@ estimate did not say so. It now states the catalog's measured range beside the a
 
 from __future__ import annotations
 
-from collections import defaultdict
-from pathlib import Path
-
 import pytest
 
 from archgen.model.accelerator import Accelerator
@@ -21,25 +18,17 @@ from archgen.perf.hw.assumed_gemm import (
     measured_range,
 )
 from archgen.perf.hw.hardware import hardware_for
-from archgen.pipeline import run
 from archgen.scoring.catalog import load_accelerators
 
-MINIMAL = Path(__file__).resolve().parents[1] / "data" / "minimal" / "all-kinds.yaml"
+from .conftest import measured, user_accelerator
 
 #: A user-written accelerator that states no `efficiency` at all.
-USER = {"kind": "Accelerator", "id": "mine", "source": "test", "memory": "80 GB", "memory_bandwidth": "3 TB/s",
-        "peak": {"bf16": "900 TFLOPS", "fp8": "1800 TFLOPS", "fp4": "3600 TFLOPS", "int8": "1800 TFLOPS"},
-        "tdp": "700 W", "scale_up": {"technology": "NVLink 4", "bandwidth": "450 GB/s"}}
+USER = user_accelerator({"bf16": "900 TFLOPS", "fp8": "1800 TFLOPS", "fp4": "3600 TFLOPS", "int8": "1800 TFLOPS"})
 
 
 def _measured() -> dict[str, list[float]]:
     """Every shipped part's GEMM efficiency that its file states as measured, per data type."""
-    out: dict[str, list[float]] = defaultdict(list)
-    for acc in load_accelerators().values():
-        for dt, value in acc.efficiency.gemm.items():
-            if not acc.is_unconfirmed(f"efficiency.gemm.{dt}"):
-                out[dt].append(value)
-    return out
+    return measured(lambda acc: acc.efficiency.gemm.items(), "efficiency.gemm.{}")
 
 
 def test_the_measured_ranges_are_the_catalogs():
@@ -71,14 +60,10 @@ def test_a_user_part_gets_the_range_and_a_stated_part_keeps_its_own():
     assert "bf16" not in h100.gemm_efficiency_range and "fp8" not in h100.gemm_efficiency_range
 
 
-def test_the_estimate_says_the_efficiency_is_not_measured():
+def test_the_estimate_says_the_efficiency_is_not_measured(minimal_estimate):
     """`archgen estimate` on the minimal user specs (accelerator `acc` states no efficiency) gives the band."""
-    result = run([MINIMAL]).workloads["workload/w"]
-    est = result.estimate
-    assert est is not None
-    note = next(n for n in est.notes if "GEMM efficiency" in n)
+    est, note, (lo, hi) = minimal_estimate
     assert "bf16 GEMM efficiency (not measured: the part states none; assumed point 0.7, range 0.511 to 0.859" in note
-    lo, hi = (float(x) for x in note.split("spans ")[1].replace(" s", "").split(" to "))
     assert lo < est.metrics["step_time"].m_as("s") < hi
 
 

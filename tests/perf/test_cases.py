@@ -253,3 +253,17 @@ def test_fp8_recipe_on_a_16_bit_job_is_an_error(tmp_path):
     fp4 = fp8.replace("precision: fp8", "precision: fp4")   # FP4 follows NVFP4: the recipe would be ignored
     assert messages(tmp_path, fp4).endswith(
         "applies to fp8 training; this job is fp4 (fp4 training follows Transformer Engine's NVFP4 recipe)")
+
+
+def test_every_mistake_of_a_case_is_located_in_one_run(tmp_path):
+    """A collective on one accelerator measured as TTFT and TPOT: three mistakes, three located errors (the first
+    stopped the others)."""
+    text = GOOD.replace("count: 8", "count: 1").replace(
+        'measured: [{metric: busbw, value: 360, unit: "GB/s"}]',
+        'measured:\n  - {metric: ttft, value: 360, unit: ms}\n  - {metric: tpot, value: 20, unit: ms}')
+    assert messages(tmp_path, text).splitlines() == [
+        "cases.yaml:6:51: error: cases.0.system.count: a collective needs at least 2 accelerators, got 1",
+        "cases.yaml:9:14: error: cases.0.measured.0.metric: a collective case cannot measure ttft: the model "
+        "predicts time, busbw",
+        "cases.yaml:10:14: error: cases.0.measured.1.metric: a collective case cannot measure tpot: the model "
+        "predicts time, busbw"]

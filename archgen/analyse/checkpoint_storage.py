@@ -1,0 +1,161 @@
+"""Where a training job's checkpoints go: the fabrics and ports of a cluster's storage and what they carry.
+
+The storage's ports on the fabrics of its `checkpoint_role` (stated, or assumed on a storage fabric, REL010), a
+compute node's bandwidth to storage, what the stated `storage:` delivers to all nodes at once, and why a job has
+nowhere to write (REL006). `archgen.analyse.goodput` feeds these to the job's goodput (and re-exports them).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from archgen.analyse.fabric import FabricAnalysis
+from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
+from archgen.model.fabrics import checkpoint_role
+from archgen.model.workload import Workload
+from archgen.validate import Specs
+
+
+def storage_fabrics(a: ClusterAnalysis) -> tuple[FabricAnalysis, ...]:
+    """The fabrics that carry a cluster's storage traffic: those of its `checkpoint_role`, or none."""
+    role = checkpoint_role(fa.fabric.spec.role for fa in a.fabrics)
+    return tuple(fa for fa in a.fabrics if fa.fabric.spec.role == role) if role else ()
+
+
+@dataclass(frozen=True)
+class StorageSide:
+    """The ports a cluster's storage takes on the fabrics that carry it, and the bandwidth they carry."""
+
+    ports: int
+    bandwidth: float                      # B/s, one direction
+    fabrics: tuple[str, ...]
+    #: What was counted as the storage's, per fabric, in words: `endpoints.storage`, or (assumed) every endpoint of
+    #: a storage fabric that is not a compute node, listed.
+    counted: tuple[str, ...] = ()
+    #: Fabrics whose `endpoints.storage` exceeds the ports that are not compute nodes': (fabric, stated, there).
+    over: tuple[tuple[str, int, int], ...] = ()
+
+
+def _other_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> list[tuple[str, int]]:
+    """A fabric's endpoints that are not compute nodes, as (what, ports).
+
+    `extra`, each `reserved`, and the ports of placed systems without accelerators (storage servers).
+    """
+    spec = fa.fabric.spec
+    out = [("endpoints.extra", spec.endpoints.extra)] + [(f"reserved '{r.name}'", r.ports) for r in spec.reserved]
+    out += [(f"{nt.part.id} {nt.count} x {fa.ports_per_node[nt.part.id]}", nt.count * fa.ports_per_node[nt.part.id])
+            for nt in a.nodes if not nt.part.accelerators and fa.ports_per_node.get(nt.part.id)]
+    return [(what, n) for what, n in out if n]
+
+
+def _storage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> tuple[int, str, int] | None:
+    """(ports, what they are in words, ports that are not compute nodes') of the storage on one fabric.
+
+    `endpoints.storage` where stated; else, on a fabric of role `storage`, every endpoint that is not a compute
+    node (an assumption, said in words); else None: a converged fabric's other ports serve more than storage.
+    """
+    others = _other_ports(a, fa)
+    there = sum(n for _, n in others)
+    stated = fa.fabric.spec.endpoints.storage
+    if stated is not None:
+        return min(stated, there), f"'{fa.fabric.spec.id}' endpoints.storage {stated}" + (
+            f", of which the fabric has {there}" if stated > there else ""), there
+    if fa.fabric.spec.role != "storage":
+        return None
+    listed = ", ".join(f"{what} {n}" if what.startswith("endpoints") else f"{what} ({n})" if what.startswith(
+        "reserved") else what for what, n in others)
+    return there, (f"every endpoint of '{fa.fabric.spec.id}' that is not a compute node ({listed or 'none'}), "
+                   "assumed the storage's (endpoints.storage states how many are)"), there
+
+
+def storage_side(a: ClusterAnalysis) -> StorageSide | None:
+    """The storage's ports on the fabrics that carry it (`storage_fabrics`), and what they carry at line rate.
+
+    A fabric's `endpoints.storage` where it states one (bounded by the endpoints that are not compute nodes, which
+    `over` records where exceeded); else, on a fabric of role `storage`, every endpoint that is not a compute node:
+    appliances stated as a count (`endpoints.extra`, `reserved`) and placed systems without accelerators (storage
+    servers) with their ports on it, which `counted` says was assumed. The stated storage bandwidth reaches the
+    compute nodes through those ports at the fabric's line rate, and no faster. None where no fabric carries
+    storage, or one of them gives no such port: a converged fabric that states no `endpoints.storage` (its other
+    ports serve the front end too, and which are the storage's is not said), or one with none at all.
+    """
+    sides = [(fa, _storage_ports(a, fa)) for fa in storage_fabrics(a)]
+    if not sides or any(side is None or side[0] <= 0 for _, side in sides):
+        return None
+    found = [(fa, side) for fa, side in sides if side is not None]
+    return StorageSide(sum(n for _, (n, _, _) in found),
+                       float(sum(n * fa.fabric.spec.speed.m_as("B/s") for fa, (n, _, _) in found)),
+                       tuple(fa.fabric.spec.id for fa, _ in found),
+                       tuple(words for _, (_, words, _) in found),
+                       tuple((fa.fabric.spec.id, fa.fabric.spec.endpoints.storage or 0, there)
+                             for fa, (_, _, there) in found if (fa.fabric.spec.endpoints.storage or 0) > there))
+
+
+def unbounded_why(a: ClusterAnalysis) -> str:
+    """Why the storage's ports bound no bandwidth (`storage_side` is None), in words; "" where they do."""
+    fabrics = storage_fabrics(a)
+    if not fabrics:
+        return "no fabric of role storage or converged carries it"
+    for fa in fabrics:
+        side = _storage_ports(a, fa)
+        if side is None:
+            return (f"fabric '{fa.fabric.spec.id}' ({fa.fabric.spec.role}) states no endpoints.storage, so which "
+                    "of its ports are the storage's is not said")
+        if side[0] <= 0:
+            return f"fabric '{fa.fabric.spec.id}' has no storage port (no endpoint that is not a compute node)"
+    return ""
+
+
+def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
+    """A compute node's bandwidth to storage (B/s), one direction.
+
+    Its ports on the fabrics that carry storage (`storage_fabrics`) at their line rate: a storage fabric of two
+    400G ports per node gives 800 Gb/s even where the node's storage NICs have four ports (the other two on the
+    front end) or run faster than the fabric. Where no such fabric reaches the node, its storage NICs' line rate;
+    without storage NICs, its converged or compute NICs.
+    """
+    node = compute_node(a.nodes)
+    if node is not None:
+        wired = sum(fa.ports_per_node.get(node.part.id, 0) * fa.fabric.spec.speed.m_as("B/s")
+                    for fa in storage_fabrics(a))
+        if wired > 0:
+            return float(wired)
+        for role in ("storage", "converged", "compute"):
+            nic = nic_bandwidth(specs, node.part, role)
+            if nic.m > 0:
+                return nic.m_as("B/s")
+    return 0.0
+
+
+def delivered_storage(specs: Specs, a: ClusterAnalysis) -> tuple[float, float] | None:
+    """(write, read) storage bandwidth (B/s) the cluster's compute nodes get when all of them write or read at once.
+
+    The stated `storage:` figures, bounded by the storage's own ports (`storage_side`, REL010) and by the compute
+    nodes' ports to storage (`node_storage_bandwidth` × nodes), as a checkpoint of every accelerator is written.
+    None without `storage:`.
+    """
+    storage = a.cluster.spec.storage
+    if storage is None:
+        return None
+    side = storage_side(a)
+    cap = side.bandwidth if side is not None else math.inf
+    links = node_storage_bandwidth(specs, a) * sum(nt.count for nt in a.nodes if nt.part.accelerators)
+    bound = min(cap, links) if links > 0 else cap
+    return min(storage.write_bandwidth.m_as("B/s"), bound), min(storage.read_bandwidth.m_as("B/s"), bound)
+
+
+#: A training job's figures that need somewhere to write its checkpoints: `storage:`, or peer memory over NICs.
+CHECKPOINT_METRICS = ("checkpoint_write_time", "checkpoint_blocking_time", "checkpoint_restore_time",
+                      "checkpoint_interval", "restart_time", "goodput", "goodput_low", "goodput_high",
+                      "goodput_tokens_per_second", "goodput_time_to_train", "spares", "spare_power", "spare_space")
+
+
+def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload) -> str | None:
+    """Why a training job on cluster `a` has no goodput: its checkpoints have nowhere to go (REL006); else None."""
+    cluster = a.cluster.spec
+    if workload.checkpoint.in_memory:
+        return None if node_storage_bandwidth(specs, a) > 0 else (
+            f"checkpoints go to peer host memory (`checkpoint.in_memory`), but the nodes of cluster '{cluster.id}' "
+            "have no storage, converged or compute NIC to send them over")
+    return None if cluster.storage is not None else f"cluster '{cluster.id}' gives no checkpoint `storage:`"

@@ -1,0 +1,65 @@
+"""What a training job's goodput leaves unsettled or not provided, and why, in words (REL003, REL008, REL009).
+
+The reasons stated beside a job's figures (`still_withheld`), the figures that take another value at the other end of
+an assumed blocking time (`unsettled`), and the cluster's share of its largest job's (`cluster_unsettled`); the job
+itself is `archgen.analyse.goodput`'s.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from archgen.units import Q
+
+if TYPE_CHECKING:
+    from archgen.analyse.goodput import Goodput
+
+
+#: Why an asynchronous or in-memory checkpoint's blocking time is not provided where the nodes give no host link.
+BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's copy to host memory has no rate; "
+                    "goodput charges the whole write instead, an upper bound (REL008)")
+#: Why a training job has no `spares` (nor their power and space): no number of them holds its goodput target.
+NO_SPARES = ("no number of hot spares holds the goodput target {target:g}: the failure rate and checkpoint cost alone "
+             "leave goodput below it (REL003)")
+#: Why a training job's restart time is not provided where the spare model is outside its validity (REL009).
+SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than its {s} hot spare(s): the spare "
+                  "model (M/M/inf) is outside its validity and its wait for a repair is no figure to stand behind "
+                  "(REL009)")
+#: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are.
+BLOCKING_ENDS = ("the first with training stopped for the whole checkpoint write, the second with no stop at all; "
+                 "the nodes give no `host_memory.link`, so the copy to host memory that stops training has no rate "
+                 "(REL008)")
+
+
+def unsettled(figures: dict[str, Q], other: dict[str, Q]) -> dict[str, tuple[Q, str]]:
+    """The figures that take another value at the other end of the blocking time (`unblocked_metrics`), with why."""
+    return {name: (q, BLOCKING_ENDS) for name, q in other.items()
+            if name in figures and q != figures[name] and not name.endswith(("_low", "_high"))}
+
+
+def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
+    """The figures of a job with a goodput that are not provided all the same, with why.
+
+    The blocking time where it is assumed (REL008: the whole write charged in its place), and the spares where no
+    number of them holds the goodput target (REL003), rather than "the job has no spares", and the restart time where
+    more nodes are in repair than the job has spares (REL009: its wait for a repair is outside the spare model).
+    """
+    out: list[tuple[tuple[str, ...], str]] = []
+    if g.blocking_assumed:
+        out.append((("checkpoint_blocking_time",), BLOCKING_UNKNOWN))
+    if g.spares_overrun:
+        out.append((("restart_time",), SPARES_OVERRUN.format(m=g.in_repair, s=g.spares_available)))
+    if g.spares_needed is None:
+        out.append((("spares", "spare_power", "spare_space"), NO_SPARES.format(target=g.target)))
+    return out
+
+
+def cluster_unsettled(job: dict[str, tuple[Q, str]], used: Q | None) -> dict[str, tuple[Q, str]]:
+    """A cluster's unsettled figures from those of its largest training job (`unsettled`), whose goodput it takes.
+
+    `used` is the cluster's cost per used accelerator-hour, over the goodput for the cost per goodput hour.
+    """
+    out: dict[str, tuple[Q, str]] = {k: job[k] for k in ("goodput", "checkpoint_interval") if k in job}
+    if "goodput" in out and used is not None and out["goodput"][0].m > 0:
+        out["tco_per_goodput_accelerator_hour"] = (used / out["goodput"][0].m, out["goodput"][1])
+    return out

@@ -1,0 +1,78 @@
+"""The failure figures a training job's goodput is computed from, and the range it spans over failure sets.
+
+`failures_of` gathers a cluster's failure model (`archgen.analyse.reliability`) and its checkpoint storage
+(`archgen.analyse.checkpoint_storage`) into the closed forms' `Failures`; `failure_ends` gives the figures the goodput's
+range spans (every published rate set at both ends of its Poisson interval, and the idle trays' placement), and
+`spanned` and `rate_sets` say so in words. `archgen.analyse.goodput` computes the job from them (and re-exports them).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_side
+from archgen.analyse.network import ClusterAnalysis, compute_node
+from archgen.analyse.reliability import Reliability
+from archgen.perf.train.goodput import Failures
+from archgen.validate import Specs
+
+
+def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
+    """What a job on part of the cluster needs for its goodput: the same figures for `check` and for sweeps."""
+    storage = a.cluster.spec.storage
+    node = compute_node(a.nodes)
+    host = node.part.host_memory if node is not None else None
+    su = a.cluster.spec.scale_up
+    domain = su.size // rel.per_node if su is not None and rel.per_node and su.size > rel.per_node else 1
+    per_acc, per_node = rel.split()
+    side = storage_side(a)
+    cap = side.bandwidth if side is not None else math.inf   # the storage's own ports on its fabric
+    return Failures(per_acc, rel.site, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
+                    rel.node_repair_hours() * 3600, min(storage.write_bandwidth.m_as("B/s"), cap) if storage else 0.0,
+                    min(storage.read_bandwidth.m_as("B/s"), cap) if storage else 0.0, node_storage_bandwidth(specs, a),
+                    rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
+                    rel.planned_per_accelerator_day, rel.planned_duration, per_node)
+
+
+def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Failures, ...]:
+    """The failure figures a goodput's range spans, for `check` and for sweeps.
+
+    Every rate set of `rel.spread` (`rel` alone where the design states its set), each at both ends of its 95 %
+    Poisson interval (`Reliability.interval`); where a scale-up domain spans several nodes, each also with the job's
+    idle trays packed into one domain, not spread evenly over its domains (`Failures.packed`).
+    """
+    ends = []
+    for r in rel.spread or (rel,):
+        f = failures_of(r, specs, a)
+        ends += [replace(f, per_accelerator_day=f.per_accelerator_day * k, per_node_day=f.per_node_day * k,
+                         node_hw_per_day=f.node_hw_per_day * k) for k in r.interval()]
+    if ends and ends[0].domain_nodes > 1:
+        ends += [replace(f, packed=True) for f in ends]
+    return tuple(ends)
+
+
+#: What a goodput's range spans besides the failure figures where a scale-up domain spans several nodes.
+PLACEMENT_SPANNED = ("the job's placement in its scale-up domains, its idle trays spread evenly over them (the value) "
+                     "or packed into one")
+
+
+def spanned(rel: Reliability) -> str:
+    """The failure figures a reliability figure's range spans (`failure_ends`), in words."""
+    return (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
+            if rel.spread else f"the '{rel.rates_id or 'none'}' rate set's 95 % Poisson interval (the design states "
+            "its set)")
+
+
+#: What a goodput's range spans besides the failure figures where the blocking time is assumed (`with_unblocked`).
+BLOCKING_SPANNED = ("the checkpoint's blocking time from the whole write (the nodes give no `host_memory.link`) to "
+                    "none, goodput_high's end (REL008)")
+
+
+def rate_sets(rel: Reliability, placements: bool = False) -> str:
+    """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
+    over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
+            if rel.spread else "that set's 95 % Poisson interval (the design states its set)")
+    return (f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"
+            + (", and, for a job that leaves idle trays in the scale-up domains it runs on, the trays' placement "
+               "(spread evenly, the value, or packed into one domain)" if placements else ""))
