@@ -126,10 +126,9 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
 
 def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     net = sum(cab.network_power.values(), Q_(0, "kW")) + surplus_switch_power(a)
-    # the lines of switches placed in no rack only: the same model's line of those in racks is in it_power_racks
-    unplaced = sum((p for line in cab.bom
-                    if line.note == "not placed in a rack" and (p := line.total_power) is not None),
-                   Q_(0, "kW"))  # None: counted in its parent
+    # the lines of switches placed in no rack only (those in racks are in it_power_racks); None: in its parent
+    loose = (line.total_power for line in cab.bom if line.note == "not placed in a rack")
+    unplaced = sum((p for p in loose if p is not None), Q_(0, "kW"))
     it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
             "links": count(sum(t.links for t in cab.tiers)), **_facility_metrics(a, it_power)}
