@@ -3,6 +3,8 @@ defect, and fails without the fix.
 
 - A spec path that is a named pipe (FIFO), or a `*.yaml` link to one, hung `check` until the CI job's time limit
   (the console script's snapshot key opened it and blocked for a writer); named directly, it was "no such file".
+- A rack 1e-200 mm wide and deep raised ZeroDivisionError (its footprint underflowed to 0: a traceback, exit 2), and
+  an air `delta_t` of 1e-200 K gave an air flow of 3.7e201 m³/s with exit 0: floors below any hardware (1 mm, 0.1 K).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 
 from tests.conftest import REPO, SPECS
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
 
 
 @pytest.fixture
@@ -36,6 +38,7 @@ def _console(cwd, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
+@fifo
 @pytest.mark.parametrize("named", ["specs/", "specs/racks/zz-pipe.yaml"], ids=["in-tree", "named"])
 def test_a_named_pipe_is_refused_at_once_not_waited_on(piped, named):
     r = _console(piped, "check", named)          # before: never returned (subprocess.TimeoutExpired)
@@ -44,6 +47,7 @@ def test_a_named_pipe_is_refused_at_once_not_waited_on(piped, named):
             "  hint: archgen reads regular files only: remove it from the spec tree") in r.stderr
 
 
+@fifo
 def test_a_link_to_a_named_pipe_is_refused_as_the_pipe_is(tmp_path, monkeypatch, cli):
     shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
     os.mkfifo(tmp_path / "specs" / "racks" / "pipe")
@@ -56,7 +60,28 @@ def test_a_link_to_a_named_pipe_is_refused_as_the_pipe_is(tmp_path, monkeypatch,
         "SPC000", "specs/racks/zz-link.yaml", "is a named pipe (FIFO): expected a regular spec file")
 
 
+@pytest.mark.skipif(os.devnull != "/dev/null", reason="a POSIX device")
 def test_a_device_named_as_a_spec_is_refused_unread(cli):
     r = cli("check", os.devnull)                  # before: "no such file or directory"
     assert r.code == 2
     assert f"{os.devnull}: error: is a character device: expected a regular spec file" in r.err
+
+
+RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("width: 600 mm, depth: 1200 mm", "width: 1e-200 mm, depth: 1e-200 mm",
+     "specs/r.yaml:11:54: error: form_factor.width: expected a length of at least 0.001 m (below that no hardware "
+     "exists), got '1e-200 mm'"),
+    ("delta_t: 20 K", "delta_t: 1e-200 K",
+     "specs/r.yaml:20:29: error: cooling.air.delta_t: expected a temperature difference of at least 0.1 K (below that "
+     "no hardware exists), got '1e-200 K'"),
+], ids=["footprint", "air-delta-t"])
+def test_a_tiny_divisor_is_refused_where_written(spec_tree, cli, monkeypatch, old, new, expected):
+    assert old in RACK
+    root = spec_tree({"r.yaml": RACK.replace(old, new)})
+    monkeypatch.chdir(root.parent)
+    r = cli("check", "specs", "--format", "text")  # before: ZeroDivisionError (exit 2), or exit 0 at 3.7e201 m³/s
+    assert r.code == 1 and "Traceback" not in r.err
+    assert expected in r.err
