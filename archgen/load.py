@@ -20,7 +20,7 @@ from typing import Any
 
 from archgen import cache, yaml_guard
 from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError
-from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name, composer, precount, too_many
+from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name, composer, entry, precount, too_many
 
 MAX_NODES = 200_000
 #: Characters of text a file may expand to through its aliases: four times the largest file.
@@ -139,10 +139,10 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files = [f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and (f.is_file() or f.is_symlink())
+            files = [f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and (f.is_symlink() or entry(f))
                      and not any(part.startswith(".") for part in f.parts[len(p.parts):])]  # f: p's parts, then its own
             root = p.resolve()
-        elif p.is_file():
+        elif entry(p):                             # a file, or a pipe or device `load_file` refuses by name
             files, root = [p], _real_folder(p.parent, folders)
         else:
             raise LoadError(f"{raw}: no such file or directory")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -131,9 +132,16 @@ def _tree(top: str, suffixes: tuple[str, ...], h: hashlib._Hash, read: bool = Tr
 def _read_spec(path: str) -> bytes:
     """A spec file's bytes and their count, up to one byte past what `load` accepts.
 
-    A larger file is refused by `load`, so specs that hold one never validate and are never kept.
+    A larger file is refused by `load`, so specs that hold one never validate and are never kept. Nor do specs that
+    hold a file that is not a regular one (a named pipe, a device): it is opened without blocking and not read
+    (opening a pipe blocked until a writer came: `check` on a FIFO hung), and `load` refuses it with its location.
     """
-    with open(path, "rb") as fh:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b"special\0"
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
         body = fh.read(MAX_FILE_BYTES + 1)
     return b"%d\0" % len(body) + body
 

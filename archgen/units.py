@@ -321,7 +321,10 @@ Q = pint.Quantity
 # cable, a 100 U rack, a century of repair. They refuse the absurd where it is written, before an analysis would
 # overflow (an 8e300 GiB collective), allocate (a 10^6 U rack) or run for hours (a repair of 10^9 h). Floors
 # (`floor`) are magnitudes below any hardware, where a positive value divides: a link under 1 Mbit/s (a 1e-300 Gb/s
-# fabric sized 10^300 leaves, an NVLink of 1.8e-9 TB/s was estimated), under 1 GFLOP/s, or data under one byte.
+# fabric sized 10^300 leaves, an NVLink of 1.8e-9 TB/s was estimated), under 1 GFLOP/s, or data under one byte; a
+# length under 1 mm (a rack 1e-200 mm wide and deep: its footprint underflowed to 0 and `check` raised
+# ZeroDivisionError; 1e-300 mm wide printed a 300-digit floor load) and a temperature rise under 0.1 K (an air
+# delta_t of 1e-200 K gave an air flow of 3.7e201 m³/s with exit 0).
 Power = Annotated[Q, Dim("kW", gt=0, le=1e7, label="a power", example="33 kW")]
 PowerOrZero = Annotated[Q, Dim("W", ge=0, le=1e10, label="a power", example="12 W")]
 Energy = Annotated[Q, Dim("kWh", ge=0, le=1e12, label="an energy", example="10 kWh")]
@@ -330,13 +333,13 @@ Current = Annotated[Q, Dim("A", gt=0, le=1e5, label="a current", example="60 A")
 Temperature = Annotated[Q, Dim("degC", le=1000, label="a temperature", example="45 degC", temperature="absolute")]
 #: A temperature difference: 'K', 'delta_degC', 'delta_degF', or an offset unit read as the difference it names
 #: ('10 degC' is 10 K, '18 degF' is 10 K), never as a point on its scale (283.15 K).
-TemperatureDelta = Annotated[Q, Dim("K", gt=0, le=500, label="a temperature difference", example="10 K",
+TemperatureDelta = Annotated[Q, Dim("K", gt=0, floor=0.1, le=500, label="a temperature difference", example="10 K",
                                     temperature="difference")]
 Bandwidth = Annotated[Q, Dim("Gbit/s", gt=0, floor=1e-3, le=1e8, label="a bandwidth", example="400 Gb/s")]
 FlowRate = Annotated[Q, Dim("L/min", gt=0, le=1e7, label="a volumetric flow", example="80 L/min")]
 ComputeRate = Annotated[Q, Dim("TFLOPS", gt=0, floor=1e-3, le=1e9, label="a compute rate", example="2.25 PFLOPS")]
 Information = Annotated[Q, Dim("GB", gt=0, floor=1e-9, le=1e12, label="an amount of data", example="141 GB")]
-Length = Annotated[Q, Dim("m", gt=0, le=1e5, label="a length", example="3 m")]
+Length = Annotated[Q, Dim("m", gt=0, floor=1e-3, le=1e5, label="a length", example="3 m")]
 LengthOrZero = Annotated[Q, Dim("m", ge=0, le=1e5, label="a length", example="0.6 m")]
 RackSpace = Annotated[Q, Dim("U", gt=0, le=100, label="a rack height", example="2 U")]
 Mass = Annotated[Q, Dim("kg", gt=0, le=1e6, label="a mass", example="34 kg")]

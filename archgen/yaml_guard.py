@@ -8,9 +8,11 @@ entries than the caller's limit: counted first with libyaml's event parser (`pre
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
 
@@ -135,18 +137,69 @@ def too_many(where: Location, max_nodes: int, verb: str = "has") -> SpecProblem:
                             "or use counts")
 
 
+#: What `stat` calls a file that is not a regular one, for the refusal's message.
+_NOT_REGULAR = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def not_regular(mode: int) -> str | None:
+    """What a file of `mode` is in words ('a named pipe (FIFO)') where it is not a regular file, else None."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((text for test, text in _NOT_REGULAR if test(mode)), "not a regular file")
+
+
+def entry(p: Path) -> bool:
+    """Whether `p` is there and is no directory.
+
+    A regular file, or a named pipe, socket or device, which `read_text` refuses with its location rather than
+    letting it drop out of the specs unread.
+    """
+    return p.exists() and not p.is_dir()
+
+
+def opened(path: Path, name: str) -> BinaryIO:
+    """`path` open for reading in binary, refused with a located error unless it is a regular file.
+
+    Opened with ``O_NONBLOCK`` and checked on the open descriptor (`os.fstat`, so a file swapped after a check is
+    still caught): opening a named pipe blocks until a writer comes, and a device reads without end.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise UnreadableError([SpecProblem(Location(name), message=f"cannot be read ({exc.strerror})",
+                                           expected="a readable spec file")]) from None
+    what = not_regular(os.fstat(fd).st_mode)
+    if what is not None:
+        os.close(fd)
+        raise UnreadableError([SpecProblem(Location(name), message=f"is {what}", expected="a regular spec file",
+                                           hint="archgen reads regular files only: remove it from the spec tree")])
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
 def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """Read a spec file as UTF-8, refusing directories, huge files and undecodable bytes with a located error."""
+    """Read a spec file as UTF-8, refusing directories, other non-regular files, huge files and undecodable bytes.
+
+    The file is opened without blocking and refused unless it is a regular file (`opened`): a named pipe, a socket
+    or a device named as a spec (or linked to from the spec tree) would otherwise hang the command until a CI job's
+    time limit, or read without end.
+    """
     name = str(path)
     if path.is_dir():
         raise LoadError(f"{name}: is a directory, expected a file")
     if not path.exists():
         raise LoadError(f"{name}: no such file or directory")
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise UnreadableError([SpecProblem(Location(name), message=f"file is {size / 2**20:.1f} MiB",
+    with opened(path, name) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_bytes:
+            raise UnreadableError([SpecProblem(Location(name), message=f"file is {size / 2**20:.1f} MiB",
+                                         expected=f"a spec file of at most {max_bytes // 2**20} MiB")])
+        raw = fh.read(max_bytes + 1)
+    if len(raw) > max_bytes:                      # grew since it was measured
+        raise UnreadableError([SpecProblem(Location(name), message=f"file is over {max_bytes // 2**20} MiB",
                                      expected=f"a spec file of at most {max_bytes // 2**20} MiB")])
-    raw = path.read_bytes()
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

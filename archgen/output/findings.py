@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape, quoteattr
@@ -99,6 +101,28 @@ _CATALOG_BASE_TEXT = ("The parts catalog shipped with archgen: the directory arc
                       "package (specs/catalog in archgen's repository).")
 
 
+def in_repository(file: str) -> str:
+    """A spec file as SARIF's ``%SRCROOT%`` and GitHub's annotations resolve it: relative to the repository's root.
+
+    `file` is relative to the working directory (`load.shown_file`). Where that directory lies below the root of the
+    git work tree holding it (a job with ``working-directory: infra`` in a monorepo, or ``check ..`` from
+    ``specs/racks``), the file is named from that root (``infra/specs/r.yaml``, not ``specs/r.yaml`` or
+    ``../r.yaml``, which code scanning and annotations cannot place). Outside a work tree, or for a file outside
+    it, `file` is returned as it is; never an absolute path.
+    """
+    if Path(file).is_absolute():
+        return file
+    try:
+        cwd = Path.cwd()
+    except OSError:                               # the working directory was removed
+        return file
+    top = next((d for d in (cwd, *cwd.parents) if (d / ".git").exists()), None)
+    if top is None or top == cwd:
+        return file
+    inside = os.path.relpath(os.path.normpath(cwd / file), top)
+    return file if inside == ".." or inside.startswith("../") else Path(inside).as_posix()
+
+
 def sarif(findings: list[Finding]) -> str:
     """SARIF 2.1.0 for GitHub code scanning, with stable partial fingerprints."""
     rules = [{"id": c.id, "name": c.name, "shortDescription": {"text": c.summary}, "help": {"text": c.fix},
@@ -112,6 +136,8 @@ def sarif(findings: list[Finding]) -> str:
         if f.waived:
             continue
         loc = shown(f.location)
+        if loc and f.location and packaged(f.location.file) is None:
+            loc = replace(loc, file=in_repository(loc.file))
         r: dict[str, Any] = {
             "ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": f"{f.object}: {f.message}"},
              "partialFingerprints": {"archgenPath/v1": hashlib.sha256(
@@ -188,7 +214,8 @@ def github(findings: list[Finding]) -> str:
         if f.location and loc and packaged(f.location.file) is not None:
             where = f"{loc}: "                    # not a file of the repository: named in the message instead
         elif loc:
-            props = [f"file={_gh_escape(loc.file, True)}", f"line={loc.line}", f"col={loc.column}"] + props
+            props = [f"file={_gh_escape(in_repository(loc.file), True)}", f"line={loc.line}", f"col={loc.column}"
+                     ] + props
         lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(f'{where}{f.object}: {f.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
 
