@@ -14,8 +14,6 @@ Counting, three figures per tier kept apart:
   DGX SuperPOD B300 Spectrum-X table counts it), and a copper assembly the links of its narrower end's module;
 * transceivers: optical modules at both ends; a module of rate r serves r / speed links (a twin-port 800G OSFP
   serves two 400G links), but no more than the ports of its cage, so modules per end = ⌈links / ports per module⌉.
-  A fibre end that draws nothing (the OCS end of a torus's chip-to-OCS fibre) is a passive port, not a module
-  (`Link.is_module`).
   Access ports that do not end at a node (reserved, extra and switch management ports) end at a single-port cage.
 """
 
@@ -396,7 +394,7 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 modules[end.id] = modules.get(end.id, 0) + k
                 power = power + end.power_per_end * k
                 node_power = node_power + (end.power_per_end * k if side in at_node else Q_(0, "W"))
-                transceivers += k if end.is_module else 0   # a passive fibre end (an OCS port) is no module
+                transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"))
