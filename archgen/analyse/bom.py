@@ -246,7 +246,8 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
         if q:
             copper = link.media in COPPER_MEDIA
             lines.append(BomLine(mid, "Link", q, link.power_per_end * (2 if copper else 1),
-                                 "cable assemblies" if copper else "transceivers"))
+                                 "cable assemblies" if copper else "transceivers" if link.is_module
+                                 else "fibre ends at passive ports (no transceiver)"))
     return lines + fibre_lines(tiers), net_power, optics.to("kW")
 
 

@@ -394,7 +394,7 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 modules[end.id] = modules.get(end.id, 0) + k
                 power = power + end.power_per_end * k
                 node_power = node_power + (end.power_per_end * k if side in at_node else Q_(0, "W"))
-                transceivers += k
+                transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"))

@@ -226,7 +226,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     for t in a.cabling.tiers if a.cabling is not None else ():
         for pid, n in sorted(t.modules.items()):
             part = specs.get(pid)
-            if isinstance(part, Link) and n:
+            if isinstance(part, Link) and n and (part.media in COPPER_MEDIA or part.is_module):  # not a passive end
                 add("cable" if part.media in COPPER_MEDIA else "transceiver", part, n,
                     interrupts=roles.get(t.fabric) != "management")
     for line in a.cabling.bom if a.cabling is not None else ():

@@ -27,7 +27,6 @@ from archgen.analyse.bom import surplus_switch_power
 from archgen.analyse.cabling import analyse_cabling
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster
 from archgen.build import ClusterDesign, Design, bind_cluster
-from archgen.model.network import COPPER_MEDIA
 from archgen.model.tiers import TIER_NAMES
 from archgen.units import Q_, Q
 
@@ -152,8 +151,8 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
     cab = analyse_cabling(a)
     optical = 0
     for t in cab.tiers:
-        media = {end.id: end.media for opt in t.options for end in (opt.a, opt.b)}
-        optical += sum(n for mid, n in t.modules.items() if media.get(mid) not in COPPER_MEDIA)
+        module = {end.id: end.is_module for opt in t.options for end in (opt.a, opt.b)}
+        optical += sum(n for mid, n in t.modules.items() if module.get(mid, False))
     problems = tuple((fa.fabric.spec.id, p) for fa in a.fabrics for p in fa.problems)
     unwired = {fa.fabric.spec.id for fa in a.fabrics if fa.topology == "fat-tree" and not fa.buildable}
     return ScalePoint(

@@ -205,3 +205,14 @@ class Link(Part):
         "Logical links one cable of this part carries to different far ports: 2 for an 800G cable split 2 x 400G "
         "across two planes or two spines (one cable to the installer and in NVIDIA's tables, counted once with "
         "its ends); 1 (default) for a cable per link, as a twin-port module with a connector per port."))
+
+    @property
+    def is_module(self) -> bool:
+        """Whether each end of this part is an optical module (a transceiver): fibre media that draws power.
+
+        A copper assembly's ends are built into its cable (counted as cable assemblies), and a fibre end that draws
+        nothing is a connector on a passive port, such as the OCS end of a TPU v4 chip-to-OCS fibre
+        (`ocs-fibre-port`: the switch steers light mirror to mirror, so no module converts it). Transceiver counts,
+        the BOM's wording, the failure classes and the growth series all ask this one question.
+        """
+        return self.media not in COPPER_MEDIA and self.power_per_end.magnitude > 0

@@ -36,6 +36,20 @@ def up_bandwidth(hw: Hardware) -> float:
     return hw.scale_up_bandwidth * hw.scale_up_efficiency
 
 
+def mesh_share(hw: Hardware, k):
+    """Share of an accelerator's scale-up bandwidth that a group with `k` members in its domain reaches.
+
+    1 on a switched domain (NVLink, every link goes to the switches, whatever the group). In a direct full mesh
+    (AMD Infinity Fabric: one link to each of the size - 1 peers) a member reaches its k - 1 group peers over their
+    own links only, (k - 1) / (size - 1) of the total: "with only 2 or 4 GPUs, only a fraction of the available
+    bandwidth on the node is utilized" (AMD ROCm blog, Understanding RCCL Bandwidth and xGMI Performance on MI300X,
+    2025-03-02). RCCL does not route a small group's traffic through the other peers by default.
+    """
+    if not hw.scale_up_mesh or hw.scale_up_size <= 1:
+        return 1.0
+    return minimum(maximum(k - 1.0, 1.0) / (hw.scale_up_size - 1.0), 1.0)
+
+
 def out_bandwidth(hw: Hardware, domains):
     """Achievable scale-out bandwidth per accelerator of a group that spans `domains` scale-up domains.
 
@@ -64,7 +78,7 @@ class Topo:
         self.n, self.k = n, k
         self.nodes = maximum(n / k, 1.0)
         self.cross = k < n
-        up = up_bandwidth(hw)
+        up = up_bandwidth(hw) * mesh_share(hw, k)   # a mesh gives a group of k only its k - 1 peer links
         self.up = up
         self.net = k * out_bandwidth(hw, self.nodes)
         # ring bus bandwidth: the slowest of NVLink (when a domain holds two or more members) and the node's NICs
@@ -308,7 +322,7 @@ def all_to_all(hw: Hardware, t: Topo, size):
     k, n = t.k, t.n
     eff = hw.all_to_all_efficiency or hw.scale_up_efficiency
     nvlink = (k - 1) / n * size + where(t.cross, (n - k) / n * (k - 1) / k * size, 0.0)
-    t_up = nvlink / (hw.scale_up_bandwidth * eff)
+    t_up = nvlink / (hw.scale_up_bandwidth * eff * mesh_share(hw, k))
     t_out = where(t.cross, (n - k) / n * size / (t.net / k), 0.0)
     lat = where(t.cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency)
     return BASE_LATENCY + (n - 1) * lat / 8.0 + maximum(t_up, t_out)

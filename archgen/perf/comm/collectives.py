@@ -39,6 +39,7 @@ from archgen.perf.comm.algorithms import (
     candidates,
     fastest,
     hierarchical,
+    mesh_share,
     out_bandwidth,
     unless,
     up_bandwidth,
@@ -149,7 +150,7 @@ _MANY = 256
 #: The hardware fields a collective reads: collectives at points that agree on these, the group and the sizes are the
 #: same (`_hw_key`, the memo's key).
 HW_FIELDS = ("scale_up_size", "scale_up_bandwidth", "scale_up_efficiency", "scale_up_latency", "in_network_reduction",
-             "nvls_efficiency", "compute_capability", "all_to_all_efficiency", "scale_out_bandwidth",
+             "scale_up_mesh", "nvls_efficiency", "compute_capability", "all_to_all_efficiency", "scale_out_bandwidth",
              "scale_out_efficiency", "scale_out_latency", "scale_out_reduction", "oversubscription", "pod")
 
 
@@ -289,7 +290,7 @@ class _Groups:
 def _p2p(hw: Hardware, k, size):
     """A point-to-point send of `size` bytes between two ranks, k of them in one domain (both: inside it)."""
     cross = k < 2
-    bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw))
+    bw = where(cross, out_bandwidth(hw, 2.0), up_bandwidth(hw) * mesh_share(hw, 2.0))  # one link in a mesh
     return where(cross, nccl.NET_STEP * nccl.US + hw.scale_out_latency, hw.scale_up_latency) + size / bw
 
 

@@ -85,6 +85,9 @@ class Hardware:
         torus_link_bandwidth: Bandwidth of one torus link per direction (B/s).
         torus_wraparound: Whether the torus closes each ring.
         in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
+        scale_up_mesh: Whether the scale-up domain is a direct full mesh (AMD Infinity Fabric): each accelerator's
+            `scale_up_bandwidth` is split over links to its `scale_up_size` - 1 peers, so a group of k of them in
+            one domain reaches (k - 1) / (size - 1) of it (`perf.comm.algorithms.mesh_share`).
         nvls_efficiency: NCCL's NVLS efficiency for the accelerator's generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets only NCCL's Simple protocol.
@@ -128,6 +131,7 @@ class Hardware:
     torus_link_bandwidth: float = 0.0
     torus_wraparound: bool = True
     in_network_reduction: bool = False
+    scale_up_mesh: bool = False
     nvls_efficiency: float = 0.8
     compute_capability: float = 0.0
     multiprocessors: float = 0.0
@@ -317,7 +321,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
                  scale_out_bandwidth: Q | None = None, oversubscription: float = 1.0, pod: int = 0,
                  scale_out_latency: Q = DEFAULT_SCALE_OUT_LATENCY,
                  in_network_reduction: bool | None = None, scale_out_reduction: bool = False,
-                 host: HostShare | None = None) -> Hardware:
+                 host: HostShare | None = None, scale_up_mesh: bool = False) -> Hardware:
     """Build the model's `Hardware` from an accelerator spec and the fabric figures of a system or cluster.
 
     Args:
@@ -331,6 +335,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         in_network_reduction: Override whether NVLS is enabled; defaults to the accelerator's capability.
         scale_out_reduction: Whether the scale-out switches reduce in the network (SHARP).
         host: Host memory per accelerator and its link (None: no host memory, so no offload).
+        scale_up_mesh: The scale-up domain is a direct full mesh (a cluster's `scale_up.topology: mesh`).
 
     Returns:
         The flat SI description the model evaluates.
@@ -368,6 +373,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         scale_up_efficiency_range=assumed_efficiency.effective_range(eff, "scale_up") or (),
         scale_up_latency=_si(su.latency, "s") if su else 1.9e-6,
         in_network_reduction=bool(nvls),
+        scale_up_mesh=bool(scale_up_mesh),
         nvls_efficiency=eff.in_network_reduction,
         compute_capability=float(accelerator.compute_capability or 0.0),
         multiprocessors=float(accelerator.multiprocessors or 0),

@@ -152,7 +152,8 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
                       scale_out_latency=(scale_out.latency if scale_out is not None and scale_out.latency is not None
                                          else DEFAULT_SCALE_OUT_LATENCY),
                       scale_out_reduction=bool(scale_out and scale_out.in_network_reduction),
-                      host=HostShare.of_node(node.host_memory, node.accelerators) if node.host_memory else None)
+                      host=HostShare.of_node(node.host_memory, node.accelerators) if node.host_memory else None,
+                      scale_up_mesh=bool(su and su.topology == "mesh"))
     if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.comm.torus
         hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=_si(scale_out.bandwidth),
                      torus=scale_out.dims, torus_link_bandwidth=_si(scale_out.link),
