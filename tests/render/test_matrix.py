@@ -119,8 +119,8 @@ def test_each_format_shows_the_status_reason_check_and_location(rendered):
     [row] = [r for r in at_risk if r["REQ id"] == "REQ-PERF-001"]
     # the estimate with its band, the band's pessimistic end as the reason, where the target is written
     # MFU in its display unit, percent, as the estimates table and `archgen estimate` show it (the target: >= 0.35)
-    assert re.fullmatch(r"\d\d(\.\d+)? % \(3\d(\.\d+)? % to \d\d(\.\d+)? %\)", row["Computed (band)"]), row
-    assert row["Reason"].startswith("the pessimistic end, 3") and row["Location"].endswith("llama3-70b.yaml:16")
+    assert re.fullmatch(r"\d\d(\.\d+)? % \(\d\d(\.\d+)? % to \d\d(\.\d+)? %\)", row["Computed (band)"]), row
+    assert re.match(r"the pessimistic end, \d\d(\.\d+)? %", row["Reason"]) and row["Location"].endswith("llama3-70b.yaml:16")
     [cost] = [r for r in csv_rows(out, "mi355x-th5") if r["REQ id"] == "REQ-COST-001"]
     assert cost["Computed (band)"] == "—" and "unpriced parts" in cost["Reason"]
     assert cost["Location"].endswith("mi355x.yaml:9")
