@@ -96,3 +96,18 @@ def test_a_directory_without_a_spec_file_is_an_error_that_says_what_it_holds(tmp
     assert (f"specs: error: no spec file in this directory{named}: expected at least one *.yaml or *.yml file "
             "(hidden files and folders are not read)\n  hint: name the directory that holds the specs, or rename "
             "the files to *.yaml") in r.err
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("ok {{ 1/0 }}\n", "tpl/document.md.j2:1: template error: ZeroDivisionError: division by zero"),
+    ("ok\n{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}\n", "tpl/document.md.j2:2: template error: RecursionError"),
+], ids=["division", "recursion"])
+def test_a_runtime_error_in_a_template_is_a_located_render_error(tmp_path, cli, monkeypatch, body, message):
+    """newuser10 item 1: a `--templates` template `ok {{ 1/0 }}` gave a traceback and "internal error"."""
+    shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
+    (tmp_path / "tpl").mkdir()
+    (tmp_path / "tpl" / "document.md.j2").write_text(body, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    r = cli("render", "specs", "--out", "out", "--formats", "md", "--templates", "tpl")
+    assert r.code == 2 and "Traceback" not in r.err and "internal error" not in r.err
+    assert r.err.startswith(f"error: {message}")
