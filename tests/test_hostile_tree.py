@@ -111,3 +111,30 @@ def test_a_runtime_error_in_a_template_is_a_located_render_error(tmp_path, cli, 
     r = cli("render", "specs", "--out", "out", "--formats", "md", "--templates", "tpl")
     assert r.code == 2 and "Traceback" not in r.err and "internal error" not in r.err
     assert r.err.startswith(f"error: {message}")
+
+
+def test_a_file_level_problem_has_no_empty_location_in_any_format(leaky, cli):
+    """newuser10 item 5: SARIF text started ": a symbolic link…", GitHub wrote `line=0,col=0,title=SPC000::: a
+    symbolic…`, JSON gave line and column 0, JUnit "…zz-leak.yaml: error: : a symbolic…"."""
+    said = "a symbolic link to a file outside the spec tree: expected a spec file inside specs"
+    sarif = json.loads(cli("check", "specs/", "--format", "sarif").out)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["message"]["text"] == said
+    github = cli("check", "specs/", "--format", "github").out
+    assert github == f"::error file=specs/racks/zz-leak.yaml,title=SPC000::{said}\n"
+    (found,) = json.loads(cli("check", "specs/", "--format", "json").out)["findings"]
+    assert (found["file"], found["line"], found["column"], found["message"]) == ("specs/racks/zz-leak.yaml", None,
+                                                                                 None, said)
+    assert f">specs/racks/zz-leak.yaml: error: {said}</failure>" in cli("check", "specs/", "--format", "junit").out
+
+
+def test_a_spec_problem_names_its_field_once(tmp_path, cli, monkeypatch):
+    """newuser10 item 5: a duplicate id read `id: id: duplicate id` in GitHub, SARIF and JUnit."""
+    rack = sorted((SPECS / "racks").glob("*.yaml"))[0]
+    (tmp_path / "specs").mkdir()
+    for name in ("a.yaml", "b.yaml"):
+        shutil.copy(rack, tmp_path / "specs" / name)
+    monkeypatch.chdir(tmp_path)
+    for fmt in ("github", "sarif", "junit"):
+        out = cli("check", "specs/", "--format", fmt).out
+        assert "id: duplicate id '" in out and "id: id:" not in out, fmt
