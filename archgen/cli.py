@@ -147,6 +147,9 @@ def check(
         metavar="IDS", help="Only these check IDs or prefixes, e.g. 'PWR,NET004'.")] = "",
     ignore: Annotated[str, typer.Option(metavar="IDS", help="Skip these check IDs or prefixes.")] = "",
     show_waived: Annotated[bool, typer.Option(help="List waived findings in text output.")] = False,
+    strict: Annotated[bool, typer.Option(help="Exit 1 on unwaived warnings too (at-risk and should "
+                                                "requirements, unused waivers, renamed keys), not only on errors.")
+                      ] = False,
 ) -> None:
     """Validate, analyse and check the specs; report findings."""
     from archgen.commands.check import check as command
@@ -154,7 +157,7 @@ def check(
 
     def body() -> tuple[str, int]:
         check_output_file(output)
-        return command(paths, fmt, select, ignore, show_waived)
+        return command(paths, fmt, select, ignore, show_waived, strict)
 
     _run(body, output)
 

@@ -10,7 +10,6 @@ output can carry (control characters, lone surrogates, U+FFFE/U+FFFF) is refused
 from __future__ import annotations
 
 import io
-import os
 import re
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from archgen import cache, yaml_guard
-from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError
-from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name, composer, entry, precount, too_many
+from archgen.errors import Location, SpecError, SpecProblem, UnreadableError
+from archgen.spec_files import find_files as find_files
+from archgen.spec_files import packaged as packaged
+from archgen.spec_files import shipped_catalog as shipped_catalog
+from archgen.spec_files import shown_file as shown_file
+from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name, composer, precount, too_many
 
 MAX_NODES = 200_000
 #: Characters of text a file may expand to through its aliases: four times the largest file.
@@ -57,121 +60,9 @@ class SourceDocument:
         return Location(self.file)
 
 
-def shipped_catalog() -> Path:
-    """Directory of the parts catalog shipped with archgen.
-
-    ``archgen/catalog`` inside the package (a link to the repository's ``specs/catalog`` in a checkout); where the
-    link did not survive (a checkout without symlinks), the repository's ``specs/catalog`` itself.
-    """
-    pkg = Path(__file__).resolve().parent / "catalog"
-    repo = Path(__file__).resolve().parent.parent / "specs" / "catalog"
-    return pkg if pkg.is_dir() or not repo.is_dir() else repo
-
-
-def packaged(file: str) -> str | None:
-    """The path inside the shipped catalog (``systems/dgx-h100.yaml``) of a catalog file reports name by the package.
-
-    That is a file of the catalog installed with archgen (a wheel's ``archgen/catalog``), or of a checkout's
-    ``specs/catalog`` outside the working directory. A checkout's catalog under the working directory is None: its
-    files are named relative to the working directory, as the user's are (``specs/catalog/...``), a path that
-    resolves there and in the repository (SARIF's ``%SRCROOT%``). Any file outside the catalog is None too.
-    """
-    path = Path(file)
-    if not path.is_absolute():
-        return None                               # the catalog is loaded from absolute paths; this is the user's
-    for catalog in {shipped_catalog(), shipped_catalog().resolve()}:
-        if path.is_relative_to(catalog):
-            return None if _in_checkout(path) else path.relative_to(catalog).as_posix()
-    return None
-
-
-def _in_checkout(path: Path) -> bool:
-    """Whether a catalog file is a checkout's (outside the installed package) and under the working directory."""
-    real = path.resolve()
-    try:
-        cwd = Path.cwd().resolve()
-    except OSError:                               # the working directory was removed
-        return False
-    return real.is_relative_to(cwd) and not real.is_relative_to(_PACKAGE)
-
-
-#: The installed package's directory: a catalog file resolved under it is a wheel's, never the repository's.
-_PACKAGE = Path(__file__).resolve().parent
-
-
-def shown_file(file: str) -> str:
-    """A spec file as documents and reports show it: never a machine's absolute path.
-
-    A file of the shipped catalog that `packaged` names is ``catalog/<kind>/<file>``; a checkout's catalog under the
-    working directory is relative to it (``specs/catalog/<kind>/<file>``, the link ``archgen/catalog`` followed);
-    any other file is relative to the working directory (as the user gave it, or as ``../`` steps from there), with
-    forward slashes.
-    """
-    path = Path(file)
-    if not path.is_absolute():
-        return path.as_posix()
-    inside = packaged(file)
-    if inside is not None:
-        return "catalog/" + inside
-    if any(path.is_relative_to(c) for c in {shipped_catalog(), shipped_catalog().resolve()}):
-        path = path.resolve()                     # the checkout's specs/catalog, not the package's link to it
-    try:
-        return Path(os.path.relpath(path)).as_posix()
-    except ValueError:                            # another drive on Windows: no relative path exists
-        return path.name
-
-
 def shown(location: Location | None) -> Location | None:
     """A location with its file as `shown_file` gives it (None stays None)."""
     return None if location is None else replace(location, file=shown_file(location.file))
-
-
-def find_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a `LoadError`.
-
-    A file reached through a symbolic link that leaves its spec tree (the directory named, or the folder holding a
-    file named) is refused, unread, with its location: a pull request that adds ``specs/x.yaml -> ~/.git-credentials``
-    must not get a line of that file quoted into a report; nor may a spec drop out of it through a dangling link.
-    """
-    found: dict[Path, Path] = {}  # by resolved path: a file named twice (a directory and the file in it) loads once
-    outside: list[SpecProblem] = []
-    folders: dict[Path, Path] = {}  # each folder resolved once (the catalog's files are named one by one)
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            files = [f for f in p.rglob("*") if f.suffix in (".yaml", ".yml") and (f.is_symlink() or entry(f))
-                     and not any(part.startswith(".") for part in f.parts[len(p.parts):])]  # f: p's parts, then its own
-            root = p.resolve()
-        elif entry(p):                             # a file, or a pipe or device `load_file` refuses by name
-            files, root = [p], _real_folder(p.parent, folders)
-        else:
-            raise LoadError(f"{raw}: no such file or directory")
-        for f in files:
-            try:
-                real = _resolved(f, folders)
-            except (OSError, RuntimeError):  # a link to nothing, or a loop (3.11: RuntimeError), is no spec to skip
-                outside.append(SpecProblem(Location(str(f)), message="a symbolic link to no file", hint="remove it"))
-                continue
-            if not real.is_relative_to(root):
-                outside.append(SpecProblem(Location(str(f)), message="a symbolic link to a file outside the spec tree",
-                                           expected=f"a spec file inside {shown_file(str(root)) or '.'}",
-                                           hint="archgen reads no file outside the tree it is given: copy the file "
-                                                "into the tree"))
-                continue
-            found.setdefault(real, f)
-    if outside:
-        raise UnreadableError(outside)
-    return sorted(found.values())
-
-
-def _resolved(f: Path, folders: dict[Path, Path]) -> Path:
-    """`f.resolve(strict=True)`; a file that is no link is its folder's real path and its name."""
-    return f.resolve(strict=True) if f.is_symlink() else _real_folder(f.parent, folders) / f.name
-
-
-def _real_folder(folder: Path, folders: dict[Path, Path]) -> Path:
-    """`folder.resolve(strict=True)`, kept in `folders`."""
-    return folders[folder] if folder in folders else folders.setdefault(folder, folder.resolve(strict=True))
 
 
 def load_paths(paths: Iterable[str | Path], found: bool = False) -> list[SourceDocument]:

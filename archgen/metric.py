@@ -37,6 +37,8 @@ class Metric:
         source: The module that computes it.
         jobs: For a workload metric, the jobs that have it.
         maximise: Whether more is better (a sweep objective maximises it unless told otherwise).
+        minimise: Whether less is better (a time, a cost, a failure rate, what a failure takes away). A metric
+            that is neither (a power, a count of parts) has no better direction: more of it is a design choice.
         sweep: For a workload metric, whether a sweep's points have it too (reliability and cost figures other
             than goodput and cost per token are the pipeline's only).
     """
@@ -52,6 +54,12 @@ class Metric:
     jobs: tuple[str, ...] = ()
     maximise: bool = False
     sweep: bool = True
+    minimise: bool = False
+
+    @property
+    def better(self) -> str | None:
+        """'higher' or 'lower': the direction in which a change is better (`archgen diff`); None for neither."""
+        return "higher" if self.maximise else "lower" if self.minimise else None
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -88,3 +96,23 @@ class Metric:
 def _compile(name: str) -> re.Pattern[str]:
     parts = re.split(r"<(\w+)>", name)  # literal, placeholder, literal, ...
     return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?:{PLACEHOLDERS[p]})" for i, p in enumerate(parts)))
+
+
+def subject_kind(path: str) -> str | None:
+    """The kind of object an object path (or a glob over them) names: rack, cluster, fabric or workload."""
+    parts = path.split("/")
+    if len(parts) == 2 and parts[0] in ("rack", "cluster", "workload"):
+        return parts[0]
+    if len(parts) == 4 and parts[0] == "cluster" and parts[2] == "fabric":
+        return "fabric"
+    return None
+
+
+def written_out(name: str) -> list[str]:
+    """`name` with each placeholder of a few values (tier, link) written out, for suggestions."""
+    parts = re.split(r"<(\w+)>", name)
+    out = [""]
+    for i, p in enumerate(parts):
+        values = [p] if i % 2 == 0 else PLACEHOLDERS[p].split("|") if p != "rack" else [f"<{p}>"]
+        out = [o + v for o in out for v in values]
+    return out

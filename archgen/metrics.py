@@ -12,11 +12,10 @@ The table is the registry's data, not code: a new metric is one `Metric(...)` li
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from archgen.errors import did_you_mean
-from archgen.metric import JOBS, PLACEHOLDERS, SUBJECTS, Metric  # noqa: F401 (re-exported: the registry's vocabulary)
+from archgen.metric import JOBS, PLACEHOLDERS, SUBJECTS, Metric, subject_kind, written_out  # noqa: F401 (vocabulary)
 from archgen.units import Q
 
 _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py",
@@ -103,11 +102,11 @@ REGISTRY: tuple[Metric, ...] = (
            "of every domain.", _N),
     # clusters: reliability and cost (docs/reliability.md)
     Metric("cluster", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of a job "
-           "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL),
+           "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL, minimise=True),
     Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
-           "(1 / interruptions per day).", _REL),
+           "(1 / interruptions per day).", _REL, maximise=True),
     Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
-           "interrupting or not, plus the site's events.", _REL),
+           "interrupting or not, plus the site's events.", _REL, minimise=True),
     Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS),
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
            "cluster's largest training workload.", _OPS),
@@ -120,28 +119,29 @@ REGISTRY: tuple[Metric, ...] = (
            "read (restore) at once.", _GP, maximise=True),
     Metric("cluster", "capex", "USD", "USD", 0, "Capex", "Bill of materials: parts and racks at their price (a "
            "`Prices` document's, else their own `price.capex`); not provided while one is unpriced (COST002).",
-           _COST),
+           _COST, minimise=True),
     Metric("cluster", "power_average", "W", "kW", 1, "Average power", "Average IT load: systems and switches at "
            "typical draw where published, else maximum, plus optics.", _COST),
     Metric("cluster", "power_idle", "W", "kW", 1, "Idle power", "IT load with no job running: `power.idle` where "
            "a part states it, else its average draw (assumed); shown when utilisation is below 1.", _COST),
     Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
-           "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price.", _COST),
+           "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price.", _COST, minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
-           "and month × 12.", _COST),
+           "and month × 12.", _COST, minimise=True),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "
            "over the depreciation years n at the discount rate r (1/n at r = 0): the annuity that repays a loan of "
            "1 over n years.", _COST),
     Metric("cluster", "capital_cost_per_year", "USD", "USD", 0, "Capital cost per year", "Capex × the capital "
-           "recovery factor.", _COST),
+           "recovery factor.", _COST, minimise=True),
     Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year.",
-           _COST),
+           _COST, minimise=True),
     Metric("cluster", "tco_per_accelerator_hour", "USD", "USD", 3, "TCO per accelerator-hour", "TCO per year over "
-           "the accelerators × 8,766 h: the owning cost of every hour, used or not.", _COST),
+           "the accelerators × 8,766 h: the owning cost of every hour, used or not.", _COST, minimise=True),
     Metric("cluster", "tco_per_used_accelerator_hour", "USD", "USD", 3, "TCO per used accelerator-hour", "TCO per "
-           "accelerator-hour over the facility's utilisation: the cost of each hour a job runs.", _COST),
+           "accelerator-hour over the facility's utilisation: the cost of each hour a job runs.", _COST, minimise=True),
     Metric("cluster", "tco_per_goodput_accelerator_hour", "USD", "USD", 3, "TCO per goodput accelerator-hour",
-           "TCO per used accelerator-hour over the goodput of the cluster's largest training workload.", _OPS),
+           "TCO per used accelerator-hour over the goodput of the cluster's largest training workload.", _OPS,
+           minimise=True),
     Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
            "and cable assemblies over the capex.", _COST),
     # fabrics
@@ -192,15 +192,15 @@ REGISTRY: tuple[Metric, ...] = (
            "optics.", _C),
     Metric("fabric", "optics_power", "W", "kW", 2, "Optics power", "Transceivers of the fabric.", _C),
     Metric("fabric", "failure.leaf.ports_lost", "", "", 0, "Ports lost with a leaf", "Endpoint ports one leaf "
-           "holds.", _F),
+           "holds.", _F, minimise=True),
     Metric("fabric", "failure.leaf.accelerators_affected", "", "", 0, "Accelerators behind a leaf", "Accelerators "
-           "whose own NIC ports one leaf carries (its rails' ports x accelerators per port).", _F),
+           "whose own NIC ports one leaf carries (its rails' ports x accelerators per port).", _F, minimise=True),
     Metric("fabric", "failure.leaf.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a leaf", "Share of the "
-           "fabric's leaf bandwidth one leaf carries.", _F),
+           "fabric's leaf bandwidth one leaf carries.", _F, minimise=True),
     Metric("fabric", "failure.spine.uplink_bandwidth_lost", "", "percent", 1, "Uplink bandwidth lost with a spine",
-           "Share of a pod's uplink bandwidth one spine carries.", _F),
+           "Share of a pod's uplink bandwidth one spine carries.", _F, minimise=True),
     Metric("fabric", "failure.plane.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a plane", "Share of "
-           "the bandwidth one plane carries.", _F),
+           "the bandwidth one plane carries.", _F, minimise=True),
     # torus, dragonfly and rail-only fabrics
     Metric("fabric", "torus.diameter", "", "", 0, "Torus diameter", "Hops of the longest shortest path between chips.",
            "analyse/topologies.py"),
@@ -218,9 +218,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "torus.ocs_ports_used", "", "", 0, "Ports used per OCS", "Fibres each optical circuit switch "
            "takes.", "analyse/topologies.py"),
     Metric("fabric", "failure.chip.links_lost", "", "", 0, "Links lost with a chip", "Neighbour links one chip "
-           "holds.", "analyse/topologies.py"),
+           "holds.", "analyse/topologies.py", minimise=True),
     Metric("fabric", "failure.chip.bandwidth_lost", "", "percent", 2, "Bandwidth lost with a chip", "Share of the "
-           "torus one chip carries.", "analyse/topologies.py"),
+           "torus one chip carries.", "analyse/topologies.py", minimise=True),
     Metric("fabric", "dragonfly.groups", "", "", 0, "Groups", "Dragonfly groups.", "analyse/topologies.py"),
     Metric("fabric", "dragonfly.global_links_per_group_pair", "", "", 0, "Global links per group pair", "Global "
            "links between each pair of groups.", "analyse/topologies.py"),
@@ -231,28 +231,32 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("fabric", "dragonfly.local_links", "", "", 0, "Local links", "Links inside groups.",
            "analyse/topologies.py"),
     Metric("fabric", "failure.router.ports_lost", "", "", 0, "Ports lost with a router", "Terminal ports one "
-           "router holds.", "analyse/topologies.py"),
+           "router holds.", "analyse/topologies.py", minimise=True),
     Metric("fabric", "failure.router.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a router", "Share of "
-           "the routers one router is.", "analyse/topologies.py"),
+           "the routers one router is.", "analyse/topologies.py", minimise=True),
     Metric("fabric", "rail_only.domains_per_rail", "", "", 0, "Domains per rail", "Scale-up domains a rail leaf "
            "joins.", "analyse/topologies.py"),
     # workloads (and each point of a sweep)
     Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _ET,
-           _T),
+           _T),  # no better direction: a step is a global batch, and a smaller batch takes less time
     Metric("workload", "ttft", "s", "ms", 1, "TTFT", "Time to first token: one request's prefill on an idle "
            "replica (offline), or the mean over a simulated run's requests of first token - arrival (concurrency, "
-           "server with an arrival rate).", _EI, _I),
+           "server with an arrival rate).", _EI, _I, minimise=True),
     Metric("workload", "tpot", "s", "ms", 2, "TPOT", "Time per output token: one decode step with the batch in "
            "flight (offline), or the mean over a simulated run's requests of (latency - TTFT) / (output - 1).", _EI,
-           _I),
+           _I, minimise=True),
     Metric("workload", "ttft_p50", "s", "ms", 1, "TTFT p50", "Median time to first token over a simulated run "
-           "(concurrency, or server with an arrival rate).", "perf/serve/scheduler.py", _I),
+           "(concurrency, or server with an arrival rate).", "perf/serve/scheduler.py", _I,
+           minimise=True),
     Metric("workload", "ttft_p99", "s", "ms", 1, "TTFT p99", "99th-percentile time to first token over a simulated "
-           "run: MLPerf Inference's Server-scenario TTFT constraint.", "perf/serve/scheduler.py", _I),
+           "run: MLPerf Inference's Server-scenario TTFT constraint.", "perf/serve/scheduler.py", _I,
+           minimise=True),
     Metric("workload", "tpot_p50", "s", "ms", 2, "TPOT p50", "Median time per output token over a simulated run.",
-           "perf/serve/scheduler.py", _I),
+           "perf/serve/scheduler.py", _I,
+           minimise=True),
     Metric("workload", "tpot_p99", "s", "ms", 2, "TPOT p99", "99th-percentile time per output token over a "
-           "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I),
+           "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I,
+           minimise=True),
     Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens processed per second by the whole "
            "job.", _E, _T + _I, True),
     Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "
@@ -270,31 +274,35 @@ REGISTRY: tuple[Metric, ...] = (
            "accelerator.", _E, _T + _I, True),
     Metric("workload", "busbw", "B/s", "GB/s", 1, "Bus bandwidth", "Collective bus bandwidth as nccl-tests defines "
            "it.", _E, _X, True),
-    Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X),
+    Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X, minimise=True),
     # workloads: reliability and cost (docs/reliability.md)
     Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
-           "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T, sweep=False),
-    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _GP, _T, sweep=False),
+           "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T,
+           sweep=False, minimise=True),
+    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _GP, _T, sweep=False,
+           maximise=True),
     Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _GP,
            _T, sweep=False),
     Metric("workload", "checkpoint_write_time", "s", "s", 1, "Checkpoint write time", "Checkpoint size over the "
-           "write bandwidth (storage, bounded by the job's ports on the storage fabric).", _GP, _T, sweep=False),
+           "write bandwidth (storage, bounded by the job's ports on the storage fabric).", _GP, _T,
+           sweep=False, minimise=True),
     Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
-           "read bandwidth.", _GP, _T, sweep=False),
+           "read bandwidth.", _GP, _T, sweep=False, minimise=True),
     Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
            "the workload's own.", _GP, _T, sweep=False),
     Metric("workload", "restart_time", "s", "min", 1, "Restart time", "Restart, restore and the mean wait for a "
-           "repair per interruption.", _GP, _T, sweep=False),
+           "repair per interruption.", _GP, _T, sweep=False, minimise=True),
     Metric("workload", "goodput", "", "", 3, "Goodput", "Effective training time ratio from Daly's expected wall "
            "time (interruptions, checkpoints, restarts, spares).", _GP, _T, True),
     Metric("workload", "goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "Tokens per second × "
            "goodput.", _GP, _T, True),
     Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
-           "per second.", _GP, _T, sweep=False),
+           "per second.", _GP, _T, sweep=False, minimise=True),
     Metric("workload", "goodput_time_to_train", "s", "day", 1, "Goodput time to train", "Time to train over "
-           "goodput.", _GP, _T, sweep=False),
+           "goodput.", _GP, _T, sweep=False, minimise=True),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
-           "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T, sweep=False),
+           "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T,
+           sweep=False, minimise=True),
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
              "rate sets and their 95 % Poisson intervals.",
              _GP if subject == "workload" else _OPS if name == "goodput" else _REL,
@@ -313,9 +321,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
            "hour (goodput tokens for training), the job's accelerators only; a training job's range (`_low`, `_high`)"
            " adds at its high end the hot spares its goodput counts on beyond the cluster's idle share.", _COST,
-           _T + _I),
+           _T + _I, minimise=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
-           "10⁶.", _COST, _T + _I, sweep=False),
+           "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}{' (the value)' * (end == 'low')}.", _COST, _T, sweep=False)
       for end in ("low", "high") for name, unit, digits, title in (("job_cost_per_hour", "USD", 2, "Job cost per "
@@ -333,16 +341,6 @@ REGISTRY: tuple[Metric, ...] = (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),
           ("cost_per_token", "USD", "µUSD", 3, "Cost per token", "".join(_CHARGED[end])))),
 )
-
-
-def subject_kind(path: str) -> str | None:
-    """The kind of object an object path (or a glob over them) names: rack, cluster, fabric or workload."""
-    parts = path.split("/")
-    if len(parts) == 2 and parts[0] in ("rack", "cluster", "workload"):
-        return parts[0]
-    if len(parts) == 4 and parts[0] == "cluster" and parts[2] == "fabric":
-        return "fabric"
-    return None
 
 
 def declared(subject: str) -> tuple[Metric, ...]:
@@ -373,22 +371,12 @@ def unknown(name: str, subjects: Iterable[str]) -> str | None:
     if any(find(s, name) for s in subjects):
         return None
     names = sorted({m.name for s in subjects for m in declared(s)})
-    spelled = [n for m in REGISTRY if m.subject in subjects for n in _spelled(m.name)]
+    spelled = [n for m in REGISTRY if m.subject in subjects for n in written_out(m.name)]
     known = f"known: {', '.join(names)}" if len(names) <= 20 else "`docs/metrics.md` lists them"
     elsewhere = [k for k in SUBJECTS if k not in subjects and find(k, name)]
     if elsewhere:
         return f"'{name}' is a metric of a {' or '.join(elsewhere)}, not of a {' or '.join(subjects)} ({known})"
     return f"unknown metric '{name}'{did_you_mean(name, spelled, lead='; ')} ({known})"
-
-
-def _spelled(name: str) -> list[str]:
-    """`name` with each placeholder of a few values (tier, link) written out, for suggestions."""
-    parts = re.split(r"<(\w+)>", name)
-    out = [""]
-    for i, p in enumerate(parts):
-        values = [p] if i % 2 == 0 else PLACEHOLDERS[p].split("|") if p != "rack" else [f"<{p}>"]
-        out = [o + v for o in out for v in values]
-    return out
 
 
 def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | None:

@@ -7,10 +7,12 @@ result, `validate.Specs` (frozen models and the source map of every document), i
 console script (`cli.main`: `startup.console_script`) keeps it in the cache directory and, in its next run over the
 same input, reads it back (15 ms) in place of loading and validating.
 
-- The key is the content of everything the result is made from: each spec file `load` would read (its name as
-  given, its real path and its bytes, under the paths given and in the shipped catalog), archgen's source (every
-  module of the package: the loader, the models, the units, the validation), and the versions of Python, pydantic,
-  pydantic-core, pint and numpy. A file added, removed, renamed or changed, or any change to archgen, is another key.
+- The key is the content of everything the result is made from: each spec file `load` would read, found by the
+  rule `load` finds them by (`spec_files.find_files`: nothing it refuses is read, not even a link out of the tree),
+  by its name as given, its real path and its bytes, under the paths given and in the shipped catalog; archgen's
+  source (every module of the package: the loader, the models, the units, the validation); and the versions of
+  Python, pydantic, pydantic-core, pint and numpy.
+  A file added, removed, renamed or changed, or any change to archgen, is another key.
 - Only specs that validated are kept: specs with problems are validated each time, and raise as they did.
 - The entry is a pickle, sealed as the cache's other binary entries are (pint's pickles, `startup`'s compiled code):
   an HMAC with this machine's cache key (`cache._key`), checked before anything is unpickled; an entry without the
@@ -37,6 +39,7 @@ from typing import Any, TypeVar
 
 from archgen import cache
 from archgen.load import shipped_catalog
+from archgen.spec_files import find_files
 from archgen.startup import is_console_script, resume_gc
 from archgen.validate import Specs
 from archgen.yaml_guard import MAX_FILE_BYTES
@@ -101,32 +104,22 @@ def _code_digest() -> bytes:
         from archgen.pint_import import pint
         h = hashlib.sha256(f"{FORMAT}\0{cache.VERSION}\0{sys.version}\0{pydantic.VERSION}\0{pydantic_core.__version__}"
                            f"\0{pint.__version__}\0{numpy.__version__}\0{_PACKAGE}".encode("utf-8", "surrogatepass"))
-        _tree(str(_PACKAGE), (".py",), h, read=False)
+        _tree(str(_PACKAGE), (".py",), h)
         _code.append(h.digest())
     return _code[0]
 
 
-def _tree(top: str, suffixes: tuple[str, ...], h: hashlib._Hash, read: bool = True) -> None:
-    """Add to `h` each file under `top` named `*suffixes`, walked as `load.find_files` walks.
-
-    Links to folders are not followed. Each file by its path and, if `read`, its real path where it is a link and its
-    bytes, else its size and modification time.
-    """
+def _tree(top: str, suffixes: tuple[str, ...], h: hashlib._Hash) -> None:
+    """Add to `h` each file under `top` named `*suffixes` (links to folders not followed): its path, size and time."""
     with os.scandir(top) as it:
         entries = sorted(it, key=lambda e: e.name)
     for e in entries:
         if e.is_dir(follow_symlinks=False):
             if e.name != "__pycache__":
-                _tree(e.path, suffixes, h, read)
+                _tree(e.path, suffixes, h)
         elif e.name.endswith(suffixes):
-            h.update(b"\0" + e.path.encode("utf-8", "surrogatepass") + b"\0")
-            if not read:
-                st = e.stat(follow_symlinks=False)
-                h.update(b"%d\0%d" % (st.st_size, st.st_mtime_ns))
-                continue
-            if e.is_symlink():
-                h.update(os.path.realpath(e.path).encode("utf-8", "surrogatepass") + b"\0")
-            h.update(_read_spec(e.path))
+            st = e.stat(follow_symlinks=False)
+            h.update(b"\0" + e.path.encode("utf-8", "surrogatepass") + b"\0%d\0%d" % (st.st_size, st.st_mtime_ns))
 
 
 def _read_spec(path: str) -> bytes:
@@ -149,9 +142,10 @@ def _read_spec(path: str) -> bytes:
 def _key(paths: Sequence[str | Path], library: Path | None = None) -> str | None:
     """The content key of the specs under `paths` with the catalog; None where a path cannot be read.
 
-    A superset of what `load` reads: every `*.yaml`/`*.yml` file under each path (hidden ones too) and the catalog
-    (`library`, else the shipped one), by name, real path and content; the working directory; archgen's modules and
-    the libraries' versions.
+    What `load` reads, found by the rule it finds them by (`spec_files.find_files`): each spec file under each path
+    and the catalog (`library`, else the shipped one), by name, real path and content; the working directory;
+    archgen's modules and the libraries' versions. Where `find_files` refuses a path (a link out of the tree, an
+    empty directory) there is no key and nothing is read: `validate` raises the same refusal, located.
     """
     try:
         h = hashlib.sha256(_code_digest())
@@ -160,11 +154,12 @@ def _key(paths: Sequence[str | Path], library: Path | None = None) -> str | None
         for raw in [*map(str, paths), catalog]:
             h.update(b"\0path\0" + raw.encode("utf-8", "surrogatepass") + b"\0"
                      + os.path.realpath(raw).encode("utf-8", "surrogatepass"))
-            if os.path.isdir(raw):
-                _tree(raw, (".yaml", ".yml"), h)
-            elif raw != catalog or os.path.exists(raw):   # no catalog shipped: nothing to read
-                h.update(b"\0file\0" + _read_spec(raw))
-    except Exception:  # a missing or unreadable path: `validate` says what is wrong
+            if raw == catalog and not os.path.exists(raw):   # no catalog shipped: nothing to read
+                continue
+            for f in find_files([raw]):
+                h.update(b"\0" + str(f).encode("utf-8", "surrogatepass") + b"\0"
+                         + os.path.realpath(f).encode("utf-8", "surrogatepass") + b"\0" + _read_spec(str(f)))
+    except Exception:  # a missing, unreadable or refused path: `validate` says what is wrong
         return None
     return h.hexdigest()[:32]
 

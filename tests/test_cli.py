@@ -46,6 +46,14 @@ def test_check_shipped_specs_is_clean():
         "REQ004 workload/llama3-70b-pretrain-b200"]
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_strict_fails_on_unwaived_warnings(fmt):
+    """newuser10 item 3: nothing failed a CI on warnings (at-risk, should misses, SPC002 all exit 0)."""
+    r = run_cli("check", SPECS, "--strict", "--format", fmt)
+    assert r.code == 1, r.out + r.err             # the 4 warnings above, no error
+    assert run_cli("check", SPECS, "--strict", "--ignore", "COST002,REL006", "--format", fmt).code == 0
+
+
 def test_validate(spec_tree):
     assert run_cli("validate", SPECS).code == 0
     bad = spec_tree({"r.yaml": OVERLOADED.replace("60 A", "60")})

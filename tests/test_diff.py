@@ -120,7 +120,7 @@ def test_json_shape(tmp_path):
     assert set(doc["summary"]) >= {"metrics_changed", "findings_new", "findings_resolved", "requirements_failing",
                                    "head_errors", "failing", "line"}
     for m in doc["metrics"]:
-        assert set(m) == {"object", "metric", "base", "head", "change", "relative"}
+        assert set(m) == {"object", "metric", "base", "head", "change", "relative", "direction", "better"}
         for key in ("base", "head", "change"):
             assert set(m[key]) == {"value", "unit"} and isinstance(m[key]["value"], float)
     for f in doc["findings"]["new"]:
@@ -344,3 +344,36 @@ def test_catalog_sources(own_repo, repo):
         assert racks.catalog is None              # the catalog is not exported with specs/racks
     with spec_source("HEAD", cwd=repo) as rev, spec_source("specs", cwd=repo) as tree:
         assert (rev.catalog, tree.catalog) == (None, None)
+
+
+def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_better(tmp_path):
+    """newuser10 item 4: batch 512 -> 256 cut MFU and throughput 5.4 %, and the comment said ✅ with no direction;
+    MFU's change read "-3.23 %" beside "relative -5.4 %" (its change is in percentage points)."""
+    base, head = copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head")
+    workload = head / "workloads" / "llama3-70b.yaml"
+    workload.write_text(workload.read_text(encoding="utf-8").replace("global_batch: 512", "global_batch: 256"),
+                        encoding="utf-8")
+    r = run_cli("diff", base, head)
+    assert r.code == 0
+    obj = "`workload/llama3-70b-pretrain-b200`"
+    assert r.out.split("\n")[2].startswith("⚠️ ") and " (7 worse, 1 better);" in r.out
+    assert "| object | metric | base | head | change | relative | direction |" in r.out
+    assert f"| {obj} | mfu | 59.69 % | 56.47 % | -3.23 points | -5.4 % | worse ▼ |" in r.out
+    assert f"| {obj} | memory\\_headroom | 0.67 GB | 97.48 GB | +96.81 GB | +14373.6 % | better ▲ |" in r.out
+    assert f"| {obj} | step\\_time | 2.936 s | 1.552 s | -1.384 s | -47.1 % | — |" in r.out   # per batch
+    _, doc = diff_json(base, head)
+    mfu = metric(doc, "workload/llama3-70b-pretrain-b200", "mfu")
+    assert (mfu["direction"], mfu["better"]) == ("worse", "higher")
+    cost = metric(doc, "workload/llama3-70b-pretrain-b200", "cost_per_token")
+    assert (cost["direction"], cost["better"]) == ("worse", "lower")
+    power = metric(doc, "workload/llama3-70b-pretrain-b200", "memory_per_gpu")
+    assert (power["direction"], power["better"]) == (None, None)
+    assert (doc["summary"]["metrics_worse"], doc["summary"]["metrics_better"]) == (7, 1)
+
+
+def test_a_change_with_no_better_direction_reads_as_neither():
+    up = MetricChange("rack/r", "it_power", Q_(40, "kW"), Q_(50, "kW"))
+    assert up.direction is None and metric_cells(up)[2] == "+10 kW"
+    assert MetricChange("workload/w", "ttft", Q_(0.2, "s"), Q_(0.1, "s")).direction == "better"
+    assert MetricChange("workload/w", "ttft", Q_(0.2, "s"), None).direction is None
+

@@ -75,26 +75,29 @@ def test_every_library_model_cites_its_source_and_counts_its_published_parameter
     assert 671e9 < Arch.from_model(models["deepseek-v3"]).params() < 1.03 * 671e9
 
 
-def test_catalog_lists_models_and_racks(tmp_path):
-    models = run_cli("catalog", "list", "--kind", "Model", "--path", tmp_path)
+def test_catalog_lists_models_and_racks(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                    # no specs/ here: the shipped catalog alone
+    models = run_cli("catalog", "list", "--kind", "Model")
     assert models.code == 0 and {r.split()[1] for r in models.out.splitlines()} == set(PUBLISHED) | {"deepseek-v3"}
-    racks = run_cli("catalog", "list", "--kind", "rack", "--path", tmp_path)
+    racks = run_cli("catalog", "list", "--kind", "rack")
     assert racks.code == 0 and {"gb200-nvl72", "gb300-nvl72"} <= {r.split()[1] for r in racks.out.splitlines()}
 
 
-def test_catalog_filters_by_asic(tmp_path):
-    th5 = run_cli("catalog", "list", "--asic", "Tomahawk 5", "--path", tmp_path)
+def test_catalog_filters_by_asic(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                    # no specs/ here: the shipped catalog alone
+    th5 = run_cli("catalog", "list", "--asic", "Tomahawk 5")
     rows = {r.split()[1] for r in th5.out.splitlines()}
     assert th5.code == 0 and rows == {"arista-7060x6-64pe", "celestica-ds5000"}
-    spectrum = {r.split()[1] for r in run_cli("catalog", "list", "--asic", "spectrum", "--path", tmp_path)
+    spectrum = {r.split()[1] for r in run_cli("catalog", "list", "--asic", "spectrum")
                 .out.splitlines()}
     assert spectrum == {"sn2201"}  # whole words: Spectrum-4 is another ASIC
-    missing = run_cli("catalog", "list", "--asic", "Tomahawk 9", "--path", tmp_path)
+    missing = run_cli("catalog", "list", "--asic", "Tomahawk 9")
     assert missing.code == 2 and "no catalog part has ASIC 'Tomahawk 9'" in missing.err
 
 
-def test_catalog_show_yaml_is_a_spec_to_fork(tmp_path):
-    shown = run_cli("catalog", "show", "gb300-nvl72", "--format", "yaml", "--path", tmp_path)
+def test_catalog_show_yaml_is_a_spec_to_fork(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                    # no specs/ here: the shipped catalog alone
+    shown = run_cli("catalog", "show", "gb300-nvl72", "--format", "yaml")
     assert shown.code == 0 and shown.out.startswith("# catalog/racks/gb300-nvl72.yaml:") or \
         shown.out.startswith("# specs/catalog/racks/gb300-nvl72.yaml:")
     body = shown.out.split("\n", 1)[1]
@@ -105,9 +108,9 @@ def test_catalog_show_yaml_is_a_spec_to_fork(tmp_path):
     result = run([fork])
     assert not result.errors
     assert result.metrics["rack/my-nvl72"]["it_power"].m_as("kW") == pytest.approx(142.4, abs=0.05)
-    as_json = run_cli("catalog", "show", "llama3-70b", "--path", tmp_path)
+    as_json = run_cli("catalog", "show", "llama3-70b")
     assert json.loads(as_json.out.split("\n", 1)[1])["layers"] == 80
-    bad = run_cli("catalog", "show", "llama3-70b", "--format", "toml", "--path", tmp_path)
+    bad = run_cli("catalog", "show", "llama3-70b", "--format", "toml")
     assert bad.code == 2 and "unknown format 'toml'" in bad.err
 
 

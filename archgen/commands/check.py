@@ -15,8 +15,8 @@ from archgen.pipeline import run
 
 
 def check(paths: Sequence[Path] | None, fmt: str = "text", select: str = "", ignore: str = "",
-          show_waived: bool = False) -> tuple[str, int]:
-    """The report and exit code: 1 with error findings, 2 for unreadable input.
+          show_waived: bool = False, strict: bool = False) -> tuple[str, int]:
+    """The report and exit code: 1 with error findings (or, if `strict`, unwaived warnings), 2 for unreadable input.
 
     Schema and unit errors (`ValidateError`) are raised for text, and reported as `SPC001` findings (`SPC000` when a
     file cannot be read) in the machine formats.
@@ -31,8 +31,8 @@ def check(paths: Sequence[Path] | None, fmt: str = "text", select: str = "", ign
             raise
         code = "SPC000" if isinstance(err, UnreadableError) else "SPC001"
         return output.render(fmt, output.problem_findings(err.problems, code), {}), err.exit_code
+    failed = bool(result.errors) or strict and any(f.severity == "warning" and not f.waived for f in result.findings)
     if fmt == "text":
-        return output.text(result.findings, show_waived=show_waived), 1 if result.errors else 0
+        return output.text(result.findings, show_waived=show_waived), int(failed)
     ran = [cid for cid in REGISTRY if selected(cid, chosen, dropped)]
-    return output.render(fmt, result.findings, result.metrics, ran, workload_bands(result.workloads)), \
-        1 if result.errors else 0
+    return output.render(fmt, result.findings, result.metrics, ran, workload_bands(result.workloads)), int(failed)

@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
+from archgen import metrics
 from archgen.checks import Finding
 from archgen.checks.requirements import outcome, workload_bands
 from archgen.compare.bom import PartChange, bom_changes
@@ -43,6 +44,19 @@ class MetricChange:
     def relative(self) -> float | None:
         """(HEAD - BASE) / |BASE|, or None where BASE is zero, missing or of another dimension."""
         return None if self.base is None or self.head is None else relative_change(self.base, self.head)
+
+    @property
+    def direction(self) -> str | None:
+        """'better' or 'worse', by the way the metric registry says it is better (`Metric.better`: higher or lower).
+
+        None where the metric has no better direction (a power, a count of parts), a side is missing, or the
+        dimension changed.
+        """
+        declared = metrics.lookup(self.object, self.metric)
+        change = self.change
+        if declared is None or declared.better is None or change is None or not change.magnitude:
+            return None
+        return "better" if (change.magnitude > 0) == (declared.better == "higher") else "worse"
 
 
 @dataclass(frozen=True)
@@ -111,6 +125,8 @@ class Diff:
         new = self.new_findings
         return {
             "metrics_changed": len(self.metrics),
+            "metrics_better": sum(m.direction == "better" for m in self.metrics),
+            "metrics_worse": sum(m.direction == "worse" for m in self.metrics),
             "objects_changed": len({m.object for m in self.metrics}),
             "objects_added": len(self.objects_added),
             "objects_removed": len(self.objects_removed),

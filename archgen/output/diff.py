@@ -77,10 +77,24 @@ def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
     if delta:  # enough decimals that the change itself shows two significant digits
         digits = max(digits, min(max(1 - math.floor(math.log10(abs(delta))), 0), 6))
     shown = [("—" if v is None else (_num(v, digits) + (f" {label}" if label else ""))) for v in (old, new)]
-    change = "—" if delta is None else _num(delta, digits, sign=True) + (f" {label}" if label else "")
+    # a percentage's change is in percentage points, beside the relative change in per cent
+    step = "points" if unit == "percent" else label
+    change = "—" if delta is None else _num(delta, digits, sign=True) + (f" {step}" if step else "")
     rel = c.relative
     pct = "—" if rel is None else f"{rel * 100:+.{2 if abs(rel) < 0.01 else 1}f} %"
     return (shown[0], shown[1], change, pct)
+
+
+#: The head and rule of a table of metric changes; `direction` is better or worse by the metric registry.
+_HEAD = "| object | metric | base | head | change | relative | direction |"
+_RULE = "|---|---|--:|--:|--:|--:|---|"
+
+
+def _moved(c: MetricChange) -> str:
+    """'better ▲' or 'worse ▼' (the arrow: which way the value went); — where the metric has no better direction."""
+    if c.direction is None:
+        return "—"
+    return f"{c.direction} {'▲' if c.change is not None and c.change.magnitude > 0 else '▼'}"
 
 
 def _with(value: float | None, label: str) -> str:
@@ -99,7 +113,9 @@ def _value(state: RequirementState | None) -> str:
 def summary_line(d: Diff) -> str:
     """One line: what changed, what is new, and whether HEAD passes."""
     s = d.summary()
-    parts = [f"{s['metrics_changed']} metric(s) changed in {s['objects_changed']} object(s)"]
+    moved = [f"{s[f'metrics_{k}']} {k}" for k in ("worse", "better") if s[f"metrics_{k}"]]
+    parts = [f"{s['metrics_changed']} metric(s) changed in {s['objects_changed']} object(s)"
+             + (f" ({', '.join(moved)})" if moved else "")]
     if s["objects_added"] or s["objects_removed"]:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
     if s["parts_changed"]:
@@ -117,7 +133,7 @@ def _where(f: Finding) -> str:
 
 def markdown(d: Diff) -> str:
     """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects."""
-    icon = "❌" if d.failing else "✅"
+    icon = "❌" if d.failing else "⚠️" if d.summary()["metrics_worse"] else "✅"   # worse: passes, but look
     lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
              f"{icon} {summary_line(d)}", ""]
     if d.requirements:
@@ -135,17 +151,17 @@ def markdown(d: Diff) -> str:
             lines.append("")
     money = power_and_cost(d)
     if money:
-        lines += ["### Power and cost", "", "| object | metric | base | head | change | relative |",
-                  "|---|---|--:|--:|--:|--:|"]
-        lines += [f"| `{c.object}` | {md(c.metric)} | " + " | ".join(metric_cells(c)) + " |" for c in money]
+        lines += ["### Power and cost", "", _HEAD, _RULE]
+        lines += [f"| `{c.object}` | {md(c.metric)} | " + " | ".join(metric_cells(c)) + f" | {_moved(c)} |"
+                  for c in money]
         lines.append("")
     lines += bom_section(d.bom)
     if d.metrics:
         lines += ["### Metrics", ""]
-        body = ["| object | metric | base | head | change | relative |", "|---|---|--:|--:|--:|--:|"]
+        body = [_HEAD, _RULE]
         for c in d.metrics:
             old, new, change, rel = metric_cells(c)
-            body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {change} | {rel} |")
+            body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {change} | {rel} | {_moved(c)} |")
         if len(d.metrics) > 25:
             body = ["<details><summary>" f"{len(d.metrics)} changed metrics</summary>", ""] + body + ["", "</details>"]
         lines += body + [""]
@@ -215,7 +231,8 @@ def to_json(d: Diff) -> str:
         head=shown_file(d.head_label),
         summary=d.summary() | {"line": summary_line(d)},
         metrics=[{"object": c.object, "metric": c.metric, "base": quantity(c.base), "head": quantity(c.head),
-                  "change": quantity(c.change), "relative": c.relative} for c in d.metrics],
+                  "change": quantity(c.change), "relative": c.relative, "direction": c.direction,
+                  "better": (m.better if (m := metrics.lookup(c.object, c.metric)) else None)} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         bom=[{"object": c.object, "part": c.part, "kind": c.kind, "within": c.within or None, "base": c.base,
               "head": c.head, "change": c.change, "power_change": quantity(c.power),

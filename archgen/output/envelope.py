@@ -23,7 +23,8 @@ def finding(f: Finding) -> dict:
     """One finding in the `check --format json` contract (``waived``, ``hint`` and ``caused_by`` only where set)."""
     loc = shown(f.location)  # relative, no machine paths (`load.shown`)
     out = {"id": f.id, "severity": f.severity, "object": f.object, "file": loc.file if loc else None,
-           "line": loc.line if loc else None, "column": loc.column if loc else None, "message": f.message,
+           "line": loc.line if loc and loc.line else None,          # 0: the file as a whole, no line of it
+           "column": loc.column if loc and loc.line and loc.column else None, "message": f.message,
            "value": quantity(f.value), "limit": quantity(f.limit), "requirement": f.requirement or None}
     if f.waived:
         out["waived"] = f.waived

@@ -73,7 +73,22 @@ def text(findings: list[Finding], *, show_waived: bool = False) -> str:
 def _line(f: Finding) -> str:
     where = f"{f.location}: " if f.location else ""
     tag = f" (waived: {f.waived.strip()})" if f.waived else ""
-    return f"{where}{f.severity}: {f.id} {f.object}: {f.message}{tag}".replace(" : ", ": ")
+    return f"{where}{f.severity}: {f.id}{' ' if _named(f) else ': '}{said(f)}{tag}"
+
+
+def said(f: Finding) -> str:
+    """A finding's object and message as one text: ``rack/r: message``.
+
+    Without an object (a file-level problem: a link out of the tree) the message alone, never ``: message``; a spec
+    problem's message already starts with its field path, which is its object (``id: duplicate id 'r'``), so the
+    path is not said twice.
+    """
+    return f"{f.object}: {f.message}" if _named(f) else f.message
+
+
+def _named(f: Finding) -> bool:
+    """Whether `said` puts the object before the message (there is one, and the message does not start with it)."""
+    return bool(f.object) and not f.message.startswith(f"{f.object}: ")
 
 
 def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Collection[str] | None = None,
@@ -139,7 +154,7 @@ def sarif(findings: list[Finding]) -> str:
         if loc and f.location and packaged(f.location.file) is None:
             loc = replace(loc, file=in_repository(loc.file))
         r: dict[str, Any] = {
-            "ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": f"{f.object}: {f.message}"},
+            "ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": said(f)},
              "partialFingerprints": {"archgenPath/v1": hashlib.sha256(
                  f"{loc.file if loc else ''}|{f.id}|{f.object}".encode()).hexdigest()[:32]}}
         if f.location and loc:
@@ -178,7 +193,7 @@ def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     for cid in ids:
         fs = by_id.get(cid, [])
         errs = [f for f in fs if f.severity == "error"]
-        body = _NOT_XML.sub("\ufffd", "\n".join(f"{f.location or ''}: {f.severity}: {f.object}: {f.message}"
+        body = _NOT_XML.sub("\ufffd", "\n".join(f"{f'{f.location}: ' if f.location else ''}{f.severity}: {said(f)}"
                                                 for f in fs))  # a file name may hold what XML 1.0 cannot
         if errs:
             failures += 1
@@ -214,9 +229,9 @@ def github(findings: list[Finding]) -> str:
         if f.location and loc and packaged(f.location.file) is not None:
             where = f"{loc}: "                    # not a file of the repository: named in the message instead
         elif loc:
-            props = [f"file={_gh_escape(in_repository(loc.file), True)}", f"line={loc.line}", f"col={loc.column}"
-                     ] + props
-        lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(f'{where}{f.object}: {f.message}')}")
+            at = [f"line={loc.line}", f"col={loc.column}"] if loc.line else []   # line 0: the file as a whole
+            props = [f"file={_gh_escape(in_repository(loc.file), True)}", *at, *props]
+        lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(where + said(f))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

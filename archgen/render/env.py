@@ -82,11 +82,19 @@ def render_template(env: jinja2.Environment, name: str, **context: Any) -> str:
         raise TemplateError(f"{err.filename or name}:{err.lineno}: template syntax error: {err.message}") from None
     except jinja2.TemplateNotFound as err:
         raise TemplateError(f"template '{err.name}' not found") from None
-    except (jinja2.UndefinedError, jinja2.sandbox.SecurityError, TypeError, ValueError, AttributeError) as err:
+    except (jinja2.UndefinedError, jinja2.sandbox.SecurityError) as err:
+        raise TemplateError(f"{_where(err) or name}: template error: {err}") from None
+    except RenderError:
+        raise                                      # a filter's own error, with its own message
+    except Exception as err:
+        # the template's own code failed (`{{ 1/0 }}`, `{{ x|int * 'a' }}`, a macro that recurses without end) when
+        # its innermost frame is a template or jinja's runtime; a TypeError, ValueError or AttributeError anywhere
+        # below a template line is a value the template handed on; anything else is a bug in archgen's Python code
         where = _where(err)
-        if where is None and not isinstance(err, (jinja2.UndefinedError, jinja2.sandbox.SecurityError)):
-            raise  # a bug in archgen's Python code, not in a template
-        raise TemplateError(f"{where or name}: template error: {err}") from None
+        handed_on = isinstance(err, (TypeError, ValueError, AttributeError))
+        if where is None or not (handed_on or _template_code(err)):
+            raise
+        raise TemplateError(f"{where}: template error: {type(err).__name__}: {err}") from None
 
 
 def _where(err: BaseException) -> str | None:
@@ -95,3 +103,14 @@ def _where(err: BaseException) -> str | None:
         if frame.filename.endswith(".j2"):
             return f"{frame.filename}:{frame.lineno}"
     return None
+
+
+def _template_code(err: BaseException) -> bool:
+    """Whether the innermost frame of `err` is a template's (``*.j2``) or jinja2's own code."""
+    frames = traceback.extract_tb(err.__traceback__)
+    inner = frames[-1].filename if frames else ""
+    return inner.endswith(".j2") or Path(inner).resolve().is_relative_to(_JINJA)
+
+
+#: jinja2's package directory: an error raised there while rendering is the template's.
+_JINJA = Path(jinja2.__file__).resolve().parent

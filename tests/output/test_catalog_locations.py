@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen import load
+from archgen import load, spec_files
 from archgen.output import findings as report
 from tests.conftest import REPO, write_tree
 
@@ -81,7 +81,7 @@ def test_a_catalog_installed_in_a_virtual_environment_under_the_working_director
     """`pip install .` into ./.venv puts the wheel's catalog under the working directory; its path there
     (.venv/lib/python3.x/site-packages/...) is no file of the repository, so it is named as the package's."""
     monkeypatch.chdir(REPO)
-    monkeypatch.setattr(load, "_PACKAGE", load.shipped_catalog().resolve().parent)  # the catalog inside the package
+    monkeypatch.setattr(spec_files, "_PACKAGE", load.shipped_catalog().resolve().parent)  # the catalog inside the package
     findings, _ = on_catalog
     _, artifacts = _locations(report.sarif(findings))
     assert {a["uriBaseId"] for a in artifacts} == {"ARCHGEN_CATALOG"}

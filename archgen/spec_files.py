@@ -1,0 +1,176 @@
+"""Which files are a spec tree's, and how reports name them: one rule for `load` and the console script's snapshot key.
+
+`find_files` decides what is read. Everything that reads spec files goes through it first, so that nothing reads a
+file `load` refuses: a link that leaves the spec tree (to a file or to a folder) is refused, unread, with its location;
+and a directory named that holds no spec file is an error that says what it holds, never a green run over nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
+from archgen.yaml_guard import entry
+
+#: The suffixes of the files `find_files` reads under a directory (lower case, as written).
+SUFFIXES = (".yaml", ".yml")
+
+
+def shipped_catalog() -> Path:
+    """Directory of the parts catalog shipped with archgen.
+
+    ``archgen/catalog`` inside the package (a link to the repository's ``specs/catalog`` in a checkout); where the
+    link did not survive (a checkout without symlinks), the repository's ``specs/catalog`` itself.
+    """
+    pkg = Path(__file__).resolve().parent / "catalog"
+    repo = Path(__file__).resolve().parent.parent / "specs" / "catalog"
+    return pkg if pkg.is_dir() or not repo.is_dir() else repo
+
+
+def packaged(file: str) -> str | None:
+    """The path inside the shipped catalog (``systems/dgx-h100.yaml``) of a catalog file reports name by the package.
+
+    That is a file of the catalog installed with archgen (a wheel's ``archgen/catalog``), or of a checkout's
+    ``specs/catalog`` outside the working directory. A checkout's catalog under the working directory is None: its
+    files are named relative to the working directory, as the user's are (``specs/catalog/...``), a path that
+    resolves there and in the repository (SARIF's ``%SRCROOT%``). Any file outside the catalog is None too.
+    """
+    path = Path(file)
+    if not path.is_absolute():
+        return None                               # the catalog is loaded from absolute paths; this is the user's
+    for catalog in {shipped_catalog(), shipped_catalog().resolve()}:
+        if path.is_relative_to(catalog):
+            return None if _in_checkout(path) else path.relative_to(catalog).as_posix()
+    return None
+
+
+def _in_checkout(path: Path) -> bool:
+    """Whether a catalog file is a checkout's (outside the installed package) and under the working directory."""
+    real = path.resolve()
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:                               # the working directory was removed
+        return False
+    return real.is_relative_to(cwd) and not real.is_relative_to(_PACKAGE)
+
+
+#: The installed package's directory: a catalog file resolved under it is a wheel's, never the repository's.
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def shown_file(file: str) -> str:
+    """A spec file as documents and reports show it: never a machine's absolute path.
+
+    A file of the shipped catalog that `packaged` names is ``catalog/<kind>/<file>``; a checkout's catalog under the
+    working directory is relative to it (``specs/catalog/<kind>/<file>``, the link ``archgen/catalog`` followed);
+    any other file is relative to the working directory (as the user gave it, or as ``../`` steps from there), with
+    forward slashes.
+    """
+    path = Path(file)
+    if not path.is_absolute():
+        return path.as_posix()
+    inside = packaged(file)
+    if inside is not None:
+        return "catalog/" + inside
+    if any(path.is_relative_to(c) for c in {shipped_catalog(), shipped_catalog().resolve()}):
+        path = path.resolve()                     # the checkout's specs/catalog, not the package's link to it
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:                            # another drive on Windows: no relative path exists
+        return path.name
+
+
+def find_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Every ``*.yaml``/``*.yml`` file under `paths`, sorted; a missing path is a `LoadError`.
+
+    A file reached through a symbolic link that leaves its spec tree (the directory named, or the folder holding a
+    file named) is refused, unread, with its location: a pull request that adds ``specs/x.yaml -> ~/.git-credentials``
+    must not get a line of that file quoted into a report; nor may a spec drop out of it through a dangling link. A
+    link to a folder outside the tree (``specs/up -> ../../other``) is refused the same way (its files would otherwise
+    drop out of the run unseen); one to a folder inside it adds nothing (its files are read where they are). Hidden
+    files and folders (``.x.yaml``, ``.github/``) are not read. A directory named that holds no spec file is an error
+    naming what it holds that is not read (``A.YAML``: the suffix is not ``.yaml``/``.yml`` as written).
+    """
+    found: dict[Path, Path] = {}  # by resolved path: a file named twice (a directory and the file in it) loads once
+    problems: list[SpecProblem] = []
+    folders: dict[Path, Path] = {}  # each folder resolved once (the catalog's files are named one by one)
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            root = p.resolve()
+            files, links, unread = _walk(p)
+            for link in links:
+                try:
+                    target = link.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    continue                       # a dangling link without a spec suffix: no spec of ours
+                if not target.is_relative_to(root):
+                    problems.append(_outside(link, root, "a folder"))
+            if not files and not links:
+                problems.append(_empty(p, unread))
+        elif entry(p):                             # a file, or a pipe or device `load_file` refuses by name
+            files, root = [p], _real_folder(p.parent, folders)
+        else:
+            raise LoadError(f"{raw}: no such file or directory")
+        for f in files:
+            try:
+                real = _resolved(f, folders)
+            except (OSError, RuntimeError):  # a link to nothing, or a loop (3.11: RuntimeError), is no spec to skip
+                problems.append(SpecProblem(Location(str(f)), message="a symbolic link to no file", hint="remove it"))
+                continue
+            if not real.is_relative_to(root):
+                problems.append(_outside(f, root, "a file"))
+                continue
+            found.setdefault(real, f)
+    if problems:
+        raise UnreadableError(problems)
+    return sorted(found.values())
+
+
+def _walk(top: Path) -> tuple[list[Path], list[Path], list[str]]:
+    """The spec files under `top`, its links to folders, and the names of the YAML-like files it does not read.
+
+    Links to folders are not followed (`Path.rglob` does not, in Python 3.11); anything under a hidden folder, or
+    hidden itself, is not read.
+    """
+    files: list[Path] = []
+    links: list[Path] = []
+    unread: list[str] = []
+    for f in top.rglob("*"):
+        hidden = any(part.startswith(".") for part in f.parts[len(top.parts):])  # f: top's parts, then its own
+        if f.suffix in SUFFIXES and not hidden and (f.is_symlink() or entry(f)):
+            files.append(f)
+        elif f.is_symlink() and not hidden and f.is_dir():
+            links.append(f)
+        elif f.suffix.lower() in SUFFIXES and not f.is_dir():
+            why = "hidden" if hidden else f"the suffix is not {' or '.join(SUFFIXES)} as written"
+            unread.append(f"{f.relative_to(top).as_posix()} ({why})")
+    return files, links, sorted(unread)
+
+
+def _outside(link: Path, root: Path, what: str) -> SpecProblem:
+    """A link under `root` to `what` ('a file', 'a folder') outside it, refused unread."""
+    return SpecProblem(Location(str(link)), message=f"a symbolic link to {what} outside the spec tree",
+                       expected=f"{'a spec file' if what == 'a file' else what} inside {shown_file(str(root)) or '.'}",
+                       hint="archgen reads no file outside the tree it is given: copy the "
+                            f"{what.split()[-1]} into the tree")
+
+
+def _empty(top: Path, unread: list[str]) -> SpecProblem:
+    """A directory named that holds no spec file: a CI pointed at the wrong path must not pass over nothing."""
+    held = f"; found, not read: {', '.join(unread[:5])}{', ...' if len(unread) > 5 else ''}" if unread else ""
+    return SpecProblem(Location(str(top)), message=f"no spec file in this directory{held}",
+                       expected="at least one *.yaml or *.yml file (hidden files and folders are not read)",
+                       hint="name the directory that holds the specs, or rename the files to *.yaml")
+
+
+def _resolved(f: Path, folders: dict[Path, Path]) -> Path:
+    """`f.resolve(strict=True)`; a file that is no link is its folder's real path and its name."""
+    return f.resolve(strict=True) if f.is_symlink() else _real_folder(f.parent, folders) / f.name
+
+
+def _real_folder(folder: Path, folders: dict[Path, Path]) -> Path:
+    """`folder.resolve(strict=True)`, kept in `folders`."""
+    return folders[folder] if folder in folders else folders.setdefault(folder, folder.resolve(strict=True))
