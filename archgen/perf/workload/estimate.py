@@ -16,6 +16,7 @@ from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.bands import bands, family
+from archgen.perf.workload.defaults_note import defaults_note
 from archgen.perf.workload.efficiency_range import link_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
@@ -75,6 +76,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
     scenario = workload.inference.scenario if workload.inference is not None else "offline"
+    est = replace(est, notes=[*est.notes, *defaults_note(hw)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 

@@ -23,6 +23,7 @@ from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, layout_problems, n
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.defaults_note import stack_origin
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
@@ -214,4 +215,4 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
         times.append((float(e.step_time), name, bool(e.fits)))
     lo, hi = min(times), max(times)
     return (f"stack not stated: estimated with the newest profile, {t.stack}; over the stack profiles the step time "
-            f"ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout")
+            f"ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout{stack_origin(hw)}")
