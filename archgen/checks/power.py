@@ -13,7 +13,7 @@ from typing import Any
 from archgen.analyse.rack import Power, Stage
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import over_hall
-from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
+from archgen.model import Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
@@ -324,6 +324,8 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
         fitted = [(specs.get(part.accelerator), f"fitted in {part.id}")] if isinstance(part, System) and \
             part.accelerator else []
         for p, where in [(part, f"{line.quantity} placed"), *fitted]:
+            if not isinstance(p, Part):
+                continue
             for kind, fields in POWER_FIELDS:
                 named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and _stated(p, f)]
                 if named:

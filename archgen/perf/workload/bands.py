@@ -257,9 +257,9 @@ def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str
         lines.append("    },")
     lines += ["}", "", "#: Each (family, quantity): how many of its measurements were taken on each accelerator.",
               "ON: dict[str, dict[str, dict[str, int]]] = {"]
-    for fam, rows in (on or {}).items():
+    for fam, quantities in (on or {}).items():
         lines.append(f"    {fam!r}: {{")
-        for q, counts in rows.items():
+        for q, counts in quantities.items():
             lines += [f"        {q!r}: {{", *[f"            {a!r}: {n}," for a, n in counts.items()], "        },"]
         lines.append("    },")
     return "\n".join([*lines, "}"]) + "\n"

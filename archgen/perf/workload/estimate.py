@@ -76,7 +76,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
     scenario = workload.inference.scenario if workload.inference is not None else "offline"
-    est = replace(est, notes=[*est.notes, *defaults_note(hw)])
+    if est.fits:  # a misfit's last note is why it does not fit (a sweep's reason); it has no figure to qualify
+        est = replace(est, notes=[*est.notes, *defaults_note(hw)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 
