@@ -2,7 +2,8 @@
 
 Scores every case file the accuracy page lists (docs/gen_accuracy.py: the two scoring files, copies of
 ../shared/data, and the project's further public cases under tests/perf/data) and writes the band of each
-(family, quantity) (`archgen.perf.workload.bands.compute_table`). `--check` writes nothing and exits 1 when the table
+(family, quantity) (`archgen.perf.workload.bands.compute_table`) and how many of its measurements each accelerator
+has (`compute_on`). `--check` writes nothing and exits 1 when the table
 is stale; tests/perf/test_bands.py runs the same comparison. Regenerate after any change that moves a prediction.
 """
 
@@ -15,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_accuracy import INDEPENDENT, SCORED, write_or_check  # noqa: E402
 
-from archgen.perf.workload.bands import case_family, compute_table, table_source  # noqa: E402
+from archgen.perf.workload.bands import case_family, compute_on, compute_table, table_source  # noqa: E402
 from archgen.scoring.cases import read_case_file  # noqa: E402
 from archgen.scoring.scores import score_cases  # noqa: E402
 
@@ -27,12 +28,15 @@ TABLE = ROOT / "archgen" / "perf" / "workload" / "band_table.py"
 
 def source() -> str:
     """The text band_table.py should hold."""
-    scored = []
+    scored, on = [], []
     for path in CASE_FILES:
         cf = read_case_file(path)
         family = {c.id: case_family(c) for c in cf.cases}
-        scored += [(family[r.id], r.metric, r.error) for r in score_cases(cf).results]
-    return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES])
+        accelerator = {c.id: c.system.accelerator for c in cf.cases}
+        results = score_cases(cf).results
+        scored += [(family[r.id], r.metric, r.error) for r in results]
+        on += [(family[r.id], r.metric, accelerator[r.id]) for r in results]
+    return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES], compute_on(on))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ source that states it (its part's `efficiency.source`, with the file and revisio
 **stated range** (`efficiency.gemm_range`: the estimate is re-timed at both ends and shows the span,
 `perf/workload/efficiency_range.py`), or is marked **unconfirmed** in the part's `unconfirmed:` list (carried over
 from a sibling part or a model default, with no measurement of its own). `default` means the part does not state the
-field and the model's default applies (its source, or why it has none, is in the code section). On NVIDIA parts
+field and the model's default applies (its source, or why it has none, is in the code section); an estimate on such
+a part names each default it took and its origin in a note (`perf/workload/defaults_note.py`: `vector`,
+`gemm_half_size` and a system's host link `efficiency`). On NVIDIA parts
 fp16 takes bf16's measured fraction: the datasheets give both the same tensor-core peak, and no MAMF table measures
 fp16 separately.
 

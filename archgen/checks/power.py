@@ -1,6 +1,7 @@
 """PWR: each stage of the power chain (shelves, PDUs, feeds) carries its load, and feeds suit the inputs they feed.
 
-The chain must be written so that no placed unit is left out (PWR009).
+The chain must be written so that no placed unit is left out (PWR009), and a cluster whose power rests on figures
+its parts list as `unconfirmed:` says so (PWR012).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from archgen.analyse.rack import Power, Stage
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import over_hall
-from archgen.model import PowerShelf
+from archgen.model import Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
@@ -301,3 +302,58 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
                                 f"{_kw(usable)} ({red} of {units.count} x {_kw(units.capacity)} {label} {kind}, "
                                 f"feeds.{key})", load.to("kW"),
                                 usable.to("kW"))
+
+
+#: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.
+POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical")), (CoolingUnit, ("power",)),
+    (Accelerator, ("tdp",)))
+
+
+def unconfirmed_power(ctx: Context, path: str) -> list[str]:
+    """The unconfirmed power figures of the parts on cluster `path`'s bill of materials, as 'part field (where)'.
+
+    A system's, switch's or CDU's own draw, and the `tdp` of the accelerator fitted in a system (the board power its
+    draw is built on, and that a sweep over accelerators re-powers the system by).
+    """
+    a = ctx.clusters[path]
+    out: dict[str, None] = {}
+    specs = ctx.design.specs
+    for line in a.cabling.bom if a.cabling is not None else ():
+        part = specs.get(line.part)
+        fitted = [(specs.get(part.accelerator), f"fitted in {part.id}")] if isinstance(part, System) and \
+            part.accelerator else []
+        for p, where in [(part, f"{line.quantity} placed"), *fitted]:
+            if not isinstance(p, Part):
+                continue
+            for kind, fields in POWER_FIELDS:
+                named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and _stated(p, f)]
+                if named:
+                    out[f"{p.id} {' and '.join(named)} ({where})"] = None
+    return list(out)
+
+
+def _stated(part: Any, field: str) -> bool:
+    value = part
+    for name in field.split("."):
+        value = getattr(value, name, None)
+    return value is not None
+
+
+@check("PWR012", "power.unconfirmed", severity="info")
+def power_confirmed(ctx: Context) -> Iterator[Violation]:
+    """A cluster's power and energy rest on power figures its parts confirm (not listed under `unconfirmed:`).
+
+    A vendor with no public figure states its best one and lists it as unconfirmed (docs/spec-reference.md): the
+    IT power, the PWR checks, the energy cost and a sweep's energy per token then rest on it, and this finding names
+    it, as COST003 names assumed prices.
+
+    Fix: confirm the figure from a public source and remove it from the part's `unconfirmed:` list, or accept it
+    knowingly (waive this finding with the reason).
+    """
+    for path in sorted(ctx.clusters):
+        figures = unconfirmed_power(ctx, path)
+        if figures:
+            spec = ctx.clusters[path].cluster.spec
+            yield Violation(path, spec.id, (), "IT power, energy and their cost rest on unconfirmed figures: "
+                            + ", ".join(figures))

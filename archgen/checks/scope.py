@@ -23,9 +23,10 @@ KINDS: dict[str, tuple[str, ...]] = {
     # reliability and cost judge a cluster and the training workloads it runs (their findings' objects: docs/checks.md)
     "REL": ("cluster", "workload"), "COST": ("cluster", "workload"), "SWP": ("sweep",),
 }
-#: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities.
+#: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities, and the
+#: power figures a cluster's power rests on.
 CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
-                                              "PWR011": ("cluster",)}
+                                              "PWR011": ("cluster",), "PWR012": ("cluster",)}
 
 
 def _liquid(r: Any) -> bool:

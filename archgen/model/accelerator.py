@@ -143,7 +143,10 @@ class Accelerator(Part):
     l2_cache: Information | None = Field(None, description="On-chip last-level cache (L2 / Infinity Cache).")
     l2_bandwidth: Bandwidth | None = Field(
         None, description="On-chip last-level cache bandwidth; working sets that fit are served at this rate.")
-    tdp: Power = Field(description="Maximum (configurable) board power, e.g. '700 W'.")
+    tdp: Power = Field(description=(
+        "Maximum (configurable) board power, e.g. '700 W'. Required: where the vendor publishes none, state the best "
+        "figure you can stand behind (say how it was reached in `notes`) and list `tdp` under `unconfirmed:`; "
+        "`archgen check` then names it among the figures a cluster's power rests on (PWR012)."))
     compute_capability: float | None = Field(
         None, gt=0, description="CUDA compute capability (NVIDIA's CUDA GPUs table), e.g. 9.0 for Hopper; NCCL keys "
                                 "its per-generation tuning constants on it. Left out (non-NVIDIA parts), the "

@@ -49,7 +49,11 @@ class Part(Document):
     part_number: str = Field("", description="The vendor's orderable part number, when published.")
     source: str | list[str] = Field(description="Public source(s) of the figures: URL or document and table.")
     unconfirmed: bool | list[str] = Field(
-        False, description="True, or the names of fields, when a figure could not be confirmed from a public source.")
+        False, description=(
+            "True, or the names of fields, when a figure could not be confirmed from a public source. A required "
+            "figure nobody publishes (an accelerator's `tdp`, a system's `power.max`) is stated at its best estimate "
+            "and listed here, never invented as if sourced: documents tag the part assumed, and a power figure so "
+            "listed is named in `archgen check` (PWR012)."))
     notes: str = Field("", description="Assumptions and remarks.")
     reliability: FailureRate | None = Field(None, description=(
         "This part's own failure rate and repair time; default: its class's rate in the cluster's `FailureRates` "
@@ -117,7 +121,8 @@ class Electrical(Spec):
 
     max: PowerOrZero = Field(description=(
         "Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'; may be left out when `psus` gives "
-        "count, capacity and redundancy (then the active PSUs' output, `max_basis: psu-active`)."))
+        "count, capacity and redundancy (then the active PSUs' output, `max_basis: psu-active`). Where neither is "
+        "published, state the best estimate and list `power.max` under the part's `unconfirmed:` (PWR012 names it)."))
     typical: PowerOrZero | None = Field(None, description=(
         "Typical draw under load, when published; average-power metrics (`it_power_typical`) use it, budgets use "
         "`max`."))

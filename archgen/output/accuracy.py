@@ -10,7 +10,7 @@ from archgen.model.cases import Case
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_switch, show_value
 from archgen.perf.train.stacks import explain
-from archgen.perf.workload.band_table import TABLE
+from archgen.perf.workload.band_table import ON, TABLE
 from archgen.perf.workload.bands import FAMILIES
 from archgen.scoring.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.scoring.catalog import load_accelerators
@@ -217,14 +217,22 @@ def band_section() -> list[str]:
              "(docs/perf-model.md, Error bands). A training run's step time, tokens/s, TFLOP/s and MFU are one "
              "quantity (the step time), as a collective's time and busbw are; a rate's band is the time's turned "
              "round, 1 / (1 + error) - 1.", "",
-             "| family | quantity | measurements | lowest error | highest error | median \\|error\\| |",
-             "|---|---|---:|---:|---:|---:|"]
+             "A band says how many of its measurements were taken on the estimated accelerator (the last column). "
+             "Where none was (a part nobody has published a run of, or one measured only in other families), the "
+             "model's error was never seen on it, and what the part's stated efficiency ranges leave open "
+             "(docs/efficiencies.md) is not in those errors either: the band then also spans the estimate over "
+             "those ranges, each end taken with the model's error in the same direction (the low end / (1 + highest "
+             "error), the high end / (1 + lowest error)), so a requirement met only at the optimistic end is at "
+             "risk.", "",
+             "| family | quantity | measurements | lowest error | highest error | median \\|error\\| | on |",
+             "|---|---|---:|---:|---:|---:|---|"]
     for fam, shown in FAMILIES.items():
         rows = TABLE.get(fam, {})
-        lines += [f"| {shown} | {q} | {n} | {lo:+.1%} | {hi:+.1%} | {med:.1%} |"
+        lines += [f"| {shown} | {q} | {n} | {lo:+.1%} | {hi:+.1%} | {med:.1%} | "
+                  f"{', '.join(f'{a} {k}' for a, k in ON.get(fam, {}).get(q, {}).items())} |"
                   for q, (n, lo, hi, med) in rows.items()]
         if not rows:
-            lines.append(f"| {shown} | — | 0 | — | — | — |")
+            lines.append(f"| {shown} | — | 0 | — | — | — | — |")
     return lines + [""]
 
 

@@ -67,11 +67,20 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
 
 
 def band_json(b: Band, value: Q) -> dict[str, Any]:
-    """A metric's error band: its family, measurements, signed relative errors and value range (`Band.values`)."""
+    """A metric's error band as JSON.
+
+    Its family, measurements (and those on the estimated accelerator), signed relative errors, the span over the
+    part's stated efficiency ranges it also covers (`spread`, factors of the value; null where the part has
+    measurements or states no range) and value range (`Band.values`).
+    """
     ends = b.values(value)
+    on = ({"accelerator": b.accelerator, "measurements": b.on_accelerator} if b.on_accelerator is not None else None)
     if ends is None:
-        return {"family": b.family, "measurements": 0, "error": None, "low": None, "high": None}
-    return {"family": b.family, "measurements": b.count, "error": {"low": b.low, "high": b.high, "median": b.median},
+        return {"family": b.family, "measurements": 0, "on_accelerator": on, "error": None, "spread": None,
+                "low": None, "high": None}
+    return {"family": b.family, "measurements": b.count, "on_accelerator": on,
+            "error": {"low": b.low, "high": b.high, "median": b.median},
+            "spread": {"low": b.spread[0], "high": b.spread[1]} if b.spread is not None else None,
             "low": to_json(ends[0]), "high": to_json(ends[1])}
 
 

@@ -40,7 +40,8 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency",
                "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "gemm_k_fixed_steps",
                "vector_peak", "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency",
-               "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth")
+               "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth",
+               "unstated")
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ class Hardware:
             no measurement of its own (`perf.workload.efficiency_range`); empty when measured.
         assumed_efficiencies: Which of 'hbm', 'flash' and 'scale_up' the part states neither as a figure nor as a
             range: each then has an assumed point and the catalog's measured range (`perf.hw.assumed_efficiency`).
+        unstated: Which of 'vector' and 'gemm_half_size' the part leaves to the model's default (an estimate's
+            note names each, `perf.workload.defaults_note`).
+        host_link_default: Whether `host_link_efficiency` is the model's default (the system states none).
         scale_up_latency: Latency per ring step in the scale-up domain (s).
         torus: Chips along each dimension when the accelerators are joined chip to chip in a torus (TPU ICI);
             its collectives are then those of `perf.comm.torus`. Empty for switched fabrics.
@@ -145,6 +149,8 @@ class Hardware:
     flash_efficiency: float = 0.787
     flash_efficiency_range: tuple[float, ...] = ()
     assumed_efficiencies: tuple[str, ...] = ()
+    unstated: tuple[str, ...] = ()
+    host_link_default: bool = False
     oversubscription: float = 1.0
     pod: int = 0
     scale_out_reduction: bool = False
@@ -269,12 +275,13 @@ class Hardware:
 
 
 class HostFields(TypedDict, total=False):
-    """The `Hardware` fields a host share sets (`HostShare.fields` sets all four; none without host memory)."""
+    """The `Hardware` fields a host share sets (`HostShare.fields` sets all five; none without host memory)."""
 
     host_capacity: float
     host_link_bandwidth: float
     host_memory_bandwidth: float
     host_link_efficiency: float
+    host_link_default: bool
 
 
 @dataclass(frozen=True)
@@ -285,17 +292,20 @@ class HostShare:
     link: Q
     memory_bandwidth: Q
     efficiency: float = HOST_LINK_EFFICIENCY
+    default: bool = False  # the efficiency is the model's default: the system states none
 
     @classmethod
     def of_node(cls, host, accelerators: int) -> HostShare:
         """The share of one of a node's `accelerators` in its `System.host_memory`."""
         n = max(1, int(accelerators))
-        return cls(host.capacity / n, host.link, host.bandwidth / n, host.efficiency)
+        return cls(host.capacity / n, host.link, host.bandwidth / n, host.efficiency,
+                   "efficiency" not in host.model_fields_set)
 
     def fields(self) -> HostFields:
         """The `Hardware` fields, in SI."""
         return {"host_capacity": _si(self.capacity, "B"), "host_link_bandwidth": _si(self.link, "B/s"),
-                "host_memory_bandwidth": _si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency}
+                "host_memory_bandwidth": _si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency,
+                "host_link_default": self.default}
 
 
 def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
@@ -365,6 +375,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         flash_efficiency=assumed_efficiency.point(eff, "flash"),
         flash_efficiency_range=assumed_efficiency.effective_range(eff, "flash") or (),
         assumed_efficiencies=assumed_efficiency.unstated(eff),
+        unstated=tuple(n for n in ("vector", "gemm_half_size") if n not in eff.model_fields_set),
         l2_capacity=_si(accelerator.l2_cache, "B"),
         l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
         scale_up_size=max(1, int(scale_up_size)),

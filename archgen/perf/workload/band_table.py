@@ -43,3 +43,113 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'time': (14, -0.1761, 0.1575, 0.0691),
     },
 }
+
+#: Each (family, quantity): how many of its measurements were taken on each accelerator.
+ON: dict[str, dict[str, dict[str, int]]] = {
+    'dense-training': {
+        'step_time': {
+            'a100-sxm4-80gb': 38,
+            'b200-sxm-180gb': 7,
+            'b300-sxm-288gb': 1,
+            'gb200': 10,
+            'gb300': 4,
+            'h100-sxm5-80gb': 12,
+            'h200-sxm-141gb': 2,
+        },
+    },
+    'moe-training': {
+        'step_time': {
+            'b200-sxm-180gb': 3,
+            'b300-sxm-288gb': 7,
+            'gb200': 4,
+            'gb300': 4,
+            'h100-sxm5-80gb': 14,
+        },
+    },
+    'offline-serving': {
+        'tokens_per_second': {
+            'b200-sxm-180gb': 11,
+            'b300-sxm-288gb': 1,
+            'gb200': 9,
+            'gb300': 1,
+            'h100-sxm5-80gb': 15,
+            'h200-sxm-141gb': 14,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+    },
+    'serving-under-load': {
+        'tokens_per_second': {
+            'b200-sxm-180gb': 3,
+            'gb200': 2,
+            'gb300': 1,
+            'h100-sxm5-80gb': 10,
+            'h200-sxm-141gb': 2,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+        'tpot': {
+            'b200-sxm-180gb': 3,
+            'gb200': 2,
+            'gb300': 1,
+            'h100-sxm5-80gb': 10,
+            'h200-sxm-141gb': 2,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+        'tpot_p50': {
+            'b200-sxm-180gb': 3,
+            'gb200': 2,
+            'gb300': 1,
+            'h100-sxm5-80gb': 1,
+            'h200-sxm-141gb': 2,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+        'tpot_p99': {
+            'b200-sxm-180gb': 3,
+            'gb200': 2,
+            'gb300': 1,
+            'h100-sxm5-80gb': 1,
+            'h200-sxm-141gb': 2,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+        'ttft': {
+            'b200-sxm-180gb': 3,
+            'gb200': 2,
+            'gb300': 1,
+            'h100-sxm5-80gb': 11,
+            'h200-sxm-141gb': 2,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+        'ttft_p50': {
+            'b200-sxm-180gb': 3,
+            'gb200': 2,
+            'gb300': 1,
+            'h100-sxm5-80gb': 1,
+            'h200-sxm-141gb': 2,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+        'ttft_p99': {
+            'b200-sxm-180gb': 3,
+            'gb200': 2,
+            'gb300': 1,
+            'h100-sxm5-80gb': 1,
+            'h200-sxm-141gb': 2,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+    },
+    'collectives': {
+        'time': {
+            'b200-sxm-180gb': 4,
+            'gb200': 1,
+            'h100-sxm5-80gb': 5,
+            'h200-sxm-141gb': 3,
+            'mi300x': 1,
+        },
+    },
+}

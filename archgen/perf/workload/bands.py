@@ -15,6 +15,12 @@ as far as the published runs can tell: a requirement that p meets but one end of
 The bands are generated, not read: `python docs/gen_bands.py` scores the project's case files and writes
 `perf/workload/band_table.py`, so the model reads no file at run time, and tests/perf/test_bands.py fails when the table
 is stale against the model. `compute_table` is the computation; `band` the look-up.
+
+The table also counts, per accelerator, how many of each band's measurements were taken on it (`compute_on`): a band
+says how many are on the estimated part. Where none is, the model's error was never seen on that part, and what the
+part's own figures leave open (its stated efficiency ranges, `perf.workload.efficiency_range`) is not in the band's
+errors either: the band then spans both, each end of the estimate's span over those ranges taken with the model's
+error in the same direction (`Band.spread`), so a requirement met only at the optimistic end is at risk.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from archgen import metrics
-from archgen.perf.workload.band_table import TABLE
+from archgen.perf.workload.band_table import ON, TABLE
 from archgen.units import Q
 
 if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's estimate (issue 25)
@@ -83,7 +89,10 @@ class Band:
     """The measured error of one metric of one family.
 
     Its lowest and highest signed relative error, its median |error| and how many published measurements they come
-    from (none: no published run of the family measured it, and the band is unknown).
+    from (none: no published run of the family measured it, and the band is unknown); how many of those were taken on
+    the estimated accelerator (`on_accelerator`; None where not asked); and, where none was, the estimate's span over
+    the part's stated efficiency ranges as factors of the estimate (`spread`, with `span` in words), which the band
+    then spans as well.
     """
 
     family: str
@@ -92,6 +101,10 @@ class Band:
     low: float
     high: float
     median: float
+    accelerator: str = ""
+    on_accelerator: int | None = None
+    spread: tuple[float, float] | None = None
+    span: str = ""
 
     @property
     def measured(self) -> bool:
@@ -99,8 +112,15 @@ class Band:
         return self.count > 0
 
     def values(self, estimate: Q) -> tuple[Q, Q] | None:
-        """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it."""
-        return (estimate / (1 + self.high), estimate / (1 + self.low)) if self.measured else None
+        """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
+
+        With a `spread` (s_low, s_high) the ends are [p*s_low/(1+high), p*s_high/(1+low)]: each end of the span over
+        the part's stated efficiency ranges taken with the model's error in the same direction.
+        """
+        if not self.measured:
+            return None
+        s_low, s_high = self.spread or (1.0, 1.0)
+        return estimate * s_low / (1 + self.high), estimate * s_high / (1 + self.low)
 
     def describe(self) -> str:
         """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...')."""
@@ -110,14 +130,33 @@ class Band:
                 f"; the model {'over' if self.low > 0 else 'under'}-predicted every one of them, so the band lies "
                 f"{'below' if self.low > 0 else 'above'} the estimate")
         return (f"model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
-                f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}{side}")
+                f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}"
+                f"{self._on()}{side}{self._spread()}")
+
+    def _on(self) -> str:
+        if self.on_accelerator is None:
+            return ""
+        return f", {self.on_accelerator or 'none'} of them on {self.accelerator}"
+
+    def _spread(self) -> str:
+        if self.spread is None:
+            return ""
+        return (f", so the band also spans {self.span} over its stated efficiency ranges, each end taken with the "
+                "model's error in the same direction (low end / (1 + highest error), high end / (1 + lowest error))")
 
 
-def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None) -> Band | None:
-    """The band of `metric` for a job of `family_`.
+#: An estimate's span over the part's stated efficiency ranges: (the metric it was taken of, its point, low, high).
+Span = tuple[str, float, float, float]
+
+
+def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
+         span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None) -> Band | None:
+    """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
     None where the metric carries none (memory, concurrency); a band of no measurement (`Band.measured` false) where
-    no scored run of the family measured its quantity.
+    no scored run of the family measured its quantity. Given an accelerator, the band counts the measurements taken
+    on it (`on`, default the generated table's); where there is none and `span` is of a metric stating the same
+    quantity, the band also spans it (`Band.spread`).
     """
     quantity = QUANTITIES[KINDS[family_]].get(metric)
     if quantity is None:
@@ -128,12 +167,36 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     count, low, high, median = row
     if _maximise(metric) != _maximise(quantity):
         low, high = _turned(low, high)
-    return Band(family_, metric, count, low, high, median)
+    if not accelerator:
+        return Band(family_, metric, count, low, high, median)
+    n = (ON if on is None else on).get(family_, {}).get(quantity, {}).get(accelerator, 0)
+    spread = _spread(family_, metric, span) if n == 0 and span is not None else None
+    what = ""
+    if spread is not None and span is not None:
+        name, point, lo, hi = span
+        m = metrics.find("workload", name)
+        unit = f" {m.dimension}" if m is not None and m.dimension else ""
+        title = m.title[0].lower() + m.title[1:] if m is not None else name
+        what = f"the {title} ({_g(lo)}{unit} to {_g(hi)}{unit} around {_g(point)}{unit})"
+    return Band(family_, metric, count, low, high, median, accelerator, n, spread, what)
 
 
-def bands(family_: str, names: Iterable[str]) -> dict[str, Band]:
-    """The band of each of `names` that has one."""
-    return {name: b for name in names if (b := band(family_, name)) is not None}
+def _g(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None:
+    """`span` as factors of `metric`'s estimate, (low, high), where `metric` states the quantity `span` is of."""
+    name, point, lo, hi = span
+    quantities = QUANTITIES[KINDS[family_]]
+    if quantities.get(name) != quantities.get(metric) or point <= 0 or lo <= 0:
+        return None
+    return (lo / point, hi / point) if _maximise(metric) == _maximise(name) else (point / hi, point / lo)
+
+
+def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None) -> dict[str, Band]:
+    """The band of each of `names` that has one, on `accelerator` with its efficiency `span` (see `band`)."""
+    return {name: b for name in names if (b := band(family_, name, accelerator=accelerator, span=span)) is not None}
 
 
 def compute_table(scored: Iterable[tuple[str, str, float]]) -> dict[str, dict[str, tuple[int, float, float, float]]]:
@@ -158,6 +221,21 @@ def compute_table(scored: Iterable[tuple[str, str, float]]) -> dict[str, dict[st
     return table
 
 
+def compute_on(scored: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, dict[str, int]]]:
+    """Per (family, quantity), how many scored measurements were taken on each accelerator.
+
+    `scored` is (family, metric measured, accelerator) for each measurement `compute_table` counts.
+    """
+    on: dict[str, dict[str, dict[str, int]]] = {}
+    for fam, metric, accelerator in scored:
+        quantity = QUANTITIES[KINDS[fam]].get(metric)
+        if quantity is None:
+            continue
+        row = on.setdefault(fam, {}).setdefault(quantity, {})
+        row[accelerator] = row.get(accelerator, 0) + 1
+    return {fam: {q: dict(sorted(on[fam][q].items())) for q in sorted(on[fam])} for fam in FAMILIES if fam in on}
+
+
 def _median(values: list[float]) -> float:
     s = sorted(values)
     if not s:
@@ -166,8 +244,9 @@ def _median(values: list[float]) -> float:
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
-def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str]) -> str:
-    """The text of `perf/workload/band_table.py` holding `table`, generated from the case files `sources`."""
+def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str],
+                 on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None) -> str:
+    """The text of `perf/workload/band_table.py` holding `table` and `on`, generated from the case files `sources`."""
     lines = ['"""The model\'s measured error by family of published runs: generated by `python docs/gen_bands.py`; do '
              'not edit.', "", "Each (family, quantity): (measurements, lowest and highest signed relative error, "
              "median |error|), from:", "", *[f"- {s}" for s in sources], '"""', "",
@@ -175,5 +254,12 @@ def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str
     for fam, rows in table.items():
         lines.append(f"    {fam!r}: {{")
         lines += [f"        {q!r}: ({n}, {lo!r}, {hi!r}, {med!r})," for q, (n, lo, hi, med) in rows.items()]
+        lines.append("    },")
+    lines += ["}", "", "#: Each (family, quantity): how many of its measurements were taken on each accelerator.",
+              "ON: dict[str, dict[str, dict[str, int]]] = {"]
+    for fam, quantities in (on or {}).items():
+        lines.append(f"    {fam!r}: {{")
+        for q, counts in quantities.items():
+            lines += [f"        {q!r}: {{", *[f"            {a!r}: {n}," for a, n in counts.items()], "        },"]
         lines.append("    },")
     return "\n".join([*lines, "}"]) + "\n"

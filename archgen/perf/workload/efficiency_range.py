@@ -129,7 +129,12 @@ def link_note(hw: Hardware, busbw_at: Callable[[Hardware], float]) -> list[str]:
 def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], float], what: str = "the step time",
                     unit: str = "s") -> list[str]:
     """A workload note with `what` (the step time) at the ends of the stated efficiency ranges (none without one)."""
-    span = over_range(hw, dtype, step_at)
+    return span_note(hw, dtype, over_range(hw, dtype, step_at), what, unit)
+
+
+def span_note(hw: Hardware, dtype: str, span: tuple[float, float] | None, what: str = "the step time",
+              unit: str = "s") -> list[str]:
+    """`efficiency_note` of a span already taken (`over_range`); none where it is None (no stated range applies)."""
     if span is None:
         return []
     parts = _described(hw, dtype)

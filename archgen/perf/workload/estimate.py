@@ -16,6 +16,7 @@ from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.bands import bands, family
+from archgen.perf.workload.defaults_note import defaults_note
 from archgen.perf.workload.efficiency_range import link_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
@@ -75,6 +76,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
     scenario = workload.inference.scenario if workload.inference is not None else "offline"
+    if est.fits:  # a misfit's last note is why it does not fit (a sweep's reason); it has no figure to qualify
+        est = replace(est, notes=[*est.notes, *defaults_note(hw)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 
@@ -97,5 +100,6 @@ def precision(workload: Workload) -> str | None:
 
 
 def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
-    """The estimate with its hardware and each metric's error band (`family_`)."""
-    return replace(est, bands=bands(family_, est.metrics), hardware=hw.summary(precision(workload)))
+    """The estimate with its hardware and each metric's error band (`family_`, on `hw`'s accelerator)."""
+    return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span),
+                   hardware=hw.summary(precision(workload)))

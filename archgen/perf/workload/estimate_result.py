@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from archgen.model.requirements import Outcome
-from archgen.perf.workload.bands import Band
+from archgen.perf.workload.bands import Band, Span
 from archgen.units import Q
 
 
@@ -31,3 +31,4 @@ class Estimate:
     cluster: str = ""
     misfit: str = ""  # why the job does not fit in accelerator memory ("" when it fits); PERF002 reports it
     bands: dict[str, Band] = field(default_factory=dict)  # each metric's measured error (perf.bands)
+    span: Span | None = None  # the estimate over the part's stated efficiency ranges (perf.workload.bands.Span)

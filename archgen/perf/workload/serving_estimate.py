@@ -14,7 +14,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import estimate_serving
-from archgen.perf.workload.efficiency_range import efficiency_note
+from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_
@@ -109,14 +109,16 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     breakdown = {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
                  "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")
                  } if "tpot" in metrics else {}
-    sens = {}
+    sens, span = {}, None
     if with_sensitivity and fits:
         def tput(h: Hardware) -> float:
             # a batch left out follows the KV-cache capacity
             x = estimate_serving(h, job, tp, batch, rate, replicas=replicas)[0]
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
-        notes += efficiency_note(hw, inf.precision, tput, "the tokens/s per accelerator", "1/s")
+        ends = over_range(hw, inf.precision, tput)
+        notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator", "1/s")
+        span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
     # under an arrival rate the batch is only the admission cap (the KV cache's capacity or `batch`); what runs is
     # the simulated concurrency: named so, not to read as the operating batch
     layout: dict[str, int | str] = {"tp": tp, "replicas": replicas,
@@ -141,7 +143,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
                         f"tokens (kv_reserve: {inf.kv_reserve})"}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
-                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit)
+                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span)
 
 
 def expert_problem(arch: Arch, ep: int) -> str | None:

@@ -23,7 +23,8 @@ from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, layout_problems, n
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
-from archgen.perf.workload.efficiency_range import efficiency_note
+from archgen.perf.workload.defaults_note import stack_origin
+from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_
@@ -158,7 +159,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
-    notes += efficiency_note(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
+    span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
+    notes += span_note(hw, t.precision, span)
     fits = bool(est.fits)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
     if not fits:
@@ -190,7 +192,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
                         f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s"}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
-                    sens, notes=notes, conventions=conv, misfit=misfit)
+                    sens, notes=notes, conventions=conv, misfit=misfit,
+                    span=("step_time", s, *span) if span is not None else None)
 
 
 def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, TrainingEstimate]
@@ -212,4 +215,4 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
         times.append((float(e.step_time), name, bool(e.fits)))
     lo, hi = min(times), max(times)
     return (f"stack not stated: estimated with the newest profile, {t.stack}; over the stack profiles the step time "
-            f"ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout")
+            f"ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout{stack_origin(hw)}")

@@ -1,0 +1,45 @@
+"""The figures an estimate takes from the model's defaults because the part states none, named with their origin.
+
+A part that leaves `efficiency.vector` or `efficiency.gemm_half_size` out, or a system whose `host_memory` leaves
+`efficiency` out, is estimated with a default measured on another part (or assumed): the estimate's note names
+each, as `perf.workload.efficiency_range` names the efficiencies taken at a point, so that a part nobody measured
+does not read as if it were. A training job that states no `stack` takes the newest profile, an NVIDIA stack's; on
+a part that states no CUDA compute capability (not an NVIDIA GPU) the stack note says so (`stack_origin`).
+"""
+
+from __future__ import annotations
+
+from archgen.model.accelerator import VECTOR_EFFICIENCY
+from archgen.model.system import HOST_LINK_EFFICIENCY
+from archgen.perf.hw.hardware import Hardware
+
+#: Each default an estimate may take, with where its figure comes from (the sources are cited where it is declared).
+ORIGINS: dict[str, str] = {
+    "vector": f"vector (FP32 FMA) efficiency {VECTOR_EFFICIENCY:g}, a B200's OpenCL-Benchmark rate "
+              "(`model.accelerator.VECTOR_EFFICIENCY`)",
+    "gemm_half_size": "GEMM size ramp gemm_half_size 128, one tensor-core tile: an assumption, not a measurement",
+    "host_link": f"host link efficiency {HOST_LINK_EFFICIENCY:g}, nvbandwidth's host-to-device copy on an H100 over "
+                 "PCIe Gen5 x16 (`model.system.HOST_LINK_EFFICIENCY`)",
+}
+
+
+def defaults_used(hw: Hardware) -> list[str]:
+    """The defaults `hw` was built with, in words with their origin (empty where the part states every figure)."""
+    names = [*hw.unstated, *(["host_link"] if hw.host_link_default and hw.host_capacity > 0 else [])]
+    return [ORIGINS[n] for n in names]
+
+
+def defaults_note(hw: Hardware) -> list[str]:
+    """An estimate's note naming the defaults it took for `hw`'s part (none where it took none)."""
+    used = defaults_used(hw)
+    if not used:
+        return []
+    return [f"not stated by {hw.accelerator} or its system, so taken from the model's defaults: {'; '.join(used)}"]
+
+
+def stack_origin(hw: Hardware) -> str:
+    """What the stack note adds on a part that is not an NVIDIA GPU (it states no CUDA compute capability)."""
+    if hw.compute_capability:
+        return ""
+    return (f"; the profiles describe NVIDIA stacks on NVIDIA GPUs, and {hw.accelerator} states no CUDA compute "
+            "capability, so its own stack's switches may differ")
