@@ -26,7 +26,7 @@ import numpy as np
 
 from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import access_ports, place_switches, spare_leaf_ports
+from archgen.analyse.placement import access_ports, other_ends, place_switches, spare_leaf_ports
 from archgen.analyse.rack import typical_draw
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -259,9 +259,11 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
         weight = np.ones(len(racks), dtype=np.int64)
         if extra > 0 and len(placed["leaf"]):
             # switch management ports, extra and reserved ports: at the leaves' free down ports, in leaf order
+            # from where each stands: a switch's management port in its rack, a port stated as a count nowhere
             lf = spare_leaf_ports(planes * n_leaves + leaves, len(placed["leaf"]), tiers["leaf"].down, extra)
-            a_rack = np.concatenate([a_rack, placed["leaf"][lf, 0]])
-            a_u = np.concatenate([a_u, placed["leaf"][lf, 1]])
+            at = other_ends(cluster, fa, extra)
+            a_rack = np.concatenate([a_rack, at[:, 0]])
+            a_u = np.concatenate([a_u, at[:, 1]])
             b = np.concatenate([b, placed["leaf"][lf]])
             group = np.concatenate([group, np.full(extra, -1)])
             weight = np.concatenate([weight, np.ones(extra, dtype=np.int64)])
@@ -367,7 +369,8 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 if bad.any():
                     over.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
         max_len = Q_(float(tr.length.max()), "m")
-        unplaced = (tr.a_rack < 0) | (tr.b_rack < 0)
+        # runs to a switch placed in no rack (an end stated only as a count, group < 0, is no switch: not counted)
+        unplaced = (tr.b_rack < 0) | ((tr.a_rack < 0) & (tr.group >= 0))
         if unplaced.any():
             n_unplaced, assumed = int(tr.weight[unplaced].sum()), Q_(float(tr.length[unplaced].max()), "m")
     elif options:

@@ -6,7 +6,7 @@ Each test is one finding of that review: a figure that read differently, or bare
 from __future__ import annotations
 
 from archgen.render import performance
-from archgen.render.blocks import Para
+from archgen.render.blocks import Para, Table
 from tests.render.test_consistency import _tables
 
 
@@ -75,3 +75,33 @@ def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(t
     m = a.metrics
     assert abs(m["it_power"] - m["it_power_typical"]).m_as("W") < 1e-6  # no part here has a typical figure below max
     assert round(m["it_power"].m_as("kW"), 1) == 4896.1
+
+
+def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
+    """251 OOB cat6a runs read 'not placed ... length as the BOM counts it (in the leaf's rack)', ordered 1.0 m.
+
+    The 6 OOB leaves stand in racks nvl72-01..03; the management ports of the switches in the su-ib and su-eth racks
+    and of racks 04-08 cannot be 1 m away. A switch's management port now stands where the switch does and its run
+    is measured; a port the spec states only as a count (the 144 tray BMCs) is not placed and takes the floor's
+    longest run, and says so. The document's excerpt shows the note and the first cable of each kind.
+    """
+    from archgen.analyse.cabling import _positions, floor_span
+    from archgen.analyse.portmap import port_map
+    from archgen.render import wiring
+    a = example.clusters["cluster/gb300-nvl72-su"]
+    rows = [r for r in port_map(a).rows if r.fabric == "oob" and r.tier == "access"]
+    assert len(rows) == 251
+    placed = [r for r in rows if r.a.rack != "not placed"]
+    unplaced = [r for r in rows if r.a.rack == "not placed"]
+    assert (len(placed), len(unplaced)) == (107, 144)
+    assert all(r.a.port == "mgmt" and "measured from where it stands" in r.note for r in placed)
+    far = [r for r in placed if r.a.rack != r.b.rack]
+    assert far and all(r.ordered > 1.0 for r in far)
+    assert {r.a.rack for r in placed} >= {"su01/gb300-su-ib-01", "su01/gb300-su-eth-01", "su01/gb300-nvl72-08"}
+    span = floor_span(a.cluster, *_positions(a.cluster))
+    assert all(r.length == span and "floor's longest run" in r.note for r in unplaced)
+    assert "leaf's rack" not in " ".join(r.note for r in rows)
+    table = next(b for sub in wiring.section(a, port_map(a)).sections for b in sub.blocks
+                 if isinstance(b, Table) and b.id == "portmap-excerpt")
+    assert table.columns[-1].title == "Note"
+    assert any(row[0].startswith("oob-A-") and "floor's longest run" in row[-1] for row in table.rows)
