@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
+from archgen.analyse.facility import facility_metrics
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.placement import access_ports, other_ends, place_switches, spare_leaf_ports
 from archgen.analyse.rack import typical_draw
@@ -132,22 +133,7 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
                    Q_(0, "kW"))  # None: counted in its parent
     it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
-            "links": count(sum(t.links for t in cab.tiers)), **_facility_metrics(a, it_power)}
-
-
-def _facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
-    """Facility power (IT x PUE) and the headroom of the hall's critical IT power and cooling, where given."""
-    hall, out = a.cluster.facility, {}
-    if hall is None:
-        return {}
-    if hall.cost is not None:
-        out["facility_power"] = (it_power * hall.cost.energy.pue).to("kW")
-    if hall.critical_it_power is not None:
-        out["it_capacity_headroom"] = (hall.critical_it_power - it_power).to("kW")
-    cooling = hall.cooling_at_site()  # derated for the site where stated; None where no rating covers it (COOL011)
-    if cooling is not None:
-        out["cooling_headroom"] = (cooling - it_power).to("kW")
-    return out
+            "links": count(sum(t.links for t in cab.tiers)), **facility_metrics(a, it_power)}
 
 
 def _typical(design: Design, racks: dict, a: ClusterAnalysis, cab: Cabling) -> tuple[Q, tuple[str, ...]]:
@@ -258,8 +244,7 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
         a_rack, a_u, group = racks, us, leaves % 10_000
         weight = np.ones(len(racks), dtype=np.int64)
         if extra > 0 and len(placed["leaf"]):
-            # switch management ports, extra and reserved ports: at the leaves' free down ports, in leaf order
-            # from where each stands: a switch's management port in its rack, a port stated as a count nowhere
+            # switch management ports, extra and reserved ports: at the leaves' free down ports, from where they stand
             lf = spare_leaf_ports(planes * n_leaves + leaves, len(placed["leaf"]), tiers["leaf"].down, extra)
             at = other_ends(cluster, fa, extra)
             a_rack = np.concatenate([a_rack, at[:, 0]])

@@ -66,9 +66,9 @@ def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(t
     for sub in ("clusters", "racks", "requirements"):
         shutil.copytree(src / sub, tmp_path / sub)
     spec = tmp_path / "clusters" / "gb300-nvl72-su.yaml"
-    text = spec.read_text()
+    text = spec.read_text(encoding="utf-8")
     spec.write_text(text.replace("  - {unit: su, count: 1}", "  - {unit: su, count: 4}")
-                    .replace("expect: {accelerators: 576, nodes: 144, racks: 11}", ""))
+                    .replace("expect: {accelerators: 576, nodes: 144, racks: 11}", ""), encoding="utf-8")
     a = run([tmp_path]).clusters["cluster/gb300-nvl72-su"]
     unplaced = [line for line in a.cabling.bom if line.note == "not placed in a rack"]
     assert [(line.part, line.quantity) for line in unplaced] == [("q3400", 2)]
