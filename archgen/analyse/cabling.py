@@ -20,6 +20,7 @@ Counting, three figures per tier kept apart:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -80,6 +81,7 @@ class TierCabling:
     assumed_length: Q | None = None
     transceivers: int = 0
     node_optics_power: Q = Q_(0, "W")
+    node_modules: dict[str, int] = field(default_factory=dict)   # transceivers at node ends, by module part
 
     @property
     def physical(self) -> int:
@@ -362,6 +364,7 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
         per_option[0] = links
         by[(options[0].label, 0.0)] = links
     modules: dict[str, int] = {}
+    at_nodes: Counter[str] = Counter()
     cables: dict[str, int] = {}
     power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
     for i, opt in enumerate(options):
@@ -383,7 +386,9 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 modules[end.id] = modules.get(end.id, 0) + k
                 power = power + end.power_per_end * k
                 node_power = node_power + (end.power_per_end * k if side in at_node else Q_(0, "W"))
+                at_nodes[end.id] += k if side in at_node else 0
                 transceivers += k
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
-                       tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"))
+                       tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
+                       {m: n for m, n in at_nodes.items() if n})

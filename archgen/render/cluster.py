@@ -24,12 +24,12 @@ from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
+from archgen.render.cluster_bom import appendices
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import rack_parts, typical_text
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
-from archgen.render.tables import bom_name
 from archgen.render.wiring import figures as wiring_figures
 from archgen.render.wiring import portmap_table
 from archgen.render.wiring import section as wiring_section
@@ -346,31 +346,6 @@ def _reach(fa: Any) -> str:
     if fa.max_accelerators or fa.node_ports:
         return f"up to {fa.max_accelerators:,} accelerators"
     return f"no accelerator's node on it, up to {fa.max_endpoints:,} endpoint ports"
-
-
-def appendices(scope: Scope, a: Any) -> Section:
-    """Cluster BOM, glossary, sources."""
-    specs = scope.run.design.specs
-    rows = []
-    for line in getattr(a.cabling, "bom", ()):
-        part = specs.get(line.part)
-        name, number, source = bom_name(line, part)
-        rows.append((line.part, name, number, line.kind, line.note if part is not None and line.note else "—",
-                     line.quantity, line.unit_power, line.total_power, source))
-    cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
-            Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
-            Column("Total power", "kW", 1, "right"), Column("Source or rule"))
-    section = Section("appendices", "Appendices")
-    section.sections += [
-        Section("bom", "Bill of materials").add(
-            Para("Racks by type (each with the maximum draw of its placed parts, which the following lines "
-                 "itemise: do not add both), their placed parts and accessories (power cords, rails, blanking "
-                 "panels), switches outside racks, link modules or cable ends, and one fibre patch cord per optical "
-                 "link by length bin. Structured cabling (MPO trunks, patch panels) is not modelled. The same table "
-                 "is written as CSV and XLSX."),
-            Table("bom", "Bill of materials", cols, tuple(rows))),
-        common.glossary_section(), common.references_section()]
-    return section
 
 
 def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates: Path | None,

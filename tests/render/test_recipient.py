@@ -5,6 +5,8 @@ Each test is one finding of that review: a figure that read differently, or bare
 
 from __future__ import annotations
 
+import pytest
+
 from archgen.render import performance
 from archgen.render.blocks import Para, Table
 from tests.render.test_consistency import _tables
@@ -105,3 +107,22 @@ def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
                  if isinstance(b, Table) and b.id == "portmap-excerpt")
     assert table.columns[-1].title == "Note"
     assert any(row[0].startswith("oob-A-") and "floor's longest run" in row[-1] for row in table.rows)
+
+
+def test_the_bom_total_power_is_the_it_power(example, shipped):
+    """The BOM's part lines added up to 1,231.8 kW against an IT power of 1,220.0 kW.
+
+    The 11.8 kW were the trays' node-end transceivers (smf-800g-dr4-rhs 9.2 kW, mmf-400g-sr4 2.6 kW), already in
+    gb300-compute-tray's 6 kW (power_includes_optics). Their lines now say so and leave them out of Total power, and
+    a sentence under the table gives the sum against IT power, in every shipped cluster.
+    """
+    from archgen.render.cluster_bom import reconciled
+    for a in (example.clusters["cluster/gb300-nvl72-su"], *shipped.clusters.values()):
+        lines = a.cabling.bom
+        parts = sum(line.total_power.m_as("kW") for line in lines if line.kind != "Rack" and line.total_power)
+        assert parts == pytest.approx(a.metrics["it_power"].m_as("kW")), a.cluster.path
+        assert reconciled(a).endswith(f"the cluster's IT power ({a.metrics['it_power'].m_as('kW'):,.1f} kW).")
+    lines = {line.part: line for line in example.clusters["cluster/gb300-nvl72-su"].cabling.bom}
+    for part, n in (("smf-800g-dr4-rhs", 576), ("mmf-400g-sr4", 288)):
+        assert lines[part].in_parent == n and lines[part].total_power.m_as("kW") == 0
+        assert "those at node ends draw inside gb300-compute-tray's maximum" in lines[part].note
