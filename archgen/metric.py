@@ -39,6 +39,8 @@ class Metric:
         maximise: Whether more is better (a sweep objective maximises it unless told otherwise).
         sweep: For a workload metric, whether a sweep's points have it too (reliability and cost figures other
             than goodput and cost per token are the pipeline's only).
+        counts: For a rate (a unit ``1/<time>``), what it counts (``tokens``), so that it reads ``tokens/s``, not
+            ``1/s``, wherever it shows (`rate_unit`).
     """
 
     subject: str
@@ -52,6 +54,7 @@ class Metric:
     jobs: tuple[str, ...] = ()
     maximise: bool = False
     sweep: bool = True
+    counts: str = ""
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -78,6 +81,12 @@ class Metric:
         """The unit `value` is shown in: the declared one, in the value's own currency for money."""
         cur = currency(value) if self.money and value is not None else None
         return self.unit.replace("USD", cur) if cur else self.unit
+
+    def rate_unit(self) -> str | None:
+        """How a rate's display unit reads, naming what it counts (``tokens/s``, ``interruptions/day``), or None."""
+        if self.counts and self.unit.startswith("1/"):
+            return f"{self.counts}/{self.unit[2:]}"
+        return None
 
     def display(self, value: Q) -> Q:
         """`value` in the unit it is shown in."""

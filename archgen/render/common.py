@@ -155,8 +155,9 @@ def requirements_table(scope: Scope) -> Table:
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
         status = o.shown + (" (waived)" if waived else "")
+        target = fmt.target_text(req.target, metrics.lookup(b.subject, req.metric))
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, f"{req.metric} of {b.subject}",
-                     str(req.target), judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
+                     target, judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
     cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Metric"),

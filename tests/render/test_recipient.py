@@ -126,3 +126,27 @@ def test_the_bom_total_power_is_the_it_power(example, shipped):
     for part, n in (("smf-800g-dr4-rhs", 576), ("mmf-400g-sr4", 288)):
         assert lines[part].in_parent == n and lines[part].total_power.m_as("kW") == 0
         assert "those at node ends draw inside gb300-compute-tray's maximum" in lines[part].note
+
+
+def test_a_rate_reads_as_what_it_counts_everywhere(example):
+    """Perf tables, estimate text and sweep targets read '330,000 1/s', '0.28 1/d', '>= 600000 1/s'.
+
+    Each rate in the metric registry names what it counts (`Metric.counts`), and every output that shows the metric
+    takes its unit from there: 'tokens/s', 'interruptions/day'.
+    """
+    from archgen import metrics
+    from archgen.display import metric_value, target_text
+    from archgen.model.requirements import Target
+    from archgen.units import Q_
+    rates = [m for m in metrics.REGISTRY if m.unit.startswith("1/")]
+    assert rates and all(m.rate_unit() for m in rates), [m.name for m in rates if not m.rate_unit()]
+    tps = metrics.find("workload", "tokens_per_second")
+    assert metric_value(tps, Q_(330_000, "1/s")) == "330,000 tokens/s"
+    ipd = metrics.find("workload", "interruptions_per_day")
+    assert metric_value(ipd, Q_(0.28, "1/day")) == "0.28 interruptions/day"
+    assert target_text(Target.parse(">= 600000 1/s"), tps) == ">= 600,000 tokens/s"
+    assert target_text(Target.parse("<= 0.45 s"), metrics.find("workload", "ttft_p99")) == "<= 0.45 s"
+    r = example.workloads["workload/llama3-405b-pretrain-gb300"]
+    text = " ".join(str(c) for t in _tables(performance.section([r])).values() for row in t.rows for c in row)
+    assert "tokens/s" in text and "interruptions/day" in text
+    assert not any(u in text for u in (" 1/s", " 1/d", " 1/day"))
