@@ -150,7 +150,7 @@ def bisection_text(fa: Any) -> str:
 def architecture(a: Any, series: Scaling | None = None) -> Section:
     """Units, rack types and the scaling table per fabric tier; the growth of the design; the floor plan."""
     c = a.cluster
-    unit_rows = [(uid, c.unit_counts.get(uid, 0), ", ".join(f"{n} × {rid}" for rid, n in c.unit_racks.get(uid, ())))
+    unit_rows = [(uid, c.unit_counts.get(uid, 0), _rack_mix(c.unit_racks.get(uid, ())))
                  for uid in sorted(c.unit_counts)]
     section = Section("architecture", "Architecture and scaling").add(
         Para("Node → rack → unit → cluster. Counts are derived from the layout and the fabric rules; nothing is "
@@ -177,6 +177,14 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
                                                  f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
                                                  f"(rows assumed to face each other in pairs)"))
     return section
+
+
+def _rack_mix(members: Any) -> str:
+    """A unit's racks by type, each type once in the order it first stands ('8 × gb300-nvl72, 2 × gb300-su-ib')."""
+    counts: Counter[str] = Counter()
+    for rid, n in members:
+        counts[rid] += n
+    return ", ".join(f"{n} × {rid}" for rid, n in counts.items())
 
 
 def rack_types(scope: Scope, a: Any) -> Section:

@@ -150,3 +150,44 @@ def test_a_rate_reads_as_what_it_counts_everywhere(example):
     text = " ".join(str(c) for t in _tables(performance.section([r])).values() for row in t.rows for c in row)
     assert "tokens/s" in text and "interruptions/day" in text
     assert not any(u in text for u in (" 1/s", " 1/d", " 1/day"))
+
+
+def test_cost_totals_are_whole_currency_units(example):
+    """'Energy per year 1,148,617.06', 'Space per year 264,000.00': cents on assumed prices.
+
+    The totals now read in whole units (1,148,617); only the rates per accelerator-hour, a few units each, keep
+    cents, in a table of their own, so every format of the document rounds alike (one column, one rule).
+    """
+    from archgen.render import operations
+    a = example.clusters["cluster/gb300-nvl72-su"]
+    tables = _tables(operations.cost_section(example, a))
+    summary = dict(tables["cost-summary"].text())
+    assert summary["Energy per year"] == "1,148,617" and summary["Space per year"] == "264,000"
+    assert all("." not in v for v in summary.values())
+    hourly = tables["cost-hourly"].text()
+    assert [name for name, _ in hourly][0] == "TCO per accelerator-hour (owned)"
+
+
+def test_a_units_racks_are_counted_once_per_type(example):
+    """Building blocks read '4 x gb300-nvl72, 2 x gb300-su-ib, 1 x gb300-su-eth, 4 x gb300-nvl72'.
+
+    The unit's rack list as the spec writes it, in floor order, named one type twice; the table now counts each
+    rack type once, in the order it first stands (the floor plan shows where each rack is).
+    """
+    from archgen.render import cluster
+    tables = _tables(cluster.architecture(example.clusters["cluster/gb300-nvl72-su"]))
+    assert tables["units"].rows == (("su", 1, "8 × gb300-nvl72, 2 × gb300-su-ib, 1 × gb300-su-eth"),)
+
+
+def test_the_floor_plan_of_one_row_reads_in_the_singular_and_clear_of_the_ticks(example):
+    """floor.svg read '1.20 m: 1 rows at 3.60 m', rotated across the x tick '-2'.
+
+    One row has no row pitch to state; the x axis has no ticks left of the floor's edge, where that label stands.
+    """
+    from archgen.render import cluster_diagrams
+    fig = cluster_diagrams.floor_plan(example.clusters["cluster/gb300-nvl72-su"])
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert "1.20 m: 1 row" in texts and not any("1 rows" in t for t in texts)
+    assert "racks in 1 row," in ax.get_title(loc="left")
+    assert min(ax.get_xticks()) >= 0
