@@ -97,7 +97,7 @@ def target_text(target: object, metric: Metric | None) -> str:
     """
     limit, op = getattr(target, "limit", None), getattr(target, "op", "")
     rate = metric.rate_unit() if metric is not None else None
-    if rate is None or limit is None or not metric.accepts(limit):
+    if metric is None or rate is None or limit is None or not metric.accepts(limit):
         return str(target)
     shown = float(metric.display(limit).magnitude)
     return f"{op} {number(int(shown)) if shown.is_integer() else f'{shown:,.6g}'} {rate}"

@@ -117,9 +117,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             x = estimate_serving(h, job, tp, batch, rate, replicas=replicas)[0]
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
-        per_gpu = registry.find("workload", "tokens_per_second_per_gpu")
+        tps_metric = registry.find("workload", "tokens_per_second_per_gpu")
         notes += efficiency_note(hw, inf.precision, tput, "the tokens/s per accelerator",
-                                 (per_gpu.rate_unit() if per_gpu else None) or "1/s")
+                                 (tps_metric.rate_unit() if tps_metric else None) or "1/s")
     # under an arrival rate the batch is only the admission cap (the KV cache's capacity or `batch`); what runs is
     # the simulated concurrency: named so, not to read as the operating batch
     layout: dict[str, int | str] = {"tp": tp, "replicas": replicas,
