@@ -179,6 +179,12 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
     return section
 
 
+def _fabrics_of(a: Any, node: str, role: str) -> list[Any]:
+    """The fabrics that take a node's ports of a NIC role (its `nic_role`, else its role): they set the speed."""
+    return [fa for fa in a.fabrics if (getattr(fa.fabric.spec, "nic_role", None) or fa.fabric.spec.role) == role
+            and getattr(fa, "ports_per_node", {}).get(node, 0)]
+
+
 def _rack_mix(members: Any) -> str:
     """A unit's racks by type, each type once in the order it first stands ('8 × gb300-nvl72, 2 × gb300-su-ib')."""
     counts: Counter[str] = Counter()
@@ -289,12 +295,16 @@ def fabrics(scope: Scope, a: Any) -> Section:
         for nic in nt.part.nics:
             part = specs.get(nic.part)
             p = getattr(part, "ports", None)
+            on = _fabrics_of(a, nt.part.id, nic.role)
             ports.append((nt.part.id, nt.count, nic.role, nic.part, nic.count, p.count * nic.count if p else None,
-                          p.speed if p else None))
+                          ", ".join(fa.fabric.spec.id for fa in on) or "—",
+                          min((fa.fabric.spec.speed for fa in on), default=None), p.speed if p else None))
     if ports:
         port_cols = (Column("Node"), Column("Nodes", digits=0, align="right"), Column("Role"), Column("NIC"),
                      Column("NICs per node", digits=0, align="right"),
-                     Column("Ports per node", digits=0, align="right"), Column("Port speed", "Gbit/s", 0, "right"))
+                     Column("Ports per node", digits=0, align="right"), Column("Fabric"),
+                     Column("Speed the fabric runs", "Gbit/s", 0, "right"),
+                     Column("NIC port rating", "Gbit/s", 0, "right"))
         section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", port_cols, tuple(ports)))
     for fa in a.fabrics:
         s = fa.fabric.spec

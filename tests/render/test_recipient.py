@@ -191,3 +191,22 @@ def test_the_floor_plan_of_one_row_reads_in_the_singular_and_clear_of_the_ticks(
     assert "1.20 m: 1 row" in texts and not any("1 rows" in t for t in texts)
     assert "racks in 1 row," in ax.get_title(loc="left")
     assert min(ax.get_xticks()) >= 0
+
+
+def test_a_nodes_port_speed_is_the_one_its_fabric_runs(example):
+    """The per-node port map read bluefield-3 'Port speed 400' while the storage fabric runs those ports at 200 Gb/s.
+
+    The table now names the fabric that takes the ports and gives the speed it runs them at, the NIC's rating beside.
+    """
+    from archgen.render import cluster
+    from archgen.render.common import Scope  # noqa: F401 (the section needs a scope: the example's own)
+    a = example.clusters["cluster/gb300-nvl72-su"]
+    scope, _ = cluster.cluster_scope(example, a, None, None)
+    table = _tables(cluster.fabrics(scope, a))["port-map"]
+    titles = [c.title for c in table.columns]
+    rows = {row[2]: dict(zip(titles, row, strict=True)) for row in table.rows}
+    storage = rows["storage"]
+    assert storage["NIC"] == "bluefield-3" and storage["Fabric"] == "storage-inband"
+    assert storage["Speed the fabric runs"].m_as("Gbit/s") == 200
+    assert storage["NIC port rating"].m_as("Gbit/s") == 400
+    assert rows["compute"]["Speed the fabric runs"].m_as("Gbit/s") == 800
