@@ -210,3 +210,22 @@ def test_a_nodes_port_speed_is_the_one_its_fabric_runs(example):
     assert storage["Speed the fabric runs"].m_as("Gbit/s") == 200
     assert storage["NIC port rating"].m_as("Gbit/s") == 400
     assert rows["compute"]["Speed the fabric runs"].m_as("Gbit/s") == 800
+
+
+def test_every_abbreviation_the_documents_use_is_in_the_glossary():
+    """The glossary lacked TCO, PUE, MFU, MTTI, DAC, XDR, OSFP, RHS/IHS, SU, NIC, DPU, HBM, OOB, BMC, busbw, TGP.
+
+    Each of those (and MPO, UFM) that a golden document uses is now a glossary term.
+    """
+    import re
+
+    from archgen.render.common import GLOSSARY
+    from tests.render.conftest import GOLDEN
+    terms = {t for term, _ in GLOSSARY for t in term.split(" / ")}
+    candidates = ("TCO", "PUE", "MFU", "MTTI", "DAC", "XDR", "OSFP", "RHS", "IHS", "SU", "NIC", "DPU", "HBM", "OOB",
+                  "BMC", "busbw", "TGP", "MPO", "UFM")
+    text = " ".join(p.read_text(encoding="utf-8")
+                    for p in sorted(GOLDEN.glob("*/*.md")))
+    used = [t for t in candidates if re.search(rf"\b{t}\b", text)]
+    assert len(used) > 10
+    assert [t for t in used if t not in terms] == []
