@@ -75,11 +75,11 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
 
     In the metric's display unit (`Metric.unit_of`); a performance estimate (`estimated`) at `ESTIMATE_FIGURES`
     significant figures, a count (no unit, a whole number) whole, any other metric at its registry decimals. So
-    ``tokens_per_second`` 17,105.4 1/s reads ``17,110 1/s`` in `archgen estimate` and in the PDF alike, and a
+    ``tokens_per_second`` 17,105.4 1/s reads ``17,110 tokens/s`` in `archgen estimate` and in the PDF alike, and a
     ``ttft_p99`` of 0.1374 s reads ``137.4 ms`` wherever it shows.
     """
     shown = float(metric.display(value).magnitude)
-    label = unit_label(metric.unit_of(value))
+    label = metric.rate_unit() or unit_label(metric.unit_of(value))
     if not metric.unit and shown.is_integer():
         text = number(int(shown))
     elif estimated(metric):
@@ -87,6 +87,20 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     else:
         text = number(shown, metric.digits)
     return f"{text} {label}".strip()
+
+
+def target_text(target: object, metric: Metric | None) -> str:
+    """A requirement's target as written, but for a rate in the words its metric shows it in (``>= 600,000 tokens/s``).
+
+    A target on a rate (`Metric.rate_unit`) is given in the metric's display unit, its number as written; any other
+    keeps its stated form (``<= 0.45 s``).
+    """
+    limit, op = getattr(target, "limit", None), getattr(target, "op", "")
+    rate = metric.rate_unit() if metric is not None else None
+    if metric is None or rate is None or limit is None or not metric.accepts(limit):
+        return str(target)
+    shown = float(metric.display(limit).magnitude)
+    return f"{op} {number(int(shown)) if shown.is_integer() else f'{shown:,.6g}'} {rate}"
 
 
 #: What the Band of a metric with `_low` and `_high` ends is (`ranged`): not the performance model's error.

@@ -172,7 +172,7 @@ def metrics_page() -> str:
         lines += ["| metric | unit | " + ("jobs | " if jobs else "") + "description | computed in |",
                   "|---|---|" + ("---|" if jobs else "") + "---|---|"]
         for m in metrics.declared(kind):
-            unit = m.unit or "—"
+            unit = f"{m.unit} (shown as {m.rate_unit()})" if m.rate_unit() else m.unit or "—"
             job = f"{', '.join(m.jobs)} | " if jobs else ""
             lines.append(f"| `{m.name}` | {unit} | {job}{m.description} | `archgen/{m.source}` |")
         lines.append("")

@@ -41,6 +41,8 @@ class Metric:
             that is neither (a power, a count of parts) has no better direction: more of it is a design choice.
         sweep: For a workload metric, whether a sweep's points have it too (reliability and cost figures other
             than goodput and cost per token are the pipeline's only).
+        counts: For a rate (a unit ``1/<time>``), what it counts (``tokens``), so that it reads ``tokens/s``, not
+            ``1/s``, wherever it shows (`rate_unit`).
     """
 
     subject: str
@@ -55,6 +57,7 @@ class Metric:
     maximise: bool = False
     sweep: bool = True
     minimise: bool = False
+    counts: str = ""
 
     @property
     def better(self) -> str | None:
@@ -86,6 +89,12 @@ class Metric:
         """The unit `value` is shown in: the declared one, in the value's own currency for money."""
         cur = currency(value) if self.money and value is not None else None
         return self.unit.replace("USD", cur) if cur else self.unit
+
+    def rate_unit(self) -> str | None:
+        """How a rate's display unit reads, naming what it counts (``tokens/s``, ``interruptions/day``), or None."""
+        if self.counts and self.unit.startswith("1/"):
+            return f"{self.counts}/{self.unit[2:]}"
+        return None
 
     def display(self, value: Q) -> Q:
         """`value` in the unit it is shown in."""

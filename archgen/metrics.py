@@ -102,11 +102,12 @@ REGISTRY: tuple[Metric, ...] = (
            "of every domain.", _N),
     # clusters: reliability and cost (docs/reliability.md)
     Metric("cluster", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of a job "
-           "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL, minimise=True),
+           "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL,
+           counts="interruptions", minimise=True),
     Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
            "(1 / interruptions per day).", _REL, maximise=True),
     Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
-           "interrupting or not, plus the site's events.", _REL, minimise=True),
+           "interrupting or not, plus the site's events.", _REL, counts="failures", minimise=True),
     Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS),
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
            "cluster's largest training workload.", _OPS),
@@ -258,11 +259,11 @@ REGISTRY: tuple[Metric, ...] = (
            "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I,
            minimise=True),
     Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens processed per second by the whole "
-           "job.", _E, _T + _I, True),
+           "job.", _E, _T + _I, True, counts="tokens"),
     Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "
-           "second over the accelerators used (idle ones count).", _E, _T + _I, True),
+           "second over the accelerators used (idle ones count).", _E, _T + _I, True, counts="tokens"),
     Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
-           "accelerator times the accelerators of the largest rack.", _EI, _I, True),
+           "accelerator times the accelerators of the largest rack.", _EI, _I, True, counts="tokens"),
     Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica.", _EI, _I, True),
     Metric("workload", "tflops_per_gpu", "FLOPS", "TFLOPS", 0, "Model TFLOP/s per accelerator", "Model FLOPs "
            "(3 × forward, no recomputation) per second per accelerator.", _ET, _T, True),
@@ -277,8 +278,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X, minimise=True),
     # workloads: reliability and cost (docs/reliability.md)
     Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
-           "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T,
-           sweep=False, minimise=True),
+           "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T, sweep=False,
+           counts="interruptions", minimise=True),
     Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _GP, _T, sweep=False,
            maximise=True),
     Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _GP,
@@ -295,7 +296,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "goodput", "", "", 3, "Goodput", "Effective training time ratio from Daly's expected wall "
            "time (interruptions, checkpoints, restarts, spares).", _GP, _T, True),
     Metric("workload", "goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "Tokens per second × "
-           "goodput.", _GP, _T, True),
+           "goodput.", _GP, _T, True, counts="tokens"),
     Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
            "per second.", _GP, _T, sweep=False, minimise=True),
     Metric("workload", "goodput_time_to_train", "s", "day", 1, "Goodput time to train", "Time to train over "
@@ -306,7 +307,8 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
              "rate sets and their 95 % Poisson intervals.",
              _GP if subject == "workload" else _OPS if name == "goodput" else _REL,
-             _T if subject == "workload" else (), sweep=subject == "workload" and name == "goodput")
+             _T if subject == "workload" else (), sweep=subject == "workload" and name == "goodput",
+             counts="interruptions" if name == "interruptions_per_day" else "")
       for subject in ("cluster", "workload") for end in ("low", "high")
       for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
                                              ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))),
@@ -335,7 +337,7 @@ REGISTRY: tuple[Metric, ...] = (
            _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
-             f"over goodput's range across the rate sets ({why}).", _S, _T)
+             f"over goodput's range across the rate sets ({why}).", _S, _T, counts="tokens" if unit == "1/s" else "")
       for end in ("low", "high")
       for name, dim, unit, digits, title, why in (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),

@@ -17,6 +17,9 @@ SR8_TO_DR8 = ("mmf-800g-sr8, smf-800g-dr8", "smf-800g-dr8")
 # catalog links/mmf-800g-sr8.yaml and smf-800g-dr8.yaml: 17 W per module; the SR8 priced at 1,000 USD, the DR8 not.
 MODULE_W = 17.0
 SR8_USD = 1000.0
+# The node-end modules: 127 DGX B200 x 4 twin-port OSFP cages (catalog systems/dgx-b200.yaml). Their power is in
+# the DGX's maximum draw (power_includes_optics), so a swap there moves neither IT power nor the line's total power.
+NODE_ENDS = 127 * 4
 
 
 def edited(dest: Path, file: str, old: str, new: str) -> Path:
@@ -47,8 +50,8 @@ def test_optics_swap(swap):
     assert n > 0 and (sr8["head"], sr8["change"]) == (0, -n)
     assert (dr8["base"], dr8["head"], dr8["change"]) == (0, n, n)   # as many DR8 as there were SR8
     assert sum(r["change"] for r in bom.values() if r["kind"] == "Link") == 0   # the transceiver total is equal
-    assert sr8["power_change"] == {"value": pytest.approx(-n * MODULE_W), "unit": "W"}
-    assert dr8["power_change"] == {"value": pytest.approx(n * MODULE_W), "unit": "W"}
+    assert sr8["power_change"] == {"value": pytest.approx(-(n - NODE_ENDS) * MODULE_W), "unit": "W"}
+    assert dr8["power_change"] == {"value": pytest.approx((n - NODE_ENDS) * MODULE_W), "unit": "W"}
     assert sr8["cost_change"] == {"value": pytest.approx(-n * SR8_USD), "unit": "USD"}
     assert dr8["cost_change"] is None                                     # the DR8 has no price
     # the patch cords follow: multimode cords go, single-mode (APC) cords come, bin by bin, as many as before
@@ -67,7 +70,7 @@ def test_optics_swap_markdown(swap):
     count = rows(diff_json(*swap)[1], SUPERPOD)["mmf-800g-sr8"]["base"]
     r = run_cli("diff", *swap)
     assert "### Bill of materials" in r.out
-    n, kw, usd = f"{count:,}", f"{count * MODULE_W / 1000:,.2f}", f"{count * SR8_USD:,.0f}"
+    n, kw, usd = f"{count:,}", f"{(count - NODE_ENDS) * MODULE_W / 1000:,.2f}", f"{count * SR8_USD:,.0f}"
     assert f"| `{SUPERPOD}` | `mmf-800g-sr8` | Link | {n} | 0 | -{n} | -{kw} kW | -{usd} USD |" in r.out
     assert f"| `{SUPERPOD}` | `smf-800g-dr8` | Link | 0 | {n} | +{n} | +{kw} kW | — |" in r.out
     assert "part count(s) changed in the bill of materials" in r.out.splitlines()[2]

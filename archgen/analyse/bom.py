@@ -46,11 +46,14 @@ class BomLine:
     unit_weight: Q | None = None
     within: str = ""
     name: str = ""
+    #: Of the quantity, how many draw inside another line's figure (node-end transceivers of a system whose
+    #: `power.max` includes its optics); the total power leaves them out.
+    in_parent: int = 0
 
     @property
     def total_power(self) -> Q | None:
-        """Quantity × unit power (None when the part's power is counted in its parent)."""
-        return None if self.unit_power is None else (self.unit_power * self.quantity).to("kW")
+        """Unit power × the quantity not counted in a parent (None when the part's power is counted in its parent)."""
+        return None if self.unit_power is None else (self.unit_power * (self.quantity - self.in_parent)).to("kW")
 
     @property
     def total_weight(self) -> Q | None:
@@ -242,12 +245,17 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             link, counted = modules[mid]
             modules[mid] = (link, counted + q)
     optics = sum((t.optics_power for t in tiers), Q_(0, "W"))
+    inside = _modules_inside_nodes(a, tiers)
+    within = ", ".join(sorted({nt.part.id for nt in a.nodes if nt.part.power_includes_optics}))
     for mid, (link, q) in sorted(modules.items()):
         if q:
             copper = link.media in COPPER_MEDIA
-            lines.append(BomLine(mid, "Link", q, link.power_per_end * (2 if copper else 1),
-                                 "cable assemblies" if copper else "transceivers" if link.is_module
-                                 else "fibre ends at passive ports (no transceiver)"))
+            n_in = min(inside.get(mid, 0), q)
+            note = ("cable assemblies" if copper else "transceivers" if link.is_module
+                    else "fibre ends at passive ports (no transceiver)")
+            if n_in:
+                note += f"; those at node ends draw inside {within}'s maximum (its power includes its optics)"
+            lines.append(BomLine(mid, "Link", q, link.power_per_end * (2 if copper else 1), note, in_parent=n_in))
     return lines + fibre_lines(tiers), net_power, optics.to("kW")
 
 
@@ -312,6 +320,21 @@ def optics_outside_systems(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> 
     fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
     inside = sum((t.node_optics_power * _included_share(a, fabrics[t.fabric]) for t in tiers), Q_(0, "W"))
     return (sum((t.optics_power for t in tiers), Q_(0, "W")) - inside).to("kW")
+
+
+def _modules_inside_nodes(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> dict[str, int]:
+    """Node-end transceivers by module part whose power a system's `power.max` holds.
+
+    The ones `optics_outside_systems` leaves out of IT power; a fabric of mixed nodes by their share of its ports,
+    rounded.
+    """
+    fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
+    out: Counter[str] = Counter()
+    for t in tiers:
+        share = _included_share(a, fabrics[t.fabric])
+        for mid, n in t.node_modules.items():
+            out[mid] += round(n * share)
+    return dict(out)
 
 
 def _included_share(a: ClusterAnalysis, fa: FabricAnalysis) -> float:

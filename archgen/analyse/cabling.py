@@ -20,13 +20,15 @@ Counting, three figures per tier kept apart:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
+from archgen.analyse.facility import facility_metrics
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import access_ports, place_switches, spare_leaf_ports
+from archgen.analyse.placement import access_ports, other_ends, place_switches, spare_leaf_ports
 from archgen.analyse.rack import typical_draw
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -79,6 +81,7 @@ class TierCabling:
     assumed_length: Q | None = None
     transceivers: int = 0
     node_optics_power: Q = Q_(0, "W")
+    node_modules: dict[str, int] = field(default_factory=dict)   # transceivers at node ends, by module part
 
     @property
     def physical(self) -> int:
@@ -131,22 +134,7 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     unplaced = sum((p for p in loose if p is not None), Q_(0, "kW"))
     it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
-            "links": count(sum(t.links for t in cab.tiers)), **_facility_metrics(a, it_power)}
-
-
-def _facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
-    """Facility power (IT x PUE) and the headroom of the hall's critical IT power and cooling, where given."""
-    hall, out = a.cluster.facility, {}
-    if hall is None:
-        return {}
-    if hall.cost is not None:
-        out["facility_power"] = (it_power * hall.cost.energy.pue).to("kW")
-    if hall.critical_it_power is not None:
-        out["it_capacity_headroom"] = (hall.critical_it_power - it_power).to("kW")
-    cooling = hall.cooling_at_site()  # derated for the site where stated; None where no rating covers it (COOL011)
-    if cooling is not None:
-        out["cooling_headroom"] = (cooling - it_power).to("kW")
-    return out
+            "links": count(sum(t.links for t in cab.tiers)), **facility_metrics(a, it_power)}
 
 
 def _typical(design: Design, racks: dict, a: ClusterAnalysis, cab: Cabling) -> tuple[Q, tuple[str, ...]]:
@@ -257,10 +245,11 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
         a_rack, a_u, group = racks, us, leaves % 10_000
         weight = np.ones(len(racks), dtype=np.int64)
         if extra > 0 and len(placed["leaf"]):
-            # switch management ports, extra and reserved ports: at the leaves' free down ports, in leaf order
+            # switch management ports, extra and reserved ports: at the leaves' free down ports, from where they stand
             lf = spare_leaf_ports(planes * n_leaves + leaves, len(placed["leaf"]), tiers["leaf"].down, extra)
-            a_rack = np.concatenate([a_rack, placed["leaf"][lf, 0]])
-            a_u = np.concatenate([a_u, placed["leaf"][lf, 1]])
+            at = other_ends(cluster, fa, extra)
+            a_rack = np.concatenate([a_rack, at[:, 0]])
+            a_u = np.concatenate([a_u, at[:, 1]])
             b = np.concatenate([b, placed["leaf"][lf]])
             group = np.concatenate([group, np.full(extra, -1)])
             weight = np.concatenate([weight, np.ones(extra, dtype=np.int64)])
@@ -366,13 +355,15 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 if bad.any():
                     over.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
         max_len = Q_(float(tr.length.max()), "m")
-        unplaced = (tr.a_rack < 0) | (tr.b_rack < 0)
+        # runs to a switch placed in no rack (an end stated only as a count, group < 0, is no switch: not counted)
+        unplaced = (tr.b_rack < 0) | ((tr.a_rack < 0) & (tr.group >= 0))
         if unplaced.any():
             n_unplaced, assumed = int(tr.weight[unplaced].sum()), Q_(float(tr.length[unplaced].max()), "m")
     elif options:
         per_option[0] = links
         by[(options[0].label, 0.0)] = links
     modules: dict[str, int] = {}
+    at_nodes: Counter[str] = Counter()
     cables: dict[str, int] = {}
     power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
     for i, opt in enumerate(options):
@@ -394,7 +385,9 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 modules[end.id] = modules.get(end.id, 0) + k
                 power = power + end.power_per_end * k
                 node_power = node_power + (end.power_per_end * k if side in at_node else Q_(0, "W"))
+                at_nodes[end.id] += k if side in at_node else 0
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
-                       tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"))
+                       tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
+                       {m: n for m, n in at_nodes.items() if n})

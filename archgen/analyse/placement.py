@@ -230,3 +230,21 @@ def spare_leaf_ports(node_leaves: np.ndarray, n_leaves: int, down: int, extra: i
     used = np.bincount(node_leaves, minlength=n_leaves)[:n_leaves] if len(node_leaves) else np.zeros(n_leaves, int)
     free = np.repeat(np.arange(n_leaves), np.maximum(down - used, 0))[:extra]
     return np.concatenate([free, np.arange(extra - len(free)) % max(n_leaves, 1)]).astype(np.int64)
+
+
+def other_ends(cluster: ClusterDesign, fa: FabricAnalysis, extra: int) -> np.ndarray:
+    """(rack instance, U) of each of `extra` access ports ending at no node; (-1, -1) where it stands is not known.
+
+    In the order `analyse.portmap` names them: the management ports of the switches in the cluster's racks first
+    (where the fabric takes them, `endpoints.switches`: the switches `analyse.fabric.other_switches` counts, rack
+    instance by instance, bottom U first), then `endpoints.extra` and `reserved` ports, which the spec states only
+    as counts: no rack, so their runs take the floor's longest length (`analyse.cabling.floor_span`).
+    """
+    out = np.full((max(extra, 0), 2), -1, dtype=np.int64)
+    if _fat_tree(fa).endpoints.switches:
+        slots = [(i, item.u) for i, inst in enumerate(cluster.instances)
+                 for item in sorted(inst.rack.items, key=lambda p: p.u) if isinstance(item.part, Switch)]
+        n = min(len(slots), len(out), max(fa.endpoint_ports - fa.node_ports - _fat_tree(fa).endpoints.extra, 0))
+        if n:
+            out[:n] = np.array(slots[:n], dtype=np.int64)
+    return out

@@ -16,8 +16,10 @@ Naming and numbering:
   split 4 x 200G) a port is written ``cage/lane``, and up ports faster than the down ports (native 800G uplinks
   of a leaf whose down ports are split 2 x 400G) are numbered as cages after the down cages;
 * access ports that end at no modelled device (switch management ports of the OOB fabric, `endpoints.extra`, and
-  `reserved` ports such as UFM appliances) keep their leaf end, and their other end names what they are for and is
-  not placed: no rack, no U. Their length is the one the BOM counts (a run inside the leaf's rack).
+  `reserved` ports such as UFM appliances) keep their leaf end, and their other end names what they are for. A
+  switch's management port stands where the switch does (``<switch part>-<k>`` in its rack, port ``mgmt``) and its
+  run is measured like any other; a port the spec states only as a count is not placed (no rack, no U) and its
+  length is the floor's longest run, as the BOM orders it (`analyse.placement.other_ends`).
 
 Only fat trees are wired; a torus, dragonfly or rail-only fabric is counted in the BOM but has no runs, and the map
 says which fabrics it leaves out (`PortMap.unwired`).
@@ -34,8 +36,8 @@ import numpy as np
 from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.placement import access_ports, spare_leaf_ports
-from archgen.model import System
+from archgen.analyse.placement import access_ports, other_ends, spare_leaf_ports
+from archgen.model import Switch, System
 from archgen.topology import tier_pairs
 
 NO_RACK = "(no rack)"
@@ -103,11 +105,11 @@ def port_map(a: ClusterAnalysis) -> PortMap:
 
 
 def _node_names(a: ClusterAnalysis) -> dict[tuple[int, int], str]:
-    """(rack instance, U) of every system -> its device name, ``<part>-<k>`` counted from the bottom of its rack."""
+    """(rack instance, U) of every system and switch -> its name, ``<part>-<k>`` counted from the bottom of its rack."""
     out: dict[tuple[int, int], str] = {}
     for ri, inst in enumerate(a.cluster.instances):
         seen: dict[str, int] = {}
-        for item in sorted((i for i in inst.rack.items if isinstance(i.part, System)), key=lambda i: i.u):
+        for item in sorted((i for i in inst.rack.items if isinstance(i.part, System | Switch)), key=lambda i: i.u):
             seen[item.part.id] = seen.get(item.part.id, 0) + 1
             out[(ri, item.u)] = f"{item.part.id}-{seen[item.part.id]:02d}"
     return out
@@ -153,7 +155,7 @@ def _extra_names(fa: FabricAnalysis, n: int) -> list[tuple[str, str]]:
     """What each access port that ends at no node is for, in `_ends`' order: switch management, extra, reserved."""
     spec = fa.fabric.spec
     switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra, 0)
-    kinds = [("switch management port", "a switch of another fabric (its management port)")] * switch_ports
+    kinds = [("switch management port", "a switch's management port")] * switch_ports
     kinds += [("other endpoint", "an endpoint other than a node, stated only as a count")] * spec.endpoints.extra
     for r in spec.reserved:
         kinds += [(r.name, f"reserved for {r.name}")] * r.ports
@@ -180,13 +182,17 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         node_key = node_rack * 10_000 + node_u
         port_no = _rank(node_key)
         kinds = _extra_names(fa, extra)
+        at = other_ends(a.cluster, fa, extra)
         a_dev = [names.get((int(r), int(u)), f"node@U{u}") for r, u in zip(node_rack, node_u, strict=True)]
         a_port = [f"{fa.fabric.spec.nic_role or fa.fabric.spec.role}-{p + 1}" for p in port_no]
-        a_dev += [kind for kind, _ in kinds]
-        a_port += ["—"] * extra
-        notes = [""] * k + [f"{why}: its end is not placed; length as the BOM counts it (in the leaf's rack)"
-                            for _, why in kinds]
-        a_switch, placed_ends = None, k
+        a_dev += [names.get((int(r), int(u)), kind) if r >= 0 else kind for (kind, _), (r, u) in zip(kinds, at,
+                                                                                                   strict=True)]
+        a_port += ["mgmt" if r >= 0 else "—" for r, _ in at]
+        notes = [""] * k + [f"{why}: measured from where it stands" if r >= 0 else
+                            f"{why}: where it stands is not stated, so its end is not placed; length assumed the "
+                            "floor's longest run (corner to corner), as the BOM orders it"
+                            for (_, why), (r, _) in zip(kinds, at, strict=True)]
+        a_switch, placed_ends = None, k + int((at[:, 0] >= 0).sum())
         weights = np.ones(n, dtype=np.int64)
         cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
     else:

@@ -29,7 +29,7 @@ OUTSIDE_WORST_BAR = {
 
 def _cells(r: CaseResult) -> str:
     """The measured, predicted and error cells of a table row."""
-    return f"{show_value(r.measured, r.unit)} | {show_value(r.predicted, r.unit)} | {r.error:+.1%}"
+    return f"{show_value(r.measured, r.unit, r.metric)} | {show_value(r.predicted, r.unit, r.metric)} | {r.error:+.1%}"
 
 
 def outside_bar(results: list[CaseResult]) -> list[CaseResult]:

@@ -62,7 +62,8 @@ def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[flo
             if r.metric in ranges.get(r.id, ({}, ""))[0]]
     if rows:
         text += "Over what the case leaves unstated (not scored):\n"
-        text += "".join(f"  {r.id} {r.metric}: {show_value(lo, r.unit)} to {show_value(hi, r.unit)} "
+        text += "".join(f"  {r.id} {r.metric}: {show_value(lo, r.unit, r.metric)} to "
+                        f"{show_value(hi, r.unit, r.metric)} "
                         f"({lo / r.measured - 1:+.1%} to {hi / r.measured - 1:+.1%}) over {knobs}\n"
                         for r, lo, hi, knobs in rows)
     if scores.refused:
@@ -76,8 +77,8 @@ def case_results_text(results: list[CaseResult]) -> str:
     width = max([len(r.id) for r in results] + [4])
     lines = [f"{'case':{width}}  {'metric':15} {'measured':>16} {'predicted':>16} {'error':>8}"]
     for r in results:
-        lines.append(f"{r.id:{width}}  {r.metric:15} {show_value(r.measured, r.unit):>16} "
-                     f"{show_value(r.predicted, r.unit):>16} {r.error:+8.1%}")
+        lines.append(f"{r.id:{width}}  {r.metric:15} {show_value(r.measured, r.unit, r.metric):>16} "
+                     f"{show_value(r.predicted, r.unit, r.metric):>16} {r.error:+8.1%}")
     s = summary(results)
     if s["count"]:
         lines.append(f"{s['count']} measurements: median |error| {s['median']:.1%}, worst {s['worst']:.1%}")

@@ -34,9 +34,12 @@ _DISPLAY = {"s": ("ms", 1e3), "FLOPS": ("TFLOP/s", 1e-12), "B/s": ("GB/s", 1e-9)
             "B": ("GB", 1e-9), "dimensionless": ("", 1.0)}
 
 
-def show_value(value: float, unit: str) -> str:
-    """A value in SI `unit` as the estimate reports show it (ms, TFLOP/s, GB/s, GB)."""
+def show_value(value: float, unit: str, metric: str = "") -> str:
+    """A value in SI `unit` as the estimate reports show it (ms, TFLOP/s, GB/s, GB; a rate as `metric` counts it)."""
     label, scale = _DISPLAY.get(unit, (unit, 1.0))
+    declared = metrics.find("workload", metric) if metric else None
+    if unit == "1/s" and declared is not None and declared.unit == "1/s":
+        label = declared.rate_unit() or label
     if unit == "s" and value >= 1:
         label, scale = "s", 1.0
     if unit == "dimensionless":

@@ -24,12 +24,12 @@ from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
+from archgen.render.cluster_bom import appendices
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import rack_parts, typical_text
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
-from archgen.render.tables import bom_name
 from archgen.render.wiring import figures as wiring_figures
 from archgen.render.wiring import portmap_table
 from archgen.render.wiring import section as wiring_section
@@ -150,7 +150,7 @@ def bisection_text(fa: Any) -> str:
 def architecture(a: Any, series: Scaling | None = None) -> Section:
     """Units, rack types and the scaling table per fabric tier; the growth of the design; the floor plan."""
     c = a.cluster
-    unit_rows = [(uid, c.unit_counts.get(uid, 0), ", ".join(f"{n} × {rid}" for rid, n in c.unit_racks.get(uid, ())))
+    unit_rows = [(uid, c.unit_counts.get(uid, 0), _rack_mix(c.unit_racks.get(uid, ())))
                  for uid in sorted(c.unit_counts)]
     section = Section("architecture", "Architecture and scaling").add(
         Para("Node → rack → unit → cluster. Counts are derived from the layout and the fabric rules; nothing is "
@@ -177,6 +177,20 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
                                                  f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
                                                  f"(rows assumed to face each other in pairs)"))
     return section
+
+
+def _fabrics_of(a: Any, node: str, role: str) -> list[Any]:
+    """The fabrics that take a node's ports of a NIC role (its `nic_role`, else its role): they set the speed."""
+    return [fa for fa in a.fabrics if (getattr(fa.fabric.spec, "nic_role", None) or fa.fabric.spec.role) == role
+            and getattr(fa, "ports_per_node", {}).get(node, 0)]
+
+
+def _rack_mix(members: Any) -> str:
+    """A unit's racks by type, each type once in the order it first stands ('8 × gb300-nvl72, 2 × gb300-su-ib')."""
+    counts: Counter[str] = Counter()
+    for rid, n in members:
+        counts[rid] += n
+    return ", ".join(f"{n} × {rid}" for rid, n in counts.items())
 
 
 def rack_types(scope: Scope, a: Any) -> Section:
@@ -281,12 +295,16 @@ def fabrics(scope: Scope, a: Any) -> Section:
         for nic in nt.part.nics:
             part = specs.get(nic.part)
             p = getattr(part, "ports", None)
+            on = _fabrics_of(a, nt.part.id, nic.role)
             ports.append((nt.part.id, nt.count, nic.role, nic.part, nic.count, p.count * nic.count if p else None,
-                          p.speed if p else None))
+                          ", ".join(fa.fabric.spec.id for fa in on) or "—",
+                          min((fa.fabric.spec.speed for fa in on), default=None), p.speed if p else None))
     if ports:
         port_cols = (Column("Node"), Column("Nodes", digits=0, align="right"), Column("Role"), Column("NIC"),
                      Column("NICs per node", digits=0, align="right"),
-                     Column("Ports per node", digits=0, align="right"), Column("Port speed", "Gbit/s", 0, "right"))
+                     Column("Ports per node", digits=0, align="right"), Column("Fabric"),
+                     Column("Speed the fabric runs", "Gbit/s", 0, "right"),
+                     Column("NIC port rating", "Gbit/s", 0, "right"))
         section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", port_cols, tuple(ports)))
     for fa in a.fabrics:
         s = fa.fabric.spec
@@ -346,31 +364,6 @@ def _reach(fa: Any) -> str:
     if fa.max_accelerators or fa.node_ports:
         return f"up to {fa.max_accelerators:,} accelerators"
     return f"no accelerator's node on it, up to {fa.max_endpoints:,} endpoint ports"
-
-
-def appendices(scope: Scope, a: Any) -> Section:
-    """Cluster BOM, glossary, sources."""
-    specs = scope.run.design.specs
-    rows = []
-    for line in getattr(a.cabling, "bom", ()):
-        part = specs.get(line.part)
-        name, number, source = bom_name(line, part)
-        rows.append((line.part, name, number, line.kind, line.note if part is not None and line.note else "—",
-                     line.quantity, line.unit_power, line.total_power, source))
-    cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
-            Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
-            Column("Total power", "kW", 1, "right"), Column("Source or rule"))
-    section = Section("appendices", "Appendices")
-    section.sections += [
-        Section("bom", "Bill of materials").add(
-            Para("Racks by type (each with the maximum draw of its placed parts, which the following lines "
-                 "itemise: do not add both), their placed parts and accessories (power cords, rails, blanking "
-                 "panels), switches outside racks, link modules or cable ends, and one fibre patch cord per optical "
-                 "link by length bin. Structured cabling (MPO trunks, patch panels) is not modelled. The same table "
-                 "is written as CSV and XLSX."),
-            Table("bom", "Bill of materials", cols, tuple(rows))),
-        common.glossary_section(), common.references_section()]
-    return section
 
 
 def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates: Path | None,

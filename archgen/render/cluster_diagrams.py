@@ -87,15 +87,18 @@ def floor_plan(a: Any, colours: dict[str, str] | None = None) -> Figure:
     ax.set_xlabel("metres along the row")
     ax.set_ylabel("metres across the rows")
     ax.annotate("", xy=(length_m, -0.5), xytext=(0, -0.5), arrowprops={"arrowstyle": "<->", "linewidth": 0.6})
-    ax.text(length_m / 2, -0.7, f"{length_m:.2f} m: {cols} racks at {pitch:.2f} m", ha="center", va="bottom",
-            fontsize=6)
+    along = f"{cols} racks at {pitch:.2f} m" if cols > 1 else "1 rack"
+    ax.text(length_m / 2, -0.7, f"{length_m:.2f} m: {along}", ha="center", va="bottom", fontsize=6)
     ax.annotate("", xy=(-1.7, span_m), xytext=(-1.7, 0), arrowprops={"arrowstyle": "<->", "linewidth": 0.6})
-    ax.text(-2.0, span_m / 2, f"{span_m:.2f} m: {rows} rows at {row_pitch:.2f} m", ha="right", va="center",
-            fontsize=6, rotation=90)
+    across = f"{rows} rows at {row_pitch:.2f} m" if rows > 1 else "1 row"
+    ax.text(-2.0, span_m / 2, f"{span_m:.2f} m: {across}", ha="right", va="center", fontsize=6, rotation=90)
+    # no ticks left of the floor's edge: the margin holds the rotated dimension, which a '-2' tick label crossed
+    ax.set_xticks([t for t in ax.get_xticks() if 0 <= t <= length_m + 0.4])
     counts = {t: sum(1 for i in inst if i.rack.spec.id == t) for t in types}
     handles = [Patch(facecolor=colours[t], edgecolor="#333333", label=f"{t} ({counts[t]})") for t in types]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=7)
-    ax.set_title(f"{a.cluster.spec.id}: {len(inst)} racks in {rows} row(s), {length_m:.1f} m × {span_m:.1f} m",
+    ax.set_title(f"{a.cluster.spec.id}: {len(inst)} racks in {rows} row{'s' if rows > 1 else ''}, "
+                 f"{length_m:.1f} m × {span_m:.1f} m",
                  loc="left", fontsize=9)
     fig.subplots_adjust(left=0.08, right=0.7)
     return fig

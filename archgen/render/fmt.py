@@ -19,6 +19,7 @@ from archgen.display import (  # noqa: F401 (re-exported: the renderers' formatt
     metric_value,
     number,
     significant,
+    target_text,
     unit_label,
 )
 from archgen.pint_import import pint

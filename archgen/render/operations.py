@@ -132,9 +132,9 @@ def cost_section(run: Any, a: Any) -> Section | None:
     used = f"TCO per used accelerator-hour (utilisation {fmt.number(cost.utilisation * 100, 0)} %)"
     rows = (("Capex", cost.capex), ("Capital recovered per year", cost.capital_per_year),
             ("Energy per year", cost.energy_per_year), ("Space per year", cost.space_per_year),
-            ("TCO per year", cost.tco_per_year), ("TCO per accelerator-hour (owned)", cost.per_accelerator_hour),
-            (used, cost.per_used_accelerator_hour),
-            ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")))
+            ("TCO per year", cost.tco_per_year))
+    hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour), (used, cost.per_used_accelerator_hour),
+              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")))
     idle = "" if cost.utilisation >= 1 else (
         f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
         f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")
@@ -157,8 +157,13 @@ def cost_section(run: Any, a: Any) -> Section | None:
              "PUE and electricity price; capital recovered over the depreciation years at the discount rate "
              f"(docs/reliability.md, Cost).{recovery}{network}{withheld} Every price carries its basis; assumed "
              "ones are listed under Open items."),
-        Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=2, align="right")),
+        # totals on assumed prices in whole currency units (cents would claim a precision the prices lack), the
+        # rates per accelerator-hour, a few units each, in cents
+        Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=0, align="right")),
               tuple((name, value.to(cur).m if value is not None else None) for name, value in rows)),
+        Table("cost-hourly", f"Cost per accelerator-hour ({cur})", (Column("Item"),
+                                                                    Column("Amount", digits=2, align="right")),
+              tuple((name, value.to(cur).m if value is not None else None) for name, value in hourly)),
         Table("capex", f"Capex by part ({cur})", (Column("Part"), Column("Kind"), Column("Qty", digits=0,
                                                                                         align="right"),
                                                    Column("Unit price", digits=0, align="right"),

@@ -65,7 +65,8 @@ def section(results: list[Any]) -> Section | None:
             band = (f"{_shown(e.metrics[ranged[name][0]], name)} to {_shown(e.metrics[ranged[name][1]], name)}"
                     if name in ranged else _band_cell(e.bands.get(name), value, name))
             rows.append((name, _shown(value, name), band,
-                         str(o.requirement.target) if o else "", o.requirement.id if o else "", status))
+                         fmt.target_text(o.requirement.target, metrics.find("workload", name)) if o else "",
+                         o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
                       (Column("Metric"), Column("Estimate", align="right"), Column("Band", align="right"),
                        Column("Target"), Column("Requirement"), Column("Status")), tuple(rows), status_column=5))

@@ -16,6 +16,7 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from archgen import metrics as registry
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, Result, requirements, unmeasured_efficiencies
 from archgen.perf.explore.tally import Fitting, tally
@@ -43,7 +44,13 @@ def shown(row: PointRow, metric: str) -> str:
     q = number(value(row, metric))
     _, _, unit, digits = DISPLAY[metric]
     return fmt.cell(q, None, digits) if not isinstance(q, float) or unit == "dimensionless" else \
-        f"{fmt.number(q, digits)} {'tokens/s' if unit == '1/s' else fmt.unit_label(unit)}"
+        f"{fmt.number(q, digits)} {_rate_unit(metric) or fmt.unit_label(unit)}"
+
+
+def _rate_unit(metric: str) -> str | None:
+    """How a rate metric's unit reads, from the registry (``tokens/s``), or None."""
+    m = registry.find("workload", metric) or registry.find("point", metric)
+    return m.rate_unit() if m is not None else None
 
 
 #: Colours of the categories (colour-blind safe, Okabe and Ito 2008), in level order; the same in every sweep plot.
@@ -113,7 +120,8 @@ def overview(result: Result) -> Section:
         rows = []
         for q in reqs:
             met, unmet = tally(result).met[q.id]  # a point that does not fit judges what it provides
-            rows.append((q.id, q.statement, q.level.upper(), q.metric, str(q.target), met, unmet,
+            target = fmt.target_text(q.target, registry.find("workload", q.metric) or registry.find("point", q.metric))
+            rows.append((q.id, q.statement, q.level.upper(), q.metric, target, met, unmet,
                          c["points"] - met - unmet, tally(result).at_risk.get(q.id, 0)))
         section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
                           "that could not run, or does not provide the metric, is not judged; a met one is at risk "

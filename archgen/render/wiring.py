@@ -86,19 +86,24 @@ def section(a: Any, pm: PortMap) -> Section:
         out.add(Bullets(tuple(f"Fabric {fid}: not in the port map; its links are counted in the bill of materials, "
                               + _why_unwired(a, fid) for fid in pm.unwired)))
     shown: dict[tuple[str, str], int] = {}
+    noted: set[tuple[str, str, str]] = set()
     excerpt = []
     for r in pm.rows:
         key = (r.fabric, r.tier)
-        if shown.get(key, 0) < EXCERPT_ROWS:
+        first_of_note = bool(r.note) and (r.fabric, r.tier, r.note) not in noted
+        if shown.get(key, 0) < EXCERPT_ROWS or first_of_note:
             shown[key] = shown.get(key, 0) + 1
-            excerpt.append((r.id, _end(r.a), _end(r.b), r.media, r.links, r.ordered))
+            noted.add((r.fabric, r.tier, r.note))
+            excerpt.append((r.id, _end(r.a), _end(r.b), r.media, r.links, r.ordered, r.note or "—"))
     if excerpt:
         out.sub("portmap-excerpt", "Port map excerpt",
-                Para(f"The first {EXCERPT_ROWS} cables of each fabric tier; every cable is in portmap.csv."),
+                Para(f"The first {EXCERPT_ROWS} cables of each fabric tier, and the first cable of each kind a note "
+                     "sets apart (an end the design does not place, and how its length is taken); every cable is in "
+                     "portmap.csv."),
                 Table("portmap-excerpt", "Port map excerpt (first cables of each fabric tier)", (
                     Column("Cable"), Column("A end (rack, U, device, port)"), Column("B end (rack, U, device, port)"),
                     Column("Media"), Column("Links", digits=0, align="right"),
-                    Column("Ordered length", "m", 1, "right")), tuple(excerpt)))
+                    Column("Ordered length", "m", 1, "right"), Column("Note")), tuple(excerpt)))
     return out
 
 

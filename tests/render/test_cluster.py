@@ -153,7 +153,7 @@ def test_floor_plan_in_metres_with_aisles_and_one_colour_per_rack_type(shipped_r
     texts = [t.get_text() for t in ax.texts]
     assert "5.40 m: 9 racks at 0.60 m" in texts and "15.60 m: 5 rows at 3.60 m" in texts
     assert texts.count("cold aisle, 2.40 m") == 2 and texts.count("hot aisle, 2.40 m") == 2
-    assert ax.get_title(loc="left") == f"{CLUSTER}: 38 racks in 5 row(s), 5.4 m × 15.6 m"
+    assert ax.get_title(loc="left") == f"{CLUSTER}: 38 racks in 5 rows, 5.4 m × 15.6 m"
     legend = {t.get_text().split(" (")[0]: h.get_facecolor() for t, h in
               zip(ax.get_legend().get_texts(), ax.get_legend().legend_handles, strict=True)}
     from matplotlib.colors import to_rgba

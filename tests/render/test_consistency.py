@@ -59,7 +59,7 @@ def test_estimate_text_and_documents_show_each_metric_alike(which, request):
 
 
 @pytest.mark.parametrize(("name", "value", "text"), [
-    ("tokens_per_second", Q_(17105.4, "1/s"), "17,110 1/s"),  # the user's MI355X serving figure
+    ("tokens_per_second", Q_(17105.4, "1/s"), "17,110 tokens/s"),  # the user's MI355X serving figure
     ("ttft_p99", Q_(0.13742, "s"), "137.4 ms"),
     ("mfu", Q_(0.54821, ""), "54.82 %"),
     ("concurrency", Q_(12345, ""), "12,345"),  # a count stays whole

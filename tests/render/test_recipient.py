@@ -5,8 +5,10 @@ Each test is one finding of that review: a figure that read differently, or bare
 
 from __future__ import annotations
 
+import pytest
+
 from archgen.render import performance
-from archgen.render.blocks import Para
+from archgen.render.blocks import Para, Table
 from tests.render.test_consistency import _tables
 
 
@@ -75,3 +77,155 @@ def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(t
     m = a.metrics
     assert abs(m["it_power"] - m["it_power_typical"]).m_as("W") < 1e-6  # no part here has a typical figure below max
     assert round(m["it_power"].m_as("kW"), 1) == 4896.1
+
+
+def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
+    """251 OOB cat6a runs read 'not placed ... length as the BOM counts it (in the leaf's rack)', ordered 1.0 m.
+
+    The 6 OOB leaves stand in racks nvl72-01..03; the management ports of the switches in the su-ib and su-eth racks
+    and of racks 04-08 cannot be 1 m away. A switch's management port now stands where the switch does and its run
+    is measured; a port the spec states only as a count (the 144 tray BMCs) is not placed and takes the floor's
+    longest run, and says so. The document's excerpt shows the note and the first cable of each kind.
+    """
+    from archgen.analyse.cabling import _positions, floor_span
+    from archgen.analyse.portmap import port_map
+    from archgen.render import wiring
+    a = example.clusters["cluster/gb300-nvl72-su"]
+    rows = [r for r in port_map(a).rows if r.fabric == "oob" and r.tier == "access"]
+    assert len(rows) == 251
+    placed = [r for r in rows if r.a.rack != "not placed"]
+    unplaced = [r for r in rows if r.a.rack == "not placed"]
+    assert (len(placed), len(unplaced)) == (107, 144)
+    assert all(r.a.port == "mgmt" and "measured from where it stands" in r.note for r in placed)
+    far = [r for r in placed if r.a.rack != r.b.rack]
+    assert far and all(r.ordered > 1.0 for r in far)
+    assert {r.a.rack for r in placed} >= {"su01/gb300-su-ib-01", "su01/gb300-su-eth-01", "su01/gb300-nvl72-08"}
+    span = floor_span(a.cluster, *_positions(a.cluster))
+    assert all(r.length == span and "floor's longest run" in r.note for r in unplaced)
+    assert "leaf's rack" not in " ".join(r.note for r in rows)
+    table = next(b for sub in wiring.section(a, port_map(a)).sections for b in sub.blocks
+                 if isinstance(b, Table) and b.id == "portmap-excerpt")
+    assert table.columns[-1].title == "Note"
+    assert any(row[0].startswith("oob-A-") and "floor's longest run" in row[-1] for row in table.rows)
+
+
+def test_the_bom_total_power_is_the_it_power(example, shipped):
+    """The BOM's part lines added up to 1,231.8 kW against an IT power of 1,220.0 kW.
+
+    The 11.8 kW were the trays' node-end transceivers (smf-800g-dr4-rhs 9.2 kW, mmf-400g-sr4 2.6 kW), already in
+    gb300-compute-tray's 6 kW (power_includes_optics). Their lines now say so and leave them out of Total power, and
+    a sentence under the table gives the sum against IT power, in every shipped cluster.
+    """
+    from archgen.render.cluster_bom import reconciled
+    for a in (example.clusters["cluster/gb300-nvl72-su"], *shipped.clusters.values()):
+        lines = a.cabling.bom
+        parts = sum(line.total_power.m_as("kW") for line in lines if line.kind != "Rack" and line.total_power)
+        assert parts == pytest.approx(a.metrics["it_power"].m_as("kW")), a.cluster.path
+        assert reconciled(a).endswith(f"the cluster's IT power ({a.metrics['it_power'].m_as('kW'):,.1f} kW).")
+    lines = {line.part: line for line in example.clusters["cluster/gb300-nvl72-su"].cabling.bom}
+    for part, n in (("smf-800g-dr4-rhs", 576), ("mmf-400g-sr4", 288)):
+        assert lines[part].in_parent == n and lines[part].total_power.m_as("kW") == 0
+        assert "those at node ends draw inside gb300-compute-tray's maximum" in lines[part].note
+
+
+def test_a_rate_reads_as_what_it_counts_everywhere(example):
+    """Perf tables, estimate text and sweep targets read '330,000 1/s', '0.28 1/d', '>= 600000 1/s'.
+
+    Each rate in the metric registry names what it counts (`Metric.counts`), and every output that shows the metric
+    takes its unit from there: 'tokens/s', 'interruptions/day'.
+    """
+    from archgen import metrics
+    from archgen.display import metric_value, target_text
+    from archgen.model.requirements import Target
+    from archgen.units import Q_
+    rates = [m for m in metrics.REGISTRY if m.unit.startswith("1/")]
+    assert rates and all(m.rate_unit() for m in rates), [m.name for m in rates if not m.rate_unit()]
+    tps = metrics.find("workload", "tokens_per_second")
+    assert metric_value(tps, Q_(330_000, "1/s")) == "330,000 tokens/s"
+    ipd = metrics.find("workload", "interruptions_per_day")
+    assert metric_value(ipd, Q_(0.28, "1/day")) == "0.28 interruptions/day"
+    assert target_text(Target.parse(">= 600000 1/s"), tps) == ">= 600,000 tokens/s"
+    assert target_text(Target.parse("<= 0.45 s"), metrics.find("workload", "ttft_p99")) == "<= 0.45 s"
+    r = example.workloads["workload/llama3-405b-pretrain-gb300"]
+    text = " ".join(str(c) for t in _tables(performance.section([r])).values() for row in t.rows for c in row)
+    assert "tokens/s" in text and "interruptions/day" in text
+    assert not any(u in text for u in (" 1/s", " 1/d", " 1/day"))
+
+
+def test_cost_totals_are_whole_currency_units(example):
+    """'Energy per year 1,148,617.06', 'Space per year 264,000.00': cents on assumed prices.
+
+    The totals now read in whole units (1,148,617); only the rates per accelerator-hour, a few units each, keep
+    cents, in a table of their own, so every format of the document rounds alike (one column, one rule).
+    """
+    from archgen.render import operations
+    a = example.clusters["cluster/gb300-nvl72-su"]
+    tables = _tables(operations.cost_section(example, a))
+    summary = dict(tables["cost-summary"].text())
+    assert summary["Energy per year"] == "1,148,617" and summary["Space per year"] == "264,000"
+    assert all("." not in v for v in summary.values())
+    hourly = tables["cost-hourly"].text()
+    assert [name for name, _ in hourly][0] == "TCO per accelerator-hour (owned)"
+
+
+def test_a_units_racks_are_counted_once_per_type(example):
+    """Building blocks read '4 x gb300-nvl72, 2 x gb300-su-ib, 1 x gb300-su-eth, 4 x gb300-nvl72'.
+
+    The unit's rack list as the spec writes it, in floor order, named one type twice; the table now counts each
+    rack type once, in the order it first stands (the floor plan shows where each rack is).
+    """
+    from archgen.render import cluster
+    tables = _tables(cluster.architecture(example.clusters["cluster/gb300-nvl72-su"]))
+    assert tables["units"].rows == (("su", 1, "8 × gb300-nvl72, 2 × gb300-su-ib, 1 × gb300-su-eth"),)
+
+
+def test_the_floor_plan_of_one_row_reads_in_the_singular_and_clear_of_the_ticks(example):
+    """floor.svg read '1.20 m: 1 rows at 3.60 m', rotated across the x tick '-2'.
+
+    One row has no row pitch to state; the x axis has no ticks left of the floor's edge, where that label stands.
+    """
+    from archgen.render import cluster_diagrams
+    fig = cluster_diagrams.floor_plan(example.clusters["cluster/gb300-nvl72-su"])
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert "1.20 m: 1 row" in texts and not any("1 rows" in t for t in texts)
+    assert "racks in 1 row," in ax.get_title(loc="left")
+    assert min(ax.get_xticks()) >= 0
+
+
+def test_a_nodes_port_speed_is_the_one_its_fabric_runs(example):
+    """The per-node port map read bluefield-3 'Port speed 400' while the storage fabric runs those ports at 200 Gb/s.
+
+    The table now names the fabric that takes the ports and gives the speed it runs them at, the NIC's rating beside.
+    """
+    from archgen.render import cluster
+    from archgen.render.common import Scope  # noqa: F401 (the section needs a scope: the example's own)
+    a = example.clusters["cluster/gb300-nvl72-su"]
+    scope, _ = cluster.cluster_scope(example, a, None, None)
+    table = _tables(cluster.fabrics(scope, a))["port-map"]
+    titles = [c.title for c in table.columns]
+    rows = {row[2]: dict(zip(titles, row, strict=True)) for row in table.rows}
+    storage = rows["storage"]
+    assert storage["NIC"] == "bluefield-3" and storage["Fabric"] == "storage-inband"
+    assert storage["Speed the fabric runs"].m_as("Gbit/s") == 200
+    assert storage["NIC port rating"].m_as("Gbit/s") == 400
+    assert rows["compute"]["Speed the fabric runs"].m_as("Gbit/s") == 800
+
+
+def test_every_abbreviation_the_documents_use_is_in_the_glossary():
+    """The glossary lacked TCO, PUE, MFU, MTTI, DAC, XDR, OSFP, RHS/IHS, SU, NIC, DPU, HBM, OOB, BMC, busbw, TGP.
+
+    Each of those (and MPO, UFM) that a golden document uses is now a glossary term.
+    """
+    import re
+
+    from archgen.render.common import GLOSSARY
+    from tests.render.conftest import GOLDEN
+    terms = {t for term, _ in GLOSSARY for t in term.split(" / ")}
+    candidates = ("TCO", "PUE", "MFU", "MTTI", "DAC", "XDR", "OSFP", "RHS", "IHS", "SU", "NIC", "DPU", "HBM", "OOB",
+                  "BMC", "busbw", "TGP", "MPO", "UFM")
+    text = " ".join(p.read_text(encoding="utf-8")
+                    for p in sorted(GOLDEN.glob("*/*.md")))
+    used = [t for t in candidates if re.search(rf"\b{t}\b", text)]
+    assert len(used) > 10
+    assert [t for t in used if t not in terms] == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from archgen import metrics as registry
 from archgen.errors import WorkloadError
 from archgen.model.workload import Workload
 from archgen.perf.hw.arch import Arch
@@ -117,7 +118,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision)
         ends = over_range(hw, inf.precision, tput)
-        notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator", "1/s")
+        tps_metric = registry.find("workload", "tokens_per_second_per_gpu")
+        notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
+                           (tps_metric.rate_unit() if tps_metric else None) or "1/s")
         span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
     # under an arrival rate the batch is only the admission cap (the KV cache's capacity or `batch`); what runs is
     # the simulated concurrency: named so, not to read as the operating batch

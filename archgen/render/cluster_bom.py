@@ -1,0 +1,63 @@
+"""The cluster document's appendices: its bill of materials, reconciled with IT power, glossary and references."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.render import common, fmt
+from archgen.render.blocks import Column, Para, Section, Table
+from archgen.render.common import Scope
+from archgen.render.tables import bom_name
+from archgen.units import Q_
+
+
+def appendices(scope: Scope, a: Any) -> Section:
+    """Cluster BOM, glossary, sources."""
+    specs = scope.run.design.specs
+    rows = []
+    for line in getattr(a.cabling, "bom", ()):
+        part = specs.get(line.part)
+        name, number, source = bom_name(line, part)
+        rows.append((line.part, name, number, line.kind, _note(line) if part is not None and line.note else "—",
+                     line.quantity, line.unit_power, line.total_power, source))
+    cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
+            Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
+            Column("Total power", "kW", 1, "right"), Column("Source or rule"))
+    section = Section("appendices", "Appendices")
+    section.sections += [
+        Section("bom", "Bill of materials").add(
+            Para("Racks by type (each with the maximum draw of its placed parts, which the following lines "
+                 "itemise: do not add both), their placed parts and accessories (power cords, rails, blanking "
+                 "panels), switches outside racks, link modules or cable ends, and one fibre patch cord per optical "
+                 "link by length bin; node-end transceivers whose power a system's maximum draw already holds are "
+                 "counted but left out of their line's total power. Structured cabling (MPO trunks, patch panels) "
+                 "is not modelled. The same table is written as CSV and XLSX."),
+            Table("bom", "Bill of materials", cols, tuple(rows)), Para(reconciled(a))),
+        common.glossary_section(), common.references_section()]
+    return section
+
+
+def reconciled(a: Any) -> str:
+    """The BOM's Total power over its part lines (all but the rack lines) against the cluster's IT power.
+
+    They agree where every draw is counted once (node-end modules inside their systems' figure left out); a
+    difference is stated, never hidden.
+    """
+    parts = sum((line.total_power for line in getattr(a.cabling, "bom", ())
+                 if line.kind != "Rack" and line.total_power is not None), Q_(0, "kW"))
+    it = a.metrics.get("it_power")
+    text = f"The part lines (all but the rack lines) add up to {fmt.q(parts, 'kW', 1)} of total power"
+    if it is None:
+        return text + "."
+    gap = (parts - it).to("kW")
+    if abs(gap.m_as("kW")) < 0.05:
+        return text + f", the cluster's IT power ({fmt.q(it, 'kW', 1)})."
+    return text + (f"; the cluster's IT power is {fmt.q(it, 'kW', 1)}, {fmt.q(abs(gap), 'kW', 1)} "
+                   f"{'less' if gap.m_as('kW') > 0 else 'more'}: a draw the lines count differently from IT power.")
+
+
+def _note(line: Any) -> str:
+    """A line's note, with how many of its parts draw inside another line's figure (left out of its total power)."""
+    if not line.in_parent:
+        return line.note
+    return f"{line.note}: {line.in_parent:,} of {line.quantity:,}, left out of Total power"
