@@ -50,3 +50,13 @@ def test_a_torus_spare_is_a_whole_idle_cube(tmp_path) -> None:
     # a job of whole cubes keeps no idle tray inside its cubes, so no spare tray is counted there
     assert result.metrics["workload/l70-pod"]["spares"].m == 48
     assert spare_domain_nodes(result.clusters["cluster/tpu-v4-pod"], 4) == 16   # 4x4x4 chips / 4 chips per tray
+
+
+def test_a_torus_node_failure_removes_its_cube(tmp_path) -> None:
+    """The failure-domain table's node row follows the spares' rule (tpuamd finding 1): through OCSes a failed tray's
+    whole 4x4x4 cube leaves the slice, 64 chips, not the tray's 4."""
+    result = _pod(tmp_path)
+    rel = result.operations.reliability["cluster/tpu-v4-pod"]
+    (node,) = [d for d in rel.domains if d.name == "node"]
+    assert node.accelerators == 64                                   # was 4
+    assert "cube of 16 trays" in node.note
