@@ -43,7 +43,7 @@ class ScaleUpAnalysis:
     size: int
     accelerators_per_domain: dict[str, int]
     links_per_accelerator: float
-    links_needed: int
+    links_needed: int   # per domain: accelerator-to-switch links, or in a mesh the peer links (each joins two)
     switch_ports: int
     bandwidth_total: Q
     problems: tuple[Problem, ...]
@@ -100,8 +100,10 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                     f"a mesh of {su.size} gives each accelerator {per_acc:g} x {link.rate:~P} = "
                                     f"{(per_acc * link.rate).to('GB/s'):~.4gP} per direction; {su.bandwidth:~P} "
                                     "both ways needs more", (per_acc * link.rate * 2).to("GB/s"), su.bandwidth))
-        return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, 0, 0, (su.bandwidth * accelerators).to("TB/s"),
-                               tuple(problems + _link_bandwidth(design, nodes, su)))
+        pairs = su.size * (su.size - 1) // 2 * su.links_per_peer   # each link joins two: 28 on an 8-GPU xGMI node
+        return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, pairs, 0,
+                               (su.bandwidth * accelerators).to("TB/s"), tuple(problems + _link_bandwidth(design, nodes,
+                                                                                                          su)))
     per_acc = (round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None
                else _own_links(design, nodes))
     needed = math.ceil(round(per_acc * su.size, 6))
