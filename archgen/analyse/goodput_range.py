@@ -12,7 +12,7 @@ import math
 from dataclasses import replace
 
 from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_side
-from archgen.analyse.network import ClusterAnalysis, compute_node, spare_domain_nodes  # re-exported
+from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, spare_domain_nodes  # re-exported
 from archgen.analyse.reliability import Reliability
 from archgen.perf.train.goodput import Failures
 from archgen.validate import Specs
@@ -31,7 +31,8 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
                     rel.node_repair_hours() * 3600, min(storage.write_bandwidth.m_as("B/s"), cap) if storage else 0.0,
                     min(storage.read_bandwidth.m_as("B/s"), cap) if storage else 0.0, node_storage_bandwidth(specs, a),
                     rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
-                    rel.planned_per_accelerator_day, rel.planned_duration, per_node)
+                    rel.planned_per_accelerator_day, rel.planned_duration, per_node,
+                    fixed_wiring=(torus := compute_torus(a)) is not None and torus.ocs is None)
 
 
 def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Failures, ...]:
