@@ -138,15 +138,17 @@ def _torus(design: Design, fabric: BoundFabric, spec: Torus, nodes: tuple[NodeTy
     if have and isinstance(acc, Accelerator) and f["degree"] > have:   # `have` is read from an Accelerator
         problems.append(Problem("NET001", here + ("dims",), f"each chip of a {shape} torus needs {f['degree']} "
                                 f"links; {acc.id} has {have}", count(f["degree"]), count(have)))
-    block = compute.part.torus_block if compute is not None else None
+    system = compute.part if compute is not None else None
+    block = system.torus_block if system is not None else None
     unit = spec.ocs.cube if spec.ocs is not None else spec.dims
-    if block is not None and (len(block) != len(unit) or any(u % b for u, b in zip(unit, block, strict=False))
-                              or math.prod(block) != compute.part.accelerators):
-        problems.append(Problem("NET020", here + ("dims",), f"{compute.part.id}'s torus_block "
+    if system is not None and block is not None and (
+            len(block) != len(unit) or any(u % b for u, b in zip(unit, block, strict=False))
+            or math.prod(block) != system.accelerators):
+        problems.append(Problem("NET020", here + ("dims",), f"{system.id}'s torus_block "
                                 f"{'x'.join(map(str, block))} does not tile the {'cube' if spec.ocs else 'torus'} "
-                                f"{'x'.join(map(str, unit))} with its {compute.part.accelerators} chips: expected "
+                                f"{'x'.join(map(str, unit))} with its {system.accelerators} chips: expected "
                                 "sides dividing the cube's, whose product is the system's accelerators",
-                                count(math.prod(block)), count(compute.part.accelerators)))
+                                count(math.prod(block)), count(system.accelerators)))
         block = None
 
     def board(cube: list[int], cubes: int) -> int:
