@@ -24,7 +24,7 @@ _R, _N, _F, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/fabr
 _ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 #: A cluster's figures taken from its largest training job are set by the pipeline stage that ranks its jobs.
-_OPS = "analyse/operations_stage.py"
+_OPS, _TOP = "analyse/operations_stage.py", "analyse/topologies.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 #: What each end of a job's cost range charges, and on which goodput per token (`perf.workload.derived.cost_ends`).
@@ -93,7 +93,8 @@ REGISTRY: tuple[Metric, ...] = (
            "the rack-scale system.", _C),
     Metric("cluster", "optics_power", "W", "kW", 1, "Optics power", "Transceivers of every fabric, both ends (those "
            "in the NICs of systems whose maximum includes them are in that figure).", _C),
-    Metric("cluster", "links", "", "", 0, "Links", "Cables of every fabric tier.", _C),
+    Metric("cluster", "links", "", "", 0, "Links", "Port-to-port runs of every fabric tier (its `links.<link>`): "
+           "a link through an OCS is two fibre runs, a board trace none (`torus.links`: each link once).", _C),
     Metric("cluster", "scale_up.domains", "", "", 0, "Scale-up domains", "Scale-up (NVLink) domains.", _N),
     Metric("cluster", "scale_up.links_per_accelerator", "", "", 0, "Scale-up links per accelerator",
            "Scale-up links of each accelerator: bandwidth / (2 x link rate) with a `link` part, size - 1 peers in "
@@ -204,33 +205,32 @@ REGISTRY: tuple[Metric, ...] = (
            "the bandwidth one plane carries.", _F, minimise=True),
     # torus, dragonfly and rail-only fabrics
     Metric("fabric", "torus.diameter", "", "", 0, "Torus diameter", "Hops of the longest shortest path between chips.",
-           "analyse/topologies.py"),
-    Metric("fabric", "torus.links_per_chip", "", "", 0, "Links per chip", "Neighbour links of each chip.",
-           "analyse/topologies.py"),
-    Metric("fabric", "torus.cubes", "", "", 0, "Cubes", "Cubes of the torus (of the slice, in a larger pod).",
-           "analyse/topologies.py"),
+           _TOP),
+    Metric("fabric", "torus.links_per_chip", "", "", 0, "Links per chip", "Neighbour links of each chip.", _TOP),
+    Metric("fabric", "torus.links", "", "", 0, "Torus links", "Chip-to-chip links of the torus (of the slice, in a "
+           "larger pod), each once: a board trace, a cable, or two fibres through an OCS.", _TOP),
+    Metric("fabric", "torus.board_links", "", "", 0, "Board links", "Torus links inside the systems' `torus_block`: "
+           "board traces, in no `links.<link>`, no cable and no failure unit.", _TOP),
+    Metric("fabric", "torus.cubes", "", "", 0, "Cubes", "Cubes of the torus (of the slice, in a larger pod).", _TOP),
     Metric("fabric", "torus.pod_cubes", "", "", 0, "Pod cubes", "Cubes the optical circuit switches join (the pod).",
-           "analyse/topologies.py"),
+           _TOP),
     Metric("fabric", "torus.slices", "", "", 0, "Slices per pod", "Slices of the torus' shape the pod holds at "
-           "once.", "analyse/topologies.py"),
+           "once.", _TOP),
     Metric("fabric", "torus.ocs", "", "", 0, "Optical circuit switches", "Optical circuit switches joining the "
-           "cubes (stated, or one per dimension and face position times the fewest that fit).",
-           "analyse/topologies.py"),
+           "cubes (stated, or one per dimension and face position times the fewest that fit).", _TOP),
     Metric("fabric", "torus.ocs_ports_used", "", "", 0, "Ports used per OCS", "Fibres each optical circuit switch "
-           "takes.", "analyse/topologies.py"),
+           "takes.", _TOP),
     Metric("fabric", "failure.chip.links_lost", "", "", 0, "Links lost with a chip", "Neighbour links one chip "
-           "holds.", "analyse/topologies.py", minimise=True),
+           "holds.", _TOP, minimise=True),
     Metric("fabric", "failure.chip.bandwidth_lost", "", "percent", 2, "Bandwidth lost with a chip", "Share of the "
-           "torus one chip carries.", "analyse/topologies.py", minimise=True),
+           "torus one chip carries.", _TOP, minimise=True),
     Metric("fabric", "dragonfly.groups", "", "", 0, "Groups", "Dragonfly groups.", "analyse/topologies.py"),
     Metric("fabric", "dragonfly.global_links_per_group_pair", "", "", 0, "Global links per group pair", "Global "
            "links between each pair of groups.", "analyse/topologies.py"),
     Metric("fabric", "dragonfly.global_links_per_router", "", "", 0, "Global links per router", "Global links of "
            "each router (stated, or what the links per group pair need).", "analyse/topologies.py"),
-    Metric("fabric", "dragonfly.global_links", "", "", 0, "Global links", "Links between groups.",
-           "analyse/topologies.py"),
-    Metric("fabric", "dragonfly.local_links", "", "", 0, "Local links", "Links inside groups.",
-           "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.global_links", "", "", 0, "Global links", "Links between groups.", _TOP),
+    Metric("fabric", "dragonfly.local_links", "", "", 0, "Local links", "Links inside groups.", _TOP),
     Metric("fabric", "failure.router.ports_lost", "", "", 0, "Ports lost with a router", "Terminal ports one "
            "router holds.", "analyse/topologies.py", minimise=True),
     Metric("fabric", "failure.router.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a router", "Share of "

@@ -58,7 +58,7 @@ def test_tpu_v4_pod_as_published(shipped) -> None:
     c, f = _m(shipped, "cluster/tpu-v4-pod"), _m(shipped, "cluster/tpu-v4-pod/fabric/ici")
     assert (c["accelerators"], c["racks.tpu-v4-cube"]) == (4096, 64)
     assert (f["ocs.switches"], f["ocs.max_ports_used_per_switch"], f["links.ocs"]) == (48, 128, 6144)
-    assert f["links.neighbour"] + f["links.ocs"] / 2 == 3 * 4096
+    assert f["links.neighbour"] + f["torus.board_links"] + f["links.ocs"] / 2 == 3 * 4096   # traces, cables, OCS
     assert f["torus.diameter"] == f["hops_max"] == 24
     bisection = shipped.metrics["cluster/tpu-v4-pod/fabric/ici"]["bisection_bandwidth"].m_as("TB/s")
     assert bisection == pytest.approx(24, rel=0.10)

@@ -74,7 +74,8 @@ def test_v5p_largest_slice_of_a_140_cube_pod(tmp_path: Path) -> None:
     assert result.metrics["cluster/tpu-v4-pod"]["accelerators"].m == 8960
     m = {k: v.m for k, v in result.metrics["cluster/tpu-v4-pod/fabric/ici"].items()}
     assert (m["torus.cubes"], m["torus.pod_cubes"], m["torus.ocs"], m["torus.ocs_ports_used"]) == (96, 140, 144, 94)
-    assert (m["links.ocs"], m["links.neighbour"]) == (13440, 140 * 144)   # 144 copper links inside each cube
+    # 144 links inside each cube, 64 of them on the 16 trays' boards (tpu-v4-tray's 2x2x1 torus_block): 80 cables
+    assert (m["links.ocs"], m["links.neighbour"], m["torus.board_links"]) == (13440, 140 * 80, 140 * 64)
     too_few = _cluster(tmp_path / "few", cubes_in_pod=True, dims=[16, 16, 24], ocs={**ocs, "count": 96})
     assert _net(too_few, "NET001") == ["NET001 each of 96 OCSes takes 140 fibres (13440 from 140 cubes); "
                                        "palomar-ocs has 136 ports: expected at least 99 OCSes"]

@@ -21,6 +21,10 @@ BLOCKING_UNKNOWN = ("the nodes give no `host_memory.link`, so the checkpoint's c
 #: Why a training job has no `spares` (nor their power and space): no number of them holds its goodput target.
 NO_SPARES = ("no number of hot spares holds the goodput target {target:g}: the failure rate and checkpoint cost alone "
              "leave goodput below it (REL003)")
+#: Why a job on a torus without OCSes has no spares: fixed wiring cannot swap one in.
+FIXED_WIRING = ("a torus wired without OCSes takes no hot spare: an idle node elsewhere is not cabled into the failed "
+                "one's place, so every hardware failure waits for its repair (a spare would be a whole re-cabled "
+                "slice, not modelled)")
 #: Why a training job's restart time is not provided where the spare model is outside its validity (REL009).
 SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than its {s} hot spare(s): the spare "
                   "model (M/M/inf) is outside its validity and its wait for a repair is no figure to stand behind "
@@ -49,7 +53,9 @@ def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
         out.append((("checkpoint_blocking_time",), BLOCKING_UNKNOWN))
     if g.spares_overrun:
         out.append((("restart_time",), SPARES_OVERRUN.format(m=g.in_repair, s=g.spares_available)))
-    if g.spares_needed is None:
+    if g.fixed_wiring:
+        out.append((("spares", "spare_power", "spare_space"), FIXED_WIRING))
+    elif g.spares_needed is None:
         out.append((("spares", "spare_power", "spare_space"), NO_SPARES.format(target=g.target)))
     return out
 

@@ -12,30 +12,10 @@ import math
 from dataclasses import replace
 
 from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_side
-from archgen.analyse.network import ClusterAnalysis, compute_node
+from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, spare_domain_nodes  # re-exported
 from archgen.analyse.reliability import Reliability
-from archgen.model.fabrics import Torus
 from archgen.perf.train.goodput import Failures
 from archgen.validate import Specs
-
-
-def spare_domain_nodes(a: ClusterAnalysis, per_node: int) -> int:
-    """Nodes that a failed node takes out with it: the unit a hot spare must come in (1: any idle node).
-
-    A scale-up domain of several nodes (an NVL72 rack of 18 trays) is spared by an idle tray inside it or a whole
-    idle domain. A torus through OCSes is re-formed cube by cube: a failed tray's cube leaves the slice and the
-    OCSes join an idle cube in its place, so a spare is a whole idle cube (TPU v4: 4x4x4 chips, 16 trays of 4;
-    Jouppi et al., ISCA 2023, section 2; Zu et al., "Resiliency at Scale: Managing Google's TPUv4 Machine Learning
-    Supercomputer", NSDI 2024: OCS reconfiguration routes around machine failures).
-    """
-    su = a.cluster.spec.scale_up
-    if su is not None and per_node and su.size > per_node:
-        return su.size // per_node
-    carriers = [f for f in a.cluster.spec.fabrics if f.role in ("compute", "converged")]
-    fabric = min(carriers, key=lambda f: f.role != "compute", default=None)  # the compute fabric first
-    if isinstance(fabric, Torus) and fabric.ocs is not None and per_node:
-        return max(math.prod(fabric.ocs.cube) // per_node, 1)
-    return 1
 
 
 def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
@@ -51,7 +31,8 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
                     rel.node_repair_hours() * 3600, min(storage.write_bandwidth.m_as("B/s"), cap) if storage else 0.0,
                     min(storage.read_bandwidth.m_as("B/s"), cap) if storage else 0.0, node_storage_bandwidth(specs, a),
                     rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
-                    rel.planned_per_accelerator_day, rel.planned_duration, per_node)
+                    rel.planned_per_accelerator_day, rel.planned_duration, per_node,
+                    fixed_wiring=(torus := compute_torus(a)) is not None and torus.ocs is None)
 
 
 def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Failures, ...]:

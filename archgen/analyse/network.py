@@ -30,8 +30,9 @@ if TYPE_CHECKING:   # cabling reads this module's ClusterAnalysis
     from archgen.analyse.cabling import Cabling
 
 __all__ = ["TIERS", "ClusterAnalysis", "FabricAnalysis", "NodeType", "Problem", "ScaleUpAnalysis", "TierCount",
-           "analyse_cluster", "analyse_fabric", "analyse_scale_up", "count", "fabric_metrics", "nic_bandwidth",
-           "nic_path", "nic_ports", "node_types", "scale_out_path"]
+           "analyse_cluster", "analyse_fabric", "analyse_scale_up", "compute_torus", "count", "fabric_metrics",
+           "failed_node_takes", "nic_bandwidth", "nic_path", "nic_ports", "node_types", "scale_out_path",
+           "spare_domain_nodes"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class ScaleUpAnalysis:
     size: int
     accelerators_per_domain: dict[str, int]
     links_per_accelerator: float
-    links_needed: int
+    links_needed: int   # per domain: accelerator-to-switch links, or in a mesh the peer links (each joins two)
     switch_ports: int
     bandwidth_total: Q
     problems: tuple[Problem, ...]
@@ -99,8 +100,10 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                     f"a mesh of {su.size} gives each accelerator {per_acc:g} x {link.rate:~P} = "
                                     f"{(per_acc * link.rate).to('GB/s'):~.4gP} per direction; {su.bandwidth:~P} "
                                     "both ways needs more", (per_acc * link.rate * 2).to("GB/s"), su.bandwidth))
-        return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, 0, 0, (su.bandwidth * accelerators).to("TB/s"),
-                               tuple(problems + _link_bandwidth(design, nodes, su)))
+        pairs = su.size * (su.size - 1) // 2 * su.links_per_peer   # each link joins two: 28 on an 8-GPU xGMI node
+        return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, pairs, 0,
+                               (su.bandwidth * accelerators).to("TB/s"), tuple(problems + _link_bandwidth(design, nodes,
+                                                                                                          su)))
     per_acc = (round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None
                else _own_links(design, nodes))
     needed = math.ceil(round(per_acc * su.size, 6))
@@ -315,6 +318,39 @@ def nic_path(design: Design, nodes: tuple[NodeType, ...]) -> ScaleOutPath | None
 def _max_racks() -> int:
     from archgen.build import MAX_RACKS
     return MAX_RACKS
+
+
+def compute_torus(a: ClusterAnalysis) -> Torus | None:
+    """The torus a cluster's jobs run on (its compute fabric, else a converged one), or None."""
+    carriers = [f for f in a.cluster.spec.fabrics if f.role in ("compute", "converged")]
+    fabric = min(carriers, key=lambda f: f.role != "compute", default=None)  # the compute fabric first
+    return fabric if isinstance(fabric, Torus) else None
+
+
+def failed_node_takes(a: ClusterAnalysis, per_node: int) -> int:
+    """Nodes a failed node takes out of its job: the failure-domain table's unit and the unit hot spares come in.
+
+    One node, except in a torus through OCSes, which is re-formed cube by cube: a failed tray's cube leaves the slice
+    and the OCSes join an idle cube in its place (TPU v4: 4x4x4 chips, 16 trays of 4; Jouppi et al., ISCA 2023,
+    section 2; Zu et al., "Resiliency at Scale: Managing Google's TPUv4 Machine Learning Supercomputer", NSDI 2024:
+    OCS reconfiguration routes around machine failures).
+    """
+    torus = compute_torus(a)
+    if torus is not None and torus.ocs is not None and per_node:
+        return max(math.prod(torus.ocs.cube) // per_node, 1)
+    return 1
+
+
+def spare_domain_nodes(a: ClusterAnalysis, per_node: int) -> int:
+    """Nodes that a failed node takes out with it: the unit a hot spare must come in (1: any idle node).
+
+    A scale-up domain of several nodes (an NVL72 rack of 18 trays) is spared by an idle tray inside it or a whole
+    idle domain; a torus through OCSes by a whole idle cube (`failed_node_takes`).
+    """
+    su = a.cluster.spec.scale_up
+    if su is not None and per_node and su.size > per_node:
+        return su.size // per_node
+    return failed_node_takes(a, per_node)
 
 
 def wired_rails(fa: FabricAnalysis) -> int | None:

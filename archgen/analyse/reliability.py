@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from archgen.analyse.network import ClusterAnalysis, compute_node
+from archgen.analyse.network import ClusterAnalysis, compute_node, failed_node_takes
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
@@ -309,8 +309,11 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
         hours = sum(c.per_day * c.rate.repair.m_as("h") for c in hw if c.rate is not None) / total if total else 0.0
         return Q_(hours, "h")
 
-    out = [Domain("node", "accelerator, host, NIC, software", yearly(*NODE_CLASSES), per_node,
-                  repair(*HARDWARE_CLASSES), "the node (tray) is drained; its accelerators leave the job")]
+    takes = failed_node_takes(a, per_node)  # the unit spares come in too (`spare_domain_nodes`): one rule for both
+    out = [Domain("node", "accelerator, host, NIC, software", yearly(*NODE_CLASSES), per_node * takes,
+                  repair(*HARDWARE_CLASSES), "the node (tray) is drained; its accelerators leave the job" if takes == 1
+                  else f"the node (tray) is drained and its OCS cube of {takes} trays leaves the slice; the OCSes "
+                  "join an idle cube in its place")]
     su = a.cluster.spec.scale_up
     if su is not None and su.switch is not None and "switch" in by:
         scale_switches = su.switches * (su.size and a.accelerators // su.size)

@@ -138,10 +138,32 @@ def _torus(design: Design, fabric: BoundFabric, spec: Torus, nodes: tuple[NodeTy
     if have and isinstance(acc, Accelerator) and f["degree"] > have:   # `have` is read from an Accelerator
         problems.append(Problem("NET001", here + ("dims",), f"each chip of a {shape} torus needs {f['degree']} "
                                 f"links; {acc.id} has {have}", count(f["degree"]), count(have)))
+    system = compute.part if compute is not None else None
+    block = system.torus_block if system is not None else None
+    unit = spec.ocs.cube if spec.ocs is not None else spec.dims
+    if system is not None and block is not None and (
+            len(block) != len(unit) or any(u % b for u, b in zip(unit, block, strict=False))
+            or math.prod(block) != system.accelerators):
+        problems.append(Problem("NET020", here + ("dims",), f"{system.id}'s torus_block "
+                                f"{'x'.join(map(str, block))} does not tile the {'cube' if spec.ocs else 'torus'} "
+                                f"{'x'.join(map(str, unit))} with its {system.accelerators} chips: expected "
+                                "sides dividing the cube's, whose product is the system's accelerators",
+                                count(math.prod(block)), count(system.accelerators)))
+        block = None
+
+    def board(cube: list[int], cubes: int) -> int:
+        """Links inside the systems' blocks of `cubes` cubes (or the torus): board traces, not cables."""
+        if block is None:
+            return 0
+        return cubes * math.prod(cube) // math.prod(block) * torus_figures(block, False, spec.links_per_neighbour)[
+            "links"]
+
     s = spec.speed
-    links = {"neighbour": f["links"]}
+    on_board = board(spec.dims, 1) if spec.ocs is None else 0
+    links = {"neighbour": f["links"] - on_board}
     tiers: tuple[TierCount, ...] = ()
-    figures = {"torus.diameter": count(f["diameter"]), "torus.links_per_chip": count(f["degree"])}
+    figures = {"torus.diameter": count(f["diameter"]), "torus.links_per_chip": count(f["degree"]),
+               "torus.links": count(f["links"])}
     ocs_sw = fabric.tiers["ocs"].switch
     if spec.ocs is not None:
         radix = 0 if ocs_sw is None else ocs_sw.ports.count if ocs_sw.technology == "optical-circuit" else \
@@ -151,7 +173,7 @@ def _torus(design: Design, fabric: BoundFabric, spec: Torus, nodes: tuple[NodeTy
         inside = f["links"] - o["crossing"] * n
         if pod and pod != o["cubes"]:    # the pod's cubes, each with the links inside it
             inside = pod * (torus_figures(spec.ocs.cube, False, n)["links"])
-        links = {"neighbour": inside, "ocs": o["fibres"] * n}
+        links = {"neighbour": inside - board(spec.ocs.cube, pod or o["cubes"]), "ocs": o["fibres"] * n}
         per_ocs = o["ocs_ports"] * n
         if ocs_sw is not None and per_ocs > radix:
             problems.append(Problem("NET001", here + (("ocs", "count") if spec.ocs.count else ("ocs", "switch")),
@@ -160,9 +182,11 @@ def _torus(design: Design, fabric: BoundFabric, spec: Torus, nodes: tuple[NodeTy
                                     f"{math.ceil(o['fibres'] * n / radix) if radix else '?'} OCSes",
                                     count(per_ocs), count(radix)))
         tiers = (TierCount("ocs", ocs_sw, s, radix, 1, radix, 0, s, o["ocs"], o["fibres"] * n, 0),)
+        on_board = board(spec.ocs.cube, pod or o["cubes"])
         figures |= {"torus.cubes": count(o["cubes"]), "torus.ocs": count(o["ocs"]),
                     "torus.ocs_ports_used": count(per_ocs), "torus.pod_cubes": count(o["pod_cubes"]),
                     "torus.slices": count(o["slices"])}
+    figures["torus.board_links"] = count(on_board)
     failure = {"failure.chip.links_lost": count(f["degree"]),
                "failure.chip.bandwidth_lost": count(1 / f["chips"] if f["chips"] else 0)}
     return _result(fabric, accelerators, problems, tiers_used=0, endpoint_ports=f["chips"], tiers=tiers,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.goodput import Goodput, no_checkpoint_target, storage_side
+from archgen.analyse.goodput_notes import FIXED_WIRING
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.reliability import scope_chain
 from archgen.checks.registry import Context, Violation, check
@@ -83,13 +84,18 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
     A spare is a node the job does not use; without one, a job that loses a node waits for its repair.
 
     Where a scale-up domain spans several nodes (an NVL72 rack), a spare must be inside the job's domain (an idle
-    tray of it) or a whole idle domain.
+    tray of it) or a whole idle domain. A torus wired without OCSes takes none: it is reported only where its goodput
+    misses the target.
 
     Fix: run the job on fewer accelerators (an NVL72 rack can run 64 of 72 GPUs), add spare nodes, or cut repair
     times; `checkpoint.goodput_target` sets the target (default 0.9).
     """
     for path, r, g in _jobs(ctx):
-        if g.spares_needed is None:
+        if g.fixed_wiring:
+            if g.goodput < g.target:
+                yield Violation(path, r.workload.id, ("cluster",), f"goodput {g.goodput:.3f} misses the target "
+                                f"{g.target:g}, and {FIXED_WIRING}", Q_(g.goodput, ""), Q_(g.target, ""))
+        elif g.spares_needed is None:
             yield Violation(path, r.workload.id, ("checkpoint",),
                             f"no number of hot spares holds goodput {g.target:g}; the failure "
                             f"rate and checkpoint cost alone leave it below", severity="warning")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -70,6 +70,10 @@ class System(Part):
     cpu: str = Field("", description="CPU model, e.g. 'Grace' or '2 x Xeon Platinum 8480C'.")
     cpus: int = Field(0, ge=0, le=1024, description="Number of CPUs.")
     nics: list[NicSlot] = Field(default_factory=list, description="NICs fitted, by role.")
+    torus_block: list[Annotated[int, Field(ge=1, le=64)]] | None = Field(None, min_length=2, max_length=3, description=(
+        "Chips along each torus dimension that the system wires on its own board, e.g. [2, 2, 1] for a TPU v4 "
+        "tray (Jouppi et al., ISCA 2023): the torus links inside the block are board traces, neither cables nor "
+        "failure units. Left out: every torus link leaves the system on a cable."))
     mechanical: Mechanical = Field(description="Height, weight and depth.")
     power: Electrical = Field(description="Maximum draw and optional rated heat output.")
     power_includes_optics: bool = Field(True, description=(

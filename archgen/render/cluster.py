@@ -281,9 +281,10 @@ def fabrics(scope: Scope, a: Any) -> Section:
     if a.fabrics:
         section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
     if a.scale_up is not None:
-        su = a.scale_up
+        su, mesh = a.scale_up, a.cluster.spec.scale_up.topology == "mesh"
         rows = (("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size)),
-                ("Links per accelerator", f"{su.links_per_accelerator:g}"), ("Links needed", f"{su.links_needed:,}"),
+                ("Links per accelerator", f"{su.links_per_accelerator:g}"),
+                ("Links per domain (peer to peer)" if mesh else "Links needed", f"{su.links_needed:,}"),
                 ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
                  else "— (no switch part: switches inside the node or none)"),
                 ("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))

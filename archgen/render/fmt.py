@@ -25,7 +25,7 @@ from archgen.display import (  # noqa: F401 (re-exported: the renderers' formatt
 from archgen.pint_import import pint
 
 #: A scale-out latency of zero as what it is: no transport declares one, and the model adds none of its own.
-NO_SCALE_OUT_LATENCY = "none added: NCCL's IB/RoCE transport declares none; not modelled beyond that"
+NO_SCALE_OUT_LATENCY = "none added: the network transport declares none; not modelled beyond that"
 
 
 def hardware_value(name: str, value: pint.Quantity) -> str:

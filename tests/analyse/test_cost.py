@@ -227,11 +227,12 @@ def test_tpu_v4_price_list_equals_a_full_copy_of_the_parts(tmp_path):
     m = listed.metrics[cluster]
     assert set(CAPEX_METRICS) - {"tco_per_goodput_accelerator_hour"} <= set(m)  # no storage: no goodput (REL006)
     cost = listed.operations.cost[cluster]
-    # 64 cubes of 16 four-chip trays, 4 OCS racks of 12 Palomar switches; a 4x4x4 cube has 3 x 48 ICI links inside
-    # (x 64 = 9,216, copper) and 96 face ports (x 64 = 6,144 optical links, each through one OCS fibre port)
+    # 64 cubes of 16 four-chip trays, 4 OCS racks of 12 Palomar switches; a 4x4x4 cube has 3 x 48 ICI links inside,
+    # 16 x 4 of them on the trays' boards (2x2x1), so 80 copper cables (x 64 = 5,120), and 96 face ports (x 64 =
+    # 6,144 optical links, each through one OCS fibre port)
     qty = {line.part: line.quantity for line in cost.lines if line.part in TPU_PRICES}
     assert qty == {"tpu-v4-cube": 64, "tpu-v4-ocs": 4, "tpu-v4-tray": 1024, "palomar-ocs": 48,
-                   "ici-v4-copper": 9216, "ici-v4-optical": 6144, "ocs-fibre-port": 6144}
+                   "ici-v4-copper": 5120, "ici-v4-optical": 6144, "ocs-fibre-port": 6144}
     listed_capex = sum(TPU_PRICES[part] * n for part, n in qty.items())
     rest = sum(line.total.m_as("USD") for line in cost.lines if line.total is not None and line.part not in TPU_PRICES)
     assert m["capex"].m_as("USD") == pytest.approx(listed_capex + rest)

@@ -23,6 +23,13 @@ def test_gb200_su_scale_up_domain(shipped) -> None:
     assert (su.domains, su.links_per_accelerator, su.links_needed, su.switch_ports) == (8, 18, 1296, 1296)
 
 
+def test_xgmi_mesh_shows_its_links(shipped) -> None:
+    """An 8-GPU Infinity Fabric mesh joins every pair: 8 x 7 / 2 = 28 xGMI links on the baseboard, 7 per GPU (tpuamd
+    finding 5: the scale-up table said "Links needed 0")."""
+    su = shipped.clusters["cluster/mi355x-th5"].scale_up
+    assert (su.size, su.links_per_accelerator, su.links_needed, su.switch_ports) == (8, 7, 28, 0)   # was 0 links
+
+
 def test_dgx_b200_scale_up_links_come_from_the_accelerator(shipped) -> None:
     """A DGX B200's NVLink runs to NVSwitch chips inside the node, so the SuperPOD spec names no link part; each
     B200 still has 18 NVLink 5 links (catalog `scale_up.links`; 18 x 100 GB/s = 1.8 TB/s both ways, as the domain

@@ -114,5 +114,5 @@ def test_estimate_lists_the_latency_it_ran_on_with_the_other_hardware(cli):
     doubled = cli("estimate", "--workload", "allreduce-256mib", "--path", path, "--what-if", "latency=2")
     assert "  scale_out_latency            70 us\n" in doubled.out
     infiniband = cli("estimate", "--workload", "nccl-allreduce-gb200-su")    # the shipped SU: ConnectX, no transport
-    assert ("  scale_out_latency            none added: NCCL's IB/RoCE transport declares none; not modelled beyond "
+    assert ("  scale_out_latency            none added: the network transport declares none; not modelled beyond "
             "that\n") in infiniband.out  # what it is, not a "0 us" that reads like a measurement

@@ -200,6 +200,7 @@ class Failures:
     per_node_day: float = 0.0   # interruptions per node and day of classes that take a whole node (host, NIC,
     #                             software): a job pays them for every node it occupies, however few GPUs it uses
     packed: bool = False        # the job fills its scale-up domains in turn (its idle trays in one), not spread evenly
+    fixed_wiring: bool = False  # a torus without OCSes: no idle node can take a failed one's place (no spares)
 
 
 @dataclass(frozen=True)
@@ -225,6 +226,7 @@ class JobGoodput:
     notes: tuple[str, ...] = ()
     blocking_assumed: bool = False  # asynchronous or in-memory without a host link: the whole write taken to block
     in_repair: float = 0.0       # the job's mean nodes in repair, M/M/inf: nodes x hardware rate x repair time
+    fixed_wiring: bool = False   # no spare can stand in (`Failures.fixed_wiring`): every repair is waited for
 
     @property
     def spares_overrun(self) -> bool:
@@ -304,7 +306,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     available = whole
     unit = dn  # a spare is a node, or inside scale-up domains of several nodes a whole idle domain
     needed: int | None = None
-    if value(optimum, 1 << 62) >= target:
+    if not f.fixed_wiring and value(optimum, 1 << 62) >= target:
         lo, hi = -1, 1
         while value(optimum, hi) < target:  # value grows with spares: double, then bisect
             lo, hi = hi, hi * 2
@@ -315,13 +317,15 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
                       _finite(optimum), restart, wait(available), value(interval, available),
                       needed * unit + inside if needed is not None else None, available * unit + inside, target,
-                      tuple(notes), assumed, nodes * lam_mu)
+                      tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring)
 
 
 def _idle(f: Failures, nodes: int) -> tuple[int, int]:
     """(idle nodes in the scale-up domains a job of `nodes` runs on, whole idle domains or, without them, nodes)."""
     dn = max(f.domain_nodes, 1)
     domains = math.ceil(nodes / dn)
+    if f.fixed_wiring:   # an idle node elsewhere is not wired into the failed one's place
+        return 0, 0
     return domains * dn - nodes, max(f.nodes // dn - domains, 0) if dn > 1 else max(f.nodes - nodes, 0)
 
 

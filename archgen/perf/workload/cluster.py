@@ -39,6 +39,14 @@ class Machine:
     rates: str = ""       # which rate set the goodput uses and what its range spans (analyse.goodput.rate_sets)
     transport: str = ""   # who declares `hardware.scale_out_latency` ("aws-ofi-nccl on NIC 'efa-v4'"); "": NCCL's IB
     utilisation: float = 1.0  # the facility's: the idle share its cost per used hour spreads (derived.charged_spares)
+    library: str = "NCCL"  # the collective library of the accelerator's vendor (`COLLECTIVE_LIBRARY`)
+
+
+#: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
+#: NVIDIA's NCCL (github.com/NVIDIA/nccl) and AMD's RCCL, its ROCm fork (github.com/ROCm/rccl), which AMD's AI NICs
+#: drive through the ANP net plugin (github.com/ROCm/amd-anp, "extends AMD's RCCL library"). Another vendor's
+#: accelerator reads "the collective library".
+COLLECTIVE_LIBRARY = {"NVIDIA": "NCCL", "AMD": "RCCL"}
 
 
 def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
@@ -47,8 +55,10 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
             rates: str = "", utilisation: float = 1.0) -> Machine:
     """The `Machine` of a cluster (see `cluster_hardware`)."""
     hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
+    vendor = getattr(items.get(hw.accelerator), "vendor", "")
     return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
-                   rates, scale_out.transport if scale_out is not None else "", utilisation)
+                   rates, scale_out.transport if scale_out is not None else "", utilisation,
+                   COLLECTIVE_LIBRARY.get(vendor, "the collective library"))
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
@@ -66,7 +76,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
-                                else f"as {on.transport} declares" if on.transport else "")
+                                else f"as {on.transport} declares" if on.transport else "", on.library)
     if not note:
         return replace(est, cluster=on.cluster)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
@@ -74,22 +84,30 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     return replace(est, cluster=on.cluster, notes=notes)
 
 
-def network_latency_note(hw: Hardware, gpus: int, source: str) -> str:
+def network_latency_note(hw: Hardware, gpus: int, source: str, library: str = "NCCL") -> str:
     """What the estimate took as the network's latency per step, where `gpus` cross scale-up domains ("" if not).
 
     `source` says where it comes from ("as aws-ofi-nccl on NIC 'efa-v4' declares", from `ScaleOutPath.transport`);
-    without one it is NCCL's own InfiniBand/RoCE transport, which declares 0 (`src/transport/net_ib/init.cc`).
+    without one it is the `library`'s own InfiniBand/RoCE transport: NCCL's declares 0 (`src/transport/net_ib/init.cc`),
+    and the estimate adds none for another library's either. A declared 0 reads as none added, not as "0 us".
     """
     if gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
         return ""
     us = f"{hw.scale_out_latency * 1e6:.4g} us"
+    if source and hw.scale_out_latency == 0:
+        return f"no network latency added per step across scale-up domains (0, {source}); not modelled beyond that"
     if source:
         return f"network latency {us} per step across scale-up domains, {source}"
+    own = (f"{library}'s own InfiniBand/RoCE transport declares none, and no compute NIC states another" if
+           library == "NCCL" else f"no compute NIC states its transport's latency (`NIC.transport`), and none is "
+           f"assumed for {library}'s own InfiniBand/RoCE transport")
     if hw.scale_out_latency == 0:   # none declared: a "0 us" read like a measured figure
-        return ("no network latency added per step across scale-up domains: NCCL's own InfiniBand/RoCE transport "
-                "declares none, and no compute NIC states another (`NIC.transport`); not modelled beyond that")
-    return (f"network latency {us} per step across scale-up domains: NCCL's own InfiniBand/RoCE transport "
-            "declares 0, and no compute NIC states another (`NIC.transport`)")
+        return (f"no network latency added per step across scale-up domains: {own}"
+                f"{' (`NIC.transport`)' if library == 'NCCL' else ''}; not modelled beyond that")
+    if library == "NCCL":
+        return (f"network latency {us} per step across scale-up domains: NCCL's own InfiniBand/RoCE transport "
+                "declares 0, and no compute NIC states another (`NIC.transport`)")
+    return f"network latency {us} per step across scale-up domains (not the transport's: {own})"
 
 
 def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):

@@ -1,0 +1,37 @@
+"""An AMD cluster is described in AMD's terms, not NVIDIA's (tpuamd finding 4, from newuser11's MI355X cluster).
+
+Before: an estimate on Pollara 400 NICs said "NCCL's own InfiniBand/RoCE transport declares none" (AMD runs RCCL,
+and its AI NICs through the ANP net plugin, github.com/ROCm/amd-anp, whose `anpNetGetPhysProperties` declares
+latency 0), and the AMD 8-GPU platforms' BMC port was `onboard-1gbe-bmc`, vendor NVIDIA, "the BMC port of a DGX".
+"""
+
+from __future__ import annotations
+
+from archgen.perf.workload.cluster import network_latency_note
+from archgen.units import Q_
+
+
+def test_pollara_notes_name_amds_plugin_not_nccl(shipped) -> None:
+    notes = shipped.workloads["workload/allreduce-mi355x-th5"].estimate.notes
+    assert "no network latency added per step across scale-up domains (0, as amd-anp on NIC 'pollara-400' " \
+           "declares); not modelled beyond that" in notes
+    assert not any("NCCL's" in n for n in notes), notes
+    assert shipped.clusters["cluster/mi355x-th5"].scale_out.transport == "amd-anp on NIC 'pollara-400'"
+
+
+def test_amd_platforms_have_no_nvidia_bmc(shipped) -> None:
+    for system in ("amd-mi355x-platform", "amd-mi325x-platform", "amd-mi300x-platform"):
+        part = shipped.specs.get(system)
+        (bmc,) = [shipped.specs.get(n.part) for n in part.nics if n.role == "management"]
+        assert bmc.vendor != "NVIDIA" and "DGX" not in bmc.description, (system, bmc.id)
+
+
+def test_the_fallback_names_the_vendors_library(accelerators) -> None:
+    """Without a NIC that states its transport, the note names the library by the accelerator's vendor."""
+    from archgen.perf.hw.hardware import hardware_for
+
+    hw = hardware_for(accelerators["mi355x"], scale_up_size=8, scale_out_bandwidth=Q_(50, "GB/s"),
+                      scale_out_latency=Q_(0, "s"))
+    rccl = network_latency_note(hw, 64, "", "RCCL")
+    assert "RCCL's own InfiniBand/RoCE transport" in rccl and "NCCL" not in rccl
+    assert "NCCL's own InfiniBand/RoCE transport declares none" in network_latency_note(hw, 64, "", "NCCL")
