@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,20 @@ def run_specs(root: Path, files: dict[str, str | bytes], folder: str = "specs", 
 def spec_tree(tmp_path):
     """`spec_tree({name: yaml})` writes a spec directory and returns its path."""
     return lambda files: write_tree(tmp_path / "specs", files)
+
+#: A credential a hostile spec tree links to from inside (tests/test_hostile_*.py): it must never be read or echoed.
+SECRET = "https://octocat:ghp_0123456789abcdefSECRET@github.com"
+
+
+@pytest.fixture
+def leaky(tmp_path, monkeypatch):
+    """A spec tree with one real rack folder and a link from inside it to a credentials file outside it."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ".git-credentials").write_text(SECRET + "\n", encoding="utf-8")
+    shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
+    (tmp_path / "specs" / "racks" / "zz-leak.yaml").symlink_to(tmp_path / "home" / ".git-credentials")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
 
 
 @pytest.fixture(scope="session")

@@ -15,21 +15,9 @@ import pytest
 from archgen import cache
 from archgen.load import LOADED, find_files, load_file
 from archgen.render.env import TemplateError, environment, render_template, template_path
-from tests.conftest import SPECS
+from tests.conftest import SECRET, SPECS
 
-SECRET = "https://octocat:ghp_0123456789abcdefSECRET@github.com"
 FORMATS = ("text", "json", "sarif", "junit", "github")
-
-
-@pytest.fixture
-def leaky(tmp_path, monkeypatch):
-    """A spec tree with one real rack and a link from inside it to a credentials file outside it."""
-    (tmp_path / "home").mkdir()
-    (tmp_path / "home" / ".git-credentials").write_text(SECRET + "\n", encoding="utf-8")
-    shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
-    (tmp_path / "specs" / "racks" / "zz-leak.yaml").symlink_to(tmp_path / "home" / ".git-credentials")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -18,19 +18,6 @@ import pytest
 from archgen import snapshot
 from tests.conftest import SPECS
 
-SECRET = "https://octocat:ghp_0123456789abcdefSECRET@github.com"
-
-
-@pytest.fixture
-def leaky(tmp_path, monkeypatch):
-    """A spec tree with one real rack folder and a link from inside it to a credentials file outside it."""
-    (tmp_path / "home").mkdir()
-    (tmp_path / "home" / ".git-credentials").write_text(SECRET + "\n", encoding="utf-8")
-    shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
-    (tmp_path / "specs" / "racks" / "zz-leak.yaml").symlink_to(tmp_path / "home" / ".git-credentials")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
 
 @pytest.mark.parametrize("named", ["specs", "specs/racks/zz-leak.yaml"], ids=["in-tree", "named"])
 def test_the_snapshot_key_reads_no_file_outside_the_tree(leaky, monkeypatch, named):
