@@ -131,8 +131,8 @@ LIKE_MISSES: dict[str, str] = {
     "1t-4096-a100": "like for like, archgen picks tp 4, pp 8, v 16, micro-batch 3, selective recompute, ZeRO-2, "
                     "activations and optimizer offloaded: 74.97 samples/s in Calculon, -11.0 % against Calculon's "
                     "84.22 (tp 8, pp 2, v 32, weights and activations offloaded, TP ring overlap); in archgen's model "
-                    "that optimum takes 51.42 s against the pick's 45.17 s: TP overlap cost 4.50 s, exposed weight "
-                    "write-back 4.14 s and DP 2.54 s that Calculon does not charge (terms; docs/perf-model.md)",
+                    "that optimum takes 51.69 s against the pick's 45.25 s: TP overlap cost 4.50 s, exposed weight "
+                    "write-back 4.14 s and DP 2.81 s that Calculon does not charge (terms; docs/perf-model.md)",
 }
 
 

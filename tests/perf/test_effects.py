@@ -26,6 +26,8 @@ and test_tp_overlap.py; this file pins the mechanisms themselves.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from archgen.perf.comm.collectives import collective_time
@@ -142,13 +144,24 @@ def test_grad_reduce_overlap_hides_all_but_the_last_bucket(h100):
     """As above for the gradients: fp32 main gradients (Megatron-core's bf16 default) reduce-scattered, P x 4 B over
     8 ranks, behind the backward but for the last bucket (the first layers', final only at the end); the step
     moves by `_dp_saving(rs)`. Without the distributed optimizer the gradients are all-reduced instead, and the
-    switch moves `_dp_saving(ar)`."""
-    rs = float(collective_time(h100, "reduce_scatter", DENSE_PARAMS * 4.0, 8, 8))
-    ar = float(collective_time(h100, "all_reduce", DENSE_PARAMS * 4.0, 8, 8))
-    for zero, t in ((1, rs), (0, ar)):
+    switch moves `_dp_saving(ar)`.
+
+    With `overlap_grad_reduce` each of Megatron-core's ceil(P / 40M) = 47 buckets is its own collective of P / 47
+    parameters (param_and_grad_buffer.py at core_v0.14.0, lines 214-264 and 323-437), the unoverlapped ZeRO-1
+    gather included; without it the bucket is infinite, one collective (distributed_data_parallel.py lines 66-68).
+    So the switch saves `_dp_saving` of the 47 buckets' time, less what 47 collectives cost over one."""
+    n = math.ceil(DENSE_PARAMS / 40e6)
+
+    def one(kind, width, count=1):
+        return count * float(collective_time(h100, kind, DENSE_PARAMS * width / count, 8, 8))
+
+    rs, ar, ag = one("reduce_scatter", 4.0), one("all_reduce", 4.0), one("all_gather", 2.0)
+    rs_n, ar_n, ag_n = one("reduce_scatter", 4.0, n), one("all_reduce", 4.0, n), one("all_gather", 2.0, n)
+    for zero, t, t_n, extra in ((1, rs, rs_n, ag - ag_n), (0, ar, ar_n, 0.0)):
         plain, hidden = (_step(h100, Job(DENSE, 4096, 32, overlap_grad_reduce=on, overlap_param_gather=False),
                                Layout(1, 1, 8, 1, zero=zero)) for on in (False, True))
-        assert float(plain.step_time - hidden.step_time) == pytest.approx(_dp_saving(t), rel=1e-9), zero
+        want = _dp_saving(t_n) - (t_n - t) + extra
+        assert float(plain.step_time - hidden.step_time) == pytest.approx(want, rel=1e-9), zero
 
 
 def test_p2p_overlap_leaves_the_warmup_and_flush_sends(h100):

@@ -41,7 +41,11 @@ PIPELINE_SPLITS = 4.0
 #: SMs an NCCL collective holds while it runs beside compute (`NCCL_MIN_CTAS=16` in NVIDIA's MLPerf NeMo configs).
 NCCL_CTAS = 16.0
 #: Megatron-core's DDP bucket: max(40M, 1M x DP size) parameters (megatron/core/distributed/
-#: distributed_data_parallel.py at d98e8a6, line 134, `bucket_size` default).
+#: distributed_data_parallel.py at d98e8a6, line 134, `bucket_size` default). Each bucket is its own collective:
+#: `_ParamAndGradBucketGroup.start_grad_sync` reduce-scatters (or all-reduces) each bucket of a group once its
+#: gradients are ready, and `start_param_sync` all-gathers it (param_and_grad_buffer.py at core_v0.14.0, lines
+#: 214-264 and 323-437), so every bucket pays a collective's latency (`dp_exposure`: the step's reduction and gather
+#: are timed as that many collectives of a bucket's size, not one of every parameter).
 BUCKET_PARAMS = 40e6
 BUCKET_PARAMS_PER_RANK = 1e6
 
@@ -244,7 +248,10 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     reduce-scatters its gradients, hidden by that micro-batch's compute where prefetched. The reduction overlaps
     `bwd_window` with `overlap_grad_reduce`, the gather `fwd_window` with `overlap_param_gather`.
 
-    Megatron-core reduces a bucket (`BUCKET_PARAMS`) once its last gradient is final, so the last bucket (the
+    Each bucket (`BUCKET_PARAMS`) is its own collective (stages 0-2): the step's reduction and gather are timed as
+    ceil(parameters / bucket) collectives of an equal share each, so every bucket pays NCCL's latency over the group
+    (one bucket of every parameter without `overlap_grad_reduce`, as Megatron-core sets it).
+    Megatron-core reduces a bucket once its last gradient is final, so the last bucket (the
     first layers') has no backward left to hide behind; with the parameter gather overlapped, a forward pre-hook
     waits for each bucket and only then starts the next one's gather (distributed_data_parallel.py
     `_BucketParamReadyCallback`, `finish_param_sync`), so the first bucket's gather is exposed. What does overlap
@@ -279,11 +286,16 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
 
     def times(group, p, n, k):
         """All-reduce, reduce-scatter and all-gather of `group`'s `p` parameters over n ranks (k per domain)."""
-        asked = [r for r, w in zip((("all_reduce", p * gb), ("reduce_scatter", p * gb), ("all_gather", p * wb)),
+        # Megatron-core's buckets, each its own collective (`BUCKET_PARAMS`); FSDP's gathers stay one per step's
+        # parameters, as before (its units are not these buckets); without `overlap_grad_reduce` Megatron-core sets
+        # the bucket to infinity (distributed_data_parallel.py at core_v0.14.0, lines 66-68): one collective
+        count = where(zero >= 3, 1.0, np.ceil(maximum(p, 1.0) / bucket)) if grad_on else 1.0
+        per = p / count
+        asked = [r for r, w in zip((("all_reduce", per * gb), ("reduce_scatter", per * gb), ("all_gather", per * wb)),
                                    need, strict=True) if w]
         out = iter(collective_times(hw, asked, n, k) if timer is None else timer(group, asked, n, k))
         live = (n > 1) & (p > 0)
-        return [where(live, next(out), 0.0) if w else 0.0 for w in need]
+        return [where(live, count * next(out), 0.0) if w else 0.0 for w in need]
 
     def hidden(t, window, on, received, edge):
         """Exposed time of `t` behind `window` (all of it when not overlapped), with the SMs and HBM it shares."""
