@@ -316,7 +316,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
         needed = 0 if value(optimum, 0) >= target else hi
     return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
                       _finite(optimum), restart, wait(available), value(interval, available),
-                      needed * unit + inside if needed is not None else None, available * unit + inside, target,
+                      needed * unit + inside if needed is not None else None, spare_nodes(f, gpus), target,
                       tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring)
 
 
@@ -334,7 +334,7 @@ def spare_nodes(f: Failures, gpus: int) -> int:
     """The idle nodes a job on `gpus` accelerators counts as hot spares (`JobGoodput.spares_available`).
 
     Its scale-up domains' idle trays and every node of the whole idle domains (domains of several nodes), else every
-    idle node of the cluster: what `job_goodput` gives the job, for a sweep point's cost range
+    idle node of the cluster: the one count `job_goodput` reports and a sweep point's cost range charges
     (`perf.workload.derived.point_metrics`), kept per count as `_goodputs` are.
     """
     inside, whole = _idle(f, math.ceil(gpus / max(f.per_node, 1)))
