@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -42,7 +41,7 @@ from archgen.load import shipped_catalog
 from archgen.spec_files import find_files
 from archgen.startup import is_console_script, resume_gc
 from archgen.validate import Specs
-from archgen.yaml_guard import MAX_FILE_BYTES
+from archgen.yaml_guard import MAX_FILE_BYTES, opened
 
 #: Bump when what is kept changes form.
 FORMAT = "1"
@@ -125,16 +124,11 @@ def _tree(top: str, suffixes: tuple[str, ...], h: hashlib._Hash) -> None:
 def _read_spec(path: str) -> bytes:
     """A spec file's bytes and their count, up to one byte past what `load` accepts.
 
-    A larger file is refused by `load`, so specs that hold one never validate and are never kept. Nor do specs that
-    hold a file that is not a regular one (a named pipe, a device): it is opened without blocking and not read
-    (opening a pipe blocked until a writer came: `check` on a FIFO hung), and `load` refuses it with its location.
+    A larger file is refused by `load`, so specs that hold one never validate and are never kept. A file that is
+    not a regular one (a named pipe, a device) is opened as `load` opens it (`yaml_guard.opened`: without blocking,
+    refused unread), so the specs get no key and `validate` reports it with its location.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b"special\0"
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
+    with opened(Path(path), path) as fh:
         body = fh.read(MAX_FILE_BYTES + 1)
     return b"%d\0" % len(body) + body
 
