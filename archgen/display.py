@@ -12,6 +12,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from archgen.metric import Metric
+from archgen.metrics import SPARE_RANGED
 from archgen.pint_import import pint
 from archgen.units import ureg
 
@@ -105,6 +106,14 @@ def target_text(target: object, metric: Metric | None) -> str:
 
 #: What the Band of a metric with `_low` and `_high` ends is (`ranged`): not the performance model's error.
 RANGE_BASIS = "range over the published failure-rate sets and their 95 % Poisson intervals (docs/reliability.md)"
+#: ... and of a job's cost (`metrics.SPARE_RANGED`), whose ends are what it charges, not failure rates.
+SPARE_BASIS = ("range from the job's accelerators (the value) to those and the hot spares its goodput counts on, "
+               "beyond the cluster's idle share (docs/reliability.md)")
+
+
+def range_basis(name: str) -> str:
+    """What the range of the metric `name` (one of `ranged`'s) spans: the failure-rate sets, or a cost's spares."""
+    return SPARE_BASIS if name in SPARE_RANGED else RANGE_BASIS
 
 
 def ranged(names: Iterable[str], targeted: Collection[str] = ()) -> dict[str, tuple[str, str]]:

@@ -28,6 +28,8 @@ _OPS, _TOP = "analyse/operations_stage.py", "analyse/topologies.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 #: What each end of a job's cost range charges, and on which goodput per token (`perf.workload.derived.cost_ends`).
+#: A job's cost metrics, whose `_low`/`_high` range runs from its own accelerators to those and its hot spares.
+SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens")
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
     ("high", "the job's accelerators and the hot spares its goodput counts on beyond the cluster's idle share", "low"))}
@@ -328,9 +330,9 @@ REGISTRY: tuple[Metric, ...] = (
            "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}{' (the value)' * (end == 'low')}.", _COST, _T, sweep=False)
-      for end in ("low", "high") for name, unit, digits, title in (("job_cost_per_hour", "USD", 2, "Job cost per "
-          "hour"), ("cost_per_token", "µUSD", 3, "Cost per token"), ("cost_per_million_tokens", "USD", 2, "Cost per "
-                                                                                                   "million tokens"))),
+      for end in ("low", "high") for name, (unit, digits, title) in zip(SPARE_RANGED, (
+          ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens")),
+          strict=True)),
     Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
            "over the cluster's).", _S, JOBS),
     Metric("point", "energy_per_token", "J", "J", 3, "Energy per token", "Power over tokens per second.", _S,

@@ -27,6 +27,7 @@ from typing import Literal, overload
 
 from archgen.analyse.bom import optics_outside_systems
 from archgen.analyse.network import ClusterAnalysis
+from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
@@ -40,7 +41,7 @@ HOURS_PER_YEAR = 8766.0
 CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
                  "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour", "network_capex_share")
 #: A workload's figures that rest on its cluster's TCO.
-JOB_COST_METRICS = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens")
+JOB_COST_METRICS = SPARE_RANGED
 #: A cluster's figures that rest on its facility's `cost:` (energy price, rent, depreciation and discount rate).
 FACILITY_METRICS = ("energy_cost_per_year", "space_cost_per_year", "capital_recovery_factor", "capital_cost_per_year",
                     "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",

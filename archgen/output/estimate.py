@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from archgen import metrics
-from archgen.display import RANGE_BASIS, ranged
+from archgen.display import range_basis, ranged
 from archgen.model.requirements import Outcome, Status
 from archgen.perf.train.stacks import Used
 from archgen.perf.workload.bands import Band
@@ -203,9 +203,9 @@ def case_switches_text(used: dict[str, list[Used]]) -> str:
 
 
 def _range_text(est: Estimate, metric: str) -> str:
-    """The band of a metric with `_low` and `_high` ends (`display.ranged`): its range over the failure-rate sets."""
+    """The band of a metric with `_low` and `_high` ends (`display.ranged`), and what it spans (`range_basis`)."""
     low, high = (_quantity(est.metrics[f"{metric}_{end}"], metric) for end in ("low", "high"))
-    return f"  band {low} to {high}: {RANGE_BASIS}"
+    return f"  band {low} to {high}: {range_basis(metric)}"
 
 
 def _risk(o: Outcome) -> str:

@@ -78,9 +78,12 @@ def section(results: list[Any]) -> Section | None:
                          "comparable published runs (docs/accuracy.md); a target the estimate meets but an end of "
                          "the band does not is at risk. " + "; ".join(f"{', '.join(names)}: {text}"
                                                                       for text, names in by_text.items()) + "."))
-        if ranged:
-            sub.add(Para(f"The Band of {', '.join(ranged)} is the {display.RANGE_BASIS}, as under Reliability "
-                         "and availability, not a model error."))
+        by_basis: dict[str, list[str]] = {}
+        for name in ranged:
+            by_basis.setdefault(display.range_basis(name), []).append(name)
+        for basis, names in by_basis.items():
+            sub.add(Para(f"The Band of {', '.join(names)} is the {basis}, as under Reliability and availability, "
+                         "not a model error."))
         if e.breakdown:                           # a job that fits no layout has no time to break down
             total = sum((v for v in e.breakdown.values()), start=0 * next(iter(e.breakdown.values())))
             sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", "Time breakdown",

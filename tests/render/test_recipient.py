@@ -31,6 +31,21 @@ def test_a_reliability_range_is_the_band_of_its_metric_not_rows_of_its_own(examp
     assert "range over the published failure-rate sets" in text
 
 
+def test_a_cost_range_is_said_to_span_the_hot_spares_not_the_failure_rate_sets(shipped):
+    """The merge of the two changes called every `_low`/`_high` band a range over the failure-rate sets.
+
+    The shipped 70B job runs on 512 of the DGX B200 SuperPOD's 1,016 GPUs: its cost range (job_cost_per_hour
+    1,188 to 2,358 USD) runs from its own accelerators to those and the idle nodes its goodput counts on as hot
+    spares, which is what the document must say of it, apart from goodput's and MTTI's range.
+    """
+    section = performance.section([shipped.workloads["workload/llama3-70b-pretrain-b200"]])
+    paras = [b.text for sub in section.sections for b in sub.blocks if isinstance(b, Para) and "The Band of" in b.text]
+    cost = next(t for t in paras if "job_cost_per_hour" in t)
+    assert "hot spares its goodput counts on" in cost and "failure-rate sets" not in cost
+    rates = next(t for t in paras if "mtti" in t)
+    assert "failure-rate sets" in rates and "cost" not in rates
+
+
 def test_a_management_fabric_reads_as_the_ports_it_takes(example):
     """The OOB fabric's figure box read '0 ports (management)' under '251 links', its text '0 node ports ...; up to
     0 accelerators at this design': its 251 endpoints are switch management ports and BMCs stated as a count.
