@@ -49,16 +49,18 @@ def parts_priced(ctx: Context) -> Iterator[Violation]:
 
     A cluster with an unpriced part or rack has no capex, TCO or cost per accelerator-hour, and its workloads no
     cost per token: a figure that counted the part as free would pass a cost requirement it may fail. Requirements
-    on those figures are not provided.
+    on those figures are not provided. The links of a fabric tier that names no link media (CAB003) are unpriced
+    too: they have no part on the bill of materials, and counting them as free would leave out their cables and
+    transceivers.
 
     Fix: price the parts and racks listed: a `Prices` document (a quote or price book, overlaying the catalog) or
-    `price:` on each (basis `sourced` with a quote, or `assumed` with a note).
+    `price:` on each (basis `sourced` with a quote, or `assumed` with a note); name the link media of each tier
+    listed (`links.access`, `links.leaf_spine`, `links.spine_core`).
     """
     for path, spec, cost in _costs(ctx):
         if cost.unpriced:
-            names = ", ".join(f"{line.part} x{line.quantity}" for line in cost.unpriced)
             yield Violation(path, spec.id, (), f"capex, TCO and cost per accelerator-hour and per token not provided: "
-                                               f"unpriced parts {names}")
+                                               f"{cost.unpriced_names}")
 
 
 @check("COST003", "cost.assumed", severity="info")
