@@ -147,3 +147,25 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             elif first[part][1] != price:
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {first[part][1].capex:~P} in "
                                         f"Prices '{first[part][0]}', which is used")
+
+
+@check("COST005", "cost.free_part", severity="warning")
+def parts_not_free(ctx: Context) -> Iterator[Violation]:
+    """No part or rack on a cluster's bill of materials is priced at 0, which counts it as free in the capex.
+
+    A zero is a price, so the capex, TCO, cost per token and network share are computed with the part free of
+    charge. An assumed zero (a placeholder left in a price list) is a warning; a sourced one (a quote that includes
+    the part in another line's price) is information, so that it is seen where the capex is read.
+
+    Fix: give the part its price (a `Prices` document or `price:`); where a quote includes it in another line,
+    keep the zero with `basis: sourced` and a `source` that names that line.
+    """
+    for path, spec, cost in _costs(ctx):
+        free = [(line, price) for line in cost.lines if (price := line.unit_price) is not None and price.m == 0]
+        for basis in ("assumed", "sourced"):
+            named = [f"{line.part} x{line.quantity} at {_money(price)} ({basis}"
+                     + (f", Prices {line.listed})" if line.listed else ")")
+                     for line, price in free if line.basis == basis]
+            if named:
+                yield Violation(path, spec.id, (), "capex counts as free: " + ", ".join(named),
+                                severity="warning" if basis == "assumed" else "info")
