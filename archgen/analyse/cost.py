@@ -62,6 +62,7 @@ class CapexLine:
     source: str = ""
     priceable: bool = True
     listed: str = ""  # the `Prices` document the price comes from ("" for the part's own)
+    no_media: bool = False  # a fabric tier's links that name no link media (CAB003): no part to price, never free
 
     @property
     def total(self) -> Q | None:
@@ -98,12 +99,21 @@ class Cost:
         return tuple(line for line in self.lines if line.unit_price is None and line.priceable)
 
     @property
+    def unpriced_names(self) -> str:
+        """The unpriced lines in words: 'unpriced parts a x2, b x4' and 'links without link media: compute x8'."""
+        parts = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced if not line.no_media)
+        links = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced if line.no_media)
+        return "; ".join(([f"unpriced parts {parts}"] if parts else []) +
+                         ([f"links without link media: {links} (CAB003)"] if links else []))
+
+    @property
     def withheld(self) -> str:
         """Why the capex and what rests on it are not provided ("" where they are)."""
-        if not self.unpriced:
-            return ""
-        names = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced)
-        return f"{self.cluster}'s capex rests on unpriced parts ({names}; COST002)"
+        parts = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced if not line.no_media)
+        links = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced if line.no_media)
+        pieces = ([f"unpriced parts ({parts}; COST002)"] if parts else []) + \
+            ([f"links without link media ({links}; CAB003, COST002)"] if links else [])
+        return f"{self.cluster}'s capex rests on {' and '.join(pieces)}" if pieces else ""
 
     @property
     def accessories(self) -> tuple[CapexLine, ...]:
@@ -157,6 +167,9 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         price, doc = listed.get(line.part, (getattr(part, "price", None), ""))
         lines.append(CapexLine(line.part, line.kind, line.quantity, price.capex if price else None,
                                price.basis if price else "", price.source if price else "", part is not None, doc))
+    # a tier that names no link media has no line in the BOM: its links are unpriced, not free (CAB003 for reach)
+    lines += [CapexLine(f"{t.fabric} {t.tier}", "Link", t.links, None, no_media=True)
+              for t in (a.cabling.tiers if a.cabling is not None else ()) if t.links and not t.options]
     facility = a.cluster.facility
     fc = facility.cost if facility is not None else None
     if fc is None and all(line.unit_price is None for line in lines):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from archgen.analyse.cost import Cost
@@ -10,6 +11,7 @@ from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
+from archgen.units import Q, currency
 
 
 def _fitted(ctx: Context) -> dict[str, set[str]]:
@@ -21,6 +23,39 @@ def _fitted(ctx: Context) -> dict[str, set[str]]:
             if isinstance(system, System):
                 for part in ([system.accelerator] if system.accelerator else []) + [s.part for s in system.nics]:
                     out.setdefault(part, set()).add(system.id)
+    return out
+
+
+def _money(q: Q) -> str:
+    return f"{q.m:,.0f} {currency(q)}"
+
+
+def _rack_contents_priced_besides(ctx: Context) -> dict[tuple[str, str], str]:
+    """By (price list, rack id): the rack's placed parts priced at their own `price:` beside the list's rack price.
+
+    Only where no list prices any of its placed parts: a list that prices the rack and some of what it holds has
+    split the rack as its quote does.
+    """
+    out: dict[tuple[str, str], str] = {}
+    for path, cost in ctx.operations.cost.items():
+        lines = {line.part: line for line in cost.lines}
+        for line in cost.lines:
+            rack = ctx.clusters[path].cluster.rack_types.get(line.part) if line.kind == "Rack" else None
+            quoted = line.unit_price
+            if rack is None or not line.listed or quoted is None:
+                continue
+            held = Counter(item.part.id for item in rack.items)
+            if any(lines[p].listed for p in held if p in lines):
+                continue
+            own: list[tuple[str, int, Q]] = [(p, n, price) for p, n in sorted(held.items())
+                                             if p in lines and (price := lines[p].unit_price) is not None]
+            if own:
+                total = sum((price * n for _, n, price in own[1:]), own[0][2] * own[0][1])
+                out[(line.listed, line.part)] = (
+                    f"{line.part} is priced {_money(quoted)} here as the empty rack (enclosure, busbar, "
+                    "manifolds), and the parts placed in it are priced besides it at their own price: "
+                    + ", ".join(f"{p} x{n} at {_money(price)}" for p, n, price in own)
+                    + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice")
     return out
 
 
@@ -49,16 +84,18 @@ def parts_priced(ctx: Context) -> Iterator[Violation]:
 
     A cluster with an unpriced part or rack has no capex, TCO or cost per accelerator-hour, and its workloads no
     cost per token: a figure that counted the part as free would pass a cost requirement it may fail. Requirements
-    on those figures are not provided.
+    on those figures are not provided. The links of a fabric tier that names no link media (CAB003) are unpriced
+    too: they have no part on the bill of materials, and counting them as free would leave out their cables and
+    transceivers.
 
     Fix: price the parts and racks listed: a `Prices` document (a quote or price book, overlaying the catalog) or
-    `price:` on each (basis `sourced` with a quote, or `assumed` with a note).
+    `price:` on each (basis `sourced` with a quote, or `assumed` with a note); name the link media of each tier
+    listed (`links.access`, `links.leaf_spine`, `links.spine_core`).
     """
     for path, spec, cost in _costs(ctx):
         if cost.unpriced:
-            names = ", ".join(f"{line.part} x{line.quantity}" for line in cost.unpriced)
             yield Violation(path, spec.id, (), f"capex, TCO and cost per accelerator-hour and per token not provided: "
-                                               f"unpriced parts {names}")
+                                               f"{cost.unpriced_names}")
 
 
 @check("COST003", "cost.assumed", severity="info")
@@ -79,16 +116,20 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
     one part differently, the first by document id is used and the other is reported here. A price of a part fitted
     in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted, since the system's price is
-    the price of what is fitted in it: a warning says so. A price list may price parts and library racks this design
-    does not use.
+    the price of what is fitted in it: a warning says so. A rack's price is the empty rack's (enclosure, busbar,
+    manifolds); where a list prices a rack and none of the parts placed in it, which keep their own prices, a
+    warning says that a quote for the populated rack would count them twice. A price list may price parts and
+    library racks this design does not use.
 
     Fix: correct the id (a catalog part's or a rack's), or keep one price per part (remove it from one list, or
-    make the two entries agree); price a fitted part into its system's price.
+    make the two entries agree); price a fitted part into its system's price; split a populated rack's quote into
+    the empty rack and the parts placed in it, each priced in the list.
     """
     specs = ctx.design.specs
     first: dict[str, tuple[str, Price]] = {}
     billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
     fitted = _fitted(ctx)
+    twice = _rack_contents_priced_besides(ctx)
     for doc in sorted(specs.of(Prices), key=lambda d: d.id):
         for part, price in doc.prices.items():
             where = (f"prices/{doc.id}", doc.id, ("prices", part))
@@ -99,8 +140,32 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             if part in fitted and part not in billed:
                 yield Violation(*where, f"{part} is fitted in {', '.join(sorted(fitted[part]))}, whose price includes "
                                         "it: this price is not counted in any capex", severity="warning")
+            if (doc.id, part) in twice:
+                yield Violation(*where, twice[(doc.id, part)], severity="warning")
             if part not in first:
                 first[part] = (doc.id, price)
             elif first[part][1] != price:
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {first[part][1].capex:~P} in "
                                         f"Prices '{first[part][0]}', which is used")
+
+
+@check("COST005", "cost.free_part", severity="warning")
+def parts_not_free(ctx: Context) -> Iterator[Violation]:
+    """No part or rack on a cluster's bill of materials is priced at 0, which counts it as free in the capex.
+
+    A zero is a price, so the capex, TCO, cost per token and network share are computed with the part free of
+    charge. An assumed zero (a placeholder left in a price list) is a warning; a sourced one (a quote that includes
+    the part in another line's price) is information, so that it is seen where the capex is read.
+
+    Fix: give the part its price (a `Prices` document or `price:`); where a quote includes it in another line,
+    keep the zero with `basis: sourced` and a `source` that names that line.
+    """
+    for path, spec, cost in _costs(ctx):
+        free = [(line, price) for line in cost.lines if (price := line.unit_price) is not None and price.m == 0]
+        for basis in ("assumed", "sourced"):
+            named = [f"{line.part} x{line.quantity} at {_money(price)} ({basis}"
+                     + (f", Prices {line.listed})" if line.listed else ")")
+                     for line, price in free if line.basis == basis]
+            if named:
+                yield Violation(path, spec.id, (), "capex counts as free: " + ", ".join(named),
+                                severity="warning" if basis == "assumed" else "info")

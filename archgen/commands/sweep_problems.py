@@ -74,7 +74,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 if metric in COST_OBJECTIVES and per_hour is None:
                     raise BuildError(f"sweep '{sweep.id}': {what} needs prices, and cluster '{cid}' "
                                      "has no cost in USD (price every part and rack on its bill of materials, "
-                                     "with `price:` or a `Prices` document, and give its facility a `cost:`; "
+                                     "with `price:` or a `Prices` document, name the link media of every fabric "
+                                     "tier, and give its facility a `cost:`; "
                                      "docs/reliability.md)", where(*path))
                 if metric in GOODPUT_METRICS and nowhere:
                     raise BuildError(f"sweep '{sweep.id}': {what} needs the training job's goodput, "

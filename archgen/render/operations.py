@@ -206,8 +206,15 @@ def open_items(run: Any, a: Any) -> list[str]:
     if cost is not None and cost.assumed:
         items.append("Cost rests on assumed figures (replace with quotes): " + ", ".join(cost.assumed) + ".")
     if cost is not None and cost.unpriced:
-        items.append("Capex, TCO and cost per accelerator-hour and per token are not provided until these parts are "
-                     "priced (a Prices document or `price:`): " + ", ".join(line.part for line in cost.unpriced) + ".")
+        parts = [line.part for line in cost.unpriced if not line.no_media]
+        tiers = [f"{line.part} x{line.quantity}" for line in cost.unpriced if line.no_media]
+        if parts:
+            items.append("Capex, TCO and cost per accelerator-hour and per token are not provided until these parts "
+                         "are priced (a Prices document or `price:`): " + ", ".join(parts) + ".")
+        if tiers:
+            items.append("Capex, TCO and cost per accelerator-hour and per token are not provided until these fabric "
+                         "tiers name their link media (CAB003), whose cables and transceivers have no part to price: "
+                         + ", ".join(tiers) + " links.")
     if cost is not None and cost.accessories:
         items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
                      "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")

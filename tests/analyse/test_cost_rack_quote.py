@@ -1,0 +1,53 @@
+"""A quote's rack price beside its contents' own prices is flagged (COST004): a populated rack is not counted twice.
+
+A buyer puts vendor A's quote line "GB200 NVL72 rack, 72 GPUs, fully populated: $3.4M" in a `Prices` document.
+A rack's price is the empty rack's (enclosure, busbar, manifolds: `Rack.price`), so archgen adds the catalog's own
+prices of the 18 compute trays, 9 NVLink switch trays, 8 power shelves and 2 SN2201 placed in it. On the buyer's
+four-SU proposal (32 racks) that read as capex $225.9M and $3.06 per GPU-hour, with no finding, where the quote's
+$3.4M a rack against the catalog's $3.09M (its $3.04M of parts and $50K enclosure) meant about $1.85 per GPU-hour.
+The figure stays as the prices give it; COST004 says where it counts twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from archgen.pipeline import run
+from tests.conftest import SPECS
+
+CLUSTER = "cluster/gb200-nvl72-su"
+QUOTE = """\
+kind: Prices
+id: vendor-a-quote
+prices:
+  gb200-nvl72: {capex: 3400000 USD, date: "2025-06", basis: sourced,
+                source: "Vendor A quote line 1: GB200 NVL72 rack, 72 GPUs, fully populated"}
+"""
+#: The same quote split as the vendor itemises it: the trays at their quoted price, the rack as its enclosure.
+SPLIT = QUOTE.replace("3400000 USD", "60000 USD") + (
+    '  gb200-compute-tray: {capex: 165000 USD, date: "2025-06", basis: sourced, source: "Vendor A quote line 2"}\n')
+
+
+def _design(root: Path, prices: str) -> Path:
+    root.mkdir(parents=True)
+    (root / "cluster.yaml").write_text((SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8"),
+                                       encoding="utf-8")
+    (root / "prices.yaml").write_text(prices, encoding="utf-8")
+    return root
+
+
+def test_a_rack_quote_beside_its_contents_own_prices_is_flagged(tmp_path):
+    r = run([_design(tmp_path / "a", QUOTE)])
+    found = [f for f in r.findings if f.id == "COST004"]
+    assert [(f.severity, f.object, f.location.line if f.location else None) for f in found] == [
+        ("warning", "prices/vendor-a-quote", 4)]
+    message = found[0].message
+    assert message.startswith("gb200-nvl72 is priced 3,400,000 USD here as the empty rack")
+    assert "gb200-compute-tray x18 at 150,000 USD" in message and "nvlink5-switch-tray x9 at 30,000 USD" in message
+    assert "3,044,000 USD a rack" in message                  # 18 x 150k + 9 x 30k + 8 x 8k + 2 x 5k
+    assert r.metrics[CLUSTER]["capex"].m == 27_715_330 - 8 * 50_000 + 8 * 3_400_000   # counted as the prices say
+
+
+def test_a_quote_that_prices_the_contents_too_is_not_flagged(tmp_path):
+    r = run([_design(tmp_path / "a", SPLIT)])
+    assert not [f for f in r.findings if f.id == "COST004"]
