@@ -32,6 +32,8 @@ GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=4 
 #: A small MoE with a shared expert and GQA, SwiGLU.
 MOE = Arch(layers=4, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
            experts=8, top_k=2, expert_ffn=14336, shared_experts=1)
+#: The same with multi-head latent attention (DeepSeek-V3's latent: rank 512, RoPE key 64).
+MLA = dataclasses.replace(MOE, kv_heads=32, kv_lora_rank=512, kv_rope_dim=64)
 
 
 
@@ -107,7 +109,7 @@ def test_training_kernel_times_sum_to_the_step_models_layer(h100, arch, tp, sp, 
     assert sum(k.time for k in r.kernels) == pytest.approx(float(total), rel=1e-12)
 
 
-@pytest.mark.parametrize("arch", [GPT3, MOE], ids=["dense", "moe"])
+@pytest.mark.parametrize("arch", [GPT3, MOE, MLA], ids=["dense", "moe", "mla"])
 def test_inference_kernel_times_sum_to_the_serving_models_layer(h100, arch):
     """Prefill and decode kernels of one layer = `inference._forward` of a one-layer model minus its logits and
     sampling (`inference.output_time`); shared experts are listed beside the routed ones."""

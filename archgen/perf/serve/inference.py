@@ -52,7 +52,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import kv_cache_bytes_per_token
+from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
 PREFILL_CHUNK = MAX_NUM_TOKENS
@@ -256,6 +256,9 @@ def attention_core(hw: Hardware, job: ServeJob, tp, *, tokens, context, batch, p
     if prefill:
         return K.attention_forward(hw, kv_dt, batch=tokens / context, q_len=context, kv_len=context,
                                    heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
+    if a.kv_lora_rank:  # multi-head latent attention: every local head reads the one latent cache
+        return K.latent_decode_attention(hw, batch=batch, context=context, rank=a.kv_lora_rank, rope=a.kv_rope_dim,
+                                         kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
     return K.decode_attention(hw, batch=batch, context=context, kv_heads=kv_local, head_dim=a.head_dim,
                               kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
 
@@ -288,8 +291,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     adp = job.attention_dp
     kv_bytes = K.DTYPE_BYTES[K.serving_kv_dtype(job.precision, job.kv_precision)]
     weights = weights_per_gpu(a, job.precision, tp, adp)
-    kv_heads_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
-    per_tok = kv_cache_bytes_per_token(a, kv_bytes) / a.kv_heads * kv_heads_local
+    per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
     mean_ctx = job.input_len + job.output_len / 2.0
     kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
     usable = hw.hbm_capacity * MEMORY_UTILISATION - weights

@@ -266,10 +266,17 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         else:
             context = input_len + output_len / 2.0
             kv_bytes = K.DTYPE_BYTES[kv]
-            time = K.decode_attention(hw, batch=b, context=context, kv_heads=kv_local, head_dim=a.head_dim,
-                                      kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
-            out.append(Kernel("attention core", phase, 4.0 * b * (a.heads / tp) * context * a.head_dim,
-                              2.0 * b * context * kv_local * a.head_dim * kv_bytes, _f(time)))
+            if a.kv_lora_rank:  # multi-head latent attention (`inference.attention_core`)
+                latent = {"batch": b, "context": context, "rank": a.kv_lora_rank, "rope": a.kv_rope_dim,
+                          "kv_bytes": kv_bytes, "heads": a.heads / tp}
+                flop, nbytes = K.latent_decode_flop_bytes(**latent)
+                time = K.latent_decode_attention(hw, dtype=kv, **latent)
+            else:
+                time = K.decode_attention(hw, batch=b, context=context, kv_heads=kv_local, head_dim=a.head_dim,
+                                          kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
+                flop = 4.0 * b * (a.heads / tp) * context * a.head_dim
+                nbytes = 2.0 * b * context * kv_local * a.head_dim * kv_bytes
+            out.append(Kernel("attention core", phase, flop, nbytes, _f(time)))
         casts = Q.serving_casts(a, dtype, tp)[0] / a.layers  # FP8/FP4 activation quantisation, per layer
         out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * ELEMENTWISE_H * a.hidden + casts),
                                 tokens * ELEMENTWISE_FLOP_H * a.hidden))
