@@ -43,12 +43,18 @@ class MoE(Spec):
 class LatentAttention(Spec):
     """Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, section 2.1): what its KV cache holds."""
 
-    # Serving's KV cache and decode attention read the latent; the projections, prefill attention and training keep
-    # the model's `heads` x `head_dim` (docs/perf-model.md, Inference).
+    # The KV cache and a decode step's attention read the latent, and the projections are MLA's; the attention core
+    # of a prefill or a training step keeps the model's `heads` x `head_dim` (docs/perf-model.md, Inference).
 
     kv_lora_rank: int = Field(gt=0, description="Rank of the compressed key-value latent (512 in DeepSeek-V3).")
     qk_rope_head_dim: int = Field(ge=0, description="Dimension of the decoupled RoPE key shared by every head (64 in "
                                                     "DeepSeek-V3).")
+    qk_nope_head_dim: int = Field(gt=0, description="Per-head query and key dimension without RoPE (128 in "
+                                                    "DeepSeek-V3); a head's query and key are this + qk_rope_head_dim.")
+    v_head_dim: int = Field(gt=0, description="Per-head value dimension (128 in DeepSeek-V3).")
+    q_lora_rank: int | None = Field(None, gt=0, description="Rank of the compressed query (1536 in DeepSeek-V3); left "
+                                                            "out, the query is projected from the hidden state "
+                                                            "directly (DeepSeek-V2-Lite).")
 
 
 class Shape(Spec):

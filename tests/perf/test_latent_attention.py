@@ -53,7 +53,8 @@ def _estimate(spec_tree, workload: str) -> dict:
 @pytest.mark.parametrize("attention_dp", [False, True])
 def test_the_latent_is_the_kv_cache_and_every_rank_holds_it_whole(spec_tree, attention_dp):
     """35,136 B per token (61 x 576 x 1 B), where 128 heads of 128 gave 61 x 2 x 128 x 128 = 2.0 MB, 57 times as
-    much: a rank of TP 8 held 250 kB of it per token (its 16 heads) and batch came out 171 sequences, not 1,218."""
+    much: a rank of TP 8 held 250 kB of it per token (its 16 heads) and batch came out 171 sequences, not 1,248
+    (attention DP: 104, not 8,136)."""
     doc = _estimate(spec_tree, "dsv3-adp" if attention_dp else "dsv3-tp8")
     per_token = LATENT_BYTES_PER_TOKEN
     assert float(kv_cache_bytes_per_token_per_rank(_deepseek(), 1.0, 8, attention_dp)) == per_token
@@ -62,7 +63,7 @@ def test_the_latent_is_the_kv_cache_and_every_rank_holds_it_whole(spec_tree, att
     hbm = doc["hardware"]["hbm_capacity"]["value"]
     held = math.floor((hbm * 0.9 - weights) / per_sequence) * (8 if attention_dp else 1)
     assert doc["metrics"]["concurrency"]["value"] == held
-    assert held == (6224 if attention_dp else 1218)
+    assert held == (8136 if attention_dp else 1248)
 
 
 def test_decode_attention_reads_the_latent_once_for_every_head(h100):
@@ -83,3 +84,26 @@ def test_a_model_without_mla_keeps_its_heads():
     assert kv_cache_bytes_per_token(a, 2.0) == 2 * 80 * 8 * 128 * 2.0
     assert float(kv_cache_bytes_per_token_per_rank(a, 2.0, 8, False)) == 2 * 80 * 128 * 2.0
     assert float(kv_cache_bytes_per_token_per_rank(a, 2.0, 16, False)) == 2 * 80 * 128 * 2.0
+
+
+def test_deepseek_v3_has_its_published_parameter_counts():
+    """MLA's projections (fused query and KV down-projection, query and KV up-projections, output): 187.1 M weights
+    per layer where 128 heads of 128 had 469.8 M, so 671.0 B in all, DeepSeek-V3's "671B total parameters with 37B
+    activated for each token" (arXiv 2412.19437, abstract; the 128-head stand-in had 688.3 B)."""
+    a = _deepseek()
+    assert a.attn_params == 7168 * (1536 + 576) + 1536 * 128 * 192 + 512 * 128 * 256 + 128 * 128 * 7168
+    assert a.params() == pytest.approx(671e9, rel=0.001)
+    dense = a.layers - a.moe_layers
+    active = (dense * a.layer_params(False) + a.moe_layers * (a.attn_params + a.active_ffn_params(True) + 2 * a.hidden)
+              + a.embedding_params + a.hidden)
+    assert active == pytest.approx(37e9, rel=0.02)
+    assert [name for name, *_ in a.attn_gemms(8)] == ["query and KV down-projection", "query up-projection",
+                                                      "KV up-projection", "attention output projection"]
+
+
+def test_a_rank_under_attention_dp_holds_mlas_attention_whole(spec_tree):
+    """FP8 DeepSeek-V3 under attention DP: each of the 8 ranks holds every non-expert weight, with MLA's projections
+    100.7 GB in all (1/8 of the 653 B expert weights, 15.2 B others in FP8, 3.7 GB of BF16 embeddings); the stand-in's
+    attention added 17 GB, which the KV cache now holds."""
+    doc = _estimate(spec_tree, "dsv3-adp")
+    assert doc["memory"]["weights"]["value"] == pytest.approx(100.7e9, rel=0.001)

@@ -161,20 +161,22 @@ def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "b
     comm = np.where(np.asarray(tp) > 1, 2.0, 0.0)  # two all-reduces, or dispatch and combine, per (MoE) layer
     per_layer_comm = comm * (moe if attention_dp else a.layers)
     casts = Q.serving_casts(a, dtype, tp, attention_dp)[1]
-    return a.layers * ATTENTION_KERNELS + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
+    attention = ATTENTION_KERNELS + len(a.attn_gemms(1)) - 2 + a.attn_norms  # MLA's further GEMMs and norms
+    return a.layers * attention + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
         + casts
 
 
 def gemm_kernels_per_pass(arch: Arch, tp):
     """GEMM kernels one forward pass launches, each paying `kernels.GEMM_FILL`.
 
-    QKV and output projections, up/gate and down (dense), the router and the grouped up/gate and down (MoE), the
-    shared experts' two, and the logits GEMM (`tp` only shapes the array).
+    QKV and output projections (MLA's five, `Arch.attn_gemms`), up/gate and down (dense), the router and the grouped
+    up/gate and down (MoE), the shared experts' two, and the logits GEMM (`tp` only shapes the array).
     """
     a = arch
     moe = a.moe_layers
     moe_side = 3 + (2 if a.shared_experts else 0)
-    return 0.0 * np.asarray(tp, dtype=float) + a.layers * 2 + (a.layers - moe) * 2 + moe * moe_side + 1
+    return 0.0 * np.asarray(tp, dtype=float) + a.layers * len(a.attn_gemms(1)) + (a.layers - moe) * 2 \
+        + moe * moe_side + 1
 
 
 def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16"):
@@ -199,14 +201,12 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     """
     a, dt = job.arch, job.precision
     adp = job.attention_dp
-    q = a.heads * a.head_dim
     moe = a.moe_layers
     dense = a.layers - moe
     t_tp = 1.0 if adp else tp  # ways the attention and dense weights are split
     mine = (tokens / tp if local is None else local) if adp else tokens
     seqs = batch / tp if adp else batch
-    g = K.gemm_time(hw, dt, mine, (q + 2 * a.kv_heads * a.head_dim) / t_tp, a.hidden) \
-        + K.gemm_time(hw, dt, mine, a.hidden, q / t_tp)
+    g = sum(K.gemm_time(hw, dt, mine, n, k) for _, n, k in a.attn_gemms(t_tp))
     ffn_dense = K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * a.ffn / t_tp, a.hidden) \
         + K.gemm_time(hw, dt, mine, a.hidden, a.ffn / t_tp)
     if moe:

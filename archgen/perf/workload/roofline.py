@@ -166,9 +166,7 @@ def _ffn(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, *, experts_l
 
 
 def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp) -> list[Kernel]:
-    q = a.heads * a.head_dim
-    return [_gemm(hw, dtype, "QKV projection", phase, tokens, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden),
-            _gemm(hw, dtype, "attention output projection", phase, tokens, a.hidden, q / tp)]
+    return [_gemm(hw, dtype, name, phase, tokens, n, k) for name, n, k in a.attn_gemms(tp)]
 
 
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
