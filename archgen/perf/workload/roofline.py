@@ -265,10 +265,11 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
             context = input_len + output_len / 2.0
             kv_bytes = K.DTYPE_BYTES[kv]
             if a.kv_lora_rank:  # multi-head latent attention (`inference.attention_core`)
-                latent = {"batch": b, "context": context, "rank": a.kv_lora_rank, "rope": a.kv_rope_dim,
-                          "kv_bytes": kv_bytes, "heads": a.heads / tp}
-                flop, nbytes = K.latent_decode_flop_bytes(**latent)
-                time = K.latent_decode_attention(hw, dtype=kv, **latent)
+                heads = a.heads / tp
+                flop, nbytes = K.latent_decode_flop_bytes(batch=b, context=context, rank=a.kv_lora_rank,
+                                                          rope=a.kv_rope_dim, kv_bytes=kv_bytes, heads=heads)
+                time = K.latent_decode_attention(hw, batch=b, context=context, rank=a.kv_lora_rank,
+                                                 rope=a.kv_rope_dim, kv_bytes=kv_bytes, heads=heads, dtype=kv)
             else:
                 time = K.decode_attention(hw, batch=b, context=context, kv_heads=kv_local, head_dim=a.head_dim,
                                           kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
