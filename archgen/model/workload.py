@@ -40,6 +40,23 @@ class MoE(Spec):
         return self
 
 
+class LatentAttention(Spec):
+    """Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, section 2.1): what its KV cache holds."""
+
+    # The KV cache and a decode step's attention read the latent, and the projections are MLA's; the attention core
+    # of a prefill or a training step keeps the model's `heads` x `head_dim` (docs/perf-model.md, Inference).
+
+    kv_lora_rank: int = Field(gt=0, description="Rank of the compressed key-value latent (512 in DeepSeek-V3).")
+    qk_rope_head_dim: int = Field(ge=0, description="Dimension of the decoupled RoPE key shared by every head (64 in "
+                                                    "DeepSeek-V3).")
+    qk_nope_head_dim: int = Field(gt=0, description="Per-head query and key dimension without RoPE (128 in "
+                                                    "DeepSeek-V3); a head's query and key are this + qk_rope_head_dim.")
+    v_head_dim: int = Field(gt=0, description="Per-head value dimension (128 in DeepSeek-V3).")
+    q_lora_rank: int | None = Field(None, gt=0, description="Rank of the compressed query (1536 in DeepSeek-V3); left "
+                                                            "out, the query is projected from the hidden state "
+                                                            "directly (DeepSeek-V2-Lite).")
+
+
 class Shape(Spec):
     """A decoder-only transformer's shape (GPT/Llama family): what a `Model` and a validation case's `model` give."""
 
@@ -52,6 +69,9 @@ class Shape(Spec):
     vocab: int = Field(gt=0, description="Vocabulary size (padded as trained).")
     gated_ffn: bool = Field(False, description="SwiGLU/GeGLU: three FFN matrices instead of two.")
     moe: MoE | None = Field(None, description="Mixture-of-experts layers, if any.")
+    mla: LatentAttention | None = Field(None, description=(
+        "Multi-head latent attention (DeepSeek-V2/V3), if the model has it: its KV cache holds kv_lora_rank + "
+        "qk_rope_head_dim values per token and layer, shared by every head, instead of 2 x kv_heads x head_dim."))
     tie_embeddings: bool = Field(False, description=(
         "The output layer reuses the input embedding, as the model's published config says (`tie_word_embeddings`:"
         " true for BLOOM, GPT-2, Gemma; false for Llama, Mixtral, DeepSeek): its parameters are counted once."))

@@ -32,6 +32,10 @@ GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=4 
 #: A small MoE with a shared expert and GQA, SwiGLU.
 MOE = Arch(layers=4, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
            experts=8, top_k=2, expert_ffn=14336, shared_experts=1)
+#: The same with multi-head latent attention (DeepSeek-V3's: latent 512 + RoPE key 64, query rank 1536, heads of
+#: 128 + 64 query/key and 128 value dimensions).
+MLA = dataclasses.replace(MOE, kv_heads=32, kv_lora_rank=512, kv_rope_dim=64, q_lora_rank=1536, qk_nope_dim=128,
+                          v_head_dim=128)
 
 
 
@@ -93,7 +97,7 @@ def test_achieved_never_exceeds_the_roof(h100, shipped):
     assert count > 100
 
 
-@pytest.mark.parametrize("arch", [GPT3, MOE], ids=["dense", "moe"])
+@pytest.mark.parametrize("arch", [GPT3, MOE, MLA], ids=["dense", "moe", "mla"])
 @pytest.mark.parametrize(("tp", "sp", "attention"), [(1, False, "flash"), (8, True, "flash"),
                                                      (4, False, "materialized")])
 @pytest.mark.parametrize(("dtype", "recipe"), [("bf16", "delayed"), ("fp8", "tensorwise")])
@@ -107,7 +111,7 @@ def test_training_kernel_times_sum_to_the_step_models_layer(h100, arch, tp, sp, 
     assert sum(k.time for k in r.kernels) == pytest.approx(float(total), rel=1e-12)
 
 
-@pytest.mark.parametrize("arch", [GPT3, MOE], ids=["dense", "moe"])
+@pytest.mark.parametrize("arch", [GPT3, MOE, MLA], ids=["dense", "moe", "mla"])
 def test_inference_kernel_times_sum_to_the_serving_models_layer(h100, arch):
     """Prefill and decode kernels of one layer = `inference._forward` of a one-layer model minus its logits and
     sampling (`inference.output_time`); shared experts are listed beside the routed ones."""

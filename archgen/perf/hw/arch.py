@@ -43,6 +43,11 @@ class Arch:
     shared_experts: int = 0
     dense_layers: int = 0
     tied: bool = False  # the output layer reuses the input embedding (one vocab x hidden matrix)
+    kv_lora_rank: int = 0  # multi-head latent attention: the KV latent's rank (0: none)
+    kv_rope_dim: int = 0  # and its decoupled RoPE key
+    q_lora_rank: int = 0  # MLA's compressed query (0: projected from the hidden state)
+    qk_nope_dim: int = 0  # MLA's per-head query/key dimension without RoPE
+    v_head_dim: int = 0  # MLA's per-head value dimension
 
     @classmethod
     def from_model(cls, m: Model | CaseModel) -> Arch:
@@ -52,7 +57,12 @@ class Arch:
                    head_dim=m.head_dim or m.hidden // m.heads, ffn=m.ffn, vocab=m.vocab, gated=m.gated_ffn,
                    experts=moe.experts if moe else 0, top_k=moe.top_k if moe else 0,
                    expert_ffn=moe.expert_ffn if moe else 0, shared_experts=moe.shared_experts if moe else 0,
-                   dense_layers=moe.dense_layers if moe else 0, tied=m.tie_embeddings)
+                   dense_layers=moe.dense_layers if moe else 0, tied=m.tie_embeddings,
+                   kv_lora_rank=m.mla.kv_lora_rank if m.mla else 0,
+                   kv_rope_dim=m.mla.qk_rope_head_dim if m.mla else 0,
+                   q_lora_rank=(m.mla.q_lora_rank or 0) if m.mla else 0,
+                   qk_nope_dim=m.mla.qk_nope_head_dim if m.mla else 0,
+                   v_head_dim=m.mla.v_head_dim if m.mla else 0)
 
     @cached_property
     def ffn_mats(self) -> int:
@@ -66,9 +76,36 @@ class Arch:
 
     @cached_property
     def attn_params(self) -> int:
-        """Weights of one attention block (QKV and output projection)."""
-        q = self.heads * self.head_dim
-        return self.hidden * (q + 2 * self.kv_heads * self.head_dim) + q * self.hidden
+        """Weights of one attention block (its projections: QKV and output, or MLA's)."""
+        return int(sum(n * k for _, n, k in self.attn_gemms(1)))
+
+    @cached_property
+    def attn_norms(self) -> int:
+        """Norms inside the attention block beyond the layer's own: MLA's on the KV latent and the query latent."""
+        return (1 + (1 if self.q_lora_rank else 0)) if self.kv_lora_rank else 0
+
+    def attn_gemms(self, tp) -> list[tuple[str, float, float]]:
+        """The attention block's projections on one rank of `tp` (array allowed): (name, N, K) of each GEMM.
+
+        QKV and output projections, their N (QKV) or K (output) split `tp` ways. Multi-head latent attention
+        (DeepSeek-V2, arXiv 2405.04434, section 2.1; DeepSeek-V3's wq_a, wq_b, wkv_a, wkv_b and wo): the query's and
+        the KV latent's down-projections are whole on every rank and run as one GEMM, as vLLM runs them
+        (vllm/model_executor/models/deepseek_v2.py, `fused_qkv_a_proj`, a ReplicatedLinear-style merged layer), the
+        up-projections and the output split by heads. In a decode step wkv_b runs absorbed into the query and the
+        output (the same weights, FLOP and bytes at M tokens).
+        """
+        h = self.hidden
+        if not self.kv_lora_rank:
+            q = self.heads * self.head_dim
+            return [("QKV projection", (q + 2 * self.kv_heads * self.head_dim) / tp, h),
+                    ("attention output projection", h, q / tp)]
+        qk = self.heads * (self.qk_nope_dim + self.kv_rope_dim)
+        latent = self.kv_lora_rank + self.kv_rope_dim
+        down = [("query and KV down-projection", 1.0 * (self.q_lora_rank + latent), h),
+                ("query up-projection", qk / tp, self.q_lora_rank)] if self.q_lora_rank else \
+            [("query projection", qk / tp, h), ("KV down-projection", 1.0 * latent, h)]
+        return [*down, ("KV up-projection", self.heads * (self.qk_nope_dim + self.v_head_dim) / tp, self.kv_lora_rank),
+                ("attention output projection", h, self.heads * self.v_head_dim / tp)]
 
     @cached_property
     def dense_ffn_params(self) -> int:

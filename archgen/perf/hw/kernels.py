@@ -264,3 +264,23 @@ def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_byt
     nbytes = 2.0 * batch * context * kv_heads * head_dim * kv_bytes
     flop = 4.0 * batch * heads * context * head_dim
     return maximum(memory_time(hw, nbytes), flop / (hw.gemm_rate(dtype) * hw.flash_efficiency))
+
+
+def latent_decode_flop_bytes(*, batch, context, rank: int, rope: int, kv_bytes: float, heads):
+    """FLOP and bytes of one decode step's multi-head latent attention on one device (the absorbed form).
+
+    Each head scores its query against the latent and the RoPE key (rank + rope values per context token) and sums
+    the latent (rank values), so 2·(2·rank + rope) FLOP per head and context token, against one read of the latent
+    cache, (rank + rope) values per context token (DeepSeek-V2, arXiv 2405.04434, section 2.1.2 and its appendix on
+    absorbing W^UK and W^UV; the layout vLLM's and SGLang's MLA decode kernels read).
+    """
+    return (2.0 * batch * heads * context * (2.0 * rank + rope),
+            batch * context * (rank + rope) * kv_bytes)
+
+
+def latent_decode_attention(hw: Hardware, *, batch, context, rank: int, rope: int, kv_bytes: float, heads,
+                            dtype: str):
+    """One decode step's latent attention on one device: the roofline of `latent_decode_flop_bytes`."""
+    flop, nbytes = latent_decode_flop_bytes(batch=batch, context=context, rank=rank, rope=rope, kv_bytes=kv_bytes,
+                                            heads=heads)
+    return maximum(memory_time(hw, nbytes), flop / (hw.gemm_rate(dtype) * hw.flash_efficiency))

@@ -323,8 +323,29 @@ def rank_parts(shared: tuple, layers=None, embedding=1.0, loss=0.0, position=0.0
 
 
 def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:
-    """KV-cache bytes per token of context for the whole model: 2 · layers · kv_heads · head_dim · bytes."""
+    """KV-cache bytes per token of context for the whole model: 2 · layers · kv_heads · head_dim · bytes.
+
+    Under multi-head latent attention, layers · (kv_lora_rank + qk_rope_head_dim) · bytes: one latent and one RoPE
+    key per token and layer, shared by every head (vLLM's MLA cache, `[blocks, block_size, 1, kv_lora_rank +
+    qk_rope_head_dim]`, vllm/distributed/kv_transfer/kv_connector/utils.py at v0.9.0).
+    """
+    if arch.kv_lora_rank:
+        return arch.layers * (arch.kv_lora_rank + arch.kv_rope_dim) * kv_bytes
     return 2.0 * arch.layers * arch.kv_heads * arch.head_dim * kv_bytes
+
+
+def kv_cache_bytes_per_token_per_rank(arch: Arch, kv_bytes: float, tp, attention_dp: bool):
+    """KV-cache bytes per token on one rank of a serving replica of `tp` (array allowed).
+
+    A rank holds its share of the KV heads, one head's copy where kv_heads < tp; under attention DP, every head of
+    its own sequences. A latent (MLA) cache has no heads to split: every rank holds it whole (SGLang's data
+    parallelism attention docs: "MLA models like DeepSeek have only one KV head. With standard Tensor
+    Parallelism: KV cache duplicated across all GPUs").
+    """
+    whole = kv_cache_bytes_per_token(arch, kv_bytes)
+    if arch.kv_lora_rank or attention_dp:
+        return whole + 0.0 * np.asarray(tp, dtype=float)
+    return whole / arch.kv_heads * np.maximum(arch.kv_heads / np.asarray(tp, dtype=float), 1.0)
 
 
 def none_fits_note(evaluated: int, gpus: int, accelerator: str) -> str:

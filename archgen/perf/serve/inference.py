@@ -52,7 +52,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import kv_cache_bytes_per_token
+from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
 PREFILL_CHUNK = MAX_NUM_TOKENS
@@ -161,20 +161,22 @@ def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "b
     comm = np.where(np.asarray(tp) > 1, 2.0, 0.0)  # two all-reduces, or dispatch and combine, per (MoE) layer
     per_layer_comm = comm * (moe if attention_dp else a.layers)
     casts = Q.serving_casts(a, dtype, tp, attention_dp)[1]
-    return a.layers * ATTENTION_KERNELS + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
+    attention = ATTENTION_KERNELS + len(a.attn_gemms(1)) - 2 + a.attn_norms  # MLA's further GEMMs and norms
+    return a.layers * attention + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
         + casts
 
 
 def gemm_kernels_per_pass(arch: Arch, tp):
     """GEMM kernels one forward pass launches, each paying `kernels.GEMM_FILL`.
 
-    QKV and output projections, up/gate and down (dense), the router and the grouped up/gate and down (MoE), the
-    shared experts' two, and the logits GEMM (`tp` only shapes the array).
+    QKV and output projections (MLA's five, `Arch.attn_gemms`), up/gate and down (dense), the router and the grouped
+    up/gate and down (MoE), the shared experts' two, and the logits GEMM (`tp` only shapes the array).
     """
     a = arch
     moe = a.moe_layers
     moe_side = 3 + (2 if a.shared_experts else 0)
-    return 0.0 * np.asarray(tp, dtype=float) + a.layers * 2 + (a.layers - moe) * 2 + moe * moe_side + 1
+    return 0.0 * np.asarray(tp, dtype=float) + a.layers * len(a.attn_gemms(1)) + (a.layers - moe) * 2 \
+        + moe * moe_side + 1
 
 
 def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16"):
@@ -199,14 +201,12 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     """
     a, dt = job.arch, job.precision
     adp = job.attention_dp
-    q = a.heads * a.head_dim
     moe = a.moe_layers
     dense = a.layers - moe
     t_tp = 1.0 if adp else tp  # ways the attention and dense weights are split
     mine = (tokens / tp if local is None else local) if adp else tokens
     seqs = batch / tp if adp else batch
-    g = K.gemm_time(hw, dt, mine, (q + 2 * a.kv_heads * a.head_dim) / t_tp, a.hidden) \
-        + K.gemm_time(hw, dt, mine, a.hidden, q / t_tp)
+    g = sum(K.gemm_time(hw, dt, mine, n, k) for _, n, k in a.attn_gemms(t_tp))
     ffn_dense = K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * a.ffn / t_tp, a.hidden) \
         + K.gemm_time(hw, dt, mine, a.hidden, a.ffn / t_tp)
     if moe:
@@ -256,6 +256,9 @@ def attention_core(hw: Hardware, job: ServeJob, tp, *, tokens, context, batch, p
     if prefill:
         return K.attention_forward(hw, kv_dt, batch=tokens / context, q_len=context, kv_len=context,
                                    heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
+    if a.kv_lora_rank:  # multi-head latent attention: every local head reads the one latent cache
+        return K.latent_decode_attention(hw, batch=batch, context=context, rank=a.kv_lora_rank, rope=a.kv_rope_dim,
+                                         kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
     return K.decode_attention(hw, batch=batch, context=context, kv_heads=kv_local, head_dim=a.head_dim,
                               kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
 
@@ -288,8 +291,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     adp = job.attention_dp
     kv_bytes = K.DTYPE_BYTES[K.serving_kv_dtype(job.precision, job.kv_precision)]
     weights = weights_per_gpu(a, job.precision, tp, adp)
-    kv_heads_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
-    per_tok = kv_cache_bytes_per_token(a, kv_bytes) / a.kv_heads * kv_heads_local
+    per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
     mean_ctx = job.input_len + job.output_len / 2.0
     kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
     usable = hw.hbm_capacity * MEMORY_UTILISATION - weights

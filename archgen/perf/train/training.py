@@ -99,7 +99,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     shapes; the last is what the pass moves once (GEMM operands and outputs, attention's Q, K, V and O, element-wise).
     """
     a, dt, q = job.arch, job.precision, job.arch.heads * job.arch.head_dim
-    shapes = [(T, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden), (T, a.hidden, q / tp)]
+    shapes = [(T, n, k) for _, n, k in a.attn_gemms(tp)]
     if moe:
         shapes.append((T, a.experts, a.hidden))
         f = a.shared_experts * a.expert_ffn

@@ -166,9 +166,7 @@ def _ffn(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, *, experts_l
 
 
 def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp) -> list[Kernel]:
-    q = a.heads * a.head_dim
-    return [_gemm(hw, dtype, "QKV projection", phase, tokens, (q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden),
-            _gemm(hw, dtype, "attention output projection", phase, tokens, a.hidden, q / tp)]
+    return [_gemm(hw, dtype, name, phase, tokens, n, k) for name, n, k in a.attn_gemms(tp)]
 
 
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
@@ -266,10 +264,18 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         else:
             context = input_len + output_len / 2.0
             kv_bytes = K.DTYPE_BYTES[kv]
-            time = K.decode_attention(hw, batch=b, context=context, kv_heads=kv_local, head_dim=a.head_dim,
-                                      kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
-            out.append(Kernel("attention core", phase, 4.0 * b * (a.heads / tp) * context * a.head_dim,
-                              2.0 * b * context * kv_local * a.head_dim * kv_bytes, _f(time)))
+            if a.kv_lora_rank:  # multi-head latent attention (`inference.attention_core`)
+                heads = a.heads / tp
+                flop, nbytes = K.latent_decode_flop_bytes(batch=b, context=context, rank=a.kv_lora_rank,
+                                                          rope=a.kv_rope_dim, kv_bytes=kv_bytes, heads=heads)
+                time = K.latent_decode_attention(hw, batch=b, context=context, rank=a.kv_lora_rank,
+                                                 rope=a.kv_rope_dim, kv_bytes=kv_bytes, heads=heads, dtype=kv)
+            else:
+                time = K.decode_attention(hw, batch=b, context=context, kv_heads=kv_local, head_dim=a.head_dim,
+                                          kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
+                flop = 4.0 * b * (a.heads / tp) * context * a.head_dim
+                nbytes = 2.0 * b * context * kv_local * a.head_dim * kv_bytes
+            out.append(Kernel("attention core", phase, flop, nbytes, _f(time)))
         casts = Q.serving_casts(a, dtype, tp)[0] / a.layers  # FP8/FP4 activation quantisation, per layer
         out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * ELEMENTWISE_H * a.hidden + casts),
                                 tokens * ELEMENTWISE_FLOP_H * a.hidden))
