@@ -229,7 +229,7 @@ class Hardware:
         if parameter not in PARAMETERS and parameter not in EXTRA_PARAMETERS:
             known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))
             raise AnalyseError(f"unknown hardware parameter '{parameter}' (known: {known})")
-        return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
+        return _replaced(self, {parameter: getattr(self, parameter) * factor})
 
     @functools.cached_property
     def _numbers(self) -> bool:
@@ -315,6 +315,8 @@ def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
     `replace(obj, **changes)` of typeshed instead, and an unknown name is still a TypeError from the constructor.
     """
     generic: Callable[..., Hardware] = dataclasses.replace
+    if hw.torus and (up := changes.get("scale_up_bandwidth")) is not None:   # a torus' links carry it, in proportion
+        changes = {**changes, "torus_link_bandwidth": hw.torus_link_bandwidth * up / hw.scale_up_bandwidth}
     return generic(hw, **changes)
 
 
