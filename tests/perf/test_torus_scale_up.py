@@ -81,3 +81,46 @@ def test_a_group_across_domains_takes_the_switched_model(pod) -> None:
     for op in ("all_reduce", "all_gather", "p2p"):
         assert collective_time(hw, op, 1e9, 32, 16) == collective_time(switched, op, 1e9, 32, 16)
     assert pod.metrics["workload/ar32"]["busbw"].m_as("B/s") < pod.metrics["workload/ar16"]["busbw"].m_as("B/s")
+
+
+SWEEP = """---
+kind: Workload
+id: tp16
+model: llama3-70b
+cluster: trn2-torus-pod
+accelerators: 32
+training:
+  seq_len: 8192
+  global_batch: 64
+  precision: bf16
+  parallelism: {tp: 16, pp: 1, dp: 2, micro_batch: 1}
+---
+kind: Sweep
+id: s
+workload: tp16
+axes:
+  scale_up_bandwidth: [0.5, 1.0, 2.0]
+objectives:
+  - {metric: step_time, goal: min}
+"""
+
+
+def test_a_sweep_of_the_domain_bandwidth_moves_the_torus(tmp_path) -> None:
+    """Scaling `scale_up_bandwidth` scales the torus' links with it (`Hardware._replaced`): TP 16 on the 4x4 takes
+    longer at half the bandwidth and less at twice. The batch path, whose hardware arrays the torus collectives do
+    not take, hands such a sweep to the point-by-point one (`vectorised._vectorisable`): the same numbers."""
+    from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
+    from archgen.perf.explore import points, vectorised
+
+    for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2"):
+        (tmp_path / f"{p}.yaml").write_text((TRN2 / f"{p}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    cluster = (REPO / "tests" / "data" / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "sweep.yaml"
+    path.write_text(cluster + SWEEP, encoding="utf-8")
+    specs, clusters, sweeps = sw.load(path, [tmp_path])
+    problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+    one = [r.metrics["step_time"] for r in points.evaluate(problem, 0, problem.size)]
+    batch = [r.metrics["step_time"] for r in vectorised.evaluate(problem, 0, problem.size)]
+    assert one[0] > one[1] > one[2]
+    assert batch == pytest.approx(one, rel=1e-9)
