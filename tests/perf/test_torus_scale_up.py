@@ -124,3 +124,23 @@ def test_a_sweep_of_the_domain_bandwidth_moves_the_torus(tmp_path) -> None:
     batch = [r.metrics["step_time"] for r in vectorised.evaluate(problem, 0, problem.size)]
     assert one[0] > one[1] > one[2]
     assert batch == pytest.approx(one, rel=1e-9)
+
+
+def test_a_sweep_of_the_domain_size_on_a_torus_is_invalid(tmp_path) -> None:
+    """A torus' size is its dims: 32 accelerators per domain on the 4x4 would be timed on a torus of 16, so the point
+    is invalid and says why; 16, the torus' own size, runs."""
+    from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
+    from archgen.perf.explore import points
+
+    for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2"):
+        (tmp_path / f"{p}.yaml").write_text((TRN2 / f"{p}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    cluster = (REPO / "tests" / "data" / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "sweep.yaml"
+    path.write_text(cluster + SWEEP.replace("scale_up_bandwidth: [0.5, 1.0, 2.0]", "scale_up_size: [16, 32]"),
+                    encoding="utf-8")
+    specs, clusters, sweeps = sw.load(path, [tmp_path])
+    problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+    ok, bad = points.evaluate(problem, 0, problem.size)
+    assert ok.status == "ok"
+    assert bad.status == "invalid" and "scale_up_size 32 on a 4x4 torus of 16" in bad.reason
