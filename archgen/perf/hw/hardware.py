@@ -315,7 +315,7 @@ def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
     `replace(obj, **changes)` of typeshed instead, and an unknown name is still a TypeError from the constructor.
     """
     generic: Callable[..., Hardware] = dataclasses.replace
-    if hw.torus and (up := changes.get("scale_up_bandwidth")) is not None:   # a torus' links carry it, in proportion
+    if hw.torus and isinstance(up := changes.get("scale_up_bandwidth"), float | int | np.ndarray):  # and its links
         changes = {**changes, "torus_link_bandwidth": hw.torus_link_bandwidth * up / hw.scale_up_bandwidth}
     return generic(hw, **changes)
 
