@@ -100,9 +100,17 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "scale_up.domains", "", "", 0, "Scale-up domains", "Scale-up (NVLink) domains.", _N),
     Metric("cluster", "scale_up.links_per_accelerator", "", "", 0, "Scale-up links per accelerator",
            "Scale-up links of each accelerator: bandwidth / (2 x link rate) with a `link` part, size - 1 peers in "
-           "a mesh, else the accelerator's own `scale_up.links`.", _N),
+           "a mesh, its neighbours in a torus (2 per dimension of 3 or more), else the accelerator's own "
+           "`scale_up.links`.", _N),
     Metric("cluster", "scale_up.bandwidth", "B/s", "TB/s", 1, "Scale-up bandwidth", "Aggregate scale-up bandwidth "
            "of every domain.", _N),
+    Metric("cluster", "scale_up.links", "", "", 0, "Scale-up torus links", "Links of every torus scale-up domain, "
+           "each counted once (32 in a Trn2 instance's 4x4 torus).", _N),
+    Metric("cluster", "scale_up.board_links", "", "", 0, "Scale-up board links", "Torus scale-up links whose ends "
+           "are on one system's board (a `domain: node` torus, or inside the systems' `torus_block`): traces, not "
+           "cables.", _N),
+    Metric("cluster", "scale_up.cables", "", "", 0, "Scale-up cables", "Torus scale-up links between systems: "
+           "cables (`scale_up.link` where given).", _N),
     # clusters: reliability and cost (docs/reliability.md)
     Metric("cluster", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of a job "
            "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL,

@@ -209,6 +209,14 @@ def max_switch_hops(g: nx.Graph) -> int:
     return worst
 
 
+def torus_degree(dims: Sequence[int]) -> int:
+    """Links of a chip to its neighbours in a torus of `dims`: 2 per dimension of 3 or more, 1 per dimension of 2.
+
+    N. P. Jouppi et al., ISCA 2023 (TPU v4: 6 links per chip of a 3D torus); AWS Trn2 (4 in a 4x4 2D torus).
+    """
+    return sum(2 if d >= 3 else 1 if d == 2 else 0 for d in dims)
+
+
 def torus_graph(dims: Sequence[int], wrap: bool = True, capacity: float = 1.0) -> nx.Graph:
     """A torus (or mesh) of chips: vertices ('ep', i), i the chip's row-major index; one edge per neighbour pair."""
     import networkx as nx

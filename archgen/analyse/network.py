@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from archgen.analyse.fabric import TIERS, FabricAnalysis, Problem, TierCount, analyse_fabric  # re-exported
 from archgen.analyse.nodes import (  # re-exported
     NodeType,
+    compute_accelerator,
     compute_node,
     count,
     nic_bandwidth,
@@ -19,6 +20,7 @@ from archgen.analyse.nodes import (  # re-exported
     nic_transport,
     node_types,
 )
+from archgen.analyse.scale_up_torus import torus_domain
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import Accelerator, System
@@ -47,6 +49,8 @@ class ScaleUpAnalysis:
     switch_ports: int
     bandwidth_total: Q
     problems: tuple[Problem, ...]
+    board_links: int = 0   # per domain: torus links on a system's board (traces); `links_needed` counts them too
+    cables: int = 0        # per domain: torus links between systems (analyse.scale_up_torus)
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,10 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                     count(n), count(su.size)))
     domains = accelerators // su.size if su.size else 0
     link = cluster.scale_up_link
+    if su.topology == "torus":  # neighbours along dims, no switch (analyse.scale_up_torus)
+        t = torus_domain(design, cluster, nodes, su)
+        return ScaleUpAnalysis(domains, su.size, per_domain, float(t.degree), t.links, 0, (su.bandwidth * accelerators
+                               ).to("TB/s"), tuple(problems) + t.problems, t.board_links, t.cables)
     if su.topology == "mesh":   # every pair of accelerators joined directly (Infinity Fabric): no switch ports
         per_acc = float((su.size - 1) * su.links_per_peer)
         problems += _mesh_links(design, nodes, su, per_acc)
@@ -155,7 +163,7 @@ def _mesh_links(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp, per_ac
     (AWS Trainium2: four NeuronLink-v3 ports, a 4x4 torus of 16 chips) cannot be one, and the domain's link count
     and its all-pairs bandwidth would be figures of a domain that cannot be built.
     """
-    acc = _compute_accelerator(design, nodes)
+    acc = compute_accelerator(design, nodes)
     if acc is None or acc.scale_up is None or not acc.scale_up.links or per_acc <= acc.scale_up.links:
         return []
     return [Problem("NET010", ("scale_up", "size"),
@@ -165,20 +173,13 @@ def _mesh_links(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp, per_ac
                     count(per_acc), count(acc.scale_up.links))]
 
 
-def _compute_accelerator(design: Design, nodes: tuple[NodeType, ...]) -> Accelerator | None:
-    """The accelerator part of the cluster's compute nodes, None where there is none or it is not in the specs."""
-    compute = compute_node(nodes)
-    acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
-    return acc if isinstance(acc, Accelerator) else None
-
-
 def _own_links(design: Design, nodes: tuple[NodeType, ...]) -> float:
     """Scale-up links per accelerator of a domain without a `link` part: its accelerator's own `scale_up.links`.
 
     A DGX's NVLink runs to NVSwitch chips inside the node, so no link part is written; the links are still there
     (18 NVLink 5 links per B200), and 0 would be a count that reads as a fact. 0 only where the part gives none.
     """
-    acc = _compute_accelerator(design, nodes)
+    acc = compute_accelerator(design, nodes)
     return float(acc.scale_up.links) if acc is not None and acc.scale_up else 0.0
 
 
@@ -241,6 +242,9 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         metrics["scale_up.domains"] = count(scale_up.domains)
         metrics["scale_up.links_per_accelerator"] = count(scale_up.links_per_accelerator)
         metrics["scale_up.bandwidth"] = scale_up.bandwidth_total
+        if cluster.spec.scale_up and cluster.spec.scale_up.topology == "torus":   # each link once, every domain
+            metrics |= {f"scale_up.{k}": count(n * scale_up.domains) for k, n in (
+                ("links", scale_up.links_needed), ("board_links", scale_up.board_links), ("cables", scale_up.cables))}
     for fa in fabrics:
         fa.metrics.update(fabric_metrics(fa))
     carriers = [fa for fa in fabrics if fa.fabric.spec.role in ("compute", "converged")]  # compute fabric first

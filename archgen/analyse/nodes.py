@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from archgen.build import ClusterDesign, Design
-from archgen.model import NIC, System
+from archgen.model import NIC, Accelerator, System
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -89,3 +89,10 @@ def nic_transport(design: Design, system: System, role: str) -> tuple[Q | None, 
 def compute_node(nodes: tuple[NodeType, ...]) -> NodeType | None:
     """The node type that holds most of the cluster's accelerators (ties: the lower part id)."""
     return max(nodes, key=lambda nt: (nt.part.accelerators * nt.count, nt.part.id)) if nodes else None
+
+
+def compute_accelerator(design: Design, nodes: tuple[NodeType, ...]) -> Accelerator | None:
+    """The accelerator part of the cluster's compute nodes, None where there is none or it is not in the specs."""
+    compute = compute_node(nodes)
+    acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
+    return acc if isinstance(acc, Accelerator) else None

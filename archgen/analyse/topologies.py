@@ -52,6 +52,7 @@ from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
 from archgen.model import Accelerator
 from archgen.model.fabrics import Dragonfly, RailOnly, Torus
+from archgen.topology import torus_degree
 
 
 def analyse_topology(design: Design, cluster: ClusterDesign, fabric: BoundFabric, nodes: tuple[NodeType, ...],
@@ -92,7 +93,7 @@ def torus_figures(dims: list[int], wrap: bool = True, per_neighbour: int = 1) ->
     """Chips, links, links per chip, diameter (hops) and bisection links (one direction) of a torus or mesh."""
     n = math.prod(dims)
     links = sum(ring_links(d, wrap) * (n // d) for d in dims) * per_neighbour
-    degree = sum(2 if d >= 3 else 1 if d == 2 else 0 for d in dims) * per_neighbour
+    degree = torus_degree(dims) * per_neighbour
     diameter = sum(d // 2 if wrap else d - 1 for d in dims)
     big = max(dims)
     cut = ((2 if wrap and big >= 3 else 1) * (n // big) if big > 1 else 0) * per_neighbour

@@ -188,7 +188,9 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
     per domain (one per rack, or one per node), so the ports are judged on the trays the racks' power and BOM count.
     An NVLink domain runs on an NVLink switch part, and an NVLink switch part only in an NVLink domain. A mesh
     joins every accelerator to each of its `size - 1` peers, so the accelerator needs that many links (times
-    `links_per_peer`) where its `scale_up.links` is stated.
+    `links_per_peer`) where its `scale_up.links` is stated. A torus joins each accelerator to its neighbours along
+    `dims` (4 in a Trn2 instance's 4x4), so the accelerator needs that many links, and its bandwidth is at most what
+    they carry (a torus may leave some of the accelerator's links unused).
 
     Fix: set `scale_up.size` to the accelerators per node or rack, `bandwidth` to twice the accelerator's
     per-direction figure (or waive with the reason a domain is built with fewer links), and `switches` to enough

@@ -9,6 +9,7 @@ bandwidths) is derived by `archgen.analyse.network` and `archgen.analyse.cabling
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -101,16 +102,22 @@ class ScaleUp(Spec):
     A switched domain puts every accelerator one switch hop from the others: `bandwidth / (2 x link rate)` links
     per accelerator to `switches` switch parts (NVLink trays inside an NVL72 rack, or Ethernet/UALink switches
     across a rack). A mesh joins every pair of accelerators of a node directly (AMD Infinity Fabric: 7 links per
-    MI300X to its 7 peers), so it has no switches and `size - 1` peer links per accelerator.
+    MI300X to its 7 peers), so it has no switches and `size - 1` peer links per accelerator. A torus joins each
+    accelerator to its neighbours along `dims` with wraparound links and no switch (AWS Trn2: 16 Trainium2 in a 4x4
+    2D torus over NeuronLink-v3), two links per dimension of three or more chips (`analyse.topologies`).
     """
 
     domain: Literal["node", "rack"] = Field(description="What one domain is: one node (DGX) or one rack (NVL72).")
-    technology: Literal["nvlink", "infinity-fabric", "ethernet", "ualink"] = Field(
+    technology: Literal["nvlink", "infinity-fabric", "ethernet", "ualink", "neuronlink"] = Field(
         "nvlink", description="Scale-up technology: nvlink, infinity-fabric (AMD xGMI), ethernet (e.g. ESUN, "
-        "Gaudi RoCE) or ualink.")
-    topology: Literal["switched", "mesh"] = Field(
-        "switched", description="switched (every accelerator one switch hop away) or mesh (direct links between "
-        "every pair, inside a node).")
+        "Gaudi RoCE), ualink or neuronlink (AWS Trainium).")
+    topology: Literal["switched", "mesh", "torus"] = Field(
+        "switched", description="switched (every accelerator one switch hop away), mesh (direct links between "
+        "every pair, inside a node) or torus (direct links to the neighbours along `dims`, wraparound, no switch).")
+    dims: list[Annotated[int, Field(ge=1, le=64)]] | None = Field(None, min_length=2, max_length=3, description=(
+        "Torus only: accelerators along each dimension, e.g. [4, 4] for a Trn2 instance (AWS Trn2 architecture: "
+        "16 Trainium2 in a 4x4 2D torus); the product is `size`. Links inside a system's `torus_block` are board "
+        "traces, the rest cables between systems."))
     links_per_peer: int = Field(1, gt=0, le=16, description="Mesh only: direct links between each pair (refused on "
                                 "a switched domain, whose links per accelerator are `bandwidth / (2 x link rate)`).")
     size: Count = Field(description="Accelerators per domain, e.g. 8 or 72.")
@@ -124,6 +131,11 @@ class ScaleUp(Spec):
 
     @model_validator(mode="after")
     def _mesh_has_no_switches(self) -> ScaleUp:
+        if self.topology == "torus":
+            self._torus_fits()
+        elif self.dims is not None:
+            raise FieldError(("dims",), f"dims shape a torus; a {self.topology} domain has none: leave dims out, or "
+                             "set topology: torus")
         if self.topology == "mesh":
             if self.switch is not None or self.switches:
                 raise FieldError(("switches",) if self.switches else ("switch",), "a mesh scale-up domain joins "
@@ -133,13 +145,29 @@ class ScaleUp(Spec):
                                  "of one platform): set domain: node, or topology: switched for a rack")
         elif "links_per_peer" in self.model_fields_set:
             raise FieldError(("links_per_peer",), "links_per_peer counts the direct links between two accelerators "
-                             "of a mesh; a switched domain has bandwidth / (2 x link rate) links per accelerator, "
-                             "one to each switch chip: leave links_per_peer out, or set topology: mesh")
+                             "of a mesh; " + ("a torus domain has one link to each neighbour along dims" if
+                                              self.topology == "torus" else "a switched domain has bandwidth / (2 x "
+                                              "link rate) links per accelerator, one to each switch chip") +
+                             ": leave links_per_peer out, or set topology: mesh")
         if self.crosses_racks:
             raise FieldError(("crosses_racks",), f"a scale-up domain is one {self.domain} (`domain`), and domains "
                              "spanning several racks (NVL36x2, NVL576) are not modelled, so nothing would be cabled "
                              "between racks: leave crosses_racks out")
         return self
+
+    def _torus_fits(self) -> None:
+        """A torus domain has its `dims`, whose product is `size`, and no switch."""
+        if self.switch is not None or self.switches:
+            raise FieldError(("switches",) if self.switches else ("switch",), "a torus scale-up domain joins "
+                             "accelerators directly to their neighbours: leave switch and switches out, or set "
+                             "topology: switched")
+        if self.dims is None:
+            raise FieldError(("dims",), "a torus scale-up domain needs its shape: give dims, the accelerators "
+                             f"along each dimension, whose product is size ({self.size}), e.g. [4, 4] for 16")
+        if math.prod(self.dims) != self.size:
+            raise FieldError(("dims",), f"a {'x'.join(map(str, self.dims))} torus joins {math.prod(self.dims)} "
+                             f"accelerators, the domain {self.size} (`size`): expected dims whose product is "
+                             f"{self.size}")
 
 
 class TierSwitches(Spec):

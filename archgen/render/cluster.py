@@ -281,10 +281,13 @@ def fabrics(scope: Scope, a: Any) -> Section:
     if a.fabrics:
         section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
     if a.scale_up is not None:
-        su, mesh = a.scale_up, a.cluster.spec.scale_up.topology == "mesh"
+        su, shape = a.scale_up, a.cluster.spec.scale_up.topology
+        direct = {"mesh": "Links per domain (peer to peer)", "torus": "Links per domain (neighbour to neighbour)"}
         rows = (("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size)),
                 ("Links per accelerator", f"{su.links_per_accelerator:g}"),
-                ("Links per domain (peer to peer)" if mesh else "Links needed", f"{su.links_needed:,}"),
+                (direct.get(shape, "Links needed"), f"{su.links_needed:,}"),
+                *((("Board traces / cables per domain", f"{su.board_links:,} / {su.cables:,}"),) if shape == "torus"
+                  else ()),
                 ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
                  else "— (no switch part: switches inside the node or none)"),
                 ("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))

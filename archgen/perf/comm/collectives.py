@@ -118,12 +118,35 @@ def collective_times(hw: Hardware, requests, n, k=None, algorithm: str = "auto")
             return got
     for op, _ in requests:
         _check(op, algorithm)
-    if hw.torus:  # chips joined in a torus (TPU ICI): rings and the bucket algorithm along its dimensions
-        return [torus.collective_time(hw, op, size, n, algorithm) for op, size in requests]
+    if hw.torus:  # chips joined in a torus (TPU ICI, Trn2): rings and the bucket algorithm along its dimensions
+        return _torus_times(hw, requests, n, k, algorithm)
     n = as_float(n)
     k = minimum(n, float(hw.scale_up_size)) if k is None else minimum(as_float(k), n)
     groups = _Groups(hw, n, k, algorithm)
     return [groups.time(op, size) for op, size in requests]
+
+
+def _torus_times(hw: Hardware, requests, n, k, algorithm: str) -> list:
+    """Groups inside one torus take its rings (`perf.comm.torus`); a group that leaves its domain the model above.
+
+    A TPU pod's torus is the whole cluster, with no fabric out of it, so every group is inside it. A Trn2
+    instance's 4x4 torus is one scale-up domain with EFA between domains: a group with fewer members in a domain
+    than in all (k < n) crosses the fabric, and is timed as on a switched domain, its inside part at the chip's
+    whole scale-up bandwidth (the bound the bucket algorithm approaches on equal sides; Chan et al. 2007).
+    """
+    inside = [torus.collective_time(hw, op, size, n, algorithm) for op, size in requests]
+    if not np.any(np.asarray(hw.scale_out_bandwidth) > 0):   # no way out of the torus
+        return inside
+    n_f = as_float(n)
+    k_f = minimum(n_f, float(hw.scale_up_size)) if k is None else minimum(as_float(k), n_f)
+    cross = np.asarray(k_f < n_f)
+    if not cross.any():
+        return inside
+    groups = _Groups(hw, n_f, k_f, algorithm)
+    across = [groups.time(op, size) for op, size in requests]
+    if cross.all():
+        return across
+    return [where(cross, a, t) for a, t in zip(across, inside, strict=True)]
 
 
 #: Candidates of recent (hardware figures, op, n, k, algorithm): a search and a sensitivity study repeat them.

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from archgen.errors import ArchgenError, WorkloadError
+from archgen.errors import AnalyseError, ArchgenError, WorkloadError
 from archgen.model.requirements import PASSING, Requirement, Status
 from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
@@ -109,6 +109,9 @@ def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
             continue
         value = values[name]
         if name == "scale_up_size":
+            if hw.torus and int(value) != hw.scale_up_size:   # the torus' dims are its size; they would stay
+                raise AnalyseError(f"scale_up_size {int(value)} on a {'x'.join(map(str, hw.torus))} torus of "
+                                   f"{hw.scale_up_size}: a torus' size is its dims, stated in the cluster")
             hw = dataclasses.replace(hw, scale_up_size=int(value))
         elif isinstance(value, Q):
             hw = hw.with_value(name, json_magnitude(value), dtype)

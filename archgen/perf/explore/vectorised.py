@@ -97,6 +97,8 @@ def _vectorisable(problem: SweepProblem) -> bool:
     """Whether the batch path covers the problem: its requirements' targets compare with their metrics."""
     if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):
         return False  # a latency given as a value is refused point by point
+    if "scale_up_bandwidth" in problem.axes and any(b.hardware.torus for b in problem.bases.values()):
+        return False  # a torus' links follow it (`Hardware._replaced`); its collectives take hardware of numbers
     for req in problem.workload.requirements:
         unit = UNITS.get(req.metric)
         if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):

@@ -84,8 +84,8 @@ class Hardware:
             note names each, `perf.workload.defaults_note`).
         host_link_default: Whether `host_link_efficiency` is the model's default (the system states none).
         scale_up_latency: Latency per ring step in the scale-up domain (s).
-        torus: Chips along each dimension when the accelerators are joined chip to chip in a torus (TPU ICI);
-            its collectives are then those of `perf.comm.torus`. Empty for switched fabrics.
+        torus: Chips along each dimension of a chip-to-chip torus: the whole cluster (TPU ICI) or each scale-up
+            domain (Trn2's 4x4); groups inside it take `perf.comm.torus` collectives. Empty for switched domains.
         torus_link_bandwidth: Bandwidth of one torus link per direction (B/s).
         torus_wraparound: Whether the torus closes each ring.
         in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
@@ -229,7 +229,7 @@ class Hardware:
         if parameter not in PARAMETERS and parameter not in EXTRA_PARAMETERS:
             known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))
             raise AnalyseError(f"unknown hardware parameter '{parameter}' (known: {known})")
-        return dataclasses.replace(self, **{parameter: getattr(self, parameter) * factor})
+        return _replaced(self, {parameter: getattr(self, parameter) * factor})
 
     @functools.cached_property
     def _numbers(self) -> bool:
@@ -315,6 +315,8 @@ def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
     `replace(obj, **changes)` of typeshed instead, and an unknown name is still a TypeError from the constructor.
     """
     generic: Callable[..., Hardware] = dataclasses.replace
+    if hw.torus and isinstance(up := changes.get("scale_up_bandwidth"), float | int | np.ndarray):  # and its links
+        changes = {**changes, "torus_link_bandwidth": hw.torus_link_bandwidth * up / hw.scale_up_bandwidth}
     return generic(hw, **changes)
 
 

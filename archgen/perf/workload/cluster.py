@@ -5,7 +5,9 @@ domain (size, and its bandwidth, which the cluster states for both directions), 
 host memory (each accelerator's share, for offload). The pipeline passes the `ScaleOutPath` the network analysis
 derived: from the sized fat tree (bandwidth per accelerator at the fabric's rate, the taper of its tiers and the
 non-blocking pod under them) or, for a cluster with no compute fabric, from the node's compute NICs
-(`analyse.network.nic_path`). Without one the model has no scale-out.
+(`analyse.network.nic_path`). Without one the model has no scale-out. A torus scale-up domain (`topology: torus`)
+gives the hardware its `dims` and one link's share of the domain's bandwidth (per direction / links per chip), so
+groups inside a domain take the torus collectives of `perf.comm.torus`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostSh
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.estimate import estimate
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.topology import ScaleOutPath, TorusPath
+from archgen.topology import ScaleOutPath, TorusPath, torus_degree
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,8 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
                       scale_out_reduction=bool(scale_out and scale_out.in_network_reduction),
                       host=HostShare.of_node(node.host_memory, node.accelerators) if node.host_memory else None,
                       scale_up_mesh=bool(su and su.topology == "mesh"))
+    if su is not None and su.topology == "torus" and su.dims:   # a torus domain (Trn2 4x4): its groups on its rings
+        hw = replace(hw, torus=tuple(su.dims), torus_link_bandwidth=_si(su.bandwidth / 2 / torus_degree(su.dims)))
     if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.comm.torus
         hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=_si(scale_out.bandwidth),
                      torus=scale_out.dims, torus_link_bandwidth=_si(scale_out.link),
