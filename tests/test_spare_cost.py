@@ -130,16 +130,17 @@ def test_spare_nodes_are_the_ones_job_goodput_counts():
 
 
 def test_a_sweep_points_high_cost_adds_the_spares_at_the_low_goodput():
-    """The same spares at a sweep point (its range already spans goodput's: the high end at goodput_low)."""
+    """The spares `goodput_of` says the point's cost charges (16 trays here: `perf.train.goodput.spares_charged`), at
+    goodput_low."""
     base = Machine("c", Hardware.__new__(Hardware), accelerators=576, per_rack=72, it_power=1.5e6,
                    failures=_failures(144, 18), cost_per_accelerator_hour=2.0, utilisation=1.0)
-    m = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, 0.5, 0.9))
+    m = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, 0.5, 0.9, 16))
     assert m["cost_per_token"] == pytest.approx(2.0 * 512 / (1.6e5 * 3600))
     assert m["cost_per_token_low"] == pytest.approx(2.0 * 512 / (1.8e5 * 3600))
     assert m["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1.0e5 * 3600))
-    full = point_metrics({"tokens_per_second": 2.0e5}, base, 576, True, lambda: (0.8, 0.5, 0.9))
+    full = point_metrics({"tokens_per_second": 2.0e5}, base, 576, True, lambda: (0.8, 0.5, 0.9, 0))
     assert full["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1.0e5 * 3600))   # no spare: goodput's alone
-    unblocked = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, math.nan, math.nan))
+    unblocked = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, math.nan, math.nan, 16))
     assert unblocked["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1.6e5 * 3600))
 
 

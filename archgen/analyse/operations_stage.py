@@ -106,7 +106,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
                     _withhold(ops, path, names, why)
                     extra = {k: v for k, v in extra.items() if k not in names}
-                spare_accelerators = g.spares_available * ops.reliability[a.cluster.path].per_node
+                spare_accelerators = g.spares_charged * ops.reliability[a.cluster.path].per_node
                 if "goodput_tokens_per_second" in extra:   # withheld: no cost per token, not one on raw tokens/s
                     ranged = (g.goodput, *g.band["goodput"])
                     unblocked = (other["goodput"].m, math.nan, math.nan) if "goodput" in other else None

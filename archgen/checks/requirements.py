@@ -212,7 +212,7 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
     rel = ops.reliability.get(cluster)
     g, cost = ops.goodput.get(subject), ops.cost.get(cluster)
     if metric in JOB_COST_METRICS and g is not None and cost is not None and rel is not None:
-        return spare_span(cost, metric, g.accelerators, g.spares_available * rel.per_node,
+        return spare_span(cost, metric, g.accelerators, g.spares_charged * rel.per_node,
                           int(ctx.metrics[cluster]["accelerators"].m))
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     blocking = metric == "goodput" and "goodput" in ops.unsettled.get(subject, {})

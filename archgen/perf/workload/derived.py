@@ -37,7 +37,6 @@ from archgen.model.requirements import (
     status_of,
     unsettled_note,
 )
-from archgen.perf.train.goodput import spare_nodes
 from archgen.units import Q_
 
 if TYPE_CHECKING:
@@ -139,7 +138,8 @@ def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_se
 def charged_spares(spare_accelerators: float, accelerators: int, utilisation: float) -> float:
     """The hot-spare accelerators the pessimistic end of a job's cost charges besides the job's own.
 
-    Those its goodput counts on (`JobGoodput.spares_available` nodes x accelerators per node), less the cluster's
+    Those its goodput counts on (`perf.train.goodput.spares_charged` nodes x accelerators per node: the fewest of its
+    idle nodes with which goodput, at its value and across its range, stays within the rounding), less the cluster's
     idle share `(1 - utilisation) x accelerators`, whose hours the cost per used accelerator-hour already spreads
     over the used ones (`analyse.cost.Cost.per_used_accelerator_hour`); never below 0.
     """
@@ -172,15 +172,15 @@ def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tok
 
 
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
-                  goodput: Callable[[], tuple[float, float, float]] | None = None) -> dict[str, float]:
+                  goodput: Callable[[], tuple[float, float, float, int]] | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
 
     Power, accelerators, energy per token, goodput (with the low and high ends of its range over the rate sets, as
     `check` gives them), goodput tokens per second and cost per token (each with the ends goodput's ends make:
     `goodput_tokens_per_second_low/high`, `cost_per_token_low/high`, the low cost from the high goodput) are
     added; only `MISFIT_KEEPS` are left when the point does not fit.
-    `goodput` gives the job's goodput on the cluster and its range's ends (`perf.train.goodput.goodput_of`; called
-    only when the point makes tokens); None for none.
+    `goodput` gives the job's goodput on the cluster, its range's ends and the idle nodes its cost range charges as
+    hot spares (`perf.train.goodput.goodput_of`; called only when the point makes tokens); None for none.
     """
     m = dict(metrics)
     power = base.it_power * gpus / base.accelerators
@@ -190,8 +190,9 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
         m["energy_per_token"] = power / m["tokens_per_second"]
         tokens = m["tokens_per_second"]
         low = high = math.nan
+        spare_nodes = 0
         if goodput is not None:
-            m["goodput"], low, high = goodput()
+            m["goodput"], low, high, spare_nodes = goodput()
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
                 m["goodput_tokens_per_second_low"], m["goodput_tokens_per_second_high"] = tokens * low, tokens * high
@@ -200,7 +201,7 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
             # the dearest token is made at the low end of goodput with the hot spares it counts on charged
             f = base.failures if goodput is not None else None
-            spares = charged_spares(spare_nodes(f, gpus) * f.per_node, base.accelerators, base.utilisation) \
+            spares = charged_spares(spare_nodes * f.per_node, base.accelerators, base.utilisation) \
                 if f is not None else 0.0
             span = cost_ends(base.cost_per_accelerator_hour, gpus, spares, m["tokens_per_second"],
                              (m["goodput"], low, high) if goodput is not None else None)
