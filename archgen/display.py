@@ -106,9 +106,11 @@ def target_text(target: object, metric: Metric | None) -> str:
 
 #: What the Band of a metric with `_low` and `_high` ends is (`ranged`): not the performance model's error.
 RANGE_BASIS = "range over the published failure-rate sets and their 95 % Poisson intervals (docs/reliability.md)"
-#: ... and of a job's cost (`metrics.SPARE_RANGED`), whose ends are what it charges, not failure rates.
-SPARE_BASIS = ("range from the job's accelerators (the value) to those and the hot spares its goodput counts on, "
-               "beyond the cluster's idle share (docs/reliability.md)")
+#: ... and of a job's cost (`metrics.SPARE_RANGED`), whose ends are what it charges and goodput's ends
+#: (`perf.workload.derived.cost_ends`), not the failure rates alone.
+SPARE_BASIS = ("range from the job's accelerators per goodput token at goodput_high to those and the hot spares its "
+               "goodput counts on, beyond the cluster's idle share, per goodput token at goodput_low (the cost per "
+               "hour: the spares alone; docs/reliability.md)")
 
 
 def range_basis(name: str) -> str:

@@ -27,8 +27,10 @@ _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput
 _OPS, _TOP = "analyse/operations_stage.py", "analyse/topologies.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
-#: What each end of a job's cost range charges, and on which goodput per token (`perf.workload.derived.cost_ends`).
-#: A job's cost metrics, whose `_low`/`_high` range runs from its own accelerators to those and its hot spares.
+#: What each end of a job's cost range charges, and on which goodput per token (`perf.workload.derived.cost_ends`,
+#: the one definition `check` and sweeps share).
+#: A job's cost metrics, whose `_low`/`_high` range runs from its own accelerators to those and its hot spares (and,
+#: per token, from goodput's high end to its low end).
 SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens")
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
@@ -332,12 +334,14 @@ REGISTRY: tuple[Metric, ...] = (
            "the job's accelerators (a training job's `_high` end adds its hot spares).", _COST, _T + _I, sweep=False),
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
            "hour (goodput tokens for training), the job's accelerators only; a training job's range (`_low`, `_high`)"
-           " adds at its high end the hot spares its goodput counts on beyond the cluster's idle share.", _COST,
-           _T + _I, minimise=True),
+           " is per goodput token at goodput_high and goodput_low, and adds at its high end the hot spares its goodput"
+           " counts on beyond the cluster's idle share.", _COST, _T + _I, minimise=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
            "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
-             f"{title.lower()}: {_CHARGED[end][0]}{' (the value)' * (end == 'low')}.", _COST, _T, sweep=False)
+             f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
+             f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,
+             sweep=False)
       for end in ("low", "high") for name, (unit, digits, title) in zip(SPARE_RANGED, (
           ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens")),
           strict=True)),

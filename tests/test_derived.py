@@ -31,7 +31,7 @@ def _machine() -> Machine:
 def test_a_points_derived_metrics_follow_their_formulas():
     """Power = IT power x used / all accelerators; energy per token = power / tokens per second; cost per token =
     USD per accelerator-hour x accelerators / (goodput tokens per second x 3600)."""
-    m = point_metrics({"tokens_per_second": 2.0e5, "step_time": 4.0}, _machine(), 200, True, lambda: (0.8, 0.5, 0.9))
+    m = point_metrics({"tokens_per_second": 2.0e5, "step_time": 4.0}, _machine(), 200, True, lambda: (0.8, 0.5, 0.9, 0))
     assert m["power"] == 1.5e6 * 200 / 1000 == 3.0e5
     assert m["accelerators"] == 200.0
     assert m["energy_per_token"] == pytest.approx(3.0e5 / 2.0e5)
@@ -48,7 +48,7 @@ def test_a_points_derived_metrics_follow_their_formulas():
 
 def test_a_point_that_does_not_fit_keeps_its_memory_power_and_size_only():
     m = point_metrics({"tokens_per_second": 2.0e5, "memory_per_gpu": 2.1e11, "memory_headroom": -3e10},
-                      _machine(), 200, False, lambda: (0.8, 0.5, 0.9))
+                      _machine(), 200, False, lambda: (0.8, 0.5, 0.9, 0))
     assert set(m) == set(MISFIT_KEEPS)
     assert judged("memory_per_gpu", False) and judged("memory_headroom", False)
     assert not judged("step_time", False) and judged("step_time", True)

@@ -46,11 +46,15 @@ def test_405b_on_512_of_576_gpus_charges_its_64_spare_gpus_at_the_high_end(tmp_p
     assert r.operations.goodput["workload/sync512"].spares_available == 16   # 8 racks x 18 trays - 128 nodes
     assert (m512["goodput"].m, m576["goodput"].m) == (pytest.approx(0.980, abs=5e-4), pytest.approx(0.796, abs=5e-4))
     tokens = m512["goodput_tokens_per_second"].m_as("1/s")
-    value, high = (per_used * n / (tokens * 3600) for n in (512, 512 + 16 * 4))
+    raw = m512["tokens_per_second"].m_as("1/s")
+    value = per_used * 512 / (tokens * 3600)
+    low = per_used * 512 / (raw * m512["goodput_high"].m * 3600)       # the job's GPUs at goodput's high end
+    high = per_used * (512 + 16 * 4) / (raw * m512["goodput_low"].m * 3600)   # and the spares at its low end
     assert m512["cost_per_token"].m_as("USD") == pytest.approx(value) == pytest.approx(0.883e-6, abs=5e-10)
-    assert m512["cost_per_token_low"].m_as("USD") == pytest.approx(value)
-    assert m512["cost_per_token_high"].m_as("USD") == pytest.approx(high) == pytest.approx(0.993e-6, abs=5e-10)
+    assert m512["cost_per_token_low"].m_as("USD") == pytest.approx(low) == pytest.approx(0.874e-6, abs=5e-10)
+    assert m512["cost_per_token_high"].m_as("USD") == pytest.approx(high)
     assert m512["cost_per_million_tokens_high"].m_as("USD") == pytest.approx(high * 1e6)
+    assert m512["job_cost_per_hour_low"].m_as("USD") == pytest.approx(per_used * 512)   # no goodput in cost per hour
     assert m512["job_cost_per_hour_high"].m_as("USD") == pytest.approx(per_used * 576)
     assert m512["job_cost_per_hour_high"] == m576["job_cost_per_hour"]   # the whole SU's hours, as on all 576
     # the cluster document's reliability section gives the range beside goodput's
@@ -58,23 +62,29 @@ def test_405b_on_512_of_576_gpus_charges_its_64_spare_gpus_at_the_high_end(tmp_p
 
     section = reliability_section(r, r.clusters["cluster/gb200-nvl72-su"])
     [note] = [b.text for b in section.blocks if b.kind == "para" and b.text.startswith("Range")]
-    assert ("cost per token 0.883 µUSD (its own accelerators) to 0.993 µUSD (with the hot spares its goodput counts "
-            "on). sync576: goodput") in note
-    # all 576: no idle node, no spare, no range (goodput's range does not enter a job's cost range in `check`)
+    assert (f"cost per token 0.874 µUSD (its own accelerators, at goodput_high) to {high * 1e6:.3f} µUSD (with the "
+            "hot spares its goodput counts on, at goodput_low). sync576: goodput") in note
+    # all 576: no idle node, no spare: its cost per hour has no range, its cost per token goodput's alone
+    raw576 = m576["tokens_per_second"].m_as("1/s")
     assert m576["cost_per_token"].m_as("USD") == pytest.approx(1.087e-6, abs=5e-10)
-    assert not {k for k in m576 if "cost" in k and k.endswith(("_low", "_high"))}
+    assert m576["cost_per_token_high"].m_as("USD") == pytest.approx(per_used * 576 / (raw576 * m576["goodput_low"].m
+                                                                                       * 3600))
+    assert "job_cost_per_hour_high" not in m576
 
 
 def test_below_full_utilisation_only_spares_beyond_the_idle_share_are_charged(tmp_path):
     """At 95 %, 5 % of the 576 GPUs' hours (28.8) are already spread over the used hours: 64 - 28.8 = 35.2 charged;
-    at 80 % the idle share (115.2) covers all 64 and there is no range."""
+    at 80 % the idle share (115.2) covers all 64: no spare is charged, the cost per token spans goodput's range alone."""
     r, per_used = _run(tmp_path / "a", 0.95)
     m = r.workloads["workload/sync512"].estimate.metrics
     assert m["job_cost_per_hour_high"].m_as("USD") == pytest.approx(per_used * (512 + 64 - 0.05 * 576))
-    tokens = m["goodput_tokens_per_second"].m_as("1/s")
-    assert m["cost_per_token_high"].m_as("USD") == pytest.approx(per_used * 547.2 / (tokens * 3600))
-    r, _ = _run(tmp_path / "b", 0.8)
-    assert "cost_per_token_high" not in r.workloads["workload/sync512"].estimate.metrics
+    low = m["tokens_per_second"].m_as("1/s") * m["goodput_low"].m
+    assert m["cost_per_token_high"].m_as("USD") == pytest.approx(per_used * 547.2 / (low * 3600))
+    r, per_used = _run(tmp_path / "b", 0.8)
+    m = r.workloads["workload/sync512"].estimate.metrics
+    assert "job_cost_per_hour_high" not in m
+    low = m["tokens_per_second"].m_as("1/s") * m["goodput_low"].m
+    assert m["cost_per_token_high"].m_as("USD") == pytest.approx(per_used * 512 / (low * 3600))
 
 
 def test_a_cost_requirement_met_at_the_value_but_not_with_the_spares_is_at_risk(tmp_path):
@@ -83,19 +93,25 @@ def test_a_cost_requirement_met_at_the_value_but_not_with_the_spares_is_at_risk(
     assert o.status == "at risk" and o.met
     [f] = [f for f in r.findings if f.id == "REQ004" and f.requirement == "R-C"]
     assert f.severity == "warning"
-    assert ("0.883 µUSD meets <= 9.5e-07 USD, but the pessimistic end of its range, 0.993 µUSD, does not (range "
-            "from the job's 512 accelerators (the value) to those and the 64 hot-spare accelerators its goodput "
-            "counts on; docs/reliability.md)") in f.message
+    assert ("0.883 µUSD meets <= 9.5e-07 USD, but the pessimistic end of its range, 5.015 µUSD, does not (range "
+            "from the job's 512 accelerators per goodput token at goodput_high to those and the 64 hot-spare "
+            "accelerators its goodput counts on, per goodput token at goodput_low; docs/reliability.md)") in f.message
 
 
 def test_the_rule_in_numbers():
     assert charged_spares(64, 576, 1.0) == 64
     assert charged_spares(64, 576, 0.95) == pytest.approx(35.2)
     assert charged_spares(64, 576, 0.8) == 0.0
-    assert cost_ends(2.0, 512, 0.0, (1e5, 1e5)) == {}          # no spare, no goodput range: no range
-    ends = cost_ends(2.0, 512, 64.0, (1e5, 1e5))
+    assert cost_ends(2.0, 512, 0.0, 1e5) == {}          # no spare, no goodput: no range
+    assert cost_ends(2.0, 512, 0.0, 1e5, (0.8, math.nan, math.nan)) == {}   # no spare, no goodput range: none
+    ends = cost_ends(2.0, 512, 64.0, 1e5)
     assert ends["job_cost_per_hour_low"] == 1024 and ends["job_cost_per_hour_high"] == 1152
     assert ends["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1e5 * 3600))
+    ends = cost_ends(2.0, 512, 64.0, 1e5, (0.8, 0.5, 0.9))   # the spares at goodput's low end, none at its high
+    assert ends["cost_per_token_low"] == pytest.approx(2.0 * 512 / (0.9e5 * 3600))
+    assert ends["cost_per_token_high"] == pytest.approx(2.0 * 576 / (0.5e5 * 3600))
+    assert cost_ends(2.0, 512, 0.0, 1e5, (0.8, 0.5, 0.9))["cost_per_token_high"] == pytest.approx(2.0 * 512 / 0.5e5
+                                                                                                   / 3600)
 
 
 def _failures(nodes: int, domain_nodes: int) -> Failures:
@@ -114,16 +130,17 @@ def test_spare_nodes_are_the_ones_job_goodput_counts():
 
 
 def test_a_sweep_points_high_cost_adds_the_spares_at_the_low_goodput():
-    """The same spares at a sweep point (its range already spans goodput's: the high end at goodput_low)."""
+    """The spares `goodput_of` says the point's cost charges (16 trays here: `perf.train.goodput.spares_charged`), at
+    goodput_low."""
     base = Machine("c", Hardware.__new__(Hardware), accelerators=576, per_rack=72, it_power=1.5e6,
                    failures=_failures(144, 18), cost_per_accelerator_hour=2.0, utilisation=1.0)
-    m = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, 0.5, 0.9))
+    m = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, 0.5, 0.9, 16))
     assert m["cost_per_token"] == pytest.approx(2.0 * 512 / (1.6e5 * 3600))
     assert m["cost_per_token_low"] == pytest.approx(2.0 * 512 / (1.8e5 * 3600))
     assert m["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1.0e5 * 3600))
-    full = point_metrics({"tokens_per_second": 2.0e5}, base, 576, True, lambda: (0.8, 0.5, 0.9))
+    full = point_metrics({"tokens_per_second": 2.0e5}, base, 576, True, lambda: (0.8, 0.5, 0.9, 0))
     assert full["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1.0e5 * 3600))   # no spare: goodput's alone
-    unblocked = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, math.nan, math.nan))
+    unblocked = point_metrics({"tokens_per_second": 2.0e5}, base, 512, True, lambda: (0.8, math.nan, math.nan, 16))
     assert unblocked["cost_per_token_high"] == pytest.approx(2.0 * 576 / (1.6e5 * 3600))
 
 

@@ -36,7 +36,7 @@ from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.goodput import JobGoodput, ettr, job_goodput, with_unblocked
+from archgen.perf.train.goodput import JobGoodput, ettr, job_goodput, spares_charged, with_unblocked
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -62,6 +62,9 @@ class Goodput(JobGoodput):
     #: Whether the range spans the job's placement (`failure_ends`): it leaves idle trays in scale-up domains of
     #: several nodes, and runs on more than one of them.
     placements: bool = False
+    #: The idle nodes its cost range charges as hot spares: the most `spares_counted` of the value and of every end of
+    #: goodput's range (`perf.train.goodput.spares_charged`).
+    spares_charged: int = 0
 
     def curve(self, intervals: list[float]) -> list[float]:
         """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
@@ -107,7 +110,8 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
             for name in ("per_day", "mtti", "goodput")}
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
                    checkpoint_size=size, band=band, unblocked=unblocked,
-                   placements=job.nodes > central.domain_nodes > 1 and job.nodes % central.domain_nodes != 0)
+                   placements=job.nodes > central.domain_nodes > 1 and job.nodes % central.domain_nodes != 0,
+                   spares_charged=spares_charged(job, ends))
 
 
 def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,

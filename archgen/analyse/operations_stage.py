@@ -9,6 +9,7 @@ provided (`withheld`), what rests on an input nobody gave (`unsettled`) and on a
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from archgen.analyse.assumed import assumed_inputs, sweep_words
@@ -79,6 +80,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         extra: dict[str, Q] = {}
         other: dict[str, Q] = {}   # the figures at the other end of an unknown blocking time (REL008)
         spare_accelerators = 0   # the hot spares the job's goodput counts on: its cost range charges them
+        ranged: tuple[float, float, float] | None = None   # goodput and its range's ends: cost per goodput token
+        unblocked: tuple[float, float, float] | None = None   # the goodput with no blocking (REL008), no range
         if w.training is not None:
             model = design.specs.get(w.model) if w.model is not None else None   # a training job names one
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
@@ -103,15 +106,19 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
                     _withhold(ops, path, names, why)
                     extra = {k: v for k, v in extra.items() if k not in names}
-                spare_accelerators = g.spares_available * ops.reliability[a.cluster.path].per_node
-                tps = extra.get("goodput_tokens_per_second")  # withheld: no cost per token, not one on raw tokens/s
+                spare_accelerators = g.spares_charged * ops.reliability[a.cluster.path].per_node
+                if "goodput_tokens_per_second" in extra:   # withheld: no cost per token, not one on raw tokens/s
+                    ranged = (g.goodput, *g.band["goodput"])
+                    unblocked = (other["goodput"].m, math.nan, math.nan) if "goodput" in other else None
+                else:
+                    tps = None
                 if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.gpus, path)
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
-            extra |= workload_cost(cost, est.gpus, tps,
+            extra |= workload_cost(cost, est.gpus, tps, ranged,
                                    charged_spares(spare_accelerators, a.accelerators, cost.utilisation))
-            other |= workload_cost(cost, est.gpus, other.get("goodput_tokens_per_second")) if other else {}
+            other |= workload_cost(cost, est.gpus, tps, unblocked) if unblocked is not None else {}
             for why in (cost.withheld, cost.no_opex):
                 if why:
                     _withhold(ops, path, JOB_COST_METRICS, why)

@@ -26,7 +26,7 @@ from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.power import PDU
 from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
-from archgen.perf.train.goodput import poisson_interval
+from archgen.perf.train.poisson import poisson_interval
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 

@@ -205,14 +205,14 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
 
     The rate sets or the named set's interval, and for goodput where the checkpoint's blocking time is assumed
     (REL008), that time from the whole write to none as well; for a training job's cost, the hot spares its high
-    end charges (`analyse.cost.spare_span`).
+    end charges and goodput's ends (`analyse.cost.spare_span`).
     """
     ops = ctx.operations
     cluster = _cluster_of(ctx, subject) or subject
     rel = ops.reliability.get(cluster)
     g, cost = ops.goodput.get(subject), ops.cost.get(cluster)
     if metric in JOB_COST_METRICS and g is not None and cost is not None and rel is not None:
-        return spare_span(cost, g.accelerators, g.spares_available * rel.per_node,
+        return spare_span(cost, metric, g.accelerators, g.spares_charged * rel.per_node,
                           int(ctx.metrics[cluster]["accelerators"].m))
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     blocking = metric == "goodput" and "goodput" in ops.unsettled.get(subject, {})

@@ -94,13 +94,14 @@ def reliability_section(run: Any, a: Any) -> Section | None:
 
 
 def _cost_range(run: Any, wid: str) -> str:
-    """A training job's cost per token range where it charges hot spares (`analyse.cost.workload_cost`), or ""."""
+    """A training job's cost per token range (`perf.workload.derived.cost_ends`), or "" without one."""
     r = run.workloads.get(f"workload/{wid}")
     m = r.estimate.metrics if r is not None and r.estimate is not None else {}
     if "cost_per_token_high" not in m:
         return ""
-    return (f"; cost per token {fmt.q(m['cost_per_token_low'], 'µUSD', 3)} (its own accelerators) to "
-            f"{fmt.q(m['cost_per_token_high'], 'µUSD', 3)} (with the hot spares its goodput counts on)")
+    return (f"; cost per token {fmt.q(m['cost_per_token_low'], 'µUSD', 3)} (its own accelerators, at goodput_high) "
+            f"to {fmt.q(m['cost_per_token_high'], 'µUSD', 3)} (with the hot spares its goodput counts on, at "
+            "goodput_low)")
 
 
 def goodput_chart(found: list[tuple[str, Any]]) -> Chart:

@@ -107,7 +107,8 @@ def overview(result: Result) -> Section:
         priced = {b.cluster for b in p.bases.values() if b.cost_per_accelerator_hour is not None}
         section.add(*(Para(f"Cluster {cid}: {text} (at each point's accelerator count; docs/sweeps.md). "
                            + ("Cost per token's high end also charges the idle nodes the point's goodput counts on as "
-                              "hot spares, beyond the cluster's idle share (docs/reliability.md, Cost). "
+                              "hot spares, beyond the cluster's idle share, as `check`'s does (docs/reliability.md, "
+                              "Cost). "
                               if cid in priced else "") + "A "
                            "requirement on goodput, goodput tokens or cost per token met at the central value but "
                            "not at one end of that range is at risk: the point stays feasible.")

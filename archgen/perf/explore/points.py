@@ -142,7 +142,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     free = math.nan
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
-    other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan)) \
+    other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan, 0)) \
         if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
     met = {o.requirement.id: o.met for o in judge_requirements(workload.requirements, est)}
     loose = unsettled_at(problem.sweep.requirements, metrics, other, SWEEP_METRICS)

@@ -44,8 +44,8 @@ class PointSet:
     hardware: Hardware             # the first point's (scalar fields)
     fields: dict[str, np.ndarray]  # per-point values of the fields the vector axes change
     dtype: str
-    #: the job's goodput on the cluster and its range's ends (`goodput_of`: they depend on the count, not the hardware)
-    goodput: tuple[float, float, float] | None
+    #: the job's goodput on the cluster, its range's ends and the spares its cost charges (`goodput_of`: by count)
+    goodput: tuple[float, float, float, int] | None
 
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,
@@ -72,7 +72,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
         rows.append(point_metrics(plain, base, pts.gpus, fits[p], goodput))
-        others.append(point_metrics(plain, base, pts.gpus, fits[p], lambda: (free, math.nan, math.nan))
+        others.append(point_metrics(plain, base, pts.gpus, fits[p], lambda: (free, math.nan, math.nan, 0))
                       if free == free else None)
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)

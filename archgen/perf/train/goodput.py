@@ -3,7 +3,8 @@
 - Young (1974): the first-order optimum checkpoint interval sqrt(2 delta M).
 - Daly (2006), eq. 37: the higher-order optimum; Daly's expected wall time gives the effective training time ratio.
 - Hot spares: a job that loses a node waits for a repair only when every spare is in repair; nodes in repair are
-  Poisson (M/M/inf), and the wait is the residual repair time of the first of them to come back.
+  Poisson (M/M/inf: `perf.train.poisson`), and the wait is the residual repair time of the first of them to come
+  back. A job's cost range charges the fewest idle nodes that hold its goodput within `SPARE_ROUNDING`.
 - Asynchronous and in-memory checkpoints charge only their blocking copy to host memory; the background write
   widens the work a failure loses by its length.
 """
@@ -12,16 +13,25 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-
-import numpy as np
 
 from archgen.model.reliability import Checkpointing
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
+from archgen.perf.train.poisson import (  # noqa: F401 (re-exported: the Poisson sums lived here)
+    gamma_p,
+    log_poisson_cdf,
+    log_poisson_pmf,
+    poisson_interval,
+    poisson_tail,
+)
 
 #: Goodput below this is no progress at all (a second of training in eleven days): reported as 0.
 NO_PROGRESS = 1e-6
+#: Half the last digit goodput is shown with (three: the metric registry's `goodput`): a cost range charges the fewest
+#: idle nodes with which goodput stays within it of goodput with all of them (`JobGoodput.spares_counted`).
+SPARE_ROUNDING = 5e-4
 
 
 def young(delta: float, mtti: float) -> float:
@@ -51,113 +61,6 @@ def ettr(interval: float, delta: float, restart: float, mtti: float) -> float:
         return 0.0
     value = interval / (mtti * math.exp(exponent[0]) * math.expm1(exponent[1]))
     return value if value >= NO_PROGRESS else 0.0
-
-
-def _log_phi(z: float) -> float:
-    """Log of the standard normal CDF, stable far into the lower tail."""
-    if z > -30:
-        return math.log(0.5 * math.erfc(-z / math.sqrt(2)))
-    return -z * z / 2 - math.log(-z) - 0.5 * math.log(2 * math.pi)
-
-
-def log_poisson_pmf(mean: float, k: int) -> float:
-    """Log P(X = k), X ~ Poisson(mean)."""
-    if mean <= 0:
-        return 0.0 if k == 0 else -math.inf
-    return k * math.log(mean) - mean - math.lgamma(k + 1)
-
-
-def _log_sum(mean: float, lo: int, hi: float) -> float:
-    """Log of the sum of P(X = i) for lo <= i <= hi, X ~ Poisson(mean), summed in log space."""
-    if hi < lo:
-        return -math.inf
-    i = np.arange(lo + 1, hi + 1, dtype=float)
-    logs = log_poisson_pmf(mean, lo) + np.concatenate(([0.0], np.cumsum(math.log(mean) - np.log(i))))
-    top = float(logs.max())
-    return top + math.log(float(np.exp(logs - top).sum()))
-
-
-def log_poisson_cdf(mean: float, k: float) -> float:
-    """Log P(X <= k), X ~ Poisson(mean), in log space: no underflow at any mean, O(sqrt(mean)) terms.
-
-    Only the terms within 40 standard deviations of the mean (or of k below it, where they fall geometrically)
-    add to the sum at double precision; beyond a mean of 10^7 the normal approximation with continuity correction
-    is used.
-    """
-    if k < 0:
-        return -math.inf
-    if mean <= 0:
-        return 0.0
-    if mean > 1e7:
-        return min(0.0, _log_phi((k + 0.5 - mean) / math.sqrt(mean)))
-    width = 40 * math.sqrt(mean) + 40
-    return min(0.0, _log_sum(mean, max(0, int(min(k, mean) - width)), min(k, int(mean + width))))
-
-
-def poisson_tail(mean: float, k: int) -> float:
-    """P(X > k) for X ~ Poisson(mean): summed directly above the mean, so that a tiny tail keeps its digits."""
-    if mean <= 0 or k < 0:
-        return 0.0 if mean <= 0 else 1.0
-    if k < mean or mean > 1e7:
-        return -math.expm1(log_poisson_cdf(mean, k))
-    return math.exp(_log_sum(mean, k + 1, int(max(k + 1, mean) + 40 * math.sqrt(mean) + 40)))
-
-
-def gamma_p(a: float, x: float) -> float:
-    """The regularised lower incomplete gamma function P(a, x) = P(Gamma(a, 1) <= x), for a > 0.
-
-    Series below x = a + 1, Lentz's continued fraction for Q = 1 - P above (Numerical Recipes 3rd ed., 6.2). For a
-    whole a, P(a, x) = P(X >= a | X ~ Poisson(x)): the identity behind Garwood's interval.
-    """
-    if x <= 0:
-        return 0.0
-    lead = a * math.log(x) - x - math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        n = a
-        while term > total * 1e-17:
-            n += 1
-            term *= x / n
-            total += term
-        return min(1.0, math.exp(lead + math.log(total)))
-    b, c, d = x + 1 - a, 1e300, 1 / (x + 1 - a)
-    h = d
-    for i in range(1, 100_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
-        c = b + an / c
-        c = c if abs(c) > 1e-300 else 1e-300
-        h *= d * c
-        if abs(d * c - 1) < 1e-16:
-            break
-    return max(0.0, 1 - math.exp(lead + math.log(h)))
-
-
-@functools.lru_cache(maxsize=4096)
-def poisson_interval(count: float, level: float = 0.95) -> tuple[float, float]:
-    """(low, high) factors on a rate counted from `count` events: Garwood's exact Poisson interval.
-
-    low = G⁻¹(tail; n) and high = G⁻¹(1 - tail; n + 1), G the gamma distribution (Garwood 1936; the chi-square form
-    χ²(2n)/2, χ²(2n + 2)/2), solved by bisection on `gamma_p`. For a whole count this is the Poisson-CDF definition
-    (P(X >= n | low) = P(X <= n | high) = tail); the gamma form also holds for an effective count that is not whole
-    (`analyse.reliability` pools classes by Welch-Satterthwaite), where the Poisson CDF would truncate it. No
-    events: no interval (1, 1). Kept per (count, level): 200 bisection steps each, and every `pipeline.run` of a
-    design asks again for the same counts (a fifth of a check-case run's time).
-    """
-    if count <= 0:
-        return 1.0, 1.0
-    tail = (1 - level) / 2
-
-    def solve(a: float, want: float) -> float:  # the x at which P(a, x) = want (P rises with x)
-        lo, hi = 0.0, a + 20 * math.sqrt(a) + 20
-        for _ in range(100):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if gamma_p(a, mid) < want else (lo, mid)
-        return (lo + hi) / 2
-
-    return solve(count, tail) / count, solve(count + 1, 1 - tail) / count
 
 
 def exhausted(mean: float, spares: int) -> float:
@@ -227,6 +130,9 @@ class JobGoodput:
     blocking_assumed: bool = False  # asynchronous or in-memory without a host link: the whole write taken to block
     in_repair: float = 0.0       # the job's mean nodes in repair, M/M/inf: nodes x hardware rate x repair time
     fixed_wiring: bool = False   # no spare can stand in (`Failures.fixed_wiring`): every repair is waited for
+    #: The fewest of the `spares_available` with which goodput stays within `SPARE_ROUNDING` of goodput with all of
+    #: them (the idle trays in the job's own scale-up domains always among them): what its cost range charges.
+    spares_counted: int = 0
 
     @property
     def spares_overrun(self) -> bool:
@@ -310,14 +216,21 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
         lo, hi = -1, 1
         while value(optimum, hi) < target:  # value grows with spares: double, then bisect
             lo, hi = hi, hi * 2
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if value(optimum, mid) >= target else (mid, hi)
-        needed = 0 if value(optimum, 0) >= target else hi
+        needed = _fewest(lambda k: value(optimum, k) >= target, lo, hi)
+    reached = value(interval, available)
+    counted = _fewest(lambda k: value(interval, k) >= reached - SPARE_ROUNDING, -1, available)
     return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
-                      _finite(optimum), restart, wait(available), value(interval, available),
+                      _finite(optimum), restart, wait(available), reached,
                       needed * unit + inside if needed is not None else None, spare_nodes(f, gpus), target,
-                      tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring)
+                      tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring, counted * unit + inside)
+
+
+def _fewest(holds: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The fewest spares k in (lo, hi] for which `holds(k)`, by bisection: `holds` grows with k and holds at hi."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if holds(mid) else (mid, hi)
+    return hi
 
 
 def _idle(f: Failures, nodes: int) -> tuple[int, int]:
@@ -341,6 +254,15 @@ def spare_nodes(f: Failures, gpus: int) -> int:
     return whole * max(f.domain_nodes, 1) + inside
 
 
+def spares_charged(job: JobGoodput, ends: Iterable[JobGoodput]) -> int:
+    """The idle nodes a job's cost range charges as hot spares (`check` and a sweep point alike: `goodput_of`).
+
+    The fewest with which its goodput, at its value and at every end of its range (`ends`), stays within
+    `SPARE_ROUNDING` of its goodput with every idle node: the most `JobGoodput.spares_counted` of them.
+    """
+    return max((job.spares_counted, *(e.spares_counted for e in ends)))
+
+
 def _finite(x: float) -> float:
     """0 for an infinite time (no interruption: no interval), else the time."""
     return x if x != math.inf else 0.0
@@ -356,11 +278,12 @@ def with_unblocked(ends: tuple[Failures, ...], blocking_assumed: bool) -> tuple[
 
 
 def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
-               ends: tuple[Failures, ...] = ()) -> tuple[float, float, float]:
-    """A sweep point's goodput and the low and high ends of its range.
+               ends: tuple[Failures, ...] = ()) -> tuple[float, float, float, int]:
+    """A sweep point's goodput, the low and high ends of its range, and the idle nodes its cost range charges.
 
     The same `job_goodput` the REL stage runs, on `f` and on each of `ends` (`analyse.goodput.failure_ends`: the rate
-    sets and Poisson intervals `check`'s range spans); NaN without checkpoint storage, or for the range without ends.
+    sets and Poisson intervals `check`'s range spans), and the same `spares_charged`; NaN without checkpoint storage,
+    or for the range without ends (0 spares without storage).
     """
     cp = workload.checkpoint
     return _goodputs(f, ends, cp, Arch.from_model(model).params() * cp.bytes_per_parameter, gpus,
@@ -389,12 +312,14 @@ def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: f
 
 @functools.lru_cache(maxsize=4096)
 def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: float, gpus: int,
-              target: float) -> tuple[float, float, float]:
+              target: float) -> tuple[float, float, float, int]:
     """`goodput_of`'s figures, kept: a sweep's points at one accelerator count share them.
 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
     """
     g = job_goodput(f, cp, size, gpus, target)
-    spread = [e.goodput for e in (job_goodput(x, cp, size, gpus, target)
-                                  for x in with_unblocked(ends, g is not None and g.blocking_assumed)) if e is not None]
-    return (g.goodput if g is not None else math.nan, min(spread, default=math.nan), max(spread, default=math.nan))
+    spread = [e for e in (job_goodput(x, cp, size, gpus, target)
+                          for x in with_unblocked(ends, g is not None and g.blocking_assumed)) if e is not None]
+    values = [e.goodput for e in spread]
+    return (g.goodput if g is not None else math.nan, min(values, default=math.nan), max(values, default=math.nan),
+            spares_charged(g, spread) if g is not None else 0)

@@ -19,6 +19,7 @@ judge: each consumer judges a workload's requirements once, on its finished esti
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,6 @@ from archgen.model.requirements import (
     status_of,
     unsettled_note,
 )
-from archgen.perf.train.goodput import spare_nodes
 from archgen.units import Q_
 
 if TYPE_CHECKING:
@@ -138,42 +138,49 @@ def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_se
 def charged_spares(spare_accelerators: float, accelerators: int, utilisation: float) -> float:
     """The hot-spare accelerators the pessimistic end of a job's cost charges besides the job's own.
 
-    Those its goodput counts on (`JobGoodput.spares_available` nodes x accelerators per node), less the cluster's
+    Those its goodput counts on (`perf.train.goodput.spares_charged` nodes x accelerators per node: the fewest of its
+    idle nodes with which goodput, at its value and across its range, stays within the rounding), less the cluster's
     idle share `(1 - utilisation) x accelerators`, whose hours the cost per used accelerator-hour already spreads
     over the used ones (`analyse.cost.Cost.per_used_accelerator_hour`); never below 0.
     """
     return max(0.0, spare_accelerators - (1.0 - utilisation) * accelerators)
 
 
-def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float,
-              tokens: tuple[float, float] | None) -> dict[str, Any]:
+def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tokens_per_second: float | None,
+              goodput: tuple[float, float, float] | None = None) -> dict[str, Any]:
     """The ends of a job's cost range: `job_cost_per_hour_low/high` and `cost_per_token_low/high`.
 
-    The low end charges the job's accelerators per token at the high end of goodput's range; the high end charges
-    them and the `spares` (`charged_spares`) per token at its low end. `tokens` is (the low end, the high end) of
-    the job's tokens per second, goodput's range applied, or None without tokens. Empty where there is no range
-    (no spare to charge and no goodput range); the cost per token's ends only where both are above 0 tokens.
+    The one definition `check` (`analyse.cost.workload_cost`) and a sweep point (`point_metrics`) share: the low end
+    charges the job's accelerators per goodput token at the high end of goodput's range, the high end charges them and
+    the `spares` (`charged_spares`) per goodput token at its low end. `tokens_per_second` is the job's tokens per second
+    before goodput (None without tokens); `goodput` its goodput with the low and high ends of its range (NaN ends: no
+    range, the value at both ends), None for a job without goodput (serving: its tokens at both ends). Empty where
+    there is no range (no spare to charge and no goodput range); the cost per token's ends only where both ends make
+    tokens.
     """
     out: dict[str, Any] = {}
     if spares > 0:
         out["job_cost_per_hour_low"] = per_accelerator_hour * accelerators
         out["job_cost_per_hour_high"] = per_accelerator_hour * (accelerators + spares)
-    if tokens is not None and min(tokens) > 0 and (spares > 0 or tokens[0] != tokens[1]):
-        out["cost_per_token_low"] = cost_per_token(per_accelerator_hour, accelerators, tokens[1])
-        out["cost_per_token_high"] = cost_per_token(per_accelerator_hour, accelerators + spares, tokens[0])
+    value, low, high = goodput if goodput is not None else (1.0, math.nan, math.nan)
+    low, high = (value, value) if low != low or high != high else (low, high)   # NaN: no range
+    if tokens_per_second is None or not min(low, high) * tokens_per_second > 0 or (spares <= 0 and low == high):
+        return out
+    out["cost_per_token_low"] = cost_per_token(per_accelerator_hour, accelerators, tokens_per_second * high)
+    out["cost_per_token_high"] = cost_per_token(per_accelerator_hour, accelerators + spares, tokens_per_second * low)
     return out
 
 
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
-                  goodput: Callable[[], tuple[float, float, float]] | None = None) -> dict[str, float]:
+                  goodput: Callable[[], tuple[float, float, float, int]] | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
 
     Power, accelerators, energy per token, goodput (with the low and high ends of its range over the rate sets, as
     `check` gives them), goodput tokens per second and cost per token (each with the ends goodput's ends make:
     `goodput_tokens_per_second_low/high`, `cost_per_token_low/high`, the low cost from the high goodput) are
     added; only `MISFIT_KEEPS` are left when the point does not fit.
-    `goodput` gives the job's goodput on the cluster and its range's ends (`perf.train.goodput.goodput_of`; called
-    only when the point makes tokens); None for none.
+    `goodput` gives the job's goodput on the cluster, its range's ends and the idle nodes its cost range charges as
+    hot spares (`perf.train.goodput.goodput_of`; called only when the point makes tokens); None for none.
     """
     m = dict(metrics)
     power = base.it_power * gpus / base.accelerators
@@ -182,22 +189,22 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     if m.get("tokens_per_second"):
         m["energy_per_token"] = power / m["tokens_per_second"]
         tokens = m["tokens_per_second"]
-        ends: dict[str, float] = {}
+        low = high = math.nan
+        spare_nodes = 0
         if goodput is not None:
-            m["goodput"], low, high = goodput()
+            m["goodput"], low, high, spare_nodes = goodput()
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
-                ends = {"low": tokens * low, "high": tokens * high}
-                m.update({f"goodput_tokens_per_second_{end}": t for end, t in ends.items()})
+                m["goodput_tokens_per_second_low"], m["goodput_tokens_per_second_high"] = tokens * low, tokens * high
             m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
         if base.cost_per_accelerator_hour is not None and tokens > 0:
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
             # the dearest token is made at the low end of goodput with the hot spares it counts on charged
             f = base.failures if goodput is not None else None
-            spares = charged_spares(spare_nodes(f, gpus) * f.per_node, base.accelerators, base.utilisation) \
+            spares = charged_spares(spare_nodes * f.per_node, base.accelerators, base.utilisation) \
                 if f is not None else 0.0
-            span = cost_ends(base.cost_per_accelerator_hour, gpus, spares,
-                             (ends["low"], ends["high"]) if ends else (tokens, tokens))
+            span = cost_ends(base.cost_per_accelerator_hour, gpus, spares, m["tokens_per_second"],
+                             (m["goodput"], low, high) if goodput is not None else None)
             m.update({k: v for k, v in span.items() if k.startswith("cost_per_token")})
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
