@@ -27,10 +27,8 @@ _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput
 _OPS, _TOP = "analyse/operations_stage.py", "analyse/topologies.py"
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
-#: What each end of a job's cost range charges, and on which goodput per token (`perf.workload.derived.cost_ends`,
-#: the one definition `check` and sweeps share).
-#: A job's cost metrics, whose `_low`/`_high` range runs from its own accelerators to those and its hot spares (and,
-#: per token, from goodput's high end to its low end).
+#: A job's cost metrics, ranged (`_low`/`_high`) from its own accelerators to those and its hot spares (per token, at
+#: goodput's high and low end); `_CHARGED` says what each end charges (`perf.workload.derived.cost_ends`, one rule).
 SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens")
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
@@ -108,9 +106,8 @@ REGISTRY: tuple[Metric, ...] = (
            "of every domain.", _N),
     Metric("cluster", "scale_up.links", "", "", 0, "Scale-up torus links", "Links of every torus scale-up domain, "
            "each counted once (32 in a Trn2 instance's 4x4 torus).", _N),
-    Metric("cluster", "scale_up.board_links", "", "", 0, "Scale-up board links", "Torus scale-up links whose ends "
-           "are on one system's board (a `domain: node` torus, or inside the systems' `torus_block`): traces, not "
-           "cables.", _N),
+    Metric("cluster", "scale_up.board_links", "", "", 0, "Scale-up board links", "Torus scale-up links on one "
+           "system's board (a `domain: node` torus, or inside `torus_block`): traces, not cables.", _N),
     Metric("cluster", "scale_up.cables", "", "", 0, "Scale-up cables", "Torus scale-up links between systems: "
            "cables (`scale_up.link` where given).", _N),
     # clusters: reliability and cost (docs/reliability.md)
@@ -334,8 +331,7 @@ REGISTRY: tuple[Metric, ...] = (
            "the job's accelerators (a training job's `_high` end adds its hot spares).", _COST, _T + _I, sweep=False),
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
            "hour (goodput tokens for training), the job's accelerators only; a training job's range (`_low`, `_high`)"
-           " is per goodput token at goodput_high and goodput_low, and adds at its high end the hot spares its goodput"
-           " counts on beyond the cluster's idle share.", _COST, _T + _I, minimise=True),
+           " runs from goodput_high to _low, the high end adding hot spares.", _COST, _T + _I, minimise=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
            "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
