@@ -67,9 +67,10 @@ def test_header_figures_are_the_models(results):
 
 
 def test_eight_b_misses_are_the_dp_overlap(cases, accelerators):
-    """The header's finding: the B200 8B rows (one micro-batch per step) are fast by more than 20 % (23.6 % and 33.0 %;
-    more than 25 % before each DDP bucket was timed as its own collective), and within 12 % once the DP gradient and
-    parameter overlaps are switched off; the NVFP4 405B rows are within 10 % as stated."""
+    """The header's finding: the B200 8B rows (one micro-batch per step) are fast (8.5 % and 20.8 %; 23.6 % and 33.0 %
+    before the default bucket took the DP size without CP, more than 25 % before each DDP bucket was timed as its own
+    collective), and within 12 % once the DP gradient and parameter overlaps are switched off; the NVFP4 405B rows
+    are within 10 % as stated."""
     measured = {c.id: float(c.measured[0].value) for c in cases.values()}
 
     def error(case, **update):
@@ -79,7 +80,7 @@ def test_eight_b_misses_are_the_dp_overlap(cases, accelerators):
         return step / measured[case.id] - 1
 
     for cid in ("mlperf-t51-llama31-8b-128xb200-fp8-cp2", "mlperf-t51-llama31-8b-256xb200-fp8-cp2"):
-        assert error(cases[cid]) < -0.20, cid
+        assert error(cases[cid]) < -0.05, cid
         assert abs(error(cases[cid], overlap_grad_reduce=False, overlap_param_gather=False)) < 0.12, cid
     for cid, c in cases.items():
         if c.training.precision == "fp4":
