@@ -105,10 +105,10 @@ def test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms(h100):
     edge = 64e6 / params
     lost = NCCL_CTAS / 132
     want = sum(e * t + lost * (1 - e) * t for e, t in ((edge, float(rs)), (edge, float(ag))))
-    got = float(dp_exposed(h100, job, params, dp, 1.0, 1, 1e9, 1e9, 1.0, 1.0, bucket=bucket_params(dp)))
+    got = float(dp_exposed(h100, job, params, dp, 1.0, 1, 1e9, 1e9, 1.0, 1.0, bucket=bucket_params(job, dp)))
     assert got == pytest.approx(want, rel=1e-12)
     # no window: all of it shows, and no compute is beside it to slow
-    assert float(dp_exposed(h100, job, params, dp, 1.0, 1, 0.0, 0.0, 1.0, 1.0, bucket=bucket_params(dp))) == \
+    assert float(dp_exposed(h100, job, params, dp, 1.0, 1, 0.0, 0.0, 1.0, 1.0, bucket=bucket_params(job, dp))) == \
         pytest.approx(float(rs + ag))
 
 

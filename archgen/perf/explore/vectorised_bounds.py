@@ -317,7 +317,7 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     timer = _timer(pts, offset, pt, kk, len(prep.m), prep.memo)
     dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(bwd) * sched,
                       layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)), timer,
-                      bucket=x(bucket_params(dp)))
+                      bucket=x(bucket_params(job, dp)))
     code = x(np.asarray(prep.lay["offload"][safe]).astype(int))
     on = x(zero) >= 1
     shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)

@@ -52,12 +52,15 @@ BUCKET_PARAMS = 40e6
 BUCKET_PARAMS_PER_RANK = 1e6
 
 
-def bucket_params(dp):
-    """Parameters per Megatron-core DDP bucket (`BUCKET_PARAMS`): max(40M, 1M x dp).
+def bucket_params(job: Job, dp):
+    """Parameters per Megatron-core DDP bucket: the job's `ddp_bucket_size`, or by default max(40M, 1M x dp).
 
-    `dp` is the data-parallel size without context parallelism, as Megatron-core reads it, although the buckets are
-    reduced over the dp·cp ranks that hold the same weights (`training.dp_groups`).
+    `dp` is the data-parallel size without context parallelism, as Megatron-core reads it for its default
+    (`BUCKET_PARAMS`), although the buckets are reduced over the dp·cp ranks that hold the same weights
+    (`training.dp_groups`). A stated size is used as it is (`DistributedDataParallelConfig.bucket_size`).
     """
+    if job.ddp_bucket_size != "default":
+        return float(job.ddp_bucket_size)
     return maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp)
 
 
