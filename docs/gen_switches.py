@@ -224,6 +224,14 @@ COVERAGE["cuda_graphs"] = Cover("none", (
     "BF16 run, no run without), Megatron-core MoE README 'CPU Overhead Bottleneck' (CUDA graphs named as the cure, "
     "no figure), TransformerEngine issue #761 (a te.Linear FP8 example with and without CUDA graphs, profiles as "
     "screenshots): no published graphs on/off step time for a training run found")
+COVERAGE["ddp_bucket_size"] = Cover("none", (
+    f"{_P}test_overlap_cost.py::test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms",
+    f"{_P}test_mlperf_training_v5.py::test_rows_state_the_ddp_bucket_the_runs_set"),
+    "one collective per bucket read from Megatron-core's param_and_grad_buffer.py (core_v0.14.0, lines 214-264 and "
+    "323-437) and its default from distributed_data_parallel.py (lines 62-65); the MLPerf Training v5.1 rows state "
+    "the sizes their configs and logs give (768M, 134M parameters), not a timing of one job at two sizes",
+    "mlcommons/training_results_v5.0 and v5.1 (each submission runs one bucket size); Megatron-core and "
+    "Megatron-Bridge code (comm_overlap.py sets 128 Mi with the distributed optimizer); not searched further")
 
 #: Each overlapped communication (issue 20 part 1) and what holds it to a publication; CP overlap is not a switch
 #: (the ring always runs beside the attention core), so it has no row above.

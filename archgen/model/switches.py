@@ -27,7 +27,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from archgen.model.spec import Spec
 
@@ -43,6 +43,11 @@ Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8"]
 MoeDispatcher = Literal["alltoall", "deepep", "hybridep"]
 #: Megatron-core's CUDA-graph scopes (`cuda_graph_scope`, transformer_config.py at 3097d81), joined by "+" in the
 #: order Megatron lists them; "none" is `cuda_graph_impl` "none". moe_preprocess needs moe_router (its assert).
+#: Megatron-core's own DDP bucket (`bucket_size` None: max(40M, 1M x DP size) parameters; `ddp_bucket_size`).
+BucketDefault = Literal["default"]
+#: The smallest `ddp_bucket_size` the model times: one million parameters, a 1,024 x 1,024 weight matrix (below it a
+#: bucket is a tensor or two, which the count parameters / bucket does not follow; see `_bucket_of_whole_tensors`).
+MIN_BUCKET = 1_000_000
 CudaGraphs = Literal["none", "attn", "moe_router", "moe_router+moe_preprocess", "attn+moe_router",
                      "attn+moe_router+moe_preprocess", "full_iteration"]
 
@@ -201,6 +206,31 @@ class StackSwitches(Spec):
                           "cuda_graph_impl local at Megatron-core 3097d81, full_iteration in later versions; none: "
                           "no graphs). The host issues a captured scope as one graph launch per pass instead "
                           "of its operations (docs/perf-model.md, Training: Host time).")
+    ddp_bucket_size: Annotated[int | BucketDefault | None, ByStack(
+        ("default", f"{_LM21}: the local DDP all-reduces after the backward pass (no overlap: one collective)"),
+        ("default", "Megatron-core distributed_data_parallel.py at core_v0.14.0, lines 62-65: bucket_size None is "
+                    "max(40M, 1M x the DP size without CP) parameters"),
+        ("default", "Megatron-core's default, as megatron-core-2024 (a NeMo job that sets bucket_size states it, as "
+                    "the MLPerf NeMo configs' BUCKET_SIZE does)"))] = Field(
+        None, description="Parameters per DDP bucket (Megatron-core `bucket_size`), each bucket's gradients "
+                          "reduced and weights gathered as one collective with overlap_grad_reduce; 'default' is "
+                          "Megatron-core's max(40M, 1M x the DP size without CP) (docs/perf-model.md, Training: DP).")
+
+    @field_validator("ddp_bucket_size", mode="before")
+    @classmethod
+    def _bucket_of_whole_tensors(cls, value: object) -> object:
+        """A stated DDP bucket is a count of at least `MIN_BUCKET` parameters (not true or false).
+
+        The model times ceil(parameters / bucket) collectives (`exposure.dp_exposure`), which holds where a bucket
+        spans many weight tensors; Megatron-core closes a bucket only at a tensor's end (param_and_grad_buffer.py),
+        so a smaller bucket is one tensor each (MLPerf v5.0 NeMo's default of 200, Cisco's 64), which the model does
+        not count and refuses rather than time millions of collectives.
+        """
+        if isinstance(value, bool) or (isinstance(value, int | float) and value < MIN_BUCKET):
+            raise ValueError(f"expected a number of parameters of at least {MIN_BUCKET:,} (Megatron-core "
+                             f"bucket_size, such as 134217728; a smaller bucket closes at every weight tensor, "
+                             f"which the model does not count) or 'default', got {as_written(value)}")
+        return value
 
     @model_validator(mode="after")
     def _dispatcher_and_dedup_agree(self) -> StackSwitches:
@@ -233,11 +263,17 @@ class TrainingSwitch:
 
     @property
     def values(self) -> tuple[object, ...]:
-        """The values it may take."""
+        """The named values it may take (a count, as `ddp_bucket_size` takes, is not among them: `allows`)."""
         args = [a for a in typing.get_args(self.annotation) if a is not type(None)]
         if args == [bool]:
             return (False, True)
         return tuple(v for a in args for v in typing.get_args(a))
+
+    def allows(self, value: object) -> bool:
+        """Whether it may take `value`: a named value, or a positive count where its type takes an int."""
+        counts = int in typing.get_args(self.annotation)
+        return value in self.values or (counts and isinstance(value, int) and not isinstance(value, bool)
+                                        and value >= MIN_BUCKET)
 
     def default(self, stack: str) -> object:
         """Its value under `stack`."""

@@ -94,7 +94,7 @@ def test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms(h100):
     buckets is its own collective (param_and_grad_buffer.py at core_v0.14.0, lines 214-264 and 323-437)."""
     from archgen.perf.comm.collectives import collective_times
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.exposure import NCCL_CTAS, dp_exposed
+    from archgen.perf.train.exposure import NCCL_CTAS, bucket_params, dp_exposed
     from archgen.perf.train.job import Job
     job = Job(Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True),
               8192, 64, overlap_param_gather=True)
@@ -105,10 +105,11 @@ def test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms(h100):
     edge = 64e6 / params
     lost = NCCL_CTAS / 132
     want = sum(e * t + lost * (1 - e) * t for e, t in ((edge, float(rs)), (edge, float(ag))))
-    got = float(dp_exposed(h100, job, params, dp, 1.0, 1, 1e9, 1e9, 1.0, 1.0))
+    got = float(dp_exposed(h100, job, params, dp, 1.0, 1, 1e9, 1e9, 1.0, 1.0, bucket=bucket_params(job, dp)))
     assert got == pytest.approx(want, rel=1e-12)
     # no window: all of it shows, and no compute is beside it to slow
-    assert float(dp_exposed(h100, job, params, dp, 1.0, 1, 0.0, 0.0, 1.0, 1.0)) == pytest.approx(float(rs + ag))
+    assert float(dp_exposed(h100, job, params, dp, 1.0, 1, 0.0, 0.0, 1.0, 1.0, bucket=bucket_params(job, dp))) == \
+        pytest.approx(float(rs + ag))
 
 
 def test_mlperf_gpt3_11616_h100_and_the_nccl_sms_move_it(monkeypatch, accelerators):

@@ -34,7 +34,7 @@ from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import where
-from archgen.perf.train.exposure import dp_exposed
+from archgen.perf.train.exposure import bucket_params, dp_exposed
 from archgen.perf.train.job import Layout
 from archgen.perf.train.pipeline_split import Split, split
 from archgen.perf.train.ranks import busiest_memory, class_times
@@ -316,7 +316,8 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     sched = x(sched)
     timer = _timer(pts, offset, pt, kk, len(prep.m), prep.memo)
     dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(bwd) * sched,
-                      layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)), timer)
+                      layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)), timer,
+                      bucket=x(bucket_params(job, dp)))
     code = x(np.asarray(prep.lay["offload"][safe]).astype(int))
     on = x(zero) >= 1
     shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)

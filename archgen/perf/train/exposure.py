@@ -40,14 +40,28 @@ UB_COMM_SMS = 16.0
 PIPELINE_SPLITS = 4.0
 #: SMs an NCCL collective holds while it runs beside compute (`NCCL_MIN_CTAS=16` in NVIDIA's MLPerf NeMo configs).
 NCCL_CTAS = 16.0
-#: Megatron-core's DDP bucket: max(40M, 1M x DP size) parameters (megatron/core/distributed/
-#: distributed_data_parallel.py at d98e8a6, line 134, `bucket_size` default). Each bucket is its own collective:
+#: Megatron-core's DDP bucket: max(40M, 1M x DP size) parameters, the DP size without context parallelism
+#: (megatron/core/distributed/distributed_data_parallel.py at core_v0.14.0, lines 62-65, `bucket_size` default, which
+#: reads `parallel_state.get_data_parallel_world_size()`, whose `with_context_parallel` defaults to False; the same
+#: at core_v0.12.0, core_v0.13.0 and core_v0.15.0; `bucket_params`). Each bucket is its own collective:
 #: `_ParamAndGradBucketGroup.start_grad_sync` reduce-scatters (or all-reduces) each bucket of a group once its
 #: gradients are ready, and `start_param_sync` all-gathers it (param_and_grad_buffer.py at core_v0.14.0, lines
 #: 214-264 and 323-437), so every bucket pays a collective's latency (`dp_exposure`: the step's reduction and gather
 #: are timed as that many collectives of a bucket's size, not one of every parameter).
 BUCKET_PARAMS = 40e6
 BUCKET_PARAMS_PER_RANK = 1e6
+
+
+def bucket_params(job: Job, dp):
+    """Parameters per Megatron-core DDP bucket: the job's `ddp_bucket_size`, or by default max(40M, 1M x dp).
+
+    `dp` is the data-parallel size without context parallelism, as Megatron-core reads it for its default
+    (`BUCKET_PARAMS`), although the buckets are reduced over the dp·cp ranks that hold the same weights
+    (`training.dp_groups`). A stated size is used as it is (`DistributedDataParallelConfig.bucket_size`).
+    """
+    if job.ddp_bucket_size != "default":
+        return float(job.ddp_bucket_size)
+    return maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp)
 
 
 def sm_kept(hw: Hardware, sms):
@@ -240,7 +254,7 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,
-               timer=None, hbm=0.0):
+               timer=None, hbm=0.0, *, bucket):
     """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
 
     Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
@@ -248,7 +262,8 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     reduce-scatters its gradients, hidden by that micro-batch's compute where prefetched. The reduction overlaps
     `bwd_window` with `overlap_grad_reduce`, the gather `fwd_window` with `overlap_param_gather`.
 
-    Each bucket (`BUCKET_PARAMS`) is its own collective (stages 0-2): the step's reduction and gather are timed as
+    `dp` is the group's size (dp·cp ranks), `bucket` the parameters per DDP bucket (`bucket_params`, from the DP
+    size without CP). Each bucket is its own collective (stages 0-2): the step's reduction and gather are timed as
     ceil(parameters / bucket) collectives of an equal share each, so every bucket pays NCCL's latency over the group
     (one bucket of every parameter without `overlap_grad_reduce`, as Megatron-core sets it).
     Megatron-core reduces a bucket once its last gradient is final, so the last bucket (the
@@ -266,11 +281,11 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     search passes one that times each distinct group once).
     """
     group = None if expert is None else expert[1:]
-    return dp_exposure(hw, job, dp, k_dp, zero, m, group, timer, hbm)(
+    return dp_exposure(hw, job, dp, k_dp, zero, m, group, timer, hbm, bucket=bucket)(
         params, 0.0 if expert is None else expert[0], bwd_window, fwd_window, t_mb)
 
 
-def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, timer=None, hbm=0.0):
+def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, timer=None, hbm=0.0, *, bucket):
     """`dp_exposed` of a layout's rank classes: what they share worked out once, then a function of one class.
 
     `expert_group` is (group size, members per domain) of the routed experts' data-parallel group, or None; the
@@ -280,7 +295,6 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
     gb, wb = job.grad_bytes, job.weight_bytes  # the gathered weights' bytes: `param_gather_dtype` under FP8
     # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
     need = (zero < 1, zero >= 1, zero >= 1) if isinstance(zero, NUMBER) else (True, True, True)
-    bucket = maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp)
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
     grad_on, gather_on = job.overlap_grad_reduce, job.overlap_param_gather
 

@@ -44,6 +44,7 @@ from archgen.model.switches import (
     STACKS,
     SWITCHES,
     AttentionKernel,
+    BucketDefault,
     CudaGraphs,
     Fp8Recipe,
     GatherDtype,
@@ -81,6 +82,7 @@ if TYPE_CHECKING:
         permute_in_dispatch: bool
         grad_accum_fusion: bool
         cuda_graphs: CudaGraphs
+        ddp_bucket_size: int | BucketDefault
 else:
     #: The resolved switches of a training job: one field per row of the table.
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)
@@ -96,7 +98,7 @@ if TYPE_CHECKING:  # a workload's estimate does not import the validation cases'
 def _knobs(values: Mapping[str, object]) -> Knobs:
     """Resolved knobs from switch values, each one its switch allows (the table holds its values as `object`)."""
     for name, value in values.items():
-        if value not in SWITCHES[name].values:
+        if not SWITCHES[name].allows(value):
             raise InternalError(f"switch {name} = {value!r}: expected one of {SWITCHES[name].values}")
     build: Callable[..., Knobs] = Knobs  # the values are checked above, each against its switch's type
     return build(**values)
