@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pydantic import BaseModel, ValidationError
 
 from archgen.cache import Memo
-from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean
+from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean, odd_character
 from archgen.load import SourceDocument as Source
 from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
@@ -257,7 +257,8 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
     if expected:
         hint = did_you_mean(value, re.findall(r"'([^']*)'", str(ctx.get("expected", "")))) \
             if kind == "literal_error" and isinstance(value, str) else ""
-        return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=expected.format(**ctx), hint=hint)
+        odd = odd_character(value, ctx.get("pattern"))   # a look-alike or the case: its code point and position
+        return SpecProblem(doc.locate(loc), path, odd, value=_shown(value), expected=expected.format(**ctx), hint=hint)
     if kind == "value_error":  # a model validator's own message says what is wrong; the input is the whole mapping
         error = ctx.get("error")
         field = getattr(error, "field", ())  # a FieldError names the key it is about
