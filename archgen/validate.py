@@ -16,6 +16,7 @@ from archgen.load import SourceDocument as Source
 from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
 from archgen.model import KINDS, Document, Facility, Part, core_schemas
+from archgen.model.system import with_nic_power
 from archgen.startup import resume_gc
 
 
@@ -125,7 +126,7 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     if problems:
         raise ValidateError(problems)
     resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
-    return Specs(items, sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed))
+    return Specs(with_nic_power(items), sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed))
 
 
 def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:
