@@ -228,9 +228,10 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
         if isinstance(part, System | Switch):
             draw = typical_draw(part)             # a system's NICs too where its figure leaves them out
             if idle:
-                if part.power.idle is None:
+                stated = idle_draw(part)
+                if stated is None:
                     assumed.append(part.id)
-                draw = draw if part.power.idle is None else idle_draw(part)
+                draw = draw if stated is None else stated
             total = total + draw * line.quantity
     total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
     return (total, sorted(set(assumed))) if idle else total

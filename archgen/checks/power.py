@@ -325,11 +325,12 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
         part = specs.get(line.part)
         fitted = [(specs.get(part.accelerator), f"fitted in {part.id}")] if isinstance(part, System) and \
             part.accelerator else []
-        nics = part.nics if isinstance(part, System) else []
-        if nics and part.nic_power is not None:   # only the NICs whose power is added to the system's figure
-            fitted += [(specs.get(n.part), f"{n.count} in each {part.id}, added to its power") for n in nics]
-        placed = f"{line.quantity} placed" + (", NICs included" if nics and part.nic_power is None else
-                                              ", NICs added" if nics else "")
+        placed = f"{line.quantity} placed"
+        if isinstance(part, System) and part.nics:
+            added = part.nic_power is not None    # only the NICs whose power is added to the system's figure
+            fitted += [(specs.get(n.part), f"{n.count} in each {part.id}, added to its power")
+                       for n in part.nics if added]
+            placed += ", NICs added" if added else ", NICs included"
         for p, where in [(part, placed), *fitted]:
             if not isinstance(p, Part):
                 continue

@@ -9,7 +9,7 @@ from pydantic import Field, PrivateAttr
 
 from archgen.model.base import Cooling, Electrical, Mechanical, Part
 from archgen.model.network import NIC
-from archgen.model.spec import Ref, Spec
+from archgen.model.spec import Document, Ref, Spec
 from archgen.units import Q_, Bandwidth, FlowRate, Information, Q
 
 NicRole = Literal["compute", "storage", "frontend", "management", "converged"]
@@ -107,7 +107,7 @@ class System(Part):
         return self._nic_power
 
 
-def with_nic_power(items: Mapping[str, object]) -> dict[str, object]:
+def with_nic_power(items: Mapping[str, Document]) -> dict[str, Document]:
     """`items` with each system whose `power` leaves its NICs out carrying their power (`System.nic_power`).
 
     The NICs' `power` x their count in `nics`, as catalogued; a NIC that names no NIC part adds nothing (REF001
