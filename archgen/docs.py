@@ -44,7 +44,13 @@ def checks_page() -> str:
              "is not provided (REQ002, naming the references) and folded under the REF finding. That holds for a",
              "workload's own requirements and a Requirements document's on it, even where the job is still",
              "estimated: its cost, energy and network figures are its cluster's. A waiver of such a finding then",
-             "matches nothing: its SPC002 is folded under the REF finding too.", ""]
+             "matches nothing: its SPC002 is folded under the REF finding too.", "",
+             "**Requirement levels.** A requirement not met (REQ001, PERF001) or not provided (REQ002: a metric",
+             "withheld, such as a cost on unpriced parts, or resting on an input nobody gave) is an error at level",
+             "`shall` and a warning at `should` or `may`; `archgen diff` and `archgen gap` fail (exit 1) on the same",
+             "SHALL misses only (`model.requirements.miss_severity`, `fails`). A mistake in the requirement itself",
+             "(no object matches its subject, a metric the subject lacks, a target of another dimension) is REQ002's",
+             "error at any level. The severities in the table are the checks' own, for a SHALL.", ""]
     lines += ["| ID | severity | summary |", "|---|---|---|"]
     lines += [f"| {cid} | {RESERVED_SEVERITY[cid]} | {text} |" for cid, text in sorted(RESERVED.items())]
     for prefix in MODULES:

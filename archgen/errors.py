@@ -6,6 +6,8 @@ Library code raises these; only `archgen.cli` prints them or exits.
 from __future__ import annotations
 
 import difflib
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -181,9 +183,64 @@ class InternalError(Exception):
 
 
 def did_you_mean(name: object, known: Iterable[str], cutoff: float = 0.6, lead: str = "") -> str:
-    """`lead` + "did you mean 'x'?" for the known name closest to `name` (difflib ratio >= `cutoff`), else ""."""
-    close = difflib.get_close_matches(str(name), list(known), n=1, cutoff=cutoff)
-    return f"{lead}did you mean '{close[0]}'?" if close else ""
+    """`lead` + "did you mean 'x'?" for the known name closest to `name` (difflib ratio >= `cutoff`), else "".
+
+    A known name that `name` matches but for case or a compatibility form (``ＤＧＸ``) is the one offered, whatever
+    the ratio; where the name offered differs from `name` by a look-alike (a character outside ASCII) or by case,
+    the suggestion names that character, its code point and position (`unlike`): a Cyrillic 'о' reads as 'o'.
+    """
+    known, text = list(known), str(name)
+    same = [k for k in known if _folded(k) == _folded(text)]
+    close = same[:1] or difflib.get_close_matches(text, known, n=1, cutoff=cutoff)
+    if not close:
+        return ""
+    note = unlike(text, close[0])
+    return f"{lead}did you mean '{close[0]}'?{f' ({note})' if note else ''}"
+
+
+def unlike(name: str, known: str) -> str:
+    """Where `name` differs from `known` by a look-alike or by case, else "".
+
+    "character 6 is 'о' (U+043E CYRILLIC SMALL LETTER O), not 'o'"; any other difference (a typo of ASCII letters)
+    speaks for itself.
+    """
+    if len(name) != len(known):
+        return ""
+    for i, (c, k) in enumerate(zip(name, known, strict=True), 1):
+        if c != k:
+            return f"character {i} is {character(c)}, not '{k}'" if not c.isascii() or c.lower() == k.lower() else ""
+    return ""
+
+
+def odd_character(value: object, pattern: str | None) -> str:
+    """The character that keeps `value` from matching `pattern`, if it is a look-alike or in the wrong case, else "".
+
+    The first character outside ASCII (a Cyrillic 'о' in ``dgx-hо100``), with its code point and position; or, where
+    the value matches in lower or upper case, the first character in the other case (``DGX-H100``). A value that is
+    no string, or no pattern, is "".
+    """
+    if not isinstance(value, str) or pattern is None:
+        return ""
+    fits = re.compile(pattern).search
+    for i, c in enumerate(value, 1):
+        if not c.isascii():
+            return f"character {i} is {character(c)}, not ASCII"
+    for fixed, case in ((value.lower(), "upper"), (value.upper(), "lower")):
+        if fits(fixed):
+            i, c = next((i, c) for i, (c, f) in enumerate(zip(value, fixed, strict=True), 1) if c != f)
+            return f"character {i} is {character(c)}, {case} case"
+    return ""
+
+
+def character(c: str) -> str:
+    """A character with its code point and Unicode name: "'о' (U+043E CYRILLIC SMALL LETTER O)"."""
+    name = unicodedata.name(c, "")
+    return f"'{c}' (U+{ord(c):04X}{f' {name}' if name else ''})"
+
+
+def _folded(text: str) -> str:
+    """`text` compared without case or compatibility forms (NFKC, case-folded)."""
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def a_or_an(noun: str) -> str:

@@ -91,7 +91,13 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     link to a folder outside the tree (``specs/up -> ../../other``) is refused the same way (its files would otherwise
     drop out of the run unseen); one to a folder inside it adds nothing (its files are read where they are). Hidden
     files and folders (``.x.yaml``, ``.github/``) are not read. A directory named that holds no spec file is an error
-    naming what it holds that is not read (``A.YAML``: the suffix is not ``.yaml``/``.yml`` as written).
+    naming what it holds that is not read.
+
+    A file whose suffix is ``.yaml``/``.yml`` in another case (``b200.YAML``, ``r.Yml``) is refused with its
+    location, not read and not skipped: beside real specs it would otherwise drop out of the run unseen. It is
+    refused rather than loaded so that the set of spec files is the same for every tool that picks YAML files by
+    their suffix as written (an editor's schema mapping, a pre-commit hook, a CI path filter); the hint says what
+    to rename it to.
     """
     found: dict[Path, Path] = {}  # by resolved path: a file named twice (a directory and the file in it) loads once
     problems: list[SpecProblem] = []
@@ -100,7 +106,8 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
         p = Path(raw)
         if p.is_dir():
             root = p.resolve()
-            files, links, unread = _walk(p)
+            files, links, unread, miscased = _walk(p)
+            problems.extend(_miscased(f) for f in miscased)
             for link in links:
                 try:
                     target = link.resolve(strict=True)
@@ -108,7 +115,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
                     continue                       # a dangling link without a spec suffix: no spec of ours
                 if not target.is_relative_to(root):
                     problems.append(_outside(link, root, "a folder"))
-            if not files and not links:
+            if not files and not links and not miscased:   # a miscased file is refused where it is
                 problems.append(_empty(p, unread))
         elif entry(p):                             # a file, or a pipe or device `load_file` refuses by name
             files, root = [p], _real_folder(p.parent, folders)
@@ -129,15 +136,17 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     return sorted(found.values())
 
 
-def _walk(top: Path) -> tuple[list[Path], list[Path], list[str]]:
-    """The spec files under `top`, its links to folders, and the names of the YAML-like files it does not read.
+def _walk(top: Path) -> tuple[list[Path], list[Path], list[str], list[Path]]:
+    """The spec files under `top`, its folder links, the hidden YAML files it skips, and the miscased ones.
 
-    Links to folders are not followed (`Path.rglob` does not, in Python 3.11); anything under a hidden folder, or
+    A miscased file's suffix is ``.yaml``/``.yml`` in another case (``b200.YAML``); `find_files` refuses it. Links
+    to folders are not followed (`Path.rglob` does not, in Python 3.11); anything under a hidden folder, or
     hidden itself, is not read.
     """
     files: list[Path] = []
     links: list[Path] = []
     unread: list[str] = []
+    miscased: list[Path] = []
     for f in top.rglob("*"):
         hidden = any(part.startswith(".") for part in f.parts[len(top.parts):])  # f: top's parts, then its own
         if f.suffix in SUFFIXES and not hidden and (f.is_symlink() or entry(f)):
@@ -145,9 +154,19 @@ def _walk(top: Path) -> tuple[list[Path], list[Path], list[str]]:
         elif f.is_symlink() and not hidden and f.is_dir():
             links.append(f)
         elif f.suffix.lower() in SUFFIXES and not f.is_dir():
-            why = "hidden" if hidden else f"the suffix is not {' or '.join(SUFFIXES)} as written"
-            unread.append(f"{f.relative_to(top).as_posix()} ({why})")
-    return files, links, sorted(unread)
+            if hidden:
+                unread.append(f"{f.relative_to(top).as_posix()} (hidden)")
+            else:
+                miscased.append(f)
+    return files, links, sorted(unread), sorted(miscased)
+
+
+def _miscased(f: Path) -> SpecProblem:
+    """A file named like a spec but for its suffix's case (``b200.YAML``): refused, with the name to give it."""
+    return SpecProblem(Location(str(f)), message=f"the suffix '{f.suffix}' is not {' or '.join(SUFFIXES)} as "
+                       "written, so this file is not read",
+                       expected=f"a spec file named *{' or *'.join(SUFFIXES)} (lower case)",
+                       hint=f"rename it to {f.stem}{f.suffix.lower()} to have it read, or move it out of the tree")
 
 
 def _outside(link: Path, root: Path, what: str) -> SpecProblem:

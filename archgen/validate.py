@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 from pydantic import BaseModel, ValidationError
 
 from archgen.cache import Memo
-from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean
+from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean, odd_character
 from archgen.load import SourceDocument as Source
 from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
 from archgen.model import KINDS, Document, Facility, Part, core_schemas
+from archgen.model.system import with_nic_power
 from archgen.startup import resume_gc
 
 
@@ -125,7 +126,7 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     if problems:
         raise ValidateError(problems)
     resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
-    return Specs(items, sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed))
+    return Specs(with_nic_power(items), sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed))
 
 
 def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:
@@ -257,7 +258,8 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
     if expected:
         hint = did_you_mean(value, re.findall(r"'([^']*)'", str(ctx.get("expected", "")))) \
             if kind == "literal_error" and isinstance(value, str) else ""
-        return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=expected.format(**ctx), hint=hint)
+        odd = odd_character(value, ctx.get("pattern"))   # a look-alike or the case: its code point and position
+        return SpecProblem(doc.locate(loc), path, odd, value=_shown(value), expected=expected.format(**ctx), hint=hint)
     if kind == "value_error":  # a model validator's own message says what is wrong; the input is the whole mapping
         error = ctx.get("error")
         field = getattr(error, "field", ())  # a FieldError names the key it is about

@@ -232,16 +232,26 @@ def test_git_path_option(repo):
     (("HEAD", "HEAD~1", "--path", "nothing"), "error: nothing: not in revision HEAD\n"),
     (("HEAD", "HEAD~1", "--path", f"specs/{RACK}"), f"error: specs/{RACK}: not a directory in revision HEAD\n"),
     (("HEAD", "HEAD", "--format", "xml"), "error: unknown format 'xml'; expected md or json\n"),
+    (("HEAD", "HEAD~1", "--path", "../outside"),
+     "error: --path ../outside: outside the git repository (its top level: the working directory)\n"),
 ])
 def test_usage_errors(repo, args, message):
     r = run_cli("diff", *args)
     assert (r.code, r.err, r.out) == (2, message, "")
 
 
+def test_a_path_outside_the_repository_is_named_relative(repo, monkeypatch):
+    """trialfix item 4: `--path ../../x` from `specs/` printed the repository's absolute path (`/tmp/.../repo`)."""
+    monkeypatch.chdir(repo / "specs")
+    r = run_cli("diff", "HEAD~1", "HEAD", "--path", "../../x")
+    assert (r.code, r.err) == (2, "error: --path ../../x: outside the git repository (its top level: ..)\n")
+
+
 def test_not_a_repository(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = run_cli("diff", "main", "HEAD")
-    assert r.code == 2 and r.err.startswith("error: main: no such directory, and ") and r.err.count("\n") == 1
+    assert (r.code, r.err) == (2, "error: main: no such directory, and the working directory is not in a git "
+                                  "repository\n")               # before: the working directory's absolute path
 
 
 def test_head_does_not_validate(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems
-from archgen.perf.explore.points import evaluate, summarise, unmeasured_efficiencies
+from archgen.perf.explore.points import evaluate, model_defaults, summarise, unmeasured_efficiencies
 from archgen.render.sweep import conventions_section
 from tests.conftest import SPECS
 
@@ -109,3 +109,26 @@ def test_the_command_prints_and_the_json_carries_them(tmp_path, cli):
               "--formats", "md", "--format", "json")
     [sweep] = json.loads(got.out)["sweeps"]
     assert sweep["unmeasured_efficiencies"] == unmeasured_efficiencies(_problem(tmp_path))
+
+
+def test_a_sweep_states_the_model_defaults_its_points_take_as_the_estimate_does(tmp_path, cli):
+    """trialfix item 5: the Trainium2 states no `efficiency.vector` or `gemm_half_size`; `archgen estimate` of the
+    workload notes the defaults it takes, but the sweep's summary, JSON and report did not."""
+    path = tmp_path / "trn2.yaml"
+    path.write_text(TRN2, encoding="utf-8")
+    est = cli("estimate", "--workload", "serve-trn2", "--path", str(SPECS), "--path", str(tmp_path), "--format",
+              "json")
+    said = [n for n in json.loads(est.out)["notes"] if "model's defaults" in n]
+    assert len(said) == 1 and said[0].startswith("not stated by trainium2 or its system, so taken from the model's "
+                                                 "defaults: vector (FP32 FMA) efficiency")
+    problem = _problem(tmp_path)
+    assert model_defaults(problem) == said                   # the estimate's words: one helper
+    out = cli("sweep", str(path), "--path", str(SPECS), "--path", str(tmp_path), "--out", str(tmp_path / "out"),
+              "--formats", "md")
+    assert f"  note: {said[0]}\n" in out.out                  # before: only the unmeasured efficiencies' note
+    got = cli("sweep", str(path), "--path", str(SPECS), "--path", str(tmp_path), "--out", str(tmp_path / "out"),
+              "--formats", "md", "--format", "json")
+    [sweep] = json.loads(got.out)["sweeps"]
+    assert sweep["model_defaults"] == said
+    bullets = conventions_section(summarise(problem, evaluate(problem, 0, problem.size))).blocks[0].items
+    assert f"At every point of the sweep, {said[0]}." in bullets

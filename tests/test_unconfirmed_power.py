@@ -17,7 +17,7 @@ def test_check_names_the_unconfirmed_power_figures_of_the_trial():
     out = run_cli("check", str(SPECS), str(TRN2), "--select", "PWR012").out
     [line] = [ln for ln in out.splitlines() if "cluster/trn2-pod" in ln]
     assert ": info: PWR012 cluster/trn2-pod: IT power, energy and their cost rest on unconfirmed figures: " in line
-    assert "trn2-48xlarge power.max (16 placed)" in line and "trainium2 tdp (fitted in trn2-48xlarge)" in line
+    assert "trn2-48xlarge power.max (16 placed, NICs included)" in line and "trainium2 tdp (fitted in trn2-48xlarge)" in line
 
 
 def test_a_waiver_accepts_them_knowingly(tmp_path):

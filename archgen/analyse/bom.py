@@ -27,6 +27,7 @@ from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Link, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.network import COPPER_MEDIA
+from archgen.model.system import max_draw
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -161,7 +162,7 @@ def cord_gaps(rack: RackDesign) -> list[str]:
 
 def liquid_heat(rack: RackDesign) -> Q:
     """Heat a rack rejects to liquid: each system's and switch's maximum draw x its liquid fraction."""
-    return sum((p.part.power.max * p.part.cooling.liquid_fraction for p in rack.items
+    return sum((max_draw(p.part) * p.part.cooling.liquid_fraction for p in rack.items
                 if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
 
 
@@ -305,7 +306,7 @@ def unit_power(part: object) -> Q | None:
     PDUs) or whose draw is not published.
     """
     if isinstance(part, System | Switch):
-        return part.power.max
+        return max_draw(part)                     # a system's NICs too where its figure leaves them out
     if isinstance(part, CoolingUnit):
         return part.power
     return None

@@ -29,11 +29,11 @@ from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems, su
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.placement import access_ports, other_ends, place_switches, spare_leaf_ports
-from archgen.analyse.rack import typical_draw
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.network import COPPER_MEDIA
+from archgen.model.system import typical_draw
 from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
 

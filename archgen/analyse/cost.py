@@ -31,6 +31,7 @@ from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
+from archgen.model.system import idle_draw, typical_draw
 from archgen.perf.workload.derived import charged_spares, cost_ends, cost_per_token
 from archgen.units import Q_, Q, currency
 from archgen.validate import Specs
@@ -238,11 +239,12 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
     for line in a.cabling.bom if a.cabling is not None else ():
         part = specs.get(line.part)
         if isinstance(part, System | Switch):
-            draw = part.power.typical or part.power.max
+            draw = typical_draw(part)             # a system's NICs too where its figure leaves them out
             if idle:
-                if part.power.idle is None:
+                stated = idle_draw(part)
+                if stated is None:
                     assumed.append(part.id)
-                draw = draw if part.power.idle is None else part.power.idle
+                draw = draw if stated is None else stated
             total = total + draw * line.quantity
     total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
     return (total, sorted(set(assumed))) if idle else total

@@ -27,6 +27,7 @@ from archgen.build import Placed, RackDesign
 from archgen.model import Switch, System
 from archgen.model.base import Psus, spare_units
 from archgen.model.power import PDU
+from archgen.model.system import max_draw
 from archgen.units import Q_, Q
 
 
@@ -102,7 +103,7 @@ def _draws(parts: Sequence[tuple[Placed, System | Switch]], optics: Q) -> dict[i
     if not total:   # no switch ports: the modules are in the systems' NICs
         ports = {id(item): 1 for item, part in parts if isinstance(part, System)}
         total = sum(ports.values())
-    return {id(item): (part.power.max + (optics * ports.get(id(item), 0) / total if total else Q_(0, "kW"))).to("kW")
+    return {id(item): (max_draw(part) + (optics * ports.get(id(item), 0) / total if total else Q_(0, "kW"))).to("kW")
             for item, part in parts}
 
 

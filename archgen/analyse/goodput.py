@@ -34,6 +34,7 @@ from archgen.analyse.goodput_range import (
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import JobGoodput, ettr, job_goodput, spares_charged, with_unblocked
@@ -149,7 +150,7 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
         m["spares"] = Q_(g.spares_needed, "")
         node = compute_node(a.nodes)
         if node is not None:
-            m["spare_power"] = (node.part.power.max * g.spares_needed).to("kW")
+            m["spare_power"] = (max_draw(node.part) * g.spares_needed).to("kW")
             m["spare_space"] = (node.part.mechanical.height * g.spares_needed).to("U")
     if tokens_per_second is not None:
         m["goodput_tokens_per_second"] = tokens_per_second * g.goodput

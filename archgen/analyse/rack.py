@@ -17,6 +17,7 @@ from archgen.model.cooling import rated_capacity
 from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
 from archgen.model.rack import Pdus, Shelves
+from archgen.model.system import max_draw, typical_draw
 from archgen.units import Q_, Q
 
 #: Coolant properties at typical secondary-loop temperatures (25–45 degC).
@@ -252,11 +253,6 @@ def _power(rack: RackDesign, optics: Q) -> Power:
                  equipment, optics, sum(typical, Q_(0, "kW")).to("kW"), fell_back)
 
 
-def typical_draw(part: System | Switch) -> Q:
-    """A system's or switch's typical draw where its datasheet states one, else its maximum (the stated fallback)."""
-    return part.power.typical if part.power.typical is not None else part.power.max
-
-
 def _stage(claim: Shelves | Pdus | None, kind: str, key: str, count: int, capacity: Q, load: Q) -> Stage:
     """A conversion stage of `count` units with the redundancy the rack claims for it (N when it claims none)."""
     red = claim.redundancy if claim else "N"
@@ -270,7 +266,7 @@ def _draw(rack: RackDesign, kinds: tuple[type[System | Switch | CoolingUnit], ..
     for i, p in enumerate(rack.items):
         part = p.part  # of `kinds`, which are among these three
         if isinstance(part, kinds) and isinstance(part, System | Switch | CoolingUnit) and (among is None or among[i]):
-            draw = part.power if isinstance(part, CoolingUnit) else part.power.max
+            draw = part.power if isinstance(part, CoolingUnit) else max_draw(part)   # a system's NICs where excluded
             total = total + (draw if draw is not None else Q_(0, "W"))
     return total.to("kW")
 

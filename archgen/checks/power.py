@@ -13,7 +13,7 @@ from typing import Any
 from archgen.analyse.rack import Power, Stage
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import over_hall
-from archgen.model import Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
+from archgen.model import NIC, Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
@@ -307,14 +307,16 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
 #: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.
 POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
     (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical")), (CoolingUnit, ("power",)),
-    (Accelerator, ("tdp",)))
+    (Accelerator, ("tdp",)), (NIC, ("power",)))
 
 
 def unconfirmed_power(ctx: Context, path: str) -> list[str]:
     """The unconfirmed power figures of the parts on cluster `path`'s bill of materials, as 'part field (where)'.
 
     A system's, switch's or CDU's own draw, and the `tdp` of the accelerator fitted in a system (the board power its
-    draw is built on, and that a sweep over accelerators re-powers the system by).
+    draw is built on, and that a sweep over accelerators re-powers the system by). A system with NICs says whether
+    its figure includes them or they are added to it (`System.power_includes_nics`); the `power` of the NICs added
+    is named where unconfirmed.
     """
     a = ctx.clusters[path]
     out: dict[str, None] = {}
@@ -323,7 +325,13 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
         part = specs.get(line.part)
         fitted = [(specs.get(part.accelerator), f"fitted in {part.id}")] if isinstance(part, System) and \
             part.accelerator else []
-        for p, where in [(part, f"{line.quantity} placed"), *fitted]:
+        placed = f"{line.quantity} placed"
+        if isinstance(part, System) and part.nics:
+            added = part.nic_power is not None    # only the NICs whose power is added to the system's figure
+            fitted += [(specs.get(n.part), f"{n.count} in each {part.id}, added to its power")
+                       for n in part.nics if added]
+            placed += ", NICs added" if added else ", NICs included"
+        for p, where in [(part, placed), *fitted]:
             if not isinstance(p, Part):
                 continue
             for kind, fields in POWER_FIELDS:
@@ -346,7 +354,9 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
 
     A vendor with no public figure states its best one and lists it as unconfirmed (docs/spec-reference.md): the
     IT power, the PWR checks, the energy cost and a sweep's energy per token then rest on it, and this finding names
-    it, as COST003 names assumed prices.
+    it, as COST003 names assumed prices. A system with NICs says whether its figure includes them ("NICs included",
+    a whole-system maximum input) or they are added to it ("NICs added", `power_includes_nics: false`), and the
+    added NICs' unconfirmed `power` is named too.
 
     Fix: confirm the figure from a public source and remove it from the part's `unconfirmed:` list, or accept it
     knowingly (waive this finding with the reason).

@@ -21,7 +21,16 @@ from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import metric_value
 from archgen.errors import did_you_mean
 from archgen.metrics import lookup
-from archgen.model.requirements import Outcome, Requirement, Status, judge, on_assumed, spread, unsettled_note
+from archgen.model.requirements import (
+    Outcome,
+    Requirement,
+    Status,
+    judge,
+    miss_severity,
+    on_assumed,
+    spread,
+    unsettled_note,
+)
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
@@ -100,8 +109,7 @@ def not_met(j: Judgement) -> Violation:
     assert value is not None  # not met: judged on a value
     return Violation(b.subject, b.owner, b.path + ("target",),
                      f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, value, b.subject)}, "
-                     f"target {b.req.target}", value, b.req.target.limit, b.req.id,
-                     "error" if b.req.level == "shall" else "warning")
+                     f"target {b.req.target}", value, b.req.target.limit, b.req.id, miss_severity(b.req.level))
 
 
 @check("REQ002", "requirements.metric")
@@ -116,6 +124,10 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     requirement on a metric its estimate does not give (its cost on such a cluster, its speed when it does not fit
     in memory or cannot be estimated).
 
+    A metric not provided is as severe as a miss at the requirement's level: an error for SHALL, a warning for
+    SHOULD and MAY. A mistake in the requirement itself (no such subject or metric, a target of another dimension)
+    is an error at any level.
+
     Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units;
     for a withheld metric, supply what the message names (prices: a `Prices` document or `price:` on the parts).
     """
@@ -129,23 +141,25 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
                 and b.req.metric not in unsettled.get(b.subject, {}):
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}",
-                        requirement=b.req.id, severity=_unsettled_severity(b, unsettled))
+                        requirement=b.req.id, severity=_not_provided_severity(b, ctx.operations.withheld, unsettled))
     for j in ctx.requirements:   # a workload's own, judged on its estimate
         b, o = j.bound, j.outcome
         if j.workload and o.status is Status.NOT_PROVIDED:
             yield Violation(b.subject, b.owner, b.path + ("metric",),
                             f"{b.req.id}: {b.subject}'s {b.req.metric} is not provided: {o.note}",
-                            requirement=b.req.id, severity=_unsettled_severity(b, unsettled))
+                            requirement=b.req.id, severity=miss_severity(b.req.level))
 
 
-def _unsettled_severity(b: BoundRequirement, unsettled: Unsettled) -> Severity | None:
-    """A requirement left unjudged by an unknown input is as severe as a miss would be: an error for a SHALL only.
+def _not_provided_severity(b: BoundRequirement, withheld: Withheld, unsettled: Unsettled) -> Severity | None:
+    """A requirement whose metric is not provided is as severe as a miss would be (`miss_severity`).
 
-    None (the check's own, an error) for every other reason.
+    Not provided: the subject's metric is withheld (a cost with unpriced parts) or rests on an unknown input. None
+    (the check's own, an error) for a mistake in the requirement itself, at any level: no such subject or metric, a
+    target of another dimension.
     """
-    if b.req.metric not in unsettled.get(b.subject, {}):
+    if b.req.metric not in withheld.get(b.subject, {}) and b.req.metric not in unsettled.get(b.subject, {}):
         return None
-    return "error" if b.req.level == "shall" else "warning"
+    return miss_severity(b.req.level)
 
 
 def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,

@@ -115,7 +115,7 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         raise UsageError(f"{arg}: not a directory (BASE and HEAD are spec directories or git revisions)")
     top = _git(["rev-parse", "--show-toplevel"], cwd)
     if top.returncode != 0:
-        raise UsageError(f"{arg}: no such directory, and {cwd} is not in a git repository")
+        raise UsageError(f"{arg}: no such directory, and {_shown_dir(cwd)} is not in a git repository")
     top_dir = Path(top.stdout.decode().strip())
     sha = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{arg}^{{commit}}"], cwd)
     if arg.startswith("-") or sha.returncode != 0:
@@ -123,7 +123,7 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
     commit = sha.stdout.decode().strip()
     inside = Path(os.path.relpath((cwd / path).resolve(), top_dir.resolve()))
     if inside.parts[:1] == ("..",):
-        raise UsageError(f"--path {path}: outside the git repository {top_dir}")
+        raise UsageError(f"--path {path}: outside the git repository (its top level: {_shown_dir(top_dir)})")
     label = f"{arg} ({commit[:7]})" if not commit.startswith(arg) else commit[:7]
     with tempfile.TemporaryDirectory(prefix="archgen-diff-") as tmp:
         root = Path(tmp)
@@ -144,6 +144,18 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         found = _revision_catalog(commit, top_dir)
         catalog = _library(root / found, root / inside) if found else None
         yield Source(root / inside, label, root, top_dir, catalog)
+
+
+def _shown_dir(directory: Path) -> str:
+    """A directory as a message shows it: relative to the working directory, never a machine's absolute path.
+
+    ``..`` or ``../repo``; "the working directory" for ``.`` itself.
+    """
+    try:
+        rel = os.path.relpath(directory)
+    except ValueError:                            # another drive on Windows: no relative path exists
+        return directory.name
+    return "the working directory" if rel == "." else Path(rel).as_posix()
 
 
 #: Where archgen's own repository links its package to the shipped catalog (`load.shipped_catalog`).

@@ -16,7 +16,7 @@ from archgen import metrics
 from archgen.checks import Finding
 from archgen.checks.requirements import outcome, workload_bands
 from archgen.compare.bom import PartChange, bom_changes
-from archgen.model.requirements import Outcome, Status
+from archgen.model.requirements import Outcome, Status, fails
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
 
@@ -95,9 +95,13 @@ class RequirementChange:
 
     @property
     def failing(self) -> bool:
-        """HEAD does not meet the requirement (unwaived) and BASE did, or did not have it."""
-        return (self.head is not None and self.head.status == "not met" and not self.head.waived
-                and (self.base is None or self.base.status != "not met"))
+        """HEAD fails the requirement (unwaived) and BASE did not, or did not have it.
+
+        Failing is `model.requirements.fails`: a SHALL not met or not provided; a SHOULD or MAY missed is a change
+        to read, as `check` reports it as a warning, not a failure.
+        """
+        return (self.head is not None and fails(self.head.level, self.head.status) and not self.head.waived
+                and (self.base is None or not fails(self.base.level, self.base.status)))
 
 
 @dataclass(frozen=True)

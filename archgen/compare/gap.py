@@ -18,7 +18,7 @@ from archgen.checks import REGISTRY, Finding
 from archgen.checks.registry import object_path, waiver
 from archgen.checks.requirements import outcome, workload_bands
 from archgen.errors import Location
-from archgen.model.requirements import PASSING, Judged, Requirement, Status
+from archgen.model.requirements import PASSING, Judged, Requirement, Status, fails
 from archgen.pipeline import Run
 from archgen.units import Q
 
@@ -46,7 +46,7 @@ class GapRow(Judged):
     @property
     def failing(self) -> bool:
         """A SHALL requirement not met or not provided, and not waived: the report fails (exit code 1)."""
-        return self.requirement.level == "shall" and self.status not in PASSING and not self.waived
+        return fails(self.requirement.level, self.status) and not self.waived
 
 
 @dataclass(frozen=True)

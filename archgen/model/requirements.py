@@ -116,7 +116,8 @@ class Requirement(Spec):
         "Object the metric belongs to, e.g. 'rack/gb200-nvl72', or a glob over object paths that applies the "
         "requirement to every object it matches: 'rack/*', 'cluster/*/fabric/compute' ('*' does not cross '/'); "
         "implied inline."))
-    level: Literal["shall", "should", "may"] = Field("shall", description="SHALL (error), SHOULD (warning), MAY.")
+    level: Literal["shall", "should", "may"] = Field("shall", description=(
+        "SHALL: not met or not provided is an error (a failing `diff`/`gap`); SHOULD and MAY: a warning."))
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")
 
@@ -171,6 +172,21 @@ class Status(StrEnum):
 
 #: The statuses that pass: a requirement at risk is met by the estimate (a warning, not a failure).
 PASSING = frozenset({Status.MET, Status.AT_RISK})
+
+
+def miss_severity(level: str) -> Literal["error", "warning"]:
+    """How severe a requirement not met, or not provided, is at its level: an error for SHALL, else a warning.
+
+    The one rule by level: `check`'s REQ001 and REQ002 (a metric withheld or resting on an unknown input) and
+    PERF001 report at this severity, and `fails` is what `diff` and `gap` fail on, so a SHOULD that `check` warns
+    about never makes `diff` or `gap` exit 1.
+    """
+    return "error" if level == "shall" else "warning"
+
+
+def fails(level: str, status: Status) -> bool:
+    """Whether a requirement's status fails a report: not met or not provided, at a level whose miss is an error."""
+    return status not in PASSING and miss_severity(level) == "error"
 
 
 class Judged:

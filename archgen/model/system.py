@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from archgen.model.base import Cooling, Electrical, Mechanical, Part
-from archgen.model.spec import Ref, Spec
-from archgen.units import Bandwidth, FlowRate, Information
+from archgen.model.network import NIC
+from archgen.model.spec import Document, Ref, Spec
+from archgen.units import Q_, Bandwidth, FlowRate, Information, Q
 
 NicRole = Literal["compute", "storage", "frontend", "management", "converged"]
 
@@ -82,8 +84,63 @@ class System(Part):
         "since modules draw their power from the adapter's port; false where the source states the figure without "
         "modules, and then the cabling's node-end modules are added to its rack's budgets and the cluster's IT "
         "power (docs/clusters.md, Power)."))
+    power_includes_nics: bool = Field(True, description=(
+        "Whether `power.max` (and `typical`, `idle`) include the NICs fitted (`nics`): true (default) for a "
+        "whole-system maximum input (a DGX datasheet's maximum system power, an OEM's PSU rating), which the "
+        "system's PSUs supply; false where the source states the figure without its NICs (a baseboard's or a "
+        "board's own), and then each NIC's `power` x its count is added to the system's draw wherever it is used "
+        "(racks' budgets, the cluster's IT power, energy), never twice; PWR012 says which (docs/clusters.md, "
+        "Power)."))
     cooling: Cooling = Field(default_factory=Cooling, description="Air or liquid, and the liquid share of heat.")
     airflow: FlowRate | None = Field(None, description="Maximum air flow at full load, e.g. '1105 ft**3/min'.")
     host_memory: HostMemory | None = Field(None, description=(
         "Host memory and the accelerators' link to it; training may offload activations and optimizer state there. "
         "Left out: no offload."))
+
+
+    #: The NICs' power added to this system's figures (`with_nic_power`); None where `power` includes them.
+    _nic_power: Q | None = PrivateAttr(default=None)
+
+    @property
+    def nic_power(self) -> Q | None:
+        """The fitted NICs' power this system's draw adds to `power` (None: `power` includes its NICs)."""
+        return self._nic_power
+
+
+def with_nic_power(items: Mapping[str, Document]) -> dict[str, Document]:
+    """`items` with each system whose `power` leaves its NICs out carrying their power (`System.nic_power`).
+
+    The NICs' `power` x their count in `nics`, as catalogued; a NIC that names no NIC part adds nothing (REF001
+    reports it). Systems whose figure includes their NICs (the default) are the same objects, so nothing is counted
+    twice.
+    """
+    out = dict(items)
+    for key, s in items.items():
+        if isinstance(s, System) and not s.power_includes_nics:
+            nics = [(n, slot.count) for slot in s.nics if isinstance(n := items.get(slot.part), NIC)]
+            copy = s.model_copy()
+            copy._nic_power = sum((n.power * count for n, count in nics), Q_(0, "W")).to("W")
+            out[key] = copy
+    return out
+
+
+def max_draw(part: object) -> Q:
+    """A system's or switch's maximum draw: `power.max`, plus a system's NICs where its figure leaves them out."""
+    return _plus_nics(part, part.power.max)  # type: ignore[attr-defined]
+
+
+def typical_draw(part: object) -> Q:
+    """Typical draw where the datasheet states one, else the maximum (the stated fallback); NICs as in `max_draw`."""
+    typical = part.power.typical  # type: ignore[attr-defined]
+    return _plus_nics(part, typical) if typical is not None else max_draw(part)
+
+
+def idle_draw(part: object) -> Q | None:
+    """The draw with no job running where the datasheet states one (`power.idle`), NICs as in `max_draw`; else None."""
+    idle = part.power.idle  # type: ignore[attr-defined]
+    return None if idle is None else _plus_nics(part, idle)
+
+
+def _plus_nics(part: object, draw: Q) -> Q:
+    nics = part.nic_power if isinstance(part, System) else None
+    return draw if nics is None else draw + nics

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps
-from archgen.perf.explore.points import PointRow, Result, unmeasured_efficiencies
+from archgen.perf.explore.points import PointRow, Result, model_defaults, unmeasured_efficiencies
 from archgen.quantity_json import to_json as quantity
 from archgen.render.sweep import DISPLAY, level_text, shown
 from archgen.units import Q_, Q
@@ -27,6 +27,7 @@ def summary(result: Result) -> str:
         lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
     lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
               for line in unmeasured_efficiencies(result.problem)]
+    lines += [f"  note: {line}" for line in model_defaults(result.problem)]
     return "\n".join(lines)
 
 
@@ -54,4 +55,4 @@ def to_json(result: Result) -> dict[str, Any]:
             "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
             "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
             "front": [point(result.rows[i]) for i in result.front],
-            "unmeasured_efficiencies": unmeasured_efficiencies(p)}
+            "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p)}

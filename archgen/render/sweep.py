@@ -18,7 +18,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen import metrics as registry
 from archgen.model.workload import job_kind
-from archgen.perf.explore.points import PointRow, Result, requirements, unmeasured_efficiencies
+from archgen.perf.explore.points import PointRow, Result, model_defaults, requirements, unmeasured_efficiencies
 from archgen.perf.explore.tally import Fitting, tally
 from archgen.perf.explore.tally import categories as categorical_axes
 from archgen.render import fmt, provenance
@@ -219,12 +219,19 @@ def unmeasured_bullet(result: Result) -> tuple[str, ...]:
             "do to it): " + "; ".join(lines) + ".",)
 
 
+def defaults_bullet(result: Result) -> tuple[str, ...]:
+    """The model's defaults every point takes where a part states no figure, per accelerator (none: no bullet)."""
+    lines = model_defaults(result.problem)
+    return ("At every point of the sweep, " + "; ".join(lines) + ".",) if lines else ()
+
+
 def conventions_section(result: Result) -> Section:
     """How the points were evaluated."""
     return Section("conventions", "Conventions").add(Bullets((
         "Every point is an estimate of the base workload by archgen's performance model (docs/perf-model.md); a "
         "parallel layout the workload and the axes leave open is searched (the fastest that fits).",
         *unmeasured_bullet(result),
+        *defaults_bullet(result),
         "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "

@@ -23,6 +23,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
+from archgen.perf.workload.defaults_note import defaults_note
 from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
@@ -259,6 +260,17 @@ def unmeasured_efficiencies(problem: SweepProblem) -> list[str]:
     dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
     machines = {m.hardware.accelerator: m.hardware for m in problem.bases.values()}
     return [line for _, hw in sorted(machines.items()) if (line := unmeasured(hw, dtypes))]
+
+
+def model_defaults(problem: SweepProblem) -> list[str]:
+    """Per accelerator of the sweep, the model's defaults its points take where the part states no figure.
+
+    In the words of `archgen estimate`'s note (`perf.workload.defaults_note`, the one helper): "not stated by
+    trainium2 or its system, so taken from the model's defaults: vector (FP32 FMA) efficiency ...". None for parts
+    that state every figure the estimates use.
+    """
+    machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
+    return list(dict.fromkeys(line for hw in machines for line in defaults_note(hw)))  # one line per distinct note
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:
