@@ -339,12 +339,12 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
 def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: int, memo: dict, slot: bool = True):
     """`dp_exposed`'s collectives of the (point, plan) pairs, timed once per distinct (network figures, plan).
 
-    A plan sets the groups and the sizes, a point's network figures (`collectives.HW_FIELDS`) the rest; the other
-    figures a sweep varies (HBM bandwidth, peak) enter no collective. The times are kept in `memo` (the layout set's,
-    `Prepared.memo`), by what sets them: the group (`dp_exposed`'s "dp" or "expert", whose sizes and ranks the plan
-    sets) and the operations asked, then per (plan, network figures); one an earlier batch or round timed is looked
-    up. `slot`: the pairs' axis is followed by the floors' slot axis (else `full`'s flat pairs), which sets the
-    tables' shape. None where the table would be too large.
+    A plan sets the groups and the sizes (per sharding stage: `kk` numbers `full`'s (plan, stage 3 or not)), a
+    point's network figures (`collectives.HW_FIELDS`) the rest; HBM bandwidth and peak enter no collective. The times
+    are kept in `memo` (the layout set's, `Prepared.memo`), by what sets them: the group (`dp_exposed`'s "dp" or
+    "expert") and the operations asked, then per (`kk`, network figures); one an earlier batch or round timed is
+    looked up. `slot`: the pairs' axis is followed by the floors' slot axis, each slot its own sizes (else `full`'s
+    flat pairs), which sets the tables' shape. None where the table would be too large.
     """
     if "levels" not in memo:
         level, levels = np.zeros(len(pts.indices), dtype=np.int64), 1  # each point's network figures, numbered
@@ -393,5 +393,8 @@ def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarra
         at = (point - offset, prep.a_of_row[row])
         lt = LayerTimes(*(x if np.ndim(x) == 0 else np.broadcast_to(x, (got.bound.shape[0], len(prep.a_lay["tp"])))[at]
                           for x in (getattr(got.layer, f.name) for f in dataclasses.fields(got.layer))))
-        timer = _timer(pts, 0, point, prep.plan_of_row[row], len(prep.m), prep.memo, slot=False)
+        # a plan's rows of stage 3 time one gather per step's parameters, the others one per bucket (`exposure.
+        # dp_exposure`): other sizes, so the memo keys them apart (keyed by the plan alone, a row took another's times)
+        key = prep.plan_of_row[row] + len(prep.m) * (np.asarray(prep.lay["zero"])[row] >= 3)
+        timer = _timer(pts, 0, point, key, 2 * len(prep.m), prep.memo, slot=False)
     return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row), lt, timer)
