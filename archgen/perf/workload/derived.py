@@ -182,13 +182,14 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     if m.get("tokens_per_second"):
         m["energy_per_token"] = power / m["tokens_per_second"]
         tokens = m["tokens_per_second"]
-        ends: dict[str, float] = {}
+        ends: tuple[float, float] | None = None
         if goodput is not None:
             m["goodput"], low, high = goodput()
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
-                ends = {"low": tokens * low, "high": tokens * high}
-                m.update({f"goodput_tokens_per_second_{end}": t for end, t in ends.items()})
+                # literal keys: one string shared by every row (a formatted key is a new string per row, 79 B each)
+                ends = (tokens * low, tokens * high)
+                m["goodput_tokens_per_second_low"], m["goodput_tokens_per_second_high"] = ends
             m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
         if base.cost_per_accelerator_hour is not None and tokens > 0:
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
@@ -196,8 +197,7 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             f = base.failures if goodput is not None else None
             spares = charged_spares(spare_nodes(f, gpus) * f.per_node, base.accelerators, base.utilisation) \
                 if f is not None else 0.0
-            span = cost_ends(base.cost_per_accelerator_hour, gpus, spares,
-                             (ends["low"], ends["high"]) if ends else (tokens, tokens))
+            span = cost_ends(base.cost_per_accelerator_hour, gpus, spares, ends or (tokens, tokens))
             m.update({k: v for k, v in span.items() if k.startswith("cost_per_token")})
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
