@@ -314,9 +314,8 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
                 ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times("expert", experts, *expert_group),
                                                     strict=True))
             total = params + experts
-        # one layout of plain numbers: only its stage's time (the `where` below picks it from all three)
-        one = isinstance(zero, NUMBER) and isinstance(t_mb, NUMBER) and isinstance(bwd_window, NUMBER) and isinstance(
-            fwd_window, NUMBER) and isinstance(m, NUMBER)
+        # one sharding stage for every layout (a number: one layout, or a batch's slots of a stage): its time alone
+        one = isinstance(zero, NUMBER)
         if one and zero >= 3:
             return m * maximum(0.0, 2.0 * ag + rs - t_mb)
         edge = minimum(1.0, bucket / maximum(total, 1.0))
