@@ -311,7 +311,7 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     safe = np.where(rows >= 0, rows, rows[:, :1])
     zero = np.asarray(prep.lay["zero"][safe], dtype=float)
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)  # as `estimate_training`'s tail
-    bw, fw, dp_c = layers * x(bwd) * x(sched), layers * x(fwd) * x(sched), 0.0
+    bw, fw, dp_c = layers * x(bwd) * x(sched), layers * x(fwd) * x(sched), np.asarray(0.0)
     # once per kind of stage the slots hold (0, 1-2, 3: what `dp_exposed` tells apart), memo keys as `full`'s
     for stage, on in ((0.0, zero < 1), (1.0, (zero >= 1) & (zero < 3)), (3.0, zero >= 3)):
         if on.any():
