@@ -165,6 +165,29 @@ def test_the_dp_collective_memo_is_keyed_by_group_not_by_call_order(tmp_path, mo
             assert np.array_equal(a, b) and np.array_equal(a, c), group
 
 
+def test_the_dp_memo_keeps_a_plans_fsdp_rows_apart_from_its_bucketed_ones(tmp_path):
+    """Stage 3 gathers a step's parameters at once, stages 0-2 bucket by bucket (`exposure.dp_exposure`), so one plan's
+    rows ask collectives of other sizes. Timed through one memo, either kind first, they are the estimates without it
+    (keyed by the plan alone, the second kind took the first's times: 72 of the 10,080-point benchmark sweep's points
+    fell back to the per-point path, which made the batched sweep 2.9x slower)."""
+    (p,) = problems(tmp_path, MIXED.replace("accelerators: [64, 72, 512, 2000]", "accelerators: [128]"))
+    pos = np.arange(8)
+    pts, setup, prep = _set(p, batch._levels(p, 0, 8), pos)
+    got = vb.parts(pts, setup, prep, slice(0, 8))
+    zero = np.asarray(prep.lay["zero"])
+    both = [r[r >= 0] for r in prep.plan_rows if len(set((zero[r[r >= 0]] >= 3).tolist())) == 2]
+    assert both  # plans with rows of both kinds, and more than one bucket (70B over tp x pp <= 128 GPUs)
+    rows = np.concatenate(both)
+    fsdp, bucketed = rows[zero[rows] >= 3], rows[zero[rows] < 3]
+    for order in ((fsdp, bucketed), (bucketed, fsdp)):
+        memo = dataclasses.replace(prep, memo={})
+        for r in order:
+            point, row = np.repeat(pos, len(r)), np.tile(r, len(pos))
+            kept, fresh = vb.full(pts, setup, memo, point, row, got, 0), vb.full(pts, setup, prep, point, row)
+            for f in ("dp_comm", "step_time"):
+                assert np.array_equal(getattr(kept, f), getattr(fresh, f)), f
+
+
 def test_the_least_plans_of_similar_points_are_those_a_stable_sort_puts_first():
     """`vectorised._least` partitions only the plans under some point's ceiling (the k-th least bound among the
     first point's 2k least plans): each row's k least, in order, as a stable argsort gives them."""

@@ -302,22 +302,22 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     gc = got.col[g]
     width = len(got.t_rank)
     lts = (got.bound.shape[0], len(prep.a_lay["tp"]))
-    fwd = col(np.broadcast_to(got.forward, lts)[pt, a])
-    bwd = col(np.broadcast_to(got.backward, lts)[pt, a])
+    fwd, bwd = (col(np.broadcast_to(f, lts)[pt, a]) for f in (got.forward, got.backward))
     t_rank = np.stack([t[pt, gc] for t in got.t_rank], axis=-1)[:, None, :]
-    params = got.params[gc][:, None, :]
-    experts = got.experts[gc][:, None, :]
+    params, experts = (q[gc][:, None, :] for q in (got.params, got.experts))
     layers = prep.group_split.layers[g][:, None, :]
     real = prep.group_split.count[g][:, None, :] > 0
     rows = prep.plan_rows[kk]
     safe = np.where(rows >= 0, rows, rows[:, :1])
     zero = np.asarray(prep.lay["zero"][safe], dtype=float)
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)  # as `estimate_training`'s tail
-    sched = x(sched)
-    timer = _timer(pts, offset, pt, kk, len(prep.m), prep.memo)
-    dp_c = dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), x(zero), layers * x(bwd) * sched,
-                      layers * x(fwd) * sched, t_rank, x(m), (experts, x(edp), x(k_edp)), timer,
-                      bucket=x(bucket_params(job, dp)))
+    bw, fw, dp_c = layers * x(bwd) * x(sched), layers * x(fwd) * x(sched), np.asarray(0.0)
+    b = x(bucket_params(job, dp))  # timed per kind of stage held (0, 1-2, 3: `dp_exposed`'s), memo keys as `full`'s
+    for stage, on in ((0.0, zero < 1), (1.0, (zero >= 1) & (zero < 3)), (3.0, zero >= 3)):
+        if on.any():
+            timer = _timer(pts, offset, pt, kk + len(prep.m) * int(stage >= 3), 2 * len(prep.m), prep.memo)
+            dp_c = np.where(x(on), dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), stage, bw, fw, t_rank,
+                                              x(m), (experts, x(edp), x(k_edp)), timer, bucket=b), dp_c)
     code = x(np.asarray(prep.lay["offload"][safe]).astype(int))
     on = x(zero) >= 1
     shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
@@ -340,12 +340,12 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
 def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: int, memo: dict, slot: bool = True):
     """`dp_exposed`'s collectives of the (point, plan) pairs, timed once per distinct (network figures, plan).
 
-    A plan sets the groups and the sizes, a point's network figures (`collectives.HW_FIELDS`) the rest; the other
-    figures a sweep varies (HBM bandwidth, peak) enter no collective. The times are kept in `memo` (the layout set's,
-    `Prepared.memo`), by what sets them: the group (`dp_exposed`'s "dp" or "expert", whose sizes and ranks the plan
-    sets) and the operations asked, then per (plan, network figures); one an earlier batch or round timed is looked
-    up. `slot`: the pairs' axis is followed by the floors' slot axis (else `full`'s flat pairs), which sets the
-    tables' shape. None where the table would be too large.
+    A plan and whether its stage is 3 (`kk` numbers them: (plan, stage 3 or not) of `plans`) set the groups and the
+    sizes, a point's network figures (`collectives.HW_FIELDS`) the rest; HBM bandwidth and peak enter no collective.
+    The times are kept in `memo` (the layout set's, `Prepared.memo`), by the group (`dp_exposed`'s "dp" or "expert")
+    and the operations asked, then per (`kk`, network figures); one an earlier batch or round timed is looked up.
+    `slot`: the pairs' axis is followed by the floors' slot axis (else `full`'s flat pairs), which sets the tables'
+    shape. None where the table would be too large.
     """
     if "levels" not in memo:
         level, levels = np.zeros(len(pts.indices), dtype=np.int64), 1  # each point's network figures, numbered
@@ -394,5 +394,7 @@ def full(pts: PointSet, setup, prep: Prepared, point: np.ndarray, row: np.ndarra
         at = (point - offset, prep.a_of_row[row])
         lt = LayerTimes(*(x if np.ndim(x) == 0 else np.broadcast_to(x, (got.bound.shape[0], len(prep.a_lay["tp"])))[at]
                           for x in (getattr(got.layer, f.name) for f in dataclasses.fields(got.layer))))
-        timer = _timer(pts, 0, point, prep.plan_of_row[row], len(prep.m), prep.memo, slot=False)
+        # stage 3 gathers per step, 0-2 per bucket (`exposure.dp_exposure`): other sizes, so keyed apart in the memo
+        key = prep.plan_of_row[row] + len(prep.m) * (np.asarray(prep.lay["zero"])[row] >= 3)
+        timer = _timer(pts, 0, point, key, 2 * len(prep.m), prep.memo, slot=False)
     return estimate_training(hw, setup.job, layout_of(prep.lay, setup, row), lt, timer)

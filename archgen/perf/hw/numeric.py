@@ -6,6 +6,8 @@ scalars cost about a microsecond each (issue 25), so these take numpy only when 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _ND = np.ndarray
@@ -45,6 +47,20 @@ def maximum(a, b):
     if isinstance(a, _ND) or isinstance(b, _ND):
         return np.maximum(a, b)
     return a if a > b else b
+
+
+def ceil(x):
+    """Elementwise ceiling; a plain float for a plain number.
+
+    `np.ceil` of a float is a numpy scalar, which sends every formula after it down numpy's slower paths (issue 25:
+    the DP bucket count made one estimate ~13 % slower). Infinities and NaN stay themselves, as `np.ceil` leaves them.
+    """
+    if type(x) in _PLAIN:
+        try:
+            return float(math.ceil(x))
+        except (OverflowError, ValueError):
+            return float(x)
+    return np.ceil(x)
 
 
 def as_float(x):

@@ -28,7 +28,7 @@ from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_ti
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.numeric import maximum, minimum, where
+from archgen.perf.hw.numeric import ceil, maximum, minimum, where
 from archgen.perf.train import contention as C
 from archgen.perf.train.fast import NUMBER, plain
 from archgen.perf.train.job import Job
@@ -303,7 +303,7 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
         # Megatron-core's buckets, each its own collective (`BUCKET_PARAMS`); FSDP's gathers stay one per step's
         # parameters, as before (its units are not these buckets); without `overlap_grad_reduce` Megatron-core sets
         # the bucket to infinity (distributed_data_parallel.py at core_v0.14.0, lines 66-68): one collective
-        count = where(zero >= 3, 1.0, np.ceil(maximum(p, 1.0) / bucket)) if grad_on else 1.0
+        count = where(zero >= 3, 1.0, ceil(maximum(p, 1.0) / bucket)) if grad_on else 1.0
         per = p / count
         asked = [r for r, w in zip((("all_reduce", per * gb), ("reduce_scatter", per * gb), ("all_gather", per * wb)),
                                    need, strict=True) if w]
@@ -328,9 +328,8 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
                 ar, rs, ag = (a + b for a, b in zip((ar, rs, ag), times("expert", experts, *expert_group),
                                                     strict=True))
             total = params + experts
-        # one layout of plain numbers: only its stage's time (the `where` below picks it from all three)
-        one = isinstance(zero, NUMBER) and isinstance(t_mb, NUMBER) and isinstance(bwd_window, NUMBER) and isinstance(
-            fwd_window, NUMBER) and isinstance(m, NUMBER)
+        # one sharding stage for every layout (a number: one layout, or a batch's slots of a stage): its time alone
+        one = isinstance(zero, NUMBER)
         if one and zero >= 3:
             return m * maximum(0.0, 2.0 * ag + rs - t_mb)
         edge = minimum(1.0, bucket / maximum(total, 1.0))
