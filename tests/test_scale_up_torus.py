@@ -54,6 +54,42 @@ def test_ultraserver_torus_cables_its_third_dimension(tmp_path) -> None:
     assert net010 == []
 
 
+CABLE = """kind: Link
+id: test-neuronlink-cable
+name: copper cable of this test (not a real part)
+vendor: test
+source: ["this test"]
+media: dac
+rate: 1024 Gbit/s
+reach: 3 m
+power_per_end: 0.5 W
+lanes: 4
+"""
+
+
+def test_ultraserver_cables_reach_cabling_bom_and_reliability(tmp_path) -> None:
+    """The 4x4x4's 2 x 64 cables between instances are a cabling tier of `scale_up.link`, as a torus fabric's
+    neighbour links: 128 copper assemblies in the BOM, 128 x 2 ends x 0.5 W = 128 W of optics, 128 cable units in
+    the reliability model (one cable per link: the part does not split)."""
+    from archgen.analyse.reliability import analyse_reliability
+
+    parts = dict(PARTS) | {"parts/cable.yaml": CABLE}
+    parts["parts/trainium2.yaml"] = parts["parts/trainium2.yaml"].replace("links: 4}", "links: 6}")
+    parts["parts/trn2-48xlarge.yaml"] += "torus_block: [4, 4, 1]\n"
+    r = run_specs(tmp_path, parts | {"clusters/t.yaml": CLUSTER.replace("SCALE_UP", (
+        "domain: rack, size: 64, technology: neuronlink, topology: torus, dims: [4, 4, 4], bandwidth: 1.28 TB/s, "
+        "link: test-neuronlink-cable"))})
+    a = r.clusters["cluster/t"]
+    assert a.cabling is not None
+    (tier,) = [t for t in a.cabling.tiers if t.fabric == "scale_up"]
+    assert (tier.tier, tier.links, tier.cables) == ("neighbour", 128, {"test-neuronlink-cable": 128})
+    assert tier.optics_power.m_as("W") == pytest.approx(128 * 2 * 0.5)
+    assert [(b.kind, b.quantity) for b in a.cabling.bom if b.part == "test-neuronlink-cable"] == [("Link", 128)]
+    assert r.metrics["cluster/t"]["links"].m == 128
+    cables = [c for c in analyse_reliability(r.specs, a).classes if c.name == "cable"]
+    assert [(c.units, c.parts) for c in cables] == [(128, ("test-neuronlink-cable",))]
+
+
 def test_block_links_keep_the_wraparound_of_a_spanned_dimension() -> None:
     """A block spanning a dimension keeps its ring on the board; a smaller block keeps b - 1 links per line."""
     assert block_links([4, 4, 4], [4, 4, 1]) == 128

@@ -319,7 +319,7 @@ def optics_outside_systems(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> 
     (`System.power_includes_optics`); a fabric whose nodes differ splits them by the nodes' share of its ports.
     """
     fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
-    inside = sum((t.node_optics_power * _included_share(a, fabrics[t.fabric]) for t in tiers), Q_(0, "W"))
+    inside = sum((t.node_optics_power * _included_share(a, fabrics.get(t.fabric)) for t in tiers), Q_(0, "W"))
     return (sum((t.optics_power for t in tiers), Q_(0, "W")) - inside).to("kW")
 
 
@@ -332,15 +332,16 @@ def _modules_inside_nodes(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> d
     fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
     out: Counter[str] = Counter()
     for t in tiers:
-        share = _included_share(a, fabrics[t.fabric])
+        share = _included_share(a, fabrics.get(t.fabric))
         for mid, n in t.node_modules.items():
             out[mid] += round(n * share)
     return dict(out)
 
 
-def _included_share(a: ClusterAnalysis, fa: FabricAnalysis) -> float:
+def _included_share(a: ClusterAnalysis, fa: FabricAnalysis | None) -> float:
     """Share of a fabric's node ports on systems whose `power.max` includes their modules (by nodes, if no ports)."""
-    ports = [(fa.ports_per_node.get(nt.part.id, 0) * nt.count, nt.part.power_includes_optics) for nt in a.nodes]
+    ports = [(fa.ports_per_node.get(nt.part.id, 0) * nt.count, nt.part.power_includes_optics) for nt in a.nodes
+             if fa is not None]   # none: a torus scale-up domain's cables, between its accelerators' systems
     if not sum(n for n, _ in ports):
         ports = [(nt.count, nt.part.power_includes_optics) for nt in a.nodes if nt.part.accelerators]
     total = sum(n for n, _ in ports)

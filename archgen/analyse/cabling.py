@@ -29,6 +29,7 @@ from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems, su
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.placement import access_ports, other_ends, place_switches, spare_leaf_ports
+from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
 from archgen.model.fabrics import LINK_TIERS
@@ -208,8 +209,8 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
         if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
             for name in fa.links:
                 options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
-                tiers.append(_tier_totals(fa, name, options, None, node_cage_ports(a, fa) if name == "access"
-                                          else None, fa.fabric.spec.speed))
+                tiers.append(_tier_totals(fa.fabric.spec.id, name, fa.links[name] * fa.planes, options, None,
+                                          node_cage_ports(a, fa) if name == "access" else None, fa.fabric.spec.speed))
             continue
         # A fabric its switches cannot build (a radix short of the ports, too few tiers: NET001/NET003) gets its
         # counts but no wiring: runs to switches that cannot exist mean nothing, and their size grew with the
@@ -226,8 +227,13 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 runs.append(tr)
             else:
                 tr = None
-            tiers.append(_tier_totals(fa, tier_name, options, tr, node_cage_ports(a, fa) if tier_name == "access"
-                                      else None))
+            tiers.append(_tier_totals(fa.fabric.spec.id, tier_name, fa.links[tier_name] * fa.planes, options, tr,
+                                      node_cage_ports(a, fa) if tier_name == "access" else None,
+                                      link_speed(fa, tier_name)))
+    su = a.scale_up   # a torus scale-up domain's cables between systems: counted as a torus fabric's neighbour links
+    if su is not None and su.cables:
+        options, speed = scale_up_cables(cluster)
+        tiers.append(_tier_totals("scale_up", "neighbour", su.cables * su.domains, options, None, None, speed))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
                    tuple(problems), optics, net_power)
@@ -326,11 +332,8 @@ def node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
     return min(per, default=1)
 
 
-def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...], tr: TierRuns | None,
-                 a_cage_ports: int | None = None, speed: Q | None = None) -> TierCabling:
-    links = fa.links[tier] * fa.planes
-    if speed is None:
-        speed = link_speed(fa, tier)
+def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, ...], tr: TierRuns | None,
+                 a_cage_ports: int | None, speed: Q) -> TierCabling:
     by: dict[tuple[str, float], int] = {}
     per_option = np.zeros(max(len(options), 1), dtype=np.int64)
     single = np.zeros(max(len(options), 1), dtype=np.int64)   # access runs whose A end is not a node
@@ -388,6 +391,6 @@ def _tier_totals(fa: FabricAnalysis, tier: str, options: tuple[LinkOption, ...],
                 at_nodes[end.id] += k if side in at_node else 0
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
-    return TierCabling(fa.fabric.spec.id, tier, links, options, by, modules, cables, power.to("W"), max_len,
+    return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
                        {m: n for m, n in at_nodes.items() if n})

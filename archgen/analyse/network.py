@@ -20,6 +20,7 @@ from archgen.analyse.nodes import (  # re-exported
     nic_transport,
     node_types,
 )
+from archgen.analyse.scale_up_switches import placed_switches
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
@@ -126,34 +127,9 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
         problems.append(Problem("NET010", ("scale_up", "technology"), f"the domain's technology is {su.technology}, "
                                 f"its switch {sw.id} is {sw.technology}: expected technology: {sw.technology}, or "
                                 "a switch part of the domain's technology"))
-    problems += _link_bandwidth(design, nodes, su) + _placed_switches(cluster, su)
+    problems += _link_bandwidth(design, nodes, su) + placed_switches(cluster, su)
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
-
-
-def _placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
-    """Scale-up switch trays placed in each rack type against `switches` per domain times its domains.
-
-    The ports check takes `switches` as written, and the racks' power, weight and BOM count the trays placed, so a
-    count that differs from the racks (18 claimed for the 9 trays of an NVL72, or `domain: node` on an NVL72 rack,
-    which would need 9 trays per tray of GPUs) would pass with figures from two different designs.
-    """
-    if su.switch is None:
-        return []
-    problems = []
-    for rid in sorted(cluster.rack_counts):
-        items = cluster.rack_types[rid].items
-        systems = sum(1 for p in items if isinstance(p.part, System) and p.part.accelerators)
-        if not systems:
-            continue
-        placed = sum(1 for p in items if p.part.id == su.switch)
-        domains = 1 if su.domain == "rack" else systems
-        if placed != domains * su.switches:
-            problems.append(Problem("NET010", ("scale_up", "switches"),
-                                    f"{rid} places {placed} {su.switch} for its {domains} {su.domain} domain(s); "
-                                    f"{su.switches} per domain make {domains * su.switches}",
-                                    count(placed), count(domains * su.switches)))
-    return problems
 
 
 def _mesh_links(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp, per_acc: float) -> list[Problem]:

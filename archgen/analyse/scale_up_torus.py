@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from archgen.analyse.nodes import NodeType, compute_accelerator, compute_node, count
 from archgen.analyse.ports import Problem
 from archgen.analyse.topologies import ring_links, torus_figures
-from archgen.build import ClusterDesign, Design
+from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Accelerator, System
 from archgen.model.cluster import ScaleUp
+from archgen.units import Q_, Q
 
-__all__ = ["TorusDomain", "block_links", "torus_domain"]
+__all__ = ["TorusDomain", "block_links", "scale_up_cables", "torus_domain"]
 
 
 @dataclass(frozen=True)
@@ -118,3 +119,17 @@ def _rack_board(cluster: ClusterDesign, nodes: tuple[NodeType, ...], dims: list[
                            "sides dividing the torus', whose product is the system's accelerators",
                            count(math.prod(block)), count(system.accelerators))]
     return block_links(dims, block), []
+
+
+def scale_up_cables(cluster: ClusterDesign) -> tuple[tuple[LinkOption, ...], Q]:
+    """Link options and line rate of a torus domain's cables, for `analyse.cabling`'s tier totals.
+
+    The cables between systems (`TorusDomain.cables`) are chip-to-chip links like a torus fabric's neighbour tier:
+    the domain's `scale_up.link` part at both ends, one link per cable (its `links_per_cable` where it splits),
+    counted without lengths (the fabric's torus is not wired to racks either). Without a `link` part the links are
+    counted and left unpriced (no media), as a fabric tier that names none.
+    """
+    link = cluster.scale_up_link
+    if link is None:
+        return (), Q_(0, "Gbit/s")
+    return (LinkOption(link, link, ("scale_up", "link")),), link.rate.to("Gbit/s")

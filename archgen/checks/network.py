@@ -186,7 +186,9 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
     (per direction, as datasheets give it): NVLink 5 is 900 GB/s per direction, 1.8 TB/s both ways. Estimates
     run on the domain's figure. Each rack type holding accelerators places `switches` trays of the `switch` part
     per domain (one per rack, or one per node), so the ports are judged on the trays the racks' power and BOM count.
-    An NVLink domain runs on an NVLink switch part, and an NVLink switch part only in an NVLink domain. A mesh
+    An NVLink domain runs on an NVLink switch part, and an NVLink switch part only in an NVLink domain. A switched
+    rack domain of several systems names its switch part: no system holds switches that join it to the others (a
+    node domain may hold them, as a DGX's baseboard does, so it is taken at its word). A mesh
     joins every accelerator to each of its `size - 1` peers, so the accelerator needs that many links (times
     `links_per_peer`) where its `scale_up.links` is stated. A torus joins each accelerator to its neighbours along
     `dims` (4 in a Trn2 instance's 4x4), so the accelerator needs that many links, and its bandwidth is at most what

@@ -41,6 +41,17 @@ def test_open_line_folds_the_ring() -> None:
     assert t == pytest.approx(2 * 3 / 4 * size / (B * EFF) + 6 * ALPHA, rel=1e-12)
 
 
+def test_a_pair_shares_one_link() -> None:
+    """2 chips, of a dimension of 16 or a whole dimension of 2, are joined by one link (N/2 links along a dimension
+    of 2, `torus_figures`): each sends S/2 to the other at B per direction, 2·(1/2)·S/(B·eff) + 2α, not at 2B."""
+    size = 2**28
+    want = 2 * 1 / 2 * size / (B * EFF) + 2 * ALPHA
+    for dims in ((16, 16), (2, 4, 4)):
+        for algorithm in ("ring", "tree", "auto"):
+            t = collective_time(_hw(dims), "all_reduce", size, 2, algorithm=algorithm)
+            assert t == pytest.approx(want, rel=1e-12), (dims, algorithm)
+
+
 def test_bucket_on_a_cube_reaches_the_injection_bound() -> None:
     """16x16x16, 4,096 ranks, 1 GiB: the bucket algorithm's bandwidth term is within 0.5 % of 2(n − 1)/n·S over the
     chip's 6 links (each dimension carries a third of the data in every order)."""

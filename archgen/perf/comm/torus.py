@@ -8,8 +8,11 @@ group spans whole keeps its wraparound link.
 With B the link bandwidth per direction times the accelerator's measured link efficiency, α the per-hop latency
 (the accelerator's `scale_up.latency`) and t_i the group's size along dimension i:
 
-* a dimension carries 2B (a bidirectional ring: the group spans it whole and it wraps, or it has 2 chips) or B
-  (a line, the ring folded back onto it);
+* a dimension carries 2B (a bidirectional ring: the group spans it whole, it has 3 or more chips and it wraps) or
+  B (a line, the ring folded back onto it). Two chips, whether a dimension of 2 or 2 of a longer one, are joined
+  by one link (the pair's one link of `analyse.topologies.torus_figures`, and Google's TPU v4 slices wrap only
+  dimensions that are multiples of 4: https://cloud.google.com/tpu/docs/v4): B each way. Parallel links to a
+  neighbour are the link's bandwidth (`links_per_neighbour`), not a second ring direction;
 * **bucket** all-reduce (reduce-scatter along each dimension in turn, then all-gather back; E. Chan et al.,
   "Collective communication: theory, practice, and experience", Concurrency Computat. 19, 2007, section 6 on
   multi-dimensional tori): D copies, each on 1/D of the data, run the dimensions in rotated orders so every
@@ -50,9 +53,9 @@ def sub_torus(dims: tuple[int, ...], n: int) -> list[int]:
 
 
 def _dim_bandwidth(hw: Hardware, t: int, d: int | None) -> float:
-    """Bandwidth a dimension of t chips gives a ring (both directions when it closes)."""
+    """Bandwidth a dimension of t chips gives a ring (both directions when it closes; a pair shares one link)."""
     b = hw.torus_link_bandwidth * hw.scale_up_efficiency
-    closes = t == 2 or (d is not None and t == d and t >= 3 and hw.torus_wraparound)
+    closes = d is not None and t == d and t >= 3 and hw.torus_wraparound
     return 2.0 * b if closes else b
 
 
