@@ -75,6 +75,7 @@ class Job:
     permute_in_dispatch: bool = _D.permute_in_dispatch
     grad_accum_fusion: bool = _D.grad_accum_fusion
     cuda_graphs: str = _D.cuda_graphs
+    cross_entropy: str = _D.cross_entropy
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:
@@ -83,7 +84,7 @@ class Job:
                    knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.moe_dispatcher,
                    knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe, knobs.permute_in_dispatch,
-                   knobs.grad_accum_fusion, knobs.cuda_graphs)
+                   knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.cross_entropy)
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

@@ -44,6 +44,7 @@ from archgen.model.switches import (
     STACKS,
     SWITCHES,
     AttentionKernel,
+    CrossEntropy,
     CudaGraphs,
     Fp8Recipe,
     GatherDtype,
@@ -81,6 +82,7 @@ if TYPE_CHECKING:
         permute_in_dispatch: bool
         grad_accum_fusion: bool
         cuda_graphs: CudaGraphs
+        cross_entropy: CrossEntropy
 else:
     #: The resolved switches of a training job: one field per row of the table.
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)
