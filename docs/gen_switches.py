@@ -232,6 +232,16 @@ COVERAGE["ddp_bucket_size"] = Cover("none", (
     "the sizes their configs and logs give (768M, 134M parameters), not a timing of one job at two sizes",
     "mlcommons/training_results_v5.0 and v5.1 (each submission runs one bucket size); Megatron-core and "
     "Megatron-Bridge code (comm_overlap.py sets 128 Mi with the distributed optimizer); not searched further")
+COVERAGE["cross_entropy"] = Cover("none", (
+    f"{_P}test_cross_entropy.py::test_bytes_per_logit_as_counted_from_the_kernels",
+    f"{_P}test_cross_entropy.py::test_the_output_layer_charges_the_loss_the_job_states",
+    f"{_P}test_qwen3_breakdown.py::test_the_recipes_fused_cross_entropy_is_charged"),
+    "bytes per logit counted from Megatron-LM's cross_entropy.py (v2.6, core_v0.9.0), Megatron-core's "
+    "fused_cross_entropy.py (d98e8a6) and Transformer Engine's Triton kernels (f031cf8), not a timing",
+    "Megatron-core, Megatron-Bridge and Transformer Engine code and the MLPerf Training v5.0/v5.1 configs (the fusion "
+    "set, no run without it); TransformerEngine PR #1456 (introduces the kernel, no timing); Liger-Kernel PR #1207 "
+    "and ServiceNow/Fast-LLM PR #466 (other kernels' loss-only timings, not Megatron's): no published on/off step "
+    "time for a Megatron training run found")
 
 #: Each overlapped communication (issue 20 part 1) and what holds it to a publication; CP overlap is not a switch
 #: (the ring always runs beside the attention core), so it has no row above.

@@ -41,6 +41,9 @@ GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
 Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8"]
 MoeDispatcher = Literal["alltoall", "deepep", "hybridep"]
+#: The output layer's cross entropy: Megatron's unfused FP32 one, Megatron-core's fused one (impl 'native') or
+#: Transformer Engine's Triton kernels (impl 'te'); bytes per logit in `archgen.perf.train.loss`.
+CrossEntropy = Literal["unfused", "native", "te"]
 #: Megatron-core's CUDA-graph scopes (`cuda_graph_scope`, transformer_config.py at 3097d81), joined by "+" in the
 #: order Megatron lists them; "none" is `cuda_graph_impl` "none". moe_preprocess needs moe_router (its assert).
 #: Megatron-core's own DDP bucket (`bucket_size` None: max(40M, 1M x DP size) parameters; `ddp_bucket_size`).
@@ -231,6 +234,19 @@ class StackSwitches(Spec):
                              f"bucket_size, such as 134217728; a smaller bucket closes at every weight tensor, "
                              f"which the model does not count) or 'default', got {as_written(value)}")
         return value
+    cross_entropy: Annotated[CrossEntropy | None, ByStack(
+        ("unfused", f"{_LM21}: megatron/model/gpt_model.py:56 at v2.6, vocab_parallel_cross_entropy(output.float(), "
+                    "labels); no fused loss"),
+        ("unfused", "Megatron-LM core_v0.9.0 megatron/core/model_parallel_config.py:201: cross_entropy_loss_fusion "
+                    "= False (--cross-entropy-loss-fusion, arguments.py:1216, is opt-in and not in the README's "
+                    "flags)"),
+        ("te", f"{_BRIDGE} src/megatron/bridge/models/gpt_provider.py: cross_entropy_loss_fusion = True (v0.2.2:180, "
+               "v0.4.0:196); scripts/performance set cross_entropy_fusion_impl = 'te' (v0.2.2 utils/helpers.py:108, "
+               "v0.4.0 utils/overrides.py:66)"))] = Field(
+        None, description="The output layer's cross entropy: unfused (Megatron's vocab-parallel loss in FP32, 52 B a "
+                          "logit), native (Megatron-core cross_entropy_loss_fusion with cross_entropy_fusion_impl "
+                          "'native', 32 B) or te (impl 'te', Transformer Engine's Triton kernels, 10 B); "
+                          "docs/perf-model.md, Training: the loss.")
 
     @model_validator(mode="after")
     def _dispatcher_and_dedup_agree(self) -> StackSwitches:

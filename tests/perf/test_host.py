@@ -77,8 +77,8 @@ def test_the_h100_fp8_row_is_not_host_bound(accelerators):
     # 20.22 before HybridEP's README kernel rates on H100 (`dispatcher.kernel_times`); 19.91 before training charged
     # every kernel's 1.3 µs (`KERNEL_OVERHEAD`); 19.96 at the former unsourced HBM
     # (0.85) and flash (0.8) efficiencies; 19.27 under the one-step K ramp (`kernels.k_loop_efficiency`); 19.54
-    # before grad_accum_fusion
-    assert base == pytest.approx(21.16, abs=0.05)
+    # before grad_accum_fusion; 21.16 while the loss was charged 36 B a logit, not Transformer Engine's 10 B (`loss`)
+    assert base == pytest.approx(20.81, abs=0.05)
 
 
 def test_a_small_expert_row_on_b200_is_host_bound(accelerators):

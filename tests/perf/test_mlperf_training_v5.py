@@ -41,7 +41,8 @@ def test_rows_state_what_the_configs_set(cases):
     """Gradients reduced in bf16 (every pretrain.py: grad_reduce_in_fp32=False); FP8 delayed scaling in v5.0 and in
     Cisco's copy of that implementation, tensorwise in v5.1's; NVFP4 rows gather bf16 weights without the TP
     overlap (config_common_fp4.sh); 405B gives its embedding and loss a pipeline slot each (ASYM_PP_EMBED/LOSS);
-    one whole number of micro-batches per pipeline (GBS = MINIBS x DP)."""
+    one whole number of micro-batches per pipeline (GBS = MINIBS x DP); the loss fused, Megatron-core's 'native'
+    implementation except where config_common_8b.sh or Dell's 8B configs export CE_FUSION_IMPL=te (the profile's)."""
     for cid, c in cases.items():
         t = c.training
         assert t.stack == "nemo-2025" and t.grad_reduce_dtype == "bf16" and t.recompute == "none", cid
@@ -51,6 +52,8 @@ def test_rows_state_what_the_configs_set(cases):
         else:
             want = "delayed" if cid.startswith("mlperf-t50-") or "h100" in cid else "tensorwise"
             assert (t.precision, t.fp8_recipe, t.param_gather_dtype) == ("fp8", want, "fp8"), cid
+        native = "405b" in cid or "h100" in cid and cid.startswith("mlperf-t51-")  # CE_FUSION_IMPL unset
+        assert t.cross_entropy == ("native" if native else None), cid
         if "405b" in cid:
             assert c.model.layers == 126 and t.embedding_slot and t.loss_slot and t.pp * t.interleave == 64, cid
 
@@ -83,7 +86,7 @@ def test_header_figures_are_the_models(results):
 
 def test_eight_b_misses_are_the_dp_overlap(cases, accelerators):
     """The header's finding: the B200 8B rows (one micro-batch per step, 134M-parameter buckets as the runs set them)
-    are fast by more than 20 % (24.1 % and 22.4 %), and within 12 % once the DP gradient and parameter overlaps are
+    are fast by more than 20 % (25.1 % and 23.3 %), and within 13 % once the DP gradient and parameter overlaps are
     switched off; the NVFP4 405B rows are within 10 % as stated."""
     measured = {c.id: float(c.measured[0].value) for c in cases.values()}
 
@@ -95,7 +98,7 @@ def test_eight_b_misses_are_the_dp_overlap(cases, accelerators):
 
     for cid in ("mlperf-t51-llama31-8b-128xb200-fp8-cp2", "mlperf-t51-llama31-8b-256xb200-fp8-cp2"):
         assert error(cases[cid]) < -0.20, cid
-        assert abs(error(cases[cid], overlap_grad_reduce=False, overlap_param_gather=False)) < 0.12, cid
+        assert abs(error(cases[cid], overlap_grad_reduce=False, overlap_param_gather=False)) < 0.13, cid
     for cid, c in cases.items():
         if c.training.precision == "fp4":
             assert abs(error(c)) < 0.10, cid

@@ -53,11 +53,12 @@ def test_h100_tp_overlap_runs_and_the_cost_moves_them(monkeypatch):
     5 points has a test from a source). Both were within 10 % (+8.5 % and +8.6 %) before the fused gradient
     accumulation (`grad_accum_fusion`, on in nemo-2025) took 4 B per weight and micro-batch off: the model, already
     fast on these rows, moves further out (the 405B row by 5.4 points). The K loop's fixed cost per tile on Hopper
-    (`kernels.k_loop_efficiency`) brings them to +7.2 % and +11.1 %."""
+    (`kernels.k_loop_efficiency`) brings them to +7.2 % and +11.1 %, and the loss charged as Transformer Engine's
+    fused kernels move it (`cross_entropy` te, 10 B a logit where 36 B were charged) to +8.7 % and +11.1 %."""
     errors = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml")}
     h100_rows = {k: e for k, e in errors.items() if k.startswith("nemo-h100-")}
     assert set(h100_rows) == {"nemo-h100-llama3-70b-fp8", "nemo-h100-llama31-405b-fp8"}
-    assert h100_rows["nemo-h100-llama3-70b-fp8"] == pytest.approx(0.072, abs=0.01), h100_rows
+    assert h100_rows["nemo-h100-llama3-70b-fp8"] == pytest.approx(0.087, abs=0.01), h100_rows
     assert h100_rows["nemo-h100-llama31-405b-fp8"] == pytest.approx(0.111, abs=0.01), h100_rows
     import archgen.perf.train.training as T
     monkeypatch.setattr(T, "tp_overlap_cost", lambda *a, **k: 0.0)

@@ -63,17 +63,18 @@ def _miss(case, accelerators) -> tuple[float, float, float]:
 
 
 def test_the_same_container_misses_inside_one_nvlink_domain(accelerators):
-    """26.04.01's Blackwell rows of Qwen3-30B-A3B (no token crosses InfiniBand) are predicted 16-36 % fast, the H100
-    row 38 %: the miss belongs to the container's MoE stack, not to the two-node EP shape. The card's GB200/GB300
-    rows of the same layouts in 26.06 (whole-iteration graphs, EP overlap, fused grouped MLP) come within 8 %; the
+    """26.04.01's Blackwell rows of Qwen3-30B-A3B (no token crosses InfiniBand) are predicted 18-38 % fast, the H100
+    row 41 % (16-36 % and 38 % while the loss was charged 36 B a logit, not Transformer Engine's 10 B, `loss`): the
+    miss belongs to the container's MoE stack, not to the two-node EP shape. The card's GB200/GB300 rows of the same
+    layouts in 26.06 (whole-iteration graphs, EP overlap, fused grouped MLP) come within 11 % (8 % before); the
     26.04.01 GB200 row (MBS 4) runs 35 % below the card's (26,112 against 40,323 tokens/s/GPU), where the model's
-    switches (graphs, overlap) account for 22 % (35,373 against 43,265 predicted)."""
+    switches (graphs, overlap) account for 23 % (36,119 against 44,387 predicted)."""
     cases, _ = read_cases(BLACKWELL)
     errors = {c.id.split("-")[1]: _miss(c, accelerators)[0] for c in cases}
-    assert errors == pytest.approx({"gb300": 0.174, "gb200": 0.355, "b300": 0.157, "b200": 0.276}, abs=0.005)
-    assert _miss(_case(MODERN, H100_ROW), accelerators)[0] == pytest.approx(0.382, abs=0.005)
+    assert errors == pytest.approx({"gb300": 0.200, "gb200": 0.383, "b300": 0.181, "b200": 0.303}, abs=0.005)
+    assert _miss(_case(MODERN, H100_ROW), accelerators)[0] == pytest.approx(0.406, abs=0.005)
     card = DATA / "bridge-card-qwen3-30b.yaml"
-    for platform, limit in (("gb200", 0.08), ("gb300", 0.02)):
+    for platform, limit in (("gb200", 0.11), ("gb300", 0.04)):
         assert abs(_miss(_case(card, f"bridge-card-{platform}-qwen3-30b-mxfp8-ep8-full-iteration"),
                          accelerators)[0]) < limit
     older, newer = (_case(BLACKWELL, "nemo2604-gb200-qwen3-30b-mxfp8-ep8"),
@@ -81,20 +82,21 @@ def test_the_same_container_misses_inside_one_nvlink_domain(accelerators):
     measured = float(newer.measured[0].value) / float(older.measured[0].value)
     modelled = (float(training_estimate(newer, case_hardware(newer, accelerators)).tokens_per_second)
                 / float(training_estimate(older, case_hardware(older, accelerators)).tokens_per_second))
-    assert measured == pytest.approx(1.544, abs=0.005) and modelled == pytest.approx(1.223, abs=0.005)
+    assert measured == pytest.approx(1.544, abs=0.005) and modelled == pytest.approx(1.229, abs=0.005)
 
 
 def test_the_missing_time_is_a_fixed_cost_per_layer_and_micro_batch(accelerators):
-    """Measured step less the model's, per layer and micro-batch: H100 MBS 1 2.63 ms, B200 MBS 4 2.72, GB200 MBS 4
-    3.42, B300 MBS 8 3.02, GB300 MBS 8 3.19; the GPU work per micro-batch grows 8-fold from MBS 1 to 8 and differs
-    ~2.5-fold between H100 and Blackwell, the missing time by at most 1.3x. The card's whole-iteration-graph rows:
-    GB200 0.58, GB300 0.18 ms; the H100 BF16 rows with the router graphed and the permutation fused: 1.6-1.7 ms.
+    """Measured step less the model's, per layer and micro-batch: H100 MBS 1 2.75 ms, B200 MBS 4 2.92, GB200 MBS 4
+    3.62, B300 MBS 8 3.41, GB300 MBS 8 3.59 (2.63-3.42 ms while the loss was charged 36 B a logit, not Transformer
+    Engine's 10 B); the GPU work per micro-batch grows 8-fold from MBS 1 to 8 and differs ~2.5-fold between H100 and
+    Blackwell, the missing time by at most 1.32x. The card's whole-iteration-graph rows: GB200 0.78, GB300 0.57 ms;
+    the H100 BF16 rows with the router graphed and the permutation fused: 1.7-1.8 ms.
 
     It tracks the host time the model counts for the same layer (`host.host_time`: operations from the code x
     13.48 µs, TE#2053): 2.99 ms (H100 FP8, nothing graphed), 2.29-2.56 ms (Blackwell, router graphed), 0.94-1.01 ms
     (H100 BF16 card rows), 0 (whole iteration graphed), which the model hides behind the GPU's work (`host_excess`
     charges only what exceeds it, nothing here). A host cost on the critical path in full would close the five
-    26.04.01 rows to within 0.9 ms a layer; no source shows why it would not overlap the GPU (the code has one
+    26.04.01 rows to within 1.1 ms a layer; no source shows why it would not overlap the GPU (the code has one
     synchronisation per MoE layer's forward, tests/perf/test_host_sync.py), and the one profiled run puts its
     fixed cost on the GPU (next test but one), so the model does not charge it."""
     rows = {H100_ROW: _case(MODERN, H100_ROW)}
@@ -107,16 +109,16 @@ def test_the_missing_time_is_a_fixed_cost_per_layer_and_micro_batch(accelerators
     rows["h100-bf16-off"] = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     got = {k: _miss(c, accelerators)[1:] for k, c in rows.items()}
     ms = {k: (round(m * 1e3, 2), round(h * 1e3, 2)) for k, (m, h) in got.items()}
-    assert ms == {H100_ROW: (2.63, 2.99),
-                  "nemo2604-gb300-qwen3-30b-mxfp8-ep8": (3.19, 2.56),
-                  "nemo2604-gb200-qwen3-30b-mxfp8-ep8": (3.42, 2.56),
-                  "nemo2604-b300-qwen3-30b-mxfp8-ep8": (3.02, 2.56),
-                  "nemo2604-b200-qwen3-30b-mxfp8-ep8": (2.72, 2.29),
-                  "gb200": (0.58, 0.0), "gb300": (0.18, 0.0),
-                  "h100-bf16-graphs": (1.60, 0.94), "h100-bf16-off": (1.71, 1.01)}
+    assert ms == {H100_ROW: (2.75, 2.99),
+                  "nemo2604-gb300-qwen3-30b-mxfp8-ep8": (3.59, 2.56),
+                  "nemo2604-gb200-qwen3-30b-mxfp8-ep8": (3.62, 2.56),
+                  "nemo2604-b300-qwen3-30b-mxfp8-ep8": (3.41, 2.56),
+                  "nemo2604-b200-qwen3-30b-mxfp8-ep8": (2.92, 2.29),
+                  "gb200": (0.78, 0.0), "gb300": (0.57, 0.0),
+                  "h100-bf16-graphs": (1.72, 0.94), "h100-bf16-off": (1.82, 1.01)}
     fixed = [m for k, (m, _) in got.items() if k.startswith("nemo2604-")]
-    assert max(fixed) / min(fixed) < 1.31  # micro-batch 1 to 8, H100 to GB300
-    assert all(abs(m - h) < 0.9e-3 for k, (m, h) in got.items() if k.startswith("nemo2604-"))
+    assert max(fixed) / min(fixed) < 1.32  # micro-batch 1 to 8, H100 to GB300
+    assert all(abs(m - h) < 1.1e-3 for k, (m, h) in got.items() if k.startswith("nemo2604-"))
 
 
 def test_the_fixed_cost_does_not_follow_the_host_cpu(accelerators):
@@ -128,7 +130,8 @@ def test_the_fixed_cost_does_not_follow_the_host_cpu(accelerators):
     Grace hosts). If the missing time per layer and micro-batch were host work on the critical path (the reading the
     test above leaves open: it tracks the host time the model counts), each Grace row would miss 2.75 times its x86
     twin, scaled by the counted operations (2.56 against 2.29 ms at MBS 4: B200 also graphs the attention block):
-    8.4 and 8.3 ms. It misses 3.42 and 3.19 ms, 1.26 and 1.06 times its twin. So the fixed cost does not scale with
+    9.0 and 9.4 ms. It misses 3.62 and 3.59 ms, 1.24 and 1.05 times its twin (8.4 and 8.3, 3.42 and 3.19 ms, 1.26
+    and 1.06 while the loss was charged 36 B a logit). So the fixed cost does not scale with
     the host CPU's speed: it is GPU time or waiting (the BF16 profile's reading, below), and a host-time term, at
     either CPU's figure, would move the Grace rows two to three times too far. Nothing is charged."""
     cpu = yaml.safe_load((DATA / "te-host-overhead.yaml").read_text(encoding="utf-8"))["measurements"]["te2053_torch_linear_cpu_us"]
@@ -139,15 +142,16 @@ def test_the_fixed_cost_does_not_follow_the_host_cpu(accelerators):
     for grace, x86 in (("gb200", "b200"), ("gb300", "b300")):
         (miss_g, host_g), (miss_x, host_x) = got[grace], got[x86]
         if_host = miss_x * grace_over_x86 * host_g / host_x  # the x86 twin's miss at Grace's CPU time per op
-        assert 8.2e-3 < if_host < 8.5e-3
+        assert 8.9e-3 < if_host < 9.4e-3
         assert miss_g / miss_x < 1.3 and miss_g < 0.5 * if_host
 
 
 def test_the_nccl_all_to_all_dispatcher_misses_as_hybridep_does(accelerators):
     """The H100 BF16 A/B's layout with Megatron-core's all-to-all dispatcher (no deduplication, the permutation as
-    memory passes): 41.36 s eager measured, 33.41 s modelled (-19.2 %), against HybridEP's overlap-off run -21.2 %
-    (24.71 s measured, 19.47 s modelled). Attention and router graphs: measured 42.00 s (+1.5 %: neutral), and the
-    model's host time is hidden there, so the switch moves nothing (33.41 s). The five-step smoke run (router graphs,
+    memory passes): 41.36 s eager measured, 33.05 s modelled (-20.1 %), against HybridEP's overlap-off run -22.7 %
+    (24.71 s measured, 19.12 s modelled; 33.41 s, -19.2 % and 19.47 s, -21.2 % while the loss was charged 36 B a
+    logit). Attention and router graphs: measured 42.00 s (+1.5 %: neutral), and the model's host time is hidden
+    there, so the switch moves nothing (33.05 s). The five-step smoke run (router graphs,
     permutation unfused) took 45.65 s at 132.9 model TFLOP/s/GPU, the card's work per step (6,067 against 6,031
     TFLOP per GPU)."""
     runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text(encoding="utf-8"))["runs"]
@@ -162,9 +166,9 @@ def test_the_nccl_all_to_all_dispatcher_misses_as_hybridep_does(accelerators):
     alltoall = step(moe_dispatcher="alltoall", ep_dedup=False, permute_in_dispatch=False)
     graphed = step(moe_dispatcher="alltoall", ep_dedup=False, permute_in_dispatch=False,
                    cuda_graphs=runs["te_graphs"]["cuda_graphs"])
-    assert hybridep / 24.7138 - 1.0 == pytest.approx(-0.212, abs=0.005)
-    assert alltoall == pytest.approx(33.41, abs=0.02) and graphed == alltoall
-    assert alltoall / runs["eager"]["step_s"] - 1.0 == pytest.approx(-0.192, abs=0.005)
+    assert hybridep / 24.7138 - 1.0 == pytest.approx(-0.227, abs=0.005)
+    assert alltoall == pytest.approx(33.05, abs=0.02) and graphed == alltoall
+    assert alltoall / runs["eager"]["step_s"] - 1.0 == pytest.approx(-0.201, abs=0.005)
     assert runs["te_graphs"]["step_s"] / runs["eager"]["step_s"] - 1.0 == pytest.approx(0.015, abs=0.001)
 
 
@@ -172,9 +176,9 @@ def test_ep_overlap_saves_with_the_nccl_all_to_all_what_the_smoke_run_saved(acce
     """Megatron-Bridge's all-to-all smoke A/B of EP overlap on the same H100 shape (no graphs, permutation unfused):
     41.25 s without, 31.31 s with the overlap, 9.94 s saved a step. The model's overlap windows
     (`exposure.expert_comm`, the all-to-all's hidden part taking DeepEP's 20 SMs, `EP_COMM_SMS`, and sharing the HBM)
-    save 10.08 s (+1.4 %), from 33.41 s to 23.33 s: a second ablation, beside HybridEP's (tests/perf/test_folding.py,
-    4.25 s against 3.72 s), that the overlap is credited as the runs realise it. Both steps are predicted 19-26 %
-    fast, the overlap-on one by as many seconds (7.8 s and 8.0 s): what the model misses is outside the overlap."""
+    save 10.08 s (+1.4 %), from 33.05 s to 22.97 s: a second ablation, beside HybridEP's (tests/perf/test_folding.py,
+    4.25 s against 3.72 s), that the overlap is credited as the runs realise it. Both steps are predicted 20-27 %
+    fast, the overlap-on one by as many seconds (8.2 s and 8.3 s): what the model misses is outside the overlap."""
     runs = yaml.safe_load((DATA / "bridge-skills-qwen3-30b-alltoall.yaml").read_text(encoding="utf-8"))["runs"]
     off = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     steps = []
@@ -184,20 +188,21 @@ def test_ep_overlap_saves_with_the_nccl_all_to_all_what_the_smoke_run_saved(acce
         case = off.model_copy(update={"training": off.training.model_copy(update=switches)})
         steps.append(float(training_estimate(case, case_hardware(case, accelerators)).step_time))
     measured = (runs["overlap_off"]["step_s"], runs["overlap_on"]["step_s"])
-    assert steps == pytest.approx([33.41, 23.33], abs=0.02)
+    assert steps == pytest.approx([33.05, 22.97], abs=0.02)
     assert (steps[0] - steps[1]) / (measured[0] - measured[1]) - 1.0 == pytest.approx(0.014, abs=0.003)
-    assert [round(m - s, 1) for m, s in zip(measured, steps, strict=True)] == [7.8, 8.0]
+    assert [round(m - s, 1) for m, s in zip(measured, steps, strict=True)] == [8.2, 8.3]
 
 
 def test_the_bf16_profile_puts_its_fixed_cost_on_the_gpu(accelerators):
-    """The card's BF16 overlap-off run (1.71 ms a layer and micro-batch missing) has a rank-0 profile: its host spent
+    """The card's BF16 overlap-off run (1.82 ms a layer and micro-batch missing) has a rank-0 profile: its host spent
     4.253 s a step inside HybridEP's dispatch call and 3.109 s inside its metadata preprocessing, which ends in a
     stream synchronisation (SKILL.md NVTX rows; 1.767 s and 0.670 s with the overlap on). That is 2.40 ms a layer
     and micro-batch of the host waiting for the GPU: the host ran ahead, it did not set the pace. The GPU was busy
-    22.82 s against the model's 17.91 s of kernels (compute with every counted kernel's 1.3 µs, 12.21 s, and
-    HybridEP's README kernel-only calls, 1.855 ms a layer and micro-batch): 1.60 ms a layer and micro-batch more GPU
-    time, and 0.32 s a step more host gaps (1.89 s against the model's 1.57 s of per-call cost). So for this run the fixed
-    cost per layer is GPU time, 10.6 µs for each of the 150.8 kernels a layer and micro-batch the profile captured,
+    22.82 s against the model's 17.55 s of kernels (compute with every counted kernel's 1.3 µs and the loss as
+    Transformer Engine's fused kernels move it, 11.85 s, and HybridEP's README kernel-only calls, 1.855 ms a layer
+    and micro-batch): 1.72 ms a layer and micro-batch more GPU time (17.91 s, 12.21 s and 1.60 ms while the loss was
+    charged 36 B a logit), and 0.32 s a step more host gaps (1.89 s against the model's 1.57 s of per-call cost). So for this run the fixed
+    cost per layer is GPU time, 11.4 µs for each of the 150.8 kernels a layer and micro-batch the profile captured,
     beyond what the model charges; host work on the critical path is not its cause here, whatever its
     coincidence with the counted host time in the test above."""
     from archgen.perf.comm.dispatcher import kernel_times
@@ -211,23 +216,24 @@ def test_the_bf16_profile_puts_its_fixed_cost_on_the_gpu(accelerators):
     est = training_estimate(case, case_hardware(case, accelerators))
     compute = float(est.compute) + float(est.optimizer) + float(est.dp_comm)
     a2a = 2.0 * sum(float(x) for x in kernel_times(4096.0, 2048, 128, 8, 16.0, 8.0))
-    assert compute == pytest.approx(12.21, abs=0.02) and a2a == pytest.approx(1.855e-3, rel=0.005)
+    assert compute == pytest.approx(11.85, abs=0.02) and a2a == pytest.approx(1.855e-3, rel=0.005)
     gpu_model = compute + a2a * layer_mbs
-    assert gpu_model == pytest.approx(17.91, abs=0.03)
+    assert gpu_model == pytest.approx(17.55, abs=0.03)
     extra = (off["gpu_active_ms"] / 1e3 - gpu_model) / layer_mbs
-    assert extra == pytest.approx(1.60e-3, abs=0.01e-3)
+    assert extra == pytest.approx(1.72e-3, abs=0.01e-3)
     per_call = float(est.ep_comm) - a2a * layer_mbs
     host_gaps = (off["step_ms"] - off["gpu_active_ms"]) / 1e3
     assert per_call == pytest.approx(1.57, abs=0.02) and host_gaps - per_call == pytest.approx(0.32, abs=0.02)
     kernels = runs["captured_kernels"] / layer_mbs
-    assert extra / kernels == pytest.approx(10.6e-6, abs=0.1e-6)
+    assert extra / kernels == pytest.approx(11.4e-6, abs=0.1e-6)
 
 
 def test_hybridep_rows_at_the_recipes_sm_count_would_break_the_overlap_ablation(accelerators, monkeypatch):
     """Lead 1, the recipe: Megatron-Bridge's performance scripts give HybridEP 32 SMs (scripts/performance/utils/
     overrides.py:73 at 26.04-alpha.rc2), where the README's H100 table stops at 16 and the model reads its 8-SM rows
     (`dispatcher.KERNEL_SMS`; at 16 ranks the 16-SM row is the slower: 71.71 / 62.95 against 76.80 / 68.00 GB/s).
-    Read at 16 SMs (tests/perf/data/hybridep-h100.yaml), the modern row would come to +35.1 % (from +38.2 %), but
+    Read at 16 SMs (tests/perf/data/hybridep-h100.yaml), the modern row would come to +37.4 % (from +40.6 %; +35.1
+    and +38.2 % while the loss was charged 36 B a logit), but
     the model's EP-overlap saving on the Bridge A/B to 4.58 s against the measured 3.72 s (+23 %, against the 15 %
     that tests/perf/test_folding.py holds): the extra all-to-all time hides in the overlap windows. Not taken."""
     from archgen.perf.comm import dispatcher as D
@@ -238,7 +244,7 @@ def test_hybridep_rows_at_the_recipes_sm_count_would_break_the_overlap_ablation(
                   rows[n]["kernel_combine"]) for n in (16, 32, 64))
     monkeypatch.setattr(D, "SCALE_OUT", at16)
     monkeypatch.setattr(D, "HYBRIDEP_SCALE_OUT", D._fixed(at16, 8, D.HBM["h100"]))
-    assert _miss(_case(MODERN, H100_ROW), accelerators)[0] == pytest.approx(0.351, abs=0.005)
+    assert _miss(_case(MODERN, H100_ROW), accelerators)[0] == pytest.approx(0.374, abs=0.005)
     scored = {r.id: r for r in score_file(DATA / "bridge-26.04.yaml")}
     saved = (scored["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off"].predicted
              - scored["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"].predicted)

@@ -76,6 +76,7 @@ class Job:
     grad_accum_fusion: bool = _D.grad_accum_fusion
     cuda_graphs: str = _D.cuda_graphs
     ddp_bucket_size: int | str = _D.ddp_bucket_size  # parameters per DDP bucket or "default" (`exposure.bucket_params`)
+    cross_entropy: str = _D.cross_entropy
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:
@@ -84,7 +85,7 @@ class Job:
                    knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.moe_dispatcher,
                    knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe, knobs.permute_in_dispatch,
-                   knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size)
+                   knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy)
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

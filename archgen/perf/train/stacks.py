@@ -45,6 +45,7 @@ from archgen.model.switches import (
     SWITCHES,
     AttentionKernel,
     BucketDefault,
+    CrossEntropy,
     CudaGraphs,
     Fp8Recipe,
     GatherDtype,
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
         grad_accum_fusion: bool
         cuda_graphs: CudaGraphs
         ddp_bucket_size: int | BucketDefault
+        cross_entropy: CrossEntropy
 else:
     #: The resolved switches of a training job: one field per row of the table.
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)

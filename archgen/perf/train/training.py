@@ -37,6 +37,7 @@ from archgen.perf.train import offload as off
 from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward, permute_h
 from archgen.perf.train.exposure import dp_exposure, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.loss import loss_time
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
 
@@ -227,7 +228,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
 
     logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
                                                                                    a.hidden) \
-        + 3.0 * K.memory_time(hw, 3 * 4.0 * T * a.vocab / tp)
+        + loss_time(hw, job.cross_entropy, T * a.vocab / tp)  # the cross entropy as the job's stack computes it
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
     # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace,
     # in each stretch between two synchronisations (`host`). The forward pass takes 2 of the 2 (passes + 1) TP
