@@ -37,6 +37,8 @@ class ScaleOutPath:
         latency: Per-step latency the NICs' network transport declares (`NIC.transport`); None when no NIC on the
             path states one (NCCL's own InfiniBand/RoCE transport: 0).
         transport: Who declares `latency`, for the estimate's notes ("aws-ofi-nccl on NIC 'efa-v4'").
+        assumed: No compute fabric is declared: the path is the compute NICs' line rate, taken as non-blocking
+            (`analyse.network.nic_path`), and the estimate says so.
     """
 
     bandwidth: Q
@@ -46,6 +48,7 @@ class ScaleOutPath:
     in_network_reduction: bool = False
     latency: Q | None = None
     transport: str = ""
+    assumed: bool = False
 
 
 @dataclass(frozen=True)

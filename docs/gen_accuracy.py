@@ -16,7 +16,7 @@ INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" /
                             "trtllm-perf-overview.yaml", "nim-llama33-70b-concurrency.yaml", "bridge-26.04.yaml",
                             "serving-under-load.yaml", "bridge-card-qwen3-30b.yaml",
                             "bridge-26.04-qwen3-30b.yaml", "fa2-gpt3-table1.yaml", "korthikanti-table5.yaml",
-                            "aws-dispatcher-efa.yaml", "mlperf-inference-v5.yaml",
+                            "aws-dispatcher-efa.yaml", "mlperf-inference-v5.yaml", "mlperf-inference-v5-moe.yaml",
                             "mlperf-training-v5.yaml")}
 #: Further scoring files, listed after the first with their own figures (tests/data, copies of ../shared/data).
 SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}

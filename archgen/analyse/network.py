@@ -291,8 +291,8 @@ def nic_path(design: Design, nodes: tuple[NodeType, ...]) -> ScaleOutPath | None
     compute = compute_node(nodes)
     if compute is None or not compute.part.accelerators:
         return None
-    bw = nic_bandwidth(design, compute.part, "compute")
-    return ScaleOutPath((bw / compute.part.accelerators).to("Gbit/s"), 1.0, 0, 0) if bw.magnitude > 0 else None
+    bw = (nic_bandwidth(design, compute.part, "compute") / compute.part.accelerators).to("Gbit/s")
+    return ScaleOutPath(bw, 1.0, 0, 0, assumed=True) if bw.magnitude > 0 else None
 
 
 def _max_racks() -> int:

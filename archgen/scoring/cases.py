@@ -38,7 +38,7 @@ from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
-from archgen.perf.workload.serving_estimate import expert_problem
+from archgen.perf.workload.serving_estimate import attention_dp_problem, expert_problem
 from archgen.perf.workload.training_estimate import pipeline_options
 from archgen.scoring.catalog import load_accelerators
 from archgen.startup import resume_gc
@@ -180,6 +180,9 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
         if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
             out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
                                    message=problem))
+        if case.model is not None and (problem := attention_dp_problem(Arch.from_model(case.model), inf.attention_dp)):
+            out.append(SpecProblem(doc.locate(("cases", i, "inference", "attention_dp")),
+                                   path=f"{case.id}.inference.attention_dp", message=problem))
     return out
 
 

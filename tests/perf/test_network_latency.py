@@ -116,3 +116,48 @@ def test_estimate_lists_the_latency_it_ran_on_with_the_other_hardware(cli):
     infiniband = cli("estimate", "--workload", "nccl-allreduce-gb200-su")    # the shipped SU: ConnectX, no transport
     assert ("  scale_out_latency            none added: the network transport declares none; not modelled beyond "
             "that\n") in infiniband.out  # what it is, not a "0 us" that reads like a measurement
+
+
+#: newuser12's cluster: four DGX H100 racks and no fabric at all (issue 20), and a 16-GPU job across two nodes.
+NO_FABRIC = """\
+kind: Cluster
+id: h100-pod
+name: H100 pod
+facility: hall-air
+units:
+  - id: u
+    racks:
+      - {rack: dgx-h100-4, count: 4}
+layout:
+  - {unit: u, count: 1}
+scale_up: {domain: node, size: 8, bandwidth: 900 GB/s}
+floor: {racks_per_row: 12, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m, slack: 2 m}
+---
+kind: Workload
+id: across
+model: llama3-8b
+cluster: h100-pod
+accelerators: 16
+training: {seq_len: 8192, global_batch: 512, precision: bf16}
+---
+kind: Workload
+id: inside
+model: llama3-8b
+cluster: h100-pod
+accelerators: 8
+training: {seq_len: 8192, global_batch: 512, precision: bf16}
+"""
+
+
+def test_a_cluster_without_a_compute_fabric_says_what_scale_out_it_assumed(spec_tree, cli):
+    """With no compute fabric the estimate ran on the NICs' 400 Gb/s per GPU, non-blocking, and said nothing (NET023
+    warns only in `check`): it now says so where the job crosses scale-up domains, and not inside one."""
+    specs = spec_tree({"pod.yaml": NO_FABRIC})
+    across = cli("estimate", "--workload", "across", "--path", str(ROOT / "specs"), "--path", str(specs))
+    assert across.code == 0 and ("note: cluster 'h100-pod' declares no compute fabric: traffic between scale-up "
+                                 "domains is taken at the compute NICs' line rate, 400 Gb/s per accelerator, "
+                                 "non-blocking (no switch, taper or tier is modelled)") in across.out
+    inside = cli("estimate", "--workload", "inside", "--path", str(ROOT / "specs"), "--path", str(specs))
+    assert inside.code == 0 and "declares no compute fabric" not in inside.out
+    sized = cli("estimate", "--workload", "nccl-allreduce-gb200-su")    # the shipped SU: a sized compute fat tree
+    assert sized.code == 0 and "declares no compute fabric" not in sized.out

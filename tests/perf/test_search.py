@@ -191,6 +191,15 @@ def test_given_fields_are_checked_before_the_search(h100, parallelism, message):
         estimate(workload(parallelism=parallelism), GPT3, h100)
 
 
+def test_attention_dp_on_a_dense_model_is_refused(h100):
+    """Attention DP on dense Llama 3 70B at tp 8 ran as 8 whole-weight replicas labelled tp 8 (issue 20)."""
+    llama = Model(id="m", layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672, vocab=128256, gated_ffn=True)
+    w = Workload(id="w", model="m", accelerators=8,
+                 inference={"tp": 8, "attention_dp": True, "input_len": 128, "output_len": 128})
+    with pytest.raises(WorkloadError, match=re.escape("workload 'w': attention_dp needs a mixture-of-experts model")):
+        estimate(w, llama, h100)
+
+
 def test_serving_that_does_not_fit_reports_memory_only(h100):
     """Weights of 70 GB in FP8 on 8 x 0.8 GB (1 % of the HBM): no sequence fits, so there is no latency or
     throughput to report and only memory requirements are judged."""

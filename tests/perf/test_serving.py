@@ -183,6 +183,28 @@ cases:
     assert str(refused.problems[0]).split("error: ", 1)[1] == message
 
 
+def test_attention_dp_on_a_dense_model_is_refused_at_its_field(tmp_path):
+    """Attention DP keeps a MoE model's experts split; on a dense model it would be plain DP labelled tp 8."""
+    p = tmp_path / "cases.yaml"
+    p.write_text("""\
+schema: archgen-validation/1
+cases:
+- id: c
+  source: test
+  status: confirmed
+  system: {accelerator: h100-sxm5-80gb, count: 8, scale_up: {domain: 8, bandwidth: "450 GB/s"}}
+  model: {layers: 4, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, vocab: 32000}
+  inference: {precision: fp8, tp: 8, attention_dp: true, batch: 4, input_len: 100, output_len: 100}
+  measured: [{metric: tokens_per_second, value: 1, unit: 1/s}]
+""", encoding="utf-8")
+    (refused,) = score_case_file(p).refused
+    (problem,) = refused.problems
+    assert str(problem).split("error: ", 1)[1] == (
+        "c.inference.attention_dp: attention_dp needs a mixture-of-experts model (its experts stay split over the "
+        "replica); this one is dense: run replicas of tp 1 for plain data parallelism")
+    assert ":8:52: error" in str(problem)  # at the attention_dp key itself
+
+
 def test_an_arrival_rate_needs_the_server_scenario(tmp_path):
     """Poisson arrivals are the server scenario's load; under a closed loop or offline the rate would go unread."""
     p = _file(tmp_path, ("c", "4"))

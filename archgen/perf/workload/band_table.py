@@ -17,6 +17,7 @@ Each (family, quantity): (measurements, lowest and highest signed relative error
 - tests/perf/data/korthikanti-table5.yaml
 - tests/perf/data/aws-dispatcher-efa.yaml
 - tests/perf/data/mlperf-inference-v5.yaml
+- tests/perf/data/mlperf-inference-v5-moe.yaml
 - tests/perf/data/mlperf-training-v5.yaml
 """
 
@@ -38,6 +39,9 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'ttft': (21, -0.9807, 0.362, 0.1695),
         'ttft_p50': (11, -0.9791, 0.3013, 0.4989),
         'ttft_p99': (11, -0.986, 0.2402, 0.5158),
+    },
+    'moe-offline-serving': {
+        'tokens_per_second': (4, 0.3705, 0.5544, 0.4089),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0691),
@@ -138,6 +142,13 @@ ON: dict[str, dict[str, dict[str, int]]] = {
             'gb200': 2,
             'gb300': 1,
             'h100-sxm5-80gb': 1,
+            'h200-sxm-141gb': 2,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+    },
+    'moe-offline-serving': {
+        'tokens_per_second': {
             'h200-sxm-141gb': 2,
             'mi300x': 1,
             'mi325x': 1,

@@ -42,13 +42,16 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
                             "offline-serving": "offline serving", "serving-under-load": "serving under load",
                             "moe-offline-serving": "MoE offline serving",
                             "moe-serving-under-load": "MoE serving under load", "collectives": "collectives"}
-#: Per job kind, the quantity each banded metric states (metrics not listed carry no band: memory, concurrency, and
-#: the reliability and cost figures computed from an estimate).
+#: Per job kind, the quantity each banded metric states (metrics not listed carry no band: memory, concurrency, the
+#: reliability figures and a training job's cost, whose range is its spares' (`display.range_basis`)).
 QUANTITIES: dict[str, dict[str, str]] = {
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
                                           "tflops_per_gpu", "mfu")},
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
+                  # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
+                  # turned (added where the cost is, `analyse.operations_stage.serving_cost_bands`)
+                  "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
                   **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
     "collective": {"time": "time", "busbw": "time"},
 }

@@ -24,6 +24,7 @@ from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.estimate import estimate
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.topology import ScaleOutPath, TorusPath, torus_degree
+from archgen.units import Q_
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Machine:
     transport: str = ""   # who declares `hardware.scale_out_latency` ("aws-ofi-nccl on NIC 'efa-v4'"); "": NCCL's IB
     utilisation: float = 1.0  # the facility's: the idle share its cost per used hour spreads (derived.charged_spares)
     library: str = "NCCL"  # the collective library of the accelerator's vendor (`COLLECTIVE_LIBRARY`)
+    assumed_scale_out: bool = False  # no compute fabric: scale-out is the NICs' line rate, non-blocking (`nic_path`)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -60,7 +62,8 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
     vendor = getattr(items.get(hw.accelerator), "vendor", "")
     return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
                    rates, scale_out.transport if scale_out is not None else "", utilisation,
-                   COLLECTIVE_LIBRARY.get(vendor, "the collective library"))
+                   COLLECTIVE_LIBRARY.get(vendor, "the collective library"),
+                   bool(scale_out is not None and scale_out.assumed))
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
@@ -79,11 +82,27 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
                                 else f"as {on.transport} declares" if on.transport else "", on.library)
-    if not note:
+    added = [n for n in (assumed_fabric_note(on, hw, gpus), note) if n]
+    if not added:
         return replace(est, cluster=on.cluster)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
-    notes = [*est.notes, note] if est.fits or not est.notes else [*est.notes[:-1], note, est.notes[-1]]
+    notes = [*est.notes, *added] if est.fits or not est.notes else [*est.notes[:-1], *added, est.notes[-1]]
     return replace(est, cluster=on.cluster, notes=notes)
+
+
+def assumed_fabric_note(on: Machine, hw: Hardware, gpus: int) -> str:
+    """What the estimate took for traffic between scale-up domains on a cluster with no compute fabric ("" if not).
+
+    Without one the network analysis takes the compute NICs' line rate per accelerator, non-blocking
+    (`analyse.network.nic_path`): a figure of no fabric that anyone sized, which `check`'s NET023 warns of and the
+    estimate says beside its figures, wherever the job crosses scale-up domains.
+    """
+    if not on.assumed_scale_out or gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
+        return ""
+    rate = Q_(hw.scale_out_bandwidth, "B/s").m_as("Gbit/s")
+    return (f"cluster '{on.cluster}' declares no compute fabric: traffic between scale-up domains is taken at the "
+            f"compute NICs' line rate, {rate:.4g} Gb/s per accelerator, non-blocking (no switch, taper or tier is "
+            "modelled); declare the fabric (`fabrics`, role compute) to size it")
 
 
 def network_latency_note(hw: Hardware, gpus: int, source: str, library: str = "NCCL") -> str:

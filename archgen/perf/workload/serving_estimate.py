@@ -30,7 +30,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill)
     notes: list[str] = []
-    if problem := expert_problem(arch, inf.ep):
+    if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
         raise WorkloadError(workload.id, problem)
     if inf.tp is None:
         cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= hw.scale_up_size and gpus % t == 0
@@ -155,4 +155,16 @@ def expert_problem(arch: Arch, ep: int) -> str | None:
         return f"ep ({ep}) needs a mixture-of-experts model; this one is dense"
     if arch.experts and arch.experts % ep:
         return f"ep ({ep}) does not divide the {arch.experts} experts"
+    return None
+
+
+def attention_dp_problem(arch: Arch, attention_dp: bool) -> str | None:
+    """Why attention data parallelism cannot run on the model, or None.
+
+    Attention DP keeps the experts split over the replica while each rank runs the whole attention on its own
+    requests; on a dense model nothing stays split, so it would be plain data parallelism labelled as tp ways.
+    """
+    if attention_dp and not arch.experts:
+        return ("attention_dp needs a mixture-of-experts model (its experts stay split over the replica); this one "
+                "is dense: run replicas of tp 1 for plain data parallelism")
     return None

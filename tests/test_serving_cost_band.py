@@ -1,0 +1,34 @@
+"""A serving job's cost per token carries its throughput's band, turned (issue 22).
+
+newuser12's finding: the shipped llama3-70b-serve-gb200 showed cost_per_token 0.496 µUSD with Band "—", though it
+is the job's cost per hour over its tokens/s, whose band is 43,880-70,670 tokens/s (model error -7.3 % to +49.3 % on
+53 offline serving measurements): the cost per token may then lie in 0.460-0.741 µUSD. A training job's cost keeps
+its spares' range (`display.range_basis`) and no band.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_serving_cost_per_token_has_the_throughputs_band_turned(shipped):
+    est = shipped.workloads["workload/llama3-70b-serve-gb200"].estimate
+    tput, cost = est.bands["tokens_per_second"], est.bands["cost_per_token"]
+    assert (cost.family, cost.count, cost.accelerator) == (tput.family, tput.count, tput.accelerator) == (
+        "offline-serving", cost.count, "gb200") and cost.count > 0
+    value = est.metrics["cost_per_token"].m_as("USD")
+    tokens = est.metrics["tokens_per_second"].m_as("1/s")
+    assert value == pytest.approx(0.496e-6, abs=0.0005e-6)
+    # the cost per hour is exact as far as the model goes: cost / (tokens / (1 + e)) spans the turned band
+    assert value / (1 + cost.high) == pytest.approx(value * (1 + tput.low), rel=1e-3)   # 0.460 µUSD
+    assert value / (1 + cost.low) == pytest.approx(value * (1 + tput.high), rel=1e-3)   # 0.741 µUSD
+    assert value / (1 + cost.high) == pytest.approx(0.460e-6, abs=0.001e-6)
+    assert value / (1 + cost.low) == pytest.approx(0.741e-6, abs=0.001e-6)
+    assert tokens > 0 and "cost_per_million_tokens" in est.bands
+
+
+def test_training_cost_has_no_band(shipped):
+    """Training's cost per token has the spares' range, not a model-error band."""
+    training = [w.estimate for w in shipped.workloads.values()
+                if w.estimate is not None and w.estimate.kind == "training" and "cost_per_token" in w.estimate.metrics]
+    assert training and not any("cost_per_token" in e.bands for e in training)
