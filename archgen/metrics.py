@@ -72,13 +72,18 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "it_power_racks", "W", "kW", 1, "IT power of the racks", "Sum over the rack instances of their "
            "parts' maximum draw, without the optics a rack's `it_power` adds (modules in switch ports and in NICs "
            "whose system's maximum leaves them out), which `it_power` counts once from the cabling.", _N),
-    Metric("cluster", "it_power", "W", "kW", 1, "IT power", "`it_power_racks`, plus every transceiver and active "
-           "cable end no part's figure holds (each once, from the cabling) and the switches outside any rack; "
-           "node-end optics inside a system's maximum count there only.", _C),
+    Metric("cluster", "it_power", "W", "kW", 1, "IT power", "At the rack feeds (AC): `it_power_racks`, plus every "
+           "transceiver and active cable end no part's figure holds (each once, from the cabling), the switches "
+           "outside any rack and `shelf_loss`; node-end optics inside a system's maximum count there only.", _C),
+    Metric("cluster", "shelf_loss", "W", "kW", 1, "Power-shelf loss", "Conversion loss of the power shelves at "
+           "maximum draw: what the parts and optics on a shelf-fed busbar draw (DC) times 1 / efficiency - 1 "
+           "(`PowerShelf.efficiency`); in `it_power`, so a shelf-fed rack counts at its AC feeds as PDU-fed ones do "
+           "(0 W where no rack has shelves).", _C),
     Metric("cluster", "it_power_typical_racks", "W", "kW", 1, "Typical IT power of the racks", "Sum over the rack "
            "instances of their parts' typical draw, without the optics a rack's `it_power_typical` adds.", _N),
     Metric("cluster", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical IT power of the racks, plus "
-           "optics and switches outside any rack at their typical draw (else maximum).", _C),
+           "optics and switches outside any rack at their typical draw (else maximum), and the power shelves' loss "
+           "on the shelf-fed share: at the rack feeds, like `it_power`.", _C),
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
            "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster.", _C),
     Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "

@@ -6,8 +6,9 @@
   figure that rests on it (`CAPEX_METRICS`, and a workload's `JOB_COST_METRICS`): never a capex that counts a part
   as free (COST002 names the parts).
 - Energy: the average IT load (each system's and switch's `power.typical` where published, else `power.max`, plus
-  optics) for the facility's `utilisation` share of 8,766 h, the idle load (`power.idle` where a part states it,
-  else its average draw: assumed) for the rest, x PUE x electricity price; the peak is the cluster's `it_power`.
+  optics, and the power shelves' conversion loss on both: at the rack feeds) for the facility's `utilisation`
+  share of 8,766 h, the idle load (`power.idle` where a part states it, else its average draw: assumed) for the
+  rest, x PUE x electricity price; the peak is the cluster's `it_power`.
 - Capital is recovered over `depreciation_years` at `discount_rate` with the capital recovery factor
   r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0).
 - TCO per year = recovered capital + energy + space (racks x space per rack per month x 12).
@@ -26,7 +27,9 @@ from dataclasses import dataclass, field
 from typing import Literal, overload
 
 from archgen.analyse.bom import optics_outside_systems
+from archgen.analyse.conversion import shelf_loss
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.rack import typical_draw
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
 from archgen.model.cost import Price
@@ -229,7 +232,8 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: Literal[True]) -> tuple[Q, lis
 def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, list[str]]:
     """Average IT load: typical (else maximum) draw of systems and switches, plus optics outside their figures.
 
-    The optics are those `analyse.bom.optics_outside_systems` counts, each module once.
+    The optics are those `analyse.bom.optics_outside_systems` counts, each module once; the power shelves' loss on
+    both is added (`analyse.conversion.shelf_loss`), so the load is at the rack feeds like `it_power`.
 
     With `idle`, the load with no job running: each part's `power.idle` where it states one, else its average
     draw; and the ids of the parts whose idle draw is so assumed.
@@ -245,7 +249,13 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
                 draw = draw if part.power.idle is None else part.power.idle
             total = total + draw * line.quantity
     total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
+    total = (total + shelf_loss(a, _idle_draw if idle else typical_draw)).to("kW")  # at the feeds, as `it_power`
     return (total, sorted(set(assumed))) if idle else total
+
+
+def _idle_draw(part: System | Switch) -> Q:
+    """A part's idle draw where it states one, else its average (typical, else maximum) draw."""
+    return part.power.idle if part.power.idle is not None else typical_draw(part)
 
 
 def cost_metrics(c: Cost) -> dict[str, Q]:
