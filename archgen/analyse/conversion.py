@@ -25,6 +25,22 @@ from archgen.units import Q_, Q
 
 Draw = Callable[[System | Switch], Q]
 
+#: A cluster's figures that rest on its IT power, and its fabrics' (`FABRIC_POWER_METRICS`): not provided where a
+#: fabric tier names no link media (CAB003), whose transceivers' draw is then unknown, as its capex is not (COST002).
+POWER_METRICS = ("it_power", "it_power_typical", "shelf_loss", "facility_power", "it_capacity_headroom",
+                 "cooling_headroom", "network_power", "optics_power", "power_average", "power_idle",
+                 "energy_cost_per_year", "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
+                 "tco_per_goodput_accelerator_hour")
+FABRIC_POWER_METRICS = ("network_power", "optics_power")
+
+
+def unpowered(a: ClusterAnalysis) -> str:
+    """Why a cluster's IT power is not provided: the fabric tiers whose links name no link media ("" where none)."""
+    tiers = [f"{t.fabric} {t.tier} x{t.links}" for t in (a.cabling.tiers if a.cabling is not None else ())
+             if t.links and not t.options]
+    return (f"{a.cluster.spec.id}'s IT power rests on links without link media ({', '.join(tiers)}; CAB003): "
+            "their transceivers' draw is unknown") if tiers else ""
+
 
 def _max_draw(part: System | Switch) -> Q:
     return part.power.max

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Literal, overload
 
 from archgen.analyse.bom import optics_outside_systems
-from archgen.analyse.conversion import shelf_loss
+from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.rack import typical_draw
 from archgen.metrics import SPARE_RANGED
@@ -95,6 +95,7 @@ class Cost:
     utilisation: float = 1.0
     recovery_factor: float | None = None
     no_opex: str = ""  # why the facility's figures and the TCO are not provided ("" where they are)
+    no_power: str = ""  # why the load, energy and TCO are not provided: links without link media (`unpowered`)
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -208,17 +209,18 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     energy = space = capital = tco = per_hour = crf = None
     if fc is not None:
         load = average * utilisation + idle * (1 - utilisation)
-        energy = (load * Q_(HOURS_PER_YEAR, "h") * fc.energy.pue * fc.energy.price).to(cur)
+        # a load that leaves out links' optics of unknown draw is no energy figure (`conversion.unpowered`)
+        energy = None if unpowered(a) else (load * Q_(HOURS_PER_YEAR, "h") * fc.energy.pue * fc.energy.price).to(cur)
         space = (fc.space_per_rack * a.cluster.rack_total * Q_(1, "year")).to(cur)
         crf = capital_recovery(fc.discount_rate, fc.depreciation_years)
-        if capex is not None:
+        if capex is not None and energy is not None:
             capital = capex * crf
             tco = capital + energy + space
             if a.accelerators:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
                 tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf,
-                no_opex=no_opex)
+                no_opex=no_opex, no_power=unpowered(a))
     cost.metrics.update(cost_metrics(cost))
     return cost
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from archgen.analyse.assumed import assumed_inputs, sweep_words
+from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
 from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost, workload_cost
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
@@ -67,6 +68,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             if cost.no_opex:   # no facility cost, or prices in several currencies (then no capex either)
                 _withhold(ops, path, FACILITY_METRICS + (CAPEX_METRICS if cost.currency is None else ()),
                           cost.no_opex)
+        if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
+            _withhold_power(ops, analysis, why)
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
     no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
@@ -140,6 +143,17 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
 NO_STORAGE = "the cluster states no `storage:` (capacity and bandwidth of its checkpoint storage)"
 #: Why a training job has no time to train: nothing states how many tokens it trains on.
 NO_TOKEN_BUDGET = "the workload states no token budget: give `checkpoint: {tokens: 15.6e12}` (tokens of the run)"
+
+
+def _withhold_power(ops: Operations, a: ClusterAnalysis, why: str) -> None:
+    """Drop the figures that rest on a cluster's IT power (and its fabrics' network power), recording why."""
+    for name in POWER_METRICS:
+        a.metrics.pop(name, None)
+    _withhold(ops, a.cluster.path, POWER_METRICS, why)
+    for fa in a.fabrics:
+        for name in FABRIC_POWER_METRICS:
+            fa.metrics.pop(name, None)
+        _withhold(ops, f"{a.cluster.path}/fabric/{fa.fabric.spec.id}", FABRIC_POWER_METRICS, why)
 
 
 def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:
