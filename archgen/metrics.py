@@ -152,7 +152,11 @@ REGISTRY: tuple[Metric, ...] = (
            "TCO per used accelerator-hour over the goodput of the cluster's largest training workload.", _OPS,
            minimise=True),
     Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
-           "and cable assemblies over the capex.", _COST),
+           "and cable assemblies over the capex, the scale-up (NVLink) switch trays included.", _COST),
+    Metric("cluster", "scale_out_capex_share", "", "percent", 1, "Cluster interconnect share of capex", "Every "
+           "fabric's switches (scale-out, front-end, storage, management), transceivers and cable assemblies over the "
+           "capex: `network_capex_share` without the scale-up (NVLink) switches; the basis of Epoch AI's "
+           "cluster-level interconnect share (9-13 %).", _COST),
     # fabrics
     Metric("fabric", "tiers", "", "", 0, "Tiers", "Switch tiers used.", _N),
     Metric("fabric", "planes", "", "", 0, "Planes", "Parallel planes of the fabric.", _N),

@@ -42,7 +42,8 @@ HOURS_PER_YEAR = 8766.0
 
 #: Cluster figures that rest on every BOM line's price: not provided while one is unpriced.
 CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
-                 "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour", "network_capex_share")
+                 "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour", "network_capex_share",
+                 "scale_out_capex_share")
 #: A workload's figures that rest on its cluster's TCO.
 JOB_COST_METRICS = SPARE_RANGED
 #: A cluster's figures that rest on its facility's `cost:` (energy price, rent, depreciation and discount rate).
@@ -96,6 +97,7 @@ class Cost:
     recovery_factor: float | None = None
     no_opex: str = ""  # why the facility's figures and the TCO are not provided ("" where they are)
     no_power: str = ""  # why the load, energy and TCO are not provided: links without link media (`unpowered`)
+    scale_up_switch: str | None = None  # the scale-up (NVLink) switch part: in the network share, not the scale-out
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -220,7 +222,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
                 tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf,
-                no_opex=no_opex, no_power=unpowered(a))
+                no_opex=no_opex, no_power=unpowered(a),
+                scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None)
     cost.metrics.update(cost_metrics(cost))
     return cost
 
@@ -274,8 +277,11 @@ def cost_metrics(c: Cost) -> dict[str, Q]:
         if value is not None:
             m[name] = value
     if c.capex is not None and c.capex.m > 0:
-        network = [line.total for line in c.lines if line.kind in NETWORK_KINDS and line.total is not None]
-        m["network_capex_share"] = (sum(network, Q_(0, c.currency)) / c.capex).to("")
+        network = [line for line in c.lines if line.kind in NETWORK_KINDS and line.total is not None]
+        m["network_capex_share"] = (sum((line.total for line in network), Q_(0, c.currency)) / c.capex).to("")
+        # Epoch AI's cluster-level interconnect: the fabrics, without the scale-up switch trays of a rack-scale system
+        out = (line.total for line in network if line.part != c.scale_up_switch)
+        m["scale_out_capex_share"] = (sum(out, Q_(0, c.currency)) / c.capex).to("")
     return m
 
 

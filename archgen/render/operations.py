@@ -141,11 +141,13 @@ def cost_section(run: Any, a: Any) -> Section | None:
     recovery = "" if cost.recovery_factor is None else (
         f" The capital recovery factor is {fmt.number(cost.recovery_factor, 4)} per year, r / (1 − (1 + r)^−n), the "
         "annuity that repays the capex over the depreciation years at the discount rate.")
-    share = m.get("network_capex_share")
-    network = "" if share is None else (
-        f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex (Epoch AI "
-        "puts cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs; Cottier et "
-        "al. 2024, arXiv:2405.21015).")
+    share, out = m.get("network_capex_share"), m.get("scale_out_capex_share")
+    network = "" if share is None or out is None else (
+        f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex, the "
+        f"scale-up switch trays included; the cluster interconnect without them (every fabric's switches, "
+        f"transceivers and cables) is {fmt.number(out.m_as('') * 100, 1)} %, the basis on which Epoch AI puts "
+        "cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs (Cottier et al. 2024, "
+        "arXiv:2405.21015).")
     withheld = ("" if not cost.withheld else (
         f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")) + (
         "" if not cost.no_opex else f" Energy, space, TCO and cost per accelerator-hour are not provided: "
