@@ -29,7 +29,7 @@ _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 #: What each end of a job's cost range charges, and on which goodput per token (`perf.workload.derived.cost_ends`).
 #: A job's cost metrics, whose `_low`/`_high` range runs from its own accelerators to those and its hot spares.
-SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens")
+SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens", "job_cost")
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
     ("high", "the job's accelerators and the hot spares its goodput counts on beyond the cluster's idle share", "low"))}
@@ -337,10 +337,14 @@ REGISTRY: tuple[Metric, ...] = (
            _T + _I, minimise=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
            "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
+    Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the tokens the training job "
+           "states (`checkpoint.tokens`): what the whole run costs at its goodput, with cost per token's range.",
+           _COST, _T, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}{' (the value)' * (end == 'low')}.", _COST, _T, sweep=False)
       for end in ("low", "high") for name, (unit, digits, title) in zip(SPARE_RANGED, (
-          ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens")),
+          ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens"),
+          ("USD", 0, "Job cost")),
           strict=True)),
     Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
            "over the cluster's).", _S, JOBS),

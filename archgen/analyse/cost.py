@@ -285,8 +285,12 @@ def cost_metrics(c: Cost) -> dict[str, Q]:
     return m
 
 
-def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None, spares: float = 0.0) -> dict[str, Q]:
+def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None, spares: float = 0.0,
+                  run_tokens: float | None = None) -> dict[str, Q]:
     """A job's cost per hour (its accelerators' used hours) and per token from its cluster's cost, with their range.
+
+    With the run's `run_tokens` (a training job's `checkpoint.tokens`), its whole cost too: `job_cost` = cost per
+    token x tokens, with the same range.
 
     `spares` are the hot-spare accelerators the range's high end charges besides the job's, at the same tokens per
     second (`perf.workload.derived.charged_spares`, `cost_ends`); no range without one. Goodput's own range does not
@@ -306,6 +310,9 @@ def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None, spare
     for end in ("low", "high"):
         if f"cost_per_token_{end}" in ends:
             m[f"cost_per_million_tokens_{end}"] = ends[f"cost_per_token_{end}"] * 1e6
+    for end in ("", "_low", "_high"):   # the run's tokens (a training job's `checkpoint.tokens`), where stated
+        if run_tokens and f"cost_per_token{end}" in m:
+            m[f"job_cost{end}"] = m[f"cost_per_token{end}"] * run_tokens
     return m
 
 

@@ -87,7 +87,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
                 continue
             if not w.checkpoint.tokens:
-                _withhold(ops, path, ("time_to_train", "goodput_time_to_train"), NO_TOKEN_BUDGET)
+                _withhold(ops, path, ("time_to_train", "goodput_time_to_train", "job_cost", "job_cost_low",
+                                      "job_cost_high"), NO_TOKEN_BUDGET)
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)
@@ -113,8 +114,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
             extra |= workload_cost(cost, est.gpus, tps,
-                                   charged_spares(spare_accelerators, a.accelerators, cost.utilisation))
-            other |= workload_cost(cost, est.gpus, other.get("goodput_tokens_per_second")) if other else {}
+                                   charged_spares(spare_accelerators, a.accelerators, cost.utilisation),
+                                   w.checkpoint.tokens if w.training is not None else None)
+            other |= workload_cost(cost, est.gpus, other.get("goodput_tokens_per_second"),
+                                   run_tokens=w.checkpoint.tokens if w.training is not None else None) if other else {}
             for why in (cost.withheld, cost.no_opex):
                 if why:
                     _withhold(ops, path, JOB_COST_METRICS, why)
