@@ -75,10 +75,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "it_power", "W", "kW", 1, "IT power", "At the rack feeds (AC): `it_power_racks`, plus every "
            "transceiver and active cable end no part's figure holds (each once, from the cabling), the switches "
            "outside any rack and `shelf_loss`; node-end optics inside a system's maximum count there only.", _C),
-    Metric("cluster", "shelf_loss", "W", "kW", 1, "Power-shelf loss", "Conversion loss of the power shelves at "
-           "maximum draw: what the parts and optics on a shelf-fed busbar draw (DC) times 1 / efficiency - 1 "
-           "(`PowerShelf.efficiency`); in `it_power`, so a shelf-fed rack counts at its AC feeds as PDU-fed ones do "
-           "(0 W where no rack has shelves).", _C),
+    Metric("cluster", "shelf_loss", "W", "kW", 1, "Power-shelf loss", "Busbar (DC) draw of shelf-fed parts and "
+           "optics x (1 / `PowerShelf.efficiency` - 1), in `it_power`: every rack at its AC feeds.", _C),
     Metric("cluster", "it_power_typical_racks", "W", "kW", 1, "Typical IT power of the racks", "Sum over the rack "
            "instances of their parts' typical draw, without the optics a rack's `it_power_typical` adds.", _N),
     Metric("cluster", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical IT power of the racks, plus "
@@ -154,9 +152,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
            "and cable assemblies over the capex, the scale-up (NVLink) switch trays included.", _COST),
     Metric("cluster", "scale_out_capex_share", "", "percent", 1, "Cluster interconnect share of capex", "Every "
-           "fabric's switches (scale-out, front-end, storage, management), transceivers and cable assemblies over the "
-           "capex: `network_capex_share` without the scale-up (NVLink) switches; the basis of Epoch AI's "
-           "cluster-level interconnect share (9-13 %).", _COST),
+           "fabric's switches, transceivers and cables over the capex, no scale-up switch (Epoch AI's basis).", _COST),
     # fabrics
     Metric("fabric", "tiers", "", "", 0, "Tiers", "Switch tiers used.", _N),
     Metric("fabric", "planes", "", "", 0, "Planes", "Parallel planes of the fabric.", _N),
@@ -337,9 +333,8 @@ REGISTRY: tuple[Metric, ...] = (
            _T + _I, minimise=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
            "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
-    Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the tokens the training job "
-           "states (`checkpoint.tokens`): what the whole run costs at its goodput, with cost per token's range.",
-           _COST, _T, sweep=False, minimise=True),
+    Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the run's `checkpoint.tokens`: "
+           "the whole run's cost, with cost per token's range.", _COST, _T, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}{' (the value)' * (end == 'low')}.", _COST, _T, sweep=False)
       for end in ("low", "high") for name, (unit, digits, title) in zip(SPARE_RANGED, (

@@ -277,10 +277,10 @@ def cost_metrics(c: Cost) -> dict[str, Q]:
         if value is not None:
             m[name] = value
     if c.capex is not None and c.capex.m > 0:
-        network = [line for line in c.lines if line.kind in NETWORK_KINDS and line.total is not None]
-        m["network_capex_share"] = (sum((line.total for line in network), Q_(0, c.currency)) / c.capex).to("")
+        network = [(line.part, line.total) for line in c.lines if line.kind in NETWORK_KINDS and line.total is not None]
+        m["network_capex_share"] = (sum((t for _, t in network), Q_(0, c.currency)) / c.capex).to("")
         # Epoch AI's cluster-level interconnect: the fabrics, without the scale-up switch trays of a rack-scale system
-        out = (line.total for line in network if line.part != c.scale_up_switch)
+        out = (t for part, t in network if part != c.scale_up_switch)
         m["scale_out_capex_share"] = (sum(out, Q_(0, c.currency)) / c.capex).to("")
     return m
 
