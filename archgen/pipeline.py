@@ -106,6 +106,7 @@ def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list
 def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> Analysed:
     """Load → validate → build → analyse racks and clusters: the stages before workloads and checks (`load`)."""
     from archgen.analyse.cabling import analyse_clusters
+    from archgen.analyse.conversion import at_feeds
     from archgen.analyse.optics import optics_by_rack
     from archgen.analyse.rack import analyse
     specs, design = built(paths, catalog)          # located YAML → typed models → references bound, counts expanded
@@ -113,6 +114,7 @@ def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> A
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in optics_by_rack(clusters).items() if watts.m}
     racks |= analyse(design, optics, only=optics)  # again where racks hold optics beyond their parts
+    clusters = at_feeds(clusters)                  # IT power at the feeds: power-shelf losses added
     return Analysed(specs, design, racks, clusters)
 
 

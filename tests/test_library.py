@@ -178,14 +178,15 @@ requirements:
 
 
 def test_facility_power_is_it_power_times_pue_and_the_halls_capacity_is_checked(tmp_path):
-    """One GB300 NVL72 rack draws 142.396 kW IT (test_catalog: NVIDIA's 142 kW); at PUE 1.25 the hall draws
-    142.396 x 1.25 = 177.995 kW, over a 175 kW feed; 150 kW of critical IT power leaves 7.604 kW; 140 kW of
-    cooling is 2.396 kW short."""
+    """One GB300 NVL72 rack draws 142.396 kW IT (test_catalog: NVIDIA's 142 kW) from its busbar, 142.396 / 0.97 =
+    146.800 kW at its feeds (its shelves' loss, buyer2); at PUE 1.25 the hall draws 183.5 kW, over a 175 kW feed;
+    150 kW of critical IT power leaves 3.2 kW; 140 kW of cooling is 6.8 kW short (before: 142.396 kW IT)."""
+    feeds = 142.396 / 0.97
     result = run([_project(tmp_path, PROJECT + HALL)])
     m = result.metrics["cluster/pod"]
-    assert m["it_power"].m_as("kW") == pytest.approx(142.396)
-    assert m["facility_power"].m_as("kW") == pytest.approx(142.396 * 1.25)
-    assert m["it_capacity_headroom"].m_as("kW") == pytest.approx(150 - 142.396)
-    assert m["cooling_headroom"].m_as("kW") == pytest.approx(140 - 142.396)
+    assert m["it_power"].m_as("kW") == pytest.approx(feeds)
+    assert m["facility_power"].m_as("kW") == pytest.approx(feeds * 1.25)
+    assert m["it_capacity_headroom"].m_as("kW") == pytest.approx(150 - feeds)
+    assert m["cooling_headroom"].m_as("kW") == pytest.approx(140 - feeds)
     failed = sorted(f.requirement for f in result.errors if f.id == "REQ001")
     assert failed == ["R-1", "R-3"]

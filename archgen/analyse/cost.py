@@ -6,8 +6,9 @@
   figure that rests on it (`CAPEX_METRICS`, and a workload's `JOB_COST_METRICS`): never a capex that counts a part
   as free (COST002 names the parts).
 - Energy: the average IT load (each system's and switch's `power.typical` where published, else `power.max`, plus
-  optics) for the facility's `utilisation` share of 8,766 h, the idle load (`power.idle` where a part states it,
-  else its average draw: assumed) for the rest, x PUE x electricity price; the peak is the cluster's `it_power`.
+  optics, and the power shelves' conversion loss on both: at the rack feeds) for the facility's `utilisation`
+  share of 8,766 h, the idle load (`power.idle` where a part states it, else its average draw: assumed) for the
+  rest, x PUE x electricity price; the peak is the cluster's `it_power`.
 - Capital is recovered over `depreciation_years` at `discount_rate` with the capital recovery factor
   r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0).
 - TCO per year = recovered capital + energy + space (racks x space per rack per month x 12).
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Literal, overload
 
 from archgen.analyse.bom import optics_outside_systems
+from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
@@ -40,7 +42,8 @@ HOURS_PER_YEAR = 8766.0
 
 #: Cluster figures that rest on every BOM line's price: not provided while one is unpriced.
 CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
-                 "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour", "network_capex_share")
+                 "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour", "network_capex_share",
+                 "scale_out_capex_share")
 #: A workload's figures that rest on its cluster's TCO.
 JOB_COST_METRICS = SPARE_RANGED
 #: A cluster's figures that rest on its facility's `cost:` (energy price, rent, depreciation and discount rate).
@@ -93,6 +96,8 @@ class Cost:
     utilisation: float = 1.0
     recovery_factor: float | None = None
     no_opex: str = ""  # why the facility's figures and the TCO are not provided ("" where they are)
+    no_power: str = ""  # why the load, energy and TCO are not provided: links without link media (`unpowered`)
+    scale_up_switch: str | None = None  # the scale-up (NVLink) switch part: in the network share, not the scale-out
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -206,17 +211,19 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     energy = space = capital = tco = per_hour = crf = None
     if fc is not None:
         load = average * utilisation + idle * (1 - utilisation)
-        energy = (load * Q_(HOURS_PER_YEAR, "h") * fc.energy.pue * fc.energy.price).to(cur)
+        # a load that leaves out links' optics of unknown draw is no energy figure (`conversion.unpowered`)
+        energy = None if unpowered(a) else (load * Q_(HOURS_PER_YEAR, "h") * fc.energy.pue * fc.energy.price).to(cur)
         space = (fc.space_per_rack * a.cluster.rack_total * Q_(1, "year")).to(cur)
         crf = capital_recovery(fc.discount_rate, fc.depreciation_years)
-        if capex is not None:
+        if capex is not None and energy is not None:
             capital = capex * crf
             tco = capital + energy + space
             if a.accelerators:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
                 tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf,
-                no_opex=no_opex)
+                no_opex=no_opex, no_power=unpowered(a),
+                scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None)
     cost.metrics.update(cost_metrics(cost))
     return cost
 
@@ -230,7 +237,8 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: Literal[True]) -> tuple[Q, lis
 def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, list[str]]:
     """Average IT load: typical (else maximum) draw of systems and switches, plus optics outside their figures.
 
-    The optics are those `analyse.bom.optics_outside_systems` counts, each module once.
+    The optics are those `analyse.bom.optics_outside_systems` counts, each module once; the power shelves' loss on
+    both is added (`analyse.conversion.shelf_loss`), so the load is at the rack feeds like `it_power`.
 
     With `idle`, the load with no job running: each part's `power.idle` where it states one, else its average
     draw; and the ids of the parts whose idle draw is so assumed.
@@ -247,7 +255,14 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
                 draw = draw if stated is None else stated
             total = total + draw * line.quantity
     total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
+    total = (total + shelf_loss(a, _idle_draw if idle else typical_draw)).to("kW")  # at the feeds, as `it_power`
     return (total, sorted(set(assumed))) if idle else total
+
+
+def _idle_draw(part: System | Switch) -> Q:
+    """A part's idle draw where it states one, else its average (typical, else maximum) draw."""
+    stated = idle_draw(part)
+    return stated if stated is not None else typical_draw(part)
 
 
 def cost_metrics(c: Cost) -> dict[str, Q]:
@@ -264,20 +279,25 @@ def cost_metrics(c: Cost) -> dict[str, Q]:
         if value is not None:
             m[name] = value
     if c.capex is not None and c.capex.m > 0:
-        network = [line.total for line in c.lines if line.kind in NETWORK_KINDS and line.total is not None]
-        m["network_capex_share"] = (sum(network, Q_(0, c.currency)) / c.capex).to("")
+        network = [(line.part, line.total) for line in c.lines if line.kind in NETWORK_KINDS and line.total is not None]
+        m["network_capex_share"] = (sum((t for _, t in network), Q_(0, c.currency)) / c.capex).to("")
+        # Epoch AI's cluster-level interconnect: the fabrics, without the scale-up switch trays of a rack-scale system
+        out = (t for part, t in network if part != c.scale_up_switch)
+        m["scale_out_capex_share"] = (sum(out, Q_(0, c.currency)) / c.capex).to("")
     return m
 
 
 def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None,
-                  goodput: tuple[float, float, float] | None = None, spares: float = 0.0) -> dict[str, Q]:
+                  goodput: tuple[float, float, float] | None = None, spares: float = 0.0,
+                  run_tokens: float | None = None) -> dict[str, Q]:
     """A job's cost per hour (its accelerators' used hours) and per token from its cluster's cost, with their range.
 
     `tokens_per_second` are the job's tokens per second before goodput, `goodput` a training job's goodput with the
     low and high ends of its range (None for a serving job: cost per served token). The value charges the job's
     accelerators per goodput token; the range's ends are `perf.workload.derived.cost_ends`', the one definition a
     sweep point's range uses too: the low end the job's accelerators at goodput's high end, the high end those and
-    the `spares` (hot-spare accelerators, `derived.charged_spares`) at its low end.
+    the `spares` (hot-spare accelerators, `derived.charged_spares`) at its low end. With the run's `run_tokens` (a
+    training job's `checkpoint.tokens`), its whole cost too: `job_cost` = cost per token x tokens, with the same range.
     """
     if c.per_used_accelerator_hour is None:
         return {}
@@ -294,6 +314,9 @@ def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None,
     for end in ("low", "high"):
         if f"cost_per_token_{end}" in ends:
             m[f"cost_per_million_tokens_{end}"] = ends[f"cost_per_token_{end}"] * 1e6
+    for end in ("", "_low", "_high"):   # the run's tokens (a training job's `checkpoint.tokens`), where stated
+        if run_tokens and f"cost_per_token{end}" in m:
+            m[f"job_cost{end}"] = m[f"cost_per_token{end}"] * run_tokens
     return m
 
 

@@ -6,7 +6,7 @@ Rules (each an assumption a document states, since the specs do not draw the wir
   the part's share of the rack's optics) / `psus.count`. The optics are the transceivers and active cable ends no
   part's figure holds, which the rack's PDU budget carries (`archgen.analyse.rack.Power.optics`); they draw from the
   switch ports they sit in, so each switch takes them in proportion to its ports, as the rack analysis shares them
-  (`_port_share`); in a rack without switches, they sit in its systems' NICs, shared equally by the systems.
+  (`port_share`); in a rack without switches, they sit in its systems' NICs, shared equally by the systems.
 * With PDU redundancy N+N the PDUs form two sides, A (the first half in slot order) and B; a part's PSUs alternate
   A, B, A, ... so that either side alone reaches half of them. Otherwise the PSUs go round the PDUs in turn.
 * Within a PDU each PSU takes an outlet on the least-loaded phase so far (the first on ties): the balance an

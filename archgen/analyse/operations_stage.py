@@ -13,6 +13,7 @@ import math
 from dataclasses import replace
 
 from archgen.analyse.assumed import assumed_inputs, sweep_words
+from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
 from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost, workload_cost
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
@@ -70,6 +71,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             if cost.no_opex:   # no facility cost, or prices in several currencies (then no capex either)
                 _withhold(ops, path, FACILITY_METRICS + (CAPEX_METRICS if cost.currency is None else ()),
                           cost.no_opex)
+        if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
+            _withhold_power(ops, analysis, why)
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
     no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
@@ -89,7 +92,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
                 continue
             if not w.checkpoint.tokens:
-                _withhold(ops, path, ("time_to_train", "goodput_time_to_train"), NO_TOKEN_BUDGET)
+                _withhold(ops, path, ("time_to_train", "goodput_time_to_train", "job_cost", "job_cost_low",
+                                      "job_cost_high"), NO_TOKEN_BUDGET)
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)
@@ -118,9 +122,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     largest[a.cluster.path] = (est.gpus, path)
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
+            run = w.checkpoint.tokens if w.training is not None else None   # the run's tokens: its whole cost
             extra |= workload_cost(cost, est.gpus, tps, ranged,
-                                   charged_spares(spare_accelerators, a.accelerators, cost.utilisation))
-            other |= workload_cost(cost, est.gpus, tps, unblocked) if unblocked is not None else {}
+                                   charged_spares(spare_accelerators, a.accelerators, cost.utilisation), run)
+            other |= workload_cost(cost, est.gpus, tps, unblocked, run_tokens=run) if unblocked is not None else {}
             for why in (cost.withheld, cost.no_opex):
                 if why:
                     _withhold(ops, path, JOB_COST_METRICS, why)
@@ -150,6 +155,17 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
 NO_STORAGE = "the cluster states no `storage:` (capacity and bandwidth of its checkpoint storage)"
 #: Why a training job has no time to train: nothing states how many tokens it trains on.
 NO_TOKEN_BUDGET = "the workload states no token budget: give `checkpoint: {tokens: 15.6e12}` (tokens of the run)"
+
+
+def _withhold_power(ops: Operations, a: ClusterAnalysis, why: str) -> None:
+    """Drop the figures that rest on a cluster's IT power (and its fabrics' network power), recording why."""
+    for name in POWER_METRICS:
+        a.metrics.pop(name, None)
+    _withhold(ops, a.cluster.path, POWER_METRICS, why)
+    for fa in a.fabrics:
+        for name in FABRIC_POWER_METRICS:
+            fa.metrics.pop(name, None)
+        _withhold(ops, f"{a.cluster.path}/fabric/{fa.fabric.spec.id}", FABRIC_POWER_METRICS, why)
 
 
 def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) -> None:

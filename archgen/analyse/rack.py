@@ -212,14 +212,13 @@ def _power(rack: RackDesign, optics: Q) -> Power:
     spec = rack.spec
     shelves = [p.part for p in rack.items if isinstance(p.part, PowerShelf)]
     pdus = [p.part for p in rack.items if isinstance(p.part, PDU)]
-    serves = set(spec.power.pdus.serves) if spec.power.pdus else set()
     series = bool(shelves and pdus and spec.power.shelves and spec.power.shelves.fed_from == "pdus")
-    on_pdus = [bool(pdus) and (not shelves or p.part.id in serves) for p in rack.items]
+    on_pdus = on_pdus_flags(rack)
     equipment = _draw(rack, (System, Switch))
     other = _draw(rack, (CoolingUnit,))
     it = equipment + optics
     load = it + other
-    pdu_direct = (_draw(rack, (System, Switch, CoolingUnit), on_pdus) + optics * _port_share(rack, on_pdus)).to("kW")
+    pdu_direct = (_draw(rack, (System, Switch, CoolingUnit), on_pdus) + optics * port_share(rack, on_pdus)).to("kW")
     stages: list[Stage] = []
     input_power = load
     if shelves:
@@ -253,6 +252,18 @@ def _power(rack: RackDesign, optics: Q) -> Power:
                  equipment, optics, sum(typical, Q_(0, "kW")).to("kW"), fell_back)
 
 
+def on_pdus_flags(rack: RackDesign) -> list[bool]:
+    """Which placed items the rack's PDUs feed directly: all with PDUs and no shelves, else those `serves` names.
+
+    The rest, where the rack has power shelves, hang on the shelves' busbar (`port_share` splits the optics likewise).
+    """
+    spec = rack.spec
+    shelves = any(isinstance(p.part, PowerShelf) for p in rack.items)
+    pdus = any(isinstance(p.part, PDU) for p in rack.items)
+    serves = set(spec.power.pdus.serves) if spec.power.pdus else set()
+    return [pdus and (not shelves or p.part.id in serves) for p in rack.items]
+
+
 def _stage(claim: Shelves | Pdus | None, kind: str, key: str, count: int, capacity: Q, load: Q) -> Stage:
     """A conversion stage of `count` units with the redundancy the rack claims for it (N when it claims none)."""
     red = claim.redundancy if claim else "N"
@@ -271,7 +282,7 @@ def _draw(rack: RackDesign, kinds: tuple[type[System | Switch | CoolingUnit], ..
     return total.to("kW")
 
 
-def _port_share(rack: RackDesign, among: list[bool]) -> float:
+def port_share(rack: RackDesign, among: list[bool]) -> float:
     """Share of the rack's switch ports on the flagged items: switch-end optics sit in the switches' ports."""
     ports = [(p.part.ports.count, among[i]) for i, p in enumerate(rack.items) if isinstance(p.part, Switch)]
     total = sum(n for n, _ in ports)

@@ -108,14 +108,16 @@ def abstract(scope: Scope, a: Any) -> Section:
     """Abstract and key metrics."""
     spec, m = a.cluster.spec, scope.metrics
     lead = (f"{spec.name or spec.id}: {a.accelerators:,} accelerators in {a.node_count:,} nodes and "
-            f"{a.cluster.rack_total:,} racks, with {len(a.fabrics)} fabric(s). IT power "
+            f"{a.cluster.rack_total:,} racks, with {len(a.fabrics)} fabric(s). IT power at the rack feeds "
             f"{fmt.q(m.get('it_power'), 'kW', 1)}, of which network {fmt.q(m.get('network_power'), 'kW', 1)} and "
             f"optics {fmt.q(m.get('optics_power'), 'kW', 1)}.")
     section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
     if spec.description:
         section.add(Para(spec.description))
     rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count), ("Racks", a.cluster.rack_total),
-            ("IT power (racks + optics + unplaced switches)", fmt.q(m.get("it_power"), "kW", 1)),
+            ("IT power at the feeds (racks + optics + unplaced switches + shelf loss)",
+             fmt.q(m.get("it_power"), "kW", 1)),
+            ("Power-shelf loss (in IT power)", fmt.q(m.get("shelf_loss"), "kW", 1)),
             ("IT power (typical, for energy)", fmt.q(m.get("it_power_typical"), "kW", 1)),
             ("Network power (switches and optics)", fmt.q(m.get("network_power"), "kW", 1)),
             ("Links", m["links"].magnitude if "links" in m else None)]
@@ -232,7 +234,7 @@ def power_cooling(scope: Scope, a: Any) -> Section:
              "in its switches' ports for its most loaded rack. The cluster IT power below counts each transceiver "
              "once, and switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
-        Para(typical_text(scope.metrics.get("it_power_typical"), a.typical_from_max)))
+        Para(typical_text(scope.metrics.get("it_power_typical"), a.typical_from_max, at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
         nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) for fid, p in sorted(net.items())]

@@ -45,10 +45,13 @@ def reconciled(a: Any) -> str:
     """
     parts = sum((line.total_power for line in getattr(a.cabling, "bom", ())
                  if line.kind != "Rack" and line.total_power is not None), Q_(0, "kW"))
-    it = a.metrics.get("it_power")
+    it, loss = a.metrics.get("it_power"), a.metrics.get("shelf_loss")
     text = f"The part lines (all but the rack lines) add up to {fmt.q(parts, 'kW', 1)} of total power"
     if it is None:
         return text + "."
+    if loss is not None and loss.m:  # the lines are the parts' own draw; IT power is at the feeds, after the shelves
+        parts = (parts + loss).to("kW")
+        text += f", {fmt.q(parts, 'kW', 1)} with the power shelves' loss ({fmt.q(loss, 'kW', 1)})"
     gap = (parts - it).to("kW")
     if abs(gap.m_as("kW")) < 0.05:
         return text + f", the cluster's IT power ({fmt.q(it, 'kW', 1)})."

@@ -136,25 +136,29 @@ def cost_section(run: Any, a: Any) -> Section | None:
             ("TCO per year", cost.tco_per_year))
     hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour), (used, cost.per_used_accelerator_hour),
               ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")))
-    idle = "" if cost.utilisation >= 1 else (
+    idle = "" if cost.utilisation >= 1 or cost.no_power else (
         f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
         f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")
     recovery = "" if cost.recovery_factor is None else (
         f" The capital recovery factor is {fmt.number(cost.recovery_factor, 4)} per year, r / (1 − (1 + r)^−n), the "
         "annuity that repays the capex over the depreciation years at the discount rate.")
-    share = m.get("network_capex_share")
-    network = "" if share is None else (
-        f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex (Epoch AI "
-        "puts cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs; Cottier et "
-        "al. 2024, arXiv:2405.21015).")
+    share, out = m.get("network_capex_share"), m.get("scale_out_capex_share")
+    network = "" if share is None or out is None else (
+        f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex, the "
+        f"scale-up switch trays included; the cluster interconnect without them (every fabric's switches, "
+        f"transceivers and cables) is {fmt.number(out.m_as('') * 100, 1)} %, the basis on which Epoch AI puts "
+        "cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs (Cottier et al. 2024, "
+        "arXiv:2405.21015).")
     withheld = ("" if not cost.withheld else (
         f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")) + (
         "" if not cost.no_opex else f" Energy, space, TCO and cost per accelerator-hour are not provided: "
-                                    f"{cost.no_opex}.")
+                                    f"{cost.no_opex}.") + (
+        "" if not cost.no_power else f" IT power, energy and TCO are not provided: {cost.no_power}.")
+    average, peak = (None, None) if cost.no_power else (cost.power_average, cost.power_peak)
     section = Section("cost", "Cost").add(
         Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
-             f"part); energy at the average IT load {fmt.q(cost.power_average, 'kW', 1)} (peak "
-             f"{fmt.q(cost.power_peak, 'kW', 1)}) for the hours the cluster is used{idle}, times the facility's "
+             f"part); energy at the average IT load {fmt.q(average, 'kW', 1)} (peak {fmt.q(peak, 'kW', 1)}) for "
+             f"the hours the cluster is used{idle}, times the facility's "
              "PUE and electricity price; capital recovered over the depreciation years at the discount rate "
              f"(docs/reliability.md, Cost).{recovery}{network}{withheld} Every price carries its basis; assumed "
              "ones are listed under Open items."),

@@ -222,14 +222,14 @@ def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
     return rows
 
 
-def typical_text(typical: Q | None, fell_back: tuple[str, ...]) -> str:
-    """The typical-draw figure and its rule in words, naming the parts whose maximum stood in."""
+def typical_text(typical: Q | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
+    """The typical-draw figure and its rule, naming the parts whose maximum stood in (`at_feeds`: shelf loss)."""
+    feeds = ", and the power shelves' loss on them: at the rack feeds" if at_feeds else ""
     rule = (f"At typical draw the IT equipment takes {fmt.q(typical, 'kW', 1)} (metric it_power_typical: each system's "
-            "and switch's typical draw where its datasheet states one, else its maximum, plus the optics); it is "
-            "for average power and energy, and every budget above uses the maximum.")
-    if not fell_back:
-        return rule + " Every part states a typical draw."
-    return rule + f" No typical draw is published for {', '.join(fell_back)}: their maximum is used."
+            f"and switch's typical draw where its datasheet states one, else its maximum, plus the optics{feeds}); it "
+            "is for average power and energy, and every budget above uses the maximum.")
+    return rule + (f" No typical draw is published for {', '.join(fell_back)}: their maximum is used." if fell_back
+                   else " Every part states a typical draw.")
 
 
 def _chain_text(p: Power) -> str:

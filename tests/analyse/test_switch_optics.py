@@ -69,7 +69,10 @@ def test_gb200_su_racks_add_up_to_the_cluster(shipped):
     for p, w in zip(racks, watts, strict=True):
         assert p.optics.m_as("W") >= w        # a rack type's budget holds its most loaded instance
     total = sum(p.equipment.m_as("kW") for p in racks) + watts.sum() / 1000
-    assert cluster.metrics["it_power"].m_as("kW") == pytest.approx(total)
+    # at the feeds: the compute racks' shelves add their loss (tests/analyse/test_shelf_loss.py)
+    loss = cluster.metrics["shelf_loss"].m_as("kW")
+    assert loss == pytest.approx(8 * 131.61 * (1 / 0.97 - 1), abs=0.01)
+    assert cluster.metrics["it_power"].m_as("kW") == pytest.approx(total + loss)
     assert cluster.metrics["optics_power"].m_as("kW") - watts.sum() / 1000 == pytest.approx(576 * 9 / 1000
                                                                                            + 288 * 9 / 1000)
 
@@ -82,7 +85,7 @@ def test_shipped_clusters_count_each_transceiver_once(shipped):
         unplaced = sum((line.total_power for line in cluster.cabling.bom if line.note == "not placed in a rack"),
                        0 * racks)
         nodes = sum((t.node_optics_power for t in cluster.cabling.tiers), 0 * racks)  # inside every shipped system
-        expected = racks + cluster.metrics["optics_power"] - nodes + unplaced
+        expected = racks + cluster.metrics["optics_power"] - nodes + unplaced + cluster.metrics["shelf_loss"]
         assert cluster.metrics["it_power"].m_as("kW") == pytest.approx(expected.m_as("kW"))
         # an end stated only as a count (the DGX's UFM and storage appliance ports) stands in no rack: its module
         # is in the cluster's optics, in no rack's

@@ -104,5 +104,7 @@ def test_network_share_counts_each_transceiver_once_on_both_sides(spec_tree) -> 
         m = run([spec_tree(tree)]).clusters["cluster/c"].metrics
         got[inside] = (m["network_power"].m_as("W"), m["it_power"].m_as("W"))
     node_ends = got[False][1] - got[True][1]
-    assert got[True][0] == got[False][0] == pytest.approx(6155.2)  # 5 QM9700 at maximum and 275.2 W of modules
-    assert 0 < node_ends < 275.2  # the DGX's own modules, now beside its figure: on the IT side only
+    # 5 QM9700 at maximum and 1,363.2 W of modules (275.2 W before the case named its core tier's media: a tier
+    # without them now leaves the power not provided)
+    assert got[True][0] == got[False][0] == pytest.approx(7243.2)
+    assert 0 < node_ends < 1363.2  # the DGX's own modules, now beside its figure: on the IT side only

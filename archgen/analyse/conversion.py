@@ -1,0 +1,94 @@
+"""Power-shelf conversion losses: a cluster's IT power at the rack feeds, on one basis for every design.
+
+A part's `power.max` (or typical, or idle draw) is what it takes from the supply it plugs into. Behind PDUs that is
+the AC feed itself; behind power shelves it is the shelves' DC busbar, and the shelves draw `1 / efficiency` times
+that from the feeds (`PowerShelf.efficiency`). A rack's `input_power` has always counted the shelves' loss; the
+cluster's figures (`it_power`, `it_power_typical`, the cost's average and idle load, facility power and the hall's
+headroom) add it here (`shelf_loss`), so that a shelf-fed rack (GB200 NVL72) and PDU-fed ones (DGX B200, MI355X)
+are both counted at their AC feeds. The loss covers the systems and switches on the busbar and the optics no part's
+figure holds in those racks (each instance's own, `analyse.optics.instance_optics`; none for a cluster too large
+to expand into instances). Rack CDUs on a busbar are no IT load, so their share of the loss is left out, as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from archgen.analyse.facility import facility_metrics
+from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.optics import instance_optics
+from archgen.analyse.rack import on_pdus_flags, port_share
+from archgen.build import RackDesign
+from archgen.model import PowerShelf, Switch, System
+from archgen.model.system import max_draw, typical_draw
+from archgen.units import Q_, Q
+
+Draw = Callable[[System | Switch], Q]
+
+#: A cluster's figures that rest on its IT power, and its fabrics' (`FABRIC_POWER_METRICS`): not provided where a
+#: fabric tier names no link media (CAB003), whose transceivers' draw is then unknown, as its capex is not (COST002).
+POWER_METRICS = ("it_power", "it_power_typical", "shelf_loss", "facility_power", "it_capacity_headroom",
+                 "cooling_headroom", "network_power", "optics_power", "power_average", "power_idle",
+                 "energy_cost_per_year", "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
+                 "tco_per_goodput_accelerator_hour")
+FABRIC_POWER_METRICS = ("network_power", "optics_power")
+
+
+def unpowered(a: ClusterAnalysis) -> str:
+    """Why a cluster's IT power is not provided: the fabric tiers whose links name no link media ("" where none)."""
+    tiers = [f"{t.fabric} {t.tier} x{t.links}" for t in (a.cabling.tiers if a.cabling is not None else ())
+             if t.links and not t.options]
+    return (f"{a.cluster.spec.id}'s IT power rests on links without link media ({', '.join(tiers)}; CAB003): "
+            "their transceivers' draw is unknown") if tiers else ""
+
+
+def shelf_efficiency(rack: RackDesign) -> float | None:
+    """The efficiency of a rack's shelves (the least of them, as its `input_power` takes it), or None: no shelves."""
+    effs = [p.part.efficiency for p in rack.items if isinstance(p.part, PowerShelf)]
+    return min(effs) if effs else None
+
+
+def shelf_loss(a: ClusterAnalysis, draw: Draw = max_draw) -> Q:
+    """Conversion loss of the power shelves of every rack instance of a cluster at `draw` (default maximum)."""
+    total = Q_(0, "kW")
+    for rid, n in sorted(a.cluster.rack_counts.items()):
+        rack = a.cluster.rack_types.get(rid)
+        eff = shelf_efficiency(rack) if rack is not None else None
+        if rack is None or eff is None:
+            continue
+        fed = [not flag for flag in on_pdus_flags(rack)]
+        busbar = sum((draw(p.part) for p, on in zip(rack.items, fed, strict=True)
+                      if on and isinstance(p.part, System | Switch)), Q_(0, "kW"))
+        total = total + busbar * n * (1 / eff - 1)
+    return (total + _optics_loss(a)).to("kW")
+
+
+def _optics_loss(a: ClusterAnalysis) -> Q:
+    """The shelves' loss on the optics the rack instances hold beyond their parts' figures (switch ports, NICs)."""
+    watts = instance_optics(a).tolist()
+    total = 0.0
+    for inst, w in zip(a.cluster.instances, watts, strict=True):
+        eff = shelf_efficiency(inst.rack)
+        if eff is not None and w:
+            total += w * (1 - port_share(inst.rack, on_pdus_flags(inst.rack))) * (1 / eff - 1)
+    return Q_(total, "W").to("kW")
+
+
+def at_feeds(clusters: dict[str, ClusterAnalysis]) -> dict[str, ClusterAnalysis]:
+    """Each cluster with its shelves' loss in its IT power (maximum and typical) and the facility figures after it.
+
+    Every cluster gets `shelf_loss` (0 W where no rack has shelves), so a document can say what basis it used.
+    """
+    out: dict[str, ClusterAnalysis] = {}
+    for path, a in clusters.items():
+        m = dict(a.metrics)
+        loss, typical = shelf_loss(a), shelf_loss(a, typical_draw)
+        m["shelf_loss"] = loss
+        if "it_power" in m:
+            m["it_power"] = (m["it_power"] + loss).to("kW")
+            m.update(facility_metrics(a, m["it_power"]))
+        if "it_power_typical" in m:
+            m["it_power_typical"] = (m["it_power_typical"] + typical).to("kW")
+        out[path] = replace(a, metrics=m)
+    return out

@@ -1,0 +1,105 @@
+"""The metric registry's fabric metrics, declared as `archgen.metrics.REGISTRY` holds them (in its order).
+
+Split from `archgen.metrics` for its size only: the registry is one table (STYLE.md habit 13), and these are its
+rows for a cluster's fabrics and their topologies.
+"""
+
+from __future__ import annotations
+
+from archgen.metric import Metric
+
+_N, _F, _C, _TOP = "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py", "analyse/topologies.py"
+
+FABRIC: tuple[Metric, ...] = (
+    # fabrics
+    Metric("fabric", "tiers", "", "", 0, "Tiers", "Switch tiers used.", _N),
+    Metric("fabric", "planes", "", "", 0, "Planes", "Parallel planes of the fabric.", _N),
+    Metric("fabric", "rails", "", "", 0, "Rails", "Rails (NIC positions per node wired to their own leaves); only on a "
+           "rail-optimized fat tree or a rail-only fabric.", _N),
+    Metric("fabric", "endpoint_ports", "", "", 0, "Endpoint ports", "Ports of nodes and attached switches.", _F),
+    Metric("fabric", "reserved_ports", "", "", 0, "Reserved ports", "Leaf ports held back for growth or "
+           "services.", _F),
+    Metric("fabric", "injection_bandwidth", "B/s", "Tbit/s", 1, "Injection bandwidth", "Bandwidth the endpoints "
+           "put into the fabric, one direction.", _F),
+    Metric("fabric", "bisection_bandwidth", "B/s", "Tbit/s", 1, "Bisection bandwidth", "Minimum over the tiers of "
+           "half the capacity entering the tier, one direction.", _F),
+    Metric("fabric", "injection_per_accelerator", "B/s", "Gbit/s", 0, "Injection per accelerator", "Injection "
+           "bandwidth over the accelerators.", _N),
+    Metric("fabric", "bisection_per_accelerator", "B/s", "Gbit/s", 0, "Bisection per accelerator", "Bisection "
+           "bandwidth over the accelerators.", _N),
+    Metric("fabric", "hops_max", "", "", 0, "Hops", "Switch hops of the longest path (2 × tiers − 1).", _F),
+    Metric("fabric", "max_endpoints", "", "", 0, "Largest endpoint count", "Endpoints the design's switches and "
+           "tiers can take.", _F),
+    Metric("fabric", "max_accelerators", "", "", 0, "Largest accelerator count", "Accelerators the design can take "
+           "at the compute node's ports.", _F),
+    Metric("fabric", "<tier>.switches", "", "", 0, "Switches", "Switches of tier <tier>, every plane.", _N),
+    Metric("fabric", "<tier>.spare_switches", "", "", 0, "Spare switches", "Spare switches of tier <tier>.", _N),
+    Metric("fabric", "<tier>.ports_used", "", "", 0, "Ports used", "Ports used at tier <tier>, every plane.", _N),
+    Metric("fabric", "<tier>.ports_free", "", "", 0, "Ports free", "Ports left at tier <tier>, every plane, those "
+           "in no `down`/`up` range and those of port groups no role uses included: ports used + free = switches x "
+           "radix.", _N),
+    Metric("fabric", "<tier>.max_ports_used_per_switch", "", "", 0, "Ports used per switch", "Most ports used on "
+           "one switch of tier <tier>.", _N),
+    Metric("fabric", "<tier>.radix", "", "", 0, "Radix", "Ports of one switch of tier <tier> (after breakout), "
+           "whether or not a `down`/`up` range takes them; a port group no role uses counts once per port.", _N),
+    Metric("fabric", "<tier>.breakout", "", "", 0, "Breakout", "Logical ports per cage at tier <tier>.", _N),
+    Metric("fabric", "<tier>.breakout_cages", "", "", 0, "Cages used", "Cages used at tier <tier>, every "
+           "plane.", _N),
+    Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth of the ports in use "
+           "at tier <tier>, not of its port split: leaf, the endpoint ports over the uplinks; spine, the leaf links "
+           "over the core links (1 is non-blocking).", _F),
+    Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
+    Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
+           "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),
+    Metric("fabric", "transceivers.<link>", "", "", 0, "Transceivers", "Optical modules at both ends of the links "
+           "at level <link>, every plane.", _C),
+    Metric("fabric", "links.<link>.max_length", "m", "m", 1, "Longest run", "Longest cable run at level <link> on "
+           "the floor.", _C),
+    Metric("fabric", "network_power", "W", "kW", 2, "Network power", "The fabric's switches at maximum power plus its "
+           "optics.", _C),
+    Metric("fabric", "optics_power", "W", "kW", 2, "Optics power", "Transceivers of the fabric.", _C),
+    Metric("fabric", "failure.leaf.ports_lost", "", "", 0, "Ports lost with a leaf", "Endpoint ports one leaf "
+           "holds.", _F, minimise=True),
+    Metric("fabric", "failure.leaf.accelerators_affected", "", "", 0, "Accelerators behind a leaf", "Accelerators "
+           "whose own NIC ports one leaf carries (its rails' ports x accelerators per port).", _F, minimise=True),
+    Metric("fabric", "failure.leaf.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a leaf", "Share of the "
+           "fabric's leaf bandwidth one leaf carries.", _F, minimise=True),
+    Metric("fabric", "failure.spine.uplink_bandwidth_lost", "", "percent", 1, "Uplink bandwidth lost with a spine",
+           "Share of a pod's uplink bandwidth one spine carries.", _F, minimise=True),
+    Metric("fabric", "failure.plane.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a plane", "Share of "
+           "the bandwidth one plane carries.", _F, minimise=True),
+    # torus, dragonfly and rail-only fabrics
+    Metric("fabric", "torus.diameter", "", "", 0, "Torus diameter", "Hops of the longest shortest path between chips.",
+           _TOP),
+    Metric("fabric", "torus.links_per_chip", "", "", 0, "Links per chip", "Neighbour links of each chip.", _TOP),
+    Metric("fabric", "torus.links", "", "", 0, "Torus links", "Chip-to-chip links of the torus (of the slice, in a "
+           "larger pod), each once: a board trace, a cable, or two fibres through an OCS.", _TOP),
+    Metric("fabric", "torus.board_links", "", "", 0, "Board links", "Torus links inside the systems' `torus_block`: "
+           "board traces, in no `links.<link>`, no cable and no failure unit.", _TOP),
+    Metric("fabric", "torus.cubes", "", "", 0, "Cubes", "Cubes of the torus (of the slice, in a larger pod).", _TOP),
+    Metric("fabric", "torus.pod_cubes", "", "", 0, "Pod cubes", "Cubes the optical circuit switches join (the pod).",
+           _TOP),
+    Metric("fabric", "torus.slices", "", "", 0, "Slices per pod", "Slices of the torus' shape the pod holds at "
+           "once.", _TOP),
+    Metric("fabric", "torus.ocs", "", "", 0, "Optical circuit switches", "Optical circuit switches joining the "
+           "cubes (stated, or one per dimension and face position times the fewest that fit).", _TOP),
+    Metric("fabric", "torus.ocs_ports_used", "", "", 0, "Ports used per OCS", "Fibres each optical circuit switch "
+           "takes.", _TOP),
+    Metric("fabric", "failure.chip.links_lost", "", "", 0, "Links lost with a chip", "Neighbour links one chip "
+           "holds.", _TOP, minimise=True),
+    Metric("fabric", "failure.chip.bandwidth_lost", "", "percent", 2, "Bandwidth lost with a chip", "Share of the "
+           "torus one chip carries.", _TOP, minimise=True),
+    Metric("fabric", "dragonfly.groups", "", "", 0, "Groups", "Dragonfly groups.", "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.global_links_per_group_pair", "", "", 0, "Global links per group pair", "Global "
+           "links between each pair of groups.", "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.global_links_per_router", "", "", 0, "Global links per router", "Global links of "
+           "each router (stated, or what the links per group pair need).", "analyse/topologies.py"),
+    Metric("fabric", "dragonfly.global_links", "", "", 0, "Global links", "Links between groups.", _TOP),
+    Metric("fabric", "dragonfly.local_links", "", "", 0, "Local links", "Links inside groups.", _TOP),
+    Metric("fabric", "failure.router.ports_lost", "", "", 0, "Ports lost with a router", "Terminal ports one "
+           "router holds.", "analyse/topologies.py", minimise=True),
+    Metric("fabric", "failure.router.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a router", "Share of "
+           "the routers one router is.", "analyse/topologies.py", minimise=True),
+    Metric("fabric", "rail_only.domains_per_rail", "", "", 0, "Domains per rail", "Scale-up domains a rail leaf "
+           "joins.", "analyse/topologies.py"),
+)

@@ -1,0 +1,43 @@
+"""Links without link media leave IT power not provided, as they do the capex (buyer trial, issue 22, item 2).
+
+Proposal A (the shipped GB200 SU grown to four SUs, compute fabric `tiers: auto`) has a third tier that names no
+link media (CAB003: 3,072 links). Its capex was already not provided (COST002), but its IT power counted those
+links' transceivers as 0 W: 4,615 kW against 4,668 kW with the tier's media named, so a facility-power requirement
+read "met" on a figure short by the optics nobody chose.
+"""
+
+from __future__ import annotations
+
+from archgen.analyse.conversion import POWER_METRICS
+from archgen.compare.gap import judge_proposal
+from archgen.model.requirements import Status
+from archgen.pipeline import run
+from tests.analyse.test_cost_media import CLUSTER, _proposal
+
+POWER_REQUIREMENT = """\
+kind: Requirements
+id: buyer
+requirements:
+  - {id: RFP-PWR-001, statement: Facility power, subject: "cluster/*", metric: facility_power, target: "<= 7 MW"}
+"""
+
+
+def test_links_without_media_withhold_the_power(tmp_path):
+    root = _proposal(tmp_path / "a")
+    (root / "req.yaml").write_text(POWER_REQUIREMENT, encoding="utf-8")
+    r = run([root])
+    m = r.metrics[CLUSTER]
+    assert not set(POWER_METRICS) & set(m)                     # it_power was 4,615 kW (4,668 kW with media)
+    assert "network_power" not in r.metrics[f"{CLUSTER}/fabric/compute"]
+    why = r.operations.withheld[CLUSTER]["it_power"]
+    assert "links without link media (compute spine_core x3072; CAB003)" in why
+    assert r.operations.cost[CLUSTER].energy_per_year is None
+    row, = judge_proposal(r, {"buyer"}, [root / "cluster.yaml"]).rows
+    assert row.status is Status.NOT_PROVIDED and "without link media" in row.note   # was met
+
+
+def test_media_on_the_tier_give_the_power(tmp_path):
+    r = run([_proposal(tmp_path / "a", "      spine_core: [dac-800g-osfp, mmf-800g-sr8]\n")])
+    m = r.metrics[CLUSTER]
+    assert {"it_power", "facility_power", "power_average", "energy_cost_per_year", "network_power"} <= set(m)
+    assert round(m["it_power"].m_as("kW"), 1) == 4797.9   # 4,667.7 kW before the shelves' loss (130.2 kW)

@@ -1,0 +1,44 @@
+"""A cluster's IT power is at the rack feeds: power-shelf conversion losses count (buyer trial, issue 22).
+
+A GB200 NVL72 rack's parts draw 131.61 kW from its DC busbar; its eight shelves at 97 % efficiency draw
+131.61 / 0.97 = 135.68 kW from the feeds (the rack's `input_power`). Before, the cluster's `it_power`,
+`facility_power`, energy and the hall's headroom summed the busbar figure (the shipped SU: 1,114.96 kW), while
+DGX B200 and MI355X racks, fed by PDUs, count at their AC feeds: two bases in one comparison. Now every cluster's
+IT power is the sum of its racks' feed draws (optics counted once), so the SU reads 1,147.53 kW.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.pipeline import run
+from archgen.units import Q_
+from tests.conftest import SPECS
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return run([SPECS])
+
+
+@pytest.mark.parametrize("cid", ["gb200-nvl72-su", "dgx-b200-superpod", "mi355x-th5"])
+def test_it_power_is_the_racks_feed_draw(shipped, cid):
+    a = shipped.clusters[f"cluster/{cid}"]
+    feeds = sum((shipped.racks[f"rack/{rid}"].power.input_power * n for rid, n in a.cluster.rack_counts.items()),
+                Q_(0, "kW"))
+    # the racks' optics are those of their most loaded instance (DGX: 0.9 kW over); the cluster counts each once
+    assert a.metrics["it_power"].m_as("kW") == pytest.approx(feeds.m_as("kW"), rel=1e-3)  # GB200: was 2.8 % under
+
+
+def test_the_shelf_loss_is_stated_and_carried_into_facility_and_energy(shipped):
+    m = shipped.metrics["cluster/gb200-nvl72-su"]
+    rack = shipped.racks["rack/gb200-nvl72"].power
+    assert m["shelf_loss"].m_as("kW") == pytest.approx(8 * 131.61 * (1 / 0.97 - 1), abs=0.01)
+    assert rack.input_power.m_as("kW") == pytest.approx(135.68, abs=0.01)
+    assert m["it_power"].m_as("kW") == pytest.approx(1147.53, abs=0.01)
+    pue = shipped.clusters["cluster/gb200-nvl72-su"].cluster.facility.cost.energy.pue
+    assert m["facility_power"].m_as("kW") == pytest.approx(m["it_power"].m_as("kW") * pue)
+    assert m["power_average"].m_as("kW") == pytest.approx(m["it_power_typical"].m_as("kW"))
+    assert m["power_average"].m_as("kW") == pytest.approx(1090.08 + 32.56, abs=0.01)   # was 1,090.08
+    for cid in ("dgx-b200-superpod", "mi355x-th5"):                                  # fed by PDUs: no shelf loss
+        assert shipped.metrics[f"cluster/{cid}"]["shelf_loss"].m == 0
