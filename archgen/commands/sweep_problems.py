@@ -9,8 +9,10 @@ errors; the sweep's mistakes against its workload (`checks.sweep.mistakes`) are 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
+from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.operations_stage import sweep_figures
 from archgen.checks.sweep import mistakes
@@ -65,7 +67,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 at = where("axes", "cluster", i) if sweep.axes.cluster else where("workload")
                 raise BuildError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
-            power = clusters[f"cluster/{cid}"].metrics["it_power"].m_as("W")
+            given = clusters[f"cluster/{cid}"].metrics.get("it_power")   # not provided: links without media (CAB003)
+            power = given.m_as("W") if given is not None else math.nan
             failures, ends, per_hour, rates, utilisation = sweep_figures(
                 specs, clusters[f"cluster/{cid}"], workload.checkpoint.in_memory)
             nowhere = (no_checkpoint_target(specs, clusters[f"cluster/{cid}"], workload)
@@ -77,6 +80,10 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                      "with `price:` or a `Prices` document, name the link media of every fabric "
                                      "tier, and give its facility a `cost:`; "
                                      "docs/reliability.md)", where(*path))
+                if metric in ("power", "energy_per_token") and given is None:
+                    raise BuildError(f"sweep '{sweep.id}': {what} needs the cluster's IT power, and "
+                                     f"{unpowered(clusters[f'cluster/{cid}'])} (name the link media of every fabric "
+                                     "tier; docs/clusters.md)", where(*path))
                 if metric in GOODPUT_METRICS and nowhere:
                     raise BuildError(f"sweep '{sweep.id}': {what} needs the training job's goodput, "
                                      f"and {nowhere} (REL006; docs/reliability.md)", where(*path))

@@ -144,3 +144,30 @@ def test_a_sweep_of_the_domain_size_on_a_torus_is_invalid(tmp_path) -> None:
     ok, bad = points.evaluate(problem, 0, problem.size)
     assert ok.status == "ok"
     assert bad.status == "invalid" and "scale_up_size 32 on a 4x4 torus of 16" in bad.reason
+
+
+def test_a_sweep_on_a_cluster_without_it_power_gives_no_power_and_refuses_a_power_objective(tmp_path) -> None:
+    """The pod's fabric names no link media (CAB003), so its IT power is not provided (buyer2): its points carry no
+    `power` or `energy_per_token` (not NaN, not 0 W), and a sweep objective on one is refused at its line with the
+    reason. Before, building the sweep raised KeyError 'it_power'."""
+    from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
+    from archgen.errors import BuildError
+    from archgen.perf.explore import points
+
+    for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2"):
+        (tmp_path / f"{p}.yaml").write_text((TRN2 / f"{p}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    cluster = (REPO / "tests" / "data" / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "sweep.yaml"
+    path.write_text(cluster + SWEEP, encoding="utf-8")
+    specs, clusters, sweeps = sw.load(path, [tmp_path])
+    assert "it_power" not in clusters["cluster/trn2-torus-pod"].metrics
+    problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+    row = points.evaluate(problem, 0, 1)[0]
+    assert row.status == "ok" and not {"power", "energy_per_token"} & set(row.metrics)
+    path.write_text(cluster + SWEEP.replace("{metric: step_time, goal: min}", "{metric: energy_per_token, goal: min}"),
+                    encoding="utf-8")
+    specs, clusters, sweeps = sw.load(path, [tmp_path])
+    with pytest.raises(BuildError, match="needs the cluster's IT power, and trn2-torus-pod's IT power rests on links "
+                                         "without link media"):
+        sweep_problems.problems(specs, clusters, sweeps)

@@ -183,11 +183,13 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     hot spares (`perf.train.goodput.goodput_of`; called only when the point makes tokens); None for none.
     """
     m = dict(metrics)
-    power = base.it_power * gpus / base.accelerators
-    m["power"] = power
+    power = base.it_power * gpus / base.accelerators   # NaN: the cluster's IT power is not provided (no power metric)
+    if power == power:
+        m["power"] = power
     m["accelerators"] = float(gpus)
     if m.get("tokens_per_second"):
-        m["energy_per_token"] = power / m["tokens_per_second"]
+        if power == power:
+            m["energy_per_token"] = power / m["tokens_per_second"]
         tokens = m["tokens_per_second"]
         low = high = math.nan
         spare_nodes = 0
