@@ -40,3 +40,15 @@ def test_arrays_walk_each_pair_once_and_broadcast():
     for i, b in enumerate((64e6, 134217728.0)):
         for j, t in enumerate((1.0, 2.0)):
             assert got[i, j] == mean_bucket(LLAMA31_8B, b, t)
+
+
+def test_nemo_2025_takes_bridges_bucket():
+    """Megatron-Bridge's comm_overlap.py (at aae8200, `_get_optimizer_overlap_cfgs`) sets bucket_size 128 * 1024 *
+    1024 with dp > 1 when `setup` applies the DP overlap (the distributed optimizer on); NeMo 2's
+    MegatronCommOverlapCallback does the same. The nemo-2025 profile says so; megatron-core-2024 keeps Megatron-core's
+    default."""
+    from archgen.model.switches import StackSwitches
+    field = StackSwitches.model_fields["ddp_bucket_size"]
+    by_stack = next(m for m in field.metadata if hasattr(m, "setting"))
+    assert by_stack.setting("nemo-2025")[0] == 128 * 1024 * 1024 == 134217728
+    assert by_stack.setting("megatron-core-2024")[0] == "default"
