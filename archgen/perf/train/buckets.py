@@ -11,12 +11,10 @@ layer's), not 134M.
 
 `mean_bucket` is that walk's mean closed bucket over the model's transformer layers on one rank of `tp`, which the
 exposure model divides a rank's parameters by (`exposure.bucket_params`, `dp_exposure`'s count). The walk is done
-once per (bucket, tp) pair and kept; a sweep's layouts share a handful of pairs.
+once per (bucket, tp) pair and kept on the Arch; a sweep's layouts share a handful of pairs.
 """
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 import numpy as np
 
@@ -46,25 +44,31 @@ def layer_tensors(a: Arch, tp: float, moe: bool) -> tuple[float, ...]:
     return tuple(attn + mlp)
 
 
-@lru_cache(maxsize=4096)
 def _walk(a: Arch, bucket: float, tp: float) -> float:
-    """Mean closed bucket of Megatron-core's greedy walk over the model's layers on one rank of `tp`."""
-    closed, size = [], 0.0
-    for i in reversed(range(a.layers)):
-        moe = bool(a.experts) and i >= a.dense_layers
-        for t in reversed(layer_tensors(a, tp, moe)):
-            size += t
-            if size >= bucket:
-                closed.append(size)
-                size = 0.0
-    return sum(closed) / len(closed) if closed else bucket  # no bucket closes: one holds all, at least `bucket`
+    """Mean closed bucket of Megatron-core's greedy walk over the model's layers on one rank of `tp`.
+
+    Kept on the Arch per (bucket, tp), as its cached properties are (hashing the Arch per call cost an estimate ~2 us).
+    """
+    kept = a.__dict__.setdefault("_bucket_walks", {})
+    got = kept.get((bucket, tp))
+    if got is None:
+        closed, size = [], 0.0
+        for i in reversed(range(a.layers)):
+            moe = bool(a.experts) and i >= a.dense_layers
+            for t in reversed(layer_tensors(a, tp, moe)):
+                size += t
+                if size >= bucket:
+                    closed.append(size)
+                    size = 0.0
+        got = kept[(bucket, tp)] = sum(closed) / len(closed) if closed else bucket  # none closes: one of all
+    return got
 
 
 def mean_bucket(a: Arch, bucket, tp=1.0):
     """Parameters per DDP bucket as Megatron-core forms them from a `bucket`-size threshold (arrays broadcast)."""
-    if np.ndim(bucket) == 0 and np.ndim(tp) == 0:
+    if isinstance(bucket, float | int) and isinstance(tp, float | int):  # one layout: a plain float (issue 25)
         return _walk(a, float(bucket), float(tp))
     b, t = np.broadcast_arrays(np.asarray(bucket, dtype=float), np.asarray(tp, dtype=float))
-    pairs, inverse = np.unique(np.stack([b.ravel(), t.ravel()], axis=1), axis=0, return_inverse=True)
-    means = np.array([_walk(a, float(p), float(q)) for p, q in pairs])
-    return means[inverse.ravel()].reshape(b.shape)
+    (ub, ib), (ut, it) = (np.unique(q, return_inverse=True) for q in (b, t))  # a sweep's few distinct values
+    table = np.array([[_walk(a, float(p), float(q)) for q in ut] for p in ub])
+    return table[ib.reshape(b.shape), it.reshape(b.shape)]

@@ -64,6 +64,8 @@ def bucket_params(job: Job, dp, tp=1.0):
     """
     if job.ddp_bucket_size != "default":
         return mean_bucket(job.arch, float(job.ddp_bucket_size), tp)
+    if isinstance(dp, NUMBER):  # one layout: plain numbers (issue 25)
+        return mean_bucket(job.arch, max(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp), tp)
     return mean_bucket(job.arch, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp), tp)
 
 
