@@ -213,8 +213,10 @@ class StackSwitches(Spec):
         ("default", f"{_LM21}: the local DDP all-reduces after the backward pass (no overlap: one collective)"),
         ("default", "Megatron-core distributed_data_parallel.py at core_v0.14.0, lines 62-65: bucket_size None is "
                     "max(40M, 1M x the DP size without CP) parameters"),
-        ("default", "Megatron-core's default, as megatron-core-2024 (a NeMo job that sets bucket_size states it, as "
-                    "the MLPerf NeMo configs' BUCKET_SIZE does)"))] = Field(
+        (134217728, f"{_BRIDGE} src/megatron/bridge/training/comm_overlap.py at aae8200, `_get_optimizer_overlap_"
+                    "cfgs`: bucket_size 128 * 1024 * 1024 with dp > 1, applied by `setup` with the distributed "
+                    "optimizer (without it the DP overlap is off: one bucket); NeMo 2's MegatronCommOverlapCallback "
+                    "the same"))] = Field(
         None, description="Parameters per DDP bucket (Megatron-core `bucket_size`), each bucket's gradients "
                           "reduced and weights gathered as one collective with overlap_grad_reduce; 'default' is "
                           "Megatron-core's max(40M, 1M x the DP size without CP) (docs/perf-model.md, Training: DP).")

@@ -32,6 +32,7 @@ import pytest
 
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.arch import Arch
+from archgen.perf.train.buckets import mean_bucket
 from archgen.perf.train.exposure import tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.training import estimate_training, layer_times, tp_gemms
@@ -119,11 +120,12 @@ DENSE_PARAMS = 8 * (4 * 4096 ** 2 + 2 * 4096 * 16384 + 2 * 4096) + 2 * 32768 * 4
 def _dp_saving(t):
     """What Megatron-core's bucketed overlap hides of a DP collective of `t` seconds when the window outlasts it.
 
-    The edge bucket (max(40M, 1M x 8) = 40M of the 1,879,113,728 parameters) stays exposed; the rest overlaps on
-    the SMs NCCL leaves, losing 16 of H100's 132 SMs from the compute beside it: saved (1 - e) x (1 - 16/132) x t.
+    The edge bucket (a 40M threshold, max(40M, 1M x 8), closed on whole tensors: `buckets.mean_bucket`, issue 20,
+    of the 1,879,113,728 parameters) stays exposed; the rest overlaps on the SMs NCCL leaves, losing 16 of H100's
+    132 SMs from the compute beside it: saved (1 - e) x (1 - 16/132) x t.
     """
     assert DENSE_PARAMS == 1_879_113_728
-    edge = 40e6 / DENSE_PARAMS
+    edge = mean_bucket(DENSE, 40e6) / DENSE_PARAMS
     return (1.0 - edge) * (116.0 / 132.0) * t
 
 
@@ -146,11 +148,11 @@ def test_grad_reduce_overlap_hides_all_but_the_last_bucket(h100):
     moves by `_dp_saving(rs)`. Without the distributed optimizer the gradients are all-reduced instead, and the
     switch moves `_dp_saving(ar)`.
 
-    With `overlap_grad_reduce` each of Megatron-core's ceil(P / 40M) = 47 buckets is its own collective of P / 47
+    With `overlap_grad_reduce` each of Megatron-core's ceil(P / mean bucket) buckets is its own collective of P / n
     parameters (param_and_grad_buffer.py at core_v0.14.0, lines 214-264 and 323-437), the unoverlapped ZeRO-1
     gather included; without it the bucket is infinite, one collective (distributed_data_parallel.py lines 66-68).
-    So the switch saves `_dp_saving` of the 47 buckets' time, less what 47 collectives cost over one."""
-    n = math.ceil(DENSE_PARAMS / 40e6)
+    So the switch saves `_dp_saving` of the n buckets' time, less what n collectives cost over one."""
+    n = math.ceil(DENSE_PARAMS / mean_bucket(DENSE, 40e6))  # buckets closed on whole tensors (issue 20)
 
     def one(kind, width, count=1):
         return count * float(collective_time(h100, kind, DENSE_PARAMS * width / count, 8, 8))

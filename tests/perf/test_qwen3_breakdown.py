@@ -139,7 +139,7 @@ def test_the_step_terms_add_up_to_the_models_step(row):
     total = layers + loss + MICRO_BATCHES * float(accumulate) + float(weights) + once
     assert total == pytest.approx(float(est.step_time), rel=1e-9)
     assert (round(layers, 2), round(loss, 2), round(MICRO_BATCHES * float(accumulate) + float(weights), 2),
-            round(once, 3)) == (19.47, 0.83, 0.47, 0.036)
+            round(once, 3)) == (19.47, 0.83, 0.47, 0.037)  # 0.036 before nemo-2025's 134M DDP bucket
     outside = total - layers
     missing = 1024 * 4096 / case.measured[0].value - float(est.step_time)
     assert outside == pytest.approx(1.34, abs=0.01)

@@ -312,7 +312,7 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
     zero = np.asarray(prep.lay["zero"][safe], dtype=float)
     sched, dpcp, k_dp, edp, k_edp = dp_groups(hw, tp, cp, dp, pp, ep, etp, v, m)  # as `estimate_training`'s tail
     bw, fw, dp_c = layers * x(bwd) * x(sched), layers * x(fwd) * x(sched), np.asarray(0.0)
-    b = x(bucket_params(job, dp))  # timed per kind of stage held (0, 1-2, 3: `dp_exposed`'s), memo keys as `full`'s
+    b = x(bucket_params(job, dp, tp))  # timed per kind of stage held (0, 1-2, 3: `dp_exposed`'s), memo keys as `full`'s
     for stage, on in ((0.0, zero < 1), (1.0, (zero >= 1) & (zero < 3)), (3.0, zero >= 3)):
         if on.any():
             timer = _timer(pts, offset, pt, kk + len(prep.m) * int(stage >= 3), 2 * len(prep.m), prep.memo)

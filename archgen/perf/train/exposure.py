@@ -30,6 +30,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import ceil, maximum, minimum, where
 from archgen.perf.train import contention as C
+from archgen.perf.train.buckets import mean_bucket
 from archgen.perf.train.fast import NUMBER, plain
 from archgen.perf.train.job import Job
 
@@ -52,16 +53,20 @@ BUCKET_PARAMS = 40e6
 BUCKET_PARAMS_PER_RANK = 1e6
 
 
-def bucket_params(job: Job, dp):
-    """Parameters per Megatron-core DDP bucket: the job's `ddp_bucket_size`, or by default max(40M, 1M x dp).
+def bucket_params(job: Job, dp, tp=1.0):
+    """Parameters per Megatron-core DDP bucket as its buffer forms them, on a rank of `tp`.
 
-    `dp` is the data-parallel size without context parallelism, as Megatron-core reads it for its default
-    (`BUCKET_PARAMS`), although the buckets are reduced over the dp·cp ranks that hold the same weights
-    (`training.dp_groups`). A stated size is used as it is (`DistributedDataParallelConfig.bucket_size`).
+    The threshold is the job's `ddp_bucket_size`, or by default max(40M, 1M x dp): `dp` is the data-parallel size
+    without context parallelism, as Megatron-core reads it for its default (`BUCKET_PARAMS`), although the buckets
+    are reduced over the dp·cp ranks that hold the same weights (`training.dp_groups`). A bucket closes only on a
+    whole tensor once it holds the threshold, so it holds more: `buckets.mean_bucket`, the mean bucket of that walk
+    over the model's layers (issue 20).
     """
     if job.ddp_bucket_size != "default":
-        return float(job.ddp_bucket_size)
-    return maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp)
+        return mean_bucket(job.arch, float(job.ddp_bucket_size), tp)
+    if isinstance(dp, NUMBER):  # one layout: plain numbers (issue 25)
+        return mean_bucket(job.arch, max(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp), tp)
+    return mean_bucket(job.arch, maximum(BUCKET_PARAMS, BUCKET_PARAMS_PER_RANK * dp), tp)
 
 
 def sm_kept(hw: Hardware, sms):

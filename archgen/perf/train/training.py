@@ -333,7 +333,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
 
-    bucket = X.bucket_params(job, dp)  # Megatron-core's default reads the DP size without CP
+    bucket = X.bucket_params(job, dp, tp)  # Megatron-core's default reads the DP size without CP
     exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x), timer, hbm_x,
                           bucket=bucket if isinstance(bucket, fast.NUMBER) else x(bucket))  # `dp_exposed`
 

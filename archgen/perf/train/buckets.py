@@ -1,0 +1,74 @@
+"""Megatron-core's DDP buckets as its buffer forms them: a greedy walk over a rank's weight tensors (issue 20).
+
+`_ParamAndGradBuffer.__init__` (megatron/core/distributed/param_and_grad_buffer.py, NVIDIA/Megatron-LM at 0011998,
+the loop `for param in params[::-1]`) walks the parameters in reverse registration order ("to roughly follow
+backprop order") and closes a bucket once `param_end_index - bucket_start_index >= bucket_size`: a bucket ends on a
+whole tensor, so it holds `bucket_size` parameters plus the rest of the tensor that crossed the threshold, and a
+tensor larger than the bucket is a bucket of its own. Llama 3.1 8B at tp 1 with a 134,217,728 bucket: each bucket
+is one layer's attention (its projection and QKV, with the fused norm) and the next-lower layer's FC2 and FC1,
+about 218M parameters (Dell's MLPerf Training v5.1 log prints 33 such buckets plus the embedding's and the output
+layer's), not 134M.
+
+`mean_bucket` is that walk's mean closed bucket over the model's transformer layers on one rank of `tp`, which the
+exposure model divides a rank's parameters by (`exposure.bucket_params`, `dp_exposure`'s count). The walk is done
+once per (bucket, tp) pair and kept on the Arch; a sweep's layouts share a handful of pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.perf.hw.arch import Arch
+
+
+def layer_tensors(a: Arch, tp: float, moe: bool) -> tuple[float, ...]:
+    """Weight tensors of one layer on a rank of `tp` that the data-parallel buffer holds, in registration order.
+
+    Megatron-core's Transformer Engine layer registers the attention's output projection before its QKV (`Attention.
+    __init__` builds `linear_proj`, `SelfAttention.__init__` then `linear_qkv`, with the input norm fused into it as
+    `layer_norm_weight`), then the MLP's FC1 (with the pre-MLP norm fused) and FC2. A MoE layer's data-parallel
+    buffer holds the router and any shared experts in place of the dense MLP (the routed experts are the expert
+    group's buffer). Multi-head latent attention: its projections in `Arch.attn_gemms` order, with its latent norms.
+    """
+    h = float(a.hidden)
+    attn = [n * k for _, n, k in a.attn_gemms(tp)]
+    norms = [float(a.kv_lora_rank), float(a.q_lora_rank)][:a.attn_norms]  # MLA's latent norms (none without MLA)
+    attn = [attn[-1], h, *attn[:-1], *norms]  # the projection first, then the rest
+    if moe:
+        mlp = [h * a.experts]
+        if a.shared_experts:
+            f = a.shared_experts * a.expert_ffn / tp
+            mlp += [h, (a.ffn_mats - 1) * f * h, f * h]
+    else:
+        mlp = [h, (a.ffn_mats - 1) * a.ffn / tp * h, a.ffn / tp * h]
+    return tuple(attn + mlp)
+
+
+def _walk(a: Arch, bucket: float, tp: float) -> float:
+    """Mean closed bucket of Megatron-core's greedy walk over the model's layers on one rank of `tp`.
+
+    Kept on the Arch per (bucket, tp), as its cached properties are (hashing the Arch per call cost an estimate ~2 us).
+    """
+    kept = a.__dict__.setdefault("_bucket_walks", {})
+    got = kept.get((bucket, tp))
+    if got is None:
+        closed, size = [], 0.0
+        for i in reversed(range(a.layers)):
+            moe = bool(a.experts) and i >= a.dense_layers
+            for t in reversed(layer_tensors(a, tp, moe)):
+                size += t
+                if size >= bucket:
+                    closed.append(size)
+                    size = 0.0
+        got = kept[(bucket, tp)] = sum(closed) / len(closed) if closed else bucket  # none closes: one of all
+    return got
+
+
+def mean_bucket(a: Arch, bucket, tp=1.0):
+    """Parameters per DDP bucket as Megatron-core forms them from a `bucket`-size threshold (arrays broadcast)."""
+    if isinstance(bucket, float | int) and isinstance(tp, float | int):  # one layout: a plain float (issue 25)
+        return _walk(a, float(bucket), float(tp))
+    b, t = np.broadcast_arrays(np.asarray(bucket, dtype=float), np.asarray(tp, dtype=float))
+    (ub, ib), (ut, it) = (np.unique(q, return_inverse=True) for q in (b, t))  # a sweep's few distinct values
+    table = np.array([[_walk(a, float(p), float(q)) for q in ut] for p in ub])
+    return table[ib.reshape(b.shape), it.reshape(b.shape)]
