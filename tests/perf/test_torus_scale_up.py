@@ -105,20 +105,26 @@ objectives:
 """
 
 
-def test_a_sweep_of_the_domain_bandwidth_moves_the_torus(tmp_path) -> None:
-    """Scaling `scale_up_bandwidth` scales the torus' links with it (`Hardware._replaced`): TP 16 on the 4x4 takes
-    longer at half the bandwidth and less at twice. The batch path, whose hardware arrays the torus collectives do
-    not take, hands such a sweep to the point-by-point one (`vectorised._vectorisable`): the same numbers."""
+def _loaded(tmp_path, sweep: str):
+    """The trial's Trn2 parts, the pod on its torus and `sweep`, loaded as `archgen sweep` loads them."""
     from archgen.commands import sweep as sw
-    from archgen.commands import sweep_problems
-    from archgen.perf.explore import points, vectorised
 
     for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2"):
         (tmp_path / f"{p}.yaml").write_text((TRN2 / f"{p}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     cluster = (REPO / "tests" / "data" / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8")
     path = tmp_path / "sweep.yaml"
-    path.write_text(cluster + SWEEP, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [tmp_path])
+    path.write_text(cluster + sweep, encoding="utf-8")
+    return sw.load(path, [tmp_path])
+
+
+def test_a_sweep_of_the_domain_bandwidth_moves_the_torus(tmp_path) -> None:
+    """Scaling `scale_up_bandwidth` scales the torus' links with it (`Hardware._replaced`): TP 16 on the 4x4 takes
+    longer at half the bandwidth and less at twice. The batch path, whose hardware arrays the torus collectives do
+    not take, hands such a sweep to the point-by-point one (`vectorised._vectorisable`): the same numbers."""
+    from archgen.commands import sweep_problems
+    from archgen.perf.explore import points, vectorised
+
+    specs, clusters, sweeps = _loaded(tmp_path, SWEEP)
     problem = sweep_problems.problems(specs, clusters, sweeps)[0]
     one = [r.metrics["step_time"] for r in points.evaluate(problem, 0, problem.size)]
     batch = [r.metrics["step_time"] for r in vectorised.evaluate(problem, 0, problem.size)]
@@ -129,17 +135,11 @@ def test_a_sweep_of_the_domain_bandwidth_moves_the_torus(tmp_path) -> None:
 def test_a_sweep_of_the_domain_size_on_a_torus_is_invalid(tmp_path) -> None:
     """A torus' size is its dims: 32 accelerators per domain on the 4x4 would be timed on a torus of 16, so the point
     is invalid and says why; 16, the torus' own size, runs."""
-    from archgen.commands import sweep as sw
     from archgen.commands import sweep_problems
     from archgen.perf.explore import points
 
-    for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2"):
-        (tmp_path / f"{p}.yaml").write_text((TRN2 / f"{p}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    cluster = (REPO / "tests" / "data" / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8")
-    path = tmp_path / "sweep.yaml"
-    path.write_text(cluster + SWEEP.replace("scale_up_bandwidth: [0.5, 1.0, 2.0]", "scale_up_size: [16, 32]"),
-                    encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [tmp_path])
+    specs, clusters, sweeps = _loaded(
+        tmp_path, SWEEP.replace("scale_up_bandwidth: [0.5, 1.0, 2.0]", "scale_up_size: [16, 32]"))
     problem = sweep_problems.problems(specs, clusters, sweeps)[0]
     ok, bad = points.evaluate(problem, 0, problem.size)
     assert ok.status == "ok"
@@ -150,24 +150,17 @@ def test_a_sweep_on_a_cluster_without_it_power_gives_no_power_and_refuses_a_powe
     """The pod's fabric names no link media (CAB003), so its IT power is not provided (buyer2): its points carry no
     `power` or `energy_per_token` (not NaN, not 0 W), and a sweep objective on one is refused at its line with the
     reason. Before, building the sweep raised KeyError 'it_power'."""
-    from archgen.commands import sweep as sw
     from archgen.commands import sweep_problems
     from archgen.errors import BuildError
     from archgen.perf.explore import points
 
-    for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2"):
-        (tmp_path / f"{p}.yaml").write_text((TRN2 / f"{p}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    cluster = (REPO / "tests" / "data" / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8")
-    path = tmp_path / "sweep.yaml"
-    path.write_text(cluster + SWEEP, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [tmp_path])
+    specs, clusters, sweeps = _loaded(tmp_path, SWEEP)
     assert "it_power" not in clusters["cluster/trn2-torus-pod"].metrics
     problem = sweep_problems.problems(specs, clusters, sweeps)[0]
     row = points.evaluate(problem, 0, 1)[0]
     assert row.status == "ok" and not {"power", "energy_per_token"} & set(row.metrics)
-    path.write_text(cluster + SWEEP.replace("{metric: step_time, goal: min}", "{metric: energy_per_token, goal: min}"),
-                    encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [tmp_path])
+    specs, clusters, sweeps = _loaded(
+        tmp_path, SWEEP.replace("{metric: step_time, goal: min}", "{metric: energy_per_token, goal: min}"))
     with pytest.raises(BuildError, match="needs the cluster's IT power, and trn2-torus-pod's IT power rests on links "
                                          "without link media"):
         sweep_problems.problems(specs, clusters, sweeps)
