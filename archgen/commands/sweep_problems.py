@@ -67,7 +67,9 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 at = where("axes", "cluster", i) if sweep.axes.cluster else where("workload")
                 raise BuildError(f"sweep '{sweep.id}': no cluster '{cid}'{did_you_mean(cid, known, lead='; ')}"
                                  f" (clusters: {', '.join(known) or 'none'})", at)
-            given = clusters[f"cluster/{cid}"].metrics.get("it_power")   # not provided: links without media (CAB003)
+            # not provided where links name no media (CAB003), whether or not the checks have withheld it yet
+            a = clusters[f"cluster/{cid}"]
+            given = None if unpowered(a) else a.metrics.get("it_power")
             power = given.m_as("W") if given is not None else math.nan
             failures, ends, per_hour, rates, utilisation = sweep_figures(
                 specs, clusters[f"cluster/{cid}"], workload.checkpoint.in_memory)

@@ -150,6 +150,7 @@ def test_a_sweep_on_a_cluster_without_it_power_gives_no_power_and_refuses_a_powe
     """The pod's fabric names no link media (CAB003), so its IT power is not provided (buyer2): its points carry no
     `power` or `energy_per_token` (not NaN, not 0 W), and a sweep objective on one is refused at its line with the
     reason. Before, building the sweep raised KeyError 'it_power'."""
+    from archgen.commands import sweep as sw
     from archgen.commands import sweep_problems
     from archgen.errors import BuildError
     from archgen.perf.explore import points
@@ -159,6 +160,12 @@ def test_a_sweep_on_a_cluster_without_it_power_gives_no_power_and_refuses_a_powe
     problem = sweep_problems.problems(specs, clusters, sweeps)[0]
     row = points.evaluate(problem, 0, 1)[0]
     assert row.status == "ok" and not {"power", "energy_per_token"} & set(row.metrics)
+    # `archgen sweep` builds its problems before the checks withhold the figure (`sweep.evaluate_sweeps`): the
+    # cluster still holds the IT power without those links' optics, which its points must not take either
+    analysed, mine = sw.analyse(tmp_path / "sweep.yaml", [tmp_path])
+    assert "it_power" in analysed.clusters["cluster/trn2-torus-pod"].metrics
+    [rows] = [r.rows for r in sw.evaluate_sweeps(tmp_path / "sweep.yaml", [tmp_path])[1]]
+    assert rows and not any({"power", "energy_per_token"} & set(r.metrics) for r in rows)
     specs, clusters, sweeps = _loaded(
         tmp_path, SWEEP.replace("{metric: step_time, goal: min}", "{metric: energy_per_token, goal: min}"))
     with pytest.raises(BuildError, match="needs the cluster's IT power, and trn2-torus-pod's IT power rests on links "
