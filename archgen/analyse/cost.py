@@ -244,18 +244,15 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
     draw; and the ids of the parts whose idle draw is so assumed.
     """
     total, assumed = Q_(0, "kW"), []
+    draw = _idle_draw if idle else typical_draw   # a system's NICs too where its figure leaves them out
     for line in a.cabling.bom if a.cabling is not None else ():
         part = specs.get(line.part)
         if isinstance(part, System | Switch):
-            draw = typical_draw(part)             # a system's NICs too where its figure leaves them out
-            if idle:
-                stated = idle_draw(part)
-                if stated is None:
-                    assumed.append(part.id)
-                draw = draw if stated is None else stated
-            total = total + draw * line.quantity
+            if idle and idle_draw(part) is None:
+                assumed.append(part.id)
+            total = total + draw(part) * line.quantity
     total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
-    total = (total + shelf_loss(a, _idle_draw if idle else typical_draw)).to("kW")  # at the feeds, as `it_power`
+    total = (total + shelf_loss(a, draw)).to("kW")  # at the feeds, as `it_power`
     return (total, sorted(set(assumed))) if idle else total
 
 
