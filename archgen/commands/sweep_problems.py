@@ -69,11 +69,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                  f" (clusters: {', '.join(known) or 'none'})", at)
             # not provided where links name no media (CAB003), whether or not the checks have withheld it yet
             a = clusters[f"cluster/{cid}"]
-            given = None if unpowered(a) else a.metrics.get("it_power")
+            why = unpowered(a)
+            given = None if why else a.metrics.get("it_power")
             power = given.m_as("W") if given is not None else math.nan
-            failures, ends, per_hour, rates, utilisation = sweep_figures(
-                specs, clusters[f"cluster/{cid}"], workload.checkpoint.in_memory)
-            nowhere = (no_checkpoint_target(specs, clusters[f"cluster/{cid}"], workload)
+            failures, ends, per_hour, rates, utilisation = sweep_figures(specs, a, workload.checkpoint.in_memory)
+            nowhere = (no_checkpoint_target(specs, a, workload)
                        if workload.training is not None else None)
             for what, metric, path in asked:
                 if metric in COST_OBJECTIVES and per_hour is None:
@@ -84,7 +84,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                      "docs/reliability.md)", where(*path))
                 if metric in ("power", "energy_per_token") and given is None:
                     raise BuildError(f"sweep '{sweep.id}': {what} needs the cluster's IT power, and "
-                                     f"{unpowered(clusters[f'cluster/{cid}'])} (name the link media of every fabric "
+                                     f"{why} (name the link media of every fabric "
                                      "tier; docs/clusters.md)", where(*path))
                 if metric in GOODPUT_METRICS and nowhere:
                     raise BuildError(f"sweep '{sweep.id}': {what} needs the training job's goodput, "
