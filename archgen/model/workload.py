@@ -117,8 +117,10 @@ class Parallelism(SequenceParallel):
     micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
     zero: Literal[0, 1, 2, 3] | None = Field(
         None, description="Sharding over DP: 0 none, 1 optimizer state (the distributed optimizer), 2 + gradients, "
-                          "3 + weights (FSDP). Left out: searched over the stages the stack runs, or the stack's "
-                          "distributed optimizer in a layout stated whole.")
+                          "3 + weights (FSDP). Left out: searched over the stages the stack runs (only 0 under a "
+                          "stated distributed_optimizer false, only 1-3 under true), or the stack's distributed "
+                          "optimizer in a layout stated whole; a stage that contradicts a stated "
+                          "distributed_optimizer is an error.")
     offload: Offload | None = Field(
         None, description="What goes to host memory: activations (Megatron-core fine-grained activation offloading), "
                           "optimizer (--optimizer-cpu-offload: state and step on the CPU), both, or none; needs the "
@@ -157,7 +159,22 @@ class Training(StackSwitches, TrainingJob):
     def _recipe_needs_fp8(self) -> Training:
         if problem := fp8_recipe_problem(self.precision, self.fp8_recipe):
             raise FieldError(("fp8_recipe",), problem)
+        if problem := zero_problem(self.distributed_optimizer, self.parallelism.zero):
+            raise FieldError(("parallelism", "zero"), problem)
         return self
+
+
+def zero_problem(distributed_optimizer: bool | None, zero: int | None) -> str | None:
+    """Why a stated ZeRO stage contradicts a stated `distributed_optimizer`; else None.
+
+    Stage 1 is the distributed optimizer, and stages 2-3 (Megatron-FSDP) run on it; stage 0 is without it. Stated
+    both ways, one of them would be silently ignored (the layout's stage wins in the memory and the DP collectives).
+    """
+    if distributed_optimizer is None or zero is None or (zero >= 1) == distributed_optimizer:
+        return None
+    want = "1, 2 or 3" if distributed_optimizer else "0"
+    return (f"zero {zero} contradicts distributed_optimizer {str(distributed_optimizer).lower()}; expected zero {want} "
+            "(stage 1 is the distributed optimizer, 2 and 3 run on it) or leave one of them out")
 
 
 def fp8_recipe_problem(precision: str, fp8_recipe: str | None) -> str | None:

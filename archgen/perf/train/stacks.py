@@ -125,6 +125,20 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     return _knobs(base | given)
 
 
+def zero_stages(zeros: tuple[int, ...], distributed_optimizer: object) -> tuple[int, ...]:
+    """The ZeRO stages a layout search may take: `zeros` (the stack's), kept to a stated `distributed_optimizer`.
+
+    Stated false, the optimizer state is not sharded: stage 0 (Megatron's DDP). Stated true, it is: stage 1, or 2-3
+    (Megatron-FSDP, which runs on the distributed optimizer: Megatron-LM megatron/training/arguments.py at d98e8a6,
+    "Megatron-FSDP v1 is only compatible with --use-distributed-optimizer"). Left out (None): the stack's stages.
+    A stack that runs none of the stated kind keeps the stated one alone (estimated as stated, PERF004).
+    """
+    if distributed_optimizer is None:
+        return zeros
+    kept = tuple(z for z in zeros if (z >= 1) == bool(distributed_optimizer))
+    return kept or ((1,) if distributed_optimizer else (0,))
+
+
 def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]:
     """The profile values of `stack` that `precision` changes: switch -> (why, value)."""
     out: dict[str, tuple[str, object]] = {}
