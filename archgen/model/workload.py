@@ -14,7 +14,7 @@ from pydantic import Field, field_validator, model_validator
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
-from archgen.model.switches import SequenceParallel, StackSwitches
+from archgen.model.switches import SWITCHES, SequenceParallel, StackSwitches
 from archgen.units import Duration, Information, RequestRate
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
@@ -161,6 +161,13 @@ class Training(StackSwitches, TrainingJob):
             raise FieldError(("fp8_recipe",), problem)
         if problem := zero_problem(self.distributed_optimizer, self.parallelism.zero):
             raise FieldError(("parallelism", "zero"), problem)
+        sp = self.parallelism.sequence_parallel
+        if self.overlap_tp_comm and not (SWITCHES["sequence_parallel"].default(self.stack) if sp is None else sp):
+            how = "is stated false" if sp is not None else f"is off under stack {self.stack}"
+            raise FieldError(("overlap_tp_comm",), f"overlap_tp_comm true needs sequence parallelism, which {how} "
+                             "(Megatron-LM arguments.py: 'Tensor parallel communication/GEMM overlap can happen only "
+                             "when sequence parallelism is enabled'); expected parallelism.sequence_parallel true, or "
+                             "overlap_tp_comm false or left out")
         return self
 
 
