@@ -130,7 +130,8 @@ class StackSwitches(Spec):
         (True, f"{_BRIDGE} scripts/performance/utils/overrides.py, recipes/llama/h100/llama3.py: on with TP > 1 "
                "and SP"))] = Field(
         None, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
-                          "Megatron-Core tp_comm_overlap).")
+                          "Megatron-Core tp_comm_overlap); needs sequence parallelism: off where it is stated "
+                          "off, and stated true without it an error.")
     overlap_p2p_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: blocking pipeline sends (--overlap-p2p-communication was opt-in)"),
         (True, f"{_ARGS}: the interleaved schedule overlaps its p2p (--no-overlap-p2p-communication turns it off)"),

@@ -14,7 +14,7 @@ from pydantic import Field, field_validator, model_validator
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
-from archgen.model.switches import SequenceParallel, StackSwitches
+from archgen.model.switches import SWITCHES, SequenceParallel, StackSwitches
 from archgen.units import Duration, Information, RequestRate
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
@@ -117,8 +117,10 @@ class Parallelism(SequenceParallel):
     micro_batch: int | None = Field(None, gt=0, description="Sequences per micro-batch.")
     zero: Literal[0, 1, 2, 3] | None = Field(
         None, description="Sharding over DP: 0 none, 1 optimizer state (the distributed optimizer), 2 + gradients, "
-                          "3 + weights (FSDP). Left out: searched over the stages the stack runs, or the stack's "
-                          "distributed optimizer in a layout stated whole.")
+                          "3 + weights (FSDP). Left out: searched over the stages the stack runs (only 0 under a "
+                          "stated distributed_optimizer false, only 1-3 under true), or the stack's distributed "
+                          "optimizer in a layout stated whole; a stage that contradicts a stated "
+                          "distributed_optimizer is an error.")
     offload: Offload | None = Field(
         None, description="What goes to host memory: activations (Megatron-core fine-grained activation offloading), "
                           "optimizer (--optimizer-cpu-offload: state and step on the CPU), both, or none; needs the "
@@ -157,7 +159,29 @@ class Training(StackSwitches, TrainingJob):
     def _recipe_needs_fp8(self) -> Training:
         if problem := fp8_recipe_problem(self.precision, self.fp8_recipe):
             raise FieldError(("fp8_recipe",), problem)
+        if problem := zero_problem(self.distributed_optimizer, self.parallelism.zero):
+            raise FieldError(("parallelism", "zero"), problem)
+        sp = self.parallelism.sequence_parallel
+        if self.overlap_tp_comm and not (SWITCHES["sequence_parallel"].default(self.stack) if sp is None else sp):
+            how = "is stated false" if sp is not None else f"is off under stack {self.stack}"
+            raise FieldError(("overlap_tp_comm",), f"overlap_tp_comm true needs sequence parallelism, which {how} "
+                             "(Megatron-LM arguments.py: 'Tensor parallel communication/GEMM overlap can happen only "
+                             "when sequence parallelism is enabled'); expected parallelism.sequence_parallel true, or "
+                             "overlap_tp_comm false or left out")
         return self
+
+
+def zero_problem(distributed_optimizer: bool | None, zero: int | None) -> str | None:
+    """Why a stated ZeRO stage contradicts a stated `distributed_optimizer`; else None.
+
+    Stage 1 is the distributed optimizer, and stages 2-3 (Megatron-FSDP) run on it; stage 0 is without it. Stated
+    both ways, one of them would be silently ignored (the layout's stage wins in the memory and the DP collectives).
+    """
+    if distributed_optimizer is None or zero is None or (zero >= 1) == distributed_optimizer:
+        return None
+    want = "1, 2 or 3" if distributed_optimizer else "0"
+    return (f"zero {zero} contradicts distributed_optimizer {str(distributed_optimizer).lower()}; expected zero {want} "
+            "(stage 1 is the distributed optimizer, 2 and 3 run on it) or leave one of them out")
 
 
 def fp8_recipe_problem(precision: str, fp8_recipe: str | None) -> str | None:

@@ -44,7 +44,7 @@ from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
-from archgen.perf.train.stacks import stated_knobs
+from archgen.perf.train.stacks import stated_knobs, zero_stages
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_estimate import training_setup
 
@@ -106,7 +106,10 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         searched["cp"] = tuple(cps)
     eps = [int(given["ep"])] if "ep" in given else (
         list(values("ep", tuple(divisors(a.experts)))) if a.experts else [1])
-    zeros = values("zero", (0, 1, 2, 3)) if "zero" not in given else (int(given["zero"]),)
+    zeros = (zero_stages(values("zero", (0, 1, 2, 3)), stated.get("distributed_optimizer")) if "zero" not in given
+             else (int(given["zero"]),))
+    if "zero" in searched:
+        searched["zero"] = zeros
     offs = ([OFFLOAD_CODES[str(given["offload"])]] if "offload" in given else
             [OFFLOAD_CODES[o] for o in values("offload", ()) if host or o == "none"])
     wide = model_only and host and "offload" not in given  # weight offload beside each offload the stack allows

@@ -228,11 +228,7 @@ def _one_split(layers: int, pp: float, v: float, opts: PipelineOptions) -> Split
 
 def _split(layers: int, pp, v, opts: PipelineOptions) -> Split:
     if opts.layout is not None:
-        grid, _ = parse_layout(opts.layout, int(pp))
-        rows = [{k: sum(st[k] for st in row) for k in ("embedding", "decoder", "loss")} for row in grid]
-        f = np.array
-        return Split(f([r["decoder"] for r in rows], float), f([r["embedding"] for r in rows], float),
-                     f([r["loss"] for r in rows], float), np.ones(len(rows)), np.arange(len(rows), dtype=float))
+        return _layout_split(opts.layout, pp)
     pp = np.asarray(pp, dtype=float)
     v = np.asarray(v, dtype=float)
     one = pp == 1
@@ -266,3 +262,31 @@ def busiest_layers(layers: int, pp, v, opts: PipelineOptions = DEFAULT):
     """Decoder layers on the rank that holds the most."""
     s = split(layers, pp, v, opts)
     return np.max(np.where(s.count > 0, s.layers, 0.0), axis=-1)
+
+
+def _layout_split(text: str, pp) -> Split:
+    """`split` of a layout string: one class per pipeline rank, every rank its own row.
+
+    Layouts of several pp in one call (a search that leaves pp open) get as many classes as the largest pp; the
+    ranks a smaller pp lacks have a count of 0 and a rank's mean share of the layers, as the even split's missing
+    middle class has (so nothing divides by zero layers).
+    """
+    pps = np.asarray(pp, dtype=float)
+    if np.ndim(pps) == 0 or np.ptp(pps) == 0:
+        return _layout_rows(text, int(pps.flat[0]))
+    width = int(pps.max())
+    out = {f: np.zeros((*pps.shape, width)) for f in ("layers", "embedding", "loss", "count")}
+    for p in np.unique(pps):
+        rows, at = _layout_rows(text, int(p)), pps == p
+        out["layers"][at] = rows.layers.sum() / p
+        for f in out:
+            out[f][at, :int(p)] = getattr(rows, f)
+    return Split(out["layers"], out["embedding"], out["loss"], out["count"], np.arange(width, dtype=float))
+
+
+def _layout_rows(text: str, pp: int) -> Split:
+    grid, _ = parse_layout(text, pp)
+    rows = [{k: sum(st[k] for st in row) for k in ("embedding", "decoder", "loss")} for row in grid]
+    f = np.array
+    return Split(f([r["decoder"] for r in rows], float), f([r["embedding"] for r in rows], float),
+                 f([r["loss"] for r in rows], float), np.ones(len(rows)), np.arange(len(rows), dtype=float))

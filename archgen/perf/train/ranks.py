@@ -195,7 +195,7 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
                           layers=sl.layers, embedding=sl.embedding, loss=sl.loss, position=sl.position,
                           offload=x(code), etp=x(etp))
     fields = (mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.host)
-    if np.ndim(sl.count) == 1:  # one layout: its busiest class by index, without broadcasting every field
+    if max(np.ndim(f) for f in (*fields, sl.count)) == 1:  # one layout: its busiest class by index, unbroadcast
         real = sl.count > 0
         i = int(np.argmax(np.where(real, 0 + fields[0] + fields[1] + fields[2] + fields[3], -np.inf)))
         w, g, o, a = (float(np.asarray(f)[i]) if np.ndim(f) else float(f) for f in fields[:4])

@@ -119,10 +119,24 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
     `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
     """
-    rules = precision_rules(stack, precision) | dispatcher_rules(stack, stated)
+    rules = precision_rules(stack, precision) | dispatcher_rules(stack, stated) | overlap_rules(stack, stated)
     base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in rules.items()}
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
     return _knobs(base | given)
+
+
+def zero_stages(zeros: tuple[int, ...], distributed_optimizer: object) -> tuple[int, ...]:
+    """The ZeRO stages a layout search may take: `zeros` (the stack's), kept to a stated `distributed_optimizer`.
+
+    Stated false, the optimizer state is not sharded: stage 0 (Megatron's DDP). Stated true, it is: stage 1, or 2-3
+    (Megatron-FSDP, which runs on the distributed optimizer: Megatron-LM megatron/training/arguments.py at d98e8a6,
+    "Megatron-FSDP v1 is only compatible with --use-distributed-optimizer"). Left out (None): the stack's stages.
+    A stack that runs none of the stated kind keeps the stated one alone (estimated as stated, PERF004).
+    """
+    if distributed_optimizer is None:
+        return zeros
+    kept = tuple(z for z in zeros if (z >= 1) == bool(distributed_optimizer))
+    return kept or ((1,) if distributed_optimizer else (0,))
 
 
 def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]:
@@ -134,6 +148,21 @@ def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]
     if PROFILES[stack].param_gather_dtype == "fp8" and precision != "fp8":
         out["param_gather_dtype"] = ("the FP8 parameter gather applies to FP8 training only", "bf16")
     return out
+
+
+def overlap_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[str, object]]:
+    """The profile's TP overlap, off where sequence parallelism is stated off and the overlap is left out.
+
+    The overlap runs on sequence parallelism's all-gathers and reduce-scatters: Megatron-LM refuses it without them
+    (megatron/training/arguments.py at d98e8a6) and Megatron-Bridge turns it off (src/megatron/bridge/training/
+    comm_overlap.py at its mirrored head, line 447: "Disabling tensor parallel communication overlap due to
+    sequence_parallel=False"). A stated overlap with sequence parallelism off is refused (`Training`).
+    """
+    if stated.get("sequence_parallel") is False and stated.get("overlap_tp_comm") is None \
+            and PROFILES[stack].overlap_tp_comm:
+        return {"overlap_tp_comm": ("Megatron-Bridge training/comm_overlap.py: the TP overlap is off with "
+                                    "sequence_parallel false", False)}
+    return {}
 
 
 def dispatcher_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[str, object]]:
@@ -214,7 +243,7 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
     origin = "profile" if named else "default"
     stated = stated_knobs(training)
     knobs = resolve(stack, stated, training.precision)
-    rules = precision_rules(stack, training.precision) | dispatcher_rules(stack, stated)
+    rules = precision_rules(stack, training.precision) | dispatcher_rules(stack, stated) | overlap_rules(stack, stated)
     out = [Used("stack", stack, "stated" if named else "default", None if named else stack,
                 "" if named else "no stack stated: the newest profile")]
     for name, switch in SWITCHES.items():

@@ -21,7 +21,7 @@ from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, layout_problems, no_layout_reason, search_training
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
-from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants
+from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants, zero_stages
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.defaults_note import stack_origin
 from archgen.perf.workload.efficiency_range import over_range, span_note
@@ -96,6 +96,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     if complete and p.etp is not None:
         layout["etp"] = p.etp
     zeros, offloads = stack_limits(t.stack)
+    zeros = zero_stages(zeros, t.distributed_optimizer)  # a stated distributed optimizer holds the search to it
     return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
 
 
