@@ -209,19 +209,19 @@ def test_the_few_token_grouped_gemm_floor_reaches_neither_row(training, serving,
 
 
 def test_tensorrt_llm_moe_runner_moves_bytes_the_serving_model_does_not_charge(serving):
-    """A lead for the serving rows only, counted from NVIDIA/TensorRT-LLM at 000dea273b
-    (cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_kernels.cu, `CutlassMoeFCRunner::gemm1`, `gemm2`). On
-    Hopper's TMA warp-specialised path GEMM1 runs without its activation and writes 2·f per routed row in the
-    16-bit backbone type (`UnfusedGemmOutputType = BackBoneType`; "Current logic requires output type to be
-    non-FP8"); `doActivation` reads them and writes f in FP8 for FC2; FC2 writes h per row in 16 bits and, unless
-    the profiler picks its FINALIZE epilogue, `finalizeMoeRoutingKernelLauncher` reads the k rows and writes the
-    token's h; the input's expansion reads the FP8 token and writes k rows. The serving model charges the GEMMs'
-    outputs at the FP8 size and nothing else: k(7f + 4h) + 2h bytes a token and MoE layer are missing (242 kB for
-    Mixtral). Charged, the H200 rows would move from +38.7 % and +37.0 % to +28.4 % and +26.8 %; MI325X and MI300X
-    (vLLM, whose MoE kernels were not read at the submission's version) to +33.2 % and +44.4 %. Not in the model:
-    a serving mechanism the training row does not share (training charges its SwiGLU and permutation already) and
-    read for one engine; a change for serving would also have to settle the dense layers' SwiGLU kernel, which the
-    serving model does not charge either."""
+    """A lead for the serving rows only, counted from NVIDIA/TensorRT-LLM at 000dea273b, the snapshot read (the commit
+    the v5.1 harness built was not identified): cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_kernels.cu,
+    `CutlassMoeFCRunner::gemm1`, `gemm2`. On Hopper's TMA warp-specialised path GEMM1 runs without its activation
+    and writes 2·f per routed row in the 16-bit backbone type (`UnfusedGemmOutputType = BackBoneType`; "Current
+    logic requires output type to be non-FP8"); `doActivation` reads them and writes f in FP8 for FC2; FC2 writes h
+    per row in 16 bits and, unless the profiler picks its FINALIZE epilogue, `finalizeMoeRoutingKernelLauncher`
+    reads the k rows and writes the token's h; the input's expansion reads the FP8 token and writes k rows. The
+    serving model charges the GEMMs' outputs at the FP8 size and nothing else: k(7f + 4h) + 2h bytes a token and MoE
+    layer are missing (242 kB for Mixtral). Charged, the H200 rows would move from +38.7 % and +37.0 % to +28.4 %
+    and +26.8 %; MI325X and MI300X (vLLM, whose MoE kernels were not read at the submission's version) to +33.2 %
+    and +44.4 %. Not in the model: a serving mechanism the training row does not share (training charges its SwiGLU
+    and permutation already) and read for one engine; a change for serving would also have to settle the dense
+    layers' SwiGLU kernel, which the serving model does not charge either."""
     want = {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": (38.7, 28.4),
             "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": (37.0, 26.8),
             "mlperf51-mixtral-8x7b-offline-8xmi325x-tp1-fp8": (43.1, 33.2),
