@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from archgen.analyse.cost import Cost
+from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
@@ -169,3 +169,35 @@ def parts_not_free(ctx: Context) -> Iterator[Violation]:
             if named:
                 yield Violation(path, spec.id, (), "capex counts as free: " + ", ".join(named),
                                 severity="warning" if basis == "assumed" else "info")
+
+
+@check("COST006", "cost.price_dates", severity="warning")
+def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
+    """A cluster's prices hold within 12 months of each other, so that its capex adds prices of one price level.
+
+    Every price carries the date it held. archgen adds prices as they are and adjusts none to a common date, as a
+    cost estimate must before it adds them (GAO Cost Estimating and Assessment Guide, "Inflation Adjustments": cost
+    data must be expressed in like terms, in one base year); a quote from two years before the newest price can be
+    tens of percent off today's price for accelerators and switches. The dates a cost rests on, oldest to newest,
+    are stated as information; a price more than 12 months older than the newest is a warning that names it.
+
+    Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
+    `price:` or its `Prices` line), with the adjustment in `source:`.
+    """
+    for path, spec, cost in _costs(ctx):
+        dated = cost.dated
+        if not dated:
+            continue
+        newest = dated[-1]
+        stale = cost.stale
+        if not stale:
+            dates = (f"dated {cost.price_dates} (oldest to newest)" if newest.date != dated[0].date
+                     else f"all dated {newest.date}")
+            yield Violation(path, spec.id, (), f"prices on the bill of materials are {dates}", severity="info")
+            continue
+        named = ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
+                          for line in stale)
+        yield Violation(path, spec.id, (), f"prices on the bill of materials are dated {cost.price_dates}: {named} "
+                                           f"{'is' if len(stale) == 1 else 'are'} more than {PRICE_SPAN_MONTHS} "
+                                           f"months older than the newest ({newest.part}, {newest.date}); the capex "
+                                           "adds them as they are, adjusted to no common date")

@@ -22,6 +22,12 @@ class Price(Spec):
     basis: Literal["sourced", "assumed"] = Field(description="sourced (a quote or list price) or assumed.")
     source: str = Field(min_length=3, description="Where the price comes from, or how it was assumed.")
 
+    @property
+    def month(self) -> int:
+        """The month the price held, counted from year 0 (year x 12 + month - 1), to compare prices' dates."""
+        text = str(self.date)
+        return int(text[:4]) * 12 + int(text[5:7]) - 1
+
     @field_validator("date", mode="before")
     @classmethod
     def _date(cls, value: object) -> object:
