@@ -55,7 +55,8 @@ def _rack_contents_priced_besides(ctx: Context) -> dict[tuple[str, str], str]:
                     f"{line.part} is priced {_money(quoted)} here as the empty rack (enclosure, busbar, "
                     "manifolds), and the parts placed in it are priced besides it at their own price: "
                     + ", ".join(f"{p} x{n} at {_money(price)}" for p, n, price in own)
-                    + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice")
+                    + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice "
+                    "(state `rack: empty` on a price of the empty rack)")
     return out
 
 
@@ -118,12 +119,14 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted, since the system's price is
     the price of what is fitted in it: a warning says so. A rack's price is the empty rack's (enclosure, busbar,
     manifolds); where a list prices a rack and none of the parts placed in it, which keep their own prices, a
-    warning says that a quote for the populated rack would count them twice. A price list may price parts and
-    library racks this design does not use.
+    warning says that a quote for the populated rack would count them twice, unless the price states `rack: empty`
+    (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:` on a part's price. A
+    price list may price parts and library racks this design does not use.
 
     Fix: correct the id (a catalog part's or a rack's), or keep one price per part (remove it from one list, or
     make the two entries agree); price a fitted part into its system's price; split a populated rack's quote into
-    the empty rack and the parts placed in it, each priced in the list.
+    the empty rack and the parts placed in it, each priced in the list, or state `rack: empty` on a price that is
+    the enclosure's.
     """
     specs = ctx.design.specs
     first: dict[str, tuple[str, Price]] = {}
@@ -140,7 +143,13 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             if part in fitted and part not in billed:
                 yield Violation(*where, f"{part} is fitted in {', '.join(sorted(fitted[part]))}, whose price includes "
                                         "it: this price is not counted in any capex", severity="warning")
-            if (doc.id, part) in twice:
+            if price.rack is not None and not isinstance(specs.get(part), Rack) and part not in specs.shelf:
+                yield Violation(*where, f"'rack: {price.rack}' states what a rack's price covers; {part} is no rack")
+            elif price.rack == "populated":
+                yield Violation(*where, f"{part} is priced {_money(price.capex)} here as the populated rack, and "
+                                        "archgen prices the parts placed in a rack by their own ids: they would be "
+                                        "counted twice")
+            elif (doc.id, part) in twice and price.rack is None:   # `rack: empty`: the enclosure, as stated
                 yield Violation(*where, twice[(doc.id, part)], severity="warning")
             if part not in first:
                 first[part] = (doc.id, price)
