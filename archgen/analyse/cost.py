@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, overload
 
-from archgen.analyse.bom import optics_outside_systems
+from archgen.analyse.bom import UNRACKED, optics_outside_systems
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
 from archgen.metrics import SPARE_RANGED
@@ -72,6 +72,7 @@ class CapexLine:
     no_media: bool = False  # a fabric tier's links that name no link media (CAB003): no part to price, never free
     date: str = ""  # when the price held, as its list or part states it ('2025-03' or '2025-03-16')
     month: int | None = None  # that date's month, counted from year 0 (`Price.month`), to compare prices' dates
+    unracked: bool = False  # switches placed in no rack: no rack position, enclosure or PDU is costed for them
 
     @property
     def total(self) -> Q | None:
@@ -147,6 +148,11 @@ class Cost:
         return tuple(line for line in dated if dated[-1].month - line.month > PRICE_SPAN_MONTHS)  # type: ignore[operator]
 
     @property
+    def unracked(self) -> tuple[CapexLine, ...]:
+        """Switches placed in no rack, whose rack position, enclosure and PDU nothing costs (COST007)."""
+        return tuple(line for line in self.lines if line.unracked)
+
+    @property
     def accessories(self) -> tuple[CapexLine, ...]:
         """BOM lines counted by rule with no catalog part to price (rails, blanking panels, cords, patch cords)."""
         return tuple(line for line in self.lines if not line.priceable)
@@ -198,7 +204,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         price, doc = listed.get(line.part, (getattr(part, "price", None), ""))
         lines.append(CapexLine(line.part, line.kind, line.quantity, price.capex if price else None,
                                price.basis if price else "", price.source if price else "", part is not None, doc,
-                               date=str(price.date) if price else "", month=price.month if price else None))
+                               date=str(price.date) if price else "", month=price.month if price else None,
+                               unracked=line.note == UNRACKED))
     # a tier that names no link media has no line in the BOM: its links are unpriced, not free (CAB003 for reach)
     lines += [CapexLine(f"{t.fabric} {t.tier}", "Link", t.links, None, no_media=True)
               for t in (a.cabling.tiers if a.cabling is not None else ()) if t.links and not t.options]

@@ -210,3 +210,31 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
                                            f"{'is' if len(stale) == 1 else 'are'} more than {PRICE_SPAN_MONTHS} "
                                            f"months older than the newest ({newest.part}, {newest.date}); the capex "
                                            "adds them as they are, adjusted to no common date")
+
+
+@check("COST007", "cost.unracked", severity="warning")
+def switches_racked(ctx: Context) -> Iterator[Violation]:
+    """Every switch on a cluster's bill of materials stands in a rack, so that its rack space is costed.
+
+    The space cost is per rack position and a rack's price covers its enclosure and power distribution, so a switch
+    that no rack holds (a tier with no `rack:`, or more switches than its racks hold: NET012, CAB004) takes no rack
+    position in the space cost and no enclosure or PDU in the capex: its rack space would read as free. Its own
+    price and power are counted. The warning names the switches, their count and the rack units they take.
+
+    Fix: place the switches in racks (the tier's `rack:`, with a rack type that holds them, counted in the cluster's
+    units), so that their racks are costed like any other.
+    """
+    specs = ctx.design.specs
+    for path, spec, cost in _costs(ctx):
+        named = []
+        for line in cost.unracked:
+            part = specs.get(line.part)
+            height = getattr(getattr(part, "mechanical", None), "height", None)
+            named.append(f"{line.part} x{line.quantity}" + (f" ({(height * line.quantity).m_as('U'):g} U)"
+                                                             if height is not None else ""))
+        if named:
+            racks = ctx.clusters[path].cluster.rack_total
+            yield Violation(path, spec.id, (), f"the switches placed in no rack, {', '.join(named)}, have no rack "
+                                               f"position in the space cost ({racks} rack{'s' * (racks != 1)}) and no "
+                                               "enclosure or PDU "
+                                               "in the capex: their rack space is not costed")

@@ -231,6 +231,10 @@ def open_items(run: Any, a: Any) -> list[str]:
         items.append(f"Capex adds prices more than {PRICE_SPAN_MONTHS} months older than the newest "
                      f"({cost.dated[-1].date}), adjusted to no common date (COST006; re-quote them): "
                      + ", ".join(f"{line.part} ({line.date})" for line in cost.stale) + ".")
+    if cost is not None and cost.unracked:
+        items.append("Space cost and capex leave out the rack space (rack position, enclosure, PDU) of the switches "
+                     "placed in no rack (COST007; place them in racks): "
+                     + ", ".join(f"{line.part} x{line.quantity}" for line in cost.unracked) + ".")
     if cost is not None and cost.accessories:
         items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
                      "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")
