@@ -186,9 +186,10 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
 
     Every price carries the date it held. archgen adds prices as they are and adjusts none to a common date, as a
     cost estimate must before it adds them (GAO Cost Estimating and Assessment Guide, "Inflation Adjustments": cost
-    data must be expressed in like terms, in one base year); a quote from two years before the newest price can be
-    tens of percent off today's price for accelerators and switches. The dates a cost rests on, oldest to newest,
-    are stated as information; a price more than 12 months older than the newest is a warning that names it.
+    data must be expressed in like terms, in one base year). Prices within 12 months of each other are taken as
+    one base year; an older one is at another price level, which archgen has no index to adjust. The dates a cost
+    rests on, oldest to newest, are stated as information; a price more than 12 months older than the newest is a
+    warning that names it.
 
     Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
     `price:` or its `Prices` line), with the adjustment in `source:`.
