@@ -86,6 +86,8 @@ def rack_bom(rack: RackDesign, specs: Specs) -> list[BomLine]:
     return lines + rack_accessories(rack)
 
 
+#: The note of a BOM line of switches that no rack holds (no rack position, enclosure or PDU of their own).
+UNRACKED = "not placed in a rack"
 #: The PDU-side plug of a power cord for each IEC 60320 appliance inlet (IEC 60320-1 mating pairs).
 PLUG_FOR_INLET = {"C14": "C13", "C20": "C19", "C16": "C15", "C8": "C7", "C6": "C5"}
 
@@ -236,7 +238,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
     for sid, (sw, q) in sorted(needed.items()):
         in_racks = placed.get(sid, (None, 0))[1]
         if q > in_racks:
-            lines.append(BomLine(sid, "Switch", q - in_racks, sw.power.max, "not placed in a rack"))
+            lines.append(BomLine(sid, "Switch", q - in_racks, sw.power.max, UNRACKED))
     modules: dict[str, tuple[Link, int]] = {}
     for tc in tiers:
         for opt in tc.options:

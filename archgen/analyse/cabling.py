@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
+from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.placement import access_ports, other_ends, place_switches, spare_leaf_ports
@@ -131,7 +131,7 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
 def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     net = sum(cab.network_power.values(), Q_(0, "kW")) + surplus_switch_power(a)
     # the lines of switches placed in no rack only (those in racks are in it_power_racks); None: in its parent
-    loose = (line.total_power for line in cab.bom if line.note == "not placed in a rack")
+    loose = (line.total_power for line in cab.bom if line.note == UNRACKED)
     unplaced = sum((p for p in loose if p is not None), Q_(0, "kW"))
     it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
@@ -146,7 +146,7 @@ def _typical(design: Design, racks: dict, a: ClusterAnalysis, cab: Cabling) -> t
     total, fell_back = Q_(0, "kW"), set()
     for line in cab.bom:
         part = design.specs.get(line.part)
-        if line.note == "not placed in a rack" and isinstance(part, System | Switch):
+        if line.note == UNRACKED and isinstance(part, System | Switch):
             total = total + typical_draw(part) * line.quantity
             if part.power.typical is None:
                 fell_back.add(part.id)

@@ -43,33 +43,50 @@ def unpowered(a: ClusterAnalysis) -> str:
             "their transceivers' draw is unknown") if tiers else ""
 
 
-def shelf_efficiency(rack: RackDesign) -> float | None:
+#: Which efficiency of a shelf to take: its stated `efficiency`, or an end of its `efficiency_range`.
+Pick = Callable[[PowerShelf], float]
+
+
+def stated(shelf: PowerShelf) -> float:
+    """A shelf's stated efficiency."""
+    return shelf.efficiency
+
+
+def range_end(end: int) -> Pick:
+    """A shelf's low (`end` 0) or high (1) efficiency where it states a range, else its stated efficiency."""
+    return lambda shelf: shelf.efficiency_range[end] if shelf.efficiency_range is not None else shelf.efficiency
+
+
+def shelf_efficiency(rack: RackDesign, pick: Pick = stated) -> float | None:
     """The efficiency of a rack's shelves (the least of them, as its `input_power` takes it), or None: no shelves."""
-    effs = [p.part.efficiency for p in rack.items if isinstance(p.part, PowerShelf)]
+    effs = [pick(p.part) for p in rack.items if isinstance(p.part, PowerShelf)]
     return min(effs) if effs else None
 
 
-def shelf_loss(a: ClusterAnalysis, draw: Draw = max_draw) -> Q:
-    """Conversion loss of the power shelves of every rack instance of a cluster at `draw` (default maximum)."""
+def shelf_loss(a: ClusterAnalysis, draw: Draw = max_draw, pick: Pick = stated) -> Q:
+    """Conversion loss of the power shelves of every rack instance of a cluster at `draw` (default maximum).
+
+    `pick` chooses each shelf's efficiency: its stated one, or an end of its range (`range_end`; PWR012).
+    """
     total = Q_(0, "kW")
     for rid, n in sorted(a.cluster.rack_counts.items()):
         rack = a.cluster.rack_types.get(rid)
-        eff = shelf_efficiency(rack) if rack is not None else None
+        eff = shelf_efficiency(rack, pick) if rack is not None else None
         if rack is None or eff is None:
             continue
         fed = [not flag for flag in on_pdus_flags(rack)]
         busbar = sum((draw(p.part) for p, on in zip(rack.items, fed, strict=True)
                       if on and isinstance(p.part, System | Switch)), Q_(0, "kW"))
         total = total + busbar * n * (1 / eff - 1)
-    return (total + _optics_loss(a)).to("kW")
+    return (total + _optics_loss(a, pick)).to("kW")
 
 
-def _optics_loss(a: ClusterAnalysis) -> Q:
+def _optics_loss(a: ClusterAnalysis, pick: Pick) -> Q:
     """The shelves' loss on the optics the rack instances hold beyond their parts' figures (switch ports, NICs)."""
     watts = instance_optics(a).tolist()
     total = 0.0
     for inst, w in zip(a.cluster.instances, watts, strict=True):
-        eff = shelf_efficiency(inst.rack)
+        eff = shelf_efficiency(inst.rack, pick)
         if eff is not None and w:
             total += w * (1 - port_share(inst.rack, on_pdus_flags(inst.rack))) * (1 / eff - 1)
     return Q_(total, "W").to("kW")

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, overload
 
-from archgen.analyse.bom import optics_outside_systems
+from archgen.analyse.bom import UNRACKED, optics_outside_systems
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
 from archgen.metrics import SPARE_RANGED
@@ -50,6 +50,9 @@ JOB_COST_METRICS = SPARE_RANGED
 FACILITY_METRICS = ("energy_cost_per_year", "space_cost_per_year", "capital_recovery_factor", "capital_cost_per_year",
                     "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
                     "tco_per_goodput_accelerator_hour")
+#: The most months a price in one cluster's cost may be older than its newest: prices further apart are at two price
+#: levels, which one total must not add without adjusting them to one date (COST006; docs/reliability.md, Cost).
+PRICE_SPAN_MONTHS = 12
 #: BOM kinds that make up the network: switches, and transceivers and cable assemblies (`network_capex_share`).
 NETWORK_KINDS = ("Switch", "Link")
 
@@ -67,6 +70,9 @@ class CapexLine:
     priceable: bool = True
     listed: str = ""  # the `Prices` document the price comes from ("" for the part's own)
     no_media: bool = False  # a fabric tier's links that name no link media (CAB003): no part to price, never free
+    date: str = ""  # when the price held, as its list or part states it ('2025-03' or '2025-03-16')
+    month: int | None = None  # that date's month, counted from year 0 (`Price.month`), to compare prices' dates
+    unracked: bool = False  # switches placed in no rack: no rack position, enclosure or PDU is costed for them
 
     @property
     def total(self) -> Q | None:
@@ -122,6 +128,31 @@ class Cost:
         return f"{self.cluster}'s capex rests on {' and '.join(pieces)}" if pieces else ""
 
     @property
+    def dated(self) -> tuple[CapexLine, ...]:
+        """The priced lines, oldest price first (then by part), each with the date its price held."""
+        return tuple(sorted((line for line in self.lines if line.month is not None),
+                            key=lambda line: (line.month, line.date, line.part)))
+
+    @property
+    def price_dates(self) -> str:
+        """The dates the capex rests on, oldest to newest ('2025-01 to 2025-03'; "" where no line is priced)."""
+        dated = self.dated
+        if not dated:
+            return ""
+        return dated[0].date if dated[0].date == dated[-1].date else f"{dated[0].date} to {dated[-1].date}"
+
+    @property
+    def stale(self) -> tuple[CapexLine, ...]:
+        """Priced lines dated more than `PRICE_SPAN_MONTHS` before the newest price (COST006)."""
+        dated = self.dated
+        return tuple(line for line in dated if dated[-1].month - line.month > PRICE_SPAN_MONTHS)  # type: ignore[operator]
+
+    @property
+    def unracked(self) -> tuple[CapexLine, ...]:
+        """Switches placed in no rack, whose rack position, enclosure and PDU nothing costs (COST007)."""
+        return tuple(line for line in self.lines if line.unracked)
+
+    @property
     def accessories(self) -> tuple[CapexLine, ...]:
         """BOM lines counted by rule with no catalog part to price (rails, blanking panels, cords, patch cords)."""
         return tuple(line for line in self.lines if not line.priceable)
@@ -172,7 +203,9 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
             part = rack.spec if rack is not None else None
         price, doc = listed.get(line.part, (getattr(part, "price", None), ""))
         lines.append(CapexLine(line.part, line.kind, line.quantity, price.capex if price else None,
-                               price.basis if price else "", price.source if price else "", part is not None, doc))
+                               price.basis if price else "", price.source if price else "", part is not None, doc,
+                               date=str(price.date) if price else "", month=price.month if price else None,
+                               unracked=line.note == UNRACKED))
     # a tier that names no link media has no line in the BOM: its links are unpriced, not free (CAB003 for reach)
     lines += [CapexLine(f"{t.fabric} {t.tier}", "Link", t.links, None, no_media=True)
               for t in (a.cabling.tiers if a.cabling is not None else ()) if t.links and not t.options]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from archgen.analyse.cost import Cost
+from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
@@ -55,7 +55,8 @@ def _rack_contents_priced_besides(ctx: Context) -> dict[tuple[str, str], str]:
                     f"{line.part} is priced {_money(quoted)} here as the empty rack (enclosure, busbar, "
                     "manifolds), and the parts placed in it are priced besides it at their own price: "
                     + ", ".join(f"{p} x{n} at {_money(price)}" for p, n, price in own)
-                    + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice")
+                    + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice "
+                    "(state `rack: empty` on a price of the empty rack)")
     return out
 
 
@@ -118,12 +119,14 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted, since the system's price is
     the price of what is fitted in it: a warning says so. A rack's price is the empty rack's (enclosure, busbar,
     manifolds); where a list prices a rack and none of the parts placed in it, which keep their own prices, a
-    warning says that a quote for the populated rack would count them twice. A price list may price parts and
-    library racks this design does not use.
+    warning says that a quote for the populated rack would count them twice, unless the price states `rack: empty`
+    (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:` on a part's price. A
+    price list may price parts and library racks this design does not use.
 
     Fix: correct the id (a catalog part's or a rack's), or keep one price per part (remove it from one list, or
     make the two entries agree); price a fitted part into its system's price; split a populated rack's quote into
-    the empty rack and the parts placed in it, each priced in the list.
+    the empty rack and the parts placed in it, each priced in the list, or state `rack: empty` on a price that is
+    the enclosure's.
     """
     specs = ctx.design.specs
     first: dict[str, tuple[str, Price]] = {}
@@ -140,7 +143,13 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             if part in fitted and part not in billed:
                 yield Violation(*where, f"{part} is fitted in {', '.join(sorted(fitted[part]))}, whose price includes "
                                         "it: this price is not counted in any capex", severity="warning")
-            if (doc.id, part) in twice:
+            if price.rack is not None and not isinstance(specs.get(part), Rack) and part not in specs.shelf:
+                yield Violation(*where, f"'rack: {price.rack}' states what a rack's price covers; {part} is no rack")
+            elif price.rack == "populated":
+                yield Violation(*where, f"{part} is priced {_money(price.capex)} here as the populated rack, and "
+                                        "archgen prices the parts placed in a rack by their own ids: they would be "
+                                        "counted twice")
+            elif (doc.id, part) in twice and price.rack is None:   # `rack: empty`: the enclosure, as stated
                 yield Violation(*where, twice[(doc.id, part)], severity="warning")
             if part not in first:
                 first[part] = (doc.id, price)
@@ -169,3 +178,64 @@ def parts_not_free(ctx: Context) -> Iterator[Violation]:
             if named:
                 yield Violation(path, spec.id, (), "capex counts as free: " + ", ".join(named),
                                 severity="warning" if basis == "assumed" else "info")
+
+
+@check("COST006", "cost.price_dates", severity="warning")
+def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
+    """A cluster's prices hold within 12 months of each other, so that its capex adds prices of one price level.
+
+    Every price carries the date it held. archgen adds prices as they are and adjusts none to a common date, as a
+    cost estimate must before it adds them (GAO Cost Estimating and Assessment Guide, "Inflation Adjustments": cost
+    data must be expressed in like terms, in one base year). Prices within 12 months of each other are taken as
+    one base year; an older one is at another price level, which archgen has no index to adjust. The dates a cost
+    rests on, oldest to newest, are stated as information; a price more than 12 months older than the newest is a
+    warning that names it.
+
+    Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
+    `price:` or its `Prices` line), with the adjustment in `source:`.
+    """
+    for path, spec, cost in _costs(ctx):
+        dated = cost.dated
+        if not dated:
+            continue
+        newest = dated[-1]
+        stale = cost.stale
+        if not stale:
+            dates = (f"dated {cost.price_dates} (oldest to newest)" if newest.date != dated[0].date
+                     else f"all dated {newest.date}")
+            yield Violation(path, spec.id, (), f"prices on the bill of materials are {dates}", severity="info")
+            continue
+        named = ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
+                          for line in stale)
+        yield Violation(path, spec.id, (), f"prices on the bill of materials are dated {cost.price_dates}: {named} "
+                                           f"{'is' if len(stale) == 1 else 'are'} more than {PRICE_SPAN_MONTHS} "
+                                           f"months older than the newest ({newest.part}, {newest.date}); the capex "
+                                           "adds them as they are, adjusted to no common date")
+
+
+@check("COST007", "cost.unracked", severity="warning")
+def switches_racked(ctx: Context) -> Iterator[Violation]:
+    """Every switch on a cluster's bill of materials stands in a rack, so that its rack space is costed.
+
+    The space cost is per rack position and a rack's price covers its enclosure and power distribution, so a switch
+    that no rack holds (a tier with no `rack:`, or more switches than its racks hold: NET012, CAB004) takes no rack
+    position in the space cost and no enclosure or PDU in the capex: its rack space would read as free. Its own
+    price and power are counted. The warning names the switches, their count and the rack units they take.
+
+    Fix: place the switches in racks (the tier's `rack:`, with a rack type that holds them, counted in the cluster's
+    units), so that their racks are costed like any other.
+    """
+    specs = ctx.design.specs
+    for path, spec, cost in _costs(ctx):
+        named = []
+        for line in cost.unracked:
+            part = specs.get(line.part)
+            height = getattr(getattr(part, "mechanical", None), "height", None)
+            named.append(f"{line.part} x{line.quantity}" + (f" ({(height * line.quantity).m_as('U'):g} U)"
+                                                             if height is not None else ""))
+        if named:
+            racks = ctx.clusters[path].cluster.rack_total
+            yield Violation(path, spec.id, (), f"the switches placed in no rack, {', '.join(named)}, have no rack "
+                                               f"position in the space cost ({racks} rack{'s' * (racks != 1)}) and no "
+                                               "enclosure or PDU "
+                                               "in the capex: their rack space is not costed")

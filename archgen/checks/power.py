@@ -10,6 +10,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.rack import Power, Stage
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import over_hall
@@ -307,7 +308,7 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
 #: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.
 POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
     (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical")), (CoolingUnit, ("power",)),
-    (Accelerator, ("tdp",)), (NIC, ("power",)))
+    (Accelerator, ("tdp",)), (NIC, ("power",)), (PowerShelf, ("efficiency",)))
 
 
 def unconfirmed_power(ctx: Context, path: str) -> list[str]:
@@ -337,8 +338,27 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
             for kind, fields in POWER_FIELDS:
                 named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and _stated(p, f)]
                 if named:
-                    out[f"{p.id} {' and '.join(named)} ({where})"] = None
+                    within = "" if not isinstance(p, PowerShelf) or p.efficiency_range is None else (
+                        f"; {p.efficiency:g}, within {p.efficiency_range[0]:g} to {p.efficiency_range[1]:g}")
+                    out[f"{p.id} {' and '.join(named)} ({where}{within})"] = None
     return list(out)
+
+
+def shelf_range(ctx: Context, path: str) -> str:
+    """Cluster `path`'s IT power at the low and high ends of its shelves' efficiency ranges ("" where none states one).
+
+    A lower efficiency loses more: the low end of the range gives the high IT power (`conversion.shelf_loss`).
+    """
+    a = ctx.clusters[path]
+    shelves = {p.part.id for rack in a.cluster.rack_types.values() for p in rack.items
+               if isinstance(p.part, PowerShelf) and p.part.efficiency_range is not None}
+    it_power = a.metrics.get("it_power")
+    if not shelves or it_power is None:
+        return ""
+    stated = shelf_loss(a)
+    high, low = (it_power + shelf_loss(a, pick=range_end(end)) - stated for end in (0, 1))
+    return (f"; over the efficiency range of {', '.join(sorted(shelves))}, IT power is {_kw(low)} to "
+            f"{_kw(high)} ({_kw(it_power)} at the stated efficiency)")
 
 
 def _stated(part: Any, field: str) -> bool:
@@ -356,7 +376,9 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     IT power, the PWR checks, the energy cost and a sweep's energy per token then rest on it, and this finding names
     it, as COST003 names assumed prices. A system with NICs says whether its figure includes them ("NICs included",
     a whole-system maximum input) or they are added to it ("NICs added", `power_includes_nics: false`), and the
-    added NICs' unconfirmed `power` is named too.
+    added NICs' unconfirmed `power` is named too, and so is a power shelf's unconfirmed `efficiency`, on which the
+    cluster's IT power at the rack feeds rests (its shelves' loss); where the shelf states an `efficiency_range`,
+    the finding gives the cluster's IT power at both ends.
 
     Fix: confirm the figure from a public source and remove it from the part's `unconfirmed:` list, or accept it
     knowingly (waive this finding with the reason).
@@ -366,4 +388,4 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
         if figures:
             spec = ctx.clusters[path].cluster.spec
             yield Violation(path, spec.id, (), "IT power, energy and their cost rest on unconfirmed figures: "
-                            + ", ".join(figures))
+                            + ", ".join(figures) + shelf_range(ctx, path))

@@ -60,6 +60,13 @@ class Part(Document):
         "(docs/reliability.md)."))
     price: Price | None = Field(None, description="Purchase price of one unit, with its currency, date and basis.")
 
+    @model_validator(mode="after")
+    def _price_of_a_part(self) -> Part:
+        if self.price is not None and self.price.rack is not None:
+            raise FieldError(("price", "rack"), f"'rack: {self.price.rack}' states what a rack's price covers; "
+                                                f"{self.id} is a {self.kind}, no rack: remove it")
+        return self
+
     def unconfirmed_fields(self) -> list[str]:
         """Names of fields marked unconfirmed ('*' for the whole part)."""
         if self.unconfirmed is True:

@@ -21,6 +21,17 @@ class Price(Spec):
     date: datetime.date | str = Field(description="When the price held, e.g. '2025-03' or '2025-03-16'.")
     basis: Literal["sourced", "assumed"] = Field(description="sourced (a quote or list price) or assumed.")
     source: str = Field(min_length=3, description="Where the price comes from, or how it was assumed.")
+    rack: Literal["empty", "populated"] | None = Field(None, description=(
+        "A rack's price only: what it covers. `empty`: the enclosure, busbar and manifolds, the parts placed in it "
+        "priced by their own ids; `populated`: the rack with its parts, which archgen cannot use (it prices the "
+        "parts by their own ids, so they would count twice: COST004). Unstated, a price list's rack price beside "
+        "the placed parts' own prices is a COST004 warning."))
+
+    @property
+    def month(self) -> int:
+        """The month the price held, counted from year 0 (year x 12 + month - 1), to compare prices' dates."""
+        text = str(self.date)
+        return int(text[:4]) * 12 + int(text[5:7]) - 1
 
     @field_validator("date", mode="before")
     @classmethod

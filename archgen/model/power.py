@@ -67,7 +67,20 @@ class PowerShelf(Part):
         "voltage_max: 480 V, basis: line-to-line, phases: 3, current: 50 A, inlet: ORv3 7-pin}."))
     psus: Psus | None = Field(None, description="PSUs in the shelf.")
     efficiency: float = Field(0.97, gt=0, le=1, description="Conversion efficiency at typical load.")
+    efficiency_range: tuple[float, float] | None = Field(None, description=(
+        "Where `efficiency` is unconfirmed: the low and high efficiency it may lie between, with their source in "
+        "`source:` or `notes:`, e.g. [0.965, 0.977]; PWR012 gives the cluster's IT power at both ends."))
     mechanical: Mechanical = Field(description="Height, weight and depth.")
+
+    @model_validator(mode="after")
+    def _range_holds_efficiency(self) -> PowerShelf:
+        if self.efficiency_range is not None:
+            low, high = self.efficiency_range
+            if not 0 < low <= self.efficiency <= high <= 1:
+                raise FieldError(("efficiency_range",), f"expected a low and a high efficiency around efficiency "
+                                                        f"{self.efficiency:g}, each within (0, 1], got [{low:g}, "
+                                                        f"{high:g}]")
+        return self
 
 
 class PDU(Part):

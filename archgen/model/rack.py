@@ -123,6 +123,14 @@ class Rack(Document):
     price: Price | None = Field(None, description="Price of the empty rack (enclosure, busbar, manifolds), per rack.")
 
     @model_validator(mode="after")
+    def _empty_rack_price(self) -> Rack:
+        if self.price is not None and self.price.rack == "populated":
+            raise FieldError(("price", "rack"), "a rack's own price is the empty rack's (the parts placed in it are "
+                                                "priced by their own ids); got 'populated': price the enclosure, or "
+                                                "give the populated rack's quote split by part in a Prices document")
+        return self
+
+    @model_validator(mode="after")
     def _placeable(self) -> Rack:
         # A 100 U rack holds at most 200 one-U parts, front and rear; twice that leaves room for 0 U parts. More is
         # no rack, and each item costs every analysis and drawing (5,000 slot lines took render past 400 s, issue 23).

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen import metrics
-from archgen.analyse.bom import cluster_bom_gaps, surplus_switch_power
+from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.network import wired_rails
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.scaling import Scaling
@@ -62,7 +62,7 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
         if isinstance(part, Part):
             parts.setdefault(part.id, part)
             # links (cables, transceivers), CDUs and the switches no rack holds: placed parts are counted above
-            if line.kind in ("Link", "CoolingUnit") or (line.kind == "Switch" and line.note == "not placed in a rack"):
+            if line.kind in ("Link", "CoolingUnit") or (line.kind == "Switch" and line.note == UNRACKED):
                 counts[part.id] += line.quantity
     docs = [cluster.spec, *parts.values(), *(r.spec for r in cluster.rack_types.values())]
     if cluster.facility is not None:

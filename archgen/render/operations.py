@@ -10,6 +10,7 @@ from typing import Any
 
 from matplotlib.figure import Figure as Chart
 
+from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q_
@@ -155,12 +156,17 @@ def cost_section(run: Any, a: Any) -> Section | None:
                                     f"{cost.no_opex}.") + (
         "" if not cost.no_power else f" IT power, energy and TCO are not provided: {cost.no_power}.")
     average, peak = (None, None) if cost.no_power else (cost.power_average, cost.power_peak)
+    dates = "" if not cost.price_dates else (
+        (f" The prices are dated {cost.price_dates} (oldest to newest)" if " to " in cost.price_dates
+         else f" Every price is dated {cost.price_dates}")
+        + ("" if not cost.stale else f"; {len(cost.stale)} of them more than {PRICE_SPAN_MONTHS} months older than "
+                                     "the newest, and none adjusted to another date (COST006)") + ".")
     section = Section("cost", "Cost").add(
         Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
              f"part); energy at the average IT load {fmt.q(average, 'kW', 1)} (peak {fmt.q(peak, 'kW', 1)}) for "
              f"the hours the cluster is used{idle}, times the facility's "
              "PUE and electricity price; capital recovered over the depreciation years at the discount rate "
-             f"(docs/reliability.md, Cost).{recovery}{network}{withheld} Every price carries its basis; assumed "
+             f"(docs/reliability.md, Cost).{recovery}{network}{withheld}{dates} Every price carries its basis; assumed "
              "ones are listed under Open items."),
         # totals on assumed prices in whole currency units (cents would claim a precision the prices lack), the
         # rates per accelerator-hour, a few units each, in cents
@@ -172,9 +178,10 @@ def cost_section(run: Any, a: Any) -> Section | None:
         Table("capex", f"Capex by part ({cur})", (Column("Part"), Column("Kind"), Column("Qty", digits=0,
                                                                                         align="right"),
                                                    Column("Unit price", digits=0, align="right"),
-                                                   Column("Total", digits=0, align="right"), Column("Basis")),
+                                                   Column("Total", digits=0, align="right"), Column("Basis"),
+                                                   Column("Price date")),
               tuple((line.part, line.kind, line.quantity, line.unit_price.m if line.unit_price is not None else None,
-                     line.total.m if line.total is not None else None, _basis(line))
+                     line.total.m if line.total is not None else None, _basis(line), line.date or None)
                     for line in cost.lines)))
     if cost.capex is not None:
         section.add(Figure("fig-capex", "capex", f"Capex by kind of part ({cur})"))
@@ -220,6 +227,14 @@ def open_items(run: Any, a: Any) -> list[str]:
             items.append("Capex, TCO and cost per accelerator-hour and per token are not provided until these fabric "
                          "tiers name their link media (CAB003), whose cables and transceivers have no part to price: "
                          + ", ".join(tiers) + " links.")
+    if cost is not None and cost.stale:
+        items.append(f"Capex adds prices more than {PRICE_SPAN_MONTHS} months older than the newest "
+                     f"({cost.dated[-1].date}), adjusted to no common date (COST006; re-quote them): "
+                     + ", ".join(f"{line.part} ({line.date})" for line in cost.stale) + ".")
+    if cost is not None and cost.unracked:
+        items.append("Space cost and capex leave out the rack space (rack position, enclosure, PDU) of the switches "
+                     "placed in no rack (COST007; place them in racks): "
+                     + ", ".join(f"{line.part} x{line.quantity}" for line in cost.unracked) + ".")
     if cost is not None and cost.accessories:
         items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
                      "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")

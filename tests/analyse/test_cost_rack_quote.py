@@ -51,3 +51,37 @@ def test_a_rack_quote_beside_its_contents_own_prices_is_flagged(tmp_path):
 def test_a_quote_that_prices_the_contents_too_is_not_flagged(tmp_path):
     r = run([_design(tmp_path / "a", SPLIT)])
     assert not [f for f in r.findings if f.id == "COST004"]
+
+
+#: A genuine enclosure quote: the rack maker's price of the empty ORv3 rack, the trays keeping the catalog's prices.
+ENCLOSURE = QUOTE.replace("3400000 USD", "45000 USD").replace(
+    "Vendor A quote line 1: GB200 NVL72 rack, 72 GPUs, fully populated", "Rack maker quote: ORv3 enclosure")
+
+
+def test_an_enclosure_quote_that_says_so_is_not_flagged(tmp_path):
+    """`rack: empty` states what the price covers: no warning (before, the same quote read as a populated rack)."""
+    r = run([_design(tmp_path / "a", ENCLOSURE.replace("basis: sourced,", "basis: sourced, rack: empty,"))])
+    assert not [f for f in r.findings if f.id == "COST004"]
+    assert r.metrics[CLUSTER]["capex"].m == 27_715_330 - 8 * 50_000 + 8 * 45_000
+
+
+def test_an_enclosure_quote_that_does_not_say_so_is_still_flagged(tmp_path):
+    r = run([_design(tmp_path / "a", ENCLOSURE)])
+    found = [f for f in r.findings if f.id == "COST004"]
+    assert [f.severity for f in found] == ["warning"]
+    assert found[0].message.endswith("(state `rack: empty` on a price of the empty rack)")
+
+
+def test_a_quote_stated_as_the_populated_rack_is_an_error(tmp_path):
+    r = run([_design(tmp_path / "a", QUOTE.replace("basis: sourced,", "basis: sourced, rack: populated,"))])
+    assert [(f.severity, f.message) for f in r.findings if f.id == "COST004"] == [
+        ("error", "gb200-nvl72 is priced 3,400,000 USD here as the populated rack, and archgen prices the parts "
+                  "placed in a rack by their own ids: they would be counted twice")]
+
+
+def test_rack_is_stated_on_racks_only(tmp_path):
+    tray = ('  gb200-compute-tray: {capex: 165000 USD, date: "2025-06", basis: sourced, rack: empty, '
+            'source: "Vendor A quote line 2"}\n')
+    r = run([_design(tmp_path / "a", SPLIT.replace(SPLIT.splitlines()[-1] + "\n", tray))])
+    assert [(f.severity, f.message) for f in r.findings if f.id == "COST004"] == [
+        ("error", "'rack: empty' states what a rack's price covers; gb200-compute-tray is no rack")]

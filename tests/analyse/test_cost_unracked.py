@@ -1,0 +1,47 @@
+"""Switches placed in no rack are named as not costed for their rack space (COST007), never read as free.
+
+A buyer's proposal leaves the GB200 SU's 16 compute spines out of its racks: the InfiniBand rack holds the 18 leaves
+only, and the spine tier names no rack. The space cost (per rack position) counted the 10 racks and the capex the
+racks' enclosures and PDUs, so the spines' rack space was $0 with no cost finding (CAB004 spoke of cable lengths
+only). Their own price and power are counted; COST007 now names them, their count and rack units, and the document
+lists them under Open items.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from archgen.pipeline import run
+from archgen.render import operations
+from tests.conftest import SPECS
+
+CLUSTER = "cluster/gb200-nvl72-su"
+
+
+def _design(root: Path, spines_racked: bool) -> Path:
+    root.mkdir(parents=True)
+    text = (SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8")
+    if not spines_racked:
+        text = text.replace("  - {at: 5, part: qm9700, count: 34}", "  - {at: 5, part: qm9700, count: 18}")
+        text = text.replace("    spine: {rack: gb200-su-ib}\n", "", 1)   # the compute fabric's spines
+    (root / "cluster.yaml").write_text(text, encoding="utf-8")
+    return root
+
+
+def test_switches_in_no_rack_are_named_as_not_costed(tmp_path):
+    r = run([_design(tmp_path / "a", spines_racked=False)])
+    found = [(f.severity, f.object, f.message) for f in r.findings if f.id == "COST007"]
+    assert found == [("warning", CLUSTER, "the switches placed in no rack, qm9700 x16 (16 U), have no rack position "
+                                          "in the space cost (10 racks) and no enclosure or PDU in the capex: their "
+                                          "rack space is not costed")]
+    cost = r.operations.cost[CLUSTER]
+    assert [(line.part, line.quantity) for line in cost.unracked] == [("qm9700", 16)]
+    assert sum(line.quantity for line in cost.lines if line.part == "qm9700") == 34    # their own price counted
+    assert any(item.startswith("Space cost and capex leave out the rack space") and "qm9700 x16" in item
+               for item in operations.open_items(r, r.clusters[CLUSTER]))
+
+
+def test_the_shipped_su_racks_every_switch(tmp_path):
+    r = run([_design(tmp_path / "a", spines_racked=True)])
+    assert not [f for f in r.findings if f.id == "COST007"]
+    assert not r.operations.cost[CLUSTER].unracked
