@@ -33,15 +33,16 @@ from archgen.render.point_table import (
     hypothetical,
     layout_text,
     level_text,
-    number,
-    value,
+    metric_cell,
 )
 from archgen.units import Q_
 
 
 def shown(row: PointRow, metric: str) -> str:
     """A row's metric as display text with its unit ('4.32 s', '970,220', '32.4 %'), or '—'."""
-    q = number(value(row, metric))
+    q = metric_cell(row, metric)
+    if isinstance(q, str):   # `metrics.UNBOUNDED`: no number to show
+        return q
     _, _, unit, digits = DISPLAY[metric]
     return fmt.cell(q, None, digits) if not isinstance(q, float) or unit == "dimensionless" else \
         f"{fmt.number(q, digits)} {_rate_unit(metric) or fmt.unit_label(unit)}"
@@ -329,7 +330,7 @@ def _shown_column(rows: list[PointRow], metric: str) -> list[float | None]:
 def _display(fit: Fitting, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """A metric of the points that fit in its display unit (converted as one array), and where they have it."""
     _, si, shown, _ = DISPLAY[metric]
-    have = fit.present[metric]
+    have = fit.present[metric] & np.isfinite(fit.values[metric])   # an unbounded cost end has no place on an axis
     out = np.full(len(have), np.nan)
     if have.any():
         out[have] = Q_(fit.values[metric][have], si).to(shown).magnitude
