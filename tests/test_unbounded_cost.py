@@ -125,3 +125,19 @@ def test_diff_to_an_unbounded_end_says_so(tmp_path):
     assert r.code == 0, r.err
     row = next(line for line in r.out.splitlines() if "| cost\\_per\\_token\\_high |" in line)
     assert row.endswith("| 0.2618 µUSD | no upper bound: goodput's low end is 0 | — | — | — |"), row
+
+
+def test_gap_shows_the_unbounded_end_not_a_dash(tmp_path):
+    """`gap` of a requirement on the high end itself: not met, shown unbounded (was "— µUSD" and "-inf %")."""
+    from tests.conftest import run_cli
+
+    slow_storage(tmp_path)
+    (tmp_path / "req").mkdir()
+    (tmp_path / "req" / "r.yaml").write_text(
+        "kind: Requirements\nid: rq\nrequirements:\n  - {id: REQ-G-1, statement: Dearest token, subject: "
+        f"'{JOB}', metric: cost_per_token_high, target: '<= 1 uUSD'}}\n", encoding="utf-8")
+    with contextlib.chdir(tmp_path):
+        r = run_cli("gap", "specs", "--against", "req")
+    assert r.code == 1, r.err
+    row = next(line for line in r.out.splitlines() if line.startswith("| REQ-G-1 |"))
+    assert row.endswith("| \\<= 1 µUSD | no upper bound: goodput's low end is 0 | ❌ not met | — |"), row
