@@ -100,12 +100,12 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                 risk[p].append(req.id)
     order = [r.id for r in requirements(problem)]
     met = [{k: got[k] for k in order} for got in met]
-    verdicts = [feasibility(problem, fits[p], rows[p], met[p], loose[p]) for p in range(len(fits))]
+    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p]) for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]
     return [PointRow(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit",
-                     verdicts[p][1] if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
-                     verdicts[p][0], tuple(risk[p]))
+                     outcomes[p][1] if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
+                     outcomes[p][0], tuple(risk[p]))
             for p in range(len(fits))]
 
 
