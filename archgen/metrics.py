@@ -31,6 +31,9 @@ _T, _I, _X = ("training",), ("inference",), ("collective",)
 #: A job's cost metrics, ranged (`_low`/`_high`) from its own accelerators to those and its hot spares (per token, at
 #: goodput's high and low end); `_CHARGED` says what each end charges (`perf.workload.derived.cost_ends`, one rule).
 SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens", "job_cost")
+#: Why a job's cost per token (and per million tokens, and its whole cost) has no high end: at goodput's low end the
+#: job makes no token at any price, so the end is infinite (`perf.workload.derived.cost_ends`), and reads so.
+UNBOUNDED = "no upper bound: goodput's low end is 0"
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
     ("high", "the job's accelerators and the hot spares its goodput counts on beyond the cluster's idle share", "low"))}

@@ -11,13 +11,22 @@ import json
 import math
 from typing import Any
 
+from archgen.metrics import UNBOUNDED
 from archgen.pint_import import pint
 from archgen.units import CURRENCIES, Q_, ureg
 
 
 def to_json(q: pint.Quantity) -> dict[str, Any]:
-    """The JSON contract for a quantity: ``{"value": float, "unit": str}`` in SI base or derived units."""
-    return {"value": json_magnitude(q), "unit": json_unit(q)}
+    """The JSON contract for a quantity: ``{"value": float, "unit": str}`` in SI base or derived units.
+
+    An infinite value has no number in JSON: ``{"value": null, "unit": ..., "unbounded": ...}``, so that it does not
+    read as a figure not provided. The only amount of money that is (the high end of a job's cost where goodput's low
+    end is 0, `perf.workload.derived.cost_ends`) says why, `metrics.UNBOUNDED`; any other "no upper bound".
+    """
+    value, unit = json_magnitude(q), json_unit(q)
+    if value == math.inf:
+        return {"value": None, "unit": unit, "unbounded": UNBOUNDED if unit in CURRENCIES else "no upper bound"}
+    return {"value": value, "unit": unit}
 
 
 def json_text(doc: Any, **options: Any) -> str:

@@ -112,24 +112,68 @@ requirements:
 """
 
 
-def test_a_sweep_judges_only_where_both_ends_agree(tmp_path):
-    """A sweep judged `goodput >= 0.99` "not met" on the whole write where check says not provided; both of its
-    paths (one point at a time, and the batched one `archgen sweep` takes) now leave it unjudged, as check does."""
+def _sweep(tmp_path: Path, text: str = SWEEP, workload: str = ""):
+    """The REL008 job swept over 8 and 16 accelerators: its problem, and `archgen sweep --format json`'s result."""
     from archgen.commands import sweep as sw
     from archgen.commands import sweep_problems
-    from archgen.perf.explore.points import evaluate_point
     from tests.conftest import run_cli
 
-    _run(tmp_path, "")
-    (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
-    want = {"REQ-S-LOW": True, "REQ-S-MID": None, "REQ-S-HIGH": False}
+    _run(tmp_path, workload)
+    (tmp_path / "sweep.yaml").write_text(text, encoding="utf-8")
     with contextlib.chdir(tmp_path):
         specs, clusters, sweeps = sw.load(Path("sweep.yaml"), [Path("specs")])
         problem = sweep_problems.problems(specs, clusters, sweeps)[0]
-        for i in (0, 1):
-            row = evaluate_point(problem, i)
-            assert {k: row.met[k] for k in want} == want and row.feasible and not row.at_risk
         result = run_cli("sweep", "sweep.yaml", "--path", "specs", "--out", "out", "--format", "json")
+        csv = (tmp_path / "out" / "s" / "points.csv").read_text(encoding="utf-8")
+    return problem, result, csv
+
+
+def test_a_sweep_judges_only_where_both_ends_agree(tmp_path):
+    """A sweep judged `goodput >= 0.99` "not met" on the whole write where check says not provided; both of its
+    paths (one point at a time, and the batched one `archgen sweep` takes) now leave it unjudged, as check does.
+
+    Not judged is not met-and-feasible: `check` makes that SHALL not provided an error (REQ002), and a sweep counted
+    the points feasible, put them on its front and exited 0. Its points are now not feasible, by `check`'s rule
+    (`model.requirements.fails`), with the reason in the CSV, the JSON and the summary, and the sweep exits 1.
+    """
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+
+    problem, result, csv = _sweep(tmp_path)
+    want = {"REQ-S-LOW": True, "REQ-S-MID": None, "REQ-S-HIGH": False}
+    why = ("REQ-S-MID (SHALL) not provided: goodput meets the target at one end only of the unknown checkpoint "
+           "blocking time")
+    for row in (*(evaluate_point(problem, i) for i in (0, 1)), *batched(problem, 0, 2)):
+        assert {k: row.met[k] for k in want} == want and not row.feasible and not row.at_risk
+        assert row.status == "ok" and row.reason.startswith(why) and "REL008" in row.reason
+    assert result.code == 1, result.err
+    (doc,) = json.loads(result.out)["sweeps"]
+    assert doc["summary"]["feasible"] == 0 and doc["front"] == [] and doc["best"] == {"goodput_tokens_per_second": None}
+    assert [(r["status"], r["points"]) for r in doc["reasons"]] == [("ok", 2)] and doc["reasons"][0]["reason"] \
+        .startswith(why)
+    assert csv.count(why) == 2
+
+
+def test_a_sweep_leaves_a_should_not_provided_feasible(tmp_path):
+    """The same requirement at SHOULD is a warning in `check`: reported, not enforced, the points feasible."""
+    problem, result, _ = _sweep(tmp_path, SWEEP.replace("target: '>= 0.99'}", "target: '>= 0.99', level: should}"))
     assert result.code == 0, result.err
     (doc,) = json.loads(result.out)["sweeps"]
-    assert doc["front"] and all({k: p["requirements"][k] for k in want} == want for p in doc["front"])
+    assert doc["summary"]["feasible"] == 2 and doc["reasons"] == []
+    assert all(p["requirements"]["REQ-S-MID"] is None and p["reason"] == "" for p in doc["front"])
+
+
+def test_a_workloads_goodput_requirement_is_judged_on_the_points_goodput(tmp_path):
+    """The workload's own requirement on goodput was judged on the estimate, which has no goodput: not provided at
+    every point ("the training job has no goodput") while `check` judges it. It is judged on the point's goodput
+    as the sweep's own are, the unknown blocking time included; both paths alike."""
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+
+    text = SWEEP[:SWEEP.index("requirements:")]
+    problem, result, _ = _sweep(tmp_path, text, REQS)
+    want = {"REQ-LOW": True, "REQ-MID": None, "REQ-HIGH": False, "REQ-TOK": True}
+    for row in (*(evaluate_point(problem, i) for i in (0, 1)), *batched(problem, 0, 2)):
+        assert row.met == want and not row.feasible
+        assert row.reason.startswith("REQ-MID (SHALL) not provided: goodput meets the target at one end only")
+    assert result.code == 1

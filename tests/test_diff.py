@@ -120,7 +120,8 @@ def test_json_shape(tmp_path):
     assert set(doc["summary"]) >= {"metrics_changed", "findings_new", "findings_resolved", "requirements_failing",
                                    "head_errors", "failing", "line"}
     for m in doc["metrics"]:
-        assert set(m) == {"object", "metric", "base", "head", "change", "relative", "direction", "better"}
+        assert set(m) == {"object", "metric", "base", "head", "change", "relative", "direction", "better", "presence",
+                          "why"}
         for key in ("base", "head", "change"):
             assert set(m[key]) == {"value", "unit"} and isinstance(m[key]["value"], float)
     for f in doc["findings"]["new"]:

@@ -221,7 +221,7 @@ def test_json_outputs_are_strict_even_with_non_finite_numbers():
     from archgen.quantity_json import json_text, to_json
     from archgen.units import Q_
     text = json_text({"a": [float("inf"), float("nan"), 1.5], "q": to_json(Q_(float("inf"), "W"))})
-    assert _strict(text) == {"a": [None, None, 1.5], "q": {"value": None, "unit": "W"}}
+    assert _strict(text) == {"a": [None, None, 1.5], "q": {"value": None, "unit": "W", "unbounded": "no upper bound"}}
 
 
 def test_check_json_of_the_shipped_specs_is_strict(cli):

@@ -22,6 +22,8 @@ from archgen.units import Q, relative_change
 
 #: Default threshold of relative change below which a metric counts as unchanged (float noise): 0.1 %.
 THRESHOLD = 0.001
+#: The ways a metric of an object of both sides is on one side only (`MetricChange.presence`), in report order.
+PRESENCE = ("not provided in HEAD", "only in BASE", "not provided in BASE", "only in HEAD")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,22 @@ class MetricChange:
     metric: str
     base: Q | None
     head: Q | None
+    #: why the side without the metric does not provide it (`analyse.operations.Operations.withheld`); "" where that
+    #: side's design has no such figure at all (no checkpoint storage, no front-end network) or both sides have it
+    why: str = ""
+
+    @property
+    def presence(self) -> str:
+        """Which sides have the metric: "both", "only in BASE", "only in HEAD", "not provided in BASE" or "... HEAD".
+
+        Not provided: that side has the object and says why it gives no such figure (a goodput without checkpoint
+        storage, REL006); only in one side: the other side's object has no such figure and no reason for it.
+        """
+        if self.base is not None and self.head is not None:
+            return "both"
+        missing = "HEAD" if self.head is None else "BASE"
+        return f"not provided in {missing}" if self.why else \
+            f"only in {'BASE' if missing == 'HEAD' else 'HEAD'}"
 
     @property
     def change(self) -> Q | None:
@@ -120,6 +138,16 @@ class Diff:
     bom: tuple[PartChange, ...] = ()
 
     @property
+    def one_sided(self) -> tuple[MetricChange, ...]:
+        """The metrics of an object of both sides that one side does not have (`MetricChange.presence`), in order."""
+        return tuple(c for c in self.metrics if c.presence != "both")
+
+    @property
+    def both_sided(self) -> tuple[MetricChange, ...]:
+        """The metrics that changed and that both sides have."""
+        return tuple(c for c in self.metrics if c.presence == "both")
+
+    @property
     def failing(self) -> bool:
         """A requirement newly fails, or HEAD has unwaived error findings (exit code 1)."""
         return self.head_errors > 0 or any(r.failing for r in self.requirements)
@@ -131,6 +159,8 @@ class Diff:
             "metrics_changed": len(self.metrics),
             "metrics_better": sum(m.direction == "better" for m in self.metrics),
             "metrics_worse": sum(m.direction == "worse" for m in self.metrics),
+            "metrics_one_sided": len(self.one_sided),
+            **{f"metrics_{k.replace(' ', '_').lower()}": sum(m.presence == k for m in self.metrics) for k in PRESENCE},
             "objects_changed": len({m.object for m in self.metrics}),
             "objects_added": len(self.objects_added),
             "objects_removed": len(self.objects_removed),
@@ -155,7 +185,9 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
     for obj in sorted(set(base.metrics) & set(head.metrics)):
         old, new = base.metrics[obj], head.metrics[obj]
         for name in sorted(set(old) | set(new)):
-            c = MetricChange(obj, name, old.get(name), new.get(name))
+            lacking = head if name not in new else base if name not in old else None
+            why = _withheld(lacking, obj, name) if lacking is not None else ""
+            c = MetricChange(obj, name, old.get(name), new.get(name), why)
             if _changed(c, threshold):
                 changes.append(c)
     new_findings, resolved = match_findings(base.findings, head.findings)
@@ -164,6 +196,12 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                  if _status(before.get(k)) != _status(after.get(k)))
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
                 len(head.errors), bom_changes(base, head))
+
+
+def _withheld(run: Run, obj: str, name: str) -> str:
+    """Why `run` does not provide metric `name` of `obj`; a range's end (`goodput_low`) the reason of its metric's."""
+    withheld = run.operations.withheld.get(obj, {})
+    return withheld.get(name) or withheld.get(name.removesuffix("_low").removesuffix("_high"), "")
 
 
 def _status(state: RequirementState | None) -> str:

@@ -7,7 +7,7 @@ import math
 from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange
-from archgen.compare.diff import Diff, MetricChange, RequirementState
+from archgen.compare.diff import PRESENCE, Diff, MetricChange, RequirementState
 from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.output.gap import MARKS
@@ -72,6 +72,9 @@ def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
     label = unit_label(unit) if unit else ""
     if not compatible and c.base is not None and c.head is not None:  # dimension changed: each in its own unit
         return (_with(_magnitude(c.base), f"{c.base.units:~P}"), _with(new, label), "—", "—")
+    if math.inf in (old, new):   # a cost's high end where goodput's low end is 0: no number to subtract
+        ends = [_with(v, label) if v != math.inf else metrics.UNBOUNDED for v in (old, new)]
+        return (ends[0], ends[1], "—", "—")
     delta = new - old if old is not None and new is not None else None
     digits = _digits(*(v for v in (old, new) if v is not None))
     if delta:  # enough decimals that the change itself shows two significant digits
@@ -114,8 +117,10 @@ def summary_line(d: Diff) -> str:
     """One line: what changed, what is new, and whether HEAD passes."""
     s = d.summary()
     moved = [f"{s[f'metrics_{k}']} {k}" for k in ("worse", "better") if s[f"metrics_{k}"]]
+    sides = [f"{s[_presence_key(k)]} {k}" for k in PRESENCE if s[_presence_key(k)]]
     parts = [f"{s['metrics_changed']} metric(s) changed in {s['objects_changed']} object(s)"
-             + (f" ({', '.join(moved)})" if moved else "")]
+             + (f" ({', '.join(moved)})" if moved else "")
+             + (f", {s['metrics_one_sided']} of them on one side only ({', '.join(sides)})" if sides else "")]
     if s["objects_added"] or s["objects_removed"]:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
     if s["parts_changed"]:
@@ -127,13 +132,41 @@ def summary_line(d: Diff) -> str:
     return "; ".join(parts) + f". {verdict}."
 
 
+def _presence_key(presence: str) -> str:
+    """The summary's count of the metrics with that presence: 'not provided in HEAD' -> metrics_not_provided_in_head."""
+    return f"metrics_{presence.replace(' ', '_').lower()}"
+
+
+def one_sided(d: Diff) -> list[MetricChange]:
+    """The metrics one side does not have, by presence (`compare.diff.PRESENCE`: lost in HEAD first), then object."""
+    return sorted(d.one_sided, key=lambda c: (PRESENCE.index(c.presence), c.object, c.metric))
+
+
+def one_sided_section(d: Diff) -> list[str]:
+    """The metrics of objects of both sides that one side lacks, with why, as a Markdown section; none: no lines."""
+    found = one_sided(d)
+    if not found:
+        return []
+    body = ["| object | metric | base | head | on one side | why |", "|---|---|--:|--:|---|---|"]
+    for c in found:
+        old, new, _, _ = metric_cells(c)
+        body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {c.presence} | {md(c.why) or '—'} |")
+    if len(found) > 25:
+        body = ["<details><summary>" f"{len(found)} metrics on one side only</summary>", ""] + body + ["", "</details>"]
+    return ["### Metrics on one side only", "", "Metrics of an object both sides have that one side does not: not "
+            "provided (that side says why, as `archgen check` does) or only in one side (the other's design has no "
+            "such figure, such as a storage or front-end network it lacks). They are not compared.", ""] \
+        + body + [""]
+
+
 def _where(f: Finding) -> str:
     return f"`{shown(f.location)}`" if f.location else ""
 
 
 def markdown(d: Diff) -> str:
     """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects."""
-    icon = "❌" if d.failing else "⚠️" if d.summary()["metrics_worse"] else "✅"   # worse: passes, but look
+    lost = any(c.presence in ("not provided in HEAD", "only in BASE") for c in d.metrics)
+    icon = "❌" if d.failing else "⚠️" if d.summary()["metrics_worse"] or lost else "✅"   # passes, but look
     lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
              f"{icon} {summary_line(d)}", ""]
     if d.requirements:
@@ -156,15 +189,17 @@ def markdown(d: Diff) -> str:
                   for c in money]
         lines.append("")
     lines += bom_section(d.bom)
-    if d.metrics:
+    both = d.both_sided
+    if both:
         lines += ["### Metrics", ""]
         body = [_HEAD, _RULE]
-        for c in d.metrics:
+        for c in both:
             old, new, change, rel = metric_cells(c)
             body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {change} | {rel} | {_moved(c)} |")
-        if len(d.metrics) > 25:
-            body = ["<details><summary>" f"{len(d.metrics)} changed metrics</summary>", ""] + body + ["", "</details>"]
+        if len(both) > 25:
+            body = ["<details><summary>" f"{len(both)} changed metrics</summary>", ""] + body + ["", "</details>"]
         lines += body + [""]
+    lines += one_sided_section(d)
     for title, objs in (("Objects added", d.objects_added), ("Objects removed", d.objects_removed)):
         if objs:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
@@ -206,8 +241,8 @@ POWER_AND_COST = ("it_power", "power_average", "capex", "tco_per_year", "tco_per
 
 
 def power_and_cost(d: Diff) -> list[MetricChange]:
-    """The changed power and cost metrics, by object, power first."""
-    return sorted((c for c in d.metrics if c.metric in POWER_AND_COST),
+    """The changed power and cost metrics both sides have (one side's are `one_sided`), by object, power first."""
+    return sorted((c for c in d.both_sided if c.metric in POWER_AND_COST),
                   key=lambda c: (c.object, POWER_AND_COST.index(c.metric)))
 
 
@@ -232,6 +267,7 @@ def to_json(d: Diff) -> str:
         summary=d.summary() | {"line": summary_line(d)},
         metrics=[{"object": c.object, "metric": c.metric, "base": quantity(c.base), "head": quantity(c.head),
                   "change": quantity(c.change), "relative": c.relative, "direction": c.direction,
+                  "presence": c.presence, "why": c.why or None,
                   "better": (m.better if (m := metrics.lookup(c.object, c.metric)) else None)} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         bom=[{"object": c.object, "part": c.part, "kind": c.kind, "within": c.within or None, "base": c.base,

@@ -7,6 +7,7 @@ import math
 from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
+from archgen.metrics import UNBOUNDED
 from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.render import fmt
@@ -35,13 +36,15 @@ def shown(row: GapRow) -> str:
     """The proposal's value in the target's unit, with the decimals its headroom needs (`_digits`), or '—'."""
     if row.value is None:
         return "—"
+    if float(row.value.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0
+        return UNBOUNDED
     value = _tidy(row.requirement.target.in_units(row.value))
     return fmt.q(value, digits=_digits(row, value))
 
 
 def margin_text(row: GapRow) -> str:
     """``+6.7 % (+3 kW)``: the relative margin and the headroom; only the headroom where no ratio is defined."""
-    if row.headroom is None:
+    if row.headroom is None or not math.isfinite(float(row.headroom.magnitude)):   # none, or no bound to measure to
         return "—"
     head = _tidy(row.headroom)
     absolute = ("+" if float(head.magnitude) > 0 else "") + fmt.q(head, digits=_digits(row, head))

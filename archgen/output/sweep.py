@@ -8,6 +8,7 @@ from typing import Any
 
 from archgen.output.envelope import document, dumps
 from archgen.perf.explore.points import PointRow, Result, model_defaults, unmeasured_efficiencies
+from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
 from archgen.render.sweep import DISPLAY, level_text, shown
 from archgen.units import Q_, Q
@@ -25,10 +26,26 @@ def summary(result: Result) -> str:
         r = result.rows[i]
         axes = ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items())
         lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
+    lines += [f"  not feasible: {n:,} point(s) fit, and {reason}" for reason, n in unprovided(result)]
     lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
               for line in unmeasured_efficiencies(result.problem)]
     lines += [f"  note: {line}" for line in model_defaults(result.problem)]
     return "\n".join(lines)
+
+
+def unprovided(result: Result) -> list[tuple[str, int]]:
+    """The reasons points that fit are not feasible for a SHALL requirement not provided, with their counts.
+
+    Most points first, then by reason (`explore.points.feasibility` gives the reason).
+    """
+    got = [(reason, n) for (status, reason), n in tally(result).reasons.items() if status == "ok"]
+    return sorted(got, key=lambda x: (-x[1], x[0]))
+
+
+def reasons(result: Result) -> list[dict[str, Any]]:
+    """Every reason points could not run, do not fit or fit with a SHALL not provided, with their counts."""
+    got = sorted(tally(result).reasons.items(), key=lambda x: (-x[1], x[0]))
+    return [{"status": status, "reason": reason, "points": n} for (status, reason), n in got]
 
 
 def text(results: Sequence[Result], written: Sequence[Path]) -> str:
@@ -54,5 +71,5 @@ def to_json(result: Result) -> dict[str, Any]:
     return {"sweep": p.sweep.id, "workload": p.workload.id, "summary": result.counts(),
             "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
             "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
-            "front": [point(result.rows[i]) for i in result.front],
+            "front": [point(result.rows[i]) for i in result.front], "reasons": reasons(result),
             "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p)}

@@ -6,11 +6,13 @@ compute nothing.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from matplotlib.figure import Figure as Chart
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
+from archgen.metrics import UNBOUNDED
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q_
@@ -100,9 +102,10 @@ def _cost_range(run: Any, wid: str) -> str:
     m = r.estimate.metrics if r is not None and r.estimate is not None else {}
     if "cost_per_token_high" not in m:
         return ""
+    high = m["cost_per_token_high"]   # infinite where goodput's low end is 0 (`perf.workload.derived.cost_ends`)
     return (f"; cost per token {fmt.q(m['cost_per_token_low'], 'µUSD', 3)} (its own accelerators, at goodput_high) "
-            f"to {fmt.q(m['cost_per_token_high'], 'µUSD', 3)} (with the hot spares its goodput counts on, at "
-            "goodput_low)")
+            f"to {UNBOUNDED if high.m == math.inf else fmt.q(high, 'µUSD', 3)} (with the hot spares its goodput "
+            "counts on, at goodput_low)")
 
 
 def goodput_chart(found: list[tuple[str, Any]]) -> Chart:

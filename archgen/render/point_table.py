@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from archgen import metrics as registry
+from archgen.metrics import UNBOUNDED
 from archgen.model.requirements import Status
 from archgen.model.sweep import GOODPUT_METRICS, HARDWARE_AXES
 from archgen.model.workload import job_kind
@@ -91,6 +93,14 @@ def number(q: Q | None) -> Any:
     return float(q.magnitude)
 
 
+def metric_cell(row: PointRow, metric: str) -> Any:
+    """A row's metric as a table cell: `number(value(...))`, or `metrics.UNBOUNDED` where it is infinite.
+
+    Only the high end of a cost per token is: goodput's low end makes no token (`perf.workload.derived.cost_ends`).
+    """
+    return UNBOUNDED if row.metrics.get(metric) == math.inf else number(value(row, metric))
+
+
 def value(row: PointRow, metric: str) -> Q | None:
     """A row's metric as a quantity in its display unit, or None."""
     if metric not in row.metrics:
@@ -118,7 +128,7 @@ def cells(problem: SweepProblem, r: PointRow) -> tuple:
     hardware = any(a in HARDWARE_AXES for a in problem.axes)
     flag = (("hypothetical" if hypothetical(r) else "as catalogued",) if hardware else ())
     return (r.index, *(level_text(r.values[a]) for a in problem.axes), layout_text(r),
-            *(number(value(r, m)) for m in metric_names(problem)), r.status, r.feasible, *met, *flag, r.reason)
+            *(metric_cell(r, m) for m in metric_names(problem)), r.status, r.feasible, *met, *flag, r.reason)
 
 
 def _memo(col: Column, text: Callable[[Any], Any]) -> Callable[[Any], str]:
@@ -141,6 +151,10 @@ def _metric_column(rows: Sequence[PointRow], metric: str, col: Column) -> list[s
     out = [""] * len(rows)
     if not have:
         return out
+    unbounded = [i for i in have if rows[i].metrics[metric] == math.inf]   # `metric_cell`
+    for i in unbounded:
+        out[i] = csv_cell(UNBOUNDED, col)
+    have = [i for i in have if rows[i].metrics[metric] != math.inf] if unbounded else have
     mags = Q_(np.asarray([rows[i].metrics[metric] for i in have], dtype=float), si).to(shown).magnitude.tolist()
     probe = number(Q_(1.0, shown))
     if isinstance(probe, float):  # a plain number: written as the float it is

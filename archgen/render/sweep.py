@@ -33,15 +33,16 @@ from archgen.render.point_table import (
     hypothetical,
     layout_text,
     level_text,
-    number,
-    value,
+    metric_cell,
 )
 from archgen.units import Q_
 
 
 def shown(row: PointRow, metric: str) -> str:
     """A row's metric as display text with its unit ('4.32 s', '970,220', '32.4 %'), or '—'."""
-    q = number(value(row, metric))
+    q = metric_cell(row, metric)
+    if isinstance(q, str):   # `metrics.UNBOUNDED`: no number to show
+        return q
     _, _, unit, digits = DISPLAY[metric]
     return fmt.cell(q, None, digits) if not isinstance(q, float) or unit == "dimensionless" else \
         f"{fmt.number(q, digits)} {_rate_unit(metric) or fmt.unit_label(unit)}"
@@ -198,15 +199,21 @@ def best_section(result: Result) -> Section:
     return section.add(Table("best", "The best feasible point on each objective alone", cols, tuple(rows)))
 
 
+#: How the table of points by reason shows a point that fits but is not feasible for a SHALL requirement not provided.
+NOT_JUDGED = "fits, a SHALL not provided"
+
+
 def not_run_section(result: Result) -> Section:
-    """Why points could not run or do not fit, grouped by reason."""
+    """Why points could not run, do not fit, or fit with a SHALL requirement not provided, grouped by reason."""
     reasons = tally(result).reasons
-    section = Section("not-run", "Points that could not run or do not fit")
+    section = Section("not-run", "Points that could not run, do not fit or miss a SHALL figure")
     if not reasons:
-        return section.add(Para("Every point runs and fits."))
-    rows = tuple((status, reason, n) for (status, reason), n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
-    return section.add(Table("not-run", "Points by reason", (Column("Status"), Column("Reason"),
-                                                              Column("Points", align="right")), rows))
+        return section.add(Para("Every point runs, fits and provides the figure of every SHALL requirement."))
+    rows = tuple((NOT_JUDGED if status == "ok" else status, reason, n)
+                 for (status, reason), n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
+    return section.add(Table("not-run", "Points by reason (a point that fits is not feasible where a SHALL "
+                                        "requirement is not provided, as archgen check makes it an error)",
+                             (Column("Status"), Column("Reason"), Column("Points", align="right")), rows))
 
 
 def unmeasured_bullet(result: Result) -> tuple[str, ...]:
@@ -237,8 +244,10 @@ def conventions_section(result: Result) -> Section:
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "
         "cluster); hardware factors change the speed, not the power, and another accelerator changes it by the "
         "difference of the parts' TDP. Energy per token is power / tokens per second.",
-        "Feasible: the point fits in memory and meets every SHALL requirement; SHOULD and MAY requirements are "
-        "reported, not enforced.",
+        "Feasible: the point fits in memory and meets every SHALL requirement, by the rule archgen check applies "
+        "(a SHALL not met or not provided is an error there): a point that does not provide a SHALL requirement's "
+        "figure is not feasible, and the points by reason say why; SHOULD and MAY requirements are reported, not "
+        "enforced.",
     )))
 
 
@@ -321,7 +330,7 @@ def _shown_column(rows: list[PointRow], metric: str) -> list[float | None]:
 def _display(fit: Fitting, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """A metric of the points that fit in its display unit (converted as one array), and where they have it."""
     _, si, shown, _ = DISPLAY[metric]
-    have = fit.present[metric]
+    have = fit.present[metric] & np.isfinite(fit.values[metric])   # an unbounded cost end has no place on an axis
     out = np.full(len(have), np.nan)
     if have.any():
         out[have] = Q_(fit.values[metric][have], si).to(shown).magnitude

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from archgen.errors import AnalyseError, ArchgenError, WorkloadError
-from archgen.model.requirements import PASSING, Requirement, Status
-from archgen.model.sweep import HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
+from archgen.model.requirements import PASSING, Requirement, Status, fails
+from archgen.model.sweep import GOODPUT_METRICS, HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
@@ -67,7 +67,7 @@ class PointRow:
     values: dict[str, Any]
     cluster: str
     status: str  # "ok", "does not fit" or "invalid"
-    reason: str = ""
+    reason: str = ""  # why it could not run or does not fit; of one that fits, the SHALL requirements not provided
     layout: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, float] = field(default_factory=dict)
     met: dict[str, bool | None] = field(default_factory=dict)
@@ -80,6 +80,58 @@ class PointRow:
 def requirements(problem: SweepProblem) -> list[Requirement]:
     """The targets every point is judged on: the workload's, then the sweep's."""
     return [*problem.workload.requirements, *problem.sweep.requirements]
+
+
+def on_point(problem: SweepProblem) -> list[Requirement]:
+    """The requirements judged on a point's own metrics (`derived.judge_points`, with the range and "at risk").
+
+    The sweep's, and the workload's on goodput or a figure made from it (`model.sweep.GOODPUT_METRICS`), which the
+    point derives (`derived.point_metrics`) and its estimate does not have; the workload's others are judged on the
+    estimate, with the model's error band, as `check` judges them.
+    """
+    return [*(r for r in problem.workload.requirements if r.metric in GOODPUT_METRICS), *problem.sweep.requirements]
+
+
+def on_estimate(problem: SweepProblem) -> list[Requirement]:
+    """The workload's requirements judged on a point's estimate (the others are `on_point`)."""
+    return [r for r in problem.workload.requirements if r.metric not in GOODPUT_METRICS]
+
+
+#: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time is not
+#: known (`derived.unsettled_at`): met at one end of it only.
+UNSETTLED = ("{metric} meets the target at one end only of the unknown checkpoint blocking time (the whole write "
+             "charged, or no stop at all; the nodes give no host_memory.link, REL008)")
+
+
+def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any]) -> str:
+    """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason)."""
+    metric = requirement.metric
+    if requirement.id in loose:
+        return UNSETTLED.format(metric=metric)
+    if metric not in metrics:
+        return (f"the point has no {metric}" if metric in SWEEP_METRICS else
+                f"a sweep does not compute {metric} (archgen check of the workload does)")
+    return f"target {requirement.target} does not have the dimension of {metric}"
+
+
+def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
+                loose: set[str] | dict[str, Any]) -> tuple[bool, str]:
+    """Whether a point is feasible, and why not where a SHALL requirement is not provided: `check`'s rule.
+
+    Feasible: it fits and no requirement fails at its level (`model.requirements.fails`, the rule `check`'s REQ001
+    and REQ002 and `diff` and `gap` apply): a SHALL not met or not provided is a miss, as it is an error in `check`;
+    a SHOULD or MAY one is reported, not enforced. The reason names each SHALL not provided and why (`unprovided`);
+    "" where the point does not fit (its reason is the misfit) or none is missing. `loose` holds the ids of the
+    requirements met at one end only of an unknown blocking time (`derived.unsettled_at`).
+    """
+    if not fits:
+        return False, ""
+    status = {r.id: Status.NOT_PROVIDED if met.get(r.id) is None else Status.MET if met[r.id] else Status.NOT_MET
+              for r in requirements(problem)}
+    missed = [r for r in requirements(problem) if fails(r.level, status[r.id])]
+    why = "; ".join(f"{r.id} ({r.level.upper()}) not provided: {unprovided(r, metrics, loose)}"
+                    for r in missed if status[r.id] is Status.NOT_PROVIDED)
+    return not missed, why
 
 
 def _job(workload: Workload, values: dict[str, Any]) -> Workload:
@@ -145,19 +197,19 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
     other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan, 0)) \
         if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
-    met = {o.requirement.id: o.met for o in judge_requirements(workload.requirements, est)}
-    loose = unsettled_at(problem.sweep.requirements, metrics, other, SWEEP_METRICS)
-    statuses: dict[str, Status | None] = {}   # the sweep's requirements judged on this point (one of a batch)
-    for r in problem.sweep.requirements:
+    met = {o.requirement.id: o.met for o in judge_requirements(on_estimate(problem), est)}
+    judged_here = on_point(problem)
+    loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS)
+    statuses: dict[str, Status | None] = {}   # the requirements judged on this point's metrics (one of a batch)
+    for r in judged_here:
         if judged(r.metric, bool(est.fits)) and r.id not in loose and r.metric in metrics:
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""))
             statuses[r.id] = status[0] if status else None
-    met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING
-                for r in problem.sweep.requirements})
-    shall = [r.id for r in requirements(problem) if r.level == "shall"]
-    feasible = est.fits and all(met[r] is not False for r in shall)
+    met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})
+    met = {r.id: met[r.id] for r in requirements(problem)}   # in the order of `requirements`
+    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
-                    "" if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
+                    why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
                     tuple(k for k, status in statuses.items() if status is Status.AT_RISK))
 
 

@@ -71,7 +71,7 @@ class Tally:
     fitting: int
     feasible: int
     met: dict[str, tuple[int, int]]      # requirement id -> (points that meet it, points that do not)
-    reasons: dict[tuple[str, str], int]  # (status, reason) -> points, of those not "ok"
+    reasons: dict[tuple[str, str], int]  # (status, reason) -> points: not "ok", or "ok" with a SHALL not provided
     fit: Fitting
     at_risk: dict[str, int] = field(default_factory=dict)  # requirement id -> points met but at risk (PointRow)
 
@@ -85,7 +85,7 @@ def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
     for q in requirements(problem):
         judged = [r.met.get(q.id) for r in rows]  # a point that does not fit judges what it provides
         met[q.id] = (sum(1 for m in judged if m is True), sum(1 for m in judged if m is False))
-    reasons = Counter((r.status, r.reason) for r in rows if r.status != "ok")
+    reasons = Counter((r.status, r.reason) for r in rows if r.status != "ok" or r.reason)
     cats = categories(problem)
     keys: list[tuple] = [tuple(r.values[a] for a in cats) for r in ok] if len(cats) > 1 else \
         [(r.values[cats[0]],) for r in ok] if cats else [()] * len(ok)

@@ -18,7 +18,7 @@ import numpy as np
 from archgen import metrics as registry
 from archgen.model.requirements import PASSING, Status, judge_each
 from archgen.model.sweep import SWEEP_METRICS
-from archgen.perf.explore.points import PointRow, SweepProblem, requirements
+from archgen.perf.explore.points import PointRow, SweepProblem, feasibility, on_estimate, on_point, requirements
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import unblocked_of
 from archgen.perf.workload.cluster import Machine
@@ -76,30 +76,36 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                       if free == free else None)
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
-    for req in problem.workload.requirements:
+    for req in on_estimate(problem):
         verdicts = judge_each(req, Q_(*metrics[req.metric])) if req.metric in metrics else None
         for p, got in enumerate(met):
             j = where.get(p)
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
             got[req.id] = verdicts[j] if use and verdicts is not None and j is not None else None
     risk: list[list[str]] = [[] for _ in rows]
-    for req in problem.sweep.requirements:
+    loose: list[set[str]] = [set() for _ in rows]
+    for req in on_point(problem):   # the sweep's, and the workload's on goodput and what is made from it
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and req.metric in rows[p]]
         statuses = judge_points(req, [rows[p] for p in have], SWEEP_METRICS[req.metric])
         for got in met:
             got[req.id] = None
         for p, status in zip(have, [None] * len(have) if statuses is None else statuses, strict=True):
-            if status is None or unsettled_at((req,), rows[p], others[p], SWEEP_METRICS):
+            if unsettled_at((req,), rows[p], others[p], SWEEP_METRICS):
+                loose[p].add(req.id)
+                continue
+            if status is None:
                 continue
             met[p][req.id] = status in PASSING
             if status is Status.AT_RISK:
                 risk[p].append(req.id)
-    shall = [r.id for r in requirements(problem) if r.level == "shall"]
+    order = [r.id for r in requirements(problem)]
+    met = [{k: got[k] for k in order} for got in met]
+    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p]) for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]
     return [PointRow(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit",
-                     "" if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
-                     fits[p] and (not shall or all(met[p][r] is not False for r in shall)), tuple(risk[p]))
+                     outcomes[p][1] if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
+                     outcomes[p][0], tuple(risk[p]))
             for p in range(len(fits))]
 
 

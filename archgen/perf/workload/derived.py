@@ -155,8 +155,10 @@ def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tok
     the `spares` (`charged_spares`) per goodput token at its low end. `tokens_per_second` is the job's tokens per second
     before goodput (None without tokens); `goodput` its goodput with the low and high ends of its range (NaN ends: no
     range, the value at both ends), None for a job without goodput (serving: its tokens at both ends). Empty where
-    there is no range (no spare to charge and no goodput range); the cost per token's ends only where both ends make
-    tokens.
+    there is no range (no spare to charge and no goodput range); the cost per token's ends only where the job makes
+    tokens at its value. Where goodput's low end is 0 the high end is unbounded: infinite, in the price's type (a
+    quantity in its currency, or a float), never dropped (a range with no high end read as a cost with no range;
+    `metrics.UNBOUNDED` says why wherever it is shown, `display.metric_value`).
     """
     out: dict[str, Any] = {}
     if spares > 0:
@@ -164,10 +166,11 @@ def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tok
         out["job_cost_per_hour_high"] = per_accelerator_hour * (accelerators + spares)
     value, low, high = goodput if goodput is not None else (1.0, math.nan, math.nan)
     low, high = (value, value) if low != low or high != high else (low, high)   # NaN: no range
-    if tokens_per_second is None or not min(low, high) * tokens_per_second > 0 or (spares <= 0 and low == high):
+    if tokens_per_second is None or not value * tokens_per_second > 0 or (spares <= 0 and low == high):
         return out
     out["cost_per_token_low"] = cost_per_token(per_accelerator_hour, accelerators, tokens_per_second * high)
-    out["cost_per_token_high"] = cost_per_token(per_accelerator_hour, accelerators + spares, tokens_per_second * low)
+    out["cost_per_token_high"] = (cost_per_token(per_accelerator_hour, accelerators + spares, tokens_per_second * low)
+                                  if low * tokens_per_second > 0 else per_accelerator_hour * math.inf)
     return out
 
 
