@@ -257,7 +257,8 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
         Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds"))
-    stages = [_stage_row(fmt.sentence(st.kind), st, st.load) for st in p.stages]
+    stages = [_stage_row(fmt.sentence(st.kind) + (" (after derating)" if st.key == "pdus" else ""), st, st.load)
+              for st in p.stages]
     stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load) for g in p.feed_groups]
     cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
             Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
