@@ -44,8 +44,8 @@ def part_class(part: Any) -> str:
 def rack_parts(analysis: RackAnalysis, specs: Any, group_cdus: bool = True) -> tuple[list[Part], dict[str, int]]:
     """Every part the rack uses (placed, inside systems, CDU) and how many are in the rack.
 
-    The CDUs named in the liquid path serve a group of racks: counted as the group's `cdu_count` in a rack's own
-    document, and left at 0 (`group_cdus` false) for a cluster, which counts them from its BOM.
+    A CDU named in the liquid path serves a group of racks: the group's `cdu_count` in a rack's own document, 0
+    (`group_cdus` false) for a cluster, which counts them from its BOM; one placed in the slots is counted as placed.
     """
     rack = analysis.rack
     counts: Counter[str] = Counter(p.part.id for p in rack.items)
@@ -62,7 +62,7 @@ def rack_parts(analysis: RackAnalysis, specs: Any, group_cdus: bool = True) -> t
                 parts.setdefault(sub.id, sub)
                 counts[sub.id] += per * n
     liquid = rack.spec.cooling.liquid
-    if rack.cdu is not None and liquid is not None:  # a rack names its CDU in its liquid path
+    if rack.cdu is not None and liquid is not None and rack.cdu.id not in parts:  # named in its liquid path only
         parts.setdefault(rack.cdu.id, rack.cdu)
         counts[rack.cdu.id] += liquid.cdu_count if group_cdus else 0
     return sorted(parts.values(), key=lambda p: (p.kind, p.id)), dict(counts)
@@ -257,8 +257,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
         Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds"))
-    stages = [_stage_row(fmt.sentence(st.kind) + (" (after derating)" if st.key == "pdus" else ""), st, st.load)
-              for st in p.stages]
+    stages = [_stage_row(fmt.sentence(st.kind), st, st.load) for st in p.stages]
     stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load) for g in p.feed_groups]
     cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
             Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
