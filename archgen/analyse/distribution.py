@@ -11,8 +11,8 @@ Rules (each an assumption a document states, since the specs do not draw the wir
   A, B, A, ... so that either side alone reaches half of them. Otherwise the PSUs go round the PDUs in turn.
 * Within a PDU each PSU takes an outlet on the least-loaded phase so far (the first on ties): the balance an
   electrician aims for when choosing outlet banks.
-* A PDU's capacity per phase is its rating (`capacity`, else V × A × phase factor) × the rack feeds' continuous-load
-  derating, shared equally by its phases.
+* A PDU's capacity per phase is its continuous capacity (`analyse.rack.pdu_capacity`: its rating, `capacity` else
+  V × A × phase factor, × the rack feeds' continuous-load derating and power factor), shared equally by its phases.
 * When PDUs are lost, each part's load moves to its PSUs that remain (a part with none left goes dark); a part whose
   remaining PSUs are fewer than its PSU redundancy needs (N of N+k, half of N+N) runs without PSU redundancy or, as
   NVIDIA documents for DGX systems, at reduced performance.
@@ -110,7 +110,8 @@ def _draws(parts: Sequence[tuple[Placed, System | Switch]], optics: Q) -> dict[i
 def distribution(rack: RackDesign, pdu_capacity: Q, optics: Q | None = None) -> Distribution | None:
     """The rack's power distribution over its PDUs, or None for a rack without PDUs.
 
-    `pdu_capacity` is one PDU's rating as the rack analysis takes it (`Power.conversion.unit_capacity`); `optics`
+    `pdu_capacity` is one PDU's continuous capacity as the rack analysis takes it (`Power.conversion.unit_capacity`,
+    derated: `analyse.rack.pdu_capacity`); `optics`
     the rack's optics power beyond its parts' figures (`Power.optics`, default none), which the switches' PSUs carry.
     """
     pdu_parts = [item.part for item in rack.items if isinstance(item.part, PDU)]
@@ -122,7 +123,7 @@ def distribution(rack: RackDesign, pdu_capacity: Q, optics: Q | None = None) -> 
     phases = min(p.phases for p in pdu_parts)
     sides = redundancy == "N+N" and n >= 2
     side_of = ["A" if i < n // 2 else "B" for i in range(n)] if sides else [""] * n
-    capacity = (pdu_capacity * spec.power.feeds.derating / phases).to("kW")
+    capacity = (pdu_capacity / phases).to("kW")
     parts = [(item, item.part) for item in rack.items if isinstance(item.part, System | Switch)]
     draw = _draws(parts, optics if optics is not None else Q_(0, "kW"))
     mapped = [(item, part, psus) for item, part in parts if (psus := part.power.psus) is not None]

@@ -16,7 +16,7 @@ from archgen.model.base import spare_units
 from archgen.model.cooling import rated_capacity
 from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
-from archgen.model.rack import Pdus, Shelves
+from archgen.model.rack import Feeds, Pdus, Shelves
 from archgen.model.system import max_draw, typical_draw
 from archgen.units import Q_, Q
 
@@ -228,8 +228,8 @@ def _power(rack: RackDesign, optics: Q) -> Power:
         input_power = busbar / min(s.efficiency for s in shelves) + pdu_direct
     if pdus:
         carried = input_power if series or not shelves else pdu_direct
-        stages.append(_stage(spec.power.pdus, "PDUs", "pdus", len(pdus), min(_pdu_capacity(p) for p in pdus),
-                             carried.to("kW")))
+        stages.append(_stage(spec.power.pdus, "PDUs", "pdus", len(pdus),
+                             min(pdu_capacity(p, spec.power.feeds) for p in pdus), carried.to("kW")))
     feeds = spec.power.feeds
     factor = phase_factor(feeds.phases, feeds.basis)
     per_feed = (feeds.voltage * feeds.current * factor * feeds.derating * feeds.power_factor).to("kW")
@@ -299,10 +299,17 @@ def phase_factor(phases: int, basis: str) -> float:
     return math.sqrt(3) if basis == "line-to-line" else 3.0
 
 
-def _pdu_capacity(pdu: PDU) -> Q:
-    if pdu.capacity is not None:
-        return pdu.capacity.to("kW")
-    return (pdu.voltage * pdu.current * phase_factor(pdu.phases, pdu.basis)).to("kW")
+def pdu_capacity(pdu: PDU, feeds: Feeds) -> Q:
+    """The load one PDU carries continuously: its rating × the rack feeds' continuous-load derating × power factor.
+
+    The rating is the PDU's `capacity`, else V × A × phase factor (a 415 V 60 A three-phase PDU: 43.1 kVA). Like the
+    feed ahead of it, a PDU on a 60 A circuit carries 80 % of it continuously (NEC 210.20; netbox's available power
+    is V × A × √3 × max utilisation): 34.5 kW. The PWR001/PWR004 budget and the load per phase
+    (`analyse.distribution`, a third of this per phase) both take this figure.
+    """
+    rating = pdu.capacity if pdu.capacity is not None else pdu.voltage * pdu.current * phase_factor(pdu.phases,
+                                                                                                     pdu.basis)
+    return (rating * feeds.derating * feeds.power_factor).to("kW")
 
 
 def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:

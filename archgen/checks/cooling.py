@@ -244,3 +244,35 @@ def plant_rated_conditions(ctx: Context) -> Iterator[Violation]:
                             f"cooling capacity {fac.cooling_capacity.to('kW'):.0f~P} is rated at conditions the site "
                             f"does not meet ({describe(rated.unmet, 'outdoor air')}){_rows(fac.cooling_derating)}",
                             value, limit)
+
+
+@check("COOL012", "cooling.in_rack_cdu_placed")
+def in_rack_cdu_placed(ctx: Context) -> Iterator[Violation]:
+    """An in-rack CDU that the rack's liquid path names is placed in its slots, `cdu_count` of them per rack.
+
+    An in-rack CDU takes rack units and weight in the rack it serves (the shipped 100 kW class: 4 U, 90 kg). One
+    named only in `cooling.liquid` is in no slot: the U map, weight, floor load and rack BOM leave it out while the
+    CDU budget (COOL001) counts `cdu_count` of them. In-row CDUs stand outside the rack and are not placed.
+
+    Fix: place the CDU in `slots` (`{at: <U>, part: <cdu id>, count: <cdu_count>}`), or make `cdu_count` the number
+    placed.
+    """
+    for path, a in ctx.racks.items():
+        unit, lp = a.rack.cdu, a.rack.spec.cooling.liquid
+        if unit is None or lp is None or unit.type != "in-rack-cdu":
+            continue
+        placed = sum(1 for p in a.rack.items if p.part.id == unit.id)
+        if not placed:
+            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
+                            f"in-rack CDU {unit.id} is not placed in the rack's slots: its "
+                            f"{lp.cdu_count} x {_size(unit)} are missing from the U map, weight and BOM")
+        elif lp.racks_per_cdu == 1 and placed != lp.cdu_count:
+            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu_count"),
+                            f"{placed} in-rack CDU(s) {unit.id} placed in the rack's slots, but cdu_count is "
+                            f"{lp.cdu_count} (COOL001 budgets {lp.cdu_count})")
+
+
+def _size(unit: object) -> str:
+    """'(4 U, 90 kg)' of a CoolingUnit's mechanical figures, or 'unit' where it states none."""
+    m = getattr(unit, "mechanical", None)
+    return f"({m.height:~P}, {m.weight:~P})" if m is not None else "unit"

@@ -33,6 +33,11 @@ def _liquid(r: Any) -> bool:
     return r.spec.cooling.liquid is not None
 
 
+def _in_rack_cdu(r: Any) -> bool:
+    """A rack whose liquid path names an in-rack CDU has one for COOL012 to find in its slots."""
+    return _liquid(r) and r.cdu is not None and r.cdu.type == "in-rack-cdu"
+
+
 def _facility(r: Any) -> bool:
     return r.facility is not None
 
@@ -104,7 +109,7 @@ def _chain(r: Any) -> bool:
 #: Checks that judge something only some racks (or the halls of the racks a cluster places) have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
-    "COOL007": _air_flow, "COOL010": _rated_cdu,
+    "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain,
     # cluster checks, judged only where the hall of the racks they place states the capacity

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from archgen.model.base import Mechanical, Part, Psus
+from archgen.model.base import Mechanical, Part, Psus, spare_units
 from archgen.model.spec import FieldError, Spec
 from archgen.units import Current, Power, Voltage
 
@@ -65,7 +65,9 @@ class PowerShelf(Part):
     input: Annotated[PowerInput, BeforeValidator(_input_mapping)] = Field(description=(
         "Rated AC input: voltage, basis, phases, current or power, inlet, e.g. {voltage: 415 V, voltage_min: 346 V, "
         "voltage_max: 480 V, basis: line-to-line, phases: 3, current: 50 A, inlet: ORv3 7-pin}."))
-    psus: Psus | None = Field(None, description="PSUs in the shelf.")
+    psus: Psus | None = Field(None, description=(
+        "PSUs in the shelf; with their `capacity`, the shelf's `capacity` is at most what the PSUs the redundancy "
+        "keeps active deliver (6 x 3 kW in N+1: 15 kW)."))
     efficiency: float = Field(0.97, gt=0, le=1, description="Conversion efficiency at typical load.")
     efficiency_range: tuple[float, float] | None = Field(None, description=(
         "Where `efficiency` is unconfirmed: the low and high efficiency it may lie between, with their source in "
@@ -81,6 +83,20 @@ class PowerShelf(Part):
                                                         f"{self.efficiency:g}, each within (0, 1], got [{low:g}, "
                                                         f"{high:g}]")
         return self
+
+    @model_validator(mode="after")
+    def _within_active_psus(self) -> PowerShelf:
+        """Refuse a `capacity` above its PSUs' active output: the rack budget (PWR001) counts `capacity` alone."""
+        bound = self.psus.active_output if self.psus is not None else None
+        if bound is None or self.capacity <= bound * (1 + 1e-9):
+            return self
+        psus = self.psus
+        assert psus is not None and psus.capacity is not None   # a bound needs both (Psus.active_output)
+        active = psus.count - spare_units(psus.redundancy, psus.count)
+        raise FieldError(("capacity",), (
+            f"{self.capacity:~P} is more than the shelf's active PSUs deliver: {active} of {psus.count} x "
+            f"{psus.capacity:~P} ({psus.redundancy}) = {bound.to('kW'):~P}; state the shelf's output with its PSU "
+            f"redundancy held back, or the PSUs' redundancy as published"))
 
 
 class PDU(Part):

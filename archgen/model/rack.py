@@ -78,7 +78,9 @@ class PowerChain(Spec):
 class LiquidPath(Spec):
     """The liquid loop serving the rack."""
 
-    cdu: Ref = Field(description="Id of the CoolingUnit (CDU) serving this rack.")
+    cdu: Ref = Field(description=(
+        "Id of the CoolingUnit (CDU) serving this rack. An in-row CDU stands outside the rack; an in-rack one "
+        "(`type: in-rack-cdu`) is also placed in `slots`, `cdu_count` of them, for its U and weight (COOL012)."))
     cdu_count: int = Field(1, gt=0, le=1000, description=(
         "CDUs of that type serving one group of `racks_per_cdu` racks (not per rack): a cluster of n racks of this "
         "type buys ⌊n / racks_per_cdu⌋ groups, and for a last, partial group the fewest CDUs that carry its heat "

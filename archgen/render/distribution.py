@@ -38,7 +38,8 @@ def section(a: Any) -> tuple[Section | None, list[str]]:
            "either side alone reaches half of them." if d.sides else ": each part's PSUs go round the PDUs in turn.")
         + " PSUs share their part's maximum draw equally, a switch's with its share of the transceivers in the "
           "rack's switch ports (by ports); within a PDU each PSU takes the least-loaded phase. A PDU's capacity per "
-          "phase is its rating × the feeds' continuous-load derating / phases."))
+          "phase is its rating × the feeds' continuous-load derating and power factor / phases, the capacity the "
+          "power budget counts."))
     if d.outlets:
         sub.add(outlet_table(d), phase_table(d), cases_table(d))
     return sub, open_items

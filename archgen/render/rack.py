@@ -44,8 +44,8 @@ def part_class(part: Any) -> str:
 def rack_parts(analysis: RackAnalysis, specs: Any, group_cdus: bool = True) -> tuple[list[Part], dict[str, int]]:
     """Every part the rack uses (placed, inside systems, CDU) and how many are in the rack.
 
-    The CDUs named in the liquid path serve a group of racks: counted as the group's `cdu_count` in a rack's own
-    document, and left at 0 (`group_cdus` false) for a cluster, which counts them from its BOM.
+    A CDU named in the liquid path serves a group of racks: the group's `cdu_count` in a rack's own document, 0
+    (`group_cdus` false) for a cluster, which counts them from its BOM; one placed in the slots is counted as placed.
     """
     rack = analysis.rack
     counts: Counter[str] = Counter(p.part.id for p in rack.items)
@@ -62,7 +62,7 @@ def rack_parts(analysis: RackAnalysis, specs: Any, group_cdus: bool = True) -> t
                 parts.setdefault(sub.id, sub)
                 counts[sub.id] += per * n
     liquid = rack.spec.cooling.liquid
-    if rack.cdu is not None and liquid is not None:  # a rack names its CDU in its liquid path
+    if rack.cdu is not None and liquid is not None and rack.cdu.id not in parts:  # named in its liquid path only
         parts.setdefault(rack.cdu.id, rack.cdu)
         counts[rack.cdu.id] += liquid.cdu_count if group_cdus else 0
     return sorted(parts.values(), key=lambda p: (p.kind, p.id)), dict(counts)

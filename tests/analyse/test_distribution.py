@@ -76,4 +76,5 @@ def test_rack_document_shows_the_map_and_the_cases(shipped, tmp_path, drawn_once
     assert "### 7.3 Power distribution" in md and "*Table: PSU-to-PDU outlet map*" in md
     assert "| dgx-h100 | 3 | 1 | 1 | — | L1 | 1.70 |" in md
     assert "| PDU 1 | 8 PSUs | PDUs 2, 3 | 7.65 | 11.50 | 33.5 % | every part keeps its PSU redundancy's N | pass |" in md
-    assert "| PDUs | 1 unit(s) lost (N+1) | 1 of 3 | 2 × 43.1 kW |" in md
+    # the PDUs' continuous capacity, 3 x 11.50 kW (was their breakers' 43.1 kVA: newuser16)
+    assert "| PDUs | 1 unit(s) lost (N+1) | 1 of 3 | 2 × 34.5 kW |" in md

@@ -2,7 +2,8 @@
 
 Catalog inputs (sources in the YAML files): gb200-compute-tray 5.4 kW max; sn2201 98 W, 48 ports;
 orv3-power-shelf-33kw 33 kW, efficiency 0.97; pdu-2u-415v-60a-3ph 415 V x 60 A x sqrt(3) = 43.13 kVA (no
-published capacity); feeds 415 V x 60 A x sqrt(3) x 0.8 = 34.50 kW.
+published capacity), which carries 80 % of it continuously as its feed does: 34.50 kW; feeds 415 V x 60 A x sqrt(3)
+x 0.8 = 34.50 kW.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from archgen.units import Q_
 
 PDU_KVA = 415 * 60 * math.sqrt(3) / 1000          # 43.13
 FEED_KW = PDU_KVA * 0.8                            # 34.50
+PDU_KW = FEED_KW                                   # a PDU's continuous capacity (analyse.rack.pdu_capacity)
 
 
 def _rack(trays: int, power: str) -> str:
@@ -47,12 +49,12 @@ def test_shelves_behind_pdus_load_the_pdus_with_the_shelves_input(spec_tree):
     assert [s.kind for s in p.stages] == ["power shelves", "PDUs"]
     assert p.stages[0].load.m_as("kW") == pytest.approx(busbar)
     assert p.stages[1].load.m_as("kW") == pytest.approx(busbar / 0.97)   # 44.74 kW through the PDUs
-    assert p.stages[1].usable.m_as("kW") == pytest.approx(PDU_KVA)        # N+N of 2
+    assert p.stages[1].usable.m_as("kW") == pytest.approx(PDU_KW)         # N+N of 2
     assert p.input_power.m_as("kW") == pytest.approx(busbar / 0.97)
     pwr001 = [f for f in result.findings if f.id == "PWR001"]
     # Before this change the PDUs were left out: only the shelves (66 kW usable) were budgeted and PWR001 passed.
     assert [(f.location.line, round(f.value.m_as("kW"), 2), round(f.limit.m_as("kW"), 2)) for f in pwr001] == \
-        [(12, round(busbar / 0.97, 2), round(PDU_KVA, 2))]
+        [(12, round(busbar / 0.97, 2), round(PDU_KW, 2))]
 
 
 def test_pdus_beside_shelves_split_load_and_feeds(spec_tree):
