@@ -28,7 +28,7 @@ import numpy as np
 from archgen.analyse.bom import BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import access_ports, other_ends, place_switches, spare_leaf_ports
+from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, spare_leaf_ports
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -204,7 +204,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     known = bool(cluster.instances)
     x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
     bins = _bins(cluster)
-    taken: dict[tuple[str, str], int] = {}
+    taken: Taken = {}
     for fa in a.fabrics:
         if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
             for name in fa.links:
