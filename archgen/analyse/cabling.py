@@ -296,11 +296,7 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
 
 
 def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
-    """Links one module end serves: its rate over the line rate, within its cage's ports and its optical ports.
-
-    The cage bounds a twin-port module in a single-port NIC cage to one link; a wavelength-multiplexed module
-    (2 x FR4) reaches one far end per optical port (`Link.optical_ports`), so it makes no finer breakout.
-    """
+    """Links one module end serves: rate / line rate, within its cage's ports and WDM optical ports (2 x FR4: 2)."""
     n = max(1, round(float((link.rate / speed).to("").magnitude)))
     n = min(n, link.optical_ports) if getattr(link, "optical_ports", None) else n
     return min(n, cage_ports) if cage_ports else n
