@@ -5,9 +5,11 @@ the shipped catalog's PDUs (0 U, no weight) and QM9700 switches (1,176 W maximum
 
 * rack/acme-r4: 4 servers in a 42 U, 170 kg frame: IT load 4 x 10.5 = 42 kW, weight 170 + 4 x 120 = 650 kg,
   free space 42 - 4 x 6 = 18 U; its 30 A feeds carry 2 x 415 V x 30 A x sqrt(3) x 0.8 = 34.5 kW (PWR002, PWR003);
-* rack/acme-net: 3 switches: 3 x 1,176 = 3,528 W, plus the modules in their ports: the leaf ends of the unit's
-  64 node links (32 twin-port SR8 at 17 W), 32 SR8 to the other unit's spines and 32 DAC assemblies inside the
-  rack (2 ends x 0.1 W): 544 + 544 + 6.4 = 1,094.4 W; 170 + 3 x 14.8 = 214.4 kg, 39 U free;
+* rack/acme-net: 3 switches (the unit's 2 rail leaves and one of the 2 spines): 3 x 1,176 = 3,528 W, plus the
+  modules in their ports: the leaf ends of the unit's 64 node links (32 twin-port SR8 at 17 W), 32 SR8 for the 64
+  link ends to and from the other unit's rack and 16 DAC assemblies (2 x 400G) inside the rack (2 ends x 0.1 W):
+  544 + 544 + 3.2 = 1,091.2 W (1,094.4 W while the second spine shared a leaf's slot in the second unit's rack);
+  170 + 3 x 14.8 = 214.4 kg, 39 U free;
 * cluster/acme-pod: 2 units of 2 acme-r4 and 1 acme-net: 2 x 2 x 4 x 8 = 128 accelerators, a 1:1 compute fabric
   and no storage fabric; workload/acme-allreduce on it.
 
@@ -52,7 +54,7 @@ def test_statuses_and_margins(report):
     assert it.status == "met" and it.value.m_as("W") == pytest.approx(42_000)
     assert it.margin == pytest.approx((45 - 42) / 45) and it.headroom.m_as("kW") == pytest.approx(3)
     net = rows[("REQ-HALL-PWR-001", "rack/acme-net")]
-    assert net.margin == pytest.approx((45_000 - 3 * 1176 - 1094.4) / 45_000)
+    assert net.margin == pytest.approx((45_000 - 3 * 1176 - 1091.2) / 45_000)
     heavy = rows[("REQ-HALL-MECH-001", "rack/acme-r4")]                 # <= 600 kg at 650 kg
     assert heavy.status == "not met" and heavy.failing
     assert heavy.margin == pytest.approx((600 - 650) / 600) and heavy.headroom.m_as("kg") == pytest.approx(-50)

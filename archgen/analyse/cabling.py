@@ -28,7 +28,7 @@ import numpy as np
 from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import access_ports, other_ends, place_switches, spare_leaf_ports
+from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, spare_leaf_ports
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -204,7 +204,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     known = bool(cluster.instances)
     x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
     bins = _bins(cluster)
-    taken: dict[tuple[str, str], int] = {}
+    taken: Taken = {}
     for fa in a.fabrics:
         if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
             for name in fa.links:
@@ -296,8 +296,9 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
 
 
 def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
-    """Links one module end serves: its rate over the line rate, but no more than the ports of the cage it sits in."""
+    """Links one module end serves: rate / line rate, within its cage's ports and WDM optical ports (2 x FR4: 2)."""
     n = max(1, round(float((link.rate / speed).to("").magnitude)))
+    n = min(n, link.optical_ports) if getattr(link, "optical_ports", None) else n
     return min(n, cage_ports) if cage_ports else n
 
 

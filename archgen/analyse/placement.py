@@ -1,8 +1,9 @@
 """Where a fat tree's switches stand and which leaf each node port lands on, vectorised with numpy.
 
-Switches of a tier fill the slots of their part in the racks its `rack` names, in floor order (rail leaves of
-unit instance g in g's own racks, every plane); node ports map to leaves by rail (rail-optimized groups) or in
-order. `archgen.analyse.cabling` turns both into cable runs.
+Switches of a tier fill the free slots of their part in the racks its `rack` names, in floor order (rail leaves of
+unit instance g in g's own racks, every plane; other leaves beside the node ports they serve: in the rack of their
+first node port, else in its unit instance, where those hold a free slot); node ports map to leaves by rail
+(rail-optimized groups) or in order. `archgen.analyse.cabling` turns both into cable runs.
 """
 
 from __future__ import annotations
@@ -33,14 +34,19 @@ def _fat_tree(fa: FabricAnalysis) -> FatTree:
     return spec
 
 
+#: Slots of one switch part in one rack type already handed out, by the tier that took them ("compute spine").
+Taken = dict[tuple[str, str], dict[str, set[tuple[int, int]]]]
+
+
 def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Problem],
-                    taken: dict[tuple[str, str], int]) -> dict[str, np.ndarray]:
+                    taken: Taken) -> dict[str, np.ndarray]:
     """(rack instance, U) per switch of each tier, planes one after the other; (-1, -1) for a switch without a slot.
 
-    Slots are handed out in fabric and tier order, so two fabrics placing the same switch in the same rack type
-    share its slots instead of both claiming the first ones. A switch the racks cannot hold (NET012) stands in no
-    rack: its runs get the floor's longest length and its optics count in no rack's budgets, rather than piling
-    onto the last slot.
+    Slots are handed out in fabric and tier order, and each tier takes only the slots no earlier tier took, so two
+    fabrics (or two tiers of one) placing the same switch in the same rack type share its slots instead of both
+    claiming the same ones. A switch the racks cannot hold (NET012, which names the tiers that took the others)
+    stands in no rack: its runs get the floor's longest length and its optics count in no rack's budgets, rather
+    than piling onto the last slot.
     """
     out: dict[str, np.ndarray] = {}
     spec = _fat_tree(fa)
@@ -49,19 +55,83 @@ def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Pr
         rack_id = spec.rack_of(t.name)
         slots = rack_slots(cluster, rack_id, t.switch)
         key = (rack_id or "", t.switch.id if t.switch else "")
-        first = taken.get(key, 0)
-        taken[key] = first + total
+        owners = taken.setdefault(key, {})
+        used = set().union(*owners.values()) if owners else set()
+        free = [s for s in slots if s not in used]
         grouped = t.name == "leaf" and bool(fa.leaves_per_group) and spec.rail_optimized
-        if rack_id is not None and len(slots) < first + total and not grouped:
+        if rack_id is not None and len(free) < total and not grouped:
+            by = "; ".join(f"{len(v)} by {k}" for k, v in owners.items() if v)
             problems.append(Problem("NET012", fa.fabric.owner_path + (t.name, "rack"),
                                     f"{fa.fabric.path}: {t.name} needs {total} x {key[1] or '?'}; the '{rack_id}' "
-                                    f"racks hold {len(slots)}, {min(first, len(slots))} taken by other fabrics",
-                                    count(total), count(max(len(slots) - first, 0))))
-        arr = np.array(slots[first:], dtype=np.int64).reshape(-1, 2)
+                                    f"racks hold {len(slots)}" + (f", {len(used)} already taken ({by})" if by else ""),
+                                    count(total), count(len(free))))
+        arr = np.array(free, dtype=np.int64).reshape(-1, 2)
         if grouped:
             out[t.name] = _group_leaf_slots(cluster, fa, arr, t.switches, problems)
-            continue
-        out[t.name] = _at_slots(arr, _slot_order(fa, t.name, t.switches))
+        elif t.name == "leaf" and rack_id is not None:
+            out[t.name] = _at_slots(arr, _near_nodes(cluster, fa, arr, t.switches))
+        else:
+            out[t.name] = _at_slots(arr, _slot_order(fa, t.name, t.switches))
+        owners[f"{fa.fabric.spec.id} {t.name}"] = {(int(r), int(u)) for r, u in out[t.name].tolist() if r >= 0}
+    return out
+
+
+def _near_nodes(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per_plane: int) -> np.ndarray:
+    """Slot index in `arr` of each leaf outside rail groups (planes one after the other): beside its node ports.
+
+    A leaf takes a free slot in the rack holding most of the node ports it serves, else in the unit instance
+    holding most of them (an SU's network rack); a leaf without node ports (a spare, or one of switch management or
+    stated ports only), or whose racks and unit have no free slot, takes the free slots left, in floor order.
+    Before, every such leaf filled the slots in floor order whatever it served, so an SU's storage leaves could
+    stand in another SU's network rack, rows away from its nodes.
+    """
+    total = per_plane * fa.planes
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    racks, _, planes, leaves = access_ports(cluster, fa)
+    keys = sorted({(i.unit, i.unit_index) for i in cluster.instances if i.unit})
+    uid = np.array([keys.index((i.unit, i.unit_index)) if i.unit else -1 for i in cluster.instances] or [-1],
+                   dtype=np.int64)
+    want_rack = np.full(total, -1, dtype=np.int64)
+    want_unit = np.full(total, -1, dtype=np.int64)
+    if len(racks):
+        sw = planes * per_plane + np.minimum(leaves, max(per_plane - 1, 0))
+        unit = _mode(sw, uid[racks], len(keys) + 1, total)
+        want_unit[:] = unit
+        mine = uid[racks] == unit[np.minimum(sw, total - 1)]
+        want_rack[:] = _mode(sw[mine], racks[mine], len(cluster.instances), total)
+    by_rack: dict[int, list[int]] = {}
+    by_unit: dict[int, list[int]] = {}
+    for j, r in enumerate(arr[:, 0].tolist()):
+        by_rack.setdefault(r, []).append(j)
+        by_unit.setdefault(int(uid[r]), []).append(j)
+    chosen = np.full(total, -1, dtype=np.int64)
+    taken: set[int] = set()
+    for want, pools in ((want_rack, by_rack), (want_unit, by_unit)):
+        for s in np.flatnonzero((chosen < 0) & (want >= 0)).tolist():
+            pool = pools.get(int(want[s]), [])
+            while pool and pool[0] in taken:
+                pool.pop(0)
+            if pool:
+                chosen[s] = pool.pop(0)
+                taken.add(int(chosen[s]))
+    rest = iter(j for j in range(len(arr)) if j not in taken)
+    for s in np.flatnonzero(chosen < 0).tolist():
+        chosen[s] = next(rest, len(arr))     # past the slots: no rack (NET012)
+    return chosen
+
+
+def _mode(sw: np.ndarray, value: np.ndarray, span: int, total: int) -> np.ndarray:
+    """Per switch 0 .. total - 1, the value (>= 0) most of its ports have (the lowest on a tie); -1 for none."""
+    out = np.full(total, -1, dtype=np.int64)
+    ok = (value >= 0) & (sw < total)
+    if not ok.any():
+        return out
+    uniq, n = np.unique(sw[ok] * (span + 1) + value[ok], return_counts=True)
+    s, v = np.divmod(uniq, span + 1)
+    order = np.lexsort((v, -n, s))
+    first = np.unique(s[order], return_index=True)[1]
+    out[s[order][first]] = v[order][first]
     return out
 
 

@@ -278,3 +278,35 @@ def past_length_bins(ctx: Context) -> Iterator[Violation]:
                                 f"{float(tr.length[over].max()):.1f} m exceed the largest length bin, {top:g} m; "
                                 "they are ordered at their length rounded up to the metre",
                                 Q_(float(tr.length[over].max()), "m"), Q_(top, "m"))
+
+
+@check("CAB007", "cabling.not_laid_out", severity="warning")
+def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
+    """Every link option of a tier is read: runs without lengths take their first option, so the others are unused.
+
+    Rail-only, dragonfly and torus fabrics are counted, not laid out (docs/clusters.md, Other topologies): every
+    link of a tier takes its first link option, whatever the distance between its ends, and no reach is checked.
+    Options written after it, as a fat tree lists them by reach (copper first, single-mode last), are read by
+    nothing, and the links, cables, modules and optics power rest on the first one: a rail-only fabric's 41,472
+    leaf-spine links between SU and spine racks counted as 3 m copper, no module and no optics power.
+
+    Fix: list only the option these links use (the one that reaches between the racks the switches stand in, often
+    single-mode), or use a rail-optimized fat tree, whose runs are laid out and take the first option that reaches.
+    """
+    for c in ctx.clusters.values():
+        if c.cabling is None:
+            continue
+        for t in c.cabling.tiers:
+            fa = next((f for f in c.fabrics if f.fabric.spec.id == t.fabric), None)
+            if fa is None or fa.topology == "fat-tree":
+                continue
+            tier = fa.fabric.tiers[_tier_key(t.tier, fa.topology)]
+            first, *rest = tier.links or (None,)
+            if first is None or not rest:
+                continue
+            yield Violation(fa.fabric.path, c.cluster.spec.id, tier.links_path,
+                            f"{t.tier}: {t.links} link(s) counted as {first.label} (reach {first.reach:~P}), the "
+                            f"first option, since a {fa.topology} fabric's runs are not laid out: their lengths and "
+                            f"reach are not checked, and {', '.join(o.label for o in rest)} "
+                            f"{'is' if len(rest) == 1 else 'are'} read by nothing",
+                            count(len(rest)), count(0))

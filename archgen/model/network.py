@@ -205,6 +205,11 @@ class Link(Part):
         "Logical links one cable of this part carries to different far ports: 2 for an 800G cable split 2 x 400G "
         "across two planes or two spines (one cable to the installer and in NVIDIA's tables, counted once with "
         "its ends); 1 (default) for a cable per link, as a twin-port module with a connector per port."))
+    optical_ports: int | None = Field(None, ge=1, le=16, description=(
+        "Optical ports of one module end whose lanes share one fibre pair by wavelength (CWDM4: FR4, LR4), each "
+        "reaching one far end: such a module serves at most this many links, however often the line rate divides "
+        "its rate (a twin-port 2 x FR4, two duplex LC: 2, so no 4 x 200G breakout; NVIDIA: no splitters with "
+        "CWDM4). Empty: parallel fibre (DR, SR) whose lanes split, rate / line rate links."))
 
     @property
     def is_module(self) -> bool:

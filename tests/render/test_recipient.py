@@ -91,8 +91,10 @@ def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(t
     assert [(line.part, line.quantity) for line in unplaced] == [("q3400", 2)]
     m = a.metrics
     assert abs(m["it_power"] - m["it_power_typical"]).m_as("W") < 1e-6  # no part here has a typical figure below max
-    assert round((m["it_power"] - m["shelf_loss"]).m_as("kW"), 1) == 4896.1
-    assert round(m["it_power"].m_as("kW"), 1) == 5037.0                # at the feeds: the shelves' 140.9 kW loss too
+    # 4,896.1 kW and 5,037.0 kW before each SU's storage leaves stood in its own rack and the spines stopped sharing
+    # the rail leaves' slots (tests/analyse/test_leaf_placement.py): fewer optical runs across the rows
+    assert round((m["it_power"] - m["shelf_loss"]).m_as("kW"), 1) == 4894.2
+    assert round(m["it_power"].m_as("kW"), 1) == 5035.2                # at the feeds: the shelves' 140.9 kW loss too
 
 
 def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
