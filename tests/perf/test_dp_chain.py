@@ -10,27 +10,32 @@ False (config_common_8b.sh), FP8_PARAM_GATHER True (config_common.sh), and pass 
 * The gather chain. `DistributedDataParallel._make_forward_pre_hook` (distributed_data_parallel.py:409-443) calls
   `finish_param_sync` for a module's bucket group; with `align_param_gather` False nothing dispatched the first
   group's gather before the forward (the optimizer step launches none with `overlap_param_gather`: distrib_optimizer.py
-  2586-2593; NeMo sets `param_sync_func` only with `align_param_gather`: nemo/lightning/_strategy_lib.py:747-753), so
-  the first pre-hook dispatches it and waits (param_and_grad_buffer.py:284-291), then dispatches the next group's
-  (lines 292-302), which runs beside the first group's modules. One group's gather at a time hides behind the forward
+  2587-2593; NeMo sets `param_sync_func` only with `align_param_gather`: nemo/lightning/_strategy_lib.py:747-753), so
+  the first pre-hook dispatches it and waits (param_and_grad_buffer.py:283-290), then dispatches the next group's
+  (lines 291-301), which runs beside the first group's modules. One group's gather at a time hides behind the forward
   of the one micro-batch; only the first group's shows: the model's window and edge, as before.
 * The groups. The buffer walks the parameters in reverse registration order (param_and_grad_buffer.py:636) and closes
   the remaining parameters into a last bucket (lines 662-664), so the last bucket holds the input embedding. An FP8
   parameter's buffer is uint8, the other parameters keep their 16-bit dtype in a second buffer
   (distributed_data_parallel.py:163-176), and `partition_buckets` merges every non-FP8 bucket into the last FP8
-  bucket group (param_and_grad_buffer.py:957-981, "merge all non-fp8 buckets into the last fp8 bucket group"). That
+  bucket group (param_and_grad_buffer.py:957-982, "merge all non-fp8 buckets into the last fp8 bucket group"). That
   group is gathered first (`next_param_gather_bucket_group` runs from the last group to the first:
   distributed_data_parallel.py:262-269) and reduced last (`register_grad_ready` starts a group's reduce-scatter only
-  when every gradient in it is ready, param_and_grad_buffer.py:482-486; the embedding's is the backward's last). So
+  when every gradient in it is ready, param_and_grad_buffer.py:483-486; the embedding's is the backward's last). So
   what shows at each end is that group, not one bucket: `buckets.edge_params`, in 16 bits where the parameters are
   (`buckets.sixteen_bit_params`). This the model lacked; it is what these tests pin.
 * Reduce-scatter and all-gather go to the same communicator (`intra_distributed_optimizer_instance_group`:
-  param_and_grad_buffer.py:238-240, 380-386), so they serialise on its NCCL stream; with one micro-batch they do not
+  param_and_grad_buffer.py:237-239, 376-383), so they serialise on its NCCL stream; with one micro-batch they do not
   meet (the gathers end within the forward, the reductions start in the backward), and the model times them in
-  separate windows. `full_iteration` CUDA graphs (FullCudaGraphWrapper, full_cuda_graph.py:159-183) capture the
+  separate windows. `full_iteration` CUDA graphs (FullCudaGraphWrapper, full_cuda_graph.py:163-187) capture the
   forward and backward with these hooks running: `is_graph_capturing` (transformer/cuda_graphs.py:57-77) reads a
   flag only Megatron-core's per-layer capture sets, so the collectives are captured as issued and replay the same
   chain.
+* The SMs the DP collectives hold. The implementation also passes a per-communicator NCCL configuration
+  (conf/nccl/custom_communicator_cta.yaml: the dp and dp_cp groups min_ctas 1, max_ctas 8), but NCCL 2.28.3 (the
+  Dockerfile's NCCL_REVISION) lets NCCL_MIN_CTAS / NCCL_MAX_CTAS override a communicator's config
+  (src/init.cc:1614-1628 at v2.28.3-1, `envConfigOverride`), and config_common.sh exports 16 and 32: the 16 SMs of
+  `exposure.NCCL_CTAS` stand.
 
 Left out (docs/perf-model.md, Limitations): a pipeline rank past the first, and every model chunk past the first,
 is not bucketed at all (distributed_data_parallel.py:115-127 sets `bucket_size` None for pp rank > 0; NeMo's
@@ -68,7 +73,7 @@ def test_the_fp8_gather_leaves_the_embedding_output_layer_and_norms_in_16_bits()
 
 def test_the_first_gathered_group_holds_the_embedding_and_under_fp8_every_16_bit_parameter():
     """The walk's last bucket ends on the input embedding (param_and_grad_buffer.py:636, 662-664); under the FP8
-    gather `partition_buckets` merges the 16-bit buckets into the last FP8 group (lines 957-981). A rank without the
+    gather `partition_buckets` merges the 16-bit buckets into the last FP8 group (lines 957-982). A rank without the
     embedding (a later pipeline stage) keeps one bucket at the edge, and its 16-bit norms under FP8."""
     bucket = mean_bucket(LLAMA31_8B, 768e6)
     high = sixteen_bit_params(LLAMA31_8B, 1.0, 32, 1, 1)

@@ -18,7 +18,7 @@ MLPerf Training v5.1 NeMo containers' pin, NVIDIA/Megatron-LM tag 25.09-alpha.rc
 distributed/param_and_grad_buffer.py): the walk ends on the input embedding, the first parameter registered, so
 the last bucket holds it; and under the FP8 parameter gather every parameter that is not an FP8 weight (the input
 embedding, the output layer, the norms and a MoE router: `sixteen_bit_params`) lies in a second buffer whose buckets
-`partition_buckets` merges into the last FP8 bucket group (lines 957-981, "merge all non-fp8 buckets into the last
+`partition_buckets` merges into the last FP8 bucket group (lines 957-982, "merge all non-fp8 buckets into the last
 fp8 bucket group"), gathered in 16 bits.
 """
 

@@ -275,7 +275,7 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     Megatron-core reduces a bucket group once its last gradient is final, so the last group (the first layers' and
     the input embedding's) has no backward left to hide behind; with the parameter gather overlapped, a forward
     pre-hook waits for each group and only then starts the next one's gather (param_and_grad_buffer.py at
-    25.09-alpha.rc1, `finish_param_sync`, lines 286-302: "If current bucket's param AG has not been dispatched,
+    25.09-alpha.rc1, `finish_param_sync`, lines 283-301: "If current bucket's param AG has not been dispatched,
     dispatch it now"), so the first group's gather is exposed. That group holds `edge` parameters (default one
     bucket; `buckets.edge_params`), and under the FP8 parameter gather the rank's `high` parameters are gathered in
     16 bits (`buckets.sixteen_bit_params`), in that group. What does overlap
