@@ -151,18 +151,22 @@ COVERAGE: dict[str, Cover] = {
         f"{_P}test_effects.py::test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction",),
         "bytes on the wire from NeMo's communication-overlap guide, not a timing", _NO_DP),
     "param_gather_dtype": Cover("none", (
-        f"{_P}test_effects.py::test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction",),
+        f"{_P}test_effects.py::test_fp8_param_gather_halves_the_gather_and_bf16_gradients_halve_the_reduction",
+        f"{_P}test_dp_chain.py::test_the_fp8_gather_leaves_the_embedding_output_layer_and_norms_in_16_bits"),
         "bytes on the wire from NeMo's communication-overlap guide ('reducing the all-gather overhead by half')",
         _NO_DP),
     "overlap_grad_reduce": Cover("breakdown", (
         f"{_P}test_overlap_cost.py::test_mlperf_gpt3_11616_h100_and_the_nccl_sms_move_it",
-        f"{_P}test_overlap_cost.py::test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms"),
+        f"{_P}test_overlap_cost.py::test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms",
+        f"{_P}test_dp_chain.py::test_one_micro_batch_hides_all_but_the_first_gathered_and_last_reduced_group"),
         "MLPerf Training v4.1 GPT-3 on 11,616 H100 (NCCL_MIN_CTAS=16 in NVIDIA's configs); Megatron-core buckets "
-        "(d98e8a6)", "no on/off ablation: " + _NO_DP + _PR3524),
+        "(d98e8a6; the edge bucket groups at 25.09-alpha.rc1)", "no on/off ablation: " + _NO_DP + _PR3524),
     "overlap_param_gather": Cover("breakdown", (
         f"{_P}test_overlap_cost.py::test_mlperf_gpt3_11616_h100_and_the_nccl_sms_move_it",
-        f"{_P}test_effects.py::test_param_gather_overlap_hides_all_but_the_first_bucket"),
-        "MLPerf Training v4.1 GPT-3 on 11,616 H100; Megatron-core buckets (d98e8a6)",
+        f"{_P}test_effects.py::test_param_gather_overlap_hides_all_but_the_first_bucket",
+        f"{_P}test_dp_chain.py::test_one_micro_batch_hides_all_but_the_first_gathered_and_last_reduced_group"),
+        "MLPerf Training v4.1 GPT-3 on 11,616 H100; Megatron-core buckets (d98e8a6; the gather chain and the edge "
+        "bucket groups at 25.09-alpha.rc1)",
         "no on/off ablation: " + _NO_DP + _PR3524),
     "overlap_tp_comm": Cover("breakdown", (
         f"{_P}test_overlap_cost.py::test_h100_tp_overlap_runs_and_the_cost_moves_them",
@@ -226,12 +230,13 @@ COVERAGE["cuda_graphs"] = Cover("none", (
     "screenshots): no published graphs on/off step time for a training run found")
 COVERAGE["ddp_bucket_size"] = Cover("none", (
     f"{_P}test_overlap_cost.py::test_dp_overlap_exposes_the_edge_buckets_and_takes_nccls_sms",
-    f"{_P}test_mlperf_training_v5.py::test_rows_state_the_ddp_bucket_the_runs_set"),
+    f"{_P}test_mlperf_training_v5.py::test_rows_state_the_ddp_bucket_the_runs_set",
+    f"{_P}test_dp_chain.py::test_nemo_2025_without_the_distributed_optimizer_keeps_megatron_cores_bucket"),
     "one collective per bucket read from Megatron-core's param_and_grad_buffer.py (core_v0.14.0, lines 214-264 and "
     "323-437) and its default from distributed_data_parallel.py (lines 62-65); the MLPerf Training v5.1 rows state "
     "the sizes their configs and logs give (768M, 134M parameters), not a timing of one job at two sizes",
     "mlcommons/training_results_v5.0 and v5.1 (each submission runs one bucket size); Megatron-core and "
-    "Megatron-Bridge code (comm_overlap.py sets 128 Mi with the distributed optimizer); not searched further")
+    "Megatron-Bridge code (comm_overlap.py sets 128 Mi with the distributed optimizer only); not searched further")
 COVERAGE["cross_entropy"] = Cover("none", (
     f"{_P}test_cross_entropy.py::test_bytes_per_logit_as_counted_from_the_kernels",
     f"{_P}test_cross_entropy.py::test_the_output_layer_charges_the_loss_the_job_states",

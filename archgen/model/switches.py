@@ -216,8 +216,8 @@ class StackSwitches(Spec):
                     "max(40M, 1M x the DP size without CP) parameters"),
         (134217728, f"{_BRIDGE} src/megatron/bridge/training/comm_overlap.py at aae8200, `_get_optimizer_overlap_"
                     "cfgs`: bucket_size 128 * 1024 * 1024 with dp > 1, applied by `setup` with the distributed "
-                    "optimizer (without it the DP overlap is off: one bucket); NeMo 2's MegatronCommOverlapCallback "
-                    "the same"))] = Field(
+                    "optimizer only (lines 634-642; without it Megatron-core's default); NeMo 2's "
+                    "MegatronCommOverlapCallback the same"))] = Field(
         None, description="Parameters per DDP bucket (Megatron-core `bucket_size`), each bucket's gradients "
                           "reduced and weights gathered as one collective with overlap_grad_reduce; 'default' is "
                           "Megatron-core's max(40M, 1M x the DP size without CP) (docs/perf-model.md, Training: DP).")

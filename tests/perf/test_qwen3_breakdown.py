@@ -125,7 +125,7 @@ def test_the_step_terms_add_up_to_the_models_step(row):
     """The step, 20.81 s: 48 layers x 64 micro-batches x 6.34 ms (19.47 s), the output layer and Transformer
     Engine's fused loss 64 x 12.88 ms and the embedding (0.83 s), the weight-gradient accumulation into the FP32
     buffer 64 x 6.9 ms and the weights' FP8 casts once a step (0.47 s), the optimizer with clipping (0.032 s) and the
-    exposed DP communication (0.004 s). Everything outside the layers comes to 1.34 s, a sixth of the 8.45 s
+    exposed DP communication (0.010 s; 0.004 s before the 16-bit parameters joined the first-gathered bucket group). Everything outside the layers comes to 1.34 s, a sixth of the 8.45 s
     missing: even twice as long it could not carry the miss, which must lie in the 3,072 layer passes (2.75 ms each,
     43 % of the model's 6.34 ms)."""
     case, hw, job, lt, est = row
@@ -139,7 +139,8 @@ def test_the_step_terms_add_up_to_the_models_step(row):
     total = layers + loss + MICRO_BATCHES * float(accumulate) + float(weights) + once
     assert total == pytest.approx(float(est.step_time), rel=1e-9)
     assert (round(layers, 2), round(loss, 2), round(MICRO_BATCHES * float(accumulate) + float(weights), 2),
-            round(once, 3)) == (19.47, 0.83, 0.47, 0.037)  # 0.036 before nemo-2025's 134M DDP bucket
+            round(once, 3)) == (19.47, 0.83, 0.47, 0.042)  # 0.036 before nemo-2025's 134M DDP bucket, 0.037
+    # before the FP8 gather's 16-bit parameters (embedding, output layer, norms, routers) joined the edge group
     outside = total - layers
     missing = 1024 * 4096 / case.measured[0].value - float(est.step_time)
     assert outside == pytest.approx(1.34, abs=0.01)

@@ -12,6 +12,14 @@ layer's), not 134M.
 `mean_bucket` is that walk's mean closed bucket over the model's transformer layers on one rank of `tp`, which the
 exposure model divides a rank's parameters by (`exposure.bucket_params`, `dp_exposure`'s count). The walk is done
 once per (bucket, tp) pair and kept on the Arch; a sweep's layouts share a handful of pairs.
+
+The bucket group a rank gathers first and reduces last is more than a bucket (`edge_params`; Megatron-core at the
+MLPerf Training v5.1 NeMo containers' pin, NVIDIA/Megatron-LM tag 25.09-alpha.rc1, d339190, megatron/core/
+distributed/param_and_grad_buffer.py): the walk ends on the input embedding, the first parameter registered, so
+the last bucket holds it; and under the FP8 parameter gather every parameter that is not an FP8 weight (the input
+embedding, the output layer, the norms and a MoE router: `sixteen_bit_params`) lies in a second buffer whose buckets
+`partition_buckets` merges into the last FP8 bucket group (lines 957-982, "merge all non-fp8 buckets into the last
+fp8 bucket group"), gathered in 16 bits.
 """
 
 from __future__ import annotations
@@ -72,3 +80,34 @@ def mean_bucket(a: Arch, bucket, tp=1.0):
     (ub, ib), (ut, it) = (np.unique(q, return_inverse=True) for q in (b, t))  # a sweep's few distinct values
     table = np.array([[_walk(a, float(p), float(q)) for q in ut] for p in ub])
     return table[ib.reshape(b.shape), it.reshape(b.shape)]
+
+
+def sixteen_bit_params(a: Arch, tp, layers, embedding, loss):
+    """Parameters of a rank that the FP8 parameter gather leaves in 16 bits (arrays broadcast).
+
+    Transformer Engine keeps the GEMM weights of its modules in FP8 (`fp8_param_gather`); the rest are ordinary
+    16-bit parameters in their own data-parallel buffer: each layer's norms (the input norm fused into QKV, the
+    pre-MLP norm, MLA's latent norms) and a MoE layer's router and shared experts' norm, as `layer_tensors` lists
+    them, the input embedding (`embedding` 1 on its rank), and on the loss rank the final norm and the output
+    layer (untied; a tied one is the embedding on a rank that holds both). `layers` is the rank's layer count.
+    """
+    h = float(a.hidden)
+    norms = h + sum([float(a.kv_lora_rank), float(a.q_lora_rank)][:a.attn_norms])
+    share = a.moe_layers / a.layers
+    moe = h * a.experts + (h if a.shared_experts else 0.0)
+    per_layer = norms + (1.0 - share) * h + share * moe
+    vocab = a.vocab * h / tp
+    output = vocab * (1.0 - embedding) if a.tied else vocab
+    return layers * per_layer + embedding * vocab + loss * (h + output)
+
+
+def edge_params(a: Arch, bucket, tp, embedding, high, fp8: bool):
+    """Parameters of the bucket group a rank gathers first and reduces last (arrays broadcast).
+
+    One bucket of layers (`bucket`, the walk's mean) and what joins it: under the FP8 parameter gather the rank's
+    16-bit parameters `high` (`sixteen_bit_params`, merged into that group: `fp8`), else the input embedding where the
+    rank holds it (`embedding` 1: the walk's last tensor). Megatron-core starts the group's reduce-scatter only once
+    every gradient in it is final (`register_grad_ready`), the embedding's at the very end of the backward, and the
+    first forward pre-hook waits for its gather before any compute (`finish_param_sync`).
+    """
+    return bucket + (high if fp8 else embedding * a.vocab * a.hidden / tp)

@@ -28,6 +28,7 @@ from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_ti
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.hw.numeric import ceil, maximum, minimum, where
 from archgen.perf.train import contention as C
 from archgen.perf.train.buckets import mean_bucket
@@ -259,7 +260,7 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,
-               timer=None, hbm=0.0, *, bucket):
+               timer=None, hbm=0.0, *, bucket, edge=None, high=0.0):
     """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
 
     Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
@@ -271,10 +272,13 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     size without CP). Each bucket is its own collective (stages 0-2): the step's reduction and gather are timed as
     ceil(parameters / bucket) collectives of an equal share each, so every bucket pays NCCL's latency over the group
     (one bucket of every parameter without `overlap_grad_reduce`, as Megatron-core sets it).
-    Megatron-core reduces a bucket once its last gradient is final, so the last bucket (the
-    first layers') has no backward left to hide behind; with the parameter gather overlapped, a forward pre-hook
-    waits for each bucket and only then starts the next one's gather (distributed_data_parallel.py
-    `_BucketParamReadyCallback`, `finish_param_sync`), so the first bucket's gather is exposed. What does overlap
+    Megatron-core reduces a bucket group once its last gradient is final, so the last group (the first layers' and
+    the input embedding's) has no backward left to hide behind; with the parameter gather overlapped, a forward
+    pre-hook waits for each group and only then starts the next one's gather (param_and_grad_buffer.py at
+    25.09-alpha.rc1, `finish_param_sync`, lines 283-301: "If current bucket's param AG has not been dispatched,
+    dispatch it now"), so the first group's gather is exposed. That group holds `edge` parameters (default one
+    bucket; `buckets.edge_params`), and under the FP8 parameter gather the rank's `high` parameters are gathered in
+    16 bits (`buckets.sixteen_bit_params`), in that group. What does overlap
     runs on `NCCL_CTAS` SMs taken from the compute beside it, which loses that share of the overlapped time, and
     shares the HBM with it (`contention`; `hbm` the compute's share of the HBM rate; a collective receives about
     its buffer's bytes).
@@ -287,7 +291,7 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     """
     group = None if expert is None else expert[1:]
     return dp_exposure(hw, job, dp, k_dp, zero, m, group, timer, hbm, bucket=bucket)(
-        params, 0.0 if expert is None else expert[0], bwd_window, fwd_window, t_mb)
+        params, 0.0 if expert is None else expert[0], bwd_window, fwd_window, t_mb, edge, high)
 
 
 def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, timer=None, hbm=0.0, *, bucket):
@@ -295,7 +299,8 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
 
     `expert_group` is (group size, members per domain) of the routed experts' data-parallel group, or None; the
     function takes a class's (parameters but the routed experts, routed experts, backward window, forward window,
-    time per micro-batch) as `dp_exposed` takes them (issue 25: one layout times its classes one by one).
+    time per micro-batch, edge group, 16-bit parameters) as `dp_exposed` takes them (issue 25: one layout times its
+    classes one by one).
     """
     gb, wb = job.grad_bytes, job.weight_bytes  # the gathered weights' bytes: `param_gather_dtype` under FP8
     # one stage given as a number: only its collectives (the others' times enter no result; issue 25)
@@ -303,14 +308,18 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
     grad_on, gather_on = job.overlap_grad_reduce, job.overlap_param_gather
 
-    def times(group, p, n, k):
-        """All-reduce, reduce-scatter and all-gather of `group`'s `p` parameters over n ranks (k per domain)."""
+    def times(group, p, n, k, high=0.0):
+        """All-reduce, reduce-scatter and all-gather of `group`'s `p` parameters over n ranks (k per domain).
+
+        `high` of them are gathered in 16 bits (the FP8 parameter gather's other parameters).
+        """
         # Megatron-core's buckets, each its own collective (`BUCKET_PARAMS`); FSDP's gathers stay one per step's
         # parameters, as before (its units are not these buckets); without `overlap_grad_reduce` Megatron-core sets
         # the bucket to infinity (distributed_data_parallel.py at core_v0.14.0, lines 66-68): one collective
         count = where(zero >= 3, 1.0, ceil(maximum(p, 1.0) / bucket)) if grad_on else 1.0
         per = p / count
-        asked = [r for r, w in zip((("all_reduce", per * gb), ("reduce_scatter", per * gb), ("all_gather", per * wb)),
+        gathered = (p * wb + high * (WEIGHT_BYTES - wb)) / count
+        asked = [r for r, w in zip((("all_reduce", per * gb), ("reduce_scatter", per * gb), ("all_gather", gathered)),
                                    need, strict=True) if w]
         out = iter(collective_times(hw, asked, n, k) if timer is None else timer(group, asked, n, k))
         live = (n > 1) & (p > 0)
@@ -323,9 +332,9 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
         shown = maximum(t - window, edge * t)
         return shown + (lost + C.excess(hbm, C.comm_share(hw, received, t))) * (t - shown)
 
-    def exposed(params, experts, bwd_window, fwd_window, t_mb):
+    def exposed(params, experts, bwd_window, fwd_window, t_mb, edge=None, high=0.0):
         """The class's exposed data-parallel communication per step."""
-        ar, rs, ag = times("dp", params, dp, k_dp)
+        ar, rs, ag = times("dp", params, dp, k_dp, high)
         total = params
         if expert_group is not None:
             moved = np.any(experts) if isinstance(experts, np.ndarray) else experts
@@ -337,15 +346,18 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
         one = isinstance(zero, NUMBER)
         if one and zero >= 3:
             return m * maximum(0.0, 2.0 * ag + rs - t_mb)
-        edge = minimum(1.0, bucket / maximum(total, 1.0))
+        first = bucket if edge is None else edge  # the group gathered first and reduced last (`buckets.edge_params`)
+        extra = high * (WEIGHT_BYTES - wb)  # what its 16-bit parameters add to the gathered bytes
+        edge_g = minimum(1.0, first / maximum(total, 1.0))
+        edge_w = minimum(1.0, (first * wb + extra) / maximum(total * wb + extra, 1.0))
         if one:
             if zero >= 1:
-                return hidden(rs, bwd_window, grad_on, total * gb, edge) + hidden(
-                    ag, fwd_window, gather_on, total * wb, edge)
-            return hidden(ar, bwd_window, grad_on, 2.0 * total * gb, edge)
-        plain = hidden(ar, bwd_window, grad_on, 2.0 * total * gb, edge)
-        sharded = hidden(rs, bwd_window, grad_on, total * gb, edge) + hidden(ag, fwd_window, gather_on, total * wb,
-                                                                              edge)
+                return hidden(rs, bwd_window, grad_on, total * gb, edge_g) + hidden(
+                    ag, fwd_window, gather_on, total * wb + extra, edge_w)
+            return hidden(ar, bwd_window, grad_on, 2.0 * total * gb, edge_g)
+        plain = hidden(ar, bwd_window, grad_on, 2.0 * total * gb, edge_g)
+        sharded = hidden(rs, bwd_window, grad_on, total * gb, edge_g) + hidden(
+            ag, fwd_window, gather_on, total * wb + extra, edge_w)
         fsdp = m * maximum(0.0, 2.0 * ag + rs - t_mb)
         return where(zero >= 3, fsdp, where(zero >= 1, sharded, plain))
 

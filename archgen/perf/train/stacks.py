@@ -119,7 +119,8 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
     `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
     """
-    rules = precision_rules(stack, precision) | dispatcher_rules(stack, stated) | overlap_rules(stack, stated)
+    rules = (precision_rules(stack, precision) | dispatcher_rules(stack, stated) | overlap_rules(stack, stated)
+             | optimizer_rules(stack, stated))
     base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in rules.items()}
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
     return _knobs(base | given)
@@ -162,6 +163,22 @@ def overlap_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[str,
             and PROFILES[stack].overlap_tp_comm:
         return {"overlap_tp_comm": ("Megatron-Bridge training/comm_overlap.py: the TP overlap is off with "
                                     "sequence_parallel false", False)}
+    return {}
+
+
+def optimizer_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[str, object]]:
+    """The profile's DDP bucket where the job runs without the distributed optimizer: switch -> (why, value).
+
+    Megatron-Bridge applies its DP overlap settings, the 128 Mi bucket among them, only with the distributed
+    optimizer (src/megatron/bridge/training/comm_overlap.py at aae8200, `setup`, lines 634-642); without it the DDP
+    config keeps its own `bucket_size`, None: Megatron-core's default.
+    """
+    dist = stated.get("distributed_optimizer")
+    dist = PROFILES[stack].distributed_optimizer if dist is None else dist
+    if not dist and PROFILES[stack].ddp_bucket_size != "default":
+        return {"ddp_bucket_size": ("the profile's bucket comes with the distributed optimizer (Megatron-Bridge "
+                                    "comm_overlap.py at aae8200, `setup`, lines 634-642): Megatron-core's default",
+                                    "default")}
     return {}
 
 
@@ -243,7 +260,8 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
     origin = "profile" if named else "default"
     stated = stated_knobs(training)
     knobs = resolve(stack, stated, training.precision)
-    rules = precision_rules(stack, training.precision) | dispatcher_rules(stack, stated) | overlap_rules(stack, stated)
+    rules = (precision_rules(stack, training.precision) | dispatcher_rules(stack, stated)
+             | overlap_rules(stack, stated) | optimizer_rules(stack, stated))
     out = [Used("stack", stack, "stated" if named else "default", None if named else stack,
                 "" if named else "no stack stated: the newest profile")]
     for name, switch in SWITCHES.items():

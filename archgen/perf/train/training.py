@@ -21,6 +21,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import (
+    WEIGHT_BYTES,
     WEIGHT_OFFLOAD,
     TrainingMemory,
     expert_data_parallel,
@@ -29,6 +30,7 @@ from archgen.perf.hw.memory import (
 )
 from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.hw.record import quick_init
+from archgen.perf.train import buckets as B
 from archgen.perf.train import contention as C
 from archgen.perf.train import exposure as X
 from archgen.perf.train import fast
@@ -334,12 +336,16 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
 
     bucket = X.bucket_params(job, dp, tp)  # Megatron-core's default reads the DP size without CP
+    bucket_x, tp_x = (q if isinstance(q, fast.NUMBER) else x(q) for q in (bucket, tp))
     exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x), timer, hbm_x,
-                          bucket=bucket if isinstance(bucket, fast.NUMBER) else x(bucket))  # `dp_exposed`
+                          bucket=bucket_x)  # `dp_exposed`
+    fp8_gather = job.weight_bytes < WEIGHT_BYTES  # FP8 weights gathered, the other parameters in 16 bits
 
-    def tail(params, experts, t_rank, layers):
+    def tail(params, experts, t_rank, layers, embedding, loss):
         """Exposed DP communication and optimizer step of rank classes (the class axis, or one class's numbers)."""
-        dp_c = exposed(params - experts, experts, layers * bwd_x * sched, layers * fwd_x * sched, t_rank)
+        high = B.sixteen_bit_params(a, tp_x, layers, embedding, loss) if fp8_gather else 0.0
+        edge = B.edge_params(a, bucket_x, tp_x, embedding, high, fp8_gather)  # gathered first, reduced last
+        dp_c = exposed(params - experts, experts, layers * bwd_x * sched, layers * fwd_x * sched, t_rank, edge, high)
         shard = (params - experts) / over_dp + experts / over_edp
         if isinstance(cpu_step, int):  # one layout: only the step it takes (`where` would work out both)
             opt_c = off.optimizer_step(hx, shard, job.grad_bytes, job.weight_bytes) if cpu_step else K.memory_time(
@@ -357,10 +363,11 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
     if isinstance(real, list):  # one layout of plain numbers, class by class (`ranks.rank_times`, `fast`)
         n = sl.layers.tolist()
         assert isinstance(rk.experts, list)  # the classes' experts, as `rank_times` gives them with a list `real`
-        dp_comm, optimizer = fast.at_worst([tail(*c) for c in zip(params, rk.experts, t_rank, n, strict=True)], real)
+        dp_comm, optimizer = fast.at_worst([tail(*c) for c in zip(params, rk.experts, t_rank, n, sl.embedding.tolist(),
+                                                                   sl.loss.tolist(), strict=True)], real)
         wq = fast.most([quantise(k) if r else 0.0 for k, r in zip(n, real, strict=True)]) if job.recipe else 0.0
     else:
-        dp_c, opt_c = tail(params, rk.experts, t_rank, sl.layers)
+        dp_c, opt_c = tail(params, rk.experts, t_rank, sl.layers, sl.embedding, sl.loss)
         dp_comm, optimizer = at_worst(where(real, dp_c + opt_c, 0.0), dp_c, opt_c)
         wq = np.max(where(real, quantise(sl.layers), 0.0), axis=-1) if job.recipe else 0.0
 
