@@ -21,6 +21,7 @@ Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
 KvReserve = Literal["full", "mean"]
 PrefillPolicy = Literal["chunked", "separate"]
+FfnActivation = Literal["separate", "fused"]
 Scenario = Literal["offline", "server", "concurrency"]
 
 
@@ -254,6 +255,12 @@ class Inference(Spec):
                           "group (`size` queries, or what has gathered `timeout` after the previous group) whole to "
                           "the next replica in turn, as AMD's MLPerf Inference v4.1 harness does; TTFT counts from "
                           "each query's arrival.")
+    ffn_activation: FfnActivation = Field(
+        "separate", description="How the FFN activation runs: 'separate' (a kernel of its own between the up/gate and "
+                                "down GEMMs, reading their 16-bit output: the default of TensorRT-LLM's PyTorch and "
+                                "TensorRT backends and of vLLM) or 'fused' (in the up/gate GEMM's epilogue, as a "
+                                "TensorRT-LLM engine built with gemm_swiglu_plugin, FP8 on Hopper, runs the dense "
+                                "FFN); routed experts run it separately either way (perf/serve/ffn.py).")
     ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
                                          "split tp/ep ways).")
     attention_dp: bool = Field(

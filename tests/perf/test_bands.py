@@ -147,16 +147,17 @@ inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 128, scenario: s
 
 
 def test_moe_offline_serving_rests_on_moe_measurements_only(spec_tree):
-    """MoE offline serving's band is its own four MLPerf v5.1 Mixtral rows (+37.0 % to +55.4 %,
-    tests/perf/data/mlperf-inference-v5-moe.yaml), not the dense models' (-7.3 % to +49.3 % on 53 dense
-    measurements); TTFT and TPOT, which no MoE Offline log measures, still have none."""
+    """MoE offline serving's band is its own four MLPerf v5.1 Mixtral rows (+29.8 % to +47.6 %,
+    tests/perf/data/mlperf-inference-v5-moe.yaml; +37.0 % to +55.4 % before issue 20's FFN bytes), not the dense
+    models' (-8.4 % to +45.6 % on 53 dense measurements); TTFT and TPOT, which no MoE Offline log measures, still
+    have none."""
     specs = spec_tree({"workloads/moe.yaml": MOE_SERVING})
     doc = json.loads(run_cli("estimate", "--workload", "mixtral-serve", "--format", "json", "--path", str(SPECS),
                              "--path", str(specs)).out)
     tput = doc["bands"]["tokens_per_second_per_gpu"]
     count, low, high, _ = TABLE["moe-offline-serving"]["tokens_per_second"]
     assert (tput["family"], tput["measurements"], count) == ("moe-offline-serving", 4, 4)
-    assert 0.30 < low < high < 0.60
+    assert 0.25 < low < high < 0.50
     assert "tpot" not in TABLE["moe-offline-serving"] and doc["bands"]["tpot"]["measurements"] == 0
     text = run_cli("estimate", "--workload", "mixtral-serve", "--path", str(SPECS), "--path", str(specs)).out
     row = next(line for line in text.splitlines() if line.strip().startswith("tokens_per_second_per_gpu"))

@@ -44,14 +44,16 @@ requirements: {reqs}
 
 
 # Under load most limits the estimate meets are at risk: on MLPerf v4.1's own Llama 2 70B Server logs (tests/perf/data/
-# serving-under-load.yaml) the measured TTFT p99 is 1.33x to 3.72x the model's and TPOT p99 2.40x to 4.78x, so the
-# pessimistic end of a band passes these limits from 30 requests/s up. The v5.1 Server logs (mlperf-inference-v5.yaml)
-# widen both bands: TTFT p99 up to 71x the model's (Llama 3.1 8B on B200, -98.6 %) and TPOT p99 up to 7.2x (-86.2 %).
+# serving-under-load.yaml) the measured TTFT p99 is 1.30x to 3.40x the model's and TPOT p99 2.23x to 4.33x (1.33-3.72x
+# and 2.40-4.78x before the FFN activation's bytes were charged, issue 20), so the pessimistic end of a band passes
+# these limits from 30 requests/s up. The v5.1 Server logs (mlperf-inference-v5.yaml) widen both bands: TTFT p99 up to
+# 50x the model's (Llama 3.1 8B on B200, -98.0 %) and TPOT p99 up to 6.2x (-83.9 %).
 @pytest.mark.parametrize(("bench", "rate", "want"), [
     ("llama2-70b", "8 1/s", ("at risk", "met")),  # a light load: TPOT within the limit even at the band's end; TTFT
     # within it only until the v5.1 8B row's -98.6 % joined the band
     ("llama2-70b-interactive", "30 1/s", ("at risk", "at risk")),  # TTFT p99 about 0.25 s, TPOT p99 about 20 ms
-    ("llama2-70b-interactive", "40 1/s", ("not met", "at risk")),  # in the steady state TTFT p99 about 0.48 s
+    ("llama2-70b-interactive", "40 1/s", ("not met", "not met")),  # TTFT p99 past its limit; TPOT p99 too since the
+    # FFN activation's bytes are charged (issue 20: the replica's step is longer, so more requests share it)
     ("deepseek-r1-interactive", "40 1/s", ("at risk", "not met")),  # its 15 ms TPOT limit at the same load
     ("llama2-70b", "400 1/s", ("not met", "at risk")),  # arrivals outrun the replicas: the queue breaks TTFT's
 ])

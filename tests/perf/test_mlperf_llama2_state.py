@@ -90,8 +90,9 @@ def test_iteration_time_is_the_simulators_hybrid_iteration(cases, accelerators):
 def test_the_step_at_the_logs_state_is_fast_and_the_measured_one_falls_with_power(cases, accelerators):
     """At the state each Server log shows, the model's iteration is faster than the measured TPOT on every row. On
     NVIDIA's one H200 system at 500 W, 700 W and 1,000 W (same software, configs' power_limit and the 1,000 W CTS
-    board) the measured step over the model's falls as power rises, 1.46 / 1.18 / 1.09 (1.48 / 1.19 / 1.11 before
-    the K loop's fixed cost per tile on Hopper and the measured HBM efficiency): the model has no
+    board) the measured step over the model's falls as power rises, 1.42 / 1.15 / 1.06 (1.46 / 1.18 / 1.09 before
+    the FFN activation's bytes were charged, issue 20; 1.48 / 1.19 / 1.11 before the K loop's fixed cost per tile on
+    Hopper and the measured HBM efficiency): the model has no
     power-to-clock mechanism, and that much of the gap goes with the power limit."""
     ratio = {}
     for cid, case in cases.items():
@@ -105,7 +106,7 @@ def test_the_step_at_the_logs_state_is_fast_and_the_measured_one_falls_with_powe
     assert all(r > 1.0 for r in ratio.values()), ratio
     h200 = [ratio[f"mlperf41-llama2-70b-server-8xh200-{w}tp1-fp8"] for w in ("maxq-500w-", "", "cts-1000w-")]
     assert h200[0] > h200[1] > h200[2]
-    assert h200 == pytest.approx([1.46, 1.18, 1.09], abs=0.01)
+    assert h200 == pytest.approx([1.42, 1.15, 1.06], abs=0.01)
 
 
 VIDUR = Path(__file__).resolve().parent / "data" / "vidur-h100-llama2-70b.yaml"
@@ -239,17 +240,18 @@ def test_the_runtime_limits_bind_at_neither_state(cases, accelerators):
 
 def test_the_offline_error_carries_the_h200_server_row_not_the_h100_one(cases, accelerators):
     """Each Server row run with every iteration slower by its Offline row's error (predicted over measured tokens/s,
-    1.180 / 1.164 / 1.493: information, not a fit). H200: TTFT 185 ms and TPOT 102 ms against the log's 198 and 123
-    (from 106 and 53): the Offline over-prediction carries most of the gap. MI300X: TPOT 202 ms against 143, more
-    than all of it (its Offline harness runs eager, its Server harness with graphs). H100 TP 2: TPOT 60 ms against
-    155, a fifth of the gap: its Server run costs more than its Offline one (next test)."""
+    1.145 / 1.133 / 1.456 since the FFN activation's bytes are charged, issue 20; 1.180 / 1.164 / 1.493 before:
+    information, not a fit). H200: TTFT 184 ms and TPOT 101 ms against the log's 198 and 123 (from 115 and 58): the
+    Offline over-prediction carries most of the gap. MI300X: TPOT 200 ms against 143, more than all of it (its
+    Offline harness runs eager, its Server harness with graphs). H100 TP 2: TPOT 59 ms against 155, a fifth of the
+    gap: its Server run costs more than its Offline one (next test)."""
     got = {}
     for key in SCORED:
         server, offline = (cases[f"mlperf41-llama2-70b-{s}-{key}"] for s in ("server", "offline"))
         slower = predict(offline, accelerators)["tokens_per_second"] / _measured(offline, "tokens_per_second")
         got[key] = (slower, *_rescaled(server, accelerators, slower), server)
     slower, ttft, tpot, case = got["8xh200-tp1-fp8"]
-    assert slower == pytest.approx(1.164, abs=0.01)
+    assert slower == pytest.approx(1.133, abs=0.01)
     assert ttft == pytest.approx(_measured(case, "ttft") / 1e3, rel=0.10)
     model_tpot = predict(case, accelerators)["tpot"]
     closed = (tpot - model_tpot) / (_measured(case, "tpot") / 1e3 - model_tpot)
@@ -257,7 +259,7 @@ def test_the_offline_error_carries_the_h200_server_row_not_the_h100_one(cases, a
     slower, ttft, tpot, case = got["8xmi300x-vllm-tp1-fp8"]
     assert tpot > _measured(case, "tpot") / 1e3
     slower, ttft, tpot, case = got["8xh100-tp2-fp8"]
-    assert slower == pytest.approx(1.180, abs=0.01)
+    assert slower == pytest.approx(1.145, abs=0.01)
     assert tpot < 0.5 * _measured(case, "tpot") / 1e3 and ttft < 0.5 * _measured(case, "ttft") / 1e3
 
 
@@ -290,12 +292,13 @@ def test_h100_tp2_serves_a_token_slower_under_load_than_offline(cases, accelerat
 
 
 def test_the_shared_offline_rows_agreement_rests_on_its_input_length(cases, accelerators):
-    """The shared file's H100 Offline row (validation-cases.yaml, +4.8 %) is this file's Offline measurement with
-    294 input tokens, marked unconfirmed there, where the dataset's mean is 222.3. The run is compute-bound, so the
-    tokens/s go inversely with the tokens processed per request: (294 + 290) / (222 + 290) = 1.14."""
+    """The shared file's H100 Offline row (validation-cases.yaml, +1.7 %; +4.8 % before the FFN activation's bytes
+    were charged, issue 20) is this file's Offline measurement with 294 input tokens, marked unconfirmed there, where
+    the dataset's mean is 222.3 (+14.5 %; +18.0 % before). The run is compute-bound, so the tokens/s go inversely
+    with the tokens processed per request: (294 + 290) / (222 + 290) = 1.14."""
     case = cases["mlperf41-llama2-70b-offline-8xh100-tp2-fp8"]
     at_294 = case.model_copy(update={"inference": case.inference.model_copy(update={"input_len": 294})})
     modern, legacy = (predict(c, accelerators)["tokens_per_second"] for c in (case, at_294))
     assert modern / legacy == pytest.approx((294 + 290) / (222 + 290), rel=0.02)
     measured = _measured(case, "tokens_per_second")
-    assert 0.0 < legacy / measured - 1 < 0.06 and modern / measured - 1 > 0.15
+    assert 0.0 < legacy / measured - 1 < 0.04 and modern / measured - 1 > 0.13

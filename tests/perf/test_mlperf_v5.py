@@ -87,36 +87,42 @@ def test_batch_max_only_where_the_harness_batch_exceeds_the_kv_cache(cases, acce
 
 
 def test_offline_and_server_throughput(errors):
-    """Offline tokens/s: Llama 2 70B NVFP4 on B200 and GB200 within 2 %, on B300 (v6.1, the model's defaults for what
-    is not stored) +12 %, FP8 on Dell's H200 +6 %; GB300's 405B +13 %, MI325X's vLLM run +24 %, Llama 3.1 8B +35 %
-    (docs/perf-model.md).
-    Server tokens/s -1 % to -14 %: the replicas keep up with what arrives, the 405B ones 7-13 % short of it."""
+    """Offline tokens/s: Llama 2 70B NVFP4 on B200 and GB200 3-5 % low, on B300 (v6.1, the model's defaults for what
+    is not stored) +6 %, FP8 on Dell's H200 +3 %; GB300's 405B +10 %, MI325X's vLLM run +21 %, Llama 3.1 8B +25 %
+    (docs/perf-model.md; before the FFN activation's bytes were charged, issue 20: within 2 %, +12, +6, +13, +24,
+    +35 %).
+    Server tokens/s -3 % to -14 %: the replicas keep up with what arrives, the 405B ones 7-13 % short of it; except
+    Llama 2 70B on B200 and GB200 (-39 % and -38 %, -5 % and -1 % before): their logs' rate is 98 % of the Offline
+    rows', and the model's replica, now 3-5 % slower than those, falls behind it (the open loop's cliff)."""
     offline = {i: e for (i, m), e in errors.items() if "-offline-" in i}
-    assert all(abs(offline[f"mlperf51-llama2-70b-offline-{s}-tp1-fp4"]) <= 0.02 for s in ("8xb200", "4xgb200"))
-    assert 0.10 <= offline["mlperf51-llama31-405b-offline-72xgb300-tp2-fp4"] <= 0.16
-    assert 0.08 <= offline["mlperf61-llama2-70b-offline-8xb300-tp1-fp4"] <= 0.16
-    assert 0.03 <= offline["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"] <= 0.09
-    assert 0.20 <= offline["mlperf51-llama2-70b-offline-8xmi325x-vllm-tp1-fp8"] <= 0.28
-    assert 0.30 <= offline["mlperf51-llama31-8b-offline-8xb200-tp1-fp4"] <= 0.40
-    server = [e for (i, m), e in errors.items() if "-server-" in i and m == "tokens_per_second"]
-    assert len(server) == 8 and all(-0.15 <= e <= 0.0 for e in server)
+    assert all(-0.06 <= offline[f"mlperf51-llama2-70b-offline-{s}-tp1-fp4"] <= -0.02 for s in ("8xb200", "4xgb200"))
+    assert 0.07 <= offline["mlperf51-llama31-405b-offline-72xgb300-tp2-fp4"] <= 0.13
+    assert 0.03 <= offline["mlperf61-llama2-70b-offline-8xb300-tp1-fp4"] <= 0.09
+    assert 0.01 <= offline["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"] <= 0.05
+    assert 0.17 <= offline["mlperf51-llama2-70b-offline-8xmi325x-vllm-tp1-fp8"] <= 0.25
+    assert 0.20 <= offline["mlperf51-llama31-8b-offline-8xb200-tp1-fp4"] <= 0.30
+    server = {i: e for (i, m), e in errors.items() if "-server-" in i and m == "tokens_per_second"}
+    behind = {f"mlperf51-llama2-70b-server-{s}-tp1-fp4" for s in ("8xb200", "4xgb200")}
+    assert len(server) == 8 and all(-0.15 <= e <= 0.0 for i, e in server.items() if i not in behind)
+    assert all(-0.45 <= server[i] <= -0.30 for i in behind)
 
 
 #: The measured TPOT over the model's iteration at the log's state, by row (docs/perf-model.md).
-STEP_RATIO = {"mlperf51-llama2-70b-server-8xb200-tp1-fp4": 1.02, "mlperf51-llama2-70b-server-4xgb200-tp1-fp4": 1.04,
-              "mlperf51-llama31-8b-server-8xb200-tp1-fp4": 1.31, "mlperf51-llama31-405b-server-8xb200-tp4-fp4": 1.05,
-              "mlperf51-llama31-405b-server-72xgb200-tp4-fp4": 1.05,
-              "mlperf51-llama31-405b-server-72xgb300-tp2-fp4": 1.18,
-              "mlperf51-llama2-70b-server-8xmi325x-vllm-tp1-fp8": 1.18,
-              "mlperf51-llama2-70b-server-8xh200-dell-tp1-fp8": 1.09}
+STEP_RATIO = {"mlperf51-llama2-70b-server-8xb200-tp1-fp4": 0.97, "mlperf51-llama2-70b-server-4xgb200-tp1-fp4": 0.99,
+              "mlperf51-llama31-8b-server-8xb200-tp1-fp4": 1.23, "mlperf51-llama31-405b-server-8xb200-tp4-fp4": 1.04,
+              "mlperf51-llama31-405b-server-72xgb200-tp4-fp4": 1.04,
+              "mlperf51-llama31-405b-server-72xgb300-tp2-fp4": 1.15,
+              "mlperf51-llama2-70b-server-8xmi325x-vllm-tp1-fp8": 1.15,
+              "mlperf51-llama2-70b-server-8xh200-dell-tp1-fp8": 1.06}
 
 
 def test_the_step_at_the_logs_state(cases, accelerators):
     """Requests in flight per replica by Little's law (rate x (TTFT + (out - 1) x TPOT)) and prompt tokens per step
-    (rate x input x TPOT), from the log's scheduled rate and mean latencies: the model's iteration there is within 5 %
-    of the measured TPOT on Llama 2 70B and the TP4 405B rows on Blackwell (B200 at 1,542 in flight per GPU), 9 % on
-    Dell's H200, so their Server misses are the open loop's magnification near capacity; 18 % short on GB300 and
-    MI325X, 31 % on the 8B."""
+    (rate x input x TPOT), from the log's scheduled rate and mean latencies: the model's iteration there is within 4 %
+    of the measured TPOT on Llama 2 70B and the TP4 405B rows on Blackwell (B200 at 1,542 in flight per GPU; 3 % and
+    1 % longer than measured on B200 and GB200 since the FFN activation's bytes are charged, 2-4 % shorter before),
+    6 % on Dell's H200, so their Server misses are the open loop's magnification near capacity; 15 % short on GB300
+    and MI325X, 23 % on the 8B (18, 18 and 31 % before)."""
     for cid, want in STEP_RATIO.items():
         c = cases[cid]
         inf = c.inference

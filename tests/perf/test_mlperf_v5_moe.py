@@ -57,9 +57,10 @@ def test_batch_max_only_where_the_harness_batch_exceeds_the_kv_cache(cases, acce
 
 
 def test_offline_throughput_errors_and_the_band_they_give():
-    """+37 % and +39 % on H200, +43 % on MI325X, +55 % on MI300X: high on every row (docs/perf-model.md). The band
-    of `moe-offline-serving` tokens/s is exactly these four errors (it had no measurement before)."""
+    """+31 % and +30 % on H200, +36 % on MI325X, +48 % on MI300X: high on every row (docs/perf-model.md; +39, +37, +43
+    and +55 % before the FFN activation's and the MoE combine's bytes were charged, issue 20). The band of
+    `moe-offline-serving` tokens/s is exactly these four errors (it had no measurement before)."""
     errors = {r.id: r.error for r in score_case_file(MOE).results}
-    assert len(errors) == 4 and all(0.30 <= e <= 0.60 for e in errors.values())
+    assert len(errors) == 4 and all(0.25 <= e <= 0.50 for e in errors.values())
     count, low, high, _ = TABLE["moe-offline-serving"]["tokens_per_second"]
     assert (count, low, high) == (4, round(min(errors.values()), 4), round(max(errors.values()), 4))

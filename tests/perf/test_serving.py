@@ -249,9 +249,10 @@ def test_an_open_loop_is_measured_in_its_steady_state(accelerators):
 
 def test_mlperf_server_and_offline_rows_are_scored():
     """The file's MLPerf v4.1 Llama 2 70B rows. NVIDIA, TensorRT-LLM on 8 x H100 (TP2 x 4) and 8 x H200 (TP1 x 8),
-    FP8: Server tokens/s within 10 % (a replica that keeps up serves what arrives); Server TTFT and TPOT 45-90 %
-    low: the model's replica is about 20 % faster at a batch of ~850 than the logs show (the Offline rows of the
-    same systems, +19 % and +21 %), and an open loop close to its capacity turns that into far fewer requests in
+    FP8: Server tokens/s within 10 % (a replica that keeps up serves what arrives); Server TTFT and TPOT 40-90 %
+    low: the model's replica is about 15 % faster at a batch of ~850 than the logs show (the Offline rows of the
+    same systems, +15 % and +13 %; +18 % and +16 % before the FFN activation's bytes were charged, issue 20), and an
+    open loop close to its capacity turns that into far fewer requests in
     flight (about 150 against the 845 that Little's law gives on the H100 log: 75.10/s over 4 replicas x 44.95 s
     mean latency), so a far shorter step (docs/perf-model.md). AMD, vLLM on 8 x MI300X (TP1 x 8, FP8 weights and
     KV cache): Server tokens/s within 10 %, TTFT within 30 % once its harness batcher is stated (groups of ~22 queries
@@ -260,7 +261,7 @@ def test_mlperf_server_and_offline_rows_are_scored():
     with the MI300X's FP8 GEMMs at AMD's measured Max-Achievable FLOPs (0.487 of peak, ROCm blog "Measuring
     Max-Achievable FLOPs - Part 2", Table 1; +78 % when they were assumed as efficient as BF16's): vLLM's v4.1 run
     reached about 27 % of FP8 peak. The Server rows' p50 and p99 (the logs' percentiles) err as their means do:
-    NVIDIA's 45-80 % low, AMD's TTFT 15-25 % low and TPOT 70-77 % low (69.8-76.2 % with its prompts run as vLLM
+    NVIDIA's 39-78 % low (44-80 % before), AMD's TTFT 13-24 % low and TPOT 69-76 % low (69.8-76.2 % with its prompts run as vLLM
     0.x runs them without chunked prefill, `prefill: separate`). Bars set after the run, as a guard against
     drift."""
     errors = {(r.id.split("-")[3], r.id.split("-")[4], r.metric): r.error for r in score_case_file(UNDER_LOAD).results}
@@ -270,11 +271,11 @@ def test_mlperf_server_and_offline_rows_are_scored():
         if metric == "tokens_per_second" and scenario == "server":
             assert -0.10 <= e <= (0.10 if amd else 0.0), (system, e)  # AMD's groups: +-5 % over seeds
         elif metric == "tokens_per_second":
-            assert 0.40 <= e <= 0.55 if amd else 0.15 <= e <= 0.25, (system, e)
+            assert 0.40 <= e <= 0.55 if amd else 0.10 <= e <= 0.20, (system, e)
         elif amd and metric.startswith("ttft"):
             assert -0.30 <= e <= 0.0, (metric, e)
         else:
-            low = -0.40 if "_p" in metric else -0.45  # H200's ttft_p50: -44.9 %
+            low = -0.35  # H200's ttft_p50: -39.7 % (-44.9 % before issue 20's FFN bytes)
             assert (-0.97 <= e <= -0.65) if amd else (-0.90 <= e <= low), (system, metric, e)
 
 

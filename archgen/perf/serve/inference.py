@@ -53,6 +53,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
+from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
 PREFILL_CHUNK = MAX_NUM_TOKENS
@@ -95,6 +96,8 @@ class ServeJob:
         batcher: Server scenario: a harness batcher's (group size, timeout in seconds), `perf.serve.batcher`.
         prefill: How the simulated replica takes prompts: 'chunked' (mixed with the decodes, cut to the budget) or
             'separate' (whole, in iterations of their own while the decodes wait), `perf.serve.scheduler`.
+        ffn_activation: The FFN activation as a kernel of its own ('separate') or in the up/gate GEMM's epilogue
+            ('fused'), `perf.serve.ffn`.
     """
 
     arch: Arch
@@ -109,6 +112,7 @@ class ServeJob:
     max_num_tokens: int = PREFILL_CHUNK
     batcher: tuple[int, float] | None = None
     prefill: str = "chunked"
+    ffn_activation: str = "separate"
 
 
 @dataclass(frozen=True)
@@ -149,10 +153,11 @@ def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
     return experts * per / tp + rest * per / shared + embed * K.DTYPE_BYTES[EMBEDDING_DTYPE] / shared
 
 
-def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16"):
+def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16", ffn_activation: str = "separate"):
     """Kernels one forward pass launches (see `ATTENTION_KERNELS` ...) with the TP or EP collectives.
 
-    In FP8 or FP4 serving the activation casts (`quant.serving_casts`) are kernels too.
+    In FP8 or FP4 serving the activation casts (`quant.serving_casts`) are kernels too; an FFN activation in the GEMM's
+    epilogue (`ffn.ffn_kernels_saved`) is not.
     """
     a = arch
     moe = a.moe_layers
@@ -163,7 +168,7 @@ def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "b
     casts = Q.serving_casts(a, dtype, tp, attention_dp)[1]
     attention = ATTENTION_KERNELS + len(a.attn_gemms(1)) - 2 + a.attn_norms  # MLA's further GEMMs and norms
     return a.layers * attention + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
-        + casts
+        + casts - ffn_kernels_saved(a, ffn_activation)
 
 
 def gemm_kernels_per_pass(arch: Arch, tp):
@@ -179,12 +184,12 @@ def gemm_kernels_per_pass(arch: Arch, tp):
         + moe * moe_side + 1
 
 
-def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16"):
+def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16", ffn_activation: str = "separate"):
     """Fixed time of one forward pass (seconds).
 
     Every kernel's launch (`kernels.KERNEL_OVERHEAD`) and every GEMM's pipeline fill and drain (`kernels.GEMM_FILL`).
     """
-    return kernels_per_pass(arch, tp, attention_dp, dtype) * K.KERNEL_OVERHEAD \
+    return kernels_per_pass(arch, tp, attention_dp, dtype, ffn_activation) * K.KERNEL_OVERHEAD \
         + gemm_kernels_per_pass(arch, tp) * K.GEMM_FILL
 
 
@@ -225,7 +230,8 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         ffn_moe = 0.0
     attn = attention_core(hw, job, tp, tokens=mine, context=context, batch=seqs, prefill=prefill) if attention \
         else 0.0
-    ew = K.memory_time(hw, mine * ACT_BYTES * 11.0 * a.hidden)
+    ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation)
+    ew = K.memory_time(hw, mine * (ACT_BYTES * 11.0 * a.hidden * a.layers + ffn_local) + tokens * ffn_routed)
     k_tp = members_per_domain(hw, tp, 1)
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
         send = mine * a.top_k * a.hidden
@@ -238,7 +244,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     if sampled is None:  # the logits of the last prompt token, or of every step
         sampled = mine if not prefill else mine / context
     casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp)[0])  # FP8/FP4 activation quantisation
-    return a.layers * (g + attn + ew) + dense * ffn_dense + moe * ffn_moe + comm + casts \
+    return a.layers * (g + attn) + ew + dense * ffn_dense + moe * ffn_moe + comm + casts \
         + output_time(hw, a, sampled, t_tp)
 
 
@@ -299,7 +305,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     max_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
-    fixed = fixed_per_pass(a, tp, adp, job.precision)
+    fixed = fixed_per_pass(a, tp, adp, job.precision, job.ffn_activation)
 
     def step(sequences):
         return _forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed

@@ -109,7 +109,7 @@ class _Pass:
 
     def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = MAX_NUM_TOKENS):
         self.hw, self.job, self.tp = hw, job, float(tp)
-        fixed = float(I.fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision))
+        fixed = float(I.fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision, job.ffn_activation))
         # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
         self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,
                                                                  batch=1.0, prefill=False))

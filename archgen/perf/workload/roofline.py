@@ -14,8 +14,8 @@ FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the poin
   score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score).
 * Decode attention: 4·b·heads·context·d_head FLOP against the KV-cache read; time `kernels.decode_attention`.
 * Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation): the bytes
-  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token and `quant.serving_casts` for
-  inference), time
+  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token, `quant.serving_casts` and
+  `serve.ffn.ffn_bytes` for inference), time
   `kernels.memory_time`. Its
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
   a memory-bound point only slides along the bandwidth roof when they change.
@@ -39,6 +39,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.inference import ACT_BYTES
 from archgen.perf.train.stacks import training_knobs
 from archgen.perf.train.training import ELEMENTWISE_H, elementwise_bytes
@@ -224,7 +225,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
 
 
 def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: int, dtype: str,
-                      kv_dtype: str | None, tp: int, batch: int) -> Roofline:
+                      kv_dtype: str | None, tp: int, batch: int, ffn_activation: str = "separate") -> Roofline:
     """One layer of one prefill request and one layer of one decode step at `batch`.
 
     Timed as `inference._forward` times them (the MoE layer when the model has experts).
@@ -238,6 +239,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         kv_dtype: KV-cache data type (default: `kernels.serving_kv_dtype`).
         tp: Tensor-parallel size of a replica.
         batch: Sequences in flight during decode.
+        ffn_activation: The FFN activation as a kernel of its own or in the GEMM's epilogue (`serve.ffn`).
 
     Returns:
         The roofline with both phases' kernels.
@@ -277,6 +279,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
                 nbytes = 2.0 * b * context * kv_local * a.head_dim * kv_bytes
             out.append(Kernel("attention core", phase, flop, nbytes, _f(time)))
         casts = Q.serving_casts(a, dtype, tp)[0] / a.layers  # FP8/FP4 activation quantisation, per layer
+        casts += sum(ffn_bytes(a, dtype, tp, activation=ffn_activation)) / a.layers  # FFN activation, MoE combine
         out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * ELEMENTWISE_H * a.hidden + casts),
                                 tokens * ELEMENTWISE_FLOP_H * a.hidden))
     return _roofline(hw, dtype, out, {"prefill": int(input_len), "decode": int(b)}, tp)
@@ -323,6 +326,6 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     inf = workload.inference
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
-                             kv_dtype=inf.kv_precision, tp=int(layout["tp"]),
+                             kv_dtype=inf.kv_precision, tp=int(layout["tp"]), ffn_activation=inf.ffn_activation,
                              batch=max(round(concurrency), 1) if concurrency is not None
                              else int(layout.get("batch", layout.get("max_batch", 1))))

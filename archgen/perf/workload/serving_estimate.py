@@ -28,7 +28,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     assert inf is not None, "called for an inference workload"
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
-                   inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill)
+                   inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
+                   inf.ffn_activation)
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
         raise WorkloadError(workload.id, problem)
@@ -144,7 +145,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                            "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
             "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
-                        f"tokens (kv_reserve: {inf.kv_reserve})"}
+                        f"tokens (kv_reserve: {inf.kv_reserve})",
+            "ffn_activation": "the FFN activation is a kernel of its own reading the up/gate GEMM's 16-bit output, as "
+                              "TensorRT-LLM and vLLM run it by default (ffn_activation: separate)"
+                              if inf.ffn_activation == "separate" else
+                              "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
+                              "its own; routed experts keep theirs (ffn_activation: fused)"}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span)
 
