@@ -107,7 +107,8 @@ class Parallelism(SequenceParallel):
     tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain).")
     pp: int | None = Field(None, gt=0, description="Pipeline-parallel stages.")
     dp: int | None = Field(None, gt=0, description="Data-parallel replicas.")
-    cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, ring attention).")
+    cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, ring attention); "
+                                         "above 1 it needs Transformer Engine's attention (attention flash).")
     ep: int = Field(1, gt=0, description="Expert-parallel size (MoE). Megatron-core folds it over a pipeline "
                                          "stage's tp x cp x dp ranks (MoE parallel folding): etp x ep must divide "
                                          "them, ep need not divide dp.")
@@ -124,8 +125,9 @@ class Parallelism(SequenceParallel):
     offload: Offload | None = Field(
         None, description="What goes to host memory: activations (Megatron-core fine-grained activation offloading), "
                           "optimizer (--optimizer-cpu-offload: state and step on the CPU), both, or none; needs the "
-                          "node's `host_memory`. Left out: searched where memory binds (the offloads the stack "
-                          "runs), none in a stated layout.")
+                          "node's `host_memory`. optimizer and both need the distributed optimizer (zero 1-3; "
+                          "Megatron-LM refuses them at zero 0). Left out: searched where memory binds (the offloads "
+                          "the stack runs), none in a stated layout.")
     embedding_slot: bool | None = Field(
         None, description="Count the embedding as a layer slot of the first pipeline stage (Megatron-core "
                           "account_for_embedding_in_pipeline_split); left out: both slots when only they make the "
