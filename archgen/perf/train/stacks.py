@@ -246,8 +246,9 @@ def _no_dp(layout: Mapping[str, object], moe: bool | None) -> str | None:
     if not isinstance(dp, int) or not isinstance(cp, int) or dp * cp != 1:
         return None
     tp, ep, etp = layout.get("tp"), layout.get("ep", 1), layout.get("etp")
-    if moe is not False and (not isinstance(tp, int) or not isinstance(ep, int)
-                             or tp != (tp if etp is None else etp) * ep):  # expert DP = tp x dp x cp / (etp x ep)
+    etp = tp if etp is None else etp
+    if moe is not False and (not isinstance(tp, int) or not isinstance(ep, int) or not isinstance(etp, int)
+                             or tp != etp * ep):  # expert DP = tp x dp x cp / (etp x ep)
         return None
     return "not used: dp x cp = 1 has no data-parallel collectives"
 
