@@ -106,8 +106,9 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     cf = read_case_file(path)
     scores = score_cases(cf)
     scored = {r.id for r in scores.results}
-    used = {c.id: explain_switches(c.training, {"tp": c.training.tp, "pp": c.training.pp,
-                                                "interleave": virtual_stages(c.training)},
+    used = {c.id: explain_switches(c.training, {"tp": c.training.tp, "pp": c.training.pp, "dp": c.training.dp,
+                                                "cp": c.training.cp, "ep": c.training.ep, "etp": c.training.etp,
+                                                "zero": c.training.zero, "interleave": virtual_stages(c.training)},
                                    c.model.moe is not None if c.model else None)
             for c in cf.cases if explain and c.id in scored and c.training is not None}
     if fmt == "json":

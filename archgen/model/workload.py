@@ -108,7 +108,8 @@ class Parallelism(SequenceParallel):
     tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain).")
     pp: int | None = Field(None, gt=0, description="Pipeline-parallel stages.")
     dp: int | None = Field(None, gt=0, description="Data-parallel replicas.")
-    cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, ring attention).")
+    cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, ring attention); "
+                                         "above 1 it needs Transformer Engine's attention (attention flash).")
     ep: int = Field(1, gt=0, description="Expert-parallel size (MoE). Megatron-core folds it over a pipeline "
                                          "stage's tp x cp x dp ranks (MoE parallel folding): etp x ep must divide "
                                          "them, ep need not divide dp.")
@@ -125,8 +126,9 @@ class Parallelism(SequenceParallel):
     offload: Offload | None = Field(
         None, description="What goes to host memory: activations (Megatron-core fine-grained activation offloading), "
                           "optimizer (--optimizer-cpu-offload: state and step on the CPU), both, or none; needs the "
-                          "node's `host_memory`. Left out: searched where memory binds (the offloads the stack "
-                          "runs), none in a stated layout.")
+                          "node's `host_memory`. optimizer and both need the distributed optimizer (zero 1-3; "
+                          "Megatron-LM refuses them at zero 0). Left out: searched where memory binds (the offloads "
+                          "the stack runs), none in a stated layout.")
     embedding_slot: bool | None = Field(
         None, description="Count the embedding as a layer slot of the first pipeline stage (Megatron-core "
                           "account_for_embedding_in_pipeline_split); left out: both slots when only they make the "
@@ -162,6 +164,13 @@ class Training(StackSwitches, TrainingJob):
             raise FieldError(("fp8_recipe",), problem)
         if problem := zero_problem(self.distributed_optimizer, self.parallelism.zero):
             raise FieldError(("parallelism", "zero"), problem)
+        if problem := offload_problem(self.distributed_optimizer, self.parallelism.zero, self.parallelism.offload):
+            raise FieldError(("parallelism", "offload"), problem)
+        if self.attention == "materialized" and (self.parallelism.cp or 1) > 1:
+            raise FieldError(("parallelism", "cp"), f"cp {self.parallelism.cp} needs Transformer Engine's attention, "
+                             "and attention is stated materialized (Megatron-core's own attention asserts 'Context "
+                             "parallelism is only supported by TEDotProductAttention!', megatron/core/transformer/"
+                             "dot_product_attention.py); expected cp 1, or attention flash or left out")
         sp = self.parallelism.sequence_parallel
         if self.overlap_tp_comm and not (SWITCHES["sequence_parallel"].default(self.stack) if sp is None else sp):
             how = "is stated false" if sp is not None else f"is off under stack {self.stack}"
@@ -170,6 +179,22 @@ class Training(StackSwitches, TrainingJob):
                              "when sequence parallelism is enabled'); expected parallelism.sequence_parallel true, or "
                              "overlap_tp_comm false or left out")
         return self
+
+
+def offload_problem(distributed_optimizer: bool | None, zero: int | None, offload: str | None) -> str | None:
+    """Why a stated optimizer offload contradicts a stated stage 0 or `distributed_optimizer` false; else None.
+
+    Megatron-LM's `--optimizer-cpu-offload` needs `--use-precision-aware-optimizer` (megatron/training/arguments.py
+    at d98e8a6, line 1885), which needs the distributed optimizer (megatron/core/optimizer/__init__.py, line 1057);
+    the layout search keeps to the same rule (`perf.train.refused.optimizer_offload_refused`).
+    """
+    if offload not in ("optimizer", "both") or not (zero == 0 or distributed_optimizer is False):
+        return None
+    why = "zero 0" if zero == 0 else "distributed_optimizer false"
+    return (f"offload {offload} needs the distributed optimizer, and {why} is stated (Megatron-LM: "
+            "--optimizer-cpu-offload needs --use-precision-aware-optimizer, 'only supported with distributed "
+            "optimizer'); expected zero 1, 2 or 3 and distributed_optimizer true or left out, or offload none or "
+            "activations")
 
 
 def zero_problem(distributed_optimizer: bool | None, zero: int | None) -> str | None:

@@ -13,6 +13,11 @@ from tests.conftest import REPO
 
 from .conftest import CASES
 
+#: The way out the uneven split's error names (`pipeline_split.uneven_hint`).
+UNEVEN_83 = (
+    "; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
+    "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4), or with first_stage_layers 18 and last_stage_layers 18")
+
 GOOD = """\
 schema: archgen-validation/1
 cases:
@@ -209,7 +214,7 @@ def test_layout_that_does_not_divide_even_with_the_slots(tmp_path):
     text = _training("{seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 8, dp: 1, interleave: 3}")
     assert messages(tmp_path, text) == (
         "cases.yaml:8:3: error: one.training: 126 layers (126 slots) cannot be split evenly into pp x interleave = "
-        "8 x 3 stages, even with the embedding and loss as pipeline slots (128)")
+        "8 x 3 stages, even with the embedding and loss as pipeline slots (128)" + UNEVEN_83)
 
 
 def test_megatron_core_layouts_are_accepted(tmp_path):

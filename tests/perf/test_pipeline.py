@@ -22,6 +22,11 @@ from archgen.perf.train.pipeline_split import PipelineOptions, busiest_layers, p
 from archgen.perf.train.stacks import PROFILES, resolve
 from archgen.perf.train.training import estimate_training
 
+#: The way out the uneven split's error names (`pipeline_split.uneven_hint`).
+UNEVEN_83 = (
+    "; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
+    "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4), or with first_stage_layers 18 and last_stage_layers 18")
+
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
 
@@ -40,7 +45,7 @@ def test_405b_takes_the_embedding_and_loss_slots_on_pp8_v8():
 def test_a_split_that_does_not_divide_even_with_the_slots_is_explained():
     assert split_problems(126, 8, 3) == [
         "126 layers (126 slots) cannot be split evenly into pp x interleave = 8 x 3 stages, even with the embedding "
-        "and loss as pipeline slots (128)"]
+        "and loss as pipeline slots (128)" + UNEVEN_83]
     # the slots stated off: Megatron-core then needs 126 to divide
     assert split_problems(126, 8, 8, PipelineOptions(embedding_slot=False, loss_slot=False)) != []
 

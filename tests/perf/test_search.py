@@ -17,6 +17,11 @@ from archgen.perf.train.layouts import divisors, interleaves, layout_problems, s
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import estimate
 
+#: The way out the uneven split's error names (`pipeline_split.uneven_hint`).
+UNEVEN_42 = (
+    "; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
+    "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4); no first_stage_layers / last_stage_layers pair places them on pp x interleave = 4 x 2")
+
 GPT3 = Model(id="gpt3-175b", layers=96, hidden=12288, heads=96, ffn=49152, vocab=51200)
 MT530 = Arch(layers=105, hidden=20480, heads=128, kv_heads=128, head_dim=160, ffn=81920, vocab=51200)
 
@@ -33,7 +38,7 @@ def test_layout_problems_are_explained():
         "tp (3) does not divide the 128 attention heads",
         "tp (3) and the 128 key/value heads do not divide one another",
         "105 layers (105 slots) cannot be split evenly into pp x interleave = 4 x 2 stages, even with the "
-        "embedding and loss as pipeline slots (107)",
+        "embedding and loss as pipeline slots (107)" + UNEVEN_42,
     ]
     assert layout_problems(MT530, job, 64, tp=0, pp=1, dp=64) == ["tp must be a positive integer, got 0"]
     assert layout_problems(MT530, job, 64, tp=16, pp=1, dp=4, scale_up_size=8) == [

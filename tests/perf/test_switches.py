@@ -107,9 +107,10 @@ def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, t
     lines = {x.split(":", 1)[0].strip(): x for x in text.splitlines() if x.startswith("  ")}
     assert lines["unstated"] == (  # tp = pp = 1, a dense model, fp16: the TP, p2p, MoE and FP8 switches are moot
         "  unstated: default (profile nemo-2025): stack=nemo-2025, attention=flash, distributed_optimizer=true, "
-        "grad_reduce_dtype=fp16, param_gather_dtype=bf16, overlap_grad_reduce=true, overlap_param_gather=true, "
+        "grad_reduce_dtype=fp16, overlap_grad_reduce=true, overlap_param_gather=true, "
         "grad_accum_fusion=true, cuda_graphs=none, ddp_bucket_size=134217728, cross_entropy=te; stated: dropout=true; "
-        "not used: sequence_parallel=true, overlap_tp_comm=true, overlap_p2p_comm=true, ep_dedup=true, "
+        "not used: sequence_parallel=true, param_gather_dtype=bf16, overlap_tp_comm=true, overlap_p2p_comm=true, "
+        "ep_dedup=true, "
         "moe_dispatcher=hybridep, overlap_ep_comm=false, fp8_recipe=tensorwise, permute_in_dispatch=false")
     assert lines["stated"].startswith("  stated: stated: stack=megatron-lm-2021; profile megatron-lm-2021: "
                                       "attention=materialized,")

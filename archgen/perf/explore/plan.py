@@ -44,6 +44,7 @@ from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
+from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.stacks import stated_knobs, zero_stages
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_estimate import training_setup
@@ -102,12 +103,15 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
 
     cps = [int(given["cp"])] if "cp" in given else [c for c in values("cp", tuple(divisors(job.seq_len)))
                                                      if gpus % c == 0]
+    if kept.get("attention") == "materialized":  # CP needs Transformer Engine's attention (`layout_problems`)
+        cps = [c for c in cps if c == 1]
     if "cp" in searched:
         searched["cp"] = tuple(cps)
     eps = [int(given["ep"])] if "ep" in given else (
         list(values("ep", tuple(divisors(a.experts)))) if a.experts else [1])
-    zeros = (zero_stages(values("zero", (0, 1, 2, 3)), stated.get("distributed_optimizer")) if "zero" not in given
-             else (int(given["zero"]),))
+    offload_do = bool(OFFLOAD_CODES[str(given.get("offload", "none"))] & 2)  # runs on the distributed optimizer
+    zeros = (zero_stages(values("zero", (0, 1, 2, 3)), True if offload_do else stated.get("distributed_optimizer"))
+             if "zero" not in given else (int(given["zero"]),))
     if "zero" in searched:
         searched["zero"] = zeros
     offs = ([OFFLOAD_CODES[str(given["offload"])]] if "offload" in given else
@@ -117,13 +121,15 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         searched["offload"] = tuple(NAMES[c] for c in offs + [c | WEIGHT_OFFLOAD for c in offs])
     tables = []
     for cp, ep in itertools.product(cps, eps):
-        lay = enumerate_layouts(a, job, gpus, hw, given | {"cp": cp, "ep": ep}, pipeline)
+        lay = enumerate_layouts(a, job if "attention" in kept else replace(job, attention="flash"),
+                                gpus, hw, given | {"cp": cp, "ep": ep}, pipeline, zeros)  # kernel per plan: `Search`
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
     lay = {k: np.concatenate([t[k] for t in tables]) for k in KEYS}
     spread = _spread(lay, given)
     lay = {k: np.repeat(v, len(offs)) for k, v in lay.items()}
     lay["offload"] = np.tile(np.asarray(offs, dtype=float), len(lay["tp"]) // max(len(offs), 1))
+    lay = without_refused_offloads(lay, zeros)  # optimizer offload only on the distributed optimizer
     n = len(lay["tp"])
 
     sps = values("sequence_parallel", (False, True))

@@ -144,6 +144,8 @@ class Search:
                 if combo["overlap_ep_comm"]:  # the layouts Megatron-core refuses with it (`ep_overlap_problems`)
                     vpp, full = ep_overlap_refused(sub["ep"], sub["pp"], sub["interleave"], sub["recompute"])
                     ok = ok & ~vpp & ~full
+                if combo["attention"] == "materialized":  # CP runs on Transformer Engine's attention only
+                    ok = ok & (sub["cp"] == 1)  # (`layouts.layout_problems`, `refused.CP_NEEDS_TE_ATTENTION`)
                 t = np.where(ok, step, np.inf)
                 i = int(np.argmin(t))
                 if t[i] < self.best_t:

@@ -50,6 +50,7 @@ from archgen.perf.train.goodput import goodput_of
 from archgen.perf.train.job import Layout
 from archgen.perf.train.layouts import KEYS
 from archgen.perf.train.ranks import busiest_memory
+from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
@@ -160,17 +161,19 @@ def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[Poin
     """Where no layout fits, the search tries each again with each offload (`search.search_training`).
 
     A point where one of them fits takes the per-point path; the others keep their row, with the count of layouts
-    the search evaluated (each layout and its three offloads). Memory does not depend on the hardware.
+    the search evaluated (each layout and its offloads, less those the stack refuses: `without_refused_offloads`).
+    Memory does not depend on the hardware.
     """
     unfit = [k for k, r in enumerate(out) if r.status == "does not fit"]
     if not unfit:
         return out
     n = len(lay["tp"])
-    mems = [busiest_memory(setup.job, _layout({**lay, "offload": np.full(n, float(c))}, setup)) for c in setup.offloads]
-    hbm = np.concatenate([np.broadcast_to(np.asarray(m.total, dtype=float), (n,)) for m in mems])
-    host = np.concatenate([np.broadcast_to(np.asarray(m.host, dtype=float), (n,)) for m in mems])
+    tight = {k: np.repeat(v, len(setup.offloads)) for k, v in lay.items()}  # as `search_training` retries them
+    tight = without_refused_offloads(tight | {"offload": np.tile(np.asarray(setup.offloads, float), n)}, setup.zeros)
+    mem, m = busiest_memory(setup.job, _layout(tight, setup)), len(tight["tp"])
+    hbm, host = (np.broadcast_to(np.asarray(x, dtype=float), (m,)) for x in (mem.total, mem.host))
     caps = pts.fields.get("hbm_capacity", np.full(len(out), pts.hardware.hbm_capacity))
-    note = none_fits_note((1 + len(setup.offloads)) * n, pts.gpus, pts.hardware.accelerator)
+    note = none_fits_note(n + m, pts.gpus, pts.hardware.accelerator)
     for k in unfit:
         if np.any((hbm <= caps[k]) & (host <= pts.hardware.host_capacity)):
             out[k] = evaluate_point(pts.problem, out[k].index)

@@ -24,6 +24,12 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, layout_interleave, slot_count, split_problems
+from archgen.perf.train.refused import (
+    CP_NEEDS_TE_ATTENTION,
+    OPTIMIZER_OFFLOAD_NEEDS_DO,
+    optimizer_offload_refused,
+    without_refused_offloads,
+)
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
@@ -75,15 +81,17 @@ def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> li
 def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
                     micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None,
                     pipeline: PipelineOptions = DEFAULT, check_batch: bool = True, offload: int = 0,
-                    host_memory: bool | None = None, etp: int | None = None, recompute: int = 0
-                    ) -> list[LayoutProblem]:
+                    host_memory: bool | None = None, etp: int | None = None, recompute: int = 0,
+                    zero: int | None = None) -> list[LayoutProblem]:
     """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
 
     The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
     least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known), and a multiple of pp
     where `pipeline.whole_groups` asks for Megatron-core's default micro-batch groups (schedules.py at d98e8a6
     raises when the last group of `microbatch_group_size_per_vp_stage`, pp by default, is shorter than pp).
-    Offload needs host memory (`host_memory`: whether the system states it; None when not known). The experts'
+    Offload needs host memory (`host_memory`: whether the system states it; None when not known), and optimizer
+    offload the distributed optimizer (`optimizer_offload_refused`; `zero` None: not judged). Context parallelism
+    needs Transformer Engine's attention (`CP_NEEDS_TE_ATTENTION`). The experts'
     rules are Megatron-core's MoE parallel folding (`experts`): ep divides the experts and etp x ep (etp defaulting
     to tp) the tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
     """
@@ -121,6 +129,10 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     out += [LayoutProblem(f, m) for f, m in ep_overlap_problems(job, ep, pp, interleave, recompute)]
     if scale_up_size is not None and tp > scale_up_size:
         out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
+    if offload and zero is not None and optimizer_offload_refused(offload, zero):
+        out.append(LayoutProblem("offload", OPTIMIZER_OFFLOAD_NEEDS_DO))
+    if job.attention == "materialized" and cp > 1:
+        out.append(LayoutProblem("cp", CP_NEEDS_TE_ATTENTION))
     if offload and host_memory is False:
         name = {v: k for k, v in OFFLOAD_CODES.items()}[offload]
         out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
@@ -282,6 +294,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
     rcs = [rc for rc in rcs if not ep_overlap_problems(job, ep, 1, 1, rc)]
     blocks = []
     grids: dict[tuple, np.ndarray] = {}  # (v, recompute, zero) in `itertools.product` order, per (vs, zs)
+    if job.attention == "materialized" and cp > 1:  # `layout_problems`: CP needs Transformer Engine's attention
+        return {k: np.zeros(0) for k in (*KEYS, "etp")}
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
         if tp > hw.scale_up_size or arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads) or gpus % (tp * cp) \
                 or job.seq_len % cp:
@@ -301,7 +315,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                   if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
                   and not split_problems(arch.layers, pp, v, pipeline)
                   and not ep_overlap_problems(job, ep, pp, v, 0)]
-            zs = [num["zero"]] if "zero" in num else (list(zeros) if dp > 1 else [0])
+            zs = [num["zero"]] if "zero" in num else (list(zeros) if dp > 1 else [0 if 0 in zeros else min(zeros)])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
                                                                          if d <= MAX_MICRO_BATCH] if per_dp else []
@@ -351,6 +365,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     if np.any(hw.host_capacity > 0) and (fixed or {}).get("offload") is None and offloads and not fits.any():
         tight = {k: np.repeat(v[~fits], len(offloads)) for k, v in lay.items()}  # none fits: each again, offloading
         tight["offload"] = np.tile(np.array(offloads, dtype=float), int((~fits).sum()))
+        tight = without_refused_offloads(tight, zeros)
         step2, fits2 = _evaluate(hw, job, tight, sequence_parallel, pipeline)
         lay = {k: np.concatenate([lay[k], tight[k]]) for k in lay}
         step, fits = np.concatenate([step, step2]), np.concatenate([fits, fits2])

@@ -149,7 +149,34 @@ def _problems(layers: int, pp: int, v: int, opts: PipelineOptions) -> list[str]:
     slots = " with the embedding and loss slots" if e + lo else ""
     return [f"{layers} layers{slots} ({total} slots) cannot be split evenly into pp x interleave = {pp} x {v} "
             f"stages" + ("" if e + lo or opts.embedding_slot is False else
-                         f", even with the embedding and loss as pipeline slots ({layers + 2})")]
+                         f", even with the embedding and loss as pipeline slots ({layers + 2})")
+            + (uneven_hint(layers, pp, v) if opts.embedding_slot is None and opts.loss_slot is None else "")]
+
+
+def uneven_hint(layers: int, pp: int, v: int) -> str:
+    """How to place `layers` on pp x v stages unevenly, as Megatron-core allows: the options a split needs, in words.
+
+    Megatron-LM asserts an even split unless the first or last stage's count is given (megatron/training/
+    arguments.py at d98e8a6, line 997: "Number of layers should be divisible by the pipeline-model-parallel size",
+    skipped with --decoder-first/last-pipeline-num-layers; transformer_config.py line 2295, "Uneven PP", checks
+    those); a layout string (`pipeline_layout`, Megatron-core's pipeline_model_parallel_layout) places any count.
+    Names the first/last-stage counts nearest the even share that pass `_uneven_problems`, where there are any.
+    """
+    text = ("; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
+            "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4)")
+    best: tuple[float, int, int] | None = None
+    share = layers // pp // v * v  # the pairs tried lie near the even share, a few dozen whatever the layers
+    near = [n for n in range(share - 2 * pp * v, share + 2 * pp * v + 1, v) if n > 0]
+    for f in near if pp > 1 and layers % v == 0 else ():  # (first, last and middle counts are multiples of v)
+        for last in near:
+            rest, middle = layers - f - last, pp - 2
+            if rest < 0 or bool(rest) != bool(middle) or (middle and (rest % middle or (rest // middle) % v)):
+                continue
+            key = (max(abs(f - layers / pp), abs(last - layers / pp)), f, last)
+            best = key if best is None or key < best else best
+    if best is None:
+        return text + f"; no first_stage_layers / last_stage_layers pair places them on pp x interleave = {pp} x {v}"
+    return text + f", or with first_stage_layers {best[1]} and last_stage_layers {best[2]}"
 
 
 def _uneven_problems(layers: int, pp: int, v: int, opts: PipelineOptions) -> list[str]:

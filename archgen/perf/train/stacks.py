@@ -227,13 +227,17 @@ class Used:
 MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch")
 
 
-def moot(name: str, layout: Mapping[str, object], moe: bool | None) -> str | None:
-    """Why switch `name` changes no number of a job with this layout (tp, pp, interleave) and model, or None.
+def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: str | None = None) -> str | None:
+    """Why switch `name` changes no number of a job with this layout, model and precision, or None.
 
     Sequence parallelism and the TP overlap act on tensor-parallel collectives, which tp = 1 has none of
     (`ranks.layout_arrays`, `training.layer_times`); the p2p overlap acts on the interleaved schedule's pipeline sends,
     which pp = 1 or interleave = 1 has none of (`training.pipeline_comm`); the MoE switches act on the token
-    dispatch, which a model without MoE layers has none of. A field the layout does not give is not judged.
+    dispatch, which a model without MoE layers has none of. The DP overlaps act on the data-parallel collectives
+    (`exposure.dp_exposure`), which a layout of one rank per DP group (dp x cp = 1, and one per expert DP group,
+    `memory.expert_data_parallel`) has none of; the parameter-gather overlap on the distributed optimizer's gather,
+    which zero 0 has none of. The FP8 recipe and the FP8 parameter gather (`param_gather_dtype`) act on FP8 training
+    only (`quant.recipe`, `Job.weight_bytes`). A field the layout does not give (or a precision None) is not judged.
     """
     tp, pp, v = layout.get("tp"), layout.get("pp"), layout.get("interleave")
     if name in ("sequence_parallel", "overlap_tp_comm") and tp == 1:
@@ -244,7 +248,26 @@ def moot(name: str, layout: Mapping[str, object], moe: bool | None) -> str | Non
         return "not used: interleave = 1, and only the interleaved schedule overlaps its sends"
     if name in MOE_SWITCHES and moe is False:
         return "not used: the model has no MoE layers"
+    if name in ("overlap_grad_reduce", "overlap_param_gather") and (why := _no_dp(layout, moe)):
+        return why
+    if name == "overlap_param_gather" and layout.get("zero") == 0:
+        return "not used: zero 0 (no distributed optimizer) gathers no parameters"
+    if name in ("fp8_recipe", "param_gather_dtype") and precision is not None and precision != "fp8":
+        return f"not used: {precision} training has no FP8 " + ("recipe" if name == "fp8_recipe" else "parameters")
     return None
+
+
+def _no_dp(layout: Mapping[str, object], moe: bool | None) -> str | None:
+    """Why a layout has no data-parallel collectives (dp x cp = 1 and one rank per expert DP group), or None."""
+    dp, cp = layout.get("dp"), layout.get("cp", 1)
+    if not isinstance(dp, int) or not isinstance(cp, int) or dp * cp != 1:
+        return None
+    tp, ep, etp = layout.get("tp"), layout.get("ep", 1), layout.get("etp")
+    etp = tp if etp is None else etp
+    if moe is not False and (not isinstance(tp, int) or not isinstance(ep, int) or not isinstance(etp, int)
+                             or tp != etp * ep):  # expert DP = tp x dp x cp / (etp x ep)
+        return None
+    return "not used: dp x cp = 1 has no data-parallel collectives"
 
 
 def explain(training: StatedTraining, layout: Mapping[str, object] | None = None,
@@ -252,8 +275,8 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
     """The stack and every switch a training job's estimate uses (`training_knobs`), each with where it came from.
 
     `training` is a Workload's `training` or a validation case's. Given the layout the estimate ran (`layout`: tp,
-    pp, interleave) and whether the model has MoE layers (`moe`), a switch they make moot (`moot`) keeps its value
-    and says why it is not used (`Used.used` false), as `fp8_recipe` does outside FP8 training.
+    pp, interleave, dp, cp, ep, etp, zero) and whether the model has MoE layers (`moe`), a switch they or the
+    precision make moot (`moot`) keeps its value and says why it is not used (`Used.used` false).
     """
     stack = training.stack
     named = "stack" in training.model_fields_set
@@ -266,9 +289,7 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
                 "" if named else "no stack stated: the newest profile")]
     for name, switch in SWITCHES.items():
         value = getattr(knobs, name)
-        unused = moot(name, layout or {}, moe)
-        if name == "fp8_recipe" and training.precision != "fp8":  # quant.recipe reads it for FP8 training only
-            unused = f"not used: {training.precision} training has no FP8 recipe"
+        unused = moot(name, layout or {}, moe, training.precision)
         if stated.get(name) is not None:
             out.append(Used(name, value, "stated", None, unused or "", unused is None))
         else:

@@ -70,6 +70,11 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
         "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload, "etp": p.etp}
     host = bool(np.any(hw.host_capacity > 0))
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
+    # optimizer offload runs on the distributed optimizer (`refused.optimizer_offload_refused`): stated with neither
+    # zero nor distributed_optimizer, the stage is one of those, whatever the profile's (stated against either:
+    # `workload.offload_problem`)
+    offload_do = bool(OFFLOAD_CODES[p.offload or "none"] & 2) and t.distributed_optimizer is None
+    zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer or offload_do else 0)
     # the given part of the layout must be valid on its own; the search only fills in what is missing
     if p.tp is not None and p.pp is not None and p.dp is not None:
         problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
@@ -77,7 +82,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
                                    scale_up_size=hw.scale_up_size, pipeline=opts,
                                    check_batch=p.micro_batch is not None,
                                    offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host, etp=p.etp,
-                                   recompute=RECOMPUTE_CODES[t.recompute] if t.recompute else 0)
+                                   recompute=RECOMPUTE_CODES[t.recompute] if t.recompute else 0,
+                                   zero=zero if p.zero is not None or complete else None)
     else:  # tp, cp and ep alone (dp = etp x ep keeps the expert rule to the experts)
         alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep * (p.etp or 1), cp=p.cp, ep=p.ep,
                                 scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
@@ -87,7 +93,6 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
         raise WorkloadError(workload.id, "; ".join(problems))
     if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw):
         raise WorkloadError(workload.id, problem)
-    zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer else 0)
     stated = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
               "interleave": interleave, "recompute": t.recompute, "zero": zero}
     layout: dict[str, int | str] = {k: v for k, v in stated.items() if v is not None} if complete else {}
@@ -96,7 +101,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     if complete and p.etp is not None:
         layout["etp"] = p.etp
     zeros, offloads = stack_limits(t.stack)
-    zeros = zero_stages(zeros, t.distributed_optimizer)  # a stated distributed optimizer holds the search to it
+    # a stated distributed optimizer holds the search to it, and so does a stated optimizer offload
+    zeros = zero_stages(zeros, True if offload_do else t.distributed_optimizer)
     return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
 
 

@@ -1,0 +1,49 @@
+"""Layouts and switch pairs the stack refuses, each with the Megatron-LM line that refuses it.
+
+The rules here are used by every path that builds a layout (`layouts.layout_problems`, the layout search's offload
+retry `layouts.search_training`, the sweeps' `perf.explore.vectorised` and the plan search `perf.explore.plan`), so a
+layout one of them refuses is refused by all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Megatron-LM refuses optimizer offload without the distributed optimizer: `--optimizer-cpu-offload` needs
+#: `--use-precision-aware-optimizer` (megatron/training/arguments.py at d98e8a6, line 1885: "The optimizer cpu offload
+#: must be used in conjunction with `--use-precision-aware-optimizer`"), which needs the distributed optimizer
+#: (megatron/core/optimizer/__init__.py at d98e8a6, line 1057: "--use-precision-aware-optimizer only supported with
+#: distributed optimizer").
+OPTIMIZER_OFFLOAD_NEEDS_DO = ("optimizer offload needs the distributed optimizer (zero 1, 2 or 3; Megatron-LM: "
+                              "--optimizer-cpu-offload needs --use-precision-aware-optimizer, which is 'only "
+                              "supported with distributed optimizer')")
+#: Megatron-core's own attention asserts `context_parallel_size == 1` (megatron/core/transformer/
+#: dot_product_attention.py at d98e8a6, line 59): only Transformer Engine's attention runs context parallelism.
+CP_NEEDS_TE_ATTENTION = ("cp > 1 needs Transformer Engine's attention (attention: flash); attention materialized "
+                         "is Megatron-core's own, which asserts 'Context parallelism is only supported by "
+                         "TEDotProductAttention!'")
+
+
+def optimizer_offload_refused(offload, zero):
+    """Whether Megatron-LM refuses the offload: the optimizer state offloaded at ZeRO stage 0.
+
+    Numbers or arrays of layouts alike (`memory.OFFLOAD_CODES`: bit 2 offloads the optimizer state); the message is
+    `OPTIMIZER_OFFLOAD_NEEDS_DO`.
+    """
+    return ((np.asarray(offload).astype(int) & 2) > 0) & (np.asarray(zero) == 0)
+
+
+def without_refused_offloads(lay: dict[str, np.ndarray], zeros: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """The layouts of `lay` (with their `offload`) less those `optimizer_offload_refused`.
+
+    A row at dp 1 takes the least sharded stage of `zeros` instead of 0 where it offloads the optimizer: the
+    distributed optimizer over one rank holds what stage 0 does, and runs the offload (the search enumerates only
+    stage 0 at dp 1, `enumerate_layouts`). The one rule of the layout search's offload retry (`search_training`),
+    the sweeps' (`vectorised._offloading`) and the plan search's (`plan.search_plan`).
+    """
+    refused = optimizer_offload_refused(lay["offload"], lay["zero"])
+    sharded = [z for z in zeros if z >= 1]
+    if sharded:
+        lay = dict(lay, zero=np.where(refused & (lay["dp"] == 1), float(min(sharded)), lay["zero"]))
+        refused = optimizer_offload_refused(lay["offload"], lay["zero"])
+    return {k: v[~refused] for k, v in lay.items()}

@@ -1,0 +1,135 @@
+"""Optimizer offload runs on the distributed optimizer (perf/train/refused.py `optimizer_offload_refused`).
+
+Megatron-LM refuses `--optimizer-cpu-offload` without `--use-precision-aware-optimizer` (megatron/training/
+arguments.py at d98e8a6, line 1885), and that without the distributed optimizer (megatron/core/optimizer/
+__init__.py, line 1057). Once `distributed_optimizer: false` held the search to ZeRO 0, the search's offload retry
+took `zero 0, offload optimizer` for Llama 3.1 405B at tp 4 x pp 8 x cp 2 on 8,192 GB200 (5.88 s a step, "fits"):
+a layout Megatron does not run. Nothing else fits: the answer is that no layout fits.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from archgen.commands import sweep as sw
+from archgen.commands import sweep_problems
+from archgen.perf.explore import vectorised as batch
+from archgen.perf.explore.points import evaluate_point
+from archgen.perf.train.refused import optimizer_offload_refused, without_refused_offloads
+from tests.conftest import SPECS
+
+WORKLOAD = """\
+kind: Workload
+id: l405-ddp
+name: Llama 3.1 405B on 8192 GB200 without the distributed optimizer
+model: llama3-405b
+cluster: gb200-nvl72-su
+accelerators: 8192
+training:
+  seq_len: 8192
+  global_batch: 2048
+  precision: bf16
+{extra}  parallelism: {{tp: 4, pp: 8, cp: 2, interleave: 8, micro_batch: 1, dp: 128{more}}}
+"""
+
+
+@pytest.fixture(scope="module")
+def specs(tmp_path_factory):
+    """The shipped specs with the GB200 SuperPOD grown to 16 scalable units (9,216 GB200), as the trial's."""
+    root = tmp_path_factory.mktemp("specs") / "specs"
+    shutil.copytree(SPECS, root)
+    path = root / "clusters" / "gb200-nvl72-su.yaml"
+    text = path.read_text(encoding="utf-8").replace("- {unit: su, count: 1}", "- {unit: su, count: 16}")
+    path.write_text("\n".join(line for line in text.splitlines() if not line.startswith("expect:")) + "\n",
+                    encoding="utf-8")
+    return root
+
+
+def estimate(cli, specs, tmp_path, extra: str = "", more: str = ""):
+    (tmp_path / "w.yaml").write_text(WORKLOAD.format(extra=extra, more=more), encoding="utf-8")
+    return cli("estimate", "--path", specs, "--path", tmp_path, "--workload", "l405-ddp", "--format", "json")
+
+
+def test_without_the_distributed_optimizer_no_layout_fits(cli, specs, tmp_path):
+    r = estimate(cli, specs, tmp_path, "  distributed_optimizer: false\n")
+    assert r.code == 1, r.err  # a job that does not fit
+    est = json.loads(r.out)
+    assert est["layout"] == {}  # was zero 0, offload optimizer: 5.88 s a step
+    assert not est["fits"]
+    assert est["searched"] == {"evaluated": 6, "fitting": 0}  # 3 recomputes, again with activations offloaded
+    assert "none of the 6 valid layouts of 8192 x gb200 fits in HBM" in est["notes"]
+
+
+def test_with_the_distributed_optimizer_the_offload_keeps_a_sharded_stage(cli, specs, tmp_path):
+    r = estimate(cli, specs, tmp_path, more=", offload: optimizer")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["layout"]["zero"] >= 1
+
+
+@pytest.mark.parametrize(("extra", "more", "why"), [("", ", zero: 0", "zero 0"),
+                                                    ("  distributed_optimizer: false\n", "",
+                                                     "distributed_optimizer false")])
+def test_optimizer_offload_stated_without_the_distributed_optimizer_is_an_error(cli, specs, tmp_path, extra, more,
+                                                                                 why):
+    r = estimate(cli, specs, tmp_path, extra, more + ", offload: optimizer")
+    assert r.code == 1
+    out = r.out + r.err
+    assert (f"training.parallelism.offload: offload optimizer needs the distributed optimizer, and {why} is stated"
+            in out)
+    assert f"w.yaml:{11 + bool(extra)}:" in out
+
+
+def test_the_rule_and_the_retry_rows():
+    assert optimizer_offload_refused(np.array([0, 1, 2, 3, 6]), np.zeros(5)).tolist() == [False, False, True, True,
+                                                                                           True]
+    assert not optimizer_offload_refused(2, 1)
+    lay = {"dp": np.array([1.0, 1.0, 4.0, 4.0]), "zero": np.zeros(4), "offload": np.array([1.0, 2.0, 2.0, 1.0])}
+    kept = without_refused_offloads(lay, (0, 1, 2, 3))
+    # dp 1 takes the distributed optimizer over one rank; dp 4 at stage 0 offloads only activations
+    assert kept["dp"].tolist() == [1, 1, 4] and kept["zero"].tolist() == [0, 1, 0]
+    assert kept["offload"].tolist() == [1, 2, 1]
+    assert len(without_refused_offloads(lay, (0,))["dp"]) == 2  # no sharded stage: no optimizer offload at all
+
+
+SWEEP = """kind: Sweep
+id: ddp-offload
+workload: l70-ddp
+axes:
+  hbm_capacity: [1, 0.8, 0.6]
+  global_batch: [256, 512]
+objectives:
+  - {metric: tokens_per_second}
+"""
+
+L70 = """\
+kind: Workload
+id: l70-ddp
+name: Llama 3.1 70B on 512 GB200 without the distributed optimizer
+model: llama3-70b
+cluster: gb200-nvl72-su
+accelerators: 512
+training:
+  seq_len: 8192
+  global_batch: 512
+  precision: bf16
+  distributed_optimizer: false
+  parallelism: {tp: 8, pp: 1}
+"""
+
+
+def test_a_sweep_batched_keeps_to_the_rule_and_to_the_per_point_rows(tmp_path):
+    (tmp_path / "w.yaml").write_text(L70, encoding="utf-8")
+    (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
+    specs, clusters, sweeps = sw.load(tmp_path / "sweep.yaml", [SPECS, tmp_path])
+    (p,) = sweep_problems.problems(specs, clusters, sweeps)
+    fast = batch.evaluate(p, 0, p.size)
+    for row in fast:
+        ref = evaluate_point(p, row.index)
+        assert (row.status, row.reason, row.layout) == (ref.status, ref.reason, ref.layout)
+        if row.layout:
+            assert row.layout["zero"] == 0 and row.layout.get("offload") not in ("optimizer", "both")
+    assert {r.status for r in fast} == {"ok", "does not fit"}
