@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 from archgen import metrics
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.switches import StackSwitches
+from archgen.model.training_rules import fp8_recipe_problem
 from archgen.model.workload import (
     Collective,
     Inference,
@@ -22,7 +23,6 @@ from archgen.model.workload import (
     Recompute,
     Shape,
     TrainingJob,
-    fp8_recipe_problem,
     job_kind,
 )
 from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Power

@@ -72,7 +72,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
     # optimizer offload runs on the distributed optimizer (`refused.optimizer_offload_refused`): stated with neither
     # zero nor distributed_optimizer, the stage is one of those, whatever the profile's (stated against either:
-    # `workload.offload_problem`)
+    # `training_rules.offload_problem`)
     offload_do = bool(OFFLOAD_CODES[p.offload or "none"] & 2) and t.distributed_optimizer is None
     zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer or offload_do else 0)
     # the given part of the layout must be valid on its own; the search only fills in what is missing

@@ -1,0 +1,49 @@
+"""The rules a stated training job's switches must keep with each other, as the stack enforces them.
+
+Each returns why a stated combination contradicts itself (a message for `FieldError`), or None; `Training` and the
+validation cases (`model.cases`) raise them at the offending key, and the layout search keeps to the same rules.
+"""
+
+from __future__ import annotations
+
+
+def offload_problem(distributed_optimizer: bool | None, zero: int | None, offload: str | None) -> str | None:
+    """Why a stated optimizer offload contradicts a stated stage 0 or `distributed_optimizer` false; else None.
+
+    Megatron-LM's `--optimizer-cpu-offload` needs `--use-precision-aware-optimizer` (megatron/training/arguments.py
+    at d98e8a6, line 1885), which needs the distributed optimizer (megatron/core/optimizer/__init__.py, line 1057);
+    the layout search keeps to the same rule (`perf.train.refused.optimizer_offload_refused`).
+    """
+    if offload not in ("optimizer", "both") or not (zero == 0 or distributed_optimizer is False):
+        return None
+    why = "zero 0" if zero == 0 else "distributed_optimizer false"
+    return (f"offload {offload} needs the distributed optimizer, and {why} is stated (Megatron-LM: "
+            "--optimizer-cpu-offload needs --use-precision-aware-optimizer, 'only supported with distributed "
+            "optimizer'); expected zero 1, 2 or 3 and distributed_optimizer true or left out, or offload none or "
+            "activations")
+
+
+def zero_problem(distributed_optimizer: bool | None, zero: int | None) -> str | None:
+    """Why a stated ZeRO stage contradicts a stated `distributed_optimizer`; else None.
+
+    Stage 1 is the distributed optimizer, and stages 2-3 (Megatron-FSDP) run on it; stage 0 is without it. Stated
+    both ways, one of them would be silently ignored (the layout's stage wins in the memory and the DP collectives).
+    """
+    if distributed_optimizer is None or zero is None or (zero >= 1) == distributed_optimizer:
+        return None
+    want = "1, 2 or 3" if distributed_optimizer else "0"
+    return (f"zero {zero} contradicts distributed_optimizer {str(distributed_optimizer).lower()}; expected zero {want} "
+            "(stage 1 is the distributed optimizer, 2 and 3 run on it) or leave one of them out")
+
+
+def fp8_recipe_problem(precision: str, fp8_recipe: str | None) -> str | None:
+    """Why a training job's `fp8_recipe` cannot apply to its precision; else None.
+
+    The recipe would otherwise be silently ignored: `perf.hw.quant.recipe` reads it for FP8 training only (a 16-bit job
+    has no FP8 tensors, and FP4 training follows Transformer Engine's NVFP4 recipe).
+    """
+    if fp8_recipe is None or precision == "fp8":
+        return None
+    why = " (fp4 training follows Transformer Engine's NVFP4 recipe)" if precision == "fp4" else ""
+    return f"fp8_recipe '{fp8_recipe}' applies to fp8 training; this job is {precision}{why}"
+
