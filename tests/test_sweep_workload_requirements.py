@@ -88,7 +88,8 @@ def test_a_workload_cost_requirement_is_not_provided_at_a_swapped_chips_points(t
     assert [p["axes"]["accelerator"] for p in doc["front"]] == ["b200-sxm-180gb"]
     assert doc["front"][0]["requirements"]["REQ-COST"] is True
     assert [(x["status"], x["points"], x["reason"]) for x in doc["reasons"]] == [
-        ("ok", 1, "REQ-COST (SHALL) not provided: the point has no cost_per_token")]
+        ("ok", 1, "REQ-COST (SHALL) not provided: the point has no cost_per_token: cluster 'dgx-b200-superpod' "
+                  "prices its own 'b200-sxm-180gb' systems, not 'gb300' ones")]
     refused = text + "requirements:\n  - {id: REQ-S-COST, statement: Cost, metric: cost_per_token, target: '<= 1 uUSD'}\n"
     r = cli("sweep", _sweep(tmp_path, refused), "--path", specs, "--out", tmp_path / "o")
     assert r.code == 2 and "sweep.yaml:5:33: error: sweep 't': requirement 'REQ-S-COST' on 'cost_per_token' needs " \
