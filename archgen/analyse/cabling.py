@@ -28,7 +28,7 @@ import numpy as np
 from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, spare_leaf_ports
+from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, spare_leaf_ports, unplaced
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -101,6 +101,7 @@ class Cabling:
     problems: tuple[Problem, ...]
     optics_power: Q
     network_power: dict[str, Q] = field(default_factory=dict)
+    unplaced_switches: tuple[tuple[str, str, str, int], ...] = ()   # (fabric, tier, switch, count): placement.unplaced
 
 
 def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
@@ -205,6 +206,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
     bins = _bins(cluster)
     taken: Taken = {}
+    loose: list[tuple[str, str, str, int]] = []
     for fa in a.fabrics:
         if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
             for name in fa.links:
@@ -217,6 +219,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
         # square of the shortfall (a 2-tier fabric asked to hold 1,000 units took 19 GB).
         wired = known and fa.buildable
         placed = place_switches(cluster, fa, problems, taken) if wired else {}
+        loose += unplaced(fa, placed)
         for tier_name, key in (("access", "leaf"), ("leaf_spine", "spine"), ("spine_core", "core")):
             if tier_name not in fa.links:
                 continue
@@ -236,7 +239,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
         tiers.append(_tier_totals("scale_up", "neighbour", su.cables * su.domains, options, None, None, speed))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
-                   tuple(problems), optics, net_power)
+                   tuple(problems), optics, net_power, tuple(loose))
 
 
 def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[str, np.ndarray]) -> tuple:

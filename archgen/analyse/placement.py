@@ -135,6 +135,21 @@ def _mode(sw: np.ndarray, value: np.ndarray, span: int, total: int) -> np.ndarra
     return out
 
 
+def unplaced(fa: FabricAnalysis, placed: dict[str, np.ndarray]) -> list[tuple[str, str, str, int]]:
+    """(fabric id, tier, switch id, count) of each tier's switches that `place_switches` put in no rack.
+
+    Per placement, as the cabling sees them (CAB004: their runs take the floor's longest length), not per switch
+    part over the cluster: a tier's switches its own racks do not hold stand in no rack even where another tier's
+    racks have slots of the same part left over.
+    """
+    out = []
+    for t in fa.tiers:
+        at = placed.get(t.name)
+        if at is not None and t.switch is not None and (n := int((at[:, 0] < 0).sum())):
+            out.append((fa.fabric.spec.id, t.name, t.switch.id, n))
+    return out
+
+
 def _at_slots(arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """The (rack instance, U) of slot `idx` of `arr` per switch; (-1, -1) where idx is past the slots or negative."""
     out = np.full((len(idx), 2), -1, dtype=np.int64)

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
+from archgen.analyse.network import ClusterAnalysis
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
@@ -222,6 +223,11 @@ def switches_racked(ctx: Context) -> Iterator[Violation]:
     position in the space cost and no enclosure or PDU in the capex: its rack space would read as free. Its own
     price and power are counted. The warning names the switches, their count and the rack units they take.
 
+    Switches are counted per placement, tier by tier, as the cabling places them (`analyse.placement.unplaced`;
+    CAB004 gives their runs the floor's longest length), not per part over the cluster: where another tier's racks
+    hold spare slots of the same part, the bill of materials counts a tier's unplaced switches as those, so the
+    capex and space cost price positions the fabric does not use for them; a second warning says so.
+
     Fix: place the switches in racks (the tier's `rack:`, with a rack type that holds them, counted in the cluster's
     units), so that their racks are costed like any other.
     """
@@ -239,3 +245,27 @@ def switches_racked(ctx: Context) -> Iterator[Violation]:
                                                f"position in the space cost ({racks} rack{'s' * (racks != 1)}) and no "
                                                "enclosure or PDU "
                                                "in the capex: their rack space is not costed")
+        counted = Counter({line.part: line.quantity for line in cost.unracked})
+        yield from _placed_elsewhere(path, spec, ctx.clusters[path], counted)
+
+
+def _placed_elsewhere(path: str, spec: Cluster, a: ClusterAnalysis, counted: Counter) -> Iterator[Violation]:
+    """COST007 for the switches a tier places in no rack that the bill of materials counts in other tiers' slots.
+
+    `counted` holds, by switch part, those the bill of materials itself has no rack for (the first warning's).
+    """
+    loose = a.cabling.unplaced_switches if a.cabling is not None else ()
+    for part in sorted({sid for _, _, sid, _ in loose}):
+        tiers = [(f, t, n) for f, t, sid, n in loose if sid == part]
+        extra = sum(n for _, _, n in tiers) - counted[part]
+        if extra <= 0:
+            continue
+        held = sorted(rid for rid in a.cluster.rack_counts
+                      if any(item.part.id == part for item in a.cluster.rack_types[rid].items))
+        named = ", ".join(f"fabric '{f}' {t} x{n}" for f, t, n in tiers)
+        verb = "is" if extra == 1 else "are"
+        yield Violation(path, spec.id, (), f"{extra} {part} of those placed in no rack by their tier ({named}) "
+                                           f"{verb} counted on the bill of materials as the spare {part} slots of "
+                                           f"the '{', '.join(held)}' racks, where no tier puts them: the capex and "
+                                           "space cost price those positions, not the switches' own, and their "
+                                           "runs take the floor's longest length (CAB004)")

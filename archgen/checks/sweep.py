@@ -10,15 +10,17 @@ from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an
+from archgen.model.requirements import Status, fails
 from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
 from archgen.model.workload import Workload, job_kind
 from archgen.units import Q_
 
 
-def mistakes(specs, sweep: Sweep) -> list[tuple[tuple, str]]:
-    """Every way `sweep` does not fit its workload, as (key path in the sweep's document, message).
+def mistakes(specs, sweep: Sweep) -> list[tuple[str, tuple, str]]:
+    """Every way `sweep` does not fit its workload, as (spec id, key path in that document, message).
 
-    An unknown workload, cluster or accelerator id is REF001's, not repeated here.
+    The spec id is the sweep's, or the workload's for one of its requirements that no point could provide
+    (`unanswerable`). An unknown workload, cluster or accelerator id is REF001's, not repeated here.
     """
     workload = specs.get(sweep.workload)
     if not isinstance(workload, Workload):
@@ -50,21 +52,45 @@ def mistakes(specs, sweep: Sweep) -> list[tuple[tuple, str]]:
                                                        f"{job} job has {', '.join(JOB_METRICS[job])}"))
     if not (sweep.axes.cluster or workload.cluster):
         out.append((("axes",), f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster"))
-    return out
+    return [(sweep.id, path, message) for path, message in out] + unanswerable(sweep, workload, job)
+
+
+def unanswerable(sweep: Sweep, workload: Workload, job: str) -> list[tuple[str, tuple, str]]:
+    """The workload's requirements that fail every point of `sweep` unjudged: on a metric no point computes.
+
+    A point computes its job's estimate and the sweep's own metrics (`model.sweep.JOB_METRICS`), not the figures of
+    `check`'s operations stage (`mtti`, `time_to_train`, `checkpoint_write_time`, ...). A requirement on one of
+    those is not provided at every point; where its level makes not provided a failure (`model.requirements.fails`:
+    SHALL, as `check` makes it an error), no point could be feasible, so the sweep is refused at the requirement's
+    line before any point runs, as a sweep requirement on such a metric is. At SHOULD or MAY it is reported as not
+    provided at each point and left alone.
+    """
+    return [(workload.id, ("requirements", k, "metric"),
+             f"sweep '{sweep.id}': workload '{workload.id}' requirement {r.id} ({r.level.upper()}) targets "
+             f"'{r.metric}', which a sweep does not compute, so no point could meet it and none would be feasible; "
+             f"a {job} point has {', '.join(JOB_METRICS[job])} (judge it with `archgen check`, or make it SHOULD "
+             "or MAY, which the sweep reports as not provided)")
+            for k, r in enumerate(workload.requirements)
+            if r.metric not in JOB_METRICS[job] and fails(r.level, Status.NOT_PROVIDED)]
 
 
 @check("SWP001", "sweep.fits_workload")
 def sweep_fits_workload(ctx: Context) -> Iterator[Violation]:
     """A sweep's axes, objectives and requirements apply to its workload's job, and it has a cluster to run on.
 
+    The workload's own SHALL requirements count too: one on a figure no sweep point computes (`mtti`,
+    `time_to_train`, which `archgen check` gives) would be not provided at every point, so no point could be
+    feasible; it is reported at the requirement's line in the workload's file.
+
     Fix: vary the axes of the workload's kind of job (tp, pp, micro_batch for training; batch for inference), name
     metrics that job has as objectives and requirements, give the sweep's requirements their own ids, and name a
-    cluster in the workload or in `axes.cluster`.
+    cluster in the workload or in `axes.cluster`; judge a workload's target on a figure a sweep does not compute
+    with `archgen check`, or make it SHOULD or MAY.
     """
     specs = ctx.design.specs
     for sweep in specs.of(Sweep):
-        for path, message in mistakes(specs, sweep):
-            yield Violation(f"sweep/{sweep.id}", sweep.id, path, message)
+        for owner, path, message in mistakes(specs, sweep):
+            yield Violation(f"sweep/{sweep.id}", owner, path, message)
 
 
 @check("SWP002", "sweep.accelerators")

@@ -33,8 +33,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
     (`checks.sweep.mistakes`, SWP001 in `archgen check`) are raised together as a `ValidateError`.
     """
     scale_out = scale_out_paths(clusters)
-    wrong = [SpecProblem(specs.locate(s.id, path), message=message) for s in sweeps
-             for path, message in mistakes(specs, s)]
+    wrong = [SpecProblem(specs.locate(owner, path), message=message) for s in sweeps
+             for owner, path, message in mistakes(specs, s)]
     if wrong:
         raise ValidateError(wrong)
     out = []

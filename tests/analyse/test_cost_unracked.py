@@ -18,11 +18,12 @@ from tests.conftest import SPECS
 CLUSTER = "cluster/gb200-nvl72-su"
 
 
-def _design(root: Path, spines_racked: bool) -> Path:
+def _design(root: Path, spines_racked: bool, slots_kept: bool = False) -> Path:
     root.mkdir(parents=True)
     text = (SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8")
     if not spines_racked:
-        text = text.replace("  - {at: 5, part: qm9700, count: 34}", "  - {at: 5, part: qm9700, count: 18}")
+        if not slots_kept:
+            text = text.replace("  - {at: 5, part: qm9700, count: 34}", "  - {at: 5, part: qm9700, count: 18}")
         text = text.replace("    spine: {rack: gb200-su-ib}\n", "", 1)   # the compute fabric's spines
     (root / "cluster.yaml").write_text(text, encoding="utf-8")
     return root
@@ -45,3 +46,19 @@ def test_the_shipped_su_racks_every_switch(tmp_path):
     r = run([_design(tmp_path / "a", spines_racked=True)])
     assert not [f for f in r.findings if f.id == "COST007"]
     assert not r.operations.cost[CLUSTER].unracked
+
+
+def test_spines_in_no_rack_beside_spare_slots_of_their_part_are_named(tmp_path):
+    """The same proposal with the IB rack still holding 34 qm9700: the spine tier names no rack, so the cabling
+    places the 16 spines nowhere (CAB004, the floor's longest runs) and 16 of the rack's slots hold no switch of the
+    fabric. COST007 counted per part over the cluster (34 needed, 34 in racks) and said nothing; it now counts per
+    placement and says that the bill of materials counts the spines as the rack's spare slots."""
+    r = run([_design(tmp_path / "a", spines_racked=False, slots_kept=True)])
+    assert [f.object for f in r.findings if f.id == "CAB004"] == [f"{CLUSTER}/fabric/compute"]
+    found = [(f.severity, f.object, f.message) for f in r.findings if f.id == "COST007"]
+    assert found == [("warning", CLUSTER, "16 qm9700 of those placed in no rack by their tier (fabric "
+                                          "'compute' spine x16) are counted on the bill of materials as the "
+                                          "spare qm9700 slots of the 'gb200-su-ib' racks, where no tier puts them: the "
+                                          "capex and space cost price those positions, not the switches' own, and "
+                                          "their runs take the floor's longest length (CAB004)")]
+    assert not r.operations.cost[CLUSTER].unracked    # the bill of materials is unchanged: 34 qm9700, all in racks

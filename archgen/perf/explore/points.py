@@ -18,7 +18,7 @@ import numpy as np
 
 from archgen.errors import AnalyseError, ArchgenError, WorkloadError
 from archgen.model.requirements import PASSING, Requirement, Status, fails
-from archgen.model.sweep import GOODPUT_METRICS, HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
@@ -103,19 +103,34 @@ UNSETTLED = ("{metric} meets the target at one end only of the unknown checkpoin
              "charged, or no stop at all; the nodes give no host_memory.link, REL008)")
 
 
-def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any]) -> str:
-    """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason)."""
+def unpriced(problem: SweepProblem, base: Machine) -> str:
+    """Why a point on `base` has no cost per token where its chip is not the cluster's own, in words; else ""."""
+    own = problem.bases.get((base.cluster, None))
+    if base.cost_per_accelerator_hour is not None or own is None or own.cost_per_accelerator_hour is None:
+        return ""
+    return (f"cluster '{base.cluster}' prices its own '{own.hardware.accelerator}' systems, not "
+            f"'{base.hardware.accelerator}' ones")
+
+
+def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any],
+               priced: str = "") -> str:
+    """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
+
+    `priced` is `unpriced`'s reason for the point's machine, given to a requirement on an amount of money.
+    """
     metric = requirement.metric
     if requirement.id in loose:
         return UNSETTLED.format(metric=metric)
     if metric not in metrics:
+        if priced and metric in COST_OBJECTIVES:
+            return f"the point has no {metric}: {priced}"
         return (f"the point has no {metric}" if metric in SWEEP_METRICS else
                 f"a sweep does not compute {metric} (archgen check of the workload does)")
     return f"target {requirement.target} does not have the dimension of {metric}"
 
 
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
-                loose: set[str] | dict[str, Any]) -> tuple[bool, str]:
+                loose: set[str] | dict[str, Any], priced: str = "") -> tuple[bool, str]:
     """Whether a point is feasible, and why not where a SHALL requirement is not provided: `check`'s rule.
 
     Feasible: it fits and no requirement fails at its level (`model.requirements.fails`, the rule `check`'s REQ001
@@ -129,7 +144,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     status = {r.id: Status.NOT_PROVIDED if met.get(r.id) is None else Status.MET if met[r.id] else Status.NOT_MET
               for r in requirements(problem)}
     missed = [r for r in requirements(problem) if fails(r.level, status[r.id])]
-    why = "; ".join(f"{r.id} ({r.level.upper()}) not provided: {unprovided(r, metrics, loose)}"
+    why = "; ".join(f"{r.id} ({r.level.upper()}) not provided: {unprovided(r, metrics, loose, priced)}"
                     for r in missed if status[r.id] is Status.NOT_PROVIDED)
     return not missed, why
 
@@ -207,7 +222,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             statuses[r.id] = status[0] if status else None
     met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})
     met = {r.id: met[r.id] for r in requirements(problem)}   # in the order of `requirements`
-    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose)
+    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base))
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
                     tuple(k for k, status in statuses.items() if status is Status.AT_RISK))

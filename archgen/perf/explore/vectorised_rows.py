@@ -18,7 +18,15 @@ import numpy as np
 from archgen import metrics as registry
 from archgen.model.requirements import PASSING, Status, judge_each
 from archgen.model.sweep import SWEEP_METRICS
-from archgen.perf.explore.points import PointRow, SweepProblem, feasibility, on_estimate, on_point, requirements
+from archgen.perf.explore.points import (
+    PointRow,
+    SweepProblem,
+    feasibility,
+    on_estimate,
+    on_point,
+    requirements,
+    unpriced,
+)
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import unblocked_of
 from archgen.perf.workload.cluster import Machine
@@ -100,7 +108,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                 risk[p].append(req.id)
     order = [r.id for r in requirements(problem)]
     met = [{k: got[k] for k in order} for got in met]
-    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p]) for p in range(len(fits))]
+    priced = unpriced(problem, base)
+    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced) for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]
     return [PointRow(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit",
