@@ -17,7 +17,7 @@ from archgen.model.power import PDU
 from archgen.render import common, distribution, fmt
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.rack_power import cooling, power, ratio
+from archgen.render.rack_power import air, cooling, power, ratio
 from archgen.render.tables import bom_table
 
 #: Part classes, in legend order, with the colour used in every diagram.
@@ -78,7 +78,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
         abstract(scope, analysis),
         common.conventions(),
         common.requirements_section(scope),
-        common.components_section(scope, counts),
+        common.components_section(scope, shared_counts(analysis, counts)),
         architecture(analysis),
         rack_design(scope, analysis),
         power(analysis, dist),
@@ -90,11 +90,34 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     sections += [
         common.validation_section(scope),
         common.open_items_section(scope, [
-            *cord_gaps(analysis.rack), *dist_items,
+            *cord_gaps(analysis.rack), *dist_items, *_external_items(analysis),
             "Fabrics, cabling and performance are described in the cluster documents that use this rack."]),
         appendices(scope, analysis),
     ]
     return DocumentModel(spec.id, "rack", title, control, sections).number()
+
+
+def shared_counts(a: RackAnalysis, counts: dict[str, int]) -> dict[str, Any]:
+    """`counts` with a CDU shared by a group of racks shown as such ('shared: 2 for 8 racks'), not as the rack's own.
+
+    An in-row CDU named in the liquid path serves `racks_per_cdu` racks: its `cdu_count` is the group's, so an ODM
+    reading a bare 2 would order 2 per rack. A CDU placed in the slots, or one group per rack, keeps its count.
+    """
+    liquid, cdu = a.rack.spec.cooling.liquid, a.rack.cdu
+    placed = cdu is not None and any(p.part.id == cdu.id for p in a.rack.items)
+    if liquid is None or cdu is None or placed or liquid.racks_per_cdu == 1 or cdu.id not in counts:
+        return counts
+    return {**counts, cdu.id: f"shared: {liquid.cdu_count} for {liquid.racks_per_cdu} racks"}
+
+
+def _external_items(a: RackAnalysis) -> list[str]:
+    """The open item for parts fed from outside the rack's chain (`power.external`), if any."""
+    p = a.power
+    if not p.external_parts:
+        return []
+    return [f"{', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)}): fed from outside the rack's shelves, "
+            "PDUs and feeds (power.external); state the circuit that feeds them (a PDU beside the shelves, a "
+            "facility outlet) and its protection."]
 
 
 def abstract(scope: Scope, a: RackAnalysis) -> Section:
@@ -117,7 +140,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
             ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)),
-            ("Air flow required", fmt.q(a.cooling.air_flow, "ft**3/min", 0)),
+            ("Air flow required", air(a.cooling.air_flow)),
             ("Weight / floor load", f"{fmt.q(a.space.weight, 'kg', 0)} / {fmt.q(a.space.floor_load, 'kg/m**2', 0)}")]
     findings = scope.findings()
     errors = sum(1 for f in findings if f.severity == "error" and not f.waived)

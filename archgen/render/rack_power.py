@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
+from archgen.checks.scope import coolant_supply
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -56,13 +57,44 @@ def typical_text(typical: Q | None, fell_back: tuple[str, ...], at_feeds: bool =
 def _chain_text(p: Power) -> str:
     """How the load reaches the feeds, in words: 'The power shelves deliver 131.6 kW;' and the like."""
     if len(p.stages) < 2:
-        return f"The {p.conversion_kind} deliver {fmt.q(p.load, 'kW', 1)};"
+        return f"The {p.conversion_kind} deliver {fmt.q(p.stages[0].load if p.stages else p.load, 'kW', 1)};"
     shelves, pdus = p.stages
     if p.arrangement == "pdus-shelves":
         return (f"The power shelves deliver {fmt.q(shelves.load, 'kW', 1)} to the busbar and plug into the PDUs, "
                 f"which carry {fmt.q(pdus.load, 'kW', 1)};")
     return (f"The power shelves deliver {fmt.q(shelves.load, 'kW', 1)} to the busbar and the PDUs beside them "
             f"{fmt.q(pdus.load, 'kW', 1)} to the parts they serve, each path on its own feeds;")
+
+
+def _external_text(p: Power) -> str:
+    """' The sn2201 (0.2 kW) are fed from outside …' where `power.external` names parts, else ''."""
+    if not p.external_parts:
+        return ""
+    return (f" {', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)}) are fed from outside the rack's "
+            f"shelves, PDUs and feeds (power.external), so no budget below carries them; the rack's input power, "
+            f"{fmt.q(p.input_power, 'kW', 1)}, and its heat count them.")
+
+
+def _busbar_rows(a: RackAnalysis) -> tuple[tuple[str, str], ...]:
+    """The busbar's voltage, current (I = P / V) and its rating against it, where stated (PWR014)."""
+    p, shelves = a.power, a.rack.spec.power.shelves
+    load, current = p.stages[0].load, p.busbar_current
+    rating = shelves.busbar_rating if shelves is not None else None
+    return (("Busbar voltage (power shelves' output)", fmt.q(p.busbar_voltage, "V", 0)),
+            ("Busbar current (shelves' load / voltage)", f"{fmt.q(load, 'kW', 1)} / {fmt.q(p.busbar_voltage, 'V', 0)} "
+                                                         f"= {fmt.q(current, 'A', 0)}"),
+            ("Busbar rating", f"{fmt.q(rating, 'A', 0)} ({fmt.pct(ratio(current, rating), 1)} used; PWR014)"
+             if rating is not None else "not stated (power.shelves.busbar_rating); the current is not checked"))
+
+
+def air(flow: Q | None) -> str:
+    """An air flow in SI with CFM beside it: '8,170 m³/h (4,808 CFM)'; '—' for None."""
+    return "—" if flow is None else f"{fmt.q(flow, 'm**3/h', 0)} ({fmt.q(flow, 'ft**3/min', 0)})"
+
+
+def _plus(temperature: Q, rise: Q) -> Q:
+    """A temperature raised by a difference (supply + ΔT), in °C."""
+    return (temperature.to("K") + rise.to("K")).to("degC")
 
 
 def power(a: RackAnalysis, dist: Section | None = None) -> Section:
@@ -74,7 +106,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
              f"its switches' ports and in the NICs of systems whose maximum leaves them out "
              f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
              f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. {_chain_text(p)} the feeds supply "
-             f"{fmt.q(p.input_power, 'kW', 1)} including conversion losses."),
+             f"{fmt.q(p.feeds.load, 'kW', 1)} including conversion losses.{_external_text(p)}"),
         Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds"))
@@ -101,6 +133,9 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
                                                                       else "")),)
     section.sub("feeds", "Feeds and derating",
                 Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows))
+    if p.busbar_current is not None:
+        section.sub("busbar", "DC busbar", Table("busbar", "DC busbar", (Column("Item"), Column("Value")),
+                                                 _busbar_rows(a)))
     failure = [row for st in p.stages + p.feed_groups for row in _failure_rows(fmt.sentence(st.kind), st, st.load)]
     case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
                  Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
@@ -118,7 +153,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
 def cooling(a: RackAnalysis) -> Section:
     """Heat split, liquid loop and CDU, air path."""
     c, spec = a.cooling, a.rack.spec
-    liquid, air = spec.cooling.liquid, spec.cooling.air
+    liquid, air_path = spec.cooling.liquid, spec.cooling.air
     share = ratio(c.heat_liquid, c.heat) or 0.0
     section = Section("cooling", "Cooling").add(
         Para(f"All {fmt.q(c.heat, 'kW', 1)} drawn from the feeds becomes heat: {fmt.q(c.heat_liquid, 'kW', 1)} "
@@ -130,17 +165,25 @@ def cooling(a: RackAnalysis) -> Section:
              f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
              fmt.q(c.coolant_flow, "L/min", 1),
              fmt.q(c.coolant_flow / c.heat_liquid, "L/min/kW", 2) if liquid and c.heat_liquid.magnitude else "—"),
-            ("Air", c.heat_air, fmt.pct(1 - share), f"air, ΔT {fmt.q(air.delta_t, 'K', 0)}",
-             fmt.q(c.air_flow, "ft**3/min", 0), "—")]
+            ("Air", c.heat_air, fmt.pct(1 - share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
+             air(c.air_flow), "—")]
     cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
             Column("Flow required", align="right"), Column("Flow per kW", align="right"))
     section.add(Table("heat-split", "Heat split and flows", cols, tuple(rows)))
     if liquid:
+        facility, cdu = a.rack.facility, a.rack.cdu
+        water = facility.water if facility is not None else None
+        delivered = coolant_supply(water, cdu) if water is not None and cdu is not None and cdu.approach else None
+        supply = (fmt.q(delivered, "degC", 1) + f" (facility water {fmt.q(water.supply, 'degC', 1)} + CDU approach "
+                  f"{fmt.q(cdu.approach, 'K', 1)}; COOL004)" if delivered is not None and water and cdu
+                  else "not computed: no facility water or CDU approach given")
+        back = (f"{fmt.q(_plus(delivered, liquid.delta_t), 'degC', 1)} (supply + ΔT)" if delivered is not None else
+                f"at most {fmt.q(_plus(liquid.supply, liquid.delta_t), 'degC', 1)} (accepted supply + ΔT)")
         lrows = [("ASHRAE liquid class", f"{liquid.class_} (facility water ≤ {LIQUID_CLASS_MAX[liquid.class_]:g} °C)"),
                  ("Secondary supply accepted by the trays", fmt.q(liquid.supply, "degC", 0)),
+                 ("Secondary supply delivered", supply), ("Secondary return", back),
                  ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"),
                  ("Coolant flow per rack", fmt.q(c.coolant_flow, "L/min", 1))]
-        cdu = a.rack.cdu
         if c.cdu is not None and cdu is not None:
             lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"),
                       ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
@@ -154,15 +197,16 @@ def cooling(a: RackAnalysis) -> Section:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
         section.sub("liquid", "Liquid loop and CDU",
                     Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
-    lo, hi = AIR_CLASS_RANGE[air.class_]
-    arows = [("ASHRAE air class", f"{air.class_} (allowable inlet {lo:g}–{hi:g} °C)"),
-             ("Air ΔT", fmt.q(air.delta_t, "K", 0)),
-             ("Air flow required", fmt.q(c.air_flow, "ft**3/min", 0)),
-             ("Air flow rated (sum of systems)", fmt.q(c.declared_air_flow, "ft**3/min", 0)
+    lo, hi = AIR_CLASS_RANGE[air_path.class_]
+    arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"),
+             ("Air ΔT", fmt.q(air_path.delta_t, "K", 0)),
+             ("Air flow required", air(c.air_flow)),
+             ("Air flow rated (sum of systems)", air(c.declared_air_flow)
               if c.declared_air_flow is not None else "not published")]
     facility = a.rack.facility
     if facility is not None:
-        arows.append(("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)))
+        arows += [("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
+                  ("Exhaust air (inlet + ΔT)", fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1))]
         if facility.water is not None:
             arows.append(("Facility water supply", fmt.q(facility.water.supply, "degC", 1)))
     section.sub("air", "Air path", Table("air", "Air path", (Column("Item"), Column("Value")), tuple(arows)))
