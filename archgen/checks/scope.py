@@ -180,7 +180,8 @@ def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
         "COOL003": lambda: (water.supply, Q_(LIQUID_CLASS_MAX[lp.class_], "degC")) if lp and water else None,
         "COOL004": lambda: (coolant_supply(water, a.rack.cdu), lp.supply) if lp and water and a.rack.cdu and
         a.rack.cdu.approach else None,
-        "COOL007": lambda: (c.air_flow, c.declared_air_flow) if c.declared_air_flow is not None else None,
+        "COOL007": lambda: (c.air_flow.to("m**3/h"), c.declared_air_flow.to("m**3/h"))  # SI, as the air path
+        if c.declared_air_flow is not None else None,
         "PWR014": lambda: (p.busbar_current, a.rack.spec.power.shelves.busbar_rating) if _busbar_rated(a.rack) and
         p.busbar_current is not None else None,
     }
