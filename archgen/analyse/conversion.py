@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from archgen.analyse.facility import facility_metrics
+from archgen.analyse.feeding import busbar_flags, port_share
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.optics import instance_optics
-from archgen.analyse.rack import on_pdus_flags, port_share
 from archgen.build import RackDesign
 from archgen.model import PowerShelf, Switch, System
 from archgen.model.system import max_draw, typical_draw
@@ -74,7 +74,7 @@ def shelf_loss(a: ClusterAnalysis, draw: Draw = max_draw, pick: Pick = stated) -
         eff = shelf_efficiency(rack, pick) if rack is not None else None
         if rack is None or eff is None:
             continue
-        fed = [not flag for flag in on_pdus_flags(rack)]
+        fed = busbar_flags(rack)
         busbar = sum((draw(p.part) for p, on in zip(rack.items, fed, strict=True)
                       if on and isinstance(p.part, System | Switch)), Q_(0, "kW"))
         total = total + busbar * n * (1 / eff - 1)
@@ -88,7 +88,7 @@ def _optics_loss(a: ClusterAnalysis, pick: Pick) -> Q:
     for inst, w in zip(a.cluster.instances, watts, strict=True):
         eff = shelf_efficiency(inst.rack, pick)
         if eff is not None and w:
-            total += w * (1 - port_share(inst.rack, on_pdus_flags(inst.rack))) * (1 / eff - 1)
+            total += w * _busbar_optics_share(inst.rack) * (1 / eff - 1)
     return Q_(total, "W").to("kW")
 
 
@@ -109,3 +109,9 @@ def at_feeds(clusters: dict[str, ClusterAnalysis]) -> dict[str, ClusterAnalysis]
             m["it_power_typical"] = (m["it_power_typical"] + typical).to("kW")
         out[path] = replace(a, metrics=m)
     return out
+
+
+def _busbar_optics_share(rack: RackDesign) -> float:
+    """Share of a rack's optics on its shelves' busbar: all but the switch ports of parts on PDUs or external."""
+    off = [not flag for flag in busbar_flags(rack)]
+    return 1 - port_share(rack, off)

@@ -10,6 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
+from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
 from archgen.model.base import spare_units
@@ -19,6 +20,8 @@ from archgen.model.power import PDU
 from archgen.model.rack import Feeds, Pdus, Shelves
 from archgen.model.system import max_draw, typical_draw
 from archgen.units import Q_, Q
+
+__all__ = ["busbar_flags", "external_flags", "on_pdus_flags", "port_share"]  # re-exported: their home was here
 
 #: Coolant properties at typical secondary-loop temperatures (25–45 degC).
 #: Water: NIST Chemistry WebBook (saturated liquid, 30 degC): rho 995.6 kg/m^3, c_p 4.180 kJ/(kg K).
@@ -96,7 +99,9 @@ class Power:
     `feed_groups` the feeds of each path: one group of every feed, or, with PDUs beside shelves, the shelves' feeds
     and the PDUs' (one per PDU). `feeds` is every feed, carrying the whole input power. `equipment_typical` is the
     systems' and switches' typical draw where their datasheet states one, else their maximum (`typical_from_max`
-    lists the parts that fell back); it is for average power and energy, never for budgets.
+    lists the parts that fell back); it is for average power and energy, never for budgets. `external` is the draw
+    of the parts `power.external` names (`external_parts`), fed from outside the rack's chain: in `input_power` (and
+    so in the heat), in no stage's or feed's load. `busbar_voltage` is the shelves' output voltage (the lowest).
     """
 
     it_power: Q
@@ -113,6 +118,17 @@ class Power:
     optics: Q
     equipment_typical: Q
     typical_from_max: tuple[str, ...] = ()
+    external: Q = Q_(0, "kW")
+    external_parts: tuple[str, ...] = ()
+    busbar_voltage: Q | None = None
+
+    @property
+    def busbar_current(self) -> Q | None:
+        """Current on the shelves' DC busbar: the shelves' load / their output voltage (I = P / V); None: no shelves."""
+        shelves = self.stages[0] if self.stages and self.stages[0].key == "shelves" else None
+        if shelves is None or self.busbar_voltage is None:
+            return None
+        return (shelves.load / self.busbar_voltage).to("A")
 
     @property
     def it_typical(self) -> Q:
@@ -213,16 +229,18 @@ def _power(rack: RackDesign, optics: Q) -> Power:
     shelves = [p.part for p in rack.items if isinstance(p.part, PowerShelf)]
     pdus = [p.part for p in rack.items if isinstance(p.part, PDU)]
     series = bool(shelves and pdus and spec.power.shelves and spec.power.shelves.fed_from == "pdus")
-    on_pdus = on_pdus_flags(rack)
+    on_pdus, outside = on_pdus_flags(rack), external_flags(rack)
     equipment = _draw(rack, (System, Switch))
     other = _draw(rack, (CoolingUnit,))
     it = equipment + optics
     load = it + other
-    pdu_direct = (_draw(rack, (System, Switch, CoolingUnit), on_pdus) + optics * port_share(rack, on_pdus)).to("kW")
+    loads = (System, Switch, CoolingUnit)
+    pdu_direct = (_draw(rack, loads, on_pdus) + optics * port_share(rack, on_pdus)).to("kW")
+    external = (_draw(rack, loads, outside) + optics * port_share(rack, outside)).to("kW")
     stages: list[Stage] = []
-    input_power = load
+    input_power = load - external  # what the rack's own chain carries
     if shelves:
-        busbar = (load - pdu_direct).to("kW")
+        busbar = (input_power - pdu_direct).to("kW")
         stages.append(_stage(spec.power.shelves, "power shelves", "shelves", len(shelves),
                              min(s.capacity for s in shelves).to("kW"), busbar))
         input_power = busbar / min(s.efficiency for s in shelves) + pdu_direct
@@ -248,20 +266,11 @@ def _power(rack: RackDesign, optics: Q) -> Power:
     typical = [typical_draw(p.part) for p in rack.items if isinstance(p.part, System | Switch)]
     fell_back = tuple(sorted({p.part.id for p in rack.items
                               if isinstance(p.part, System | Switch) and p.part.power.typical is None}))
-    return Power(it, other, load.to("kW"), input_power, tuple(stages), arrangement, per_feed, factor, every, groups,
-                 equipment, optics, sum(typical, Q_(0, "kW")).to("kW"), fell_back)
-
-
-def on_pdus_flags(rack: RackDesign) -> list[bool]:
-    """Which placed items the rack's PDUs feed directly: all with PDUs and no shelves, else those `serves` names.
-
-    The rest, where the rack has power shelves, hang on the shelves' busbar (`port_share` splits the optics likewise).
-    """
-    spec = rack.spec
-    shelves = any(isinstance(p.part, PowerShelf) for p in rack.items)
-    pdus = any(isinstance(p.part, PDU) for p in rack.items)
-    serves = set(spec.power.pdus.serves) if spec.power.pdus else set()
-    return [pdus and (not shelves or p.part.id in serves) for p in rack.items]
+    named = tuple(sorted({p.part.id for p, out in zip(rack.items, outside, strict=True) if out}))
+    busbar_voltage = min(s.output_voltage for s in shelves).to("V") if shelves else None
+    return Power(it, other, load.to("kW"), (input_power + external).to("kW"), tuple(stages), arrangement, per_feed,
+                 factor, every, groups, equipment, optics, sum(typical, Q_(0, "kW")).to("kW"), fell_back, external,
+                 named, busbar_voltage)
 
 
 def _stage(claim: Shelves | Pdus | None, kind: str, key: str, count: int, capacity: Q, load: Q) -> Stage:
@@ -280,13 +289,6 @@ def _draw(rack: RackDesign, kinds: tuple[type[System | Switch | CoolingUnit], ..
             draw = part.power if isinstance(part, CoolingUnit) else max_draw(part)   # a system's NICs where excluded
             total = total + (draw if draw is not None else Q_(0, "W"))
     return total.to("kW")
-
-
-def port_share(rack: RackDesign, among: list[bool]) -> float:
-    """Share of the rack's switch ports on the flagged items: switch-end optics sit in the switches' ports."""
-    ports = [(p.part.ports.count, among[i]) for i, p in enumerate(rack.items) if isinstance(p.part, Switch)]
-    total = sum(n for n, _ in ports)
-    return sum(n for n, flagged in ports if flagged) / total if total else 0.0
 
 
 def phase_factor(phases: int, basis: str) -> float:

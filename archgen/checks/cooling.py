@@ -136,9 +136,14 @@ def air_flow(ctx: Context) -> Iterator[Violation]:
             hall = a.rack.facility
             high = f" and {hall.altitude:~P}" if hall is not None and hall.altitude is not None else ""
             yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
-                            f"systems move {c.declared_air_flow:.0f~P} of air; {c.air_flow:.0f~P} are needed for "
+                            f"systems move {_air(c.declared_air_flow)} of air; {_air(c.air_flow)} are needed for "
                             f"{c.heat_air.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}",
                             c.declared_air_flow, c.air_flow)
+
+
+def _air(flow: Q) -> str:
+    """An air flow in SI with CFM beside it, as the rack document gives it: '3755 m³/h (2210 CFM)'."""
+    return f"{flow.to('m**3/h'):.0f~P} ({flow.to('ft**3/min').magnitude:.0f} CFM)"
 
 
 #: Plausible range of a supply temperature (facility water, facility air, a rack's coolant supply), each bound with

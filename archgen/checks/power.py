@@ -10,11 +10,11 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from archgen.analyse.conversion import range_end, shelf_loss
-from archgen.analyse.rack import Power, Stage
+from archgen.analyse.rack import Power, Stage, busbar_flags, external_flags
+from archgen.checks.power_figures import input_span, shelf_range, unconfirmed_power, within_input
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import over_hall
-from archgen.model import NIC, Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
+from archgen.model import PowerShelf, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
@@ -305,69 +305,6 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
                                 usable.to("kW"))
 
 
-#: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.
-POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
-    (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical")), (CoolingUnit, ("power",)),
-    (Accelerator, ("tdp",)), (NIC, ("power",)), (PowerShelf, ("efficiency",)))
-
-
-def unconfirmed_power(ctx: Context, path: str) -> list[str]:
-    """The unconfirmed power figures of the parts on cluster `path`'s bill of materials, as 'part field (where)'.
-
-    A system's, switch's or CDU's own draw, and the `tdp` of the accelerator fitted in a system (the board power its
-    draw is built on, and that a sweep over accelerators re-powers the system by). A system with NICs says whether
-    its figure includes them or they are added to it (`System.power_includes_nics`); the `power` of the NICs added
-    is named where unconfirmed.
-    """
-    a = ctx.clusters[path]
-    out: dict[str, None] = {}
-    specs = ctx.design.specs
-    for line in a.cabling.bom if a.cabling is not None else ():
-        part = specs.get(line.part)
-        fitted = [(specs.get(part.accelerator), f"fitted in {part.id}")] if isinstance(part, System) and \
-            part.accelerator else []
-        placed = f"{line.quantity} placed"
-        if isinstance(part, System) and part.nics:
-            added = part.nic_power is not None    # only the NICs whose power is added to the system's figure
-            fitted += [(specs.get(n.part), f"{n.count} in each {part.id}, added to its power")
-                       for n in part.nics if added]
-            placed += ", NICs added" if added else ", NICs included"
-        for p, where in [(part, placed), *fitted]:
-            if not isinstance(p, Part):
-                continue
-            for kind, fields in POWER_FIELDS:
-                named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and _stated(p, f)]
-                if named:
-                    within = "" if not isinstance(p, PowerShelf) or p.efficiency_range is None else (
-                        f"; {p.efficiency:g}, within {p.efficiency_range[0]:g} to {p.efficiency_range[1]:g}")
-                    out[f"{p.id} {' and '.join(named)} ({where}{within})"] = None
-    return list(out)
-
-
-def shelf_range(ctx: Context, path: str) -> str:
-    """Cluster `path`'s IT power at the low and high ends of its shelves' efficiency ranges ("" where none states one).
-
-    A lower efficiency loses more: the low end of the range gives the high IT power (`conversion.shelf_loss`).
-    """
-    a = ctx.clusters[path]
-    shelves = {p.part.id for rack in a.cluster.rack_types.values() for p in rack.items
-               if isinstance(p.part, PowerShelf) and p.part.efficiency_range is not None}
-    it_power = a.metrics.get("it_power")
-    if not shelves or it_power is None:
-        return ""
-    stated = shelf_loss(a)
-    high, low = (it_power + shelf_loss(a, pick=range_end(end)) - stated for end in (0, 1))
-    return (f"; over the efficiency range of {', '.join(sorted(shelves))}, IT power is {_kw(low)} to "
-            f"{_kw(high)} ({_kw(it_power)} at the stated efficiency)")
-
-
-def _stated(part: Any, field: str) -> bool:
-    value = part
-    for name in field.split("."):
-        value = getattr(value, name, None)
-    return value is not None
-
-
 @check("PWR012", "power.unconfirmed", severity="info")
 def power_confirmed(ctx: Context) -> Iterator[Violation]:
     """A cluster's power and energy rest on power figures its parts confirm (not listed under `unconfirmed:`).
@@ -389,3 +326,67 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
             spec = ctx.clusters[path].cluster.spec
             yield Violation(path, spec.id, (), "IT power, energy and their cost rest on unconfirmed figures: "
                             + ", ".join(figures) + shelf_range(ctx, path))
+
+
+@check("PWR013", "power.part_input")
+def part_input(ctx: Context) -> Iterator[Violation]:
+    """A placed part's power input (AC or DC, its voltage range, as the catalog states it) matches what feeds it.
+
+    In a rack with power shelves, a part neither on PDUs (`power.pdus.serves`) nor fed from outside the rack
+    (`power.external`) hangs on the shelves' DC busbar: it must take DC, within its voltage range where stated. A part
+    on PDUs or on the feeds takes AC. A part that does not state `power.input` is not judged, nor is an AC part's
+    voltage. `power.external` names placed loads (not shelves or PDUs), none of them in `power.pdus.serves` too.
+
+    Fix: power an AC part beside the shelves (place PDUs and name it in `power.pdus.serves`), name it in
+    `power.external` where the integrator feeds it from outside the rack, or choose the part's other input model.
+    """
+    for path, a in ctx.racks.items():
+        rack, owner = a.rack, a.rack.spec.id
+        bus, ext, seen = busbar_flags(rack), external_flags(rack), set()
+        volts = a.power.busbar_voltage
+        for i, item in enumerate(rack.items):
+            part = item.part
+            given = part.power.input if isinstance(part, System | Switch) else None
+            if given is None or item.slot in seen:
+                continue
+            seen.add(item.slot)
+            key, span = ("slots", item.slot, "part"), input_span(given)
+            if bus[i] and given.type == "ac":
+                yield Violation(path, owner, key, f"{part.id} takes AC{span} but sits on the power shelves' "
+                                f"{volts:~P} DC busbar, whose budget carries it; no PDU (power.pdus.serves) or "
+                                f"outside feed (power.external) is stated for it")
+            elif bus[i] and not within_input(volts, given):
+                yield Violation(path, owner, key, f"{part.id} takes DC{span}; the shelves' busbar is {volts:~P}",
+                                volts, given.voltage_max if given.voltage_max and volts > given.voltage_max
+                                else given.voltage_min)
+            elif not bus[i] and not ext[i] and given.type == "dc":
+                yield Violation(path, owner, key, f"{part.id} takes DC{span} but is fed AC from the rack's "
+                                f"{'PDUs' if any(isinstance(p.part, PDU) for p in rack.items) else 'feeds'}")
+        placed = {p.part.id: p.part for p in rack.items}
+        serves = set(rack.spec.power.pdus.serves) if rack.spec.power.pdus else set()
+        for j, ref in enumerate(rack.spec.power.external):
+            part = placed.get(ref)
+            why = ("is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
+                   if isinstance(part, PowerShelf | PDU) else "is also in power.pdus.serves" if ref in serves else "")
+            if why:
+                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}")
+
+
+@check("PWR014", "power.busbar_rating")
+def busbar_rating(ctx: Context) -> Iterator[Violation]:
+    """The current on the shelves' DC busbar (their load / output voltage) is within the busbar's stated rating.
+
+    I = P / V at the shelves' output voltage: 142.2 kW on a 50 V busbar is 2,844 A. Judged where the rack states
+    `power.shelves.busbar_rating`; the rack document shows the current either way.
+
+    Fix: move load off the busbar (fewer trays, or parts on PDUs), or use a busbar rated for the current.
+    """
+    for path, a in ctx.racks.items():
+        shelves = a.rack.spec.power.shelves
+        rating = shelves.busbar_rating if shelves is not None else None
+        current = a.power.busbar_current
+        if rating is not None and current is not None and current > rating:
+            load = a.power.stages[0].load
+            yield Violation(path, a.rack.spec.id, ("power", "shelves", "busbar_rating"),
+                            f"busbar current {current.to('A'):,.0f~P} ({_kw(load)} / {a.power.busbar_voltage:~P}) "
+                            f"exceeds the busbar's rated {rating.to('A'):,.0f~P}", current.to("A"), rating.to("A"))

@@ -106,12 +106,23 @@ def _chain(r: Any) -> bool:
         bool(power.pdus and power.pdus.serves)
 
 
+def _inputs(r: Any) -> bool:
+    """A rack with a part that states its power input, or with parts fed from outside it, has PWR013 to judge."""
+    return bool(r.spec.power.external) or any(getattr(getattr(p.part, "power", None), "input", None) is not None
+                                              for p in r.items)
+
+
+def _busbar_rated(r: Any) -> bool:
+    """A rack whose shelves state their busbar's rating has a current for PWR014 to judge."""
+    return r.spec.power.shelves is not None and r.spec.power.shelves.busbar_rating is not None
+
+
 #: Checks that judge something only some racks (or the halls of the racks a cluster places) have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
     "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
-    "PWR005": _two_n, "PWR009": _chain,
+    "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated,
     # cluster checks, judged only where the hall of the racks they place states the capacity
     "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
     "PWR011": _hall_units, "COOL011": _hall_rated,
@@ -169,7 +180,10 @@ def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
         "COOL003": lambda: (water.supply, Q_(LIQUID_CLASS_MAX[lp.class_], "degC")) if lp and water else None,
         "COOL004": lambda: (coolant_supply(water, a.rack.cdu), lp.supply) if lp and water and a.rack.cdu and
         a.rack.cdu.approach else None,
-        "COOL007": lambda: (c.air_flow, c.declared_air_flow) if c.declared_air_flow is not None else None,
+        "COOL007": lambda: (c.air_flow.to("m**3/h"), c.declared_air_flow.to("m**3/h"))  # SI, as the air path
+        if c.declared_air_flow is not None else None,
+        "PWR014": lambda: (p.busbar_current, a.rack.spec.power.shelves.busbar_rating) if _busbar_rated(a.rack) and
+        p.busbar_current is not None else None,
     }
     get = table.get(check_id)
     return get() if get else None

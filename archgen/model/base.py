@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 from archgen.model.cost import Price
 from archgen.model.reliability import FailureRate
 from archgen.model.spec import Document, FieldError, Spec
-from archgen.units import Mass, Power, PowerOrZero, Q, RackSpace
+from archgen.units import Mass, Power, PowerOrZero, Q, RackSpace, Voltage
 
 _REDUNDANCY = re.compile(r"^N(\+[0-9]+|\+N)?$")
 
@@ -117,6 +117,23 @@ class Psus(Spec):
         return self.capacity * max(self.count - spare_units(self.redundancy, self.count), 0)
 
 
+class SupplyInput(Spec):
+    """What an item's own power supplies take, as its datasheet states it: AC or DC, and the voltage range.
+
+    PWR013 compares it with what the rack feeds the item: a power shelf's DC busbar, or AC from PDUs or feeds.
+    """
+
+    type: Literal["ac", "dc"] = Field(description="'ac' (PSUs on mains, e.g. 100-240 V) or 'dc' (a 48-54 V busbar).")
+    voltage_min: Voltage | None = Field(None, description="Lowest rated input voltage, e.g. '100 V' or '40 V'.")
+    voltage_max: Voltage | None = Field(None, description="Highest rated input voltage, e.g. '240 V' or '60 V'.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SupplyInput:
+        if self.voltage_min is not None and self.voltage_max is not None and self.voltage_min > self.voltage_max:
+            raise FieldError(("voltage_min",), f"{self.voltage_min:~P} is above voltage_max {self.voltage_max:~P}")
+        return self
+
+
 class Electrical(Spec):
     """Power draw of an item.
 
@@ -142,6 +159,10 @@ class Electrical(Spec):
         "draw); 'psu-active', the output of the PSUs the redundancy keeps active, derived from `psus` (an upper "
         "bound); 'placeholder', an estimate to replace. Documents list the last three under Open items."))
     psus: Psus | None = Field(None, description="Power supply units, when the datasheet gives them.")
+    input: SupplyInput | None = Field(None, description=(
+        "The input its power supplies take, as the datasheet states it, e.g. {type: ac, voltage_min: 100 V, "
+        "voltage_max: 240 V} or {type: dc, voltage_min: 48 V, voltage_max: 54 V}; PWR013 checks it against what the "
+        "rack feeds the part (a shelf's DC busbar, or AC). Not stated: not checked."))
     heat_output: PowerOrZero | None = Field(
         None, description="Rated heat output when the datasheet gives one (e.g. in BTU/h), checked against max.")
 

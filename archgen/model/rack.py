@@ -52,6 +52,10 @@ class Shelves(Spec):
     """The power shelves placed in the slots: their redundancy and what feeds them."""
 
     redundancy: Redundancy = Field("N", description="N, N+1 or N+N across the rack's shelves.")
+    busbar_rating: Current | None = Field(None, description=(
+        "Rated current of the DC busbar the shelves feed, as its maker states it, e.g. '3000 A'; PWR014 checks the "
+        "busbar current (the shelves' load / their output voltage) against it. Not stated: the current is shown, "
+        "not checked."))
     fed_from: Literal["feeds", "pdus"] = Field("feeds", description=(
         "What the shelves' inputs plug into: the rack's feeds, or the outlets of the PDUs placed in the rack "
         "(feeds → PDUs → shelves)."))
@@ -73,6 +77,11 @@ class PowerChain(Spec):
     feeds: Feeds = Field(description="The rack's feeds.")
     shelves: Shelves | None = Field(None, description="Shelf redundancy and input, for racks with power shelves.")
     pdus: Pdus | None = Field(None, description="PDU redundancy and the parts they serve, for racks with PDUs.")
+    external: list[Ref] = Field(default_factory=list, description=(
+        "Ids of placed parts powered from outside this rack's shelves, PDUs and feeds (a facility circuit or a "
+        "neighbouring rack's PDU, as the integrator arranges it), e.g. an AC switch in a DC busbar rack whose feed "
+        "the design does not show: their draw stays in the rack's IT power, input power and heat, but no stage or "
+        "feed of this rack carries it, and the rack document lists them as an open item."))
 
 
 class LiquidPath(Spec):

@@ -27,7 +27,8 @@ from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
-from archgen.render.rack import rack_parts, typical_text
+from archgen.render.rack import rack_parts
+from archgen.render.rack_power import typical_text
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
 from archgen.render.wiring import figures as wiring_figures

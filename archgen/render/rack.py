@@ -11,15 +11,14 @@ from collections import Counter
 from typing import Any
 
 from archgen.analyse.bom import cord_gaps, unit_power
-from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
+from archgen.analyse.rack import RackAnalysis
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
-from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
 from archgen.model.power import PDU
 from archgen.render import common, distribution, fmt
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
+from archgen.render.rack_power import air, cooling, power, ratio
 from archgen.render.tables import bom_table
-from archgen.units import Q
 
 #: Part classes, in legend order, with the colour used in every diagram.
 CLASSES = {
@@ -79,7 +78,7 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
         abstract(scope, analysis),
         common.conventions(),
         common.requirements_section(scope),
-        common.components_section(scope, counts),
+        common.components_section(scope, shared_counts(analysis, counts)),
         architecture(analysis),
         rack_design(scope, analysis),
         power(analysis, dist),
@@ -91,11 +90,34 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     sections += [
         common.validation_section(scope),
         common.open_items_section(scope, [
-            *cord_gaps(analysis.rack), *dist_items,
+            *cord_gaps(analysis.rack), *dist_items, *_external_items(analysis),
             "Fabrics, cabling and performance are described in the cluster documents that use this rack."]),
         appendices(scope, analysis),
     ]
     return DocumentModel(spec.id, "rack", title, control, sections).number()
+
+
+def shared_counts(a: RackAnalysis, counts: dict[str, int]) -> dict[str, Any]:
+    """`counts` with a CDU shared by a group of racks shown as such ('shared: 2 for 8 racks'), not as the rack's own.
+
+    An in-row CDU named in the liquid path serves `racks_per_cdu` racks: its `cdu_count` is the group's, so an ODM
+    reading a bare 2 would order 2 per rack. A CDU placed in the slots, or one group per rack, keeps its count.
+    """
+    liquid, cdu = a.rack.spec.cooling.liquid, a.rack.cdu
+    placed = cdu is not None and any(p.part.id == cdu.id for p in a.rack.items)
+    if liquid is None or cdu is None or placed or liquid.racks_per_cdu == 1 or cdu.id not in counts:
+        return counts
+    return {**counts, cdu.id: f"shared: {liquid.cdu_count} for {liquid.racks_per_cdu} racks"}
+
+
+def _external_items(a: RackAnalysis) -> list[str]:
+    """The open item for parts fed from outside the rack's chain (`power.external`), if any."""
+    p = a.power
+    if not p.external_parts:
+        return []
+    return [f"{', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)}): fed from outside the rack's shelves, "
+            "PDUs and feeds (power.external); state the circuit that feeds them (a PDU beside the shelves, a "
+            "facility outlet) and its protection."]
 
 
 def abstract(scope: Scope, a: RackAnalysis) -> Section:
@@ -118,7 +140,7 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
             ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)),
-            ("Air flow required", fmt.q(a.cooling.air_flow, "ft**3/min", 0)),
+            ("Air flow required", air(a.cooling.air_flow)),
             ("Weight / floor load", f"{fmt.q(a.space.weight, 'kg', 0)} / {fmt.q(a.space.floor_load, 'kg/m**2', 0)}")]
     findings = scope.findings()
     errors = sum(1 for f in findings if f.severity == "error" and not f.waived)
@@ -183,168 +205,16 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
                          f"usable height; see the validation report (MECH001, MECH002).", "note"))
     facility = a.rack.facility
     rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0),
-             fmt.pct(_ratio(s.payload, ff.max_payload))),
+             fmt.pct(ratio(s.payload, ff.max_payload))),
             ("Empty rack", fmt.q(ff.weight, "kg", 0), "—", "—"),
             ("Total weight", fmt.q(s.weight, "kg", 0), "—", "—"),
             ("Footprint", fmt.q(s.footprint, "m**2", 2), "—", "—"),
             ("Floor load (weight / footprint)", fmt.q(s.floor_load, "kg/m**2", 0),
              fmt.q(facility.floor_rating, "kg/m**2", 0) if facility else "no facility given",
-             fmt.pct(_ratio(s.floor_load, facility.floor_rating)) if facility else "—")]
+             fmt.pct(ratio(s.floor_load, facility.floor_rating)) if facility else "—")]
     cols = (Column("Item"), Column("Value", align="right"), Column("Limit", align="right"),
             Column("Utilisation", align="right"))
     section.sub("weight", "Weight and floor load", Table("weight", "Weight and floor load", cols, tuple(rows)))
-    return section
-
-
-def _ratio(value: Any, limit: Any) -> float | None:
-    if value is None or limit is None or limit.magnitude == 0:
-        return None
-    return float((value / limit).to("").magnitude)
-
-
-def _stage_row(name: str, stage: Stage, load: Any) -> tuple:
-    return (name, stage.count, stage.unit_capacity, stage.redundancy, stage.unit_capacity * stage.count,
-            stage.usable, stage.after_one_loss, load, fmt.pct(_ratio(load, stage.usable), 1))
-
-
-def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
-    cases = [("all units healthy", 0, stage.unit_capacity * stage.count)]
-    if stage.spare:
-        cases.append((f"{stage.spare} unit(s) lost ({stage.redundancy})", stage.spare, stage.usable))
-    if stage.spare != 1 and stage.count > 1:
-        cases.append(("any one unit lost", 1, stage.after_one_loss))
-    rows = []
-    for case, lost, capacity in cases:
-        headroom = capacity - load
-        rows.append((name, case, f"{lost} of {stage.count}" if lost else "nothing",
-                     f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}", capacity, load, headroom,
-                     fmt.pct(_ratio(headroom, capacity), 1), "pass" if headroom.magnitude >= 0 else "fail"))
-    return rows
-
-
-def typical_text(typical: Q | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
-    """The typical-draw figure and its rule, naming the parts whose maximum stood in (`at_feeds`: shelf loss)."""
-    feeds = ", and the power shelves' loss on them: at the rack feeds" if at_feeds else ""
-    rule = (f"At typical draw the IT equipment takes {fmt.q(typical, 'kW', 1)} (metric it_power_typical: each system's "
-            f"and switch's typical draw where its datasheet states one, else its maximum, plus the optics{feeds}); it "
-            "is for average power and energy, and every budget above uses the maximum.")
-    return rule + (f" No typical draw is published for {', '.join(fell_back)}: their maximum is used." if fell_back
-                   else " Every part states a typical draw.")
-
-
-def _chain_text(p: Power) -> str:
-    """How the load reaches the feeds, in words: 'The power shelves deliver 131.6 kW;' and the like."""
-    if len(p.stages) < 2:
-        return f"The {p.conversion_kind} deliver {fmt.q(p.load, 'kW', 1)};"
-    shelves, pdus = p.stages
-    if p.arrangement == "pdus-shelves":
-        return (f"The power shelves deliver {fmt.q(shelves.load, 'kW', 1)} to the busbar and plug into the PDUs, "
-                f"which carry {fmt.q(pdus.load, 'kW', 1)};")
-    return (f"The power shelves deliver {fmt.q(shelves.load, 'kW', 1)} to the busbar and the PDUs beside them "
-            f"{fmt.q(pdus.load, 'kW', 1)} to the parts they serve, each path on its own feeds;")
-
-
-def power(a: RackAnalysis, dist: Section | None = None) -> Section:
-    """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given."""
-    p, feeds = a.power, a.rack.spec.power.feeds
-    section = Section("power", "Power").add(
-        Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
-             f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends no part's figure holds, in "
-             f"its switches' ports and in the NICs of systems whose maximum leaves them out "
-             f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
-             f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. {_chain_text(p)} the feeds supply "
-             f"{fmt.q(p.input_power, 'kW', 1)} including conversion losses."),
-        Para(typical_text(p.it_typical, p.typical_from_max)),
-        Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
-                                     "one-unit-lost capacity of the conversion stage and the feeds"))
-    stages = [_stage_row(fmt.sentence(st.kind), st, st.load) for st in p.stages]
-    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load) for g in p.feed_groups]
-    cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
-            Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
-            Column("One unit lost", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
-            Column("Utilisation of usable", align="right"))
-    section.add(Table("power-budget", "Power budget", cols, tuple(stages)))
-    phase = {1: "1-phase: V × A", 3: "3-phase: √3 × V(L-L) × A" if feeds.basis == "line-to-line"
-             else "3-phase: 3 × V(L-N) × A"}[feeds.phases]
-    feed_rows: tuple[tuple[str, str], ...]
-    feed_rows = (("Feeds", f"{feeds.count} × {fmt.q(feeds.voltage, 'V', 0)} {feeds.basis}, {feeds.phases}-phase, "
-                           f"{fmt.q(feeds.current, 'A', 0)} breaker"),
-                 ("Apparent power per feed", f"{phase} (factor {p.phase_factor:.3f})"),
-                 ("Continuous-load derating", fmt.pct(feeds.derating)),
-                 ("Power factor", f"{feeds.power_factor:.2f}"),
-                 ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 1)),  # as the budget table
-                 ("Feed redundancy", f"{feeds.redundancy} ({p.feeds.spare} feed(s) held in reserve)"))
-    if len(p.stages) > 1:  # shelves and PDUs: say how they connect (ARRANGEMENTS) and how the feeds divide
-        split = ", ".join(f"{g.count} {g.kind}" for g in p.feed_groups)
-        feed_rows += (("Arrangement", ARRANGEMENTS[p.arrangement] + (f" ({split})" if len(p.feed_groups) > 1
-                                                                      else "")),)
-    section.sub("feeds", "Feeds and derating",
-                Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows))
-    failure = [row for st in p.stages + p.feed_groups for row in _failure_rows(fmt.sentence(st.kind), st, st.load)]
-    case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
-                 Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
-                 Column("Headroom", "kW", 1, "right"), Column("Margin", align="right"), Column("Status"))
-    section.sub("failure-cases", "Redundancy and failure cases",
-                Para("What each case loses, what still carries the load, and the capacity left against that load "
-                     "(margin = headroom / capacity). PWR001–PWR004 in the validation report check the same "
-                     "figures."),
-                Table("failure-cases", "Failure cases", case_cols, tuple(failure), status_column=8))
-    if dist is not None:
-        section.sections.append(dist)
-    return section
-
-
-def cooling(a: RackAnalysis) -> Section:
-    """Heat split, liquid loop and CDU, air path."""
-    c, spec = a.cooling, a.rack.spec
-    liquid, air = spec.cooling.liquid, spec.cooling.air
-    share = _ratio(c.heat_liquid, c.heat) or 0.0
-    section = Section("cooling", "Cooling").add(
-        Para(f"All {fmt.q(c.heat, 'kW', 1)} drawn from the feeds becomes heat: {fmt.q(c.heat_liquid, 'kW', 1)} "
-             f"({fmt.pct(share)}) leaves through the liquid loop and {fmt.q(c.heat_air, 'kW', 1)} "
-             f"({fmt.pct(1 - share)}) through the air."),
-        Figure("fig-cooling", "cooling", "Cooling split: heat to liquid and air, and the CDU group's load against "
-                                         "its usable capacity"))
-    rows = [("Liquid", c.heat_liquid, fmt.pct(share),
-             f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
-             fmt.q(c.coolant_flow, "L/min", 1),
-             fmt.q(c.coolant_flow / c.heat_liquid, "L/min/kW", 2) if liquid and c.heat_liquid.magnitude else "—"),
-            ("Air", c.heat_air, fmt.pct(1 - share), f"air, ΔT {fmt.q(air.delta_t, 'K', 0)}",
-             fmt.q(c.air_flow, "ft**3/min", 0), "—")]
-    cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
-            Column("Flow required", align="right"), Column("Flow per kW", align="right"))
-    section.add(Table("heat-split", "Heat split and flows", cols, tuple(rows)))
-    if liquid:
-        lrows = [("ASHRAE liquid class", f"{liquid.class_} (facility water ≤ {LIQUID_CLASS_MAX[liquid.class_]:g} °C)"),
-                 ("Secondary supply accepted by the trays", fmt.q(liquid.supply, "degC", 0)),
-                 ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"),
-                 ("Coolant flow per rack", fmt.q(c.coolant_flow, "L/min", 1))]
-        cdu = a.rack.cdu
-        if c.cdu is not None and cdu is not None:
-            lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"),
-                      ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
-                                                      f"{fmt.q(c.cdu.usable, 'kW', 0)}"),
-                      ("Racks sharing the CDU group", str(liquid.racks_per_cdu)),
-                      ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
-                                                          f"{fmt.pct(_ratio(c.cdu_load, c.cdu.usable))}"),
-                      ("Group flow needed / CDU flow usable", f"{fmt.q(c.cdu_flow_needed, 'L/min', 0)} / "
-                                                              f"{fmt.q(c.cdu_flow, 'L/min', 0)}")]
-            if cdu.approach is not None:
-                lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
-        section.sub("liquid", "Liquid loop and CDU",
-                    Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
-    lo, hi = AIR_CLASS_RANGE[air.class_]
-    arows = [("ASHRAE air class", f"{air.class_} (allowable inlet {lo:g}–{hi:g} °C)"),
-             ("Air ΔT", fmt.q(air.delta_t, "K", 0)),
-             ("Air flow required", fmt.q(c.air_flow, "ft**3/min", 0)),
-             ("Air flow rated (sum of systems)", fmt.q(c.declared_air_flow, "ft**3/min", 0)
-              if c.declared_air_flow is not None else "not published")]
-    facility = a.rack.facility
-    if facility is not None:
-        arows.append(("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)))
-        if facility.water is not None:
-            arows.append(("Facility water supply", fmt.q(facility.water.supply, "degC", 1)))
-    section.sub("air", "Air path", Table("air", "Air path", (Column("Item"), Column("Value")), tuple(arows)))
     return section
 
 

@@ -1,0 +1,91 @@
+"""Helpers of the PWR checks: a cluster's unconfirmed power figures (PWR012) and a part's input range (PWR013)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.analyse.conversion import range_end, shelf_loss
+from archgen.checks.registry import Context
+from archgen.model import NIC, Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
+
+
+def _kw(q) -> str:
+    return f"{q.to('kW').magnitude:.1f} kW"
+
+
+#: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.
+POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
+    (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical")), (CoolingUnit, ("power",)),
+    (Accelerator, ("tdp",)), (NIC, ("power",)), (PowerShelf, ("efficiency",)))
+
+
+def unconfirmed_power(ctx: Context, path: str) -> list[str]:
+    """The unconfirmed power figures of the parts on cluster `path`'s bill of materials, as 'part field (where)'.
+
+    A system's, switch's or CDU's own draw, and the `tdp` of the accelerator fitted in a system (the board power its
+    draw is built on, and that a sweep over accelerators re-powers the system by). A system with NICs says whether
+    its figure includes them or they are added to it (`System.power_includes_nics`); the `power` of the NICs added
+    is named where unconfirmed.
+    """
+    a = ctx.clusters[path]
+    out: dict[str, None] = {}
+    specs = ctx.design.specs
+    for line in a.cabling.bom if a.cabling is not None else ():
+        part = specs.get(line.part)
+        fitted = [(specs.get(part.accelerator), f"fitted in {part.id}")] if isinstance(part, System) and \
+            part.accelerator else []
+        placed = f"{line.quantity} placed"
+        if isinstance(part, System) and part.nics:
+            added = part.nic_power is not None    # only the NICs whose power is added to the system's figure
+            fitted += [(specs.get(n.part), f"{n.count} in each {part.id}, added to its power")
+                       for n in part.nics if added]
+            placed += ", NICs added" if added else ", NICs included"
+        for p, where in [(part, placed), *fitted]:
+            if not isinstance(p, Part):
+                continue
+            for kind, fields in POWER_FIELDS:
+                named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and _stated(p, f)]
+                if named:
+                    within = "" if not isinstance(p, PowerShelf) or p.efficiency_range is None else (
+                        f"; {p.efficiency:g}, within {p.efficiency_range[0]:g} to {p.efficiency_range[1]:g}")
+                    out[f"{p.id} {' and '.join(named)} ({where}{within})"] = None
+    return list(out)
+
+
+def shelf_range(ctx: Context, path: str) -> str:
+    """Cluster `path`'s IT power at the low and high ends of its shelves' efficiency ranges ("" where none states one).
+
+    A lower efficiency loses more: the low end of the range gives the high IT power (`conversion.shelf_loss`).
+    """
+    a = ctx.clusters[path]
+    shelves = {p.part.id for rack in a.cluster.rack_types.values() for p in rack.items
+               if isinstance(p.part, PowerShelf) and p.part.efficiency_range is not None}
+    it_power = a.metrics.get("it_power")
+    if not shelves or it_power is None:
+        return ""
+    stated = shelf_loss(a)
+    high, low = (it_power + shelf_loss(a, pick=range_end(end)) - stated for end in (0, 1))
+    return (f"; over the efficiency range of {', '.join(sorted(shelves))}, IT power is {_kw(low)} to "
+            f"{_kw(high)} ({_kw(it_power)} at the stated efficiency)")
+
+
+def _stated(part: Any, field: str) -> bool:
+    value = part
+    for name in field.split("."):
+        value = getattr(value, name, None)
+    return value is not None
+
+
+def input_span(given: Any) -> str:
+    """' (40–60 V)' from a stated input range, '' without one."""
+    low, high = given.voltage_min, given.voltage_max
+    if low is None and high is None:
+        return ""
+    return f" ({low:~P} to {high:~P})" if low is not None and high is not None else \
+        f" ({'from ' + format(low, '~P') if low is not None else 'up to ' + format(high, '~P')})"
+
+
+def within_input(volts: Any, given: Any) -> bool:
+    """Whether `volts` lies in a stated input range (an end not stated does not bound it)."""
+    return (given.voltage_min is None or volts >= given.voltage_min) and \
+        (given.voltage_max is None or volts <= given.voltage_max)

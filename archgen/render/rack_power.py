@@ -1,0 +1,213 @@
+"""The power and cooling sections of the rack document (`archgen.render.rack`).
+
+Numbers come from `archgen.analyse.rack.RackAnalysis` and the COOL004 coolant supply (`checks.scope`); this module
+selects, orders and labels them. The only arithmetic is presentation: utilisation, headroom, and a temperature plus
+the rise the spec states (return = supply + ΔT, exhaust = inlet + ΔT).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
+from archgen.checks.scope import coolant_supply
+from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
+from archgen.render import fmt
+from archgen.render.blocks import Column, Figure, Para, Section, Table
+from archgen.units import Q
+
+
+def ratio(value: Any, limit: Any) -> float | None:
+    """The ratio value / limit as a plain number; None where either is missing or the limit is 0."""
+    if value is None or limit is None or limit.magnitude == 0:
+        return None
+    return float((value / limit).to("").magnitude)
+
+
+def _stage_row(name: str, stage: Stage, load: Any) -> tuple:
+    return (name, stage.count, stage.unit_capacity, stage.redundancy, stage.unit_capacity * stage.count,
+            stage.usable, stage.after_one_loss, load, fmt.pct(ratio(load, stage.usable), 1))
+
+
+def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
+    cases = [("all units healthy", 0, stage.unit_capacity * stage.count)]
+    if stage.spare:
+        cases.append((f"{stage.spare} unit(s) lost ({stage.redundancy})", stage.spare, stage.usable))
+    if stage.spare != 1 and stage.count > 1:
+        cases.append(("any one unit lost", 1, stage.after_one_loss))
+    rows = []
+    for case, lost, capacity in cases:
+        headroom = capacity - load
+        rows.append((name, case, f"{lost} of {stage.count}" if lost else "nothing",
+                     f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}", capacity, load, headroom,
+                     fmt.pct(ratio(headroom, capacity), 1), "pass" if headroom.magnitude >= 0 else "fail"))
+    return rows
+
+
+def typical_text(typical: Q | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
+    """The typical-draw figure and its rule, naming the parts whose maximum stood in (`at_feeds`: shelf loss)."""
+    feeds = ", and the power shelves' loss on them: at the rack feeds" if at_feeds else ""
+    rule = (f"At typical draw the IT equipment takes {fmt.q(typical, 'kW', 1)} (metric it_power_typical: each system's "
+            f"and switch's typical draw where its datasheet states one, else its maximum, plus the optics{feeds}); it "
+            "is for average power and energy, and every budget above uses the maximum.")
+    return rule + (f" No typical draw is published for {', '.join(fell_back)}: their maximum is used." if fell_back
+                   else " Every part states a typical draw.")
+
+
+def _chain_text(p: Power) -> str:
+    """How the load reaches the feeds, in words: 'The power shelves deliver 131.6 kW;' and the like."""
+    if len(p.stages) < 2:
+        return f"The {p.conversion_kind} deliver {fmt.q(p.stages[0].load if p.stages else p.load, 'kW', 1)};"
+    shelves, pdus = p.stages
+    if p.arrangement == "pdus-shelves":
+        return (f"The power shelves deliver {fmt.q(shelves.load, 'kW', 1)} to the busbar and plug into the PDUs, "
+                f"which carry {fmt.q(pdus.load, 'kW', 1)};")
+    return (f"The power shelves deliver {fmt.q(shelves.load, 'kW', 1)} to the busbar and the PDUs beside them "
+            f"{fmt.q(pdus.load, 'kW', 1)} to the parts they serve, each path on its own feeds;")
+
+
+def _external_text(p: Power) -> str:
+    """' The sn2201 (0.2 kW) are fed from outside …' where `power.external` names parts, else ''."""
+    if not p.external_parts:
+        return ""
+    return (f" {', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)}) are fed from outside the rack's "
+            f"shelves, PDUs and feeds (power.external), so no budget below carries them; the rack's input power, "
+            f"{fmt.q(p.input_power, 'kW', 1)}, and its heat count them.")
+
+
+def _busbar_rows(a: RackAnalysis) -> tuple[tuple[str, str], ...]:
+    """The busbar's voltage, current (I = P / V) and its rating against it, where stated (PWR014)."""
+    p, shelves = a.power, a.rack.spec.power.shelves
+    load, current = p.stages[0].load, p.busbar_current
+    rating = shelves.busbar_rating if shelves is not None else None
+    return (("Busbar voltage (power shelves' output)", fmt.q(p.busbar_voltage, "V", 0)),
+            ("Busbar current (shelves' load / voltage)", f"{fmt.q(load, 'kW', 1)} / {fmt.q(p.busbar_voltage, 'V', 0)} "
+                                                         f"= {fmt.q(current, 'A', 0)}"),
+            ("Busbar rating", f"{fmt.q(rating, 'A', 0)} ({fmt.pct(ratio(current, rating), 1)} used; PWR014)"
+             if rating is not None else "not stated (power.shelves.busbar_rating); the current is not checked"))
+
+
+def air(flow: Q | None) -> str:
+    """An air flow in SI with CFM beside it: '8,170 m³/h (4,808 CFM)'; '—' for None."""
+    return "—" if flow is None else f"{fmt.q(flow, 'm**3/h', 0)} ({fmt.q(flow, 'ft**3/min', 0)})"
+
+
+def _plus(temperature: Q, rise: Q) -> Q:
+    """A temperature raised by a difference (supply + ΔT), in °C."""
+    return (temperature.to("K") + rise.to("K")).to("degC")
+
+
+def power(a: RackAnalysis, dist: Section | None = None) -> Section:
+    """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given."""
+    p, feeds = a.power, a.rack.spec.power.feeds
+    section = Section("power", "Power").add(
+        Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
+             f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends no part's figure holds, in "
+             f"its switches' ports and in the NICs of systems whose maximum leaves them out "
+             f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
+             f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. {_chain_text(p)} the feeds supply "
+             f"{fmt.q(p.feeds.load, 'kW', 1)} including conversion losses.{_external_text(p)}"),
+        Para(typical_text(p.it_typical, p.typical_from_max)),
+        Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
+                                     "one-unit-lost capacity of the conversion stage and the feeds"))
+    stages = [_stage_row(fmt.sentence(st.kind), st, st.load) for st in p.stages]
+    stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load) for g in p.feed_groups]
+    cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
+            Column("Redundancy"), Column("Nameplate", "kW", 1, "right"), Column("Usable", "kW", 1, "right"),
+            Column("One unit lost", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
+            Column("Utilisation of usable", align="right"))
+    section.add(Table("power-budget", "Power budget", cols, tuple(stages)))
+    phase = {1: "1-phase: V × A", 3: "3-phase: √3 × V(L-L) × A" if feeds.basis == "line-to-line"
+             else "3-phase: 3 × V(L-N) × A"}[feeds.phases]
+    feed_rows: tuple[tuple[str, str], ...]
+    feed_rows = (("Feeds", f"{feeds.count} × {fmt.q(feeds.voltage, 'V', 0)} {feeds.basis}, {feeds.phases}-phase, "
+                           f"{fmt.q(feeds.current, 'A', 0)} breaker"),
+                 ("Apparent power per feed", f"{phase} (factor {p.phase_factor:.3f})"),
+                 ("Continuous-load derating", fmt.pct(feeds.derating)),
+                 ("Power factor", f"{feeds.power_factor:.2f}"),
+                 ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 1)),  # as the budget table
+                 ("Feed redundancy", f"{feeds.redundancy} ({p.feeds.spare} feed(s) held in reserve)"))
+    if len(p.stages) > 1:  # shelves and PDUs: say how they connect (ARRANGEMENTS) and how the feeds divide
+        split = ", ".join(f"{g.count} {g.kind}" for g in p.feed_groups)
+        feed_rows += (("Arrangement", ARRANGEMENTS[p.arrangement] + (f" ({split})" if len(p.feed_groups) > 1
+                                                                      else "")),)
+    section.sub("feeds", "Feeds and derating",
+                Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows))
+    if p.busbar_current is not None:
+        section.sub("busbar", "DC busbar", Table("busbar", "DC busbar", (Column("Item"), Column("Value")),
+                                                 _busbar_rows(a)))
+    failure = [row for st in p.stages + p.feed_groups for row in _failure_rows(fmt.sentence(st.kind), st, st.load)]
+    case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
+                 Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
+                 Column("Headroom", "kW", 1, "right"), Column("Margin", align="right"), Column("Status"))
+    section.sub("failure-cases", "Redundancy and failure cases",
+                Para("What each case loses, what still carries the load, and the capacity left against that load "
+                     "(margin = headroom / capacity). PWR001–PWR004 in the validation report check the same "
+                     "figures."),
+                Table("failure-cases", "Failure cases", case_cols, tuple(failure), status_column=8))
+    if dist is not None:
+        section.sections.append(dist)
+    return section
+
+
+def cooling(a: RackAnalysis) -> Section:
+    """Heat split, liquid loop and CDU, air path."""
+    c, spec = a.cooling, a.rack.spec
+    liquid, air_path = spec.cooling.liquid, spec.cooling.air
+    share = ratio(c.heat_liquid, c.heat) or 0.0
+    section = Section("cooling", "Cooling").add(
+        Para(f"All {fmt.q(c.heat, 'kW', 1)} drawn from the feeds becomes heat: {fmt.q(c.heat_liquid, 'kW', 1)} "
+             f"({fmt.pct(share)}) leaves through the liquid loop and {fmt.q(c.heat_air, 'kW', 1)} "
+             f"({fmt.pct(1 - share)}) through the air."),
+        Figure("fig-cooling", "cooling", "Cooling split: heat to liquid and air, and the CDU group's load against "
+                                         "its usable capacity"))
+    rows = [("Liquid", c.heat_liquid, fmt.pct(share),
+             f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
+             fmt.q(c.coolant_flow, "L/min", 1),
+             fmt.q(c.coolant_flow / c.heat_liquid, "L/min/kW", 2) if liquid and c.heat_liquid.magnitude else "—"),
+            ("Air", c.heat_air, fmt.pct(1 - share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
+             air(c.air_flow), "—")]
+    cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
+            Column("Flow required", align="right"), Column("Flow per kW", align="right"))
+    section.add(Table("heat-split", "Heat split and flows", cols, tuple(rows)))
+    if liquid:
+        facility, cdu = a.rack.facility, a.rack.cdu
+        water = facility.water if facility is not None else None
+        delivered = coolant_supply(water, cdu) if water is not None and cdu is not None and cdu.approach else None
+        supply = (fmt.q(delivered, "degC", 1) + f" (facility water {fmt.q(water.supply, 'degC', 1)} + CDU approach "
+                  f"{fmt.q(cdu.approach, 'K', 1)}; COOL004)" if delivered is not None and water and cdu
+                  else "not computed: no facility water or CDU approach given")
+        back = (f"{fmt.q(_plus(delivered, liquid.delta_t), 'degC', 1)} (supply + ΔT)" if delivered is not None else
+                f"at most {fmt.q(_plus(liquid.supply, liquid.delta_t), 'degC', 1)} (accepted supply + ΔT)")
+        lrows = [("ASHRAE liquid class", f"{liquid.class_} (facility water ≤ {LIQUID_CLASS_MAX[liquid.class_]:g} °C)"),
+                 ("Secondary supply accepted by the trays", fmt.q(liquid.supply, "degC", 0)),
+                 ("Secondary supply delivered", supply), ("Secondary return", back),
+                 ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"),
+                 ("Coolant flow per rack", fmt.q(c.coolant_flow, "L/min", 1))]
+        if c.cdu is not None and cdu is not None:
+            lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"),
+                      ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
+                                                      f"{fmt.q(c.cdu.usable, 'kW', 0)}"),
+                      ("Racks sharing the CDU group", str(liquid.racks_per_cdu)),
+                      ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
+                                                          f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"),
+                      ("Group flow needed / CDU flow usable", f"{fmt.q(c.cdu_flow_needed, 'L/min', 0)} / "
+                                                              f"{fmt.q(c.cdu_flow, 'L/min', 0)}")]
+            if cdu.approach is not None:
+                lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
+        section.sub("liquid", "Liquid loop and CDU",
+                    Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
+    lo, hi = AIR_CLASS_RANGE[air_path.class_]
+    arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"),
+             ("Air ΔT", fmt.q(air_path.delta_t, "K", 0)),
+             ("Air flow required", air(c.air_flow)),
+             ("Air flow rated (sum of systems)", air(c.declared_air_flow)
+              if c.declared_air_flow is not None else "not published")]
+    facility = a.rack.facility
+    if facility is not None:
+        arows += [("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
+                  ("Exhaust air (inlet + ΔT)", fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1))]
+        if facility.water is not None:
+            arows.append(("Facility water supply", fmt.q(facility.water.supply, "degC", 1)))
+    section.sub("air", "Air path", Table("air", "Air path", (Column("Item"), Column("Value")), tuple(arows)))
+    return section
