@@ -33,7 +33,7 @@ from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
 from archgen.model.fabrics import LINK_TIERS
-from archgen.model.network import COPPER_MEDIA
+from archgen.model.network import COPPER_MEDIA, parse_breakout
 from archgen.model.system import typical_draw
 from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
@@ -328,9 +328,9 @@ def node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
     The system's NIC slot `per_cage` (a DGX twin-port OSFP serves two), else the NIC part's own `ports.per_cage`
     (a ConnectX-8 SuperNIC's twin-port cage), else 1 (`archgen.analyse.nodes.cage_ports`).
     """
-    role = fa.fabric.spec.nic_role or fa.fabric.spec.role
+    role, split = fa.fabric.spec.nic_role or fa.fabric.spec.role, fa.fabric.spec.nic_breakout   # '2x400G': 2 each
     per = [nt.per_cage[role] for nt in a.nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
-    return min(per, default=1)
+    return min(per, default=1) * (parse_breakout(split)[0] if split else 1)
 
 
 def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, ...], tr: TierRuns | None,
