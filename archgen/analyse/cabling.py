@@ -27,6 +27,7 @@ import numpy as np
 
 from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
+from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, spare_leaf_ports, unplaced
 from archgen.analyse.scale_up_torus import scale_up_cables
@@ -83,6 +84,9 @@ class TierCabling:
     transceivers: int = 0
     node_optics_power: Q = Q_(0, "W")
     node_modules: dict[str, int] = field(default_factory=dict)   # transceivers at node ends, by module part
+    #: Runs from endpoints given as a bare count (`endpoints.extra`), whose length is only the floor's longest run,
+    #: that exceed a reach at that bound: (option, links, bound). An assumption to state (CAB004), not a CAB001 error.
+    bound_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
 
     @property
     def physical(self) -> int:
@@ -298,50 +302,13 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
     return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, ordered, weight)
 
 
-def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
-    """Links one module end serves: rate / line rate, within its cage's ports and WDM optical ports (2 x FR4: 2)."""
-    n = max(1, round(float((link.rate / speed).to("").magnitude)))
-    n = min(n, link.optical_ports) if getattr(link, "optical_ports", None) else n
-    return min(n, cage_ports) if cage_ports else n
-
-
-def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
-    """Links one physical cable of `opt` carries at line rate `speed`.
-
-    Its parts' `links_per_cable` (a split cable), and for a copper assembly the links of its narrower end's module,
-    if more; the BOM's cable counts and the port map's cables both use it.
-    """
-    split = max(opt.a.links_per_cable, opt.b.links_per_cable)
-    if opt.a.media in COPPER_MEDIA:
-        return max(min(_ports_per_module(opt.a, speed, a_cage), _ports_per_module(opt.b, speed)), split)
-    return split
-
-
-def link_speed(fa: FabricAnalysis, tier: str) -> Q:
-    """Line rate of a fat tree's links at `tier`: the leaves' down rate for access, else the lower tier's up rate."""
-    lower = {"access": "leaf", "leaf_spine": "leaf", "spine_core": "spine"}[tier]
-    t = fa.tier(lower)
-    assert t is not None, f"a fat tree with {tier} links has a {lower} tier"
-    return t.speed if tier == "access" else t.up_speed
-
-
-def node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
-    """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
-
-    The system's NIC slot `per_cage` (a DGX twin-port OSFP serves two), else the NIC part's own `ports.per_cage`
-    (a ConnectX-8 SuperNIC's twin-port cage), else 1 (`archgen.analyse.nodes.cage_ports`).
-    """
-    role = fa.fabric.spec.nic_role or fa.fabric.spec.role
-    per = [nt.per_cage[role] for nt in a.nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
-    return min(per, default=1)
-
-
 def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, ...], tr: TierRuns | None,
                  a_cage_ports: int | None, speed: Q) -> TierCabling:
     by: dict[tuple[str, float], int] = {}
     per_option = np.zeros(max(len(options), 1), dtype=np.int64)
     single = np.zeros(max(len(options), 1), dtype=np.int64)   # access runs whose A end is not a node
     over: list[tuple[LinkOption, int, float]] = []
+    bound_over: list[tuple[LinkOption, int, float]] = []   # past reach only at the assumed bound (CAB004, not CAB001)
     max_len = None
     n_unplaced, assumed = 0, None
     if tr is not None and len(tr.length):
@@ -357,10 +324,12 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
                 other = tr.group < 0
                 single[:len(options)] = np.bincount(tr.option[other], weights=tr.weight[other],
                                                     minlength=len(options)).astype(np.int64)
+            bound = (tr.a_rack < 0) & (tr.group < 0)   # an end stated only as a count: the floor's longest, a bound
             for i, opt in enumerate(options):
-                bad = (tr.option == i) & (tr.length > opt.reach.m_as("m") + 1e-9)
-                if bad.any():
-                    over.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
+                for past, mask in ((over, ~bound), (bound_over, bound)):
+                    bad = (tr.option == i) & (tr.length > opt.reach.m_as("m") + 1e-9) & mask
+                    if bad.any():
+                        past.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
         max_len = Q_(float(tr.length.max()), "m")
         # runs to a switch placed in no rack (an end stated only as a count, group < 0, is no switch: not counted)
         unplaced = (tr.b_rack < 0) | ((tr.a_rack < 0) & (tr.group >= 0))
@@ -397,4 +366,4 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
-                       {m: n for m, n in at_nodes.items() if n})
+                       {m: n for m, n in at_nodes.items() if n}, tuple(bound_over))

@@ -110,19 +110,29 @@ class Cost:
         """BOM lines of catalog parts and racks without a price."""
         return tuple(line for line in self.lines if line.unit_price is None and line.priceable)
 
+    def _unpriced_words(self, no_media: bool) -> str:
+        """The unpriced parts (or media-less links) as 'a x2, b x4', one entry per part, its lines' quantities summed.
+
+        A switch some of whose units stand in no rack has two BOM lines (racked and unracked, COST007); the part is
+        unpriced once, so it is named once, with the total.
+        """
+        total: dict[str, int] = {}
+        for line in self.unpriced:
+            if line.no_media == no_media:
+                total[line.part] = total.get(line.part, 0) + line.quantity
+        return ", ".join(f"{part} x{n}" for part, n in total.items())
+
     @property
     def unpriced_names(self) -> str:
         """The unpriced lines in words: 'unpriced parts a x2, b x4' and 'links without link media: compute x8'."""
-        parts = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced if not line.no_media)
-        links = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced if line.no_media)
+        parts, links = self._unpriced_words(False), self._unpriced_words(True)
         return "; ".join(([f"unpriced parts {parts}"] if parts else []) +
                          ([f"links without link media: {links} (CAB003)"] if links else []))
 
     @property
     def withheld(self) -> str:
         """Why the capex and what rests on it are not provided ("" where they are)."""
-        parts = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced if not line.no_media)
-        links = ", ".join(f"{line.part} x{line.quantity}" for line in self.unpriced if line.no_media)
+        parts, links = self._unpriced_words(False), self._unpriced_words(True)
         pieces = ([f"unpriced parts ({parts}; COST002)"] if parts else []) + \
             ([f"links without link media ({links}; CAB003, COST002)"] if links else [])
         return f"{self.cluster}'s capex rests on {' and '.join(pieces)}" if pieces else ""

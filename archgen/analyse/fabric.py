@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports
+from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports, nic_split
 from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
 from archgen.analyse.tiers import (
     TIERS,
@@ -50,6 +50,7 @@ from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
 from archgen.model import NIC, Switch
 from archgen.model.cluster import FatTree, RailOnly
+from archgen.model.network import parse_breakout
 from archgen.topology import ClosShape
 from archgen.units import Q
 
@@ -183,7 +184,7 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
     listed = spec.endpoints.systems
     problems += unplaced_systems(fabric, nodes)
     for nt in nodes:
-        have = nic_ports(design, nt.part, role)
+        have = nic_ports(design, nt.part, role, spec.nic_breakout)
         want = spec.ports_per_node if spec.ports_per_node is not None else have
         if not spec.endpoints.nodes or (listed is not None and nt.part.id not in listed):
             continue
@@ -201,11 +202,7 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
             problems.append(Problem("NET011", here + ("ports_per_node",),
                                     f"{nt.part.id} has {have} NIC port(s) of role '{role}', the fabric uses {want}",
                                     count(want), count(have)))
-        slow = sorted({(nic.id, nic.ports.speed) for slot in nt.part.nics if slot.role == role
-                       and isinstance(nic := design.specs.get(slot.part), NIC) and nic.ports.speed < spec.speed})
-        for nic_id, rate in slow:   # a port cannot run faster than its NIC: the injection would be the fabric's
-            problems.append(Problem("NET016", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at "
-                                    f"{rate:~P}, slower than the fabric's {spec.speed:~P}", spec.speed, rate))
+        problems += nic_speed_problems(design, fabric, nt)
         ports_per_node[nt.part.id] = want
         total += want * nt.count
     # with `endpoints.systems`, each name that attaches nothing is reported above
@@ -221,6 +218,39 @@ def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...])
                                 f"({', '.join(f'{k}: {v}' for k, v in ports_per_node.items()) or 'none'})",
                                 count(planes), None))
     return ports_per_node, total, problems
+
+
+def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> list[Problem]:
+    """NET016 and NET026: a node's NIC ports of the fabric's role against its line rate, after `nic_breakout`.
+
+    A port slower than the fabric is an error (its nodes would inject at a rate it cannot carry), a NIC that does not
+    list the fabric's `nic_breakout` too; a port faster than the fabric runs at the fabric's rate (NET026).
+    """
+    spec, here = fabric.spec, fabric.owner_path
+    role, out = spec.nic_role or spec.role, []
+    nics = sorted({nic.id: nic for slot in nt.part.nics
+                   if slot.role == role and isinstance(nic := design.specs.get(slot.part), NIC)}.items())
+    for nic_id, nic in nics:
+        split = nic_split(nic, spec.nic_breakout)
+        if split is None:
+            out.append(Problem("NET016", here + ("nic_breakout",), f"{nt.part.id}'s {nic_id} ports "
+                               f"({nic.ports.speed:~P}) cannot be split {spec.nic_breakout}: its part lists "
+                               f"{', '.join(nic.ports.breakouts) or 'no breakout'}; leave nic_breakout out, or fit "
+                               "NICs that make the split", None, None))
+            continue
+        rate = (nic.ports.speed / split).to("Gbit/s")
+        if rate < spec.speed:   # a port cannot run faster than its NIC: the injection would be the fabric's
+            out.append(Problem("NET016", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at "
+                               f"{rate:.4g~P}, slower than the fabric's {spec.speed:~P}", spec.speed, rate))
+        elif rate > spec.speed:
+            n = round(float((rate / spec.speed).to("")))
+            fits = [b for b in nic.ports.breakouts if n > 1 and parse_breakout(b) == (n, spec.speed.m_as("Gbit/s"))]
+            hint = (f"; its part lists {fits[0]}: `nic_breakout: {fits[0]}` uses the whole port as {n} fabric ports "
+                    f"(over {n} planes)" if fits else "; it lists no split at the fabric's speed")
+            out.append(Problem("NET026", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at {rate:.4g~P} on a "
+                               f"{spec.speed:~P} fabric: each runs at {spec.speed:~P}, "
+                               f"{float((spec.speed / rate).to('')):.0%} of its rate{hint}", rate, spec.speed))
+    return out
 
 
 def unplaced_systems(fabric: BoundFabric, nodes: tuple[NodeType, ...]) -> list[Problem]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from archgen.build import ClusterDesign, Design
 from archgen.model import NIC, Accelerator, System
+from archgen.model.network import parse_breakout
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -52,14 +53,23 @@ def node_types(cluster: ClusterDesign, design: Design | None = None) -> tuple[No
                  for _, (p, per) in sorted(found.items()))
 
 
-def nic_ports(design: Design, system: System, role: str) -> int:
-    """Ports of a system's NICs of `role`."""
+def nic_ports(design: Design, system: System, role: str, breakout: str | None = None) -> int:
+    """Ports of a system's NICs of `role`; with a fabric's `nic_breakout`, a NIC that lists it gives n per port."""
     total = 0
     for slot in system.nics:
         nic = design.specs.get(slot.part)
         if slot.role == role and isinstance(nic, NIC):
-            total += slot.count * nic.ports.count
+            total += slot.count * nic.ports.count * (nic_split(nic, breakout) or 1)
     return total
+
+
+def nic_split(nic: NIC, breakout: str | None) -> int | None:
+    """Fabric ports one port of `nic` gives under `breakout` ('2x400G': 2); None where its part lists no such split."""
+    if breakout is None:
+        return 1
+    n, rate = parse_breakout(breakout)
+    listed = {parse_breakout(b) for b in nic.ports.breakouts}
+    return n if (n, rate) in listed else None
 
 
 def nic_bandwidth(design: Design | Specs, system: System, role: str) -> Q:

@@ -230,13 +230,25 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
     length that would understate them. Where both ends' tiers name their rack and the racks are too few for the
     switches, the shortage is NET012's finding, not this one.
 
+    Ports given as a bare count (`endpoints.extra`, such as the trays' BMC ports of a management fabric) have no
+    rack either: their runs take the same bound. Where the bound exceeds a link option's reach, that is said here,
+    at the count, as an assumption, not as a CAB001 reach error: the runs are likely far shorter.
+
     Fix: place the tier's switches in a rack type of the cluster (`leaf.rack`, `spine.rack`, `core.rack`) so that
-    their runs have real lengths.
+    their runs have real lengths; attach the ports as a system's NIC ports (a NIC of the role in the system) rather
+    than a count, so that they are measured from its rack.
     """
     for c in ctx.clusters.values():
         if c.cabling is None:
             continue
         for t in c.cabling.tiers:
+            for opt, n, bound in t.bound_over_reach:
+                fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("endpoints", "extra"),
+                                f"{t.tier}: {n} link(s) from ports given as a count (endpoints.extra) have no rack; "
+                                f"their length is bounded by {bound:.1f} m, the longest run the floor holds, past the "
+                                f"{opt.reach:~P} reach of {opt.label}: reach not checked for them",
+                                count(n))
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 if all(fa.fabric.spec.rack_of(end) for end in _SWITCH_ENDS[t.tier]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen import topology
-from archgen.analyse.network import Problem, count, nic_bandwidth, nic_ports
+from archgen.analyse.network import count, nic_bandwidth, nic_ports
 from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks import network_roles as roles
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
@@ -18,24 +18,8 @@ MAX_GRAPH_SWITCHES = 20_000
 MAX_CLOSED_FORM = 2_000
 
 
-def _fabric_problems(ctx: Context, check_id: str) -> Iterator[Violation]:
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            for p in fa.problems:
-                if p.check == check_id:
-                    yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
-
-
-def _cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterator[Violation]:
-    for c in ctx.clusters.values():
-        problems: list[Problem] = list(c.problems)
-        if c.scale_up is not None:
-            problems += c.scale_up.problems
-        if extra and c.cabling is not None:
-            problems += c.cabling.problems
-        for p in problems:
-            if p.check == check_id:
-                yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+#: The problems the analysers found, as violations of one check (held in `network_roles`, beside NET011's).
+_fabric_problems, _cluster_problems = roles.fabric_problems, roles.cluster_problems
 
 
 @check("NET001", "network.radix")
@@ -130,7 +114,7 @@ def nic_bandwidth_per_accelerator(ctx: Context) -> Iterator[Violation]:
                 if not nt.part.accelerators:
                     continue
                 role = fa.fabric.spec.nic_role or fa.fabric.spec.role
-                have_ports = nic_ports(ctx.design, nt.part, role)
+                have_ports = nic_ports(ctx.design, nt.part, role, fa.fabric.spec.nic_breakout)
                 speed = nic_bandwidth(ctx.design, nt.part, role) / have_ports if have_ports else fa.fabric.spec.speed
                 line = min(speed, fa.fabric.spec.speed)
                 per_acc = (line * ports / nt.part.accelerators).to(need.units)
@@ -299,9 +283,11 @@ def size(ctx: Context) -> Iterator[Violation]:
 def switch_speed(ctx: Context) -> Iterator[Violation]:
     """Every switch and node NIC runs at least the fabric's line rate (switch ports split evenly by breakout).
 
-    A NIC port slower than the fabric would have its nodes inject, and the estimates run, at a rate it cannot carry.
+    A NIC port slower than the fabric would have its nodes inject, and the estimates run, at a rate it cannot carry;
+    a `nic_breakout` the NIC part does not list would count ports it cannot make.
 
-    Fix: use a switch whose ports run at `speed` or a multiple of it, and NICs of at least `speed`.
+    Fix: use a switch whose ports run at `speed` or a multiple of it, NICs of at least `speed`, and a `nic_breakout`
+    each NIC's part lists in its `ports.breakouts`.
     """
     yield from _fabric_problems(ctx, "NET016")
 
@@ -395,3 +381,20 @@ def missing_networks(ctx: Context) -> Iterator[Violation]:
     Fix: add a `management` fabric and a `frontend` (or `converged`) one, or waive the finding on its subject.
     """
     yield from roles.missing_networks(ctx)
+
+
+@check("NET026", "network.nic_faster_than_fabric", severity="warning")
+def nic_faster_than_fabric(ctx: Context) -> Iterator[Violation]:
+    """Every node NIC port runs at the fabric's line rate, not above it (after the fabric's `nic_breakout`).
+
+    An 800G ConnectX-8 port on a 400G fabric runs at 400G, half its rate unused. A warning on a compute fabric (the
+    estimates run at its rate), info on others (reference designs run storage ports below the card's rate).
+
+    Fix: give `nic_breakout` (e.g. '2x400G', where the NIC part lists it) to use each port as several fabric
+    ports, one per plane; or raise `speed` to the NIC's rate; or waive the finding, saying why the rate is enough.
+    """
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            for p in (p for p in fa.problems if p.check == "NET026"):
+                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                severity=None if fa.fabric.spec.role == "compute" else "info")

@@ -1,6 +1,7 @@
 """NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023 and NET024.
 
-`checks/network.py` registers the three checks; this module holds what they find.
+`checks/network.py` registers the three checks; this module holds what they find, and the analysers' problems as
+violations (`fabric_problems`, `cluster_problems`) that its other checks read.
 
 A reference design has several physical networks besides the compute fabric: NVIDIA's DGX SuperPOD has compute,
 storage, in-band (front-end) and out-of-band management fabrics, and its nodes carry NICs for each. A cluster whose
@@ -13,8 +14,31 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.network import count, nic_ports
+from archgen.analyse.network import Problem, count, nic_ports
 from archgen.checks.registry import Context, Violation
+
+
+def fabric_problems(ctx: Context, check_id: str) -> Iterator[Violation]:
+    """The problems of check `check_id` that the fabric analysers found, one violation each."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            for p in fa.problems:
+                if p.check == check_id:
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+
+
+def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterator[Violation]:
+    """The cluster's (and scale-up domain's; with `extra`, the cabling's) problems of check `check_id`."""
+    for c in ctx.clusters.values():
+        problems: list[Problem] = list(c.problems)
+        if c.scale_up is not None:
+            problems += c.scale_up.problems
+        if extra and c.cabling is not None:
+            problems += c.cabling.problems
+        for p in problems:
+            if p.check == check_id:
+                yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+
 
 #: Fabric roles that carry a cluster's front-end (in-band) traffic: its own, or one converged with storage.
 FRONT_END_ROLES = ("frontend", "converged")
@@ -27,13 +51,14 @@ def overused_nic_roles(ctx: Context) -> Iterator[Violation]:
     """
     for c in ctx.clusters.values():
         for nt in c.nodes:
-            used: dict[str, int] = {}
+            used: dict[str, float] = {}
             alone: set[str] = set()
             for fa in c.fabrics:
                 role = fa.fabric.spec.nic_role or fa.fabric.spec.role
                 n = fa.ports_per_node.get(nt.part.id, 0)
-                used[role] = used.get(role, 0) + n
-                if n > nic_ports(ctx.design, nt.part, role):
+                split = nic_ports(ctx.design, nt.part, role, fa.fabric.spec.nic_breakout)   # after `nic_breakout`
+                used[role] = used.get(role, 0) + (n * nic_ports(ctx.design, nt.part, role) / split if split else n)
+                if n > split:
                     alone.add(role)       # already reported for that fabric
             for role, n in sorted(used.items()):
                 have = nic_ports(ctx.design, nt.part, role)
@@ -44,7 +69,7 @@ def overused_nic_roles(ctx: Context) -> Iterator[Violation]:
                         "; a fabric attaches every system with ports of its NIC role: name the systems that attach "
                         "in `endpoints.systems` of the fabrics that should not reach this one")
                     yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
-                                    f"{nt.part.id}: the fabrics ({which}) use {n} NIC ports of role '{role}', it has "
+                                    f"{nt.part.id}: the fabrics ({which}) use {n:g} NIC ports of role '{role}', it has "
                                     f"{have}{hint}", count(n), count(have))
 
 

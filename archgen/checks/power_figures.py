@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.checks.registry import Context
 from archgen.model import NIC, Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
@@ -28,13 +29,13 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
     is named where unconfirmed.
     """
     a = ctx.clusters[path]
-    out: dict[str, None] = {}
+    out: dict[str, list[str]] = {}   # 'part field' -> where (a switch partly in no rack has two BOM lines)
     specs = ctx.design.specs
     for line in a.cabling.bom if a.cabling is not None else ():
         part = specs.get(line.part)
         fitted = [(specs.get(part.accelerator), f"fitted in {part.id}")] if isinstance(part, System) and \
             part.accelerator else []
-        placed = f"{line.quantity} placed"
+        placed = f"{line.quantity} in no rack" if line.note == UNRACKED else f"{line.quantity} placed"
         if isinstance(part, System) and part.nics:
             added = part.nic_power is not None    # only the NICs whose power is added to the system's figure
             fitted += [(specs.get(n.part), f"{n.count} in each {part.id}, added to its power")
@@ -48,8 +49,10 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
                 if named:
                     within = "" if not isinstance(p, PowerShelf) or p.efficiency_range is None else (
                         f"; {p.efficiency:g}, within {p.efficiency_range[0]:g} to {p.efficiency_range[1]:g}")
-                    out[f"{p.id} {' and '.join(named)} ({where}{within})"] = None
-    return list(out)
+                    wheres = out.setdefault(f"{p.id} {' and '.join(named)}", [])
+                    if f"{where}{within}" not in wheres:
+                        wheres.append(f"{where}{within}")
+    return [f"{key} ({'; '.join(wheres)})" for key, wheres in out.items()]
 
 
 def shelf_range(ctx: Context, path: str) -> str:

@@ -25,6 +25,7 @@ from archgen.model.fabric_parts import (
     SwitchRack,
     TorusLinks,
 )
+from archgen.model.network import parse_breakout
 from archgen.model.spec import FieldError, Id, Ref, Spec, raise_each
 from archgen.model.system import NicRole
 from archgen.model.tiers import TIER_NAMES, Ratio, Tier
@@ -61,6 +62,10 @@ class FabricBase(Spec):
                                        description="NIC ports per node used by this fabric (default: all of the role); "
                                        "refused with `endpoints.nodes: false`.")
     speed: Bandwidth = Field(description="Line rate of one fabric port, e.g. '400 Gb/s'.")
+    nic_breakout: str | None = Field(None, description=(
+        "How each NIC port of `nic_role` splits into fabric ports, e.g. '2x400G': a ConnectX-8's 800G port as two "
+        "400G ports, spread over two planes (NVIDIA Spectrum-X multiplane). The NIC part must list the split in its "
+        "`ports.breakouts` (NET016 otherwise); unset, each NIC port is one fabric port."))
     endpoints: Endpoints = Field(default_factory=Endpoints, description="What attaches to the bottom tier.")
     reserved: list[Reserved] = Field(default_factory=list, description="Leaf ports reserved for other devices.")
     min_bandwidth_per_accelerator: Bandwidth | None = Field(
@@ -69,6 +74,22 @@ class FabricBase(Spec):
         None, description="Required bisection bandwidth per accelerator (one direction), e.g. '400 Gb/s'.")
     max_oversubscription: Ratio | None = Field(
         None, description="Largest oversubscription allowed at any tier, e.g. '1:1'.")
+
+    @field_validator("nic_breakout")
+    @classmethod
+    def _breakout_at_speed(cls, v: str | None, info: ValidationInfo) -> str | None:
+        """A NIC breakout reads 'n x rate' and its rate is the fabric's `speed` (a field validator: `speed` first)."""
+        if v is None:
+            return v
+        try:
+            n, rate = parse_breakout(v)
+        except ValueError as e:
+            raise FieldError((), str(e)) from None
+        speed = info.data.get("speed")
+        if speed is not None and abs(rate - float(speed.m_as("Gbit/s"))) > 1e-6:
+            raise FieldError((), f"nic_breakout {v} gives {rate:g}G ports, the fabric's speed is {speed:~P}: give "
+                             f"a split whose rate is the speed (e.g. {n}x{float(speed.m_as('Gbit/s')):g}G)")
+        return v
 
     @field_validator("endpoints")
     @classmethod

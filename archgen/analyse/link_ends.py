@@ -1,0 +1,56 @@
+"""What one link end serves: links per module and per cable, a fat tree's line rate per tier, a NIC cage's ports.
+
+Split from `archgen.analyse.cabling` (which re-exports them) so that it stays small; the cabling totals, the optics
+per rack and the port map read them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from archgen.build import LinkOption
+from archgen.model.network import COPPER_MEDIA, parse_breakout
+from archgen.units import Q
+
+if TYPE_CHECKING:
+    from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
+
+__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "node_cage_ports"]
+
+
+def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
+    """Links one module end serves: rate / line rate, within its cage's ports and WDM optical ports (2 x FR4: 2)."""
+    n = max(1, round(float((link.rate / speed).to("").magnitude)))
+    n = min(n, link.optical_ports) if getattr(link, "optical_ports", None) else n
+    return min(n, cage_ports) if cage_ports else n
+
+
+def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
+    """Links one physical cable of `opt` carries at line rate `speed`.
+
+    Its parts' `links_per_cable` (a split cable), and for a copper assembly the links of its narrower end's module,
+    if more; the BOM's cable counts and the port map's cables both use it.
+    """
+    split = max(opt.a.links_per_cable, opt.b.links_per_cable)
+    if opt.a.media in COPPER_MEDIA:
+        return max(min(_ports_per_module(opt.a, speed, a_cage), _ports_per_module(opt.b, speed)), split)
+    return split
+
+
+def link_speed(fa: FabricAnalysis, tier: str) -> Q:
+    """Line rate of a fat tree's links at `tier`: the leaves' down rate for access, else the lower tier's up rate."""
+    lower = {"access": "leaf", "leaf_spine": "leaf", "spine_core": "spine"}[tier]
+    t = fa.tier(lower)
+    assert t is not None, f"a fat tree with {tier} links has a {lower} tier"
+    return t.speed if tier == "access" else t.up_speed
+
+
+def node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
+    """NIC ports per cage at the node end of a fabric's access links (the fewest over the node types).
+
+    The system's NIC slot `per_cage` (a DGX twin-port OSFP serves two), else the NIC part's own `ports.per_cage`
+    (a ConnectX-8 SuperNIC's twin-port cage), else 1 (`archgen.analyse.nodes.cage_ports`).
+    """
+    role, split = fa.fabric.spec.nic_role or fa.fabric.spec.role, fa.fabric.spec.nic_breakout   # '2x400G': 2 each
+    per = [nt.per_cage[role] for nt in a.nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
+    return min(per, default=1) * (parse_breakout(split)[0] if split else 1)
