@@ -1,7 +1,8 @@
 """The fast paths of rendering at scale write the same bytes as the straightforward code they replace.
 
-Rendering a 131,072-GPU cluster spent its time numbering switch ports (a pint division per port name) and writing
-CSV cells one by one through the spreadsheet formatter (`bench/bench_render.py` measures it). Both now take a short
+Rendering a 131,072-GPU cluster spent its time numbering switch ports (a pint division per port name), writing
+CSV cells one by one through the spreadsheet formatter and reading the run list's cells from numpy one by one
+(`bench/bench_render.py` measures it). Both now take a short
 way; this test renders the shipped clusters twice, once with the short ways and once with the reference code
 (the code as it was, kept here), and compares every file byte for byte.
 """
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 from archgen.analyse import portmap
-from archgen.render import tables
+from archgen.render import cabling, cluster, tables
 from archgen.render.blocks import Cite, Column, Table
 from archgen.units import Q_
 from tests.render.conftest import render_text
@@ -66,6 +67,30 @@ def reference_ports(where: tuple, device: str, up: bool, n: int, counters: dict)
     return f"{text} (past the {'up' if up else 'down'} ports)" if over else text
 
 
+def reference_run_list(a) -> Table:
+    """`cabling.run_list` as it was: each distinct run's cells read from numpy one by one."""
+    cab = a.cabling
+    options = {(t.fabric, t.tier): t.options for t in cab.tiers}
+    rows = []
+    for r in cab.runs:
+        if len(r.a_rack) == 0:
+            continue
+        keys = np.stack([r.a_rack, r.a_u, r.b_rack, r.b_u, r.option, np.round(r.bin * 1000).astype(np.int64)])
+        uniq, inverse = np.unique(keys, axis=1, return_inverse=True)
+        weights = np.bincount(inverse.ravel(), weights=r.weight, minlength=uniq.shape[1])
+        lengths = np.zeros(uniq.shape[1])
+        np.maximum.at(lengths, inverse.ravel(), r.length)
+        opts = options.get((r.fabric, r.tier), ())
+        for j in range(uniq.shape[1]):
+            a_rack, a_u, b_rack, b_u, opt, bin_mm = (int(x) for x in uniq[:, j])
+            link = opts[opt] if 0 <= opt < len(opts) else None
+            name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
+            rows.append((r.fabric, r.tier, cabling._rack_name(cab, a_rack), cabling._u(a_u),
+                         cabling._rack_name(cab, b_rack), cabling._u(b_u), name, float(lengths[j]), bin_mm / 1000,
+                         int(weights[j])))
+    return Table("cabling", "Cable runs", cabling.run_list(a).columns, tuple(rows))
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
@@ -75,12 +100,13 @@ def test_rendered_files_equal_the_reference_code(shipped_run, tmp_path, monkeypa
     render_text(shipped_run, tmp_path / "fast", CLUSTERS, FORMATS)
     with monkeypatch.context() as mp:
         mp.setattr(tables, "csv_bytes", reference_csv_bytes)
+        mp.setattr(cluster, "run_list", reference_run_list)
         mp.setattr(portmap._Numbering, "of", staticmethod(lambda fa, tier: (fa, tier)))
         mp.setattr(portmap, "_ports", reference_ports)
         render_text(shipped_run, tmp_path / "reference", CLUSTERS, FORMATS)
     fast, reference = _files(tmp_path / "fast"), _files(tmp_path / "reference")
     assert sorted(fast) == sorted(reference)
-    assert {f"{c}/portmap.csv" for c in CLUSTERS} <= set(fast)
+    assert {f"{c}/{f}" for c in CLUSTERS for f in ("portmap.csv", "cabling.csv")} <= set(fast)
     for name in fast:
         assert fast[name] == reference[name], name
 
