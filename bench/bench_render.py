@@ -3,6 +3,11 @@
 Writes bench/results/render.md. Times are also given as ratios to a baseline measured in the same run (the
 pipeline run of specs/: load, validate, build, analyse, check), so results from different machines compare.
 The issue's budget: rendering the GB200 NVL72 SU (all formats) in under 20 s on 2 cores.
+
+At scale (issue 25, 82 s for 131k GPUs): the 131,072-GPU DGX B200 cluster of `bench_cluster.py`
+(bench/specs/b200-131072: 512 SUs, two planes, 3 tiers) rendered in `archgen render`'s default formats (md, html,
+csv, svg), its document, port map (about 400,000 cables) and run list, against the same baseline.
+`python bench/bench_render.py scale` runs only that case and prints it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,41 @@ from archgen.render import FORMATS, render_all, targets  # noqa: E402
 from archgen.render.files import write_atomic  # noqa: E402
 
 BUDGET_S = 20.0
+#: The cluster rendered at scale and what `archgen render` writes by default.
+SCALE_GPUS, SCALE_FORMATS = 131_072, ("md", "html", "csv", "svg")
+
+
+def at_scale(baseline: float) -> list[str]:
+    """The 131,072-GPU cluster: its pipeline run and its render (once each), as report lines.
+
+    Wall and CPU seconds, each as a ratio to the baseline's (its CPU time measured here): on cores shared with other
+    work the CPU ratio is the steadier of the two.
+    """
+    sys.path.insert(0, str(REPO / "bench"))
+    from bench_cluster import SHARED, write_spec
+
+    base_cpu = statistics.median(_cpu(lambda: run([Path("specs")]))[1][1] for _ in range(3))
+    paths = [write_spec(SCALE_GPUS), *SHARED]
+    result, pipeline = _cpu(lambda: run(paths, scaling=True))
+    target = f"bench-b200-{SCALE_GPUS}"
+    with tempfile.TemporaryDirectory() as tmp:
+        written, render = _cpu(lambda: render_all(result, tmp, target=target, formats=SCALE_FORMATS,
+                                                  revision="bench", progress=False))
+        size = sum(p.stat().st_size for p in written)
+    return [f"## At scale: {target} ({SCALE_GPUS:,} GPUs), formats {', '.join(SCALE_FORMATS)}", "",
+            f"Baseline CPU (median of 3): {base_cpu:.3f} s.", "",
+            "| step | seconds | ratio to baseline | CPU seconds | CPU ratio to baseline |",
+            "| --- | ---: | ---: | ---: | ---: |",
+            *[f"| {step} | {wall:.2f} | {wall / baseline:.1f} | {cpu:.2f} | {cpu / base_cpu:.1f} |"
+              for step, (wall, cpu) in (("pipeline run (scaling series)", pipeline),
+                                        (f"render ({len(written)} files, {size / 1e6:.1f} MB)", render))], ""]
+
+
+def _cpu(func):
+    """`func()`'s result, and its (wall, CPU) seconds."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = func()
+    return out, (time.perf_counter() - w0, time.process_time() - c0)
 
 
 def timed(func, repeat: int = 3) -> float:
@@ -38,6 +78,9 @@ def main() -> None:
     """Time the baseline, then each target in all formats and each format alone; write the report."""
     os.chdir(REPO)
     baseline = timed(lambda: run([Path("specs")]))
+    if sys.argv[1:] == ["scale"]:   # only the case at scale, printed (bench/results/render.md is left as it is)
+        print(f"Baseline (pipeline run of specs/, median of 3): {baseline:.3f} s.", *at_scale(baseline), sep="\n")
+        return
     result = run([Path("specs")], scaling=True)  # documents show the growth series
     rows, per_format = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,6 +110,7 @@ def main() -> None:
         f"({'within' if focus_s < BUDGET_S else 'OVER'} budget)."
         + ("" if "gb200" in focus.id else " No GB200 NVL72 SU cluster is shipped yet; the largest shipped cluster "
                                           "stands in for it."), "",
+        *at_scale(baseline),
     ]
     path = write_atomic(REPO / "bench" / "results" / "render.md", "\n".join(lines).encode())
     print(path.read_text(encoding="utf-8"))

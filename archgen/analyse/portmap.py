@@ -119,24 +119,46 @@ def _switch_name(fabric: str, tier: str, index: int) -> str:
     return f"{fabric}-{tier}-{index + 1:02d}"
 
 
-def _ports(fa: FabricAnalysis, tier: str, device: str, up: bool, n: int, counters: dict) -> str:
+@dataclass(frozen=True)
+class _Numbering:
+    """How a switch tier numbers its ports, as plain integers: down and up ports, down breakout, lanes per up cage."""
+
+    down: int
+    up: int
+    breakout: int
+    up_lanes: int
+
+    @classmethod
+    def of(cls, fa: FabricAnalysis, tier: str | None) -> _Numbering | None:
+        """The numbering of `tier` of `fa` (None where the fabric has no such tier), worked out once per tier.
+
+        Up ports follow the down cages, unsplit when they run faster than the down ports: an up cage holds
+        ``breakout x speed / up_speed`` lanes.
+        """
+        t = fa.tier(tier) if tier is not None else None
+        if t is None:
+            return None
+        ratio = float((t.speed / t.up_speed).to("").magnitude) if t.up_speed.magnitude else 1.0   # a top tier
+        return cls(t.down, t.up, t.breakout, max(1, round(t.breakout * ratio)))
+
+
+def _ports(num: _Numbering | None, device: str, up: bool, n: int, counters: dict) -> str:
     """The next `n` ports of a switch: down ports from 1, up ports from down + 1; ``cage/lane`` with a breakout."""
-    t = fa.tier(tier)
-    if t is None:
+    if num is None:
         return "—"
     key = (device, int(up))
     first = counters.get(key, 0)
     counters[key] = first + n
-    base = t.down if up else 0
+    base = num.down if up else 0
     nums = [base + first + i + 1 for i in range(n)]
-    over = nums[-1] > (t.down + t.up if up else t.down)
+    over = nums[-1] > (num.down + num.up if up else num.down)
 
     def name(p: int) -> str:
         if up:   # up ports follow the down cages: unsplit when they run faster than the down ports
-            lanes = max(1, round(t.breakout * float((t.speed / t.up_speed).to("").magnitude)))
-            cages, k = math.ceil(t.down / t.breakout), p - t.down - 1
+            lanes = num.up_lanes
+            cages, k = math.ceil(num.down / num.breakout), p - num.down - 1
             return f"{cages + k // lanes + 1}/{k % lanes + 1}" if lanes > 1 else str(cages + k + 1)
-        return f"{(p - 1) // t.breakout + 1}/{(p - 1) % t.breakout + 1}" if t.breakout > 1 else str(p)
+        return f"{(p - 1) // num.breakout + 1}/{(p - 1) % num.breakout + 1}" if num.breakout > 1 else str(p)
     first_name, last_name = name(nums[0]), name(nums[-1])
     if n == 1:
         text = first_name
@@ -207,32 +229,36 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         placed_ends = n
         a_port, notes, cage = [""] * n, [""] * n, [None] * n
     b_dev = [_switch_name(fid, up, int(i)) for i in b_index]
+    low_ports, up_ports = _Numbering.of(fa, low), _Numbering.of(fa, up)   # once per tier, not once per cable
     rows: list[CableRow] = []
+    # plain lists: one numpy scalar per cable and end was most of the time at 10^5 cables (`bench/bench_render.py`)
+    a_rack, a_u, b_rack, b_u = tr.a_rack.tolist(), tr.a_u.tolist(), tr.b_rack.tolist(), tr.b_u.tolist()
+    option, length, length_bin, weight = tr.option.tolist(), tr.length.tolist(), tr.bin.tolist(), weights.tolist()
+    code = _TIER_CODE[tier]
     groups: dict[tuple[str, int, str, int], list[int]] = {}
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
-        groups.setdefault((a_dev[i], int(tr.a_rack[i]), b_dev[i], int(tr.option[i])), []).append(i)
+        groups.setdefault((a_dev[i], a_rack[i], b_dev[i], option[i]), []).append(i)
     for idx in sorted(groups.values(), key=lambda ix: ix[0]):
         i0 = idx[0]
-        opt = opts[int(tr.option[i0])] if 0 <= int(tr.option[i0]) < len(opts) else None
+        opt = opts[option[i0]] if 0 <= option[i0] < len(opts) else None
         media = "—" if opt is None else (opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}")
         per = links_per_cable(opt, speed, cage[i0]) if opt is not None else 1
-        links = [j for j in idx for _ in range(int(weights[j]))]
+        links = [j for j in idx for _ in range(int(weight[j]))]
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]
             if low is None:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             else:
-                a_ports = _ports(fa, low, a_dev[j], True, len(chunk), counters)
-            b_ports = _ports(fa, up, b_dev[j], False, len(chunk), counters)
+                a_ports = _ports(low_ports, a_dev[j], True, len(chunk), counters)
+            b_ports = _ports(up_ports, b_dev[j], False, len(chunk), counters)
             placed = j < placed_ends
-            a_end = End(_rack(racks, int(tr.a_rack[j])) if placed else "not placed",
-                        int(tr.a_u[j]) if placed and tr.a_u[j] >= 0 else None, a_dev[j], a_ports)
-            b_end = End(_rack(racks, int(tr.b_rack[j])), int(tr.b_u[j]) if tr.b_u[j] >= 0 else None, b_dev[j],
-                        b_ports)
-            rows.append(CableRow(f"{fid}-{_TIER_CODE[tier]}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media,
-                                 len(chunk), float(max(tr.length[x] for x in chunk)),
-                                 float(max(tr.bin[x] for x in chunk)), notes[j]))
+            a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
+                        a_u[j] if placed and a_u[j] >= 0 else None, a_dev[j], a_ports)
+            b_end = End(_rack(racks, b_rack[j]), b_u[j] if b_u[j] >= 0 else None, b_dev[j], b_ports)
+            rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
+                                 float(max(length[x] for x in chunk)), float(max(length_bin[x] for x in chunk)),
+                                 notes[j]))
     return rows
 
 

@@ -64,12 +64,14 @@ def run_list(a: Any) -> Table:
         lengths = np.zeros(uniq.shape[1])
         np.maximum.at(lengths, inverse.ravel(), r.length)
         opts = options.get((r.fabric, r.tier), ())
-        for j in range(uniq.shape[1]):
-            a_rack, a_u, b_rack, b_u, opt, bin_mm = (int(x) for x in uniq[:, j])
+        # plain lists, not a numpy scalar per cell: 10^5 distinct runs at 131,072 GPUs (`bench/bench_render.py`)
+        ends = uniq.astype(np.int64).T.tolist()
+        for (a_rack, a_u, b_rack, b_u, opt, bin_mm), length, weight in zip(ends, lengths.tolist(), weights.tolist(),
+                                                                            strict=True):
             link = opts[opt] if 0 <= opt < len(opts) else None
             name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
             rows.append((r.fabric, r.tier, _rack_name(cab, a_rack), _u(a_u), _rack_name(cab, b_rack), _u(b_u), name,
-                         float(lengths[j]), bin_mm / 1000, int(weights[j])))
+                         length, bin_mm / 1000, int(weight)))
     cols = (Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0), Column("Z rack"),
             Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Bin (m)", digits=1),
             Column("Runs", digits=0))
