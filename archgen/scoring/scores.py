@@ -87,6 +87,8 @@ def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
     for m in case.measured:
         if m.metric not in pred:  # a percentile where the run was not simulated (no sequence fits)
             raise AnalyseError(f"no simulated run to take {m.metric} from (no sequence fits in the KV cache)")
+        if not math.isfinite(pred[m.metric]):  # unbounded: an open loop outrunning the replica (serve.run.overrun)
+            continue
         unit = METRIC_UNITS[m.metric]
         measured = float(measured_value(m).to(unit).magnitude)
         results.append(CaseResult(case.id, m.metric, unit, measured, pred[m.metric], case.status, case.source))

@@ -55,7 +55,8 @@ requirements: {reqs}
     ("llama2-70b-interactive", "40 1/s", ("not met", "not met")),  # TTFT p99 past its limit; TPOT p99 too since the
     # FFN activation's bytes are charged (issue 20: the replica's step is longer, so more requests share it)
     ("deepseek-r1-interactive", "40 1/s", ("at risk", "not met")),  # its 15 ms TPOT limit at the same load
-    ("llama2-70b", "400 1/s", ("not met", "at risk")),  # arrivals outrun the replicas: the queue breaks TTFT's
+    ("llama2-70b", "400 1/s", ("not met", "not met")),  # arrivals outrun the full replicas: TTFT unbounded (the
+    # queue grows with the run), TPOT the full replica's, ~0.2 s (at risk when a 400-request run's ramp was counted)
 ])
 def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want):
     """A server workload with an arrival rate reports ttft_p99 and tpot_p99 from its simulated run, and MLPerf's
@@ -76,6 +77,8 @@ def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want):
     for r in doc["requirements"]:
         band = doc["bands"][r["metric"]]
         assert band["measurements"] == 11 and band["family"] == "serving-under-load"
+        if r["value"]["value"] is None:  # unbounded (arrivals outrun the replica): no finite end to scale
+            continue
         assert r["pessimistic"]["value"] == pytest.approx(r["value"]["value"] / (1 + band["error"]["low"]))
 
 

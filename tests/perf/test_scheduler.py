@@ -3,6 +3,7 @@ queueing, closed and open loops, and the published serving-under-load measuremen
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -77,7 +78,8 @@ def test_kv_cache_caps_admission_and_the_rest_queue(h100x2):
 
 def test_open_loop_is_seeded_and_says_when_it_is_overrun(h100x2):
     """Poisson arrivals from a seeded generator: the same seed gives the same run. A light load's median TTFT is
-    about one idle prefill; arrivals beyond the replica's throughput make the queue grow, and the run says so."""
+    about one idle prefill; arrivals beyond the full replica's throughput make the queue grow for as long as the run
+    lasts: the run says so, at that throughput, with no bound on TTFT."""
     job = ServeJob(LLAMA70, 2000, 200, "fp8", scenario="server")
     cap = int(float(estimate_inference(h100x2, job, 2, None).max_batch))
     a = simulate(h100x2, job, 2, max_batch=cap, arrival_rate=0.2, seed=7)
@@ -87,8 +89,8 @@ def test_open_loop_is_seeded_and_says_when_it_is_overrun(h100x2):
     assert a.ttft.p50 == pytest.approx(idle, rel=0.1)
     full = simulate(h100x2, job, 2, max_batch=cap, concurrency=cap)
     over = simulate(h100x2, job, 2, max_batch=cap, arrival_rate=3.0 * full.tokens_per_second / 200)
-    assert not over.stable and any("outrun" in n for n in over.notes)
-    assert over.ttft.p99 > 10 * a.ttft.p99
+    assert not over.stable and any(n.startswith("does not keep up") for n in over.notes)
+    assert over.tokens_per_second == full.tokens_per_second and math.isinf(over.ttft.p99)  # unbounded: INVALID
 
 
 def test_throughput_at_full_load_is_at_least_offline(h100x2):

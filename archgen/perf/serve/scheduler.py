@@ -40,7 +40,7 @@ padding, varying request lengths.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,6 +48,7 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
+from archgen.perf.serve.run import ServingRun, Stats, overrun
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
@@ -61,47 +62,6 @@ OPEN_MAX = 20000
 #: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
 UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
               "short-prompt TTFT reads low by it")
-
-
-@dataclass(frozen=True)
-class Stats:
-    """Mean, median and 99th percentile of a per-request latency (seconds)."""
-
-    mean: float
-    p50: float
-    p99: float
-
-    @classmethod
-    def of(cls, values: np.ndarray) -> Stats:
-        """The statistics of `values` (linear interpolation between order statistics, numpy's default)."""
-        return cls(float(np.mean(values)), float(np.percentile(values, 50)), float(np.percentile(values, 99)))
-
-
-@dataclass(frozen=True)
-class ServingRun:
-    """What a simulated serving run reports.
-
-    Attributes:
-        ttft: Time to first token over the measured requests.
-        tpot: Time per output token after the first, per request.
-        tokens_per_second: Output tokens per second of the replica.
-        requests: Requests measured.
-        iterations: Forward passes run.
-        max_running: The most requests in flight at once (capped by the KV cache).
-        mean_running: Time-weighted mean of the requests decoding.
-        stable: False when an open loop's arrivals outrun the replica (the queue grows for the whole run).
-        notes: What the run could not honour or does not model.
-    """
-
-    ttft: Stats
-    tpot: Stats
-    tokens_per_second: float
-    requests: int
-    iterations: int
-    max_running: int
-    mean_running: float
-    stable: bool = True
-    notes: tuple[str, ...] = field(default=())
 
 
 class _Pass:
@@ -184,20 +144,28 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
                         None, int(max_batch), (), 0.0)
     assert arrival_rate is not None, "exactly one of the two is given (checked above)"
     n_req = requests or OPEN_REQUESTS
-    # arrivals beyond what the replica serves at its KV capacity (the offline closed form) never settle: the
-    # queue grows however long the run, so such a run is not extended
+    # a rate above the offline closed form's at the KV capacity may outrun the replica: its capacity is then the
+    # closed loop at that capacity (a queue that never empties keeps `max_batch` in flight), and a rate above it
+    # never settles, however long the run (`run.overrun`)
     capacity = float(I.estimate_inference(hw, job, tp, int(max_batch)).tokens_per_second_replica) / job.output_len
+    if not requests and arrival_rate > capacity:
+        queue = np.full(int(max_batch) * (CLOSED_ROUNDS + 1), np.inf)
+        queue[:int(max_batch)] = 0.0
+        full = _measure(job, _loop(p, job, queue, int(max_batch), int(max_batch), max_num_tokens), int(max_batch),
+                        None, int(max_batch), (), 0.0)
+        if arrival_rate > full.tokens_per_second / job.output_len:
+            return overrun(full, arrival_rate, job.output_len)
     while True:
         arrivals, handed = open_arrivals(arrival_rate, n_req, seed, job.batcher, replicas)
         t = _loop(p, job, arrivals, int(max_batch), None, max_num_tokens, handed)
         span = float(arrivals[-1])
         # the latency the run settles to: its last third's (the first requests find the replica empty)
         latency = float(np.mean((t.finish - arrivals)[arrivals >= span * 2.0 / 3.0]))
-        if requests or arrival_rate > capacity or span >= OPEN_SPANS * latency or n_req >= OPEN_MAX:
+        if requests or span >= OPEN_SPANS * latency or n_req >= OPEN_MAX:
             break
         n_req = min(OPEN_MAX, int(np.ceil(1.2 * OPEN_SPANS * latency * arrival_rate)))
     notes: tuple[str, ...] = ()
-    warm = 0.0 if requests or arrival_rate > capacity else latency
+    warm = 0.0 if requests else latency
     if warm and span < OPEN_SPANS * latency:
         notes = (f"{n_req} simulated requests span {span / latency:.3g} mean latencies, fewer than the "
                  f"{OPEN_SPANS} a steady state needs: the statistics include the ramp-up",)

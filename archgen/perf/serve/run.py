@@ -1,0 +1,67 @@
+"""What a simulated serving run reports (perf.serve.scheduler), and the report of one that cannot keep up."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Mean, median and 99th percentile of a per-request latency (seconds)."""
+
+    mean: float
+    p50: float
+    p99: float
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Stats:
+        """The statistics of `values` (linear interpolation between order statistics, numpy's default)."""
+        return cls(float(np.mean(values)), float(np.percentile(values, 50)), float(np.percentile(values, 99)))
+
+
+@dataclass(frozen=True)
+class ServingRun:
+    """What a simulated serving run reports.
+
+    Attributes:
+        ttft: Time to first token over the measured requests.
+        tpot: Time per output token after the first, per request.
+        tokens_per_second: Output tokens per second of the replica.
+        requests: Requests measured.
+        iterations: Forward passes run.
+        max_running: The most requests in flight at once (capped by the KV cache).
+        mean_running: Time-weighted mean of the requests decoding.
+        stable: False when an open loop's arrivals outrun the replica (the queue grows for the whole run).
+        notes: What the run could not honour or does not model.
+    """
+
+    ttft: Stats
+    tpot: Stats
+    tokens_per_second: float
+    requests: int
+    iterations: int
+    max_running: int
+    mean_running: float
+    stable: bool = True
+    notes: tuple[str, ...] = field(default=())
+
+
+
+def overrun(full: ServingRun, rate: float, out: int) -> ServingRun:
+    """An open loop whose arrivals outrun the replica's capacity, `full` (the closed loop at the KV capacity).
+
+    The replica completes requests at its capacity and the queue grows by the difference for as long as the run
+    lasts: a request arriving t seconds in waits about t (rate / capacity - 1) seconds more than one that finds the
+    queue empty. So tokens/s and TPOT are the saturated replica's and TTFT is unbounded (infinite: it grows with the
+    run's length). MLPerf's loadgen judges such a Server run INVALID (TTFT p99 over its limit), not slow.
+    """
+    cap = full.tokens_per_second / out
+    ttft = Stats(math.inf, math.inf, math.inf)
+    note = (f"does not keep up: arrivals {rate:.4g}/s per replica, capacity {cap:.4g}/s (the replica full, "
+            f"{full.max_running} in flight): tokens/s are the capacity's, the queue grows by {rate - cap:.3g} "
+            f"requests/s and a request arriving t s into the run waits about {rate / cap - 1:.2g} t s more, so TTFT "
+            "is unbounded (it grows with the run's length); MLPerf judges such a Server run INVALID, not slow")
+    return replace(full, ttft=ttft, stable=False, notes=(*full.notes, note))
