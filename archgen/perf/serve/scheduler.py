@@ -215,10 +215,11 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             now = max(now, float(ready[nxt]))
             continue
         b = len(running)
+        idx = np.asarray(running, dtype=np.int64)   # the decoding sequences, converted once an iteration
         if not prefilling:  # decode only: jump to the next finish or arrival
-            steps = int(left[running].min())
+            steps = int(left[idx].min())
             k = np.arange(steps)
-            tot = ctx[running].sum()
+            tot = ctx[idx].sum()
             dt = p.rest(b, b) + p.dec_unit * (tot + b * k)
             ends = now + np.cumsum(dt)
             if nxt < released and len(running) < cap:  # an arrival can join before the next finish
@@ -228,21 +229,21 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             it += steps
             running_time += b * float(np.sum(dt[:steps]))
             busy_time += float(np.sum(dt[:steps]))
-            ctx[running] += steps
-            left[running] -= steps
+            ctx[idx] += steps
+            left[idx] -= steps
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
             chunks = _prompts(prefilling, prefilled, inp, max_num_tokens, b, separate)
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + sum(c for _, _, c in chunks)
             done = [r for r, o, c in chunks if o + c == inp]
-            dt = p.rest(n_tok, stepping + len(done)) + p.dec_unit * float(ctx[running].sum()) * bool(stepping) \
+            dt = p.rest(n_tok, stepping + len(done)) + p.dec_unit * float(ctx[idx].sum()) * bool(stepping) \
                 + sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
             now += dt
             it += 1
             busy_time += dt
             running_time += b * dt
-            ctx[running] += bool(stepping)
-            left[running] -= bool(stepping)
+            ctx[idx] += bool(stepping)
+            left[idx] -= bool(stepping)
             for r in done:
                 first[r] = now
                 ctx[r] = inp + 1
@@ -252,10 +253,15 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             if chunks:  # the prompt now at the head has this much done
                 prefilled = 0 if chunks[-1][1] + chunks[-1][2] == inp else chunks[-1][1] + chunks[-1][2]
         max_running = max(max_running, len(running) + len(prefilling))
-        ended = [r for r in running if left[r] <= 0]
-        for r in ended:
-            finish[r] = now
-            running.remove(r)
+        if not running:
+            continue
+        run = np.asarray(running)
+        gone = left[run] <= 0   # the sequences that ended, in running order (one array test, not one per sequence)
+        if not gone.any():
+            continue
+        finish[run[gone]] = now
+        running = run[~gone].tolist()
+        for _ in range(int(gone.sum())):
             if concurrency is not None and released < n_req:  # its client sends the next request at once
                 arrivals[released] = now
                 released += 1
