@@ -119,11 +119,18 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
     `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
     """
-    rules = (precision_rules(stack, precision) | dispatcher_rules(stack, stated) | overlap_rules(stack, stated)
-             | optimizer_rules(stack, stated))
-    base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in rules.items()}
+    base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in profile_rules(stack, stated, precision).items()}
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
     return _knobs(base | given)
+
+
+def profile_rules(stack: str, stated: dict[str, object], precision: str) -> dict[str, tuple[str, object]]:
+    """Every profile value a job's precision or stated switches change: switch -> (why, value).
+
+    The one set of rules `resolve` applies and `explain` reports.
+    """
+    return (precision_rules(stack, precision) | dispatcher_rules(stack, stated) | overlap_rules(stack, stated)
+            | optimizer_rules(stack, stated))
 
 
 def zero_stages(zeros: tuple[int, ...], distributed_optimizer: object) -> tuple[int, ...]:
@@ -283,8 +290,7 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
     origin = "profile" if named else "default"
     stated = stated_knobs(training)
     knobs = resolve(stack, stated, training.precision)
-    rules = (precision_rules(stack, training.precision) | dispatcher_rules(stack, stated)
-             | overlap_rules(stack, stated) | optimizer_rules(stack, stated))
+    rules = profile_rules(stack, stated, training.precision)
     out = [Used("stack", stack, "stated" if named else "default", None if named else stack,
                 "" if named else "no stack stated: the newest profile")]
     for name, switch in SWITCHES.items():
