@@ -136,12 +136,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     if max_num_tokens is None:
         max_num_tokens = job.max_num_tokens
     p = _Pass(hw, job, tp, max(max_num_tokens, int(max_batch)) + 1)
-    if concurrency is not None:  # closed loop
-        n_req = requests or concurrency * (CLOSED_ROUNDS + 1)
-        arrivals = np.full(n_req, np.inf)
-        arrivals[:concurrency] = 0.0
-        return _measure(job, _loop(p, job, arrivals, int(max_batch), concurrency, max_num_tokens), concurrency,
-                        None, int(max_batch), (), 0.0)
+    if concurrency is not None:
+        return _closed(p, job, concurrency, int(max_batch), max_num_tokens, requests)
     assert arrival_rate is not None, "exactly one of the two is given (checked above)"
     n_req = requests or OPEN_REQUESTS
     # a rate above the offline closed form's at the KV capacity may outrun the replica: its capacity is then the
@@ -149,10 +145,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     # never settles, however long the run (`run.overrun`)
     capacity = float(I.estimate_inference(hw, job, tp, int(max_batch)).tokens_per_second_replica) / job.output_len
     if not requests and arrival_rate > capacity:
-        queue = np.full(int(max_batch) * (CLOSED_ROUNDS + 1), np.inf)
-        queue[:int(max_batch)] = 0.0
-        full = _measure(job, _loop(p, job, queue, int(max_batch), int(max_batch), max_num_tokens), int(max_batch),
-                        None, int(max_batch), (), 0.0)
+        full = _closed(p, job, int(max_batch), int(max_batch), max_num_tokens)
         if arrival_rate > full.tokens_per_second / job.output_len:
             return overrun(full, arrival_rate, job.output_len)
     while True:
@@ -182,6 +175,14 @@ class _Trace:
     iterations: int
     max_running: int
     mean_running: float
+
+
+def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_tokens: int,
+            requests: int | None = None) -> ServingRun:
+    """A closed loop of `concurrency` requests (`requests` in all, default `CLOSED_ROUNDS` replacements per slot)."""
+    arrivals = np.full(requests or concurrency * (CLOSED_ROUNDS + 1), np.inf)
+    arrivals[:concurrency] = 0.0
+    return _measure(job, _loop(p, job, arrivals, cap, concurrency, max_num_tokens), concurrency, None, cap, (), 0.0)
 
 
 def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency: int | None,
