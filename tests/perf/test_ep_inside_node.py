@@ -47,16 +47,15 @@ def _row(case, accelerators) -> tuple[float, float, float, int]:
 
 
 def test_the_same_work_per_rank_in_both_layouts():
-    """Both layouts give a rank 3,072 layer passes of one 4,096-token sequence a step, and measure within 2.6 %."""
+    """Both layouts give a rank 3,072 layer passes of one 4,096-token sequence a step, and measure within 1.1 %."""
     ep16, ep8 = _case(*EP16), _case(*EP8)
     for case in (ep16, ep8):
         t = case.training
         assert t.global_batch // (t.dp * t.micro_batch) * case.model.layers // t.pp == 3072
         assert (t.seq_len, t.micro_batch, t.precision, case.system.count) == (4096, 1, "fp8", 16)
     assert t.ep == 8 == case.system.scale_up.domain
-    # 9,058 against 8,826 (26.06), 8,901 (26.04) and 8,960 (26.04.01) tokens/s/GPU.
+    # 9,058 against 8,960 (26.04.01); the page's 26.04 and 26.06 rows of the EP 16 layout read 8,901 and 8,826.
     assert float(ep8.measured[0].value) / float(ep16.measured[0].value) == pytest.approx(9058 / 8960)
-    assert 9058 / 8826 < 1.027
 
 
 def test_the_row_without_infiniband_misses_by_more(accelerators):
@@ -95,3 +94,19 @@ def test_the_all_to_all_the_model_charges_each_layout(accelerators):
     ep16, ep8 = _all_to_alls(_case(*EP16), accelerators), _all_to_alls(_case(*EP8), accelerators)
     assert (ep16, ep8) == pytest.approx((2.37e-3, 1.44e-3), abs=0.01e-3)
     assert (ep16 - ep8) * 3072 / (29.26) == pytest.approx(0.097, abs=0.002)
+
+
+def test_a_pass_takes_the_same_time_whatever_the_gpu_work_modelled(accelerators):
+    """Without the model's host term (whole-iteration graphs stated: no per-layer host work), the model's GPU work
+    of a layer pass, everything in the step over 3,072, is 6.78 ms for EP 16 over InfiniBand and 5.09 ms for EP 8
+    in node (1.69 ms apart); measured, a pass takes 9.52 and 9.42 ms. The EP 8 row is the one where the model's
+    host time binds (0.92 ms a pass of its 3.41 ms missing: graphs move it from +56.7 % to +85.2 %), the EP 16 row
+    hides it (graphs leave +40.6 %). A fixed pace per pass of about 9.4-9.5 ms at one 4,096-token sequence, as on
+    B200 in NeMo 25.11 (9.18 ms; docs/perf-model.md, "Across machines"), and not a rate of the fabric."""
+    rows = {}
+    for name, (path, case_id) in (("ep16", EP16), ("ep8", EP8)):
+        err, measured, model, passes = _row(_case(path, case_id), accelerators)
+        g_err, _, gpu, _ = _row(_case(path, case_id, cuda_graphs="full_iteration"), accelerators)
+        rows[name] = (measured / passes * 1e3, gpu / passes * 1e3, (model - gpu) / passes * 1e3, g_err)
+    assert rows["ep16"] == pytest.approx((9.52, 6.78, 0.0, 0.406), abs=0.005)
+    assert rows["ep8"] == pytest.approx((9.42, 5.09, 0.92, 0.852), abs=0.005)
