@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from archgen.binding import BoundRequirement
+from archgen.build import Design
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an
 from archgen.model.requirements import Status, fails
@@ -16,12 +18,14 @@ from archgen.model.workload import Workload, job_kind
 from archgen.units import Q_
 
 
-def mistakes(specs, sweep: Sweep) -> list[tuple[str, tuple, str]]:
+def mistakes(design: Design, sweep: Sweep) -> list[tuple[str, tuple, str]]:
     """Every way `sweep` does not fit its workload, as (spec id, key path in that document, message).
 
-    The spec id is the sweep's, or the workload's for one of its requirements that no point could provide
-    (`unanswerable`). An unknown workload, cluster or accelerator id is REF001's, not repeated here.
+    The spec id is the sweep's, or that of the document stating a requirement on the workload that no point could
+    provide (`unanswerable`): the workload's own, or a `Requirements` document's on it. An unknown workload, cluster
+    or accelerator id is REF001's, not repeated here.
     """
+    specs = design.specs
     workload = specs.get(sweep.workload)
     if not isinstance(workload, Workload):
         return []
@@ -32,12 +36,13 @@ def mistakes(specs, sweep: Sweep) -> list[tuple[str, tuple, str]]:
         if wrong and name not in JOB_AXES.get(job, ()):
             out.append((("axes", name), f"sweep '{sweep.id}': axis '{name}' changes {a_or_an(wrong[0])} job; "
                                         f"workload '{workload.id}' is {a_or_an(job)} job"))
-    theirs = {r.id: j for j, r in enumerate(workload.requirements)}
+    theirs = {b.req.id: b for b in design.requirements_of(f"workload/{workload.id}")}
     for i, r in enumerate(sweep.requirements):
         if r.id in theirs:  # a point's outcomes are keyed by requirement id
-            other = specs.locate(workload.id, ("requirements", theirs[r.id], "id"))
+            b = theirs[r.id]
+            other = specs.locate(b.owner, b.path + ("id",))
             out.append((("requirements", i, "id"), f"sweep '{sweep.id}': requirement id '{r.id}' is also a "
-                                                   f"requirement of workload '{workload.id}' (at {other}); give the "
+                                                   f"requirement {_of(b, workload, specs)} (at {other}); give the "
                                                    "sweep's requirement its own id"))
     for i, o in enumerate(sweep.objectives):
         if o.metric not in JOB_METRICS[job]:
@@ -52,26 +57,47 @@ def mistakes(specs, sweep: Sweep) -> list[tuple[str, tuple, str]]:
                                                        f"{job} job has {', '.join(JOB_METRICS[job])}"))
     if not (sweep.axes.cluster or workload.cluster):
         out.append((("axes",), f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster"))
-    return [(sweep.id, path, message) for path, message in out] + unanswerable(sweep, workload, job)
+    return [(sweep.id, path, message) for path, message in out] + unanswerable(design, sweep, workload, job)
 
 
-def unanswerable(sweep: Sweep, workload: Workload, job: str) -> list[tuple[str, tuple, str]]:
-    """The workload's requirements that fail every point of `sweep` unjudged: on a metric no point computes.
+def unanswerable(design: Design, sweep: Sweep, workload: Workload, job: str) -> list[tuple[str, tuple, str]]:
+    """The requirements on the workload that fail every point of `sweep` unjudged: on a metric no point computes.
 
-    A point computes its job's estimate and the sweep's own metrics (`model.sweep.JOB_METRICS`), not the figures of
-    `check`'s operations stage (`mtti`, `time_to_train`, `checkpoint_write_time`, ...). A requirement on one of
-    those is not provided at every point; where its level makes not provided a failure (`model.requirements.fails`:
-    SHALL, as `check` makes it an error), no point could be feasible, so the sweep is refused at the requirement's
-    line before any point runs, as a sweep requirement on such a metric is. At SHOULD or MAY it is reported as not
-    provided at each point and left alone.
+    Those `check` judges on the workload (`build.Design.requirements_of`: its own, and those of `Requirements`
+    documents on it), as the points are judged on them. A point computes its job's estimate and the sweep's own
+    metrics (`model.sweep.JOB_METRICS`), not the figures of `check`'s operations stage (`mtti`, `time_to_train`,
+    `checkpoint_write_time`, ...). A requirement on one of those is not provided at every point; where its level
+    makes not provided a failure (`model.requirements.fails`: SHALL, as `check` makes it an error), no point could be
+    feasible, so the sweep is refused at the requirement's line before any point runs, as a sweep requirement on
+    such a metric is. At SHOULD or MAY it is reported as not provided at each point and left alone.
     """
-    return [(workload.id, ("requirements", k, "metric"),
-             f"sweep '{sweep.id}': workload '{workload.id}' requirement {r.id} ({r.level.upper()}) targets "
-             f"'{r.metric}', which a sweep does not compute, so no point could meet it and none would be feasible; "
-             f"a {job} point has {', '.join(JOB_METRICS[job])} (judge it with `archgen check`, or make it SHOULD "
-             "or MAY, which the sweep reports as not provided)")
-            for k, r in enumerate(workload.requirements)
-            if r.metric not in JOB_METRICS[job] and fails(r.level, Status.NOT_PROVIDED)]
+    specs = design.specs
+    return [(b.owner, b.path + ("metric",),
+             f"sweep '{sweep.id}': {_named(b, workload, specs)} ({b.req.level.upper()}) targets "
+             f"'{b.req.metric}', which a sweep does not compute, so no point could meet it and none would be "
+             f"feasible; a {job} point has {', '.join(JOB_METRICS[job])} (judge it with `archgen check`, or make it "
+             "SHOULD or MAY, which the sweep reports as not provided)")
+            for b in design.requirements_of(f"workload/{workload.id}")
+            if b.req.metric not in JOB_METRICS[job] and fails(b.req.level, Status.NOT_PROVIDED)]
+
+
+def _of(b: BoundRequirement, workload: Workload, specs) -> str:
+    """Whose requirement `b` is, in words: "of workload 'w'", or "of Requirements 'r' on workload 'w'"."""
+    if b.owner == workload.id:
+        return f"of workload '{workload.id}'"
+    return f"of {_kind(specs, b.owner)} '{b.owner}' on workload '{workload.id}'"
+
+
+def _named(b: BoundRequirement, workload: Workload, specs) -> str:
+    """A requirement on the workload in words: "workload 'w' requirement R", "Requirements 'r' requirement R on ..."."""
+    if b.owner == workload.id:
+        return f"workload '{workload.id}' requirement {b.req.id}"
+    return f"{_kind(specs, b.owner)} '{b.owner}' requirement {b.req.id} on workload '{workload.id}'"
+
+
+def _kind(specs, owner: str) -> str:
+    """The kind of the document `owner` ("Requirements", "Cluster")."""
+    return getattr(specs.get(owner), "kind", "document")
 
 
 @check("SWP001", "sweep.fits_workload")
@@ -89,7 +115,7 @@ def sweep_fits_workload(ctx: Context) -> Iterator[Violation]:
     """
     specs = ctx.design.specs
     for sweep in specs.of(Sweep):
-        for owner, path, message in mistakes(specs, sweep):
+        for owner, path, message in mistakes(ctx.design, sweep):
             yield Violation(f"sweep/{sweep.id}", owner, path, message)
 
 

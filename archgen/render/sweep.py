@@ -18,7 +18,14 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen import metrics as registry
 from archgen.model.workload import job_kind
-from archgen.perf.explore.points import PointRow, Result, model_defaults, requirements, unmeasured_efficiencies
+from archgen.perf.explore.points import (
+    PointRow,
+    Result,
+    model_defaults,
+    requirements,
+    stated_in,
+    unmeasured_efficiencies,
+)
 from archgen.perf.explore.tally import Fitting, tally
 from archgen.perf.explore.tally import categories as categorical_axes
 from archgen.render import fmt, provenance
@@ -120,18 +127,21 @@ def overview(result: Result) -> Section:
     reqs = requirements(p)
     if reqs:
         rows = []
+        where = stated_in(p)
         for q in reqs:
             met, unmet = tally(result).met[q.id]  # a point that does not fit judges what it provides
             target = fmt.target_text(q.target, registry.find("workload", q.metric) or registry.find("point", q.metric))
-            rows.append((q.id, q.statement, q.level.upper(), q.metric, target, met, unmet,
-                         c["points"] - met - unmet, tally(result).at_risk.get(q.id, 0)))
-        section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
+            rows.append((q.id, q.statement, q.level.upper(), q.metric, target, met, unmet, c["points"] - met - unmet,
+                         tally(result).at_risk.get(q.id, 0), " ".join(where[q.id])))
+        section.add(Table("requirements", "Requirements at every point (the workload's own, those other documents "
+                          "state on the workload, which `archgen check` judges too, then the sweep's); a point "
                           "that could not run, or does not provide the metric, is not judged; a met one is at risk "
                           "where one end of its range over the failure-rate sets (for cost, and the hot spares) "
                           "misses",
                           (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
                            Column("Target"), Column("Met", align="right"), Column("Not met", align="right"),
-                           Column("Not judged", align="right"), Column("Of the met, at risk", align="right")),
+                           Column("Not judged", align="right"), Column("Of the met, at risk", align="right"),
+                           Column("Stated in")),
                           tuple(rows)))
     return section
 
