@@ -38,7 +38,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
     design = build(specs)
     scale_out = scale_out_paths(clusters)
     wrong = [SpecProblem(specs.locate(owner, path), message=message) for s in sweeps
-             for owner, path, message in mistakes(design, s)]
+             for owner, path, message in mistakes(design, clusters, s)]
     if wrong:
         raise ValidateError(wrong)
     out = []
