@@ -97,3 +97,27 @@ def test_a_cost_shall_with_only_other_chips_on_the_accelerator_axis_is_refused(t
         "(SHALL) targets 'cost_per_token', which no point of the sweep can compute: the `accelerator` axis swaps " \
         "'gb300' for the 'b200-sxm-180gb' of cluster 'dgx-b200-superpod', whose prices are those of its own " \
         "systems; so no point could meet it" in r.err, r.err
+
+
+@pytest.mark.parametrize("level", ["shall", "should"])
+def test_a_cluster_of_the_sweep_without_storage_leaves_goodput_not_provided_not_missed(tmp_path, level):
+    """A SHALL some cluster of the sweep can give is judged per point, not refused. On the cluster without storage
+    the point's goodput is NaN, which was judged "not met" (no reason given; `check` says not provided, REQ002): it
+    is now not provided, with the reason, on both sweep paths; at SHOULD the point stays feasible."""
+    from archgen.commands.sweep import analyse
+    from archgen.commands.sweep_problems import problems
+    from archgen.perf.api import evaluate as batched
+    from archgen.perf.explore.points import evaluate
+
+    specs = _specs(tmp_path, f"{{id: REQ-GP, statement: Goodput, metric: goodput, target: '>= 0.9', level: {level}}}",
+                   b200=True)
+    text = B200_SWEEP.replace("id: b\n", "id: x\n").replace("accelerator: [gb300]", "cluster: [dgx-b200-superpod, "
+                                                                                    "mi355x-th5]")
+    analysed, sweeps = analyse(_sweep(tmp_path, text), [specs])
+    (problem,) = problems(analysed.specs, analysed.clusters, sweeps)
+    shall = level == "shall"
+    for rows in (evaluate(problem, 0, problem.size), batched(problem, 0, problem.size)):
+        assert [(r.cluster, r.met["REQ-GP"], r.feasible) for r in rows] == [
+            ("dgx-b200-superpod", True, True), ("mi355x-th5", None, not shall)]
+        assert rows[1].reason == ("REQ-GP (SHALL) not provided: the point has no goodput: its checkpoints have "
+                                  "nowhere to go on its cluster (REL006 in `archgen check`)" if shall else "")

@@ -138,6 +138,16 @@ def unpriced(problem: SweepProblem, base: Machine) -> str:
             f"'{base.hardware.accelerator}' ones")
 
 
+#: Why a training point has no goodput (a NaN, `perf.train.goodput.goodput_of`) and nothing made from it.
+NO_GOODPUT = "its checkpoints have nowhere to go on its cluster (REL006 in `archgen check`)"
+
+
+def provides(metrics: dict[str, float], metric: str) -> bool:
+    """Whether a point's `metric` is a value to judge: present and a number (a goodput is NaN without storage)."""
+    value = metrics.get(metric)
+    return value is not None and value == value
+
+
 def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any],
                priced: str = "") -> str:
     """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
@@ -147,9 +157,11 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     metric = requirement.metric
     if requirement.id in loose:
         return UNSETTLED.format(metric=metric)
-    if metric not in metrics:
+    if not provides(metrics, metric):
         if priced and metric in COST_OBJECTIVES:
             return f"the point has no {metric}: {priced}"
+        if metric in GOODPUT_METRICS and "goodput" in metrics and not provides(metrics, "goodput"):
+            return f"the point has no {metric}: {NO_GOODPUT}"
         return (f"the point has no {metric}" if metric in SWEEP_METRICS else
                 f"a sweep does not compute {metric} (archgen check of the workload does)")
     return f"target {requirement.target} does not have the dimension of {metric}"
@@ -243,7 +255,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS)
     statuses: dict[str, Status | None] = {}   # the requirements judged on this point's metrics (one of a batch)
     for r in judged_here:
-        if judged(r.metric, bool(est.fits)) and r.id not in loose and r.metric in metrics:
+        if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric):
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""))
             statuses[r.id] = status[0] if status else None
     met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})
