@@ -62,16 +62,16 @@ def missing(specs: Specs, a: ClusterAnalysis, workload: Workload, needs: Sequenc
     leaves its own chip out no point on it is priced (`commands.sweep_problems._swapped`).
     """
     out = []
-    if POWER in needs and (why := unpowered(a)):
-        out.append((POWER, why))
-    if GOODPUT in needs and (why := no_checkpoint_target(specs, a, workload)):
-        out.append((GOODPUT, f"{why} (REL006)"))
+    if POWER in needs and (dark := unpowered(a)):
+        out.append((POWER, dark))
+    if GOODPUT in needs and (nowhere := no_checkpoint_target(specs, a, workload)):
+        out.append((GOODPUT, f"{nowhere} (REL006)"))
     if PRICES in needs:
-        _, why = usd_per_hour(analyse_cost(specs, a), a.cluster.spec.id)
+        _, unpriced = usd_per_hour(analyse_cost(specs, a), a.cluster.spec.id)
         node = compute_node(a.nodes)
         own = node.part.accelerator if node is not None else None
-        if why:
-            out.append((PRICES, why))
+        if unpriced:
+            out.append((PRICES, unpriced))
         elif accelerators and own not in accelerators:
             out.append((SWAPPED, f"the `accelerator` axis swaps {', '.join(repr(x) for x in accelerators)} for the "
                                  f"'{own}' of cluster '{a.cluster.spec.id}', whose prices are those of its own "
