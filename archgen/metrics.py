@@ -222,7 +222,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "restart_time", "s", "min", 1, "Restart time", "Restart, restore and the mean wait for a "
            "repair per interruption.", _GP, _T, sweep=False, minimise=True),
     Metric("workload", "goodput", "", "", 3, "Goodput", "Effective training time ratio from Daly's expected wall "
-           "time (interruptions, checkpoints, restarts, spares).", _GP, _T, True),
+           "time (interruptions, checkpoints, restarts, spares), the cluster's idle nodes counted as hot spares.",
+           _GP, _T, True),
     Metric("workload", "goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "Tokens per second × "
            "goodput.", _GP, _T, True, counts="tokens"),
     Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
@@ -249,8 +250,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per used accelerator-hour × "
            "the job's accelerators (a training job's `_high` end adds its hot spares).", _COST, _T + _I, sweep=False),
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
-           "hour (goodput tokens for training), the job's accelerators only; a training job's range (`_low`, `_high`)"
-           " runs from goodput_high to _low, the high end adding hot spares.", _COST, _T + _I, minimise=True),
+           "hour (goodput tokens for training), the job's accelerators only, while its goodput counts the cluster's "
+           "idle nodes as hot spares; a training job's range (`_low`, `_high`) runs from goodput_high to _low, the "
+           "high end adding the hot spares goodput rests on.", _COST, _T + _I, minimise=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
            "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
     Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the run's `checkpoint.tokens`: "

@@ -184,7 +184,8 @@ def test_a_sweep_point_charges_the_same_spares_on_both_paths(tmp_path, shipped):
         assert (row.met["REQ-SWP-C"], row.met["REQ-SWP-R"], row.at_risk) == (False, True, ("REQ-SWP-R",))
         assert Status.AT_RISK in cells(p, row)
     text = " ".join(b.text for b in overview(summarise(p, evaluate_sweep(p))).blocks if isinstance(b, Para))
-    assert "Cost per token's high end also charges the idle nodes the point's goodput counts on as hot spares" in text
+    assert "Cost per token charges the point's own accelerators, while its goodput counts the cluster's idle nodes " \
+        "as hot spares; its high end also charges the idle nodes that goodput rests on" in text
 
 
 def evaluate_sweep(p):

@@ -32,6 +32,7 @@ from archgen.analyse.goodput_notes import cluster_unsettled, still_withheld, uns
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
+from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
 from archgen.perf.train.goodput import Failures
@@ -185,7 +186,7 @@ def sweep_figures(specs: Specs, a: ClusterAnalysis,
     """
     rel = analyse_reliability(specs, a)
     cost = analyse_cost(specs, a)
-    per_hour = cost.per_used_accelerator_hour if cost is not None and cost.currency == "USD" else None
+    per_hour, _ = usd_per_hour(cost, a.cluster.spec.id)
     central = failures_of(rel, specs, a)
     return (central, failure_ends(rel, specs, a),
             per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (

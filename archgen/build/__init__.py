@@ -38,6 +38,18 @@ class Design:
     #: Each workload's own requirements, bound to it; the pipeline judges them on its estimate (not the REQ checks).
     workload_requirements: tuple[BoundRequirement, ...] = ()
 
+    def requirements_of(self, subject: str) -> tuple[BoundRequirement, ...]:
+        """Every requirement bound to the object `subject`, one per id, as `check` judges them.
+
+        A workload's own come first, then those of `Requirements` documents and clusters that name it (by a glob too).
+        Two different requirements under one id are REQ003's error; the first one stated is kept here.
+        """
+        kept: dict[str, BoundRequirement] = {}
+        for b in (*self.workload_requirements, *self.requirements):
+            if b.subject == subject:
+                kept.setdefault(b.req.id, b)
+        return tuple(kept.values())
+
     def resting_on(self, subject: str) -> list[Unresolved]:
         """The unresolved references the object `subject` rests on: its figures are computed without what they name.
 

@@ -6,8 +6,12 @@ with the same located list before any point runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
+from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.sweep_inputs import GOODPUT, POWER, PRICES, SWAPPED, missing, rests_on
+from archgen.binding import BoundRequirement
+from archgen.build import Design
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an
 from archgen.model.requirements import Status, fails
@@ -16,12 +20,14 @@ from archgen.model.workload import Workload, job_kind
 from archgen.units import Q_
 
 
-def mistakes(specs, sweep: Sweep) -> list[tuple[str, tuple, str]]:
+def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Sweep) -> list[tuple[str, tuple, str]]:
     """Every way `sweep` does not fit its workload, as (spec id, key path in that document, message).
 
-    The spec id is the sweep's, or the workload's for one of its requirements that no point could provide
-    (`unanswerable`). An unknown workload, cluster or accelerator id is REF001's, not repeated here.
+    The spec id is the sweep's, or that of the document stating a requirement on the workload that no point could
+    provide (`unanswerable`): the workload's own, or a `Requirements` document's on it. `clusters` holds the analysed
+    clusters by path. An unknown workload, cluster or accelerator id is REF001's, not repeated here.
     """
+    specs = design.specs
     workload = specs.get(sweep.workload)
     if not isinstance(workload, Workload):
         return []
@@ -32,12 +38,13 @@ def mistakes(specs, sweep: Sweep) -> list[tuple[str, tuple, str]]:
         if wrong and name not in JOB_AXES.get(job, ()):
             out.append((("axes", name), f"sweep '{sweep.id}': axis '{name}' changes {a_or_an(wrong[0])} job; "
                                         f"workload '{workload.id}' is {a_or_an(job)} job"))
-    theirs = {r.id: j for j, r in enumerate(workload.requirements)}
+    theirs = {b.req.id: b for b in design.requirements_of(f"workload/{workload.id}")}
     for i, r in enumerate(sweep.requirements):
         if r.id in theirs:  # a point's outcomes are keyed by requirement id
-            other = specs.locate(workload.id, ("requirements", theirs[r.id], "id"))
+            b = theirs[r.id]
+            other = specs.locate(b.owner, b.path + ("id",))
             out.append((("requirements", i, "id"), f"sweep '{sweep.id}': requirement id '{r.id}' is also a "
-                                                   f"requirement of workload '{workload.id}' (at {other}); give the "
+                                                   f"requirement {_of(b, workload, specs)} (at {other}); give the "
                                                    "sweep's requirement its own id"))
     for i, o in enumerate(sweep.objectives):
         if o.metric not in JOB_METRICS[job]:
@@ -52,44 +59,101 @@ def mistakes(specs, sweep: Sweep) -> list[tuple[str, tuple, str]]:
                                                        f"{job} job has {', '.join(JOB_METRICS[job])}"))
     if not (sweep.axes.cluster or workload.cluster):
         out.append((("axes",), f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster"))
-    return [(sweep.id, path, message) for path, message in out] + unanswerable(sweep, workload, job)
+    return [(sweep.id, path, message) for path, message in out] + unanswerable(design, clusters, sweep, workload, job)
 
 
-def unanswerable(sweep: Sweep, workload: Workload, job: str) -> list[tuple[str, tuple, str]]:
-    """The workload's requirements that fail every point of `sweep` unjudged: on a metric no point computes.
+#: What to give so that a point computes a figure that rests on it (`analyse.sweep_inputs.rests_on`).
+_GIVE = {POWER: "name the link media of every fabric tier",
+         GOODPUT: "give the cluster a checkpoint `storage:`",
+         PRICES: "price every part on the cluster's bill of materials (`price:` or a `Prices` document) and give its "
+                 "facility a `cost:`",
+         SWAPPED: "put the cluster's own chip on the `accelerator` axis too, or model a cluster of the other systems "
+                  "with their prices"}
 
-    A point computes its job's estimate and the sweep's own metrics (`model.sweep.JOB_METRICS`), not the figures of
-    `check`'s operations stage (`mtti`, `time_to_train`, `checkpoint_write_time`, ...). A requirement on one of
-    those is not provided at every point; where its level makes not provided a failure (`model.requirements.fails`:
-    SHALL, as `check` makes it an error), no point could be feasible, so the sweep is refused at the requirement's
-    line before any point runs, as a sweep requirement on such a metric is. At SHOULD or MAY it is reported as not
-    provided at each point and left alone.
+
+def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Sweep, workload: Workload,
+                 job: str) -> list[tuple[str, tuple, str]]:
+    """The requirements on the workload that fail every point of `sweep` unjudged: on a metric no point computes.
+
+    Those `check` judges on the workload (`build.Design.requirements_of`: its own, and those of `Requirements`
+    documents on it), as the points are judged on them. A point computes its job's estimate and the sweep's own
+    metrics (`model.sweep.JOB_METRICS`), not the figures of `check`'s operations stage (`mtti`, `time_to_train`,
+    `checkpoint_write_time`, ...); and of its own, power, goodput and cost per token only where its cluster gives
+    what they rest on (`analyse.sweep_inputs.missing`: IT power, somewhere to write checkpoints, prices in USD for
+    the chip the point runs). A requirement on a figure that no point of the sweep computes is not provided at every
+    point; where its level makes not provided a failure (`model.requirements.fails`: SHALL, as `check` makes it an
+    error), no point could be feasible, so the sweep is refused at the requirement's line before any point runs, as
+    a sweep requirement on such a metric is. At SHOULD or MAY it is reported as not provided at each point and left
+    alone, and so is a SHALL that some cluster of the sweep can give (the others' points are not feasible, with the
+    reason).
     """
-    return [(workload.id, ("requirements", k, "metric"),
-             f"sweep '{sweep.id}': workload '{workload.id}' requirement {r.id} ({r.level.upper()}) targets "
-             f"'{r.metric}', which a sweep does not compute, so no point could meet it and none would be feasible; "
-             f"a {job} point has {', '.join(JOB_METRICS[job])} (judge it with `archgen check`, or make it SHOULD "
-             "or MAY, which the sweep reports as not provided)")
-            for k, r in enumerate(workload.requirements)
-            if r.metric not in JOB_METRICS[job] and fails(r.level, Status.NOT_PROVIDED)]
+    specs = design.specs
+    ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
+    analysed = [clusters.get(f"cluster/{c}") for c in ids]
+    out = []
+    for b in design.requirements_of(f"workload/{workload.id}"):
+        req = b.req
+        if not fails(req.level, Status.NOT_PROVIDED):
+            continue
+        named = f"sweep '{sweep.id}': {_named(b, workload, specs)} ({req.level.upper()}) targets '{req.metric}'"
+        if req.metric not in JOB_METRICS[job]:
+            out.append((b.owner, b.path + ("metric",),
+                        f"{named}, which a sweep does not compute, so no point could meet it and none would be "
+                        f"feasible; a {job} point has {', '.join(JOB_METRICS[job])} (judge it with `archgen check`, "
+                        "or make it SHOULD or MAY, which the sweep reports as not provided)"))
+            continue
+        needs = rests_on(req.metric, job)
+        if not needs or not analysed or any(a is None for a in analysed):   # an unknown cluster is REF001's
+            continue
+        why = [missing(specs, a, workload, needs, sweep.axes.accelerator or ()) for a in analysed if a is not None]
+        if all(why):
+            give = " and ".join(dict.fromkeys(_GIVE[k] for ws in why for k, _ in ws))
+            reasons = "; ".join(dict.fromkeys(w for ws in why for _, w in ws))
+            out.append((b.owner, b.path + ("metric",),
+                        f"{named}, which no point of the sweep can compute: {reasons}; "
+                        f"so no point could meet it and none would be feasible (to judge it: {give}, or put a "
+                        "cluster that has what it needs on the `cluster` axis; or make it SHOULD or MAY, which the "
+                        "sweep reports as not provided; docs/sweeps.md)"))
+    return out
+
+
+def _of(b: BoundRequirement, workload: Workload, specs) -> str:
+    """Whose requirement `b` is, in words: "of workload 'w'", or "of Requirements 'r' on workload 'w'"."""
+    if b.owner == workload.id:
+        return f"of workload '{workload.id}'"
+    return f"of {_kind(specs, b.owner)} '{b.owner}' on workload '{workload.id}'"
+
+
+def _named(b: BoundRequirement, workload: Workload, specs) -> str:
+    """A requirement on the workload in words: "workload 'w' requirement R", "Requirements 'r' requirement R on ..."."""
+    if b.owner == workload.id:
+        return f"workload '{workload.id}' requirement {b.req.id}"
+    return f"{_kind(specs, b.owner)} '{b.owner}' requirement {b.req.id} on workload '{workload.id}'"
+
+
+def _kind(specs, owner: str) -> str:
+    """The kind of the document `owner` ("Requirements", "Cluster")."""
+    return getattr(specs.get(owner), "kind", "document")
 
 
 @check("SWP001", "sweep.fits_workload")
 def sweep_fits_workload(ctx: Context) -> Iterator[Violation]:
     """A sweep's axes, objectives and requirements apply to its workload's job, and it has a cluster to run on.
 
-    The workload's own SHALL requirements count too: one on a figure no sweep point computes (`mtti`,
-    `time_to_train`, which `archgen check` gives) would be not provided at every point, so no point could be
-    feasible; it is reported at the requirement's line in the workload's file.
+    The SHALL requirements `check` judges on the workload count too, its own and those of `Requirements` documents
+    on it: one on a figure no sweep point computes (`mtti`, `time_to_train`, which `archgen check` gives), or on
+    power, goodput or cost per token where no cluster of the sweep gives what they rest on (IT power, checkpoint
+    storage, prices in USD for the chip the points run), would be not provided at every point, so no point could be
+    feasible; it is reported at the requirement's line in the file that states it.
 
     Fix: vary the axes of the workload's kind of job (tp, pp, micro_batch for training; batch for inference), name
     metrics that job has as objectives and requirements, give the sweep's requirements their own ids, and name a
     cluster in the workload or in `axes.cluster`; judge a workload's target on a figure a sweep does not compute
-    with `archgen check`, or make it SHOULD or MAY.
+    with `archgen check`, give the cluster what the message names (a `storage:`, prices), or make it SHOULD or MAY.
     """
     specs = ctx.design.specs
     for sweep in specs.of(Sweep):
-        for owner, path, message in mistakes(specs, sweep):
+        for owner, path, message in mistakes(ctx.design, ctx.clusters, sweep):
             yield Violation(f"sweep/{sweep.id}", owner, path, message)
 
 

@@ -15,26 +15,30 @@ from collections.abc import Sequence
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.operations_stage import sweep_figures
+from archgen.build import build
 from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.api import Machine, SweepProblem, hardware_for, machine
+from archgen.perf.api import Machine, Stated, SweepProblem, hardware_for, machine
 from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
 
 
 def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[SweepProblem]:
-    """Each sweep with its workload, model and clusters resolved.
+    """Each sweep with its workload, model and clusters resolved, and the requirements `check` judges on the workload.
 
-    An id that names nothing is a located `BuildError`; the sweep's mistakes against its workload
-    (`checks.sweep.mistakes`, SWP001 in `archgen check`) are raised together as a `ValidateError`.
+    Those are bound as the pipeline binds them (`build.build`, some milliseconds): the workload's own, and those of
+    `Requirements` documents whose subject names it (`build.Design.requirements_of`). An id that names nothing is a
+    located `BuildError`; the sweep's mistakes against its workload (`checks.sweep.mistakes`, SWP001 in `archgen
+    check`) are raised together as a `ValidateError`.
     """
+    design = build(specs)
     scale_out = scale_out_paths(clusters)
     wrong = [SpecProblem(specs.locate(owner, path), message=message) for s in sweeps
-             for owner, path, message in mistakes(specs, s)]
+             for owner, path, message in mistakes(design, clusters, s)]
     if wrong:
         raise ValidateError(wrong)
     out = []
@@ -107,7 +111,9 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
-        out.append(SweepProblem(sweep, workload, model, bases, axes))
+        stated = tuple(Stated(getattr(specs.get(b.owner), "kind", ""), b.owner, b.req)
+                       for b in design.requirements_of(f"workload/{workload.id}") if b.owner != workload.id)
+        out.append(SweepProblem(sweep, workload, model, bases, axes, stated))
     return out
 
 

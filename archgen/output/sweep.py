@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps
-from archgen.perf.explore.points import PointRow, Result, model_defaults, unmeasured_efficiencies
+from archgen.perf.explore.points import (
+    PointRow,
+    Result,
+    model_defaults,
+    requirements,
+    stated_in,
+    unmeasured_efficiencies,
+)
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
 from archgen.render.sweep import DISPLAY, level_text, shown
@@ -26,11 +33,24 @@ def summary(result: Result) -> str:
         r = result.rows[i]
         axes = ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items())
         lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
+    lines += [f"  judged: {judged(result)}"] if requirements(result.problem) else []
     lines += [f"  not feasible: {n:,} point(s) fit, and {reason}" for reason, n in unprovided(result)]
     lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
               for line in unmeasured_efficiencies(result.problem)]
     lines += [f"  note: {line}" for line in model_defaults(result.problem)]
     return "\n".join(lines)
+
+
+def judged(result: Result) -> str:
+    """The requirements every point is judged on, with their levels, by the document that states them, in words.
+
+    "REQ-1 (SHALL), REQ-2 (SHOULD) of Workload 'w'; REQ-3 (SHALL) of Requirements 'r'; REQ-4 (SHALL) of Sweep 's'".
+    """
+    where = stated_in(result.problem)
+    by: dict[tuple[str, str], list[str]] = {}
+    for q in requirements(result.problem):
+        by.setdefault(where[q.id], []).append(f"{q.id} ({q.level.upper()})")
+    return "; ".join(f"{', '.join(ids)} of {kind} '{owner}'" for (kind, owner), ids in by.items())
 
 
 def unprovided(result: Result) -> list[tuple[str, int]]:
@@ -68,7 +88,10 @@ def to_json(result: Result) -> dict[str, Any]:
                 "metrics": {m: quantity(Q_(v, DISPLAY[m][1])) for m, v in sorted(r.metrics.items())}}
 
     p = result.problem
-    return {"sweep": p.sweep.id, "workload": p.workload.id, "summary": result.counts(),
+    where = stated_in(p)
+    judged_on = [{"id": q.id, "level": q.level, "metric": q.metric, "target": str(q.target),
+                  "stated_in": {"kind": where[q.id][0], "id": where[q.id][1]}} for q in requirements(p)]
+    return {"sweep": p.sweep.id, "workload": p.workload.id, "summary": result.counts(), "requirements": judged_on,
             "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
             "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
             "front": [point(result.rows[i]) for i in result.front], "reasons": reasons(result),

@@ -9,7 +9,7 @@ path `archgen sweep` takes.
 from __future__ import annotations
 
 from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
-from archgen.perf.explore.points import PointRow, Result, SweepProblem, summarise
+from archgen.perf.explore.points import PointRow, Result, Stated, SweepProblem, summarise
 from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
 from archgen.perf.explore.vectorised import evaluate
 from archgen.perf.explore.vectorised_bounds import row_stride
@@ -22,6 +22,6 @@ from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
 
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "Keep", "Machine", "PointRow",
-           "Preparation", "Result", "SweepProblem", "chunk", "estimate_on_cluster", "evaluate", "explain_switches",
-           "hardware_for", "judge_requirements", "machine", "merge", "plan_dict", "plan_for_workload", "plan_text",
-           "precision", "row_stride", "summarise"]
+           "Preparation", "Result", "Stated", "SweepProblem", "chunk", "estimate_on_cluster", "evaluate",
+           "explain_switches", "hardware_for", "judge_requirements", "machine", "merge", "plan_dict",
+           "plan_for_workload", "plan_text", "precision", "row_stride", "summarise"]

@@ -18,7 +18,14 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from archgen import metrics as registry
 from archgen.model.workload import job_kind
-from archgen.perf.explore.points import PointRow, Result, model_defaults, requirements, unmeasured_efficiencies
+from archgen.perf.explore.points import (
+    PointRow,
+    Result,
+    model_defaults,
+    requirements,
+    stated_in,
+    unmeasured_efficiencies,
+)
 from archgen.perf.explore.tally import Fitting, tally
 from archgen.perf.explore.tally import categories as categorical_axes
 from archgen.render import fmt, provenance
@@ -107,9 +114,10 @@ def overview(result: Result) -> Section:
         said = sorted({(b.cluster, b.rates) for b in p.bases.values() if b.failures is not None and b.rates})
         priced = {b.cluster for b in p.bases.values() if b.cost_per_accelerator_hour is not None}
         section.add(*(Para(f"Cluster {cid}: {text} (at each point's accelerator count; docs/sweeps.md). "
-                           + ("Cost per token's high end also charges the idle nodes the point's goodput counts on as "
-                              "hot spares, beyond the cluster's idle share, as `check`'s does (docs/reliability.md, "
-                              "Cost). "
+                           + ("Cost per token charges the point's own accelerators, while its goodput counts the "
+                              "cluster's idle nodes as hot spares; its high end also charges the idle nodes that "
+                              "goodput rests on, beyond the cluster's idle share, as `check`'s does "
+                              "(docs/reliability.md, Cost). "
                               if cid in priced else "") + "A "
                            "requirement on goodput, goodput tokens or cost per token met at the central value but "
                            "not at one end of that range is at risk: the point stays feasible.")
@@ -123,16 +131,17 @@ def overview(result: Result) -> Section:
         for q in reqs:
             met, unmet = tally(result).met[q.id]  # a point that does not fit judges what it provides
             target = fmt.target_text(q.target, registry.find("workload", q.metric) or registry.find("point", q.metric))
-            rows.append((q.id, q.statement, q.level.upper(), q.metric, target, met, unmet,
-                         c["points"] - met - unmet, tally(result).at_risk.get(q.id, 0)))
-        section.add(Table("requirements", "Requirements at every point (the workload's, then the sweep's); a point "
+            rows.append((q.id, q.statement, q.level.upper(), q.metric, target, met, unmet, c["points"] - met - unmet,
+                         tally(result).at_risk.get(q.id, 0), " ".join(stated_in(p)[q.id])))
+        section.add(Table("requirements", "Requirements at every point (the workload's own, those other documents "
+                          "state on the workload, which `archgen check` judges too, then the sweep's); a point "
                           "that could not run, or does not provide the metric, is not judged; a met one is at risk "
                           "where one end of its range over the failure-rate sets (for cost, and the hot spares) "
                           "misses",
                           (Column("Requirement"), Column("Statement"), Column("Level"), Column("Metric"),
                            Column("Target"), Column("Met", align="right"), Column("Not met", align="right"),
-                           Column("Not judged", align="right"), Column("Of the met, at risk", align="right")),
-                          tuple(rows)))
+                           Column("Not judged", align="right"), Column("Of the met, at risk", align="right"),
+                           Column("Stated in")), tuple(rows)))
     return section
 
 

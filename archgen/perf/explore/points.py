@@ -35,6 +35,19 @@ _PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
 
 
 @dataclass(frozen=True)
+class Stated:
+    """A requirement on the sweep's workload written in another document: a `Requirements` document's or a cluster's.
+
+    `check` judges it on the workload (`subject: workload/<id>`, or a glob that matches it), so every point is judged
+    on it too, beside the workload's own (`build.Design.requirements_of` binds them).
+    """
+
+    kind: str  # the document's kind: "Requirements", "Cluster"
+    owner: str  # its id
+    requirement: Requirement
+
+
+@dataclass(frozen=True)
 class SweepProblem:
     """Everything the points of one sweep need, independent of the specs they came from."""
 
@@ -43,6 +56,7 @@ class SweepProblem:
     model: Model | None
     bases: dict[tuple[str, str | None], Machine]  # by (cluster, accelerator axis value or None)
     axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
+    documents: tuple[Stated, ...] = ()  # the workload's requirements written elsewhere, with ids of their own
 
     @property
     def size(self) -> int:
@@ -77,9 +91,21 @@ class PointRow:
     at_risk: tuple[str, ...] = ()
 
 
+def of_workload(problem: SweepProblem) -> list[Requirement]:
+    """The requirements `check` judges on the sweep's workload: its own, then those other documents state on it."""
+    return [*problem.workload.requirements, *(s.requirement for s in problem.documents)]
+
+
 def requirements(problem: SweepProblem) -> list[Requirement]:
-    """The targets every point is judged on: the workload's, then the sweep's."""
-    return [*problem.workload.requirements, *problem.sweep.requirements]
+    """The targets every point is judged on: the workload's (`of_workload`), then the sweep's."""
+    return [*of_workload(problem), *problem.sweep.requirements]
+
+
+def stated_in(problem: SweepProblem) -> dict[str, tuple[str, str]]:
+    """Where each requirement of `requirements` is written, by id: (kind, id) of its document."""
+    return {**{r.id: ("Workload", problem.workload.id) for r in problem.workload.requirements},
+            **{s.requirement.id: (s.kind, s.owner) for s in problem.documents},
+            **{r.id: ("Sweep", problem.sweep.id) for r in problem.sweep.requirements}}
 
 
 def on_point(problem: SweepProblem) -> list[Requirement]:
@@ -89,12 +115,12 @@ def on_point(problem: SweepProblem) -> list[Requirement]:
     point derives (`derived.point_metrics`) and its estimate does not have; the workload's others are judged on the
     estimate, with the model's error band, as `check` judges them.
     """
-    return [*(r for r in problem.workload.requirements if r.metric in GOODPUT_METRICS), *problem.sweep.requirements]
+    return [*(r for r in of_workload(problem) if r.metric in GOODPUT_METRICS), *problem.sweep.requirements]
 
 
 def on_estimate(problem: SweepProblem) -> list[Requirement]:
     """The workload's requirements judged on a point's estimate (the others are `on_point`)."""
-    return [r for r in problem.workload.requirements if r.metric not in GOODPUT_METRICS]
+    return [r for r in of_workload(problem) if r.metric not in GOODPUT_METRICS]
 
 
 #: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time is not
@@ -112,6 +138,16 @@ def unpriced(problem: SweepProblem, base: Machine) -> str:
             f"'{base.hardware.accelerator}' ones")
 
 
+#: Why a training point has no goodput (a NaN, `perf.train.goodput.goodput_of`) and nothing made from it.
+NO_GOODPUT = "its checkpoints have nowhere to go on its cluster (REL006 in `archgen check`)"
+
+
+def provides(metrics: dict[str, float], metric: str) -> bool:
+    """Whether a point's `metric` is a value to judge: present and a number (a goodput is NaN without storage)."""
+    value = metrics.get(metric)
+    return value is not None and value == value
+
+
 def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any],
                priced: str = "") -> str:
     """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
@@ -121,9 +157,11 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     metric = requirement.metric
     if requirement.id in loose:
         return UNSETTLED.format(metric=metric)
-    if metric not in metrics:
+    if not provides(metrics, metric):
         if priced and metric in COST_OBJECTIVES:
             return f"the point has no {metric}: {priced}"
+        if metric in GOODPUT_METRICS and "goodput" in metrics and not provides(metrics, "goodput"):
+            return f"the point has no {metric}: {NO_GOODPUT}"
         return (f"the point has no {metric}" if metric in SWEEP_METRICS else
                 f"a sweep does not compute {metric} (archgen check of the workload does)")
     return f"target {requirement.target} does not have the dimension of {metric}"
@@ -217,7 +255,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS)
     statuses: dict[str, Status | None] = {}   # the requirements judged on this point's metrics (one of a batch)
     for r in judged_here:
-        if judged(r.metric, bool(est.fits)) and r.id not in loose and r.metric in metrics:
+        if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric):
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""))
             statuses[r.id] = status[0] if status else None
     met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})

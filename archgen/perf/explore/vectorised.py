@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point
+from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point, of_workload
 from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_batch, parts
 from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
@@ -100,7 +100,7 @@ def _vectorisable(problem: SweepProblem) -> bool:
         return False  # a latency given as a value is refused point by point
     if "scale_up_bandwidth" in problem.axes and any(b.hardware.torus for b in problem.bases.values()):
         return False  # a torus' links follow it (`Hardware._replaced`); its collectives take hardware of numbers
-    for req in problem.workload.requirements:
+    for req in of_workload(problem):
         unit = UNITS.get(req.metric)
         if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):
             return False

@@ -24,6 +24,7 @@ from archgen.perf.explore.points import (
     feasibility,
     on_estimate,
     on_point,
+    provides,
     requirements,
     unpriced,
 )
@@ -93,7 +94,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     risk: list[list[str]] = [[] for _ in rows]
     loose: list[set[str]] = [set() for _ in rows]
     for req in on_point(problem):   # the sweep's, and the workload's on goodput and what is made from it
-        have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and req.metric in rows[p]]
+        have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and provides(rows[p], req.metric)]
         statuses = judge_points(req, [rows[p] for p in have], SWEEP_METRICS[req.metric])
         for got in met:
             got[req.id] = None
