@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archgen.build.refs import Unresolved, resolve
-from archgen.model import CoolingUnit, Facility, PowerShelf, Rack, Switch, System
+from archgen.model import Accessory, CoolingUnit, Facility, PowerShelf, Rack, Switch, System
 from archgen.model.base import Part
 from archgen.model.power import PDU
 from archgen.validate import Specs
@@ -42,6 +42,12 @@ class RackDesign:
     items: tuple[Placed, ...]
     cdu: CoolingUnit | None
     facility: Facility | None
+    #: The liquid parts its `cooling.liquid` names, by field (manifold, quick_disconnects, hoses), where they resolve.
+    fittings: tuple[tuple[str, Accessory], ...] = ()
+
+    def fitting(self, field: str) -> Accessory | None:
+        """The Accessory the liquid path's `field` names, or None (not stated, or not resolved)."""
+        return next((part for name, part in self.fittings if name == field), None)
 
     @property
     def path(self) -> str:
@@ -62,4 +68,15 @@ def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDes
     cdu = resolve(specs, rack.id, liquid.cdu if liquid else None, (CoolingUnit,), ("cooling", "liquid", "cdu"),
                   unresolved, f"rack/{rack.id}")
     facility = resolve(specs, rack.id, rack.facility, (Facility,), ("facility",), unresolved, f"rack/{rack.id}")
-    return RackDesign(rack, tuple(items), cdu, facility)
+    fittings = []
+    for field in FITTINGS:
+        stated = getattr(liquid, field) if liquid else None
+        part = resolve(specs, rack.id, stated.part if stated else None, (Accessory,), ("cooling", "liquid", field,
+                       "part"), unresolved, f"rack/{rack.id}")
+        if part is not None:
+            fittings.append((field, part))
+    return RackDesign(rack, tuple(items), cdu, facility, tuple(fittings))
+
+
+#: The liquid path's fields that name Accessory parts, in BOM order.
+FITTINGS = ("manifold", "quick_disconnects", "hoses")

@@ -7,7 +7,7 @@ from typing import Any
 from archgen.render import common, fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.tables import bom_name
+from archgen.render.tables import bom_name, quantity
 from archgen.units import Q_
 
 
@@ -19,7 +19,7 @@ def appendices(scope: Scope, a: Any) -> Section:
         part = specs.get(line.part)
         name, number, source = bom_name(line, part)
         rows.append((line.part, name, number, line.kind, _note(line) if part is not None and line.note else "—",
-                     line.quantity, line.unit_power, line.total_power, source))
+                     quantity(line), line.unit_power, line.total_power, source))
     cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
             Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
             Column("Total power", "kW", 1, "right"), Column("Source or rule"))
@@ -28,10 +28,11 @@ def appendices(scope: Scope, a: Any) -> Section:
         Section("bom", "Bill of materials").add(
             Para("Racks by type (each with the maximum draw of its placed parts, which the following lines "
                  "itemise: do not add both), their placed parts and accessories (power cords, rails, blanking "
-                 "panels), switches outside racks, link modules or cable ends, and one fibre patch cord per optical "
-                 "link by length bin; node-end transceivers whose power a system's maximum draw already holds are "
-                 "counted but left out of their line's total power. Structured cabling (MPO trunks, patch panels) "
-                 "is not modelled. The same table is written as CSV and XLSX."),
+                 "panels, and a liquid-cooled rack's manifolds, quick disconnects and CDU hoses, \"not provided\" "
+                 "where its spec names none), switches outside racks, link modules or cable ends, and one fibre "
+                 "patch cord per optical link by length bin; node-end transceivers whose power a system's maximum "
+                 "draw already holds are counted but left out of their line's total power. Structured cabling (MPO "
+                 "trunks, patch panels) is not modelled. The same table is written as CSV and XLSX."),
             Table("bom", "Bill of materials", cols, tuple(rows)), Para(reconciled(a))),
         common.glossary_section(), common.references_section()]
     return section
