@@ -7,8 +7,9 @@ in its length bin (point to point: structured cabling with MPO trunks and patch 
 Rack accessories are counted from the placed parts, by stated rules rather than catalog parts: a power cord per PSU
 whose catalog entry gives its PSUs (IEC 60320 pairs: a C14 inlet takes a C13 plug at the PDU, a C20 a C19), a rail
 kit per rack-mounted system or switch in an EIA-19 rack (ORv3 frames carry their own brackets), and a 1U blanking
-panel per free U on the front face. A liquid-cooled rack's manifolds, quick disconnects and CDU hoses are catalog
-parts its spec names, or lines that say "not provided" (`analyse.liquid_bom`).
+panel per free U on the front face. A liquid-cooled rack's manifolds, quick disconnects and CDU hoses, and the input
+cords of a rack's power shelves, are catalog parts its spec names, or lines that say "not provided"
+(`analyse.fittings`).
 
 CDUs named in a rack type's liquid path (not placed in its slots) are bought per group: `cdu_count` CDUs serve
 `racks_per_cdu` racks of that type, so n racks take ⌊n / racks_per_cdu⌋ full groups; the last, partial group takes
@@ -24,7 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from archgen.analyse.bom_line import BomLine
-from archgen.analyse.liquid_bom import liquid_gaps, liquid_lines
+from archgen.analyse.fittings import fitting_gaps, fitting_lines
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Link, Switch, System
@@ -77,7 +78,7 @@ def power_cord(inlet: str) -> tuple[str, str]:
 
 
 def rack_accessories(rack: RackDesign) -> list[BomLine]:
-    """Power cords, rail kits, blanking panels and liquid parts of one rack, by the rules in the module docstring."""
+    """Power cords, rail kits, blanking panels and fittings of one rack, by the rules in the module docstring."""
     cords: Counter[str] = Counter()
     rails = 0
     front: set[int] = set()
@@ -104,7 +105,7 @@ def rack_accessories(rack: RackDesign) -> list[BomLine]:
     if free > 0:
         lines.append(BomLine("blanking-panel-1u", "Blanking", free, None, "one per free U on the front face, "
                              "against hot-air recirculation", name="Blanking panel, 1U"))
-    return lines + liquid_lines(rack)
+    return lines + fitting_lines(rack)
 
 
 def cord_gaps(rack: RackDesign) -> list[str]:
@@ -264,11 +265,11 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
 def cluster_bom_gaps(a: ClusterAnalysis) -> list[str]:
     """Open items of a cluster's BOM: power cords it cannot count, liquid parts not provided, fibres with no connector.
 
-    The power cords and liquid parts are those of its rack types (`cord_gaps`, `liquid_gaps`); the fibres those of
+    The power cords and liquid parts are those of its rack types (`cord_gaps`, `fitting_gaps`); the fibres those of
     optical links whose Link parts do not give a connector.
     """
     gaps = sorted({gap for rid in a.cluster.rack_counts if rid in a.cluster.rack_types
-                   for gap in cord_gaps(a.cluster.rack_types[rid]) + liquid_gaps(a.cluster.rack_types[rid])})
+                   for gap in cord_gaps(a.cluster.rack_types[rid]) + fitting_gaps(a.cluster.rack_types[rid])})
     tiers = a.cabling.tiers if a.cabling is not None else ()
     unknown = sorted({opt.label for t in tiers for opt in t.options
                       if opt.a.media not in COPPER_MEDIA and not (opt.a.connector or opt.b.connector)

@@ -42,11 +42,12 @@ class RackDesign:
     items: tuple[Placed, ...]
     cdu: CoolingUnit | None
     facility: Facility | None
-    #: The liquid parts its `cooling.liquid` names, by field (manifold, quick_disconnects, hoses), where they resolve.
+    #: The Accessory parts it names, by field (`cooling.liquid`'s manifold, quick_disconnects, hoses;
+    #: `power.shelves.cords` as cords), where they resolve.
     fittings: tuple[tuple[str, Accessory], ...] = ()
 
     def fitting(self, field: str) -> Accessory | None:
-        """The Accessory the liquid path's `field` names, or None (not stated, or not resolved)."""
+        """The Accessory the rack's `field` names (a `FITTINGS` field or "cords"), or None (not stated or resolved)."""
         return next((part for name, part in self.fittings if name == field), None)
 
     @property
@@ -68,13 +69,15 @@ def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDes
     cdu = resolve(specs, rack.id, liquid.cdu if liquid else None, (CoolingUnit,), ("cooling", "liquid", "cdu"),
                   unresolved, f"rack/{rack.id}")
     facility = resolve(specs, rack.id, rack.facility, (Facility,), ("facility",), unresolved, f"rack/{rack.id}")
+    shelves = rack.power.shelves
+    stated = [(("cooling", "liquid", f), getattr(liquid, f) if liquid else None) for f in FITTINGS] + \
+        [(("power", "shelves", "cords"), shelves.cords if shelves else None)]
     fittings = []
-    for field in FITTINGS:
-        stated = getattr(liquid, field) if liquid else None
-        part = resolve(specs, rack.id, stated.part if stated else None, (Accessory,), ("cooling", "liquid", field,
-                       "part"), unresolved, f"rack/{rack.id}")
+    for where, fitting in stated:
+        part = resolve(specs, rack.id, fitting.part if fitting else None, (Accessory,), (*where, "part"), unresolved,
+                       f"rack/{rack.id}")
         if part is not None:
-            fittings.append((field, part))
+            fittings.append((where[-1], part))
     return RackDesign(rack, tuple(items), cdu, facility, tuple(fittings))
 
 

@@ -48,6 +48,13 @@ class Feeds(Spec):
     power_factor: float = Field(1.0, gt=0, le=1, description="Load power factor (W per VA); 1.0 unless stated.")
 
 
+class ShelfCords(Spec):
+    """The power shelves' input cords: a catalog `Accessory` (`type: power-cord`) and how many each shelf takes."""
+
+    part: Ref = Field(description="Id of an Accessory (kind: Accessory) in the catalog.")
+    per_shelf: int = Field(1, gt=0, le=16, description="Cords per placed shelf, e.g. 1 (one AC input).")
+
+
 class Shelves(Spec):
     """The power shelves placed in the slots: their redundancy and what feeds them."""
 
@@ -59,6 +66,9 @@ class Shelves(Spec):
     fed_from: Literal["feeds", "pdus"] = Field("feeds", description=(
         "What the shelves' inputs plug into: the rack's feeds, or the outlets of the PDUs placed in the rack "
         "(feeds → PDUs → shelves)."))
+    cords: ShelfCords | None = Field(None, description=(
+        "The input cords (whips) from the feeds or PDUs to the shelves' AC inputs, e.g. {part: my-whip, "
+        "per_shelf: 1}. Not stated: the bill of materials lists them as not provided."))
 
 
 class Pdus(Spec):

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from archgen.analyse.cost import CAPEX_METRICS
-from archgen.analyse.liquid_bom import liquid_gaps
+from archgen.analyse.fittings import fitting_gaps
 from archgen.pipeline import run
 from tests.analyse.test_cost import CLUSTER, PRICES, _design, _overlay, _price
+from tests.conftest import SPECS
 
 #: Test parts (round figures, not quotes): a manifold pair, a coupling, a hose.
 PARTS = """\
@@ -55,14 +56,17 @@ def _with_fittings(root: Path, extra: dict[str, str] | None = None) -> Path:
 def test_a_liquid_rack_that_names_no_parts_says_not_provided(shipped):
     rack = shipped.racks["rack/gb200-nvl72"]
     lines = {line.part: line for line in rack.bom if line.kind == "Accessory"}
-    assert sorted(lines) == ["liquid-cdu-hose", "liquid-manifold", "liquid-quick-disconnect"]
+    assert sorted(lines) == ["liquid-cdu-hose", "liquid-manifold", "liquid-quick-disconnect", "shelf-input-cord"]
     assert all(not line.provided for line in lines.values())
     assert "`cooling.liquid.quick_disconnects` (27 liquid-cooled trays per rack)" in \
         lines["liquid-quick-disconnect"].note
-    gap, = liquid_gaps(rack.rack)
-    assert "`manifold`, `quick_disconnects`, `hoses`" in gap
+    gap, = fitting_gaps(rack.rack)
+    assert ("`cooling.liquid.manifold`, `cooling.liquid.quick_disconnects`, `cooling.liquid.hoses`, "
+            "`power.shelves.cords`") in gap
+    assert lines["shelf-input-cord"].note == ("not provided: the rack states no `power.shelves.cords` (8 power shelves "
+                                              "per rack)")
     air = shipped.racks["rack/dgx-h100-4"]   # no liquid path: nothing to provide
-    assert not [line for line in air.bom if line.kind == "Accessory"] and not liquid_gaps(air.rack)
+    assert not [line for line in air.bom if line.kind == "Accessory"] and not fitting_gaps(air.rack)
 
 
 def test_named_parts_are_counted_from_the_rack(tmp_path):
@@ -71,7 +75,7 @@ def test_named_parts_are_counted_from_the_rack(tmp_path):
     assert {p: (line.quantity, line.provided) for p, line in bom.items()} == {
         "test-manifold": (2, True), "test-uqd": (4 * 2, True), "test-hose": (2, True)}
     assert bom["test-uqd"].note == "2 per liquid-cooled tray x 4 trays"
-    assert not liquid_gaps(r.design.racks[[x.spec.id for x in r.design.racks].index("mi355x-compute")])
+    assert not fitting_gaps(r.design.racks[[x.spec.id for x in r.design.racks].index("mi355x-compute")])
     cluster = {line.part: line.quantity for line in r.clusters[CLUSTER].cabling.bom}
     assert (cluster["test-manifold"], cluster["test-uqd"], cluster["test-hose"]) == (16 * 2, 16 * 8, 16 * 2)
 
@@ -87,3 +91,18 @@ def test_named_parts_are_priced_or_unpriced(tmp_path):
     priced = run([_with_fittings(tmp_path / "c", {"prices.yaml": quote})]).metrics[CLUSTER]["capex"]
     assert (priced - base).m_as("USD") == pytest.approx(32 * 5000 + 128 * 100 + 32 * 400)
     assert set(PRICES) < {line.part for line in unpriced.operations.cost[CLUSTER].lines}
+
+
+def test_shelf_input_cords_are_counted_per_shelf(tmp_path):
+    """The trial's second gap: no AC input cord (whip) for any of the GB200 rack's 8 power shelves."""
+    root = tmp_path / "a"
+    root.mkdir()
+    rack = (SPECS / "catalog" / "racks" / "gb200-nvl72.yaml").read_text(encoding="utf-8")
+    (root / "rack.yaml").write_text(rack.replace("  shelves: {redundancy: N+N}\n", "  shelves: {redundancy: N+N, "
+                                                 "cords: {part: test-whip, per_shelf: 1}}\n", 1), encoding="utf-8")
+    (root / "whip.yaml").write_text("kind: Accessory\nid: test-whip\nname: Shelf input whip\ntype: power-cord\n"
+                                    "source: test part\n", encoding="utf-8")
+    r = run([root])
+    bom = {line.part: line for line in r.racks["rack/gb200-nvl72"].bom if line.kind == "Accessory"}
+    assert (bom["test-whip"].quantity, bom["test-whip"].note) == (8, "1 per power shelf x 8 shelves")
+    assert "shelf-input-cord" not in bom and not [f for f in r.findings if f.severity == "error"]
