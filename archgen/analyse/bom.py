@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from archgen.analyse.bom_line import BomLine
-from archgen.analyse.fittings import fitting_gaps, fitting_lines
+from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps, fitting_lines
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Link, Switch, System
@@ -263,13 +263,13 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
 
 
 def cluster_bom_gaps(a: ClusterAnalysis) -> list[str]:
-    """Open items of a cluster's BOM: power cords it cannot count, liquid parts not provided, fibres with no connector.
+    """Open items of a cluster's BOM: power cords it cannot count, parts not provided, fibres with no connector.
 
-    The power cords and liquid parts are those of its rack types (`cord_gaps`, `fitting_gaps`); the fibres those of
-    optical links whose Link parts do not give a connector.
+    The power cords, fittings and CDUs' unstated draw are those of its rack types (`cord_gaps`, `fitting_gaps`,
+    `cdu_power_gaps`); the fibres those of optical links whose Link parts do not give a connector.
     """
-    gaps = sorted({gap for rid in a.cluster.rack_counts if rid in a.cluster.rack_types
-                   for gap in cord_gaps(a.cluster.rack_types[rid]) + fitting_gaps(a.cluster.rack_types[rid])})
+    racks = [a.cluster.rack_types[rid] for rid in sorted(a.cluster.rack_counts) if rid in a.cluster.rack_types]
+    gaps = sorted({gap for rack in racks for gap in cord_gaps(rack) + fitting_gaps(rack)}) + cdu_power_gaps(racks)
     tiers = a.cabling.tiers if a.cabling is not None else ()
     unknown = sorted({opt.label for t in tiers for opt in t.options
                       if opt.a.media not in COPPER_MEDIA and not (opt.a.connector or opt.b.connector)

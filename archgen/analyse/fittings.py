@@ -14,7 +14,7 @@ from __future__ import annotations
 from archgen.analyse.bom_line import BomLine
 from archgen.build import RackDesign
 from archgen.build.racks import FITTINGS
-from archgen.model import PowerShelf, Switch, System
+from archgen.model import CoolingUnit, PowerShelf, Switch, System
 
 #: Part id and name of the line that stands for each field the rack does not state.
 NOT_PROVIDED = {
@@ -78,3 +78,20 @@ def fitting_gaps(rack: RackDesign) -> list[str]:
     return [f"Parts of rack {rack.spec.id} are not provided: it states no {fields}, so the bill of materials lists "
             f"them as not provided and capex leaves them out; name catalog Accessory parts there (docs/rendering.md, "
             f"Bill of materials)."]
+
+
+def cdu_power_gaps(racks: list[RackDesign]) -> list[str]:
+    """Open items for the CDUs of these racks whose catalog entry states no electrical draw (`power`).
+
+    A placed (in-rack) CDU without one draws nothing in its rack's power; an in-row one leaves a cluster's
+    `cdu_power` not provided (`analyse.cdu_power`).
+    """
+    placed = sorted({p.part.id for r in racks for p in r.items
+                     if isinstance(p.part, CoolingUnit) and p.part.power is None})
+    named = sorted({r.cdu.id for r in racks if r.cdu is not None and r.cdu.power is None} - set(placed))
+    out = [f"The electrical draw of {cdu} (its pumps and controls, `power`) is not stated: the rack's load, input "
+           f"power and heat count the placed unit as drawing nothing; set it from the CDU's datasheet."
+           for cdu in placed]
+    return out + [f"The electrical draw of {cdu} (its pumps and controls, `power`) is not stated: no figure counts "
+                  f"it (a cluster's `cdu_power` is not provided; the facility power's PUE is taken to hold it, "
+                  f"unchecked); set it from the CDU's datasheet." for cdu in named]

@@ -44,10 +44,14 @@ def reconciled(a: Any) -> str:
     They agree where every draw is counted once (node-end modules inside their systems' figure left out); a
     difference is stated, never hidden.
     """
-    parts = sum((line.total_power for line in getattr(a.cabling, "bom", ())
-                 if line.kind != "Rack" and line.total_power is not None), Q_(0, "kW"))
+    lines = [line for line in getattr(a.cabling, "bom", ()) if line.kind != "Rack" and line.total_power is not None]
+    parts = sum((line.total_power for line in lines if line.kind != "CoolingUnit"), Q_(0, "kW"))
+    cdus = sum((line.total_power for line in lines if line.kind == "CoolingUnit"), Q_(0, "kW"))
     it, loss = a.metrics.get("it_power"), a.metrics.get("shelf_loss")
     text = f"The part lines (all but the rack lines) add up to {fmt.q(parts, 'kW', 1)} of total power"
+    if cdus.m:   # a CDU's pumps are no IT load (`analyse.cdu_power`)
+        text = (f"The part lines (all but the rack and CDU lines: the CDUs' {fmt.q(cdus, 'kW', 1)} is no IT power) "
+                f"add up to {fmt.q(parts, 'kW', 1)} of total power")
     if it is None:
         return text + "."
     if loss is not None and loss.m:  # the lines are the parts' own draw; IT power is at the feeds, after the shelves
