@@ -88,6 +88,9 @@ REGISTRY: tuple[Metric, ...] = (
            "on the shelf-fed share: at the rack feeds, like `it_power`.", _C),
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
            "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster.", _C),
+    Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
+           "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
+           "in `it_power`; not provided where a CDU states no `power`.", "analyse/cdu_power.py"),
     Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
            "`critical_it_power` less the cluster's IT power; negative when the hall cannot power it.", _C,
            maximise=True),

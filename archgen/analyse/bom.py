@@ -7,7 +7,9 @@ in its length bin (point to point: structured cabling with MPO trunks and patch 
 Rack accessories are counted from the placed parts, by stated rules rather than catalog parts: a power cord per PSU
 whose catalog entry gives its PSUs (IEC 60320 pairs: a C14 inlet takes a C13 plug at the PDU, a C20 a C19), a rail
 kit per rack-mounted system or switch in an EIA-19 rack (ORv3 frames carry their own brackets), and a 1U blanking
-panel per free U on the front face.
+panel per free U on the front face. A liquid-cooled rack's manifolds, quick disconnects and CDU hoses, and the input
+cords of a rack's power shelves, are catalog parts its spec names, or lines that say "not provided"
+(`analyse.fittings`).
 
 CDUs named in a rack type's liquid path (not placed in its slots) are bought per group: `cdu_count` CDUs serve
 `racks_per_cdu` racks of that type, so n racks take ⌊n / racks_per_cdu⌋ full groups; the last, partial group takes
@@ -19,9 +21,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from archgen.analyse.bom_line import BomLine
+from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps, fitting_lines
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Link, Switch, System
@@ -33,33 +37,6 @@ from archgen.validate import Specs
 
 if TYPE_CHECKING:   # cabling calls cluster_bom with its tiers' totals
     from archgen.analyse.cabling import TierCabling
-
-
-@dataclass(frozen=True)
-class BomLine:
-    """One part with its quantity, unit power and weight; `within` names the system a component is fitted in."""
-
-    part: str
-    kind: str
-    quantity: int
-    unit_power: Q | None
-    note: str = ""
-    unit_weight: Q | None = None
-    within: str = ""
-    name: str = ""
-    #: Of the quantity, how many draw inside another line's figure (node-end transceivers of a system whose
-    #: `power.max` includes its optics); the total power leaves them out.
-    in_parent: int = 0
-
-    @property
-    def total_power(self) -> Q | None:
-        """Unit power × the quantity not counted in a parent (None when the part's power is counted in its parent)."""
-        return None if self.unit_power is None else (self.unit_power * (self.quantity - self.in_parent)).to("kW")
-
-    @property
-    def total_weight(self) -> Q | None:
-        """Quantity × unit weight (None when counted in its parent or unknown)."""
-        return None if self.unit_weight is None else (self.unit_weight * self.quantity).to("kg")
 
 
 def rack_bom(rack: RackDesign, specs: Specs) -> list[BomLine]:
@@ -101,7 +78,7 @@ def power_cord(inlet: str) -> tuple[str, str]:
 
 
 def rack_accessories(rack: RackDesign) -> list[BomLine]:
-    """Power cords, rail kits and blanking panels of one rack, by the rules in the module docstring."""
+    """Power cords, rail kits, blanking panels and fittings of one rack, by the rules in the module docstring."""
     cords: Counter[str] = Counter()
     rails = 0
     front: set[int] = set()
@@ -128,7 +105,7 @@ def rack_accessories(rack: RackDesign) -> list[BomLine]:
     if free > 0:
         lines.append(BomLine("blanking-panel-1u", "Blanking", free, None, "one per free U on the front face, "
                              "against hot-air recirculation", name="Blanking panel, 1U"))
-    return lines
+    return lines + fitting_lines(rack)
 
 
 def cord_gaps(rack: RackDesign) -> list[str]:
@@ -286,13 +263,13 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
 
 
 def cluster_bom_gaps(a: ClusterAnalysis) -> list[str]:
-    """Open items of a cluster's BOM: power cords it cannot count, fibres without a connector.
+    """Open items of a cluster's BOM: power cords it cannot count, parts not provided, fibres with no connector.
 
-    The power cords are those of its rack types (`cord_gaps`); the fibres those of optical links whose Link parts do
-    not give a connector.
+    The power cords, fittings and CDUs' unstated draw are those of its rack types (`cord_gaps`, `fitting_gaps`,
+    `cdu_power_gaps`); the fibres those of optical links whose Link parts do not give a connector.
     """
-    gaps = sorted({gap for rid in a.cluster.rack_counts if rid in a.cluster.rack_types
-                   for gap in cord_gaps(a.cluster.rack_types[rid])})
+    racks = [a.cluster.rack_types[rid] for rid in sorted(a.cluster.rack_counts) if rid in a.cluster.rack_types]
+    gaps = sorted({gap for rack in racks for gap in cord_gaps(rack) + fitting_gaps(rack)}) + cdu_power_gaps(racks)
     tiers = a.cabling.tiers if a.cabling is not None else ()
     unknown = sorted({opt.label for t in tiers for opt in t.options
                       if opt.a.media not in COPPER_MEDIA and not (opt.a.connector or opt.b.connector)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.feeding import busbar_flags, port_share
 from archgen.analyse.network import ClusterAnalysis
@@ -95,7 +96,8 @@ def _optics_loss(a: ClusterAnalysis, pick: Pick) -> Q:
 def at_feeds(clusters: dict[str, ClusterAnalysis]) -> dict[str, ClusterAnalysis]:
     """Each cluster with its shelves' loss in its IT power (maximum and typical) and the facility figures after it.
 
-    Every cluster gets `shelf_loss` (0 W where no rack has shelves), so a document can say what basis it used.
+    Every cluster gets `shelf_loss` (0 W where no rack has shelves), so a document can say what basis it used, and
+    `cdu_power` where it buys in-row CDUs that all state their draw.
     """
     out: dict[str, ClusterAnalysis] = {}
     for path, a in clusters.items():
@@ -107,6 +109,9 @@ def at_feeds(clusters: dict[str, ClusterAnalysis]) -> dict[str, ClusterAnalysis]
             m.update(facility_metrics(a, m["it_power"]))
         if "it_power_typical" in m:
             m["it_power_typical"] = (m["it_power_typical"] + typical).to("kW")
+        cdu = cluster_cdu_power(a)
+        if cdu is not None and cdu.m:   # in-row CDUs, each stating its draw (`analyse.cdu_power`)
+            m["cdu_power"] = cdu
         out[path] = replace(a, metrics=m)
     return out
 

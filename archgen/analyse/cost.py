@@ -207,6 +207,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     listed = price_list(specs)
     lines: list[CapexLine] = []
     for line in a.cabling.bom if a.cabling is not None else ():
+        if not line.provided:   # a part the spec does not state: capex leaves it out, the open items say so
+            continue
         part = specs.get(line.part)
         if line.kind == "Rack":
             rack = a.cluster.rack_types.get(line.part)
@@ -289,6 +291,8 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
     total, assumed = Q_(0, "kW"), []
     draw = _idle_draw if idle else typical_draw   # a system's NICs too where its figure leaves them out
     for line in a.cabling.bom if a.cabling is not None else ():
+        if not line.provided:   # a part the spec does not state: capex leaves it out, the open items say so
+            continue
         part = specs.get(line.part)
         if isinstance(part, System | Switch):
             if idle and idle_draw(part) is None:

@@ -51,7 +51,7 @@ class ScalePoint:
         transceivers: Optical module ends over all fabrics.
         network_power: Switches at maximum power plus optics, all fabrics, and switches placed beyond them.
         problems: Fabric problems at this size, as (fabric id, problem).
-        bom: The cluster BOM's lines at this size, as (part, kind, note, quantity).
+        bom: The cluster BOM's lines at this size, as (part, kind, note, quantity or "not provided").
         over_reach: Runs longer than their media reach at this size (what CAB001 reports of the design itself),
             as (fabric id, link class, link option, links, longest run in metres, reach).
         unlaid: Links of the fat trees not laid out at this size, because they do not fit their switches or tiers
@@ -69,7 +69,7 @@ class ScalePoint:
     transceivers: int
     network_power: Q
     problems: tuple[tuple[str, Problem], ...] = ()
-    bom: tuple[tuple[str, str, str, int], ...] = ()
+    bom: tuple[tuple[str, str, str, int | str], ...] = ()
     over_reach: tuple[tuple[str, str, str, int, float, Q], ...] = ()
     unlaid: tuple[tuple[str, str, str, int], ...] = ()
 
@@ -162,7 +162,8 @@ def _point(factor: int, a: ClusterAnalysis) -> ScalePoint:
         switches={fa.fabric.spec.id: {t.name: t.switches * fa.planes for t in fa.tiers} for fa in a.fabrics},
         transceivers=optical,
         network_power=(sum(cab.network_power.values(), Q_(0, "kW")) + surplus_switch_power(a)).to("kW"),
-        problems=problems, bom=tuple((line.part, line.kind, line.note, line.quantity) for line in cab.bom),
+        problems=problems, bom=tuple((line.part, line.kind, line.note,
+                                      line.quantity if line.provided else "not provided") for line in cab.bom),
         over_reach=tuple((t.fabric, t.tier, opt.label, n, longest, opt.reach) for t in cab.tiers
                          for opt, n, longest in t.over_reach),
         unlaid=tuple((t.fabric, t.tier, t.options[0].label if t.options else "", t.links) for t in cab.tiers

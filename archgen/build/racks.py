@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archgen.build.refs import Unresolved, resolve
-from archgen.model import CoolingUnit, Facility, PowerShelf, Rack, Switch, System
+from archgen.model import Accessory, CoolingUnit, Facility, PowerShelf, Rack, Switch, System
 from archgen.model.base import Part
 from archgen.model.power import PDU
 from archgen.validate import Specs
@@ -42,6 +42,13 @@ class RackDesign:
     items: tuple[Placed, ...]
     cdu: CoolingUnit | None
     facility: Facility | None
+    #: The Accessory parts it names, by field (`cooling.liquid`'s manifold, quick_disconnects, hoses;
+    #: `power.shelves.cords` as cords), where they resolve.
+    fittings: tuple[tuple[str, Accessory], ...] = ()
+
+    def fitting(self, field: str) -> Accessory | None:
+        """The Accessory the rack's `field` names (a `FITTINGS` field or "cords"), or None (not stated or resolved)."""
+        return next((part for name, part in self.fittings if name == field), None)
 
     @property
     def path(self) -> str:
@@ -62,4 +69,17 @@ def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDes
     cdu = resolve(specs, rack.id, liquid.cdu if liquid else None, (CoolingUnit,), ("cooling", "liquid", "cdu"),
                   unresolved, f"rack/{rack.id}")
     facility = resolve(specs, rack.id, rack.facility, (Facility,), ("facility",), unresolved, f"rack/{rack.id}")
-    return RackDesign(rack, tuple(items), cdu, facility)
+    shelves = rack.power.shelves
+    stated = [(("cooling", "liquid", f), getattr(liquid, f) if liquid else None) for f in FITTINGS] + \
+        [(("power", "shelves", "cords"), shelves.cords if shelves else None)]
+    fittings = []
+    for where, fitting in stated:
+        part = resolve(specs, rack.id, fitting.part if fitting else None, (Accessory,), (*where, "part"), unresolved,
+                       f"rack/{rack.id}")
+        if part is not None:
+            fittings.append((where[-1], part))
+    return RackDesign(rack, tuple(items), cdu, facility, tuple(fittings))
+
+
+#: The liquid path's fields that name Accessory parts, in BOM order.
+FITTINGS = ("manifold", "quick_disconnects", "hoses")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from archgen.model.accelerator import Accelerator
+from archgen.model.accessory import Accessory
 from archgen.model.base import Part
 from archgen.model.cluster import Cluster
 from archgen.model.cooling import CoolingUnit
@@ -21,10 +22,10 @@ from archgen.model.workload import Model, Workload
 #: Every document kind, by the name used in `kind:`.
 KINDS: dict[str, type[Document]] = {
     cls.__name__: cls
-    for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Rack, Facility, Requirements,
-                Cluster, Model, Workload, Sweep, FailureRates, Prices)
+    for cls in (Accelerator, System, Switch, NIC, Link, PowerShelf, PDU, CoolingUnit, Accessory, Rack, Facility,
+                Requirements, Cluster, Model, Workload, Sweep, FailureRates, Prices)
 }
 
 __all__ = ["KINDS", "Document", "Part", "Accelerator", "System", "Switch", "NIC", "Link", "PowerShelf", "PDU",
-           "CoolingUnit", "Rack", "Facility", "Requirements", "Cluster", "Model", "Workload", "Sweep", "FailureRates",
-           "Prices"]
+           "CoolingUnit", "Accessory", "Rack", "Facility", "Requirements", "Cluster", "Model", "Workload", "Sweep",
+           "FailureRates", "Prices"]

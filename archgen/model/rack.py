@@ -48,6 +48,13 @@ class Feeds(Spec):
     power_factor: float = Field(1.0, gt=0, le=1, description="Load power factor (W per VA); 1.0 unless stated.")
 
 
+class ShelfCords(Spec):
+    """The power shelves' input cords: a catalog `Accessory` (`type: power-cord`) and how many each shelf takes."""
+
+    part: Ref = Field(description="Id of an Accessory (kind: Accessory) in the catalog.")
+    per_shelf: int = Field(1, gt=0, le=16, description="Cords per placed shelf, e.g. 1 (one AC input).")
+
+
 class Shelves(Spec):
     """The power shelves placed in the slots: their redundancy and what feeds them."""
 
@@ -59,6 +66,9 @@ class Shelves(Spec):
     fed_from: Literal["feeds", "pdus"] = Field("feeds", description=(
         "What the shelves' inputs plug into: the rack's feeds, or the outlets of the PDUs placed in the rack "
         "(feeds → PDUs → shelves)."))
+    cords: ShelfCords | None = Field(None, description=(
+        "The input cords (whips) from the feeds or PDUs to the shelves' AC inputs, e.g. {part: my-whip, "
+        "per_shelf: 1}. Not stated: the bill of materials lists them as not provided."))
 
 
 class Pdus(Spec):
@@ -84,6 +94,22 @@ class PowerChain(Spec):
         "feed of this rack carries it, and the rack document lists them as an open item."))
 
 
+class RackFitting(Spec):
+    """Liquid parts a rack takes a fixed number of: a catalog `Accessory` and how many per rack."""
+
+    part: Ref = Field(description="Id of an Accessory (kind: Accessory) in the catalog.")
+    count: int = Field(gt=0, le=1000, description="How many one rack takes, e.g. 2 (a supply and a return).")
+
+
+class TrayFitting(Spec):
+    """Quick disconnects counted from the rack: a catalog `Accessory` and how many each liquid-cooled tray takes."""
+
+    part: Ref = Field(description="Id of an Accessory (kind: Accessory) in the catalog.")
+    per_tray: int = Field(gt=0, le=64, description=(
+        "Couplings per liquid-cooled tray (a placed system or switch with a `cooling.liquid_fraction`): a supply and "
+        "a return per cold-plate loop, e.g. 2 for one loop."))
+
+
 class LiquidPath(Spec):
     """The liquid loop serving the rack."""
 
@@ -101,6 +127,15 @@ class LiquidPath(Spec):
         description="Coolant temperature rise across the rack, e.g. '10 K' ('10 degC' is read as 10 K).")
     coolant: Literal["water", "pg25"] = Field("pg25", description="water or 25 % propylene glycol.")
     class_: LiquidClass = Field(alias="class", description="ASHRAE liquid class the rack is designed for.")
+    manifold: RackFitting | None = Field(None, description=(
+        "The rack's manifolds (supply and return headers the trays couple to), e.g. {part: mgx-manifold, count: 2}. "
+        "Not stated, the bill of materials lists them as not provided."))
+    quick_disconnects: TrayFitting | None = Field(None, description=(
+        "The quick-disconnect couplings between the trays' cold-plate loops and the manifolds, counted per "
+        "liquid-cooled tray placed, e.g. {part: uqd-08, per_tray: 2}. Not stated: not provided in the BOM."))
+    hoses: RackFitting | None = Field(None, description=(
+        "Hoses from the rack's manifolds to the CDU's line (an in-row CDU's secondary header, an in-rack CDU's "
+        "ports), e.g. {part: tcs-hose, count: 2}. Not stated: not provided in the BOM."))
 
 
 class AirPath(Spec):

@@ -7,7 +7,7 @@ from typing import Any
 from archgen.render import common, fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.tables import bom_name
+from archgen.render.tables import bom_name, quantity
 from archgen.units import Q_
 
 
@@ -19,7 +19,7 @@ def appendices(scope: Scope, a: Any) -> Section:
         part = specs.get(line.part)
         name, number, source = bom_name(line, part)
         rows.append((line.part, name, number, line.kind, _note(line) if part is not None and line.note else "—",
-                     line.quantity, line.unit_power, line.total_power, source))
+                     quantity(line), line.unit_power, line.total_power, source))
     cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
             Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
             Column("Total power", "kW", 1, "right"), Column("Source or rule"))
@@ -28,10 +28,11 @@ def appendices(scope: Scope, a: Any) -> Section:
         Section("bom", "Bill of materials").add(
             Para("Racks by type (each with the maximum draw of its placed parts, which the following lines "
                  "itemise: do not add both), their placed parts and accessories (power cords, rails, blanking "
-                 "panels), switches outside racks, link modules or cable ends, and one fibre patch cord per optical "
-                 "link by length bin; node-end transceivers whose power a system's maximum draw already holds are "
-                 "counted but left out of their line's total power. Structured cabling (MPO trunks, patch panels) "
-                 "is not modelled. The same table is written as CSV and XLSX."),
+                 "panels, and a liquid-cooled rack's manifolds, quick disconnects and CDU hoses, \"not provided\" "
+                 "where its spec names none), switches outside racks, link modules or cable ends, and one fibre "
+                 "patch cord per optical link by length bin; node-end transceivers whose power a system's maximum "
+                 "draw already holds are counted but left out of their line's total power. Structured cabling (MPO "
+                 "trunks, patch panels) is not modelled. The same table is written as CSV and XLSX."),
             Table("bom", "Bill of materials", cols, tuple(rows)), Para(reconciled(a))),
         common.glossary_section(), common.references_section()]
     return section
@@ -43,10 +44,14 @@ def reconciled(a: Any) -> str:
     They agree where every draw is counted once (node-end modules inside their systems' figure left out); a
     difference is stated, never hidden.
     """
-    parts = sum((line.total_power for line in getattr(a.cabling, "bom", ())
-                 if line.kind != "Rack" and line.total_power is not None), Q_(0, "kW"))
+    lines = [line for line in getattr(a.cabling, "bom", ()) if line.kind != "Rack" and line.total_power is not None]
+    parts = sum((line.total_power for line in lines if line.kind != "CoolingUnit"), Q_(0, "kW"))
+    cdus = sum((line.total_power for line in lines if line.kind == "CoolingUnit"), Q_(0, "kW"))
     it, loss = a.metrics.get("it_power"), a.metrics.get("shelf_loss")
     text = f"The part lines (all but the rack lines) add up to {fmt.q(parts, 'kW', 1)} of total power"
+    if cdus.m:   # a CDU's pumps are no IT load (`analyse.cdu_power`)
+        text = (f"The part lines (all but the rack and CDU lines: the CDUs' {fmt.q(cdus, 'kW', 1)} is no IT power) "
+                f"add up to {fmt.q(parts, 'kW', 1)} of total power")
     if it is None:
         return text + "."
     if loss is not None and loss.m:  # the lines are the parts' own draw; IT power is at the feeds, after the shelves

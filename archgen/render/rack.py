@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from archgen.analyse.bom import cord_gaps, unit_power
+from archgen.analyse.bom import cdu_power_gaps, cord_gaps, fitting_gaps, unit_power
 from archgen.analyse.rack import RackAnalysis
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
@@ -90,7 +90,8 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
     sections += [
         common.validation_section(scope),
         common.open_items_section(scope, [
-            *cord_gaps(analysis.rack), *dist_items, *_external_items(analysis),
+            *cord_gaps(analysis.rack), *fitting_gaps(analysis.rack), *cdu_power_gaps([analysis.rack]),
+            *dist_items, *_external_items(analysis),
             "Fabrics, cabling and performance are described in the cluster documents that use this rack."]),
         appendices(scope, analysis),
     ]

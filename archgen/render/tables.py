@@ -36,12 +36,17 @@ def bom_name(line: BomLine, part: Any) -> tuple[str, str, str | Cite]:
             Cite.of(getattr(part, "source", "")))
 
 
+def quantity(line: BomLine) -> int | str:
+    """A BOM line's quantity cell: its count, or "not provided" for a part the spec does not state."""
+    return line.quantity if line.provided else "not provided"
+
+
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:
     """A rack's BOM (`analyse.bom.rack_bom`) as a document table, with each part's name, part number and sources."""
     rows = []
     for r in lines:
         name, number, source = bom_name(r, specs.get(r.part))
-        rows.append((r.part, name, number, r.kind, r.within or "rack", r.quantity, r.unit_power,
+        rows.append((r.part, name, number, r.kind, r.within or "rack", quantity(r), r.unit_power,
                      r.total_power, r.unit_weight, r.total_weight, source))
     return Table("bom", caption, BOM_COLUMNS, tuple(rows))
 
