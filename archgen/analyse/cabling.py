@@ -87,6 +87,9 @@ class TierCabling:
     #: Runs from endpoints given as a bare count (`endpoints.extra`), whose length is only the floor's longest run,
     #: that exceed a reach at that bound: (option, links, bound). An assumption to state (CAB004), not a CAB001 error.
     bound_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
+    #: Runs to a switch placed in no rack past a reach at the floor's longest length: (option, links, bound). Their
+    #: length is invented, so this is CAB004's finding (which switch, which tier), not a CAB001 reach error.
+    unplaced_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
 
     @property
     def physical(self) -> int:
@@ -309,6 +312,7 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
     single = np.zeros(max(len(options), 1), dtype=np.int64)   # access runs whose A end is not a node
     over: list[tuple[LinkOption, int, float]] = []
     bound_over: list[tuple[LinkOption, int, float]] = []   # past reach only at the assumed bound (CAB004, not CAB001)
+    unplaced_over: list[tuple[LinkOption, int, float]] = []   # the same, at a switch placed in no rack
     max_len = None
     n_unplaced, assumed = 0, None
     if tr is not None and len(tr.length):
@@ -325,8 +329,9 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
                 single[:len(options)] = np.bincount(tr.option[other], weights=tr.weight[other],
                                                     minlength=len(options)).astype(np.int64)
             bound = (tr.a_rack < 0) & (tr.group < 0)   # an end stated only as a count: the floor's longest, a bound
+            loose = ((tr.b_rack < 0) | (tr.a_rack < 0)) & ~bound   # an end at a switch placed in no rack
             for i, opt in enumerate(options):
-                for past, mask in ((over, ~bound), (bound_over, bound)):
+                for past, mask in ((over, ~bound & ~loose), (bound_over, bound), (unplaced_over, loose)):
                     bad = (tr.option == i) & (tr.length > opt.reach.m_as("m") + 1e-9) & mask
                     if bad.any():
                         past.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
@@ -366,4 +371,4 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
-                       {m: n for m, n in at_nodes.items() if n}, tuple(bound_over))
+                       {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over))

@@ -26,6 +26,9 @@ LANE_RULE = ("a port cannot run lanes faster than its SerDes, and XDR 200G-PAM4 
 def reach(ctx: Context) -> Iterator[Violation]:
     """Every run is within the reach of the link media it uses (from the catalog).
 
+    Runs with both ends placed only: a run to a switch placed in no rack, or from a port stated as a bare count,
+    has no length of its own (CAB004 says so).
+
     Fix: add a longer-reach link option for the tier (e.g. single-mode), or move the racks closer.
     """
     for c in ctx.clusters.values():
@@ -227,8 +230,11 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
 
     Such a switch could stand anywhere on the floor, so its runs are given the corner-to-corner length
     (2 x tray_drop + the rows' length and depth + slack) for media choice, reach and optics, never a patch-cord
-    length that would understate them. Where both ends' tiers name their rack and the racks are too few for the
-    switches, the shortage is NET012's finding, not this one.
+    length that would understate them. The finding names the switches (tier, count and part) and why they stand in
+    no rack. A run whose end stands nowhere has no length to check against a reach: where the assumed length passes
+    a link option's reach, that is said here as a reach not checked, not as a CAB001 error at an invented length
+    (an OOB spine tier without `spine.rack` gave 1,664 "263.6 m" reach errors on a 65-SU hall). Where both ends'
+    tiers name their rack and the racks are too few for the switches, the shortage is NET012's finding, not this one.
 
     Ports given as a bare count (`endpoints.extra`, such as the trays' BMC ports of a management fabric) have no
     rack either: their runs take the same bound. Where the bound exceeds a link option's reach, that is said here,
@@ -254,10 +260,21 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                 if all(fa.fabric.spec.rack_of(end) for end in _SWITCH_ENDS[t.tier]):
                     continue  # every switch tier has its racks: the ones they cannot hold are NET012's
                 where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
+                loose = [f"{tier} {n} x {sw} ({_why_loose(fa, tier)})" for fid, tier, sw, n
+                         in c.cabling.unplaced_switches if fid == t.fabric and tier in _SWITCH_ENDS[t.tier]]
+                past = "".join(f", past the {opt.reach:~P} reach of {opt.label} for {n} of them: reach not checked "
+                               "(their real length is not known)" for opt, n, _ in t.unplaced_over_reach)
                 yield Violation(fa.fabric.path, c.cluster.spec.id, where,
-                                f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack; their "
-                                f"length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
-                                "floor holds (corner to corner)", count(t.unplaced_links))
+                                f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack"
+                                f"{': ' + ', '.join(loose) if loose else ''}; their length is assumed to be "
+                                f"{t.assumed_length.m_as('m'):.1f} m, the longest run the floor holds (corner to "
+                                f"corner){past}", count(t.unplaced_links))
+
+
+def _why_loose(fa, tier: str) -> str:
+    """Why a tier's switches stand in no rack: no rack type named for it, or its racks are full (NET012)."""
+    rack = fa.fabric.spec.rack_of(tier)
+    return f"no `{tier}.rack` given" if rack is None else f"the '{rack}' racks hold no more: NET012"
 
 
 _SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
