@@ -29,7 +29,8 @@ from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_s
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, spare_leaf_ports, unplaced
+from archgen.analyse.other_ports import other_port_leaves, rack_xy
+from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, unplaced
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -62,6 +63,8 @@ class TierRuns:
     length: np.ndarray
     bin: np.ndarray
     weight: np.ndarray
+    #: Access tier: the leaf (index over all planes) of each run, as the port map names it; None on other tiers.
+    b_switch: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class TierCabling:
     #: Runs to a switch placed in no rack past a reach at the floor's longest length: (option, links, bound). Their
     #: length is invented, so this is CAB004's finding (which switch, which tier), not a CAB001 reach error.
     unplaced_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
+    #: Per `over_reach` entry: (index of its longest run in the tier's `TierRuns`, racks at its A ends, at its B ends).
+    over_where: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def physical(self) -> int:
@@ -171,14 +176,6 @@ def _bins(cluster: ClusterDesign) -> np.ndarray:
     return np.array(sorted(b.m_as("m") for b in bins) if bins else DEFAULT_BINS_M, dtype=float)
 
 
-def _positions(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
-    f = cluster.spec.floor
-    pitch, row = f.rack_pitch.m_as("m"), f.row_pitch.m_as("m")
-    x = np.array([i.col * pitch for i in cluster.instances], dtype=float)
-    y = np.array([i.row * row for i in cluster.instances], dtype=float)
-    return x, y
-
-
 def floor_span(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray) -> float:
     """The longest run the floor holds, corner to corner (m): ``2 × tray_drop + Δx_max + Δy_max + slack``.
 
@@ -210,7 +207,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     tiers: list[TierCabling] = []
     runs: list[TierRuns] = []
     known = bool(cluster.instances)
-    x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
+    x, y = rack_xy(cluster) if known else (np.zeros(0), np.zeros(0))
     bins = _bins(cluster)
     taken: Taken = {}
     loose: list[tuple[str, str, str, int]] = []
@@ -233,7 +230,8 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
             options = fa.fabric.tiers[key].links
             if wired:
                 ends = _ends(cluster, fa, tier_name, placed)
-                tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends, options, x, y, bins)
+                tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends[:6], options, x, y, bins)
+                tr = replace(tr, b_switch=ends[6]) if len(ends) > 6 else tr
                 runs.append(tr)
             else:
                 tr = None
@@ -256,20 +254,22 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
         racks, us, planes, leaves = access_ports(cluster, fa)
         n_leaves = tiers["leaf"].switches
         leaves = np.minimum(leaves, max(n_leaves - 1, 0))
-        b = placed["leaf"][planes * n_leaves + leaves] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
+        index = planes * n_leaves + leaves
+        b = placed["leaf"][index] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
         extra = fa.links["access"] * fa.planes - len(racks)
         a_rack, a_u, group = racks, us, leaves % 10_000
         weight = np.ones(len(racks), dtype=np.int64)
         if extra > 0 and len(placed["leaf"]):
-            # switch management ports, extra and reserved ports: at the leaves' free down ports, from where they stand
-            lf = spare_leaf_ports(planes * n_leaves + leaves, len(placed["leaf"]), tiers["leaf"].down, extra)
+            # switch management ports at the nearest leaf with a free down port, the ports of a count after them
             at = other_ends(cluster, fa, extra)
+            lf = other_port_leaves(cluster, index, placed["leaf"], tiers["leaf"].down, at)
+            index = np.concatenate([index, lf])
             a_rack = np.concatenate([a_rack, at[:, 0]])
             a_u = np.concatenate([a_u, at[:, 1]])
             b = np.concatenate([b, placed["leaf"][lf]])
             group = np.concatenate([group, np.full(extra, -1)])
             weight = np.concatenate([weight, np.ones(extra, dtype=np.int64)])
-        return a_rack, a_u, b[:, 0], b[:, 1], group, weight
+        return a_rack, a_u, b[:, 0], b[:, 1], group, weight, index
     lower, upper = ("leaf", "spine") if tier == "leaf_spine" else ("spine", "core")
     n_low, n_up = tiers[lower].switches, tiers[upper].switches
     pairs_low, pairs_up, weights = tier_pairs(fa.shape, tier)
@@ -313,6 +313,7 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
     over: list[tuple[LinkOption, int, float]] = []
     bound_over: list[tuple[LinkOption, int, float]] = []   # past reach only at the assumed bound (CAB004, not CAB001)
     unplaced_over: list[tuple[LinkOption, int, float]] = []   # the same, at a switch placed in no rack
+    where: list[tuple[int, int, int]] = []   # per `over` entry: its longest run, racks at either end
     max_len = None
     n_unplaced, assumed = 0, None
     if tr is not None and len(tr.length):
@@ -335,6 +336,9 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
                     bad = (tr.option == i) & (tr.length > opt.reach.m_as("m") + 1e-9) & mask
                     if bad.any():
                         past.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
+                        if past is over:
+                            where.append((int(np.argmax(np.where(bad, tr.length, -1.0))),
+                                          len(np.unique(tr.a_rack[bad])), len(np.unique(tr.b_rack[bad]))))
         max_len = Q_(float(tr.length.max()), "m")
         # runs to a switch placed in no rack (an end stated only as a count, group < 0, is no switch: not counted)
         unplaced = (tr.b_rack < 0) | ((tr.a_rack < 0) & (tr.group >= 0))
@@ -371,4 +375,5 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
-                       {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over))
+                       {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
+                       tuple(where))

@@ -306,24 +306,14 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
     return node_rack[rep], node_u[rep], plane, leaves
 
 
-def spare_leaf_ports(node_leaves: np.ndarray, n_leaves: int, down: int, extra: int) -> np.ndarray:
-    """The leaf (index over all planes) of each of `extra` access ports ending at no node.
-
-    They take the free down ports the node ports leave, leaf by leaf; past those, round the leaves (more than the
-    leaves hold is NET009).
-    """
-    used = np.bincount(node_leaves, minlength=n_leaves)[:n_leaves] if len(node_leaves) else np.zeros(n_leaves, int)
-    free = np.repeat(np.arange(n_leaves), np.maximum(down - used, 0))[:extra]
-    return np.concatenate([free, np.arange(extra - len(free)) % max(n_leaves, 1)]).astype(np.int64)
-
-
 def other_ends(cluster: ClusterDesign, fa: FabricAnalysis, extra: int) -> np.ndarray:
     """(rack instance, U) of each of `extra` access ports ending at no node; (-1, -1) where it stands is not known.
 
     In the order `analyse.portmap` names them: the management ports of the switches in the cluster's racks first
     (where the fabric takes them, `endpoints.switches`: the switches `analyse.fabric.other_switches` counts, rack
     instance by instance, bottom U first), then `endpoints.extra` and `reserved` ports, which the spec states only
-    as counts: no rack, so their runs take the floor's longest length (`analyse.cabling.floor_span`).
+    as counts: no rack, so their runs take the floor's longest length (`analyse.cabling.floor_span`). Which leaf
+    each lands on is `analyse.other_ports.other_port_leaves`'s.
     """
     out = np.full((max(extra, 0), 2), -1, dtype=np.int64)
     if _fat_tree(fa).endpoints.switches:

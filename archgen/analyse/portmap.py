@@ -36,7 +36,7 @@ import numpy as np
 from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.placement import access_ports, other_ends, spare_leaf_ports
+from archgen.analyse.placement import access_ports, other_ends
 from archgen.model import Switch, System
 from archgen.topology import tier_pairs
 
@@ -199,8 +199,8 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         k = len(node_rack)
         b_index = plane * n_leaves + np.minimum(leaf, max(n_leaves - 1, 0))
         extra = n - k
-        b_index = np.concatenate([b_index, spare_leaf_ports(b_index, n_leaves * fa.planes, fa.tier_at("leaf").down,
-                                                            extra)])
+        if tr.b_switch is not None:   # the cabling's own assignment (`analyse.other_ports`)
+            b_index = tr.b_switch
         node_key = node_rack * 10_000 + node_u
         port_no = _rank(node_key)
         kinds = _extra_names(fa, extra)

@@ -27,20 +27,49 @@ def reach(ctx: Context) -> Iterator[Violation]:
     """Every run is within the reach of the link media it uses (from the catalog).
 
     Runs with both ends placed only: a run to a switch placed in no rack, or from a port stated as a bare count,
-    has no length of its own (CAB004 says so).
+    has no length of its own (CAB004 says so). The finding names the two ends of the longest run (rack, U, part)
+    and how many racks the runs join; on twisted pair it cites the 100 m channel of copper Ethernet (ANSI/TIA-568.2-D
+    Category 6A channel; IEEE 802.3 Clause 40, 1000BASE-T, and Clause 55, 10GBASE-T: 100 m).
 
-    Fix: add a longer-reach link option for the tier (e.g. single-mode), or move the racks closer.
+    Fix: add a longer-reach link option for the tier (e.g. single-mode), or move the racks closer; for management
+    runs past 100 m of copper, fibre or a management switch in the far racks' row.
     """
     for c in ctx.clusters.values():
         if c.cabling is None:
             continue
         for t in c.cabling.tiers:
-            for opt, n, longest in t.over_reach:
+            tr = next((r for r in c.cabling.runs if (r.fabric, r.tier) == (t.fabric, t.tier)), None)
+            for k, (opt, n, longest) in enumerate(t.over_reach):
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 where = fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
+                runs = ""
+                if tr is not None and k < len(t.over_where):
+                    i, a_racks, b_racks = t.over_where[k]
+                    ends = (_end(c, int(tr.a_rack[i]), int(tr.a_u[i])), _end(c, int(tr.b_rack[i]), int(tr.b_u[i])))
+                    runs = (f"; {a_racks} rack(s) at one end, {b_racks} at the other; the longest from {ends[0]} "
+                            f"to {ends[1]}")
                 yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {opt.reach:~P} reach of "
-                                f"{opt.label}", Q_(longest, "m"), opt.reach.to("m"))
+                                f"{opt.label}{runs}{_COPPER_LIMIT if opt.a.media in _TWISTED else ''}",
+                                Q_(longest, "m"), opt.reach.to("m"))
+
+
+#: Twisted-pair media, whose channel ends at 100 m whatever the rate.
+_TWISTED = ("twisted-pair",)
+#: What to do about a twisted-pair run past its channel: the standards' limit and the two usual fixes.
+_COPPER_LIMIT = ("; a twisted-pair Ethernet channel ends at 100 m (ANSI/TIA-568.2-D Category 6A channel; IEEE 802.3 "
+                 "Clause 40 1000BASE-T and Clause 55 10GBASE-T, 100 m over Cat6a): run these over fibre (an SFP "
+                 "uplink port) or put a management switch near them (a distributed OOB aggregation, one per row "
+                 "or per network rack)")
+
+
+def _end(c, rack: int, u: int) -> str:
+    """'su01/gb300-nvl72-01 U16 (nvlink5-switch-tray)': a run end's rack instance, U and the part there."""
+    if rack < 0:
+        return "(no rack)"
+    inst = c.cluster.instances[rack]
+    part = next((item.part.id for item in inst.rack.items if item.u == u), None)
+    return f"{inst.name} U{u}" + (f" ({part})" if part else "")
 
 
 @dataclass(frozen=True)
