@@ -31,6 +31,7 @@ from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_c
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.other_ports import other_port_leaves, rack_xy
 from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, unplaced
+from archgen.analyse.rail_layout import rail_ends
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -212,7 +213,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     taken: Taken = {}
     loose: list[tuple[str, str, str, int]] = []
     for fa in a.fabrics:
-        if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
+        if fa.topology not in ("fat-tree", "rail-only"):   # counts and media by the first option, no lengths
             for name in fa.links:
                 options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
                 tiers.append(_tier_totals(fa.fabric.spec.id, name, fa.links[name] * fa.planes, options, None,
@@ -229,7 +230,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 continue
             options = fa.fabric.tiers[key].links
             if wired:
-                ends = _ends(cluster, fa, tier_name, placed)
+                ends = (rail_ends if fa.topology == "rail-only" else _ends)(cluster, fa, tier_name, placed)
                 tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends[:6], options, x, y, bins)
                 tr = replace(tr, b_switch=ends[6]) if len(ends) > 6 else tr
                 runs.append(tr)

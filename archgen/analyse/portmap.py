@@ -21,8 +21,9 @@ Naming and numbering:
   run is measured like any other; a port the spec states only as a count is not placed (no rack, no U) and its
   length is the floor's longest run, as the BOM orders it (`analyse.placement.other_ends`).
 
-Only fat trees are wired; a torus, dragonfly or rail-only fabric is counted in the BOM but has no runs, and the map
-says which fabrics it leaves out (`PortMap.unwired`).
+Only fat trees are mapped; a rail-only fabric's runs are measured (`archgen.analyse.rail_layout`) but not numbered
+port by port, a torus or dragonfly is counted in the BOM with no runs, and the map says which fabrics it leaves out
+(`PortMap.unwired`).
 """
 
 from __future__ import annotations
@@ -96,9 +97,11 @@ def port_map(a: ClusterAnalysis) -> PortMap:
     names = _node_names(a)
     rows: list[CableRow] = []
     counters: dict[tuple[str, int], int] = {}      # (switch device, tier below/above) -> next port
-    wired = {r.fabric for r in cab.runs}
+    wired = {r.fabric for r in cab.runs if fabrics[r.fabric].topology == "fat-tree"}
     for tr in cab.runs:
         fa = fabrics[tr.fabric]
+        if tr.fabric not in wired:   # a rail-only fabric's runs are measured, not numbered port by port
+            continue
         rows += _tier_rows(a, fa, tr, options.get((tr.fabric, tr.tier), ()), names, cab.rack_names, counters)
     unwired = tuple(sorted(fid for fid in fabrics if fid not in wired))
     return PortMap(tuple(rows), unwired)

@@ -342,21 +342,23 @@ def past_length_bins(ctx: Context) -> Iterator[Violation]:
 def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
     """Every link option of a tier is read: runs without lengths take their first option, so the others are unused.
 
-    Rail-only, dragonfly and torus fabrics are counted, not laid out (docs/clusters.md, Other topologies): every
-    link of a tier takes its first link option, whatever the distance between its ends, and no reach is checked.
-    Options written after it, as a fat tree lists them by reach (copper first, single-mode last), are read by
-    nothing, and the links, cables, modules and optics power rest on the first one: a rail-only fabric's 41,472
-    leaf-spine links between SU and spine racks counted as 3 m copper, no module and no optics power.
+    Dragonfly and torus fabrics are counted, not laid out (docs/clusters.md, Other topologies), and so is a fabric
+    its switches cannot build: every link of a tier takes its first link option, whatever the distance between its
+    ends, and no reach is checked. Options written after it, as a fat tree lists them by reach (copper first,
+    single-mode last), are read by nothing, and the links, cables, modules and optics power rest on the first one:
+    a rail-only fabric's 41,472 leaf-spine links between SU and spine racks were counted as 3 m copper, no module
+    and no optics power, before rail-only fabrics were laid out like fat trees.
 
     Fix: list only the option these links use (the one that reaches between the racks the switches stand in, often
-    single-mode), or use a rail-optimized fat tree, whose runs are laid out and take the first option that reaches.
+    single-mode), or use a fat tree or rail-only fabric, whose runs are laid out and take the first option that
+    reaches.
     """
     for c in ctx.clusters.values():
         if c.cabling is None:
             continue
         for t in c.cabling.tiers:
             fa = next((f for f in c.fabrics if f.fabric.spec.id == t.fabric), None)
-            if fa is None or fa.topology == "fat-tree":
+            if fa is None or fa.topology == "fat-tree" or t.lengths_known:   # laid out: each run takes its option
                 continue
             tier = fa.fabric.tiers[_tier_key(t.tier, fa.topology)]
             first, *rest = tier.links or (None,)
