@@ -52,3 +52,19 @@ def test_rail_only_reach_is_checked(tmp_path: Path) -> None:
     access = _tier(r, "access")
     assert access.links == 11520 and round(access.max_length.m_as("m"), 1) == 47.0 and not access.over_reach
     assert not r.clusters["cluster/gb300-rails"].cabling.unplaced_switches
+
+
+def test_rail_layout_keeps_rails_apart(tmp_path: Path) -> None:
+    """Each rail leaf takes at most its d = 72 down ports, and each leaf's 72 uplinks go to 2 spines, 36 to each."""
+    import numpy as np
+
+    from archgen.analyse.rail_layout import rail_access_ports, rail_ends
+    r = run([write_tree(tmp_path, _case("CAB001", "fail_rail_only_leaf_spine_past_copper_reach"))])
+    a = r.clusters["cluster/gb300-rails"]
+    fa = next(f for f in a.fabrics if f.fabric.spec.id == "compute")
+    _, _, _, leaf = rail_access_ports(a.cluster, fa)
+    assert len(leaf) == 11520 and np.bincount(leaf).max() == fa.tier("leaf").down == 72
+    dummy = {"leaf": np.zeros((216, 2), dtype=np.int64), "spine": np.zeros((144, 2), dtype=np.int64)}
+    *_, group, weight = rail_ends(a.cluster, fa, "leaf_spine", dummy)
+    assert len(group) == 72 * 3 * 2 and set(weight.tolist()) == {36}
+    assert int(weight.sum()) == 216 * 72                   # every leaf's uplinks, once
