@@ -27,7 +27,7 @@ import numpy as np
 
 from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
-from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, node_cage_ports
+from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, module_power, node_cage_ports
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.other_ports import other_port_leaves, rack_xy
 from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, unplaced
@@ -96,6 +96,8 @@ class TierCabling:
     unplaced_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
     #: Per `over_reach` entry: (index of its longest run in the tier's `TierRuns`, racks at its A ends, at its B ends).
     over_where: tuple[tuple[int, int, int], ...] = ()
+    #: Modules run below their rate at a lower power (`Link.power_at`): (part, watts each) -> modules.
+    reduced: dict[tuple[str, float], int] = field(default_factory=dict)
 
     @property
     def physical(self) -> int:
@@ -350,6 +352,7 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
         by[(options[0].label, 0.0)] = links
     modules: dict[str, int] = {}
     at_nodes: Counter[str] = Counter()
+    reduced: Counter[tuple[str, float]] = Counter()
     cables: dict[str, int] = {}
     power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
     for i, opt in enumerate(options):
@@ -369,12 +372,15 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
             for end, cage, side in ((opt.a, a_cage, "a"), (opt.b, None, "b")):  # modules at both ends, a fibre between
                 k = math.ceil(n / _ports_per_module(end, speed, cage))
                 modules[end.id] = modules.get(end.id, 0) + k
-                power = power + end.power_per_end * k
-                node_power = node_power + (end.power_per_end * k if side in at_node else Q_(0, "W"))
+                watts = module_power(end, speed, cage)     # at the rate it runs (`Link.power_at`)
+                if watts != end.power_per_end:
+                    reduced[(end.id, float(watts.m_as("W")))] += k
+                power = power + watts * k
+                node_power = node_power + (watts * k if side in at_node else Q_(0, "W"))
                 at_nodes[end.id] += k if side in at_node else 0
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
                        {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
-                       tuple(where))
+                       tuple(where), dict(reduced))
