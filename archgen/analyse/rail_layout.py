@@ -69,7 +69,7 @@ def rail_ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dic
 
     Access runs carry, last, the leaf (over all planes) of each (the port map's and `TierRuns.b_switch`'s).
     """
-    n_leaves = fa.tier("leaf").switches
+    n_leaves = fa.tier_at("leaf").switches
     if tier == "access":
         racks, us, planes, leaves = rail_access_ports(cluster, fa)
         keep = min(len(racks), fa.links["access"] * fa.planes)
@@ -78,12 +78,12 @@ def rail_ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dic
         b = placed["leaf"][index] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
         return racks, us, b[:, 0], b[:, 1], leaves % 10_000, np.ones(len(racks), dtype=np.int64), index
     rails, per_leaf, per_spine = max(fa.rails, 1), _per_rail(fa, "leaf"), _per_rail(fa, "spine")
-    up = fa.tier("leaf").up
+    up = fa.tier_at("leaf").up
     r, i, s = (g.ravel() for g in np.meshgrid(np.arange(rails), np.arange(per_leaf), np.arange(per_spine),
                                               indexing="ij"))
     low, high = r * per_leaf + i, r * per_spine + s
     weight = up // max(per_spine, 1) + (s < up % max(per_spine, 1))
-    n_spines = fa.tier("spine").switches
+    n_spines = fa.tier_at("spine").switches
     a = np.concatenate([placed["leaf"][p * n_leaves + low] for p in range(fa.planes)])
     b = np.concatenate([placed["spine"][p * n_spines + high] for p in range(fa.planes)])
     return a[:, 0], a[:, 1], b[:, 0], b[:, 1], np.tile(high, fa.planes), np.tile(weight, fa.planes).astype(np.int64)
