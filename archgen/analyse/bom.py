@@ -226,6 +226,10 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             modules[mid] = (link, counted + q)
     optics = sum((t.optics_power for t in tiers), Q_(0, "W"))
     inside = _modules_inside_nodes(a, tiers)
+    low: dict[str, Counter[float]] = {}
+    for tc in tiers:
+        for (mid, watts), n in tc.reduced.items():
+            low.setdefault(mid, Counter())[watts] += n
     within = ", ".join(sorted({nt.part.id for nt in a.nodes if nt.part.power_includes_optics}))
     for mid, (link, q) in sorted(modules.items()):
         if q:
@@ -235,7 +239,13 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
                     else "fibre ends at passive ports (no transceiver)")
             if n_in:
                 note += f"; those at node ends draw inside {within}'s maximum (its power includes its optics)"
-            lines.append(BomLine(mid, "Link", q, link.power_per_end * (2 if copper else 1), note, in_parent=n_in))
+            for watts, n_low in sorted(low.get(mid, {}).items()):   # run below its rate: a line at that power
+                at = min(n_in, n_low)          # the slow ones are a NIC's single-port cage: node ends first
+                lines.append(BomLine(mid, "Link", n_low, Q_(watts, "W"), note + f"; these run below {link.rate:~P}, "
+                                     f"at {watts:g} W each (its `power_at`)", in_parent=at))
+                q, n_in = q - n_low, n_in - at
+            if q:
+                lines.append(BomLine(mid, "Link", q, link.power_per_end * (2 if copper else 1), note, in_parent=n_in))
     return lines + fibre_lines(tiers), net_power, optics.to("kW")
 
 

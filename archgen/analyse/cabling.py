@@ -27,9 +27,11 @@ import numpy as np
 
 from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
-from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, node_cage_ports
+from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, module_power, node_cage_ports
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, spare_leaf_ports, unplaced
+from archgen.analyse.other_ports import other_port_leaves, rack_xy
+from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, unplaced
+from archgen.analyse.rail_layout import rail_ends
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -62,6 +64,8 @@ class TierRuns:
     length: np.ndarray
     bin: np.ndarray
     weight: np.ndarray
+    #: Access tier: the leaf (index over all planes) of each run, as the port map names it; None on other tiers.
+    b_switch: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,13 @@ class TierCabling:
     #: Runs from endpoints given as a bare count (`endpoints.extra`), whose length is only the floor's longest run,
     #: that exceed a reach at that bound: (option, links, bound). An assumption to state (CAB004), not a CAB001 error.
     bound_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
+    #: Runs to a switch placed in no rack past a reach at the floor's longest length: (option, links, bound). Their
+    #: length is invented, so this is CAB004's finding (which switch, which tier), not a CAB001 reach error.
+    unplaced_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
+    #: Per `over_reach` entry: (index of its longest run in the tier's `TierRuns`, racks at its A ends, at its B ends).
+    over_where: tuple[tuple[int, int, int], ...] = ()
+    #: Modules run below their rate at a lower power (`Link.power_at`): (part, watts each) -> modules.
+    reduced: dict[tuple[str, float], int] = field(default_factory=dict)
 
     @property
     def physical(self) -> int:
@@ -168,14 +179,6 @@ def _bins(cluster: ClusterDesign) -> np.ndarray:
     return np.array(sorted(b.m_as("m") for b in bins) if bins else DEFAULT_BINS_M, dtype=float)
 
 
-def _positions(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
-    f = cluster.spec.floor
-    pitch, row = f.rack_pitch.m_as("m"), f.row_pitch.m_as("m")
-    x = np.array([i.col * pitch for i in cluster.instances], dtype=float)
-    y = np.array([i.row * row for i in cluster.instances], dtype=float)
-    return x, y
-
-
 def floor_span(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray) -> float:
     """The longest run the floor holds, corner to corner (m): ``2 × tray_drop + Δx_max + Δy_max + slack``.
 
@@ -207,12 +210,12 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     tiers: list[TierCabling] = []
     runs: list[TierRuns] = []
     known = bool(cluster.instances)
-    x, y = _positions(cluster) if known else (np.zeros(0), np.zeros(0))
+    x, y = rack_xy(cluster) if known else (np.zeros(0), np.zeros(0))
     bins = _bins(cluster)
     taken: Taken = {}
     loose: list[tuple[str, str, str, int]] = []
     for fa in a.fabrics:
-        if fa.topology != "fat-tree":   # counts and media by the first option; lengths need a wiring of their own
+        if fa.topology not in ("fat-tree", "rail-only"):   # counts and media by the first option, no lengths
             for name in fa.links:
                 options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
                 tiers.append(_tier_totals(fa.fabric.spec.id, name, fa.links[name] * fa.planes, options, None,
@@ -229,8 +232,9 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 continue
             options = fa.fabric.tiers[key].links
             if wired:
-                ends = _ends(cluster, fa, tier_name, placed)
-                tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends, options, x, y, bins)
+                ends = (rail_ends if fa.topology == "rail-only" else _ends)(cluster, fa, tier_name, placed)
+                tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends[:6], options, x, y, bins)
+                tr = replace(tr, b_switch=ends[6]) if len(ends) > 6 else tr
                 runs.append(tr)
             else:
                 tr = None
@@ -253,20 +257,22 @@ def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[st
         racks, us, planes, leaves = access_ports(cluster, fa)
         n_leaves = tiers["leaf"].switches
         leaves = np.minimum(leaves, max(n_leaves - 1, 0))
-        b = placed["leaf"][planes * n_leaves + leaves] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
+        index = planes * n_leaves + leaves
+        b = placed["leaf"][index] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
         extra = fa.links["access"] * fa.planes - len(racks)
         a_rack, a_u, group = racks, us, leaves % 10_000
         weight = np.ones(len(racks), dtype=np.int64)
         if extra > 0 and len(placed["leaf"]):
-            # switch management ports, extra and reserved ports: at the leaves' free down ports, from where they stand
-            lf = spare_leaf_ports(planes * n_leaves + leaves, len(placed["leaf"]), tiers["leaf"].down, extra)
+            # switch management ports at the nearest leaf with a free down port, the ports of a count after them
             at = other_ends(cluster, fa, extra)
+            lf = other_port_leaves(cluster, index, placed["leaf"], tiers["leaf"].down, at)
+            index = np.concatenate([index, lf])
             a_rack = np.concatenate([a_rack, at[:, 0]])
             a_u = np.concatenate([a_u, at[:, 1]])
             b = np.concatenate([b, placed["leaf"][lf]])
             group = np.concatenate([group, np.full(extra, -1)])
             weight = np.concatenate([weight, np.ones(extra, dtype=np.int64)])
-        return a_rack, a_u, b[:, 0], b[:, 1], group, weight
+        return a_rack, a_u, b[:, 0], b[:, 1], group, weight, index
     lower, upper = ("leaf", "spine") if tier == "leaf_spine" else ("spine", "core")
     n_low, n_up = tiers[lower].switches, tiers[upper].switches
     pairs_low, pairs_up, weights = tier_pairs(fa.shape, tier)
@@ -309,6 +315,8 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
     single = np.zeros(max(len(options), 1), dtype=np.int64)   # access runs whose A end is not a node
     over: list[tuple[LinkOption, int, float]] = []
     bound_over: list[tuple[LinkOption, int, float]] = []   # past reach only at the assumed bound (CAB004, not CAB001)
+    unplaced_over: list[tuple[LinkOption, int, float]] = []   # the same, at a switch placed in no rack
+    where: list[tuple[int, int, int]] = []   # per `over` entry: its longest run, racks at either end
     max_len = None
     n_unplaced, assumed = 0, None
     if tr is not None and len(tr.length):
@@ -325,11 +333,15 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
                 single[:len(options)] = np.bincount(tr.option[other], weights=tr.weight[other],
                                                     minlength=len(options)).astype(np.int64)
             bound = (tr.a_rack < 0) & (tr.group < 0)   # an end stated only as a count: the floor's longest, a bound
+            loose = ((tr.b_rack < 0) | (tr.a_rack < 0)) & ~bound   # an end at a switch placed in no rack
             for i, opt in enumerate(options):
-                for past, mask in ((over, ~bound), (bound_over, bound)):
+                for past, mask in ((over, ~bound & ~loose), (bound_over, bound), (unplaced_over, loose)):
                     bad = (tr.option == i) & (tr.length > opt.reach.m_as("m") + 1e-9) & mask
                     if bad.any():
                         past.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
+                        if past is over:
+                            where.append((int(np.argmax(np.where(bad, tr.length, -1.0))),
+                                          len(np.unique(tr.a_rack[bad])), len(np.unique(tr.b_rack[bad]))))
         max_len = Q_(float(tr.length.max()), "m")
         # runs to a switch placed in no rack (an end stated only as a count, group < 0, is no switch: not counted)
         unplaced = (tr.b_rack < 0) | ((tr.a_rack < 0) & (tr.group >= 0))
@@ -340,6 +352,7 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
         by[(options[0].label, 0.0)] = links
     modules: dict[str, int] = {}
     at_nodes: Counter[str] = Counter()
+    reduced: Counter[tuple[str, float]] = Counter()
     cables: dict[str, int] = {}
     power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
     for i, opt in enumerate(options):
@@ -359,11 +372,15 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
             for end, cage, side in ((opt.a, a_cage, "a"), (opt.b, None, "b")):  # modules at both ends, a fibre between
                 k = math.ceil(n / _ports_per_module(end, speed, cage))
                 modules[end.id] = modules.get(end.id, 0) + k
-                power = power + end.power_per_end * k
-                node_power = node_power + (end.power_per_end * k if side in at_node else Q_(0, "W"))
+                watts = module_power(end, speed, cage)     # at the rate it runs (`Link.power_at`)
+                if watts != end.power_per_end:
+                    reduced[(end.id, float(watts.m_as("W")))] += k
+                power = power + watts * k
+                node_power = node_power + (watts * k if side in at_node else Q_(0, "W"))
                 at_nodes[end.id] += k if side in at_node else 0
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
-                       {m: n for m, n in at_nodes.items() if n}, tuple(bound_over))
+                       {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
+                       tuple(where), dict(reduced))

@@ -15,7 +15,7 @@ from archgen.units import Q
 if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 
-__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "node_cage_ports"]
+__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "module_power", "node_cage_ports"]
 
 
 def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
@@ -23,6 +23,19 @@ def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
     n = max(1, round(float((link.rate / speed).to("").magnitude)))
     n = min(n, link.optical_ports) if getattr(link, "optical_ports", None) else n
     return min(n, cage_ports) if cage_ports else n
+
+
+def module_power(link, speed: Q, cage_ports: int | None = None) -> Q:
+    """Power of one module end serving `_ports_per_module` links at line rate `speed`.
+
+    Where those links run below the module's rate (a 400G module in a single-port NIC cage on a 200G fabric), the
+    part's `power_at` figure for that rate, if it states one (fewer lanes lit); else `power_per_end`.
+    """
+    running = speed * _ports_per_module(link, speed, cage_ports)
+    for at in getattr(link, "power_at", ()):
+        if abs(float((at.rate - running).m_as("Gbit/s"))) < 1e-6 and running < link.rate:
+            return at.power
+    return link.power_per_end
 
 
 def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:

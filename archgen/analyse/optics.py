@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.analyse.cabling import TierRuns, _ports_per_module, link_speed, links_per_cable, node_cage_ports
+from archgen.analyse.link_ends import module_power
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import LinkOption
 from archgen.model import System
@@ -94,6 +95,8 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
                 if not sel.any() or end.power_per_end.magnitude == 0:
                     continue
                 links = np.bincount(rack[sel], weights=tr.weight[sel], minlength=len(out))
-                per = links_per_cable(opt, speed, a_cage) if opt.a.media in COPPER_MEDIA else \
-                    _ports_per_module(end, speed, a_cage if side == "a" else None)
-                out += np.ceil(links / per) * end.power_per_end.m_as("W")
+                cage = a_cage if side == "a" else None
+                copper = opt.a.media in COPPER_MEDIA
+                per = links_per_cable(opt, speed, a_cage) if copper else _ports_per_module(end, speed, cage)
+                watts = end.power_per_end if copper else module_power(end, speed, cage)
+                out += np.ceil(links / per) * watts.m_as("W")

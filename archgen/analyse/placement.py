@@ -1,4 +1,4 @@
-"""Where a fat tree's switches stand and which leaf each node port lands on, vectorised with numpy.
+"""Where a fat tree's (or rail-only fabric's) switches stand and which leaf each node port lands on, with numpy.
 
 Switches of a tier fill the free slots of their part in the racks its `rack` names, in floor order (rail leaves of
 unit instance g in g's own racks, every plane; other leaves beside the node ports they serve: in the rack of their
@@ -13,6 +13,8 @@ import math
 import numpy as np
 
 from archgen.analyse.network import FabricAnalysis, Problem, count
+from archgen.analyse.other_ports import rack_xy
+from archgen.analyse.rail_layout import rail_access_ports
 from archgen.build import ClusterDesign
 from archgen.model import Switch, System
 from archgen.model.fabrics import FatTree
@@ -49,7 +51,7 @@ def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Pr
     than piling onto the last slot.
     """
     out: dict[str, np.ndarray] = {}
-    spec = _fat_tree(fa)
+    spec = fa.fabric.spec          # a fat tree or a rail-only fabric (`analyse.rail_layout`)
     for t in fa.tiers:
         total = t.switches * fa.planes
         rack_id = spec.rack_of(t.name)
@@ -58,7 +60,7 @@ def place_switches(cluster: ClusterDesign, fa: FabricAnalysis, problems: list[Pr
         owners = taken.setdefault(key, {})
         used = set().union(*owners.values()) if owners else set()
         free = [s for s in slots if s not in used]
-        grouped = t.name == "leaf" and bool(fa.leaves_per_group) and spec.rail_optimized
+        grouped = t.name == "leaf" and bool(fa.leaves_per_group) and getattr(spec, "rail_optimized", False)
         if rack_id is not None and len(free) < total and not grouped:
             by = "; ".join(f"{len(v)} by {k}" for k, v in owners.items() if v)
             problems.append(Problem("NET012", fa.fabric.owner_path + (t.name, "rack"),
@@ -80,15 +82,16 @@ def _near_nodes(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per
     """Slot index in `arr` of each leaf outside rail groups (planes one after the other): beside its node ports.
 
     A leaf takes a free slot in the rack holding most of the node ports it serves, else in the unit instance
-    holding most of them (an SU's network rack); a leaf without node ports (a spare, or one of switch management or
-    stated ports only), or whose racks and unit have no free slot, takes the free slots left, in floor order.
+    holding most of them (an SU's network rack), else the free slot nearest that rack (a rail-only leaf whose
+    domains span several SUs, once its own SU's slots are taken); a leaf without node ports (a spare, or one of
+    switch management or stated ports only) takes the free slots left, in floor order.
     Before, every such leaf filled the slots in floor order whatever it served, so an SU's storage leaves could
     stand in another SU's network rack, rows away from its nodes.
     """
     total = per_plane * fa.planes
     if not total:
         return np.zeros(0, dtype=np.int64)
-    racks, _, planes, leaves = access_ports(cluster, fa)
+    racks, _, planes, leaves = (rail_access_ports if fa.topology == "rail-only" else access_ports)(cluster, fa)
     keys = sorted({(i.unit, i.unit_index) for i in cluster.instances if i.unit})
     uid = np.array([keys.index((i.unit, i.unit_index)) if i.unit else -1 for i in cluster.instances] or [-1],
                    dtype=np.int64)
@@ -115,6 +118,19 @@ def _near_nodes(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per
             if pool:
                 chosen[s] = pool.pop(0)
                 taken.add(int(chosen[s]))
+    left = np.flatnonzero((chosen < 0) & (want_rack >= 0))
+    if len(left) and len(arr) > len(taken):   # its rack and unit are full: the free slot nearest its rack
+        x, y = rack_xy(cluster)
+        free = np.ones(len(arr), dtype=bool)
+        free[list(taken)] = False
+        sx, sy = x[arr[:, 0]], y[arr[:, 0]]
+        for s in left.tolist():
+            if not free.any():
+                break
+            d = np.where(free, np.abs(sx - x[want_rack[s]]) + np.abs(sy - y[want_rack[s]]), np.inf)
+            chosen[s] = j = int(np.argmin(d))
+            free[j] = False
+            taken.add(j)
     rest = iter(j for j in range(len(arr)) if j not in taken)
     for s in np.flatnonzero(chosen < 0).tolist():
         chosen[s] = next(rest, len(arr))     # past the slots: no rack (NET012)
@@ -306,24 +322,14 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
     return node_rack[rep], node_u[rep], plane, leaves
 
 
-def spare_leaf_ports(node_leaves: np.ndarray, n_leaves: int, down: int, extra: int) -> np.ndarray:
-    """The leaf (index over all planes) of each of `extra` access ports ending at no node.
-
-    They take the free down ports the node ports leave, leaf by leaf; past those, round the leaves (more than the
-    leaves hold is NET009).
-    """
-    used = np.bincount(node_leaves, minlength=n_leaves)[:n_leaves] if len(node_leaves) else np.zeros(n_leaves, int)
-    free = np.repeat(np.arange(n_leaves), np.maximum(down - used, 0))[:extra]
-    return np.concatenate([free, np.arange(extra - len(free)) % max(n_leaves, 1)]).astype(np.int64)
-
-
 def other_ends(cluster: ClusterDesign, fa: FabricAnalysis, extra: int) -> np.ndarray:
     """(rack instance, U) of each of `extra` access ports ending at no node; (-1, -1) where it stands is not known.
 
     In the order `analyse.portmap` names them: the management ports of the switches in the cluster's racks first
     (where the fabric takes them, `endpoints.switches`: the switches `analyse.fabric.other_switches` counts, rack
     instance by instance, bottom U first), then `endpoints.extra` and `reserved` ports, which the spec states only
-    as counts: no rack, so their runs take the floor's longest length (`analyse.cabling.floor_span`).
+    as counts: no rack, so their runs take the floor's longest length (`analyse.cabling.floor_span`). Which leaf
+    each lands on is `analyse.other_ports.other_port_leaves`'s.
     """
     out = np.full((max(extra, 0), 2), -1, dtype=np.int64)
     if _fat_tree(fa).endpoints.switches:

@@ -21,8 +21,9 @@ Naming and numbering:
   run is measured like any other; a port the spec states only as a count is not placed (no rack, no U) and its
   length is the floor's longest run, as the BOM orders it (`analyse.placement.other_ends`).
 
-Only fat trees are wired; a torus, dragonfly or rail-only fabric is counted in the BOM but has no runs, and the map
-says which fabrics it leaves out (`PortMap.unwired`).
+Only fat trees are mapped; a rail-only fabric's runs are measured (`archgen.analyse.rail_layout`) but not numbered
+port by port, a torus or dragonfly is counted in the BOM with no runs, and the map says which fabrics it leaves out
+(`PortMap.unwired`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import numpy as np
 from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.placement import access_ports, other_ends, spare_leaf_ports
+from archgen.analyse.placement import access_ports, other_ends
 from archgen.model import Switch, System
 from archgen.topology import tier_pairs
 
@@ -96,9 +97,11 @@ def port_map(a: ClusterAnalysis) -> PortMap:
     names = _node_names(a)
     rows: list[CableRow] = []
     counters: dict[tuple[str, int], int] = {}      # (switch device, tier below/above) -> next port
-    wired = {r.fabric for r in cab.runs}
+    wired = {r.fabric for r in cab.runs if fabrics[r.fabric].topology == "fat-tree"}
     for tr in cab.runs:
         fa = fabrics[tr.fabric]
+        if tr.fabric not in wired:   # a rail-only fabric's runs are measured, not numbered port by port
+            continue
         rows += _tier_rows(a, fa, tr, options.get((tr.fabric, tr.tier), ()), names, cab.rack_names, counters)
     unwired = tuple(sorted(fid for fid in fabrics if fid not in wired))
     return PortMap(tuple(rows), unwired)
@@ -199,8 +202,8 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         k = len(node_rack)
         b_index = plane * n_leaves + np.minimum(leaf, max(n_leaves - 1, 0))
         extra = n - k
-        b_index = np.concatenate([b_index, spare_leaf_ports(b_index, n_leaves * fa.planes, fa.tier_at("leaf").down,
-                                                            extra)])
+        if tr.b_switch is not None:   # the cabling's own assignment (`analyse.other_ports`)
+            b_index = tr.b_switch
         node_key = node_rack * 10_000 + node_u
         port_no = _rank(node_key)
         kinds = _extra_names(fa, extra)

@@ -26,18 +26,50 @@ LANE_RULE = ("a port cannot run lanes faster than its SerDes, and XDR 200G-PAM4 
 def reach(ctx: Context) -> Iterator[Violation]:
     """Every run is within the reach of the link media it uses (from the catalog).
 
-    Fix: add a longer-reach link option for the tier (e.g. single-mode), or move the racks closer.
+    Runs with both ends placed only: a run to a switch placed in no rack, or from a port stated as a bare count,
+    has no length of its own (CAB004 says so). The finding names the two ends of the longest run (rack, U, part)
+    and how many racks the runs join; on twisted pair it cites the 100 m channel of copper Ethernet (ANSI/TIA-568.2-D
+    Category 6A channel; IEEE 802.3 Clause 40, 1000BASE-T, and Clause 55, 10GBASE-T: 100 m).
+
+    Fix: add a longer-reach link option for the tier (e.g. single-mode), or move the racks closer; for management
+    runs past 100 m of copper, fibre or a management switch in the far racks' row.
     """
     for c in ctx.clusters.values():
         if c.cabling is None:
             continue
         for t in c.cabling.tiers:
-            for opt, n, longest in t.over_reach:
+            tr = next((r for r in c.cabling.runs if (r.fabric, r.tier) == (t.fabric, t.tier)), None)
+            for k, (opt, n, longest) in enumerate(t.over_reach):
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 where = fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
+                runs = ""
+                if tr is not None and k < len(t.over_where):
+                    i, a_racks, b_racks = t.over_where[k]
+                    ends = (_end(c, int(tr.a_rack[i]), int(tr.a_u[i])), _end(c, int(tr.b_rack[i]), int(tr.b_u[i])))
+                    runs = (f"; {a_racks} rack(s) at one end, {b_racks} at the other; the longest from {ends[0]} "
+                            f"to {ends[1]}")
                 yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {opt.reach:~P} reach of "
-                                f"{opt.label}", Q_(longest, "m"), opt.reach.to("m"))
+                                f"{opt.label}{runs}{_COPPER_LIMIT if opt.a.media in _TWISTED else ''}",
+                                Q_(longest, "m"), opt.reach.to("m"))
+
+
+#: Twisted-pair media, whose channel ends at 100 m whatever the rate.
+_TWISTED = ("twisted-pair",)
+#: What to do about a twisted-pair run past its channel: the standards' limit and the two usual fixes.
+_COPPER_LIMIT = ("; a twisted-pair Ethernet channel ends at 100 m (ANSI/TIA-568.2-D Category 6A channel; IEEE 802.3 "
+                 "Clause 40 1000BASE-T and Clause 55 10GBASE-T, 100 m over Cat6a): run these over fibre (an SFP "
+                 "uplink port) or put a management switch near them (a distributed OOB aggregation, one per row "
+                 "or per network rack)")
+
+
+def _end(c, rack: int, u: int) -> str:
+    """'su01/gb300-nvl72-01 U16 (nvlink5-switch-tray)': a run end's rack instance, U and the part there."""
+    if rack < 0:
+        return "(no rack)"
+    inst = c.cluster.instances[rack]
+    part = next((item.part.id for item in inst.rack.items if item.u == u), None)
+    return f"{inst.name} U{u}" + (f" ({part})" if part else "")
 
 
 @dataclass(frozen=True)
@@ -227,8 +259,11 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
 
     Such a switch could stand anywhere on the floor, so its runs are given the corner-to-corner length
     (2 x tray_drop + the rows' length and depth + slack) for media choice, reach and optics, never a patch-cord
-    length that would understate them. Where both ends' tiers name their rack and the racks are too few for the
-    switches, the shortage is NET012's finding, not this one.
+    length that would understate them. The finding names the switches (tier, count and part) and why they stand in
+    no rack. A run whose end stands nowhere has no length to check against a reach: where the assumed length passes
+    a link option's reach, that is said here as a reach not checked, not as a CAB001 error at an invented length
+    (an OOB spine tier without `spine.rack` gave 1,664 "263.6 m" reach errors on a 65-SU hall). Where both ends'
+    tiers name their rack and the racks are too few for the switches, the shortage is NET012's finding, not this one.
 
     Ports given as a bare count (`endpoints.extra`, such as the trays' BMC ports of a management fabric) have no
     rack either: their runs take the same bound. Where the bound exceeds a link option's reach, that is said here,
@@ -254,10 +289,21 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                 if all(fa.fabric.spec.rack_of(end) for end in _SWITCH_ENDS[t.tier]):
                     continue  # every switch tier has its racks: the ones they cannot hold are NET012's
                 where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
+                loose = [f"{tier} {n} x {sw} ({_why_loose(fa, tier)})" for fid, tier, sw, n
+                         in c.cabling.unplaced_switches if fid == t.fabric and tier in _SWITCH_ENDS[t.tier]]
+                past = "".join(f", past the {opt.reach:~P} reach of {opt.label} for {n} of them: reach not checked "
+                               "(their real length is not known)" for opt, n, _ in t.unplaced_over_reach)
                 yield Violation(fa.fabric.path, c.cluster.spec.id, where,
-                                f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack; their "
-                                f"length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
-                                "floor holds (corner to corner)", count(t.unplaced_links))
+                                f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack"
+                                f"{': ' + ', '.join(loose) if loose else ''}; their length is assumed to be "
+                                f"{t.assumed_length.m_as('m'):.1f} m, the longest run the floor holds (corner to "
+                                f"corner){past}", count(t.unplaced_links))
+
+
+def _why_loose(fa, tier: str) -> str:
+    """Why a tier's switches stand in no rack: no rack type named for it, or its racks are full (NET012)."""
+    rack = fa.fabric.spec.rack_of(tier)
+    return f"no `{tier}.rack` given" if rack is None else f"the '{rack}' racks hold no more: NET012"
 
 
 _SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
@@ -296,21 +342,23 @@ def past_length_bins(ctx: Context) -> Iterator[Violation]:
 def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
     """Every link option of a tier is read: runs without lengths take their first option, so the others are unused.
 
-    Rail-only, dragonfly and torus fabrics are counted, not laid out (docs/clusters.md, Other topologies): every
-    link of a tier takes its first link option, whatever the distance between its ends, and no reach is checked.
-    Options written after it, as a fat tree lists them by reach (copper first, single-mode last), are read by
-    nothing, and the links, cables, modules and optics power rest on the first one: a rail-only fabric's 41,472
-    leaf-spine links between SU and spine racks counted as 3 m copper, no module and no optics power.
+    Dragonfly and torus fabrics are counted, not laid out (docs/clusters.md, Other topologies), and so is a fabric
+    its switches cannot build: every link of a tier takes its first link option, whatever the distance between its
+    ends, and no reach is checked. Options written after it, as a fat tree lists them by reach (copper first,
+    single-mode last), are read by nothing, and the links, cables, modules and optics power rest on the first one:
+    a rail-only fabric's 41,472 leaf-spine links between SU and spine racks were counted as 3 m copper, no module
+    and no optics power, before rail-only fabrics were laid out like fat trees.
 
     Fix: list only the option these links use (the one that reaches between the racks the switches stand in, often
-    single-mode), or use a rail-optimized fat tree, whose runs are laid out and take the first option that reaches.
+    single-mode), or use a fat tree or rail-only fabric, whose runs are laid out and take the first option that
+    reaches.
     """
     for c in ctx.clusters.values():
         if c.cabling is None:
             continue
         for t in c.cabling.tiers:
             fa = next((f for f in c.fabrics if f.fabric.spec.id == t.fabric), None)
-            if fa is None or fa.topology == "fat-tree":
+            if fa is None or fa.topology == "fat-tree" or t.lengths_known:   # laid out: each run takes its option
                 continue
             tier = fa.fabric.tiers[_tier_key(t.tier, fa.topology)]
             first, *rest = tier.links or (None,)

@@ -177,6 +177,13 @@ class NIC(Part):
         "own InfiniBand/RoCE transport, which declares 0."))
 
 
+class RatePower(Spec):
+    """What a module end draws when it runs below its rate, with fewer lanes lit."""
+
+    rate: Bandwidth = Field(description="The rate it runs at, e.g. '200 Gb/s' (a 400G SR4 on a 1:2 splitter fibre).")
+    power: PowerOrZero = Field(description="Its maximum power per end at that rate, from its datasheet.")
+
+
 #: Media sold as cable assemblies with their ends built in (ordered per cable, not per end).
 COPPER_MEDIA = ("dac", "acc", "aec", "copper-backplane", "twisted-pair")
 
@@ -192,6 +199,11 @@ class Link(Part):
     reach: Length = Field(description="Maximum supported length, e.g. '3 m'.")
     min_length: LengthOrZero | None = Field(None, description="Shortest length sold, when relevant.")
     power_per_end: PowerOrZero = Field(description="Power per end (transceiver or active cable end); 0 W for DAC.")
+    power_at: list[RatePower] = Field(default_factory=list, description=(
+        "Power per end of an optical module run below its rate, where its datasheet states it: a single-port 400G "
+        "module on a 200G port lights 2 of its 4 lanes, `[{rate: 200 Gb/s, power: 5 W}]` (MMS4X00-NS400). A "
+        "module serving fewer links than its rate holds (links x line rate below `rate`) draws the figure of that "
+        "rate; a rate not listed draws `power_per_end`."))
     lanes: int = Field(gt=0, le=64, description="Electrical lanes, e.g. 8 for 8 x 100G.")
     form_factor: str = Field("", description="e.g. 'OSFP', 'QSFP112'.")
     connector: str = Field("", description=(
@@ -210,6 +222,14 @@ class Link(Part):
         "reaching one far end: such a module serves at most this many links, however often the line rate divides "
         "its rate (a twin-port 2 x FR4, two duplex LC: 2, so no 4 x 200G breakout; NVIDIA: no splitters with "
         "CWDM4). Empty: parallel fibre (DR, SR) whose lanes split, rate / line rate links."))
+
+    @model_validator(mode="after")
+    def _power_at_below_rate(self) -> Link:
+        errors = [FieldError(("power_at", i, "rate"), f"{at.rate:~P} is not below the part's rate, {self.rate:~P}: "
+                             "`power_at` gives the draw of a module run slower (fewer lanes lit)")
+                  for i, at in enumerate(self.power_at) if at.rate >= self.rate]
+        raise_each(errors, type(self).__name__)
+        return self
 
     @property
     def is_module(self) -> bool:

@@ -36,7 +36,7 @@ def cabling(a: Any) -> Section:
              "cables are what is pulled (a copper assembly, or an optical cable; one split across two planes or "
              "spines counts once); transceivers are the optical modules at both ends. The deduplicated A→Z run "
              "list is in cabling.csv." + (
-                 " Tiers without a longest run are counted, not laid out (rail-only, dragonfly and torus fabrics, "
+                 " Tiers without a longest run are counted, not laid out (dragonfly and torus fabrics, "
                  "a scale-up torus's cables, a fabric its switches cannot build): each of their links takes the "
                  "tier's first link option, whatever the distance, and no reach is checked (CAB007 where options "
                  "after the first go unread)." if any(t.max_length is None and t.links for t in cab.tiers) else "")),

@@ -28,12 +28,13 @@ def test_link_quantities(clusters, cluster):
                 cables[opt.a.id] = cables.get(opt.a.id, 0) + t.cables.get(opt.label, 0)
         for pid, n in t.modules.items():
             ends[pid] = ends.get(pid, 0) + n
-    links = {line.part: line for line in cab.bom if line.kind == "Link"}
-    for pid, line in links.items():
-        if line.note == "cable assemblies":
-            assert line.quantity == cables[pid], pid
-        else:
-            assert line.quantity == ends[pid], pid
+    links: dict[str, list] = {}   # a part run below its rate takes a second line at its `power_at` figure
+    for line in cab.bom:
+        if line.kind == "Link":
+            links.setdefault(line.part, []).append(line)
+    for pid, lines in links.items():
+        n = sum(line.quantity for line in lines)
+        assert n == (cables[pid] if lines[0].note == "cable assemblies" else ends[pid]), pid
 
 
 def test_gb200_su_compute_leaf_spine_dacs(clusters):

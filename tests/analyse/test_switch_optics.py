@@ -74,7 +74,7 @@ def test_gb200_su_racks_add_up_to_the_cluster(shipped):
     assert loss == pytest.approx(8 * (131.61 - 0.197) * (1 / 0.97 - 1), abs=0.01)   # SN2201s off the busbar
     assert cluster.metrics["it_power"].m_as("kW") == pytest.approx(total + loss)
     assert cluster.metrics["optics_power"].m_as("kW") - watts.sum() / 1000 == pytest.approx(576 * 9 / 1000
-                                                                                           + 288 * 9 / 1000)
+                                                                                           + 288 * 6.5 / 1000)
 
 
 def test_shipped_clusters_count_each_transceiver_once(shipped):

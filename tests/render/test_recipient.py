@@ -106,7 +106,7 @@ def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
     is measured; a port the spec states only as a count (the 144 tray BMCs) is not placed and takes the floor's
     longest run, and says so. The document's excerpt shows the note and the first cable of each kind.
     """
-    from archgen.analyse.cabling import _positions, floor_span
+    from archgen.analyse.cabling import floor_span, rack_xy
     from archgen.analyse.portmap import port_map
     from archgen.render import wiring
     a = example.clusters["cluster/gb300-nvl72-su"]
@@ -119,7 +119,7 @@ def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
     far = [r for r in placed if r.a.rack != r.b.rack]
     assert far and all(r.ordered > 1.0 for r in far)
     assert {r.a.rack for r in placed} >= {"su01/gb300-su-ib-01", "su01/gb300-su-eth-01", "su01/gb300-nvl72-08"}
-    span = floor_span(a.cluster, *_positions(a.cluster))
+    span = floor_span(a.cluster, *rack_xy(a.cluster))
     assert all(r.length == span and "floor's longest run" in r.note for r in unplaced)
     assert "leaf's rack" not in " ".join(r.note for r in rows)
     table = next(b for sub in wiring.section(a, port_map(a)).sections for b in sub.blocks

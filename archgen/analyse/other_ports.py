@@ -1,0 +1,68 @@
+"""Which leaf each access port that ends at no node lands on: switch management, `endpoints.extra`, `reserved`.
+
+A switch's management port stands where its switch does, so it is cabled as an installer would: to the nearest
+leaf with a free down port (in its own rack first, then by the Manhattan distance along the trays from rack to rack,
+the geometry of `archgen.analyse.cabling`), rack instance by rack instance in floor order. Ports stated only as a
+count (`endpoints.extra`, `reserved`) have no rack: they take the free down ports left, leaf by leaf, and past those
+go round the leaves (more than the leaves hold is NET009).
+
+Before, every such port took the free ports leaf by leaf in order, whatever stood where: a 65-SU GB300 hall's spine
+row sent 4,276 switch management ports to SN2201s in SUs 5 to 10, runs of up to 229 m (CAB001 on Cat6a), though
+the last SU's management switches stand a few rows away with ports free. The cabling's runs and the port map read
+the one assignment made here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.build import ClusterDesign
+
+
+def rack_xy(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
+    """Floor position (m) of every rack instance: column x rack pitch, row x row pitch."""
+    f = cluster.spec.floor
+    pitch, row = f.rack_pitch.m_as("m"), f.row_pitch.m_as("m")
+    x = np.array([i.col * pitch for i in cluster.instances], dtype=float)
+    y = np.array([i.row * row for i in cluster.instances], dtype=float)
+    return x, y
+
+
+def other_port_leaves(cluster: ClusterDesign, node_leaves: np.ndarray, leaf_at: np.ndarray, down: int,
+                      at: np.ndarray) -> np.ndarray:
+    """The leaf (index over all planes) of each access port ending at no node, in `placement.other_ends` order.
+
+    Args:
+        cluster: the cluster, for the racks' floor positions.
+        node_leaves: the leaf (over all planes) of every node port; they hold their down ports first.
+        leaf_at: (rack instance, U) of every leaf, (-1, -1) for one placed in no rack.
+        down: down ports per leaf.
+        at: (rack instance, U) of each port ending at no node, (-1, -1) where it stands is not stated.
+    """
+    n_leaves, extra = len(leaf_at), len(at)
+    out = np.full(extra, -1, dtype=np.int64)
+    if not extra or not n_leaves:
+        return np.zeros(extra, dtype=np.int64)
+    used = np.bincount(node_leaves, minlength=n_leaves)[:n_leaves] if len(node_leaves) else np.zeros(n_leaves, int)
+    free = np.maximum(down - used, 0).astype(np.int64)
+    leaf_rack = leaf_at[:, 0]
+    known = np.flatnonzero(at[:, 0] >= 0)
+    if len(known) and (leaf_rack >= 0).any():
+        x, y = rack_xy(cluster)
+        lx, ly = x[np.maximum(leaf_rack, 0)], y[np.maximum(leaf_rack, 0)]
+        racks, first = np.unique(at[known, 0], return_index=True)
+        for r in racks[np.argsort(first)].tolist():      # rack instances in the order their ports come
+            ports = known[at[known, 0] == r]
+            dist = np.where(leaf_rack == r, -1.0, np.abs(lx - x[r]) + np.abs(ly - y[r]))
+            dist[(leaf_rack < 0) | (free <= 0)] = np.inf
+            order = np.argsort(dist, kind="stable")
+            order = order[np.isfinite(dist[order])]
+            k = int(np.searchsorted(np.cumsum(free[order]), len(ports))) + 1
+            slots = np.repeat(order[:k], free[order[:k]])[:len(ports)]
+            out[ports[:len(slots)]] = slots
+            free -= np.bincount(slots, minlength=n_leaves)[:n_leaves]
+    rest = np.flatnonzero(out < 0)      # stated as a count (or no leaf left near): the free ports left, in order
+    fill = np.repeat(np.arange(n_leaves), free)[:len(rest)]
+    out[rest[:len(fill)]] = fill
+    out[rest[len(fill):]] = np.arange(len(rest) - len(fill)) % n_leaves
+    return out
