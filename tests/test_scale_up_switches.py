@@ -93,3 +93,27 @@ def test_a_link_faster_than_the_switch_ports(tmp_path) -> None:
     found = _narrow(tmp_path, "sn5600", 6, link="smf-1.6t-2xdr4", bw="1.6 TB/s", tech="ethernet")
     assert "smf-1.6t-2xdr4 runs 1600 Gb/s a link, faster than any port of sn5600 (800 Gb/s): no port terminates " \
         "it; expected a link part of at most 800 Gb/s, or a switch whose ports run at its rate" in found, found
+
+
+def test_switched_domain_links_are_cabled_unless_a_backplane(tmp_path) -> None:
+    """Two racks of 32 MI355X on four 800G Ethernet switches, 8 smf-800g-dr8 links per GPU (17 W an end): 512 links,
+    1,024 modules, 17,408 W of optics, half of it at the switch ends, which IT power adds (the platforms' figure holds
+    the GPU ends). Before, the link part was read for its rate only: no link, module, watt or BOM line. An NVL72's
+    NVLink cartridges (copper-backplane, the rack's own) are not counted."""
+    from archgen.analyse.reliability import analyse_reliability
+    from tests.test_fabric_examples import SCALE_UP
+
+    r = run_specs(tmp_path, {"c.yaml": SCALE_UP.replace("SWITCHES", "4")})
+    a, m = r.clusters["cluster/e"], r.metrics["cluster/e"]
+    assert a.cabling is not None
+    (tier,) = [t for t in a.cabling.tiers if t.fabric == "scale_up"]
+    assert (tier.tier, tier.links, tier.transceivers) == ("access", 512, 1024)
+    assert (m["links"].m, m["optics_power"].m_as("W"), m["it_power"].m_as("W")) == (512, 17408, 145600 + 8704)
+    assert [(b.kind, b.quantity) for b in a.cabling.bom if b.part == "smf-800g-dr8"] == [("Link", 1024)]
+    assert [c.units for c in analyse_reliability(r.specs, a).classes if c.name == "transceiver"] == [1024]
+    nvl = run_specs(tmp_path / "nvl", {"c.yaml": NARROW.replace("SWITCHES", "9").replace("SWITCH", "nvlink5-switch-tray")
+                                       .replace("LINK", "nvlink-copper-cartridge").replace("BW", "1.8 TB/s")
+                                       .replace("TECH", "nvlink")})
+    cabling = nvl.clusters["cluster/nvl"].cabling
+    assert cabling is not None and not [t for t in cabling.tiers if t.fabric == "scale_up"]
+    assert nvl.metrics["cluster/nvl"]["links"].m == 0

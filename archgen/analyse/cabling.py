@@ -30,6 +30,7 @@ from archgen.analyse.facility import facility_metrics
 from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, spare_leaf_ports, unplaced
+from archgen.analyse.scale_up_switches import switched_cables
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -241,6 +242,10 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     if su is not None and su.cables:
         options, speed = scale_up_cables(cluster)
         tiers.append(_tier_totals("scale_up", "neighbour", su.cables * su.domains, options, None, None, speed))
+    elif su is not None and cluster.spec.scale_up and (n := switched_cables(cluster, cluster.spec.scale_up,
+                                                                             su.links_needed, su.domains)):
+        options, speed = scale_up_cables(cluster)   # a switched domain's accelerator-to-switch cables, likewise
+        tiers.append(_tier_totals("scale_up", "access", n, options, None, None, speed))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
                    tuple(problems), optics, net_power, tuple(loose))

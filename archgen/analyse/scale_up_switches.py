@@ -12,6 +12,10 @@ One hop holds only where every accelerator has a link to every switch (`one_hop`
 per accelerator, or switches with fewer ports than the domain has accelerators, pairs of accelerators share only
 some switches, or none (a domain wider than its switches' radix needs a second switch tier, NVL576's, which is not
 modelled). A link faster than the switch's ports is one no port terminates.
+
+Its accelerator-to-switch links are cables (`switched_cables`): DAC, AEC or optics of an Ethernet or UALink domain,
+counted with their modules, power and failures as a torus domain's cables are. A `copper-backplane` link is the
+rack's own (the NVL72's NVLink cable cartridges, in its enclosure's weight and price), so it is not counted again.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from archgen.build import ClusterDesign
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
 
-__all__ = ["one_hop", "placed_switches"]
+__all__ = ["one_hop", "placed_switches", "switched_cables"]
 
 
 def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
@@ -83,3 +87,15 @@ def one_hop(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[Problem
                                 "domain wider than a switch's ports needs a second switch tier, not modelled)",
                                 count(su.switches), count(reach)))
     return problems
+
+
+def switched_cables(cluster: ClusterDesign, su: ScaleUp, links: int, domains: int) -> int:
+    """Accelerator-to-switch cables of a switched domain with a `link` part: `links` per domain, over its domains.
+
+    Before, the link part was read for its rate only: 32 GPUs x 8 links of smf-800g-dr8 (17 W an end) drew nothing,
+    no module was counted and no BOM line written. A backplane link is the rack's (module docstring): none.
+    """
+    link = cluster.scale_up_link
+    if su.topology != "switched" or link is None or link.media == "copper-backplane":
+        return 0
+    return links * domains
