@@ -205,12 +205,15 @@ def _chip_link_rate(acc: Accelerator, spec: Torus, links: int, here: tuple) -> l
     (TPU v4: 300 GB/s / 6 = 400 Gb/s). A `speed` above that is bandwidth no chip carries, and the injection,
     bisection and every estimate on the torus would be taken at it (800 Gb/s on TPU v4 doubled them all).
     """
-    rate = (acc.scale_up.bandwidth / links).to("Gbit/s")
+    if acc.scale_up is None:
+        return []
+    per_chip = acc.scale_up.bandwidth
+    rate = (per_chip / links).to("Gbit/s")
     if spec.speed <= rate * (1 + 1e-9):
         return []
     return [Problem(
         "NET016", here + ("speed",), f"the torus runs {spec.speed:~P} per link and direction; {acc.id}'s {links} "
-        f"links carry {acc.scale_up.bandwidth.to('GB/s'):~.4gP} per direction (its `scale_up.bandwidth`), "
+        f"links carry {per_chip.to('GB/s'):~.4gP} per direction (its `scale_up.bandwidth`), "
         f"{rate:.4g~P} each: expected a `speed` of at most {rate:.4g~P}", spec.speed.to("Gbit/s"), rate)]
 
 
