@@ -48,6 +48,11 @@ def _cluster(tmp_path: Path, **ici):
     path.parent.mkdir(parents=True)
     with path.open("w", encoding="utf-8") as out:
         yaml.dump(cluster, out)
+    if ici.get("speed") == "800 Gb/s":   # TPU v5p's ICI: 4,800 Gb/s per chip over six links (module docstring)
+        chip = yaml.load((ROOT / "specs" / "catalog" / "accelerators" / "tpu-v4.yaml").read_text(encoding="utf-8"))
+        chip["scale_up"]["bandwidth"] = "600 GB/s"   # shadows the catalog part: 800 Gb/s per link and direction
+        with (tmp_path / "specs" / "chip.yaml").open("w", encoding="utf-8") as out:
+            yaml.dump(chip, out)
     return run([tmp_path / "specs", ROOT / "specs" / "racks" / "tpu-v4-cube.yaml"])
 
 
@@ -61,6 +66,31 @@ def test_ocs_ports_count_at_any_line_rate(tmp_path: Path) -> None:
     Before, a torus at 800 Gb/s read it as a switch data rate: 'palomar-ocs has 0 ports' (NET001).
     """
     assert not _net(_cluster(tmp_path, speed="800 Gb/s"), "NET001", "NET016", "NET020")
+
+
+def test_torus_faster_than_its_chips_links(tmp_path: Path) -> None:
+    """A torus' `speed` above its chips' own link rate is NET016 at `speed`, not bandwidth the estimates run on.
+
+    TPU v4: 300 GB/s per direction over 6 ICI links is 400 Gb/s a link (catalog tpu-v4). Before, `speed: 800 Gb/s`
+    on the shipped pod passed: injection 600 GB/s per chip, bisection 51.2 TB/s (Google: 24 TB/s), and the pod's
+    1 GiB all-reduce ran at twice the busbw (470.5 GB/s, not 237.6).
+    """
+    yaml = YAML()
+    cluster = next(iter(yaml.load_all((ROOT / "specs" / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8"))))
+    cluster["fabrics"][0]["speed"] = "800 Gb/s"
+    path = tmp_path / "specs" / "pod.yaml"
+    path.parent.mkdir(parents=True)
+    with path.open("w", encoding="utf-8") as out:
+        yaml.dump(cluster, out)
+    result = run([tmp_path / "specs", ROOT / "specs" / "racks" / "tpu-v4-cube.yaml"])
+    assert _net(result, "NET016") == [
+        "NET016 the torus runs 800 Gb/s per link and direction; tpu-v4's 6 links carry 300 GB/s per direction (its "
+        "`scale_up.bandwidth`), 400 Gb/s each: expected a `speed` of at most 400 Gb/s"]
+    found = next(f for f in result.findings if f.id == "NET016")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert found.severity == "error" and lines[found.location.line - 1].strip().startswith("speed: 800")
+    assert not _net(_cluster(tmp_path / "v4", speed="400 Gb/s"), "NET016")
+    assert not _net(_cluster(tmp_path / "slower", speed="200 Gb/s"), "NET016")   # links run below their rate
 
 
 def test_v5p_largest_slice_of_a_140_cube_pod(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, an
 from archgen.analyse.other_ports import other_port_leaves, rack_xy
 from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, unplaced
 from archgen.analyse.rail_layout import rail_ends
+from archgen.analyse.scale_up_switches import switched_cables
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -245,6 +246,10 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     if su is not None and su.cables:
         options, speed = scale_up_cables(cluster)
         tiers.append(_tier_totals("scale_up", "neighbour", su.cables * su.domains, options, None, None, speed))
+    elif su is not None and cluster.spec.scale_up and (n := switched_cables(cluster, cluster.spec.scale_up,
+                                                                             su.links_needed, su.domains)):
+        options, speed = scale_up_cables(cluster)   # a switched domain's accelerator-to-switch cables, likewise
+        tiers.append(_tier_totals("scale_up", "access", n, options, None, None, speed))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
                    tuple(problems), optics, net_power, tuple(loose))

@@ -20,7 +20,7 @@ from archgen.analyse.nodes import (  # re-exported
     nic_transport,
     node_types,
 )
-from archgen.analyse.scale_up_switches import placed_switches
+from archgen.analyse.scale_up_switches import one_hop, placed_switches
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
@@ -127,7 +127,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
         problems.append(Problem("NET010", ("scale_up", "technology"), f"the domain's technology is {su.technology}, "
                                 f"its switch {sw.id} is {sw.technology}: expected technology: {sw.technology}, or "
                                 "a switch part of the domain's technology"))
-    problems += _link_bandwidth(design, nodes, su) + placed_switches(cluster, su)
+    problems += _link_bandwidth(design, nodes, su) + placed_switches(cluster, su) + one_hop(cluster, su, per_acc)
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
 

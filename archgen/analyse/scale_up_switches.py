@@ -7,9 +7,20 @@ system's power and price). A `domain: rack` domain whose accelerators sit in sev
 with no `switch` part the switches that join its systems are nowhere in the design: no ports, power, price or
 failures. A `domain: node` domain is always one system, and no part in the catalog says whether it holds switch
 chips, so a node domain written as switched is taken at its word.
+
+One hop holds only where every accelerator has a link to every switch (`one_hop`): with more switches than links
+per accelerator, or switches with fewer ports than the domain has accelerators, pairs of accelerators share only
+some switches, or none (a domain wider than its switches' radix needs a second switch tier, NVL576's, which is not
+modelled). A link faster than the switch's ports is one no port terminates.
+
+Its accelerator-to-switch links are cables (`switched_cables`): DAC, AEC or optics of an Ethernet or UALink domain,
+counted with their modules, power and failures as a torus domain's cables are. A `copper-backplane` link is the
+rack's own (the NVL72's NVLink cable cartridges, in its enclosure's weight and price), so it is not counted again.
 """
 
 from __future__ import annotations
+
+import math
 
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
@@ -17,7 +28,7 @@ from archgen.build import ClusterDesign
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
 
-__all__ = ["placed_switches"]
+__all__ = ["one_hop", "placed_switches", "switched_cables"]
 
 
 def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
@@ -49,3 +60,42 @@ def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
                                     f"{su.switches} per domain make {domains * su.switches}",
                                     count(placed), count(domains * su.switches)))
     return problems
+
+
+def one_hop(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[Problem]:
+    """A switched domain's switches against its links: each accelerator reaches every switch, at the ports' rate.
+
+    The ports check counts the domain's ports in total, so 21 switches of 64 ports passed for 72 accelerators of 18
+    links (1,296 links, 1,344 ports), a domain in which no switch reaches every accelerator (module docstring).
+    """
+    sw, link = cluster.scale_up_switch, cluster.scale_up_link
+    if sw is None or not su.switches:
+        return []
+    problems = []
+    fastest = max((g.speed for g in sw.groups), key=lambda q: float(q.m_as("Gbit/s")))
+    if link is not None and link.rate > fastest * (1 + 1e-9):
+        problems.append(Problem("NET010", ("scale_up", "link"), f"{link.id} runs {link.rate:~P} a link, faster than "
+                                f"any port of {sw.id} ({fastest:~P}): no port terminates it; expected a link part of "
+                                f"at most {fastest:~P}, or a switch whose ports run at its rate", link.rate, fastest))
+    if per_acc + 1e-9 < su.switches:
+        reach = math.floor(per_acc + 1e-9)
+        problems.append(Problem("NET010", ("scale_up", "switches"), f"{su.switches} {sw.id} per domain, and each "
+                                f"accelerator has {per_acc:g} links: it reaches at most {reach} of them, so two "
+                                f"accelerators do not share every switch and the domain is not one switch hop at "
+                                f"its bandwidth ({sw.id} has {sw.ports.count} ports for {su.size} accelerators): "
+                                f"expected at most {reach} switches, each with a link to every accelerator (a "
+                                "domain wider than a switch's ports needs a second switch tier, not modelled)",
+                                count(su.switches), count(reach)))
+    return problems
+
+
+def switched_cables(cluster: ClusterDesign, su: ScaleUp, links: int, domains: int) -> int:
+    """Accelerator-to-switch cables of a switched domain with a `link` part: `links` per domain, over its domains.
+
+    Before, the link part was read for its rate only: 32 GPUs x 8 links of smf-800g-dr8 (17 W an end) drew nothing,
+    no module was counted and no BOM line written. A backplane link is the rack's (module docstring): none.
+    """
+    link = cluster.scale_up_link
+    if su.topology != "switched" or link is None or link.media == "copper-backplane":
+        return 0
+    return links * domains

@@ -139,6 +139,8 @@ def _torus(design: Design, fabric: BoundFabric, spec: Torus, nodes: tuple[NodeTy
     if have and isinstance(acc, Accelerator) and f["degree"] > have:   # `have` is read from an Accelerator
         problems.append(Problem("NET001", here + ("dims",), f"each chip of a {shape} torus needs {f['degree']} "
                                 f"links; {acc.id} has {have}", count(f["degree"]), count(have)))
+    if have and isinstance(acc, Accelerator) and acc.scale_up is not None:
+        problems += _chip_link_rate(acc, spec, have, here)
     system = compute.part if compute is not None else None
     block = system.torus_block if system is not None else None
     unit = spec.ocs.cube if spec.ocs is not None else spec.dims
@@ -194,6 +196,25 @@ def _torus(design: Design, fabric: BoundFabric, spec: Torus, nodes: tuple[NodeTy
                    links=links, injection=(f["chips"] * f["degree"] * s).to("Gbit/s"),
                    bisection=(f["bisection_links"] * s).to("Gbit/s"), hops=f["diameter"],
                    max_endpoints=f["chips"], max_accelerators=f["chips"], failure=failure, figures=figures)
+
+
+def _chip_link_rate(acc: Accelerator, spec: Torus, links: int, here: tuple) -> list[Problem]:
+    """NET016: a torus' `speed` (one link, one direction) against the rate of one of its chips' own links.
+
+    The chips are the torus' switches: their links are `scale_up.bandwidth` (per direction) over `scale_up.links`
+    (TPU v4: 300 GB/s / 6 = 400 Gb/s). A `speed` above that is bandwidth no chip carries, and the injection,
+    bisection and every estimate on the torus would be taken at it (800 Gb/s on TPU v4 doubled them all).
+    """
+    if acc.scale_up is None:
+        return []
+    per_chip = acc.scale_up.bandwidth
+    rate = (per_chip / links).to("Gbit/s")
+    if spec.speed <= rate * (1 + 1e-9):
+        return []
+    return [Problem(
+        "NET016", here + ("speed",), f"the torus runs {spec.speed:~P} per link and direction; {acc.id}'s {links} "
+        f"links carry {per_chip.to('GB/s'):~.4gP} per direction (its `scale_up.bandwidth`), "
+        f"{rate:.4g~P} each: expected a `speed` of at most {rate:.4g~P}", spec.speed.to("Gbit/s"), rate)]
 
 
 # ------------------------------------------------------------------------------------------------ dragonfly

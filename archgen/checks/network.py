@@ -171,8 +171,8 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
     run on the domain's figure. Each rack type holding accelerators places `switches` trays of the `switch` part
     per domain (one per rack, or one per node), so the ports are judged on the trays the racks' power and BOM count.
     An NVLink domain runs on an NVLink switch part, and an NVLink switch part only in an NVLink domain. A switched
-    rack domain of several systems names its switch part: no system holds switches that join it to the others (a
-    node domain may hold them, as a DGX's baseboard does, so it is taken at its word). A mesh
+    rack domain of several systems names its switch part (a node domain's baseboard may hold them: taken at its
+    word); one hop needs each accelerator linked to every switch, at most the ports' rate. A mesh
     joins every accelerator to each of its `size - 1` peers, so the accelerator needs that many links (times
     `links_per_peer`) where its `scale_up.links` is stated. A torus joins each accelerator to its neighbours along
     `dims` (4 in a Trn2 instance's 4x4), so the accelerator needs that many links, and its bandwidth is at most what
@@ -180,8 +180,8 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
 
     Fix: set `scale_up.size` to the accelerators per node or rack, `bandwidth` to twice the accelerator's
     per-direction figure (or waive with the reason a domain is built with fewer links), and `switches` to enough
-    trays for size × links per accelerator, as many as the rack places per domain; a mesh no larger than the
-    accelerator's links allow (a part joined as a torus or ring is not a mesh).
+    trays for size × links per accelerator, no more than its links, as many as the rack places per domain; a mesh
+    no larger than the accelerator's links allow (a part joined as a torus or ring is not a mesh).
     """
     yield from _cluster_problems(ctx, "NET010")
 
@@ -283,11 +283,11 @@ def size(ctx: Context) -> Iterator[Violation]:
 def switch_speed(ctx: Context) -> Iterator[Violation]:
     """Every switch and node NIC runs at least the fabric's line rate (switch ports split evenly by breakout).
 
-    A NIC port slower than the fabric would have its nodes inject, and the estimates run, at a rate it cannot carry;
-    a `nic_breakout` the NIC part does not list would count ports it cannot make.
+    A NIC port or a torus chip's link (`scale_up.bandwidth` / `scale_up.links`) slower than the fabric would have its
+    nodes inject, and estimates run, at a rate it cannot carry; a `nic_breakout` the NIC does not list, ports it lacks.
 
-    Fix: use a switch whose ports run at `speed` or a multiple of it, NICs of at least `speed`, and a `nic_breakout`
-    each NIC's part lists in its `ports.breakouts`.
+    Fix: use a switch whose ports run at `speed` or a multiple of it, NICs (a torus: chip links) of at least `speed`,
+    and a `nic_breakout` each NIC's part lists in its `ports.breakouts`.
     """
     yield from _fabric_problems(ctx, "NET016")
 

@@ -101,8 +101,10 @@ class ScaleUp(Spec):
 
     A switched domain puts every accelerator one switch hop from the others: `bandwidth / (2 x link rate)` links
     per accelerator to `switches` switch parts (NVLink trays inside an NVL72 rack, or Ethernet/UALink switches
-    across a rack). A mesh joins every pair of accelerators of a node directly (AMD Infinity Fabric: 7 links per
-    MI300X to its 7 peers), so it has no switches and `size - 1` peer links per accelerator. A torus joins each
+    across a rack), each accelerator linked to every switch at no more than its ports' rate (NET010: with more
+    switches than links per accelerator, switches narrower than the domain, a second tier is needed). A mesh
+    joins every pair of accelerators of a node directly (AMD Infinity Fabric: 7 links per MI300X to its 7 peers),
+    so it has no switches and `size - 1` peer links per accelerator. A torus joins each
     accelerator to its neighbours along `dims` with wraparound links and no switch (AWS Trn2: 16 Trainium2 in a 4x4
     2D torus over NeuronLink-v3), two links per dimension of three or more chips (`analyse.topologies`).
     """
