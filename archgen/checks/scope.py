@@ -26,7 +26,7 @@ KINDS: dict[str, tuple[str, ...]] = {
 #: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities, and the
 #: power figures a cluster's power rests on.
 CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
-                                              "PWR011": ("cluster",), "PWR012": ("cluster",)}
+                                              "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",)}
 
 
 def _liquid(r: Any) -> bool:
