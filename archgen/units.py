@@ -196,8 +196,9 @@ class Dim:
 
     def __init__(self, unit: str, *, gt: float | None = None, ge: float | None = None, le: float | None = None,
                  floor: float | None = None, label: str | None = None, example: str | None = None,
-                 temperature: Literal["absolute", "difference"] | None = None) -> None:
+                 temperature: Literal["absolute", "difference"] | None = None, real_power: bool = False) -> None:
         self.unit = ureg.parse_units(unit)
+        self.real_power = real_power  # refuse volt-amperes, which pint's 'VA = V x A' converts to watts one to one
         self.example = example or f"1 {unit}"
         self.gt, self.ge, self.le, self.floor = gt, ge, le, floor
         self.label = label or str(self.unit.dimensionality)
@@ -221,6 +222,13 @@ class Dim:
             raise PydanticCustomError(
                 "quantity_dimension", "expected {expected} such as '{example}', got '{got}' which is {got_dim}",
                 {"expected": self.label, "example": self.example, "got": written, "got_dim": dimension_name(q)})
+        # kW = kVA x power factor; a generator set's alternator is rated at 0.8 (ISO 8528-1 sets; "Generator Loading
+        # Limits: Prime vs Standby Power Ratings", industrialmonitordirect.com, kW vs kVA): 2,500 kVA is 2,000 kW
+        if self.real_power and {"volt", "volt_ampere"} & {ureg.parse_unit_name(n)[0][1] for n in q.units._units}:
+            raise PydanticCustomError("quantity_apparent", "expected {expected} in watts such as '{example}', got "
+                                      "'{got}' which is an apparent power (volt-amperes)", {
+                "expected": self.label, "example": self.example, "got": written, "hint": "real power is kVA x power "
+                "factor: write the nameplate's kW (a generator set's alternator is rated at 0.8: 2500 kVA is 2000 kW)"})
         if self.temperature == "difference":
             q = as_difference(q)
         elif self.temperature == "absolute":
@@ -325,8 +333,8 @@ Q = pint.Quantity
 # length under 1 mm (a rack 1e-200 mm wide and deep: its footprint underflowed to 0 and `check` raised
 # ZeroDivisionError; 1e-300 mm wide printed a 300-digit floor load) and a temperature rise under 0.1 K (an air
 # delta_t of 1e-200 K gave an air flow of 3.7e201 m³/s with exit 0).
-Power = Annotated[Q, Dim("kW", gt=0, le=1e7, label="a power", example="33 kW")]
-PowerOrZero = Annotated[Q, Dim("W", ge=0, le=1e10, label="a power", example="12 W")]
+Power = Annotated[Q, Dim("kW", gt=0, le=1e7, label="a power", example="33 kW", real_power=True)]
+PowerOrZero = Annotated[Q, Dim("W", ge=0, le=1e10, label="a power", example="12 W", real_power=True)]
 Energy = Annotated[Q, Dim("kWh", ge=0, le=1e12, label="an energy", example="10 kWh")]
 Voltage = Annotated[Q, Dim("V", gt=0, le=1e6, label="a voltage", example="415 V")]
 Current = Annotated[Q, Dim("A", gt=0, le=1e5, label="a current", example="60 A")]

@@ -20,7 +20,7 @@ from tests.conftest import write_tree
 from tests.data.clusters.small import DGX_H100_RACK
 
 PROPOSAL = {
-    "c.yaml": DGX_H100_RACK + """\
+    "c.yaml": DGX_H100_RACK.replace("id: c4\n", "id: c4\nfacility: hall-air\n", 1) + """\
 ---
 kind: Cluster
 id: c

@@ -43,6 +43,23 @@ def test_accepts_strings_and_mappings_and_keeps_the_authors_unit():
     assert m.c.m_as("FLOPS") == pytest.approx(2.25e15)
 
 
+@pytest.mark.parametrize("text", ["3000 kVA", "2 MVA", "10 kV*A", "500 VA"])
+def test_a_power_refuses_volt_amperes_which_pint_reads_as_watts(text):
+    """pint's VA is V x A, so '3000 kVA' converted to 3,000 kW: a generator set's kVA at 0.8 PF is 2,400 kW."""
+    assert parse_quantity(text).is_compatible_with("W")   # why the dimension check alone let it through
+    with pytest.raises(ValidationError, match=r"which is an apparent power \(volt-amperes\)"):
+        M(p=text)
+
+
+def test_a_pdu_rating_takes_kva_as_its_maker_states_it():
+    from archgen.model.power import PowerRating
+
+    class R(BaseModel):
+        r: PowerRating
+
+    assert R(r="17.3 kVA").r.m_as("kW") == pytest.approx(17.3) and M(p="17.3 kW").p.m_as("kW") == 17.3
+
+
 @pytest.mark.parametrize("text", ["400 Gb/s", "400 Gbps", "400 Gbit/s", "50 GB/s"])
 def test_network_rates_are_bits_not_gilberts_or_baud(text):
     assert parse_quantity(text).m_as("Gbit/s") == pytest.approx(400)

@@ -277,6 +277,34 @@ def in_rack_cdu_placed(ctx: Context) -> Iterator[Violation]:
                             f"{lp.cdu_count} (COOL001 budgets {lp.cdu_count})")
 
 
+@check("COOL013", "cooling.cluster_hall")
+def racks_in_cluster_hall(ctx: Context) -> Iterator[Violation]:
+    """The racks a cluster places name the hall the cluster stands in, so that its floor, water and air judge them.
+
+    A rack is analysed and checked in the `facility` it names: its floor load (MECH004), facility water (COOL003,
+    COOL004, COOL006, COOL010), inlet air and altitude (COOL005, COOL007, air density). The cluster's own `facility`
+    is compared only with the cluster's totals (PWR010, PWR011, COOL009, COOL011). A library rack names a shipped
+    hall (`hall-liquid`), so in a cluster standing in another hall its floor, water and air checks judged the
+    shipped hall's conditions, and a rack naming no hall was judged against none.
+
+    Fix: name the cluster's hall in the rack's `facility` (fork a library rack with `archgen catalog show <id>
+    --format yaml`), or give the cluster's hall the id its racks name (a project's document shadows the shipped one).
+    """
+    for c in ctx.design.clusters:
+        hall = c.facility
+        if hall is None:
+            continue
+        for rid, rack in sorted(c.rack_types.items()):
+            named = rack.facility.id if rack.facility is not None else None
+            if named != hall.id:
+                judged = f"names facility '{named}'" if named else "names no facility"
+                against = f"judged against '{named}', not '{hall.id}'" if named else f"not judged against '{hall.id}'"
+                yield Violation(c.path, c.spec.id, ("facility",),
+                                f"rack '{rid}' ({c.rack_counts.get(rid, 0)} placed) {judged}, but the cluster stands "
+                                f"in '{hall.id}': the rack's floor load, facility water, inlet air and altitude were "
+                                f"{against}")
+
+
 def _size(unit: object) -> str:
     """'(4 U, 90 kg)' of a CoolingUnit's mechanical figures, or 'unit' where it states none."""
     m = getattr(unit, "mechanical", None)

@@ -11,17 +11,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from archgen.analyse.rack import Power, Stage, busbar_flags, external_flags
-from archgen.checks.power_figures import input_span, shelf_range, unconfirmed_power, within_input
+from archgen.checks.power_figures import _kw, feeds_off_hall, input_span, shelf_range, unconfirmed_power, within_input
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import over_hall
 from archgen.model import PowerShelf, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
-
-
-def _kw(q) -> str:
-    return f"{q.to('kW').magnitude:.1f} kW"
 
 
 def _key(stage: Stage) -> tuple[str, ...]:
@@ -390,3 +386,15 @@ def busbar_rating(ctx: Context) -> Iterator[Violation]:
             yield Violation(path, a.rack.spec.id, ("power", "shelves", "busbar_rating"),
                             f"busbar current {current.to('A'):,.0f~P} ({_kw(load)} / {a.power.busbar_voltage:~P}) "
                             f"exceeds the busbar's rated {rating.to('A'):,.0f~P}", current.to("A"), rating.to("A"))
+
+
+@check("PWR015", "power.hall_voltage")
+def hall_voltage(ctx: Context) -> Iterator[Violation]:
+    """The rack's feeds run at the voltage its hall distributes (`Facility.voltage`, line-to-line).
+
+    A feed's capacity is V x A x phase factor at the rack's stated voltage, and PWR006 compares that voltage with
+    the PDUs' and shelves' inputs: a rack stated at 415 V in a 480 V hall was judged at a voltage it never sees.
+
+    Fix: state the rack's feeds at the hall's voltage (line-to-neutral: the hall's / √3), or correct the hall's.
+    """
+    yield from feeds_off_hall(ctx)

@@ -1,12 +1,14 @@
-"""Helpers of the PWR checks: a cluster's unconfirmed power figures (PWR012) and a part's input range (PWR013)."""
+"""Helpers of the PWR checks: unconfirmed power figures (PWR012), input ranges (PWR013), the hall's voltage (PWR015)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from typing import Any
 
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
-from archgen.checks.registry import Context
+from archgen.checks.registry import Context, Violation
 from archgen.model import NIC, Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
 
 
@@ -92,3 +94,24 @@ def within_input(volts: Any, given: Any) -> bool:
     """Whether `volts` lies in a stated input range (an end not stated does not bound it)."""
     return (given.voltage_min is None or volts >= given.voltage_min) and \
         (given.voltage_max is None or volts <= given.voltage_max)
+
+
+#: How far a rack's feed voltage (on the line-to-line basis) may sit from its hall's: rounding only, V(L-N) x √3 (230 V
+#: x √3 = 398 V in a 400 V hall, 277 V x √3 = 479.8 V in a 480 V one). Nominal systems differ by more (IEC 60038: 400
+#: V and 415 V, 3.6 %; 480 V, 16 % above 415 V), and the feed capacity is V x A x phase factor at the stated voltage.
+HALL_VOLTAGE_TOLERANCE = 0.01
+
+
+def feeds_off_hall(ctx: Context) -> Iterator[Violation]:
+    """PWR015: each rack whose feeds, restated line-to-line (V x √3 on a line-to-neutral basis), are not its hall's."""
+    for path, a in ctx.racks.items():
+        hall, f = a.rack.facility, a.rack.spec.power.feeds
+        if hall is None or hall.voltage is None:
+            continue
+        line = f.voltage * math.sqrt(3) if f.basis == "line-to-neutral" else f.voltage
+        if abs(float((line / hall.voltage).to("dimensionless")) - 1) > HALL_VOLTAGE_TOLERANCE:
+            shown = f" ({line.to('V'):.0f~P} line-to-line)" if f.basis == "line-to-neutral" else ""
+            yield Violation(path, a.rack.spec.id, ("power", "feeds", "voltage"),
+                            f"feeds at {f.voltage:~P} {f.basis}{shown} in facility '{hall.id}', which distributes "
+                            f"{hall.voltage:~P}: the feed capacity (PWR002) and the inputs' ratings (PWR006) were "
+                            f"judged at {f.voltage:~P}", line.to("V"), hall.voltage.to("V"))

@@ -26,7 +26,7 @@ KINDS: dict[str, tuple[str, ...]] = {
 #: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities, and the
 #: power figures a cluster's power rests on.
 CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
-                                              "PWR011": ("cluster",), "PWR012": ("cluster",)}
+                                              "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -122,7 +122,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
     "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
-    "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated,
+    "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR015": _hall_states("voltage"),
     # cluster checks, judged only where the hall of the racks they place states the capacity
     "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
     "PWR011": _hall_units, "COOL011": _hall_rated,

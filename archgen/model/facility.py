@@ -110,7 +110,9 @@ class Facility(Document):
     floor_rating: AreaLoad = Field(description="Allowed distributed floor load, e.g. '1200 kg/m**2'.")
     water: FacilityWater | None = Field(None, description="Facility water, when liquid cooling is available.")
     air: FacilityAir = Field(description="Inlet air conditions.")
-    voltage: Voltage | None = Field(None, description="Distribution voltage to the racks.")
+    voltage: Voltage | None = Field(None, description=(
+        "Distribution voltage to the racks, line-to-line (the 415 V of a 415/240 V system); each rack's feeds, "
+        "restated line-to-line, are compared with it (PWR015)."))
     critical_it_power: Power | None = Field(None, description=(
         "Critical IT power the hall delivers (UPS-backed, to the IT load), e.g. '1.5 MW'; a cluster's IT power is "
         "measured against it (metric `it_capacity_headroom`)."))

@@ -9,7 +9,11 @@ from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Mechanical, Part, Psus, spare_units
 from archgen.model.spec import FieldError, Spec
-from archgen.units import Current, Power, Voltage
+from archgen.units import Current, Dim, Power, Q, Voltage
+
+#: A PDU's rating, which its maker states in kVA or kW: the rack feeds' `power_factor` makes it watts
+#: (`analyse.rack.pdu_capacity`), so unlike `Power` it takes volt-amperes.
+PowerRating = Annotated[Q, Dim("kW", gt=0, le=1e7, label="a power", example="17.3 kVA")]
 
 
 def _input_mapping(value: object) -> object:
@@ -108,5 +112,7 @@ class PDU(Part):
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Input current rating per phase.")
     outlets: int = Field(0, ge=0, le=1000, description="Number of outlets.")
-    capacity: Power | None = Field(None, description="Rated capacity when published; else derived from V, A, phases.")
+    capacity: PowerRating | None = Field(None, description=(
+        "Rated capacity when published, in kVA or kW as its maker states it (the feeds' `power_factor` applies); else "
+        "derived from V, A, phases."))
     mechanical: Mechanical | None = Field(None, description="Size and weight; 0U PDUs still have weight.")
