@@ -192,12 +192,13 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
 
     Requests reach the replica at `handed` (default their arrivals: no harness batcher); TTFT counts from `arrivals`.
     The requests in the replica are always consecutive ones: `lo` to `hi` decoding, `hi` to `nxt` admitted with
-    their prompt not finished. Prompts are admitted and finish in arrival order, and every decoding sequence starts
-    with `output_len - 1` steps left and steps with the others, so the steps left never decrease from `lo` to `hi`
-    and the sequences that end are the first ones of the run (one search, no per-sequence index arrays).
+    their prompt not finished. Prompts are admitted and finish in arrival order, and every decoding sequence takes
+    each decode step from its first token on, `output_len - 1` in all, so they end in that order too: a sequence's
+    KV cache and steps left follow from the decode steps taken since it started (`joined`), and an iteration costs
+    a few scalar operations, not a pass over every sequence.
     """
     ready = arrivals if handed is None else handed
-    inp, out = job.input_len, job.output_len
+    inp, last = job.input_len, job.output_len - 1
     separate = job.prefill == "separate"
     if separate and inp > max_num_tokens:
         raise InternalError("prefill 'separate' runs each prompt whole: input_len must be at most max_num_tokens")
@@ -207,8 +208,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
-    left = np.zeros(n_req, dtype=np.int64)  # decode steps left
-    ctx = np.zeros(n_req)  # tokens in each sequence's KV cache
+    steps = 0  # decode steps taken so far
+    joined = np.zeros(n_req, dtype=np.int64)  # `steps` when each sequence started decoding (never decreasing)
+    joined_sum = 0  # over the decoding sequences
     max_running, busy_time, running_time = 0, 0.0, 0.0
     while nxt < n_req or lo < nxt:
         # admit what has arrived and fits
@@ -218,45 +220,43 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             now = max(now, float(ready[nxt]))
             continue
         b = hi - lo
+        # tokens in the decoding sequences' KV caches: each its prompt, its first token and the steps since
+        tot = float(b * (inp + 1 + steps) - joined_sum)
         if hi == nxt:  # decode only: jump to the next finish or arrival
-            steps = int(left[lo])  # the fewest steps left (they never decrease along the run)
-            k = np.arange(steps)
-            tot = ctx[lo:hi].sum()
-            dt = p.rest(b, b) + p.dec_unit * (tot + b * k)
-            ends = now + np.cumsum(dt)
+            jump = last - (steps - int(joined[lo]))  # the first sequence has the fewest steps left
+            dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
+            ends = now + dts.cumsum()
             if nxt < released and b < cap:  # an arrival can join before the next finish
-                hit = int(np.searchsorted(ends, ready[nxt], side="left"))
-                steps = min(steps, hit + 1)
-            now = float(ends[steps - 1])
-            it += steps
-            running_time += b * float(np.sum(dt[:steps]))
-            busy_time += float(np.sum(dt[:steps]))
-            ctx[lo:hi] += steps
-            left[lo:hi] -= steps
+                jump = min(jump, int(ends.searchsorted(ready[nxt], side="left")) + 1)
+            now = float(ends[jump - 1])
+            it += jump
+            spent = float(dts[:jump].sum())
+            running_time += b * spent
+            busy_time += spent
+            steps += jump
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
             chunks = _prompts(range(hi, nxt), prefilled, inp, max_num_tokens, b, separate)
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + sum(c for _, _, c in chunks)
             done = sum(o + c == inp for _, o, c in chunks)  # prompts finished: the first `done` chunks
-            dt = p.rest(n_tok, stepping + done) + p.dec_unit * float(ctx[lo:hi].sum()) * bool(stepping) \
+            dt = p.rest(n_tok, stepping + done) + p.dec_unit * tot * bool(stepping) \
                 + sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
             now += dt
             it += 1
             busy_time += dt
             running_time += b * dt
-            if stepping:
-                ctx[lo:hi] += 1
-                left[lo:hi] -= 1
+            steps += bool(stepping)
             first[hi:hi + done] = now
-            ctx[hi:hi + done] = inp + 1
-            left[hi:hi + done] = out - 1
+            joined[hi:hi + done] = steps
+            joined_sum += done * steps
             hi += done
             if chunks:  # the prompt now at the head has this much done
                 prefilled = 0 if chunks[-1][1] + chunks[-1][2] == inp else chunks[-1][1] + chunks[-1][2]
         max_running = max(max_running, nxt - lo)
-        if lo == hi or left[lo] > 0:  # none decoding, or none ended
+        if lo == hi or steps - joined[lo] < last:  # none decoding, or none ended
             continue
-        gone = int(np.searchsorted(left[lo:hi], 0, side="right"))  # those with no step left
+        gone = int(joined[lo:hi].searchsorted(steps - last, side="right"))  # those with no step left
+        joined_sum -= int(joined[lo:lo + gone].sum())
         finish[lo:lo + gone] = now
         lo += gone
         if concurrency is not None:  # each client sends its next request at once
