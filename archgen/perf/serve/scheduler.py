@@ -40,6 +40,7 @@ padding, varying request lengths.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -190,9 +191,14 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     """The iteration-level simulation (module docstring); a closed loop's later arrivals are set as slots free.
 
     Requests reach the replica at `handed` (default their arrivals: no harness batcher); TTFT counts from `arrivals`.
+    The requests in the replica are always consecutive ones: `lo` to `hi` decoding, `hi` to `nxt` admitted with
+    their prompt not finished. Prompts are admitted and finish in arrival order, and every decoding sequence takes
+    each decode step from its first token on, `output_len - 1` in all, so they end in that order too: a sequence's
+    KV cache and steps left follow from the decode steps taken since it started (`joined`), and an iteration costs
+    a few scalar operations, not a pass over every sequence.
     """
     ready = arrivals if handed is None else handed
-    inp, out = job.input_len, job.output_len
+    inp, last = job.input_len, job.output_len - 1
     separate = job.prefill == "separate"
     if separate and inp > max_num_tokens:
         raise InternalError("prefill 'separate' runs each prompt whole: input_len must be at most max_num_tokens")
@@ -200,76 +206,67 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     first = np.full(n_req, np.nan)
     finish = np.full(n_req, np.nan)
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
-    nxt = 0  # next request not yet admitted
-    prefilled = 0  # tokens of the admitted prompt being prefilled (the head of `prefilling`)
-    prefilling: list[int] = []  # admitted, prompt not finished, in order
-    running: list[int] = []  # decoding
-    left = np.zeros(n_req, dtype=np.int64)  # decode steps left
-    ctx = np.zeros(n_req)  # tokens in each sequence's KV cache
+    lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
+    prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
+    steps = 0  # decode steps taken so far
+    joined = np.zeros(n_req, dtype=np.int64)  # `steps` when each sequence started decoding (never decreasing)
+    joined_sum = 0  # over the decoding sequences
     max_running, busy_time, running_time = 0, 0.0, 0.0
-    while nxt < n_req or prefilling or running:
+    while nxt < n_req or lo < nxt:
         # admit what has arrived and fits
-        while nxt < released and ready[nxt] <= now and len(prefilling) + len(running) < cap:
-            prefilling.append(nxt)
+        while nxt < released and ready[nxt] <= now and nxt - lo < cap:
             nxt += 1
-        if not prefilling and not running:  # idle until the next arrival
+        if lo == nxt:  # idle until the next arrival
             now = max(now, float(ready[nxt]))
             continue
-        b = len(running)
-        idx = np.asarray(running, dtype=np.int64)   # the decoding sequences, converted once an iteration
-        if not prefilling:  # decode only: jump to the next finish or arrival
-            steps = int(left[idx].min())
-            k = np.arange(steps)
-            tot = ctx[idx].sum()
-            dt = p.rest(b, b) + p.dec_unit * (tot + b * k)
-            ends = now + np.cumsum(dt)
-            if nxt < released and len(running) < cap:  # an arrival can join before the next finish
-                hit = int(np.searchsorted(ends, ready[nxt], side="left"))
-                steps = min(steps, hit + 1)
-            now = float(ends[steps - 1])
-            it += steps
-            running_time += b * float(np.sum(dt[:steps]))
-            busy_time += float(np.sum(dt[:steps]))
-            ctx[idx] += steps
-            left[idx] -= steps
+        b = hi - lo
+        # tokens in the decoding sequences' KV caches: each its prompt, its first token and the steps since
+        tot = float(b * (inp + 1 + steps) - joined_sum)
+        if hi == nxt:  # decode only: jump to the next finish or arrival
+            jump = last - (steps - int(joined[lo]))  # the first sequence has the fewest steps left
+            dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
+            ends = now + dts.cumsum()
+            if nxt < released and b < cap:  # an arrival can join before the next finish
+                jump = min(jump, int(ends.searchsorted(ready[nxt], side="left")) + 1)
+            now = float(ends[jump - 1])
+            it += jump
+            spent = float(dts[:jump].sum())
+            running_time += b * spent
+            busy_time += spent
+            steps += jump
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
-            chunks = _prompts(prefilling, prefilled, inp, max_num_tokens, b, separate)
+            chunks = _prompts(range(hi, nxt), prefilled, inp, max_num_tokens, b, separate)
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + sum(c for _, _, c in chunks)
-            done = [r for r, o, c in chunks if o + c == inp]
-            dt = p.rest(n_tok, stepping + len(done)) + p.dec_unit * float(ctx[idx].sum()) * bool(stepping) \
+            done = sum(o + c == inp for _, o, c in chunks)  # prompts finished: the first `done` chunks
+            dt = p.rest(n_tok, stepping + done) + p.dec_unit * tot * bool(stepping) \
                 + sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
             now += dt
             it += 1
             busy_time += dt
             running_time += b * dt
-            ctx[idx] += bool(stepping)
-            left[idx] -= bool(stepping)
-            for r in done:
-                first[r] = now
-                ctx[r] = inp + 1
-                left[r] = out - 1
-                prefilling.remove(r)
-                running.append(r)
+            steps += bool(stepping)
+            first[hi:hi + done] = now
+            joined[hi:hi + done] = steps
+            joined_sum += done * steps
+            hi += done
             if chunks:  # the prompt now at the head has this much done
                 prefilled = 0 if chunks[-1][1] + chunks[-1][2] == inp else chunks[-1][1] + chunks[-1][2]
-        max_running = max(max_running, len(running) + len(prefilling))
-        if not running:
+        max_running = max(max_running, nxt - lo)
+        if lo == hi or steps - joined[lo] < last:  # none decoding, or none ended
             continue
-        run = np.asarray(running)
-        gone = left[run] <= 0   # the sequences that ended, in running order (one array test, not one per sequence)
-        if not gone.any():
-            continue
-        finish[run[gone]] = now
-        running = run[~gone].tolist()
-        for _ in range(int(gone.sum())):
-            if concurrency is not None and released < n_req:  # its client sends the next request at once
-                arrivals[released] = now
-                released += 1
+        gone = int(joined[lo:hi].searchsorted(steps - last, side="right"))  # those with no step left
+        joined_sum -= int(joined[lo:lo + gone].sum())
+        finish[lo:lo + gone] = now
+        lo += gone
+        if concurrency is not None:  # each client sends its next request at once
+            more = min(gone, n_req - released)
+            arrivals[released:released + more] = now
+            released += more
     return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0)
 
 
-def _prompts(queue: list[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
+def _prompts(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
     """An iteration's prompt work, (request, offset, tokens), in arrival order.
 
     Chunks within what the `decodes` leave of the `budget`, the first from its offset `head`; under `separate` whole
