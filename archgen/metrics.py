@@ -146,7 +146,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "power_idle", "W", "kW", 1, "Idle power", "IT load with no job running: `power.idle` where "
            "a part states it, else its average draw (assumed); shown when utilisation is below 1.", _COST),
     Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
-           "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price.", _COST, minimise=True),
+           "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price; idle hours draw each "
+           "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0).", _COST,
+           minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST, minimise=True),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "
