@@ -91,13 +91,18 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
            "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
            "in `it_power`; not provided where a CDU states no `power`.", "analyse/cdu_power.py"),
+    Metric("cluster", "rack_cooling_power", "W", "kW", 1, "Rack cooling power", "Draw of the cooling units "
+           "placed in the racks (in-rack CDUs: `CoolingUnit.power`) over every rack instance, as each rack's "
+           "`rack_load` counts it: on the rack feeds, so in both headrooms and the UPS load, not in `it_power` (a "
+           "CDU's pumps are in the PUE's overhead); shown where some rack's cooling units draw.", _N),
     Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
-           "`critical_it_power` less the cluster's IT power; negative when the hall cannot power it.", _C,
+           "`critical_it_power` less what the rack feeds carry (IT power plus `rack_cooling_power`); negative when "
+           "the hall cannot power it.", _C,
            maximise=True),
     Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
            "at its site's outdoor conditions (the `cooling_derating` row covering them, where the rating states its "
-           "conditions) less the cluster's IT power (all of it becomes heat); negative when the hall cannot cool it;"
-           " not provided where no stated rating covers the site (COOL011).", _C,
+           "conditions) less the cluster's IT power plus `rack_cooling_power` (all of it becomes heat); negative "
+           "when the hall cannot cool it; not provided where no stated rating covers the site (COOL011).", _C,
            maximise=True),
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches of every fabric (scale-out, "
            "front-end, storage, management) at maximum power, switches placed in racks beyond what the fabrics "

@@ -3,12 +3,18 @@
 - Idle hours: the code runs them at each part's `power.idle`, else at its average draw (assumed, COST003); the
   spec reference said they "idle at 0", which on hall-gb at utilisation 0.8 would have been $22.6 M a year where
   archgen computes $28.3 M. The descriptions now say what the code does.
+- In-rack CDUs: their draw was in the rack's `rack_load` and in no cluster figure; the cluster's
+  `rack_cooling_power` holds it, and the hall's headrooms and checks (PWR010, PWR011's UPS, COOL009) count it.
 """
 
 from __future__ import annotations
 
+import pytest
+
+from archgen.checks.scope import feed_power, feed_words
 from archgen.metrics import REGISTRY
 from archgen.model.cost import FacilityCost
+from tests.conftest import SPECS, case_files, run_specs
 
 
 def _description(name: str) -> str:
@@ -24,3 +30,56 @@ def test_utilisation_description_says_idle_hours_draw_the_idle_load():
 def test_energy_cost_description_names_the_idle_draw():
     text = _description("energy_cost_per_year")
     assert "`power.idle`" in text and "assumed" in text
+
+
+#: The COOL012 case rack (four MI355X platforms on two in-rack CDUs), its CDU stating a draw (a test figure, not a
+#: datasheet's), in a cluster of 10 such racks in a hall that states its critical IT power and cooling.
+_CDU = (SPECS / "catalog" / "cooling" / "in-rack-cdu-100kw.yaml").read_text(encoding="utf-8") + "power: 3 kW\n"
+_CLUSTER = """kind: Facility
+id: hall-liquid
+floor_rating: 2500 kg/m**2
+water: {supply: 30 degC}
+air: {supply: 25 degC}
+voltage: 415 V
+critical_it_power: 1 MW
+cooling_capacity: 1 MW
+---
+kind: Cluster
+id: c
+facility: hall-liquid
+units:
+- id: su
+  racks:
+  - {rack: r, count: 10}
+layout:
+- {unit: su, count: 1}
+floor: {racks_per_row: 10, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
+"""
+
+
+def test_in_rack_cdu_draw_is_in_the_cluster_feed_load(tmp_path):
+    # rackbom: an in-rack CDU's draw was in its rack's `rack_load` and in no cluster figure, so the hall's critical
+    # IT power and cooling headrooms left out 10 racks x 2 CDUs x 3 kW = 60 kW the rack feeds carry
+    files = case_files("COOL012", "pass_in_rack_cdus_placed") | {"cdu.yaml": _CDU, "cluster.yaml": _CLUSTER}
+    r = run_specs(tmp_path, files)
+    rack, m = r.racks["rack/r"], r.metrics["cluster/c"]
+    assert rack.power.other_power.m_as("kW") == pytest.approx(6)
+    assert m["rack_cooling_power"].m_as("kW") == pytest.approx(60)
+    feeds = m["it_power"].m_as("kW") + 60
+    assert m["it_capacity_headroom"].m_as("kW") == pytest.approx(1000 - feeds)
+    assert m["cooling_headroom"].m_as("kW") == pytest.approx(1000 - feeds)
+    assert feed_power(m).m_as("kW") == pytest.approx(feeds)
+    assert feed_words(m) == "IT power with the racks' cooling units (in-rack CDUs)"
+
+
+def test_a_hall_that_powers_the_it_but_not_the_rack_cdus_fails_pwr010(tmp_path):
+    # the hall's critical IT power between the IT power and what the rack feeds carry: PWR010 passed on main
+    first = run_specs(tmp_path / "a", case_files("COOL012", "pass_in_rack_cdus_placed") |
+                      {"cdu.yaml": _CDU, "cluster.yaml": _CLUSTER})
+    it = first.metrics["cluster/c"]["it_power"].m_as("kW")
+    hall = _CLUSTER.replace("critical_it_power: 1 MW", f"critical_it_power: {it + 30:.3f} kW")
+    r = run_specs(tmp_path / "b", case_files("COOL012", "pass_in_rack_cdus_placed") |
+                  {"cdu.yaml": _CDU, "cluster.yaml": hall})
+    found, = [f for f in r.findings if f.id == "PWR010"]
+    assert found.message.startswith("IT power with the racks' cooling units (in-rack CDUs)")
+    assert found.value.m_as("kW") == pytest.approx(it + 60)
