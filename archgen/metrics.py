@@ -275,9 +275,12 @@ REGISTRY: tuple[Metric, ...] = (
           ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens"),
           ("USD", 0, "Job cost")),
           strict=True)),
-    Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
-           "over the cluster's).", _S, JOBS),
-    Metric("point", "energy_per_token", "J", "J", 3, "Energy per token", "Power over tokens per second.", _S,
+    Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power at maximum draw "
+           "(accelerators used over the cluster's).", _S, JOBS),
+    Metric("point", "energy_per_token", "J", "J", 3, "IT energy per token", "`power` (the job's share of its "
+           "cluster's maximum IT power, at the rack feeds) over tokens per second: IT energy at maximum draw, an "
+           "upper bound; without the PUE (the hall's energy per token is this x its `cost.energy.pue`) and not at "
+           "the typical draw `energy_cost_per_year` takes.", _S,
            _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "

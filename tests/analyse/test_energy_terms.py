@@ -5,6 +5,7 @@
   archgen computes $28.3 M. The descriptions now say what the code does.
 - In-rack CDUs: their draw was in the rack's `rack_load` and in no cluster figure; the cluster's
   `rack_cooling_power` holds it, and the hall's headrooms and checks (PWR010, PWR011's UPS, COOL009) count it.
+- The sweep's `energy_per_token` is IT energy at maximum draw without the PUE, and now says so.
 """
 
 from __future__ import annotations
@@ -83,3 +84,12 @@ def test_a_hall_that_powers_the_it_but_not_the_rack_cdus_fails_pwr010(tmp_path):
     found, = [f for f in r.findings if f.id == "PWR010"]
     assert found.message.startswith("IT power with the racks' cooling units (in-rack CDUs)")
     assert found.value.m_as("kW") == pytest.approx(it + 60)
+
+
+def test_energy_per_token_says_it_is_it_energy_at_maximum_draw_without_pue():
+    # newuser18: the sweep's energy_per_token is the point's share of the maximum IT power over tokens per second,
+    # with no PUE; it was described as "Power over tokens per second", which reads as the hall's energy
+    metric = next(m for m in REGISTRY if m.name == "energy_per_token")
+    assert metric.title == "IT energy per token"
+    assert "maximum IT power" in metric.description and "without the PUE" in metric.description
+
