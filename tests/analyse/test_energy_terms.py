@@ -6,15 +6,20 @@
 - In-rack CDUs: their draw was in the rack's `rack_load` and in no cluster figure; the cluster's
   `rack_cooling_power` holds it, and the hall's headrooms and checks (PWR010, PWR011's UPS, COOL009) count it.
 - The sweep's `energy_per_token` is IT energy at maximum draw without the PUE, and now says so.
+- A PDU rated in kW is real power: the feeds' power factor no longer derates it a second time.
 """
 
 from __future__ import annotations
 
 import pytest
+import yaml
 
+from archgen.analyse.rack import pdu_capacity
 from archgen.checks.scope import feed_power, feed_words
 from archgen.metrics import REGISTRY
 from archgen.model.cost import FacilityCost
+from archgen.model.power import PDU
+from archgen.model.rack import Feeds
 from tests.conftest import SPECS, case_files, run_specs
 
 
@@ -93,3 +98,16 @@ def test_energy_per_token_says_it_is_it_energy_at_maximum_draw_without_pue():
     assert metric.title == "IT energy per token"
     assert "maximum IT power" in metric.description and "without the PUE" in metric.description
 
+
+def _pdu(capacity: str | None) -> PDU:
+    doc = yaml.safe_load((SPECS / "catalog" / "power" / "pdu-415v-60a-3ph.yaml").read_text(encoding="utf-8"))
+    return PDU.model_validate(doc | ({"capacity": capacity} if capacity else {}))
+
+
+def test_a_pdu_rated_in_kw_is_not_derated_by_the_power_factor_again():
+    # newuser18: a PDU rated 20 kW on feeds at power factor 0.9 carried 20 x 0.8 x 0.9 = 14.4 kW; a kW rating is
+    # real power already, so it carries 20 x 0.8 = 16 kW. A kVA rating (and V x A x √3) still takes the factor.
+    feeds = Feeds(count=2, voltage="415 V", basis="line-to-line", phases=3, current="60 A", power_factor=0.9)
+    assert pdu_capacity(_pdu("20 kW"), feeds).m_as("kW") == pytest.approx(16.0)
+    assert pdu_capacity(_pdu("20 kVA"), feeds).m_as("kW") == pytest.approx(14.4)
+    assert pdu_capacity(_pdu(None), feeds).m_as("kW") == pytest.approx(415 * 60 * 3 ** 0.5 * 0.8 * 0.9 / 1000)
