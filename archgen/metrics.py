@@ -91,13 +91,18 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
            "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
            "in `it_power`; not provided where a CDU states no `power`.", "analyse/cdu_power.py"),
+    Metric("cluster", "rack_cooling_power", "W", "kW", 1, "Rack cooling power", "Draw of the cooling units "
+           "placed in the racks (in-rack CDUs: `CoolingUnit.power`) over every rack instance, as each rack's "
+           "`rack_load` counts it: on the rack feeds, so in both headrooms and the UPS load, not in `it_power` (a "
+           "CDU's pumps are in the PUE's overhead); shown where some rack's cooling units draw.", _N),
     Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
-           "`critical_it_power` less the cluster's IT power; negative when the hall cannot power it.", _C,
+           "`critical_it_power` less what the rack feeds carry (IT power plus `rack_cooling_power`); negative when "
+           "the hall cannot power it.", _C,
            maximise=True),
     Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
            "at its site's outdoor conditions (the `cooling_derating` row covering them, where the rating states its "
-           "conditions) less the cluster's IT power (all of it becomes heat); negative when the hall cannot cool it;"
-           " not provided where no stated rating covers the site (COOL011).", _C,
+           "conditions) less the cluster's IT power plus `rack_cooling_power` (all of it becomes heat); negative "
+           "when the hall cannot cool it; not provided where no stated rating covers the site (COOL011).", _C,
            maximise=True),
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches of every fabric (scale-out, "
            "front-end, storage, management) at maximum power, switches placed in racks beyond what the fabrics "
@@ -146,7 +151,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "power_idle", "W", "kW", 1, "Idle power", "IT load with no job running: `power.idle` where "
            "a part states it, else its average draw (assumed); shown when utilisation is below 1.", _COST),
     Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
-           "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price.", _COST, minimise=True),
+           "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price; idle hours draw each "
+           "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0).", _COST,
+           minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST, minimise=True),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "
@@ -268,9 +275,12 @@ REGISTRY: tuple[Metric, ...] = (
           ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens"),
           ("USD", 0, "Job cost")),
           strict=True)),
-    Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power (accelerators used "
-           "over the cluster's).", _S, JOBS),
-    Metric("point", "energy_per_token", "J", "J", 3, "Energy per token", "Power over tokens per second.", _S,
+    Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power at maximum draw "
+           "(accelerators used over the cluster's).", _S, JOBS),
+    Metric("point", "energy_per_token", "J", "J", 3, "IT energy per token", "`power` (the job's share of its "
+           "cluster's maximum IT power, at the rack feeds) over tokens per second: IT energy at maximum draw, an "
+           "upper bound; without the PUE (the hall's energy per token is this x its `cost.energy.pue`) and not at "
+           "the typical draw `energy_cost_per_year` takes.", _S,
            _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "

@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 from archgen.analyse.network import ClusterAnalysis
-from archgen.units import Q
+from archgen.units import Q_, Q
 
 
 def facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
-    """Facility power (IT x PUE) and the headroom of the hall's critical IT power and cooling, where given."""
+    """Facility power (IT x PUE) and the headroom of the hall's critical IT power and cooling, where given.
+
+    The headrooms are against what the rack feeds carry (`feed_load`): the IT power and the racks' own cooling
+    units (in-rack CDUs), which draw from the same critical feeds and whose draw ends up as heat. Facility power is
+    IT power x PUE: the PUE's overhead holds every CDU's pumps, in-rack and in-row (docs/facility.md).
+    """
     hall, out = a.cluster.facility, {}
     if hall is None:
         return {}
+    load = feed_load(it_power, a.metrics)
     if hall.cost is not None:
         out["facility_power"] = (it_power * hall.cost.energy.pue).to("kW")
     if hall.critical_it_power is not None:
-        out["it_capacity_headroom"] = (hall.critical_it_power - it_power).to("kW")
+        out["it_capacity_headroom"] = (hall.critical_it_power - load).to("kW")
     cooling = hall.cooling_at_site()  # derated for the site where stated; None where no rating covers it (COOL011)
     if cooling is not None:
-        out["cooling_headroom"] = (cooling - it_power).to("kW")
+        out["cooling_headroom"] = (cooling - load).to("kW")
     return out
+
+
+def feed_load(it_power: Q, metrics: dict[str, Q]) -> Q:
+    """What the cluster's rack feeds carry: its IT power plus its racks' own cooling units (`rack_cooling_power`)."""
+    return (it_power + metrics.get("rack_cooling_power", Q_(0, "kW"))).to("kW")

@@ -202,16 +202,19 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
                                 "accelerator domains", count(accelerators), None))
     fabrics = tuple(analyse_fabric(design, cluster, f, nodes, accelerators) if f.spec.topology == "fat-tree"
                     else analyse_topology(design, cluster, f, nodes, accelerators) for f in cluster.fabrics)
-    it_power = typical = Q_(0, "kW")
+    it_power = typical = cooling = Q_(0, "kW")
     for rid, n in cluster.rack_counts.items():
         a = racks.get(f"rack/{rid}")
         if a is not None:
             it_power = it_power + a.power.equipment * n  # switch-end optics are counted once, by the cabling
             typical = typical + a.power.equipment_typical * n
+            cooling = cooling + a.power.other_power * n  # in-rack CDUs: on the rack feeds, not IT (`rack_load`)
     metrics: dict[str, Q] = {
         "accelerators": count(accelerators), "nodes": count(node_count), "racks": count(cluster.rack_total),
         "it_power_racks": it_power.to("kW"), "it_power_typical_racks": typical.to("kW"),
     }
+    if cooling.m:
+        metrics["rack_cooling_power"] = cooling.to("kW")
     for rid, n in sorted(cluster.rack_counts.items()):
         metrics[f"racks.{rid}"] = count(n)
     if scale_up is not None:

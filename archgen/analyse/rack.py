@@ -19,7 +19,7 @@ from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
 from archgen.model.rack import Feeds, Pdus, Shelves
 from archgen.model.system import max_draw, typical_draw
-from archgen.units import Q_, Q
+from archgen.units import Q_, Q, ureg
 
 __all__ = ["busbar_flags", "external_flags", "on_pdus_flags", "port_share"]  # re-exported: their home was here
 
@@ -301,17 +301,25 @@ def phase_factor(phases: int, basis: str) -> float:
     return math.sqrt(3) if basis == "line-to-line" else 3.0
 
 
+def apparent_power(q: Q) -> bool:
+    """Whether a power is written in volt-amperes (kVA, V x A), which pint converts to watts one to one."""
+    return bool({"volt", "volt_ampere"} & {ureg.parse_unit_name(n)[0][1] for n in q.units._units})
+
+
 def pdu_capacity(pdu: PDU, feeds: Feeds) -> Q:
     """The load one PDU carries continuously: its rating × the rack feeds' continuous-load derating × power factor.
 
-    The rating is the PDU's `capacity`, else V × A × phase factor (a 415 V 60 A three-phase PDU: 43.1 kVA). Like the
+    The rating is the PDU's `capacity`, else V × A × phase factor (a 415 V 60 A three-phase PDU: 43.1 kVA). The
+    power factor (W per VA) applies to an apparent power only: a `capacity` written in kW is real power already and
+    is not derated by it again (energyfix; newuser18 found 20 kW at PF 0.9 taken as 18 kW). Like the
     feed ahead of it, a PDU on a 60 A circuit carries 80 % of it continuously (NEC 210.20; netbox's available power
     is V × A × √3 × max utilisation): 34.5 kW. The PWR001/PWR004 budget and the load per phase
     (`analyse.distribution`, a third of this per phase) both take this figure.
     """
     rating = pdu.capacity if pdu.capacity is not None else pdu.voltage * pdu.current * phase_factor(pdu.phases,
                                                                                                      pdu.basis)
-    return (rating * feeds.derating * feeds.power_factor).to("kW")
+    factor = feeds.power_factor if apparent_power(rating) else 1.0
+    return (rating * feeds.derating * factor).to("kW")
 
 
 def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:

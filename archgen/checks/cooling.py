@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import coolant_supply, over_hall
+from archgen.checks.scope import coolant_supply, feed_words, over_hall
 from archgen.model import Rack
 from archgen.model.cooling import describe, rated_capacity
 from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
@@ -195,7 +195,8 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
     """
     for path, c, hall, it, cap in over_hall(ctx.clusters, "cooling_capacity"):
         yield Violation(path, c.cluster.spec.id, ("facility",),
-                        f"IT heat {it.to('kW'):.1f~P} exceeds facility '{hall.id}''s cooling capacity "
+                        f"{feed_words(c.metrics, 'IT heat')} {it.to('kW'):.1f~P} "
+                        f"exceeds facility '{hall.id}''s cooling capacity "
                         f"{cap.to('kW'):.1f~P} by {(it - cap).to('kW'):.1f~P}", it.to("kW"), cap.to("kW"))
 
 

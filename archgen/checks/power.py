@@ -13,7 +13,7 @@ from typing import Any
 from archgen.analyse.rack import Power, Stage, busbar_flags, external_flags
 from archgen.checks.power_figures import _kw, feeds_off_hall, input_span, shelf_range, unconfirmed_power, within_input
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import over_hall
+from archgen.checks.scope import feed_power, feed_words, over_hall
 from archgen.model import PowerShelf, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
@@ -265,8 +265,8 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
     """
     for path, c, hall, it, cap in over_hall(ctx.clusters, "critical_it_power"):
         yield Violation(path, c.cluster.spec.id, ("facility",),
-                        f"IT power {_kw(it)} exceeds facility '{hall.id}''s critical IT power {_kw(cap)} by "
-                        f"{_kw(it - cap)}", it.to("kW"), cap.to("kW"))
+                        f"{feed_words(c.metrics)} {_kw(it)} exceeds facility '{hall.id}''s critical IT power "
+                        f"{_kw(cap)} by {_kw(it - cap)}", it.to("kW"), cap.to("kW"))
 
 
 @check("PWR011", "power.hall_redundancy")
@@ -285,7 +285,7 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
         feeds = hall.feeds if hall is not None else None
         if feeds is None:
             continue
-        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, c.metrics.get("it_power"), "IT power"),
+        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, feed_power(c.metrics), feed_words(c.metrics)),
                   ("generators", "generator", "sets", feeds.generators, feeds.generator_units,
                    c.metrics.get("facility_power"), "facility power"))
         for key, label, kind, redundancy, units, load, what in stages:

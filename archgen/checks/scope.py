@@ -142,13 +142,25 @@ def over_hall(clusters: Any, capacity: str) -> Iterator[tuple[str, Any, Any, Any
     """Each cluster whose IT power exceeds what its hall states as `capacity`, with the figures compared.
 
     (path, cluster analysis, hall, IT power, the capacity): PWR010 for `critical_it_power`, COOL009 for
-    `cooling_capacity` (all IT power becomes heat) at the site's conditions (`hall_capacity`).
+    `cooling_capacity` (all IT power becomes heat) at the site's conditions (`hall_capacity`). The IT power here is
+    what the rack feeds carry (`feed_power`): with the racks' own cooling units, as the headroom metrics count it.
     """
     for path, c in clusters.items():
-        hall, it = c.cluster.facility, c.metrics.get("it_power")
+        hall, it = c.cluster.facility, feed_power(c.metrics)
         limit = hall_capacity(hall, capacity) if hall is not None else None
         if limit is not None and it is not None and it > limit:
             yield path, c, hall, it, limit
+
+
+def feed_power(metrics: Any) -> Any:
+    """A cluster's IT power plus its racks' cooling units (`rack_cooling_power`, in-rack CDUs); None: no IT power."""
+    it, cooling = metrics.get("it_power"), metrics.get("rack_cooling_power")
+    return it if it is None or cooling is None else (it + cooling).to("kW")
+
+
+def feed_words(metrics: Any, what: str = "IT power") -> str:
+    """How a message names `feed_power`: `what`, with the racks' cooling units where they draw."""
+    return what if "rack_cooling_power" not in metrics else f"{what} with the racks' cooling units (in-rack CDUs)"
 
 
 def hall_capacity(hall: Any, capacity: str) -> Any:

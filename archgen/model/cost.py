@@ -66,6 +66,8 @@ class FacilityCost(Spec):
     discount_rate: float = Field(0.0, ge=0, le=1, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
                                                               "line depreciation.")
     utilisation: float = Field(1.0, gt=0, le=1, description="Share of hours the cluster runs jobs; the average "
-                                                            "load runs that share, the rest idles at 0 (assumed).")
+                                                            "load runs that share, the rest the idle load: each "
+                                                            "part's `power.idle`, else its average draw (assumed, "
+                                                            "COST003), so energy is an upper bound.")
     basis: Literal["sourced", "assumed"] = Field(description="Whether space, depreciation and rate are sourced.")
     source: str = Field(min_length=3, description="Where they come from.")

@@ -11,8 +11,8 @@ from archgen.model.base import Mechanical, Part, Psus, spare_units
 from archgen.model.spec import FieldError, Spec
 from archgen.units import Current, Dim, Power, Q, Voltage
 
-#: A PDU's rating, which its maker states in kVA or kW: the rack feeds' `power_factor` makes it watts
-#: (`analyse.rack.pdu_capacity`), so unlike `Power` it takes volt-amperes.
+#: A PDU's rating, which its maker states in kVA or kW: the rack feeds' `power_factor` makes kVA watts
+#: (`analyse.rack.pdu_capacity`; a kW rating is taken as it is), so unlike `Power` it takes volt-amperes.
 PowerRating = Annotated[Q, Dim("kW", gt=0, le=1e7, label="a power", example="17.3 kVA")]
 
 
@@ -113,6 +113,7 @@ class PDU(Part):
     current: Current = Field(description="Input current rating per phase.")
     outlets: int = Field(0, ge=0, le=1000, description="Number of outlets.")
     capacity: PowerRating | None = Field(None, description=(
-        "Rated capacity when published, in kVA or kW as its maker states it (the feeds' `power_factor` applies); else "
+        "Rated capacity when published, in kVA or kW as its maker states it (the feeds' `power_factor` applies to kVA "
+        "only: kW is real power already); else "
         "derived from V, A, phases."))
     mechanical: Mechanical | None = Field(None, description="Size and weight; 0U PDUs still have weight.")

@@ -324,11 +324,14 @@ def _capacity(hall: Any, m: dict) -> list[tuple[str, str]]:
     if hall.cost is not None:
         out.append(("Facility power (IT power × PUE)",
                     f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"))
-    if "cdu_power" in m and "facility_power" in m and "it_power" in m:   # in-row CDUs' pumps: in the PUE's overhead
+    if "facility_power" in m and "it_power" in m:   # CDUs' pumps, in-row and in-rack: in the PUE's overhead
         overhead = (m["facility_power"] - m["it_power"]).to("kW")
-        out.append(("In-row CDUs' draw (pumps, controls)", f"{fmt.q(m['cdu_power'], 'kW', 1)} of the "
-                    f"{fmt.q(overhead, 'kW', 1)} the PUE adds to IT power" + (
-                        "" if m["cdu_power"] <= overhead else ": more than all of it, so the PUE is too low")))
+        for key, label in (("cdu_power", "In-row CDUs' draw (pumps, controls)"),
+                           ("rack_cooling_power", "In-rack cooling units' draw (on the rack feeds)")):
+            if key in m:
+                out.append((label, f"{fmt.q(m[key], 'kW', 1)} of the {fmt.q(overhead, 'kW', 1)} the PUE adds to "
+                                   "IT power" + ("" if m[key] <= overhead else
+                                                 ": more than all of it, so the PUE is too low")))
     return out
 
 

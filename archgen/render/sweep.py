@@ -252,7 +252,7 @@ def conventions_section(result: Result) -> Section:
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "
         "cluster); hardware factors change the speed, not the power, and another accelerator changes it by the "
-        "difference of the parts' TDP. Energy per token is power / tokens per second.",
+        "difference of the parts' TDP. Energy per token is power / tokens per second: IT energy, without the PUE.",
         "Feasible: the point fits in memory and meets every SHALL requirement, by the rule archgen check applies "
         "(a SHALL not met or not provided is an error there): a point that does not provide a SHALL requirement's "
         "figure is not feasible, and the points by reason say why; SHOULD and MAY requirements are reported, not "

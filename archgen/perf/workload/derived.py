@@ -7,7 +7,7 @@ judge: each consumer judges a workload's requirements once, on its finished esti
 (`perf.workload.results.judge_workloads`, after cost and goodput are added), `archgen estimate` and a sweep point.
 
 - Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`.
-- Energy per token is power / tokens per second (J = W * s).
+- Energy per token is power / tokens per second (J = W * s): IT energy at maximum draw, without the PUE.
 - Goodput tokens per second is tokens per second * goodput (`perf.train.goodput`), for a training job on a cluster with
   failure rates.
 - Cost per token is the job's cost per hour over the tokens it makes in an hour:
