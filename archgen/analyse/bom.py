@@ -179,7 +179,9 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
     """BOM lines, network power per fabric and optics power of a cluster.
 
     Lines: racks, the parts placed in them, switches not placed in a rack, and link parts; from the cluster
-    analysis and its tiers' cabling totals (`cabling.TierCabling`).
+    analysis and its tiers' cabling totals (`cabling.TierCabling`). Network power holds every cabled network's
+    optics: each fabric's (with its switches), and under `scale_up` those of a scale-up domain's cables (a torus'
+    links between systems, a switched domain's `link` part), which were in optics and IT power but not here.
     """
     cluster = a.cluster
     placed: dict[str, tuple[object, int]] = {}
@@ -212,6 +214,9 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             p = p + t.switch.power.max * t.switches * fa.planes
         p = p + sum((t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id), Q_(0, "W"))
         net_power[fa.fabric.spec.id] = p.to("kW")
+    scale_up = sum((t.optics_power for t in tiers if t.fabric == "scale_up"), Q_(0, "W"))
+    if scale_up.magnitude:    # its cables' optics, as every fabric's; its switches are compute (surplus_switch_power)
+        net_power["scale_up"] = scale_up.to("kW")
     for sid, (sw, q) in sorted(needed.items()):
         in_racks = placed.get(sid, (None, 0))[1]
         if q > in_racks:
