@@ -244,13 +244,15 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
                     else "fibre ends at passive ports (no transceiver)")
             if n_in:
                 note += f"; those at node ends draw inside {within}'s maximum (its power includes its optics)"
-            for watts, n_low in sorted(low.get(mid, {}).items()):   # run below its rate: a line at that power
-                at = min(n_in, n_low)          # the slow ones are a NIC's single-port cage: node ends first
-                lines.append(BomLine(mid, "Link", n_low, Q_(watts, "W"), note + f"; these run below {link.rate:~P}, "
-                                     f"at {watts:g} W each (its `power_at`)", in_parent=at))
-                q, n_in = q - n_low, n_in - at
-            if q:
-                lines.append(BomLine(mid, "Link", q, link.power_per_end * (2 if copper else 1), note, in_parent=n_in))
+            full, rest, rest_in, split = link.power_per_end * (2 if copper else 1), q, n_in, []
+            for watts, n_low in sorted(low.get(mid, {}).items()):   # run below its rate: a group at that power
+                at = min(rest_in, n_low)       # the slow ones are a NIC's single-port cage: node ends first
+                split.append((n_low, at, Q_(watts, "W")))
+                rest, rest_in = rest - n_low, rest_in - at
+            if split:     # one line per part; the note (a key across sizes) holds no count, `split_text` the counts
+                split.append((rest, rest_in, full))
+                note += f"; those that run below {link.rate:~P} draw its `power_at` figure"
+            lines.append(BomLine(mid, "Link", q, full, note, in_parent=n_in, split=tuple(split)))
     return lines + fibre_lines(tiers), net_power, optics.to("kW")
 
 
