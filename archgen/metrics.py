@@ -106,8 +106,8 @@ REGISTRY: tuple[Metric, ...] = (
            maximise=True),
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches of every fabric (scale-out, "
            "front-end, storage, management) at maximum power, switches placed in racks beyond what the fabrics "
-           "derive, and every transceiver, NIC ends included; not the scale-up (NVLink) switches, which are part of "
-           "the rack-scale system.", _C),
+           "derive, and every transceiver, NIC ends included, a scale-up domain's cables too; not the scale-up "
+           "(NVLink) switches, which are part of the rack-scale system.", _C),
     Metric("cluster", "optics_power", "W", "kW", 1, "Optics power", "Transceivers of every fabric, both ends (those "
            "in the NICs of systems whose maximum includes them are in that figure).", _C),
     Metric("cluster", "links", "", "", 0, "Links", "Port-to-port runs of every fabric tier (its `links.<link>`): "

@@ -111,6 +111,8 @@ def test_switched_domain_links_are_cabled_unless_a_backplane(tmp_path) -> None:
     assert (m["links"].m, m["optics_power"].m_as("W"), m["it_power"].m_as("W")) == (512, 17408, 145600 + 8704)
     assert [(b.kind, b.quantity) for b in a.cabling.bom if b.part == "smf-800g-dr8"] == [("Link", 1024)]
     assert [c.units for c in analyse_reliability(r.specs, a).classes if c.name == "transceiver"] == [1024]
+    assert a.cabling.network_power == {"scale_up": m["optics_power"]}   # before: {} and 0 kW of network power
+    assert m["network_power"].m_as("W") == 17408
     nvl = run_specs(tmp_path / "nvl", {"c.yaml": NARROW.replace("SWITCHES", "9").replace("SWITCH", "nvlink5-switch-tray")
                                        .replace("LINK", "nvlink-copper-cartridge").replace("BW", "1.8 TB/s")
                                        .replace("TECH", "nvlink")})

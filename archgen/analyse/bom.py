@@ -179,7 +179,9 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
     """BOM lines, network power per fabric and optics power of a cluster.
 
     Lines: racks, the parts placed in them, switches not placed in a rack, and link parts; from the cluster
-    analysis and its tiers' cabling totals (`cabling.TierCabling`).
+    analysis and its tiers' cabling totals (`cabling.TierCabling`). Network power holds every cabled network's
+    optics: each fabric's (with its switches), and under `scale_up` those of a scale-up domain's cables (a torus'
+    links between systems, a switched domain's `link` part), which were in optics and IT power but not here.
     """
     cluster = a.cluster
     placed: dict[str, tuple[object, int]] = {}
@@ -212,6 +214,9 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             p = p + t.switch.power.max * t.switches * fa.planes
         p = p + sum((t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id), Q_(0, "W"))
         net_power[fa.fabric.spec.id] = p.to("kW")
+    scale_up = sum((t.optics_power for t in tiers if t.fabric == "scale_up"), Q_(0, "W"))
+    if scale_up.magnitude:    # its cables' optics, as every fabric's; its switches are compute (surplus_switch_power)
+        net_power["scale_up"] = scale_up.to("kW")
     for sid, (sw, q) in sorted(needed.items()):
         in_racks = placed.get(sid, (None, 0))[1]
         if q > in_racks:
@@ -239,13 +244,15 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
                     else "fibre ends at passive ports (no transceiver)")
             if n_in:
                 note += f"; those at node ends draw inside {within}'s maximum (its power includes its optics)"
-            for watts, n_low in sorted(low.get(mid, {}).items()):   # run below its rate: a line at that power
-                at = min(n_in, n_low)          # the slow ones are a NIC's single-port cage: node ends first
-                lines.append(BomLine(mid, "Link", n_low, Q_(watts, "W"), note + f"; these run below {link.rate:~P}, "
-                                     f"at {watts:g} W each (its `power_at`)", in_parent=at))
-                q, n_in = q - n_low, n_in - at
-            if q:
-                lines.append(BomLine(mid, "Link", q, link.power_per_end * (2 if copper else 1), note, in_parent=n_in))
+            full, rest, rest_in, split = link.power_per_end * (2 if copper else 1), q, n_in, []
+            for watts, n_low in sorted(low.get(mid, {}).items()):   # run below its rate: a group at that power
+                at = min(rest_in, n_low)       # the slow ones are a NIC's single-port cage: node ends first
+                split.append((n_low, at, Q_(watts, "W")))
+                rest, rest_in = rest - n_low, rest_in - at
+            if split:     # one line per part; the note (a key across sizes) holds no count, `split_text` the counts
+                split.append((rest, rest_in, full))
+                note += f"; those that run below {link.rate:~P} draw its `power_at` figure"
+            lines.append(BomLine(mid, "Link", q, full, note, in_parent=n_in, split=tuple(split)))
     return lines + fibre_lines(tiers), net_power, optics.to("kW")
 
 

@@ -25,11 +25,22 @@ class BomLine:
     #: False for a part the design needs but its spec does not state (a liquid-cooled rack's manifolds, say): the
     #: line says "not provided" in place of a quantity, and the note says which field would state it.
     provided: bool = True
+    #: Where the parts of one line draw different powers (modules run below their rate at their `power_at` figure):
+    #: (quantity, of which in a parent, unit power) per group; the total power sums the groups, `unit_power` is
+    #: the part's full figure, and `split_text` states them. Empty: every part draws `unit_power`.
+    split: tuple[tuple[int, int, Q], ...] = ()
 
     @property
     def total_power(self) -> Q | None:
         """Unit power × the quantity not counted in a parent (None when the part's power is counted in its parent)."""
+        if self.split:
+            return sum((w * (n - inside) for n, inside, w in self.split), 0 * self.split[0][2]).to("kW")
         return None if self.unit_power is None else (self.unit_power * (self.quantity - self.in_parent)).to("kW")
+
+    @property
+    def split_text(self) -> str:
+        """The power split in words ("288 at 6.5 W, 576 at 9 W"); empty where every part draws `unit_power`."""
+        return ", ".join(f"{n:,} at {w:~P}" for n, _, w in self.split if n)
 
     @property
     def total_weight(self) -> Q | None:

@@ -20,7 +20,7 @@ from archgen.analyse.nodes import (  # re-exported
     nic_transport,
     node_types,
 )
-from archgen.analyse.scale_up_switches import one_hop, placed_switches
+from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
@@ -127,7 +127,8 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
         problems.append(Problem("NET010", ("scale_up", "technology"), f"the domain's technology is {su.technology}, "
                                 f"its switch {sw.id} is {sw.technology}: expected technology: {sw.technology}, or "
                                 "a switch part of the domain's technology"))
-    problems += _link_bandwidth(design, nodes, su) + placed_switches(cluster, su) + one_hop(cluster, su, per_acc)
+    problems += _link_bandwidth(design, nodes, su) + chip_links(design, cluster, nodes, su, per_acc) + \
+        placed_switches(cluster, su) + one_hop(cluster, su, per_acc)
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
 
@@ -167,7 +168,7 @@ def _link_bandwidth(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp) ->
     Compared where the domain runs on the accelerators' own links: NVLink and Infinity Fabric, or any technology
     without a `link` part (an Ethernet or UALink domain with one is held to that link's rate and ports instead).
     """
-    if su.link is not None and su.technology not in ("nvlink", "infinity-fabric"):
+    if not own_links_domain(su):
         return []
     both_ways, problems = su.bandwidth, []
     for acc_id in sorted({nt.part.accelerator for nt in nodes if nt.part.accelerator and nt.part.accelerators}):

@@ -83,8 +83,12 @@ def _near_nodes(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per
 
     A leaf takes a free slot in the rack holding most of the node ports it serves, else in the unit instance
     holding most of them (an SU's network rack), else the free slot nearest that rack (a rail-only leaf whose
-    domains span several SUs, once its own SU's slots are taken); a leaf without node ports (a spare, or one of
-    switch management or stated ports only) takes the free slots left, in floor order.
+    domains span several SUs, once its own SU's slots are taken); leaves without node ports (spares, or leaves of
+    switch management or stated ports only) spread evenly over the free slots left, in floor order, where fewer
+    than those: the ports they take are cabled to the nearest leaf with a free port (`analyse.other_ports`), and
+    ports stated as a count (a rack's BMCs) stand where no spec says, so no part of the floor is left without one.
+    Before, they took the first free slots: a 65-SU hall's 832 OOB leaves filled SUs 1-52's 1,040 slots, and SUs
+    53-65 had none (management runs up to 86.6 m).
     Before, every such leaf filled the slots in floor order whatever it served, so an SU's storage leaves could
     stand in another SU's network rack, rows away from its nodes.
     """
@@ -131,9 +135,12 @@ def _near_nodes(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per
             chosen[s] = j = int(np.argmin(d))
             free[j] = False
             taken.add(j)
-    rest = iter(j for j in range(len(arr)) if j not in taken)
-    for s in np.flatnonzero(chosen < 0).tolist():
-        chosen[s] = next(rest, len(arr))     # past the slots: no rack (NET012)
+    rest = [j for j in range(len(arr)) if j not in taken]
+    need = np.flatnonzero(chosen < 0)
+    if 0 < len(need) < len(rest):   # spread over the free slots, so no part of the floor is left without a leaf
+        rest = [rest[k * len(rest) // len(need)] for k in range(len(need))]
+    for s, j in zip(need.tolist(), (rest + [len(arr)] * len(need))[:len(need)], strict=True):
+        chosen[s] = j                        # past the slots: no rack (NET012)
     return chosen
 
 

@@ -11,7 +11,9 @@ chips, so a node domain written as switched is taken at its word.
 One hop holds only where every accelerator has a link to every switch (`one_hop`): with more switches than links
 per accelerator, or switches with fewer ports than the domain has accelerators, pairs of accelerators share only
 some switches, or none (a domain wider than its switches' radix needs a second switch tier, NVL576's, which is not
-modelled). A link faster than the switch's ports is one no port terminates.
+modelled). A link faster than the switch's ports is one no port terminates. The links per accelerator (the domain's
+`bandwidth` over twice the `link` part's rate) are at most the accelerator's own `scale_up.links` where the domain
+runs on the accelerator's links (`chip_links`), as a mesh's and a torus' are.
 
 Its accelerator-to-switch links are cables (`switched_cables`): DAC, AEC or optics of an Ethernet or UALink domain,
 counted with their modules, power and failures as a torus domain's cables are. A `copper-backplane` link is the
@@ -22,13 +24,44 @@ from __future__ import annotations
 
 import math
 
-from archgen.analyse.nodes import count
+from archgen.analyse.nodes import NodeType, compute_accelerator, count
 from archgen.analyse.ports import Problem
-from archgen.build import ClusterDesign
+from archgen.build import ClusterDesign, Design
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
 
-__all__ = ["one_hop", "placed_switches", "switched_cables"]
+__all__ = ["chip_links", "one_hop", "own_links_domain", "placed_switches", "switched_cables"]
+
+
+def own_links_domain(su: ScaleUp) -> bool:
+    """Whether the domain runs on the accelerators' own scale-up links (their `scale_up` figures bind it).
+
+    NVLink and Infinity Fabric run on the accelerator's links, as does any domain without a `link` part. An Ethernet
+    or UALink domain with a `link` part is held to that link's rate and the switch's ports instead: the catalog's
+    accelerator `scale_up` describes the chip's own fabric (a MI355X's 7 Infinity Fabric links), not its Ethernet.
+    """
+    return su.link is None or su.technology in ("nvlink", "infinity-fabric")
+
+
+def chip_links(design: Design, cluster: ClusterDesign, nodes: tuple[NodeType, ...], su: ScaleUp,
+               per_acc: float) -> list[Problem]:
+    """A switched domain's links per accelerator against the links the accelerator has (`scale_up.links`).
+
+    The links per accelerator are the domain's `bandwidth` over twice the `link` part's rate; a link part slower
+    than the chip's own links makes more links than the chip has (a 200G part on a GB200: 36 links, the GPU has
+    18), which only the total-ports check caught, as a shortage of switch ports. Fewer links than the chip has
+    is allowed: one cable may carry several of the chip's links (an OSFP carries two NVLink 4 links).
+    """
+    acc, link = compute_accelerator(design, nodes), cluster.scale_up_link
+    if link is None or not own_links_domain(su) or acc is None or acc.scale_up is None or \
+            not acc.scale_up.links or per_acc <= acc.scale_up.links + 1e-9:
+        return []
+    have = acc.scale_up.links
+    return [Problem("NET010", ("scale_up", "link"), f"{su.bandwidth:~P} both ways over {link.id} links gives each "
+                    f"accelerator {per_acc:g} links; {acc.id} has {have} (its `scale_up.links`): expected at most "
+                    f"{have} (a `bandwidth` of at most {(2 * have * link.rate).to('TB/s'):~.4gP} with {link.id}), "
+                    f"or a link part of at least {(su.bandwidth / 2 / have).to('Gbit/s'):~.4gP} per direction, one "
+                    "per chip link", count(per_acc), count(have))]
 
 
 def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:

@@ -6,9 +6,10 @@ Not a check module. Two signs that a fabric was sized by defaults nobody looked 
   are compute, see `analyse.bom.surplus_switch_power`) above 15 % of the cluster's IT power: a 3-tier
   fabric over one GB300 NVL72 SU (576 GPUs) drew 1.22 MW this way before the sizing minimised switches (issue 21);
   the shipped designs stay under 7 % (DGX B200 SuperPOD 6.1 %, GB200 NVL72 SU 6.4 %, MI355X cluster 4.2 %).
-  Both sides count each transceiver once: `network_power` holds every module of every tier, the NIC ends too, and
-  `it_power` holds each once, inside a system's `power.max` where `System.power_includes_optics` says so and added
-  otherwise (`analyse.bom.optics_outside_systems`), so the share is of like with like;
+  Both sides count each transceiver once: `network_power` holds every module of every tier, the NIC ends and a
+  scale-up domain's cables too, and `it_power` holds each once, inside a system's `power.max` where
+  `System.power_includes_optics` says so and added otherwise (`analyse.bom.optics_outside_systems`), so the share
+  is of like with like;
 * a tier whose switches use under a quarter of their ports, where more than two of them stand (two are the fewest
   without a single point of failure, so a pair of lightly used management spines is not reported).
 """

@@ -238,7 +238,9 @@ def power_cooling(scope: Scope, a: Any) -> Section:
         Para(typical_text(scope.metrics.get("it_power_typical"), a.typical_from_max, at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}
     if net:
-        nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) for fid, p in sorted(net.items())]
+        nrows = [(fid, p, _fabric_metric(a, fid, "optics_power")) if fid != "scale_up" else
+                 ("scale-up domain (its cables' optics; its switches are compute)", p, p)
+                 for fid, p in sorted(net.items())]
         if (surplus := surplus_switch_power(a)).magnitude:   # in the cluster's network power, in no fabric's
             nrows.append(("switches placed beyond the fabrics (NET017)", surplus, None))
         section.add(Table("network-power", "Network power by fabric (switches and optics)",

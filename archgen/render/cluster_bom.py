@@ -65,7 +65,8 @@ def reconciled(a: Any) -> str:
 
 
 def _note(line: Any) -> str:
-    """A line's note, with how many of its parts draw inside another line's figure (left out of its total power)."""
+    """A line's note, with its power split and how many of its parts draw inside another line's figure."""
+    note = f"{line.note} ({line.split_text})" if line.split_text else line.note
     if not line.in_parent:
-        return line.note
-    return f"{line.note}: {line.in_parent:,} of {line.quantity:,}, left out of Total power"
+        return note
+    return f"{note}: {line.in_parent:,} of {line.quantity:,}, left out of Total power"

@@ -28,13 +28,24 @@ def test_link_quantities(clusters, cluster):
                 cables[opt.a.id] = cables.get(opt.a.id, 0) + t.cables.get(opt.label, 0)
         for pid, n in t.modules.items():
             ends[pid] = ends.get(pid, 0) + n
-    links: dict[str, list] = {}   # a part run below its rate takes a second line at its `power_at` figure
-    for line in cab.bom:
-        if line.kind == "Link":
-            links.setdefault(line.part, []).append(line)
-    for pid, lines in links.items():
-        n = sum(line.quantity for line in lines)
-        assert n == (cables[pid] if lines[0].note == "cable assemblies" else ends[pid]), pid
+    for line in (line for line in cab.bom if line.kind == "Link"):
+        assert line.quantity == (cables[line.part] if line.note == "cable assemblies" else ends[line.part]), line.part
+
+
+def test_one_line_per_part(clusters):
+    """Each part takes one line of a cluster's BOM (and so of its cost table), whatever powers its units draw.
+
+    netfix3: the GB200 SU's mmf-400g-sr4 took two lines, 288 modules at 6.5 W (BlueField-3 ports run at 200G,
+    its `power_at`) and 576 at 9 W; now one line of 864 at the part's 9 W, its split stated and summed.
+    """
+    for path, a in clusters.items():
+        keys = [(line.part, line.kind) for line in a.cabling.bom]
+        assert len(keys) == len(set(keys)), (path, sorted(k for k in keys if keys.count(k) > 1))
+    (sr4,) = [line for line in clusters["cluster/gb200-nvl72-su"].cabling.bom if line.part == "mmf-400g-sr4"]
+    assert (sr4.quantity, sr4.unit_power.m_as("W"), sr4.split_text) == (864, 9, "288 at 6.5 W, 576 at 9 W")
+    assert sr4.in_parent == 864 and sr4.total_power.m == 0      # all at node ends, inside the trays' figure
+    outside = replace(sr4, in_parent=0, split=tuple((n, 0, w) for n, _, w in sr4.split))
+    assert outside.total_power.m_as("W") == pytest.approx(288 * 6.5 + 576 * 9)
 
 
 def test_gb200_su_compute_leaf_spine_dacs(clusters):

@@ -105,6 +105,6 @@ def test_key_components_count_the_cables_and_optics_of_the_bom(editions):
     bom = md.split("*Table: Bill of materials*")[1].split("\n\n")[1]
     for part in ("dac-800g-osfp", "mmf-400g-sr4", "cat6a-1g"):
         qty = re.search(rf"^\| {part} \|(?: [^|]* \|){{3}} ([\d,]+) \|", components, re.M)
-        # a part may take two BOM lines (modules run below their rate at their `power_at` figure): their sum
+        # one BOM line per part, whatever powers its units draw (tests/analyse/test_bom.py::test_one_line_per_part)
         lines = re.findall(rf"^\| {part} \|(?: [^|]* \|){{4}} ([\d,]+) \|", bom, re.M)
         assert qty and lines and int(qty.group(1).replace(",", "")) == sum(int(n.replace(",", "")) for n in lines), part
