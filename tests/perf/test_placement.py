@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from archgen.model.cases import CaseScaleUp
 from archgen.perf.comm.placement import members_per_domain
+from archgen.scoring.cases import case_hardware, read_cases
+from archgen.scoring.catalog import load_accelerators
 from tests.conftest import SPECS
+
+DATA = Path(__file__).parent / "data"
 
 WORKLOAD = """\
 kind: Workload
@@ -32,10 +38,10 @@ training:
 
 
 class _Domain:
-    """The one field `members_per_domain` reads."""
+    """The two fields `members_per_domain` reads."""
 
-    def __init__(self, size: int):
-        self.scale_up_size = size
+    def __init__(self, size: int, job_domain: int = 0):
+        self.scale_up_size, self.job_domain = size, job_domain
 
 
 def _enumerated(domain: int, n: int, stride: int) -> int:
@@ -88,3 +94,24 @@ def test_gb200_ep64_straddles_racks(cli, tmp_path):
     assert (out["layout"]["pp"], out["layout"]["ep"]) == (9, 64)
     # 56 of 64 slices of each rank's all-to-all leave the rack on a 400G NIC, not 900 GB/s NVLink: 0.383 s before
     assert out["breakdown"]["ep_comm"]["value"] > 2.0, out["breakdown"]["ep_comm"]
+
+
+def test_a_job_that_holds_part_of_each_domain():
+    """`job_domain`: the job's share of a domain (a smaller job, or a Slurm segment) is the domain its ranks fill."""
+    assert members_per_domain(_Domain(72), 32, 1) == 8          # 256 GPUs over whole NVL72s: EP 32 cut at 8
+    assert members_per_domain(_Domain(72, 64), 32, 1) == 32     # segments of 16 trays: 64 of each 72, aligned
+    assert members_per_domain(_Domain(72, 32), 32, 1) == 32     # a 32-GPU job inside one NVL72
+
+
+def test_a_case_states_its_segment():
+    """A case's `scale_up.job_domain` reaches the hardware; a job smaller than a domain fills its own share of it."""
+    cases = {c.id: c for c in read_cases(DATA / "nemo-25.11-moe.yaml")[0]}
+    accelerators = load_accelerators()
+    assert case_hardware(cases["nemo-gb200-qwen3-235b-bf16"], accelerators).job_domain == 64   # stated: segment 16
+    assert case_hardware(cases["nemo-gb200-qwen3-30b-fp8"], accelerators).job_domain == 8      # 8 GPUs of an NVL72
+    assert case_hardware(cases["nemo-b200-qwen3-235b-fp8"], accelerators).job_domain == 0      # whole HGX nodes
+
+
+def test_job_domain_above_the_domain_is_refused():
+    with pytest.raises(Exception, match="job_domain 80 exceeds the domain of 72"):
+        CaseScaleUp.model_validate({"domain": 72, "job_domain": 80, "bandwidth": "900 GB/s"})

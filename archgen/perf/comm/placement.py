@@ -25,8 +25,10 @@ def members_per_domain(hw: Hardware, n, stride):
     divisor of D this is n, with D a multiple of the span floor(D/stride), the counts the aligned rule gave. A job
     that ends inside a domain is timed as one of whole domains (a bound: fewer offsets occur).
     DeepSeek-V3 at pp 9, ep 64 on 576 GB200 (NVL72): gcd(72, 64) = 8 of each EP group in one domain, not 64.
+    D is `hw.job_domain` where the job fills only part of each domain (a job smaller than one; a Slurm segment of
+    16 four-GPU trays, 64 of an NVL72's 72), else the domain size.
     """
-    d = hw.scale_up_size
+    d = hw.job_domain or hw.scale_up_size
     if isinstance(n, NUMBER) and isinstance(stride, NUMBER):
         st, k = max(int(round(stride)), 1), max(int(round(n)), 1)
         return float(min(k, max(1, math.gcd(d, st * k) // st)))

@@ -77,6 +77,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
     hw = hardware or on.hardware
+    if gpus < hw.scale_up_size and not hw.job_domain:  # the job's ranks fill part of one domain (`comm.placement`)
+        hw = replace(hw, job_domain=gpus)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
