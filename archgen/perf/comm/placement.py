@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import NUMBER, as_float
 
-__all__ = ["members_per_domain"]
+__all__ = ["job_share", "members_per_domain"]
 
 
 def members_per_domain(hw: Hardware, n, stride):
@@ -35,3 +36,8 @@ def members_per_domain(hw: Hardware, n, stride):
     st = np.maximum(np.rint(as_float(stride)), 1.0).astype(np.int64)
     k = np.maximum(np.rint(as_float(n)), 1.0).astype(np.int64)
     return np.minimum(k, np.maximum(np.gcd(d, st * k) // st, 1)).astype(float)
+
+
+def job_share(hw: Hardware, gpus: int) -> Hardware:
+    """`hw` for a job of `gpus` accelerators: one smaller than a domain fills its own share of it (`job_domain`)."""
+    return dataclasses.replace(hw, job_domain=int(gpus)) if gpus < hw.scale_up_size and not hw.job_domain else hw
