@@ -45,6 +45,19 @@ class CaseScaleUp(Spec):
 
     domain: int = Field(gt=0, description="Accelerators per scale-up domain.")
     bandwidth: Bandwidth = Field(description="Per accelerator per direction.")
+    job_domain: int | None = Field(
+        None, gt=0, description="Accelerators of each domain the job holds, where its scheduler allots aligned blocks "
+                                "(Slurm `--segment` x accelerators per node: Megatron-Bridge's GB200 launcher takes "
+                                "the largest segment of at most 18 four-GPU trays that divides the job's nodes, 64 of "
+                                "72 for 256 GPUs). Left out: the job's ranks fill whole domains in order (or the "
+                                "one domain, where the job is smaller).")
+
+    @model_validator(mode="after")
+    def _job_domain_fits(self) -> CaseScaleUp:
+        if self.job_domain is not None and self.job_domain > self.domain:
+            raise FieldError(("job_domain",), f"job_domain {self.job_domain} exceeds the domain of {self.domain} "
+                                              "accelerators; expected at most the domain")
+        return self
 
 
 class CaseScaleOut(Spec):

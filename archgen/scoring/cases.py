@@ -16,7 +16,7 @@ Defaults for what a case leaves out (the format's own defaults are in its header
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -192,12 +192,14 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
     so = s.scale_out
     su = accelerators[s.accelerator].scale_up
     nvls = nvls and bool(su and su.in_network_reduction)
-    return hardware_for(accelerators[s.accelerator], scale_up_size=s.scale_up.domain,
+    hw = hardware_for(accelerators[s.accelerator], scale_up_size=s.scale_up.domain,
                         scale_up_bandwidth=s.scale_up.bandwidth, scale_out_bandwidth=so.bandwidth if so else None,
                         oversubscription=so.oversubscription if so else 1.0, pod=so.pod if so else 0,
                         in_network_reduction=nvls, scale_out_reduction=bool(so and so.in_network_reduction),
                         scale_out_latency=so.latency if so else DEFAULT_SCALE_OUT_LATENCY,
                         host=HostShare(h.capacity, h.link, h.bandwidth, h.efficiency) if (h := s.host_memory) else None)
+    held = s.scale_up.job_domain or (s.count if s.count < s.scale_up.domain else 0)  # ranks in order (placement)
+    return replace(hw, job_domain=held) if held and held != s.scale_up.domain else hw
 
 
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:

@@ -5,6 +5,8 @@ and Megatron-Bridge turns it off (training/comm_overlap.py: "Disabling tensor pa
 to sequence_parallel=False"). Under `nemo-2025`, whose profile overlaps, a workload that stated
 `sequence_parallel: false` kept the overlap: Llama 3.1 70B at tp 8 on 512 GB200 read 3.338 s a step where the same
 job without the overlap takes 3.85 s, 13 % faster than the stack can run it; stated both ways it passed silently.
+The job here fills all 576 GPUs of the SU (dp 72, the same 4 micro-batches a rank): on 512 its last 8 ranks sit in
+an eighth NVL72, one of each DP group (perf/comm/placement.py), and the DP traffic set both step times alike.
 """
 
 from __future__ import annotations
@@ -19,16 +21,16 @@ from tests.conftest import SPECS
 WORKLOAD = """\
 kind: Workload
 id: l70-nosp
-name: Llama 3.1 70B on 512 GB200 without sequence parallelism
+name: Llama 3.1 70B on 576 GB200 without sequence parallelism
 model: llama3-70b
 cluster: gb200-nvl72-su
-accelerators: 512
+accelerators: 576
 training:
   seq_len: 8192
-  global_batch: 512
+  global_batch: 576
   precision: bf16
   recompute: none
-{extra}  parallelism: {{tp: 8, pp: 1, dp: 64, micro_batch: 2, zero: 3{sp}}}
+{extra}  parallelism: {{tp: 8, pp: 1, dp: 72, micro_batch: 2, zero: 3{sp}}}
 """
 
 

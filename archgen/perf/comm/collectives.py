@@ -44,8 +44,9 @@ from archgen.perf.comm.algorithms import (
     unless,
     up_bandwidth,
 )
+from archgen.perf.comm.placement import members_per_domain
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.numeric import NUMBER, as_float, maximum, minimum, where
+from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
 
 __all__ = ["ALGORITHMS", "BASE_LATENCY", "HW_FIELDS", "IN_NETWORK", "OPS", "bus_bandwidth", "busbw_curve",
            "busbw_factor", "collective_time", "collective_times", "members_per_domain", "require"]
@@ -382,11 +383,3 @@ def busbw_curve(hw: Hardware, op: str, n: int, algorithm: str = "auto") -> tuple
     sizes = np.asarray(CURVE_SIZES)
     t = collective_time(hw, op, sizes, float(n) + 0.0 * sizes, algorithm=algorithm)
     return CURVE_SIZES, tuple(float(b) for b in bus_bandwidth(op, sizes, t, n))
-
-
-def members_per_domain(hw: Hardware, n, stride):
-    """Ranks of a group (size n, consecutive members `stride` ranks apart) that share one scale-up domain."""
-    stride = float(stride) if isinstance(stride, NUMBER) else as_float(stride)  # `as_float`, a call fewer (issue 25)
-    per = np.floor(hw.scale_up_size / stride) if isinstance(stride, np.ndarray) else float(hw.scale_up_size // stride)
-    return minimum(maximum(where(stride < hw.scale_up_size, per, 1.0), 1.0),
-                   float(n) if isinstance(n, NUMBER) else as_float(n))

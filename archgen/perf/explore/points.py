@@ -20,6 +20,7 @@ from archgen.errors import AnalyseError, ArchgenError, WorkloadError
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
+from archgen.perf.comm.placement import job_share
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
@@ -208,8 +209,11 @@ def _job(workload: Workload, values: dict[str, Any]) -> Workload:
     return workload.model_copy(update=update) if update else workload
 
 
-def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
-    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it."""
+def _hardware(hw: Hardware, values: dict[str, Any], dtype: str, gpus: int = 0) -> Hardware:
+    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it.
+
+    With `gpus`, for a job of that many: one smaller than a domain fills its own share (`comm.placement.job_share`).
+    """
     for name in HARDWARE_AXES:
         if name not in values:
             continue
@@ -223,7 +227,7 @@ def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
             hw = hw.with_value(name, json_magnitude(value), dtype)
         else:
             hw = hw.scaled(name, float(value), dtype)
-    return hw
+    return job_share(hw, gpus) if gpus else hw
 
 
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:

@@ -129,7 +129,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
-        hw = _hardware(base.hardware, first, dtype)
+        hw = _hardware(base.hardware, first, dtype, gpus)  # a job smaller than a domain: as `estimate_on_cluster`
     except ArchgenError:
         return _invalid_set(problem, indices, values)
 

@@ -35,7 +35,6 @@ PARAMETERS: dict[str, str] = {
 #: Further parameters `Hardware.scaled` accepts for what-if studies (not in the default sensitivity set).
 EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
-
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency",
                "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "gemm_k_fixed_steps",
@@ -158,6 +157,7 @@ class Hardware:
     host_link_bandwidth: float = 0.0
     host_link_efficiency: float = HOST_LINK_EFFICIENCY
     host_memory_bandwidth: float = 0.0
+    job_domain: int = 0  # accelerators of each domain the job's ranks fill in order, 0: all (`comm.placement`)
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""

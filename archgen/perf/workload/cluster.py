@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.workload import Model, Workload
+from archgen.perf.comm.placement import job_share
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.estimate import estimate
@@ -76,7 +77,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
-    hw = hardware or on.hardware
+    hw = job_share(hardware or on.hardware, gpus)  # a job smaller than a domain fills its own share of it
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency

@@ -1,0 +1,43 @@
+"""Where a parallel group's ranks fall among the scale-up domains, as Megatron-core's rank order places them."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.numeric import NUMBER, as_float
+
+__all__ = ["job_share", "members_per_domain"]
+
+
+def members_per_domain(hw: Hardware, n, stride):
+    """Ranks of a group (size n, consecutive members `stride` ranks apart) in one scale-up domain, for its worst group.
+
+    Megatron-core numbers ranks in order, tp fastest (parallel_state.py `RankGenerator`, "tp-cp-ep-dp-pp" and
+    "tp-cp-dp-pp"), and domains hold consecutive ranks, so a group's members are base + i·stride and the groups tile
+    the job in blocks of span = stride·n ranks. Where the domain size D is not a multiple of the span (or the span a
+    multiple of D), a domain boundary cuts blocks at offsets that run through every multiple of g = gcd(D, span)
+    (every one of them, in a job of whole domains, which holds lcm(D, span) ranks), and the worst group keeps
+    floor(g / stride) members on one side of it (at least 1). All groups of a collective run in lockstep, so that
+    worst group binds: its smallest piece carries the traffic between domains on its own NICs. With the span a
+    divisor of D this is n, with D a multiple of the span floor(D/stride), the counts the aligned rule gave. A job
+    that ends inside a domain is timed as one of whole domains (a bound: fewer offsets occur).
+    DeepSeek-V3 at pp 9, ep 64 on 576 GB200 (NVL72): gcd(72, 64) = 8 of each EP group in one domain, not 64.
+    D is `hw.job_domain` where the job fills only part of each domain (a job smaller than one; a Slurm segment of
+    16 four-GPU trays, 64 of an NVL72's 72), else the domain size.
+    """
+    d = hw.job_domain or hw.scale_up_size
+    if isinstance(n, NUMBER) and isinstance(stride, NUMBER):
+        st, k = max(int(round(stride)), 1), max(int(round(n)), 1)
+        return float(min(k, max(1, math.gcd(d, st * k) // st)))
+    st = np.maximum(np.rint(as_float(stride)), 1.0).astype(np.int64)
+    k = np.maximum(np.rint(as_float(n)), 1.0).astype(np.int64)
+    return np.minimum(k, np.maximum(np.gcd(d, st * k) // st, 1)).astype(float)
+
+
+def job_share(hw: Hardware, gpus: int) -> Hardware:
+    """`hw` for a job of `gpus` accelerators: one smaller than a domain fills its own share of it (`job_domain`)."""
+    return dataclasses.replace(hw, job_domain=int(gpus)) if gpus < hw.scale_up_size and not hw.job_domain else hw
