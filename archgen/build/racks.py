@@ -76,10 +76,16 @@ def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDes
     for where, fitting in stated:
         part = resolve(specs, rack.id, fitting.part if fitting else None, (Accessory,), (*where, "part"), unresolved,
                        f"rack/{rack.id}")
-        if part is not None:
+        if part is not None and part.type != FITTING_TYPE[where[-1]]:   # a hose named as the manifold: REF002
+            unresolved.append(Unresolved(f"rack/{rack.id}", rack.id, part.id, (*where, "part"),
+                                         f"Accessory of type '{FITTING_TYPE[where[-1]]}'",
+                                         f"Accessory of type '{part.type}'"))
+        elif part is not None:
             fittings.append((where[-1], part))
     return RackDesign(rack, tuple(items), cdu, facility, tuple(fittings))
 
 
 #: The liquid path's fields that name Accessory parts, in BOM order.
 FITTINGS = ("manifold", "quick_disconnects", "hoses")
+#: The `Accessory.type` each field that names one takes.
+FITTING_TYPE = {"manifold": "manifold", "quick_disconnects": "quick-disconnect", "hoses": "hose", "cords": "power-cord"}

@@ -106,3 +106,18 @@ def test_shelf_input_cords_are_counted_per_shelf(tmp_path):
     bom = {line.part: line for line in r.racks["rack/gb200-nvl72"].bom if line.kind == "Accessory"}
     assert (bom["test-whip"].quantity, bom["test-whip"].note) == (8, "1 per power shelf x 8 shelves")
     assert "shelf-input-cord" not in bom and not [f for f in r.findings if f.severity == "error"]
+
+
+def test_a_part_of_another_type_in_a_fitting_field_is_refused(tmp_path):
+    """rackbom's doubt: the hose named as the manifold passed (any Accessory resolved), so the BOM listed 2 hoses as
+    the rack's manifolds. Now REF002 names the field, the part's type and the type the field takes."""
+    root = _with_fittings(tmp_path / "a")
+    racks = root / "mi355x.yaml"
+    racks.write_text(racks.read_text(encoding="utf-8").replace("manifold: {part: test-manifold",
+                                                               "manifold: {part: test-hose"), encoding="utf-8")
+    r = run([root])
+    ref, = [f for f in r.findings if f.id == "REF002"]
+    assert ref.message == "'test-hose' is an Accessory of type 'hose', expected an Accessory of type 'manifold'"
+    assert (ref.severity, ref.object, Path(ref.location.file).name) == ("error", "rack/mi355x-compute", "mi355x.yaml")
+    bom = {line.part: line.quantity for line in r.racks["rack/mi355x-compute"].bom if line.kind == "Accessory"}
+    assert bom["test-hose"] == 2   # the hoses field's 2, not the manifold's 2 on top
