@@ -29,7 +29,7 @@ from archgen.perf.train import host as H
 from archgen.perf.train.experts import expert_backward, expert_forward
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.scoring.cases import case_hardware, read_cases, training_estimate
+from archgen.scoring.cases import case_hardware, read_cases, training_estimate, virtual_stages
 
 DATA = Path(__file__).parent / "data" / "hybridep-h100.yaml"
 PROFILE = Path(__file__).parent / "data" / "bridge-moe-overlap-profile.yaml"
@@ -238,3 +238,46 @@ def test_the_card_runs_communication_kernels_against_hybridep_s_own_kernel_rates
     h200 = dataclasses.replace(hw, accelerator="h200-sxm-141gb")  # not the README's platform: the general model
     assert float(expert_comm(h200, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0)[0] - per_call) == pytest.approx(a2a, rel=1e-9)
 
+
+
+def _per_layer_mb_pp(case, step: float) -> float:
+    """Seconds per layer slot and micro-batch of a training case without interleaving whose step takes `step`.
+
+    The 1F1B schedule runs m + pp - 1 micro-batch slots per step on every stage (its bubble), each stage holding
+    (layers + embedding + loss slots) / pp layer slots.
+    """
+    t = case.training
+    assert virtual_stages(t) == 1
+    m = t.global_batch / (t.dp * t.micro_batch)
+    slots = (case.model.layers + int(bool(t.embedding_slot)) + int(bool(t.loss_slot))) / t.pp
+    return step / (m + t.pp - 1) / slots
+
+
+def test_b200_and_b300_alltoall_rows_pay_a_fixed_cost_per_micro_batch(accelerators):
+    """Qwen3-235B-A22B MXFP8 on 256 GPUs, PP 8, EP 8, alltoall dispatcher, no recompute and no CUDA graphs on both:
+    the DGX-B200 row at micro-batch 1 (Megatron-Bridge 26.04.01, 3,776 tokens/s/GPU) and the DGX-B300 row at
+    micro-batch 2 (26.04, 4,865; the recipes QWEN3_235B_A22B_PRETRAIN_CONFIG_{B200,B300}_FP8_MX_V2 at v0.4.0 differ
+    in micro_batch_size alone, and the two parts have the same dense FP8 peak, 4.5 PFLOP/s, and HBM, 8 TB/s).
+    Per layer slot and micro-batch they take 10.99 ms for 4,096 tokens and 16.62 ms for 8,192 (bubble taken out):
+    a line through the two is 5.63 ms per 4,096 tokens plus 5.36 ms per layer and micro-batch whatever its size.
+    The model's line through its own times (6.64 and 12.59 ms) is 5.95 ms per 4,096 tokens, 6 % over the measured
+    slope, plus 0.69 ms: the per-token work is about right, and the B200 row's +66 % is the missing cost per micro-batch, which the
+    B300 row pays half as often per token (docs/perf-model.md, Limitations: the same signature on the 25.11 rows)."""
+    b200_cases, _ = read_cases(Path(__file__).parent / "data" / "bridge-26.04.01.yaml")
+    b200 = next(c for c in b200_cases if c.id == "nemo2604-b200-qwen3-235b-mxfp8-pp8-ep8")
+    b300 = next(c for c in b200_cases if c.id == "nemo2604-b300-qwen3-235b-mxfp8-pp8-ep8-alltoall")
+    measured, model = [], []
+    for case, per_gpu in ((b200, 3776.0), (b300, 4865.0)):
+        t = case.training
+        assert t.moe_dispatcher == "alltoall" and t.cuda_graphs == "none" and t.recompute == "none"
+        assert float(case.measured[0].value) == per_gpu * case.system.count
+        measured.append(_per_layer_mb_pp(case, t.global_batch * t.seq_len / float(case.measured[0].value)))
+        model.append(_per_layer_mb_pp(case, float(training_estimate(case, case_hardware(case, accelerators)).step_time)))
+    assert measured == pytest.approx([10.99e-3, 16.62e-3], rel=0.01)
+    slope, fixed = measured[1] - measured[0], 2.0 * measured[0] - measured[1]
+    assert (slope, fixed) == pytest.approx((5.63e-3, 5.36e-3), rel=0.01)
+    m_slope, m_fixed = model[1] - model[0], 2.0 * model[0] - model[1]
+    assert model == pytest.approx([6.64e-3, 12.59e-3], rel=0.01)
+    assert (m_slope, m_fixed) == pytest.approx((5.95e-3, 0.69e-3), rel=0.02)
+    assert m_slope == pytest.approx(slope, rel=0.06)  # the per-token work: within 6 %
+    assert m_fixed < 0.15 * fixed  # pinned: a change that adds the missing per-micro-batch cost is noticed
