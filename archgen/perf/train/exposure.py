@@ -137,18 +137,47 @@ def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
                  0.0)
 
 
-def tp_exposed(ar, gemm_window, passes):
-    """TP communication left exposed by Transformer Engine's userbuffers overlap, per layer.
+def tp_exposed(hw: Hardware, dtype: str, T, tp, gemms, passes, ag):
+    """TP communication left exposed by Transformer Engine's userbuffers overlap, per layer, each collective's own GEMM.
 
-    TE's defaults (transformer_engine/pytorch/module/base.py `initialize_ub`): the all-gathers before QKV and FC1
-    and in the row-parallel dgrads use `ring_exchange` with tp chunks, each step hidden by a chunk's GEMM; the
-    backward's column-parallel collectives are `bulk`, hidden by the paired dgrad/wgrad GEMM; the reduce-scatters
-    after the projection and FC2 use `pipeline` with 4 splits, whose last chunk's reduce-scatter has no GEMM left
-    to hide behind. So each forward pass (and recomputed forward) exposes a quarter of two reduce-scatters (each
-    half of an all-reduce `ar`), ar / 4; beyond that only communication that outlasts the GEMMs shows. The GEMMs'
-    slowdown from the SMs the `pipeline` and `bulk` kernels take, and the chunking, are `tp_overlap_cost`.
+    Each collective hides behind the GEMM it is paired with, not behind the layer's GEMMs in aggregate (issue 20
+    part 1). `gemms` as `tp_gemms` gives them; `ag` the time of one all-gather (or reduce-scatter) of the T x h
+    activation over the tp ranks. TE's default methods (transformer_engine/pytorch/module/base.py `initialize_ub` at
+    d0067d0, lines 350-360; `num_splits` tp for `ring_exchange` and 4 otherwise, line 387) and what each leaves
+    exposed (transformer_engine/common/comm_gemm_overlap/comm_gemm_overlap.cpp at d0067d0):
+
+    * `ring_exchange` all-gather (QKV and FC1 forward, the projection's and FC2's dgrad): tp chunks of T/tp rows;
+      chunk i's GEMM runs while chunk i is sent to the next rank, and GEMM i+1 waits for it (`split_overlap_ag`,
+      lines 1161-1192). So tp - 1 sends of ag/(tp - 1) each, and each shows only beyond its chunk's GEMM:
+      (tp - 1) max(0, ag/(tp - 1) - gemm(T/tp)).
+    * `pipeline` reduce-scatter (the projection's and FC2's forward): 4 chunks of T/4 rows on the SMs the kernel
+      leaves (`set_sm_margin`); chunk i's reduce-scatter runs beside GEMM i+1, and the last chunk's has no GEMM left
+      ("Last communication chunk with max SM", `split_overlap_rs`, lines 611-715): ag/4 + 3 max(0, ag/4 - gemm(T/4)).
+    * `bulk` (QKV's and FC1's backward): the input's all-gather (for wgrad) beside the dgrad GEMM and the dgrad
+      output's reduce-scatter beside the wgrad GEMM, each whole (`bulk_overlap`, lines 444-498): max(0, ag - dgrad)
+      and max(0, ag - wgrad), the GEMMs on the SMs the kernel leaves.
+    * The projection's and FC2's wgrad (`external`) reuse the output gradient their dgrad gathered: no collective.
+
+    Every forward pass (`passes`: the forward and a full recompute) pays the forward terms. The chunking and the SM
+    margin's own cost to the GEMMs is `tp_overlap_cost`; the buffers are timed at `ag`'s 16-bit bytes although TE
+    keeps its all-gather buffers in FP8 under an FP8 recipe (`fp8_buf`, base.py line 394), so under FP8 the
+    all-gathers here are an upper bound.
     """
-    return maximum(2.0 * (1.0 + 1.0) * ar * passes - gemm_window, 0.25 * ar * passes)
+    keep = sm_kept(hw, UB_COMM_SMS)
+    g = K.gemm_time
+    step = ag / maximum(tp - 1.0, 1.0)  # one ring step: a T/tp chunk to the next rank
+    piece = ag / PIPELINE_SPLITS
+    fwd = bwd = 0.0
+    for n, k, method, share in gemms:
+        if method == "ring_exchange":  # column-parallel: QKV, FC1
+            fwd = fwd + share * (tp - 1.0) * maximum(step - g(hw, dtype, T / tp, n, k), 0.0)
+            bwd = bwd + share * (maximum(ag - g(hw, dtype, T, k, n) / keep, 0.0)
+                                 + maximum(ag - g(hw, dtype, k, n, T) / keep, 0.0))
+        else:  # row-parallel: projection, FC2
+            fwd = fwd + share * (piece + (PIPELINE_SPLITS - 1.0) * maximum(
+                piece - g(hw, dtype, T / PIPELINE_SPLITS, n, k) / keep, 0.0))
+            bwd = bwd + share * (tp - 1.0) * maximum(step - g(hw, dtype, T / tp, k, n), 0.0)
+    return passes * fwd + bwd
 
 
 #: SMs the flex dispatcher's all-to-all kernels hold (DeepEP's default, "historical default 20": Megatron-core

@@ -213,9 +213,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
     tp_layer = 2.0 * (passes + 1.0) * ar
     if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
-        shown = tp_exposed(ar, (layer_f - layer_attn) * (2.0 + passes), passes)
+        shown = tp_exposed(hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes, ar / 2.0)
         x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
-        tp_layer = shown + x_tp * (4.0 * ar * passes - shown) + tp_overlap_cost(
+        tp_layer = shown + x_tp * (tp_layer - shown) + tp_overlap_cost(  # the HBM beside what hides
             hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
     tp_layer = where(tp > 1, tp_layer, 0.0)
 
