@@ -19,7 +19,7 @@ from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
 from archgen.model.rack import Feeds, Pdus, Shelves
 from archgen.model.system import max_draw, typical_draw
-from archgen.units import Q_, Q, ureg
+from archgen.units import Q_, Q, apparent_power
 
 __all__ = ["busbar_flags", "external_flags", "on_pdus_flags", "port_share"]  # re-exported: their home was here
 
@@ -299,11 +299,6 @@ def phase_factor(phases: int, basis: str) -> float:
     if phases == 1:
         return 1.0
     return math.sqrt(3) if basis == "line-to-line" else 3.0
-
-
-def apparent_power(q: Q) -> bool:
-    """Whether a power is written in volt-amperes (kVA, V x A), which pint converts to watts one to one."""
-    return bool({"volt", "volt_ampere"} & {ureg.parse_unit_name(n)[0][1] for n in q.units._units})
 
 
 def pdu_capacity(pdu: PDU, feeds: Feeds) -> Q:
