@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
-from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share
+from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share, shelf_efficiency
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
 from archgen.model.base import spare_units
@@ -239,11 +239,12 @@ def _power(rack: RackDesign, optics: Q) -> Power:
     external = (_draw(rack, loads, outside) + optics * port_share(rack, outside)).to("kW")
     stages: list[Stage] = []
     input_power = load - external  # what the rack's own chain carries
-    if shelves:
+    efficiency = shelf_efficiency(rack)  # the least of the shelves'; None: no shelves
+    if efficiency is not None:
         busbar = (input_power - pdu_direct).to("kW")
         stages.append(_stage(spec.power.shelves, "power shelves", "shelves", len(shelves),
                              min(s.capacity for s in shelves).to("kW"), busbar))
-        input_power = busbar / min(s.efficiency for s in shelves) + pdu_direct
+        input_power = busbar / efficiency + pdu_direct
     if pdus:
         carried = input_power if series or not shelves else pdu_direct
         stages.append(_stage(spec.power.pdus, "PDUs", "pdus", len(pdus),
