@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from archgen.units import Q_, Q, currency
+from archgen.money import currency
+from archgen.units import Q_, Q
 
 #: The kinds of object that have metrics, with the object path pattern each stands for.
 SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": "cluster/*/fabric/*",

@@ -13,6 +13,7 @@ import functools
 import math
 import os
 import re
+from collections.abc import Iterable
 from importlib import resources
 from typing import Annotated, Any, Literal
 
@@ -224,7 +225,7 @@ class Dim:
                 {"expected": self.label, "example": self.example, "got": written, "got_dim": dimension_name(q)})
         # kW = kVA x power factor; a generator set's alternator is rated at 0.8 (ISO 8528-1 sets; "Generator Loading
         # Limits: Prime vs Standby Power Ratings", industrialmonitordirect.com, kW vs kVA): 2,500 kVA is 2,000 kW
-        if self.real_power and {"volt", "volt_ampere"} & {ureg.parse_unit_name(n)[0][1] for n in q.units._units}:
+        if self.real_power and apparent_power(q):
             raise PydanticCustomError("quantity_apparent", "expected {expected} in watts such as '{example}', got "
                                       "'{got}' which is an apparent power (volt-amperes)", {
                 "expected": self.label, "example": self.example, "got": written, "hint": "real power is kVA x power "
@@ -269,6 +270,11 @@ class Dim:
                      "required": ["value", "unit"], "additionalProperties": False}],
                 "description": f"{self.label} with a unit, convertible to {unit}",
                 "x-unit": unit, "x-dimensionality": str(self.unit.dimensionality)}
+
+
+def apparent_power(q: pint.Quantity) -> bool:
+    """Whether a power is written in volt-amperes (kVA, V x A), which pint converts to watts one to one."""
+    return bool({"volt", "volt_ampere"} & {ureg.parse_unit_name(n)[0][1] for n in q.units._units})
 
 
 def _offset_unit(q: pint.Quantity) -> str | None:
@@ -358,42 +364,13 @@ RequestRate = Annotated[Q, Dim("1/s", gt=0, le=1e9, label="a request rate", exam
 Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
 
 
-class CurrencyDim(Dim):
-    """A `Dim` for prices: `unit` is written in USD, and any currency of `CURRENCIES` is accepted in its place."""
-
-    def validate(self, value: Any) -> pint.Quantity:
-        """Parse `value`; it must carry one currency and otherwise have the dimension of `unit`."""
-        q = parse_quantity(value)
-        cur = currency(q)
-        if cur is None:
-            raise PydanticCustomError(
-                "quantity_currency", "expected {expected} with a currency ({known}) such as '{example}', got '{got}'",
-                {"expected": self.label, "known": ", ".join(CURRENCIES), "example": self.example,
-                 "got": format_quantity(q)})
-        super().validate(q / Q_(1, cur) * Q_(1, "USD"))  # dimension and bounds, as if in USD
-        return q
-
-
-Money = Annotated[Q, CurrencyDim("USD", ge=0, le=1e12, label="an amount of money", example="515000 USD")]
-EnergyPrice = Annotated[Q, CurrencyDim("USD/kWh", ge=0, le=1e3, label="a price of energy", example="0.09 USD/kWh")]
-MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, le=1e10, label="a cost per month",
-                                     example="1500 USD/month")]
-
-
-def currency(q: Q) -> str | None:
-    """The currency of a money quantity (or of a price per unit of something), or None."""
-    dims = q.dimensionality
-    found = [c for c in CURRENCIES if dims.get(f"[currency_{c.lower()}]", 0)]
-    return found[0] if len(found) == 1 else None
-
-
-def _name_dimensions() -> None:
-    """Fill `_DIMENSION_NAMES` from the field types of this module (the first label of a dimension wins)."""
-    for value in list(globals().values()):
+def name_dimensions(field_types: Iterable[Any]) -> None:
+    """Name in `dimension_name` the dimensions of these field types by their labels (the first label wins)."""
+    for value in list(field_types):
         for dim in getattr(value, "__metadata__", ()):
             if isinstance(dim, Dim) and dim.unit.dimensionality != _TEMPERATURE:
                 _DIMENSION_NAMES.setdefault(dim.unit.dimensionality, dim.label)
-    _DIMENSION_NAMES[_TEMPERATURE] = "a temperature or temperature difference"
 
 
-_name_dimensions()
+name_dimensions(globals().values())
+_DIMENSION_NAMES[_TEMPERATURE] = "a temperature or temperature difference"

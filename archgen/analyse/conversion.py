@@ -17,11 +17,11 @@ from dataclasses import replace
 
 from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import facility_metrics
-from archgen.analyse.feeding import busbar_flags, port_share
+from archgen.analyse.feeding import Pick, busbar_flags, port_share, shelf_efficiency, stated
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.optics import instance_optics
 from archgen.build import RackDesign
-from archgen.model import PowerShelf, Switch, System
+from archgen.model import Switch, System
 from archgen.model.system import max_draw, typical_draw
 from archgen.units import Q_, Q
 
@@ -44,24 +44,9 @@ def unpowered(a: ClusterAnalysis) -> str:
             "their transceivers' draw is unknown") if tiers else ""
 
 
-#: Which efficiency of a shelf to take: its stated `efficiency`, or an end of its `efficiency_range`.
-Pick = Callable[[PowerShelf], float]
-
-
-def stated(shelf: PowerShelf) -> float:
-    """A shelf's stated efficiency."""
-    return shelf.efficiency
-
-
 def range_end(end: int) -> Pick:
     """A shelf's low (`end` 0) or high (1) efficiency where it states a range, else its stated efficiency."""
     return lambda shelf: shelf.efficiency_range[end] if shelf.efficiency_range is not None else shelf.efficiency
-
-
-def shelf_efficiency(rack: RackDesign, pick: Pick = stated) -> float | None:
-    """The efficiency of a rack's shelves (the least of them, as its `input_power` takes it), or None: no shelves."""
-    effs = [pick(p.part) for p in rack.items if isinstance(p.part, PowerShelf)]
-    return min(effs) if effs else None
 
 
 def shelf_loss(a: ClusterAnalysis, draw: Draw = max_draw, pick: Pick = stated) -> Q:
@@ -69,6 +54,11 @@ def shelf_loss(a: ClusterAnalysis, draw: Draw = max_draw, pick: Pick = stated) -
 
     `pick` chooses each shelf's efficiency: its stated one, or an end of its range (`range_end`; PWR012).
     """
+    return (_parts_loss(a, draw, pick) + _optics_loss(a, pick)).to("kW")
+
+
+def _parts_loss(a: ClusterAnalysis, draw: Draw, pick: Pick) -> Q:
+    """The shelves' loss on the systems and switches on their busbars, at `draw`, over every rack instance."""
     total = Q_(0, "kW")
     for rid, n in sorted(a.cluster.rack_counts.items()):
         rack = a.cluster.rack_types.get(rid)
@@ -79,17 +69,25 @@ def shelf_loss(a: ClusterAnalysis, draw: Draw = max_draw, pick: Pick = stated) -
         busbar = sum((draw(p.part) for p, on in zip(rack.items, fed, strict=True)
                       if on and isinstance(p.part, System | Switch)), Q_(0, "kW"))
         total = total + busbar * n * (1 / eff - 1)
-    return (total + _optics_loss(a, pick)).to("kW")
+    return total
 
 
-def _optics_loss(a: ClusterAnalysis, pick: Pick) -> Q:
-    """The shelves' loss on the optics the rack instances hold beyond their parts' figures (switch ports, NICs)."""
-    watts = instance_optics(a).tolist()
+def _optics_loss(a: ClusterAnalysis, pick: Pick = stated) -> Q:
+    """The shelves' loss on the optics the rack instances hold beyond their parts' figures (switch ports, NICs).
+
+    It depends on no part's draw, so `at_feeds` takes it once for the maximum and the typical figure. The shelves'
+    efficiency and busbar share are a rack type's, taken once per type, summed per instance in instance order.
+    """
+    per_type: dict[str, tuple[float, float] | None] = {}  # rack id: (busbar share, 1 / eff - 1); None: no shelves
     total = 0.0
-    for inst, w in zip(a.cluster.instances, watts, strict=True):
-        eff = shelf_efficiency(inst.rack, pick)
-        if eff is not None and w:
-            total += w * _busbar_optics_share(inst.rack) * (1 / eff - 1)
+    for inst, w in zip(a.cluster.instances, instance_optics(a).tolist(), strict=True):
+        rid = inst.rack.spec.id
+        if rid not in per_type:
+            eff = shelf_efficiency(inst.rack, pick)
+            per_type[rid] = None if eff is None else (_busbar_optics_share(inst.rack), 1 / eff - 1)
+        factors = per_type[rid]
+        if factors is not None and w:
+            total += w * factors[0] * factors[1]
     return Q_(total, "W").to("kW")
 
 
@@ -102,7 +100,9 @@ def at_feeds(clusters: dict[str, ClusterAnalysis]) -> dict[str, ClusterAnalysis]
     out: dict[str, ClusterAnalysis] = {}
     for path, a in clusters.items():
         m = dict(a.metrics)
-        loss, typical = shelf_loss(a), shelf_loss(a, typical_draw)
+        optics = _optics_loss(a)
+        loss = (_parts_loss(a, max_draw, stated) + optics).to("kW")  # shelf_loss(a), the optics' share taken once
+        typical = (_parts_loss(a, typical_draw, stated) + optics).to("kW")
         m["shelf_loss"] = loss
         if "it_power" in m:
             m["it_power"] = (m["it_power"] + loss).to("kW")

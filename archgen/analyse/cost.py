@@ -34,8 +34,9 @@ from archgen.model import Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.model.system import idle_draw, typical_draw
+from archgen.money import currency
 from archgen.perf.workload.derived import charged_spares, cost_ends, cost_per_token
-from archgen.units import Q_, Q, currency
+from archgen.units import Q_, Q
 from archgen.validate import Specs
 
 HOURS_PER_YEAR = 8766.0

@@ -6,6 +6,8 @@ and the PWR checks read the same ones, so that a part is fed by one path only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from archgen.build import RackDesign
 from archgen.model import PowerShelf, Switch
 from archgen.model.power import PDU
@@ -43,3 +45,22 @@ def port_share(rack: RackDesign, among: list[bool]) -> float:
     ports = [(p.part.ports.count, among[i]) for i, p in enumerate(rack.items) if isinstance(p.part, Switch)]
     total = sum(n for n, _ in ports)
     return sum(n for n, flagged in ports if flagged) / total if total else 0.0
+
+
+#: Which efficiency of a shelf to take: its stated `efficiency`, or an end of its `efficiency_range`.
+Pick = Callable[[PowerShelf], float]
+
+
+def stated(shelf: PowerShelf) -> float:
+    """A shelf's stated efficiency."""
+    return shelf.efficiency
+
+
+def shelf_efficiency(rack: RackDesign, pick: Pick = stated) -> float | None:
+    """The efficiency of a rack's shelves (the least of them), or None: no shelves.
+
+    The rack's `input_power` divides its busbar load by it (`analyse.rack`), and `conversion.shelf_loss` takes the
+    cluster's loss at it, so both read one figure.
+    """
+    effs = [pick(p.part) for p in rack.items if isinstance(p.part, PowerShelf)]
+    return min(effs) if effs else None

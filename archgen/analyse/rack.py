@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
-from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share
+from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share, shelf_efficiency
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
 from archgen.model.base import spare_units
@@ -19,7 +19,7 @@ from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
 from archgen.model.rack import Feeds, Pdus, Shelves
 from archgen.model.system import max_draw, typical_draw
-from archgen.units import Q_, Q, ureg
+from archgen.units import Q_, Q, apparent_power
 
 __all__ = ["busbar_flags", "external_flags", "on_pdus_flags", "port_share"]  # re-exported: their home was here
 
@@ -239,11 +239,12 @@ def _power(rack: RackDesign, optics: Q) -> Power:
     external = (_draw(rack, loads, outside) + optics * port_share(rack, outside)).to("kW")
     stages: list[Stage] = []
     input_power = load - external  # what the rack's own chain carries
-    if shelves:
+    efficiency = shelf_efficiency(rack)  # the least of the shelves'; None: no shelves
+    if efficiency is not None:
         busbar = (input_power - pdu_direct).to("kW")
         stages.append(_stage(spec.power.shelves, "power shelves", "shelves", len(shelves),
                              min(s.capacity for s in shelves).to("kW"), busbar))
-        input_power = busbar / min(s.efficiency for s in shelves) + pdu_direct
+        input_power = busbar / efficiency + pdu_direct
     if pdus:
         carried = input_power if series or not shelves else pdu_direct
         stages.append(_stage(spec.power.pdus, "PDUs", "pdus", len(pdus),
@@ -299,11 +300,6 @@ def phase_factor(phases: int, basis: str) -> float:
     if phases == 1:
         return 1.0
     return math.sqrt(3) if basis == "line-to-line" else 3.0
-
-
-def apparent_power(q: Q) -> bool:
-    """Whether a power is written in volt-amperes (kVA, V x A), which pint converts to watts one to one."""
-    return bool({"volt", "volt_ampere"} & {ureg.parse_unit_name(n)[0][1] for n in q.units._units})
 
 
 def pdu_capacity(pdu: PDU, feeds: Feeds) -> Q:

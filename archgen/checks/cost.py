@@ -12,7 +12,8 @@ from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
-from archgen.units import Q, currency
+from archgen.money import currency
+from archgen.units import Q
 
 
 def _fitted(ctx: Context) -> dict[str, set[str]]:

@@ -43,9 +43,10 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
         if r.id in theirs:  # a point's outcomes are keyed by requirement id
             b = theirs[r.id]
             other = specs.locate(b.owner, b.path + ("id",))
+            whose = _named(b, workload, specs, with_id=False)
             out.append((("requirements", i, "id"), f"sweep '{sweep.id}': requirement id '{r.id}' is also a "
-                                                   f"requirement {_of(b, workload, specs)} (at {other}); give the "
-                                                   "sweep's requirement its own id"))
+                                                   f"requirement of {whose} (at {other}); give the sweep's "
+                                                   "requirement its own id"))
     for i, o in enumerate(sweep.objectives):
         if o.metric not in JOB_METRICS[job]:
             out.append((("objectives", i, "metric"), f"sweep '{sweep.id}': objective '{o.metric}' is not a metric "
@@ -117,18 +118,15 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
     return out
 
 
-def _of(b: BoundRequirement, workload: Workload, specs) -> str:
-    """Whose requirement `b` is, in words: "of workload 'w'", or "of Requirements 'r' on workload 'w'"."""
-    if b.owner == workload.id:
-        return f"of workload '{workload.id}'"
-    return f"of {_kind(specs, b.owner)} '{b.owner}' on workload '{workload.id}'"
+def _named(b: BoundRequirement, workload: Workload, specs, *, with_id: bool = True) -> str:
+    """A requirement on the workload in words: "workload 'w' requirement R", "Requirements 'r' requirement R on ...".
 
-
-def _named(b: BoundRequirement, workload: Workload, specs) -> str:
-    """A requirement on the workload in words: "workload 'w' requirement R", "Requirements 'r' requirement R on ..."."""
+    Without its id (`with_id` false), whose it is: "workload 'w'", "Requirements 'r' on workload 'w'".
+    """
+    req = f" requirement {b.req.id}" if with_id else ""
     if b.owner == workload.id:
-        return f"workload '{workload.id}' requirement {b.req.id}"
-    return f"{_kind(specs, b.owner)} '{b.owner}' requirement {b.req.id} on workload '{workload.id}'"
+        return f"workload '{workload.id}'{req}"
+    return f"{_kind(specs, b.owner)} '{b.owner}'{req} on workload '{workload.id}'"
 
 
 def _kind(specs, owner: str) -> str:

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from archgen.model.spec import Spec
-from archgen.units import EnergyPrice, Money, MoneyRate
+from archgen.money import EnergyPrice, Money, MoneyRate
 
 
 class Price(Spec):

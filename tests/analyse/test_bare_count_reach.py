@@ -10,53 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-RACKS = """kind: Rack
-id: su-ib
-name: SU InfiniBand rack (Q3400 leaves)
-facility: hall-liquid
-form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
-slots:
-  - {at: 3, part: q3400, count: 8}
-  - {at: 35, part: sn5600, count: 4}
-  - {at: 1, part: pdu-415v-60a-3ph, count: 2}
-  - {at: 40, part: pdu-415v-60a-3ph, count: 2}
-power:
-  feeds: {count: 4, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-  pdus: {redundancy: N+N}
-cooling:
-  air: {class: A2, delta_t: 20 K}
-"""
+from tests.data.clusters.build import SU_IB_RACK, gb300_cluster, oob
 
-CLUSTER = """kind: Cluster
-id: gb300-xdr
-facility: hall-liquid
-units:
-  - id: su
-    racks:
-      - {rack: gb300-nvl72, count: 4}
-      - {rack: su-ib, count: 1}
-      - {rack: gb300-nvl72, count: 4}
-layout:
-  - {unit: su, count: 65}
-floor: {racks_per_row: 18, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m, slack: 2 m}
-scale_up: {domain: rack, size: 72, bandwidth: 1.8 TB/s, switch: nvlink5-switch-tray, switches: 9,
-           link: nvlink-copper-cartridge}
-fabrics:
-  - id: oob
-    topology: fat-tree
-    role: management
-    speed: 1 Gb/s
-    switch: sn2201
-    tiers: auto
-    endpoints: {nodes: false, switches: false, extra: 32688}
-    leaf: {uplinks: 2, uplink_speed: 100 Gb/s, rack: gb300-nvl72}
-    spine: {switch: sn4600c}
-    core: {switch: sn4600c}
-    links:
-      access: [cat6a-1g]
-      leaf_spine: [dac-100g-qsfp28, mmf-100g-sr4]
-      spine_core: [mmf-100g-sr4]
-"""
+RACKS = SU_IB_RACK
+CLUSTER = gb300_cluster("gb300-xdr", "su-ib", [oob("{nodes: false, switches: false, extra: 32688}")], sus=65,
+                        racks_per_row=18)
 
 
 def test_a_bare_count_past_reach_at_its_bound_is_an_assumption_not_an_error(tmp_path: Path):

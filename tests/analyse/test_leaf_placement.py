@@ -20,67 +20,18 @@ import numpy as np
 
 from archgen.pipeline import run
 from tests.conftest import write_tree
+from tests.data.clusters.build import ETH_200G_ACCESS, fabric, gb300_cluster, rack, xdr_compute
 
-NET_RACK = """\
-kind: Rack
-id: su-net
-name: SU network rack (8 x Q3400 rail leaves, SN5600 storage leaves)
-facility: hall-liquid
-form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
-slots:
-  - {at: 1, part: q3400, count: 10}
-  - {at: 41, part: sn5600, count: 4}
-  - {at: 1, part: pdu-415v-60a-3ph, count: 4}
-power:
-  feeds: {count: 4, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-  pdus: {redundancy: N+N}
-cooling:
-  air: {class: A2, delta_t: 20 K}
-"""
+NET_RACK = rack("su-net", [(1, "q3400", 10), (41, "sn5600", 4)], [(1, 4)], facility="hall-liquid",
+                name="SU network rack (8 x Q3400 rail leaves, SN5600 storage leaves)")
 
-CLUSTER = """\
-kind: Cluster
-id: gb300-two-su
-facility: hall-liquid
-units:
-  - id: su
-    racks:
-      - {rack: gb300-nvl72, count: 4}
-      - {rack: su-net, count: 1}
-      - {rack: gb300-nvl72, count: 4}
-layout:
-  - {unit: su, count: 2}
-floor: {racks_per_row: 9, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m, slack: 2 m}
-scale_up: {domain: rack, size: 72, bandwidth: 1.8 TB/s, switch: nvlink5-switch-tray, switches: 9,
-           link: nvlink-copper-cartridge}
-fabrics:
-  - id: compute
-    topology: fat-tree
-    role: compute
-    speed: 800 Gb/s
-    switch: q3400
-    tiers: 2
-    rail_optimized: true
-    group: su
-    leaf: {rack: su-net}
-    spine: {rack: su-net}
-    links:
-      access: [{a: smf-800g-dr4-rhs, b: smf-1.6t-2xdr4}]
-      leaf_spine: [lacc-1.6t-xdr, smf-1.6t-2xdr4]
-  - id: storage
-    topology: fat-tree
-    role: converged
-    nic_role: storage
-    ports_per_node: 1
-    speed: 200 Gb/s
-    switch: sn5600
-    tiers: 2
-    leaf: {rack: su-net, down: {ports: 1-36, breakout: 4x200G}, up: {ports: 37-64}}   # 144 x 200G down
-    spine: {rack: su-net}
-    links:
-      access: [{a: dac-400g, b: dac-800g-osfp}, {a: mmf-400g-sr4, b: mmf-800g-sr8}]
-      leaf_spine: [dac-800g-osfp, mmf-800g-sr8]
-"""
+CLUSTER = gb300_cluster("gb300-two-su", "su-net", [
+    xdr_compute(2, leaf="{rack: su-net}", spine="{rack: su-net}"),
+    fabric("storage", {"access": ETH_200G_ACCESS, "leaf_spine": "[dac-800g-osfp, mmf-800g-sr8]"},
+           topology="fat-tree", role="converged", nic_role="storage", ports_per_node=1, speed="200 Gb/s",
+           switch="sn5600", tiers=2,
+           leaf="{rack: su-net, down: {ports: 1-36, breakout: 4x200G}, up: {ports: 37-64}}",  # 144 x 200G down
+           spine="{rack: su-net}")])
 
 
 def _analysis(tmp_path):

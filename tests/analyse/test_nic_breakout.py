@@ -14,74 +14,28 @@ from pathlib import Path
 import pytest
 
 from archgen.pipeline import run
+from tests.data.clusters.build import fabric, gb300_cluster, rack
 
-RACKS = """kind: Rack
-id: su-net
-name: SU network rack (Spectrum-4 leaves)
-facility: hall-liquid
-form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
-slots:
-  - {at: 3, part: sn5600, count: 20}
-  - {at: 1, part: pdu-415v-60a-3ph, count: 2}
-power:
-  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-  pdus: {redundancy: N+N}
-cooling:
-  air: {class: A2, delta_t: 20 K}
----
-kind: Rack
-id: spine-net
-name: Spine rack (Spectrum-4)
-facility: hall-liquid
-form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
-slots:
-  - {at: 3, part: sn5600, count: 20}
-  - {at: 1, part: pdu-415v-60a-3ph, count: 2}
-power:
-  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-  pdus: {redundancy: N+N}
-cooling:
-  air: {class: A2, delta_t: 20 K}
-"""
-
-CLUSTER = """kind: Cluster
-id: gb300-planes
-facility: hall-liquid
-units:
-  - id: su
-    racks:
-      - {rack: gb300-nvl72, count: 4}
-      - {rack: su-net, count: 1}
-      - {rack: gb300-nvl72, count: 4}
-layout:
-  - {unit: su, count: 2}
-  - {rack: spine-net, count: 2, new_row: true}
-floor: {racks_per_row: 18, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m, slack: 2 m}
-scale_up: {domain: rack, size: 72, bandwidth: 1.8 TB/s, switch: nvlink5-switch-tray, switches: 9,
-           link: nvlink-copper-cartridge}
-fabrics:
-  - id: compute
-    topology: fat-tree
-    role: compute
-    speed: 400 Gb/s
-    switch: sn5600
-    tiers: 2
-    planes: 2
-SPLIT
-    rail_optimized: true
-    group: su
-    leaf: {rack: su-net}
-    spine: {rack: spine-net}
-    links:
-      access: [{a: smf-800g-dr4-rhs, b: smf-800g-dr8}]
-      leaf_spine: [aec-800g-osfp, smf-800g-dr8]
-"""
+RACKS = rack("su-net", [(3, "sn5600", 20)], [(1, 2)], name="SU network rack (Spectrum-4 leaves)",
+             facility="hall-liquid") + "---\n" + \
+    rack("spine-net", [(3, "sn5600", 20)], [(1, 2)], name="Spine rack (Spectrum-4)", facility="hall-liquid")
 FABRIC = "cluster/gb300-planes/fabric/compute"
+
+
+def _cluster(split: str) -> str:
+    """The trial's two SUs on two SN5600 planes, each tray's ports split `split` ("": not split)."""
+    compute = fabric("compute", {"access": "[{a: smf-800g-dr4-rhs, b: smf-800g-dr8}]",
+                                 "leaf_spine": "[aec-800g-osfp, smf-800g-dr8]"},
+                     topology="fat-tree", role="compute", speed="400 Gb/s", switch="sn5600", tiers=2, planes=2,
+                     **({"nic_breakout": split} if split else {}), rail_optimized=True, group="su",
+                     leaf="{rack: su-net}", spine="{rack: spine-net}")
+    return gb300_cluster("gb300-planes", "su-net", [compute], racks_per_row=18,
+                         after=["{rack: spine-net, count: 2, new_row: true}"])
 
 
 def _run(tmp_path: Path, split: str):
     (tmp_path / "racks.yaml").write_text(RACKS, encoding="utf-8")
-    (tmp_path / "cluster.yaml").write_text(CLUSTER.replace("SPLIT\n", split), encoding="utf-8")
+    (tmp_path / "cluster.yaml").write_text(_cluster(split), encoding="utf-8")
     r = run([tmp_path])
     return r, r.clusters["cluster/gb300-planes"].metrics
 
@@ -99,7 +53,7 @@ def test_an_800g_port_on_a_400g_fabric_is_said_with_the_split_its_part_lists(tmp
 
 
 def test_nic_breakout_splits_each_port_over_the_two_planes(tmp_path):
-    r, _ = _run(tmp_path, "    nic_breakout: 2x400G\n")
+    r, _ = _run(tmp_path, "2x400G")
     assert not [f for f in r.findings if f.id in ("NET026", "NET016", "NET011", "NET005", "NET004")]
     fa = r.metrics[FABRIC]
     assert fa["links.access"].m == 2304 and fa["leaf.switches"].m == 36 and fa["spine.switches"].m == 32
@@ -111,5 +65,5 @@ def test_nic_breakout_splits_each_port_over_the_two_planes(tmp_path):
 def test_a_split_at_another_rate_than_the_speed_is_refused_at_the_key(tmp_path):
     from archgen.errors import ArchgenError
     with pytest.raises(ArchgenError) as e:
-        _run(tmp_path, "    nic_breakout: 4x200G\n")
+        _run(tmp_path, "4x200G")
     assert "nic_breakout 4x200G gives 200G ports, the fabric's speed is 400 Gb/s" in str(e.value)

@@ -9,116 +9,27 @@ length no installer would pull past the SN2201s of the SUs beside the spine rows
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import numpy as np
 
 from archgen.pipeline import run
 from tests.conftest import REPO, write_tree
+from tests.data.clusters.build import ETH_200G_ACCESS, SU_IB_RACK, fabric, gb300_cluster, oob, rack, xdr_compute
 
-RACKS = textwrap.dedent("""\
-    kind: Rack
-    id: su-ib
-    name: SU InfiniBand rack (Q3400 leaves)
-    facility: hall-liquid
-    form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
-    slots:
-      - {at: 3, part: q3400, count: 8}
-      - {at: 35, part: sn5600, count: 4}
-      - {at: 1, part: pdu-415v-60a-3ph, count: 2}
-      - {at: 40, part: pdu-415v-60a-3ph, count: 2}
-    power:
-      feeds: {count: 4, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-      pdus: {redundancy: N+N}
-    cooling:
-      air: {class: A2, delta_t: 20 K}
-    ---
-    kind: Rack
-    id: spine-ib
-    name: Spine rack (Q3400)
-    facility: hall-liquid
-    form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
-    slots:
-      - {at: 3, part: q3400, count: 8}
-      - {at: 1, part: pdu-415v-60a-3ph, count: 2}
-      - {at: 40, part: pdu-415v-60a-3ph, count: 2}
-    power:
-      feeds: {count: 4, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-      pdus: {redundancy: N+N}
-    cooling:
-      air: {class: A2, delta_t: 20 K}
-""")
+RACKS = SU_IB_RACK + "---\n" + rack("spine-ib", [(3, "q3400", 8)], [(1, 2), (40, 2)], name="Spine rack (Q3400)",
+                                    facility="hall-liquid")
 
-CLUSTER = textwrap.dedent("""\
-    kind: Cluster
-    id: gb300-xdr
-    name: GB300 NVL72 cluster, XDR 3 tiers
-    facility: hall-liquid
-    units:
-      - id: su
-        racks:
-          - {rack: gb300-nvl72, count: 4}
-          - {rack: su-ib, count: 1}
-          - {rack: gb300-nvl72, count: 4}
-    layout:
-      - {unit: su, count: 65}
-      - {rack: spine-ib, count: 90, new_row: true}
-    floor: {racks_per_row: 18, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m, slack: 2 m}
-    scale_up:
-      domain: rack
-      size: 72
-      bandwidth: 1.8 TB/s
-      switch: nvlink5-switch-tray
-      switches: 9
-      link: nvlink-copper-cartridge
-    fabrics:
-      - id: compute
-        topology: fat-tree
-        role: compute
-        speed: 800 Gb/s
-        switch: q3400
-        tiers: 3
-        rail_optimized: true
-        group: su
-        leaf: {rack: su-ib}
-        spine: {rack: spine-ib}
-        core: {rack: spine-ib}
-        links:
-          access:
-            - {a: smf-800g-dr4-rhs, b: smf-1.6t-2xdr4}
-          leaf_spine: [lacc-1.6t-xdr, smf-1.6t-2xdr4]
-          spine_core: [smf-1.6t-2xdr4]
-      - id: frontend
-        topology: fat-tree
-        role: converged
-        nic_role: storage
-        ports_per_node: 2
-        speed: 200 Gb/s
-        switch: sn5600
-        tiers: auto
-        leaf: {rack: su-ib}
-        links:
-          access:
-            - {a: dac-400g, b: dac-800g-osfp}
-            - {a: mmf-400g-sr4, b: mmf-800g-sr8}
-          leaf_spine: [mmf-800g-sr8, smf-800g-dr8, smf-800g-fr4]
-          spine_core: [smf-800g-dr8, smf-800g-fr4]
-      - id: oob
-        topology: fat-tree
-        role: management
-        speed: 1 Gb/s
-        switch: sn2201
-        tiers: auto
-        endpoints: {nodes: false, switches: true, extra: 32688}
-        leaf: {uplinks: 2, uplink_speed: 100 Gb/s, rack: gb300-nvl72}
-        spine: {switch: sn4600c}
-        core: {switch: sn4600c}
-        links:
-          access: [cat6a-1g]
-          leaf_spine: [dac-100g-qsfp28, mmf-100g-sr4]
-          spine_core: [mmf-100g-sr4]
-""")
+CLUSTER = gb300_cluster("gb300-xdr", "su-ib", [
+    xdr_compute(3, leaf="{rack: su-ib}", spine="{rack: spine-ib}", core="{rack: spine-ib}"),
+    fabric("frontend", {"access": ETH_200G_ACCESS,
+                        "leaf_spine": "[mmf-800g-sr8, smf-800g-dr8, smf-800g-fr4]",
+                        "spine_core": "[smf-800g-dr8, smf-800g-fr4]"},
+           topology="fat-tree", role="converged", nic_role="storage", ports_per_node=2, speed="200 Gb/s",
+           switch="sn5600", tiers="auto", leaf="{rack: su-ib}"),
+    oob("{nodes: false, switches: true, extra: 32688}")],
+    sus=65, name="GB300 NVL72 cluster, XDR 3 tiers", racks_per_row=18,
+    after=["{rack: spine-ib, count: 90, new_row: true}"])
 
 
 def test_spine_row_management_ports_reach_a_near_leaf(tmp_path: Path) -> None:

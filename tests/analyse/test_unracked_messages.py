@@ -11,50 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from archgen.pipeline import run
+from tests.data.clusters.build import gb300_cluster, rack, xdr_compute
 
-RACK = """kind: Rack
-id: su-net
-name: SU network rack (8 x Q3400 rail leaves)
-facility: hall-liquid
-form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
-slots:
-  - {at: 1, part: q3400, count: 8}
-  - {at: 1, part: pdu-415v-60a-3ph, count: 4}
-power:
-  feeds: {count: 4, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-  pdus: {redundancy: N+N}
-cooling:
-  air: {class: A2, delta_t: 20 K}
-"""
-
-CLUSTER = """kind: Cluster
-id: gb300-two-su
-facility: hall-liquid
-units:
-  - id: su
-    racks:
-      - {rack: gb300-nvl72, count: 4}
-      - {rack: su-net, count: 1}
-      - {rack: gb300-nvl72, count: 4}
-layout:
-  - {unit: su, count: 2}
-floor: {racks_per_row: 9, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m, slack: 2 m}
-scale_up: {domain: rack, size: 72, bandwidth: 1.8 TB/s, switch: nvlink5-switch-tray, switches: 9,
-           link: nvlink-copper-cartridge}
-fabrics:
-  - id: compute
-    topology: fat-tree
-    role: compute
-    speed: 800 Gb/s
-    switch: q3400
-    tiers: 2
-    rail_optimized: true
-    group: su
-    leaf: {rack: su-net}
-    links:
-      access: [{a: smf-800g-dr4-rhs, b: smf-1.6t-2xdr4}]
-      leaf_spine: [lacc-1.6t-xdr, smf-1.6t-2xdr4]
-"""
+RACK = rack("su-net", [(1, "q3400", 8)], [(1, 4)], name="SU network rack (8 x Q3400 rail leaves)",
+            facility="hall-liquid")
+CLUSTER = gb300_cluster("gb300-two-su", "su-net", [xdr_compute(2, leaf="{rack: su-net}")])
 
 
 def test_a_partly_unracked_switch_is_named_once_and_not_as_placed(tmp_path: Path):

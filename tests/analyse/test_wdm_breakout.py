@@ -11,50 +11,15 @@ from __future__ import annotations
 
 from archgen.pipeline import run
 from tests.conftest import write_tree
+from tests.data.clusters.build import fabric, gb300_cluster, rack
 
 SPECS = {
-    "racks/net.yaml": """\
-kind: Rack
-id: su-eth
-name: SU Ethernet rack (SN5600)
-facility: hall-liquid
-form_factor: {standard: eia-19, height: 48 U, width: 600 mm, depth: 1200 mm, max_payload: 1500 kg, weight: 180 kg}
-slots:
-  - {at: 3, part: sn5600, count: 5}
-  - {at: 1, part: pdu-415v-60a-3ph, count: 2}
-power:
-  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-  pdus: {redundancy: N+N}
-cooling:
-  air: {class: A2, delta_t: 20 K}
-""",
-    "clusters/c.yaml": """\
-kind: Cluster
-id: gb300-su
-facility: hall-liquid
-units:
-  - id: su
-    racks: [{rack: gb300-nvl72, count: 4}, {rack: su-eth, count: 1}, {rack: gb300-nvl72, count: 4}]
-layout:
-  - {unit: su, count: 1}
-floor: {racks_per_row: 9, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m, slack: 2 m}
-scale_up: {domain: rack, size: 72, bandwidth: 1.8 TB/s, switch: nvlink5-switch-tray, switches: 9,
-           link: nvlink-copper-cartridge}
-fabrics:
-  - id: storage
-    topology: fat-tree
-    role: converged
-    nic_role: storage
-    ports_per_node: 2
-    speed: 200 Gb/s
-    switch: sn5600
-    tiers: 2
-    leaf: {rack: su-eth}
-    spine: {rack: su-eth}
-    links:
-      access: [{a: mmf-400g-sr4, b: mmf-800g-sr8}]
-      leaf_spine: [smf-800g-fr4]
-""",
+    "racks/net.yaml": rack("su-eth", [(3, "sn5600", 5)], [(1, 2)], name="SU Ethernet rack (SN5600)",
+                           facility="hall-liquid"),
+    "clusters/c.yaml": gb300_cluster("gb300-su", "su-eth", [
+        fabric("storage", {"access": "[{a: mmf-400g-sr4, b: mmf-800g-sr8}]", "leaf_spine": "[smf-800g-fr4]"},
+               topology="fat-tree", role="converged", nic_role="storage", ports_per_node=2, speed="200 Gb/s",
+               switch="sn5600", tiers=2, leaf="{rack: su-eth}", spine="{rack: su-eth}")], sus=1),
 }
 
 

@@ -15,26 +15,14 @@ import pytest
 
 from archgen.perf.train.stacks import zero_stages
 from tests.conftest import SPECS
-
-WORKLOAD = """\
-kind: Workload
-id: l70-ddp
-name: Llama 3.1 70B on 512 GB200 without the distributed optimizer
-model: llama3-70b
-cluster: gb200-nvl72-su
-accelerators: 512
-training:
-  seq_len: 8192
-  global_batch: 512
-  precision: bf16
-  recompute: none
-  distributed_optimizer: {do}
-  parallelism: {{tp: 8, pp: 1, dp: 64, micro_batch: 2{zero}}}
-"""
+from tests.data.workloads import training_workload
 
 
 def estimate(cli, tmp_path, do: str, zero: str = ""):
-    (tmp_path / "w.yaml").write_text(WORKLOAD.format(do=do, zero=zero), encoding="utf-8")
+    workload = training_workload("l70-ddp", "llama3-70b", 512, f"{{tp: 8, pp: 1, dp: 64, micro_batch: 2{zero}}}",
+                                 name="Llama 3.1 70B on 512 GB200 without the distributed optimizer", seq_len=8192,
+                                 global_batch=512, precision="bf16", recompute="none", distributed_optimizer=do)
+    (tmp_path / "w.yaml").write_text(workload, encoding="utf-8")
     return cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "l70-ddp", "--format", "json")
 
 

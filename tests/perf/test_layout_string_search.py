@@ -17,6 +17,7 @@ from archgen.perf.train.layouts import search_training
 from archgen.perf.train.pipeline_split import PipelineOptions, split
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from tests.conftest import SPECS
+from tests.data.workloads import training_workload
 
 LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
 #: 80 layers in 8 stages of 10: pp 8 x v 1, pp 4 x v 2 or pp 2 x v 4
@@ -60,19 +61,11 @@ def test_the_search_takes_a_layout_string_and_agrees_with_the_stated_layout(h100
     assert float(res.step_times[i]) == float(one.step_time)
 
 
-DSV3 = """\
-kind: Workload
-id: dsv3-layout
-name: DeepSeek-V3 on 256 GB200, NVIDIA's pp 4 x v 4 placement, recompute left to the search
-model: deepseek-v3
-cluster: gb200-nvl72-su
-accelerators: 256
-training:
-  seq_len: 4096
-  global_batch: 2048
-  precision: fp8
-  parallelism: {tp: 1, pp: 4, ep: 64, micro_batch: 1, dp: 64, pipeline_layout: "Etttt|(tttt|)*14tL"}
-"""
+DSV3 = training_workload(
+    "dsv3-layout", "deepseek-v3", 256,
+    '{tp: 1, pp: 4, ep: 64, micro_batch: 1, dp: 64, pipeline_layout: "Etttt|(tttt|)*14tL"}',
+    name="DeepSeek-V3 on 256 GB200, NVIDIA's pp 4 x v 4 placement, recompute left to the search",
+    seq_len=4096, global_batch=2048, precision="fp8")
 
 
 def test_a_workload_with_a_layout_string_and_a_searched_recompute_is_estimated(cli, tmp_path):

@@ -21,20 +21,7 @@ from archgen.perf.explore import vectorised as batch
 from archgen.perf.explore.points import evaluate_point
 from archgen.perf.train.refused import optimizer_offload_refused, without_refused_offloads
 from tests.conftest import SPECS
-
-WORKLOAD = """\
-kind: Workload
-id: l405-ddp
-name: Llama 3.1 405B on 8192 GB200 without the distributed optimizer
-model: llama3-405b
-cluster: gb200-nvl72-su
-accelerators: 8192
-training:
-  seq_len: 8192
-  global_batch: 2048
-  precision: bf16
-{extra}  parallelism: {{tp: 4, pp: 8, cp: 2, interleave: 8, micro_batch: 1, dp: 128{more}}}
-"""
+from tests.data.workloads import training_workload
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +36,18 @@ def specs(tmp_path_factory):
     return root
 
 
-def estimate(cli, specs, tmp_path, extra: str = "", more: str = ""):
-    (tmp_path / "w.yaml").write_text(WORKLOAD.format(extra=extra, more=more), encoding="utf-8")
+def estimate(cli, specs, tmp_path, extra: dict | None = None, more: str = ""):
+    """Llama 3.1 405B on 8,192 GB200 at the trial's layout, `more` in its parallelism, `extra` training keys."""
+    workload = training_workload("l405-ddp", "llama3-405b", 8192,
+                                 f"{{tp: 4, pp: 8, cp: 2, interleave: 8, micro_batch: 1, dp: 128{more}}}",
+                                 name="Llama 3.1 405B on 8192 GB200 without the distributed optimizer", seq_len=8192,
+                                 global_batch=2048, precision="bf16", **(extra or {}))
+    (tmp_path / "w.yaml").write_text(workload, encoding="utf-8")
     return cli("estimate", "--path", specs, "--path", tmp_path, "--workload", "l405-ddp", "--format", "json")
 
 
 def test_without_the_distributed_optimizer_no_layout_fits(cli, specs, tmp_path):
-    r = estimate(cli, specs, tmp_path, "  distributed_optimizer: false\n")
+    r = estimate(cli, specs, tmp_path, {"distributed_optimizer": False})
     assert r.code == 1, r.err  # a job that does not fit
     est = json.loads(r.out)
     assert est["layout"] == {}  # was zero 0, offload optimizer: 5.88 s a step
@@ -70,8 +62,8 @@ def test_with_the_distributed_optimizer_the_offload_keeps_a_sharded_stage(cli, s
     assert json.loads(r.out)["layout"]["zero"] >= 1
 
 
-@pytest.mark.parametrize(("extra", "more", "why"), [("", ", zero: 0", "zero 0"),
-                                                    ("  distributed_optimizer: false\n", "",
+@pytest.mark.parametrize(("extra", "more", "why"), [({}, ", zero: 0", "zero 0"),
+                                                    ({"distributed_optimizer": False}, "",
                                                      "distributed_optimizer false")])
 def test_optimizer_offload_stated_without_the_distributed_optimizer_is_an_error(cli, specs, tmp_path, extra, more,
                                                                                  why):
@@ -105,20 +97,9 @@ objectives:
   - {metric: tokens_per_second}
 """
 
-L70 = """\
-kind: Workload
-id: l70-ddp
-name: Llama 3.1 70B on 512 GB200 without the distributed optimizer
-model: llama3-70b
-cluster: gb200-nvl72-su
-accelerators: 512
-training:
-  seq_len: 8192
-  global_batch: 512
-  precision: bf16
-  distributed_optimizer: false
-  parallelism: {tp: 8, pp: 1}
-"""
+L70 = training_workload("l70-ddp", "llama3-70b", 512, "{tp: 8, pp: 1}",
+                        name="Llama 3.1 70B on 512 GB200 without the distributed optimizer", seq_len=8192,
+                        global_batch=512, precision="bf16", distributed_optimizer=False)
 
 
 def test_a_sweep_batched_keeps_to_the_rule_and_to_the_per_point_rows(tmp_path):

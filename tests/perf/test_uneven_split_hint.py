@@ -11,21 +11,11 @@ from __future__ import annotations
 
 from archgen.perf.train.pipeline_split import PipelineOptions, split_problems, uneven_hint
 from tests.conftest import SPECS
+from tests.data.workloads import training_workload
 
-WORKLOAD = """\
-kind: Workload
-id: dsv3
-model: deepseek-v3
-cluster: gb200-nvl72-su
-accelerators: 256
-training:
-  seq_len: 4096
-  global_batch: 2048
-  precision: fp8
-  fp8_recipe: mxfp8
-  recompute: selective
-  parallelism: {tp: 1, pp: 4, ep: 64, micro_batch: 1, dp: 64, interleave: 4}
-"""
+WORKLOAD = training_workload("dsv3", "deepseek-v3", 256,
+                             "{tp: 1, pp: 4, ep: 64, micro_batch: 1, dp: 64, interleave: 4}", seq_len=4096,
+                             global_batch=2048, precision="fp8", fp8_recipe="mxfp8", recompute="selective")
 
 
 def test_61_layers_on_pp_4_x_v_4_names_pipeline_layout(cli, tmp_path):

@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-#: A 42 U air-cooled rack of four DGX H100 on three 60 A feeds (N+1): the compute rack of the small test clusters.
-DGX_H100_RACK = """kind: Rack
-id: c4
-form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
-slots:
-- {at: 3, part: dgx-h100, count: 4}
-- {at: 1, part: pdu-415v-60a-3ph, count: 3}
-power:
-  feeds: {count: 3, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+1}
-  pdus: {redundancy: N+1}
-cooling:
-  air: {class: A2, delta_t: 20 K}
-"""
+from tests.data.clusters.build import rack
 
-RACKS = DGX_H100_RACK + """---
-kind: Rack
-id: net
-form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
-slots:
-- {at: 3, part: SWITCH, count: 36}
-- {at: 1, part: pdu-415v-60a-3ph, count: 2}
-power:
-  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-  pdus: {redundancy: N+N}
-cooling:
-  air: {class: A2, delta_t: 20 K}
----
+#: The racks of the small clusters: 42 U (the builder's default is the GB300 trial's 48 U).
+RACK_42U = {"height": 42, "max_payload": 1360, "weight": 170}
+
+#: A 42 U air-cooled rack of four DGX H100 on three 60 A feeds (N+1): the compute rack of the small test clusters.
+DGX_H100_RACK = rack("c4", [(3, "dgx-h100", 4)], [(1, 3)], **RACK_42U, redundancy="N+1")
+
+RACKS = DGX_H100_RACK + "---\n" + rack("net", [(3, "SWITCH", 36)], [(1, 2)], **RACK_42U) + """---
 kind: Switch
 id: sw8
 name: Eight-port test switch

@@ -1,0 +1,46 @@
+"""Prices: the pydantic field types for money and the currency a money quantity carries.
+
+Each currency of `units.CURRENCIES` is its own dimension of the one registry (`archgen.units`), since no rate
+converts them; a field declared in USD accepts any one of them in its place, and a price without one is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic_core import PydanticCustomError
+
+from archgen.pint_import import pint
+from archgen.units import CURRENCIES, Q_, Dim, Q, format_quantity, name_dimensions, parse_quantity
+
+
+class CurrencyDim(Dim):
+    """A `Dim` for prices: `unit` is written in USD, and any currency of `CURRENCIES` is accepted in its place."""
+
+    def validate(self, value: Any) -> pint.Quantity:
+        """Parse `value`; it must carry one currency and otherwise have the dimension of `unit`."""
+        q = parse_quantity(value)
+        cur = currency(q)
+        if cur is None:
+            raise PydanticCustomError(
+                "quantity_currency", "expected {expected} with a currency ({known}) such as '{example}', got '{got}'",
+                {"expected": self.label, "known": ", ".join(CURRENCIES), "example": self.example,
+                 "got": format_quantity(q)})
+        super().validate(q / Q_(1, cur) * Q_(1, "USD"))  # dimension and bounds, as if in USD
+        return q
+
+
+Money = Annotated[Q, CurrencyDim("USD", ge=0, le=1e12, label="an amount of money", example="515000 USD")]
+EnergyPrice = Annotated[Q, CurrencyDim("USD/kWh", ge=0, le=1e3, label="a price of energy", example="0.09 USD/kWh")]
+MoneyRate = Annotated[Q, CurrencyDim("USD/month", ge=0, le=1e10, label="a cost per month",
+                                     example="1500 USD/month")]
+
+
+def currency(q: Q) -> str | None:
+    """The currency of a money quantity (or of a price per unit of something), or None."""
+    dims = q.dimensionality
+    found = [c for c in CURRENCIES if dims.get(f"[currency_{c.lower()}]", 0)]
+    return found[0] if len(found) == 1 else None
+
+
+name_dimensions([Money, EnergyPrice, MoneyRate])  # "'5 USD' which is an amount of money"
