@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from archgen.metric import Metric
-from archgen.metrics import SPARE_RANGED, UNBOUNDED
+from archgen.metrics import SPARE_RANGED, unbounded
 from archgen.pint_import import pint
 from archgen.units import ureg
 
@@ -78,11 +78,11 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     significant figures, a count (no unit, a whole number) whole, any other metric at its registry decimals. So
     ``tokens_per_second`` 17,105.4 1/s reads ``17,110 tokens/s`` in `archgen estimate` and in the PDF alike, and a
     ``ttft_p99`` of 0.1374 s reads ``137.4 ms`` wherever it shows. An infinite value (a cost's high end where
-    goodput's low end is 0) reads `metrics.UNBOUNDED`, never a number.
+    goodput's low end is 0, an overrun replica's TTFT) reads `metrics.unbounded`'s reason, never a number.
     """
     shown = float(metric.display(value).magnitude)
     if shown == math.inf:   # the high end of a job's cost where goodput's low end is 0 (`metrics.UNBOUNDED`)
-        return UNBOUNDED if metric.name.removesuffix("_high") in SPARE_RANGED else "no upper bound"
+        return unbounded(metric.name)
     label = metric.rate_unit() or unit_label(metric.unit_of(value))
     if not metric.unit and shown.is_integer():
         text = number(int(shown))

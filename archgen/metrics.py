@@ -34,6 +34,16 @@ SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens"
 #: Why a job's cost per token (and per million tokens, and its whole cost) has no high end: at goodput's low end the
 #: job makes no token at any price, so the end is infinite (`perf.workload.derived.cost_ends`), and reads so.
 UNBOUNDED = "no upper bound: goodput's low end is 0"
+
+
+def unbounded(metric: str) -> str:
+    """Why `metric`'s value is infinite, the one rule of every output.
+
+    `UNBOUNDED` for a job's cost (its high end), else "no upper bound": a served workload whose arrivals outrun its
+    replicas has no TTFT (`perf.serve.run.overrun`), and goodput has nothing to do with it.
+    """
+    return UNBOUNDED if metric.removesuffix("_high") in SPARE_RANGED else "no upper bound"
+
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
     ("high", "the job's accelerators and the hot spares its goodput counts on beyond the cluster's idle share", "low"))}

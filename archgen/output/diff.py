@@ -73,7 +73,7 @@ def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
     if not compatible and c.base is not None and c.head is not None:  # dimension changed: each in its own unit
         return (_with(_magnitude(c.base), f"{c.base.units:~P}"), _with(new, label), "—", "—")
     if math.inf in (old, new):   # a cost's high end where goodput's low end is 0: no number to subtract
-        ends = [_with(v, label) if v != math.inf else metrics.UNBOUNDED for v in (old, new)]
+        ends = [_with(v, label) if v != math.inf else metrics.unbounded(c.metric) for v in (old, new)]
         return (ends[0], ends[1], "—", "—")
     delta = new - old if old is not None and new is not None else None
     digits = _digits(*(v for v in (old, new) if v is not None))

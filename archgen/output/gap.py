@@ -7,7 +7,7 @@ import math
 from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
-from archgen.metrics import UNBOUNDED
+from archgen.metrics import unbounded
 from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.render import fmt
@@ -36,8 +36,8 @@ def shown(row: GapRow) -> str:
     """The proposal's value in the target's unit, with the decimals its headroom needs (`_digits`), or '—'."""
     if row.value is None:
         return "—"
-    if float(row.value.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0
-        return UNBOUNDED
+    if float(row.value.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0, an overrun's TTFT
+        return unbounded(row.requirement.metric)
     value = _tidy(row.requirement.target.in_units(row.value))
     return fmt.q(value, digits=_digits(row, value))
 

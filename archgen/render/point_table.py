@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from archgen import metrics as registry
-from archgen.metrics import UNBOUNDED
+from archgen.metrics import unbounded as unbounded_text
 from archgen.model.requirements import Status
 from archgen.model.sweep import GOODPUT_METRICS, HARDWARE_AXES
 from archgen.model.workload import job_kind
@@ -94,11 +94,11 @@ def number(q: Q | None) -> Any:
 
 
 def metric_cell(row: PointRow, metric: str) -> Any:
-    """A row's metric as a table cell: `number(value(...))`, or `metrics.UNBOUNDED` where it is infinite.
+    """A row's metric as a table cell: `number(value(...))`, or why it has none where it is infinite.
 
-    Only the high end of a cost per token is: goodput's low end makes no token (`perf.workload.derived.cost_ends`).
+    `metrics.unbounded`: a cost's high end where goodput's low end is 0, an overrun replica's TTFT.
     """
-    return UNBOUNDED if row.metrics.get(metric) == math.inf else number(value(row, metric))
+    return unbounded_text(metric) if row.metrics.get(metric) == math.inf else number(value(row, metric))
 
 
 def value(row: PointRow, metric: str) -> Q | None:
@@ -153,7 +153,7 @@ def _metric_column(rows: Sequence[PointRow], metric: str, col: Column) -> list[s
         return out
     unbounded = [i for i in have if rows[i].metrics[metric] == math.inf]   # `metric_cell`
     for i in unbounded:
-        out[i] = csv_cell(UNBOUNDED, col)
+        out[i] = csv_cell(unbounded_text(metric), col)
     have = [i for i in have if rows[i].metrics[metric] != math.inf] if unbounded else have
     mags = Q_(np.asarray([rows[i].metrics[metric] for i in have], dtype=float), si).to(shown).magnitude.tolist()
     probe = number(Q_(1.0, shown))

@@ -91,10 +91,11 @@ def test_offline_and_server_throughput(errors):
     is not stored) +6 %, FP8 on Dell's H200 +3 %; GB300's 405B +10 %, MI325X's vLLM run +21 %, Llama 3.1 8B +25 %
     (docs/perf-model.md; before the FFN activation's bytes were charged, issue 20: within 2 %, +12, +6, +13, +24,
     +35 %).
-    Server tokens/s -3 % to -14 %: the replicas keep up with what arrives, the 405B ones 7-13 % short of it. Llama 2
-    70B on B200 and GB200 read -6 % and -4 % (-39 % and -38 % when a rate above the offline closed form's capacity
-    was simulated for 400 requests only, the drain counted: issue 20): their simulated replica, full, serves 48 and
-    49 requests/s against the 45.5 that arrive, so it keeps up."""
+    Server tokens/s -7 % to +3 %: the replicas keep up with what arrives (-3 % to -14 %, the 405B ones 7-13 % short,
+    while the seeded arrivals of a run came at 0.89 to 0.99 of the stated rate: batcher.py). Llama 2 70B on B200
+    and GB200 read -7 % and -4 % (-39 % and -38 % when a rate above the offline closed form's capacity was
+    simulated for 400 requests only, the drain counted: issue 20): their simulated replica, full, serves 48 and 49
+    requests/s against the 45.5 that arrive, so it keeps up."""
     offline = {i: e for (i, m), e in errors.items() if "-offline-" in i}
     assert all(-0.06 <= offline[f"mlperf51-llama2-70b-offline-{s}-tp1-fp4"] <= -0.02 for s in ("8xb200", "4xgb200"))
     assert 0.07 <= offline["mlperf51-llama31-405b-offline-72xgb300-tp2-fp4"] <= 0.13
@@ -103,7 +104,7 @@ def test_offline_and_server_throughput(errors):
     assert 0.17 <= offline["mlperf51-llama2-70b-offline-8xmi325x-vllm-tp1-fp8"] <= 0.25
     assert 0.20 <= offline["mlperf51-llama31-8b-offline-8xb200-tp1-fp4"] <= 0.30
     server = {i: e for (i, m), e in errors.items() if "-server-" in i and m == "tokens_per_second"}
-    assert len(server) == 8 and all(-0.15 <= e <= 0.0 for e in server.values())
+    assert len(server) == 8 and all(-0.07 <= e <= 0.03 for e in server.values())
 
 
 def test_a_rate_above_capacity_does_not_keep_up(cases, accelerators):

@@ -75,12 +75,25 @@ def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:
     return "collectives"
 
 
+def run_scenario(scenario: str, arrival_rate: object | None) -> str:
+    """The scenario a serving job's figures come from, which picks its band's family (`family`).
+
+    `server` without an `arrival_rate` simulates nothing and reports the offline closed form (docs/perf-model.md,
+    Scenarios), so its figures carry the offline family's band, not that of the simulated runs: Llama 3.1 70B FP8 at
+    TP 8 on DGX B200, 2,048 + 128 tokens, read TPOT 83.01 ms "band 74.97 to 380.8 ms ... on 20 serving under load
+    measurements", where the offline family has no TPOT measurement at all (newuser19).
+    """
+    return "offline" if scenario == "server" and arrival_rate is None else scenario
+
+
 def case_family(case: Case) -> str:
     """The family of a validation case."""
     if case.training is not None:
         return family("training", case.model is not None and case.model.moe is not None)
     if case.inference is not None:
-        return family("inference", case.model is not None and case.model.moe is not None, case.inference.scenario)
+        inf = case.inference
+        return family("inference", case.model is not None and case.model.moe is not None,
+                      run_scenario(inf.scenario, inf.arrival_rate))
     return "collectives"
 
 

@@ -15,7 +15,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.bands import bands, family
+from archgen.perf.workload.bands import bands, family, run_scenario
 from archgen.perf.workload.defaults_note import defaults_note
 from archgen.perf.workload.efficiency_range import link_note
 from archgen.perf.workload.estimate_result import Estimate
@@ -75,7 +75,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     arch = Arch.from_model(model)
     est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
-    scenario = workload.inference.scenario if workload.inference is not None else "offline"
+    inf = workload.inference
+    scenario = run_scenario(inf.scenario, inf.arrival_rate) if inf is not None else "offline"
     if est.fits:  # a misfit's last note is why it does not fit (a sweep's reason); it has no figure to qualify
         est = replace(est, notes=[*est.notes, *defaults_note(hw)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
