@@ -5,10 +5,16 @@ defect, and fails without the fix.
   `git archive` honours the archived tree's attributes, so HEAD's export lacked the broken rack and the comment read
   "HEAD has no error findings" (exit 0) while `archgen check` failed on it (exit 1); `export-subst` rewrote an id
   `$Format:%h$` that `check` refuses into the commit's short hash, a valid one.
+- A spec file named `x<LF>::error file=README.md,line=1::forged<LF>.yaml` (git allows line ends in a name) had
+  `check`'s text and `diff`'s errors print a line GitHub runs as a workflow command (a forged annotation; with
+  `::stop-commands::` the real ones hidden); one whose name is not UTF-8 made `check --format sarif` crash with a
+  traceback (exit 2, no SARIF written).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -24,6 +30,10 @@ HIDDEN = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8").repla
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=t", *args], cwd=repo, check=True,
                    capture_output=True)
+
+
+#: A rack with one error of its own (an unknown key), for a file that must be refused before it is read.
+BROKEN_RACK = "kind: Rack\nid: zz\nfoo: 1\n"
 
 
 @pytest.fixture
@@ -71,3 +81,33 @@ def test_a_link_out_of_the_export_is_refused_unread(pr_repo, cli, links):
     name, target = next(iter(links.items()))
     assert (r.code, r.err) == (2, f"error: revision HEAD: specs/{name} -> {target} points outside the specs; archgen "
                                   "reads no file outside the exported tree\n")
+
+
+FORGED = "x\n::error file=README.md,line=1::forged\n.yaml"
+
+
+def test_a_file_name_with_a_line_end_cannot_write_a_line_of_its_own(pr_repo, cli):
+    (pr_repo / "specs" / FORGED).write_text(BROKEN_RACK, encoding="utf-8")
+    expected = ("specs/x\\u000a::error file=README.md,line=1::forged\\u000a.yaml: error: the path holds control "
+                "character U+000A, which a report cannot show on its line, so this file is not read")
+    r = cli("check", "specs")
+    assert r.code == 2 and expected in r.err
+    assert not any(line.startswith("::") for line in (r.out + r.err).splitlines())
+    _git(pr_repo, "add", "-A")
+    _git(pr_repo, "commit", "-qm", "forge")
+    r = cli("diff", "HEAD~1", "HEAD")
+    assert r.code == 2 and expected in r.err
+    assert not any(line.startswith("::") for line in (r.out + r.err).splitlines())
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a file name of bytes that are not UTF-8 needs a POSIX file system")
+def test_a_file_name_that_is_not_utf8_is_refused_in_sarif_not_a_traceback(pr_repo, cli):
+    try:
+        (pr_repo / "specs" / os.fsdecode(b"bad\xff.yaml")).write_text(BROKEN_RACK, encoding="utf-8")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    r = cli("check", "specs", "--format", "sarif")
+    assert r.code == 2
+    result = json.loads(r.out)["runs"][0]["results"][0]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "specs/bad%5Cxff.yaml"
+    assert result["message"]["text"].startswith("the path holds byte 0xFF that is not UTF-8")

@@ -23,6 +23,7 @@ from archgen.errors import LoadError, Location, SpecError, UsageError
 from archgen.load import shipped_catalog
 from archgen.output import diff as output
 from archgen.pipeline import Run, run
+from archgen.spec_files import printable
 
 FORMATS = ("md", "json")
 
@@ -171,11 +172,12 @@ def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).symlink_to(target)
         except OSError:
-            raise LoadError(f"revision {arg}: {name}: a link where the revision also has a folder") from None
+            raise LoadError(f"revision {arg}: {printable(name)}: a link where the revision also has a folder") \
+                from None
     for name, target in links:                        # judged with every link in place: a chain resolves as read
         if not (root / name).resolve().is_relative_to(root.resolve()):
-            raise LoadError(f"revision {arg}: {name} -> {target} points outside the specs; archgen reads no file "
-                            "outside the exported tree")
+            raise LoadError(f"revision {arg}: {printable(name)} -> {printable(target)} points outside the specs; "
+                            "archgen reads no file outside the exported tree")
 
 
 def _copy(source: io.BufferedReader, out: io.BufferedWriter, size: int) -> None:
