@@ -111,3 +111,22 @@ def test_a_file_name_that_is_not_utf8_is_refused_in_sarif_not_a_traceback(pr_rep
     result = json.loads(r.out)["runs"][0]["results"][0]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "specs/bad%5Cxff.yaml"
     assert result["message"]["text"].startswith("the path holds byte 0xFF that is not UTF-8")
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_a_head_that_cannot_be_analysed_still_writes_the_report(pr_repo, cli, fmt):
+    """The README's job posts `diff.md`: a PR with a schema error left none, and the comment step failed on it."""
+    (pr_repo / "specs" / "racks" / "zz.yaml").write_text(BROKEN_RACK, encoding="utf-8")
+    _git(pr_repo, "add", "-A")
+    _git(pr_repo, "commit", "-qm", "broken rack")
+    report = pr_repo / f"diff.{fmt}"
+    r = cli("diff", "HEAD~1", "HEAD", "--format", fmt, "--output", report)
+    assert r.code == 1 and "specs/racks/zz.yaml:3:6: error: foo: unknown key 'foo'" in r.err   # stderr as before
+    text = report.read_text(encoding="utf-8")
+    if fmt == "json":
+        doc = json.loads(text)
+        assert (doc["compared"], doc["exit_code"]) == (False, 1)
+        assert "specs/racks/zz.yaml:3:6: error: foo: unknown key 'foo'" in doc["errors"]
+    else:
+        assert text.startswith("## archgen diff: not compared\n\n❌ BASE or HEAD cannot be analysed (exit 1)")
+        assert "- specs/racks/zz.yaml:3:6: error: foo: unknown key 'foo'\n" in text
