@@ -18,7 +18,7 @@ import typer
 import typer.core
 
 from archgen import __version__
-from archgen.errors import ArchgenError
+from archgen.errors import ArchgenError, UsageError
 from archgen.startup import console_script, exit_now, keep_freed_memory, one_blas_thread, pause_gc, reuse_generated_code
 
 
@@ -202,7 +202,18 @@ def diff(
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import diff as command
-    _run(lambda: command(base, head, fmt, path, threshold), output)
+
+    def body() -> tuple[str, int]:
+        try:
+            return command(base, head, fmt, path, threshold)
+        except ArchgenError as err:          # a side that cannot be analysed: the report file says so, as stderr
+            if output is None or isinstance(err, UsageError) or fmt not in ("md", "json"):
+                raise
+            from archgen.output.diff import unanalysable
+            _write(unanalysable(err.report(), err.exit_code, fmt), output)
+            raise
+
+    _run(body, output)
 
 
 @app.command("gap")

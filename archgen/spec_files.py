@@ -8,14 +8,20 @@ and a directory named that holds no spec file is an error that says what it hold
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
-from archgen.yaml_guard import entry
+from archgen.yaml_guard import char_name, entry
 
 #: The suffixes of the files `find_files` reads under a directory (lower case, as written).
 SUFFIXES = (".yaml", ".yml")
+#: Characters a spec file's path under its tree may not hold: controls (line ends and ESC included), the Unicode line
+#: and paragraph separators, and the lone surrogates that stand for bytes that are not UTF-8. Every report names the
+#: file, and such a name broke out of its line (a PR's `x\n::error file=README.md::forged\n.yaml` printed a GitHub
+#: workflow command of its own in `check`'s text and `diff`'s errors), hid text (ESC) or crashed SARIF's encoder.
+NOT_A_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def shipped_catalog() -> Path:
@@ -108,6 +114,9 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
             root = p.resolve()
             files, links, unread, miscased = _walk(p)
             problems.extend(_miscased(f) for f in miscased)
+            problems.extend(_unnamable(f) for f in [*files, *links] if NOT_A_NAME.search(str(f.relative_to(p))))
+            files = [f for f in files if not NOT_A_NAME.search(str(f.relative_to(p)))]
+            links = [f for f in links if not NOT_A_NAME.search(str(f.relative_to(p)))]
             for link in links:
                 try:
                     target = link.resolve(strict=True)
@@ -155,7 +164,7 @@ def _walk(top: Path) -> tuple[list[Path], list[Path], list[str], list[Path]]:
             links.append(f)
         elif f.suffix.lower() in SUFFIXES and not f.is_dir():
             if hidden:
-                unread.append(f"{f.relative_to(top).as_posix()} (hidden)")
+                unread.append(f"{printable(f.relative_to(top).as_posix())} (hidden)")
             else:
                 miscased.append(f)
     return files, links, sorted(unread), sorted(miscased)
@@ -163,10 +172,32 @@ def _walk(top: Path) -> tuple[list[Path], list[Path], list[str], list[Path]]:
 
 def _miscased(f: Path) -> SpecProblem:
     """A file named like a spec but for its suffix's case (``b200.YAML``): refused, with the name to give it."""
-    return SpecProblem(Location(str(f)), message=f"the suffix '{f.suffix}' is not {' or '.join(SUFFIXES)} as "
-                       "written, so this file is not read",
+    return SpecProblem(Location(printable(str(f))), message=f"the suffix '{f.suffix}' is not "
+                       f"{' or '.join(SUFFIXES)} as written, so this file is not read",
                        expected=f"a spec file named *{' or *'.join(SUFFIXES)} (lower case)",
-                       hint=f"rename it to {f.stem}{f.suffix.lower()} to have it read, or move it out of the tree")
+                       hint=f"rename it to {printable(f.stem)}{f.suffix.lower()} to have it read, or move it out of "
+                            "the tree")
+
+
+def printable(name: str) -> str:
+    r"""A file name with each `NOT_A_NAME` character written as an escape, so that a report shows it on one line.
+
+    A byte that is not UTF-8 (a lone surrogate from the file system) reads as its byte (``\xff``), any other as its
+    code point (``\u000a``).
+    """
+    return NOT_A_NAME.sub(lambda m: f"\\x{ord(m[0]) - 0xDC00:02x}" if 0xDC80 <= ord(m[0]) <= 0xDCFF
+                          else f"\\u{ord(m[0]):04x}", name)
+
+
+def _unnamable(f: Path) -> SpecProblem:
+    """A spec file (or a folder link) whose path holds a `NOT_A_NAME` character: refused unread, shown escaped."""
+    bad = NOT_A_NAME.search(str(f))
+    what = f"byte 0x{ord(bad[0]) - 0xDC00:02X} that is not UTF-8" if bad and 0xDC80 <= ord(bad[0]) <= 0xDCFF \
+        else char_name(bad[0]) if bad else "a character"
+    return SpecProblem(Location(printable(str(f))), message=f"the path holds {what}, which a report cannot show on "
+                       "its line, so this file is not read",
+                       expected="a path of printable UTF-8 characters",
+                       hint="rename it (a CI log would otherwise obey what the name writes after a line end)")
 
 
 def _outside(link: Path, root: Path, what: str) -> SpecProblem:

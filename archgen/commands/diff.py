@@ -12,7 +12,6 @@ import io
 import os
 import posixpath
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -24,6 +23,7 @@ from archgen.errors import LoadError, Location, SpecError, UsageError
 from archgen.load import shipped_catalog
 from archgen.output import diff as output
 from archgen.pipeline import Run, run
+from archgen.spec_files import printable
 
 FORMATS = ("md", "json")
 
@@ -101,7 +101,7 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Iterator[Source]:
     """The specs named by a BASE or HEAD argument: a directory, or `path` in a git revision.
 
-    A revision's `path` is exported with `git archive` into a temporary directory that is removed on exit; an
+    A revision's `path` is exported as committed (`_export`) into a temporary directory that is removed on exit; an
     existing directory wins over a revision of the same name. An unknown revision is a `UsageError`; a `path`
     missing from the revision, or one that is not a directory there, a `LoadError`. On either side, the catalog
     that the repository's `archgen/catalog` links to stands for the shipped one where it lies in the specs
@@ -127,23 +127,67 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
     label = f"{arg} ({commit[:7]})" if not commit.startswith(arg) else commit[:7]
     with tempfile.TemporaryDirectory(prefix="archgen-diff-") as tmp:
         root = Path(tmp)
-        tar = _git(["archive", "--format=tar", commit, "--", inside.as_posix()], top_dir)
-        if tar.returncode != 0:
-            raise LoadError(f"{path}: not in revision {arg}")
-        with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
-            try:
-                archive.extractall(root, filter="data")
-            except tarfile.FilterError as err:  # a link out of the tree, an absolute path, a device file
-                member = getattr(err, "tarinfo", None)
-                name = member.name if member is not None else "a file"
-                target = f" -> {member.linkname}" if member is not None and member.linkname else ""
-                raise LoadError(f"revision {arg}: {name}{target} points outside the specs; archgen reads no file "
-                                 "outside the exported tree") from None
+        _export(commit, inside.as_posix(), top_dir, root, arg, path)
         if not (root / inside).is_dir():
             raise LoadError(f"{path}: not a directory in revision {arg}")
         found = _revision_catalog(commit, top_dir)
         catalog = _library(root / found, root / inside) if found else None
         yield Source(root / inside, label, root, top_dir, catalog)
+
+
+def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str) -> None:
+    """Write the files under `inside` in `commit` into `root` as committed, whatever the tree's `.gitattributes` say.
+
+    Not `git archive`: it honours the archived tree's attributes, so a pull request's `export-ignore` hid a file from
+    the diff and `export-subst` rewrote one (tests/test_hostile_pr.py). Blobs are read one at a time through
+    `git cat-file --batch`; a link is written as a link where it stays inside the export, and refused unread where it
+    leaves it, as tarfile's data filter did.
+    """
+    listing = _git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", inside], top)
+    entries = [line.split(b"\t", 1) for line in listing.stdout.split(b"\0") if line]
+    if listing.returncode != 0 or not entries:
+        raise LoadError(f"{path}: not in revision {arg}")
+    links: list[tuple[str, str]] = []
+    with subprocess.Popen(["git", "cat-file", "--batch"], cwd=top, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE) as batch:
+        assert batch.stdin is not None and batch.stdout is not None
+        for meta, raw in entries:
+            mode, kind, sha = meta.decode().split(" ")
+            name = raw.decode("utf-8", "surrogateescape")
+            if kind != "blob" or ".." in Path(name).parts:   # a submodule, or a name git itself refuses to check out
+                continue
+            batch.stdin.write(sha.encode() + b"\n")
+            batch.stdin.flush()
+            size = int(batch.stdout.readline().split()[2])
+            if mode == "120000":
+                links.append((name, batch.stdout.read(size).decode("utf-8", "surrogateescape")))
+            else:
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                with (root / name).open("wb") as out:
+                    _copy(batch.stdout, out, size)
+            batch.stdout.read(1)                      # the newline after each object
+        batch.stdin.close()
+    for name, target in links:                        # after the files, so that no file is written through a link
+        try:
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).symlink_to(target)
+        except OSError:
+            raise LoadError(f"revision {arg}: {printable(name)}: a link where the revision also has a folder") \
+                from None
+    for name, target in links:                        # judged with every link in place: a chain resolves as read
+        if not (root / name).resolve().is_relative_to(root.resolve()):
+            raise LoadError(f"revision {arg}: {printable(name)} -> {printable(target)} points outside the specs; "
+                            "archgen reads no file outside the exported tree")
+
+
+def _copy(source: io.BufferedReader, out: io.BufferedWriter, size: int) -> None:
+    """`size` bytes from `source` to `out`, a megabyte at a time (a large blob is never held whole)."""
+    while size:
+        chunk = source.read(min(size, 1 << 20))
+        if not chunk:
+            raise LoadError("git cat-file ended early")
+        out.write(chunk)
+        size -= len(chunk)
 
 
 def _shown_dir(directory: Path) -> str:

@@ -209,6 +209,19 @@ def markdown(d: Diff) -> str:
     return "\n".join(lines)
 
 
+def unanalysable(error: str, code: int, fmt: str = "md") -> str:
+    """The report of a diff whose BASE or HEAD cannot be analysed: its errors, so that a comment says why.
+
+    Written to `--output` only: a pull-request job posts that file (README, Pull requests), and without one its
+    comment step failed on a missing file and the PR read nothing. `error` is what the command prints on stderr.
+    """
+    if fmt == "json":
+        return dumps(document(compared=False, exit_code=code, errors=error.splitlines()), ascii_only=False)
+    return "\n".join(["## archgen diff: not compared", "",
+                      f"❌ BASE or HEAD cannot be analysed (exit {code}); `archgen check` shows the same errors.",
+                      "", *(f"- {md(line)}" for line in error.splitlines() if line.strip()), ""])
+
+
 def bom_section(changes: tuple[PartChange, ...]) -> list[str]:
     """The parts whose count changed, as a Markdown section; no lines where none did."""
     if not changes:
