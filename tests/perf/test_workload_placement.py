@@ -81,3 +81,26 @@ def test_512_of_576_gb200_with_and_without_a_segment(tmp_path):
     assert seg["step_time"] < order["step_time"]
     [bad] = [f.message for f in r.findings if f.id == "PERF003"]
     assert "placement.per_domain 66 is not whole nodes of 4 accelerators" in bad
+
+
+def test_goodput_counts_the_spares_the_placement_leaves(tmp_path):
+    """One fact, two readers: with a segment of 64 the model's groups sit on 64 of each rack and goodput counts the
+    2 idle trays of each of the 8 racks as spares (spread); without it the ranks fill 7 racks and 8 GPUs of the
+    eighth, and goodput keeps all 16 idle trays in that rack (packed: a tray failure in a full rack waits for its
+    repair, no whole rack being idle). The range spans rate sets only; the document says where spares come from."""
+    from archgen.analyse.goodput import PACKED_SPARES
+    from archgen.render.operations import reliability_section
+
+    target = "requirements:\n  - {id: R-GP, statement: Goodput, metric: goodput, target: '>= 0.95'}\n"
+    r = run_specs(tmp_path, {"c.yaml": CLUSTER.read_text(encoding="utf-8"),
+                             "w.yaml": "---\n".join([_job("order") + target, _job("seg", per_domain=64)])})
+    order, seg = (r.operations.goodput[f"workload/w{k}"] for k in ("order", "seg"))
+    assert (order.spares_available, seg.spares_available) == (16, 16)   # 8 racks x 18 trays - 128 nodes
+    assert (order.packed, seg.packed) == (True, False)
+    assert order.goodput < seg.goodput - 0.1     # a failure in 7 of 8 racks has no spare in rank order
+    assert order.band["goodput"][1] < seg.goodput   # no placement end: the range does not reach the spread value
+    [unmet] = [f.message for f in r.findings if f.requirement == "R-GP"]   # not met, not "at risk" over placements
+    assert unmet == f"R-GP (Goodput): goodput = {order.goodput:.3f}, target >= 0.95"
+    section = reliability_section(r, r.clusters["cluster/gb200-nvl72-su"])
+    [note] = [b.text for b in section.blocks if b.kind == "para" and b.text.startswith("Range")]
+    assert f"hot spares: {PACKED_SPARES}" in note and note.count("hot spares: its ranks") == 1
