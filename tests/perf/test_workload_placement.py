@@ -101,6 +101,9 @@ def test_goodput_counts_the_spares_the_placement_leaves(tmp_path):
     assert order.band["goodput"][1] < seg.goodput   # no placement end: the range does not reach the spread value
     [unmet] = [f.message for f in r.findings if f.requirement == "R-GP"]   # not met, not "at risk" over placements
     assert unmet == f"R-GP (Goodput): goodput = {order.goodput:.3f}, target >= 0.95"
+    rel003 = {f.object: f.message for f in r.findings if f.id == "REL003"}
+    assert "its ranks fill whole scale-up domains in order" in rel003["workload/worder"]   # 34 spares needed, 16
+    assert "workload/wseg" not in rel003                                                   # 16 needed, 16 idle
     section = reliability_section(r, r.clusters["cluster/gb200-nvl72-su"])
     [note] = [b.text for b in section.blocks if b.kind == "para" and b.text.startswith("Range")]
     assert f"hot spares: {PACKED_SPARES}" in note and note.count("hot spares: its ranks") == 1
