@@ -107,3 +107,14 @@ def test_goodput_counts_the_spares_the_placement_leaves(tmp_path):
     section = reliability_section(r, r.clusters["cluster/gb200-nvl72-su"])
     [note] = [b.text for b in section.blocks if b.kind == "para" and b.text.startswith("Range")]
     assert f"hot spares: {PACKED_SPARES}" in note and note.count("hot spares: its ranks") == 1
+
+
+def test_a_placement_on_a_torus_is_refused():
+    """A torus' groups run on its rings (`perf.comm.torus`), not on a share of a domain: no placement there."""
+    import dataclasses
+
+    w = Workload.model_validate({"id": "w", "accelerators": 64, "cluster": "c", "collective":
+                                 {"op": "all_reduce", "size": "1 GiB"}, "placement": {"per_domain": 16}})
+    torus = dataclasses.replace(_domain(64), torus=(4, 4, 4))
+    with pytest.raises(WorkloadError, match=r"scale-up domain is a torus \(4x4x4\)"):
+        placed(w, torus, 64, _machine(torus))
