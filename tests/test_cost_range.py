@@ -93,16 +93,18 @@ def test_spares_counted_is_the_fewest_idle_nodes_within_the_rounding(nodes, idle
     assert job.spares_counted == brute <= job.spares_available == idle
 
 
-@pytest.mark.parametrize(("packed", "domains"), [(False, 3), (True, 7)])
-def test_in_scale_up_domains_whole_idle_domains_are_counted_and_the_jobs_own_idle_trays_always(packed, domains):
+@pytest.mark.parametrize(("per_domain", "domains"), [(64, 3), (0, 7)])
+def test_in_scale_up_domains_whole_idle_domains_are_counted_and_the_jobs_own_idle_trays_always(per_domain, domains):
     """512 GPUs on 4-GPU trays in 18-tray domains: 8 domains with 16 idle trays among them, and 8 whole idle domains.
-    The idle trays in the job's domains are always charged; of the idle domains, the fewest within the rounding."""
+    The idle trays in the job's domains are always charged; of the idle domains, the fewest within the rounding.
+    A segment of 64 (`placement.per_domain`) spreads the idle trays 2 a domain; rank order (0) leaves them in the
+    last one, so more whole idle domains stand in for the full ones."""
     from dataclasses import replace
 
     from archgen.model.reliability import Checkpointing
     from archgen.perf.train.goodput import SPARE_ROUNDING, Failures, job_goodput
 
-    f = Failures(1e-3, (), 4, 18 * 16, 5e-3, 3600.0 * 48, 1e11, 1e11, 1e10, domain_nodes=18, packed=packed)
+    f = Failures(1e-3, (), 4, 18 * 16, 5e-3, 3600.0 * 48, 1e11, 1e11, 1e10, domain_nodes=18, per_domain=per_domain)
     job = job_goodput(f, Checkpointing(), 1e12, 512, 0.9)
     brute = next(k for k in range(9) if job_goodput(replace(f, nodes=(8 + k) * 18), Checkpointing(), 1e12, 512,
                                                      0.9).goodput >= job.goodput - SPARE_ROUNDING)

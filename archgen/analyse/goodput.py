@@ -26,7 +26,7 @@ from archgen.analyse.checkpoint_storage import (
 )
 from archgen.analyse.goodput_range import (
     BLOCKING_SPANNED,
-    PLACEMENT_SPANNED,
+    PACKED_SPARES,
     failure_ends,
     failures_of,
     rate_sets,
@@ -37,14 +37,14 @@ from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.goodput import JobGoodput, ettr, job_goodput, spares_charged, with_unblocked
+from archgen.perf.train.goodput import JobGoodput, ettr, for_job, job_goodput, spares_charged, with_unblocked
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
 #: Re-exported: the checkpoint storage (`archgen.analyse.checkpoint_storage`) and the failure figures and their range
 #: (`archgen.analyse.goodput_range`) were defined here before; the words of what a goodput leaves unsettled are
 #: `archgen.analyse.goodput_notes`'.
-__all__ = ["BLOCKING_SPANNED", "CHECKPOINT_METRICS", "PLACEMENT_SPANNED", "STORAGE_METRICS", "Goodput", "StorageSide",
+__all__ = ["BLOCKING_SPANNED", "CHECKPOINT_METRICS", "PACKED_SPARES", "STORAGE_METRICS", "Goodput", "StorageSide",
            "checkpoint_bytes", "delivered_storage", "failure_ends", "failures_of", "goodput", "no_checkpoint_target",
            "node_storage_bandwidth", "rate_sets", "spanned", "storage_fabrics", "storage_metrics", "storage_side",
            "unblocked_metrics", "unbounded_why", "workload_metrics"]
@@ -60,9 +60,9 @@ class Goodput(JobGoodput):
     #: Where the blocking time is assumed (REL008): the same job with no blocking at all, the other end of what the
     #: unknown copy rate allows (the figures above charge the whole write).
     unblocked: JobGoodput | None = None
-    #: Whether the range spans the job's placement (`failure_ends`): it leaves idle trays in scale-up domains of
-    #: several nodes, and runs on more than one of them.
-    placements: bool = False
+    #: Whether its idle trays are all in its last scale-up domain (`PACKED_SPARES`): it states no `placement`, runs on
+    #: more than one domain of several nodes, and leaves part of the last one idle.
+    packed: bool = False
     #: The idle nodes its cost range charges as hot spares: the most `spares_counted` of the value and of every end of
     #: goodput's range (`perf.train.goodput.spares_charged`).
     spares_charged: int = 0
@@ -98,20 +98,21 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     cp = workload.checkpoint
     size = checkpoint_bytes(model, cp.bytes_per_parameter)
     target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
-    central = failures_of(rel, specs, a)
+    central = for_job(failures_of(rel, specs, a), workload)   # its placement: the one the model times
     job = job_goodput(central, cp, size, accelerators, target)
     if job is None:
         return None
     # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
     unblocked = job_goodput(replace(central, host_link=math.inf), cp, size, accelerators, target) \
         if job.blocking_assumed else None
-    spread = with_unblocked(failure_ends(rel, specs, a), job.blocking_assumed)
+    spread = with_unblocked(tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)), job.blocking_assumed)
     ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
                    checkpoint_size=size, band=band, unblocked=unblocked,
-                   placements=job.nodes > central.domain_nodes > 1 and job.nodes % central.domain_nodes != 0,
+                   packed=not central.per_domain and job.nodes > central.domain_nodes > 1
+                   and job.nodes % central.domain_nodes != 0,
                    spares_charged=spares_charged(job, ends))
 
 

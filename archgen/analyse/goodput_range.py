@@ -2,7 +2,7 @@
 
 `failures_of` gathers a cluster's failure model (`archgen.analyse.reliability`) and its checkpoint storage
 (`archgen.analyse.checkpoint_storage`) into the closed forms' `Failures`; `failure_ends` gives the figures the goodput's
-range spans (every published rate set at both ends of its Poisson interval, and the idle trays' placement), and
+range spans (every published rate set at both ends of its Poisson interval), and
 `spanned` and `rate_sets` say so in words. `archgen.analyse.goodput` computes the job from them (and re-exports them).
 """
 
@@ -39,22 +39,22 @@ def failure_ends(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> tuple[Fa
     """The failure figures a goodput's range spans, for `check` and for sweeps.
 
     Every rate set of `rel.spread` (`rel` alone where the design states its set), each at both ends of its 95 %
-    Poisson interval (`Reliability.interval`); where a scale-up domain spans several nodes, each also with the job's
-    idle trays packed into one domain, not spread evenly over its domains (`Failures.packed`).
+    Poisson interval (`Reliability.interval`). The job's placement in its scale-up domains is not a range: it is the
+    one the performance model times (`Failures.per_domain`, from the workload's `placement`, else rank order).
     """
     ends = []
     for r in rel.spread or (rel,):
         f = failures_of(r, specs, a)
         ends += [replace(f, per_accelerator_day=f.per_accelerator_day * k, per_node_day=f.per_node_day * k,
                          node_hw_per_day=f.node_hw_per_day * k) for k in r.interval()]
-    if ends and ends[0].domain_nodes > 1:
-        ends += [replace(f, packed=True) for f in ends]
     return tuple(ends)
 
 
-#: What a goodput's range spans besides the failure figures where a scale-up domain spans several nodes.
-PLACEMENT_SPANNED = ("the job's placement in its scale-up domains, its idle trays spread evenly over them (the value) "
-                     "or packed into one")
+#: Where a job's hot spares come from when it states no `placement` and leaves idle trays in a domain of several nodes.
+PACKED_SPARES = ("its ranks fill whole scale-up domains in order (no `placement` stated), as the performance model "
+                 "places them: the last domain keeps the idle trays, and a tray failure in a full domain takes a whole "
+                 "idle domain or waits for its repair; `placement: {per_domain: ...}` states a segment that leaves "
+                 "idle trays in each domain")
 
 
 def spanned(rel: Reliability) -> str:
@@ -69,10 +69,8 @@ BLOCKING_SPANNED = ("the checkpoint's blocking time from the whole write (the no
                     "none, goodput_high's end (REL008)")
 
 
-def rate_sets(rel: Reliability, placements: bool = False) -> str:
+def rate_sets(rel: Reliability) -> str:
     """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
             if rel.spread else "that set's 95 % Poisson interval (the design states its set)")
-    return (f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"
-            + (", and, for a job that leaves idle trays in the scale-up domains it runs on, the trays' placement "
-               "(spread evenly, the value, or packed into one domain)" if placements else ""))
+    return f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"

@@ -190,7 +190,7 @@ def sweep_figures(specs: Specs, a: ClusterAnalysis,
     central = failures_of(rel, specs, a)
     return (central, failure_ends(rel, specs, a),
             per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (
-                rate_sets(rel, central.domain_nodes > 1), sweep_words(a, rel, cost, in_memory)))),
+                rate_sets(rel), sweep_words(a, rel, cost, in_memory)))),
             cost.utilisation if cost is not None else 1.0)
 
 

@@ -87,8 +87,10 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
     tray of it) or a whole idle domain. A torus wired without OCSes takes none: it is reported only where its goodput
     misses the target.
 
-    Fix: run the job on fewer accelerators (an NVL72 rack can run 64 of 72 GPUs), add spare nodes, or cut repair
-    times; `checkpoint.goodput_target` sets the target (default 0.9).
+    A job that states no `placement` fills whole domains in order: its idle trays are all in its last one.
+
+    Fix: run the job on fewer accelerators with `placement: {per_domain: 64}` (an NVL72 rack can run 64 of 72 GPUs,
+    2 trays idle), add spare nodes, or cut repair times; `checkpoint.goodput_target` sets the target (default 0.9).
     """
     for path, r, g in _jobs(ctx):
         if g.fixed_wiring:
@@ -102,7 +104,10 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
         elif g.spares_needed > g.spares_available:
             yield Violation(path, r.workload.id, ("accelerators",) if r.workload.accelerators else ("cluster",),
                             f"holding goodput {g.target:g} takes {g.spares_needed} hot spare "
-                            f"node(s); its cluster leaves {g.spares_available} idle, so goodput is {g.goodput:.3f}",
+                            f"node(s); its cluster leaves {g.spares_available} idle, so goodput is {g.goodput:.3f}"
+                            + ("; its ranks fill whole scale-up domains in order, so those in its last domain stand "
+                               "in for that domain's trays alone (`placement.per_domain` states a segment)"
+                               if g.packed else ""),
                             Q_(g.spares_available, ""), Q_(g.spares_needed, ""))
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from archgen.analyse.cost import JOB_COST_METRICS, spare_span
-from archgen.analyse.goodput import BLOCKING_SPANNED, PLACEMENT_SPANNED, spanned
+from archgen.analyse.goodput import BLOCKING_SPANNED, spanned
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Severity, Violation, check
@@ -230,10 +230,7 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
                           int(ctx.metrics[cluster]["accelerators"].m))
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     blocking = metric == "goodput" and "goodput" in ops.unsettled.get(subject, {})
-    jobs = sorted((g.accelerators, p) for p, g in ops.goodput.items() if _cluster_of(ctx, p) == cluster)
-    job = ops.goodput.get(subject) or (ops.goodput[jobs[-1][1]] if jobs else None)   # a cluster's: its largest
-    placed = metric == "goodput" and job is not None and job.placements
-    *first, last = [sets] + [x for x, on in ((PLACEMENT_SPANNED, placed), (BLOCKING_SPANNED, blocking)) if on]
+    *first, last = [sets] + [BLOCKING_SPANNED] * blocking
     return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; " \
         "docs/reliability.md"
 

@@ -322,6 +322,16 @@ class Collective(Spec):
                             "'hierarchical' is archgen's pipelined reduce-scatter / across / all-gather.")
 
 
+class JobPlacement(Spec):
+    """How the job's ranks lie on the cluster's scale-up domains (a Slurm segment; docs/perf-model.md, placement)."""
+
+    per_domain: int = Field(gt=0, description=(
+        "Accelerators of the job in each scale-up domain it runs on, whole nodes, e.g. 64 of an NVL72's 72: "
+        "Slurm's `--segment=16` of 4-GPU trays, as Megatron-Bridge's GB200 launcher asks for "
+        "(scripts/performance/utils/executors.py `slurm_executor`). The rest of each domain's trays stay idle: the "
+        "job's hot spares (docs/reliability.md). Left out, the ranks fill whole domains in order."))
+
+
 class Workload(Document):
     """A training, inference or collective job on a cluster, with optional parallelism and targets."""
 
@@ -329,6 +339,9 @@ class Workload(Document):
     model: Ref | None = Field(None, description="Id of the `Model` (training and inference).")
     cluster: Ref | None = Field(None, description="Id of the cluster it runs on (or give it on the command line).")
     accelerators: int | None = Field(None, gt=0, description="Accelerators used; defaults to the whole cluster.")
+    placement: JobPlacement | None = Field(None, description=(
+        "Accelerators of the job per scale-up domain (`per_domain`); left out, its ranks fill whole domains in "
+        "order, the last one partly."))
     training: Training | None = Field(None, description="Training job.")
     inference: Inference | None = Field(None, description="Inference job.")
     collective: Collective | None = Field(None, description="Collective benchmark, e.g. an all-reduce busbw target.")

@@ -12,6 +12,7 @@ from typing import Any
 from matplotlib.figure import Figure as Chart
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
+from archgen.analyse.goodput import PACKED_SPARES
 from archgen.metrics import UNBOUNDED
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -72,12 +73,11 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                      for wid, g in found)
         notes = [f"{wid}: goodput {g.band['goodput'][0]:.3f} to {g.band['goodput'][1]:.3f} over "
                  + ("the rate sets" if rel.spread else "the set's 95 % Poisson interval")
-                 + (" and the idle trays' placement (spread over the job's scale-up domains, or packed into one)"
-                    if g.placements else "")
                  + (f" and the blocking time, from the whole write ({g.goodput:.3f}) to none "
                     f"({g.unblocked.goodput:.3f})" if g.unblocked is not None else "")
                  + _cost_range(run, wid)
                  + "".join(f"; {n}" for n in g.notes)
+                 + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
                     "the spare model (REL009)" if g.spares_overrun else "") for wid, g in found if g.band]
         section.add(Table("goodput", "Training jobs: checkpoints, restarts and goodput (effective training time "

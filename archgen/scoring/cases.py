@@ -16,7 +16,7 @@ Defaults for what a case leaves out (the format's own defaults are in its header
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -26,6 +26,7 @@ from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, PERCENTILES, SCHEMA, Case, CaseModel, CaseTraining, Measurement
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
+from archgen.perf.comm.placement import job_share
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch, megatron_flops
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
@@ -198,8 +199,7 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
                         in_network_reduction=nvls, scale_out_reduction=bool(so and so.in_network_reduction),
                         scale_out_latency=so.latency if so else DEFAULT_SCALE_OUT_LATENCY,
                         host=HostShare(h.capacity, h.link, h.bandwidth, h.efficiency) if (h := s.host_memory) else None)
-    held = s.scale_up.job_domain or (s.count if s.count < s.scale_up.domain else 0)  # ranks in order (placement)
-    return replace(hw, job_domain=held) if held and held != s.scale_up.domain else hw
+    return job_share(hw, s.count, s.scale_up.job_domain or 0)  # as a workload's `placement` (comm.placement)
 
 
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:

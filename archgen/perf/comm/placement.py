@@ -10,7 +10,7 @@ import numpy as np
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import NUMBER, as_float
 
-__all__ = ["job_share", "members_per_domain"]
+__all__ = ["job_domain", "job_share", "members_per_domain"]
 
 
 def members_per_domain(hw: Hardware, n, stride):
@@ -38,6 +38,22 @@ def members_per_domain(hw: Hardware, n, stride):
     return np.minimum(k, np.maximum(np.gcd(d, st * k) // st, 1)).astype(float)
 
 
-def job_share(hw: Hardware, gpus: int) -> Hardware:
-    """`hw` for a job of `gpus` accelerators: one smaller than a domain fills its own share of it (`job_domain`)."""
-    return dataclasses.replace(hw, job_domain=int(gpus)) if gpus < hw.scale_up_size and not hw.job_domain else hw
+def job_domain(domain: int, gpus: int, per_domain: int = 0) -> int:
+    """Accelerators of a job of `gpus` in each scale-up domain of `domain` it runs on; 0 where it fills whole ones.
+
+    The one fact both the performance model (`Hardware.job_domain`, `members_per_domain`) and goodput's hot spares
+    (`perf.train.goodput`) read: a stated share (a workload's `placement.per_domain`, a Slurm segment) below the
+    domain, else a job smaller than one domain's own accelerators, else 0: its ranks fill whole domains in order
+    (the last one partly), and a domain's idle trays are those the last one leaves.
+    """
+    if 0 < per_domain < domain:
+        return int(per_domain)
+    return int(gpus) if 0 < gpus < domain else 0
+
+
+def job_share(hw: Hardware, gpus: int, per_domain: int = 0) -> Hardware:
+    """`hw` for a job of `gpus` accelerators holding `per_domain` of each domain (`job_domain`; 0: not stated)."""
+    if hw.job_domain:   # already the job's share (a validation case states it)
+        return hw
+    held = job_domain(hw.scale_up_size, gpus, per_domain)
+    return dataclasses.replace(hw, job_domain=held) if held else hw

@@ -20,10 +20,9 @@ from archgen.errors import AnalyseError, ArchgenError, WorkloadError
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.comm.placement import job_share
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
-from archgen.perf.workload.cluster import Machine, estimate_on_cluster
+from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
 from archgen.perf.workload.defaults_note import defaults_note
 from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
 from archgen.perf.workload.efficiency_range import unmeasured
@@ -209,11 +208,8 @@ def _job(workload: Workload, values: dict[str, Any]) -> Workload:
     return workload.model_copy(update=update) if update else workload
 
 
-def _hardware(hw: Hardware, values: dict[str, Any], dtype: str, gpus: int = 0) -> Hardware:
-    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it.
-
-    With `gpus`, for a job of that many: one smaller than a domain fills its own share (`comm.placement.job_share`).
-    """
+def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
+    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it."""
     for name in HARDWARE_AXES:
         if name not in values:
             continue
@@ -227,7 +223,7 @@ def _hardware(hw: Hardware, values: dict[str, Any], dtype: str, gpus: int = 0) -
             hw = hw.with_value(name, json_magnitude(value), dtype)
         else:
             hw = hw.scaled(name, float(value), dtype)
-    return job_share(hw, gpus) if gpus else hw
+    return hw
 
 
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point, of_workload
+from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point, of_workload, placed
 from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_batch, parts
 from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
@@ -129,7 +129,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
-        hw = _hardware(base.hardware, first, dtype, gpus)  # a job smaller than a domain: as `estimate_on_cluster`
+        hw = placed(workload, _hardware(base.hardware, first, dtype), gpus, base)  # as `estimate_on_cluster`
     except ArchgenError:
         return _invalid_set(problem, indices, values)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from archgen.model.reliability import Checkpointing
 from archgen.model.workload import Model, Workload
+from archgen.perf.comm.placement import job_domain
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.poisson import (  # noqa: F401 (re-exported: the Poisson sums lived here)
     gamma_p,
@@ -102,7 +103,10 @@ class Failures:
     planned_duration: float = 0.0             # s, the job stands still per planned interruption
     per_node_day: float = 0.0   # interruptions per node and day of classes that take a whole node (host, NIC,
     #                             software): a job pays them for every node it occupies, however few GPUs it uses
-    packed: bool = False        # the job fills its scale-up domains in turn (its idle trays in one), not spread evenly
+    #: Accelerators of the job in each scale-up domain, as its workload states them (`placement.per_domain`, its idle
+    #: trays spread evenly over its domains); 0: its ranks fill whole domains in order, the last one keeps the idle
+    #: trays. Read through `comm.placement.job_domain`, as the performance model's `Hardware.job_domain` is.
+    per_domain: int = 0
     fixed_wiring: bool = False  # a torus without OCSes: no idle node can take a failed one's place (no spares)
 
 
@@ -187,15 +191,14 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     hw = f.node_hw_per_day * nodes
     hw_share = hw / per_day if per_day > 0 else 0.0
     dn = max(f.domain_nodes, 1)
-    domains = math.ceil(nodes / dn)
-    inside, whole = _idle(f, nodes)
+    domains, inside, whole, packed = _idle(f, gpus)
     lam_mu = f.node_hw_per_day * f.repair / 86400       # nodes in repair per node
 
     def wait(spares: int) -> float:
         if dn == 1:
             return spare_wait(hw_share, f.repair, nodes * lam_mu, spares)
         whole_gone = hw_share * f.repair * exhausted(domains * dn * lam_mu, spares)
-        if f.packed and inside:   # full domains keep no idle tray; the last one keeps them all
+        if packed and inside:   # full domains keep no idle tray; the last one keeps them all
             part = nodes - (domains - 1) * dn
             return whole_gone * ((nodes - part) / nodes / (spares + 1) + part / nodes
                                  * exhausted(min(dn, nodes) * lam_mu, inside) / (inside + spares + 1))
@@ -233,13 +236,21 @@ def _fewest(holds: Callable[[int], bool], lo: int, hi: int) -> int:
     return hi
 
 
-def _idle(f: Failures, nodes: int) -> tuple[int, int]:
-    """(idle nodes in the scale-up domains a job of `nodes` runs on, whole idle domains or, without them, nodes)."""
-    dn = max(f.domain_nodes, 1)
-    domains = math.ceil(nodes / dn)
+def _idle(f: Failures, gpus: int) -> tuple[int, int, int, bool]:
+    """(domains a job of `gpus` runs on, idle nodes in them, whole idle domains (else idle nodes), packed or not).
+
+    Packed: its idle trays are all in its last domain. Its accelerators per domain are `comm.placement.job_domain`'s,
+    the share the performance model places its groups on: a stated `per_domain` spreads the idle trays evenly over
+    the domains it runs on; left out, the ranks fill whole domains in order and the last one keeps them.
+    """
+    per_node, dn = max(f.per_node, 1), max(f.domain_nodes, 1)
+    nodes = math.ceil(gpus / per_node)
+    held = job_domain(dn * per_node, gpus, f.per_domain)
+    domains = math.ceil(nodes / (math.ceil(held / per_node) if held else dn))
     if f.fixed_wiring:   # an idle node elsewhere is not wired into the failed one's place
-        return 0, 0
-    return domains * dn - nodes, max(f.nodes // dn - domains, 0) if dn > 1 else max(f.nodes - nodes, 0)
+        return domains, 0, 0, not held
+    whole = max(f.nodes // dn - domains, 0) if dn > 1 else max(f.nodes - nodes, 0)
+    return domains, domains * dn - nodes, whole, not held
 
 
 @functools.lru_cache(maxsize=4096)
@@ -250,7 +261,7 @@ def spare_nodes(f: Failures, gpus: int) -> int:
     idle node of the cluster: the one count `job_goodput` reports and a sweep point's cost range charges
     (`perf.workload.derived.point_metrics`), kept per count as `_goodputs` are.
     """
-    inside, whole = _idle(f, math.ceil(gpus / max(f.per_node, 1)))
+    _, inside, whole, _ = _idle(f, gpus)
     return whole * max(f.domain_nodes, 1) + inside
 
 
@@ -286,8 +297,13 @@ def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
     or for the range without ends (0 spares without storage).
     """
     cp = workload.checkpoint
-    return _goodputs(f, ends, cp, Arch.from_model(model).params() * cp.bytes_per_parameter, gpus,
-                     cp.goodput_target or 0.9)
+    return _goodputs(for_job(f, workload), tuple(for_job(e, workload) for e in ends), cp,
+                     Arch.from_model(model).params() * cp.bytes_per_parameter, gpus, cp.goodput_target or 0.9)
+
+
+def for_job(f: Failures, workload: Workload) -> Failures:
+    """`f` for `workload`: its stated accelerators per scale-up domain (`placement.per_domain`), else 0 (in order)."""
+    return replace(f, per_domain=workload.placement.per_domain if workload.placement is not None else 0)
 
 
 def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> float:
@@ -297,7 +313,8 @@ def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> fl
     met at the point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
     """
     cp = workload.checkpoint
-    return _unblocked(f, cp, Arch.from_model(model).params() * cp.bytes_per_parameter, gpus, cp.goodput_target or 0.9)
+    size = Arch.from_model(model).params() * cp.bytes_per_parameter
+    return _unblocked(for_job(f, workload), cp, size, gpus, cp.goodput_target or 0.9)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -45,6 +45,7 @@ class Machine:
     utilisation: float = 1.0  # the facility's: the idle share its cost per used hour spreads (derived.charged_spares)
     library: str = "NCCL"  # the collective library of the accelerator's vendor (`COLLECTIVE_LIBRARY`)
     assumed_scale_out: bool = False  # no compute fabric: scale-out is the NICs' line rate, non-blocking (`nic_path`)
+    per_node: int = 1     # accelerators of one node: a stated placement holds whole nodes (`placement_problem`)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -59,12 +60,12 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
             failure_ends: tuple[Failures, ...] = (), cost_per_accelerator_hour: float | None = None,
             rates: str = "", utilisation: float = 1.0) -> Machine:
     """The `Machine` of a cluster (see `cluster_hardware`)."""
-    hw, total, per_rack = cluster_hardware(cluster, items, scale_out)
+    hw, total, per_rack, per_node = cluster_hardware(cluster, items, scale_out)
     vendor = getattr(items.get(hw.accelerator), "vendor", "")
     return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
                    rates, scale_out.transport if scale_out is not None else "", utilisation,
                    COLLECTIVE_LIBRARY.get(vendor, "the collective library"),
-                   bool(scale_out is not None and scale_out.assumed))
+                   bool(scale_out is not None and scale_out.assumed), per_node)
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,
@@ -77,7 +78,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
-    hw = job_share(hardware or on.hardware, gpus)  # a job smaller than a domain fills its own share of it
+    hw = placed(workload, hardware or on.hardware, gpus, on)  # its share of each domain (`comm.placement`)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
@@ -89,6 +90,41 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
     notes = [*est.notes, *added] if est.fits or not est.notes else [*est.notes[:-1], *added, est.notes[-1]]
     return replace(est, cluster=on.cluster, notes=notes)
+
+
+def placed(workload: Workload, hw: Hardware, gpus: int, on: Machine) -> Hardware:
+    """`hw` for `workload` on `gpus` of `on`: its share of each scale-up domain (`comm.placement.job_share`).
+
+    A stated `placement.per_domain` the model cannot honour is a `WorkloadError` at that field (`placement_problem`).
+    """
+    stated = workload.placement.per_domain if workload.placement is not None else 0
+    if stated and (problem := placement_problem(stated, hw, gpus, on)):
+        err = WorkloadError(workload.id, problem)
+        err.subject = (workload.id, ("placement", "per_domain"))
+        raise err
+    return job_share(hw, gpus, stated)
+
+
+def placement_problem(per_domain: int, hw: Hardware, gpus: int, on: Machine) -> str | None:
+    """Why a job of `gpus` cannot hold `per_domain` accelerators of each scale-up domain of `on`, or None."""
+    size = hw.scale_up_size
+    if hw.torus:
+        return (f"placement.per_domain {per_domain}: the cluster's scale-up domain is a torus "
+                f"({'x'.join(map(str, hw.torus))}), whose collectives run on its rings, not on a share of it; "
+                "remove placement")
+    if per_domain > size:
+        return f"placement.per_domain {per_domain} exceeds the scale-up domain of {size} accelerators"
+    if per_domain % max(on.per_node, 1):
+        return (f"placement.per_domain {per_domain} is not whole nodes of {on.per_node} accelerators; expected a "
+                f"multiple of {on.per_node} (a Slurm segment counts nodes)")
+    if per_domain > gpus:
+        return (f"placement.per_domain {per_domain} is more than the job's {gpus} accelerators; expected at most "
+                f"{gpus}, or remove placement")
+    need, have = math.ceil(gpus / per_domain), on.accelerators // size
+    if need > have:
+        return (f"placement.per_domain {per_domain}: {gpus} accelerators need {need} scale-up domains; cluster "
+                f"'{on.cluster}' has {have} of {size}")
+    return None
 
 
 def assumed_fabric_note(on: Machine, hw: Hardware, gpus: int) -> str:
@@ -140,8 +176,8 @@ def _get(items: Mapping[str, Document], ref: str, cls: type, what: str):
 
 
 def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
-                     scale_out: ScaleOutPath | None = None) -> tuple[Hardware, int, int]:
-    """Hardware, accelerator count and accelerators per rack of a cluster.
+                     scale_out: ScaleOutPath | None = None) -> tuple[Hardware, int, int, int]:
+    """Hardware, accelerator count, accelerators per rack and per node of a cluster.
 
     Args:
         cluster: The cluster spec.
@@ -149,7 +185,7 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
         scale_out: What traffic between scale-up domains meets, as the network analysis derived it.
 
     Returns:
-        (hardware, accelerators in the cluster, accelerators in its largest rack).
+        (hardware, accelerators in the cluster, accelerators in its largest rack, accelerators per node).
     """
     units = {u.id: u for u in cluster.units}
     rack_counts: dict[str, int] = {}
@@ -200,7 +236,7 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
         hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=_si(scale_out.bandwidth),
                      torus=scale_out.dims, torus_link_bandwidth=_si(scale_out.link),
                      torus_wraparound=scale_out.wraparound, scale_out_bandwidth=0.0)
-    return hw, total, per_rack
+    return hw, total, per_rack, node.accelerators
 
 
 def _si(q) -> float:
