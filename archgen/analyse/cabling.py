@@ -250,6 +250,9 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                                                                              su.links_needed, su.domains)):
         options, speed = scale_up_cables(cluster)   # a switched domain's accelerator-to-switch cables, likewise
         tiers.append(_tier_totals("scale_up", "access", n, options, None, None, speed))
+    if su is not None and su.trunk_links and (trunk := cluster.scale_up_trunk) is not None:
+        option = (LinkOption(trunk, trunk, ("scale_up", "trunk_link")),)   # between a domain's racks (scale_up_racks)
+        tiers.append(_tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, None, None, trunk.rate))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
                    tuple(problems), optics, net_power, tuple(loose))
