@@ -106,7 +106,9 @@ class ScaleUp(Spec):
     joins every pair of accelerators of a node directly (AMD Infinity Fabric: 7 links per MI300X to its 7 peers),
     so it has no switches and `size - 1` peer links per accelerator. A torus joins each
     accelerator to its neighbours along `dims` with wraparound links and no switch (AWS Trn2: 16 Trainium2 in a 4x4
-    2D torus over NeuronLink-v3), two links per dimension of three or more chips (`analyse.topologies`).
+    2D torus over NeuronLink-v3), two links per dimension of three or more chips (`analyse.topologies`). A switched
+    rack domain may span `racks` racks (GB200 NVL36x2: two racks of 36), its racks' switches joined by `trunk_link`
+    cables (`analyse.scale_up_racks`).
     """
 
     domain: Literal["node", "rack"] = Field(description="What one domain is: one node (DGX) or one rack (NVL72).")

@@ -8,6 +8,7 @@ cable's reach and power are not published, so the cable is a test part with a st
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from archgen.errors import ValidateError
@@ -169,3 +170,40 @@ def test_what_a_multi_rack_domain_cannot_be_is_refused(tmp_path, scale_up: str, 
     with pytest.raises(ValidateError) as err:
         run_specs(tmp_path, {"c.yaml": head + f"scale_up: {{domain: rack, bandwidth: 1.8 TB/s, {scale_up}}}\n"})
     assert "specs/c.yaml:" in str(err.value) and message in str(err.value), str(err.value)
+
+
+def test_a_rail_optimized_fabric_takes_the_whole_domain_as_its_rails(tmp_path) -> None:
+    """NIC n of every scale-up domain lands on rail n: an NVL36x2 domain's 18 trays x 4 compute ports are 72 rails
+    (as the NVL72's 72), not a rack's 36; two domains (four racks) fill 144 leaf ports, one group of 72 rails."""
+    fabric = """fabrics:
+  - {id: compute, topology: fat-tree, role: compute, speed: 400 Gb/s, switch: qm9700, tiers: 2, rail_optimized: true,
+     links: {access: [dac-400g], leaf_spine: [dac-800g-osfp]}}
+"""
+    text = (PARTS + CLUSTER).replace("TRUNK_MEDIA", "dac").replace("TRUNK_REACH", "3 m").replace("TRUNK_W", "0 W")
+    for key, value in (("TRAYS", 9), ("RACKS", 4), ("SPAN", 2), ("SIZE", 72), ("SWITCHES", 18), ("PER_ROW", 10)):
+        text = text.replace(key, str(value))
+    r = run_specs(tmp_path, {"c.yaml": text + fabric})
+    m = r.metrics["cluster/pod/fabric/compute"]
+    assert (m["rails"].m, m["endpoint_ports"].m) == (72, 144)
+    assert not [f.message for f in r.findings if f.id in ("NET004", "NET010")]
+
+
+def test_a_rail_only_fabric_numbers_ports_over_the_domains_racks(tmp_path) -> None:
+    """Rail-only over NVL36x2 domains: port q of a domain runs 0-71 over both racks, so each of the 72 rails holds
+    one port of each of the two domains (144 ports, two per rail); before, each rack restarted at port 0 and rails
+    36-71 were left empty while rails 0-35 took four ports each."""
+    from archgen.analyse.rail_layout import rail_access_ports
+
+    fabric = """fabrics:
+  - {id: compute, topology: rail-only, role: compute, speed: 400 Gb/s, switch: qm9700,
+     links: {access: [dac-400g]}}
+"""
+    text = (PARTS + CLUSTER).replace("TRUNK_MEDIA", "dac").replace("TRUNK_REACH", "3 m").replace("TRUNK_W", "0 W")
+    for key, value in (("TRAYS", 9), ("RACKS", 4), ("SPAN", 2), ("SIZE", 72), ("SWITCHES", 18), ("PER_ROW", 10)):
+        text = text.replace(key, str(value))
+    r = run_specs(tmp_path, {"c.yaml": text + fabric})
+    a = r.clusters["cluster/pod"]
+    (fa,) = a.fabrics
+    _, _, _, leaves = rail_access_ports(a.cluster, fa)
+    assert fa.rails == 72 and len(leaves) == 144
+    assert sorted(set(np.bincount(leaves).tolist())) == [2]
