@@ -22,8 +22,8 @@ wanted of 1,296) or a third rack do not fit, and a domain wider than that (NVL57
 which is not modelled. The second hop's latency is not added to the performance model's scale-up latency.
 
 Domains are formed from consecutive racks with accelerators in floor order (`cluster.instances`); each pair's run
-is laid as any run between racks (`analyse.cabling`: tray drop, Manhattan run along the trays, slack) and held to
-the `trunk_link` part's reach.
+is laid as any run between racks (`analyse.cabling`: tray drop, Manhattan run along the trays, slack, length bins)
+and held to the `trunk_link` part's reach by CAB001.
 """
 
 from __future__ import annotations
@@ -34,14 +34,12 @@ from itertools import combinations
 import numpy as np
 
 from archgen.analyse.nodes import count
-from archgen.analyse.other_ports import rack_xy
 from archgen.analyse.ports import Problem
 from archgen.build import ClusterDesign
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
-from archgen.units import Q_
 
-__all__ = ["domain_racks", "rack_problems", "trunk_links_per_pair"]
+__all__ = ["domain_racks", "rack_problems", "trunk_ends", "trunk_links_per_pair"]
 
 
 def trunk_links_per_pair(cluster: ClusterDesign, su: ScaleUp) -> int:
@@ -79,7 +77,7 @@ def rack_problems(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[P
             f"{sw.ports.count} ports have {have}: expected at most {most} accelerators a rack ({most * su.racks} "
             f"a domain of {su.racks} racks), fewer racks, or a second switch tier (NVL576's, not modelled)"),
             count(need), count(have)))
-    return problems + _reach(cluster, su)
+    return problems
 
 
 def domain_racks(cluster: ClusterDesign, racks: int) -> np.ndarray:
@@ -90,31 +88,21 @@ def domain_racks(cluster: ClusterDesign, racks: int) -> np.ndarray:
     return np.array(held[:n * racks], dtype=np.int64).reshape(n, racks)
 
 
-def _reach(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
-    """Each pair of a domain's racks against the trunk link's reach, laid as `analyse.cabling` lays a run."""
-    trunk = cluster.scale_up_trunk
-    if trunk is None or not cluster.instances:
-        return []
-    idx = domain_racks(cluster, su.racks)
-    if not len(idx):
-        return []
-    x, y = rack_xy(cluster)
-    f = cluster.spec.floor
-    fixed = 2 * f.tray_drop.m_as("m") + f.slack.m_as("m")
-    longest = np.zeros(len(idx))
-    for i, j in combinations(range(su.racks), 2):
-        a, b = idx[:, i], idx[:, j]
-        longest = np.maximum(longest, fixed + np.abs(x[a] - x[b]) + np.abs(y[a] - y[b]))
-    reach = trunk.reach.m_as("m")
-    past = longest > reach + 1e-9
-    if not past.any():
-        return []
-    worst = int(np.argmax(longest))
-    names = ", ".join(cluster.instances[k].name for k in idx[worst])
-    rows = sorted({cluster.instances[k].row + 1 for k in idx[worst]})
-    return [Problem("NET010", ("scale_up", "trunk_link"), (
-        f"{int(past.sum())} of {len(idx)} domain(s) have racks farther apart than the {trunk.reach:~P} reach of "
-        f"{trunk.id}: the longest, racks {names} (row(s) {', '.join(map(str, rows))}), {longest[worst]:.1f} m by "
-        "the trays; expected a domain's racks side by side in one row (`floor.racks_per_row`, the unit's "
-        "`new_row`), or a trunk_link of longer reach"), Q_(float(longest[worst]), "m"), trunk.reach.to("m"))]
+def trunk_ends(cluster: ClusterDesign, su: ScaleUp) -> tuple[np.ndarray, ...]:
+    """A-end rack/U, B-end rack/U, group and weight (trunk links) of each pair of racks of every domain.
 
+    One row per pair, weighted by its `trunk_links_per_pair`, for `analyse.cabling` to lay as any run between racks
+    (length, media reach: CAB001, length bins). The ends are the lowest switch tray of each rack.
+    """
+    per_pair = trunk_links_per_pair(cluster, su)
+    idx = domain_racks(cluster, su.racks) if per_pair and cluster.instances else np.zeros((0, 2), dtype=np.int64)
+    pairs = list(combinations(range(su.racks), 2))
+    a = np.concatenate([idx[:, i] for i, _ in pairs]) if len(idx) else np.zeros(0, dtype=np.int64)
+    b = np.concatenate([idx[:, j] for _, j in pairs]) if len(idx) else np.zeros(0, dtype=np.int64)
+    lowest = {}
+    for k in np.unique(np.concatenate([a, b])):
+        inst = cluster.instances[int(k)]
+        lowest[int(k)] = min((p.u for p in inst.rack.items if p.part.id == su.switch), default=0)
+    a_u = np.array([lowest[int(k)] for k in a], dtype=np.int64)
+    b_u = np.array([lowest[int(k)] for k in b], dtype=np.int64)
+    return a, a_u, b, b_u, np.zeros(len(a), dtype=np.int64), np.full(len(a), per_pair, dtype=np.int64)

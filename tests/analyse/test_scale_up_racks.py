@@ -94,6 +94,8 @@ def test_nvl36x2_is_one_72_gpu_domain_with_its_trunk_links_cabled(tmp_path) -> N
     cabling = r.clusters["cluster/pod"].cabling
     (trunk,) = [t for t in cabling.tiers if (t.fabric, t.tier) == ("scale_up", "trunk")]
     assert (trunk.links, trunk.physical) == (1296, 1296)   # a copper cable per link (test part, one link a cable)
+    assert trunk.max_length.m_as("m") == pytest.approx(2 * 0.5 + 0.6 + 0.5)   # drops, one rack pitch, slack
+    assert trunk.by_option_bin == {("test-trunk", 2.5): 1296}   # the next length bin up
     assert [(b.part, b.quantity) for b in cabling.bom if b.part == "test-trunk"] == [("test-trunk", 1296)]
 
 
@@ -147,13 +149,15 @@ def test_a_third_rack_exceeds_the_trays_ports(tmp_path) -> None:
 
 def test_racks_of_a_domain_in_two_rows_past_the_trunk_reach(tmp_path) -> None:
     """One rack per row: the run between the two is 2 x 0.5 m drop + 3.6 m row pitch + 0.5 m slack = 5.1 m, past a
-    3 m reach; side by side (0.6 m apart) it is 2.1 m and fits."""
-    found = _net010(_run(tmp_path, per_row=1))
-    assert found == [
-        "1 of 1 domain(s) have racks farther apart than the 3 m reach of test-trunk: the longest, racks "
-        "nvl36-01, nvl36-02 (row(s) 1, 2), 5.1 m by the trays; expected a domain's racks "
-        "side by side in one row (`floor.racks_per_row`, the unit's `new_row`), or a trunk_link of longer reach"]
-    assert _net010(_run(tmp_path / "row", per_row=2)) == []
+    3 m reach (CAB001, as any run between racks); side by side (0.6 m apart) it is 2.1 m and fits."""
+    r = _run(tmp_path, per_row=1)
+    assert [f.message for f in r.findings if f.id == "CAB001"] == [
+        "trunk: 648 link(s) up to 5.1 m exceed the 3 m reach of test-trunk; 1 rack(s) at one end, 1 at the other; "
+        "the longest from nvl36-01 U25 (test-nvl36-switch) to nvl36-02 U25 (test-nvl36-switch); a scale-up "
+        "domain's racks are consecutive racks with accelerators in floor order: stand them side by side in one row "
+        "(`floor.racks_per_row`, a unit's `new_row`), or give a trunk_link of longer reach"]
+    assert [f.location.line for f in r.findings if f.id == "CAB001"] == [46]   # at scale_up's trunk_link
+    assert not [f for f in _run(tmp_path / "row", per_row=2).findings if f.id == "CAB001"]
 
 
 @pytest.mark.parametrize(("scale_up", "message"), [
