@@ -119,13 +119,19 @@ def test_the_performance_model_and_spares_see_the_whole_domain(tmp_path) -> None
 
 
 def test_optical_trunk_links_draw_power(tmp_path) -> None:
-    """1,296 trunk links (two domains) of an optical part at 10 W an end: 2,592 modules, 25,920 W in IT power."""
+    """1,296 trunk links (two domains) of an optical part at 10 W an end: 2,592 modules, 25,920 W in IT power, and
+    2,592 transceiver units in the failure model (1,296 cable units where the part is copper)."""
+    from archgen.analyse.reliability import analyse_reliability
+
     base = _run(tmp_path / "cu", racks=4)
     r = _run(tmp_path / "opt", racks=4, media="singlemode", watts="10 W", reach="100 m")
     (trunk,) = [t for t in r.clusters["cluster/pod"].cabling.tiers if t.tier == "trunk"]
     assert (trunk.transceivers, trunk.optics_power.m_as("W")) == (2592, 25920)
     grew = r.metrics["cluster/pod"]["it_power"] - base.metrics["cluster/pod"]["it_power"]
     assert grew.m_as("W") == pytest.approx(25920)
+    units = {c.name: c.units for c in analyse_reliability(r.specs, r.clusters["cluster/pod"]).classes}
+    copper = {c.name: c.units for c in analyse_reliability(base.specs, base.clusters["cluster/pod"]).classes}
+    assert (units.get("transceiver"), copper.get("cable")) == (2592, 1296)   # each fails as its class does
 
 
 def test_two_nvl72_racks_exceed_the_trays_ports(tmp_path) -> None:
