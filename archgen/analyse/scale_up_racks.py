@@ -15,11 +15,13 @@ joined by the per-direction bandwidth of one rack's accelerators:
     trunk links per pair of racks = ⌈(size / racks) × bandwidth / 2 / trunk rate⌉
     switch ports a rack needs     = (size / racks) × links per accelerator + (racks − 1) × trunk links per pair
 
-which must fit the ports of the rack's `switches / racks` switch parts. For the NVL36x2 on NVLink 5 trays of 144
-ports (two chips of 72): 36 × 18 = 648 links to the GPUs and 36 × 900 GB/s / 50 GB/s = 648 trunk links, 1,296
-ports = 9 × 144, so a 72-GPU domain over two racks fills its trays exactly; two NVL72 racks (1,296 + 1,296 ports
-wanted of 1,296) or a third rack do not fit, and a domain wider than that (NVL576) needs a second switch tier,
-which is not modelled. The second hop's latency is not added to the performance model's scale-up latency.
+which must fit the ports of the rack's `switches / racks` switch parts (every port group of the part: the main
+`ports` the accelerators' links reach, and any `port_groups`, such as front-panel cages, the trunks may use).
+For the NVL36x2 on NVLink 5 trays of 144 ports (two chips of 72): 36 × 18 = 648 links to the GPUs and
+36 × 900 GB/s / 50 GB/s = 648 trunk links, 1,296 ports = 9 × 144, so a 72-GPU domain over two racks fills its
+trays exactly; two NVL72 racks (1,296 + 1,296 ports wanted of 1,296) or a third rack do not fit, and a domain
+wider than that (NVL576) needs a second switch tier, which is not modelled. The second hop's latency is not added
+to the performance model's scale-up latency.
 
 Domains are formed from consecutive racks with accelerators in floor order (`cluster.instances`); each pair's run
 is laid as any run between racks (`analyse.cabling`: tray drop, Manhattan run along the trays, slack, length bins)
@@ -65,7 +67,8 @@ def rack_problems(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[P
     per_rack, per_pair = su.size // su.racks, trunk_links_per_pair(cluster, su)
     down = math.ceil(round(per_acc * per_rack, 6))
     need, trays = down + (su.racks - 1) * per_pair, su.switches // su.racks
-    have = trays * sw.ports.count
+    per_tray = sum(g.count for g in sw.groups)   # the backplane ports and any front-panel group (NVL36 trays)
+    have = trays * per_tray
     if need > have:
         per_port = per_acc + (su.racks - 1) * per_pair / max(per_rack, 1)   # ports per accelerator of a rack
         most = math.floor(have / per_port + 1e-9)
@@ -74,7 +77,7 @@ def rack_problems(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[P
             f"{per_pair} trunk links to each of the other {su.racks - 1} rack(s) "
             f"({(su.bandwidth / 2).to('GB/s'):~.4gP} per direction of each accelerator, over {trunk.id}), need "
             f"{need} switch ports a rack; {trays} x "
-            f"{sw.ports.count} ports have {have}: expected at most {most} accelerators a rack ({most * su.racks} "
+            f"{per_tray} ports have {have}: expected at most {most} accelerators a rack ({most * su.racks} "
             f"a domain of {su.racks} racks), fewer racks, or a second switch tier (NVL576's, not modelled)"),
             count(need), count(have)))
     return problems

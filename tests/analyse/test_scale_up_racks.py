@@ -218,3 +218,14 @@ def test_a_rail_only_fabric_numbers_ports_over_the_domains_racks(tmp_path) -> No
     _, _, _, leaves = rail_access_ports(a.cluster, fa)
     assert fa.rails == 72 and len(leaves) == 144
     assert sorted(set(np.bincount(leaves).tolist())) == [2]
+
+
+def test_a_front_panel_port_group_counts_toward_the_trunks(tmp_path) -> None:
+    """A tray of 72 backplane ports and a front-panel group of 72 (test part) holds the NVL36x2's 648 + 648 ports a
+    rack as 9 x 144 does; 72 backplane ports alone (648 of 1,296 wanted) do not."""
+    group = "port_groups: [{name: front, count: 72, speed: 400 Gbit/s, cage: OSFP, per_cage: 1}]\n"
+    front = _text().replace("ports: {count: 144,", "ports: {count: 72,").replace("cooling: {type: hybrid",
+                                                                                group + "cooling: {type: hybrid", 1)
+    assert _net010(run_specs(tmp_path / "front", {"c.yaml": front})) == []
+    alone = _net010(run_specs(tmp_path, {"c.yaml": _text().replace("ports: {count: 144,", "ports: {count: 72,")}))
+    assert any("need 1296 switch ports a rack; 9 x 72 ports have 648" in m for m in alone), alone
