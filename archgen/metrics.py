@@ -127,6 +127,8 @@ REGISTRY: tuple[Metric, ...] = (
            "Scale-up links of each accelerator: bandwidth / (2 x link rate) with a `link` part, size - 1 peers in "
            "a mesh, its neighbours in a torus (2 per dimension of 3 or more), else the accelerator's own "
            "`scale_up.links`.", _N),
+    Metric("cluster", "scale_up.trunk_links", "", "", 0, "Scale-up trunk links", "Switch-to-switch links between "
+           "the racks of every multi-rack scale-up domain (`scale_up.racks`; archgen.analyse.scale_up_racks).", _N),
     Metric("cluster", "scale_up.bandwidth", "B/s", "TB/s", 1, "Scale-up bandwidth", "Aggregate scale-up bandwidth "
            "of every domain.", _N),
     Metric("cluster", "scale_up.links", "", "", 0, "Scale-up torus links", "Links of every torus scale-up domain, "

@@ -281,15 +281,16 @@ def test_mesh_with_switches_is_refused_where_written(tmp_path: Path, cli) -> Non
 
 
 @pytest.mark.parametrize(("key", "col", "message"), [
-    ("crosses_racks: true", 86, "scale_up.crosses_racks: a scale-up domain is one rack (`domain`), and domains "
-                                "spanning several racks (NVL36x2, NVL576) are not modelled"),
+    ("crosses_racks: true", 86, "scale_up.crosses_racks: crosses_racks: true needs the racks one domain spans: "
+                                "give racks: N (2 for a GB200 NVL36x2), or leave crosses_racks out"),
     ("links_per_peer: 2", 87, "scale_up.links_per_peer: links_per_peer counts the direct links between two "
                               "accelerators of a mesh; a switched domain has bandwidth / (2 x link rate) links"),
 ])
 def test_scale_up_keys_that_would_be_ignored_are_refused(tmp_path: Path, cli, key: str, col: int,
                                                          message: str) -> None:
-    """`crosses_racks: true` was read by nothing (a domain is one node or one rack), and `links_per_peer` only
-    counts a mesh's links: on a switched domain both were accepted and silently ignored."""
+    """`crosses_racks: true` was read by nothing (a domain was one node or one rack; now it needs `racks`, which
+    the analysis reads), and `links_per_peer` only counts a mesh's links: on a switched domain both were accepted
+    and silently ignored."""
     from tests.conftest import write_tree
     bad = SCALE_UP.replace("link: smf-800g-dr8}", f"link: smf-800g-dr8, {key}}}").replace("SWITCHES", "4")
     r = cli("check", write_tree(tmp_path / "specs", {"c.yaml": bad}))

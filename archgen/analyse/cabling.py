@@ -32,6 +32,7 @@ from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, an
 from archgen.analyse.other_ports import other_port_leaves, rack_xy
 from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, unplaced
 from archgen.analyse.rail_layout import rail_ends
+from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.analyse.scale_up_switches import switched_cables
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.build import ClusterDesign, Design, LinkOption
@@ -250,6 +251,11 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                                                                              su.links_needed, su.domains)):
         options, speed = scale_up_cables(cluster)   # a switched domain's accelerator-to-switch cables, likewise
         tiers.append(_tier_totals("scale_up", "access", n, options, None, None, speed))
+    if su is not None and su.trunk_links and (trunk := cluster.scale_up_trunk) is not None and cluster.spec.scale_up:
+        option = (LinkOption(trunk, trunk, ("scale_up", "trunk_link")),)   # between a domain's racks (scale_up_racks)
+        tr = _choose(cluster, "scale_up", "trunk", trunk_ends(cluster, cluster.spec.scale_up), option, x, y, bins)
+        tiers.append(_tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, tr if len(tr.length)
+                                  else None, None, trunk.rate))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
                    tuple(problems), optics, net_power, tuple(loose))

@@ -270,6 +270,7 @@ def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None,
     nodes_per_domain = 1
     if su is not None and su.domain == "rack" and compute is not None:  # the most compute nodes in any rack
         nodes_per_domain = max((compute.per_rack.get(r, 0) for r in compute.per_rack), default=1) or 1
+        nodes_per_domain *= su.racks   # a multi-rack domain (NVL36x2): the nodes of all its racks
     ports_per_domain = ppn * nodes_per_domain
     n_rails = spec.rails if spec.rails is not None else max(ports_per_domain // planes, 1)
     if getattr(spec, "rail_optimized", True) and ports_per_domain and n_rails * planes != ports_per_domain:

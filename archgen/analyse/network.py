@@ -20,6 +20,7 @@ from archgen.analyse.nodes import (  # re-exported
     nic_transport,
     node_types,
 )
+from archgen.analyse.scale_up_racks import rack_problems, trunk_links_per_pair
 from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.analyse.topologies import analyse_topology
@@ -52,6 +53,7 @@ class ScaleUpAnalysis:
     problems: tuple[Problem, ...]
     board_links: int = 0   # per domain: torus links on a system's board (traces); `links_needed` counts them too
     cables: int = 0        # per domain: torus links between systems (analyse.scale_up_torus)
+    trunk_links: int = 0   # per domain: switch-to-switch links between its racks (analyse.scale_up_racks)
 
 
 @dataclass(frozen=True)
@@ -90,11 +92,12 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
         else:
             for s in systems:
                 per_domain[s.id] = s.accelerators
+    share = su.size // su.racks   # a multi-rack domain's accelerators divide over its racks (model.cluster)
     for what, n in sorted(per_domain.items()):
-        if n != su.size:
-            problems.append(Problem("NET010", ("scale_up", "size"),
-                                    f"a {su.domain} domain of {what} holds {n} accelerators, not {su.size}",
-                                    count(n), count(su.size)))
+        if n != share:
+            problems.append(Problem("NET010", ("scale_up", "size"), f"a {su.domain} domain of {what} holds {n} "
+                                    f"accelerators, not {share}" + (f" ({su.size} over {su.racks} racks)" if
+                                                                     su.racks > 1 else ""), count(n), count(share)))
     domains = accelerators // su.size if su.size else 0
     link = cluster.scale_up_link
     if su.topology == "torus":  # neighbours along dims, no switch (analyse.scale_up_torus)
@@ -128,9 +131,10 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                 f"its switch {sw.id} is {sw.technology}: expected technology: {sw.technology}, or "
                                 "a switch part of the domain's technology"))
     problems += _link_bandwidth(design, nodes, su) + chip_links(design, cluster, nodes, su, per_acc) + \
-        placed_switches(cluster, su) + one_hop(cluster, su, per_acc)
+        placed_switches(cluster, su) + one_hop(cluster, su, per_acc) + rack_problems(cluster, su, per_acc)
+    trunks = trunk_links_per_pair(cluster, su) * su.racks * (su.racks - 1) // 2
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
-                           (su.bandwidth * accelerators).to("TB/s"), tuple(problems))
+                           (su.bandwidth * accelerators).to("TB/s"), tuple(problems), trunk_links=trunks)
 
 
 def _mesh_links(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp, per_acc: float) -> list[Problem]:
@@ -225,6 +229,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         if cluster.spec.scale_up and cluster.spec.scale_up.topology == "torus":   # each link once, every domain
             metrics |= {f"scale_up.{k}": count(n * scale_up.domains) for k, n in (
                 ("links", scale_up.links_needed), ("board_links", scale_up.board_links), ("cables", scale_up.cables))}
+        if scale_up.trunk_links:
+            metrics["scale_up.trunk_links"] = count(scale_up.trunk_links * scale_up.domains)
     for fa in fabrics:
         fa.metrics.update(fabric_metrics(fa))
     carriers = [fa for fa in fabrics if fa.fabric.spec.role in ("compute", "converged")]  # compute fabric first

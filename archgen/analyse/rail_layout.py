@@ -32,20 +32,25 @@ def rail_access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.nd
     """Per node port of a rail-only fabric: rack instance, U, plane and leaf index within the plane.
 
     The same arrays as `archgen.analyse.placement.access_ports` gives a fat tree, in floor order. A domain is one
-    node, or with `scale_up.domain: rack` the R·P / ppn nodes of a rack instance that share a scale-up domain.
+    node, or with `scale_up.domain: rack` the R·P / ppn nodes of a rack instance that share a scale-up domain (of
+    consecutive rack instances, where the domain spans `scale_up.racks`).
     """
     rails, planes = max(fa.rails, 1), max(fa.planes, 1)
     leaf = fa.tier("leaf")
     down, per_rail = max(leaf.down if leaf else 1, 1), max(_per_rail(fa, "leaf"), 1)
     su = cluster.spec.scale_up
     rows: list[tuple[int, int, int, int]] = []        # rack, U, ports, domain
-    domain = 0
+    domain = seen = 0
     for ri, inst in enumerate(cluster.instances):
         nodes = [(item.u, fa.ports_per_node.get(item.part.id, 0)) for item in inst.rack.items
                  if isinstance(item.part, System) and fa.ports_per_node.get(item.part.id, 0)]
         if not nodes:
             continue
         per_domain = max(1, rails * planes // nodes[0][1]) if su is not None and su.domain == "rack" else 1
+        if su is not None and su.racks > 1:   # a multi-rack domain's nodes run on over its racks (scale_up_racks)
+            rows += [(ri, u, ppn, (seen + k) // per_domain) for k, (u, ppn) in enumerate(nodes)]
+            seen += len(nodes)
+            continue
         rows += [(ri, u, ppn, domain + k // per_domain) for k, (u, ppn) in enumerate(nodes)]
         domain += math.ceil(len(nodes) / per_domain)
     if not rows:

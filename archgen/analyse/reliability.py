@@ -339,13 +339,15 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
                               f"bandwidth lost: 1/{fa.planes}; not a rate of its own"))
     racks = max(a.cluster.rack_total, 1)
     rack_acc = a.accelerators // racks if a.accelerators else 0
-    per_rack = max((sum(p.part.accelerators for p in r.items if isinstance(p.part, System))
-                    for r in a.cluster.rack_types.values()), default=rack_acc)
+    span = su.racks if su is not None else 1   # a rack of a multi-rack domain stops the whole domain's job
+    per_rack = span * max((sum(p.part.accelerators for p in r.items if isinstance(p.part, System))
+                           for r in a.cluster.rack_types.values()), default=rack_acc)
+    stops = "the rack stops" if span == 1 else f"the rack stops, and with it its {span}-rack scale-up domain's job"
     for name, label in (("power_shelf", "power shelf"), ("pdu", "PDU / feed")):
         if name in by:
             stopped = 0 if redundant.get(name) else per_rack
             out.append(Domain(label, label, yearly(name), stopped, repair(name),
-                              "redundant: a repair, no accelerator lost" if stopped == 0 else "the rack stops"))
+                              "redundant: a repair, no accelerator lost" if stopped == 0 else stops))
     if "cdu" in by and by["cdu"].units:
         served = 0 if redundant.get("cdu") else a.accelerators // by["cdu"].units
         out.append(Domain("CDU", "coolant distribution unit", yearly("cdu"), served, repair("cdu"),

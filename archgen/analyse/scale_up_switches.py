@@ -87,11 +87,13 @@ def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
             continue
         placed = sum(1 for p in items if p.part.id == su.switch)
         domains = 1 if su.domain == "rack" else systems
-        if placed != domains * su.switches:
+        per_rack = su.switches // su.racks   # a multi-rack domain's switches divide over its racks (model)
+        if placed != domains * per_rack:
+            share = f" ({su.switches} per domain over its {su.racks} racks)" if su.racks > 1 else ""
             problems.append(Problem("NET010", ("scale_up", "switches"),
                                     f"{rid} places {placed} {su.switch} for its {domains} {su.domain} domain(s); "
-                                    f"{su.switches} per domain make {domains * su.switches}",
-                                    count(placed), count(domains * su.switches)))
+                                    f"{per_rack} per {'rack' if su.racks > 1 else 'domain'}{share} make "
+                                    f"{domains * per_rack}", count(placed), count(domains * per_rack)))
     return problems
 
 
@@ -110,15 +112,17 @@ def one_hop(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[Problem
         problems.append(Problem("NET010", ("scale_up", "link"), f"{link.id} runs {link.rate:~P} a link, faster than "
                                 f"any port of {sw.id} ({fastest:~P}): no port terminates it; expected a link part of "
                                 f"at most {fastest:~P}, or a switch whose ports run at its rate", link.rate, fastest))
-    if per_acc + 1e-9 < su.switches:
+    reached = su.switches // su.racks   # an accelerator links to its own rack's switches (analyse.scale_up_racks)
+    if per_acc + 1e-9 < reached:
         reach = math.floor(per_acc + 1e-9)
-        problems.append(Problem("NET010", ("scale_up", "switches"), f"{su.switches} {sw.id} per domain, and each "
+        where = "per domain" if su.racks == 1 else f"per rack of the domain's {su.racks}"
+        problems.append(Problem("NET010", ("scale_up", "switches"), f"{reached} {sw.id} {where}, and each "
                                 f"accelerator has {per_acc:g} links: it reaches at most {reach} of them, so two "
                                 f"accelerators do not share every switch and the domain is not one switch hop at "
                                 f"its bandwidth ({sw.id} has {sw.ports.count} ports for {su.size} accelerators): "
                                 f"expected at most {reach} switches, each with a link to every accelerator (a "
                                 "domain wider than a switch's ports needs a second switch tier, not modelled)",
-                                count(su.switches), count(reach)))
+                                count(reached), count(reach)))
     return problems
 
 

@@ -43,6 +43,7 @@ class ClusterDesign:
     scale_up_link: Link | None
     facility: Facility | None
     problems: tuple[tuple[tuple, str], ...]
+    scale_up_trunk: Link | None = None   # a multi-rack domain's switch-to-switch link between racks
 
     @property
     def path(self) -> str:
@@ -109,9 +110,11 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     su = cluster.scale_up
     su_switch = resolve(specs, cid, su.switch if su else None, (Switch,), ("scale_up", "switch"), unresolved, subject)
     su_link = resolve(specs, cid, su.link if su else None, (Link,), ("scale_up", "link"), unresolved, subject)
+    su_trunk = resolve(specs, cid, su.trunk_link if su else None, (Link,), ("scale_up", "trunk_link"), unresolved,
+                       subject)
     facility = resolve(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
     return ClusterDesign(cluster, rack_types, rack_counts, unit_counts, unit_racks, instances, too_large, fabrics,
-                         su_switch, su_link, facility, tuple(problems))
+                         su_switch, su_link, facility, tuple(problems), su_trunk)
 
 
 def _expand(cluster: Cluster, entries: list[tuple[int, Placement]], unit_racks: dict[str, tuple[tuple[str, int], ...]],

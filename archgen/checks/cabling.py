@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from archgen.analyse.network import count
 from archgen.analyse.ports import role_groups
+from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import NIC, Switch
 from archgen.model.fabrics import LINK_TIERS
@@ -29,7 +30,8 @@ def reach(ctx: Context) -> Iterator[Violation]:
     Runs with both ends placed only: a run to a switch placed in no rack, or from a port stated as a bare count,
     has no length of its own (CAB004 says so). The finding names the two ends of the longest run (rack, U, part)
     and how many racks the runs join; on twisted pair it cites the 100 m channel of copper Ethernet (ANSI/TIA-568.2-D
-    Category 6A channel; IEEE 802.3 Clause 40, 1000BASE-T, and Clause 55, 10GBASE-T: 100 m).
+    Category 6A channel; IEEE 802.3 Clause 40, 1000BASE-T, and Clause 55, 10GBASE-T: 100 m). A multi-rack scale-up
+    domain's trunk cables (`scale_up.trunk_link`) are runs between its racks like any other.
 
     Fix: add a longer-reach link option for the tier (e.g. single-mode), or move the racks closer; for management
     runs past 100 m of copper, fibre or a management switch in the far racks' row.
@@ -39,21 +41,28 @@ def reach(ctx: Context) -> Iterator[Violation]:
             continue
         for t in c.cabling.tiers:
             tr = next((r for r in c.cabling.runs if (r.fabric, r.tier) == (t.fabric, t.tier)), None)
+            trunk = t.fabric == "scale_up" and c.cluster.spec.scale_up is not None   # a multi-rack domain's trunks
+            ends_of = trunk_ends(c.cluster, c.cluster.spec.scale_up) if trunk else None
             for k, (opt, n, longest) in enumerate(t.over_reach):
-                fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
-                where = fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
-                runs = ""
-                if tr is not None and k < len(t.over_where):
+                fa = None if trunk else next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
+                where = ("scale_up", "trunk_link") if fa is None else \
+                    fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
+                runs = "" if fa is not None else _TRUNK_FIX
+                if (tr is not None or ends_of is not None) and k < len(t.over_where):
                     i, a_racks, b_racks = t.over_where[k]
-                    ends = (_end(c, int(tr.a_rack[i]), int(tr.a_u[i])), _end(c, int(tr.b_rack[i]), int(tr.b_u[i])))
+                    a_rack, a_u, b_rack, b_u = (tr.a_rack, tr.a_u, tr.b_rack, tr.b_u) if tr else ends_of[:4]
+                    ends = (_end(c, int(a_rack[i]), int(a_u[i])), _end(c, int(b_rack[i]), int(b_u[i])))
                     runs = (f"; {a_racks} rack(s) at one end, {b_racks} at the other; the longest from {ends[0]} "
-                            f"to {ends[1]}")
-                yield Violation(fa.fabric.path, c.cluster.spec.id, where,
+                            f"to {ends[1]}{runs}")
+                yield Violation(c.cluster.path if fa is None else fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {opt.reach:~P} reach of "
                                 f"{opt.label}{runs}{_COPPER_LIMIT if opt.a.media in _TWISTED else ''}",
                                 Q_(longest, "m"), opt.reach.to("m"))
 
 
+#: What to do about a multi-rack scale-up domain's trunk run past its cable's reach (analyse.scale_up_racks).
+_TRUNK_FIX = ("; a scale-up domain's racks are consecutive racks with accelerators in floor order: stand them side "
+              "by side in one row (`floor.racks_per_row`, a unit's `new_row`), or give a trunk_link of longer reach")
 #: Twisted-pair media, whose channel ends at 100 m whatever the rate.
 _TWISTED = ("twisted-pair",)
 #: What to do about a twisted-pair run past its channel: the standards' limit and the two usual fixes.

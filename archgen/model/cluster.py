@@ -106,7 +106,9 @@ class ScaleUp(Spec):
     joins every pair of accelerators of a node directly (AMD Infinity Fabric: 7 links per MI300X to its 7 peers),
     so it has no switches and `size - 1` peer links per accelerator. A torus joins each
     accelerator to its neighbours along `dims` with wraparound links and no switch (AWS Trn2: 16 Trainium2 in a 4x4
-    2D torus over NeuronLink-v3), two links per dimension of three or more chips (`analyse.topologies`).
+    2D torus over NeuronLink-v3), two links per dimension of three or more chips (`analyse.topologies`). A switched
+    rack domain may span `racks` racks (GB200 NVL36x2: two racks of 36), its racks' switches joined by `trunk_link`
+    cables (`analyse.scale_up_racks`).
     """
 
     domain: Literal["node", "rack"] = Field(description="What one domain is: one node (DGX) or one rack (NVL72).")
@@ -127,9 +129,20 @@ class ScaleUp(Spec):
     switch: Ref | None = Field(None, description="Switch tray part, when the switches are separate parts in the rack.")
     switches: int = Field(0, ge=0, description="Switch trays per domain (0 when the chips are inside the node).")
     link: Ref | None = Field(None, description="Link part of one accelerator-to-switch link (rate per direction).")
+    racks: int = Field(1, ge=1, le=64, description=(
+        "Racks one `domain: rack` domain spans: 1 for an NVL72; 2 for a GB200 NVL36x2, two racks of 36 GPUs whose "
+        "NVLink switch trays join each other through their front-panel ports (NVIDIA Multi-Node Tuning Guide, "
+        "'The 36x2 Configuration'). `size` and `switches` count the whole domain and divide evenly over its racks; "
+        "each accelerator links to the switches of its own rack, and those switches to every other rack's "
+        "(`trunk_link`, `archgen.analyse.scale_up_racks`). Consecutive racks with accelerators in floor order form "
+        "one domain."))
+    trunk_link: Ref | None = Field(None, description=(
+        "Multi-rack domains only: Link part of one switch-to-switch link between two racks of the domain (the "
+        "cable between front-panel ports of their switch trays); required with `racks` above 1, its reach checked "
+        "against the run between the racks."))
     crosses_racks: bool = Field(False, description=(
-        "Whether one domain spans several racks. Only `false`: a domain is one node or one rack (`domain`), and "
-        "multi-rack domains (NVL36x2, NVL576) are not modelled, so `true` is refused rather than ignored."))
+        "Whether one domain spans several racks: `true` exactly when `racks` is above 1 (may be left out; "
+        "`true` with one rack, or `false` with several, is refused as a contradiction)."))
 
     @model_validator(mode="after")
     def _mesh_has_no_switches(self) -> ScaleUp:
@@ -151,11 +164,37 @@ class ScaleUp(Spec):
                                               self.topology == "torus" else "a switched domain has bandwidth / (2 x "
                                               "link rate) links per accelerator, one to each switch chip") +
                              ": leave links_per_peer out, or set topology: mesh")
-        if self.crosses_racks:
-            raise FieldError(("crosses_racks",), f"a scale-up domain is one {self.domain} (`domain`), and domains "
-                             "spanning several racks (NVL36x2, NVL576) are not modelled, so nothing would be cabled "
-                             "between racks: leave crosses_racks out")
+        self._racks_fit()
         return self
+
+    def _racks_fit(self) -> None:
+        """A multi-rack domain is a switched rack domain whose size and switches divide over its racks."""
+        if self.crosses_racks and self.racks == 1:
+            raise FieldError(("crosses_racks",), "crosses_racks: true needs the racks one domain spans: give "
+                             "racks: N (2 for a GB200 NVL36x2), or leave crosses_racks out")
+        if "crosses_racks" in self.model_fields_set and not self.crosses_racks and self.racks > 1:
+            raise FieldError(("crosses_racks",), f"crosses_racks: false, but racks: {self.racks} spans "
+                             f"{self.racks} racks: leave crosses_racks out")
+        if self.racks == 1:
+            if self.trunk_link is not None:
+                raise FieldError(("trunk_link",), "trunk_link joins the racks of a multi-rack domain; this domain "
+                                 "is one rack: leave trunk_link out, or give racks: N")
+            return
+        if self.domain != "rack" or self.topology != "switched":
+            raise FieldError(("racks",), f"a domain spanning {self.racks} racks is a switched rack domain (its "
+                             "racks' switch trays joined to each other): set domain: rack and topology: switched, "
+                             "or leave racks out")
+        if self.switch is None or not self.switches:
+            raise FieldError(("switch",) if self.switch is None else ("switches",), "a multi-rack domain joins its "
+                             "racks through their switch trays: give switch and switches (per domain, over all "
+                             "its racks)")
+        for name, n in (("size", self.size), ("switches", self.switches)):
+            if n % self.racks:
+                raise FieldError((name,), f"{name} {n} does not divide over racks: {self.racks}: expected a "
+                                 f"multiple of {self.racks} (each rack holds its share)")
+        if self.trunk_link is None:
+            raise FieldError(("trunk_link",), f"a domain over {self.racks} racks is cabled rack to rack: give "
+                             "trunk_link, the Link part of one switch-to-switch link between racks")
 
     def _torus_fits(self) -> None:
         """A torus domain has its `dims`, whose product is `size`, and no switch."""

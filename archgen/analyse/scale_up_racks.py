@@ -1,0 +1,111 @@
+"""A switched scale-up domain over several racks (`scale_up.racks`): its trunk links, their switch ports and reach.
+
+NVIDIA's GB200 "36x2 configuration" is two racks of 36 GPUs (9 compute trays, 9 NVL36 NVLink switch trays each)
+joined into one 72-GPU NVLink domain (NVIDIA Multi-Node NVLink Tuning Guide, "Understanding Your Grace-Blackwell
+Systems", https://docs.nvidia.com/multi-node-nvlink-systems/multi-node-tuning-guide/system.html); the switch
+trays' front-panel ports "allow connectivity between switches from different racks" (NVIDIA NVOS User Manual for
+NVLink Switches, "NVLink Interface", https://docs.nvidia.com/networking/display/NVIDIANVOSUserManualforNVLinkSwitchesv25024282/NVLink+Interface).
+
+The shape modelled (`model.cluster.ScaleUp.racks`): each accelerator links to the switches of its own rack, as in a
+one-rack domain, and each rack's switches link to every other rack's (trunk links), so two accelerators of one rack
+are one switch hop apart and of two racks two. For the domain to carry its `bandwidth` between any two of its racks
+(all of one rack's traffic to another, as a tensor-parallel group split over both does), each pair of racks is
+joined by the per-direction bandwidth of one rack's accelerators:
+
+    trunk links per pair of racks = ⌈(size / racks) × bandwidth / 2 / trunk rate⌉
+    switch ports a rack needs     = (size / racks) × links per accelerator + (racks − 1) × trunk links per pair
+
+which must fit the ports of the rack's `switches / racks` switch parts (every port group of the part: the main
+`ports` the accelerators' links reach, and any `port_groups`, such as front-panel cages, the trunks may use).
+For the NVL36x2 on NVLink 5 trays of 144 ports (two chips of 72): 36 × 18 = 648 links to the GPUs and
+36 × 900 GB/s / 50 GB/s = 648 trunk links, 1,296 ports = 9 × 144, so a 72-GPU domain over two racks fills its
+trays exactly; two NVL72 racks (1,296 + 1,296 ports wanted of 1,296) or a third rack do not fit, and a domain
+wider than that (NVL576) needs a second switch tier, which is not modelled. The second hop's latency is not added
+to the performance model's scale-up latency.
+
+Domains are formed from consecutive racks with accelerators in floor order (`cluster.instances`); each pair's run
+is laid as any run between racks (`analyse.cabling`: tray drop, Manhattan run along the trays, slack, length bins)
+and held to the `trunk_link` part's reach by CAB001.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+
+from archgen.analyse.nodes import count
+from archgen.analyse.ports import Problem
+from archgen.build import ClusterDesign
+from archgen.model import System
+from archgen.model.cluster import ScaleUp
+
+__all__ = ["domain_racks", "rack_problems", "trunk_ends", "trunk_links_per_pair"]
+
+
+def trunk_links_per_pair(cluster: ClusterDesign, su: ScaleUp) -> int:
+    """Trunk links joining two racks of one domain: a rack's accelerators' bandwidth per direction over the rate."""
+    trunk = cluster.scale_up_trunk
+    if su.racks < 2 or trunk is None:
+        return 0
+    per_direction = su.size // su.racks * su.bandwidth / 2
+    return math.ceil(round(float((per_direction / trunk.rate).to("").magnitude), 6))
+
+
+def rack_problems(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[Problem]:
+    """A multi-rack domain's switch ports per rack, trunk rate and trunk reach (module docstring)."""
+    sw, trunk = cluster.scale_up_switch, cluster.scale_up_trunk
+    if su.racks < 2 or sw is None or trunk is None:
+        return []
+    problems = []
+    fastest = max((g.speed for g in sw.groups), key=lambda q: float(q.m_as("Gbit/s")))
+    if trunk.rate > fastest * (1 + 1e-9):
+        problems.append(Problem("NET010", ("scale_up", "trunk_link"), f"{trunk.id} runs {trunk.rate:~P} a link, "
+                                f"faster than any port of {sw.id} ({fastest:~P}): no port terminates it",
+                                trunk.rate, fastest))
+    per_rack, per_pair = su.size // su.racks, trunk_links_per_pair(cluster, su)
+    down = math.ceil(round(per_acc * per_rack, 6))
+    need, trays = down + (su.racks - 1) * per_pair, su.switches // su.racks
+    per_tray = sum(g.count for g in sw.groups)   # the backplane ports and any front-panel group (NVL36 trays)
+    have = trays * per_tray
+    if need > have:
+        per_port = per_acc + (su.racks - 1) * per_pair / max(per_rack, 1)   # ports per accelerator of a rack
+        most = math.floor(have / per_port + 1e-9)
+        problems.append(Problem("NET010", ("scale_up", "size"), (
+            f"{per_rack} accelerators a rack x {per_acc:g} links = {down} links to the rack's {trays} {sw.id}, and "
+            f"{per_pair} trunk links to each of the other {su.racks - 1} rack(s) "
+            f"({(su.bandwidth / 2).to('GB/s'):~.4gP} per direction of each accelerator, over {trunk.id}), need "
+            f"{need} switch ports a rack; {trays} x "
+            f"{per_tray} ports have {have}: expected at most {most} accelerators a rack ({most * su.racks} "
+            f"a domain of {su.racks} racks), fewer racks, or a second switch tier (NVL576's, not modelled)"),
+            count(need), count(have)))
+    return problems
+
+
+def domain_racks(cluster: ClusterDesign, racks: int) -> np.ndarray:
+    """Rack instances of each domain, shape (domains, racks): consecutive racks with accelerators in floor order."""
+    held = [i for i, inst in enumerate(cluster.instances)
+            if any(isinstance(p.part, System) and p.part.accelerators for p in inst.rack.items)]
+    n = len(held) // racks
+    return np.array(held[:n * racks], dtype=np.int64).reshape(n, racks)
+
+
+def trunk_ends(cluster: ClusterDesign, su: ScaleUp) -> tuple[np.ndarray, ...]:
+    """A-end rack/U, B-end rack/U, group and weight (trunk links) of each pair of racks of every domain.
+
+    One row per pair, weighted by its `trunk_links_per_pair`, for `analyse.cabling` to lay as any run between racks
+    (length, media reach: CAB001, length bins). The ends are the lowest switch tray of each rack.
+    """
+    per_pair = trunk_links_per_pair(cluster, su)
+    idx = domain_racks(cluster, su.racks) if per_pair and cluster.instances else np.zeros((0, 2), dtype=np.int64)
+    pairs = list(combinations(range(su.racks), 2))
+    a = np.concatenate([idx[:, i] for i, _ in pairs]) if len(idx) else np.zeros(0, dtype=np.int64)
+    b = np.concatenate([idx[:, j] for _, j in pairs]) if len(idx) else np.zeros(0, dtype=np.int64)
+    lowest = {}
+    for k in np.unique(np.concatenate([a, b])):
+        inst = cluster.instances[int(k)]
+        lowest[int(k)] = min((p.u for p in inst.rack.items if p.part.id == su.switch), default=0)
+    a_u = np.array([lowest[int(k)] for k in a], dtype=np.int64)
+    b_u = np.array([lowest[int(k)] for k in b], dtype=np.int64)
+    return a, a_u, b, b_u, np.zeros(len(a), dtype=np.int64), np.full(len(a), per_pair, dtype=np.int64)
