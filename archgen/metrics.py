@@ -157,6 +157,11 @@ REGISTRY: tuple[Metric, ...] = (
            "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price; idle hours draw each "
            "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0).", _COST,
            minimise=True),
+    Metric("cluster", "facility_energy_per_year", "J", "MWh", 0, "Facility energy per year", "What the hall "
+           "draws for the cluster in a year: (average power × utilisation + idle power × (1 − utilisation)) × "
+           "8,766 h × the annual PUE (`cost.energy.pue`); idle hours draw each part's `power.idle`, else its "
+           "average draw (assumed, COST003: an upper bound); not provided without the facility's `cost:`.", _COST,
+           minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST, minimise=True),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "
