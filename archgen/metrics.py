@@ -98,6 +98,9 @@ REGISTRY: tuple[Metric, ...] = (
            "on the shelf-fed share: at the rack feeds, like `it_power`.", _C),
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
            "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster.", _C),
+    Metric("cluster", "facility_power_peak", "W", "kW", 1, "Facility power at design conditions", "IT power times "
+           "the facility's `peak_pue` (full IT load on the design day): what generator sets carry (PWR011); not "
+           "provided where the hall states no `peak_pue`.", _C),
     Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
            "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
            "in `it_power`; not provided where a CDU states no `power`.", "analyse/cdu_power.py"),
@@ -165,6 +168,11 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
            "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price; idle hours draw each "
            "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0).", _COST,
+           minimise=True),
+    Metric("cluster", "facility_energy_per_year", "J", "MWh", 0, "Facility energy per year", "What the hall "
+           "draws for the cluster in a year: (average power × utilisation + idle power × (1 − utilisation)) × "
+           "8,766 h × the annual PUE (`cost.energy.pue`); idle hours draw each part's `power.idle`, else its "
+           "average draw (assumed, COST003: an upper bound); not provided without the facility's `cost:`.", _COST,
            minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST, minimise=True),

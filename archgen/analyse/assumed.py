@@ -107,6 +107,6 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) 
     idle = tuple(x for x in assumed if x not in prices + energy + space)   # idle draws taken as the average
     tco = prices + energy + idle + space
     return {"capex": prices, "network_capex_share": prices, "scale_out_capex_share": prices, "power_idle": idle,
-            "energy_cost_per_year": energy + idle,
+            "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
             "space_cost_per_year": space, "capital_recovery_factor": space, "capital_cost_per_year": prices + space,
             **dict.fromkeys(TCO_METRICS[:3], tco)}

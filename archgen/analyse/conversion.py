@@ -29,10 +29,10 @@ Draw = Callable[[System | Switch], Q]
 
 #: A cluster's figures that rest on its IT power, and its fabrics' (`FABRIC_POWER_METRICS`): not provided where a
 #: fabric tier names no link media (CAB003), whose transceivers' draw is then unknown, as its capex is not (COST002).
-POWER_METRICS = ("it_power", "it_power_typical", "shelf_loss", "facility_power", "it_capacity_headroom",
-                 "cooling_headroom", "network_power", "optics_power", "power_average", "power_idle",
-                 "energy_cost_per_year", "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
-                 "tco_per_goodput_accelerator_hour")
+POWER_METRICS = ("it_power", "it_power_typical", "shelf_loss", "facility_power", "facility_power_peak",
+                 "it_capacity_headroom", "cooling_headroom", "network_power", "optics_power", "power_average",
+                 "power_idle", "energy_cost_per_year", "facility_energy_per_year", "tco_per_year",
+                 "tco_per_accelerator_hour", "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour")
 FABRIC_POWER_METRICS = ("network_power", "optics_power")
 
 

@@ -8,7 +8,8 @@
 - Energy: the average IT load (each system's and switch's `power.typical` where published, else `power.max`, plus
   optics, and the power shelves' conversion loss on both: at the rack feeds) for the facility's `utilisation`
   share of 8,766 h, the idle load (`power.idle` where a part states it, else its average draw: assumed) for the
-  rest, x PUE x electricity price; the peak is the cluster's `it_power`.
+  rest, x PUE (the hall's energy, `facility_energy_per_year`, MWh) x electricity price; the peak is the cluster's
+  `it_power`.
 - Capital is recovered over `depreciation_years` at `discount_rate` with the capital recovery factor
   r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0).
 - TCO per year = recovered capital + energy + space (racks x space per rack per month x 12).
@@ -104,6 +105,7 @@ class Cost:
     recovery_factor: float | None = None
     no_opex: str = ""  # why the facility's figures and the TCO are not provided ("" where they are)
     no_power: str = ""  # why the load, energy and TCO are not provided: links without link media (`unpowered`)
+    facility_energy: Q | None = None  # what the hall draws for the cluster in a year (MWh): IT energy x PUE
     scale_up_switch: str | None = None  # the scale-up (NVLink) switch part: in the network share, not the scale-out
 
     @property
@@ -250,15 +252,17 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     no_opex = "" if fc is not None else (
         f"facility '{facility.id}' gives no `cost:` (energy price and PUE, rent, depreciation and discount rate)"
         if facility is not None else f"cluster '{a.cluster.spec.id}' names no facility, so no energy price or rent")
+    load = average * utilisation + idle * (1 - utilisation)
+    # a load that leaves out links' optics of unknown draw is no energy figure (`conversion.unpowered`)
+    mwh = None if fc is None or unpowered(a) else (load * Q_(HOURS_PER_YEAR, "h") * fc.energy.pue).to("MWh")
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
                     tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
-                    no_opex=f"{'; '.join(problems)} (COST001)")
+                    no_opex=f"{'; '.join(problems)} (COST001)", facility_energy=mwh,
+                    metrics={} if mwh is None else {"facility_energy_per_year": mwh})
     energy = space = capital = tco = per_hour = crf = None
     if fc is not None:
-        load = average * utilisation + idle * (1 - utilisation)
-        # a load that leaves out links' optics of unknown draw is no energy figure (`conversion.unpowered`)
-        energy = None if unpowered(a) else (load * Q_(HOURS_PER_YEAR, "h") * fc.energy.pue * fc.energy.price).to(cur)
+        energy = None if mwh is None else (mwh * fc.energy.price).to(cur)
         space = (fc.space_per_rack * a.cluster.rack_total * Q_(1, "year")).to(cur)
         crf = capital_recovery(fc.discount_rate, fc.depreciation_years)
         if capex is not None and energy is not None:
@@ -268,7 +272,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
                 tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf,
-                no_opex=no_opex, no_power=unpowered(a),
+                no_opex=no_opex, no_power=unpowered(a), facility_energy=mwh,
                 scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None)
     cost.metrics.update(cost_metrics(cost))
     return cost
@@ -317,6 +321,8 @@ def cost_metrics(c: Cost) -> dict[str, Q]:
         m["power_idle"] = c.power_idle
     if c.recovery_factor is not None:
         m["capital_recovery_factor"] = Q_(c.recovery_factor, "")
+    if c.facility_energy is not None:
+        m["facility_energy_per_year"] = c.facility_energy
     for name, value in (("capex", c.capex), ("energy_cost_per_year", c.energy_per_year),
                         ("space_cost_per_year", c.space_per_year), ("capital_cost_per_year", c.capital_per_year),
                         ("tco_per_year", c.tco_per_year), ("tco_per_accelerator_hour", c.per_accelerator_hour),

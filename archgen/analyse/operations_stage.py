@@ -70,7 +70,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             if cost.withheld:
                 _withhold(ops, path, CAPEX_METRICS, cost.withheld)
             if cost.no_opex:   # no facility cost, or prices in several currencies (then no capex either)
-                _withhold(ops, path, FACILITY_METRICS + (CAPEX_METRICS if cost.currency is None else ()),
+                energy = () if "facility_energy_per_year" in cost.metrics else ("facility_energy_per_year",)
+                _withhold(ops, path, FACILITY_METRICS + energy + (CAPEX_METRICS if cost.currency is None else ()),
                           cost.no_opex)
         if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
             _withhold_power(ops, analysis, why)

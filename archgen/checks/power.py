@@ -11,11 +11,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from archgen.analyse.rack import Power, Stage, busbar_flags, external_flags
-from archgen.checks.power_figures import _kw, feeds_off_hall, input_span, shelf_range, unconfirmed_power, within_input
+from archgen.checks.power_figures import (
+    _kw,
+    feeds_off_hall,
+    hall_units,
+    input_span,
+    shelf_range,
+    unconfirmed_power,
+    within_input,
+)
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import feed_power, feed_words, over_hall
+from archgen.checks.scope import feed_words, over_hall
 from archgen.model import PowerShelf, Switch, System
-from archgen.model.base import spare_units
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
 
@@ -275,30 +282,15 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
 
     Where the facility's `feeds` states `ups_units` (and `ups: N+1`, `N+N`…), the modules less the spares of that
     redundancy (N+k: k; N+N: half) carry the cluster's IT power; where it states `generator_units`, the sets less
-    theirs carry the facility power (IT power x the hall's PUE; not judged without a PUE). With N+1 that is any one
-    unit down, with 2N one side alone.
+    theirs carry the facility power at design conditions (IT power x the hall's `peak_pue`). Without a `peak_pue`
+    they are judged on the annual PUE (`cost.energy.pue`), and the finding says so: an annual average is below the
+    design day's, so a pass is optimistic (an info finding; not judged without either PUE). With N+1 that is any
+    one unit down, with 2N one side alone.
 
-    Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall.
+    Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
+    `peak_pue` (design conditions) where only its annual PUE is given.
     """
-    for path, c in ctx.clusters.items():
-        hall = c.cluster.facility
-        feeds = hall.feeds if hall is not None else None
-        if feeds is None:
-            continue
-        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, feed_power(c.metrics), feed_words(c.metrics)),
-                  ("generators", "generator", "sets", feeds.generators, feeds.generator_units,
-                   c.metrics.get("facility_power"), "facility power"))
-        for key, label, kind, redundancy, units, load, what in stages:
-            if units is None or load is None:
-                continue
-            red = redundancy or "N"
-            usable = units.capacity * max(units.count - spare_units(red, units.count), 0)
-            if load > usable:
-                yield Violation(path, c.cluster.spec.id, ("facility",),
-                                f"{what} {_kw(load)} exceeds facility '{hall.id}''s usable {label} capacity "
-                                f"{_kw(usable)} ({red} of {units.count} x {_kw(units.capacity)} {label} {kind}, "
-                                f"feeds.{key})", load.to("kW"),
-                                usable.to("kW"))
+    yield from hall_units(ctx)
 
 
 @check("PWR012", "power.unconfirmed", severity="info")

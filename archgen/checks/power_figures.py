@@ -1,4 +1,7 @@
-"""Helpers of the PWR checks: unconfirmed power figures (PWR012), input ranges (PWR013), the hall's voltage (PWR015)."""
+"""Helpers of the PWR checks: hall UPS and generators (PWR011), unconfirmed figures (PWR012), inputs (PWR013).
+
+And the hall's voltage (PWR015).
+"""
 
 from __future__ import annotations
 
@@ -9,11 +12,54 @@ from typing import Any
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.checks.registry import Context, Violation
+from archgen.checks.scope import feed_power, feed_words
 from archgen.model import NIC, Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
+from archgen.model.base import spare_units
 
 
 def _kw(q) -> str:
     return f"{q.to('kW').magnitude:.1f} kW"
+
+
+def hall_units(ctx: Context) -> Iterator[Violation]:
+    """PWR011: each cluster's UPS load and generator load against its hall's units, their spares held back.
+
+    The generator load is IT power x `peak_pue` (design conditions) where the hall states it; else IT power x the
+    annual `cost.energy.pue`, and the finding says so: an error if it fails, an info finding if it passes (the
+    margin is optimistic), never a silent pass.
+    """
+    for path, c in ctx.clusters.items():
+        hall = c.cluster.facility
+        feeds = hall.feeds if hall is not None else None
+        if feeds is None:
+            continue
+        m, peak = c.metrics, hall.peak_pue
+        annual = hall.cost.energy.pue if hall.cost is not None else None
+        gen_load = m.get("facility_power_peak") if peak is not None else m.get("facility_power")
+        gen_what = "facility power at design conditions" if peak is not None else "facility power"
+        gen_why = (f"; IT power x peak PUE {peak:g}" if peak is not None else
+                   f"; judged on IT power x the annual PUE {annual or 0:g} (the hall states no `peak_pue`): the design "
+                   "day's mechanical load is above the year's average, so this is optimistic")
+        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, feed_power(m), feed_words(m), ""),
+                  ("generators", "generator", "sets", feeds.generators, feeds.generator_units, gen_load, gen_what,
+                   gen_why))
+        for key, label, kind, redundancy, units, load, what, why in stages:
+            if units is None or load is None:
+                continue
+            red = redundancy or "N"
+            usable = units.capacity * max(units.count - spare_units(red, units.count), 0)
+            basis = f"({red} of {units.count} x {_kw(units.capacity)} {label} {kind}, feeds.{key})"
+            if load > usable:
+                yield Violation(path, c.cluster.spec.id, ("facility",), f"{what} {_kw(load)} exceeds facility "
+                                f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}", load.to("kW"),
+                                usable.to("kW"))
+            elif key == "generators" and peak is None:
+                yield Violation(path, c.cluster.spec.id, ("facility",), f"generator sets judged on the annual PUE "
+                                f"{annual:g}, not a design-day figure (the hall states no `peak_pue`): facility power "
+                                f"{_kw(load)} within facility '{hall.id}''s usable generator capacity {_kw(usable)} "
+                                f"{basis}; the design day's mechanical load is above the year's average, so this "
+                                "margin is optimistic (an assumption)", load.to("kW"), usable.to("kW"),
+                                severity="info")
 
 
 #: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.

@@ -43,9 +43,9 @@ def _facility(r: Any) -> bool:
 
 
 def _hall_states(field: str) -> Callable[[Any], bool]:
-    """Whether a rack's hall states `field` (a capacity a cluster check compares the cluster's total with)."""
-    def stated(r: Any) -> bool:
-        return r.facility is not None and getattr(r.facility, field) is not None
+    """Whether a hall states `field` (a capacity a cluster check compares the cluster's total with)."""
+    def stated(hall: Any) -> bool:
+        return hall is not None and getattr(hall, field) is not None
     return stated
 
 
@@ -54,15 +54,15 @@ def _rated_cdu(r: Any) -> bool:
     return _liquid(r) and r.facility is not None and r.cdu is not None and r.cdu.rated_at is not None
 
 
-def _hall_units(r: Any) -> bool:
-    """Whether a rack's hall states UPS modules or generator sets (PWR011 compares the cluster's load with them)."""
-    feeds = r.facility.feeds if r.facility is not None else None
+def _hall_units(hall: Any) -> bool:
+    """Whether a hall states UPS modules or generator sets (PWR011 compares the cluster's load with them)."""
+    feeds = hall.feeds if hall is not None else None
     return feeds is not None and (feeds.ups_units is not None or feeds.generator_units is not None)
 
 
-def _hall_rated(r: Any) -> bool:
-    """Whether a rack's hall states the conditions of its cooling capacity (COOL011 compares them with the site)."""
-    return r.facility is not None and r.facility.cooling_rated_at is not None
+def _hall_rated(hall: Any) -> bool:
+    """Whether a hall states the conditions of its cooling capacity (COOL011 compares them with the site)."""
+    return hall is not None and hall.cooling_rated_at is not None
 
 
 def _water(r: Any) -> bool:
@@ -122,18 +122,32 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
     "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
-    "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR015": _hall_states("voltage"),
-    # cluster checks, judged only where the hall of the racks they place states the capacity
+    "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated,
+    "PWR015": lambda r: _hall_states("voltage")(r.facility),
+}
+#: Checks that judge a hall's stated capacity (a cluster's totals against its hall, COOL011 the hall itself): they
+#: apply where the document's hall states it: a cluster document's is the hall the cluster names, which may not be
+#: the hall its racks name (COOL013); a rack document's, the rack's.
+HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
     "PWR011": _hall_units, "COOL011": _hall_rated,
 }
 
 
-def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = ()) -> bool:
-    """Whether a check judges any of `subjects` (object paths); `racks` are the `RackDesign`s among them."""
+def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = (), halls: Iterable[Any] | None = None
+            ) -> bool:
+    """Whether a check judges any of `subjects` (object paths); `racks` are the `RackDesign`s among them.
+
+    `halls` are the document's halls (a cluster's, or a rack's): a hall check (`HALL_NEEDS`) applies where one of
+    them states what it compares; without `halls`, the racks' halls.
+    """
     kinds = CHECK_KINDS.get(check_id) or KINDS.get(check_id.rstrip("0123456789"), ())
     if not any(s.split("/", 1)[0] in kinds for s in subjects):
         return False
+    racks = list(racks)
+    if check_id in HALL_NEEDS:
+        judged = [r.facility for r in racks] if halls is None else list(halls)
+        return any(HALL_NEEDS[check_id](h) for h in judged)
     need = RACK_NEEDS.get(check_id)
     return need is None or any(need(r) for r in racks)
 

@@ -119,6 +119,12 @@ class Facility(Document):
     cooling_capacity: Power | None = Field(None, description=(
         "IT heat the hall's cooling plant can reject (liquid and air together), e.g. '1.5 MW'; a cluster's IT power,"
         " all of which becomes heat, is measured against it (metric `cooling_headroom`)."))
+    peak_pue: float | None = Field(None, ge=1, le=5, description=(
+        "Facility power over IT power at design conditions: full IT load on the design day (the site's outdoor "
+        "design dry-bulb), the 'design PUE' or 'peak PUE' a facility engineer sizes plant on, e.g. 1.35 (ASHRAE "
+        "90.4 likewise keeps a design mechanical load component apart from the annualized one). Generator sets "
+        "carry IT power x this (PWR011); without it PWR011 uses `cost.energy.pue`, an annual average (The Green "
+        "Grid, White Paper #49), and says the check is optimistic."))
     source: str = Field("", description="Where the facility figures come from.")
     site_events: list[SiteEvent] = Field(default_factory=list, description=(
         "Events that stop every job in the hall (power, cooling), with their rate per year."))

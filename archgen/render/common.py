@@ -261,14 +261,17 @@ def validation_section(scope: Scope) -> Section:
     anchors: list[str | None] = []
     skipped: list[str] = []
     racks = [r.rack for path, r in scope.run.racks.items() if path in scope.subjects]
-    if not racks:        # a cluster document: the rack types it places
-        racks = [r for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject
-                 for r in c.rack_types.values()]
+    halls = None         # a rack document: the rack's hall
+    clusters = [c for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject]
+    if not racks:        # a cluster document: the rack types it places, judged in the hall the cluster names
+        racks = [r for c in clusters for r in c.rack_types.values()]
+    if clusters:
+        halls = [c.facility for c in clusters]
     single = scope.run.racks.get(scope.subject)
     judged_on = {(j.bound.req.id, j.bound.subject): j.bound.req.metric for j in scope.requirements()}
     for cid, chk in sorted(REGISTRY.items()):
         hits = by_id.pop(cid, [])
-        if not hits and not applies(cid, scope.subjects, racks):
+        if not hits and not applies(cid, scope.subjects, racks, halls):
             skipped.append(cid)
             continue
         if not hits:

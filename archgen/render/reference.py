@@ -324,6 +324,17 @@ def _capacity(hall: Any, m: dict) -> list[tuple[str, str]]:
     if hall.cost is not None:
         out.append(("Facility power (IT power × PUE)",
                     f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"))
+    gens = hall.feeds is not None and hall.feeds.generator_units is not None and hall.cost is not None
+    out.append(("Facility power at design conditions (IT power × peak PUE)", f"{NOT_PROVIDED}: no `peak_pue` "
+                "(design-day PUE)" + (", so PWR011 judged the generator sets on the annual PUE" if gens else "")
+                if hall.peak_pue is None else
+                f"{fmt.q(m.get('facility_power_peak'), 'kW', 1)} at peak PUE {hall.peak_pue:g}"))
+    energy = m.get("facility_energy_per_year")
+    out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: no `cost:` (annual PUE, "
+                "utilisation)" if hall.cost is None else NOT_PROVIDED if energy is None else
+                f"{fmt.q(energy, 'MWh', 0)} at utilisation {hall.cost.utilisation:g}" + (
+                    " (idle hours at each part's `power.idle`, else its average draw: an upper bound)"
+                    if hall.cost.utilisation < 1 else "")))
     if "facility_power" in m and "it_power" in m:   # CDUs' pumps, in-row and in-rack: in the PUE's overhead
         overhead = (m["facility_power"] - m["it_power"]).to("kW")
         for key, label in (("cdu_power", "In-row CDUs' draw (pumps, controls)"),
