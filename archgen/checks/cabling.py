@@ -48,9 +48,11 @@ def reach(ctx: Context) -> Iterator[Violation]:
                 where = ("scale_up", "trunk_link") if fa is None else \
                     fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
                 runs = "" if fa is not None else _TRUNK_FIX
-                if (tr is not None or ends_of is not None) and k < len(t.over_where):
+                src = (tr.a_rack, tr.a_u, tr.b_rack, tr.b_u) if tr is not None else \
+                    ends_of[:4] if ends_of is not None else None
+                if src is not None and k < len(t.over_where):
                     i, a_racks, b_racks = t.over_where[k]
-                    a_rack, a_u, b_rack, b_u = (tr.a_rack, tr.a_u, tr.b_rack, tr.b_u) if tr else ends_of[:4]
+                    a_rack, a_u, b_rack, b_u = src
                     ends = (_end(c, int(a_rack[i]), int(a_u[i])), _end(c, int(b_rack[i]), int(b_u[i])))
                     runs = (f"; {a_racks} rack(s) at one end, {b_racks} at the other; the longest from {ends[0]} "
                             f"to {ends[1]}{runs}")

@@ -8,7 +8,6 @@ export of it must be the library too, not the user's parts (every library rack w
 
 from __future__ import annotations
 
-import io
 import os
 import posixpath
 import subprocess
@@ -17,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO
 
 from archgen.compare.diff import compare
 from archgen.errors import LoadError, Location, SpecError, UsageError
@@ -180,7 +180,7 @@ def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str
                             "archgen reads no file outside the exported tree")
 
 
-def _copy(source: io.BufferedReader, out: io.BufferedWriter, size: int) -> None:
+def _copy(source: IO[bytes], out: IO[bytes], size: int) -> None:
     """`size` bytes from `source` to `out`, a megabyte at a time (a large blob is never held whole)."""
     while size:
         chunk = source.read(min(size, 1 << 20))

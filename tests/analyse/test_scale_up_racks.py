@@ -109,7 +109,7 @@ def test_the_performance_model_and_spares_see_the_whole_domain(tmp_path) -> None
     r = _run(tmp_path)
     a = r.clusters["cluster/pod"]
     assert spare_domain_nodes(a, 4) == 18
-    hw, total, per_rack = cluster_hardware(a.cluster.spec, r.specs.items, a.scale_out)
+    hw, total, per_rack, _ = cluster_hardware(a.cluster.spec, r.specs.items, a.scale_out)
     assert (hw.scale_up_size, total, per_rack) == (72, 72, 36)
     domains = {d.name: d for d in analyse_reliability(r.specs, a).domains}
     assert domains["scale-up domain"].accelerators == 72
