@@ -211,6 +211,18 @@ def layer_kernels(a: Arch, rec: str | None, cc, ep) -> tuple[Any, Any]:
     return fwd / a.layers, bwd / a.layers
 
 
+def expert_kernels(rec: str | None, cc, local):
+    """Of `layer_kernels`, the routed experts' forward ones in one MoE layer (`local` experts on the rank).
+
+    FC1's and FC2's input per local expert (one shared launch per GEMM for `delayed` on Hopper); none in 16-bit.
+    """
+    if rec is None:
+        return 0.0
+    if rec == "delayed":
+        local = where(cc >= 10.0, local, 1.0)
+    return 2.0 * local * KERNELS[rec][0]
+
+
 def attention_kernels(rec: str | None, cc) -> tuple[Any, Any]:
     """Of `layer_kernels`, the attention block's: (forward, backward).
 
