@@ -84,7 +84,9 @@ part's operations are taken as alike (the order inside is not known), so the max
 operation; the dispatch and the combine take half of the forward's all-to-all time each (no source splits it). The
 host-heavy experts come right after the synchronisation, while the GPU has only the dispatch to run, so a small-
 expert layer waits for its own launches even where the forward's host time is below its GPU time. The backward
-holds no synchronisation and keeps max(host, GPU) per layer.
+holds no synchronisation and keeps max(host, GPU) per layer. Not modelled: with `overlap_ep_comm` Megatron-core's
+schedule plan (model_chunk_schedule_plan.py) issues another micro-batch's backward pieces between these parts, so
+the stretch holds a layer's forward and a layer's backward in an interleaved order; the forward's own order is kept.
 
 **CUDA graphs** (`cuda_graphs`, Megatron-core at 3097d81). With `cuda_graph_impl` transformer_engine a layer's
 graphed scopes form one graph (transformer_layer.py `_te_cuda_graph_capture`: the attention block with `attn`, then
