@@ -117,21 +117,18 @@ def test_whole_iteration_graphs_on_blackwell_are_scored():
     logit, not Transformer Engine's 10 B; +8.9 % and +4.4 % before the first
     forward's and last backward's unpaired all-to-alls, `exposure.expert_comm`'s edge; +11.7 % and +7.2 % with DeepEP's 20 SMs
     for HybridEP's overlap, +14.7 % and +8.9 % before training charged every kernel's 1.3 µs), within the 25 % bar although the runs
-    also use FP8 attention and a fused grouped MLP the model does not describe. With eager launches the GB200 row at
-    micro-batch 4 would wait 1.6 % of its time for the experts' launches after each dispatch synchronisation (the
-    stream's queue, `host.forward_stretch`: +8.3 %); the GB300 row at micro-batch 8 hides them (before the queue,
-    max(host, GPU) per stretch, stating the graphs moved neither row)."""
+    also use FP8 attention and a fused grouped MLP the model does not describe. At these micro-batches the host binds
+    on neither with eager launches either, so stating the graphs moves neither row."""
     from archgen.model.cases import Case
     from archgen.scoring.cases import predict, read_case_file
     from archgen.scoring.catalog import load_accelerators
 
     cases = {c.id: c for c in read_case_file(DATA / "bridge-card-qwen3-30b.yaml").cases}
     accelerators = load_accelerators()
-    for name, measured, error, eager_less in (("gb200", 40322.898 * 8, 0.101, 0.016), ("gb300", 44773.361 * 8, 0.039,
-                                                                                      0.0)):
+    for name, measured, error in (("gb200", 40322.898 * 8, 0.101), ("gb300", 44773.361 * 8, 0.039)):
         case: Case = cases[f"bridge-card-{name}-qwen3-30b-mxfp8-ep8-full-iteration"]
         assert case.measured[0].value == pytest.approx(measured, rel=1e-5)
         graphed = predict(case, accelerators)["tokens_per_second"]
         assert graphed / measured - 1 == pytest.approx(error, abs=0.005)
         eager = case.model_copy(update={"training": case.training.model_copy(update={"cuda_graphs": "none"})})
-        assert 1 - predict(eager, accelerators)["tokens_per_second"] / graphed == pytest.approx(eager_less, abs=0.001)
+        assert predict(eager, accelerators)["tokens_per_second"] == pytest.approx(graphed, rel=1e-12)

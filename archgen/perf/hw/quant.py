@@ -129,6 +129,13 @@ def forward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, 
     return normed * norm + (q + plain) * other
 
 
+def expert_forward_bytes(a: Arch, rec: str | None, cc, tp, etp=None):
+    """Of `forward_bytes` in an MoE layer, the routed experts' FC1 and FC2 inputs per token (0 in 16-bit)."""
+    if rec is None:
+        return 0.0
+    return a.top_k * (a.hidden * (1.0 if etp is None else etp / tp) + a.expert_ffn / tp) * tensor_bytes(rec, cc)
+
+
 def backward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, etp=None):
     """Quantisation bytes per token of one layer's backward pass on one rank: every linear output's gradient."""
     g = 1.0 if etp is None else etp / tp

@@ -249,9 +249,11 @@ def forward_stretch(job: Job, ep, host_f, gpu_f, experts, ep_f, quant=0.0, overh
     combine all-to-all, then the unpermutation, the residual, the next layer's attention block, norm, router and
     permutation (Megatron-core 3097d81 `MoELayer.forward`; token_dispatcher.py: the synchronisation
     "before_ep_alltoall" follows the first permutation; average layer, MoE share of it). `host_f` and
-    `gpu_f` are the pass's host and GPU times, `experts` the experts' GEMM time (`experts.expert_forward`, per MoE
-    layer), `ep_f` the forward's exposed all-to-all time, `overhead` each kernel's fixed GPU cost. Stated
-    assumption (no source splits it): the dispatch and the combine take half of `ep_f` each.
+    `gpu_f` are the pass's host and GPU times, `experts` the experts' GEMM and input-cast time (`experts.
+    expert_forward`, `quant.expert_forward_bytes`; per MoE layer), `ep_f` the forward's exposed all-to-all time,
+    `overhead` each kernel's fixed GPU cost. Stated assumptions (no source splits them): the dispatch and the
+    combine take half of `ep_f` each; the activation's memory time is counted with the rest, after the experts (so
+    the wait is at most that much too long).
     """
     a = job.arch
     share = a.moe_layers / a.layers

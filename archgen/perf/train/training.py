@@ -240,7 +240,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
     h_fb, synced = H.host_time(job, (n_f, n_b), rc, attn_k), H.synchronised(job)
-    queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd, ep_f, Q.expert_kernels(
+    e_cast = K.memory_time(hw, T * Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp))
+    queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
         job.recipe, hw.compute_capability, a.experts / ep), K.KERNEL_OVERHEAD) if synced else None
     host = H.host_excess(h_fb, (gpu_f, gpu - gpu_f), synced, queue)
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge,
