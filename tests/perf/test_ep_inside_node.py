@@ -58,20 +58,23 @@ def test_the_same_work_per_rank_in_both_layouts():
     assert float(ep8.measured[0].value) / float(ep16.measured[0].value) == pytest.approx(9058 / 8960)
 
 
-def test_the_row_without_infiniband_misses_by_more(accelerators):
-    """EP 8 inside NVLink: +56.7 % as the recipe ran it (EP overlap on), +44.2 % with the overlap credit taken away;
-    the EP 16 row +40.6 %. The model makes the in-node layout 12.7 % faster than the two-node one; measured, it is
-    1.1 %. Missing per layer pass: 3.41 ms in node, 2.75 ms across two nodes (2.89 ms in node without the overlap credit)."""
+def test_the_row_without_infiniband_misses_by_about_the_same(accelerators):
+    """EP 8 inside NVLink: +44.6 % as the recipe ran it (EP overlap on), +28.3 % with the overlap credit taken away;
+    the EP 16 row +40.6 %. The model makes the in-node layout 4.0 % faster than the two-node one; measured, it is
+    1.1 %. Missing per layer pass: 2.90 ms in node, 2.75 ms across two nodes (2.08 ms in node without the overlap
+    credit). Before the synchronised forward ran as the stream's queue (`host.forward_stretch`): +56.7 % and +44.2 %,
+    12.7 % apart, 3.41 and 2.89 ms missing in node: the in-node row's host-heavy experts start only after its short
+    dispatch, and the GPU waits for them."""
     err16, meas16, model16, passes16 = _row(_case(*EP16), accelerators)
     err8, meas8, model8, passes8 = _row(_case(*EP8), accelerators)
     err8_plain, _, model8_plain, _ = _row(_case(*EP8, overlap_ep_comm=False), accelerators)
-    assert (err16, err8, err8_plain) == pytest.approx((0.406, 0.567, 0.442), abs=0.005)
-    assert model16 / model8 == pytest.approx(1.127, abs=0.005)
+    assert (err16, err8, err8_plain) == pytest.approx((0.406, 0.446, 0.283), abs=0.005)
+    assert model16 / model8 == pytest.approx(1.040, abs=0.005)
     assert meas16 / meas8 == pytest.approx(1.011, abs=0.001)
     miss16, miss8, miss8_plain = ((meas16 - model16) / passes16, (meas8 - model8) / passes8,
                                   (meas8 - model8_plain) / passes8)
-    assert (miss16, miss8, miss8_plain) == pytest.approx((2.75e-3, 3.41e-3, 2.89e-3), abs=0.03e-3)
-    assert min(miss8, miss8_plain) > miss16
+    assert (miss16, miss8, miss8_plain) == pytest.approx((2.75e-3, 2.90e-3, 2.08e-3), abs=0.03e-3)
+    assert miss8 - miss16 < 0.2e-3  # about the same fixed cost a pass, whatever the fabric (0.66 ms apart before)
 
 
 def _all_to_alls(case, accelerators) -> float:
@@ -100,8 +103,9 @@ def test_a_pass_takes_the_same_time_whatever_the_gpu_work_modelled(accelerators)
     """Without the model's host term (whole-iteration graphs stated: no per-layer host work), the model's GPU work
     of a layer pass, everything in the step over 3,072, is 6.78 ms for EP 16 over InfiniBand and 5.09 ms for EP 8
     in node (1.69 ms apart); measured, a pass takes 9.52 and 9.42 ms. The EP 8 row is the one where the model's
-    host time binds (0.92 ms a pass of its 3.41 ms missing: graphs move it from +56.7 % to +85.2 %), the EP 16 row
-    hides it (graphs leave +40.6 %). A fixed pace per pass of about 9.4-9.5 ms at one 4,096-token sequence, as on
+    host time binds (1.43 ms a pass, from the stream's queue after each dispatch synchronisation, `host.forward_stretch`;
+    0.92 ms when each stretch took max(host, GPU): graphs move it from +44.6 % to +85.2 %), the EP 16 row hides it
+    (graphs leave +40.6 %). A fixed pace per pass of about 9.4-9.5 ms at one 4,096-token sequence, as on
     B200 in NeMo 25.11 (9.18 ms; docs/perf-model.md, "Across machines"), and not a rate of the fabric."""
     rows = {}
     for name, (path, case_id) in (("ep16", EP16), ("ep8", EP8)):
@@ -109,4 +113,4 @@ def test_a_pass_takes_the_same_time_whatever_the_gpu_work_modelled(accelerators)
         g_err, _, gpu, _ = _row(_case(path, case_id, cuda_graphs="full_iteration"), accelerators)
         rows[name] = (measured / passes * 1e3, gpu / passes * 1e3, (model - gpu) / passes * 1e3, g_err)
     assert rows["ep16"] == pytest.approx((9.52, 6.78, 0.0, 0.406), abs=0.005)
-    assert rows["ep8"] == pytest.approx((9.42, 5.09, 0.92, 0.852), abs=0.005)
+    assert rows["ep8"] == pytest.approx((9.42, 5.09, 1.43, 0.852), abs=0.005)

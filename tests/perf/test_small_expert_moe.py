@@ -149,8 +149,9 @@ def test_the_missing_term_does_not_scale_with_the_gpu(accelerators):
     # 6.50 and 2.98 ms with the K loop's fixed cost per tile (`kernels.k_loop_efficiency`; the B200 row is host-bound);
     # 6.58 and 2.96 ms with every counted kernel's 1.3 µs (`KERNEL_OVERHEAD`); 6.89 ms with HybridEP's README kernel
     # rates on H100 (`dispatcher.kernel_times`); 6.77 and 2.91 ms with the loss as TE's fused kernels move it
-    # (`cross_entropy` te, 10 B a logit where 36 B were charged)
-    assert model == pytest.approx([6.77e-3, 2.91e-3], rel=0.01)
+    # (`cross_entropy` te, 10 B a logit where 36 B were charged); 6.77 and 3.25 ms with each synchronised forward
+    # run as the stream's queue (`host.forward_stretch`: the B200 row's experts are host-bound after the dispatch)
+    assert model == pytest.approx([6.77e-3, 3.25e-3], rel=0.01)
     assert measured[0] / measured[1] == pytest.approx(1.0, abs=0.05)
     assert model[0] / model[1] > 2.0
 

@@ -129,6 +129,13 @@ def forward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, 
     return normed * norm + (q + plain) * other
 
 
+def expert_forward_bytes(a: Arch, rec: str | None, cc, tp, etp=None):
+    """Of `forward_bytes` in an MoE layer, the routed experts' FC1 and FC2 inputs per token (0 in 16-bit)."""
+    if rec is None:
+        return 0.0
+    return a.top_k * (a.hidden * (1.0 if etp is None else etp / tp) + a.expert_ffn / tp) * tensor_bytes(rec, cc)
+
+
 def backward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, etp=None):
     """Quantisation bytes per token of one layer's backward pass on one rank: every linear output's gradient."""
     g = 1.0 if etp is None else etp / tp
@@ -209,6 +216,18 @@ def layer_kernels(a: Arch, rec: str | None, cc, ep) -> tuple[Any, Any]:
         fwd = fwd + a.moe_layers * ((1.0 + shared) * norm + (1.0 + 2.0 * local + shared) * plain)
         bwd = bwd + a.moe_layers * (2.0 + 2.0 * local + 2.0 * shared) * plain
     return fwd / a.layers, bwd / a.layers
+
+
+def expert_kernels(rec: str | None, cc, local):
+    """Of `layer_kernels`, the routed experts' forward ones in one MoE layer (`local` experts on the rank).
+
+    FC1's and FC2's input per local expert (one shared launch per GEMM for `delayed` on Hopper); none in 16-bit.
+    """
+    if rec is None:
+        return 0.0
+    if rec == "delayed":
+        local = where(cc >= 10.0, local, 1.0)
+    return 2.0 * local * KERNELS[rec][0]
 
 
 def attention_kernels(rec: str | None, cc) -> tuple[Any, Any]:

@@ -64,17 +64,29 @@ dispatch synchronises once, whatever the dispatcher, and the backward never does
 * The experts then read the counts as a list (experts.py `tokens_per_expert.tolist()`) of a host tensor: no
   further synchronisation. Dense layers have none.
 
-So a model with MoE layers takes, per layer and micro-batch, max(host, GPU) of the forward plus max(host, GPU) of
+So a model with MoE layers takes, per layer and micro-batch, the forward's stretch (below) plus max(host, GPU) of
 the backward with its recompute (`host_excess`): the forward has one stretch per MoE layer (its layers alike, per
-average layer the forward's own maximum); the backward has no synchronisation and is one stretch (per layer its
+average layer the forward's own queue); the backward has no synchronisation and is one stretch (per layer its
 maximum), and with a full recompute each layer's re-run dispatch synchronises again, so each layer's recompute and
 backward form one stretch (the same expression). A dense model never synchronises inside the step, so its host
 banks the backward's slack for the forward: max(host, GPU) of the whole layer. The GPU time of each pass includes
 the communication it waits for (`training.layer_times` splits TP, CP and EP communication by pass). The
 synchronisation's own round trip (the host waking, the next launch reaching the idle GPU) is in HybridEP's measured
-per-call cost (`exposure.dispatcher_cost`); alltoall and DeepEP publish none: 0. Lower bound: inside a stretch the
-order matters too (the stretch takes the largest, over its operations, of the host time to issue one plus the GPU
-time from it on), which needs each operation's GPU time; not modelled.
+per-call cost (`exposure.dispatcher_cost`); alltoall and DeepEP publish none: 0.
+
+**The order inside a stretch** (`queue_time`, `forward_stretch`). A CUDA stream is a queue: after a
+synchronisation the GPU starts when the first launch lands, and a stretch ends at max_k (H_k + G_k..n), H_k the host
+time until operation k is issued and G_k..n the GPU time from k on (at least max(host, GPU), at most their sum). The
+forward's stretch runs, in Megatron-core 3097d81's order, the dispatch all-to-all, the experts (each local expert's
+FC1 and FC2 GEMMs, their quantisation kernels, the activation), the combine all-to-all, then the unpermutation, the
+residual, the next layer's attention block, norm, router and permutation up to its dispatch's synchronisation. Each
+part's operations are taken as alike (the order inside is not known), so the maximum falls on a part's first or last
+operation; the dispatch and the combine take half of the forward's all-to-all time each (no source splits it). The
+host-heavy experts come right after the synchronisation, while the GPU has only the dispatch to run, so a small-
+expert layer waits for its own launches even where the forward's host time is below its GPU time. The backward
+holds no synchronisation and keeps max(host, GPU) per layer. Not modelled: with `overlap_ep_comm` Megatron-core's
+schedule plan (model_chunk_schedule_plan.py) issues another micro-batch's backward pieces between these parts, so
+the stretch holds a layer's forward and a layer's backward in an interleaved order; the forward's own order is kept.
 
 **CUDA graphs** (`cuda_graphs`, Megatron-core at 3097d81). With `cuda_graph_impl` transformer_engine a layer's
 graphed scopes form one graph (transformer_layer.py `_te_cuda_graph_capture`: the attention block with `attn`, then
@@ -204,13 +216,64 @@ def synchronised(job: Job) -> bool:
     return job.arch.moe_layers > 0 and SYNCS[job.moe_dispatcher][0] > 0
 
 
-def host_excess(host, gpu, synced: bool):
+def queue_time(segments):
+    """Time from a synchronisation until the GPU has run `segments`, issued in order by one host thread (s).
+
+    `segments` are (operations, host time, GPU time) in launch order; within a segment every operation takes the
+    same host and GPU time (the order inside is not known). A CUDA stream is a queue: after a synchronisation the
+    GPU starts when the first launch lands, and the stretch ends at max_k (H_k + G_k..n), H_k the host time until
+    operation k is issued and G_k..n the GPU time from k on. Inside a uniform segment that expression is linear in
+    k, so its maximum is at the segment's first or last operation. A segment of no counted operation (a collective
+    the dispatcher launches, whose host cost is its per-call cost elsewhere) starts when the host reaches it.
+    """
+    gpu_after = [0.0] * len(segments)
+    rest = 0.0
+    for j in range(len(segments) - 1, -1, -1):
+        gpu_after[j] = rest
+        rest = rest + segments[j][2]
+    t, before = rest, 0.0  # the first segment launched at once: the whole GPU time
+    for (n, h, g), after in zip(segments, gpu_after, strict=True):
+        some = n > 0
+        each_h, each_g = where(some, h / maximum(n, 1.0), 0.0), where(some, g / maximum(n, 1.0), g)
+        t = maximum(t, before + each_h + g + after)          # its first operation
+        t = maximum(t, before + h + each_g + after)          # its last
+        before = before + h
+    return t
+
+
+def forward_stretch(job: Job, ep, host_f, gpu_f, experts, ep_f, quant=0.0, overhead=0.0):
+    """GPU-side time of a layer's forward between two synchronisations, as the queue `queue_time` runs it (s).
+
+    The stretch starts at a MoE layer's dispatch synchronisation and ends at the next layer's: the dispatch
+    all-to-all, the experts (each local expert's GEMMs and quantisation kernels `quant`, the activation), the
+    combine all-to-all, then the unpermutation, the residual, the next layer's attention block, norm, router and
+    permutation (Megatron-core 3097d81 `MoELayer.forward`; token_dispatcher.py: the synchronisation
+    "before_ep_alltoall" follows the first permutation; average layer, MoE share of it). `host_f` and
+    `gpu_f` are the pass's host and GPU times, `experts` the experts' GEMM and input-cast time (`experts.
+    expert_forward`, `quant.expert_forward_bytes`; per MoE layer), `ep_f` the forward's exposed all-to-all time,
+    `overhead` each kernel's fixed GPU cost. Stated assumptions (no source splits them): the dispatch and the
+    combine take half of `ep_f` each; the activation's memory time is counted with the rest, after the experts (so
+    the wait is at most that much too long).
+    """
+    a = job.arch
+    share = a.moe_layers / a.layers
+    n_e = share * (a.experts / ep * EXPERT_GEMMS[0] + 1.0 + quant)  # GEMMs, activation, their quantisation
+    h_e, g_e = HOST_OP_TIME * n_e, share * experts + n_e * overhead
+    n_r = host_f / HOST_OP_TIME - n_e
+    return queue_time(((0.0, 0.0, ep_f / 2.0), (n_e, h_e, g_e), (0.0, 0.0, ep_f / 2.0),
+                       (n_r, host_f - h_e, gpu_f - ep_f - g_e)))
+
+
+def host_excess(host, gpu, synced: bool, queue=None):
     """What issuing a layer and micro-batch takes beyond its GPU time (0 where the GPU is slower).
 
     `host` and `gpu` are (forward, backward with recompute) times. `synced`: the forward synchronises in every MoE
     layer, so each pass is bound on its own; otherwise the host's slack in one pass hides its excess in the other.
+    `queue`: the synchronised forward's stretch as the stream's queue runs it (`forward_stretch`; at least the
+    larger of its host and GPU time), where the order is known; without it the larger of the two.
     """
     (h_f, h_b), (g_f, g_b) = host, gpu
     if synced:
-        return maximum(h_f - g_f, 0.0) + maximum(h_b - g_b, 0.0)
+        fwd = maximum(h_f, g_f) if queue is None else queue
+        return fwd - g_f + maximum(h_b - g_b, 0.0)
     return maximum(h_f + h_b - g_f - g_b, 0.0)

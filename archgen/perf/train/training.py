@@ -224,8 +224,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     cp_layer = X.cp_exposed(hw, kv_size, cp, tp, layer_attn, hbm)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
-    ep_layer, ep_f, edge = (moe_share * x for x in expert_comm(
-        hw, job, T, tp, ep, passes, moe_f, expert_forward(hw, job, T, tp, ep, etp), etp, hbm, edge=True)) \
+    e_fwd = expert_forward(hw, job, T, tp, ep, etp) if a.moe_layers else 0.0
+    ep_layer, ep_f, edge = (moe_share * x for x in expert_comm(hw, job, T, tp, ep, passes, moe_f, e_fwd, etp, hbm,
+                                                               edge=True)) \
         if a.moe_layers else (0.0, 0.0, 0.0)  # edge: 0 without the overlap
 
     logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
@@ -238,7 +239,11 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
-    host = H.host_excess(H.host_time(job, (n_f, n_b), rc, attn_k), (gpu_f, gpu - gpu_f), H.synchronised(job))
+    h_fb, synced = H.host_time(job, (n_f, n_b), rc, attn_k), H.synchronised(job)
+    e_cast = K.memory_time(hw, T * Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp))
+    queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
+        job.recipe, hw.compute_capability, a.experts / ep), K.KERNEL_OVERHEAD) if synced else None
+    host = H.host_excess(h_fb, (gpu_f, gpu - gpu_f), synced, queue)
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge,
                       hbm)
 
