@@ -119,6 +119,7 @@ class Cabling:
     optics_power: Q
     network_power: dict[str, Q] = field(default_factory=dict)
     unplaced_switches: tuple[tuple[str, str, str, int], ...] = ()   # (fabric, tier, switch, count): placement.unplaced
+    trunk_runs: tuple[TierRuns, ...] = ()   # a multi-rack scale-up domain's trunks (in no fabric: not in `runs`)
 
 
 def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
@@ -216,6 +217,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     bins = _bins(cluster)
     taken: Taken = {}
     loose: list[tuple[str, str, str, int]] = []
+    trunks: tuple[TierRuns, ...] = ()
     for fa in a.fabrics:
         if fa.topology not in ("fat-tree", "rail-only"):   # counts and media by the first option, no lengths
             for name in fa.links:
@@ -254,11 +256,12 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     if su is not None and su.trunk_links and (trunk := cluster.scale_up_trunk) is not None and cluster.spec.scale_up:
         option = (LinkOption(trunk, trunk, ("scale_up", "trunk_link")),)   # between a domain's racks (scale_up_racks)
         tr = _choose(cluster, "scale_up", "trunk", trunk_ends(cluster, cluster.spec.scale_up), option, x, y, bins)
-        tiers.append(_tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, tr if len(tr.length)
-                                  else None, None, trunk.rate))
+        trunks = (tr,) if len(tr.length) else ()
+        tiers.append(_tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, tr if trunks else None,
+                                  None, trunk.rate))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
-                   tuple(problems), optics, net_power, tuple(loose))
+                   tuple(problems), optics, net_power, tuple(loose), trunks)
 
 
 def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[str, np.ndarray]) -> tuple:
