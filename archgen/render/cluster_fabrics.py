@@ -134,8 +134,8 @@ def scale_up_rows(a: Any) -> tuple[tuple[str, str], ...]:
                  ("Trunk links per pair of racks", f"{su.trunk_links // max(pairs, 1):,}"),
                  ("Trunk links / cables per domain", f"{su.trunk_links:,} / "
                   f"{trunk.physical // max(su.domains, 1):,}" if trunk is not None else f"{su.trunk_links:,} / —"),
-                 ("Switch hops between accelerators", "1 in one rack, 2 between racks (the second hop's latency is "
-                  "not modelled: docs/perf-model.md)")]
+                 ("Switch hops between accelerators", "1 in one rack, 2 between racks; the second hop's latency is "
+                  "not modelled (docs/perf-model.md)")]
     rows.append(("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
     return tuple(rows)
 
