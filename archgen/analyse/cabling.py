@@ -28,19 +28,19 @@ import numpy as np
 from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, module_power, node_cage_ports
-from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.other_ports import other_port_leaves, rack_xy
-from archgen.analyse.placement import Taken, access_ports, other_ends, place_switches, unplaced
+from archgen.analyse.network import ClusterAnalysis, Problem, analyse_cluster, count
+from archgen.analyse.other_ports import rack_xy
+from archgen.analyse.placement import Taken, place_switches, unplaced
 from archgen.analyse.rail_layout import rail_ends
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.analyse.scale_up_switches import switched_cables
 from archgen.analyse.scale_up_torus import scale_up_cables
+from archgen.analyse.tier_ends import fat_tree_ends
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import typical_draw
-from archgen.topology import tier_pairs
 from archgen.units import Q_, Q
 
 #: The ends of a tier's links that sit in a node's NIC ports, the others in switch ports: an access link runs from a
@@ -119,6 +119,7 @@ class Cabling:
     optics_power: Q
     network_power: dict[str, Q] = field(default_factory=dict)
     unplaced_switches: tuple[tuple[str, str, str, int], ...] = ()   # (fabric, tier, switch, count): placement.unplaced
+    trunk_runs: tuple[TierRuns, ...] = ()   # a multi-rack scale-up domain's trunks (in no fabric: not in `runs`)
 
 
 def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
@@ -216,6 +217,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     bins = _bins(cluster)
     taken: Taken = {}
     loose: list[tuple[str, str, str, int]] = []
+    trunks: tuple[TierRuns, ...] = ()
     for fa in a.fabrics:
         if fa.topology not in ("fat-tree", "rail-only"):   # counts and media by the first option, no lengths
             for name in fa.links:
@@ -234,7 +236,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 continue
             options = fa.fabric.tiers[key].links
             if wired:
-                ends = (rail_ends if fa.topology == "rail-only" else _ends)(cluster, fa, tier_name, placed)
+                ends = (rail_ends if fa.topology == "rail-only" else fat_tree_ends)(cluster, fa, tier_name, placed)
                 tr = _choose(cluster, fa.fabric.spec.id, tier_name, ends[:6], options, x, y, bins)
                 tr = replace(tr, b_switch=ends[6]) if len(ends) > 6 else tr
                 runs.append(tr)
@@ -254,48 +256,12 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     if su is not None and su.trunk_links and (trunk := cluster.scale_up_trunk) is not None and cluster.spec.scale_up:
         option = (LinkOption(trunk, trunk, ("scale_up", "trunk_link")),)   # between a domain's racks (scale_up_racks)
         tr = _choose(cluster, "scale_up", "trunk", trunk_ends(cluster, cluster.spec.scale_up), option, x, y, bins)
-        tiers.append(_tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, tr if len(tr.length)
-                                  else None, None, trunk.rate))
+        trunks = (tr,) if len(tr.length) else ()
+        tiers.append(_tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, tr if trunks else None,
+                                  None, trunk.rate))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
-                   tuple(problems), optics, net_power, tuple(loose))
-
-
-def _ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[str, np.ndarray]) -> tuple:
-    """A-end rack/U, B-end rack/U, port group and weight (links per row) of every run of a tier."""
-    tiers = {t.name: t for t in fa.tiers}
-    if tier == "access":
-        racks, us, planes, leaves = access_ports(cluster, fa)
-        n_leaves = tiers["leaf"].switches
-        leaves = np.minimum(leaves, max(n_leaves - 1, 0))
-        index = planes * n_leaves + leaves
-        b = placed["leaf"][index] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
-        extra = fa.links["access"] * fa.planes - len(racks)
-        a_rack, a_u, group = racks, us, leaves % 10_000
-        weight = np.ones(len(racks), dtype=np.int64)
-        if extra > 0 and len(placed["leaf"]):
-            # switch management ports at the nearest leaf with a free down port, the ports of a count after them
-            at = other_ends(cluster, fa, extra)
-            lf = other_port_leaves(cluster, index, placed["leaf"], tiers["leaf"].down, at)
-            index = np.concatenate([index, lf])
-            a_rack = np.concatenate([a_rack, at[:, 0]])
-            a_u = np.concatenate([a_u, at[:, 1]])
-            b = np.concatenate([b, placed["leaf"][lf]])
-            group = np.concatenate([group, np.full(extra, -1)])
-            weight = np.concatenate([weight, np.ones(extra, dtype=np.int64)])
-        return a_rack, a_u, b[:, 0], b[:, 1], group, weight, index
-    lower, upper = ("leaf", "spine") if tier == "leaf_spine" else ("spine", "core")
-    n_low, n_up = tiers[lower].switches, tiers[upper].switches
-    pairs_low, pairs_up, weights = tier_pairs(fa.shape, tier)
-    pairs_up = np.minimum(pairs_up, max(n_up - 1, 0))
-    a_list, b_list = [], []
-    for p in range(fa.planes):
-        a_list.append(placed[lower][p * n_low + pairs_low])
-        b_list.append(placed[upper][p * n_up + pairs_up])
-    a, b = np.concatenate(a_list), np.concatenate(b_list)
-    weight = np.tile(weights, fa.planes)
-    group = np.tile(pairs_up, fa.planes)
-    return a[:, 0], a[:, 1], b[:, 0], b[:, 1], group, weight
+                   tuple(problems), optics, net_power, tuple(loose), trunks)
 
 
 def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options: tuple[LinkOption, ...],

@@ -103,8 +103,48 @@ def port_map(a: ClusterAnalysis) -> PortMap:
         if tr.fabric not in wired:   # a rail-only fabric's runs are measured, not numbered port by port
             continue
         rows += _tier_rows(a, fa, tr, options.get((tr.fabric, tr.tier), ()), names, cab.rack_names, counters)
+    for tr in cab.trunk_runs:   # a multi-rack scale-up domain's trunks: in no fabric
+        rows += _trunk_rows(a, tr, options.get((tr.fabric, tr.tier), ()), names, cab.rack_names)
     unwired = tuple(sorted(fid for fid in fabrics if fid not in wired))
     return PortMap(tuple(rows), unwired)
+
+
+TRUNK_NOTE = ("trunk between two racks of one scale-up domain: trays paired in turn (the model spreads a rack's trunk "
+              "links evenly over its switch trays; no tray-to-tray plan is published); front-panel port not provided; "
+              "length from each rack's lowest switch tray, as the BOM orders it")
+
+
+def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: dict, racks: tuple[str, ...]) -> list[CableRow]:
+    """A multi-rack domain's trunk cables (`analyse.scale_up_racks.trunk_ends`), ports not provided.
+
+    Each pair of racks' links are cut into cables as any tier's; the k-th cable joins the k-th switch tray of
+    each rack (from the bottom, mod the trays the rack holds).
+    """
+    su = a.cluster.spec.scale_up
+    assert su is not None, "trunk runs come from a multi-rack scale-up domain"
+    trays = {ri: [(i.u, names.get((ri, i.u), su.switch or "switch tray")) for i in sorted(inst.rack.items,
+                                                                                     key=lambda i: i.u)
+                  if i.part.id == su.switch] for ri, inst in enumerate(a.cluster.instances)}
+    rows: list[CableRow] = []
+    for i in range(len(tr.a_rack)):
+        ra, rb, k = int(tr.a_rack[i]), int(tr.b_rack[i]), int(tr.option[i])
+        opt = opts[k] if 0 <= k < len(opts) else None
+        media = "—" if opt is None else (opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}")
+        per = links_per_cable(opt, opt.a.rate) if opt is not None else 1
+        links = int(tr.weight[i])
+        for c in range(math.ceil(links / per)):
+            ends = [_tray_end(racks, r, trays.get(r, []), c) for r in (ra, rb)]
+            rows.append(CableRow(f"scale_up-T-{len(rows) + 1:04d}", "scale_up", "trunk", ends[0], ends[1], media,
+                                 min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE))
+    return rows
+
+
+def _tray_end(racks: tuple[str, ...], rack: int, trays: list[tuple[int, str]], k: int) -> End:
+    """The k-th trunk cable's end in a rack: its switch tray in turn, the port not provided."""
+    if not trays:
+        return End(_rack(racks, rack), None, "switch tray not provided", "not provided")
+    u, name = trays[k % len(trays)]
+    return End(_rack(racks, rack), u, name, "not provided")
 
 
 def _node_names(a: ClusterAnalysis) -> dict[tuple[int, int], str]:

@@ -70,7 +70,7 @@ def rail_access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.nd
 
 
 def rail_ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dict[str, np.ndarray]) -> tuple:
-    """A-end rack/U, B-end rack/U, port group and weight of every run of a rail-only tier, as `cabling._ends`.
+    """A-end rack/U, B-end rack/U, port group and weight of every run of a rail-only tier, as `tier_ends.fat_tree_ends`.
 
     Access runs carry, last, the leaf (over all planes) of each (the port map's and `TierRuns.b_switch`'s).
     """

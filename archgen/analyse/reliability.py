@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 from archgen.analyse.network import ClusterAnalysis, compute_node, failed_node_takes
+from archgen.analyse.rate_sets import borrowed, borrowed_range, combined, rates_of, scope_chain
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.power import PDU
-from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
+from archgen.model.reliability import FailureRate, FailureRates
 from archgen.perf.train.poisson import poisson_interval
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -161,23 +161,6 @@ class Reliability:
         return sum(c.per_day * c.rate.repair.m_as("h") for c in hw if c.rate is not None) / total if total else 0.0
 
 
-def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
-    """The cluster's `FailureRates` set (its own, or the shipped default); None when missing (REF reports it)."""
-    rid = cluster.cluster.spec.failure_rates or DEFAULT_RATES
-    found = specs.get(rid)
-    return found if isinstance(found, FailureRates) else None
-
-
-def scope_chain(specs: Specs, rates: FailureRates | None) -> list[FailureRates]:
-    """The set and, through `base`, the sets its missing classes come from, in order (a loop or missing id ends it)."""
-    out: list[FailureRates] = []
-    while rates is not None and all(r.id != rates.id for r in out):
-        out.append(rates)
-        found = specs.get(rates.base) if rates.base else None
-        rates = found if isinstance(found, FailureRates) else None
-    return out
-
-
 def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None = None,
                         spread: bool = True) -> Reliability:
     """Units per part class from the cluster's BOM, their rates, and the cluster's failure domains.
@@ -239,7 +222,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
             add("pdu", part, line.quantity, interrupts=not redundant.get("pdu", False))
         elif isinstance(part, CoolingUnit):
             add("cdu", part, line.quantity, interrupts=not redundant.get("cdu", False))
-    out = tuple(ClassRate(e["name"], e["units"], _combined(e["rates"]), e["interrupts"], tuple(sorted(e["parts"])),
+    out = tuple(ClassRate(e["name"], e["units"], combined(e["rates"]), e["interrupts"], tuple(sorted(e["parts"])),
                           e["exposure"]) for _, e in sorted(classes.items()) if e["units"])
     facility = a.cluster.facility
     events = tuple((ev.per_year / 365.25, ev.duration.m_as("s")) for ev in (facility.site_events if facility else ()))
@@ -261,22 +244,6 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
         rel = replace(rel, borrowed=borrowed_range(specs, a, list(specs.of(FailureRates))))
     rel.metrics.update(cluster_metrics(rel))
     return rel
-
-
-def _combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:
-    """One rate standing for several parts of a class: their unit-weighted rate and repair time."""
-    if not rates:
-        return None
-    if all(r == rates[0][1] for _, r in rates):  # parts that all take the set's class rate keep it, and its count
-        return rates[0][1]
-    units = sum(n for n, _ in rates)
-    per_year = sum(n * r.per_year for n, r in rates) / units
-    repair = sum(n * r.per_year * r.repair.m_as("h") for n, r in rates) / max(per_year * units, 1e-30)
-    detection = sum(n * r.per_year * r.detection.m_as("h") for n, r in rates) / max(per_year * units, 1e-30)
-    basis: Literal["sourced", "assumed"] = "sourced" if all(r.basis == "sourced" for _, r in rates) else "assumed"
-    return FailureRate(fit=per_year / 8766.0 * 1e9, repair=Q_(repair, "h"), detection=Q_(detection, "h"), basis=basis,
-                       source="; ".join(sorted({r.source for _, r in rates})),
-                       interrupts=all(r.interrupts for _, r in rates))
 
 
 def _redundancy(a: ClusterAnalysis) -> dict[str, bool]:
@@ -376,25 +343,3 @@ def cluster_metrics(rel: Reliability) -> dict[str, Q]:
     """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
     return {**job_interruptions(rel, rel.accelerators), "failures_per_year": Q_(
         sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}
-
-
-def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
-    """Where the cluster's accelerator lies outside the set's measured scope (or its `base`'s): a sentence, else ''."""
-    node = compute_node(a.nodes)
-    acc = node.part.accelerator if node is not None else None
-    rates = next((r for r in scope_chain(specs, rates) if r.accelerators and acc not in r.accelerators), None)
-    if rates is None or acc is None:
-        return ""
-    return (f"the '{rates.id}' rates were measured on {', '.join(rates.accelerators)}"
-            f"{f' ({rates.operator})' if rates.operator else ''}; {acc} borrows them")
-
-
-def borrowed_range(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -> str:
-    """The sets of a range measured on other accelerators than the cluster's: a sentence naming them, else ''."""
-    node = compute_node(a.nodes)
-    acc = node.part.accelerator if node is not None else None
-    out = [f"'{r.id}' ({', '.join(r.accelerators)})" for r in sets if r.accelerators and acc is not None
-           and acc not in r.accelerators]
-    if not out:
-        return ""
-    return (f"the range spans rate sets measured on other accelerators: {', '.join(out)}; {acc} borrows them")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from archgen.analyse.goodput import Goodput, no_checkpoint_target, storage_side
 from archgen.analyse.goodput_notes import FIXED_WIRING
 from archgen.analyse.nodes import compute_node
-from archgen.analyse.reliability import scope_chain
+from archgen.analyse.rate_sets import scope_chain
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Cluster, FailureRates
 from archgen.perf.workload.results import WorkloadResult

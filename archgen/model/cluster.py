@@ -135,7 +135,8 @@ class ScaleUp(Spec):
         "'The 36x2 Configuration'). `size` and `switches` count the whole domain and divide evenly over its racks; "
         "each accelerator links to the switches of its own rack, and those switches to every other rack's "
         "(`trunk_link`, `archgen.analyse.scale_up_racks`). Consecutive racks with accelerators in floor order form "
-        "one domain."))
+        "one domain (racks without accelerators are skipped); no key pairs racks by name, so order `layout` to "
+        "choose them (docs/clusters.md)."))
     trunk_link: Ref | None = Field(None, description=(
         "Multi-rack domains only: Link part of one switch-to-switch link between two racks of the domain (the "
         "cable between front-panel ports of their switch trays); required with `racks` above 1, its reach checked "

@@ -55,7 +55,7 @@ def run_list(a: Any) -> Table:
     cab = a.cabling
     options = {(t.fabric, t.tier): t.options for t in cab.tiers}
     rows = []
-    for r in cab.runs:
+    for r in (*cab.runs, *cab.trunk_runs):   # a multi-rack scale-up domain's trunks after the fabrics'
         if len(r.a_rack) == 0:
             continue
         keys = np.stack([r.a_rack, r.a_u, r.b_rack, r.b_u, r.option, np.round(r.bin * 1000).astype(np.int64)])

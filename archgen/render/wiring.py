@@ -18,7 +18,8 @@ from archgen.analyse.portmap import PortMap
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 from archgen.render.cluster_diagrams import PALETTE
 
-TIER_TITLES = {"access": "endpoint to leaf", "leaf_spine": "leaf to spine", "spine_core": "spine to core"}
+TIER_TITLES = {"access": "endpoint to leaf", "leaf_spine": "leaf to spine", "spine_core": "spine to core",
+               "trunk": "switch to switch between the racks of a scale-up domain"}
 #: Rows of each fabric tier the document shows; the port map file holds them all.
 EXCERPT_ROWS = 4
 #: Most nodes one rail wiring diagram draws (the first of the group, in floor order).
@@ -75,6 +76,12 @@ def section(a: Any, pm: PortMap) -> Section:
         Table("portmap-counts", "Cables per fabric tier: port map rows and bill of materials",
               (Column("Fabric"), Column("Tier"), Column("Port map rows", digits=0, align="right"),
                Column("Cables in the BOM", digits=0, align="right")), tuple(counts)))
+    if any(r.tier == "trunk" for r in pm.rows):
+        out.add(Para("The scale-up trunk cables join the switch trays of the racks of one multi-rack scale-up domain "
+                     "(fabric scale_up, tier trunk): the k-th cable between two racks joins their k-th switch trays "
+                     "from the bottom, as the model spreads the trunk links evenly over a rack's trays; no "
+                     "tray-to-tray plan or front-panel port numbering is published, so their ports read 'not "
+                     "provided', and their length is measured from each rack's lowest switch tray."))
     for fa in rail_fabrics(a):
         fid = fa.fabric.spec.id
         out.add(Para(f"Fabric {fid} is rail-optimised: port r of every scale-up domain in a rail group "

@@ -109,8 +109,8 @@ def test_the_performance_model_and_spares_see_the_whole_domain(tmp_path) -> None
     r = _run(tmp_path)
     a = r.clusters["cluster/pod"]
     assert spare_domain_nodes(a, 4) == 18
-    hw, total, per_rack, _ = cluster_hardware(a.cluster.spec, r.specs.items, a.scale_out)
-    assert (hw.scale_up_size, total, per_rack) == (72, 72, 36)
+    hw, total, per_rack, per_node = cluster_hardware(a.cluster.spec, r.specs.items, a.scale_out)
+    assert (hw.scale_up_size, total, per_rack, per_node) == (72, 72, 36, 4)
     domains = {d.name: d for d in analyse_reliability(r.specs, a).domains}
     assert domains["scale-up domain"].accelerators == 72
     lone = run_specs(tmp_path / "n", {"c.yaml": _text().replace("shelves: {redundancy: N+N}", "shelves: {redundancy: N}")})

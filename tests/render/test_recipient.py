@@ -53,7 +53,7 @@ def test_a_management_fabric_reads_as_the_ports_it_takes(example):
     The figure now counts every endpoint port its leaves take, and the text names the other endpoints and gives the
     fabric's reach in endpoint ports where no accelerator's node is on it.
     """
-    from archgen.render import cluster, cluster_diagrams
+    from archgen.render import cluster_diagrams, cluster_fabrics
     a = example.clusters["cluster/gb300-nvl72-su"]
     fig = cluster_diagrams.topology(a)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
@@ -61,12 +61,12 @@ def test_a_management_fabric_reads_as_the_ports_it_takes(example):
     assert "0 ports\n(management)" not in texts
     assert "576 ports\n(compute)" in texts and "288 ports\n(converged)" in texts
     oob = next(fa for fa in a.fabrics if fa.fabric.spec.id == "oob")
-    shape = cluster._shape(oob)
+    shape = cluster_fabrics._shape(oob)
     assert "251 other endpoint ports (107 switch management, 144 stated as a count)" in shape
-    assert cluster._reach(oob) == "no accelerator's node on it, up to 3,072 endpoint ports"
+    assert cluster_fabrics._reach(oob) == "no accelerator's node on it, up to 3,072 endpoint ports"
     compute = next(fa for fa in a.fabrics if fa.fabric.spec.id == "compute")
-    assert "other endpoint" not in cluster._shape(compute)
-    assert cluster._reach(compute) == "up to 10,368 accelerators"
+    assert "other endpoint" not in cluster_fabrics._shape(compute)
+    assert cluster_fabrics._reach(compute) == "up to 10,368 accelerators"
 
 
 def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(tmp_path):
@@ -220,11 +220,11 @@ def test_a_nodes_port_speed_is_the_one_its_fabric_runs(example):
 
     The table now names the fabric that takes the ports and gives the speed it runs them at, the NIC's rating beside.
     """
-    from archgen.render import cluster
+    from archgen.render import cluster, cluster_fabrics
     from archgen.render.common import Scope  # noqa: F401 (the section needs a scope: the example's own)
     a = example.clusters["cluster/gb300-nvl72-su"]
     scope, _ = cluster.cluster_scope(example, a, None, None)
-    table = _tables(cluster.fabrics(scope, a))["port-map"]
+    table = _tables(cluster_fabrics.fabrics(scope, a))["port-map"]
     titles = [c.title for c in table.columns]
     rows = {row[2]: dict(zip(titles, row, strict=True)) for row in table.rows}
     storage = rows["storage"]

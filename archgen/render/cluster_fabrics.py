@@ -1,0 +1,178 @@
+"""The cluster document's network section: the fabrics, the scale-up domain and the per-node port map.
+
+Split from `archgen.render.cluster` (the whole document) by what it renders; figures come from
+`archgen.analyse.network.ClusterAnalysis` and its `cabling` (`archgen.analyse.cabling.Cabling`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.analyse.network import wired_rails
+from archgen.render import fmt
+from archgen.render.blocks import Column, Figure, Para, Section, Table
+from archgen.render.common import Scope
+
+ROLE_TITLES = {"compute": "compute (east-west)", "storage": "storage", "frontend": "in-band (front end)",
+               "management": "out-of-band management", "converged": "converged"}
+
+
+def full_bisection(fa: Any) -> float | None:
+    """Bisection as a share of full bisection, half the injection (1.0 for a non-blocking fabric); a ratio."""
+    if not fa.injection.magnitude:
+        return None
+    return float((fa.bisection / (fa.injection / 2)).to("").magnitude)
+
+
+def bisection_text(fa: Any) -> str:
+    """Bisection per accelerator with its convention and the injection beside it, so 1:1 is not read as 2:1."""
+    bis, inj = fa.metrics.get("bisection_per_accelerator"), fa.metrics.get("injection_per_accelerator")
+    share = full_bisection(fa)
+    if bis is None or inj is None or share is None:
+        return "no accelerator's node injects into it (bisection per accelerator does not apply)"
+    bis, inj = bis.to("Gbit/s"), inj.to("Gbit/s")
+    return (f"bisection {fmt.q(bis, digits=fmt.digits_for(bis))} per accelerator (one direction, over all "
+            f"accelerators; {fmt.pct(share, 0)} of full bisection, which is half the injection of "
+            f"{fmt.q(inj, digits=fmt.digits_for(inj))} per accelerator)")
+
+
+def _fabrics_of(a: Any, node: str, role: str) -> list[Any]:
+    """The fabrics that take a node's ports of a NIC role (its `nic_role`, else its role): they set the speed."""
+    return [fa for fa in a.fabrics if (getattr(fa.fabric.spec, "nic_role", None) or fa.fabric.spec.role) == role
+            and getattr(fa, "ports_per_node", {}).get(node, 0)]
+
+
+def fabrics(scope: Scope, a: Any) -> Section:
+    """Scale-up domain, each fabric's tiers, bandwidths and failure cases, and the per-node port map."""
+    section = Section("network", "Network fabrics")
+    summary = []
+    for fa in a.fabrics:
+        s = fa.fabric.spec
+        summary.append((s.id, ROLE_TITLES.get(s.role, s.role), s.topology, fa.tiers_used, fa.planes, wired_rails(fa),
+                        s.speed, fa.metrics.get("injection_per_accelerator"),
+                        fa.metrics.get("bisection_per_accelerator"), fmt.pct(full_bisection(fa), 0),
+                        max(fa.oversubscription.values(), default=1.0), fa.hops))
+    cols = (Column("Fabric"), Column("Role"), Column("Topology"), Column("Tiers", digits=0, align="right"),
+            Column("Planes", digits=0, align="right"), Column("Rails", digits=0, align="right"),
+            Column("Port speed", "Gbit/s", 0, "right"), Column("Injection / accelerator", "Gbit/s", 0, "right"),
+            Column("Bisection / accelerator", "Gbit/s", 0, "right"), Column("Full bisection", align="right"),
+            Column("Max oversubscription", digits=2, align="right"), Column("Max hops", digits=0, align="right"))
+    section.add(Para("Bandwidths are one direction. Injection is what each accelerator sends into the fabric. "
+                     "Bisection is the bandwidth across the narrowest cut that splits the fabric's endpoints into "
+                     "two halves, divided by all the accelerators: each half can send to the other at most this "
+                     "much per accelerator of the cluster, so a non-blocking fabric's bisection per accelerator "
+                     "is half its injection (full bisection, 100 %), not a 2:1 taper. Oversubscription is "
+                     "down:up bandwidth at a tier (1.00 is non-blocking)."),
+                Table("fabrics", "Fabrics", cols, tuple(summary)))
+    if a.fabrics:
+        section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
+    if a.scale_up is not None:
+        section.sub("scale-up", "Scale-up domain", Table("scale-up", "Scale-up domain",
+                                                         (Column("Item"), Column("Value")), scale_up_rows(a)))
+    ports = []
+    specs = scope.run.design.specs
+    for nt in a.nodes:
+        for nic in nt.part.nics:
+            part = specs.get(nic.part)
+            p = getattr(part, "ports", None)
+            on = _fabrics_of(a, nt.part.id, nic.role)
+            ports.append((nt.part.id, nt.count, nic.role, nic.part, nic.count, p.count * nic.count if p else None,
+                          ", ".join(fa.fabric.spec.id for fa in on) or "—",
+                          min((fa.fabric.spec.speed for fa in on), default=None), p.speed if p else None))
+    if ports:
+        port_cols = (Column("Node"), Column("Nodes", digits=0, align="right"), Column("Role"), Column("NIC"),
+                     Column("NICs per node", digits=0, align="right"),
+                     Column("Ports per node", digits=0, align="right"), Column("Fabric"),
+                     Column("Speed the fabric runs", "Gbit/s", 0, "right"),
+                     Column("NIC port rating", "Gbit/s", 0, "right"))
+        section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", port_cols, tuple(ports)))
+    for fa in a.fabrics:
+        s = fa.fabric.spec
+        tiers = [(t.name, t.switch.id if t.switch else "—", t.switches * fa.planes, t.radix, t.breakout, t.down,
+                  t.up, t.up_speed, t.down_used * fa.planes, t.up_used * fa.planes,
+                  fa.oversubscription.get(t.name)) for t in fa.tiers]
+        tier_cols = (Column("Tier"), Column("Switch"), Column("Switches", digits=0, align="right"),
+                Column("Radix", digits=0, align="right"), Column("Breakout", digits=0, align="right"),
+                Column("Down ports", digits=0, align="right"), Column("Up ports", digits=0, align="right"),
+                Column("Up speed", "Gbit/s", 0, "right"), Column("Down used", digits=0, align="right"),
+                Column("Up used", digits=0, align="right"), Column("Oversubscription", digits=2, align="right"))
+        failures = [(k.removeprefix("failure."), fmt.pct(float(v.magnitude), 1) if "bandwidth" in k
+                     else f"{float(v.magnitude):,.0f}") for k, v in sorted(fa.failure.items())]
+        sub = section.sub(f"fabric-{s.id}", f"Fabric {s.id}: {ROLE_TITLES.get(s.role, s.role)}",
+                          Para(f"{s.name or s.id}: {_shape(fa)}; {_reach(fa)} at this design. Total bisection "
+                               f"{fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
+                          Table(f"tiers-{s.id}", f"Tiers of fabric {s.id}", tier_cols, tuple(tiers)))
+        if failures:
+            sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
+                          tuple(failures)))
+    return section
+
+
+def scale_up_rows(a: Any) -> tuple[tuple[str, str], ...]:
+    """The scale-up table: domains, links, switch ports; a rack domain's racks, and its trunks where it spans several.
+
+    Trunk links per pair of racks and in all come from `analyse.scale_up_racks` (the network analysis), their cables
+    from the cabling's `scale_up` trunk tier (the bill of materials' count).
+    """
+    su, spec = a.scale_up, a.cluster.spec.scale_up
+    shape = spec.topology
+    direct = {"mesh": "Links per domain (peer to peer)", "torus": "Links per domain (neighbour to neighbour)"}
+    rows = [("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size))]
+    if spec.domain == "rack":
+        rows.append(("Racks per domain", f"{spec.racks} (consecutive racks with accelerators in floor order)"
+                     if spec.racks > 1 else "1"))
+    rows += [("Links per accelerator", f"{su.links_per_accelerator:g}"),
+             (direct.get(shape, "Links needed"), f"{su.links_needed:,}"),
+             *((("Board traces / cables per domain", f"{su.board_links:,} / {su.cables:,}"),) if shape == "torus"
+               else ()),
+             ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
+              else "— (no switch part: switches inside the node or none)")]
+    if spec.racks > 1:
+        trunk = next((t for t in getattr(a.cabling, "tiers", ()) if (t.fabric, t.tier) == ("scale_up", "trunk")), None)
+        pairs = spec.racks * (spec.racks - 1) // 2
+        rows += [("Trunk link (switch to switch between racks)", spec.trunk_link or "—"),
+                 ("Trunk links per pair of racks", f"{su.trunk_links // max(pairs, 1):,}"),
+                 ("Trunk links / cables per domain", f"{su.trunk_links:,} / "
+                  f"{trunk.physical // max(su.domains, 1):,}" if trunk is not None else f"{su.trunk_links:,} / —"),
+                 ("Switch hops between accelerators", "1 in one rack, 2 between racks; the second hop's latency is "
+                  "not modelled (docs/perf-model.md)")]
+    rows.append(("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
+    return tuple(rows)
+
+
+def _shape(fa: Any) -> str:
+    """How a fabric is built, in words, from its analysis (fat tree, torus, dragonfly or rail-only)."""
+    s, f = fa.fabric.spec, {k: int(v.magnitude) for k, v in fa.figures.items()}
+    if s.topology == "torus":
+        ocs = f", {f['torus.cubes']} cubes of {'x'.join(map(str, s.ocs.cube))} joined by {f['torus.ocs']} OCSes" \
+            if s.ocs else ""
+        return (f"{'x'.join(map(str, s.dims))} {'torus' if s.wraparound else 'mesh'}, {f['torus.links_per_chip']} "
+                f"links per chip, diameter {f['torus.diameter']} hops{ocs}")
+    if s.topology == "dragonfly":
+        return (f"dragonfly of {f['dragonfly.groups']} groups x {s.group_size} routers, {s.terminals} terminals and "
+                f"{s.global_links} global links per router, {f['dragonfly.global_links_per_group_pair']} global "
+                f"link(s) per pair of groups; {fa.node_ports:,} node ports")
+    if s.topology == "rail-only":
+        return (f"rail-only, {fa.rails} rail(s) x {fa.planes} plane(s), {fa.tiers_used} tier(s) per rail, no spine "
+                f"between rails; {fa.node_ports:,} node ports")
+    return (f"{s.topology}, {fa.tiers_used} tier(s), {fa.planes} plane(s)"
+            f"{f', {fa.rails} rail(s), rail-optimised' if s.rail_optimized else ''}; {fa.node_ports:,} node ports, "
+            f"{_other_endpoints(fa)}{fa.reserved_ports:,} reserved")
+
+
+def _other_endpoints(fa: Any) -> str:
+    """The fabric's endpoint ports that are no node's (switch management ports, `endpoints.extra`), in words."""
+    others = fa.endpoint_ports - fa.node_ports
+    if others <= 0:
+        return ""
+    extra = min(getattr(getattr(fa.fabric.spec, "endpoints", None), "extra", 0) or 0, others)
+    what = [f"{others - extra:,} switch management" if others > extra else "",
+            f"{extra:,} stated as a count" if extra else ""]
+    return f"{others:,} other endpoint ports ({', '.join(w for w in what if w)}), "
+
+
+def _reach(fa: Any) -> str:
+    """How large the fabric can grow: in accelerators, or in endpoint ports where no accelerator's node is on it."""
+    if fa.max_accelerators or fa.node_ports:
+        return f"up to {fa.max_accelerators:,} accelerators"
+    return f"no accelerator's node on it, up to {fa.max_endpoints:,} endpoint ports"
