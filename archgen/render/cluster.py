@@ -21,7 +21,7 @@ from archgen.analyse.network import wired_rails
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.scaling import Scaling
 from archgen.model import Part
-from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
+from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance, scale_up
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
@@ -286,18 +286,8 @@ def fabrics(scope: Scope, a: Any) -> Section:
     if a.fabrics:
         section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
     if a.scale_up is not None:
-        su, shape = a.scale_up, a.cluster.spec.scale_up.topology
-        direct = {"mesh": "Links per domain (peer to peer)", "torus": "Links per domain (neighbour to neighbour)"}
-        rows = (("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size)),
-                ("Links per accelerator", f"{su.links_per_accelerator:g}"),
-                (direct.get(shape, "Links needed"), f"{su.links_needed:,}"),
-                *((("Board traces / cables per domain", f"{su.board_links:,} / {su.cables:,}"),) if shape == "torus"
-                  else ()),
-                ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
-                 else "— (no switch part: switches inside the node or none)"),
-                ("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
         section.sub("scale-up", "Scale-up domain", Table("scale-up", "Scale-up domain",
-                                                         (Column("Item"), Column("Value")), rows))
+                                                         (Column("Item"), Column("Value")), scale_up.rows(a)))
     ports = []
     specs = scope.run.design.specs
     for nt in a.nodes:
