@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.network import wired_rails
-from archgen.render import fmt
+from archgen.render import fmt, scale_up
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.common import Scope
 
@@ -68,7 +68,7 @@ def fabrics(scope: Scope, a: Any) -> Section:
         section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
     if a.scale_up is not None:
         section.sub("scale-up", "Scale-up domain", Table("scale-up", "Scale-up domain",
-                                                         (Column("Item"), Column("Value")), scale_up_rows(a)))
+                                                         (Column("Item"), Column("Value")), scale_up.rows(a)))
     ports = []
     specs = scope.run.design.specs
     for nt in a.nodes:
@@ -106,38 +106,6 @@ def fabrics(scope: Scope, a: Any) -> Section:
             sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
                           tuple(failures)))
     return section
-
-
-def scale_up_rows(a: Any) -> tuple[tuple[str, str], ...]:
-    """The scale-up table: domains, links, switch ports; a rack domain's racks, and its trunks where it spans several.
-
-    Trunk links per pair of racks and in all come from `analyse.scale_up_racks` (the network analysis), their cables
-    from the cabling's `scale_up` trunk tier (the bill of materials' count).
-    """
-    su, spec = a.scale_up, a.cluster.spec.scale_up
-    shape = spec.topology
-    direct = {"mesh": "Links per domain (peer to peer)", "torus": "Links per domain (neighbour to neighbour)"}
-    rows = [("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size))]
-    if spec.domain == "rack":
-        rows.append(("Racks per domain", f"{spec.racks} (consecutive racks with accelerators in floor order)"
-                     if spec.racks > 1 else "1"))
-    rows += [("Links per accelerator", f"{su.links_per_accelerator:g}"),
-             (direct.get(shape, "Links needed"), f"{su.links_needed:,}"),
-             *((("Board traces / cables per domain", f"{su.board_links:,} / {su.cables:,}"),) if shape == "torus"
-               else ()),
-             ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
-              else "— (no switch part: switches inside the node or none)")]
-    if spec.racks > 1:
-        trunk = next((t for t in getattr(a.cabling, "tiers", ()) if (t.fabric, t.tier) == ("scale_up", "trunk")), None)
-        pairs = spec.racks * (spec.racks - 1) // 2
-        rows += [("Trunk link (switch to switch between racks)", spec.trunk_link or "—"),
-                 ("Trunk links per pair of racks", f"{su.trunk_links // max(pairs, 1):,}"),
-                 ("Trunk links / cables per domain", f"{su.trunk_links:,} / "
-                  f"{trunk.physical // max(su.domains, 1):,}" if trunk is not None else f"{su.trunk_links:,} / —"),
-                 ("Switch hops between accelerators", "1 in one rack, 2 between racks; the second hop's latency is "
-                  "not modelled (docs/perf-model.md)")]
-    rows.append(("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
-    return tuple(rows)
 
 
 def _shape(fa: Any) -> str:

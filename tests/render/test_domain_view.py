@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.analyse.portmap import port_map
-from archgen.render import cluster_fabrics, wiring
+from archgen.render import scale_up, wiring
 from archgen.render.cabling import run_list
 from tests.analyse.test_scale_up_racks import _run, _text
 from tests.conftest import run_specs
@@ -29,7 +29,7 @@ def pod(tmp_path_factory):
 
 def test_the_scale_up_table_states_racks_per_domain_and_trunks(pod) -> None:
     """The table read domains, size, links and switch ports only: nothing said the domain spans two racks."""
-    rows = dict(cluster_fabrics.scale_up_rows(pod))
+    rows = dict(scale_up.rows(pod))
     assert rows["Domains"] == "2" and rows["Accelerators per domain"] == "72"
     assert rows["Racks per domain"].startswith("2 (consecutive racks with accelerators in floor order)")
     assert rows["Trunk link (switch to switch between racks)"] == "test-trunk"
@@ -42,7 +42,7 @@ def test_a_one_rack_domain_says_one_rack_and_no_trunk(tmp_path) -> None:
     """An NVL72-shaped rack domain (racks: 1) shows 'Racks per domain: 1' and no trunk rows."""
     text = _text(racks=2, span=1, size=36).replace(", trunk_link: test-trunk", "")
     one = run_specs(tmp_path, {"c.yaml": text})
-    rows = dict(cluster_fabrics.scale_up_rows(one.clusters["cluster/pod"]))
+    rows = dict(scale_up.rows(one.clusters["cluster/pod"]))
     assert rows["Racks per domain"] == "1"
     assert not any(k.startswith("Trunk") for k in rows)
 

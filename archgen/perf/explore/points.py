@@ -23,7 +23,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
-from archgen.perf.workload.defaults_note import defaults_note
+from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note
 from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
@@ -208,8 +208,12 @@ def _job(workload: Workload, values: dict[str, Any]) -> Workload:
     return workload.model_copy(update=update) if update else workload
 
 
-def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
-    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it."""
+def _hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit: int = 0) -> Hardware:
+    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it.
+
+    A `scale_up_size` is refused on a torus (its dims are its size) and, on a full mesh, beyond `mesh_limit`, the
+    most accelerators the part's `scale_up.links` join (`Machine.mesh_limit`), as NET010 refuses it in a cluster.
+    """
     for name in HARDWARE_AXES:
         if name not in values:
             continue
@@ -218,6 +222,10 @@ def _hardware(hw: Hardware, values: dict[str, Any], dtype: str) -> Hardware:
             if hw.torus and int(value) != hw.scale_up_size:   # the torus' dims are its size; they would stay
                 raise AnalyseError(f"scale_up_size {int(value)} on a {'x'.join(map(str, hw.torus))} torus of "
                                    f"{hw.scale_up_size}: a torus' size is its dims, stated in the cluster")
+            if hw.scale_up_mesh and mesh_limit and int(value) > mesh_limit:
+                raise AnalyseError(f"scale_up_size {int(value)} on a full mesh: each accelerator needs "
+                                   f"{int(value) - 1} peer links, and {hw.accelerator}'s `scale_up.links` join at "
+                                   f"most {mesh_limit} (NET010); a larger domain is a switched one, another cluster")
             hw = dataclasses.replace(hw, scale_up_size=int(value))
         elif isinstance(value, Q):
             hw = hw.with_value(name, json_magnitude(value), dtype)
@@ -232,7 +240,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     base = problem.bases[(values["cluster"], values.get("accelerator"))]
     try:
         workload = _job(problem.workload, values)
-        hw = _hardware(base.hardware, values, precision(workload) or "bf16")
+        hw = _hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit)
         est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False,
                                   with_stack_range=False)  # a row shows no notes but the last when it does not fit
     except ArchgenError as err:
@@ -375,7 +383,9 @@ def model_defaults(problem: SweepProblem) -> list[str]:
     that state every figure the estimates use.
     """
     machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
-    return list(dict.fromkeys(line for hw in machines for line in defaults_note(hw)))  # one line per distinct note
+    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
+    return list(dict.fromkeys(line for hw in machines  # one line per distinct note
+                              for line in [*defaults_note(hw), *(n for d in dtypes for n in fp4_format_note(hw, d))]))
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

@@ -129,7 +129,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
-        hw = placed(workload, _hardware(base.hardware, first, dtype), gpus, base)  # as `estimate_on_cluster`
+        hw = placed(workload, _hardware(base.hardware, first, dtype, base.mesh_limit), gpus, base)  # as estimate
     except ArchgenError:
         return _invalid_set(problem, indices, values)
 

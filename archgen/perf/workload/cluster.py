@@ -46,6 +46,7 @@ class Machine:
     library: str = "NCCL"  # the collective library of the accelerator's vendor (`COLLECTIVE_LIBRARY`)
     assumed_scale_out: bool = False  # no compute fabric: scale-out is the NICs' line rate, non-blocking (`nic_path`)
     per_node: int = 1     # accelerators of one node: a stated placement holds whole nodes (`placement_problem`)
+    mesh_limit: int = 0   # a full-mesh domain: the most accelerators its part's `scale_up.links` join (0: no limit)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -65,7 +66,20 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
     return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
                    rates, scale_out.transport if scale_out is not None else "", utilisation,
                    COLLECTIVE_LIBRARY.get(vendor, "the collective library"),
-                   bool(scale_out is not None and scale_out.assumed), per_node)
+                   bool(scale_out is not None and scale_out.assumed), per_node, mesh_limit(cluster, items, hw))
+
+
+def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
+    """The largest full mesh the accelerator's stated `scale_up.links` join, or 0 (not a mesh, or links unstated).
+
+    A full mesh of n needs n - 1 peer links (x `links_per_peer`) on every accelerator, as NET010 judges a cluster's
+    own domain (`analyse.network._mesh_links`); a sweep's `scale_up_size` beyond it is refused (`perf.explore.points`).
+    """
+    su = cluster.scale_up
+    own = getattr(items.get(hw.accelerator), "scale_up", None)
+    if su is None or su.topology != "mesh" or own is None or not own.links:
+        return 0
+    return own.links // su.links_per_peer + 1
 
 
 def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, hardware: Hardware | None = None, *,

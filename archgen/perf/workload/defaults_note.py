@@ -4,7 +4,8 @@ A part that leaves `efficiency.vector` or `efficiency.gemm_half_size` out, or a 
 `efficiency` out, is estimated with a default measured on another part (or assumed): the estimate's note names
 each, as `perf.workload.efficiency_range` names the efficiencies taken at a point, so that a part nobody measured
 does not read as if it were. A training job that states no `stack` takes the newest profile, an NVIDIA stack's; on
-a part that states no CUDA compute capability (not an NVIDIA GPU) the stack note says so (`stack_origin`).
+a part that states no CUDA compute capability (not an NVIDIA GPU) the stack note says so (`stack_origin`), and an
+FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`), which such a part may not run.
 """
 
 from __future__ import annotations
@@ -43,3 +44,18 @@ def stack_origin(hw: Hardware) -> str:
         return ""
     return (f"; the profiles describe NVIDIA stacks on NVIDIA GPUs, and {hw.accelerator} states no CUDA compute "
             "capability, so its own stack's switches may differ")
+
+
+def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:
+    """The note of an FP4 job on a part that states no CUDA compute capability: FP4 is modelled as NVFP4.
+
+    The model's FP4 is NVFP4 (`perf.hw.quant.FORMAT_BYTES['nvfp4']`: one E4M3 scale per 16 values, 0.5625 B per
+    value; Transformer Engine's NVFP4 recipe in training, TensorRT-LLM's casts in serving). Another vendor's FP4 is
+    another format (the OCP MX specification v1.0's MXFP4: one E8M0 scale per 32 values, 0.53125 B), so on such a
+    part the figures rest on NVIDIA's format, and the note says so rather than the estimate reading as that part's.
+    """
+    if precision != "fp4" or hw.compute_capability:
+        return []
+    return [f"FP4 is modelled as NVIDIA's NVFP4 (one E4M3 scale per 16 values, 0.5625 B per value, and its casts); "
+            f"{hw.accelerator} states no CUDA compute capability, so its own FP4 format (e.g. OCP MXFP4, one E8M0 "
+            "scale per 32 values) is not modelled"]

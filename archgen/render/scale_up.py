@@ -1,0 +1,56 @@
+"""The cluster document's scale-up domain table: what the domain is built of (technology, shape) and its counts.
+
+A partner reads from it which interconnect joins the accelerators, as the cluster states it (`scale_up.technology`,
+`scale_up.topology`): an AMD MI355X node's Infinity Fabric mesh is not an NVLink switch domain, and a document that
+printed only counts left the reader to assume one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.render import fmt
+
+#: `scale_up.technology` in words (archgen/model/cluster.py `ScaleUp.technology`: AMD's xGMI is Infinity Fabric).
+TECHNOLOGY = {"nvlink": "NVLink", "infinity-fabric": "Infinity Fabric (AMD xGMI)", "ethernet": "Ethernet",
+              "ualink": "UALink", "neuronlink": "NeuronLink"}
+
+#: `scale_up.topology` in words, as the model describes each shape.
+TOPOLOGY = {"switched": "switched (one switch hop between any two accelerators)",
+            "mesh": "full mesh (a direct link between every pair of accelerators, no switch)",
+            "torus": "torus (direct links to the neighbours along each dimension, no switch)"}
+
+
+def rows(a: Any) -> tuple[tuple[str, str], ...]:
+    """The scale-up table of `a`: technology, shape, domains, links, switch ports, racks and trunks.
+
+    A rack domain states its racks; one that spans several racks also its trunks.
+
+    Trunk links per pair of racks and in all come from `analyse.scale_up_racks` (the network analysis), their cables
+    from the cabling's `scale_up` trunk tier (the bill of materials' count).
+    """
+    su, spec = a.scale_up, a.cluster.spec.scale_up
+    shape = spec.topology
+    direct = {"mesh": "Links per domain (peer to peer)", "torus": "Links per domain (neighbour to neighbour)"}
+    rows = [("Technology", TECHNOLOGY.get(spec.technology, spec.technology)), ("Topology", TOPOLOGY.get(shape, shape)),
+            ("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size))]
+    if spec.domain == "rack":
+        rows.append(("Racks per domain", f"{spec.racks} (consecutive racks with accelerators in floor order)"
+                     if spec.racks > 1 else "1"))
+    rows += [("Links per accelerator", f"{su.links_per_accelerator:g}"),
+             (direct.get(shape, "Links needed"), f"{su.links_needed:,}"),
+             *((("Board traces / cables per domain", f"{su.board_links:,} / {su.cables:,}"),) if shape == "torus"
+               else ()),
+             ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
+              else "— (no switch part: switches inside the node or none)")]
+    if spec.racks > 1:
+        trunk = next((t for t in getattr(a.cabling, "tiers", ()) if (t.fabric, t.tier) == ("scale_up", "trunk")), None)
+        pairs = spec.racks * (spec.racks - 1) // 2
+        rows += [("Trunk link (switch to switch between racks)", spec.trunk_link or "—"),
+                 ("Trunk links per pair of racks", f"{su.trunk_links // max(pairs, 1):,}"),
+                 ("Trunk links / cables per domain", f"{su.trunk_links:,} / "
+                  f"{trunk.physical // max(su.domains, 1):,}" if trunk is not None else f"{su.trunk_links:,} / —"),
+                 ("Switch hops between accelerators", "1 in one rack, 2 between racks; the second hop's latency is "
+                  "not modelled (docs/perf-model.md)")]
+    rows.append(("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
+    return tuple(rows)
