@@ -42,6 +42,13 @@ demo: $(STAMP)
 # CPU-s and both ended within a second of each other (per-test CPU logged);
 # collection is 10 of it cold (`pytest --co`: 4.2 warm, 9.3 without the repo's bytecode and pytest's rewritten test
 # modules, which both workers then make at once), and mypy 13.5 cold on one worker (0.5 warm).
+# testspeed2 (2026-12-05, 2,530 tests, 8 engineers on the 2 cores): CPU-s per test, collection and worker by
+# `ARCHGEN_CPU_PROFILE=DIR pytest -p tests.cpu_profile ...` (`python -m tests.cpu_profile DIR` sums them). This
+# command, warm: 283.8 CPU-s at load 4.5-6.8 (fuzz 25.0, test_browser 22.0 of which 20.4 is `every_document`'s
+# render of every target, shared by the render tests; Chromium itself is a dump-dom and 3 screenshots, ~0.5 CPU-s a
+# start), then 311.0 at load 7.3-9.0 after sharing 7 repeated pipeline and diff runs and the fuzz's key-line parse:
+# about 4 CPU-s (1.5 %) by the changes' own before/after runs, far less than what the load moves a whole run.
+# Cold mypy: 9.0 CPU-s (8.2 without writing its cache), 1,074 modules, every third-party one a module archgen imports.
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and

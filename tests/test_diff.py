@@ -58,8 +58,15 @@ def metric(doc: dict, obj: str, name: str) -> dict:
     return next(m for m in doc["metrics"] if (m["object"], m["metric"]) == (obj, name))
 
 
-def test_one_more_system(tmp_path):
-    code, doc = diff_json(copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", FIVE_SYSTEMS))
+@pytest.fixture(scope="module")
+def one_more_system(tmp_path_factory) -> tuple[int, dict]:
+    """`diff --format json` of the shipped specs against them with a fifth DGX H100 in the rack (read, not changed)."""
+    root = tmp_path_factory.mktemp("one-more")
+    return diff_json(copy_specs(root / "base"), copy_specs(root / "head", FIVE_SYSTEMS))
+
+
+def test_one_more_system(one_more_system):
+    code, doc = one_more_system
     assert code == 1
     it = metric(doc, OBJ, "it_power")
     assert it["base"] == {"value": pytest.approx(IT_POWER), "unit": "W"}
@@ -112,8 +119,8 @@ def test_identical_specs(tmp_path):
     assert r.code == 0 and "No differences." in r.out and "✅" in r.out
 
 
-def test_json_shape(tmp_path):
-    code, doc = diff_json(copy_specs(tmp_path / "base"), copy_specs(tmp_path / "head", FIVE_SYSTEMS))
+def test_json_shape(one_more_system):
+    doc = one_more_system[1]
     assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "bom", "findings",
                         "requirements"}
     assert doc["archgen"] == "0.1.0"

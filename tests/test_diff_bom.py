@@ -42,8 +42,14 @@ def swap(tmp_path_factory) -> tuple[Path, Path]:
     return copy_specs(root / "base"), edited(root / "head", CLUSTER, *SR8_TO_DR8)
 
 
-def test_optics_swap(swap):
-    _, doc = diff_json(*swap)
+@pytest.fixture(scope="module")
+def swap_doc(swap) -> dict:
+    """`diff --format json` of `swap`, for the tests that read it (they do not change it)."""
+    return diff_json(*swap)[1]
+
+
+def test_optics_swap(swap_doc):
+    doc = swap_doc
     bom = rows(doc, SUPERPOD)
     sr8, dr8 = bom["mmf-800g-sr8"], bom["smf-800g-dr8"]
     n = sr8["base"]
@@ -66,8 +72,8 @@ def test_optics_swap(swap):
             "cost_change"} == set(doc["bom"][0])
 
 
-def test_optics_swap_markdown(swap):
-    count = rows(diff_json(*swap)[1], SUPERPOD)["mmf-800g-sr8"]["base"]
+def test_optics_swap_markdown(swap, swap_doc):
+    count = rows(swap_doc, SUPERPOD)["mmf-800g-sr8"]["base"]
     r = run_cli("diff", *swap)
     assert "### Bill of materials" in r.out
     n, kw, usd = f"{count:,}", f"{(count - NODE_ENDS) * MODULE_W / 1000:,.2f}", f"{count * SR8_USD:,.0f}"

@@ -35,7 +35,6 @@ def test_job_cost_is_cost_per_token_times_the_tokens(tmp_path):
             assert m[f"job_cost_{end}"].m == pytest.approx(m[f"cost_per_token_{end}"].m * 15e12)
 
 
-def test_no_tokens_no_job_cost():
-    r = run([SPECS])
-    assert "job_cost" not in r.metrics[JOB]
-    assert "token budget" in r.operations.withheld[JOB]["job_cost"]
+def test_no_tokens_no_job_cost(shipped):
+    assert "job_cost" not in shipped.metrics[JOB]
+    assert "token budget" in shipped.operations.withheld[JOB]["job_cost"]

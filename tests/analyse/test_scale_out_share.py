@@ -10,14 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.pipeline import run
 from archgen.render import operations
-from tests.conftest import SPECS
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return run([SPECS])
 
 
 def test_the_scale_out_share_leaves_out_the_scale_up_switches(shipped):

@@ -11,14 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.pipeline import run
 from archgen.units import Q_
-from tests.conftest import SPECS
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    return run([SPECS])
 
 
 @pytest.mark.parametrize("cid", ["gb200-nvl72-su", "dgx-b200-superpod", "mi355x-th5"])

@@ -18,11 +18,6 @@ from tests.conftest import SPECS
 CLUSTER = "cluster/gb200-nvl72-su"
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    return run([SPECS])
-
-
 def test_pwr012_names_the_shelf_efficiency_and_its_it_power_range(shipped):
     [message] = [f.message for f in shipped.findings if f.id == "PWR012" and f.object == CLUSTER]
     assert "orv3-power-shelf-33kw efficiency (64 placed; 0.97, within 0.965 to 0.977)" in message
