@@ -3,6 +3,9 @@ each test starts from the input that showed the defect, and fails without the fi
 
 - A pull request committing `out -> ../victim` had `archgen render specs --out out` write `../victim/dgx-h100-4/*`,
   outside the checkout; `--output d/x.sarif` through a linked `d` likewise.
+- A file `specs/::error title=forged::by PR.yaml` had `cd specs && archgen check .` print a line starting
+  `::error title=forged::`, which GitHub's runner runs as a workflow command (a forged annotation); from the root
+  the line starts `specs/`. `##[` anywhere in a line is a command too (the runner's v1 syntax).
 """
 
 from __future__ import annotations
@@ -69,3 +72,34 @@ def test_links_inside_the_checkout_and_paths_given_outside_it_are_written(checko
     (checkout / "z.sarif").symlink_to("../victim/z.sarif")          # a linked file is replaced, not written through
     assert cli("check", "specs", "--format", "sarif", "--output", "z.sarif").code == 0
     assert not (checkout / "z.sarif").is_symlink() and not (tmp_path / "victim" / "z.sarif").exists()
+
+
+#: A rack with one error of its own (an unknown key): its file's name leads the error line.
+BROKEN_RACK = "kind: Rack\nid: zz\nfoo: 1\n"
+
+
+def _commands(text: str) -> list[str]:
+    """The lines of `text` GitHub's runner would run: `::` after leading white space, or `##[` anywhere
+    (actions/runner 079cdb1, src/Runner.Common/ActionCommand.cs, TryParseV2 and TryParse)."""
+    return [line for line in text.splitlines() if line.lstrip().startswith("::") or "##[" in line]
+
+
+@pytest.mark.parametrize("name", ["::error title=forged::by PR.yaml", "::stop-commands::tok.yaml",
+                                  "x ##[error]forged.yaml"])
+@pytest.mark.parametrize("args", [("check", "."), ("check", ".", "--format", "json"), ("validate", ".")])
+def test_a_file_name_cannot_print_a_workflow_command_from_inside_its_folder(checkout, cli, monkeypatch, name, args):
+    (checkout / "specs" / name).write_text(BROKEN_RACK, encoding="utf-8")
+    monkeypatch.chdir(checkout / "specs")
+    r = cli(*args)
+    assert r.code == 1 and "foo: unknown key 'foo'" in r.out + r.err
+    assert _commands(r.out + r.err) == []
+    if name.startswith("::") and "json" not in args:             # the same file, named from where it is
+        assert f"./{name}:3:6: error: foo: unknown key 'foo'" in r.err.splitlines()
+
+
+def test_github_annotations_still_are_commands(checkout, cli, monkeypatch):
+    """`--format github` prints workflow commands on purpose: each its own, with the file name escaped in it."""
+    (checkout / "specs" / "::error title=forged::by PR.yaml").write_text(BROKEN_RACK, encoding="utf-8")
+    monkeypatch.chdir(checkout / "specs")
+    r = cli("check", ".", "--format", "github")
+    assert r.code == 1 and r.out.startswith("::error file=specs/%3A%3Aerror title=forged%3A%3Aby PR.yaml,")
