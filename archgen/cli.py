@@ -203,15 +203,17 @@ def diff(
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import diff as command
+    from archgen.commands.diff import for_comment
 
     def body() -> tuple[str, int]:
         try:
-            return command(base, head, fmt, path, threshold)
+            text, code = command(base, head, fmt, path, threshold)
+            return (text if output is None else for_comment(text, fmt, output)), code
         except ArchgenError as err:          # a side that cannot be analysed: the report file says so, as stderr
             if output is None or isinstance(err, UsageError) or fmt not in ("md", "json"):
                 raise
             from archgen.output.diff import unanalysable
-            _write(unanalysable(err.report(), err.exit_code, fmt), output)
+            _write(for_comment(unanalysable(err.report(), err.exit_code, fmt), fmt, output), output)
             raise
 
     _run(body, output)

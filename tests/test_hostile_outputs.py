@@ -6,16 +6,20 @@ each test starts from the input that showed the defect, and fails without the fi
 - A file `specs/::error title=forged::by PR.yaml` had `cd specs && archgen check .` print a line starting
   `::error title=forged::`, which GitHub's runner runs as a workflow command (a forged annotation); from the root
   the line starts `specs/`. `##[` anywhere in a line is a command too (the runner's v1 syntax).
+- A large pull request made a diff.md of 132,320 characters; GitHub refuses a comment over 65,536 ("Body is too
+  long", telia-oss/github-pr-resource#259), so the README's comment step failed and the PR read nothing.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from archgen.output.diff import COMMENT_LIMIT, comment
 from tests.conftest import SPECS
 
 
@@ -103,3 +107,33 @@ def test_github_annotations_still_are_commands(checkout, cli, monkeypatch):
     monkeypatch.chdir(checkout / "specs")
     r = cli("check", ".", "--format", "github")
     assert r.code == 1 and r.out.startswith("::error file=specs/%3A%3Aerror title=forged%3A%3Aby PR.yaml,")
+
+
+def test_a_diff_too_long_for_a_comment_is_cut_and_kept_whole_beside_it(checkout, cli):
+    """3,000 unknown keys in HEAD: one error line each, some 600,000 characters of report."""
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "base")
+    (checkout / "specs" / "racks" / "zz.yaml").write_text(
+        "kind: Rack\nid: zz\n" + "".join(f"foo{i}: 1\n" for i in range(3000)), encoding="utf-8")
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "big")
+    r = cli("diff", "HEAD~1", "HEAD", "--output", "diff.md")
+    assert r.code == 1
+    cut, full = (checkout / "diff.md").read_text(encoding="utf-8"), (checkout / "diff.full.md").read_text(encoding="utf-8")
+    assert len(cut.encode("utf-16-le")) // 2 <= COMMENT_LIMIT < len(full)
+    assert full.startswith("## archgen diff: not compared") and "foo2999: unknown key 'foo2999'" in full
+    note = f"✂️ **Truncated:** this comment shows part of a report of {len(full):,} characters (GitHub takes at most " \
+           "65,536); the full report is diff.full.md, kept as the job's artifact."
+    assert cut.split("\n")[4] == note and cut.endswith(f"\n---\n{note}\n")
+    assert full.split("\n")[4:8] == cut.split("\n")[6:10]                # whole lines from the top
+    r = cli("diff", "HEAD~1", "HEAD", "--output", "diff.json", "--format", "json")   # JSON is never cut
+    assert "foo2999: unknown key 'foo2999'" in " ".join(json.loads((checkout / "diff.json").read_text(encoding="utf-8"))["errors"])
+    assert not (checkout / "diff.full.json").exists()
+
+
+def test_a_cut_inside_a_folded_table_closes_it():
+    text = "\n".join(["## h", "", "s", "", "<details><summary>n</summary>", "", *["| x |"] * 20_000, "</details>", ""])
+    cut = comment(text, "diff.full.md")
+    assert cut is not None and len(cut) <= COMMENT_LIMIT
+    assert cut.count("<details>") == cut.count("</details>") == 1
+    assert comment("## h\n\ns\n", "diff.full.md") is None                     # a report that fits is kept as it is

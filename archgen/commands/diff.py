@@ -23,6 +23,7 @@ from archgen.errors import LoadError, Location, SpecError, UsageError
 from archgen.load import shipped_catalog
 from archgen.output import diff as output
 from archgen.pipeline import Run, run
+from archgen.render.files import write_atomic
 from archgen.spec_files import printable
 
 FORMATS = ("md", "json")
@@ -50,6 +51,21 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
     result = compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
                      head_label=runs[1][1])
     return (output.to_json(result) if fmt == "json" else output.markdown(result)), 1 if result.failing else 0
+
+
+def for_comment(text: str, fmt: str, file: Path) -> str:
+    """The report to write to `file` (`--output`): a Markdown one cut to a comment's length where it is longer.
+
+    The cut is `output.comment`'s; the whole report is then written beside it as ``<stem>.full<suffix>``
+    (``diff.md`` → ``diff.full.md``) for the job's artifact. JSON is never cut; nor is a report printed on stdout,
+    which has no second file to point to.
+    """
+    full = file.with_name(f"{file.stem}.full{file.suffix}")
+    cut = output.comment(text, full.name) if fmt == "md" else None
+    if cut is None:
+        return text
+    write_atomic(full, text.encode())
+    return cut
 
 
 # --- BASE and HEAD arguments ------------------------------------------------------------------------------------

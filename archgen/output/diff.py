@@ -222,6 +222,41 @@ def unanalysable(error: str, code: int, fmt: str = "md") -> str:
                       "", *(f"- {md(line)}" for line in error.splitlines() if line.strip()), ""])
 
 
+#: The longest comment GitHub takes: a longer body is refused with "Body is too long (maximum is 65536 characters)"
+#: (telia-oss/github-pr-resource issue #259; newuser20's trial hit it with a 132,320-character diff.md). GitHub does
+#: not say what it counts as a character; `comment` counts UTF-16 code units, never fewer than code points.
+COMMENT_LIMIT = 65_536
+
+
+def _length(text: str) -> int:
+    """`text`'s length in UTF-16 code units (an emoji beyond the BMP counts 2): the larger of the usual counts."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def comment(text: str, full: str) -> str | None:
+    """A Markdown report cut to `COMMENT_LIMIT`, saying that the whole of it is in the file `full`; None if it fits.
+
+    Cut at a line end, whole lines kept from the top (summary, requirements and findings come first); a `<details>`
+    left open is closed. The note stands under the summary and again at the cut, so neither reader misses it.
+    """
+    if _length(text) <= COMMENT_LIMIT:
+        return None
+    lines = text.split("\n")
+    head, rest = lines[:4], lines[4:]            # the heading and the summary line, each with its blank line
+    total = f"{_length(text):,}"
+    note = (f"✂️ **Truncated:** this comment shows part of a report of {total} characters (GitHub takes at most "
+            f"{COMMENT_LIMIT:,}); the full report is {md(full)}, kept as the job's artifact.")
+    room = COMMENT_LIMIT - _length("\n".join([*head, note, "", "", "---", note, ""])) - len("</details>\n")
+    kept: list[str] = []
+    for line in rest:
+        room -= _length(line) + 1
+        if room < 0:
+            break
+        kept.append(line)
+    opened = sum(line.startswith("<details>") for line in kept) - sum(line == "</details>" for line in kept)
+    return "\n".join([*head, note, "", *kept, *(["</details>"] if opened > 0 else []), "", "---", note, ""])
+
+
 def bom_section(changes: tuple[PartChange, ...]) -> list[str]:
     """The parts whose count changed, as a Markdown section; no lines where none did."""
     if not changes:
