@@ -8,6 +8,9 @@ each test starts from the input that showed the defect, and fails without the fi
   the line starts `specs/`. `##[` anywhere in a line is a command too (the runner's v1 syntax).
 - A large pull request made a diff.md of 132,320 characters; GitHub refuses a comment over 65,536 ("Body is too
   long", telia-oss/github-pr-resource#259), so the README's comment step failed and the PR read nothing.
+- A requirement's `statement: "@org/team ..."` kept a live mention in the diff comment (`md()` escapes `<|[#`, not
+  `@`): the team was pinged on every pull request that listed it. Renovate (renovatebot/renovate#1083) and Dependabot
+  (dependabot/dependabot-core#3157) insert U+200B after every `@` of a PR body.
 """
 
 from __future__ import annotations
@@ -137,3 +140,30 @@ def test_a_cut_inside_a_folded_table_closes_it():
     assert cut is not None and len(cut) <= COMMENT_LIMIT
     assert cut.count("<details>") == cut.count("</details>") == 1
     assert comment("## h\n\ns\n", "diff.full.md") is None                     # a report that fits is kept as it is
+
+
+MENTION = """kind: Requirements
+id: team-reqs
+requirements:
+  - id: REQ-TEAM-001
+    statement: "@org/infra-team signs off on rack power"
+    subject: rack/dgx-h100-4
+    metric: it_power
+    target: "<= 1 kW"
+    source: a test's target, met by no rack
+"""
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_a_mention_in_a_spec_notifies_no_one_from_a_diff_comment(checkout, cli, fmt):
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "base")
+    (checkout / "specs" / "reqs.yaml").write_text(MENTION, encoding="utf-8")
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "mention")
+    r = cli("diff", "HEAD~1", "HEAD", "--format", fmt)
+    assert r.code == 1
+    if fmt == "md":
+        assert "@\u200borg/infra-team signs off" in r.out and "@org" not in r.out
+    else:                                   # JSON is data, not a comment: the statement as written
+        assert "@org/infra-team signs off" in r.out

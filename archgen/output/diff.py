@@ -11,7 +11,7 @@ from archgen.compare.diff import PRESENCE, Diff, MetricChange, RequirementState
 from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.output.gap import MARKS
-from archgen.render.fmt import md, number, unit_label
+from archgen.render.fmt import md, no_mentions, number, unit_label
 from archgen.units import Q
 
 #: Display units for metrics whose analysis unit reads badly in a table (bytes, FLOP/s); pint converts.
@@ -164,7 +164,11 @@ def _where(f: Finding) -> str:
 
 
 def markdown(d: Diff) -> str:
-    """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects."""
+    """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects.
+
+    No ``@`` in it mentions anyone (`no_mentions`): a requirement's `statement: "@org/team ..."` pinged the team on
+    every pull request that listed it.
+    """
     lost = any(c.presence in ("not provided in HEAD", "only in BASE") for c in d.metrics)
     icon = "❌" if d.failing else "⚠️" if d.summary()["metrics_worse"] or lost else "✅"   # passes, but look
     lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
@@ -206,7 +210,7 @@ def markdown(d: Diff) -> str:
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
             or d.objects_removed or d.bom):
         lines += ["No differences.", ""]
-    return "\n".join(lines)
+    return no_mentions("\n".join(lines))
 
 
 def unanalysable(error: str, code: int, fmt: str = "md") -> str:
@@ -217,9 +221,9 @@ def unanalysable(error: str, code: int, fmt: str = "md") -> str:
     """
     if fmt == "json":
         return dumps(document(compared=False, exit_code=code, errors=error.splitlines()), ascii_only=False)
-    return "\n".join(["## archgen diff: not compared", "",
-                      f"❌ BASE or HEAD cannot be analysed (exit {code}); `archgen check` shows the same errors.",
-                      "", *(f"- {md(line)}" for line in error.splitlines() if line.strip()), ""])
+    return no_mentions("\n".join(["## archgen diff: not compared", "",
+                       f"❌ BASE or HEAD cannot be analysed (exit {code}); `archgen check` shows the same errors.",
+                       "", *(f"- {md(line)}" for line in error.splitlines() if line.strip()), ""]))
 
 
 #: The longest comment GitHub takes: a longer body is refused with "Body is too long (maximum is 65536 characters)"
