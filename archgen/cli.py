@@ -209,11 +209,12 @@ def diff(
         try:
             text, code = command(base, head, fmt, path, threshold)
             return (text if output is None else for_comment(text, fmt, output)), code
-        except ArchgenError as err:          # a side that cannot be analysed: the report file says so, as stderr
-            if output is None or isinstance(err, UsageError) or fmt not in ("md", "json"):
+        except ArchgenError as err:          # a side that cannot be analysed: the report says so, as stderr does
+            if isinstance(err, UsageError) or fmt not in ("md", "json"):
                 raise
             from archgen.output.diff import unanalysable
-            _write(for_comment(unanalysable(err.report(), err.exit_code, fmt), fmt, output), output)
+            report = unanalysable(err.report(), err.exit_code, fmt)
+            _write(report if output is None else for_comment(report, fmt, output), output)   # `> diff.md` too
             raise
 
     _run(body, output)

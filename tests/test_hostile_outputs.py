@@ -11,6 +11,8 @@ each test starts from the input that showed the defect, and fails without the fi
 - A requirement's `statement: "@org/team ..."` kept a live mention in the diff comment (`md()` escapes `<|[#`, not
   `@`): the team was pinged on every pull request that listed it. Renovate (renovatebot/renovate#1083) and Dependabot
   (dependabot/dependabot-core#3157) insert U+200B after every `@` of a PR body.
+- `archgen diff BASE HEAD > diff.md` printed nothing when a side could not be analysed (only `--output` got the
+  'not compared' report), so the comment step posted an empty comment.
 """
 
 from __future__ import annotations
@@ -167,3 +169,16 @@ def test_a_mention_in_a_spec_notifies_no_one_from_a_diff_comment(checkout, cli, 
         assert "@\u200borg/infra-team signs off" in r.out and "@org" not in r.out
     else:                                   # JSON is data, not a comment: the statement as written
         assert "@org/infra-team signs off" in r.out
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_a_side_that_cannot_be_analysed_still_prints_the_report(checkout, cli, fmt):
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "base")
+    (checkout / "specs" / "racks" / "zz.yaml").write_text(BROKEN_RACK, encoding="utf-8")
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "broken")
+    r = cli("diff", "HEAD~1", "HEAD", "--format", fmt)
+    assert r.code == 1 and "specs/racks/zz.yaml:3:6: error: foo: unknown key 'foo'" in r.err
+    assert cli("diff", "HEAD~1", "HEAD", "--format", fmt, "--output", f"diff.{fmt}").code == 1
+    assert r.out == (checkout / f"diff.{fmt}").read_text(encoding="utf-8")     # what --output writes, on stdout

@@ -216,8 +216,9 @@ def markdown(d: Diff) -> str:
 def unanalysable(error: str, code: int, fmt: str = "md") -> str:
     """The report of a diff whose BASE or HEAD cannot be analysed: its errors, so that a comment says why.
 
-    Written to `--output` only: a pull-request job posts that file (README, Pull requests), and without one its
-    comment step failed on a missing file and the PR read nothing. `error` is what the command prints on stderr.
+    Written to `--output`, or printed on stdout: a pull-request job posts that file (README, Pull requests), and
+    without one its comment step failed on a missing file, or posted an empty comment from `archgen diff ... >
+    diff.md`. `error` is what the command prints on stderr.
     """
     if fmt == "json":
         return dumps(document(compared=False, exit_code=code, errors=error.splitlines()), ascii_only=False)
