@@ -13,6 +13,8 @@ each test starts from the input that showed the defect, and fails without the fi
   (dependabot/dependabot-core#3157) insert U+200B after every `@` of a PR body.
 - `archgen diff BASE HEAD > diff.md` printed nothing when a side could not be analysed (only `--output` got the
   'not compared' report), so the comment step posted an empty comment.
+- A pull request adding `archgen/catalog -> ../specs` to any repository had `archgen diff` take that repository for
+  archgen's own and its specs for the library: HEAD lost the shipped catalog (new errors on every rack using it).
 """
 
 from __future__ import annotations
@@ -182,3 +184,16 @@ def test_a_side_that_cannot_be_analysed_still_prints_the_report(checkout, cli, f
     assert r.code == 1 and "specs/racks/zz.yaml:3:6: error: foo: unknown key 'foo'" in r.err
     assert cli("diff", "HEAD~1", "HEAD", "--format", fmt, "--output", f"diff.{fmt}").code == 1
     assert r.out == (checkout / f"diff.{fmt}").read_text(encoding="utf-8")     # what --output writes, on stdout
+
+
+def test_a_folder_named_like_archgens_catalog_link_does_not_replace_the_shipped_catalog(checkout, cli):
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "base")
+    (checkout / "archgen").mkdir()
+    (checkout / "archgen" / "catalog").symlink_to(Path("..", "specs"))
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "claim to be archgen")
+    r = cli("diff", "HEAD~1", "HEAD", "--format", "json")
+    doc = json.loads(r.out)
+    assert (r.code, doc["findings"]["new"], doc["objects"]) == (0, [], {"added": [], "removed": []})
+    assert json.loads(cli("diff", "HEAD~1", "specs", "--format", "json").out)["findings"]["new"] == []
