@@ -74,6 +74,13 @@ def test_an_output_file_through_a_link_out_of_the_checkout_is_refused(checkout, 
     assert list((checkout.parent / "victim").iterdir()) == [] and not (checkout.parent / "x.sarif").exists()
 
 
+def test_a_loop_of_links_is_a_message_not_a_traceback(checkout, cli):
+    (checkout / "out").symlink_to("loop")
+    (checkout / "loop").symlink_to("out")
+    r = cli("render", "specs", "--out", "out", "--formats", "csv", "--target", "dgx-h100-4")
+    assert (r.code, r.err) == (2, "error: out/dgx-h100-4/bom.csv: cannot write it: Too many levels of symbolic links\n")
+
+
 def test_links_inside_the_checkout_and_paths_given_outside_it_are_written(checkout, cli, tmp_path):
     (checkout / "reports").mkdir()
     (checkout / "d").symlink_to("reports")
@@ -126,7 +133,8 @@ def test_a_diff_too_long_for_a_comment_is_cut_and_kept_whole_beside_it(checkout,
     _git(checkout, "commit", "-qm", "big")
     r = cli("diff", "HEAD~1", "HEAD", "--output", "diff.md")
     assert r.code == 1
-    cut, full = (checkout / "diff.md").read_text(encoding="utf-8"), (checkout / "diff.full.md").read_text(encoding="utf-8")
+    cut = (checkout / "diff.md").read_text(encoding="utf-8")
+    full = (checkout / "diff.full.md").read_text(encoding="utf-8")
     assert len(cut.encode("utf-16-le")) // 2 <= COMMENT_LIMIT < len(full)
     assert full.startswith("## archgen diff: not compared") and "foo2999: unknown key 'foo2999'" in full
     note = f"✂️ **Truncated:** this comment shows part of a report of {len(full):,} characters (GitHub takes at most " \
@@ -134,7 +142,8 @@ def test_a_diff_too_long_for_a_comment_is_cut_and_kept_whole_beside_it(checkout,
     assert cut.split("\n")[4] == note and cut.endswith(f"\n---\n{note}\n")
     assert full.split("\n")[4:8] == cut.split("\n")[6:10]                # whole lines from the top
     r = cli("diff", "HEAD~1", "HEAD", "--output", "diff.json", "--format", "json")   # JSON is never cut
-    assert "foo2999: unknown key 'foo2999'" in " ".join(json.loads((checkout / "diff.json").read_text(encoding="utf-8"))["errors"])
+    errors = json.loads((checkout / "diff.json").read_text(encoding="utf-8"))["errors"]
+    assert "foo2999: unknown key 'foo2999'" in " ".join(errors)
     assert not (checkout / "diff.full.json").exists()
 
 

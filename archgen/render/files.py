@@ -64,22 +64,31 @@ def leaving_link(path: Path, folder: bool = False) -> tuple[Path, str] | None:
     would otherwise have `archgen render specs --out out` write its documents into ``../victim``. The last component
     is followed only for a `folder` (`--out`): `write_atomic` replaces a link to a file rather than writing through it.
     """
-    top = boundary()
-    here = Path.cwd().resolve()
+    try:
+        top, here = boundary(), Path.cwd().resolve()
+    except OSError:                               # the working directory was removed: the write itself fails
+        return None
     parts = Path(path).parts
     for i, part in enumerate(parts):
         if part == "..":
             here = here.parent
             continue
         step = here / part
-        if (i == len(parts) - 1 and not folder) or not step.is_symlink():
+        if (i == len(parts) - 1 and not folder) or not _is_link(step):
             here = step
             continue
-        real = step.resolve()
+        real = Path(os.path.realpath(step))       # a loop of links is left as it is: the write fails on it
         if step.parent.is_relative_to(top) and not real.is_relative_to(top):
             return Path(*parts[:i + 1]), os.readlink(step)
         here = real
     return None
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return path.is_symlink()
+    except OSError:                               # a folder that cannot be read: the write fails there, named
+        return False
 
 
 def refuse_leaving_link(path: Path, what: str = "", folder: bool = False) -> None:
