@@ -204,18 +204,20 @@ _V1_COMMAND = re.compile(f"#({_SKIPPED}*#{_SKIPPED}*\\[)")
 def inert(text: str) -> str:
     r"""`text` with no line that GitHub's runner would run as a workflow command, whatever text the line carries.
 
-    A line that starts with ``::`` (after white space and ignorable characters) gets ``./`` before it: the only such
-    lines archgen prints are spec paths shown from inside their folder (``cd specs && archgen check .`` printed
-    ``::error title=forged::by PR.yaml:3:6: error: ...``, a forged annotation; ``::stop-commands::`` would have muted
-    the real ones), and ``./::error ...`` names the same file. ``##[`` is written ``\u0023#[``, as `printable` writes
-    what a line cannot show. Lines that do not look like commands are unchanged, byte for byte.
+    A line that starts with ``::`` (after white space and ignorable characters) gets ``./`` after its indent: the
+    lines archgen prints that do are spec paths shown from inside their folder (``cd specs && archgen check .``
+    printed ``::error title=forged::by PR.yaml:3:6: error: ...``, a forged annotation; ``::stop-commands::`` would
+    have muted the real ones), and ``./::error ...`` names the same file. ``##[`` is written ``\u0023#[``, as
+    `printable` writes what a line cannot show (in JSON on stdout, the same string once decoded). Lines that do not
+    look like commands are unchanged, byte for byte.
     """
     if ":" not in text and "#" not in text:
         return text
     lines = text.splitlines(keepends=True)
     for i, line in enumerate(lines):
         if _IGNORABLE.sub("", line).lstrip().startswith("::"):
-            line = "./" + line
+            indent = len(line) - len(line.lstrip())             # kept: YAML or JSON on stdout keeps its shape
+            line = line[:indent] + "./" + line[indent:]
         lines[i] = _V1_COMMAND.sub(lambda m: "\\u0023" + m[1], line)
     return "".join(lines)
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from archgen.output.diff import COMMENT_LIMIT, comment
+from archgen.spec_files import inert
 from tests.conftest import SPECS
 
 
@@ -113,6 +114,18 @@ def test_a_file_name_cannot_print_a_workflow_command_from_inside_its_folder(chec
     assert _commands(r.out + r.err) == []
     if name.startswith("::") and "json" not in args:             # the same file, named from where it is
         assert f"./{name}:3:6: error: foo: unknown key 'foo'" in r.err.splitlines()
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("::error title=x::y.yaml:3:6: error: e\n", "./::error title=x::y.yaml:3:6: error: e\n"),
+    ("  ::stop-commands::t\n", "  ./::stop-commands::t\n"),              # the indent kept (YAML on stdout)
+    ("\u200b::error::x", "./\u200b::error::x"),    # .NET's culture-aware StartsWith may skip a zero-width space
+    ("a ##[error]b\n", "a \\u0023#[error]b\n"),
+    ("specs/a.yaml:1:1: error: x::y\n", "specs/a.yaml:1:1: error: x::y\n"),  # `::` inside a line is no command
+])
+def test_a_line_the_runner_would_run_is_printed_inert(text, shown):
+    assert inert(text) == shown and _commands(inert(text)) == []
+    assert json.loads(inert(json.dumps({"s": text}))) == {"s": text}        # JSON on stdout reads as written
 
 
 def test_github_annotations_still_are_commands(checkout, cli, monkeypatch):
