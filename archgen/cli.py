@@ -19,6 +19,7 @@ import typer.core
 
 from archgen import __version__
 from archgen.errors import ArchgenError, UsageError
+from archgen.spec_files import inert
 from archgen.startup import console_script, exit_now, keep_freed_memory, one_blas_thread, pause_gc, reuse_generated_code
 
 
@@ -80,10 +81,10 @@ def main_options(
     _STATE["debug"] = debug
 
 
-def _write(text: str, output: Path | None) -> None:
-    """Print `text`, or write it to `output` atomically."""
+def _write(text: str, output: Path | None, raw: bool = False) -> None:
+    """Print `text` (`inert` unless `raw`: GitHub's own annotations), or write it to `output` atomically."""
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(text if raw else inert(text))
         return
     from archgen.commands.common import check_output_file
     from archgen.render.files import write_atomic
@@ -92,8 +93,8 @@ def _write(text: str, output: Path | None) -> None:
 
 
 def _note(text: str) -> None:
-    """What a command says beside its output (a note, a warning): on stderr."""
-    print(text, file=sys.stderr)
+    """What a command says beside its output (a note, a warning): on stderr, `inert`."""
+    print(inert(text), file=sys.stderr)
 
 
 def _trace() -> None:
@@ -102,12 +103,12 @@ def _trace() -> None:
         traceback.print_exc()
 
 
-def _run(command: Callable[[], tuple[str, int]], output: Path | None = None) -> None:
+def _run(command: Callable[[], tuple[str, int]], output: Path | None = None, raw: bool = False) -> None:
     """Run a command; print its text (or write it to `output`) and exit with its code."""
 
     def body() -> int:
         text, code = command()
-        _write(text, output)
+        _write(text, output, raw)
         return code
 
     _guarded(body)
@@ -120,7 +121,7 @@ def _guarded(func: Callable[[], int]) -> None:
         sys.stdout.flush()  # a closed pipe shows here, not at exit
     except ArchgenError as err:  # its kind says the stage that failed and the exit code (`archgen.errors`)
         _trace()
-        print(err.report(), file=sys.stderr)
+        _note(err.report())
         code = err.exit_code
     except (typer.Exit, KeyboardInterrupt, BrokenPipeError):  # typer exits 1 quietly on a broken pipe
         raise
@@ -159,7 +160,7 @@ def check(
         check_output_file(output)
         return command(paths, fmt, select, ignore, show_waived, strict)
 
-    _run(body, output)
+    _run(body, output, raw=fmt == "github")   # annotations are GitHub's workflow commands, each escaped
 
 
 @app.command()
@@ -202,15 +203,18 @@ def diff(
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import diff as command
+    from archgen.commands.diff import for_comment
 
     def body() -> tuple[str, int]:
         try:
-            return command(base, head, fmt, path, threshold)
-        except ArchgenError as err:          # a side that cannot be analysed: the report file says so, as stderr
-            if output is None or isinstance(err, UsageError) or fmt not in ("md", "json"):
+            text, code = command(base, head, fmt, path, threshold)
+            return (text if output is None else for_comment(text, fmt, output)), code
+        except ArchgenError as err:          # a side that cannot be analysed: the report says so, as stderr does
+            if isinstance(err, UsageError) or fmt not in ("md", "json"):
                 raise
             from archgen.output.diff import unanalysable
-            _write(unanalysable(err.report(), err.exit_code, fmt), output)
+            report = unanalysable(err.report(), err.exit_code, fmt)
+            _write(report if output is None else for_comment(report, fmt, output), output)   # `> diff.md` too
             raise
 
     _run(body, output)

@@ -189,6 +189,39 @@ def printable(name: str) -> str:
                           else f"\\u{ord(m[0]):04x}", name)
 
 
+#: Characters .NET's culture-aware `StartsWith`/`IndexOf` may skip as ignorable (zero-width, joiners, BOM, soft hyphen),
+#: so that a line starting ``\u200b::`` may still read as a command to the runner: looked through when judging a line.
+_SKIPPED = "[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]"
+_IGNORABLE = re.compile(_SKIPPED)
+#: GitHub's runner runs a log line as a workflow command where, leading white space trimmed, it starts with ``::``
+#: (v2), or where it holds ``##[`` anywhere (v1), tried in that order. actions/runner at
+#: 079cdb1d05fe0ec50f8c51de5a4fa51d0eb189b0, src/Runner.Common/ActionCommand.cs: `TryParseV2`
+#: (``message.TrimStart()``, ``StartsWith("::")``) and `TryParse` (``message.IndexOf("##[")``); both are tried by
+#: src/Runner.Worker/ActionCommandManager.cs, `TryProcessCommand`.
+_V1_COMMAND = re.compile(f"#({_SKIPPED}*#{_SKIPPED}*\\[)")
+
+
+def inert(text: str) -> str:
+    r"""`text` with no line that GitHub's runner would run as a workflow command, whatever text the line carries.
+
+    A line that starts with ``::`` (after white space and ignorable characters) gets ``./`` after its indent: the
+    lines archgen prints that do are spec paths shown from inside their folder (``cd specs && archgen check .``
+    printed ``::error title=forged::by PR.yaml:3:6: error: ...``, a forged annotation; ``::stop-commands::`` would
+    have muted the real ones), and ``./::error ...`` names the same file. ``##[`` is written ``\u0023#[``, as
+    `printable` writes what a line cannot show (in JSON on stdout, the same string once decoded). Lines that do not
+    look like commands are unchanged, byte for byte.
+    """
+    if ":" not in text and "#" not in text:
+        return text
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if _IGNORABLE.sub("", line).lstrip().startswith("::"):
+            indent = len(line) - len(line.lstrip())             # kept: YAML or JSON on stdout keeps its shape
+            line = line[:indent] + "./" + line[indent:]
+        lines[i] = _V1_COMMAND.sub(lambda m: "\\u0023" + m[1], line)
+    return "".join(lines)
+
+
 def _unnamable(f: Path) -> SpecProblem:
     """A spec file (or a folder link) whose path holds a `NOT_A_NAME` character: refused unread, shown escaped."""
     bad = NOT_A_NAME.search(str(f))

@@ -12,7 +12,7 @@ import pytest
 from archgen.checks import Finding
 from archgen.compare.diff import MetricChange, match_findings
 from archgen.errors import Location
-from archgen.output.diff import metric_cells
+from archgen.output.diff import metric_cells, unanalysable
 from archgen.units import Q_
 from tests.conftest import SPECS, run_cli
 
@@ -244,8 +244,12 @@ def test_git_path_option(repo):
      "error: --path ../outside: outside the git repository (its top level: the working directory)\n"),
 ])
 def test_usage_errors(repo, args, message):
+    """A usage error prints no report; a side that cannot be read prints the 'not compared' one, as --output has it
+    (newuser20 item 6: `archgen diff ... > diff.md` posted an empty comment)."""
     r = run_cli("diff", *args)
-    assert (r.code, r.err, r.out) == (2, message, "")
+    assert (r.code, r.err) == (2, message)
+    read = "not in revision" in message or "not a directory in revision" in message
+    assert r.out == (unanalysable(message.rstrip("\n"), 2) if read else "")
 
 
 def test_a_path_outside_the_repository_is_named_relative(repo, monkeypatch):
@@ -266,7 +270,7 @@ def test_head_does_not_validate(tmp_path):
     base = copy_specs(tmp_path / "base")
     head = copy_specs(tmp_path / "head", ("current: 60 A,", "current: 60,"))
     r = run_cli("diff", base, head)
-    assert r.code == 1 and r.out == ""
+    assert r.code == 1 and r.out == unanalysable(r.err.rstrip("\n"), 1)       # on stdout too (newuser20 item 6)
     first, second = r.err.splitlines()[:2]
     assert first == f"archgen diff: HEAD {head} cannot be analysed:"
     assert second.startswith(f"{head / RACK}:17:") and "number '60' has no unit" in second
@@ -312,6 +316,7 @@ def own_repo(tmp_path, monkeypatch):
     _git(root, "add", "specs", "archgen")
     _git(root, "commit", "-q", "-m", "specs and catalog")
     monkeypatch.chdir(root)
+    monkeypatch.setattr("archgen.commands.diff._own_top", lambda: root)   # archgen run from this checkout
     return root
 
 

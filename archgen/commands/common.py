@@ -8,6 +8,7 @@ from pathlib import Path
 
 from archgen.errors import ArchgenError, SpecError, UsageError, did_you_mean
 from archgen.pipeline import load
+from archgen.render.files import refuse_leaving_link
 from archgen.validate import Specs, validate
 
 #: The spec directory a command reads when given no path.
@@ -42,16 +43,22 @@ def check_codes(option: str, codes: str) -> tuple[str, ...]:
 
 
 def check_output_file(output: Path | None) -> None:
-    """`--output` must not be a directory."""
+    """`--output` must not be a directory, nor lie through a link that leaves the work tree (`leaving_link`)."""
     if output is not None and output.is_dir():
         raise UsageError(f"{output}: is a directory, expected a file")
+    if output is not None:
+        refuse_leaving_link(output, "--output ")
 
 
 def check_out_dir(out: Path) -> None:
-    """Check, before anything is written, that `--out` is a directory or does not exist yet."""
+    """Check, before anything is written, that `--out` is a directory or does not exist yet, through no leaving link.
+
+    A link in the work tree that leads out of it is refused (`leaving_link`); `write_atomic` judges each file too.
+    """
     existing = next((p for p in (out, *out.parents) if p.exists()), None)  # `out` or the folder it would go in
     if existing is not None and not existing.is_dir():
         raise UsageError(f"--out must be a directory; {existing} is a file")
+    refuse_leaving_link(out, "--out ", folder=True)
 
 
 @contextmanager

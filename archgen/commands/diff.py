@@ -3,7 +3,8 @@
 `spec_source` gives the spec directory of a BASE or HEAD argument: a directory as it is, or the specs of a git
 revision exported to a temporary directory, and the catalog that stands for the shipped one on that side: in
 archgen's own repository, `specs/catalog` is the shipped catalog (`archgen/catalog` links to it), and a revision's
-export of it must be the library too, not the user's parts (every library rack would join its design).
+export of it must be the library too, not the user's parts (every library rack would join its design). Which
+repository is archgen's own is decided by the running package (`_is_own`), never by a folder of that name.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from archgen.errors import LoadError, Location, SpecError, UsageError
 from archgen.load import shipped_catalog
 from archgen.output import diff as output
 from archgen.pipeline import Run, run
+from archgen.render.files import write_atomic
 from archgen.spec_files import printable
 
 FORMATS = ("md", "json")
@@ -50,6 +52,21 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
     result = compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
                      head_label=runs[1][1])
     return (output.to_json(result) if fmt == "json" else output.markdown(result)), 1 if result.failing else 0
+
+
+def for_comment(text: str, fmt: str, file: Path) -> str:
+    """The report to write to `file` (`--output`): a Markdown one cut to a comment's length where it is longer.
+
+    The cut is `output.comment`'s; the whole report is then written beside it as ``<stem>.full<suffix>``
+    (``diff.md`` → ``diff.full.md``) for the job's artifact. JSON is never cut; nor is a report printed on stdout,
+    which has no second file to point to.
+    """
+    full = file.with_name(f"{file.stem}.full{file.suffix}")
+    cut = output.comment(text, full.name) if fmt == "md" else None
+    if cut is None:
+        return text
+    write_atomic(full, text.encode())
+    return cut
 
 
 # --- BASE and HEAD arguments ------------------------------------------------------------------------------------
@@ -130,7 +147,7 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         _export(commit, inside.as_posix(), top_dir, root, arg, path)
         if not (root / inside).is_dir():
             raise LoadError(f"{path}: not a directory in revision {arg}")
-        found = _revision_catalog(commit, top_dir)
+        found = _revision_catalog(commit, top_dir) if _is_own(top_dir) else None
         catalog = _library(root / found, root / inside) if found else None
         yield Source(root / inside, label, root, top_dir, catalog)
 
@@ -206,6 +223,29 @@ def _shown_dir(directory: Path) -> str:
 CATALOG_LINK = "archgen/catalog"
 
 
+def _own_top() -> Path | None:
+    """The work tree of archgen's own repository that the running archgen is a checkout of; None for a wheel.
+
+    In a checkout, the package's `CATALOG_LINK` is a link (to ``specs/catalog``) and the package's parent the work
+    tree; a wheel's catalog is a folder, so no repository is archgen's own, wherever the wheel is installed (a
+    ``.venv`` inside the user's repository included).
+    """
+    link = Path(__file__).resolve().parents[1] / "catalog"
+    top = link.parent.parent
+    return top if link.is_symlink() and (top / ".git").exists() else None
+
+
+def _is_own(top: Path) -> bool:
+    """Whether the git work tree `top` is archgen's own repository, the checkout archgen runs from (`_own_top`).
+
+    Decided by the installed package, not by the repository's files: any repository may hold a folder or link named
+    `CATALOG_LINK`, and a pull request adding ``archgen/catalog -> ../specs`` had its own specs taken for the
+    library in place of the shipped catalog (HEAD lost every catalog part: 177 new errors on the shipped specs).
+    """
+    own = _own_top()
+    return own is not None and top.resolve() == own.resolve()
+
+
 def _library(catalog: Path, specs: Path) -> Path | None:
     """`catalog`, the folder a repository's `CATALOG_LINK` is or points to, where it stands for the shipped catalog.
 
@@ -238,6 +278,8 @@ def _checkout_catalog(directory: Path) -> Path | None:
     except UsageError:                       # no git: the directory is used as it is
         return None
     if top.returncode != 0:
+        return None
+    if not _is_own(Path(top.stdout.decode().strip())):
         return None
     catalog = (Path(top.stdout.decode().strip()) / CATALOG_LINK).resolve()
     found = _library(catalog, directory.resolve())

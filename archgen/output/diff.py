@@ -11,7 +11,7 @@ from archgen.compare.diff import PRESENCE, Diff, MetricChange, RequirementState
 from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.output.gap import MARKS
-from archgen.render.fmt import md, number, unit_label
+from archgen.render.fmt import md, no_mentions, number, unit_label
 from archgen.units import Q
 
 #: Display units for metrics whose analysis unit reads badly in a table (bytes, FLOP/s); pint converts.
@@ -164,7 +164,11 @@ def _where(f: Finding) -> str:
 
 
 def markdown(d: Diff) -> str:
-    """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects."""
+    """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects.
+
+    No ``@`` in it mentions anyone (`no_mentions`): a requirement's `statement: "@org/team ..."` pinged the team on
+    every pull request that listed it.
+    """
     lost = any(c.presence in ("not provided in HEAD", "only in BASE") for c in d.metrics)
     icon = "❌" if d.failing else "⚠️" if d.summary()["metrics_worse"] or lost else "✅"   # passes, but look
     lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
@@ -206,20 +210,56 @@ def markdown(d: Diff) -> str:
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
             or d.objects_removed or d.bom):
         lines += ["No differences.", ""]
-    return "\n".join(lines)
+    return no_mentions("\n".join(lines))
 
 
 def unanalysable(error: str, code: int, fmt: str = "md") -> str:
     """The report of a diff whose BASE or HEAD cannot be analysed: its errors, so that a comment says why.
 
-    Written to `--output` only: a pull-request job posts that file (README, Pull requests), and without one its
-    comment step failed on a missing file and the PR read nothing. `error` is what the command prints on stderr.
+    Written to `--output`, or printed on stdout: a pull-request job posts that file (README, Pull requests), and
+    without one its comment step failed on a missing file, or posted an empty comment from `archgen diff ... >
+    diff.md`. `error` is what the command prints on stderr.
     """
     if fmt == "json":
         return dumps(document(compared=False, exit_code=code, errors=error.splitlines()), ascii_only=False)
-    return "\n".join(["## archgen diff: not compared", "",
-                      f"❌ BASE or HEAD cannot be analysed (exit {code}); `archgen check` shows the same errors.",
-                      "", *(f"- {md(line)}" for line in error.splitlines() if line.strip()), ""])
+    return no_mentions("\n".join(["## archgen diff: not compared", "",
+                       f"❌ BASE or HEAD cannot be analysed (exit {code}); `archgen check` shows the same errors.",
+                       "", *(f"- {md(line)}" for line in error.splitlines() if line.strip()), ""]))
+
+
+#: The longest comment GitHub takes: a longer body is refused with "Body is too long (maximum is 65536 characters)"
+#: (telia-oss/github-pr-resource issue #259; newuser20's trial hit it with a 132,320-character diff.md). GitHub does
+#: not say what it counts as a character; `comment` counts UTF-16 code units, never fewer than code points.
+COMMENT_LIMIT = 65_536
+
+
+def _length(text: str) -> int:
+    """`text`'s length in UTF-16 code units (an emoji beyond the BMP counts 2): the larger of the usual counts."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def comment(text: str, full: str) -> str | None:
+    """A Markdown report cut to `COMMENT_LIMIT`, saying that the whole of it is in the file `full`; None if it fits.
+
+    Cut at a line end, whole lines kept from the top (summary, requirements and findings come first); a `<details>`
+    left open is closed. The note stands under the summary and again at the cut, so neither reader misses it.
+    """
+    if _length(text) <= COMMENT_LIMIT:
+        return None
+    lines = text.split("\n")
+    head, rest = lines[:4], lines[4:]            # the heading and the summary line, each with its blank line
+    total = f"{_length(text):,}"
+    note = (f"✂️ **Truncated:** this comment shows part of a report of {total} characters (GitHub takes at most "
+            f"{COMMENT_LIMIT:,}); the full report is {md(full)}, kept as the job's artifact.")
+    room = COMMENT_LIMIT - _length("\n".join([*head, note, "", "", "---", note, ""])) - len("</details>\n")
+    kept: list[str] = []
+    for line in rest:
+        room -= _length(line) + 1
+        if room < 0:
+            break
+        kept.append(line)
+    opened = sum(line.startswith("<details>") for line in kept) - sum(line == "</details>" for line in kept)
+    return "\n".join([*head, note, "", *kept, *(["</details>"] if opened > 0 else []), "", "---", note, ""])
 
 
 def bom_section(changes: tuple[PartChange, ...]) -> list[str]:

@@ -70,7 +70,10 @@ def summary_line(g: Gap) -> str:
 
 
 def markdown(g: Gap) -> str:
-    """The report as Markdown for a partner: summary, requirements, what is not provided, findings, objects."""
+    """The report as Markdown for a partner: summary, requirements, what is not provided, findings, objects.
+
+    As `archgen diff`'s, no ``@`` in it mentions anyone (`fmt.no_mentions`).
+    """
     icon = "❌" if g.failing else "✅"
     title = (f"## archgen gap: `{' '.join(map(shown_file, g.proposal)) or 'proposal'}` against "
              f"`{' '.join(map(shown_file, g.against)) or 'requirements'}`")
@@ -108,7 +111,7 @@ def markdown(g: Gap) -> str:
         lines += [f"- {kind} ({len(objs)}): " + ", ".join(f"`{o}`" for o in objs)
                   for kind, objs in sorted(groups.items())]
         lines.append("")
-    return "\n".join(lines)
+    return fmt.no_mentions("\n".join(lines))             # posted as a comment too: it notifies no one
 
 
 #: How Markdown reports (gap, diff) show each requirement status.

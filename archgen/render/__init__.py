@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.errors import UsageError
-from archgen.render.files import write_atomic
+from archgen.render.files import refuse_leaving_link, write_atomic
 
 FORMATS = ("md", "html", "pdf", "xlsx", "csv", "svg", "png")
 #: Editions of a document (`archgen.render.edition`): everything, or what a customer can read.
@@ -80,6 +80,8 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
             known = ", ".join(t.id for t in found) or "none"
             raise UsageError(f"no rack or cluster '{target}' (known: {known})")
         found = chosen
+    for t in found:                       # every target's folder judged before any is rendered (`leaving_link`)
+        refuse_leaving_link(Path(out) / t.id, folder=True)
     written: list[Path] = []
     users = [draw for t in found for draw in reused_drawers(result, t)]  # each kept until its last user saved it
     with _progress(progress, len(found)) as step, drawn_once(users):

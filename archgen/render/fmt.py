@@ -172,6 +172,17 @@ def md(text: Any) -> str:
                               else m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], escaped)
 
 
+def no_mentions(text: str) -> str:
+    """`text` with a zero-width space (U+200B) after every ``@``, so that a pull-request comment notifies no one.
+
+    GitHub turns ``@user`` and ``@org/team`` into a mention and notifies them on every comment that holds it, even
+    in a code span when the comment is answered by email (read as plain text). Renovate and Dependabot insert U+200B
+    after every ``@`` of a PR body for this (renovatebot/renovate#1083, merged 2017-11-02; dependabot/dependabot-core
+    #3157, merged 2021-02-17, the email case). The text reads the same; a URL holding ``@`` no longer links whole.
+    """
+    return text.replace("@", "@\u200b")
+
+
 def slug(text: str) -> str:
     """An HTML/Markdown anchor from an id or title: lower case, letters, digits and '-'."""
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"
