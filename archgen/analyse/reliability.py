@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from archgen.analyse.network import ClusterAnalysis, compute_node, failed_node_takes
+from archgen.analyse.rate_scope import borrowed, borrowed_range, scope_chain
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
@@ -90,6 +91,7 @@ class Reliability:
     planned_per_accelerator_day: float = 0.0
     planned_duration: float = 0.0               # s
     borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
+    borrowed_input: str = ""                    # the point's set, borrowed, in a few words (`analyse.assumed`)
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
 
@@ -166,16 +168,6 @@ def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
     rid = cluster.cluster.spec.failure_rates or DEFAULT_RATES
     found = specs.get(rid)
     return found if isinstance(found, FailureRates) else None
-
-
-def scope_chain(specs: Specs, rates: FailureRates | None) -> list[FailureRates]:
-    """The set and, through `base`, the sets its missing classes come from, in order (a loop or missing id ends it)."""
-    out: list[FailureRates] = []
-    while rates is not None and all(r.id != rates.id for r in out):
-        out.append(rates)
-        found = specs.get(rates.base) if rates.base else None
-        rates = found if isinstance(found, FailureRates) else None
-    return out
 
 
 def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None = None,
@@ -257,6 +249,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
                       if spread and not a.cluster.spec.failure_rates else ())
+    rel = replace(rel, borrowed_input=borrowed(specs, a, rates, short=True))
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
         rel = replace(rel, borrowed=borrowed_range(specs, a, list(specs.of(FailureRates))))
     rel.metrics.update(cluster_metrics(rel))
@@ -374,25 +367,3 @@ def cluster_metrics(rel: Reliability) -> dict[str, Q]:
     """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
     return {**job_interruptions(rel, rel.accelerators), "failures_per_year": Q_(
         sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}
-
-
-def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
-    """Where the cluster's accelerator lies outside the set's measured scope (or its `base`'s): a sentence, else ''."""
-    node = compute_node(a.nodes)
-    acc = node.part.accelerator if node is not None else None
-    rates = next((r for r in scope_chain(specs, rates) if r.accelerators and acc not in r.accelerators), None)
-    if rates is None or acc is None:
-        return ""
-    return (f"the '{rates.id}' rates were measured on {', '.join(rates.accelerators)}"
-            f"{f' ({rates.operator})' if rates.operator else ''}; {acc} borrows them")
-
-
-def borrowed_range(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -> str:
-    """The sets of a range measured on other accelerators than the cluster's: a sentence naming them, else ''."""
-    node = compute_node(a.nodes)
-    acc = node.part.accelerator if node is not None else None
-    out = [f"'{r.id}' ({', '.join(r.accelerators)})" for r in sets if r.accelerators and acc is not None
-           and acc not in r.accelerators]
-    if not out:
-        return ""
-    return (f"the range spans rate sets measured on other accelerators: {', '.join(out)}; {acc} borrows them")
