@@ -183,8 +183,7 @@ REGISTRY: tuple[Metric, ...] = (
            minimise=True),
     *(Metric("cluster", f"tco_per_goodput_accelerator_hour_{end}", "USD", "USD", 3,
              f"TCO per goodput accelerator-hour ({end})", f"The {end} end of TCO per goodput accelerator-hour: TCO "
-             f"per used accelerator-hour over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS,
-             minimise=True)
+             f"per used accelerator-hour over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS)
       for end, at in (("low", "high"), ("high", "low"))),
     Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
            "and cable assemblies over the capex, the scale-up (NVLink) switch trays included.", _COST),
