@@ -59,6 +59,14 @@ class ClassRate:
         units = self.units if self.exposure is None else self.exposure
         return units * self.rate.per_year / 365.25 if self.rate is not None else 0.0
 
+    @property
+    def per_unit_year(self) -> float | None:
+        """Failures per unit-year as counted here, so that units x this is the class's failures a year.
+
+        A rate counted per server of n accelerators applies per accelerator: a 4-GPU tray takes half an 8-GPU server's.
+        """
+        return self.per_day * 365.25 / self.units if self.rate is not None and self.units else None
+
 
 @dataclass(frozen=True)
 class Domain:
