@@ -143,14 +143,32 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         cm.update({k: m[k] for k in LARGEST_JOB_METRICS if k in m})
         used = cm.get("tco_per_used_accelerator_hour")
         if used is not None and "goodput" in cm and cm["goodput"].m > 0:
-            cm["tco_per_goodput_accelerator_hour"] = used / cm["goodput"].m
+            cm.update(goodput_hour_cost(used, cm))
         if wpath in ops.unsettled:   # the cluster's goodput rests on that job's blocking time too
             ops.unsettled[cpath] = cluster_unsettled(ops.unsettled[wpath], used)
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
-            _withhold(ops, cpath, (*LARGEST_JOB_METRICS, "tco_per_goodput_accelerator_hour"), why)
+            _withhold(ops, cpath, (*LARGEST_JOB_METRICS, *GOODPUT_HOUR_METRICS), why)
     ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out
+
+
+#: The cost per goodput accelerator-hour and the ends of its range (`goodput_hour_cost`).
+GOODPUT_HOUR_METRICS = tuple(f"tco_per_goodput_accelerator_hour{end}" for end in ("", "_low", "_high"))
+
+
+def goodput_hour_cost(used: Q, cm: dict[str, Q]) -> dict[str, Q]:
+    """The cost per goodput accelerator-hour, `used` over the cluster's goodput, with the range goodput's range gives.
+
+    Its low end is at `goodput_high`, its high end at `goodput_low` (infinite where that is 0: no goodput hour at any
+    price), so a target met at the value but not at goodput's pessimistic end is at risk (REQ004), as goodput is.
+    """
+    out = {"tco_per_goodput_accelerator_hour": used / cm["goodput"].m}
+    if "goodput_low" in cm and "goodput_high" in cm:
+        low, high = cm["goodput_high"].m, cm["goodput_low"].m
+        out["tco_per_goodput_accelerator_hour_low"] = used / low if low > 0 else used * math.inf
+        out["tco_per_goodput_accelerator_hour_high"] = used / high if high > 0 else used * math.inf
+    return out
 
 
 #: Why a cluster has no storage bandwidth per accelerator: it states no storage (or has no accelerator).

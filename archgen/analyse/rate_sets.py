@@ -49,13 +49,18 @@ def combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:
                        interrupts=all(r.interrupts for _, r in rates))
 
 
-def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
-    """Where the cluster's accelerator lies outside the set's measured scope (or its `base`'s): a sentence, else ''."""
+def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None, short: bool = False) -> str:
+    """Where the cluster's accelerator lies outside the set's measured scope (or its `base`'s): a sentence, else ''.
+
+    `short`: the same in a few words, as an input a figure rests on (REQ005, `gap`: `analyse.assumed`).
+    """
     node = compute_node(a.nodes)
     acc = node.part.accelerator if node is not None else None
     rates = next((r for r in scope_chain(specs, rates) if r.accelerators and acc not in r.accelerators), None)
     if rates is None or acc is None:
         return ""
+    if short:
+        return f"'{rates.id}' failure rates (measured on {', '.join(rates.accelerators)}; {acc} borrows them)"
     return (f"the '{rates.id}' rates were measured on {', '.join(rates.accelerators)}"
             f"{f' ({rates.operator})' if rates.operator else ''}; {acc} borrows them")
 

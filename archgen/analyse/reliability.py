@@ -58,6 +58,14 @@ class ClassRate:
         units = self.units if self.exposure is None else self.exposure
         return units * self.rate.per_year / 365.25 if self.rate is not None else 0.0
 
+    @property
+    def per_unit_year(self) -> float | None:
+        """Failures per unit-year as counted here, so that units x this is the class's failures a year.
+
+        A rate counted per server of n accelerators applies per accelerator: a 4-GPU tray takes half an 8-GPU server's.
+        """
+        return self.per_day * 365.25 / self.units if self.rate is not None and self.units else None
+
 
 @dataclass(frozen=True)
 class Domain:
@@ -90,6 +98,7 @@ class Reliability:
     planned_per_accelerator_day: float = 0.0
     planned_duration: float = 0.0               # s
     borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
+    borrowed_input: str = ""                    # the point's set, borrowed, in a few words (`analyse.assumed`)
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
 
@@ -240,6 +249,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
                       if spread and not a.cluster.spec.failure_rates else ())
+    rel = replace(rel, borrowed_input=borrowed(specs, a, rates, short=True))
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
         rel = replace(rel, borrowed=borrowed_range(specs, a, list(specs.of(FailureRates))))
     rel.metrics.update(cluster_metrics(rel))

@@ -32,6 +32,17 @@ def jobs(run: Any, cluster_id: str) -> list[tuple[str, Any]]:
     return out
 
 
+def _per_server(c: Any) -> str:
+    """The set's own figure where it was counted per server of n accelerators and this cluster's nodes hold another.
+
+    The per-unit column is then not the set's figure (docs/reliability.md, Inputs); this says what it is.
+    """
+    n = c.rate.per_accelerators
+    if not n or c.exposure is None or math.isclose(c.exposure, c.units):
+        return ""
+    return f"; the set's {c.rate.per_year:.4f} is per server of {n} accelerators, applied per accelerator"
+
+
 def reliability_section(run: Any, a: Any) -> Section | None:
     """Failure-domain table, per-class rates, and each training job's checkpoints and goodput."""
     rel = run.operations.reliability.get(a.cluster.path)
@@ -57,9 +68,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Failures / year", digits=1, align="right"),
                                           Column("Accelerators removed", digits=0, align="right"),
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
-    rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units,
-                  c.rate.per_year if c.rate else None, c.per_day * 365.25, c.rate.basis if c.rate else "—")
-                 for c in rel.classes)
+    rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
+                  c.per_day * 365.25, (c.rate.basis + _per_server(c)) if c.rate else "—") for c in rel.classes)
     section.add(Table("failure-rates", "Failure rates by part class", (
         Column("Class"), Column("Units", digits=0, align="right"), Column("Per unit-year", digits=4, align="right"),
         Column("Failures / year", digits=1, align="right"), Column("Basis")), rows))

@@ -1,0 +1,57 @@
+"""The cost per goodput accelerator-hour carries goodput's range, so a target on it met at the value is at risk.
+
+The input that showed it (new-user trial, a fleet reliability engineer): a vendor requirement
+`tco_per_goodput_accelerator_hour <= 2.5 USD` on a 1,152-GPU GB200 cluster read "met" (1.79 USD) in `gap`, with no
+range, while `goodput >= 0.9` on the same job read "at risk" (0.919, its range 0.252 to 0.976): the figure is the
+cost per used hour over that goodput, so at goodput's low end it is 1.646 / 0.252 = 6.5 USD. Here the shipped GB200
+SU: its Llama 3.1 405B job on all 576 GPUs has goodput 0.796 (0.154 to 0.916), cost per used hour 1.63 USD.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SPECS
+
+CLUSTER = "cluster/gb200-nvl72-su"
+REQ = ("  - {id: REQ-COST-GP, statement: Cost per goodput GPU-hour, metric: tco_per_goodput_accelerator_hour, "
+       "target: \"<= 3 USD\"}\n")
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    """`check` of the shipped specs with a cost-per-goodput-hour target on the GB200 SU."""
+    from archgen.pipeline import run
+
+    root = tmp_path_factory.mktemp("gphour")
+    specs = root / "specs"
+    shutil.copytree(SPECS, specs, ignore=shutil.ignore_patterns("catalog"))
+    path = specs / "clusters" / "gb200-nvl72-su.yaml"
+    text = path.read_text(encoding="utf-8")
+    anchor = "target: \"== 8\"}\n"
+    assert anchor in text
+    path.write_text(text.replace(anchor, anchor + REQ, 1), encoding="utf-8")
+    with contextlib.chdir(root):
+        return run([Path("specs")])
+
+
+def test_its_ends_are_the_used_hour_cost_over_goodputs_ends(result):
+    m = result.clusters[CLUSTER].metrics
+    used = m["tco_per_used_accelerator_hour"]
+    assert m["tco_per_goodput_accelerator_hour"].m == pytest.approx((used / m["goodput"]).m)
+    assert m["tco_per_goodput_accelerator_hour_low"].m == pytest.approx((used / m["goodput_high"]).m)
+    assert m["tco_per_goodput_accelerator_hour_high"].m == pytest.approx((used / m["goodput_low"]).m)
+    assert str(m["tco_per_goodput_accelerator_hour_high"].units) == str(used.units)
+
+
+def test_a_target_met_at_the_value_but_not_at_goodputs_low_end_is_at_risk(result):
+    m = result.clusters[CLUSTER].metrics
+    assert m["tco_per_goodput_accelerator_hour"].m < 3 < m["tco_per_goodput_accelerator_hour_high"].m
+    status = {j.bound.req.id: j.outcome.status.value for j in result.requirements}
+    assert status["REQ-COST-GP"] == "at risk"
+    (finding,) = [f for f in result.findings if f.id == "REQ004" and f.requirement == "REQ-COST-GP"]
+    assert "tco_per_goodput_accelerator_hour" in finding.message

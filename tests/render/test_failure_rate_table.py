@@ -1,0 +1,41 @@
+"""The failure-rate table's per-unit column times its units is the class's failures a year, on any node size.
+
+The input that showed it (new-user trial, a fleet reliability engineer): a GB200 cluster's document listed the
+host class at 288 trays x 0.1519 per unit-year and 21.9 failures a year (288 x 0.1519 = 43.7). 0.1519 is Llama 3's
+rate per 8-GPU server (Table 5: 46 host interruptions over 302.78 server-years), applied per accelerator, so a
+4-GPU tray takes half of it; the column showed the server's figure beside tray counts. Here the shipped GB200 SU
+(144 trays of 4 GPUs).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.render.blocks import Table
+from archgen.render.operations import reliability_section
+
+#: Llama 3 405B, Table 5 and section 3.3.4: 46 host and 63 software interruptions in 54 days on 2,048 8-GPU servers.
+SERVER_YEARS = 2048 * 54 / 365.25
+HOST, SOFTWARE = 46 / SERVER_YEARS, 63 / SERVER_YEARS
+
+
+@pytest.fixture(scope="module")
+def rows(shipped_run):
+    a = shipped_run.clusters["cluster/gb200-nvl72-su"]
+    (table,) = [b for b in reliability_section(shipped_run, a).blocks if isinstance(b, Table) and b.id ==
+                "failure-rates"]
+    return {r[0]: r for r in table.rows}
+
+
+def test_units_times_the_per_unit_rate_is_the_failures_a_year(rows):
+    for name, units, per_unit, per_year, _ in rows.values():
+        assert units * per_unit == pytest.approx(per_year, rel=1e-9), name
+
+
+def test_a_per_server_rate_on_4_gpu_trays_is_half_the_servers_and_says_so(rows):
+    for name, server in (("host", HOST), ("software", SOFTWARE)):
+        _, units, per_unit, _, basis = rows[name]
+        assert units == 144
+        assert per_unit == pytest.approx(server * 4 / 8, rel=1e-3)
+        assert f"the set's {server:.4f} is per server of 8 accelerators, applied per accelerator" in basis
+    assert rows["accelerator"][4] == "sourced"   # counted per GPU: nothing to say
