@@ -10,7 +10,7 @@ multiprocessors (SMs) for its whole run, and the compute beside it runs on the r
   TransformerEngine at d0067d0, lines 349-390): the `pipeline` and `bulk` methods run their communication on
   `num_sm` 16 SMs with `set_sm_margin`, so their GEMMs are launched on the others; `ring_exchange` copies with the
   copy engines (`use_ce`, `num_sm` 1, no margin) but splits its GEMM into `tp` chunks, and `pipeline` into
-  `num_splits` 4 (`tp_overlap_cost`).
+  `num_splits` 4 (`tp_comm.tp_overlap_cost`).
 * NCCL's collectives run one CTA per channel on an SM each; NVIDIA's MLPerf NeMo configurations pin their
   communicators to `NCCL_MIN_CTAS=16` (mlcommons/training_results_v5.1 NVIDIA/benchmarks/llama31_8b/
   implementations/nemo/config_common.sh), `NCCL_CTAS` here, so DP communication that overlaps the backward or
